@@ -1,0 +1,50 @@
+// `shop-conformance serve`: the reference on the fixture profile and seed, until SIGINT/SIGTERM.
+import { resolve } from 'node:path';
+import type { Command } from 'commander';
+import { ConfigError, loadConfig } from '../../reference/src/config.js';
+import { startServer } from '../../reference/src/server.js';
+
+export function addServeCommand(program: Command): void {
+  program
+    .command('serve')
+    .description('Start the reference server (fixture profile and seed by default).')
+    .option('-p, --port <port>', 'port to listen on (0 picks a free one); env PORT', undefined)
+    .option('--host <host>', 'interface to listen on; env HOST')
+    .option('--db <file>', 'SQLite database file (default: in memory); env DATABASE_PATH')
+    .option('--profile <file>', 'profile JSON (default: fixtures/profile.json); env PROFILE_PATH')
+    .option('--seed <file>', 'seed JSON (default: fixtures/seed.json); env SEED_PATH')
+    .option('--no-seed', 'load no seed')
+    .addHelpText('after', `
+Examples:
+  $ shop-conformance serve
+  $ shop-conformance serve --port 8080 --db ./shop.db
+  $ PORT=0 LOG_LEVEL=warn shop-conformance serve --profile ./my-profile.json`)
+    .action(async (opts: { port?: string; host?: string; db?: string; profile?: string; seed?: string | false }) => {
+      let config;
+      try {
+        config = loadConfig({
+          profilePath: opts.profile ? resolve(opts.profile) : undefined,
+          overrides: {
+            port: opts.port,
+            host: opts.host,
+            databasePath: opts.db ? resolve(opts.db) : undefined,
+            seedPath: opts.seed === false ? null : opts.seed ? resolve(opts.seed) : undefined,
+          },
+        });
+      } catch (err) {
+        if (err instanceof ConfigError) {
+          process.stderr.write(`shop-conformance serve: invalid configuration: ${err.message}\n`);
+          process.exit(2);
+        }
+        throw err;
+      }
+      const running = await startServer(config);
+      process.stdout.write(`shop-conformance reference listening on ${running.url}\n`);
+      const stop = (signal: string) => {
+        process.stderr.write(`received ${signal}, shutting down\n`);
+        running.close().then(() => process.exit(0), () => process.exit(1));
+      };
+      process.once('SIGINT', () => stop('SIGINT'));
+      process.once('SIGTERM', () => stop('SIGTERM'));
+    });
+}

@@ -1,0 +1,19 @@
+#!/usr/bin/env node
+// The shop-conformance command line: one add<X>Command per command over the library.
+import { Command } from 'commander';
+import { addServeCommand } from './commands/serve.js';
+import { VERSION } from '../reference/src/app.js';
+
+export const EXIT = { ok: 0, failed: 1, usage: 2, unreachable: 3 } as const;
+
+const program = new Command('shop-conformance')
+  .description('Reference server and conformance suite for the shop HTTP/JSON service.')
+  .version(VERSION)
+  .showHelpAfterError()
+  .exitOverride((err) => {
+    process.exit(err.exitCode === 0 ? 0 : EXIT.usage);
+  });
+
+addServeCommand(program);
+
+await program.parseAsync(process.argv);

@@ -1,0 +1,76 @@
+// Spec, Endpoints > Operations: one row per operation. Data only.
+import type { CallerListName } from './callers.js';
+
+export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
+export type Tool = 'mcp' | 'webmcp';
+export type OperationGroup = 'catalog' | 'cart' | 'checkout' | 'account' | 'checkout-reads' | 'diagnostic' | 'operator';
+
+export interface Operation {
+  readonly operationId: string;
+  readonly method: HttpMethod;
+  /** Path template with `{param}` segments, relative to the base URL. */
+  readonly path: string;
+  readonly group: OperationGroup;
+  /** Account permissions an assistant needs (spec column agentScopes). */
+  readonly agentScopes: readonly string[];
+  /** API scopes a token needs (spec column apiScopes). */
+  readonly apiScopes: readonly string[];
+  readonly callers: CallerListName;
+  readonly tools: readonly Tool[];
+  /** Which of the row's cells the spec leaves blank ("not shown"); the values above are then the reference's choice. */
+  readonly notShown?: readonly ('agentScopes' | 'apiScopes' | 'callers' | 'tools')[];
+}
+
+const op = (o: Operation): Operation => o;
+
+export const OPERATIONS: readonly Operation[] = [
+  op({ operationId: 'searchProducts', method: 'GET', path: '/v1/catalog/products', group: 'catalog', agentScopes: [], apiScopes: ['catalog:read'], callers: 'storefront', tools: ['mcp', 'webmcp'] }),
+  op({ operationId: 'getProduct', method: 'GET', path: '/v1/catalog/products/{handle}', group: 'catalog', agentScopes: [], apiScopes: ['catalog:read'], callers: 'storefront', tools: ['mcp', 'webmcp'] }),
+  op({ operationId: 'listCollections', method: 'GET', path: '/v1/catalog/collections', group: 'catalog', agentScopes: [], apiScopes: ['catalog:read'], callers: 'storefront', tools: ['mcp', 'webmcp'] }),
+  op({ operationId: 'getCart', method: 'GET', path: '/v1/cart', group: 'cart', agentScopes: [], apiScopes: ['cart:read'], callers: 'storefront', tools: ['mcp', 'webmcp'] }),
+  op({ operationId: 'addCartItem', method: 'POST', path: '/v1/cart/items', group: 'cart', agentScopes: [], apiScopes: ['cart:write'], callers: 'storefront', tools: ['mcp', 'webmcp'] }),
+  op({ operationId: 'updateCartItem', method: 'PATCH', path: '/v1/cart/items/{variant_id}', group: 'cart', agentScopes: [], apiScopes: ['cart:write'], callers: 'storefront', tools: ['mcp', 'webmcp'] }),
+  op({ operationId: 'removeCartItem', method: 'DELETE', path: '/v1/cart/items/{variant_id}', group: 'cart', agentScopes: [], apiScopes: ['cart:write'], callers: 'storefront', tools: ['mcp', 'webmcp'] }),
+  op({ operationId: 'checkoutSavedCard', method: 'POST', path: '/v1/checkouts/saved-card', group: 'checkout', agentScopes: ['checkout'], apiScopes: ['checkout'], callers: 'agentCheckout', tools: ['mcp'] }),
+  op({ operationId: 'getProfile', method: 'GET', path: '/v1/me/profile', group: 'account', agentScopes: ['assistant:read'], apiScopes: ['account:read'], callers: 'account', tools: ['mcp'] }),
+  op({ operationId: 'listAddresses', method: 'GET', path: '/v1/me/addresses', group: 'account', agentScopes: ['assistant:read'], apiScopes: ['account:read'], callers: 'account', tools: ['mcp'] }),
+  op({ operationId: 'addAddress', method: 'POST', path: '/v1/me/addresses', group: 'account', agentScopes: ['assistant:write'], apiScopes: ['account:write'], callers: 'account', tools: ['mcp'] }),
+  op({ operationId: 'deleteAddress', method: 'DELETE', path: '/v1/me/addresses/{id}', group: 'account', agentScopes: ['assistant:write'], apiScopes: ['account:write'], callers: 'account', tools: ['mcp'] }),
+  op({ operationId: 'listPaymentMethods', method: 'GET', path: '/v1/me/payment-methods', group: 'account', agentScopes: ['assistant:read'], apiScopes: ['payment_methods:read'], callers: 'account', tools: ['mcp'] }),
+  op({ operationId: 'listOrders', method: 'GET', path: '/v1/me/orders', group: 'account', agentScopes: ['assistant:read'], apiScopes: ['orders:read'], callers: 'account', tools: ['mcp', 'webmcp'] }),
+  op({ operationId: 'getOrder', method: 'GET', path: '/v1/me/orders/{id}', group: 'account', agentScopes: ['assistant:read'], apiScopes: ['orders:read'], callers: 'account', tools: ['mcp', 'webmcp'] }),
+  op({ operationId: 'cancelOrder', method: 'POST', path: '/v1/me/orders/{id}/cancellation', group: 'account', agentScopes: ['assistant:write'], apiScopes: ['orders:write'], callers: 'account', tools: ['mcp'] }),
+  op({ operationId: 'requestReturn', method: 'POST', path: '/v1/me/orders/{id}/returns', group: 'account', agentScopes: ['assistant:write'], apiScopes: ['orders:write'], callers: 'account', tools: ['mcp'] }),
+  op({ operationId: 'getIdentity', method: 'GET', path: '/v1/me/identity', group: 'checkout-reads', agentScopes: [], apiScopes: ['account:read'], callers: 'checkout', tools: [], notShown: ['agentScopes', 'apiScopes'] }),
+  op({ operationId: 'getCheckoutAddress', method: 'GET', path: '/v1/me/checkout-address', group: 'checkout-reads', agentScopes: ['assistant:read'], apiScopes: ['account:read'], callers: 'checkout', tools: [], notShown: ['agentScopes', 'apiScopes'] }),
+  op({ operationId: 'getCheckoutMethods', method: 'GET', path: '/v1/me/checkout-methods', group: 'checkout-reads', agentScopes: ['assistant:read'], apiScopes: ['payment_methods:read'], callers: 'checkout', tools: [], notShown: ['agentScopes', 'apiScopes'] }),
+  op({ operationId: 'createCheckoutPreview', method: 'POST', path: '/v1/checkout-previews', group: 'checkout', agentScopes: ['checkout'], apiScopes: ['checkout'], callers: 'agentCheckout', tools: [], notShown: ['agentScopes', 'apiScopes', 'callers', 'tools'] }),
+  op({ operationId: 'getMe', method: 'GET', path: '/v1/me', group: 'diagnostic', agentScopes: [], apiScopes: [], callers: 'diagnostic', tools: [], notShown: ['agentScopes', 'apiScopes'] }),
+];
+
+export const OPERATIONS_BY_ID: ReadonlyMap<string, Operation> = new Map(OPERATIONS.map((o) => [o.operationId, o]));
+
+export type SpecialAuth = 'none' | 'provider-signature' | 'idp-action-secret' | 'proxy-idp-secret' | 'conversation-hub-secret' | 'account-recovery-secret' | 'dpop-session';
+
+export interface SpecialRoute {
+  readonly method: HttpMethod | '*';
+  readonly path: string;
+  readonly auth: SpecialAuth;
+  readonly note?: string;
+}
+
+/** Spec, Endpoints > Public and special routes. */
+export const SPECIAL_ROUTES: readonly SpecialRoute[] = [
+  { method: 'GET', path: '/health', auth: 'none' },
+  { method: 'GET', path: '/openapi.json', auth: 'none', note: 'cached 300 seconds' },
+  { method: 'GET', path: '/assistant/openapi.json', auth: 'none', note: 'cached 300 seconds' },
+  { method: 'POST', path: '/webhooks/stripe', auth: 'provider-signature', note: 'raw body; 200 {received: true}' },
+  { method: 'POST', path: '/internal/account/security-intents', auth: 'idp-action-secret', note: 'body bounded to 8 KiB' },
+  { method: 'POST', path: '/internal/assistant/sessions/signed-out', auth: 'proxy-idp-secret' },
+  { method: 'POST', path: '/internal/assistant/agents/connected', auth: 'proxy-idp-secret' },
+  { method: 'POST', path: '/internal/agent-authorization', auth: 'proxy-idp-secret' },
+  { method: 'POST', path: '/internal/conversations/{id}/turn', auth: 'conversation-hub-secret' },
+  { method: 'POST', path: '/internal/conversations/{id}/handoff-timeout', auth: 'conversation-hub-secret' },
+  { method: 'POST', path: '/internal/account/recover', auth: 'account-recovery-secret', note: 'closed when the secret is not configured' },
+  { method: '*', path: '/assistant/conversations', auth: 'dpop-session', note: 'and every path below it' },
+];

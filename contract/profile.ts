@@ -1,0 +1,84 @@
+// The profile: what a server under test shares with the suite (DESIGN.md, "The profile"). A declarative zod schema; the
+// reference's configuration falls back to it and the suite reads it. fixtures/profile.schema.json is generated from it.
+import { z } from 'zod';
+
+const secret = (what: string) => z.string().min(16).describe(what);
+
+export const signingKeySchema = z
+  .object({
+    kty: z.literal('EC'),
+    crv: z.literal('P-256'),
+    kid: z.string().min(1),
+    alg: z.literal('ES256'),
+    use: z.literal('sig').optional(),
+    x: z.string(),
+    y: z.string(),
+    d: z.string().optional().describe('Private part; present only in a profile the suite signs with.'),
+  })
+  .describe('An ES256 key in JWK form.');
+
+export const profileSchema = z
+  .object({
+    $schema: z.string().optional(),
+    _comment: z.string().optional(),
+    name: z.string().min(1).describe('A name for the deployment this profile describes.'),
+    testOnly: z.boolean().describe('true when the keys and secrets are for tests only and must never guard real data.'),
+    docsUrl: z.url().describe('Base of problem-type documentation: problem `type` is `<docsUrl>/api/problems/<error>`.'),
+    issuer: z.url().describe('Issuer (`iss`) of every access token the suite mints and the server trusts.'),
+    jwksUri: z.url().nullable().describe('Where the server fetches the issuer keys; null when it reads them from the profile.'),
+    audiences: z
+      .object({
+        api: z.string().min(1).describe('Audience of access tokens for the service API.'),
+        agent: z.string().min(1).describe('Audience of access tokens for the agent-protocol server.'),
+      })
+      .strict(),
+    clients: z
+      .object({
+        website: z.string().min(1).describe('Client of the web storefront for signed-in customers (user tokens).'),
+        storefront: z.string().min(1).describe('Machine client of the storefront for guest traffic.'),
+        backoffice: z.string().min(1).describe('Machine client of the backoffice (operators).'),
+        agentProtocol: z.string().min(1).describe('Client of the agent-protocol server (delegated tokens).'),
+        webAgentForwarder: z.string().min(1).describe('Machine client that forwards invited agents and assistant browsers.'),
+        mcpAgentForwarder: z.string().min(1).describe('Machine client that forwards signed-out assistants of the agent-protocol server.'),
+        personalAgentProxy: z.string().min(1).describe('Shared client of the identity-provider proxy issuing assistant tokens.'),
+      })
+      .strict(),
+    secrets: z
+      .object({
+        guestSessionKey: secret('GUEST_SESSION_KEY: HMAC key of guest session values.'),
+        guestSessionKeyPrevious: secret('GUEST_SESSION_KEY_PREVIOUS: the previous guest key during rotation.').nullable(),
+        guestSessionKeyPreviousUntil: z.iso.datetime({ offset: true }).nullable().describe('GUEST_SESSION_KEY_PREVIOUS_UNTIL: the previous key verifies only before this instant.'),
+        webSessionContextKey: secret('WEB_SESSION_CONTEXT_KEY: HMAC key of invited-agent contexts.'),
+        proxyIdpSecret: secret('PROXY_IDP_SECRET: the X-Proxy-Idp-Secret of the identity-provider proxy.'),
+        idpActionSecret: secret('IDP_ACTION_SECRET: shared secret of the identity provider action script.'),
+        conversationHubSecret: secret('CONVERSATION_HUB_SECRET: bearer secret of the conversation hub.'),
+        accountRecoverySecret: secret('ACCOUNT_RECOVERY_SECRET: bearer secret of the recovery endpoint.').nullable(),
+        stripeWebhookSecret: z.string().startsWith('whsec_').nullable().describe('STRIPE_WEBHOOK_SECRET: signing secret of payment webhooks.'),
+      })
+      .strict(),
+    signingKeys: z.array(signingKeySchema).min(1).describe('Keys of the issuer; the first signs. Public parts form the JWKS.'),
+    capabilities: z
+      .object({
+        guests: z.boolean(),
+        operators: z.boolean(),
+        delegated: z.boolean(),
+        invitedAgents: z.boolean(),
+        assistants: z.boolean(),
+        webhook: z.boolean(),
+        recovery: z.boolean(),
+      })
+      .strict()
+      .describe('What the deployment claims; checks of an unclaimed capability are skipped with the reason.'),
+    rateLimits: z
+      .object({
+        guestBudget: z.number().int().positive().describe('Guest requests per operation id and shopper in one window.'),
+        guestWindowSeconds: z.number().int().positive(),
+      })
+      .strict()
+      .optional()
+      .describe('The deployment\'s guest budgets, so that the suite knows how many requests exceed one.'),
+  })
+  .strict();
+
+export type Profile = z.infer<typeof profileSchema>;
+export type SigningKey = z.infer<typeof signingKeySchema>;

@@ -1,0 +1,22 @@
+// Spec, Authentication > Scope translation: permission -> API scopes. Data only.
+
+export const BASE_API_SCOPES = ['catalog:read', 'cart:read', 'cart:write'] as const;
+
+export const PERMISSIONS = ['assistant:read', 'assistant:write', 'checkout'] as const;
+export type Permission = (typeof PERMISSIONS)[number];
+
+/** API scopes each account permission unlocks, on top of the base scopes. Unknown permissions unlock nothing more. */
+export const PERMISSION_API_SCOPES: Readonly<Record<Permission, readonly string[]>> = {
+  'assistant:read': ['account:read', 'payment_methods:read', 'orders:read'],
+  'assistant:write': ['account:write', 'orders:write'],
+  checkout: ['checkout'],
+};
+
+/** Human-only operations require this scope; they are not routes of the service (spec, What the service does, rule 4). */
+export const HUMAN_ONLY_SCOPE = 'account:security';
+
+/** Scope a machine forwarder needs to forward agents (spec, Scope translation). */
+export const AGENT_FORWARD_SCOPE = 'agent:forward';
+
+/** Operator scopes: the spec does not show them; the reference's choice. */
+export const OPERATOR_SCOPES = ['ops:read', 'ops:write'] as const;

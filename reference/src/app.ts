@@ -1,0 +1,87 @@
+// Assembles the reference: the request stage app-wide, public routes, every operation through its pipeline, the
+// catch-all, and the boundary.
+import express, { type Express } from 'express';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Config } from './config.js';
+import type { Db } from './db/open.js';
+import { boundary, unmatched } from './boundary.js';
+import { createTokenVerifier, type TokenVerifier } from './auth/verify-token.js';
+import { createLogger, type Logger } from './log.js';
+import { createRateLimiter } from './rate-limit.js';
+import type { Clock, Domain } from './domain.js';
+import { requestStage } from './pipeline/01-request.js';
+import { operationPipeline } from './pipeline/groups.js';
+import { catalogRoutes } from './routes/catalog.js';
+import { cartRoutes } from './routes/cart.js';
+import { meRoutes } from './routes/me.js';
+import { expressPath, type RouteDef } from './routes/define.js';
+import { buildDescription } from './openapi.js';
+import { LIMITS } from '../../contract/limits.js';
+import { PACKAGE_ROOT } from './paths.js';
+
+export const ROUTES: readonly RouteDef[] = [...catalogRoutes, ...cartRoutes, ...meRoutes];
+
+export const VERSION = (JSON.parse(readFileSync(join(PACKAGE_ROOT, 'package.json'), 'utf8')) as { version: string }).version;
+
+export interface AppOptions {
+  config: Config;
+  db: Db;
+  clock?: Clock;
+  log?: Logger;
+  verifier?: TokenVerifier;
+}
+
+const templatePattern = (path: string) => new RegExp('^' + path.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\\?\{[^}]+\\?\}|\{[^}]+\}/g, '[^/]+') + '/?$');
+
+export function createApp(o: AppOptions): { app: Express; domain: Domain } {
+  const clock = o.clock ?? (() => new Date());
+  const log = o.log ?? createLogger(o.config.logLevel);
+  const domain: Domain = Object.freeze({
+    config: o.config,
+    db: o.db,
+    clock,
+    log,
+    verifier: o.verifier ?? createTokenVerifier(o.config),
+    guestLimiter: createRateLimiter(o.config.guestRateLimitBudget, o.config.guestRateLimitWindowSeconds, clock),
+  });
+
+  const app = express();
+  app.disable('x-powered-by');
+  app.disable('etag'); // Validators are set deliberately, on catalog reads only.
+  app.set('query parser', 'simple');
+  app.use(requestStage(log));
+
+  app.get('/health', (_req, res) => {
+    let database: 'ok' | 'failing' = 'ok';
+    try {
+      o.db.prepare('SELECT 1').get();
+    } catch {
+      database = 'failing';
+    }
+    res.status(database === 'ok' ? 200 : 503).json({ status: database === 'ok' ? 'ok' : 'degraded', version: VERSION, checks: { database } });
+  });
+
+  const general = JSON.stringify(buildDescription(ROUTES, { which: 'general', version: VERSION, docsUrl: o.config.docsUrl }));
+  const assistant = JSON.stringify(buildDescription(ROUTES, { which: 'assistant', version: VERSION, docsUrl: o.config.docsUrl }));
+  for (const [path, doc] of [['/openapi.json', general], ['/assistant/openapi.json', assistant]] as const) {
+    app.get(path, (_req, res) => {
+      res.set('Cache-Control', `public, max-age=${LIMITS.descriptionCacheSeconds}`).type('application/json').send(doc);
+    });
+  }
+
+  for (const route of ROUTES) {
+    const method = route.operation.method.toLowerCase() as 'get' | 'post' | 'patch' | 'put' | 'delete';
+    app[method](expressPath(route.operation.path), ...operationPipeline(route, domain));
+  }
+
+  const known = [
+    ...ROUTES.map((r) => ({ method: r.operation.method, pattern: templatePattern(r.operation.path) })),
+    { method: 'GET', pattern: /^\/health\/?$/ },
+    { method: 'GET', pattern: /^\/openapi\.json$/ },
+    { method: 'GET', pattern: /^\/assistant\/openapi\.json$/ },
+  ];
+  app.use(unmatched(known));
+  app.use(boundary(o.config.docsUrl, log));
+  return { app, domain };
+}

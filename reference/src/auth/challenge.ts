@@ -1,0 +1,71 @@
+// Challenge scheme (spec, Authentication > Challenge scheme): chosen from the request alone, before any verification, so
+// that a missing, malformed or rejected token is answered in one scheme. Pure; never imports Express.
+
+export type Scheme = 'Bearer' | 'DPoP';
+
+export const CONVERSATIONS_PATH = '/assistant/conversations';
+
+/** The actor subject of single-level personal-agent token exchanges (docs/tokens.md). */
+export const PERSONAL_AGENT_ACTOR = 'personal_agent';
+/** Header `typ` of the separately verified signed-out proxy tokens (docs/tokens.md). */
+export const SIGNED_OUT_PROXY_TYP = 'signed-out-proxy+jwt';
+
+export function isConversationPath(path: string): boolean {
+  return path === CONVERSATIONS_PATH || path.startsWith(CONVERSATIONS_PATH + '/');
+}
+
+/** Splits `Authorization` into scheme and credential; undefined when it is not `<scheme> <token>`. */
+export function parseAuthorization(value: string | undefined): { scheme: string; credential: string } | undefined {
+  if (value === undefined) return undefined;
+  const m = /^([A-Za-z][A-Za-z0-9!#$%&'*+.^_`|~-]*) +([A-Za-z0-9\-._~+/]+=*) *$/.exec(value);
+  return m ? { scheme: m[1]!, credential: m[2]! } : undefined;
+}
+
+/** Decodes one JWS segment as a JSON object without verifying anything; undefined on any failure. */
+export function peekSegment(token: string, index: 0 | 1): Record<string, unknown> | undefined {
+  const part = token.split('.')[index];
+  if (!part || !/^[A-Za-z0-9_-]+$/.test(part)) return undefined;
+  try {
+    const v: unknown = JSON.parse(Buffer.from(part, 'base64url').toString('utf8'));
+    return v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** True when the unverified header type or `act` claim marks an assistant session token (or the token is DPoP-bound). */
+export function looksLikeAssistantToken(token: string): boolean {
+  const header = peekSegment(token, 0);
+  if (typeof header?.typ === 'string' && header.typ.toLowerCase() === SIGNED_OUT_PROXY_TYP) return true;
+  const payload = peekSegment(token, 1);
+  if (!payload) return false;
+  const act = payload.act as Record<string, unknown> | undefined;
+  if (act && typeof act === 'object' && act.sub === PERSONAL_AGENT_ACTOR) return true;
+  const cnf = payload.cnf as Record<string, unknown> | undefined;
+  return Boolean(cnf && typeof cnf === 'object' && typeof cnf.jkt === 'string');
+}
+
+export function chooseScheme(path: string, authorization: string | undefined): Scheme {
+  if (isConversationPath(path)) return 'DPoP';
+  const parsed = parseAuthorization(authorization);
+  if (!parsed) return 'Bearer';
+  if (parsed.scheme.toLowerCase() === 'dpop') return 'DPoP';
+  if (parsed.scheme.toLowerCase() === 'bearer' && looksLikeAssistantToken(parsed.credential)) return 'DPoP';
+  return 'Bearer';
+}
+
+export type ChallengeSpec = { kind: 'chosen' | 'both' | 'bearer'; error: string };
+
+/** The WWW-Authenticate value. Error codes are fixed tokens of ours, so nothing needs escaping. */
+export function formatChallenge(spec: ChallengeSpec, scheme: Scheme): string {
+  const dpop = `DPoP error="${spec.error}", algs="ES256"`;
+  const bearer = `Bearer error="${spec.error}"`;
+  switch (spec.kind) {
+    case 'both':
+      return `${bearer}, ${dpop}`;
+    case 'bearer':
+      return bearer;
+    case 'chosen':
+      return scheme === 'DPoP' ? dpop : bearer;
+  }
+}

@@ -1,0 +1,92 @@
+// Access-token verification (spec, Authentication > Token verification 2): issuer, signature against the published key
+// set, audience, type `at+jwt`, expiry. Only asymmetric algorithms: `none` and HMAC are refused before any key is used.
+import { readFileSync } from 'node:fs';
+import { createLocalJWKSet, createRemoteJWKSet, errors, jwtVerify, type JWTPayload, type JWTVerifyGetKey } from 'jose';
+import { LIMITS } from '../../../contract/limits.js';
+import type { Config } from '../config.js';
+import { ProblemError } from '../problem.js';
+
+export const ACCEPTED_ALGS = ['ES256', 'ES384', 'ES512', 'RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'EdDSA'];
+const MAX_TOKEN_CHARS = 8192;
+
+export interface VerifiedToken {
+  raw: string;
+  claims: JWTPayload & { client_id: string; sub: string; scope?: unknown };
+  header: Record<string, unknown>;
+}
+
+export interface TokenVerifier {
+  verify(token: string, now: Date): Promise<VerifiedToken>;
+}
+
+/** The key set: fetched and cached from JWKS_URI, read from JWKS_FILE, or the public keys of the profile. */
+export function createKeySet(config: Config): JWTVerifyGetKey {
+  if (config.jwksUri) {
+    return createRemoteJWKSet(new URL(config.jwksUri), {
+      timeoutDuration: config.jwksTimeoutMs,
+      cacheMaxAge: config.jwksCacheSeconds * 1000,
+      cooldownDuration: 30_000,
+    });
+  }
+  if (config.jwksFile) {
+    const jwks = JSON.parse(readFileSync(config.jwksFile, 'utf8')) as { keys: unknown[] };
+    return createLocalJWKSet(jwks as Parameters<typeof createLocalJWKSet>[0]);
+  }
+  return createLocalJWKSet({ keys: config.profileKeys.map((k) => ({ ...k })) });
+}
+
+const rejected = (detail: string, cause?: unknown) =>
+  new ProblemError('invalid_token', { detail, cause, challenge: { kind: 'chosen', error: 'invalid_token' } });
+
+function isKeySetOutage(err: unknown): boolean {
+  if (err instanceof errors.JWKSTimeout) return true;
+  if (err instanceof errors.JOSEError) return false;
+  // fetch() failures (connection refused, DNS) and non-JSON or non-200 key-set answers surface as plain errors.
+  return err instanceof TypeError || (err instanceof Error && /fetch|JSON|JWKS|Expected 200/i.test(err.message));
+}
+
+export function createTokenVerifier(config: Config, keySet: JWTVerifyGetKey = createKeySet(config)): TokenVerifier {
+  return {
+    async verify(token, now) {
+      if (token.length > MAX_TOKEN_CHARS) throw rejected('The token is too large.');
+      if (token.split('.').length !== 3) throw rejected('The token is not a signed JWT.');
+      try {
+        const { payload, protectedHeader } = await jwtVerify(token, keySet, {
+          issuer: config.issuer,
+          audience: [config.apiAudience, config.agentAudience],
+          typ: 'at+jwt',
+          algorithms: ACCEPTED_ALGS,
+          currentDate: now,
+          requiredClaims: ['exp', 'sub', 'client_id'],
+          clockTolerance: 0,
+        });
+        if (typeof payload.client_id !== 'string' || payload.client_id.length === 0) throw rejected('client_id must be a non-empty string.');
+        if (typeof payload.sub !== 'string' || payload.sub.length === 0) throw rejected('sub must be a non-empty string.');
+        if (payload.scope !== undefined && typeof payload.scope !== 'string') throw rejected('scope must be a string.');
+        return { raw: token, claims: payload as VerifiedToken['claims'], header: protectedHeader as Record<string, unknown> };
+      } catch (err) {
+        if (err instanceof ProblemError) throw err;
+        if (isKeySetOutage(err)) {
+          throw new ProblemError('unavailable', {
+            detail: 'The token verifier cannot reach the issuer key set.',
+            headers: { 'Retry-After': String(LIMITS.outageRetryAfterSeconds) },
+            cause: err,
+          });
+        }
+        throw rejected(describeJoseError(err), err);
+      }
+    },
+  };
+}
+
+function describeJoseError(err: unknown): string {
+  if (err instanceof errors.JWTExpired) return 'The token has expired.';
+  if (err instanceof errors.JWTClaimValidationFailed) return `The token claim ${err.claim} is not acceptable.`;
+  if (err instanceof errors.JOSEAlgNotAllowed) return 'The token algorithm is not accepted.';
+  if (err instanceof errors.JWKSNoMatchingKey) return 'No key of the issuer matches the token.';
+  if (err instanceof errors.JWSSignatureVerificationFailed) return 'The token signature does not verify.';
+  return 'The token is malformed or not acceptable.';
+}
+
+export const scopesOf = (claims: { scope?: unknown }): Set<string> =>
+  new Set(typeof claims.scope === 'string' ? claims.scope.split(' ').filter(Boolean) : []);

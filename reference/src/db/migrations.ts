@@ -1,0 +1,59 @@
+// Schema migrations, applied in order inside one transaction each; the applied versions are recorded.
+import type Database from 'better-sqlite3';
+
+const MIGRATIONS: readonly { version: number; name: string; sql: string }[] = [
+  {
+    version: 1,
+    name: 'catalog, accounts, carts, orders',
+    sql: `
+      CREATE TABLE collections (id TEXT PRIMARY KEY, handle TEXT NOT NULL UNIQUE, title TEXT NOT NULL, description TEXT NOT NULL, position INTEGER NOT NULL);
+      CREATE TABLE products (id TEXT PRIMARY KEY, handle TEXT NOT NULL UNIQUE, title TEXT NOT NULL, description TEXT NOT NULL,
+        vendor TEXT NOT NULL, tags TEXT NOT NULL, position INTEGER NOT NULL, updated_at TEXT NOT NULL);
+      CREATE TABLE product_collections (product_id TEXT NOT NULL REFERENCES products(id), collection_id TEXT NOT NULL REFERENCES collections(id),
+        PRIMARY KEY (product_id, collection_id));
+      CREATE TABLE variants (id TEXT PRIMARY KEY, product_id TEXT NOT NULL REFERENCES products(id), sku TEXT NOT NULL UNIQUE, title TEXT NOT NULL,
+        price_cents INTEGER NOT NULL CHECK (price_cents > 0), currency TEXT NOT NULL, stock INTEGER NOT NULL CHECK (stock >= 0), position INTEGER NOT NULL);
+      CREATE INDEX variants_product ON variants(product_id);
+
+      CREATE TABLE accounts (sub TEXT PRIMARY KEY, email TEXT, display_name TEXT NOT NULL,
+        state TEXT NOT NULL CHECK (state IN ('active','deleting','deleted','contact_transition')),
+        self_service_eligible INTEGER NOT NULL DEFAULT 0, created_at TEXT NOT NULL);
+      CREATE TABLE addresses (id TEXT PRIMARY KEY, account_sub TEXT NOT NULL REFERENCES accounts(sub), name TEXT NOT NULL, line1 TEXT NOT NULL,
+        line2 TEXT, city TEXT NOT NULL, region TEXT, postal_code TEXT NOT NULL, country TEXT NOT NULL, phone TEXT, created_at TEXT NOT NULL);
+      CREATE INDEX addresses_account ON addresses(account_sub);
+      CREATE TABLE payment_methods (id TEXT PRIMARY KEY, account_sub TEXT NOT NULL REFERENCES accounts(sub), brand TEXT NOT NULL, last4 TEXT NOT NULL,
+        exp_month INTEGER NOT NULL, exp_year INTEGER NOT NULL, provider_ref TEXT NOT NULL, created_at TEXT NOT NULL);
+      CREATE INDEX payment_methods_account ON payment_methods(account_sub);
+      CREATE TABLE orders (id TEXT PRIMARY KEY, account_sub TEXT NOT NULL REFERENCES accounts(sub), number TEXT NOT NULL UNIQUE, status TEXT NOT NULL,
+        placed_at TEXT NOT NULL, currency TEXT NOT NULL, subtotal_cents INTEGER NOT NULL, shipping_cents INTEGER NOT NULL, tax_cents INTEGER NOT NULL,
+        total_cents INTEGER NOT NULL, address_id TEXT, payment_method_id TEXT, updated_at TEXT NOT NULL);
+      CREATE INDEX orders_account ON orders(account_sub, placed_at);
+      CREATE TABLE order_lines (order_id TEXT NOT NULL REFERENCES orders(id), variant_id TEXT NOT NULL, title TEXT NOT NULL, quantity INTEGER NOT NULL,
+        unit_price_cents INTEGER NOT NULL, PRIMARY KEY (order_id, variant_id));
+
+      -- A cart belongs to a guest (owner = 'guest:<uuid>', id = that uuid) or to an account (owner = 'account:<sub>').
+      CREATE TABLE carts (id TEXT PRIMARY KEY, owner TEXT NOT NULL UNIQUE, created_at TEXT NOT NULL, updated_at TEXT NOT NULL);
+      CREATE TABLE cart_lines (cart_id TEXT NOT NULL REFERENCES carts(id) ON DELETE CASCADE, variant_id TEXT NOT NULL REFERENCES variants(id),
+        quantity INTEGER NOT NULL CHECK (quantity > 0), added_at TEXT NOT NULL, PRIMARY KEY (cart_id, variant_id));
+
+      CREATE TABLE recovery_operations (operation_id TEXT PRIMARY KEY, subject TEXT NOT NULL, purpose TEXT NOT NULL CHECK (purpose IN ('email','delete')),
+        phase TEXT NOT NULL, pending_email TEXT, updated_at TEXT NOT NULL);
+      CREATE TABLE audit_log (id INTEGER PRIMARY KEY AUTOINCREMENT, at TEXT NOT NULL, actor TEXT NOT NULL, action TEXT NOT NULL, target TEXT, details TEXT);
+    `,
+  },
+];
+
+export function migrate(db: Database.Database): void {
+  db.exec('CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)');
+  const applied = new Set(db.prepare('SELECT version FROM schema_migrations').pluck().all() as number[]);
+  for (const m of MIGRATIONS) {
+    if (applied.has(m.version)) continue;
+    // IMMEDIATE: two processes starting on one new file must not both apply a migration.
+    db.transaction(() => {
+      const again = db.prepare('SELECT 1 FROM schema_migrations WHERE version = ?').get(m.version);
+      if (again) return;
+      db.exec(m.sql);
+      db.prepare('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)').run(m.version, m.name, new Date().toISOString());
+    }).immediate();
+  }
+}

@@ -1,0 +1,56 @@
+// Stage "request" (spec, Request processing order): X-Request-Id, traceparent echo, Cache-Control: no-store by default,
+// the challenge scheme chosen from the request alone; then body decoding, which fails before authentication.
+import { randomUUID } from 'node:crypto';
+import express, { type NextFunction, type Request, type RequestHandler, type Response } from 'express';
+import { LIMITS } from '../../../contract/limits.js';
+import { chooseScheme } from '../auth/challenge.js';
+import { ProblemError } from '../problem.js';
+import type { Logger } from '../log.js';
+import type { RequestContext } from './context.js';
+
+const REQUEST_ID = /^[A-Za-z0-9._:-]{8,128}$/;
+
+/** W3C Trace Context `traceparent`: version 00 exactly, later versions by prefix; all-zero ids and version ff invalid. */
+export function isValidTraceparent(value: string): boolean {
+  const m = /^([0-9a-f]{2})-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})(-.*)?$/.exec(value);
+  if (!m) return false;
+  const [, version, traceId, parentId, , rest] = m;
+  if (version === 'ff') return false;
+  if (version === '00' && rest !== undefined) return false;
+  return !/^0+$/.test(traceId!) && !/^0+$/.test(parentId!);
+}
+
+export function requestStage(log: Logger): RequestHandler {
+  return (req: Request, res: Response, next: NextFunction) => {
+    const started = process.hrtime.bigint();
+    const incoming = req.get('x-request-id');
+    const requestId = incoming && REQUEST_ID.test(incoming) ? incoming : randomUUID();
+    const ctx: RequestContext = { requestId, scheme: chooseScheme(req.path, req.get('authorization')), scopes: new Set() };
+    res.locals.ctx = ctx;
+    res.set('X-Request-Id', requestId);
+    res.set('Cache-Control', 'no-store');
+    const traceparent = req.get('traceparent');
+    if (traceparent && isValidTraceparent(traceparent)) res.set('traceparent', traceparent);
+    res.on('finish', () => {
+      const ms = Number(process.hrtime.bigint() - started) / 1e6;
+      log.info('request', { requestId, method: req.method, path: req.path, status: res.statusCode, ms: Math.round(ms * 10) / 10 });
+    });
+    next();
+  };
+}
+
+const hasBody = (req: Request) =>
+  req.headers['transfer-encoding'] !== undefined || (req.headers['content-length'] !== undefined && req.headers['content-length'] !== '0');
+
+/** JSON decoding with the general body cap. Decoding errors reach the boundary as body-parser errors. */
+export function decodeJsonStage(): RequestHandler[] {
+  const json = express.json({ limit: LIMITS.requestBodyBytes, type: ['application/json', 'application/*+json'], strict: false });
+  const requireJsonType: RequestHandler = (req, _res, next) => {
+    // Request bodies are JSON and need Content-Type: application/json (spec, Endpoints > Conventions).
+    if (hasBody(req) && !req.is(['application/json', 'application/*+json'])) {
+      throw new ProblemError('unsupported_media_type', { detail: 'Request bodies must be sent as Content-Type: application/json.' });
+    }
+    next();
+  };
+  return [requireJsonType, json];
+}

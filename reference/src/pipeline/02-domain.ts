@@ -1,0 +1,11 @@
+// Stage "domain": provides database, clock and providers to the stages after it.
+import type { RequestHandler } from 'express';
+import type { Domain } from '../domain.js';
+import { contextOf } from './context.js';
+
+export function domainStage(domain: Domain): RequestHandler {
+  return (_req, res, next) => {
+    contextOf(res).domain = domain;
+    next();
+  };
+}

@@ -1,0 +1,58 @@
+// Stage "admit caller": admits only the headers that fit the caller kind, verifies guest sessions on cart routes and
+// requires the operator attribution header (spec, Guest sessions 1-5; Credentials per consumer).
+import type { RequestHandler } from 'express';
+import { HEADERS, HEADER_ADMITTED_KINDS } from '../../../contract/headers.js';
+import { LIMITS } from '../../../contract/limits.js';
+import { verifyGuestSession } from '../auth/guest-session.js';
+import { invalidRequest, ProblemError } from '../problem.js';
+import { contextOf, need } from './context.js';
+
+export function admitCallerStage(): RequestHandler {
+  return (req, res, next) => {
+    const ctx = contextOf(res);
+    const { config, clock } = need(ctx.domain, 'domain');
+    const caller = need(ctx.caller, 'caller');
+    const operation = need(ctx.operation, 'operation');
+
+    for (const [name, kinds] of Object.entries(HEADER_ADMITTED_KINDS)) {
+      if (req.get(name) !== undefined && !kinds.includes(caller.kind)) {
+        throw invalidRequest([{ path: `headers.${name}`, code: 'not_allowed', message: `${name} is not accepted from ${caller.kind} callers.` }],
+          `The ${name} header is not accepted with this credential.`);
+      }
+    }
+
+    if (caller.kind === 'guest') {
+      const shopperIp = req.get(HEADERS.shopperIp);
+      if (shopperIp !== undefined && (shopperIp.length === 0 || shopperIp.length > LIMITS.shopperIpChars)) {
+        throw invalidRequest([{ path: `headers.${HEADERS.shopperIp}`, code: 'too_long', message: `Shopper-IP must be 1 to ${LIMITS.shopperIpChars} characters.` }]);
+      }
+      ctx.shopperIp = shopperIp ?? null;
+      ctx.guestCartId = null;
+      const session = req.get(HEADERS.guestSession);
+      // The service verifies guest sessions on cart routes only (Guest sessions 1).
+      if (session !== undefined && operation.group === 'cart') {
+        const result = verifyGuestSession(session, {
+          current: config.guestSessionKey,
+          previous: config.guestSessionKeyPrevious,
+          previousUntil: config.guestSessionKeyPreviousUntil ? new Date(config.guestSessionKeyPreviousUntil) : null,
+        }, clock());
+        if (!result.ok) {
+          throw new ProblemError('invalid_guest_session', {
+            detail: result.reason === 'expired_key' ? 'The guest session was signed with a retired key.' : 'The guest session is not valid.',
+            challenge: { kind: 'bearer', error: 'invalid_token' },
+          });
+        }
+        ctx.guestCartId = result.cartId;
+      }
+    }
+
+    if (caller.kind === 'operator') {
+      const operator = req.get(HEADERS.operator);
+      if (!operator || operator.length > 256) {
+        throw invalidRequest([{ path: `headers.${HEADERS.operator}`, code: 'required', message: 'Operator calls need an Operator attribution header (1-256 characters).' }]);
+      }
+      ctx.operatorId = operator;
+    }
+    next();
+  };
+}

@@ -1,0 +1,45 @@
+// Stage "actor": resolves live authority (spec, Token verification 5): the account's lifecycle for account-bound
+// callers, the delegated actor chain, the guest's cart, the operator's attribution.
+import type { RequestHandler } from 'express';
+import { ensureAccount } from '../store/accounts.js';
+import { ProblemError } from '../problem.js';
+import { contextOf, need, type Actor } from './context.js';
+
+const ENDED = new Set(['deleting', 'deleted', 'contact_transition']);
+
+export function actorStage(): RequestHandler {
+  return (_req, res, next) => {
+    const ctx = contextOf(res);
+    const { db, clock } = need(ctx.domain, 'domain');
+    const caller = need(ctx.caller, 'caller');
+    const claims = need(ctx.token, 'token').claims;
+    let actor: Actor;
+    switch (caller.kind) {
+      case 'customer':
+      case 'delegated': {
+        const account = ensureAccount(db, caller.sub, clock(), { name: claims.name, email: claims.email });
+        // Account-bound requests need an active account (spec, States and transitions).
+        if (ENDED.has(account.state)) {
+          throw new ProblemError('account_access_ended', {
+            detail: 'Access to this account has ended.',
+            challenge: { kind: 'chosen', error: 'invalid_token' },
+          });
+        }
+        actor = caller.kind === 'customer'
+          ? { callerKind: 'customer', accountSub: account.sub, cartOwner: `account:${account.sub}`, domainScopes: [], channel: 'web' }
+          : { callerKind: 'delegated', accountSub: account.sub, cartOwner: `account:${account.sub}`, domainScopes: [], channel: caller.channel, origin: 'oauth' };
+        break;
+      }
+      case 'guest':
+        actor = { callerKind: 'guest', accountSub: null, cartOwner: ctx.guestCartId ? `guest:${ctx.guestCartId}` : null, domainScopes: [] };
+        break;
+      case 'operator':
+        actor = { callerKind: 'operator', accountSub: null, cartOwner: null, domainScopes: [], operatorId: need(ctx.operatorId, 'operator id') };
+        break;
+      default:
+        throw new ProblemError('caller_not_allowed', { detail: `${caller.kind} callers are not admitted by this build.` });
+    }
+    ctx.actor = actor;
+    next();
+  };
+}

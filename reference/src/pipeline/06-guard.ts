@@ -1,0 +1,24 @@
+// Stage "guard": the operation's declared callers, then its API scopes, then delegated scope translation
+// (spec, What the service does 1; Scope translation).
+import type { RequestHandler } from 'express';
+import { CALLER_LISTS } from '../../../contract/callers.js';
+import { missingScopes, translateScopes } from '../auth/scopes.js';
+import { ProblemError } from '../problem.js';
+import { contextOf, need } from './context.js';
+
+export function guardStage(): RequestHandler {
+  return (_req, res, next) => {
+    const ctx = contextOf(res);
+    const operation = need(ctx.operation, 'operation');
+    const actor = need(ctx.actor, 'actor');
+    if (!CALLER_LISTS[operation.callers].members.includes(actor.callerKind)) {
+      throw new ProblemError('caller_not_allowed', { detail: `${operation.operationId} does not admit ${actor.callerKind} callers.` });
+    }
+    const missing = missingScopes(operation, ctx.scopes);
+    if (missing.length > 0) {
+      throw new ProblemError('insufficient_scope', { detail: `The token lacks the scope ${missing[0]}.`, scope: missing[0] });
+    }
+    if (actor.callerKind === 'delegated') actor.domainScopes = translateScopes(operation, ctx.scopes);
+    next();
+  };
+}

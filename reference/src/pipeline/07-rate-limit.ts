@@ -1,0 +1,40 @@
+// Stage "rate limit": guests are counted exactly per operation id (spec, Limits > Rate limiting), keyed by the shopper
+// (normalised Shopper-IP when sent, else the guest cart, else the storefront as a whole).
+import { isIP } from 'node:net';
+import type { RequestHandler } from 'express';
+import { ProblemError } from '../problem.js';
+import { contextOf, need } from './context.js';
+
+/** Shopper-IP is normalised only here: case, an IPv4-mapped IPv6 prefix, and IPv6 addresses grouped by /64. */
+export function normaliseShopperIp(value: string): string {
+  let v = value.trim().toLowerCase();
+  if (v.startsWith('::ffff:') && isIP(v.slice(7)) === 4) v = v.slice(7);
+  if (isIP(v) === 6) {
+    const [head = '', tail = ''] = v.split('::');
+    const left = head ? head.split(':') : [];
+    const right = tail ? tail.split(':') : [];
+    const full = v.includes('::') ? [...left, ...Array(8 - left.length - right.length).fill('0'), ...right] : left;
+    return full.slice(0, 4).map((h) => h.replace(/^0+(?=.)/, '')).join(':') + '::/64';
+  }
+  return v;
+}
+
+export function rateLimitStage(): RequestHandler {
+  return (_req, res, next) => {
+    const ctx = contextOf(res);
+    const actor = need(ctx.actor, 'actor');
+    if (actor.callerKind === 'guest') {
+      const { guestLimiter } = need(ctx.domain, 'domain');
+      const operation = need(ctx.operation, 'operation');
+      const who = ctx.shopperIp ? `ip:${normaliseShopperIp(ctx.shopperIp)}` : ctx.guestCartId ? `cart:${ctx.guestCartId}` : 'storefront';
+      const decision = guestLimiter.hit(`${operation.operationId}|${who}`);
+      if (!decision.allowed) {
+        throw new ProblemError('rate_limited', {
+          detail: `The guest budget of ${operation.operationId} is spent for this window.`,
+          headers: { 'Retry-After': String(decision.resetSeconds) },
+        });
+      }
+    }
+    next();
+  };
+}

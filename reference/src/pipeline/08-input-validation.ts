@@ -1,0 +1,36 @@
+// Stage "input validation": path parameters, query and body against the route's zod schemas; failures are 400
+// `invalid_request` with at most 20 issues (spec, Errors; Limits).
+import type { RequestHandler } from 'express';
+import type { z } from 'zod';
+import { LIMITS } from '../../../contract/limits.js';
+import { invalidRequest, type ProblemIssue } from '../problem.js';
+import { contextOf, need } from './context.js';
+
+export function toIssues(location: string, error: z.ZodError): ProblemIssue[] {
+  return error.issues.slice(0, LIMITS.validationIssues).map((i) => ({
+    path: [location, ...i.path.map(String)].join('.'),
+    code: i.code,
+    message: i.message,
+  }));
+}
+
+export function inputValidationStage(): RequestHandler {
+  return (req, res, next) => {
+    const ctx = contextOf(res);
+    const route = need(ctx.route, 'route');
+    const issues: ProblemIssue[] = [];
+    const parse = (location: string, schema: z.ZodType | undefined, value: unknown) => {
+      if (!schema) return undefined;
+      const r = schema.safeParse(value);
+      if (r.success) return r.data;
+      issues.push(...toIssues(location, r.error));
+      return undefined;
+    };
+    const params = parse('params', route.params, req.params);
+    const query = parse('query', route.query, { ...(req.query as object) });
+    const body = parse('body', route.body, req.body);
+    if (issues.length > 0) throw invalidRequest(issues);
+    ctx.input = { params, query, body };
+    next();
+  };
+}

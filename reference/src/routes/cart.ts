@@ -1,0 +1,87 @@
+// The cart of the caller: the account cart for account callers, the session's cart for guests (spec, Guest sessions 2-3, 7).
+import { addCartItemBody, cartItemParams, cartSchema, MAX_LINE_QUANTITY, updateCartItemBody } from '../schemas/cart.js';
+import { findVariant } from '../store/catalog.js';
+import { deleteLine, ensureCart, findCartId, lineQuantity, readCart, setLine } from '../store/carts.js';
+import { ProblemError } from '../problem.js';
+import type { Actor } from '../pipeline/context.js';
+import { defineRoute } from './define.js';
+
+/** Every cart write needs an owner: a guest without a session gets 400 `guest_session_required`. */
+function writableOwner(actor: Actor): string {
+  if (actor.cartOwner === null) {
+    throw new ProblemError('guest_session_required', { detail: 'Guest cart writes need a Guest-Session header.' });
+  }
+  return actor.cartOwner;
+}
+
+function checkStock(variantId: string, stock: number, wanted: number): void {
+  if (wanted > stock) throw new ProblemError('insufficient_stock', { detail: `Only ${stock} of ${variantId} are in stock.` });
+}
+
+export const cartRoutes = [
+  defineRoute({
+    operationId: 'getCart',
+    summary: 'Read the cart',
+    success: { status: 200, schema: cartSchema, description: 'The cart; empty for a guest without a session.' },
+    handle: ({ domain, actor }) => ({ status: 200, body: readCart(domain.db, actor.cartOwner) }),
+  }),
+  defineRoute({
+    operationId: 'addCartItem',
+    summary: 'Add a variant to the cart',
+    body: addCartItemBody,
+    success: { status: 201, schema: cartSchema, description: 'The cart with the new or grown line. No Location: a line has no URL of its own.' },
+    errors: ['guest_session_required', 'unknown_variant', 'insufficient_stock'],
+    handle: ({ domain, actor, input }) => {
+      const owner = writableOwner(actor);
+      const { db, clock } = domain;
+      const variant = findVariant(db, input.body.variant_id);
+      if (!variant) throw new ProblemError('unknown_variant', { detail: 'No variant has this id.' });
+      db.transaction(() => {
+        const now = clock();
+        const cartId = ensureCart(db, owner, now);
+        const quantity = (lineQuantity(db, cartId, variant.id) ?? 0) + input.body.quantity;
+        if (quantity > MAX_LINE_QUANTITY) throw new ProblemError('invalid_request', { detail: `A line holds at most ${MAX_LINE_QUANTITY} units.`, issues: [{ path: 'body.quantity', code: 'too_big', message: `The line would hold ${quantity} units; at most ${MAX_LINE_QUANTITY}.` }] });
+        checkStock(variant.id, variant.stock, quantity);
+        setLine(db, cartId, variant.id, quantity, now);
+      }).immediate();
+      return { status: 201, body: readCart(db, owner) };
+    },
+  }),
+  defineRoute({
+    operationId: 'updateCartItem',
+    summary: 'Set the quantity of a cart line',
+    params: cartItemParams,
+    body: updateCartItemBody,
+    success: { status: 200, schema: cartSchema, description: 'The updated cart.' },
+    errors: ['guest_session_required', 'not_found', 'insufficient_stock'],
+    handle: ({ domain, actor, input }) => {
+      const owner = writableOwner(actor);
+      const { db, clock } = domain;
+      db.transaction(() => {
+        const cartId = findCartId(db, owner);
+        if (!cartId || lineQuantity(db, cartId, input.params.variant_id) === undefined) {
+          throw new ProblemError('not_found', { detail: 'The cart has no line for this variant.' });
+        }
+        const variant = findVariant(db, input.params.variant_id)!;
+        checkStock(variant.id, variant.stock, input.body.quantity);
+        setLine(db, cartId, variant.id, input.body.quantity, clock());
+      }).immediate();
+      return { status: 200, body: readCart(db, owner) };
+    },
+  }),
+  defineRoute({
+    operationId: 'removeCartItem',
+    summary: 'Remove a cart line',
+    params: cartItemParams,
+    success: { status: 204, schema: null, description: 'The line is gone.' },
+    errors: ['guest_session_required', 'not_found'],
+    handle: ({ domain, actor, input }) => {
+      const owner = writableOwner(actor);
+      const cartId = findCartId(domain.db, owner);
+      if (!cartId || !deleteLine(domain.db, cartId, input.params.variant_id, domain.clock())) {
+        throw new ProblemError('not_found', { detail: 'The cart has no line for this variant.' });
+      }
+      return { status: 204 };
+    },
+  }),
+];

@@ -1,0 +1,48 @@
+// Catalog reads: searchProducts, getProduct, listCollections. Weak ETags and 304s come from the output stage.
+import { collectionListSchema, getProductParams, productPageSchema, productSchema, searchProductsQuery } from '../schemas/catalog.js';
+import { getProductByHandle, listCollections, searchProducts } from '../store/catalog.js';
+import { invalidRequest, ProblemError } from '../problem.js';
+import { defineRoute } from './define.js';
+
+const encodeCursor = (offset: number) => Buffer.from(`o:${offset}`).toString('base64url');
+function decodeCursor(cursor: string | undefined): number {
+  if (cursor === undefined) return 0;
+  const m = /^o:(\d{1,6})$/.exec(Buffer.from(cursor, 'base64url').toString('utf8'));
+  if (!m) throw invalidRequest([{ path: 'query.cursor', code: 'invalid_cursor', message: 'The cursor is not one this service issued.' }]);
+  return Number(m[1]);
+}
+
+export const catalogRoutes = [
+  defineRoute({
+    operationId: 'searchProducts',
+    summary: 'Search the catalog',
+    query: searchProductsQuery,
+    success: { status: 200, schema: productPageSchema, description: 'A page of products.' },
+    validators: true,
+    handle: ({ domain, input }) => {
+      const offset = decodeCursor(input.query.cursor);
+      const page = searchProducts(domain.db, { text: input.query.q, collection: input.query.collection, offset, limit: input.query.limit });
+      return { status: 200, body: { items: page.items, next_cursor: page.more ? encodeCursor(offset + input.query.limit) : null } };
+    },
+  }),
+  defineRoute({
+    operationId: 'getProduct',
+    summary: 'Read one product by handle',
+    params: getProductParams,
+    success: { status: 200, schema: productSchema, description: 'The product with its variants.' },
+    errors: ['not_found'],
+    validators: true,
+    handle: ({ domain, input }) => {
+      const product = getProductByHandle(domain.db, input.params.handle);
+      if (!product) throw new ProblemError('not_found', { detail: 'No product has this handle.' });
+      return { status: 200, body: product };
+    },
+  }),
+  defineRoute({
+    operationId: 'listCollections',
+    summary: 'List collections',
+    success: { status: 200, schema: collectionListSchema, description: 'Every collection.' },
+    validators: true,
+    handle: ({ domain }) => ({ status: 200, body: { items: listCollections(domain.db) } }),
+  }),
+];

@@ -1,0 +1,50 @@
+// Starts the reference: configuration, database (migrations, seed), HTTP listener; and stops it cleanly.
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createApp } from './app.js';
+import type { Config } from './config.js';
+import { openDatabase, type Db } from './db/open.js';
+import { loadSeed, readSeed } from './db/seed.js';
+import type { Clock } from './domain.js';
+import { createLogger, type Logger } from './log.js';
+
+export interface RunningServer {
+  url: string;
+  server: Server;
+  db: Db;
+  close(): Promise<void>;
+}
+
+export async function startServer(config: Config, o: { clock?: Clock; log?: Logger } = {}): Promise<RunningServer> {
+  const log = o.log ?? createLogger(config.logLevel);
+  const db = openDatabase(config.databasePath);
+  if (config.seedPath) loadSeed(db, readSeed(config.seedPath), (o.clock ?? (() => new Date()))());
+  const { app } = createApp({ config, db, clock: o.clock, log });
+  const server = await new Promise<Server>((resolve, reject) => {
+    const s = app.listen(config.port, config.host, (err?: Error) => (err ? reject(err) : resolve(s)));
+    s.once('error', reject);
+  });
+  // Node's default header limits stay (16 KiB: larger headers get 431); requests may not hang forever.
+  server.requestTimeout = 30_000;
+  server.headersTimeout = 20_000;
+  const { port } = server.address() as AddressInfo;
+  const host = config.host.includes(':') ? `[${config.host}]` : config.host;
+  const url = config.publicBaseUrl ?? `http://${host}:${port}`;
+  let closing: Promise<void> | undefined;
+  return {
+    url,
+    server,
+    db,
+    close() {
+      closing ??= new Promise<void>((resolve) => {
+        server.close(() => {
+          db.close();
+          resolve();
+        });
+        server.closeIdleConnections();
+        setTimeout(() => server.closeAllConnections(), 2000).unref();
+      });
+      return closing;
+    },
+  };
+}
