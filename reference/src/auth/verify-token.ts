@@ -39,10 +39,11 @@ const rejected = (detail: string, cause?: unknown) =>
   new ProblemError('invalid_token', { detail, cause, challenge: { kind: 'chosen', error: 'invalid_token' } });
 
 function isKeySetOutage(err: unknown): boolean {
-  if (err instanceof errors.JWKSTimeout) return true;
-  if (err instanceof errors.JOSEError) return false;
-  // fetch() failures (connection refused, DNS) and non-JSON or non-200 key-set answers surface as plain errors.
-  return err instanceof TypeError || (err instanceof Error && /fetch|JSON|JWKS|Expected 200/i.test(err.message));
+  if (err instanceof errors.JWKSTimeout || err instanceof errors.JWKSInvalid) return true;
+  // jose throws its base class (no subclass) for a non-200 or non-JSON key-set answer; subclasses are token defects.
+  if (err instanceof errors.JOSEError) return err.constructor === errors.JOSEError;
+  // fetch() failures (connection refused, DNS) surface as TypeError.
+  return err instanceof TypeError;
 }
 
 export function createTokenVerifier(config: Config, keySet: JWTVerifyGetKey = createKeySet(config)): TokenVerifier {

@@ -1,0 +1,192 @@
+// Framework-neutral, verb-named assertions over an HTTP response. Each does one job and throws a CheckFailure carrying the
+// expected and actual values and, when the caller names it, the spec clause, so any runner can report the failure.
+import { ERRORS, REASON_PHRASES } from '../../contract/errors.js';
+import { LIMITS } from '../../contract/limits.js';
+import { ChallengeParseError, findChallenge, parseChallenges, type Challenge } from './www-authenticate.js';
+
+export interface HttpResult {
+  status: number;
+  headers: Headers;
+  /** The parsed JSON body (or whatever the caller decoded). */
+  body: unknown;
+}
+
+export class CheckFailure extends Error {
+  override readonly name = 'CheckFailure';
+  readonly expected: unknown;
+  readonly actual: unknown;
+  readonly clause: string | undefined;
+  constructor(what: string, details: { expected: unknown; actual: unknown; clause?: string | undefined }) {
+    super(`${details.clause ? `[${details.clause}] ` : ''}${what}: expected ${show(details.expected)}, got ${show(details.actual)}`);
+    this.expected = details.expected;
+    this.actual = details.actual;
+    this.clause = details.clause;
+  }
+}
+
+export interface ClauseOption {
+  /** Clause id the check enforces, carried by the failure. */
+  clause?: string;
+}
+
+export function expectStatus(res: Pick<HttpResult, 'status'>, status: number | readonly number[], opts: ClauseOption = {}): void {
+  const allowed = typeof status === 'number' ? [status] : status;
+  if (!allowed.includes(res.status)) fail('status', typeof status === 'number' ? status : allowed, res.status, opts.clause);
+}
+
+export interface ProblemExpectation extends ClauseOption {
+  status: number;
+  error: string;
+  /** Profile `docsUrl`; a trailing slash is ignored, so that `type` never gets `//api`. */
+  docsUrl: string;
+  /** When given, the response's X-Request-Id (and so `instance`) must equal it, e.g. the id the request sent. */
+  requestId?: string;
+  /** When given, the `scope` member of insufficient_scope must equal it. */
+  scope?: string;
+}
+
+/**
+ * A problem document as the spec's Resources part defines it (RFC 9457 plus the service's members). It checks the members
+ * and their relation to the response; it does not check Cache-Control (expectNoStore) or challenges (expectChallenge).
+ * Each `issues` item needs `path`, `code` and `message`: `path` may be a string (`items[0].quantity`) or an array of
+ * segments (`["items", 0, "quantity"]`), since the spec names the member but not its form. `title` must be the reason
+ * phrase of contract REASON_PHRASES; for a status outside that table any non-empty string passes.
+ */
+export function expectProblem(res: HttpResult, want: ProblemExpectation): Record<string, unknown> {
+  const { clause } = want;
+  expectStatus(res, want.status, { clause });
+  const mediaType = (res.headers.get('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
+  if (mediaType !== 'application/problem+json') fail('Content-Type media type', 'application/problem+json', res.headers.get('content-type'), clause);
+  const body = res.body;
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) fail('problem document', 'a JSON object', body, clause);
+  const doc = body as Record<string, unknown>;
+
+  const type = `${want.docsUrl.replace(/\/+$/, '')}/api/problems/${want.error}`;
+  if (doc.type !== type) fail('problem "type"', type, doc.type, clause);
+  const title = REASON_PHRASES[res.status];
+  if (title !== undefined ? doc.title !== title : typeof doc.title !== 'string' || doc.title === '') {
+    fail('problem "title" (reason phrase of the status)', title ?? 'a non-empty string', doc.title, clause);
+  }
+  if (doc.status !== res.status) fail('problem "status" (the response status)', res.status, doc.status, clause);
+  if (doc.error !== want.error) fail('problem "error"', want.error, doc.error, clause);
+
+  const requestId = res.headers.get('x-request-id');
+  if (requestId === null || requestId === '') fail('X-Request-Id header', 'present', requestId, clause);
+  if (want.requestId !== undefined && requestId !== want.requestId) fail('X-Request-Id header', want.requestId, requestId, clause);
+  if (doc.instance !== requestId) fail('problem "instance" (the X-Request-Id)', requestId, doc.instance, clause);
+
+  if ('detail' in doc) {
+    if (want.error === 'internal_error') fail('problem "detail" on internal_error', 'absent', doc.detail, clause);
+    if (typeof doc.detail !== 'string') fail('problem "detail"', 'a string', doc.detail, clause);
+  }
+
+  // Extension members appear only with the errors that own them (spec, Resources > Problem document).
+  const members: readonly string[] = (ERRORS as Record<string, { members?: readonly string[] }>)[want.error]?.members ?? [];
+  if ('issues' in doc) {
+    if (!members.includes('issues')) fail(`problem "issues" on ${want.error}`, 'absent', doc.issues, clause);
+    checkIssues(doc.issues, clause);
+  }
+  if (want.error === 'insufficient_scope') {
+    if (typeof doc.scope !== 'string' || doc.scope === '') fail('problem "scope" on insufficient_scope', want.scope ?? 'a non-empty string', doc.scope, clause);
+    if (want.scope !== undefined && doc.scope !== want.scope) fail('problem "scope"', want.scope, doc.scope, clause);
+  } else if ('scope' in doc) {
+    fail(`problem "scope" on ${want.error}`, 'absent', doc.scope, clause);
+  }
+  if ('conversation_id' in doc && !members.includes('conversation_id')) {
+    fail(`problem "conversation_id" on ${want.error}`, 'absent', doc.conversation_id, clause);
+  }
+  return doc;
+}
+
+function checkIssues(issues: unknown, clause: string | undefined): void {
+  if (!Array.isArray(issues)) fail('problem "issues"', 'an array', issues, clause);
+  if (issues.length > LIMITS.validationIssues) fail('number of problem "issues"', `at most ${LIMITS.validationIssues}`, issues.length, clause);
+  issues.forEach((issue: unknown, i) => {
+    const item = typeof issue === 'object' && issue !== null && !Array.isArray(issue) ? (issue as Record<string, unknown>) : undefined;
+    const pathOk = typeof item?.path === 'string' || (Array.isArray(item?.path) && item.path.every((s) => typeof s === 'string' || typeof s === 'number'));
+    if (!item || !pathOk || typeof item.code !== 'string' || typeof item.message !== 'string') {
+      fail(`problem "issues[${i}]"`, '{ path: string | (string|number)[], code: string, message: string }', issue, clause);
+    }
+  });
+}
+
+export interface ChallengeExpectation extends ClauseOption {
+  scheme: string;
+  /** The challenge's `error` parameter. */
+  error?: string;
+  /** Further parameters (names case-insensitive); a value of `undefined` requires the parameter to be absent. */
+  params?: Record<string, string | undefined>;
+}
+
+/** Finds the challenge of `scheme` in WWW-Authenticate (which must parse as a whole) and checks its parameters. */
+export function expectChallenge(res: Pick<HttpResult, 'headers'>, want: ChallengeExpectation): Challenge {
+  const { clause } = want;
+  const header = res.headers.get('www-authenticate');
+  if (header === null) fail('WWW-Authenticate header', `a ${want.scheme} challenge`, null, clause);
+  let challenges: Challenge[];
+  try {
+    challenges = parseChallenges(header);
+  } catch (err) {
+    if (err instanceof ChallengeParseError) fail(`WWW-Authenticate syntax (${err.reason})`, 'RFC 9110 §11.6.1 challenges', header, clause);
+    throw err;
+  }
+  const challenge = findChallenge(challenges, want.scheme);
+  if (!challenge) fail('WWW-Authenticate scheme', want.scheme, challenges.map((c) => c.scheme), clause);
+  const expected: Record<string, string | undefined> = { ...(want.error !== undefined ? { error: want.error } : {}) };
+  for (const [name, value] of Object.entries(want.params ?? {})) expected[name.toLowerCase()] = value;
+  for (const [name, value] of Object.entries(expected)) {
+    const actual = Object.hasOwn(challenge.params, name) ? challenge.params[name] : undefined;
+    if (actual !== value) fail(`${challenge.scheme} challenge parameter "${name}"`, value ?? 'absent', actual ?? 'absent', clause);
+  }
+  return challenge;
+}
+
+/** Cache-Control directives as name (lowercased) -> value (unquoted; '' when the directive has none). */
+export function parseCacheControl(header: string | null): Map<string, string> {
+  const directives = new Map<string, string>();
+  for (const part of (header ?? '').split(',')) {
+    const [name = '', ...rest] = part.split('=');
+    if (name.trim() === '') continue;
+    directives.set(name.trim().toLowerCase(), rest.join('=').trim().replace(/^"(.*)"$/, '$1'));
+  }
+  return directives;
+}
+
+/**
+ * Every directive listed (`private`, `no-cache`, `max-age=300`) is present, with the same value when one is given.
+ * With `exact`, no other directive may appear.
+ */
+export function expectCacheControl(res: Pick<HttpResult, 'headers'>, directives: readonly string[], opts: ClauseOption & { exact?: boolean } = {}): void {
+  const header = res.headers.get('cache-control');
+  const actual = parseCacheControl(header);
+  const wanted = parseCacheControl(directives.join(','));
+  for (const [name, value] of wanted) {
+    if (actual.get(name) !== value) fail(`Cache-Control directive ${name}`, directives.join(', '), header, opts.clause);
+  }
+  if (opts.exact && actual.size !== wanted.size) fail('Cache-Control directives (exactly)', directives.join(', '), header, opts.clause);
+}
+
+export function expectNoStore(res: Pick<HttpResult, 'headers'>, opts: ClauseOption = {}): void {
+  expectCacheControl(res, ['no-store'], opts);
+}
+
+/** A weak entity tag, `W/"<etagc>"` (RFC 9110 §8.8.3); returns it for a later If-None-Match. */
+export function expectWeakEtag(res: Pick<HttpResult, 'headers'>, opts: ClauseOption = {}): string {
+  const etag = res.headers.get('etag');
+  if (etag === null || !/^W\/"[\x21\x23-\x7e\x80-\xff]*"$/.test(etag)) fail('ETag', 'a weak entity tag W/"…"', etag, opts.clause);
+  return etag;
+}
+
+function fail(what: string, expected: unknown, actual: unknown, clause: string | undefined): never {
+  throw new CheckFailure(what, { expected, actual, clause });
+}
+
+function show(value: unknown): string {
+  if (typeof value === 'string') return JSON.stringify(value);
+  try {
+    const text = JSON.stringify(value);
+    return text === undefined ? String(value) : text.length > 300 ? `${text.slice(0, 300)}…` : text;
+  } catch {
+    return String(value);
+  }
+}

@@ -1,0 +1,47 @@
+// `shop-conformance serve`: prints its URL, answers, and stops cleanly on SIGINT and SIGTERM; bad configuration exits 2.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+const CLI = new URL('../../cli/main.ts', import.meta.url).pathname;
+
+function serve(args: string[], env: NodeJS.ProcessEnv = {}) {
+  const child = spawn(process.execPath, ['--import', 'tsx', CLI, 'serve', ...args], { env: { ...process.env, LOG_LEVEL: 'warn', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  let err = '';
+  child.stdout.on('data', (d) => (out += d));
+  child.stderr.on('data', (d) => (err += d));
+  const url = new Promise<string>((resolve, reject) => {
+    child.stdout.on('data', () => {
+      const m = /listening on (http:\/\/\S+)/.exec(out);
+      if (m) resolve(m[1]!);
+    });
+    child.once('exit', (code) => reject(new Error(`exited ${code}: ${err}`)));
+  });
+  const exit = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  return { child, url, exit, stderr: () => err };
+}
+
+for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+  test(`serve answers on its printed URL and exits 0 on ${signal}`, async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'shop-serve-'));
+    const s = serve(['--port', '0', '--db', join(dir, 'shop.db')]);
+    const url = await s.url;
+    const health = await fetch(url + '/health');
+    assert.equal(health.status, 200);
+    const products = await fetch(url + '/v1/catalog/products');
+    assert.equal(products.status, 401);
+    s.child.kill(signal);
+    assert.equal(await s.exit, 0);
+  });
+}
+
+test('an invalid configuration value exits 2 naming the variable', async () => {
+  const s = serve(['--port', '0'], { GUEST_SESSION_KEY: 'short' });
+  assert.equal(await s.exit, 2);
+  assert.match(s.stderr(), /GUEST_SESSION_KEY/);
+  await s.url.catch(() => undefined);
+});

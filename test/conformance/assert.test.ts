@@ -1,0 +1,187 @@
+// The suite's assertions: each passes on a conforming response and fails, with expected and actual, on one deviation.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import {
+  CheckFailure,
+  expectCacheControl,
+  expectChallenge,
+  expectNoStore,
+  expectProblem,
+  expectStatus,
+  expectWeakEtag,
+  type HttpResult,
+} from '../../conformance/lib/assert.js';
+
+const DOCS = 'https://docs.shop.test';
+const RID = '0b7c7d5e-5d44-4b1c-8d87-1c1f1d2b2a90';
+
+function response(status: number, body: unknown, headers: Record<string, string> = {}): HttpResult {
+  return {
+    status,
+    headers: new Headers({ 'content-type': 'application/problem+json', 'x-request-id': RID, 'cache-control': 'no-store', ...headers }),
+    body,
+  };
+}
+
+const problem = (error: string, status: number, title: string, extra: Record<string, unknown> = {}) => ({
+  type: `${DOCS}/api/problems/${error}`,
+  title,
+  status,
+  error,
+  instance: RID,
+  ...extra,
+});
+
+const issue = (i: number) => ({ path: `items[${i}].quantity`, code: 'too_small', message: 'must be at least 1' });
+
+/** Runs `fn`, which must throw a CheckFailure; returns it for further assertions. */
+function failure(fn: () => unknown): CheckFailure {
+  try {
+    fn();
+  } catch (err) {
+    assert.ok(err instanceof CheckFailure, `expected a CheckFailure, got ${String(err)}`);
+    return err;
+  }
+  assert.fail('the check passed');
+}
+
+test('expectProblem passes on a correct document and returns it', () => {
+  const body = problem('invalid_token', 401, 'Unauthorized', { detail: 'The token has expired.' });
+  assert.deepStrictEqual(expectProblem(response(401, body), { status: 401, error: 'invalid_token', docsUrl: DOCS, requestId: RID }), body);
+});
+
+test('expectProblem passes with issues (string or array paths), scope, charset and a docsUrl with a trailing slash', () => {
+  const issues = [issue(0), { path: ['items', 1, 'quantity'], code: 'too_small', message: 'm' }];
+  expectProblem(response(400, problem('invalid_request', 400, 'Bad Request', { issues }), { 'content-type': 'application/problem+json; charset=utf-8' }), {
+    status: 400,
+    error: 'invalid_request',
+    docsUrl: `${DOCS}/`,
+  });
+  expectProblem(response(403, problem('insufficient_scope', 403, 'Forbidden', { scope: 'orders:read' })), { status: 403, error: 'insufficient_scope', docsUrl: DOCS, scope: 'orders:read' });
+  expectProblem(response(500, problem('internal_error', 500, 'Internal Server Error')), { status: 500, error: 'internal_error', docsUrl: DOCS });
+});
+
+interface Deviation {
+  description: string;
+  res: HttpResult;
+  want?: { status: number; error: string; requestId?: string; scope?: string };
+  expected: unknown;
+  actual: unknown;
+}
+
+const ok401 = problem('invalid_token', 401, 'Unauthorized');
+const deviations: Deviation[] = [
+  { description: 'wrong status', res: response(400, { ...ok401, status: 400 }), expected: 401, actual: 400 },
+  { description: 'wrong media type', res: response(401, ok401, { 'content-type': 'application/json' }), expected: 'application/problem+json', actual: 'application/json' },
+  { description: 'wrong type URL', res: response(401, { ...ok401, type: `${DOCS}/problems/invalid_token` }), expected: `${DOCS}/api/problems/invalid_token`, actual: `${DOCS}/problems/invalid_token` },
+  { description: 'wrong title', res: response(401, { ...ok401, title: 'Invalid Token' }), expected: 'Unauthorized', actual: 'Invalid Token' },
+  { description: 'status member differs from the real status', res: response(401, { ...ok401, status: '401' }), expected: 401, actual: '401' },
+  { description: 'wrong error', res: response(401, { ...ok401, error: 'invalid_dpop_proof' }), expected: 'invalid_token', actual: 'invalid_dpop_proof' },
+  { description: 'instance differs from X-Request-Id', res: response(401, { ...ok401, instance: 'other-id' }), expected: RID, actual: 'other-id' },
+  { description: 'no X-Request-Id header', res: response(401, { ...ok401, instance: undefined }, { 'x-request-id': '' }), expected: 'present', actual: '' },
+  { description: 'X-Request-Id not the one the request sent', res: response(401, ok401), want: { status: 401, error: 'invalid_token', requestId: 'sent-id' }, expected: 'sent-id', actual: RID },
+  { description: 'body not an object', res: response(401, [ok401]), expected: 'a JSON object', actual: [ok401] },
+  {
+    description: '21 issues',
+    res: response(400, problem('invalid_request', 400, 'Bad Request', { issues: Array.from({ length: 21 }, (_, i) => issue(i)) })),
+    want: { status: 400, error: 'invalid_request' },
+    expected: 'at most 20',
+    actual: 21,
+  },
+  {
+    description: 'an issue without code',
+    res: response(400, problem('invalid_request', 400, 'Bad Request', { issues: [{ path: 'a', message: 'm' }] })),
+    want: { status: 400, error: 'invalid_request' },
+    expected: '{ path: string | (string|number)[], code: string, message: string }',
+    actual: { path: 'a', message: 'm' },
+  },
+  { description: 'issues on a non-validation error', res: response(401, { ...ok401, issues: [] }), expected: 'absent', actual: [] },
+  {
+    description: 'detail on internal_error',
+    res: response(500, problem('internal_error', 500, 'Internal Server Error', { detail: 'TypeError: x is undefined' })),
+    want: { status: 500, error: 'internal_error' },
+    expected: 'absent',
+    actual: 'TypeError: x is undefined',
+  },
+  { description: 'detail not a string', res: response(401, { ...ok401, detail: { msg: 'x' } }), expected: 'a string', actual: { msg: 'x' } },
+  {
+    description: 'insufficient_scope without scope',
+    res: response(403, problem('insufficient_scope', 403, 'Forbidden')),
+    want: { status: 403, error: 'insufficient_scope' },
+    expected: 'a non-empty string',
+    actual: undefined,
+  },
+  {
+    description: 'insufficient_scope naming another scope',
+    res: response(403, problem('insufficient_scope', 403, 'Forbidden', { scope: 'orders:write' })),
+    want: { status: 403, error: 'insufficient_scope', scope: 'orders:read' },
+    expected: 'orders:read',
+    actual: 'orders:write',
+  },
+  { description: 'scope on another error', res: response(401, { ...ok401, scope: 'x' }), expected: 'absent', actual: 'x' },
+];
+
+for (const d of deviations) {
+  test(`expectProblem fails on: ${d.description}`, () => {
+    const want = { status: 401, error: 'invalid_token', ...d.want, docsUrl: DOCS, clause: 'ERR-PROBLEM' };
+    const err = failure(() => expectProblem(d.res, want));
+    assert.deepStrictEqual(err.expected, d.expected);
+    assert.deepStrictEqual(err.actual, d.actual);
+    assert.equal(err.clause, 'ERR-PROBLEM');
+    assert.match(err.message, /^\[ERR-PROBLEM\] .+: expected .+, got /);
+  });
+}
+
+test('expectStatus: one status or a list', () => {
+  expectStatus({ status: 204 }, 204);
+  expectStatus({ status: 401 }, [400, 401]);
+  const err = failure(() => expectStatus({ status: 500 }, 200));
+  assert.deepStrictEqual([err.expected, err.actual, err.clause], [200, 500, undefined]);
+  assert.equal(err.message, 'status: expected 200, got 500');
+});
+
+const challengeRes = (value?: string) => ({ headers: new Headers(value === undefined ? {} : { 'www-authenticate': value }) });
+
+test('expectChallenge finds the scheme case-insensitively and checks error and params', () => {
+  const res = challengeRes('Bearer error="invalid_token", DPoP error="invalid_token", algs="ES256"');
+  const dpop = expectChallenge(res, { scheme: 'dpop', error: 'invalid_token', params: { ALGS: 'ES256', error_description: undefined } });
+  assert.equal(dpop.scheme, 'DPoP');
+  expectChallenge(res, { scheme: 'Bearer', error: 'invalid_token' });
+});
+
+test('expectChallenge fails with expected and actual', () => {
+  let err = failure(() => expectChallenge(challengeRes(), { scheme: 'Bearer' }));
+  assert.deepStrictEqual([err.expected, err.actual], ['a Bearer challenge', null]);
+  err = failure(() => expectChallenge(challengeRes('Bearer error="invalid_token"'), { scheme: 'DPoP' }));
+  assert.deepStrictEqual([err.expected, err.actual], ['DPoP', ['Bearer']]);
+  err = failure(() => expectChallenge(challengeRes('Bearer error="invalid_token"'), { scheme: 'Bearer', error: 'sign_in_required' }));
+  assert.deepStrictEqual([err.expected, err.actual], ['sign_in_required', 'invalid_token']);
+  err = failure(() => expectChallenge(challengeRes('Bearer error="x", scope="a"'), { scheme: 'Bearer', params: { scope: undefined } }));
+  assert.deepStrictEqual([err.expected, err.actual], ['absent', 'a']);
+  err = failure(() => expectChallenge(challengeRes('Bearer error="x'), { scheme: 'Bearer', clause: 'AUTH-CHALLENGE' }));
+  assert.equal(err.actual, 'Bearer error="x');
+  assert.equal(err.clause, 'AUTH-CHALLENGE');
+  assert.match(err.message, /unterminated quoted-string/);
+});
+
+const cacheRes = (value?: string) => ({ headers: new Headers(value === undefined ? {} : { 'cache-control': value }) });
+
+test('expectNoStore and expectCacheControl', () => {
+  expectNoStore(cacheRes('no-store'));
+  expectNoStore(cacheRes('private, No-Store'));
+  expectCacheControl(cacheRes('private, no-cache'), ['private', 'no-cache'], { exact: true });
+  expectCacheControl(cacheRes('public, max-age="300"'), ['max-age=300']);
+  assert.equal(failure(() => expectNoStore(cacheRes())).actual, null);
+  assert.equal(failure(() => expectNoStore(cacheRes('no-cache'))).actual, 'no-cache');
+  assert.equal(failure(() => expectCacheControl(cacheRes('max-age=60'), ['max-age=300'])).expected, 'max-age=300');
+  assert.equal(failure(() => expectCacheControl(cacheRes('private, no-cache, no-store'), ['private', 'no-cache'], { exact: true })).actual, 'private, no-cache, no-store');
+});
+
+test('expectWeakEtag', () => {
+  assert.equal(expectWeakEtag({ headers: new Headers({ etag: 'W/"abc-123"' }) }), 'W/"abc-123"');
+  expectWeakEtag({ headers: new Headers({ etag: 'W/""' }) });
+  for (const etag of ['"abc"', 'W/abc', 'w/"abc"', 'W/"a"b"']) {
+    assert.equal(failure(() => expectWeakEtag({ headers: new Headers({ etag }) })).actual, etag);
+  }
+  assert.equal(failure(() => expectWeakEtag({ headers: new Headers() })).actual, null);
+});

@@ -1,0 +1,84 @@
+// Starts the reference on an ephemeral port for a test file: fixture profile and seed, an in-memory database unless a
+// file is given, silent logs (captured), and a controllable clock.
+import { readFileSync } from 'node:fs';
+import { createApp } from '../../reference/src/app.js';
+import { loadConfig, type Config, type LoadConfigOptions } from '../../reference/src/config.js';
+import { openDatabase } from '../../reference/src/db/open.js';
+import { loadSeed, readSeed } from '../../reference/src/db/seed.js';
+import type { TokenVerifier } from '../../reference/src/auth/verify-token.js';
+import { createMinter, type Minter } from '../../conformance/lib/mint.js';
+import { profileSchema, type Profile } from '../../contract/profile.js';
+import type { AddressInfo } from 'node:net';
+import type { Server } from 'node:http';
+
+export const FIXTURE_PROFILE_PATH = new URL('../../fixtures/profile.json', import.meta.url).pathname;
+export const fixtureProfile: Profile = profileSchema.parse(JSON.parse(readFileSync(FIXTURE_PROFILE_PATH, 'utf8')));
+
+export interface TestClock {
+  now: () => Date;
+  set(d: Date): void;
+  advance(ms: number): void;
+}
+
+export function testClock(start = new Date()): TestClock {
+  let t = start.getTime();
+  return { now: () => new Date(t), set: (d) => (t = d.getTime()), advance: (ms) => (t += ms) };
+}
+
+export interface Harness {
+  url: string;
+  config: Config;
+  minter: Minter;
+  profile: Profile;
+  clock: TestClock;
+  logs: Record<string, unknown>[];
+  /** fetch relative to the reference's URL, with the JSON body (if any) parsed. */
+  call(path: string, init?: RequestInit & { json?: unknown }): Promise<{ status: number; headers: Headers; body: any; text: string }>;
+  close(): Promise<void>;
+}
+
+export async function startReference(o: { overrides?: LoadConfigOptions['overrides']; env?: NodeJS.ProcessEnv; clock?: TestClock; verifier?: TokenVerifier; seed?: boolean } = {}): Promise<Harness> {
+  const config = loadConfig({ env: o.env ?? {}, profilePath: FIXTURE_PROFILE_PATH, overrides: { logLevel: 'info', databasePath: ':memory:', ...o.overrides } });
+  const clock = o.clock ?? testClock();
+  const db = openDatabase(config.databasePath);
+  if (o.seed !== false && config.seedPath) loadSeed(db, readSeed(config.seedPath), clock.now());
+  const logs: Record<string, unknown>[] = [];
+  const log = { debug() {}, info() {}, warn: (event: string, f = {}) => logs.push({ level: 'warn', event, ...f }), error: (event: string, f = {}) => logs.push({ level: 'error', event, ...f }) };
+  const { app } = createApp({ config, db, clock: clock.now, log, verifier: o.verifier });
+  const server = await new Promise<Server>((resolve) => {
+    const s = app.listen(0, '127.0.0.1', () => resolve(s));
+  });
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return {
+    url,
+    config,
+    minter: createMinter(fixtureProfile, { now: clock.now }),
+    profile: fixtureProfile,
+    clock,
+    logs,
+    async call(path, init = {}) {
+      const { json, ...rest } = init;
+      const headers = new Headers(rest.headers);
+      if (json !== undefined && !headers.has('content-type')) headers.set('content-type', 'application/json');
+      const res = await fetch(url + path, { ...rest, headers, body: json !== undefined ? JSON.stringify(json) : rest.body });
+      const text = await res.text();
+      let body: unknown = undefined;
+      try {
+        body = text ? JSON.parse(text) : undefined;
+      } catch {
+        body = undefined;
+      }
+      return { status: res.status, headers: res.headers, body, text };
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => {
+          db.close();
+          resolve();
+        });
+        server.closeAllConnections();
+      }),
+  };
+}
+
+export const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
