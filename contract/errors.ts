@@ -44,6 +44,7 @@ export const ERRORS = {
   invalid_json: e({ status: 400, headers: [], shownInSpec: false, summary: 'The request body is not valid JSON (answered before authentication).' }),
   payload_too_large: e({ status: 413, headers: [], shownInSpec: false, summary: 'The request body is over the limit (256 KiB in general).' }),
   unsupported_media_type: e({ status: 415, headers: [], shownInSpec: false, summary: 'A request body was sent without Content-Type: application/json.' }),
+  header_too_large: e({ status: 431, headers: [], shownInSpec: false, summary: 'The request headers are over Node\'s 16 KiB limit (answered before any stage runs).' }),
   unknown_variant: e({ status: 422, headers: [], shownInSpec: false, summary: 'The variant does not exist.' }),
   insufficient_stock: e({ status: 409, headers: [], shownInSpec: false, summary: 'The variant has fewer units in stock than the cart asks for.' }),
 } as const satisfies Record<string, ErrorEntry>;
@@ -54,6 +55,6 @@ export const ERROR_CODES = Object.keys(ERRORS) as ErrorCode[];
 /** Reason phrases (RFC 9110) for the statuses the service answers; the problem `title`. */
 export const REASON_PHRASES: Readonly<Record<number, string>> = {
   400: 'Bad Request', 401: 'Unauthorized', 403: 'Forbidden', 404: 'Not Found', 405: 'Method Not Allowed',
-  409: 'Conflict', 413: 'Content Too Large', 415: 'Unsupported Media Type', 422: 'Unprocessable Content',
+  409: 'Conflict', 413: 'Content Too Large', 415: 'Unsupported Media Type', 422: 'Unprocessable Content', 431: 'Request Header Fields Too Large',
   429: 'Too Many Requests', 500: 'Internal Server Error', 503: 'Service Unavailable',
 };

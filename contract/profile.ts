@@ -49,9 +49,9 @@ export const profileSchema = z
         guestSessionKeyPrevious: secret('GUEST_SESSION_KEY_PREVIOUS: the previous guest key during rotation.').nullable(),
         guestSessionKeyPreviousUntil: z.iso.datetime({ offset: true }).nullable().describe('GUEST_SESSION_KEY_PREVIOUS_UNTIL: the previous key verifies only before this instant.'),
         webSessionContextKey: secret('WEB_SESSION_CONTEXT_KEY: HMAC key of invited-agent contexts.'),
-        proxyIdpSecret: secret('PROXY_IDP_SECRET: the X-Proxy-Idp-Secret of the identity-provider proxy.'),
-        idpActionSecret: secret('IDP_ACTION_SECRET: shared secret of the identity provider action script.'),
-        conversationHubSecret: secret('CONVERSATION_HUB_SECRET: bearer secret of the conversation hub.'),
+        proxyIdpSecret: secret('PROXY_IDP_SECRET: the X-Proxy-Idp-Secret of the identity-provider proxy.').nullable(),
+        idpActionSecret: secret('IDP_ACTION_SECRET: shared secret of the identity provider action script.').nullable(),
+        conversationHubSecret: secret('CONVERSATION_HUB_SECRET: bearer secret of the conversation hub.').nullable(),
         accountRecoverySecret: secret('ACCOUNT_RECOVERY_SECRET: bearer secret of the recovery endpoint.').nullable(),
         stripeWebhookSecret: z.string().startsWith('whsec_').nullable().describe('STRIPE_WEBHOOK_SECRET: signing secret of payment webhooks.'),
       })
@@ -59,20 +59,20 @@ export const profileSchema = z
     signingKeys: z.array(signingKeySchema).min(1).describe('Keys of the issuer; the first signs. Public parts form the JWKS.'),
     capabilities: z
       .object({
-        guests: z.boolean(),
-        operators: z.boolean(),
-        delegated: z.boolean(),
-        invitedAgents: z.boolean(),
-        assistants: z.boolean(),
-        webhook: z.boolean(),
-        recovery: z.boolean(),
+        guests: z.boolean().describe('Guest carts with storefront tokens and Guest-Session.'),
+        operators: z.boolean().describe('Operator routes under /v1/ops with backoffice tokens.'),
+        delegated: z.boolean().describe('Delegated callers of the agent-protocol server.'),
+        invitedAgents: z.boolean().describe('Invited agents through the web-agent forwarder.'),
+        assistants: z.boolean().describe('Assistant agents with DPoP, and assistant conversations.'),
+        webhook: z.boolean().describe('The payment-provider webhook.'),
+        recovery: z.boolean().describe('The account recovery endpoint.'),
       })
       .strict()
       .describe('What the deployment claims; checks of an unclaimed capability are skipped with the reason.'),
     rateLimits: z
       .object({
         guestBudget: z.number().int().positive().describe('Guest requests per operation id and shopper in one window.'),
-        guestWindowSeconds: z.number().int().positive(),
+        guestWindowSeconds: z.number().int().positive().describe('Length of a guest rate-limit window in seconds.'),
       })
       .strict()
       .optional()

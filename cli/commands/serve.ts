@@ -27,7 +27,7 @@ Examples:
           overrides: {
             port: opts.port,
             host: opts.host,
-            databasePath: opts.db ? resolve(opts.db) : undefined,
+            databasePath: opts.db ? (opts.db === ':memory:' ? opts.db : resolve(opts.db)) : undefined,
             seedPath: opts.seed === false ? null : opts.seed ? resolve(opts.seed) : undefined,
           },
         });

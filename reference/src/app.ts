@@ -19,6 +19,7 @@ import { expressPath, type RouteDef } from './routes/define.js';
 import { buildDescription } from './openapi.js';
 import { LIMITS } from '../../contract/limits.js';
 import { PACKAGE_ROOT } from './paths.js';
+import { ProblemError } from './problem.js';
 
 export const ROUTES: readonly RouteDef[] = [...catalogRoutes, ...cartRoutes, ...meRoutes];
 
@@ -53,13 +54,12 @@ export function createApp(o: AppOptions): { app: Express; domain: Domain } {
   app.use(requestStage(log));
 
   app.get('/health', (_req, res) => {
-    let database: 'ok' | 'failing' = 'ok';
     try {
       o.db.prepare('SELECT 1').get();
-    } catch {
-      database = 'failing';
+    } catch (err) {
+      throw new ProblemError('unavailable', { detail: 'The database does not answer.', headers: { 'Retry-After': String(LIMITS.outageRetryAfterSeconds) }, cause: err });
     }
-    res.status(database === 'ok' ? 200 : 503).json({ status: database === 'ok' ? 'ok' : 'degraded', version: VERSION, checks: { database } });
+    res.status(200).json({ status: 'ok', version: VERSION, checks: { database: 'ok' } });
   });
 
   const general = JSON.stringify(buildDescription(ROUTES, { which: 'general', version: VERSION, docsUrl: o.config.docsUrl }));

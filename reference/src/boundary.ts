@@ -1,6 +1,9 @@
 // The one boundary that writes problem documents (spec, Errors): every status >= 400 is application/problem+json with
 // Cache-Control: no-store, `instance` = the request id, and challenges set here alone. Unexpected throws become
 // 500 `internal_error` without `detail`, logged as `api_error`.
+import { randomUUID } from 'node:crypto';
+import type { Server } from 'node:http';
+import type { Socket } from 'node:net';
 import type { ErrorRequestHandler, Request, RequestHandler, Response } from 'express';
 import { ERRORS, REASON_PHRASES } from '../../contract/errors.js';
 import { formatChallenge } from './auth/challenge.js';
@@ -88,3 +91,31 @@ export function unmatched(knownRoutes: readonly { method: string; pattern: RegEx
   };
 }
 
+
+/**
+ * Requests Node refuses before Express sees them (headers over 16 KiB, unparsable request lines) still get the problem
+ * document: the boundary writes it on the raw socket.
+ */
+export function installClientErrorHandler(server: Server, docsUrl: string): void {
+  server.on('clientError', (err: NodeJS.ErrnoException, socket: Socket) => {
+    if (!socket.writable || (err as { bytesParsed?: number }).bytesParsed === undefined) {
+      socket.destroy();
+      return;
+    }
+    const code = err.code === 'HPE_HEADER_OVERFLOW' ? 'header_too_large' : 'invalid_request';
+    const status = ERRORS[code].status;
+    const requestId = randomUUID();
+    const body = JSON.stringify({
+      type: `${docsUrl.replace(/\/$/, '')}/api/problems/${code}`,
+      title: REASON_PHRASES[status],
+      status,
+      error: code,
+      detail: code === 'header_too_large' ? 'The request headers are too large.' : 'The request could not be parsed.',
+      instance: requestId,
+    });
+    socket.end(
+      `HTTP/1.1 ${status} ${REASON_PHRASES[status]}\r\nContent-Type: application/problem+json; charset=utf-8\r\n` +
+        `Cache-Control: no-store\r\nX-Request-Id: ${requestId}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    );
+  });
+}

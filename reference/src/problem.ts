@@ -37,9 +37,9 @@ export class ProblemError extends Error {
     this.options = { ...options, issues: options.issues?.slice(0, LIMITS.validationIssues) };
   }
 
-  /** 500s never expose their detail. */
+  /** A 500 never exposes its detail (spec: never on internal_error); 503 outages say what is missing. */
   get expose(): boolean {
-    return this.status < 500;
+    return this.status !== 500;
   }
 }
 

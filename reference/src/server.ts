@@ -2,6 +2,7 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createApp } from './app.js';
+import { installClientErrorHandler } from './boundary.js';
 import type { Config } from './config.js';
 import { openDatabase, type Db } from './db/open.js';
 import { loadSeed, readSeed } from './db/seed.js';
@@ -25,6 +26,7 @@ export async function startServer(config: Config, o: { clock?: Clock; log?: Logg
     s.once('error', reject);
   });
   // Node's default header limits stay (16 KiB: larger headers get 431); requests may not hang forever.
+  installClientErrorHandler(server, config.docsUrl);
   server.requestTimeout = 30_000;
   server.headersTimeout = 20_000;
   const { port } = server.address() as AddressInfo;

@@ -2,6 +2,7 @@
 // file is given, silent logs (captured), and a controllable clock.
 import { readFileSync } from 'node:fs';
 import { createApp } from '../../reference/src/app.js';
+import { installClientErrorHandler } from '../../reference/src/boundary.js';
 import { loadConfig, type Config, type LoadConfigOptions } from '../../reference/src/config.js';
 import { openDatabase } from '../../reference/src/db/open.js';
 import { loadSeed, readSeed } from '../../reference/src/db/seed.js';
@@ -47,6 +48,7 @@ export async function startReference(o: { overrides?: LoadConfigOptions['overrid
   const { app } = createApp({ config, db, clock: clock.now, log, verifier: o.verifier });
   const server = await new Promise<Server>((resolve) => {
     const s = app.listen(0, '127.0.0.1', () => resolve(s));
+    installClientErrorHandler(s, config.docsUrl);
   });
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return {

@@ -128,3 +128,25 @@ describe('public routes', () => {
     assert.equal(general.body.components.schemas.Problem.properties.issues.maxItems, 20);
   });
 });
+
+describe('protocol-level refusals', () => {
+  test('headers over 16 KiB: 431 header_too_large as a problem document', async () => {
+    const res = await h.call('/v1/cart', { headers: { 'x-pad': 'x'.repeat(20 * 1024) } });
+    expectProblem(res, { status: 431, error: 'header_too_large', docsUrl: h.profile.docsUrl });
+    expectNoStore(res);
+  });
+
+  test('an unparsable request line: 400 problem document', async () => {
+    const { connect } = await import('node:net');
+    const url = new URL(h.url);
+    const raw = await new Promise<string>((resolve) => {
+      const s = connect(Number(url.port), url.hostname, () => s.write('GARBAGE\r\n\r\n'));
+      let data = '';
+      s.on('data', (d) => (data += d));
+      s.on('close', () => resolve(data));
+    });
+    assert.match(raw, /^HTTP\/1\.1 400 Bad Request/);
+    assert.match(raw, /content-type: application\/problem\+json/i);
+    assert.match(raw, /"error":"invalid_request"/);
+  });
+});

@@ -16,7 +16,7 @@ import { outputValidationStage } from './10-output-validation.js';
 
 /** Stage names per group, as docs/pipeline.md lists them. The request stage runs app-wide, before every group. */
 export const GROUP_STAGES = {
-  public: ['request', 'domain', 'handler'],
+  public: ['request', 'handler'],
   operations: ['request', 'decode', 'domain', 'authenticate', 'admit caller', 'actor', 'guard', 'rate limit', 'input validation', 'handler', 'output validation'],
 } as const;
 

@@ -14,7 +14,7 @@ export const cartLineSchema = z.object({
 }).meta({ id: 'CartLine' });
 
 export const cartSchema = z.object({
-  id: z.string().nullable().describe('Cart id; null for a guest without a session (an empty cart).'),
+  id: z.string().nullable().describe('Cart id; null while no cart exists (a guest without a session, an account that never wrote to its cart).'),
   lines: z.array(cartLineSchema),
   item_count: z.number().int().min(0),
   currency: z.string().length(3),
