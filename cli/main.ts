@@ -2,9 +2,10 @@
 // The shop-conformance command line: one add<X>Command per command over the library.
 import { Command } from 'commander';
 import { addServeCommand } from './commands/serve.js';
+import { addRunCommand } from './commands/run.js';
+import { EXIT } from './exit.js';
 import { VERSION } from '../reference/src/app.js';
 
-export const EXIT = { ok: 0, failed: 1, usage: 2, unreachable: 3 } as const;
 
 const program = new Command('shop-conformance')
   .description('Reference server and conformance suite for the shop HTTP/JSON service.')
@@ -14,6 +15,7 @@ const program = new Command('shop-conformance')
     process.exit(err.exitCode === 0 ? 0 : EXIT.usage);
   });
 
+addRunCommand(program);
 addServeCommand(program);
 
 await program.parseAsync(process.argv);

@@ -1,0 +1,165 @@
+// `shop-conformance run`: the suite against a base URL, or against the embedded reference when none is given.
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Command, Option } from 'commander';
+import { z } from 'zod';
+import { doctor } from '../../conformance/engine/doctor.js';
+import { ENV, readProfileFile } from '../../conformance/engine/params.js';
+import { FIXTURE_PROFILE } from '../../reference/src/paths.js';
+import { loadConfig } from '../../reference/src/config.js';
+import { startServer, type RunningServer } from '../../reference/src/server.js';
+import { EXIT } from '../exit.js';
+
+const require = createRequire(import.meta.url);
+const here = fileURLToPath(new URL('.', import.meta.url));
+const ext = import.meta.url.endsWith('.ts') ? 'ts' : 'js';
+const CONFIG = resolve(here, '..', '..', 'conformance', `playwright.config.${ext}`);
+const REPORTERS = ['list', 'line', 'dot', 'json', 'junit', 'html'] as const;
+
+const optionsSchema = z.object({
+  baseUrl: z.url().optional(),
+  profile: z.string().min(1),
+  level: z.enum(['spec', 'reference']),
+  grep: z.string().optional(),
+  clause: z.array(z.string().regex(/^[A-Z]+(-[A-Z0-9]+)*-\d+$/, 'a clause id like AUTH-GUEST-3')).optional(),
+  strict: z.boolean(),
+  workers: z.string().regex(/^(\d+|\d+%)$/).optional(),
+  shard: z.string().regex(/^\d+\/\d+$/).optional(),
+  seed: z.coerce.number().int().min(0).max(2 ** 31 - 1),
+  list: z.boolean(),
+  reporter: z.string().transform((s) => s.split(',').map((x) => x.trim())).pipe(z.array(z.enum(REPORTERS)).min(1)),
+  output: z.string().min(1),
+  showSecrets: z.boolean(),
+  lastFailed: z.boolean(),
+  doctor: z.boolean(),
+});
+
+export type RunOptions = z.infer<typeof optionsSchema>;
+
+const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/** Playwright takes one --grep: the user's pattern and the clause tags must both match. */
+export function grepFor(o: Pick<RunOptions, 'grep' | 'clause'>): string | undefined {
+  const clauses = o.clause?.length ? `@(?:${o.clause.map(escape).join('|')})(?![\\w-])` : undefined;
+  if (o.grep && clauses) return `^(?=[\\s\\S]*(?:${o.grep}))(?=[\\s\\S]*${clauses})`;
+  return o.grep ?? clauses;
+}
+
+async function startEmbedded(profilePath: string): Promise<{ server: RunningServer; dir: string }> {
+  const dir = mkdtempSync(join(tmpdir(), 'shop-conformance-'));
+  const config = loadConfig({
+    env: {},
+    profilePath,
+    overrides: { port: 0, host: '127.0.0.1', databasePath: join(dir, 'reference.db'), logLevel: 'error' },
+  });
+  return { server: await startServer(config), dir };
+}
+
+export async function runSuite(o: RunOptions, io: { out: (s: string) => void; err: (s: string) => void } = { out: (s) => process.stdout.write(s), err: (s) => process.stderr.write(s) }): Promise<number> {
+  const profilePath = resolve(o.profile);
+  let profile;
+  try {
+    profile = readProfileFile(profilePath);
+  } catch (err) {
+    io.err(`shop-conformance run: invalid profile ${profilePath}: ${(err as Error).message.split('\n')[0]}\n`);
+    return EXIT.usage;
+  }
+  const output = resolve(o.output);
+  rmSync(join(output, 'conformance-report.json'), { force: true });
+
+  let embedded: { server: RunningServer; dir: string } | undefined;
+  try {
+    let baseUrl = o.baseUrl;
+    if (!o.list && !baseUrl) {
+      embedded = await startEmbedded(profilePath);
+      baseUrl = embedded.server.url;
+      io.err(`embedded reference listening on ${baseUrl}\n`);
+    }
+    if (!o.list && o.doctor) {
+      const report = await doctor(baseUrl!, profile);
+      for (const s of report.steps) io.err(`doctor: ${s.ok ? 'ok  ' : 'FAIL'} ${s.name}: ${s.detail}\n`);
+      if (report.exitCode !== 0) return report.exitCode;
+    }
+    const args = [require.resolve('@playwright/test/cli'), 'test', '--config', CONFIG];
+    const grep = grepFor(o);
+    if (grep) args.push('--grep', grep);
+    if (o.level === 'spec') args.push('--grep-invert', '@reference(?![\\w-])');
+    if (o.workers) args.push('--workers', o.workers);
+    if (o.shard) args.push('--shard', o.shard);
+    if (o.list) args.push('--list');
+    if (o.lastFailed) args.push('--last-failed');
+    const env = {
+      ...process.env,
+      [ENV.baseUrl]: baseUrl ?? 'http://127.0.0.1:9',
+      [ENV.profile]: profilePath,
+      [ENV.level]: o.level,
+      [ENV.strict]: o.strict ? '1' : '0',
+      [ENV.seed]: String(o.seed),
+      [ENV.showSecrets]: o.showSecrets ? '1' : '0',
+      [ENV.output]: output,
+      [ENV.reporters]: o.reporter.join(','),
+      [ENV.target]: embedded ? 'embedded' : 'external',
+      FORCE_COLOR: process.env.FORCE_COLOR ?? '0',
+    };
+    const code = await new Promise<number>((done) => {
+      const child = spawn(process.execPath, args, { env, stdio: 'inherit' });
+      child.once('exit', (c) => done(c ?? 1));
+    });
+    if (o.list) return code === 0 ? EXIT.ok : EXIT.usage;
+    const reportFile = join(output, 'conformance-report.json');
+    if (!existsSync(reportFile)) {
+      io.err(`shop-conformance run: Playwright exited ${code} without a conformance report\n`);
+      return EXIT.usage;
+    }
+    const report = JSON.parse(readFileSync(reportFile, 'utf8')) as { summary: { checks: { failed: number; total: number } } };
+    if (report.summary.checks.failed > 0 || code !== 0) return EXIT.failed;
+    return EXIT.ok;
+  } finally {
+    if (embedded) {
+      await embedded.server.close();
+      rmSync(embedded.dir, { recursive: true, force: true });
+    }
+  }
+}
+
+export function addRunCommand(program: Command): void {
+  program
+    .command('run')
+    .description('Run the conformance suite against a deployment, or against the embedded reference when --base-url is absent.')
+    .option('--base-url <url>', 'the deployment to judge; without it the embedded reference is started (temporary database, ephemeral port)')
+    .option('--profile <file>', 'profile the deployment shares with the suite', FIXTURE_PROFILE)
+    .addOption(new Option('--level <level>', 'spec: what the spec says; reference: also the reference\'s choices').choices(['spec', 'reference']).default('spec'))
+    .option('--grep <regex>', 'only checks whose title or tags match')
+    .option('--clause <id...>', 'only checks that cite these clause ids')
+    .option('--strict', 'SHOULD-level failures fail the run instead of warning', false)
+    .option('--workers <n>', 'parallel workers (a number or a percentage of cores)')
+    .option('--shard <i/n>', 'run shard i of n')
+    .option('--seed <n>', 'seed of every generated value', '1')
+    .option('--list', 'list the selected checks without running them', false)
+    .option('--reporter <names>', `comma-separated: ${REPORTERS.join(', ')} (Playwright's reporters)`, 'list,junit,html')
+    .option('--output <dir>', 'where reports go (conformance-report.json, junit.xml, html/, results.json)', 'conformance-output')
+    .option('--show-secrets', 'show tokens and secrets in transcripts instead of redacting them', false)
+    .option('--last-failed', 'only the checks that failed in the previous run (same --output)', false)
+    .option('--no-doctor', 'skip the reachability and trust checks before the run')
+    .addHelpText('after', `
+Exit codes: 0 conformant, 1 a check failed, 2 usage or configuration error, 3 target unreachable or not trusting the issuer.
+
+Examples:
+  $ shop-conformance run                                   # embedded reference, fixture profile
+  $ shop-conformance run --base-url https://shop.example --profile ./profile.json
+  $ shop-conformance run --clause AUTH-GUEST-4 ERR-PROBLEM-1 --reporter list
+  $ shop-conformance run --level reference --workers 4 --output ./reports --reporter list,junit,html,json`)
+    .action(async (raw: Record<string, unknown>) => {
+      const parsed = optionsSchema.safeParse(raw);
+      if (!parsed.success) {
+        const i = parsed.error.issues[0]!;
+        process.stderr.write(`shop-conformance run: --${String(i.path[0] ?? '').replace(/[A-Z]/g, (c) => '-' + c.toLowerCase())}: ${i.message}\n`);
+        process.exit(EXIT.usage);
+      }
+      process.exit(await runSuite(parsed.data));
+    });
+}

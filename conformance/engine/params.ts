@@ -1,0 +1,50 @@
+// Run parameters handed from the CLI to the Playwright workers through the environment: parsed once, frozen.
+import { readFileSync } from 'node:fs';
+import { z } from 'zod';
+import { profileSchema, type Profile } from '../../contract/profile.js';
+
+export const ENV = {
+  baseUrl: 'SHOP_CONFORMANCE_BASE_URL',
+  profile: 'SHOP_CONFORMANCE_PROFILE',
+  level: 'SHOP_CONFORMANCE_LEVEL',
+  strict: 'SHOP_CONFORMANCE_STRICT',
+  seed: 'SHOP_CONFORMANCE_SEED',
+  showSecrets: 'SHOP_CONFORMANCE_SHOW_SECRETS',
+  output: 'SHOP_CONFORMANCE_OUTPUT',
+  reporters: 'SHOP_CONFORMANCE_REPORTERS',
+  target: 'SHOP_CONFORMANCE_TARGET',
+} as const;
+
+const paramsSchema = z.object({
+  baseUrl: z.url().transform((u) => u.replace(/\/+$/, '')),
+  profilePath: z.string().min(1),
+  level: z.enum(['spec', 'reference']),
+  strict: z.boolean(),
+  seed: z.coerce.number().int().min(0).max(2 ** 31 - 1),
+  showSecrets: z.boolean(),
+  /** 'embedded' when the CLI booted the reference for this run. */
+  target: z.enum(['embedded', 'external']),
+});
+
+export type RunParams = z.infer<typeof paramsSchema> & { profile: Profile };
+
+export function readProfileFile(path: string): Profile {
+  return profileSchema.parse(JSON.parse(readFileSync(path, 'utf8')));
+}
+
+let cached: RunParams | undefined;
+
+export function runParams(env: NodeJS.ProcessEnv = process.env): RunParams {
+  if (cached) return cached;
+  const parsed = paramsSchema.parse({
+    baseUrl: env[ENV.baseUrl],
+    profilePath: env[ENV.profile],
+    level: env[ENV.level] ?? 'spec',
+    strict: env[ENV.strict] === '1',
+    seed: env[ENV.seed] ?? '1',
+    showSecrets: env[ENV.showSecrets] === '1',
+    target: env[ENV.target] ?? 'external',
+  });
+  cached = Object.freeze({ ...parsed, profile: Object.freeze(readProfileFile(parsed.profilePath)) });
+  return cached;
+}

@@ -1,0 +1,75 @@
+// The one custom reporter: what Playwright lacks — the per-clause conformance matrix on the console and in
+// conformance-report.json. Everything else (list, json, junit, html) is Playwright's own.
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { FullConfig, FullResult, Reporter, Suite, TestCase, TestResult } from '@playwright/test/reporter';
+import { CLAUSES } from '../clauses/index.js';
+import { ENV } from './params.js';
+import { clauseRows, formatMatrix, summarize, type CheckOutcome, type CheckStatus } from './verdicts.js';
+import { SUITE_VERSION } from './version.js';
+
+const clausesOf = (test: TestCase) => test.tags.map((t) => t.slice(1)).filter((t) => /^[A-Z]+-/.test(t));
+const checkIdOf = (test: TestCase) => test.annotations.find((a) => a.type === 'check')?.description ?? test.title;
+
+export default class ConformanceReporter implements Reporter {
+  private tests: TestCase[] = [];
+  private results = new Map<TestCase, TestResult>();
+
+  printsToStdio(): boolean {
+    return true;
+  }
+
+  onBegin(_config: FullConfig, suite: Suite): void {
+    this.tests = suite.allTests();
+  }
+
+  onTestEnd(test: TestCase, result: TestResult): void {
+    this.results.set(test, result);
+  }
+
+  onEnd(result: FullResult): void {
+    const outcomes: CheckOutcome[] = this.tests.map((t) => {
+      const r = this.results.get(t);
+      const annotations = [...t.annotations, ...(r?.annotations ?? [])];
+      const warning = annotations.find((a) => a.type === 'warning');
+      const skip = annotations.find((a) => a.type === 'skip');
+      let status: CheckStatus;
+      if (!r || r.status === 'skipped' || r.status === 'interrupted') status = 'skipped';
+      else if (r.status === 'passed') status = warning ? 'warning' : 'passed';
+      else status = 'failed';
+      const reason = status === 'failed' ? r?.error?.message?.split('\n')[0] : status === 'warning' ? warning?.description : status === 'skipped' ? skip?.description : undefined;
+      return { id: checkIdOf(t), title: t.title, clauses: clausesOf(t), status, ...(reason ? { reason } : {}) };
+    });
+    const known = new Map<string, string[]>();
+    for (const o of outcomes) for (const c of o.clauses) known.set(c, [...(known.get(c) ?? []), o.id]);
+    const rows = clauseRows(CLAUSES, outcomes, known);
+    const summary = summarize(rows, outcomes);
+    const report = {
+      suite: { name: 'shop-conformance', version: SUITE_VERSION },
+      target: process.env[ENV.baseUrl] ?? null,
+      targetKind: process.env[ENV.target] ?? 'external',
+      level: process.env[ENV.level] ?? 'spec',
+      strict: process.env[ENV.strict] === '1',
+      seed: Number(process.env[ENV.seed] ?? 1),
+      status: result.status,
+      finishedAt: new Date().toISOString(),
+      summary,
+      clauses: rows,
+      checks: outcomes,
+    };
+    const dir = process.env[ENV.output];
+    if (dir) {
+      mkdirSync(dir, { recursive: true });
+      writeFileSync(join(dir, 'conformance-report.json'), JSON.stringify(report, null, 2) + '\n');
+    }
+    const s = summary;
+    process.stdout.write(
+      `\nConformance matrix (${report.level} level${report.strict ? ', strict' : ''}):\n` +
+        formatMatrix(rows, { onlyRun: true, width: Math.max(80, process.stdout.columns ?? 120) }) +
+        `\n\n  clauses: ${s.clauses.passed} passed, ${s.clauses.failed} failed, ${s.clauses.warnings} warnings, ${s.clauses.skipped} skipped, ` +
+        `${s.clauses.notRun} not run, ${s.clauses.notTestable} not testable, ${s.clauses.uncovered} without checks` +
+        `\n  checks:  ${s.checks.passed} passed, ${s.checks.failed} failed, ${s.checks.warnings} warnings, ${s.checks.skipped} skipped\n` +
+        (dir ? `  report:  ${join(dir, 'conformance-report.json')}\n` : ''),
+    );
+  }
+}
