@@ -31,7 +31,8 @@ export async function doctor(baseUrl: string, profile: Profile, o: { timeoutMs?:
     const h = await get(`${base}/health`, {}, o.timeoutMs);
     steps.push({ name: 'reachable', ok: true, detail: `GET /health answered ${h.status}` });
   } catch (err) {
-    const cause = (err as { cause?: { code?: string } }).cause?.code ?? (err as Error).name;
+    const c = (err as { cause?: { code?: string; message?: string } }).cause;
+    const cause = c?.code ?? c?.message ?? (err as Error).message;
     steps.push({ name: 'reachable', ok: false, detail: `nothing answers at ${base} (${cause})` });
     return done(3);
   }

@@ -1,0 +1,56 @@
+// The checks of the suite, as Playwright lists them (no target needed): id, title, clause tags, level, severity, file.
+import { spawn } from 'node:child_process';
+import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
+
+export interface CheckListing {
+  id: string;
+  title: string;
+  clauses: string[];
+  level: 'spec' | 'reference';
+  severity: 'MUST' | 'SHOULD';
+  file: string;
+  line: number;
+}
+
+const require = createRequire(import.meta.url);
+const here = fileURLToPath(new URL('.', import.meta.url));
+const ext = import.meta.url.endsWith('.ts') ? 'ts' : 'js';
+export const PLAYWRIGHT_CONFIG = join(here, '..', `playwright.config.${ext}`);
+
+interface JsonSuite { file?: string; specs?: JsonSpec[]; suites?: JsonSuite[] }
+interface JsonSpec { title: string; tags: string[]; file: string; line: number; tests: { annotations: { type: string; description?: string }[] }[] }
+
+export async function listChecks(): Promise<CheckListing[]> {
+  const out = await new Promise<string>((resolve, reject) => {
+    const child = spawn(process.execPath, [require.resolve('@playwright/test/cli'), 'test', '--config', PLAYWRIGHT_CONFIG, '--list', '--reporter=json'], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, FORCE_COLOR: '0' },
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => (stderr += d));
+    child.once('exit', (code) => (code === 0 ? resolve(stdout) : reject(new Error(`listing checks failed (${code}): ${stderr.slice(0, 2000)}`))));
+  });
+  const json = JSON.parse(out) as { suites: JsonSuite[] };
+  const specs: JsonSpec[] = [];
+  const walk = (s: JsonSuite) => {
+    specs.push(...(s.specs ?? []));
+    (s.suites ?? []).forEach(walk);
+  };
+  json.suites.forEach(walk);
+  return specs.map((s) => {
+    const annotations = s.tests[0]?.annotations ?? [];
+    return {
+      id: annotations.find((a) => a.type === 'check')?.description ?? s.title,
+      title: s.title,
+      clauses: s.tags.filter((t) => /^[A-Z]+-/.test(t)),
+      level: s.tags.includes('reference') ? 'reference' : 'spec',
+      severity: s.tags.includes('SHOULD') ? 'SHOULD' : 'MUST',
+      file: s.file,
+      line: s.line,
+    };
+  });
+}

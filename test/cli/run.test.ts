@@ -1,0 +1,125 @@
+// `shop-conformance run`: exit codes, and the self-test — a deployment that breaks one checked clause fails the run,
+// and the failure names that clause.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createServer } from 'node:net';
+import { startServer, type RunningServer } from '../../reference/src/server.js';
+import { loadConfig } from '../../reference/src/config.js';
+import { generateProfile } from '../../cli/profile-init.js';
+import { FIXTURE_PROFILE_PATH } from '../helpers/reference.js';
+import { startMutatingProxy, type Mutation } from '../helpers/mutating-proxy.js';
+
+const CLI = new URL('../../cli/main.ts', import.meta.url).pathname;
+
+function cli(args: string[], timeoutMs = 120_000): Promise<{ code: number | null; out: string; ms: number }> {
+  const started = Date.now();
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', CLI, ...args], { env: { ...process.env, FORCE_COLOR: '0' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    child.stdout.on('data', (d) => (out += d));
+    child.stderr.on('data', (d) => (out += d));
+    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      resolve({ code, out, ms: Date.now() - started });
+    });
+  });
+}
+
+async function freePort(): Promise<number> {
+  const s = createServer();
+  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
+  const port = (s.address() as { port: number }).port;
+  await new Promise((r) => s.close(r));
+  return port;
+}
+
+const out = () => mkdtempSync(join(tmpdir(), 'shop-run-'));
+
+describe('exit codes', () => {
+  test('nothing listens at the base URL: exit 3 within seconds', async () => {
+    const r = await cli(['run', '--base-url', `http://127.0.0.1:${await freePort()}`, '--output', out()]);
+    assert.equal(r.code, 3, r.out);
+    assert.match(r.out, /nothing answers/);
+    assert.ok(r.ms < 15_000, `took ${r.ms} ms`);
+  });
+
+  test('usage errors: exit 2', async () => {
+    assert.equal((await cli(['run', '--level', 'nonsense'])).code, 2);
+    assert.equal((await cli(['run', '--base-url', 'not a url'])).code, 2);
+    assert.equal((await cli(['run', '--reporter', 'teletype'])).code, 2);
+    assert.equal((await cli(['run', '--clause', 'lowercase'])).code, 2);
+    const dir = out();
+    writeFileSync(join(dir, 'bad.json'), '{"name": 1}');
+    assert.equal((await cli(['run', '--profile', join(dir, 'bad.json')])).code, 2);
+    assert.equal((await cli(['no-such-command'])).code, 2);
+  });
+
+  test('--list lists the checks without a target', async () => {
+    const r = await cli(['run', '--list', '--reporter', 'list', '--output', out()]);
+    assert.equal(r.code, 0, r.out);
+    assert.match(r.out, /\[err\.no-token\]/);
+  });
+});
+
+describe('a deployment that does not trust the suite', () => {
+  let server: RunningServer;
+  before(async () => {
+    const dir = out();
+    const other = join(dir, 'other.json');
+    writeFileSync(other, JSON.stringify(await generateProfile({ name: 'other', testOnly: true })));
+    server = await startServer(loadConfig({ env: {}, profilePath: other, overrides: { port: 0, databasePath: ':memory:', logLevel: 'silent' } }));
+  });
+  after(() => server.close());
+
+  test('exit 3 with a message saying what to configure', async () => {
+    const r = await cli(['run', '--base-url', server.url, '--profile', FIXTURE_PROFILE_PATH, '--output', out()]);
+    assert.equal(r.code, 3, r.out);
+    assert.match(r.out, /trust the suite's issuer: ISSUER=/);
+  });
+});
+
+describe('self-test: breaking one clause fails the run and names it', () => {
+  let reference: RunningServer;
+  before(async () => {
+    reference = await startServer(loadConfig({ env: {}, profilePath: FIXTURE_PROFILE_PATH, overrides: { port: 0, databasePath: ':memory:', logLevel: 'silent' } }));
+  });
+  after(() => reference.close());
+
+  const cases: { name: string; clause: string; mutate: Mutation }[] = [
+    { name: 'X-Request-Id dropped', clause: 'ERR-PROBLEM-7', mutate: (a) => ({ ...a, headers: Object.fromEntries(Object.entries(a.headers).filter(([k]) => k !== 'x-request-id')) }) },
+    { name: 'problems served as plain JSON', clause: 'RES-PROBLEM-1', mutate: (a) => ({ ...a, headers: { ...a.headers, 'content-type': a.headers['content-type']?.replace('problem+json', 'json') ?? '' } }) },
+    { name: 'the DPoP challenge left out when no token is sent', clause: 'ERR-TABLE-1', mutate: (a) => (a.status === 401 ? { ...a, headers: { ...a.headers, 'www-authenticate': 'Bearer error="invalid_token"' } } : a) },
+    { name: 'a wrong problem title', clause: 'RES-PROBLEM-4', mutate: (a) => (a.status === 401 ? { ...a, body: a.body.replace('"Unauthorized"', '"Not Allowed"') } : a) },
+  ];
+
+  for (const c of cases) {
+    test(`${c.name} → exit 1 naming ${c.clause}`, async () => {
+      const proxy = await startMutatingProxy(reference.url, c.mutate);
+      try {
+        const dir = out();
+        const r = await cli(['run', '--base-url', proxy.url, '--clause', c.clause, '--reporter', 'list', '--output', dir, '--no-doctor']);
+        assert.equal(r.code, 1, r.out);
+        assert.match(r.out, new RegExp(`FAIL\\s+${c.clause}\\b`));
+        const report = JSON.parse(readFileSync(join(dir, 'conformance-report.json'), 'utf8'));
+        assert.equal(report.clauses.find((x: { id: string }) => x.id === c.clause).verdict, 'failed');
+      } finally {
+        await proxy.close();
+      }
+    });
+  }
+
+  test('the unbroken reference passes the same selection', async () => {
+    const proxy = await startMutatingProxy(reference.url, (a) => a);
+    try {
+      const r = await cli(['run', '--base-url', proxy.url, '--clause', ...cases.map((c) => c.clause), '--reporter', 'list', '--output', out()]);
+      assert.equal(r.code, 0, r.out);
+    } finally {
+      await proxy.close();
+    }
+  });
+});
