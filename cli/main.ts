@@ -3,6 +3,13 @@
 import { Command } from 'commander';
 import { addServeCommand } from './commands/serve.js';
 import { addRunCommand } from './commands/run.js';
+import { addClausesCommand } from './commands/clauses.js';
+import { addDoctorCommand } from './commands/doctor.js';
+import { addTokenCommand } from './commands/token.js';
+import { addGuestSessionCommand } from './commands/guest-session.js';
+import { addDpopCommand } from './commands/dpop.js';
+import { addProfileCommand } from './commands/profile.js';
+import { addIdpCommand } from './commands/idp.js';
 import { EXIT } from './exit.js';
 import { VERSION } from '../reference/src/app.js';
 
@@ -16,6 +23,13 @@ const program = new Command('shop-conformance')
   });
 
 addRunCommand(program);
+addDoctorCommand(program);
+addClausesCommand(program);
 addServeCommand(program);
+addTokenCommand(program);
+addGuestSessionCommand(program);
+addDpopCommand(program);
+addProfileCommand(program);
+addIdpCommand(program);
 
 await program.parseAsync(process.argv);
