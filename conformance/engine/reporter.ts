@@ -64,7 +64,7 @@ export default class ConformanceReporter implements Reporter {
     }
     const s = summary;
     process.stdout.write(
-      `\nConformance matrix (${report.level} level${report.strict ? ', strict' : ''}):\n` +
+      `\nConformance matrix (${report.level} level${report.strict ? ', strict' : ''}, seed ${report.seed}):\n` +
         formatMatrix(rows, { onlyRun: true, width: Math.max(80, process.stdout.columns ?? 120) }) +
         `\n\n  clauses: ${s.clauses.passed} passed, ${s.clauses.failed} failed, ${s.clauses.warnings} warnings, ${s.clauses.skipped} skipped, ` +
         `${s.clauses.notRun} not run, ${s.clauses.notTestable} not testable, ${s.clauses.uncovered} without checks` +
