@@ -76,7 +76,7 @@ describe('token verification', () => {
   test('a DPoP-bound token sent as Bearer is refused in the DPoP scheme', async () => {
     const key = await createDpopKey();
     await rejected(await h.minter.assistant({ sub: 'cust_ada', jkt: key.thumbprint, sid: 'sess1' }), 'downgrade', 'DPoP');
-    await rejected(await h.minter.customer({ sub: 'cust_ada', claims: { cnf: { jkt: key.thumbprint } } }), 'cnf on customer', 'DPoP');
+    await rejected(await h.minter.customer({ sub: 'cust_ada', claims: { cnf: { jkt: key.thumbprint } } }), 'cnf on customer: refused, in the Bearer scheme', 'Bearer');
   });
 });
 

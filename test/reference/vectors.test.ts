@@ -26,7 +26,7 @@ test('chooseScheme: from the request alone (spec, Challenge scheme)', () => {
     { d: 'plain bearer token', path: '/v1/cart', auth: `Bearer ${jwt({ typ: 'at+jwt' }, { sub: 'u' })}`, want: 'Bearer' },
     { d: 'bearer with personal_agent act', path: '/v1/cart', auth: `Bearer ${jwt({ typ: 'at+jwt' }, { act: { sub: 'personal_agent' } })}`, want: 'DPoP' },
     { d: 'bearer with signed-out proxy typ', path: '/v1/cart', auth: `Bearer ${jwt({ typ: 'signed-out-proxy+jwt' }, {})}`, want: 'DPoP' },
-    { d: 'bearer with cnf.jkt', path: '/v1/cart', auth: `Bearer ${jwt({ typ: 'at+jwt' }, { cnf: { jkt: 'x' } })}`, want: 'DPoP' },
+    { d: 'cnf.jkt alone is no assistant marker', path: '/v1/cart', auth: `Bearer ${jwt({ typ: 'at+jwt' }, { cnf: { jkt: 'x' } })}`, want: 'Bearer' },
     { d: 'delegated act is not an assistant mark', path: '/v1/cart', auth: `Bearer ${jwt({}, { act: { sub: 'agent-protocol' } })}`, want: 'Bearer' },
     { d: 'garbage token', path: '/v1/cart', auth: 'Bearer %%%', want: 'Bearer' },
     { d: 'undecodable segments', path: '/v1/cart', auth: 'Bearer a.b.c', want: 'Bearer' },

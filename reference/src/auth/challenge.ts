@@ -33,16 +33,15 @@ export function peekSegment(token: string, index: 0 | 1): Record<string, unknown
   }
 }
 
-/** True when the unverified header type or `act` claim marks an assistant session token (or the token is DPoP-bound). */
+/**
+ * True when the unverified header type or `act` claim marks an assistant session token. Only these two markers: a `cnf`
+ * binding alone does not change the scheme (spec, Challenge scheme: "Bearer otherwise").
+ */
 export function looksLikeAssistantToken(token: string): boolean {
   const header = peekSegment(token, 0);
   if (typeof header?.typ === 'string' && header.typ.toLowerCase() === SIGNED_OUT_PROXY_TYP) return true;
-  const payload = peekSegment(token, 1);
-  if (!payload) return false;
-  const act = payload.act as Record<string, unknown> | undefined;
-  if (act && typeof act === 'object' && act.sub === PERSONAL_AGENT_ACTOR) return true;
-  const cnf = payload.cnf as Record<string, unknown> | undefined;
-  return Boolean(cnf && typeof cnf === 'object' && typeof cnf.jkt === 'string');
+  const act = peekSegment(token, 1)?.act as Record<string, unknown> | undefined;
+  return Boolean(act && typeof act === 'object' && act.sub === PERSONAL_AGENT_ACTOR);
 }
 
 export function chooseScheme(path: string, authorization: string | undefined): Scheme {

@@ -30,7 +30,7 @@ export function authenticateStage(): RequestHandler {
     const token = await domain.verifier.verify(auth.credential, domain.clock());
     const cnf = token.claims.cnf as { jkt?: unknown } | undefined;
     if (scheme === 'bearer' && cnf && typeof cnf === 'object' && cnf.jkt !== undefined) {
-      // A DPoP-bound token presented as Bearer is a downgrade: refused in the DPoP scheme (ctx.scheme is already DPoP).
+      // A DPoP-bound token presented as Bearer is a downgrade: refused (an assistant token already chose the DPoP scheme).
       throw invalidToken('A DPoP-bound token must be presented with the DPoP scheme and a proof.');
     }
 

@@ -1,0 +1,78 @@
+// Spec part 3, States and transitions: an account in `deleting`, `deleted` or `contact_transition` is refused with 401
+// account_access_ended and an invalid_token challenge, whichever account-bound caller speaks for it, before guards and
+// input validation. The seed holds one account in each state (docs/seed.md): cust_deleting, cust_deleted, cust_transition.
+import { check, test, type Shop } from '../engine/check.js';
+import type { ShopResponse } from '../engine/http.js';
+import { CheckFailure, expectChallenge, expectProblem } from '../lib/assert.js';
+
+const ENDED = [
+  { sub: 'cust_deleting', state: 'deleting', clause: 'STA-LIFE-1' },
+  { sub: 'cust_deleted', state: 'deleted', clause: 'STA-LIFE-2' },
+  { sub: 'cust_transition', state: 'contact_transition', clause: 'STA-LIFE-3' },
+] as const;
+
+const VARIANT = 'var_0101';
+
+/** Requests an account-bound caller makes: cart read and write (the body is the reference's shape), a catalog read. */
+const REQUESTS: readonly [string, (shop: Shop, token: string) => Promise<ShopResponse>][] = [
+  ['GET /v1/cart', (shop, token) => shop.http.get('/v1/cart', { token })],
+  ['POST /v1/cart/items', (shop, token) => shop.http.post('/v1/cart/items', { token, json: { variant_id: VARIANT, quantity: 1 } })],
+  ['GET /v1/catalog/collections', (shop, token) => shop.http.get('/v1/catalog/collections', { token })],
+];
+
+/** 401 account_access_ended with an error="invalid_token" challenge; these tokens are plain Bearer, so the scheme is Bearer. */
+function expectAccessEnded(shop: Shop, res: ShopResponse, clause: string, what: string): void {
+  try {
+    expectProblem(res, { status: 401, error: 'account_access_ended', docsUrl: shop.docsUrl, clause });
+    expectChallenge(res, { scheme: 'Bearer', error: 'invalid_token', clause: 'ERR-TABLE-5' });
+  } catch (err) {
+    // Name the case: `[CLAUSE] <what>: <the assertion's own text>`.
+    if (err instanceof CheckFailure) err.message = err.message.replace(/^(\[[^\]]*\] )?/, (prefix) => `${prefix}${what}: `);
+    throw err;
+  }
+}
+
+function expectSuccess(res: ShopResponse, what: string, clause: string): void {
+  if (res.status < 200 || res.status > 299) throw new CheckFailure(`${what}: status`, { expected: '2xx', actual: `${res.status} ${res.text.slice(0, 300)}`, clause });
+}
+
+test(...check({ id: 'states.ended.customer', title: 'a customer token of an account in deleting, deleted or contact_transition is 401 account_access_ended with an invalid_token challenge', clauses: ['STA-LIFE-1', 'STA-LIFE-2', 'STA-LIFE-3', 'ERR-TABLE-5', 'AUTH-ACTIVE-1'], seed: true }, async (shop) => {
+  // Control: the same requests succeed for an active account (a fresh subject, provisioned active).
+  const active = await shop.mint.customer({ sub: shop.subject('cust') });
+  expectSuccess(await shop.http.get('/v1/cart', { token: active }), 'control: an active account reads its cart', 'AUTH-ACTIVE-1');
+  for (const { sub, state, clause } of ENDED) {
+    const token = await shop.mint.customer({ sub });
+    for (const [what, send] of REQUESTS) expectAccessEnded(shop, await send(shop, token), clause, `${state} (${sub}), customer, ${what}`);
+  }
+}));
+
+test(...check({ id: 'states.ended.delegated', title: 'a delegated token of an account in deleting, deleted or contact_transition is 401 account_access_ended with an invalid_token challenge', clauses: ['STA-LIFE-1', 'STA-LIFE-2', 'STA-LIFE-3', 'ERR-TABLE-5', 'AUTH-ACTIVE-1'], requires: ['delegated'], seed: true }, async (shop) => {
+  const active = await shop.mint.delegated({ sub: shop.subject('cust') });
+  expectSuccess(await shop.http.get('/v1/cart', { token: active }), 'control: a delegated caller of an active account reads its cart', 'AUTH-ACTIVE-1');
+  for (const { sub, state, clause } of ENDED) {
+    const token = await shop.mint.delegated({ sub });
+    for (const [what, send] of REQUESTS) expectAccessEnded(shop, await send(shop, token), clause, `${state} (${sub}), delegated, ${what}`);
+  }
+}));
+
+test(...check({ id: 'states.ended.before-validation', title: 'an ended account is refused before input validation: an invalid body still gets 401 account_access_ended', clauses: ['AUTH-TOKEN-13', 'ERR-TABLE-5'], seed: true }, async (shop) => {
+  const invalid = { variant_id: 42, quantity: -1, unexpected: true };
+  const control = await shop.http.post('/v1/cart/items', { token: await shop.mint.customer({ sub: shop.subject('cust') }), json: invalid });
+  // Control: the body is refused for an active account (validation: 400 invalid_request in the spec's table; any 4xx but 401 will do).
+  if (control.status < 400 || control.status > 499 || control.status === 401) {
+    throw new CheckFailure('control: the invalid body from an active account: status', { expected: 'a 4xx refusal other than 401', actual: `${control.status} ${control.text.slice(0, 300)}`, clause: 'AUTH-TOKEN-13' });
+  }
+  for (const { sub, state } of ENDED) {
+    const res = await shop.http.post('/v1/cart/items', { token: await shop.mint.customer({ sub }), json: invalid });
+    expectAccessEnded(shop, res, 'AUTH-TOKEN-13', `${state} (${sub}) with an invalid body`);
+  }
+}));
+
+test(...check({ id: 'states.ended.challenge.reference', title: 'account_access_ended carries exactly WWW-Authenticate: Bearer error="invalid_token", on the diagnostic read too', clauses: ['ERR-TABLE-5', 'STA-LIFE-1', 'STA-LIFE-2', 'STA-LIFE-3'], level: 'reference', seed: true }, async (shop) => {
+  for (const { sub, clause } of ENDED) {
+    const res = await shop.http.get('/v1/me', { token: await shop.mint.customer({ sub }) });
+    expectProblem(res, { status: 401, error: 'account_access_ended', docsUrl: shop.docsUrl, clause });
+    const header = res.headers.get('www-authenticate');
+    if (header !== 'Bearer error="invalid_token"') throw new CheckFailure('WWW-Authenticate', { expected: 'Bearer error="invalid_token"', actual: header, clause: 'ERR-TABLE-5' });
+  }
+}));
