@@ -114,4 +114,10 @@ export function check(spec: CheckSpec, body: (shop: Shop) => Promise<void>): [Te
   ];
 }
 
+/** Ends a check that finds at run time that the target cannot show what it looks at: a skip with the reason. */
+export function notApplicable(reason: string): never {
+  test.skip(true, reason);
+  throw new Error(`not applicable: ${reason}`);
+}
+
 export { test };

@@ -33,7 +33,7 @@ export interface AppOptions {
   verifier?: TokenVerifier;
 }
 
-const templatePattern = (path: string) => new RegExp('^' + path.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\\?\{[^}]+\\?\}|\{[^}]+\}/g, '[^/]+') + '/?$');
+const templatePattern = (path: string) => new RegExp('^' + path.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\\?\{[^}]+\\?\}|\{[^}]+\}/g, '[^/]+') + '$');
 
 export function createApp(o: AppOptions): { app: Express; domain: Domain } {
   const clock = o.clock ?? (() => new Date());
@@ -51,6 +51,9 @@ export function createApp(o: AppOptions): { app: Express; domain: Domain } {
   app.disable('x-powered-by');
   app.disable('etag'); // Validators are set deliberately, on catalog reads only.
   app.set('query parser', 'simple');
+  // Every operation has exactly one URL (spec, What the service does 1): no case-folded or trailing-slash twins.
+  app.set('case sensitive routing', true);
+  app.set('strict routing', true);
   app.use(requestStage(log));
 
   app.get('/health', (_req, res) => {
@@ -77,7 +80,7 @@ export function createApp(o: AppOptions): { app: Express; domain: Domain } {
 
   const known = [
     ...ROUTES.map((r) => ({ method: r.operation.method, pattern: templatePattern(r.operation.path) })),
-    { method: 'GET', pattern: /^\/health\/?$/ },
+    { method: 'GET', pattern: /^\/health$/ },
     { method: 'GET', pattern: /^\/openapi\.json$/ },
     { method: 'GET', pattern: /^\/assistant\/openapi\.json$/ },
   ];

@@ -150,3 +150,13 @@ describe('protocol-level refusals', () => {
     assert.match(raw, /"error":"invalid_request"/);
   });
 });
+
+describe('one URL per operation', () => {
+  test('case-folded and trailing-slash spellings are not routes', async () => {
+    const token = await h.minter.customer({ sub: 'cust_ada' });
+    assert.equal((await h.call('/v1/cart', { headers: bearer(token) })).status, 200);
+    for (const path of ['/V1/cart', '/v1/CART', '/v1/cart/', '/v1/Catalog/products', '/health/', '/openapi.json/']) {
+      expectProblem(await h.call(path, { headers: bearer(token) }), { status: 404, error: 'not_found', docsUrl: h.profile.docsUrl });
+    }
+  });
+});

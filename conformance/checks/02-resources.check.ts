@@ -1,0 +1,228 @@
+// Spec part 2, Resources: the problem document, member by member, on several kinds of failure; and the guest session value
+// format (a value in the format is taken, values outside it are refused).
+import { randomBytes, randomUUID } from 'node:crypto';
+import { check, test, type Shop } from '../engine/check.js';
+import type { ShopResponse } from '../engine/http.js';
+import { CheckFailure, expectProblem, expectStatus } from '../lib/assert.js';
+import { forgeGuestSession, GUEST_SESSION_FORMAT, guestSessionSignature, signGuestSession, type GuestSessionForgery } from '../lib/guest-session.js';
+import { REASON_PHRASES } from '../../contract/errors.js';
+import { LIMITS } from '../../contract/limits.js';
+
+function fail(what: string, expected: unknown, actual: unknown, clause: string): never {
+  throw new CheckFailure(what, { expected, actual, clause });
+}
+
+/** `401 invalid_token`, or just the status when the body names no error. */
+const statusOf = (res: ShopResponse) => (typeof res.body?.error === 'string' ? `${res.status} ${res.body.error}` : res.status);
+
+const freshShopperIp = () => {
+  const h = randomBytes(6).toString('hex');
+  return `2001:db8:${h.slice(0, 4)}:${h.slice(4, 8)}:${h.slice(8, 12)}::1`;
+};
+
+// --- the problem document ---------------------------------------------------------------------------------------------------
+
+/** Member owned by one error code: present only with it. */
+const OWNED_MEMBERS: Record<string, string> = { issues: 'invalid_request', scope: 'insufficient_scope', conversation_id: 'direct_conversation_open' };
+const OWNED_CLAUSE: Record<string, string> = { issues: 'RES-PROBLEM-9', scope: 'RES-PROBLEM-11', conversation_id: 'RES-PROBLEM-12' };
+
+/**
+ * The Resources table, one member at a time, each failure naming its own clause. Returns the document.
+ * (lib/assert's expectProblem checks the same; this spells it out so that a failure points at the member's clause.)
+ */
+function expectProblemMembers(res: ShopResponse, shop: Shop, status: number, error: string): Record<string, unknown> {
+  if (res.status !== status) fail('status', status, statusOf(res), 'RES-PROBLEM-5');
+  const mediaType = (res.headers.get('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
+  if (mediaType !== 'application/problem+json') fail('Content-Type media type', 'application/problem+json', res.headers.get('content-type'), 'RES-PROBLEM-1');
+  const doc = res.body as unknown;
+  if (typeof doc !== 'object' || doc === null || Array.isArray(doc)) return fail('problem document', 'a JSON object', res.text.slice(0, 200), 'RES-PROBLEM-1');
+  const d = doc as Record<string, unknown>;
+
+  if (typeof d.error !== 'string' || d.error === '') fail('"error"', 'a non-empty string', d.error, 'RES-PROBLEM-2');
+  if (d.error !== error) fail('"error"', error, d.error, 'RES-PROBLEM-2');
+
+  const type = `${shop.docsUrl.replace(/\/+$/, '')}/api/problems/${error}`;
+  if (d.type !== type) fail('"type"', type, d.type, 'RES-PROBLEM-3');
+  try {
+    new URL(String(d.type));
+  } catch {
+    fail('"type" is an absolute URI', type, d.type, 'RES-PROBLEM-3');
+  }
+
+  const title = REASON_PHRASES[res.status];
+  if (title === undefined ? typeof d.title !== 'string' || d.title === '' : d.title !== title) fail('"title" (reason phrase of the status)', title ?? 'a reason phrase', d.title, 'RES-PROBLEM-4');
+
+  if (typeof d.status !== 'number' || !Number.isInteger(d.status)) fail('"status" is an integer', res.status, d.status, 'RES-PROBLEM-5');
+  if (d.status !== res.status) fail('"status" (the HTTP status)', res.status, d.status, 'RES-PROBLEM-5');
+
+  if ('detail' in d && typeof d.detail !== 'string') fail('"detail"', 'a string when present', d.detail, 'RES-PROBLEM-6');
+
+  const requestId = res.headers.get('x-request-id');
+  if (requestId === null || requestId === '') fail('X-Request-Id header', 'present', requestId, 'RES-PROBLEM-8');
+  if (d.instance !== requestId) fail('"instance" (the X-Request-Id)', requestId, d.instance, 'RES-PROBLEM-8');
+
+  for (const [member, owner] of Object.entries(OWNED_MEMBERS)) {
+    if (member in d && error !== owner) fail(`"${member}" on ${error}`, `absent (only on ${owner})`, d[member], OWNED_CLAUSE[member]!);
+  }
+  if ('issues' in d) {
+    const issues = d.issues;
+    if (!Array.isArray(issues)) return fail('"issues"', 'an array', issues, 'RES-PROBLEM-9');
+    if (issues.length > LIMITS.validationIssues) fail('number of "issues"', `at most ${LIMITS.validationIssues}`, issues.length, 'RES-PROBLEM-9');
+    issues.forEach((issue: unknown, i) => {
+      const item = typeof issue === 'object' && issue !== null && !Array.isArray(issue) ? (issue as Record<string, unknown>) : undefined;
+      // `path` is named, its form is not: a string (`items[0].quantity`) or a list of segments.
+      const pathOk = typeof item?.path === 'string' || (Array.isArray(item?.path) && item.path.every((s) => typeof s === 'string' || typeof s === 'number'));
+      if (!item || !pathOk || typeof item.code !== 'string' || typeof item.message !== 'string') {
+        fail(`"issues[${i}]"`, '{ path, code: string, message: string }', issue, 'RES-PROBLEM-10');
+      }
+    });
+  }
+  return d;
+}
+
+test(...check({
+  id: 'resources.problem.unauthenticated',
+  title: 'a 401 (no token) is a complete problem document: type, title, status, error, instance; detail a string if any',
+  clauses: ['RES-PROBLEM-1', 'RES-PROBLEM-2', 'RES-PROBLEM-3', 'RES-PROBLEM-4', 'RES-PROBLEM-5', 'RES-PROBLEM-6', 'RES-PROBLEM-8', 'RES-PROBLEM-11', 'RES-PROBLEM-12'],
+}, async (shop) => {
+  expectProblemMembers(await shop.http.get('/v1/cart'), shop, 401, 'invalid_token');
+}));
+
+test(...check({
+  id: 'resources.problem.caller-not-allowed',
+  title: 'a 403 caller_not_allowed is a complete problem document without scope',
+  clauses: ['RES-PROBLEM-1', 'RES-PROBLEM-2', 'RES-PROBLEM-3', 'RES-PROBLEM-4', 'RES-PROBLEM-5', 'RES-PROBLEM-6', 'RES-PROBLEM-8', 'RES-PROBLEM-11'],
+  requires: ['operators'],
+}, async (shop) => {
+  const res = await shop.http.get('/v1/cart', { token: await shop.mint.operator(), headers: { operator: 'conformance@shop.test' } });
+  expectProblemMembers(res, shop, 403, 'caller_not_allowed');
+}));
+
+test(...check({
+  id: 'resources.problem.insufficient-scope',
+  title: 'a 403 insufficient_scope names the missing scope (cart:read for getCart) in `scope`',
+  clauses: ['RES-PROBLEM-1', 'RES-PROBLEM-3', 'RES-PROBLEM-4', 'RES-PROBLEM-5', 'RES-PROBLEM-8', 'RES-PROBLEM-11'],
+}, async (shop) => {
+  const token = await shop.mint.customer({ sub: shop.subject('cust'), scope: 'catalog:read' });
+  const doc = expectProblemMembers(await shop.http.get('/v1/cart', { token }), shop, 403, 'insufficient_scope');
+  if (doc.scope !== 'cart:read') fail('"scope" (the missing scope)', 'cart:read', doc.scope, 'RES-PROBLEM-11');
+}));
+
+test(...check({
+  id: 'resources.problem.validation',
+  title: 'a 400 invalid_request carries `issues`, each with path, code and message',
+  clauses: ['RES-PROBLEM-1', 'RES-PROBLEM-3', 'RES-PROBLEM-4', 'RES-PROBLEM-5', 'RES-PROBLEM-8', 'RES-PROBLEM-9', 'RES-PROBLEM-10'],
+}, async (shop) => {
+  // An empty object names no variant: invalid whatever the (not shown) shape of the add body.
+  const res = await shop.http.post('/v1/cart/items', { token: await shop.mint.customer({ sub: shop.subject('cust') }), json: {} });
+  const doc = expectProblemMembers(res, shop, 400, 'invalid_request');
+  if (!Array.isArray(doc.issues)) fail('"issues" on a validation failure', 'an array', doc.issues, 'RES-PROBLEM-9');
+}));
+
+test(...check({
+  id: 'resources.problem.reference',
+  title: 'problem documents: an unknown product is 404 not_found with a detail; a well-formed incoming X-Request-Id becomes the instance; validation issues point at the member',
+  clauses: ['RES-PROBLEM-6', 'RES-PROBLEM-8', 'RES-PROBLEM-10'],
+  level: 'reference',
+}, async (shop) => {
+  const token = await shop.mint.customer({ sub: shop.subject('cust') });
+  const missing = expectProblemMembers(await shop.http.get('/v1/catalog/products/no-such-product-for-conformance', { token }), shop, 404, 'not_found');
+  if (typeof missing.detail !== 'string' || missing.detail === '') fail('"detail" on not_found', 'a non-empty string', missing.detail, 'RES-PROBLEM-6');
+
+  const requestId = `conformance-${randomUUID()}`;
+  const res = await shop.http.get('/v1/cart', { headers: { 'x-request-id': requestId } });
+  expectProblem(res, { status: 401, error: 'invalid_token', docsUrl: shop.docsUrl, requestId, clause: 'RES-PROBLEM-8' });
+
+  const invalid = expectProblemMembers(await shop.http.post('/v1/cart/items', { token, json: { variant_id: 'var_0101', quantity: 0 } }), shop, 400, 'invalid_request');
+  const paths = (invalid.issues as { path: unknown }[]).map((i) => (Array.isArray(i.path) ? i.path.join('.') : String(i.path)));
+  if (!paths.some((p) => p.includes('quantity'))) fail('an issue whose path names "quantity"', 'quantity', paths, 'RES-PROBLEM-10');
+}));
+
+// --- guest session values -------------------------------------------------------------------------------------------------------
+
+async function readCartAsGuest(shop: Shop, session: string): Promise<ShopResponse> {
+  return shop.http.get('/v1/cart', { token: await shop.mint.guest(), headers: { 'guest-session': session, 'shopper-ip': freshShopperIp() } });
+}
+
+async function expectRefused(shop: Shop, session: string, variant: string, clause: string): Promise<void> {
+  const res = await readCartAsGuest(shop, session);
+  if (res.status !== 401) fail(`Guest-Session ${variant}`, '401 invalid_guest_session', statusOf(res), clause);
+  expectProblem(res, { status: 401, error: 'invalid_guest_session', docsUrl: shop.docsUrl, clause });
+}
+
+test(...check({
+  id: 'resources.guest-session.well-formed',
+  title: 'a Guest-Session gs1.<lowercase uuid>.<43-character base64url HMAC> is taken on a cart read',
+  clauses: ['RES-GUEST-1', 'RES-GUEST-2', 'RES-GUEST-3'],
+  requires: ['guests'],
+}, async (shop) => {
+  const session = shop.guestSession();
+  if (!GUEST_SESSION_FORMAT.test(session)) throw new Error(`the suite minted a malformed session ${session}`);
+  expectStatus(await readCartAsGuest(shop, session), 200, { clause: 'RES-GUEST-1' });
+}));
+
+const key = (shop: Shop) => shop.profile.secrets.guestSessionKey;
+const forged = (shop: Shop, forgery: GuestSessionForgery) => forgeGuestSession(forgery, key(shop));
+
+test(...check({
+  id: 'resources.guest-session.shape',
+  title: 'Guest-Session values not of the shape gs1.<uuid>.<signature> are 401 invalid_guest_session',
+  clauses: ['RES-GUEST-1'],
+  requires: ['guests'],
+}, async (shop) => {
+  const uuid = randomUUID();
+  const valid = signGuestSession(uuid, key(shop));
+  const sig = guestSessionSignature(uuid, key(shop));
+  const variants: [string, string][] = [
+    ['without its signature', forged(shop, 'missing-part')],
+    ['with prefix gs2', forged(shop, 'wrong-prefix')],
+    ['with prefix GS1', `GS1${valid.slice(3)}`],
+    ['with a fourth part', `${valid}.extra`],
+    ['with an empty id', `gs1..${sig}`],
+    ['with a hyphen-less id (signed as written)', signGuestSession(uuid.replace(/-/g, ''), key(shop))],
+    ['that is only the id', uuid],
+    ['garbage', 'not-a-guest-session'],
+  ];
+  for (const [what, session] of variants) await expectRefused(shop, session, what, 'RES-GUEST-1');
+}));
+
+test(...check({
+  id: 'resources.guest-session.uuid',
+  title: 'the id of a Guest-Session is a lowercase UUID: uppercase, braced or non-UUID ids are refused even when signed',
+  clauses: ['RES-GUEST-2'],
+  requires: ['guests'],
+}, async (shop) => {
+  const uuid = randomUUID();
+  const mixed = uuid.replace(/[a-f]/, (c) => c.toUpperCase());
+  const variants: [string, string][] = [
+    ['with an uppercase UUID (signed over it)', forged(shop, 'uppercase-uuid')],
+    ['with a mixed-case UUID (signed over it)', signGuestSession(mixed === uuid ? uuid.toUpperCase() : mixed, key(shop))],
+    ['with a braced UUID (signed over it)', signGuestSession(`{${uuid}}`, key(shop))],
+    ['with a non-UUID id (signed over it)', signGuestSession('cart-of-the-conformance-suite', key(shop))],
+  ];
+  for (const [what, session] of variants) await expectRefused(shop, session, what, 'RES-GUEST-2');
+}));
+
+test(...check({
+  id: 'resources.guest-session.signature',
+  title: 'the signature of a Guest-Session is the 43-character unpadded base64url HMAC-SHA256 of the id; anything else is refused',
+  clauses: ['RES-GUEST-3'],
+  requires: ['guests'],
+}, async (shop) => {
+  // A signature holding a base64url-only character, so that its standard-base64 spelling differs from it.
+  let uuid = randomUUID();
+  for (let i = 0; i < 200 && !/[-_]/.test(guestSessionSignature(uuid, key(shop))); i++) uuid = randomUUID();
+  const sig = guestSessionSignature(uuid, key(shop));
+  const hmacHex = Buffer.from(sig, 'base64url').toString('hex');
+  const variants: [string, string][] = [
+    ['with one signature character changed', forged(shop, 'bad-signature')],
+    ['signed with another key', forged(shop, 'wrong-key')],
+    ['with the signature of another id', forged(shop, 'other-uuid')],
+    ['with a 42-character signature', forged(shop, 'short-signature')],
+    ['with = padding', forged(shop, 'padded-signature')],
+    ['with a 44th character', `gs1.${uuid}.${sig}A`],
+    ['with the hex HMAC', `gs1.${uuid}.${hmacHex}`],
+  ];
+  if (/[-_]/.test(sig)) variants.push(['in standard base64 (+/)', `gs1.${uuid}.${sig.replace(/-/g, '+').replace(/_/g, '/')}`]);
+  for (const [what, session] of variants) await expectRefused(shop, session, what, 'RES-GUEST-3');
+}));
