@@ -123,3 +123,25 @@ describe('self-test: breaking one clause fails the run and names it', () => {
     }
   });
 });
+
+describe('isolation: verdicts do not depend on workers or on earlier runs', () => {
+  let reference: RunningServer;
+  before(async () => {
+    reference = await startServer(loadConfig({ env: {}, profilePath: FIXTURE_PROFILE_PATH, overrides: { port: 0, databasePath: ':memory:', logLevel: 'silent' } }));
+  });
+  after(() => reference.close());
+
+  test('two runs against one long-lived deployment, with 1 and 3 workers, give the same verdicts', async () => {
+    const verdicts = async (workers: string) => {
+      const dir = out();
+      const r = await cli(['run', '--base-url', reference.url, '--level', 'reference', '--workers', workers, '--reporter', 'dot', '--output', dir], 300_000);
+      assert.equal(r.code, 0, r.out.slice(-3000));
+      const report = JSON.parse(readFileSync(join(dir, 'conformance-report.json'), 'utf8')) as { checks: { id: string; status: string }[] };
+      return Object.fromEntries(report.checks.map((c) => [c.id, c.status]));
+    };
+    const first = await verdicts('1');
+    const second = await verdicts('3');
+    assert.deepEqual(second, first);
+    assert.ok(Object.keys(first).length > 100);
+  });
+});
