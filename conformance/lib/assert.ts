@@ -177,6 +177,26 @@ export function expectWeakEtag(res: Pick<HttpResult, 'headers'>, opts: ClauseOpt
   return etag;
 }
 
+/**
+ * A create (spec, Endpoints > Conventions): 201, and where the resource has a GET URL a Location header resolving to a path
+ * that matches `location` (relative or absolute; both are allowed by RFC 9110).
+ */
+export function expectCreated(res: Pick<HttpResult, 'status' | 'headers'>, want: ClauseOption & { location?: RegExp } = {}): string | undefined {
+  if (res.status !== 201) fail('status of a create', 201, res.status, want.clause);
+  const location = res.headers.get('location');
+  if (!want.location) return location ?? undefined;
+  if (location === null) fail('Location of a create', 'a Location header', null, want.clause);
+  const path = new URL(location!, 'http://base.invalid').pathname;
+  if (!want.location.test(path)) fail('Location of a create', String(want.location), location, want.clause);
+  return location!;
+}
+
+/** A delete (spec, Endpoints > Conventions): 204 with an empty body. */
+export function expectNoContent(res: Pick<HttpResult, 'status'> & { text?: string }, opts: ClauseOption = {}): void {
+  if (res.status !== 204) fail('status of a delete', 204, res.status, opts.clause);
+  if (res.text !== undefined && res.text !== '') fail('body of a 204', '(empty)', res.text, opts.clause);
+}
+
 function fail(what: string, expected: unknown, actual: unknown, clause: string | undefined): never {
   throw new CheckFailure(what, { expected, actual, clause });
 }

@@ -185,3 +185,17 @@ test('expectWeakEtag', () => {
   }
   assert.equal(failure(() => expectWeakEtag({ headers: new Headers() })).actual, null);
 });
+
+test('expectCreated and expectNoContent', async () => {
+  const { expectCreated, expectNoContent, CheckFailure } = await import('../../conformance/lib/assert.js');
+  const h = (o: Record<string, string>) => new Headers(o);
+  assert.equal(expectCreated({ status: 201, headers: h({ location: '/v1/me/addresses/addr_1234' }) }, { location: /^\/v1\/me\/addresses\/[^/]+$/ }), '/v1/me/addresses/addr_1234');
+  expectCreated({ status: 201, headers: h({ location: 'https://api.shop.test/v1/me/addresses/addr_1' }) }, { location: /^\/v1\/me\/addresses\/[^/]+$/ });
+  expectCreated({ status: 201, headers: h({}) });
+  assert.throws(() => expectCreated({ status: 200, headers: h({}) }), CheckFailure);
+  assert.throws(() => expectCreated({ status: 201, headers: h({}) }, { location: /x/, clause: 'END-CONV-2' }), (e: unknown) => e instanceof CheckFailure && e.clause === 'END-CONV-2');
+  assert.throws(() => expectCreated({ status: 201, headers: h({ location: '/v1/other' }) }, { location: /^\/v1\/me/ }), CheckFailure);
+  expectNoContent({ status: 204, text: '' });
+  assert.throws(() => expectNoContent({ status: 200, text: '' }), CheckFailure);
+  assert.throws(() => expectNoContent({ status: 204, text: '{}' }), CheckFailure);
+});
