@@ -45,6 +45,13 @@ export const ERRORS = {
   payload_too_large: e({ status: 413, headers: [], shownInSpec: false, summary: 'The request body is over the limit (256 KiB in general).' }),
   unsupported_media_type: e({ status: 415, headers: [], shownInSpec: false, summary: 'A request body was sent without Content-Type: application/json.' }),
   header_too_large: e({ status: 431, headers: [], shownInSpec: false, summary: 'The request headers are over Node\'s 16 KiB limit (answered before any stage runs).' }),
+  invalid_credentials: e({ status: 401, headers: ['WWW-Authenticate'], shownInSpec: false, summary: 'An internal route\'s shared secret is missing or wrong (bearer-secret routes add a Bearer challenge).' }),
+  order_not_cancellable: e({ status: 409, headers: [], shownInSpec: false, summary: 'The order is past the point where it can be cancelled (fulfilled, delivered, cancelled, refunded).' }),
+  order_not_returnable: e({ status: 409, headers: [], shownInSpec: false, summary: 'Only a delivered order can be returned, once.' }),
+  order_not_refundable: e({ status: 409, headers: [], shownInSpec: false, summary: 'The order has no captured payment left to refund.' }),
+  payment_failed: e({ status: 402, headers: [], shownInSpec: false, summary: 'The payment provider declined the charge; no order was kept and the cart is unchanged.' }),
+  unknown_payment_method: e({ status: 422, headers: [], shownInSpec: false, summary: 'The saved card does not exist for this account.' }),
+  address_required: e({ status: 422, headers: [], shownInSpec: false, summary: 'Checkout needs a shipping address: name one, or save one first.' }),
   unknown_variant: e({ status: 422, headers: [], shownInSpec: false, summary: 'The variant does not exist.' }),
   insufficient_stock: e({ status: 409, headers: [], shownInSpec: false, summary: 'The variant has fewer units in stock than the cart asks for.' }),
 } as const satisfies Record<string, ErrorEntry>;
@@ -54,7 +61,7 @@ export const ERROR_CODES = Object.keys(ERRORS) as ErrorCode[];
 
 /** Reason phrases (RFC 9110) for the statuses the service answers; the problem `title`. */
 export const REASON_PHRASES: Readonly<Record<number, string>> = {
-  400: 'Bad Request', 401: 'Unauthorized', 403: 'Forbidden', 404: 'Not Found', 405: 'Method Not Allowed',
+  400: 'Bad Request', 401: 'Unauthorized', 402: 'Payment Required', 403: 'Forbidden', 404: 'Not Found', 405: 'Method Not Allowed',
   409: 'Conflict', 413: 'Content Too Large', 415: 'Unsupported Media Type', 422: 'Unprocessable Content', 431: 'Request Header Fields Too Large',
   429: 'Too Many Requests', 500: 'Internal Server Error', 503: 'Service Unavailable',
 };

@@ -46,6 +46,12 @@ export const OPERATIONS: readonly Operation[] = [
   op({ operationId: 'getCheckoutMethods', method: 'GET', path: '/v1/me/checkout-methods', group: 'checkout-reads', agentScopes: ['assistant:read'], apiScopes: ['payment_methods:read'], callers: 'checkout', tools: [], notShown: ['agentScopes', 'apiScopes'] }),
   op({ operationId: 'createCheckoutPreview', method: 'POST', path: '/v1/checkout-previews', group: 'checkout', agentScopes: ['checkout'], apiScopes: ['checkout'], callers: 'agentCheckout', tools: [], notShown: ['agentScopes', 'apiScopes', 'callers', 'tools'] }),
   op({ operationId: 'getMe', method: 'GET', path: '/v1/me', group: 'diagnostic', agentScopes: [], apiScopes: [], callers: 'diagnostic', tools: [], notShown: ['agentScopes', 'apiScopes'] }),
+  // Operator routes: the spec shows none of their rows ("the operations under /v1/ops/*: not shown"); the reference's choice.
+  op({ operationId: 'searchOpsOrders', method: 'GET', path: '/v1/ops/orders', group: 'operator', agentScopes: [], apiScopes: ['ops:read'], callers: 'operator', tools: [], notShown: ['agentScopes', 'apiScopes', 'callers', 'tools'] }),
+  op({ operationId: 'getOpsOrder', method: 'GET', path: '/v1/ops/orders/{id}', group: 'operator', agentScopes: [], apiScopes: ['ops:read'], callers: 'operator', tools: [], notShown: ['agentScopes', 'apiScopes', 'callers', 'tools'] }),
+  op({ operationId: 'cancelOpsOrder', method: 'POST', path: '/v1/ops/orders/{id}/cancellation', group: 'operator', agentScopes: [], apiScopes: ['ops:write'], callers: 'operator', tools: [], notShown: ['agentScopes', 'apiScopes', 'callers', 'tools'] }),
+  op({ operationId: 'refundOpsOrder', method: 'POST', path: '/v1/ops/orders/{id}/refunds', group: 'operator', agentScopes: [], apiScopes: ['ops:write'], callers: 'operator', tools: [], notShown: ['agentScopes', 'apiScopes', 'callers', 'tools'] }),
+  op({ operationId: 'adjustStock', method: 'POST', path: '/v1/ops/variants/{id}/stock-adjustments', group: 'operator', agentScopes: [], apiScopes: ['ops:write'], callers: 'operator', tools: [], notShown: ['agentScopes', 'apiScopes', 'callers', 'tools'] }),
 ];
 
 export const OPERATIONS_BY_ID: ReadonlyMap<string, Operation> = new Map(OPERATIONS.map((o) => [o.operationId, o]));

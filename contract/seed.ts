@@ -52,12 +52,18 @@ export const seedRecoverySchema = z.object({
   phase: z.enum(RECOVERY_PHASES), pendingEmail: z.email().nullable(),
 }).strict();
 
+export const seedCardSetupSchema = z.object({
+  id: z.string().regex(/^seti_[A-Za-z0-9]{4,40}$/).describe('The payment provider\'s setup id.'),
+  accountSub: z.string().min(1),
+}).strict().describe('A card setup the storefront admitted; the payment webhook completes it into a saved card.');
+
 export const seedSchema = z.object({
   $schema: z.string().optional(), _comment: z.string().optional(),
   collections: z.array(seedCollectionSchema).min(3),
   products: z.array(seedProductSchema).min(20),
   accounts: z.array(seedAccountSchema).min(5),
   recoveryOperations: z.array(seedRecoverySchema),
+  cardSetups: z.array(seedCardSetupSchema).default([]),
 }).strict();
 
 export type Seed = z.infer<typeof seedSchema>;

@@ -15,13 +15,20 @@ import { operationPipeline } from './pipeline/groups.js';
 import { catalogRoutes } from './routes/catalog.js';
 import { cartRoutes } from './routes/cart.js';
 import { meRoutes } from './routes/me.js';
+import { accountRoutes } from './routes/account.js';
+import { checkoutRoutes } from './routes/checkout.js';
+import { opsRoutes } from './routes/ops.js';
+import { webhookRouter } from './routes/webhook.js';
+import { internalRouter } from './routes/internal.js';
+import { createPaymentProvider } from './payments/index.js';
+import type { PaymentProvider } from './payments/port.js';
 import { expressPath, type RouteDef } from './routes/define.js';
 import { buildDescription } from './openapi.js';
 import { LIMITS } from '../../contract/limits.js';
 import { PACKAGE_ROOT } from './paths.js';
 import { ProblemError } from './problem.js';
 
-export const ROUTES: readonly RouteDef[] = [...catalogRoutes, ...cartRoutes, ...meRoutes];
+export const ROUTES: readonly RouteDef[] = [...catalogRoutes, ...cartRoutes, ...meRoutes, ...accountRoutes, ...checkoutRoutes, ...opsRoutes];
 
 export const VERSION = (JSON.parse(readFileSync(join(PACKAGE_ROOT, 'package.json'), 'utf8')) as { version: string }).version;
 
@@ -31,6 +38,7 @@ export interface AppOptions {
   clock?: Clock;
   log?: Logger;
   verifier?: TokenVerifier;
+  payments?: PaymentProvider;
 }
 
 const templatePattern = (path: string) => new RegExp('^' + path.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\\?\{[^}]+\\?\}|\{[^}]+\}/g, '[^/]+') + '$');
@@ -45,6 +53,7 @@ export function createApp(o: AppOptions): { app: Express; domain: Domain } {
     log,
     verifier: o.verifier ?? createTokenVerifier(o.config),
     guestLimiter: createRateLimiter(o.config.guestRateLimitBudget, o.config.guestRateLimitWindowSeconds, clock),
+    payments: o.payments ?? createPaymentProvider(o.config),
   });
 
   const app = express();
@@ -72,6 +81,10 @@ export function createApp(o: AppOptions): { app: Express; domain: Domain } {
       res.set('Cache-Control', `public, max-age=${LIMITS.descriptionCacheSeconds}`).type('application/json').send(doc);
     });
   }
+
+  // Special routes: their own groups (pipeline/groups.ts), before the JSON decoding of operations.
+  app.use(webhookRouter(domain));
+  app.use(internalRouter(domain));
 
   for (const route of ROUTES) {
     const method = route.operation.method.toLowerCase() as 'get' | 'post' | 'patch' | 'put' | 'delete';

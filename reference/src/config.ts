@@ -51,6 +51,9 @@ export const CONFIG_FIELDS = {
   conversationHubSecret: { env: 'CONVERSATION_HUB_SECRET', schema: optionalSecret(), profile: (p) => p.secrets.conversationHubSecret, doc: 'Bearer secret of the conversation hub.' },
   accountRecoverySecret: { env: 'ACCOUNT_RECOVERY_SECRET', schema: optionalSecret(), profile: (p) => p.secrets.accountRecoverySecret, doc: 'Bearer secret of the recovery endpoint; unset closes it.' },
   stripeWebhookSecret: { env: 'STRIPE_WEBHOOK_SECRET', schema: z.string().startsWith('whsec_').nullable(), profile: (p) => p.secrets.stripeWebhookSecret, doc: 'Signing secret of payment webhooks.' },
+  paymentProvider: { env: 'PAYMENT_PROVIDER', schema: z.enum(['simulated', 'stripe']), default: 'simulated', doc: 'Payment provider adapter: `simulated` (offline, default) or `stripe` (test-mode keys).' },
+  stripeSecretKey: { env: 'STRIPE_SECRET_KEY', schema: z.string().regex(/^(sk|rk)_test_/, 'a Stripe test-mode key (sk_test_… or rk_test_…)').nullable(), default: null, doc: 'Stripe secret key for PAYMENT_PROVIDER=stripe; test mode only.' },
+  paymentWebhookEnabled: { env: 'PAYMENT_WEBHOOK_ENABLED', schema: z.union([z.boolean(), z.stringbool()]), profile: (p) => p.capabilities.webhook, doc: 'Serve POST /webhooks/stripe; when off it answers 404 `not_configured`.' },
   guestRateLimitBudget: { env: 'GUEST_RATE_LIMIT_BUDGET', schema: z.coerce.number().int().positive(), profile: (p) => p.rateLimits?.guestBudget ?? GUEST_RATE_LIMIT_DEFAULTS.budget, doc: 'Guest requests per operation id and shopper in one window.' },
   guestRateLimitWindowSeconds: { env: 'GUEST_RATE_LIMIT_WINDOW_SECONDS', schema: z.coerce.number().int().positive(), profile: (p) => p.rateLimits?.guestWindowSeconds ?? GUEST_RATE_LIMIT_DEFAULTS.windowSeconds, doc: 'Length of a guest rate-limit window.' },
 } satisfies Record<string, Field>;
@@ -104,6 +107,9 @@ export function loadConfig(options: LoadConfigOptions = {}): Config {
       throw new ConfigError(`${field.env}: ${msg} (got ${raw === null ? 'nothing' : JSON.stringify(String(raw).slice(0, 40))})`);
     }
     out[name] = parsed.data;
+  }
+  if (out.paymentProvider === 'stripe' && out.stripeSecretKey === null) {
+    throw new ConfigError('STRIPE_SECRET_KEY: required when PAYMENT_PROVIDER=stripe');
   }
   if ((out.guestSessionKeyPrevious === null) !== (out.guestSessionKeyPreviousUntil === null)) {
     throw new ConfigError('GUEST_SESSION_KEY_PREVIOUS and GUEST_SESSION_KEY_PREVIOUS_UNTIL: set both or neither');

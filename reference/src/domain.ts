@@ -4,6 +4,7 @@ import type { Db } from './db/open.js';
 import type { Logger } from './log.js';
 import type { TokenVerifier } from './auth/verify-token.js';
 import type { RateLimiter } from './rate-limit.js';
+import type { PaymentProvider } from './payments/port.js';
 
 export type Clock = () => Date;
 
@@ -14,4 +15,5 @@ export interface Domain {
   readonly log: Logger;
   readonly verifier: TokenVerifier;
   readonly guestLimiter: RateLimiter;
+  readonly payments: PaymentProvider;
 }

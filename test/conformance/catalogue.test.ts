@@ -62,8 +62,9 @@ test('every error code the spec shows is cited by a clause', () => {
   assert.deepEqual(missing, [], `error codes no clause cites: ${missing.join(', ')}`);
 });
 
-test('every operation of the contract (but getMe) is named by a clause', () => {
-  const ids = OPERATIONS.map((o) => o.operationId).filter((id) => id !== 'getMe');
+test('every operation of the spec\'s table is named by a clause', () => {
+  // getMe and the operator routes are not rows of the spec's operations table (their shapes are the reference's choice).
+  const ids = OPERATIONS.filter((o) => o.operationId !== 'getMe' && o.group !== 'operator').map((o) => o.operationId);
   assert.ok(ids.length > 0);
   const missing = ids.filter((id) => !CLAUSES.some((c) => cites(c.text, id)));
   assert.deepEqual(missing, [], `operations no clause names: ${missing.join(', ')}`);

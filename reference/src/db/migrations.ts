@@ -41,6 +41,28 @@ const MIGRATIONS: readonly { version: number; name: string; sql: string }[] = [
       CREATE TABLE audit_log (id INTEGER PRIMARY KEY AUTOINCREMENT, at TEXT NOT NULL, actor TEXT NOT NULL, action TEXT NOT NULL, target TEXT, details TEXT);
     `,
   },
+  {
+    version: 2,
+    name: 'payments, returns, webhook deliveries, card setups, security intents',
+    sql: `
+      CREATE TABLE payments (id TEXT PRIMARY KEY, order_id TEXT NOT NULL REFERENCES orders(id), provider TEXT NOT NULL,
+        provider_ref TEXT NOT NULL UNIQUE, status TEXT NOT NULL CHECK (status IN ('pending','succeeded','failed','refunded')),
+        amount_cents INTEGER NOT NULL, refunded_cents INTEGER NOT NULL DEFAULT 0, currency TEXT NOT NULL, created_at TEXT NOT NULL, updated_at TEXT NOT NULL);
+      CREATE INDEX payments_order ON payments(order_id);
+      CREATE TABLE returns (id TEXT PRIMARY KEY, order_id TEXT NOT NULL REFERENCES orders(id), account_sub TEXT NOT NULL, reason TEXT NOT NULL,
+        status TEXT NOT NULL, created_at TEXT NOT NULL);
+      CREATE INDEX returns_order ON returns(order_id);
+      -- Deliveries of the payment provider, by event id: a retried delivery is answered without processing it again.
+      CREATE TABLE webhook_events (event_id TEXT PRIMARY KEY, type TEXT NOT NULL, outcome TEXT NOT NULL, received_at TEXT NOT NULL);
+      -- Card setups the storefront admitted; the webhook completes them into saved payment methods.
+      CREATE TABLE card_setups (id TEXT PRIMARY KEY, account_sub TEXT NOT NULL REFERENCES accounts(sub), status TEXT NOT NULL CHECK (status IN ('admitted','completed')),
+        payment_method_id TEXT, created_at TEXT NOT NULL, updated_at TEXT NOT NULL);
+      CREATE TABLE security_intents (id INTEGER PRIMARY KEY AUTOINCREMENT, intent_id TEXT NOT NULL UNIQUE, subject TEXT NOT NULL, kind TEXT NOT NULL,
+        payload TEXT NOT NULL, received_at TEXT NOT NULL);
+      ALTER TABLE orders ADD COLUMN idempotency_key TEXT;
+      ALTER TABLE recovery_operations ADD COLUMN attempts INTEGER NOT NULL DEFAULT 0;
+    `,
+  },
 ];
 
 export function migrate(db: Database.Database): void {

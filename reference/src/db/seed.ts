@@ -26,6 +26,9 @@ export function loadSeed(db: Db, seed: Seed, now: Date): void {
   const order = ins(`INSERT OR IGNORE INTO orders (id, account_sub, number, status, placed_at, currency, subtotal_cents, shipping_cents, tax_cents,
     total_cents, address_id, payment_method_id, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
   const orderLine = ins('INSERT OR IGNORE INTO order_lines (order_id, variant_id, title, quantity, unit_price_cents) VALUES (?, ?, ?, ?, ?)');
+  const cardSetup = ins('INSERT OR IGNORE INTO card_setups (id, account_sub, status, payment_method_id, created_at, updated_at) VALUES (?, ?, \'admitted\', NULL, ?, ?)');
+  const payment = ins(`INSERT OR IGNORE INTO payments (id, order_id, provider, provider_ref, status, amount_cents, refunded_cents, currency, created_at, updated_at)
+    VALUES (?, ?, 'simulated', ?, ?, ?, ?, ?, ?, ?)`);
   const recovery = ins('INSERT OR IGNORE INTO recovery_operations (operation_id, subject, purpose, phase, pending_email, updated_at) VALUES (?, ?, ?, ?, ?, ?)');
 
   db.transaction(() => {
@@ -56,8 +59,13 @@ export function loadSeed(db: Db, seed: Seed, now: Date): void {
         order.run(o.id, a.sub, o.number, o.status, o.placedAt, o.currency, subtotal, o.shippingCents, o.taxCents,
           subtotal + o.shippingCents + o.taxCents, o.addressId, o.paymentMethodId, o.placedAt);
         for (const l of o.lines) orderLine.run(o.id, l.variantId, variantTitles.get(l.variantId) ?? l.variantId, l.quantity, l.unitPriceCents);
+        // Every seeded order has its payment: provider ref `pi_seed_<order id>`, in the state its order implies.
+        const total = subtotal + o.shippingCents + o.taxCents;
+        const paymentStatus = o.status === 'pending_payment' ? 'pending' : o.status === 'cancelled' ? 'failed' : o.status === 'refunded' ? 'refunded' : 'succeeded';
+        payment.run(`pay_${o.id.slice(4)}`, o.id, `pi_seed_${o.id}`, paymentStatus, total, o.status === 'refunded' ? total : 0, o.currency, o.placedAt, o.placedAt);
       }
     }
+    for (const c of seed.cardSetups) cardSetup.run(c.id, c.accountSub, at, at);
     for (const r of seed.recoveryOperations) recovery.run(r.operationId, r.subject, r.purpose, r.phase, r.pendingEmail, at);
   }).immediate();
 }

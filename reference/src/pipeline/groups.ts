@@ -17,6 +17,8 @@ import { outputValidationStage } from './10-output-validation.js';
 /** Stage names per group, as docs/pipeline.md lists them. The request stage runs app-wide, before every group. */
 export const GROUP_STAGES = {
   public: ['request', 'handler'],
+  webhook: ['request', 'raw body (256 KiB)', 'domain', 'provider signature', 'handler'],
+  internal: ['request', 'domain', 'shared secret', 'bounded body', 'input validation', 'handler'],
   operations: ['request', 'decode', 'domain', 'authenticate', 'admit caller', 'actor', 'guard', 'rate limit', 'input validation', 'handler', 'output validation'],
 } as const;
 

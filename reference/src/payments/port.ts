@@ -1,0 +1,32 @@
+// The payment-provider port: what checkout, cancellation and refunds need from a provider. Adapters: simulated (offline,
+// the default) and Stripe (test-mode keys). Amounts are integer minor units.
+
+export type ChargeStatus = 'succeeded' | 'pending' | 'failed';
+
+export interface ChargeRequest {
+  orderId: string;
+  amountCents: number;
+  currency: string;
+  /** The saved card's provider reference (e.g. `pm_card_visa_4242`). */
+  paymentMethodRef: string;
+  accountSub: string;
+}
+
+export interface ChargeResult {
+  status: ChargeStatus;
+  /** The provider's id of the payment (e.g. a PaymentIntent id). */
+  providerRef: string;
+  /** Why a failed charge failed, in the provider's words (never shown to clients verbatim). */
+  declineCode?: string;
+}
+
+export interface RefundResult {
+  status: 'succeeded' | 'pending' | 'failed';
+  providerRef: string;
+}
+
+export interface PaymentProvider {
+  readonly name: 'simulated' | 'stripe';
+  charge(request: ChargeRequest): Promise<ChargeResult>;
+  refund(paymentRef: string, amountCents: number): Promise<RefundResult>;
+}
