@@ -41,6 +41,11 @@ export interface AppOptions {
   payments?: PaymentProvider;
 }
 
+/** The document the reference serves at /openapi.json (general) or /assistant/openapi.json. */
+export function describeService(which: 'general' | 'assistant', docsUrl: string): Record<string, unknown> {
+  return buildDescription(ROUTES, { which, version: VERSION, docsUrl });
+}
+
 const templatePattern = (path: string) => new RegExp('^' + path.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\\?\{[^}]+\\?\}|\{[^}]+\}/g, '[^/]+') + '$');
 
 export function createApp(o: AppOptions): { app: Express; domain: Domain } {
@@ -74,8 +79,8 @@ export function createApp(o: AppOptions): { app: Express; domain: Domain } {
     res.status(200).json({ status: 'ok', version: VERSION, checks: { database: 'ok' } });
   });
 
-  const general = JSON.stringify(buildDescription(ROUTES, { which: 'general', version: VERSION, docsUrl: o.config.docsUrl }));
-  const assistant = JSON.stringify(buildDescription(ROUTES, { which: 'assistant', version: VERSION, docsUrl: o.config.docsUrl }));
+  const general = JSON.stringify(describeService('general', o.config.docsUrl));
+  const assistant = JSON.stringify(describeService('assistant', o.config.docsUrl));
   for (const [path, doc] of [['/openapi.json', general], ['/assistant/openapi.json', assistant]] as const) {
     app.get(path, (_req, res) => {
       res.set('Cache-Control', `public, max-age=${LIMITS.descriptionCacheSeconds}`).type('application/json').send(doc);

@@ -31,6 +31,26 @@ function components(): Json {
   return all.schemas;
 }
 
+/** The components a document references, followed transitively, so that no document carries unused schemas. */
+function usedComponents(paths: Json, all: Record<string, Json>): Record<string, Json> {
+  const used = new Set<string>();
+  const visit = (node: unknown): void => {
+    if (Array.isArray(node)) return node.forEach(visit);
+    if (!node || typeof node !== 'object') return;
+    for (const [k, v] of Object.entries(node)) {
+      if (k === '$ref' && typeof v === 'string' && v.startsWith('#/components/schemas/')) {
+        const name = v.slice('#/components/schemas/'.length);
+        if (!used.has(name)) {
+          used.add(name);
+          visit(all[name]);
+        }
+      } else visit(v);
+    }
+  };
+  visit(paths);
+  return Object.fromEntries(Object.entries(all).filter(([name]) => used.has(name)).sort(([a], [b]) => a.localeCompare(b)));
+}
+
 function parameters(schema: z.ZodType | undefined, where: 'path' | 'query'): Json[] {
   if (!schema) return [];
   const json = toJson(schema, 'input') as { properties?: Record<string, Json>; required?: string[] };
@@ -105,7 +125,11 @@ export function buildDescription(routes: readonly RouteDef[], o: DescriptionOpti
     paths['/health'] = {
       get: {
         operationId: 'getHealth', summary: 'Liveness and database check', tags: ['public'], security: [],
-        responses: { '200': { description: 'Healthy.', content: { 'application/json': { schema: toJson(healthSchema, 'output') } } }, '503': problemResponse(['unavailable']) },
+        responses: {
+          '200': { description: 'Healthy.', content: { 'application/json': { schema: toJson(healthSchema, 'output') } } },
+          '4XX': problemResponse(['header_too_large', 'invalid_request']),
+          '503': problemResponse(['unavailable']),
+        },
       },
     };
   }
@@ -115,11 +139,14 @@ export function buildDescription(routes: readonly RouteDef[], o: DescriptionOpti
     info: {
       title: o.which === 'general' ? 'Shop service' : 'Shop service for assistants',
       version: o.version,
+      license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
       description: `Problem types are documented under ${o.docsUrl}/api/problems/. Errors: ${Object.keys(ERRORS).length} codes; statuses ${[...new Set(Object.values(ERRORS).map((e) => e.status))].map((s) => `${s} ${REASON_PHRASES[s]}`).join(', ')}.`,
     },
+    // Relative: the document describes the deployment that serves it.
+    servers: [{ url: '/', description: 'this deployment' }],
     paths,
     components: {
-      schemas: components(),
+      schemas: usedComponents(paths, components()),
       securitySchemes: {
         bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT (at+jwt)' },
         dpop: { type: 'http', scheme: 'DPoP', description: 'DPoP-bound assistant session token with a DPoP proof (RFC 9449).' },
@@ -127,3 +154,4 @@ export function buildDescription(routes: readonly RouteDef[], o: DescriptionOpti
     },
   };
 }
+
