@@ -22,7 +22,7 @@ function toJson(schema: z.ZodType, io: 'input' | 'output'): Json {
   return parsed;
 }
 
-function components(): Json {
+function components(): Record<string, Json> {
   const all = z.toJSONSchema(z.globalRegistry, { target: 'draft-2020-12', io: 'output', uri: COMPONENT, unrepresentable: 'any' }) as { schemas: Record<string, Json> };
   for (const s of Object.values(all.schemas)) {
     delete s.$schema;
