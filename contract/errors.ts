@@ -30,7 +30,7 @@ export const ERRORS = {
   direct_conversation_open: e({ status: 409, headers: [], shownInSpec: false, summary: 'A direct conversation is already open; `conversation_id` names it. (The spec names the code, not its status.)', members: ['conversation_id'] }),
   internal_error: e({ status: 500, headers: [], shownInSpec: true, summary: 'Unexpected failure; never carries `detail`.' }),
   // Events: the payment webhook.
-  not_configured: e({ status: 404, headers: [], shownInSpec: true, summary: 'The payment webhook is not configured.' }),
+  not_configured: e({ status: 404, headers: [], shownInSpec: true, summary: 'The route is not configured: the payment webhook when off, an internal route whose secret is unset.' }),
   webhook_secret_missing: e({ status: 503, headers: [], shownInSpec: true, summary: 'The webhook secret is missing from the configuration.' }),
   missing_signature: e({ status: 400, headers: [], shownInSpec: true, summary: 'The provider signature header is absent.' }),
   invalid_signature: e({ status: 400, headers: [], shownInSpec: true, summary: 'The provider signature does not verify.' }),

@@ -2,6 +2,7 @@
 // Deterministic: no randomness, fixed dates. Run: npx tsx scripts/gen-seed.ts
 import { writeFileSync } from 'node:fs';
 import { seedSchema, type Seed } from '../contract/seed.js';
+import { priceOrder } from '../reference/src/pricing.js';
 
 type Collection = Seed['collections'][number];
 type Product = Seed['products'][number];
@@ -327,15 +328,38 @@ const accountSpecs: AccountSpec[] = [
   },
 ];
 
+// Checkout accounts: active, one US address and one visa card each, no orders. The conformance checks that place orders
+// with a saved card use one of these per check (a fresh subject has no saved card), so parallel checks never share a cart.
+// The card's provider reference steers the simulated payment provider: `decline` is declined, `async` stays pending.
+const checkoutCard = (suffix: string, last4: string, providerRef: string): PaymentMethod =>
+  ({ id: `pm_chk${suffix}`, brand: 'visa', last4, expMonth: 12, expYear: 2030, providerRef });
+const CHECKOUT_CITIES: [city: string, region: string, postalCode: string][] = [
+  ['Denver', 'CO', '80202'], ['Madison', 'WI', '53703'], ['Savannah', 'GA', '31401'], ['Tucson', 'AZ', '85701'],
+  ['Burlington', 'VT', '05401'], ['Boise', 'ID', '83702'], ['Asheville', 'NC', '28801'], ['Santa Fe', 'NM', '87501'],
+  ['Omaha', 'NE', '68102'], ['Richmond', 'VA', '23219'], ['Duluth', 'MN', '55802'],
+];
+function usAccount(sub: string, email: string, displayName: string, addressId: string, n: number, cards: PaymentMethod[]): AccountSpec {
+  const [city, region, postalCode] = CHECKOUT_CITIES[n]!;
+  return {
+    sub, email, displayName, state: 'active', selfServiceEligible: false,
+    addresses: [{ id: addressId, name: displayName, line1: `${100 + n} Main Street`, line2: null, city, region, postalCode, country: 'US', phone: null }],
+    paymentMethods: cards, orders: [],
+  };
+}
+accountSpecs.push(
+  ...[1, 2, 3, 4, 5, 6, 7, 8].map((n) =>
+    usAccount(`cust_checkout_${n}`, `checkout.${n}@example.com`, `Checkout Shopper ${n}`, `addr_chk${n}`, n - 1, [checkoutCard(String(n), '4242', `pm_card_visa_chk${n}`)])),
+  usAccount('cust_checkout_async', 'checkout.async@example.com', 'Checkout Shopper Async', 'addr_chkasync', 8, [checkoutCard('async', '3184', 'pm_card_visa_async')]),
+  usAccount('cust_checkout_decline', 'checkout.decline@example.com', 'Checkout Shopper Decline', 'addr_chkdecline', 9, [checkoutCard('decline', '0002', 'pm_card_visa_decline')]),
+  // An address and no card: the admitted card setups below belong to it, for the payment webhook to complete.
+  usAccount('cust_setup', 'card.setup@example.com', 'Card Setup Shopper', 'addr_setup01', 10, []),
+);
+
 // Order ids and numbers run in placedAt order across all accounts: ord_1001 / #1001, ord_1002 / #1002, ...
 const chronological = accountSpecs
   .flatMap((a) => a.orders.map((o) => ({ sub: a.sub, o })))
   .sort((x, y) => x.o.placedAt.localeCompare(y.o.placedAt));
 const orderNumberOf = new Map<OrderSpec, number>(chronological.map(({ o }, i) => [o, 1001 + i]));
-
-const FREE_SHIPPING_THRESHOLD_CENTS = 7500;
-const SHIPPING_CENTS = 595;
-const US_TAX_PERCENT = 8;
 
 function buildOrder(account: AccountSpec, spec: OrderSpec): Order {
   const n = orderNumberOf.get(spec);
@@ -346,10 +370,11 @@ function buildOrder(account: AccountSpec, spec: OrderSpec): Order {
     if (variantId === undefined || variant === undefined) throw new Error(`${account.sub}: unknown SKU ${sku}`);
     return { variantId, quantity, unitPriceCents: variant.priceCents };
   });
-  const subtotal = lines.reduce((s, l) => s + l.quantity * l.unitPriceCents, 0);
   const address = account.addresses.find((a) => a.id === spec.addressId);
   if (!address) throw new Error(`${account.sub}: address ${spec.addressId} is not the account's`);
   if (!account.paymentMethods.some((p) => p.id === spec.paymentMethodId)) throw new Error(`${account.sub}: payment method ${spec.paymentMethodId} is not the account's`);
+  // The store's one pricing rule (reference/src/pricing.ts), the same that checkout applies.
+  const totals = priceOrder(lines, address.country);
   return {
     id: `ord_${n}`,
     number: `#${n}`,
@@ -357,8 +382,8 @@ function buildOrder(account: AccountSpec, spec: OrderSpec): Order {
     placedAt: spec.placedAt,
     currency: 'USD',
     lines,
-    shippingCents: subtotal >= FREE_SHIPPING_THRESHOLD_CENTS ? 0 : SHIPPING_CENTS,
-    taxCents: address.country === 'US' ? Math.round((subtotal * US_TAX_PERCENT) / 100) : 0,
+    shippingCents: totals.shippingCents,
+    taxCents: totals.taxCents,
     addressId: spec.addressId,
     paymentMethodId: spec.paymentMethodId,
   };
@@ -381,6 +406,11 @@ const recoveryOperations: Recovery[] = [
   { operationId: 'recop_0005', subject: 'cust_dev', purpose: 'delete', phase: 'cancelled', pendingEmail: null },
   { operationId: 'recop_0006', subject: 'cust_ben', purpose: 'email', phase: 'complete', pendingEmail: null },
 ];
+
+// ---------------------------------------------------------------------------------------------------------------
+// Card setups the storefront admitted, for the payment webhook to complete (one per webhook check that completes one).
+// ---------------------------------------------------------------------------------------------------------------
+const cardSetups: Seed['cardSetups'] = [1, 2, 3, 4].map((n) => ({ id: `seti_admitted${pad(n, 4)}`, accountSub: 'cust_setup' }));
 
 // ---------------------------------------------------------------------------------------------------------------
 // Cross-reference checks the schema cannot express, then validate and write.
@@ -408,6 +438,7 @@ assertUnique('payment method id', accounts.flatMap((a) => a.paymentMethods.map((
 assertUnique('order id', allOrders.map((o) => o.id));
 assertUnique('order number', allOrders.map((o) => o.number));
 assertUnique('recovery operation id', recoveryOperations.map((r) => r.operationId));
+assertUnique('card setup id', cardSetups.map((c) => c.id));
 
 const collectionHandles = new Set(collections.map((c) => c.handle));
 for (const p of products) {
@@ -421,6 +452,7 @@ for (const r of recoveryOperations) {
   if (!subs.has(r.subject)) throw new Error(`${r.operationId}: unknown subject ${r.subject}`);
   if (r.purpose === 'delete' && r.pendingEmail !== null) throw new Error(`${r.operationId}: delete operations have no pendingEmail`);
 }
+for (const c of cardSetups) if (!subs.has(c.accountSub)) throw new Error(`${c.id}: unknown account ${c.accountSub}`);
 
 const seed = seedSchema.parse({
   _comment: 'Test data of shop-conformance: the reference server loads this seed at start. Fictional store, people and cards; regenerate with `npx tsx scripts/gen-seed.ts`.',
@@ -428,6 +460,7 @@ const seed = seedSchema.parse({
   products,
   accounts,
   recoveryOperations,
+  cardSetups,
 });
 
 writeFileSync(new URL('../fixtures/seed.json', import.meta.url), JSON.stringify(seed, null, 2) + '\n');
@@ -441,6 +474,7 @@ console.log(JSON.stringify({
   accounts: seed.accounts.length,
   ordersByStatus: count(allOrders.map((o) => o.status)),
   recoveryByPhase: count(seed.recoveryOperations.map((r) => r.phase)),
+  cardSetups: seed.cardSetups.length,
   stock3: products.filter((p) => p.variants.some((v) => v.stock === 3)).map((p) => p.handle),
   stock0: allVariants.filter((v) => v.stock === 0).map((v) => v.id),
 }));

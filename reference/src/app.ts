@@ -18,8 +18,8 @@ import { meRoutes } from './routes/me.js';
 import { accountRoutes } from './routes/account.js';
 import { checkoutRoutes } from './routes/checkout.js';
 import { opsRoutes } from './routes/ops.js';
-import { webhookRouter } from './routes/webhook.js';
-import { internalRouter } from './routes/internal.js';
+import { webhookPaths, webhookRouter } from './routes/webhook.js';
+import { internalPaths, internalRouter, internalSecuritySchemes } from './routes/internal.js';
 import { createPaymentProvider } from './payments/index.js';
 import type { PaymentProvider } from './payments/port.js';
 import { expressPath, type RouteDef } from './routes/define.js';
@@ -43,7 +43,7 @@ export interface AppOptions {
 
 /** The document the reference serves at /openapi.json (general) or /assistant/openapi.json. */
 export function describeService(which: 'general' | 'assistant', docsUrl: string): Record<string, unknown> {
-  return buildDescription(ROUTES, { which, version: VERSION, docsUrl });
+  return buildDescription(ROUTES, { which, version: VERSION, docsUrl, specialPaths: { ...webhookPaths, ...internalPaths }, specialSecuritySchemes: internalSecuritySchemes });
 }
 
 const templatePattern = (path: string) => new RegExp('^' + path.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\\?\{[^}]+\\?\}|\{[^}]+\}/g, '[^/]+') + '$');

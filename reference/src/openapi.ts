@@ -98,7 +98,7 @@ function operationObject(route: RouteDef): Json {
     summary: route.summary,
     tags: [op.group],
     parameters: [...parameters(route.params, 'path'), ...parameters(route.query, 'query')],
-    ...(route.body ? { requestBody: { required: true, content: { 'application/json': { schema: toJson(route.body, 'input') } } } } : {}),
+    ...(route.body ? { requestBody: { required: !route.body.safeParse(undefined).success, content: { 'application/json': { schema: toJson(route.body, 'input') } } } } : {}),
     responses,
     security: CALLER_LISTS[op.callers].members.includes('assistant') ? [{ bearer: [] }, { dpop: [] }] : [{ bearer: [] }],
     'x-callers': CALLER_LISTS[op.callers].members,
@@ -113,6 +113,10 @@ export interface DescriptionOptions {
   which: 'general' | 'assistant';
   version: string;
   docsUrl: string;
+  /** Path items of the special routes (webhook, internal routes), described by their own modules; general document only. */
+  specialPaths?: Record<string, Json>;
+  /** Security schemes the special paths name. */
+  specialSecuritySchemes?: Record<string, Json>;
 }
 
 export function buildDescription(routes: readonly RouteDef[], o: DescriptionOptions): Json {
@@ -122,6 +126,7 @@ export function buildDescription(routes: readonly RouteDef[], o: DescriptionOpti
     (paths[r.operation.path] ??= {})[r.operation.method.toLowerCase()] = operationObject(r);
   }
   if (o.which === 'general') {
+    Object.assign(paths, o.specialPaths ?? {});
     paths['/health'] = {
       get: {
         operationId: 'getHealth', summary: 'Liveness and database check', tags: ['public'], security: [],
@@ -150,6 +155,7 @@ export function buildDescription(routes: readonly RouteDef[], o: DescriptionOpti
       securitySchemes: {
         bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT (at+jwt)' },
         dpop: { type: 'http', scheme: 'DPoP', description: 'DPoP-bound assistant session token with a DPoP proof (RFC 9449).' },
+        ...(o.which === 'general' ? o.specialSecuritySchemes : {}),
       },
     },
   };

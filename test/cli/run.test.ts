@@ -145,3 +145,26 @@ describe('isolation: verdicts do not depend on workers or on earlier runs', () =
     assert.ok(Object.keys(first).length > 100);
   });
 });
+
+describe('configuration-dependent checks judge deployments configured that way', () => {
+  const cases = [
+    { check: 'events.webhook.not-configured', overrides: { paymentWebhookEnabled: false }, edit: (p: any) => ({ ...p, capabilities: { ...p.capabilities, webhook: false } }) },
+    { check: 'events.webhook.secret-missing', overrides: { stripeWebhookSecret: null }, edit: (p: any) => ({ ...p, secrets: { ...p.secrets, stripeWebhookSecret: null } }) },
+  ];
+  for (const c of cases) {
+    test(`${c.check} runs and passes`, async () => {
+      const dir = out();
+      const profile = join(dir, 'profile.json');
+      writeFileSync(profile, JSON.stringify(c.edit(JSON.parse(readFileSync(FIXTURE_PROFILE_PATH, 'utf8')))));
+      const server = await startServer(loadConfig({ env: {}, profilePath: FIXTURE_PROFILE_PATH, overrides: { port: 0, databasePath: ':memory:', logLevel: 'silent', ...c.overrides } }));
+      try {
+        const r = await cli(['run', '--base-url', server.url, '--profile', profile, '--grep', c.check.replace(/\./g, '\\.'), '--reporter', 'list', '--output', dir]);
+        assert.equal(r.code, 0, r.out);
+        const report = JSON.parse(readFileSync(join(dir, 'conformance-report.json'), 'utf8'));
+        assert.deepEqual(report.checks.map((k: { id: string; status: string }) => [k.id, k.status]), [[c.check, 'passed']]);
+      } finally {
+        await server.close();
+      }
+    });
+  }
+});

@@ -63,6 +63,28 @@ const MIGRATIONS: readonly { version: number; name: string; sql: string }[] = [
       ALTER TABLE recovery_operations ADD COLUMN attempts INTEGER NOT NULL DEFAULT 0;
     `,
   },
+  {
+    version: 3,
+    name: 'assistant sessions, connected agents, agent authorizations, recovery lock',
+    sql: `
+      -- Assistant sessions the identity-provider proxy registers (POST /internal/assistant/sessions/signed-out) and binds to an
+      -- account when an agent is connected: state and live scopes (JSON array) are what the actor stage intersects with.
+      CREATE TABLE assistant_sessions (session_id TEXT PRIMARY KEY, client_id TEXT NOT NULL,
+        state TEXT NOT NULL CHECK (state IN ('signed_in','signed_out')), subject TEXT, agent_id TEXT, scopes TEXT NOT NULL,
+        created_at TEXT NOT NULL, updated_at TEXT NOT NULL);
+      CREATE INDEX assistant_sessions_agent ON assistant_sessions(subject, agent_id);
+      -- Agents a customer connected (POST /internal/assistant/agents/connected).
+      CREATE TABLE connected_agents (subject TEXT NOT NULL, agent_id TEXT NOT NULL, client_id TEXT NOT NULL, permissions TEXT NOT NULL,
+        connected_at TEXT NOT NULL, updated_at TEXT NOT NULL, PRIMARY KEY (subject, agent_id));
+      -- The current authorization decision per account and agent (POST /internal/agent-authorization); permissions is a JSON array.
+      CREATE TABLE agent_authorizations (subject TEXT NOT NULL, agent_id TEXT NOT NULL, permissions TEXT NOT NULL,
+        decision TEXT NOT NULL CHECK (decision IN ('granted','revoked')), updated_at TEXT NOT NULL, PRIMARY KEY (subject, agent_id));
+      -- Recovery: the phase a resumption lock (phase 'resuming') was taken from and when; when the provider condition cleared.
+      ALTER TABLE recovery_operations ADD COLUMN locked_from TEXT;
+      ALTER TABLE recovery_operations ADD COLUMN locked_at TEXT;
+      ALTER TABLE recovery_operations ADD COLUMN provider_cleared_at TEXT;
+    `,
+  },
 ];
 
 export function migrate(db: Database.Database): void {

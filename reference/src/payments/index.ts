@@ -2,12 +2,15 @@
 import type { Config } from '../config.js';
 import type { PaymentProvider } from './port.js';
 import { createSimulatedProvider } from './simulated.js';
+import { createStripeProvider } from './stripe.js';
 
 export function createPaymentProvider(config: Config): PaymentProvider {
   switch (config.paymentProvider) {
     case 'simulated':
       return createSimulatedProvider();
     case 'stripe':
-      throw new Error('PAYMENT_PROVIDER=stripe: the Stripe adapter is not wired yet');
+      // loadConfig refuses PAYMENT_PROVIDER=stripe without a test-mode STRIPE_SECRET_KEY; this guards other callers.
+      if (!config.stripeSecretKey) throw new Error('PAYMENT_PROVIDER=stripe needs STRIPE_SECRET_KEY');
+      return createStripeProvider({ secretKey: config.stripeSecretKey });
   }
 }

@@ -1,4 +1,154 @@
-// Operations of this group are added here; app.ts registers every route of the exported list.
-import type { RouteDef } from './define.js';
+// Checkout (spec, What the service does; Errors): the preview of the account cart's totals and the saved-card checkout.
+// Both operate on the caller's account cart; their callers are the agent-checkout list (the guard enforces it).
+// There is no request idempotency (spec, What the service does 6): Idempotency-Key is accepted and ignored, every
+// successful submission places an order, and a submission after a paid order finds the cart empty.
+import { checkoutPreviewSchema, checkoutSavedCardBody, createCheckoutPreviewBody, orderSchema } from '../schemas/checkout.js';
+import { readCart, type Cart } from '../store/carts.js';
+import { findVariant } from '../store/catalog.js';
+import { findAddress, findPaymentMethod, newestAddress, newId, placeOrder, readOrder, type ShippingAddress } from '../store/checkout.js';
+import { priceOrder, type Totals } from '../pricing.js';
+import { ProblemError } from '../problem.js';
+import type { Db } from '../db/open.js';
+import type { Actor } from '../pipeline/context.js';
+import type { Logger } from '../log.js';
+import type { PaymentProvider } from '../payments/port.js';
+import { defineRoute } from './define.js';
 
-export const checkoutRoutes: RouteDef[] = [];
+/** Where an order can be read: the Location of a placed order. */
+export const orderPath = (id: string) => `/v1/me/orders/${id}`;
+
+/** Longest Idempotency-Key kept for the audit trail; a longer one is kept truncated (never refused). */
+const IDEMPOTENCY_KEY_MAX = 255;
+
+/** The account and its cart; only account-bound actors reach checkout (domain policy, behind the guard). */
+function accountOf(actor: Actor): { sub: string; cartOwner: string } {
+  if (actor.accountSub === null || actor.cartOwner === null) {
+    throw new ProblemError('caller_not_allowed', { detail: 'Checkout needs a signed-in account.' });
+  }
+  return { sub: actor.accountSub, cartOwner: actor.cartOwner };
+}
+
+/** The account cart, refused with 422 `cart_empty` when it has no lines (spec, Errors). */
+function filledCart(db: Db, cartOwner: string): Cart {
+  const cart = readCart(db, cartOwner);
+  if (cart.lines.length === 0) throw new ProblemError('cart_empty', { detail: 'The cart has no lines: add items before checking out.' });
+  return cart;
+}
+
+/** The address named (it must be the account's), else the account's newest; undefined when it has none. */
+function shippingAddress(db: Db, sub: string, named: string | undefined): ShippingAddress | undefined {
+  if (named === undefined) return newestAddress(db, sub);
+  const found = findAddress(db, sub, named);
+  if (!found) throw new ProblemError('address_required', { detail: 'The account has no address with this id: name one of its addresses, or save one first.' });
+  return found;
+}
+
+const priced = (cart: Cart, address: ShippingAddress | undefined): Totals =>
+  priceOrder(cart.lines.map((l) => ({ unitPriceCents: l.unit_price_cents, quantity: l.quantity })), address?.country ?? null);
+
+/**
+ * Checkouts of one cart run one at a time in this process: a double submission waits for the first, then finds the cart
+ * empty before anything is charged. placeOrder's re-read inside its transaction still guards processes sharing a database.
+ */
+const running = new WeakMap<Db, Map<string, Promise<unknown>>>();
+async function oneAtATime<T>(db: Db, key: string, work: () => Promise<T>): Promise<T> {
+  let queue = running.get(db);
+  if (!queue) running.set(db, (queue = new Map()));
+  const before = queue.get(key) ?? Promise.resolve();
+  const mine = before.then(work);
+  const settled = mine.then(() => undefined, () => undefined);
+  queue.set(key, settled);
+  try {
+    return await mine;
+  } finally {
+    if (queue.get(key) === settled) queue.delete(key);
+  }
+}
+
+export const checkoutRoutes = [
+  defineRoute({
+    operationId: 'createCheckoutPreview',
+    summary: 'Preview the totals of a checkout of the account cart',
+    body: createCheckoutPreviewBody,
+    success: { status: 200, schema: checkoutPreviewSchema, description: 'The cart\'s lines and totals for the address named or the account\'s newest. 200, not 201: a preview is computed, not stored, and has no URL.' },
+    errors: ['cart_empty', 'address_required', 'unknown_payment_method'],
+    handle: ({ domain, actor, input }) => {
+      const { sub, cartOwner } = accountOf(actor);
+      const { db } = domain;
+      const cart = filledCart(db, cartOwner);
+      const address = shippingAddress(db, sub, input.body.address_id);
+      if (input.body.payment_method_id !== undefined && !findPaymentMethod(db, sub, input.body.payment_method_id)) {
+        throw new ProblemError('unknown_payment_method', { detail: 'The account has no saved card with this id.' });
+      }
+      const t = priced(cart, address);
+      return {
+        status: 200,
+        body: {
+          lines: cart.lines, item_count: cart.item_count, currency: cart.currency,
+          subtotal_cents: t.subtotalCents, shipping_cents: t.shippingCents, tax_cents: t.taxCents, total_cents: t.totalCents,
+          address_id: address?.id ?? null, payment_method_id: input.body.payment_method_id ?? null,
+        },
+      };
+    },
+  }),
+  defineRoute({
+    operationId: 'checkoutSavedCard',
+    summary: 'Place an order for the account cart, paid with a saved card',
+    body: checkoutSavedCardBody,
+    success: { status: 201, schema: orderSchema, description: 'The order placed (status `paid`, or `pending_payment` while the provider settles), with `Location: /v1/me/orders/{id}`. The cart is emptied of the ordered lines. Idempotency-Key is accepted and ignored: every successful call places an order.' },
+    errors: ['cart_empty', 'unknown_payment_method', 'address_required', 'insufficient_stock', 'payment_failed'],
+    handle: async ({ domain, actor, input, req }) => {
+      const { sub, cartOwner } = accountOf(actor);
+      const { db, payments, log, clock } = domain;
+      return oneAtATime(db, cartOwner, async () => {
+        // cart_empty first: a submission after a paid order is refused for its empty cart, whatever else it names.
+        const cart = filledCart(db, cartOwner);
+        const card = findPaymentMethod(db, sub, input.body.payment_method_id);
+        if (!card) throw new ProblemError('unknown_payment_method', { detail: 'The account has no saved card with this id.' });
+        const address = shippingAddress(db, sub, input.body.address_id);
+        if (!address) throw new ProblemError('address_required', { detail: 'The account has no address: save one, then check out.' });
+        for (const line of cart.lines) {
+          const stock = findVariant(db, line.variant_id)?.stock ?? 0;
+          if (line.quantity > stock) throw new ProblemError('insufficient_stock', { detail: `Only ${stock} of ${line.variant_id} are in stock.` });
+        }
+        const totals = priced(cart, address);
+        const orderId = newId('ord');
+
+        // The charge happens outside any transaction (it is a network call); nothing is written before it.
+        const charge = await payments.charge({ orderId, amountCents: totals.totalCents, currency: cart.currency, paymentMethodRef: card.provider_ref, accountSub: sub });
+        if (charge.status === 'failed') {
+          log.info('checkout_declined', { order_id: orderId, provider: payments.name, decline_code: charge.declineCode ?? null });
+          throw new ProblemError('payment_failed', { detail: 'The card was declined. Nothing was ordered and the cart is unchanged.' });
+        }
+
+        const key = req.get('idempotency-key');
+        try {
+          placeOrder(db, {
+            orderId, accountSub: sub, cartOwner, charged: cart, totals, addressId: address.id, paymentMethodId: card.id,
+            payment: { provider: payments.name, providerRef: charge.providerRef, status: charge.status },
+            idempotencyKey: key === undefined ? null : key.slice(0, IDEMPOTENCY_KEY_MAX),
+            audit: { actor: `${actor.callerKind}:${sub}`, channel: actor.channel ?? null },
+            now: clock(),
+          });
+        } catch (err) {
+          // The cart or the stock changed while the provider charged (or the write failed): give the money back.
+          await refundQuietly(domain.payments, log, orderId, charge.providerRef, totals.totalCents);
+          throw err;
+        }
+        const order = readOrder(db, sub, orderId);
+        if (!order) throw new Error(`order ${orderId} was written but cannot be read`);
+        return { status: 201, headers: { Location: orderPath(orderId) }, body: order };
+      });
+    },
+  }),
+];
+
+async function refundQuietly(payments: PaymentProvider, log: Logger, orderId: string, providerRef: string, amountCents: number): Promise<void> {
+  try {
+    const refund = await payments.refund(providerRef, amountCents);
+    log.warn('checkout_charge_refunded', { order_id: orderId, provider: payments.name, payment_ref: providerRef, refund_ref: refund.providerRef, refund_status: refund.status });
+  } catch (err) {
+    // Money was taken and no order kept: an operator must refund by hand. The request still gets its own answer.
+    log.error('checkout_refund_failed', { order_id: orderId, provider: payments.name, payment_ref: providerRef, amount_cents: amountCents, error: (err as Error).message });
+  }
+}
