@@ -7,13 +7,14 @@ import {
   requestReturnBody,
 } from '../schemas/account.js';
 import {
-  audit, CANCELLABLE, countAddresses, defaultAddress, deleteAddress, insertAddress, listAddresses, listCheckoutMethods, listOrders,
+  countAddresses, defaultAddress, deleteAddress, insertAddress, listAddresses, listCheckoutMethods, listOrders,
   listPaymentMethods, markRefunded, orderLines, orderPayments, orderReturns, orderStatus, readIdentity, readOrder, readProfile,
   RETURNABLE, writeCancellation, writeReturn, type Order, type PaymentRow,
 } from '../store/account.js';
 import type { Domain } from '../domain.js';
 import type { Actor } from '../pipeline/context.js';
 import { invalidRequest, ProblemError, type ProblemIssue } from '../problem.js';
+import { audit, CANCELLABLE, exclusively } from '../store/orders.js';
 import { defineRoute } from './define.js';
 
 /** The account the request acts for. The guard admits only account-bound callers here, so a null is a wiring bug. */
@@ -44,7 +45,6 @@ function decodeCursor(cursor: string | undefined): number {
  * Cancellations in flight, per reference instance: the refund is awaited before the transaction, so a second cancellation
  * of the same order arriving meanwhile is refused instead of refunding twice.
  */
-const inFlight = new WeakMap<Domain, Set<string>>();
 
 async function refundAll(domain: Domain, orderId: string, payments: readonly PaymentRow[]): Promise<{ refunded: PaymentRow[]; failure?: unknown }> {
   const refunded: PaymentRow[] = [];
@@ -172,11 +172,7 @@ export const accountRoutes = [
       if (status === undefined) throw orderNotFound();
       if (!CANCELLABLE.has(status)) throw notCancellable(status);
 
-      const busy = inFlight.get(domain) ?? new Set<string>();
-      inFlight.set(domain, busy);
-      if (busy.has(id)) throw new ProblemError('order_not_cancellable', { detail: 'A cancellation of this order is already in progress.' });
-      busy.add(id);
-      try {
+      await exclusively(domain, id, new ProblemError('order_not_cancellable', { detail: 'A cancellation or refund of this order is already in progress.' }), async () => {
         const toRefund = orderPayments(db, id).filter((p) => p.status === 'succeeded' && p.amount_cents > p.refunded_cents);
         // The provider first; then every write of the cancellation in one transaction.
         const { refunded, failure } = await refundAll(domain, id, toRefund);
@@ -205,9 +201,7 @@ export const accountRoutes = [
         if (failure !== undefined) {
           throw new ProblemError('internal_error', { detail: 'The refund failed at the payment provider.', cause: failure });
         }
-      } finally {
-        busy.delete(id);
-      }
+      });
       return { status: 200, body: ownOrder(domain, sub, id) };
     },
   }),

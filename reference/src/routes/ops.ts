@@ -8,13 +8,14 @@ import {
   refundOpsOrderBody, searchOpsOrdersQuery, stockLevelSchema,
 } from '../schemas/ops.js';
 import {
-  addStock, audit, CANCELLABLE, findOrder, findPayment, findStock, orderLines, orderPayments, orderReturns,
+  addStock, findOrder, findPayment, findStock, orderLines, orderPayments, orderReturns,
   recordRefundTotal, refundablePayment, searchOrders, setOrderStatus, setPaymentStatus, type OrderRow,
 } from '../store/ops.js';
 import { invalidRequest, ProblemError } from '../problem.js';
 import type { Actor } from '../pipeline/context.js';
 import type { PaymentProvider } from '../payments/port.js';
 import type { Logger } from '../log.js';
+import { audit, CANCELLABLE, exclusively } from '../store/orders.js';
 import { defineRoute } from './define.js';
 
 const encodeCursor = (offset: number) => Buffer.from(`o:${offset}`).toString('base64url');
@@ -68,23 +69,6 @@ export function readOpsOrder(db: Db, id: string) {
   };
 }
 
-/**
- * Orders with a cancellation or refund in flight, per reference instance: the provider is awaited before the transaction,
- * so a second write to the same order arriving meanwhile is refused (409) instead of refunding twice.
- */
-const inFlight = new WeakMap<Domain, Set<string>>();
-
-async function exclusively<T>(domain: Domain, orderId: string, busy: ProblemError, work: () => Promise<T>): Promise<T> {
-  const set = inFlight.get(domain) ?? new Set<string>();
-  inFlight.set(domain, set);
-  if (set.has(orderId)) throw busy;
-  set.add(orderId);
-  try {
-    return await work();
-  } finally {
-    set.delete(orderId);
-  }
-}
 
 /** A refund through the provider port; a refusal changes nothing and is answered 409 order_not_refundable. */
 async function providerRefund(payments: PaymentProvider, log: Logger, ref: string, amountCents: number): Promise<string> {

@@ -4,6 +4,7 @@
 import { randomBytes } from 'node:crypto';
 import type { z } from 'zod';
 import type { Db } from '../db/open.js';
+import { CANCELLABLE } from './orders.js';
 import type {
   addAddressBody, addressSchema, checkoutMethodSchema, identitySchema, orderLineSchema, orderSchema, orderStatusSchema,
   orderSummarySchema, paymentMethodSchema, PAYMENT_STATUSES, profileSchema, returnSchema,
@@ -22,7 +23,6 @@ type OrderLine = z.infer<typeof orderLineSchema>;
 type Return = z.infer<typeof returnSchema>;
 
 /** Order states cancelOrder accepts; requestReturn accepts only `delivered`, once. */
-export const CANCELLABLE: ReadonlySet<string> = new Set(['pending_payment', 'paid']);
 export const RETURNABLE = 'delivered';
 
 /** `<prefix>_` and 16 lowercase hex characters (64 random bits). */
@@ -192,6 +192,3 @@ export function writeReturn(db: Db, sub: string, orderId: string, reason: string
   return id;
 }
 
-export function audit(db: Db, e: { at: Date; actor: string; action: string; target: string; details: Record<string, unknown> }): void {
-  db.prepare('INSERT INTO audit_log (at, actor, action, target, details) VALUES (?, ?, ?, ?, ?)').run(e.at.toISOString(), e.actor, e.action, e.target, JSON.stringify(e.details));
-}

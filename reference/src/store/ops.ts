@@ -36,7 +36,6 @@ export interface PaymentRow {
 }
 
 /** Orders a cancellation may still stop: nothing has left the warehouse (the same rule as the customer's cancellation). */
-export const CANCELLABLE: ReadonlySet<OrderStatus> = new Set(['pending_payment', 'paid']);
 /** Orders that become `refunded` once their payment is refunded in full; a cancelled order stays cancelled. */
 const REFUND_MOVES: ReadonlySet<OrderStatus> = new Set(['paid', 'fulfilled', 'delivered', 'return_requested']);
 
@@ -165,16 +164,3 @@ export function addStock(db: Db, variantId: string, delta: number): number | und
 
 // ------------------------------------------------------------------------------------------------------------- audit
 
-export interface AuditEntry {
-  at: Date;
-  /** `operator:<Operator header>` for operator writes. */
-  actor: string;
-  action: string;
-  target: string;
-  details: Record<string, unknown>;
-}
-
-export function audit(db: Db, e: AuditEntry): void {
-  db.prepare('INSERT INTO audit_log (at, actor, action, target, details) VALUES (?, ?, ?, ?, ?)')
-    .run(e.at.toISOString(), e.actor, e.action, e.target, JSON.stringify(e.details));
-}
