@@ -52,6 +52,7 @@ export const ERRORS = {
   payment_failed: e({ status: 402, headers: [], shownInSpec: false, summary: 'The payment provider declined the charge; no order was kept and the cart is unchanged.' }),
   unknown_payment_method: e({ status: 422, headers: [], shownInSpec: false, summary: 'The saved card does not exist for this account.' }),
   address_required: e({ status: 422, headers: [], shownInSpec: false, summary: 'Checkout needs a shipping address: name one, or save one first.' }),
+  cart_changed: e({ status: 409, headers: [], shownInSpec: false, summary: 'The cart changed while the payment was taken; the charge was refunded. Read the cart and check out again.' }),
   unknown_variant: e({ status: 422, headers: [], shownInSpec: false, summary: 'The variant does not exist.' }),
   insufficient_stock: e({ status: 409, headers: [], shownInSpec: false, summary: 'The variant has fewer units in stock than the cart asks for.' }),
 } as const satisfies Record<string, ErrorEntry>;

@@ -445,6 +445,7 @@ describe('checkout: the cart or the stock changes while the provider charges', (
     const res = await pending;
     hold.current = null;
     assert.equal(res.status, 409, res.text);
+    assert.equal(res.body.error, 'cart_changed');
     assert.equal(orders('cust_checkout_3'), 0);
     const cart = await a.call('/v1/cart', { headers: t });
     assert.deepEqual(cart.body.lines.map((l: { variant_id: string; quantity: number }) => [l.variant_id, l.quantity]), [['var_0101', 1], ['var_0801', 1]]);

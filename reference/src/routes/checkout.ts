@@ -96,7 +96,7 @@ export const checkoutRoutes = [
     summary: 'Place an order for the account cart, paid with a saved card',
     body: checkoutSavedCardBody,
     success: { status: 201, schema: orderSchema, description: 'The order placed (status `paid`, or `pending_payment` while the provider settles), with `Location: /v1/me/orders/{id}`. The cart is emptied of the ordered lines. Idempotency-Key is accepted and ignored: every successful call places an order.' },
-    errors: ['cart_empty', 'unknown_payment_method', 'address_required', 'insufficient_stock', 'payment_failed'],
+    errors: ['cart_empty', 'unknown_payment_method', 'address_required', 'insufficient_stock', 'cart_changed', 'payment_failed'],
     handle: async ({ domain, actor, input, req }) => {
       const { sub, cartOwner } = accountOf(actor);
       const { db, payments, log, clock } = domain;

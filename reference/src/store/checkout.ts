@@ -84,7 +84,7 @@ export function placeOrder(db: Db, p: PlaceOrder): void {
       const now = current.get(line.variant_id);
       if (!now || now.quantity < line.quantity || now.price !== line.unit_price_cents) {
         // No code says "the cart changed" (see docs/checkout.md): 409, like a stock conflict, means "read again and retry".
-        throw new ProblemError('insufficient_stock', { detail: `The cart changed while the payment was being taken (${line.variant_id}); the charge was refunded. Read the cart and check out again.` });
+        throw new ProblemError('cart_changed', { detail: `The cart changed while the payment was being taken (${line.variant_id}); the charge was refunded. Read the cart and check out again.` });
       }
     }
     const decrement = db.prepare('UPDATE variants SET stock = stock - ? WHERE id = ? AND stock >= ?');
