@@ -39,6 +39,8 @@ export function writeProblem(req: Request, res: Response, problem: ProblemError,
   res.removeHeader('ETag');
   for (const [k, v] of Object.entries(o.headers ?? {})) if (v !== undefined) res.set(k, v);
   if (o.challenge) res.set('WWW-Authenticate', formatChallenge(o.challenge, ctx?.scheme ?? 'Bearer'));
+  // A DPoP request gets a fresh nonce on every response, errors included (spec, Request processing order).
+  if (ctx?.dpopNonce) res.set('DPoP-Nonce', ctx.dpopNonce);
   res.set('Cache-Control', 'no-store');
   const body: Record<string, unknown> = {
     type: `${docsUrl.replace(/\/$/, '')}/api/problems/${problem.code}`,

@@ -4,6 +4,7 @@ import type { RequestHandler } from 'express';
 import { HEADERS } from '../../../contract/headers.js';
 import { parseAuthorization } from '../auth/challenge.js';
 import { classifyCaller } from '../auth/classify.js';
+import { authenticateDpop } from '../auth/assistant.js';
 import { scopesOf } from '../auth/verify-token.js';
 import { ProblemError } from '../problem.js';
 import { contextOf, need } from './context.js';
@@ -39,13 +40,11 @@ export function authenticateStage(): RequestHandler {
       domain.config,
       { invitedAgentContext: req.get(HEADERS.invitedAgentContext) !== undefined, assistantSubject: req.get(HEADERS.assistantSubject) !== undefined },
     );
-    if (scheme === 'dpop' || caller.kind === 'assistant' || caller.kind === 'invited-agent') {
-      // Assistant DPoP proofs and invited-agent contexts are verified by the agents stages, not built yet: refuse cleanly.
-      throw invalidToken(`${caller.kind} callers are not admitted by this build of the reference.`);
-    }
     ctx.token = token;
     ctx.caller = caller;
     ctx.scopes = scopesOf(token.claims);
+    // The DPoP scheme, and assistant tokens however sent: proof, key binding, nonce and replay (auth/assistant.ts).
+    if (scheme === 'dpop' || caller.kind === 'assistant') await authenticateDpop({ req, res, ctx, token, caller, scheme, chosenScheme: ctx.scheme });
     next();
   };
 }

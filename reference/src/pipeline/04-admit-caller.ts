@@ -4,11 +4,13 @@ import type { RequestHandler } from 'express';
 import { HEADERS, HEADER_ADMITTED_KINDS } from '../../../contract/headers.js';
 import { LIMITS } from '../../../contract/limits.js';
 import { verifyGuestSession } from '../auth/guest-session.js';
+import { admitAssistant } from '../auth/assistant.js';
+import { admitInvitedAgent } from '../auth/invited-agent.js';
 import { invalidRequest, ProblemError } from '../problem.js';
 import { contextOf, need } from './context.js';
 
 export function admitCallerStage(): RequestHandler {
-  return (req, res, next) => {
+  return async (req, res, next) => {
     const ctx = contextOf(res);
     const { config, clock } = need(ctx.domain, 'domain');
     const caller = need(ctx.caller, 'caller');
@@ -52,6 +54,13 @@ export function admitCallerStage(): RequestHandler {
         throw invalidRequest([{ path: `headers.${HEADERS.operator}`, code: 'required', message: 'Operator calls need an Operator attribution header (1-256 characters).' }]);
       }
       ctx.operatorId = operator;
+    }
+
+    // Agents acting through a permission snapshot: the forwarded or presented artifact decides who they speak for.
+    if (caller.kind === 'invited-agent' || caller.kind === 'assistant') {
+      const token = need(ctx.token, 'token');
+      const args = { req, res, ctx, token, caller, scheme: (req.get('authorization') ?? '').toLowerCase().startsWith('dpop ') ? 'dpop' as const : 'bearer' as const, chosenScheme: ctx.scheme };
+      ctx.agent = caller.kind === 'invited-agent' ? await admitInvitedAgent(args) : await admitAssistant(args);
     }
     next();
   };

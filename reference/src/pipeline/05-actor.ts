@@ -36,8 +36,26 @@ export function actorStage(): RequestHandler {
       case 'operator':
         actor = { callerKind: 'operator', accountSub: null, cartOwner: null, domainScopes: [], operatorId: need(ctx.operatorId, 'operator id') };
         break;
-      default:
-        throw new ProblemError('caller_not_allowed', { detail: `${caller.kind} callers are not admitted by this build.` });
+      case 'invited-agent':
+      case 'assistant': {
+        const agent = need(ctx.agent, 'agent admission');
+        if (agent.accountSub !== null) {
+          const account = ensureAccount(db, agent.accountSub, clock());
+          if (ENDED.has(account.state)) {
+            throw new ProblemError('account_access_ended', { detail: 'Access to this account has ended.', challenge: { kind: 'chosen', error: 'invalid_token' } });
+          }
+        }
+        actor = {
+          callerKind: caller.kind,
+          accountSub: agent.accountSub,
+          // A signed-out assistant keeps a cart of its own session (base catalog and cart authority only).
+          cartOwner: agent.accountSub !== null ? `account:${agent.accountSub}` : agent.sessionId !== null ? `session:${agent.sessionId}` : null,
+          domainScopes: [],
+          origin: caller.kind === 'assistant' ? 'assistant' : 'oauth',
+          agent,
+        };
+        break;
+      }
     }
     ctx.actor = actor;
     next();

@@ -3,6 +3,7 @@
 import type { RequestHandler } from 'express';
 import { CALLER_LISTS } from '../../../contract/callers.js';
 import { missingScopes, translateScopes } from '../auth/scopes.js';
+import { guardAgent } from '../auth/agent-guard.js';
 import { ProblemError } from '../problem.js';
 import { contextOf, need } from './context.js';
 
@@ -13,6 +14,12 @@ export function guardStage(): RequestHandler {
     const actor = need(ctx.actor, 'actor');
     if (!CALLER_LISTS[operation.callers].members.includes(actor.callerKind)) {
       throw new ProblemError('caller_not_allowed', { detail: `${operation.operationId} does not admit ${actor.callerKind} callers.` });
+    }
+    if (actor.agent) {
+      // Invited agents and assistants are never translated: their immutable permissions apply.
+      guardAgent(operation, actor.agent);
+      next();
+      return;
     }
     const missing = missingScopes(operation, ctx.scopes);
     if (missing.length > 0) {

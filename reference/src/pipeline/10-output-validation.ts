@@ -23,6 +23,7 @@ export function outputValidationStage(): RequestHandler {
     const route = need(ctx.route, 'route');
     const result = need(ctx.result, 'result');
     for (const [k, v] of Object.entries(result.headers ?? {})) res.set(k, v);
+    if (ctx.dpopNonce) res.set('DPoP-Nonce', ctx.dpopNonce);
     if (route.success.schema === null || result.status === 204) {
       res.status(result.status).end();
       return;

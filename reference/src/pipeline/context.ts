@@ -4,6 +4,7 @@ import type { Operation } from '../../../contract/operations.js';
 import type { CallerKind } from '../../../contract/callers.js';
 import type { Scheme } from '../auth/challenge.js';
 import type { Classification } from '../auth/classify.js';
+import type { AgentAdmission } from '../auth/agents.js';
 import type { VerifiedToken } from '../auth/verify-token.js';
 import type { Domain } from '../domain.js';
 import type { RouteDef } from '../routes/define.js';
@@ -19,6 +20,8 @@ export interface Actor {
   channel?: 'web' | 'mcp' | 'openapi';
   origin?: 'oauth' | 'assistant';
   operatorId?: string;
+  /** Invited agents and assistants: the admission snapshot their authority comes from. */
+  agent?: AgentAdmission;
 }
 
 export interface RequestContext {
@@ -34,6 +37,10 @@ export interface RequestContext {
   guestCartId?: string | null;
   shopperIp?: string | null;
   operatorId?: string;
+  /** Invited agents and assistants, from the admit-caller stage. */
+  agent?: AgentAdmission;
+  /** A fresh DPoP-Nonce for a DPoP request: every response to it carries one (success: output stage; error: boundary). */
+  dpopNonce?: string;
   actor?: Actor;
   input?: { params: unknown; query: unknown; body: unknown };
   result?: HandlerResult;

@@ -1,0 +1,26 @@
+// The guard for invited-agent and assistant callers (spec, Scope translation; Assistant authority): never translated, their
+// immutable permissions apply; the operation's scopes must be within the API scopes those permissions map to; a forwarder
+// must be allowed to forward agents; account operations need a signed-in session.
+import type { Operation } from '../../../contract/operations.js';
+import { AGENT_FORWARD_SCOPE } from '../../../contract/scopes.js';
+import { ProblemError } from '../problem.js';
+import type { AgentAdmission } from './agents.js';
+import { apiScopesOf, permissionsGranting } from './permissions.js';
+
+export function guardAgent(operation: Operation, agent: AgentAdmission): void {
+  if (agent.forwarderScopes && !agent.forwarderScopes.has(AGENT_FORWARD_SCOPE)) {
+    throw new ProblemError('insufficient_scope', { detail: 'The forwarding credential may not forward agents.', scope: AGENT_FORWARD_SCOPE });
+  }
+  const accountBound = operation.group !== 'catalog' && operation.group !== 'cart' && operation.group !== 'diagnostic';
+  if (accountBound && !agent.signedIn) {
+    throw new ProblemError('sign_in_required', { detail: 'This operation needs a signed-in account.', challenge: { kind: 'chosen', error: 'sign_in_required' } });
+  }
+  const granted = apiScopesOf(agent.permissions);
+  const missingApi = operation.apiScopes.find((s) => !granted.has(s));
+  const missingPermission = operation.agentScopes.find((p) => !agent.permissions.includes(p));
+  if (missingApi !== undefined || missingPermission !== undefined) {
+    // Agents are told the account scope (permission) they lack, never an API scope (spec, Errors).
+    const scope = missingPermission ?? permissionsGranting(missingApi!)[0] ?? missingApi!;
+    throw new ProblemError('insufficient_scope', { detail: `The agent lacks the permission ${scope}.`, scope });
+  }
+}

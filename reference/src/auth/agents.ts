@@ -1,0 +1,35 @@
+// Admission of agent callers that act through an account permission snapshot: invited agents (web-agent forwarder plus a
+// signed invited-agent context) and assistants (DPoP-bound tokens, directly or forwarded). The pipeline stages call these
+// hooks; each caller kind's rules live in its own module (auth/invited-agent.ts, auth/assistant.ts).
+import type { Request, Response } from 'express';
+import type { Scheme } from './challenge.js';
+import type { Classification } from './classify.js';
+import type { VerifiedToken } from './verify-token.js';
+import type { RequestContext } from '../pipeline/context.js';
+
+/** What admission resolved for an agent caller; the actor stage turns it into the live actor. */
+export interface AgentAdmission {
+  kind: 'invited-agent' | 'assistant';
+  agentId: string;
+  /** The account acted for; null for a signed-out assistant. */
+  accountSub: string | null;
+  /** Account permissions in force (assistants: token permissions ∩ the session's live scopes). */
+  permissions: readonly string[];
+  signedIn: boolean;
+  sessionId: string | null;
+  /** Client counted by the per-client budget (assistants). */
+  clientId: string;
+  /** Set when a forwarder brought the agent: its service credential's scopes (needs agent:forward). */
+  forwarderScopes: ReadonlySet<string> | null;
+}
+
+export interface AuthenticateArgs {
+  req: Request;
+  res: Response;
+  ctx: RequestContext;
+  token: VerifiedToken;
+  caller: Classification;
+  /** The Authorization scheme as sent, lower-cased. */
+  scheme: 'bearer' | 'dpop';
+  chosenScheme: Scheme;
+}
