@@ -18,6 +18,7 @@ import { meRoutes } from './routes/me.js';
 import { accountRoutes } from './routes/account.js';
 import { checkoutRoutes } from './routes/checkout.js';
 import { opsRoutes } from './routes/ops.js';
+import { conversationRoutes } from './routes/conversations.js';
 import { webhookPaths, webhookRouter } from './routes/webhook.js';
 import { internalPaths, internalRouter, internalSecuritySchemes } from './routes/internal.js';
 import { createPaymentProvider } from './payments/index.js';
@@ -28,7 +29,7 @@ import { LIMITS } from '../../contract/limits.js';
 import { PACKAGE_ROOT } from './paths.js';
 import { ProblemError } from './problem.js';
 
-export const ROUTES: readonly RouteDef[] = [...catalogRoutes, ...cartRoutes, ...meRoutes, ...accountRoutes, ...checkoutRoutes, ...opsRoutes];
+export const ROUTES: readonly RouteDef[] = [...catalogRoutes, ...cartRoutes, ...meRoutes, ...accountRoutes, ...checkoutRoutes, ...opsRoutes, ...conversationRoutes];
 
 export const VERSION = (JSON.parse(readFileSync(join(PACKAGE_ROOT, 'package.json'), 'utf8')) as { version: string }).version;
 
