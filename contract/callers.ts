@@ -3,7 +3,7 @@
 export const CALLER_KINDS = ['customer', 'delegated', 'guest', 'invited-agent', 'operator', 'assistant'] as const;
 export type CallerKind = (typeof CALLER_KINDS)[number];
 
-export const CALLER_LIST_NAMES = ['storefront', 'account', 'checkout', 'agentCheckout', 'operator', 'diagnostic'] as const;
+export const CALLER_LIST_NAMES = ['storefront', 'account', 'checkout', 'agentCheckout', 'operator', 'diagnostic', 'conversation'] as const;
 export type CallerListName = (typeof CALLER_LIST_NAMES)[number];
 
 export interface CallerList {
@@ -25,5 +25,11 @@ export const CALLER_LISTS: Readonly<Record<CallerListName, CallerList>> = {
     members: ['customer', 'delegated', 'guest', 'invited-agent', 'operator', 'assistant'],
     shownInSpec: false,
     note: 'The spec names a separate list for GET /v1/me without its members; the reference admits every caller kind so that any credential can be diagnosed.',
+  },
+  conversation: {
+    name: 'conversation',
+    members: ['assistant'],
+    shownInSpec: false,
+    note: 'The spec gives /assistant/conversations… "DPoP plus live session admission" and names no caller list; the reference admits assistants only, and of them only direct (DPoP) sessions signed in to an account: forwarded assistants (browser sessions included) are refused (docs/conversations.md).',
   },
 };

@@ -3,7 +3,7 @@ import type { CallerListName } from './callers.js';
 
 export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
 export type Tool = 'mcp' | 'webmcp';
-export type OperationGroup = 'catalog' | 'cart' | 'checkout' | 'account' | 'checkout-reads' | 'diagnostic' | 'operator';
+export type OperationGroup = 'catalog' | 'cart' | 'checkout' | 'account' | 'checkout-reads' | 'diagnostic' | 'operator' | 'conversation';
 
 export interface Operation {
   readonly operationId: string;
@@ -52,6 +52,15 @@ export const OPERATIONS: readonly Operation[] = [
   op({ operationId: 'cancelOpsOrder', method: 'POST', path: '/v1/ops/orders/{id}/cancellation', group: 'operator', agentScopes: [], apiScopes: ['ops:write'], callers: 'operator', tools: [], notShown: ['agentScopes', 'apiScopes', 'callers', 'tools'] }),
   op({ operationId: 'refundOpsOrder', method: 'POST', path: '/v1/ops/orders/{id}/refunds', group: 'operator', agentScopes: [], apiScopes: ['ops:write'], callers: 'operator', tools: [], notShown: ['agentScopes', 'apiScopes', 'callers', 'tools'] }),
   op({ operationId: 'adjustStock', method: 'POST', path: '/v1/ops/variants/{id}/stock-adjustments', group: 'operator', agentScopes: [], apiScopes: ['ops:write'], callers: 'operator', tools: [], notShown: ['agentScopes', 'apiScopes', 'callers', 'tools'] }),
+  // Assistant conversations: a group of their own outside /v1 (spec, What the service does 1; Versioning), "DPoP plus live
+  // session admission" (Public and special routes). The spec shows neither their methods nor their rows: every cell is the
+  // reference's choice (docs/conversations.md). No account permission or API scope beyond a signed-in live session.
+  op({ operationId: 'listConversations', method: 'GET', path: '/assistant/conversations', group: 'conversation', agentScopes: [], apiScopes: [], callers: 'conversation', tools: [], notShown: ['agentScopes', 'apiScopes', 'callers', 'tools'] }),
+  op({ operationId: 'openConversation', method: 'POST', path: '/assistant/conversations', group: 'conversation', agentScopes: [], apiScopes: [], callers: 'conversation', tools: [], notShown: ['agentScopes', 'apiScopes', 'callers', 'tools'] }),
+  op({ operationId: 'getConversation', method: 'GET', path: '/assistant/conversations/{id}', group: 'conversation', agentScopes: [], apiScopes: [], callers: 'conversation', tools: [], notShown: ['agentScopes', 'apiScopes', 'callers', 'tools'] }),
+  op({ operationId: 'postConversationMessage', method: 'POST', path: '/assistant/conversations/{id}/messages', group: 'conversation', agentScopes: [], apiScopes: [], callers: 'conversation', tools: [], notShown: ['agentScopes', 'apiScopes', 'callers', 'tools'] }),
+  op({ operationId: 'streamConversationEvents', method: 'GET', path: '/assistant/conversations/{id}/events', group: 'conversation', agentScopes: [], apiScopes: [], callers: 'conversation', tools: [], notShown: ['agentScopes', 'apiScopes', 'callers', 'tools'] }),
+  op({ operationId: 'closeConversation', method: 'POST', path: '/assistant/conversations/{id}/close', group: 'conversation', agentScopes: [], apiScopes: [], callers: 'conversation', tools: [], notShown: ['agentScopes', 'apiScopes', 'callers', 'tools'] }),
 ];
 
 export const OPERATIONS_BY_ID: ReadonlyMap<string, Operation> = new Map(OPERATIONS.map((o) => [o.operationId, o]));

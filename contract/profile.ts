@@ -73,6 +73,9 @@ export const profileSchema = z
       .object({
         guestBudget: z.number().int().positive().describe('Guest requests per operation id and shopper in one window.'),
         guestWindowSeconds: z.number().int().positive().describe('Length of a guest rate-limit window in seconds.'),
+        assistantSessionBudget: z.number().int().positive().optional().describe('Assistant requests per assistant session in one window.'),
+        assistantClientBudget: z.number().int().positive().optional().describe('Assistant requests per agent client in one window.'),
+        assistantWindowSeconds: z.number().int().positive().optional().describe('Length of an assistant rate-limit window in seconds.'),
       })
       .strict()
       .optional()

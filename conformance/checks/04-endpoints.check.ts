@@ -246,6 +246,7 @@ const LIST_CLAUSE: Record<CallerListName, string> = {
   agentCheckout: 'END-LIST-4',
   operator: 'END-LIST-5',
   diagnostic: 'END-LIST-6',
+  conversation: 'END-PUBLIC-19',
 };
 
 function requestFor(op: Operation): { path: string; json?: unknown } {

@@ -207,7 +207,7 @@ test(...check({
 
 test(...check({
   id: 'internal.own-secret-accepted.reference',
-  title: 'with its own secret each internal route accepts the reference\'s body (conversations: 404 not_found, none exist yet); an unset secret closes the route (404 not_configured)',
+  title: 'with its own secret each internal route accepts the reference\'s body (conversations: an unknown id is 404 not_found); an unset secret closes the route (404 not_configured)',
   clauses: ['END-PUBLIC-9', 'END-PUBLIC-11', 'END-PUBLIC-12', 'END-PUBLIC-13', 'END-PUBLIC-14', 'END-PUBLIC-15'],
   level: 'reference',
 }, async (shop) => {

@@ -100,7 +100,8 @@ function operationObject(route: RouteDef): Json {
     parameters: [...parameters(route.params, 'path'), ...parameters(route.query, 'query')],
     ...(route.body ? { requestBody: { required: !route.body.safeParse(undefined).success, content: { 'application/json': { schema: toJson(route.body, 'input') } } } } : {}),
     responses,
-    security: CALLER_LISTS[op.callers].members.includes('assistant') ? [{ bearer: [] }, { dpop: [] }] : [{ bearer: [] }],
+    // Conversations take DPoP only; other operations open to assistants take either scheme.
+    security: op.group === 'conversation' ? [{ dpop: [] }] : CALLER_LISTS[op.callers].members.includes('assistant') ? [{ bearer: [] }, { dpop: [] }] : [{ bearer: [] }],
     'x-callers': CALLER_LISTS[op.callers].members,
     'x-caller-list': op.callers,
     'x-agent-scopes': op.agentScopes,

@@ -85,6 +85,39 @@ const MIGRATIONS: readonly { version: number; name: string; sql: string }[] = [
       ALTER TABLE recovery_operations ADD COLUMN provider_cleared_at TEXT;
     `,
   },
+  {
+    version: 4,
+    name: 'dpop proofs, server secrets',
+    sql: `
+      -- Accepted DPoP proofs (docs/assistants.md): one row per key thumbprint and jti, kept until expires_at (epoch seconds) so
+      -- that every instance on this file refuses a replay; the job clean_dpop_proofs deletes expired rows.
+      CREATE TABLE dpop_proofs (jkt TEXT NOT NULL, jti TEXT NOT NULL, expires_at INTEGER NOT NULL, recorded_at INTEGER NOT NULL,
+        PRIMARY KEY (jkt, jti)) WITHOUT ROWID;
+      CREATE INDEX dpop_proofs_expiry ON dpop_proofs(expires_at);
+      -- Secrets the instances on one file must share and nobody configured (the DPoP nonce key when DPOP_NONCE_KEY is unset).
+      CREATE TABLE server_secrets (name TEXT PRIMARY KEY, value TEXT NOT NULL, created_at TEXT NOT NULL);
+    `,
+  },
+  {
+    version: 5,
+    name: 'assistant conversations and their events',
+    sql: `
+      -- Assistant conversations (docs/conversations.md). A conversation belongs to one assistant session signed in to one
+      -- account; another session (or the same session signed in to another account) does not see it.
+      CREATE TABLE conversations (id TEXT PRIMARY KEY, session_id TEXT NOT NULL, account_sub TEXT NOT NULL, agent_id TEXT NOT NULL,
+        mode TEXT NOT NULL CHECK (mode IN ('direct','handoff')), status TEXT NOT NULL CHECK (status IN ('open','closed','timed_out')),
+        topic TEXT, handoff_id TEXT, created_at TEXT NOT NULL, updated_at TEXT NOT NULL, ended_at TEXT);
+      CREATE INDEX conversations_owner ON conversations(session_id, account_sub, created_at);
+      -- At most one open direct conversation per owner, whatever the number of processes on this file.
+      CREATE UNIQUE INDEX conversations_one_open_direct ON conversations(session_id, account_sub) WHERE mode = 'direct' AND status = 'open';
+      -- Everything that happens in a conversation, numbered per conversation (seq is the event stream's id): messages (the
+      -- assistant's writes and the hub's turns, once per turn_id) and status changes (closed, timed_out).
+      CREATE TABLE conversation_events (conversation_id TEXT NOT NULL REFERENCES conversations(id), seq INTEGER NOT NULL,
+        kind TEXT NOT NULL CHECK (kind IN ('message','status')), message_id TEXT UNIQUE, author TEXT, text TEXT, turn_id TEXT, status TEXT,
+        at TEXT NOT NULL, PRIMARY KEY (conversation_id, seq)) WITHOUT ROWID;
+      CREATE UNIQUE INDEX conversation_events_turn ON conversation_events(conversation_id, turn_id) WHERE turn_id IS NOT NULL;
+    `,
+  },
 ];
 
 export function migrate(db: Database.Database): void {

@@ -4,7 +4,7 @@ import type { RequestHandler } from 'express';
 import { HEADERS } from '../../../contract/headers.js';
 import { parseAuthorization } from '../auth/challenge.js';
 import { classifyCaller } from '../auth/classify.js';
-import { authenticateDpop } from '../auth/assistant.js';
+import { ASSISTANT_BROWSER_SESSION_HEADER, authenticateDpop, isSignedOutProxyToken, signedOutProxyCaller, startDpopRequest, verifySignedOutProxyToken } from '../auth/assistant.js';
 import { scopesOf } from '../auth/verify-token.js';
 import { ProblemError } from '../problem.js';
 import { contextOf, need } from './context.js';
@@ -15,6 +15,8 @@ export function authenticateStage(): RequestHandler {
   return async (req, res, next) => {
     const ctx = contextOf(res);
     const domain = need(ctx.domain, 'domain');
+    // A request in the DPoP scheme gets a fresh DPoP-Nonce on every response, failures of this stage included.
+    startDpopRequest(ctx);
     const header = req.get('authorization');
     if (header === undefined || header.trim() === '') {
       // No token: both schemes are offered, unless the path alone already chose DPoP (conversations).
@@ -28,17 +30,22 @@ export function authenticateStage(): RequestHandler {
     const scheme = auth.scheme.toLowerCase();
     if (scheme !== 'bearer' && scheme !== 'dpop') throw invalidToken('Only the Bearer and DPoP schemes are accepted.');
 
-    const token = await domain.verifier.verify(auth.credential, domain.clock());
+    // Signed-out proxy tokens are verified separately (their own type and key: auth/assistant.ts).
+    const signedOut = isSignedOutProxyToken(auth.credential);
+    const token = signedOut ? await verifySignedOutProxyToken(auth.credential, domain.config, domain.clock()) : await domain.verifier.verify(auth.credential, domain.clock());
     const cnf = token.claims.cnf as { jkt?: unknown } | undefined;
     if (scheme === 'bearer' && cnf && typeof cnf === 'object' && cnf.jkt !== undefined) {
       // A DPoP-bound token presented as Bearer is a downgrade: refused (an assistant token already chose the DPoP scheme).
       throw invalidToken('A DPoP-bound token must be presented with the DPoP scheme and a proof.');
     }
 
-    const caller = classifyCaller(
+    // An assistant's original artifact is its token (Assistant-Subject) or its browser session (Assistant-Browser-Session);
+    // admitAssistant refuses both at once and the one that does not fit the forwarder.
+    const assistantArtifact = req.get(HEADERS.assistantSubject) !== undefined || req.get(ASSISTANT_BROWSER_SESSION_HEADER) !== undefined;
+    const caller = signedOut ? signedOutProxyCaller(token) : classifyCaller(
       { clientId: token.claims.client_id, sub: token.claims.sub, act: token.claims.act, aud: [token.claims.aud ?? []].flat() },
       domain.config,
-      { invitedAgentContext: req.get(HEADERS.invitedAgentContext) !== undefined, assistantSubject: req.get(HEADERS.assistantSubject) !== undefined },
+      { invitedAgentContext: req.get(HEADERS.invitedAgentContext) !== undefined, assistantSubject: assistantArtifact },
     );
     ctx.token = token;
     ctx.caller = caller;

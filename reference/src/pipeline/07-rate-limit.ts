@@ -1,9 +1,33 @@
-// Stage "rate limit": guests are counted exactly per operation id (spec, Limits > Rate limiting), keyed by the shopper
-// (normalised Shopper-IP when sent, else the guest cart, else the storefront as a whole).
+// Stage "rate limit" (spec, Limits > Rate limiting): guests are counted exactly per operation id, keyed by the shopper
+// (normalised Shopper-IP when sent, else the guest cart, else the storefront as a whole); assistants have a budget per
+// assistant session and one per agent client (all operations together), both in memory per instance.
 import { isIP } from 'node:net';
 import type { RequestHandler } from 'express';
+import type { Domain } from '../domain.js';
 import { ProblemError } from '../problem.js';
+import { createRateLimiter, type RateLimiter } from '../rate-limit.js';
 import { contextOf, need } from './context.js';
+
+interface AssistantLimiters {
+  session: RateLimiter;
+  client: RateLimiter;
+}
+
+const assistantLimiters = new WeakMap<Domain, AssistantLimiters>();
+
+/** The assistant budgets of a running reference (ASSISTANT_*_RATE_LIMIT_* in the configuration), made on first use. */
+export function assistantLimitersOf(domain: Domain): AssistantLimiters {
+  let limiters = assistantLimiters.get(domain);
+  if (!limiters) {
+    const { config, clock } = domain;
+    limiters = {
+      session: createRateLimiter(config.assistantSessionRateLimitBudget, config.assistantRateLimitWindowSeconds, clock),
+      client: createRateLimiter(config.assistantClientRateLimitBudget, config.assistantRateLimitWindowSeconds, clock),
+    };
+    assistantLimiters.set(domain, limiters);
+  }
+  return limiters;
+}
 
 /** Shopper-IP is normalised only here: case, an IPv4-mapped IPv6 prefix, and IPv6 addresses grouped by /64. */
 export function normaliseShopperIp(value: string): string {
@@ -33,6 +57,24 @@ export function rateLimitStage(): RequestHandler {
           detail: `The guest budget of ${operation.operationId} is spent for this window.`,
           headers: { 'Retry-After': String(decision.resetSeconds) },
         });
+      }
+    }
+    if (actor.callerKind === 'assistant') {
+      const agent = need(actor.agent, 'agent admission');
+      const limiters = assistantLimitersOf(need(ctx.domain, 'domain'));
+      // The session first: a spent session does not use up its client's budget.
+      const budgets = [
+        ['session', limiters.session, `session:${agent.sessionId ?? ''}`],
+        ['client', limiters.client, `client:${agent.clientId}`],
+      ] as const;
+      for (const [what, limiter, key] of budgets) {
+        const decision = limiter.hit(key);
+        if (!decision.allowed) {
+          throw new ProblemError('rate_limited', {
+            detail: `The assistant ${what} budget of ${limiter.budget} requests per ${limiter.windowSeconds} s is spent for this window.`,
+            headers: { 'Retry-After': String(decision.resetSeconds) },
+          });
+        }
       }
     }
     next();

@@ -13,12 +13,14 @@ import { rateLimitStage } from './07-rate-limit.js';
 import { inputValidationStage } from './08-input-validation.js';
 import { handlerStage } from './09-handler.js';
 import { outputValidationStage } from './10-output-validation.js';
+import { conversationWriteCapStage } from '../routes/conversations.js';
 
 /** Stage names per group, as docs/pipeline.md lists them. The request stage runs app-wide, before every group. */
 export const GROUP_STAGES = {
   public: ['request', 'handler'],
   webhook: ['request', 'raw body (256 KiB)', 'domain', 'provider signature', 'handler'],
   internal: ['request', 'domain', 'shared secret', 'bounded body', 'input validation', 'handler'],
+  conversations: ['request', 'write cap (64 KiB by Content-Length)', 'decode', 'domain', 'authenticate', 'admit caller', 'actor', 'guard', 'rate limit', 'input validation', 'handler', 'output validation'],
   operations: ['request', 'decode', 'domain', 'authenticate', 'admit caller', 'actor', 'guard', 'rate limit', 'input validation', 'handler', 'output validation'],
 } as const;
 
@@ -35,6 +37,8 @@ function bindRoute(route: RouteDef): RequestHandler {
 export function operationPipeline(route: RouteDef, domain: Domain): RequestHandler[] {
   return [
     bindRoute(route),
+    // Conversation writes are capped at 64 KiB by Content-Length, before any byte of the body is read (spec, Limits).
+    ...(route.operation.group === 'conversation' ? [conversationWriteCapStage()] : []),
     ...decodeJsonStage(),
     domainStage(domain),
     authenticateStage(),

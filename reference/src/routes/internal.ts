@@ -17,6 +17,7 @@ import { toIssues } from '../pipeline/08-input-validation.js';
 import { invalidRequest, ProblemError, type ProblemIssue } from '../problem.js';
 import { resumeRecovery } from '../store/recovery.js';
 import { authorizeAgent, connectAgent, recordSecurityIntent, registerSignedOutSession } from '../store/internal.js';
+import { recordHandoffTimeout, recordHubTurn } from '../store/conversations.js';
 import {
   agentAuthorizationResponseSchema,
   agentAuthorizationSchema,
@@ -155,30 +156,34 @@ export const INTERNAL_ROUTES: readonly InternalRoute[] = [
     operationId: 'recordConversationTurn',
     path: '/internal/conversations/{id}/turn',
     summary: 'Deliver a turn of the conversation hub',
-    description: 'Conversations are not served by this build: a valid request answers 404 `not_found` for every conversation id.',
+    description: 'Appends the turn as a message of the open conversation `{id}` and sends it to the conversation\'s event streams (docs/conversations.md). Once per `turn_id`: a repeated turn is accepted again and changes nothing. An unknown conversation, or one that is no longer open, is 404 `not_found`.',
     secret: SECRETS.conversationHub,
     bodyLimit: LIMITS.conversationWriteBytes,
     params: conversationParamsSchema,
     body: conversationTurnSchema,
-    successes: [{ status: 202, schema: null, description: 'Accepted (once conversations exist).' }],
+    successes: [{ status: 202, schema: null, description: 'Accepted: the turn is in the conversation (or already was).' }],
     errors: ['not_found'],
-    handle: () => {
-      throw conversationNotFound();
+    handle: ({ domain, params, body }) => {
+      const r = recordHubTurn(domain.db, params.id, body, domain.clock());
+      if (!r.ok) throw r.reason === 'not_found' ? conversationNotFound() : new ProblemError('not_found', { detail: 'The conversation is no longer open.' });
+      return { status: 202 };
     },
   },
   {
     operationId: 'recordConversationHandoffTimeout',
     path: '/internal/conversations/{id}/handoff-timeout',
     summary: 'Report that a conversation handoff timed out (conversation hub)',
-    description: 'Conversations are not served by this build: a valid request answers 404 `not_found` for every conversation id.',
+    description: 'The open handoff conversation `{id}` becomes `timed_out`; its event streams get a `status` event and end (docs/conversations.md). A conversation that already ended is left as it is (202 again). An unknown id, or a direct conversation (it has no handoff), is 404 `not_found`.',
     secret: SECRETS.conversationHub,
     bodyLimit: LIMITS.conversationWriteBytes,
     params: conversationParamsSchema,
     body: handoffTimeoutSchema,
-    successes: [{ status: 202, schema: null, description: 'Accepted (once conversations exist).' }],
+    successes: [{ status: 202, schema: null, description: 'Accepted: the conversation has timed out (or had already ended).' }],
     errors: ['not_found'],
-    handle: () => {
-      throw conversationNotFound();
+    handle: ({ domain, params, body }) => {
+      const r = recordHandoffTimeout(domain.db, params.id, body, domain.clock());
+      if (!r.ok) throw new ProblemError('not_found', { detail: 'No handoff conversation has this id.' });
+      return { status: 202 };
     },
   },
   {

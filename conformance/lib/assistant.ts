@@ -1,0 +1,385 @@
+// Assistant agents as the suite drives them (spec, Assistant authority; Credentials per consumer; RFC 9449): a fresh
+// assistant session registered through the identity-provider proxy's internal routes (docs/internal-routes.md), a DPoP key,
+// a DPoP-bound access token from the suite's identity provider, and requests that carry a proof per request: `htu` is the
+// base URL plus the path (no query, no fragment), `ath` hashes the token, and a `use_dpop_nonce` answer with a `DPoP-Nonce`
+// header is retried once with that nonce. Every answer's `DPoP-Nonce` is kept for the next proof, as clients do.
+//
+// Checks never share a session: each provisions its own (fresh session id, agent id and, by default, a fresh account
+// subject), so workers and reruns agree.
+import { createHmac, randomUUID } from 'node:crypto';
+import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
+import { request as httpsRequest } from 'node:https';
+import { notApplicable, type Shop } from '../engine/check.js';
+import type { ShopResponse } from '../engine/http.js';
+import type { Exchange } from '../engine/transcript.js';
+import { PERMISSIONS } from '../../contract/scopes.js';
+import { createDpopKey, dpopProof, type DpopKey, type DpopProofOptions } from './dpop.js';
+import { applyOverrides, epochSeconds, signDraft, type JsonObject } from './jws.js';
+import { PERSONAL_AGENT_ACTOR, type Audience } from './mint.js';
+import { findChallenge, parseChallenges } from './www-authenticate.js';
+
+/** Every account permission an assistant session can hold (spec, Scope translation). */
+export const ALL_PERMISSIONS: readonly string[] = PERMISSIONS;
+
+export interface AssistantIdentity {
+  /** The account the session is signed in to; null for a signed-out session. */
+  sub: string | null;
+  sessionId: string;
+  agentId: string;
+  /** The agent's client at the identity-provider proxy (the session's `client_id`). */
+  clientId: string;
+  /** The session's live scopes (permissions) as registered. */
+  permissions: readonly string[];
+}
+
+export interface ProvisionOptions {
+  /** The account; defaults to a fresh subject (a new, empty, active account). Ignored when signedIn is false. */
+  sub?: string;
+  /** Live scopes of the session; defaults to every permission. */
+  permissions?: readonly string[];
+  /** true (default): the proxy reports the agent connected and the session signed in; false: a signed-out session. */
+  signedIn?: boolean;
+  sessionId?: string;
+  agentId?: string;
+  clientId?: string;
+}
+
+const idSuffix = () => randomUUID().replace(/-/g, '');
+
+/** The secret of the identity-provider proxy, or a skip: without it the suite cannot create assistant sessions. */
+function proxySecret(shop: Shop): string {
+  const secret = shop.profile.secrets.proxyIdpSecret;
+  if (secret === null) return notApplicable('the profile has no proxyIdpSecret: the suite cannot register assistant sessions (POST /internal/assistant/...)');
+  return secret;
+}
+
+async function proxyCall(shop: Shop, path: string, json: unknown): Promise<ShopResponse> {
+  const res = await shop.http.post(path, { headers: { 'x-proxy-idp-secret': proxySecret(shop) }, json });
+  if (res.status < 200 || res.status > 299) {
+    return notApplicable(`the identity-provider proxy route ${path} did not accept the suite's report (${res.status} ${res.text.slice(0, 200)}): no assistant session can be provisioned`);
+  }
+  return res;
+}
+
+/**
+ * Registers a fresh assistant session through the internal routes (docs/internal-routes.md): signed in, the connected-agent
+ * report with `session_id` (`POST /internal/assistant/agents/connected`); signed out, `POST /internal/assistant/sessions/signed-out`.
+ * A refusal of those routes ends the check as not applicable, with the reason.
+ */
+export async function provisionAssistantSession(shop: Shop, o: ProvisionOptions = {}): Promise<AssistantIdentity> {
+  const signedIn = o.signedIn ?? true;
+  const identity: AssistantIdentity = {
+    sub: signedIn ? (o.sub ?? shop.subject('asst')) : null,
+    sessionId: o.sessionId ?? `asst_sess_${idSuffix()}`,
+    agentId: o.agentId ?? `asst_agent_${idSuffix()}`,
+    clientId: o.clientId ?? `asst_client_${idSuffix()}`,
+    permissions: [...(o.permissions ?? ALL_PERMISSIONS)],
+  };
+  if (signedIn) {
+    await proxyCall(shop, '/internal/assistant/agents/connected', {
+      subject: identity.sub,
+      agent_id: identity.agentId,
+      client_id: identity.clientId,
+      permissions: identity.permissions,
+      session_id: identity.sessionId,
+    });
+  } else {
+    await proxyCall(shop, '/internal/assistant/sessions/signed-out', { session_id: identity.sessionId, client_id: identity.clientId, scopes: identity.permissions });
+  }
+  return identity;
+}
+
+/** The proxy reports that the session signed out (it keeps its id; the account and the scopes go). */
+export async function signOutSession(shop: Shop, identity: AssistantIdentity, scopes: readonly string[] = []): Promise<void> {
+  await proxyCall(shop, '/internal/assistant/sessions/signed-out', { session_id: identity.sessionId, client_id: identity.clientId, scopes });
+}
+
+/** The proxy reports a new decision of the account about the agent: `granted` replaces the live scopes, `revoked` signs its sessions out. */
+export async function reportAuthorization(shop: Shop, identity: Pick<AssistantIdentity, 'sub' | 'agentId'>, decision: 'granted' | 'revoked', permissions: readonly string[] = []): Promise<void> {
+  if (identity.sub === null) throw new TypeError('a signed-out session has no account to decide for');
+  await proxyCall(shop, '/internal/agent-authorization', { subject: identity.sub, agent_id: identity.agentId, permissions, decision });
+}
+
+// --------------------------------------------------------------------------------------- signed-out proxy tokens, browser
+
+/** Header type of the separately verified signed-out proxy tokens. */
+export const SIGNED_OUT_PROXY_TYP = 'signed-out-proxy+jwt';
+
+export interface SignedOutTokenOptions {
+  sid: string;
+  jkt: string;
+  /** Space-delimited or a list; none by default (a signed-out session has only the base authority). */
+  scope?: string | readonly string[];
+  audience?: Audience;
+  expiresIn?: number;
+  /** Include `act: { sub: "personal_agent" }` (default true). */
+  act?: boolean;
+  claims?: JsonObject;
+  header?: JsonObject;
+  /** HMAC key; defaults to the profile's proxyIdpSecret (another one forges the token). */
+  key?: string | Uint8Array;
+}
+
+/**
+ * A signed-out proxy token as the identity-provider proxy issues it to an assistant whose session is signed out (the
+ * reference's format, docs/assistants.md): JWS HS256 keyed with the UTF-8 bytes of PROXY_IDP_SECRET, header
+ * `typ: signed-out-proxy+jwt`; `client_id` the proxy client, `sub` = `<client_id>@clients` (no account), `aud`, `iat`, `exp`,
+ * `jti`, `sid`, `cnf.jkt`, and `act: { sub: "personal_agent" }`.
+ */
+export async function signedOutProxyToken(shop: Shop, o: SignedOutTokenOptions): Promise<string> {
+  const key = o.key ?? proxySecret(shop);
+  const client = shop.profile.clients.personalAgentProxy;
+  const iat = epochSeconds(new Date());
+  const scope = o.scope === undefined ? undefined : typeof o.scope === 'string' ? o.scope : o.scope.join(' ');
+  const payload: JsonObject = {
+    iss: shop.profile.issuer,
+    aud: shop.profile.audiences[o.audience ?? 'api'],
+    sub: `${client}@clients`,
+    client_id: client,
+    iat,
+    exp: iat + (o.expiresIn ?? 300),
+    jti: randomUUID(),
+    sid: o.sid,
+    cnf: { jkt: o.jkt },
+    ...(o.act ?? true ? { act: { sub: PERSONAL_AGENT_ACTOR } } : {}),
+    ...(scope !== undefined ? { scope } : {}),
+  };
+  return signDraft({ header: applyOverrides({ alg: 'HS256', typ: SIGNED_OUT_PROXY_TYP }, o.header), payload: applyOverrides(payload, o.claims) }, key);
+}
+
+/** Header the web agent forwarder carries an assistant's browser session in (the reference's choice, docs/assistants.md). */
+export const ASSISTANT_BROWSER_SESSION_HEADER = 'Assistant-Browser-Session';
+
+/** `asb1.<session id>.<base64url HMAC-SHA-256(WEB_SESSION_CONTEXT_KEY, "asb1.<session id>")>`: an assistant's browser session. */
+export function browserSession(shop: Shop, sessionId: string, key: string = shop.profile.secrets.webSessionContextKey): string {
+  const signature = createHmac('sha256', key).update(`asb1.${sessionId}`, 'utf8').digest('base64url');
+  return `asb1.${sessionId}.${signature}`;
+}
+
+// ------------------------------------------------------------------------------------------------------------ requests
+
+/** Proof overrides of one request: header and claim overrides (`undefined` deletes), or any other proof option. */
+export type ProofOverrides = Partial<Omit<DpopProofOptions, 'htm' | 'htu' | 'accessToken' | 'nonce'>> & {
+  htm?: string;
+  htu?: string;
+  /** The token whose hash becomes `ath` (defaults to the request's token). */
+  athToken?: string;
+  /** `null` sends no nonce even when one is known. */
+  nonce?: string | null;
+};
+
+export interface AssistantRequestOptions {
+  method: string;
+  /** Path relative to the base URL, query included (`htu` leaves the query out). */
+  path: string;
+  json?: unknown;
+  body?: string;
+  headers?: Record<string, string | undefined>;
+  /** The access token; sent as `Authorization: <scheme> <token>`. */
+  token: string;
+  key: DpopKey;
+  /** The server nonce to put in the proof (the last DPoP-Nonce seen). */
+  nonce?: string;
+  /** Authorization scheme, `DPoP` by default (`Bearer` for the downgrade negatives). */
+  scheme?: string;
+  /** Alter the proof (negative checks); `false` sends no DPoP header at all. */
+  proof?: ProofOverrides | false;
+  /** Retry once on 401 use_dpop_nonce with the DPoP-Nonce of the answer (default true). */
+  retryOnNonce?: boolean;
+}
+
+export interface AssistantResult {
+  /** The final answer (after the nonce retry, when there was one). */
+  res: ShopResponse;
+  /** The first answer when it asked for a nonce and the request was retried. */
+  nonceChallenge?: ShopResponse;
+  /** The proof of the final request (to replay it). */
+  proof: string | undefined;
+  /** The DPoP-Nonce of the final answer, else the one the request was sent with. */
+  nonce: string | undefined;
+}
+
+/** The `htu` of a request: base URL plus path, without query and fragment (RFC 9449 §4.2). */
+export function htuOf(shop: Shop, path: string): string {
+  const url = new URL(shop.http.url(path));
+  return `${url.origin}${url.pathname}`;
+}
+
+/** The error code of a problem answer: the body's `error`, else the DPoP challenge's `error` parameter. */
+export function errorOf(res: ShopResponse): string | undefined {
+  if (typeof res.body?.error === 'string') return res.body.error;
+  const header = res.headers.get('www-authenticate');
+  if (header === null) return undefined;
+  try {
+    return findChallenge(parseChallenges(header), 'DPoP')?.params.error;
+  } catch {
+    return undefined;
+  }
+}
+
+export function asksForNonce(res: ShopResponse): boolean {
+  return res.status === 401 && errorOf(res) === 'use_dpop_nonce' && Boolean(res.headers.get('dpop-nonce'));
+}
+
+async function buildProof(shop: Shop, o: AssistantRequestOptions, nonce: string | undefined): Promise<string | undefined> {
+  if (o.proof === false) return undefined;
+  const { athToken, nonce: nonceOverride, htm, htu, ...rest } = o.proof ?? {};
+  const proofNonce = nonceOverride === null ? undefined : (nonceOverride ?? nonce);
+  return dpopProof({
+    key: o.key,
+    htm: htm ?? o.method.toUpperCase(),
+    htu: htu ?? htuOf(shop, o.path),
+    accessToken: athToken ?? o.token,
+    ...(proofNonce !== undefined ? { nonce: proofNonce } : {}),
+    ...rest,
+  });
+}
+
+async function sendOnce(shop: Shop, o: AssistantRequestOptions, proof: string | undefined): Promise<ShopResponse> {
+  const headers: Record<string, string | undefined> = { authorization: `${o.scheme ?? 'DPoP'} ${o.token}`, ...(proof !== undefined ? { dpop: proof } : {}), ...o.headers };
+  return shop.http.request(o.method.toUpperCase(), o.path, { headers, ...(o.json !== undefined ? { json: o.json } : {}), ...(o.body !== undefined ? { body: o.body } : {}) });
+}
+
+/**
+ * One assistant request as RFC 9449 §7 has it: `Authorization: DPoP <token>` and a fresh proof. When the server answers
+ * 401 `use_dpop_nonce` with a `DPoP-Nonce` header, the request is sent once more with a new proof carrying that nonce.
+ */
+export async function assistantRequest(shop: Shop, o: AssistantRequestOptions): Promise<AssistantResult> {
+  const proof = await buildProof(shop, o, o.nonce);
+  const res = await sendOnce(shop, o, proof);
+  const nonce = res.headers.get('dpop-nonce') ?? o.nonce;
+  const pinnedNonce = o.proof !== false && o.proof?.nonce !== undefined;
+  if ((o.retryOnNonce ?? true) && !pinnedNonce && o.proof !== false && asksForNonce(res)) {
+    const retryProof = await buildProof(shop, o, res.headers.get('dpop-nonce')!);
+    const retried = await sendOnce(shop, o, retryProof);
+    return { res: retried, nonceChallenge: res, proof: retryProof, nonce: retried.headers.get('dpop-nonce') ?? nonce };
+  }
+  return { res, proof, nonce: nonce ?? undefined };
+}
+
+export interface AssistantAgentOptions extends ProvisionOptions {
+  /** API scopes of the token (space-delimited or a list); defaults to every scope a customer can hold. */
+  scope?: string | readonly string[];
+  audience?: Audience;
+  /** The DPoP key; a fresh ES256 key by default. */
+  key?: DpopKey;
+  /** Present a signed-out proxy token (no account) instead of a signed-in personal_agent token. */
+  signedOutToken?: boolean;
+}
+
+/**
+ * A provisioned assistant: its session, DPoP key and bound token, with the last server nonce. `request` sends a correct
+ * proof unless told otherwise and keeps the nonce of every answer.
+ */
+export class AssistantAgent {
+  nonce: string | undefined;
+
+  private constructor(
+    readonly shop: Shop,
+    readonly identity: AssistantIdentity,
+    readonly key: DpopKey,
+    public token: string,
+  ) {}
+
+  /** A fresh session (signed in to a fresh account unless said otherwise), a fresh key and a token bound to it. */
+  static async create(shop: Shop, o: AssistantAgentOptions = {}): Promise<AssistantAgent> {
+    const identity = await provisionAssistantSession(shop, o);
+    const key = o.key ?? (await createDpopKey());
+    // A signed-out session has no account: its signed-in token names the subject it would have had.
+    const sub = identity.sub ?? o.sub ?? shop.subject('asst');
+    const scoped = { ...(o.scope !== undefined ? { scope: o.scope } : {}), ...(o.audience ? { audience: o.audience } : {}) };
+    const token = o.signedOutToken
+      ? await signedOutProxyToken(shop, { sid: identity.sessionId, jkt: key.thumbprint, ...scoped })
+      : await shop.mint.assistant({ sub, jkt: key.thumbprint, sid: identity.sessionId, ...scoped });
+    return new AssistantAgent(shop, identity, key, token);
+  }
+
+  /** The account subject the agent acts for (the token's `sub`). */
+  get sub(): string {
+    const payload = JSON.parse(Buffer.from(this.token.split('.')[1] ?? '', 'base64url').toString('utf8')) as { sub?: unknown };
+    return String(payload.sub);
+  }
+
+  /** Another token for the same session and key (other scopes, audience, claims). */
+  async mintToken(o: { scope?: string | readonly string[]; audience?: Audience; claims?: Record<string, unknown>; header?: Record<string, unknown>; jkt?: string; sub?: string; expiresIn?: number } = {}): Promise<string> {
+    return this.shop.mint.assistant({
+      sub: o.sub ?? this.sub,
+      jkt: o.jkt ?? this.key.thumbprint,
+      sid: this.identity.sessionId,
+      ...(o.scope !== undefined ? { scope: o.scope } : {}),
+      ...(o.audience ? { audience: o.audience } : {}),
+      ...(o.claims ? { claims: o.claims } : {}),
+      ...(o.header ? { header: o.header } : {}),
+      ...(o.expiresIn !== undefined ? { expiresIn: o.expiresIn } : {}),
+    });
+  }
+
+  async request(method: string, path: string, o: Partial<Omit<AssistantRequestOptions, 'method' | 'path'>> = {}): Promise<AssistantResult> {
+    const result = await assistantRequest(this.shop, { method, path, token: this.token, key: this.key, ...(this.nonce !== undefined ? { nonce: this.nonce } : {}), ...o });
+    if (result.res.headers.get('dpop-nonce')) this.nonce = result.res.headers.get('dpop-nonce')!;
+    return result;
+  }
+
+  get = (path: string, o?: Partial<Omit<AssistantRequestOptions, 'method' | 'path'>>) => this.request('GET', path, o);
+  post = (path: string, o?: Partial<Omit<AssistantRequestOptions, 'method' | 'path'>>) => this.request('POST', path, o);
+  patch = (path: string, o?: Partial<Omit<AssistantRequestOptions, 'method' | 'path'>>) => this.request('PATCH', path, o);
+  delete = (path: string, o?: Partial<Omit<AssistantRequestOptions, 'method' | 'path'>>) => this.request('DELETE', path, o);
+
+  /** A correct proof for `method` `path` with the current nonce (to send it twice, or by another channel). */
+  async proof(method: string, path: string, overrides: ProofOverrides = {}): Promise<string> {
+    return (await buildProof(this.shop, { method, path, token: this.token, key: this.key, proof: overrides }, this.nonce))!;
+  }
+}
+
+// --------------------------------------------------------------------------------------------- raw header field lines
+
+/**
+ * A request whose header fields are sent exactly as listed, repeated names included (fetch would join them into one
+ * line): for the "two DPoP header fields" negative. Recorded in the transcript like every other exchange.
+ */
+export async function rawRequest(shop: Shop, method: string, path: string, fields: readonly (readonly [string, string])[], body?: string): Promise<ShopResponse> {
+  const url = new URL(shop.http.url(path));
+  // Header fields given as a list are sent as they are, so Host (required by HTTP/1.1) is ours to add.
+  const flat: string[] = fields.some(([name]) => name.toLowerCase() === 'host') ? [] : ['host', url.host];
+  for (const [name, value] of fields) flat.push(name, value);
+  if (body !== undefined) flat.push('content-type', 'application/json', 'content-length', String(Buffer.byteLength(body)));
+  const recorded: Record<string, string> = {};
+  for (const [name, value] of fields) recorded[name.toLowerCase()] = recorded[name.toLowerCase()] === undefined ? value : `${recorded[name.toLowerCase()]} ⏎ ${name}: ${value}`;
+  const x: Exchange = { method, url: url.href, requestHeaders: recorded, ...(body !== undefined ? { requestBody: body } : {}), ms: 0 };
+  shop.http.exchanges.push(x);
+  const started = Date.now();
+  const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
+  try {
+    const { status, headers, text } = await new Promise<{ status: number; headers: IncomingHttpHeaders; text: string }>((resolve, reject) => {
+      const req = send(url, { method, headers: flat, timeout: 15_000 }, (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, text: Buffer.concat(chunks).toString('utf8') }));
+        res.on('error', reject);
+      });
+      req.on('timeout', () => req.destroy(new Error('timeout')));
+      req.on('error', reject);
+      req.end(body);
+    });
+    const h = new Headers();
+    for (const [name, value] of Object.entries(headers)) {
+      if (value === undefined) continue;
+      for (const v of Array.isArray(value) ? value : [value]) h.append(name, v);
+    }
+    x.ms = Date.now() - started;
+    x.status = status;
+    x.responseHeaders = Object.fromEntries(h.entries());
+    x.responseBody = text;
+    let parsed: unknown;
+    try {
+      parsed = text ? JSON.parse(text) : undefined;
+    } catch {
+      parsed = undefined;
+    }
+    return { status, headers: h, body: parsed, text };
+  } catch (err) {
+    x.ms = Date.now() - started;
+    x.error = (err as Error).message;
+    throw err;
+  }
+}

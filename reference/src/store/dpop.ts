@@ -1,0 +1,35 @@
+// What DPoP needs to share between the instances on one database file (docs/assistants.md): the accepted proofs, so that a
+// replay is refused by every instance, and the nonce key when none is configured.
+import { randomBytes } from 'node:crypto';
+import type { Db } from '../db/open.js';
+
+const epoch = (d: Date) => Math.floor(d.getTime() / 1000);
+
+/**
+ * Records an accepted proof (key thumbprint + jti) until `expiresAt`. Atomic set-if-absent: true when this call recorded
+ * it, false when the pair is already there (a replay). Errors of the store propagate; callers fail closed.
+ */
+export function recordDpopProof(db: Db, proof: { jkt: string; jti: string; expiresAt: Date }, now: Date): boolean {
+  const r = db.prepare('INSERT INTO dpop_proofs (jkt, jti, expires_at, recorded_at) VALUES (?, ?, ?, ?) ON CONFLICT (jkt, jti) DO NOTHING')
+    .run(proof.jkt, proof.jti, epoch(proof.expiresAt), epoch(now));
+  return r.changes === 1;
+}
+
+/** Deletes the proofs whose retention ended before `now`; returns how many. */
+export function deleteExpiredDpopProofs(db: Db, now: Date): number {
+  return db.prepare('DELETE FROM dpop_proofs WHERE expires_at < ?').run(epoch(now)).changes;
+}
+
+export function countDpopProofs(db: Db): number {
+  return db.prepare('SELECT COUNT(*) FROM dpop_proofs').pluck().get() as number;
+}
+
+/**
+ * A random secret named `name`, created by the first instance that asks and shared by every instance on the file (the
+ * first insert wins, so two instances starting together agree).
+ */
+export function sharedSecret(db: Db, name: string, now: Date): string {
+  db.prepare('INSERT INTO server_secrets (name, value, created_at) VALUES (?, ?, ?) ON CONFLICT (name) DO NOTHING')
+    .run(name, randomBytes(32).toString('base64url'), now.toISOString());
+  return db.prepare('SELECT value FROM server_secrets WHERE name = ?').pluck().get(name) as string;
+}

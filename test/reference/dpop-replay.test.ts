@@ -1,0 +1,195 @@
+// Replay across instances (spec, Assistant authority: "an accepted proof jti is recorded in shared storage, so every
+// instance refuses it; entries are removed by the job clean_dpop_proofs"): two reference instances — two createApp, two
+// connections — on one database file in a temporary directory, and the job that prunes the shared table.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createApp } from '../../reference/src/app.js';
+import { loadConfig, type Config } from '../../reference/src/config.js';
+import { openDatabase, type Db } from '../../reference/src/db/open.js';
+import { loadSeed, readSeed } from '../../reference/src/db/seed.js';
+import { REPLAY_SKEW_SECONDS } from '../../reference/src/auth/assistant.js';
+import { CLEAN_DPOP_PROOFS_JOB, cleanDpopProofs, scheduleCleanDpopProofs } from '../../reference/src/jobs/clean-dpop-proofs.js';
+import { countDpopProofs, recordDpopProof } from '../../reference/src/store/dpop.js';
+import { createMinter } from '../../conformance/lib/mint.js';
+import { createDpopKey, dpopProof, type DpopKey } from '../../conformance/lib/dpop.js';
+import { expectProblem } from '../../conformance/lib/assert.js';
+import { FIXTURE_PROFILE_PATH, fixtureProfile, testClock } from '../helpers/reference.js';
+
+interface Instance {
+  url: string;
+  db: Db;
+  server: Server;
+}
+
+const quiet = { debug() {}, info() {}, warn() {}, error() {} };
+
+describe('two instances on one database file', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'shop-replay-'));
+  const file = join(dir, 'shop.db');
+  const clock = testClock();
+  const minter = createMinter(fixtureProfile, { now: clock.now });
+  let config: Config;
+  let a: Instance;
+  let b: Instance;
+
+  async function start(seed: boolean): Promise<Instance> {
+    const db = openDatabase(file);
+    if (seed && config.seedPath) loadSeed(db, readSeed(config.seedPath), clock.now());
+    const { app } = createApp({ config, db, clock: clock.now, log: quiet });
+    const server = await new Promise<Server>((resolve) => {
+      const s = app.listen(0, '127.0.0.1', () => resolve(s));
+    });
+    return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, db, server };
+  }
+  const stop = (i: Instance) => new Promise<void>((resolve) => {
+    i.server.close(() => {
+      i.db.close();
+      resolve();
+    });
+    i.server.closeAllConnections();
+  });
+
+  before(async () => {
+    config = loadConfig({ env: {}, profilePath: FIXTURE_PROFILE_PATH, overrides: { databasePath: file, logLevel: 'silent' } });
+    a = await start(true);
+    b = await start(false);
+  });
+  after(async () => {
+    await stop(a);
+    await stop(b);
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  /** A signed-out assistant session (registered through instance A) and its token, bound to a fresh key. */
+  async function assistant(): Promise<{ key: DpopKey; token: string }> {
+    const sid = `sess_${randomUUID()}`;
+    const res = await fetch(`${a.url}/internal/assistant/sessions/signed-out`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-proxy-idp-secret': fixtureProfile.secrets.proxyIdpSecret! },
+      body: JSON.stringify({ session_id: sid, client_id: 'agent-client', scopes: [] }),
+    });
+    assert.equal(res.status, 201);
+    const key = await createDpopKey();
+    // A signed-in session is not needed here: a signed-in token on a signed-out session acts signed out, cart reads pass.
+    return { key, token: await minter.assistant({ sub: `cust_${randomUUID()}`, sid, jkt: key.thumbprint }) };
+  }
+
+  async function nonceFrom(i: Instance): Promise<string> {
+    const res = await fetch(`${i.url}/v1/cart`, { headers: { authorization: 'DPoP x.y.z' } });
+    return res.headers.get('dpop-nonce')!;
+  }
+
+  /** The same proof (same htu path and jti) can be sent to either instance: htu names the instance it is meant for. */
+  const send = async (i: Instance, token: string, proof: string) => {
+    const res = await fetch(`${i.url}/v1/cart`, { headers: { authorization: `DPoP ${token}`, dpop: proof } });
+    const text = await res.text();
+    return { status: res.status, headers: res.headers, text, body: text ? JSON.parse(text) : undefined };
+  };
+
+  test('the instances share the nonce key: a nonce of A is accepted by B', async () => {
+    assert.equal(await nonceFrom(a), await nonceFrom(b));
+    const x = await assistant();
+    const proof = await dpopProof({ key: x.key, htm: 'GET', htu: `${b.url}/v1/cart`, accessToken: x.token, nonce: await nonceFrom(a), now: clock.now });
+    assert.equal((await send(b, x.token, proof)).status, 200);
+  });
+
+  test('a proof accepted by instance A is refused by instance B as a replay', async () => {
+    const x = await assistant();
+    const nonce = await nonceFrom(a);
+    const jti = randomUUID();
+    // One jti and key, each proof naming the instance it goes to (htu): the replay key is thumbprint + jti.
+    const forA = await dpopProof({ key: x.key, htm: 'GET', htu: `${a.url}/v1/cart`, accessToken: x.token, nonce, jti, now: clock.now });
+    const forB = await dpopProof({ key: x.key, htm: 'GET', htu: `${b.url}/v1/cart`, accessToken: x.token, nonce, jti, now: clock.now });
+    assert.equal((await send(a, x.token, forA)).status, 200);
+    const replay = await send(b, x.token, forB);
+    expectProblem(replay, { status: 401, error: 'invalid_dpop_proof', docsUrl: fixtureProfile.docsUrl });
+    assert.equal(replay.headers.get('www-authenticate'), 'DPoP error="invalid_dpop_proof", algs="ES256"');
+    assert.ok(replay.headers.get('dpop-nonce'));
+    // And A refuses its own proof a second time.
+    assert.equal((await send(a, x.token, forA)).status, 401);
+  });
+
+  test('of concurrent uses of one proof across both instances, exactly one succeeds', async () => {
+    const x = await assistant();
+    const nonce = await nonceFrom(a);
+    const jti = randomUUID();
+    const proofs = {
+      a: await dpopProof({ key: x.key, htm: 'GET', htu: `${a.url}/v1/cart`, accessToken: x.token, nonce, jti, now: clock.now }),
+      b: await dpopProof({ key: x.key, htm: 'GET', htu: `${b.url}/v1/cart`, accessToken: x.token, nonce, jti, now: clock.now }),
+    };
+    const results = await Promise.all(Array.from({ length: 16 }, (_, n) => (n % 2 === 0 ? send(a, x.token, proofs.a) : send(b, x.token, proofs.b))));
+    assert.equal(results.filter((r) => r.status === 200).length, 1, results.map((r) => r.status).join(','));
+    assert.ok(results.every((r) => r.status === 200 || (r.status === 401 && r.body.error === 'invalid_dpop_proof')));
+  });
+
+  test('an accepted proof is kept for the iat window plus skew after its iat, then clean_dpop_proofs removes it', async () => {
+    const x = await assistant();
+    const iat = Math.floor(clock.now().getTime() / 1000);
+    const proof = await dpopProof({ key: x.key, htm: 'GET', htu: `${a.url}/v1/cart`, accessToken: x.token, nonce: await nonceFrom(a), iat, jti: 'kept-jti', now: clock.now });
+    assert.equal((await send(a, x.token, proof)).status, 200);
+    const row = a.db.prepare('SELECT expires_at FROM dpop_proofs WHERE jkt = ? AND jti = ?').get(x.key.thumbprint, 'kept-jti') as { expires_at: number };
+    assert.equal(row.expires_at, iat + config.dpopIatWindowSeconds + REPLAY_SKEW_SECONDS);
+    assert.equal(cleanDpopProofs(b.db, new Date(row.expires_at * 1000)).deleted, 0, 'not before its end');
+    const later = new Date((row.expires_at + 1) * 1000);
+    const run = cleanDpopProofs(b.db, later);
+    assert.equal(run.job, CLEAN_DPOP_PROOFS_JOB);
+    assert.ok(run.deleted >= 1);
+    assert.equal(a.db.prepare('SELECT COUNT(*) FROM dpop_proofs WHERE jti = ?').pluck().get('kept-jti'), 0);
+  });
+});
+
+describe('the store and the job', () => {
+  let db: Db;
+  before(() => (db = openDatabase(':memory:')));
+  after(() => db.close());
+
+  test('recordDpopProof is an atomic set-if-absent keyed by thumbprint and jti', () => {
+    const at = new Date('2030-01-01T00:00:00Z');
+    const until = new Date(at.getTime() + 60_000);
+    assert.equal(recordDpopProof(db, { jkt: 'k1', jti: 'j1', expiresAt: until }, at), true);
+    assert.equal(recordDpopProof(db, { jkt: 'k1', jti: 'j1', expiresAt: until }, at), false, 'same key and jti');
+    assert.equal(recordDpopProof(db, { jkt: 'k2', jti: 'j1', expiresAt: until }, at), true, 'another key, same jti');
+    assert.equal(recordDpopProof(db, { jkt: 'k1', jti: 'j2', expiresAt: until }, at), true, 'same key, another jti');
+    assert.equal(countDpopProofs(db), 3);
+  });
+
+  test('cleanDpopProofs deletes exactly the expired entries', () => {
+    db.exec('DELETE FROM dpop_proofs');
+    const t = (s: number) => new Date(Date.UTC(2030, 0, 1) + s * 1000);
+    recordDpopProof(db, { jkt: 'k', jti: 'old', expiresAt: t(10) }, t(0));
+    recordDpopProof(db, { jkt: 'k', jti: 'edge', expiresAt: t(20) }, t(0));
+    recordDpopProof(db, { jkt: 'k', jti: 'new', expiresAt: t(30) }, t(0));
+    assert.deepEqual(cleanDpopProofs(db, t(20)), { job: 'clean_dpop_proofs', deleted: 1 });
+    assert.deepEqual(db.prepare('SELECT jti FROM dpop_proofs ORDER BY jti').pluck().all(), ['edge', 'new']);
+    assert.equal(cleanDpopProofs(db, t(31)).deleted, 2);
+    assert.equal(countDpopProofs(db), 0);
+  });
+
+  test('scheduleCleanDpopProofs runs the job on an unref\'d timer until stopped, and reports failures', async () => {
+    db.exec('DELETE FROM dpop_proofs');
+    const t0 = new Date('2030-01-01T00:00:00Z');
+    recordDpopProof(db, { jkt: 'k', jti: 'gone', expiresAt: t0 }, t0);
+    const runs: number[] = [];
+    const stop = scheduleCleanDpopProofs(db, { intervalMs: 5, clock: () => new Date(t0.getTime() + 1000), onRun: (r) => runs.push(r.deleted) });
+    await new Promise((r) => setTimeout(r, 40));
+    stop();
+    const count = runs.length;
+    assert.ok(count >= 1 && runs[0] === 1, `runs: ${runs.join(',')}`);
+    await new Promise((r) => setTimeout(r, 20));
+    assert.equal(runs.length, count, 'no run after stop');
+
+    const closed = openDatabase(':memory:');
+    closed.close();
+    const failures: unknown[] = [];
+    const stop2 = scheduleCleanDpopProofs(closed, { intervalMs: 5, onError: (e) => failures.push(e) });
+    await new Promise((r) => setTimeout(r, 30));
+    stop2();
+    assert.ok(failures.length >= 1, 'a failing run is reported, not thrown');
+  });
+});
