@@ -3,8 +3,6 @@ import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { ConfigError, loadConfig } from '../../reference/src/config.js';
 import { startServer } from '../../reference/src/server.js';
-import { CLEAN_DPOP_PROOFS_JOB, scheduleCleanDpopProofs } from '../../reference/src/jobs/clean-dpop-proofs.js';
-import { createLogger } from '../../reference/src/log.js';
 
 export function addServeCommand(program: Command): void {
   program
@@ -41,16 +39,9 @@ Examples:
         throw err;
       }
       const running = await startServer(config);
-      // Recorded DPoP proofs past their retention are deleted every minute (docs/assistants.md).
-      const log = createLogger(config.logLevel);
-      const stopCleaning = scheduleCleanDpopProofs(running.db, {
-        onRun: ({ deleted }) => { if (deleted > 0) log.debug('job', { job: CLEAN_DPOP_PROOFS_JOB, deleted }); },
-        onError: (err) => log.warn('job_failed', { job: CLEAN_DPOP_PROOFS_JOB, error: err instanceof Error ? err.message : String(err) }),
-      });
       process.stdout.write(`shop-conformance reference listening on ${running.url}\n`);
       const stop = (signal: string) => {
         process.stderr.write(`received ${signal}, shutting down\n`);
-        stopCleaning();
         running.close().then(() => process.exit(0), () => process.exit(1));
       };
       process.once('SIGINT', () => stop('SIGINT'));

@@ -8,6 +8,7 @@ import { openDatabase, type Db } from './db/open.js';
 import { loadSeed, readSeed } from './db/seed.js';
 import type { Clock } from './domain.js';
 import { createLogger, type Logger } from './log.js';
+import { CLEAN_DPOP_PROOFS_JOB, scheduleCleanDpopProofs } from './jobs/clean-dpop-proofs.js';
 
 export interface RunningServer {
   url: string;
@@ -29,6 +30,13 @@ export async function startServer(config: Config, o: { clock?: Clock; log?: Logg
   installClientErrorHandler(server, config.docsUrl);
   server.requestTimeout = 30_000;
   server.headersTimeout = 20_000;
+  // Recorded DPoP proofs past their retention are deleted every minute (docs/assistants.md).
+  const stopCleaning = scheduleCleanDpopProofs(db, {
+    onRun: ({ deleted }) => {
+      if (deleted > 0) log.debug('job', { job: CLEAN_DPOP_PROOFS_JOB, deleted });
+    },
+    onError: (err) => log.warn('job_failed', { job: CLEAN_DPOP_PROOFS_JOB, error: err instanceof Error ? err.message : String(err) }),
+  });
   const { port } = server.address() as AddressInfo;
   const host = config.host.includes(':') ? `[${config.host}]` : config.host;
   const url = config.publicBaseUrl ?? `http://${host}:${port}`;
@@ -39,6 +47,7 @@ export async function startServer(config: Config, o: { clock?: Clock; log?: Logg
     db,
     close() {
       closing ??= new Promise<void>((resolve) => {
+        stopCleaning();
         server.close(() => {
           db.close();
           resolve();
