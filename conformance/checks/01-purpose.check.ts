@@ -6,21 +6,15 @@
 // routes; they come with those routes. "Answers" means 2xx or 3xx: the suite follows no redirect.
 import { randomBytes, randomUUID } from 'node:crypto';
 import { check, test, type Shop, notApplicable } from '../engine/check.js';
+import { freshShopperIp } from '../lib/shopper.js';
 import type { ShopResponse } from '../engine/http.js';
-import { CheckFailure, expectProblem, expectStatus } from '../lib/assert.js';
+import { CheckFailure, expectProblem, expectStatus, fail } from '../lib/assert.js';
 import { OPERATIONS_BY_ID, type HttpMethod } from '../../contract/operations.js';
 
 // --- helpers (check files import nothing from each other) -------------------------------------------------------------
 
 
-const freshShopperIp = () => {
-  const h = randomBytes(6).toString('hex');
-  return `2001:db8:${h.slice(0, 4)}:${h.slice(4, 8)}:${h.slice(8, 12)}::1`;
-};
 
-function fail(what: string, expected: unknown, actual: unknown, clause: string): never {
-  throw new CheckFailure(what, { expected, actual, clause });
-}
 
 const is2xx = (res: { status: number }) => res.status >= 200 && res.status < 300;
 const is4xx = (res: { status: number }) => res.status >= 400 && res.status < 500;

@@ -2,23 +2,17 @@
 // format (a value in the format is taken, values outside it are refused).
 import { randomBytes, randomUUID } from 'node:crypto';
 import { check, test, type Shop } from '../engine/check.js';
+import { freshShopperIp } from '../lib/shopper.js';
 import type { ShopResponse } from '../engine/http.js';
-import { CheckFailure, expectProblem, expectStatus } from '../lib/assert.js';
+import { CheckFailure, expectProblem, expectStatus, fail } from '../lib/assert.js';
 import { forgeGuestSession, GUEST_SESSION_FORMAT, guestSessionSignature, signGuestSession, type GuestSessionForgery } from '../lib/guest-session.js';
 import { REASON_PHRASES } from '../../contract/errors.js';
 import { LIMITS } from '../../contract/limits.js';
 
-function fail(what: string, expected: unknown, actual: unknown, clause: string): never {
-  throw new CheckFailure(what, { expected, actual, clause });
-}
 
 /** `401 invalid_token`, or just the status when the body names no error. */
 const statusOf = (res: ShopResponse) => (typeof res.body?.error === 'string' ? `${res.status} ${res.body.error}` : res.status);
 
-const freshShopperIp = () => {
-  const h = randomBytes(6).toString('hex');
-  return `2001:db8:${h.slice(0, 4)}:${h.slice(4, 8)}:${h.slice(8, 12)}::1`;
-};
 
 // --- the problem document ---------------------------------------------------------------------------------------------------
 

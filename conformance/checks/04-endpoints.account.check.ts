@@ -11,16 +11,14 @@
 // Seed orders are never moved to another state here: transition checks ask only for refusals on orders whose state the
 // refusal leaves as it was, so reruns and parallel workers see the seed as docs/seed.md describes it.
 import { check, notApplicable, test, type Shop } from '../engine/check.js';
+import { credentialsOf, KINDS, type Kind } from '../engine/callers.js';
 import type { RequestOptions, ShopResponse } from '../engine/http.js';
-import { CheckFailure, expectCreated, expectNoContent, expectNoStore, expectProblem, expectStatus } from '../lib/assert.js';
+import { CheckFailure, expectCreated, expectNoContent, expectNoStore, expectProblem, expectStatus, fail } from '../lib/assert.js';
 import { CALLER_LISTS, type CallerKind, type CallerListName } from '../../contract/callers.js';
 import { OPERATIONS_BY_ID } from '../../contract/operations.js';
 
 // --- helpers (check files import nothing from each other) -------------------------------------------------------------
 
-function fail(what: string, expected: unknown, actual: unknown, clause: string): never {
-  throw new CheckFailure(what, { expected, actual, clause });
-}
 
 const is2xx = (res: { status: number }) => res.status >= 200 && res.status < 300;
 const is4xx = (res: { status: number }) => res.status >= 400 && res.status < 500;
@@ -87,27 +85,9 @@ function requestFor(op: Op): { path: string; json?: unknown } {
   }
 }
 
-const KINDS = [
-  { kind: 'customer', capability: undefined },
-  { kind: 'delegated', capability: 'delegated' },
-  { kind: 'guest', capability: 'guests' },
-  { kind: 'operator', capability: 'operators' },
-] as const satisfies readonly { kind: CallerKind; capability: keyof Shop['profile']['capabilities'] | undefined }[];
 
 const LIST_CLAUSE: Partial<Record<CallerListName, string>> = { account: 'END-LIST-2', checkout: 'END-LIST-3' };
 
-async function credentialsOf(shop: Shop, kind: (typeof KINDS)[number]['kind']): Promise<Pick<RequestOptions, 'token' | 'headers'>> {
-  switch (kind) {
-    case 'customer':
-      return { token: await customer(shop) };
-    case 'delegated':
-      return { token: await shop.mint.delegated({ sub: shop.subject('cust'), channel: 'openapi' }) };
-    case 'guest':
-      return { token: await shop.mint.guest(), headers: { 'guest-session': shop.guestSession() } };
-    case 'operator':
-      return { token: await shop.mint.operator(), headers: { operator: 'conformance@shop.test' } };
-  }
-}
 
 /** Refused by the guard: 401, or 403 caller_not_allowed / insufficient_scope. A 403 of another code is a later stage's. */
 const guardRefused = (res: ShopResponse) =>

@@ -7,23 +7,17 @@
 // (the service may well name its members otherwise); it fails only on what the spec itself says.
 import { randomBytes } from 'node:crypto';
 import { check, test, type Shop, notApplicable } from '../engine/check.js';
+import { credentialsOf, KINDS, type Kind } from '../engine/callers.js';
+import { freshShopperIp } from '../lib/shopper.js';
 import type { RequestOptions, ShopResponse } from '../engine/http.js';
-import { CheckFailure, expectCacheControl, expectNoStore, expectProblem, expectStatus, expectWeakEtag, parseCacheControl } from '../lib/assert.js';
+import { CheckFailure, expectCacheControl, expectNoStore, expectProblem, expectStatus, expectWeakEtag, parseCacheControl, fail } from '../lib/assert.js';
 import { CALLER_LISTS, type CallerKind, type CallerListName } from '../../contract/callers.js';
 import { OPERATIONS_BY_ID, type Operation } from '../../contract/operations.js';
 
 // --- helpers (check files import nothing from each other) -------------------------------------------------------------
 
 
-/** A fresh documentation-range IPv6 address, so that guest rate-limit counters are never shared between checks or runs. */
-const freshShopperIp = () => {
-  const h = randomBytes(6).toString('hex');
-  return `2001:db8:${h.slice(0, 4)}:${h.slice(4, 8)}:${h.slice(8, 12)}::1`;
-};
 
-function fail(what: string, expected: unknown, actual: unknown, clause: string): never {
-  throw new CheckFailure(what, { expected, actual, clause });
-}
 
 const is2xx = (res: { status: number }) => res.status >= 200 && res.status < 300;
 const is4xx = (res: { status: number }) => res.status >= 400 && res.status < 500;
@@ -232,12 +226,6 @@ test(...check({
 const SERVED = ['searchProducts', 'getProduct', 'listCollections', 'getCart', 'addCartItem', 'updateCartItem', 'removeCartItem'] as const;
 
 /** The caller kinds the suite can present without DPoP or forwarding, and the capability each needs. */
-const KINDS = [
-  { kind: 'customer', capability: undefined },
-  { kind: 'delegated', capability: 'delegated' },
-  { kind: 'guest', capability: 'guests' },
-  { kind: 'operator', capability: 'operators' },
-] as const satisfies readonly { kind: CallerKind; capability: keyof Shop['profile']['capabilities'] | undefined }[];
 
 const LIST_CLAUSE: Record<CallerListName, string> = {
   storefront: 'END-LIST-1',
@@ -256,20 +244,6 @@ function requestFor(op: Operation): { path: string; json?: unknown } {
   return { path };
 }
 
-async function credentialsOf(shop: Shop, kind: (typeof KINDS)[number]['kind']): Promise<Pick<RequestOptions, 'token' | 'headers'>> {
-  switch (kind) {
-    case 'customer':
-      return { token: await shop.mint.customer({ sub: shop.subject('cust') }) };
-    case 'delegated':
-      // The API audience (channel openapi): the audience the service itself is addressed by.
-      return { token: await shop.mint.delegated({ sub: shop.subject('cust'), channel: 'openapi' }) };
-    case 'guest':
-      // A fresh session (a new cart) and a fresh Shopper-IP: no other check shares this guest's cart or rate counters.
-      return { token: await shop.mint.guest(), headers: { 'guest-session': shop.guestSession(), 'shopper-ip': freshShopperIp() } };
-    case 'operator':
-      return { token: await shop.mint.operator(), headers: { operator: 'conformance@shop.test' } };
-  }
-}
 
 for (const operationId of SERVED) {
   const op = OPERATIONS_BY_ID.get(operationId);

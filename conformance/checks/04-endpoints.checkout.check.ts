@@ -15,8 +15,10 @@
 // reference-level. Delegated tokens use the API audience (channel openapi); customers may not call these operations.
 import { randomUUID, randomBytes } from 'node:crypto';
 import { check, notApplicable, test, type Shop } from '../engine/check.js';
+import { credentialsOf, KINDS, type Kind } from '../engine/callers.js';
+import { freshShopperIp } from '../lib/shopper.js';
 import type { RequestOptions, ShopResponse } from '../engine/http.js';
-import { CheckFailure, expectCreated, expectNoStore, expectProblem, expectStatus } from '../lib/assert.js';
+import { CheckFailure, expectCreated, expectNoStore, expectProblem, expectStatus, fail } from '../lib/assert.js';
 
 // --- helpers (check files import nothing from each other) -------------------------------------------------------------
 
@@ -27,20 +29,12 @@ const BEANIE = 'var_0701';
 const TOTE = 'var_2501';
 const SEED_VARIANT = /var_[a-z0-9]{4,32}/g;
 
-function fail(what: string, expected: unknown, actual: unknown, clause: string): never {
-  throw new CheckFailure(what, { expected, actual, clause });
-}
 
 const is2xx = (res: { status: number }) => res.status >= 200 && res.status < 300;
 const brief = (res: ShopResponse) => `${res.status} ${res.text.slice(0, 300)}`;
 
 const agent = (shop: Shop, sub: string, scope?: string) => shop.mint.delegated({ sub, channel: 'openapi', ...(scope !== undefined ? { scope } : {}) });
 
-/** A fresh documentation-range IPv6 address: guest rate-limit counters are never shared between checks or runs. */
-const freshShopperIp = () => {
-  const h = randomBytes(6).toString('hex');
-  return `2001:db8:${h.slice(0, 4)}:${h.slice(4, 8)}:${h.slice(8, 12)}::1`;
-};
 
 /**
  * Removes every line of the account cart. Cart records are not shown by the spec, so the variant ids are taken from the
@@ -82,28 +76,8 @@ const orderIdOf = (location: string) => new URL(location, 'http://base.invalid')
 
 // --- callers and scope ------------------------------------------------------------------------------------------------
 
-const KINDS = [
-  { kind: 'customer', capability: undefined },
-  { kind: 'delegated', capability: 'delegated' },
-  { kind: 'guest', capability: 'guests' },
-  { kind: 'operator', capability: 'operators' },
-] as const;
-type Kind = (typeof KINDS)[number]['kind'];
 const AGENT_CHECKOUT: readonly Kind[] = ['delegated'];
 
-async function credentialsOf(shop: Shop, kind: Kind): Promise<Pick<RequestOptions, 'token' | 'headers'>> {
-  switch (kind) {
-    case 'customer':
-      return { token: await shop.mint.customer({ sub: shop.subject('cust') }) };
-    case 'delegated':
-      // A fresh subject: its cart is empty, so nothing is ever charged here (the guard answers first for the others).
-      return { token: await agent(shop, shop.subject('cust')) };
-    case 'guest':
-      return { token: await shop.mint.guest(), headers: { 'guest-session': shop.guestSession(), 'shopper-ip': freshShopperIp() } };
-    case 'operator':
-      return { token: await shop.mint.operator(), headers: { operator: 'conformance@shop.test' } };
-  }
-}
 
 /** Each kind the profile claims: the agent-checkout list passes the guard, every other kind gets 403 caller_not_allowed. */
 async function callerMatrix(shop: Shop, path: string, json: unknown, opClause: string): Promise<void> {

@@ -20,7 +20,7 @@ import { check, notApplicable, test, type Shop } from '../engine/check.js';
 import type { ShopResponse } from '../engine/http.js';
 import type { Exchange } from '../engine/transcript.js';
 import { AssistantAgent, errorOf } from '../lib/assistant.js';
-import { CheckFailure, expectChallenge, expectNoStore, expectProblem, expectStatus } from '../lib/assert.js';
+import { CheckFailure, expectChallenge, expectNoStore, expectProblem, expectStatus, fail } from '../lib/assert.js';
 import { findChallenge, parseChallenges } from '../lib/www-authenticate.js';
 import { LIMITS } from '../../contract/limits.js';
 
@@ -31,9 +31,6 @@ const KEEP_ALIVE_MS = LIMITS.eventStreamKeepAliveSeconds * 1000;
 /** Scheduling and network slack allowed on top of the 15 seconds. */
 const KEEP_ALIVE_SLACK_MS = 1500;
 
-const fail = (what: string, expected: unknown, actual: unknown, clause: string): never => {
-  throw new CheckFailure(what, { expected, actual, clause });
-};
 
 const show = (res: ShopResponse) => `${res.status} ${res.text.slice(0, 300)}`;
 const fresh = (prefix: string) => `${prefix}_${randomUUID().replace(/-/g, '')}`;

@@ -19,7 +19,7 @@ import { randomUUID } from 'node:crypto';
 import { check, notApplicable, test, type Shop } from '../engine/check.js';
 import type { ShopResponse } from '../engine/http.js';
 import type { Exchange } from '../engine/transcript.js';
-import { CheckFailure, expectChallenge, expectNoStore, expectProblem } from '../lib/assert.js';
+import { CheckFailure, expectChallenge, expectNoStore, expectProblem, fail } from '../lib/assert.js';
 import { LIMITS } from '../../contract/limits.js';
 
 // ---------------------------------------------------------------------------------------------------------------- helpers
@@ -27,9 +27,6 @@ import { LIMITS } from '../../contract/limits.js';
 type Secrets = Shop['profile']['secrets'];
 type SecretName = 'idpActionSecret' | 'proxyIdpSecret' | 'conversationHubSecret' | 'accountRecoverySecret';
 
-const fail = (what: string, expected: unknown, actual: unknown, clause: string): never => {
-  throw new CheckFailure(what, { expected, actual, clause });
-};
 
 const show = (res: ShopResponse) => `${res.status} ${res.text.slice(0, 300)}`;
 const fresh = (prefix: string) => `${prefix}_${randomUUID().replace(/-/g, '')}`;

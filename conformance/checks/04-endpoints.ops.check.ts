@@ -11,25 +11,18 @@
 // leaves the stock as it was. The happy paths of cancellation and refunds change seed data for good and are left to
 // test/reference/http-ops.test.ts. The audit log of operator writes is not observable from outside (no read route).
 import { check, test, type Shop } from '../engine/check.js';
+import { freshShopperIp } from '../lib/shopper.js';
 import type { RequestOptions, ShopResponse } from '../engine/http.js';
-import { CheckFailure, expectNoStore, expectProblem, expectStatus } from '../lib/assert.js';
+import { CheckFailure, expectNoStore, expectProblem, expectStatus, fail } from '../lib/assert.js';
 import { newGuestSession } from '../lib/guest-session.js';
 import { randomBytes } from 'node:crypto';
 import { OPERATIONS_BY_ID } from '../../contract/operations.js';
 
 // ---------------------------------------------------------------------------------------------------------------- helpers
 
-const fail = (what: string, expected: unknown, actual: unknown, clause: string): never => {
-  throw new CheckFailure(what, { expected, actual, clause });
-};
 
 const OPERATOR = 'conformance@shop.test';
 
-/** A fresh documentation-range IPv6 shopper: guest rate-limit counters are never shared between checks or runs. */
-const freshShopperIp = () => {
-  const h = randomBytes(6).toString('hex');
-  return `2001:db8:${h.slice(0, 4)}:${h.slice(4, 8)}:${h.slice(8, 12)}::1`;
-};
 
 // Seed data (docs/seed.md) whose verdicts never change: the domain refuses each of these writes, so nothing is written.
 const DELIVERED = 'ord_1001';

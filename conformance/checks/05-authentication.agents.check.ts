@@ -25,7 +25,7 @@ import {
   signedOutProxyToken,
   signOutSession,
 } from '../lib/assistant.js';
-import { CheckFailure, expectChallenge, expectProblem } from '../lib/assert.js';
+import { CheckFailure, expectChallenge, expectProblem, fail } from '../lib/assert.js';
 import { createDpopKey } from '../lib/dpop.js';
 import type { InvitedAgentContextOptions } from '../lib/mint.js';
 import { parseChallenges } from '../lib/www-authenticate.js';
@@ -36,9 +36,6 @@ const VARIANT = 'var_0101';
 const PRODUCT_HANDLE = 'waxed-canvas-field-jacket';
 const addItem = { variant_id: VARIANT, quantity: 1 };
 
-const fail = (what: string, expected: unknown, actual: unknown, clause: string): never => {
-  throw new CheckFailure(what, { expected, actual, clause });
-};
 
 const epoch = () => Math.floor(Date.now() / 1000);
 const hex = () => randomUUID().replace(/-/g, '');

@@ -5,8 +5,9 @@
 // names (an empty cart names none) or by comparing two reads, and leave member names (`lines`) to reference-level checks.
 import { randomBytes, randomUUID } from 'node:crypto';
 import { check, notApplicable, test, type Shop } from '../engine/check.js';
+import { freshShopperIp } from '../lib/shopper.js';
 import type { ShopResponse } from '../engine/http.js';
-import { CheckFailure, expectChallenge, expectProblem } from '../lib/assert.js';
+import { CheckFailure, expectChallenge, expectProblem, fail } from '../lib/assert.js';
 import { forgeGuestSession, GUEST_SESSION_FORGERIES, signGuestSession, type GuestSessionForgery } from '../lib/guest-session.js';
 import { createForeignKey, publicKeyAsSecret, signWith, unsecured } from '../lib/mint.js';
 import { findChallenge, parseChallenges } from '../lib/www-authenticate.js';
@@ -17,9 +18,6 @@ const VARIANT = 'var_0101';
 const OTHER_VARIANT = 'var_0201';
 const SEED_VARIANT_ID = /var_\d{4}/;
 
-const fail = (what: string, expected: unknown, actual: unknown, clause: string): never => {
-  throw new CheckFailure(what, { expected, actual, clause });
-};
 
 const epoch = () => Math.floor(Date.now() / 1000);
 
@@ -86,11 +84,7 @@ function expectRefused(shop: Shop, res: ShopResponse, what: string, clause: stri
   expectProblem(res, { status: res.status, error: typeof res.body?.error === 'string' ? res.body.error : '<missing>', docsUrl: shop.docsUrl, clause });
 }
 
-/** A random IPv6 shopper of the documentation prefix, alone in its /64: guest rate-limit budgets are never shared between checks. */
-function shopperIp(): string {
-  const h = randomBytes(4).toString('hex');
-  return `2001:db8:${h.slice(0, 4)}:${h.slice(4)}::1`;
-}
+const shopperIp = freshShopperIp;
 
 /** Headers of a guest request: the storefront token, a private shopper, and the session when given. */
 async function guest(shop: Shop, session?: string, extra: Record<string, string> = {}): Promise<Record<string, string>> {

@@ -11,7 +11,7 @@ import { OPERATIONS } from '../../contract/operations.js';
 import { check, test, type Shop } from '../engine/check.js';
 import type { ShopResponse } from '../engine/http.js';
 import { ASSISTANT_BROWSER_SESSION_HEADER, AssistantAgent, browserSession, errorOf, htuOf, rawRequest, signOutSession, type ProofOverrides } from '../lib/assistant.js';
-import { CheckFailure, expectChallenge, expectProblem } from '../lib/assert.js';
+import { CheckFailure, expectChallenge, expectProblem, fail } from '../lib/assert.js';
 import { createDpopKey, dpopProofDraft, type DpopKey } from '../lib/dpop.js';
 import { publicKeyAsSecret, unsecured } from '../lib/mint.js';
 import { findChallenge, parseChallenges } from '../lib/www-authenticate.js';
@@ -20,9 +20,6 @@ import { findChallenge, parseChallenges } from '../lib/www-authenticate.js';
 
 const CART = '/v1/cart';
 
-const fail = (what: string, expected: unknown, actual: unknown, clause: string): never => {
-  throw new CheckFailure(what, { expected, actual, clause });
-};
 
 const epoch = () => Math.floor(Date.now() / 1000);
 

@@ -15,7 +15,7 @@ import { fileURLToPath } from 'node:url';
 import { randomInt } from 'node:crypto';
 import { check, notApplicable, test, type Shop } from '../engine/check.js';
 import type { ShopResponse } from '../engine/http.js';
-import { CheckFailure, expectNoStore, expectProblem } from '../lib/assert.js';
+import { CheckFailure, expectNoStore, expectProblem, fail } from '../lib/assert.js';
 import { alterOneByte, ignoredEvent, newEventId, signPayload, SIGNATURE_HEADER, SIGNATURE_TOLERANCE_SECONDS, stripeEvent } from '../lib/stripe-signature.js';
 import { seedSchema, type Seed } from '../../contract/seed.js';
 
@@ -23,9 +23,6 @@ import { seedSchema, type Seed } from '../../contract/seed.js';
 
 const PATH = '/webhooks/stripe';
 
-const fail = (what: string, expected: unknown, actual: unknown, clause: string): never => {
-  throw new CheckFailure(what, { expected, actual, clause });
-};
 
 /** Names the case a failure belongs to. */
 async function inCase(what: string, assertion: () => void | Promise<void>): Promise<void> {

@@ -5,22 +5,15 @@
 // size, so a service without the cap would take it (and fail the check) instead of refusing it for an unknown member.
 import { randomBytes } from 'node:crypto';
 import { check, test, type Shop, notApplicable } from '../engine/check.js';
+import { freshShopperIp } from '../lib/shopper.js';
 import type { ShopResponse } from '../engine/http.js';
-import { CheckFailure, expectCacheControl, expectNoStore, expectProblem, expectStatus, parseCacheControl } from '../lib/assert.js';
+import { CheckFailure, expectCacheControl, expectNoStore, expectProblem, expectStatus, parseCacheControl, fail } from '../lib/assert.js';
 import { LIMITS } from '../../contract/limits.js';
 
 // --- helpers (check files import nothing from each other) -------------------------------------------------------------
 
 
-/** A fresh documentation-range IPv6 address, so that guest rate-limit counters are never shared between checks or runs. */
-const freshShopperIp = () => {
-  const h = randomBytes(6).toString('hex');
-  return `2001:db8:${h.slice(0, 4)}:${h.slice(4, 8)}:${h.slice(8, 12)}::1`;
-};
 
-function fail(what: string, expected: unknown, actual: unknown, clause: string): never {
-  throw new CheckFailure(what, { expected, actual, clause });
-}
 
 const is2xx = (res: { status: number }) => res.status >= 200 && res.status < 300;
 const is4xx = (res: { status: number }) => res.status >= 400 && res.status < 500;

@@ -3,12 +3,9 @@
 import { randomBytes } from 'node:crypto';
 import { check, test, type Shop } from '../engine/check.js';
 import type { ShopResponse } from '../engine/http.js';
-import { CheckFailure, expectProblem, expectStatus } from '../lib/assert.js';
+import { CheckFailure, expectProblem, expectStatus, fail } from '../lib/assert.js';
 import { OPERATIONS_BY_ID } from '../../contract/operations.js';
 
-function fail(what: string, expected: unknown, actual: unknown, clause: string): never {
-  throw new CheckFailure(what, { expected, actual, clause });
-}
 
 const is2xx = (res: { status: number }) => res.status >= 200 && res.status < 300;
 const is4xx = (res: { status: number }) => res.status >= 400 && res.status < 500;

@@ -197,7 +197,8 @@ export function expectNoContent(res: Pick<HttpResult, 'status'> & { text?: strin
   if (res.text !== undefined && res.text !== '') fail('body of a 204', '(empty)', res.text, opts.clause);
 }
 
-function fail(what: string, expected: unknown, actual: unknown, clause: string | undefined): never {
+/** A failed expectation: what was looked at, what was expected and what came, and the clause it enforces. */
+export function fail(what: string, expected: unknown, actual: unknown, clause: string | undefined): never {
   throw new CheckFailure(what, { expected, actual, clause });
 }
 

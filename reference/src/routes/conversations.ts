@@ -33,6 +33,7 @@ import {
   type ConversationOwner,
 } from '../store/conversations.js';
 import { openEventStream } from '../sse.js';
+import { discardRestOfBody } from '../drain.js';
 import { defineRoute, type RouteDef } from './define.js';
 
 /** Errors every conversation operation may answer beyond the pipeline's own (the DPoP refusals, the session, the cap). */
@@ -64,7 +65,7 @@ export function conversationWriteCapStage(): RequestHandler {
   return (req, res, next) => {
     const declared = req.get('content-length');
     if (declared !== undefined && /^\d+$/.test(declared.trim()) && Number(declared) > LIMITS.conversationWriteBytes) {
-      res.set('Connection', 'close');
+      discardRestOfBody(req);
       throw new ProblemError('payload_too_large', { detail: `Conversation writes are capped at ${LIMITS.conversationWriteBytes} bytes (Content-Length).` });
     }
     next();

@@ -16,6 +16,7 @@ import { contextOf, need, type HandlerResult } from '../pipeline/context.js';
 import { toIssues } from '../pipeline/08-input-validation.js';
 import { invalidRequest, ProblemError, type ProblemIssue } from '../problem.js';
 import { resumeRecovery } from '../store/recovery.js';
+import { discardRestOfBody } from '../drain.js';
 import { authorizeAgent, connectAgent, recordSecurityIntent, registerSignedOutSession } from '../store/internal.js';
 import { recordHandoffTimeout, recordHubTurn } from '../store/conversations.js';
 import {
@@ -294,15 +295,15 @@ function boundedBodyStage(route: InternalRoute): RequestHandler {
       const declared = req.get('content-length');
       // A declared length over the limit is refused before reading anything.
       if (declared !== undefined && Number(declared) > route.bodyLimit) {
-        res.set('Connection', 'close');
+        discardRestOfBody(req);
         throw tooLarge(route.bodyLimit);
       }
       let raw: Buffer;
       try {
         raw = await readBounded(req, route.bodyLimit);
       } catch (err) {
-        // Stop reading: the rest of an oversized body is not drained, the connection closes after the answer.
-        if (err instanceof ProblemError && err.code === 'payload_too_large') res.set('Connection', 'close');
+        // Nothing beyond the limit is kept; the rest is discarded so that the answer reaches the client (reference/src/drain.ts).
+        if (err instanceof ProblemError && err.code === 'payload_too_large') discardRestOfBody(req);
         throw err;
       }
       if (raw.length > 0) {

@@ -1,0 +1,8 @@
+// A shopper address no other check uses: a random IPv6 of the documentation prefix, alone in its /64, so that guest
+// rate-limit budgets (counted per operation id and shopper) are never shared between checks, workers or runs.
+import { randomBytes } from 'node:crypto';
+
+export function freshShopperIp(): string {
+  const h = randomBytes(6).toString('hex');
+  return `2001:db8:${h.slice(0, 4)}:${h.slice(4, 8)}:${h.slice(8, 12)}::1`;
+}
