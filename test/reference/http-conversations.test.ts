@@ -556,5 +556,9 @@ describe('conversations (needs assistant admission)', () => {
     const res = await h.call('/assistant/conversations', { headers: { ...bearer(forwarder), 'assistant-subject': a.token } });
     assert.ok(res.status === 401 || res.status === 403, res.text);
     assert.ok(!/Bearer/i.test(res.headers.get('www-authenticate') ?? ''));
+    // The guard refuses before input validation: an invalid body changes nothing.
+    const invalid = await h.call('/assistant/conversations', { method: 'POST', headers: { ...bearer(forwarder), 'assistant-subject': a.token }, json: { mode: 'sideways', extra: 1 } });
+    assert.equal(invalid.status, 403, invalid.text);
+    assert.equal(invalid.body.error, 'caller_not_allowed');
   });
 });
