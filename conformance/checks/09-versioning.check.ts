@@ -152,7 +152,8 @@ test(...check({ id: 'versioning.one-url-per-operation', title: 'case-folded and 
   const headers = { 'shopper-ip': `2001:db8:${randomBytes(2).toString('hex')}:${randomBytes(2).toString('hex')}::1` };
   const good = await shop.http.get('/v1/catalog/collections', { token, headers });
   if (good.status !== 200) throw new CheckFailure('the canonical URL answers', { expected: 200, actual: good.status, clause: 'PUR-RULE-1' });
-  for (const path of ['/v1/catalog/collections/', '/V1/catalog/collections', '/v1/Catalog/Collections', '/v1/catalog//collections']) {
+  // Not '//' spellings: reverse proxies commonly merge slashes before the service sees the path.
+  for (const path of ['/v1/catalog/collections/', '/V1/catalog/collections', '/v1/Catalog/Collections']) {
     const res = await shop.http.get(path, { token, headers });
     if (res.status < 400) throw new CheckFailure(`${path} must not answer as a second URL of listCollections`, { expected: '>= 400', actual: res.status, clause: 'PUR-RULE-1' });
   }
