@@ -7,6 +7,8 @@ import { loadConfig, type Config, type LoadConfigOptions } from '../../reference
 import { openDatabase } from '../../reference/src/db/open.js';
 import { loadSeed, readSeed } from '../../reference/src/db/seed.js';
 import type { TokenVerifier } from '../../reference/src/auth/verify-token.js';
+import type { Db } from '../../reference/src/db/open.js';
+import type { PaymentProvider } from '../../reference/src/payments/port.js';
 import { createMinter, type Minter } from '../../conformance/lib/mint.js';
 import { profileSchema, type Profile } from '../../contract/profile.js';
 import type { AddressInfo } from 'node:net';
@@ -28,6 +30,8 @@ export function testClock(start = new Date()): TestClock {
 
 export interface Harness {
   url: string;
+  /** The reference's own database connection, for tests that look at rows the API does not show. */
+  db: Db;
   config: Config;
   minter: Minter;
   profile: Profile;
@@ -38,14 +42,14 @@ export interface Harness {
   close(): Promise<void>;
 }
 
-export async function startReference(o: { overrides?: LoadConfigOptions['overrides']; env?: NodeJS.ProcessEnv; clock?: TestClock; verifier?: TokenVerifier; seed?: boolean } = {}): Promise<Harness> {
+export async function startReference(o: { overrides?: LoadConfigOptions['overrides']; env?: NodeJS.ProcessEnv; clock?: TestClock; verifier?: TokenVerifier; payments?: PaymentProvider; seed?: boolean } = {}): Promise<Harness> {
   const config = loadConfig({ env: o.env ?? {}, profilePath: FIXTURE_PROFILE_PATH, overrides: { logLevel: 'info', databasePath: ':memory:', ...o.overrides } });
   const clock = o.clock ?? testClock();
   const db = openDatabase(config.databasePath);
   if (o.seed !== false && config.seedPath) loadSeed(db, readSeed(config.seedPath), clock.now());
   const logs: Record<string, unknown>[] = [];
   const log = { debug() {}, info() {}, warn: (event: string, f = {}) => logs.push({ level: 'warn', event, ...f }), error: (event: string, f = {}) => logs.push({ level: 'error', event, ...f }) };
-  const { app } = createApp({ config, db, clock: clock.now, log, verifier: o.verifier });
+  const { app } = createApp({ config, db, clock: clock.now, log, verifier: o.verifier, payments: o.payments });
   const server = await new Promise<Server>((resolve) => {
     const s = app.listen(0, '127.0.0.1', () => resolve(s));
     installClientErrorHandler(s, config.docsUrl);
@@ -53,6 +57,7 @@ export async function startReference(o: { overrides?: LoadConfigOptions['overrid
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return {
     url,
+    db,
     config,
     minter: createMinter(fixtureProfile, { now: clock.now }),
     profile: fixtureProfile,

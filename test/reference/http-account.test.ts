@@ -5,42 +5,22 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import type { AddressInfo } from 'node:net';
-import type { Server } from 'node:http';
-import { createApp } from '../../reference/src/app.js';
-import { installClientErrorHandler } from '../../reference/src/boundary.js';
-import { loadConfig } from '../../reference/src/config.js';
-import { openDatabase, type Db } from '../../reference/src/db/open.js';
-import { loadSeed, readSeed } from '../../reference/src/db/seed.js';
 import type { PaymentProvider, RefundResult } from '../../reference/src/payments/port.js';
-import { createMinter, type Minter } from '../../conformance/lib/mint.js';
 import { newGuestSession } from '../../conformance/lib/guest-session.js';
 import { expectChallenge, expectNoStore, expectProblem } from '../../conformance/lib/assert.js';
 import { OPERATIONS_BY_ID } from '../../contract/operations.js';
-import { FIXTURE_PROFILE_PATH, fixtureProfile, testClock, type TestClock } from '../helpers/reference.js';
+import { fixtureProfile, startReference, testClock, type Harness, type TestClock } from '../helpers/reference.js';
 
 type Res = { status: number; headers: Headers; body: any; text: string };
 type Headers_ = Record<string, string>;
 
-interface AccountHarness {
-  db: Db;
-  minter: Minter;
-  clock: TestClock;
-  refunds: { ref: string; amount: number }[];
-  logs: Record<string, unknown>[];
-  call(path: string, init?: RequestInit & { json?: unknown }): Promise<Res>;
-  close(): Promise<void>;
-}
+type AccountHarness = Harness & { refunds: { ref: string; amount: number }[] };
 
 /**
- * Like test/helpers/reference.ts, plus what these tests look at: the database (payments, returns, audit rows) and the
- * payment provider (refunds recorded; a refund may be made to fail, throw or wait).
+ * The shared harness (test/helpers/reference.ts) with a payment provider these tests control: refunds are recorded, and
+ * a refund may be made to fail, throw or wait.
  */
 async function startAccount(o: { refund?: (ref: string, amount: number) => Promise<RefundResult>; clock?: TestClock } = {}): Promise<AccountHarness> {
-  const config = loadConfig({ env: {}, profilePath: FIXTURE_PROFILE_PATH, overrides: { logLevel: 'info', databasePath: ':memory:' } });
-  const clock = o.clock ?? testClock();
-  const db = openDatabase(config.databasePath);
-  loadSeed(db, readSeed(config.seedPath!), clock.now());
   const refunds: { ref: string; amount: number }[] = [];
   const payments: PaymentProvider = {
     name: 'simulated',
@@ -50,43 +30,8 @@ async function startAccount(o: { refund?: (ref: string, amount: number) => Promi
       return o.refund ? o.refund(ref, amount) : { status: 'succeeded', providerRef: `re_test_${randomUUID()}` };
     },
   };
-  const logs: Record<string, unknown>[] = [];
-  const log = { debug() {}, info() {}, warn: (event: string, f = {}) => logs.push({ level: 'warn', event, ...f }), error: (event: string, f = {}) => logs.push({ level: 'error', event, ...f }) };
-  const { app } = createApp({ config, db, clock: clock.now, log, payments });
-  const server = await new Promise<Server>((resolve) => {
-    const s = app.listen(0, '127.0.0.1', () => resolve(s));
-    installClientErrorHandler(s, config.docsUrl);
-  });
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  return {
-    db,
-    minter: createMinter(fixtureProfile, { now: clock.now }),
-    clock,
-    refunds,
-    logs,
-    async call(path, init = {}) {
-      const { json, ...rest } = init;
-      const headers = new Headers(rest.headers);
-      if (json !== undefined && !headers.has('content-type')) headers.set('content-type', 'application/json');
-      const res = await fetch(url + path, { ...rest, headers, body: json !== undefined ? JSON.stringify(json) : rest.body });
-      const text = await res.text();
-      let body: unknown;
-      try {
-        body = text ? JSON.parse(text) : undefined;
-      } catch {
-        body = undefined;
-      }
-      return { status: res.status, headers: res.headers, body, text };
-    },
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.close(() => {
-          db.close();
-          resolve();
-        });
-        server.closeAllConnections();
-      }),
-  };
+  const h = await startReference({ clock: o.clock, payments });
+  return Object.assign(h, { refunds });
 }
 
 const freshSub = () => `cust_test_${randomUUID()}`;

@@ -3,19 +3,10 @@
 // across accounts, cancellation, refunds through the payment port, stock adjustments, and the audit log of every write.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { bearer, FIXTURE_PROFILE_PATH, fixtureProfile, startReference, type Harness } from '../helpers/reference.js';
-import { createMinter } from '../../conformance/lib/mint.js';
+import { bearer, startReference, type Harness } from '../helpers/reference.js';
 import { expectNoStore, expectProblem } from '../../conformance/lib/assert.js';
 import { newGuestSession } from '../../conformance/lib/guest-session.js';
-import { openDatabase, type Db } from '../../reference/src/db/open.js';
-import { createApp } from '../../reference/src/app.js';
-import { loadConfig } from '../../reference/src/config.js';
-import { loadSeed, readSeed } from '../../reference/src/db/seed.js';
+import type { Db } from '../../reference/src/db/open.js';
 import type { PaymentProvider } from '../../reference/src/payments/port.js';
 
 type Res = Awaited<ReturnType<Harness['call']>>;
@@ -24,17 +15,11 @@ const OPERATOR = 'alice@backoffice.test';
 describe('operator routes over HTTP', () => {
   let h: Harness;
   let db: Db;
-  let dir: string;
   before(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'shop-ops-'));
-    h = await startReference({ overrides: { databasePath: join(dir, 'shop.db') } });
-    db = openDatabase(join(dir, 'shop.db'));
+    h = await startReference();
+    db = h.db;
   });
-  after(async () => {
-    db.close();
-    await h.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  after(() => h.close());
 
   const op = async (o: { scope?: string; operator?: string | null } = {}) => ({
     ...bearer(await h.minter.operator(o.scope !== undefined ? { scope: o.scope } : {})),
@@ -274,32 +259,17 @@ describe('operator routes over HTTP', () => {
   });
 });
 
-/** The reference on the seed with a payment provider of the test's own. */
+/** The reference on the seed with a payment provider of the test's own (test/helpers/reference.ts). */
 async function startWithProvider(payments: PaymentProvider) {
-  const config = loadConfig({ env: {}, profilePath: FIXTURE_PROFILE_PATH, overrides: { databasePath: ':memory:' } });
-  const db = openDatabase(':memory:');
-  loadSeed(db, readSeed(config.seedPath!), new Date());
-  const silent = { debug() {}, info() {}, warn() {}, error() {} };
-  const { app } = createApp({ config, db, log: silent, payments });
-  const server = await new Promise<Server>((resolve) => {
-    const s = app.listen(0, '127.0.0.1', () => resolve(s));
-  });
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  const minter = createMinter(fixtureProfile);
-  const headers = { authorization: `Bearer ${await minter.operator()}`, operator: OPERATOR, 'content-type': 'application/json' };
+  const h = await startReference({ payments });
+  const headers = { authorization: `Bearer ${await h.minter.operator()}`, operator: OPERATOR };
   return {
-    db,
+    db: h.db,
     post: async (path: string, body: unknown) => {
-      const res = await fetch(url + path, { method: 'POST', headers, body: JSON.stringify(body) });
-      return { status: res.status, body: (await res.json()) as { error?: string; status?: string } };
+      const res = await h.call(path, { method: 'POST', headers, json: body });
+      return { status: res.status, body: res.body as { error?: string; status?: string } };
     },
-    close: async () => {
-      await new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      });
-      db.close();
-    },
+    close: () => h.close(),
   };
 }
 
