@@ -8,18 +8,12 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
-import type { AddressInfo } from 'node:net';
-import type { Server } from 'node:http';
 import Database from 'better-sqlite3';
 import { bearer, fixtureProfile, FIXTURE_PROFILE_PATH, startReference, type Harness } from '../helpers/reference.js';
 import { expectNoStore, expectProblem } from '../../conformance/lib/assert.js';
 import { createMinter } from '../../conformance/lib/mint.js';
 import { newGuestSession } from '../../conformance/lib/guest-session.js';
 import { priceOrder } from '../../reference/src/pricing.js';
-import { createApp } from '../../reference/src/app.js';
-import { loadConfig } from '../../reference/src/config.js';
-import { openDatabase } from '../../reference/src/db/open.js';
-import { loadSeed, readSeed } from '../../reference/src/db/seed.js';
 import { createSimulatedProvider } from '../../reference/src/payments/simulated.js';
 import type { ChargeRequest, PaymentProvider } from '../../reference/src/payments/port.js';
 
@@ -338,35 +332,8 @@ function heldProvider(hold: { current: Gate | null }) {
 }
 
 /** One reference instance over a shared database file with the given provider: two instances are two processes. */
-async function instance(dbPath: string, payments: PaymentProvider, seed: boolean) {
-  const config = loadConfig({ env: {}, profilePath: FIXTURE_PROFILE_PATH, overrides: { databasePath: dbPath } });
-  const db = openDatabase(dbPath);
-  if (seed) loadSeed(db, readSeed(config.seedPath!), new Date());
-  const silent = { debug() {}, info() {}, warn() {}, error() {} };
-  const { app } = createApp({ config, db, payments, log: silent });
-  const server = await new Promise<Server>((resolve) => {
-    const s = app.listen(0, '127.0.0.1', () => resolve(s));
-  });
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  return {
-    db,
-    async call(path: string, init: { method?: string; headers?: Hdrs; json?: unknown } = {}) {
-      const res = await fetch(url + path, {
-        method: init.method ?? 'GET',
-        headers: { ...(init.json !== undefined ? { 'content-type': 'application/json' } : {}), ...init.headers },
-        body: init.json !== undefined ? JSON.stringify(init.json) : undefined,
-      });
-      const text = await res.text();
-      return { status: res.status, headers: res.headers, text, body: text ? JSON.parse(text) : undefined };
-    },
-    close: () => new Promise<void>((resolve) => {
-      server.close(() => {
-        db.close();
-        resolve();
-      });
-      server.closeAllConnections();
-    }),
-  };
+function instance(dbPath: string, payments: PaymentProvider, seed: boolean) {
+  return startReference({ overrides: { databasePath: dbPath }, payments, seed });
 }
 
 describe('checkout: the cart or the stock changes while the provider charges', () => {
