@@ -11,7 +11,7 @@
 // Seed orders are never moved to another state here: transition checks ask only for refusals on orders whose state the
 // refusal leaves as it was, so reruns and parallel workers see the seed as docs/seed.md describes it.
 import { check, notApplicable, test, type Shop } from '../engine/check.js';
-import { credentialsOf, KINDS, type Kind } from '../engine/callers.js';
+import { callerGuardCheck, guardRefused } from '../engine/callers.js';
 import type { RequestOptions, ShopResponse } from '../engine/http.js';
 import { CheckFailure, expectCreated, expectNoContent, expectNoStore, expectProblem, expectStatus, fail } from '../lib/assert.js';
 import { CALLER_LISTS, type CallerKind, type CallerListName } from '../../contract/callers.js';
@@ -86,44 +86,12 @@ function requestFor(op: Op): { path: string; json?: unknown } {
 }
 
 
-const LIST_CLAUSE: Partial<Record<CallerListName, string>> = { account: 'END-LIST-2', checkout: 'END-LIST-3' };
 
 
-/** Refused by the guard: 401, or 403 caller_not_allowed / insufficient_scope. A 403 of another code is a later stage's. */
-const guardRefused = (res: ShopResponse) =>
-  res.status === 401 || (res.status === 403 && (res.body?.error === 'caller_not_allowed' || res.body?.error === 'insufficient_scope'));
 
 // --- caller-kind guard of each operation -------------------------------------------------------------------------------
 
-for (const op of [...ACCOUNT_OPS, ...CHECKOUT_READS]) {
-  const operation = OPERATIONS_BY_ID.get(op)!;
-  const members = CALLER_LISTS[operation.callers].members;
-  const opClause = `END-OPS-${op.toUpperCase()}-1`;
-  const listClause = LIST_CLAUSE[operation.callers]!;
-  test(...check({
-    id: `endpoints.callers.${op}`,
-    title: `${op} (${operation.method} ${operation.path}) admits the ${operation.callers} list and refuses other caller kinds with 403 caller_not_allowed`,
-    clauses: [...new Set([opClause, listClause, 'END-LIST-5', 'PUR-RULE-2', 'ERR-TABLE-8'])],
-    // Fresh subjects and ids no deployment holds: the verdict needs no seed, and nothing of anyone's is changed.
-  }, async (shop) => {
-    const { path, json } = requestFor(op);
-    for (const { kind, capability } of KINDS) {
-      if (capability && !shop.profile.capabilities[capability]) {
-        shop.info.annotations.push({ type: 'note', description: `${kind} not tried: the profile does not claim "${capability}"` });
-        continue;
-      }
-      const res = await shop.http.request(operation.method, path, { ...(await credentialsOf(shop, kind)), ...(json !== undefined ? { json } : {}) });
-      if (members.includes(kind)) {
-        if (guardRefused(res)) fail(`${kind} on ${op} (in the ${operation.callers} list) must pass the guard`, 'not 401, not 403 caller_not_allowed/insufficient_scope', show(res), opClause);
-      } else {
-        const clause = kind === 'operator' ? 'END-LIST-5' : listClause;
-        expectProblem(res, { status: 403, error: 'caller_not_allowed', docsUrl: shop.docsUrl, clause });
-        if (res.headers.get('www-authenticate') !== null) fail(`WWW-Authenticate on caller_not_allowed (${kind} on ${op})`, 'absent', res.headers.get('www-authenticate'), 'ERR-TABLE-8');
-      }
-    }
-    shop.info.annotations.push({ type: 'note', description: 'invited-agent and assistant callers are not tried: they need forwarding or DPoP sessions' });
-  }));
-}
+for (const op of [...ACCOUNT_OPS, ...CHECKOUT_READS]) test(...callerGuardCheck(op, () => requestFor(op)));
 
 // --- scopes ------------------------------------------------------------------------------------------------------------
 

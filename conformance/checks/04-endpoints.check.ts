@@ -7,7 +7,7 @@
 // (the service may well name its members otherwise); it fails only on what the spec itself says.
 import { randomBytes } from 'node:crypto';
 import { check, test, type Shop, notApplicable } from '../engine/check.js';
-import { credentialsOf, KINDS, type Kind } from '../engine/callers.js';
+import { callerGuardCheck } from '../engine/callers.js';
 import { freshShopperIp } from '../lib/shopper.js';
 import type { RequestOptions, ShopResponse } from '../engine/http.js';
 import { CheckFailure, expectCacheControl, expectNoStore, expectProblem, expectStatus, expectWeakEtag, parseCacheControl, fail } from '../lib/assert.js';
@@ -227,15 +227,6 @@ const SERVED = ['searchProducts', 'getProduct', 'listCollections', 'getCart', 'a
 
 /** The caller kinds the suite can present without DPoP or forwarding, and the capability each needs. */
 
-const LIST_CLAUSE: Record<CallerListName, string> = {
-  storefront: 'END-LIST-1',
-  account: 'END-LIST-2',
-  checkout: 'END-LIST-3',
-  agentCheckout: 'END-LIST-4',
-  operator: 'END-LIST-5',
-  diagnostic: 'END-LIST-6',
-  conversation: 'END-PUBLIC-19',
-};
 
 function requestFor(op: Operation): { path: string; json?: unknown } {
   const path = op.path.replace('{handle}', SEED_HANDLE).replace('{variant_id}', VARIANT);
@@ -245,35 +236,7 @@ function requestFor(op: Operation): { path: string; json?: unknown } {
 }
 
 
-for (const operationId of SERVED) {
-  const op = OPERATIONS_BY_ID.get(operationId);
-  if (!op) throw new Error(`contract has no operation ${operationId}`);
-  const members = CALLER_LISTS[op.callers].members;
-  const opClause = `END-OPS-${operationId.toUpperCase()}-1`;
-  const listClause = LIST_CLAUSE[op.callers];
-  test(...check({
-    id: `endpoints.callers.${operationId}`,
-    title: `${operationId} (${op.method} ${op.path}) admits the ${op.callers} list and refuses other caller kinds with 403 caller_not_allowed`,
-    clauses: [...new Set([opClause, listClause, 'END-LIST-5', 'PUR-RULE-2', 'ERR-TABLE-8'])],
-    // Seed ids are used, but the guard answers before any lookup: the verdict does not depend on them.
-  }, async (shop) => {
-    const { path, json } = requestFor(op);
-    for (const { kind, capability } of KINDS) {
-      if (capability && !shop.profile.capabilities[capability]) {
-        shop.info.annotations.push({ type: 'note', description: `${kind} not tried: the profile does not claim "${capability}"` });
-        continue;
-      }
-      const res = await shop.http.request(op.method, path, { ...(await credentialsOf(shop, kind)), ...(json !== undefined ? { json } : {}) });
-      if (members.includes(kind)) {
-        // Past the guard: anything but an authentication or authorization refusal (a 404 for a line the new cart lacks,
-        // a 400 or 429 of a later stage all count as "admitted").
-        if (res.status === 401 || res.status === 403) fail(`${kind} on ${operationId} (in the ${op.callers} list) must pass the guard`, 'not 401/403', typeof res.body?.error === 'string' ? `${res.status} ${res.body.error}` : res.status, opClause);
-      } else {
-        expectProblem(res, { status: 403, error: 'caller_not_allowed', docsUrl: shop.docsUrl, clause: kind === 'operator' ? 'END-LIST-5' : listClause });
-      }
-    }
-  }));
-}
+for (const operationId of SERVED) test(...callerGuardCheck(operationId, requestFor));
 
 // --- cart behaviour -------------------------------------------------------------------------------------------------------
 
