@@ -116,6 +116,11 @@ export async function runSuite(o: RunOptions, io: { out: (s: string) => void; er
       return EXIT.usage;
     }
     const report = JSON.parse(readFileSync(reportFile, 'utf8')) as { summary: { checks: { failed: number; total: number } } };
+    // An empty selection judged nothing: a usage error, not a failed check (nor a pass).
+    if (report.summary.checks.total === 0) {
+      io.err('shop-conformance run: no check matches the selection (--grep, --clause, --level, --shard)\n');
+      return EXIT.usage;
+    }
     if (report.summary.checks.failed > 0 || code !== 0) return EXIT.failed;
     return EXIT.ok;
   } finally {

@@ -57,6 +57,9 @@ describe('exit codes', () => {
     writeFileSync(join(dir, 'bad.json'), '{"name": 1}');
     assert.equal((await cli(['run', '--profile', join(dir, 'bad.json')])).code, 2);
     assert.equal((await cli(['no-such-command'])).code, 2);
+    const none = await cli(['run', '--grep', 'no-check-has-this-title', '--reporter', 'list', '--output', out()]);
+    assert.equal(none.code, 2, none.out);
+    assert.match(none.out, /no check matches the selection/);
   });
 
   test('--list lists the checks without a target', async () => {
