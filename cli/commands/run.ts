@@ -29,6 +29,7 @@ const optionsSchema = z.object({
   strict: z.boolean(),
   workers: z.string().regex(/^(\d+|\d+%)$/).optional(),
   shard: z.string().regex(/^\d+\/\d+$/).optional(),
+  maxFailures: z.coerce.number().int().min(1).optional(),
   seed: z.coerce.number().int().min(0).max(2 ** 31 - 1),
   list: z.boolean(),
   reporter: z.string().transform((s) => s.split(',').map((x) => x.trim())).pipe(z.array(z.enum(REPORTERS)).min(1)),
@@ -90,6 +91,7 @@ export async function runSuite(o: RunOptions, io: { out: (s: string) => void; er
     if (o.level === 'spec') args.push('--grep-invert', '@reference(?![\\w-])');
     if (o.workers) args.push('--workers', o.workers);
     if (o.shard) args.push('--shard', o.shard);
+    if (o.maxFailures !== undefined) args.push('--max-failures', String(o.maxFailures));
     if (o.list) args.push('--list');
     if (o.lastFailed) args.push('--last-failed');
     const env = {
@@ -143,6 +145,7 @@ export function addRunCommand(program: Command): void {
     .option('--strict', 'SHOULD-level failures fail the run instead of warning', false)
     .option('--workers <n>', 'parallel workers (a number or a percentage of cores)')
     .option('--shard <i/n>', 'run shard i of n')
+    .option('--max-failures <n>', 'stop after n failed checks (the checks not run are listed as not run)')
     .option('--seed <n>', 'seed of every generated value', '1')
     .option('--list', 'list the selected checks without running them', false)
     .option('--reporter <names>', `comma-separated: ${REPORTERS.join(', ')} (Playwright's reporters)`, 'list,junit,html')

@@ -5,7 +5,7 @@ import { randomUUID } from 'node:crypto';
 import { test as base, type TestInfo } from '@playwright/test';
 import type { Profile } from '../../contract/profile.js';
 import { CLAUSES_BY_ID } from '../clauses/index.js';
-import { CheckFailure } from '../lib/assert.js';
+import { CheckFailure, softFailures } from '../lib/assert.js';
 import { createMinter, type Minter } from '../lib/mint.js';
 import { newGuestSession } from '../lib/guest-session.js';
 import { ShopHttp } from './http.js';
@@ -91,25 +91,47 @@ export function check(spec: CheckSpec, body: (shop: Shop) => Promise<void>): [Te
       for (const cap of spec.requires ?? []) {
         test.skip(!shop.profile.capabilities[cap], `the profile does not claim the capability "${cap}"`);
       }
+      const ledger: CheckFailure[] = [];
+      softFailures.ledger = ledger;
+      let hard: unknown;
       try {
         await body(shop);
       } catch (err) {
         // test.skip() inside a body throws to stop it: a skip, not a failure.
         if (info.expectedStatus === 'skipped') throw err;
-        const redact = redactor(shop.profile, shop.params.showSecrets);
-        const transcript = shop.http.exchanges.map((x) => formatExchange(x, redact)).join('\n\n');
-        const clauses = spec.clauses.map((c) => `  ${c}: ${CLAUSES_BY_ID.get(c)!.text}`).join('\n');
-        const what = err instanceof CheckFailure ? err.message : err instanceof Error ? err.message : String(err);
-        const message = `${what}\n\nClauses (${severity}):\n${clauses}\n\nTranscript (${shop.http.exchanges.length} exchanges):\n${transcript || '  (none)'}`;
-        await info.attach('transcript.txt', { body: transcript, contentType: 'text/plain' });
-        if (severity === 'SHOULD' && !shop.params.strict) {
-          info.annotations.push({ type: 'warning', description: what });
-          return;
-        }
-        const failure = new Error(message);
-        failure.stack = message;
-        throw failure;
+        hard = err;
+      } finally {
+        softFailures.ledger = undefined;
       }
+      if (hard === undefined && ledger.length === 0) return;
+      // Blame: the clauses the failing assertions name; a hard failure that names none blames every clause of the check.
+      // A check that ran to its end judged its other clauses (they passed); one stopped by a hard failure did not reach them.
+      const blamed = [...new Set([
+        ...ledger.map((f) => f.clause!),
+        ...(hard === undefined ? [] : hard instanceof CheckFailure && hard.clause !== undefined ? [hard.clause] : spec.clauses),
+      ])];
+      if (hard === undefined) info.annotations.push({ type: 'completed', description: 'the check ran to its end' });
+      for (const c of blamed) info.annotations.push({ type: 'failed-clause', description: c });
+      if (hard instanceof CheckFailure && hard.setup) info.annotations.push({ type: 'setup-failed', description: hard.message });
+      const blamedSeverity = severityOf(blamed);
+      const redact = redactor(shop.profile, shop.params.showSecrets);
+      const transcript = shop.http.exchanges.map((x) => formatExchange(x, redact)).join('\n\n');
+      const messages = [...(hard === undefined ? [] : [hard instanceof Error ? hard.message : String(hard)]), ...ledger.map((f) => f.message)];
+      const clauses = blamed.map((c) => `  ${c}: ${CLAUSES_BY_ID.get(c)?.text ?? '(not in the catalogue)'}`).join('\n');
+      const others = spec.clauses.filter((c) => !blamed.includes(c));
+      const what = messages.join('\n');
+      const message =
+        `${what}\n\nFailed clause${blamed.length > 1 ? 's' : ''} (${blamedSeverity}):\n${clauses}` +
+        (others.length ? `\n${hard === undefined ? 'Judged and passed' : 'Not reached'}: ${others.join(', ')}` : '') +
+        `\n\nTranscript (${shop.http.exchanges.length} exchanges):\n${transcript || '  (none)'}`;
+      await info.attach('transcript.txt', { body: transcript, contentType: 'text/plain' });
+      if (blamedSeverity === 'SHOULD' && !shop.params.strict) {
+        info.annotations.push({ type: 'warning', description: messages[0]! });
+        return;
+      }
+      const failure = new Error(message);
+      failure.stack = message;
+      throw failure;
     },
   ];
 }

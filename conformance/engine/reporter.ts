@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import type { FullConfig, FullResult, Reporter, Suite, TestCase, TestResult } from '@playwright/test/reporter';
 import { CLAUSES } from '../clauses/index.js';
 import { ENV } from './params.js';
-import { clauseRows, formatMatrix, summarize, type CheckOutcome, type CheckStatus } from './verdicts.js';
+import { clauseRows, formatMatrix, summarize, unjudgedMust, type CheckOutcome, type CheckStatus } from './verdicts.js';
 import { SUITE_VERSION } from './version.js';
 
 const clausesOf = (test: TestCase) => test.tags.map((t) => t.slice(1)).filter((t) => /^[A-Z]+-/.test(t));
@@ -38,13 +38,22 @@ export default class ConformanceReporter implements Reporter {
       else if (r.status === 'passed') status = warning ? 'warning' : 'passed';
       else status = 'failed';
       const reason = status === 'failed' ? r?.error?.message?.split('\n')[0] : status === 'warning' ? warning?.description : status === 'skipped' ? skip?.description : undefined;
-      return { id: checkIdOf(t), title: t.title, clauses: clausesOf(t), status, ...(reason ? { reason } : {}) };
+      const failedClauses = annotations.filter((a) => a.type === 'failed-clause').map((a) => a.description ?? '');
+      const setupFailed = annotations.some((a) => a.type === 'setup-failed');
+      return {
+        id: checkIdOf(t), title: t.title, clauses: clausesOf(t), status,
+        ...((status === 'failed' || status === 'warning') && failedClauses.length ? { failedClauses } : {}),
+        ...(status === 'failed' && setupFailed ? { setupFailed } : {}),
+        ...((status === 'failed' || status === 'warning') && annotations.some((a) => a.type === 'completed') ? { completed: true } : {}),
+        ...(reason ? { reason } : {}),
+      };
     });
     // Every testable clause has checks (test/conformance/coverage.test.ts): one without an outcome here was left out by the
     // run's selection (level, --grep, --clause, --shard), so it is "not run", never "without checks".
     const known = new Map<string, string[]>(CLAUSES.filter((c) => !c.notTestable).map((c) => [c.id, ['(not selected)']]));
     const rows = clauseRows(CLAUSES, outcomes, known);
     const summary = summarize(rows, outcomes);
+    const unjudged = unjudgedMust(rows);
     const report = {
       suite: { name: 'shop-conformance', version: SUITE_VERSION },
       target: process.env[ENV.baseUrl] ?? null,
@@ -55,6 +64,7 @@ export default class ConformanceReporter implements Reporter {
       status: result.status,
       finishedAt: new Date().toISOString(),
       summary,
+      unjudgedMust: unjudged,
       clauses: rows,
       checks: outcomes,
     };
@@ -64,12 +74,18 @@ export default class ConformanceReporter implements Reporter {
       writeFileSync(join(dir, 'conformance-report.json'), JSON.stringify(report, null, 2) + '\n');
     }
     const s = summary;
+    const setup = outcomes.filter((o) => o.setupFailed);
+    const unjudgedText = unjudged.length === 0 ? '' :
+      `\n  MUST clauses left unjudged (${unjudged.length}):\n` + unjudged.map((u) => `    ${u.id.padEnd(22)} ${u.verdict.padEnd(11)} ${u.why}`.slice(0, 220)).join('\n') + '\n';
+    const setupText = setup.length === 0 ? '' :
+      `\n  setup refused by the target (${setup.length} checks of claimed capabilities; failures, not skips):\n` + setup.map((o) => `    ${o.id}: ${o.reason ?? ''}`.slice(0, 220)).join('\n') + '\n';
     process.stdout.write(
       `\nConformance matrix (${report.level} level${report.strict ? ', strict' : ''}, seed ${report.seed}):\n` +
         formatMatrix(rows, { onlyRun: true, width: Math.max(80, process.stdout.columns ?? 120) }) +
         `\n\n  clauses: ${s.clauses.passed} passed, ${s.clauses.failed} failed, ${s.clauses.warnings} warnings, ${s.clauses.skipped} skipped, ` +
-        `${s.clauses.notRun} not run, ${s.clauses.notTestable} not testable, ${s.clauses.uncovered} without checks` +
+        `${s.clauses.notReached} not reached, ${s.clauses.notRun} not run, ${s.clauses.notTestable} not testable, ${s.clauses.uncovered} without checks` +
         `\n  checks:  ${s.checks.passed} passed, ${s.checks.failed} failed, ${s.checks.warnings} warnings, ${s.checks.skipped} skipped\n` +
+        setupText + unjudgedText +
         (dir ? `  report:  ${join(dir, 'conformance-report.json')}\n` : ''),
     );
   }

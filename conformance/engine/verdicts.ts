@@ -1,14 +1,26 @@
 // Per-clause verdicts from check results: the conformance matrix. Pure, shared by the reporter and `clauses`.
+//
+// Blame is per assertion: a failed check fails only the clauses its failing assertion named (`failedClauses`); the other
+// clauses it cites were not reached by it (the check stopped before judging them), so that one broken header fails only
+// its own clause and not every clause of every check that happened to see it first.
 import type { Clause } from '../clauses/index.js';
 
 export type CheckStatus = 'passed' | 'failed' | 'warning' | 'skipped';
-export type ClauseVerdict = 'passed' | 'failed' | 'warning' | 'skipped' | 'not-run' | 'not-testable' | 'uncovered';
+/** The status of one check as seen from one clause it cites: `not-reached` when the check failed on another clause. */
+export type ClauseCheckStatus = CheckStatus | 'not-reached';
+export type ClauseVerdict = 'passed' | 'failed' | 'warning' | 'skipped' | 'not-reached' | 'not-run' | 'not-testable' | 'uncovered';
 
 export interface CheckOutcome {
   id: string;
   title: string;
   clauses: string[];
   status: CheckStatus;
+  /** For a failed or warning check: the clauses its failing assertion named (absent: every clause it cites). */
+  failedClauses?: string[];
+  /** The failed check ran to its end: the clauses it cites but did not blame were judged and passed. */
+  completed?: boolean;
+  /** A claimed capability's setup was refused by the target (a failure, never a skip). */
+  setupFailed?: boolean;
   reason?: string;
 }
 
@@ -19,19 +31,33 @@ export interface ClauseRow {
   text: string;
   severity: Clause['severity'];
   verdict: ClauseVerdict;
-  checks: { id: string; status: CheckStatus; reason?: string }[];
+  checks: { id: string; status: ClauseCheckStatus; reason?: string }[];
   notTestable?: string;
 }
 
-/** A clause fails when any of its checks failed, warns when one warned, passes when every check that ran passed. */
+/** How one check bears on one clause. */
+export function statusFor(o: CheckOutcome, clause: string): ClauseCheckStatus {
+  if (o.status !== 'failed' && o.status !== 'warning') return o.status;
+  const blamed = o.failedClauses ?? o.clauses;
+  return blamed.includes(clause) ? o.status : o.completed ? 'passed' : 'not-reached';
+}
+
+/**
+ * A clause fails when an assertion naming it failed, warns when one warned, passes when a check judged it and passed;
+ * it is `not-reached` when its only checks stopped on other clauses first, `skipped` when every check was skipped.
+ */
 export function clauseRows(clauses: readonly Clause[], outcomes: readonly CheckOutcome[], known: ReadonlyMap<string, string[]>): ClauseRow[] {
   return clauses.map((c) => {
-    const checks = outcomes.filter((o) => o.clauses.includes(c.id)).map((o) => ({ id: o.id, status: o.status, ...(o.reason ? { reason: o.reason } : {}) }));
+    const checks = outcomes
+      .filter((o) => o.clauses.includes(c.id) || (o.failedClauses ?? []).includes(c.id))
+      .map((o) => ({ id: o.id, status: statusFor(o, c.id), ...(o.reason ? { reason: o.reason } : {}) }));
+    const has = (s: ClauseCheckStatus) => checks.some((x) => x.status === s);
     let verdict: ClauseVerdict;
     if (c.notTestable) verdict = 'not-testable';
-    else if (checks.some((x) => x.status === 'failed')) verdict = 'failed';
-    else if (checks.some((x) => x.status === 'warning')) verdict = 'warning';
-    else if (checks.some((x) => x.status === 'passed')) verdict = 'passed';
+    else if (has('failed')) verdict = 'failed';
+    else if (has('warning')) verdict = 'warning';
+    else if (has('passed')) verdict = 'passed';
+    else if (has('not-reached')) verdict = 'not-reached';
     else if (checks.length > 0) verdict = 'skipped';
     else verdict = (known.get(c.id)?.length ?? 0) > 0 ? 'not-run' : 'uncovered';
     return { id: c.id, part: c.part, section: c.section, text: c.text, severity: c.severity, verdict, checks, ...(c.notTestable ? { notTestable: c.notTestable } : {}) };
@@ -39,7 +65,7 @@ export function clauseRows(clauses: readonly Clause[], outcomes: readonly CheckO
 }
 
 const MARK: Record<ClauseVerdict, string> = {
-  passed: 'PASS', failed: 'FAIL', warning: 'WARN', skipped: 'SKIP', 'not-run': '----', 'not-testable': 'n/t ', uncovered: 'NONE',
+  passed: 'PASS', failed: 'FAIL', warning: 'WARN', skipped: 'SKIP', 'not-reached': 'N/R ', 'not-run': '----', 'not-testable': 'n/t ', uncovered: 'NONE',
 };
 
 export function formatMatrix(rows: readonly ClauseRow[], o: { width?: number; onlyRun?: boolean } = {}): string {
@@ -59,15 +85,33 @@ export function formatMatrix(rows: readonly ClauseRow[], o: { width?: number; on
   return out.join('\n');
 }
 
+/**
+ * The MUST clauses the run left unjudged (skipped, not reached, or not run by its selection), each with why: a green run
+ * says what it did not look at.
+ */
+export function unjudgedMust(rows: readonly ClauseRow[]): { id: string; verdict: ClauseVerdict; why: string }[] {
+  return rows
+    .filter((r) => r.severity === 'MUST' && (r.verdict === 'skipped' || r.verdict === 'not-reached' || r.verdict === 'not-run'))
+    .map((r) => {
+      const reasons = [...new Set(r.checks.filter((c) => c.status === 'skipped' || c.status === 'not-reached').map((c) => (c.status === 'not-reached' ? `${c.id} stopped earlier` : c.reason ?? c.id)))];
+      const why = r.verdict === 'not-run' ? 'not selected by this run (level, --grep, --clause, --shard or --max-failures)' : reasons.join('; ');
+      return { id: r.id, verdict: r.verdict, why };
+    });
+}
+
 export function summarize(rows: readonly ClauseRow[], outcomes: readonly CheckOutcome[]) {
   const count = <T extends string>(xs: readonly T[], v: T) => xs.filter((x) => x === v).length;
   const verdicts = rows.map((r) => r.verdict);
   const statuses = outcomes.map((o) => o.status);
   return {
-    checks: { total: outcomes.length, passed: count(statuses, 'passed'), failed: count(statuses, 'failed'), warnings: count(statuses, 'warning'), skipped: count(statuses, 'skipped') },
+    checks: {
+      total: outcomes.length, passed: count(statuses, 'passed'), failed: count(statuses, 'failed'), warnings: count(statuses, 'warning'), skipped: count(statuses, 'skipped'),
+      setupFailed: outcomes.filter((o) => o.setupFailed).length,
+    },
     clauses: {
       total: rows.length, passed: count(verdicts, 'passed'), failed: count(verdicts, 'failed'), warnings: count(verdicts, 'warning'),
-      skipped: count(verdicts, 'skipped'), notRun: count(verdicts, 'not-run'), notTestable: count(verdicts, 'not-testable'), uncovered: count(verdicts, 'uncovered'),
+      skipped: count(verdicts, 'skipped'), notReached: count(verdicts, 'not-reached'), notRun: count(verdicts, 'not-run'),
+      notTestable: count(verdicts, 'not-testable'), uncovered: count(verdicts, 'uncovered'),
     },
   };
 }

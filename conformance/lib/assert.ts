@@ -16,11 +16,14 @@ export class CheckFailure extends Error {
   readonly expected: unknown;
   readonly actual: unknown;
   readonly clause: string | undefined;
-  constructor(what: string, details: { expected: unknown; actual: unknown; clause?: string | undefined }) {
-    super(`${details.clause ? `[${details.clause}] ` : ''}${what}: expected ${show(details.expected)}, got ${show(details.actual)}`);
+  /** The target refused the setup of a capability the profile claims: a failure of the refusing route's clause, never a skip. */
+  readonly setup: boolean;
+  constructor(what: string, details: { expected: unknown; actual: unknown; clause?: string | undefined; setup?: boolean }) {
+    super(`${details.setup ? 'setup failed: ' : ''}${details.clause ? `[${details.clause}] ` : ''}${what}: expected ${show(details.expected)}, got ${show(details.actual)}`);
     this.expected = details.expected;
     this.actual = details.actual;
     this.clause = details.clause;
+    this.setup = details.setup ?? false;
   }
 }
 
@@ -46,8 +49,9 @@ export interface ProblemExpectation extends ClauseOption {
 }
 
 /**
- * A problem document as the spec's Resources part defines it (RFC 9457 plus the service's members). It checks the members
- * and their relation to the response; it does not check Cache-Control (expectNoStore) or challenges (expectChallenge).
+ * A problem document as the spec's Resources part defines it (RFC 9457 plus the service's members), with the boundary's
+ * headers (Cache-Control: no-store, X-Request-Id). Status, `error` and `scope` are judged on the caller's clause; the
+ * format on its own clauses, softly (failSoft). It does not check challenges (expectChallenge).
  * Each `issues` item needs `path`, `code` and `message`: `path` may be a string (`items[0].quantity`) or an array of
  * segments (`["items", 0, "quantity"]`), since the spec names the member but not its form. `title` must be the reason
  * phrase of contract REASON_PHRASES; for a status outside that table any non-empty string passes.
@@ -55,57 +59,61 @@ export interface ProblemExpectation extends ClauseOption {
 export function expectProblem(res: HttpResult, want: ProblemExpectation): Record<string, unknown> {
   const { clause } = want;
   expectStatus(res, want.status, { clause });
+  // The document's format is judged on the format's own clauses, and softly: a broken member is that clause's failure,
+  // and the check goes on to judge its own clause (one broken header must not fail every clause that meets a problem).
   const mediaType = (res.headers.get('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
-  if (mediaType !== 'application/problem+json') fail('Content-Type media type', 'application/problem+json', res.headers.get('content-type'), clause);
+  if (mediaType !== 'application/problem+json') failSoft('Content-Type media type', 'application/problem+json', res.headers.get('content-type'), 'ERR-PROBLEM-4');
+  const cacheControl = parseCacheControl(res.headers.get('cache-control'));
+  if (!cacheControl.has('no-store')) failSoft('Cache-Control of a response with status 400 or above', 'no-store', res.headers.get('cache-control'), 'ERR-PROBLEM-5');
   const body = res.body;
   if (typeof body !== 'object' || body === null || Array.isArray(body)) fail('problem document', 'a JSON object', body, clause);
   const doc = body as Record<string, unknown>;
-
-  const type = `${want.docsUrl.replace(/\/+$/, '')}/api/problems/${want.error}`;
-  if (doc.type !== type) fail('problem "type"', type, doc.type, clause);
-  const title = REASON_PHRASES[res.status];
-  if (title !== undefined ? doc.title !== title : typeof doc.title !== 'string' || doc.title === '') {
-    fail('problem "title" (reason phrase of the status)', title ?? 'a non-empty string', doc.title, clause);
-  }
-  if (doc.status !== res.status) fail('problem "status" (the response status)', res.status, doc.status, clause);
   if (doc.error !== want.error) fail('problem "error"', want.error, doc.error, clause);
 
+  const type = `${want.docsUrl.replace(/\/+$/, '')}/api/problems/${want.error}`;
+  if (doc.type !== type) failSoft('problem "type"', type, doc.type, 'RES-PROBLEM-3');
+  const title = REASON_PHRASES[res.status];
+  if (title !== undefined ? doc.title !== title : typeof doc.title !== 'string' || doc.title === '') {
+    failSoft('problem "title" (reason phrase of the status)', title ?? 'a non-empty string', doc.title, 'RES-PROBLEM-4');
+  }
+  if (doc.status !== res.status) failSoft('problem "status" (the response status)', res.status, doc.status, 'RES-PROBLEM-5');
+
   const requestId = res.headers.get('x-request-id');
-  if (requestId === null || requestId === '') fail('X-Request-Id header', 'present', requestId, clause);
+  if (requestId === null || requestId === '') failSoft('X-Request-Id header', 'present', requestId, 'ERR-PROBLEM-7');
+  else if (doc.instance !== requestId) failSoft('problem "instance" (the X-Request-Id)', requestId, doc.instance, 'RES-PROBLEM-8');
   if (want.requestId !== undefined && requestId !== want.requestId) fail('X-Request-Id header', want.requestId, requestId, clause);
-  if (doc.instance !== requestId) fail('problem "instance" (the X-Request-Id)', requestId, doc.instance, clause);
 
   if ('detail' in doc) {
-    if (want.error === 'internal_error') fail('problem "detail" on internal_error', 'absent', doc.detail, clause);
-    if (typeof doc.detail !== 'string') fail('problem "detail"', 'a string', doc.detail, clause);
+    if (want.error === 'internal_error') failSoft('problem "detail" on internal_error', 'absent', doc.detail, 'RES-PROBLEM-7');
+    if (typeof doc.detail !== 'string') failSoft('problem "detail"', 'a string', doc.detail, 'RES-PROBLEM-6');
   }
 
   // Extension members appear only with the errors that own them (spec, Resources > Problem document).
   const members: readonly string[] = (ERRORS as Record<string, { members?: readonly string[] }>)[want.error]?.members ?? [];
   if ('issues' in doc) {
-    if (!members.includes('issues')) fail(`problem "issues" on ${want.error}`, 'absent', doc.issues, clause);
-    checkIssues(doc.issues, clause);
+    if (!members.includes('issues')) failSoft(`problem "issues" on ${want.error}`, 'absent', doc.issues, 'RES-PROBLEM-9');
+    checkIssues(doc.issues);
   }
   if (want.error === 'insufficient_scope') {
     if (typeof doc.scope !== 'string' || doc.scope === '') fail('problem "scope" on insufficient_scope', want.scope ?? 'a non-empty string', doc.scope, clause);
     if (want.scope !== undefined && doc.scope !== want.scope) fail('problem "scope"', want.scope, doc.scope, clause);
   } else if ('scope' in doc) {
-    fail(`problem "scope" on ${want.error}`, 'absent', doc.scope, clause);
+    failSoft(`problem "scope" on ${want.error}`, 'absent', doc.scope, 'RES-PROBLEM-11');
   }
   if ('conversation_id' in doc && !members.includes('conversation_id')) {
-    fail(`problem "conversation_id" on ${want.error}`, 'absent', doc.conversation_id, clause);
+    failSoft(`problem "conversation_id" on ${want.error}`, 'absent', doc.conversation_id, 'RES-PROBLEM-12');
   }
   return doc;
 }
 
-function checkIssues(issues: unknown, clause: string | undefined): void {
-  if (!Array.isArray(issues)) fail('problem "issues"', 'an array', issues, clause);
-  if (issues.length > LIMITS.validationIssues) fail('number of problem "issues"', `at most ${LIMITS.validationIssues}`, issues.length, clause);
+function checkIssues(issues: unknown): void {
+  if (!Array.isArray(issues)) return failSoft('problem "issues"', 'an array', issues, 'RES-PROBLEM-9');
+  if (issues.length > LIMITS.validationIssues) failSoft('number of problem "issues"', `at most ${LIMITS.validationIssues}`, issues.length, 'RES-PROBLEM-9');
   issues.forEach((issue: unknown, i) => {
     const item = typeof issue === 'object' && issue !== null && !Array.isArray(issue) ? (issue as Record<string, unknown>) : undefined;
     const pathOk = typeof item?.path === 'string' || (Array.isArray(item?.path) && item.path.every((s) => typeof s === 'string' || typeof s === 'number'));
     if (!item || !pathOk || typeof item.code !== 'string' || typeof item.message !== 'string') {
-      fail(`problem "issues[${i}]"`, '{ path: string | (string|number)[], code: string, message: string }', issue, clause);
+      failSoft(`problem "issues[${i}]"`, '{ path: string | (string|number)[], code: string, message: string }', issue, 'RES-PROBLEM-10');
     }
   });
 }
@@ -195,6 +203,28 @@ export function expectCreated(res: Pick<HttpResult, 'status' | 'headers'>, want:
 export function expectNoContent(res: Pick<HttpResult, 'status'> & { text?: string }, opts: ClauseOption = {}): void {
   if (res.status !== 204) fail('status of a delete', 204, res.status, opts.clause);
   if (res.text !== undefined && res.text !== '') fail('body of a 204', '(empty)', res.text, opts.clause);
+}
+
+/**
+ * A setup step of a claimed capability that the target refused (the identity-provider proxy did not register a session, a
+ * documented body was refused): the run fails on the clause of the route that refused, with the transcript.
+ */
+export function failSetup(what: string, expected: unknown, actual: unknown, clause: string): never {
+  throw new CheckFailure(what, { expected, actual, clause, setup: true });
+}
+
+/**
+ * The soft failures of the running check (OIDF's callAndContinueOnFailure): the check wrapper opens a ledger per check;
+ * a soft failure is recorded there and the check goes on, so that it still judges its own clause. Without an open
+ * ledger (a unit test calling an assertion directly) a soft failure throws like any other.
+ */
+export const softFailures: { ledger: CheckFailure[] | undefined } = { ledger: undefined };
+
+/** A failed expectation of a cross-cutting clause (a problem document's member, a header every response carries). */
+export function failSoft(what: string, expected: unknown, actual: unknown, clause: string): void {
+  const failure = new CheckFailure(what, { expected, actual, clause });
+  if (!softFailures.ledger) throw failure;
+  if (!softFailures.ledger.some((f) => f.message === failure.message)) softFailures.ledger.push(failure);
 }
 
 /** A failed expectation: what was looked at, what was expected and what came, and the clause it enforces. */

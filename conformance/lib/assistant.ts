@@ -17,6 +17,7 @@ import { createDpopKey, dpopProof, type DpopKey, type DpopProofOptions } from '.
 import { applyOverrides, epochSeconds, signDraft, type JsonObject } from './jws.js';
 import { PERSONAL_AGENT_ACTOR, type Audience } from './mint.js';
 import { findChallenge, parseChallenges } from './www-authenticate.js';
+import { failSetup } from './assert.js';
 
 /** Every account permission an assistant session can hold (spec, Scope translation). */
 export const ALL_PERMISSIONS: readonly string[] = PERMISSIONS;
@@ -44,19 +45,27 @@ export interface ProvisionOptions {
   clientId?: string;
 }
 
+/** The clause of each identity-provider proxy route (spec, Public and special routes). */
+const PROXY_ROUTE_CLAUSE: Readonly<Record<string, string>> = {
+  '/internal/assistant/sessions/signed-out': 'END-PUBLIC-11',
+  '/internal/assistant/agents/connected': 'END-PUBLIC-12',
+  '/internal/agent-authorization': 'END-PUBLIC-13',
+};
+
 const idSuffix = () => randomUUID().replace(/-/g, '');
 
 /** The secret of the identity-provider proxy, or a skip: without it the suite cannot create assistant sessions. */
 function proxySecret(shop: Shop): string {
   const secret = shop.profile.secrets.proxyIdpSecret;
-  if (secret === null) return notApplicable('the profile has no proxyIdpSecret: the suite cannot register assistant sessions (POST /internal/assistant/...)');
+  if (secret === null) return notApplicable('the profile has no secrets.proxyIdpSecret: the suite cannot register assistant sessions (POST /internal/assistant/...); declare it to judge assistants');
   return secret;
 }
 
 async function proxyCall(shop: Shop, path: string, json: unknown): Promise<ShopResponse> {
   const res = await shop.http.post(path, { headers: { 'x-proxy-idp-secret': proxySecret(shop) }, json });
+  // The profile claims assistants: a refused registration is a failure of the refusing route's clause, never a skip.
   if (res.status < 200 || res.status > 299) {
-    return notApplicable(`the identity-provider proxy route ${path} did not accept the suite's report (${res.status} ${res.text.slice(0, 200)}): no assistant session can be provisioned`);
+    failSetup(`the identity-provider proxy route ${path} refused the suite's report, so no assistant session can be provisioned`, '2xx', `${res.status} ${res.text.slice(0, 200)}`, PROXY_ROUTE_CLAUSE[path] ?? 'END-PUBLIC-12');
   }
   return res;
 }
@@ -64,7 +73,7 @@ async function proxyCall(shop: Shop, path: string, json: unknown): Promise<ShopR
 /**
  * Registers a fresh assistant session through the internal routes (docs/internal-routes.md): signed in, the connected-agent
  * report with `session_id` (`POST /internal/assistant/agents/connected`); signed out, `POST /internal/assistant/sessions/signed-out`.
- * A refusal of those routes ends the check as not applicable, with the reason.
+ * A refusal of those routes fails the check on the route's clause (the profile claims assistants), with the transcript.
  */
 export async function provisionAssistantSession(shop: Shop, o: ProvisionOptions = {}): Promise<AssistantIdentity> {
   const signedIn = o.signedIn ?? true;

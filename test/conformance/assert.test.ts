@@ -3,6 +3,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
   CheckFailure,
+  softFailures,
   expectCacheControl,
   expectChallenge,
   expectNoStore,
@@ -67,18 +68,21 @@ interface Deviation {
   want?: { status: number; error: string; requestId?: string; scope?: string };
   expected: unknown;
   actual: unknown;
+  /** The clause the failure names: the format's own clause, or (absent) the caller's. */
+  clause?: string;
 }
 
 const ok401 = problem('invalid_token', 401, 'Unauthorized');
 const deviations: Deviation[] = [
   { description: 'wrong status', res: response(400, { ...ok401, status: 400 }), expected: 401, actual: 400 },
-  { description: 'wrong media type', res: response(401, ok401, { 'content-type': 'application/json' }), expected: 'application/problem+json', actual: 'application/json' },
-  { description: 'wrong type URL', res: response(401, { ...ok401, type: `${DOCS}/problems/invalid_token` }), expected: `${DOCS}/api/problems/invalid_token`, actual: `${DOCS}/problems/invalid_token` },
-  { description: 'wrong title', res: response(401, { ...ok401, title: 'Invalid Token' }), expected: 'Unauthorized', actual: 'Invalid Token' },
-  { description: 'status member differs from the real status', res: response(401, { ...ok401, status: '401' }), expected: 401, actual: '401' },
+  { description: 'wrong media type', res: response(401, ok401, { 'content-type': 'application/json' }), expected: 'application/problem+json', actual: 'application/json', clause: 'ERR-PROBLEM-4' },
+  { description: 'wrong type URL', res: response(401, { ...ok401, type: `${DOCS}/problems/invalid_token` }), expected: `${DOCS}/api/problems/invalid_token`, actual: `${DOCS}/problems/invalid_token`, clause: 'RES-PROBLEM-3' },
+  { description: 'wrong title', res: response(401, { ...ok401, title: 'Invalid Token' }), expected: 'Unauthorized', actual: 'Invalid Token', clause: 'RES-PROBLEM-4' },
+  { description: 'status member differs from the real status', res: response(401, { ...ok401, status: '401' }), expected: 401, actual: '401', clause: 'RES-PROBLEM-5' },
   { description: 'wrong error', res: response(401, { ...ok401, error: 'invalid_dpop_proof' }), expected: 'invalid_token', actual: 'invalid_dpop_proof' },
-  { description: 'instance differs from X-Request-Id', res: response(401, { ...ok401, instance: 'other-id' }), expected: RID, actual: 'other-id' },
-  { description: 'no X-Request-Id header', res: response(401, { ...ok401, instance: undefined }, { 'x-request-id': '' }), expected: 'present', actual: '' },
+  { description: 'instance differs from X-Request-Id', res: response(401, { ...ok401, instance: 'other-id' }), expected: RID, actual: 'other-id', clause: 'RES-PROBLEM-8' },
+  { description: 'no X-Request-Id header', res: response(401, { ...ok401, instance: undefined }, { 'x-request-id': '' }), expected: 'present', actual: '', clause: 'ERR-PROBLEM-7' },
+  { description: 'no Cache-Control: no-store', res: response(401, ok401, { 'cache-control': 'private' }), expected: 'no-store', actual: 'private', clause: 'ERR-PROBLEM-5' },
   { description: 'X-Request-Id not the one the request sent', res: response(401, ok401), want: { status: 401, error: 'invalid_token', requestId: 'sent-id' }, expected: 'sent-id', actual: RID },
   { description: 'body not an object', res: response(401, [ok401]), expected: 'a JSON object', actual: [ok401] },
   {
@@ -87,6 +91,7 @@ const deviations: Deviation[] = [
     want: { status: 400, error: 'invalid_request' },
     expected: 'at most 20',
     actual: 21,
+    clause: 'RES-PROBLEM-9',
   },
   {
     description: 'an issue without code',
@@ -94,16 +99,18 @@ const deviations: Deviation[] = [
     want: { status: 400, error: 'invalid_request' },
     expected: '{ path: string | (string|number)[], code: string, message: string }',
     actual: { path: 'a', message: 'm' },
+    clause: 'RES-PROBLEM-10',
   },
-  { description: 'issues on a non-validation error', res: response(401, { ...ok401, issues: [] }), expected: 'absent', actual: [] },
+  { description: 'issues on a non-validation error', res: response(401, { ...ok401, issues: [] }), expected: 'absent', actual: [], clause: 'RES-PROBLEM-9' },
   {
     description: 'detail on internal_error',
     res: response(500, problem('internal_error', 500, 'Internal Server Error', { detail: 'TypeError: x is undefined' })),
     want: { status: 500, error: 'internal_error' },
     expected: 'absent',
     actual: 'TypeError: x is undefined',
+    clause: 'RES-PROBLEM-7',
   },
-  { description: 'detail not a string', res: response(401, { ...ok401, detail: { msg: 'x' } }), expected: 'a string', actual: { msg: 'x' } },
+  { description: 'detail not a string', res: response(401, { ...ok401, detail: { msg: 'x' } }), expected: 'a string', actual: { msg: 'x' }, clause: 'RES-PROBLEM-6' },
   {
     description: 'insufficient_scope without scope',
     res: response(403, problem('insufficient_scope', 403, 'Forbidden')),
@@ -118,7 +125,7 @@ const deviations: Deviation[] = [
     expected: 'orders:read',
     actual: 'orders:write',
   },
-  { description: 'scope on another error', res: response(401, { ...ok401, scope: 'x' }), expected: 'absent', actual: 'x' },
+  { description: 'scope on another error', res: response(401, { ...ok401, scope: 'x' }), expected: 'absent', actual: 'x', clause: 'RES-PROBLEM-11' },
 ];
 
 for (const d of deviations) {
@@ -127,8 +134,8 @@ for (const d of deviations) {
     const err = failure(() => expectProblem(d.res, want));
     assert.deepStrictEqual(err.expected, d.expected);
     assert.deepStrictEqual(err.actual, d.actual);
-    assert.equal(err.clause, 'ERR-PROBLEM');
-    assert.match(err.message, /^\[ERR-PROBLEM\] .+: expected .+, got /);
+    assert.equal(err.clause, d.clause ?? 'ERR-PROBLEM');
+    assert.match(err.message, new RegExp(`^\\[${d.clause ?? 'ERR-PROBLEM'}\\] .+: expected .+, got `));
   });
 }
 
@@ -198,4 +205,18 @@ test('expectCreated and expectNoContent', async () => {
   expectNoContent({ status: 204, text: '' });
   assert.throws(() => expectNoContent({ status: 200, text: '' }), CheckFailure);
   assert.throws(() => expectNoContent({ status: 204, text: '{}' }), CheckFailure);
+});
+
+test('inside a check, format failures are recorded softly and the caller\'s clause is still judged', () => {
+  const ledger: CheckFailure[] = [];
+  softFailures.ledger = ledger;
+  try {
+    const res = response(401, { ...ok401, title: 'Nope' }, { 'x-request-id': '' });
+    expectProblem(res, { status: 401, error: 'invalid_token', docsUrl: DOCS, clause: 'ERR-TABLE-1' });
+    assert.deepEqual(ledger.map((f) => f.clause), ['RES-PROBLEM-4', 'ERR-PROBLEM-7']);
+    const wrong = failure(() => expectProblem(response(401, { ...ok401, error: 'other' }), { status: 401, error: 'invalid_token', docsUrl: DOCS, clause: 'ERR-TABLE-1' }));
+    assert.equal(wrong.clause, 'ERR-TABLE-1');
+  } finally {
+    softFailures.ledger = undefined;
+  }
 });

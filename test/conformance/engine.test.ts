@@ -2,7 +2,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { formatExchange, redactor, toCurl, type Exchange } from '../../conformance/engine/transcript.js';
-import { clauseRows, summarize, type CheckOutcome } from '../../conformance/engine/verdicts.js';
+import { clauseRows, summarize, unjudgedMust, type CheckOutcome } from '../../conformance/engine/verdicts.js';
 import type { Clause } from '../../conformance/clauses/index.js';
 import { fixtureProfile } from '../helpers/reference.js';
 
@@ -53,6 +53,18 @@ test('clause verdicts: a failed check fails its clause, a warning warns, skips a
   const verdicts = Object.fromEntries(clauseRows(clauses, outcomes, known).map((r) => [r.id, r.verdict]));
   assert.deepEqual(verdicts, { 'ERR-A-1': 'passed', 'ERR-B-1': 'failed', 'ERR-C-1': 'warning', 'ERR-D-1': 'skipped', 'ERR-E-1': 'not-run', 'ERR-F-1': 'not-testable', 'ERR-G-1': 'uncovered' });
   const s = summarize(clauseRows(clauses, outcomes, known), outcomes);
-  assert.deepEqual(s.checks, { total: 4, passed: 1, failed: 1, warnings: 1, skipped: 1 });
+  assert.deepEqual(s.checks, { total: 4, passed: 1, failed: 1, warnings: 1, skipped: 1, setupFailed: 0 });
   assert.equal(s.clauses.failed, 1);
+});
+
+test('blame: a failed check fails only the clauses its assertions named; the others are not reached, or passed when it ran to its end', () => {
+  const clause = (id: string): Clause => ({ id, part: 'errors', section: 's', text: id, severity: 'MUST' });
+  const clauses = ['ERR-A-1', 'ERR-B-1', 'ERR-C-1', 'ERR-D-1'].map(clause);
+  const outcomes: CheckOutcome[] = [
+    { id: 'stopped', title: '', clauses: ['ERR-A-1', 'ERR-B-1'], status: 'failed', failedClauses: ['ERR-B-1'] },
+    { id: 'soft', title: '', clauses: ['ERR-C-1'], status: 'failed', failedClauses: ['ERR-D-1'], completed: true },
+  ];
+  const rows = clauseRows(clauses, outcomes, new Map());
+  assert.deepEqual(Object.fromEntries(rows.map((r) => [r.id, r.verdict])), { 'ERR-A-1': 'not-reached', 'ERR-B-1': 'failed', 'ERR-C-1': 'passed', 'ERR-D-1': 'failed' });
+  assert.deepEqual(unjudgedMust(rows).map((u) => u.id), ['ERR-A-1']);
 });
