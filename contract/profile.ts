@@ -17,6 +17,37 @@ export const signingKeySchema = z
   })
   .describe('An ES256 key in JWK form.');
 
+const pointer = z.string().regex(/^(\/([^~/]|~[01])*)*$/, 'a JSON Pointer (RFC 6901), e.g. /variant_id');
+
+/**
+ * What a description document cannot say, or what this deployment says otherwise (docs/conformance.md, "Interoperability
+ * conventions"). Every member is optional; the defaults are the reference's choices.
+ */
+export const conventionsSchema = z
+  .object({
+    headers: z
+      .object({
+        invitedAgentContext: z.string().min(1).optional().describe('Header of the signed invited-agent context (default: the `invitedAgentContext` security scheme of the description documents, else Invited-Agent-Context).'),
+        assistantBrowserSession: z.string().min(1).optional().describe('Header of an assistant agent\'s browser session beside the web-agent forwarder\'s token (default: the `assistantBrowserSession` security scheme, else Assistant-Browser-Session).'),
+      })
+      .strict()
+      .optional()
+      .describe('Header names of forwarded agent artifacts, overriding the description documents.'),
+    bodies: z
+      .record(
+        z.string().min(1).describe('operationId'),
+        z
+          .object({
+            example: z.unknown().optional().describe('A valid request body (default: the description document\'s example, else one generated from its schema).'),
+            roles: z.record(z.string(), pointer).optional().describe('Where each role (variant, quantity, payment-method, address, reason, stock-delta, message-text) sits in the body (default: the members marked `x-shop-role`).'),
+          })
+          .strict(),
+      )
+      .optional()
+      .describe('Request bodies by operationId, overriding the description documents.'),
+  })
+  .strict();
+
 export const profileSchema = z
   .object({
     $schema: z.string().optional(),
@@ -69,6 +100,7 @@ export const profileSchema = z
       })
       .strict()
       .describe('What the deployment claims; checks of an unclaimed capability are skipped with the reason.'),
+    conventions: conventionsSchema.optional().describe('Interoperability conventions: what the description documents cannot say, or where this deployment differs from them.'),
     rateLimits: z
       .object({
         guestBudget: z.number().int().positive().describe('Guest requests per operation id and shopper in one window.'),

@@ -5,10 +5,11 @@ import { randomUUID } from 'node:crypto';
 import { test as base, type TestInfo } from '@playwright/test';
 import type { Profile } from '../../contract/profile.js';
 import { CLAUSES_BY_ID } from '../clauses/index.js';
-import { CheckFailure, softFailures } from '../lib/assert.js';
+import { CheckFailure, failSetup, softFailures } from '../lib/assert.js';
 import { createMinter, type Minter } from '../lib/mint.js';
 import { newGuestSession } from '../lib/guest-session.js';
-import { ShopHttp } from './http.js';
+import { ShopHttp, type ShopResponse } from './http.js';
+import { parseDocument, Target } from './target.js';
 import { runParams, type RunParams } from './params.js';
 import { formatExchange, redactor } from './transcript.js';
 
@@ -38,10 +39,28 @@ export interface Shop {
   subject(prefix?: string): string;
   /** A fresh, validly signed guest session (a new cart). */
   guestSession(): string;
+  /** What the target's description documents (and the profile's conventions) say about the choices the spec leaves open. */
+  target(): Promise<Target>;
   readonly info: TestInfo;
 }
 
 export const CHECK_IDS = new Set<string>();
+
+// One fetch of the description documents per worker; each check that needs them parses the answers, so that a missing or
+// unparsable document fails every such check on the document's clause (with the exchange in its transcript).
+let documents: Promise<{ general: ShopResponse; assistant: ShopResponse }> | undefined;
+let target: Target | undefined;
+
+async function loadTarget(http: ShopHttp, profile: Profile): Promise<Target> {
+  if (target) return target;
+  documents ??= Promise.all([http.get('/openapi.json'), http.get('/assistant/openapi.json')]).then(([general, assistant]) => ({ general, assistant }));
+  const answers = await documents.catch((err: Error) => failSetup('GET /openapi.json and /assistant/openapi.json', 'answers', err.message, 'VER-DOCS-1'));
+  target = new Target(
+    { general: parseDocument('/openapi.json', answers.general), assistant: parseDocument('/assistant/openapi.json', answers.assistant) },
+    profile.conventions ?? {},
+  );
+  return target;
+}
 
 const test = base.extend<{ shop: Shop }>({
   // eslint-disable-next-line no-empty-pattern
@@ -56,6 +75,7 @@ const test = base.extend<{ shop: Shop }>({
       http,
       subject: (prefix = 'chk') => `${prefix}_${randomUUID().replace(/-/g, '')}`,
       guestSession: () => newGuestSession(params.profile.secrets.guestSessionKey),
+      target: () => loadTarget(http, params.profile),
       info,
     });
   },

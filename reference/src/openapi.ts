@@ -3,6 +3,8 @@
 import { z } from 'zod';
 import { CALLER_LISTS } from '../../contract/callers.js';
 import { ERRORS, REASON_PHRASES, type ErrorCode } from '../../contract/errors.js';
+import { HEADERS } from '../../contract/headers.js';
+import { ASSISTANT_BROWSER_SESSION_HEADER } from './auth/assistant.js';
 import type { RouteDef } from './routes/define.js';
 import { healthSchema } from './schemas/health.js';
 import { problemSchema } from './schemas/problem.js';
@@ -79,6 +81,33 @@ function pipelineErrors(route: RouteDef): ErrorCode[] {
   return codes;
 }
 
+/**
+ * Conversations take DPoP only; other operations open to assistants take either scheme. The forwarded agent artifacts are
+ * security schemes of their own (header credentials beside the forwarder's bearer token), so that a client learns their
+ * header names from the document: the spec names the credentials, not their headers.
+ */
+function securityOf(op: RouteDef['operation']): Json[] {
+  if (op.group === 'conversation') return [{ dpop: [] }];
+  const members: readonly string[] = CALLER_LISTS[op.callers].members;
+  return [
+    { bearer: [] },
+    ...(members.includes('assistant') ? [{ dpop: [] }, { bearer: [], assistantBrowserSession: [] }] : []),
+    ...(members.includes('invited-agent') ? [{ bearer: [], invitedAgentContext: [] }] : []),
+  ];
+}
+
+/** Header credentials of forwarded agents (spec, Credentials per consumer). */
+const AGENT_ARTIFACT_SCHEMES: Record<string, Json> = {
+  invitedAgentContext: {
+    type: 'apiKey', in: 'header', name: HEADERS.invitedAgentContext,
+    description: 'The signed invited-agent context (typ invited-agent+jwt), bearer-bound, beside the web-agent forwarder\'s token.',
+  },
+  assistantBrowserSession: {
+    type: 'apiKey', in: 'header', name: ASSISTANT_BROWSER_SESSION_HEADER,
+    description: 'The assistant agent\'s original browser session, beside the web-agent forwarder\'s token.',
+  },
+};
+
 function operationObject(route: RouteDef): Json {
   const op = route.operation;
   const byStatus = new Map<number, ErrorCode[]>();
@@ -100,8 +129,7 @@ function operationObject(route: RouteDef): Json {
     parameters: [...parameters(route.params, 'path'), ...parameters(route.query, 'query')],
     ...(route.body ? { requestBody: { required: !route.body.safeParse(undefined).success, content: { 'application/json': { schema: toJson(route.body, 'input') } } } } : {}),
     responses,
-    // Conversations take DPoP only; other operations open to assistants take either scheme.
-    security: op.group === 'conversation' ? [{ dpop: [] }] : CALLER_LISTS[op.callers].members.includes('assistant') ? [{ bearer: [] }, { dpop: [] }] : [{ bearer: [] }],
+    security: securityOf(op),
     'x-callers': CALLER_LISTS[op.callers].members,
     'x-caller-list': op.callers,
     'x-agent-scopes': op.agentScopes,
@@ -156,6 +184,7 @@ export function buildDescription(routes: readonly RouteDef[], o: DescriptionOpti
       securitySchemes: {
         bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT (at+jwt)' },
         dpop: { type: 'http', scheme: 'DPoP', description: 'DPoP-bound assistant session token with a DPoP proof (RFC 9449).' },
+        ...Object.fromEntries(Object.entries(AGENT_ARTIFACT_SCHEMES).filter(([name]) => JSON.stringify(paths).includes(`"${name}"`))),
         ...(o.which === 'general' ? o.specialSecuritySchemes : {}),
       },
     },

@@ -79,7 +79,7 @@ export const addAddressBody = z.object({
   postal_code: text(20),
   country: countrySchema,
   phone: z.string().trim().regex(/^\+?[0-9][0-9 ().-]{2,31}$/, 'Digits, spaces, ( ) . - and an optional leading +; 3 to 32 characters.').optional(),
-}).strict();
+}).strict().meta({ examples: [{ name: 'Ada Lovelace', line1: '12 St James Square', city: 'London', postal_code: 'SW1Y 4JH', country: 'GB' }] });
 
 export const addressParams = z.object({ id: addressIdSchema });
 
@@ -183,12 +183,12 @@ export const orderParams = z.object({ id: orderIdSchema });
 const reasonSchema = text(MAX_REASON_CHARS);
 
 /** The body is optional: a POST without one cancels without a reason. */
-export const cancelOrderBody = z.object({ reason: reasonSchema.optional() }).strict().optional();
+export const cancelOrderBody = z.object({ reason: reasonSchema.optional().meta({ 'x-shop-role': 'reason' }) }).strict().meta({ examples: [{ reason: 'Ordered by mistake.' }] }).optional();
 
 export const requestReturnBody = z.object({
-  reason: reasonSchema,
+  reason: reasonSchema.meta({ 'x-shop-role': 'reason' }),
   lines: z.array(z.object({
     variant_id: variantRefSchema,
     quantity: z.number().int().min(1).max(99),
   }).strict()).min(1).max(MAX_RETURN_LINES).optional().describe('Lines to return; every line of the order, in full, when absent.'),
-}).strict();
+}).strict().meta({ examples: [{ reason: 'Wrong size.' }] });

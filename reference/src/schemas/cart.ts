@@ -23,6 +23,10 @@ export const cartSchema = z.object({
 
 export const quantitySchema = z.number().int().min(1).max(MAX_LINE_QUANTITY);
 
-export const addCartItemBody = z.object({ variant_id: variantIdSchema, quantity: quantitySchema.default(1) }).strict();
-export const updateCartItemBody = z.object({ quantity: quantitySchema }).strict();
+// `x-shop-role` names what a member means, so that a client (the conformance suite) can fill in a body it did not design.
+export const addCartItemBody = z.object({
+  variant_id: variantIdSchema.meta({ 'x-shop-role': 'variant' }),
+  quantity: quantitySchema.default(1).meta({ 'x-shop-role': 'quantity' }),
+}).strict().meta({ examples: [{ variant_id: 'var_0101', quantity: 1 }] });
+export const updateCartItemBody = z.object({ quantity: quantitySchema.meta({ 'x-shop-role': 'quantity' }) }).strict().meta({ examples: [{ quantity: 2 }] });
 export const cartItemParams = z.object({ variant_id: variantIdSchema });

@@ -50,11 +50,11 @@ export const orderSchema = z.object({
 }).meta({ id: 'Order' });
 
 export const createCheckoutPreviewBody = z.object({
-  address_id: rowId.optional(),
-  payment_method_id: rowId.optional(),
-}).strict();
+  address_id: rowId.optional().meta({ 'x-shop-role': 'address' }),
+  payment_method_id: rowId.optional().meta({ 'x-shop-role': 'payment-method' }),
+}).strict().meta({ examples: [{}] });
 
 export const checkoutSavedCardBody = z.object({
-  payment_method_id: rowId,
-  address_id: rowId.optional(),
-}).strict();
+  payment_method_id: rowId.meta({ 'x-shop-role': 'payment-method' }),
+  address_id: rowId.optional().meta({ 'x-shop-role': 'address' }),
+}).strict().meta({ examples: [{ payment_method_id: 'pm_0001' }] });

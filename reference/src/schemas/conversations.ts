@@ -15,14 +15,15 @@ export const conversationIdSchema = z.string().regex(/^[A-Za-z0-9._:-]{1,128}$/,
 
 export const conversationParams = z.strictObject({ id: conversationIdSchema });
 
+// Role `conversation-mode`: the suite opens `direct` conversations (spec: direct_conversation_open).
 export const openConversationBody = z.strictObject({
   mode: z.enum(CONVERSATION_MODES).describe('`direct`: the assistant talks with the store\'s agent (at most one open per session); `handoff`: the conversation is handed to a person through the conversation hub, and may time out.'),
   topic: chars(1, MAX_TOPIC_CHARS, 'What the conversation is about (free text).').optional(),
-});
+}).meta({ examples: [{ mode: 'direct', topic: 'Order status' }] });
 
 export const postMessageBody = z.strictObject({
-  text: chars(1, MAX_MESSAGE_CHARS, 'The message. The whole request is capped at 64 KiB by its Content-Length.'),
-});
+  text: chars(1, MAX_MESSAGE_CHARS, 'The message. The whole request is capped at 64 KiB by its Content-Length.').meta({ 'x-shop-role': 'message-text' }),
+}).meta({ examples: [{ text: 'Where is my order?' }] });
 
 export const conversationMessageSchema = z.object({
   id: z.string().describe('Message id (`msg_…`).'),

@@ -79,18 +79,18 @@ export const searchOpsOrdersQuery = z.object({
 export const opsOrderParams = z.object({ id: orderIdSchema });
 export const opsVariantParams = z.object({ id: variantIdSchema });
 
-export const cancelOpsOrderBody = z.object({ reason: reasonSchema }).strict();
+export const cancelOpsOrderBody = z.object({ reason: reasonSchema.meta({ 'x-shop-role': 'reason' }) }).strict().meta({ examples: [{ reason: 'Customer asked by phone.' }] });
 
 export const refundOpsOrderBody = z.object({
   amount_cents: z.number().int().positive().optional().describe('Part of the captured amount to refund; all that is refundable when absent.'),
-  reason: reasonSchema,
-}).strict();
+  reason: reasonSchema.meta({ 'x-shop-role': 'reason' }),
+}).strict().meta({ examples: [{ reason: 'Damaged in transit.' }] });
 
 export const adjustStockBody = z.object({
   delta: z.number().int().min(-MAX_STOCK_DELTA).max(MAX_STOCK_DELTA).refine((n) => n !== 0, 'delta must not be 0')
-    .describe(`Units to add (positive) or remove (negative); not 0, at most ${MAX_STOCK_DELTA} either way.`),
-  reason: reasonSchema,
-}).strict();
+    .describe(`Units to add (positive) or remove (negative); not 0, at most ${MAX_STOCK_DELTA} either way.`).meta({ 'x-shop-role': 'stock-delta' }),
+  reason: reasonSchema.meta({ 'x-shop-role': 'reason' }),
+}).strict().meta({ examples: [{ delta: 5, reason: 'Stock count.' }] });
 
 export const stockLevelSchema = z.object({
   variant_id: variantIdSchema,

@@ -1,0 +1,193 @@
+// What the target says about itself. The spec leaves some choices open ("not shown"): the paths and methods of the
+// operator and conversation routes, request bodies, the header names of forwarded agent artifacts. Every deployment serves
+// /openapi.json and /assistant/openapi.json (spec, Public and special routes), so the suite learns those choices there,
+// by the contract's operationIds, and never from the reference. The profile's `conventions` override what a document
+// says or cannot say (docs/conformance.md, "Interoperability conventions").
+import { OPERATIONS_BY_ID, type Operation } from '../../contract/operations.js';
+import type { Profile } from '../../contract/profile.js';
+import { failSetup } from '../lib/assert.js';
+import { exampleFromSchema, getPointer, rolesOf, setPointer, type JsonSchema, type Resolve } from '../lib/openapi-schema.js';
+
+type Json = Record<string, unknown>;
+
+/** Roles a request-body member can carry (`x-shop-role`), so that the suite can fill in a body it did not design. */
+export const BODY_ROLES = ['variant', 'quantity', 'payment-method', 'address', 'reason', 'stock-delta', 'message-text'] as const;
+export type BodyRole = (typeof BODY_ROLES)[number];
+
+/** Header credentials the spec names without naming their header; security schemes of these names declare them. */
+export const ARTIFACT_SCHEMES = {
+  invitedAgentContext: { default: 'Invited-Agent-Context', what: 'the signed invited-agent context' },
+  assistantBrowserSession: { default: 'Assistant-Browser-Session', what: 'the assistant agent\'s original browser session' },
+} as const;
+export type ArtifactScheme = keyof typeof ARTIFACT_SCHEMES;
+
+export interface LearnedOperation {
+  operationId: string;
+  method: string;
+  /** Path template, `{name}` segments. */
+  path: string;
+  pathParams: string[];
+  /** Which document described it. */
+  document: '/openapi.json' | '/assistant/openapi.json';
+  requestBody?: { required: boolean; schema: JsonSchema | undefined; example: unknown; roles: Partial<Record<BodyRole, string>> };
+}
+
+export interface Documents {
+  general: Json;
+  assistant: Json;
+}
+
+const DOC_CLAUSE = { '/openapi.json': 'END-PUBLIC-2', '/assistant/openapi.json': 'END-PUBLIC-4' } as const;
+
+/** Parses one description document: JSON, an object, OpenAPI 3.x; anything else fails the clause that requires it. */
+export function parseDocument(path: keyof typeof DOC_CLAUSE, res: { status: number; text: string }): Json {
+  const clause = DOC_CLAUSE[path];
+  if (res.status !== 200) failSetup(`GET ${path} (the deployment's description document)`, 200, `${res.status} ${res.text.slice(0, 200)}`, clause);
+  let doc: unknown;
+  try {
+    doc = JSON.parse(res.text);
+  } catch {
+    failSetup(`GET ${path}: the description document`, 'JSON', res.text.slice(0, 200), clause);
+  }
+  if (typeof doc !== 'object' || doc === null || Array.isArray(doc)) failSetup(`GET ${path}: the description document`, 'a JSON object', doc, clause);
+  const version = (doc as Json).openapi;
+  if (typeof version !== 'string' || !version.startsWith('3.')) failSetup(`GET ${path}: the document's "openapi" member`, 'an OpenAPI 3.x version', version, clause);
+  return doc as Json;
+}
+
+/** The clause a missing or unusable operation fails: its row of the operations table, or its group's rule. */
+export function clauseOfOperation(op: Operation): string {
+  if (op.group === 'operator') return 'PUR-RULE-3';
+  if (op.group === 'conversation') return 'END-PUBLIC-19';
+  return `END-OPS-${op.operationId.toUpperCase()}-1`;
+}
+
+export class Target {
+  private readonly operations = new Map<string, LearnedOperation>();
+  constructor(readonly documents: Documents, private readonly conventions: NonNullable<Profile['conventions']>) {
+    for (const [document, doc] of [['/openapi.json', documents.general], ['/assistant/openapi.json', documents.assistant]] as const) {
+      const resolve = resolver(doc);
+      for (const [path, item] of Object.entries((doc.paths ?? {}) as Record<string, Json>)) {
+        for (const [method, raw] of Object.entries(item ?? {})) {
+          if (!/^(get|put|post|delete|patch)$/.test(method) || typeof raw !== 'object' || raw === null) continue;
+          const operation = raw as Json;
+          const id = operation.operationId;
+          if (typeof id !== 'string' || this.operations.has(id)) continue;
+          this.operations.set(id, {
+            operationId: id,
+            method: method.toUpperCase(),
+            path,
+            pathParams: [...path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]!),
+            document,
+            ...requestBodyOf(operation, resolve),
+          });
+        }
+      }
+    }
+  }
+
+  /** Whether a document describes the operation (routes the spec leaves open may be absent from a deployment). */
+  has(operationId: string): boolean {
+    return this.operations.has(operationId);
+  }
+
+  /**
+   * The operation as the target serves it. Routes the spec shows keep the spec's method and path whatever the document
+   * says (a document that disagrees is judged by the description checks, not trusted here); routes it leaves open come
+   * from the document, and a claimed route the documents do not describe fails the route's clause.
+   */
+  operation(operationId: string): LearnedOperation {
+    const contract = OPERATIONS_BY_ID.get(operationId);
+    if (!contract) throw new TypeError(`contract has no operation ${operationId}`);
+    const learned = this.operations.get(operationId);
+    const open = contract.group === 'operator' || contract.group === 'conversation';
+    if (!learned && open) {
+      failSetup(`operation ${operationId} in the deployment's description documents (the spec does not show its route)`, `an operation with operationId "${operationId}"`, 'absent', clauseOfOperation(contract));
+    }
+    const base = learned ?? { operationId, method: contract.method, path: contract.path, pathParams: [], document: '/openapi.json' as const };
+    const method = open ? base.method : contract.method;
+    const path = open ? base.path : contract.path;
+    const override = this.conventions.bodies?.[operationId];
+    const body = base.requestBody ?? { required: false, schema: undefined, example: undefined, roles: {} };
+    return {
+      ...base,
+      method,
+      path,
+      pathParams: [...path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]!),
+      ...(base.requestBody || override
+        ? { requestBody: { ...body, example: override?.example ?? body.example, roles: { ...body.roles, ...(override?.roles ?? {}) } } }
+        : {}),
+    };
+  }
+
+  /** The operation's URL path with its parameters filled in, in the order of the template (percent-encoded). */
+  path(operationId: string, ...values: string[]): string {
+    const op = this.operation(operationId);
+    let i = 0;
+    return op.path.replace(/\{[^}]+\}/g, () => {
+      const v = values[i++];
+      if (v === undefined) throw new TypeError(`${operationId} needs ${op.pathParams.length} path parameters`);
+      return encodeURIComponent(v);
+    });
+  }
+
+  /**
+   * A valid request body: the document's example (or one generated from the schema), with each role given set at the
+   * member that carries it. A role the body does not declare fails the operation's clause as a setup failure.
+   */
+  body(operationId: string, roles: Partial<Record<BodyRole, unknown>> = {}): unknown {
+    const op = this.operation(operationId);
+    const contract = OPERATIONS_BY_ID.get(operationId)!;
+    const rb = op.requestBody;
+    let body: unknown = structuredClone(rb?.example ?? {});
+    for (const [role, value] of Object.entries(roles)) {
+      const pointer = rb?.roles[role as BodyRole];
+      if (pointer === undefined) {
+        failSetup(`the request body of ${operationId} names no member with x-shop-role "${role}" (nor does conventions.bodies.${operationId}.roles)`, `a member for "${role}"`, rb?.example ?? null, clauseOfOperation(contract));
+      }
+      body = setPointer(body, pointer, value);
+    }
+    return body;
+  }
+
+  /** The value a role has in a body built by `body()` (e.g. the quantity a cart line was added with). */
+  roleValue(operationId: string, body: unknown, role: BodyRole): unknown {
+    const pointer = this.operation(operationId).requestBody?.roles[role];
+    return pointer === undefined ? undefined : getPointer(body, pointer);
+  }
+
+  /** The header that carries a forwarded agent artifact: the profile's convention, else the document's scheme, else the reference's. */
+  header(scheme: ArtifactScheme): string {
+    const fromProfile = this.conventions.headers?.[scheme];
+    if (fromProfile) return fromProfile;
+    for (const doc of [this.documents.general, this.documents.assistant]) {
+      const s = ((doc.components as Json | undefined)?.securitySchemes as Record<string, Json> | undefined)?.[scheme];
+      if (s && s.type === 'apiKey' && s.in === 'header' && typeof s.name === 'string') return s.name;
+    }
+    return ARTIFACT_SCHEMES[scheme].default;
+  }
+}
+
+function resolver(doc: Json): Resolve {
+  return (ref) => {
+    if (!ref.startsWith('#/')) return undefined;
+    const value = getPointer(doc, ref.slice(1));
+    return typeof value === 'object' && value !== null ? (value as JsonSchema) : undefined;
+  };
+}
+
+function requestBodyOf(operation: Json, resolve: Resolve): Pick<LearnedOperation, 'requestBody'> {
+  let rb = operation.requestBody as Json | undefined;
+  if (rb && typeof rb.$ref === 'string') rb = resolve(rb.$ref) as Json | undefined;
+  if (!rb) return {};
+  const content = (rb.content ?? {}) as Record<string, Json>;
+  const media = Object.entries(content).find(([type]) => /^application\/([\w.+-]+\+)?json$/i.test(type.split(';')[0]!.trim()))?.[1];
+  if (!media) return {};
+  const schema = media.schema as JsonSchema | undefined;
+  const examples = media.examples as Record<string, { value?: unknown }> | undefined;
+  const example =
+    media.example ??
+    Object.values(examples ?? {}).find((e) => e && 'value' in e)?.value ??
+    (schema ? exampleFromSchema(schema, resolve) : undefined);
+  return { requestBody: { required: rb.required === true, schema, example, roles: schema ? (rolesOf(schema, resolve) as Partial<Record<BodyRole, string>>) : {} } };
+}
