@@ -48,6 +48,38 @@ export const conventionsSchema = z
   })
   .strict();
 
+const id = z.string().min(1);
+const recoveryOperation = z.object({ operationId: id, subject: id, purpose: z.enum(['email', 'delete']) }).strict();
+const checkoutAccount = z.object({ sub: id, card: id.describe('Its one saved card.'), address: id.describe('Its one address.') }).strict();
+/** null: the deployment holds no such data; the checks that need it are skipped, naming the field. */
+const held = <T extends z.ZodType>(schema: T, what: string) => schema.nullable().optional().describe(`${what} (default: the fixture seed's; null: none on this deployment).`);
+
+/**
+ * The data the deployment holds that checks need (docs/profile.md, "Data"). Every member defaults to the fixture seed's
+ * (fixtures/seed.json); `null` says the deployment holds no such data, and the checks that need it are skipped with the
+ * field's name.
+ */
+export const dataSchema = z
+  .object({
+    productHandle: id.optional().describe("Handle of a product (GET /v1/catalog/products/{handle}) (default: the fixture seed's)."),
+    variant: id.optional().describe("A variant with plenty of stock, the cart line most checks add (default: the fixture seed's)."),
+    otherVariant: id.optional().describe("A well-stocked variant of another product (default: the fixture seed's)."),
+    lowStockVariant: held(z.object({ id, stock: z.number().int().min(1) }).strict(), 'A variant with little stock, and its stock: one more unit is refused'),
+    outOfStockVariant: id.optional().describe("A variant with no stock (default: the fixture seed's)."),
+    checkoutVariants: held(z.object({ beanie: id, tote: id }).strict(), 'Two well-stocked variants the checkout checks order'),
+    adjustableVariant: held(z.object({ id, handle: id }).strict(), 'A well-stocked variant the operator stock check adjusts by +1 then -1, and its product handle'),
+    endedAccounts: held(z.object({ deleting: id, deleted: id, contactTransition: id }).strict(), 'A subject in each ended lifecycle state (deleting, deleted, contact_transition)'),
+    checkoutAccounts: held(
+      z.object({ ...Object.fromEntries(['1', '2', '3', '4', '5', '6', '7', '8'].map((n) => [n, checkoutAccount])), decline: checkoutAccount, async: checkoutAccount }).strict(),
+      'Accounts with one saved card and one address, no orders: eight ordinary ones, one whose card the provider declines, one whose payment settles by webhook',
+    ),
+    recoveryOperations: held(
+      z.object({ proofPending: recoveryOperation, providerPending: recoveryOperation, completeDelete: recoveryOperation, completeEmail: recoveryOperation, cancelled: recoveryOperation }).strict(),
+      'Recovery operations in each phase that no request changes',
+    ),
+  })
+  .strict();
+
 export const profileSchema = z
   .object({
     $schema: z.string().optional(),
@@ -100,6 +132,7 @@ export const profileSchema = z
       })
       .strict()
       .describe('What the deployment claims; checks of an unclaimed capability are skipped with the reason.'),
+    data: dataSchema.nullable().optional().describe('The data the deployment holds that checks need; absent members are the fixture seed\'s. null: the deployment holds none of it.'),
     conventions: conventionsSchema.optional().describe('Interoperability conventions: what the description documents cannot say, or where this deployment differs from them.'),
     rateLimits: z
       .object({
