@@ -70,7 +70,7 @@ export const dataSchema = z
     adjustableVariant: held(z.object({ id, handle: id }).strict(), 'A well-stocked variant the operator stock check adjusts by +1 then -1, and its product handle'),
     endedAccounts: held(z.object({ deleting: id, deleted: id, contactTransition: id }).strict(), 'A subject in each ended lifecycle state (deleting, deleted, contact_transition)'),
     checkoutAccounts: held(
-      z.object({ ...Object.fromEntries(['1', '2', '3', '4', '5', '6', '7', '8'].map((n) => [n, checkoutAccount])), decline: checkoutAccount, async: checkoutAccount }).strict(),
+      z.object({ ordinary: z.array(checkoutAccount).min(8).describe('At least eight: one per checkout check, so that parallel checks never share a cart.'), decline: checkoutAccount, async: checkoutAccount }).strict(),
       'Accounts with one saved card and one address, no orders: eight ordinary ones, one whose card the provider declines, one whose payment settles by webhook',
     ),
     recoveryOperations: held(
