@@ -25,7 +25,10 @@ export interface CheckSpec {
   /** `reference`: the shape is the reference's choice where the spec says "not shown". */
   level?: Level;
   requires?: readonly Capability[];
-  /** The check needs the fixture seed's data (accounts, products) to exist on the target. */
+  /**
+   * The check needs data on the target (profile `data`, defaulting to the fixture seed's): skipped when the profile says
+   * the deployment holds none (`data: null`); a member declared `null` skips the checks that read it (checks/_shared/seed-data.ts).
+   */
   seed?: boolean;
 }
 
@@ -111,6 +114,7 @@ export function check(spec: CheckSpec, body: (shop: Shop) => Promise<void>): [Te
       for (const cap of spec.requires ?? []) {
         test.skip(!shop.profile.capabilities[cap], `the profile does not claim the capability "${cap}"`);
       }
+      test.skip(spec.seed === true && shop.profile.data === null, 'the profile declares that the deployment holds none of the data checks need (data: null); declare data.* to run it');
       const ledger: CheckFailure[] = [];
       softFailures.ledger = ledger;
       let hard: unknown;
