@@ -6,3 +6,9 @@ export function freshShopperIp(): string {
   const h = randomBytes(6).toString('hex');
   return `2001:db8:${h.slice(0, 4)}:${h.slice(4, 8)}:${h.slice(8, 12)}::1`;
 }
+
+/** A Shopper-IP value of exactly `n` characters that is still an IP address: a scoped IPv6 address (RFC 4007 §11). */
+export function shopperIpOfLength(n: number): string {
+  const base = `fe80::${randomBytes(2).toString('hex')}%`;
+  return base + 'z'.repeat(n - base.length);
+}
