@@ -79,3 +79,9 @@ export function expectSignInRequired(shop: Docs, res: ShopResponse, scheme: 'Bea
   expectProblem(res, { status: 403, error: 'sign_in_required', docsUrl: shop.docsUrl, clause: 'AUTH-SIGNIN-1' });
   expectChallenge(res, { scheme, error: 'sign_in_required', clause });
 }
+
+/** Another account's row is refused, 403 or 404, with a problem document (the spec does not say which). */
+export function expectOwnershipRefusal(shop: Docs, res: ShopResponse, what: string, clause: string): void {
+  if (res.status !== 403 && res.status !== 404) fail(`${what}: refused as not the caller's`, [403, 404], brief(res), clause);
+  expectProblem(res, { status: res.status, error: errorMember(res), docsUrl: shop.docsUrl, clause });
+}
