@@ -127,4 +127,3 @@ test(...check({
   const paths = (invalid.issues as { path: unknown }[]).map((i) => (Array.isArray(i.path) ? i.path.join('.') : String(i.path)));
   if (!paths.some((p) => p.includes('quantity'))) fail('an issue whose path names "quantity"', 'quantity', paths, 'RES-PROBLEM-10');
 }));
-

@@ -2,10 +2,11 @@
 // ownership of the token's `sub` (reads, cancellations and returns of another account's orders are refused and change
 // nothing), and the reference's order pages, record shapes, refused transitions and strict bodies.
 //
+// Levels. Response members, order states and their refusal codes are the reference's (docs/account.md).
 // Ownership: the spec says every row is scoped by ownership; it does not say whether another account's id answers 403 or
 // 404, so spec-level checks accept either, and the reference's 404 (exactly as a nonexistent id) is checked at its level.
-// Levels. Response members, order states and their refusal codes are the reference's (docs/account.md).
-// Seed orders are never moved to another state here: transition checks ask only for refusals on orders whose state the
+//
+// Data. Seed orders are never moved to another state here: transition checks ask only for refusals on orders whose state the
 // refusal leaves as it was, so reruns and parallel workers see the seed as docs/seed.md describes it.
 import { check, test, type Shop } from '../engine/check.js';
 import type { ShopResponse } from '../engine/http.js';

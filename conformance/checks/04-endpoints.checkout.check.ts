@@ -24,7 +24,6 @@ import { ABSENT_IDS, CHECKOUT_ACCOUNTS } from './_shared/seed-data.js';
 
 const AGENT_CHECKOUT: readonly Kind[] = ['delegated'];
 
-
 /** Each kind the profile claims: the agent-checkout list passes the guard, every other kind gets 403 caller_not_allowed. */
 async function callerMatrix(shop: Shop, path: string, json: unknown, opClause: string): Promise<void> {
   for (const { kind, capability } of KINDS) {
@@ -124,4 +123,3 @@ test(...check({
   expectProblem(await shop.http.post(PREVIEW, { token, json: {} }), { status: 422, error: 'cart_empty', docsUrl: shop.docsUrl, clause: 'ERR-TABLE-14' });
   expectProblem(await shop.http.post(CHECKOUT, { token, json: { payment_method_id: ABSENT_IDS.card } }), { status: 422, error: 'cart_empty', docsUrl: shop.docsUrl, clause: 'ERR-TABLE-14' });
 }));
-

@@ -7,12 +7,11 @@
 // Levels. The spec shows neither the methods nor the payloads of the conversation routes, nor which endpoints stream. The
 // spec-level checks that need a conversation drive the reference's routes (docs/conversations.md: POST
 // /assistant/conversations `{ mode }`, POST …/{id}/messages `{ text }`, GET …/{id}/events) and judge only what the spec
-// says; when the target does not serve those routes they end as not applicable, with the reason.
+// says; when the target does not serve those routes they end as not applicable, with the reason. Exact statuses the spec
+// leaves open (409 for direct_conversation_open, 403 caller_not_allowed for a browser session) and the browser-session
+// artifact (web agent forwarder plus `Assistant-Browser-Session`) are the reference's, judged at the reference level.
 //
 // Data. Every check provisions its own assistant session (conformance/lib/assistant.ts): nothing is shared between checks.
-// Exact statuses the spec leaves open (409 for direct_conversation_open, 403 caller_not_allowed for a browser session) and
-// the browser-session artifact (web agent forwarder plus `Assistant-Browser-Session`) are the reference's, judged at the
-// reference level.
 import { check, notApplicable, test } from '../engine/check.js';
 import { AssistantAgent, browserSession } from '../lib/assistant.js';
 import { brief, expectChallenge, expectNoStore, expectProblem, expectStatus, fail, inCase } from '../lib/assert.js';

@@ -1,6 +1,6 @@
-// Spec part 6, Events > Streaming, and Limits: responses that are event streams get a keep-alive comment every 15
-// seconds. The conversation event stream is the reference's (GET /assistant/conversations/{id}/events): the spec does not
-// say which endpoints stream.
+// Spec part 4, Endpoints > Public and special routes, for the conversation event stream, with Events > Streaming and its
+// row of Limits: responses that are event streams get a keep-alive comment every 15 seconds. The stream itself is the
+// reference's (GET /assistant/conversations/{id}/events): the spec does not say which endpoints stream.
 //
 // Levels. The spec shows neither the methods nor the payloads of the conversation routes, nor which endpoints stream. The
 // spec-level checks that need a conversation drive the reference's routes (docs/conversations.md: POST

@@ -1,13 +1,13 @@
-// Spec part 8, Limits, for conversation writes: 64 KiB, checked via `Content-Length`, on the conversation write routes
-// (`/assistant/conversations...`, Endpoints > Public and special routes).
+// Spec part 4, Endpoints > Public and special routes, for the conversation write routes (`/assistant/conversations...`) and
+// their row of Limits: 64 KiB, checked via `Content-Length`.
 //
 // Levels. The spec shows neither the methods nor the payloads of the conversation routes, nor which endpoints stream. The
 // spec-level checks that need a conversation drive the reference's routes (docs/conversations.md: POST
 // /assistant/conversations `{ mode }`, POST …/{id}/messages `{ text }`, GET …/{id}/events) and judge only what the spec
-// says; when the target does not serve those routes they end as not applicable, with the reason.
+// says; when the target does not serve those routes they end as not applicable, with the reason. The status of the
+// refusal (413) and the answer on the declared length alone are the reference's.
 //
 // Data. Every check provisions its own assistant session (conformance/lib/assistant.ts): nothing is shared between checks.
-// The status of the refusal (413) and the answer on the declared length alone are the reference's.
 import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { check, test } from '../engine/check.js';

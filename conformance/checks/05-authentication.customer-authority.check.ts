@@ -1,6 +1,7 @@
 // Spec part 5, Authentication > Customer authority (and the customer rows of Caller kinds and Credentials per consumer): a
 // customer is authorized by its access token alone, the service is session-unaware, and the key that signs invited-agent
 // contexts cannot create customer authority.
+//
 // Cart writes use the reference's request body ({ variant_id, quantity }: the spec does not show payloads) and the seed's
 // variant ids; cart records are "not shown", so spec-level checks observe a cart only through the variant ids its body
 // names (an empty cart names none) or by comparing two reads, and leave member names (`lines`) to reference-level checks.

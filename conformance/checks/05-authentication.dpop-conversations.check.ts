@@ -1,7 +1,7 @@
-// Spec part 4, Endpoints > Public and special routes: `/assistant/conversations...` take "DPoP plus live session
-// admission": every challenge there is in the DPoP scheme (Challenge scheme), no Bearer credential is enough, and the
-// conversation variant of the actor stage refuses an assistant's browser session (Request processing order). Every check
-// provisions its own assistant session.
+// Spec part 5, Authentication > Challenge scheme and Request processing order, on the conversation routes, which take
+// "DPoP plus live session admission" (Endpoints > Public and special routes): every challenge there is in the DPoP scheme,
+// no Bearer credential is enough, and the conversation variant of the actor stage refuses an assistant's browser session.
+// Every check provisions its own assistant session.
 import { check, test } from '../engine/check.js';
 import { ASSISTANT_BROWSER_SESSION_HEADER, AssistantAgent, browserSession, errorOf, signOutSession } from '../lib/assistant.js';
 import { expectChallenge, expectProblem, expectSuccess, fail, inCase } from '../lib/assert.js';

@@ -40,7 +40,6 @@ interface Negative {
   send(agent: AssistantAgent, shop: Shop): Promise<ShopResponse>;
 }
 
-
 /** GET /v1/cart as the agent, with the current nonce and `proof` overrides, no nonce retry (the answer is what is judged). */
 const once = (agent: AssistantAgent, proof: ProofOverrides | false) => agent.get(CART, { proof, retryOnNonce: false }).then((r) => r.res);
 

@@ -2,6 +2,7 @@
 // see an empty cart, writes need one; a forged, malformed or expired-key session is 401 invalid_guest_session with
 // `Bearer error="invalid_token"`; the previous key verifies only before its deadline; Shopper-IP is at most 64 characters;
 // two guests never see each other's carts.
+//
 // Cart writes use the reference's request body ({ variant_id, quantity }: the spec does not show payloads) and the seed's
 // variant ids; cart records are "not shown", so spec-level checks observe a cart only through the variant ids its body
 // names (an empty cart names none) or by comparing two reads, and leave member names (`lines`) to reference-level checks.

@@ -3,6 +3,7 @@
 // input validation; and the admit-caller stage, which admits only the headers that fit the caller kind (the guest headers
 // are refused on website tokens, Guest sessions 5; the Operator header belongs to the backoffice, Credentials per
 // consumer).
+//
 // Cart writes use the reference's request body ({ variant_id, quantity }: the spec does not show payloads) and the seed's
 // variant ids; cart records are "not shown", so spec-level checks observe a cart only through the variant ids its body
 // names (an empty cart names none) or by comparing two reads, and leave member names (`lines`) to reference-level checks.

@@ -1,6 +1,7 @@
 // Spec part 5, Authentication > Scope translation (delegated callers), with the API scopes of customers and guests and the
 // caller list of the storefront operations: a token without an operation's API scope is 403 insufficient_scope naming
 // it, and writes nothing; a delegated token acts on the account cart of its sub.
+//
 // Cart writes use the reference's request body ({ variant_id, quantity }: the spec does not show payloads) and the seed's
 // variant ids; cart records are "not shown", so spec-level checks observe a cart only through the variant ids its body
 // names (an empty cart names none) or by comparing two reads, and leave member names (`lines`) to reference-level checks.

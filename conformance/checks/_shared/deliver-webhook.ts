@@ -39,4 +39,3 @@ export function expectWebhookProblem(shop: Shop, res: ShopResponse, status: numb
   expectProblem(res, { status, error, docsUrl: shop.docsUrl, clause });
   expectNoStore(res, { clause: 'ERR-PROBLEM-5' });
 }
-
