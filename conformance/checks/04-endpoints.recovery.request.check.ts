@@ -1,7 +1,8 @@
 // Spec part 4, Endpoints, for the body of the recovery endpoint (Resources > Account recovery request, and its rows of
-// Limits): the body of POST /internal/account/recover has exactly `subject` (1–256 characters), `operationId` (1–128 characters) and `purpose` (`email` or `delete`); a new email
-// or a provider command cannot be passed (Endpoints, Additional route facts). Invalid bodies are 400 invalid_request;
-// valid ones naming an operation that exists nowhere reach the lookup (404 recovery_not_found), so nothing is written.
+// Limits): the body of POST /internal/account/recover has exactly `subject` (1–256 characters), `operationId` (1–128
+// characters) and `purpose` (`email` or `delete`); a new email or a provider command cannot be passed (Endpoints,
+// Additional route facts). Invalid bodies are 400 invalid_request; valid ones naming an operation that exists nowhere
+// reach the lookup (404 recovery_not_found), so nothing is written.
 import { check, test } from '../engine/check.js';
 import { freshId } from '../lib/fresh-id.js';
 import { expectInvalidRecovery, expectRecoveryNotFound, unknownOperation } from './_shared/recover-account.js';

@@ -1,5 +1,6 @@
-// A shopper address no other check uses: a random IPv6 of the documentation prefix, alone in its /64, so that guest
-// rate-limit budgets (counted per operation id and shopper) are never shared between checks, workers or runs.
+// Shopper-IP values. A fresh one is a shopper address no other check uses: a random IPv6 of the documentation prefix,
+// alone in its /64, so that guest rate-limit budgets (counted per operation id and shopper) are never shared between
+// checks, workers or runs.
 import { randomBytes } from 'node:crypto';
 
 export function freshShopperIp(): string {

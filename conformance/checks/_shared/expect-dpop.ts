@@ -1,5 +1,5 @@
 // DPoP failures as the spec's error table and RFC 9449 describe them, and an assistant ready to send proofs: the DPoP
-// checks of part 5 (Assistant authority) and of the conversation routes compose these.
+// checks of part 5 (Assistant authority) compose these.
 import type { Shop } from '../../engine/check.js';
 import type { ShopResponse } from '../../engine/http.js';
 import { AssistantAgent, errorOf } from '../../lib/assistant.js';

@@ -1,7 +1,8 @@
 // The fixture seed's ids (fixtures/seed.json; docs/seed.md describes every row): the variants, accounts, orders, checkout
-// accounts and recovery operations that the checks marked `seed: true` rely on. Every check reads seed ids from this module
-// and from nowhere else, so that a deployment holding other data can supply its own ids by replacing this one module (for
-// instance with values read from the profile). Titles of checks may still name the seed's ids: they describe the check.
+// accounts and recovery operations that the checks rely on (those marked `seed: true` need them to exist). Every check
+// reads seed ids from this module and from nowhere else, so that a deployment holding other data can supply its own ids by
+// replacing this one module (for instance with values read from the profile). Titles of checks may still name the seed's
+// ids: they describe the check.
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
