@@ -1,39 +1,31 @@
 // Spec part 3, States and transitions: an account in `deleting`, `deleted` or `contact_transition` is refused with 401
 // account_access_ended and an invalid_token challenge, whichever account-bound caller speaks for it, before guards and
-// input validation. The seed holds one account in each state (docs/seed.md): cust_deleting, cust_deleted, cust_transition.
+// input validation. The seed holds one account in each state (docs/seed.md; ENDED_ACCOUNTS of _shared/seed-data.ts).
 import { check, test, type Shop } from '../engine/check.js';
 import type { ShopResponse } from '../engine/http.js';
-import { CheckFailure, expectChallenge, expectProblem } from '../lib/assert.js';
+import { CheckFailure, expectChallenge, expectProblem, expectSuccess, inCase } from '../lib/assert.js';
+import { cartLine } from './_shared/expect-cart.js';
+import { ENDED_ACCOUNTS } from './_shared/seed-data.js';
 
 const ENDED = [
-  { sub: 'cust_deleting', state: 'deleting', clause: 'STA-LIFE-1' },
-  { sub: 'cust_deleted', state: 'deleted', clause: 'STA-LIFE-2' },
-  { sub: 'cust_transition', state: 'contact_transition', clause: 'STA-LIFE-3' },
+  { sub: ENDED_ACCOUNTS.deleting, state: 'deleting', clause: 'STA-LIFE-1' },
+  { sub: ENDED_ACCOUNTS.deleted, state: 'deleted', clause: 'STA-LIFE-2' },
+  { sub: ENDED_ACCOUNTS.contactTransition, state: 'contact_transition', clause: 'STA-LIFE-3' },
 ] as const;
-
-const VARIANT = 'var_0101';
 
 /** Requests an account-bound caller makes: cart read and write (the body is the reference's shape), a catalog read. */
 const REQUESTS: readonly [string, (shop: Shop, token: string) => Promise<ShopResponse>][] = [
   ['GET /v1/cart', (shop, token) => shop.http.get('/v1/cart', { token })],
-  ['POST /v1/cart/items', (shop, token) => shop.http.post('/v1/cart/items', { token, json: { variant_id: VARIANT, quantity: 1 } })],
+  ['POST /v1/cart/items', (shop, token) => shop.http.post('/v1/cart/items', { token, json: cartLine() })],
   ['GET /v1/catalog/collections', (shop, token) => shop.http.get('/v1/catalog/collections', { token })],
 ];
 
 /** 401 account_access_ended with an error="invalid_token" challenge; these tokens are plain Bearer, so the scheme is Bearer. */
 function expectAccessEnded(shop: Shop, res: ShopResponse, clause: string, what: string): void {
-  try {
+  inCase(what, () => {
     expectProblem(res, { status: 401, error: 'account_access_ended', docsUrl: shop.docsUrl, clause });
     expectChallenge(res, { scheme: 'Bearer', error: 'invalid_token', clause: 'ERR-TABLE-5' });
-  } catch (err) {
-    // Name the case: `[CLAUSE] <what>: <the assertion's own text>`.
-    if (err instanceof CheckFailure) err.message = err.message.replace(/^(\[[^\]]*\] )?/, (prefix) => `${prefix}${what}: `);
-    throw err;
-  }
-}
-
-function expectSuccess(res: ShopResponse, what: string, clause: string): void {
-  if (res.status < 200 || res.status > 299) throw new CheckFailure(`${what}: status`, { expected: '2xx', actual: `${res.status} ${res.text.slice(0, 300)}`, clause });
+  });
 }
 
 test(...check({ id: 'states.ended.customer', title: 'a customer token of an account in deleting, deleted or contact_transition is 401 account_access_ended with an invalid_token challenge', clauses: ['STA-LIFE-1', 'STA-LIFE-2', 'STA-LIFE-3', 'ERR-TABLE-5', 'AUTH-ACTIVE-1'], seed: true }, async (shop) => {

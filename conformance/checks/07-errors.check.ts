@@ -1,6 +1,7 @@
 // Spec part 7, Errors: every failure is the problem document; the error table's rows, headers included.
 import fc from 'fast-check';
 import { check, test, type Shop } from '../engine/check.js';
+import { OPERATOR_ATTRIBUTION } from '../engine/callers.js';
 import type { ShopResponse } from '../engine/http.js';
 import { expectChallenge, expectNoStore, expectProblem, CheckFailure } from '../lib/assert.js';
 
@@ -35,7 +36,7 @@ test(...check({ id: 'err.malformed-json', title: 'a malformed JSON body is a 400
 }));
 
 test(...check({ id: 'err.caller-not-allowed.no-challenge', title: 'caller_not_allowed carries no challenge', clauses: ['ERR-TABLE-8', 'ERR-PROBLEM-8'], requires: ['operators'] }, async (shop) => {
-  const res = await shop.http.get('/v1/cart', { token: await shop.mint.operator(), headers: { operator: 'conformance@shop.test' } });
+  const res = await shop.http.get('/v1/cart', { token: await shop.mint.operator(), headers: { operator: OPERATOR_ATTRIBUTION } });
   expectProblem(res, { status: 403, error: 'caller_not_allowed', docsUrl: shop.docsUrl, clause: 'ERR-TABLE-8' });
   noHeader(res, 'www-authenticate', 'ERR-TABLE-8');
 }));

@@ -3,31 +3,19 @@
 //
 // Bodies are padded with JSON whitespace, never with an extra member: an over-cap body is then a valid request but for its
 // size, so a service without the cap would take it (and fail the check) instead of refusing it for an unknown member.
-import { randomBytes } from 'node:crypto';
 import { check, test, type Shop, notApplicable } from '../engine/check.js';
-import { freshShopperIp } from '../lib/shopper.js';
 import type { ShopResponse } from '../engine/http.js';
-import { CheckFailure, expectCacheControl, expectNoStore, expectProblem, expectStatus, parseCacheControl, fail } from '../lib/assert.js';
+import { expectCacheControl, expectNoStore, expectProblem, expectStatus, fail, is2xx, is4xx, parseCacheControl } from '../lib/assert.js';
+import { freshShopperIp, shopperIpOfLength } from '../lib/shopper.js';
 import { LIMITS } from '../../contract/limits.js';
+import { cartLine } from './_shared/expect-cart.js';
+import { expectRefusal } from './_shared/expect-refusals.js';
+import { customerToken } from './_shared/mint-callers.js';
 
-// --- helpers (check files import nothing from each other) -------------------------------------------------------------
-
-
-
-
-const is2xx = (res: { status: number }) => res.status >= 200 && res.status < 300;
-const is4xx = (res: { status: number }) => res.status >= 400 && res.status < 500;
-
-/** Any 4xx problem document (status and code left to the service). */
-function expectRefusal(res: ShopResponse, docsUrl: string, clause: string): Record<string, unknown> {
-  if (!is4xx(res)) fail('refusal status', '4xx', res.status, clause);
-  return expectProblem(res, { status: res.status, error: String(res.body?.error ?? ''), docsUrl, clause });
-}
-
-const customerToken = (shop: Shop) => shop.mint.customer({ sub: shop.subject('cust') });
+// --- helpers ----------------------------------------------------------------------------------------------------------
 
 /** The reference's addCartItem body for a seeded variant with plenty of stock, padded with trailing whitespace to `bytes`. */
-const ADD_JSON = JSON.stringify({ variant_id: 'var_0101', quantity: 1 });
+const ADD_JSON = JSON.stringify(cartLine());
 function paddedAdd(bytes: number): string {
   if (bytes < ADD_JSON.length) throw new Error(`cannot pad to ${bytes} bytes`);
   return ADD_JSON + ' '.repeat(bytes - ADD_JSON.length);
@@ -44,7 +32,7 @@ test(...check({
 }, async (shop) => {
   const res = await postJson(shop, await customerToken(shop), paddedAdd(LIMITS.requestBodyBytes + 1));
   if (is2xx(res)) fail('answer to a body over 256 KiB', 'a refusal', res.status, 'LIM-BODY-1');
-  expectRefusal(res, shop.docsUrl, 'ERR-PROBLEM-3');
+  expectRefusal(shop, res, 'ERR-PROBLEM-3');
 }));
 
 test(...check({
@@ -102,12 +90,6 @@ test(...check({
 
 // --- Shopper-IP (the length bound only; which callers may send it is an authentication matter) ----------------------------
 
-/** A 65-character value that is otherwise an IPv6 address (with a zone id), so only its length is wrong. */
-function ipOfLength(n: number): string {
-  const base = '2001:0db8:0000:0000:0000:0000:0000:0001%';
-  return base + 'z'.repeat(n - base.length);
-}
-
 test(...check({
   id: 'limits.shopper-ip',
   title: 'a Shopper-IP of 65 characters is refused with a problem document; an ordinary address is taken',
@@ -117,9 +99,10 @@ test(...check({
   const token = await shop.mint.guest();
   const ok = await shop.http.get('/v1/cart', { token, headers: { 'shopper-ip': freshShopperIp() } });
   if (!is2xx(ok)) fail('guest cart read with an ordinary Shopper-IP', '2xx', ok.status, 'LIM-SHOPPERIP-1');
-  const long = ipOfLength(LIMITS.shopperIpChars + 1);
+  // A 65-character value that is otherwise an IPv6 address (with a zone id), so only its length is wrong.
+  const long = shopperIpOfLength(LIMITS.shopperIpChars + 1);
   const res = await shop.http.get('/v1/cart', { token, headers: { 'shopper-ip': long } });
-  expectRefusal(res, shop.docsUrl, 'LIM-SHOPPERIP-1');
+  expectRefusal(shop, res, 'LIM-SHOPPERIP-1');
 }));
 
 test(...check({

@@ -1,22 +1,14 @@
 // Spec part 9, Versioning: customer operations under /v1, the description documents outside it (two of them), and no old
 // or aliased paths. "Answers" means any 2xx or 3xx: the suite follows no redirect, so a redirect to a current route counts.
-import { randomBytes } from 'node:crypto';
 import { check, test, type Shop } from '../engine/check.js';
 import type { ShopResponse } from '../engine/http.js';
-import { CheckFailure, expectProblem, expectStatus, fail } from '../lib/assert.js';
+import { answers, CheckFailure, expectProblem, expectStatus, fail, is2xx, is4xx } from '../lib/assert.js';
+import { freshShopperIp } from '../lib/shopper.js';
 import { OPERATIONS_BY_ID } from '../../contract/operations.js';
-
-
-const is2xx = (res: { status: number }) => res.status >= 200 && res.status < 300;
-const is4xx = (res: { status: number }) => res.status >= 400 && res.status < 500;
-const answers = (res: { status: number }) => res.status >= 200 && res.status < 400;
-
-const customerToken = (shop: Shop, sub?: string) => shop.mint.customer({ sub: sub ?? shop.subject('cust') });
-
-/** The operations the service serves today; the account, checkout and operator ones join with their routes. */
-const SERVED = ['searchProducts', 'getProduct', 'listCollections', 'getCart', 'addCartItem', 'updateCartItem', 'removeCartItem'] as const;
-const SEED_HANDLE = 'waxed-canvas-field-jacket';
-const VARIANT = 'var_0101';
+import { SERVED } from './_shared/describe-operations.js';
+import { cartLine } from './_shared/expect-cart.js';
+import { customerToken } from './_shared/mint-callers.js';
+import { ADA, PRODUCT_HANDLE, VARIANT } from './_shared/seed-data.js';
 
 test(...check({
   id: 'versioning.operations-under-v1',
@@ -33,12 +25,12 @@ test(...check({
     const op = OPERATIONS_BY_ID.get(operationId);
     if (!op) throw new Error(`contract has no operation ${operationId}`);
     if (!op.path.startsWith('/v1/')) fail(`contract path of ${operationId}`, '/v1/...', op.path, 'VER-PREFIX-1');
-    const path = op.path.replace('{handle}', SEED_HANDLE).replace('{variant_id}', VARIANT);
+    const path = op.path.replace('{handle}', PRODUCT_HANDLE).replace('{variant_id}', VARIANT);
     if ((operationId === 'updateCartItem' || operationId === 'removeCartItem') && !haveLine) {
       shop.info.annotations.push({ type: 'note', description: `${operationId} not tried: the service did not take the reference's addCartItem body` });
       continue;
     }
-    const json = op.method === 'POST' ? { variant_id: VARIANT, quantity: 1 } : op.method === 'PATCH' ? { quantity: 2 } : undefined;
+    const json = op.method === 'POST' ? cartLine() : op.method === 'PATCH' ? { quantity: 2 } : undefined;
     const res = await shop.http.request(op.method, path, { token, ...(json !== undefined ? { json } : {}) });
     if (res.status === 404 || res.status === 405) fail(`${op.method} ${path} (${operationId}) by a customer`, 'a route (not 404/405)', res.status, 'VER-PREFIX-1');
     if (operationId === 'addCartItem') {
@@ -58,7 +50,7 @@ test(...check({
     '/cart',
     '/catalog/products',
     '/catalog/collections',
-    `/catalog/products/${SEED_HANDLE}`,
+    `/catalog/products/${PRODUCT_HANDLE}`,
     '/api/v1/cart',
     '/api/v1/catalog/products',
     '/api/cart',
@@ -71,7 +63,7 @@ test(...check({
     const res = await shop.http.get(path, { token });
     if (answers(res)) fail(`GET ${path} (an alias of a /v1 operation)`, 'no answer (not 2xx/3xx)', res.status, 'PUR-RULE-1');
   }
-  const add = await shop.http.post('/cart/items', { token, json: { variant_id: VARIANT, quantity: 1 } });
+  const add = await shop.http.post('/cart/items', { token, json: cartLine() });
   if (answers(add)) fail('POST /cart/items (an alias of addCartItem)', 'no answer (not 2xx/3xx)', add.status, 'PUR-RULE-1');
 }));
 
@@ -120,7 +112,7 @@ const OLD_CHECKOUT_READ_PATHS = [
 
 async function probeOldPaths(shop: Shop): Promise<{ path: string; res: ShopResponse }[]> {
   // Read-only probes with a seeded account that has an address and cards, so that a surviving alias has data to answer with.
-  const token = await customerToken(shop, 'cust_ada');
+  const token = await customerToken(shop, ADA.sub);
   const out: { path: string; res: ShopResponse }[] = [];
   for (const path of OLD_CHECKOUT_READ_PATHS) out.push({ path, res: await shop.http.get(path, { token }) });
   return out;
@@ -149,7 +141,7 @@ test(...check({
 
 test(...check({ id: 'versioning.one-url-per-operation', title: 'case-folded and trailing-slash spellings of an operation URL are not routes (no 2xx, no redirect)', clauses: ['PUR-RULE-1', 'VER-ROUTES-3'], requires: ['guests'] }, async (shop) => {
   const token = await shop.mint.guest();
-  const headers = { 'shopper-ip': `2001:db8:${randomBytes(2).toString('hex')}:${randomBytes(2).toString('hex')}::1` };
+  const headers = { 'shopper-ip': freshShopperIp() };
   const good = await shop.http.get('/v1/catalog/collections', { token, headers });
   if (good.status !== 200) throw new CheckFailure('the canonical URL answers', { expected: 200, actual: good.status, clause: 'PUR-RULE-1' });
   // Not '//' spellings: reverse proxies commonly merge slashes before the service sees the path.

@@ -7,6 +7,9 @@ import { freshShopperIp } from '../lib/shopper.js';
 import { check, type Shop } from './check.js';
 import type { RequestOptions, ShopResponse } from './http.js';
 
+/** The Operator attribution header's value of every operator request the suite sends. */
+export const OPERATOR_ATTRIBUTION = 'conformance@shop.test';
+
 export const KINDS = [
   { kind: 'customer', capability: undefined },
   { kind: 'delegated', capability: 'delegated' },
@@ -26,8 +29,18 @@ export async function credentialsOf(shop: Shop, kind: Kind): Promise<Pick<Reques
     case 'guest':
       return { token: await shop.mint.guest(), headers: { 'guest-session': shop.guestSession(), 'shopper-ip': freshShopperIp() } };
     case 'operator':
-      return { token: await shop.mint.operator(), headers: { operator: 'conformance@shop.test' } };
+      return { token: await shop.mint.operator(), headers: { operator: OPERATOR_ATTRIBUTION } };
   }
+}
+
+/** Credentials of each kind of KINDS, except those named, whose capability the profile claims (in KINDS order). */
+export async function credentialsOfClaimedKinds(shop: Shop, except: readonly Kind[] = []): Promise<[Kind, Pick<RequestOptions, 'token' | 'headers'>][]> {
+  const out: [Kind, Pick<RequestOptions, 'token' | 'headers'>][] = [];
+  for (const { kind, capability } of KINDS) {
+    if (except.includes(kind) || (capability && !shop.profile.capabilities[capability])) continue;
+    out.push([kind, await credentialsOf(shop, kind)]);
+  }
+  return out;
 }
 
 /** The list clause of each caller list (spec, Endpoints > Caller lists by name). */
@@ -75,6 +88,6 @@ export function callerGuardCheck(operationId: string, request: (op: Operation) =
         if (res.headers.get('www-authenticate') !== null) fail(`WWW-Authenticate on caller_not_allowed (${kind} on ${operationId})`, 'absent', res.headers.get('www-authenticate'), 'ERR-TABLE-8');
       }
     }
-    shop.info.annotations.push({ type: 'note', description: 'invited-agent and assistant callers are tried by the agent checks (05-authentication.agents)' });
+    shop.info.annotations.push({ type: 'note', description: 'invited-agent and assistant callers are tried by the agent checks (05-authentication.agent-callers)' });
   });
 }

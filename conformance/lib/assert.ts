@@ -227,6 +227,39 @@ export function failSoft(what: string, expected: unknown, actual: unknown, claus
   if (!softFailures.ledger.some((f) => f.message === failure.message)) softFailures.ledger.push(failure);
 }
 
+/** The status and the start of the body of an answer, for failure messages. */
+export const brief = (res: Pick<HttpResult, 'status'> & { text: string }): string => `${res.status} ${res.text.slice(0, 300)}`;
+
+export const is2xx = (res: Pick<HttpResult, 'status'>): boolean => res.status >= 200 && res.status < 300;
+export const is4xx = (res: Pick<HttpResult, 'status'>): boolean => res.status >= 400 && res.status < 500;
+/** The route answered: 2xx or 3xx (the suite follows no redirect, so a redirect to another route counts). */
+export const answers = (res: Pick<HttpResult, 'status'>): boolean => res.status >= 200 && res.status < 400;
+
+/** 2xx, else a failure that shows the answer. */
+export function expectSuccess(res: Pick<HttpResult, 'status'> & { text: string }, what: string, clause: string): void {
+  if (!is2xx(res)) fail(`${what}: status`, '2xx', brief(res), clause);
+}
+
+/**
+ * Runs the assertions of one case of a check and names the case in their failure: `[CLAUSE] <what>: <the assertion's own
+ * text>`. An async assertion gives a promise to await.
+ */
+export function inCase(what: string, assertion: () => Promise<unknown>): Promise<void>;
+export function inCase(what: string, assertion: () => void): void;
+export function inCase(what: string, assertion: () => unknown): void | Promise<void> {
+  const name = (err: unknown): never => {
+    if (err instanceof CheckFailure) err.message = err.message.replace(/^(\[[^\]]*\] )?/, (prefix) => `${prefix}${what}: `);
+    throw err;
+  };
+  let result: unknown;
+  try {
+    result = assertion();
+  } catch (err) {
+    return name(err);
+  }
+  if (result instanceof Promise) return result.then(() => undefined, name);
+}
+
 /** A failed expectation: what was looked at, what was expected and what came, and the clause it enforces. */
 export function fail(what: string, expected: unknown, actual: unknown, clause: string | undefined): never {
   throw new CheckFailure(what, { expected, actual, clause });

@@ -39,6 +39,9 @@ export function epochSeconds(date: Date): number {
   return Math.floor(date.getTime() / 1000);
 }
 
+/** The current time in epoch seconds. */
+export const nowSeconds = (): number => epochSeconds(new Date());
+
 const isSecret = (key: SigningMaterial): key is Uint8Array | string => typeof key === 'string' || key instanceof Uint8Array;
 const isCryptoKey = (key: SigningMaterial): key is CryptoKey =>
   typeof key === 'object' && key !== null && 'algorithm' in key && 'type' in key && 'usages' in key;

@@ -1,20 +1,16 @@
-// Spec part 2, Resources: the problem document, member by member, on several kinds of failure; and the guest session value
-// format (a value in the format is taken, values outside it are refused).
-import { randomBytes, randomUUID } from 'node:crypto';
+// Spec part 2, Resources > Problem document: the problem document, member by member, on several kinds of failure.
+import { randomUUID } from 'node:crypto';
 import { check, test, type Shop } from '../engine/check.js';
-import { freshShopperIp } from '../lib/shopper.js';
+import { OPERATOR_ATTRIBUTION } from '../engine/callers.js';
 import type { ShopResponse } from '../engine/http.js';
-import { CheckFailure, expectProblem, expectStatus, fail } from '../lib/assert.js';
-import { forgeGuestSession, GUEST_SESSION_FORMAT, guestSessionSignature, signGuestSession, type GuestSessionForgery } from '../lib/guest-session.js';
+import { expectProblem, fail } from '../lib/assert.js';
 import { REASON_PHRASES } from '../../contract/errors.js';
 import { LIMITS } from '../../contract/limits.js';
-
+import { cartLine } from './_shared/expect-cart.js';
+import { VARIANT } from './_shared/seed-data.js';
 
 /** `401 invalid_token`, or just the status when the body names no error. */
 const statusOf = (res: ShopResponse) => (typeof res.body?.error === 'string' ? `${res.status} ${res.body.error}` : res.status);
-
-
-// --- the problem document ---------------------------------------------------------------------------------------------------
 
 /** Member owned by one error code: present only with it. */
 const OWNED_MEMBERS: Record<string, string> = { issues: 'invalid_request', scope: 'insufficient_scope', conversation_id: 'direct_conversation_open' };
@@ -88,7 +84,7 @@ test(...check({
   clauses: ['RES-PROBLEM-1', 'RES-PROBLEM-2', 'RES-PROBLEM-3', 'RES-PROBLEM-4', 'RES-PROBLEM-5', 'RES-PROBLEM-6', 'RES-PROBLEM-8', 'RES-PROBLEM-11'],
   requires: ['operators'],
 }, async (shop) => {
-  const res = await shop.http.get('/v1/cart', { token: await shop.mint.operator(), headers: { operator: 'conformance@shop.test' } });
+  const res = await shop.http.get('/v1/cart', { token: await shop.mint.operator(), headers: { operator: OPERATOR_ATTRIBUTION } });
   expectProblemMembers(res, shop, 403, 'caller_not_allowed');
 }));
 
@@ -127,96 +123,7 @@ test(...check({
   const res = await shop.http.get('/v1/cart', { headers: { 'x-request-id': requestId } });
   expectProblem(res, { status: 401, error: 'invalid_token', docsUrl: shop.docsUrl, requestId, clause: 'RES-PROBLEM-8' });
 
-  const invalid = expectProblemMembers(await shop.http.post('/v1/cart/items', { token, json: { variant_id: 'var_0101', quantity: 0 } }), shop, 400, 'invalid_request');
+  const invalid = expectProblemMembers(await shop.http.post('/v1/cart/items', { token, json: cartLine(VARIANT, 0) }), shop, 400, 'invalid_request');
   const paths = (invalid.issues as { path: unknown }[]).map((i) => (Array.isArray(i.path) ? i.path.join('.') : String(i.path)));
   if (!paths.some((p) => p.includes('quantity'))) fail('an issue whose path names "quantity"', 'quantity', paths, 'RES-PROBLEM-10');
-}));
-
-// --- guest session values -------------------------------------------------------------------------------------------------------
-
-async function readCartAsGuest(shop: Shop, session: string): Promise<ShopResponse> {
-  return shop.http.get('/v1/cart', { token: await shop.mint.guest(), headers: { 'guest-session': session, 'shopper-ip': freshShopperIp() } });
-}
-
-async function expectRefused(shop: Shop, session: string, variant: string, clause: string): Promise<void> {
-  const res = await readCartAsGuest(shop, session);
-  if (res.status !== 401) fail(`Guest-Session ${variant}`, '401 invalid_guest_session', statusOf(res), clause);
-  expectProblem(res, { status: 401, error: 'invalid_guest_session', docsUrl: shop.docsUrl, clause });
-}
-
-test(...check({
-  id: 'resources.guest-session.well-formed',
-  title: 'a Guest-Session gs1.<lowercase uuid>.<43-character base64url HMAC> is taken on a cart read',
-  clauses: ['RES-GUEST-1', 'RES-GUEST-2', 'RES-GUEST-3'],
-  requires: ['guests'],
-}, async (shop) => {
-  const session = shop.guestSession();
-  if (!GUEST_SESSION_FORMAT.test(session)) throw new Error(`the suite minted a malformed session ${session}`);
-  expectStatus(await readCartAsGuest(shop, session), 200, { clause: 'RES-GUEST-1' });
-}));
-
-const key = (shop: Shop) => shop.profile.secrets.guestSessionKey;
-const forged = (shop: Shop, forgery: GuestSessionForgery) => forgeGuestSession(forgery, key(shop));
-
-test(...check({
-  id: 'resources.guest-session.shape',
-  title: 'Guest-Session values not of the shape gs1.<uuid>.<signature> are 401 invalid_guest_session',
-  clauses: ['RES-GUEST-1'],
-  requires: ['guests'],
-}, async (shop) => {
-  const uuid = randomUUID();
-  const valid = signGuestSession(uuid, key(shop));
-  const sig = guestSessionSignature(uuid, key(shop));
-  const variants: [string, string][] = [
-    ['without its signature', forged(shop, 'missing-part')],
-    ['with prefix gs2', forged(shop, 'wrong-prefix')],
-    ['with prefix GS1', `GS1${valid.slice(3)}`],
-    ['with a fourth part', `${valid}.extra`],
-    ['with an empty id', `gs1..${sig}`],
-    ['with a hyphen-less id (signed as written)', signGuestSession(uuid.replace(/-/g, ''), key(shop))],
-    ['that is only the id', uuid],
-    ['garbage', 'not-a-guest-session'],
-  ];
-  for (const [what, session] of variants) await expectRefused(shop, session, what, 'RES-GUEST-1');
-}));
-
-test(...check({
-  id: 'resources.guest-session.uuid',
-  title: 'the id of a Guest-Session is a lowercase UUID: uppercase, braced or non-UUID ids are refused even when signed',
-  clauses: ['RES-GUEST-2'],
-  requires: ['guests'],
-}, async (shop) => {
-  const uuid = randomUUID();
-  const mixed = uuid.replace(/[a-f]/, (c) => c.toUpperCase());
-  const variants: [string, string][] = [
-    ['with an uppercase UUID (signed over it)', forged(shop, 'uppercase-uuid')],
-    ['with a mixed-case UUID (signed over it)', signGuestSession(mixed === uuid ? uuid.toUpperCase() : mixed, key(shop))],
-    ['with a braced UUID (signed over it)', signGuestSession(`{${uuid}}`, key(shop))],
-    ['with a non-UUID id (signed over it)', signGuestSession('cart-of-the-conformance-suite', key(shop))],
-  ];
-  for (const [what, session] of variants) await expectRefused(shop, session, what, 'RES-GUEST-2');
-}));
-
-test(...check({
-  id: 'resources.guest-session.signature',
-  title: 'the signature of a Guest-Session is the 43-character unpadded base64url HMAC-SHA256 of the id; anything else is refused',
-  clauses: ['RES-GUEST-3'],
-  requires: ['guests'],
-}, async (shop) => {
-  // A signature holding a base64url-only character, so that its standard-base64 spelling differs from it.
-  let uuid = randomUUID();
-  for (let i = 0; i < 200 && !/[-_]/.test(guestSessionSignature(uuid, key(shop))); i++) uuid = randomUUID();
-  const sig = guestSessionSignature(uuid, key(shop));
-  const hmacHex = Buffer.from(sig, 'base64url').toString('hex');
-  const variants: [string, string][] = [
-    ['with one signature character changed', forged(shop, 'bad-signature')],
-    ['signed with another key', forged(shop, 'wrong-key')],
-    ['with the signature of another id', forged(shop, 'other-uuid')],
-    ['with a 42-character signature', forged(shop, 'short-signature')],
-    ['with = padding', forged(shop, 'padded-signature')],
-    ['with a 44th character', `gs1.${uuid}.${sig}A`],
-    ['with the hex HMAC', `gs1.${uuid}.${hmacHex}`],
-  ];
-  if (/[-_]/.test(sig)) variants.push(['in standard base64 (+/)', `gs1.${uuid}.${sig.replace(/-/g, '+').replace(/_/g, '/')}`]);
-  for (const [what, session] of variants) await expectRefused(shop, session, what, 'RES-GUEST-3');
 }));

@@ -1,0 +1,78 @@
+// Spec part 4, Endpoints > Public and special routes, for the conversation write routes (`/assistant/conversations...`) and
+// their row of Limits: 64 KiB, checked via `Content-Length`.
+//
+// Levels. The spec shows neither the methods nor the payloads of the conversation routes, nor which endpoints stream. The
+// spec-level checks that need a conversation drive the reference's routes (docs/conversations.md: POST
+// /assistant/conversations `{ mode }`, POST …/{id}/messages `{ text }`, GET …/{id}/events) and judge only what the spec
+// says; when the target does not serve those routes they end as not applicable, with the reason. The status of the
+// refusal (413) and the answer on the declared length alone are the reference's.
+//
+// Data. Every check provisions its own assistant session (conformance/lib/assistant.ts): nothing is shared between checks.
+import { request as httpRequest } from 'node:http';
+import { request as httpsRequest } from 'node:https';
+import { check, test } from '../engine/check.js';
+import type { Exchange } from '../engine/transcript.js';
+import { AssistantAgent } from '../lib/assistant.js';
+import { brief, expectProblem, expectStatus, fail } from '../lib/assert.js';
+import { LIMITS } from '../../contract/limits.js';
+import { COLLECTION, messageBody, openConversation } from './_shared/open-conversation.js';
+
+test(...check({
+  id: 'conversations.write-cap',
+  title: 'a conversation write of 64 KiB + 1 byte (Content-Length 65537) is refused with a problem document; one of exactly 64 KiB is not refused for its size',
+  clauses: ['LIM-CONV-1'],
+  requires: ['assistants'],
+}, async (shop) => {
+  const agent = await AssistantAgent.create(shop);
+  const { id } = await openConversation(agent, 'handoff');
+  const path = `${COLLECTION}/${id}/messages`;
+  const cap = LIMITS.conversationWriteBytes;
+  const over = (await agent.post(path, { body: messageBody(cap + 1), headers: { 'content-type': 'application/json' } })).res;
+  if (over.status < 400 || over.status > 499) fail(`a ${cap + 1}-byte conversation write`, 'refused (4xx)', brief(over), 'LIM-CONV-1');
+  expectProblem(over, { status: over.status, error: String(over.body?.error ?? '<missing>'), docsUrl: shop.docsUrl, clause: 'LIM-CONV-1' });
+  const fits = (await agent.post(path, { body: messageBody(cap), headers: { 'content-type': 'application/json' } })).res;
+  if (fits.status === 413 || fits.body?.error === over.body?.error) fail(`a ${cap}-byte conversation write`, 'not refused for its size', brief(fits), 'LIM-CONV-1');
+}));
+
+test(...check({
+  id: 'conversations.write-cap.reference',
+  title: 'over 64 KiB by Content-Length is 413 payload_too_large, answered on the declared length before the body is read; 64 KiB exactly is written (201)',
+  clauses: ['LIM-CONV-1'],
+  level: 'reference',
+  requires: ['assistants'],
+}, async (shop) => {
+  const agent = await AssistantAgent.create(shop);
+  const { id } = await openConversation(agent, 'handoff');
+  const path = `${COLLECTION}/${id}/messages`;
+  const cap = LIMITS.conversationWriteBytes;
+  const over = (await agent.post(path, { body: messageBody(cap + 1), headers: { 'content-type': 'application/json' } })).res;
+  expectProblem(over, { status: 413, error: 'payload_too_large', docsUrl: shop.docsUrl, clause: 'LIM-CONV-1' });
+  const fits = (await agent.post(path, { body: messageBody(cap), headers: { 'content-type': 'application/json' } })).res;
+  expectStatus(fits, 201, { clause: 'LIM-CONV-1' });
+
+  // Declared 65 537 bytes, a few sent: only the declared length can produce an answer.
+  const url = new URL(shop.http.url(path));
+  const proof = await agent.proof('POST', path);
+  const headers = { authorization: `DPoP ${agent.token}`, dpop: proof, 'content-type': 'application/json', 'content-length': String(cap + 1) };
+  const x: Exchange = { method: 'POST', url: url.href, requestHeaders: headers, requestBody: `{"text":"… (${cap + 1} bytes declared, 9 sent)`, ms: 0 };
+  shop.http.exchanges.push(x);
+  const started = Date.now();
+  const status = await new Promise<number | 'no answer'>((resolve) => {
+    const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
+    const req = send(url, { method: 'POST', headers }, (res) => {
+      res.resume();
+      resolve(res.statusCode ?? 0);
+      req.destroy();
+    });
+    req.on('error', () => resolve('no answer'));
+    req.setTimeout(3000, () => {
+      resolve('no answer');
+      req.destroy();
+    });
+    req.write('{"text":"');
+  });
+  x.ms = Date.now() - started;
+  if (typeof status === 'number') x.status = status;
+  else x.error = 'no answer within 3 s';
+  if (status !== 413) fail('a declared Content-Length over 64 KiB with the body not sent', '413 at once (checked via Content-Length)', status, 'LIM-CONV-1');
+}));

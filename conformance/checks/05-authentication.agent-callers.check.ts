@@ -1,0 +1,66 @@
+// Spec part 5, Authentication, for the agent caller kinds (invited-agent, assistant) against the caller list of every
+// operation (part 1, What the service does, rules 1 to 3; Endpoints > Caller lists by name): every operation of
+// contract/operations.ts is sent as each agent kind, with bodies that fail validation (so nothing is written). The
+// guard precedes input validation, so a 400 shows that the guard let the caller through. The other caller kinds are
+// tried operation by operation (engine/callers.ts).
+//
+// Every check makes its own agents: fresh account subjects, fresh invited-agent ids, fresh assistant sessions registered
+// through the identity-provider proxy's internal routes (conformance/lib/assistant.ts).
+import { CALLER_LISTS } from '../../contract/callers.js';
+import { OPERATIONS, type Operation } from '../../contract/operations.js';
+import { check, test, type Shop } from '../engine/check.js';
+import { AssistantAgent } from '../lib/assistant.js';
+import { expectProblem, fail, inCase } from '../lib/assert.js';
+import { expectCredentialRefused } from './_shared/expect-refusals.js';
+import { expectPassesGuard, invitedAgent, probe, sendAssistant, sendInvited, type Send } from './_shared/probe-agents.js';
+
+type AgentKind = 'invited-agent' | 'assistant';
+
+/** The spec shows the callers of a row when the row's list is shown and the row does not leave its callers out. */
+const callersShown = (op: Operation) => !op.notShown?.includes('callers') && CALLER_LISTS[op.callers].shownInSpec;
+
+async function senderFor(shop: Shop, kind: AgentKind): Promise<Send> {
+  if (kind === 'invited-agent') return sendInvited(shop, await invitedAgent(shop));
+  return sendAssistant(await AssistantAgent.create(shop));
+}
+
+async function expectMatrix(shop: Shop, kind: AgentKind, ops: readonly Operation[], level: 'spec' | 'reference'): Promise<void> {
+  const send = await senderFor(shop, kind);
+  for (const op of ops) {
+    const res = await send(probe(op));
+    const allowed = CALLER_LISTS[op.callers].members.includes(kind);
+    const clause = op.group === 'operator' ? 'PUR-RULE-3' : 'PUR-RULE-2';
+    inCase(`${kind} on ${op.operationId} (${op.method} ${op.path})`, () => {
+      if (allowed) return expectPassesGuard(res, op.operationId, clause);
+      // /v1/ops/* is operator-only (spec, rule 1); its rows are not shown, so the spec level asks for a refusal only.
+      if (level === 'spec' && op.group === 'operator') return expectCredentialRefused(shop, res, clause);
+      expectProblem(res, { status: 403, error: 'caller_not_allowed', docsUrl: shop.docsUrl, clause: 'ERR-TABLE-8' });
+      if (res.headers.get('www-authenticate') !== null) fail('WWW-Authenticate on caller_not_allowed', null, res.headers.get('www-authenticate'), 'ERR-TABLE-8');
+    });
+  }
+}
+
+const MATRIX: readonly [AgentKind, 'invitedAgents' | 'assistants'][] = [['invited-agent', 'invitedAgents'], ['assistant', 'assistants']];
+
+for (const [kind, capability] of MATRIX) {
+  test(...check({
+    id: `agents.matrix.${kind}`,
+    title: `${kind} × every operation whose callers the spec shows (and /v1/ops/*): listed operations pass the guard, the others are refused`,
+    clauses: ['PUR-RULE-2', 'PUR-RULE-3', 'END-LIST-1', 'END-LIST-2', 'END-LIST-3', 'END-LIST-4', kind === 'assistant' ? 'AUTH-KIND-12' : 'AUTH-KIND-10'],
+    requires: [capability],
+    seed: true,
+  }, async (shop) => {
+    await expectMatrix(shop, kind, OPERATIONS.filter((op) => callersShown(op) || op.group === 'operator'), 'spec');
+  }));
+
+  test(...check({
+    id: `agents.matrix.${kind}.reference`,
+    title: `${kind} × every operation of contract/operations.ts: the reference's caller lists, 403 caller_not_allowed (no challenge) outside them`,
+    clauses: ['PUR-RULE-2', 'PUR-RULE-3', 'ERR-TABLE-8', 'END-LIST-6'],
+    level: 'reference',
+    requires: [capability],
+    seed: true,
+  }, async (shop) => {
+    await expectMatrix(shop, kind, OPERATIONS, 'reference');
+  }));
+}

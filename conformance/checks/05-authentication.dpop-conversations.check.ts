@@ -1,0 +1,72 @@
+// Spec part 5, Authentication > Challenge scheme and Request processing order, on the conversation routes, which take
+// "DPoP plus live session admission" (Endpoints > Public and special routes): every challenge there is in the DPoP scheme,
+// no Bearer credential is enough, and the conversation variant of the actor stage refuses an assistant's browser session.
+// Every check provisions its own assistant session.
+import { check, test } from '../engine/check.js';
+import { ASSISTANT_BROWSER_SESSION_HEADER, AssistantAgent, browserSession, errorOf, signOutSession } from '../lib/assistant.js';
+import { expectChallenge, expectProblem, expectSuccess, fail, inCase } from '../lib/assert.js';
+import { freshId } from '../lib/fresh-id.js';
+import { OPERATIONS } from '../../contract/operations.js';
+import { expectDpopChallengesOnly } from './_shared/expect-refusals.js';
+import { customerToken } from './_shared/mint-callers.js';
+
+/** A body the reference would accept for openConversation (payloads are not shown by the spec), so only the credential is judged. */
+const OPEN_BODY = { mode: 'handoff', topic: 'conformance probe' };
+
+test(...check({ id: 'dpop.conversations.scheme', title: 'on /assistant/conversations every challenge is in the DPoP scheme and no Bearer credential is enough; the assistant\'s own DPoP session is admitted', clauses: ['AUTH-SCHEME-1', 'END-PUBLIC-19', 'ERR-TABLE-10'], requires: ['assistants'] }, async (shop) => {
+  const agent = await AssistantAgent.create(shop);
+  const customer = await customerToken(shop);
+  const forwarder = await shop.mint.mcpAgentForwarder();
+  const credentials: [string, Record<string, string>, boolean][] = [
+    // [what, headers, must be a 401 invalid_token]
+    ['no token', {}, true],
+    ['a garbage Bearer token', { authorization: 'Bearer abc.def.ghi' }, true],
+    ['the assistant token as Bearer', { authorization: `Bearer ${agent.token}` }, true],
+    ['a customer Bearer token', { authorization: `Bearer ${customer}` }, false],
+    ['the MCP forwarder with the assistant token in Assistant-Subject', { authorization: `Bearer ${forwarder}`, 'assistant-subject': agent.token }, false],
+  ];
+  // The conversation routes of contract/operations.ts (methods and sub-paths are the reference's choice), on a conversation
+  // id nobody has: every credential here is refused before the id is looked up.
+  const id = freshId('conv');
+  const routes = OPERATIONS.filter((op) => op.group === 'conversation').map((op) => [op.method, op.path.replace('{id}', id), op.path.endsWith('/messages') ? { text: 'probe' } : op.method === 'POST' ? OPEN_BODY : undefined] as const);
+  for (const [method, path, json] of routes) {
+    for (const [what, headers, unauthenticated] of credentials) {
+      const res = await shop.http.request(method, path, { headers, ...(json !== undefined ? { json } : {}) });
+      inCase(`${method} ${path} with ${what}`, () => {
+        if (res.status !== 401 && res.status !== 403) fail('refused (a Bearer credential is never enough)', '401 or 403', `${res.status} ${res.text.slice(0, 200)}`, 'END-PUBLIC-19');
+        expectProblem(res, { status: res.status, error: errorOf(res) ?? '<missing>', docsUrl: shop.docsUrl, clause: 'END-PUBLIC-19' });
+        if (unauthenticated) expectProblem(res, { status: 401, error: 'invalid_token', docsUrl: shop.docsUrl, clause: 'AUTH-SCHEME-1' });
+        expectDpopChallengesOnly(res, 'AUTH-SCHEME-1');
+      });
+    }
+  }
+  // DPoP plus live session admission: the assistant's own signed-in session is let in; the same token once the proxy
+  // signed the session out is not.
+  const listed = (await agent.get('/assistant/conversations')).res;
+  expectSuccess(listed, 'the assistant lists its conversations with DPoP', 'END-PUBLIC-19');
+  await signOutSession(shop, agent.identity);
+  const stale = (await agent.get('/assistant/conversations')).res;
+  inCase('the same token after the session signed out', () => {
+    expectProblem(stale, { status: 403, error: 'sign_in_required', docsUrl: shop.docsUrl, clause: 'END-PUBLIC-19' });
+    expectChallenge(stale, { scheme: 'DPoP', error: 'sign_in_required', clause: 'ERR-TABLE-10' });
+  });
+}));
+
+test(...check({ id: 'dpop.conversations.browser-session', title: 'an assistant browser session (web agent forwarder) admitted on /v1/cart is refused on /assistant/conversations', clauses: ['AUTH-ORDER-7', 'AUTH-CRED-8'], requires: ['assistants'] }, async (shop) => {
+  const agent = await AssistantAgent.create(shop);
+  const headers = { authorization: `Bearer ${await shop.mint.invitedAgentForwarder()}`, [ASSISTANT_BROWSER_SESSION_HEADER.toLowerCase()]: browserSession(shop, agent.identity.sessionId) };
+  expectSuccess(await shop.http.get('/v1/cart', { headers }), 'control: the browser session on getCart', 'AUTH-CRED-8');
+  for (const [method, path] of [['GET', '/assistant/conversations'], ['POST', '/assistant/conversations']] as const) {
+    const res = await shop.http.request(method, path, { headers, ...(method === 'POST' ? { json: OPEN_BODY } : {}) });
+    inCase(`${method} ${path}`, () => {
+      if (res.status !== 401 && res.status !== 403) fail('refused', '401 or 403', `${res.status} ${res.text.slice(0, 200)}`, 'AUTH-ORDER-7');
+      expectProblem(res, { status: res.status, error: errorOf(res) ?? '<missing>', docsUrl: shop.docsUrl, clause: 'AUTH-ORDER-7' });
+    });
+  }
+}));
+
+test(...check({ id: 'dpop.conversations.browser-session.reference', title: 'an assistant browser session on /assistant/conversations is 403 caller_not_allowed', clauses: ['AUTH-ORDER-7'], level: 'reference', requires: ['assistants'] }, async (shop) => {
+  const agent = await AssistantAgent.create(shop);
+  const headers = { authorization: `Bearer ${await shop.mint.invitedAgentForwarder()}`, [ASSISTANT_BROWSER_SESSION_HEADER.toLowerCase()]: browserSession(shop, agent.identity.sessionId) };
+  expectProblem(await shop.http.get('/assistant/conversations', { headers }), { status: 403, error: 'caller_not_allowed', docsUrl: shop.docsUrl, clause: 'AUTH-ORDER-7' });
+}));

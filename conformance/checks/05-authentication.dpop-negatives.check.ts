@@ -1,0 +1,216 @@
+// Spec part 5, Authentication > Assistant authority, with the DPoP rows of Errors: assistant session tokens are DPoP-bound
+// (RFC 9449) and presented with a proof; each defective request of the negative matrix is refused in the DPoP scheme, and
+// none spends anything: a correct proof still works after all of them. Every check provisions its own assistant session
+// through the identity-provider proxy's internal routes (conformance/lib/assistant.ts), so checks stay isolated.
+//
+// Levels. The spec's error table allows `invalid_dpop_proof` or `use_dpop_nonce` for a proof or nonce failure; where RFC 9449
+// lets a server answer either (a stale `iat` may be answered with a nonce challenge, §11.1), the spec-level check accepts
+// both, and the reference-level check (`dpop.negatives.reference`) holds the reference to the code it documents.
+import { randomBytes } from 'node:crypto';
+import { calculateJwkThumbprint, exportJWK, generateKeyPair } from 'jose';
+import { check, test, type Shop } from '../engine/check.js';
+import type { ShopResponse } from '../engine/http.js';
+import { htuOf, rawRequest, type AssistantAgent, type ProofOverrides } from '../lib/assistant.js';
+import { expectSuccess, fail, inCase } from '../lib/assert.js';
+import { createDpopKey, dpopProofDraft, type DpopKey } from '../lib/dpop.js';
+import { nowSeconds } from '../lib/jws.js';
+import { publicKeyAsSecret, unsecured } from '../lib/mint.js';
+import { findChallenge } from '../lib/www-authenticate.js';
+import { CART, expectDpopFailure, PROOF, PROOF_OR_NONCE, readyAgent } from './_shared/expect-dpop.js';
+import { challengesOf } from './_shared/expect-refusals.js';
+
+/** An RS256 key pair shaped like a DpopKey (the proof then names an RSA jwk, and a token can be bound to it). */
+async function createRsaKey(): Promise<DpopKey> {
+  const { privateKey, publicKey } = await generateKeyPair('RS256', { extractable: true });
+  const publicJwk = await exportJWK(publicKey);
+  return { privateKey, publicKey, publicJwk, privateJwk: await exportJWK(privateKey), thumbprint: await calculateJwkThumbprint(publicJwk, 'sha256') };
+}
+
+// ------------------------------------------------------------------------------------------------- the negative matrix
+
+interface Negative {
+  what: string;
+  clause: string;
+  /** Errors the spec (with RFC 9449) allows for this defect. */
+  spec: readonly string[];
+  /** The reference's documented error (docs/assistants.md). */
+  reference: string;
+  /** false where the request is not in the DPoP scheme (the Bearer downgrade): no DPoP-Nonce is required. */
+  nonce?: boolean;
+  send(agent: AssistantAgent, shop: Shop): Promise<ShopResponse>;
+}
+
+/** GET /v1/cart as the agent, with the current nonce and `proof` overrides, no nonce retry (the answer is what is judged). */
+const once = (agent: AssistantAgent, proof: ProofOverrides | false) => agent.get(CART, { proof, retryOnNonce: false }).then((r) => r.res);
+
+const NEGATIVES: readonly Negative[] = [
+  {
+    what: 'DPoP scheme without a DPoP header',
+    clause: 'AUTH-ASST-1',
+    // A missing proof is a proof failure (RFC 9449 §7.1); some servers answer it as a token error.
+    spec: ['invalid_dpop_proof', 'invalid_token'],
+    reference: 'invalid_dpop_proof',
+    send: (agent) => once(agent, false),
+  },
+  { what: 'typ JWT', clause: 'ERR-TABLE-4', spec: PROOF, reference: 'invalid_dpop_proof', send: (agent) => once(agent, { header: { typ: 'JWT' } }) },
+  { what: 'typ at+jwt', clause: 'ERR-TABLE-4', spec: PROOF, reference: 'invalid_dpop_proof', send: (agent) => once(agent, { header: { typ: 'at+jwt' } }) },
+  { what: 'no typ', clause: 'ERR-TABLE-4', spec: PROOF, reference: 'invalid_dpop_proof', send: (agent) => once(agent, { header: { typ: undefined } }) },
+  {
+    what: 'alg none (unsigned)',
+    clause: 'ERR-TABLE-4',
+    spec: PROOF,
+    reference: 'invalid_dpop_proof',
+    send: async (agent, shop) => {
+      const d = dpopProofDraft({ key: agent.key, htm: 'GET', htu: htuOf(shop, CART), accessToken: agent.token, ...(agent.nonce ? { nonce: agent.nonce } : {}) });
+      const proof = unsecured(d.payload, { ...d.header, alg: 'none' });
+      return (await agent.get(CART, { headers: { dpop: proof }, proof: false, retryOnNonce: false })).res;
+    },
+  },
+  {
+    what: 'HS256 keyed with the public JWK of the issuer',
+    clause: 'ERR-TABLE-4',
+    spec: PROOF,
+    reference: 'invalid_dpop_proof',
+    send: (agent, shop) => once(agent, { header: { alg: 'HS256' }, signingKey: publicKeyAsSecret(shop.profile, 'jwk') }),
+  },
+  {
+    what: 'HS256 keyed with the proof\'s own jwk',
+    clause: 'ERR-TABLE-4',
+    spec: PROOF,
+    reference: 'invalid_dpop_proof',
+    send: (agent) => once(agent, { header: { alg: 'HS256' }, signingKey: new TextEncoder().encode(JSON.stringify(agent.key.publicJwk)) }),
+  },
+  {
+    what: 'RS256 with an RSA jwk (the token bound to that key)',
+    clause: 'ERR-TABLE-4',
+    spec: PROOF,
+    reference: 'invalid_dpop_proof',
+    send: async (agent) => {
+      const rsa = await createRsaKey();
+      const token = await agent.mintToken({ jkt: rsa.thumbprint });
+      return (await agent.get(CART, { token, key: rsa, proof: { header: { alg: 'RS256' } }, retryOnNonce: false })).res;
+    },
+  },
+  { what: 'jwk with the private part d', clause: 'ERR-TABLE-4', spec: PROOF, reference: 'invalid_dpop_proof', send: (agent) => once(agent, { exposePrivateKey: true }) },
+  {
+    what: 'signed by another key than its jwk',
+    clause: 'ERR-TABLE-4',
+    spec: PROOF,
+    reference: 'invalid_dpop_proof',
+    send: async (agent) => once(agent, { signingKey: await createDpopKey() }),
+  },
+  { what: 'crit header', clause: 'ERR-TABLE-4', spec: PROOF, reference: 'invalid_dpop_proof', send: (agent) => once(agent, { header: { crit: ['exp'] }, claims: { exp: nowSeconds() + 60 } }) },
+  { what: 'no jti', clause: 'ERR-TABLE-4', spec: PROOF, reference: 'invalid_dpop_proof', send: (agent) => once(agent, { claims: { jti: undefined } }) },
+  { what: 'no htm', clause: 'ERR-TABLE-4', spec: PROOF, reference: 'invalid_dpop_proof', send: (agent) => once(agent, { claims: { htm: undefined } }) },
+  { what: 'no htu', clause: 'ERR-TABLE-4', spec: PROOF, reference: 'invalid_dpop_proof', send: (agent) => once(agent, { claims: { htu: undefined } }) },
+  { what: 'no iat', clause: 'ERR-TABLE-4', spec: PROOF, reference: 'invalid_dpop_proof', send: (agent) => once(agent, { claims: { iat: undefined } }) },
+  { what: 'no ath', clause: 'ERR-TABLE-4', spec: PROOF, reference: 'invalid_dpop_proof', send: (agent) => once(agent, { claims: { ath: undefined } }) },
+  { what: 'htm POST on a GET', clause: 'ERR-TABLE-4', spec: PROOF, reference: 'invalid_dpop_proof', send: (agent) => once(agent, { htm: 'POST' }) },
+  { what: 'htm get (lower case)', clause: 'ERR-TABLE-4', spec: PROOF, reference: 'invalid_dpop_proof', send: (agent) => once(agent, { htm: 'get' }) },
+  { what: 'htu of another path', clause: 'ERR-TABLE-4', spec: PROOF, reference: 'invalid_dpop_proof', send: (agent, shop) => once(agent, { htu: htuOf(shop, '/v1/catalog/products') }) },
+  { what: 'htu with a trailing slash', clause: 'ERR-TABLE-4', spec: PROOF, reference: 'invalid_dpop_proof', send: (agent, shop) => once(agent, { htu: `${htuOf(shop, CART)}/` }) },
+  {
+    what: 'htu of another host',
+    clause: 'ERR-TABLE-4',
+    spec: PROOF,
+    reference: 'invalid_dpop_proof',
+    send: (agent, shop) => once(agent, { htu: `https://evil.example${new URL(htuOf(shop, CART)).pathname}` }),
+  },
+  { what: 'htu relative', clause: 'ERR-TABLE-4', spec: PROOF, reference: 'invalid_dpop_proof', send: (agent) => once(agent, { htu: CART }) },
+  // RFC 9449 §11.1: with server nonces, a server may answer a stale iat with a nonce challenge. The reference checks the
+  // nonce first, so a proof with a current nonce and a stale iat is invalid_dpop_proof.
+  { what: 'iat an hour ago', clause: 'ERR-TABLE-4', spec: PROOF_OR_NONCE, reference: 'invalid_dpop_proof', send: (agent) => once(agent, { iat: nowSeconds() - 3600 }) },
+  { what: 'iat in an hour', clause: 'ERR-TABLE-4', spec: PROOF_OR_NONCE, reference: 'invalid_dpop_proof', send: (agent) => once(agent, { iat: nowSeconds() + 3600 }) },
+  {
+    what: 'ath of another token',
+    clause: 'ERR-TABLE-4',
+    spec: PROOF,
+    reference: 'invalid_dpop_proof',
+    send: async (agent) => once(agent, { athToken: await agent.mintToken() }),
+  },
+  {
+    what: 'a nonce the server never issued',
+    clause: 'ERR-TABLE-4',
+    // RFC 9449 §9: an invalid nonce is answered use_dpop_nonce (with a fresh one).
+    spec: PROOF_OR_NONCE,
+    reference: 'use_dpop_nonce',
+    send: (agent) => once(agent, { nonce: randomBytes(32).toString('base64url') }),
+  },
+  {
+    what: 'a token bound to another key (cnf.jkt)',
+    clause: 'ERR-TABLE-4',
+    // RFC 9449 §7.1 names both a proof error and a token error for a binding mismatch.
+    spec: ['invalid_dpop_proof', 'invalid_token'],
+    reference: 'invalid_dpop_proof',
+    send: async (agent) => {
+      const token = await agent.mintToken({ jkt: (await createDpopKey()).thumbprint });
+      return (await agent.get(CART, { token, retryOnNonce: false })).res;
+    },
+  },
+  {
+    what: 'two DPoP header fields',
+    clause: 'ERR-TABLE-4',
+    spec: PROOF,
+    reference: 'invalid_dpop_proof',
+    send: async (agent, shop) => {
+      const [a, b] = [await agent.proof('GET', CART), await agent.proof('GET', CART)];
+      return rawRequest(shop, 'GET', CART, [['authorization', `DPoP ${agent.token}`], ['dpop', a], ['dpop', b]]);
+    },
+  },
+  {
+    what: 'two proofs comma-joined in one DPoP header',
+    clause: 'ERR-TABLE-4',
+    spec: PROOF,
+    reference: 'invalid_dpop_proof',
+    send: async (agent) => {
+      const [a, b] = [await agent.proof('GET', CART), await agent.proof('GET', CART)];
+      return (await agent.get(CART, { headers: { dpop: `${a}, ${b}` }, proof: false, retryOnNonce: false })).res;
+    },
+  },
+  {
+    what: 'the token sent as Bearer with a correct proof',
+    clause: 'ERR-TABLE-3',
+    spec: ['invalid_token'],
+    reference: 'invalid_token',
+    nonce: false,
+    send: (agent) => agent.get(CART, { scheme: 'Bearer', retryOnNonce: false }).then((r) => r.res),
+  },
+  {
+    what: 'the token sent as Bearer without a proof',
+    clause: 'ERR-TABLE-3',
+    spec: ['invalid_token'],
+    reference: 'invalid_token',
+    nonce: false,
+    send: (agent) => agent.get(CART, { scheme: 'Bearer', proof: false, retryOnNonce: false }).then((r) => r.res),
+  },
+];
+
+for (const level of ['spec', 'reference'] as const) {
+  test(...check({
+    id: level === 'spec' ? 'dpop.negatives' : 'dpop.negatives.reference',
+    title: level === 'spec'
+      ? 'each defective DPoP request is 401 with a single DPoP challenge naming the DPoP error and a DPoP-Nonce; a correct proof works before and after'
+      : 'each defective DPoP request gets the reference\'s documented code (invalid_dpop_proof, use_dpop_nonce for an unknown nonce, invalid_token for Bearer) and DPoP challenge with algs="ES256"',
+    clauses: ['ERR-TABLE-4', 'AUTH-ORDER-4', 'AUTH-ASST-1', 'AUTH-ASST-2', 'ERR-TABLE-3'],
+    ...(level === 'reference' ? { level } : {}),
+    requires: ['assistants'],
+  }, async (shop) => {
+    const agent = await readyAgent(shop, 'AUTH-ASST-1');
+    for (const n of NEGATIVES) {
+      const res = await n.send(agent, shop);
+      const fresh = res.headers.get('dpop-nonce');
+      if (fresh) agent.nonce = fresh;
+      inCase(n.what, () => {
+        if (n.clause === 'ERR-TABLE-3') {
+          // Downgrade (spec, Errors): the DPoP challenge with algs, never a Bearer one.
+          expectDpopFailure(shop, res, n.spec, n.clause, { nonce: false, algs: true });
+          if (findChallenge(challengesOf(res, n.clause), 'Bearer')) fail('WWW-Authenticate', 'no Bearer challenge', res.headers.get('www-authenticate'), n.clause);
+          return;
+        }
+        expectDpopFailure(shop, res, level === 'spec' ? n.spec : [n.reference], n.clause, { nonce: n.nonce ?? true, algs: level === 'reference' });
+      });
+    }
+    // None of the refused requests spent anything: the correct proof still works.
+    expectSuccess((await agent.get(CART)).res, 'a correct proof after all the negatives', 'AUTH-ASST-1');
+  }));
+}

@@ -1,0 +1,85 @@
+// The internal routes of the spec (Endpoints > Public and special routes), each behind its shared secret: how each carries
+// its secret, the reference's body of each, and ways to get a credential wrong. The spec does not say where the identity
+// provider's action script puts its secret: spec-level requests send it both as `Authorization: Bearer` and as
+// `X-Idp-Action-Secret` (the reference reads the former).
+import { randomUUID } from 'node:crypto';
+import type { Shop } from '../../engine/check.js';
+import { freshId } from '../../lib/fresh-id.js';
+
+type Secrets = Shop['profile']['secrets'];
+export type SecretName = 'idpActionSecret' | 'proxyIdpSecret' | 'conversationHubSecret' | 'accountRecoverySecret';
+
+/** A value that is not the secret: the secret with its last character changed, or a random one when it is unset. */
+export function wrong(secret: string | null): string {
+  if (secret === null) return `wrong-${randomUUID()}`;
+  return secret.slice(0, -1) + (secret.endsWith('A') ? 'B' : 'A');
+}
+
+/** The profile's other secrets and keys (never the one named), non-null and distinct from it. */
+export function otherSecrets(secrets: Secrets, except: SecretName): [string, string][] {
+  const own = secrets[except];
+  const names = ['idpActionSecret', 'proxyIdpSecret', 'conversationHubSecret', 'accountRecoverySecret', 'guestSessionKey', 'webSessionContextKey', 'stripeWebhookSecret'] as const;
+  return names.filter((n) => n !== except).flatMap((n) => {
+    const v = secrets[n];
+    return typeof v === 'string' && v !== own ? [[n, v] as [string, string]] : [];
+  });
+}
+
+/** An Authorization header in the Bearer scheme. */
+export const bearer = (value: string) => ({ authorization: `Bearer ${value}` });
+
+// ------------------------------------------------------------------------------------------- the reference's route bodies
+
+export interface InternalRoute {
+  path: string;
+  secret: SecretName;
+  /** How the spec (or, for the action script, the reference) carries the secret. */
+  carrier: 'bearer' | 'x-proxy-idp-secret';
+  clause: string;
+  /** A valid body of the reference's shape. */
+  body: () => Record<string, unknown>;
+  /** What the reference answers a valid request with its own secret. */
+  accepted: { status: number; error?: string };
+}
+
+/** The internal routes; conversation routes name a conversation nobody has. */
+export const ROUTES: readonly InternalRoute[] = [
+  {
+    path: '/internal/account/security-intents', secret: 'idpActionSecret', carrier: 'bearer', clause: 'END-PUBLIC-9',
+    body: () => ({ intent_id: freshId('int'), subject: freshId('chk'), kind: 'email_change' }), accepted: { status: 202 },
+  },
+  {
+    path: '/internal/assistant/sessions/signed-out', secret: 'proxyIdpSecret', carrier: 'x-proxy-idp-secret', clause: 'END-PUBLIC-11',
+    body: () => ({ session_id: freshId('sess'), client_id: 'conformance-agent', scopes: [] }), accepted: { status: 201 },
+  },
+  {
+    path: '/internal/assistant/agents/connected', secret: 'proxyIdpSecret', carrier: 'x-proxy-idp-secret', clause: 'END-PUBLIC-12',
+    body: () => ({ subject: freshId('chk'), agent_id: freshId('agent'), client_id: 'conformance-agent', permissions: ['assistant:read'] }), accepted: { status: 201 },
+  },
+  {
+    path: '/internal/agent-authorization', secret: 'proxyIdpSecret', carrier: 'x-proxy-idp-secret', clause: 'END-PUBLIC-13',
+    body: () => ({ subject: freshId('chk'), agent_id: freshId('agent'), permissions: ['assistant:read'], decision: 'granted' }), accepted: { status: 200 },
+  },
+  {
+    path: `/internal/conversations/${freshId('conv')}/turn`, secret: 'conversationHubSecret', carrier: 'bearer', clause: 'END-PUBLIC-14',
+    body: () => ({ turn_id: freshId('turn'), author: 'agent', text: 'Hello from the conformance suite.' }), accepted: { status: 404, error: 'not_found' },
+  },
+  {
+    path: `/internal/conversations/${freshId('conv')}/handoff-timeout`, secret: 'conversationHubSecret', carrier: 'bearer', clause: 'END-PUBLIC-15',
+    body: () => ({ handoff_id: freshId('handoff'), timed_out_at: new Date().toISOString() }), accepted: { status: 404, error: 'not_found' },
+  },
+  {
+    path: '/internal/account/recover', secret: 'accountRecoverySecret', carrier: 'bearer', clause: 'END-PUBLIC-16',
+    body: () => ({ subject: freshId('chk'), operationId: freshId('recop'), purpose: 'email' }), accepted: { status: 404, error: 'recovery_not_found' },
+  },
+];
+
+/** The route whose path starts or ends with `path`. */
+export const route = (path: string) => ROUTES.find((r) => r.path.startsWith(path) || r.path.endsWith(path))!;
+
+/** The headers that present `value` in the route's carrier (both plausible carriers for the action script's secret). */
+export function present(r: InternalRoute, value: string, o: { spec?: boolean } = {}): Record<string, string> {
+  if (r.carrier === 'x-proxy-idp-secret') return { 'x-proxy-idp-secret': value };
+  if (r.secret === 'idpActionSecret' && o.spec) return { ...bearer(value), 'x-idp-action-secret': value };
+  return bearer(value);
+}

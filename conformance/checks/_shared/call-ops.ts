@@ -1,0 +1,40 @@
+// Requests to the operator operations under /v1/ops/* (the reference's routes, contract/operations.ts) as the backoffice
+// sends them: its machine token plus an Operator attribution header.
+import type { Shop } from '../../engine/check.js';
+import { OPERATOR_ATTRIBUTION } from '../../engine/callers.js';
+import type { RequestOptions, ShopResponse } from '../../engine/http.js';
+import { expectNoStore, expectProblem, expectStatus } from '../../lib/assert.js';
+import { OPERATIONS_BY_ID } from '../../../contract/operations.js';
+
+type Who = Pick<RequestOptions, 'token' | 'headers'>;
+
+/** The contract's route of an operator operation, with `{id}` filled in. */
+export function route(operationId: string, id?: string): { method: string; path: string } {
+  const op = OPERATIONS_BY_ID.get(operationId);
+  if (!op) throw new Error(`contract has no operation ${operationId}`);
+  return { method: op.method, path: id === undefined ? op.path : op.path.replace('{id}', id) };
+}
+
+/** Operator credentials: a backoffice token (default scopes or `scope`) and, unless `header` is false, the Operator header. */
+export const operator = async (shop: Shop, o: { scope?: string; header?: boolean } = {}): Promise<Who> => ({
+  token: await shop.mint.operator(o.scope !== undefined ? { scope: o.scope } : {}),
+  headers: o.header === false ? {} : { operator: OPERATOR_ATTRIBUTION },
+});
+
+/** Sends `r` as `who`. */
+export const send = (shop: Shop, r: { method: string; path: string; json?: unknown }, who: Who) =>
+  shop.http.request(r.method, r.path, { ...who, ...(r.json !== undefined ? { json: r.json } : {}) });
+
+/** A problem document with Cache-Control: no-store. */
+export function expectOpsProblem(shop: Shop, res: ShopResponse, status: number, error: string, clause: string, extra: { scope?: string } = {}): Record<string, unknown> {
+  const doc = expectProblem(res, { status, error, docsUrl: shop.docsUrl, clause, ...extra });
+  expectNoStore(res, { clause: 'ERR-PROBLEM-5' });
+  return doc;
+}
+
+/** 200 with Cache-Control: no-store; the body. */
+export function expectOpsOk(res: ShopResponse, clause: string): any {
+  expectStatus(res, 200, { clause });
+  expectNoStore(res, { clause: 'END-CONV-9' });
+  return res.body;
+}

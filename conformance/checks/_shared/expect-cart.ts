@@ -1,0 +1,49 @@
+// Cart lines as the checks of several parts make and observe them. The spec shows no payloads: the addCartItem body
+// `{ variant_id, quantity }` is the reference's, so a check whose body the service refuses with a 4xx is not applicable.
+// Cart records are not shown either: spec-level checks observe a cart only through the variant ids its text names (an
+// empty cart names none), and leave member names (`lines`) to reference-level checks.
+import { notApplicable, type Shop } from '../../engine/check.js';
+import type { ShopResponse } from '../../engine/http.js';
+import { expectSuccess, fail, is2xx, is4xx } from '../../lib/assert.js';
+import { SEED_VARIANT_ID, VARIANT } from './seed-data.js';
+
+/** The reference's addCartItem body. */
+export const cartLine = (variant: string = VARIANT, quantity = 1) => ({ variant_id: variant, quantity });
+
+export interface Line {
+  variant_id: string;
+  quantity: number;
+}
+
+/** The line of `variant` in a cart record of the reference's shape (`lines`). */
+export const lineOf = (res: ShopResponse, variant: string): Line | undefined =>
+  Array.isArray(res.body?.lines) ? (res.body.lines as Line[]).find((l) => l.variant_id === variant) : undefined;
+
+/** Adds a line with the reference's body; a 4xx means the service does not take that body, and the check does not apply. */
+export async function addLineOrSkip(shop: Shop, token: string, clause: string, variant: string = VARIANT, quantity = 1): Promise<ShopResponse> {
+  const res = await shop.http.post('/v1/cart/items', { token, json: cartLine(variant, quantity) });
+  if (is4xx(res)) {
+    throw notApplicable(`the service refused the reference's addCartItem body {"variant_id","quantity"} with ${res.status} (payload shapes are not shown by the spec), so no cart line could be made`);
+  }
+  if (!is2xx(res)) fail('addCartItem status with a valid body', '2xx', res.status, clause);
+  return res;
+}
+
+/** Removes every line of the cart: the variant ids are taken from its text; a line already gone is no failure. */
+export async function emptyCart(shop: Shop, token: string): Promise<void> {
+  const cart = await shop.http.get('/v1/cart', { token });
+  for (const id of new Set(cart.text.match(new RegExp(SEED_VARIANT_ID.source, 'g')) ?? [])) await shop.http.delete(`/v1/cart/items/${id}`, { token });
+}
+
+/** A 2xx cart read whose body names the variant id (any member may carry it). */
+export function expectNamesVariant(res: ShopResponse, variant: string, what: string, clause: string): void {
+  expectSuccess(res, what, clause);
+  if (!res.text.includes(variant)) fail(`${what}: the cart names ${variant}`, `a body mentioning ${variant}`, res.text.slice(0, 300), clause);
+}
+
+/** A 2xx cart read whose body names no such variant (a string, or a pattern such as SEED_VARIANT_ID). */
+export function expectNotNamesVariant(res: ShopResponse, variant: string | RegExp, what: string, clause: string): void {
+  expectSuccess(res, what, clause);
+  const found = typeof variant === 'string' ? res.text.includes(variant) : variant.test(res.text);
+  if (found) fail(`${what}: the cart names no ${String(variant)}`, 'no such variant in the body', res.text.slice(0, 300), clause);
+}

@@ -1,0 +1,47 @@
+// DPoP failures as the spec's error table and RFC 9449 describe them, and an assistant ready to send proofs: the DPoP
+// checks of part 5 (Assistant authority) compose these.
+import type { Shop } from '../../engine/check.js';
+import type { ShopResponse } from '../../engine/http.js';
+import { AssistantAgent, errorOf } from '../../lib/assistant.js';
+import { expectChallenge, expectProblem, expectSuccess, fail } from '../../lib/assert.js';
+import { challengesOf } from './expect-refusals.js';
+
+/** The path the DPoP checks request: getCart, which every assistant may call. */
+export const CART = '/v1/cart';
+
+/** A proof failure, and a proof or nonce failure (RFC 9449 lets a server answer some defects with a nonce challenge). */
+export const PROOF = ['invalid_dpop_proof'] as const;
+export const PROOF_OR_NONCE = ['invalid_dpop_proof', 'use_dpop_nonce'] as const;
+
+/** Exactly one challenge, in the DPoP scheme (a client library retries a nonce challenge only when it stands alone). */
+export function expectSingleDpopChallenge(res: ShopResponse, error: string, clause: string): void {
+  expectChallenge(res, { scheme: 'DPoP', error, clause });
+  const challenges = challengesOf(res, clause);
+  if (challenges.length !== 1) fail('WWW-Authenticate: a single DPoP challenge', 'one challenge', res.headers.get('www-authenticate'), clause);
+}
+
+/** A DPoP-Nonce header (Request processing order: every response to a DPoP request carries a fresh one). */
+export function expectNonceHeader(res: ShopResponse, clause: string): void {
+  const nonce = res.headers.get('dpop-nonce');
+  if (nonce === null || nonce.trim() === '') fail('DPoP-Nonce header on the answer to a DPoP request', 'a nonce', nonce, clause);
+}
+
+/**
+ * A DPoP failure (spec, Errors): 401 with one of `allowed` as the problem's error, the same error in a single DPoP
+ * challenge, and a DPoP-Nonce header (Request processing order: every response to a DPoP request carries one).
+ */
+export function expectDpopFailure(shop: Shop, res: ShopResponse, allowed: readonly string[], clause: string, o: { nonce?: boolean; algs?: boolean } = {}): void {
+  const error = errorOf(res) ?? '<missing>';
+  if (res.status !== 401 || !allowed.includes(error)) fail('answer', `401 ${allowed.join(' or ')}`, `${res.status} ${error} ${res.text.slice(0, 200)}`, clause);
+  expectProblem(res, { status: 401, error, docsUrl: shop.docsUrl, clause });
+  expectSingleDpopChallenge(res, error, clause);
+  if (o.algs) expectChallenge(res, { scheme: 'DPoP', error, params: { algs: 'ES256' }, clause });
+  if (o.nonce ?? true) expectNonceHeader(res, 'AUTH-ORDER-4');
+}
+
+/** A provisioned agent whose nonce is known: a first correct request (the control) succeeded. */
+export async function readyAgent(shop: Shop, clause: string): Promise<AssistantAgent> {
+  const agent = await AssistantAgent.create(shop);
+  expectSuccess((await agent.get(CART)).res, 'control: a correct DPoP request', clause);
+  return agent;
+}

@@ -1,0 +1,109 @@
+// Agents as the authentication checks present them, and the probes that measure their authority. Invited agents: the
+// web-agent-forwarder machine token plus a bearer-bound `invited-agent+jwt` context (docs/tokens.md). Assistants: their
+// own DPoP-bound session token (conformance/lib/assistant.ts). A probe of an operation reaches the guard and, past it,
+// changes nothing: ids no record has, and bodies that fail validation.
+import type { Shop } from '../../engine/check.js';
+import type { ShopResponse } from '../../engine/http.js';
+import { ALL_PERMISSIONS, errorOf, type AssistantAgent } from '../../lib/assistant.js';
+import { brief, fail, inCase } from '../../lib/assert.js';
+import { freshHex } from '../../lib/fresh-id.js';
+import type { InvitedAgentContextOptions } from '../../lib/mint.js';
+import { OPERATIONS, type Operation } from '../../../contract/operations.js';
+import { expectInsufficientScope } from './expect-refusals.js';
+import { PRODUCT_HANDLE, VARIANT } from './seed-data.js';
+
+/** Errors with which the authentication stages and the guard refuse a caller (as opposed to the handler's answers). */
+const GUARD_ERRORS = new Set(['invalid_token', 'invalid_dpop_proof', 'use_dpop_nonce', 'caller_not_allowed', 'insufficient_scope', 'sign_in_required', 'account_access_ended']);
+
+/** Past the guard: whatever the handler or validation says next, it is not a refusal of the caller. */
+export function expectPassesGuard(res: ShopResponse, what: string, clause: string): void {
+  const error = errorOf(res);
+  if (res.status === 401 || res.status === 429 || (error !== undefined && GUARD_ERRORS.has(error))) {
+    fail(`${what}: admitted past the guard`, 'a handler or validation answer (2xx, 400, 404, 409, 422)', brief(res), clause);
+  }
+  if (res.status >= 500) fail(`${what}: status`, 'not a server error', brief(res), clause);
+}
+
+/** One request: method, path and JSON body. */
+export interface Call {
+  method: string;
+  path: string;
+  json?: unknown;
+}
+
+/**
+ * A request for `op` that reaches the guard and, past it, changes nothing: ids no record has, and bodies that fail
+ * validation (or name nothing). Reads are sent as they are.
+ */
+export function probe(op: Operation): Call {
+  const path = op.path
+    .replace('{handle}', PRODUCT_HANDLE)
+    .replace('{variant_id}', VARIANT)
+    .replace('{id}', `none_${freshHex()}`);
+  if (op.method === 'POST' || op.method === 'PATCH' || op.method === 'PUT') return { method: op.method, path, json: { conformance_probe: true } };
+  return { method: op.method, path };
+}
+
+/** The contract's operation of that id. */
+export const OP = (id: string): Operation => {
+  const op = OPERATIONS.find((o) => o.operationId === id);
+  if (!op) throw new Error(`no operation ${id}`);
+  return op;
+};
+
+/** Probes of the permission table: operation → the permission it needs (undefined: base authority). */
+export const PERMISSION_PROBES: readonly [string, string | undefined][] = [
+  ['searchProducts', undefined],
+  ['getCart', undefined],
+  ['addCartItem', undefined],
+  ['getProfile', 'assistant:read'],
+  ['listPaymentMethods', 'assistant:read'],
+  ['listOrders', 'assistant:read'],
+  ['addAddress', 'assistant:write'],
+  ['cancelOrder', 'assistant:write'],
+  ['checkoutSavedCard', 'checkout'],
+];
+
+/** Sends one call as some caller. */
+export type Send = (call: Call) => Promise<ShopResponse>;
+
+/**
+ * The agent's authority equals what `permissions` map to: each probe passes the guard when its permission is held (or it
+ * needs none), and is 403 insufficient_scope otherwise, naming the permission (assistants, ERR-SCOPE-1) or either the
+ * permission or the API scope (invited agents: the spec names no form).
+ */
+export async function expectAuthority(shop: Shop, send: Send, permissions: readonly string[], clause: string, naming: 'permission' | 'either'): Promise<void> {
+  for (const [id, needs] of PERMISSION_PROBES) {
+    const op = OP(id);
+    const res = await send(probe(op));
+    const held = needs === undefined || permissions.includes(needs);
+    inCase(`${id} with permissions [${permissions.join(', ')}]`, () => {
+      if (held) return expectPassesGuard(res, id, clause);
+      expectInsufficientScope(shop, res, naming === 'permission' ? 'ERR-SCOPE-1' : clause, naming === 'permission' ? needs! : [needs!, ...op.apiScopes]);
+    });
+  }
+}
+
+export interface Invited {
+  sub: string;
+  agentId: string;
+  forwarder: string;
+  context: string;
+  headers: Record<string, string>;
+}
+
+/** An invited agent: a forwarder token and a context bound to it (docs/tokens.md, "Invited-agent context"). */
+export async function invitedAgent(shop: Shop, o: { sub?: string; permissions?: readonly string[]; forwarderScope?: string; forwarder?: string; context?: Partial<InvitedAgentContextOptions> } = {}): Promise<Invited> {
+  const sub = o.sub ?? shop.subject('inv');
+  const agentId = `inv_agent_${freshHex()}`;
+  const forwarder = o.forwarder ?? (await shop.mint.invitedAgentForwarder(o.forwarderScope !== undefined ? { scope: o.forwarderScope } : {}));
+  const context = await shop.mint.invitedAgentContext({ sub, agentId, permissions: o.permissions ?? ALL_PERMISSIONS, forwarderToken: forwarder, ...o.context });
+  return { sub, agentId, forwarder, context, headers: { authorization: `Bearer ${forwarder}`, 'invited-agent-context': context } };
+}
+
+/** Sends a call as the invited agent. */
+export const sendInvited = (shop: Shop, inv: Pick<Invited, 'headers'>): Send => (call) => shop.http.request(call.method, call.path, { headers: inv.headers, ...(call.json !== undefined ? { json: call.json } : {}) });
+
+/** Sends a call as the assistant, with its own token or `token`. */
+export const sendAssistant = (agent: AssistantAgent, token?: string): Send => async (call) =>
+  (await agent.request(call.method, call.path, { ...(call.json !== undefined ? { json: call.json } : {}), ...(token ? { token } : {}) })).res;

@@ -1,0 +1,129 @@
+// The fixture seed's ids (fixtures/seed.json; docs/seed.md describes every row): the variants, accounts, orders, checkout
+// accounts and recovery operations that the checks rely on (those marked `seed: true` need them to exist). Every check
+// reads seed ids from this module and from nowhere else, so that a deployment holding other data can supply its own ids by
+// replacing this one module (for instance with values read from the profile). Titles of checks may still name the seed's
+// ids: they describe the check.
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { seedSchema, type Seed } from '../../../contract/seed.js';
+
+// --------------------------------------------------------------------------------------------------------------- catalog
+
+/** A variant with plenty of stock: the cart line most checks add. */
+export const VARIANT = 'var_0101';
+/** A well-stocked variant of another product. */
+export const OTHER_VARIANT = 'var_0201';
+/** The handle of a seeded product (`GET /v1/catalog/products/{handle}`). */
+export const PRODUCT_HANDLE = 'waxed-canvas-field-jacket';
+/**
+ * What the seed's variant ids look like. Cart records are not shown by the spec, so checks read a cart through the variant
+ * ids its text names (an empty cart names none).
+ */
+export const SEED_VARIANT_ID = /var_[a-z0-9]{4,32}/;
+/** A variant with little stock: a line above `stock` is refused. */
+export const LOW_STOCK_VARIANT = { id: 'var_0302', stock: 3 } as const;
+/** A variant with no stock. */
+export const OUT_OF_STOCK_VARIANT = 'var_0104';
+/** Well-stocked variants the checkout checks order: the beanie (2400 cents) and the tote (3200 cents). */
+export const CHECKOUT_VARIANTS = { beanie: 'var_0701', tote: 'var_2501' } as const;
+/** A well-stocked variant that only the operator stock check names (it adjusts it by +1 then -1), and its product. */
+export const ADJUSTABLE_VARIANT = { id: 'var_1402', handle: 'ceramic-planter' } as const;
+
+// -------------------------------------------------------------------------------------------------------------- accounts
+
+/** Ada: active, two addresses (newest first), two cards, four orders (newest first), eligible for self-service. */
+export const ADA = {
+  sub: 'cust_ada',
+  name: 'Ada Lovelace',
+  email: 'ada.lovelace@example.com',
+  line1: '12 Analytical Way',
+  phone: '+1 718 555 0101',
+  last4: ['4242', '8431'],
+  /** Prefix of her saved cards' ids. */
+  cardPrefix: 'pm_ada',
+  orderIds: ['ord_1013', 'ord_1009', 'ord_1004', 'ord_1001'],
+  addressIds: ['addr_ada02', 'addr_ada01'],
+} as const;
+export const BEN = { sub: 'cust_ben' } as const;
+/** Chloé: active, not eligible for self-service. */
+export const CHLOE = { sub: 'cust_chloe', name: 'Chloé Martin' } as const;
+export const DEV = { sub: 'cust_dev' } as const;
+/** Eve: active, an address and no saved card. */
+export const EVE = { sub: 'cust_eve' } as const;
+/** Pieces of other accounts' data (ids, names, emails) that Ada's reads must never show. */
+export const NOT_ADAS = ['addr_ben', 'pm_ben', 'ord_1002', 'ord_1011', 'Okafor', 'ben.okafor@', 'addr_chloe', 'Chloé', 'Raman', 'pm_dev'] as const;
+
+/** One account in each restricted lifecycle state (spec, States and transitions). */
+export const ENDED_ACCOUNTS = { deleting: 'cust_deleting', deleted: 'cust_deleted', contactTransition: 'cust_transition' } as const;
+
+// ---------------------------------------------------------------------------------------------------------------- orders
+
+/** Orders by owner and state. Checks only read them, or ask for writes the domain refuses in that state. */
+export const ORDERS = {
+  adaDelivered: { id: 'ord_1001', number: '#1001', owner: ADA.sub, status: 'delivered' },
+  adaRefunded: { id: 'ord_1004', owner: ADA.sub, status: 'refunded' },
+  adaFulfilled: { id: 'ord_1009', owner: ADA.sub, status: 'fulfilled' },
+  /** The seed's one pending_payment order; the webhook checks settle it, so its state depends on which checks ran. */
+  adaPendingPayment: { id: 'ord_1013', owner: ADA.sub, status: 'pending_payment' },
+  benPaid: { id: 'ord_1011', owner: BEN.sub, status: 'paid' },
+  benCancelled: { id: 'ord_1008', owner: BEN.sub, status: 'cancelled' },
+  benReturnRequested: { id: 'ord_1006', owner: BEN.sub, status: 'return_requested' },
+  devCancelled: { id: 'ord_1007', owner: DEV.sub, status: 'cancelled' },
+} as const;
+
+/** The payment-provider reference of a seeded order's payment. */
+export const seedPaymentRef = (orderId: string) => `pi_seed_${orderId}`;
+/** Provider references of the seed (cards and payments), which must never leave the service. */
+export const SEED_PROVIDER_REF = /pm_card_|pi_seed_/;
+
+// ------------------------------------------------------------------------------------------------------------- checkout
+
+export interface CheckoutAccount {
+  sub: string;
+  /** Its one saved card. */
+  card: string;
+  /** Its one US address. */
+  address: string;
+}
+
+const checkoutAccount = (n: string): CheckoutAccount => ({ sub: `cust_checkout_${n}`, card: `pm_chk${n}`, address: `addr_chk${n}` });
+
+/**
+ * Checkout accounts: one US address and one saved card each, no orders. One account per check, so that parallel checks
+ * never share a cart. The provider declines the card of `decline` and leaves the payment of `async` pending.
+ */
+export const CHECKOUT_ACCOUNTS = {
+  1: checkoutAccount('1'), 2: checkoutAccount('2'), 3: checkoutAccount('3'), 4: checkoutAccount('4'),
+  5: checkoutAccount('5'), 6: checkoutAccount('6'), 7: checkoutAccount('7'), 8: checkoutAccount('8'),
+  decline: checkoutAccount('decline'),
+  async: checkoutAccount('async'),
+} as const;
+
+// ---------------------------------------------------------------------------------------------------- recovery operations
+
+/**
+ * Recovery operations that no request can change: complete, cancelled, proof_pending and provider_pending (which stays
+ * pending however often it is resumed). The approved one (recop_0004) is left out: resuming it completes it for good.
+ */
+export const RECOVERY_OPERATIONS = {
+  proofPending: { operationId: 'recop_0002', subject: ENDED_ACCOUNTS.contactTransition, purpose: 'email' },
+  providerPending: { operationId: 'recop_0001', subject: ENDED_ACCOUNTS.deleting, purpose: 'delete' },
+  completeDelete: { operationId: 'recop_0003', subject: ENDED_ACCOUNTS.deleted, purpose: 'delete' },
+  completeEmail: { operationId: 'recop_0006', subject: BEN.sub, purpose: 'email' },
+  cancelled: { operationId: 'recop_0005', subject: DEV.sub, purpose: 'delete' },
+} as const;
+
+// ---------------------------------------------------------------------------------------------------------- absent ids
+
+/** Ids in the seed's formats that the seed does not hold: admitted callers get past the guard and then a 4xx. */
+export const ABSENT_IDS = { order: 'ord_0000', address: 'addr_0000', variant: 'var_9999', card: 'pm_unknown0' } as const;
+
+// ------------------------------------------------------------------------------------------------------- the whole seed
+
+/** The fixture seed itself (for checks that look a row up by its state), found from source and from dist/ alike. */
+export function fixtureSeed(): Seed {
+  let dir = dirname(fileURLToPath(import.meta.url));
+  while (!existsSync(join(dir, 'package.json')) && dirname(dir) !== dir) dir = dirname(dir);
+  return seedSchema.parse(JSON.parse(readFileSync(join(dir, 'fixtures', 'seed.json'), 'utf8')));
+}
