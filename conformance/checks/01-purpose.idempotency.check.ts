@@ -10,7 +10,7 @@
 import { randomUUID } from 'node:crypto';
 import { check, notApplicable, test } from '../engine/check.js';
 import { expectCreated, expectProblem, expectStatus, fail, is2xx, is4xx } from '../lib/assert.js';
-import { addLineOrSkip, cartLine, emptyCart, expectNotNamesVariant, lineOf } from './_shared/expect-cart.js';
+import { addLine, cartLine, emptyCart, expectNotNamesVariant, lineOf } from './_shared/expect-cart.js';
 import { customerToken, delegatedToken } from './_shared/mint-callers.js';
 import { CHECKOUT, checkoutOrSkip, expectPlaced, orderIdOf } from './_shared/place-order.js';
 import { CHECKOUT_ACCOUNTS, CHECKOUT_VARIANTS, VARIANT } from './_shared/seed-data.js';
@@ -70,7 +70,7 @@ test(...check({
 }, async (shop) => {
   const token = await delegatedToken(shop, CHECKOUT_ACCOUNTS[1].sub);
   await emptyCart(shop, token);
-  await addLineOrSkip(shop, token, 'PUR-IDEM-4', BEANIE, 1);
+  await addLine(shop, token, 'PUR-IDEM-4', BEANIE, 1);
   const headers = { 'idempotency-key': randomUUID() };
   const first = await checkoutOrSkip(shop, token, { payment_method_id: CHECKOUT_ACCOUNTS[1].card }, headers);
   expectPlaced(first, 'the first submission (with an Idempotency-Key)', 'PUR-IDEM-1');
@@ -90,11 +90,11 @@ test(...check({
   const token = await delegatedToken(shop, CHECKOUT_ACCOUNTS[2].sub);
   await emptyCart(shop, token);
   const headers = { 'idempotency-key': `retry-${randomUUID()}` };
-  await addLineOrSkip(shop, token, 'PUR-IDEM-3', BEANIE, 1);
+  await addLine(shop, token, 'PUR-IDEM-3', BEANIE, 1);
   const first = await checkoutOrSkip(shop, token, { payment_method_id: CHECKOUT_ACCOUNTS[2].card }, headers);
   expectPlaced(first, 'the first checkout', 'PUR-IDEM-1');
   expectNotNamesVariant(await shop.http.get('/v1/cart', { token }), BEANIE, 'the cart after the first order', 'PUR-IDEM-3');
-  await addLineOrSkip(shop, token, 'PUR-IDEM-3', BEANIE, 1);
+  await addLine(shop, token, 'PUR-IDEM-3', BEANIE, 1);
   const second = await shop.http.post(CHECKOUT, { token, json: { payment_method_id: CHECKOUT_ACCOUNTS[2].card }, headers });
   expectPlaced(second, 'the retry with the same Idempotency-Key and a refilled cart', 'PUR-IDEM-3');
   // Processed, not replayed: the refilled cart was ordered, and the answer is not the first one again.

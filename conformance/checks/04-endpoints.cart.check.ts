@@ -10,7 +10,7 @@ import { callerGuardCheck } from '../engine/callers.js';
 import { expectNoStore, expectProblem, expectStatus, fail } from '../lib/assert.js';
 import type { Operation } from '../../contract/operations.js';
 import { SERVED } from './_shared/describe-operations.js';
-import { cartLine, lineOf } from './_shared/expect-cart.js';
+import { cartLine, cartQuantity, lineOf } from './_shared/expect-cart.js';
 import { customerToken } from './_shared/mint-callers.js';
 import { LOW_STOCK_VARIANT, OUT_OF_STOCK_VARIANT, PRODUCT_HANDLE, VARIANT } from './_shared/seed-data.js';
 
@@ -20,7 +20,7 @@ import { LOW_STOCK_VARIANT, OUT_OF_STOCK_VARIANT, PRODUCT_HANDLE, VARIANT } from
 function requestFor(op: Operation): { path: string; json?: unknown } {
   const path = op.path.replace('{handle}', PRODUCT_HANDLE).replace('{variant_id}', VARIANT);
   if (op.method === 'POST') return { path, json: cartLine() };
-  if (op.method === 'PATCH') return { path, json: { quantity: 1 } };
+  if (op.method === 'PATCH') return { path, json: cartQuantity(1) };
   return { path };
 }
 
@@ -44,7 +44,7 @@ test(...check({
   expectStatus(add, 201, { clause: 'PUR-SERVE-2' });
   if (lineOf(add, VARIANT)?.quantity !== 2) fail('quantity after the add', 2, lineOf(add, VARIANT), 'PUR-SERVE-2');
 
-  const up = await shop.http.patch(`/v1/cart/items/${VARIANT}`, { token, json: { quantity: 3 } });
+  const up = await shop.http.patch(`/v1/cart/items/${VARIANT}`, { token, json: cartQuantity(3) });
   expectStatus(up, 200, { clause: 'PUR-SERVE-2' });
   expectNoStore(up, { clause: 'END-CONV-9' });
   if (lineOf(up, VARIANT)?.quantity !== 3) fail('quantity after the update (set, not added)', 3, lineOf(up, VARIANT), 'PUR-SERVE-2');
@@ -58,7 +58,7 @@ test(...check({
   if (lineOf(after, VARIANT) !== undefined || after.body?.lines?.length !== 0) fail('lines after the remove', [], after.body?.lines, 'PUR-SERVE-2');
 
   expectProblem(await shop.http.delete(`/v1/cart/items/${VARIANT}`, { token }), { status: 404, error: 'not_found', docsUrl: shop.docsUrl, clause: 'PUR-SERVE-2' });
-  expectProblem(await shop.http.patch(`/v1/cart/items/${VARIANT}`, { token, json: { quantity: 1 } }), { status: 404, error: 'not_found', docsUrl: shop.docsUrl, clause: 'PUR-SERVE-2' });
+  expectProblem(await shop.http.patch(`/v1/cart/items/${VARIANT}`, { token, json: cartQuantity(1) }), { status: 404, error: 'not_found', docsUrl: shop.docsUrl, clause: 'PUR-SERVE-2' });
 }));
 
 // The spec says nothing of stock (docs/seed.md and docs/reference-choices.md do): a cart line above the stock being refused
@@ -75,7 +75,7 @@ test(...check({
   const full = await shop.http.post('/v1/cart/items', { token, json: cartLine(low, stock) });
   expectStatus(full, 201, { clause: 'PUR-SERVE-2' });
   expectProblem(await shop.http.post('/v1/cart/items', { token, json: cartLine(low, 1) }), { status: 409, error: 'insufficient_stock', docsUrl: shop.docsUrl, clause: 'PUR-SERVE-2' });
-  expectProblem(await shop.http.patch(`/v1/cart/items/${low}`, { token, json: { quantity: stock + 1 } }), { status: 409, error: 'insufficient_stock', docsUrl: shop.docsUrl, clause: 'PUR-SERVE-2' });
+  expectProblem(await shop.http.patch(`/v1/cart/items/${low}`, { token, json: cartQuantity(stock + 1) }), { status: 409, error: 'insufficient_stock', docsUrl: shop.docsUrl, clause: 'PUR-SERVE-2' });
   expectProblem(await shop.http.post('/v1/cart/items', { token, json: cartLine(OUT_OF_STOCK_VARIANT, 1) }), { status: 409, error: 'insufficient_stock', docsUrl: shop.docsUrl, clause: 'PUR-SERVE-2' });
   const cart = await shop.http.get('/v1/cart', { token });
   if (lineOf(cart, low)?.quantity !== stock) fail(`${low} line after the refusals`, stock, lineOf(cart, low), 'PUR-SERVE-2');

@@ -12,7 +12,7 @@ import type { ShopResponse } from '../engine/http.js';
 import { expectChallenge, expectProblem, expectSuccess, fail, inCase } from '../lib/assert.js';
 import { forgeGuestSession, GUEST_SESSION_FORGERIES, signGuestSession, type GuestSessionForgery } from '../lib/guest-session.js';
 import { freshShopperIp, shopperIpOfLength } from '../lib/shopper.js';
-import { cartLine, expectNamesVariant, expectNotNamesVariant } from './_shared/expect-cart.js';
+import { cartLine, cartQuantity, expectNamesVariant, expectNotNamesVariant } from './_shared/expect-cart.js';
 import { challengesOf, expectRefusal } from './_shared/expect-refusals.js';
 import { guestHeaders } from './_shared/mint-callers.js';
 import { OTHER_VARIANT, SEED_VARIANT_ID, VARIANT } from './_shared/seed-data.js';
@@ -42,7 +42,7 @@ test(...check({ id: 'auth.guest.read-without-session.reference', title: 'a guest
 test(...check({ id: 'auth.guest.write-without-session', title: 'every guest cart write without a session is 400 guest_session_required', clauses: ['AUTH-GUEST-4', 'ERR-TABLE-7'], requires: ['guests'], seed: true }, async (shop) => {
   const writes: [string, () => Promise<ShopResponse>][] = [
     ['addCartItem', async () => shop.http.post('/v1/cart/items', { headers: await guestHeaders(shop), json: cartLine() })],
-    ['updateCartItem', async () => shop.http.patch(`/v1/cart/items/${VARIANT}`, { headers: await guestHeaders(shop), json: { quantity: 2 } })],
+    ['updateCartItem', async () => shop.http.patch(`/v1/cart/items/${VARIANT}`, { headers: await guestHeaders(shop), json: cartQuantity(2) })],
     ['removeCartItem', async () => shop.http.delete(`/v1/cart/items/${VARIANT}`, { headers: await guestHeaders(shop) })],
   ];
   for (const [, send] of writes) {
@@ -73,7 +73,7 @@ test(...check({ id: 'auth.guest.forged-session', title: 'every forged or malform
       // A stray DPoP header selects nothing: the scheme still is Bearer (neither the Authorization scheme nor the token says DPoP).
       ['getCart with a stray DPoP header', async () => shop.http.get('/v1/cart', { headers: await guestHeaders(shop, forged, { dpop: 'not-a-proof' }) })],
       ['addCartItem', async () => shop.http.post('/v1/cart/items', { headers: await guestHeaders(shop, forged), json: cartLine() })],
-      ['updateCartItem', async () => shop.http.patch(`/v1/cart/items/${VARIANT}`, { headers: await guestHeaders(shop, forged), json: { quantity: 2 } })],
+      ['updateCartItem', async () => shop.http.patch(`/v1/cart/items/${VARIANT}`, { headers: await guestHeaders(shop, forged), json: cartQuantity(2) })],
       ['removeCartItem', async () => shop.http.delete(`/v1/cart/items/${VARIANT}`, { headers: await guestHeaders(shop, forged) })],
     ];
     for (const [what, send] of requests) {
@@ -145,7 +145,7 @@ test(...check({ id: 'auth.guest.isolation', title: 'two guests with one storefro
   expectNamesVariant(before, VARIANT, 'A reads its cart', 'AUTH-GUEST-16');
 
   expectNotNamesVariant(await shop.http.get('/v1/cart', { headers: as(b) }), VARIANT, 'B reads its cart', 'AUTH-GUEST-17');
-  await shop.http.patch(`/v1/cart/items/${VARIANT}`, { headers: as(b), json: { quantity: 1 } });
+  await shop.http.patch(`/v1/cart/items/${VARIANT}`, { headers: as(b), json: cartQuantity(1) });
   await shop.http.delete(`/v1/cart/items/${VARIANT}`, { headers: as(b) });
   expectSuccess(await shop.http.post('/v1/cart/items', { headers: as(b), json: cartLine(OTHER_VARIANT) }), 'B adds another variant', 'AUTH-GUEST-16');
 
@@ -161,7 +161,7 @@ test(...check({ id: 'auth.guest.isolation.reference', title: 'another guest\'s l
   expectSuccess(await shop.http.post('/v1/cart/items', { headers: await guestHeaders(shop, a), json: cartLine() }), 'A adds a line', 'AUTH-GUEST-17');
   const readB = await shop.http.get('/v1/cart', { headers: await guestHeaders(shop, b) });
   if (!Array.isArray(readB.body?.lines) || readB.body.lines.length !== 0) fail('B\'s cart "lines"', [], readB.body?.lines, 'AUTH-GUEST-17');
-  expectProblem(await shop.http.patch(`/v1/cart/items/${VARIANT}`, { headers: await guestHeaders(shop, b), json: { quantity: 1 } }), { status: 404, error: 'not_found', docsUrl: shop.docsUrl, clause: 'AUTH-GUEST-17' });
+  expectProblem(await shop.http.patch(`/v1/cart/items/${VARIANT}`, { headers: await guestHeaders(shop, b), json: cartQuantity(1) }), { status: 404, error: 'not_found', docsUrl: shop.docsUrl, clause: 'AUTH-GUEST-17' });
   expectProblem(await shop.http.delete(`/v1/cart/items/${VARIANT}`, { headers: await guestHeaders(shop, b) }), { status: 404, error: 'not_found', docsUrl: shop.docsUrl, clause: 'AUTH-GUEST-17' });
 }));
 

@@ -10,7 +10,7 @@ import { OPERATOR_ATTRIBUTION } from '../engine/callers.js';
 import type { ShopResponse } from '../engine/http.js';
 import { expectProblem, expectSuccess, fail } from '../lib/assert.js';
 import { freshShopperIp } from '../lib/shopper.js';
-import { cartLine, expectNamesVariant, expectNotNamesVariant } from './_shared/expect-cart.js';
+import { cartLine, cartQuantity, expectNamesVariant, expectNotNamesVariant } from './_shared/expect-cart.js';
 import { VARIANT } from './_shared/seed-data.js';
 
 // --------------------------------------------------------------------------------------------------------------- Scopes
@@ -20,7 +20,7 @@ test(...check({ id: 'auth.scope.customer-missing-cart-write', title: 'a customer
   const narrow = await shop.mint.customer({ sub, scope: 'catalog:read cart:read' });
   const writes: [string, () => Promise<ShopResponse>][] = [
     ['addCartItem', () => shop.http.post('/v1/cart/items', { token: narrow, json: cartLine() })],
-    ['updateCartItem', () => shop.http.patch(`/v1/cart/items/${VARIANT}`, { token: narrow, json: { quantity: 2 } })],
+    ['updateCartItem', () => shop.http.patch(`/v1/cart/items/${VARIANT}`, { token: narrow, json: cartQuantity(2) })],
     ['removeCartItem', () => shop.http.delete(`/v1/cart/items/${VARIANT}`, { token: narrow })],
   ];
   for (const [, send] of writes) expectProblem(await send(), { status: 403, error: 'insufficient_scope', scope: 'cart:write', docsUrl: shop.docsUrl, clause: 'ERR-TABLE-9' });

@@ -15,10 +15,10 @@ import { customerToken } from './_shared/mint-callers.js';
 // --- helpers ----------------------------------------------------------------------------------------------------------
 
 /** The reference's addCartItem body for a seeded variant with plenty of stock, padded with trailing whitespace to `bytes`. */
-const ADD_JSON = JSON.stringify(cartLine());
+const addJson = (): string => JSON.stringify(cartLine());
 function paddedAdd(bytes: number): string {
-  if (bytes < ADD_JSON.length) throw new Error(`cannot pad to ${bytes} bytes`);
-  return ADD_JSON + ' '.repeat(bytes - ADD_JSON.length);
+  if (bytes < addJson().length) throw new Error(`cannot pad to ${bytes} bytes`);
+  return addJson() + ' '.repeat(bytes - addJson().length);
 }
 const postJson = (shop: Shop, token: string | undefined, body: string) =>
   shop.http.post('/v1/cart/items', { ...(token !== undefined ? { token } : {}), body, headers: { 'content-type': 'application/json' } });
@@ -43,7 +43,7 @@ test(...check({
 }, async (shop) => {
   // Control: the unpadded body, for another fresh account. Payload shapes are not shown by the spec, so a service that
   // refuses the reference's body has nothing to show here.
-  const control = await postJson(shop, await customerToken(shop), ADD_JSON);
+  const control = await postJson(shop, await customerToken(shop), addJson());
   if (is4xx(control)) throw notApplicable(`the service refused the reference's addCartItem body with ${control.status} (payload shapes are not shown by the spec)`);
   if (!is2xx(control)) fail('addCartItem status with a valid body', '2xx', control.status, 'LIM-BODY-1');
   const padded = await postJson(shop, await customerToken(shop), paddedAdd(LIMITS.requestBodyBytes - 64));

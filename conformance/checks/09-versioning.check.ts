@@ -6,7 +6,7 @@ import { answers, CheckFailure, expectProblem, expectStatus, fail, is2xx, is4xx 
 import { freshShopperIp } from '../lib/shopper.js';
 import { OPERATIONS_BY_ID } from '../../contract/operations.js';
 import { SERVED } from './_shared/describe-operations.js';
-import { cartLine } from './_shared/expect-cart.js';
+import { cartLine, cartQuantity } from './_shared/expect-cart.js';
 import { customerToken } from './_shared/mint-callers.js';
 import { ADA, PRODUCT_HANDLE, VARIANT } from './_shared/seed-data.js';
 
@@ -30,7 +30,7 @@ test(...check({
       shop.info.annotations.push({ type: 'note', description: `${operationId} not tried: the service did not take the reference's addCartItem body` });
       continue;
     }
-    const json = op.method === 'POST' ? cartLine() : op.method === 'PATCH' ? { quantity: 2 } : undefined;
+    const json = op.method === 'POST' ? cartLine() : op.method === 'PATCH' ? cartQuantity(2) : undefined;
     const res = await shop.http.request(op.method, path, { token, ...(json !== undefined ? { json } : {}) });
     if (res.status === 404 || res.status === 405) fail(`${op.method} ${path} (${operationId}) by a customer`, 'a route (not 404/405)', res.status, 'VER-PREFIX-1');
     if (operationId === 'addCartItem') {

@@ -54,6 +54,18 @@ export const CHECK_IDS = new Set<string>();
 let documents: Promise<{ general: ShopResponse; assistant: ShopResponse }> | undefined;
 let target: Target | undefined;
 
+/** Why the documents could not be used, for the checks of this worker that need them. */
+let targetFailure: unknown;
+
+/**
+ * The target as its documents describe it, for code that runs inside a check (check() loads it before the body). A
+ * missing or unparsable document fails the calling check, on the document's clause, and no other.
+ */
+export function learned(): Target {
+  if (target) return target;
+  throw targetFailure ?? new Error('the description documents are loaded by check() before the body runs');
+}
+
 async function loadTarget(http: ShopHttp, profile: Profile): Promise<Target> {
   if (target) return target;
   documents ??= Promise.all([http.get('/openapi.json'), http.get('/assistant/openapi.json')]).then(([general, assistant]) => ({ general, assistant }));
@@ -115,6 +127,8 @@ export function check(spec: CheckSpec, body: (shop: Shop) => Promise<void>): [Te
         test.skip(!shop.profile.capabilities[cap], `the profile does not claim the capability "${cap}"`);
       }
       test.skip(spec.seed === true && shop.profile.data === null, 'the profile declares that the deployment holds none of the data checks need (data: null); declare data.* to run it');
+      // The description documents, once per worker, before the body: checks build bodies and routes from them.
+      if (!target) await loadTarget(new ShopHttp(shop.params.baseUrl), shop.profile).catch((err: unknown) => (targetFailure = err));
       const ledger: CheckFailure[] = [];
       softFailures.ledger = ledger;
       let hard: unknown;

@@ -1,14 +1,17 @@
-// Cart lines as the checks of several parts make and observe them. The spec shows no payloads: the addCartItem body
-// `{ variant_id, quantity }` is the reference's, so a check whose body the service refuses with a 4xx is not applicable.
-// Cart records are not shown either: spec-level checks observe a cart only through the variant ids its text names (an
+// Cart lines as the checks of several parts make and observe them. The spec shows no payloads: the addCartItem and
+// updateCartItem bodies are the target's own, learned from its description documents (the members marked `x-shop-role`
+// variant and quantity; conformance/engine/target.ts). Cart records are not shown either: spec-level checks observe a cart only through the variant ids its text names (an
 // empty cart names none), and leave member names (`lines`) to reference-level checks.
-import { notApplicable, type Shop } from '../../engine/check.js';
+import { learned, type Shop } from '../../engine/check.js';
 import type { ShopResponse } from '../../engine/http.js';
-import { expectSuccess, fail, is2xx, is4xx } from '../../lib/assert.js';
+import { expectSuccess, fail, failSetup, is2xx, is4xx } from '../../lib/assert.js';
 import { SEED_VARIANT_ID, VARIANT } from './seed-data.js';
 
-/** The reference's addCartItem body. */
-export const cartLine = (variant: string = VARIANT, quantity = 1) => ({ variant_id: variant, quantity });
+/** An addCartItem body, as the target describes it, for `quantity` units of `variant`. */
+export const cartLine = (variant: string = VARIANT, quantity = 1): unknown => learned().body('addCartItem', { variant, quantity });
+
+/** An updateCartItem body, as the target describes it, setting the line's quantity. */
+export const cartQuantity = (quantity: number): unknown => learned().body('updateCartItem', { quantity });
 
 export interface Line {
   variant_id: string;
@@ -19,12 +22,11 @@ export interface Line {
 export const lineOf = (res: ShopResponse, variant: string): Line | undefined =>
   Array.isArray(res.body?.lines) ? (res.body.lines as Line[]).find((l) => l.variant_id === variant) : undefined;
 
-/** Adds a line with the reference's body; a 4xx means the service does not take that body, and the check does not apply. */
-export async function addLineOrSkip(shop: Shop, token: string, clause: string, variant: string = VARIANT, quantity = 1): Promise<ShopResponse> {
-  const res = await shop.http.post('/v1/cart/items', { token, json: cartLine(variant, quantity) });
-  if (is4xx(res)) {
-    throw notApplicable(`the service refused the reference's addCartItem body {"variant_id","quantity"} with ${res.status} (payload shapes are not shown by the spec), so no cart line could be made`);
-  }
+/** Adds a line with the target's own body; a refusal of the body its documents describe fails the operation's clause. */
+export async function addLine(shop: Shop, token: string, clause: string, variant: string = VARIANT, quantity = 1): Promise<ShopResponse> {
+  const json = cartLine(variant, quantity);
+  const res = await shop.http.post('/v1/cart/items', { token, json });
+  if (is4xx(res)) failSetup('addCartItem with the body the description document describes', '2xx', `${res.status} ${res.text.slice(0, 200)}`, 'END-OPS-ADDCARTITEM-1');
   if (!is2xx(res)) fail('addCartItem status with a valid body', '2xx', res.status, clause);
   return res;
 }
