@@ -8,8 +8,8 @@
 // parallel checks never share a cart; every check empties its account's cart first and leaves it empty, so a re-run gives
 // the same verdict.
 //
-// Levels. The spec shows no payload shapes: the body `{ "payment_method_id" }` is the reference's. A spec-level check
-// whose request body the service refuses with 400 is skipped as not applicable; it fails only on what the spec says. The
+// Levels. The spec shows no payload shapes: the checkout body is the target's own, learned from its description
+// documents, and a 400 to it fails checkoutSavedCard's clause; a check fails only on what the spec says. The
 // preview's callers and scopes are not shown either, so its caller matrix is reference-level. Delegated tokens use the API
 // audience (channel openapi); customers may not call these operations.
 import { check, test, type Shop } from '../engine/check.js';
@@ -17,7 +17,7 @@ import { credentialsOf, KINDS, type Kind } from '../engine/callers.js';
 import { brief, expectNoStore, expectProblem, fail } from '../lib/assert.js';
 import { emptyCart } from './_shared/expect-cart.js';
 import { customerToken, delegatedToken } from './_shared/mint-callers.js';
-import { CHECKOUT, checkoutOrSkip, PREVIEW } from './_shared/place-order.js';
+import { CHECKOUT, checkout, checkoutBody, PREVIEW } from './_shared/place-order.js';
 import { ABSENT_IDS, CHECKOUT_ACCOUNTS } from './_shared/seed-data.js';
 
 // --- callers and scope ------------------------------------------------------------------------------------------------
@@ -49,7 +49,7 @@ test(...check({
   clauses: ['END-OPS-CHECKOUTSAVEDCARD-1', 'END-LIST-4', 'END-LIST-5', 'PUR-RULE-2', 'ERR-TABLE-8'],
   // The guard answers before any lookup; the delegated caller is a fresh subject with an empty cart.
 }, async (shop) => {
-  await callerMatrix(shop, CHECKOUT, { payment_method_id: CHECKOUT_ACCOUNTS[1].card }, 'END-OPS-CHECKOUTSAVEDCARD-1');
+  await callerMatrix(shop, CHECKOUT, checkoutBody(CHECKOUT_ACCOUNTS[1].card), 'END-OPS-CHECKOUTSAVEDCARD-1');
 }));
 
 test(...check({
@@ -81,7 +81,7 @@ test(...check({
   requires: ['delegated'],
 }, async (shop) => {
   const token = await delegatedToken(shop, shop.subject('cust'), 'catalog:read cart:read cart:write account:read payment_methods:read orders:read');
-  expectProblem(await shop.http.post(CHECKOUT, { token, json: { payment_method_id: CHECKOUT_ACCOUNTS[1].card } }), { status: 403, error: 'insufficient_scope', scope: 'checkout', docsUrl: shop.docsUrl, clause: 'ERR-TABLE-9' });
+  expectProblem(await shop.http.post(CHECKOUT, { token, json: checkoutBody(CHECKOUT_ACCOUNTS[1].card) }), { status: 403, error: 'insufficient_scope', scope: 'checkout', docsUrl: shop.docsUrl, clause: 'ERR-TABLE-9' });
 }));
 
 test(...check({
@@ -107,7 +107,7 @@ test(...check({
   // Checkout account 8 is this check's: nothing ever fills its cart, but a deployment may keep state, so empty it first.
   const token = await delegatedToken(shop, CHECKOUT_ACCOUNTS[8].sub);
   await emptyCart(shop, token);
-  const res = await checkoutOrSkip(shop, token, { payment_method_id: CHECKOUT_ACCOUNTS[8].card });
+  const res = await checkout(shop, token, checkoutBody(CHECKOUT_ACCOUNTS[8].card));
   expectProblem(res, { status: 422, error: 'cart_empty', docsUrl: shop.docsUrl, clause: 'ERR-TABLE-14' });
   expectNoStore(res, { clause: 'ERR-TABLE-14' });
 }));
@@ -121,5 +121,5 @@ test(...check({
 }, async (shop) => {
   const token = await delegatedToken(shop, shop.subject('cust'));
   expectProblem(await shop.http.post(PREVIEW, { token, json: {} }), { status: 422, error: 'cart_empty', docsUrl: shop.docsUrl, clause: 'ERR-TABLE-14' });
-  expectProblem(await shop.http.post(CHECKOUT, { token, json: { payment_method_id: ABSENT_IDS.card } }), { status: 422, error: 'cart_empty', docsUrl: shop.docsUrl, clause: 'ERR-TABLE-14' });
+  expectProblem(await shop.http.post(CHECKOUT, { token, json: checkoutBody(ABSENT_IDS.card) }), { status: 422, error: 'cart_empty', docsUrl: shop.docsUrl, clause: 'ERR-TABLE-14' });
 }));

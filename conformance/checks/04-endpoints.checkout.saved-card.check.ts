@@ -9,7 +9,7 @@ import { check, test } from '../engine/check.js';
 import { expectCreated, expectNoStore, expectProblem, expectStatus, fail } from '../lib/assert.js';
 import { cartLine, emptyCart, expectNamesVariant, type Line } from './_shared/expect-cart.js';
 import { delegatedToken } from './_shared/mint-callers.js';
-import { CHECKOUT, orderIdOf, PREVIEW } from './_shared/place-order.js';
+import { CHECKOUT, checkoutBody, orderIdOf, PREVIEW } from './_shared/place-order.js';
 import { ABSENT_IDS, ADA, CHECKOUT_ACCOUNTS, CHECKOUT_VARIANTS } from './_shared/seed-data.js';
 
 const { beanie: BEANIE, tote: TOTE } = CHECKOUT_VARIANTS;
@@ -25,7 +25,7 @@ test(...check({
   const token = await delegatedToken(shop, CHECKOUT_ACCOUNTS[3].sub);
   await emptyCart(shop, token);
   expectStatus(await shop.http.post('/v1/cart/items', { token, json: cartLine(BEANIE, 2) }), 201, { clause: 'PUR-SERVE-3' });
-  const preview = await shop.http.post(PREVIEW, { token, json: { payment_method_id: CHECKOUT_ACCOUNTS[3].card } });
+  const preview = await shop.http.post(PREVIEW, { token, json: checkoutBody(CHECKOUT_ACCOUNTS[3].card) });
   expectStatus(preview, 200, { clause: 'END-OPS-CREATECHECKOUTPREVIEW-1' });
   expectNoStore(preview, { clause: 'END-OPS-CREATECHECKOUTPREVIEW-1' });
   if (preview.headers.get('location') !== null) fail('Location on a preview (not stored)', null, preview.headers.get('location'), 'END-OPS-CREATECHECKOUTPREVIEW-1');
@@ -37,7 +37,7 @@ test(...check({
   const lines = (got.lines ?? []) as Line[];
   if (lines.length !== 1 || lines[0]?.variant_id !== BEANIE || lines[0]?.quantity !== 2) fail('preview "lines"', [{ variant_id: BEANIE, quantity: 2 }], got.lines, 'END-OPS-CREATECHECKOUTPREVIEW-1');
 
-  const res = await shop.http.post(CHECKOUT, { token, json: { payment_method_id: CHECKOUT_ACCOUNTS[3].card } });
+  const res = await shop.http.post(CHECKOUT, { token, json: checkoutBody(CHECKOUT_ACCOUNTS[3].card) });
   const location = expectCreated(res, { location: /^\/v1\/me\/orders\/ord_[a-z0-9]+$/, clause: 'END-CONV-2' })!;
   expectNoStore(res, { clause: 'END-OPS-CHECKOUTSAVEDCARD-1' });
   const order = res.body ?? {};
@@ -67,9 +67,9 @@ test(...check({
   expectStatus(await shop.http.post('/v1/cart/items', { token, json: cartLine(BEANIE, 1) }), 201, { clause: 'PUR-SERVE-3' });
   const clause = 'END-OPS-CHECKOUTSAVEDCARD-1';
   const post = (json: unknown) => shop.http.post(CHECKOUT, { token, json });
-  expectProblem(await post({ payment_method_id: ABSENT_IDS.card }), { status: 422, error: 'unknown_payment_method', docsUrl: shop.docsUrl, clause });
-  expectProblem(await post({ payment_method_id: CHECKOUT_ACCOUNTS[6].card }), { status: 422, error: 'unknown_payment_method', docsUrl: shop.docsUrl, clause });
-  expectProblem(await post({ payment_method_id: CHECKOUT_ACCOUNTS[5].card, address_id: ADA.addressIds[1] }), { status: 422, error: 'address_required', docsUrl: shop.docsUrl, clause });
+  expectProblem(await post(checkoutBody(ABSENT_IDS.card)), { status: 422, error: 'unknown_payment_method', docsUrl: shop.docsUrl, clause });
+  expectProblem(await post(checkoutBody(CHECKOUT_ACCOUNTS[6].card)), { status: 422, error: 'unknown_payment_method', docsUrl: shop.docsUrl, clause });
+  expectProblem(await post(checkoutBody(CHECKOUT_ACCOUNTS[5].card, ADA.addressIds[1])), { status: 422, error: 'address_required', docsUrl: shop.docsUrl, clause });
   expectProblem(await post({}), { status: 400, error: 'invalid_request', docsUrl: shop.docsUrl, clause });
   expectProblem(await post({ payment_method_id: CHECKOUT_ACCOUNTS[5].card, coupon: 'FREE' }), { status: 400, error: 'invalid_request', docsUrl: shop.docsUrl, clause });
   expectProblem(await shop.http.post(PREVIEW, { token, json: { address_id: ADA.addressIds[1] } }), { status: 422, error: 'address_required', docsUrl: shop.docsUrl, clause: 'END-OPS-CREATECHECKOUTPREVIEW-1' });
@@ -88,7 +88,7 @@ test(...check({
   const token = await delegatedToken(shop, CHECKOUT_ACCOUNTS.decline.sub);
   await emptyCart(shop, token);
   expectStatus(await shop.http.post('/v1/cart/items', { token, json: cartLine(BEANIE, 1) }), 201, { clause: 'PUR-SERVE-3' });
-  expectProblem(await shop.http.post(CHECKOUT, { token, json: { payment_method_id: CHECKOUT_ACCOUNTS.decline.card } }), { status: 402, error: 'payment_failed', docsUrl: shop.docsUrl, clause: 'END-OPS-CHECKOUTSAVEDCARD-1' });
+  expectProblem(await shop.http.post(CHECKOUT, { token, json: checkoutBody(CHECKOUT_ACCOUNTS.decline.card) }), { status: 402, error: 'payment_failed', docsUrl: shop.docsUrl, clause: 'END-OPS-CHECKOUTSAVEDCARD-1' });
   expectNamesVariant(await shop.http.get('/v1/cart', { token }), BEANIE, 'the cart after the decline (unchanged)', 'END-OPS-CHECKOUTSAVEDCARD-1');
   await emptyCart(shop, token);
 }));
@@ -104,7 +104,7 @@ test(...check({
   const token = await delegatedToken(shop, CHECKOUT_ACCOUNTS.async.sub);
   await emptyCart(shop, token);
   expectStatus(await shop.http.post('/v1/cart/items', { token, json: cartLine(BEANIE, 1) }), 201, { clause: 'PUR-SERVE-3' });
-  const res = await shop.http.post(CHECKOUT, { token, json: { payment_method_id: CHECKOUT_ACCOUNTS.async.card } });
+  const res = await shop.http.post(CHECKOUT, { token, json: checkoutBody(CHECKOUT_ACCOUNTS.async.card) });
   expectCreated(res, { location: /^\/v1\/me\/orders\/ord_[a-z0-9]+$/, clause: 'END-OPS-CHECKOUTSAVEDCARD-1' });
   if (res.body?.status !== 'pending_payment') fail('order "status"', 'pending_payment', res.body?.status, 'END-OPS-CHECKOUTSAVEDCARD-1');
 }));
@@ -120,7 +120,7 @@ test(...check({
   const token = await delegatedToken(shop, CHECKOUT_ACCOUNTS[6].sub);
   await emptyCart(shop, token);
   expectStatus(await shop.http.post('/v1/cart/items', { token, json: cartLine(TOTE, 1) }), 201, { clause: 'PUR-SERVE-3' });
-  const both = await Promise.all([1, 2].map(() => shop.http.post(CHECKOUT, { token, json: { payment_method_id: CHECKOUT_ACCOUNTS[6].card } })));
+  const both = await Promise.all([1, 2].map(() => shop.http.post(CHECKOUT, { token, json: checkoutBody(CHECKOUT_ACCOUNTS[6].card) })));
   const created = both.filter((r) => r.status === 201);
   if (created.length !== 1) fail('orders placed by two simultaneous checkouts of one cart', 'exactly one 201', both.map((r) => r.status), 'PUR-IDEM-4');
   const other = both.find((r) => r.status !== 201)!;

@@ -18,7 +18,8 @@ import { brief, expectChallenge, expectNoStore, expectProblem, expectStatus, fai
 import { freshId } from '../lib/fresh-id.js';
 import { expectDpopChallengesOnly } from './_shared/expect-refusals.js';
 import { customerToken } from './_shared/mint-callers.js';
-import { COLLECTION, openConversation } from './_shared/open-conversation.js';
+import { COLLECTION, conversationRoute, openBody, openConversation, sendConversation } from './_shared/open-conversation.js';
+import { browserHeader } from './_shared/artifact-headers.js';
 
 // ----------------------------------------------------------------------------------------------- DPoP on conversation paths
 
@@ -51,21 +52,22 @@ test(...check({
   requires: ['assistants'],
 }, async (shop) => {
   const agent = await AssistantAgent.create(shop);
-  const asBearer = await shop.http.post(COLLECTION, { token: agent.token, json: { mode: 'direct' } });
+  const open = conversationRoute('openConversation');
+  const asBearer = await shop.http.request(open.method, open.path, { token: agent.token, json: openBody() });
   inCase('the assistant token as Bearer', () => {
     expectProblem(asBearer, { status: 401, error: 'invalid_token', docsUrl: shop.docsUrl, clause: 'ERR-TABLE-3' });
     expectChallenge(asBearer, { scheme: 'DPoP', error: 'invalid_token', clause: 'ERR-TABLE-3' });
     expectDpopChallengesOnly(asBearer, 'AUTH-SCHEME-1');
   });
   const customer = await customerToken(shop);
-  const asCustomer = await shop.http.post(COLLECTION, { token: customer, json: { mode: 'direct' } });
+  const asCustomer = await shop.http.request(open.method, open.path, { token: customer, json: openBody() });
   inCase('a customer Bearer token', () => {
     if (asCustomer.status !== 401 && asCustomer.status !== 403) fail('status', '401 or 403', brief(asCustomer), 'END-PUBLIC-19');
     expectProblem(asCustomer, { status: asCustomer.status, error: String(asCustomer.body?.error ?? '<missing>'), docsUrl: shop.docsUrl, clause: 'END-PUBLIC-19' });
     if (asCustomer.headers.get('www-authenticate') !== null) expectDpopChallengesOnly(asCustomer, 'AUTH-SCHEME-1');
   });
   // The same assistant with DPoP and a proof is admitted: the refusals above are the scheme's, not the session's.
-  const { res } = await agent.post(COLLECTION, { json: { mode: 'direct' } });
+  const { res } = await agent.request(open.method, open.path, { json: openBody() });
   if (res.status === 401 || res.status === 403) fail('the same assistant with DPoP and a proof', 'admitted (not 401/403)', brief(res), 'END-PUBLIC-19');
 }));
 
@@ -121,7 +123,7 @@ test(...check({
 }, async (shop) => {
   const agent = await AssistantAgent.create(shop);
   const { id } = await openConversation(agent, 'direct');
-  const { res } = await agent.post(COLLECTION, { json: { mode: 'direct' } });
+  const { res } = await sendConversation(agent, 'openConversation', undefined, openBody());
   // The spec names the code, not the status: any 4xx problem document with the code.
   if (res.status < 400 || res.status > 499) fail('a second direct conversation', 'refused (4xx)', brief(res), 'ERR-TABLE-15');
   expectProblem(res, { status: res.status, error: 'direct_conversation_open', docsUrl: shop.docsUrl, clause: 'ERR-TABLE-15' });
@@ -161,7 +163,7 @@ test(...check({
 }, async (shop) => {
   const agent = await AssistantAgent.create(shop);
   const forwarder = await shop.mint.invitedAgentForwarder();
-  const headers = { 'assistant-browser-session': browserSession(shop, agent.identity.sessionId) };
+  const headers = { [browserHeader()]: browserSession(shop, agent.identity.sessionId) };
   const cart = await shop.http.get('/v1/cart', { token: forwarder, headers });
   if (cart.status !== 200) return notApplicable(`the target does not admit the reference's browser-session artifact on GET /v1/cart (${cart.status})`);
   const { id } = await openConversation(agent, 'handoff');

@@ -3,17 +3,16 @@
 // reference's (GET /assistant/conversations/{id}/events): the spec does not say which endpoints stream.
 //
 // Levels. The spec shows neither the methods nor the payloads of the conversation routes, nor which endpoints stream. The
-// spec-level checks that need a conversation drive the reference's routes (docs/conversations.md: POST
-// /assistant/conversations `{ mode }`, POST …/{id}/messages `{ text }`, GET …/{id}/events) and judge only what the spec
-// says; when the target does not serve those routes they end as not applicable, with the reason.
+// spec-level checks drive the target's own routes and bodies, learned from its description documents (operationIds
+// openConversation, streamConversationEvents), and judge only what the spec says.
 //
 // Data. Every check provisions its own assistant session (conformance/lib/assistant.ts): nothing is shared between checks.
-import { check, notApplicable, test } from '../engine/check.js';
+import { check, learned, notApplicable, test } from '../engine/check.js';
 import { AssistantAgent } from '../lib/assistant.js';
 import { brief, expectNoStore, expectStatus, fail } from '../lib/assert.js';
 import { freshId } from '../lib/fresh-id.js';
 import { LIMITS } from '../../contract/limits.js';
-import { COLLECTION, openConversation } from './_shared/open-conversation.js';
+import { COLLECTION, conversationRoute, openConversation } from './_shared/open-conversation.js';
 import { eventsOf, hasComment, isStream, openEventStream } from './_shared/read-event-stream.js';
 
 const KEEP_ALIVE_MS = LIMITS.eventStreamKeepAliveSeconds * 1000;
@@ -28,12 +27,13 @@ test(...check({
 }, async (shop) => {
   // The one check that waits for a keep-alive: up to 15 s plus slack.
   shop.info.setTimeout(shop.info.timeout + KEEP_ALIVE_MS + 15_000);
+  // The spec does not say which endpoints stream: the target's documents name its conversation event stream.
+  if (!learned().has('streamConversationEvents')) return notApplicable('the description documents describe no streamConversationEvents operation: the spec does not say which endpoints stream');
   const agent = await AssistantAgent.create(shop);
-  const { id } = await openConversation(agent, 'handoff');
-  const path = `${COLLECTION}/${id}/events`;
+  const { id } = await openConversation(agent);
+  const { path } = conversationRoute('streamConversationEvents', id);
   const stream = await openEventStream(shop, agent, path);
   if (!isStream(stream)) {
-    if (stream.status === 404 || stream.status === 405 || stream.status === 406) return notApplicable(`the target does not serve the reference's event stream GET ${COLLECTION}/{id}/events (${stream.status}); the spec does not say which endpoints stream`);
     return fail(`GET ${path}`, '200 text/event-stream', brief(stream), 'EVT-STREAM-1');
   }
   try {

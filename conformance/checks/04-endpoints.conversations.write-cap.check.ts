@@ -1,11 +1,10 @@
 // Spec part 4, Endpoints > Public and special routes, for the conversation write routes (`/assistant/conversations...`) and
 // their row of Limits: 64 KiB, checked via `Content-Length`.
 //
-// Levels. The spec shows neither the methods nor the payloads of the conversation routes, nor which endpoints stream. The
-// spec-level checks that need a conversation drive the reference's routes (docs/conversations.md: POST
-// /assistant/conversations `{ mode }`, POST …/{id}/messages `{ text }`, GET …/{id}/events) and judge only what the spec
-// says; when the target does not serve those routes they end as not applicable, with the reason. The status of the
-// refusal (413) and the answer on the declared length alone are the reference's.
+// Levels. The spec shows neither the methods nor the payloads of the conversation routes. The spec-level check drives the
+// target's own routes and bodies, learned from its description documents (openConversation, postConversationMessage),
+// and judges only what the spec says. The status of the refusal (413) and the answer on the declared length alone are
+// the reference's.
 //
 // Data. Every check provisions its own assistant session (conformance/lib/assistant.ts): nothing is shared between checks.
 import { request as httpRequest } from 'node:http';
@@ -15,7 +14,7 @@ import type { Exchange } from '../engine/transcript.js';
 import { AssistantAgent } from '../lib/assistant.js';
 import { brief, expectProblem, expectStatus, fail } from '../lib/assert.js';
 import { LIMITS } from '../../contract/limits.js';
-import { COLLECTION, messageBody, openConversation } from './_shared/open-conversation.js';
+import { COLLECTION, conversationRoute, messageBody, openConversation } from './_shared/open-conversation.js';
 
 test(...check({
   id: 'conversations.write-cap',
@@ -24,13 +23,13 @@ test(...check({
   requires: ['assistants'],
 }, async (shop) => {
   const agent = await AssistantAgent.create(shop);
-  const { id } = await openConversation(agent, 'handoff');
-  const path = `${COLLECTION}/${id}/messages`;
+  const { id } = await openConversation(agent);
+  const { method, path } = conversationRoute('postConversationMessage', id);
   const cap = LIMITS.conversationWriteBytes;
-  const over = (await agent.post(path, { body: messageBody(cap + 1), headers: { 'content-type': 'application/json' } })).res;
+  const over = (await agent.request(method, path, { body: messageBody(cap + 1), headers: { 'content-type': 'application/json' } })).res;
   if (over.status < 400 || over.status > 499) fail(`a ${cap + 1}-byte conversation write`, 'refused (4xx)', brief(over), 'LIM-CONV-1');
   expectProblem(over, { status: over.status, error: String(over.body?.error ?? '<missing>'), docsUrl: shop.docsUrl, clause: 'LIM-CONV-1' });
-  const fits = (await agent.post(path, { body: messageBody(cap), headers: { 'content-type': 'application/json' } })).res;
+  const fits = (await agent.request(method, path, { body: messageBody(cap), headers: { 'content-type': 'application/json' } })).res;
   if (fits.status === 413 || fits.body?.error === over.body?.error) fail(`a ${cap}-byte conversation write`, 'not refused for its size', brief(fits), 'LIM-CONV-1');
 }));
 

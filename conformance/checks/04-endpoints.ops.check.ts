@@ -2,17 +2,17 @@
 // operator-only"; Credentials per consumer: the backoffice machine token plus an Operator attribution header): who may
 // call them, and the reference's reads. The writes are in 04-endpoints.ops.writes.
 //
-// Levels. The spec shows none of the operator rows ("the operations under /v1/ops/*: not shown"): their paths, payloads,
-// scopes and codes are the reference's (contract/operations.ts, reference/src/schemas/ops.ts). At spec level only
-// PUR-RULE-3 is judged: no other caller kind gets a successful answer on these paths, whatever they are. Everything else
-// is reference level.
+// Levels. The spec shows none of the operator rows ("the operations under /v1/ops/*: not shown"): their paths and bodies
+// are the target's own, learned from its description documents by the contract's operationIds; their scopes and codes
+// are the reference's. At spec level only PUR-RULE-3 is judged: no other caller kind gets a successful answer on these
+// routes. Everything else is reference level.
 //
 // Writes. Every request here that writes is one the domain refuses (a refund of a refunded order, a cancellation of a
 // delivered one, stock below zero), so nothing is written, even if a broken guard let it through.
 import { check, test, type Shop } from '../engine/check.js';
 import { credentialsOfClaimedKinds } from '../engine/callers.js';
 import { expectProblem, fail } from '../lib/assert.js';
-import { expectOpsOk, expectOpsProblem, operator, route, send } from './_shared/call-ops.js';
+import { expectOpsOk, expectOpsProblem, operator, opsBody, route, send } from './_shared/call-ops.js';
 import { ABSENT_IDS, ADA, BEN, CHLOE, DEV, ORDERS, OUT_OF_STOCK_VARIANT, seedPaymentRef } from './_shared/seed-data.js';
 
 // Seed data (docs/seed.md) whose verdicts never change: the domain refuses each of these writes, so nothing is written.
@@ -21,13 +21,16 @@ const REFUNDED = ORDERS.adaRefunded.id;
 
 interface OpsRequest { operationId: string; method: string; path: string; json?: unknown }
 
-/** One request per operator operation, each refused by the domain even if a broken guard let it through. */
-const REQUESTS: readonly OpsRequest[] = [
+/**
+ * One request per operator operation, each refused by the domain even if a broken guard let it through; routes and bodies
+ * as the target's description documents give them (built inside a check, where the documents are loaded).
+ */
+const requests = (): readonly OpsRequest[] => [
   { operationId: 'searchOpsOrders', ...route('searchOpsOrders') },
   { operationId: 'getOpsOrder', ...route('getOpsOrder', DELIVERED) },
-  { operationId: 'cancelOpsOrder', ...route('cancelOpsOrder', DELIVERED), json: { reason: 'conformance check' } },
-  { operationId: 'refundOpsOrder', ...route('refundOpsOrder', REFUNDED), json: { reason: 'conformance check' } },
-  { operationId: 'adjustStock', ...route('adjustStock', OUT_OF_STOCK_VARIANT), json: { delta: -1, reason: 'conformance check' } },
+  { operationId: 'cancelOpsOrder', ...route('cancelOpsOrder', DELIVERED), json: opsBody('cancelOpsOrder') },
+  { operationId: 'refundOpsOrder', ...route('refundOpsOrder', REFUNDED), json: opsBody('refundOpsOrder') },
+  { operationId: 'adjustStock', ...route('adjustStock', OUT_OF_STOCK_VARIANT), json: opsBody('adjustStock', { 'stock-delta': -1 }) },
 ];
 
 /** The non-operator callers the profile lets the suite present (customer, delegated, guest). */
@@ -42,7 +45,7 @@ test(...check({
   seed: true,
 }, async (shop) => {
   for (const [kind, who] of await nonOperators(shop)) {
-    for (const r of REQUESTS) {
+    for (const r of requests()) {
       const res = await send(shop, r, who);
       if (res.status >= 200 && res.status < 400) fail(`${r.method} ${r.path} as ${kind}`, 'a refusal (4xx), /v1/ops/* is operator-only', `${res.status} ${res.text.slice(0, 200)}`, 'PUR-RULE-3');
       if (res.status >= 400) expectProblem(res, { status: res.status, error: String(res.body?.error ?? ''), docsUrl: shop.docsUrl, clause: 'PUR-RULE-3' });
@@ -61,14 +64,14 @@ test(...check({
   seed: true,
 }, async (shop) => {
   for (const [kind, who] of await nonOperators(shop)) {
-    for (const r of REQUESTS) {
+    for (const r of requests()) {
       const res = await send(shop, r, who);
       expectOpsProblem(shop, res, 403, 'caller_not_allowed', 'PUR-RULE-3');
       if (res.headers.get('www-authenticate') !== null) fail(`WWW-Authenticate on caller_not_allowed (${kind}, ${r.operationId})`, 'absent', res.headers.get('www-authenticate'), 'ERR-TABLE-8');
     }
   }
   const who = await operator(shop);
-  for (const r of REQUESTS) {
+  for (const r of requests()) {
     const res = await send(shop, r, who);
     if (res.status === 401 || res.status === 403) fail(`operator on ${r.operationId}`, 'past the guard (not 401/403)', `${res.status} ${String(res.body?.error)}`, 'PUR-SERVE-5');
   }
@@ -82,7 +85,7 @@ test(...check({
   requires: ['operators'],
 }, async (shop) => {
   const who = await operator(shop, { header: false });
-  for (const r of REQUESTS) expectOpsProblem(shop, await send(shop, r, who), 400, 'invalid_request', 'AUTH-CRED-4');
+  for (const r of requests()) expectOpsProblem(shop, await send(shop, r, who), 400, 'invalid_request', 'AUTH-CRED-4');
 }));
 
 test(...check({
@@ -94,7 +97,7 @@ test(...check({
 }, async (shop) => {
   const readOnly = await operator(shop, { scope: 'ops:read' });
   const writeOnly = await operator(shop, { scope: 'ops:write' });
-  for (const r of REQUESTS) {
+  for (const r of requests()) {
     const write = r.method !== 'GET';
     expectOpsProblem(shop, await send(shop, r, write ? readOnly : writeOnly), 403, 'insufficient_scope', 'ERR-TABLE-9', { scope: write ? 'ops:write' : 'ops:read' });
   }

@@ -7,13 +7,14 @@
 // through the identity-provider proxy's internal routes (conformance/lib/assistant.ts).
 import { check, notApplicable, test, type Shop } from '../engine/check.js';
 import type { ShopResponse } from '../engine/http.js';
-import { ALL_PERMISSIONS, ASSISTANT_BROWSER_SESSION_HEADER, AssistantAgent, browserSession, provisionAssistantSession, signedOutProxyToken } from '../lib/assistant.js';
+import { ALL_PERMISSIONS, AssistantAgent, browserSession, provisionAssistantSession, signedOutProxyToken } from '../lib/assistant.js';
 import { brief, expectProblem, expectSuccess, fail, inCase } from '../lib/assert.js';
 import { createDpopKey } from '../lib/dpop.js';
 import { freshHex } from '../lib/fresh-id.js';
 import { cartLine, expectNamesVariant, expectNotNamesVariant } from './_shared/expect-cart.js';
 import { expectCredentialRefused, expectSignInRequired } from './_shared/expect-refusals.js';
 import { VARIANT } from './_shared/seed-data.js';
+import { contextHeader, browserHeader } from './_shared/artifact-headers.js';
 
 test(...check({ id: 'agents.assistant.sign-in-required-scheme', title: 'sign_in_required is 403 in the scheme chosen from the request: Bearer for a forwarder\'s machine token', clauses: ['AUTH-SIGNIN-1', 'AUTH-SIGNIN-2', 'ERR-TABLE-10', 'AUTH-CRED-9'], requires: ['assistants'] }, async (shop) => {
   const identity = await provisionAssistantSession(shop, { signedIn: false, permissions: [] });
@@ -32,10 +33,10 @@ test(...check({ id: 'agents.assistant.forwarders-need-one-artifact', title: 'the
   const cases: [string, string, Record<string, string>][] = [
     ['AUTH-ASST-17', 'the web agent forwarder alone', { authorization: `Bearer ${web}` }],
     ['AUTH-ASST-17', 'the MCP agent forwarder alone', { authorization: `Bearer ${mcp}` }],
-    ['AUTH-ASST-18', 'the MCP forwarder with Assistant-Subject and an invited-agent context', { authorization: `Bearer ${mcp}`, 'assistant-subject': agent.token, 'invited-agent-context': context }],
-    ['AUTH-ASST-18', 'the web forwarder with an invited-agent context and Assistant-Subject', { authorization: `Bearer ${web}`, 'invited-agent-context': context, 'assistant-subject': agent.token }],
-    ['AUTH-ASST-18', 'the web forwarder with an invited-agent context and a browser session', { authorization: `Bearer ${web}`, 'invited-agent-context': context, [ASSISTANT_BROWSER_SESSION_HEADER.toLowerCase()]: browser }],
-    ['AUTH-ASST-18', 'the web forwarder with a browser session and Assistant-Subject', { authorization: `Bearer ${web}`, [ASSISTANT_BROWSER_SESSION_HEADER.toLowerCase()]: browser, 'assistant-subject': agent.token }],
+    ['AUTH-ASST-18', 'the MCP forwarder with Assistant-Subject and an invited-agent context', { authorization: `Bearer ${mcp}`, 'assistant-subject': agent.token, [contextHeader()]: context }],
+    ['AUTH-ASST-18', 'the web forwarder with an invited-agent context and Assistant-Subject', { authorization: `Bearer ${web}`, [contextHeader()]: context, 'assistant-subject': agent.token }],
+    ['AUTH-ASST-18', 'the web forwarder with an invited-agent context and a browser session', { authorization: `Bearer ${web}`, [contextHeader()]: context, [browserHeader()]: browser }],
+    ['AUTH-ASST-18', 'the web forwarder with a browser session and Assistant-Subject', { authorization: `Bearer ${web}`, [browserHeader()]: browser, 'assistant-subject': agent.token }],
   ];
   for (const [clause, what, headers] of cases) {
     for (const [method, path, json] of [['GET', '/v1/cart', undefined], ['POST', '/v1/cart/items', cartLine()]] as const) {
@@ -54,7 +55,7 @@ test(...check({ id: 'agents.assistant.forwarded', title: 'a forwarder with one a
   expectNamesVariant((await out.get('/v1/cart')).res, VARIANT, 'the assistant reads its session cart directly', 'AUTH-ORDER-5');
   // Web forwarder + the browser session of a signed-in assistant: the session's account.
   const signedIn = await AssistantAgent.create(shop);
-  const webHeaders = { authorization: `Bearer ${await shop.mint.invitedAgentForwarder()}`, [ASSISTANT_BROWSER_SESSION_HEADER.toLowerCase()]: browserSession(shop, signedIn.identity.sessionId) };
+  const webHeaders = { authorization: `Bearer ${await shop.mint.invitedAgentForwarder()}`, [browserHeader()]: browserSession(shop, signedIn.identity.sessionId) };
   expectSuccess(await shop.http.post('/v1/cart/items', { headers: webHeaders, json: cartLine() }), 'web forwarder adds a line for the browser session', 'AUTH-CRED-8');
   expectNamesVariant(await shop.http.get('/v1/cart', { token: await shop.mint.customer({ sub: signedIn.identity.sub! }) }), VARIANT, 'the customer of the session\'s account reads the line', 'AUTH-CRED-8');
   expectSuccess(await shop.http.get('/v1/me/profile', { headers: webHeaders }), 'web forwarder reads the profile for the session', 'AUTH-CRED-8');

@@ -2,16 +2,20 @@
 // "DPoP plus live session admission" (Endpoints > Public and special routes): every challenge there is in the DPoP scheme,
 // no Bearer credential is enough, and the conversation variant of the actor stage refuses an assistant's browser session.
 // Every check provisions its own assistant session.
-import { check, test } from '../engine/check.js';
-import { ASSISTANT_BROWSER_SESSION_HEADER, AssistantAgent, browserSession, errorOf, signOutSession } from '../lib/assistant.js';
+import { check, learned, test } from '../engine/check.js';
+import { AssistantAgent, browserSession, errorOf, signOutSession } from '../lib/assistant.js';
 import { expectChallenge, expectProblem, expectSuccess, fail, inCase } from '../lib/assert.js';
 import { freshId } from '../lib/fresh-id.js';
 import { OPERATIONS } from '../../contract/operations.js';
+import { conversationRoute, messageOf, openBody, sendConversation } from './_shared/open-conversation.js';
 import { expectDpopChallengesOnly } from './_shared/expect-refusals.js';
 import { customerToken } from './_shared/mint-callers.js';
+import { browserHeader } from './_shared/artifact-headers.js';
 
 /** A body the reference would accept for openConversation (payloads are not shown by the spec), so only the credential is judged. */
-const OPEN_BODY = { mode: 'handoff', topic: 'conformance probe' };
+
+/** The conversation operations of the contract that the target's documents describe. */
+const conversationOperations = (): string[] => OPERATIONS.filter((op) => op.group === 'conversation' && learned().has(op.operationId)).map((op) => op.operationId);
 
 test(...check({ id: 'dpop.conversations.scheme', title: 'on /assistant/conversations every challenge is in the DPoP scheme and no Bearer credential is enough; the assistant\'s own DPoP session is admitted', clauses: ['AUTH-SCHEME-1', 'END-PUBLIC-19', 'ERR-TABLE-10'], requires: ['assistants'] }, async (shop) => {
   const agent = await AssistantAgent.create(shop);
@@ -25,10 +29,14 @@ test(...check({ id: 'dpop.conversations.scheme', title: 'on /assistant/conversat
     ['a customer Bearer token', { authorization: `Bearer ${customer}` }, false],
     ['the MCP forwarder with the assistant token in Assistant-Subject', { authorization: `Bearer ${forwarder}`, 'assistant-subject': agent.token }, false],
   ];
-  // The conversation routes of contract/operations.ts (methods and sub-paths are the reference's choice), on a conversation
-  // id nobody has: every credential here is refused before the id is looked up.
+  // The target's conversation routes (its description documents; methods and sub-paths are not shown by the spec), on a
+  // conversation id nobody has: every credential here is refused before the id is looked up.
   const id = freshId('conv');
-  const routes = OPERATIONS.filter((op) => op.group === 'conversation').map((op) => [op.method, op.path.replace('{id}', id), op.path.endsWith('/messages') ? { text: 'probe' } : op.method === 'POST' ? OPEN_BODY : undefined] as const);
+  const routes = conversationOperations().map((opId) => {
+    const { method, path } = conversationRoute(opId, id);
+    const json = opId === 'openConversation' ? openBody() : opId === 'postConversationMessage' ? messageOf('probe') : undefined;
+    return [method, path, json] as const;
+  });
   for (const [method, path, json] of routes) {
     for (const [what, headers, unauthenticated] of credentials) {
       const res = await shop.http.request(method, path, { headers, ...(json !== undefined ? { json } : {}) });
@@ -42,10 +50,11 @@ test(...check({ id: 'dpop.conversations.scheme', title: 'on /assistant/conversat
   }
   // DPoP plus live session admission: the assistant's own signed-in session is let in; the same token once the proxy
   // signed the session out is not.
-  const listed = (await agent.get('/assistant/conversations')).res;
+  const admitted = () => (learned().has('listConversations') ? sendConversation(agent, 'listConversations') : sendConversation(agent, 'openConversation', undefined, openBody()));
+  const listed = (await admitted()).res;
   expectSuccess(listed, 'the assistant lists its conversations with DPoP', 'END-PUBLIC-19');
   await signOutSession(shop, agent.identity);
-  const stale = (await agent.get('/assistant/conversations')).res;
+  const stale = (await admitted()).res;
   inCase('the same token after the session signed out', () => {
     expectProblem(stale, { status: 403, error: 'sign_in_required', docsUrl: shop.docsUrl, clause: 'END-PUBLIC-19' });
     expectChallenge(stale, { scheme: 'DPoP', error: 'sign_in_required', clause: 'ERR-TABLE-10' });
@@ -54,10 +63,11 @@ test(...check({ id: 'dpop.conversations.scheme', title: 'on /assistant/conversat
 
 test(...check({ id: 'dpop.conversations.browser-session', title: 'an assistant browser session (web agent forwarder) admitted on /v1/cart is refused on /assistant/conversations', clauses: ['AUTH-ORDER-7', 'AUTH-CRED-8'], requires: ['assistants'] }, async (shop) => {
   const agent = await AssistantAgent.create(shop);
-  const headers = { authorization: `Bearer ${await shop.mint.invitedAgentForwarder()}`, [ASSISTANT_BROWSER_SESSION_HEADER.toLowerCase()]: browserSession(shop, agent.identity.sessionId) };
+  const headers = { authorization: `Bearer ${await shop.mint.invitedAgentForwarder()}`, [browserHeader()]: browserSession(shop, agent.identity.sessionId) };
   expectSuccess(await shop.http.get('/v1/cart', { headers }), 'control: the browser session on getCart', 'AUTH-CRED-8');
-  for (const [method, path] of [['GET', '/assistant/conversations'], ['POST', '/assistant/conversations']] as const) {
-    const res = await shop.http.request(method, path, { headers, ...(method === 'POST' ? { json: OPEN_BODY } : {}) });
+  for (const opId of conversationOperations().filter((o) => o === 'listConversations' || o === 'openConversation')) {
+    const { method, path } = conversationRoute(opId);
+    const res = await shop.http.request(method, path, { headers, ...(opId === 'openConversation' ? { json: openBody() } : {}) });
     inCase(`${method} ${path}`, () => {
       if (res.status !== 401 && res.status !== 403) fail('refused', '401 or 403', `${res.status} ${res.text.slice(0, 200)}`, 'AUTH-ORDER-7');
       expectProblem(res, { status: res.status, error: errorOf(res) ?? '<missing>', docsUrl: shop.docsUrl, clause: 'AUTH-ORDER-7' });
@@ -67,6 +77,6 @@ test(...check({ id: 'dpop.conversations.browser-session', title: 'an assistant b
 
 test(...check({ id: 'dpop.conversations.browser-session.reference', title: 'an assistant browser session on /assistant/conversations is 403 caller_not_allowed', clauses: ['AUTH-ORDER-7'], level: 'reference', requires: ['assistants'] }, async (shop) => {
   const agent = await AssistantAgent.create(shop);
-  const headers = { authorization: `Bearer ${await shop.mint.invitedAgentForwarder()}`, [ASSISTANT_BROWSER_SESSION_HEADER.toLowerCase()]: browserSession(shop, agent.identity.sessionId) };
+  const headers = { authorization: `Bearer ${await shop.mint.invitedAgentForwarder()}`, [browserHeader()]: browserSession(shop, agent.identity.sessionId) };
   expectProblem(await shop.http.get('/assistant/conversations', { headers }), { status: 403, error: 'caller_not_allowed', docsUrl: shop.docsUrl, clause: 'AUTH-ORDER-7' });
 }));

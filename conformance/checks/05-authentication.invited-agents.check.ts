@@ -16,6 +16,7 @@ import { cartLine, expectNamesVariant, expectNotNamesVariant } from './_shared/e
 import { expectCredentialRefused, expectInsufficientScope, expectInvalidToken } from './_shared/expect-refusals.js';
 import { expectAuthority, invitedAgent, sendInvited } from './_shared/probe-agents.js';
 import { VARIANT } from './_shared/seed-data.js';
+import { contextHeader } from './_shared/artifact-headers.js';
 
 test(...check({ id: 'agents.invited.acts-for-account', title: 'an invited agent (web-agent forwarder + context) acts on the account of its context: the customer sees its cart line', clauses: ['AUTH-KIND-10', 'AUTH-CRED-5', 'AUTH-ORDER-5', 'PUR-CALLERS-1'], requires: ['invitedAgents'], seed: true }, async (shop) => {
   const inv = await invitedAgent(shop);
@@ -89,9 +90,9 @@ test(...check({ id: 'agents.invited.context-bearer-bound', title: 'a context bou
   const sub = shop.subject('inv');
   const base = { sub, agentId: `inv_agent_${freshHex()}`, permissions: ALL_PERMISSIONS };
   const cases: [string, Record<string, string>][] = [
-    ['a context lifted onto another forwarder token', { authorization: `Bearer ${otherForwarder}`, 'invited-agent-context': inv.context }],
-    ['a context bound to another token', { authorization: `Bearer ${otherForwarder}`, 'invited-agent-context': await shop.mint.invitedAgentContext({ ...base, forwarderToken: `${otherForwarder}x` }) }],
-    ['a context with no ath', { authorization: `Bearer ${otherForwarder}`, 'invited-agent-context': await shop.mint.invitedAgentContext({ ...base, forwarderToken: otherForwarder, claims: { ath: undefined } }) }],
+    ['a context lifted onto another forwarder token', { authorization: `Bearer ${otherForwarder}`, [contextHeader()]: inv.context }],
+    ['a context bound to another token', { authorization: `Bearer ${otherForwarder}`, [contextHeader()]: await shop.mint.invitedAgentContext({ ...base, forwarderToken: `${otherForwarder}x` }) }],
+    ['a context with no ath', { authorization: `Bearer ${otherForwarder}`, [contextHeader()]: await shop.mint.invitedAgentContext({ ...base, forwarderToken: otherForwarder, claims: { ath: undefined } }) }],
   ];
   for (const [what, headers] of cases) {
     const res = await shop.http.get('/v1/cart', { headers });
@@ -110,7 +111,7 @@ test(...check({ id: 'agents.invited.context-defects.reference', title: 'a contex
     ['AUTH-KIND-10', 'expired', shop.mint.invitedAgentContext({ ...base, claims: { iat: nowSeconds() - 600, exp: nowSeconds() - 300 } })],
   ];
   for (const [clause, what, context] of cases) {
-    const res = await shop.http.get('/v1/cart', { headers: { authorization: `Bearer ${forwarder}`, 'invited-agent-context': await context } });
+    const res = await shop.http.get('/v1/cart', { headers: { authorization: `Bearer ${forwarder}`, [contextHeader()]: await context } });
     inCase(what, () => expectInvalidToken(shop, res, clause, 'Bearer', { only: true }));
   }
 }));
@@ -138,7 +139,7 @@ test(...check({ id: 'agents.invited.web-forwarder-only', title: 'a context with 
   ];
   for (const [what, token, extra] of tokens) {
     const context = await shop.mint.invitedAgentContext({ sub, agentId: `inv_agent_${freshHex()}`, permissions: ALL_PERMISSIONS, forwarderToken: token });
-    const headers = { authorization: `Bearer ${token}`, 'invited-agent-context': context, ...extra };
+    const headers = { authorization: `Bearer ${token}`, [contextHeader()]: context, ...extra };
     const write = await shop.http.post('/v1/cart/items', { headers, json: cartLine() });
     const profile = await shop.http.get('/v1/me/profile', { headers });
     inCase(what, () => {
@@ -153,12 +154,12 @@ test(...check({ id: 'agents.invited.web-forwarder-only.reference', title: 'a con
   const sub = shop.subject('inv');
   const mcp = await shop.mint.mcpAgentForwarder();
   const ctx = (token: string) => shop.mint.invitedAgentContext({ sub, agentId: `inv_agent_${freshHex()}`, permissions: ALL_PERMISSIONS, forwarderToken: token });
-  expectInvalidToken(shop, await shop.http.get('/v1/cart', { headers: { authorization: `Bearer ${mcp}`, 'invited-agent-context': await ctx(mcp) } }), 'AUTH-CUST-9', 'Bearer', { only: true });
+  expectInvalidToken(shop, await shop.http.get('/v1/cart', { headers: { authorization: `Bearer ${mcp}`, [contextHeader()]: await ctx(mcp) } }), 'AUTH-CUST-9', 'Bearer', { only: true });
   const customer = await shop.mint.customer({ sub: shop.subject('cust') });
   const guest = await shop.mint.guest();
   const cases: [string, Record<string, string>][] = [
-    ['a customer token', { authorization: `Bearer ${customer}`, 'invited-agent-context': await ctx(customer) }],
-    ['the storefront (guest) token', { authorization: `Bearer ${guest}`, 'guest-session': shop.guestSession(), 'invited-agent-context': await ctx(guest) }],
+    ['a customer token', { authorization: `Bearer ${customer}`, [contextHeader()]: await ctx(customer) }],
+    ['the storefront (guest) token', { authorization: `Bearer ${guest}`, 'guest-session': shop.guestSession(), [contextHeader()]: await ctx(guest) }],
   ];
   for (const [what, headers] of cases) {
     const res = await shop.http.get('/v1/cart', { headers });

@@ -1,19 +1,21 @@
-// Requests to the operator operations under /v1/ops/* (the reference's routes, contract/operations.ts) as the backoffice
-// sends them: its machine token plus an Operator attribution header.
-import type { Shop } from '../../engine/check.js';
+// Requests to the operator operations under /v1/ops/* as the backoffice sends them: its machine token plus an Operator
+// attribution header. The spec shows none of their routes: methods, paths and bodies are the target's own, learned from its
+// description documents by the contract's operationIds (conformance/engine/target.ts).
+import { learned, type Shop } from '../../engine/check.js';
 import { OPERATOR_ATTRIBUTION } from '../../engine/callers.js';
 import type { RequestOptions, ShopResponse } from '../../engine/http.js';
 import { expectNoStore, expectProblem, expectStatus } from '../../lib/assert.js';
-import { OPERATIONS_BY_ID } from '../../../contract/operations.js';
 
 type Who = Pick<RequestOptions, 'token' | 'headers'>;
 
-/** The contract's route of an operator operation, with `{id}` filled in. */
+/** The target's route of an operator operation, with its path parameter filled in. */
 export function route(operationId: string, id?: string): { method: string; path: string } {
-  const op = OPERATIONS_BY_ID.get(operationId);
-  if (!op) throw new Error(`contract has no operation ${operationId}`);
-  return { method: op.method, path: id === undefined ? op.path : op.path.replace('{id}', id) };
+  const t = learned();
+  return { method: t.operation(operationId).method, path: id === undefined ? t.path(operationId) : t.path(operationId, id) };
 }
+
+/** A valid body of an operator write, as the target describes it, with the given roles set. */
+export const opsBody = (operationId: string, roles: Parameters<ReturnType<typeof learned>['body']>[1] = {}): unknown => learned().body(operationId, roles);
 
 /** Operator credentials: a backoffice token (default scopes or `scope`) and, unless `header` is false, the Operator header. */
 export const operator = async (shop: Shop, o: { scope?: string; header?: boolean } = {}): Promise<Who> => ({

@@ -1,28 +1,49 @@
-// Conversations of an assistant as the reference serves them (docs/conversations.md): POST /assistant/conversations
-// `{ mode }` opens one, POST …/{id}/messages `{ text }` writes. The spec shows neither the methods nor the payloads of
-// the conversation routes: a check that needs a conversation is not applicable when the target does not serve these.
-import { notApplicable } from '../../engine/check.js';
+// Conversations of an assistant. The spec fixes only their prefix, /assistant/conversations (Public and special routes),
+// and shows neither their methods nor their payloads: routes and bodies are the target's own, learned from its description
+// documents by the contract's operationIds (conformance/engine/target.ts). The reference's are in docs/conversations.md.
+import { learned } from '../../engine/check.js';
 import type { ShopResponse } from '../../engine/http.js';
 import type { AssistantAgent } from '../../lib/assistant.js';
-import { brief, fail } from '../../lib/assert.js';
+import { brief, fail, failSetup } from '../../lib/assert.js';
 
+/** The prefix the spec fixes for the conversation routes. */
 export const COLLECTION = '/assistant/conversations';
 
-/** Opens a conversation through the reference's route; not applicable when the target does not serve it. */
-export async function openConversation(agent: AssistantAgent, mode: 'direct' | 'handoff'): Promise<{ id: string; res: ShopResponse }> {
-  const { res } = await agent.post(COLLECTION, { json: { mode } });
-  if (res.status === 404 || res.status === 405) {
-    return notApplicable(`the target does not serve the reference's POST ${COLLECTION} (${res.status}); the spec shows no conversation route`);
-  }
-  if (res.status !== 201 || typeof res.body?.id !== 'string') {
-    // Past the DPoP and session admission, an open must succeed: anything else is the reference's route failing.
-    fail(`POST ${COLLECTION} { mode: "${mode}" } by a signed-in DPoP session`, '201 with the conversation id', brief(res), 'END-PUBLIC-19');
-  }
-  return { id: res.body.id as string, res };
+/** The target's route of a conversation operation, with the conversation id filled in. */
+export function conversationRoute(operationId: string, id?: string): { method: string; path: string } {
+  const t = learned();
+  return { method: t.operation(operationId).method, path: id === undefined ? t.path(operationId) : t.path(operationId, id) };
 }
 
-/** A request body of exactly `bytes` bytes: a valid message padded with JSON whitespace. */
+/** Sends one conversation operation as the assistant, by its route in the target's documents. */
+export function sendConversation(agent: AssistantAgent, operationId: string, id?: string, json?: unknown) {
+  const { method, path } = conversationRoute(operationId, id);
+  return agent.request(method, path, json === undefined ? {} : { json });
+}
+
+/** The body that opens a direct conversation: the document's example (the reference's is `{ mode: "direct" }`). */
+export const openBody = (): unknown => learned().body('openConversation');
+
+/** A message body with `text`, as the target describes it. */
+export const messageOf = (text: string): unknown => learned().body('postConversationMessage', { 'message-text': text });
+
+/**
+ * Opens a conversation with the body of the target's document. Past the DPoP and session admission an open must succeed:
+ * a refusal fails the conversation routes' clause. `handoff` uses the reference's body (reference-level checks only).
+ */
+export async function openConversation(agent: AssistantAgent, mode: 'direct' | 'handoff' = 'direct'): Promise<{ id: string; res: ShopResponse }> {
+  const { method, path } = conversationRoute('openConversation');
+  const json = mode === 'direct' ? openBody() : { mode };
+  const { res } = await agent.request(method, path, { json });
+  if (res.status < 200 || res.status > 299) failSetup(`${method} ${path} with the body of the description document, by a signed-in DPoP session`, '2xx', brief(res), 'END-PUBLIC-19');
+  const id = typeof res.body?.id === 'string' ? res.body.id : res.headers.get('location')?.split('/').filter(Boolean).pop();
+  if (!id) fail(`${method} ${path}: the new conversation's id`, 'an `id` member or a Location', brief(res), 'END-PUBLIC-19');
+  return { id: decodeURIComponent(id), res };
+}
+
+/** A request body of exactly `bytes` bytes: a valid message padded with JSON whitespace before its closing brace. */
 export function messageBody(bytes: number): string {
-  const core = JSON.stringify({ text: 'A message padded to size.' });
+  const core = JSON.stringify(messageOf('A message padded to size.'));
+  if (!core.endsWith('}') || core.length > bytes) throw new TypeError(`cannot pad a message body to ${bytes} bytes`);
   return core.slice(0, -1) + ' '.repeat(bytes - core.length) + '}';
 }

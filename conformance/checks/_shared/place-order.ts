@@ -1,18 +1,22 @@
-// Orders placed through the two checkout operations. The spec shows no payloads: `{ "payment_method_id" }` is the
-// reference's checkout body, so a check whose body the service refuses with 400 is not applicable.
-import { notApplicable, type Shop } from '../../engine/check.js';
+// Orders placed through the two checkout operations. The spec shows no payloads: the bodies are the target's own, learned
+// from its description documents (the members marked `x-shop-role` payment-method and address).
+import { learned, type Shop } from '../../engine/check.js';
 import type { RequestOptions, ShopResponse } from '../../engine/http.js';
-import { brief, fail, is2xx } from '../../lib/assert.js';
+import { brief, fail, failSetup, is2xx } from '../../lib/assert.js';
 
 /** createCheckoutPreview. */
 export const PREVIEW = '/v1/checkout-previews';
 /** checkoutSavedCard. */
 export const CHECKOUT = '/v1/checkouts/saved-card';
 
-/** A checkout request with the reference's body; a 400 is the service refusing that body: the check does not apply. */
-export async function checkoutOrSkip(shop: Shop, token: string, body: unknown, headers: RequestOptions['headers'] = {}): Promise<ShopResponse> {
+/** A checkoutSavedCard body, as the target describes it, paying with the saved card `card` (and, given, to `address`). */
+export const checkoutBody = (card: string, address?: string): unknown =>
+  learned().body('checkoutSavedCard', { 'payment-method': card, ...(address !== undefined ? { address } : {}) });
+
+/** A checkout request; a 400 is the service refusing the body its own document describes: checkoutSavedCard's clause fails. */
+export async function checkout(shop: Shop, token: string, body: unknown, headers: RequestOptions['headers'] = {}): Promise<ShopResponse> {
   const res = await shop.http.post(CHECKOUT, { token, json: body, headers });
-  if (res.status === 400) throw notApplicable(`the service refused the reference's checkoutSavedCard body {"payment_method_id"} with 400 (payload shapes are not shown by the spec): ${res.text.slice(0, 200)}`);
+  if (res.status === 400) failSetup('checkoutSavedCard with the body the description document describes', 'not 400', `${res.status} ${res.text.slice(0, 200)}`, 'END-OPS-CHECKOUTSAVEDCARD-1');
   return res;
 }
 

@@ -11,6 +11,7 @@ import type { InvitedAgentContextOptions } from '../../lib/mint.js';
 import { OPERATIONS, type Operation } from '../../../contract/operations.js';
 import { expectInsufficientScope } from './expect-refusals.js';
 import { PRODUCT_HANDLE, VARIANT } from './seed-data.js';
+import { contextHeader } from './artifact-headers.js';
 
 /** Errors with which the authentication stages and the guard refuse a caller (as opposed to the handler's answers). */
 const GUARD_ERRORS = new Set(['invalid_token', 'invalid_dpop_proof', 'use_dpop_nonce', 'caller_not_allowed', 'insufficient_scope', 'sign_in_required', 'account_access_ended']);
@@ -98,7 +99,7 @@ export async function invitedAgent(shop: Shop, o: { sub?: string; permissions?: 
   const agentId = `inv_agent_${freshHex()}`;
   const forwarder = o.forwarder ?? (await shop.mint.invitedAgentForwarder(o.forwarderScope !== undefined ? { scope: o.forwarderScope } : {}));
   const context = await shop.mint.invitedAgentContext({ sub, agentId, permissions: o.permissions ?? ALL_PERMISSIONS, forwarderToken: forwarder, ...o.context });
-  return { sub, agentId, forwarder, context, headers: { authorization: `Bearer ${forwarder}`, 'invited-agent-context': context } };
+  return { sub, agentId, forwarder, context, headers: { authorization: `Bearer ${forwarder}`, [contextHeader()]: context } };
 }
 
 /** Sends a call as the invited agent. */
