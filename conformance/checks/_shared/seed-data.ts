@@ -1,34 +1,72 @@
-// The fixture seed's ids (fixtures/seed.json; docs/seed.md describes every row): the variants, accounts, orders, checkout
-// accounts and recovery operations that the checks rely on (those marked `seed: true` need them to exist). Every check
-// reads seed ids from this module and from nowhere else, so that a deployment holding other data can supply its own ids by
-// replacing this one module (for instance with values read from the profile). Titles of checks may still name the seed's
-// ids: they describe the check.
+// The data the checks rely on (those marked `seed: true` need it to exist): the profile's `data` section where it declares
+// a member (docs/profile.md, "Data"), else the fixture seed's ids (fixtures/seed.json; docs/seed.md describes every row).
+// A member declared null skips the checks that read it, naming the field. Every check reads data from this module and
+// from nowhere else. Titles of checks may still name the seed's ids: they describe the check. The named accounts (Ada, Ben,
+// …) and their orders are the seed's alone: the checks that read them are reference-level or run where the seed is loaded.
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { seedSchema, type Seed } from '../../../contract/seed.js';
+import type { Profile } from '../../../contract/profile.js';
+import { notApplicable, test } from '../../engine/check.js';
+import { runParams } from '../../engine/params.js';
+
+type Data = NonNullable<Profile['data']>;
+/** What the profile declares (`data`); absent members are the fixture seed's below. */
+const declared: Data = declaredData();
+
+function declaredData(): Data {
+  try {
+    return runParams().profile.data ?? {};
+  } catch {
+    return {}; // Listing checks (`clauses`, `run --list`) runs without a target or a profile: the seed's ids.
+  }
+}
+
+/** A declared value, else the fixture seed's. */
+const value = <K extends keyof Data>(field: K, seed: NonNullable<Data[K]>): NonNullable<Data[K]> => (declared[field] ?? seed) as NonNullable<Data[K]>;
+
+/**
+ * A declared object, else the fixture seed's; when the profile declares `null` (the deployment holds no such data), any
+ * read of it inside a check skips that check, naming the field to fill. Outside a check (module scope) it reads the seed's.
+ */
+function held<T extends object>(field: keyof Data, seed: T): T {
+  if (declared[field] !== null) return (declared[field] as T | undefined) ?? seed;
+  return new Proxy(seed, {
+    get(target, key, receiver) {
+      let inCheck = true;
+      try {
+        test.info();
+      } catch {
+        inCheck = false;
+      }
+      if (inCheck) notApplicable(`the profile declares no data.${String(field)} (null): the deployment holds no such data; declare it to run this check`);
+      return Reflect.get(target, key, receiver);
+    },
+  });
+}
 
 // --------------------------------------------------------------------------------------------------------------- catalog
 
 /** A variant with plenty of stock: the cart line most checks add. */
-export const VARIANT = 'var_0101';
+export const VARIANT = value('variant', 'var_0101');
 /** A well-stocked variant of another product. */
-export const OTHER_VARIANT = 'var_0201';
+export const OTHER_VARIANT = value('otherVariant', 'var_0201');
 /** The handle of a seeded product (`GET /v1/catalog/products/{handle}`). */
-export const PRODUCT_HANDLE = 'waxed-canvas-field-jacket';
+export const PRODUCT_HANDLE = value('productHandle', 'waxed-canvas-field-jacket');
 /**
  * What the seed's variant ids look like. Cart records are not shown by the spec, so checks read a cart through the variant
  * ids its text names (an empty cart names none).
  */
 export const SEED_VARIANT_ID = /var_[a-z0-9]{4,32}/;
 /** A variant with little stock: a line above `stock` is refused. */
-export const LOW_STOCK_VARIANT = { id: 'var_0302', stock: 3 } as const;
+export const LOW_STOCK_VARIANT = held('lowStockVariant', { id: 'var_0302', stock: 3 });
 /** A variant with no stock. */
-export const OUT_OF_STOCK_VARIANT = 'var_0104';
+export const OUT_OF_STOCK_VARIANT = value('outOfStockVariant', 'var_0104');
 /** Well-stocked variants the checkout checks order: the beanie (2400 cents) and the tote (3200 cents). */
-export const CHECKOUT_VARIANTS = { beanie: 'var_0701', tote: 'var_2501' } as const;
+export const CHECKOUT_VARIANTS = held('checkoutVariants', { beanie: 'var_0701', tote: 'var_2501' });
 /** A well-stocked variant that only the operator stock check names (it adjusts it by +1 then -1), and its product. */
-export const ADJUSTABLE_VARIANT = { id: 'var_1402', handle: 'ceramic-planter' } as const;
+export const ADJUSTABLE_VARIANT = held('adjustableVariant', { id: 'var_1402', handle: 'ceramic-planter' });
 
 // -------------------------------------------------------------------------------------------------------------- accounts
 
@@ -55,7 +93,7 @@ export const EVE = { sub: 'cust_eve' } as const;
 export const NOT_ADAS = ['addr_ben', 'pm_ben', 'ord_1002', 'ord_1011', 'Okafor', 'ben.okafor@', 'addr_chloe', 'Chloé', 'Raman', 'pm_dev'] as const;
 
 /** One account in each restricted lifecycle state (spec, States and transitions). */
-export const ENDED_ACCOUNTS = { deleting: 'cust_deleting', deleted: 'cust_deleted', contactTransition: 'cust_transition' } as const;
+export const ENDED_ACCOUNTS = held('endedAccounts', { deleting: 'cust_deleting', deleted: 'cust_deleted', contactTransition: 'cust_transition' });
 
 // ---------------------------------------------------------------------------------------------------------------- orders
 
@@ -93,12 +131,20 @@ const checkoutAccount = (n: string): CheckoutAccount => ({ sub: `cust_checkout_$
  * Checkout accounts: one US address and one saved card each, no orders. One account per check, so that parallel checks
  * never share a cart. The provider declines the card of `decline` and leaves the payment of `async` pending.
  */
-export const CHECKOUT_ACCOUNTS = {
-  1: checkoutAccount('1'), 2: checkoutAccount('2'), 3: checkoutAccount('3'), 4: checkoutAccount('4'),
-  5: checkoutAccount('5'), 6: checkoutAccount('6'), 7: checkoutAccount('7'), 8: checkoutAccount('8'),
-  decline: checkoutAccount('decline'),
-  async: checkoutAccount('async'),
-} as const;
+export const CHECKOUT_ACCOUNTS = checkoutAccounts();
+
+function checkoutAccounts() {
+  const seed = {
+    ordinary: ['1', '2', '3', '4', '5', '6', '7', '8'].map(checkoutAccount),
+    decline: checkoutAccount('decline'),
+    async: checkoutAccount('async'),
+  };
+  const { ordinary, decline, async } = declared.checkoutAccounts ?? seed;
+  const [a1, a2, a3, a4, a5, a6, a7, a8] = ordinary as [CheckoutAccount, CheckoutAccount, CheckoutAccount, CheckoutAccount, CheckoutAccount, CheckoutAccount, CheckoutAccount, CheckoutAccount];
+  const byCheck = { 1: a1, 2: a2, 3: a3, 4: a4, 5: a5, 6: a6, 7: a7, 8: a8, decline, async } as const;
+  // Declared null: a read inside a check skips it (held), the numbering above being the seed's.
+  return declared.checkoutAccounts === null ? held('checkoutAccounts', byCheck) : byCheck;
+}
 
 // ---------------------------------------------------------------------------------------------------- recovery operations
 
@@ -106,13 +152,13 @@ export const CHECKOUT_ACCOUNTS = {
  * Recovery operations that no request can change: complete, cancelled, proof_pending and provider_pending (which stays
  * pending however often it is resumed). The approved one (recop_0004) is left out: resuming it completes it for good.
  */
-export const RECOVERY_OPERATIONS = {
-  proofPending: { operationId: 'recop_0002', subject: ENDED_ACCOUNTS.contactTransition, purpose: 'email' },
-  providerPending: { operationId: 'recop_0001', subject: ENDED_ACCOUNTS.deleting, purpose: 'delete' },
-  completeDelete: { operationId: 'recop_0003', subject: ENDED_ACCOUNTS.deleted, purpose: 'delete' },
-  completeEmail: { operationId: 'recop_0006', subject: BEN.sub, purpose: 'email' },
-  cancelled: { operationId: 'recop_0005', subject: DEV.sub, purpose: 'delete' },
-} as const;
+export const RECOVERY_OPERATIONS = held('recoveryOperations', {
+  proofPending: { operationId: 'recop_0002', subject: 'cust_transition', purpose: 'email' },
+  providerPending: { operationId: 'recop_0001', subject: 'cust_deleting', purpose: 'delete' },
+  completeDelete: { operationId: 'recop_0003', subject: 'cust_deleted', purpose: 'delete' },
+  completeEmail: { operationId: 'recop_0006', subject: 'cust_ben', purpose: 'email' },
+  cancelled: { operationId: 'recop_0005', subject: 'cust_dev', purpose: 'delete' },
+} as const);
 
 // ---------------------------------------------------------------------------------------------------------- absent ids
 
