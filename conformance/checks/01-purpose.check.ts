@@ -9,6 +9,7 @@ import { check, test, type Shop, notApplicable } from '../engine/check.js';
 import { freshShopperIp } from '../lib/shopper.js';
 import type { ShopResponse } from '../engine/http.js';
 import { CheckFailure, expectProblem, expectStatus, fail } from '../lib/assert.js';
+import { baselineOf, expectChanged } from '../lib/compare.js';
 import { OPERATIONS_BY_ID, type HttpMethod } from '../../contract/operations.js';
 
 // --- helpers (check files import nothing from each other) -------------------------------------------------------------
@@ -376,12 +377,12 @@ test(...check({
   if (!is2xx(read)) fail('getCart with an Idempotency-Key', '2xx', read.status, 'PUR-IDEM-1');
   const first = await shop.http.post('/v1/cart/items', { token, headers, json: addBody() });
   if (!is2xx(first)) fail('first addCartItem with an Idempotency-Key', `2xx (like the same add without it: ${control.status})`, first.status, 'PUR-IDEM-1');
-  const afterFirst = await shop.http.get('/v1/cart', { token });
+  const afterFirst = baselineOf(await shop.http.get('/v1/cart', { token }), await shop.http.get('/v1/cart', { token }));
   const second = await shop.http.post('/v1/cart/items', { token, headers, json: addBody() });
   if (!is2xx(second)) fail('second addCartItem with the same Idempotency-Key', '2xx', second.status, 'PUR-IDEM-1');
   const afterSecond = await shop.http.get('/v1/cart', { token });
   // The second add was processed: the cart changed (a replayed response would leave it as the first add left it).
-  if (afterFirst.text === afterSecond.text) fail('cart after a second add with the same Idempotency-Key', 'changed (the add applied again)', 'unchanged', 'PUR-IDEM-2');
+  expectChanged(afterFirst, afterSecond, 'cart after a second add with the same Idempotency-Key (the add applied again)', 'PUR-IDEM-2');
 }));
 
 test(...check({

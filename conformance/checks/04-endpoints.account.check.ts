@@ -14,6 +14,7 @@ import { check, notApplicable, test, type Shop } from '../engine/check.js';
 import { callerGuardCheck, guardRefused } from '../engine/callers.js';
 import type { RequestOptions, ShopResponse } from '../engine/http.js';
 import { CheckFailure, expectCreated, expectNoContent, expectNoStore, expectProblem, expectStatus, fail } from '../lib/assert.js';
+import { baselineOf, expectUnchanged } from '../lib/compare.js';
 import { CALLER_LISTS, type CallerKind, type CallerListName } from '../../contract/callers.js';
 import { OPERATIONS_BY_ID } from '../../contract/operations.js';
 
@@ -360,10 +361,10 @@ test(...check({
 }));
 
 /** An order as its owner reads it, for before/after comparisons. */
-async function ownOrder(shop: Shop, token: string, id: string, clause: string): Promise<string> {
+async function ownOrder(shop: Shop, token: string, id: string, clause: string): Promise<ShopResponse> {
   const res = await shop.http.get(`/v1/me/orders/${id}`, { token });
   expectSuccess(res, `the owner reads ${id}`, clause);
-  return res.text;
+  return res;
 }
 
 test(...check({
@@ -377,8 +378,9 @@ test(...check({
   const other = await customer(shop);
   // ord_1011 is paid (cancellable by Ben), ord_1001 delivered (returnable by Ada): a leak would change them. (Not Ada's
   // pending ord_1013: the webhook checks settle it, so its state is not stable within a run.)
-  const before = { ord_1011: await ownOrder(shop, ben, 'ord_1011', 'END-ME-2'), ord_1001: await ownOrder(shop, ada, 'ord_1001', 'END-ME-2') };
-  const addressesBefore = await shop.http.get('/v1/me/addresses', { token: ada });
+  const twice = async (read: () => Promise<ShopResponse>) => baselineOf(await read(), await read());
+  const before = { ord_1011: await twice(() => ownOrder(shop, ben, 'ord_1011', 'END-ME-2')), ord_1001: await twice(() => ownOrder(shop, ada, 'ord_1001', 'END-ME-2')) };
+  const addressesBefore = await twice(() => shop.http.get('/v1/me/addresses', { token: ada }));
   for (const id of ADA.orderIds) {
     const res = await shop.http.get(`/v1/me/orders/${id}`, { token: other });
     expectOwnershipRefusal(shop, res, `a fresh account reads ${id}`, 'END-ME-2');
@@ -388,10 +390,9 @@ test(...check({
   expectOwnershipRefusal(shop, await shop.http.post('/v1/me/orders/ord_1011/cancellation', { token: ada, json: {} }), 'cust_ada cancels cust_ben\'s ord_1011', 'END-ME-2');
   expectOwnershipRefusal(shop, await shop.http.post('/v1/me/orders/ord_1001/returns', { token: other, json: { reason: 'not mine' } }), 'a fresh account returns ord_1001', 'END-ME-2');
   expectOwnershipRefusal(shop, await shop.http.delete(`/v1/me/addresses/${ADA.addressIds[1]}`, { token: other }), 'a fresh account deletes addr_ada01', 'END-ME-2');
-  if ((await ownOrder(shop, ben, 'ord_1011', 'END-ME-2')) !== before.ord_1011) fail('cust_ben\'s ord_1011 after others\' cancellations', before.ord_1011.slice(0, 300), 'changed', 'END-ME-2');
-  if ((await ownOrder(shop, ada, 'ord_1001', 'END-ME-2')) !== before.ord_1001) fail('cust_ada\'s ord_1001 after another account\'s return', before.ord_1001.slice(0, 300), 'changed', 'END-ME-2');
-  const addressesAfter = await shop.http.get('/v1/me/addresses', { token: ada });
-  if (addressesAfter.text !== addressesBefore.text) fail('cust_ada\'s addresses after another account\'s delete', addressesBefore.text.slice(0, 300), addressesAfter.text.slice(0, 300), 'END-ME-2');
+  expectUnchanged(before.ord_1011, await ownOrder(shop, ben, 'ord_1011', 'END-ME-2'), 'cust_ben\'s ord_1011 after others\' cancellations', 'END-ME-2');
+  expectUnchanged(before.ord_1001, await ownOrder(shop, ada, 'ord_1001', 'END-ME-2'), 'cust_ada\'s ord_1001 after another account\'s return', 'END-ME-2');
+  expectUnchanged(addressesBefore, await shop.http.get('/v1/me/addresses', { token: ada }), 'cust_ada\'s addresses after another account\'s delete', 'END-ME-2');
 }));
 
 test(...check({
