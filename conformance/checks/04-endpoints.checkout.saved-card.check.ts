@@ -12,7 +12,6 @@ import { delegatedToken } from './_shared/mint-callers.js';
 import { CHECKOUT, checkoutBody, orderIdOf, PREVIEW } from './_shared/place-order.js';
 import { ABSENT_IDS, ADA, CHECKOUT_ACCOUNTS, CHECKOUT_VARIANTS } from './_shared/seed-data.js';
 
-const { beanie: BEANIE, tote: TOTE } = CHECKOUT_VARIANTS;
 
 test(...check({
   id: 'endpoints.checkout.saved-card.reference',
@@ -24,7 +23,7 @@ test(...check({
 }, async (shop) => {
   const token = await delegatedToken(shop, CHECKOUT_ACCOUNTS[3].sub);
   await emptyCart(shop, token);
-  expectStatus(await shop.http.post('/v1/cart/items', { token, json: cartLine(BEANIE, 2) }), 201, { clause: 'PUR-SERVE-3' });
+  expectStatus(await shop.http.post('/v1/cart/items', { token, json: cartLine(CHECKOUT_VARIANTS.beanie, 2) }), 201, { clause: 'PUR-SERVE-3' });
   const preview = await shop.http.post(PREVIEW, { token, json: checkoutBody(CHECKOUT_ACCOUNTS[3].card) });
   expectStatus(preview, 200, { clause: 'END-OPS-CREATECHECKOUTPREVIEW-1' });
   expectNoStore(preview, { clause: 'END-OPS-CREATECHECKOUTPREVIEW-1' });
@@ -35,7 +34,7 @@ test(...check({
   const want = { ...totals, item_count: 2, currency: 'USD', address_id: CHECKOUT_ACCOUNTS[3].address, payment_method_id: CHECKOUT_ACCOUNTS[3].card };
   for (const [k, v] of Object.entries(want)) if (got[k] !== v) fail(`preview "${k}"`, v, got[k], 'END-OPS-CREATECHECKOUTPREVIEW-1');
   const lines = (got.lines ?? []) as Line[];
-  if (lines.length !== 1 || lines[0]?.variant_id !== BEANIE || lines[0]?.quantity !== 2) fail('preview "lines"', [{ variant_id: BEANIE, quantity: 2 }], got.lines, 'END-OPS-CREATECHECKOUTPREVIEW-1');
+  if (lines.length !== 1 || lines[0]?.variant_id !== CHECKOUT_VARIANTS.beanie || lines[0]?.quantity !== 2) fail('preview "lines"', [{ variant_id: CHECKOUT_VARIANTS.beanie, quantity: 2 }], got.lines, 'END-OPS-CREATECHECKOUTPREVIEW-1');
 
   const res = await shop.http.post(CHECKOUT, { token, json: checkoutBody(CHECKOUT_ACCOUNTS[3].card) });
   const location = expectCreated(res, { location: /^\/v1\/me\/orders\/ord_[a-z0-9]+$/, clause: 'END-CONV-2' })!;
@@ -45,7 +44,7 @@ test(...check({
   for (const [k, v] of Object.entries(wantOrder)) if (order[k] !== v) fail(`order "${k}"`, v, order[k], 'END-OPS-CHECKOUTSAVEDCARD-1');
   if (typeof order.number !== 'string' || !/^#\d+$/.test(order.number)) fail('order "number"', '#<digits>', order.number, 'END-OPS-CHECKOUTSAVEDCARD-1');
   const orderLines = (order.lines ?? []) as Line[];
-  if (orderLines.length !== 1 || orderLines[0]?.variant_id !== BEANIE || orderLines[0]?.quantity !== 2) fail('order "lines"', [{ variant_id: BEANIE, quantity: 2 }], order.lines, 'END-OPS-CHECKOUTSAVEDCARD-1');
+  if (orderLines.length !== 1 || orderLines[0]?.variant_id !== CHECKOUT_VARIANTS.beanie || orderLines[0]?.quantity !== 2) fail('order "lines"', [{ variant_id: CHECKOUT_VARIANTS.beanie, quantity: 2 }], order.lines, 'END-OPS-CHECKOUTSAVEDCARD-1');
 
   const read = await shop.http.get(location, { token });
   expectStatus(read, 200, { clause: 'END-CONV-2' });
@@ -64,7 +63,7 @@ test(...check({
 }, async (shop) => {
   const token = await delegatedToken(shop, CHECKOUT_ACCOUNTS[5].sub);
   await emptyCart(shop, token);
-  expectStatus(await shop.http.post('/v1/cart/items', { token, json: cartLine(BEANIE, 1) }), 201, { clause: 'PUR-SERVE-3' });
+  expectStatus(await shop.http.post('/v1/cart/items', { token, json: cartLine(CHECKOUT_VARIANTS.beanie, 1) }), 201, { clause: 'PUR-SERVE-3' });
   const clause = 'END-OPS-CHECKOUTSAVEDCARD-1';
   const post = (json: unknown) => shop.http.post(CHECKOUT, { token, json });
   expectProblem(await post(checkoutBody(ABSENT_IDS.card)), { status: 422, error: 'unknown_payment_method', docsUrl: shop.docsUrl, clause });
@@ -73,7 +72,7 @@ test(...check({
   expectProblem(await post({}), { status: 400, error: 'invalid_request', docsUrl: shop.docsUrl, clause });
   expectProblem(await post({ payment_method_id: CHECKOUT_ACCOUNTS[5].card, coupon: 'FREE' }), { status: 400, error: 'invalid_request', docsUrl: shop.docsUrl, clause });
   expectProblem(await shop.http.post(PREVIEW, { token, json: { address_id: ADA.addressIds[1] } }), { status: 422, error: 'address_required', docsUrl: shop.docsUrl, clause: 'END-OPS-CREATECHECKOUTPREVIEW-1' });
-  expectNamesVariant(await shop.http.get('/v1/cart', { token }), BEANIE, 'the cart after the refusals (unchanged)', clause);
+  expectNamesVariant(await shop.http.get('/v1/cart', { token }), CHECKOUT_VARIANTS.beanie, 'the cart after the refusals (unchanged)', clause);
   await emptyCart(shop, token);
 }));
 
@@ -87,9 +86,9 @@ test(...check({
 }, async (shop) => {
   const token = await delegatedToken(shop, CHECKOUT_ACCOUNTS.decline.sub);
   await emptyCart(shop, token);
-  expectStatus(await shop.http.post('/v1/cart/items', { token, json: cartLine(BEANIE, 1) }), 201, { clause: 'PUR-SERVE-3' });
+  expectStatus(await shop.http.post('/v1/cart/items', { token, json: cartLine(CHECKOUT_VARIANTS.beanie, 1) }), 201, { clause: 'PUR-SERVE-3' });
   expectProblem(await shop.http.post(CHECKOUT, { token, json: checkoutBody(CHECKOUT_ACCOUNTS.decline.card) }), { status: 402, error: 'payment_failed', docsUrl: shop.docsUrl, clause: 'END-OPS-CHECKOUTSAVEDCARD-1' });
-  expectNamesVariant(await shop.http.get('/v1/cart', { token }), BEANIE, 'the cart after the decline (unchanged)', 'END-OPS-CHECKOUTSAVEDCARD-1');
+  expectNamesVariant(await shop.http.get('/v1/cart', { token }), CHECKOUT_VARIANTS.beanie, 'the cart after the decline (unchanged)', 'END-OPS-CHECKOUTSAVEDCARD-1');
   await emptyCart(shop, token);
 }));
 
@@ -103,7 +102,7 @@ test(...check({
 }, async (shop) => {
   const token = await delegatedToken(shop, CHECKOUT_ACCOUNTS.async.sub);
   await emptyCart(shop, token);
-  expectStatus(await shop.http.post('/v1/cart/items', { token, json: cartLine(BEANIE, 1) }), 201, { clause: 'PUR-SERVE-3' });
+  expectStatus(await shop.http.post('/v1/cart/items', { token, json: cartLine(CHECKOUT_VARIANTS.beanie, 1) }), 201, { clause: 'PUR-SERVE-3' });
   const res = await shop.http.post(CHECKOUT, { token, json: checkoutBody(CHECKOUT_ACCOUNTS.async.card) });
   expectCreated(res, { location: /^\/v1\/me\/orders\/ord_[a-z0-9]+$/, clause: 'END-OPS-CHECKOUTSAVEDCARD-1' });
   if (res.body?.status !== 'pending_payment') fail('order "status"', 'pending_payment', res.body?.status, 'END-OPS-CHECKOUTSAVEDCARD-1');
@@ -119,7 +118,7 @@ test(...check({
 }, async (shop) => {
   const token = await delegatedToken(shop, CHECKOUT_ACCOUNTS[6].sub);
   await emptyCart(shop, token);
-  expectStatus(await shop.http.post('/v1/cart/items', { token, json: cartLine(TOTE, 1) }), 201, { clause: 'PUR-SERVE-3' });
+  expectStatus(await shop.http.post('/v1/cart/items', { token, json: cartLine(CHECKOUT_VARIANTS.tote, 1) }), 201, { clause: 'PUR-SERVE-3' });
   const both = await Promise.all([1, 2].map(() => shop.http.post(CHECKOUT, { token, json: checkoutBody(CHECKOUT_ACCOUNTS[6].card) })));
   const created = both.filter((r) => r.status === 201);
   if (created.length !== 1) fail('orders placed by two simultaneous checkouts of one cart', 'exactly one 201', both.map((r) => r.status), 'PUR-IDEM-4');

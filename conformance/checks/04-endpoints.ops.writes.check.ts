@@ -16,7 +16,6 @@ const DELIVERED = ORDERS.adaDelivered.id;
 const REFUNDED = ORDERS.adaRefunded.id;
 const CANCELLED = ORDERS.devCancelled.id;
 /** A variant with plenty of stock that no other check names: the +1/-1 pair below adjusts it. */
-const { id: ADJUSTED, handle: ADJUSTED_HANDLE } = ADJUSTABLE_VARIANT;
 
 test(...check({
   id: 'endpoints.ops.cancel-refused.reference',
@@ -73,21 +72,21 @@ test(...check({
 
   const customer = await customerToken(shop);
   const catalogStock = async () => {
-    const res = await shop.http.get(`/v1/catalog/products/${ADJUSTED_HANDLE}`, { token: customer });
+    const res = await shop.http.get(`/v1/catalog/products/${ADJUSTABLE_VARIANT.handle}`, { token: customer });
     expectStatus(res, 200, { clause: 'PUR-SERVE-5' });
-    const v = Array.isArray(res.body?.variants) ? res.body.variants.find((x: { id?: unknown }) => x.id === ADJUSTED) : undefined;
+    const v = Array.isArray(res.body?.variants) ? res.body.variants.find((x: { id?: unknown }) => x.id === ADJUSTABLE_VARIANT.id) : undefined;
     return v?.available_quantity as unknown;
   };
   const before = await catalogStock();
-  if (typeof before !== 'number') fail(`stock of ${ADJUSTED} in the catalog`, 'a number', before, 'PUR-SERVE-5');
-  const up = expectOpsOk(await adjust(ADJUSTED, { delta: 1, reason: 'conformance check +1' }), 'PUR-SERVE-5');
-  if (up?.variant_id !== ADJUSTED || up.stock !== (before as number) + 1) fail('answer of +1', { variant_id: ADJUSTED, stock: (before as number) + 1 }, up, 'PUR-SERVE-5');
-  const down = expectOpsOk(await adjust(ADJUSTED, { delta: -1, reason: 'conformance check -1' }), 'PUR-SERVE-5');
+  if (typeof before !== 'number') fail(`stock of ${ADJUSTABLE_VARIANT.id} in the catalog`, 'a number', before, 'PUR-SERVE-5');
+  const up = expectOpsOk(await adjust(ADJUSTABLE_VARIANT.id, { delta: 1, reason: 'conformance check +1' }), 'PUR-SERVE-5');
+  if (up?.variant_id !== ADJUSTABLE_VARIANT.id || up.stock !== (before as number) + 1) fail('answer of +1', { variant_id: ADJUSTABLE_VARIANT.id, stock: (before as number) + 1 }, up, 'PUR-SERVE-5');
+  const down = expectOpsOk(await adjust(ADJUSTABLE_VARIANT.id, { delta: -1, reason: 'conformance check -1' }), 'PUR-SERVE-5');
   if (down?.stock !== before) fail('answer of -1', { stock: before }, down, 'PUR-SERVE-5');
   const after = await catalogStock();
-  if (after !== before) fail(`stock of ${ADJUSTED} in the catalog after +1 and -1`, before, after, 'PUR-SERVE-5');
+  if (after !== before) fail(`stock of ${ADJUSTABLE_VARIANT.id} in the catalog after +1 and -1`, before, after, 'PUR-SERVE-5');
 
-  expectOpsProblem(shop, await adjust(ADJUSTED, { delta: 0, reason: 'conformance check' }), 400, 'invalid_request', 'PUR-SERVE-5');
-  expectOpsProblem(shop, await adjust(ADJUSTED, { delta: 10_001, reason: 'conformance check' }), 400, 'invalid_request', 'PUR-SERVE-5');
+  expectOpsProblem(shop, await adjust(ADJUSTABLE_VARIANT.id, { delta: 0, reason: 'conformance check' }), 400, 'invalid_request', 'PUR-SERVE-5');
+  expectOpsProblem(shop, await adjust(ADJUSTABLE_VARIANT.id, { delta: 10_001, reason: 'conformance check' }), 400, 'invalid_request', 'PUR-SERVE-5');
   expectOpsProblem(shop, await adjust(ABSENT_IDS.variant, { delta: 1, reason: 'conformance check' }), 404, 'not_found', 'PUR-SERVE-5');
 }));

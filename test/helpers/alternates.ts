@@ -1,0 +1,367 @@
+// Conforming alternates: proxies in front of the reference that change one thing the spec (and RFC 9110, 9457, 9449 and
+// 6750, which it cites) leaves free, so that a deployment built differently but correctly can be simulated. The suite's
+// `spec` level must pass each of them. Every freedom also has broken twins: the same rewrite made wrong, which the suite
+// must fail, so that a pass of the alternate proves the suite tolerant rather than the proxy idle.
+import { createHash, randomBytes } from 'node:crypto';
+import { headerOf, isJsonMediaType, mapHeader, withHeader, type Fields, type ProxyAnswer, type ProxyRules } from './mutating-proxy.js';
+
+export interface Alternate {
+  name: string;
+  /** What the spec or an RFC allows, in a sentence. */
+  freedom: string;
+  rules: ProxyRules;
+}
+
+export interface BrokenTwin {
+  name: string;
+  /** The alternate it breaks. */
+  of: string;
+  rules: ProxyRules;
+  /** The run is limited to these clauses; at least one of `fails` must be reported failed. */
+  clauses: readonly string[];
+  fails: readonly string[];
+}
+
+// ------------------------------------------------------------------------------------------------------- WWW-Authenticate
+
+const TCHAR = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+
+/**
+ * Splits a WWW-Authenticate value into its challenges as written. The proxy's own small splitter, not the suite's parser
+ * (that would prove the suite with itself): a top-level comma followed by `token SP token =`, or by a lone token, starts a
+ * challenge; quoted strings are skipped whole.
+ */
+export function splitChallenges(header: string): string[] {
+  const out: string[] = [];
+  let start = 0;
+  let quoted = false;
+  for (let i = 0; i < header.length; i++) {
+    const c = header[i];
+    if (quoted) {
+      if (c === '\\') i++;
+      else if (c === '"') quoted = false;
+      continue;
+    }
+    if (c === '"') quoted = true;
+    else if (c === ',' && /^\s*[!#$%&'*+\-.^_`|~0-9A-Za-z]+(\s+[!#$%&'*+\-.^_`|~0-9A-Za-z]+\s*=|\s*(,|$))/.test(header.slice(i + 1))) {
+      out.push(header.slice(start, i).trim());
+      start = i + 1;
+    }
+  }
+  out.push(header.slice(start).trim());
+  return out.filter((c) => c !== '');
+}
+
+/** Rewrites each challenge's scheme and its auth-params (`name="value"` pairs, quotes included). */
+function mapChallenges(header: string, o: { scheme?: (s: string) => string; param?: (name: string, quoted: string) => string }): string[] {
+  return splitChallenges(header).map((challenge) => {
+    const m = /^(\S+)(.*)$/s.exec(challenge)!;
+    const scheme = o.scheme ? o.scheme(m[1]!) : m[1]!;
+    const params = o.param ? m[2]!.replace(/([!#$%&'*+\-.^_`|~0-9A-Za-z]+)=("(?:[^"\\]|\\.)*"|[^\s,]+)/g, (_all, name: string, value: string) => `${name}=${o.param!(name, value)}`) : m[2]!;
+    return scheme + params;
+  });
+}
+
+const unquoteTokens = (_name: string, value: string) => {
+  const inner = value.startsWith('"') ? value.slice(1, -1) : value;
+  return TCHAR.test(inner) ? inner : value;
+};
+
+const schemeCase: Record<string, string> = { bearer: 'bearer', dpop: 'dpop' };
+
+function rewriteChallenge(answer: ProxyAnswer, rewrite: (value: string) => string | string[]): ProxyAnswer {
+  const lines: Fields = [];
+  let done = false;
+  for (const [k, v] of answer.headers) {
+    if (k.toLowerCase() !== 'www-authenticate') lines.push([k, v]);
+    else if (!done) {
+      done = true;
+      const values = rewrite(v);
+      for (const value of Array.isArray(values) ? values : [values]) lines.push([k, value]);
+    }
+  }
+  return { ...answer, headers: lines };
+}
+
+const challengeRules = (rewrite: (value: string) => string | string[]): ProxyRules => ({ response: (a) => rewriteChallenge(a, rewrite) });
+
+// -------------------------------------------------------------------------------------------------------- problem bodies
+
+type Doc = Record<string, unknown>;
+
+function problemBody(answer: ProxyAnswer, edit: (doc: Doc, answer: ProxyAnswer) => Doc): ProxyAnswer {
+  if (answer.body === undefined || !/^application\/problem\+json/i.test(headerOf(answer.headers, 'content-type') ?? '')) return answer;
+  let doc: unknown;
+  try {
+    doc = JSON.parse(answer.body);
+  } catch {
+    return answer;
+  }
+  if (typeof doc !== 'object' || doc === null || Array.isArray(doc)) return answer;
+  return { ...answer, body: JSON.stringify(edit(doc as Doc, answer)) };
+}
+
+// ------------------------------------------------------------------------------------------------------------ request ids
+
+const CROCKFORD = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
+
+/** A ULID: 48-bit millisecond time and 80 random bits, 26 Crockford base32 characters. */
+export function ulid(now = Date.now()): string {
+  let time = '';
+  for (let t = now, i = 0; i < 10; i++, t = Math.floor(t / 32)) time = CROCKFORD[t % 32] + time;
+  const random = [...randomBytes(16)].map((b) => CROCKFORD[b % 32]).join('');
+  return time + random;
+}
+
+function replaceRequestId(answer: ProxyAnswer, instanceOf: (id: string) => string): ProxyAnswer {
+  const old = headerOf(answer.headers, 'x-request-id');
+  if (old === undefined) return answer;
+  const id = `req-${ulid()}`;
+  const headers = withHeader(answer.headers, 'X-Request-Id', id);
+  return problemBody({ ...answer, headers }, (doc) => (doc.instance === old ? { ...doc, instance: instanceOf(id) } : doc));
+}
+
+// -------------------------------------------------------------------------------------------------------------- entity tags
+
+/**
+ * The reference's tags under another spelling, `W/"v2-<hash>"`, and If-None-Match translated back, so that a matching tag
+ * still gets its 304. `translateBack: false` makes the broken twin: the tags change but the server no longer recognises them.
+ */
+function etagRules(o: { translateBack: boolean }): ProxyRules {
+  const originals = new Map<string, string>();
+  const spell = (opaque: string) => {
+    const mine = `v2-${createHash('sha256').update(opaque).digest('hex').slice(0, 32)}`;
+    originals.set(mine, opaque);
+    return mine;
+  };
+  return {
+    request(req) {
+      if (!o.translateBack) return req;
+      const headers = mapHeader(req.headers, 'if-none-match', (value) =>
+        value
+          .split(',')
+          .map((tag) => tag.trim().replace(/^(W\/)?"([^"]*)"$/, (all, weak: string | undefined, opaque: string) => (originals.has(opaque) ? `${weak ?? ''}"${originals.get(opaque)}"` : all)))
+          .join(', '),
+      );
+      return { ...req, headers };
+    },
+    response: (a) => ({ ...a, headers: mapHeader(a.headers, 'etag', (tag) => tag.replace(/^W\/"([^"]*)"$/, (_all, opaque: string) => `W/"${spell(opaque)}"`)) }),
+  };
+}
+
+// ---------------------------------------------------------------------------------------------------------- unmatched route
+
+/** The reference's unmatched-route answer, recognised by its detail (the only 404 not_found that says so). */
+const UNMATCHED_DETAIL = 'No route matches this path.';
+
+function unmatchedRoute(answer: ProxyAnswer, to: { status: number; title: string; error: string; type?: (docsBase: string, error: string) => string }): ProxyAnswer {
+  let edited = false;
+  const out = problemBody(answer, (doc) => {
+    if (doc.error !== 'not_found' || doc.detail !== UNMATCHED_DETAIL || typeof doc.type !== 'string') return doc;
+    edited = true;
+    const docsBase = doc.type.replace(/\/api\/problems\/not_found$/, '');
+    const type = to.type ? to.type(docsBase, to.error) : `${docsBase}/api/problems/${to.error}`;
+    return { type, title: to.title, status: to.status, error: to.error, detail: 'No route is declared for this path.', instance: doc.instance };
+  });
+  return edited ? { ...out, status: to.status } : out;
+}
+
+// ---------------------------------------------------------------------------------------------------------- record bodies
+
+/** Routes whose success body the spec shows (webhook) or that are description documents: left as they are. */
+const SHOWN_BODIES = /^\/(webhooks\/|openapi\.json|assistant\/openapi\.json)/;
+
+function successObject(answer: ProxyAnswer, path: string, edit: (doc: Doc) => Doc): ProxyAnswer {
+  if (answer.body === undefined || answer.status < 200 || answer.status > 299 || SHOWN_BODIES.test(path)) return answer;
+  if (!/^application\/json/i.test(headerOf(answer.headers, 'content-type') ?? '')) return answer;
+  let doc: unknown;
+  try {
+    doc = JSON.parse(answer.body);
+  } catch {
+    return answer;
+  }
+  if (typeof doc !== 'object' || doc === null || Array.isArray(doc)) return answer;
+  return { ...answer, body: JSON.stringify(edit(doc as Doc)) };
+}
+
+const volatile = (doc: Doc): Doc => ({ ...doc, served_at: new Date().toISOString(), trace: randomBytes(8).toString('hex') });
+
+/**
+ * The volatile members, and the second addCartItem with an Idempotency-Key already seen is not applied (sent on as a
+ * cart read): the key honoured, which the spec forbids (PUR-IDEM-2).
+ */
+function idempotencyHonoured(): ProxyRules {
+  const seen = new Set<string>();
+  return {
+    request(req) {
+      const key = headerOf(req.headers, 'idempotency-key');
+      if (req.method !== 'POST' || req.path !== '/v1/cart/items' || key === undefined) return req;
+      if (!seen.has(key)) {
+        seen.add(key);
+        return req;
+      }
+      return { ...req, method: 'GET', path: '/v1/cart' };
+    },
+    response: (a, req) => successObject(a, req.path, volatile),
+  };
+}
+
+// ------------------------------------------------------------------------------------------------------ the alternates
+
+/**
+ * The same media types spelled otherwise: problem documents without the (optional) charset, `application/json;
+ * charset=utf-8` as `Application/JSON ;Charset="UTF-8"`, event streams as `Text/Event-Stream ;Charset="UTF-8"`.
+ */
+const respellMediaType = (value: string) =>
+  /^application\/problem\+json/i.test(value)
+    ? 'application/problem+json'
+    : value
+    .replace(/^([a-z]+)\/([\w.-]+\+)?(json|event-stream)/i, (_all, type: string, suffix: string | undefined, sub: string) =>
+      `${type[0]!.toUpperCase()}${type.slice(1)}/${suffix ? suffix[0]!.toUpperCase() + suffix.slice(1) : ''}${sub === 'json' ? 'JSON' : 'Event-Stream'}`)
+    .replace(/\s*;\s*charset=("?)([\w-]+)\1/i, (_all, _q: string, charset: string) => ` ;Charset="${charset.toUpperCase()}"`);
+
+export const ALTERNATES: readonly Alternate[] = [
+  {
+    name: 'challenges-on-separate-lines',
+    freedom: 'RFC 9110 §5.3: a list-based field may be sent as several field lines; each challenge of WWW-Authenticate on its own line',
+    rules: challengeRules((v) => splitChallenges(v)),
+  },
+  {
+    name: 'auth-params-as-tokens',
+    freedom: 'RFC 9110 §11.2: an auth-param value is a token or a quoted-string; values that are tokens sent unquoted (error=invalid_token, algs=ES256)',
+    rules: challengeRules((v) => mapChallenges(v, { param: unquoteTokens }).join(', ')),
+  },
+  {
+    name: 'lowercase-auth-schemes',
+    freedom: 'RFC 9110 §11.1: auth-scheme names are case-insensitive; bearer and dpop',
+    rules: challengeRules((v) => mapChallenges(v, { scheme: (s) => schemeCase[s.toLowerCase()] ?? s }).join(', ')),
+  },
+  {
+    name: 'problem-extension-members',
+    freedom: 'RFC 9457 §3.2: problem types may have extension members and clients ignore the ones they do not know; a "trace" member on every problem',
+    rules: { response: (a) => problemBody(a, (doc) => ({ ...doc, trace: `00-${randomBytes(16).toString('hex')}-${randomBytes(8).toString('hex')}-01` })) },
+  },
+  {
+    name: 'media-type-and-header-spelling',
+    freedom:
+      'RFC 9110 §8.3.1: type, subtype and parameter names are case-insensitive, a parameter value may be quoted, OWS may precede ";" ' +
+      '(Application/JSON ;Charset="UTF-8"), and charset is optional (application/problem+json bare); §5.1: field names are ' +
+      'case-insensitive (every name in upper case)',
+    rules: {
+      response: (a) => ({
+        ...a,
+        headers: a.headers.map(([k, v]) => [k.toUpperCase(), k.toLowerCase() === 'content-type' ? respellMediaType(v) : v]),
+      }),
+    },
+  },
+  {
+    name: 'chunked-bodies',
+    freedom: 'RFC 9112 §6.1, §7.1: a body may be framed by Transfer-Encoding: chunked instead of Content-Length',
+    rules: { chunked: true },
+  },
+  {
+    name: 'ulid-request-ids',
+    freedom: 'the spec fixes no X-Request-Id format, only that instance equals it; req-<ULID>',
+    rules: { response: (a) => replaceRequestId(a, (id) => id) },
+  },
+  {
+    name: 'other-entity-tags',
+    freedom: 'RFC 9110 §8.8.3: an entity tag is opaque; W/"v2-<hash>", with If-None-Match still answered 304 for a current tag',
+    rules: etagRules({ translateBack: true }),
+  },
+  {
+    name: 'volatile-record-members',
+    freedom: 'spec, Resources: the fields of catalog, cart, checkout, account and order records are not shown; every JSON success object also carries served_at and trace, new on each response',
+    rules: { response: (a, req) => successObject(a, req.path, volatile) },
+  },
+  {
+    name: 'unmatched-route-400',
+    freedom: 'spec, Errors: the status and code of an unmatched route are not shown; 400 unknown_route',
+    rules: { response: (a) => unmatchedRoute(a, { status: 400, title: 'Bad Request', error: 'unknown_route' }) },
+  },
+];
+
+// --------------------------------------------------------------------------------------------------------- broken twins
+
+export const BROKEN_TWINS: readonly BrokenTwin[] = [
+  {
+    name: 'challenges on separate lines, one without the comma between its params',
+    of: 'challenges-on-separate-lines',
+    rules: challengeRules((v) => splitChallenges(v).map((c) => c.replace(/",\s*/g, '" '))),
+    clauses: ['ERR-TABLE-1'],
+    fails: ['ERR-TABLE-1'],
+  },
+  {
+    name: 'auth-params unquoted even where the value is not a token',
+    of: 'auth-params-as-tokens',
+    rules: challengeRules((v) => mapChallenges(v, { param: (_n, value) => (value.startsWith('"') ? value.slice(1, -1) : value).replace(/_/g, ' ') }).join(', ')),
+    clauses: ['ERR-TABLE-1'],
+    fails: ['ERR-TABLE-1'],
+  },
+  {
+    name: 'another scheme name, not another case (Bearer becomes Bearer2)',
+    of: 'lowercase-auth-schemes',
+    rules: challengeRules((v) => mapChallenges(v, { scheme: (s) => (s.toLowerCase() === 'bearer' ? 'Bearer2' : s) }).join(', ')),
+    clauses: ['ERR-TABLE-1'],
+    fails: ['ERR-TABLE-1'],
+  },
+  {
+    name: 'an extension member the spec reserves: scope on a problem that is not insufficient_scope',
+    of: 'problem-extension-members',
+    rules: { response: (a) => problemBody(a, (doc) => (doc.error === 'insufficient_scope' ? doc : { ...doc, scope: 'catalog:read' })) },
+    clauses: ['RES-PROBLEM-11'],
+    fails: ['RES-PROBLEM-11'],
+  },
+  {
+    name: 'another media type, not another spelling (problems as Text/JSON)',
+    of: 'media-type-and-header-spelling',
+    rules: { response: (a) => ({ ...a, headers: mapHeader(a.headers, 'content-type', (v) => (/problem\+json/i.test(v) ? 'Text/JSON ;Charset="UTF-8"' : v)) }) },
+    clauses: ['RES-PROBLEM-1'],
+    fails: ['RES-PROBLEM-1'],
+  },
+  {
+    name: 'chunked problem bodies cut short (the last chunk dropped)',
+    of: 'chunked-bodies',
+    rules: { chunked: true, response: (a) => (a.body !== undefined && a.status >= 400 ? { ...a, body: a.body.slice(0, -1) } : a) },
+    clauses: ['RES-PROBLEM-1'],
+    fails: ['RES-PROBLEM-1'],
+  },
+  {
+    name: 'request ids replaced in the header but not in instance',
+    of: 'ulid-request-ids',
+    rules: { response: (a) => replaceRequestId(a, () => `req-${ulid()}`) },
+    clauses: ['RES-PROBLEM-8'],
+    fails: ['RES-PROBLEM-8'],
+  },
+  {
+    name: 'entity tags respelled but If-None-Match not recognised (no 304 for a current tag)',
+    of: 'other-entity-tags',
+    rules: etagRules({ translateBack: false }),
+    clauses: ['END-CONV-8'],
+    fails: ['END-CONV-8'],
+  },
+  {
+    name: 'volatile members, and a Shop-Session header changes the cart read (item_count + 1)',
+    of: 'volatile-record-members',
+    rules: {
+      response: (a, req) =>
+        successObject(a, req.path, (doc) => volatile(req.path === '/v1/cart' && headerOf(req.headers, 'shop-session') !== undefined && typeof doc.item_count === 'number' ? { ...doc, item_count: doc.item_count + 1 } : doc)),
+    },
+    clauses: ['AUTH-CUST-2'],
+    fails: ['AUTH-CUST-2'],
+  },
+  {
+    name: 'volatile members, and a repeated Idempotency-Key replays instead of adding again',
+    of: 'volatile-record-members',
+    rules: idempotencyHonoured(),
+    clauses: ['PUR-IDEM-2'],
+    fails: ['PUR-IDEM-2'],
+  },
+  {
+    name: 'unmatched route answered 400 unknown_route with the type of not_found',
+    of: 'unmatched-route-400',
+    rules: { response: (a) => unmatchedRoute(a, { status: 400, title: 'Bad Request', error: 'unknown_route', type: (base) => `${base}/api/problems/not_found` }) },
+    clauses: ['ERR-PROBLEM-10'],
+    fails: ['ERR-PROBLEM-10'],
+  },
+];
