@@ -51,6 +51,14 @@ test(...check({
       if (res.status >= 400) expectProblem(res, { status: res.status, error: String(res.body?.error ?? ''), docsUrl: shop.docsUrl, clause: 'PUR-RULE-3' });
     }
   }
+  // Control: the routes as the documents describe them exist and admit an operator, so that the refusals above are the
+  // guard's and not a missing route's (a 404 to everyone would prove nothing).
+  if (!shop.profile.capabilities.operators) return;
+  const who = await operator(shop);
+  for (const r of requests()) {
+    const res = await send(shop, r, who);
+    if ([401, 403, 404, 405].includes(res.status)) fail(`${r.method} ${r.path} as an operator (the route of ${r.operationId} in the description documents)`, 'admitted (not 401, 403, 404 or 405)', `${res.status} ${res.text.slice(0, 200)}`, 'PUR-RULE-3');
+  }
 }));
 
 // -------------------------------------------------------------------------------------------------- reference level

@@ -66,6 +66,8 @@ export const cartBodies: DescribedAlternate = {
       setBody(doc, 'updateCartItem', { type: 'object', required: ['count'], additionalProperties: false, properties: { count: { type: 'integer', minimum: 1, maximum: 99, 'x-shop-role': 'quantity' } } }, { count: 2 });
     }),
     requestBody(req, body) {
+      // Over the 256 KiB cap the body goes as it came, so that the service refuses it for its size, as it must.
+      if (Buffer.byteLength(body) > 256 * 1024) return body;
       const path = pathOf(req.path);
       const json = parse(body) as Json | undefined;
       if (json === undefined || typeof json !== 'object' || json === null || Array.isArray(json)) return body;

@@ -12,6 +12,7 @@ import { OPERATIONS, type Operation } from '../../../contract/operations.js';
 import { expectInsufficientScope } from './expect-refusals.js';
 import { PRODUCT_HANDLE, VARIANT } from './seed-data.js';
 import { contextHeader } from './artifact-headers.js';
+import { learned } from '../../engine/check.js';
 
 /** Errors with which the authentication stages and the guard refuse a caller (as opposed to the handler's answers). */
 const GUARD_ERRORS = new Set(['invalid_token', 'invalid_dpop_proof', 'use_dpop_nonce', 'caller_not_allowed', 'insufficient_scope', 'sign_in_required', 'account_access_ended']);
@@ -37,12 +38,15 @@ export interface Call {
  * validation (or name nothing). Reads are sent as they are.
  */
 export function probe(op: Operation): Call {
-  const path = op.path
+  // Routes the spec leaves open (operator, conversation) are the target's, from its description documents.
+  const route = op.group === 'operator' || op.group === 'conversation' ? learned().operation(op.operationId) : op;
+  const path = route.path
     .replace('{handle}', PRODUCT_HANDLE)
     .replace('{variant_id}', VARIANT)
-    .replace('{id}', `none_${freshHex()}`);
-  if (op.method === 'POST' || op.method === 'PATCH' || op.method === 'PUT') return { method: op.method, path, json: { conformance_probe: true } };
-  return { method: op.method, path };
+    .replace(/\{[^}]+\}/g, () => `none_${freshHex()}`);
+  const method = route.method;
+  if (method === 'POST' || method === 'PATCH' || method === 'PUT') return { method, path, json: { conformance_probe: true } };
+  return { method, path };
 }
 
 /** The contract's operation of that id. */

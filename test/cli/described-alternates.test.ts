@@ -1,0 +1,68 @@
+// Deployments that choose differently where the spec says "not shown" and say so in their own description documents
+// (test/helpers/described-alternates.ts): the spec level learns each choice and passes. Each alternate's undescribed twin
+// (the same choice, with the reference's documents left as they were) must fail on the operation's clause, so that the
+// passes prove the learning, not an idle proxy.
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { startServer } from '../../reference/src/server.js';
+import { loadConfig } from '../../reference/src/config.js';
+import { FIXTURE_PROFILE_PATH } from '../helpers/reference.js';
+import { startProxy, type ProxyRules } from '../helpers/mutating-proxy.js';
+import { cartBodies, DESCRIBED_ALTERNATES, opsRoutes } from '../helpers/described-alternates.js';
+import { cli, outputDir, readReport, type Report } from '../helpers/cli.js';
+
+async function behindProxy<T>(rules: ProxyRules, body: (url: string) => Promise<T>): Promise<T> {
+  const reference = await startServer(loadConfig({ env: {}, profilePath: FIXTURE_PROFILE_PATH, overrides: { port: 0, databasePath: ':memory:', logLevel: 'silent' } }));
+  const proxy = await startProxy(reference.url, rules);
+  try {
+    return await body(proxy.url);
+  } finally {
+    await proxy.close();
+    await reference.close();
+  }
+}
+
+const failures = (report: Report | undefined, out: string) =>
+  report ? report.checks.filter((c) => c.status !== 'passed' && c.status !== 'skipped').map((c) => `  ${c.status} [${c.id}] ${c.reason ?? ''}`).join('\n') : out.slice(-3000);
+
+const report = (dir: string): Report | undefined => {
+  try {
+    return readReport(dir);
+  } catch {
+    return undefined;
+  }
+};
+
+/** The same rules without the rewrite of the description documents: the choice made, but not described. */
+const undescribed = (rules: ProxyRules): ProxyRules => ({ ...rules, response: undefined });
+
+describe('self-described choices: learned from the deployment\'s documents', { concurrency: 2 }, () => {
+  for (const alternate of DESCRIBED_ALTERNATES) {
+    test(`conforming: ${alternate.name} (${alternate.choice})`, { timeout: 240_000 }, async (t) => {
+      await behindProxy(alternate.rules, async (url) => {
+        const dir = outputDir();
+        const r = await cli(['run', '--base-url', url, '--level', 'spec', '--reporter', 'dot', '--output', dir], 200_000);
+        t.diagnostic(`${Math.round(r.ms / 1000)} s`);
+        assert.equal(r.code, 0, `${alternate.name}: exit ${r.code}\n${failures(report(dir), r.out)}`);
+      });
+    });
+  }
+
+  const twins = [
+    // The reference's cart body is refused: the checks that add a line fail on their own clauses.
+    { of: cartBodies, clauses: ['AUTH-CUST-2', 'AUTH-CUST-3', 'AUTH-CUST-4'], grep: 'auth\\.customer' },
+    // The reference's operator paths are no routes here: the operator control of PUR-RULE-3 finds none.
+    { of: opsRoutes, clauses: ['PUR-RULE-3'], grep: 'endpoints\\.ops' },
+  ];
+  for (const twin of twins) {
+    test(`undescribed twin of ${twin.of.name}: fails ${twin.clauses.join(' or ')}`, { timeout: 120_000 }, async () => {
+      await behindProxy(undescribed(twin.of.rules), async (url) => {
+        const dir = outputDir();
+        const r = await cli(['run', '--base-url', url, '--level', 'spec', '--grep', twin.grep, '--reporter', 'dot', '--output', dir, '--no-doctor']);
+        assert.equal(r.code, 1, r.out.slice(-3000));
+        const failed = report(dir)!.clauses.filter((c) => c.verdict === 'failed').map((c) => c.id);
+        assert.ok(twin.clauses.some((c) => failed.includes(c)), `expected ${twin.clauses.join(' or ')} among the failed clauses, got ${failed.join(', ')}`);
+      });
+    });
+  }
+});
