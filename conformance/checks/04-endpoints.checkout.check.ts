@@ -19,6 +19,7 @@ import { credentialsOf, KINDS, type Kind } from '../engine/callers.js';
 import { freshShopperIp } from '../lib/shopper.js';
 import type { RequestOptions, ShopResponse } from '../engine/http.js';
 import { CheckFailure, expectCreated, expectNoStore, expectProblem, expectStatus, fail } from '../lib/assert.js';
+import { describeUnmatched, looksUnmatched, probeUnmatched } from '../lib/routes.js';
 
 // --- helpers (check files import nothing from each other) -------------------------------------------------------------
 
@@ -124,7 +125,8 @@ test(...check({
 }, async (shop) => {
   for (const token of [await agent(shop, shop.subject('cust')), await shop.mint.customer({ sub: shop.subject('cust') })]) {
     const res = await shop.http.post(PREVIEW, { token, json: {} });
-    if (res.status === 404 || res.status === 405) fail('POST /v1/checkout-previews is a route of the service', 'not 404/405', brief(res), 'END-OPS-CREATECHECKOUTPREVIEW-1');
+    const unmatched = await probeUnmatched((path) => shop.http.post(path, { token, json: {} }), PREVIEW, shop.subject());
+    if (looksUnmatched(res, unmatched)) fail('POST /v1/checkout-previews is a route of the service', `not an unmatched-route answer (${describeUnmatched(unmatched)})`, brief(res), 'END-OPS-CREATECHECKOUTPREVIEW-1');
     if (res.status >= 500) fail('POST /v1/checkout-previews', 'not a server error', brief(res), 'PUR-SERVE-3');
   }
 }));

@@ -5,6 +5,7 @@ import { check, test, type Shop } from '../engine/check.js';
 import type { ShopResponse } from '../engine/http.js';
 import { CheckFailure, expectProblem, expectStatus, fail } from '../lib/assert.js';
 import { OPERATIONS_BY_ID } from '../../contract/operations.js';
+import { describeUnmatched, looksUnmatched, probeUnmatched } from '../lib/routes.js';
 
 
 const is2xx = (res: { status: number }) => res.status >= 200 && res.status < 300;
@@ -40,7 +41,8 @@ test(...check({
     }
     const json = op.method === 'POST' ? { variant_id: VARIANT, quantity: 1 } : op.method === 'PATCH' ? { quantity: 2 } : undefined;
     const res = await shop.http.request(op.method, path, { token, ...(json !== undefined ? { json } : {}) });
-    if (res.status === 404 || res.status === 405) fail(`${op.method} ${path} (${operationId}) by a customer`, 'a route (not 404/405)', res.status, 'VER-PREFIX-1');
+    const unmatched = await probeUnmatched((probe) => shop.http.request(op.method, probe, { token, ...(json !== undefined ? { json } : {}) }), path, shop.subject());
+    if (looksUnmatched(res, unmatched)) fail(`${op.method} ${path} (${operationId}) by a customer`, `a route (not an unmatched-route answer: ${describeUnmatched(unmatched)})`, res.status, 'VER-PREFIX-1');
     if (operationId === 'addCartItem') {
       haveLine = is2xx(res);
       if (!haveLine && !is4xx(res)) fail('addCartItem with a valid body', '2xx', res.status, 'VER-PREFIX-1');
