@@ -52,13 +52,17 @@ export function splitChallenges(header: string): string[] {
   return out.filter((c) => c !== '');
 }
 
-/** Rewrites each challenge's scheme and its auth-params (`name="value"` pairs, quotes included). */
-function mapChallenges(header: string, o: { scheme?: (s: string) => string; param?: (name: string, quoted: string) => string }): string[] {
+/**
+ * Rewrites each challenge: its scheme, each auth-param value (quotes included, as written) and the order of its auth-params
+ * (written back as `name=value` joined by ", ").
+ */
+function mapChallenges(header: string, o: { scheme?: (s: string) => string; param?: (name: string, value: string) => string; order?: <T>(params: T[]) => T[] }): string[] {
   return splitChallenges(header).map((challenge) => {
-    const m = /^(\S+)(.*)$/s.exec(challenge)!;
+    const m = /^(\S+)\s*(.*)$/s.exec(challenge)!;
     const scheme = o.scheme ? o.scheme(m[1]!) : m[1]!;
-    const params = o.param ? m[2]!.replace(/([!#$%&'*+\-.^_`|~0-9A-Za-z]+)=("(?:[^"\\]|\\.)*"|[^\s,]+)/g, (_all, name: string, value: string) => `${name}=${o.param!(name, value)}`) : m[2]!;
-    return scheme + params;
+    const params = [...m[2]!.matchAll(/([!#$%&'*+\-.^_`|~0-9A-Za-z]+)=("(?:[^"\\]|\\.)*"|[^\s,]+)/g)].map(([, name, value]) => [name!, o.param ? o.param(name!, value!) : value!] as const);
+    const ordered = o.order ? o.order(params) : params;
+    return ordered.length ? `${scheme} ${ordered.map(([name, value]) => `${name}=${value}`).join(', ')}` : scheme;
   });
 }
 
@@ -237,13 +241,20 @@ const respellMediaType = (value: string) =>
 export const ALTERNATES: readonly Alternate[] = [
   {
     name: 'challenges-on-separate-lines',
-    freedom: 'RFC 9110 §5.3: a list-based field may be sent as several field lines; each challenge of WWW-Authenticate on its own line',
-    rules: challengeRules((v) => splitChallenges(v)),
+    freedom:
+      'RFC 9110 §5.3: a list-based field may be sent as several field lines; each challenge of WWW-Authenticate on its own line, ' +
+      'the last first (their order means nothing), and each Cache-Control directive and Allow method on its own line',
+    rules: {
+      response: (a) => {
+        const split = rewriteChallenge(a, (v) => splitChallenges(v).reverse());
+        return { ...split, headers: split.headers.flatMap(([k, v]): Fields => (/^(cache-control|allow)$/i.test(k) ? v.split(',').map((item) => [k, item.trim()]) : [[k, v]])) };
+      },
+    },
   },
   {
     name: 'auth-params-as-tokens',
-    freedom: 'RFC 9110 §11.2: an auth-param value is a token or a quoted-string; values that are tokens sent unquoted (error=invalid_token, algs=ES256)',
-    rules: challengeRules((v) => mapChallenges(v, { param: unquoteTokens }).join(', ')),
+    freedom: 'RFC 9110 §11.2: an auth-param value is a token or a quoted-string; values that are tokens sent unquoted (error=invalid_token, algs=ES256), the auth-params of a challenge in reverse order',
+    rules: challengeRules((v) => mapChallenges(v, { param: unquoteTokens, order: (params) => [...params].reverse() }).join(', ')),
   },
   {
     name: 'lowercase-auth-schemes',
@@ -252,8 +263,10 @@ export const ALTERNATES: readonly Alternate[] = [
   },
   {
     name: 'problem-extension-members',
-    freedom: 'RFC 9457 §3.2: problem types may have extension members and clients ignore the ones they do not know; a "trace" member on every problem',
-    rules: { response: (a) => problemBody(a, (doc) => ({ ...doc, trace: `00-${randomBytes(16).toString('hex')}-${randomBytes(8).toString('hex')}-01` })) },
+    freedom: 'RFC 9457 §3.2: problem types may have extension members and clients ignore the ones they do not know; "trace" (a string) and "retry" (an object) on every problem, ahead of the standard members',
+    rules: {
+      response: (a) => problemBody(a, (doc) => ({ trace: `00-${randomBytes(16).toString('hex')}-${randomBytes(8).toString('hex')}-01`, retry: { advised: doc.status === 429 || doc.status === 503 }, ...doc })),
+    },
   },
   {
     name: 'media-type-and-header-spelling',
