@@ -19,6 +19,7 @@ import { emptyCart } from './_shared/expect-cart.js';
 import { customerToken, delegatedToken } from './_shared/mint-callers.js';
 import { CHECKOUT, checkout, checkoutBody, PREVIEW } from './_shared/place-order.js';
 import { ABSENT_IDS, CHECKOUT_ACCOUNTS } from './_shared/seed-data.js';
+import { describeUnmatched, looksUnmatched, probeUnmatched } from '../lib/routes.js';
 
 // --- callers and scope ------------------------------------------------------------------------------------------------
 
@@ -69,7 +70,8 @@ test(...check({
 }, async (shop) => {
   for (const token of [await delegatedToken(shop, shop.subject('cust')), await customerToken(shop)]) {
     const res = await shop.http.post(PREVIEW, { token, json: {} });
-    if (res.status === 404 || res.status === 405) fail('POST /v1/checkout-previews is a route of the service', 'not 404/405', brief(res), 'END-OPS-CREATECHECKOUTPREVIEW-1');
+    const unmatched = await probeUnmatched((path) => shop.http.post(path, { token, json: {} }), PREVIEW, shop.subject());
+    if (looksUnmatched(res, unmatched)) fail('POST /v1/checkout-previews is a route of the service', `not an unmatched-route answer (${describeUnmatched(unmatched)})`, brief(res), 'END-OPS-CREATECHECKOUTPREVIEW-1');
     if (res.status >= 500) fail('POST /v1/checkout-previews', 'not a server error', brief(res), 'PUR-SERVE-3');
   }
 }));

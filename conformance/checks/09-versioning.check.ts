@@ -9,6 +9,7 @@ import { SERVED } from './_shared/describe-operations.js';
 import { cartLine, cartQuantity } from './_shared/expect-cart.js';
 import { customerToken } from './_shared/mint-callers.js';
 import { ADA, PRODUCT_HANDLE, VARIANT } from './_shared/seed-data.js';
+import { describeUnmatched, looksUnmatched, probeUnmatched } from '../lib/routes.js';
 
 test(...check({
   id: 'versioning.operations-under-v1',
@@ -32,7 +33,8 @@ test(...check({
     }
     const json = op.method === 'POST' ? cartLine() : op.method === 'PATCH' ? cartQuantity(2) : undefined;
     const res = await shop.http.request(op.method, path, { token, ...(json !== undefined ? { json } : {}) });
-    if (res.status === 404 || res.status === 405) fail(`${op.method} ${path} (${operationId}) by a customer`, 'a route (not 404/405)', res.status, 'VER-PREFIX-1');
+    const unmatched = await probeUnmatched((probe) => shop.http.request(op.method, probe, { token, ...(json !== undefined ? { json } : {}) }), path, shop.subject());
+    if (looksUnmatched(res, unmatched)) fail(`${op.method} ${path} (${operationId}) by a customer`, `a route (not an unmatched-route answer: ${describeUnmatched(unmatched)})`, res.status, 'VER-PREFIX-1');
     if (operationId === 'addCartItem') {
       haveLine = is2xx(res);
       if (!haveLine && !is4xx(res)) fail('addCartItem with a valid body', '2xx', res.status, 'VER-PREFIX-1');

@@ -17,9 +17,9 @@ export interface BrokenTwin {
   /** The alternate it breaks. */
   of: string;
   rules: ProxyRules;
-  /** The run is limited to these clauses; at least one of `fails` must be reported failed. */
-  clauses: readonly string[];
-  fails: readonly string[];
+  /** The check that catches it (the run is limited to it) and the clause its failure names. */
+  check: string;
+  clause: string;
 }
 
 // ------------------------------------------------------------------------------------------------------- WWW-Authenticate
@@ -52,13 +52,17 @@ export function splitChallenges(header: string): string[] {
   return out.filter((c) => c !== '');
 }
 
-/** Rewrites each challenge's scheme and its auth-params (`name="value"` pairs, quotes included). */
-function mapChallenges(header: string, o: { scheme?: (s: string) => string; param?: (name: string, quoted: string) => string }): string[] {
+/**
+ * Rewrites each challenge: its scheme, each auth-param value (quotes included, as written) and the order of its auth-params
+ * (written back as `name=value` joined by ", ").
+ */
+function mapChallenges(header: string, o: { scheme?: (s: string) => string; param?: (name: string, value: string) => string; order?: <T>(params: T[]) => T[] }): string[] {
   return splitChallenges(header).map((challenge) => {
-    const m = /^(\S+)(.*)$/s.exec(challenge)!;
+    const m = /^(\S+)\s*(.*)$/s.exec(challenge)!;
     const scheme = o.scheme ? o.scheme(m[1]!) : m[1]!;
-    const params = o.param ? m[2]!.replace(/([!#$%&'*+\-.^_`|~0-9A-Za-z]+)=("(?:[^"\\]|\\.)*"|[^\s,]+)/g, (_all, name: string, value: string) => `${name}=${o.param!(name, value)}`) : m[2]!;
-    return scheme + params;
+    const params = [...m[2]!.matchAll(/([!#$%&'*+\-.^_`|~0-9A-Za-z]+)=("(?:[^"\\]|\\.)*"|[^\s,]+)/g)].map(([, name, value]) => [name!, o.param ? o.param(name!, value!) : value!] as const);
+    const ordered = o.order ? o.order(params) : params;
+    return ordered.length ? `${scheme} ${ordered.map(([name, value]) => `${name}=${value}`).join(', ')}` : scheme;
   });
 }
 
@@ -151,19 +155,33 @@ function etagRules(o: { translateBack: boolean }): ProxyRules {
 
 // ---------------------------------------------------------------------------------------------------------- unmatched route
 
-/** The reference's unmatched-route answer, recognised by its detail (the only 404 not_found that says so). */
+/**
+ * The reference's unmatched-route answers: 404 not_found recognised by its detail (the only one that says so) and 405
+ * method_not_allowed (a path served with another method is a route that does not match either).
+ */
 const UNMATCHED_DETAIL = 'No route matches this path.';
 
 function unmatchedRoute(answer: ProxyAnswer, to: { status: number; title: string; error: string; type?: (docsBase: string, error: string) => string }): ProxyAnswer {
   let edited = false;
   const out = problemBody(answer, (doc) => {
-    if (doc.error !== 'not_found' || doc.detail !== UNMATCHED_DETAIL || typeof doc.type !== 'string') return doc;
+    const unmatched = (doc.error === 'not_found' && doc.detail === UNMATCHED_DETAIL) || doc.error === 'method_not_allowed';
+    if (!unmatched || typeof doc.type !== 'string') return doc;
     edited = true;
-    const docsBase = doc.type.replace(/\/api\/problems\/not_found$/, '');
+    const docsBase = doc.type.replace(/\/api\/problems\/[a-z_]+$/, '');
     const type = to.type ? to.type(docsBase, to.error) : `${docsBase}/api/problems/${to.error}`;
-    return { type, title: to.title, status: to.status, error: to.error, detail: 'No route is declared for this path.', instance: doc.instance };
+    return { type, title: to.title, status: to.status, error: to.error, detail: 'No route is declared for this method and path.', instance: doc.instance };
   });
-  return edited ? { ...out, status: to.status } : out;
+  return edited ? { ...out, status: to.status, headers: out.headers.filter(([k]) => k.toLowerCase() !== 'allow') } : out;
+}
+
+const UNKNOWN_ROUTE = { status: 400, title: 'Bad Request', error: 'unknown_route' } as const;
+
+/** The unmatched-route alternate, and `method path` no longer served (sent on to a path the reference does not have). */
+function withdrawn(method: string, path: string): ProxyRules {
+  return {
+    request: (req) => (req.method === method && req.path === path ? { ...req, path: `${path}-withdrawn` } : req),
+    response: (a) => unmatchedRoute(a, UNKNOWN_ROUTE),
+  };
 }
 
 // ---------------------------------------------------------------------------------------------------------- record bodies
@@ -223,13 +241,20 @@ const respellMediaType = (value: string) =>
 export const ALTERNATES: readonly Alternate[] = [
   {
     name: 'challenges-on-separate-lines',
-    freedom: 'RFC 9110 §5.3: a list-based field may be sent as several field lines; each challenge of WWW-Authenticate on its own line',
-    rules: challengeRules((v) => splitChallenges(v)),
+    freedom:
+      'RFC 9110 §5.3: a list-based field may be sent as several field lines; each challenge of WWW-Authenticate on its own line, ' +
+      'the last first (their order means nothing), and each Cache-Control directive and Allow method on its own line',
+    rules: {
+      response: (a) => {
+        const split = rewriteChallenge(a, (v) => splitChallenges(v).reverse());
+        return { ...split, headers: split.headers.flatMap(([k, v]): Fields => (/^(cache-control|allow)$/i.test(k) ? v.split(',').map((item) => [k, item.trim()]) : [[k, v]])) };
+      },
+    },
   },
   {
     name: 'auth-params-as-tokens',
-    freedom: 'RFC 9110 §11.2: an auth-param value is a token or a quoted-string; values that are tokens sent unquoted (error=invalid_token, algs=ES256)',
-    rules: challengeRules((v) => mapChallenges(v, { param: unquoteTokens }).join(', ')),
+    freedom: 'RFC 9110 §11.2: an auth-param value is a token or a quoted-string; values that are tokens sent unquoted (error=invalid_token, algs=ES256), the auth-params of a challenge in reverse order',
+    rules: challengeRules((v) => mapChallenges(v, { param: unquoteTokens, order: (params) => [...params].reverse() }).join(', ')),
   },
   {
     name: 'lowercase-auth-schemes',
@@ -238,8 +263,10 @@ export const ALTERNATES: readonly Alternate[] = [
   },
   {
     name: 'problem-extension-members',
-    freedom: 'RFC 9457 §3.2: problem types may have extension members and clients ignore the ones they do not know; a "trace" member on every problem',
-    rules: { response: (a) => problemBody(a, (doc) => ({ ...doc, trace: `00-${randomBytes(16).toString('hex')}-${randomBytes(8).toString('hex')}-01` })) },
+    freedom: 'RFC 9457 §3.2: problem types may have extension members and clients ignore the ones they do not know; "trace" (a string) and "retry" (an object) on every problem, ahead of the standard members',
+    rules: {
+      response: (a) => problemBody(a, (doc) => ({ trace: `00-${randomBytes(16).toString('hex')}-${randomBytes(8).toString('hex')}-01`, retry: { advised: doc.status === 429 || doc.status === 503 }, ...doc })),
+    },
   },
   {
     name: 'media-type-and-header-spelling',
@@ -276,8 +303,8 @@ export const ALTERNATES: readonly Alternate[] = [
   },
   {
     name: 'unmatched-route-400',
-    freedom: 'spec, Errors: the status and code of an unmatched route are not shown; 400 unknown_route',
-    rules: { response: (a) => unmatchedRoute(a, { status: 400, title: 'Bad Request', error: 'unknown_route' }) },
+    freedom: 'spec, Errors: the status and code of an unmatched route are not shown; 400 unknown_route, for unknown paths and for methods a path does not take',
+    rules: { response: (a) => unmatchedRoute(a, UNKNOWN_ROUTE) },
   },
 ];
 
@@ -288,57 +315,57 @@ export const BROKEN_TWINS: readonly BrokenTwin[] = [
     name: 'challenges on separate lines, one without the comma between its params',
     of: 'challenges-on-separate-lines',
     rules: challengeRules((v) => splitChallenges(v).map((c) => c.replace(/",\s*/g, '" '))),
-    clauses: ['ERR-TABLE-1'],
-    fails: ['ERR-TABLE-1'],
+    check: 'err.no-token',
+    clause: 'ERR-TABLE-1',
   },
   {
     name: 'auth-params unquoted even where the value is not a token',
     of: 'auth-params-as-tokens',
     rules: challengeRules((v) => mapChallenges(v, { param: (_n, value) => (value.startsWith('"') ? value.slice(1, -1) : value).replace(/_/g, ' ') }).join(', ')),
-    clauses: ['ERR-TABLE-1'],
-    fails: ['ERR-TABLE-1'],
+    check: 'err.no-token',
+    clause: 'ERR-TABLE-1',
   },
   {
     name: 'another scheme name, not another case (Bearer becomes Bearer2)',
     of: 'lowercase-auth-schemes',
     rules: challengeRules((v) => mapChallenges(v, { scheme: (s) => (s.toLowerCase() === 'bearer' ? 'Bearer2' : s) }).join(', ')),
-    clauses: ['ERR-TABLE-1'],
-    fails: ['ERR-TABLE-1'],
+    check: 'err.no-token',
+    clause: 'ERR-TABLE-1',
   },
   {
     name: 'an extension member the spec reserves: scope on a problem that is not insufficient_scope',
     of: 'problem-extension-members',
     rules: { response: (a) => problemBody(a, (doc) => (doc.error === 'insufficient_scope' ? doc : { ...doc, scope: 'catalog:read' })) },
-    clauses: ['RES-PROBLEM-11'],
-    fails: ['RES-PROBLEM-11'],
+    check: 'resources.problem.unauthenticated',
+    clause: 'RES-PROBLEM-11',
   },
   {
     name: 'another media type, not another spelling (problems as Text/JSON)',
     of: 'media-type-and-header-spelling',
     rules: { response: (a) => ({ ...a, headers: mapHeader(a.headers, 'content-type', (v) => (/problem\+json/i.test(v) ? 'Text/JSON ;Charset="UTF-8"' : v)) }) },
-    clauses: ['RES-PROBLEM-1'],
-    fails: ['RES-PROBLEM-1'],
+    check: 'resources.problem.unauthenticated',
+    clause: 'RES-PROBLEM-1',
   },
   {
     name: 'chunked problem bodies cut short (the last chunk dropped)',
     of: 'chunked-bodies',
     rules: { chunked: true, response: (a) => (a.body !== undefined && a.status >= 400 ? { ...a, body: a.body.slice(0, -1) } : a) },
-    clauses: ['RES-PROBLEM-1'],
-    fails: ['RES-PROBLEM-1'],
+    check: 'resources.problem.unauthenticated',
+    clause: 'RES-PROBLEM-1',
   },
   {
     name: 'request ids replaced in the header but not in instance',
     of: 'ulid-request-ids',
     rules: { response: (a) => replaceRequestId(a, () => `req-${ulid()}`) },
-    clauses: ['RES-PROBLEM-8'],
-    fails: ['RES-PROBLEM-8'],
+    check: 'resources.problem.unauthenticated',
+    clause: 'RES-PROBLEM-8',
   },
   {
     name: 'entity tags respelled but If-None-Match not recognised (no 304 for a current tag)',
     of: 'other-entity-tags',
     rules: etagRules({ translateBack: false }),
-    clauses: ['END-CONV-8'],
-    fails: ['END-CONV-8'],
+    check: 'endpoints.conventions.catalog-validators.listCollections',
+    clause: 'END-CONV-8',
   },
   {
     name: 'volatile members, and a Shop-Session header changes the cart read (item_count + 1)',
@@ -347,21 +374,35 @@ export const BROKEN_TWINS: readonly BrokenTwin[] = [
       response: (a, req) =>
         successObject(a, req.path, (doc) => volatile(req.path === '/v1/cart' && headerOf(req.headers, 'shop-session') !== undefined && typeof doc.item_count === 'number' ? { ...doc, item_count: doc.item_count + 1 } : doc)),
     },
-    clauses: ['AUTH-CUST-2'],
-    fails: ['AUTH-CUST-2'],
+    check: 'auth.customer.shop-session-ignored',
+    clause: 'AUTH-CUST-2',
   },
   {
     name: 'volatile members, and a repeated Idempotency-Key replays instead of adding again',
     of: 'volatile-record-members',
     rules: idempotencyHonoured(),
-    clauses: ['PUR-IDEM-2'],
-    fails: ['PUR-IDEM-2'],
+    check: 'purpose.idempotency-key',
+    clause: 'PUR-IDEM-2',
   },
   {
     name: 'unmatched route answered 400 unknown_route with the type of not_found',
     of: 'unmatched-route-400',
-    rules: { response: (a) => unmatchedRoute(a, { status: 400, title: 'Bad Request', error: 'unknown_route', type: (base) => `${base}/api/problems/not_found` }) },
-    clauses: ['ERR-PROBLEM-10'],
-    fails: ['ERR-PROBLEM-10'],
+    rules: { response: (a) => unmatchedRoute(a, { ...UNKNOWN_ROUTE, type: (base) => `${base}/api/problems/not_found` }) },
+    check: 'err.unmatched-route',
+    clause: 'ERR-PROBLEM-10',
+  },
+  {
+    name: 'unmatched routes answered 400 unknown_route, and POST /v1/checkout-previews not served',
+    of: 'unmatched-route-400',
+    rules: withdrawn('POST', '/v1/checkout-previews'),
+    check: 'endpoints.checkout.preview-route',
+    clause: 'END-OPS-CREATECHECKOUTPREVIEW-1',
+  },
+  {
+    name: 'unmatched routes answered 400 unknown_route, and GET /v1/catalog/collections not served',
+    of: 'unmatched-route-400',
+    rules: withdrawn('GET', '/v1/catalog/collections'),
+    check: 'versioning.operations-under-v1',
+    clause: 'VER-PREFIX-1',
   },
 ];

@@ -92,7 +92,15 @@ export async function startProxy(target: string, rules: ProxyRules = {}): Promis
       out.destroy();
       res.destroy();
     };
-    out.on('error', () => (res.headersSent ? res.destroy() : (res.writeHead(502).end(), req.resume())));
+    let answered = false;
+    out.on('error', () => {
+      // An upstream that answered early may close while the rest of the body is still coming: the answer stands.
+      req.unpipe(out);
+      req.resume();
+      if (answered) return;
+      if (res.headersSent) res.destroy();
+      else res.writeHead(502).end();
+    });
     req.on('error', abandon);
     res.on('close', () => {
       if (!res.writableFinished) out.destroy();
@@ -100,6 +108,7 @@ export async function startProxy(target: string, rules: ProxyRules = {}): Promis
     if (rewritten) out.end(rewritten);
     else req.pipe(out);
     out.on('response', (up: IncomingMessage) => {
+      answered = true;
       const head: ProxyAnswer = { status: up.statusCode ?? 502, headers: pairs(up.rawHeaders).filter(([k]) => !HOP_BY_HOP.has(k.toLowerCase())) };
       const bodiless = noBody(incoming.method, head.status);
       const buffered = !bodiless && (rules.buffer ? rules.buffer(head, incoming) : isJsonMediaType(headerOf(head.headers, 'content-type')));
