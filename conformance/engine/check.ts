@@ -47,7 +47,7 @@ const test = base.extend<{ shop: Shop }>({
   // eslint-disable-next-line no-empty-pattern
   shop: async ({}, use, info) => {
     const params = runParams();
-    const http = new ShopHttp(params.baseUrl);
+    const http = new ShopHttp(params.baseUrl, params.tls);
     await use({
       params,
       profile: params.profile,
@@ -58,6 +58,7 @@ const test = base.extend<{ shop: Shop }>({
       guestSession: () => newGuestSession(params.profile.secrets.guestSessionKey),
       info,
     });
+    http.close();
   },
 });
 
