@@ -2,7 +2,6 @@
 // and the failure names that clause.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -12,23 +11,7 @@ import { loadConfig } from '../../reference/src/config.js';
 import { generateProfile } from '../../cli/profile-init.js';
 import { FIXTURE_PROFILE_PATH } from '../helpers/reference.js';
 import { startMutatingProxy, type Mutation } from '../helpers/mutating-proxy.js';
-
-const CLI = new URL('../../cli/main.ts', import.meta.url).pathname;
-
-function cli(args: string[], timeoutMs = 120_000): Promise<{ code: number | null; out: string; ms: number }> {
-  const started = Date.now();
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', CLI, ...args], { env: { ...process.env, FORCE_COLOR: '0' }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    child.stdout.on('data', (d) => (out += d));
-    child.stderr.on('data', (d) => (out += d));
-    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      resolve({ code, out, ms: Date.now() - started });
-    });
-  });
-}
+import { cli } from '../helpers/cli.js';
 
 async function freePort(): Promise<number> {
   const s = createServer();
