@@ -38,6 +38,8 @@ interface ProbeEnv {
 export interface Probe {
   kind: string;
   claimed(c: Profile['capabilities']): boolean;
+  /** The credential is admitted only for a live assistant session. */
+  needsSession?: boolean;
   /** The deployment settings (the reference's names) that make it trust this kind. */
   settings(p: Profile): string[];
   send(env: ProbeEnv): Promise<{ what: string; res: ShopResponse }>;
@@ -53,6 +55,7 @@ export interface TrustResult {
 
 const CATALOG = OPERATIONS_BY_ID.get('listCollections')!.path;
 const OPS_READ = 'searchOpsOrders';
+export const REGISTER = '/internal/assistant/agents/connected';
 /** Header of an assistant's browser session when the web agent forwarder brings it (the reference's choice, docs/assistants.md). */
 const BROWSER_SESSION_HEADER = 'Assistant-Browser-Session';
 
@@ -106,12 +109,14 @@ export const PROBES: readonly Probe[] = [
   {
     kind: 'assistant',
     claimed: (c) => c.assistants,
+    needsSession: true,
     settings: (p) => [ofClient('PERSONAL_AGENT_PROXY_CLIENT_ID', p.clients.personalAgentProxy)],
     send: async (e) => ({ what: `GET ${CATALOG} (DPoP)`, res: await dpopGet(e.http, CATALOG, await assistantToken(e, e.session!), e.session!.key) }),
   },
   {
     kind: 'assistant (MCP agent forwarder)',
     claimed: (c) => c.assistants,
+    needsSession: true,
     settings: (p) => [ofClient('MCP_AGENT_FORWARDER_CLIENT_ID', p.clients.mcpAgentForwarder)],
     send: async (e) => {
       const headers = { ...bearer(await e.sign(e.mint.draft.mcpAgentForwarder())), [HEADERS.assistantSubject]: await assistantToken(e, e.session!) };
@@ -121,6 +126,7 @@ export const PROBES: readonly Probe[] = [
   {
     kind: 'assistant browser (web agent forwarder)',
     claimed: (c) => c.assistants,
+    needsSession: true,
     settings: (p) => [ofClient('WEB_AGENT_FORWARDER_CLIENT_ID', p.clients.webAgentForwarder)],
     send: async (e) => {
       const headers = { ...bearer(await e.sign(e.mint.draft.invitedAgentForwarder())), [BROWSER_SESSION_HEADER]: browserSession(e.session!.sessionId, e.profile.secrets.webSessionContextKey) };
@@ -169,19 +175,23 @@ export function operatorReadPath(description: unknown): string {
 
 /**
  * Registers a fresh assistant session signed in to a fresh account, as the identity-provider proxy reports a connected
- * agent. Answers the refusal when the deployment does not accept the report.
+ * agent. Never throws: the session comes back unregistered, with the refusal or the error, when the report is not accepted.
  */
-export async function registerSession(http: ShopHttp, profile: Profile): Promise<{ session: AssistantSession; refusal?: ShopResponse }> {
+export async function registerSession(http: ShopHttp, profile: Profile): Promise<{ session: AssistantSession; refusal?: ShopResponse; error?: string }> {
   const id = randomUUID().replace(/-/g, '');
   const session: AssistantSession = { sub: `doctor_${id}`, sessionId: `doctor_sess_${id}`, key: await createDpopKey(), registered: false };
   const secret = profile.secrets.proxyIdpSecret;
   if (secret === null) return { session };
-  const res = await http.post('/internal/assistant/agents/connected', {
-    headers: { 'x-proxy-idp-secret': secret },
-    json: { subject: session.sub, agent_id: `doctor_agent_${id}`, client_id: `doctor_client_${id}`, permissions: PERMISSIONS, session_id: session.sessionId },
-  });
-  if (res.status >= 200 && res.status < 300) return { session: { ...session, registered: true } };
-  return { session, refusal: res };
+  try {
+    const res = await http.post(REGISTER, {
+      headers: { 'x-proxy-idp-secret': secret },
+      json: { subject: session.sub, agent_id: `doctor_agent_${id}`, client_id: `doctor_client_${id}`, permissions: PERMISSIONS, session_id: session.sessionId },
+    });
+    if (res.status >= 200 && res.status < 300) return { session: { ...session, registered: true } };
+    return { session, refusal: res };
+  } catch (err) {
+    return { session, error: (err as Error).message };
+  }
 }
 
 /**
@@ -199,7 +209,7 @@ export async function runProbe(p: Probe, env: Omit<ProbeEnv, 'sign'>): Promise<T
   const { what, res } = sent;
   if (res.status !== 401 && res.status !== 503) return { kind: p.kind, ok: true, detail: `${what}: ${res.status}` };
   const refused = { kind: p.kind, ok: false, detail: `${what}: ${describeAnswer(res)}`, refusal: res };
-  if (res.status === 503 || !env.session || env.session.registered || !p.kind.startsWith('assistant')) return refused;
+  if (res.status === 503 || !p.needsSession || env.session?.registered !== false) return refused;
 
   const foreign = await createForeignKey();
   const forged = await p.send({ ...env, sign: (d) => signDraft(d, foreign.privateKey) }).catch(() => undefined);

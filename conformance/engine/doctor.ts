@@ -4,7 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Profile } from '../../contract/profile.js';
 import { createMinter } from '../lib/mint.js';
-import { describeAnswer, operatorReadPath, PROBES, registerSession, runProbe, type AssistantSession, type TrustResult } from './doctor-trust.js';
+import { describeAnswer, operatorReadPath, PROBES, REGISTER, registerSession, runProbe, type AssistantSession, type TrustResult } from './doctor-trust.js';
 import { ShopHttp, type ShopResponse } from './http.js';
 import { isTlsError, type TlsOptions } from './wire.js';
 
@@ -90,13 +90,14 @@ export async function doctor(baseUrl: string, profile: Profile, o: DoctorOptions
     const minter = createMinter(profile);
     let session: AssistantSession | null = null;
     if (profile.capabilities.assistants) {
-      const registered = await registerSession(http, profile).catch((err: Error) => ({ session: null, refusal: undefined, error: err.message }));
+      const registered = await registerSession(http, profile);
       session = registered.session;
-      if (registered.session?.registered) steps.push({ name: 'assistant session', ok: true, detail: 'POST /internal/assistant/agents/connected registered one' });
-      else if (registered.refusal) {
-        steps.push({ name: 'assistant session', ok: false, detail: `POST /internal/assistant/agents/connected: ${describeAnswer(registered.refusal)}` });
-        advice.push(`The deployment refused the identity-provider proxy's report (${describeAnswer(registered.refusal)}): set PROXY_IDP_SECRET to the profile's secrets.proxyIdpSecret.`);
-      } else if ('error' in registered) steps.push({ name: 'assistant session', ok: false, detail: `POST /internal/assistant/agents/connected: no answer (${registered.error})` });
+      if (session.registered) steps.push({ name: 'assistant session', ok: true, detail: `POST ${REGISTER} registered one` });
+      else if (registered.refusal || registered.error) {
+        const answer = registered.refusal ? describeAnswer(registered.refusal) : `no answer (${registered.error})`;
+        steps.push({ name: 'assistant session', ok: false, detail: `POST ${REGISTER}: ${answer}` });
+        if (registered.refusal) advice.push(`The deployment refused the identity-provider proxy's report (${answer}): set PROXY_IDP_SECRET to the profile's secrets.proxyIdpSecret.`);
+      }
     }
     const env = { http, profile, mint: minter, subject: `doctor_${randomUUID().replace(/-/g, '')}`, session, opsPath: operatorReadPath(general?.body) };
     const results: TrustResult[] = [];

@@ -209,8 +209,8 @@ export class ShopHttp {
 
     const started = Date.now();
     const chunks = o.chunks === undefined ? undefined : countChunks(o.chunks, (n) => (x.requestBody = `<${n} bytes, chunked, no Content-Length${o.hold ? ', request left open' : ''}>`));
-    const pending = sendWire(this.agents, { method, url, fields, body, chunks, hold: o.hold });
-    const timer = deadline(timeoutMs, (err) => pending.then((h) => h.req.destroy(err), () => undefined));
+    const timer = deadline(timeoutMs);
+    const pending = sendWire(this.agents, { method, url, fields, body, chunks, hold: o.hold, signal: timer.signal });
     let head: WireHead;
     try {
       head = await Promise.race([pending, timer.expired]);
@@ -227,15 +227,17 @@ export class ShopHttp {
   }
 }
 
-/** A timer that rejects `expired` (and calls `onExpire`) after `ms`; `error` is set once it fired. */
-function deadline(ms: number, onExpire: (err: Error) => void) {
+/** After `ms`: `error` set, `signal` aborted (the request is torn down wherever it is) and `expired` rejected. */
+function deadline(ms: number) {
+  const controller = new AbortController();
   let t: NodeJS.Timeout | undefined;
-  const state: { error?: Error; expired: Promise<never>; clear(): void } = {
+  const state: { error?: Error; signal: AbortSignal; expired: Promise<never>; clear(): void } = {
+    signal: controller.signal,
     expired: new Promise<never>((_, reject) => {
       t = setTimeout(() => {
         state.error = new Error(`no answer within ${ms / 1000} s`);
-        onExpire(state.error);
         reject(state.error);
+        controller.abort(state.error);
       }, ms);
     }),
     clear: () => clearTimeout(t),

@@ -24,6 +24,8 @@ export interface WireRequest {
   chunks?: Iterable<Chunk> | AsyncIterable<Chunk> | undefined;
   /** Do not end the request after the body. */
   hold?: boolean | undefined;
+  /** Aborts the request (and its response) wherever it is. */
+  signal?: AbortSignal | undefined;
 }
 
 export interface WireHead {
@@ -72,7 +74,7 @@ export function sendWire(agents: Agents, w: WireRequest): Promise<WireHead> {
     new Promise((resolve, reject) => {
       const send = w.url.protocol === 'https:' ? httpsRequest : httpRequest;
       const flat = w.fields.flatMap(([name, value]) => [name, value]);
-      const req = send(w.url, { method: w.method, headers: flat, agent: agents.for(w.url) });
+      const req = send(w.url, { method: w.method, headers: flat, agent: agents.for(w.url), ...(w.signal ? { signal: w.signal } : {}) });
       let responded = false;
       let finished = false;
       req.once('response', (res) => {

@@ -6,6 +6,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { loadConfig } from '../../reference/src/config.js';
 import { startServer, type RunningServer } from '../../reference/src/server.js';
+import { doctor } from '../../conformance/engine/doctor.js';
 import { FIXTURE_PROFILE_PATH, fixtureProfile } from '../helpers/reference.js';
 import { startMutatingProxy } from '../helpers/mutating-proxy.js';
 import { cli } from '../helpers/cli.js';
@@ -67,6 +68,16 @@ describe('doctor', () => {
     } finally {
       await proxy.close();
     }
+  });
+
+  test('without the proxy secret no session can be registered: assistant credentials are judged against a forged copy', async () => {
+    const profile = { ...fixtureProfile, secrets: { ...fixtureProfile.secrets, proxyIdpSecret: null } };
+    const report = await doctor(reference.url, profile);
+    assert.equal(report.exitCode, 0, JSON.stringify(report.steps, null, 2));
+    const assistant = report.steps.filter((s) => s.name.startsWith('trusts assistant'));
+    assert.equal(assistant.length, 3);
+    for (const s of assistant) assert.match(s.detail, /401 invalid_token "The assistant session is unknown\.", unlike a forged copy/);
+    assert.ok(!report.steps.some((s) => s.name === 'assistant session'));
   });
 
   test('--json prints the steps and the advice as one JSON document', async () => {

@@ -103,6 +103,10 @@ describe('ShopHttp over node:http', () => {
   test('no answer within the timeout: a one-line error, recorded in the transcript', async () => {
     await assert.rejects(http.get('/silent', { timeoutMs: 200 }), /GET http:\/\/127\.0\.0\.1:\d+\/silent: no answer within 0\.2 s/);
     assert.equal(http.exchanges.at(-1)!.error, 'no answer within 0.2 s');
+    // The request is torn down at the deadline, not left waiting on its connection.
+    await new Promise((r) => setTimeout(r, 100));
+    const open = await new Promise<number>((r) => server.getConnections((_e, n) => r(n)));
+    assert.equal(open, 0);
   });
 
   test('streamed answers are read as they come, with a timeout, and closed by the caller', async () => {
