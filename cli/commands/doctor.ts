@@ -2,35 +2,68 @@
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { doctor } from '../../conformance/engine/doctor.js';
-import { readProfileFile } from '../../conformance/engine/params.js';
+import { readCaFile, readProfileFile } from '../../conformance/engine/params.js';
 import { FIXTURE_PROFILE } from '../../reference/src/paths.js';
 import { EXIT } from '../exit.js';
+
+interface DoctorCliOptions {
+  baseUrl: string;
+  profile: string;
+  json: boolean;
+  ca?: string;
+  insecure: boolean;
+}
+
+/** The options checked once: a bad one is a single line naming it, exit 2. */
+function parse(o: DoctorCliOptions) {
+  try {
+    new URL(o.baseUrl);
+  } catch {
+    throw new Error(`--base-url: not a URL: ${o.baseUrl}`);
+  }
+  let ca: string | undefined;
+  try {
+    ca = o.ca === undefined ? undefined : readCaFile(resolve(o.ca));
+  } catch (err) {
+    throw new Error(`--ca: ${(err as Error).message}`);
+  }
+  try {
+    return { profile: readProfileFile(resolve(o.profile)), ca };
+  } catch (err) {
+    throw new Error(`--profile: invalid profile ${resolve(o.profile)}: ${(err as Error).message.split('\n')[0]}`);
+  }
+}
 
 export function addDoctorCommand(program: Command): void {
   program
     .command('doctor')
-    .description('Check that the target is reachable, answers problem documents and accepts a token minted from the profile.')
+    .description('Check that the target is reachable, is this service, and trusts tokens minted from the profile for every caller kind it claims.')
     .requiredOption('--base-url <url>', 'the deployment to check')
     .option('--profile <file>', 'profile the deployment shares with the suite', FIXTURE_PROFILE)
+    .option('--ca <file>', 'PEM bundle of the CA that issued the deployment\'s TLS certificate (a private CA)')
+    .option('--insecure', 'accept any TLS certificate of the deployment (tests only)', false)
     .option('--json', 'print the steps as JSON', false)
     .addHelpText('after', `
-Exit codes: 0 ready, 2 usage or configuration error, 3 unreachable or not trusting the suite's issuer.
+Exit codes: 0 ready, 2 usage or configuration error, 3 unreachable, not this service, or not trusting the suite's issuer.
 
 Examples:
   $ shop-conformance doctor --base-url http://127.0.0.1:8787
+  $ shop-conformance doctor --base-url https://shop.internal:8443 --ca ./private-ca.pem
   $ shop-conformance doctor --base-url https://shop.example --profile ./profile.json --json`)
-    .action(async (o: { baseUrl: string; profile: string; json: boolean }) => {
-      let profile;
+    .action(async (o: DoctorCliOptions) => {
+      let parsed;
       try {
-        new URL(o.baseUrl);
-        profile = readProfileFile(resolve(o.profile));
+        parsed = parse(o);
       } catch (err) {
-        process.stderr.write(`shop-conformance doctor: ${(err as Error).message.split('\n')[0]}\n`);
+        process.stderr.write(`shop-conformance doctor: ${(err as Error).message}\n`);
         process.exit(EXIT.usage);
       }
-      const report = await doctor(o.baseUrl, profile);
+      const report = await doctor(o.baseUrl, parsed.profile, { tls: { ca: parsed.ca, insecure: o.insecure } });
       if (o.json) process.stdout.write(JSON.stringify(report, null, 2) + '\n');
-      else for (const s of report.steps) process.stdout.write(`${s.ok ? 'ok  ' : 'FAIL'} ${s.name}: ${s.detail}\n`);
+      else {
+        for (const s of report.steps) process.stdout.write(`${s.ok ? 'ok  ' : 'FAIL'} ${s.name}: ${s.detail}\n`);
+        for (const a of report.advice) process.stdout.write(`\n${a}\n`);
+      }
       process.exit(report.exitCode);
     });
 }

@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { Command, Option } from 'commander';
 import { z } from 'zod';
 import { doctor } from '../../conformance/engine/doctor.js';
-import { ENV, readProfileFile } from '../../conformance/engine/params.js';
+import { ENV, readCaFile, readProfileFile } from '../../conformance/engine/params.js';
 import { FIXTURE_PROFILE } from '../../reference/src/paths.js';
 import { loadConfig } from '../../reference/src/config.js';
 import { startServer, type RunningServer } from '../../reference/src/server.js';
@@ -37,6 +37,8 @@ const optionsSchema = z.object({
   showSecrets: z.boolean(),
   lastFailed: z.boolean(),
   doctor: z.boolean(),
+  ca: z.string().min(1).optional(),
+  insecure: z.boolean(),
 });
 
 export type RunOptions = z.infer<typeof optionsSchema>;
@@ -69,6 +71,13 @@ export async function runSuite(o: RunOptions, io: { out: (s: string) => void; er
     io.err(`shop-conformance run: invalid profile ${profilePath}: ${(err as Error).message.split('\n')[0]}\n`);
     return EXIT.usage;
   }
+  let ca: string | undefined;
+  try {
+    ca = o.ca === undefined ? undefined : readCaFile(resolve(o.ca));
+  } catch (err) {
+    io.err(`shop-conformance run: --ca: ${(err as Error).message}\n`);
+    return EXIT.usage;
+  }
   const output = resolve(o.output);
   rmSync(join(output, 'conformance-report.json'), { force: true });
 
@@ -81,8 +90,9 @@ export async function runSuite(o: RunOptions, io: { out: (s: string) => void; er
       io.err(`embedded reference listening on ${baseUrl}\n`);
     }
     if (!o.list && o.doctor) {
-      const report = await doctor(baseUrl!, profile);
+      const report = await doctor(baseUrl!, profile, { tls: { ca, insecure: o.insecure } });
       for (const s of report.steps) io.err(`doctor: ${s.ok ? 'ok  ' : 'FAIL'} ${s.name}: ${s.detail}\n`);
+      for (const a of report.advice) io.err(`doctor: ${a}\n`);
       if (report.exitCode !== 0) return report.exitCode;
     }
     const args = [require.resolve('@playwright/test/cli'), 'test', '--config', CONFIG];
@@ -105,6 +115,8 @@ export async function runSuite(o: RunOptions, io: { out: (s: string) => void; er
       [ENV.output]: output,
       [ENV.reporters]: o.reporter.join(','),
       [ENV.target]: embedded ? 'embedded' : 'external',
+      [ENV.ca]: o.ca === undefined ? '' : resolve(o.ca),
+      [ENV.insecure]: o.insecure ? '1' : '0',
       FORCE_COLOR: process.env.FORCE_COLOR ?? '0',
     };
     const code = await new Promise<number>((done) => {
@@ -153,12 +165,15 @@ export function addRunCommand(program: Command): void {
     .option('--show-secrets', 'show tokens and secrets in transcripts instead of redacting them', false)
     .option('--last-failed', 'only the checks that failed in the previous run (same --output)', false)
     .option('--no-doctor', 'skip the reachability and trust checks before the run')
+    .option('--ca <file>', 'PEM bundle of the CA that issued the deployment\'s TLS certificate (a private CA)')
+    .option('--insecure', 'accept any TLS certificate of the deployment (tests only)', false)
     .addHelpText('after', `
 Exit codes: 0 conformant, 1 a check failed, 2 usage or configuration error, 3 target unreachable or not trusting the issuer.
 
 Examples:
   $ shop-conformance run                                   # embedded reference, fixture profile
   $ shop-conformance run --base-url https://shop.example --profile ./profile.json
+  $ shop-conformance run --base-url https://shop.internal:8443 --ca ./private-ca.pem
   $ shop-conformance run --clause AUTH-GUEST-4 ERR-PROBLEM-1 --reporter list
   $ shop-conformance run --level reference --workers 4 --output ./reports --reporter list,junit,html,json`)
     .action(async (raw: Record<string, unknown>) => {

@@ -7,10 +7,7 @@
 // the reference's.
 //
 // Data. Every check provisions its own assistant session (conformance/lib/assistant.ts): nothing is shared between checks.
-import { request as httpRequest } from 'node:http';
-import { request as httpsRequest } from 'node:https';
 import { check, test } from '../engine/check.js';
-import type { Exchange } from '../engine/transcript.js';
 import { AssistantAgent } from '../lib/assistant.js';
 import { brief, expectProblem, expectStatus, fail } from '../lib/assert.js';
 import { LIMITS } from '../../contract/limits.js';
@@ -49,29 +46,10 @@ test(...check({
   const fits = (await agent.post(path, { body: messageBody(cap), headers: { 'content-type': 'application/json' } })).res;
   expectStatus(fits, 201, { clause: 'LIM-CONV-1' });
 
-  // Declared 65 537 bytes, a few sent: only the declared length can produce an answer.
-  const url = new URL(shop.http.url(path));
+  // Declared 65 537 bytes, a few sent and the request left open: only the declared length can produce an answer.
   const proof = await agent.proof('POST', path);
   const headers = { authorization: `DPoP ${agent.token}`, dpop: proof, 'content-type': 'application/json', 'content-length': String(cap + 1) };
-  const x: Exchange = { method: 'POST', url: url.href, requestHeaders: headers, requestBody: `{"text":"… (${cap + 1} bytes declared, 9 sent)`, ms: 0 };
-  shop.http.exchanges.push(x);
-  const started = Date.now();
-  const status = await new Promise<number | 'no answer'>((resolve) => {
-    const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
-    const req = send(url, { method: 'POST', headers }, (res) => {
-      res.resume();
-      resolve(res.statusCode ?? 0);
-      req.destroy();
-    });
-    req.on('error', () => resolve('no answer'));
-    req.setTimeout(3000, () => {
-      resolve('no answer');
-      req.destroy();
-    });
-    req.write('{"text":"');
-  });
-  x.ms = Date.now() - started;
-  if (typeof status === 'number') x.status = status;
-  else x.error = 'no answer within 3 s';
+  const declared = await shop.http.request('POST', path, { headers, body: '{"text":"', hold: true, timeoutMs: 3000 }).catch(() => undefined);
+  const status = declared?.status ?? 'no answer';
   if (status !== 413) fail('a declared Content-Length over 64 KiB with the body not sent', '413 at once (checked via Content-Length)', status, 'LIM-CONV-1');
 }));

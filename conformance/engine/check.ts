@@ -81,7 +81,7 @@ const test = base.extend<{ shop: Shop }>({
   // eslint-disable-next-line no-empty-pattern
   shop: async ({}, use, info) => {
     const params = runParams();
-    const http = new ShopHttp(params.baseUrl);
+    const http = new ShopHttp(params.baseUrl, params.tls);
     await use({
       params,
       profile: params.profile,
@@ -93,6 +93,7 @@ const test = base.extend<{ shop: Shop }>({
       target: () => loadTarget(http, params.profile),
       info,
     });
+    http.close();
   },
 });
 
@@ -128,7 +129,7 @@ export function check(spec: CheckSpec, body: (shop: Shop) => Promise<void>): [Te
       }
       test.skip(spec.seed === true && shop.profile.data === null, 'the profile declares that the deployment holds none of the data checks need (data: null); declare data.* to run it');
       // The description documents, once per worker, before the body: checks build bodies and routes from them.
-      if (!target) await loadTarget(new ShopHttp(shop.params.baseUrl), shop.profile).catch((err: unknown) => (targetFailure = err));
+      if (!target) await loadTarget(new ShopHttp(shop.params.baseUrl, shop.params.tls), shop.profile).catch((err: unknown) => (targetFailure = err));
       const ledger: CheckFailure[] = [];
       softFailures.ledger = ledger;
       let hard: unknown;

@@ -1,7 +1,12 @@
-// doctor: before any check runs, is the target reachable, does it answer problem documents, and does it accept a token
-// minted from the profile? A deployment that does not trust the suite's issuer gets one clear message, not 200 failures.
+// doctor: before any check runs, can the suite judge this target? It must answer (over TLS the suite trusts), be this
+// service (OpenAPI 3 descriptions, problem documents), and trust the suite's issuer for every caller kind the profile
+// claims. A target that fails that gets one clear message quoting its own refusal, not 200 failed checks.
+import { randomUUID } from 'node:crypto';
 import type { Profile } from '../../contract/profile.js';
 import { createMinter } from '../lib/mint.js';
+import { describeAnswer, operatorReadPath, PROBES, REGISTER, registerSession, runProbe, type AssistantSession, type TrustResult } from './doctor-trust.js';
+import { ShopHttp, type ShopResponse } from './http.js';
+import { isTlsError, type TlsOptions } from './wire.js';
 
 export interface DoctorStep {
   name: string;
@@ -11,57 +16,118 @@ export interface DoctorStep {
 
 export interface DoctorReport {
   ok: boolean;
-  /** 0 ready; 3 unreachable or not trusting the issuer. */
+  /** 0 ready; 3 unreachable, not this service, or not trusting the issuer. */
   exitCode: 0 | 3;
   steps: DoctorStep[];
+  /** What to change on the deployment, when something failed. */
+  advice: string[];
 }
 
-async function get(url: string, headers: Record<string, string> = {}, timeoutMs = 5000) {
-  const res = await fetch(url, { headers, signal: AbortSignal.timeout(timeoutMs), redirect: 'manual' });
-  const text = await res.text();
-  return { status: res.status, type: res.headers.get('content-type') ?? '', text };
+export interface DoctorOptions {
+  /** Per request; 5 s by default. */
+  timeoutMs?: number;
+  tls?: TlsOptions;
 }
 
-export async function doctor(baseUrl: string, profile: Profile, o: { timeoutMs?: number } = {}): Promise<DoctorReport> {
-  const steps: DoctorStep[] = [];
+const seen = (res: ShopResponse) => `${res.status} ${res.headers.get('content-type') ?? 'without Content-Type'} ${JSON.stringify(res.text.slice(0, 40))}`;
+
+function isOpenApi3(res: ShopResponse): boolean {
+  return res.status === 200 && typeof res.body?.openapi === 'string' && res.body.openapi.startsWith('3.');
+}
+
+function isProblem(res: ShopResponse): boolean {
+  const type = (res.headers.get('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
+  const body = res.body as unknown;
+  return type === 'application/problem+json' && typeof body === 'object' && body !== null && !Array.isArray(body) && typeof (body as { error?: unknown }).error === 'string';
+}
+
+/** Why nothing came back: the TLS failure named, with the options that fix it, or the connection error. */
+function unreachable(base: string, err: unknown): string {
+  const e = err as Error & { code?: string; cause?: { message?: string } };
+  const reason = e.cause?.message ?? e.message;
+  if (isTlsError(e)) return `TLS to ${base} failed: ${reason}${e.code && !reason.includes(e.code) ? ` (${e.code})` : ''}; pass --ca <file> with the CA that issued its certificate, or --insecure`;
+  return `nothing answers at ${base} (${e.code ?? reason})`;
+}
+
+export async function doctor(baseUrl: string, profile: Profile, o: DoctorOptions = {}): Promise<DoctorReport> {
   const base = baseUrl.replace(/\/+$/, '');
-  const done = (exitCode: 0 | 3): DoctorReport => ({ ok: exitCode === 0 && steps.every((s) => s.ok), exitCode, steps });
+  const http = new ShopHttp(base, o.tls);
+  const timeoutMs = o.timeoutMs ?? 5000;
+  const get = (path: string, headers: Record<string, string> = {}) => http.get(path, { headers, timeoutMs });
+  const steps: DoctorStep[] = [];
+  const advice: string[] = [];
+  const done = (exitCode: 0 | 3): DoctorReport => ({ ok: exitCode === 0 && steps.every((s) => s.ok), exitCode, steps, advice });
 
   try {
-    const h = await get(`${base}/health`, {}, o.timeoutMs);
-    steps.push({ name: 'reachable', ok: true, detail: `GET /health answered ${h.status}` });
-  } catch (err) {
-    const c = (err as { cause?: { code?: string; message?: string } }).cause;
-    const cause = c?.code ?? c?.message ?? (err as Error).message;
-    steps.push({ name: 'reachable', ok: false, detail: `nothing answers at ${base} (${cause})` });
-    return done(3);
-  }
+    try {
+      const h = await get('/health');
+      steps.push({ name: 'reachable', ok: true, detail: `GET /health answered ${h.status}` });
+    } catch (err) {
+      steps.push({ name: 'reachable', ok: false, detail: unreachable(base, err) });
+      return done(3);
+    }
 
-  const anon = await get(`${base}/v1/cart`, {}, o.timeoutMs).catch(() => undefined);
-  const problem = anon?.type.startsWith('application/problem+json') ?? false;
-  steps.push({
-    name: 'problem documents',
-    ok: problem,
-    detail: problem ? `GET /v1/cart without a token answered ${anon!.status} application/problem+json` : `GET /v1/cart without a token answered ${anon?.status ?? 'nothing'} ${anon?.type ?? ''}: expected a problem document`,
-  });
+    // Is it this service? The description documents and a problem document for a request without a token.
+    const general = await get('/openapi.json').catch(() => undefined);
+    const assistant = await get('/assistant/openapi.json').catch(() => undefined);
+    const anon = await get('/v1/cart').catch(() => undefined);
+    const identity: [string, string, ShopResponse | undefined, boolean][] = [
+      ['description', 'GET /openapi.json', general, general !== undefined && isOpenApi3(general)],
+      ['assistant description', 'GET /assistant/openapi.json', assistant, assistant !== undefined && isOpenApi3(assistant)],
+      ['problem documents', 'GET /v1/cart without a token', anon, anon !== undefined && isProblem(anon)],
+    ];
+    for (const [name, what, res, ok] of identity) {
+      const expected = name === 'problem documents' ? 'an application/problem+json object with "error"' : 'an OpenAPI 3.x JSON document';
+      steps.push({ name, ok, detail: ok ? `${what}: ${res!.status} ${name === 'problem documents' ? `${res!.headers.get('content-type')}` : `openapi ${res!.body.openapi}`}` : `${what}: ${res ? seen(res) : 'no answer'}; expected ${expected}` });
+    }
+    if (identity.every(([, , , ok]) => !ok)) {
+      steps.push({ name: 'this service', ok: false, detail: `${base} is not the shop service: no OpenAPI 3 description and no problem document` });
+      advice.push(`Check --base-url: it must be the service's base URL (where /openapi.json and /v1/... are served).`);
+      return done(3);
+    }
 
-  const minter = createMinter(profile);
-  const token = profile.capabilities.guests ? await minter.guest() : await minter.customer({ sub: `doctor_${Date.now()}` });
-  const who = profile.capabilities.guests ? 'a storefront (guest) token' : 'a customer token';
-  const res = await get(`${base}/v1/catalog/collections`, { authorization: `Bearer ${token}` }, o.timeoutMs).catch(() => undefined);
-  if (!res || res.status === 401 || res.status === 503) {
-    const why = !res ? 'no answer' : res.status === 503 ? 'it cannot reach its key set (503)' : 'it refused the token (401)';
-    steps.push({
-      name: 'trusts the issuer',
-      ok: false,
-      detail:
-        `GET /v1/catalog/collections with ${who} minted from profile "${profile.name}": ${why}. ` +
-        `Configure the deployment to trust the suite's issuer: ISSUER=${profile.issuer}, API_AUDIENCE=${profile.audiences.api}, ` +
-        `the key set (JWKS_URI pointing at \`shop-conformance idp\`, or JWKS_FILE with its keys), and the client ids of the profile ` +
-        `(\`shop-conformance profile init\` writes the environment file).`,
-    });
-    return done(3);
+    // Trust, for every caller kind the profile claims.
+    const minter = createMinter(profile);
+    let session: AssistantSession | null = null;
+    if (profile.capabilities.assistants) {
+      const registered = await registerSession(http, profile);
+      session = registered.session;
+      if (session.registered) steps.push({ name: 'assistant session', ok: true, detail: `POST ${REGISTER} registered one` });
+      else if (registered.refusal || registered.error) {
+        const answer = registered.refusal ? describeAnswer(registered.refusal) : `no answer (${registered.error})`;
+        steps.push({ name: 'assistant session', ok: false, detail: `POST ${REGISTER}: ${answer}` });
+        if (registered.refusal) advice.push(`The deployment refused the identity-provider proxy's report (${answer}): set PROXY_IDP_SECRET to the profile's secrets.proxyIdpSecret.`);
+      }
+    }
+    const env = { http, profile, mint: minter, subject: `doctor_${randomUUID().replace(/-/g, '')}`, session, opsPath: operatorReadPath(general?.body) };
+    const results: TrustResult[] = [];
+    for (const probe of PROBES.filter((p) => p.claimed(profile.capabilities))) {
+      const r = await runProbe(probe, env);
+      results.push(r);
+      steps.push({ name: `trusts ${r.kind}`, ok: r.ok, detail: r.detail });
+    }
+    const refused = results.filter((r) => !r.ok);
+    if (refused.length > 0) advice.push(trustAdvice(profile, refused, results.some((r) => r.ok)));
+    return done(refused.length > 0 || steps.some((s) => s.name === 'assistant session' && !s.ok) ? 3 : 0);
+  } finally {
+    http.close();
   }
-  steps.push({ name: 'trusts the issuer', ok: true, detail: `GET /v1/catalog/collections with ${who} answered ${res.status}` });
-  return done(0);
+}
+
+/** What to configure, quoting the deployment's own words. When some kind is trusted, the issuer and keys are not the problem. */
+function trustAdvice(profile: Profile, refused: TrustResult[], someTrusted: boolean): string {
+  const kinds = refused.map((r) => r.kind).join(', ');
+  const details = [...new Set(refused.map((r) => r.refusal?.body?.detail).filter((d): d is string => typeof d === 'string'))];
+  const said = details.length > 0 ? `, saying ${details.map((d) => `"${d}"`).join(' and ')}` : '.';
+  const outage = refused.some((r) => r.refusal?.status === 503);
+  const clients = [...new Set(refused.flatMap((r) => PROBES.find((p) => p.kind === r.kind)?.settings(profile) ?? []))].join(', ');
+  if (outage) {
+    return `The deployment refused ${kinds} tokens with 503 (it cannot reach the issuer's key set)${said} Point JWKS_URI at \`shop-conformance idp\` (reachable from the deployment), or set JWKS_FILE.`;
+  }
+  if (someTrusted) return `The deployment refused ${kinds} tokens${said} Configure the client ids of the profile: ${clients}.`;
+  return (
+    `The deployment refused ${kinds} tokens${said} Configure it to trust the suite's issuer: ISSUER=${profile.issuer}, ` +
+    `API_AUDIENCE=${profile.audiences.api}, the key set (JWKS_URI pointing at \`shop-conformance idp\`, or JWKS_FILE with its keys), ` +
+    `and the client ids: ${clients} (\`shop-conformance profile init\` writes the environment file).`
+  );
 }

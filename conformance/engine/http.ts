@@ -1,6 +1,11 @@
-// The suite's HTTP client: fetch against the base URL, every exchange recorded for the transcript.
+// The suite's one HTTP client: every request a check or the doctor makes goes through ShopHttp, so that TLS options (a
+// private CA, --insecure) apply everywhere and every exchange is recorded for the transcript. Redirects are never followed.
 import type { HttpResult } from '../lib/assert.js';
 import type { Exchange } from './transcript.js';
+import { SUITE_VERSION } from './version.js';
+import { Agents, describeError, headersOf, sendWire, type Chunk, type HeaderField, type TlsOptions, type WireHead } from './wire.js';
+
+export type { Chunk, HeaderField, TlsOptions };
 
 export interface ShopResponse extends HttpResult {
   text: string;
@@ -10,64 +15,250 @@ export interface ShopResponse extends HttpResult {
 
 export interface RequestOptions {
   headers?: Record<string, string | undefined>;
+  /** Header fields sent exactly as listed, after `headers`: repeated names stay separate fields. */
+  rawHeaders?: readonly HeaderField[];
   /** Serialised as JSON with Content-Type: application/json unless a content-type header is given. */
   json?: unknown;
-  /** Raw body, sent as is. */
+  /** Raw body, sent as is (with its Content-Length unless the caller declares one). */
   body?: string | Uint8Array;
+  /** A body sent chunk by chunk with Transfer-Encoding: chunked and no Content-Length. */
+  chunks?: Iterable<Chunk> | AsyncIterable<Chunk>;
+  /** Leave the request open after its body: only an answer that does not wait for the end arrives. */
+  hold?: boolean;
   /** Bearer token shorthand. */
   token?: string;
+  /** For the whole exchange (request()) or until the response head (stream()); 15 s by default. */
   timeoutMs?: number;
 }
 
+/** A response read incrementally (event streams): the head at once, the body as it comes. */
+export interface ShopStream {
+  readonly status: number;
+  readonly headers: Headers;
+  /** ms from sending the request to the response head. */
+  readonly headMs: number;
+  /** Everything read so far. */
+  text(): string;
+  ended(): boolean;
+  /** Waits until the text satisfies `predicate`; resolves with the ms since the response head, or null on timeout/end. */
+  until(predicate: (text: string) => boolean, timeoutMs: number): Promise<number | null>;
+  /** Reads to the end (at most `timeoutMs`, 15 s by default) and hands back the whole answer. */
+  response(timeoutMs?: number): Promise<ShopResponse>;
+  close(): void;
+}
+
+const DEFAULT_TIMEOUT_MS = 15_000;
+const METHODS_WITH_BODY = new Set(['POST', 'PUT', 'PATCH']);
+
+function parseJson(text: string): unknown {
+  try {
+    return text ? JSON.parse(text) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+const clip = (text: string) => (text.length > 4000 ? `${text.slice(0, 4000)}…` : text);
+
 export class ShopHttp {
   readonly exchanges: Exchange[] = [];
-  constructor(readonly baseUrl: string) {}
+  private readonly agents: Agents;
+
+  constructor(readonly baseUrl: string, tls: TlsOptions = {}) {
+    this.agents = new Agents(tls);
+  }
 
   url(path: string): string {
     return /^https?:/.test(path) ? path : this.baseUrl + path;
   }
 
   async request(method: string, path: string, o: RequestOptions = {}): Promise<ShopResponse> {
-    const headers: Record<string, string> = {};
-    if (o.token !== undefined) headers.authorization = `Bearer ${o.token}`;
-    for (const [k, v] of Object.entries(o.headers ?? {})) if (v !== undefined) headers[k.toLowerCase()] = v;
-    let body: string | Uint8Array | undefined = o.body;
-    if (o.json !== undefined) {
-      body = JSON.stringify(o.json);
-      headers['content-type'] ??= 'application/json';
-    }
-    const x: Exchange = {
-      method,
-      url: this.url(path),
-      requestHeaders: headers,
-      requestBody: body === undefined ? undefined : typeof body === 'string' ? body : `<${body.byteLength} bytes>`,
-      ms: 0,
-    };
-    this.exchanges.push(x);
-    const started = Date.now();
+    const timeoutMs = o.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    const { head, x, started, timer } = await this.open(method, path, o, timeoutMs);
     try {
-      const res = await fetch(x.url, { method, headers, body: body as BodyInit | undefined, redirect: 'manual', signal: AbortSignal.timeout(o.timeoutMs ?? 15_000) });
-      const text = await res.text();
+      const text = await new Promise<string>((resolve, reject) => {
+        const parts: Buffer[] = [];
+        head.res.on('data', (d: Buffer) => parts.push(d));
+        head.res.once('end', () => resolve(Buffer.concat(parts).toString('utf8')));
+        head.res.once('error', reject);
+        head.res.once('close', () => (head.res.complete ? undefined : reject(timer.error ?? new Error('the connection closed before the end of the answer'))));
+      });
       x.ms = Date.now() - started;
-      x.status = res.status;
-      x.responseHeaders = Object.fromEntries(res.headers.entries());
       x.responseBody = text;
-      let parsed: unknown;
-      try {
-        parsed = text ? JSON.parse(text) : undefined;
-      } catch {
-        parsed = undefined;
-      }
-      return { status: res.status, headers: res.headers, body: parsed, text };
+      return { status: head.res.statusCode ?? 0, headers: headersOf(head.res), body: parseJson(text), text };
     } catch (err) {
       x.ms = Date.now() - started;
-      x.error = (err as Error).message;
-      throw err;
+      x.error = describeError(timer.error ?? err);
+      throw new Error(`${method} ${x.url}: ${x.error}`, { cause: err });
+    } finally {
+      timer.clear();
+      // A request left open, or answered before its body was out, cannot carry another exchange.
+      if (!head.finished()) head.req.destroy();
     }
+  }
+
+  async stream(method: string, path: string, o: RequestOptions = {}): Promise<ShopStream> {
+    const { head, x, started, timer } = await this.open(method, path, o, o.timeoutMs ?? DEFAULT_TIMEOUT_MS);
+    timer.clear();
+    const headAt = Date.now();
+    const status = head.res.statusCode ?? 0;
+    const headers = headersOf(head.res);
+    const decoder = new TextDecoder();
+    let buffer = '';
+    let ended = false;
+    const waiters = new Set<() => void>();
+    const wake = () => [...waiters].forEach((w) => w());
+    head.res.on('data', (d: Buffer) => {
+      buffer += decoder.decode(d, { stream: true });
+      x.responseBody = clip(buffer);
+      wake();
+    });
+    const end = () => {
+      if (ended) return;
+      ended = true;
+      x.ms = Date.now() - started;
+      wake();
+    };
+    head.res.once('end', end);
+    head.res.once('close', end);
+    head.res.on('error', () => undefined); // closed by the caller, or by the server: the text read so far stands
+    const close = () => {
+      head.res.destroy();
+      head.req.destroy();
+    };
+    const until = (predicate: (text: string) => boolean, timeoutMs: number) =>
+      new Promise<number | null>((resolve) => {
+        const done = (value: number | null) => {
+          waiters.delete(check);
+          clearTimeout(t);
+          resolve(value);
+        };
+        const check = () => {
+          if (predicate(buffer)) done(Date.now() - headAt);
+          else if (ended) done(null);
+        };
+        const t = setTimeout(() => done(null), timeoutMs);
+        waiters.add(check);
+        check();
+      });
+    return {
+      status,
+      headers,
+      headMs: headAt - started,
+      text: () => buffer,
+      ended: () => ended,
+      until,
+      close,
+      response: async (timeoutMs = DEFAULT_TIMEOUT_MS) => {
+        await until(() => false, timeoutMs);
+        const complete = ended && head.res.complete;
+        close();
+        if (!complete) {
+          x.error = ended ? 'the connection closed before the end of the answer' : `the answer did not end within ${timeoutMs / 1000} s`;
+          throw new Error(`${method} ${x.url}: ${x.error}`);
+        }
+        return { status, headers, body: parseJson(buffer), text: buffer };
+      },
+    };
   }
 
   get = (path: string, o?: RequestOptions) => this.request('GET', path, o);
   post = (path: string, o?: RequestOptions) => this.request('POST', path, o);
   patch = (path: string, o?: RequestOptions) => this.request('PATCH', path, o);
   delete = (path: string, o?: RequestOptions) => this.request('DELETE', path, o);
+
+  /** Closes the kept-alive connections. */
+  close(): void {
+    this.agents.destroy();
+  }
+
+  /** Builds the header fields, records the exchange and sends; resolves at the response head. */
+  private async open(method: string, path: string, o: RequestOptions, timeoutMs: number) {
+    const url = new URL(this.url(path));
+    let body: string | Uint8Array | undefined = o.body;
+    const headers: Record<string, string> = {};
+    if (o.token !== undefined) headers.authorization = `Bearer ${o.token}`;
+    for (const [k, v] of Object.entries(o.headers ?? {})) if (v !== undefined) headers[k.toLowerCase()] = v;
+    if (o.json !== undefined) {
+      body = JSON.stringify(o.json);
+      headers['content-type'] ??= 'application/json';
+    }
+    const raw = o.rawHeaders ?? [];
+    const given = new Set([...Object.keys(headers), ...raw.map(([n]) => n.toLowerCase())]);
+    // What a client adds on its own, unless the caller chose the field: Host, framing, Accept, User-Agent.
+    const own: HeaderField[] = [];
+    if (!given.has('host')) own.push(['host', url.host]);
+    if (!given.has('content-length') && !given.has('transfer-encoding')) {
+      if (o.chunks !== undefined) own.push(['transfer-encoding', 'chunked']);
+      else if (body !== undefined) own.push(['content-length', String(typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength)]);
+      else if (METHODS_WITH_BODY.has(method.toUpperCase())) own.push(['content-length', '0']);
+    }
+    if (!given.has('accept')) own.push(['accept', '*/*']);
+    if (!given.has('user-agent')) own.push(['user-agent', `shop-conformance/${SUITE_VERSION}`]);
+    const fields: HeaderField[] = [...Object.entries(headers), ...raw, ...own];
+
+    const recorded: Record<string, string> = {};
+    for (const [name, value] of [...Object.entries(headers), ...raw]) {
+      const k = name.toLowerCase();
+      recorded[k] = recorded[k] === undefined ? value : `${recorded[k]} ⏎ ${name}: ${value}`;
+    }
+    const x: Exchange = { method, url: url.href, requestHeaders: recorded, ms: 0 };
+    const described = o.chunks !== undefined ? '<chunked body, no Content-Length>' : body === undefined ? undefined : typeof body === 'string' ? body : `<${body.byteLength} bytes>`;
+    if (described !== undefined || o.hold) x.requestBody = `${described ?? ''}${o.hold ? ' (request left open)' : ''}`;
+    this.exchanges.push(x);
+
+    const started = Date.now();
+    const chunks = o.chunks === undefined ? undefined : countChunks(o.chunks, (n) => (x.requestBody = `<${n} bytes, chunked, no Content-Length${o.hold ? ', request left open' : ''}>`));
+    const timer = deadline(timeoutMs);
+    const pending = sendWire(this.agents, { method, url, fields, body, chunks, hold: o.hold, signal: timer.signal });
+    let head: WireHead;
+    try {
+      head = await Promise.race([pending, timer.expired]);
+    } catch (err) {
+      timer.clear();
+      x.ms = Date.now() - started;
+      x.error = describeError(err);
+      throw Object.assign(new Error(`${method} ${url.href}: ${x.error}`, { cause: err }), { code: (err as NodeJS.ErrnoException).code });
+    }
+    x.ms = Date.now() - started;
+    x.status = head.res.statusCode ?? 0;
+    x.responseHeaders = Object.fromEntries(headersOf(head.res).entries());
+    return { head, x, started, timer };
+  }
+}
+
+/** After `ms`: `error` set, `signal` aborted (the request is torn down wherever it is) and `expired` rejected. */
+function deadline(ms: number) {
+  const controller = new AbortController();
+  let t: NodeJS.Timeout | undefined;
+  const state: { error?: Error; signal: AbortSignal; expired: Promise<never>; clear(): void } = {
+    signal: controller.signal,
+    expired: new Promise<never>((_, reject) => {
+      t = setTimeout(() => {
+        state.error = new Error(`no answer within ${ms / 1000} s`);
+        reject(state.error);
+        controller.abort(state.error);
+      }, ms);
+    }),
+    clear: () => clearTimeout(t),
+  };
+  state.expired.catch(() => undefined);
+  return state;
+}
+
+const sizeOf = (c: Chunk) => (typeof c === 'string' ? Buffer.byteLength(c) : c.byteLength);
+
+/** Reports the size of the body for the transcript: at once for an array (which stays an array, so it can be resent), else as it goes. */
+function countChunks(chunks: Iterable<Chunk> | AsyncIterable<Chunk>, report: (bytes: number) => void): Iterable<Chunk> | AsyncIterable<Chunk> {
+  if (Array.isArray(chunks)) {
+    report(chunks.reduce((n: number, c: Chunk) => n + sizeOf(c), 0));
+    return chunks;
+  }
+  return (async function* () {
+    let n = 0;
+    for await (const c of chunks) {
+      report((n += sizeOf(c)));
+      yield c;
+    }
+  })();
 }

@@ -2,6 +2,7 @@
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { profileSchema, type Profile } from '../../contract/profile.js';
+import type { TlsOptions } from './wire.js';
 
 export const ENV = {
   baseUrl: 'SHOP_CONFORMANCE_BASE_URL',
@@ -13,6 +14,10 @@ export const ENV = {
   output: 'SHOP_CONFORMANCE_OUTPUT',
   reporters: 'SHOP_CONFORMANCE_REPORTERS',
   target: 'SHOP_CONFORMANCE_TARGET',
+  /** Path of a PEM bundle: the CAs that issued the target's TLS certificate. */
+  ca: 'SHOP_CONFORMANCE_CA',
+  /** '1': accept any TLS certificate of the target. */
+  insecure: 'SHOP_CONFORMANCE_INSECURE',
 } as const;
 
 const paramsSchema = z.object({
@@ -24,12 +29,26 @@ const paramsSchema = z.object({
   showSecrets: z.boolean(),
   /** 'embedded' when the CLI booted the reference for this run. */
   target: z.enum(['embedded', 'external']),
+  caPath: z.string().min(1).optional(),
+  insecure: z.boolean(),
 });
 
-export type RunParams = z.infer<typeof paramsSchema> & { profile: Profile };
+export type RunParams = z.infer<typeof paramsSchema> & { profile: Profile; tls: TlsOptions };
 
 export function readProfileFile(path: string): Profile {
   return profileSchema.parse(JSON.parse(readFileSync(path, 'utf8')));
+}
+
+/** A PEM bundle of CA certificates; throws with a one-line reason when the file is unreadable or holds no certificate. */
+export function readCaFile(path: string): string {
+  let pem: string;
+  try {
+    pem = readFileSync(path, 'utf8');
+  } catch (err) {
+    throw new Error(`cannot read ${path} (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
+  }
+  if (!pem.includes('-----BEGIN CERTIFICATE-----')) throw new Error(`${path} holds no PEM certificate (-----BEGIN CERTIFICATE-----)`);
+  return pem;
 }
 
 let cached: RunParams | undefined;
@@ -44,7 +63,10 @@ export function runParams(env: NodeJS.ProcessEnv = process.env): RunParams {
     seed: env[ENV.seed] ?? '1',
     showSecrets: env[ENV.showSecrets] === '1',
     target: env[ENV.target] ?? 'external',
+    caPath: env[ENV.ca] || undefined,
+    insecure: env[ENV.insecure] === '1',
   });
-  cached = Object.freeze({ ...parsed, profile: Object.freeze(readProfileFile(parsed.profilePath)) });
+  const tls = Object.freeze({ ...(parsed.caPath ? { ca: readCaFile(parsed.caPath) } : {}), insecure: parsed.insecure });
+  cached = Object.freeze({ ...parsed, profile: Object.freeze(readProfileFile(parsed.profilePath)), tls });
   return cached;
 }

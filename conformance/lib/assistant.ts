@@ -7,11 +7,8 @@
 // Checks never share a session: each provisions its own (fresh session id, agent id and, by default, a fresh account
 // subject), so workers and reruns agree.
 import { createHmac, randomUUID } from 'node:crypto';
-import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
-import { request as httpsRequest } from 'node:https';
 import { notApplicable, type Shop } from '../engine/check.js';
 import type { ShopResponse } from '../engine/http.js';
-import type { Exchange } from '../engine/transcript.js';
 import { PERMISSIONS } from '../../contract/scopes.js';
 import { createDpopKey, dpopProof, type DpopKey, type DpopProofOptions } from './dpop.js';
 import { applyOverrides, epochSeconds, signDraft, type JsonObject } from './jws.js';
@@ -343,52 +340,11 @@ export class AssistantAgent {
 // --------------------------------------------------------------------------------------------- raw header field lines
 
 /**
- * A request whose header fields are sent exactly as listed, repeated names included (fetch would join them into one
- * line): for the "two DPoP header fields" negative. Recorded in the transcript like every other exchange.
+ * A request whose header fields are sent exactly as listed, repeated names included (a Headers object would join them into
+ * one line): for the "two DPoP header fields" negative. Recorded in the transcript like every other exchange.
  */
 export async function rawRequest(shop: Shop, method: string, path: string, fields: readonly (readonly [string, string])[], body?: string): Promise<ShopResponse> {
-  const url = new URL(shop.http.url(path));
-  // Header fields given as a list are sent as they are, so Host (required by HTTP/1.1) is ours to add.
-  const flat: string[] = fields.some(([name]) => name.toLowerCase() === 'host') ? [] : ['host', url.host];
-  for (const [name, value] of fields) flat.push(name, value);
-  if (body !== undefined) flat.push('content-type', 'application/json', 'content-length', String(Buffer.byteLength(body)));
-  const recorded: Record<string, string> = {};
-  for (const [name, value] of fields) recorded[name.toLowerCase()] = recorded[name.toLowerCase()] === undefined ? value : `${recorded[name.toLowerCase()]} ⏎ ${name}: ${value}`;
-  const x: Exchange = { method, url: url.href, requestHeaders: recorded, ...(body !== undefined ? { requestBody: body } : {}), ms: 0 };
-  shop.http.exchanges.push(x);
-  const started = Date.now();
-  const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
-  try {
-    const { status, headers, text } = await new Promise<{ status: number; headers: IncomingHttpHeaders; text: string }>((resolve, reject) => {
-      const req = send(url, { method, headers: flat, timeout: 15_000 }, (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, text: Buffer.concat(chunks).toString('utf8') }));
-        res.on('error', reject);
-      });
-      req.on('timeout', () => req.destroy(new Error('timeout')));
-      req.on('error', reject);
-      req.end(body);
-    });
-    const h = new Headers();
-    for (const [name, value] of Object.entries(headers)) {
-      if (value === undefined) continue;
-      for (const v of Array.isArray(value) ? value : [value]) h.append(name, v);
-    }
-    x.ms = Date.now() - started;
-    x.status = status;
-    x.responseHeaders = Object.fromEntries(h.entries());
-    x.responseBody = text;
-    let parsed: unknown;
-    try {
-      parsed = text ? JSON.parse(text) : undefined;
-    } catch {
-      parsed = undefined;
-    }
-    return { status, headers: h, body: parsed, text };
-  } catch (err) {
-    x.ms = Date.now() - started;
-    x.error = (err as Error).message;
-    throw err;
-  }
+  const typed = fields.some(([name]) => name.toLowerCase() === 'content-type');
+  const rawHeaders = body !== undefined && !typed ? [...fields, ['content-type', 'application/json'] as const] : fields;
+  return shop.http.request(method, path, { rawHeaders, ...(body !== undefined ? { body } : {}) });
 }

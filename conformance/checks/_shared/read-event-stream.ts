@@ -2,11 +2,11 @@
 // comments in what was read (WHATWG HTML §9.2).
 import type { Shop } from '../../engine/check.js';
 import type { ShopResponse } from '../../engine/http.js';
-import type { Exchange } from '../../engine/transcript.js';
 import { errorOf, type AssistantAgent } from '../../lib/assistant.js';
 
 export interface OpenStream {
-  res: Response;
+  /** The response head. */
+  res: { status: number; headers: Headers };
   /** ms from sending the request to the response head. */
   headMs: number;
   /** Everything read so far. */
@@ -17,80 +17,22 @@ export interface OpenStream {
 }
 
 /**
- * GET of an event stream with a DPoP proof (retried once on `use_dpop_nonce`), read incrementally. The exchange is recorded
- * for the transcript, with what was read of the stream as its body.
+ * GET of an event stream with a DPoP proof (retried once on `use_dpop_nonce`), read incrementally through the suite's
+ * client (engine/http.ts), which records the exchange with what was read of the stream as its body.
  */
 export async function openEventStream(shop: Shop, agent: AssistantAgent, path: string, headers: Record<string, string> = {}): Promise<OpenStream | ShopResponse> {
   for (let attempt = 0; ; attempt++) {
     const proof = await agent.proof('GET', path);
-    const requestHeaders = { authorization: `DPoP ${agent.token}`, dpop: proof, accept: 'text/event-stream', ...headers };
-    const x: Exchange = { method: 'GET', url: shop.http.url(path), requestHeaders, ms: 0 };
-    shop.http.exchanges.push(x);
-    const controller = new AbortController();
-    const started = Date.now();
-    const res = await fetch(x.url, { headers: requestHeaders, signal: controller.signal });
-    x.ms = Date.now() - started;
-    x.status = res.status;
-    x.responseHeaders = Object.fromEntries(res.headers.entries());
-    const nonce = res.headers.get('dpop-nonce');
+    const stream = await shop.http.stream('GET', path, { headers: { authorization: `DPoP ${agent.token}`, dpop: proof, accept: 'text/event-stream', ...headers } });
+    const nonce = stream.headers.get('dpop-nonce');
     if (nonce) agent.nonce = nonce;
-    const contentType = res.headers.get('content-type') ?? '';
-    if (res.status !== 200 || !contentType.toLowerCase().startsWith('text/event-stream')) {
-      const text = await res.text();
-      x.responseBody = text;
-      let body: unknown;
-      try {
-        body = text ? JSON.parse(text) : undefined;
-      } catch {
-        body = undefined;
-      }
-      const answer: ShopResponse = { status: res.status, headers: res.headers, body, text };
-      if (attempt === 0 && res.status === 401 && errorOf(answer) === 'use_dpop_nonce') continue;
+    const contentType = stream.headers.get('content-type') ?? '';
+    if (stream.status !== 200 || !contentType.toLowerCase().startsWith('text/event-stream')) {
+      const answer = await stream.response();
+      if (attempt === 0 && answer.status === 401 && errorOf(answer) === 'use_dpop_nonce') continue;
       return answer;
     }
-    const headAt = Date.now();
-    let buffer = '';
-    let ended = false;
-    const waiters = new Set<() => void>();
-    const reader = res.body!.getReader();
-    const decoder = new TextDecoder();
-    void (async () => {
-      try {
-        for (;;) {
-          const { done, value } = await reader.read();
-          if (done) break;
-          buffer += decoder.decode(value, { stream: true });
-          x.responseBody = buffer.length > 4000 ? `${buffer.slice(0, 4000)}…` : buffer;
-          for (const w of [...waiters]) w();
-        }
-      } catch {
-        // closed by the check
-      } finally {
-        ended = true;
-        for (const w of [...waiters]) w();
-      }
-    })();
-    return {
-      res,
-      headMs: headAt - started,
-      text: () => buffer,
-      close: () => controller.abort(),
-      until: (predicate, timeoutMs) =>
-        new Promise((resolve) => {
-          const done = (value: number | null) => {
-            waiters.delete(test);
-            clearTimeout(timer);
-            resolve(value);
-          };
-          const test = () => {
-            if (predicate(buffer)) done(Date.now() - headAt);
-            else if (ended) done(null);
-          };
-          const timer = setTimeout(() => done(null), timeoutMs);
-          waiters.add(test);
-          test();
-        }),
-    };
+    return { res: stream, headMs: stream.headMs, text: stream.text, until: stream.until, close: stream.close };
   }
 }
 

@@ -1,0 +1,132 @@
+// One HTTP/1.1 exchange on the wire, over node:http or node:https: the header fields go out exactly as listed (repeated
+// names, a declared Content-Length that the body does not match), the body as one piece or as chunks, and the request may
+// be left open after its body. node:http rather than fetch: fetch joins repeated fields, cannot send a lying Content-Length
+// or leave a request open, and on Node 20 cannot be given a private CA. The caller (ShopHttp) records the exchange.
+import { Agent as HttpAgent, request as httpRequest, type ClientRequest, type IncomingMessage } from 'node:http';
+import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+
+export type Chunk = string | Uint8Array;
+export type HeaderField = readonly [name: string, value: string];
+
+export interface TlsOptions {
+  /** PEM bundle of the CAs that issued the target's certificate (a private CA), trusted instead of the system's. */
+  ca?: string | Buffer | undefined;
+  /** Accept any certificate (rejectUnauthorized: false). */
+  insecure?: boolean | undefined;
+}
+
+export interface WireRequest {
+  method: string;
+  url: URL;
+  /** Every header field, in order, sent as is: nothing is added (Host and framing are the caller's). */
+  fields: readonly HeaderField[];
+  body?: Chunk | undefined;
+  chunks?: Iterable<Chunk> | AsyncIterable<Chunk> | undefined;
+  /** Do not end the request after the body. */
+  hold?: boolean | undefined;
+  /** Aborts the request (and its response) wherever it is. */
+  signal?: AbortSignal | undefined;
+}
+
+export interface WireHead {
+  req: ClientRequest;
+  res: IncomingMessage;
+  /** True once the whole request body was written and the request ended (never with hold). */
+  finished(): boolean;
+}
+
+/** The keep-alive agents of one client: one for each scheme, TLS options on the https one. */
+export class Agents {
+  private http?: HttpAgent;
+  private https?: HttpsAgent;
+  constructor(private readonly tls: TlsOptions = {}) {}
+
+  for(url: URL): HttpAgent {
+    if (url.protocol === 'https:') {
+      return (this.https ??= new HttpsAgent({ keepAlive: true, ...(this.tls.ca !== undefined ? { ca: this.tls.ca } : {}), rejectUnauthorized: !this.tls.insecure }));
+    }
+    return (this.http ??= new HttpAgent({ keepAlive: true }));
+  }
+
+  destroy(): void {
+    this.http?.destroy();
+    this.https?.destroy();
+  }
+}
+
+const isAsync = (c: WireRequest['chunks']): c is AsyncIterable<Chunk> => c !== undefined && Symbol.asyncIterator in Object(c);
+
+/** Writes the chunks one by one, each in its own turn of the event loop, stopping when the request is gone. */
+async function writeChunks(req: ClientRequest, chunks: Iterable<Chunk> | AsyncIterable<Chunk>, stop: () => boolean): Promise<void> {
+  for await (const chunk of chunks) {
+    if (stop()) return;
+    if (!req.write(chunk)) await new Promise<void>((r) => (req.once('drain', r), req.once('close', r)));
+    await new Promise((r) => setImmediate(r));
+  }
+}
+
+/**
+ * Sends the request and resolves with the response head. Rejects on a connection or TLS failure before the head; errors
+ * after it (a server that answered early and closed while the body was still going out) are left to the response.
+ */
+export function sendWire(agents: Agents, w: WireRequest): Promise<WireHead> {
+  const attempt = (retry: boolean): Promise<WireHead> =>
+    new Promise((resolve, reject) => {
+      const send = w.url.protocol === 'https:' ? httpsRequest : httpRequest;
+      const flat = w.fields.flatMap(([name, value]) => [name, value]);
+      const req = send(w.url, { method: w.method, headers: flat, agent: agents.for(w.url), ...(w.signal ? { signal: w.signal } : {}) });
+      let responded = false;
+      let finished = false;
+      req.once('response', (res) => {
+        responded = true;
+        resolve({ req, res, finished: () => finished });
+      });
+      req.on('error', (err: NodeJS.ErrnoException) => {
+        if (responded) return;
+        // A kept-alive connection the server closed while idle: the request never reached it, so it is sent again once.
+        if (retry && req.reusedSocket && (err.code === 'ECONNRESET' || err.code === 'EPIPE')) resolve(attempt(false));
+        else reject(err);
+      });
+      const stop = () => req.destroyed || responded;
+      void (async () => {
+        try {
+          if (w.body !== undefined) req.write(w.body);
+          if (w.chunks !== undefined) await writeChunks(req, w.chunks, stop);
+          if (!w.hold && !req.destroyed) {
+            req.end();
+            finished = true;
+          }
+        } catch (err) {
+          req.destroy(err as Error);
+        }
+      })();
+    });
+  // An async iterable cannot be replayed: no retry for it.
+  return attempt(!isAsync(w.chunks));
+}
+
+/** The response's header fields as a Headers object (repeated fields appended, as fetch would show them). */
+export function headersOf(res: IncomingMessage): Headers {
+  const h = new Headers();
+  for (let i = 0; i + 1 < res.rawHeaders.length; i += 2) {
+    try {
+      h.append(res.rawHeaders[i]!, res.rawHeaders[i + 1]!);
+    } catch {
+      // A field Headers cannot hold (an invalid name or value) is left out; the transcript keeps the rest.
+    }
+  }
+  return h;
+}
+
+/** `<message> (<code>)`: the code is what names a TLS failure (SELF_SIGNED_CERT_IN_CHAIN, ERR_TLS_CERT_ALTNAME_INVALID…). */
+export function describeError(err: unknown): string {
+  const e = err as NodeJS.ErrnoException;
+  const message = e?.message ?? String(err);
+  return e?.code && !message.includes(e.code) ? `${message} (${e.code})` : message;
+}
+
+/** Codes of certificate failures: the target answered, but over TLS the suite does not trust. */
+export function isTlsError(err: unknown): boolean {
+  const code = (err as NodeJS.ErrnoException)?.code ?? '';
+  return /CERT|SELF_SIGNED|UNABLE_TO_(GET|VERIFY)|ERR_TLS|ERR_SSL|EPROTO/.test(code);
+}
