@@ -41,7 +41,11 @@ export function jsonDifferences(a: unknown, b: unknown, at = ''): string[] {
 
 const valueOf = (r: Representation): unknown => (r.body !== undefined ? r.body : (r.text ?? ''));
 
-/** Two reads of one resource with nothing in between (`second` right after `first`, same request). */
+/**
+ * Two reads of one resource with nothing in between (`second` right after `first`, same request). Two reads answered with
+ * different statuses leave nothing comparable but the status: the whole body is noise then (a check is never failed on
+ * the strength of a flapping read).
+ */
 export function baselineOf<R extends Representation>(first: R, second: Representation): Baseline<R> {
   const noise = first.status === second.status ? jsonDifferences(valueOf(first), valueOf(second)) : [''];
   return { first, noise };
