@@ -5,28 +5,15 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { request } from 'node:http';
-import { startServer } from '../../reference/src/server.js';
-import { loadConfig } from '../../reference/src/config.js';
-import { FIXTURE_PROFILE_PATH, fixtureProfile } from '../helpers/reference.js';
+import { fixtureProfile } from '../helpers/reference.js';
 import { createMinter } from '../../conformance/lib/mint.js';
-import { startProxy, type ProxyRules } from '../helpers/mutating-proxy.js';
+import { behindProxy } from '../helpers/behind-proxy.js';
 import { ALTERNATES, BROKEN_TWINS } from '../helpers/alternates.js';
 import { cli, outputDir, readReport, type Report } from '../helpers/cli.js';
 
 /** Full spec runs at a time: each is one Playwright worker, mostly waiting on the network, so two cores carry three. */
 const CONCURRENCY = 3;
 
-/** A reference of its own (fresh in-memory database) behind the alternate's proxy, for the time of `body`. */
-async function behindProxy<T>(rules: ProxyRules, body: (url: string) => Promise<T>): Promise<T> {
-  const reference = await startServer(loadConfig({ env: {}, profilePath: FIXTURE_PROFILE_PATH, overrides: { port: 0, databasePath: ':memory:', logLevel: 'silent' } }));
-  const proxy = await startProxy(reference.url, rules);
-  try {
-    return await body(proxy.url);
-  } finally {
-    await proxy.close();
-    await reference.close();
-  }
-}
 
 function describeOutcome(report: Report | undefined, out: string): string {
   if (!report) return `no conformance report; output:\n${out.slice(-4000)}`;

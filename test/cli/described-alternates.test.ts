@@ -4,23 +4,11 @@
 // passes prove the learning, not an idle proxy.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startServer } from '../../reference/src/server.js';
-import { loadConfig } from '../../reference/src/config.js';
-import { FIXTURE_PROFILE_PATH } from '../helpers/reference.js';
-import { startProxy, type ProxyRules } from '../helpers/mutating-proxy.js';
+import type { ProxyRules } from '../helpers/mutating-proxy.js';
+import { behindProxy } from '../helpers/behind-proxy.js';
 import { cartBodies, DESCRIBED_ALTERNATES, opsRoutes } from '../helpers/described-alternates.js';
 import { cli, outputDir, readReport, type Report } from '../helpers/cli.js';
 
-async function behindProxy<T>(rules: ProxyRules, body: (url: string) => Promise<T>): Promise<T> {
-  const reference = await startServer(loadConfig({ env: {}, profilePath: FIXTURE_PROFILE_PATH, overrides: { port: 0, databasePath: ':memory:', logLevel: 'silent' } }));
-  const proxy = await startProxy(reference.url, rules);
-  try {
-    return await body(proxy.url);
-  } finally {
-    await proxy.close();
-    await reference.close();
-  }
-}
 
 const failures = (report: Report | undefined, out: string) =>
   report ? report.checks.filter((c) => c.status !== 'passed' && c.status !== 'skipped').map((c) => `  ${c.status} [${c.id}] ${c.reason ?? ''}`).join('\n') : out.slice(-3000);
