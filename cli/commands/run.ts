@@ -115,6 +115,7 @@ export async function runSuite(o: RunOptions, io: { out: (s: string) => void; er
       [ENV.output]: output,
       [ENV.reporters]: o.reporter.join(','),
       [ENV.target]: embedded ? 'embedded' : 'external',
+      [ENV.partial]: grep || o.shard || o.lastFailed || o.maxFailures !== undefined ? '1' : '0',
       [ENV.ca]: o.ca === undefined ? '' : resolve(o.ca),
       [ENV.insecure]: o.insecure ? '1' : '0',
       FORCE_COLOR: process.env.FORCE_COLOR ?? '0',

@@ -14,6 +14,8 @@ export const ENV = {
   output: 'SHOP_CONFORMANCE_OUTPUT',
   reporters: 'SHOP_CONFORMANCE_REPORTERS',
   target: 'SHOP_CONFORMANCE_TARGET',
+  /** '1' when the run selects part of the checks (--grep, --clause, --shard, --last-failed, --max-failures). */
+  partial: 'SHOP_CONFORMANCE_PARTIAL',
   /** Path of a PEM bundle: the CAs that issued the target's TLS certificate. */
   ca: 'SHOP_CONFORMANCE_CA',
   /** '1': accept any TLS certificate of the target. */
