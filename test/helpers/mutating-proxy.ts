@@ -117,7 +117,8 @@ export async function startProxy(target: string, rules: ProxyRules = {}): Promis
         let headers = answer.headers.filter(([k]) => k.toLowerCase() !== 'transfer-encoding');
         if (rules.chunked && !bodiless) headers = withoutHeader(headers, 'content-length');
         res.writeHead(answer.status, headers.flat());
-        if (rules.chunked && !bodiless) res.flushHeaders();
+        // The head goes on at once, as a reverse proxy forwards it: an event stream may send its first bytes much later.
+        if (!bodiless) res.flushHeaders();
         up.pipe(res);
         up.on('error', abandon);
         return;
