@@ -33,6 +33,8 @@ interface ProbeEnv {
   session: AssistantSession | null;
   /** Path of an operator read, from the deployment's description when it names one. */
   opsPath: string;
+  /** Header names of the agent artifacts, as the deployment's documents (or the profile's conventions) give them. */
+  artifactHeaders: { invitedAgentContext: string; assistantBrowserSession: string };
 }
 
 export interface Probe {
@@ -56,8 +58,6 @@ export interface TrustResult {
 const CATALOG = OPERATIONS_BY_ID.get('listCollections')!.path;
 const OPS_READ = 'searchOpsOrders';
 export const REGISTER = '/internal/assistant/agents/connected';
-/** Header of an assistant's browser session when the web agent forwarder brings it (the reference's choice, docs/assistants.md). */
-const BROWSER_SESSION_HEADER = 'Assistant-Browser-Session';
 
 /** `asb1.<session id>.<base64url HMAC-SHA-256(WEB_SESSION_CONTEXT_KEY, "asb1.<session id>")>` (docs/assistants.md). */
 const browserSession = (sessionId: string, key: string) => `asb1.${sessionId}.${createHmac('sha256', key).update(`asb1.${sessionId}`, 'utf8').digest('base64url')}`;
@@ -103,7 +103,7 @@ export const PROBES: readonly Probe[] = [
     send: async (e) => {
       const forwarder = await e.sign(e.mint.draft.invitedAgentForwarder());
       const context = await e.mint.invitedAgentContext({ sub: e.subject, agentId: `doctor_agent_${randomUUID()}`, permissions: [], forwarderToken: forwarder });
-      return { what: `GET ${CATALOG}`, res: await e.http.get(CATALOG, { headers: { ...bearer(forwarder), [HEADERS.invitedAgentContext]: context } }) };
+      return { what: `GET ${CATALOG}`, res: await e.http.get(CATALOG, { headers: { ...bearer(forwarder), [e.artifactHeaders.invitedAgentContext]: context } }) };
     },
   },
   {
@@ -129,7 +129,7 @@ export const PROBES: readonly Probe[] = [
     needsSession: true,
     settings: (p) => [ofClient('WEB_AGENT_FORWARDER_CLIENT_ID', p.clients.webAgentForwarder)],
     send: async (e) => {
-      const headers = { ...bearer(await e.sign(e.mint.draft.invitedAgentForwarder())), [BROWSER_SESSION_HEADER]: browserSession(e.session!.sessionId, e.profile.secrets.webSessionContextKey) };
+      const headers = { ...bearer(await e.sign(e.mint.draft.invitedAgentForwarder())), [e.artifactHeaders.assistantBrowserSession]: browserSession(e.session!.sessionId, e.profile.secrets.webSessionContextKey) };
       return { what: `GET ${CATALOG}`, res: await e.http.get(CATALOG, { headers }) };
     },
   },

@@ -7,6 +7,7 @@ import { createMinter } from '../lib/mint.js';
 import { describeAnswer, operatorReadPath, PROBES, REGISTER, registerSession, runProbe, type AssistantSession, type TrustResult } from './doctor-trust.js';
 import { ShopHttp, type ShopResponse } from './http.js';
 import { isTlsError, type TlsOptions } from './wire.js';
+import { Target } from './target.js';
 
 export interface DoctorStep {
   name: string;
@@ -99,7 +100,10 @@ export async function doctor(baseUrl: string, profile: Profile, o: DoctorOptions
         if (registered.refusal) advice.push(`The deployment refused the identity-provider proxy's report (${answer}): set PROXY_IDP_SECRET to the profile's secrets.proxyIdpSecret.`);
       }
     }
-    const env = { http, profile, mint: minter, subject: `doctor_${randomUUID().replace(/-/g, '')}`, session, opsPath: operatorReadPath(general?.body) };
+    // The header names of agent artifacts are the deployment's (its documents' security schemes, or the profile's conventions).
+    const described = new Target({ general: general && isOpenApi3(general) ? general.body : {}, assistant: assistant && isOpenApi3(assistant) ? assistant.body : {} }, profile.conventions ?? {});
+    const artifactHeaders = { invitedAgentContext: described.header('invitedAgentContext'), assistantBrowserSession: described.header('assistantBrowserSession') };
+    const env = { http, profile, mint: minter, subject: `doctor_${randomUUID().replace(/-/g, '')}`, session, opsPath: operatorReadPath(general?.body), artifactHeaders };
     const results: TrustResult[] = [];
     for (const probe of PROBES.filter((p) => p.claimed(profile.capabilities))) {
       const r = await runProbe(probe, env);

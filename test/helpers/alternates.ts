@@ -389,7 +389,8 @@ export const BROKEN_TWINS: readonly BrokenTwin[] = [
     of: 'unmatched-route-400',
     rules: { response: (a) => unmatchedRoute(a, { ...UNKNOWN_ROUTE, type: (base) => `${base}/api/problems/not_found` }) },
     check: 'err.unmatched-route',
-    clause: 'ERR-PROBLEM-10',
+    // Blame is per assertion: a `type` that names another code is the problem document's own clause.
+    clause: 'RES-PROBLEM-3',
   },
   {
     name: 'unmatched routes answered 400 unknown_route, and POST /v1/checkout-previews not served',
