@@ -93,8 +93,9 @@ const challengeRules = (rewrite: (value: string) => string | string[]): ProxyRul
 
 type Doc = Record<string, unknown>;
 
-function problemBody(answer: ProxyAnswer, edit: (doc: Doc, answer: ProxyAnswer) => Doc): ProxyAnswer {
-  if (answer.body === undefined || !/^application\/problem\+json/i.test(headerOf(answer.headers, 'content-type') ?? '')) return answer;
+/** Edits a buffered JSON-object body whose media type matches `mediaType`; any other answer goes as it came. */
+function objectBody(answer: ProxyAnswer, mediaType: RegExp, edit: (doc: Doc) => Doc): ProxyAnswer {
+  if (answer.body === undefined || !mediaType.test(headerOf(answer.headers, 'content-type') ?? '')) return answer;
   let doc: unknown;
   try {
     doc = JSON.parse(answer.body);
@@ -102,7 +103,11 @@ function problemBody(answer: ProxyAnswer, edit: (doc: Doc, answer: ProxyAnswer) 
     return answer;
   }
   if (typeof doc !== 'object' || doc === null || Array.isArray(doc)) return answer;
-  return { ...answer, body: JSON.stringify(edit(doc as Doc, answer)) };
+  return { ...answer, body: JSON.stringify(edit(doc as Doc)) };
+}
+
+function problemBody(answer: ProxyAnswer, edit: (doc: Doc, answer: ProxyAnswer) => Doc): ProxyAnswer {
+  return objectBody(answer, /^application\/problem\+json/i, (doc) => edit(doc, answer));
 }
 
 // ------------------------------------------------------------------------------------------------------------ request ids
@@ -190,16 +195,8 @@ function withdrawn(method: string, path: string): ProxyRules {
 const SHOWN_BODIES = /^\/(webhooks\/|openapi\.json|assistant\/openapi\.json)/;
 
 function successObject(answer: ProxyAnswer, path: string, edit: (doc: Doc) => Doc): ProxyAnswer {
-  if (answer.body === undefined || answer.status < 200 || answer.status > 299 || SHOWN_BODIES.test(path)) return answer;
-  if (!/^application\/json/i.test(headerOf(answer.headers, 'content-type') ?? '')) return answer;
-  let doc: unknown;
-  try {
-    doc = JSON.parse(answer.body);
-  } catch {
-    return answer;
-  }
-  if (typeof doc !== 'object' || doc === null || Array.isArray(doc)) return answer;
-  return { ...answer, body: JSON.stringify(edit(doc as Doc)) };
+  if (answer.status < 200 || answer.status > 299 || SHOWN_BODIES.test(path)) return answer;
+  return objectBody(answer, /^application\/json/i, edit);
 }
 
 const volatile = (doc: Doc): Doc => ({ ...doc, served_at: new Date().toISOString(), trace: randomBytes(8).toString('hex') });
