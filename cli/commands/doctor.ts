@@ -25,12 +25,12 @@ function parse(o: DoctorCliOptions) {
   try {
     ca = o.ca === undefined ? undefined : readCaFile(resolve(o.ca));
   } catch (err) {
-    throw new Error(`--ca: ${(err as Error).message}`);
+    throw new Error(`--ca: ${(err as Error).message}`, { cause: err });
   }
   try {
     return { profile: readProfileFile(resolve(o.profile)), ca };
   } catch (err) {
-    throw new Error(`--profile: invalid profile ${resolve(o.profile)}: ${(err as Error).message.split('\n')[0]}`);
+    throw new Error(`--profile: invalid profile ${resolve(o.profile)}: ${(err as Error).message.split('\n')[0]}`, { cause: err });
   }
 }
 

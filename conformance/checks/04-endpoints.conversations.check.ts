@@ -11,9 +11,9 @@
 // leaves open (409 for direct_conversation_open, 403 caller_not_allowed for a browser session) and the browser-session
 // artifact (web agent forwarder plus `Assistant-Browser-Session`) are the reference's, judged at the reference level.
 //
-// Data. Every check provisions its own assistant session (conformance/lib/assistant.ts): nothing is shared between checks.
+// Data. Every check provisions its own assistant session (conformance/checks/_shared/assistant.ts): nothing is shared between checks.
 import { check, notApplicable, test } from '../engine/check.js';
-import { AssistantAgent, browserSession } from '../lib/assistant.js';
+import { AssistantAgent, browserSession } from './_shared/assistant.js';
 import { brief, expectChallenge, expectNoStore, expectProblem, expectStatus, fail, inCase } from '../lib/assert.js';
 import { freshId } from '../lib/fresh-id.js';
 import { expectDpopChallengesOnly } from './_shared/expect-refusals.js';

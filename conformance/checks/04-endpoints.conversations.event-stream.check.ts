@@ -6,9 +6,9 @@
 // spec-level checks drive the target's own routes and bodies, learned from its description documents (operationIds
 // openConversation, streamConversationEvents), and judge only what the spec says.
 //
-// Data. Every check provisions its own assistant session (conformance/lib/assistant.ts): nothing is shared between checks.
+// Data. Every check provisions its own assistant session (conformance/checks/_shared/assistant.ts): nothing is shared between checks.
 import { check, learned, notApplicable, test } from '../engine/check.js';
-import { AssistantAgent } from '../lib/assistant.js';
+import { AssistantAgent } from './_shared/assistant.js';
 import { brief, expectNoStore, expectStatus, fail } from '../lib/assert.js';
 import { freshId } from '../lib/fresh-id.js';
 import { LIMITS } from '../../contract/limits.js';

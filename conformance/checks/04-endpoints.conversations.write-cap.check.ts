@@ -6,9 +6,9 @@
 // and judges only what the spec says. The status of the refusal (413) and the answer on the declared length alone are
 // the reference's.
 //
-// Data. Every check provisions its own assistant session (conformance/lib/assistant.ts): nothing is shared between checks.
+// Data. Every check provisions its own assistant session (conformance/checks/_shared/assistant.ts): nothing is shared between checks.
 import { check, test } from '../engine/check.js';
-import { AssistantAgent } from '../lib/assistant.js';
+import { AssistantAgent } from './_shared/assistant.js';
 import { brief, expectProblem, expectStatus, fail } from '../lib/assert.js';
 import { LIMITS } from '../../contract/limits.js';
 import { COLLECTION, conversationRoute, messageBody, openConversation } from './_shared/open-conversation.js';

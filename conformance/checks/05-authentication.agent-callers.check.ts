@@ -5,11 +5,11 @@
 // tried operation by operation (engine/callers.ts).
 //
 // Every check makes its own agents: fresh account subjects, fresh invited-agent ids, fresh assistant sessions registered
-// through the identity-provider proxy's internal routes (conformance/lib/assistant.ts).
+// through the identity-provider proxy's internal routes (conformance/checks/_shared/assistant.ts).
 import { CALLER_LISTS } from '../../contract/callers.js';
 import { OPERATIONS, type Operation } from '../../contract/operations.js';
 import { check, test, type Shop } from '../engine/check.js';
-import { AssistantAgent } from '../lib/assistant.js';
+import { AssistantAgent } from './_shared/assistant.js';
 import { expectProblem, fail, inCase } from '../lib/assert.js';
 import { expectCredentialRefused } from './_shared/expect-refusals.js';
 import { expectPassesGuard, invitedAgent, probe, sendAssistant, sendInvited, type Send } from './_shared/probe-agents.js';

@@ -5,9 +5,9 @@
 // 05-authentication.dpop*; forwarders and budgets in 05-authentication.assistant-forwarders.
 //
 // Every check makes its own agents: fresh account subjects, fresh invited-agent ids, fresh assistant sessions registered
-// through the identity-provider proxy's internal routes (conformance/lib/assistant.ts).
+// through the identity-provider proxy's internal routes (conformance/checks/_shared/assistant.ts).
 import { check, test } from '../engine/check.js';
-import { ALL_PERMISSIONS, AssistantAgent, errorOf, reportAuthorization, signedOutProxyToken, signOutSession } from '../lib/assistant.js';
+import { ALL_PERMISSIONS, AssistantAgent, errorOf, reportAuthorization, signedOutProxyToken, signOutSession } from './_shared/assistant.js';
 import { brief, expectProblem, expectSuccess, fail, inCase } from '../lib/assert.js';
 import { freshHex } from '../lib/fresh-id.js';
 import { nowSeconds } from '../lib/jws.js';

@@ -4,10 +4,10 @@
 // scheme chosen from the request; assistant sessions and clients have rate-limit budgets (Limits).
 //
 // Every check makes its own agents: fresh account subjects, fresh invited-agent ids, fresh assistant sessions registered
-// through the identity-provider proxy's internal routes (conformance/lib/assistant.ts).
+// through the identity-provider proxy's internal routes (conformance/checks/_shared/assistant.ts).
 import { check, notApplicable, test, type Shop } from '../engine/check.js';
 import type { ShopResponse } from '../engine/http.js';
-import { ALL_PERMISSIONS, AssistantAgent, browserSession, provisionAssistantSession, signedOutProxyToken } from '../lib/assistant.js';
+import { ALL_PERMISSIONS, AssistantAgent, browserSession, provisionAssistantSession, signedOutProxyToken } from './_shared/assistant.js';
 import { brief, expectProblem, expectSuccess, fail, inCase } from '../lib/assert.js';
 import { createDpopKey } from '../lib/dpop.js';
 import { freshHex } from '../lib/fresh-id.js';

@@ -3,7 +3,7 @@
 // no Bearer credential is enough, and the conversation variant of the actor stage refuses an assistant's browser session.
 // Every check provisions its own assistant session.
 import { check, learned, test } from '../engine/check.js';
-import { AssistantAgent, browserSession, errorOf, signOutSession } from '../lib/assistant.js';
+import { AssistantAgent, browserSession, errorOf, signOutSession } from './_shared/assistant.js';
 import { expectChallenge, expectProblem, expectSuccess, fail, inCase } from '../lib/assert.js';
 import { freshId } from '../lib/fresh-id.js';
 import { OPERATIONS } from '../../contract/operations.js';

@@ -1,7 +1,7 @@
 // Spec part 5, Authentication > Assistant authority, with the DPoP rows of Errors: assistant session tokens are DPoP-bound
 // (RFC 9449) and presented with a proof; each defective request of the negative matrix is refused in the DPoP scheme, and
 // none spends anything: a correct proof still works after all of them. Every check provisions its own assistant session
-// through the identity-provider proxy's internal routes (conformance/lib/assistant.ts), so checks stay isolated.
+// through the identity-provider proxy's internal routes (conformance/checks/_shared/assistant.ts), so checks stay isolated.
 //
 // Levels. The spec's error table allows `invalid_dpop_proof` or `use_dpop_nonce` for a proof or nonce failure; where RFC 9449
 // lets a server answer either (a stale `iat` may be answered with a nonce challenge, §11.1), the spec-level check accepts
@@ -10,7 +10,7 @@ import { randomBytes } from 'node:crypto';
 import { calculateJwkThumbprint, exportJWK, generateKeyPair } from 'jose';
 import { check, test, type Shop } from '../engine/check.js';
 import type { ShopResponse } from '../engine/http.js';
-import { htuOf, rawRequest, type AssistantAgent, type ProofOverrides } from '../lib/assistant.js';
+import { htuOf, rawRequest, type AssistantAgent, type ProofOverrides } from './_shared/assistant.js';
 import { expectSuccess, fail, inCase } from '../lib/assert.js';
 import { createDpopKey, dpopProofDraft, type DpopKey } from '../lib/dpop.js';
 import { nowSeconds } from '../lib/jws.js';

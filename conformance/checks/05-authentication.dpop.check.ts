@@ -7,7 +7,7 @@
 // both; the reference-level checks (ids ending in `.reference`) hold the reference to the code it documents.
 import { check, test } from '../engine/check.js';
 import type { ShopResponse } from '../engine/http.js';
-import { AssistantAgent, htuOf } from '../lib/assistant.js';
+import { AssistantAgent, htuOf } from './_shared/assistant.js';
 import { expectChallenge, expectProblem, expectSuccess, fail, inCase } from '../lib/assert.js';
 import { nowSeconds } from '../lib/jws.js';
 import { CART, expectDpopFailure, expectNonceHeader, expectSingleDpopChallenge, PROOF_OR_NONCE, readyAgent } from './_shared/expect-dpop.js';

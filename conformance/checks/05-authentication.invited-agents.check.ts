@@ -4,10 +4,10 @@
 // creates no customer authority and travels only with the web-agent-forwarder token (Customer authority).
 //
 // Every check makes its own agents: fresh account subjects, fresh invited-agent ids, fresh assistant sessions registered
-// through the identity-provider proxy's internal routes (conformance/lib/assistant.ts).
+// through the identity-provider proxy's internal routes (conformance/checks/_shared/assistant.ts).
 import { check, test } from '../engine/check.js';
 import { OPERATOR_ATTRIBUTION } from '../engine/callers.js';
-import { ALL_PERMISSIONS, reportAuthorization } from '../lib/assistant.js';
+import { ALL_PERMISSIONS, reportAuthorization } from './_shared/assistant.js';
 import { expectProblem, expectSuccess, fail, inCase } from '../lib/assert.js';
 import { freshHex } from '../lib/fresh-id.js';
 import { nowSeconds } from '../lib/jws.js';

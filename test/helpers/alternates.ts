@@ -3,7 +3,7 @@
 // `spec` level must pass each of them. Every freedom also has broken twins: the same rewrite made wrong, which the suite
 // must fail, so that a pass of the alternate proves the suite tolerant rather than the proxy idle.
 import { createHash, randomBytes } from 'node:crypto';
-import { headerOf, isJsonMediaType, mapHeader, withHeader, type Fields, type ProxyAnswer, type ProxyRules } from './mutating-proxy.js';
+import { headerOf, mapHeader, withHeader, type Fields, type ProxyAnswer, type ProxyRules } from './mutating-proxy.js';
 
 export interface Alternate {
   name: string;

@@ -69,7 +69,7 @@ export async function startReference(o: { overrides?: LoadConfigOptions['overrid
       if (json !== undefined && !headers.has('content-type')) headers.set('content-type', 'application/json');
       const res = await fetch(url + path, { ...rest, headers, body: json !== undefined ? JSON.stringify(json) : rest.body });
       const text = await res.text();
-      let body: unknown = undefined;
+      let body: unknown;
       try {
         body = text ? JSON.parse(text) : undefined;
       } catch {

@@ -111,7 +111,7 @@ function expectDpopRefusal(h: Harness, res: Res, error: 'invalid_dpop_proof' | '
     assert.equal(res.headers.get('www-authenticate'), `DPoP error="${error}", algs="ES256"`);
     assert.match(res.headers.get('dpop-nonce') ?? '', /^[A-Za-z0-9_-]{43}$/, 'a DPoP-Nonce');
   } catch (err) {
-    throw new Error(`${what}: ${(err as Error).message}\n${res.text}`);
+    throw new Error(`${what}: ${(err as Error).message}\n${res.text}`, { cause: err });
   }
 }
 
@@ -448,7 +448,7 @@ describe('forwarders: exactly one original artifact, agent:forward, no proof', (
         expectProblem(res, { status: 401, error: 'invalid_token', docsUrl: h.profile.docsUrl });
         assert.equal(res.headers.get('www-authenticate'), 'Bearer error="invalid_token"');
       } catch (err) {
-        throw new Error(`${what}: ${(err as Error).message}\n${res.text}`);
+        throw new Error(`${what}: ${(err as Error).message}\n${res.text}`, { cause: err });
       }
     }
     expectChallenge(await h.call('/v1/cart', { headers: { authorization: mcp } }), { scheme: 'Bearer', error: 'invalid_token' });

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import Database from 'better-sqlite3';
-import { bearer, fixtureProfile, FIXTURE_PROFILE_PATH, startReference, type Harness } from '../helpers/reference.js';
+import { bearer, fixtureProfile, startReference, type Harness } from '../helpers/reference.js';
 import { expectNoStore, expectProblem } from '../../conformance/lib/assert.js';
 import { createMinter } from '../../conformance/lib/mint.js';
 import { newGuestSession } from '../../conformance/lib/guest-session.js';

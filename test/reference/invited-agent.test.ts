@@ -39,7 +39,7 @@ async function expectRefused(res: Awaited<ReturnType<Harness['call']>>, what: st
     expectChallenge(res, { scheme, error: 'invalid_token' });
     assert.equal(res.headers.get('www-authenticate')?.split(',').length, scheme === 'DPoP' ? 2 : 1, 'one challenge');
   } catch (err) {
-    throw new Error(`${what}: ${(err as Error).message}\n${res.text}`);
+    throw new Error(`${what}: ${(err as Error).message}\n${res.text}`, { cause: err });
   }
 }
 

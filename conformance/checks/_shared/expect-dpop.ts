@@ -2,7 +2,7 @@
 // checks of part 5 (Assistant authority) compose these.
 import type { Shop } from '../../engine/check.js';
 import type { ShopResponse } from '../../engine/http.js';
-import { AssistantAgent, errorOf } from '../../lib/assistant.js';
+import { AssistantAgent, errorOf } from './assistant.js';
 import { expectChallenge, expectProblem, expectSuccess, fail } from '../../lib/assert.js';
 import { challengesOf } from './expect-refusals.js';
 

@@ -3,7 +3,7 @@
 // documents by the contract's operationIds (conformance/engine/target.ts). The reference's are in docs/conversations.md.
 import { learned } from '../../engine/check.js';
 import type { ShopResponse } from '../../engine/http.js';
-import type { AssistantAgent } from '../../lib/assistant.js';
+import type { AssistantAgent } from './assistant.js';
 import { brief, fail, failSetup } from '../../lib/assert.js';
 
 /** The prefix the spec fixes for the conversation routes. */

@@ -1,10 +1,10 @@
 // Agents as the authentication checks present them, and the probes that measure their authority. Invited agents: the
 // web-agent-forwarder machine token plus a bearer-bound `invited-agent+jwt` context (docs/tokens.md). Assistants: their
-// own DPoP-bound session token (conformance/lib/assistant.ts). A probe of an operation reaches the guard and, past it,
+// own DPoP-bound session token (conformance/checks/_shared/assistant.ts). A probe of an operation reaches the guard and, past it,
 // changes nothing: ids no record has, and bodies that fail validation.
 import type { Shop } from '../../engine/check.js';
 import type { ShopResponse } from '../../engine/http.js';
-import { ALL_PERMISSIONS, errorOf, type AssistantAgent } from '../../lib/assistant.js';
+import { ALL_PERMISSIONS, errorOf, type AssistantAgent } from './assistant.js';
 import { brief, fail, inCase } from '../../lib/assert.js';
 import { freshHex } from '../../lib/fresh-id.js';
 import type { InvitedAgentContextOptions } from '../../lib/mint.js';

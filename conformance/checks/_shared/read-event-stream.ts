@@ -2,7 +2,7 @@
 // comments in what was read (WHATWG HTML §9.2).
 import type { Shop } from '../../engine/check.js';
 import type { ShopResponse } from '../../engine/http.js';
-import { errorOf, type AssistantAgent } from '../../lib/assistant.js';
+import { errorOf, type AssistantAgent } from './assistant.js';
 
 export interface OpenStream {
   /** The response head. */

@@ -87,6 +87,7 @@ export function singleDpopHeader(rawHeaders: readonly string[]): { ok: true; val
  * that is not an absolute http(s) URL without user information.
  */
 export function normaliseHtu(value: string): string | undefined {
+  // eslint-disable-next-line no-control-regex -- control characters are exactly what an htu must not carry
   if (/[\s\x00-\x1f\x7f]/.test(value)) return undefined;
   let url: URL;
   try {

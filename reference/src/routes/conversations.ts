@@ -62,7 +62,7 @@ export function checkConversationWriteSize(req: Request): void {
  * does, `checkConversationWriteSize` in the handlers enforces the same cap after decoding (docs/conversations.md).
  */
 export function conversationWriteCapStage(): RequestHandler {
-  return (req, res, next) => {
+  return (req, _res, next) => {
     const declared = req.get('content-length');
     if (declared !== undefined && /^\d+$/.test(declared.trim()) && Number(declared) > LIMITS.conversationWriteBytes) {
       discardRestOfBody(req);

@@ -2,7 +2,6 @@
 // choice): order search and read across accounts, cancellation, refunds, stock adjustments. Every write is audited with
 // the Operator attribution; reads are not. Provider calls come first, then all writes in one transaction.
 import type { Db } from '../db/open.js';
-import type { Domain } from '../domain.js';
 import {
   adjustStockBody, cancelOpsOrderBody, opsOrderPageSchema, opsOrderParams, opsOrderSchema, opsVariantParams,
   refundOpsOrderBody, searchOpsOrdersQuery, stockLevelSchema,

@@ -7,14 +7,14 @@
 // Checks never share a session: each provisions its own (fresh session id, agent id and, by default, a fresh account
 // subject), so workers and reruns agree.
 import { createHmac, randomUUID } from 'node:crypto';
-import { notApplicable, type Shop } from '../engine/check.js';
-import type { ShopResponse } from '../engine/http.js';
-import { PERMISSIONS } from '../../contract/scopes.js';
-import { createDpopKey, dpopProof, type DpopKey, type DpopProofOptions } from './dpop.js';
-import { applyOverrides, epochSeconds, signDraft, type JsonObject } from './jws.js';
-import { PERSONAL_AGENT_ACTOR, type Audience } from './mint.js';
-import { findChallenge, parseChallenges } from './www-authenticate.js';
-import { failSetup } from './assert.js';
+import { notApplicable, type Shop } from '../../engine/check.js';
+import type { ShopResponse } from '../../engine/http.js';
+import { PERMISSIONS } from '../../../contract/scopes.js';
+import { createDpopKey, dpopProof, type DpopKey, type DpopProofOptions } from '../../lib/dpop.js';
+import { applyOverrides, epochSeconds, signDraft, type JsonObject } from '../../lib/jws.js';
+import { PERSONAL_AGENT_ACTOR, type Audience } from '../../lib/mint.js';
+import { findChallenge, parseChallenges } from '../../lib/www-authenticate.js';
+import { failSetup } from '../../lib/assert.js';
 
 /** Every account permission an assistant session can hold (spec, Scope translation). */
 export const ALL_PERMISSIONS: readonly string[] = PERMISSIONS;

@@ -1,0 +1,68 @@
+// Lint rules: the TypeScript rules that catch lost promises and dead code, and the import rules that encode the
+// architecture (DEVELOPERS.md): the suite is a black box, the pure auth logic knows nothing of the pipeline or Express, and
+// the suite's protocol library does not depend on its runner.
+import js from '@eslint/js';
+import tseslint from 'typescript-eslint';
+
+const restrict = (...patterns) => ['error', { patterns }];
+
+export default tseslint.config(
+  { ignores: ['dist/**', 'node_modules/**', 'conformance-output/**', '**/*.d.ts'] },
+  js.configs.recommended,
+  ...tseslint.configs.recommended,
+  {
+    files: ['**/*.ts'],
+    languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
+    rules: {
+      // node:test's test() and describe() return promises the runner itself awaits.
+      '@typescript-eslint/no-floating-promises': [
+        'error',
+        { allowForKnownSafeCalls: [{ from: 'package', package: 'node:test', name: ['test', 'describe', 'it', 'suite', 'before', 'after', 'beforeEach', 'afterEach'] }] },
+      ],
+      '@typescript-eslint/no-misused-promises': ['error', { checksVoidReturn: false }],
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none' }],
+      '@typescript-eslint/no-explicit-any': 'off',
+      '@typescript-eslint/no-non-null-assertion': 'off',
+      'no-empty': ['error', { allowEmptyCatch: true }],
+      // a timer or handle read by a closure before the one assignment that creates it
+      'prefer-const': ['error', { ignoreReadBeforeAssign: true }],
+    },
+  },
+  {
+    files: ['**/*.mjs'],
+    languageOptions: { globals: { URL: 'readonly', process: 'readonly', console: 'readonly' } },
+  },
+  {
+    files: ['conformance/**/*.ts'],
+    rules: {
+      'no-restricted-imports': restrict({
+        group: ['**/reference/**'],
+        message: 'The suite is a black box: it reaches a server over HTTP only (contract/ holds the shared data).',
+      }),
+    },
+  },
+  {
+    files: ['conformance/lib/**/*.ts'],
+    rules: {
+      'no-restricted-imports': restrict(
+        { group: ['**/reference/**'], message: 'The suite is a black box.' },
+        { group: ['**/engine/**'], message: 'The protocol library does not depend on the runner (conformance/engine/).' },
+      ),
+    },
+  },
+  {
+    files: ['reference/src/auth/**/*.ts'],
+    rules: {
+      'no-restricted-imports': restrict(
+        { group: ['**/pipeline/**'], message: 'Token, challenge and guest-session logic is pure: the pipeline calls it, not the reverse.' },
+        { group: ['express', 'express/*'], message: 'Auth logic is pure: no Express here.' },
+      ),
+    },
+  },
+  {
+    files: ['contract/**/*.ts'],
+    rules: {
+      'no-restricted-imports': restrict({ group: ['**/reference/**', '**/conformance/**', '**/cli/**'], message: 'contract/ is data only.' }),
+    },
+  },
+);
