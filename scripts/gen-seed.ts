@@ -1,6 +1,7 @@
 // Writes fixtures/seed.json: the reference server's seed data (catalog, accounts, recovery operations).
 // Deterministic: no randomness, fixed dates. Run: npx tsx scripts/gen-seed.ts
 import { writeFileSync } from 'node:fs';
+import { pathToFileURL } from 'node:url';
 import { seedSchema, type Seed } from '../contract/seed.js';
 import { priceOrder } from '../reference/src/pricing.js';
 
@@ -454,7 +455,7 @@ for (const r of recoveryOperations) {
 }
 for (const c of cardSetups) if (!subs.has(c.accountSub)) throw new Error(`${c.id}: unknown account ${c.accountSub}`);
 
-const seed = seedSchema.parse({
+export const seed = seedSchema.parse({
   _comment: 'Test data of shop-conformance: the reference server loads this seed at start. Fictional store, people and cards; regenerate with `npx tsx scripts/gen-seed.ts`.',
   collections,
   products,
@@ -463,18 +464,21 @@ const seed = seedSchema.parse({
   cardSetups,
 });
 
-writeFileSync(new URL('../fixtures/seed.json', import.meta.url), JSON.stringify(seed, null, 2) + '\n');
+// Imported by the freshness test (test/unit/fixtures.test.ts); run as a script, it writes the file.
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  writeFileSync(new URL('../fixtures/seed.json', import.meta.url), JSON.stringify(seed, null, 2) + '\n');
 
-const count = <T extends string>(values: T[]): Record<string, number> =>
-  values.reduce<Record<string, number>>((m, v) => ({ ...m, [v]: (m[v] ?? 0) + 1 }), {});
-console.log(JSON.stringify({
-  collections: seed.collections.length,
-  products: seed.products.length,
-  variants: allVariants.length,
-  accounts: seed.accounts.length,
-  ordersByStatus: count(allOrders.map((o) => o.status)),
-  recoveryByPhase: count(seed.recoveryOperations.map((r) => r.phase)),
-  cardSetups: seed.cardSetups.length,
-  stock3: products.filter((p) => p.variants.some((v) => v.stock === 3)).map((p) => p.handle),
-  stock0: allVariants.filter((v) => v.stock === 0).map((v) => v.id),
-}));
+  const count = <T extends string>(values: T[]): Record<string, number> =>
+    values.reduce<Record<string, number>>((m, v) => ({ ...m, [v]: (m[v] ?? 0) + 1 }), {});
+  console.log(JSON.stringify({
+    collections: seed.collections.length,
+    products: seed.products.length,
+    variants: allVariants.length,
+    accounts: seed.accounts.length,
+    ordersByStatus: count(allOrders.map((o) => o.status)),
+    recoveryByPhase: count(seed.recoveryOperations.map((r) => r.phase)),
+    cardSetups: seed.cardSetups.length,
+    stock3: products.filter((p) => p.variants.some((v) => v.stock === 3)).map((p) => p.handle),
+    stock0: allVariants.filter((v) => v.stock === 0).map((v) => v.id),
+  }));
+}

@@ -48,7 +48,7 @@ export default class ConformanceReporter implements Reporter {
         ...(reason ? { reason } : {}),
       };
     });
-    // Every testable clause has checks (test/conformance/coverage.test.ts): one without an outcome here was left out by the
+    // Every testable clause has checks (test/unit/conformance/coverage.test.ts): one without an outcome here was left out by the
     // run's selection (level, --grep, --clause, --shard), so it is "not run", never "without checks".
     const known = new Map<string, string[]>(CLAUSES.filter((c) => !c.notTestable).map((c) => [c.id, ['(not selected)']]));
     const rows = clauseRows(CLAUSES, outcomes, known);

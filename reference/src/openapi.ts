@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { CALLER_LISTS } from '../../contract/callers.js';
 import { ERRORS, REASON_PHRASES, type ErrorCode } from '../../contract/errors.js';
 import { HEADERS } from '../../contract/headers.js';
-import { ASSISTANT_BROWSER_SESSION_HEADER } from './auth/assistant.js';
+import { ASSISTANT_BROWSER_SESSION_HEADER } from './admission/assistant.js';
 import type { RouteDef } from './routes/define.js';
 import { healthSchema } from './schemas/health.js';
 import { problemSchema } from './schemas/problem.js';

@@ -4,7 +4,7 @@
 import type { Operation } from '../../../contract/operations.js';
 import { AGENT_FORWARD_SCOPE } from '../../../contract/scopes.js';
 import { ProblemError } from '../problem.js';
-import type { AgentAdmission } from './agents.js';
+import type { AgentAdmission } from '../admission/agents.js';
 import { apiScopesOf, permissionsGranting } from './permissions.js';
 
 export function guardAgent(operation: Operation, agent: AgentAdmission): void {

@@ -4,7 +4,7 @@ import type { RequestHandler } from 'express';
 import { HEADERS } from '../../../contract/headers.js';
 import { parseAuthorization } from '../auth/challenge.js';
 import { classifyCaller } from '../auth/classify.js';
-import { ASSISTANT_BROWSER_SESSION_HEADER, authenticateDpop, isSignedOutProxyToken, signedOutProxyCaller, startDpopRequest, verifySignedOutProxyToken } from '../auth/assistant.js';
+import { ASSISTANT_BROWSER_SESSION_HEADER, authenticateDpop, isSignedOutProxyToken, signedOutProxyCaller, startDpopRequest, verifySignedOutProxyToken } from '../admission/assistant.js';
 import { scopesOf } from '../auth/verify-token.js';
 import { ProblemError } from '../problem.js';
 import { contextOf, need } from './context.js';
@@ -30,7 +30,7 @@ export function authenticateStage(): RequestHandler {
     const scheme = auth.scheme.toLowerCase();
     if (scheme !== 'bearer' && scheme !== 'dpop') throw invalidToken('Only the Bearer and DPoP schemes are accepted.');
 
-    // Signed-out proxy tokens are verified separately (their own type and key: auth/assistant.ts).
+    // Signed-out proxy tokens are verified separately (their own type and key: admission/assistant.ts).
     const signedOut = isSignedOutProxyToken(auth.credential);
     const token = signedOut ? await verifySignedOutProxyToken(auth.credential, domain.config, domain.clock()) : await domain.verifier.verify(auth.credential, domain.clock());
     const cnf = token.claims.cnf as { jkt?: unknown } | undefined;
@@ -50,7 +50,7 @@ export function authenticateStage(): RequestHandler {
     ctx.token = token;
     ctx.caller = caller;
     ctx.scopes = scopesOf(token.claims);
-    // The DPoP scheme, and assistant tokens however sent: proof, key binding, nonce and replay (auth/assistant.ts).
+    // The DPoP scheme, and assistant tokens however sent: proof, key binding, nonce and replay (admission/assistant.ts).
     if (scheme === 'dpop' || caller.kind === 'assistant') await authenticateDpop({ req, res, ctx, token, caller, scheme, chosenScheme: ctx.scheme });
     next();
   };

@@ -4,8 +4,8 @@ import type { RequestHandler } from 'express';
 import { HEADERS, HEADER_ADMITTED_KINDS } from '../../../contract/headers.js';
 import { LIMITS } from '../../../contract/limits.js';
 import { verifyGuestSession } from '../auth/guest-session.js';
-import { admitAssistant } from '../auth/assistant.js';
-import { admitInvitedAgent } from '../auth/invited-agent.js';
+import { admitAssistant } from '../admission/assistant.js';
+import { admitInvitedAgent } from '../admission/invited-agent.js';
 import { invalidRequest, ProblemError } from '../problem.js';
 import { contextOf, need } from './context.js';
 

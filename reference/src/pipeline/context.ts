@@ -4,7 +4,7 @@ import type { Operation } from '../../../contract/operations.js';
 import type { CallerKind } from '../../../contract/callers.js';
 import type { Scheme } from '../auth/challenge.js';
 import type { Classification } from '../auth/classify.js';
-import type { AgentAdmission } from '../auth/agents.js';
+import type { AgentAdmission } from '../admission/agents.js';
 import type { VerifiedToken } from '../auth/verify-token.js';
 import type { Domain } from '../domain.js';
 import type { RouteDef } from '../routes/define.js';

@@ -1,9 +1,9 @@
 // The clause catalogue is well-formed and complete against the contract's tables.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { CLAUSES, CLAUSES_BY_ID, PART_PREFIX, type SpecPart } from '../../conformance/clauses/index.js';
-import { ERRORS, type ErrorCode } from '../../contract/errors.js';
-import { OPERATIONS } from '../../contract/operations.js';
+import { CLAUSES, CLAUSES_BY_ID, PART_PREFIX, type SpecPart } from '../../../conformance/clauses/index.js';
+import { ERRORS, type ErrorCode } from '../../../contract/errors.js';
+import { OPERATIONS } from '../../../contract/operations.js';
 
 const ID = /^(PUR|RES|STA|END|AUTH|EVT|ERR|LIM|VER)-[A-Z0-9]+(-[A-Z0-9]+)*-\d+$/;
 const PARTS = Object.keys(PART_PREFIX) as SpecPart[];

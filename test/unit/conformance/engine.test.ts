@@ -1,10 +1,10 @@
 // The engine's pure parts: transcripts (curl with redaction) and per-clause verdicts.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { formatExchange, redactor, toCurl, type Exchange } from '../../conformance/engine/transcript.js';
-import { clauseRows, summarize, unjudgedMust, type CheckOutcome } from '../../conformance/engine/verdicts.js';
-import type { Clause } from '../../conformance/clauses/index.js';
-import { fixtureProfile } from '../helpers/reference.js';
+import { formatExchange, redactor, toCurl, type Exchange } from '../../../conformance/engine/transcript.js';
+import { clauseRows, summarize, unjudgedMust, type CheckOutcome } from '../../../conformance/engine/verdicts.js';
+import type { Clause } from '../../../conformance/clauses/index.js';
+import { fixtureProfile } from '../../helpers/reference.js';
 
 const exchange: Exchange = {
   method: 'POST',

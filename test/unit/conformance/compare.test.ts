@@ -2,8 +2,8 @@
 // ignored while a real change is still seen.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { baselineOf, changesFrom, expectChanged, expectUnchanged, jsonDifferences } from '../../conformance/lib/compare.js';
-import { CheckFailure } from '../../conformance/lib/assert.js';
+import { baselineOf, changesFrom, expectChanged, expectUnchanged, jsonDifferences } from '../../../conformance/lib/compare.js';
+import { CheckFailure } from '../../../conformance/lib/assert.js';
 
 const vectors: { description: string; a: unknown; b: unknown; expected: string[] }[] = [
   { description: 'equal objects, members in another order', a: { x: 1, y: [1, 2] }, b: { y: [1, 2], x: 1 }, expected: [] },

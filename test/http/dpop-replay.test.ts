@@ -13,7 +13,7 @@ import { createApp } from '../../reference/src/app.js';
 import { loadConfig, type Config } from '../../reference/src/config.js';
 import { openDatabase, type Db } from '../../reference/src/db/open.js';
 import { loadSeed, readSeed } from '../../reference/src/db/seed.js';
-import { REPLAY_SKEW_SECONDS } from '../../reference/src/auth/assistant.js';
+import { REPLAY_SKEW_SECONDS } from '../../reference/src/admission/assistant.js';
 import { CLEAN_DPOP_PROOFS_JOB, cleanDpopProofs, scheduleCleanDpopProofs } from '../../reference/src/jobs/clean-dpop-proofs.js';
 import { countDpopProofs, recordDpopProof } from '../../reference/src/store/dpop.js';
 import { createMinter } from '../../conformance/lib/mint.js';

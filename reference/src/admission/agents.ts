@@ -1,10 +1,10 @@
 // Admission of agent callers that act through an account permission snapshot: invited agents (web-agent forwarder plus a
 // signed invited-agent context) and assistants (DPoP-bound tokens, directly or forwarded). The pipeline stages call these
-// hooks; each caller kind's rules live in its own module (auth/invited-agent.ts, auth/assistant.ts).
+// hooks; each caller kind's rules live in its own module (admission/invited-agent.ts, admission/assistant.ts).
 import type { Request, Response } from 'express';
-import type { Scheme } from './challenge.js';
-import type { Classification } from './classify.js';
-import type { VerifiedToken } from './verify-token.js';
+import type { Scheme } from '../auth/challenge.js';
+import type { Classification } from '../auth/classify.js';
+import type { VerifiedToken } from '../auth/verify-token.js';
 import type { RequestContext } from '../pipeline/context.js';
 
 /** What admission resolved for an agent caller; the actor stage turns it into the live actor. */

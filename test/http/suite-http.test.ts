@@ -143,7 +143,7 @@ describe('ShopHttp over TLS with a private CA', () => {
 });
 
 test('one transport: nothing in conformance/ but engine/wire.ts opens HTTP connections (engine/idp.ts serves)', () => {
-  const root = new URL('../../conformance/', import.meta.url).pathname;
+  const root = new URL('../../conformance', import.meta.url).pathname;
   const files = (readdirSync(root, { recursive: true }) as string[]).filter((f) => f.endsWith('.ts')).map((f) => join(root, f));
   const allowed: Record<string, RegExp> = { 'engine/wire.ts': /node:https?/, 'engine/idp.ts': /node:http'/ };
   const offenders: string[] = [];

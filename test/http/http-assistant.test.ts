@@ -11,7 +11,7 @@ import { SignJWT } from 'jose';
 import { startReference, type Harness } from '../helpers/reference.js';
 import { createDpopKey, dpopProof, type DpopKey, type DpopProofOptions } from '../../conformance/lib/dpop.js';
 import { expectChallenge, expectProblem } from '../../conformance/lib/assert.js';
-import { ASSISTANT_BROWSER_SESSION_HEADER, signBrowserSession } from '../../reference/src/auth/assistant.js';
+import { ASSISTANT_BROWSER_SESSION_HEADER, signBrowserSession } from '../../reference/src/admission/assistant.js';
 
 type Res = Awaited<ReturnType<Harness['call']>>;
 type Hdrs = Record<string, string>;

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { createHash, createHmac } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { createLocalJWKSet, decodeJwt, decodeProtectedHeader, errors, jwtVerify, type JWTPayload } from 'jose';
-import { profileSchema } from '../../contract/profile.js';
+import { profileSchema } from '../../../contract/profile.js';
 import {
   CUSTOMER_SCOPES,
   createForeignKey,
@@ -14,9 +14,9 @@ import {
   publicKeyAsSecret,
   signWith,
   unsecured,
-} from '../../conformance/lib/mint.js';
+} from '../../../conformance/lib/mint.js';
 
-const profile = profileSchema.parse(JSON.parse(readFileSync(new URL('../../fixtures/profile.json', import.meta.url), 'utf8')));
+const profile = profileSchema.parse(JSON.parse(readFileSync(new URL('../../../fixtures/profile.json', import.meta.url), 'utf8')));
 const NOW = new Date('2030-01-02T03:04:05.678Z');
 const IAT = Math.floor(NOW.getTime() / 1000);
 const minter = createMinter(profile, { now: () => NOW });

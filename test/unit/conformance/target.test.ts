@@ -2,10 +2,10 @@
 // header names of agent artifacts; and the profile's conventions over them. Pure: documents in, answers out.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { describeService } from '../../reference/src/app.js';
-import { parseDocument, Target } from '../../conformance/engine/target.js';
-import { CheckFailure } from '../../conformance/lib/assert.js';
-import { exampleFromSchema, getPointer, rolesOf, setPointer } from '../../conformance/lib/openapi-schema.js';
+import { describeService } from '../../../reference/src/app.js';
+import { parseDocument, Target } from '../../../conformance/engine/target.js';
+import { CheckFailure } from '../../../conformance/lib/assert.js';
+import { exampleFromSchema, getPointer, rolesOf, setPointer } from '../../../conformance/lib/openapi-schema.js';
 
 const DOCS = 'https://docs.shop.test';
 const reference = () => ({ general: describeService('general', DOCS), assistant: describeService('assistant', DOCS) });

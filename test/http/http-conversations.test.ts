@@ -14,7 +14,7 @@ import { requestStage } from '../../reference/src/pipeline/01-request.js';
 import { boundary } from '../../reference/src/boundary.js';
 import express from 'express';
 import type { AddressInfo } from 'node:net';
-import { ASSISTANT_BROWSER_SESSION_HEADER, signBrowserSession } from '../../reference/src/auth/assistant.js';
+import { ASSISTANT_BROWSER_SESSION_HEADER, signBrowserSession } from '../../reference/src/admission/assistant.js';
 
 type Res = Awaited<ReturnType<Harness['call']>>;
 

@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { EmbeddedJWK, calculateJwkThumbprint, decodeJwt, decodeProtectedHeader, errors, jwtVerify } from 'jose';
-import { createDpopKey, dpopProof, dpopProofDraft } from '../../conformance/lib/dpop.js';
+import { createDpopKey, dpopProof, dpopProofDraft } from '../../../conformance/lib/dpop.js';
 
 const HTU = 'https://api.shop.test/v1/me/profile';
 const key = await createDpopKey();

@@ -2,9 +2,9 @@
 // what its checks wait for; a pending entry that already has a check is stale and fails, like an outdated baseline.
 import { before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { CLAUSES, CLAUSES_BY_ID } from '../../conformance/clauses/index.js';
-import { PENDING } from '../../conformance/clauses/pending.js';
-import { listChecks, type CheckListing } from '../../conformance/engine/list.js';
+import { CLAUSES, CLAUSES_BY_ID } from '../../../conformance/clauses/index.js';
+import { PENDING } from '../../../conformance/clauses/pending.js';
+import { listChecks, type CheckListing } from '../../../conformance/engine/list.js';
 
 let checks: CheckListing[];
 before(async () => {

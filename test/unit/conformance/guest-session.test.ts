@@ -9,7 +9,7 @@ import {
   newGuestSession,
   signGuestSession,
   type GuestSessionForgery,
-} from '../../conformance/lib/guest-session.js';
+} from '../../../conformance/lib/guest-session.js';
 
 const FORMAT = /^gs1\.[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\.[A-Za-z0-9_-]{43}$/;
 

@@ -4,8 +4,8 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ConfigError, loadConfig } from '../../reference/src/config.js';
-import { FIXTURE_PROFILE_PATH, fixtureProfile } from '../helpers/reference.js';
+import { ConfigError, loadConfig } from '../../../reference/src/config.js';
+import { FIXTURE_PROFILE_PATH, fixtureProfile } from '../../helpers/reference.js';
 
 const load = (env: NodeJS.ProcessEnv, profilePath = FIXTURE_PROFILE_PATH) => loadConfig({ env, profilePath });
 

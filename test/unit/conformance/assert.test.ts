@@ -11,7 +11,7 @@ import {
   expectStatus,
   expectWeakEtag,
   type HttpResult,
-} from '../../conformance/lib/assert.js';
+} from '../../../conformance/lib/assert.js';
 
 const DOCS = 'https://docs.shop.test';
 const RID = '0b7c7d5e-5d44-4b1c-8d87-1c1f1d2b2a90';
@@ -194,7 +194,7 @@ test('expectWeakEtag', () => {
 });
 
 test('expectCreated and expectNoContent', async () => {
-  const { expectCreated, expectNoContent, CheckFailure } = await import('../../conformance/lib/assert.js');
+  const { expectCreated, expectNoContent, CheckFailure } = await import('../../../conformance/lib/assert.js');
   const h = (o: Record<string, string>) => new Headers(o);
   assert.equal(expectCreated({ status: 201, headers: h({ location: '/v1/me/addresses/addr_1234' }) }, { location: /^\/v1\/me\/addresses\/[^/]+$/ }), '/v1/me/addresses/addr_1234');
   expectCreated({ status: 201, headers: h({ location: 'https://api.shop.test/v1/me/addresses/addr_1' }) }, { location: /^\/v1\/me\/addresses\/[^/]+$/ });
@@ -222,7 +222,7 @@ test('inside a check, format failures are recorded softly and the caller\'s clau
 });
 
 test('expectSuccess shows the answer; inCase names the case after the clause, for sync and async assertions', async () => {
-  const { expectSuccess, inCase, fail, CheckFailure } = await import('../../conformance/lib/assert.js');
+  const { expectSuccess, inCase, fail, CheckFailure } = await import('../../../conformance/lib/assert.js');
   expectSuccess({ status: 201, text: '' }, 'add', 'END-CONV-1');
   const refused = failure(() => expectSuccess({ status: 404, text: '{"error":"not_found"}' }, 'add', 'END-CONV-1'));
   assert.equal(refused.message, '[END-CONV-1] add: status: expected "2xx", got "404 {\\"error\\":\\"not_found\\"}"');

@@ -10,7 +10,7 @@ import { findAccount } from '../store/accounts.js';
 import { getAgentAuthorization } from '../store/internal.js';
 import { need } from '../pipeline/context.js';
 import type { AgentAdmission, AuthenticateArgs } from './agents.js';
-import { scopesOf } from './verify-token.js';
+import { scopesOf } from '../auth/verify-token.js';
 
 /** Header `typ` of invited-agent contexts (`application/invited-agent+jwt` is the same type, RFC 7515 §4.1.9). */
 export const INVITED_AGENT_CONTEXT_TYP = 'invited-agent+jwt';

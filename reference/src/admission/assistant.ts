@@ -15,11 +15,11 @@ import { invalidRequest, ProblemError } from '../problem.js';
 import { recordDpopProof, sharedSecret } from '../store/dpop.js';
 import { getAgentAuthorization, getAssistantSession } from '../store/internal.js';
 import type { AgentAdmission, AuthenticateArgs } from './agents.js';
-import { actChain, classifyCaller, type Classification } from './classify.js';
-import { isConversationPath, peekSegment, PERSONAL_AGENT_ACTOR, SIGNED_OUT_PROXY_TYP } from './challenge.js';
-import { checkDpopProof, singleDpopHeader, type ProofFailure } from './dpop.js';
-import { createDpopNonces, type DpopNonces } from './dpop-nonce.js';
-import { scopesOf, type VerifiedToken } from './verify-token.js';
+import { actChain, classifyCaller, type Classification } from '../auth/classify.js';
+import { isConversationPath, peekSegment, PERSONAL_AGENT_ACTOR, SIGNED_OUT_PROXY_TYP } from '../auth/challenge.js';
+import { checkDpopProof, singleDpopHeader, type ProofFailure } from '../auth/dpop.js';
+import { createDpopNonces, type DpopNonces } from '../auth/dpop-nonce.js';
+import { scopesOf, type VerifiedToken } from '../auth/verify-token.js';
 
 /** Header carrying an assistant's browser session when the web agent forwarder brings it (the reference's choice). */
 export const ASSISTANT_BROWSER_SESSION_HEADER = 'Assistant-Browser-Session';

@@ -1,7 +1,7 @@
 // Vector table for the WWW-Authenticate parser (RFC 9110 §11.6.1). A vector without `expected` must be rejected.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { ChallengeParseError, findChallenge, parseChallenges, type Challenge } from '../../conformance/lib/www-authenticate.js';
+import { ChallengeParseError, findChallenge, parseChallenges, type Challenge } from '../../../conformance/lib/www-authenticate.js';
 
 interface Vector {
   description: string;

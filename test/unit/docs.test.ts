@@ -4,10 +4,10 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ERROR_CODES } from '../contract/errors.js';
-import { CONFIG_FIELDS } from '../reference/src/config.js';
-import { PACKAGE_ROOT } from '../reference/src/paths.js';
-import { checkDocs, GENERATED_END, GENERATED_START, profileFields, profileSourceOf, replaceBlock } from '../scripts/gen-docs.js';
+import { ERROR_CODES } from '../../contract/errors.js';
+import { CONFIG_FIELDS } from '../../reference/src/config.js';
+import { PACKAGE_ROOT } from '../../reference/src/paths.js';
+import { checkDocs, GENERATED_END, GENERATED_START, profileFields, profileSourceOf, replaceBlock } from '../../scripts/gen-docs.js';
 
 const read = (file: string) => readFileSync(join(PACKAGE_ROOT, file), 'utf8');
 const generatedBlock = (text: string) => text.slice(text.indexOf(GENERATED_START), text.indexOf(GENERATED_END));

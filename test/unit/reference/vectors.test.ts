@@ -3,14 +3,14 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHmac } from 'node:crypto';
-import { chooseScheme, formatChallenge, parseAuthorization } from '../../reference/src/auth/challenge.js';
-import { verifyGuestSession } from '../../reference/src/auth/guest-session.js';
-import { actChain, classifyCaller, type Clients } from '../../reference/src/auth/classify.js';
-import { translateScopes } from '../../reference/src/auth/scopes.js';
-import { isValidTraceparent } from '../../reference/src/pipeline/01-request.js';
-import { normaliseShopperIp } from '../../reference/src/pipeline/07-rate-limit.js';
-import { ProblemError } from '../../reference/src/problem.js';
-import { OPERATIONS_BY_ID } from '../../contract/operations.js';
+import { chooseScheme, formatChallenge, parseAuthorization } from '../../../reference/src/auth/challenge.js';
+import { verifyGuestSession } from '../../../reference/src/auth/guest-session.js';
+import { actChain, classifyCaller, type Clients } from '../../../reference/src/auth/classify.js';
+import { translateScopes } from '../../../reference/src/auth/scopes.js';
+import { isValidTraceparent } from '../../../reference/src/pipeline/01-request.js';
+import { normaliseShopperIp } from '../../../reference/src/pipeline/07-rate-limit.js';
+import { ProblemError } from '../../../reference/src/problem.js';
+import { OPERATIONS_BY_ID } from '../../../contract/operations.js';
 
 const seg = (o: object) => Buffer.from(JSON.stringify(o)).toString('base64url');
 const jwt = (header: object, payload: object) => `${seg(header)}.${seg(payload)}.c2ln`;
