@@ -1,6 +1,6 @@
-// Generates the tables of docs/configuration.md, docs/profile.md and docs/errors.md from their sources (CONFIG_FIELDS,
-// profileSchema, ERRORS), between `<!-- generated:start -->` and `<!-- generated:end -->`; prose outside the markers is
-// kept as written. Run: npx tsx scripts/gen-docs.ts [--check]. With --check nothing is written and the exit code is 1 when
+// Generates the tables of docs/configuration.md, docs/profile.md, docs/errors.md and docs/cli.md from their sources
+// (CONFIG_FIELDS, profileSchema, ERRORS, the commands' definitions), between `<!-- generated:start -->` and
+// `<!-- generated:end -->`; prose outside the markers is kept as written. Run: npx tsx scripts/gen-docs.ts [--check]. With --check nothing is written and the exit code is 1 when
 // a generated block differs from its source.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { isAbsolute, join, relative } from 'node:path';
@@ -10,6 +10,7 @@ import { ERRORS, REASON_PHRASES, type ErrorEntry } from '../contract/errors.js';
 import { profileSchema, type Profile } from '../contract/profile.js';
 import { CONFIG_FIELDS } from '../reference/src/config.js';
 import { PACKAGE_ROOT } from '../reference/src/paths.js';
+import { cliReference } from './cli-reference.js';
 
 export const GENERATED_START = '<!-- generated:start -->';
 export const GENERATED_END = '<!-- generated:end -->';
@@ -232,8 +233,9 @@ export function errorsTable(): string {
 // Files
 // ---------------------------------------------------------------------------------------------------------------
 
-export function generatedDocs(): GeneratedDoc[] {
+export async function generatedDocs(): Promise<GeneratedDoc[]> {
   return [
+    { file: 'docs/cli.md', source: "the commands' definitions in cli/commands/ (scripts/cli-reference.ts)", block: await cliReference() },
     { file: 'docs/configuration.md', source: 'CONFIG_FIELDS in reference/src/config.ts', block: configurationTable() },
     { file: 'docs/profile.md', source: 'profileSchema in contract/profile.ts', block: profileTable() },
     { file: 'docs/errors.md', source: 'ERRORS in contract/errors.ts', block: errorsTable() },
@@ -261,9 +263,9 @@ export interface StaleDoc {
 }
 
 /** The docs whose generated block differs from its source (or cannot be found). Writes nothing. */
-export function checkDocs(root: string = PACKAGE_ROOT): StaleDoc[] {
+export async function checkDocs(root: string = PACKAGE_ROOT): Promise<StaleDoc[]> {
   const stale: StaleDoc[] = [];
-  for (const doc of generatedDocs()) {
+  for (const doc of await generatedDocs()) {
     let text: string;
     try {
       text = readFileSync(join(root, doc.file), 'utf8');
@@ -281,9 +283,9 @@ export function checkDocs(root: string = PACKAGE_ROOT): StaleDoc[] {
 }
 
 /** Rewrites the generated blocks; returns the files that changed. */
-export function writeDocs(root: string = PACKAGE_ROOT): string[] {
+export async function writeDocs(root: string = PACKAGE_ROOT): Promise<string[]> {
   const changed: string[] = [];
-  for (const doc of generatedDocs()) {
+  for (const doc of await generatedDocs()) {
     const path = join(root, doc.file);
     const text = readFileSync(path, 'utf8');
     const next = replaceBlock(text, doc);
@@ -295,26 +297,26 @@ export function writeDocs(root: string = PACKAGE_ROOT): string[] {
   return changed;
 }
 
-function main(argv: readonly string[]): number {
+async function main(argv: readonly string[]): Promise<number> {
   const unknown = argv.filter((a) => a !== '--check');
   if (unknown.length > 0) {
     process.stderr.write(`gen-docs: unknown argument ${unknown[0]}\nusage: npx tsx scripts/gen-docs.ts [--check]\n`);
     return 2;
   }
   if (argv.includes('--check')) {
-    const stale = checkDocs();
+    const stale = await checkDocs();
     for (const s of stale) process.stderr.write(`gen-docs: ${s.file} is stale: ${s.reason}; run npx tsx scripts/gen-docs.ts\n`);
     if (stale.length === 0) process.stdout.write('gen-docs: generated docs are current\n');
     return stale.length === 0 ? 0 : 1;
   }
-  const changed = writeDocs();
+  const changed = await writeDocs();
   process.stdout.write(changed.length ? changed.map((f) => `gen-docs: wrote ${f}\n`).join('') : 'gen-docs: nothing to update\n');
   return 0;
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
   try {
-    process.exitCode = main(process.argv.slice(2));
+    process.exitCode = await main(process.argv.slice(2));
   } catch (err) {
     process.stderr.write(`gen-docs: ${(err as Error).message}\n`);
     process.exitCode = 2;

@@ -12,8 +12,8 @@ import { checkDocs, GENERATED_END, GENERATED_START, profileFields, profileSource
 const read = (file: string) => readFileSync(join(PACKAGE_ROOT, file), 'utf8');
 const generatedBlock = (text: string) => text.slice(text.indexOf(GENERATED_START), text.indexOf(GENERATED_END));
 
-test('the generated blocks of the docs are current (npx tsx scripts/gen-docs.ts)', () => {
-  assert.deepEqual(checkDocs(), []);
+test('the generated blocks of the docs are current (npx tsx scripts/gen-docs.ts)', async () => {
+  assert.deepEqual(await checkDocs(), []);
 });
 
 test('every error code of contract/errors.ts is documented in docs/errors.md', () => {
