@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import type { Config } from './config.js';
 import type { Db } from './db/open.js';
 import { boundary, unmatched } from './boundary.js';
+import { withVerificationCache } from './auth/token-cache.js';
 import { createTokenVerifier, type TokenVerifier } from './auth/verify-token.js';
 import { createLogger, type Logger } from './log.js';
 import { createRateLimiter } from './rate-limit.js';
@@ -57,7 +58,7 @@ export function createApp(o: AppOptions): { app: Express; domain: Domain } {
     db: o.db,
     clock,
     log,
-    verifier: o.verifier ?? createTokenVerifier(o.config),
+    verifier: o.verifier ?? withVerificationCache(createTokenVerifier(o.config), { maxEntries: 5000, maxAgeSeconds: o.config.jwksCacheSeconds }),
     guestLimiter: createRateLimiter(o.config.guestRateLimitBudget, o.config.guestRateLimitWindowSeconds, clock),
     payments: o.payments ?? createPaymentProvider(o.config),
   });

@@ -111,6 +111,11 @@ export function ecThumbprint(jwk: { crv: string; x: string; y: string }): string
   return createHash('sha256').update(canonical, 'utf8').digest('base64url');
 }
 
+// A client signs every proof with the same key: importing it (and checking the point) once per key, not per request.
+// Bounded; only keys that imported are kept. Pure memoisation: the result depends on x and y alone.
+const MAX_IMPORTED_KEYS = 2000;
+const IMPORTED_KEYS = new Map<string, { key: KeyObject; thumbprint: string }>();
+
 /** The proof's `jwk`: a public EC P-256 key usable with ES256, or the reason it is not. */
 function proofKey(jwk: unknown): { key: KeyObject; thumbprint: string } | ProofFailure {
   if (!isObject(jwk)) return fail('jwk', 'The proof header jwk must be a JSON object.');
@@ -121,10 +126,16 @@ function proofKey(jwk: unknown): { key: KeyObject; thumbprint: string } | ProofF
     return fail('jwk', 'The proof header jwk has malformed coordinates.');
   }
   if (jwk.alg !== undefined && jwk.alg !== DPOP_ALG) return fail('jwk', 'The proof header jwk is meant for another algorithm.');
+  const cacheKey = `${jwk.x}.${jwk.y}`;
+  const known = IMPORTED_KEYS.get(cacheKey);
+  if (known) return known;
   try {
     // Import checks that the point lies on the curve.
     const key = createPublicKey({ key: { kty: 'EC', crv: 'P-256', x: jwk.x, y: jwk.y }, format: 'jwk' });
-    return { key, thumbprint: ecThumbprint({ crv: 'P-256', x: jwk.x, y: jwk.y }) };
+    const imported = { key, thumbprint: ecThumbprint({ crv: 'P-256', x: jwk.x, y: jwk.y }) };
+    if (IMPORTED_KEYS.size >= MAX_IMPORTED_KEYS) IMPORTED_KEYS.delete(IMPORTED_KEYS.keys().next().value!);
+    IMPORTED_KEYS.set(cacheKey, imported);
+    return imported;
   } catch {
     return fail('jwk', 'The proof header jwk is not a valid P-256 public key.');
   }

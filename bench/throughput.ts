@@ -1,0 +1,172 @@
+// Throughput of the reference beside a trivial Express 5 GET measured in the same run (autocannon), as ratios: an
+// authenticated cart read, a guest catalog read, an assistant cart read with a fresh DPoP proof per request. Then the
+// reference's resident memory under 100 connections. Several rounds; the medians of the per-round ratios are printed.
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { createHash, generateKeyPairSync, randomUUID, sign, type KeyObject } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import autocannon from 'autocannon';
+import { calculateJwkThumbprint, type JWK } from 'jose';
+import { createMinter } from '../conformance/lib/mint.js';
+import { readProfileFile } from '../conformance/engine/params.js';
+import { FIXTURE_PROFILE, FIXTURE_SEED } from '../reference/src/paths.js';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+
+export interface ThroughputOptions {
+  rounds: number;
+  seconds: number;
+  connections: number;
+}
+
+interface Child {
+  url: string;
+  process: ChildProcess;
+}
+
+/**
+ * The reference as users run it (the published bin, `serve`, built by the bench first) with the rate budgets out of the
+ * way, or the trivial server. Extra node flags (e.g. --cpu-prof) go first.
+ */
+export async function startChild(which: 'reference' | 'trivial', nodeFlags: readonly string[] = []): Promise<Child> {
+  const budget = '1000000000';
+  const args =
+    which === 'reference' ? [`${ROOT}dist/cli/main.js`, 'serve', '--port', '0'] : [`${ROOT}bench/trivial-server.mjs`];
+  const child = spawn(process.execPath, [...nodeFlags, ...args], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+    env: {
+      ...process.env,
+      LOG_LEVEL: 'error',
+      GUEST_RATE_LIMIT_BUDGET: budget,
+      ASSISTANT_SESSION_RATE_LIMIT_BUDGET: budget,
+      ASSISTANT_CLIENT_RATE_LIMIT_BUDGET: budget,
+    },
+  });
+  const url = await new Promise<string>((resolve, reject) => {
+    createInterface({ input: child.stdout! }).on('line', (line) => {
+      const found = /https?:\/\/\S+/.exec(line);
+      if (found) resolve(found[0]);
+    });
+    child.once('exit', (code) => reject(new Error(`${args.join(' ')} exited with ${code}`)));
+  });
+  return { url, process: child };
+}
+
+/** Resident set size now and at its peak (kB → MB), from /proc. */
+function memoryOf(pid: number): { rssMb: number; peakMb: number } {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kb = (field: string) => Number(/\d+/.exec(status.split('\n').find((l) => l.startsWith(field)) ?? '0')![0]);
+  return { rssMb: kb('VmRSS:') / 1024, peakMb: kb('VmHWM:') / 1024 };
+}
+
+/** A DPoP proof signed synchronously (autocannon's request hooks are synchronous). */
+function syncProof(key: KeyObject, jwk: JWK, htm: string, htu: string, token: string, nonce: string | undefined): string {
+  const b64 = (v: object) => Buffer.from(JSON.stringify(v)).toString('base64url');
+  const ath = createHash('sha256').update(token).digest('base64url');
+  const payload = { jti: randomUUID(), htm, htu, iat: Math.floor(Date.now() / 1000), ath, ...(nonce ? { nonce } : {}) };
+  const input = `${b64({ typ: 'dpop+jwt', alg: 'ES256', jwk })}.${b64(payload)}`;
+  return `${input}.${sign('sha256', Buffer.from(input), { key, dsaEncoding: 'ieee-p1363' }).toString('base64url')}`;
+}
+
+type Scenario = (url: string) => Promise<autocannon.Options['requests']>;
+
+export async function scenarios(referenceUrl: string): Promise<Record<string, Scenario>> {
+  const profile = readProfileFile(FIXTURE_PROFILE);
+  const mint = createMinter(profile);
+  const guest = await mint.guest();
+  const handle = (JSON.parse(readFileSync(FIXTURE_SEED, 'utf8')) as { products: { handle: string }[] }).products[0]!.handle;
+  const customer = await mint.customer({ sub: `bench_${randomUUID()}` });
+
+  // An assistant: a signed-in session reported by the proxy, a DPoP-bound token, a fresh proof per request.
+  const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+  const jwk = publicKey.export({ format: 'jwk' }) as JWK;
+  const sid = `bench_${randomUUID()}`;
+  const sub = `bench_${randomUUID()}`;
+  const connected = await fetch(`${referenceUrl}/internal/assistant/agents/connected`, {
+    method: 'POST',
+    headers: { 'x-proxy-idp-secret': profile.secrets.proxyIdpSecret!, 'content-type': 'application/json' },
+    body: JSON.stringify({ subject: sub, agent_id: 'bench', client_id: 'bench_client', permissions: ['assistant:read'], session_id: sid }),
+  });
+  if (connected.status >= 300) throw new Error(`could not register the assistant session: ${connected.status} ${await connected.text()}`);
+  const token = await mint.assistant({ sub, sid, jkt: await calculateJwkThumbprint(jwk, 'sha256'), scope: 'cart:read' });
+  let nonce: string | undefined;
+
+  return {
+    'authenticated GET /v1/cart': async () => [{ method: 'GET', path: '/v1/cart', headers: { authorization: `Bearer ${customer}` } }],
+    'guest GET /v1/catalog/products/{handle}': async () => [
+      { method: 'GET', path: `/v1/catalog/products/${handle}`, headers: { authorization: `Bearer ${guest}` } },
+    ],
+    // A page of 20 products (11.7 KB with the fixture seed): shown beside the others, no target of its own.
+    'guest GET /v1/catalog/products (page of 20)': async () => [
+      { method: 'GET', path: '/v1/catalog/products?limit=20', headers: { authorization: `Bearer ${guest}` } },
+    ],
+    'assistant GET /v1/cart (DPoP)': async (url) => [
+      {
+        method: 'GET',
+        path: '/v1/cart',
+        setupRequest: (req) => ({
+          ...req,
+          headers: { ...req.headers, authorization: `DPoP ${token}`, dpop: syncProof(privateKey, jwk, 'GET', `${url}/v1/cart`, token, nonce) },
+        }),
+        onResponse: (_status, _body, _context, headers) => {
+          // autocannon keeps the raw header names
+          const next = Object.entries((headers ?? {}) as Record<string, string>).find(([k]) => k.toLowerCase() === 'dpop-nonce')?.[1];
+          if (next) nonce = next;
+        },
+      },
+    ],
+  };
+}
+
+async function cannon(url: string, connections: number, seconds: number, requests?: autocannon.Options['requests']) {
+  const result = await autocannon({ url, connections, duration: seconds, requests });
+  const failures = result.non2xx + result.errors + result.timeouts;
+  if (failures > 0) process.stderr.write(`bench: ${url} ${JSON.stringify(requests?.[0]?.path)}: status codes ${JSON.stringify(result.statusCodeStats)}, errors ${result.errors}\n`);
+  return { reqPerSec: result.requests.average, failures };
+}
+
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+
+export interface ThroughputResult {
+  ratios: Record<string, number>;
+  failures: Record<string, number>;
+  trivialReqPerSec: number;
+  rss100: { rssMb: number; peakMb: number };
+}
+
+export async function benchThroughput(o: ThroughputOptions): Promise<ThroughputResult> {
+  execFileSync('npm', ['run', 'build', '--silent'], { cwd: ROOT, stdio: 'ignore' });
+  const trivial = await startChild('trivial');
+  const reference = await startChild('reference');
+  try {
+    const list = await scenarios(reference.url);
+    const ratios: Record<string, number[]> = {};
+    const failures: Record<string, number> = {};
+    const trivialRates: number[] = [];
+    // Warm both (JIT, caches) before the measured rounds.
+    await cannon(`${trivial.url}/`, o.connections, 1);
+    for (const requests of Object.values(list)) await cannon(reference.url, o.connections, 1, await requests(reference.url));
+    for (let round = 0; round < o.rounds; round++) {
+      const base = await cannon(`${trivial.url}/`, o.connections, o.seconds);
+      trivialRates.push(base.reqPerSec);
+      for (const [name, requests] of Object.entries(list)) {
+        const r = await cannon(reference.url, o.connections, o.seconds, await requests(reference.url));
+        (ratios[name] ??= []).push(r.reqPerSec / base.reqPerSec);
+        failures[name] = (failures[name] ?? 0) + r.failures;
+      }
+    }
+    // Memory under 100 connections: the heaviest read and the DPoP path, then the resident size and its peak.
+    for (const requests of Object.values(list)) await cannon(reference.url, 100, o.seconds, await requests(reference.url));
+    const rss100 = memoryOf(reference.process.pid!);
+    return {
+      ratios: Object.fromEntries(Object.entries(ratios).map(([k, v]) => [k, median(v)])),
+      failures,
+      trivialReqPerSec: median(trivialRates),
+      rss100,
+    };
+  } finally {
+    trivial.process.kill();
+    reference.process.kill();
+  }
+}
