@@ -1,5 +1,6 @@
 // The suite's Playwright Test configuration, owned by the package. The CLI (`shop-conformance run`) passes the run's
 // parameters through the environment (conformance/engine/params.ts); reporters are Playwright's plus the matrix.
+import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { defineConfig, type ReporterDescription } from '@playwright/test';
@@ -27,6 +28,8 @@ export default defineConfig({
   testDir: join(here, 'checks'),
   testMatch: /.*\.check\.(ts|js)$/,
   fullyParallel: true,
+  // Checks mostly wait on the target: at least two workers even on one core (`--workers` overrides).
+  workers: Math.max(2, availableParallelism()),
   forbidOnly: true,
   retries: 0,
   timeout: 30_000,

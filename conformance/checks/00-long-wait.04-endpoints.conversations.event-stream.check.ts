@@ -6,6 +6,9 @@
 // spec-level checks drive the target's own routes and bodies, learned from its description documents (operationIds
 // openConversation, streamConversationEvents), and judge only what the spec says.
 //
+// File name. Playwright hands out checks in file order; this file holds the run's longest wait (a keep-alive comment
+// may take 15 s), so its `00-long-wait.` prefix starts it first and every other check runs during the wait.
+//
 // Data. Every check provisions its own assistant session (conformance/checks/_shared/assistant.ts): nothing is shared between checks.
 import { check, learned, notApplicable, test } from '../engine/check.js';
 import { AssistantAgent } from './_shared/assistant.js';
