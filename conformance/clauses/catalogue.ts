@@ -4,7 +4,8 @@
 //
 // IDs are stable: never renumber. A clause the spec drops is removed, not reused; a new one takes the next free number.
 // Where the spec repeats a requirement (e.g. "Creates use 201 with Location" in Versioning), the first statement holds the
-// clause and the repetition gets none. Statements the spec marks "not shown" are left open and get no clause.
+// clause and the repetition gets none; repetitions catalogued before that rule keep their IDs as aliases (`repeats`).
+// Statements the spec marks "not shown" are left open and get no clause.
 
 export type SpecPart =
   | 'purpose'
@@ -28,6 +29,12 @@ export interface Clause {
   readonly severity: 'MUST' | 'SHOULD';
   /** Only when a black box (HTTP + profile only) cannot observe it: why. */
   readonly notTestable?: string;
+  /**
+   * The clauses this one repeats: the spec states the requirement twice (typically once where it belongs and again in the
+   * Limits or Errors tables). IDs stay stable, so the repetition keeps its ID as an alias: its verdict follows the checks
+   * of both, and the self-test needs no defect of its own for it.
+   */
+  readonly repeats?: readonly string[];
 }
 
 export const PART_PREFIX: Readonly<Record<SpecPart, string>> = {
@@ -407,7 +414,7 @@ export const CLAUSES: readonly Clause[] = [
   { id: 'ERR-TABLE-3', part: 'errors', section: ERR_TABLE, severity: 'MUST', text: 'An assistant token sent as Bearer: 401 invalid_token with WWW-Authenticate: DPoP error="invalid_token", algs="ES256".' },
   { id: 'ERR-TABLE-4', part: 'errors', section: ERR_TABLE, severity: 'MUST', text: 'A DPoP proof or nonce failure: 401 invalid_dpop_proof or use_dpop_nonce, with WWW-Authenticate: DPoP error="<that code>" and a DPoP-Nonce header.' },
   { id: 'ERR-TABLE-5', part: 'errors', section: ERR_TABLE, severity: 'MUST', text: 'Ended account access: 401 account_access_ended with an error="invalid_token" challenge.' },
-  { id: 'ERR-TABLE-6', part: 'errors', section: ERR_TABLE, severity: 'MUST', text: 'A forged, malformed or expired-key guest session: 401 invalid_guest_session with WWW-Authenticate: Bearer error="invalid_token".' },
+  { id: 'ERR-TABLE-6', part: 'errors', section: ERR_TABLE, severity: 'MUST', text: 'A forged, malformed or expired-key guest session: 401 invalid_guest_session with WWW-Authenticate: Bearer error="invalid_token".', repeats: ['AUTH-GUEST-5', 'AUTH-GUEST-6', 'AUTH-GUEST-7'] },
   { id: 'ERR-TABLE-7', part: 'errors', section: ERR_TABLE, severity: 'MUST', text: 'A guest write without a session: 400 guest_session_required.' },
   { id: 'ERR-TABLE-8', part: 'errors', section: ERR_TABLE, severity: 'MUST', text: 'A wrong caller kind: 403 caller_not_allowed with no WWW-Authenticate.' },
   { id: 'ERR-TABLE-9', part: 'errors', section: ERR_TABLE, severity: 'MUST', text: 'A missing API or account scope: 403 insufficient_scope with the `scope` member naming it.' },
@@ -423,19 +430,19 @@ export const CLAUSES: readonly Clause[] = [
   { id: 'LIM-BODY-1', part: 'limits', section: LIM, severity: 'MUST', text: 'Every request body is capped at 256 KiB: a larger body is refused with a problem document.' },
   { id: 'LIM-CONV-1', part: 'limits', section: LIM, severity: 'MUST', text: 'Conversation write routes cap the body at 64 KiB, checked via Content-Length.' },
   { id: 'LIM-INTENT-1', part: 'limits', section: LIM, severity: 'MUST', text: 'POST /internal/account/security-intents reads at most 8 KiB through a bounded reader: a larger body is refused even without a Content-Length.' },
-  { id: 'LIM-ISSUES-1', part: 'limits', section: LIM, severity: 'MUST', text: 'The `issues` member holds at most 20 items, however many problems the input has.' },
-  { id: 'LIM-SHOPPERIP-1', part: 'limits', section: LIM, severity: 'MUST', text: 'The Shopper-IP guest header is at most 64 characters.' },
-  { id: 'LIM-RECOVERY-1', part: 'limits', section: LIM, severity: 'MUST', text: 'The recovery `subject` is 1–256 characters: empty or 257 is refused with 400 invalid_request, 256 is accepted.' },
-  { id: 'LIM-RECOVERY-2', part: 'limits', section: LIM, severity: 'MUST', text: 'The recovery `operationId` is 1–128 characters: empty or 129 is refused with 400 invalid_request, 128 is accepted.' },
-  { id: 'LIM-DOCS-1', part: 'limits', section: LIM, severity: 'MUST', text: 'The description documents /openapi.json and /assistant/openapi.json are cached for 300 seconds.' },
-  { id: 'LIM-STREAM-1', part: 'limits', section: LIM, severity: 'MUST', text: 'Streamed responses carry a keep-alive every 15 seconds.' },
-  { id: 'LIM-RETRY-1', part: 'limits', section: LIM, severity: 'MUST', text: 'A 503 unavailable carries Retry-After: 5.', notTestable: 'no request of a black box is guaranteed to meet an outage (see ERR-TABLE-13)' },
-  { id: 'LIM-GUESTKEY-1', part: 'limits', section: LIM, severity: 'SHOULD', text: 'The previous guest key window is 30 days (rotation practice).', notTestable: 'an operating practice for the deadline an operator configures; the server only honours the configured deadline' },
+  { id: 'LIM-ISSUES-1', part: 'limits', section: LIM, severity: 'MUST', text: 'The `issues` member holds at most 20 items, however many problems the input has.', repeats: ['RES-PROBLEM-9'] },
+  { id: 'LIM-SHOPPERIP-1', part: 'limits', section: LIM, severity: 'MUST', text: 'The Shopper-IP guest header is at most 64 characters.', repeats: ['AUTH-GUEST-9'] },
+  { id: 'LIM-RECOVERY-1', part: 'limits', section: LIM, severity: 'MUST', text: 'The recovery `subject` is 1–256 characters: empty or 257 is refused with 400 invalid_request, 256 is accepted.', repeats: ['RES-RECOVERY-1'] },
+  { id: 'LIM-RECOVERY-2', part: 'limits', section: LIM, severity: 'MUST', text: 'The recovery `operationId` is 1–128 characters: empty or 129 is refused with 400 invalid_request, 128 is accepted.', repeats: ['RES-RECOVERY-2'] },
+  { id: 'LIM-DOCS-1', part: 'limits', section: LIM, severity: 'MUST', text: 'The description documents /openapi.json and /assistant/openapi.json are cached for 300 seconds.', repeats: ['END-PUBLIC-3', 'END-PUBLIC-5'] },
+  { id: 'LIM-STREAM-1', part: 'limits', section: LIM, severity: 'MUST', text: 'Streamed responses carry a keep-alive every 15 seconds.', repeats: ['EVT-STREAM-1'] },
+  { id: 'LIM-RETRY-1', part: 'limits', section: LIM, severity: 'MUST', text: 'A 503 unavailable carries Retry-After: 5.', notTestable: 'no request of a black box is guaranteed to meet an outage (see ERR-TABLE-13)', repeats: ['ERR-TABLE-13'] },
+  { id: 'LIM-GUESTKEY-1', part: 'limits', section: LIM, severity: 'SHOULD', text: 'The previous guest key window is 30 days (rotation practice).', notTestable: 'an operating practice for the deadline an operator configures; the server only honours the configured deadline', repeats: ['AUTH-GUEST-15'] },
   { id: 'LIM-SIGNIN-1', part: 'limits', section: LIM, severity: 'MUST', text: 'A delegated sign-in is accepted for an invited agent only when its DPoP proof is at most ten minutes old.', notTestable: 'a check the storefront performs on invited-agent sign-in, not the service' },
   { id: 'LIM-RATE-1', part: 'limits', section: LIM_RATE, severity: 'MUST', text: 'Guests are rate-counted exactly per operation id: spending the budget of one operation does not limit another.' },
   { id: 'LIM-RATE-2', part: 'limits', section: LIM_RATE, severity: 'MUST', text: 'Assistant callers have a per-session rate budget.' },
   { id: 'LIM-RATE-3', part: 'limits', section: LIM_RATE, severity: 'MUST', text: 'Assistant callers have a per-client rate budget.' },
-  { id: 'LIM-RATE-4', part: 'limits', section: LIM_RATE, severity: 'MUST', text: 'Exceeding a rate budget gives 429 rate_limited with Retry-After.' },
+  { id: 'LIM-RATE-4', part: 'limits', section: LIM_RATE, severity: 'MUST', text: 'Exceeding a rate budget gives 429 rate_limited with Retry-After.', repeats: ['ERR-TABLE-12'] },
 
   // ───────────────────────────── Versioning ─────────────────────────────
   { id: 'VER-PREFIX-1', part: 'versioning', section: VER, severity: 'MUST', text: 'Customer-facing operations live under the /v1 prefix.' },

@@ -33,6 +33,8 @@ export interface ClauseRow {
   verdict: ClauseVerdict;
   checks: { id: string; status: ClauseCheckStatus; reason?: string }[];
   notTestable?: string;
+  /** The clauses this one repeats (an alias kept for its stable ID). */
+  repeats?: readonly string[];
 }
 
 /** How one check bears on one clause. */
@@ -48,9 +50,13 @@ export function statusFor(o: CheckOutcome, clause: string): ClauseCheckStatus {
  */
 export function clauseRows(clauses: readonly Clause[], outcomes: readonly CheckOutcome[], known: ReadonlyMap<string, string[]>): ClauseRow[] {
   return clauses.map((c) => {
-    const checks = outcomes
-      .filter((o) => o.clauses.includes(c.id) || (o.failedClauses ?? []).includes(c.id))
-      .map((o) => ({ id: o.id, status: statusFor(o, c.id), ...(o.reason ? { reason: o.reason } : {}) }));
+    // A repetition (`repeats`) is judged by its own checks and by those of the clauses it repeats.
+    const judged = (id: string) =>
+      outcomes
+        .filter((o) => o.clauses.includes(id) || (o.failedClauses ?? []).includes(id))
+        .map((o) => ({ id: o.id, status: statusFor(o, id), ...(o.reason ? { reason: o.reason } : {}) }));
+    const seen = new Set<string>();
+    const checks = [c.id, ...(c.repeats ?? [])].flatMap(judged).filter((x) => !seen.has(`${x.id} ${x.status}`) && seen.add(`${x.id} ${x.status}`));
     const has = (s: ClauseCheckStatus) => checks.some((x) => x.status === s);
     let verdict: ClauseVerdict;
     if (c.notTestable) verdict = 'not-testable';
@@ -59,8 +65,12 @@ export function clauseRows(clauses: readonly Clause[], outcomes: readonly CheckO
     else if (has('passed')) verdict = 'passed';
     else if (has('not-reached')) verdict = 'not-reached';
     else if (checks.length > 0) verdict = 'skipped';
-    else verdict = (known.get(c.id)?.length ?? 0) > 0 ? 'not-run' : 'uncovered';
-    return { id: c.id, part: c.part, section: c.section, text: c.text, severity: c.severity, verdict, checks, ...(c.notTestable ? { notTestable: c.notTestable } : {}) };
+    else verdict = [c.id, ...(c.repeats ?? [])].some((id) => (known.get(id)?.length ?? 0) > 0) ? 'not-run' : 'uncovered';
+    return {
+      id: c.id, part: c.part, section: c.section, text: c.text, severity: c.severity, verdict, checks,
+      ...(c.notTestable ? { notTestable: c.notTestable } : {}),
+      ...(c.repeats ? { repeats: c.repeats } : {}),
+    };
   });
 }
 
@@ -79,7 +89,8 @@ export function formatMatrix(rows: readonly ClauseRow[], o: { width?: number; on
       out.push('', `  ${part.toUpperCase()}`);
     }
     const head = `  ${MARK[r.verdict]}  ${r.id.padEnd(22)} ${r.severity.padEnd(6)} `;
-    const text = r.text.length > width - head.length ? r.text.slice(0, width - head.length - 1) + '…' : r.text;
+    const full = r.repeats ? `(= ${r.repeats.join(', ')}) ${r.text}` : r.text;
+    const text = full.length > width - head.length ? full.slice(0, width - head.length - 1) + '…' : full;
     out.push(head + text);
   }
   return out.join('\n');

@@ -75,3 +75,16 @@ test('the citation matcher does not accept a code inside a longer name', () => {
   assert.ok(!cites('401 invalid_token_x', 'invalid_token'));
   assert.ok(!cites('getCartItems', 'getCart'));
 });
+
+test('a repetition names existing clauses of its severity, none of them itself a repetition', () => {
+  const aliases = CLAUSES.filter((c) => c.repeats);
+  assert.ok(aliases.length >= 10, `only ${aliases.length} repetitions marked`);
+  for (const c of aliases) {
+    for (const id of c.repeats!) {
+      const target = CLAUSES_BY_ID.get(id);
+      assert.ok(target, `${c.id} repeats unknown clause ${id}`);
+      assert.ok(!target.repeats, `${c.id} repeats ${id}, itself a repetition`);
+      assert.equal(target.severity, c.severity, `${c.id} and ${id} differ in severity`);
+    }
+  }
+});

@@ -68,3 +68,15 @@ test('blame: a failed check fails only the clauses its assertions named; the oth
   assert.deepEqual(Object.fromEntries(rows.map((r) => [r.id, r.verdict])), { 'ERR-A-1': 'not-reached', 'ERR-B-1': 'failed', 'ERR-C-1': 'passed', 'ERR-D-1': 'failed' });
   assert.deepEqual(unjudgedMust(rows).map((u) => u.id), ['ERR-A-1']);
 });
+
+test('a repetition is judged by its own checks and by those of the clauses it repeats', () => {
+  const clause = (id: string, extra: Partial<Clause> = {}): Clause => ({ id, part: 'limits', section: 's', text: id, severity: 'MUST', ...extra });
+  const clauses = [clause('AUTH-X-1'), clause('LIM-X-1', { repeats: ['AUTH-X-1'] }), clause('AUTH-Y-1'), clause('LIM-Y-1', { repeats: ['AUTH-Y-1'] })];
+  const outcomes: CheckOutcome[] = [
+    { id: 'x', title: '', clauses: ['AUTH-X-1'], status: 'failed', failedClauses: ['AUTH-X-1'] },
+    { id: 'y', title: '', clauses: ['AUTH-Y-1'], status: 'passed' },
+  ];
+  const rows = clauseRows(clauses, outcomes, new Map());
+  assert.deepEqual(Object.fromEntries(rows.map((r) => [r.id, r.verdict])), { 'AUTH-X-1': 'failed', 'LIM-X-1': 'failed', 'AUTH-Y-1': 'passed', 'LIM-Y-1': 'passed' });
+  assert.deepEqual(rows[1]!.repeats, ['AUTH-X-1']);
+});
