@@ -1,7 +1,7 @@
 // The suite's identity provider: mints the access tokens of every caller kind exactly as docs/tokens.md fixes them, signed
 // with the profile's first signing key. Drafts (unsigned header + payload) are exposed too, so that negative checks can alter
 // a well-formed token and sign it with a key of their choice (signWith) or none at all (unsecured).
-import { randomUUID, createPublicKey, type JsonWebKey } from 'node:crypto';
+import { randomUUID, createHash, createPublicKey, type JsonWebKey } from 'node:crypto';
 import { exportJWK, generateKeyPair, importJWK, type CryptoKey, type JSONWebKeySet, type JWK } from 'jose';
 import type { Profile, SigningKey } from '../../contract/profile.js';
 import { AGENT_FORWARD_SCOPE, BASE_API_SCOPES, OPERATOR_SCOPES, PERMISSION_API_SCOPES } from '../../contract/scopes.js';
@@ -194,6 +194,18 @@ export function createMinter(profile: Profile, opts: { now?: () => Date } = {}):
 }
 
 /** The issuer's public key set: the profile's signing keys without their private part `d`. */
+/** Where the suite's identity provider (`shop-conformance idp`) takes requests to simulate a key-set outage. */
+export const OUTAGE_PATH = '/outage';
+
+/**
+ * The bearer token that controls the suite's identity provider: derived from the profile's private signing key, so only
+ * who holds the profile can take its key set down.
+ */
+export function idpControlToken(profile: Profile): string {
+  const key = firstSigningKey(profile);
+  return createHash('sha256').update(`shop-conformance idp control\n${key.kid ?? ''}\n${String(key.d)}`).digest('base64url');
+}
+
 export function publicJwks(profile: Profile): JSONWebKeySet {
   return { keys: profile.signingKeys.map(publicJwk) };
 }
