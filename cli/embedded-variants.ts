@@ -3,7 +3,13 @@
 // webhook switched off or left without its secret, a previous guest key past its deadline. Each variant is the fixture
 // profile with a few fields changed; the reference reads its configuration from that profile, and the suite judges it
 // through the same profile, exactly as it would judge a deployment configured that way.
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import type { Profile } from '../contract/profile.js';
+import { startIdp, type RunningIdp } from '../conformance/engine/idp.js';
+import type { TargetVariant } from '../conformance/engine/params.js';
+import { loadConfig } from '../reference/src/config.js';
+import { startServer, type RunningServer } from '../reference/src/server.js';
 
 export interface EmbeddedVariant {
   /** Names the Playwright project and the variant's temporary files. */
@@ -12,7 +18,7 @@ export interface EmbeddedVariant {
   readonly what: string;
   /** The checks judged against it (everything they need is in the variant's profile). */
   readonly checks: readonly string[];
-  readonly profile: (p: Profile) => Profile;
+  readonly profile: (p: Profile, ctx: { readonly idpJwksUri: string }) => Profile;
 }
 
 /** A deadline long past: the previous guest key no longer verifies. */
@@ -41,4 +47,48 @@ export const EMBEDDED_VARIANTS: readonly EmbeddedVariant[] = [
     checks: ['events.webhook.secret-missing'],
     profile: (p) => ({ ...p, capabilities: { ...p.capabilities, webhook: true }, secrets: { ...p.secrets, stripeWebhookSecret: null } }),
   },
+  {
+    name: 'verifier-outage',
+    what: 'JWKS_URI at the suite\'s identity provider, which the check takes down',
+    checks: ['errors.verifier-outage'],
+    profile: (p, ctx) => ({ ...p, jwksUri: ctx.idpJwksUri }),
+  },
 ];
+
+export interface RunningVariants {
+  /** What the Playwright projects need (handed to them through the environment). */
+  readonly variants: TargetVariant[];
+  close(): Promise<void>;
+}
+
+/** Starts every variant (and the identity provider they share) on ephemeral ports, each with its database in `dir`. */
+export async function startEmbeddedVariants(profile: Profile, dir: string): Promise<RunningVariants> {
+  const servers: RunningServer[] = [];
+  let idp: RunningIdp | undefined;
+  try {
+    idp = await startIdp({ profile });
+    const variants: TargetVariant[] = [];
+    for (const v of EMBEDDED_VARIANTS) {
+      const profilePath = join(dir, `profile.${v.name}.json`);
+      writeFileSync(profilePath, JSON.stringify(v.profile(profile, { idpJwksUri: idp.jwksUri }), null, 2));
+      const config = loadConfig({
+        env: {},
+        profilePath,
+        overrides: { port: 0, host: '127.0.0.1', databasePath: join(dir, `reference.${v.name}.db`), logLevel: 'error' },
+      });
+      const server = await startServer(config);
+      servers.push(server);
+      variants.push({ name: v.name, baseUrl: server.url, profilePath, checks: [...v.checks] });
+    }
+    const started = idp;
+    return {
+      variants,
+      async close() {
+        await Promise.all([...servers.map((s) => s.close()), started.close()]);
+      },
+    };
+  } catch (err) {
+    await Promise.all([...servers.map((s) => s.close()), idp?.close()]);
+    throw err;
+  }
+}

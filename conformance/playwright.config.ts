@@ -4,7 +4,7 @@ import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { defineConfig, type ReporterDescription } from '@playwright/test';
-import { ENV } from './engine/params.js';
+import { ENV, variantsFromEnv, type TargetVariant } from './engine/params.js';
 
 const here = fileURLToPath(new URL('.', import.meta.url));
 const ext = import.meta.url.endsWith('.ts') ? 'ts' : 'js';
@@ -24,7 +24,21 @@ const playwrightReporter = (name: string): ReporterDescription => {
   }
 };
 
-export default defineConfig({
+// The embedded run's variants (cli/embedded-variants.ts): each is a project that judges its few checks against its own
+// deployment; the main project judges everything against the run's target. Without variants there are no projects.
+const variants = variantsFromEnv();
+const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+const projects = variants.length === 0 ? undefined : [
+  { name: '' },
+  ...variants.map((v) => ({
+    name: `variant-${v.name}`,
+    grep: new RegExp(`\\[(${v.checks.map(escape).join('|')})\\]`),
+    use: { shopVariant: v },
+  })),
+];
+
+export default defineConfig<object, { shopVariant: TargetVariant | undefined }>({
+  ...(projects ? { projects } : {}),
   testDir: join(here, 'checks'),
   testMatch: /.*\.check\.(ts|js)$/,
   fullyParallel: true,

@@ -13,6 +13,7 @@ import { FIXTURE_PROFILE } from '../../reference/src/paths.js';
 import { loadConfig } from '../../reference/src/config.js';
 import { startServer, type RunningServer } from '../../reference/src/server.js';
 import { EXIT } from '../exit.js';
+import { startEmbeddedVariants, type RunningVariants } from '../embedded-variants.js';
 
 const require = createRequire(import.meta.url);
 const here = fileURLToPath(new URL('.', import.meta.url));
@@ -82,12 +83,15 @@ export async function runSuite(o: RunOptions, io: { out: (s: string) => void; er
   rmSync(join(output, 'conformance-report.json'), { force: true });
 
   let embedded: { server: RunningServer; dir: string } | undefined;
+  let variants: RunningVariants | undefined;
   try {
     let baseUrl = o.baseUrl;
     if (!o.list && !baseUrl) {
       embedded = await startEmbedded(profilePath);
       baseUrl = embedded.server.url;
       io.err(`embedded reference listening on ${baseUrl}\n`);
+      // Deployments configured for the rows the fixture cannot show at once (cli/embedded-variants.ts).
+      variants = await startEmbeddedVariants(profile, embedded.dir);
     }
     if (!o.list && o.doctor) {
       const report = await doctor(baseUrl!, profile, { tls: { ca, insecure: o.insecure } });
@@ -118,6 +122,7 @@ export async function runSuite(o: RunOptions, io: { out: (s: string) => void; er
       [ENV.partial]: grep || o.shard || o.lastFailed || o.maxFailures !== undefined ? '1' : '0',
       [ENV.ca]: o.ca === undefined ? '' : resolve(o.ca),
       [ENV.insecure]: o.insecure ? '1' : '0',
+      [ENV.variants]: variants ? JSON.stringify(variants.variants) : '',
       FORCE_COLOR: process.env.FORCE_COLOR ?? '0',
     };
     const code = await new Promise<number>((done) => {
@@ -139,6 +144,7 @@ export async function runSuite(o: RunOptions, io: { out: (s: string) => void; er
     if (report.summary.checks.failed > 0 || code !== 0) return EXIT.failed;
     return EXIT.ok;
   } finally {
+    await variants?.close();
     if (embedded) {
       await embedded.server.close();
       rmSync(embedded.dir, { recursive: true, force: true });

@@ -10,7 +10,7 @@ import { createMinter, type Minter } from '../lib/mint.js';
 import { newGuestSession } from '../lib/guest-session.js';
 import { ShopHttp, type ShopResponse } from './http.js';
 import { parseDocument, Target } from './target.js';
-import { runParams, type RunParams } from './params.js';
+import { runParams, type RunParams, type TargetVariant } from './params.js';
 import { formatExchange, redactor } from './transcript.js';
 
 export type Capability = keyof Profile['capabilities'];
@@ -77,10 +77,11 @@ async function loadTarget(http: ShopHttp, profile: Profile): Promise<Target> {
   return target;
 }
 
-const test = base.extend<{ shop: Shop }>({
-  // eslint-disable-next-line no-empty-pattern
-  shop: async ({}, use, info) => {
-    const params = runParams();
+const test = base.extend<{ shop: Shop }, { shopVariant: TargetVariant | undefined }>({
+  // Set by the projects of the embedded run's variants (conformance/playwright.config.ts): another deployment to judge.
+  shopVariant: [undefined, { option: true, scope: 'worker' }],
+  shop: async ({ shopVariant }, use, info) => {
+    const params = runParams(process.env, shopVariant);
     const http = new ShopHttp(params.baseUrl, params.tls);
     await use({
       params,

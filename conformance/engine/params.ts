@@ -20,7 +20,24 @@ export const ENV = {
   ca: 'SHOP_CONFORMANCE_CA',
   /** '1': accept any TLS certificate of the target. */
   insecure: 'SHOP_CONFORMANCE_INSECURE',
+  /** JSON list of further deployments the embedded run started (cli/embedded-variants.ts), each judged by a few checks. */
+  variants: 'SHOP_CONFORMANCE_VARIANTS',
 } as const;
+
+const variantSchema = z.object({
+  name: z.string().regex(/^[a-z0-9-]+$/),
+  baseUrl: z.url(),
+  profilePath: z.string().min(1),
+  checks: z.array(z.string().min(1)).min(1),
+});
+
+/** A deployment that a Playwright project judges instead of the run's target (its own base URL and profile). */
+export type TargetVariant = z.infer<typeof variantSchema>;
+
+export function variantsFromEnv(env: NodeJS.ProcessEnv = process.env): TargetVariant[] {
+  const raw = env[ENV.variants];
+  return raw ? z.array(variantSchema).parse(JSON.parse(raw)) : [];
+}
 
 const paramsSchema = z.object({
   baseUrl: z.url().transform((u) => u.replace(/\/+$/, '')),
@@ -53,13 +70,16 @@ export function readCaFile(path: string): string {
   return pem;
 }
 
-let cached: RunParams | undefined;
+const cached = new Map<string, RunParams>();
 
-export function runParams(env: NodeJS.ProcessEnv = process.env): RunParams {
-  if (cached) return cached;
+/** The run's parameters; a variant (a Playwright project of the embedded run) replaces the base URL and the profile. */
+export function runParams(env: NodeJS.ProcessEnv = process.env, variant?: Pick<TargetVariant, 'baseUrl' | 'profilePath'>): RunParams {
+  const key = variant ? `${variant.baseUrl} ${variant.profilePath}` : '';
+  const known = cached.get(key);
+  if (known) return known;
   const parsed = paramsSchema.parse({
-    baseUrl: env[ENV.baseUrl],
-    profilePath: env[ENV.profile],
+    baseUrl: variant?.baseUrl ?? env[ENV.baseUrl],
+    profilePath: variant?.profilePath ?? env[ENV.profile],
     level: env[ENV.level] ?? 'spec',
     strict: env[ENV.strict] === '1',
     seed: env[ENV.seed] ?? '1',
@@ -69,6 +89,7 @@ export function runParams(env: NodeJS.ProcessEnv = process.env): RunParams {
     insecure: env[ENV.insecure] === '1',
   });
   const tls = Object.freeze({ ...(parsed.caPath ? { ca: readCaFile(parsed.caPath) } : {}), insecure: parsed.insecure });
-  cached = Object.freeze({ ...parsed, profile: Object.freeze(readProfileFile(parsed.profilePath)), tls });
-  return cached;
+  const params = Object.freeze({ ...parsed, profile: Object.freeze(readProfileFile(parsed.profilePath)), tls });
+  cached.set(key, params);
+  return params;
 }

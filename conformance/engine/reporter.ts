@@ -5,10 +5,12 @@ import { join } from 'node:path';
 import type { FullConfig, FullResult, Reporter, Suite, TestCase, TestResult } from '@playwright/test/reporter';
 import { CLAUSES } from '../clauses/index.js';
 import { ENV } from './params.js';
-import { clauseRows, formatMatrix, summarize, unjudgedMust, type CheckOutcome, type CheckStatus } from './verdicts.js';
+import { clauseRows, formatMatrix, mergeOutcomes, summarize, unjudgedMust, type CheckOutcome, type CheckStatus } from './verdicts.js';
 import { SUITE_VERSION } from './version.js';
 
 const clausesOf = (test: TestCase) => test.tags.map((t) => t.slice(1)).filter((t) => /^[A-Z]+-/.test(t));
+/** The variant deployment (Playwright project) a test ran against; undefined for the run's target. */
+const projectOf = (test: TestCase) => test.parent.project()?.name || undefined;
 const checkIdOf = (test: TestCase) => test.annotations.find((a) => a.type === 'check')?.description ?? test.title;
 
 export default class ConformanceReporter implements Reporter {
@@ -28,7 +30,7 @@ export default class ConformanceReporter implements Reporter {
   }
 
   onEnd(result: FullResult): void {
-    const outcomes: CheckOutcome[] = this.tests.map((t) => {
+    const outcomes: CheckOutcome[] = mergeOutcomes(this.tests.map((t) => {
       const r = this.results.get(t);
       const annotations = [...t.annotations, ...(r?.annotations ?? [])];
       const warning = annotations.find((a) => a.type === 'warning');
@@ -46,8 +48,9 @@ export default class ConformanceReporter implements Reporter {
         ...(status === 'failed' && setupFailed ? { setupFailed } : {}),
         ...((status === 'failed' || status === 'warning') && annotations.some((a) => a.type === 'completed') ? { completed: true } : {}),
         ...(reason ? { reason } : {}),
+        ...(projectOf(t) ? { deployment: projectOf(t) } : {}),
       };
-    });
+    }));
     // Every testable clause has checks (test/unit/conformance/coverage.test.ts): one without an outcome here was left out by the
     // run's selection (level, --grep, --clause, --shard), so it is "not run", never "without checks".
     const known = new Map<string, string[]>(CLAUSES.filter((c) => !c.notTestable).map((c) => [c.id, ['(not selected)']]));

@@ -22,6 +22,8 @@ export interface CheckOutcome {
   /** A claimed capability's setup was refused by the target (a failure, never a skip). */
   setupFailed?: boolean;
   reason?: string;
+  /** Set when the check was judged against one of the embedded run's variant deployments, not the target. */
+  deployment?: string;
 }
 
 export interface ClauseRow {
@@ -35,6 +37,22 @@ export interface ClauseRow {
   notTestable?: string;
   /** The clauses this one repeats (an alias kept for its stable ID). */
   repeats?: readonly string[];
+}
+
+const RANK: Record<CheckStatus, number> = { failed: 3, warning: 2, passed: 1, skipped: 0 };
+
+/**
+ * One outcome per check id. The embedded run judges a few checks twice (against its target, where the configuration makes
+ * them skip, and against a variant deployment configured for them): the judged outcome wins over a skip, and of two
+ * judged ones the worse.
+ */
+export function mergeOutcomes(outcomes: readonly CheckOutcome[]): CheckOutcome[] {
+  const byId = new Map<string, CheckOutcome>();
+  for (const o of outcomes) {
+    const seen = byId.get(o.id);
+    if (seen === undefined || RANK[o.status] > RANK[seen.status]) byId.set(o.id, o);
+  }
+  return [...byId.values()];
 }
 
 /** How one check bears on one clause. */

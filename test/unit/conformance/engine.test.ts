@@ -2,7 +2,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { formatExchange, redactor, toCurl, type Exchange } from '../../../conformance/engine/transcript.js';
-import { clauseRows, summarize, unjudgedMust, type CheckOutcome } from '../../../conformance/engine/verdicts.js';
+import { clauseRows, mergeOutcomes, summarize, unjudgedMust, type CheckOutcome } from '../../../conformance/engine/verdicts.js';
 import type { Clause } from '../../../conformance/clauses/index.js';
 import { fixtureProfile } from '../../helpers/reference.js';
 
@@ -79,4 +79,15 @@ test('a repetition is judged by its own checks and by those of the clauses it re
   const rows = clauseRows(clauses, outcomes, new Map());
   assert.deepEqual(Object.fromEntries(rows.map((r) => [r.id, r.verdict])), { 'AUTH-X-1': 'failed', 'LIM-X-1': 'failed', 'AUTH-Y-1': 'passed', 'LIM-Y-1': 'passed' });
   assert.deepEqual(rows[1]!.repeats, ['AUTH-X-1']);
+});
+
+test('a check judged twice (target and variant deployment) counts once: judged beats skipped, worse beats better', () => {
+  const merged = mergeOutcomes([
+    { id: 'a', title: '', clauses: ['X-1'], status: 'skipped', reason: 'configured' },
+    { id: 'a', title: '', clauses: ['X-1'], status: 'passed', deployment: 'variant-closed' },
+    { id: 'b', title: '', clauses: ['X-2'], status: 'passed' },
+    { id: 'b', title: '', clauses: ['X-2'], status: 'failed', deployment: 'variant-closed' },
+    { id: 'c', title: '', clauses: ['X-3'], status: 'skipped' },
+  ]);
+  assert.deepEqual(merged.map((o) => [o.id, o.status, o.deployment]), [['a', 'passed', 'variant-closed'], ['b', 'failed', 'variant-closed'], ['c', 'skipped', undefined]]);
 });
