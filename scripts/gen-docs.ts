@@ -11,6 +11,7 @@ import { profileSchema, type Profile } from '../contract/profile.js';
 import { CONFIG_FIELDS } from '../reference/src/config.js';
 import { PACKAGE_ROOT } from '../reference/src/paths.js';
 import { cliReference } from './cli-reference.js';
+import { stageNames, type Group } from '../reference/src/pipeline/groups.js';
 
 export const GENERATED_START = '<!-- generated:start -->';
 export const GENERATED_END = '<!-- generated:end -->';
@@ -233,8 +234,26 @@ export function errorsTable(): string {
 // Files
 // ---------------------------------------------------------------------------------------------------------------
 
+// ---------------------------------------------------------------------------------------------------------------
+// docs/pipeline.md: the stage table
+// ---------------------------------------------------------------------------------------------------------------
+
+const GROUP_ROUTES: Readonly<Record<Group, string>> = {
+  public: '`GET /health`, `GET /openapi.json`, `GET /assistant/openapi.json`',
+  webhook: '`POST /webhooks/stripe` ([webhook.md](webhook.md))',
+  internal: '`POST /internal/...` ([internal-routes.md](internal-routes.md))',
+  conversations: 'the assistant conversation operations (`/assistant/conversations…`)',
+  operations: 'every other operation of `contract/operations.ts` (under `/v1`)',
+};
+
+export function stageTable(): string {
+  const groups = Object.keys(GROUP_ROUTES) as Group[];
+  return table(['Group', 'Routes', 'Stages, in order'], groups.map((g) => [code(g), GROUP_ROUTES[g], stageNames(g).join(' → ')]));
+}
+
 export async function generatedDocs(): Promise<GeneratedDoc[]> {
   return [
+    { file: 'docs/pipeline.md', source: 'STAGE_TABLE in reference/src/pipeline/groups.ts', block: stageTable() },
     { file: 'docs/cli.md', source: "the commands' definitions in cli/commands/ (scripts/cli-reference.ts)", block: await cliReference() },
     { file: 'docs/configuration.md', source: 'CONFIG_FIELDS in reference/src/config.ts', block: configurationTable() },
     { file: 'docs/profile.md', source: 'profileSchema in contract/profile.ts', block: profileTable() },

@@ -1,6 +1,6 @@
 // Assembles the reference: the request stage app-wide, public routes, every operation through its pipeline, the
 // catch-all, and the boundary.
-import express, { type Express } from 'express';
+import express, { type Express, type RequestHandler } from 'express';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Config } from './config.js';
@@ -12,7 +12,7 @@ import { createLogger, type Logger } from './log.js';
 import { createRateLimiter } from './rate-limit.js';
 import type { Clock, Domain } from './domain.js';
 import { requestStage } from './pipeline/01-request.js';
-import { operationPipeline } from './pipeline/groups.js';
+import { groupOf, pipelineFor } from './pipeline/groups.js';
 import { catalogRoutes } from './routes/catalog.js';
 import { cartRoutes } from './routes/cart.js';
 import { meRoutes } from './routes/me.js';
@@ -72,30 +72,32 @@ export function createApp(o: AppOptions): { app: Express; domain: Domain } {
   app.set('strict routing', true);
   app.use(requestStage(log));
 
-  app.get('/health', (_req, res) => {
+  const health: RequestHandler = (_req, res) => {
     try {
       o.db.prepare('SELECT 1').get();
     } catch (err) {
       throw new ProblemError('unavailable', { detail: 'The database does not answer.', headers: { 'Retry-After': String(LIMITS.outageRetryAfterSeconds) }, cause: err });
     }
     res.status(200).json({ status: 'ok', version: VERSION, checks: { database: 'ok' } });
-  });
+  };
+  app.get('/health', ...pipelineFor('public', health, domain));
 
   const general = JSON.stringify(describeService('general', o.config.docsUrl));
   const assistant = JSON.stringify(describeService('assistant', o.config.docsUrl));
   for (const [path, doc] of [['/openapi.json', general], ['/assistant/openapi.json', assistant]] as const) {
-    app.get(path, (_req, res) => {
+    const describe: RequestHandler = (_req, res) => {
       res.set('Cache-Control', `public, max-age=${LIMITS.descriptionCacheSeconds}`).type('application/json').send(doc);
-    });
+    };
+    app.get(path, ...pipelineFor('public', describe, domain));
   }
 
-  // Special routes: their own groups (pipeline/groups.ts), before the JSON decoding of operations.
-  app.use(webhookRouter(domain));
-  app.use(internalRouter(domain));
+  // Special routes: their own groups of the stage table (pipeline/groups.ts), before the JSON decoding of operations.
+  app.use(webhookRouter(pipelineFor('webhook', null, domain)));
+  app.use(internalRouter((route) => pipelineFor('internal', route, domain)));
 
   for (const route of ROUTES) {
     const method = route.operation.method.toLowerCase() as 'get' | 'post' | 'patch' | 'put' | 'delete';
-    app[method](expressPath(route.operation.path), ...operationPipeline(route, domain));
+    app[method](expressPath(route.operation.path), ...pipelineFor(groupOf(route), route, domain));
   }
 
   const known = [

@@ -57,9 +57,9 @@ export function checkConversationWriteSize(req: Request): void {
 
 /**
  * The cap as a stage that runs before decoding (nothing of the body is read): a declared Content-Length over 64 KiB is 413
- * at once and the connection closes after the answer, since the unread body stays on it. The operation pipeline
- * (pipeline/groups.ts) is meant to run it between binding the route and decoding, for the conversation group; until it
- * does, `checkConversationWriteSize` in the handlers enforces the same cap after decoding (docs/conversations.md).
+ * at once and the connection closes after the answer, since the unread body stays on it. The stage table
+ * (STAGE_TABLE.conversations in pipeline/groups.ts) runs it between binding the route and decoding; the handlers'
+ * `checkConversationWriteSize` enforces the same cap after decoding too (a body without Content-Length).
  */
 export function conversationWriteCapStage(): RequestHandler {
   return (req, _res, next) => {

@@ -1,5 +1,6 @@
 // The internal routes (spec, Public and special routes): callers are other components holding a shared secret, not token
-// holders, so these routes are a group of their own, outside the operations' caller guard (GROUP_STAGES.internal):
+// holders, so these routes are a group of their own, outside the operations' caller guard (STAGE_TABLE.internal in
+// pipeline/groups.ts, which wires them):
 //   request (app-wide) → domain → shared secret → bounded body → input validation → handler.
 // The secret is checked before a byte of the body is read; a route whose secret is not configured is closed (404
 // not_configured). Bodies are read by a bounded reader that stops at the route's limit + 1 byte, with or without
@@ -59,7 +60,7 @@ interface Success {
   description: string;
 }
 
-interface InternalRoute {
+export interface InternalRoute {
   operationId: string;
   /** OpenAPI path template. */
   path: string;
@@ -363,12 +364,22 @@ function handlerStage(route: InternalRoute): RequestHandler {
 
 const expressPath = (template: string) => template.replace(/\{([A-Za-z_][A-Za-z0-9_]*)\}/g, ':$1');
 
-export function internalRouter(domain: Domain): Router {
+/** The group's stages after the app-wide request stage, in order, for the stage table. */
+export const internalStages: readonly { name: string; make: (route: InternalRoute, domain: Domain) => RequestHandler }[] = [
+  { name: 'domain', make: (_route, domain) => domainStage(domain) },
+  { name: 'shared secret', make: (route) => sharedSecretStage(route) },
+  { name: 'bounded body', make: (route) => boundedBodyStage(route) },
+  { name: 'input validation', make: (route) => inputValidationStage(route) },
+  { name: 'handler', make: (route) => handlerStage(route) },
+];
+
+/** Every internal route with its stages (from the stage table), and 405 for any other method on its path. */
+export function internalRouter(stagesOf: (route: InternalRoute) => RequestHandler[]): Router {
   // The app's routing rules (one URL per route): case-sensitive, no trailing-slash twins.
   const router = Router({ caseSensitive: true, strict: true });
   for (const route of INTERNAL_ROUTES) {
     const path = expressPath(route.path);
-    router.post(path, domainStage(domain), sharedSecretStage(route), boundedBodyStage(route), inputValidationStage(route), handlerStage(route));
+    router.post(path, ...stagesOf(route));
     router.all(path, () => {
       throw new ProblemError('method_not_allowed', { detail: 'Only POST is allowed on this path.', headers: { Allow: 'POST' } });
     });

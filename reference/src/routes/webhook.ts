@@ -1,6 +1,6 @@
 // POST /webhooks/stripe (spec, Events; Endpoints > Public and special routes): a special route, not an operation; mounted by
-// app.ts before the JSON decoding of operations. Its stages, in GROUP_STAGES.webhook order: request (app-wide), raw body
-// (256 KiB), domain, provider signature, handler. Never a bearer token: the provider signature over the raw bytes is the
+// app.ts before the JSON decoding of operations. Its stages, wired by the stage table (STAGE_TABLE.webhook in
+// pipeline/groups.ts): request (app-wide), raw body (256 KiB), domain, provider signature, handler. Never a bearer token: the provider signature over the raw bytes is the
 // only credential, and an Authorization header is not read. Only the boundary writes errors: stages throw ProblemError.
 import express, { Router, type RequestHandler } from 'express';
 import Stripe from 'stripe';
@@ -83,10 +83,19 @@ function handlerStage(): RequestHandler {
   };
 }
 
-export function webhookRouter(domain: Domain): Router {
+/** The group's stages after the app-wide request stage, in order, for the stage table. */
+export const webhookStages: readonly { name: string; make: (route: null, domain: Domain) => RequestHandler }[] = [
+  { name: 'raw body (256 KiB)', make: () => rawBodyStage() },
+  { name: 'domain', make: (_route, domain) => domainStage(domain) },
+  { name: 'provider signature', make: () => providerSignatureStage() },
+  { name: 'handler', make: () => handlerStage() },
+];
+
+/** The route with its stages (from the stage table), and 405 for any other method on its path. */
+export function webhookRouter(stages: readonly RequestHandler[]): Router {
   // The app's routing rules hold here too: one URL exactly (no case-folded or trailing-slash twin).
   const router = Router({ caseSensitive: true, strict: true });
-  router.post(WEBHOOK_PATH, rawBodyStage(), domainStage(domain), providerSignatureStage(), handlerStage());
+  router.post(WEBHOOK_PATH, ...stages);
   router.all(WEBHOOK_PATH, (req) => {
     throw new ProblemError('method_not_allowed', { detail: `${req.method} is not allowed on this path.`, headers: { Allow: 'POST' } });
   });
