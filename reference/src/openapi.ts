@@ -8,16 +8,15 @@ import { ASSISTANT_BROWSER_SESSION_HEADER } from './admission/assistant.js';
 import type { RouteDef } from './routes/define.js';
 import { healthSchema } from './schemas/health.js';
 import { problemSchema } from './schemas/problem.js';
+import { toJsonSchema, type Json } from './json-schema.js';
 
-type Json = Record<string, unknown>;
 const COMPONENT = (id: string) => `#/components/schemas/${id}`;
 
 /** Converts one schema; named (meta id) schemas become component references. */
 function toJson(schema: z.ZodType, io: 'input' | 'output'): Json {
   const id = z.globalRegistry.get(schema)?.id;
   if (id && io === 'output') return { $ref: COMPONENT(id) };
-  const out = z.toJSONSchema(schema, { target: 'draft-2020-12', io, unrepresentable: 'any' }) as Json;
-  delete out.$schema;
+  const out = toJsonSchema(schema, io);
   const text = JSON.stringify(out).replace(/"#\/\$defs\/([A-Za-z0-9_]+)"/g, (_m, name: string) => JSON.stringify(COMPONENT(name)));
   const parsed = JSON.parse(text) as Json;
   delete parsed.$defs;

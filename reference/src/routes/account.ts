@@ -16,6 +16,7 @@ import type { Actor } from '../pipeline/context.js';
 import { invalidRequest, ProblemError, type ProblemIssue } from '../problem.js';
 import { audit, CANCELLABLE, exclusively } from '../store/orders.js';
 import { defineRoute } from './define.js';
+import { decodeCursor, encodeCursor } from '../cursor.js';
 
 /** The account the request acts for. The guard admits only account-bound callers here, so a null is a wiring bug. */
 function accountOf(actor: Actor): string {
@@ -31,14 +32,6 @@ function ownOrder(domain: Domain, sub: string, id: string): Order {
   const order = readOrder(domain.db, sub, id);
   if (!order) throw orderNotFound();
   return order;
-}
-
-const encodeCursor = (offset: number) => Buffer.from(`o:${offset}`).toString('base64url');
-function decodeCursor(cursor: string | undefined): number {
-  if (cursor === undefined) return 0;
-  const m = /^o:(\d{1,6})$/.exec(Buffer.from(cursor, 'base64url').toString('utf8'));
-  if (!m) throw invalidRequest([{ path: 'query.cursor', code: 'invalid_cursor', message: 'The cursor is not one this service issued.' }]);
-  return Number(m[1]);
 }
 
 /**

@@ -1,16 +1,9 @@
 // Catalog reads: searchProducts, getProduct, listCollections. Weak ETags and 304s come from the output stage.
 import { collectionListSchema, getProductParams, productPageSchema, productSchema, searchProductsQuery } from '../schemas/catalog.js';
 import { getProductByHandle, listCollections, searchProducts } from '../store/catalog.js';
-import { invalidRequest, ProblemError } from '../problem.js';
+import { ProblemError } from '../problem.js';
 import { defineRoute } from './define.js';
-
-const encodeCursor = (offset: number) => Buffer.from(`o:${offset}`).toString('base64url');
-function decodeCursor(cursor: string | undefined): number {
-  if (cursor === undefined) return 0;
-  const m = /^o:(\d{1,6})$/.exec(Buffer.from(cursor, 'base64url').toString('utf8'));
-  if (!m) throw invalidRequest([{ path: 'query.cursor', code: 'invalid_cursor', message: 'The cursor is not one this service issued.' }]);
-  return Number(m[1]);
-}
+import { decodeCursor, encodeCursor } from '../cursor.js';
 
 export const catalogRoutes = [
   defineRoute({

@@ -20,6 +20,7 @@ import { resumeRecovery } from '../store/recovery.js';
 import { discardRestOfBody } from '../drain.js';
 import { authorizeAgent, connectAgent, recordSecurityIntent, registerSignedOutSession } from '../store/internal.js';
 import { recordHandoffTimeout, recordHubTurn } from '../store/conversations.js';
+import { toJsonSchema, type Json } from '../json-schema.js';
 import {
   agentAuthorizationResponseSchema,
   agentAuthorizationSchema,
@@ -389,13 +390,7 @@ export function internalRouter(stagesOf: (route: InternalRoute) => RequestHandle
 
 // ------------------------------------------------------------------------------------------------ description (OpenAPI)
 
-type Json = Record<string, unknown>;
-
-function toJson(schema: z.ZodType, io: 'input' | 'output'): Json {
-  const out = z.toJSONSchema(schema, { target: 'draft-2020-12', io, unrepresentable: 'any' }) as Json;
-  delete out.$schema;
-  return out;
-}
+const toJson = toJsonSchema;
 
 /** Errors the group's stages may answer for a route, plus the route's own. */
 function routeErrors(route: InternalRoute): ErrorCode[] {

@@ -10,20 +10,13 @@ import {
   addStock, findOrder, findPayment, findStock, orderLines, orderPayments, orderReturns,
   recordRefundTotal, refundablePayment, searchOrders, setOrderStatus, setPaymentStatus, type OrderRow,
 } from '../store/ops.js';
-import { invalidRequest, ProblemError } from '../problem.js';
+import { ProblemError } from '../problem.js';
 import type { Actor } from '../pipeline/context.js';
 import type { PaymentProvider } from '../payments/port.js';
 import type { Logger } from '../log.js';
 import { audit, CANCELLABLE, exclusively } from '../store/orders.js';
 import { defineRoute } from './define.js';
-
-const encodeCursor = (offset: number) => Buffer.from(`o:${offset}`).toString('base64url');
-function decodeCursor(cursor: string | undefined): number {
-  if (cursor === undefined) return 0;
-  const m = /^o:(\d{1,6})$/.exec(Buffer.from(cursor, 'base64url').toString('utf8'));
-  if (!m) throw invalidRequest([{ path: 'query.cursor', code: 'invalid_cursor', message: 'The cursor is not one this service issued.' }]);
-  return Number(m[1]);
-}
+import { decodeCursor, encodeCursor } from '../cursor.js';
 
 /** `operator:<Operator header>`: who the audit log names. */
 const auditActor = (actor: Actor) => `operator:${actor.operatorId ?? 'unknown'}`;

@@ -4,7 +4,6 @@
 // only credential, and an Authorization header is not read. Only the boundary writes errors: stages throw ProblemError.
 import express, { Router, type RequestHandler } from 'express';
 import Stripe from 'stripe';
-import { z } from 'zod';
 import { LIMITS } from '../../../contract/limits.js';
 import type { ErrorCode } from '../../../contract/errors.js';
 import type { Domain } from '../domain.js';
@@ -13,6 +12,7 @@ import { contextOf, need } from '../pipeline/context.js';
 import { ProblemError } from '../problem.js';
 import { stripeEventSchema, webhookReceivedSchema } from '../schemas/webhook.js';
 import { DeliveryNotProcessable, processDelivery } from '../store/webhook.js';
+import { toJsonSchema, type Json } from '../json-schema.js';
 
 export const WEBHOOK_PATH = '/webhooks/stripe';
 export const SIGNATURE_HEADER = 'Stripe-Signature';
@@ -104,13 +104,7 @@ export function webhookRouter(stages: readonly RequestHandler[]): Router {
 
 // ------------------------------------------------------------------------------------------- description (OpenAPI 3.1)
 
-type Json = Record<string, unknown>;
-
-const jsonSchema = (schema: z.ZodType, io: 'input' | 'output'): Json => {
-  const out = z.toJSONSchema(schema, { target: 'draft-2020-12', io, unrepresentable: 'any' }) as Json;
-  delete out.$schema;
-  return out;
-};
+const jsonSchema = toJsonSchema;
 
 const problems = (codes: ErrorCode[]): Json => ({
   description: codes.map((c) => `\`${c}\``).join(', '),
