@@ -28,12 +28,10 @@ const playwrightReporter = (name: string): ReporterDescription => {
 // deployment; the main project judges everything against the run's target. Without variants there are no projects.
 const variants = variantsFromEnv();
 const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-// Under `shop-conformance self-test` every project is a variant (the baseline and one per defect): no main project.
-const selftest = process.env[ENV.selftest] === '1';
 const projects = variants.length === 0 ? undefined : [
-  ...(selftest ? [] : [{ name: '' }]),
+  { name: '' },
   ...variants.map((v) => ({
-    name: selftest ? v.name : `variant-${v.name}`,
+    name: `variant-${v.name}`,
     grep: new RegExp(`\\[(${v.checks.map(escape).join('|')})\\]`),
     use: { shopVariant: v },
   })),

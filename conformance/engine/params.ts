@@ -22,11 +22,6 @@ export const ENV = {
   insecure: 'SHOP_CONFORMANCE_INSECURE',
   /** JSON list of further deployments the embedded run started (cli/embedded-variants.ts), each judged by a few checks. */
   variants: 'SHOP_CONFORMANCE_VARIANTS',
-  /**
-   * '1' under `shop-conformance self-test`: a failed check records its failure (annotations) and ends normally, so that
-   * Playwright keeps its worker (a worker restarts after every failed test, and the self-test expects hundreds).
-   */
-  selftest: 'SHOP_CONFORMANCE_SELFTEST',
 } as const;
 
 const variantSchema = z.object({
