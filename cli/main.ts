@@ -10,6 +10,7 @@ import { addGuestSessionCommand } from './commands/guest-session.js';
 import { addDpopCommand } from './commands/dpop.js';
 import { addProfileCommand } from './commands/profile.js';
 import { addIdpCommand } from './commands/idp.js';
+import { addSelfTestCommand } from './commands/self-test.js';
 import { EXIT } from './exit.js';
 import { VERSION } from '../reference/src/app.js';
 
@@ -31,5 +32,6 @@ addGuestSessionCommand(program);
 addDpopCommand(program);
 addProfileCommand(program);
 addIdpCommand(program);
+addSelfTestCommand(program);
 
 await program.parseAsync(process.argv);

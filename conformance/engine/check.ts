@@ -10,7 +10,7 @@ import { createMinter, type Minter } from '../lib/mint.js';
 import { newGuestSession } from '../lib/guest-session.js';
 import { ShopHttp, type ShopResponse } from './http.js';
 import { parseDocument, Target } from './target.js';
-import { runParams, type RunParams } from './params.js';
+import { ENV, runParams, type RunParams } from './params.js';
 import { formatExchange, redactor } from './transcript.js';
 
 export type Capability = keyof Profile['capabilities'];
@@ -79,8 +79,9 @@ async function loadTarget(http: ShopHttp, profile: Profile): Promise<Target> {
 
 const test = base.extend<{ shop: Shop }>({
   // eslint-disable-next-line no-empty-pattern
-  shop: async ({}, use, info) => {
-    const params = runParams();
+  // The self-test runs one Playwright project per defect, each with its proxy as the project's `baseURL`.
+  shop: async ({ baseURL }, use, info) => {
+    const params = baseURL ? Object.freeze({ ...runParams(), baseUrl: baseURL.replace(/\/+$/, '') }) : runParams();
     const http = new ShopHttp(params.baseUrl, params.tls);
     await use({
       params,
@@ -164,6 +165,11 @@ export function check(spec: CheckSpec, body: (shop: Shop) => Promise<void>): [Te
         (others.length ? `\n${hard === undefined ? 'Judged and passed' : 'Not reached'}: ${others.join(', ')}` : '') +
         `\n\nTranscript (${shop.http.exchanges.length} exchanges):\n${transcript || '  (none)'}`;
       await info.attach('transcript.txt', { body: transcript, contentType: 'text/plain' });
+      // Self-test: the failure is the kill, recorded above as failed-clause annotations; passing keeps the worker alive.
+      if (process.env[ENV.selftest] === '1') {
+        info.annotations.push({ type: 'selftest-failure', description: messages[0]?.split('\n')[0] ?? '' });
+        return;
+      }
       if (blamedSeverity === 'SHOULD' && !shop.params.strict) {
         info.annotations.push({ type: 'warning', description: messages[0]! });
         return;

@@ -20,6 +20,8 @@ export const ENV = {
   ca: 'SHOP_CONFORMANCE_CA',
   /** '1': accept any TLS certificate of the target. */
   insecure: 'SHOP_CONFORMANCE_INSECURE',
+  /** '1' under `shop-conformance self-test`: a failing check records its kill and passes (conformance/selftest/). */
+  selftest: 'SHOP_CONFORMANCE_SELFTEST',
 } as const;
 
 const paramsSchema = z.object({
