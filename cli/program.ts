@@ -16,6 +16,7 @@ export const COMMANDS: Readonly<Record<string, () => Promise<AddCommand>>> = {
   dpop: async () => (await import('./commands/dpop.js')).addDpopCommand,
   profile: async () => (await import('./commands/profile.js')).addProfileCommand,
   idp: async () => (await import('./commands/idp.js')).addIdpCommand,
+  'self-test': async () => (await import('./commands/self-test.js')).addSelfTestCommand,
 };
 
 /** The command the arguments name (the first argument that is not an option), when it is one of ours. */

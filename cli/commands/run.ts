@@ -53,7 +53,7 @@ export function grepFor(o: Pick<RunOptions, 'grep' | 'clause'>): string | undefi
   return o.grep ?? clauses;
 }
 
-async function startEmbedded(profilePath: string): Promise<{ server: RunningServer; dir: string }> {
+export async function startEmbedded(profilePath: string): Promise<{ server: RunningServer; dir: string }> {
   const dir = mkdtempSync(join(tmpdir(), 'shop-conformance-'));
   const config = loadConfig({
     env: {},

@@ -10,7 +10,7 @@ import { createMinter, type Minter } from '../lib/mint.js';
 import { newGuestSession } from '../lib/guest-session.js';
 import { ShopHttp, type ShopResponse } from './http.js';
 import { parseDocument, Target } from './target.js';
-import { runParams, type RunParams, type TargetVariant } from './params.js';
+import { ENV, runParams, type RunParams, type TargetVariant } from './params.js';
 import { formatExchange, redactor } from './transcript.js';
 
 export type Capability = keyof Profile['capabilities'];
@@ -80,8 +80,13 @@ async function loadTarget(http: ShopHttp, profile: Profile): Promise<Target> {
 const test = base.extend<{ shop: Shop }, { shopVariant: TargetVariant | undefined }>({
   // Set by the projects of the embedded run's variants (conformance/playwright.config.ts): another deployment to judge.
   shopVariant: [undefined, { option: true, scope: 'worker' }],
-  shop: async ({ shopVariant }, use, info) => {
-    const params = runParams(process.env, shopVariant);
+  // The self-test runs one Playwright project per defect, each with its proxy as the project's `baseURL`.
+  shop: async ({ shopVariant, baseURL }, use, info) => {
+    const params = shopVariant
+      ? runParams(process.env, shopVariant)
+      : baseURL
+        ? Object.freeze({ ...runParams(), baseUrl: baseURL.replace(/\/+$/, '') })
+        : runParams();
     const http = new ShopHttp(params.baseUrl, params.tls);
     await use({
       params,
@@ -165,6 +170,11 @@ export function check(spec: CheckSpec, body: (shop: Shop) => Promise<void>): [Te
         (others.length ? `\n${hard === undefined ? 'Judged and passed' : 'Not reached'}: ${others.join(', ')}` : '') +
         `\n\nTranscript (${shop.http.exchanges.length} exchanges):\n${transcript || '  (none)'}`;
       await info.attach('transcript.txt', { body: transcript, contentType: 'text/plain' });
+      // Self-test: the failure is the kill, recorded above as failed-clause annotations; passing keeps the worker alive.
+      if (process.env[ENV.selftest] === '1') {
+        info.annotations.push({ type: 'selftest-failure', description: messages[0]?.split('\n')[0] ?? '' });
+        return;
+      }
       if (blamedSeverity === 'SHOULD' && !shop.params.strict) {
         info.annotations.push({ type: 'warning', description: messages[0]! });
         return;

@@ -22,6 +22,8 @@ export const ENV = {
   insecure: 'SHOP_CONFORMANCE_INSECURE',
   /** JSON list of further deployments the embedded run started (cli/embedded-variants.ts), each judged by a few checks. */
   variants: 'SHOP_CONFORMANCE_VARIANTS',
+  /** '1' under `shop-conformance self-test`: a failing check records its kill and passes (conformance/selftest/). */
+  selftest: 'SHOP_CONFORMANCE_SELFTEST',
 } as const;
 
 const variantSchema = z.object({

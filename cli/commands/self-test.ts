@@ -1,0 +1,171 @@
+// `shop-conformance self-test`: the suite's power to fail, measured. Each defect of the library (conformance/selftest/defects/)
+// breaks one clause behind its own proxy in front of the target; one Playwright run judges them all (a project per defect)
+// and the kill matrix says which checks caught which defect. Any survivor exits 1.
+import { spawn } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Command, Option } from 'commander';
+import { z } from 'zod';
+import { CLAUSES_BY_ID } from '../../conformance/clauses/index.js';
+import { ENV, readProfileFile } from '../../conformance/engine/params.js';
+import { createMinter } from '../../conformance/lib/mint.js';
+import { DEFECTS, toothless, type Defect } from '../../conformance/selftest/defects/index.js';
+import { buildMatrix, formatMatrix, htmlMatrix, type Outcome } from '../../conformance/selftest/matrix.js';
+import { PLAN_ENV, type Plan } from '../../conformance/selftest/plan.js';
+import { startProxy, type Proxy } from '../../conformance/selftest/proxy.js';
+import { FIXTURE_PROFILE } from '../../reference/src/paths.js';
+import { EXIT } from '../exit.js';
+import { startEmbedded } from './run.js';
+
+const require = createRequire(import.meta.url);
+const here = fileURLToPath(new URL('.', import.meta.url));
+const ext = import.meta.url.endsWith('.ts') ? 'ts' : 'js';
+const CONFIG = resolve(here, '..', '..', 'conformance', 'selftest', `playwright.config.${ext}`);
+
+const optionsSchema = z.object({
+  baseUrl: z.url().optional(),
+  profile: z.string().min(1),
+  level: z.enum(['spec', 'reference']).optional(),
+  defect: z.array(z.string().min(1)).optional(),
+  clause: z.array(z.string().min(1)).optional(),
+  workers: z.string().regex(/^(\d+|\d+%)$/).optional(),
+  output: z.string().min(1),
+  list: z.boolean(),
+  baseline: z.boolean(),
+  /** Tests only: adds a defect that changes nothing for this clause (it must survive). */
+  toothless: z.string().optional(),
+});
+
+export type SelfTestOptions = z.infer<typeof optionsSchema>;
+type Io = { out: (s: string) => void; err: (s: string) => void };
+
+/** The defects the options select; a name that matches nothing is a usage error (thrown as one line). */
+export function selectDefects(o: Pick<SelfTestOptions, 'defect' | 'clause' | 'toothless'>, library: readonly Defect[] = DEFECTS): Defect[] {
+  for (const id of o.defect ?? []) if (!library.some((d) => d.id === id)) throw new Error(`--defect: no defect ${id} (see --list)`);
+  for (const c of o.clause ?? []) if (!CLAUSES_BY_ID.has(c)) throw new Error(`--clause: no clause ${c} in the catalogue`);
+  if (o.toothless !== undefined && !CLAUSES_BY_ID.has(o.toothless)) throw new Error(`--toothless: no clause ${o.toothless} in the catalogue`);
+  const narrowed = o.defect?.length || o.clause?.length;
+  const picked = library.filter((d) => !narrowed || o.defect?.includes(d.id) || o.clause?.includes(d.clause));
+  return o.toothless === undefined ? picked : [...(o.defect?.length || o.clause?.length ? picked : []), toothless(o.toothless)];
+}
+
+export async function selfTest(o: SelfTestOptions, io: Io = { out: (s) => process.stdout.write(s), err: (s) => process.stderr.write(s) }): Promise<number> {
+  let defects: Defect[];
+  try {
+    defects = selectDefects(o);
+  } catch (err) {
+    io.err(`shop-conformance self-test: ${(err as Error).message}\n`);
+    return EXIT.usage;
+  }
+  if (o.list) {
+    for (const d of defects) io.out(`${d.id}\t${d.clause}\t${d.kind}\t${d.description}\n`);
+    return EXIT.ok;
+  }
+  const profilePath = resolve(o.profile);
+  let profile;
+  try {
+    profile = readProfileFile(profilePath);
+  } catch (err) {
+    io.err(`shop-conformance self-test: invalid profile ${profilePath}: ${(err as Error).message.split('\n')[0]}\n`);
+    return EXIT.usage;
+  }
+  const level = o.level ?? (o.baseUrl ? 'spec' : 'reference');
+  const output = resolve(o.output);
+  mkdirSync(output, { recursive: true });
+  const outcomesFile = join(output, 'self-test-outcomes.json');
+  rmSync(outcomesFile, { force: true });
+  const started = Date.now();
+  const proxies: Proxy[] = [];
+  let embedded: Awaited<ReturnType<typeof startEmbedded>> | undefined;
+  try {
+    let target = o.baseUrl;
+    if (!target) {
+      embedded = await startEmbedded(profilePath);
+      target = embedded.server.url;
+      io.err(`embedded reference listening on ${target}\n`);
+    }
+    const ctx = { profile, mint: createMinter(profile) };
+    const plan: Plan = { target, level, baseline: o.baseline ? [...new Set(defects.map((d) => d.clause))] : [], defects: [] };
+    for (const d of defects) {
+      const proxy = await startProxy(target, d.rules(ctx));
+      proxies.push(proxy);
+      plan.defects.push({ id: d.id, clause: d.clause, url: proxy.url });
+    }
+    const planFile = join(output, 'self-test-plan.json');
+    writeFileSync(planFile, JSON.stringify(plan, null, 2) + '\n');
+    io.err(`self-test: ${defects.length} defect(s) behind ${proxies.length} proxies, level ${level}\n`);
+    const args = [require.resolve('@playwright/test/cli'), 'test', '--config', CONFIG];
+    if (o.workers) args.push('--workers', o.workers);
+    const env = {
+      ...process.env,
+      [PLAN_ENV]: planFile,
+      [ENV.baseUrl]: target,
+      [ENV.profile]: profilePath,
+      [ENV.level]: level,
+      [ENV.strict]: '1',
+      [ENV.seed]: '1',
+      [ENV.showSecrets]: '0',
+      [ENV.output]: output,
+      [ENV.target]: embedded ? 'embedded' : 'external',
+      [ENV.partial]: '1',
+      [ENV.selftest]: '1',
+      FORCE_COLOR: process.env.FORCE_COLOR ?? '0',
+    };
+    const code = await new Promise<number>((done) => {
+      const child = spawn(process.execPath, args, { env, stdio: ['ignore', 'ignore', 'inherit'] });
+      child.once('exit', (c) => done(c ?? 1));
+    });
+    if (!existsSync(outcomesFile)) {
+      io.err(`shop-conformance self-test: Playwright exited ${code} without outcomes\n`);
+      return EXIT.usage;
+    }
+    const outcomes = JSON.parse(readFileSync(outcomesFile, 'utf8')) as Outcome[];
+    const matrix = buildMatrix({ target: o.baseUrl ?? 'embedded reference', level, defects, library: DEFECTS, outcomes });
+    writeFileSync(join(output, 'self-test.json'), JSON.stringify({ ...matrix, seconds: Math.round((Date.now() - started) / 1000) }, null, 2) + '\n');
+    writeFileSync(join(output, 'self-test.html'), htmlMatrix(matrix));
+    io.out(formatMatrix(matrix));
+    io.out(`Wall time ${((Date.now() - started) / 1000).toFixed(1)} s; reports: ${join(output, 'self-test.json')}, ${join(output, 'self-test.html')}\n`);
+    return matrix.summary.killed === matrix.summary.defects ? EXIT.ok : EXIT.failed;
+  } finally {
+    await Promise.all(proxies.map((p) => p.close()));
+    if (embedded) {
+      await embedded.server.close();
+      rmSync(embedded.dir, { recursive: true, force: true });
+    }
+  }
+}
+
+export function addSelfTestCommand(program: Command): void {
+  program
+    .command('self-test')
+    .description('Prove the suite can fail: run each named defect behind a proxy in front of the target and print the kill matrix.')
+    .option('--base-url <url>', 'the deployment behind the defects; without it the embedded reference is started')
+    .option('--profile <file>', 'profile the deployment shares with the suite (keys for leniency defects)', FIXTURE_PROFILE)
+    .addOption(new Option('--level <level>', 'checks of this level judge the defects (default: reference for the embedded reference, spec with --base-url)').choices(['spec', 'reference']))
+    .option('--defect <id...>', 'only these defects (see --list)')
+    .option('--clause <id...>', 'only the defects that break these clauses')
+    .option('--workers <n>', 'parallel workers (a number or a percentage of cores)')
+    .option('--output <dir>', 'where self-test.json and self-test.html go', 'conformance-output')
+    .option('--list', 'list the selected defects (id, clause, kind, description) without running them', false)
+    .option('--no-baseline', 'do not run the checks against the target without defect first (failing checks then count as kills)')
+    .addOption(new Option('--toothless <clause>', 'add a defect that changes nothing (tests of the self-test)').hideHelp())
+    .addHelpText('after', `
+Exit codes: 0 every defect killed, 1 a defect survived (or no check judged it), 2 usage or configuration error.
+
+Examples:
+  $ shop-conformance self-test                                  # every defect, embedded reference
+  $ shop-conformance self-test --list
+  $ shop-conformance self-test --clause ERR-PROBLEM-5 END-CONV-2 --workers 2
+  $ shop-conformance self-test --base-url https://shop.example --profile ./profile.json --output ./reports`)
+    .action(async (raw: Record<string, unknown>) => {
+      const parsed = optionsSchema.safeParse(raw);
+      if (!parsed.success) {
+        const i = parsed.error.issues[0]!;
+        process.stderr.write(`shop-conformance self-test: --${String(i.path[0] ?? '').replace(/[A-Z]/g, (c) => '-' + c.toLowerCase())}: ${i.message}\n`);
+        process.exit(EXIT.usage);
+      }
+      process.exit(await selfTest(parsed.data));
+    });
+}

@@ -1,0 +1,23 @@
+// The self-test's defect library, one file per spec part. Every defect names a clause of the catalogue
+// (test/selftest/defects.test.ts); `TOOTHLESS` is for the self-test's own tests: it changes nothing, so it must survive.
+import { AUTHENTICATION_DEFECTS } from './authentication.js';
+import { ENDPOINTS_DEFECTS } from './endpoints.js';
+import { ERRORS_DEFECTS } from './errors.js';
+import { LIMITS_DEFECTS } from './limits.js';
+import { PURPOSE_DEFECTS } from './purpose.js';
+import { RESOURCES_DEFECTS } from './resources.js';
+import { wire, type Defect } from './types.js';
+
+export type { Defect, DefectContext } from './types.js';
+
+export const DEFECTS: readonly Defect[] = [
+  ...PURPOSE_DEFECTS,
+  ...RESOURCES_DEFECTS,
+  ...ENDPOINTS_DEFECTS,
+  ...AUTHENTICATION_DEFECTS,
+  ...ERRORS_DEFECTS,
+  ...LIMITS_DEFECTS,
+];
+
+/** A defect that breaks nothing: whatever clause it names, the checks pass, so it survives (exit 1). */
+export const toothless = (clause: string): Defect => wire(`selftest.toothless.${clause}`, clause, 'changes nothing (a self-test of the self-test)', (a) => a);

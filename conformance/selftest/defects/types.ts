@@ -1,0 +1,62 @@
+// A defect: one subtle break of one clause, applied by the self-test's proxy in front of a target. Data first (id, clause,
+// description, kind); `rules` is what the proxy does. Wire defects rewrite answers; leniency defects emulate a server that
+// accepts what it must refuse, by repairing the request before it goes upstream (the suite holds the profile's keys).
+import type { Profile } from '../../../contract/profile.js';
+import type { Minter } from '../../lib/mint.js';
+import { headerOf, type Fields, type ProxyAnswer, type ProxyRequest, type ProxyRules } from '../proxy.js';
+
+export interface DefectContext {
+  readonly profile: Profile;
+  readonly mint: Minter;
+}
+
+export interface Defect {
+  /** Stable id, `<part>.<what breaks>`. */
+  readonly id: string;
+  /** The clause of conformance/clauses/catalogue.ts it breaks: the checks citing it must fail. */
+  readonly clause: string;
+  readonly description: string;
+  readonly kind: 'wire' | 'leniency';
+  /** What the proxy does. */
+  readonly rules: (ctx: DefectContext) => ProxyRules;
+}
+
+/** Buffers every answer but an event stream (so that JSON and problem bodies can be edited). */
+export const notAStream = (answer: ProxyAnswer): boolean => !/^text\/event-stream/i.test(headerOf(answer.headers, 'content-type') ?? '');
+
+export const wire = (id: string, clause: string, description: string, response: (a: ProxyAnswer, r: ProxyRequest) => ProxyAnswer): Defect => ({
+  id, clause, description, kind: 'wire', rules: () => ({ buffer: notAStream, response }),
+});
+
+export const lenient = (id: string, clause: string, description: string, rules: (ctx: DefectContext) => ProxyRules): Defect => ({
+  id, clause, description, kind: 'leniency', rules,
+});
+
+/** The answer's JSON body edited by `edit` (which mutates it); answers without a JSON object body are left alone. */
+export function editJson(a: ProxyAnswer, edit: (body: Record<string, unknown>) => void): ProxyAnswer {
+  if (a.body === undefined || !/json/i.test(headerOf(a.headers, 'content-type') ?? '')) return a;
+  let body: unknown;
+  try {
+    body = JSON.parse(a.body);
+  } catch {
+    return a;
+  }
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) return a;
+  edit(body as Record<string, unknown>);
+  return { ...a, body: JSON.stringify(body) };
+}
+
+/** The `error` member of a problem answer, if it is one. */
+export function problemCode(a: ProxyAnswer): string | undefined {
+  if (a.status < 400 || a.body === undefined) return undefined;
+  try {
+    const code = (JSON.parse(a.body) as { error?: unknown }).error;
+    return typeof code === 'string' ? code : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+export const pathOf = (r: ProxyRequest): string => r.path.split('?')[0]!;
+export const withoutField = (fields: Fields, name: string): Fields => fields.filter(([k]) => k.toLowerCase() !== name.toLowerCase());
+export const setField = (fields: Fields, name: string, value: string): Fields => [...withoutField(fields, name), [name, value]];

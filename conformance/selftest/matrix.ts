@@ -1,0 +1,114 @@
+// The kill matrix: for each defect, the checks citing its clause that failed on that clause (the kills). Rules:
+// - a kill is a check outcome whose failed clauses name the defect's clause (a setup failure counts only if it names it);
+// - a check that was skipped, failed only on other clauses, or failed without naming a clause (a timeout) kills nothing;
+// - a check that also fails on the baseline (the target without defect) kills nothing: it would fail anyway;
+// - a defect with no kill is a survivor; one whose checks were all skipped (or none ran) is a survivor too, marked unjudged.
+import { CLAUSES, CLAUSES_BY_ID } from '../clauses/index.js';
+import type { Defect } from './defects/index.js';
+
+export interface Outcome {
+  project: string;
+  check: string;
+  status: 'passed' | 'failed' | 'timedOut' | 'skipped' | 'interrupted';
+  failedClauses: string[];
+  setupFailed: boolean;
+  note?: string;
+}
+
+export interface DefectRow {
+  id: string;
+  clause: string;
+  kind: Defect['kind'];
+  description: string;
+  verdict: 'killed' | 'survived' | 'unjudged';
+  kills: { check: string; note?: string }[];
+  /** Checks that ran against the defect and passed, or failed elsewhere (the clause's other checks). */
+  missed: string[];
+  skipped: string[];
+  /** Checks that failed on the baseline too: their failure proves nothing. */
+  baselineFailing: string[];
+}
+
+export interface Matrix {
+  target: string;
+  level: string;
+  defects: DefectRow[];
+  summary: { defects: number; killed: number; survived: number; unjudged: number; killRate: number };
+  /** Testable clauses of the catalogue without any defect in the library. */
+  uncovered: string[];
+  coverage: { testable: number; covered: number };
+}
+
+export function buildMatrix(o: { target: string; level: string; defects: readonly Defect[]; library: readonly Defect[]; outcomes: readonly Outcome[] }): Matrix {
+  const baselineFailed = new Set(o.outcomes.filter((x) => x.project === 'baseline' && x.failedClauses.length + (x.status === 'failed' || x.status === 'timedOut' ? 1 : 0) > 0).map((x) => x.check));
+  const rows: DefectRow[] = o.defects.map((d) => {
+    const mine = o.outcomes.filter((x) => x.project === d.id);
+    const row: DefectRow = { id: d.id, clause: d.clause, kind: d.kind, description: d.description, verdict: 'survived', kills: [], missed: [], skipped: [], baselineFailing: [] };
+    for (const x of mine) {
+      if (x.status === 'skipped' || x.status === 'interrupted') row.skipped.push(x.check);
+      else if (baselineFailed.has(x.check)) row.baselineFailing.push(x.check);
+      else if (x.failedClauses.includes(d.clause)) row.kills.push({ check: x.check, ...(x.note ? { note: x.note } : {}) });
+      else row.missed.push(x.check);
+    }
+    row.verdict = row.kills.length > 0 ? 'killed' : row.missed.length === 0 ? 'unjudged' : 'survived';
+    return row;
+  });
+  const covered = new Set(o.library.map((d) => d.clause));
+  const testable = CLAUSES.filter((c) => !c.notTestable);
+  const killed = rows.filter((r) => r.verdict === 'killed').length;
+  return {
+    target: o.target,
+    level: o.level,
+    defects: rows,
+    summary: {
+      defects: rows.length,
+      killed,
+      survived: rows.filter((r) => r.verdict === 'survived').length,
+      unjudged: rows.filter((r) => r.verdict === 'unjudged').length,
+      killRate: rows.length ? killed / rows.length : 0,
+    },
+    uncovered: testable.filter((c) => !covered.has(c.id)).map((c) => c.id),
+    coverage: { testable: testable.length, covered: testable.filter((c) => covered.has(c.id)).length },
+  };
+}
+
+const pct = (x: number) => `${(100 * x).toFixed(1)}%`;
+
+export function formatMatrix(m: Matrix): string {
+  const lines = [`Kill matrix (${m.target}, level ${m.level}): defect → clause → checks that caught it`, ''];
+  const w = Math.max(10, ...m.defects.map((d) => d.id.length));
+  for (const d of m.defects) {
+    const mark = d.verdict === 'killed' ? 'KILLED  ' : d.verdict === 'survived' ? 'SURVIVED' : 'UNJUDGED';
+    const by = d.verdict === 'killed' ? d.kills.map((k) => k.check).join(', ')
+      : d.verdict === 'survived' ? `passed: ${d.missed.join(', ')}`
+        : `no check ran${d.skipped.length ? ` (skipped: ${d.skipped.join(', ')})` : ''}${d.baselineFailing.length ? ` (failing without the defect: ${d.baselineFailing.join(', ')})` : ''}`;
+    lines.push(`  ${mark} ${d.id.padEnd(w)} ${d.clause.padEnd(22)} ${by}`.slice(0, 260));
+  }
+  const s = m.summary;
+  const survivors = m.defects.filter((d) => d.verdict !== 'killed');
+  lines.push('', `Kill rate: ${s.killed}/${s.defects} (${pct(s.killRate)}); survivors: ${s.survived}; unjudged: ${s.unjudged}`);
+  if (survivors.length) lines.push(`Survivors: ${survivors.map((d) => `${d.id} (${d.clause})`).join(', ')}`);
+  lines.push(`Defect library covers ${m.coverage.covered}/${m.coverage.testable} testable clauses; uncovered (${m.uncovered.length}): ${m.uncovered.join(' ')}`);
+  return lines.join('\n') + '\n';
+}
+
+const esc = (s: string) => s.replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c]!);
+
+export function htmlMatrix(m: Matrix): string {
+  const rows = m.defects.map((d) => {
+    const checks = d.verdict === 'killed' ? d.kills.map((k) => `<b>${esc(k.check)}</b>${k.note ? `<br><small>${esc(k.note)}</small>` : ''}`).join('<br>')
+      : [...d.missed.map((c) => `passed: ${esc(c)}`), ...d.skipped.map((c) => `skipped: ${esc(c)}`), ...d.baselineFailing.map((c) => `fails without the defect: ${esc(c)}`)].join('<br>');
+    return `<tr class="${d.verdict}"><td>${d.verdict}</td><td><code>${esc(d.id)}</code><br><small>${esc(d.kind)}: ${esc(d.description)}</small></td>` +
+      `<td title="${esc(CLAUSES_BY_ID.get(d.clause)?.text ?? '')}">${esc(d.clause)}</td><td>${checks}</td></tr>`;
+  }).join('\n');
+  const s = m.summary;
+  return `<!doctype html><html><head><meta charset="utf-8"><title>shop-conformance self-test</title><style>
+body{font-family:sans-serif;margin:2em}table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:4px 8px;vertical-align:top}
+.killed td:first-child{background:#cfc}.survived td:first-child{background:#fcc}.unjudged td:first-child{background:#ffc}</style></head><body>
+<h1>Kill matrix</h1><p>Target ${esc(m.target)}, level ${esc(m.level)}. Kill rate ${s.killed}/${s.defects} (${pct(s.killRate)}); survivors ${s.survived}; unjudged ${s.unjudged}.</p>
+<table><tr><th>verdict</th><th>defect</th><th>clause</th><th>checks</th></tr>
+${rows}</table>
+<h2>Uncovered clauses (${m.uncovered.length} of ${m.coverage.testable} testable)</h2><p>${m.uncovered.map((c) => `<span title="${esc(CLAUSES_BY_ID.get(c)?.text ?? '')}">${esc(c)}</span>`).join(' ')}</p>
+</body></html>
+`;
+}

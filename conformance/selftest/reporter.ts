@@ -1,0 +1,33 @@
+// The self-test's reporter: the raw outcome of every check in every project (defect or baseline), written to
+// self-test-outcomes.json for the CLI to build the kill matrix (conformance/selftest/matrix.ts).
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Reporter, TestCase, TestResult } from '@playwright/test/reporter';
+import { ENV } from '../engine/params.js';
+import type { Outcome } from './matrix.js';
+
+export default class SelfTestReporter implements Reporter {
+  private outcomes: Outcome[] = [];
+
+  onTestEnd(test: TestCase, result: TestResult): void {
+    const annotations = [...test.annotations, ...result.annotations];
+    const project = test.parent.project()?.name ?? '';
+    const failedClauses = annotations.filter((a) => a.type === 'failed-clause').map((a) => a.description ?? '');
+    const note = annotations.find((a) => a.type === 'selftest-failure' || a.type === 'skip')?.description ?? result.error?.message?.split('\n')[0];
+    this.outcomes.push({
+      project,
+      check: annotations.find((a) => a.type === 'check')?.description ?? test.title,
+      status: result.status,
+      failedClauses,
+      setupFailed: annotations.some((a) => a.type === 'setup-failed'),
+      ...(note ? { note: note.slice(0, 300) } : {}),
+    });
+  }
+
+  onEnd(): void {
+    const dir = process.env[ENV.output];
+    if (!dir) return;
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, 'self-test-outcomes.json'), JSON.stringify(this.outcomes) + '\n');
+  }
+}
