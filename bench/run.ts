@@ -1,7 +1,10 @@
-// npm run bench [-- --only startup,throughput,suite,latency,tests] [--rounds N] [--seconds S]: the project's targets,
+// npm run bench [-- --only startup,throughput,suite,self-test,latency,tests] [--rounds N] [--seconds S]: the project's targets,
 // measured on this machine as medians and as ratios taken in the same run (these machines are shared and noisy, so never
 // compare a figure with a constant from another run). Each section prints its figures and whether its target is met.
 import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { benchStartup } from './startup.js';
@@ -9,7 +12,7 @@ import { benchThroughput } from './throughput.js';
 import { benchSuite } from './suite.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
-const SECTIONS = ['startup', 'throughput', 'suite', 'latency', 'tests'] as const;
+const SECTIONS = ['startup', 'throughput', 'suite', 'self-test', 'latency', 'tests'] as const;
 
 const { values } = parseArgs({
   options: {
@@ -31,6 +34,15 @@ const verdict = (ok: boolean) => {
   return ok ? 'met' : 'MISSED';
 };
 const line = (text: string) => process.stdout.write(`${text}\n`);
+
+// The sections that run the published bin need it built from the current sources.
+if (['startup', 'throughput', 'suite', 'self-test'].some((x) => only.has(x))) {
+  const built = spawnSync('npm', ['run', 'build', '--silent'], { cwd: ROOT, stdio: 'inherit' });
+  if (built.status !== 0) {
+    process.stderr.write('bench: npm run build failed\n');
+    process.exit(1);
+  }
+}
 
 if (only.has('startup')) {
   line('\n== CLI start-up (median of 7, node dist/cli/main.js; target ≤ 0.30 s)');
@@ -63,6 +75,28 @@ if (only.has('suite')) {
   line(`   wall ${r.wallS.toFixed(1)} s, floor ${r.floorS.toFixed(1)} s (${r.floorCheck}): ${(r.wallS / r.floorS).toFixed(2)} × floor  ${verdict(r.wallS <= 1.2 * r.floorS)}`);
   line(`   checks (Playwright) ${r.playwrightS.toFixed(1)} s; start, doctor and reporters ${r.outsideS.toFixed(1)} s`);
   line(`   ${r.passed} passed, ${r.failed} failed, ${r.skipped} skipped`);
+}
+
+if (only.has('self-test')) {
+  line('\n== Full self-test against the embedded reference (every defect of the library; target ≤ 300 s, no survivor)');
+  const output = mkdtempSync(join(tmpdir(), 'bench-selftest-'));
+  const started = process.hrtime.bigint();
+  const r = spawnSync(process.execPath, [`${ROOT}dist/cli/main.js`, 'self-test', '--output', output], { cwd: ROOT, stdio: ['ignore', 'ignore', 'pipe'] });
+  const wall = Number(process.hrtime.bigint() - started) / 1e9;
+  try {
+    const report = JSON.parse(readFileSync(join(output, 'self-test.json'), 'utf8')) as {
+      summary: { defects: number; killed: number; survived: number; unjudged: number; killRate: number };
+      coverage: { testable: number; covered: number };
+    };
+    const s = report.summary;
+    line(`   wall ${wall.toFixed(0)} s for ${s.defects} defects  ${verdict(wall <= 300)}`);
+    line(`   ${s.killed} killed, ${s.survived} survived, ${s.unjudged} unjudged (kill rate ${(s.killRate * 100).toFixed(1)}%)  ${verdict(s.survived === 0 && r.status === 0)}`);
+    line(`   clauses with a defect: ${report.coverage.covered} of ${report.coverage.testable} testable`);
+  } catch (err) {
+    line(`   the self-test wrote no report (exit ${r.status}): ${(err as Error).message}  ${verdict(false)}`);
+  } finally {
+    rmSync(output, { recursive: true, force: true });
+  }
 }
 
 if (only.has('latency')) {

@@ -1,6 +1,6 @@
-// Start-up time of the CLI's commands, as the published bin runs them (node dist/cli/main.js, built first): the median
+// Start-up time of the CLI's commands, as the published bin runs them (node dist/cli/main.js; bench/run.ts builds it first): the median
 // of several runs of each, beside a bare `node -e 0` measured in the same run.
-import { execFileSync, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -31,7 +31,6 @@ function seconds(args: readonly string[]): number {
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 
 export function benchStartup(runs: number): { node: number; commands: Record<string, number> } {
-  execFileSync('npm', ['run', 'build', '--silent'], { cwd: ROOT, stdio: 'ignore' });
   const node = median(Array.from({ length: runs }, () => seconds(['-e', '0'])));
   const commands: Record<string, number> = {};
   for (const args of STARTUP_COMMANDS) commands[args.join(' ')] = median(Array.from({ length: runs }, () => seconds([BIN, ...args])));

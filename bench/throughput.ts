@@ -1,7 +1,7 @@
 // Throughput of the reference beside a trivial Express 5 GET measured in the same run (autocannon), as ratios: an
 // authenticated cart read, a guest catalog read, an assistant cart read with a fresh DPoP proof per request. Then the
 // reference's resident memory under 100 connections. Several rounds; the medians of the per-round ratios are printed.
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { createHash, generateKeyPairSync, randomUUID, sign, type KeyObject } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
@@ -26,7 +26,7 @@ interface Child {
 }
 
 /**
- * The reference as users run it (the published bin, `serve`, built by the bench first) with the rate budgets out of the
+ * The reference as users run it (the published bin, `serve`; bench/run.ts builds it first) with the rate budgets out of the
  * way, or the trivial server. Extra node flags (e.g. --cpu-prof) go first.
  */
 export async function startChild(which: 'reference' | 'trivial', nodeFlags: readonly string[] = []): Promise<Child> {
@@ -136,7 +136,6 @@ export interface ThroughputResult {
 }
 
 export async function benchThroughput(o: ThroughputOptions): Promise<ThroughputResult> {
-  execFileSync('npm', ['run', 'build', '--silent'], { cwd: ROOT, stdio: 'ignore' });
   const trivial = await startChild('trivial');
   const reference = await startChild('reference');
   try {
