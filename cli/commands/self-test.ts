@@ -114,7 +114,8 @@ export async function selfTest(o: SelfTestOptions, io: Io = { out: (s) => proces
       FORCE_COLOR: process.env.FORCE_COLOR ?? '0',
     };
     const code = await new Promise<number>((done) => {
-      const child = spawn(process.execPath, args, { env, stdio: ['ignore', 'ignore', 'inherit'] });
+      // Playwright's progress (dot) goes to stderr; stdout holds the matrix.
+      const child = spawn(process.execPath, args, { env, stdio: ['ignore', 2, 'inherit'] });
       child.once('exit', (c) => done(c ?? 1));
     });
     if (!existsSync(outcomesFile)) {
