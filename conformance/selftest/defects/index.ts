@@ -6,6 +6,7 @@ import { ENDPOINTS_DEFECTS } from './endpoints.js';
 import { ERRORS_DEFECTS } from './errors.js';
 import { LIMITS_DEFECTS } from './limits.js';
 import { PURPOSE_DEFECTS } from './purpose.js';
+import { REFUSALS_DEFECTS } from './refusals.js';
 import { RESOURCES_DEFECTS } from './resources.js';
 import { INTERNAL_DEFECTS } from './internal.js';
 import { ROUTES_DEFECTS } from './routes.js';
@@ -23,6 +24,7 @@ export const DEFECTS: readonly Defect[] = [
   ...CALLERS_DEFECTS,
   ...ERRORS_DEFECTS,
   ...LIMITS_DEFECTS,
+  ...REFUSALS_DEFECTS,
 ];
 
 /** A defect that breaks nothing: whatever clause it names, the checks pass, so it survives (exit 1). */
