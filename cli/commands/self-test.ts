@@ -13,7 +13,7 @@ import { ENV, readProfileFile } from '../../conformance/engine/params.js';
 import { createMinter } from '../../conformance/lib/mint.js';
 import { DEFECTS, toothless, type Defect } from '../../conformance/selftest/defects/index.js';
 import { buildMatrix, formatMatrix, htmlMatrix, type Outcome } from '../../conformance/selftest/matrix.js';
-import { PLAN_ENV, type Plan } from '../../conformance/selftest/plan.js';
+import { packDefects, PLAN_ENV, type Plan, type PlannedDefect } from '../../conformance/selftest/plan.js';
 import { startProxy, type Proxy } from '../../conformance/selftest/proxy.js';
 import { FIXTURE_PROFILE } from '../../reference/src/paths.js';
 import { EXIT } from '../exit.js';
@@ -49,6 +49,33 @@ export function selectDefects(o: Pick<SelfTestOptions, 'defect' | 'clause' | 'to
   const narrowed = o.defect?.length || o.clause?.length;
   const picked = library.filter((d) => !narrowed || o.defect?.includes(d.id) || o.clause?.includes(d.clause));
   return o.toothless === undefined ? picked : [...(o.defect?.length || o.clause?.length ? picked : []), toothless(o.toothless)];
+}
+
+/** Runs Playwright; stdout is captured ('pipe') or sent to a file descriptor. */
+function playwright(args: string[], env: NodeJS.ProcessEnv, stdout: 'pipe' | number): Promise<{ code: number; stdout: string }> {
+  return new Promise((done) => {
+    const child = spawn(process.execPath, args, { env, stdio: ['ignore', stdout, 'inherit'] });
+    let text = '';
+    child.stdout?.on('data', (d: Buffer) => (text += d.toString('utf8')));
+    child.once('exit', (c) => done({ code: c ?? 1, stdout: text }));
+  });
+}
+
+interface ListedSuite { specs?: { tags?: string[] }[]; suites?: ListedSuite[] }
+
+/** The clause tags of every listed check (Playwright's JSON report of `--list`). */
+function checkClauses(json: string): string[][] {
+  const out: string[][] = [];
+  const walk = (s: ListedSuite) => {
+    for (const spec of s.specs ?? []) out.push((spec.tags ?? []).map((t) => t.replace(/^@/, '')).filter((t) => /^[A-Z]+-[A-Z0-9-]*\d$/.test(t)));
+    for (const child of s.suites ?? []) walk(child);
+  };
+  try {
+    for (const s of (JSON.parse(json) as { suites?: ListedSuite[] }).suites ?? []) walk(s);
+  } catch {
+    // No listing: every defect gets its own project (correct, slower).
+  }
+  return out;
 }
 
 export async function selfTest(o: SelfTestOptions, io: Io = { out: (s) => process.stdout.write(s), err: (s) => process.stderr.write(s) }): Promise<number> {
@@ -87,17 +114,14 @@ export async function selfTest(o: SelfTestOptions, io: Io = { out: (s) => proces
       io.err(`embedded reference listening on ${target}\n`);
     }
     const ctx = { profile, mint: createMinter(profile) };
-    const plan: Plan = { target, level, baseline: o.baseline ? [...new Set(defects.map((d) => d.clause))] : [], defects: [] };
+    const planned: PlannedDefect[] = [];
     for (const d of defects) {
       const proxy = await startProxy(target, d.rules(ctx));
       proxies.push(proxy);
-      plan.defects.push({ id: d.id, clause: d.clause, url: proxy.url });
+      planned.push({ id: d.id, clause: d.clause, url: proxy.url });
     }
+    const clauses = [...new Set(defects.map((d) => d.clause))];
     const planFile = join(output, 'self-test-plan.json');
-    writeFileSync(planFile, JSON.stringify(plan, null, 2) + '\n');
-    io.err(`self-test: ${defects.length} defect(s) behind ${proxies.length} proxies, level ${level}\n`);
-    const args = [require.resolve('@playwright/test/cli'), 'test', '--config', CONFIG];
-    if (o.workers) args.push('--workers', o.workers);
     const env = {
       ...process.env,
       [PLAN_ENV]: planFile,
@@ -113,15 +137,26 @@ export async function selfTest(o: SelfTestOptions, io: Io = { out: (s) => proces
       [ENV.selftest]: '1',
       FORCE_COLOR: process.env.FORCE_COLOR ?? '0',
     };
-    const code = await new Promise<number>((done) => {
-      const child = spawn(process.execPath, args, { env, stdio: ['ignore', 'ignore', 'inherit'] });
-      child.once('exit', (c) => done(c ?? 1));
-    });
+    // The checks of the selected clauses (their clause tags), to pack the defects into as few projects as possible.
+    writeFileSync(planFile, JSON.stringify({ target, level, baseline: [], projects: [], listing: clauses } satisfies Plan) + '\n');
+    const listed = await playwright([require.resolve('@playwright/test/cli'), 'test', '--config', CONFIG, '--list', '--reporter', 'json'], env, 'pipe');
+    const checks = checkClauses(listed.stdout);
+    const packs = packDefects(planned, checks);
+    const plan: Plan = { target, level, baseline: o.baseline ? clauses : [], projects: packs.map((defects, i) => ({ name: `defects-${i + 1}`, defects })) };
+    writeFileSync(planFile, JSON.stringify(plan, null, 2) + '\n');
+    io.err(`self-test: ${defects.length} defect(s) behind ${proxies.length} proxies in ${plan.projects.length} project(s), ${checks.length} checks, level ${level}\n`);
+    const args = [require.resolve('@playwright/test/cli'), 'test', '--config', CONFIG];
+    if (o.workers) args.push('--workers', o.workers);
+    // Playwright's progress (dot) goes to stderr; stdout holds the matrix.
+    const { code } = await playwright(args, env, 2);
     if (!existsSync(outcomesFile)) {
       io.err(`shop-conformance self-test: Playwright exited ${code} without outcomes\n`);
       return EXIT.usage;
     }
-    const outcomes = JSON.parse(readFileSync(outcomesFile, 'utf8')) as Outcome[];
+    const byProject = new Map(plan.projects.map((p) => [p.name, p.defects]));
+    // A packed project's outcome belongs to the one defect whose clause the check cites.
+    const outcomes = (JSON.parse(readFileSync(outcomesFile, 'utf8')) as Outcome[]).map((x) =>
+      x.project === 'baseline' ? x : { ...x, project: byProject.get(x.project)?.find((d) => x.tags?.includes(d.clause))?.id ?? x.project });
     const matrix = buildMatrix({ target: o.baseUrl ?? 'embedded reference', level, defects, library: DEFECTS, outcomes });
     writeFileSync(join(output, 'self-test.json'), JSON.stringify({ ...matrix, seconds: Math.round((Date.now() - started) / 1000) }, null, 2) + '\n');
     writeFileSync(join(output, 'self-test.html'), htmlMatrix(matrix));

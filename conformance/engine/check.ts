@@ -77,16 +77,29 @@ async function loadTarget(http: ShopHttp, profile: Profile): Promise<Target> {
   return target;
 }
 
-const test = base.extend<{ shop: Shop }, { shopVariant: TargetVariant | undefined }>({
+/** The documents' cache belongs to one base URL: a self-test worker may judge several defects, each behind its proxy. */
+let cachedFor: string | undefined;
+
+const test = base.extend<{ shop: Shop; selftestTargets: Record<string, string> | undefined }, { shopVariant: TargetVariant | undefined }>({
   // Set by the projects of the embedded run's variants (conformance/playwright.config.ts): another deployment to judge.
   shopVariant: [undefined, { option: true, scope: 'worker' }],
-  // The self-test runs one Playwright project per defect, each with its proxy as the project's `baseURL`.
-  shop: async ({ shopVariant, baseURL }, use, info) => {
+  // Self-test: one Playwright project judges several defects whose checks are disjoint; this maps each defect's clause
+  // to its proxy (the check's clause tag picks it). A project of one defect sets `baseURL` instead.
+  selftestTargets: [undefined, { option: true }],
+  shop: async ({ shopVariant, baseURL, selftestTargets }, use, info) => {
+    const selected = selftestTargets ? info.tags.map((t) => selftestTargets[t.slice(1)]).find((u) => u !== undefined) : undefined;
+    const override = selected ?? baseURL;
     const params = shopVariant
       ? runParams(process.env, shopVariant)
-      : baseURL
-        ? Object.freeze({ ...runParams(), baseUrl: baseURL.replace(/\/+$/, '') })
+      : override
+        ? Object.freeze({ ...runParams(), baseUrl: override.replace(/\/+$/, '') })
         : runParams();
+    if (cachedFor !== params.baseUrl) {
+      cachedFor = params.baseUrl;
+      documents = undefined;
+      target = undefined;
+      targetFailure = undefined;
+    }
     const http = new ShopHttp(params.baseUrl, params.tls);
     await use({
       params,

@@ -7,7 +7,9 @@ import { CLAUSES, CLAUSES_BY_ID } from '../clauses/index.js';
 import type { Defect } from './defects/index.js';
 
 export interface Outcome {
+  /** `baseline`, or the defect the check judged (the CLI resolves a packed project to the defect by the check's tags). */
   project: string;
+  tags?: string[];
   check: string;
   status: 'passed' | 'failed' | 'timedOut' | 'skipped' | 'interrupted';
   failedClauses: string[];

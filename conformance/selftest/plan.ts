@@ -1,15 +1,28 @@
-// The plan of a self-test run, written by the CLI and read by the Playwright configuration and reporter: which defect
-// listens where, and which clauses the baseline judges.
+// The plan of a self-test run, written by the CLI and read by the Playwright configuration: which defect listens where,
+// how defects are packed into projects, and which clauses the baseline judges.
+//
+// Playwright starts a worker per project, so a project per defect would spend most of the run starting workers. Defects
+// whose checks are disjoint share a project instead: the project greps the checks of all its defects, and each check
+// reaches the proxy of the one defect whose clause it cites (check.ts, `selftestTargets`).
 import { readFileSync } from 'node:fs';
 
 export const PLAN_ENV = 'SHOP_CONFORMANCE_SELFTEST_PLAN';
+
+export interface PlannedDefect {
+  id: string;
+  clause: string;
+  url: string;
+}
 
 export interface Plan {
   target: string;
   level: 'spec' | 'reference';
   /** Clauses whose checks run against the target itself: a check failing there kills nothing. */
   baseline: string[];
-  defects: { id: string; clause: string; url: string }[];
+  /** Defects packed so that no check of a project cites the clauses of two of its defects. */
+  projects: { name: string; defects: PlannedDefect[] }[];
+  /** Set while the CLI lists the checks (one project of every clause, no proxy). */
+  listing?: string[];
 }
 
 export function readPlan(env: NodeJS.ProcessEnv = process.env): Plan {
@@ -22,3 +35,25 @@ const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 /** Matches the tests tagged with any of `clauses` (Playwright greps the title with its tags). */
 export const clauseGrep = (clauses: readonly string[]): RegExp => new RegExp(`@(?:${clauses.map(escape).join('|')})(?![\\w-])`);
+
+/**
+ * Greedy packing: defects in order of how many checks they have, each into the first project where it conflicts with no
+ * defect (same clause, or a check citing both clauses). `checks` holds the clause list of every selectable check.
+ */
+export function packDefects<D extends { id: string; clause: string }>(defects: readonly D[], checks: readonly (readonly string[])[]): D[][] {
+  const partners = new Map<string, Set<string>>();
+  for (const clauses of checks) for (const a of clauses) for (const b of clauses) {
+    if (!partners.has(a)) partners.set(a, new Set());
+    partners.get(a)!.add(b);
+  }
+  const weight = (d: D) => checks.filter((c) => c.includes(d.clause)).length;
+  const ordered = [...defects].sort((a, b) => weight(b) - weight(a));
+  const projects: D[][] = [];
+  for (const d of ordered) {
+    const mine = partners.get(d.clause) ?? new Set([d.clause]);
+    const home = projects.find((p) => p.every((o) => o.clause !== d.clause && !mine.has(o.clause)));
+    if (home) home.push(d);
+    else projects.push([d]);
+  }
+  return projects;
+}

@@ -1,6 +1,6 @@
-// The self-test's Playwright configuration: ONE run for the whole kill matrix, one project per defect (its grep: the
-// checks citing the defect's clause; its baseURL: the defect's proxy), plus a `baseline` project against the target
-// itself. The plan comes from the CLI through a file (conformance/selftest/plan.ts).
+// The self-test's Playwright configuration: ONE run for the whole kill matrix, projects of defects packed so that each
+// check of a project reaches the proxy of the one defect whose clause it cites (plan.ts), plus a `baseline` project
+// against the target itself. The plan comes from the CLI through a file.
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from '@playwright/test';
@@ -12,7 +12,8 @@ const ext = import.meta.url.endsWith('.ts') ? 'ts' : 'js';
 const plan = readPlan();
 const output = process.env[ENV.output] ?? join(process.cwd(), 'conformance-output');
 
-export default defineConfig({
+// `selftestTargets` is the suite's own fixture option (engine/check.ts).
+export default defineConfig<{ selftestTargets?: Record<string, string> }>({
   testDir: join(here, '..', 'checks'),
   testMatch: /.*\.check\.(ts|js)$/,
   fullyParallel: true,
@@ -22,8 +23,14 @@ export default defineConfig({
   outputDir: join(output, 'self-test-results'),
   reporter: [['dot'], [join(here, `reporter.${ext}`)]],
   grepInvert: plan.level === 'spec' ? /@reference(?![\w-])/ : undefined,
-  projects: [
-    ...(plan.baseline.length ? [{ name: 'baseline', grep: clauseGrep(plan.baseline), use: { baseURL: plan.target } }] : []),
-    ...plan.defects.map((d) => ({ name: d.id, grep: clauseGrep([d.clause]), use: { baseURL: d.url } })),
-  ],
+  projects: plan.listing
+    ? [{ name: 'listing', grep: clauseGrep(plan.listing) }]
+    : [
+      ...(plan.baseline.length ? [{ name: 'baseline', grep: clauseGrep(plan.baseline), use: { baseURL: plan.target } }] : []),
+      ...plan.projects.map((p) => ({
+        name: p.name,
+        grep: clauseGrep(p.defects.map((d) => d.clause)),
+        use: { selftestTargets: Object.fromEntries(p.defects.map((d) => [d.clause, d.url])) },
+      })),
+    ],
 });

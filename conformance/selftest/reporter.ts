@@ -16,6 +16,7 @@ export default class SelfTestReporter implements Reporter {
     const note = annotations.find((a) => a.type === 'selftest-failure' || a.type === 'skip')?.description ?? result.error?.message?.split('\n')[0];
     this.outcomes.push({
       project,
+      tags: test.tags.map((t) => t.replace(/^@/, '')),
       check: annotations.find((a) => a.type === 'check')?.description ?? test.title,
       status: result.status,
       failedClauses,

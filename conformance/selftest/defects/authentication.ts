@@ -19,7 +19,7 @@ const decode = (part: string): Claims | undefined => {
  * A Bearer access token repaired by `fix` (which returns false when there is nothing to repair) and re-signed with the
  * profile's signing key. DPoP-bound requests are left alone (their proof is bound to the token).
  */
-const repairBearer = (fix: (header: Claims, claims: Claims, ctx: DefectContext) => boolean) => (ctx: DefectContext) => ({
+export const repairBearer = (fix: (header: Claims, claims: Claims, ctx: DefectContext) => boolean) => (ctx: DefectContext) => ({
   async request(req: ProxyRequest): Promise<ProxyRequest> {
     const auth = headerOf(req.headers, 'authorization');
     const m = /^Bearer\s+([\w-]+)\.([\w-]+)\.([\w-]*)$/i.exec(auth ?? '');

@@ -1,11 +1,15 @@
 // The self-test's defect library, one file per spec part. Every defect names a clause of the catalogue
 // (test/selftest/defects.test.ts); `TOOTHLESS` is for the self-test's own tests: it changes nothing, so it must survive.
 import { AUTHENTICATION_DEFECTS } from './authentication.js';
+import { CALLERS_DEFECTS } from './callers.js';
 import { ENDPOINTS_DEFECTS } from './endpoints.js';
 import { ERRORS_DEFECTS } from './errors.js';
 import { LIMITS_DEFECTS } from './limits.js';
 import { PURPOSE_DEFECTS } from './purpose.js';
+import { REFUSALS_DEFECTS } from './refusals.js';
 import { RESOURCES_DEFECTS } from './resources.js';
+import { INTERNAL_DEFECTS } from './internal.js';
+import { ROUTES_DEFECTS } from './routes.js';
 import { wire, type Defect } from './types.js';
 
 export type { Defect, DefectContext } from './types.js';
@@ -14,9 +18,13 @@ export const DEFECTS: readonly Defect[] = [
   ...PURPOSE_DEFECTS,
   ...RESOURCES_DEFECTS,
   ...ENDPOINTS_DEFECTS,
+  ...ROUTES_DEFECTS,
+  ...INTERNAL_DEFECTS,
   ...AUTHENTICATION_DEFECTS,
+  ...CALLERS_DEFECTS,
   ...ERRORS_DEFECTS,
   ...LIMITS_DEFECTS,
+  ...REFUSALS_DEFECTS,
 ];
 
 /** A defect that breaks nothing: whatever clause it names, the checks pass, so it survives (exit 1). */
