@@ -24,8 +24,10 @@ export interface DefectRow {
   description: string;
   verdict: 'killed' | 'survived' | 'unjudged';
   kills: { check: string; note?: string }[];
-  /** Checks that ran against the defect and passed, or failed elsewhere (the clause's other checks). */
+  /** Checks that ran against the defect and passed. */
   missed: string[];
+  /** Checks that failed against the defect, but on other clauses only (or named none: a timeout). */
+  otherClauses: { check: string; failed: string[] }[];
   skipped: string[];
   /** Checks that failed on the baseline too: their failure proves nothing. */
   baselineFailing: string[];
@@ -45,14 +47,15 @@ export function buildMatrix(o: { target: string; level: string; defects: readonl
   const baselineFailed = new Set(o.outcomes.filter((x) => x.project === 'baseline' && x.failedClauses.length + (x.status === 'failed' || x.status === 'timedOut' ? 1 : 0) > 0).map((x) => x.check));
   const rows: DefectRow[] = o.defects.map((d) => {
     const mine = o.outcomes.filter((x) => x.project === d.id);
-    const row: DefectRow = { id: d.id, clause: d.clause, kind: d.kind, description: d.description, verdict: 'survived', kills: [], missed: [], skipped: [], baselineFailing: [] };
+    const row: DefectRow = { id: d.id, clause: d.clause, kind: d.kind, description: d.description, verdict: 'survived', kills: [], missed: [], otherClauses: [], skipped: [], baselineFailing: [] };
     for (const x of mine) {
       if (x.status === 'skipped' || x.status === 'interrupted') row.skipped.push(x.check);
       else if (baselineFailed.has(x.check)) row.baselineFailing.push(x.check);
       else if (x.failedClauses.includes(d.clause)) row.kills.push({ check: x.check, ...(x.note ? { note: x.note } : {}) });
+      else if (x.failedClauses.length > 0 || x.status === 'failed' || x.status === 'timedOut') row.otherClauses.push({ check: x.check, failed: x.failedClauses.length ? x.failedClauses : [x.status] });
       else row.missed.push(x.check);
     }
-    row.verdict = row.kills.length > 0 ? 'killed' : row.missed.length === 0 ? 'unjudged' : 'survived';
+    row.verdict = row.kills.length > 0 ? 'killed' : row.missed.length + row.otherClauses.length === 0 ? 'unjudged' : 'survived';
     return row;
   });
   const covered = new Set(o.library.map((d) => d.clause));
@@ -83,7 +86,7 @@ export function formatMatrix(m: Matrix): string {
   for (const d of m.defects) {
     const mark = d.verdict === 'killed' ? 'KILLED  ' : d.verdict === 'survived' ? 'SURVIVED' : 'UNJUDGED';
     const by = d.verdict === 'killed' ? d.kills.map((k) => k.check).join(', ')
-      : d.verdict === 'survived' ? `passed: ${d.missed.join(', ')}`
+      : d.verdict === 'survived' ? [d.missed.length ? `passed: ${d.missed.join(', ')}` : '', ...d.otherClauses.map((o) => `${o.check} failed on ${o.failed.join(' ')}`)].filter(Boolean).join('; ')
         : `no check ran${d.skipped.length ? ` (skipped: ${d.skipped.join(', ')})` : ''}${d.baselineFailing.length ? ` (failing without the defect: ${d.baselineFailing.join(', ')})` : ''}`;
     lines.push(`  ${mark} ${d.id.padEnd(w)} ${d.clause.padEnd(22)} ${by}`.slice(0, 260));
   }
@@ -100,7 +103,7 @@ const esc = (s: string) => s.replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&l
 export function htmlMatrix(m: Matrix): string {
   const rows = m.defects.map((d) => {
     const checks = d.verdict === 'killed' ? d.kills.map((k) => `<b>${esc(k.check)}</b>${k.note ? `<br><small>${esc(k.note)}</small>` : ''}`).join('<br>')
-      : [...d.missed.map((c) => `passed: ${esc(c)}`), ...d.skipped.map((c) => `skipped: ${esc(c)}`), ...d.baselineFailing.map((c) => `fails without the defect: ${esc(c)}`)].join('<br>');
+      : [...d.missed.map((c) => `passed: ${esc(c)}`), ...d.otherClauses.map((o) => `${esc(o.check)} failed on ${esc(o.failed.join(' '))}`), ...d.skipped.map((c) => `skipped: ${esc(c)}`), ...d.baselineFailing.map((c) => `fails without the defect: ${esc(c)}`)].join('<br>');
     return `<tr class="${d.verdict}"><td>${d.verdict}</td><td><code>${esc(d.id)}</code><br><small>${esc(d.kind)}: ${esc(d.description)}</small></td>` +
       `<td title="${esc(CLAUSES_BY_ID.get(d.clause)?.text ?? '')}">${esc(d.clause)}</td><td>${checks}</td></tr>`;
   }).join('\n');

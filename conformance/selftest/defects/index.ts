@@ -4,6 +4,7 @@ import { AUTHENTICATION_DEFECTS } from './authentication.js';
 import { CALLERS_DEFECTS } from './callers.js';
 import { ENDPOINTS_DEFECTS } from './endpoints.js';
 import { ERRORS_DEFECTS } from './errors.js';
+import { KINDS_DEFECTS } from './kinds.js';
 import { LIMITS_DEFECTS } from './limits.js';
 import { PURPOSE_DEFECTS } from './purpose.js';
 import { REFUSALS_DEFECTS } from './refusals.js';
@@ -25,6 +26,7 @@ export const DEFECTS: readonly Defect[] = [
   ...ERRORS_DEFECTS,
   ...LIMITS_DEFECTS,
   ...REFUSALS_DEFECTS,
+  ...KINDS_DEFECTS,
 ];
 
 /** A defect that breaks nothing: whatever clause it names, the checks pass, so it survives (exit 1). */

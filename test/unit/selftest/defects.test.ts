@@ -52,6 +52,8 @@ describe('kill matrix rules', () => {
     ]);
     assert.equal(m.defects[0]!.verdict, 'survived');
     assert.deepEqual(m.defects[0]!.skipped, ['a']);
+    assert.deepEqual(m.defects[0]!.otherClauses, [{ check: 'b', failed: ['END-CONV-1'] }, { check: 'c', failed: ['timedOut'] }]);
+    assert.match(formatMatrix(m), /b failed on END-CONV-1; c failed on timedOut/);
   });
 
   test('a check that fails without the defect (baseline) kills nothing; only skips: unjudged', () => {
