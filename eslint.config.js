@@ -17,7 +17,15 @@ export default tseslint.config(
       // node:test's test() and describe() return promises the runner itself awaits.
       '@typescript-eslint/no-floating-promises': [
         'error',
-        { allowForKnownSafeCalls: [{ from: 'package', package: 'node:test', name: ['test', 'describe', 'it', 'suite', 'before', 'after', 'beforeEach', 'afterEach'] }] },
+        {
+          allowForKnownSafeCalls: [
+            {
+              from: 'package',
+              package: 'node:test',
+              name: ['test', 'describe', 'it', 'suite', 'before', 'after', 'beforeEach', 'afterEach'],
+            },
+          ],
+        },
       ],
       '@typescript-eslint/no-misused-promises': ['error', { checksVoidReturn: false }],
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none' }],
@@ -62,7 +70,10 @@ export default tseslint.config(
   {
     files: ['contract/**/*.ts'],
     rules: {
-      'no-restricted-imports': restrict({ group: ['**/reference/**', '**/conformance/**', '**/cli/**'], message: 'contract/ is data only.' }),
+      'no-restricted-imports': restrict({
+        group: ['**/reference/**', '**/conformance/**', '**/cli/**'],
+        message: 'contract/ is data only.',
+      }),
     },
   },
 );

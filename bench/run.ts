@@ -52,7 +52,9 @@ if (only.has('startup')) {
 }
 
 if (only.has('throughput')) {
-  line(`\n== Reference throughput beside a trivial Express 5 GET (autocannon, 50 connections, ${rounds} rounds of ${values.seconds} s; median ratios)`);
+  line(
+    `\n== Reference throughput beside a trivial Express 5 GET (autocannon, 50 connections, ${rounds} rounds of ${values.seconds} s; median ratios)`,
+  );
   const r = await benchThroughput({ rounds, seconds: Number(values.seconds), connections: 50 });
   line(`   ${'trivial Express 5 GET'.padEnd(44)} ${r.trivialReqPerSec.toFixed(0)} req/s`);
   const targets: Record<string, number> = {
@@ -66,13 +68,17 @@ if (only.has('throughput')) {
     const judged = target === undefined ? '(no target)' : `target ≥ ${target}×  ${verdict(ratio >= target && !r.failures[name])}`;
     line(`   ${name.padEnd(44)} ${ratio.toFixed(2)}×  ${judged}${failures}`);
   }
-  line(`   ${'RSS after 100 connections'.padEnd(44)} ${r.rss100.rssMb.toFixed(0)} MB (peak ${r.rss100.peakMb.toFixed(0)} MB)  target ≤ 150 MB  ${verdict(r.rss100.peakMb <= 150)}`);
+  line(
+    `   ${'RSS after 100 connections'.padEnd(44)} ${r.rss100.rssMb.toFixed(0)} MB (peak ${r.rss100.peakMb.toFixed(0)} MB)  target ≤ 150 MB  ${verdict(r.rss100.peakMb <= 150)}`,
+  );
 }
 
 if (only.has('suite')) {
   line('\n== Full embedded run (shop-conformance run, default workers; target ≤ 1.2 × its floor)');
   const r = benchSuite();
-  line(`   wall ${r.wallS.toFixed(1)} s, floor ${r.floorS.toFixed(1)} s (${r.floorCheck}): ${(r.wallS / r.floorS).toFixed(2)} × floor  ${verdict(r.wallS <= 1.2 * r.floorS)}`);
+  line(
+    `   wall ${r.wallS.toFixed(1)} s, floor ${r.floorS.toFixed(1)} s (${r.floorCheck}): ${(r.wallS / r.floorS).toFixed(2)} × floor  ${verdict(r.wallS <= 1.2 * r.floorS)}`,
+  );
   line(`   checks (Playwright) ${r.playwrightS.toFixed(1)} s; start, doctor and reporters ${r.outsideS.toFixed(1)} s`);
   line(`   ${r.passed} passed, ${r.failed} failed, ${r.skipped} skipped`);
 }
@@ -81,7 +87,10 @@ if (only.has('self-test')) {
   line('\n== Full self-test against the embedded reference (every defect of the library; target ≤ 300 s, no survivor)');
   const output = mkdtempSync(join(tmpdir(), 'bench-selftest-'));
   const started = process.hrtime.bigint();
-  const r = spawnSync(process.execPath, [`${ROOT}dist/cli/main.js`, 'self-test', '--output', output], { cwd: ROOT, stdio: ['ignore', 'ignore', 'pipe'] });
+  const r = spawnSync(process.execPath, [`${ROOT}dist/cli/main.js`, 'self-test', '--output', output], {
+    cwd: ROOT,
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
   const wall = Number(process.hrtime.bigint() - started) / 1e9;
   try {
     const report = JSON.parse(readFileSync(join(output, 'self-test.json'), 'utf8')) as {
@@ -90,7 +99,9 @@ if (only.has('self-test')) {
     };
     const s = report.summary;
     line(`   wall ${wall.toFixed(0)} s for ${s.defects} defects  ${verdict(wall <= 300)}`);
-    line(`   ${s.killed} killed, ${s.survived} survived, ${s.unjudged} unjudged (kill rate ${(s.killRate * 100).toFixed(1)}%)  ${verdict(s.survived === 0 && r.status === 0)}`);
+    line(
+      `   ${s.killed} killed, ${s.survived} survived, ${s.unjudged} unjudged (kill rate ${(s.killRate * 100).toFixed(1)}%)  ${verdict(s.survived === 0 && r.status === 0)}`,
+    );
     line(`   clauses with a defect: ${report.coverage.covered} of ${report.coverage.testable} testable`);
   } catch (err) {
     line(`   the self-test wrote no report (exit ${r.status}): ${(err as Error).message}  ${verdict(false)}`);

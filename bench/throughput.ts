@@ -31,8 +31,7 @@ interface Child {
  */
 export async function startChild(which: 'reference' | 'trivial', nodeFlags: readonly string[] = []): Promise<Child> {
   const budget = '1000000000';
-  const args =
-    which === 'reference' ? [`${ROOT}dist/cli/main.js`, 'serve', '--port', '0'] : [`${ROOT}bench/trivial-server.mjs`];
+  const args = which === 'reference' ? [`${ROOT}dist/cli/main.js`, 'serve', '--port', '0'] : [`${ROOT}bench/trivial-server.mjs`];
   const child = spawn(process.execPath, [...nodeFlags, ...args], {
     stdio: ['ignore', 'pipe', 'inherit'],
     env: {
@@ -107,7 +106,11 @@ export async function scenarios(referenceUrl: string): Promise<Record<string, Sc
         path: '/v1/cart',
         setupRequest: (req) => ({
           ...req,
-          headers: { ...req.headers, authorization: `DPoP ${token}`, dpop: syncProof(privateKey, jwk, 'GET', `${url}/v1/cart`, token, nonce) },
+          headers: {
+            ...req.headers,
+            authorization: `DPoP ${token}`,
+            dpop: syncProof(privateKey, jwk, 'GET', `${url}/v1/cart`, token, nonce),
+          },
         }),
         onResponse: (_status, _body, _context, headers) => {
           // autocannon keeps the raw header names
@@ -122,7 +125,10 @@ export async function scenarios(referenceUrl: string): Promise<Record<string, Sc
 async function cannon(url: string, connections: number, seconds: number, requests?: autocannon.Options['requests']) {
   const result = await autocannon({ url, connections, duration: seconds, requests });
   const failures = result.non2xx + result.errors + result.timeouts;
-  if (failures > 0) process.stderr.write(`bench: ${url} ${JSON.stringify(requests?.[0]?.path)}: status codes ${JSON.stringify(result.statusCodeStats)}, errors ${result.errors}\n`);
+  if (failures > 0)
+    process.stderr.write(
+      `bench: ${url} ${JSON.stringify(requests?.[0]?.path)}: status codes ${JSON.stringify(result.statusCodeStats)}, errors ${result.errors}\n`,
+    );
   return { reqPerSec: result.requests.average, failures };
 }
 

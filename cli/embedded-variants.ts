@@ -49,7 +49,7 @@ export const EMBEDDED_VARIANTS: readonly EmbeddedVariant[] = [
   },
   {
     name: 'verifier-outage',
-    what: 'JWKS_URI at the suite\'s identity provider, which the check takes down',
+    what: "JWKS_URI at the suite's identity provider, which the check takes down",
     checks: ['errors.verifier-outage'],
     profile: (p, ctx) => ({ ...p, jwksUri: ctx.idpJwksUri }),
   },

@@ -9,7 +9,10 @@ import { ENV, variantsFromEnv, type TargetVariant } from './engine/params.js';
 const here = fileURLToPath(new URL('.', import.meta.url));
 const ext = import.meta.url.endsWith('.ts') ? 'ts' : 'js';
 const output = process.env[ENV.output] ?? join(process.cwd(), 'conformance-output');
-const requested = (process.env[ENV.reporters] ?? 'list').split(',').map((r) => r.trim()).filter(Boolean);
+const requested = (process.env[ENV.reporters] ?? 'list')
+  .split(',')
+  .map((r) => r.trim())
+  .filter(Boolean);
 
 const playwrightReporter = (name: string): ReporterDescription => {
   switch (name) {
@@ -28,14 +31,17 @@ const playwrightReporter = (name: string): ReporterDescription => {
 // deployment; the main project judges everything against the run's target. Without variants there are no projects.
 const variants = variantsFromEnv();
 const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-const projects = variants.length === 0 ? undefined : [
-  { name: '' },
-  ...variants.map((v) => ({
-    name: `variant-${v.name}`,
-    grep: new RegExp(`\\[(${v.checks.map(escape).join('|')})\\]`),
-    use: { shopVariant: v },
-  })),
-];
+const projects =
+  variants.length === 0
+    ? undefined
+    : [
+        { name: '' },
+        ...variants.map((v) => ({
+          name: `variant-${v.name}`,
+          grep: new RegExp(`\\[(${v.checks.map(escape).join('|')})\\]`),
+          use: { shopVariant: v },
+        })),
+      ];
 
 export default defineConfig<object, { shopVariant: TargetVariant | undefined }>({
   ...(projects ? { projects } : {}),

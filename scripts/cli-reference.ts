@@ -28,7 +28,10 @@ function section(command: Command, parents: readonly string[], depth: number): s
   const args = command.registeredArguments;
   if (args.length > 0) {
     out.push('| argument | description |', '| --- | --- |');
-    for (const a of args) out.push(`| \`${a.name()}${a.variadic ? '…' : ''}\`${a.required ? '' : ' (optional)'} | ${cell(a.description)}${a.argChoices ? ` (one of ${a.argChoices.map((c) => `\`${c}\``).join(', ')})` : ''} |`);
+    for (const a of args)
+      out.push(
+        `| \`${a.name()}${a.variadic ? '…' : ''}\`${a.required ? '' : ' (optional)'} | ${cell(a.description)}${a.argChoices ? ` (one of ${a.argChoices.map((c) => `\`${c}\``).join(', ')})` : ''} |`,
+      );
     out.push('');
   }
   const options = command.options.filter((o) => !o.hidden);

@@ -30,7 +30,10 @@ const optionsSchema = z.object({
   level: z.enum(['spec', 'reference']).optional(),
   defect: z.array(z.string().min(1)).optional(),
   clause: z.array(z.string().min(1)).optional(),
-  workers: z.string().regex(/^(\d+|\d+%)$/).optional(),
+  workers: z
+    .string()
+    .regex(/^(\d+|\d+%)$/)
+    .optional(),
   output: z.string().min(1),
   list: z.boolean(),
   baseline: z.boolean(),
@@ -45,7 +48,8 @@ type Io = { out: (s: string) => void; err: (s: string) => void };
 export function selectDefects(o: Pick<SelfTestOptions, 'defect' | 'clause' | 'toothless'>, library: readonly Defect[] = DEFECTS): Defect[] {
   for (const id of o.defect ?? []) if (!library.some((d) => d.id === id)) throw new Error(`--defect: no defect ${id} (see --list)`);
   for (const c of o.clause ?? []) if (!CLAUSES_BY_ID.has(c)) throw new Error(`--clause: no clause ${c} in the catalogue`);
-  if (o.toothless !== undefined && !CLAUSES_BY_ID.has(o.toothless)) throw new Error(`--toothless: no clause ${o.toothless} in the catalogue`);
+  if (o.toothless !== undefined && !CLAUSES_BY_ID.has(o.toothless))
+    throw new Error(`--toothless: no clause ${o.toothless} in the catalogue`);
   const narrowed = o.defect?.length || o.clause?.length;
   const picked = library.filter((d) => !narrowed || o.defect?.includes(d.id) || o.clause?.includes(d.clause));
   return o.toothless === undefined ? picked : [...(o.defect?.length || o.clause?.length ? picked : []), toothless(o.toothless)];
@@ -61,13 +65,17 @@ function playwright(args: string[], env: NodeJS.ProcessEnv, stdout: 'pipe' | num
   });
 }
 
-interface ListedSuite { specs?: { tags?: string[] }[]; suites?: ListedSuite[] }
+interface ListedSuite {
+  specs?: { tags?: string[] }[];
+  suites?: ListedSuite[];
+}
 
 /** The clause tags of every listed check (Playwright's JSON report of `--list`). */
 function checkClauses(json: string): string[][] {
   const out: string[][] = [];
   const walk = (s: ListedSuite) => {
-    for (const spec of s.specs ?? []) out.push((spec.tags ?? []).map((t) => t.replace(/^@/, '')).filter((t) => /^[A-Z]+-[A-Z0-9-]*\d$/.test(t)));
+    for (const spec of s.specs ?? [])
+      out.push((spec.tags ?? []).map((t) => t.replace(/^@/, '')).filter((t) => /^[A-Z]+-[A-Z0-9-]*\d$/.test(t)));
     for (const child of s.suites ?? []) walk(child);
   };
   try {
@@ -78,7 +86,10 @@ function checkClauses(json: string): string[][] {
   return out;
 }
 
-export async function selfTest(o: SelfTestOptions, io: Io = { out: (s) => process.stdout.write(s), err: (s) => process.stderr.write(s) }): Promise<number> {
+export async function selfTest(
+  o: SelfTestOptions,
+  io: Io = { out: (s) => process.stdout.write(s), err: (s) => process.stderr.write(s) },
+): Promise<number> {
   let defects: Defect[];
   try {
     defects = selectDefects(o);
@@ -139,12 +150,23 @@ export async function selfTest(o: SelfTestOptions, io: Io = { out: (s) => proces
     };
     // The checks of the selected clauses (their clause tags), to pack the defects into as few projects as possible.
     writeFileSync(planFile, JSON.stringify({ target, level, baseline: [], projects: [], listing: clauses } satisfies Plan) + '\n');
-    const listed = await playwright([require.resolve('@playwright/test/cli'), 'test', '--config', CONFIG, '--list', '--reporter', 'json'], env, 'pipe');
+    const listed = await playwright(
+      [require.resolve('@playwright/test/cli'), 'test', '--config', CONFIG, '--list', '--reporter', 'json'],
+      env,
+      'pipe',
+    );
     const checks = checkClauses(listed.stdout);
     const packs = packDefects(planned, checks);
-    const plan: Plan = { target, level, baseline: o.baseline ? clauses : [], projects: packs.map((defects, i) => ({ name: `defects-${i + 1}`, defects })) };
+    const plan: Plan = {
+      target,
+      level,
+      baseline: o.baseline ? clauses : [],
+      projects: packs.map((defects, i) => ({ name: `defects-${i + 1}`, defects })),
+    };
     writeFileSync(planFile, JSON.stringify(plan, null, 2) + '\n');
-    io.err(`self-test: ${defects.length} defect(s) behind ${proxies.length} proxies in ${plan.projects.length} project(s), ${checks.length} checks, level ${level}\n`);
+    io.err(
+      `self-test: ${defects.length} defect(s) behind ${proxies.length} proxies in ${plan.projects.length} project(s), ${checks.length} checks, level ${level}\n`,
+    );
     const args = [require.resolve('@playwright/test/cli'), 'test', '--config', CONFIG];
     if (o.workers) args.push('--workers', o.workers);
     // Playwright's progress (dot) goes to stderr; stdout holds the matrix.
@@ -156,12 +178,18 @@ export async function selfTest(o: SelfTestOptions, io: Io = { out: (s) => proces
     const byProject = new Map(plan.projects.map((p) => [p.name, p.defects]));
     // A packed project's outcome belongs to the one defect whose clause the check cites.
     const outcomes = (JSON.parse(readFileSync(outcomesFile, 'utf8')) as Outcome[]).map((x) =>
-      x.project === 'baseline' ? x : { ...x, project: byProject.get(x.project)?.find((d) => x.tags?.includes(d.clause))?.id ?? x.project });
+      x.project === 'baseline' ? x : { ...x, project: byProject.get(x.project)?.find((d) => x.tags?.includes(d.clause))?.id ?? x.project },
+    );
     const matrix = buildMatrix({ target: o.baseUrl ?? 'embedded reference', level, defects, library: DEFECTS, outcomes });
-    writeFileSync(join(output, 'self-test.json'), JSON.stringify({ ...matrix, seconds: Math.round((Date.now() - started) / 1000) }, null, 2) + '\n');
+    writeFileSync(
+      join(output, 'self-test.json'),
+      JSON.stringify({ ...matrix, seconds: Math.round((Date.now() - started) / 1000) }, null, 2) + '\n',
+    );
     writeFileSync(join(output, 'self-test.html'), htmlMatrix(matrix));
     io.out(formatMatrix(matrix));
-    io.out(`Wall time ${((Date.now() - started) / 1000).toFixed(1)} s; reports: ${join(output, 'self-test.json')}, ${join(output, 'self-test.html')}\n`);
+    io.out(
+      `Wall time ${((Date.now() - started) / 1000).toFixed(1)} s; reports: ${join(output, 'self-test.json')}, ${join(output, 'self-test.html')}\n`,
+    );
     return matrix.summary.killed === matrix.summary.defects ? EXIT.ok : EXIT.failed;
   } finally {
     await Promise.all(proxies.map((p) => p.close()));
@@ -178,7 +206,12 @@ export function addSelfTestCommand(program: Command): void {
     .description('Prove the suite can fail: run each named defect behind a proxy in front of the target and print the kill matrix.')
     .option('--base-url <url>', 'the deployment behind the defects; without it the embedded reference is started')
     .option('--profile <file>', 'profile the deployment shares with the suite (keys for leniency defects)', FIXTURE_PROFILE)
-    .addOption(new Option('--level <level>', 'checks of this level judge the defects (default: reference for the embedded reference, spec with --base-url)').choices(['spec', 'reference']))
+    .addOption(
+      new Option(
+        '--level <level>',
+        'checks of this level judge the defects (default: reference for the embedded reference, spec with --base-url)',
+      ).choices(['spec', 'reference']),
+    )
     .option('--defect <id...>', 'only these defects (see --list)')
     .option('--clause <id...>', 'only the defects that break these clauses')
     .option('--workers <n>', 'parallel workers (a number or a percentage of cores)')
@@ -186,19 +219,24 @@ export function addSelfTestCommand(program: Command): void {
     .option('--list', 'list the selected defects (id, clause, kind, description) without running them', false)
     .option('--no-baseline', 'do not run the checks against the target without defect first (failing checks then count as kills)')
     .addOption(new Option('--toothless <clause>', 'add a defect that changes nothing (tests of the self-test)').hideHelp())
-    .addHelpText('after', `
+    .addHelpText(
+      'after',
+      `
 Exit codes: 0 every defect killed, 1 a defect survived (or no check judged it), 2 usage or configuration error.
 
 Examples:
   $ shop-conformance self-test                                  # every defect, embedded reference
   $ shop-conformance self-test --list
   $ shop-conformance self-test --clause ERR-PROBLEM-5 END-CONV-2 --workers 2
-  $ shop-conformance self-test --base-url https://shop.example --profile ./profile.json --output ./reports`)
+  $ shop-conformance self-test --base-url https://shop.example --profile ./profile.json --output ./reports`,
+    )
     .action(async (raw: Record<string, unknown>) => {
       const parsed = optionsSchema.safeParse(raw);
       if (!parsed.success) {
         const i = parsed.error.issues[0]!;
-        process.stderr.write(`shop-conformance self-test: --${String(i.path[0] ?? '').replace(/[A-Z]/g, (c) => '-' + c.toLowerCase())}: ${i.message}\n`);
+        process.stderr.write(
+          `shop-conformance self-test: --${String(i.path[0] ?? '').replace(/[A-Z]/g, (c) => '-' + c.toLowerCase())}: ${i.message}\n`,
+        );
         process.exit(EXIT.usage);
       }
       process.exit(await selfTest(parsed.data));

@@ -61,18 +61,28 @@ export function idpHandler(profile: Profile, fallbackOrigin: () => string, clock
     send(200, 'application/jwk-set+json', jwks, { 'cache-control': 'no-cache' });
   };
 
-  function outage(req: IncomingMessage, send: (status: number, type: string, body: string, headers?: Record<string, string>) => void): void {
-    if (req.method === 'GET') return send(200, 'application/json', JSON.stringify({ outage: clock() < downUntil }), { 'cache-control': 'no-store' });
-    if (req.method !== 'POST') return send(405, 'application/json', JSON.stringify({ error: 'method_not_allowed' }), { allow: 'GET, POST' });
+  function outage(
+    req: IncomingMessage,
+    send: (status: number, type: string, body: string, headers?: Record<string, string>) => void,
+  ): void {
+    if (req.method === 'GET')
+      return send(200, 'application/json', JSON.stringify({ outage: clock() < downUntil }), { 'cache-control': 'no-store' });
+    if (req.method !== 'POST')
+      return send(405, 'application/json', JSON.stringify({ error: 'method_not_allowed' }), { allow: 'GET, POST' });
     const given = Buffer.from(req.headers.authorization ?? '');
     if (given.length !== control.length || !timingSafeEqual(given, control)) {
-      return send(401, 'application/json', JSON.stringify({ error: 'the control token of the profile is required' }), { 'www-authenticate': 'Bearer' });
+      return send(401, 'application/json', JSON.stringify({ error: 'the control token of the profile is required' }), {
+        'www-authenticate': 'Bearer',
+      });
     }
     // `?seconds=N` (1–120, default 30); `?seconds=0` ends an outage at once.
     const asked = Number(new URL(req.url ?? '/', 'http://idp.invalid').searchParams.get('seconds') ?? 30);
-    if (!Number.isInteger(asked) || asked < 0 || asked > 120) return send(400, 'application/json', JSON.stringify({ error: 'seconds must be an integer from 0 to 120' }));
+    if (!Number.isInteger(asked) || asked < 0 || asked > 120)
+      return send(400, 'application/json', JSON.stringify({ error: 'seconds must be an integer from 0 to 120' }));
     downUntil = asked === 0 ? 0 : clock() + asked * 1000;
-    send(200, 'application/json', JSON.stringify({ outage: asked > 0, until: asked > 0 ? new Date(downUntil).toISOString() : null }), { 'cache-control': 'no-store' });
+    send(200, 'application/json', JSON.stringify({ outage: asked > 0, until: asked > 0 ? new Date(downUntil).toISOString() : null }), {
+      'cache-control': 'no-store',
+    });
   }
 }
 

@@ -43,16 +43,38 @@ export interface Matrix {
   coverage: { testable: number; covered: number };
 }
 
-export function buildMatrix(o: { target: string; level: string; defects: readonly Defect[]; library: readonly Defect[]; outcomes: readonly Outcome[] }): Matrix {
-  const baselineFailed = new Set(o.outcomes.filter((x) => x.project === 'baseline' && x.failedClauses.length + (x.status === 'failed' || x.status === 'timedOut' ? 1 : 0) > 0).map((x) => x.check));
+export function buildMatrix(o: {
+  target: string;
+  level: string;
+  defects: readonly Defect[];
+  library: readonly Defect[];
+  outcomes: readonly Outcome[];
+}): Matrix {
+  const baselineFailed = new Set(
+    o.outcomes
+      .filter((x) => x.project === 'baseline' && x.failedClauses.length + (x.status === 'failed' || x.status === 'timedOut' ? 1 : 0) > 0)
+      .map((x) => x.check),
+  );
   const rows: DefectRow[] = o.defects.map((d) => {
     const mine = o.outcomes.filter((x) => x.project === d.id);
-    const row: DefectRow = { id: d.id, clause: d.clause, kind: d.kind, description: d.description, verdict: 'survived', kills: [], missed: [], otherClauses: [], skipped: [], baselineFailing: [] };
+    const row: DefectRow = {
+      id: d.id,
+      clause: d.clause,
+      kind: d.kind,
+      description: d.description,
+      verdict: 'survived',
+      kills: [],
+      missed: [],
+      otherClauses: [],
+      skipped: [],
+      baselineFailing: [],
+    };
     for (const x of mine) {
       if (x.status === 'skipped' || x.status === 'interrupted') row.skipped.push(x.check);
       else if (baselineFailed.has(x.check)) row.baselineFailing.push(x.check);
       else if (x.failedClauses.includes(d.clause)) row.kills.push({ check: x.check, ...(x.note ? { note: x.note } : {}) });
-      else if (x.failedClauses.length > 0 || x.status === 'failed' || x.status === 'timedOut') row.otherClauses.push({ check: x.check, failed: x.failedClauses.length ? x.failedClauses : [x.status] });
+      else if (x.failedClauses.length > 0 || x.status === 'failed' || x.status === 'timedOut')
+        row.otherClauses.push({ check: x.check, failed: x.failedClauses.length ? x.failedClauses : [x.status] });
       else row.missed.push(x.check);
     }
     row.verdict = row.kills.length > 0 ? 'killed' : row.missed.length + row.otherClauses.length === 0 ? 'unjudged' : 'survived';
@@ -85,28 +107,49 @@ export function formatMatrix(m: Matrix): string {
   const w = Math.max(10, ...m.defects.map((d) => d.id.length));
   for (const d of m.defects) {
     const mark = d.verdict === 'killed' ? 'KILLED  ' : d.verdict === 'survived' ? 'SURVIVED' : 'UNJUDGED';
-    const by = d.verdict === 'killed' ? d.kills.map((k) => k.check).join(', ')
-      : d.verdict === 'survived' ? [d.missed.length ? `passed: ${d.missed.join(', ')}` : '', ...d.otherClauses.map((o) => `${o.check} failed on ${o.failed.join(' ')}`)].filter(Boolean).join('; ')
-        : `no check ran${d.skipped.length ? ` (skipped: ${d.skipped.join(', ')})` : ''}${d.baselineFailing.length ? ` (failing without the defect: ${d.baselineFailing.join(', ')})` : ''}`;
+    const by =
+      d.verdict === 'killed'
+        ? d.kills.map((k) => k.check).join(', ')
+        : d.verdict === 'survived'
+          ? [
+              d.missed.length ? `passed: ${d.missed.join(', ')}` : '',
+              ...d.otherClauses.map((o) => `${o.check} failed on ${o.failed.join(' ')}`),
+            ]
+              .filter(Boolean)
+              .join('; ')
+          : `no check ran${d.skipped.length ? ` (skipped: ${d.skipped.join(', ')})` : ''}${d.baselineFailing.length ? ` (failing without the defect: ${d.baselineFailing.join(', ')})` : ''}`;
     lines.push(`  ${mark} ${d.id.padEnd(w)} ${d.clause.padEnd(22)} ${by}`.slice(0, 260));
   }
   const s = m.summary;
   const survivors = m.defects.filter((d) => d.verdict !== 'killed');
   lines.push('', `Kill rate: ${s.killed}/${s.defects} (${pct(s.killRate)}); survivors: ${s.survived}; unjudged: ${s.unjudged}`);
   if (survivors.length) lines.push(`Survivors: ${survivors.map((d) => `${d.id} (${d.clause})`).join(', ')}`);
-  lines.push(`Defect library covers ${m.coverage.covered}/${m.coverage.testable} testable clauses; uncovered (${m.uncovered.length}): ${m.uncovered.join(' ')}`);
+  lines.push(
+    `Defect library covers ${m.coverage.covered}/${m.coverage.testable} testable clauses; uncovered (${m.uncovered.length}): ${m.uncovered.join(' ')}`,
+  );
   return lines.join('\n') + '\n';
 }
 
 const esc = (s: string) => s.replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c]!);
 
 export function htmlMatrix(m: Matrix): string {
-  const rows = m.defects.map((d) => {
-    const checks = d.verdict === 'killed' ? d.kills.map((k) => `<b>${esc(k.check)}</b>${k.note ? `<br><small>${esc(k.note)}</small>` : ''}`).join('<br>')
-      : [...d.missed.map((c) => `passed: ${esc(c)}`), ...d.otherClauses.map((o) => `${esc(o.check)} failed on ${esc(o.failed.join(' '))}`), ...d.skipped.map((c) => `skipped: ${esc(c)}`), ...d.baselineFailing.map((c) => `fails without the defect: ${esc(c)}`)].join('<br>');
-    return `<tr class="${d.verdict}"><td>${d.verdict}</td><td><code>${esc(d.id)}</code><br><small>${esc(d.kind)}: ${esc(d.description)}</small></td>` +
-      `<td title="${esc(CLAUSES_BY_ID.get(d.clause)?.text ?? '')}">${esc(d.clause)}</td><td>${checks}</td></tr>`;
-  }).join('\n');
+  const rows = m.defects
+    .map((d) => {
+      const checks =
+        d.verdict === 'killed'
+          ? d.kills.map((k) => `<b>${esc(k.check)}</b>${k.note ? `<br><small>${esc(k.note)}</small>` : ''}`).join('<br>')
+          : [
+              ...d.missed.map((c) => `passed: ${esc(c)}`),
+              ...d.otherClauses.map((o) => `${esc(o.check)} failed on ${esc(o.failed.join(' '))}`),
+              ...d.skipped.map((c) => `skipped: ${esc(c)}`),
+              ...d.baselineFailing.map((c) => `fails without the defect: ${esc(c)}`),
+            ].join('<br>');
+      return (
+        `<tr class="${d.verdict}"><td>${d.verdict}</td><td><code>${esc(d.id)}</code><br><small>${esc(d.kind)}: ${esc(d.description)}</small></td>` +
+        `<td title="${esc(CLAUSES_BY_ID.get(d.clause)?.text ?? '')}">${esc(d.clause)}</td><td>${checks}</td></tr>`
+      );
+    })
+    .join('\n');
   const s = m.summary;
   return `<!doctype html><html><head><meta charset="utf-8"><title>shop-conformance self-test</title><style>
 body{font-family:sans-serif;margin:2em}table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:4px 8px;vertical-align:top}

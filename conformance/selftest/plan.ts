@@ -40,12 +40,17 @@ export const clauseGrep = (clauses: readonly string[]): RegExp => new RegExp(`@(
  * Greedy packing: defects in order of how many checks they have, each into the first project where it conflicts with no
  * defect (same clause, or a check citing both clauses). `checks` holds the clause list of every selectable check.
  */
-export function packDefects<D extends { id: string; clause: string }>(defects: readonly D[], checks: readonly (readonly string[])[]): D[][] {
+export function packDefects<D extends { id: string; clause: string }>(
+  defects: readonly D[],
+  checks: readonly (readonly string[])[],
+): D[][] {
   const partners = new Map<string, Set<string>>();
-  for (const clauses of checks) for (const a of clauses) for (const b of clauses) {
-    if (!partners.has(a)) partners.set(a, new Set());
-    partners.get(a)!.add(b);
-  }
+  for (const clauses of checks)
+    for (const a of clauses)
+      for (const b of clauses) {
+        if (!partners.has(a)) partners.set(a, new Set());
+        partners.get(a)!.add(b);
+      }
   const weight = (d: D) => checks.filter((c) => c.includes(d.clause)).length;
   const ordered = [...defects].sort((a, b) => weight(b) - weight(a));
   const projects: D[][] = [];

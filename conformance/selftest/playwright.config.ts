@@ -26,11 +26,11 @@ export default defineConfig<{ selftestTargets?: Record<string, string> }>({
   projects: plan.listing
     ? [{ name: 'listing', grep: clauseGrep(plan.listing) }]
     : [
-      ...(plan.baseline.length ? [{ name: 'baseline', grep: clauseGrep(plan.baseline), use: { baseURL: plan.target } }] : []),
-      ...plan.projects.map((p) => ({
-        name: p.name,
-        grep: clauseGrep(p.defects.map((d) => d.clause)),
-        use: { selftestTargets: Object.fromEntries(p.defects.map((d) => [d.clause, d.url])) },
-      })),
-    ],
+        ...(plan.baseline.length ? [{ name: 'baseline', grep: clauseGrep(plan.baseline), use: { baseURL: plan.target } }] : []),
+        ...plan.projects.map((p) => ({
+          name: p.name,
+          grep: clauseGrep(p.defects.map((d) => d.clause)),
+          use: { selftestTargets: Object.fromEntries(p.defects.map((d) => [d.clause, d.url])) },
+        })),
+      ],
 });

@@ -14,7 +14,8 @@ export default class SelfTestReporter implements Reporter {
     const project = test.parent.project()?.name ?? '';
     // Playwright may show a result's annotations on the test case too: each clause once.
     const failedClauses = [...new Set(annotations.filter((a) => a.type === 'failed-clause').map((a) => a.description ?? ''))];
-    const note = annotations.find((a) => a.type === 'selftest-failure' || a.type === 'skip')?.description ?? result.error?.message?.split('\n')[0];
+    const note =
+      annotations.find((a) => a.type === 'selftest-failure' || a.type === 'skip')?.description ?? result.error?.message?.split('\n')[0];
     this.outcomes.push({
       project,
       tags: test.tags.map((t) => t.replace(/^@/, '')),

@@ -24,7 +24,10 @@ function fromDecodingError(err: { type?: unknown; status?: unknown }): ProblemEr
     case 'request.aborted':
     case 'request.size.invalid':
     case 'stream.encoding.set':
-      return new ProblemError('invalid_request', { detail: 'The request body could not be read.', issues: [{ path: 'body', code: String(err.type), message: 'The body could not be read.' }] });
+      return new ProblemError('invalid_request', {
+        detail: 'The request body could not be read.',
+        issues: [{ path: 'body', code: String(err.type), message: 'The body could not be read.' }],
+      });
     default:
       return undefined;
   }
@@ -70,7 +73,11 @@ export function boundary(docsUrl: string, log: Logger): ErrorRequestHandler {
       });
       problem = new ProblemError('internal_error');
     } else if (problem.status >= 500) {
-      log.error('api_error', { requestId: (res.locals.ctx as RequestContext | undefined)?.requestId, error: problem.code, cause: String(problem.options.cause ?? '') });
+      log.error('api_error', {
+        requestId: (res.locals.ctx as RequestContext | undefined)?.requestId,
+        error: problem.code,
+        cause: String(problem.options.cause ?? ''),
+      });
     }
     if (res.headersSent) {
       // Too late for a problem document (a stream already started): end the exchange.
@@ -87,12 +94,14 @@ export function unmatched(knownRoutes: readonly { method: string; pattern: RegEx
     const allowed = [...new Set(knownRoutes.filter((r) => r.pattern.test(req.path)).map((r) => r.method))];
     if (allowed.length > 0) {
       if (allowed.includes('GET')) allowed.push('HEAD');
-      throw new ProblemError('method_not_allowed', { detail: `${req.method} is not allowed on this path.`, headers: { Allow: allowed.join(', ') } });
+      throw new ProblemError('method_not_allowed', {
+        detail: `${req.method} is not allowed on this path.`,
+        headers: { Allow: allowed.join(', ') },
+      });
     }
     throw new ProblemError('not_found', { detail: 'No route matches this path.' });
   };
 }
-
 
 /**
  * Requests Node refuses before Express sees them (headers over 16 KiB, unparsable request lines) still get the problem

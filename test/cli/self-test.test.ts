@@ -9,15 +9,32 @@ import { cli, outputDir } from '../helpers/cli.js';
 describe('shop-conformance self-test', () => {
   test('kills a wire-level and a leniency defect, a toothless defect survives: exit 1', async () => {
     const out = outputDir();
-    const r = await cli(['self-test', '--defect', 'endpoints.create-without-location', 'auth.expired-token-accepted', 'auth.forged-guest-session-accepted',
-      '--toothless', 'END-PUBLIC-1', '--workers', '2', '--output', out], 240_000);
+    const r = await cli(
+      [
+        'self-test',
+        '--defect',
+        'endpoints.create-without-location',
+        'auth.expired-token-accepted',
+        'auth.forged-guest-session-accepted',
+        '--toothless',
+        'END-PUBLIC-1',
+        '--workers',
+        '2',
+        '--output',
+        out,
+      ],
+      240_000,
+    );
     assert.equal(r.code, 1, r.out);
     assert.match(r.out, /KILLED\s+endpoints\.create-without-location\s+END-CONV-2/);
     assert.match(r.out, /KILLED\s+auth\.expired-token-accepted\s+AUTH-TOKEN-6\s+auth\.token\.expired/);
     assert.match(r.out, /SURVIVED\s+selftest\.toothless\.END-PUBLIC-1\s+END-PUBLIC-1\s+passed: endpoints\.public\.health/);
     assert.match(r.out, /Kill rate: 3\/4 \(75\.0%\)/);
     assert.match(r.out, /uncovered \(\d+\):/);
-    const json = JSON.parse(readFileSync(join(out, 'self-test.json'), 'utf8')) as { summary: { killed: number; survived: number }; defects: { id: string; verdict: string }[] };
+    const json = JSON.parse(readFileSync(join(out, 'self-test.json'), 'utf8')) as {
+      summary: { killed: number; survived: number };
+      defects: { id: string; verdict: string }[];
+    };
     assert.deepEqual(json.summary.killed, 3);
     assert.deepEqual(json.defects.find((d) => d.id === 'selftest.toothless.END-PUBLIC-1')?.verdict, 'survived');
     assert.ok(existsSync(join(out, 'self-test.html')));

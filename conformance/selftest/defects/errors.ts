@@ -3,43 +3,105 @@ import { headerOf, mapHeader } from '../proxy.js';
 import { editJson, problemCode, setField, withoutField, wire, type Defect } from './types.js';
 
 export const ERRORS_DEFECTS: readonly Defect[] = [
-  wire('errors.no-store-dropped-on-auth-refusals', 'ERR-PROBLEM-5', 'Cache-Control: no-store dropped on 401, 403 and 429 answers',
-    (a) => ([401, 403, 429].includes(a.status) ? { ...a, headers: withoutField(a.headers, 'cache-control') } : a)),
-  wire('errors.problem-as-plain-json', 'ERR-PROBLEM-4', 'failure answers labelled application/json instead of application/problem+json',
-    (a) => (a.status >= 400 ? { ...a, headers: mapHeader(a.headers, 'content-type', () => 'application/json; charset=utf-8') } : a)),
-  wire('errors.request-id-dropped-on-success', 'ERR-PROBLEM-7', 'X-Request-Id missing on successful answers',
-    (a) => (a.status < 300 ? { ...a, headers: withoutField(a.headers, 'x-request-id') } : a)),
-  wire('errors.decoding-failure-instance-wrong', 'ERR-PROBLEM-6', 'a 400 or 413 that is not a validation error carries an `instance` that differs from X-Request-Id',
-    (a) => ((a.status === 400 || a.status === 413) && problemCode(a) !== 'invalid_request' && problemCode(a) !== 'guest_session_required'
-      ? editJson(a, (b) => { b.instance = `urn:uuid:${String(b.instance)}`; }) : a)),
-  wire('errors.domain-error-challenge', 'ERR-PROBLEM-8', 'a WWW-Authenticate challenge added to 404 and 422 domain errors',
-    (a) => (a.status === 404 || a.status === 422 ? { ...a, headers: setField(a.headers, 'WWW-Authenticate', 'Bearer realm="shop"') } : a)),
-  wire('errors.no-token-bearer-only', 'ERR-TABLE-1', 'the no-token challenge offers Bearer only (the DPoP challenge is dropped)',
-    (a) => (a.status === 401 && /DPoP/.test(headerOf(a.headers, 'www-authenticate') ?? '') && /Bearer/.test(headerOf(a.headers, 'www-authenticate') ?? '')
-      ? { ...a, headers: setField(a.headers, 'WWW-Authenticate', 'Bearer error="invalid_token"') } : a)),
-  wire('errors.dpop-failure-without-nonce', 'ERR-TABLE-4', 'DPoP-Nonce missing on invalid_dpop_proof and use_dpop_nonce answers',
-    (a) => (['invalid_dpop_proof', 'use_dpop_nonce'].includes(problemCode(a) ?? '') ? { ...a, headers: withoutField(a.headers, 'dpop-nonce') } : a)),
-  wire('errors.guest-session-refusal-without-challenge', 'ERR-TABLE-6', 'invalid_guest_session answered without WWW-Authenticate',
-    (a) => (problemCode(a) === 'invalid_guest_session' ? { ...a, headers: withoutField(a.headers, 'www-authenticate') } : a)),
-  wire('errors.guest-session-required-as-401', 'ERR-TABLE-7', 'guest_session_required answered 401 instead of 400',
-    (a) => (problemCode(a) === 'guest_session_required' ? editJson({ ...a, status: 401 }, (b) => { b.status = 401; b.title = 'Unauthorized'; }) : a)),
-  wire('errors.caller-not-allowed-challenge', 'ERR-TABLE-8', 'caller_not_allowed carries a WWW-Authenticate challenge',
-    (a) => (problemCode(a) === 'caller_not_allowed' ? { ...a, headers: setField(a.headers, 'WWW-Authenticate', 'Bearer error="insufficient_scope"') } : a)),
-  wire('errors.insufficient-scope-unnamed', 'ERR-TABLE-9', 'insufficient_scope without the `scope` member',
-    (a) => (problemCode(a) === 'insufficient_scope' ? editJson(a, (b) => { delete b.scope; }) : a)),
-  wire('errors.sign-in-required-bare-challenge', 'ERR-TABLE-10', 'sign_in_required challenge without error="sign_in_required"',
-    (a) => (problemCode(a) === 'sign_in_required' ? { ...a, headers: mapHeader(a.headers, 'www-authenticate', (v) => v.replace(/,?\s*error="sign_in_required"/g, '')) } : a)),
-  wire('errors.validation-challenge', 'ERR-TABLE-11', 'invalid_request carries a WWW-Authenticate challenge',
-    (a) => (problemCode(a) === 'invalid_request' ? { ...a, headers: setField(a.headers, 'WWW-Authenticate', 'Bearer') } : a)),
-  wire('errors.rate-limited-without-retry-after', 'ERR-TABLE-12', 'rate_limited answered without Retry-After',
-    (a) => (a.status === 429 ? { ...a, headers: withoutField(a.headers, 'retry-after') } : a)),
-  wire('errors.cart-empty-as-409', 'ERR-TABLE-14', 'cart_empty answered 409 instead of 422',
-    (a) => (problemCode(a) === 'cart_empty' ? editJson({ ...a, status: 409 }, (b) => { b.status = 409; b.title = 'Conflict'; }) : a)),
-  wire('errors.direct-conversation-unnamed', 'ERR-TABLE-15', 'direct_conversation_open without `conversation_id`',
-    (a) => (problemCode(a) === 'direct_conversation_open' ? editJson(a, (b) => { delete b.conversation_id; }) : a)),
-  wire('errors.assistant-scope-as-api-scope', 'ERR-SCOPE-1', 'insufficient_scope names an API scope where it must name an account permission',
-    (a) => (problemCode(a) === 'insufficient_scope' ? editJson(a, (b) => { if (typeof b.scope === 'string' && b.scope.startsWith('assistant:')) b.scope = 'account:read'; }) : a)),
-  wire('errors.unmatched-route-plain', 'ERR-PROBLEM-10', 'an unmatched route answered with a plain-text 404',
-    (a) => (a.status === 404 && problemCode(a) !== undefined && !/recovery|order|address|conversation|not_configured/.test(problemCode(a)!)
-      ? { ...a, headers: setField(withoutField(a.headers, 'content-type'), 'Content-Type', 'text/plain'), body: 'Not Found' } : a)),
+  wire('errors.no-store-dropped-on-auth-refusals', 'ERR-PROBLEM-5', 'Cache-Control: no-store dropped on 401, 403 and 429 answers', (a) =>
+    [401, 403, 429].includes(a.status) ? { ...a, headers: withoutField(a.headers, 'cache-control') } : a,
+  ),
+  wire(
+    'errors.problem-as-plain-json',
+    'ERR-PROBLEM-4',
+    'failure answers labelled application/json instead of application/problem+json',
+    (a) => (a.status >= 400 ? { ...a, headers: mapHeader(a.headers, 'content-type', () => 'application/json; charset=utf-8') } : a),
+  ),
+  wire('errors.request-id-dropped-on-success', 'ERR-PROBLEM-7', 'X-Request-Id missing on successful answers', (a) =>
+    a.status < 300 ? { ...a, headers: withoutField(a.headers, 'x-request-id') } : a,
+  ),
+  wire(
+    'errors.decoding-failure-instance-wrong',
+    'ERR-PROBLEM-6',
+    'a 400 or 413 that is not a validation error carries an `instance` that differs from X-Request-Id',
+    (a) =>
+      (a.status === 400 || a.status === 413) && problemCode(a) !== 'invalid_request' && problemCode(a) !== 'guest_session_required'
+        ? editJson(a, (b) => {
+            b.instance = `urn:uuid:${String(b.instance)}`;
+          })
+        : a,
+  ),
+  wire('errors.domain-error-challenge', 'ERR-PROBLEM-8', 'a WWW-Authenticate challenge added to 404 and 422 domain errors', (a) =>
+    a.status === 404 || a.status === 422 ? { ...a, headers: setField(a.headers, 'WWW-Authenticate', 'Bearer realm="shop"') } : a,
+  ),
+  wire('errors.no-token-bearer-only', 'ERR-TABLE-1', 'the no-token challenge offers Bearer only (the DPoP challenge is dropped)', (a) =>
+    a.status === 401 &&
+    /DPoP/.test(headerOf(a.headers, 'www-authenticate') ?? '') &&
+    /Bearer/.test(headerOf(a.headers, 'www-authenticate') ?? '')
+      ? { ...a, headers: setField(a.headers, 'WWW-Authenticate', 'Bearer error="invalid_token"') }
+      : a,
+  ),
+  wire('errors.dpop-failure-without-nonce', 'ERR-TABLE-4', 'DPoP-Nonce missing on invalid_dpop_proof and use_dpop_nonce answers', (a) =>
+    ['invalid_dpop_proof', 'use_dpop_nonce'].includes(problemCode(a) ?? '') ? { ...a, headers: withoutField(a.headers, 'dpop-nonce') } : a,
+  ),
+  wire('errors.guest-session-refusal-without-challenge', 'ERR-TABLE-6', 'invalid_guest_session answered without WWW-Authenticate', (a) =>
+    problemCode(a) === 'invalid_guest_session' ? { ...a, headers: withoutField(a.headers, 'www-authenticate') } : a,
+  ),
+  wire('errors.guest-session-required-as-401', 'ERR-TABLE-7', 'guest_session_required answered 401 instead of 400', (a) =>
+    problemCode(a) === 'guest_session_required'
+      ? editJson({ ...a, status: 401 }, (b) => {
+          b.status = 401;
+          b.title = 'Unauthorized';
+        })
+      : a,
+  ),
+  wire('errors.caller-not-allowed-challenge', 'ERR-TABLE-8', 'caller_not_allowed carries a WWW-Authenticate challenge', (a) =>
+    problemCode(a) === 'caller_not_allowed'
+      ? { ...a, headers: setField(a.headers, 'WWW-Authenticate', 'Bearer error="insufficient_scope"') }
+      : a,
+  ),
+  wire('errors.insufficient-scope-unnamed', 'ERR-TABLE-9', 'insufficient_scope without the `scope` member', (a) =>
+    problemCode(a) === 'insufficient_scope'
+      ? editJson(a, (b) => {
+          delete b.scope;
+        })
+      : a,
+  ),
+  wire('errors.sign-in-required-bare-challenge', 'ERR-TABLE-10', 'sign_in_required challenge without error="sign_in_required"', (a) =>
+    problemCode(a) === 'sign_in_required'
+      ? { ...a, headers: mapHeader(a.headers, 'www-authenticate', (v) => v.replace(/,?\s*error="sign_in_required"/g, '')) }
+      : a,
+  ),
+  wire('errors.validation-challenge', 'ERR-TABLE-11', 'invalid_request carries a WWW-Authenticate challenge', (a) =>
+    problemCode(a) === 'invalid_request' ? { ...a, headers: setField(a.headers, 'WWW-Authenticate', 'Bearer') } : a,
+  ),
+  wire('errors.rate-limited-without-retry-after', 'ERR-TABLE-12', 'rate_limited answered without Retry-After', (a) =>
+    a.status === 429 ? { ...a, headers: withoutField(a.headers, 'retry-after') } : a,
+  ),
+  wire('errors.cart-empty-as-409', 'ERR-TABLE-14', 'cart_empty answered 409 instead of 422', (a) =>
+    problemCode(a) === 'cart_empty'
+      ? editJson({ ...a, status: 409 }, (b) => {
+          b.status = 409;
+          b.title = 'Conflict';
+        })
+      : a,
+  ),
+  wire('errors.direct-conversation-unnamed', 'ERR-TABLE-15', 'direct_conversation_open without `conversation_id`', (a) =>
+    problemCode(a) === 'direct_conversation_open'
+      ? editJson(a, (b) => {
+          delete b.conversation_id;
+        })
+      : a,
+  ),
+  wire(
+    'errors.assistant-scope-as-api-scope',
+    'ERR-SCOPE-1',
+    'insufficient_scope names an API scope where it must name an account permission',
+    (a) =>
+      problemCode(a) === 'insufficient_scope'
+        ? editJson(a, (b) => {
+            if (typeof b.scope === 'string' && b.scope.startsWith('assistant:')) b.scope = 'account:read';
+          })
+        : a,
+  ),
+  wire('errors.unmatched-route-plain', 'ERR-PROBLEM-10', 'an unmatched route answered with a plain-text 404', (a) =>
+    a.status === 404 && problemCode(a) !== undefined && !/recovery|order|address|conversation|not_configured/.test(problemCode(a)!)
+      ? { ...a, headers: setField(withoutField(a.headers, 'content-type'), 'Content-Type', 'text/plain'), body: 'Not Found' }
+      : a,
+  ),
 ];

@@ -30,4 +30,5 @@ export const DEFECTS: readonly Defect[] = [
 ];
 
 /** A defect that breaks nothing: whatever clause it names, the checks pass, so it survives (exit 1). */
-export const toothless = (clause: string): Defect => wire(`selftest.toothless.${clause}`, clause, 'changes nothing (a self-test of the self-test)', (a) => a);
+export const toothless = (clause: string): Defect =>
+  wire(`selftest.toothless.${clause}`, clause, 'changes nothing (a self-test of the self-test)', (a) => a);

@@ -5,21 +5,47 @@ import { pathOf, problemCode, setField, wire, type Defect } from './types.js';
 /** Answers 200 {} where the target has no route: a server that serves what the spec says is not a service endpoint. */
 const servesUnknownRoutes = (id: string, clause: string, what: string): Defect =>
   wire(id, clause, `${what} answered 200 {} (every unmatched route is served)`, (a) =>
-    (a.status === 404 || a.status === 405) && problemCode(a) !== undefined && !/recovery|order|address|conversation|not_configured/.test(problemCode(a)!)
-      ? { status: 200, headers: [['Content-Type', 'application/json'], ['Cache-Control', 'no-store'], ...a.headers.filter(([k]) => k.toLowerCase() === 'x-request-id')], body: '{}' }
-      : a);
+    (a.status === 404 || a.status === 405) &&
+    problemCode(a) !== undefined &&
+    !/recovery|order|address|conversation|not_configured/.test(problemCode(a)!)
+      ? {
+          status: 200,
+          headers: [
+            ['Content-Type', 'application/json'],
+            ['Cache-Control', 'no-store'],
+            ...a.headers.filter(([k]) => k.toLowerCase() === 'x-request-id'),
+          ],
+          body: '{}',
+        }
+      : a,
+  );
 
 export const PURPOSE_DEFECTS: readonly Defect[] = [
-  wire('purpose.cors-offered', 'PUR-PROTO-3', 'Access-Control-Allow-Origin: * on answers to requests with Origin',
-    (a, r) => (headerOf(r.headers, 'origin') ? { ...a, headers: setField(setField(a.headers, 'Access-Control-Allow-Origin', '*'), 'Access-Control-Allow-Methods', 'GET, POST') } : a)),
+  wire('purpose.cors-offered', 'PUR-PROTO-3', 'Access-Control-Allow-Origin: * on answers to requests with Origin', (a, r) =>
+    headerOf(r.headers, 'origin')
+      ? { ...a, headers: setField(setField(a.headers, 'Access-Control-Allow-Origin', '*'), 'Access-Control-Allow-Methods', 'GET, POST') }
+      : a,
+  ),
   servesUnknownRoutes('purpose.rpc-endpoint-served', 'PUR-PROTO-1', 'an RPC endpoint'),
   servesUnknownRoutes('purpose.batch-endpoint-served', 'PUR-PROTO-2', 'a batch endpoint'),
   servesUnknownRoutes('purpose.alias-paths-served', 'PUR-RULE-1', 'a second path of an operation'),
   servesUnknownRoutes('purpose.storefront-prefix-served', 'PUR-RULE-6', 'a storefront-prefixed route'),
-  ...Array.from({ length: 14 }, (_, i) => servesUnknownRoutes(`purpose.storefront-capability-${i + 1}-served`, `PUR-STOREFRONT-${i + 1}`, 'a storefront-only capability')),
+  ...Array.from({ length: 14 }, (_, i) =>
+    servesUnknownRoutes(`purpose.storefront-capability-${i + 1}-served`, `PUR-STOREFRONT-${i + 1}`, 'a storefront-only capability'),
+  ),
   servesUnknownRoutes('purpose.human-only-route-served', 'PUR-HUMAN-3', 'a human-only operation'),
   servesUnknownRoutes('versioning.website-checkout-paths-served', 'VER-ROUTES-2', 'an earlier website-prefixed checkout read'),
   servesUnknownRoutes('versioning.old-paths-aliased', 'VER-ROUTES-3', 'an old path'),
-  wire('versioning.assistant-document-missing', 'VER-DOCS-1', '/assistant/openapi.json answers 404',
-    (a, r) => (pathOf(r) === '/assistant/openapi.json' ? { status: 404, headers: [['Content-Type', 'application/problem+json'], ['Cache-Control', 'no-store']], body: JSON.stringify({ error: 'not_found', status: 404, title: 'Not Found' }) } : a)),
+  wire('versioning.assistant-document-missing', 'VER-DOCS-1', '/assistant/openapi.json answers 404', (a, r) =>
+    pathOf(r) === '/assistant/openapi.json'
+      ? {
+          status: 404,
+          headers: [
+            ['Content-Type', 'application/problem+json'],
+            ['Cache-Control', 'no-store'],
+          ],
+          body: JSON.stringify({ error: 'not_found', status: 404, title: 'Not Found' }),
+        }
+      : a,
+  ),
 ];

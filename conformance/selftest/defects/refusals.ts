@@ -7,12 +7,20 @@ import { editJson, lenient, notAStream, pathOf, problemCode, wire, type Defect }
 
 const served = (a: ProxyAnswer, body = '{}'): ProxyAnswer => ({
   status: 200,
-  headers: [['Content-Type', 'application/json'], ['Cache-Control', 'no-store'], ...a.headers.filter(([k]) => /^(x-request-id|dpop-nonce|traceparent)$/i.test(k))],
+  headers: [
+    ['Content-Type', 'application/json'],
+    ['Cache-Control', 'no-store'],
+    ...a.headers.filter(([k]) => /^(x-request-id|dpop-nonce|traceparent)$/i.test(k)),
+  ],
   body,
 });
 const refusal = (status: number, error: string, title: string, www?: string): ProxyAnswer => ({
   status,
-  headers: [['Content-Type', 'application/problem+json'], ['Cache-Control', 'no-store'], ...(www ? [['WWW-Authenticate', www] as [string, string]] : [])],
+  headers: [
+    ['Content-Type', 'application/problem+json'],
+    ['Cache-Control', 'no-store'],
+    ...(www ? [['WWW-Authenticate', www] as [string, string]] : []),
+  ],
   body: JSON.stringify({ error, status, title }),
 });
 
@@ -30,18 +38,36 @@ const CALLER_LISTS: [string, string, (r: ProxyRequest) => boolean][] = [
   ['AUTH-ACTIVE-3', 'an operator is admitted to customer routes', (r) => !pathOf(r).startsWith('/v1/ops/')],
 ];
 
-const SCOPES = ['AUTH-SCOPE-3', 'AUTH-SCOPE-4', 'AUTH-SCOPE-6', 'AUTH-SCOPE-7', 'AUTH-SCOPE-8', 'AUTH-SCOPE-9', 'AUTH-SCOPE-10', 'AUTH-SCOPE-11', 'AUTH-ASST-6', 'AUTH-ASST-7'];
+const SCOPES = [
+  'AUTH-SCOPE-3',
+  'AUTH-SCOPE-4',
+  'AUTH-SCOPE-6',
+  'AUTH-SCOPE-7',
+  'AUTH-SCOPE-8',
+  'AUTH-SCOPE-9',
+  'AUTH-SCOPE-10',
+  'AUTH-SCOPE-11',
+  'AUTH-ASST-6',
+  'AUTH-ASST-7',
+];
 
 /** Guest-Session values replaced by one session: every guest shares one cart. */
-const oneCart = (id: string, clause: string): Defect => lenient(id, clause, 'every guest session is mapped to one cart', (ctx) => {
-  const uuid = randomUUID();
-  const shared = `gs1.${uuid}.${guestSessionSignature(uuid, ctx.profile.secrets.guestSessionKey)}`;
-  return { request: (req: ProxyRequest) => (headerOf(req.headers, 'guest-session') ? { ...req, headers: mapHeader(req.headers, 'guest-session', () => shared) } : req) };
-});
+const oneCart = (id: string, clause: string): Defect =>
+  lenient(id, clause, 'every guest session is mapped to one cart', (ctx) => {
+    const uuid = randomUUID();
+    const shared = `gs1.${uuid}.${guestSessionSignature(uuid, ctx.profile.secrets.guestSessionKey)}`;
+    return {
+      request: (req: ProxyRequest) =>
+        headerOf(req.headers, 'guest-session') ? { ...req, headers: mapHeader(req.headers, 'guest-session', () => shared) } : req,
+    };
+  });
 
 /** Answers replayed by Idempotency-Key (a server that stores and replays them). */
 const replay = (id: string, clause: string): Defect => ({
-  id, clause, kind: 'wire', description: 'answers stored and replayed by Idempotency-Key',
+  id,
+  clause,
+  kind: 'wire',
+  description: 'answers stored and replayed by Idempotency-Key',
   rules: () => {
     const stored = new Map<string, ProxyAnswer>();
     return {
@@ -59,56 +85,115 @@ const replay = (id: string, clause: string): Defect => ({
 });
 
 export const REFUSALS_DEFECTS: readonly Defect[] = [
-  ...CALLER_LISTS.map(([clause, what, when]) => servesRefused(`callers.${clause.toLowerCase()}.admits-any`, clause, 'caller_not_allowed', what, when)),
-  ...SCOPES.map((clause) => servesRefused(`scopes.${clause.toLowerCase()}.unenforced`, clause, 'insufficient_scope', 'a missing scope is not enforced')),
-  wire('errors.forbidden-body-not-problem', 'ERR-PROBLEM-1', '403 answers carry {"message": …} instead of the problem document',
-    (a) => (a.status === 403 ? { ...a, body: JSON.stringify({ message: 'Forbidden' }) } : a)),
-  wire('errors.decoding-failure-plain', 'ERR-PROBLEM-2', 'a malformed JSON body is refused with a plain-text 400',
-    (a, r) => (a.status === 400 && !['invalid_request', 'guest_session_required', 'missing_signature', 'invalid_signature'].includes(problemCode(a) ?? '') && r.method !== 'GET'
-      ? { ...a, headers: mapHeader(a.headers, 'content-type', () => 'text/plain'), body: 'Bad Request' } : a)),
-  wire('errors.size-refusal-plain', 'ERR-PROBLEM-3', 'a body-size refusal is plain text', (a) => (a.status === 413 ? { ...a, headers: mapHeader(a.headers, 'content-type', () => 'text/plain'), body: 'Payload Too Large' } : a)),
-  wire('limits.body-cap-absent', 'LIM-BODY-1', 'a body over 256 KiB is accepted (413 answered 200 {})', (a, r) => (a.status === 413 && !pathOf(r).startsWith('/assistant/') && !pathOf(r).startsWith('/internal/') ? served(a) : a)),
-  wire('limits.conversation-cap-absent', 'LIM-CONV-1', 'a conversation body over 64 KiB is accepted (413 answered 200 {})', (a, r) => (a.status === 413 && pathOf(r).startsWith('/assistant/') ? served(a) : a)),
-  wire('limits.intent-cap-absent', 'LIM-INTENT-1', 'a security intent over 8 KiB is accepted (413 answered 202 {})', (a, r) => (a.status === 413 && pathOf(r) === '/internal/account/security-intents' ? { ...served(a), status: 202 } : a)),
-  wire('limits.issues-unbounded', 'LIM-ISSUES-1', '`issues` holds every problem (padded past 20)',
-    (a) => (problemCode(a) === 'invalid_request' ? editJson(a, (b) => { if (Array.isArray(b.issues) && b.issues.length >= 20) b.issues = [...b.issues, ...b.issues.slice(0, 5)]; }) : a)),
+  ...CALLER_LISTS.map(([clause, what, when]) =>
+    servesRefused(`callers.${clause.toLowerCase()}.admits-any`, clause, 'caller_not_allowed', what, when),
+  ),
+  ...SCOPES.map((clause) =>
+    servesRefused(`scopes.${clause.toLowerCase()}.unenforced`, clause, 'insufficient_scope', 'a missing scope is not enforced'),
+  ),
+  wire('errors.forbidden-body-not-problem', 'ERR-PROBLEM-1', '403 answers carry {"message": …} instead of the problem document', (a) =>
+    a.status === 403 ? { ...a, body: JSON.stringify({ message: 'Forbidden' }) } : a,
+  ),
+  wire('errors.decoding-failure-plain', 'ERR-PROBLEM-2', 'a malformed JSON body is refused with a plain-text 400', (a, r) =>
+    a.status === 400 &&
+    !['invalid_request', 'guest_session_required', 'missing_signature', 'invalid_signature'].includes(problemCode(a) ?? '') &&
+    r.method !== 'GET'
+      ? { ...a, headers: mapHeader(a.headers, 'content-type', () => 'text/plain'), body: 'Bad Request' }
+      : a,
+  ),
+  wire('errors.size-refusal-plain', 'ERR-PROBLEM-3', 'a body-size refusal is plain text', (a) =>
+    a.status === 413 ? { ...a, headers: mapHeader(a.headers, 'content-type', () => 'text/plain'), body: 'Payload Too Large' } : a,
+  ),
+  wire('limits.body-cap-absent', 'LIM-BODY-1', 'a body over 256 KiB is accepted (413 answered 200 {})', (a, r) =>
+    a.status === 413 && !pathOf(r).startsWith('/assistant/') && !pathOf(r).startsWith('/internal/') ? served(a) : a,
+  ),
+  wire('limits.conversation-cap-absent', 'LIM-CONV-1', 'a conversation body over 64 KiB is accepted (413 answered 200 {})', (a, r) =>
+    a.status === 413 && pathOf(r).startsWith('/assistant/') ? served(a) : a,
+  ),
+  wire('limits.intent-cap-absent', 'LIM-INTENT-1', 'a security intent over 8 KiB is accepted (413 answered 202 {})', (a, r) =>
+    a.status === 413 && pathOf(r) === '/internal/account/security-intents' ? { ...served(a), status: 202 } : a,
+  ),
+  wire('limits.issues-unbounded', 'LIM-ISSUES-1', '`issues` holds every problem (padded past 20)', (a) =>
+    problemCode(a) === 'invalid_request'
+      ? editJson(a, (b) => {
+          if (Array.isArray(b.issues) && b.issues.length >= 20) b.issues = [...b.issues, ...b.issues.slice(0, 5)];
+        })
+      : a,
+  ),
   lenient('endpoints.any-content-type-accepted', 'END-CONV-5', 'a body with another or no content type is read as JSON', () => ({
-    request: (req: ProxyRequest) => ((headerOf(req.headers, 'content-length') ?? '0') !== '0' && !/json/i.test(headerOf(req.headers, 'content-type') ?? '') && pathOf(req).startsWith('/v1/')
-      ? { ...req, headers: [...req.headers.filter(([k]) => k.toLowerCase() !== 'content-type'), ['Content-Type', 'application/json']] } : req),
+    request: (req: ProxyRequest) =>
+      (headerOf(req.headers, 'content-length') ?? '0') !== '0' &&
+      !/json/i.test(headerOf(req.headers, 'content-type') ?? '') &&
+      pathOf(req).startsWith('/v1/')
+        ? { ...req, headers: [...req.headers.filter(([k]) => k.toLowerCase() !== 'content-type'), ['Content-Type', 'application/json']] }
+        : req,
   })),
-  ...(['END-CONV-4', 'AUTH-ORDER-11'] as const).map((clause) => lenient(`endpoints.malformed-json-repaired.${clause.toLowerCase()}`, clause, 'a malformed JSON body is read as {}', () => ({
-    requestBody(req: ProxyRequest, body: string): string {
-      try {
-        JSON.parse(body);
-        return body;
-      } catch {
-        return pathOf(req).startsWith('/webhooks/') ? body : '{}';
-      }
-    },
-  }))),
-  wire('auth.rate-limit-after-validation', 'AUTH-ORDER-9', 'an over-budget request with an invalid body is answered 400', (a, r) => (a.status === 429 && r.method !== 'GET' ? refusal(400, 'invalid_request', 'Bad Request') : a)),
-  wire('auth.validation-before-token', 'AUTH-ORDER-10', 'a bad token with a body is answered 400 invalid_request', (a, r) => (problemCode(a) === 'invalid_token' && r.method !== 'GET' && headerOf(r.headers, 'authorization') ? refusal(400, 'invalid_request', 'Bad Request') : a)),
+  ...(['END-CONV-4', 'AUTH-ORDER-11'] as const).map((clause) =>
+    lenient(`endpoints.malformed-json-repaired.${clause.toLowerCase()}`, clause, 'a malformed JSON body is read as {}', () => ({
+      requestBody(req: ProxyRequest, body: string): string {
+        try {
+          JSON.parse(body);
+          return body;
+        } catch {
+          return pathOf(req).startsWith('/webhooks/') ? body : '{}';
+        }
+      },
+    })),
+  ),
+  wire('auth.rate-limit-after-validation', 'AUTH-ORDER-9', 'an over-budget request with an invalid body is answered 400', (a, r) =>
+    a.status === 429 && r.method !== 'GET' ? refusal(400, 'invalid_request', 'Bad Request') : a,
+  ),
+  wire('auth.validation-before-token', 'AUTH-ORDER-10', 'a bad token with a body is answered 400 invalid_request', (a, r) =>
+    problemCode(a) === 'invalid_token' && r.method !== 'GET' && headerOf(r.headers, 'authorization')
+      ? refusal(400, 'invalid_request', 'Bad Request')
+      : a,
+  ),
   oneCart('auth.guests-share-one-cart', 'AUTH-GUEST-17'),
   oneCart('auth.guest-session-not-the-cart', 'AUTH-GUEST-16'),
-  wire('auth.current-guest-key-refused', 'AUTH-GUEST-12', 'every guest session is refused as invalid', (a, r) => (headerOf(r.headers, 'guest-session') && pathOf(r).startsWith('/v1/cart') && a.status < 400 ? refusal(401, 'invalid_guest_session', 'Unauthorized', 'Bearer error="invalid_token"') : a)),
+  wire('auth.current-guest-key-refused', 'AUTH-GUEST-12', 'every guest session is refused as invalid', (a, r) =>
+    headerOf(r.headers, 'guest-session') && pathOf(r).startsWith('/v1/cart') && a.status < 400
+      ? refusal(401, 'invalid_guest_session', 'Unauthorized', 'Bearer error="invalid_token"')
+      : a,
+  ),
   lenient('auth.forged-guest-session-checked-on-catalog', 'AUTH-GUEST-2', 'a forged Guest-Session on a catalog read is refused', (ctx) => ({
     buffer: notAStream,
     response(a: ProxyAnswer, r: ProxyRequest): ProxyAnswer {
       const m = /^gs1\.([0-9a-f-]{36})\.(.+)$/.exec(headerOf(r.headers, 'guest-session') ?? '');
       if (!pathOf(r).startsWith('/v1/catalog') || !headerOf(r.headers, 'guest-session')) return a;
-      return m && guestSessionSignature(m[1]!, ctx.profile.secrets.guestSessionKey) === m[2] ? a : refusal(401, 'invalid_guest_session', 'Unauthorized', 'Bearer error="invalid_token"');
+      return m && guestSessionSignature(m[1]!, ctx.profile.secrets.guestSessionKey) === m[2]
+        ? a
+        : refusal(401, 'invalid_guest_session', 'Unauthorized', 'Bearer error="invalid_token"');
     },
   })),
   replay('purpose.idempotent-replay', 'PUR-IDEM-2'),
   replay('purpose.order-replayed', 'PUR-IDEM-3'),
-  wire('purpose.idempotency-key-refused', 'PUR-IDEM-1', 'a request with Idempotency-Key is refused 400', (a, r) => (headerOf(r.headers, 'idempotency-key') && a.status < 400 ? refusal(400, 'invalid_request', 'Bad Request') : a)),
-  wire('purpose.empty-cart-checkout-accepted', 'PUR-IDEM-4', 'cart_empty answered 201 {}', (a) => (problemCode(a) === 'cart_empty' ? { ...served(a), status: 201 } : a)),
-  wire('endpoints.recovery-pending-as-200', 'END-RECOVERY-13', '409 recovery_pending answered 200 pending', (a) => (problemCode(a) === 'recovery_pending' ? served(a, '{"status":"pending"}') : a)),
-  wire('events.processing-failure-acknowledged', 'EVT-WEBHOOK-6', 'a delivery that fails processing is answered 200 {"received": true}', (a) => (problemCode(a) === 'processing_failed' ? served(a, '{"received":true}') : a)),
-  wire('purpose.banner-leaks-phone', 'PUR-BANNER-1', 'the identity read carries a phone number besides the display name',
-    (a, r) => (pathOf(r) === '/v1/me/identity' && a.status === 200 ? editJson(a, (b) => { b.phone = '+15550100'; }) : a)),
+  wire('purpose.idempotency-key-refused', 'PUR-IDEM-1', 'a request with Idempotency-Key is refused 400', (a, r) =>
+    headerOf(r.headers, 'idempotency-key') && a.status < 400 ? refusal(400, 'invalid_request', 'Bad Request') : a,
+  ),
+  wire('purpose.empty-cart-checkout-accepted', 'PUR-IDEM-4', 'cart_empty answered 201 {}', (a) =>
+    problemCode(a) === 'cart_empty' ? { ...served(a), status: 201 } : a,
+  ),
+  wire('endpoints.recovery-pending-as-200', 'END-RECOVERY-13', '409 recovery_pending answered 200 pending', (a) =>
+    problemCode(a) === 'recovery_pending' ? served(a, '{"status":"pending"}') : a,
+  ),
+  wire(
+    'events.processing-failure-acknowledged',
+    'EVT-WEBHOOK-6',
+    'a delivery that fails processing is answered 200 {"received": true}',
+    (a) => (problemCode(a) === 'processing_failed' ? served(a, '{"received":true}') : a),
+  ),
+  wire('purpose.banner-leaks-phone', 'PUR-BANNER-1', 'the identity read carries a phone number besides the display name', (a, r) =>
+    pathOf(r) === '/v1/me/identity' && a.status === 200
+      ? editJson(a, (b) => {
+          b.phone = '+15550100';
+        })
+      : a,
+  ),
   {
-    id: 'auth.first-request-refused', clause: 'AUTH-CUST-4', kind: 'wire', description: 'the first request of each customer token is refused (a server that needs a sign-in registration)',
+    id: 'auth.first-request-refused',
+    clause: 'AUTH-CUST-4',
+    kind: 'wire',
+    description: 'the first request of each customer token is refused (a server that needs a sign-in registration)',
     rules: () => {
       const seen = new Set<string>();
       return {

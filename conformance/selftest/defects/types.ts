@@ -24,12 +24,25 @@ export interface Defect {
 /** Buffers every answer but an event stream (so that JSON and problem bodies can be edited). */
 export const notAStream = (answer: ProxyAnswer): boolean => !/^text\/event-stream/i.test(headerOf(answer.headers, 'content-type') ?? '');
 
-export const wire = (id: string, clause: string, description: string, response: (a: ProxyAnswer, r: ProxyRequest) => ProxyAnswer): Defect => ({
-  id, clause, description, kind: 'wire', rules: () => ({ buffer: notAStream, response }),
+export const wire = (
+  id: string,
+  clause: string,
+  description: string,
+  response: (a: ProxyAnswer, r: ProxyRequest) => ProxyAnswer,
+): Defect => ({
+  id,
+  clause,
+  description,
+  kind: 'wire',
+  rules: () => ({ buffer: notAStream, response }),
 });
 
 export const lenient = (id: string, clause: string, description: string, rules: (ctx: DefectContext) => ProxyRules): Defect => ({
-  id, clause, description, kind: 'leniency', rules,
+  id,
+  clause,
+  description,
+  kind: 'leniency',
+  rules,
 });
 
 /** The answer's JSON body edited by `edit` (which mutates it); answers without a JSON object body are left alone. */

@@ -70,7 +70,12 @@ export const STAGE_TABLE: { readonly [G in Group]: readonly Stage<RouteOf[G]>[] 
   webhook: [request(), ...webhookStages],
   internal: [request(), ...internalStages],
   // Conversation writes are capped at 64 KiB by Content-Length, before any byte of the body is read (spec, Limits).
-  conversations: [request(), bindRoute, { name: 'write cap (64 KiB by Content-Length)', make: () => conversationWriteCapStage() }, ...afterDecode],
+  conversations: [
+    request(),
+    bindRoute,
+    { name: 'write cap (64 KiB by Content-Length)', make: () => conversationWriteCapStage() },
+    ...afterDecode,
+  ],
   operations: [request(), bindRoute, ...afterDecode],
 };
 
@@ -81,7 +86,8 @@ export function pipelineFor<G extends Group>(group: G, route: RouteOf[G], domain
 }
 
 /** The group of an operation of contract/operations.ts. */
-export const groupOf = (route: RouteDef): 'conversations' | 'operations' => (route.operation.group === 'conversation' ? 'conversations' : 'operations');
+export const groupOf = (route: RouteDef): 'conversations' | 'operations' =>
+  route.operation.group === 'conversation' ? 'conversations' : 'operations';
 
 /** Stage names per group, for docs/pipeline.md (plumbing left out). */
 export function stageNames(group: Group): string[] {

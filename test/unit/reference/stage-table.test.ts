@@ -6,12 +6,25 @@ import { pipelineFor, stageNames, STAGE_TABLE } from '../../../reference/src/pip
 import { ROUTES } from '../../../reference/src/app.js';
 import type { Domain } from '../../../reference/src/domain.js';
 
-test('operations run the spec\'s stages in the spec\'s order', () => {
+test("operations run the spec's stages in the spec's order", () => {
   assert.deepEqual(stageNames('operations'), [
-    'request', 'decode', 'domain', 'authenticate', 'admit caller', 'actor', 'guard', 'rate limit', 'input validation', 'handler', 'output validation',
+    'request',
+    'decode',
+    'domain',
+    'authenticate',
+    'admit caller',
+    'actor',
+    'guard',
+    'rate limit',
+    'input validation',
+    'handler',
+    'output validation',
   ]);
   // Conversations cap their writes before decoding, then run as operations.
-  assert.deepEqual(stageNames('conversations').filter((n) => !n.startsWith('write cap')), stageNames('operations'));
+  assert.deepEqual(
+    stageNames('conversations').filter((n) => !n.startsWith('write cap')),
+    stageNames('operations'),
+  );
   assert.equal(stageNames('conversations')[1], 'write cap (64 KiB by Content-Length)');
 });
 

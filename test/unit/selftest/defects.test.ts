@@ -24,23 +24,37 @@ describe('defect library', () => {
   });
 
   test('selection by defect id and by clause; unknown names are usage errors', () => {
-    assert.deepEqual(selectDefects({ defect: ['errors.cart-empty-as-409'] }).map((d) => d.id), ['errors.cart-empty-as-409']);
+    assert.deepEqual(
+      selectDefects({ defect: ['errors.cart-empty-as-409'] }).map((d) => d.id),
+      ['errors.cart-empty-as-409'],
+    );
     assert.ok(selectDefects({ clause: ['AUTH-ORDER-3'] }).length >= 2);
     assert.throws(() => selectDefects({ defect: ['no.such'] }), /--defect: no defect no.such/);
     assert.throws(() => selectDefects({ clause: ['NOPE-1'] }), /--clause: no clause NOPE-1/);
-    assert.deepEqual(selectDefects({ toothless: 'END-PUBLIC-1' }).map((d) => d.id), ['selftest.toothless.END-PUBLIC-1']);
+    assert.deepEqual(
+      selectDefects({ toothless: 'END-PUBLIC-1' }).map((d) => d.id),
+      ['selftest.toothless.END-PUBLIC-1'],
+    );
   });
 });
 
 describe('kill matrix rules', () => {
   const d = toothless('END-CONV-2');
-  const outcome = (o: Partial<Outcome> & Pick<Outcome, 'project' | 'check'>): Outcome => ({ status: 'passed', failedClauses: [], setupFailed: false, ...o });
+  const outcome = (o: Partial<Outcome> & Pick<Outcome, 'project' | 'check'>): Outcome => ({
+    status: 'passed',
+    failedClauses: [],
+    setupFailed: false,
+    ...o,
+  });
   const matrix = (outcomes: Outcome[]) => buildMatrix({ target: 't', level: 'reference', defects: [d], library: DEFECTS, outcomes });
 
-  test('a check failing on the defect\'s clause kills it', () => {
+  test("a check failing on the defect's clause kills it", () => {
     const m = matrix([outcome({ project: d.id, check: 'a', failedClauses: ['END-CONV-2'] }), outcome({ project: d.id, check: 'b' })]);
     assert.equal(m.defects[0]!.verdict, 'killed');
-    assert.deepEqual(m.defects[0]!.kills.map((k) => k.check), ['a']);
+    assert.deepEqual(
+      m.defects[0]!.kills.map((k) => k.check),
+      ['a'],
+    );
     assert.equal(m.summary.killRate, 1);
   });
 
@@ -52,12 +66,18 @@ describe('kill matrix rules', () => {
     ]);
     assert.equal(m.defects[0]!.verdict, 'survived');
     assert.deepEqual(m.defects[0]!.skipped, ['a']);
-    assert.deepEqual(m.defects[0]!.otherClauses, [{ check: 'b', failed: ['END-CONV-1'] }, { check: 'c', failed: ['timedOut'] }]);
+    assert.deepEqual(m.defects[0]!.otherClauses, [
+      { check: 'b', failed: ['END-CONV-1'] },
+      { check: 'c', failed: ['timedOut'] },
+    ]);
     assert.match(formatMatrix(m), /b failed on END-CONV-1; c failed on timedOut/);
   });
 
   test('a check that fails without the defect (baseline) kills nothing; only skips: unjudged', () => {
-    const m = matrix([outcome({ project: 'baseline', check: 'a', failedClauses: ['END-CONV-2'] }), outcome({ project: d.id, check: 'a', failedClauses: ['END-CONV-2'] })]);
+    const m = matrix([
+      outcome({ project: 'baseline', check: 'a', failedClauses: ['END-CONV-2'] }),
+      outcome({ project: d.id, check: 'a', failedClauses: ['END-CONV-2'] }),
+    ]);
     assert.equal(m.defects[0]!.verdict, 'unjudged');
     assert.deepEqual(m.defects[0]!.baselineFailing, ['a']);
     assert.match(formatMatrix(m), /UNJUDGED/);
