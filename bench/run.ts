@@ -118,7 +118,7 @@ if (only.has('latency')) {
 if (only.has('tests')) {
   line('\n== npm test, script by script (wall time)');
   let total = 0;
-  for (const script of ['typecheck', 'lint', 'test:unit', 'test:http', 'test:cli', 'test:conformance']) {
+  for (const script of ['typecheck', 'lint', 'format:check', 'test:unit', 'test:http', 'test:cli', 'test:conformance']) {
     const started = process.hrtime.bigint();
     const r = spawnSync('npm', ['run', '--silent', script], { cwd: ROOT, stdio: 'ignore' });
     const s = Number(process.hrtime.bigint() - started) / 1e9;
