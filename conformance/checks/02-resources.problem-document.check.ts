@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { check, test, type Shop } from '../engine/check.js';
 import { OPERATOR_ATTRIBUTION } from '../engine/callers.js';
 import type { ShopResponse } from '../engine/http.js';
-import { expectProblem, fail } from '../lib/assert.js';
+import { expectProblem, fail, failSoft } from '../lib/assert.js';
 import { REASON_PHRASES } from '../../contract/errors.js';
 import { LIMITS } from '../../contract/limits.js';
 import { cartLine } from './_shared/expect-cart.js';
@@ -29,6 +29,9 @@ function expectProblemMembers(res: ShopResponse, shop: Shop, status: number, err
   const mediaType = (res.headers.get('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
   if (mediaType !== 'application/problem+json')
     fail('Content-Type media type', 'application/problem+json', res.headers.get('content-type'), 'RES-PROBLEM-1');
+  // Errors part: a failure answer is never stored (judged softly, on its own clause).
+  if (!/(^|,)\s*no-store\s*(,|$)/i.test(res.headers.get('cache-control') ?? ''))
+    failSoft('Cache-Control of a failure', 'no-store', res.headers.get('cache-control'), 'ERR-PROBLEM-5');
   const doc = res.body as unknown;
   if (typeof doc !== 'object' || doc === null || Array.isArray(doc))
     return fail('problem document', 'a JSON object', res.text.slice(0, 200), 'RES-PROBLEM-1');
@@ -93,8 +96,11 @@ test(
         'RES-PROBLEM-5',
         'RES-PROBLEM-6',
         'RES-PROBLEM-8',
+        // `issues` belongs to validation errors only: its presence here fails RES-PROBLEM-9 (assert.ts, expectProblem).
+        'RES-PROBLEM-9',
         'RES-PROBLEM-11',
         'RES-PROBLEM-12',
+        'ERR-PROBLEM-5',
       ],
     },
     async (shop) => {
@@ -116,7 +122,9 @@ test(
         'RES-PROBLEM-5',
         'RES-PROBLEM-6',
         'RES-PROBLEM-8',
+        'RES-PROBLEM-9',
         'RES-PROBLEM-11',
+        'ERR-PROBLEM-5',
       ],
       requires: ['operators'],
     },
@@ -132,7 +140,7 @@ test(
     {
       id: 'resources.problem.insufficient-scope',
       title: 'a 403 insufficient_scope names the missing scope (cart:read for getCart) in `scope`',
-      clauses: ['RES-PROBLEM-1', 'RES-PROBLEM-3', 'RES-PROBLEM-4', 'RES-PROBLEM-5', 'RES-PROBLEM-8', 'RES-PROBLEM-11'],
+      clauses: ['RES-PROBLEM-1', 'RES-PROBLEM-3', 'RES-PROBLEM-4', 'RES-PROBLEM-5', 'RES-PROBLEM-8', 'RES-PROBLEM-11', 'ERR-PROBLEM-5'],
     },
     async (shop) => {
       const token = await shop.mint.customer({ sub: shop.subject('cust'), scope: 'catalog:read' });

@@ -11,7 +11,7 @@ import { randomUUID } from 'node:crypto';
 import { check, notApplicable, test, type Shop } from '../engine/check.js';
 import { OPERATOR_ATTRIBUTION } from '../engine/callers.js';
 import type { ShopResponse } from '../engine/http.js';
-import { expectProblem, expectSuccess, fail } from '../lib/assert.js';
+import { expectProblem, expectSuccess, fail, failSoft } from '../lib/assert.js';
 import { createForeignKey, signWith } from '../lib/mint.js';
 import { freshShopperIp } from '../lib/shopper.js';
 import { cartLine, expectNotNamesVariant } from './_shared/expect-cart.js';
@@ -188,7 +188,11 @@ test(
     async (shop) => {
       for (const path of ['/health', '/v1/cart', `/no-such-route-${randomUUID()}`]) {
         const res = await shop.http.get(path, { headers: { traceparent: TRACEPARENT } });
-        if (!res.headers.get('x-request-id')) fail(`${path}: X-Request-Id`, 'present', null, 'AUTH-ORDER-2');
+        if (!res.headers.get('x-request-id')) {
+          // The same requirement twice in the spec (request stage; every response, success or failure): both clauses fail.
+          failSoft(`${path}: X-Request-Id`, 'present', null, 'ERR-PROBLEM-7');
+          fail(`${path}: X-Request-Id`, 'present', null, 'AUTH-ORDER-2');
+        }
         if (res.headers.get('traceparent') !== TRACEPARENT)
           fail(`${path}: traceparent echoed`, TRACEPARENT, res.headers.get('traceparent'), 'AUTH-ORDER-3');
       }

@@ -15,7 +15,7 @@ test(
     {
       id: 'err.unmatched-route',
       title: 'an unmatched route is answered with a problem document',
-      clauses: ['ERR-PROBLEM-1', 'ERR-PROBLEM-10', 'ERR-PROBLEM-4', 'ERR-PROBLEM-5', 'ERR-PROBLEM-7', 'RES-PROBLEM-8'],
+      clauses: ['ERR-PROBLEM-1', 'ERR-PROBLEM-10', 'ERR-PROBLEM-4', 'ERR-PROBLEM-5', 'ERR-PROBLEM-7', 'RES-PROBLEM-1', 'RES-PROBLEM-8'],
     },
     async (shop) => {
       const res = await shop.http.get(`/no-such-route-${shop.subject()}`);

@@ -64,8 +64,11 @@ export function expectProblem(res: HttpResult, want: ProblemExpectation): Record
   // The document's format is judged on the format's own clauses, and softly: a broken member is that clause's failure,
   // and the check goes on to judge its own clause (one broken header must not fail every clause that meets a problem).
   const mediaType = (res.headers.get('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
-  if (mediaType !== 'application/problem+json')
+  if (mediaType !== 'application/problem+json') {
+    // Stated twice by the spec (the problem document's media type; every response of status 400 or above).
+    failSoft('Content-Type media type', 'application/problem+json', res.headers.get('content-type'), 'RES-PROBLEM-1');
     failSoft('Content-Type media type', 'application/problem+json', res.headers.get('content-type'), 'ERR-PROBLEM-4');
+  }
   const cacheControl = parseCacheControl(res.headers.get('cache-control'));
   if (!cacheControl.has('no-store'))
     failSoft('Cache-Control of a response with status 400 or above', 'no-store', res.headers.get('cache-control'), 'ERR-PROBLEM-5');
