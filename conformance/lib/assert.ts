@@ -66,8 +66,8 @@ export function expectProblem(res: HttpResult, want: ProblemExpectation): Record
   const mediaType = (res.headers.get('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
   if (mediaType !== 'application/problem+json') {
     // Stated twice by the spec (the problem document's media type; every response of status 400 or above).
-    failSoft('Content-Type media type', 'application/problem+json', res.headers.get('content-type'), 'RES-PROBLEM-1');
     failSoft('Content-Type media type', 'application/problem+json', res.headers.get('content-type'), 'ERR-PROBLEM-4');
+    failSoft('Content-Type media type', 'application/problem+json', res.headers.get('content-type'), 'RES-PROBLEM-1');
   }
   const cacheControl = parseCacheControl(res.headers.get('cache-control'));
   if (!cacheControl.has('no-store'))
