@@ -292,7 +292,10 @@ export async function admitAssistant(args: AuthenticateArgs): Promise<AgentAdmis
     if (subject === undefined) throw invalidToken('The MCP agent forwarder carries the original assistant token in Assistant-Subject.');
     const original = await verifyOriginalToken(subject.trim(), domain, now);
     const facts = tokenFacts(original);
-    return { ...admitSession(domain, facts.sessionId, facts), forwarderScopes };
+    // This credential pair serves the signed-out assistant only (spec, Credentials per consumer), and a session token is
+    // used with DPoP and a proof, never otherwise (Assistant authority): whatever the session, the forwarded assistant
+    // acts signed out, so a captured signed-in token without its key reaches no account.
+    return { ...admitSession(domain, facts.sessionId, facts), accountSub: null, permissions: Object.freeze([]), signedIn: false, forwarderScopes };
   }
   if (browser === undefined) throw invalidToken(`The web agent forwarder carries the assistant browser session in ${ASSISTANT_BROWSER_SESSION_HEADER}.`);
   // The conversation variant of the actor stage refuses browser sessions (spec, Request processing order).
