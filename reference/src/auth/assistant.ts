@@ -19,7 +19,7 @@ import { actChain, classifyCaller, type Classification } from './classify.js';
 import { isConversationPath, peekSegment, PERSONAL_AGENT_ACTOR, SIGNED_OUT_PROXY_TYP } from './challenge.js';
 import { checkDpopProof, singleDpopHeader, type ProofFailure } from './dpop.js';
 import { createDpopNonces, type DpopNonces } from './dpop-nonce.js';
-import { scopesOf, type VerifiedToken } from './verify-token.js';
+import { checkIssuedAt, scopesOf, type VerifiedToken } from './verify-token.js';
 
 /** Header carrying an assistant's browser session when the web agent forwarder brings it (the reference's choice). */
 export const ASSISTANT_BROWSER_SESSION_HEADER = 'Assistant-Browser-Session';
@@ -100,6 +100,8 @@ export async function verifySignedOutProxyToken(credential: string, config: Conf
     throw invalidToken(describeJoseError(err), err);
   }
   const { payload, protectedHeader } = verified;
+  const iatProblem = checkIssuedAt(payload.iat, now);
+  if (iatProblem) throw invalidToken(iatProblem.replace('The token', 'The signed-out proxy token'));
   if (payload.client_id !== config.personalAgentProxyClientId) throw invalidToken('A signed-out proxy token must be issued to the proxy client.');
   if (payload.sub !== `${config.personalAgentProxyClientId}@clients`) throw invalidToken('A signed-out proxy token names no account: sub must be <client_id>@clients.');
   if (payload.act !== undefined) {
