@@ -13,7 +13,6 @@ import { addIdpCommand } from './commands/idp.js';
 import { EXIT } from './exit.js';
 import { VERSION } from '../reference/src/app.js';
 
-
 const program = new Command('shop-conformance')
   .description('Reference server and conformance suite for the shop HTTP/JSON service.')
   .version(VERSION)

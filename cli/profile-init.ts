@@ -80,14 +80,20 @@ const BARE_VALUE = /^[A-Za-z0-9_@%+=:,./-]*$/;
  */
 export function formatEnvFile(entries: readonly EnvEntry[], comments: readonly string[] = []): string {
   const quote = (v: string) => (BARE_VALUE.test(v) ? v : !/['\n]/.test(v) ? `'${v}'` : `"${v.replace(/\n/g, '\\n')}"`);
-  const lines = [...comments.map((c) => `# ${c.replace(/[\r\n]+/g, ' ')}`), ...entries.map((e) => `${e.name}=${e.value === null ? '' : quote(e.value)}`)];
+  const lines = [
+    ...comments.map((c) => `# ${c.replace(/[\r\n]+/g, ' ')}`),
+    ...entries.map((e) => `${e.name}=${e.value === null ? '' : quote(e.value)}`),
+  ];
   return lines.join('\n') + '\n';
 }
 
 /** `profile init` cannot proceed: it would overwrite files (listed in `existing`), or the three targets are not distinct. */
 export class ProfileInitError extends Error {
   override name = 'ProfileInitError';
-  constructor(message: string, readonly existing: readonly string[] = []) {
+  constructor(
+    message: string,
+    readonly existing: readonly string[] = [],
+  ) {
     super(message);
   }
 }
@@ -121,15 +127,21 @@ export async function initProfileFiles(o: InitProfileOptions): Promise<InitProfi
   const envPath = resolve(o.envOut);
   const jwksPath = join(dirname(profilePath), 'jwks.json');
   const targets = [profilePath, jwksPath, envPath];
-  if (new Set(targets).size !== targets.length) throw new ProfileInitError('the profile, jwks.json and the environment file must be three different files');
+  if (new Set(targets).size !== targets.length)
+    throw new ProfileInitError('the profile, jwks.json and the environment file must be three different files');
   const existing = targets.filter((p) => existsSync(p));
   if (existing.length > 0 && !o.force) {
-    throw new ProfileInitError(`would overwrite ${existing.join(', ')} (pass --force to replace ${existing.length === 1 ? 'it' : 'them'})`, existing);
+    throw new ProfileInitError(
+      `would overwrite ${existing.join(', ')} (pass --force to replace ${existing.length === 1 ? 'it' : 'them'})`,
+      existing,
+    );
   }
 
   const generated = await generateProfile({ name: o.name, testOnly: o.testOnly, now: o.now });
   // Point $schema at the schema shipped with the package, relative to where the profile lands.
-  const schema = relative(dirname(profilePath), join(PACKAGE_ROOT, 'fixtures', 'profile.schema.json')).split(sep).join('/');
+  const schema = relative(dirname(profilePath), join(PACKAGE_ROOT, 'fixtures', 'profile.schema.json'))
+    .split(sep)
+    .join('/');
   const profile: Profile = { ...generated, $schema: schema.startsWith('.') ? schema : `./${schema}` };
   const env = profileEnvironment(profile, { jwksFile: jwksPath });
 

@@ -8,7 +8,10 @@ import { ENV } from './engine/params.js';
 const here = fileURLToPath(new URL('.', import.meta.url));
 const ext = import.meta.url.endsWith('.ts') ? 'ts' : 'js';
 const output = process.env[ENV.output] ?? join(process.cwd(), 'conformance-output');
-const requested = (process.env[ENV.reporters] ?? 'list').split(',').map((r) => r.trim()).filter(Boolean);
+const requested = (process.env[ENV.reporters] ?? 'list')
+  .split(',')
+  .map((r) => r.trim())
+  .filter(Boolean);
 
 const playwrightReporter = (name: string): ReporterDescription => {
   switch (name) {

@@ -14,7 +14,9 @@ export const HEADERS = {
 } as const;
 
 /** Caller kinds admitted with each caller-specific header; any other kind sending it is refused at "admit caller". */
-export const HEADER_ADMITTED_KINDS: Readonly<Record<'Guest-Session' | 'Shopper-IP' | 'Operator' | 'Invited-Agent-Context' | 'Assistant-Subject', readonly CallerKind[]>> = {
+export const HEADER_ADMITTED_KINDS: Readonly<
+  Record<'Guest-Session' | 'Shopper-IP' | 'Operator' | 'Invited-Agent-Context' | 'Assistant-Subject', readonly CallerKind[]>
+> = {
   'Guest-Session': ['guest'],
   'Shopper-IP': ['guest'],
   Operator: ['operator'],

@@ -27,8 +27,20 @@ export const conventionsSchema = z
   .object({
     headers: z
       .object({
-        invitedAgentContext: z.string().min(1).optional().describe('Header of the signed invited-agent context (default: the `invitedAgentContext` security scheme of the description documents, else Invited-Agent-Context).'),
-        assistantBrowserSession: z.string().min(1).optional().describe('Header of an assistant agent\'s browser session beside the web-agent forwarder\'s token (default: the `assistantBrowserSession` security scheme, else Assistant-Browser-Session).'),
+        invitedAgentContext: z
+          .string()
+          .min(1)
+          .optional()
+          .describe(
+            'Header of the signed invited-agent context (default: the `invitedAgentContext` security scheme of the description documents, else Invited-Agent-Context).',
+          ),
+        assistantBrowserSession: z
+          .string()
+          .min(1)
+          .optional()
+          .describe(
+            "Header of an assistant agent's browser session beside the web-agent forwarder's token (default: the `assistantBrowserSession` security scheme, else Assistant-Browser-Session).",
+          ),
       })
       .strict()
       .optional()
@@ -38,8 +50,16 @@ export const conventionsSchema = z
         z.string().min(1).describe('operationId'),
         z
           .object({
-            example: z.unknown().optional().describe('A valid request body (default: the description document\'s example, else one generated from its schema).'),
-            roles: z.record(z.string(), pointer).optional().describe('Where each role (variant, quantity, payment-method, address, reason, stock-delta, message-text) sits in the body (default: the members marked `x-shop-role`).'),
+            example: z
+              .unknown()
+              .optional()
+              .describe("A valid request body (default: the description document's example, else one generated from its schema)."),
+            roles: z
+              .record(z.string(), pointer)
+              .optional()
+              .describe(
+                'Where each role (variant, quantity, payment-method, address, reason, stock-delta, message-text) sits in the body (default: the members marked `x-shop-role`).',
+              ),
           })
           .strict(),
       )
@@ -52,7 +72,8 @@ const id = z.string().min(1);
 const recoveryOperation = z.object({ operationId: id, subject: id, purpose: z.enum(['email', 'delete']) }).strict();
 const checkoutAccount = z.object({ sub: id, card: id.describe('Its one saved card.'), address: id.describe('Its one address.') }).strict();
 /** null: the deployment holds no such data; the checks that need it are skipped, naming the field. */
-const held = <T extends z.ZodType>(schema: T, what: string) => schema.nullable().optional().describe(`${what} (default: the fixture seed's; null: none on this deployment).`);
+const held = <T extends z.ZodType>(schema: T, what: string) =>
+  schema.nullable().optional().describe(`${what} (default: the fixture seed's; null: none on this deployment).`);
 
 /**
  * The data the deployment holds that checks need (docs/profile.md, "Data"). Every member defaults to the fixture seed's
@@ -64,17 +85,43 @@ export const dataSchema = z
     productHandle: id.optional().describe("Handle of a product (GET /v1/catalog/products/{handle}) (default: the fixture seed's)."),
     variant: id.optional().describe("A variant with plenty of stock, the cart line most checks add (default: the fixture seed's)."),
     otherVariant: id.optional().describe("A well-stocked variant of another product (default: the fixture seed's)."),
-    lowStockVariant: held(z.object({ id, stock: z.number().int().min(1) }).strict(), 'A variant with little stock, and its stock: one more unit is refused'),
+    lowStockVariant: held(
+      z.object({ id, stock: z.number().int().min(1) }).strict(),
+      'A variant with little stock, and its stock: one more unit is refused',
+    ),
     outOfStockVariant: id.optional().describe("A variant with no stock (default: the fixture seed's)."),
     checkoutVariants: held(z.object({ beanie: id, tote: id }).strict(), 'Two well-stocked variants the checkout checks order'),
-    adjustableVariant: held(z.object({ id, handle: id }).strict(), 'A well-stocked variant the operator stock check adjusts by +1 then -1, and its product handle'),
-    endedAccounts: held(z.object({ deleting: id, deleted: id, contactTransition: id }).strict(), 'A subject in each ended lifecycle state (deleting, deleted, contact_transition)'),
+    adjustableVariant: held(
+      z.object({ id, handle: id }).strict(),
+      'A well-stocked variant the operator stock check adjusts by +1 then -1, and its product handle',
+    ),
+    endedAccounts: held(
+      z.object({ deleting: id, deleted: id, contactTransition: id }).strict(),
+      'A subject in each ended lifecycle state (deleting, deleted, contact_transition)',
+    ),
     checkoutAccounts: held(
-      z.object({ ordinary: z.array(checkoutAccount).min(8).describe('At least eight: one per checkout check, so that parallel checks never share a cart.'), decline: checkoutAccount, async: checkoutAccount }).strict(),
+      z
+        .object({
+          ordinary: z
+            .array(checkoutAccount)
+            .min(8)
+            .describe('At least eight: one per checkout check, so that parallel checks never share a cart.'),
+          decline: checkoutAccount,
+          async: checkoutAccount,
+        })
+        .strict(),
       'Accounts with one saved card and one address, no orders: eight ordinary ones, one whose card the provider declines, one whose payment settles by webhook',
     ),
     recoveryOperations: held(
-      z.object({ proofPending: recoveryOperation, providerPending: recoveryOperation, completeDelete: recoveryOperation, completeEmail: recoveryOperation, cancelled: recoveryOperation }).strict(),
+      z
+        .object({
+          proofPending: recoveryOperation,
+          providerPending: recoveryOperation,
+          completeDelete: recoveryOperation,
+          completeEmail: recoveryOperation,
+          cancelled: recoveryOperation,
+        })
+        .strict(),
       'Recovery operations in each phase that no request changes',
     ),
   })
@@ -110,13 +157,20 @@ export const profileSchema = z
       .object({
         guestSessionKey: secret('GUEST_SESSION_KEY: HMAC key of guest session values.'),
         guestSessionKeyPrevious: secret('GUEST_SESSION_KEY_PREVIOUS: the previous guest key during rotation.').nullable(),
-        guestSessionKeyPreviousUntil: z.iso.datetime({ offset: true }).nullable().describe('GUEST_SESSION_KEY_PREVIOUS_UNTIL: the previous key verifies only before this instant.'),
+        guestSessionKeyPreviousUntil: z.iso
+          .datetime({ offset: true })
+          .nullable()
+          .describe('GUEST_SESSION_KEY_PREVIOUS_UNTIL: the previous key verifies only before this instant.'),
         webSessionContextKey: secret('WEB_SESSION_CONTEXT_KEY: HMAC key of invited-agent contexts.'),
         proxyIdpSecret: secret('PROXY_IDP_SECRET: the X-Proxy-Idp-Secret of the identity-provider proxy.').nullable(),
         idpActionSecret: secret('IDP_ACTION_SECRET: shared secret of the identity provider action script.').nullable(),
         conversationHubSecret: secret('CONVERSATION_HUB_SECRET: bearer secret of the conversation hub.').nullable(),
         accountRecoverySecret: secret('ACCOUNT_RECOVERY_SECRET: bearer secret of the recovery endpoint.').nullable(),
-        stripeWebhookSecret: z.string().startsWith('whsec_').nullable().describe('STRIPE_WEBHOOK_SECRET: signing secret of payment webhooks.'),
+        stripeWebhookSecret: z
+          .string()
+          .startsWith('whsec_')
+          .nullable()
+          .describe('STRIPE_WEBHOOK_SECRET: signing secret of payment webhooks.'),
       })
       .strict(),
     signingKeys: z.array(signingKeySchema).min(1).describe('Keys of the issuer; the first signs. Public parts form the JWKS.'),
@@ -132,8 +186,15 @@ export const profileSchema = z
       })
       .strict()
       .describe('What the deployment claims; checks of an unclaimed capability are skipped with the reason.'),
-    data: dataSchema.nullable().optional().describe('The data the deployment holds that checks need; absent members are the fixture seed\'s. null: the deployment holds none of it.'),
-    conventions: conventionsSchema.optional().describe('Interoperability conventions: what the description documents cannot say, or where this deployment differs from them.'),
+    data: dataSchema
+      .nullable()
+      .optional()
+      .describe(
+        "The data the deployment holds that checks need; absent members are the fixture seed's. null: the deployment holds none of it.",
+      ),
+    conventions: conventionsSchema
+      .optional()
+      .describe('Interoperability conventions: what the description documents cannot say, or where this deployment differs from them.'),
     rateLimits: z
       .object({
         guestBudget: z.number().int().positive().describe('Guest requests per operation id and shopper in one window.'),
@@ -144,7 +205,7 @@ export const profileSchema = z
       })
       .strict()
       .optional()
-      .describe('The deployment\'s guest budgets, so that the suite knows how many requests exceed one.'),
+      .describe("The deployment's guest budgets, so that the suite knows how many requests exceed one."),
   })
   .strict();
 

@@ -62,7 +62,14 @@ export function judge(answer: RawAnswer, method: string, target: string): Findin
   const processingFailed = answer.status === 500 && target.startsWith('/webhooks/') && body?.error === 'processing_failed';
   if (answer.status >= 500 && !processingFailed) out.push('5xx');
   const typeOk = /^application\/problem\+json/.test(answer.headers.get('content-type')?.[0] ?? '');
-  const bodyOk = method === 'HEAD' || (body !== undefined && typeof body.type === 'string' && typeof body.title === 'string' && body.status === answer.status && typeof body.error === 'string' && body.instance === requestId);
+  const bodyOk =
+    method === 'HEAD' ||
+    (body !== undefined &&
+      typeof body.type === 'string' &&
+      typeof body.title === 'string' &&
+      body.status === answer.status &&
+      typeof body.error === 'string' &&
+      body.instance === requestId);
   if (!typeOk || !bodyOk) out.push('not-a-problem-document');
   return out;
 }
@@ -76,7 +83,14 @@ export async function runFuzz(o: FuzzOptions): Promise<FuzzSummary> {
   const apiErrors: string[] = [];
   const quiet = () => {};
   // The webhook's own 500 processing_failed is logged as api_error too; it is the spec's answer, not a finding.
-  const log: Logger = { debug: quiet, info: quiet, warn: quiet, error: (event, f = {}) => { if (event === 'api_error' && f.error !== 'processing_failed') apiErrors.push(JSON.stringify(f).slice(0, 400)); } };
+  const log: Logger = {
+    debug: quiet,
+    info: quiet,
+    warn: quiet,
+    error: (event, f = {}) => {
+      if (event === 'api_error' && f.error !== 'processing_failed') apiErrors.push(JSON.stringify(f).slice(0, 400));
+    },
+  };
   const { app } = createApp({ config, db, log });
   const server = await new Promise<Server>((resolve) => {
     const s = app.listen(0, '127.0.0.1', () => resolve(s));
@@ -85,19 +99,47 @@ export async function runFuzz(o: FuzzOptions): Promise<FuzzSummary> {
   const port = (server.address() as AddressInfo).port;
   const base = `http://127.0.0.1:${port}`;
   try {
-    const docs = await Promise.all(['/openapi.json', '/assistant/openapi.json'].map(async (p) => (await fetch(base + p)).json() as Promise<Record<string, unknown>>));
+    const docs = await Promise.all(
+      ['/openapi.json', '/assistant/openapi.json'].map(async (p) => (await fetch(base + p)).json() as Promise<Record<string, unknown>>),
+    );
     const routes = routesOf(docs);
     const credentials = await createCredentials(profile, async (sid) => {
       const res = await fetch(`${base}/internal/assistant/agents/connected`, {
         method: 'POST',
         headers: { 'content-type': 'application/json', 'x-proxy-idp-secret': profile.secrets.proxyIdpSecret ?? '' },
-        body: JSON.stringify({ subject: 'cust_ada', agent_id: 'agent_fuzz', client_id: 'agent-client', permissions: ['assistant:read', 'assistant:write', 'checkout'], session_id: sid }),
+        body: JSON.stringify({
+          subject: 'cust_ada',
+          agent_id: 'agent_fuzz',
+          client_id: 'agent-client',
+          permissions: ['assistant:read', 'assistant:write', 'checkout'],
+          session_id: sid,
+        }),
       });
       if (res.status >= 300) throw new Error(`cannot register the fuzzer's assistant session: ${res.status} ${await res.text()}`);
     });
     const rng = createRng(o.seed);
-    const summary: FuzzSummary = { seed: o.seed, requests: 0, routes: routes.length, statuses: {}, processingFailed: 0, credentials: {}, findings: [], ms: 0 };
-    const extraPaths = ['/health', '/openapi.json', '/assistant/openapi.json', '/', '/v1', '/nope', '/v1/me/', '/V1/cart', '/internal', '/webhooks/other'];
+    const summary: FuzzSummary = {
+      seed: o.seed,
+      requests: 0,
+      routes: routes.length,
+      statuses: {},
+      processingFailed: 0,
+      credentials: {},
+      findings: [],
+      ms: 0,
+    };
+    const extraPaths = [
+      '/health',
+      '/openapi.json',
+      '/assistant/openapi.json',
+      '/',
+      '/v1',
+      '/nope',
+      '/v1/me/',
+      '/V1/cart',
+      '/internal',
+      '/webhooks/other',
+    ];
     // Drafts come from the one PRNG in order, so a seed names the same requests whatever the concurrency.
     const drafts = Array.from({ length: o.requests }, () => draft(rng, routes, extraPaths));
     const picks = drafts.map(() => rng.next());
@@ -112,7 +154,11 @@ export async function runFuzz(o: FuzzOptions): Promise<FuzzSummary> {
         if (credRng.chance(0.03)) headers.push(['Authorization', 'Bearer second.header.value']);
         summary.credentials[cred.kind] = (summary.credentials[cred.kind] ?? 0) + 1;
         const request = `${d.method} ${d.target.slice(0, 120)} [${cred.kind}] ${headers.map(([k]) => k).join(',')} framing=${d.framing} body=${d.body.subarray(0, 60).toString('latin1')}`;
-        const outcome = await exchange(port, serialize({ method: d.method, target: d.target, version: d.version, headers, body: d.body, framing: d.framing }), o.timeoutMs ?? 5000);
+        const outcome = await exchange(
+          port,
+          serialize({ method: d.method, target: d.target, version: d.version, headers, body: d.body, framing: d.framing }),
+          o.timeoutMs ?? 5000,
+        );
         summary.requests++;
         if (outcome.kind === 'no-answer') {
           summary.statuses['none'] = (summary.statuses['none'] ?? 0) + 1;
@@ -123,7 +169,12 @@ export async function runFuzz(o: FuzzOptions): Promise<FuzzSummary> {
         credentials.nonce(answer.headers.get('dpop-nonce')?.[0]);
         summary.statuses[String(answer.status)] = (summary.statuses[String(answer.status)] ?? 0) + 1;
         if (answer.status === 500 && answer.body.includes('"processing_failed"')) summary.processingFailed++;
-        for (const kind of judge(answer, d.method, d.target)) summary.findings.push({ kind, request, detail: `${answer.status} ${answer.headers.get('content-type')?.[0] ?? ''} ${answer.body.subarray(0, 200).toString('utf8')}` });
+        for (const kind of judge(answer, d.method, d.target))
+          summary.findings.push({
+            kind,
+            request,
+            detail: `${answer.status} ${answer.headers.get('content-type')?.[0] ?? ''} ${answer.body.subarray(0, 200).toString('utf8')}`,
+          });
       }
     };
     await Promise.all(Array.from({ length: o.concurrency ?? 8 }, worker));
@@ -146,8 +197,18 @@ function argValue(args: string[], name: string): string | undefined {
 
 export function printSummary(s: FuzzSummary, write: (line: string) => void = (l) => process.stdout.write(`${l}\n`)): void {
   write(`fuzz: seed ${s.seed}, ${s.requests} requests over ${s.routes} routes in ${(s.ms / 1000).toFixed(1)} s`);
-  write(`statuses: ${Object.entries(s.statuses).sort().map(([k, v]) => `${k}×${v}`).join(' ')} (of the 500s, ${s.processingFailed} are the webhook's processing_failed)`);
-  write(`credentials: ${Object.entries(s.credentials).sort().map(([k, v]) => `${k}×${v}`).join(' ')}`);
+  write(
+    `statuses: ${Object.entries(s.statuses)
+      .sort()
+      .map(([k, v]) => `${k}×${v}`)
+      .join(' ')} (of the 500s, ${s.processingFailed} are the webhook's processing_failed)`,
+  );
+  write(
+    `credentials: ${Object.entries(s.credentials)
+      .sort()
+      .map(([k, v]) => `${k}×${v}`)
+      .join(' ')}`,
+  );
   const byKind = new Map<string, Finding[]>();
   for (const f of s.findings) byKind.set(f.kind, [...(byKind.get(f.kind) ?? []), f]);
   write(`findings: ${s.findings.length}${s.findings.length ? ` (${[...byKind].map(([k, v]) => `${k}×${v.length}`).join(' ')})` : ''}`);

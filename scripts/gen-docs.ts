@@ -156,7 +156,8 @@ function typeOf(s: JsonSchema): string {
     case 'string': {
       if (s.format === 'uri') notes.push('URI');
       else if (s.format === 'date-time') notes.push('ISO 8601 date-time');
-      else if (s.format === 'starts_with' && s.pattern) notes.push(`starts with ${code(s.pattern.replace(/^\^/, '').replace(/\.\*$/, ''))}`);
+      else if (s.format === 'starts_with' && s.pattern)
+        notes.push(`starts with ${code(s.pattern.replace(/^\^/, '').replace(/\.\*$/, ''))}`);
       else if (s.format) notes.push(s.format);
       else if (s.pattern) notes.push(`matches ${code(s.pattern)}`);
       if (s.minLength === 1 && s.maxLength === undefined) notes.push('non-empty');
@@ -208,7 +209,13 @@ export function profileFields(): ProfileField[] {
 }
 
 export function profileTable(): string {
-  const rows = profileFields().map((f) => [code(f.path), f.type, f.required ? 'yes' : 'no', f.nullable ? 'yes' : 'no', f.description || '—']);
+  const rows = profileFields().map((f) => [
+    code(f.path),
+    f.type,
+    f.required ? 'yes' : 'no',
+    f.nullable ? 'yes' : 'no',
+    f.description || '—',
+  ]);
   return table(['Field', 'Type', 'Required', 'Nullable', 'Description'], rows);
 }
 

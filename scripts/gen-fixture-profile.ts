@@ -9,8 +9,25 @@ if (which !== 'schema') {
   const p = await generateProfile({ name: 'fixture', testOnly: true, now: new Date('2026-01-01T00:00:00Z') });
   // The fixture's previous guest key stays valid far ahead, so the fixture never ages; tests pass their own deadlines.
   p.secrets.guestSessionKeyPreviousUntil = '2099-01-01T00:00:00.000Z';
-  const fixed = { ...p, clients: { website: 'shop-website', storefront: 'shop-storefront', backoffice: 'shop-backoffice', agentProtocol: 'shop-agent-protocol', webAgentForwarder: 'shop-web-agent-forwarder', mcpAgentForwarder: 'shop-mcp-agent-forwarder', personalAgentProxy: 'shop-personal-agent-proxy' } };
-  writeFileSync(new URL('../fixtures/profile.json', import.meta.url), JSON.stringify({ _comment: 'TEST-ONLY keys and secrets: never use them to guard real data.', ...fixed }, null, 2) + '\n');
+  const fixed = {
+    ...p,
+    clients: {
+      website: 'shop-website',
+      storefront: 'shop-storefront',
+      backoffice: 'shop-backoffice',
+      agentProtocol: 'shop-agent-protocol',
+      webAgentForwarder: 'shop-web-agent-forwarder',
+      mcpAgentForwarder: 'shop-mcp-agent-forwarder',
+      personalAgentProxy: 'shop-personal-agent-proxy',
+    },
+  };
+  writeFileSync(
+    new URL('../fixtures/profile.json', import.meta.url),
+    JSON.stringify({ _comment: 'TEST-ONLY keys and secrets: never use them to guard real data.', ...fixed }, null, 2) + '\n',
+  );
 }
 const schema = z.toJSONSchema(profileSchema, { target: 'draft-2020-12', io: 'input' });
-writeFileSync(new URL('../fixtures/profile.schema.json', import.meta.url), JSON.stringify({ ...schema, title: 'shop-conformance profile' }, null, 2) + '\n');
+writeFileSync(
+  new URL('../fixtures/profile.schema.json', import.meta.url),
+  JSON.stringify({ ...schema, title: 'shop-conformance profile' }, null, 2) + '\n',
+);

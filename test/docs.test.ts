@@ -38,7 +38,14 @@ test('every code docs/errors.md lists exists in contract/errors.ts', () => {
 test('every code the other docs give as an error answer exists in contract/errors.ts', () => {
   // "401 `invalid_token`", "409 `insufficient_stock`": a status followed by a code.
   const known = new Set<string>(ERROR_CODES);
-  for (const file of ['docs/configuration.md', 'docs/profile.md', 'docs/pipeline.md', 'docs/reference-choices.md', 'docs/seed.md', 'docs/tokens.md']) {
+  for (const file of [
+    'docs/configuration.md',
+    'docs/profile.md',
+    'docs/pipeline.md',
+    'docs/reference-choices.md',
+    'docs/seed.md',
+    'docs/tokens.md',
+  ]) {
     const unknown = [...read(file).matchAll(/\b[45]\d\d `([a-z_]+)`/g)].map((m) => m[1]!).filter((c) => !known.has(c));
     assert.deepEqual(unknown, [], `${file} names codes that contract/errors.ts does not define: ${unknown.join(', ')}`);
   }
@@ -46,14 +53,23 @@ test('every code the other docs give as an error answer exists in contract/error
 
 test('every environment variable of CONFIG_FIELDS is documented in docs/configuration.md', () => {
   const doc = read('docs/configuration.md');
-  const missing = Object.values(CONFIG_FIELDS).map((f) => f.env).filter((env) => !doc.includes(`\`${env}\``));
+  const missing = Object.values(CONFIG_FIELDS)
+    .map((f) => f.env)
+    .filter((env) => !doc.includes(`\`${env}\``));
   assert.deepEqual(missing, [], `variables missing from docs/configuration.md: ${missing.join(', ')}`);
 });
 
 test('every top-level and nested profile field is documented in docs/profile.md', () => {
   const doc = read('docs/profile.md');
   const fields = profileFields().map((f) => f.path);
-  for (const expected of ['docsUrl', 'audiences.api', 'secrets.guestSessionKeyPreviousUntil', 'signingKeys[].kid', 'capabilities.recovery', 'rateLimits.guestWindowSeconds']) {
+  for (const expected of [
+    'docsUrl',
+    'audiences.api',
+    'secrets.guestSessionKeyPreviousUntil',
+    'signingKeys[].kid',
+    'capabilities.recovery',
+    'rateLimits.guestWindowSeconds',
+  ]) {
     assert.ok(fields.includes(expected), `the schema walk found no ${expected}`);
   }
   const missing = fields.filter((p) => !doc.includes(`\`${p}\``));
@@ -61,8 +77,14 @@ test('every top-level and nested profile field is documented in docs/profile.md'
 });
 
 test('profileSourceOf records the profile path a configuration value falls back to', () => {
-  assert.deepEqual(profileSourceOf((p) => p.secrets.guestSessionKey), { path: 'secrets.guestSessionKey' });
-  assert.deepEqual(profileSourceOf((p) => p.rateLimits?.guestBudget ?? 120), { path: 'rateLimits.guestBudget', fallback: 120 });
+  assert.deepEqual(
+    profileSourceOf((p) => p.secrets.guestSessionKey),
+    { path: 'secrets.guestSessionKey' },
+  );
+  assert.deepEqual(
+    profileSourceOf((p) => p.rateLimits?.guestBudget ?? 120),
+    { path: 'rateLimits.guestBudget', fallback: 120 },
+  );
   assert.throws(() => profileSourceOf(() => 'constant'), /does not return a profile field/);
 });
 

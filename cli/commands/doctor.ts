@@ -37,19 +37,24 @@ function parse(o: DoctorCliOptions) {
 export function addDoctorCommand(program: Command): void {
   program
     .command('doctor')
-    .description('Check that the target is reachable, is this service, and trusts tokens minted from the profile for every caller kind it claims.')
+    .description(
+      'Check that the target is reachable, is this service, and trusts tokens minted from the profile for every caller kind it claims.',
+    )
     .requiredOption('--base-url <url>', 'the deployment to check')
     .option('--profile <file>', 'profile the deployment shares with the suite', FIXTURE_PROFILE)
-    .option('--ca <file>', 'PEM bundle of the CA that issued the deployment\'s TLS certificate (a private CA)')
+    .option('--ca <file>', "PEM bundle of the CA that issued the deployment's TLS certificate (a private CA)")
     .option('--insecure', 'accept any TLS certificate of the deployment (tests only)', false)
     .option('--json', 'print the steps as JSON', false)
-    .addHelpText('after', `
+    .addHelpText(
+      'after',
+      `
 Exit codes: 0 ready, 2 usage or configuration error, 3 unreachable, not this service, or not trusting the suite's issuer.
 
 Examples:
   $ shop-conformance doctor --base-url http://127.0.0.1:8787
   $ shop-conformance doctor --base-url https://shop.internal:8443 --ca ./private-ca.pem
-  $ shop-conformance doctor --base-url https://shop.example --profile ./profile.json --json`)
+  $ shop-conformance doctor --base-url https://shop.example --profile ./profile.json --json`,
+    )
     .action(async (o: DoctorCliOptions) => {
       let parsed;
       try {

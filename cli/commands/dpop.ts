@@ -63,7 +63,8 @@ export function proofTargetUri(url: string): string {
 
 /** `htm` is the request method: an HTTP token, written upper-case as every method of the spec is. */
 export function proofMethod(method: string): string {
-  if (!/^[A-Za-z]+$/.test(method)) throw new UsageError(`--method must be an HTTP method such as GET or POST (got ${JSON.stringify(method)})`);
+  if (!/^[A-Za-z]+$/.test(method))
+    throw new UsageError(`--method must be an HTTP method such as GET or POST (got ${JSON.stringify(method)})`);
   return method.toUpperCase();
 }
 
@@ -114,7 +115,9 @@ export function addDpopCommand(program: Command): void {
     .option('--key <file>', 'private JWK to sign with (as written by --new-key)')
     .option('--new-key <file>', 'create a new key, write its private JWK to <file> (never replaces one) and sign with it')
     .option('--json', 'print { proof, jkt, publicJwk } instead of the bare proof', false)
-    .addHelpText('after', `
+    .addHelpText(
+      'after',
+      `
 Without --key or --new-key the proof is signed with a throwaway key, which no token's cnf.jkt names.
 Each proof has a fresh jti and iat = now: make one per request.
 
@@ -123,7 +126,8 @@ Examples:
   $ TOKEN=$(shop-conformance token assistant --dpop-key assistant.jwk)
   $ curl http://127.0.0.1:8787/v1/me -H "Authorization: DPoP $TOKEN" \\
       -H "DPoP: $(shop-conformance dpop --key assistant.jwk --method GET --url http://127.0.0.1:8787/v1/me --token "$TOKEN")"
-  $ shop-conformance dpop --key assistant.jwk --method POST --url https://shop.example/v1/cart/items --nonce "$NONCE" --json`)
+  $ shop-conformance dpop --key assistant.jwk --method POST --url https://shop.example/v1/cart/items --nonce "$NONCE" --json`,
+    )
     .action(
       action('dpop', async (o: DpopOptions) => {
         if (o.key !== undefined && o.newKey !== undefined) throw new UsageError('--key and --new-key are exclusive');
@@ -137,7 +141,7 @@ Examples:
           process.stderr.write(`wrote a new DPoP key to ${resolve(o.newKey)} (jkt ${key.thumbprint})\n`);
         } else {
           key = await createDpopKey();
-          process.stderr.write('signed with a throwaway key: pass --key <file> or --new-key <file> to prove possession of a token\'s key\n');
+          process.stderr.write("signed with a throwaway key: pass --key <file> or --new-key <file> to prove possession of a token's key\n");
         }
         const r = await makeProof({ key, method: o.method, url: o.url, token: o.token, nonce: o.nonce });
         print(o.json ? r : r.proof);

@@ -31,7 +31,8 @@ export function mintGuestSession(profile: Profile, r: GuestSessionRequest = {}):
   if (!LOWERCASE_UUID.test(uuid)) throw new UsageError(`--uuid must be a lowercase UUID (got ${JSON.stringify(uuid)})`);
   const { guestSessionKey, guestSessionKeyPrevious, guestSessionKeyPreviousUntil } = profile.secrets;
   if (!r.previous) return { value: signGuestSession(uuid, guestSessionKey), uuid, key: 'current', validUntil: null };
-  if (guestSessionKeyPrevious === null) throw new UsageError(`the profile "${profile.name}" has no previous guest key (secrets.guestSessionKeyPrevious)`);
+  if (guestSessionKeyPrevious === null)
+    throw new UsageError(`the profile "${profile.name}" has no previous guest key (secrets.guestSessionKeyPrevious)`);
   const value = signGuestSession(uuid, guestSessionKeyPrevious);
   const expired = guestSessionKeyPreviousUntil !== null && Date.parse(guestSessionKeyPreviousUntil) <= (r.now ?? new Date()).getTime();
   return {
@@ -39,7 +40,9 @@ export function mintGuestSession(profile: Profile, r: GuestSessionRequest = {}):
     uuid,
     key: 'previous',
     validUntil: guestSessionKeyPreviousUntil,
-    ...(expired ? { warning: `the previous guest key stopped verifying at ${guestSessionKeyPreviousUntil}: servers must refuse this value` } : {}),
+    ...(expired
+      ? { warning: `the previous guest key stopped verifying at ${guestSessionKeyPreviousUntil}: servers must refuse this value` }
+      : {}),
   };
 }
 
@@ -53,19 +56,22 @@ interface Options {
 export function addGuestSessionCommand(program: Command): void {
   program
     .command('guest-session')
-    .description('Print a Guest-Session value (gs1.<uuid>.<HMAC-SHA256>) signed with the profile\'s guest key: a new guest cart.')
+    .description("Print a Guest-Session value (gs1.<uuid>.<HMAC-SHA256>) signed with the profile's guest key: a new guest cart.")
     .option('--profile <file>', PROFILE_OPTION_HELP, FIXTURE_PROFILE)
     .option('--uuid <uuid>', 'sign this cart id (lowercase UUID) instead of a fresh one: the same cart again')
     .option('--previous', 'sign with the previous key (GUEST_SESSION_KEY_PREVIOUS), as during a key rotation', false)
     .option('--json', 'print { value, uuid, key, validUntil } instead of the bare value', false)
-    .addHelpText('after', `
+    .addHelpText(
+      'after',
+      `
 A guest request carries a storefront token too: \`shop-conformance token guest --json\` prints both headers.
 
 Examples:
   $ shop-conformance guest-session
   $ GS=$(shop-conformance guest-session); curl http://127.0.0.1:8787/v1/cart \\
       -H "Authorization: Bearer $(shop-conformance token guest --no-session)" -H "Guest-Session: $GS"
-  $ shop-conformance guest-session --uuid 0b7f3c2e-5d1a-4e8b-9c6f-2a4d8e1f3b5c --previous --json`)
+  $ shop-conformance guest-session --uuid 0b7f3c2e-5d1a-4e8b-9c6f-2a4d8e1f3b5c --previous --json`,
+    )
     .action(
       action('guest-session', (o: Options) => {
         const s = mintGuestSession(loadProfile(o.profile), { uuid: o.uuid, previous: o.previous });

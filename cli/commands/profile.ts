@@ -66,21 +66,28 @@ export function addProfileCommand(program: Command): void {
   const profile = program
     .command('profile')
     .description('Profiles: what a deployment under test shares with the suite (issuer keys, client ids, secrets).')
-    .addHelpText('after', `
+    .addHelpText(
+      'after',
+      `
 Examples:
   $ shop-conformance profile init
-  $ shop-conformance profile init --out ./conformance/profile.json --env-out ./deploy/.env --name staging`);
+  $ shop-conformance profile init --out ./conformance/profile.json --env-out ./deploy/.env --name staging`,
+    );
 
   profile
     .command('init')
-    .description('Write a fresh profile (new ES256 issuer key, random secrets), its public jwks.json next to it, and the environment file a deployment needs to trust it.')
+    .description(
+      'Write a fresh profile (new ES256 issuer key, random secrets), its public jwks.json next to it, and the environment file a deployment needs to trust it.',
+    )
     .option('--out <file>', 'where the profile goes (it holds the private signing key: keep it with the suite)', 'profile.json')
     .option('--env-out <file>', 'where the environment file of the deployment goes (NAME=value lines)', '.env')
     .option('--name <name>', 'name of the deployment the profile describes', 'deployment')
     .option('--test-only', 'mark the profile testOnly (keys and secrets must never guard real data)', false)
     .option('--force', 'overwrite the profile, jwks.json and the environment file when they exist', false)
     .option('--json', 'print { profile, jwks, env, name, issuer, kid, variables } on stdout', false)
-    .addHelpText('after', `
+    .addHelpText(
+      'after',
+      `
 Writes three files and nothing else; refuses (exit 2) when any exists, unless --force:
   <out>                the profile, with the private key: \`run\`, \`token\`, \`idp\` read it with --profile
   <dir of out>/jwks.json  the public key set (never "d"); the environment file points JWKS_FILE at it
@@ -89,13 +96,16 @@ Writes three files and nothing else; refuses (exit 2) when any exists, unless --
 Examples:
   $ shop-conformance profile init
   $ shop-conformance profile init --out ./suite/profile.json --env-out ./deploy/shop.env --name staging
-  $ shop-conformance profile init --force --test-only --json`)
+  $ shop-conformance profile init --force --test-only --json`,
+    )
     .action(
       action('profile init', async (o: InitOptions) => {
         const r = await initProfileFiles({ out: o.out, envOut: o.envOut, name: o.name, testOnly: o.testOnly, force: o.force });
         const kid = r.profile.signingKeys[0]!.kid;
         const err = (s: string) => process.stderr.write(s + '\n');
-        err(`wrote ${r.profilePath}: profile "${r.profile.name}", issuer ${r.profile.issuer}, signing key ${kid} (private: keep it with the suite)`);
+        err(
+          `wrote ${r.profilePath}: profile "${r.profile.name}", issuer ${r.profile.issuer}, signing key ${kid} (private: keep it with the suite)`,
+        );
         err(`wrote ${r.jwksPath}: the public key set`);
         err(`wrote ${r.envPath}: ${r.env.length} variables for the deployment (shared secrets: keep it private)`);
         err('next:');
@@ -103,7 +113,15 @@ Examples:
         err(`  or serve the keys with \`shop-conformance idp --profile ${r.profilePath}\` and set JWKS_URI to the URL it prints;`);
         err(`  then judge it: \`shop-conformance run --base-url <url of the deployment> --profile ${r.profilePath}\``);
         if (o.json) {
-          print({ profile: r.profilePath, jwks: r.jwksPath, env: r.envPath, name: r.profile.name, issuer: r.profile.issuer, kid, variables: r.env.map((e) => e.name) });
+          print({
+            profile: r.profilePath,
+            jwks: r.jwksPath,
+            env: r.envPath,
+            name: r.profile.name,
+            issuer: r.profile.issuer,
+            kid,
+            variables: r.env.map((e) => e.name),
+          });
         }
       }),
     );

@@ -27,12 +27,25 @@ const optionsSchema = z.object({
   grep: z.string().optional(),
   clause: z.array(z.string().regex(/^[A-Z]+(-[A-Z0-9]+)*-\d+$/, 'a clause id like AUTH-GUEST-3')).optional(),
   strict: z.boolean(),
-  workers: z.string().regex(/^(\d+|\d+%)$/).optional(),
-  shard: z.string().regex(/^\d+\/\d+$/).optional(),
+  workers: z
+    .string()
+    .regex(/^(\d+|\d+%)$/)
+    .optional(),
+  shard: z
+    .string()
+    .regex(/^\d+\/\d+$/)
+    .optional(),
   maxFailures: z.coerce.number().int().min(1).optional(),
-  seed: z.coerce.number().int().min(0).max(2 ** 31 - 1),
+  seed: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(2 ** 31 - 1),
   list: z.boolean(),
-  reporter: z.string().transform((s) => s.split(',').map((x) => x.trim())).pipe(z.array(z.enum(REPORTERS)).min(1)),
+  reporter: z
+    .string()
+    .transform((s) => s.split(',').map((x) => x.trim()))
+    .pipe(z.array(z.enum(REPORTERS)).min(1)),
   output: z.string().min(1),
   showSecrets: z.boolean(),
   lastFailed: z.boolean(),
@@ -62,7 +75,10 @@ async function startEmbedded(profilePath: string): Promise<{ server: RunningServ
   return { server: await startServer(config), dir };
 }
 
-export async function runSuite(o: RunOptions, io: { out: (s: string) => void; err: (s: string) => void } = { out: (s) => process.stdout.write(s), err: (s) => process.stderr.write(s) }): Promise<number> {
+export async function runSuite(
+  o: RunOptions,
+  io: { out: (s: string) => void; err: (s: string) => void } = { out: (s) => process.stdout.write(s), err: (s) => process.stderr.write(s) },
+): Promise<number> {
   const profilePath = resolve(o.profile);
   let profile;
   try {
@@ -150,9 +166,16 @@ export function addRunCommand(program: Command): void {
   program
     .command('run')
     .description('Run the conformance suite against a deployment, or against the embedded reference when --base-url is absent.')
-    .option('--base-url <url>', 'the deployment to judge; without it the embedded reference is started (temporary database, ephemeral port)')
+    .option(
+      '--base-url <url>',
+      'the deployment to judge; without it the embedded reference is started (temporary database, ephemeral port)',
+    )
     .option('--profile <file>', 'profile the deployment shares with the suite', FIXTURE_PROFILE)
-    .addOption(new Option('--level <level>', 'spec: what the spec says; reference: also the reference\'s choices').choices(['spec', 'reference']).default('spec'))
+    .addOption(
+      new Option('--level <level>', "spec: what the spec says; reference: also the reference's choices")
+        .choices(['spec', 'reference'])
+        .default('spec'),
+    )
     .option('--grep <regex>', 'only checks whose title or tags match')
     .option('--clause <id...>', 'only checks that cite these clause ids')
     .option('--strict', 'SHOULD-level failures fail the run instead of warning', false)
@@ -166,9 +189,11 @@ export function addRunCommand(program: Command): void {
     .option('--show-secrets', 'show tokens and secrets in transcripts instead of redacting them', false)
     .option('--last-failed', 'only the checks that failed in the previous run (same --output)', false)
     .option('--no-doctor', 'skip the reachability and trust checks before the run')
-    .option('--ca <file>', 'PEM bundle of the CA that issued the deployment\'s TLS certificate (a private CA)')
+    .option('--ca <file>', "PEM bundle of the CA that issued the deployment's TLS certificate (a private CA)")
     .option('--insecure', 'accept any TLS certificate of the deployment (tests only)', false)
-    .addHelpText('after', `
+    .addHelpText(
+      'after',
+      `
 Exit codes: 0 conformant, 1 a check failed, 2 usage or configuration error, 3 target unreachable or not trusting the issuer.
 
 Examples:
@@ -176,12 +201,15 @@ Examples:
   $ shop-conformance run --base-url https://shop.example --profile ./profile.json
   $ shop-conformance run --base-url https://shop.internal:8443 --ca ./private-ca.pem
   $ shop-conformance run --clause AUTH-GUEST-4 ERR-PROBLEM-1 --reporter list
-  $ shop-conformance run --level reference --workers 4 --output ./reports --reporter list,junit,html,json`)
+  $ shop-conformance run --level reference --workers 4 --output ./reports --reporter list,junit,html,json`,
+    )
     .action(async (raw: Record<string, unknown>) => {
       const parsed = optionsSchema.safeParse(raw);
       if (!parsed.success) {
         const i = parsed.error.issues[0]!;
-        process.stderr.write(`shop-conformance run: --${String(i.path[0] ?? '').replace(/[A-Z]/g, (c) => '-' + c.toLowerCase())}: ${i.message}\n`);
+        process.stderr.write(
+          `shop-conformance run: --${String(i.path[0] ?? '').replace(/[A-Z]/g, (c) => '-' + c.toLowerCase())}: ${i.message}\n`,
+        );
         process.exit(EXIT.usage);
       }
       process.exit(await runSuite(parsed.data));

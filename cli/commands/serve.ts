@@ -14,11 +14,14 @@ export function addServeCommand(program: Command): void {
     .option('--profile <file>', 'profile JSON (default: fixtures/profile.json); env PROFILE_PATH')
     .option('--seed <file>', 'seed JSON (default: fixtures/seed.json); env SEED_PATH')
     .option('--no-seed', 'load no seed')
-    .addHelpText('after', `
+    .addHelpText(
+      'after',
+      `
 Examples:
   $ shop-conformance serve
   $ shop-conformance serve --port 8080 --db ./shop.db
-  $ PORT=0 LOG_LEVEL=warn shop-conformance serve --profile ./my-profile.json`)
+  $ PORT=0 LOG_LEVEL=warn shop-conformance serve --profile ./my-profile.json`,
+    )
     .action(async (opts: { port?: string; host?: string; db?: string; profile?: string; seed?: string | false }) => {
       let config;
       try {
@@ -44,7 +47,10 @@ Examples:
       if (warning) process.stderr.write(warning);
       const stop = (signal: string) => {
         process.stderr.write(`received ${signal}, shutting down\n`);
-        running.close().then(() => process.exit(0), () => process.exit(1));
+        running.close().then(
+          () => process.exit(0),
+          () => process.exit(1),
+        );
       };
       process.once('SIGINT', () => stop('SIGINT'));
       process.once('SIGTERM', () => stop('SIGTERM'));

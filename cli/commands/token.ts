@@ -71,7 +71,10 @@ export interface Credential {
 /** Mints the credential of one caller kind and the headers that go with it. Throws UsageError for unusable inputs. */
 export async function mintCredential(profile: Profile, r: CredentialRequest): Promise<Credential> {
   const key = profile.signingKeys[0];
-  if (!key?.d) throw new UsageError(`profile "${profile.name}": signing key ${key?.kid ?? '(none)'} has no private part "d", so the suite cannot mint with it (is it a deployment's copy?)`);
+  if (!key?.d)
+    throw new UsageError(
+      `profile "${profile.name}": signing key ${key?.kid ?? '(none)'} has no private part "d", so the suite cannot mint with it (is it a deployment's copy?)`,
+    );
   const minter = createMinter(profile, r.now ? { now: r.now } : {});
   const common: TokenOptions = {
     ...(r.scope !== undefined ? { scope: r.scope.join(' ') } : {}),
@@ -93,7 +96,8 @@ export async function mintCredential(profile: Profile, r: CredentialRequest): Pr
       break;
     case 'guest':
       token = await minter.guest(common);
-      if (r.session !== false) headers[HEADERS.guestSession] = mintGuestSession(profile, r.uuid !== undefined ? { uuid: r.uuid } : {}).value;
+      if (r.session !== false)
+        headers[HEADERS.guestSession] = mintGuestSession(profile, r.uuid !== undefined ? { uuid: r.uuid } : {}).value;
       break;
     case 'operator':
       token = await minter.operator(common);
@@ -214,26 +218,42 @@ export function addTokenCommand(program: Command): void {
     .addArgument(new Argument('<kind>', 'caller kind').choices(TOKEN_KINDS))
     .option('--profile <file>', PROFILE_OPTION_HELP, FIXTURE_PROFILE)
     .option('--sub <sub>', `account subject (user kinds: customer, delegated, invited-agent, assistant; default ${DEFAULT_SUB})`)
-    .option('--scope <scopes...>', 'scopes replacing the kind\'s defaults (space-separated values or several arguments; \'\' for none)')
-    .addOption(new Option('--audience <audience>', 'profile audience in aud (default api; delegated: from --channel)').choices(['api', 'agent']))
-    .addOption(new Option('--channel <channel>', 'delegated: mcp mints for the agent audience, openapi for the API audience').choices(['mcp', 'openapi']))
+    .option('--scope <scopes...>', "scopes replacing the kind's defaults (space-separated values or several arguments; '' for none)")
+    .addOption(
+      new Option('--audience <audience>', 'profile audience in aud (default api; delegated: from --channel)').choices(['api', 'agent']),
+    )
+    .addOption(
+      new Option('--channel <channel>', 'delegated: mcp mints for the agent audience, openapi for the API audience').choices([
+        'mcp',
+        'openapi',
+      ]),
+    )
     .option('--expires-in <seconds>', 'lifetime in seconds (default 300; negative: already expired)')
-    .option('--claim <name=json>', 'override a claim of the access token (repeatable); non-JSON values are strings, name= removes it', collect)
+    .option(
+      '--claim <name=json>',
+      'override a claim of the access token (repeatable); non-JSON values are strings, name= removes it',
+      collect,
+    )
     .option('--operator <id>', 'operator: the Operator attribution header', DEFAULT_OPERATOR)
     .option('--no-session', 'guest: leave out the Guest-Session header (a guest read of the empty cart)')
     .option('--uuid <uuid>', 'guest: sign this cart id in Guest-Session instead of a fresh one')
     .option('--agent-id <id>', 'invited-agent: agent_id of the context', DEFAULT_AGENT_ID)
     .option('--permission <permissions...>', 'invited-agent: permissions of the context', [...DEFAULT_PERMISSIONS])
     .option('--context-claim <name=json>', 'invited-agent: override a claim of the context (repeatable)', collect)
-    .option('--dpop-key <file>', 'assistant: private JWK the token is bound to (cnf.jkt), as `dpop --new-key` writes; generated when absent')
+    .option(
+      '--dpop-key <file>',
+      'assistant: private JWK the token is bound to (cnf.jkt), as `dpop --new-key` writes; generated when absent',
+    )
     .option('--sid <sid>', 'assistant: the assistant session id (default: a random UUID)')
     .option('--url <url>', 'assistant: also print a DPoP proof for a request to this URL')
     .option('--method <method>', 'assistant: method of that request', 'GET')
     .option('--nonce <nonce>', 'assistant: DPoP-Nonce to put in that proof')
-    .option('--assistant-subject <token>', 'mcp-agent-forwarder: the signed-out assistant\'s original token, sent in Assistant-Subject')
+    .option('--assistant-subject <token>', "mcp-agent-forwarder: the signed-out assistant's original token, sent in Assistant-Subject")
     .option('--json', 'print { token, kind, headers, claims, expiresAt, ... } instead of the bare token', false)
     .option('--headers', 'print every header to send as "Name: value" lines (for curl -H @file)', false)
-    .addHelpText('after', `
+    .addHelpText(
+      'after',
+      `
 Without --json or --headers, stdout is the bare token and any other header of the kind goes to stderr.
 Kinds and what they send (docs/tokens.md):
   customer             Authorization: Bearer <website user token>
@@ -252,12 +272,15 @@ Examples:
   $ shop-conformance token operator --operator alice@shop.test --headers
   $ shop-conformance token invited-agent --agent-id agent_7 --permission assistant:read checkout --json
   $ shop-conformance token assistant --dpop-key assistant.jwk --sid as_1 --url http://127.0.0.1:8787/v1/me --headers
-  $ shop-conformance token customer --claim exp=1 --claim 'act={"sub":"someone"}'    # for negative tests`)
+  $ shop-conformance token customer --claim exp=1 --claim 'act={"sub":"someone"}'    # for negative tests`,
+    )
     .action(
       action('token', async (kind: TokenKind, o: Options, cmd: Command) => {
         for (const [name, rule] of Object.entries(KIND_OPTIONS) as [keyof Options, { flag: string; kinds: readonly TokenKind[] }][]) {
           if (cmd.getOptionValueSource(name) === 'cli' && !rule.kinds.includes(kind)) {
-            throw new UsageError(`${rule.flag} does not apply to ${kind} tokens (only ${rule.kinds.join(', ')})${name === 'sub' ? '; use --claim sub=... to override a machine sub' : ''}`);
+            throw new UsageError(
+              `${rule.flag} does not apply to ${kind} tokens (only ${rule.kinds.join(', ')})${name === 'sub' ? '; use --claim sub=... to override a machine sub' : ''}`,
+            );
           }
         }
         if (o.json && o.headers) throw new UsageError('--json and --headers are exclusive');
@@ -278,11 +301,15 @@ Examples:
           ...(o.contextClaim ? { contextClaims: parseClaims(o.contextClaim) } : {}),
           ...(o.dpopKey !== undefined ? { dpopKey: await readDpopKeyFile(o.dpopKey) } : {}),
           ...(o.sid !== undefined ? { sid: o.sid } : {}),
-          ...(o.url !== undefined ? { proofFor: { method: o.method, url: o.url, ...(o.nonce !== undefined ? { nonce: o.nonce } : {}) } } : {}),
+          ...(o.url !== undefined
+            ? { proofFor: { method: o.method, url: o.url, ...(o.nonce !== undefined ? { nonce: o.nonce } : {}) } }
+            : {}),
           ...(o.assistantSubject !== undefined ? { assistantSubject: o.assistantSubject } : {}),
         });
         if (kind === 'assistant' && o.dpopKey === undefined && !o.json) {
-          process.stderr.write('warning: bound to a generated DPoP key that is not saved: pass --dpop-key <file> (`dpop --new-key <file>` makes one) or --json\n');
+          process.stderr.write(
+            'warning: bound to a generated DPoP key that is not saved: pass --dpop-key <file> (`dpop --new-key <file>` makes one) or --json\n',
+          );
         }
         if (o.json) return print(credential);
         const lines = Object.entries(credential.headers).map(([name, value]) => `${name}: ${value}`);

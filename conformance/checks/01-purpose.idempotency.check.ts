@@ -16,113 +16,170 @@ import { CHECKOUT, checkout, checkoutBody, expectPlaced, orderIdOf } from './_sh
 import { CHECKOUT_ACCOUNTS, CHECKOUT_VARIANTS, VARIANT } from './_shared/seed-data.js';
 import { baselineOf, expectChanged } from '../lib/compare.js';
 
-
 // ------------------------------------------------------------------------------------------- Idempotency-Key on the cart
 
-test(...check({
-  id: 'purpose.idempotency-key',
-  title: 'Idempotency-Key is accepted and ignored: two adds with the same key are both applied',
-  clauses: ['PUR-IDEM-1', 'PUR-IDEM-2'],
-  seed: true,
-}, async (shop) => {
-  // Control without the header: payload shapes are not shown, so a service that refuses the reference's body shows nothing.
-  const control = await shop.http.post('/v1/cart/items', { token: await customerToken(shop), json: cartLine() });
-  if (is4xx(control)) failSetup('addCartItem with the body the description document describes', '2xx', control.status, 'END-OPS-ADDCARTITEM-1');
+test(
+  ...check(
+    {
+      id: 'purpose.idempotency-key',
+      title: 'Idempotency-Key is accepted and ignored: two adds with the same key are both applied',
+      clauses: ['PUR-IDEM-1', 'PUR-IDEM-2'],
+      seed: true,
+    },
+    async (shop) => {
+      // Control without the header: payload shapes are not shown, so a service that refuses the reference's body shows nothing.
+      const control = await shop.http.post('/v1/cart/items', { token: await customerToken(shop), json: cartLine() });
+      if (is4xx(control))
+        failSetup('addCartItem with the body the description document describes', '2xx', control.status, 'END-OPS-ADDCARTITEM-1');
 
-  const token = await customerToken(shop);
-  const headers = { 'idempotency-key': randomUUID() };
-  const read = await shop.http.get('/v1/cart', { token, headers });
-  if (!is2xx(read)) fail('getCart with an Idempotency-Key', '2xx', read.status, 'PUR-IDEM-1');
-  const first = await shop.http.post('/v1/cart/items', { token, headers, json: cartLine() });
-  if (!is2xx(first)) fail('first addCartItem with an Idempotency-Key', `2xx (like the same add without it: ${control.status})`, first.status, 'PUR-IDEM-1');
-  const afterFirst = baselineOf(await shop.http.get('/v1/cart', { token }), await shop.http.get('/v1/cart', { token }));
-  const second = await shop.http.post('/v1/cart/items', { token, headers, json: cartLine() });
-  if (!is2xx(second)) fail('second addCartItem with the same Idempotency-Key', '2xx', second.status, 'PUR-IDEM-1');
-  const afterSecond = await shop.http.get('/v1/cart', { token });
-  // The second add was processed: the cart changed (a replayed response would leave it as the first add left it).
-  expectChanged(afterFirst, afterSecond, 'cart after a second add with the same Idempotency-Key (the add applied again)', 'PUR-IDEM-2');
-}));
+      const token = await customerToken(shop);
+      const headers = { 'idempotency-key': randomUUID() };
+      const read = await shop.http.get('/v1/cart', { token, headers });
+      if (!is2xx(read)) fail('getCart with an Idempotency-Key', '2xx', read.status, 'PUR-IDEM-1');
+      const first = await shop.http.post('/v1/cart/items', { token, headers, json: cartLine() });
+      if (!is2xx(first))
+        fail(
+          'first addCartItem with an Idempotency-Key',
+          `2xx (like the same add without it: ${control.status})`,
+          first.status,
+          'PUR-IDEM-1',
+        );
+      const afterFirst = baselineOf(await shop.http.get('/v1/cart', { token }), await shop.http.get('/v1/cart', { token }));
+      const second = await shop.http.post('/v1/cart/items', { token, headers, json: cartLine() });
+      if (!is2xx(second)) fail('second addCartItem with the same Idempotency-Key', '2xx', second.status, 'PUR-IDEM-1');
+      const afterSecond = await shop.http.get('/v1/cart', { token });
+      // The second add was processed: the cart changed (a replayed response would leave it as the first add left it).
+      expectChanged(afterFirst, afterSecond, 'cart after a second add with the same Idempotency-Key (the add applied again)', 'PUR-IDEM-2');
+    },
+  ),
+);
 
-test(...check({
-  id: 'purpose.idempotency-key.reference',
-  title: 'two adds of one unit with the same Idempotency-Key are both 201 and leave a line of 2',
-  clauses: ['PUR-IDEM-1', 'PUR-IDEM-2'],
-  level: 'reference',
-  seed: true,
-}, async (shop) => {
-  const token = await customerToken(shop);
-  const headers = { 'idempotency-key': randomUUID() };
-  expectStatus(await shop.http.post('/v1/cart/items', { token, headers, json: cartLine() }), 201, { clause: 'PUR-IDEM-1' });
-  const again = await shop.http.post('/v1/cart/items', { token, headers, json: cartLine() });
-  expectStatus(again, 201, { clause: 'PUR-IDEM-1' });
-  const line = lineOf(again, VARIANT);
-  if (line?.quantity !== 2) fail('quantity after two adds with the same key', 2, line, 'PUR-IDEM-2');
-}));
+test(
+  ...check(
+    {
+      id: 'purpose.idempotency-key.reference',
+      title: 'two adds of one unit with the same Idempotency-Key are both 201 and leave a line of 2',
+      clauses: ['PUR-IDEM-1', 'PUR-IDEM-2'],
+      level: 'reference',
+      seed: true,
+    },
+    async (shop) => {
+      const token = await customerToken(shop);
+      const headers = { 'idempotency-key': randomUUID() };
+      expectStatus(await shop.http.post('/v1/cart/items', { token, headers, json: cartLine() }), 201, { clause: 'PUR-IDEM-1' });
+      const again = await shop.http.post('/v1/cart/items', { token, headers, json: cartLine() });
+      expectStatus(again, 201, { clause: 'PUR-IDEM-1' });
+      const line = lineOf(again, VARIANT);
+      if (line?.quantity !== 2) fail('quantity after two adds with the same key', 2, line, 'PUR-IDEM-2');
+    },
+  ),
+);
 
 // ------------------------------------------------------------------------------------------- Idempotency-Key at checkout
 
-test(...check({
-  id: 'purpose.checkout.double-submission',
-  title: 'a second submission after a paid order, with the same Idempotency-Key, finds the cart empty: 422 cart_empty',
-  clauses: ['PUR-IDEM-1', 'PUR-IDEM-4', 'ERR-TABLE-14'],
-  requires: ['delegated'],
-  seed: true,
-}, async (shop) => {
-  const token = await delegatedToken(shop, CHECKOUT_ACCOUNTS[1].sub);
-  await emptyCart(shop, token);
-  await addLine(shop, token, 'PUR-IDEM-4', CHECKOUT_VARIANTS.beanie, 1);
-  const headers = { 'idempotency-key': randomUUID() };
-  const first = await checkout(shop, token, checkoutBody(CHECKOUT_ACCOUNTS[1].card), headers);
-  expectPlaced(first, 'the first submission (with an Idempotency-Key)', 'PUR-IDEM-1');
-  const second = await shop.http.post(CHECKOUT, { token, json: checkoutBody(CHECKOUT_ACCOUNTS[1].card), headers });
-  // A replay of the first answer would be a 2xx: the key must not be honoured, the cart is what decides.
-  expectProblem(second, { status: 422, error: 'cart_empty', docsUrl: shop.docsUrl, clause: 'PUR-IDEM-4' });
-  expectNotNamesVariant(await shop.http.get('/v1/cart', { token }), CHECKOUT_VARIANTS.beanie, 'the cart after the paid order', 'PUR-IDEM-4');
-}));
+test(
+  ...check(
+    {
+      id: 'purpose.checkout.double-submission',
+      title: 'a second submission after a paid order, with the same Idempotency-Key, finds the cart empty: 422 cart_empty',
+      clauses: ['PUR-IDEM-1', 'PUR-IDEM-4', 'ERR-TABLE-14'],
+      requires: ['delegated'],
+      seed: true,
+    },
+    async (shop) => {
+      const token = await delegatedToken(shop, CHECKOUT_ACCOUNTS[1].sub);
+      await emptyCart(shop, token);
+      await addLine(shop, token, 'PUR-IDEM-4', CHECKOUT_VARIANTS.beanie, 1);
+      const headers = { 'idempotency-key': randomUUID() };
+      const first = await checkout(shop, token, checkoutBody(CHECKOUT_ACCOUNTS[1].card), headers);
+      expectPlaced(first, 'the first submission (with an Idempotency-Key)', 'PUR-IDEM-1');
+      const second = await shop.http.post(CHECKOUT, { token, json: checkoutBody(CHECKOUT_ACCOUNTS[1].card), headers });
+      // A replay of the first answer would be a 2xx: the key must not be honoured, the cart is what decides.
+      expectProblem(second, { status: 422, error: 'cart_empty', docsUrl: shop.docsUrl, clause: 'PUR-IDEM-4' });
+      expectNotNamesVariant(
+        await shop.http.get('/v1/cart', { token }),
+        CHECKOUT_VARIANTS.beanie,
+        'the cart after the paid order',
+        'PUR-IDEM-4',
+      );
+    },
+  ),
+);
 
-test(...check({
-  id: 'purpose.checkout.retry-places-another-order',
-  title: 'a retried checkout with a refilled cart and the same Idempotency-Key places another order (no stored response is replayed)',
-  clauses: ['PUR-IDEM-1', 'PUR-IDEM-2', 'PUR-IDEM-3'],
-  requires: ['delegated'],
-  seed: true,
-}, async (shop) => {
-  const token = await delegatedToken(shop, CHECKOUT_ACCOUNTS[2].sub);
-  await emptyCart(shop, token);
-  const headers = { 'idempotency-key': `retry-${randomUUID()}` };
-  await addLine(shop, token, 'PUR-IDEM-3', CHECKOUT_VARIANTS.beanie, 1);
-  const first = await checkout(shop, token, checkoutBody(CHECKOUT_ACCOUNTS[2].card), headers);
-  expectPlaced(first, 'the first checkout', 'PUR-IDEM-1');
-  expectNotNamesVariant(await shop.http.get('/v1/cart', { token }), CHECKOUT_VARIANTS.beanie, 'the cart after the first order', 'PUR-IDEM-3');
-  await addLine(shop, token, 'PUR-IDEM-3', CHECKOUT_VARIANTS.beanie, 1);
-  const second = await shop.http.post(CHECKOUT, { token, json: checkoutBody(CHECKOUT_ACCOUNTS[2].card), headers });
-  expectPlaced(second, 'the retry with the same Idempotency-Key and a refilled cart', 'PUR-IDEM-3');
-  // Processed, not replayed: the refilled cart was ordered, and the answer is not the first one again.
-  expectNotNamesVariant(await shop.http.get('/v1/cart', { token }), CHECKOUT_VARIANTS.beanie, 'the cart after the retry (its line was ordered)', 'PUR-IDEM-3');
-  if (second.text === first.text) fail('the retry\'s answer', 'a new order, not the first answer replayed', second.text.slice(0, 300), 'PUR-IDEM-2');
-  const [a, b] = [first.headers.get('location'), second.headers.get('location')];
-  if (a !== null && a === b) fail('Location of the retry', 'another order\'s URL', b, 'PUR-IDEM-3');
-}));
+test(
+  ...check(
+    {
+      id: 'purpose.checkout.retry-places-another-order',
+      title: 'a retried checkout with a refilled cart and the same Idempotency-Key places another order (no stored response is replayed)',
+      clauses: ['PUR-IDEM-1', 'PUR-IDEM-2', 'PUR-IDEM-3'],
+      requires: ['delegated'],
+      seed: true,
+    },
+    async (shop) => {
+      const token = await delegatedToken(shop, CHECKOUT_ACCOUNTS[2].sub);
+      await emptyCart(shop, token);
+      const headers = { 'idempotency-key': `retry-${randomUUID()}` };
+      await addLine(shop, token, 'PUR-IDEM-3', CHECKOUT_VARIANTS.beanie, 1);
+      const first = await checkout(shop, token, checkoutBody(CHECKOUT_ACCOUNTS[2].card), headers);
+      expectPlaced(first, 'the first checkout', 'PUR-IDEM-1');
+      expectNotNamesVariant(
+        await shop.http.get('/v1/cart', { token }),
+        CHECKOUT_VARIANTS.beanie,
+        'the cart after the first order',
+        'PUR-IDEM-3',
+      );
+      await addLine(shop, token, 'PUR-IDEM-3', CHECKOUT_VARIANTS.beanie, 1);
+      const second = await shop.http.post(CHECKOUT, { token, json: checkoutBody(CHECKOUT_ACCOUNTS[2].card), headers });
+      expectPlaced(second, 'the retry with the same Idempotency-Key and a refilled cart', 'PUR-IDEM-3');
+      // Processed, not replayed: the refilled cart was ordered, and the answer is not the first one again.
+      expectNotNamesVariant(
+        await shop.http.get('/v1/cart', { token }),
+        CHECKOUT_VARIANTS.beanie,
+        'the cart after the retry (its line was ordered)',
+        'PUR-IDEM-3',
+      );
+      if (second.text === first.text)
+        fail("the retry's answer", 'a new order, not the first answer replayed', second.text.slice(0, 300), 'PUR-IDEM-2');
+      const [a, b] = [first.headers.get('location'), second.headers.get('location')];
+      if (a !== null && a === b) fail('Location of the retry', "another order's URL", b, 'PUR-IDEM-3');
+    },
+  ),
+);
 
-test(...check({
-  id: 'purpose.checkout.idempotency.reference',
-  title: 'two orders for two submissions with one Idempotency-Key: 201 twice with distinct Locations, then 422 cart_empty',
-  clauses: ['PUR-IDEM-1', 'PUR-IDEM-2', 'PUR-IDEM-3', 'PUR-IDEM-4', 'END-CONV-1', 'END-CONV-2'],
-  level: 'reference',
-  requires: ['delegated'],
-  seed: true,
-}, async (shop) => {
-  const token = await delegatedToken(shop, CHECKOUT_ACCOUNTS[4].sub);
-  await emptyCart(shop, token);
-  const headers = { 'idempotency-key': 'same-key-every-time' };
-  const ids: string[] = [];
-  for (const round of [1, 2]) {
-    expectStatus(await shop.http.post('/v1/cart/items', { token, json: cartLine(CHECKOUT_VARIANTS.tote, 1) }), 201, { clause: 'PUR-IDEM-3' });
-    const res = await shop.http.post(CHECKOUT, { token, json: checkoutBody(CHECKOUT_ACCOUNTS[4].card), headers });
-    const location = expectCreated(res, { location: /^\/v1\/me\/orders\/ord_[a-z0-9]+$/, clause: round === 1 ? 'END-CONV-2' : 'PUR-IDEM-3' })!;
-    if (res.body?.id !== orderIdOf(location)) fail(`order id of submission ${round}`, orderIdOf(location), res.body?.id, 'END-CONV-2');
-    ids.push(orderIdOf(location));
-  }
-  if (ids[0] === ids[1]) fail('order ids of two submissions with one Idempotency-Key', 'two orders', ids, 'PUR-IDEM-3');
-  expectProblem(await shop.http.post(CHECKOUT, { token, json: checkoutBody(CHECKOUT_ACCOUNTS[4].card), headers }), { status: 422, error: 'cart_empty', docsUrl: shop.docsUrl, clause: 'PUR-IDEM-4' });
-}));
+test(
+  ...check(
+    {
+      id: 'purpose.checkout.idempotency.reference',
+      title: 'two orders for two submissions with one Idempotency-Key: 201 twice with distinct Locations, then 422 cart_empty',
+      clauses: ['PUR-IDEM-1', 'PUR-IDEM-2', 'PUR-IDEM-3', 'PUR-IDEM-4', 'END-CONV-1', 'END-CONV-2'],
+      level: 'reference',
+      requires: ['delegated'],
+      seed: true,
+    },
+    async (shop) => {
+      const token = await delegatedToken(shop, CHECKOUT_ACCOUNTS[4].sub);
+      await emptyCart(shop, token);
+      const headers = { 'idempotency-key': 'same-key-every-time' };
+      const ids: string[] = [];
+      for (const round of [1, 2]) {
+        expectStatus(await shop.http.post('/v1/cart/items', { token, json: cartLine(CHECKOUT_VARIANTS.tote, 1) }), 201, {
+          clause: 'PUR-IDEM-3',
+        });
+        const res = await shop.http.post(CHECKOUT, { token, json: checkoutBody(CHECKOUT_ACCOUNTS[4].card), headers });
+        const location = expectCreated(res, {
+          location: /^\/v1\/me\/orders\/ord_[a-z0-9]+$/,
+          clause: round === 1 ? 'END-CONV-2' : 'PUR-IDEM-3',
+        })!;
+        if (res.body?.id !== orderIdOf(location)) fail(`order id of submission ${round}`, orderIdOf(location), res.body?.id, 'END-CONV-2');
+        ids.push(orderIdOf(location));
+      }
+      if (ids[0] === ids[1]) fail('order ids of two submissions with one Idempotency-Key', 'two orders', ids, 'PUR-IDEM-3');
+      expectProblem(await shop.http.post(CHECKOUT, { token, json: checkoutBody(CHECKOUT_ACCOUNTS[4].card), headers }), {
+        status: 422,
+        error: 'cart_empty',
+        docsUrl: shop.docsUrl,
+        clause: 'PUR-IDEM-4',
+      });
+    },
+  ),
+);

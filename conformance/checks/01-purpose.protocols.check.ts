@@ -6,51 +6,80 @@ import { cartLine } from './_shared/expect-cart.js';
 import { expectRefusal } from './_shared/expect-refusals.js';
 import { customerToken } from './_shared/mint-callers.js';
 
-test(...check({
-  id: 'purpose.no-rpc',
-  title: 'no JSON-RPC endpoint: a JSON-RPC call gets no successful answer at plausible paths',
-  clauses: ['PUR-PROTO-1'],
-}, async (shop) => {
-  const token = await customerToken(shop);
-  for (const path of ['/', '/v1', '/rpc', '/jsonrpc', '/json-rpc', '/v1/rpc', '/v1/jsonrpc', '/api/rpc']) {
-    const res = await shop.http.post(path, { token, json: { jsonrpc: '2.0', id: 1, method: 'getCart', params: {} } });
-    if (is2xx(res)) fail(`POST ${path} with a JSON-RPC call`, 'not 2xx', res.status, 'PUR-PROTO-1');
-  }
-}));
+test(
+  ...check(
+    {
+      id: 'purpose.no-rpc',
+      title: 'no JSON-RPC endpoint: a JSON-RPC call gets no successful answer at plausible paths',
+      clauses: ['PUR-PROTO-1'],
+    },
+    async (shop) => {
+      const token = await customerToken(shop);
+      for (const path of ['/', '/v1', '/rpc', '/jsonrpc', '/json-rpc', '/v1/rpc', '/v1/jsonrpc', '/api/rpc']) {
+        const res = await shop.http.post(path, { token, json: { jsonrpc: '2.0', id: 1, method: 'getCart', params: {} } });
+        if (is2xx(res)) fail(`POST ${path} with a JSON-RPC call`, 'not 2xx', res.status, 'PUR-PROTO-1');
+      }
+    },
+  ),
+);
 
 // A JSON array of request envelopes is what batching means; an array of add bodies is not used at spec level, since the
 // shape of the add body is not shown (a multi-line add taking a list would be one operation, not a batch).
-test(...check({
-  id: 'purpose.no-batching',
-  title: 'no request batching: a JSON array of requests is refused with a problem, and no batch endpoint answers',
-  clauses: ['PUR-PROTO-2'],
-}, async (shop) => {
-  const token = await customerToken(shop);
-  const requests = [
-    { method: 'POST', path: '/v1/cart/items', headers: { 'content-type': 'application/json' }, body: cartLine() },
-    { method: 'GET', path: '/v1/cart' },
-  ];
-  expectRefusal(shop, await shop.http.post('/v1/cart/items', { token, json: requests }), 'PUR-PROTO-2');
-  for (const path of ['/batch', '/v1/batch', '/v1/$batch', '/v1/bulk', '/v1/cart/items/batch', '/v1/cart/items:batch', '/v1/cart/batch']) {
-    for (const json of [requests, { requests }]) {
-      const res = await shop.http.post(path, { token, json });
-      if (is2xx(res)) fail(`POST ${path} with a batch of requests`, 'not 2xx', res.status, 'PUR-PROTO-2');
-    }
-  }
-}));
+test(
+  ...check(
+    {
+      id: 'purpose.no-batching',
+      title: 'no request batching: a JSON array of requests is refused with a problem, and no batch endpoint answers',
+      clauses: ['PUR-PROTO-2'],
+    },
+    async (shop) => {
+      const token = await customerToken(shop);
+      const requests = [
+        { method: 'POST', path: '/v1/cart/items', headers: { 'content-type': 'application/json' }, body: cartLine() },
+        { method: 'GET', path: '/v1/cart' },
+      ];
+      expectRefusal(shop, await shop.http.post('/v1/cart/items', { token, json: requests }), 'PUR-PROTO-2');
+      for (const path of [
+        '/batch',
+        '/v1/batch',
+        '/v1/$batch',
+        '/v1/bulk',
+        '/v1/cart/items/batch',
+        '/v1/cart/items:batch',
+        '/v1/cart/batch',
+      ]) {
+        for (const json of [requests, { requests }]) {
+          const res = await shop.http.post(path, { token, json });
+          if (is2xx(res)) fail(`POST ${path} with a batch of requests`, 'not 2xx', res.status, 'PUR-PROTO-2');
+        }
+      }
+    },
+  ),
+);
 
-test(...check({
-  id: 'purpose.no-batching.reference',
-  title: 'a JSON array of add bodies is 400 invalid_request and adds nothing',
-  clauses: ['PUR-PROTO-2'],
-  level: 'reference',
-  seed: true,
-}, async (shop) => {
-  const token = await customerToken(shop);
-  expectProblem(await shop.http.post('/v1/cart/items', { token, json: [cartLine(), cartLine()] }), { status: 400, error: 'invalid_request', docsUrl: shop.docsUrl, clause: 'PUR-PROTO-2' });
-  const cart = await shop.http.get('/v1/cart', { token });
-  if (!Array.isArray(cart.body?.lines) || cart.body.lines.length !== 0) fail('cart lines after the refused array', [], cart.body?.lines, 'PUR-PROTO-2');
-}));
+test(
+  ...check(
+    {
+      id: 'purpose.no-batching.reference',
+      title: 'a JSON array of add bodies is 400 invalid_request and adds nothing',
+      clauses: ['PUR-PROTO-2'],
+      level: 'reference',
+      seed: true,
+    },
+    async (shop) => {
+      const token = await customerToken(shop);
+      expectProblem(await shop.http.post('/v1/cart/items', { token, json: [cartLine(), cartLine()] }), {
+        status: 400,
+        error: 'invalid_request',
+        docsUrl: shop.docsUrl,
+        clause: 'PUR-PROTO-2',
+      });
+      const cart = await shop.http.get('/v1/cart', { token });
+      if (!Array.isArray(cart.body?.lines) || cart.body.lines.length !== 0)
+        fail('cart lines after the refused array', [], cart.body?.lines, 'PUR-PROTO-2');
+    },
+  ),
+);
 
 const ORIGIN = 'https://cross-origin.example';
 
@@ -59,30 +88,50 @@ function expectNoCors(res: ShopResponse, what: string): void {
   if (cors.length > 0) fail(`CORS headers on ${what}`, 'none', Object.fromEntries(cors.map((n) => [n, res.headers.get(n)])), 'PUR-PROTO-3');
 }
 
-test(...check({
-  id: 'purpose.no-cors.preflight',
-  title: 'an OPTIONS preflight with Origin gets no Access-Control-* headers',
-  clauses: ['PUR-PROTO-3'],
-}, async (shop) => {
-  for (const [path, method] of [['/v1/cart/items', 'POST'], ['/v1/cart', 'GET'], ['/v1/catalog/products', 'GET'], ['/openapi.json', 'GET'], ['/health', 'GET']] as const) {
-    const res = await shop.http.request('OPTIONS', path, {
-      headers: { origin: ORIGIN, 'access-control-request-method': method, 'access-control-request-headers': 'authorization, content-type' },
-    });
-    expectNoCors(res, `OPTIONS ${path}`);
-  }
-}));
+test(
+  ...check(
+    {
+      id: 'purpose.no-cors.preflight',
+      title: 'an OPTIONS preflight with Origin gets no Access-Control-* headers',
+      clauses: ['PUR-PROTO-3'],
+    },
+    async (shop) => {
+      for (const [path, method] of [
+        ['/v1/cart/items', 'POST'],
+        ['/v1/cart', 'GET'],
+        ['/v1/catalog/products', 'GET'],
+        ['/openapi.json', 'GET'],
+        ['/health', 'GET'],
+      ] as const) {
+        const res = await shop.http.request('OPTIONS', path, {
+          headers: {
+            origin: ORIGIN,
+            'access-control-request-method': method,
+            'access-control-request-headers': 'authorization, content-type',
+          },
+        });
+        expectNoCors(res, `OPTIONS ${path}`);
+      }
+    },
+  ),
+);
 
-test(...check({
-  id: 'purpose.no-cors.requests',
-  title: 'requests carrying Origin get no Access-Control-* headers, on success and on failure',
-  clauses: ['PUR-PROTO-3'],
-}, async (shop) => {
-  const token = await customerToken(shop);
-  const headers = { origin: ORIGIN };
-  expectNoCors(await shop.http.get('/v1/catalog/products', { token, headers }), 'GET /v1/catalog/products');
-  expectNoCors(await shop.http.get('/v1/cart', { token, headers }), 'GET /v1/cart');
-  expectNoCors(await shop.http.get('/v1/cart', { headers }), 'GET /v1/cart without a token');
-  expectNoCors(await shop.http.post('/v1/cart/items', { token, headers, json: cartLine() }), 'POST /v1/cart/items');
-  expectNoCors(await shop.http.get('/health', { headers }), 'GET /health');
-  expectNoCors(await shop.http.get('/openapi.json', { headers }), 'GET /openapi.json');
-}));
+test(
+  ...check(
+    {
+      id: 'purpose.no-cors.requests',
+      title: 'requests carrying Origin get no Access-Control-* headers, on success and on failure',
+      clauses: ['PUR-PROTO-3'],
+    },
+    async (shop) => {
+      const token = await customerToken(shop);
+      const headers = { origin: ORIGIN };
+      expectNoCors(await shop.http.get('/v1/catalog/products', { token, headers }), 'GET /v1/catalog/products');
+      expectNoCors(await shop.http.get('/v1/cart', { token, headers }), 'GET /v1/cart');
+      expectNoCors(await shop.http.get('/v1/cart', { headers }), 'GET /v1/cart without a token');
+      expectNoCors(await shop.http.post('/v1/cart/items', { token, headers, json: cartLine() }), 'POST /v1/cart/items');
+      expectNoCors(await shop.http.get('/health', { headers }), 'GET /health');
+      expectNoCors(await shop.http.get('/openapi.json', { headers }), 'GET /openapi.json');
+    },
+  ),
+);

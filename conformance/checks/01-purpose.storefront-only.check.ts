@@ -18,149 +18,246 @@ interface Probe {
 
 const STOREFRONT_ONLY: readonly { name: string; clause: string; what: string; seed?: boolean; probes: readonly Probe[] }[] = [
   {
-    name: 'guest-cart-merge', clause: 'PUR-STOREFRONT-2', what: 'guest-cart merge',
+    name: 'guest-cart-merge',
+    clause: 'PUR-STOREFRONT-2',
+    what: 'guest-cart merge',
     probes: [
-      { method: 'POST', path: '/v1/cart/merge' }, { method: 'POST', path: '/v1/cart/merges' }, { method: 'POST', path: '/v1/me/cart/merge' },
-      { method: 'POST', path: '/v1/carts/merge' }, { method: 'POST', path: '/v1/guest-cart/merge' }, { method: 'POST', path: '/v1/cart/claim' },
+      { method: 'POST', path: '/v1/cart/merge' },
+      { method: 'POST', path: '/v1/cart/merges' },
+      { method: 'POST', path: '/v1/me/cart/merge' },
+      { method: 'POST', path: '/v1/carts/merge' },
+      { method: 'POST', path: '/v1/guest-cart/merge' },
+      { method: 'POST', path: '/v1/cart/claim' },
     ],
   },
   {
     // Read-only probes at an order Ada owns (docs/seed.md), so that a receipt route would have something to show.
-    name: 'status-receipt-pages', clause: 'PUR-STOREFRONT-3', what: 'status receipt pages', seed: true,
+    name: 'status-receipt-pages',
+    clause: 'PUR-STOREFRONT-3',
+    what: 'status receipt pages',
+    seed: true,
     probes: [
-      { method: 'GET', path: '/v1/orders/{id}/receipt', id: ORDERS.adaDelivered.id }, { method: 'GET', path: '/v1/me/orders/{id}/receipt', id: ORDERS.adaDelivered.id },
-      { method: 'GET', path: '/v1/receipts/{id}', id: ORDERS.adaDelivered.id }, { method: 'GET', path: '/v1/orders/{id}/status', id: ORDERS.adaDelivered.id },
-      { method: 'GET', path: '/v1/order-status/{id}', id: ORDERS.adaDelivered.id }, { method: 'GET', path: '/v1/status/{id}', id: ORDERS.adaDelivered.id },
+      { method: 'GET', path: '/v1/orders/{id}/receipt', id: ORDERS.adaDelivered.id },
+      { method: 'GET', path: '/v1/me/orders/{id}/receipt', id: ORDERS.adaDelivered.id },
+      { method: 'GET', path: '/v1/receipts/{id}', id: ORDERS.adaDelivered.id },
+      { method: 'GET', path: '/v1/orders/{id}/status', id: ORDERS.adaDelivered.id },
+      { method: 'GET', path: '/v1/order-status/{id}', id: ORDERS.adaDelivered.id },
+      { method: 'GET', path: '/v1/status/{id}', id: ORDERS.adaDelivered.id },
     ],
   },
   {
-    name: 'profile-page', clause: 'PUR-STOREFRONT-4', what: 'the profile page',
+    name: 'profile-page',
+    clause: 'PUR-STOREFRONT-4',
+    what: 'the profile page',
     probes: [
-      { method: 'GET', path: '/v1/me/profile-page' }, { method: 'GET', path: '/v1/profile' }, { method: 'GET', path: '/v1/account' },
-      { method: 'GET', path: '/v1/me/account' }, { method: 'PUT', path: '/v1/me/profile' }, { method: 'PATCH', path: '/v1/me/profile' },
+      { method: 'GET', path: '/v1/me/profile-page' },
+      { method: 'GET', path: '/v1/profile' },
+      { method: 'GET', path: '/v1/account' },
+      { method: 'GET', path: '/v1/me/account' },
+      { method: 'PUT', path: '/v1/me/profile' },
+      { method: 'PATCH', path: '/v1/me/profile' },
     ],
   },
   {
-    name: 'email-verification-sync', clause: 'PUR-STOREFRONT-5', what: 'email-verification sync after sign-in',
+    name: 'email-verification-sync',
+    clause: 'PUR-STOREFRONT-5',
+    what: 'email-verification sync after sign-in',
     probes: [
-      { method: 'POST', path: '/v1/me/email-verification/sync' }, { method: 'POST', path: '/v1/me/email-verification' },
-      { method: 'POST', path: '/v1/me/email/sync' }, { method: 'POST', path: '/v1/me/verify-email' },
-      { method: 'POST', path: '/v1/auth/email-verification/sync' }, { method: 'POST', path: '/v1/email-verification/sync' },
+      { method: 'POST', path: '/v1/me/email-verification/sync' },
+      { method: 'POST', path: '/v1/me/email-verification' },
+      { method: 'POST', path: '/v1/me/email/sync' },
+      { method: 'POST', path: '/v1/me/verify-email' },
+      { method: 'POST', path: '/v1/auth/email-verification/sync' },
+      { method: 'POST', path: '/v1/email-verification/sync' },
     ],
   },
   {
-    name: 'guest-order-claim', clause: 'PUR-STOREFRONT-6', what: 'claim of verified guest orders',
+    name: 'guest-order-claim',
+    clause: 'PUR-STOREFRONT-6',
+    what: 'claim of verified guest orders',
     probes: [
-      { method: 'POST', path: '/v1/me/orders/claim' }, { method: 'POST', path: '/v1/orders/claim' }, { method: 'POST', path: '/v1/me/guest-orders/claim' },
-      { method: 'POST', path: '/v1/guest-orders/claim' }, { method: 'POST', path: '/v1/me/order-claims' }, { method: 'POST', path: '/v1/me/orders/{id}/claim' },
+      { method: 'POST', path: '/v1/me/orders/claim' },
+      { method: 'POST', path: '/v1/orders/claim' },
+      { method: 'POST', path: '/v1/me/guest-orders/claim' },
+      { method: 'POST', path: '/v1/guest-orders/claim' },
+      { method: 'POST', path: '/v1/me/order-claims' },
+      { method: 'POST', path: '/v1/me/orders/{id}/claim' },
     ],
   },
   {
-    name: 'card-controls', clause: 'PUR-STOREFRONT-7', what: 'card controls (payment methods are list-only)',
+    name: 'card-controls',
+    clause: 'PUR-STOREFRONT-7',
+    what: 'card controls (payment methods are list-only)',
     probes: [
-      { method: 'POST', path: '/v1/me/payment-methods' }, { method: 'PUT', path: '/v1/me/payment-methods/{id}' },
-      { method: 'PATCH', path: '/v1/me/payment-methods/{id}' }, { method: 'DELETE', path: '/v1/me/payment-methods/{id}' },
-      { method: 'POST', path: '/v1/me/payment-methods/{id}/default' }, { method: 'POST', path: '/v1/me/payment-methods/{id}/freeze' },
+      { method: 'POST', path: '/v1/me/payment-methods' },
+      { method: 'PUT', path: '/v1/me/payment-methods/{id}' },
+      { method: 'PATCH', path: '/v1/me/payment-methods/{id}' },
+      { method: 'DELETE', path: '/v1/me/payment-methods/{id}' },
+      { method: 'POST', path: '/v1/me/payment-methods/{id}/default' },
+      { method: 'POST', path: '/v1/me/payment-methods/{id}/freeze' },
       { method: 'POST', path: '/v1/me/cards/{id}/lock' },
     ],
   },
   {
-    name: 'address-update-default', clause: 'PUR-STOREFRONT-8', what: 'address update and address default',
+    name: 'address-update-default',
+    clause: 'PUR-STOREFRONT-8',
+    what: 'address update and address default',
     probes: [
-      { method: 'PUT', path: '/v1/me/addresses/{id}' }, { method: 'PATCH', path: '/v1/me/addresses/{id}' },
-      { method: 'POST', path: '/v1/me/addresses/{id}/default' }, { method: 'PUT', path: '/v1/me/addresses/{id}/default' },
-      { method: 'PUT', path: '/v1/me/default-address' }, { method: 'POST', path: '/v1/me/default-address' }, { method: 'GET', path: '/v1/me/default-address' },
+      { method: 'PUT', path: '/v1/me/addresses/{id}' },
+      { method: 'PATCH', path: '/v1/me/addresses/{id}' },
+      { method: 'POST', path: '/v1/me/addresses/{id}/default' },
+      { method: 'PUT', path: '/v1/me/addresses/{id}/default' },
+      { method: 'PUT', path: '/v1/me/default-address' },
+      { method: 'POST', path: '/v1/me/default-address' },
+      { method: 'GET', path: '/v1/me/default-address' },
     ],
   },
   {
-    name: 'private-activity', clause: 'PUR-STOREFRONT-9', what: 'private activity',
+    name: 'private-activity',
+    clause: 'PUR-STOREFRONT-9',
+    what: 'private activity',
     probes: [
-      { method: 'GET', path: '/v1/me/activity' }, { method: 'GET', path: '/v1/me/private-activity' }, { method: 'GET', path: '/v1/me/activity-log' },
-      { method: 'GET', path: '/v1/me/activities' }, { method: 'GET', path: '/v1/activity' },
+      { method: 'GET', path: '/v1/me/activity' },
+      { method: 'GET', path: '/v1/me/private-activity' },
+      { method: 'GET', path: '/v1/me/activity-log' },
+      { method: 'GET', path: '/v1/me/activities' },
+      { method: 'GET', path: '/v1/activity' },
     ],
   },
   {
-    name: 'connected-agents', clause: 'PUR-STOREFRONT-10', what: 'connected agents',
+    name: 'connected-agents',
+    clause: 'PUR-STOREFRONT-10',
+    what: 'connected agents',
     probes: [
-      { method: 'GET', path: '/v1/me/agents' }, { method: 'GET', path: '/v1/me/connected-agents' }, { method: 'GET', path: '/v1/me/agents/connected' },
-      { method: 'DELETE', path: '/v1/me/connected-agents/{id}' }, { method: 'DELETE', path: '/v1/me/agents/{id}' }, { method: 'GET', path: '/v1/agents/connected' },
+      { method: 'GET', path: '/v1/me/agents' },
+      { method: 'GET', path: '/v1/me/connected-agents' },
+      { method: 'GET', path: '/v1/me/agents/connected' },
+      { method: 'DELETE', path: '/v1/me/connected-agents/{id}' },
+      { method: 'DELETE', path: '/v1/me/agents/{id}' },
+      { method: 'GET', path: '/v1/agents/connected' },
     ],
   },
   {
-    name: 'agent-invitations', clause: 'PUR-STOREFRONT-11', what: 'agent invitations, their acceptance and inspection',
+    name: 'agent-invitations',
+    clause: 'PUR-STOREFRONT-11',
+    what: 'agent invitations, their acceptance and inspection',
     probes: [
-      { method: 'GET', path: '/v1/me/agent-invitations' }, { method: 'POST', path: '/v1/me/agent-invitations' },
-      { method: 'GET', path: '/v1/agent-invitations/{id}' }, { method: 'POST', path: '/v1/agent-invitations/{id}/accept' },
-      { method: 'POST', path: '/v1/me/agent-invitations/{id}/accept' }, { method: 'GET', path: '/v1/invitations/{id}' },
+      { method: 'GET', path: '/v1/me/agent-invitations' },
+      { method: 'POST', path: '/v1/me/agent-invitations' },
+      { method: 'GET', path: '/v1/agent-invitations/{id}' },
+      { method: 'POST', path: '/v1/agent-invitations/{id}/accept' },
+      { method: 'POST', path: '/v1/me/agent-invitations/{id}/accept' },
+      { method: 'GET', path: '/v1/invitations/{id}' },
       { method: 'POST', path: '/v1/invitations/{id}/accept' },
     ],
   },
   {
-    name: 'delegated-sign-in', clause: 'PUR-STOREFRONT-12', what: 'delegated sign-in',
+    name: 'delegated-sign-in',
+    clause: 'PUR-STOREFRONT-12',
+    what: 'delegated sign-in',
     probes: [
-      { method: 'POST', path: '/v1/delegated-sign-in' }, { method: 'POST', path: '/v1/agents/sign-in' }, { method: 'POST', path: '/v1/me/delegated-sign-in' },
-      { method: 'POST', path: '/v1/auth/delegated' }, { method: 'POST', path: '/v1/agent-sign-in' }, { method: 'POST', path: '/v1/sign-in/delegated' },
+      { method: 'POST', path: '/v1/delegated-sign-in' },
+      { method: 'POST', path: '/v1/agents/sign-in' },
+      { method: 'POST', path: '/v1/me/delegated-sign-in' },
+      { method: 'POST', path: '/v1/auth/delegated' },
+      { method: 'POST', path: '/v1/agent-sign-in' },
+      { method: 'POST', path: '/v1/sign-in/delegated' },
     ],
   },
   {
-    name: 'sign-out-everywhere', clause: 'PUR-STOREFRONT-13', what: 'sign-out-everywhere',
+    name: 'sign-out-everywhere',
+    clause: 'PUR-STOREFRONT-13',
+    what: 'sign-out-everywhere',
     probes: [
-      { method: 'POST', path: '/v1/me/sign-out-everywhere' }, { method: 'POST', path: '/v1/me/sessions/revoke' }, { method: 'DELETE', path: '/v1/me/sessions' },
-      { method: 'POST', path: '/v1/sign-out-everywhere' }, { method: 'POST', path: '/v1/me/logout-all' }, { method: 'POST', path: '/v1/me/sign-out' },
+      { method: 'POST', path: '/v1/me/sign-out-everywhere' },
+      { method: 'POST', path: '/v1/me/sessions/revoke' },
+      { method: 'DELETE', path: '/v1/me/sessions' },
+      { method: 'POST', path: '/v1/sign-out-everywhere' },
+      { method: 'POST', path: '/v1/me/logout-all' },
+      { method: 'POST', path: '/v1/me/sign-out' },
     ],
   },
   {
-    name: 'account-security', clause: 'PUR-STOREFRONT-14', what: 'the account-security family',
+    name: 'account-security',
+    clause: 'PUR-STOREFRONT-14',
+    what: 'the account-security family',
     probes: [
-      { method: 'POST', path: '/v1/me/fresh-verifications' }, { method: 'GET', path: '/v1/me/security-methods' }, { method: 'POST', path: '/v1/me/security-methods' },
-      { method: 'POST', path: '/v1/me/embedded-verification' }, { method: 'PUT', path: '/v1/me/phone' }, { method: 'POST', path: '/v1/me/phone-change' },
-      { method: 'PATCH', path: '/v1/me/email' }, { method: 'POST', path: '/v1/me/email-change' }, { method: 'GET', path: '/v1/me/contact-methods' },
-      { method: 'POST', path: '/v1/me/security-intents' }, { method: 'DELETE', path: '/v1/me' }, { method: 'DELETE', path: '/v1/me/account' },
-      { method: 'POST', path: '/v1/me/account/deletion' }, { method: 'POST', path: '/v1/me/deletion' },
+      { method: 'POST', path: '/v1/me/fresh-verifications' },
+      { method: 'GET', path: '/v1/me/security-methods' },
+      { method: 'POST', path: '/v1/me/security-methods' },
+      { method: 'POST', path: '/v1/me/embedded-verification' },
+      { method: 'PUT', path: '/v1/me/phone' },
+      { method: 'POST', path: '/v1/me/phone-change' },
+      { method: 'PATCH', path: '/v1/me/email' },
+      { method: 'POST', path: '/v1/me/email-change' },
+      { method: 'GET', path: '/v1/me/contact-methods' },
+      { method: 'POST', path: '/v1/me/security-intents' },
+      { method: 'DELETE', path: '/v1/me' },
+      { method: 'DELETE', path: '/v1/me/account' },
+      { method: 'POST', path: '/v1/me/account/deletion' },
+      { method: 'POST', path: '/v1/me/deletion' },
     ],
   },
 ];
 
 for (const cap of STOREFRONT_ONLY) {
   const clauses = ['PUR-STOREFRONT-1', cap.clause, ...(cap.clause === 'PUR-STOREFRONT-14' ? ['PUR-HUMAN-3'] : [])];
-  test(...check({
-    id: `purpose.storefront-only.${cap.name}`,
-    title: `storefront-only, not a service endpoint: ${cap.what} (no answer at plausible paths, not in either description document)`,
-    clauses,
-    ...(cap.seed ? { seed: true } : {}),
-  }, async (shop) => {
-    // Reads as the seeded account that owns the probed ids; writes always as a fresh account, so that a service which does
-    // serve them changes nothing anyone else relies on.
-    const reader = cap.seed ? await customerToken(shop, ADA.sub) : undefined;
-    for (const probe of cap.probes) {
-      const token = probe.method === 'GET' && reader ? reader : await customerToken(shop);
-      const path = probe.path.replace('{id}', probe.id ?? `conformance_${randomUUID().slice(0, 8)}`);
-      const res = await shop.http.request(probe.method, path, { token, ...(probe.method === 'GET' || probe.method === 'DELETE' ? {} : { json: {} }) });
-      if (answers(res)) fail(`${probe.method} ${path} (${cap.what})`, 'no answer (not 2xx/3xx)', res.status, cap.clause);
-    }
-    for (const { doc, described } of await describedOperations(shop)) {
-      for (const probe of cap.probes) {
-        if (described.get(normalizePath(probe.path))?.has(probe.method)) fail(`${doc} lists ${probe.method} ${probe.path} (${cap.what})`, 'not listed', 'listed', 'PUR-STOREFRONT-1');
-      }
-    }
-  }));
+  test(
+    ...check(
+      {
+        id: `purpose.storefront-only.${cap.name}`,
+        title: `storefront-only, not a service endpoint: ${cap.what} (no answer at plausible paths, not in either description document)`,
+        clauses,
+        ...(cap.seed ? { seed: true } : {}),
+      },
+      async (shop) => {
+        // Reads as the seeded account that owns the probed ids; writes always as a fresh account, so that a service which does
+        // serve them changes nothing anyone else relies on.
+        const reader = cap.seed ? await customerToken(shop, ADA.sub) : undefined;
+        for (const probe of cap.probes) {
+          const token = probe.method === 'GET' && reader ? reader : await customerToken(shop);
+          const path = probe.path.replace('{id}', probe.id ?? `conformance_${randomUUID().slice(0, 8)}`);
+          const res = await shop.http.request(probe.method, path, {
+            token,
+            ...(probe.method === 'GET' || probe.method === 'DELETE' ? {} : { json: {} }),
+          });
+          if (answers(res)) fail(`${probe.method} ${path} (${cap.what})`, 'no answer (not 2xx/3xx)', res.status, cap.clause);
+        }
+        for (const { doc, described } of await describedOperations(shop)) {
+          for (const probe of cap.probes) {
+            if (described.get(normalizePath(probe.path))?.has(probe.method))
+              fail(`${doc} lists ${probe.method} ${probe.path} (${cap.what})`, 'not listed', 'listed', 'PUR-STOREFRONT-1');
+          }
+        }
+      },
+    ),
+  );
 }
 
-test(...check({
-  id: 'purpose.human-only.not-described',
-  title: 'no operation of either description document requires account:security',
-  clauses: ['PUR-HUMAN-4'],
-}, async (shop) => {
-  for (const doc of ['/openapi.json', '/assistant/openapi.json']) {
-    const res = await shop.http.get(doc);
-    expectStatus(res, 200, { clause: 'PUR-HUMAN-4' });
-    const paths = res.body?.paths;
-    // Without OpenAPI paths, the whole document stands in for its operations.
-    const operations: [string, unknown][] = typeof paths === 'object' && paths !== null
-      ? Object.entries(paths as Record<string, Record<string, unknown>>).flatMap(([p, item]) => Object.entries(item ?? {}).map(([m, op]): [string, unknown] => [`${m.toUpperCase()} ${p}`, op]))
-      : [[doc, res.body]];
-    for (const [name, op] of operations) {
-      if (JSON.stringify(op ?? null).includes('account:security')) fail(`${doc}: ${name} mentions account:security`, 'no human-only operation', name, 'PUR-HUMAN-4');
-    }
-  }
-}));
+test(
+  ...check(
+    {
+      id: 'purpose.human-only.not-described',
+      title: 'no operation of either description document requires account:security',
+      clauses: ['PUR-HUMAN-4'],
+    },
+    async (shop) => {
+      for (const doc of ['/openapi.json', '/assistant/openapi.json']) {
+        const res = await shop.http.get(doc);
+        expectStatus(res, 200, { clause: 'PUR-HUMAN-4' });
+        const paths = res.body?.paths;
+        // Without OpenAPI paths, the whole document stands in for its operations.
+        const operations: [string, unknown][] =
+          typeof paths === 'object' && paths !== null
+            ? Object.entries(paths as Record<string, Record<string, unknown>>).flatMap(([p, item]) =>
+                Object.entries(item ?? {}).map(([m, op]): [string, unknown] => [`${m.toUpperCase()} ${p}`, op]),
+              )
+            : [[doc, res.body]];
+        for (const [name, op] of operations) {
+          if (JSON.stringify(op ?? null).includes('account:security'))
+            fail(`${doc}: ${name} mentions account:security`, 'no human-only operation', name, 'PUR-HUMAN-4');
+        }
+      }
+    },
+  ),
+);

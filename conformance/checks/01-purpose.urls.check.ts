@@ -8,61 +8,91 @@ import { OPERATIONS_BY_ID } from '../../contract/operations.js';
 import { cartLine } from './_shared/expect-cart.js';
 import { describedOperations, normalizePath, SERVED } from './_shared/describe-operations.js';
 
-test(...check({
-  id: 'purpose.operations-described',
-  title: 'every served operation route is declared in the published description document (/openapi.json)',
-  clauses: ['PUR-RULE-5'],
-}, async (shop) => {
-  const [general] = await describedOperations(shop);
-  if (!general || general.described.size === 0) fail('/openapi.json "paths"', 'the declared routes', general?.raw, 'PUR-RULE-5');
-  for (const operationId of SERVED) {
-    const op = OPERATIONS_BY_ID.get(operationId)!;
-    if (!general.described.get(normalizePath(op.path))?.has(op.method)) fail(`/openapi.json declares ${op.method} ${op.path} (${operationId})`, 'declared', 'absent', 'PUR-RULE-5');
-  }
-}));
+test(
+  ...check(
+    {
+      id: 'purpose.operations-described',
+      title: 'every served operation route is declared in the published description document (/openapi.json)',
+      clauses: ['PUR-RULE-5'],
+    },
+    async (shop) => {
+      const [general] = await describedOperations(shop);
+      if (!general || general.described.size === 0) fail('/openapi.json "paths"', 'the declared routes', general?.raw, 'PUR-RULE-5');
+      for (const operationId of SERVED) {
+        const op = OPERATIONS_BY_ID.get(operationId)!;
+        if (!general.described.get(normalizePath(op.path))?.has(op.method))
+          fail(`/openapi.json declares ${op.method} ${op.path} (${operationId})`, 'declared', 'absent', 'PUR-RULE-5');
+      }
+    },
+  ),
+);
 
-test(...check({
-  id: 'purpose.operations-described.reference',
-  title: 'the general description document names each served operation by its operationId',
-  clauses: ['PUR-RULE-5'],
-  level: 'reference',
-}, async (shop) => {
-  const doc = (await shop.http.get('/openapi.json')).body;
-  for (const operationId of SERVED) {
-    const op = OPERATIONS_BY_ID.get(operationId)!;
-    const described = doc?.paths?.[op.path]?.[op.method.toLowerCase()]?.operationId;
-    if (described !== operationId) fail(`operationId of ${op.method} ${op.path}`, operationId, described, 'PUR-RULE-5');
-  }
-}));
+test(
+  ...check(
+    {
+      id: 'purpose.operations-described.reference',
+      title: 'the general description document names each served operation by its operationId',
+      clauses: ['PUR-RULE-5'],
+      level: 'reference',
+    },
+    async (shop) => {
+      const doc = (await shop.http.get('/openapi.json')).body;
+      for (const operationId of SERVED) {
+        const op = OPERATIONS_BY_ID.get(operationId)!;
+        const described = doc?.paths?.[op.path]?.[op.method.toLowerCase()]?.operationId;
+        if (described !== operationId) fail(`operationId of ${op.method} ${op.path}`, operationId, described, 'PUR-RULE-5');
+      }
+    },
+  ),
+);
 
-test(...check({
-  id: 'purpose.no-storefront-prefixed-urls',
-  title: 'no website- or storefront-prefixed variant of an operation answers, for customers or guests',
-  clauses: ['PUR-RULE-6', 'PUR-RULE-1'],
-}, async (shop) => {
-  const paths = [
-    '/website/v1/cart', '/storefront/v1/cart', '/v1/storefront/cart', '/v1/website/cart', '/storefront/cart', '/website/cart',
-    '/web/v1/cart', '/v1/web/cart', '/storefront/v1/catalog/products', '/v1/storefront/catalog/products', '/website/v1/catalog/collections',
-  ];
-  for (const [, caller] of await credentialsOfClaimedKinds(shop, ['delegated', 'operator'])) {
-    for (const path of paths) {
-      const res = await shop.http.get(path, caller);
-      if (answers(res)) fail(`GET ${path}`, 'no answer (not 2xx/3xx)', res.status, 'PUR-RULE-6');
-    }
-    const add = await shop.http.post('/storefront/v1/cart/items', { ...caller, json: cartLine() });
-    if (answers(add)) fail('POST /storefront/v1/cart/items', 'no answer (not 2xx/3xx)', add.status, 'PUR-RULE-6');
-  }
-}));
+test(
+  ...check(
+    {
+      id: 'purpose.no-storefront-prefixed-urls',
+      title: 'no website- or storefront-prefixed variant of an operation answers, for customers or guests',
+      clauses: ['PUR-RULE-6', 'PUR-RULE-1'],
+    },
+    async (shop) => {
+      const paths = [
+        '/website/v1/cart',
+        '/storefront/v1/cart',
+        '/v1/storefront/cart',
+        '/v1/website/cart',
+        '/storefront/cart',
+        '/website/cart',
+        '/web/v1/cart',
+        '/v1/web/cart',
+        '/storefront/v1/catalog/products',
+        '/v1/storefront/catalog/products',
+        '/website/v1/catalog/collections',
+      ];
+      for (const [, caller] of await credentialsOfClaimedKinds(shop, ['delegated', 'operator'])) {
+        for (const path of paths) {
+          const res = await shop.http.get(path, caller);
+          if (answers(res)) fail(`GET ${path}`, 'no answer (not 2xx/3xx)', res.status, 'PUR-RULE-6');
+        }
+        const add = await shop.http.post('/storefront/v1/cart/items', { ...caller, json: cartLine() });
+        if (answers(add)) fail('POST /storefront/v1/cart/items', 'no answer (not 2xx/3xx)', add.status, 'PUR-RULE-6');
+      }
+    },
+  ),
+);
 
-test(...check({
-  id: 'purpose.ops-operator-only',
-  title: 'paths under /v1/ops/* give no successful answer to customer, delegated or guest callers',
-  clauses: ['PUR-RULE-3'],
-}, async (shop) => {
-  for (const [kind, caller] of await credentialsOfClaimedKinds(shop, ['operator'])) {
-    for (const path of ['/v1/ops', '/v1/ops/orders', '/v1/ops/accounts', '/v1/ops/customers', '/v1/ops/recovery', '/v1/ops/carts']) {
-      const res = await shop.http.get(path, caller);
-      if (is2xx(res)) fail(`GET ${path} as ${kind}`, 'not 2xx (operator-only)', res.status, 'PUR-RULE-3');
-    }
-  }
-}));
+test(
+  ...check(
+    {
+      id: 'purpose.ops-operator-only',
+      title: 'paths under /v1/ops/* give no successful answer to customer, delegated or guest callers',
+      clauses: ['PUR-RULE-3'],
+    },
+    async (shop) => {
+      for (const [kind, caller] of await credentialsOfClaimedKinds(shop, ['operator'])) {
+        for (const path of ['/v1/ops', '/v1/ops/orders', '/v1/ops/accounts', '/v1/ops/customers', '/v1/ops/recovery', '/v1/ops/carts']) {
+          const res = await shop.http.get(path, caller);
+          if (is2xx(res)) fail(`GET ${path} as ${kind}`, 'not 2xx (operator-only)', res.status, 'PUR-RULE-3');
+        }
+      }
+    },
+  ),
+);

@@ -8,11 +8,12 @@ import { cartLine } from './_shared/expect-cart.js';
 import { ENDED_ACCOUNTS } from './_shared/seed-data.js';
 
 /** The ended accounts, read inside a check (a profile that declares none skips it). */
-const ended = () => [
-  { sub: ENDED_ACCOUNTS.deleting, state: 'deleting', clause: 'STA-LIFE-1' },
-  { sub: ENDED_ACCOUNTS.deleted, state: 'deleted', clause: 'STA-LIFE-2' },
-  { sub: ENDED_ACCOUNTS.contactTransition, state: 'contact_transition', clause: 'STA-LIFE-3' },
-] as const;
+const ended = () =>
+  [
+    { sub: ENDED_ACCOUNTS.deleting, state: 'deleting', clause: 'STA-LIFE-1' },
+    { sub: ENDED_ACCOUNTS.deleted, state: 'deleted', clause: 'STA-LIFE-2' },
+    { sub: ENDED_ACCOUNTS.contactTransition, state: 'contact_transition', clause: 'STA-LIFE-3' },
+  ] as const;
 
 /** Requests an account-bound caller makes: cart read and write (the body is the target's own), a catalog read. */
 const REQUESTS: readonly [string, (shop: Shop, token: string) => Promise<ShopResponse>][] = [
@@ -29,43 +30,101 @@ function expectAccessEnded(shop: Shop, res: ShopResponse, clause: string, what: 
   });
 }
 
-test(...check({ id: 'states.ended.customer', title: 'a customer token of an account in deleting, deleted or contact_transition is 401 account_access_ended with an invalid_token challenge', clauses: ['STA-LIFE-1', 'STA-LIFE-2', 'STA-LIFE-3', 'ERR-TABLE-5', 'AUTH-ACTIVE-1'], seed: true }, async (shop) => {
-  // Control: the same requests succeed for an active account (a fresh subject, provisioned active).
-  const active = await shop.mint.customer({ sub: shop.subject('cust') });
-  expectSuccess(await shop.http.get('/v1/cart', { token: active }), 'control: an active account reads its cart', 'AUTH-ACTIVE-1');
-  for (const { sub, state, clause } of ended()) {
-    const token = await shop.mint.customer({ sub });
-    for (const [what, send] of REQUESTS) expectAccessEnded(shop, await send(shop, token), clause, `${state} (${sub}), customer, ${what}`);
-  }
-}));
+test(
+  ...check(
+    {
+      id: 'states.ended.customer',
+      title:
+        'a customer token of an account in deleting, deleted or contact_transition is 401 account_access_ended with an invalid_token challenge',
+      clauses: ['STA-LIFE-1', 'STA-LIFE-2', 'STA-LIFE-3', 'ERR-TABLE-5', 'AUTH-ACTIVE-1'],
+      seed: true,
+    },
+    async (shop) => {
+      // Control: the same requests succeed for an active account (a fresh subject, provisioned active).
+      const active = await shop.mint.customer({ sub: shop.subject('cust') });
+      expectSuccess(await shop.http.get('/v1/cart', { token: active }), 'control: an active account reads its cart', 'AUTH-ACTIVE-1');
+      for (const { sub, state, clause } of ended()) {
+        const token = await shop.mint.customer({ sub });
+        for (const [what, send] of REQUESTS)
+          expectAccessEnded(shop, await send(shop, token), clause, `${state} (${sub}), customer, ${what}`);
+      }
+    },
+  ),
+);
 
-test(...check({ id: 'states.ended.delegated', title: 'a delegated token of an account in deleting, deleted or contact_transition is 401 account_access_ended with an invalid_token challenge', clauses: ['STA-LIFE-1', 'STA-LIFE-2', 'STA-LIFE-3', 'ERR-TABLE-5', 'AUTH-ACTIVE-1'], requires: ['delegated'], seed: true }, async (shop) => {
-  const active = await shop.mint.delegated({ sub: shop.subject('cust') });
-  expectSuccess(await shop.http.get('/v1/cart', { token: active }), 'control: a delegated caller of an active account reads its cart', 'AUTH-ACTIVE-1');
-  for (const { sub, state, clause } of ended()) {
-    const token = await shop.mint.delegated({ sub });
-    for (const [what, send] of REQUESTS) expectAccessEnded(shop, await send(shop, token), clause, `${state} (${sub}), delegated, ${what}`);
-  }
-}));
+test(
+  ...check(
+    {
+      id: 'states.ended.delegated',
+      title:
+        'a delegated token of an account in deleting, deleted or contact_transition is 401 account_access_ended with an invalid_token challenge',
+      clauses: ['STA-LIFE-1', 'STA-LIFE-2', 'STA-LIFE-3', 'ERR-TABLE-5', 'AUTH-ACTIVE-1'],
+      requires: ['delegated'],
+      seed: true,
+    },
+    async (shop) => {
+      const active = await shop.mint.delegated({ sub: shop.subject('cust') });
+      expectSuccess(
+        await shop.http.get('/v1/cart', { token: active }),
+        'control: a delegated caller of an active account reads its cart',
+        'AUTH-ACTIVE-1',
+      );
+      for (const { sub, state, clause } of ended()) {
+        const token = await shop.mint.delegated({ sub });
+        for (const [what, send] of REQUESTS)
+          expectAccessEnded(shop, await send(shop, token), clause, `${state} (${sub}), delegated, ${what}`);
+      }
+    },
+  ),
+);
 
-test(...check({ id: 'states.ended.before-validation', title: 'an ended account is refused before input validation: an invalid body still gets 401 account_access_ended', clauses: ['AUTH-TOKEN-13', 'ERR-TABLE-5'], seed: true }, async (shop) => {
-  const invalid = { variant_id: 42, quantity: -1, unexpected: true };
-  const control = await shop.http.post('/v1/cart/items', { token: await shop.mint.customer({ sub: shop.subject('cust') }), json: invalid });
-  // Control: the body is refused for an active account (validation: 400 invalid_request in the spec's table; any 4xx but 401 will do).
-  if (control.status < 400 || control.status > 499 || control.status === 401) {
-    throw new CheckFailure('control: the invalid body from an active account: status', { expected: 'a 4xx refusal other than 401', actual: `${control.status} ${control.text.slice(0, 300)}`, clause: 'AUTH-TOKEN-13' });
-  }
-  for (const { sub, state } of ended()) {
-    const res = await shop.http.post('/v1/cart/items', { token: await shop.mint.customer({ sub }), json: invalid });
-    expectAccessEnded(shop, res, 'AUTH-TOKEN-13', `${state} (${sub}) with an invalid body`);
-  }
-}));
+test(
+  ...check(
+    {
+      id: 'states.ended.before-validation',
+      title: 'an ended account is refused before input validation: an invalid body still gets 401 account_access_ended',
+      clauses: ['AUTH-TOKEN-13', 'ERR-TABLE-5'],
+      seed: true,
+    },
+    async (shop) => {
+      const invalid = { variant_id: 42, quantity: -1, unexpected: true };
+      const control = await shop.http.post('/v1/cart/items', {
+        token: await shop.mint.customer({ sub: shop.subject('cust') }),
+        json: invalid,
+      });
+      // Control: the body is refused for an active account (validation: 400 invalid_request in the spec's table; any 4xx but 401 will do).
+      if (control.status < 400 || control.status > 499 || control.status === 401) {
+        throw new CheckFailure('control: the invalid body from an active account: status', {
+          expected: 'a 4xx refusal other than 401',
+          actual: `${control.status} ${control.text.slice(0, 300)}`,
+          clause: 'AUTH-TOKEN-13',
+        });
+      }
+      for (const { sub, state } of ended()) {
+        const res = await shop.http.post('/v1/cart/items', { token: await shop.mint.customer({ sub }), json: invalid });
+        expectAccessEnded(shop, res, 'AUTH-TOKEN-13', `${state} (${sub}) with an invalid body`);
+      }
+    },
+  ),
+);
 
-test(...check({ id: 'states.ended.challenge.reference', title: 'account_access_ended carries exactly WWW-Authenticate: Bearer error="invalid_token", on the diagnostic read too', clauses: ['ERR-TABLE-5', 'STA-LIFE-1', 'STA-LIFE-2', 'STA-LIFE-3'], level: 'reference', seed: true }, async (shop) => {
-  for (const { sub, clause } of ended()) {
-    const res = await shop.http.get('/v1/me', { token: await shop.mint.customer({ sub }) });
-    expectProblem(res, { status: 401, error: 'account_access_ended', docsUrl: shop.docsUrl, clause });
-    const header = res.headers.get('www-authenticate');
-    if (header !== 'Bearer error="invalid_token"') throw new CheckFailure('WWW-Authenticate', { expected: 'Bearer error="invalid_token"', actual: header, clause: 'ERR-TABLE-5' });
-  }
-}));
+test(
+  ...check(
+    {
+      id: 'states.ended.challenge.reference',
+      title: 'account_access_ended carries exactly WWW-Authenticate: Bearer error="invalid_token", on the diagnostic read too',
+      clauses: ['ERR-TABLE-5', 'STA-LIFE-1', 'STA-LIFE-2', 'STA-LIFE-3'],
+      level: 'reference',
+      seed: true,
+    },
+    async (shop) => {
+      for (const { sub, clause } of ended()) {
+        const res = await shop.http.get('/v1/me', { token: await shop.mint.customer({ sub }) });
+        expectProblem(res, { status: 401, error: 'account_access_ended', docsUrl: shop.docsUrl, clause });
+        const header = res.headers.get('www-authenticate');
+        if (header !== 'Bearer error="invalid_token"')
+          throw new CheckFailure('WWW-Authenticate', { expected: 'Bearer error="invalid_token"', actual: header, clause: 'ERR-TABLE-5' });
+      }
+    },
+  ),
+);

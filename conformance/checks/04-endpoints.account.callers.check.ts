@@ -14,7 +14,17 @@ import { ABSENT_IDS, ENDED_ACCOUNTS } from './_shared/seed-data.js';
 
 // --- the operations --------------------------------------------------------------------------------------------------
 
-const ACCOUNT_OPS = ['getProfile', 'listAddresses', 'addAddress', 'deleteAddress', 'listPaymentMethods', 'listOrders', 'getOrder', 'cancelOrder', 'requestReturn'] as const;
+const ACCOUNT_OPS = [
+  'getProfile',
+  'listAddresses',
+  'addAddress',
+  'deleteAddress',
+  'listPaymentMethods',
+  'listOrders',
+  'getOrder',
+  'cancelOrder',
+  'requestReturn',
+] as const;
 const CHECKOUT_READS = ['getIdentity', 'getCheckoutAddress', 'getCheckoutMethods'] as const;
 type Op = (typeof ACCOUNT_OPS)[number] | (typeof CHECKOUT_READS)[number];
 
@@ -42,75 +52,140 @@ for (const op of [...ACCOUNT_OPS, ...CHECKOUT_READS]) test(...callerGuardCheck(o
 // --- scopes ------------------------------------------------------------------------------------------------------------
 
 /** Every API scope a signed-in customer can hold (docs/tokens.md), less one. */
-const ALL_CUSTOMER_SCOPES = ['catalog:read', 'cart:read', 'cart:write', 'account:read', 'payment_methods:read', 'orders:read', 'account:write', 'orders:write'];
+const ALL_CUSTOMER_SCOPES = [
+  'catalog:read',
+  'cart:read',
+  'cart:write',
+  'account:read',
+  'payment_methods:read',
+  'orders:read',
+  'account:write',
+  'orders:write',
+];
 const without = (scope: string) => ALL_CUSTOMER_SCOPES.filter((s) => s !== scope);
 
-test(...check({
-  id: 'endpoints.account.scopes',
-  title: 'each account operation without its API scope (account:read, account:write, payment_methods:read, orders:read, orders:write) is 403 insufficient_scope naming it',
-  clauses: [...ACCOUNT_OPS.map((op) => `END-OPS-${op.toUpperCase()}-1`), 'ERR-TABLE-9', 'AUTH-CUST-1', 'RES-PROBLEM-11'],
-}, async (shop) => {
-  for (const op of ACCOUNT_OPS) {
-    const operation = OPERATIONS_BY_ID.get(op)!;
-    const { path, json } = requestFor(op);
-    for (const scope of operation.apiScopes) {
-      const token = await customerToken(shop, shop.subject('cust'), without(scope));
-      const res = await shop.http.request(operation.method, path, { token, ...(json !== undefined ? { json } : {}) });
-      expectProblem(res, { status: 403, error: 'insufficient_scope', scope, docsUrl: shop.docsUrl, clause: `END-OPS-${op.toUpperCase()}-1` });
-    }
-    // Control: with every scope the same request passes the guard.
-    const res = await shop.http.request(operation.method, path, { token: await customerToken(shop), ...(json !== undefined ? { json } : {}) });
-    if (guardRefused(res)) fail(`control: ${op} with every customer scope`, 'past the guard', brief(res), 'AUTH-CUST-1');
-  }
-}));
+test(
+  ...check(
+    {
+      id: 'endpoints.account.scopes',
+      title:
+        'each account operation without its API scope (account:read, account:write, payment_methods:read, orders:read, orders:write) is 403 insufficient_scope naming it',
+      clauses: [...ACCOUNT_OPS.map((op) => `END-OPS-${op.toUpperCase()}-1`), 'ERR-TABLE-9', 'AUTH-CUST-1', 'RES-PROBLEM-11'],
+    },
+    async (shop) => {
+      for (const op of ACCOUNT_OPS) {
+        const operation = OPERATIONS_BY_ID.get(op)!;
+        const { path, json } = requestFor(op);
+        for (const scope of operation.apiScopes) {
+          const token = await customerToken(shop, shop.subject('cust'), without(scope));
+          const res = await shop.http.request(operation.method, path, { token, ...(json !== undefined ? { json } : {}) });
+          expectProblem(res, {
+            status: 403,
+            error: 'insufficient_scope',
+            scope,
+            docsUrl: shop.docsUrl,
+            clause: `END-OPS-${op.toUpperCase()}-1`,
+          });
+        }
+        // Control: with every scope the same request passes the guard.
+        const res = await shop.http.request(operation.method, path, {
+          token: await customerToken(shop),
+          ...(json !== undefined ? { json } : {}),
+        });
+        if (guardRefused(res)) fail(`control: ${op} with every customer scope`, 'past the guard', brief(res), 'AUTH-CUST-1');
+      }
+    },
+  ),
+);
 
-test(...check({
-  id: 'endpoints.account.scopes.delegated',
-  title: 'a delegated caller without orders:read or account:write is 403 insufficient_scope on listOrders and addAddress',
-  clauses: ['AUTH-SCOPE-2', 'ERR-TABLE-9', 'END-OPS-LISTORDERS-1', 'END-OPS-ADDADDRESS-1'],
-  requires: ['delegated'],
-}, async (shop) => {
-  const token = await delegatedToken(shop, shop.subject('cust'), without('orders:read').filter((s) => s !== 'account:write'));
-  expectProblem(await shop.http.get('/v1/me/orders', { token }), { status: 403, error: 'insufficient_scope', scope: 'orders:read', docsUrl: shop.docsUrl, clause: 'AUTH-SCOPE-2' });
-  expectProblem(await shop.http.post('/v1/me/addresses', { token, json: ADDRESS }), { status: 403, error: 'insufficient_scope', scope: 'account:write', docsUrl: shop.docsUrl, clause: 'AUTH-SCOPE-2' });
-}));
+test(
+  ...check(
+    {
+      id: 'endpoints.account.scopes.delegated',
+      title: 'a delegated caller without orders:read or account:write is 403 insufficient_scope on listOrders and addAddress',
+      clauses: ['AUTH-SCOPE-2', 'ERR-TABLE-9', 'END-OPS-LISTORDERS-1', 'END-OPS-ADDADDRESS-1'],
+      requires: ['delegated'],
+    },
+    async (shop) => {
+      const token = await delegatedToken(
+        shop,
+        shop.subject('cust'),
+        without('orders:read').filter((s) => s !== 'account:write'),
+      );
+      expectProblem(await shop.http.get('/v1/me/orders', { token }), {
+        status: 403,
+        error: 'insufficient_scope',
+        scope: 'orders:read',
+        docsUrl: shop.docsUrl,
+        clause: 'AUTH-SCOPE-2',
+      });
+      expectProblem(await shop.http.post('/v1/me/addresses', { token, json: ADDRESS }), {
+        status: 403,
+        error: 'insufficient_scope',
+        scope: 'account:write',
+        docsUrl: shop.docsUrl,
+        clause: 'AUTH-SCOPE-2',
+      });
+    },
+  ),
+);
 
-test(...check({
-  id: 'endpoints.account.scopes.checkout-reads.reference',
-  title: 'the checkout reads need account:read (identity, checkout address) and payment_methods:read (checkout methods)',
-  clauses: ['END-OPS-GETIDENTITY-1', 'END-OPS-GETCHECKOUTADDRESS-1', 'END-OPS-GETCHECKOUTMETHODS-1', 'ERR-TABLE-9'],
-  level: 'reference',
-}, async (shop) => {
-  for (const [path, scope, clause] of [
-    ['/v1/me/identity', 'account:read', 'END-OPS-GETIDENTITY-1'],
-    ['/v1/me/checkout-address', 'account:read', 'END-OPS-GETCHECKOUTADDRESS-1'],
-    ['/v1/me/checkout-methods', 'payment_methods:read', 'END-OPS-GETCHECKOUTMETHODS-1'],
-  ] as const) {
-    const token = await customerToken(shop, shop.subject('cust'), without(scope));
-    expectProblem(await shop.http.get(path, { token }), { status: 403, error: 'insufficient_scope', scope, docsUrl: shop.docsUrl, clause });
-  }
-}));
+test(
+  ...check(
+    {
+      id: 'endpoints.account.scopes.checkout-reads.reference',
+      title: 'the checkout reads need account:read (identity, checkout address) and payment_methods:read (checkout methods)',
+      clauses: ['END-OPS-GETIDENTITY-1', 'END-OPS-GETCHECKOUTADDRESS-1', 'END-OPS-GETCHECKOUTMETHODS-1', 'ERR-TABLE-9'],
+      level: 'reference',
+    },
+    async (shop) => {
+      for (const [path, scope, clause] of [
+        ['/v1/me/identity', 'account:read', 'END-OPS-GETIDENTITY-1'],
+        ['/v1/me/checkout-address', 'account:read', 'END-OPS-GETCHECKOUTADDRESS-1'],
+        ['/v1/me/checkout-methods', 'payment_methods:read', 'END-OPS-GETCHECKOUTMETHODS-1'],
+      ] as const) {
+        const token = await customerToken(shop, shop.subject('cust'), without(scope));
+        expectProblem(await shop.http.get(path, { token }), {
+          status: 403,
+          error: 'insufficient_scope',
+          scope,
+          docsUrl: shop.docsUrl,
+          clause,
+        });
+      }
+    },
+  ),
+);
 
 // --- active accounts -----------------------------------------------------------------------------------------------------
 
-test(...check({
-  id: 'endpoints.account.ended-accounts',
-  title: 'an account in deleting, deleted or contact_transition is 401 account_access_ended on every account route and checkout read',
-  clauses: ['AUTH-ACTIVE-1', 'ERR-TABLE-5', 'AUTH-ORDER-1'],
-  seed: true,
-}, async (shop) => {
-  expectSuccess(await shop.http.get('/v1/me/profile', { token: await customerToken(shop) }), 'control: an active account reads its profile', 'AUTH-ACTIVE-1');
-  for (const sub of Object.values(ENDED_ACCOUNTS)) {
-    const tokens = [await customerToken(shop, sub), ...(shop.profile.capabilities.delegated ? [await delegatedToken(shop, sub)] : [])];
-    for (const token of tokens) {
-      for (const op of [...ACCOUNT_OPS, ...CHECKOUT_READS]) {
-        const operation = OPERATIONS_BY_ID.get(op)!;
-        // The live actor (lifecycle) is resolved before the guard: a delegated caller of an ended account is told so even on
-        // the checkout reads, whose list does not admit it.
-        const { path, json } = requestFor(op);
-        const res = await shop.http.request(operation.method, path, { token, ...(json !== undefined ? { json } : {}) });
-        expectProblem(res, { status: 401, error: 'account_access_ended', docsUrl: shop.docsUrl, clause: 'AUTH-ACTIVE-1' });
+test(
+  ...check(
+    {
+      id: 'endpoints.account.ended-accounts',
+      title: 'an account in deleting, deleted or contact_transition is 401 account_access_ended on every account route and checkout read',
+      clauses: ['AUTH-ACTIVE-1', 'ERR-TABLE-5', 'AUTH-ORDER-1'],
+      seed: true,
+    },
+    async (shop) => {
+      expectSuccess(
+        await shop.http.get('/v1/me/profile', { token: await customerToken(shop) }),
+        'control: an active account reads its profile',
+        'AUTH-ACTIVE-1',
+      );
+      for (const sub of Object.values(ENDED_ACCOUNTS)) {
+        const tokens = [await customerToken(shop, sub), ...(shop.profile.capabilities.delegated ? [await delegatedToken(shop, sub)] : [])];
+        for (const token of tokens) {
+          for (const op of [...ACCOUNT_OPS, ...CHECKOUT_READS]) {
+            const operation = OPERATIONS_BY_ID.get(op)!;
+            // The live actor (lifecycle) is resolved before the guard: a delegated caller of an ended account is told so even on
+            // the checkout reads, whose list does not admit it.
+            const { path, json } = requestFor(op);
+            const res = await shop.http.request(operation.method, path, { token, ...(json !== undefined ? { json } : {}) });
+            expectProblem(res, { status: 401, error: 'account_access_ended', docsUrl: shop.docsUrl, clause: 'AUTH-ACTIVE-1' });
+          }
+        }
       }
-    }
-  }
-}));
+    },
+  ),
+);

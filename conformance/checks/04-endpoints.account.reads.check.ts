@@ -12,43 +12,64 @@ import { ADA, CHLOE, NOT_ADAS, ORDERS } from './_shared/seed-data.js';
 
 // --- reads of the account's own data -----------------------------------------------------------------------------------
 
-test(...check({
-  id: 'endpoints.account.reads',
-  title: 'a customer reads its profile, addresses, saved cards, orders and one order: 2xx, no-store, its own seed data',
-  clauses: ['PUR-SERVE-4', 'END-ME-1', 'END-CONV-9'],
-  seed: true,
-}, async (shop) => {
-  const token = await customerToken(shop, ADA.sub);
-  const reads: [string, string][] = [
-    ['/v1/me/profile', ADA.name],
-    ['/v1/me/addresses', ADA.line1],
-    ['/v1/me/payment-methods', ADA.last4[0]!],
-    ['/v1/me/orders', ORDERS.adaDelivered.id],
-    [`/v1/me/orders/${ORDERS.adaDelivered.id}`, ORDERS.adaDelivered.id],
-  ];
-  for (const [path, own] of reads) {
-    const res = await shop.http.get(path, { token });
-    expectSuccess(res, `GET ${path} as ${ADA.sub}`, 'PUR-SERVE-4');
-    expectNoStore(res, { clause: 'END-CONV-9' });
-    if (!res.text.includes(own)) fail(`GET ${path} as ${ADA.sub} shows Ada's seed data`, `a body mentioning ${own}`, res.text.slice(0, 300), 'PUR-SERVE-4');
-    for (const other of NOT_ADAS) if (res.text.includes(other)) fail(`GET ${path} as ${ADA.sub} shows another account's data`, `nothing of ${other}`, res.text.slice(0, 300), 'END-ME-1');
-  }
-}));
+test(
+  ...check(
+    {
+      id: 'endpoints.account.reads',
+      title: 'a customer reads its profile, addresses, saved cards, orders and one order: 2xx, no-store, its own seed data',
+      clauses: ['PUR-SERVE-4', 'END-ME-1', 'END-CONV-9'],
+      seed: true,
+    },
+    async (shop) => {
+      const token = await customerToken(shop, ADA.sub);
+      const reads: [string, string][] = [
+        ['/v1/me/profile', ADA.name],
+        ['/v1/me/addresses', ADA.line1],
+        ['/v1/me/payment-methods', ADA.last4[0]!],
+        ['/v1/me/orders', ORDERS.adaDelivered.id],
+        [`/v1/me/orders/${ORDERS.adaDelivered.id}`, ORDERS.adaDelivered.id],
+      ];
+      for (const [path, own] of reads) {
+        const res = await shop.http.get(path, { token });
+        expectSuccess(res, `GET ${path} as ${ADA.sub}`, 'PUR-SERVE-4');
+        expectNoStore(res, { clause: 'END-CONV-9' });
+        if (!res.text.includes(own))
+          fail(`GET ${path} as ${ADA.sub} shows Ada's seed data`, `a body mentioning ${own}`, res.text.slice(0, 300), 'PUR-SERVE-4');
+        for (const other of NOT_ADAS)
+          if (res.text.includes(other))
+            fail(`GET ${path} as ${ADA.sub} shows another account's data`, `nothing of ${other}`, res.text.slice(0, 300), 'END-ME-1');
+      }
+    },
+  ),
+);
 
-test(...check({
-  id: 'endpoints.account.isolation',
-  title: 'a fresh account sees none of another account\'s profile, identity, addresses, saved cards or orders',
-  clauses: ['END-ME-1'],
-  seed: true,
-}, async (shop) => {
-  const token = await customerToken(shop);
-  const needles = [ADA.sub, ADA.name, ADA.email, ADA.line1, ...ADA.addressIds, ADA.cardPrefix, ...ADA.orderIds, ...NOT_ADAS];
-  for (const path of ['/v1/me/profile', '/v1/me/addresses', '/v1/me/payment-methods', '/v1/me/orders', '/v1/me/checkout-address', '/v1/me/checkout-methods']) {
-    const res = await shop.http.get(path, { token });
-    expectSuccess(res, `GET ${path} as a fresh account`, 'END-ME-1');
-    for (const n of needles) if (res.text.includes(n)) fail(`GET ${path} as a fresh account`, `nothing of ${n}`, res.text.slice(0, 300), 'END-ME-1');
-  }
-}));
+test(
+  ...check(
+    {
+      id: 'endpoints.account.isolation',
+      title: "a fresh account sees none of another account's profile, identity, addresses, saved cards or orders",
+      clauses: ['END-ME-1'],
+      seed: true,
+    },
+    async (shop) => {
+      const token = await customerToken(shop);
+      const needles = [ADA.sub, ADA.name, ADA.email, ADA.line1, ...ADA.addressIds, ADA.cardPrefix, ...ADA.orderIds, ...NOT_ADAS];
+      for (const path of [
+        '/v1/me/profile',
+        '/v1/me/addresses',
+        '/v1/me/payment-methods',
+        '/v1/me/orders',
+        '/v1/me/checkout-address',
+        '/v1/me/checkout-methods',
+      ]) {
+        const res = await shop.http.get(path, { token });
+        expectSuccess(res, `GET ${path} as a fresh account`, 'END-ME-1');
+        for (const n of needles)
+          if (res.text.includes(n)) fail(`GET ${path} as a fresh account`, `nothing of ${n}`, res.text.slice(0, 300), 'END-ME-1');
+      }
+    },
+  ),
+);
 
 // --- identity (What the service does 5; Endpoints, identity read) -------------------------------------------------------
 
@@ -63,42 +84,75 @@ function leaves(value: unknown, path = ''): [string, unknown][] {
   return [[path, value]];
 }
 
-test(...check({
-  id: 'endpoints.account.identity',
-  title: 'the identity read carries the display name and an eligibility boolean, and no email, address, phone, card, URL or token',
-  clauses: ['PUR-BANNER-1', 'PUR-BANNER-2', 'END-IDENT-1', 'END-IDENT-2', 'END-OPS-GETIDENTITY-1', 'PUR-SERVE-4'],
-  seed: true,
-}, async (shop) => {
-  // Ada is eligible for the self-service feature, Chloé is not (docs/seed.md).
-  const ada = await shop.http.get('/v1/me/identity', { token: await customerToken(shop, ADA.sub) });
-  const chloe = await shop.http.get('/v1/me/identity', { token: await customerToken(shop, CHLOE.sub) });
-  for (const [who, res] of [[ADA.sub, ada], [CHLOE.sub, chloe]] as const) {
-    expectSuccess(res, `getIdentity as ${who}`, 'PUR-SERVE-4');
-    if (typeof res.body !== 'object' || res.body === null) fail(`getIdentity body (${who})`, 'a JSON object', res.text.slice(0, 300), 'PUR-SERVE-4');
-    if (EMAIL.test(res.text) || res.text.includes('@')) fail(`getIdentity (${who}) carries an email address`, 'no email', res.text.slice(0, 300), 'PUR-BANNER-2');
-    if (URL_LIKE.test(res.text)) fail(`getIdentity (${who}) carries a URL`, 'no URL of the self-service feature', res.text.slice(0, 300), 'END-IDENT-2');
-    if (JWT_LIKE.test(res.text)) fail(`getIdentity (${who}) carries a token`, 'no token of the self-service feature', res.text.slice(0, 300), 'END-IDENT-2');
-  }
-  if (!leaves(ada.body).some(([, v]) => v === ADA.name)) fail('getIdentity shows the display name', `a member equal to ${JSON.stringify(ADA.name)}`, ada.text.slice(0, 300), 'PUR-BANNER-1');
-  for (const personal of [ADA.email, ADA.line1, ADA.phone, ...ADA.last4, ...ADA.addressIds, ADA.cardPrefix]) {
-    if (ada.text.includes(personal)) fail('getIdentity carries only the display name of the account\'s personal data', `nothing of ${personal}`, ada.text.slice(0, 300), 'PUR-BANNER-1');
-  }
-  // The eligibility boolean: some boolean member that is true for Ada and false for Chloé.
-  const chloeLeaves = new Map(leaves(chloe.body));
-  const flips = leaves(ada.body).filter(([path, v]) => v === true && chloeLeaves.get(path) === false);
-  if (flips.length === 0) fail('getIdentity carries the self-service eligibility boolean', `a boolean member true for ${ADA.sub} and false for ${CHLOE.sub}`, `${ada.text.slice(0, 200)} / ${chloe.text.slice(0, 200)}`, 'END-IDENT-1');
-}));
+test(
+  ...check(
+    {
+      id: 'endpoints.account.identity',
+      title: 'the identity read carries the display name and an eligibility boolean, and no email, address, phone, card, URL or token',
+      clauses: ['PUR-BANNER-1', 'PUR-BANNER-2', 'END-IDENT-1', 'END-IDENT-2', 'END-OPS-GETIDENTITY-1', 'PUR-SERVE-4'],
+      seed: true,
+    },
+    async (shop) => {
+      // Ada is eligible for the self-service feature, Chloé is not (docs/seed.md).
+      const ada = await shop.http.get('/v1/me/identity', { token: await customerToken(shop, ADA.sub) });
+      const chloe = await shop.http.get('/v1/me/identity', { token: await customerToken(shop, CHLOE.sub) });
+      for (const [who, res] of [
+        [ADA.sub, ada],
+        [CHLOE.sub, chloe],
+      ] as const) {
+        expectSuccess(res, `getIdentity as ${who}`, 'PUR-SERVE-4');
+        if (typeof res.body !== 'object' || res.body === null)
+          fail(`getIdentity body (${who})`, 'a JSON object', res.text.slice(0, 300), 'PUR-SERVE-4');
+        if (EMAIL.test(res.text) || res.text.includes('@'))
+          fail(`getIdentity (${who}) carries an email address`, 'no email', res.text.slice(0, 300), 'PUR-BANNER-2');
+        if (URL_LIKE.test(res.text))
+          fail(`getIdentity (${who}) carries a URL`, 'no URL of the self-service feature', res.text.slice(0, 300), 'END-IDENT-2');
+        if (JWT_LIKE.test(res.text))
+          fail(`getIdentity (${who}) carries a token`, 'no token of the self-service feature', res.text.slice(0, 300), 'END-IDENT-2');
+      }
+      if (!leaves(ada.body).some(([, v]) => v === ADA.name))
+        fail('getIdentity shows the display name', `a member equal to ${JSON.stringify(ADA.name)}`, ada.text.slice(0, 300), 'PUR-BANNER-1');
+      for (const personal of [ADA.email, ADA.line1, ADA.phone, ...ADA.last4, ...ADA.addressIds, ADA.cardPrefix]) {
+        if (ada.text.includes(personal))
+          fail(
+            "getIdentity carries only the display name of the account's personal data",
+            `nothing of ${personal}`,
+            ada.text.slice(0, 300),
+            'PUR-BANNER-1',
+          );
+      }
+      // The eligibility boolean: some boolean member that is true for Ada and false for Chloé.
+      const chloeLeaves = new Map(leaves(chloe.body));
+      const flips = leaves(ada.body).filter(([path, v]) => v === true && chloeLeaves.get(path) === false);
+      if (flips.length === 0)
+        fail(
+          'getIdentity carries the self-service eligibility boolean',
+          `a boolean member true for ${ADA.sub} and false for ${CHLOE.sub}`,
+          `${ada.text.slice(0, 200)} / ${chloe.text.slice(0, 200)}`,
+          'END-IDENT-1',
+        );
+    },
+  ),
+);
 
-test(...check({
-  id: 'endpoints.account.identity.reference',
-  title: 'getIdentity answers exactly { display_name, self_service_eligible }',
-  clauses: ['PUR-BANNER-1', 'END-IDENT-1', 'END-IDENT-2'],
-  level: 'reference',
-  seed: true,
-}, async (shop) => {
-  for (const [sub, body] of [[ADA.sub, { display_name: ADA.name, self_service_eligible: true }], [CHLOE.sub, { display_name: CHLOE.name, self_service_eligible: false }]] as const) {
-    const res = await shop.http.get('/v1/me/identity', { token: await customerToken(shop, sub) });
-    expectStatus(res, 200, { clause: 'PUR-BANNER-1' });
-    if (JSON.stringify(res.body) !== JSON.stringify(body)) fail(`getIdentity of ${sub}`, body, res.body, 'PUR-BANNER-1');
-  }
-}));
+test(
+  ...check(
+    {
+      id: 'endpoints.account.identity.reference',
+      title: 'getIdentity answers exactly { display_name, self_service_eligible }',
+      clauses: ['PUR-BANNER-1', 'END-IDENT-1', 'END-IDENT-2'],
+      level: 'reference',
+      seed: true,
+    },
+    async (shop) => {
+      for (const [sub, body] of [
+        [ADA.sub, { display_name: ADA.name, self_service_eligible: true }],
+        [CHLOE.sub, { display_name: CHLOE.name, self_service_eligible: false }],
+      ] as const) {
+        const res = await shop.http.get('/v1/me/identity', { token: await customerToken(shop, sub) });
+        expectStatus(res, 200, { clause: 'PUR-BANNER-1' });
+        if (JSON.stringify(res.body) !== JSON.stringify(body)) fail(`getIdentity of ${sub}`, body, res.body, 'PUR-BANNER-1');
+      }
+    },
+  ),
+);

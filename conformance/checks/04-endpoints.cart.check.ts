@@ -28,56 +28,94 @@ for (const operationId of SERVED) test(...callerGuardCheck(operationId, requestF
 
 // --- cart behaviour -------------------------------------------------------------------------------------------------------
 
-test(...check({
-  id: 'endpoints.cart.round-trip.reference',
-  title: 'a customer adds (201), updates (200), reads and removes (204) a line; updating or removing a missing line is 404 not_found',
-  clauses: ['PUR-SERVE-2', 'END-CONV-3', 'END-CONV-9'],
-  level: 'reference',
-  seed: true,
-}, async (shop) => {
-  const token = await customerToken(shop);
-  const empty = await shop.http.get('/v1/cart', { token });
-  expectStatus(empty, 200, { clause: 'PUR-SERVE-2' });
-  if (!Array.isArray(empty.body?.lines) || empty.body.lines.length !== 0) fail('lines of a new cart', [], empty.body?.lines, 'PUR-SERVE-2');
+test(
+  ...check(
+    {
+      id: 'endpoints.cart.round-trip.reference',
+      title: 'a customer adds (201), updates (200), reads and removes (204) a line; updating or removing a missing line is 404 not_found',
+      clauses: ['PUR-SERVE-2', 'END-CONV-3', 'END-CONV-9'],
+      level: 'reference',
+      seed: true,
+    },
+    async (shop) => {
+      const token = await customerToken(shop);
+      const empty = await shop.http.get('/v1/cart', { token });
+      expectStatus(empty, 200, { clause: 'PUR-SERVE-2' });
+      if (!Array.isArray(empty.body?.lines) || empty.body.lines.length !== 0)
+        fail('lines of a new cart', [], empty.body?.lines, 'PUR-SERVE-2');
 
-  const add = await shop.http.post('/v1/cart/items', { token, json: cartLine(VARIANT, 2) });
-  expectStatus(add, 201, { clause: 'PUR-SERVE-2' });
-  if (lineOf(add, VARIANT)?.quantity !== 2) fail('quantity after the add', 2, lineOf(add, VARIANT), 'PUR-SERVE-2');
+      const add = await shop.http.post('/v1/cart/items', { token, json: cartLine(VARIANT, 2) });
+      expectStatus(add, 201, { clause: 'PUR-SERVE-2' });
+      if (lineOf(add, VARIANT)?.quantity !== 2) fail('quantity after the add', 2, lineOf(add, VARIANT), 'PUR-SERVE-2');
 
-  const up = await shop.http.patch(`/v1/cart/items/${VARIANT}`, { token, json: cartQuantity(3) });
-  expectStatus(up, 200, { clause: 'PUR-SERVE-2' });
-  expectNoStore(up, { clause: 'END-CONV-9' });
-  if (lineOf(up, VARIANT)?.quantity !== 3) fail('quantity after the update (set, not added)', 3, lineOf(up, VARIANT), 'PUR-SERVE-2');
-  const read = await shop.http.get('/v1/cart', { token });
-  if (lineOf(read, VARIANT)?.quantity !== 3) fail('quantity read back', 3, lineOf(read, VARIANT), 'PUR-SERVE-2');
+      const up = await shop.http.patch(`/v1/cart/items/${VARIANT}`, { token, json: cartQuantity(3) });
+      expectStatus(up, 200, { clause: 'PUR-SERVE-2' });
+      expectNoStore(up, { clause: 'END-CONV-9' });
+      if (lineOf(up, VARIANT)?.quantity !== 3) fail('quantity after the update (set, not added)', 3, lineOf(up, VARIANT), 'PUR-SERVE-2');
+      const read = await shop.http.get('/v1/cart', { token });
+      if (lineOf(read, VARIANT)?.quantity !== 3) fail('quantity read back', 3, lineOf(read, VARIANT), 'PUR-SERVE-2');
 
-  const del = await shop.http.delete(`/v1/cart/items/${VARIANT}`, { token });
-  expectStatus(del, 204, { clause: 'END-CONV-3' });
-  if (del.text !== '') fail('body of the 204', 'empty', del.text, 'END-CONV-3');
-  const after = await shop.http.get('/v1/cart', { token });
-  if (lineOf(after, VARIANT) !== undefined || after.body?.lines?.length !== 0) fail('lines after the remove', [], after.body?.lines, 'PUR-SERVE-2');
+      const del = await shop.http.delete(`/v1/cart/items/${VARIANT}`, { token });
+      expectStatus(del, 204, { clause: 'END-CONV-3' });
+      if (del.text !== '') fail('body of the 204', 'empty', del.text, 'END-CONV-3');
+      const after = await shop.http.get('/v1/cart', { token });
+      if (lineOf(after, VARIANT) !== undefined || after.body?.lines?.length !== 0)
+        fail('lines after the remove', [], after.body?.lines, 'PUR-SERVE-2');
 
-  expectProblem(await shop.http.delete(`/v1/cart/items/${VARIANT}`, { token }), { status: 404, error: 'not_found', docsUrl: shop.docsUrl, clause: 'PUR-SERVE-2' });
-  expectProblem(await shop.http.patch(`/v1/cart/items/${VARIANT}`, { token, json: cartQuantity(1) }), { status: 404, error: 'not_found', docsUrl: shop.docsUrl, clause: 'PUR-SERVE-2' });
-}));
+      expectProblem(await shop.http.delete(`/v1/cart/items/${VARIANT}`, { token }), {
+        status: 404,
+        error: 'not_found',
+        docsUrl: shop.docsUrl,
+        clause: 'PUR-SERVE-2',
+      });
+      expectProblem(await shop.http.patch(`/v1/cart/items/${VARIANT}`, { token, json: cartQuantity(1) }), {
+        status: 404,
+        error: 'not_found',
+        docsUrl: shop.docsUrl,
+        clause: 'PUR-SERVE-2',
+      });
+    },
+  ),
+);
 
 // The spec says nothing of stock (docs/seed.md and docs/reference-choices.md do): a cart line above the stock being refused
 // at add time, rather than at checkout, is the reference's behaviour, so the whole check is at level reference.
-test(...check({
-  id: 'endpoints.cart.stock.reference',
-  title: 'a line above the stock of var_0302 (3) or of var_0104 (0) is 409 insufficient_stock and leaves the cart as it was',
-  clauses: ['PUR-SERVE-2'],
-  level: 'reference',
-  seed: true,
-}, async (shop) => {
-  const token = await customerToken(shop);
-  const { id: low, stock } = LOW_STOCK_VARIANT;
-  const full = await shop.http.post('/v1/cart/items', { token, json: cartLine(low, stock) });
-  expectStatus(full, 201, { clause: 'PUR-SERVE-2' });
-  expectProblem(await shop.http.post('/v1/cart/items', { token, json: cartLine(low, 1) }), { status: 409, error: 'insufficient_stock', docsUrl: shop.docsUrl, clause: 'PUR-SERVE-2' });
-  expectProblem(await shop.http.patch(`/v1/cart/items/${low}`, { token, json: cartQuantity(stock + 1) }), { status: 409, error: 'insufficient_stock', docsUrl: shop.docsUrl, clause: 'PUR-SERVE-2' });
-  expectProblem(await shop.http.post('/v1/cart/items', { token, json: cartLine(OUT_OF_STOCK_VARIANT, 1) }), { status: 409, error: 'insufficient_stock', docsUrl: shop.docsUrl, clause: 'PUR-SERVE-2' });
-  const cart = await shop.http.get('/v1/cart', { token });
-  if (lineOf(cart, low)?.quantity !== stock) fail(`${low} line after the refusals`, stock, lineOf(cart, low), 'PUR-SERVE-2');
-  if (lineOf(cart, OUT_OF_STOCK_VARIANT) !== undefined) fail(`${OUT_OF_STOCK_VARIANT} line`, 'absent', lineOf(cart, OUT_OF_STOCK_VARIANT), 'PUR-SERVE-2');
-}));
+test(
+  ...check(
+    {
+      id: 'endpoints.cart.stock.reference',
+      title: 'a line above the stock of var_0302 (3) or of var_0104 (0) is 409 insufficient_stock and leaves the cart as it was',
+      clauses: ['PUR-SERVE-2'],
+      level: 'reference',
+      seed: true,
+    },
+    async (shop) => {
+      const token = await customerToken(shop);
+      const { id: low, stock } = LOW_STOCK_VARIANT;
+      const full = await shop.http.post('/v1/cart/items', { token, json: cartLine(low, stock) });
+      expectStatus(full, 201, { clause: 'PUR-SERVE-2' });
+      expectProblem(await shop.http.post('/v1/cart/items', { token, json: cartLine(low, 1) }), {
+        status: 409,
+        error: 'insufficient_stock',
+        docsUrl: shop.docsUrl,
+        clause: 'PUR-SERVE-2',
+      });
+      expectProblem(await shop.http.patch(`/v1/cart/items/${low}`, { token, json: cartQuantity(stock + 1) }), {
+        status: 409,
+        error: 'insufficient_stock',
+        docsUrl: shop.docsUrl,
+        clause: 'PUR-SERVE-2',
+      });
+      expectProblem(await shop.http.post('/v1/cart/items', { token, json: cartLine(OUT_OF_STOCK_VARIANT, 1) }), {
+        status: 409,
+        error: 'insufficient_stock',
+        docsUrl: shop.docsUrl,
+        clause: 'PUR-SERVE-2',
+      });
+      const cart = await shop.http.get('/v1/cart', { token });
+      if (lineOf(cart, low)?.quantity !== stock) fail(`${low} line after the refusals`, stock, lineOf(cart, low), 'PUR-SERVE-2');
+      if (lineOf(cart, OUT_OF_STOCK_VARIANT) !== undefined)
+        fail(`${OUT_OF_STOCK_VARIANT} line`, 'absent', lineOf(cart, OUT_OF_STOCK_VARIANT), 'PUR-SERVE-2');
+    },
+  ),
+);

@@ -35,93 +35,171 @@ async function callerMatrix(shop: Shop, path: string, json: unknown, opClause: s
     const res = await shop.http.post(path, { ...(await credentialsOf(shop, kind)), json });
     if (AGENT_CHECKOUT.includes(kind)) {
       // Past the guard: anything but an authentication or authorization refusal (422 cart_empty for its empty cart).
-      if (res.status === 401 || res.status === 403) fail(`${kind} on ${path} (in the agent-checkout list) must pass the guard`, 'not 401/403', `${res.status} ${String(res.body?.error ?? '')}`, opClause);
+      if (res.status === 401 || res.status === 403)
+        fail(
+          `${kind} on ${path} (in the agent-checkout list) must pass the guard`,
+          'not 401/403',
+          `${res.status} ${String(res.body?.error ?? '')}`,
+          opClause,
+        );
     } else {
       const clause = kind === 'operator' ? 'END-LIST-5' : 'END-LIST-4';
       expectProblem(res, { status: 403, error: 'caller_not_allowed', docsUrl: shop.docsUrl, clause });
-      if (res.headers.get('www-authenticate') !== null) fail(`WWW-Authenticate on caller_not_allowed (${kind})`, 'absent', res.headers.get('www-authenticate'), 'ERR-TABLE-8');
+      if (res.headers.get('www-authenticate') !== null)
+        fail(`WWW-Authenticate on caller_not_allowed (${kind})`, 'absent', res.headers.get('www-authenticate'), 'ERR-TABLE-8');
     }
   }
 }
 
-test(...check({
-  id: 'endpoints.checkout.callers.checkoutSavedCard',
-  title: 'checkoutSavedCard (POST /v1/checkouts/saved-card) admits the agent-checkout list; customer, guest and operator get 403 caller_not_allowed',
-  clauses: ['END-OPS-CHECKOUTSAVEDCARD-1', 'END-LIST-4', 'END-LIST-5', 'PUR-RULE-2', 'ERR-TABLE-8'],
-  // The guard answers before any lookup; the delegated caller is a fresh subject with an empty cart.
-}, async (shop) => {
-  await callerMatrix(shop, CHECKOUT, checkoutBody(CHECKOUT_ACCOUNTS[1].card), 'END-OPS-CHECKOUTSAVEDCARD-1');
-}));
+test(
+  ...check(
+    {
+      id: 'endpoints.checkout.callers.checkoutSavedCard',
+      title:
+        'checkoutSavedCard (POST /v1/checkouts/saved-card) admits the agent-checkout list; customer, guest and operator get 403 caller_not_allowed',
+      clauses: ['END-OPS-CHECKOUTSAVEDCARD-1', 'END-LIST-4', 'END-LIST-5', 'PUR-RULE-2', 'ERR-TABLE-8'],
+      // The guard answers before any lookup; the delegated caller is a fresh subject with an empty cart.
+    },
+    async (shop) => {
+      await callerMatrix(shop, CHECKOUT, checkoutBody(CHECKOUT_ACCOUNTS[1].card), 'END-OPS-CHECKOUTSAVEDCARD-1');
+    },
+  ),
+);
 
-test(...check({
-  id: 'endpoints.checkout.callers.createCheckoutPreview.reference',
-  title: 'createCheckoutPreview admits the agent-checkout list (the reference\'s choice); customer, guest and operator get 403 caller_not_allowed',
-  clauses: ['END-OPS-CREATECHECKOUTPREVIEW-1', 'END-LIST-4', 'END-LIST-5', 'ERR-TABLE-8'],
-  level: 'reference',
-}, async (shop) => {
-  await callerMatrix(shop, PREVIEW, {}, 'END-OPS-CREATECHECKOUTPREVIEW-1');
-}));
+test(
+  ...check(
+    {
+      id: 'endpoints.checkout.callers.createCheckoutPreview.reference',
+      title:
+        "createCheckoutPreview admits the agent-checkout list (the reference's choice); customer, guest and operator get 403 caller_not_allowed",
+      clauses: ['END-OPS-CREATECHECKOUTPREVIEW-1', 'END-LIST-4', 'END-LIST-5', 'ERR-TABLE-8'],
+      level: 'reference',
+    },
+    async (shop) => {
+      await callerMatrix(shop, PREVIEW, {}, 'END-OPS-CREATECHECKOUTPREVIEW-1');
+    },
+  ),
+);
 
-test(...check({
-  id: 'endpoints.checkout.preview-route',
-  title: 'createCheckoutPreview is served at POST /v1/checkout-previews: an agent\'s request is not answered 404 or 405',
-  clauses: ['END-OPS-CREATECHECKOUTPREVIEW-1', 'PUR-SERVE-3'],
-  requires: ['delegated'],
-}, async (shop) => {
-  for (const token of [await delegatedToken(shop, shop.subject('cust')), await customerToken(shop)]) {
-    const res = await shop.http.post(PREVIEW, { token, json: {} });
-    const unmatched = await probeUnmatched((path) => shop.http.post(path, { token, json: {} }), PREVIEW, shop.subject());
-    if (looksUnmatched(res, unmatched)) fail('POST /v1/checkout-previews is a route of the service', `not an unmatched-route answer (${describeUnmatched(unmatched)})`, brief(res), 'END-OPS-CREATECHECKOUTPREVIEW-1');
-    if (res.status >= 500) fail('POST /v1/checkout-previews', 'not a server error', brief(res), 'PUR-SERVE-3');
-  }
-}));
+test(
+  ...check(
+    {
+      id: 'endpoints.checkout.preview-route',
+      title: "createCheckoutPreview is served at POST /v1/checkout-previews: an agent's request is not answered 404 or 405",
+      clauses: ['END-OPS-CREATECHECKOUTPREVIEW-1', 'PUR-SERVE-3'],
+      requires: ['delegated'],
+    },
+    async (shop) => {
+      for (const token of [await delegatedToken(shop, shop.subject('cust')), await customerToken(shop)]) {
+        const res = await shop.http.post(PREVIEW, { token, json: {} });
+        const unmatched = await probeUnmatched((path) => shop.http.post(path, { token, json: {} }), PREVIEW, shop.subject());
+        if (looksUnmatched(res, unmatched))
+          fail(
+            'POST /v1/checkout-previews is a route of the service',
+            `not an unmatched-route answer (${describeUnmatched(unmatched)})`,
+            brief(res),
+            'END-OPS-CREATECHECKOUTPREVIEW-1',
+          );
+        if (res.status >= 500) fail('POST /v1/checkout-previews', 'not a server error', brief(res), 'PUR-SERVE-3');
+      }
+    },
+  ),
+);
 
-test(...check({
-  id: 'endpoints.checkout.scope',
-  title: 'checkoutSavedCard needs the API scope checkout: a delegated token without it gets 403 insufficient_scope naming checkout',
-  clauses: ['END-OPS-CHECKOUTSAVEDCARD-1', 'AUTH-SCOPE-2', 'ERR-TABLE-9'],
-  requires: ['delegated'],
-}, async (shop) => {
-  const token = await delegatedToken(shop, shop.subject('cust'), 'catalog:read cart:read cart:write account:read payment_methods:read orders:read');
-  expectProblem(await shop.http.post(CHECKOUT, { token, json: checkoutBody(CHECKOUT_ACCOUNTS[1].card) }), { status: 403, error: 'insufficient_scope', scope: 'checkout', docsUrl: shop.docsUrl, clause: 'ERR-TABLE-9' });
-}));
+test(
+  ...check(
+    {
+      id: 'endpoints.checkout.scope',
+      title: 'checkoutSavedCard needs the API scope checkout: a delegated token without it gets 403 insufficient_scope naming checkout',
+      clauses: ['END-OPS-CHECKOUTSAVEDCARD-1', 'AUTH-SCOPE-2', 'ERR-TABLE-9'],
+      requires: ['delegated'],
+    },
+    async (shop) => {
+      const token = await delegatedToken(
+        shop,
+        shop.subject('cust'),
+        'catalog:read cart:read cart:write account:read payment_methods:read orders:read',
+      );
+      expectProblem(await shop.http.post(CHECKOUT, { token, json: checkoutBody(CHECKOUT_ACCOUNTS[1].card) }), {
+        status: 403,
+        error: 'insufficient_scope',
+        scope: 'checkout',
+        docsUrl: shop.docsUrl,
+        clause: 'ERR-TABLE-9',
+      });
+    },
+  ),
+);
 
-test(...check({
-  id: 'endpoints.checkout.scope.preview.reference',
-  title: 'createCheckoutPreview needs the API scope checkout (the reference\'s choice): without it, 403 insufficient_scope naming checkout',
-  clauses: ['END-OPS-CREATECHECKOUTPREVIEW-1', 'AUTH-SCOPE-2', 'ERR-TABLE-9'],
-  level: 'reference',
-  requires: ['delegated'],
-}, async (shop) => {
-  const token = await delegatedToken(shop, shop.subject('cust'), 'catalog:read cart:read cart:write');
-  expectProblem(await shop.http.post(PREVIEW, { token, json: {} }), { status: 403, error: 'insufficient_scope', scope: 'checkout', docsUrl: shop.docsUrl, clause: 'ERR-TABLE-9' });
-}));
+test(
+  ...check(
+    {
+      id: 'endpoints.checkout.scope.preview.reference',
+      title:
+        "createCheckoutPreview needs the API scope checkout (the reference's choice): without it, 403 insufficient_scope naming checkout",
+      clauses: ['END-OPS-CREATECHECKOUTPREVIEW-1', 'AUTH-SCOPE-2', 'ERR-TABLE-9'],
+      level: 'reference',
+      requires: ['delegated'],
+    },
+    async (shop) => {
+      const token = await delegatedToken(shop, shop.subject('cust'), 'catalog:read cart:read cart:write');
+      expectProblem(await shop.http.post(PREVIEW, { token, json: {} }), {
+        status: 403,
+        error: 'insufficient_scope',
+        scope: 'checkout',
+        docsUrl: shop.docsUrl,
+        clause: 'ERR-TABLE-9',
+      });
+    },
+  ),
+);
 
 // --- cart_empty -------------------------------------------------------------------------------------------------------
 
-test(...check({
-  id: 'errors.checkout.cart-empty',
-  title: 'a saved-card checkout of a cart with no lines is 422 cart_empty (an account with a saved card and an address)',
-  clauses: ['ERR-TABLE-14', 'PUR-SERVE-3'],
-  requires: ['delegated'],
-  seed: true,
-}, async (shop) => {
-  // Checkout account 8 is this check's: nothing ever fills its cart, but a deployment may keep state, so empty it first.
-  const token = await delegatedToken(shop, CHECKOUT_ACCOUNTS[8].sub);
-  await emptyCart(shop, token);
-  const res = await checkout(shop, token, checkoutBody(CHECKOUT_ACCOUNTS[8].card));
-  expectProblem(res, { status: 422, error: 'cart_empty', docsUrl: shop.docsUrl, clause: 'ERR-TABLE-14' });
-  expectNoStore(res, { clause: 'ERR-TABLE-14' });
-}));
+test(
+  ...check(
+    {
+      id: 'errors.checkout.cart-empty',
+      title: 'a saved-card checkout of a cart with no lines is 422 cart_empty (an account with a saved card and an address)',
+      clauses: ['ERR-TABLE-14', 'PUR-SERVE-3'],
+      requires: ['delegated'],
+      seed: true,
+    },
+    async (shop) => {
+      // Checkout account 8 is this check's: nothing ever fills its cart, but a deployment may keep state, so empty it first.
+      const token = await delegatedToken(shop, CHECKOUT_ACCOUNTS[8].sub);
+      await emptyCart(shop, token);
+      const res = await checkout(shop, token, checkoutBody(CHECKOUT_ACCOUNTS[8].card));
+      expectProblem(res, { status: 422, error: 'cart_empty', docsUrl: shop.docsUrl, clause: 'ERR-TABLE-14' });
+      expectNoStore(res, { clause: 'ERR-TABLE-14' });
+    },
+  ),
+);
 
-test(...check({
-  id: 'errors.checkout.cart-empty.reference',
-  title: 'a fresh agent subject (empty cart, no card, no address) gets 422 cart_empty from both the preview and the checkout: the cart is checked first',
-  clauses: ['ERR-TABLE-14', 'END-OPS-CREATECHECKOUTPREVIEW-1'],
-  level: 'reference',
-  requires: ['delegated'],
-}, async (shop) => {
-  const token = await delegatedToken(shop, shop.subject('cust'));
-  expectProblem(await shop.http.post(PREVIEW, { token, json: {} }), { status: 422, error: 'cart_empty', docsUrl: shop.docsUrl, clause: 'ERR-TABLE-14' });
-  expectProblem(await shop.http.post(CHECKOUT, { token, json: checkoutBody(ABSENT_IDS.card) }), { status: 422, error: 'cart_empty', docsUrl: shop.docsUrl, clause: 'ERR-TABLE-14' });
-}));
+test(
+  ...check(
+    {
+      id: 'errors.checkout.cart-empty.reference',
+      title:
+        'a fresh agent subject (empty cart, no card, no address) gets 422 cart_empty from both the preview and the checkout: the cart is checked first',
+      clauses: ['ERR-TABLE-14', 'END-OPS-CREATECHECKOUTPREVIEW-1'],
+      level: 'reference',
+      requires: ['delegated'],
+    },
+    async (shop) => {
+      const token = await delegatedToken(shop, shop.subject('cust'));
+      expectProblem(await shop.http.post(PREVIEW, { token, json: {} }), {
+        status: 422,
+        error: 'cart_empty',
+        docsUrl: shop.docsUrl,
+        clause: 'ERR-TABLE-14',
+      });
+      expectProblem(await shop.http.post(CHECKOUT, { token, json: checkoutBody(ABSENT_IDS.card) }), {
+        status: 422,
+        error: 'cart_empty',
+        docsUrl: shop.docsUrl,
+        clause: 'ERR-TABLE-14',
+      });
+    },
+  ),
+);

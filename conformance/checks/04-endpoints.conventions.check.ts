@@ -22,134 +22,178 @@ const CATALOG_READS = [
 ] as const;
 
 for (const read of CATALOG_READS) {
-  test(...check({
-    id: `endpoints.conventions.catalog-validators.${read.operationId}`,
-    title: `${read.operationId}: weak ETag, Cache-Control: private, no-cache, and 304 with no body on a matching If-None-Match`,
-    clauses: ['END-CONV-6', 'END-CONV-7', 'END-CONV-8', 'PUR-SERVE-1'],
-    seed: read.seed,
-  }, async (shop) => {
-    const token = await customerToken(shop);
-    const res = await shop.http.get(read.path, { token });
-    expectStatus(res, 200, { clause: 'PUR-SERVE-1' });
-    const etag = expectWeakEtag(res, { clause: 'END-CONV-6' });
-    expectCacheControl(res, ['private', 'no-cache'], { clause: 'END-CONV-7' });
-    const cc = parseCacheControl(res.headers.get('cache-control'));
-    for (const d of ['no-store', 'public']) if (cc.has(d)) fail(`Cache-Control directive ${d} on a catalog GET`, 'private, no-cache', res.headers.get('cache-control'), 'END-CONV-7');
+  test(
+    ...check(
+      {
+        id: `endpoints.conventions.catalog-validators.${read.operationId}`,
+        title: `${read.operationId}: weak ETag, Cache-Control: private, no-cache, and 304 with no body on a matching If-None-Match`,
+        clauses: ['END-CONV-6', 'END-CONV-7', 'END-CONV-8', 'PUR-SERVE-1'],
+        seed: read.seed,
+      },
+      async (shop) => {
+        const token = await customerToken(shop);
+        const res = await shop.http.get(read.path, { token });
+        expectStatus(res, 200, { clause: 'PUR-SERVE-1' });
+        const etag = expectWeakEtag(res, { clause: 'END-CONV-6' });
+        expectCacheControl(res, ['private', 'no-cache'], { clause: 'END-CONV-7' });
+        const cc = parseCacheControl(res.headers.get('cache-control'));
+        for (const d of ['no-store', 'public'])
+          if (cc.has(d))
+            fail(`Cache-Control directive ${d} on a catalog GET`, 'private, no-cache', res.headers.get('cache-control'), 'END-CONV-7');
 
-    const again = await shop.http.get(read.path, { token, headers: { 'if-none-match': etag } });
-    expectStatus(again, 304, { clause: 'END-CONV-8' });
-    if (again.text !== '') fail('body of a 304', 'empty', again.text.slice(0, 200), 'END-CONV-8');
-  }));
+        const again = await shop.http.get(read.path, { token, headers: { 'if-none-match': etag } });
+        expectStatus(again, 304, { clause: 'END-CONV-8' });
+        if (again.text !== '') fail('body of a 304', 'empty', again.text.slice(0, 200), 'END-CONV-8');
+      },
+    ),
+  );
 }
 
-test(...check({
-  id: 'endpoints.conventions.catalog-validators.reference',
-  title: 'catalog validators: exactly "private, no-cache"; a 304 repeats the ETag; list, strong-form and * match; another tag does not',
-  clauses: ['END-CONV-6', 'END-CONV-7', 'END-CONV-8'],
-  level: 'reference',
-  seed: true,
-}, async (shop) => {
-  const token = await customerToken(shop);
-  for (const read of CATALOG_READS) {
-    const res = await shop.http.get(read.path, { token });
-    expectStatus(res, 200);
-    expectCacheControl(res, ['private', 'no-cache'], { clause: 'END-CONV-7', exact: true });
-    const etag = expectWeakEtag(res, { clause: 'END-CONV-6' });
-    for (const inm of [etag, `W/"nope-1", ${etag}`, etag.replace(/^W\//, ''), '*']) {
-      const r = await shop.http.get(read.path, { token, headers: { 'if-none-match': inm } });
-      expectStatus(r, 304, { clause: 'END-CONV-8' });
-      if (r.text !== '') fail('body of a 304', 'empty', r.text.slice(0, 200), 'END-CONV-8');
-      if (r.headers.get('etag') !== etag) fail(`ETag of the 304 (If-None-Match: ${inm})`, etag, r.headers.get('etag'), 'END-CONV-8');
-    }
-    const other = await shop.http.get(read.path, { token, headers: { 'if-none-match': 'W/"not-the-tag"' } });
-    expectStatus(other, 200, { clause: 'END-CONV-8' });
-    if (other.headers.get('etag') !== etag) fail('ETag of an unchanged resource', etag, other.headers.get('etag'), 'END-CONV-6');
-  }
-}));
+test(
+  ...check(
+    {
+      id: 'endpoints.conventions.catalog-validators.reference',
+      title: 'catalog validators: exactly "private, no-cache"; a 304 repeats the ETag; list, strong-form and * match; another tag does not',
+      clauses: ['END-CONV-6', 'END-CONV-7', 'END-CONV-8'],
+      level: 'reference',
+      seed: true,
+    },
+    async (shop) => {
+      const token = await customerToken(shop);
+      for (const read of CATALOG_READS) {
+        const res = await shop.http.get(read.path, { token });
+        expectStatus(res, 200);
+        expectCacheControl(res, ['private', 'no-cache'], { clause: 'END-CONV-7', exact: true });
+        const etag = expectWeakEtag(res, { clause: 'END-CONV-6' });
+        for (const inm of [etag, `W/"nope-1", ${etag}`, etag.replace(/^W\//, ''), '*']) {
+          const r = await shop.http.get(read.path, { token, headers: { 'if-none-match': inm } });
+          expectStatus(r, 304, { clause: 'END-CONV-8' });
+          if (r.text !== '') fail('body of a 304', 'empty', r.text.slice(0, 200), 'END-CONV-8');
+          if (r.headers.get('etag') !== etag) fail(`ETag of the 304 (If-None-Match: ${inm})`, etag, r.headers.get('etag'), 'END-CONV-8');
+        }
+        const other = await shop.http.get(read.path, { token, headers: { 'if-none-match': 'W/"not-the-tag"' } });
+        expectStatus(other, 200, { clause: 'END-CONV-8' });
+        if (other.headers.get('etag') !== etag) fail('ETag of an unchanged resource', etag, other.headers.get('etag'), 'END-CONV-6');
+      }
+    },
+  ),
+);
 
-test(...check({
-  id: 'endpoints.conventions.no-store',
-  title: 'responses other than catalog GETs and description documents carry Cache-Control: no-store (health, cart, /v1/me)',
-  clauses: ['END-CONV-9'],
-}, async (shop) => {
-  const token = await customerToken(shop);
-  // Whatever their status, these are not catalog GETs: the default applies.
-  expectNoStore(await shop.http.get('/health'), { clause: 'END-CONV-9' });
-  expectNoStore(await shop.http.get('/v1/cart', { token }), { clause: 'END-CONV-9' });
-  // The diagnostic read exists in the spec ("GET /v1/me is a diagnostic read"); whatever it answers, it is not a catalog GET.
-  expectNoStore(await shop.http.get('/v1/me', { token }), { clause: 'END-CONV-9' });
-}));
+test(
+  ...check(
+    {
+      id: 'endpoints.conventions.no-store',
+      title: 'responses other than catalog GETs and description documents carry Cache-Control: no-store (health, cart, /v1/me)',
+      clauses: ['END-CONV-9'],
+    },
+    async (shop) => {
+      const token = await customerToken(shop);
+      // Whatever their status, these are not catalog GETs: the default applies.
+      expectNoStore(await shop.http.get('/health'), { clause: 'END-CONV-9' });
+      expectNoStore(await shop.http.get('/v1/cart', { token }), { clause: 'END-CONV-9' });
+      // The diagnostic read exists in the spec ("GET /v1/me is a diagnostic read"); whatever it answers, it is not a catalog GET.
+      expectNoStore(await shop.http.get('/v1/me', { token }), { clause: 'END-CONV-9' });
+    },
+  ),
+);
 
 // --- conventions: 201 / 204 ----------------------------------------------------------------------------------------------
 
-test(...check({
-  id: 'endpoints.conventions.delete-204',
-  title: 'removeCartItem of an existing line answers 204 with no body and Cache-Control: no-store',
-  clauses: ['END-CONV-3', 'END-CONV-9', 'PUR-SERVE-2'],
-  seed: true,
-}, async (shop) => {
-  const token = await customerToken(shop);
-  const add = await addLine(shop, token, 'PUR-SERVE-2');
-  expectNoStore(add, { clause: 'END-CONV-9' });
-  const del = await shop.http.delete(`/v1/cart/items/${VARIANT}`, { token });
-  expectStatus(del, 204, { clause: 'END-CONV-3' });
-  if (del.text !== '') fail('body of the 204', 'empty', del.text.slice(0, 200), 'END-CONV-3');
-  expectNoStore(del, { clause: 'END-CONV-9' });
-}));
+test(
+  ...check(
+    {
+      id: 'endpoints.conventions.delete-204',
+      title: 'removeCartItem of an existing line answers 204 with no body and Cache-Control: no-store',
+      clauses: ['END-CONV-3', 'END-CONV-9', 'PUR-SERVE-2'],
+      seed: true,
+    },
+    async (shop) => {
+      const token = await customerToken(shop);
+      const add = await addLine(shop, token, 'PUR-SERVE-2');
+      expectNoStore(add, { clause: 'END-CONV-9' });
+      const del = await shop.http.delete(`/v1/cart/items/${VARIANT}`, { token });
+      expectStatus(del, 204, { clause: 'END-CONV-3' });
+      if (del.text !== '') fail('body of the 204', 'empty', del.text.slice(0, 200), 'END-CONV-3');
+      expectNoStore(del, { clause: 'END-CONV-9' });
+    },
+  ),
+);
 
 // END-CONV-1 says creates answer 201 (its example is addAddress), with Location where a GET URL exists (END-CONV-2). Whether
 // addCartItem is a "create" is a reading, not a statement of the spec: the first add of a variant creates a cart line, a
 // second one grows that line, and the spec shows no response shape; a cart line has no GET URL, so Location does not apply.
 // An implementation that answers 200 with the cart meets the spec as written. 201 (every add, no Location) is therefore the
 // reference's reading and is checked at level reference only.
-test(...check({
-  id: 'endpoints.conventions.add-201.reference',
-  title: 'addCartItem answers 201 without Location, for a new line and for a grown one',
-  clauses: ['END-CONV-1', 'END-CONV-9'],
-  level: 'reference',
-  seed: true,
-}, async (shop) => {
-  const token = await customerToken(shop);
-  for (const step of ['new line', 'grown line']) {
-    const res = await shop.http.post('/v1/cart/items', { token, json: cartLine() });
-    expectStatus(res, 201, { clause: 'END-CONV-1' });
-    if (res.headers.get('location') !== null) fail(`Location on addCartItem (${step}): a line has no GET URL`, null, res.headers.get('location'), 'END-CONV-1');
-    expectNoStore(res, { clause: 'END-CONV-9' });
-  }
-}));
+test(
+  ...check(
+    {
+      id: 'endpoints.conventions.add-201.reference',
+      title: 'addCartItem answers 201 without Location, for a new line and for a grown one',
+      clauses: ['END-CONV-1', 'END-CONV-9'],
+      level: 'reference',
+      seed: true,
+    },
+    async (shop) => {
+      const token = await customerToken(shop);
+      for (const step of ['new line', 'grown line']) {
+        const res = await shop.http.post('/v1/cart/items', { token, json: cartLine() });
+        expectStatus(res, 201, { clause: 'END-CONV-1' });
+        if (res.headers.get('location') !== null)
+          fail(`Location on addCartItem (${step}): a line has no GET URL`, null, res.headers.get('location'), 'END-CONV-1');
+        expectNoStore(res, { clause: 'END-CONV-9' });
+      }
+    },
+  ),
+);
 
 // --- conventions: JSON request bodies -------------------------------------------------------------------------------------
 
 const jsonBytes = () => new TextEncoder().encode(JSON.stringify(cartLine()));
 const NON_JSON_TYPES: readonly (string | undefined)[] = [undefined, 'text/plain', 'application/x-www-form-urlencoded'];
 
-test(...check({
-  id: 'endpoints.conventions.json-content-type',
-  title: 'a request body without Content-Type: application/json is refused with a problem document',
-  clauses: ['END-CONV-5', 'ERR-PROBLEM-1'],
-}, async (shop) => {
-  const token = await customerToken(shop);
-  for (const type of NON_JSON_TYPES) {
-    // A Uint8Array body makes fetch send no Content-Type of its own.
-    const res = await shop.http.post('/v1/cart/items', { token, body: jsonBytes(), headers: { 'content-type': type } });
-    expectRefusal(shop, res, 'END-CONV-5');
-  }
-}));
+test(
+  ...check(
+    {
+      id: 'endpoints.conventions.json-content-type',
+      title: 'a request body without Content-Type: application/json is refused with a problem document',
+      clauses: ['END-CONV-5', 'ERR-PROBLEM-1'],
+    },
+    async (shop) => {
+      const token = await customerToken(shop);
+      for (const type of NON_JSON_TYPES) {
+        // A Uint8Array body makes fetch send no Content-Type of its own.
+        const res = await shop.http.post('/v1/cart/items', { token, body: jsonBytes(), headers: { 'content-type': type } });
+        expectRefusal(shop, res, 'END-CONV-5');
+      }
+    },
+  ),
+);
 
-test(...check({
-  id: 'endpoints.conventions.json-content-type.reference',
-  title: 'a body without a JSON Content-Type is 415 unsupported_media_type and writes nothing; application/json; charset=utf-8 is taken',
-  clauses: ['END-CONV-5'],
-  level: 'reference',
-  seed: true,
-}, async (shop) => {
-  const token = await customerToken(shop);
-  for (const type of NON_JSON_TYPES) {
-    const res = await shop.http.post('/v1/cart/items', { token, body: jsonBytes(), headers: { 'content-type': type } });
-    expectProblem(res, { status: 415, error: 'unsupported_media_type', docsUrl: shop.docsUrl, clause: 'END-CONV-5' });
-  }
-  const cart = await shop.http.get('/v1/cart', { token });
-  if (!Array.isArray(cart.body?.lines) || cart.body.lines.length !== 0) fail('cart lines after refused writes', [], cart.body?.lines, 'END-CONV-5');
-  const ok = await shop.http.post('/v1/cart/items', { token, body: jsonBytes(), headers: { 'content-type': 'application/json; charset=utf-8' } });
-  expectStatus(ok, 201, { clause: 'END-CONV-5' });
-}));
+test(
+  ...check(
+    {
+      id: 'endpoints.conventions.json-content-type.reference',
+      title:
+        'a body without a JSON Content-Type is 415 unsupported_media_type and writes nothing; application/json; charset=utf-8 is taken',
+      clauses: ['END-CONV-5'],
+      level: 'reference',
+      seed: true,
+    },
+    async (shop) => {
+      const token = await customerToken(shop);
+      for (const type of NON_JSON_TYPES) {
+        const res = await shop.http.post('/v1/cart/items', { token, body: jsonBytes(), headers: { 'content-type': type } });
+        expectProblem(res, { status: 415, error: 'unsupported_media_type', docsUrl: shop.docsUrl, clause: 'END-CONV-5' });
+      }
+      const cart = await shop.http.get('/v1/cart', { token });
+      if (!Array.isArray(cart.body?.lines) || cart.body.lines.length !== 0)
+        fail('cart lines after refused writes', [], cart.body?.lines, 'END-CONV-5');
+      const ok = await shop.http.post('/v1/cart/items', {
+        token,
+        body: jsonBytes(),
+        headers: { 'content-type': 'application/json; charset=utf-8' },
+      });
+      expectStatus(ok, 201, { clause: 'END-CONV-5' });
+    },
+  ),
+);

@@ -23,159 +23,223 @@ import { browserHeader } from './_shared/artifact-headers.js';
 
 // ----------------------------------------------------------------------------------------------- DPoP on conversation paths
 
-test(...check({
-  id: 'conversations.scheme.no-token',
-  title: 'under /assistant/conversations a request without a token is 401 invalid_token with a DPoP challenge and no Bearer challenge',
-  clauses: ['AUTH-SCHEME-1', 'END-PUBLIC-19'],
-  requires: ['assistants'],
-}, async (shop) => {
-  // Methods are not shown: a probe the target does not route may be 404/405; every 401 must be in the DPoP scheme only.
-  const probes: [string, string][] = [['POST', COLLECTION], ['GET', COLLECTION], ['GET', `${COLLECTION}/${freshId('conv')}`], ['POST', `${COLLECTION}/${freshId('conv')}/messages`]];
-  let seen = 0;
-  for (const [method, path] of probes) {
-    const res = await shop.http.request(method, path, method === 'POST' ? { json: { mode: 'direct', text: 'hello' } } : {});
-    if (res.status !== 401) continue;
-    seen++;
-    inCase(`${method} ${path} without a token`, () => {
-      expectProblem(res, { status: 401, error: 'invalid_token', docsUrl: shop.docsUrl, clause: 'END-PUBLIC-19' });
-      expectChallenge(res, { scheme: 'DPoP', error: 'invalid_token', clause: 'AUTH-SCHEME-1' });
-      expectDpopChallengesOnly(res, 'AUTH-SCHEME-1');
-    });
-  }
-  if (seen === 0) fail('requests under /assistant/conversations without a token', 'at least one 401 (authentication required)', 'none', 'END-PUBLIC-19');
-}));
+test(
+  ...check(
+    {
+      id: 'conversations.scheme.no-token',
+      title: 'under /assistant/conversations a request without a token is 401 invalid_token with a DPoP challenge and no Bearer challenge',
+      clauses: ['AUTH-SCHEME-1', 'END-PUBLIC-19'],
+      requires: ['assistants'],
+    },
+    async (shop) => {
+      // Methods are not shown: a probe the target does not route may be 404/405; every 401 must be in the DPoP scheme only.
+      const probes: [string, string][] = [
+        ['POST', COLLECTION],
+        ['GET', COLLECTION],
+        ['GET', `${COLLECTION}/${freshId('conv')}`],
+        ['POST', `${COLLECTION}/${freshId('conv')}/messages`],
+      ];
+      let seen = 0;
+      for (const [method, path] of probes) {
+        const res = await shop.http.request(method, path, method === 'POST' ? { json: { mode: 'direct', text: 'hello' } } : {});
+        if (res.status !== 401) continue;
+        seen++;
+        inCase(`${method} ${path} without a token`, () => {
+          expectProblem(res, { status: 401, error: 'invalid_token', docsUrl: shop.docsUrl, clause: 'END-PUBLIC-19' });
+          expectChallenge(res, { scheme: 'DPoP', error: 'invalid_token', clause: 'AUTH-SCHEME-1' });
+          expectDpopChallengesOnly(res, 'AUTH-SCHEME-1');
+        });
+      }
+      if (seen === 0)
+        fail(
+          'requests under /assistant/conversations without a token',
+          'at least one 401 (authentication required)',
+          'none',
+          'END-PUBLIC-19',
+        );
+    },
+  ),
+);
 
-test(...check({
-  id: 'conversations.scheme.bearer',
-  title: 'under /assistant/conversations a Bearer token is never enough: the assistant\'s own token as Bearer is 401 invalid_token (DPoP challenge); a customer Bearer token is refused',
-  clauses: ['END-PUBLIC-19', 'AUTH-SCHEME-1', 'ERR-TABLE-3'],
-  requires: ['assistants'],
-}, async (shop) => {
-  const agent = await AssistantAgent.create(shop);
-  const open = conversationRoute('openConversation');
-  const asBearer = await shop.http.request(open.method, open.path, { token: agent.token, json: openBody() });
-  inCase('the assistant token as Bearer', () => {
-    expectProblem(asBearer, { status: 401, error: 'invalid_token', docsUrl: shop.docsUrl, clause: 'ERR-TABLE-3' });
-    expectChallenge(asBearer, { scheme: 'DPoP', error: 'invalid_token', clause: 'ERR-TABLE-3' });
-    expectDpopChallengesOnly(asBearer, 'AUTH-SCHEME-1');
-  });
-  const customer = await customerToken(shop);
-  const asCustomer = await shop.http.request(open.method, open.path, { token: customer, json: openBody() });
-  inCase('a customer Bearer token', () => {
-    if (asCustomer.status !== 401 && asCustomer.status !== 403) fail('status', '401 or 403', brief(asCustomer), 'END-PUBLIC-19');
-    expectProblem(asCustomer, { status: asCustomer.status, error: String(asCustomer.body?.error ?? '<missing>'), docsUrl: shop.docsUrl, clause: 'END-PUBLIC-19' });
-    if (asCustomer.headers.get('www-authenticate') !== null) expectDpopChallengesOnly(asCustomer, 'AUTH-SCHEME-1');
-  });
-  // The same assistant with DPoP and a proof is admitted: the refusals above are the scheme's, not the session's.
-  const { res } = await agent.request(open.method, open.path, { json: openBody() });
-  if (res.status === 401 || res.status === 403) fail('the same assistant with DPoP and a proof', 'admitted (not 401/403)', brief(res), 'END-PUBLIC-19');
-}));
+test(
+  ...check(
+    {
+      id: 'conversations.scheme.bearer',
+      title:
+        "under /assistant/conversations a Bearer token is never enough: the assistant's own token as Bearer is 401 invalid_token (DPoP challenge); a customer Bearer token is refused",
+      clauses: ['END-PUBLIC-19', 'AUTH-SCHEME-1', 'ERR-TABLE-3'],
+      requires: ['assistants'],
+    },
+    async (shop) => {
+      const agent = await AssistantAgent.create(shop);
+      const open = conversationRoute('openConversation');
+      const asBearer = await shop.http.request(open.method, open.path, { token: agent.token, json: openBody() });
+      inCase('the assistant token as Bearer', () => {
+        expectProblem(asBearer, { status: 401, error: 'invalid_token', docsUrl: shop.docsUrl, clause: 'ERR-TABLE-3' });
+        expectChallenge(asBearer, { scheme: 'DPoP', error: 'invalid_token', clause: 'ERR-TABLE-3' });
+        expectDpopChallengesOnly(asBearer, 'AUTH-SCHEME-1');
+      });
+      const customer = await customerToken(shop);
+      const asCustomer = await shop.http.request(open.method, open.path, { token: customer, json: openBody() });
+      inCase('a customer Bearer token', () => {
+        if (asCustomer.status !== 401 && asCustomer.status !== 403) fail('status', '401 or 403', brief(asCustomer), 'END-PUBLIC-19');
+        expectProblem(asCustomer, {
+          status: asCustomer.status,
+          error: String(asCustomer.body?.error ?? '<missing>'),
+          docsUrl: shop.docsUrl,
+          clause: 'END-PUBLIC-19',
+        });
+        if (asCustomer.headers.get('www-authenticate') !== null) expectDpopChallengesOnly(asCustomer, 'AUTH-SCHEME-1');
+      });
+      // The same assistant with DPoP and a proof is admitted: the refusals above are the scheme's, not the session's.
+      const { res } = await agent.request(open.method, open.path, { json: openBody() });
+      if (res.status === 401 || res.status === 403)
+        fail('the same assistant with DPoP and a proof', 'admitted (not 401/403)', brief(res), 'END-PUBLIC-19');
+    },
+  ),
+);
 
 // ------------------------------------------------------------------------------------------------------------ the routes
 
-test(...check({
-  id: 'conversations.round-trip.reference',
-  title: 'a signed-in DPoP session opens (201, Location), writes (201), reads, lists and closes (200) a conversation; another session gets 404 not_found',
-  clauses: ['END-PUBLIC-19', 'END-CONV-1', 'END-CONV-2', 'END-CONV-9', 'AUTH-ORDER-4'],
-  level: 'reference',
-  requires: ['assistants'],
-}, async (shop) => {
-  const agent = await AssistantAgent.create(shop);
-  const { id, res: opened } = await openConversation(agent, 'direct');
-  expectStatus(opened, 201, { clause: 'END-CONV-1' });
-  if (opened.headers.get('location') !== `${COLLECTION}/${id}`) fail('Location of the new conversation', `${COLLECTION}/${id}`, opened.headers.get('location'), 'END-CONV-2');
-  expectNoStore(opened, { clause: 'END-CONV-9' });
-  if (!opened.headers.get('dpop-nonce')) fail('DPoP-Nonce on a success', 'present', null, 'AUTH-ORDER-4');
-  if (opened.body?.status !== 'open' || opened.body?.mode !== 'direct') fail('the new conversation', '{ mode: direct, status: open }', opened.body, 'END-PUBLIC-19');
+test(
+  ...check(
+    {
+      id: 'conversations.round-trip.reference',
+      title:
+        'a signed-in DPoP session opens (201, Location), writes (201), reads, lists and closes (200) a conversation; another session gets 404 not_found',
+      clauses: ['END-PUBLIC-19', 'END-CONV-1', 'END-CONV-2', 'END-CONV-9', 'AUTH-ORDER-4'],
+      level: 'reference',
+      requires: ['assistants'],
+    },
+    async (shop) => {
+      const agent = await AssistantAgent.create(shop);
+      const { id, res: opened } = await openConversation(agent, 'direct');
+      expectStatus(opened, 201, { clause: 'END-CONV-1' });
+      if (opened.headers.get('location') !== `${COLLECTION}/${id}`)
+        fail('Location of the new conversation', `${COLLECTION}/${id}`, opened.headers.get('location'), 'END-CONV-2');
+      expectNoStore(opened, { clause: 'END-CONV-9' });
+      if (!opened.headers.get('dpop-nonce')) fail('DPoP-Nonce on a success', 'present', null, 'AUTH-ORDER-4');
+      if (opened.body?.status !== 'open' || opened.body?.mode !== 'direct')
+        fail('the new conversation', '{ mode: direct, status: open }', opened.body, 'END-PUBLIC-19');
 
-  const wrote = (await agent.post(`${COLLECTION}/${id}/messages`, { json: { text: 'Hello, store.' } })).res;
-  expectStatus(wrote, 201, { clause: 'END-CONV-1' });
-  if (wrote.body?.author !== 'assistant' || wrote.body?.text !== 'Hello, store.') fail('the written message', '{ author: assistant, text }', wrote.body, 'END-PUBLIC-19');
+      const wrote = (await agent.post(`${COLLECTION}/${id}/messages`, { json: { text: 'Hello, store.' } })).res;
+      expectStatus(wrote, 201, { clause: 'END-CONV-1' });
+      if (wrote.body?.author !== 'assistant' || wrote.body?.text !== 'Hello, store.')
+        fail('the written message', '{ author: assistant, text }', wrote.body, 'END-PUBLIC-19');
 
-  const read = (await agent.get(`${COLLECTION}/${id}`)).res;
-  expectStatus(read, 200, { clause: 'END-PUBLIC-19' });
-  expectNoStore(read, { clause: 'END-CONV-9' });
-  const texts = Array.isArray(read.body?.messages) ? read.body.messages.map((m: { text?: unknown }) => m.text) : read.body;
-  if (JSON.stringify(texts) !== JSON.stringify(['Hello, store.'])) fail('messages of the conversation', ['Hello, store.'], texts, 'END-PUBLIC-19');
+      const read = (await agent.get(`${COLLECTION}/${id}`)).res;
+      expectStatus(read, 200, { clause: 'END-PUBLIC-19' });
+      expectNoStore(read, { clause: 'END-CONV-9' });
+      const texts = Array.isArray(read.body?.messages) ? read.body.messages.map((m: { text?: unknown }) => m.text) : read.body;
+      if (JSON.stringify(texts) !== JSON.stringify(['Hello, store.']))
+        fail('messages of the conversation', ['Hello, store.'], texts, 'END-PUBLIC-19');
 
-  const list = (await agent.get(COLLECTION)).res;
-  expectStatus(list, 200, { clause: 'END-PUBLIC-19' });
-  const ids = Array.isArray(list.body?.conversations) ? list.body.conversations.map((c: { id?: unknown }) => c.id) : list.body;
-  if (JSON.stringify(ids) !== JSON.stringify([id])) fail('the session\'s conversations', [id], ids, 'END-PUBLIC-19');
+      const list = (await agent.get(COLLECTION)).res;
+      expectStatus(list, 200, { clause: 'END-PUBLIC-19' });
+      const ids = Array.isArray(list.body?.conversations) ? list.body.conversations.map((c: { id?: unknown }) => c.id) : list.body;
+      if (JSON.stringify(ids) !== JSON.stringify([id])) fail("the session's conversations", [id], ids, 'END-PUBLIC-19');
 
-  // Conversations belong to the session: another session (of another account) sees none of them.
-  const other = await AssistantAgent.create(shop);
-  for (const [method, path] of [['GET', `${COLLECTION}/${id}`], ['POST', `${COLLECTION}/${id}/close`]] as const) {
-    const res = (await other.request(method, path)).res;
-    inCase(`${method} ${path} by another session`, () => expectProblem(res, { status: 404, error: 'not_found', docsUrl: shop.docsUrl, clause: 'END-PUBLIC-19' }));
-  }
+      // Conversations belong to the session: another session (of another account) sees none of them.
+      const other = await AssistantAgent.create(shop);
+      for (const [method, path] of [
+        ['GET', `${COLLECTION}/${id}`],
+        ['POST', `${COLLECTION}/${id}/close`],
+      ] as const) {
+        const res = (await other.request(method, path)).res;
+        inCase(`${method} ${path} by another session`, () =>
+          expectProblem(res, { status: 404, error: 'not_found', docsUrl: shop.docsUrl, clause: 'END-PUBLIC-19' }),
+        );
+      }
 
-  const closed = (await agent.post(`${COLLECTION}/${id}/close`)).res;
-  expectStatus(closed, 200, { clause: 'END-PUBLIC-19' });
-  if (closed.body?.status !== 'closed') fail('status after close', 'closed', closed.body?.status, 'END-PUBLIC-19');
-}));
+      const closed = (await agent.post(`${COLLECTION}/${id}/close`)).res;
+      expectStatus(closed, 200, { clause: 'END-PUBLIC-19' });
+      if (closed.body?.status !== 'closed') fail('status after close', 'closed', closed.body?.status, 'END-PUBLIC-19');
+    },
+  ),
+);
 
-test(...check({
-  id: 'conversations.direct-open',
-  title: 'a second open direct conversation of a session is refused with direct_conversation_open, whose conversation_id names the open one',
-  clauses: ['ERR-TABLE-15', 'RES-PROBLEM-12'],
-  requires: ['assistants'],
-}, async (shop) => {
-  const agent = await AssistantAgent.create(shop);
-  const { id } = await openConversation(agent, 'direct');
-  const { res } = await sendConversation(agent, 'openConversation', undefined, openBody());
-  // The spec names the code, not the status: any 4xx problem document with the code.
-  if (res.status < 400 || res.status > 499) fail('a second direct conversation', 'refused (4xx)', brief(res), 'ERR-TABLE-15');
-  expectProblem(res, { status: res.status, error: 'direct_conversation_open', docsUrl: shop.docsUrl, clause: 'ERR-TABLE-15' });
-  if (res.body?.conversation_id !== id) fail('problem "conversation_id"', id, res.body?.conversation_id, 'RES-PROBLEM-12');
-}));
+test(
+  ...check(
+    {
+      id: 'conversations.direct-open',
+      title:
+        'a second open direct conversation of a session is refused with direct_conversation_open, whose conversation_id names the open one',
+      clauses: ['ERR-TABLE-15', 'RES-PROBLEM-12'],
+      requires: ['assistants'],
+    },
+    async (shop) => {
+      const agent = await AssistantAgent.create(shop);
+      const { id } = await openConversation(agent, 'direct');
+      const { res } = await sendConversation(agent, 'openConversation', undefined, openBody());
+      // The spec names the code, not the status: any 4xx problem document with the code.
+      if (res.status < 400 || res.status > 499) fail('a second direct conversation', 'refused (4xx)', brief(res), 'ERR-TABLE-15');
+      expectProblem(res, { status: res.status, error: 'direct_conversation_open', docsUrl: shop.docsUrl, clause: 'ERR-TABLE-15' });
+      if (res.body?.conversation_id !== id) fail('problem "conversation_id"', id, res.body?.conversation_id, 'RES-PROBLEM-12');
+    },
+  ),
+);
 
-test(...check({
-  id: 'conversations.direct-open.reference',
-  title: 'direct_conversation_open is 409 with conversation_id and Cache-Control: no-store; handoff conversations are not limited; once closed, a new direct one opens',
-  clauses: ['ERR-TABLE-15', 'RES-PROBLEM-12', 'END-CONV-9'],
-  level: 'reference',
-  requires: ['assistants'],
-}, async (shop) => {
-  const agent = await AssistantAgent.create(shop);
-  const { id } = await openConversation(agent, 'direct');
-  const second = (await agent.post(COLLECTION, { json: { mode: 'direct' } })).res;
-  expectProblem(second, { status: 409, error: 'direct_conversation_open', docsUrl: shop.docsUrl, clause: 'ERR-TABLE-15' });
-  if (second.body?.conversation_id !== id) fail('problem "conversation_id"', id, second.body?.conversation_id, 'RES-PROBLEM-12');
-  expectNoStore(second, { clause: 'END-CONV-9' });
-  for (let i = 0; i < 2; i++) {
-    const handoff = (await agent.post(COLLECTION, { json: { mode: 'handoff' } })).res;
-    expectStatus(handoff, 201, { clause: 'ERR-TABLE-15' });
-  }
-  expectStatus((await agent.post(`${COLLECTION}/${id}/close`)).res, 200, { clause: 'ERR-TABLE-15' });
-  const again = (await agent.post(COLLECTION, { json: { mode: 'direct' } })).res;
-  expectStatus(again, 201, { clause: 'ERR-TABLE-15' });
-}));
+test(
+  ...check(
+    {
+      id: 'conversations.direct-open.reference',
+      title:
+        'direct_conversation_open is 409 with conversation_id and Cache-Control: no-store; handoff conversations are not limited; once closed, a new direct one opens',
+      clauses: ['ERR-TABLE-15', 'RES-PROBLEM-12', 'END-CONV-9'],
+      level: 'reference',
+      requires: ['assistants'],
+    },
+    async (shop) => {
+      const agent = await AssistantAgent.create(shop);
+      const { id } = await openConversation(agent, 'direct');
+      const second = (await agent.post(COLLECTION, { json: { mode: 'direct' } })).res;
+      expectProblem(second, { status: 409, error: 'direct_conversation_open', docsUrl: shop.docsUrl, clause: 'ERR-TABLE-15' });
+      if (second.body?.conversation_id !== id) fail('problem "conversation_id"', id, second.body?.conversation_id, 'RES-PROBLEM-12');
+      expectNoStore(second, { clause: 'END-CONV-9' });
+      for (let i = 0; i < 2; i++) {
+        const handoff = (await agent.post(COLLECTION, { json: { mode: 'handoff' } })).res;
+        expectStatus(handoff, 201, { clause: 'ERR-TABLE-15' });
+      }
+      expectStatus((await agent.post(`${COLLECTION}/${id}/close`)).res, 200, { clause: 'ERR-TABLE-15' });
+      const again = (await agent.post(COLLECTION, { json: { mode: 'direct' } })).res;
+      expectStatus(again, 201, { clause: 'ERR-TABLE-15' });
+    },
+  ),
+);
 
 // ---------------------------------------------------------------------------------------------------- browser sessions
 
-test(...check({
-  id: 'conversations.browser-session.reference',
-  title: 'an assistant browser session (web agent forwarder + Assistant-Browser-Session) is refused on conversation routes with 403 caller_not_allowed, before the body is validated, while the cart admits it',
-  clauses: ['AUTH-ORDER-7', 'AUTH-ORDER-1'],
-  level: 'reference',
-  requires: ['assistants'],
-}, async (shop) => {
-  const agent = await AssistantAgent.create(shop);
-  const forwarder = await shop.mint.invitedAgentForwarder();
-  const headers = { [browserHeader()]: browserSession(shop, agent.identity.sessionId) };
-  const cart = await shop.http.get('/v1/cart', { token: forwarder, headers });
-  if (cart.status !== 200) return notApplicable(`the target does not admit the reference's browser-session artifact on GET /v1/cart (${cart.status})`);
-  const { id } = await openConversation(agent, 'handoff');
-  const cases: [string, string, unknown][] = [
-    ['POST', COLLECTION, { mode: 'direct' }],
-    // An invalid body: the refusal of the actor stage comes before input validation.
-    ['POST', COLLECTION, { mode: 'not-a-mode', extra: true }],
-    ['GET', `${COLLECTION}/${id}`, undefined],
-    ['GET', `${COLLECTION}/${id}/events`, undefined],
-  ];
-  for (const [method, path, json] of cases) {
-    const res = await shop.http.request(method, path, { token: forwarder, headers, ...(json !== undefined ? { json } : {}) });
-    inCase(`${method} ${path} from a browser session`, () => expectProblem(res, { status: 403, error: 'caller_not_allowed', docsUrl: shop.docsUrl, clause: 'AUTH-ORDER-7' }));
-  }
-}));
+test(
+  ...check(
+    {
+      id: 'conversations.browser-session.reference',
+      title:
+        'an assistant browser session (web agent forwarder + Assistant-Browser-Session) is refused on conversation routes with 403 caller_not_allowed, before the body is validated, while the cart admits it',
+      clauses: ['AUTH-ORDER-7', 'AUTH-ORDER-1'],
+      level: 'reference',
+      requires: ['assistants'],
+    },
+    async (shop) => {
+      const agent = await AssistantAgent.create(shop);
+      const forwarder = await shop.mint.invitedAgentForwarder();
+      const headers = { [browserHeader()]: browserSession(shop, agent.identity.sessionId) };
+      const cart = await shop.http.get('/v1/cart', { token: forwarder, headers });
+      if (cart.status !== 200)
+        return notApplicable(`the target does not admit the reference's browser-session artifact on GET /v1/cart (${cart.status})`);
+      const { id } = await openConversation(agent, 'handoff');
+      const cases: [string, string, unknown][] = [
+        ['POST', COLLECTION, { mode: 'direct' }],
+        // An invalid body: the refusal of the actor stage comes before input validation.
+        ['POST', COLLECTION, { mode: 'not-a-mode', extra: true }],
+        ['GET', `${COLLECTION}/${id}`, undefined],
+        ['GET', `${COLLECTION}/${id}/events`, undefined],
+      ];
+      for (const [method, path, json] of cases) {
+        const res = await shop.http.request(method, path, { token: forwarder, headers, ...(json !== undefined ? { json } : {}) });
+        inCase(`${method} ${path} from a browser session`, () =>
+          expectProblem(res, { status: 403, error: 'caller_not_allowed', docsUrl: shop.docsUrl, clause: 'AUTH-ORDER-7' }),
+        );
+      }
+    },
+  ),
+);

@@ -19,65 +19,91 @@ const KEEP_ALIVE_MS = LIMITS.eventStreamKeepAliveSeconds * 1000;
 /** Scheduling and network slack allowed on top of the 15 seconds. */
 const KEEP_ALIVE_SLACK_MS = 1500;
 
-test(...check({
-  id: 'conversations.event-stream.keep-alive',
-  title: 'the conversation event stream (text/event-stream, Cache-Control: no-store) gets a keep-alive comment within 15 seconds',
-  clauses: ['EVT-STREAM-1', 'LIM-STREAM-1', 'END-CONV-9'],
-  requires: ['assistants'],
-}, async (shop) => {
-  // The one check that waits for a keep-alive: up to 15 s plus slack.
-  shop.info.setTimeout(shop.info.timeout + KEEP_ALIVE_MS + 15_000);
-  // The spec does not say which endpoints stream: the target's documents name its conversation event stream.
-  if (!learned().has('streamConversationEvents')) return notApplicable('the description documents describe no streamConversationEvents operation: the spec does not say which endpoints stream');
-  const agent = await AssistantAgent.create(shop);
-  const { id } = await openConversation(agent);
-  const { path } = conversationRoute('streamConversationEvents', id);
-  const stream = await openEventStream(shop, agent, path);
-  if (!isStream(stream)) {
-    return fail(`GET ${path}`, '200 text/event-stream', brief(stream), 'EVT-STREAM-1');
-  }
-  try {
-    expectNoStore({ headers: stream.res.headers }, { clause: 'END-CONV-9' });
-    const ms = await stream.until(hasComment, KEEP_ALIVE_MS + KEEP_ALIVE_SLACK_MS);
-    if (ms === null) fail('a keep-alive comment on the event stream', `within ${LIMITS.eventStreamKeepAliveSeconds} s`, `none after ${((KEEP_ALIVE_MS + KEEP_ALIVE_SLACK_MS) / 1000).toFixed(1)} s (read: ${JSON.stringify(stream.text().slice(-200))})`, 'EVT-STREAM-1');
-    shop.info.annotations.push({ type: 'note', description: `first keep-alive comment after ${ms} ms` });
-  } finally {
-    stream.close();
-  }
-}));
+test(
+  ...check(
+    {
+      id: 'conversations.event-stream.keep-alive',
+      title: 'the conversation event stream (text/event-stream, Cache-Control: no-store) gets a keep-alive comment within 15 seconds',
+      clauses: ['EVT-STREAM-1', 'LIM-STREAM-1', 'END-CONV-9'],
+      requires: ['assistants'],
+    },
+    async (shop) => {
+      // The one check that waits for a keep-alive: up to 15 s plus slack.
+      shop.info.setTimeout(shop.info.timeout + KEEP_ALIVE_MS + 15_000);
+      // The spec does not say which endpoints stream: the target's documents name its conversation event stream.
+      if (!learned().has('streamConversationEvents'))
+        return notApplicable(
+          'the description documents describe no streamConversationEvents operation: the spec does not say which endpoints stream',
+        );
+      const agent = await AssistantAgent.create(shop);
+      const { id } = await openConversation(agent);
+      const { path } = conversationRoute('streamConversationEvents', id);
+      const stream = await openEventStream(shop, agent, path);
+      if (!isStream(stream)) {
+        return fail(`GET ${path}`, '200 text/event-stream', brief(stream), 'EVT-STREAM-1');
+      }
+      try {
+        expectNoStore({ headers: stream.res.headers }, { clause: 'END-CONV-9' });
+        const ms = await stream.until(hasComment, KEEP_ALIVE_MS + KEEP_ALIVE_SLACK_MS);
+        if (ms === null)
+          fail(
+            'a keep-alive comment on the event stream',
+            `within ${LIMITS.eventStreamKeepAliveSeconds} s`,
+            `none after ${((KEEP_ALIVE_MS + KEEP_ALIVE_SLACK_MS) / 1000).toFixed(1)} s (read: ${JSON.stringify(stream.text().slice(-200))})`,
+            'EVT-STREAM-1',
+          );
+        shop.info.annotations.push({ type: 'note', description: `first keep-alive comment after ${ms} ms` });
+      } finally {
+        stream.close();
+      }
+    },
+  ),
+);
 
-test(...check({
-  id: 'conversations.event-stream.reference',
-  title: 'the event stream replays the conversation\'s events, carries a hub turn as it happens (`message`), and ends after the `status` event of a close',
-  clauses: ['EVT-STREAM-1', 'END-PUBLIC-14', 'AUTH-ORDER-4'],
-  level: 'reference',
-  requires: ['assistants'],
-}, async (shop) => {
-  const hubSecret = shop.profile.secrets.conversationHubSecret;
-  if (hubSecret === null) return notApplicable('the profile has no conversationHubSecret: the suite cannot deliver a hub turn');
-  const agent = await AssistantAgent.create(shop);
-  const { id } = await openConversation(agent, 'direct');
-  const wrote = (await agent.post(`${COLLECTION}/${id}/messages`, { json: { text: 'Before the stream' } })).res;
-  expectStatus(wrote, 201, { clause: 'EVT-STREAM-1' });
-  const stream = await openEventStream(shop, agent, `${COLLECTION}/${id}/events`);
-  if (!isStream(stream)) return fail('the event stream', '200 text/event-stream', brief(stream), 'EVT-STREAM-1');
-  try {
-    if (!stream.res.headers.get('dpop-nonce')) fail('DPoP-Nonce on the event stream', 'present', null, 'AUTH-ORDER-4');
-    if ((await stream.until((t) => eventsOf(t).length >= 1, 3000)) === null) fail('the replayed message', 'an event', stream.text(), 'EVT-STREAM-1');
-    const first = eventsOf(stream.text())[0]!;
-    if (first.event !== 'message' || first.id !== String(wrote.body?.seq)) fail('the replayed event', `message with id ${wrote.body?.seq}`, first, 'EVT-STREAM-1');
+test(
+  ...check(
+    {
+      id: 'conversations.event-stream.reference',
+      title:
+        "the event stream replays the conversation's events, carries a hub turn as it happens (`message`), and ends after the `status` event of a close",
+      clauses: ['EVT-STREAM-1', 'END-PUBLIC-14', 'AUTH-ORDER-4'],
+      level: 'reference',
+      requires: ['assistants'],
+    },
+    async (shop) => {
+      const hubSecret = shop.profile.secrets.conversationHubSecret;
+      if (hubSecret === null) return notApplicable('the profile has no conversationHubSecret: the suite cannot deliver a hub turn');
+      const agent = await AssistantAgent.create(shop);
+      const { id } = await openConversation(agent, 'direct');
+      const wrote = (await agent.post(`${COLLECTION}/${id}/messages`, { json: { text: 'Before the stream' } })).res;
+      expectStatus(wrote, 201, { clause: 'EVT-STREAM-1' });
+      const stream = await openEventStream(shop, agent, `${COLLECTION}/${id}/events`);
+      if (!isStream(stream)) return fail('the event stream', '200 text/event-stream', brief(stream), 'EVT-STREAM-1');
+      try {
+        if (!stream.res.headers.get('dpop-nonce')) fail('DPoP-Nonce on the event stream', 'present', null, 'AUTH-ORDER-4');
+        if ((await stream.until((t) => eventsOf(t).length >= 1, 3000)) === null)
+          fail('the replayed message', 'an event', stream.text(), 'EVT-STREAM-1');
+        const first = eventsOf(stream.text())[0]!;
+        if (first.event !== 'message' || first.id !== String(wrote.body?.seq))
+          fail('the replayed event', `message with id ${wrote.body?.seq}`, first, 'EVT-STREAM-1');
 
-    const turn = await shop.http.post(`/internal/conversations/${id}/turn`, { token: hubSecret, json: { turn_id: freshId('turn'), author: 'agent', text: 'Hello from the store' } });
-    expectStatus(turn, 202, { clause: 'END-PUBLIC-14' });
-    const withTurn = await stream.until((t) => eventsOf(t).some((e) => (e.data as { author?: unknown })?.author === 'agent'), 3000);
-    if (withTurn === null) fail('the hub turn on the stream', 'a message event by agent', stream.text(), 'EVT-STREAM-1');
+        const turn = await shop.http.post(`/internal/conversations/${id}/turn`, {
+          token: hubSecret,
+          json: { turn_id: freshId('turn'), author: 'agent', text: 'Hello from the store' },
+        });
+        expectStatus(turn, 202, { clause: 'END-PUBLIC-14' });
+        const withTurn = await stream.until((t) => eventsOf(t).some((e) => (e.data as { author?: unknown })?.author === 'agent'), 3000);
+        if (withTurn === null) fail('the hub turn on the stream', 'a message event by agent', stream.text(), 'EVT-STREAM-1');
 
-    expectStatus((await agent.post(`${COLLECTION}/${id}/close`)).res, 200, { clause: 'EVT-STREAM-1' });
-    const ended = await stream.until((t) => eventsOf(t).some((e) => e.event === 'status'), 3000);
-    if (ended === null) fail('the status event of the close', 'event: status', stream.text(), 'EVT-STREAM-1');
-    const status = eventsOf(stream.text()).find((e) => e.event === 'status')!;
-    if ((status.data as { status?: unknown })?.status !== 'closed') fail('data of the status event', { status: 'closed' }, status.data, 'EVT-STREAM-1');
-  } finally {
-    stream.close();
-  }
-}));
+        expectStatus((await agent.post(`${COLLECTION}/${id}/close`)).res, 200, { clause: 'EVT-STREAM-1' });
+        const ended = await stream.until((t) => eventsOf(t).some((e) => e.event === 'status'), 3000);
+        if (ended === null) fail('the status event of the close', 'event: status', stream.text(), 'EVT-STREAM-1');
+        const status = eventsOf(stream.text()).find((e) => e.event === 'status')!;
+        if ((status.data as { status?: unknown })?.status !== 'closed')
+          fail('data of the status event', { status: 'closed' }, status.data, 'EVT-STREAM-1');
+      } finally {
+        stream.close();
+      }
+    },
+  ),
+);

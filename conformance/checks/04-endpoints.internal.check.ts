@@ -26,92 +26,137 @@ function credentialCases(shop: Shop, r: InternalRoute): [string, Record<string, 
     ['no credential', {}],
     ['a wrong secret', present(r, wrong(own), { spec: true })],
   ];
-  for (const [name, value] of otherSecrets(shop.profile.secrets, r.secret)) cases.push([`the profile's ${name}`, present(r, value, { spec: true })]);
+  for (const [name, value] of otherSecrets(shop.profile.secrets, r.secret))
+    cases.push([`the profile's ${name}`, present(r, value, { spec: true })]);
   if (own !== null) {
     if (r.carrier === 'x-proxy-idp-secret') cases.push(['the proxy secret as a bearer instead of X-Proxy-Idp-Secret', bearer(own)]);
-    else if (r.secret !== 'idpActionSecret') cases.push(['the secret in X-Proxy-Idp-Secret instead of Authorization', { 'x-proxy-idp-secret': own }]);
-    if (r.carrier === 'bearer') cases.push(['the secret under the Basic scheme', { authorization: `Basic ${Buffer.from(`x:${own}`).toString('base64')}` }]);
+    else if (r.secret !== 'idpActionSecret')
+      cases.push(['the secret in X-Proxy-Idp-Secret instead of Authorization', { 'x-proxy-idp-secret': own }]);
+    if (r.carrier === 'bearer')
+      cases.push(['the secret under the Basic scheme', { authorization: `Basic ${Buffer.from(`x:${own}`).toString('base64')}` }]);
   }
   return cases;
 }
 
 for (const r of ROUTES.filter((x) => x.secret !== 'accountRecoverySecret')) {
-  const name = r.path.replace(/^\/internal\//, '').replace(/conversations\/[^/]+\//, 'conversations.').replace(/\//g, '.');
-  test(...check({
-    id: `internal.secret-required.${name}`,
-    title: `POST ${r.path.replace(/conv_[0-9a-f]+/, '{id}')} refuses a missing or wrong secret, another secret of the profile, or the secret in another carrier`,
-    clauses: [r.clause],
-  }, async (shop) => {
-    for (const [what, headers] of credentialCases(shop, r)) {
-      const res = await shop.http.post(r.path, { headers, json: r.body() });
-      inCase(what, () => expectRefusal(shop, res, r.clause));
-    }
-  }));
+  const name = r.path
+    .replace(/^\/internal\//, '')
+    .replace(/conversations\/[^/]+\//, 'conversations.')
+    .replace(/\//g, '.');
+  test(
+    ...check(
+      {
+        id: `internal.secret-required.${name}`,
+        title: `POST ${r.path.replace(/conv_[0-9a-f]+/, '{id}')} refuses a missing or wrong secret, another secret of the profile, or the secret in another carrier`,
+        clauses: [r.clause],
+      },
+      async (shop) => {
+        for (const [what, headers] of credentialCases(shop, r)) {
+          const res = await shop.http.post(r.path, { headers, json: r.body() });
+          inCase(what, () => expectRefusal(shop, res, r.clause));
+        }
+      },
+    ),
+  );
 }
 
-test(...check({
-  id: 'internal.not-operations',
-  title: 'internal routes are their own group: a valid access token (customer, guest, operator) opens none of them, and the refusal is not the operation guard\'s',
-  clauses: ['PUR-RULE-4'],
-}, async (shop) => {
-  const tokens: [string, Record<string, string>][] = [
-    ['a customer token', bearer(await shop.mint.customer({ sub: shop.subject('cust') }))],
-    ['a guest storefront token', bearer(await shop.mint.guest())],
-    ['an operator token', { ...bearer(await shop.mint.operator()), operator: OPERATOR_ATTRIBUTION }],
-  ];
-  for (const r of ROUTES) {
-    for (const [what, headers] of tokens) {
-      const res = await shop.http.post(r.path, { headers, json: r.body() });
-      inCase(`${r.path} with ${what}`, () => {
-        expectRefusal(shop, res, 'PUR-RULE-4');
-        if (res.body?.error === 'caller_not_allowed' || res.body?.error === 'insufficient_scope') {
-          fail('refused by its own authentication, not by the operations\' caller guard', 'a credential refusal', brief(res), 'PUR-RULE-4');
+test(
+  ...check(
+    {
+      id: 'internal.not-operations',
+      title:
+        "internal routes are their own group: a valid access token (customer, guest, operator) opens none of them, and the refusal is not the operation guard's",
+      clauses: ['PUR-RULE-4'],
+    },
+    async (shop) => {
+      const tokens: [string, Record<string, string>][] = [
+        ['a customer token', bearer(await shop.mint.customer({ sub: shop.subject('cust') }))],
+        ['a guest storefront token', bearer(await shop.mint.guest())],
+        ['an operator token', { ...bearer(await shop.mint.operator()), operator: OPERATOR_ATTRIBUTION }],
+      ];
+      for (const r of ROUTES) {
+        for (const [what, headers] of tokens) {
+          const res = await shop.http.post(r.path, { headers, json: r.body() });
+          inCase(`${r.path} with ${what}`, () => {
+            expectRefusal(shop, res, 'PUR-RULE-4');
+            if (res.body?.error === 'caller_not_allowed' || res.body?.error === 'insufficient_scope') {
+              fail(
+                "refused by its own authentication, not by the operations' caller guard",
+                'a credential refusal',
+                brief(res),
+                'PUR-RULE-4',
+              );
+            }
+          });
         }
-      });
-    }
-  }
-}));
+      }
+    },
+  ),
+);
 
 // ----------------------------------------------------------------------------------------- credentials (the reference)
 
-test(...check({
-  id: 'internal.invalid-credentials.reference',
-  // Every 401 carries a challenge (RFC 9110 §15.5.2); killed by a header-secret 401 without WWW-Authenticate.
-  title: 'a missing or wrong secret is 401 invalid_credentials: bearer-secret routes carry Bearer error="invalid_token", X-Proxy-Idp-Secret routes an X-Proxy-Idp-Secret challenge',
-  clauses: ['END-PUBLIC-9', 'END-PUBLIC-11', 'END-PUBLIC-12', 'END-PUBLIC-13', 'END-PUBLIC-14', 'END-PUBLIC-15', 'END-PUBLIC-16'],
-  level: 'reference',
-}, async (shop) => {
-  for (const r of ROUTES) {
-    if (shop.profile.secrets[r.secret] === null) continue; // closed: 404 not_configured, judged below
-    for (const [what, headers] of [['no credential', {}], ['a wrong secret', present(r, wrong(shop.profile.secrets[r.secret]))]] as const) {
-      const res = await shop.http.post(r.path, { headers, json: r.body() });
-      inCase(`${r.path}, ${what}`, () => {
-        expectProblem(res, { status: 401, error: 'invalid_credentials', docsUrl: shop.docsUrl, clause: r.clause });
-        expectNoStore(res, { clause: r.clause });
-        if (r.carrier === 'bearer') expectChallenge(res, { scheme: 'Bearer', error: 'invalid_token', clause: r.clause });
-        else if (!/^X-Proxy-Idp-Secret\b/i.test(res.headers.get('www-authenticate') ?? '')) fail('WWW-Authenticate on a header-secret route', 'X-Proxy-Idp-Secret realm="internal"', res.headers.get('www-authenticate'), r.clause);
-      });
-    }
-  }
-}));
+test(
+  ...check(
+    {
+      id: 'internal.invalid-credentials.reference',
+      // Every 401 carries a challenge (RFC 9110 §15.5.2); killed by a header-secret 401 without WWW-Authenticate.
+      title:
+        'a missing or wrong secret is 401 invalid_credentials: bearer-secret routes carry Bearer error="invalid_token", X-Proxy-Idp-Secret routes an X-Proxy-Idp-Secret challenge',
+      clauses: ['END-PUBLIC-9', 'END-PUBLIC-11', 'END-PUBLIC-12', 'END-PUBLIC-13', 'END-PUBLIC-14', 'END-PUBLIC-15', 'END-PUBLIC-16'],
+      level: 'reference',
+    },
+    async (shop) => {
+      for (const r of ROUTES) {
+        if (shop.profile.secrets[r.secret] === null) continue; // closed: 404 not_configured, judged below
+        for (const [what, headers] of [
+          ['no credential', {}],
+          ['a wrong secret', present(r, wrong(shop.profile.secrets[r.secret]))],
+        ] as const) {
+          const res = await shop.http.post(r.path, { headers, json: r.body() });
+          inCase(`${r.path}, ${what}`, () => {
+            expectProblem(res, { status: 401, error: 'invalid_credentials', docsUrl: shop.docsUrl, clause: r.clause });
+            expectNoStore(res, { clause: r.clause });
+            if (r.carrier === 'bearer') expectChallenge(res, { scheme: 'Bearer', error: 'invalid_token', clause: r.clause });
+            else if (!/^X-Proxy-Idp-Secret\b/i.test(res.headers.get('www-authenticate') ?? ''))
+              fail(
+                'WWW-Authenticate on a header-secret route',
+                'X-Proxy-Idp-Secret realm="internal"',
+                res.headers.get('www-authenticate'),
+                r.clause,
+              );
+          });
+        }
+      }
+    },
+  ),
+);
 
-test(...check({
-  id: 'internal.own-secret-accepted.reference',
-  title: 'with its own secret each internal route accepts the reference\'s body (conversations: an unknown id is 404 not_found); an unset secret closes the route (404 not_configured)',
-  clauses: ['END-PUBLIC-9', 'END-PUBLIC-11', 'END-PUBLIC-12', 'END-PUBLIC-13', 'END-PUBLIC-14', 'END-PUBLIC-15'],
-  level: 'reference',
-}, async (shop) => {
-  for (const r of ROUTES.filter((x) => x.secret !== 'accountRecoverySecret')) {
-    const own = shop.profile.secrets[r.secret];
-    const res = await shop.http.post(r.path, { headers: own === null ? {} : present(r, own), json: r.body() });
-    inCase(r.path, () => {
-      if (own === null) return void expectProblem(res, { status: 404, error: 'not_configured', docsUrl: shop.docsUrl, clause: r.clause });
-      if (r.accepted.error) return void expectProblem(res, { status: r.accepted.status, error: r.accepted.error, docsUrl: shop.docsUrl, clause: r.clause });
-      if (res.status !== r.accepted.status) fail('status with the route\'s own secret', r.accepted.status, brief(res), r.clause);
-      expectNoStore(res, { clause: r.clause });
-    });
-  }
-}));
+test(
+  ...check(
+    {
+      id: 'internal.own-secret-accepted.reference',
+      title:
+        "with its own secret each internal route accepts the reference's body (conversations: an unknown id is 404 not_found); an unset secret closes the route (404 not_configured)",
+      clauses: ['END-PUBLIC-9', 'END-PUBLIC-11', 'END-PUBLIC-12', 'END-PUBLIC-13', 'END-PUBLIC-14', 'END-PUBLIC-15'],
+      level: 'reference',
+    },
+    async (shop) => {
+      for (const r of ROUTES.filter((x) => x.secret !== 'accountRecoverySecret')) {
+        const own = shop.profile.secrets[r.secret];
+        const res = await shop.http.post(r.path, { headers: own === null ? {} : present(r, own), json: r.body() });
+        inCase(r.path, () => {
+          if (own === null)
+            return void expectProblem(res, { status: 404, error: 'not_configured', docsUrl: shop.docsUrl, clause: r.clause });
+          if (r.accepted.error)
+            return void expectProblem(res, { status: r.accepted.status, error: r.accepted.error, docsUrl: shop.docsUrl, clause: r.clause });
+          if (res.status !== r.accepted.status) fail("status with the route's own secret", r.accepted.status, brief(res), r.clause);
+          expectNoStore(res, { clause: r.clause });
+        });
+      }
+    },
+  ),
+);
 
 // --------------------------------------------------------------------------------------- security intents: the 8 KiB cap
 
@@ -121,31 +166,45 @@ function paddedIntent(size: number): Buffer {
   return Buffer.from(json.slice(0, -1) + ' '.repeat(size - json.length) + '}');
 }
 
-test(...check({
-  id: 'internal.security-intents.bounded',
-  title: 'POST /internal/account/security-intents refuses a body over 8 KiB sent chunked without Content-Length (with the action script\'s secret)',
-  clauses: ['LIM-INTENT-1'],
-}, async (shop) => {
-  const secret = shop.profile.secrets.idpActionSecret;
-  if (secret === null) notApplicable('the profile has no idpActionSecret: the route is closed, so a refusal would show nothing about its body cap');
-  const r = route('/internal/account/security-intents');
-  for (const size of [LIMITS.securityIntentBytes + 1024, 64 * 1024]) {
-    const res = await postChunked(shop, r.path, present(r, secret!, { spec: true }), paddedIntent(size));
-    inCase(`a ${size}-byte valid intent, chunked`, () => expectRefusal(shop, res, 'LIM-INTENT-1'));
-  }
-}));
+test(
+  ...check(
+    {
+      id: 'internal.security-intents.bounded',
+      title:
+        "POST /internal/account/security-intents refuses a body over 8 KiB sent chunked without Content-Length (with the action script's secret)",
+      clauses: ['LIM-INTENT-1'],
+    },
+    async (shop) => {
+      const secret = shop.profile.secrets.idpActionSecret;
+      if (secret === null)
+        notApplicable('the profile has no idpActionSecret: the route is closed, so a refusal would show nothing about its body cap');
+      const r = route('/internal/account/security-intents');
+      for (const size of [LIMITS.securityIntentBytes + 1024, 64 * 1024]) {
+        const res = await postChunked(shop, r.path, present(r, secret!, { spec: true }), paddedIntent(size));
+        inCase(`a ${size}-byte valid intent, chunked`, () => expectRefusal(shop, res, 'LIM-INTENT-1'));
+      }
+    },
+  ),
+);
 
-test(...check({
-  id: 'internal.security-intents.bounded.reference',
-  title: 'the bounded reader: exactly 8 KiB chunked is accepted; 8 KiB + 1 is 413 payload_too_large, answered before the request ends',
-  clauses: ['LIM-INTENT-1'],
-  level: 'reference',
-}, async (shop) => {
-  const secret = shop.profile.secrets.idpActionSecret;
-  if (secret === null) notApplicable('the profile has no idpActionSecret: the route is closed');
-  const r = route('/internal/account/security-intents');
-  const at = await postChunked(shop, r.path, present(r, secret!), paddedIntent(LIMITS.securityIntentBytes));
-  if (at.status !== 202) fail('exactly 8 KiB (8192 bytes), chunked: status', 202, brief(at), 'LIM-INTENT-1');
-  const over = await postChunked(shop, r.path, present(r, secret!), paddedIntent(LIMITS.securityIntentBytes + 1), { hold: true });
-  inCase('8193 bytes, chunked, request left open', () => expectProblem(over, { status: 413, error: 'payload_too_large', docsUrl: shop.docsUrl, clause: 'LIM-INTENT-1' }));
-}));
+test(
+  ...check(
+    {
+      id: 'internal.security-intents.bounded.reference',
+      title: 'the bounded reader: exactly 8 KiB chunked is accepted; 8 KiB + 1 is 413 payload_too_large, answered before the request ends',
+      clauses: ['LIM-INTENT-1'],
+      level: 'reference',
+    },
+    async (shop) => {
+      const secret = shop.profile.secrets.idpActionSecret;
+      if (secret === null) notApplicable('the profile has no idpActionSecret: the route is closed');
+      const r = route('/internal/account/security-intents');
+      const at = await postChunked(shop, r.path, present(r, secret!), paddedIntent(LIMITS.securityIntentBytes));
+      if (at.status !== 202) fail('exactly 8 KiB (8192 bytes), chunked: status', 202, brief(at), 'LIM-INTENT-1');
+      const over = await postChunked(shop, r.path, present(r, secret!), paddedIntent(LIMITS.securityIntentBytes + 1), { hold: true });
+      inCase('8193 bytes, chunked, request left open', () =>
+        expectProblem(over, { status: 413, error: 'payload_too_large', docsUrl: shop.docsUrl, clause: 'LIM-INTENT-1' }),
+      );
+    },
+  ),
+);

@@ -19,7 +19,12 @@ import { ABSENT_IDS, ADA, BEN, CHLOE, DEV, ORDERS, OUT_OF_STOCK_VARIANT, seedPay
 const DELIVERED = ORDERS.adaDelivered.id;
 const REFUNDED = ORDERS.adaRefunded.id;
 
-interface OpsRequest { operationId: string; method: string; path: string; json?: unknown }
+interface OpsRequest {
+  operationId: string;
+  method: string;
+  path: string;
+  json?: unknown;
+}
 
 /**
  * One request per operator operation, each refused by the domain even if a broken guard let it through; routes and bodies
@@ -38,139 +43,229 @@ const nonOperators = (shop: Shop) => credentialsOfClaimedKinds(shop, ['operator'
 
 // ------------------------------------------------------------------------------------------------------- spec level
 
-test(...check({
-  id: 'endpoints.ops.non-operators-refused',
-  title: 'customer, delegated and guest callers get no successful answer from any operator operation (reads and writes under /v1/ops/*)',
-  clauses: ['PUR-RULE-3'],
-  seed: true,
-}, async (shop) => {
-  for (const [kind, who] of await nonOperators(shop)) {
-    for (const r of requests()) {
-      const res = await send(shop, r, who);
-      if (res.status >= 200 && res.status < 400) fail(`${r.method} ${r.path} as ${kind}`, 'a refusal (4xx), /v1/ops/* is operator-only', `${res.status} ${res.text.slice(0, 200)}`, 'PUR-RULE-3');
-      if (res.status >= 400) expectProblem(res, { status: res.status, error: String(res.body?.error ?? ''), docsUrl: shop.docsUrl, clause: 'PUR-RULE-3' });
-    }
-  }
-  // Control: the routes as the documents describe them exist and admit an operator, so that the refusals above are the
-  // guard's and not a missing route's (a 404 to everyone would prove nothing).
-  if (!shop.profile.capabilities.operators) return;
-  const who = await operator(shop);
-  for (const r of requests()) {
-    const res = await send(shop, r, who);
-    if ([401, 403, 404, 405].includes(res.status)) fail(`${r.method} ${r.path} as an operator (the route of ${r.operationId} in the description documents)`, 'admitted (not 401, 403, 404 or 405)', `${res.status} ${res.text.slice(0, 200)}`, 'PUR-RULE-3');
-  }
-}));
+test(
+  ...check(
+    {
+      id: 'endpoints.ops.non-operators-refused',
+      title:
+        'customer, delegated and guest callers get no successful answer from any operator operation (reads and writes under /v1/ops/*)',
+      clauses: ['PUR-RULE-3'],
+      seed: true,
+    },
+    async (shop) => {
+      for (const [kind, who] of await nonOperators(shop)) {
+        for (const r of requests()) {
+          const res = await send(shop, r, who);
+          if (res.status >= 200 && res.status < 400)
+            fail(
+              `${r.method} ${r.path} as ${kind}`,
+              'a refusal (4xx), /v1/ops/* is operator-only',
+              `${res.status} ${res.text.slice(0, 200)}`,
+              'PUR-RULE-3',
+            );
+          if (res.status >= 400)
+            expectProblem(res, { status: res.status, error: String(res.body?.error ?? ''), docsUrl: shop.docsUrl, clause: 'PUR-RULE-3' });
+        }
+      }
+      // Control: the routes as the documents describe them exist and admit an operator, so that the refusals above are the
+      // guard's and not a missing route's (a 404 to everyone would prove nothing).
+      if (!shop.profile.capabilities.operators) return;
+      const who = await operator(shop);
+      for (const r of requests()) {
+        const res = await send(shop, r, who);
+        if ([401, 403, 404, 405].includes(res.status))
+          fail(
+            `${r.method} ${r.path} as an operator (the route of ${r.operationId} in the description documents)`,
+            'admitted (not 401, 403, 404 or 405)',
+            `${res.status} ${res.text.slice(0, 200)}`,
+            'PUR-RULE-3',
+          );
+      }
+    },
+  ),
+);
 
 // -------------------------------------------------------------------------------------------------- reference level
 
-test(...check({
-  id: 'endpoints.ops.callers.reference',
-  title: 'the five operator operations admit operators only: other kinds 403 caller_not_allowed (no challenge), an operator passes the guard',
-  clauses: ['PUR-SERVE-5', 'PUR-RULE-3', 'END-LIST-5', 'ERR-TABLE-8', 'AUTH-KIND-11'],
-  level: 'reference',
-  requires: ['operators'],
-  seed: true,
-}, async (shop) => {
-  for (const [kind, who] of await nonOperators(shop)) {
-    for (const r of requests()) {
-      const res = await send(shop, r, who);
-      expectOpsProblem(shop, res, 403, 'caller_not_allowed', 'PUR-RULE-3');
-      if (res.headers.get('www-authenticate') !== null) fail(`WWW-Authenticate on caller_not_allowed (${kind}, ${r.operationId})`, 'absent', res.headers.get('www-authenticate'), 'ERR-TABLE-8');
-    }
-  }
-  const who = await operator(shop);
-  for (const r of requests()) {
-    const res = await send(shop, r, who);
-    if (res.status === 401 || res.status === 403) fail(`operator on ${r.operationId}`, 'past the guard (not 401/403)', `${res.status} ${String(res.body?.error)}`, 'PUR-SERVE-5');
-  }
-}));
+test(
+  ...check(
+    {
+      id: 'endpoints.ops.callers.reference',
+      title:
+        'the five operator operations admit operators only: other kinds 403 caller_not_allowed (no challenge), an operator passes the guard',
+      clauses: ['PUR-SERVE-5', 'PUR-RULE-3', 'END-LIST-5', 'ERR-TABLE-8', 'AUTH-KIND-11'],
+      level: 'reference',
+      requires: ['operators'],
+      seed: true,
+    },
+    async (shop) => {
+      for (const [kind, who] of await nonOperators(shop)) {
+        for (const r of requests()) {
+          const res = await send(shop, r, who);
+          expectOpsProblem(shop, res, 403, 'caller_not_allowed', 'PUR-RULE-3');
+          if (res.headers.get('www-authenticate') !== null)
+            fail(
+              `WWW-Authenticate on caller_not_allowed (${kind}, ${r.operationId})`,
+              'absent',
+              res.headers.get('www-authenticate'),
+              'ERR-TABLE-8',
+            );
+        }
+      }
+      const who = await operator(shop);
+      for (const r of requests()) {
+        const res = await send(shop, r, who);
+        if (res.status === 401 || res.status === 403)
+          fail(`operator on ${r.operationId}`, 'past the guard (not 401/403)', `${res.status} ${String(res.body?.error)}`, 'PUR-SERVE-5');
+      }
+    },
+  ),
+);
 
-test(...check({
-  id: 'endpoints.ops.operator-header.reference',
-  // Without the header the token matches no caller kind (Token verification 3: 401 or 403); the reference answers 403
-  // caller_not_allowed. Killed by a server that answers 400 invalid_request (a validation error) or serves the call.
-  title: 'a backoffice token without the Operator attribution header matches no caller kind: 403 caller_not_allowed on every operator operation',
-  clauses: ['AUTH-CRED-4', 'AUTH-TOKEN-8', 'ERR-TABLE-8'],
-  level: 'reference',
-  requires: ['operators'],
-}, async (shop) => {
-  const who = await operator(shop, { header: false });
-  for (const r of requests()) expectOpsProblem(shop, await send(shop, r, who), 403, 'caller_not_allowed', 'AUTH-CRED-4');
-}));
+test(
+  ...check(
+    {
+      id: 'endpoints.ops.operator-header.reference',
+      // Without the header the token matches no caller kind (Token verification 3: 401 or 403); the reference answers 403
+      // caller_not_allowed. Killed by a server that answers 400 invalid_request (a validation error) or serves the call.
+      title:
+        'a backoffice token without the Operator attribution header matches no caller kind: 403 caller_not_allowed on every operator operation',
+      clauses: ['AUTH-CRED-4', 'AUTH-TOKEN-8', 'ERR-TABLE-8'],
+      level: 'reference',
+      requires: ['operators'],
+    },
+    async (shop) => {
+      const who = await operator(shop, { header: false });
+      for (const r of requests()) expectOpsProblem(shop, await send(shop, r, who), 403, 'caller_not_allowed', 'AUTH-CRED-4');
+    },
+  ),
+);
 
-test(...check({
-  id: 'endpoints.ops.scopes.reference',
-  title: 'operator reads need ops:read and writes ops:write: a token without it is 403 insufficient_scope naming it',
-  clauses: ['ERR-TABLE-9'],
-  level: 'reference',
-  requires: ['operators'],
-}, async (shop) => {
-  const readOnly = await operator(shop, { scope: 'ops:read' });
-  const writeOnly = await operator(shop, { scope: 'ops:write' });
-  for (const r of requests()) {
-    const write = r.method !== 'GET';
-    expectOpsProblem(shop, await send(shop, r, write ? readOnly : writeOnly), 403, 'insufficient_scope', 'ERR-TABLE-9', { scope: write ? 'ops:write' : 'ops:read' });
-  }
-}));
+test(
+  ...check(
+    {
+      id: 'endpoints.ops.scopes.reference',
+      title: 'operator reads need ops:read and writes ops:write: a token without it is 403 insufficient_scope naming it',
+      clauses: ['ERR-TABLE-9'],
+      level: 'reference',
+      requires: ['operators'],
+    },
+    async (shop) => {
+      const readOnly = await operator(shop, { scope: 'ops:read' });
+      const writeOnly = await operator(shop, { scope: 'ops:write' });
+      for (const r of requests()) {
+        const write = r.method !== 'GET';
+        expectOpsProblem(shop, await send(shop, r, write ? readOnly : writeOnly), 403, 'insufficient_scope', 'ERR-TABLE-9', {
+          scope: write ? 'ops:write' : 'ops:read',
+        });
+      }
+    },
+  ),
+);
 
-test(...check({
-  id: 'endpoints.ops.search.reference',
-  title: 'searchOpsOrders finds orders of every account by status, account and order number, newest first, in pages',
-  clauses: ['PUR-SERVE-5', 'END-CONV-9'],
-  level: 'reference',
-  requires: ['operators'],
-  seed: true,
-}, async (shop) => {
-  const who = await operator(shop);
-  const search = async (query: string) => expectOpsOk(await shop.http.get(`/v1/ops/orders?${query}`, who), 'PUR-SERVE-5') as { items: Record<string, unknown>[]; next_cursor: string | null };
+test(
+  ...check(
+    {
+      id: 'endpoints.ops.search.reference',
+      title: 'searchOpsOrders finds orders of every account by status, account and order number, newest first, in pages',
+      clauses: ['PUR-SERVE-5', 'END-CONV-9'],
+      level: 'reference',
+      requires: ['operators'],
+      seed: true,
+    },
+    async (shop) => {
+      const who = await operator(shop);
+      const search = async (query: string) =>
+        expectOpsOk(await shop.http.get(`/v1/ops/orders?${query}`, who), 'PUR-SERVE-5') as {
+          items: Record<string, unknown>[];
+          next_cursor: string | null;
+        };
 
-  const delivered = await search('status=delivered&limit=100');
-  if (!delivered.items.every((o) => o.status === 'delivered')) fail('statuses of status=delivered', 'all delivered', delivered.items.map((o) => o.status), 'PUR-SERVE-5');
-  const accounts = new Set(delivered.items.map((o) => o.account));
-  for (const sub of [ADA.sub, BEN.sub, CHLOE.sub, DEV.sub]) if (!accounts.has(sub)) fail('accounts of delivered orders', `includes ${sub}`, [...accounts], 'PUR-SERVE-5');
-  const placed = delivered.items.map((o) => String(o.placed_at));
-  if (placed.join() !== [...placed].sort().reverse().join()) fail('order of the results', 'newest first', placed, 'PUR-SERVE-5');
+      const delivered = await search('status=delivered&limit=100');
+      if (!delivered.items.every((o) => o.status === 'delivered'))
+        fail(
+          'statuses of status=delivered',
+          'all delivered',
+          delivered.items.map((o) => o.status),
+          'PUR-SERVE-5',
+        );
+      const accounts = new Set(delivered.items.map((o) => o.account));
+      for (const sub of [ADA.sub, BEN.sub, CHLOE.sub, DEV.sub])
+        if (!accounts.has(sub)) fail('accounts of delivered orders', `includes ${sub}`, [...accounts], 'PUR-SERVE-5');
+      const placed = delivered.items.map((o) => String(o.placed_at));
+      if (placed.join() !== [...placed].sort().reverse().join()) fail('order of the results', 'newest first', placed, 'PUR-SERVE-5');
 
-  const { number } = ORDERS.adaDelivered;
-  const byNumber = await search(`q=${encodeURIComponent(number)}`);
-  const found = byNumber.items.find((o) => o.id === DELIVERED);
-  if (!found) fail(`q=${number}`, `finds ${DELIVERED}`, byNumber.items.map((o) => o.id), 'PUR-SERVE-5');
-  for (const key of ['id', 'number', 'account', 'status', 'payment_status', 'currency', 'total_cents', 'placed_at']) {
-    if (!(key in found!)) fail(`member "${key}" of an order summary`, 'present', Object.keys(found!), 'PUR-SERVE-5');
-  }
-  if (found!.number !== number || found!.account !== ADA.sub) fail(`summary of ${DELIVERED}`, { number, account: ADA.sub }, found, 'PUR-SERVE-5');
+      const { number } = ORDERS.adaDelivered;
+      const byNumber = await search(`q=${encodeURIComponent(number)}`);
+      const found = byNumber.items.find((o) => o.id === DELIVERED);
+      if (!found)
+        fail(
+          `q=${number}`,
+          `finds ${DELIVERED}`,
+          byNumber.items.map((o) => o.id),
+          'PUR-SERVE-5',
+        );
+      for (const key of ['id', 'number', 'account', 'status', 'payment_status', 'currency', 'total_cents', 'placed_at']) {
+        if (!(key in found!)) fail(`member "${key}" of an order summary`, 'present', Object.keys(found!), 'PUR-SERVE-5');
+      }
+      if (found!.number !== number || found!.account !== ADA.sub)
+        fail(`summary of ${DELIVERED}`, { number, account: ADA.sub }, found, 'PUR-SERVE-5');
 
-  const ada = await search(`account=${ADA.sub}&limit=100`);
-  if (ada.items.length === 0 || !ada.items.every((o) => o.account === ADA.sub)) fail(`account=${ADA.sub}`, `only ${ADA.sub}'s orders`, ada.items.map((o) => o.account), 'PUR-SERVE-5');
+      const ada = await search(`account=${ADA.sub}&limit=100`);
+      if (ada.items.length === 0 || !ada.items.every((o) => o.account === ADA.sub))
+        fail(
+          `account=${ADA.sub}`,
+          `only ${ADA.sub}'s orders`,
+          ada.items.map((o) => o.account),
+          'PUR-SERVE-5',
+        );
 
-  const first = await search('limit=2');
-  if (first.items.length !== 2 || typeof first.next_cursor !== 'string') fail('limit=2 on the seed', '2 items and a next_cursor', first, 'PUR-SERVE-5');
-  const second = await search(`limit=2&cursor=${encodeURIComponent(first.next_cursor!)}`);
-  const overlap = second.items.filter((o) => first.items.some((p) => p.id === o.id));
-  if (second.items.length === 0 || overlap.length > 0) fail('the page after next_cursor', 'further orders, none repeated', second.items.map((o) => o.id), 'PUR-SERVE-5');
+      const first = await search('limit=2');
+      if (first.items.length !== 2 || typeof first.next_cursor !== 'string')
+        fail('limit=2 on the seed', '2 items and a next_cursor', first, 'PUR-SERVE-5');
+      const second = await search(`limit=2&cursor=${encodeURIComponent(first.next_cursor!)}`);
+      const overlap = second.items.filter((o) => first.items.some((p) => p.id === o.id));
+      if (second.items.length === 0 || overlap.length > 0)
+        fail(
+          'the page after next_cursor',
+          'further orders, none repeated',
+          second.items.map((o) => o.id),
+          'PUR-SERVE-5',
+        );
 
-  expectOpsProblem(shop, await shop.http.get('/v1/ops/orders?status=misplaced', who), 400, 'invalid_request', 'PUR-SERVE-5');
-}));
+      expectOpsProblem(shop, await shop.http.get('/v1/ops/orders?status=misplaced', who), 400, 'invalid_request', 'PUR-SERVE-5');
+    },
+  ),
+);
 
-test(...check({
-  id: 'endpoints.ops.read.reference',
-  title: 'getOpsOrder reads any account\'s order with its lines, payments and returns; an unknown id is 404 not_found',
-  clauses: ['PUR-SERVE-5', 'END-CONV-9'],
-  level: 'reference',
-  requires: ['operators'],
-  seed: true,
-}, async (shop) => {
-  const who = await operator(shop);
-  const o = expectOpsOk(await shop.http.get(`/v1/ops/orders/${DELIVERED}`, who), 'PUR-SERVE-5');
-  if (o?.id !== DELIVERED || o.account !== ADA.sub || o.status !== 'delivered') fail(`order ${DELIVERED}`, { id: DELIVERED, account: ADA.sub, status: 'delivered' }, o, 'PUR-SERVE-5');
-  if (!Array.isArray(o.lines) || o.lines.length === 0) fail('lines', 'a non-empty list', o.lines, 'PUR-SERVE-5');
-  if (!Array.isArray(o.returns)) fail('returns', 'a list', o.returns, 'PUR-SERVE-5');
-  const payment = Array.isArray(o.payments) ? o.payments.find((p: { provider_ref?: unknown }) => p.provider_ref === seedPaymentRef(DELIVERED)) : undefined;
-  if (!payment) fail('payments', `the seed payment ${seedPaymentRef(DELIVERED)}`, o.payments, 'PUR-SERVE-5');
-  if (payment.amount_cents !== o.total_cents) fail('payment amount', o.total_cents, payment.amount_cents, 'PUR-SERVE-5');
+test(
+  ...check(
+    {
+      id: 'endpoints.ops.read.reference',
+      title: "getOpsOrder reads any account's order with its lines, payments and returns; an unknown id is 404 not_found",
+      clauses: ['PUR-SERVE-5', 'END-CONV-9'],
+      level: 'reference',
+      requires: ['operators'],
+      seed: true,
+    },
+    async (shop) => {
+      const who = await operator(shop);
+      const o = expectOpsOk(await shop.http.get(`/v1/ops/orders/${DELIVERED}`, who), 'PUR-SERVE-5');
+      if (o?.id !== DELIVERED || o.account !== ADA.sub || o.status !== 'delivered')
+        fail(`order ${DELIVERED}`, { id: DELIVERED, account: ADA.sub, status: 'delivered' }, o, 'PUR-SERVE-5');
+      if (!Array.isArray(o.lines) || o.lines.length === 0) fail('lines', 'a non-empty list', o.lines, 'PUR-SERVE-5');
+      if (!Array.isArray(o.returns)) fail('returns', 'a list', o.returns, 'PUR-SERVE-5');
+      const payment = Array.isArray(o.payments)
+        ? o.payments.find((p: { provider_ref?: unknown }) => p.provider_ref === seedPaymentRef(DELIVERED))
+        : undefined;
+      if (!payment) fail('payments', `the seed payment ${seedPaymentRef(DELIVERED)}`, o.payments, 'PUR-SERVE-5');
+      if (payment.amount_cents !== o.total_cents) fail('payment amount', o.total_cents, payment.amount_cents, 'PUR-SERVE-5');
 
-  const refunded = expectOpsOk(await shop.http.get(`/v1/ops/orders/${REFUNDED}`, who), 'PUR-SERVE-5');
-  if (refunded?.payments?.[0]?.status !== 'refunded' || refunded.payments[0].refundable_cents !== 0) fail(`payment of ${REFUNDED}`, { status: 'refunded', refundable_cents: 0 }, refunded?.payments?.[0], 'PUR-SERVE-5');
+      const refunded = expectOpsOk(await shop.http.get(`/v1/ops/orders/${REFUNDED}`, who), 'PUR-SERVE-5');
+      if (refunded?.payments?.[0]?.status !== 'refunded' || refunded.payments[0].refundable_cents !== 0)
+        fail(`payment of ${REFUNDED}`, { status: 'refunded', refundable_cents: 0 }, refunded?.payments?.[0], 'PUR-SERVE-5');
 
-  expectOpsProblem(shop, await shop.http.get(`/v1/ops/orders/${ABSENT_IDS.order}`, who), 404, 'not_found', 'PUR-SERVE-5');
-}));
+      expectOpsProblem(shop, await shop.http.get(`/v1/ops/orders/${ABSENT_IDS.order}`, who), 404, 'not_found', 'PUR-SERVE-5');
+    },
+  ),
+);

@@ -5,34 +5,74 @@ import { check, test } from '../engine/check.js';
 import type { ShopResponse } from '../engine/http.js';
 import { expectCacheControl, expectStatus, fail, parseCacheControl } from '../lib/assert.js';
 
-test(...check({ id: 'endpoints.public.health', title: 'GET /health answers 200 without authentication', clauses: ['END-PUBLIC-1'] }, async (shop) => {
-  expectStatus(await shop.http.get('/health'), 200, { clause: 'END-PUBLIC-1' });
-}));
+test(
+  ...check(
+    { id: 'endpoints.public.health', title: 'GET /health answers 200 without authentication', clauses: ['END-PUBLIC-1'] },
+    async (shop) => {
+      expectStatus(await shop.http.get('/health'), 200, { clause: 'END-PUBLIC-1' });
+    },
+  ),
+);
 
 /** A description document: 200 without credentials, a JSON object naming its OpenAPI version, cacheable for 300 s. */
 function expectDescription(res: ShopResponse, clauseAuth: string, clauseCache: string): void {
   expectStatus(res, 200, { clause: clauseAuth });
   const doc = res.body;
-  if (typeof doc !== 'object' || doc === null || Array.isArray(doc)) fail('description document', 'a JSON object', res.text.slice(0, 200), clauseAuth);
-  if (typeof doc.openapi !== 'string' || doc.openapi === '') fail('description document member "openapi"', 'a version string', doc.openapi, clauseAuth);
+  if (typeof doc !== 'object' || doc === null || Array.isArray(doc))
+    fail('description document', 'a JSON object', res.text.slice(0, 200), clauseAuth);
+  if (typeof doc.openapi !== 'string' || doc.openapi === '')
+    fail('description document member "openapi"', 'a version string', doc.openapi, clauseAuth);
   expectCacheControl(res, ['max-age=300'], { clause: clauseCache });
   const cc = parseCacheControl(res.headers.get('cache-control'));
-  for (const d of ['no-store', 'no-cache']) if (cc.has(d)) fail(`Cache-Control directive ${d} (the document is cached 300 s)`, 'absent', res.headers.get('cache-control'), clauseCache);
+  for (const d of ['no-store', 'no-cache'])
+    if (cc.has(d))
+      fail(`Cache-Control directive ${d} (the document is cached 300 s)`, 'absent', res.headers.get('cache-control'), clauseCache);
 }
 
-test(...check({ id: 'endpoints.public.openapi', title: 'GET /openapi.json answers without authentication and is cacheable for 300 seconds', clauses: ['END-PUBLIC-2', 'END-PUBLIC-3'] }, async (shop) => {
-  expectDescription(await shop.http.get('/openapi.json'), 'END-PUBLIC-2', 'END-PUBLIC-3');
-}));
+test(
+  ...check(
+    {
+      id: 'endpoints.public.openapi',
+      title: 'GET /openapi.json answers without authentication and is cacheable for 300 seconds',
+      clauses: ['END-PUBLIC-2', 'END-PUBLIC-3'],
+    },
+    async (shop) => {
+      expectDescription(await shop.http.get('/openapi.json'), 'END-PUBLIC-2', 'END-PUBLIC-3');
+    },
+  ),
+);
 
-test(...check({ id: 'endpoints.public.assistant-openapi', title: 'GET /assistant/openapi.json answers without authentication and is cacheable for 300 seconds', clauses: ['END-PUBLIC-4', 'END-PUBLIC-5'] }, async (shop) => {
-  expectDescription(await shop.http.get('/assistant/openapi.json'), 'END-PUBLIC-4', 'END-PUBLIC-5');
-}));
+test(
+  ...check(
+    {
+      id: 'endpoints.public.assistant-openapi',
+      title: 'GET /assistant/openapi.json answers without authentication and is cacheable for 300 seconds',
+      clauses: ['END-PUBLIC-4', 'END-PUBLIC-5'],
+    },
+    async (shop) => {
+      expectDescription(await shop.http.get('/assistant/openapi.json'), 'END-PUBLIC-4', 'END-PUBLIC-5');
+    },
+  ),
+);
 
-test(...check({ id: 'endpoints.public.description-documents.reference', title: 'description documents: OpenAPI 3.1.0, Cache-Control exactly "public, max-age=300"', clauses: ['END-PUBLIC-3', 'END-PUBLIC-5'], level: 'reference' }, async (shop) => {
-  for (const [path, clause] of [['/openapi.json', 'END-PUBLIC-3'], ['/assistant/openapi.json', 'END-PUBLIC-5']] as const) {
-    const res = await shop.http.get(path);
-    expectStatus(res, 200, { clause });
-    if (res.body?.openapi !== '3.1.0') fail(`${path} "openapi"`, '3.1.0', res.body?.openapi, clause);
-    expectCacheControl(res, ['public', 'max-age=300'], { clause, exact: true });
-  }
-}));
+test(
+  ...check(
+    {
+      id: 'endpoints.public.description-documents.reference',
+      title: 'description documents: OpenAPI 3.1.0, Cache-Control exactly "public, max-age=300"',
+      clauses: ['END-PUBLIC-3', 'END-PUBLIC-5'],
+      level: 'reference',
+    },
+    async (shop) => {
+      for (const [path, clause] of [
+        ['/openapi.json', 'END-PUBLIC-3'],
+        ['/assistant/openapi.json', 'END-PUBLIC-5'],
+      ] as const) {
+        const res = await shop.http.get(path);
+        expectStatus(res, 200, { clause });
+        if (res.body?.openapi !== '3.1.0') fail(`${path} "openapi"`, '3.1.0', res.body?.openapi, clause);
+        expectCacheControl(res, ['public', 'max-age=300'], { clause, exact: true });
+      }
+    },
+  ),
+);

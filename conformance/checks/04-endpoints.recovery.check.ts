@@ -8,142 +8,233 @@
 import { check, test } from '../engine/check.js';
 import { expectNoStore, expectProblem, fail, inCase } from '../lib/assert.js';
 import { freshId } from '../lib/fresh-id.js';
-import { expectRecoveryNotFound, expectRecoveryStatus, recover, resumeProviderPending, unknownOperation } from './_shared/recover-account.js';
+import {
+  expectRecoveryNotFound,
+  expectRecoveryStatus,
+  recover,
+  resumeProviderPending,
+  unknownOperation,
+} from './_shared/recover-account.js';
 import { ADA, BEN, DEV, RECOVERY_OPERATIONS } from './_shared/seed-data.js';
 
-test(...check({
-  id: 'recovery.unknown-operation',
-  title: 'a recovery request for an operation that does not exist is 404 recovery_not_found',
-  clauses: ['END-RECOVERY-12'],
-  requires: ['recovery'],
-}, async (shop) => {
-  for (const purpose of ['email', 'delete'] as const) await expectRecoveryNotFound(shop, unknownOperation(purpose), `unknown operation, purpose ${purpose}`, 'END-RECOVERY-12');
-  await expectRecoveryNotFound(shop, { subject: ADA.sub, operationId: freshId('recop'), purpose: 'delete' }, 'unknown operation of a seeded account', 'END-RECOVERY-12');
-}));
+test(
+  ...check(
+    {
+      id: 'recovery.unknown-operation',
+      title: 'a recovery request for an operation that does not exist is 404 recovery_not_found',
+      clauses: ['END-RECOVERY-12'],
+      requires: ['recovery'],
+    },
+    async (shop) => {
+      for (const purpose of ['email', 'delete'] as const)
+        await expectRecoveryNotFound(shop, unknownOperation(purpose), `unknown operation, purpose ${purpose}`, 'END-RECOVERY-12');
+      await expectRecoveryNotFound(
+        shop,
+        { subject: ADA.sub, operationId: freshId('recop'), purpose: 'delete' },
+        'unknown operation of a seeded account',
+        'END-RECOVERY-12',
+      );
+    },
+  ),
+);
 
-test(...check({
-  id: 'recovery.cancelled',
-  title: 'the seed\'s cancelled operation answers 200 status cancelled, and keeps answering it: a retired authorization is never reopened',
-  clauses: ['STA-RECOVERY-3', 'STA-RECOVERY-4', 'END-RECOVERY-10', 'RES-RECOVERY-5'],
-  requires: ['recovery'],
-  seed: true,
-}, async (shop) => {
-  for (let i = 1; i <= 3; i++) {
-    const res = await recover(shop, RECOVERY_OPERATIONS.cancelled);
-    inCase(`request ${i} for ${RECOVERY_OPERATIONS.cancelled.operationId}`, () => expectRecoveryStatus(res, 'cancelled', i === 1 ? 'STA-RECOVERY-3' : 'STA-RECOVERY-4'));
-  }
-}));
+test(
+  ...check(
+    {
+      id: 'recovery.cancelled',
+      title:
+        "the seed's cancelled operation answers 200 status cancelled, and keeps answering it: a retired authorization is never reopened",
+      clauses: ['STA-RECOVERY-3', 'STA-RECOVERY-4', 'END-RECOVERY-10', 'RES-RECOVERY-5'],
+      requires: ['recovery'],
+      seed: true,
+    },
+    async (shop) => {
+      for (let i = 1; i <= 3; i++) {
+        const res = await recover(shop, RECOVERY_OPERATIONS.cancelled);
+        inCase(`request ${i} for ${RECOVERY_OPERATIONS.cancelled.operationId}`, () =>
+          expectRecoveryStatus(res, 'cancelled', i === 1 ? 'STA-RECOVERY-3' : 'STA-RECOVERY-4'),
+        );
+      }
+    },
+  ),
+);
 
-test(...check({
-  id: 'recovery.complete',
-  title: 'the seed\'s finished operations answer 200 status complete, and a repeat answers the same without reopening anything',
-  clauses: ['STA-RECOVERY-1', 'END-RECOVERY-8', 'END-RECOVERY-7', 'RES-RECOVERY-5'],
-  requires: ['recovery'],
-  seed: true,
-}, async (shop) => {
-  for (const op of [RECOVERY_OPERATIONS.completeDelete, RECOVERY_OPERATIONS.completeEmail]) {
-    for (let i = 1; i <= 2; i++) {
-      const res = await recover(shop, op);
-      inCase(`request ${i} for ${op.operationId}`, () => expectRecoveryStatus(res, 'complete', i === 1 ? 'END-RECOVERY-8' : 'END-RECOVERY-7'));
-    }
-  }
-  // The deleted account stays deleted: repeating its finished deletion granted it nothing.
-  const after = await shop.http.get('/v1/cart', { token: await shop.mint.customer({ sub: RECOVERY_OPERATIONS.completeDelete.subject }) });
-  inCase('a customer token of the deleted account after the repeats', () => expectProblem(after, { status: 401, error: 'account_access_ended', docsUrl: shop.docsUrl, clause: 'END-RECOVERY-7' }));
-}));
+test(
+  ...check(
+    {
+      id: 'recovery.complete',
+      title: "the seed's finished operations answer 200 status complete, and a repeat answers the same without reopening anything",
+      clauses: ['STA-RECOVERY-1', 'END-RECOVERY-8', 'END-RECOVERY-7', 'RES-RECOVERY-5'],
+      requires: ['recovery'],
+      seed: true,
+    },
+    async (shop) => {
+      for (const op of [RECOVERY_OPERATIONS.completeDelete, RECOVERY_OPERATIONS.completeEmail]) {
+        for (let i = 1; i <= 2; i++) {
+          const res = await recover(shop, op);
+          inCase(`request ${i} for ${op.operationId}`, () =>
+            expectRecoveryStatus(res, 'complete', i === 1 ? 'END-RECOVERY-8' : 'END-RECOVERY-7'),
+          );
+        }
+      }
+      // The deleted account stays deleted: repeating its finished deletion granted it nothing.
+      const after = await shop.http.get('/v1/cart', {
+        token: await shop.mint.customer({ sub: RECOVERY_OPERATIONS.completeDelete.subject }),
+      });
+      inCase('a customer token of the deleted account after the repeats', () =>
+        expectProblem(after, { status: 401, error: 'account_access_ended', docsUrl: shop.docsUrl, clause: 'END-RECOVERY-7' }),
+      );
+    },
+  ),
+);
 
-test(...check({
-  id: 'recovery.unconsumed-proof',
-  title: 'an operation whose proof was never consumed (proof_pending) is 404 recovery_not_found, every time, and its account stays restricted',
-  clauses: ['END-RECOVERY-4', 'END-RECOVERY-3'],
-  requires: ['recovery'],
-  seed: true,
-}, async (shop) => {
-  for (let i = 1; i <= 2; i++) await expectRecoveryNotFound(shop, RECOVERY_OPERATIONS.proofPending, `request ${i} for ${RECOVERY_OPERATIONS.proofPending.operationId}`, 'END-RECOVERY-4');
-  const res = await shop.http.get('/v1/cart', { token: await shop.mint.customer({ sub: RECOVERY_OPERATIONS.proofPending.subject }) });
-  inCase('a customer token of the account in contact_transition', () => expectProblem(res, { status: 401, error: 'account_access_ended', docsUrl: shop.docsUrl, clause: 'END-RECOVERY-3' }));
-}));
+test(
+  ...check(
+    {
+      id: 'recovery.unconsumed-proof',
+      title:
+        'an operation whose proof was never consumed (proof_pending) is 404 recovery_not_found, every time, and its account stays restricted',
+      clauses: ['END-RECOVERY-4', 'END-RECOVERY-3'],
+      requires: ['recovery'],
+      seed: true,
+    },
+    async (shop) => {
+      for (let i = 1; i <= 2; i++)
+        await expectRecoveryNotFound(
+          shop,
+          RECOVERY_OPERATIONS.proofPending,
+          `request ${i} for ${RECOVERY_OPERATIONS.proofPending.operationId}`,
+          'END-RECOVERY-4',
+        );
+      const res = await shop.http.get('/v1/cart', { token: await shop.mint.customer({ sub: RECOVERY_OPERATIONS.proofPending.subject }) });
+      inCase('a customer token of the account in contact_transition', () =>
+        expectProblem(res, { status: 401, error: 'account_access_ended', docsUrl: shop.docsUrl, clause: 'END-RECOVERY-3' }),
+      );
+    },
+  ),
+);
 
-test(...check({
-  id: 'recovery.ownership',
-  title: 'a subject that does not own the operation gets 404 recovery_not_found (another account, another case)',
-  clauses: ['END-RECOVERY-1'],
-  requires: ['recovery'],
-  seed: true,
-}, async (shop) => {
-  const cases: [string, object][] = [
-    [`the cancelled operation for ${ADA.sub}`, { ...RECOVERY_OPERATIONS.cancelled, subject: ADA.sub }],
-    [`the finished deletion for ${ADA.sub}`, { ...RECOVERY_OPERATIONS.completeDelete, subject: ADA.sub }],
-    [`the finished email change for ${DEV.sub}`, { ...RECOVERY_OPERATIONS.completeEmail, subject: DEV.sub }],
-    [`the provider-pending deletion for ${BEN.sub}`, { ...RECOVERY_OPERATIONS.providerPending, subject: BEN.sub }],
-    [`the cancelled operation for ${RECOVERY_OPERATIONS.cancelled.subject.toUpperCase()}`, { ...RECOVERY_OPERATIONS.cancelled, subject: RECOVERY_OPERATIONS.cancelled.subject.toUpperCase() }],
-    ['the cancelled operation for a fresh subject', { ...RECOVERY_OPERATIONS.cancelled, subject: shop.subject('cust') }],
-  ];
-  for (const [what, body] of cases) await expectRecoveryNotFound(shop, body, what, 'END-RECOVERY-1');
-}));
+test(
+  ...check(
+    {
+      id: 'recovery.ownership',
+      title: 'a subject that does not own the operation gets 404 recovery_not_found (another account, another case)',
+      clauses: ['END-RECOVERY-1'],
+      requires: ['recovery'],
+      seed: true,
+    },
+    async (shop) => {
+      const cases: [string, object][] = [
+        [`the cancelled operation for ${ADA.sub}`, { ...RECOVERY_OPERATIONS.cancelled, subject: ADA.sub }],
+        [`the finished deletion for ${ADA.sub}`, { ...RECOVERY_OPERATIONS.completeDelete, subject: ADA.sub }],
+        [`the finished email change for ${DEV.sub}`, { ...RECOVERY_OPERATIONS.completeEmail, subject: DEV.sub }],
+        [`the provider-pending deletion for ${BEN.sub}`, { ...RECOVERY_OPERATIONS.providerPending, subject: BEN.sub }],
+        [
+          `the cancelled operation for ${RECOVERY_OPERATIONS.cancelled.subject.toUpperCase()}`,
+          { ...RECOVERY_OPERATIONS.cancelled, subject: RECOVERY_OPERATIONS.cancelled.subject.toUpperCase() },
+        ],
+        ['the cancelled operation for a fresh subject', { ...RECOVERY_OPERATIONS.cancelled, subject: shop.subject('cust') }],
+      ];
+      for (const [what, body] of cases) await expectRecoveryNotFound(shop, body, what, 'END-RECOVERY-1');
+    },
+  ),
+);
 
-test(...check({
-  id: 'recovery.purpose-mismatch',
-  title: 'a purpose other than the operation\'s gets 404 recovery_not_found',
-  clauses: ['END-RECOVERY-2'],
-  requires: ['recovery'],
-  seed: true,
-}, async (shop) => {
-  const cases: [string, object][] = [
-    ['the cancelled deletion as an email change', { ...RECOVERY_OPERATIONS.cancelled, purpose: 'email' }],
-    ['the finished deletion as an email change', { ...RECOVERY_OPERATIONS.completeDelete, purpose: 'email' }],
-    ['the provider-pending deletion as an email change', { ...RECOVERY_OPERATIONS.providerPending, purpose: 'email' }],
-    ['the proof-pending email change as a deletion', { ...RECOVERY_OPERATIONS.proofPending, purpose: 'delete' }],
-  ];
-  for (const [what, body] of cases) await expectRecoveryNotFound(shop, body, what, 'END-RECOVERY-2');
-}));
+test(
+  ...check(
+    {
+      id: 'recovery.purpose-mismatch',
+      title: "a purpose other than the operation's gets 404 recovery_not_found",
+      clauses: ['END-RECOVERY-2'],
+      requires: ['recovery'],
+      seed: true,
+    },
+    async (shop) => {
+      const cases: [string, object][] = [
+        ['the cancelled deletion as an email change', { ...RECOVERY_OPERATIONS.cancelled, purpose: 'email' }],
+        ['the finished deletion as an email change', { ...RECOVERY_OPERATIONS.completeDelete, purpose: 'email' }],
+        ['the provider-pending deletion as an email change', { ...RECOVERY_OPERATIONS.providerPending, purpose: 'email' }],
+        ['the proof-pending email change as a deletion', { ...RECOVERY_OPERATIONS.proofPending, purpose: 'delete' }],
+      ];
+      for (const [what, body] of cases) await expectRecoveryNotFound(shop, body, what, 'END-RECOVERY-2');
+    },
+  ),
+);
 
-test(...check({
-  id: 'recovery.provider-pending',
-  title: 'the seed\'s provider-pending deletion answers 200 status pending on every retry, and its account stays restricted meanwhile',
-  clauses: ['STA-RECOVERY-2', 'END-RECOVERY-9', 'STA-PARTIAL-1', 'STA-PARTIAL-2', 'RES-RECOVERY-5'],
-  requires: ['recovery'],
-  seed: true,
-}, async (shop) => {
-  for (let i = 1; i <= 2; i++) {
-    const res = await resumeProviderPending(shop);
-    inCase(`attempt ${i} of ${RECOVERY_OPERATIONS.providerPending.operationId}`, () => expectRecoveryStatus(res, 'pending', i === 1 ? 'STA-RECOVERY-2' : 'END-RECOVERY-9'));
-  }
-  const cart = await shop.http.get('/v1/cart', { token: await shop.mint.customer({ sub: RECOVERY_OPERATIONS.providerPending.subject }) });
-  inCase('a customer token of the account being deleted', () => expectProblem(cart, { status: 401, error: 'account_access_ended', docsUrl: shop.docsUrl, clause: 'STA-PARTIAL-2' }));
-}));
+test(
+  ...check(
+    {
+      id: 'recovery.provider-pending',
+      title: "the seed's provider-pending deletion answers 200 status pending on every retry, and its account stays restricted meanwhile",
+      clauses: ['STA-RECOVERY-2', 'END-RECOVERY-9', 'STA-PARTIAL-1', 'STA-PARTIAL-2', 'RES-RECOVERY-5'],
+      requires: ['recovery'],
+      seed: true,
+    },
+    async (shop) => {
+      for (let i = 1; i <= 2; i++) {
+        const res = await resumeProviderPending(shop);
+        inCase(`attempt ${i} of ${RECOVERY_OPERATIONS.providerPending.operationId}`, () =>
+          expectRecoveryStatus(res, 'pending', i === 1 ? 'STA-RECOVERY-2' : 'END-RECOVERY-9'),
+        );
+      }
+      const cart = await shop.http.get('/v1/cart', {
+        token: await shop.mint.customer({ sub: RECOVERY_OPERATIONS.providerPending.subject }),
+      });
+      inCase('a customer token of the account being deleted', () =>
+        expectProblem(cart, { status: 401, error: 'account_access_ended', docsUrl: shop.docsUrl, clause: 'STA-PARTIAL-2' }),
+      );
+    },
+  ),
+);
 
-test(...check({
-  id: 'recovery.concurrent',
-  title: 'concurrent resumptions of one operation each answer its status (pending) or 409 recovery_pending, nothing else',
-  clauses: ['END-RECOVERY-13'],
-  requires: ['recovery'],
-  seed: true,
-}, async (shop) => {
-  const answers = await Promise.all(Array.from({ length: 8 }, () => recover(shop, RECOVERY_OPERATIONS.providerPending)));
-  for (const [i, res] of answers.entries()) {
-    inCase(`concurrent request ${i + 1}`, () => {
-      if (res.status === 409) return void expectProblem(res, { status: 409, error: 'recovery_pending', docsUrl: shop.docsUrl, clause: 'END-RECOVERY-13' });
-      expectRecoveryStatus(res, 'pending', 'END-RECOVERY-13');
-    });
-  }
-}));
+test(
+  ...check(
+    {
+      id: 'recovery.concurrent',
+      title: 'concurrent resumptions of one operation each answer its status (pending) or 409 recovery_pending, nothing else',
+      clauses: ['END-RECOVERY-13'],
+      requires: ['recovery'],
+      seed: true,
+    },
+    async (shop) => {
+      const answers = await Promise.all(Array.from({ length: 8 }, () => recover(shop, RECOVERY_OPERATIONS.providerPending)));
+      for (const [i, res] of answers.entries()) {
+        inCase(`concurrent request ${i + 1}`, () => {
+          if (res.status === 409)
+            return void expectProblem(res, { status: 409, error: 'recovery_pending', docsUrl: shop.docsUrl, clause: 'END-RECOVERY-13' });
+          expectRecoveryStatus(res, 'pending', 'END-RECOVERY-13');
+        });
+      }
+    },
+  ),
+);
 
-test(...check({
-  id: 'recovery.response.reference',
-  title: 'the reference\'s recovery answer is exactly { status, operationId }, JSON, Cache-Control: no-store',
-  clauses: ['RES-RECOVERY-5'],
-  level: 'reference',
-  requires: ['recovery'],
-  seed: true,
-}, async (shop) => {
-  for (const [op, status] of [[RECOVERY_OPERATIONS.cancelled, 'cancelled'], [RECOVERY_OPERATIONS.completeEmail, 'complete'], [RECOVERY_OPERATIONS.providerPending, 'pending']] as const) {
-    const res = op === RECOVERY_OPERATIONS.providerPending ? await resumeProviderPending(shop) : await recover(shop, op);
-    inCase(op.operationId, () => {
-      expectRecoveryStatus(res, status, 'RES-RECOVERY-5');
-      if (JSON.stringify(res.body) !== JSON.stringify({ status, operationId: op.operationId })) fail('body', { status, operationId: op.operationId }, res.body, 'RES-RECOVERY-5');
-      if (!/^application\/json/.test(res.headers.get('content-type') ?? '')) fail('Content-Type', 'application/json', res.headers.get('content-type'), 'RES-RECOVERY-5');
-      expectNoStore(res, { clause: 'RES-RECOVERY-5' });
-    });
-  }
-}));
+test(
+  ...check(
+    {
+      id: 'recovery.response.reference',
+      title: "the reference's recovery answer is exactly { status, operationId }, JSON, Cache-Control: no-store",
+      clauses: ['RES-RECOVERY-5'],
+      level: 'reference',
+      requires: ['recovery'],
+      seed: true,
+    },
+    async (shop) => {
+      for (const [op, status] of [
+        [RECOVERY_OPERATIONS.cancelled, 'cancelled'],
+        [RECOVERY_OPERATIONS.completeEmail, 'complete'],
+        [RECOVERY_OPERATIONS.providerPending, 'pending'],
+      ] as const) {
+        const res = op === RECOVERY_OPERATIONS.providerPending ? await resumeProviderPending(shop) : await recover(shop, op);
+        inCase(op.operationId, () => {
+          expectRecoveryStatus(res, status, 'RES-RECOVERY-5');
+          if (JSON.stringify(res.body) !== JSON.stringify({ status, operationId: op.operationId }))
+            fail('body', { status, operationId: op.operationId }, res.body, 'RES-RECOVERY-5');
+          if (!/^application\/json/.test(res.headers.get('content-type') ?? ''))
+            fail('Content-Type', 'application/json', res.headers.get('content-type'), 'RES-RECOVERY-5');
+          expectNoStore(res, { clause: 'RES-RECOVERY-5' });
+        });
+      }
+    },
+  ),
+);

@@ -15,77 +15,108 @@ import { RECOVERY_OPERATIONS } from './_shared/seed-data.js';
 /** 401 with a problem document (the spec names the status of a recovery credential refusal, not its code). */
 function expect401(shop: Shop, res: ShopResponse, clause: string): void {
   if (res.status !== 401) fail('status', 401, brief(res), clause);
-  expectProblem(res, { status: 401, error: typeof res.body?.error === 'string' ? res.body.error : '<missing>', docsUrl: shop.docsUrl, clause });
+  expectProblem(res, {
+    status: 401,
+    error: typeof res.body?.error === 'string' ? res.body.error : '<missing>',
+    docsUrl: shop.docsUrl,
+    clause,
+  });
 }
 
 /** The control: with its own credential a well-formed request reaches the lookup (404 recovery_not_found), so refusals are about credentials. */
 async function expectControl(shop: Shop, clause: string): Promise<void> {
   const res = await recover(shop, unknownOperation());
-  inCase('control: own credential, unknown operation', () => expectProblem(res, { status: 404, error: 'recovery_not_found', docsUrl: shop.docsUrl, clause }));
+  inCase('control: own credential, unknown operation', () =>
+    expectProblem(res, { status: 404, error: 'recovery_not_found', docsUrl: shop.docsUrl, clause }),
+  );
 }
 
-test(...check({
-  id: 'recovery.credential.missing-or-wrong',
-  title: 'POST /internal/account/recover without its bearer credential, or with a wrong one, is 401',
-  clauses: ['END-PUBLIC-16', 'END-RECOVERY-11'],
-  requires: ['recovery'],
-}, async (shop) => {
-  const secret = recoverySecret(shop);
-  await expectControl(shop, 'END-PUBLIC-16');
-  const cases: [string, Record<string, string>][] = [
-    ['no Authorization', {}],
-    ['a wrong secret', bearer(wrong(secret))],
-    ['the secret with a character appended', bearer(`${secret}x`)],
-    ['a prefix of the secret', bearer(secret.slice(0, 8))],
-    ['an empty Bearer', { authorization: 'Bearer ' }],
-    ['the secret under the Basic scheme', { authorization: `Basic ${Buffer.from(`recovery:${secret}`).toString('base64')}` }],
-    ['the secret without a scheme', { authorization: secret }],
-  ];
-  for (const [what, headers] of cases) {
-    const res = await recover(shop, RECOVERY_OPERATIONS.cancelled, headers);
-    inCase(what, () => expect401(shop, res, 'END-RECOVERY-11'));
-  }
-}));
+test(
+  ...check(
+    {
+      id: 'recovery.credential.missing-or-wrong',
+      title: 'POST /internal/account/recover without its bearer credential, or with a wrong one, is 401',
+      clauses: ['END-PUBLIC-16', 'END-RECOVERY-11'],
+      requires: ['recovery'],
+    },
+    async (shop) => {
+      const secret = recoverySecret(shop);
+      await expectControl(shop, 'END-PUBLIC-16');
+      const cases: [string, Record<string, string>][] = [
+        ['no Authorization', {}],
+        ['a wrong secret', bearer(wrong(secret))],
+        ['the secret with a character appended', bearer(`${secret}x`)],
+        ['a prefix of the secret', bearer(secret.slice(0, 8))],
+        ['an empty Bearer', { authorization: 'Bearer ' }],
+        ['the secret under the Basic scheme', { authorization: `Basic ${Buffer.from(`recovery:${secret}`).toString('base64')}` }],
+        ['the secret without a scheme', { authorization: secret }],
+      ];
+      for (const [what, headers] of cases) {
+        const res = await recover(shop, RECOVERY_OPERATIONS.cancelled, headers);
+        inCase(what, () => expect401(shop, res, 'END-RECOVERY-11'));
+      }
+    },
+  ),
+);
 
-test(...check({
-  id: 'recovery.credential.only-its-own',
-  title: 'POST /internal/account/recover accepts only ACCOUNT_RECOVERY_SECRET: the profile\'s other secrets, the secret in another header, and access tokens are 401',
-  clauses: ['END-PUBLIC-18', 'END-RECOVERY-11'],
-  requires: ['recovery'],
-}, async (shop) => {
-  const secret = recoverySecret(shop);
-  await expectControl(shop, 'END-PUBLIC-18');
-  const cases: [string, Record<string, string>][] = [];
-  for (const [name, value] of otherSecrets(shop.profile.secrets, 'accountRecoverySecret')) {
-    cases.push([`the profile's ${name} as a bearer`, bearer(value)]);
-    cases.push([`the profile's ${name} in X-Proxy-Idp-Secret`, { 'x-proxy-idp-secret': value }]);
-  }
-  cases.push(['the recovery secret in X-Proxy-Idp-Secret', { 'x-proxy-idp-secret': secret }]);
-  cases.push(['the recovery secret in X-Account-Recovery-Secret', { 'x-account-recovery-secret': secret }]);
-  cases.push(['a customer access token (of the operation\'s own subject)', bearer(await shop.mint.customer({ sub: RECOVERY_OPERATIONS.cancelled.subject }))]);
-  cases.push(['a delegated access token', bearer(await shop.mint.delegated({ sub: RECOVERY_OPERATIONS.cancelled.subject }))]);
-  cases.push(['an operator token', { ...bearer(await shop.mint.operator()), operator: OPERATOR_ATTRIBUTION }]);
-  cases.push(['a guest storefront token', bearer(await shop.mint.guest())]);
-  cases.push(['a backoffice machine token', bearer(await shop.mint.machine(shop.profile.clients.backoffice))]);
-  for (const [what, headers] of cases) {
-    const res = await recover(shop, RECOVERY_OPERATIONS.cancelled, headers);
-    inCase(what, () => expect401(shop, res, 'END-PUBLIC-18'));
-  }
-}));
+test(
+  ...check(
+    {
+      id: 'recovery.credential.only-its-own',
+      title:
+        "POST /internal/account/recover accepts only ACCOUNT_RECOVERY_SECRET: the profile's other secrets, the secret in another header, and access tokens are 401",
+      clauses: ['END-PUBLIC-18', 'END-RECOVERY-11'],
+      requires: ['recovery'],
+    },
+    async (shop) => {
+      const secret = recoverySecret(shop);
+      await expectControl(shop, 'END-PUBLIC-18');
+      const cases: [string, Record<string, string>][] = [];
+      for (const [name, value] of otherSecrets(shop.profile.secrets, 'accountRecoverySecret')) {
+        cases.push([`the profile's ${name} as a bearer`, bearer(value)]);
+        cases.push([`the profile's ${name} in X-Proxy-Idp-Secret`, { 'x-proxy-idp-secret': value }]);
+      }
+      cases.push(['the recovery secret in X-Proxy-Idp-Secret', { 'x-proxy-idp-secret': secret }]);
+      cases.push(['the recovery secret in X-Account-Recovery-Secret', { 'x-account-recovery-secret': secret }]);
+      cases.push([
+        "a customer access token (of the operation's own subject)",
+        bearer(await shop.mint.customer({ sub: RECOVERY_OPERATIONS.cancelled.subject })),
+      ]);
+      cases.push(['a delegated access token', bearer(await shop.mint.delegated({ sub: RECOVERY_OPERATIONS.cancelled.subject }))]);
+      cases.push(['an operator token', { ...bearer(await shop.mint.operator()), operator: OPERATOR_ATTRIBUTION }]);
+      cases.push(['a guest storefront token', bearer(await shop.mint.guest())]);
+      cases.push(['a backoffice machine token', bearer(await shop.mint.machine(shop.profile.clients.backoffice))]);
+      for (const [what, headers] of cases) {
+        const res = await recover(shop, RECOVERY_OPERATIONS.cancelled, headers);
+        inCase(what, () => expect401(shop, res, 'END-PUBLIC-18'));
+      }
+    },
+  ),
+);
 
-test(...check({
-  id: 'recovery.closed-without-secret',
-  title: 'with no ACCOUNT_RECOVERY_SECRET configured, POST /internal/account/recover never succeeds, whatever credential is sent',
-  clauses: ['END-PUBLIC-17'],
-}, async (shop) => {
-  if (shop.profile.secrets.accountRecoverySecret !== null) notApplicable('the profile configures accountRecoverySecret: this deployment\'s recovery endpoint is open, not closed');
-  const attempts: [string, Record<string, string>][] = [['no credential', {}], ['an empty bearer', { authorization: 'Bearer ' }]];
-  for (const [name, value] of otherSecrets(shop.profile.secrets, 'accountRecoverySecret')) attempts.push([`the profile's ${name}`, bearer(value)]);
-  attempts.push(['a customer token', bearer(await shop.mint.customer({ sub: RECOVERY_OPERATIONS.cancelled.subject }))]);
-  for (const [what, headers] of attempts) {
-    for (const body of [RECOVERY_OPERATIONS.cancelled, RECOVERY_OPERATIONS.completeEmail, unknownOperation()]) {
-      const res = await shop.http.post(RECOVER, { headers, json: body });
-      inCase(`${what}, ${body.operationId}`, () => expectRefusal(shop, res, 'END-PUBLIC-17'));
-    }
-  }
-}));
+test(
+  ...check(
+    {
+      id: 'recovery.closed-without-secret',
+      title: 'with no ACCOUNT_RECOVERY_SECRET configured, POST /internal/account/recover never succeeds, whatever credential is sent',
+      clauses: ['END-PUBLIC-17'],
+    },
+    async (shop) => {
+      if (shop.profile.secrets.accountRecoverySecret !== null)
+        notApplicable("the profile configures accountRecoverySecret: this deployment's recovery endpoint is open, not closed");
+      const attempts: [string, Record<string, string>][] = [
+        ['no credential', {}],
+        ['an empty bearer', { authorization: 'Bearer ' }],
+      ];
+      for (const [name, value] of otherSecrets(shop.profile.secrets, 'accountRecoverySecret'))
+        attempts.push([`the profile's ${name}`, bearer(value)]);
+      attempts.push(['a customer token', bearer(await shop.mint.customer({ sub: RECOVERY_OPERATIONS.cancelled.subject }))]);
+      for (const [what, headers] of attempts) {
+        for (const body of [RECOVERY_OPERATIONS.cancelled, RECOVERY_OPERATIONS.completeEmail, unknownOperation()]) {
+          const res = await shop.http.post(RECOVER, { headers, json: body });
+          inCase(`${what}, ${body.operationId}`, () => expectRefusal(shop, res, 'END-PUBLIC-17'));
+        }
+      }
+    },
+  ),
+);

@@ -8,74 +8,128 @@ import { freshId } from '../lib/fresh-id.js';
 import { expectInvalidRecovery, expectRecoveryNotFound, unknownOperation } from './_shared/recover-account.js';
 import { RECOVERY_OPERATIONS } from './_shared/seed-data.js';
 
-test(...check({
-  id: 'recovery.body.no-other-members',
-  title: 'the recovery request accepts no member beyond subject, operationId and purpose: a new email or a provider command is 400 invalid_request',
-  clauses: ['RES-RECOVERY-4', 'END-RECOVERY-5', 'END-RECOVERY-6'],
-  requires: ['recovery'],
-}, async (shop) => {
-  const cases: [string, string, Record<string, unknown>][] = [
-    ['RES-RECOVERY-4', 'an unknown member', { note: 'hello' }],
-    ['RES-RECOVERY-4', 'freshIntentId', { freshIntentId: freshId('intent') }],
-    ['RES-RECOVERY-4', 'a status', { status: 'complete' }],
-    ['END-RECOVERY-5', 'email', { email: 'new.address@example.com' }],
-    ['END-RECOVERY-5', 'newEmail', { newEmail: 'new.address@example.com' }],
-    ['END-RECOVERY-5', 'pendingEmail', { pendingEmail: 'new.address@example.com' }],
-    ['END-RECOVERY-6', 'command', { command: 'delete_user' }],
-    ['END-RECOVERY-6', 'a provider action', { provider: { action: 'force_complete' } }],
-  ];
-  for (const [clause, what, extra] of cases) {
-    // An operation that exists nowhere: a service that ignored the member would answer 404, and change nothing.
-    await expectInvalidRecovery(shop, { ...unknownOperation(), ...extra }, what, clause);
-  }
-}));
+test(
+  ...check(
+    {
+      id: 'recovery.body.no-other-members',
+      title:
+        'the recovery request accepts no member beyond subject, operationId and purpose: a new email or a provider command is 400 invalid_request',
+      clauses: ['RES-RECOVERY-4', 'END-RECOVERY-5', 'END-RECOVERY-6'],
+      requires: ['recovery'],
+    },
+    async (shop) => {
+      const cases: [string, string, Record<string, unknown>][] = [
+        ['RES-RECOVERY-4', 'an unknown member', { note: 'hello' }],
+        ['RES-RECOVERY-4', 'freshIntentId', { freshIntentId: freshId('intent') }],
+        ['RES-RECOVERY-4', 'a status', { status: 'complete' }],
+        ['END-RECOVERY-5', 'email', { email: 'new.address@example.com' }],
+        ['END-RECOVERY-5', 'newEmail', { newEmail: 'new.address@example.com' }],
+        ['END-RECOVERY-5', 'pendingEmail', { pendingEmail: 'new.address@example.com' }],
+        ['END-RECOVERY-6', 'command', { command: 'delete_user' }],
+        ['END-RECOVERY-6', 'a provider action', { provider: { action: 'force_complete' } }],
+      ];
+      for (const [clause, what, extra] of cases) {
+        // An operation that exists nowhere: a service that ignored the member would answer 404, and change nothing.
+        await expectInvalidRecovery(shop, { ...unknownOperation(), ...extra }, what, clause);
+      }
+    },
+  ),
+);
 
-test(...check({
-  id: 'recovery.body.subject',
-  title: 'the recovery `subject` is a required string of 1–256 characters: missing, non-string, empty or 257 is 400; 1 and 256 reach the lookup',
-  clauses: ['RES-RECOVERY-1', 'LIM-RECOVERY-1'],
-  requires: ['recovery'],
-}, async (shop) => {
-  const base = unknownOperation();
-  const { subject: _s, ...missing } = base;
-  await expectInvalidRecovery(shop, missing, 'subject missing', 'RES-RECOVERY-1');
-  await expectInvalidRecovery(shop, { ...base, subject: 42 }, 'subject a number', 'RES-RECOVERY-1');
-  await expectInvalidRecovery(shop, { ...base, subject: null }, 'subject null', 'RES-RECOVERY-1');
-  await expectInvalidRecovery(shop, { ...base, subject: '' }, 'subject of 0 characters', 'LIM-RECOVERY-1');
-  await expectInvalidRecovery(shop, { ...base, subject: 's'.repeat(257) }, 'subject of 257 characters', 'LIM-RECOVERY-1');
-  await expectRecoveryNotFound(shop, { ...base, subject: 's' }, 'subject of 1 character (valid; the operation does not exist)', 'LIM-RECOVERY-1');
-  await expectRecoveryNotFound(shop, { ...base, subject: 's'.repeat(256) }, 'subject of 256 characters (valid; the operation does not exist)', 'LIM-RECOVERY-1');
-}));
+test(
+  ...check(
+    {
+      id: 'recovery.body.subject',
+      title:
+        'the recovery `subject` is a required string of 1–256 characters: missing, non-string, empty or 257 is 400; 1 and 256 reach the lookup',
+      clauses: ['RES-RECOVERY-1', 'LIM-RECOVERY-1'],
+      requires: ['recovery'],
+    },
+    async (shop) => {
+      const base = unknownOperation();
+      const { subject: _s, ...missing } = base;
+      await expectInvalidRecovery(shop, missing, 'subject missing', 'RES-RECOVERY-1');
+      await expectInvalidRecovery(shop, { ...base, subject: 42 }, 'subject a number', 'RES-RECOVERY-1');
+      await expectInvalidRecovery(shop, { ...base, subject: null }, 'subject null', 'RES-RECOVERY-1');
+      await expectInvalidRecovery(shop, { ...base, subject: '' }, 'subject of 0 characters', 'LIM-RECOVERY-1');
+      await expectInvalidRecovery(shop, { ...base, subject: 's'.repeat(257) }, 'subject of 257 characters', 'LIM-RECOVERY-1');
+      await expectRecoveryNotFound(
+        shop,
+        { ...base, subject: 's' },
+        'subject of 1 character (valid; the operation does not exist)',
+        'LIM-RECOVERY-1',
+      );
+      await expectRecoveryNotFound(
+        shop,
+        { ...base, subject: 's'.repeat(256) },
+        'subject of 256 characters (valid; the operation does not exist)',
+        'LIM-RECOVERY-1',
+      );
+    },
+  ),
+);
 
-test(...check({
-  id: 'recovery.body.operation-id',
-  title: 'the recovery `operationId` is a required string of 1–128 characters: missing, non-string, empty or 129 is 400; 1 and 128 reach the lookup',
-  clauses: ['RES-RECOVERY-2', 'LIM-RECOVERY-2'],
-  requires: ['recovery'],
-}, async (shop) => {
-  const base = unknownOperation();
-  const { operationId: _o, ...missing } = base;
-  await expectInvalidRecovery(shop, missing, 'operationId missing', 'RES-RECOVERY-2');
-  await expectInvalidRecovery(shop, { ...base, operationId: 7 }, 'operationId a number', 'RES-RECOVERY-2');
-  await expectInvalidRecovery(shop, { ...base, operationId: [RECOVERY_OPERATIONS.cancelled.operationId] }, 'operationId an array', 'RES-RECOVERY-2');
-  await expectInvalidRecovery(shop, { ...base, operationId: '' }, 'operationId of 0 characters', 'LIM-RECOVERY-2');
-  await expectInvalidRecovery(shop, { ...base, operationId: 'o'.repeat(129) }, 'operationId of 129 characters', 'LIM-RECOVERY-2');
-  // One character could name a real operation of another deployment: "~" is an unlikely id.
-  await expectRecoveryNotFound(shop, { ...base, operationId: '~' }, 'operationId of 1 character (valid; the operation does not exist)', 'LIM-RECOVERY-2');
-  await expectRecoveryNotFound(shop, { ...base, operationId: freshId('recop').padEnd(128, 'x') }, 'operationId of 128 characters (valid; the operation does not exist)', 'LIM-RECOVERY-2');
-}));
+test(
+  ...check(
+    {
+      id: 'recovery.body.operation-id',
+      title:
+        'the recovery `operationId` is a required string of 1–128 characters: missing, non-string, empty or 129 is 400; 1 and 128 reach the lookup',
+      clauses: ['RES-RECOVERY-2', 'LIM-RECOVERY-2'],
+      requires: ['recovery'],
+    },
+    async (shop) => {
+      const base = unknownOperation();
+      const { operationId: _o, ...missing } = base;
+      await expectInvalidRecovery(shop, missing, 'operationId missing', 'RES-RECOVERY-2');
+      await expectInvalidRecovery(shop, { ...base, operationId: 7 }, 'operationId a number', 'RES-RECOVERY-2');
+      await expectInvalidRecovery(
+        shop,
+        { ...base, operationId: [RECOVERY_OPERATIONS.cancelled.operationId] },
+        'operationId an array',
+        'RES-RECOVERY-2',
+      );
+      await expectInvalidRecovery(shop, { ...base, operationId: '' }, 'operationId of 0 characters', 'LIM-RECOVERY-2');
+      await expectInvalidRecovery(shop, { ...base, operationId: 'o'.repeat(129) }, 'operationId of 129 characters', 'LIM-RECOVERY-2');
+      // One character could name a real operation of another deployment: "~" is an unlikely id.
+      await expectRecoveryNotFound(
+        shop,
+        { ...base, operationId: '~' },
+        'operationId of 1 character (valid; the operation does not exist)',
+        'LIM-RECOVERY-2',
+      );
+      await expectRecoveryNotFound(
+        shop,
+        { ...base, operationId: freshId('recop').padEnd(128, 'x') },
+        'operationId of 128 characters (valid; the operation does not exist)',
+        'LIM-RECOVERY-2',
+      );
+    },
+  ),
+);
 
-test(...check({
-  id: 'recovery.body.purpose',
-  title: 'the recovery `purpose` is exactly `email` or `delete`: missing, another value, another case or a non-string is 400',
-  clauses: ['RES-RECOVERY-3'],
-  requires: ['recovery'],
-}, async (shop) => {
-  const base = unknownOperation();
-  const { purpose: _p, ...missing } = base;
-  await expectInvalidRecovery(shop, missing, 'purpose missing', 'RES-RECOVERY-3');
-  for (const purpose of ['Email', 'DELETE', 'phone', 'deletion', '', 'email ', 1, null, ['email']]) {
-    await expectInvalidRecovery(shop, { ...base, purpose }, `purpose ${JSON.stringify(purpose)}`, 'RES-RECOVERY-3');
-  }
-  for (const purpose of ['email', 'delete'] as const) await expectRecoveryNotFound(shop, { ...base, purpose }, `purpose "${purpose}" (valid; the operation does not exist)`, 'RES-RECOVERY-3');
-}));
+test(
+  ...check(
+    {
+      id: 'recovery.body.purpose',
+      title: 'the recovery `purpose` is exactly `email` or `delete`: missing, another value, another case or a non-string is 400',
+      clauses: ['RES-RECOVERY-3'],
+      requires: ['recovery'],
+    },
+    async (shop) => {
+      const base = unknownOperation();
+      const { purpose: _p, ...missing } = base;
+      await expectInvalidRecovery(shop, missing, 'purpose missing', 'RES-RECOVERY-3');
+      for (const purpose of ['Email', 'DELETE', 'phone', 'deletion', '', 'email ', 1, null, ['email']]) {
+        await expectInvalidRecovery(shop, { ...base, purpose }, `purpose ${JSON.stringify(purpose)}`, 'RES-RECOVERY-3');
+      }
+      for (const purpose of ['email', 'delete'] as const)
+        await expectRecoveryNotFound(
+          shop,
+          { ...base, purpose },
+          `purpose "${purpose}" (valid; the operation does not exist)`,
+          'RES-RECOVERY-3',
+        );
+    },
+  ),
+);

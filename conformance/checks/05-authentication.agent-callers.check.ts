@@ -35,32 +35,59 @@ async function expectMatrix(shop: Shop, kind: AgentKind, ops: readonly Operation
       // /v1/ops/* is operator-only (spec, rule 1); its rows are not shown, so the spec level asks for a refusal only.
       if (level === 'spec' && op.group === 'operator') return expectCredentialRefused(shop, res, clause);
       expectProblem(res, { status: 403, error: 'caller_not_allowed', docsUrl: shop.docsUrl, clause: 'ERR-TABLE-8' });
-      if (res.headers.get('www-authenticate') !== null) fail('WWW-Authenticate on caller_not_allowed', null, res.headers.get('www-authenticate'), 'ERR-TABLE-8');
+      if (res.headers.get('www-authenticate') !== null)
+        fail('WWW-Authenticate on caller_not_allowed', null, res.headers.get('www-authenticate'), 'ERR-TABLE-8');
     });
   }
 }
 
-const MATRIX: readonly [AgentKind, 'invitedAgents' | 'assistants'][] = [['invited-agent', 'invitedAgents'], ['assistant', 'assistants']];
+const MATRIX: readonly [AgentKind, 'invitedAgents' | 'assistants'][] = [
+  ['invited-agent', 'invitedAgents'],
+  ['assistant', 'assistants'],
+];
 
 for (const [kind, capability] of MATRIX) {
-  test(...check({
-    id: `agents.matrix.${kind}`,
-    title: `${kind} × every operation whose callers the spec shows (and /v1/ops/*): listed operations pass the guard, the others are refused`,
-    clauses: ['PUR-RULE-2', 'PUR-RULE-3', 'END-LIST-1', 'END-LIST-2', 'END-LIST-3', 'END-LIST-4', kind === 'assistant' ? 'AUTH-KIND-12' : 'AUTH-KIND-10'],
-    requires: [capability],
-    seed: true,
-  }, async (shop) => {
-    await expectMatrix(shop, kind, OPERATIONS.filter((op) => callersShown(op) || op.group === 'operator'), 'spec');
-  }));
+  test(
+    ...check(
+      {
+        id: `agents.matrix.${kind}`,
+        title: `${kind} × every operation whose callers the spec shows (and /v1/ops/*): listed operations pass the guard, the others are refused`,
+        clauses: [
+          'PUR-RULE-2',
+          'PUR-RULE-3',
+          'END-LIST-1',
+          'END-LIST-2',
+          'END-LIST-3',
+          'END-LIST-4',
+          kind === 'assistant' ? 'AUTH-KIND-12' : 'AUTH-KIND-10',
+        ],
+        requires: [capability],
+        seed: true,
+      },
+      async (shop) => {
+        await expectMatrix(
+          shop,
+          kind,
+          OPERATIONS.filter((op) => callersShown(op) || op.group === 'operator'),
+          'spec',
+        );
+      },
+    ),
+  );
 
-  test(...check({
-    id: `agents.matrix.${kind}.reference`,
-    title: `${kind} × every operation of contract/operations.ts: the reference's caller lists, 403 caller_not_allowed (no challenge) outside them`,
-    clauses: ['PUR-RULE-2', 'PUR-RULE-3', 'ERR-TABLE-8', 'END-LIST-6'],
-    level: 'reference',
-    requires: [capability],
-    seed: true,
-  }, async (shop) => {
-    await expectMatrix(shop, kind, OPERATIONS, 'reference');
-  }));
+  test(
+    ...check(
+      {
+        id: `agents.matrix.${kind}.reference`,
+        title: `${kind} × every operation of contract/operations.ts: the reference's caller lists, 403 caller_not_allowed (no challenge) outside them`,
+        clauses: ['PUR-RULE-2', 'PUR-RULE-3', 'ERR-TABLE-8', 'END-LIST-6'],
+        level: 'reference',
+        requires: [capability],
+        seed: true,
+      },
+      async (shop) => {
+        await expectMatrix(shop, kind, OPERATIONS, 'reference');
+      },
+    ),
+  );
 }

@@ -16,138 +16,288 @@ import { expectCredentialRefused, expectInvalidToken, expectSignInRequired } fro
 import { expectAuthority, OP, probe, sendAssistant } from './_shared/probe-agents.js';
 import { VARIANT } from './_shared/seed-data.js';
 
-test(...check({ id: 'agents.assistant.direct', title: 'an assistant presenting its own DPoP-bound token acts on its session\'s account: the customer sees its cart line', clauses: ['AUTH-KIND-12', 'AUTH-CRED-10', 'AUTH-ASST-1', 'PUR-CALLERS-1'], requires: ['assistants'], seed: true }, async (shop) => {
-  const agent = await AssistantAgent.create(shop);
-  expectSuccess((await agent.post('/v1/cart/items', { json: cartLine() })).res, 'assistant adds a line', 'AUTH-KIND-12');
-  expectNamesVariant((await agent.get('/v1/cart')).res, VARIANT, 'assistant reads the cart', 'AUTH-KIND-12');
-  expectNamesVariant(await shop.http.get('/v1/cart', { token: await shop.mint.customer({ sub: agent.identity.sub! }) }), VARIANT, 'the customer of the session\'s account reads the line', 'AUTH-CRED-10');
-  expectSuccess((await agent.get('/v1/me/profile')).res, 'assistant reads the profile', 'AUTH-CRED-10');
-}));
+test(
+  ...check(
+    {
+      id: 'agents.assistant.direct',
+      title: "an assistant presenting its own DPoP-bound token acts on its session's account: the customer sees its cart line",
+      clauses: ['AUTH-KIND-12', 'AUTH-CRED-10', 'AUTH-ASST-1', 'PUR-CALLERS-1'],
+      requires: ['assistants'],
+      seed: true,
+    },
+    async (shop) => {
+      const agent = await AssistantAgent.create(shop);
+      expectSuccess((await agent.post('/v1/cart/items', { json: cartLine() })).res, 'assistant adds a line', 'AUTH-KIND-12');
+      expectNamesVariant((await agent.get('/v1/cart')).res, VARIANT, 'assistant reads the cart', 'AUTH-KIND-12');
+      expectNamesVariant(
+        await shop.http.get('/v1/cart', { token: await shop.mint.customer({ sub: agent.identity.sub! }) }),
+        VARIANT,
+        "the customer of the session's account reads the line",
+        'AUTH-CRED-10',
+      );
+      expectSuccess((await agent.get('/v1/me/profile')).res, 'assistant reads the profile', 'AUTH-CRED-10');
+    },
+  ),
+);
 
-test(...check({ id: 'agents.assistant.me.reference', title: 'GET /v1/me of an assistant: caller_kind assistant, origin assistant, the session\'s account (none when signed out)', clauses: ['AUTH-KIND-12', 'END-LIST-6'], level: 'reference', requires: ['assistants'] }, async (shop) => {
-  const agent = await AssistantAgent.create(shop);
-  const me = (await agent.get('/v1/me')).res;
-  expectSuccess(me, 'GET /v1/me', 'END-LIST-6');
-  const got = [me.body?.caller_kind, me.body?.origin, me.body?.client_id, me.body?.account?.sub];
-  const want = ['assistant', 'assistant', shop.profile.clients.personalAgentProxy, agent.identity.sub];
-  if (JSON.stringify(got) !== JSON.stringify(want)) fail('GET /v1/me [caller_kind, origin, client_id, account.sub]', want, got, 'AUTH-KIND-12');
-  const out = await AssistantAgent.create(shop, { signedIn: false, signedOutToken: true });
-  const meOut = (await out.get('/v1/me')).res;
-  expectSuccess(meOut, 'GET /v1/me signed out', 'END-LIST-6');
-  if (meOut.body?.caller_kind !== 'assistant' || meOut.body?.account !== null) fail('GET /v1/me of a signed-out assistant [caller_kind, account]', ['assistant', null], [meOut.body?.caller_kind, meOut.body?.account], 'AUTH-KIND-12');
-}));
+test(
+  ...check(
+    {
+      id: 'agents.assistant.me.reference',
+      title: "GET /v1/me of an assistant: caller_kind assistant, origin assistant, the session's account (none when signed out)",
+      clauses: ['AUTH-KIND-12', 'END-LIST-6'],
+      level: 'reference',
+      requires: ['assistants'],
+    },
+    async (shop) => {
+      const agent = await AssistantAgent.create(shop);
+      const me = (await agent.get('/v1/me')).res;
+      expectSuccess(me, 'GET /v1/me', 'END-LIST-6');
+      const got = [me.body?.caller_kind, me.body?.origin, me.body?.client_id, me.body?.account?.sub];
+      const want = ['assistant', 'assistant', shop.profile.clients.personalAgentProxy, agent.identity.sub];
+      if (JSON.stringify(got) !== JSON.stringify(want))
+        fail('GET /v1/me [caller_kind, origin, client_id, account.sub]', want, got, 'AUTH-KIND-12');
+      const out = await AssistantAgent.create(shop, { signedIn: false, signedOutToken: true });
+      const meOut = (await out.get('/v1/me')).res;
+      expectSuccess(meOut, 'GET /v1/me signed out', 'END-LIST-6');
+      if (meOut.body?.caller_kind !== 'assistant' || meOut.body?.account !== null)
+        fail(
+          'GET /v1/me of a signed-out assistant [caller_kind, account]',
+          ['assistant', null],
+          [meOut.body?.caller_kind, meOut.body?.account],
+          'AUTH-KIND-12',
+        );
+    },
+  ),
+);
 
-test(...check({ id: 'agents.assistant.effective-scopes', title: 'an assistant\'s authority is its token\'s permissions intersected with the session\'s live scopes; refusals name the missing permission', clauses: ['AUTH-ASST-6', 'AUTH-SCOPE-3', 'AUTH-SCOPE-4', 'AUTH-SCOPE-6', 'AUTH-SCOPE-7', 'AUTH-SCOPE-8', 'AUTH-SCOPE-9', 'ERR-SCOPE-1'], requires: ['assistants'], seed: true }, async (shop) => {
-  const base = 'catalog:read cart:read cart:write';
-  const cases: [string, readonly string[], string | undefined, readonly string[]][] = [
-    // [clause, session live scopes, token scope (undefined: every customer scope), expected permissions]
-    ['AUTH-SCOPE-4', ALL_PERMISSIONS, undefined, ALL_PERMISSIONS],
-    ['AUTH-SCOPE-6', [], undefined, []],
-    ['AUTH-SCOPE-7', ['assistant:read'], undefined, ['assistant:read']],
-    ['AUTH-SCOPE-8', ['assistant:write'], undefined, ['assistant:write']],
-    ['AUTH-SCOPE-9', ['checkout'], undefined, ['checkout']],
-    // The token narrows the session: only what both hold applies.
-    ['AUTH-ASST-6', ALL_PERMISSIONS, `${base} account:read payment_methods:read orders:read`, ['assistant:read']],
-    ['AUTH-ASST-6', ALL_PERMISSIONS, `${base} checkout`, ['checkout']],
-    ['AUTH-ASST-6', ALL_PERMISSIONS, base, []],
-    ['AUTH-ASST-6', ['assistant:read', 'checkout'], `${base} account:read payment_methods:read orders:read account:write orders:write`, ['assistant:read']],
-  ];
-  for (const [clause, live, scope, expected] of cases) {
-    const agent = await AssistantAgent.create(shop, { permissions: live, ...(scope !== undefined ? { scope } : {}) });
-    await expectAuthority(shop, sendAssistant(agent), expected, clause, 'permission');
-  }
-}));
+test(
+  ...check(
+    {
+      id: 'agents.assistant.effective-scopes',
+      title:
+        "an assistant's authority is its token's permissions intersected with the session's live scopes; refusals name the missing permission",
+      clauses: [
+        'AUTH-ASST-6',
+        'AUTH-SCOPE-3',
+        'AUTH-SCOPE-4',
+        'AUTH-SCOPE-6',
+        'AUTH-SCOPE-7',
+        'AUTH-SCOPE-8',
+        'AUTH-SCOPE-9',
+        'ERR-SCOPE-1',
+      ],
+      requires: ['assistants'],
+      seed: true,
+    },
+    async (shop) => {
+      const base = 'catalog:read cart:read cart:write';
+      const cases: [string, readonly string[], string | undefined, readonly string[]][] = [
+        // [clause, session live scopes, token scope (undefined: every customer scope), expected permissions]
+        ['AUTH-SCOPE-4', ALL_PERMISSIONS, undefined, ALL_PERMISSIONS],
+        ['AUTH-SCOPE-6', [], undefined, []],
+        ['AUTH-SCOPE-7', ['assistant:read'], undefined, ['assistant:read']],
+        ['AUTH-SCOPE-8', ['assistant:write'], undefined, ['assistant:write']],
+        ['AUTH-SCOPE-9', ['checkout'], undefined, ['checkout']],
+        // The token narrows the session: only what both hold applies.
+        ['AUTH-ASST-6', ALL_PERMISSIONS, `${base} account:read payment_methods:read orders:read`, ['assistant:read']],
+        ['AUTH-ASST-6', ALL_PERMISSIONS, `${base} checkout`, ['checkout']],
+        ['AUTH-ASST-6', ALL_PERMISSIONS, base, []],
+        [
+          'AUTH-ASST-6',
+          ['assistant:read', 'checkout'],
+          `${base} account:read payment_methods:read orders:read account:write orders:write`,
+          ['assistant:read'],
+        ],
+      ];
+      for (const [clause, live, scope, expected] of cases) {
+        const agent = await AssistantAgent.create(shop, { permissions: live, ...(scope !== undefined ? { scope } : {}) });
+        await expectAuthority(shop, sendAssistant(agent), expected, clause, 'permission');
+      }
+    },
+  ),
+);
 
 // A signed-in assistant reaches the agent-protocol server with its own token of the agent audience (presented directly,
 // with DPoP); the forwarder's Assistant-Subject pair is for the signed-out assistant only (agents.assistant.forwarded-*).
-test(...check({ id: 'agents.assistant.same-rule-everywhere', title: 'the effective-scope rule is the same for a token of the agent audience as for one of the API audience', clauses: ['AUTH-ASST-7', 'AUTH-ASST-6', 'ERR-SCOPE-1'], requires: ['assistants'], seed: true }, async (shop) => {
-  const agentAudience = await AssistantAgent.create(shop, { permissions: ['assistant:read'], audience: 'agent' });
-  await expectAuthority(shop, sendAssistant(agentAudience), ['assistant:read'], 'AUTH-ASST-7', 'permission');
-}));
+test(
+  ...check(
+    {
+      id: 'agents.assistant.same-rule-everywhere',
+      title: 'the effective-scope rule is the same for a token of the agent audience as for one of the API audience',
+      clauses: ['AUTH-ASST-7', 'AUTH-ASST-6', 'ERR-SCOPE-1'],
+      requires: ['assistants'],
+      seed: true,
+    },
+    async (shop) => {
+      const agentAudience = await AssistantAgent.create(shop, { permissions: ['assistant:read'], audience: 'agent' });
+      await expectAuthority(shop, sendAssistant(agentAudience), ['assistant:read'], 'AUTH-ASST-7', 'permission');
+    },
+  ),
+);
 
-test(...check({ id: 'agents.assistant.stale-tokens', title: 'a signed-in token on a signed-out session and a signed-out token on a signed-in session act signed out: catalog and cart only, account actions 403 sign_in_required with DPoP error="sign_in_required"', clauses: ['AUTH-ASST-8', 'AUTH-ASST-9', 'AUTH-ASST-10', 'AUTH-SIGNIN-1', 'AUTH-SIGNIN-2', 'ERR-TABLE-10', 'AUTH-ACTIVE-2'], requires: ['assistants'], seed: true }, async (shop) => {
-  const stale: [string, string, () => Promise<[AssistantAgent, string | undefined]>][] = [
-    ['AUTH-ASST-9', 'a signed-in token on a session registered signed out', async () => [await AssistantAgent.create(shop, { signedIn: false }), undefined]],
-    ['AUTH-ASST-9', 'a signed-in token on a session the proxy then signed out', async () => {
+test(
+  ...check(
+    {
+      id: 'agents.assistant.stale-tokens',
+      title:
+        'a signed-in token on a signed-out session and a signed-out token on a signed-in session act signed out: catalog and cart only, account actions 403 sign_in_required with DPoP error="sign_in_required"',
+      clauses: ['AUTH-ASST-8', 'AUTH-ASST-9', 'AUTH-ASST-10', 'AUTH-SIGNIN-1', 'AUTH-SIGNIN-2', 'ERR-TABLE-10', 'AUTH-ACTIVE-2'],
+      requires: ['assistants'],
+      seed: true,
+    },
+    async (shop) => {
+      const stale: [string, string, () => Promise<[AssistantAgent, string | undefined]>][] = [
+        [
+          'AUTH-ASST-9',
+          'a signed-in token on a session registered signed out',
+          async () => [await AssistantAgent.create(shop, { signedIn: false }), undefined],
+        ],
+        [
+          'AUTH-ASST-9',
+          'a signed-in token on a session the proxy then signed out',
+          async () => {
+            const agent = await AssistantAgent.create(shop);
+            expectSuccess((await agent.get('/v1/me/profile')).res, 'control: the profile while signed in', 'AUTH-ASST-9');
+            await signOutSession(shop, agent.identity, ALL_PERMISSIONS);
+            return [agent, undefined];
+          },
+        ],
+        [
+          'AUTH-ASST-9',
+          'a signed-in token after the account revoked the agent',
+          async () => {
+            const agent = await AssistantAgent.create(shop);
+            await reportAuthorization(shop, agent.identity, 'revoked');
+            return [agent, undefined];
+          },
+        ],
+        [
+          'AUTH-ASST-8',
+          'a signed-out token on a signed-in session',
+          async () => {
+            const agent = await AssistantAgent.create(shop);
+            return [
+              agent,
+              await signedOutProxyToken(shop, { sid: agent.identity.sessionId, jkt: agent.key.thumbprint, scope: ALL_PERMISSIONS }),
+            ];
+          },
+        ],
+      ];
+      for (const [clause, what, make] of stale) {
+        const [agent, token] = await make();
+        const send = sendAssistant(agent, token);
+        for (const id of ['getProfile', 'listOrders', 'addAddress', 'checkoutSavedCard']) {
+          const res = await send(probe(OP(id)));
+          inCase(`${what}: ${id}`, () => expectSignInRequired(shop, res, 'DPoP', 'AUTH-ASST-10'));
+        }
+        expectSuccess(await send({ method: 'GET', path: '/v1/catalog/products' }), `${what}: searchProducts`, 'AUTH-ACTIVE-2');
+        expectSuccess(await send({ method: 'POST', path: '/v1/cart/items', json: cartLine() }), `${what}: addCartItem`, 'AUTH-ACTIVE-2');
+        expectNamesVariant(await send({ method: 'GET', path: '/v1/cart' }), VARIANT, `${what}: getCart`, clause);
+        // Acting signed out, it never reached the cart of the account its session or its token names.
+        const account = agent.identity.sub ?? agent.sub;
+        expectNotNamesVariant(
+          await shop.http.get('/v1/cart', { token: await shop.mint.customer({ sub: account }) }),
+          VARIANT,
+          `${what}: the account's cart`,
+          clause,
+        );
+      }
+    },
+  ),
+);
+
+test(
+  ...check(
+    {
+      id: 'agents.assistant.signed-out-base',
+      title:
+        'a signed-out proxy token (empty scope, or naming account scopes) on a signed-out session has exactly the base catalog and cart authority',
+      clauses: ['AUTH-ASST-14', 'AUTH-ASST-16', 'AUTH-ACTIVE-2', 'AUTH-SCOPE-6'],
+      requires: ['assistants'],
+      seed: true,
+    },
+    async (shop) => {
+      for (const [what, scope] of [
+        ['empty scope', ''],
+        ['scope naming account scopes', 'catalog:read cart:read cart:write account:read orders:read checkout'],
+      ] as const) {
+        const agent = await AssistantAgent.create(shop, { signedIn: false, signedOutToken: true, scope, permissions: ALL_PERMISSIONS });
+        expectSuccess((await agent.get('/v1/catalog/products')).res, `${what}: searchProducts`, 'AUTH-ASST-16');
+        expectSuccess((await agent.post('/v1/cart/items', { json: cartLine() })).res, `${what}: addCartItem`, 'AUTH-ASST-14');
+        expectNamesVariant((await agent.get('/v1/cart')).res, VARIANT, `${what}: getCart`, 'AUTH-ASST-14');
+        for (const id of ['getProfile', 'listPaymentMethods', 'addAddress', 'checkoutSavedCard']) {
+          const call = probe(OP(id));
+          const res = (await agent.request(call.method, call.path, call.json !== undefined ? { json: call.json } : {})).res;
+          inCase(`${what}: ${id}`, () => {
+            if (res.status !== 403) fail('status', 403, brief(res), 'AUTH-ASST-14');
+            expectProblem(res, { status: 403, error: errorOf(res) ?? '<missing>', docsUrl: shop.docsUrl, clause: 'AUTH-ACTIVE-2' });
+          });
+        }
+      }
+    },
+  ),
+);
+
+test(
+  ...check(
+    {
+      id: 'agents.assistant.signed-out-forgery',
+      title:
+        'a signed-out proxy token is verified: another key, another typ, an account sub or expiry is 401 invalid_token in the DPoP scheme',
+      clauses: ['AUTH-ASST-16', 'AUTH-ASST-5'],
+      requires: ['assistants'],
+    },
+    async (shop) => {
+      const agent = await AssistantAgent.create(shop, { signedIn: false, signedOutToken: true });
+      expectSuccess((await agent.get('/v1/cart')).res, 'control: the genuine signed-out token', 'AUTH-ASST-16');
+      const o = { sid: agent.identity.sessionId, jkt: agent.key.thumbprint };
+      const forged: [string, Promise<string>][] = [
+        ['signed with another key', signedOutProxyToken(shop, { ...o, key: `not-the-proxy-secret-${freshHex()}` })],
+        ['expired', signedOutProxyToken(shop, { ...o, claims: { iat: nowSeconds() - 7200, exp: nowSeconds() - 3600 } })],
+        ['typ at+jwt', signedOutProxyToken(shop, { ...o, header: { typ: 'at+jwt' } })],
+        ['an account sub', signedOutProxyToken(shop, { ...o, claims: { sub: shop.subject('cust') } })],
+        [
+          'another client',
+          signedOutProxyToken(shop, {
+            ...o,
+            claims: { client_id: shop.profile.clients.website, sub: `${shop.profile.clients.website}@clients` },
+          }),
+        ],
+      ];
+      for (const [what, token] of forged) {
+        const res = (await agent.get('/v1/cart', { token: await token })).res;
+        inCase(what, () => expectInvalidToken(shop, res, 'AUTH-ASST-16', 'DPoP', { only: true }));
+      }
+    },
+  ),
+);
+
+test(
+  ...check(
+    {
+      id: 'agents.assistant.direct-token-shape',
+      title:
+        'direct assistant tokens are single-level personal_agent exchanges of the proxy client: a deeper or other act chain, or another client, is refused',
+      clauses: ['AUTH-ASST-15'],
+      requires: ['assistants'],
+    },
+    async (shop) => {
       const agent = await AssistantAgent.create(shop);
-      expectSuccess((await agent.get('/v1/me/profile')).res, 'control: the profile while signed in', 'AUTH-ASST-9');
-      await signOutSession(shop, agent.identity, ALL_PERMISSIONS);
-      return [agent, undefined];
-    }],
-    ['AUTH-ASST-9', 'a signed-in token after the account revoked the agent', async () => {
-      const agent = await AssistantAgent.create(shop);
-      await reportAuthorization(shop, agent.identity, 'revoked');
-      return [agent, undefined];
-    }],
-    ['AUTH-ASST-8', 'a signed-out token on a signed-in session', async () => {
-      const agent = await AssistantAgent.create(shop);
-      return [agent, await signedOutProxyToken(shop, { sid: agent.identity.sessionId, jkt: agent.key.thumbprint, scope: ALL_PERMISSIONS })];
-    }],
-  ];
-  for (const [clause, what, make] of stale) {
-    const [agent, token] = await make();
-    const send = sendAssistant(agent, token);
-    for (const id of ['getProfile', 'listOrders', 'addAddress', 'checkoutSavedCard']) {
-      const res = await send(probe(OP(id)));
-      inCase(`${what}: ${id}`, () => expectSignInRequired(shop, res, 'DPoP', 'AUTH-ASST-10'));
-    }
-    expectSuccess(await send({ method: 'GET', path: '/v1/catalog/products' }), `${what}: searchProducts`, 'AUTH-ACTIVE-2');
-    expectSuccess(await send({ method: 'POST', path: '/v1/cart/items', json: cartLine() }), `${what}: addCartItem`, 'AUTH-ACTIVE-2');
-    expectNamesVariant(await send({ method: 'GET', path: '/v1/cart' }), VARIANT, `${what}: getCart`, clause);
-    // Acting signed out, it never reached the cart of the account its session or its token names.
-    const account = agent.identity.sub ?? agent.sub;
-    expectNotNamesVariant(await shop.http.get('/v1/cart', { token: await shop.mint.customer({ sub: account }) }), VARIANT, `${what}: the account's cart`, clause);
-  }
-}));
-
-test(...check({ id: 'agents.assistant.signed-out-base', title: 'a signed-out proxy token (empty scope, or naming account scopes) on a signed-out session has exactly the base catalog and cart authority', clauses: ['AUTH-ASST-14', 'AUTH-ASST-16', 'AUTH-ACTIVE-2', 'AUTH-SCOPE-6'], requires: ['assistants'], seed: true }, async (shop) => {
-  for (const [what, scope] of [['empty scope', ''], ['scope naming account scopes', 'catalog:read cart:read cart:write account:read orders:read checkout']] as const) {
-    const agent = await AssistantAgent.create(shop, { signedIn: false, signedOutToken: true, scope, permissions: ALL_PERMISSIONS });
-    expectSuccess((await agent.get('/v1/catalog/products')).res, `${what}: searchProducts`, 'AUTH-ASST-16');
-    expectSuccess((await agent.post('/v1/cart/items', { json: cartLine() })).res, `${what}: addCartItem`, 'AUTH-ASST-14');
-    expectNamesVariant((await agent.get('/v1/cart')).res, VARIANT, `${what}: getCart`, 'AUTH-ASST-14');
-    for (const id of ['getProfile', 'listPaymentMethods', 'addAddress', 'checkoutSavedCard']) {
-      const call = probe(OP(id));
-      const res = (await agent.request(call.method, call.path, call.json !== undefined ? { json: call.json } : {})).res;
-      inCase(`${what}: ${id}`, () => {
-        if (res.status !== 403) fail('status', 403, brief(res), 'AUTH-ASST-14');
-        expectProblem(res, { status: 403, error: errorOf(res) ?? '<missing>', docsUrl: shop.docsUrl, clause: 'AUTH-ACTIVE-2' });
-      });
-    }
-  }
-}));
-
-test(...check({ id: 'agents.assistant.signed-out-forgery', title: 'a signed-out proxy token is verified: another key, another typ, an account sub or expiry is 401 invalid_token in the DPoP scheme', clauses: ['AUTH-ASST-16', 'AUTH-ASST-5'], requires: ['assistants'] }, async (shop) => {
-  const agent = await AssistantAgent.create(shop, { signedIn: false, signedOutToken: true });
-  expectSuccess((await agent.get('/v1/cart')).res, 'control: the genuine signed-out token', 'AUTH-ASST-16');
-  const o = { sid: agent.identity.sessionId, jkt: agent.key.thumbprint };
-  const forged: [string, Promise<string>][] = [
-    ['signed with another key', signedOutProxyToken(shop, { ...o, key: `not-the-proxy-secret-${freshHex()}` })],
-    ['expired', signedOutProxyToken(shop, { ...o, claims: { iat: nowSeconds() - 7200, exp: nowSeconds() - 3600 } })],
-    ['typ at+jwt', signedOutProxyToken(shop, { ...o, header: { typ: 'at+jwt' } })],
-    ['an account sub', signedOutProxyToken(shop, { ...o, claims: { sub: shop.subject('cust') } })],
-    ['another client', signedOutProxyToken(shop, { ...o, claims: { client_id: shop.profile.clients.website, sub: `${shop.profile.clients.website}@clients` } })],
-  ];
-  for (const [what, token] of forged) {
-    const res = (await agent.get('/v1/cart', { token: await token })).res;
-    inCase(what, () => expectInvalidToken(shop, res, 'AUTH-ASST-16', 'DPoP', { only: true }));
-  }
-}));
-
-test(...check({ id: 'agents.assistant.direct-token-shape', title: 'direct assistant tokens are single-level personal_agent exchanges of the proxy client: a deeper or other act chain, or another client, is refused', clauses: ['AUTH-ASST-15'], requires: ['assistants'] }, async (shop) => {
-  const agent = await AssistantAgent.create(shop);
-  expectSuccess((await agent.get('/v1/cart')).res, 'control: a single-level personal_agent token', 'AUTH-ASST-15');
-  const c = shop.profile.clients;
-  const variants: [string, Record<string, unknown>][] = [
-    ['a two-level act chain', { act: { sub: 'personal_agent', act: { sub: 'another_agent' } } }],
-    ['another actor', { act: { sub: 'another_agent' } }],
-    ['no act', { act: undefined }],
-    ['the website client', { client_id: c.website }],
-    ['the agent-protocol client', { client_id: c.agentProtocol }],
-    ['an unknown client', { client_id: `stranger-${freshHex()}` }],
-  ];
-  for (const [what, claims] of variants) {
-    const res = (await agent.get('/v1/cart', { token: await agent.mintToken({ claims }) })).res;
-    inCase(what, () => expectCredentialRefused(shop, res, 'AUTH-ASST-15'));
-  }
-}));
+      expectSuccess((await agent.get('/v1/cart')).res, 'control: a single-level personal_agent token', 'AUTH-ASST-15');
+      const c = shop.profile.clients;
+      const variants: [string, Record<string, unknown>][] = [
+        ['a two-level act chain', { act: { sub: 'personal_agent', act: { sub: 'another_agent' } } }],
+        ['another actor', { act: { sub: 'another_agent' } }],
+        ['no act', { act: undefined }],
+        ['the website client', { client_id: c.website }],
+        ['the agent-protocol client', { client_id: c.agentProtocol }],
+        ['an unknown client', { client_id: `stranger-${freshHex()}` }],
+      ];
+      for (const [what, claims] of variants) {
+        const res = (await agent.get('/v1/cart', { token: await agent.mintToken({ claims }) })).res;
+        inCase(what, () => expectCredentialRefused(shop, res, 'AUTH-ASST-15'));
+      }
+    },
+  ),
+);

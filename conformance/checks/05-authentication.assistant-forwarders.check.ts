@@ -17,78 +17,189 @@ import { VARIANT } from './_shared/seed-data.js';
 import { PERMISSIONS } from '../../contract/scopes.js';
 import { contextHeader, browserHeader } from './_shared/artifact-headers.js';
 
-test(...check({ id: 'agents.assistant.sign-in-required-scheme', title: 'sign_in_required is 403 in the scheme chosen from the request: Bearer for a forwarder\'s machine token', clauses: ['AUTH-SIGNIN-1', 'AUTH-SIGNIN-2', 'ERR-TABLE-10', 'AUTH-CRED-9'], requires: ['assistants'] }, async (shop) => {
-  const identity = await provisionAssistantSession(shop, { signedIn: false, permissions: [] });
-  const key = await createDpopKey();
-  const original = await signedOutProxyToken(shop, { sid: identity.sessionId, jkt: key.thumbprint });
-  const res = await shop.http.get('/v1/me/profile', { headers: { authorization: `Bearer ${await shop.mint.mcpAgentForwarder()}`, 'assistant-subject': original } });
-  expectSignInRequired(shop, res, 'Bearer', 'AUTH-SIGNIN-2');
-}));
+test(
+  ...check(
+    {
+      id: 'agents.assistant.sign-in-required-scheme',
+      title: "sign_in_required is 403 in the scheme chosen from the request: Bearer for a forwarder's machine token",
+      clauses: ['AUTH-SIGNIN-1', 'AUTH-SIGNIN-2', 'ERR-TABLE-10', 'AUTH-CRED-9'],
+      requires: ['assistants'],
+    },
+    async (shop) => {
+      const identity = await provisionAssistantSession(shop, { signedIn: false, permissions: [] });
+      const key = await createDpopKey();
+      const original = await signedOutProxyToken(shop, { sid: identity.sessionId, jkt: key.thumbprint });
+      const res = await shop.http.get('/v1/me/profile', {
+        headers: { authorization: `Bearer ${await shop.mint.mcpAgentForwarder()}`, 'assistant-subject': original },
+      });
+      expectSignInRequired(shop, res, 'Bearer', 'AUTH-SIGNIN-2');
+    },
+  ),
+);
 
-test(...check({ id: 'agents.assistant.forwarders-need-one-artifact', title: 'the web and MCP agent forwarders only forward agents: with no original artifact, or with two, they are refused', clauses: ['AUTH-ASST-17', 'AUTH-ASST-18'], requires: ['assistants'], seed: true }, async (shop) => {
-  const agent = await AssistantAgent.create(shop);
-  const web = await shop.mint.invitedAgentForwarder();
-  const mcp = await shop.mint.mcpAgentForwarder();
-  const context = await shop.mint.invitedAgentContext({ sub: agent.identity.sub!, agentId: `inv_agent_${freshHex()}`, permissions: ALL_PERMISSIONS, forwarderToken: web });
-  const browser = browserSession(shop, agent.identity.sessionId);
-  const cases: [string, string, Record<string, string>][] = [
-    ['AUTH-ASST-17', 'the web agent forwarder alone', { authorization: `Bearer ${web}` }],
-    ['AUTH-ASST-17', 'the MCP agent forwarder alone', { authorization: `Bearer ${mcp}` }],
-    ['AUTH-ASST-18', 'the MCP forwarder with Assistant-Subject and an invited-agent context', { authorization: `Bearer ${mcp}`, 'assistant-subject': agent.token, [contextHeader()]: context }],
-    ['AUTH-ASST-18', 'the web forwarder with an invited-agent context and Assistant-Subject', { authorization: `Bearer ${web}`, [contextHeader()]: context, 'assistant-subject': agent.token }],
-    ['AUTH-ASST-18', 'the web forwarder with an invited-agent context and a browser session', { authorization: `Bearer ${web}`, [contextHeader()]: context, [browserHeader()]: browser }],
-    ['AUTH-ASST-18', 'the web forwarder with a browser session and Assistant-Subject', { authorization: `Bearer ${web}`, [browserHeader()]: browser, 'assistant-subject': agent.token }],
-  ];
-  for (const [clause, what, headers] of cases) {
-    for (const [method, path, json] of [['GET', '/v1/cart', undefined], ['POST', '/v1/cart/items', cartLine()]] as const) {
-      const res = await shop.http.request(method, path, { headers, ...(json ? { json } : {}) });
-      inCase(`${what}, ${method} ${path}`, () => expectCredentialRefused(shop, res, clause));
-    }
-  }
-  expectNotNamesVariant(await shop.http.get('/v1/cart', { token: await shop.mint.customer({ sub: agent.identity.sub! }) }), VARIANT, 'the account cart after the refused writes', 'AUTH-ASST-18');
-}));
+test(
+  ...check(
+    {
+      id: 'agents.assistant.forwarders-need-one-artifact',
+      title: 'the web and MCP agent forwarders only forward agents: with no original artifact, or with two, they are refused',
+      clauses: ['AUTH-ASST-17', 'AUTH-ASST-18'],
+      requires: ['assistants'],
+      seed: true,
+    },
+    async (shop) => {
+      const agent = await AssistantAgent.create(shop);
+      const web = await shop.mint.invitedAgentForwarder();
+      const mcp = await shop.mint.mcpAgentForwarder();
+      const context = await shop.mint.invitedAgentContext({
+        sub: agent.identity.sub!,
+        agentId: `inv_agent_${freshHex()}`,
+        permissions: ALL_PERMISSIONS,
+        forwarderToken: web,
+      });
+      const browser = browserSession(shop, agent.identity.sessionId);
+      const cases: [string, string, Record<string, string>][] = [
+        ['AUTH-ASST-17', 'the web agent forwarder alone', { authorization: `Bearer ${web}` }],
+        ['AUTH-ASST-17', 'the MCP agent forwarder alone', { authorization: `Bearer ${mcp}` }],
+        [
+          'AUTH-ASST-18',
+          'the MCP forwarder with Assistant-Subject and an invited-agent context',
+          { authorization: `Bearer ${mcp}`, 'assistant-subject': agent.token, [contextHeader()]: context },
+        ],
+        [
+          'AUTH-ASST-18',
+          'the web forwarder with an invited-agent context and Assistant-Subject',
+          { authorization: `Bearer ${web}`, [contextHeader()]: context, 'assistant-subject': agent.token },
+        ],
+        [
+          'AUTH-ASST-18',
+          'the web forwarder with an invited-agent context and a browser session',
+          { authorization: `Bearer ${web}`, [contextHeader()]: context, [browserHeader()]: browser },
+        ],
+        [
+          'AUTH-ASST-18',
+          'the web forwarder with a browser session and Assistant-Subject',
+          { authorization: `Bearer ${web}`, [browserHeader()]: browser, 'assistant-subject': agent.token },
+        ],
+      ];
+      for (const [clause, what, headers] of cases) {
+        for (const [method, path, json] of [
+          ['GET', '/v1/cart', undefined],
+          ['POST', '/v1/cart/items', cartLine()],
+        ] as const) {
+          const res = await shop.http.request(method, path, { headers, ...(json ? { json } : {}) });
+          inCase(`${what}, ${method} ${path}`, () => expectCredentialRefused(shop, res, clause));
+        }
+      }
+      expectNotNamesVariant(
+        await shop.http.get('/v1/cart', { token: await shop.mint.customer({ sub: agent.identity.sub! }) }),
+        VARIANT,
+        'the account cart after the refused writes',
+        'AUTH-ASST-18',
+      );
+    },
+  ),
+);
 
-test(...check({ id: 'agents.assistant.forwarded', title: 'a forwarder with one artifact speaks for that assistant: the MCP forwarder with Assistant-Subject, the web forwarder with the assistant\'s browser session', clauses: ['AUTH-CRED-8', 'AUTH-CRED-9', 'AUTH-ORDER-5'], requires: ['assistants'], seed: true }, async (shop) => {
-  // MCP forwarder + the signed-out assistant's original token: the assistant's own session cart.
-  const out = await AssistantAgent.create(shop, { signedIn: false, signedOutToken: true });
-  const mcpHeaders = { authorization: `Bearer ${await shop.mint.mcpAgentForwarder()}`, 'assistant-subject': out.token };
-  expectSuccess(await shop.http.post('/v1/cart/items', { headers: mcpHeaders, json: cartLine() }), 'MCP forwarder adds a line for the signed-out assistant', 'AUTH-CRED-9');
-  expectNamesVariant((await out.get('/v1/cart')).res, VARIANT, 'the assistant reads its session cart directly', 'AUTH-ORDER-5');
-  // Web forwarder + the browser session of a signed-in assistant: the session's account.
-  const signedIn = await AssistantAgent.create(shop);
-  const webHeaders = { authorization: `Bearer ${await shop.mint.invitedAgentForwarder()}`, [browserHeader()]: browserSession(shop, signedIn.identity.sessionId) };
-  expectSuccess(await shop.http.post('/v1/cart/items', { headers: webHeaders, json: cartLine() }), 'web forwarder adds a line for the browser session', 'AUTH-CRED-8');
-  expectNamesVariant(await shop.http.get('/v1/cart', { token: await shop.mint.customer({ sub: signedIn.identity.sub! }) }), VARIANT, 'the customer of the session\'s account reads the line', 'AUTH-CRED-8');
-  expectSuccess(await shop.http.get('/v1/me/profile', { headers: webHeaders }), 'web forwarder reads the profile for the session', 'AUTH-CRED-8');
-}));
+test(
+  ...check(
+    {
+      id: 'agents.assistant.forwarded',
+      title:
+        "a forwarder with one artifact speaks for that assistant: the MCP forwarder with Assistant-Subject, the web forwarder with the assistant's browser session",
+      clauses: ['AUTH-CRED-8', 'AUTH-CRED-9', 'AUTH-ORDER-5'],
+      requires: ['assistants'],
+      seed: true,
+    },
+    async (shop) => {
+      // MCP forwarder + the signed-out assistant's original token: the assistant's own session cart.
+      const out = await AssistantAgent.create(shop, { signedIn: false, signedOutToken: true });
+      const mcpHeaders = { authorization: `Bearer ${await shop.mint.mcpAgentForwarder()}`, 'assistant-subject': out.token };
+      expectSuccess(
+        await shop.http.post('/v1/cart/items', { headers: mcpHeaders, json: cartLine() }),
+        'MCP forwarder adds a line for the signed-out assistant',
+        'AUTH-CRED-9',
+      );
+      expectNamesVariant((await out.get('/v1/cart')).res, VARIANT, 'the assistant reads its session cart directly', 'AUTH-ORDER-5');
+      // Web forwarder + the browser session of a signed-in assistant: the session's account.
+      const signedIn = await AssistantAgent.create(shop);
+      const webHeaders = {
+        authorization: `Bearer ${await shop.mint.invitedAgentForwarder()}`,
+        [browserHeader()]: browserSession(shop, signedIn.identity.sessionId),
+      };
+      expectSuccess(
+        await shop.http.post('/v1/cart/items', { headers: webHeaders, json: cartLine() }),
+        'web forwarder adds a line for the browser session',
+        'AUTH-CRED-8',
+      );
+      expectNamesVariant(
+        await shop.http.get('/v1/cart', { token: await shop.mint.customer({ sub: signedIn.identity.sub! }) }),
+        VARIANT,
+        "the customer of the session's account reads the line",
+        'AUTH-CRED-8',
+      );
+      expectSuccess(
+        await shop.http.get('/v1/me/profile', { headers: webHeaders }),
+        'web forwarder reads the profile for the session',
+        'AUTH-CRED-8',
+      );
+    },
+  ),
+);
 
 // Killed by a server that admits the forwarded session token for its account (200 with the profile): whoever holds the
 // forwarder credential could then use a captured session token without its key.
-test(...check({ id: 'agents.assistant.forwarded-session-token-no-account', title: 'the MCP forwarder with a signed-in assistant\'s session token in Assistant-Subject reaches no account data (that pair serves the signed-out assistant; session tokens need DPoP and a proof)', clauses: ['AUTH-CRED-9', 'AUTH-ASST-1', 'AUTH-ASST-2'], requires: ['assistants'] }, async (shop) => {
-  const agent = await AssistantAgent.create(shop);
-  expectSuccess((await agent.get('/v1/me/profile')).res, 'control: the assistant reads the profile with its key and a proof', 'AUTH-ASST-1');
-  const headers = { authorization: `Bearer ${await shop.mint.mcpAgentForwarder()}`, 'assistant-subject': agent.token };
-  for (const path of ['/v1/me/profile', '/v1/me/orders', '/v1/me/addresses']) {
-    const res = await shop.http.get(path, { headers });
-    inCase(`GET ${path} through the forwarder`, () => expectCredentialRefused(shop, res, 'AUTH-ASST-1'));
-  }
-}));
+test(
+  ...check(
+    {
+      id: 'agents.assistant.forwarded-session-token-no-account',
+      title:
+        "the MCP forwarder with a signed-in assistant's session token in Assistant-Subject reaches no account data (that pair serves the signed-out assistant; session tokens need DPoP and a proof)",
+      clauses: ['AUTH-CRED-9', 'AUTH-ASST-1', 'AUTH-ASST-2'],
+      requires: ['assistants'],
+    },
+    async (shop) => {
+      const agent = await AssistantAgent.create(shop);
+      expectSuccess(
+        (await agent.get('/v1/me/profile')).res,
+        'control: the assistant reads the profile with its key and a proof',
+        'AUTH-ASST-1',
+      );
+      const headers = { authorization: `Bearer ${await shop.mint.mcpAgentForwarder()}`, 'assistant-subject': agent.token };
+      for (const path of ['/v1/me/profile', '/v1/me/orders', '/v1/me/addresses']) {
+        const res = await shop.http.get(path, { headers });
+        inCase(`GET ${path} through the forwarder`, () => expectCredentialRefused(shop, res, 'AUTH-ASST-1'));
+      }
+    },
+  ),
+);
 
-test(...check({ id: 'agents.assistant.forwarder-needs-agent-forward', title: 'an MCP forwarder token without agent:forward cannot forward an assistant (refused; never told an API or service scope)', clauses: ['AUTH-SCOPE-5', 'ERR-SCOPE-1'], requires: ['assistants'] }, async (shop) => {
-  const out = await AssistantAgent.create(shop, { signedIn: false, signedOutToken: true });
-  for (const scope of ['catalog:read cart:read cart:write', '']) {
-    const headers = { authorization: `Bearer ${await shop.mint.mcpAgentForwarder({ scope })}`, 'assistant-subject': out.token };
-    const res = await shop.http.get('/v1/cart', { headers });
-    inCase(`forwarder scope "${scope}"`, () => expectCredentialRefused(shop, res, 'AUTH-SCOPE-5'));
-    // Assistants are told account scopes, never API or service scopes (killed by `scope: "agent:forward"`).
-    if (res.body?.error === 'insufficient_scope' && !(PERMISSIONS as readonly string[]).includes(String(res.body.scope))) fail(`forwarder scope "${scope}": scope member`, 'an account scope (permission)', res.body.scope, 'ERR-SCOPE-1');
-  }
-}));
+test(
+  ...check(
+    {
+      id: 'agents.assistant.forwarder-needs-agent-forward',
+      title: 'an MCP forwarder token without agent:forward cannot forward an assistant (refused; never told an API or service scope)',
+      clauses: ['AUTH-SCOPE-5', 'ERR-SCOPE-1'],
+      requires: ['assistants'],
+    },
+    async (shop) => {
+      const out = await AssistantAgent.create(shop, { signedIn: false, signedOutToken: true });
+      for (const scope of ['catalog:read cart:read cart:write', '']) {
+        const headers = { authorization: `Bearer ${await shop.mint.mcpAgentForwarder({ scope })}`, 'assistant-subject': out.token };
+        const res = await shop.http.get('/v1/cart', { headers });
+        inCase(`forwarder scope "${scope}"`, () => expectCredentialRefused(shop, res, 'AUTH-SCOPE-5'));
+        // Assistants are told account scopes, never API or service scopes (killed by `scope: "agent:forward"`).
+        if (res.body?.error === 'insufficient_scope' && !(PERMISSIONS as readonly string[]).includes(String(res.body.scope)))
+          fail(`forwarder scope "${scope}": scope member`, 'an account scope (permission)', res.body.scope, 'ERR-SCOPE-1');
+      }
+    },
+  ),
+);
 
 /** A declared assistant budget (profile rateLimits, when its schema names one), or a skip: the spec shows no numbers. */
 function assistantBudget(shop: Shop, name: 'assistantSessionBudget' | 'assistantClientBudget'): number {
   const declared = (shop.profile.rateLimits as Record<string, unknown> | undefined)?.[name];
-  if (typeof declared !== 'number') return notApplicable(`the profile declares no assistant rate-limit budget (rateLimits.${name}); the spec shows no numbers`);
+  if (typeof declared !== 'number')
+    return notApplicable(`the profile declares no assistant rate-limit budget (rateLimits.${name}); the spec shows no numbers`);
   if (declared > 500) return notApplicable(`the assistant budget ${declared} is too large to spend in a check`);
   return declared;
 }
@@ -99,19 +210,40 @@ async function expectBudgetSpent(shop: Shop, agents: readonly AssistantAgent[], 
     last = (await agents[i % agents.length]!.get('/v1/catalog/collections')).res;
     if (last.status === 429) break;
   }
-  if (!last || last.status !== 429) fail('the budget is spent', `a 429 within ${budget + 2} requests`, last ? brief(last) : 'no request', clause);
+  if (!last || last.status !== 429)
+    fail('the budget is spent', `a 429 within ${budget + 2} requests`, last ? brief(last) : 'no request', clause);
   expectProblem(last!, { status: 429, error: 'rate_limited', docsUrl: shop.docsUrl, clause });
   if (!last!.headers.get('retry-after')) fail('Retry-After', 'present', null, clause);
 }
 
-test(...check({ id: 'agents.assistant.session-budget', title: 'an assistant session has a budget: past it, 429 rate_limited with Retry-After', clauses: ['LIM-RATE-2'], requires: ['assistants'] }, async (shop) => {
-  const budget = assistantBudget(shop, 'assistantSessionBudget');
-  await expectBudgetSpent(shop, [await AssistantAgent.create(shop)], budget, 'LIM-RATE-2');
-}));
+test(
+  ...check(
+    {
+      id: 'agents.assistant.session-budget',
+      title: 'an assistant session has a budget: past it, 429 rate_limited with Retry-After',
+      clauses: ['LIM-RATE-2'],
+      requires: ['assistants'],
+    },
+    async (shop) => {
+      const budget = assistantBudget(shop, 'assistantSessionBudget');
+      await expectBudgetSpent(shop, [await AssistantAgent.create(shop)], budget, 'LIM-RATE-2');
+    },
+  ),
+);
 
-test(...check({ id: 'agents.assistant.client-budget', title: 'an assistant client has a budget across its sessions: past it, 429 rate_limited with Retry-After', clauses: ['LIM-RATE-3'], requires: ['assistants'] }, async (shop) => {
-  const budget = assistantBudget(shop, 'assistantClientBudget');
-  const clientId = `asst_client_${freshHex()}`;
-  const agents = [await AssistantAgent.create(shop, { clientId }), await AssistantAgent.create(shop, { clientId })];
-  await expectBudgetSpent(shop, agents, budget, 'LIM-RATE-3');
-}));
+test(
+  ...check(
+    {
+      id: 'agents.assistant.client-budget',
+      title: 'an assistant client has a budget across its sessions: past it, 429 rate_limited with Retry-After',
+      clauses: ['LIM-RATE-3'],
+      requires: ['assistants'],
+    },
+    async (shop) => {
+      const budget = assistantBudget(shop, 'assistantClientBudget');
+      const clientId = `asst_client_${freshHex()}`;
+      const agents = [await AssistantAgent.create(shop, { clientId }), await AssistantAgent.create(shop, { clientId })];
+      await expectBudgetSpent(shop, agents, budget, 'LIM-RATE-3');
+    },
+  ),
+);

@@ -14,84 +14,160 @@ import { expectInvalidToken, expectNoChallengeOf } from './_shared/expect-refusa
  */
 function expectDpopChallengeOnly(shop: Shop, res: ShopResponse, clause: string): void {
   const error = typeof res.body?.error === 'string' ? res.body.error : '<missing>';
-  if (!['invalid_token', 'invalid_dpop_proof', 'use_dpop_nonce'].includes(error)) fail('problem "error"', 'invalid_token, invalid_dpop_proof or use_dpop_nonce', error, clause);
+  if (!['invalid_token', 'invalid_dpop_proof', 'use_dpop_nonce'].includes(error))
+    fail('problem "error"', 'invalid_token, invalid_dpop_proof or use_dpop_nonce', error, clause);
   expectProblem(res, { status: 401, error, docsUrl: shop.docsUrl, clause });
   expectChallenge(res, { scheme: 'DPoP', error, clause });
   expectNoChallengeOf(res, 'Bearer', clause);
 }
 
-test(...check({ id: 'auth.scheme.dpop-authorization', title: 'an Authorization in the DPoP scheme is answered with a DPoP challenge only', clauses: ['AUTH-SCHEME-2', 'AUTH-SCHEME-6'] }, async (shop) => {
-  const sub = shop.subject('cust');
-  const d = shop.mint.draft.customer({ sub });
-  const credentials: [string, string][] = [
-    ['a customer token without a proof', await shop.mint.customer({ sub })],
-    ['a badly signed token', await signWith(d.payload, d.header, (await createForeignKey()).privateKey)],
-    ['a garbage token', 'abc.def.ghi'],
-  ];
-  for (const [what, credential] of credentials) {
-    const res = await shop.http.get('/v1/cart', { headers: { authorization: `DPoP ${credential}` } });
-    inCase(`DPoP with ${what}`, () => expectDpopChallengeOnly(shop, res, 'AUTH-SCHEME-2'));
-  }
-}));
+test(
+  ...check(
+    {
+      id: 'auth.scheme.dpop-authorization',
+      title: 'an Authorization in the DPoP scheme is answered with a DPoP challenge only',
+      clauses: ['AUTH-SCHEME-2', 'AUTH-SCHEME-6'],
+    },
+    async (shop) => {
+      const sub = shop.subject('cust');
+      const d = shop.mint.draft.customer({ sub });
+      const credentials: [string, string][] = [
+        ['a customer token without a proof', await shop.mint.customer({ sub })],
+        ['a badly signed token', await signWith(d.payload, d.header, (await createForeignKey()).privateKey)],
+        ['a garbage token', 'abc.def.ghi'],
+      ];
+      for (const [what, credential] of credentials) {
+        const res = await shop.http.get('/v1/cart', { headers: { authorization: `DPoP ${credential}` } });
+        inCase(`DPoP with ${what}`, () => expectDpopChallengeOnly(shop, res, 'AUTH-SCHEME-2'));
+      }
+    },
+  ),
+);
 
-test(...check({ id: 'auth.scheme.dpop-authorization.reference', title: 'DPoP scheme without a proof: 401 invalid_token, WWW-Authenticate exactly DPoP error="invalid_token", algs="ES256"', clauses: ['AUTH-SCHEME-2', 'ERR-TABLE-2'], level: 'reference' }, async (shop) => {
-  const res = await shop.http.get('/v1/cart', { headers: { authorization: `DPoP ${await shop.mint.customer({ sub: shop.subject('cust') })}` } });
-  expectProblem(res, { status: 401, error: 'invalid_token', docsUrl: shop.docsUrl, clause: 'AUTH-SCHEME-2' });
-  const header = res.headers.get('www-authenticate');
-  if (header !== 'DPoP error="invalid_token", algs="ES256"') fail('WWW-Authenticate', 'DPoP error="invalid_token", algs="ES256"', header, 'AUTH-SCHEME-2');
-}));
+test(
+  ...check(
+    {
+      id: 'auth.scheme.dpop-authorization.reference',
+      title: 'DPoP scheme without a proof: 401 invalid_token, WWW-Authenticate exactly DPoP error="invalid_token", algs="ES256"',
+      clauses: ['AUTH-SCHEME-2', 'ERR-TABLE-2'],
+      level: 'reference',
+    },
+    async (shop) => {
+      const res = await shop.http.get('/v1/cart', {
+        headers: { authorization: `DPoP ${await shop.mint.customer({ sub: shop.subject('cust') })}` },
+      });
+      expectProblem(res, { status: 401, error: 'invalid_token', docsUrl: shop.docsUrl, clause: 'AUTH-SCHEME-2' });
+      const header = res.headers.get('www-authenticate');
+      if (header !== 'DPoP error="invalid_token", algs="ES256"')
+        fail('WWW-Authenticate', 'DPoP error="invalid_token", algs="ES256"', header, 'AUTH-SCHEME-2');
+    },
+  ),
+);
 
-test(...check({ id: 'auth.scheme.assistant-act-before-verification', title: 'a badly signed Bearer token whose unverified act is personal_agent gets a DPoP challenge only', clauses: ['AUTH-SCHEME-4', 'AUTH-SCHEME-6', 'ERR-TABLE-2'] }, async (shop) => {
-  const sub = shop.subject('cust');
-  const foreign = (await createForeignKey()).privateKey;
-  // The act claim alone marks the token: no cnf, and neither the header type nor the client says anything else.
-  const assistant = shop.mint.draft.assistant({ sub, jkt: 'unused', sid: `sess_${randomUUID()}`, claims: { cnf: undefined } });
-  const website = shop.mint.draft.customer({ sub, claims: { act: { sub: 'personal_agent' } } });
-  for (const [what, d] of [['proxy client', assistant], ['website client', website]] as const) {
-    const res = await shop.http.get('/v1/cart', { token: await signWith(d.payload, d.header, foreign) });
-    inCase(`badly signed ${what} token with act personal_agent`, () => {
-      expectInvalidToken(shop, res, 'AUTH-SCHEME-4', 'DPoP');
-      expectNoChallengeOf(res, 'Bearer', 'AUTH-SCHEME-6');
-    });
-  }
-}));
+test(
+  ...check(
+    {
+      id: 'auth.scheme.assistant-act-before-verification',
+      title: 'a badly signed Bearer token whose unverified act is personal_agent gets a DPoP challenge only',
+      clauses: ['AUTH-SCHEME-4', 'AUTH-SCHEME-6', 'ERR-TABLE-2'],
+    },
+    async (shop) => {
+      const sub = shop.subject('cust');
+      const foreign = (await createForeignKey()).privateKey;
+      // The act claim alone marks the token: no cnf, and neither the header type nor the client says anything else.
+      const assistant = shop.mint.draft.assistant({ sub, jkt: 'unused', sid: `sess_${randomUUID()}`, claims: { cnf: undefined } });
+      const website = shop.mint.draft.customer({ sub, claims: { act: { sub: 'personal_agent' } } });
+      for (const [what, d] of [
+        ['proxy client', assistant],
+        ['website client', website],
+      ] as const) {
+        const res = await shop.http.get('/v1/cart', { token: await signWith(d.payload, d.header, foreign) });
+        inCase(`badly signed ${what} token with act personal_agent`, () => {
+          expectInvalidToken(shop, res, 'AUTH-SCHEME-4', 'DPoP');
+          expectNoChallengeOf(res, 'Bearer', 'AUTH-SCHEME-6');
+        });
+      }
+    },
+  ),
+);
 
-test(...check({ id: 'auth.scheme.assistant-token-as-bearer', title: 'a validly signed assistant token sent as Bearer: 401 invalid_token with DPoP error="invalid_token", algs="ES256"', clauses: ['ERR-TABLE-3', 'AUTH-ASST-2', 'AUTH-SCHEME-4'] }, async (shop) => {
-  // The assistant's DPoP key need not exist: the token is refused before any proof is looked at.
-  const token = await shop.mint.assistant({ sub: shop.subject('cust'), jkt: randomBytes(32).toString('base64url'), sid: `sess_${randomUUID()}` });
-  const res = await shop.http.get('/v1/cart', { token });
-  expectProblem(res, { status: 401, error: 'invalid_token', docsUrl: shop.docsUrl, clause: 'ERR-TABLE-3' });
-  expectChallenge(res, { scheme: 'DPoP', error: 'invalid_token', params: { algs: 'ES256' }, clause: 'ERR-TABLE-3' });
-  expectNoChallengeOf(res, 'Bearer', 'ERR-TABLE-3');
-}));
+test(
+  ...check(
+    {
+      id: 'auth.scheme.assistant-token-as-bearer',
+      title: 'a validly signed assistant token sent as Bearer: 401 invalid_token with DPoP error="invalid_token", algs="ES256"',
+      clauses: ['ERR-TABLE-3', 'AUTH-ASST-2', 'AUTH-SCHEME-4'],
+    },
+    async (shop) => {
+      // The assistant's DPoP key need not exist: the token is refused before any proof is looked at.
+      const token = await shop.mint.assistant({
+        sub: shop.subject('cust'),
+        jkt: randomBytes(32).toString('base64url'),
+        sid: `sess_${randomUUID()}`,
+      });
+      const res = await shop.http.get('/v1/cart', { token });
+      expectProblem(res, { status: 401, error: 'invalid_token', docsUrl: shop.docsUrl, clause: 'ERR-TABLE-3' });
+      expectChallenge(res, { scheme: 'DPoP', error: 'invalid_token', params: { algs: 'ES256' }, clause: 'ERR-TABLE-3' });
+      expectNoChallengeOf(res, 'Bearer', 'ERR-TABLE-3');
+    },
+  ),
+);
 
-test(...check({ id: 'auth.scheme.plain-bearer', title: 'a rejected Bearer token without an assistant marker gets a Bearer challenge only', clauses: ['AUTH-SCHEME-5', 'ERR-TABLE-2'] }, async (shop) => {
-  const d = shop.mint.draft.customer({ sub: shop.subject('cust') });
-  const tokens: [string, string][] = [
-    ['a badly signed customer token', await signWith(d.payload, d.header, (await createForeignKey()).privateKey)],
-    ['a garbage JWS', 'abc.def.ghi'],
-    ['a non-JWT', 'not-a-jwt'],
-  ];
-  for (const [what, token] of tokens) {
-    const res = await shop.http.get('/v1/cart', { token });
-    inCase(what, () => {
-      expectInvalidToken(shop, res, 'AUTH-SCHEME-5');
-      expectNoChallengeOf(res, 'DPoP', 'AUTH-SCHEME-5');
-    });
-  }
-}));
+test(
+  ...check(
+    {
+      id: 'auth.scheme.plain-bearer',
+      title: 'a rejected Bearer token without an assistant marker gets a Bearer challenge only',
+      clauses: ['AUTH-SCHEME-5', 'ERR-TABLE-2'],
+    },
+    async (shop) => {
+      const d = shop.mint.draft.customer({ sub: shop.subject('cust') });
+      const tokens: [string, string][] = [
+        ['a badly signed customer token', await signWith(d.payload, d.header, (await createForeignKey()).privateKey)],
+        ['a garbage JWS', 'abc.def.ghi'],
+        ['a non-JWT', 'not-a-jwt'],
+      ];
+      for (const [what, token] of tokens) {
+        const res = await shop.http.get('/v1/cart', { token });
+        inCase(what, () => {
+          expectInvalidToken(shop, res, 'AUTH-SCHEME-5');
+          expectNoChallengeOf(res, 'DPoP', 'AUTH-SCHEME-5');
+        });
+      }
+    },
+  ),
+);
 
-test(...check({ id: 'auth.scheme.header-type.reference', title: 'a badly signed Bearer token of header type signed-out-proxy+jwt gets a DPoP challenge', clauses: ['AUTH-SCHEME-3', 'AUTH-SCHEME-6'], level: 'reference' }, async (shop) => {
-  const d = shop.mint.draft.customer({ sub: shop.subject('cust'), header: { typ: 'signed-out-proxy+jwt' } });
-  const res = await shop.http.get('/v1/cart', { token: await signWith(d.payload, d.header, (await createForeignKey()).privateKey) });
-  expectInvalidToken(shop, res, 'AUTH-SCHEME-3', 'DPoP');
-  expectNoChallengeOf(res, 'Bearer', 'AUTH-SCHEME-3');
-}));
+test(
+  ...check(
+    {
+      id: 'auth.scheme.header-type.reference',
+      title: 'a badly signed Bearer token of header type signed-out-proxy+jwt gets a DPoP challenge',
+      clauses: ['AUTH-SCHEME-3', 'AUTH-SCHEME-6'],
+      level: 'reference',
+    },
+    async (shop) => {
+      const d = shop.mint.draft.customer({ sub: shop.subject('cust'), header: { typ: 'signed-out-proxy+jwt' } });
+      const res = await shop.http.get('/v1/cart', { token: await signWith(d.payload, d.header, (await createForeignKey()).privateKey) });
+      expectInvalidToken(shop, res, 'AUTH-SCHEME-3', 'DPoP');
+      expectNoChallengeOf(res, 'Bearer', 'AUTH-SCHEME-3');
+    },
+  ),
+);
 
 // The spec lists the header type and the act claim as markers; cnf (DPoP binding) is the reference's addition.
-test(...check({ id: 'auth.scheme.dpop-bound-bearer', title: 'a badly signed Bearer token bound by cnf.jkt alone (no assistant marker) gets a Bearer challenge', clauses: ['AUTH-SCHEME-5', 'AUTH-SCHEME-6'] }, async (shop) => {
-  const d = shop.mint.draft.customer({ sub: shop.subject('cust'), claims: { cnf: { jkt: randomBytes(32).toString('base64url') } } });
-  const res = await shop.http.get('/v1/cart', { token: await signWith(d.payload, d.header, (await createForeignKey()).privateKey) });
-  expectInvalidToken(shop, res, 'AUTH-SCHEME-5', 'Bearer');
-  expectNoChallengeOf(res, 'DPoP', 'AUTH-SCHEME-5');
-}));
+test(
+  ...check(
+    {
+      id: 'auth.scheme.dpop-bound-bearer',
+      title: 'a badly signed Bearer token bound by cnf.jkt alone (no assistant marker) gets a Bearer challenge',
+      clauses: ['AUTH-SCHEME-5', 'AUTH-SCHEME-6'],
+    },
+    async (shop) => {
+      const d = shop.mint.draft.customer({ sub: shop.subject('cust'), claims: { cnf: { jkt: randomBytes(32).toString('base64url') } } });
+      const res = await shop.http.get('/v1/cart', { token: await signWith(d.payload, d.header, (await createForeignKey()).privateKey) });
+      expectInvalidToken(shop, res, 'AUTH-SCHEME-5', 'Bearer');
+      expectNoChallengeOf(res, 'DPoP', 'AUTH-SCHEME-5');
+    },
+  ),
+);

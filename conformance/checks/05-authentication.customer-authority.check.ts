@@ -16,52 +16,129 @@ import { baselineOf, expectUnchanged } from '../lib/compare.js';
 
 // ------------------------------------------------------------------------------------------------- Customer authority
 
-test(...check({ id: 'auth.customer.token-alone', title: 'a customer token alone (no other header, no registration) acts on the cart of its sub', clauses: ['AUTH-KIND-2', 'AUTH-KIND-3', 'AUTH-CUST-1', 'AUTH-CUST-4', 'AUTH-CRED-2'], seed: true }, async (shop) => {
-  const sub = shop.subject('cust');
-  const token = await shop.mint.customer({ sub });
-  expectSuccess(await shop.http.post('/v1/cart/items', { token, json: cartLine() }), 'first request of a fresh token: add', 'AUTH-CUST-4');
-  expectNamesVariant(await shop.http.get('/v1/cart', { token: await shop.mint.customer({ sub }) }), VARIANT, 'another token of the same sub reads the line', 'AUTH-KIND-3');
-  expectNotNamesVariant(await shop.http.get('/v1/cart', { token: await shop.mint.customer({ sub: shop.subject('cust') }) }), VARIANT, 'another sub\'s cart', 'AUTH-KIND-3');
-}));
+test(
+  ...check(
+    {
+      id: 'auth.customer.token-alone',
+      title: 'a customer token alone (no other header, no registration) acts on the cart of its sub',
+      clauses: ['AUTH-KIND-2', 'AUTH-KIND-3', 'AUTH-CUST-1', 'AUTH-CUST-4', 'AUTH-CRED-2'],
+      seed: true,
+    },
+    async (shop) => {
+      const sub = shop.subject('cust');
+      const token = await shop.mint.customer({ sub });
+      expectSuccess(
+        await shop.http.post('/v1/cart/items', { token, json: cartLine() }),
+        'first request of a fresh token: add',
+        'AUTH-CUST-4',
+      );
+      expectNamesVariant(
+        await shop.http.get('/v1/cart', { token: await shop.mint.customer({ sub }) }),
+        VARIANT,
+        'another token of the same sub reads the line',
+        'AUTH-KIND-3',
+      );
+      expectNotNamesVariant(
+        await shop.http.get('/v1/cart', { token: await shop.mint.customer({ sub: shop.subject('cust') }) }),
+        VARIANT,
+        "another sub's cart",
+        'AUTH-KIND-3',
+      );
+    },
+  ),
+);
 
-test(...check({ id: 'auth.customer.shop-session-ignored', title: 'a Shop-Session header does not change a customer\'s answers', clauses: ['AUTH-CUST-2'], seed: true }, async (shop) => {
-  const token = await shop.mint.customer({ sub: shop.subject('cust') });
-  const stale = { 'shop-session': `stale-${randomUUID()}` };
-  expectSuccess(await shop.http.post('/v1/cart/items', { token, headers: stale, json: cartLine() }), 'add with a stale Shop-Session', 'AUTH-CUST-2');
-  const plain = baselineOf(await shop.http.get('/v1/cart', { token }), await shop.http.get('/v1/cart', { token }));
-  const withHeader = await shop.http.get('/v1/cart', { token, headers: stale });
-  expectNamesVariant(withHeader, VARIANT, 'read with a stale Shop-Session', 'AUTH-CUST-2');
-  expectUnchanged(plain, withHeader, 'the cart read with Shop-Session', 'AUTH-CUST-2');
-}));
+test(
+  ...check(
+    {
+      id: 'auth.customer.shop-session-ignored',
+      title: "a Shop-Session header does not change a customer's answers",
+      clauses: ['AUTH-CUST-2'],
+      seed: true,
+    },
+    async (shop) => {
+      const token = await shop.mint.customer({ sub: shop.subject('cust') });
+      const stale = { 'shop-session': `stale-${randomUUID()}` };
+      expectSuccess(
+        await shop.http.post('/v1/cart/items', { token, headers: stale, json: cartLine() }),
+        'add with a stale Shop-Session',
+        'AUTH-CUST-2',
+      );
+      const plain = baselineOf(await shop.http.get('/v1/cart', { token }), await shop.http.get('/v1/cart', { token }));
+      const withHeader = await shop.http.get('/v1/cart', { token, headers: stale });
+      expectNamesVariant(withHeader, VARIANT, 'read with a stale Shop-Session', 'AUTH-CUST-2');
+      expectUnchanged(plain, withHeader, 'the cart read with Shop-Session', 'AUTH-CUST-2');
+    },
+  ),
+);
 
-test(...check({ id: 'auth.customer.session-claims-ignored', title: 'a customer token needs no sid, generation or epoch, and such claims change nothing', clauses: ['AUTH-CUST-3'], seed: true }, async (shop) => {
-  const sub = shop.subject('cust');
-  const plain = await shop.mint.customer({ sub });
-  const sessioned = await shop.mint.customer({ sub, claims: { sid: `sid_${randomUUID()}`, generation: 7, epoch: 3 } });
-  expectSuccess(await shop.http.post('/v1/cart/items', { token: sessioned, json: cartLine() }), 'add with sid/generation/epoch claims', 'AUTH-CUST-3');
-  const a = await shop.http.get('/v1/cart', { token: plain });
-  const baseline = baselineOf(a, await shop.http.get('/v1/cart', { token: plain }));
-  const b = await shop.http.get('/v1/cart', { token: sessioned });
-  expectNamesVariant(a, VARIANT, 'read without session claims', 'AUTH-CUST-3');
-  expectUnchanged(baseline, b, 'the cart read with session claims', 'AUTH-CUST-3');
-}));
+test(
+  ...check(
+    {
+      id: 'auth.customer.session-claims-ignored',
+      title: 'a customer token needs no sid, generation or epoch, and such claims change nothing',
+      clauses: ['AUTH-CUST-3'],
+      seed: true,
+    },
+    async (shop) => {
+      const sub = shop.subject('cust');
+      const plain = await shop.mint.customer({ sub });
+      const sessioned = await shop.mint.customer({ sub, claims: { sid: `sid_${randomUUID()}`, generation: 7, epoch: 3 } });
+      expectSuccess(
+        await shop.http.post('/v1/cart/items', { token: sessioned, json: cartLine() }),
+        'add with sid/generation/epoch claims',
+        'AUTH-CUST-3',
+      );
+      const a = await shop.http.get('/v1/cart', { token: plain });
+      const baseline = baselineOf(a, await shop.http.get('/v1/cart', { token: plain }));
+      const b = await shop.http.get('/v1/cart', { token: sessioned });
+      expectNamesVariant(a, VARIANT, 'read without session claims', 'AUTH-CUST-3');
+      expectUnchanged(baseline, b, 'the cart read with session claims', 'AUTH-CUST-3');
+    },
+  ),
+);
 
-test(...check({ id: 'auth.customer.web-session-context-key', title: 'a token signed with WEB_SESSION_CONTEXT_KEY never creates customer authority', clauses: ['AUTH-CUST-8'] }, async (shop) => {
-  const sub = shop.subject('cust');
-  const key = shop.profile.secrets.webSessionContextKey;
-  const d = shop.mint.draft.customer({ sub });
-  const forged = await signWith(d.payload, { ...d.header, alg: 'HS256' }, key);
-  expectInvalidToken(shop, await shop.http.get('/v1/cart', { token: forged }), 'AUTH-CUST-8');
-  // A genuine invited-agent context presented as the bearer token.
-  const context = await shop.mint.invitedAgentContext({ sub, agentId: 'agent_1', permissions: ['assistant:read'], forwarderToken: 'none' });
-  expectInvalidToken(shop, await shop.http.get('/v1/cart', { token: context }), 'AUTH-CUST-8');
-}));
+test(
+  ...check(
+    {
+      id: 'auth.customer.web-session-context-key',
+      title: 'a token signed with WEB_SESSION_CONTEXT_KEY never creates customer authority',
+      clauses: ['AUTH-CUST-8'],
+    },
+    async (shop) => {
+      const sub = shop.subject('cust');
+      const key = shop.profile.secrets.webSessionContextKey;
+      const d = shop.mint.draft.customer({ sub });
+      const forged = await signWith(d.payload, { ...d.header, alg: 'HS256' }, key);
+      expectInvalidToken(shop, await shop.http.get('/v1/cart', { token: forged }), 'AUTH-CUST-8');
+      // A genuine invited-agent context presented as the bearer token.
+      const context = await shop.mint.invitedAgentContext({
+        sub,
+        agentId: 'agent_1',
+        permissions: ['assistant:read'],
+        forwarderToken: 'none',
+      });
+      expectInvalidToken(shop, await shop.http.get('/v1/cart', { token: context }), 'AUTH-CUST-8');
+    },
+  ),
+);
 
-test(...check({ id: 'auth.me.customer.reference', title: 'GET /v1/me of a customer token: caller_kind customer, channel web, account of its sub', clauses: ['AUTH-KIND-2', 'END-LIST-6'], level: 'reference' }, async (shop) => {
-  const sub = shop.subject('cust');
-  const me = await shop.http.get('/v1/me', { token: await shop.mint.customer({ sub }) });
-  expectSuccess(me, 'GET /v1/me', 'END-LIST-6');
-  const got = [me.body?.caller_kind, me.body?.channel, me.body?.account?.sub, me.body?.account?.state];
-  const want = ['customer', 'web', sub, 'active'];
-  if (JSON.stringify(got) !== JSON.stringify(want)) fail('GET /v1/me [caller_kind, channel, account.sub, account.state]', want, got, 'AUTH-KIND-2');
-}));
+test(
+  ...check(
+    {
+      id: 'auth.me.customer.reference',
+      title: 'GET /v1/me of a customer token: caller_kind customer, channel web, account of its sub',
+      clauses: ['AUTH-KIND-2', 'END-LIST-6'],
+      level: 'reference',
+    },
+    async (shop) => {
+      const sub = shop.subject('cust');
+      const me = await shop.http.get('/v1/me', { token: await shop.mint.customer({ sub }) });
+      expectSuccess(me, 'GET /v1/me', 'END-LIST-6');
+      const got = [me.body?.caller_kind, me.body?.channel, me.body?.account?.sub, me.body?.account?.state];
+      const want = ['customer', 'web', sub, 'active'];
+      if (JSON.stringify(got) !== JSON.stringify(want))
+        fail('GET /v1/me [caller_kind, channel, account.sub, account.state]', want, got, 'AUTH-KIND-2');
+    },
+  ),
+);

@@ -15,68 +15,127 @@ import { browserHeader } from './_shared/artifact-headers.js';
 /** A body the reference would accept for openConversation (payloads are not shown by the spec), so only the credential is judged. */
 
 /** The conversation operations of the contract that the target's documents describe. */
-const conversationOperations = (): string[] => OPERATIONS.filter((op) => op.group === 'conversation' && learned().has(op.operationId)).map((op) => op.operationId);
+const conversationOperations = (): string[] =>
+  OPERATIONS.filter((op) => op.group === 'conversation' && learned().has(op.operationId)).map((op) => op.operationId);
 
-test(...check({ id: 'dpop.conversations.scheme', title: 'on /assistant/conversations every challenge is in the DPoP scheme and no Bearer credential is enough; the assistant\'s own DPoP session is admitted', clauses: ['AUTH-SCHEME-1', 'END-PUBLIC-19', 'ERR-TABLE-10'], requires: ['assistants'] }, async (shop) => {
-  const agent = await AssistantAgent.create(shop);
-  const customer = await customerToken(shop);
-  const forwarder = await shop.mint.mcpAgentForwarder();
-  const credentials: [string, Record<string, string>, boolean][] = [
-    // [what, headers, must be a 401 invalid_token]
-    ['no token', {}, true],
-    ['a garbage Bearer token', { authorization: 'Bearer abc.def.ghi' }, true],
-    ['the assistant token as Bearer', { authorization: `Bearer ${agent.token}` }, true],
-    ['a customer Bearer token', { authorization: `Bearer ${customer}` }, false],
-    ['the MCP forwarder with the assistant token in Assistant-Subject', { authorization: `Bearer ${forwarder}`, 'assistant-subject': agent.token }, false],
-  ];
-  // The target's conversation routes (its description documents; methods and sub-paths are not shown by the spec), on a
-  // conversation id nobody has: every credential here is refused before the id is looked up.
-  const id = freshId('conv');
-  const routes = conversationOperations().map((opId) => {
-    const { method, path } = conversationRoute(opId, id);
-    const json = opId === 'openConversation' ? openBody() : opId === 'postConversationMessage' ? messageOf('probe') : undefined;
-    return [method, path, json] as const;
-  });
-  for (const [method, path, json] of routes) {
-    for (const [what, headers, unauthenticated] of credentials) {
-      const res = await shop.http.request(method, path, { headers, ...(json !== undefined ? { json } : {}) });
-      inCase(`${method} ${path} with ${what}`, () => {
-        if (res.status !== 401 && res.status !== 403) fail('refused (a Bearer credential is never enough)', '401 or 403', `${res.status} ${res.text.slice(0, 200)}`, 'END-PUBLIC-19');
-        expectProblem(res, { status: res.status, error: errorOf(res) ?? '<missing>', docsUrl: shop.docsUrl, clause: 'END-PUBLIC-19' });
-        if (unauthenticated) expectProblem(res, { status: 401, error: 'invalid_token', docsUrl: shop.docsUrl, clause: 'AUTH-SCHEME-1' });
-        expectDpopChallengesOnly(res, 'AUTH-SCHEME-1');
+test(
+  ...check(
+    {
+      id: 'dpop.conversations.scheme',
+      title:
+        "on /assistant/conversations every challenge is in the DPoP scheme and no Bearer credential is enough; the assistant's own DPoP session is admitted",
+      clauses: ['AUTH-SCHEME-1', 'END-PUBLIC-19', 'ERR-TABLE-10'],
+      requires: ['assistants'],
+    },
+    async (shop) => {
+      const agent = await AssistantAgent.create(shop);
+      const customer = await customerToken(shop);
+      const forwarder = await shop.mint.mcpAgentForwarder();
+      const credentials: [string, Record<string, string>, boolean][] = [
+        // [what, headers, must be a 401 invalid_token]
+        ['no token', {}, true],
+        ['a garbage Bearer token', { authorization: 'Bearer abc.def.ghi' }, true],
+        ['the assistant token as Bearer', { authorization: `Bearer ${agent.token}` }, true],
+        ['a customer Bearer token', { authorization: `Bearer ${customer}` }, false],
+        [
+          'the MCP forwarder with the assistant token in Assistant-Subject',
+          { authorization: `Bearer ${forwarder}`, 'assistant-subject': agent.token },
+          false,
+        ],
+      ];
+      // The target's conversation routes (its description documents; methods and sub-paths are not shown by the spec), on a
+      // conversation id nobody has: every credential here is refused before the id is looked up.
+      const id = freshId('conv');
+      const routes = conversationOperations().map((opId) => {
+        const { method, path } = conversationRoute(opId, id);
+        const json = opId === 'openConversation' ? openBody() : opId === 'postConversationMessage' ? messageOf('probe') : undefined;
+        return [method, path, json] as const;
       });
-    }
-  }
-  // DPoP plus live session admission: the assistant's own signed-in session is let in; the same token once the proxy
-  // signed the session out is not.
-  const admitted = () => (learned().has('listConversations') ? sendConversation(agent, 'listConversations') : sendConversation(agent, 'openConversation', undefined, openBody()));
-  const listed = (await admitted()).res;
-  expectSuccess(listed, 'the assistant lists its conversations with DPoP', 'END-PUBLIC-19');
-  await signOutSession(shop, agent.identity);
-  const stale = (await admitted()).res;
-  inCase('the same token after the session signed out', () => {
-    expectProblem(stale, { status: 403, error: 'sign_in_required', docsUrl: shop.docsUrl, clause: 'END-PUBLIC-19' });
-    expectChallenge(stale, { scheme: 'DPoP', error: 'sign_in_required', clause: 'ERR-TABLE-10' });
-  });
-}));
+      for (const [method, path, json] of routes) {
+        for (const [what, headers, unauthenticated] of credentials) {
+          const res = await shop.http.request(method, path, { headers, ...(json !== undefined ? { json } : {}) });
+          inCase(`${method} ${path} with ${what}`, () => {
+            if (res.status !== 401 && res.status !== 403)
+              fail(
+                'refused (a Bearer credential is never enough)',
+                '401 or 403',
+                `${res.status} ${res.text.slice(0, 200)}`,
+                'END-PUBLIC-19',
+              );
+            expectProblem(res, { status: res.status, error: errorOf(res) ?? '<missing>', docsUrl: shop.docsUrl, clause: 'END-PUBLIC-19' });
+            if (unauthenticated)
+              expectProblem(res, { status: 401, error: 'invalid_token', docsUrl: shop.docsUrl, clause: 'AUTH-SCHEME-1' });
+            expectDpopChallengesOnly(res, 'AUTH-SCHEME-1');
+          });
+        }
+      }
+      // DPoP plus live session admission: the assistant's own signed-in session is let in; the same token once the proxy
+      // signed the session out is not.
+      const admitted = () =>
+        learned().has('listConversations')
+          ? sendConversation(agent, 'listConversations')
+          : sendConversation(agent, 'openConversation', undefined, openBody());
+      const listed = (await admitted()).res;
+      expectSuccess(listed, 'the assistant lists its conversations with DPoP', 'END-PUBLIC-19');
+      await signOutSession(shop, agent.identity);
+      const stale = (await admitted()).res;
+      inCase('the same token after the session signed out', () => {
+        expectProblem(stale, { status: 403, error: 'sign_in_required', docsUrl: shop.docsUrl, clause: 'END-PUBLIC-19' });
+        expectChallenge(stale, { scheme: 'DPoP', error: 'sign_in_required', clause: 'ERR-TABLE-10' });
+      });
+    },
+  ),
+);
 
-test(...check({ id: 'dpop.conversations.browser-session', title: 'an assistant browser session (web agent forwarder) admitted on /v1/cart is refused on /assistant/conversations', clauses: ['AUTH-ORDER-7', 'AUTH-CRED-8'], requires: ['assistants'] }, async (shop) => {
-  const agent = await AssistantAgent.create(shop);
-  const headers = { authorization: `Bearer ${await shop.mint.invitedAgentForwarder()}`, [browserHeader()]: browserSession(shop, agent.identity.sessionId) };
-  expectSuccess(await shop.http.get('/v1/cart', { headers }), 'control: the browser session on getCart', 'AUTH-CRED-8');
-  for (const opId of conversationOperations().filter((o) => o === 'listConversations' || o === 'openConversation')) {
-    const { method, path } = conversationRoute(opId);
-    const res = await shop.http.request(method, path, { headers, ...(opId === 'openConversation' ? { json: openBody() } : {}) });
-    inCase(`${method} ${path}`, () => {
-      if (res.status !== 401 && res.status !== 403) fail('refused', '401 or 403', `${res.status} ${res.text.slice(0, 200)}`, 'AUTH-ORDER-7');
-      expectProblem(res, { status: res.status, error: errorOf(res) ?? '<missing>', docsUrl: shop.docsUrl, clause: 'AUTH-ORDER-7' });
-    });
-  }
-}));
+test(
+  ...check(
+    {
+      id: 'dpop.conversations.browser-session',
+      title: 'an assistant browser session (web agent forwarder) admitted on /v1/cart is refused on /assistant/conversations',
+      clauses: ['AUTH-ORDER-7', 'AUTH-CRED-8'],
+      requires: ['assistants'],
+    },
+    async (shop) => {
+      const agent = await AssistantAgent.create(shop);
+      const headers = {
+        authorization: `Bearer ${await shop.mint.invitedAgentForwarder()}`,
+        [browserHeader()]: browserSession(shop, agent.identity.sessionId),
+      };
+      expectSuccess(await shop.http.get('/v1/cart', { headers }), 'control: the browser session on getCart', 'AUTH-CRED-8');
+      for (const opId of conversationOperations().filter((o) => o === 'listConversations' || o === 'openConversation')) {
+        const { method, path } = conversationRoute(opId);
+        const res = await shop.http.request(method, path, { headers, ...(opId === 'openConversation' ? { json: openBody() } : {}) });
+        inCase(`${method} ${path}`, () => {
+          if (res.status !== 401 && res.status !== 403)
+            fail('refused', '401 or 403', `${res.status} ${res.text.slice(0, 200)}`, 'AUTH-ORDER-7');
+          expectProblem(res, { status: res.status, error: errorOf(res) ?? '<missing>', docsUrl: shop.docsUrl, clause: 'AUTH-ORDER-7' });
+        });
+      }
+    },
+  ),
+);
 
-test(...check({ id: 'dpop.conversations.browser-session.reference', title: 'an assistant browser session on /assistant/conversations is 403 caller_not_allowed', clauses: ['AUTH-ORDER-7'], level: 'reference', requires: ['assistants'] }, async (shop) => {
-  const agent = await AssistantAgent.create(shop);
-  const headers = { authorization: `Bearer ${await shop.mint.invitedAgentForwarder()}`, [browserHeader()]: browserSession(shop, agent.identity.sessionId) };
-  expectProblem(await shop.http.get('/assistant/conversations', { headers }), { status: 403, error: 'caller_not_allowed', docsUrl: shop.docsUrl, clause: 'AUTH-ORDER-7' });
-}));
+test(
+  ...check(
+    {
+      id: 'dpop.conversations.browser-session.reference',
+      title: 'an assistant browser session on /assistant/conversations is 403 caller_not_allowed',
+      clauses: ['AUTH-ORDER-7'],
+      level: 'reference',
+      requires: ['assistants'],
+    },
+    async (shop) => {
+      const agent = await AssistantAgent.create(shop);
+      const headers = {
+        authorization: `Bearer ${await shop.mint.invitedAgentForwarder()}`,
+        [browserHeader()]: browserSession(shop, agent.identity.sessionId),
+      };
+      expectProblem(await shop.http.get('/assistant/conversations', { headers }), {
+        status: 403,
+        error: 'caller_not_allowed',
+        docsUrl: shop.docsUrl,
+        clause: 'AUTH-ORDER-7',
+      });
+    },
+  ),
+);

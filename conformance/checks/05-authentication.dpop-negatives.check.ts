@@ -23,7 +23,13 @@ import { challengesOf } from './_shared/expect-refusals.js';
 async function createRsaKey(): Promise<DpopKey> {
   const { privateKey, publicKey } = await generateKeyPair('RS256', { extractable: true });
   const publicJwk = await exportJWK(publicKey);
-  return { privateKey, publicKey, publicJwk, privateJwk: await exportJWK(privateKey), thumbprint: await calculateJwkThumbprint(publicJwk, 'sha256') };
+  return {
+    privateKey,
+    publicKey,
+    publicJwk,
+    privateJwk: await exportJWK(privateKey),
+    thumbprint: await calculateJwkThumbprint(publicJwk, 'sha256'),
+  };
 }
 
 // ------------------------------------------------------------------------------------------------- the negative matrix
@@ -52,16 +58,40 @@ const NEGATIVES: readonly Negative[] = [
     reference: 'invalid_dpop_proof',
     send: (agent) => once(agent, false),
   },
-  { what: 'typ JWT', clause: 'ERR-TABLE-4', spec: PROOF, reference: 'invalid_dpop_proof', send: (agent) => once(agent, { header: { typ: 'JWT' } }) },
-  { what: 'typ at+jwt', clause: 'ERR-TABLE-4', spec: PROOF, reference: 'invalid_dpop_proof', send: (agent) => once(agent, { header: { typ: 'at+jwt' } }) },
-  { what: 'no typ', clause: 'ERR-TABLE-4', spec: PROOF, reference: 'invalid_dpop_proof', send: (agent) => once(agent, { header: { typ: undefined } }) },
+  {
+    what: 'typ JWT',
+    clause: 'ERR-TABLE-4',
+    spec: PROOF,
+    reference: 'invalid_dpop_proof',
+    send: (agent) => once(agent, { header: { typ: 'JWT' } }),
+  },
+  {
+    what: 'typ at+jwt',
+    clause: 'ERR-TABLE-4',
+    spec: PROOF,
+    reference: 'invalid_dpop_proof',
+    send: (agent) => once(agent, { header: { typ: 'at+jwt' } }),
+  },
+  {
+    what: 'no typ',
+    clause: 'ERR-TABLE-4',
+    spec: PROOF,
+    reference: 'invalid_dpop_proof',
+    send: (agent) => once(agent, { header: { typ: undefined } }),
+  },
   {
     what: 'alg none (unsigned)',
     clause: 'ERR-TABLE-4',
     spec: PROOF,
     reference: 'invalid_dpop_proof',
     send: async (agent, shop) => {
-      const d = dpopProofDraft({ key: agent.key, htm: 'GET', htu: htuOf(shop, CART), accessToken: agent.token, ...(agent.nonce ? { nonce: agent.nonce } : {}) });
+      const d = dpopProofDraft({
+        key: agent.key,
+        htm: 'GET',
+        htu: htuOf(shop, CART),
+        accessToken: agent.token,
+        ...(agent.nonce ? { nonce: agent.nonce } : {}),
+      });
       const proof = unsecured(d.payload, { ...d.header, alg: 'none' });
       return (await agent.get(CART, { headers: { dpop: proof }, proof: false, retryOnNonce: false })).res;
     },
@@ -74,7 +104,7 @@ const NEGATIVES: readonly Negative[] = [
     send: (agent, shop) => once(agent, { header: { alg: 'HS256' }, signingKey: publicKeyAsSecret(shop.profile, 'jwk') }),
   },
   {
-    what: 'HS256 keyed with the proof\'s own jwk',
+    what: "HS256 keyed with the proof's own jwk",
     clause: 'ERR-TABLE-4',
     spec: PROOF,
     reference: 'invalid_dpop_proof',
@@ -91,7 +121,13 @@ const NEGATIVES: readonly Negative[] = [
       return (await agent.get(CART, { token, key: rsa, proof: { header: { alg: 'RS256' } }, retryOnNonce: false })).res;
     },
   },
-  { what: 'jwk with the private part d', clause: 'ERR-TABLE-4', spec: PROOF, reference: 'invalid_dpop_proof', send: (agent) => once(agent, { exposePrivateKey: true }) },
+  {
+    what: 'jwk with the private part d',
+    clause: 'ERR-TABLE-4',
+    spec: PROOF,
+    reference: 'invalid_dpop_proof',
+    send: (agent) => once(agent, { exposePrivateKey: true }),
+  },
   {
     what: 'signed by another key than its jwk',
     clause: 'ERR-TABLE-4',
@@ -99,16 +135,76 @@ const NEGATIVES: readonly Negative[] = [
     reference: 'invalid_dpop_proof',
     send: async (agent) => once(agent, { signingKey: await createDpopKey() }),
   },
-  { what: 'crit header', clause: 'ERR-TABLE-4', spec: PROOF, reference: 'invalid_dpop_proof', send: (agent) => once(agent, { header: { crit: ['exp'] }, claims: { exp: nowSeconds() + 60 } }) },
-  { what: 'no jti', clause: 'ERR-TABLE-4', spec: PROOF, reference: 'invalid_dpop_proof', send: (agent) => once(agent, { claims: { jti: undefined } }) },
-  { what: 'no htm', clause: 'ERR-TABLE-4', spec: PROOF, reference: 'invalid_dpop_proof', send: (agent) => once(agent, { claims: { htm: undefined } }) },
-  { what: 'no htu', clause: 'ERR-TABLE-4', spec: PROOF, reference: 'invalid_dpop_proof', send: (agent) => once(agent, { claims: { htu: undefined } }) },
-  { what: 'no iat', clause: 'ERR-TABLE-4', spec: PROOF, reference: 'invalid_dpop_proof', send: (agent) => once(agent, { claims: { iat: undefined } }) },
-  { what: 'no ath', clause: 'ERR-TABLE-4', spec: PROOF, reference: 'invalid_dpop_proof', send: (agent) => once(agent, { claims: { ath: undefined } }) },
-  { what: 'htm POST on a GET', clause: 'ERR-TABLE-4', spec: PROOF, reference: 'invalid_dpop_proof', send: (agent) => once(agent, { htm: 'POST' }) },
-  { what: 'htm get (lower case)', clause: 'ERR-TABLE-4', spec: PROOF, reference: 'invalid_dpop_proof', send: (agent) => once(agent, { htm: 'get' }) },
-  { what: 'htu of another path', clause: 'ERR-TABLE-4', spec: PROOF, reference: 'invalid_dpop_proof', send: (agent, shop) => once(agent, { htu: htuOf(shop, '/v1/catalog/products') }) },
-  { what: 'htu with a trailing slash', clause: 'ERR-TABLE-4', spec: PROOF, reference: 'invalid_dpop_proof', send: (agent, shop) => once(agent, { htu: `${htuOf(shop, CART)}/` }) },
+  {
+    what: 'crit header',
+    clause: 'ERR-TABLE-4',
+    spec: PROOF,
+    reference: 'invalid_dpop_proof',
+    send: (agent) => once(agent, { header: { crit: ['exp'] }, claims: { exp: nowSeconds() + 60 } }),
+  },
+  {
+    what: 'no jti',
+    clause: 'ERR-TABLE-4',
+    spec: PROOF,
+    reference: 'invalid_dpop_proof',
+    send: (agent) => once(agent, { claims: { jti: undefined } }),
+  },
+  {
+    what: 'no htm',
+    clause: 'ERR-TABLE-4',
+    spec: PROOF,
+    reference: 'invalid_dpop_proof',
+    send: (agent) => once(agent, { claims: { htm: undefined } }),
+  },
+  {
+    what: 'no htu',
+    clause: 'ERR-TABLE-4',
+    spec: PROOF,
+    reference: 'invalid_dpop_proof',
+    send: (agent) => once(agent, { claims: { htu: undefined } }),
+  },
+  {
+    what: 'no iat',
+    clause: 'ERR-TABLE-4',
+    spec: PROOF,
+    reference: 'invalid_dpop_proof',
+    send: (agent) => once(agent, { claims: { iat: undefined } }),
+  },
+  {
+    what: 'no ath',
+    clause: 'ERR-TABLE-4',
+    spec: PROOF,
+    reference: 'invalid_dpop_proof',
+    send: (agent) => once(agent, { claims: { ath: undefined } }),
+  },
+  {
+    what: 'htm POST on a GET',
+    clause: 'ERR-TABLE-4',
+    spec: PROOF,
+    reference: 'invalid_dpop_proof',
+    send: (agent) => once(agent, { htm: 'POST' }),
+  },
+  {
+    what: 'htm get (lower case)',
+    clause: 'ERR-TABLE-4',
+    spec: PROOF,
+    reference: 'invalid_dpop_proof',
+    send: (agent) => once(agent, { htm: 'get' }),
+  },
+  {
+    what: 'htu of another path',
+    clause: 'ERR-TABLE-4',
+    spec: PROOF,
+    reference: 'invalid_dpop_proof',
+    send: (agent, shop) => once(agent, { htu: htuOf(shop, '/v1/catalog/products') }),
+  },
+  {
+    what: 'htu with a trailing slash',
+    clause: 'ERR-TABLE-4',
+    spec: PROOF,
+    reference: 'invalid_dpop_proof',
+    send: (agent, shop) => once(agent, { htu: `${htuOf(shop, CART)}/` }),
+  },
   {
     what: 'htu of another host',
     clause: 'ERR-TABLE-4',
@@ -116,11 +212,29 @@ const NEGATIVES: readonly Negative[] = [
     reference: 'invalid_dpop_proof',
     send: (agent, shop) => once(agent, { htu: `https://evil.example${new URL(htuOf(shop, CART)).pathname}` }),
   },
-  { what: 'htu relative', clause: 'ERR-TABLE-4', spec: PROOF, reference: 'invalid_dpop_proof', send: (agent) => once(agent, { htu: CART }) },
+  {
+    what: 'htu relative',
+    clause: 'ERR-TABLE-4',
+    spec: PROOF,
+    reference: 'invalid_dpop_proof',
+    send: (agent) => once(agent, { htu: CART }),
+  },
   // RFC 9449 §11.1: with server nonces, a server may answer a stale iat with a nonce challenge. The reference checks the
   // nonce first, so a proof with a current nonce and a stale iat is invalid_dpop_proof.
-  { what: 'iat an hour ago', clause: 'ERR-TABLE-4', spec: PROOF_OR_NONCE, reference: 'invalid_dpop_proof', send: (agent) => once(agent, { iat: nowSeconds() - 3600 }) },
-  { what: 'iat in an hour', clause: 'ERR-TABLE-4', spec: PROOF_OR_NONCE, reference: 'invalid_dpop_proof', send: (agent) => once(agent, { iat: nowSeconds() + 3600 }) },
+  {
+    what: 'iat an hour ago',
+    clause: 'ERR-TABLE-4',
+    spec: PROOF_OR_NONCE,
+    reference: 'invalid_dpop_proof',
+    send: (agent) => once(agent, { iat: nowSeconds() - 3600 }),
+  },
+  {
+    what: 'iat in an hour',
+    clause: 'ERR-TABLE-4',
+    spec: PROOF_OR_NONCE,
+    reference: 'invalid_dpop_proof',
+    send: (agent) => once(agent, { iat: nowSeconds() + 3600 }),
+  },
   {
     what: 'ath of another token',
     clause: 'ERR-TABLE-4',
@@ -154,7 +268,11 @@ const NEGATIVES: readonly Negative[] = [
     reference: 'invalid_dpop_proof',
     send: async (agent, shop) => {
       const [a, b] = [await agent.proof('GET', CART), await agent.proof('GET', CART)];
-      return rawRequest(shop, 'GET', CART, [['authorization', `DPoP ${agent.token}`], ['dpop', a], ['dpop', b]]);
+      return rawRequest(shop, 'GET', CART, [
+        ['authorization', `DPoP ${agent.token}`],
+        ['dpop', a],
+        ['dpop', b],
+      ]);
     },
   },
   {
@@ -186,31 +304,41 @@ const NEGATIVES: readonly Negative[] = [
 ];
 
 for (const level of ['spec', 'reference'] as const) {
-  test(...check({
-    id: level === 'spec' ? 'dpop.negatives' : 'dpop.negatives.reference',
-    title: level === 'spec'
-      ? 'each defective DPoP request is 401 with a single DPoP challenge naming the DPoP error and a DPoP-Nonce; a correct proof works before and after'
-      : 'each defective DPoP request gets the reference\'s documented code (invalid_dpop_proof, use_dpop_nonce for an unknown nonce, invalid_token for Bearer) and DPoP challenge with algs="ES256"',
-    clauses: ['ERR-TABLE-4', 'AUTH-ORDER-4', 'AUTH-ASST-1', 'AUTH-ASST-2', 'ERR-TABLE-3'],
-    ...(level === 'reference' ? { level } : {}),
-    requires: ['assistants'],
-  }, async (shop) => {
-    const agent = await readyAgent(shop, 'AUTH-ASST-1');
-    for (const n of NEGATIVES) {
-      const res = await n.send(agent, shop);
-      const fresh = res.headers.get('dpop-nonce');
-      if (fresh) agent.nonce = fresh;
-      inCase(n.what, () => {
-        if (n.clause === 'ERR-TABLE-3') {
-          // Downgrade (spec, Errors): the DPoP challenge with algs, never a Bearer one.
-          expectDpopFailure(shop, res, n.spec, n.clause, { nonce: false, algs: true });
-          if (findChallenge(challengesOf(res, n.clause), 'Bearer')) fail('WWW-Authenticate', 'no Bearer challenge', res.headers.get('www-authenticate'), n.clause);
-          return;
+  test(
+    ...check(
+      {
+        id: level === 'spec' ? 'dpop.negatives' : 'dpop.negatives.reference',
+        title:
+          level === 'spec'
+            ? 'each defective DPoP request is 401 with a single DPoP challenge naming the DPoP error and a DPoP-Nonce; a correct proof works before and after'
+            : 'each defective DPoP request gets the reference\'s documented code (invalid_dpop_proof, use_dpop_nonce for an unknown nonce, invalid_token for Bearer) and DPoP challenge with algs="ES256"',
+        clauses: ['ERR-TABLE-4', 'AUTH-ORDER-4', 'AUTH-ASST-1', 'AUTH-ASST-2', 'ERR-TABLE-3'],
+        ...(level === 'reference' ? { level } : {}),
+        requires: ['assistants'],
+      },
+      async (shop) => {
+        const agent = await readyAgent(shop, 'AUTH-ASST-1');
+        for (const n of NEGATIVES) {
+          const res = await n.send(agent, shop);
+          const fresh = res.headers.get('dpop-nonce');
+          if (fresh) agent.nonce = fresh;
+          inCase(n.what, () => {
+            if (n.clause === 'ERR-TABLE-3') {
+              // Downgrade (spec, Errors): the DPoP challenge with algs, never a Bearer one.
+              expectDpopFailure(shop, res, n.spec, n.clause, { nonce: false, algs: true });
+              if (findChallenge(challengesOf(res, n.clause), 'Bearer'))
+                fail('WWW-Authenticate', 'no Bearer challenge', res.headers.get('www-authenticate'), n.clause);
+              return;
+            }
+            expectDpopFailure(shop, res, level === 'spec' ? n.spec : [n.reference], n.clause, {
+              nonce: n.nonce ?? true,
+              algs: level === 'reference',
+            });
+          });
         }
-        expectDpopFailure(shop, res, level === 'spec' ? n.spec : [n.reference], n.clause, { nonce: n.nonce ?? true, algs: level === 'reference' });
-      });
-    }
-    // None of the refused requests spent anything: the correct proof still works.
-    expectSuccess((await agent.get(CART)).res, 'a correct proof after all the negatives', 'AUTH-ASST-1');
-  }));
+        // None of the refused requests spent anything: the correct proof still works.
+        expectSuccess((await agent.get(CART)).res, 'a correct proof after all the negatives', 'AUTH-ASST-1');
+      },
+    ),
+  );
 }

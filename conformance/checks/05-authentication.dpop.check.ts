@@ -10,108 +10,225 @@ import type { ShopResponse } from '../engine/http.js';
 import { AssistantAgent, htuOf } from '../lib/assistant.js';
 import { expectChallenge, expectProblem, expectSuccess, fail, inCase } from '../lib/assert.js';
 import { nowSeconds } from '../lib/jws.js';
-import { CART, expectDpopFailure, expectNonceHeader, expectSingleDpopChallenge, PROOF_OR_NONCE, readyAgent } from './_shared/expect-dpop.js';
+import {
+  CART,
+  expectDpopFailure,
+  expectNonceHeader,
+  expectSingleDpopChallenge,
+  PROOF_OR_NONCE,
+  readyAgent,
+} from './_shared/expect-dpop.js';
 
 // ---------------------------------------------------------------------------------------------------------- positives
 
-test(...check({ id: 'dpop.htu-query', title: 'a request with a query string is accepted with htu without the query, and with htu carrying query and fragment (RFC 9449 §4.3: ignored)', clauses: ['AUTH-ASST-1', 'AUTH-KIND-12'], requires: ['assistants'], seed: true }, async (shop) => {
-  const agent = await readyAgent(shop, 'AUTH-ASST-1');
-  const path = '/v1/catalog/products?limit=2';
-  expectSuccess((await agent.get(path)).res, 'htu without the query', 'AUTH-ASST-1');
-  expectSuccess((await agent.get(path, { proof: { htu: `${htuOf(shop, path)}?limit=2` } })).res, 'htu with the query', 'AUTH-ASST-1');
-  expectSuccess((await agent.get(path, { proof: { htu: `${htuOf(shop, path)}?limit=2#top` } })).res, 'htu with query and fragment', 'AUTH-ASST-1');
-}));
+test(
+  ...check(
+    {
+      id: 'dpop.htu-query',
+      title:
+        'a request with a query string is accepted with htu without the query, and with htu carrying query and fragment (RFC 9449 §4.3: ignored)',
+      clauses: ['AUTH-ASST-1', 'AUTH-KIND-12'],
+      requires: ['assistants'],
+      seed: true,
+    },
+    async (shop) => {
+      const agent = await readyAgent(shop, 'AUTH-ASST-1');
+      const path = '/v1/catalog/products?limit=2';
+      expectSuccess((await agent.get(path)).res, 'htu without the query', 'AUTH-ASST-1');
+      expectSuccess((await agent.get(path, { proof: { htu: `${htuOf(shop, path)}?limit=2` } })).res, 'htu with the query', 'AUTH-ASST-1');
+      expectSuccess(
+        (await agent.get(path, { proof: { htu: `${htuOf(shop, path)}?limit=2#top` } })).res,
+        'htu with query and fragment',
+        'AUTH-ASST-1',
+      );
+    },
+  ),
+);
 
-test(...check({ id: 'dpop.tolerant', title: 'the DPoP scheme name is case-insensitive, and extra proof claims and header members are ignored', clauses: ['AUTH-ASST-1'], requires: ['assistants'] }, async (shop) => {
-  const agent = await readyAgent(shop, 'AUTH-ASST-1');
-  for (const scheme of ['dpop', 'DPOP']) expectSuccess((await agent.get(CART, { scheme })).res, `Authorization scheme ${scheme}`, 'AUTH-ASST-1');
-  expectSuccess((await agent.get(CART, { proof: { claims: { extra: 'ignored', exp: nowSeconds() + 60 } } })).res, 'extra claims', 'AUTH-ASST-1');
-  expectSuccess((await agent.get(CART, { proof: { header: { kid: 'ignored' } } })).res, 'an extra header member (kid)', 'AUTH-ASST-1');
-}));
+test(
+  ...check(
+    {
+      id: 'dpop.tolerant',
+      title: 'the DPoP scheme name is case-insensitive, and extra proof claims and header members are ignored',
+      clauses: ['AUTH-ASST-1'],
+      requires: ['assistants'],
+    },
+    async (shop) => {
+      const agent = await readyAgent(shop, 'AUTH-ASST-1');
+      for (const scheme of ['dpop', 'DPOP'])
+        expectSuccess((await agent.get(CART, { scheme })).res, `Authorization scheme ${scheme}`, 'AUTH-ASST-1');
+      expectSuccess(
+        (await agent.get(CART, { proof: { claims: { extra: 'ignored', exp: nowSeconds() + 60 } } })).res,
+        'extra claims',
+        'AUTH-ASST-1',
+      );
+      expectSuccess((await agent.get(CART, { proof: { header: { kid: 'ignored' } } })).res, 'an extra header member (kid)', 'AUTH-ASST-1');
+    },
+  ),
+);
 
-test(...check({ id: 'dpop.nonce', title: 'a proof without a nonce is accepted or answered 401 use_dpop_nonce with a DPoP-Nonce; with that nonce it is accepted; every answer carries DPoP-Nonce', clauses: ['ERR-TABLE-4', 'AUTH-ORDER-4', 'AUTH-ASST-1'], requires: ['assistants'] }, async (shop) => {
-  const agent = await AssistantAgent.create(shop);
-  const first = (await agent.get(CART, { retryOnNonce: false })).res;
-  expectNonceHeader(first, 'AUTH-ORDER-4');
-  if (first.status !== 200) {
-    inCase('a proof without a nonce', () => expectDpopFailure(shop, first, ['use_dpop_nonce'], 'ERR-TABLE-4'));
-    const second = (await agent.get(CART, { proof: { nonce: first.headers.get('dpop-nonce')! }, retryOnNonce: false })).res;
-    expectSuccess(second, 'the same request with the DPoP-Nonce of the challenge', 'ERR-TABLE-4');
-    expectNonceHeader(second, 'AUTH-ORDER-4');
-  }
-  // Success and failure alike carry a nonce (AUTH-ORDER-4): a refused write too.
-  const refused = (await agent.post('/v1/cart/items', { json: { variant_id: 42 } })).res;
-  expectNonceHeader(refused, 'AUTH-ORDER-4');
-}));
+test(
+  ...check(
+    {
+      id: 'dpop.nonce',
+      title:
+        'a proof without a nonce is accepted or answered 401 use_dpop_nonce with a DPoP-Nonce; with that nonce it is accepted; every answer carries DPoP-Nonce',
+      clauses: ['ERR-TABLE-4', 'AUTH-ORDER-4', 'AUTH-ASST-1'],
+      requires: ['assistants'],
+    },
+    async (shop) => {
+      const agent = await AssistantAgent.create(shop);
+      const first = (await agent.get(CART, { retryOnNonce: false })).res;
+      expectNonceHeader(first, 'AUTH-ORDER-4');
+      if (first.status !== 200) {
+        inCase('a proof without a nonce', () => expectDpopFailure(shop, first, ['use_dpop_nonce'], 'ERR-TABLE-4'));
+        const second = (await agent.get(CART, { proof: { nonce: first.headers.get('dpop-nonce')! }, retryOnNonce: false })).res;
+        expectSuccess(second, 'the same request with the DPoP-Nonce of the challenge', 'ERR-TABLE-4');
+        expectNonceHeader(second, 'AUTH-ORDER-4');
+      }
+      // Success and failure alike carry a nonce (AUTH-ORDER-4): a refused write too.
+      const refused = (await agent.post('/v1/cart/items', { json: { variant_id: 42 } })).res;
+      expectNonceHeader(refused, 'AUTH-ORDER-4');
+    },
+  ),
+);
 
-test(...check({ id: 'dpop.nonce.reference', title: 'the reference requires a nonce: a proof without one is 401 use_dpop_nonce with a single DPoP challenge and DPoP-Nonce, then accepted', clauses: ['ERR-TABLE-4', 'AUTH-ORDER-4'], level: 'reference', requires: ['assistants'] }, async (shop) => {
-  const agent = await AssistantAgent.create(shop);
-  const { res, nonceChallenge } = await agent.get(CART);
-  if (!nonceChallenge) fail('a proof without a nonce', '401 use_dpop_nonce', 'accepted', 'ERR-TABLE-4');
-  inCase('a proof without a nonce', () => expectDpopFailure(shop, nonceChallenge!, ['use_dpop_nonce'], 'ERR-TABLE-4', { algs: true }));
-  expectSuccess(res, 'the retry with the nonce', 'ERR-TABLE-4');
-  expectNonceHeader(res, 'AUTH-ORDER-4');
-}));
+test(
+  ...check(
+    {
+      id: 'dpop.nonce.reference',
+      title:
+        'the reference requires a nonce: a proof without one is 401 use_dpop_nonce with a single DPoP challenge and DPoP-Nonce, then accepted',
+      clauses: ['ERR-TABLE-4', 'AUTH-ORDER-4'],
+      level: 'reference',
+      requires: ['assistants'],
+    },
+    async (shop) => {
+      const agent = await AssistantAgent.create(shop);
+      const { res, nonceChallenge } = await agent.get(CART);
+      if (!nonceChallenge) fail('a proof without a nonce', '401 use_dpop_nonce', 'accepted', 'ERR-TABLE-4');
+      inCase('a proof without a nonce', () => expectDpopFailure(shop, nonceChallenge!, ['use_dpop_nonce'], 'ERR-TABLE-4', { algs: true }));
+      expectSuccess(res, 'the retry with the nonce', 'ERR-TABLE-4');
+      expectNonceHeader(res, 'AUTH-ORDER-4');
+    },
+  ),
+);
 
-test(...check({ id: 'dpop.replay', title: 'an accepted proof sent again is refused (401 with a DPoP challenge); of concurrent uses of one fresh proof at most one succeeds', clauses: ['AUTH-ASST-11', 'AUTH-ORDER-12', 'ERR-TABLE-4'], requires: ['assistants'] }, async (shop) => {
-  const agent = await readyAgent(shop, 'AUTH-ORDER-12');
-  // A fresh proof is accepted once: it is not refused as a replay of itself (each stage runs once).
-  const accepted = await agent.get(CART, { retryOnNonce: false });
-  expectSuccess(accepted.res, 'a fresh proof', 'AUTH-ORDER-12');
-  const replay = await agent.get(CART, { headers: { dpop: accepted.proof }, proof: false, retryOnNonce: false });
-  inCase('the same proof again', () => expectDpopFailure(shop, replay.res, PROOF_OR_NONCE, 'AUTH-ASST-11'));
-  // Concurrent uses of one fresh proof: the jti is recorded atomically, so at most one goes through.
-  const proof = await agent.proof('GET', CART);
-  const answers = await Promise.all(Array.from({ length: 4 }, () => agent.get(CART, { headers: { dpop: proof }, proof: false, retryOnNonce: false })));
-  const ok = answers.filter((a) => a.res.status >= 200 && a.res.status < 300).length;
-  if (ok > 1) fail('concurrent uses of one proof that succeeded', 'at most 1', ok, 'AUTH-ASST-11');
-  for (const a of answers) if (a.res.status >= 300) inCase('a concurrent replay', () => expectDpopFailure(shop, a.res, PROOF_OR_NONCE, 'AUTH-ASST-11'));
-}));
+test(
+  ...check(
+    {
+      id: 'dpop.replay',
+      title:
+        'an accepted proof sent again is refused (401 with a DPoP challenge); of concurrent uses of one fresh proof at most one succeeds',
+      clauses: ['AUTH-ASST-11', 'AUTH-ORDER-12', 'ERR-TABLE-4'],
+      requires: ['assistants'],
+    },
+    async (shop) => {
+      const agent = await readyAgent(shop, 'AUTH-ORDER-12');
+      // A fresh proof is accepted once: it is not refused as a replay of itself (each stage runs once).
+      const accepted = await agent.get(CART, { retryOnNonce: false });
+      expectSuccess(accepted.res, 'a fresh proof', 'AUTH-ORDER-12');
+      const replay = await agent.get(CART, { headers: { dpop: accepted.proof }, proof: false, retryOnNonce: false });
+      inCase('the same proof again', () => expectDpopFailure(shop, replay.res, PROOF_OR_NONCE, 'AUTH-ASST-11'));
+      // Concurrent uses of one fresh proof: the jti is recorded atomically, so at most one goes through.
+      const proof = await agent.proof('GET', CART);
+      const answers = await Promise.all(
+        Array.from({ length: 4 }, () => agent.get(CART, { headers: { dpop: proof }, proof: false, retryOnNonce: false })),
+      );
+      const ok = answers.filter((a) => a.res.status >= 200 && a.res.status < 300).length;
+      if (ok > 1) fail('concurrent uses of one proof that succeeded', 'at most 1', ok, 'AUTH-ASST-11');
+      for (const a of answers)
+        if (a.res.status >= 300) inCase('a concurrent replay', () => expectDpopFailure(shop, a.res, PROOF_OR_NONCE, 'AUTH-ASST-11'));
+    },
+  ),
+);
 
-test(...check({ id: 'dpop.replay.reference', title: 'a replayed proof is 401 invalid_dpop_proof', clauses: ['AUTH-ASST-11'], level: 'reference', requires: ['assistants'] }, async (shop) => {
-  const agent = await readyAgent(shop, 'AUTH-ASST-11');
-  const accepted = await agent.get(CART, { retryOnNonce: false });
-  expectSuccess(accepted.res, 'a fresh proof', 'AUTH-ASST-11');
-  const replay = await agent.get(CART, { headers: { dpop: accepted.proof }, proof: false, retryOnNonce: false });
-  expectDpopFailure(shop, replay.res, ['invalid_dpop_proof'], 'AUTH-ASST-11', { algs: true });
-}));
+test(
+  ...check(
+    {
+      id: 'dpop.replay.reference',
+      title: 'a replayed proof is 401 invalid_dpop_proof',
+      clauses: ['AUTH-ASST-11'],
+      level: 'reference',
+      requires: ['assistants'],
+    },
+    async (shop) => {
+      const agent = await readyAgent(shop, 'AUTH-ASST-11');
+      const accepted = await agent.get(CART, { retryOnNonce: false });
+      expectSuccess(accepted.res, 'a fresh proof', 'AUTH-ASST-11');
+      const replay = await agent.get(CART, { headers: { dpop: accepted.proof }, proof: false, retryOnNonce: false });
+      expectDpopFailure(shop, replay.res, ['invalid_dpop_proof'], 'AUTH-ASST-11', { algs: true });
+    },
+  ),
+);
 
 // ------------------------------------------------------------------------------------------------------ token carriers
 
-test(...check({ id: 'dpop.token-carriers', title: 'an assistant token in the query string or a cookie is not accepted: 401 invalid_token, as with no token', clauses: ['AUTH-ASST-3', 'AUTH-ASST-4', 'ERR-TABLE-1'], requires: ['assistants'] }, async (shop) => {
-  const agent = await readyAgent(shop, 'AUTH-ASST-3');
-  const proof = () => agent.proof('GET', CART);
-  const cases: [string, string, () => Promise<ShopResponse>][] = [
-    ['AUTH-ASST-3', 'query access_token with a proof', async () => shop.http.get(`${CART}?access_token=${encodeURIComponent(agent.token)}`, { headers: { dpop: await proof() } })],
-    ['AUTH-ASST-4', 'cookie access_token with a proof', async () => shop.http.get(CART, { headers: { cookie: `access_token=${agent.token}`, dpop: await proof() } })],
-  ];
-  for (const [clause, what, send] of cases) {
-    const res = await send();
-    inCase(what, () => {
-      expectProblem(res, { status: 401, error: 'invalid_token', docsUrl: shop.docsUrl, clause });
-      expectChallenge(res, { scheme: 'DPoP', error: 'invalid_token', clause });
-    });
-  }
-}));
+test(
+  ...check(
+    {
+      id: 'dpop.token-carriers',
+      title: 'an assistant token in the query string or a cookie is not accepted: 401 invalid_token, as with no token',
+      clauses: ['AUTH-ASST-3', 'AUTH-ASST-4', 'ERR-TABLE-1'],
+      requires: ['assistants'],
+    },
+    async (shop) => {
+      const agent = await readyAgent(shop, 'AUTH-ASST-3');
+      const proof = () => agent.proof('GET', CART);
+      const cases: [string, string, () => Promise<ShopResponse>][] = [
+        [
+          'AUTH-ASST-3',
+          'query access_token with a proof',
+          async () => shop.http.get(`${CART}?access_token=${encodeURIComponent(agent.token)}`, { headers: { dpop: await proof() } }),
+        ],
+        [
+          'AUTH-ASST-4',
+          'cookie access_token with a proof',
+          async () => shop.http.get(CART, { headers: { cookie: `access_token=${agent.token}`, dpop: await proof() } }),
+        ],
+      ];
+      for (const [clause, what, send] of cases) {
+        const res = await send();
+        inCase(what, () => {
+          expectProblem(res, { status: 401, error: 'invalid_token', docsUrl: shop.docsUrl, clause });
+          expectChallenge(res, { scheme: 'DPoP', error: 'invalid_token', clause });
+        });
+      }
+    },
+  ),
+);
 
-test(...check({ id: 'dpop.token-defects', title: 'a malformed, expired or rejected assistant token with a correct proof is 401 invalid_token in the DPoP scheme only', clauses: ['AUTH-ASST-5', 'ERR-TABLE-2'], requires: ['assistants'] }, async (shop) => {
-  const agent = await readyAgent(shop, 'AUTH-ASST-5');
-  const tokens: [string, string][] = [
-    ['expired an hour ago', await agent.mintToken({ claims: { iat: nowSeconds() - 7200, exp: nowSeconds() - 3600 } })],
-    ['signed by a foreign key', await (async () => {
-      const t = await agent.mintToken();
-      const [h, p] = t.split('.');
-      const other = (await shop.mint.customer({ sub: shop.subject('cust') })).split('.')[2];
-      return `${h}.${p}.${other}`;
-    })()],
-    ['another audience', await agent.mintToken({ claims: { aud: 'https://other.example' } })],
-    ['malformed', 'abc.def.ghi'],
-  ];
-  for (const [what, token] of tokens) {
-    const res = (await agent.get(CART, { token, retryOnNonce: false })).res;
-    inCase(what, () => {
-      expectProblem(res, { status: 401, error: 'invalid_token', docsUrl: shop.docsUrl, clause: 'AUTH-ASST-5' });
-      expectSingleDpopChallenge(res, 'invalid_token', 'AUTH-ASST-5');
-    });
-  }
-}));
+test(
+  ...check(
+    {
+      id: 'dpop.token-defects',
+      title: 'a malformed, expired or rejected assistant token with a correct proof is 401 invalid_token in the DPoP scheme only',
+      clauses: ['AUTH-ASST-5', 'ERR-TABLE-2'],
+      requires: ['assistants'],
+    },
+    async (shop) => {
+      const agent = await readyAgent(shop, 'AUTH-ASST-5');
+      const tokens: [string, string][] = [
+        ['expired an hour ago', await agent.mintToken({ claims: { iat: nowSeconds() - 7200, exp: nowSeconds() - 3600 } })],
+        [
+          'signed by a foreign key',
+          await (async () => {
+            const t = await agent.mintToken();
+            const [h, p] = t.split('.');
+            const other = (await shop.mint.customer({ sub: shop.subject('cust') })).split('.')[2];
+            return `${h}.${p}.${other}`;
+          })(),
+        ],
+        ['another audience', await agent.mintToken({ claims: { aud: 'https://other.example' } })],
+        ['malformed', 'abc.def.ghi'],
+      ];
+      for (const [what, token] of tokens) {
+        const res = (await agent.get(CART, { token, retryOnNonce: false })).res;
+        inCase(what, () => {
+          expectProblem(res, { status: 401, error: 'invalid_token', docsUrl: shop.docsUrl, clause: 'AUTH-ASST-5' });
+          expectSingleDpopChallenge(res, 'invalid_token', 'AUTH-ASST-5');
+        });
+      }
+    },
+  ),
+);

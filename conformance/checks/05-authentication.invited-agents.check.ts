@@ -18,163 +18,428 @@ import { expectAuthority, invitedAgent, sendInvited } from './_shared/probe-agen
 import { VARIANT } from './_shared/seed-data.js';
 import { contextHeader } from './_shared/artifact-headers.js';
 
-test(...check({ id: 'agents.invited.acts-for-account', title: 'an invited agent (web-agent forwarder + context) acts on the account of its context: the customer sees its cart line', clauses: ['AUTH-KIND-10', 'AUTH-CRED-5', 'AUTH-ORDER-5', 'PUR-CALLERS-1'], requires: ['invitedAgents'], seed: true }, async (shop) => {
-  const inv = await invitedAgent(shop);
-  expectSuccess(await shop.http.post('/v1/cart/items', { headers: inv.headers, json: cartLine() }), 'invited agent adds a line', 'AUTH-KIND-10');
-  expectNamesVariant(await shop.http.get('/v1/cart', { headers: inv.headers }), VARIANT, 'invited agent reads the cart', 'AUTH-KIND-10');
-  expectNamesVariant(await shop.http.get('/v1/cart', { token: await shop.mint.customer({ sub: inv.sub }) }), VARIANT, 'the customer of the context sub reads the line', 'AUTH-ORDER-5');
-  expectSuccess(await shop.http.get('/v1/me/profile', { headers: inv.headers }), 'invited agent reads the profile (assistant:read)', 'AUTH-CRED-5');
-}));
+test(
+  ...check(
+    {
+      id: 'agents.invited.acts-for-account',
+      title: 'an invited agent (web-agent forwarder + context) acts on the account of its context: the customer sees its cart line',
+      clauses: ['AUTH-KIND-10', 'AUTH-CRED-5', 'AUTH-ORDER-5', 'PUR-CALLERS-1'],
+      requires: ['invitedAgents'],
+      seed: true,
+    },
+    async (shop) => {
+      const inv = await invitedAgent(shop);
+      expectSuccess(
+        await shop.http.post('/v1/cart/items', { headers: inv.headers, json: cartLine() }),
+        'invited agent adds a line',
+        'AUTH-KIND-10',
+      );
+      expectNamesVariant(
+        await shop.http.get('/v1/cart', { headers: inv.headers }),
+        VARIANT,
+        'invited agent reads the cart',
+        'AUTH-KIND-10',
+      );
+      expectNamesVariant(
+        await shop.http.get('/v1/cart', { token: await shop.mint.customer({ sub: inv.sub }) }),
+        VARIANT,
+        'the customer of the context sub reads the line',
+        'AUTH-ORDER-5',
+      );
+      expectSuccess(
+        await shop.http.get('/v1/me/profile', { headers: inv.headers }),
+        'invited agent reads the profile (assistant:read)',
+        'AUTH-CRED-5',
+      );
+    },
+  ),
+);
 
-test(...check({ id: 'agents.invited.me.reference', title: 'GET /v1/me of an invited agent: caller_kind invited-agent, the forwarder client, the context\'s account', clauses: ['AUTH-KIND-10', 'END-LIST-6'], level: 'reference', requires: ['invitedAgents'] }, async (shop) => {
-  const inv = await invitedAgent(shop);
-  const me = await shop.http.get('/v1/me', { headers: inv.headers });
-  expectSuccess(me, 'GET /v1/me', 'END-LIST-6');
-  const got = [me.body?.caller_kind, me.body?.client_id, me.body?.account?.sub];
-  const want = ['invited-agent', shop.profile.clients.webAgentForwarder, inv.sub];
-  if (JSON.stringify(got) !== JSON.stringify(want)) fail('GET /v1/me [caller_kind, client_id, account.sub]', want, got, 'AUTH-KIND-10');
-}));
+test(
+  ...check(
+    {
+      id: 'agents.invited.me.reference',
+      title: "GET /v1/me of an invited agent: caller_kind invited-agent, the forwarder client, the context's account",
+      clauses: ['AUTH-KIND-10', 'END-LIST-6'],
+      level: 'reference',
+      requires: ['invitedAgents'],
+    },
+    async (shop) => {
+      const inv = await invitedAgent(shop);
+      const me = await shop.http.get('/v1/me', { headers: inv.headers });
+      expectSuccess(me, 'GET /v1/me', 'END-LIST-6');
+      const got = [me.body?.caller_kind, me.body?.client_id, me.body?.account?.sub];
+      const want = ['invited-agent', shop.profile.clients.webAgentForwarder, inv.sub];
+      if (JSON.stringify(got) !== JSON.stringify(want)) fail('GET /v1/me [caller_kind, client_id, account.sub]', want, got, 'AUTH-KIND-10');
+    },
+  ),
+);
 
-test(...check({ id: 'agents.invited.permissions', title: 'an invited agent\'s permissions map to API scopes: base, assistant:read, assistant:write, checkout each unlock exactly their operations', clauses: ['AUTH-SCOPE-4', 'AUTH-SCOPE-6', 'AUTH-SCOPE-7', 'AUTH-SCOPE-8', 'AUTH-SCOPE-9', 'ERR-TABLE-9'], requires: ['invitedAgents'], seed: true }, async (shop) => {
-  const sets: [string, readonly string[]][] = [
-    ['AUTH-SCOPE-6', []],
-    ['AUTH-SCOPE-7', ['assistant:read']],
-    ['AUTH-SCOPE-8', ['assistant:write']],
-    ['AUTH-SCOPE-9', ['checkout']],
-    ['AUTH-SCOPE-4', PERMISSIONS],
-  ];
-  for (const [clause, permissions] of sets) {
-    await expectAuthority(shop, sendInvited(shop, await invitedAgent(shop, { permissions })), permissions, clause, 'either');
-  }
-}));
+test(
+  ...check(
+    {
+      id: 'agents.invited.permissions',
+      title:
+        "an invited agent's permissions map to API scopes: base, assistant:read, assistant:write, checkout each unlock exactly their operations",
+      clauses: ['AUTH-SCOPE-4', 'AUTH-SCOPE-6', 'AUTH-SCOPE-7', 'AUTH-SCOPE-8', 'AUTH-SCOPE-9', 'ERR-TABLE-9'],
+      requires: ['invitedAgents'],
+      seed: true,
+    },
+    async (shop) => {
+      const sets: [string, readonly string[]][] = [
+        ['AUTH-SCOPE-6', []],
+        ['AUTH-SCOPE-7', ['assistant:read']],
+        ['AUTH-SCOPE-8', ['assistant:write']],
+        ['AUTH-SCOPE-9', ['checkout']],
+        ['AUTH-SCOPE-4', PERMISSIONS],
+      ];
+      for (const [clause, permissions] of sets) {
+        await expectAuthority(shop, sendInvited(shop, await invitedAgent(shop, { permissions })), permissions, clause, 'either');
+      }
+    },
+  ),
+);
 
-test(...check({ id: 'agents.invited.permissions.reference', title: 'an invited agent refused for a scope is told the permission it lacks (scope assistant:read, assistant:write, checkout)', clauses: ['AUTH-SCOPE-4', 'ERR-TABLE-9'], level: 'reference', requires: ['invitedAgents'], seed: true }, async (shop) => {
-  await expectAuthority(shop, sendInvited(shop, await invitedAgent(shop, { permissions: [] })), [], 'AUTH-SCOPE-4', 'permission');
-}));
+test(
+  ...check(
+    {
+      id: 'agents.invited.permissions.reference',
+      title: 'an invited agent refused for a scope is told the permission it lacks (scope assistant:read, assistant:write, checkout)',
+      clauses: ['AUTH-SCOPE-4', 'ERR-TABLE-9'],
+      level: 'reference',
+      requires: ['invitedAgents'],
+      seed: true,
+    },
+    async (shop) => {
+      await expectAuthority(shop, sendInvited(shop, await invitedAgent(shop, { permissions: [] })), [], 'AUTH-SCOPE-4', 'permission');
+    },
+  ),
+);
 
-test(...check({ id: 'agents.invited.read-only-checkout', title: 'a read-only invited agent (no checkout permission) cannot check out: 403 insufficient_scope', clauses: ['AUTH-SCOPE-11', 'ERR-TABLE-9'], requires: ['invitedAgents'] }, async (shop) => {
-  for (const permissions of [['assistant:read'], ['assistant:read', 'assistant:write']]) {
-    const inv = await invitedAgent(shop, { permissions });
-    const res = await shop.http.post('/v1/checkouts/saved-card', { headers: inv.headers, json: {} });
-    inCase(`permissions [${permissions.join(', ')}]`, () => expectInsufficientScope(shop, res, 'AUTH-SCOPE-11', ['checkout']));
-  }
-}));
+test(
+  ...check(
+    {
+      id: 'agents.invited.read-only-checkout',
+      title: 'a read-only invited agent (no checkout permission) cannot check out: 403 insufficient_scope',
+      clauses: ['AUTH-SCOPE-11', 'ERR-TABLE-9'],
+      requires: ['invitedAgents'],
+    },
+    async (shop) => {
+      for (const permissions of [['assistant:read'], ['assistant:read', 'assistant:write']]) {
+        const inv = await invitedAgent(shop, { permissions });
+        const res = await shop.http.post('/v1/checkouts/saved-card', { headers: inv.headers, json: {} });
+        inCase(`permissions [${permissions.join(', ')}]`, () => expectInsufficientScope(shop, res, 'AUTH-SCOPE-11', ['checkout']));
+      }
+    },
+  ),
+);
 
-test(...check({ id: 'agents.invited.unknown-permissions', title: 'unknown permissions (API scope names, account:security, made-up ones) unlock nothing beyond the base scopes', clauses: ['AUTH-SCOPE-10', 'AUTH-SCOPE-6'], requires: ['invitedAgents'], seed: true }, async (shop) => {
-  const unknown = ['account:read', 'orders:write', 'payment_methods:read', 'account:security', 'admin', 'assistant:*', 'checkout:all'];
-  await expectAuthority(shop, sendInvited(shop, await invitedAgent(shop, { permissions: unknown })), unknown, 'AUTH-SCOPE-10', 'either');
-}));
+test(
+  ...check(
+    {
+      id: 'agents.invited.unknown-permissions',
+      title: 'unknown permissions (API scope names, account:security, made-up ones) unlock nothing beyond the base scopes',
+      clauses: ['AUTH-SCOPE-10', 'AUTH-SCOPE-6'],
+      requires: ['invitedAgents'],
+      seed: true,
+    },
+    async (shop) => {
+      const unknown = ['account:read', 'orders:write', 'payment_methods:read', 'account:security', 'admin', 'assistant:*', 'checkout:all'];
+      await expectAuthority(
+        shop,
+        sendInvited(shop, await invitedAgent(shop, { permissions: unknown })),
+        unknown,
+        'AUTH-SCOPE-10',
+        'either',
+      );
+    },
+  ),
+);
 
-test(...check({ id: 'agents.invited.forwarder-scopes-do-not-widen', title: 'API scopes on the forwarder token do not widen an invited agent: its context\'s permissions alone apply', clauses: ['AUTH-SCOPE-3'], requires: ['invitedAgents'], seed: true }, async (shop) => {
-  const wide = [AGENT_FORWARD_SCOPE, 'catalog:read', 'cart:read', 'cart:write', 'account:read', 'account:write', 'payment_methods:read', 'orders:read', 'orders:write', 'checkout'].join(' ');
-  await expectAuthority(shop, sendInvited(shop, await invitedAgent(shop, { permissions: [], forwarderScope: wide })), [], 'AUTH-SCOPE-3', 'either');
-}));
+test(
+  ...check(
+    {
+      id: 'agents.invited.forwarder-scopes-do-not-widen',
+      title: "API scopes on the forwarder token do not widen an invited agent: its context's permissions alone apply",
+      clauses: ['AUTH-SCOPE-3'],
+      requires: ['invitedAgents'],
+      seed: true,
+    },
+    async (shop) => {
+      const wide = [
+        AGENT_FORWARD_SCOPE,
+        'catalog:read',
+        'cart:read',
+        'cart:write',
+        'account:read',
+        'account:write',
+        'payment_methods:read',
+        'orders:read',
+        'orders:write',
+        'checkout',
+      ].join(' ');
+      await expectAuthority(
+        shop,
+        sendInvited(shop, await invitedAgent(shop, { permissions: [], forwarderScope: wide })),
+        [],
+        'AUTH-SCOPE-3',
+        'either',
+      );
+    },
+  ),
+);
 
-test(...check({ id: 'agents.invited.forwarder-needs-agent-forward', title: 'a web-agent-forwarder token without agent:forward cannot forward an invited agent (refused)', clauses: ['AUTH-SCOPE-5'], requires: ['invitedAgents'] }, async (shop) => {
-  for (const scope of ['catalog:read cart:read cart:write', 'account:read checkout', '']) {
-    const inv = await invitedAgent(shop, { forwarderScope: scope });
-    const res = await shop.http.get('/v1/cart', { headers: inv.headers });
-    inCase(`forwarder scope "${scope}"`, () => expectCredentialRefused(shop, res, 'AUTH-SCOPE-5'));
-  }
-}));
+test(
+  ...check(
+    {
+      id: 'agents.invited.forwarder-needs-agent-forward',
+      title: 'a web-agent-forwarder token without agent:forward cannot forward an invited agent (refused)',
+      clauses: ['AUTH-SCOPE-5'],
+      requires: ['invitedAgents'],
+    },
+    async (shop) => {
+      for (const scope of ['catalog:read cart:read cart:write', 'account:read checkout', '']) {
+        const inv = await invitedAgent(shop, { forwarderScope: scope });
+        const res = await shop.http.get('/v1/cart', { headers: inv.headers });
+        inCase(`forwarder scope "${scope}"`, () => expectCredentialRefused(shop, res, 'AUTH-SCOPE-5'));
+      }
+    },
+  ),
+);
 
 // Killed by a server that tells the agent the forwarder's missing scope (403 insufficient_scope, scope agent:forward).
-test(...check({ id: 'agents.invited.forwarder-needs-agent-forward.reference', title: 'a forwarder token without agent:forward: 403 caller_not_allowed, no scope named (agents are told account scopes only)', clauses: ['AUTH-SCOPE-5', 'ERR-SCOPE-1', 'ERR-TABLE-8'], level: 'reference', requires: ['invitedAgents'] }, async (shop) => {
-  const inv = await invitedAgent(shop, { forwarderScope: 'catalog:read cart:read cart:write' });
-  const res = await shop.http.get('/v1/cart', { headers: inv.headers });
-  expectProblem(res, { status: 403, error: 'caller_not_allowed', docsUrl: shop.docsUrl, clause: 'AUTH-SCOPE-5' });
-  if (res.body?.scope !== undefined) fail('scope member', 'absent', res.body.scope, 'ERR-SCOPE-1');
-}));
+test(
+  ...check(
+    {
+      id: 'agents.invited.forwarder-needs-agent-forward.reference',
+      title: 'a forwarder token without agent:forward: 403 caller_not_allowed, no scope named (agents are told account scopes only)',
+      clauses: ['AUTH-SCOPE-5', 'ERR-SCOPE-1', 'ERR-TABLE-8'],
+      level: 'reference',
+      requires: ['invitedAgents'],
+    },
+    async (shop) => {
+      const inv = await invitedAgent(shop, { forwarderScope: 'catalog:read cart:read cart:write' });
+      const res = await shop.http.get('/v1/cart', { headers: inv.headers });
+      expectProblem(res, { status: 403, error: 'caller_not_allowed', docsUrl: shop.docsUrl, clause: 'AUTH-SCOPE-5' });
+      if (res.body?.scope !== undefined) fail('scope member', 'absent', res.body.scope, 'ERR-SCOPE-1');
+    },
+  ),
+);
 
-test(...check({ id: 'agents.invited.context-bearer-bound', title: 'a context bound to another access token (ath), or to none, is refused; the same context with its own token works', clauses: ['AUTH-CRED-6'], requires: ['invitedAgents'] }, async (shop) => {
-  const inv = await invitedAgent(shop);
-  expectSuccess(await shop.http.get('/v1/cart', { headers: inv.headers }), 'control: the context with its own forwarder token', 'AUTH-CRED-6');
-  const otherForwarder = await shop.mint.invitedAgentForwarder();
-  const sub = shop.subject('inv');
-  const base = { sub, agentId: `inv_agent_${freshHex()}`, permissions: ALL_PERMISSIONS };
-  const cases: [string, Record<string, string>][] = [
-    ['a context lifted onto another forwarder token', { authorization: `Bearer ${otherForwarder}`, [contextHeader()]: inv.context }],
-    ['a context bound to another token', { authorization: `Bearer ${otherForwarder}`, [contextHeader()]: await shop.mint.invitedAgentContext({ ...base, forwarderToken: `${otherForwarder}x` }) }],
-    ['a context with no ath', { authorization: `Bearer ${otherForwarder}`, [contextHeader()]: await shop.mint.invitedAgentContext({ ...base, forwarderToken: otherForwarder, claims: { ath: undefined } }) }],
-  ];
-  for (const [what, headers] of cases) {
-    const res = await shop.http.get('/v1/cart', { headers });
-    inCase(what, () => expectCredentialRefused(shop, res, 'AUTH-CRED-6'));
-  }
-}));
+test(
+  ...check(
+    {
+      id: 'agents.invited.context-bearer-bound',
+      title: 'a context bound to another access token (ath), or to none, is refused; the same context with its own token works',
+      clauses: ['AUTH-CRED-6'],
+      requires: ['invitedAgents'],
+    },
+    async (shop) => {
+      const inv = await invitedAgent(shop);
+      expectSuccess(
+        await shop.http.get('/v1/cart', { headers: inv.headers }),
+        'control: the context with its own forwarder token',
+        'AUTH-CRED-6',
+      );
+      const otherForwarder = await shop.mint.invitedAgentForwarder();
+      const sub = shop.subject('inv');
+      const base = { sub, agentId: `inv_agent_${freshHex()}`, permissions: ALL_PERMISSIONS };
+      const cases: [string, Record<string, string>][] = [
+        ['a context lifted onto another forwarder token', { authorization: `Bearer ${otherForwarder}`, [contextHeader()]: inv.context }],
+        [
+          'a context bound to another token',
+          {
+            authorization: `Bearer ${otherForwarder}`,
+            [contextHeader()]: await shop.mint.invitedAgentContext({ ...base, forwarderToken: `${otherForwarder}x` }),
+          },
+        ],
+        [
+          'a context with no ath',
+          {
+            authorization: `Bearer ${otherForwarder}`,
+            [contextHeader()]: await shop.mint.invitedAgentContext({ ...base, forwarderToken: otherForwarder, claims: { ath: undefined } }),
+          },
+        ],
+      ];
+      for (const [what, headers] of cases) {
+        const res = await shop.http.get('/v1/cart', { headers });
+        inCase(what, () => expectCredentialRefused(shop, res, 'AUTH-CRED-6'));
+      }
+    },
+  ),
+);
 
-test(...check({ id: 'agents.invited.context-defects.reference', title: 'a context that is unbound, of another typ, forged or expired is 401 invalid_token with a Bearer challenge only', clauses: ['AUTH-CRED-6', 'AUTH-CRED-7', 'AUTH-KIND-10'], level: 'reference', requires: ['invitedAgents'] }, async (shop) => {
-  const forwarder = await shop.mint.invitedAgentForwarder();
-  const base = { sub: shop.subject('inv'), agentId: `inv_agent_${freshHex()}`, permissions: ALL_PERMISSIONS, forwarderToken: forwarder };
-  const cases: [string, string, Promise<string>][] = [
-    ['AUTH-CRED-6', 'bound to another token', shop.mint.invitedAgentContext({ ...base, forwarderToken: 'another.token.value' })],
-    ['AUTH-CRED-7', 'typ JWT', shop.mint.invitedAgentContext({ ...base, header: { typ: 'JWT' } })],
-    ['AUTH-CRED-7', 'no typ', shop.mint.invitedAgentContext({ ...base, header: { typ: undefined } })],
-    ['AUTH-KIND-10', 'signed with another key', shop.mint.invitedAgentContext({ ...base, key: `not-the-context-key-${freshHex()}` })],
-    ['AUTH-KIND-10', 'expired', shop.mint.invitedAgentContext({ ...base, claims: { iat: nowSeconds() - 600, exp: nowSeconds() - 300 } })],
-  ];
-  for (const [clause, what, context] of cases) {
-    const res = await shop.http.get('/v1/cart', { headers: { authorization: `Bearer ${forwarder}`, [contextHeader()]: await context } });
-    inCase(what, () => expectInvalidToken(shop, res, clause, 'Bearer', { only: true }));
-  }
-}));
+test(
+  ...check(
+    {
+      id: 'agents.invited.context-defects.reference',
+      title: 'a context that is unbound, of another typ, forged or expired is 401 invalid_token with a Bearer challenge only',
+      clauses: ['AUTH-CRED-6', 'AUTH-CRED-7', 'AUTH-KIND-10'],
+      level: 'reference',
+      requires: ['invitedAgents'],
+    },
+    async (shop) => {
+      const forwarder = await shop.mint.invitedAgentForwarder();
+      const base = {
+        sub: shop.subject('inv'),
+        agentId: `inv_agent_${freshHex()}`,
+        permissions: ALL_PERMISSIONS,
+        forwarderToken: forwarder,
+      };
+      const cases: [string, string, Promise<string>][] = [
+        ['AUTH-CRED-6', 'bound to another token', shop.mint.invitedAgentContext({ ...base, forwarderToken: 'another.token.value' })],
+        ['AUTH-CRED-7', 'typ JWT', shop.mint.invitedAgentContext({ ...base, header: { typ: 'JWT' } })],
+        ['AUTH-CRED-7', 'no typ', shop.mint.invitedAgentContext({ ...base, header: { typ: undefined } })],
+        ['AUTH-KIND-10', 'signed with another key', shop.mint.invitedAgentContext({ ...base, key: `not-the-context-key-${freshHex()}` })],
+        [
+          'AUTH-KIND-10',
+          'expired',
+          shop.mint.invitedAgentContext({ ...base, claims: { iat: nowSeconds() - 600, exp: nowSeconds() - 300 } }),
+        ],
+      ];
+      for (const [clause, what, context] of cases) {
+        const res = await shop.http.get('/v1/cart', {
+          headers: { authorization: `Bearer ${forwarder}`, [contextHeader()]: await context },
+        });
+        inCase(what, () => expectInvalidToken(shop, res, clause, 'Bearer', { only: true }));
+      }
+    },
+  ),
+);
 
-test(...check({ id: 'agents.invited.context-typ', title: 'an invited-agent context whose typ is not invited-agent+jwt is refused (JWT, at+jwt, none)', clauses: ['AUTH-CRED-7'], requires: ['invitedAgents'] }, async (shop) => {
-  const control = await invitedAgent(shop);
-  expectSuccess(await shop.http.get('/v1/cart', { headers: control.headers }), 'control: typ invited-agent+jwt', 'AUTH-CRED-7');
-  for (const typ of ['JWT', 'at+jwt', undefined]) {
-    const inv = await invitedAgent(shop, { context: { header: { typ } } });
-    const res = await shop.http.get('/v1/cart', { headers: inv.headers });
-    inCase(`typ ${typ ?? '(none)'}`, () => expectCredentialRefused(shop, res, 'AUTH-CRED-7'));
-  }
-}));
+test(
+  ...check(
+    {
+      id: 'agents.invited.context-typ',
+      title: 'an invited-agent context whose typ is not invited-agent+jwt is refused (JWT, at+jwt, none)',
+      clauses: ['AUTH-CRED-7'],
+      requires: ['invitedAgents'],
+    },
+    async (shop) => {
+      const control = await invitedAgent(shop);
+      expectSuccess(await shop.http.get('/v1/cart', { headers: control.headers }), 'control: typ invited-agent+jwt', 'AUTH-CRED-7');
+      for (const typ of ['JWT', 'at+jwt', undefined]) {
+        const inv = await invitedAgent(shop, { context: { header: { typ } } });
+        const res = await shop.http.get('/v1/cart', { headers: inv.headers });
+        inCase(`typ ${typ ?? '(none)'}`, () => expectCredentialRefused(shop, res, 'AUTH-CRED-7'));
+      }
+    },
+  ),
+);
 
-test(...check({ id: 'agents.invited.web-forwarder-only', title: 'a context with a storefront, website, delegated, operator or MCP-forwarder token grants nothing: refused, or no authority over the context\'s account', clauses: ['AUTH-CUST-9'], requires: ['invitedAgents'], seed: true }, async (shop) => {
-  const c = shop.profile.clients;
-  const sub = shop.subject('inv');
-  const tokens: [string, string, Record<string, string>][] = [
-    ['the storefront (guest) token', await shop.mint.guest(), { 'guest-session': shop.guestSession() }],
-    ['a website customer token of another account', await shop.mint.customer({ sub: shop.subject('cust') }), {}],
-    ['a delegated token of another account', await shop.mint.delegated({ sub: shop.subject('cust') }), {}],
-    ['the MCP agent forwarder token', await shop.mint.mcpAgentForwarder(), {}],
-    ['a machine token of the website client', await shop.mint.machine(c.website), {}],
-    ['the backoffice token', await shop.mint.operator(), { operator: OPERATOR_ATTRIBUTION }],
-  ];
-  for (const [what, token, extra] of tokens) {
-    const context = await shop.mint.invitedAgentContext({ sub, agentId: `inv_agent_${freshHex()}`, permissions: ALL_PERMISSIONS, forwarderToken: token });
-    const headers = { authorization: `Bearer ${token}`, [contextHeader()]: context, ...extra };
-    const write = await shop.http.post('/v1/cart/items', { headers, json: cartLine() });
-    const profile = await shop.http.get('/v1/me/profile', { headers });
-    inCase(what, () => {
-      if (write.status >= 500 || profile.status >= 500) fail('status', 'not a server error', `${write.status} / ${profile.status}`, 'AUTH-CUST-9');
-    });
-  }
-  // Whatever each request got, none reached the context's account.
-  expectNotNamesVariant(await shop.http.get('/v1/cart', { token: await shop.mint.customer({ sub }) }), VARIANT, 'the cart of the context\'s account', 'AUTH-CUST-9');
-}));
+test(
+  ...check(
+    {
+      id: 'agents.invited.web-forwarder-only',
+      title:
+        "a context with a storefront, website, delegated, operator or MCP-forwarder token grants nothing: refused, or no authority over the context's account",
+      clauses: ['AUTH-CUST-9'],
+      requires: ['invitedAgents'],
+      seed: true,
+    },
+    async (shop) => {
+      const c = shop.profile.clients;
+      const sub = shop.subject('inv');
+      const tokens: [string, string, Record<string, string>][] = [
+        ['the storefront (guest) token', await shop.mint.guest(), { 'guest-session': shop.guestSession() }],
+        ['a website customer token of another account', await shop.mint.customer({ sub: shop.subject('cust') }), {}],
+        ['a delegated token of another account', await shop.mint.delegated({ sub: shop.subject('cust') }), {}],
+        ['the MCP agent forwarder token', await shop.mint.mcpAgentForwarder(), {}],
+        ['a machine token of the website client', await shop.mint.machine(c.website), {}],
+        ['the backoffice token', await shop.mint.operator(), { operator: OPERATOR_ATTRIBUTION }],
+      ];
+      for (const [what, token, extra] of tokens) {
+        const context = await shop.mint.invitedAgentContext({
+          sub,
+          agentId: `inv_agent_${freshHex()}`,
+          permissions: ALL_PERMISSIONS,
+          forwarderToken: token,
+        });
+        const headers = { authorization: `Bearer ${token}`, [contextHeader()]: context, ...extra };
+        const write = await shop.http.post('/v1/cart/items', { headers, json: cartLine() });
+        const profile = await shop.http.get('/v1/me/profile', { headers });
+        inCase(what, () => {
+          if (write.status >= 500 || profile.status >= 500)
+            fail('status', 'not a server error', `${write.status} / ${profile.status}`, 'AUTH-CUST-9');
+        });
+      }
+      // Whatever each request got, none reached the context's account.
+      expectNotNamesVariant(
+        await shop.http.get('/v1/cart', { token: await shop.mint.customer({ sub }) }),
+        VARIANT,
+        "the cart of the context's account",
+        'AUTH-CUST-9',
+      );
+    },
+  ),
+);
 
-test(...check({ id: 'agents.invited.web-forwarder-only.reference', title: 'a context with the MCP-forwarder token is 401 invalid_token; next to a guest or customer token the header is refused with 400 invalid_request (contract/headers.ts)', clauses: ['AUTH-CUST-9', 'AUTH-ORDER-6'], level: 'reference', requires: ['invitedAgents'], seed: true }, async (shop) => {
-  const sub = shop.subject('inv');
-  const mcp = await shop.mint.mcpAgentForwarder();
-  const ctx = (token: string) => shop.mint.invitedAgentContext({ sub, agentId: `inv_agent_${freshHex()}`, permissions: ALL_PERMISSIONS, forwarderToken: token });
-  expectInvalidToken(shop, await shop.http.get('/v1/cart', { headers: { authorization: `Bearer ${mcp}`, [contextHeader()]: await ctx(mcp) } }), 'AUTH-CUST-9', 'Bearer', { only: true });
-  const customer = await shop.mint.customer({ sub: shop.subject('cust') });
-  const guest = await shop.mint.guest();
-  const cases: [string, Record<string, string>][] = [
-    ['a customer token', { authorization: `Bearer ${customer}`, [contextHeader()]: await ctx(customer) }],
-    ['the storefront (guest) token', { authorization: `Bearer ${guest}`, 'guest-session': shop.guestSession(), [contextHeader()]: await ctx(guest) }],
-  ];
-  for (const [what, headers] of cases) {
-    const res = await shop.http.get('/v1/cart', { headers });
-    inCase(what, () => expectProblem(res, { status: 400, error: 'invalid_request', docsUrl: shop.docsUrl, clause: 'AUTH-CUST-9' }));
-  }
-}));
+test(
+  ...check(
+    {
+      id: 'agents.invited.web-forwarder-only.reference',
+      title:
+        'a context with the MCP-forwarder token is 401 invalid_token; next to a guest or customer token the header is refused with 400 invalid_request (contract/headers.ts)',
+      clauses: ['AUTH-CUST-9', 'AUTH-ORDER-6'],
+      level: 'reference',
+      requires: ['invitedAgents'],
+      seed: true,
+    },
+    async (shop) => {
+      const sub = shop.subject('inv');
+      const mcp = await shop.mint.mcpAgentForwarder();
+      const ctx = (token: string) =>
+        shop.mint.invitedAgentContext({ sub, agentId: `inv_agent_${freshHex()}`, permissions: ALL_PERMISSIONS, forwarderToken: token });
+      expectInvalidToken(
+        shop,
+        await shop.http.get('/v1/cart', { headers: { authorization: `Bearer ${mcp}`, [contextHeader()]: await ctx(mcp) } }),
+        'AUTH-CUST-9',
+        'Bearer',
+        { only: true },
+      );
+      const customer = await shop.mint.customer({ sub: shop.subject('cust') });
+      const guest = await shop.mint.guest();
+      const cases: [string, Record<string, string>][] = [
+        ['a customer token', { authorization: `Bearer ${customer}`, [contextHeader()]: await ctx(customer) }],
+        [
+          'the storefront (guest) token',
+          { authorization: `Bearer ${guest}`, 'guest-session': shop.guestSession(), [contextHeader()]: await ctx(guest) },
+        ],
+      ];
+      for (const [what, headers] of cases) {
+        const res = await shop.http.get('/v1/cart', { headers });
+        inCase(what, () => expectProblem(res, { status: 400, error: 'invalid_request', docsUrl: shop.docsUrl, clause: 'AUTH-CUST-9' }));
+      }
+    },
+  ),
+);
 
-test(...check({ id: 'agents.invited.admission-snapshot', title: 'an invited agent acts with its context\'s permissions (the admission snapshot), whatever the proxy later grants the agent', clauses: ['AUTH-KIND-10', 'AUTH-SCOPE-3'], requires: ['invitedAgents'], seed: true }, async (shop) => {
-  const inv = await invitedAgent(shop, { permissions: ['assistant:read'], context: { admittedAt: nowSeconds() - 86_400 } });
-  expectSuccess(await shop.http.get('/v1/me/profile', { headers: inv.headers }), 'a day-old admission with assistant:read reads the profile', 'AUTH-KIND-10');
-  // The proxy later reports another grant for the same agent and account: the signed snapshot is still what applies.
-  await reportAuthorization(shop, { sub: inv.sub, agentId: inv.agentId }, 'granted', ['checkout']);
-  expectSuccess(await shop.http.get('/v1/me/profile', { headers: inv.headers }), 'after a grant without assistant:read', 'AUTH-KIND-10');
-  expectInsufficientScope(shop, await shop.http.post('/v1/checkouts/saved-card', { headers: inv.headers, json: {} }), 'AUTH-SCOPE-3', ['checkout']);
-}));
+test(
+  ...check(
+    {
+      id: 'agents.invited.admission-snapshot',
+      title: "an invited agent acts with its context's permissions (the admission snapshot), whatever the proxy later grants the agent",
+      clauses: ['AUTH-KIND-10', 'AUTH-SCOPE-3'],
+      requires: ['invitedAgents'],
+      seed: true,
+    },
+    async (shop) => {
+      const inv = await invitedAgent(shop, { permissions: ['assistant:read'], context: { admittedAt: nowSeconds() - 86_400 } });
+      expectSuccess(
+        await shop.http.get('/v1/me/profile', { headers: inv.headers }),
+        'a day-old admission with assistant:read reads the profile',
+        'AUTH-KIND-10',
+      );
+      // The proxy later reports another grant for the same agent and account: the signed snapshot is still what applies.
+      await reportAuthorization(shop, { sub: inv.sub, agentId: inv.agentId }, 'granted', ['checkout']);
+      expectSuccess(
+        await shop.http.get('/v1/me/profile', { headers: inv.headers }),
+        'after a grant without assistant:read',
+        'AUTH-KIND-10',
+      );
+      expectInsufficientScope(shop, await shop.http.post('/v1/checkouts/saved-card', { headers: inv.headers, json: {} }), 'AUTH-SCOPE-3', [
+        'checkout',
+      ]);
+    },
+  ),
+);

@@ -26,86 +26,228 @@ const GUEST_HEADERS = (shop: Shop): [string, string][] => [
   ['shopper-ip', '203.0.113.9'],
 ];
 
-test(...check({ id: 'auth.headers.guest-headers-on-website-tokens', title: 'Guest-Session and Shopper-IP are each refused with a customer (website) token, and nothing is written', clauses: ['AUTH-GUEST-11', 'AUTH-GUEST-8', 'AUTH-ORDER-6'], seed: true }, async (shop) => {
-  const token = await shop.mint.customer({ sub: shop.subject('cust') });
-  expectSuccess(await shop.http.get('/v1/cart', { token }), 'control: the customer token without guest headers', 'AUTH-GUEST-11');
-  for (const [name, value] of GUEST_HEADERS(shop)) {
-    const headers = { [name]: value };
-    expectRefusal(shop, await shop.http.get('/v1/cart', { token, headers }), 'AUTH-GUEST-11', `cart read with ${name}`);
-    expectRefusal(shop, await shop.http.post('/v1/cart/items', { token, headers, json: cartLine() }), 'AUTH-GUEST-11', `cart write with ${name}`);
-    expectRefusal(shop, await shop.http.get('/v1/catalog/collections', { token, headers }), 'AUTH-GUEST-11', `catalog read with ${name}`);
-  }
-  expectNotNamesVariant(await shop.http.get('/v1/cart', { token }), VARIANT, 'the customer cart after the refused writes', 'AUTH-GUEST-11');
-}));
+test(
+  ...check(
+    {
+      id: 'auth.headers.guest-headers-on-website-tokens',
+      title: 'Guest-Session and Shopper-IP are each refused with a customer (website) token, and nothing is written',
+      clauses: ['AUTH-GUEST-11', 'AUTH-GUEST-8', 'AUTH-ORDER-6'],
+      seed: true,
+    },
+    async (shop) => {
+      const token = await shop.mint.customer({ sub: shop.subject('cust') });
+      expectSuccess(await shop.http.get('/v1/cart', { token }), 'control: the customer token without guest headers', 'AUTH-GUEST-11');
+      for (const [name, value] of GUEST_HEADERS(shop)) {
+        const headers = { [name]: value };
+        expectRefusal(shop, await shop.http.get('/v1/cart', { token, headers }), 'AUTH-GUEST-11', `cart read with ${name}`);
+        expectRefusal(
+          shop,
+          await shop.http.post('/v1/cart/items', { token, headers, json: cartLine() }),
+          'AUTH-GUEST-11',
+          `cart write with ${name}`,
+        );
+        expectRefusal(
+          shop,
+          await shop.http.get('/v1/catalog/collections', { token, headers }),
+          'AUTH-GUEST-11',
+          `catalog read with ${name}`,
+        );
+      }
+      expectNotNamesVariant(
+        await shop.http.get('/v1/cart', { token }),
+        VARIANT,
+        'the customer cart after the refused writes',
+        'AUTH-GUEST-11',
+      );
+    },
+  ),
+);
 
-test(...check({ id: 'auth.headers.guest-headers-on-website-tokens.reference', title: 'guest headers with a customer token are 400 invalid_request', clauses: ['AUTH-GUEST-11'], level: 'reference' }, async (shop) => {
-  const token = await shop.mint.customer({ sub: shop.subject('cust') });
-  for (const [name, value] of GUEST_HEADERS(shop)) {
-    expectProblem(await shop.http.get('/v1/cart', { token, headers: { [name]: value } }), { status: 400, error: 'invalid_request', docsUrl: shop.docsUrl, clause: 'AUTH-GUEST-11' });
-  }
-}));
+test(
+  ...check(
+    {
+      id: 'auth.headers.guest-headers-on-website-tokens.reference',
+      title: 'guest headers with a customer token are 400 invalid_request',
+      clauses: ['AUTH-GUEST-11'],
+      level: 'reference',
+    },
+    async (shop) => {
+      const token = await shop.mint.customer({ sub: shop.subject('cust') });
+      for (const [name, value] of GUEST_HEADERS(shop)) {
+        expectProblem(await shop.http.get('/v1/cart', { token, headers: { [name]: value } }), {
+          status: 400,
+          error: 'invalid_request',
+          docsUrl: shop.docsUrl,
+          clause: 'AUTH-GUEST-11',
+        });
+      }
+    },
+  ),
+);
 
-test(...check({ id: 'auth.headers.guest-headers-on-delegated', title: 'Guest-Session and Shopper-IP are refused with a delegated token', clauses: ['AUTH-GUEST-8', 'AUTH-ORDER-6'], requires: ['delegated'] }, async (shop) => {
-  const token = await shop.mint.delegated({ sub: shop.subject('cust') });
-  expectSuccess(await shop.http.get('/v1/cart', { token }), 'control: the delegated token without guest headers', 'AUTH-ORDER-6');
-  for (const [name, value] of GUEST_HEADERS(shop)) {
-    expectRefusal(shop, await shop.http.get('/v1/cart', { token, headers: { [name]: value } }), name === 'shopper-ip' ? 'AUTH-GUEST-8' : 'AUTH-ORDER-6', `cart read with ${name}`);
-  }
-}));
+test(
+  ...check(
+    {
+      id: 'auth.headers.guest-headers-on-delegated',
+      title: 'Guest-Session and Shopper-IP are refused with a delegated token',
+      clauses: ['AUTH-GUEST-8', 'AUTH-ORDER-6'],
+      requires: ['delegated'],
+    },
+    async (shop) => {
+      const token = await shop.mint.delegated({ sub: shop.subject('cust') });
+      expectSuccess(await shop.http.get('/v1/cart', { token }), 'control: the delegated token without guest headers', 'AUTH-ORDER-6');
+      for (const [name, value] of GUEST_HEADERS(shop)) {
+        expectRefusal(
+          shop,
+          await shop.http.get('/v1/cart', { token, headers: { [name]: value } }),
+          name === 'shopper-ip' ? 'AUTH-GUEST-8' : 'AUTH-ORDER-6',
+          `cart read with ${name}`,
+        );
+      }
+    },
+  ),
+);
 
-test(...check({ id: 'auth.headers.operator-header-on-customer', title: 'the Operator header is refused with a customer token', clauses: ['AUTH-ORDER-6'] }, async (shop) => {
-  const token = await shop.mint.customer({ sub: shop.subject('cust') });
-  expectRefusal(shop, await shop.http.get('/v1/cart', { token, headers: { operator: OPERATOR_ATTRIBUTION } }), 'AUTH-ORDER-6', 'cart read with Operator');
-}));
+test(
+  ...check(
+    {
+      id: 'auth.headers.operator-header-on-customer',
+      title: 'the Operator header is refused with a customer token',
+      clauses: ['AUTH-ORDER-6'],
+    },
+    async (shop) => {
+      const token = await shop.mint.customer({ sub: shop.subject('cust') });
+      expectRefusal(
+        shop,
+        await shop.http.get('/v1/cart', { token, headers: { operator: OPERATOR_ATTRIBUTION } }),
+        'AUTH-ORDER-6',
+        'cart read with Operator',
+      );
+    },
+  ),
+);
 
-test(...check({ id: 'auth.headers.guest-headers-on-operator.reference', title: 'guest headers with an operator token are 400 invalid_request (GET /v1/me)', clauses: ['AUTH-GUEST-8', 'AUTH-ORDER-6'], level: 'reference', requires: ['operators'] }, async (shop) => {
-  const token = await shop.mint.operator();
-  for (const [name, value] of GUEST_HEADERS(shop)) {
-    expectProblem(await shop.http.get('/v1/me', { token, headers: { operator: OPERATOR_ATTRIBUTION, [name]: value } }), { status: 400, error: 'invalid_request', docsUrl: shop.docsUrl, clause: 'AUTH-GUEST-8' });
-  }
-}));
+test(
+  ...check(
+    {
+      id: 'auth.headers.guest-headers-on-operator.reference',
+      title: 'guest headers with an operator token are 400 invalid_request (GET /v1/me)',
+      clauses: ['AUTH-GUEST-8', 'AUTH-ORDER-6'],
+      level: 'reference',
+      requires: ['operators'],
+    },
+    async (shop) => {
+      const token = await shop.mint.operator();
+      for (const [name, value] of GUEST_HEADERS(shop)) {
+        expectProblem(await shop.http.get('/v1/me', { token, headers: { operator: OPERATOR_ATTRIBUTION, [name]: value } }), {
+          status: 400,
+          error: 'invalid_request',
+          docsUrl: shop.docsUrl,
+          clause: 'AUTH-GUEST-8',
+        });
+      }
+    },
+  ),
+);
 
 // Killed by a server that answers the header-less backoffice token 400 invalid_request (the answer before issue 10) or 200.
-test(...check({ id: 'auth.operator.header-required.reference', title: 'an operator token without the Operator header matches no caller kind (403 caller_not_allowed); with it, an operator', clauses: ['AUTH-CRED-4', 'AUTH-KIND-11', 'AUTH-TOKEN-8'], level: 'reference', requires: ['operators'] }, async (shop) => {
-  const token = await shop.mint.operator();
-  expectProblem(await shop.http.get('/v1/me', { token }), { status: 403, error: 'caller_not_allowed', docsUrl: shop.docsUrl, clause: 'AUTH-CRED-4' });
-  const res = await shop.http.get('/v1/me', { token, headers: { operator: OPERATOR_ATTRIBUTION } });
-  expectSuccess(res, 'GET /v1/me with Operator', 'AUTH-KIND-11');
-  if (res.body?.caller_kind !== 'operator') fail('GET /v1/me "caller_kind"', 'operator', res.body?.caller_kind, 'AUTH-KIND-11');
-}));
+test(
+  ...check(
+    {
+      id: 'auth.operator.header-required.reference',
+      title: 'an operator token without the Operator header matches no caller kind (403 caller_not_allowed); with it, an operator',
+      clauses: ['AUTH-CRED-4', 'AUTH-KIND-11', 'AUTH-TOKEN-8'],
+      level: 'reference',
+      requires: ['operators'],
+    },
+    async (shop) => {
+      const token = await shop.mint.operator();
+      expectProblem(await shop.http.get('/v1/me', { token }), {
+        status: 403,
+        error: 'caller_not_allowed',
+        docsUrl: shop.docsUrl,
+        clause: 'AUTH-CRED-4',
+      });
+      const res = await shop.http.get('/v1/me', { token, headers: { operator: OPERATOR_ATTRIBUTION } });
+      expectSuccess(res, 'GET /v1/me with Operator', 'AUTH-KIND-11');
+      if (res.body?.caller_kind !== 'operator') fail('GET /v1/me "caller_kind"', 'operator', res.body?.caller_kind, 'AUTH-KIND-11');
+    },
+  ),
+);
 
 // ------------------------------------------------------------------------------------- Request processing order
 
 const TRACEPARENT = '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01';
 
-test(...check({ id: 'auth.order.request-stage', title: 'every response carries X-Request-Id; a valid traceparent is echoed, an invalid one is not', clauses: ['AUTH-ORDER-2', 'AUTH-ORDER-3', 'ERR-PROBLEM-7'] }, async (shop) => {
-  for (const path of ['/health', '/v1/cart', `/no-such-route-${randomUUID()}`]) {
-    const res = await shop.http.get(path, { headers: { traceparent: TRACEPARENT } });
-    if (!res.headers.get('x-request-id')) fail(`${path}: X-Request-Id`, 'present', null, 'AUTH-ORDER-2');
-    if (res.headers.get('traceparent') !== TRACEPARENT) fail(`${path}: traceparent echoed`, TRACEPARENT, res.headers.get('traceparent'), 'AUTH-ORDER-3');
-  }
-  for (const bad of ['00-00000000000000000000000000000000-00f067aa0ba902b7-01', 'ff-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01', 'not-a-traceparent']) {
-    const res = await shop.http.get('/health', { headers: { traceparent: bad } });
-    if (res.headers.get('traceparent') === bad) fail(`invalid traceparent ${bad}`, 'not echoed', bad, 'AUTH-ORDER-3');
-  }
-}));
+test(
+  ...check(
+    {
+      id: 'auth.order.request-stage',
+      title: 'every response carries X-Request-Id; a valid traceparent is echoed, an invalid one is not',
+      clauses: ['AUTH-ORDER-2', 'AUTH-ORDER-3', 'ERR-PROBLEM-7'],
+    },
+    async (shop) => {
+      for (const path of ['/health', '/v1/cart', `/no-such-route-${randomUUID()}`]) {
+        const res = await shop.http.get(path, { headers: { traceparent: TRACEPARENT } });
+        if (!res.headers.get('x-request-id')) fail(`${path}: X-Request-Id`, 'present', null, 'AUTH-ORDER-2');
+        if (res.headers.get('traceparent') !== TRACEPARENT)
+          fail(`${path}: traceparent echoed`, TRACEPARENT, res.headers.get('traceparent'), 'AUTH-ORDER-3');
+      }
+      for (const bad of [
+        '00-00000000000000000000000000000000-00f067aa0ba902b7-01',
+        'ff-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01',
+        'not-a-traceparent',
+      ]) {
+        const res = await shop.http.get('/health', { headers: { traceparent: bad } });
+        if (res.headers.get('traceparent') === bad) fail(`invalid traceparent ${bad}`, 'not echoed', bad, 'AUTH-ORDER-3');
+      }
+    },
+  ),
+);
 
-test(...check({ id: 'auth.order.token-before-validation', title: 'a bad token with an invalid body is answered 401, not 400 (authentication precedes input validation)', clauses: ['AUTH-ORDER-10', 'ERR-TABLE-2'] }, async (shop) => {
-  const d = shop.mint.draft.customer({ sub: shop.subject('cust') });
-  const badlySigned = await signWith(d.payload, d.header, (await createForeignKey()).privateKey);
-  for (const json of [{ variant_id: 42, quantity: 'many', extra: true }, [], 'text']) {
-    expectInvalidToken(shop, await shop.http.post('/v1/cart/items', { token: badlySigned, json }), 'AUTH-ORDER-10');
-  }
-}));
+test(
+  ...check(
+    {
+      id: 'auth.order.token-before-validation',
+      title: 'a bad token with an invalid body is answered 401, not 400 (authentication precedes input validation)',
+      clauses: ['AUTH-ORDER-10', 'ERR-TABLE-2'],
+    },
+    async (shop) => {
+      const d = shop.mint.draft.customer({ sub: shop.subject('cust') });
+      const badlySigned = await signWith(d.payload, d.header, (await createForeignKey()).privateKey);
+      for (const json of [{ variant_id: 42, quantity: 'many', extra: true }, [], 'text']) {
+        expectInvalidToken(shop, await shop.http.post('/v1/cart/items', { token: badlySigned, json }), 'AUTH-ORDER-10');
+      }
+    },
+  ),
+);
 
-test(...check({ id: 'auth.order.decoding-before-authentication', title: 'a malformed JSON body is 400 with no token, with a bad token and with a good one (decoding precedes authentication)', clauses: ['AUTH-ORDER-11', 'ERR-PROBLEM-2'] }, async (shop) => {
-  const tokens: [string, string | undefined][] = [['no token', undefined], ['a bad token', 'not.a.token'], ['a good token', await shop.mint.customer({ sub: shop.subject('cust') })]];
-  for (const [what, token] of tokens) {
-    const res = await shop.http.post('/v1/cart/items', { token, body: '{"variant_id": "var_0101", ', headers: { 'content-type': 'application/json' } });
-    if (res.status !== 400) fail(`malformed JSON with ${what}: status`, 400, `${res.status} ${res.text.slice(0, 200)}`, 'AUTH-ORDER-11');
-    expectProblem(res, { status: 400, error: String(res.body?.error ?? '<missing>'), docsUrl: shop.docsUrl, clause: 'ERR-PROBLEM-2' });
-  }
-}));
+test(
+  ...check(
+    {
+      id: 'auth.order.decoding-before-authentication',
+      title: 'a malformed JSON body is 400 with no token, with a bad token and with a good one (decoding precedes authentication)',
+      clauses: ['AUTH-ORDER-11', 'ERR-PROBLEM-2'],
+    },
+    async (shop) => {
+      const tokens: [string, string | undefined][] = [
+        ['no token', undefined],
+        ['a bad token', 'not.a.token'],
+        ['a good token', await shop.mint.customer({ sub: shop.subject('cust') })],
+      ];
+      for (const [what, token] of tokens) {
+        const res = await shop.http.post('/v1/cart/items', {
+          token,
+          body: '{"variant_id": "var_0101", ',
+          headers: { 'content-type': 'application/json' },
+        });
+        if (res.status !== 400)
+          fail(`malformed JSON with ${what}: status`, 400, `${res.status} ${res.text.slice(0, 200)}`, 'AUTH-ORDER-11');
+        expectProblem(res, { status: 400, error: String(res.body?.error ?? '<missing>'), docsUrl: shop.docsUrl, clause: 'ERR-PROBLEM-2' });
+      }
+    },
+  ),
+);
 
 /** The guest budget the profile declares, or a skip: the spec shows no numbers. */
 function guestBudget(shop: Shop): number {
@@ -115,31 +257,58 @@ function guestBudget(shop: Shop): number {
   return budget;
 }
 
-test(...check({ id: 'auth.order.guard-before-rate-limit', title: 'with the guest budget of an operation spent, a request the guard refuses is still 403, not 429', clauses: ['AUTH-ORDER-8', 'ERR-TABLE-9'], requires: ['guests'] }, async (shop) => {
-  const budget = guestBudget(shop);
-  const ip = freshShopperIp();
-  const full = await shop.mint.guest();
-  const narrow = await shop.mint.guest({ scope: 'cart:read cart:write' });
-  const as = (token: string) => ({ token, headers: { 'shopper-ip': ip } });
-  let spent = false;
-  for (let i = 0; i <= budget + 1 && !spent; i++) spent = (await shop.http.get('/v1/catalog/collections', as(full))).status === 429;
-  if (!spent) fail('the budget of listCollections is spent', 'a 429 within budget + 2 requests', 'no 429', 'AUTH-ORDER-8');
-  const refused = await shop.http.get('/v1/catalog/collections', as(narrow));
-  expectProblem(refused, { status: 403, error: 'insufficient_scope', docsUrl: shop.docsUrl, scope: 'catalog:read', clause: 'AUTH-ORDER-8' });
-}));
+test(
+  ...check(
+    {
+      id: 'auth.order.guard-before-rate-limit',
+      title: 'with the guest budget of an operation spent, a request the guard refuses is still 403, not 429',
+      clauses: ['AUTH-ORDER-8', 'ERR-TABLE-9'],
+      requires: ['guests'],
+    },
+    async (shop) => {
+      const budget = guestBudget(shop);
+      const ip = freshShopperIp();
+      const full = await shop.mint.guest();
+      const narrow = await shop.mint.guest({ scope: 'cart:read cart:write' });
+      const as = (token: string) => ({ token, headers: { 'shopper-ip': ip } });
+      let spent = false;
+      for (let i = 0; i <= budget + 1 && !spent; i++) spent = (await shop.http.get('/v1/catalog/collections', as(full))).status === 429;
+      if (!spent) fail('the budget of listCollections is spent', 'a 429 within budget + 2 requests', 'no 429', 'AUTH-ORDER-8');
+      const refused = await shop.http.get('/v1/catalog/collections', as(narrow));
+      expectProblem(refused, {
+        status: 403,
+        error: 'insufficient_scope',
+        docsUrl: shop.docsUrl,
+        scope: 'catalog:read',
+        clause: 'AUTH-ORDER-8',
+      });
+    },
+  ),
+);
 
-test(...check({ id: 'auth.order.rate-limit-before-validation', title: 'over the guest budget, a request with an invalid body is 429, not 400 (the rate limit precedes input validation)', clauses: ['AUTH-ORDER-9', 'ERR-TABLE-12'], requires: ['guests'] }, async (shop) => {
-  const budget = guestBudget(shop);
-  const headers = await guestHeaders(shop, shop.guestSession());
-  const invalid = { headers, json: { variant_id: 'not a variant', quantity: -1 } };
-  let first: ShopResponse | undefined;
-  for (let i = 0; i < budget; i++) {
-    const res = await shop.http.post('/v1/cart/items', invalid);
-    first ??= res;
-    if (res.status === 429) break;
-  }
-  if (first && first.status !== 400) fail('an invalid body within budget: status', 400, `${first.status} ${first.text.slice(0, 200)}`, 'AUTH-ORDER-9');
-  const over = await shop.http.post('/v1/cart/items', invalid);
-  expectProblem(over, { status: 429, error: 'rate_limited', docsUrl: shop.docsUrl, clause: 'AUTH-ORDER-9' });
-  if (!over.headers.get('retry-after')) fail('Retry-After', 'present', null, 'ERR-TABLE-12');
-}));
+test(
+  ...check(
+    {
+      id: 'auth.order.rate-limit-before-validation',
+      title: 'over the guest budget, a request with an invalid body is 429, not 400 (the rate limit precedes input validation)',
+      clauses: ['AUTH-ORDER-9', 'ERR-TABLE-12'],
+      requires: ['guests'],
+    },
+    async (shop) => {
+      const budget = guestBudget(shop);
+      const headers = await guestHeaders(shop, shop.guestSession());
+      const invalid = { headers, json: { variant_id: 'not a variant', quantity: -1 } };
+      let first: ShopResponse | undefined;
+      for (let i = 0; i < budget; i++) {
+        const res = await shop.http.post('/v1/cart/items', invalid);
+        first ??= res;
+        if (res.status === 429) break;
+      }
+      if (first && first.status !== 400)
+        fail('an invalid body within budget: status', 400, `${first.status} ${first.text.slice(0, 200)}`, 'AUTH-ORDER-9');
+      const over = await shop.http.post('/v1/cart/items', invalid);
+      expectProblem(over, { status: 429, error: 'rate_limited', docsUrl: shop.docsUrl, clause: 'AUTH-ORDER-9' });
+      if (!over.headers.get('retry-after')) fail('Retry-After', 'present', null, 'ERR-TABLE-12');
+    },
+  ),
+);

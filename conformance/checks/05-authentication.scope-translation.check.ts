@@ -15,72 +15,178 @@ import { VARIANT } from './_shared/seed-data.js';
 
 // --------------------------------------------------------------------------------------------------------------- Scopes
 
-test(...check({ id: 'auth.scope.customer-missing-cart-write', title: 'a customer token without cart:write is 403 insufficient_scope (scope cart:write) on cart writes, and nothing is written', clauses: ['AUTH-CUST-1', 'ERR-TABLE-9', 'RES-PROBLEM-11'], seed: true }, async (shop) => {
-  const sub = shop.subject('cust');
-  const narrow = await shop.mint.customer({ sub, scope: 'catalog:read cart:read' });
-  const writes: [string, () => Promise<ShopResponse>][] = [
-    ['addCartItem', () => shop.http.post('/v1/cart/items', { token: narrow, json: cartLine() })],
-    ['updateCartItem', () => shop.http.patch(`/v1/cart/items/${VARIANT}`, { token: narrow, json: cartQuantity(2) })],
-    ['removeCartItem', () => shop.http.delete(`/v1/cart/items/${VARIANT}`, { token: narrow })],
-  ];
-  for (const [, send] of writes) expectProblem(await send(), { status: 403, error: 'insufficient_scope', scope: 'cart:write', docsUrl: shop.docsUrl, clause: 'ERR-TABLE-9' });
-  expectNotNamesVariant(await shop.http.get('/v1/cart', { token: narrow }), VARIANT, 'the cart after the refused writes (cart:read suffices)', 'AUTH-CUST-1');
-}));
+test(
+  ...check(
+    {
+      id: 'auth.scope.customer-missing-cart-write',
+      title: 'a customer token without cart:write is 403 insufficient_scope (scope cart:write) on cart writes, and nothing is written',
+      clauses: ['AUTH-CUST-1', 'ERR-TABLE-9', 'RES-PROBLEM-11'],
+      seed: true,
+    },
+    async (shop) => {
+      const sub = shop.subject('cust');
+      const narrow = await shop.mint.customer({ sub, scope: 'catalog:read cart:read' });
+      const writes: [string, () => Promise<ShopResponse>][] = [
+        ['addCartItem', () => shop.http.post('/v1/cart/items', { token: narrow, json: cartLine() })],
+        ['updateCartItem', () => shop.http.patch(`/v1/cart/items/${VARIANT}`, { token: narrow, json: cartQuantity(2) })],
+        ['removeCartItem', () => shop.http.delete(`/v1/cart/items/${VARIANT}`, { token: narrow })],
+      ];
+      for (const [, send] of writes)
+        expectProblem(await send(), {
+          status: 403,
+          error: 'insufficient_scope',
+          scope: 'cart:write',
+          docsUrl: shop.docsUrl,
+          clause: 'ERR-TABLE-9',
+        });
+      expectNotNamesVariant(
+        await shop.http.get('/v1/cart', { token: narrow }),
+        VARIANT,
+        'the cart after the refused writes (cart:read suffices)',
+        'AUTH-CUST-1',
+      );
+    },
+  ),
+);
 
-test(...check({ id: 'auth.scope.guest-missing-catalog-read', title: 'a guest token with only cart:read is 403 insufficient_scope (scope catalog:read) on the catalog', clauses: ['ERR-TABLE-9', 'RES-PROBLEM-11'], requires: ['guests'] }, async (shop) => {
-  const token = await shop.mint.guest({ scope: 'cart:read' });
-  const headers = { authorization: `Bearer ${token}`, 'shopper-ip': freshShopperIp() };
-  for (const path of ['/v1/catalog/products', '/v1/catalog/collections']) {
-    expectProblem(await shop.http.get(path, { headers }), { status: 403, error: 'insufficient_scope', scope: 'catalog:read', docsUrl: shop.docsUrl, clause: 'ERR-TABLE-9' });
-  }
-  expectSuccess(await shop.http.get('/v1/cart', { headers }), 'control: the same token on getCart (cart:read)', 'ERR-TABLE-9');
-}));
+test(
+  ...check(
+    {
+      id: 'auth.scope.guest-missing-catalog-read',
+      title: 'a guest token with only cart:read is 403 insufficient_scope (scope catalog:read) on the catalog',
+      clauses: ['ERR-TABLE-9', 'RES-PROBLEM-11'],
+      requires: ['guests'],
+    },
+    async (shop) => {
+      const token = await shop.mint.guest({ scope: 'cart:read' });
+      const headers = { authorization: `Bearer ${token}`, 'shopper-ip': freshShopperIp() };
+      for (const path of ['/v1/catalog/products', '/v1/catalog/collections']) {
+        expectProblem(await shop.http.get(path, { headers }), {
+          status: 403,
+          error: 'insufficient_scope',
+          scope: 'catalog:read',
+          docsUrl: shop.docsUrl,
+          clause: 'ERR-TABLE-9',
+        });
+      }
+      expectSuccess(await shop.http.get('/v1/cart', { headers }), 'control: the same token on getCart (cart:read)', 'ERR-TABLE-9');
+    },
+  ),
+);
 
-test(...check({ id: 'auth.scope.operator-on-storefront', title: 'an operator is 403 caller_not_allowed on storefront operations (catalog, cart read and write)', clauses: ['END-LIST-1', 'END-LIST-5', 'ERR-TABLE-8', 'AUTH-ACTIVE-3'], requires: ['operators'], seed: true }, async (shop) => {
-  const token = await shop.mint.operator();
-  const headers = { operator: OPERATOR_ATTRIBUTION };
-  const calls: [string, () => Promise<ShopResponse>][] = [
-    ['searchProducts', () => shop.http.get('/v1/catalog/products', { token, headers })],
-    ['listCollections', () => shop.http.get('/v1/catalog/collections', { token, headers })],
-    ['getCart', () => shop.http.get('/v1/cart', { token, headers })],
-    ['addCartItem', () => shop.http.post('/v1/cart/items', { token, headers, json: cartLine() })],
-  ];
-  for (const [, send] of calls) {
-    const res = await send();
-    expectProblem(res, { status: 403, error: 'caller_not_allowed', docsUrl: shop.docsUrl, clause: 'END-LIST-1' });
-    if (res.headers.get('www-authenticate') !== null) fail('WWW-Authenticate on caller_not_allowed', null, res.headers.get('www-authenticate'), 'ERR-TABLE-8');
-  }
-}));
+test(
+  ...check(
+    {
+      id: 'auth.scope.operator-on-storefront',
+      title: 'an operator is 403 caller_not_allowed on storefront operations (catalog, cart read and write)',
+      clauses: ['END-LIST-1', 'END-LIST-5', 'ERR-TABLE-8', 'AUTH-ACTIVE-3'],
+      requires: ['operators'],
+      seed: true,
+    },
+    async (shop) => {
+      const token = await shop.mint.operator();
+      const headers = { operator: OPERATOR_ATTRIBUTION };
+      const calls: [string, () => Promise<ShopResponse>][] = [
+        ['searchProducts', () => shop.http.get('/v1/catalog/products', { token, headers })],
+        ['listCollections', () => shop.http.get('/v1/catalog/collections', { token, headers })],
+        ['getCart', () => shop.http.get('/v1/cart', { token, headers })],
+        ['addCartItem', () => shop.http.post('/v1/cart/items', { token, headers, json: cartLine() })],
+      ];
+      for (const [, send] of calls) {
+        const res = await send();
+        expectProblem(res, { status: 403, error: 'caller_not_allowed', docsUrl: shop.docsUrl, clause: 'END-LIST-1' });
+        if (res.headers.get('www-authenticate') !== null)
+          fail('WWW-Authenticate on caller_not_allowed', null, res.headers.get('www-authenticate'), 'ERR-TABLE-8');
+      }
+    },
+  ),
+);
 
 // ---------------------------------------------------------------------------------------------------- Delegated callers
 
-test(...check({ id: 'auth.delegated.account-cart', title: 'a delegated token acts on the account cart of its sub, the one the customer sees', clauses: ['AUTH-KIND-5', 'AUTH-KIND-6', 'AUTH-CRED-3'], requires: ['delegated'], seed: true }, async (shop) => {
-  const sub = shop.subject('cust');
-  const delegated = await shop.mint.delegated({ sub, actChain: ['agent_client_1'] });
-  expectSuccess(await shop.http.post('/v1/cart/items', { token: delegated, json: cartLine() }), 'delegated add', 'AUTH-KIND-5');
-  expectNamesVariant(await shop.http.get('/v1/cart', { token: await shop.mint.customer({ sub }) }), VARIANT, 'the customer of the same sub reads the line', 'AUTH-KIND-6');
-  expectNamesVariant(await shop.http.get('/v1/cart', { token: delegated }), VARIANT, 'the delegated caller reads the line', 'AUTH-KIND-6');
-}));
+test(
+  ...check(
+    {
+      id: 'auth.delegated.account-cart',
+      title: 'a delegated token acts on the account cart of its sub, the one the customer sees',
+      clauses: ['AUTH-KIND-5', 'AUTH-KIND-6', 'AUTH-CRED-3'],
+      requires: ['delegated'],
+      seed: true,
+    },
+    async (shop) => {
+      const sub = shop.subject('cust');
+      const delegated = await shop.mint.delegated({ sub, actChain: ['agent_client_1'] });
+      expectSuccess(await shop.http.post('/v1/cart/items', { token: delegated, json: cartLine() }), 'delegated add', 'AUTH-KIND-5');
+      expectNamesVariant(
+        await shop.http.get('/v1/cart', { token: await shop.mint.customer({ sub }) }),
+        VARIANT,
+        'the customer of the same sub reads the line',
+        'AUTH-KIND-6',
+      );
+      expectNamesVariant(
+        await shop.http.get('/v1/cart', { token: delegated }),
+        VARIANT,
+        'the delegated caller reads the line',
+        'AUTH-KIND-6',
+      );
+    },
+  ),
+);
 
-test(...check({ id: 'auth.delegated.missing-cart-write', title: 'a delegated token without cart:write is 403 insufficient_scope (scope cart:write), and nothing is written', clauses: ['AUTH-SCOPE-2', 'ERR-TABLE-9'], requires: ['delegated'], seed: true }, async (shop) => {
-  const sub = shop.subject('cust');
-  const narrow = await shop.mint.delegated({ sub, scope: 'catalog:read cart:read' });
-  expectProblem(await shop.http.post('/v1/cart/items', { token: narrow, json: cartLine() }), { status: 403, error: 'insufficient_scope', scope: 'cart:write', docsUrl: shop.docsUrl, clause: 'AUTH-SCOPE-2' });
-  expectNotNamesVariant(await shop.http.get('/v1/cart', { token: await shop.mint.customer({ sub }) }), VARIANT, 'the account cart after the refused write', 'AUTH-SCOPE-2');
-}));
+test(
+  ...check(
+    {
+      id: 'auth.delegated.missing-cart-write',
+      title: 'a delegated token without cart:write is 403 insufficient_scope (scope cart:write), and nothing is written',
+      clauses: ['AUTH-SCOPE-2', 'ERR-TABLE-9'],
+      requires: ['delegated'],
+      seed: true,
+    },
+    async (shop) => {
+      const sub = shop.subject('cust');
+      const narrow = await shop.mint.delegated({ sub, scope: 'catalog:read cart:read' });
+      expectProblem(await shop.http.post('/v1/cart/items', { token: narrow, json: cartLine() }), {
+        status: 403,
+        error: 'insufficient_scope',
+        scope: 'cart:write',
+        docsUrl: shop.docsUrl,
+        clause: 'AUTH-SCOPE-2',
+      });
+      expectNotNamesVariant(
+        await shop.http.get('/v1/cart', { token: await shop.mint.customer({ sub }) }),
+        VARIANT,
+        'the account cart after the refused write',
+        'AUTH-SCOPE-2',
+      );
+    },
+  ),
+);
 
 // The channel of a delegated actor is visible only on the diagnostic read, whose shape is the reference's.
-test(...check({ id: 'auth.delegated.channel.reference', title: 'GET /v1/me: delegated for the agent audience is channel mcp, for the API audience openapi, both reach the cart', clauses: ['AUTH-KIND-5', 'END-LIST-6'], level: 'reference', requires: ['delegated'] }, async (shop) => {
-  const sub = shop.subject('cust');
-  for (const channel of ['mcp', 'openapi'] as const) {
-    const token = await shop.mint.delegated({ sub, channel, actChain: ['agent_client_1'] });
-    const me = await shop.http.get('/v1/me', { token });
-    expectSuccess(me, `GET /v1/me (${channel})`, 'END-LIST-6');
-    const got = [me.body?.caller_kind, me.body?.channel, me.body?.origin, me.body?.account?.sub];
-    const want = ['delegated', channel, 'oauth', sub];
-    if (JSON.stringify(got) !== JSON.stringify(want)) fail('GET /v1/me [caller_kind, channel, origin, account.sub]', want, got, 'AUTH-KIND-5');
-    const chain = me.body?.actor_chain;
-    if (!Array.isArray(chain) || chain[0] !== shop.profile.clients.agentProtocol) fail('GET /v1/me "actor_chain"[0]', shop.profile.clients.agentProtocol, chain, 'AUTH-KIND-5');
-    expectSuccess(await shop.http.get('/v1/cart', { token }), `getCart (${channel})`, 'AUTH-KIND-5');
-  }
-}));
+test(
+  ...check(
+    {
+      id: 'auth.delegated.channel.reference',
+      title: 'GET /v1/me: delegated for the agent audience is channel mcp, for the API audience openapi, both reach the cart',
+      clauses: ['AUTH-KIND-5', 'END-LIST-6'],
+      level: 'reference',
+      requires: ['delegated'],
+    },
+    async (shop) => {
+      const sub = shop.subject('cust');
+      for (const channel of ['mcp', 'openapi'] as const) {
+        const token = await shop.mint.delegated({ sub, channel, actChain: ['agent_client_1'] });
+        const me = await shop.http.get('/v1/me', { token });
+        expectSuccess(me, `GET /v1/me (${channel})`, 'END-LIST-6');
+        const got = [me.body?.caller_kind, me.body?.channel, me.body?.origin, me.body?.account?.sub];
+        const want = ['delegated', channel, 'oauth', sub];
+        if (JSON.stringify(got) !== JSON.stringify(want))
+          fail('GET /v1/me [caller_kind, channel, origin, account.sub]', want, got, 'AUTH-KIND-5');
+        const chain = me.body?.actor_chain;
+        if (!Array.isArray(chain) || chain[0] !== shop.profile.clients.agentProtocol)
+          fail('GET /v1/me "actor_chain"[0]', shop.profile.clients.agentProtocol, chain, 'AUTH-KIND-5');
+        expectSuccess(await shop.http.get('/v1/cart', { token }), `getCart (${channel})`, 'AUTH-KIND-5');
+      }
+    },
+  ),
+);

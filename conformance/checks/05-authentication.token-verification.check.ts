@@ -17,7 +17,12 @@ import { VARIANT } from './_shared/seed-data.js';
 function expectRefusedCombination(shop: Shop, res: ShopResponse, what: string, clause: string): void {
   if (res.status === 401) return expectInvalidToken(shop, res, clause);
   if (res.status === 403) {
-    expectProblem(res, { status: 403, error: typeof res.body?.error === 'string' ? res.body.error : '<missing>', docsUrl: shop.docsUrl, clause });
+    expectProblem(res, {
+      status: 403,
+      error: typeof res.body?.error === 'string' ? res.body.error : '<missing>',
+      docsUrl: shop.docsUrl,
+      clause,
+    });
     return;
   }
   fail(`${what}: refused`, [401, 403], `${res.status} ${res.text.slice(0, 300)}`, clause);
@@ -25,23 +30,32 @@ function expectRefusedCombination(shop: Shop, res: ShopResponse, what: string, c
 
 // ------------------------------------------------------------------------------------------- Token verification 1: source
 
-test(...check({ id: 'auth.token.authorization-only', title: 'a token in the query string, a cookie or the body is ignored: 401 invalid_token as with no token', clauses: ['AUTH-TOKEN-1', 'ERR-TABLE-1'] }, async (shop) => {
-  const token = await shop.mint.customer({ sub: shop.subject('cust') });
-  const control = await shop.http.get('/v1/cart', { token });
-  expectSuccess(control, 'the same token in Authorization', 'AUTH-TOKEN-1');
-  const cases: [string, () => Promise<ShopResponse>][] = [
-    ['query access_token', () => shop.http.get(`/v1/cart?access_token=${encodeURIComponent(token)}`)],
-    ['cookie access_token', () => shop.http.get('/v1/cart', { headers: { cookie: `access_token=${token}` } })],
-    ['body access_token', () => shop.http.post('/v1/cart/items', { json: { access_token: token, variant_id: VARIANT, quantity: 1 } })],
-  ];
-  for (const [what, send] of cases) {
-    const res = await send();
-    inCase(what, () => {
-      expectInvalidToken(shop, res, 'AUTH-TOKEN-1');
-      expectChallenge(res, { scheme: 'DPoP', error: 'invalid_token', params: { algs: 'ES256' }, clause: 'ERR-TABLE-1' });
-    });
-  }
-}));
+test(
+  ...check(
+    {
+      id: 'auth.token.authorization-only',
+      title: 'a token in the query string, a cookie or the body is ignored: 401 invalid_token as with no token',
+      clauses: ['AUTH-TOKEN-1', 'ERR-TABLE-1'],
+    },
+    async (shop) => {
+      const token = await shop.mint.customer({ sub: shop.subject('cust') });
+      const control = await shop.http.get('/v1/cart', { token });
+      expectSuccess(control, 'the same token in Authorization', 'AUTH-TOKEN-1');
+      const cases: [string, () => Promise<ShopResponse>][] = [
+        ['query access_token', () => shop.http.get(`/v1/cart?access_token=${encodeURIComponent(token)}`)],
+        ['cookie access_token', () => shop.http.get('/v1/cart', { headers: { cookie: `access_token=${token}` } })],
+        ['body access_token', () => shop.http.post('/v1/cart/items', { json: { access_token: token, variant_id: VARIANT, quantity: 1 } })],
+      ];
+      for (const [what, send] of cases) {
+        const res = await send();
+        inCase(what, () => {
+          expectInvalidToken(shop, res, 'AUTH-TOKEN-1');
+          expectChallenge(res, { scheme: 'DPoP', error: 'invalid_token', params: { algs: 'ES256' }, clause: 'ERR-TABLE-1' });
+        });
+      }
+    },
+  ),
+);
 
 // ------------------------------------------------------------------------------------- Token verification 2: each defect
 
@@ -50,7 +64,10 @@ interface Defect {
   mint: (shop: Shop, sub: string) => Promise<string>;
 }
 
-const DEFECTS: Record<'AUTH-TOKEN-2' | 'AUTH-TOKEN-3' | 'AUTH-TOKEN-4' | 'AUTH-TOKEN-5' | 'AUTH-TOKEN-6', { id: string; title: string; cases: Defect[] }> = {
+const DEFECTS: Record<
+  'AUTH-TOKEN-2' | 'AUTH-TOKEN-3' | 'AUTH-TOKEN-4' | 'AUTH-TOKEN-5' | 'AUTH-TOKEN-6',
+  { id: string; title: string; cases: Defect[] }
+> = {
   'AUTH-TOKEN-2': {
     id: 'auth.token.issuer',
     title: 'a token from another issuer is 401 invalid_token',
@@ -58,10 +75,11 @@ const DEFECTS: Record<'AUTH-TOKEN-2' | 'AUTH-TOKEN-3' | 'AUTH-TOKEN-4' | 'AUTH-T
   },
   'AUTH-TOKEN-3': {
     id: 'auth.token.signature',
-    title: 'a token whose signature does not verify against the key set is 401 invalid_token (foreign key under our kid, alg none, HS256 keyed with the public key)',
+    title:
+      'a token whose signature does not verify against the key set is 401 invalid_token (foreign key under our kid, alg none, HS256 keyed with the public key)',
     cases: [
       {
-        what: 'signed by a foreign key under the issuer\'s kid',
+        what: "signed by a foreign key under the issuer's kid",
         mint: async (shop, sub) => {
           const d = shop.mint.draft.customer({ sub });
           return signWith(d.payload, d.header, (await createForeignKey()).privateKey);
@@ -103,7 +121,10 @@ const DEFECTS: Record<'AUTH-TOKEN-2' | 'AUTH-TOKEN-3' | 'AUTH-TOKEN-4' | 'AUTH-T
     title: 'a token for another audience is 401 invalid_token',
     cases: [
       { what: 'aud of another resource', mint: (shop, sub) => shop.mint.customer({ sub, claims: { aud: 'https://other.example' } }) },
-      { what: 'aud list without the API', mint: (shop, sub) => shop.mint.customer({ sub, claims: { aud: ['https://other.example', 'https://another.example'] } }) },
+      {
+        what: 'aud list without the API',
+        mint: (shop, sub) => shop.mint.customer({ sub, claims: { aud: ['https://other.example', 'https://another.example'] } }),
+      },
     ],
   },
   'AUTH-TOKEN-5': {
@@ -119,55 +140,136 @@ const DEFECTS: Record<'AUTH-TOKEN-2' | 'AUTH-TOKEN-3' | 'AUTH-TOKEN-4' | 'AUTH-T
     id: 'auth.token.expired',
     title: 'an expired token is 401 invalid_token',
     // An hour past expiry: no server clock skew or leeway makes this token current.
-    cases: [{ what: 'expired an hour ago', mint: (shop, sub) => shop.mint.customer({ sub, claims: { iat: nowSeconds() - 7200, exp: nowSeconds() - 3600 } }) }],
+    cases: [
+      {
+        what: 'expired an hour ago',
+        mint: (shop, sub) => shop.mint.customer({ sub, claims: { iat: nowSeconds() - 7200, exp: nowSeconds() - 3600 } }),
+      },
+    ],
   },
 };
 
 for (const [clause, { id, title, cases }] of Object.entries(DEFECTS)) {
-  test(...check({ id, title, clauses: [clause, 'ERR-TABLE-2'] }, async (shop) => {
-    const sub = shop.subject('cust');
-    expectSuccess(await shop.http.get('/v1/cart', { token: await shop.mint.customer({ sub }) }), 'control: the same token without the defect', clause);
-    for (const c of cases) {
-      const res = await shop.http.get('/v1/cart', { token: await c.mint(shop, sub) });
-      inCase(c.what, () => expectInvalidToken(shop, res, clause));
-    }
-  }));
+  test(
+    ...check({ id, title, clauses: [clause, 'ERR-TABLE-2'] }, async (shop) => {
+      const sub = shop.subject('cust');
+      expectSuccess(
+        await shop.http.get('/v1/cart', { token: await shop.mint.customer({ sub }) }),
+        'control: the same token without the defect',
+        clause,
+      );
+      for (const c of cases) {
+        const res = await shop.http.get('/v1/cart', { token: await c.mint(shop, sub) });
+        inCase(c.what, () => expectInvalidToken(shop, res, clause));
+      }
+    }),
+  );
 }
 
-test(...check({ id: 'auth.token.client-id-required', title: 'a validly signed token without client_id is refused (401 or 403)', clauses: ['AUTH-TOKEN-7'] }, async (shop) => {
-  const sub = shop.subject('cust');
-  const res = await shop.http.get('/v1/cart', { token: await shop.mint.customer({ sub, claims: { client_id: undefined } }) });
-  expectRefusedCombination(shop, res, 'no client_id', 'AUTH-TOKEN-7');
-}));
+test(
+  ...check(
+    {
+      id: 'auth.token.client-id-required',
+      title: 'a validly signed token without client_id is refused (401 or 403)',
+      clauses: ['AUTH-TOKEN-7'],
+    },
+    async (shop) => {
+      const sub = shop.subject('cust');
+      const res = await shop.http.get('/v1/cart', { token: await shop.mint.customer({ sub, claims: { client_id: undefined } }) });
+      expectRefusedCombination(shop, res, 'no client_id', 'AUTH-TOKEN-7');
+    },
+  ),
+);
 
-test(...check({ id: 'auth.token.client-id-required.reference', title: 'a token without client_id is 401 invalid_token', clauses: ['AUTH-TOKEN-7', 'ERR-TABLE-2'], level: 'reference' }, async (shop) => {
-  const res = await shop.http.get('/v1/cart', { token: await shop.mint.customer({ sub: shop.subject('cust'), claims: { client_id: undefined } }) });
-  expectInvalidToken(shop, res, 'AUTH-TOKEN-7');
-}));
+test(
+  ...check(
+    {
+      id: 'auth.token.client-id-required.reference',
+      title: 'a token without client_id is 401 invalid_token',
+      clauses: ['AUTH-TOKEN-7', 'ERR-TABLE-2'],
+      level: 'reference',
+    },
+    async (shop) => {
+      const res = await shop.http.get('/v1/cart', {
+        token: await shop.mint.customer({ sub: shop.subject('cust'), claims: { client_id: undefined } }),
+      });
+      expectInvalidToken(shop, res, 'AUTH-TOKEN-7');
+    },
+  ),
+);
 
-test(...check({ id: 'auth.token.unknown-kid.reference', title: 'a token whose kid names no key of the set is 401 invalid_token, even when another key verifies it', clauses: ['AUTH-TOKEN-3', 'ERR-TABLE-2'], level: 'reference' }, async (shop) => {
-  const res = await shop.http.get('/v1/cart', { token: await shop.mint.customer({ sub: shop.subject('cust'), header: { kid: `no-such-key-${randomUUID()}` } }) });
-  expectInvalidToken(shop, res, 'AUTH-TOKEN-3');
-}));
+test(
+  ...check(
+    {
+      id: 'auth.token.unknown-kid.reference',
+      title: 'a token whose kid names no key of the set is 401 invalid_token, even when another key verifies it',
+      clauses: ['AUTH-TOKEN-3', 'ERR-TABLE-2'],
+      level: 'reference',
+    },
+    async (shop) => {
+      const res = await shop.http.get('/v1/cart', {
+        token: await shop.mint.customer({ sub: shop.subject('cust'), header: { kid: `no-such-key-${randomUUID()}` } }),
+      });
+      expectInvalidToken(shop, res, 'AUTH-TOKEN-3');
+    },
+  ),
+);
 
-test(...check({ id: 'auth.token.at-jwt-media-type.reference', title: 'typ application/at+jwt is accepted as at+jwt', clauses: ['AUTH-TOKEN-5'], level: 'reference' }, async (shop) => {
-  const res = await shop.http.get('/v1/cart', { token: await shop.mint.customer({ sub: shop.subject('cust'), header: { typ: 'application/at+jwt' } }) });
-  expectSuccess(res, 'typ application/at+jwt', 'AUTH-TOKEN-5');
-}));
+test(
+  ...check(
+    {
+      id: 'auth.token.at-jwt-media-type.reference',
+      title: 'typ application/at+jwt is accepted as at+jwt',
+      clauses: ['AUTH-TOKEN-5'],
+      level: 'reference',
+    },
+    async (shop) => {
+      const res = await shop.http.get('/v1/cart', {
+        token: await shop.mint.customer({ sub: shop.subject('cust'), header: { typ: 'application/at+jwt' } }),
+      });
+      expectSuccess(res, 'typ application/at+jwt', 'AUTH-TOKEN-5');
+    },
+  ),
+);
 
 // docs/tokens.md makes iat required. Killed by a verifier that ignores iat (a token minted for ten years ahead works).
-test(...check({ id: 'auth.token.iat.reference', title: 'a token without iat, or issued ten years from now, is 401 invalid_token', clauses: ['ERR-TABLE-2'], level: 'reference' }, async (shop) => {
-  const later = nowSeconds() + 10 * 365 * 86400;
-  for (const [what, claims] of [['no iat', { iat: undefined }], ['iat ten years ahead', { iat: later, exp: later + 300 }]] as const) {
-    const res = await shop.http.get('/v1/cart', { token: await shop.mint.customer({ sub: shop.subject('cust'), claims }) });
-    inCase(what, () => expectInvalidToken(shop, res, 'ERR-TABLE-2'));
-  }
-}));
+test(
+  ...check(
+    {
+      id: 'auth.token.iat.reference',
+      title: 'a token without iat, or issued ten years from now, is 401 invalid_token',
+      clauses: ['ERR-TABLE-2'],
+      level: 'reference',
+    },
+    async (shop) => {
+      const later = nowSeconds() + 10 * 365 * 86400;
+      for (const [what, claims] of [
+        ['no iat', { iat: undefined }],
+        ['iat ten years ahead', { iat: later, exp: later + 300 }],
+      ] as const) {
+        const res = await shop.http.get('/v1/cart', { token: await shop.mint.customer({ sub: shop.subject('cust'), claims }) });
+        inCase(what, () => expectInvalidToken(shop, res, 'ERR-TABLE-2'));
+      }
+    },
+  ),
+);
 
-test(...check({ id: 'auth.token.nbf-future.reference', title: 'a token not valid before an hour from now is 401 invalid_token (nbf is honoured)', clauses: ['ERR-TABLE-2'], level: 'reference' }, async (shop) => {
-  const res = await shop.http.get('/v1/cart', { token: await shop.mint.customer({ sub: shop.subject('cust'), claims: { nbf: nowSeconds() + 3600 } }) });
-  expectInvalidToken(shop, res, 'ERR-TABLE-2');
-}));
+test(
+  ...check(
+    {
+      id: 'auth.token.nbf-future.reference',
+      title: 'a token not valid before an hour from now is 401 invalid_token (nbf is honoured)',
+      clauses: ['ERR-TABLE-2'],
+      level: 'reference',
+    },
+    async (shop) => {
+      const res = await shop.http.get('/v1/cart', {
+        token: await shop.mint.customer({ sub: shop.subject('cust'), claims: { nbf: nowSeconds() + 3600 } }),
+      });
+      expectInvalidToken(shop, res, 'ERR-TABLE-2');
+    },
+  ),
+);
 
 // ------------------------------------------------------------------------ Token verification 3-4: caller-kind combinations
 
@@ -180,66 +282,145 @@ async function expectCombinationRefused(shop: Shop, token: string, what: string,
   }
 }
 
-test(...check({ id: 'auth.kind.unknown-client', title: 'a validly signed token of an unknown client_id is refused (401 or 403)', clauses: ['AUTH-TOKEN-9', 'AUTH-TOKEN-8'] }, async (shop) => {
-  const stranger = `stranger-${randomUUID()}`;
-  await expectCombinationRefused(shop, await shop.mint.machine(stranger), 'machine token of an unknown client', 'AUTH-TOKEN-9');
-  await expectCombinationRefused(shop, await shop.mint.customer({ sub: shop.subject('cust'), claims: { client_id: stranger } }), 'user token of an unknown client', 'AUTH-TOKEN-9');
-}));
+test(
+  ...check(
+    {
+      id: 'auth.kind.unknown-client',
+      title: 'a validly signed token of an unknown client_id is refused (401 or 403)',
+      clauses: ['AUTH-TOKEN-9', 'AUTH-TOKEN-8'],
+    },
+    async (shop) => {
+      const stranger = `stranger-${randomUUID()}`;
+      await expectCombinationRefused(shop, await shop.mint.machine(stranger), 'machine token of an unknown client', 'AUTH-TOKEN-9');
+      await expectCombinationRefused(
+        shop,
+        await shop.mint.customer({ sub: shop.subject('cust'), claims: { client_id: stranger } }),
+        'user token of an unknown client',
+        'AUTH-TOKEN-9',
+      );
+    },
+  ),
+);
 
-test(...check({ id: 'auth.kind.act-outermost-not-agent-client', title: 'an act chain whose outermost actor is not the agent-protocol client is refused (401 or 403)', clauses: ['AUTH-TOKEN-10', 'AUTH-TOKEN-8'] }, async (shop) => {
-  const agent = shop.profile.clients.agentProtocol;
-  for (const act of [{ sub: 'someone-else' }, { sub: 'someone-else', act: { sub: agent } }, { sub: shop.profile.clients.website }]) {
-    await expectCombinationRefused(shop, await shop.mint.delegated({ sub: shop.subject('cust'), claims: { act } }), `act ${JSON.stringify(act)}`, 'AUTH-TOKEN-10');
-  }
-}));
+test(
+  ...check(
+    {
+      id: 'auth.kind.act-outermost-not-agent-client',
+      title: 'an act chain whose outermost actor is not the agent-protocol client is refused (401 or 403)',
+      clauses: ['AUTH-TOKEN-10', 'AUTH-TOKEN-8'],
+    },
+    async (shop) => {
+      const agent = shop.profile.clients.agentProtocol;
+      for (const act of [{ sub: 'someone-else' }, { sub: 'someone-else', act: { sub: agent } }, { sub: shop.profile.clients.website }]) {
+        await expectCombinationRefused(
+          shop,
+          await shop.mint.delegated({ sub: shop.subject('cust'), claims: { act } }),
+          `act ${JSON.stringify(act)}`,
+          'AUTH-TOKEN-10',
+        );
+      }
+    },
+  ),
+);
 
-test(...check({ id: 'auth.kind.machine-without-caller-kind', title: 'a validly signed machine token of a client with no caller kind is refused (401 or 403)', clauses: ['AUTH-TOKEN-11', 'AUTH-TOKEN-8'] }, async (shop) => {
-  const c = shop.profile.clients;
-  for (const client of [c.website, c.agentProtocol, c.personalAgentProxy]) {
-    await expectCombinationRefused(shop, await shop.mint.machine(client), `machine token of ${client}`, 'AUTH-TOKEN-11');
-  }
-}));
+test(
+  ...check(
+    {
+      id: 'auth.kind.machine-without-caller-kind',
+      title: 'a validly signed machine token of a client with no caller kind is refused (401 or 403)',
+      clauses: ['AUTH-TOKEN-11', 'AUTH-TOKEN-8'],
+    },
+    async (shop) => {
+      const c = shop.profile.clients;
+      for (const client of [c.website, c.agentProtocol, c.personalAgentProxy]) {
+        await expectCombinationRefused(shop, await shop.mint.machine(client), `machine token of ${client}`, 'AUTH-TOKEN-11');
+      }
+    },
+  ),
+);
 
-test(...check({ id: 'auth.kind.website-token-with-act', title: 'a website user token carrying act is never a customer: refused on cart and catalog', clauses: ['AUTH-TOKEN-12', 'AUTH-TOKEN-8'] }, async (shop) => {
-  const sub = shop.subject('cust');
-  expectSuccess(await shop.http.get('/v1/cart', { token: await shop.mint.customer({ sub }) }), 'control: the same token without act', 'AUTH-TOKEN-12');
-  for (const act of [{ sub: shop.profile.clients.agentProtocol }, { sub: 'invited_agent_1' }, { sub: shop.profile.clients.website }]) {
-    await expectCombinationRefused(shop, await shop.mint.customer({ sub, claims: { act } }), `website token with act ${JSON.stringify(act)}`, 'AUTH-TOKEN-12');
-  }
-}));
+test(
+  ...check(
+    {
+      id: 'auth.kind.website-token-with-act',
+      title: 'a website user token carrying act is never a customer: refused on cart and catalog',
+      clauses: ['AUTH-TOKEN-12', 'AUTH-TOKEN-8'],
+    },
+    async (shop) => {
+      const sub = shop.subject('cust');
+      expectSuccess(
+        await shop.http.get('/v1/cart', { token: await shop.mint.customer({ sub }) }),
+        'control: the same token without act',
+        'AUTH-TOKEN-12',
+      );
+      for (const act of [{ sub: shop.profile.clients.agentProtocol }, { sub: 'invited_agent_1' }, { sub: shop.profile.clients.website }]) {
+        await expectCombinationRefused(
+          shop,
+          await shop.mint.customer({ sub, claims: { act } }),
+          `website token with act ${JSON.stringify(act)}`,
+          'AUTH-TOKEN-12',
+        );
+      }
+    },
+  ),
+);
 
-test(...check({ id: 'auth.kind.other-combinations', title: 'other claim combinations matching no caller kind are refused (401 or 403)', clauses: ['AUTH-TOKEN-8'] }, async (shop) => {
-  const c = shop.profile.clients;
-  const sub = shop.subject('cust');
-  const cases: [string, Promise<string>][] = [
-    ['agent-protocol user token without act', shop.mint.delegated({ sub, claims: { act: undefined } })],
-    ['user sub on the storefront client', shop.mint.machine(c.storefront, { claims: { sub } })],
-    ['user sub on the backoffice client', shop.mint.machine(c.backoffice, { claims: { sub } })],
-    ['machine sub of another client on the storefront client', shop.mint.machine(c.storefront, { claims: { sub: `${c.backoffice}@clients` } })],
-  ];
-  for (const [what, token] of cases) await expectCombinationRefused(shop, await token, what, 'AUTH-TOKEN-8');
-}));
+test(
+  ...check(
+    {
+      id: 'auth.kind.other-combinations',
+      title: 'other claim combinations matching no caller kind are refused (401 or 403)',
+      clauses: ['AUTH-TOKEN-8'],
+    },
+    async (shop) => {
+      const c = shop.profile.clients;
+      const sub = shop.subject('cust');
+      const cases: [string, Promise<string>][] = [
+        ['agent-protocol user token without act', shop.mint.delegated({ sub, claims: { act: undefined } })],
+        ['user sub on the storefront client', shop.mint.machine(c.storefront, { claims: { sub } })],
+        ['user sub on the backoffice client', shop.mint.machine(c.backoffice, { claims: { sub } })],
+        [
+          'machine sub of another client on the storefront client',
+          shop.mint.machine(c.storefront, { claims: { sub: `${c.backoffice}@clients` } }),
+        ],
+      ];
+      for (const [what, token] of cases) await expectCombinationRefused(shop, await token, what, 'AUTH-TOKEN-8');
+    },
+  ),
+);
 
-test(...check({ id: 'auth.kind.combinations.reference', title: 'refused combinations: 401 invalid_token, except 403 caller_not_allowed (no challenge) for machine tokens of clients with no caller kind', clauses: ['AUTH-TOKEN-8', 'AUTH-TOKEN-9', 'AUTH-TOKEN-10', 'AUTH-TOKEN-11', 'AUTH-TOKEN-12'], level: 'reference' }, async (shop) => {
-  const c = shop.profile.clients;
-  const sub = shop.subject('cust');
-  const invalid: [string, string, Promise<string>][] = [
-    ['AUTH-TOKEN-9', 'unknown client', shop.mint.machine(`stranger-${randomUUID()}`)],
-    ['AUTH-TOKEN-10', 'outermost actor', shop.mint.delegated({ sub, claims: { act: { sub: 'someone-else' } } })],
-    ['AUTH-TOKEN-12', 'website token with act', shop.mint.customer({ sub, claims: { act: { sub: c.agentProtocol } } })],
-    ['AUTH-TOKEN-8', 'delegated without act', shop.mint.delegated({ sub, claims: { act: undefined } })],
-    ['AUTH-TOKEN-8', 'user sub on the storefront client', shop.mint.machine(c.storefront, { claims: { sub } })],
-    ['AUTH-TOKEN-8', 'machine sub of another client', shop.mint.machine(c.storefront, { claims: { sub: `${c.backoffice}@clients` } })],
-    // The spec's guest row does not exclude act; the reference refuses it.
-    ['AUTH-TOKEN-8', 'storefront machine token carrying act', shop.mint.guest({ claims: { act: { sub: c.agentProtocol } } })],
-  ];
-  for (const [clause, what, token] of invalid) {
-    const res = await shop.http.get('/v1/cart', { token: await token });
-    inCase(what, () => expectInvalidToken(shop, res, clause));
-  }
-  for (const client of [c.website, c.agentProtocol, c.personalAgentProxy]) {
-    const res = await shop.http.get('/v1/cart', { token: await shop.mint.machine(client) });
-    expectProblem(res, { status: 403, error: 'caller_not_allowed', docsUrl: shop.docsUrl, clause: 'AUTH-TOKEN-11' });
-    if (res.headers.get('www-authenticate') !== null) fail('WWW-Authenticate on caller_not_allowed', null, res.headers.get('www-authenticate'), 'AUTH-TOKEN-11');
-  }
-}));
+test(
+  ...check(
+    {
+      id: 'auth.kind.combinations.reference',
+      title:
+        'refused combinations: 401 invalid_token, except 403 caller_not_allowed (no challenge) for machine tokens of clients with no caller kind',
+      clauses: ['AUTH-TOKEN-8', 'AUTH-TOKEN-9', 'AUTH-TOKEN-10', 'AUTH-TOKEN-11', 'AUTH-TOKEN-12'],
+      level: 'reference',
+    },
+    async (shop) => {
+      const c = shop.profile.clients;
+      const sub = shop.subject('cust');
+      const invalid: [string, string, Promise<string>][] = [
+        ['AUTH-TOKEN-9', 'unknown client', shop.mint.machine(`stranger-${randomUUID()}`)],
+        ['AUTH-TOKEN-10', 'outermost actor', shop.mint.delegated({ sub, claims: { act: { sub: 'someone-else' } } })],
+        ['AUTH-TOKEN-12', 'website token with act', shop.mint.customer({ sub, claims: { act: { sub: c.agentProtocol } } })],
+        ['AUTH-TOKEN-8', 'delegated without act', shop.mint.delegated({ sub, claims: { act: undefined } })],
+        ['AUTH-TOKEN-8', 'user sub on the storefront client', shop.mint.machine(c.storefront, { claims: { sub } })],
+        ['AUTH-TOKEN-8', 'machine sub of another client', shop.mint.machine(c.storefront, { claims: { sub: `${c.backoffice}@clients` } })],
+        // The spec's guest row does not exclude act; the reference refuses it.
+        ['AUTH-TOKEN-8', 'storefront machine token carrying act', shop.mint.guest({ claims: { act: { sub: c.agentProtocol } } })],
+      ];
+      for (const [clause, what, token] of invalid) {
+        const res = await shop.http.get('/v1/cart', { token: await token });
+        inCase(what, () => expectInvalidToken(shop, res, clause));
+      }
+      for (const client of [c.website, c.agentProtocol, c.personalAgentProxy]) {
+        const res = await shop.http.get('/v1/cart', { token: await shop.mint.machine(client) });
+        expectProblem(res, { status: 403, error: 'caller_not_allowed', docsUrl: shop.docsUrl, clause: 'AUTH-TOKEN-11' });
+        if (res.headers.get('www-authenticate') !== null)
+          fail('WWW-Authenticate on caller_not_allowed', null, res.headers.get('www-authenticate'), 'AUTH-TOKEN-11');
+      }
+    },
+  ),
+);

@@ -18,116 +18,213 @@ import { deliver, expectReceived, expectWebhookProblem, postWebhook, webhookSecr
 
 // ------------------------------------------------------------------------------------------- accepted deliveries (spec)
 
-test(...check({
-  id: 'events.webhook.accepted',
-  title: 'a validly signed delivery is accepted with 200 {"received": true} and no-store; a redelivery of the same event is accepted too',
-  clauses: ['EVT-WEBHOOK-1', 'RES-WEBHOOK-1', 'END-PUBLIC-6', 'PUR-SERVE-6', 'END-CONV-9'],
-  requires: ['webhook'],
-}, async (shop) => {
-  const body = JSON.stringify(ignoredEvent());
-  expectReceived(await deliver(shop, body), 'EVT-WEBHOOK-1');
-  // The provider retries deliveries it thinks were lost: the same event, signed again.
-  await inCase('the same event delivered again', async () => expectReceived(await deliver(shop, body), 'EVT-WEBHOOK-1'));
-}));
+test(
+  ...check(
+    {
+      id: 'events.webhook.accepted',
+      title:
+        'a validly signed delivery is accepted with 200 {"received": true} and no-store; a redelivery of the same event is accepted too',
+      clauses: ['EVT-WEBHOOK-1', 'RES-WEBHOOK-1', 'END-PUBLIC-6', 'PUR-SERVE-6', 'END-CONV-9'],
+      requires: ['webhook'],
+    },
+    async (shop) => {
+      const body = JSON.stringify(ignoredEvent());
+      expectReceived(await deliver(shop, body), 'EVT-WEBHOOK-1');
+      // The provider retries deliveries it thinks were lost: the same event, signed again.
+      await inCase('the same event delivered again', async () => expectReceived(await deliver(shop, body), 'EVT-WEBHOOK-1'));
+    },
+  ),
+);
 
-test(...check({
-  id: 'events.webhook.several-signatures',
-  title: 'a signature header with several v1 values, one of them right, is accepted (secret rotation)',
-  clauses: ['EVT-WEBHOOK-1', 'END-PUBLIC-6'],
-  requires: ['webhook'],
-}, async (shop) => {
-  for (const o of [{ decoys: 1 }, { decoysAfter: 1 }, { decoys: 2, decoysAfter: 1 }]) {
-    await inCase(`${o.decoys ?? 0} wrong v1 before and ${o.decoysAfter ?? 0} after the right one`, async () => {
-      expectReceived(await deliver(shop, JSON.stringify(ignoredEvent()), o), 'END-PUBLIC-6');
-    });
-  }
-}));
+test(
+  ...check(
+    {
+      id: 'events.webhook.several-signatures',
+      title: 'a signature header with several v1 values, one of them right, is accepted (secret rotation)',
+      clauses: ['EVT-WEBHOOK-1', 'END-PUBLIC-6'],
+      requires: ['webhook'],
+    },
+    async (shop) => {
+      for (const o of [{ decoys: 1 }, { decoysAfter: 1 }, { decoys: 2, decoysAfter: 1 }]) {
+        await inCase(`${o.decoys ?? 0} wrong v1 before and ${o.decoysAfter ?? 0} after the right one`, async () => {
+          expectReceived(await deliver(shop, JSON.stringify(ignoredEvent()), o), 'END-PUBLIC-6');
+        });
+      }
+    },
+  ),
+);
 
-test(...check({
-  id: 'events.webhook.raw-body',
-  title: 'the signature covers the raw bytes: re-formatted JSON (whitespace, key order) signed as sent is accepted; a signature of another formatting is not',
-  clauses: ['END-PUBLIC-8', 'END-PUBLIC-6', 'EVT-WEBHOOK-5'],
-  requires: ['webhook'],
-}, async (shop) => {
-  const event = ignoredEvent();
-  const compact = JSON.stringify(event);
-  const pretty = JSON.stringify(event, null, 2);
-  const reordered = `\n{ "data" : ${JSON.stringify(event.data, null, '\t')},\r\n  "type":"${String(event.type)}", "id":"${newEventId()}", "object":"event" }  \n`;
-  for (const [what, body] of [['two-space indented', pretty], ['keys reordered, tabs, CRLF and surrounding whitespace', reordered]] as const) {
-    await inCase(what, async () => expectReceived(await deliver(shop, body), 'END-PUBLIC-8'));
-  }
-  // A service that re-serialised the parsed JSON before verifying would accept this: the signature is of other bytes.
-  await inCase('pretty body sent with the signature of its compact form', async () => {
-    expectWebhookProblem(shop, await postWebhook(shop, pretty, { [SIGNATURE_HEADER]: signPayload(compact, webhookSecret(shop)) }), 400, 'invalid_signature', 'END-PUBLIC-8');
-  });
-}));
+test(
+  ...check(
+    {
+      id: 'events.webhook.raw-body',
+      title:
+        'the signature covers the raw bytes: re-formatted JSON (whitespace, key order) signed as sent is accepted; a signature of another formatting is not',
+      clauses: ['END-PUBLIC-8', 'END-PUBLIC-6', 'EVT-WEBHOOK-5'],
+      requires: ['webhook'],
+    },
+    async (shop) => {
+      const event = ignoredEvent();
+      const compact = JSON.stringify(event);
+      const pretty = JSON.stringify(event, null, 2);
+      const reordered = `\n{ "data" : ${JSON.stringify(event.data, null, '\t')},\r\n  "type":"${String(event.type)}", "id":"${newEventId()}", "object":"event" }  \n`;
+      for (const [what, body] of [
+        ['two-space indented', pretty],
+        ['keys reordered, tabs, CRLF and surrounding whitespace', reordered],
+      ] as const) {
+        await inCase(what, async () => expectReceived(await deliver(shop, body), 'END-PUBLIC-8'));
+      }
+      // A service that re-serialised the parsed JSON before verifying would accept this: the signature is of other bytes.
+      await inCase('pretty body sent with the signature of its compact form', async () => {
+        expectWebhookProblem(
+          shop,
+          await postWebhook(shop, pretty, { [SIGNATURE_HEADER]: signPayload(compact, webhookSecret(shop)) }),
+          400,
+          'invalid_signature',
+          'END-PUBLIC-8',
+        );
+      });
+    },
+  ),
+);
 
 // --------------------------------------------------------------------------------------------------------- refusals (spec)
 
-test(...check({
-  id: 'events.webhook.missing-signature',
-  title: 'a delivery without the signature header is 400 missing_signature',
-  clauses: ['EVT-WEBHOOK-4', 'END-PUBLIC-6', 'ERR-PROBLEM-1', 'ERR-PROBLEM-5'],
-  requires: ['webhook'],
-}, async (shop) => {
-  webhookSecret(shop);
-  expectWebhookProblem(shop, await postWebhook(shop, JSON.stringify(ignoredEvent())), 400, 'missing_signature', 'EVT-WEBHOOK-4');
-}));
+test(
+  ...check(
+    {
+      id: 'events.webhook.missing-signature',
+      title: 'a delivery without the signature header is 400 missing_signature',
+      clauses: ['EVT-WEBHOOK-4', 'END-PUBLIC-6', 'ERR-PROBLEM-1', 'ERR-PROBLEM-5'],
+      requires: ['webhook'],
+    },
+    async (shop) => {
+      webhookSecret(shop);
+      expectWebhookProblem(shop, await postWebhook(shop, JSON.stringify(ignoredEvent())), 400, 'missing_signature', 'EVT-WEBHOOK-4');
+    },
+  ),
+);
 
-test(...check({
-  id: 'events.webhook.invalid-signature',
-  title: 'a signature that does not verify is 400 invalid_signature: wrong secret, body altered by one byte, an hour old, no v1 value, garbage',
-  clauses: ['EVT-WEBHOOK-5', 'END-PUBLIC-6'],
-  requires: ['webhook'],
-}, async (shop) => {
-  const secret = webhookSecret(shop);
-  const body = JSON.stringify(ignoredEvent());
-  const cases: [string, string, string][] = [
-    ['signed with another secret', body, signPayload(body, `whsec_${'x'.repeat(32)}`)],
-    ['body altered by one byte after signing', alterOneByte(body), signPayload(body, secret)],
-    // The provider's scheme refuses replays outside its tolerance (five minutes); an hour is far outside any.
-    ['timestamp an hour old', body, signPayload(body, secret, { timestamp: nowSeconds() - 3600 })],
-    ['timestamp only, no v1', body, `t=${nowSeconds()}`],
-    ['v0 scheme only', body, signPayload(body, secret).replace('v1=', 'v0=')],
-    ['not a signature', body, 'garbage'],
-  ];
-  for (const [what, sent, signature] of cases) {
-    await inCase(what, async () => expectWebhookProblem(shop, await postWebhook(shop, sent, { [SIGNATURE_HEADER]: signature }), 400, 'invalid_signature', 'EVT-WEBHOOK-5'));
-  }
-}));
+test(
+  ...check(
+    {
+      id: 'events.webhook.invalid-signature',
+      title:
+        'a signature that does not verify is 400 invalid_signature: wrong secret, body altered by one byte, an hour old, no v1 value, garbage',
+      clauses: ['EVT-WEBHOOK-5', 'END-PUBLIC-6'],
+      requires: ['webhook'],
+    },
+    async (shop) => {
+      const secret = webhookSecret(shop);
+      const body = JSON.stringify(ignoredEvent());
+      const cases: [string, string, string][] = [
+        ['signed with another secret', body, signPayload(body, `whsec_${'x'.repeat(32)}`)],
+        ['body altered by one byte after signing', alterOneByte(body), signPayload(body, secret)],
+        // The provider's scheme refuses replays outside its tolerance (five minutes); an hour is far outside any.
+        ['timestamp an hour old', body, signPayload(body, secret, { timestamp: nowSeconds() - 3600 })],
+        ['timestamp only, no v1', body, `t=${nowSeconds()}`],
+        ['v0 scheme only', body, signPayload(body, secret).replace('v1=', 'v0=')],
+        ['not a signature', body, 'garbage'],
+      ];
+      for (const [what, sent, signature] of cases) {
+        await inCase(what, async () =>
+          expectWebhookProblem(
+            shop,
+            await postWebhook(shop, sent, { [SIGNATURE_HEADER]: signature }),
+            400,
+            'invalid_signature',
+            'EVT-WEBHOOK-5',
+          ),
+        );
+      }
+    },
+  ),
+);
 
-test(...check({
-  id: 'events.webhook.never-bearer',
-  title: 'a valid bearer token is no substitute for the signature: without a signature 400 missing_signature, with a wrong one 400 invalid_signature',
-  clauses: ['END-PUBLIC-7', 'EVT-WEBHOOK-4', 'EVT-WEBHOOK-5'],
-  requires: ['webhook'],
-}, async (shop) => {
-  webhookSecret(shop);
-  const tokens: [string, string, Record<string, string>][] = [['customer', await shop.mint.customer({ sub: shop.subject('cust') }), {}]];
-  if (shop.profile.capabilities.operators) tokens.push(['operator', await shop.mint.operator(), { operator: OPERATOR_ATTRIBUTION }]);
-  const body = JSON.stringify(ignoredEvent());
-  for (const [kind, token, extra] of tokens) {
-    await inCase(`${kind} bearer token, no signature`, async () => {
-      expectWebhookProblem(shop, await postWebhook(shop, body, { authorization: `Bearer ${token}`, ...extra }), 400, 'missing_signature', 'END-PUBLIC-7');
-    });
-    await inCase(`${kind} bearer token, wrong signature`, async () => {
-      expectWebhookProblem(shop, await postWebhook(shop, body, { authorization: `Bearer ${token}`, [SIGNATURE_HEADER]: signPayload(body, `whsec_${'y'.repeat(32)}`), ...extra }), 400, 'invalid_signature', 'END-PUBLIC-7');
-    });
-  }
-}));
+test(
+  ...check(
+    {
+      id: 'events.webhook.never-bearer',
+      title:
+        'a valid bearer token is no substitute for the signature: without a signature 400 missing_signature, with a wrong one 400 invalid_signature',
+      clauses: ['END-PUBLIC-7', 'EVT-WEBHOOK-4', 'EVT-WEBHOOK-5'],
+      requires: ['webhook'],
+    },
+    async (shop) => {
+      webhookSecret(shop);
+      const tokens: [string, string, Record<string, string>][] = [
+        ['customer', await shop.mint.customer({ sub: shop.subject('cust') }), {}],
+      ];
+      if (shop.profile.capabilities.operators) tokens.push(['operator', await shop.mint.operator(), { operator: OPERATOR_ATTRIBUTION }]);
+      const body = JSON.stringify(ignoredEvent());
+      for (const [kind, token, extra] of tokens) {
+        await inCase(`${kind} bearer token, no signature`, async () => {
+          expectWebhookProblem(
+            shop,
+            await postWebhook(shop, body, { authorization: `Bearer ${token}`, ...extra }),
+            400,
+            'missing_signature',
+            'END-PUBLIC-7',
+          );
+        });
+        await inCase(`${kind} bearer token, wrong signature`, async () => {
+          expectWebhookProblem(
+            shop,
+            await postWebhook(shop, body, {
+              authorization: `Bearer ${token}`,
+              [SIGNATURE_HEADER]: signPayload(body, `whsec_${'y'.repeat(32)}`),
+              ...extra,
+            }),
+            400,
+            'invalid_signature',
+            'END-PUBLIC-7',
+          );
+        });
+      }
+    },
+  ),
+);
 
 // Configuration-dependent rows of the Events table: judged on deployments whose profile says the webhook is off, or its
 // secret unset; a deployment configured for deliveries cannot be switched off from outside.
-test(...check({ id: 'events.webhook.not-configured', title: 'where the webhook is not configured, a delivery is answered 404 not_configured', clauses: ['EVT-WEBHOOK-2'] }, async (shop) => {
-  if (shop.profile.capabilities.webhook) notApplicable('the profile claims the webhook (capabilities.webhook): this row is judged on deployments that do not');
-  const body = JSON.stringify(ignoredEvent());
-  const signed = shop.profile.secrets.stripeWebhookSecret ? { [SIGNATURE_HEADER]: signPayload(body, shop.profile.secrets.stripeWebhookSecret) } : {};
-  expectWebhookProblem(shop, await postWebhook(shop, body, signed), 404, 'not_configured', 'EVT-WEBHOOK-2');
-}));
+test(
+  ...check(
+    {
+      id: 'events.webhook.not-configured',
+      title: 'where the webhook is not configured, a delivery is answered 404 not_configured',
+      clauses: ['EVT-WEBHOOK-2'],
+    },
+    async (shop) => {
+      if (shop.profile.capabilities.webhook)
+        notApplicable('the profile claims the webhook (capabilities.webhook): this row is judged on deployments that do not');
+      const body = JSON.stringify(ignoredEvent());
+      const signed = shop.profile.secrets.stripeWebhookSecret
+        ? { [SIGNATURE_HEADER]: signPayload(body, shop.profile.secrets.stripeWebhookSecret) }
+        : {};
+      expectWebhookProblem(shop, await postWebhook(shop, body, signed), 404, 'not_configured', 'EVT-WEBHOOK-2');
+    },
+  ),
+);
 
-test(...check({ id: 'events.webhook.secret-missing', title: 'where the webhook is on but its secret is missing, a delivery is answered 503 webhook_secret_missing', clauses: ['EVT-WEBHOOK-3'] }, async (shop) => {
-  if (!shop.profile.capabilities.webhook) notApplicable('the profile does not claim the webhook');
-  if (shop.profile.secrets.stripeWebhookSecret !== null) notApplicable('the profile holds a webhook secret: this row is judged on deployments whose secret is unset');
-  const body = JSON.stringify(ignoredEvent());
-  expectWebhookProblem(shop, await postWebhook(shop, body, { [SIGNATURE_HEADER]: `t=${nowSeconds()},v1=${'0'.repeat(64)}` }), 503, 'webhook_secret_missing', 'EVT-WEBHOOK-3');
-}));
+test(
+  ...check(
+    {
+      id: 'events.webhook.secret-missing',
+      title: 'where the webhook is on but its secret is missing, a delivery is answered 503 webhook_secret_missing',
+      clauses: ['EVT-WEBHOOK-3'],
+    },
+    async (shop) => {
+      if (!shop.profile.capabilities.webhook) notApplicable('the profile does not claim the webhook');
+      if (shop.profile.secrets.stripeWebhookSecret !== null)
+        notApplicable('the profile holds a webhook secret: this row is judged on deployments whose secret is unset');
+      const body = JSON.stringify(ignoredEvent());
+      expectWebhookProblem(
+        shop,
+        await postWebhook(shop, body, { [SIGNATURE_HEADER]: `t=${nowSeconds()},v1=${'0'.repeat(64)}` }),
+        503,
+        'webhook_secret_missing',
+        'EVT-WEBHOOK-3',
+      );
+    },
+  ),
+);

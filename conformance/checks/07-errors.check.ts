@@ -10,36 +10,79 @@ const noHeader = (res: { headers: Headers }, name: string, clause: string) => {
   if (v !== null) throw new CheckFailure(`${name} must be absent`, { expected: null, actual: v, clause });
 };
 
-test(...check({ id: 'err.unmatched-route', title: 'an unmatched route is answered with a problem document', clauses: ['ERR-PROBLEM-1', 'ERR-PROBLEM-10', 'ERR-PROBLEM-4', 'ERR-PROBLEM-5', 'ERR-PROBLEM-7', 'RES-PROBLEM-8'] }, async (shop) => {
-  const res = await shop.http.get(`/no-such-route-${shop.subject()}`);
-  if (res.status < 400) throw new CheckFailure('an unmatched route must fail', { expected: '>= 400', actual: res.status, clause: 'ERR-PROBLEM-10' });
-  expectProblem(res, { status: res.status, error: String(res.body?.error ?? ''), docsUrl: shop.docsUrl, clause: 'ERR-PROBLEM-10' });
-  expectNoStore(res, { clause: 'ERR-PROBLEM-5' });
-}));
+test(
+  ...check(
+    {
+      id: 'err.unmatched-route',
+      title: 'an unmatched route is answered with a problem document',
+      clauses: ['ERR-PROBLEM-1', 'ERR-PROBLEM-10', 'ERR-PROBLEM-4', 'ERR-PROBLEM-5', 'ERR-PROBLEM-7', 'RES-PROBLEM-8'],
+    },
+    async (shop) => {
+      const res = await shop.http.get(`/no-such-route-${shop.subject()}`);
+      if (res.status < 400)
+        throw new CheckFailure('an unmatched route must fail', { expected: '>= 400', actual: res.status, clause: 'ERR-PROBLEM-10' });
+      expectProblem(res, { status: res.status, error: String(res.body?.error ?? ''), docsUrl: shop.docsUrl, clause: 'ERR-PROBLEM-10' });
+      expectNoStore(res, { clause: 'ERR-PROBLEM-5' });
+    },
+  ),
+);
 
-test(...check({ id: 'err.unmatched-route.reference', title: 'an unmatched route is 404 not_found', clauses: ['ERR-PROBLEM-10'], level: 'reference' }, async (shop) => {
-  expectProblem(await shop.http.get('/v1/no-such-route'), { status: 404, error: 'not_found', docsUrl: shop.docsUrl });
-}));
+test(
+  ...check(
+    { id: 'err.unmatched-route.reference', title: 'an unmatched route is 404 not_found', clauses: ['ERR-PROBLEM-10'], level: 'reference' },
+    async (shop) => {
+      expectProblem(await shop.http.get('/v1/no-such-route'), { status: 404, error: 'not_found', docsUrl: shop.docsUrl });
+    },
+  ),
+);
 
-test(...check({ id: 'err.no-token', title: 'no token on /v1: 401 invalid_token with a Bearer and a DPoP challenge', clauses: ['ERR-TABLE-1', 'RES-PROBLEM-1', 'RES-PROBLEM-3', 'RES-PROBLEM-4', 'RES-PROBLEM-5', 'RES-PROBLEM-8'] }, async (shop) => {
-  for (const path of ['/v1/cart', '/v1/catalog/products', '/v1/me']) {
-    const res = await shop.http.get(path);
-    expectProblem(res, { status: 401, error: 'invalid_token', docsUrl: shop.docsUrl, clause: 'ERR-TABLE-1' });
-    expectChallenge(res, { scheme: 'Bearer', error: 'invalid_token', clause: 'ERR-TABLE-1' });
-    expectChallenge(res, { scheme: 'DPoP', error: 'invalid_token', params: { algs: 'ES256' }, clause: 'ERR-TABLE-1' });
-  }
-}));
+test(
+  ...check(
+    {
+      id: 'err.no-token',
+      title: 'no token on /v1: 401 invalid_token with a Bearer and a DPoP challenge',
+      clauses: ['ERR-TABLE-1', 'RES-PROBLEM-1', 'RES-PROBLEM-3', 'RES-PROBLEM-4', 'RES-PROBLEM-5', 'RES-PROBLEM-8'],
+    },
+    async (shop) => {
+      for (const path of ['/v1/cart', '/v1/catalog/products', '/v1/me']) {
+        const res = await shop.http.get(path);
+        expectProblem(res, { status: 401, error: 'invalid_token', docsUrl: shop.docsUrl, clause: 'ERR-TABLE-1' });
+        expectChallenge(res, { scheme: 'Bearer', error: 'invalid_token', clause: 'ERR-TABLE-1' });
+        expectChallenge(res, { scheme: 'DPoP', error: 'invalid_token', params: { algs: 'ES256' }, clause: 'ERR-TABLE-1' });
+      }
+    },
+  ),
+);
 
-test(...check({ id: 'err.malformed-json', title: 'a malformed JSON body is a 400 problem, before authentication', clauses: ['ERR-PROBLEM-2', 'ERR-PROBLEM-6', 'AUTH-ORDER-1', 'END-CONV-4'] }, async (shop) => {
-  const res = await shop.http.post('/v1/cart/items', { body: '{"variant_id":', headers: { 'content-type': 'application/json' } });
-  expectProblem(res, { status: 400, error: String(res.body?.error ?? ''), docsUrl: shop.docsUrl, clause: 'ERR-PROBLEM-2' });
-}));
+test(
+  ...check(
+    {
+      id: 'err.malformed-json',
+      title: 'a malformed JSON body is a 400 problem, before authentication',
+      clauses: ['ERR-PROBLEM-2', 'ERR-PROBLEM-6', 'AUTH-ORDER-1', 'END-CONV-4'],
+    },
+    async (shop) => {
+      const res = await shop.http.post('/v1/cart/items', { body: '{"variant_id":', headers: { 'content-type': 'application/json' } });
+      expectProblem(res, { status: 400, error: String(res.body?.error ?? ''), docsUrl: shop.docsUrl, clause: 'ERR-PROBLEM-2' });
+    },
+  ),
+);
 
-test(...check({ id: 'err.caller-not-allowed.no-challenge', title: 'caller_not_allowed carries no challenge', clauses: ['ERR-TABLE-8', 'ERR-PROBLEM-8'], requires: ['operators'] }, async (shop) => {
-  const res = await shop.http.get('/v1/cart', { token: await shop.mint.operator(), headers: { operator: OPERATOR_ATTRIBUTION } });
-  expectProblem(res, { status: 403, error: 'caller_not_allowed', docsUrl: shop.docsUrl, clause: 'ERR-TABLE-8' });
-  noHeader(res, 'www-authenticate', 'ERR-TABLE-8');
-}));
+test(
+  ...check(
+    {
+      id: 'err.caller-not-allowed.no-challenge',
+      title: 'caller_not_allowed carries no challenge',
+      clauses: ['ERR-TABLE-8', 'ERR-PROBLEM-8'],
+      requires: ['operators'],
+    },
+    async (shop) => {
+      const res = await shop.http.get('/v1/cart', { token: await shop.mint.operator(), headers: { operator: OPERATOR_ATTRIBUTION } });
+      expectProblem(res, { status: 403, error: 'caller_not_allowed', docsUrl: shop.docsUrl, clause: 'ERR-TABLE-8' });
+      noHeader(res, 'www-authenticate', 'ERR-TABLE-8');
+    },
+  ),
+);
 
 // Property-based: whatever a client sends, the answer to a failure is a problem document and never a 5xx. The run's
 // --seed drives the generator, so a failing input is reproduced by running again with the same seed.
@@ -54,39 +97,74 @@ function withSeed(shop: Shop) {
   return { seed: shop.params.seed, numRuns: PROPERTY_RUNS, endOnFailure: true };
 }
 
-test(...check({ id: 'err.property.bodies', title: 'arbitrary JSON bodies on a cart write get a problem document, never a 5xx', clauses: ['ERR-PROBLEM-1', 'ERR-PROBLEM-4', 'AUTH-ORDER-1'] }, async (shop) => {
-  const token = await shop.mint.customer({ sub: shop.subject('cust') });
-  await fc.assert(
-    fc.asyncProperty(fc.jsonValue({ maxDepth: 3 }), async (value) => {
-      const res = await shop.http.post('/v1/cart/items', { token, body: JSON.stringify(value), headers: { 'content-type': 'application/json' } });
-      await expectProblemOrSuccess(shop, res, 'ERR-PROBLEM-1');
-    }),
-    withSeed(shop),
-  );
-}));
+test(
+  ...check(
+    {
+      id: 'err.property.bodies',
+      title: 'arbitrary JSON bodies on a cart write get a problem document, never a 5xx',
+      clauses: ['ERR-PROBLEM-1', 'ERR-PROBLEM-4', 'AUTH-ORDER-1'],
+    },
+    async (shop) => {
+      const token = await shop.mint.customer({ sub: shop.subject('cust') });
+      await fc.assert(
+        fc.asyncProperty(fc.jsonValue({ maxDepth: 3 }), async (value) => {
+          const res = await shop.http.post('/v1/cart/items', {
+            token,
+            body: JSON.stringify(value),
+            headers: { 'content-type': 'application/json' },
+          });
+          await expectProblemOrSuccess(shop, res, 'ERR-PROBLEM-1');
+        }),
+        withSeed(shop),
+      );
+    },
+  ),
+);
 
-test(...check({ id: 'err.property.guest-sessions', title: 'arbitrary Guest-Session values are refused with invalid_guest_session, never a 5xx', clauses: ['ERR-TABLE-6', 'ERR-PROBLEM-1'], requires: ['guests'] }, async (shop) => {
-  const token = await shop.mint.guest();
-  const printable = fc.string({ unit: fc.constantFrom(...'gs1.-_abcdef0123456789ABCDEF=+/ '.split('')), minLength: 1, maxLength: 90 });
-  await fc.assert(
-    fc.asyncProperty(printable.filter((v) => v.trim() === v && v.length > 0), async (value) => {
-      const res = await shop.http.get('/v1/cart', { token, headers: { 'guest-session': value } });
-      expectProblem(res, { status: 401, error: 'invalid_guest_session', docsUrl: shop.docsUrl, clause: 'ERR-TABLE-6' });
-    }),
-    withSeed(shop),
-  );
-}));
+test(
+  ...check(
+    {
+      id: 'err.property.guest-sessions',
+      title: 'arbitrary Guest-Session values are refused with invalid_guest_session, never a 5xx',
+      clauses: ['ERR-TABLE-6', 'ERR-PROBLEM-1'],
+      requires: ['guests'],
+    },
+    async (shop) => {
+      const token = await shop.mint.guest();
+      const printable = fc.string({ unit: fc.constantFrom(...'gs1.-_abcdef0123456789ABCDEF=+/ '.split('')), minLength: 1, maxLength: 90 });
+      await fc.assert(
+        fc.asyncProperty(
+          printable.filter((v) => v.trim() === v && v.length > 0),
+          async (value) => {
+            const res = await shop.http.get('/v1/cart', { token, headers: { 'guest-session': value } });
+            expectProblem(res, { status: 401, error: 'invalid_guest_session', docsUrl: shop.docsUrl, clause: 'ERR-TABLE-6' });
+          },
+        ),
+        withSeed(shop),
+      );
+    },
+  ),
+);
 
-test(...check({ id: 'err.property.authorization', title: 'arbitrary Authorization values are refused with 401 invalid_token, never a 5xx', clauses: ['ERR-TABLE-2', 'ERR-PROBLEM-1'] }, async (shop) => {
-  // Bearer only: under DPoP a server may rightly answer invalid_dpop_proof (no proof) before looking at the token.
-  const token68 = fc.string({ unit: fc.constantFrom(...'abcXYZ012-._~+/='.split('')), minLength: 1, maxLength: 200 });
-  const segment = fc.base64String({ maxLength: 80 }).map((s) => s.replace(/=+$/, '').replace(/\+/g, '-').replace(/\//g, '_'));
-  const jwtish = fc.tuple(segment, segment, segment).map((p) => p.join('.'));
-  await fc.assert(
-    fc.asyncProperty(fc.constantFrom('Bearer', 'bearer', 'BEARER'), fc.oneof(token68, jwtish), async (scheme, credential) => {
-      const res = await shop.http.get('/v1/catalog/collections', { headers: { authorization: `${scheme} ${credential}` } });
-      expectProblem(res, { status: 401, error: 'invalid_token', docsUrl: shop.docsUrl, clause: 'ERR-TABLE-2' });
-    }),
-    withSeed(shop),
-  );
-}));
+test(
+  ...check(
+    {
+      id: 'err.property.authorization',
+      title: 'arbitrary Authorization values are refused with 401 invalid_token, never a 5xx',
+      clauses: ['ERR-TABLE-2', 'ERR-PROBLEM-1'],
+    },
+    async (shop) => {
+      // Bearer only: under DPoP a server may rightly answer invalid_dpop_proof (no proof) before looking at the token.
+      const token68 = fc.string({ unit: fc.constantFrom(...'abcXYZ012-._~+/='.split('')), minLength: 1, maxLength: 200 });
+      const segment = fc.base64String({ maxLength: 80 }).map((s) => s.replace(/=+$/, '').replace(/\+/g, '-').replace(/\//g, '_'));
+      const jwtish = fc.tuple(segment, segment, segment).map((p) => p.join('.'));
+      await fc.assert(
+        fc.asyncProperty(fc.constantFrom('Bearer', 'bearer', 'BEARER'), fc.oneof(token68, jwtish), async (scheme, credential) => {
+          const res = await shop.http.get('/v1/catalog/collections', { headers: { authorization: `${scheme} ${credential}` } });
+          expectProblem(res, { status: 401, error: 'invalid_token', docsUrl: shop.docsUrl, clause: 'ERR-TABLE-2' });
+        }),
+        withSeed(shop),
+      );
+    },
+  ),
+);

@@ -5,7 +5,17 @@
 // size, so a service without the cap would take it (and fail the check) instead of refusing it for an unknown member.
 import { check, test, type Shop, notApplicable } from '../engine/check.js';
 import type { ShopResponse } from '../engine/http.js';
-import { expectCacheControl, expectNoStore, expectProblem, expectStatus, fail, failSetup, is2xx, is4xx, parseCacheControl } from '../lib/assert.js';
+import {
+  expectCacheControl,
+  expectNoStore,
+  expectProblem,
+  expectStatus,
+  fail,
+  failSetup,
+  is2xx,
+  is4xx,
+  parseCacheControl,
+} from '../lib/assert.js';
 import { freshShopperIp, shopperIpOfLength } from '../lib/shopper.js';
 import { LIMITS } from '../../contract/limits.js';
 import { cartLine } from './_shared/expect-cart.js';
@@ -25,64 +35,93 @@ const postJson = (shop: Shop, token: string | undefined, body: string) =>
 
 // --- request body cap -------------------------------------------------------------------------------------------------------
 
-test(...check({
-  id: 'limits.body.over-cap',
-  title: 'a request body one byte over 256 KiB is refused with a problem document whose instance is the X-Request-Id',
-  clauses: ['LIM-BODY-1', 'ERR-PROBLEM-3', 'ERR-PROBLEM-6'],
-}, async (shop) => {
-  const res = await postJson(shop, await customerToken(shop), paddedAdd(LIMITS.requestBodyBytes + 1));
-  if (is2xx(res)) fail('answer to a body over 256 KiB', 'a refusal', res.status, 'LIM-BODY-1');
-  expectRefusal(shop, res, 'ERR-PROBLEM-3');
-}));
+test(
+  ...check(
+    {
+      id: 'limits.body.over-cap',
+      title: 'a request body one byte over 256 KiB is refused with a problem document whose instance is the X-Request-Id',
+      clauses: ['LIM-BODY-1', 'ERR-PROBLEM-3', 'ERR-PROBLEM-6'],
+    },
+    async (shop) => {
+      const res = await postJson(shop, await customerToken(shop), paddedAdd(LIMITS.requestBodyBytes + 1));
+      if (is2xx(res)) fail('answer to a body over 256 KiB', 'a refusal', res.status, 'LIM-BODY-1');
+      expectRefusal(shop, res, 'ERR-PROBLEM-3');
+    },
+  ),
+);
 
-test(...check({
-  id: 'limits.body.under-cap',
-  title: 'a body just under 256 KiB is taken like the same body without padding',
-  clauses: ['LIM-BODY-1'],
-  seed: true,
-}, async (shop) => {
-  // Control: the unpadded body, for another fresh account. Payload shapes are not shown by the spec, so a service that
-  // refuses the reference's body has nothing to show here.
-  const control = await postJson(shop, await customerToken(shop), addJson());
-  if (is4xx(control)) failSetup('addCartItem with the body the description document describes', '2xx', control.status, 'END-OPS-ADDCARTITEM-1');
-  if (!is2xx(control)) fail('addCartItem status with a valid body', '2xx', control.status, 'LIM-BODY-1');
-  const padded = await postJson(shop, await customerToken(shop), paddedAdd(LIMITS.requestBodyBytes - 64));
-  if (!is2xx(padded)) fail('answer to the same body padded to 256 KiB - 64 bytes', `2xx like the unpadded body (${control.status})`, padded.status, 'LIM-BODY-1');
-}));
+test(
+  ...check(
+    {
+      id: 'limits.body.under-cap',
+      title: 'a body just under 256 KiB is taken like the same body without padding',
+      clauses: ['LIM-BODY-1'],
+      seed: true,
+    },
+    async (shop) => {
+      // Control: the unpadded body, for another fresh account. Payload shapes are not shown by the spec, so a service that
+      // refuses the reference's body has nothing to show here.
+      const control = await postJson(shop, await customerToken(shop), addJson());
+      if (is4xx(control))
+        failSetup('addCartItem with the body the description document describes', '2xx', control.status, 'END-OPS-ADDCARTITEM-1');
+      if (!is2xx(control)) fail('addCartItem status with a valid body', '2xx', control.status, 'LIM-BODY-1');
+      const padded = await postJson(shop, await customerToken(shop), paddedAdd(LIMITS.requestBodyBytes - 64));
+      if (!is2xx(padded))
+        fail(
+          'answer to the same body padded to 256 KiB - 64 bytes',
+          `2xx like the unpadded body (${control.status})`,
+          padded.status,
+          'LIM-BODY-1',
+        );
+    },
+  ),
+);
 
-test(...check({
-  id: 'limits.body.cap.reference',
-  title: 'exactly 256 KiB is taken (201); one byte more is 413 payload_too_large, with or without a token',
-  clauses: ['LIM-BODY-1', 'ERR-PROBLEM-3'],
-  level: 'reference',
-  seed: true,
-}, async (shop) => {
-  const token = await customerToken(shop);
-  expectStatus(await postJson(shop, token, paddedAdd(LIMITS.requestBodyBytes)), 201, { clause: 'LIM-BODY-1' });
-  for (const t of [token, undefined]) {
-    const res = await postJson(shop, t, paddedAdd(LIMITS.requestBodyBytes + 1));
-    expectProblem(res, { status: 413, error: 'payload_too_large', docsUrl: shop.docsUrl, clause: 'LIM-BODY-1' });
-    expectNoStore(res, { clause: 'ERR-PROBLEM-3' });
-  }
-}));
+test(
+  ...check(
+    {
+      id: 'limits.body.cap.reference',
+      title: 'exactly 256 KiB is taken (201); one byte more is 413 payload_too_large, with or without a token',
+      clauses: ['LIM-BODY-1', 'ERR-PROBLEM-3'],
+      level: 'reference',
+      seed: true,
+    },
+    async (shop) => {
+      const token = await customerToken(shop);
+      expectStatus(await postJson(shop, token, paddedAdd(LIMITS.requestBodyBytes)), 201, { clause: 'LIM-BODY-1' });
+      for (const t of [token, undefined]) {
+        const res = await postJson(shop, t, paddedAdd(LIMITS.requestBodyBytes + 1));
+        expectProblem(res, { status: 413, error: 'payload_too_large', docsUrl: shop.docsUrl, clause: 'LIM-BODY-1' });
+        expectNoStore(res, { clause: 'ERR-PROBLEM-3' });
+      }
+    },
+  ),
+);
 
 // --- validation issues ---------------------------------------------------------------------------------------------------
 
 /** Thirty members no add body has, each holding an object, and no variant: invalid under any payload shape. */
-const thirtyBadMembers = () => Object.fromEntries(Array.from({ length: 30 }, (_, i) => [`bad_member_${String(i).padStart(2, '0')}`, { nested: i }]));
+const thirtyBadMembers = () =>
+  Object.fromEntries(Array.from({ length: 30 }, (_, i) => [`bad_member_${String(i).padStart(2, '0')}`, { nested: i }]));
 
-test(...check({
-  id: 'limits.issues',
-  title: 'a body with thirty bad members is 400 invalid_request with at most 20 well-formed issues',
-  clauses: ['LIM-ISSUES-1', 'RES-PROBLEM-9', 'RES-PROBLEM-10', 'ERR-TABLE-11'],
-}, async (shop) => {
-  const res = await shop.http.post('/v1/cart/items', { token: await customerToken(shop), json: thirtyBadMembers() });
-  // expectProblem checks the count (at most 20) and the members of each issue.
-  const doc = expectProblem(res, { status: 400, error: 'invalid_request', docsUrl: shop.docsUrl, clause: 'LIM-ISSUES-1' });
-  const issues = doc.issues;
-  if (!Array.isArray(issues)) return fail('problem "issues" on a validation failure', 'an array', issues, 'ERR-TABLE-11');
-  if (issues.length > LIMITS.validationIssues) fail('number of issues', `at most ${LIMITS.validationIssues}`, issues.length, 'LIM-ISSUES-1');
-}));
+test(
+  ...check(
+    {
+      id: 'limits.issues',
+      title: 'a body with thirty bad members is 400 invalid_request with at most 20 well-formed issues',
+      clauses: ['LIM-ISSUES-1', 'RES-PROBLEM-9', 'RES-PROBLEM-10', 'ERR-TABLE-11'],
+    },
+    async (shop) => {
+      const res = await shop.http.post('/v1/cart/items', { token: await customerToken(shop), json: thirtyBadMembers() });
+      // expectProblem checks the count (at most 20) and the members of each issue.
+      const doc = expectProblem(res, { status: 400, error: 'invalid_request', docsUrl: shop.docsUrl, clause: 'LIM-ISSUES-1' });
+      const issues = doc.issues;
+      if (!Array.isArray(issues)) return fail('problem "issues" on a validation failure', 'an array', issues, 'ERR-TABLE-11');
+      if (issues.length > LIMITS.validationIssues)
+        fail('number of issues', `at most ${LIMITS.validationIssues}`, issues.length, 'LIM-ISSUES-1');
+    },
+  ),
+);
 
 // No reference-level count check: the reference reports every unknown member in one `unrecognized_keys` issue and its
 // bodies have two members, so no input of the routes it serves today yields more than a handful of issues; the cap itself
@@ -90,37 +129,55 @@ test(...check({
 
 // --- Shopper-IP (the length bound only; which callers may send it is an authentication matter) ----------------------------
 
-test(...check({
-  id: 'limits.shopper-ip',
-  title: 'a Shopper-IP of 65 characters is refused with a problem document; an ordinary address is taken',
-  clauses: ['LIM-SHOPPERIP-1'],
-  requires: ['guests'],
-}, async (shop) => {
-  const token = await shop.mint.guest();
-  const ok = await shop.http.get('/v1/cart', { token, headers: { 'shopper-ip': freshShopperIp() } });
-  if (!is2xx(ok)) fail('guest cart read with an ordinary Shopper-IP', '2xx', ok.status, 'LIM-SHOPPERIP-1');
-  // A 65-character value that is otherwise an IPv6 address (with a zone id), so only its length is wrong.
-  const long = shopperIpOfLength(LIMITS.shopperIpChars + 1);
-  const res = await shop.http.get('/v1/cart', { token, headers: { 'shopper-ip': long } });
-  expectRefusal(shop, res, 'LIM-SHOPPERIP-1');
-}));
+test(
+  ...check(
+    {
+      id: 'limits.shopper-ip',
+      title: 'a Shopper-IP of 65 characters is refused with a problem document; an ordinary address is taken',
+      clauses: ['LIM-SHOPPERIP-1'],
+      requires: ['guests'],
+    },
+    async (shop) => {
+      const token = await shop.mint.guest();
+      const ok = await shop.http.get('/v1/cart', { token, headers: { 'shopper-ip': freshShopperIp() } });
+      if (!is2xx(ok)) fail('guest cart read with an ordinary Shopper-IP', '2xx', ok.status, 'LIM-SHOPPERIP-1');
+      // A 65-character value that is otherwise an IPv6 address (with a zone id), so only its length is wrong.
+      const long = shopperIpOfLength(LIMITS.shopperIpChars + 1);
+      const res = await shop.http.get('/v1/cart', { token, headers: { 'shopper-ip': long } });
+      expectRefusal(shop, res, 'LIM-SHOPPERIP-1');
+    },
+  ),
+);
 
-test(...check({
-  id: 'limits.shopper-ip.reference',
-  title: 'Shopper-IP: 64 characters are taken, 65 are 400 invalid_request with an issue naming the header',
-  clauses: ['LIM-SHOPPERIP-1'],
-  level: 'reference',
-  requires: ['guests'],
-}, async (shop) => {
-  const token = await shop.mint.guest();
-  expectStatus(await shop.http.get('/v1/cart', { token, headers: { 'shopper-ip': 'a'.repeat(LIMITS.shopperIpChars) } }), 200, { clause: 'LIM-SHOPPERIP-1' });
-  const res = await shop.http.get('/v1/cart', { token, headers: { 'shopper-ip': 'a'.repeat(LIMITS.shopperIpChars + 1) } });
-  const doc = expectProblem(res, { status: 400, error: 'invalid_request', docsUrl: shop.docsUrl, clause: 'LIM-SHOPPERIP-1' });
-  const issues = Array.isArray(doc.issues) ? (doc.issues as { path?: unknown }[]) : [];
-  if (!issues.some((i) => String(Array.isArray(i.path) ? i.path.join('.') : i.path).toLowerCase().includes('shopper-ip'))) {
-    fail('an issue whose path names the Shopper-IP header', 'shopper-ip', doc.issues, 'LIM-SHOPPERIP-1');
-  }
-}));
+test(
+  ...check(
+    {
+      id: 'limits.shopper-ip.reference',
+      title: 'Shopper-IP: 64 characters are taken, 65 are 400 invalid_request with an issue naming the header',
+      clauses: ['LIM-SHOPPERIP-1'],
+      level: 'reference',
+      requires: ['guests'],
+    },
+    async (shop) => {
+      const token = await shop.mint.guest();
+      expectStatus(await shop.http.get('/v1/cart', { token, headers: { 'shopper-ip': 'a'.repeat(LIMITS.shopperIpChars) } }), 200, {
+        clause: 'LIM-SHOPPERIP-1',
+      });
+      const res = await shop.http.get('/v1/cart', { token, headers: { 'shopper-ip': 'a'.repeat(LIMITS.shopperIpChars + 1) } });
+      const doc = expectProblem(res, { status: 400, error: 'invalid_request', docsUrl: shop.docsUrl, clause: 'LIM-SHOPPERIP-1' });
+      const issues = Array.isArray(doc.issues) ? (doc.issues as { path?: unknown }[]) : [];
+      if (
+        !issues.some((i) =>
+          String(Array.isArray(i.path) ? i.path.join('.') : i.path)
+            .toLowerCase()
+            .includes('shopper-ip'),
+        )
+      ) {
+        fail('an issue whose path names the Shopper-IP header', 'shopper-ip', doc.issues, 'LIM-SHOPPERIP-1');
+      }
+    },
+  ),
+);
 
 // --- guest rate limits -----------------------------------------------------------------------------------------------------
 
@@ -137,7 +194,10 @@ interface Spent {
  */
 async function spendGuestBudget(shop: Shop): Promise<Spent> {
   const limits = shop.profile.rateLimits;
-  if (!limits) throw notApplicable('the profile gives no rateLimits (guestBudget, guestWindowSeconds): the suite cannot know how many requests exceed the guest budget');
+  if (!limits)
+    throw notApplicable(
+      'the profile gives no rateLimits (guestBudget, guestWindowSeconds): the suite cannot know how many requests exceed the guest budget',
+    );
   const token = await shop.mint.guest();
   let last: ShopResponse | undefined;
   for (let attempt = 1; attempt <= 2; attempt++) {
@@ -145,62 +205,91 @@ async function spendGuestBudget(shop: Shop): Promise<Spent> {
     for (let i = 1; i <= limits.guestBudget; i++) {
       const res = await shop.http.get('/v1/cart', { token, headers: { 'shopper-ip': ip } });
       if (res.status === 429) {
-        fail(`getCart request ${i} of a fresh Shopper-IP (the profile claims a budget of ${limits.guestBudget} per operation and shopper)`, 'not yet limited', res.status, 'LIM-RATE-1');
+        fail(
+          `getCart request ${i} of a fresh Shopper-IP (the profile claims a budget of ${limits.guestBudget} per operation and shopper)`,
+          'not yet limited',
+          res.status,
+          'LIM-RATE-1',
+        );
       }
       if (!is2xx(res)) fail(`guest getCart request ${i}`, '2xx', res.status, 'LIM-RATE-1');
     }
     last = await shop.http.get('/v1/cart', { token, headers: { 'shopper-ip': ip } });
     if (last.status === 429) return { ip, token, limited: last };
   }
-  return fail(`getCart request ${limits.guestBudget + 1} from one Shopper-IP (twice, from two fresh addresses)`, 429, last?.status, 'LIM-RATE-4');
+  return fail(
+    `getCart request ${limits.guestBudget + 1} from one Shopper-IP (twice, from two fresh addresses)`,
+    429,
+    last?.status,
+    'LIM-RATE-4',
+  );
 }
 
 /** RFC 9110 §10.2.3: delay-seconds or an HTTP-date. */
-const isRetryAfter = (v: string) => /^\d+$/.test(v) || (/[A-Za-z]{3}, \d{2} [A-Za-z]{3} \d{4} \d{2}:\d{2}:\d{2} GMT/.test(v) && !Number.isNaN(Date.parse(v)));
+const isRetryAfter = (v: string) =>
+  /^\d+$/.test(v) || (/[A-Za-z]{3}, \d{2} [A-Za-z]{3} \d{4} \d{2}:\d{2}:\d{2} GMT/.test(v) && !Number.isNaN(Date.parse(v)));
 
-test(...check({
-  id: 'limits.rate.guest',
-  title: 'guests over their budget of one operation get 429 rate_limited with Retry-After, and another operation still passes',
-  clauses: ['LIM-RATE-1', 'LIM-RATE-4', 'ERR-TABLE-12'],
-  requires: ['guests'],
-}, async (shop) => {
-  const { ip, token, limited } = await spendGuestBudget(shop);
-  expectProblem(limited, { status: 429, error: 'rate_limited', docsUrl: shop.docsUrl, clause: 'ERR-TABLE-12' });
-  const retryAfter = limited.headers.get('retry-after');
-  if (retryAfter === null || !isRetryAfter(retryAfter.trim())) fail('Retry-After on 429', 'delay-seconds or an HTTP-date', retryAfter, 'LIM-RATE-4');
-  // Counted per operation id: the same shopper's search is not limited by the spent getCart budget.
-  const search = await shop.http.get('/v1/catalog/products', { token, headers: { 'shopper-ip': ip } });
-  if (!is2xx(search)) fail('searchProducts from the Shopper-IP whose getCart budget is spent', '2xx', search.status, 'LIM-RATE-1');
-}));
+test(
+  ...check(
+    {
+      id: 'limits.rate.guest',
+      title: 'guests over their budget of one operation get 429 rate_limited with Retry-After, and another operation still passes',
+      clauses: ['LIM-RATE-1', 'LIM-RATE-4', 'ERR-TABLE-12'],
+      requires: ['guests'],
+    },
+    async (shop) => {
+      const { ip, token, limited } = await spendGuestBudget(shop);
+      expectProblem(limited, { status: 429, error: 'rate_limited', docsUrl: shop.docsUrl, clause: 'ERR-TABLE-12' });
+      const retryAfter = limited.headers.get('retry-after');
+      if (retryAfter === null || !isRetryAfter(retryAfter.trim()))
+        fail('Retry-After on 429', 'delay-seconds or an HTTP-date', retryAfter, 'LIM-RATE-4');
+      // Counted per operation id: the same shopper's search is not limited by the spent getCart budget.
+      const search = await shop.http.get('/v1/catalog/products', { token, headers: { 'shopper-ip': ip } });
+      if (!is2xx(search)) fail('searchProducts from the Shopper-IP whose getCart budget is spent', '2xx', search.status, 'LIM-RATE-1');
+    },
+  ),
+);
 
-test(...check({
-  id: 'limits.rate.guest.reference',
-  title: 'the 429 carries Retry-After in whole seconds, between 1 and the window, and Cache-Control: no-store',
-  clauses: ['LIM-RATE-4', 'ERR-TABLE-12'],
-  level: 'reference',
-  requires: ['guests'],
-}, async (shop) => {
-  const { limited } = await spendGuestBudget(shop);
-  expectProblem(limited, { status: 429, error: 'rate_limited', docsUrl: shop.docsUrl, clause: 'ERR-TABLE-12' });
-  expectNoStore(limited, { clause: 'ERR-TABLE-12' });
-  const window = shop.profile.rateLimits?.guestWindowSeconds ?? Infinity;
-  const retryAfter = limited.headers.get('retry-after') ?? '';
-  const seconds = /^\d+$/.test(retryAfter) ? Number(retryAfter) : NaN;
-  if (!(seconds >= 1 && seconds <= window)) fail('Retry-After (seconds left in the window)', `an integer from 1 to ${window}`, retryAfter, 'LIM-RATE-4');
-}));
+test(
+  ...check(
+    {
+      id: 'limits.rate.guest.reference',
+      title: 'the 429 carries Retry-After in whole seconds, between 1 and the window, and Cache-Control: no-store',
+      clauses: ['LIM-RATE-4', 'ERR-TABLE-12'],
+      level: 'reference',
+      requires: ['guests'],
+    },
+    async (shop) => {
+      const { limited } = await spendGuestBudget(shop);
+      expectProblem(limited, { status: 429, error: 'rate_limited', docsUrl: shop.docsUrl, clause: 'ERR-TABLE-12' });
+      expectNoStore(limited, { clause: 'ERR-TABLE-12' });
+      const window = shop.profile.rateLimits?.guestWindowSeconds ?? Infinity;
+      const retryAfter = limited.headers.get('retry-after') ?? '';
+      const seconds = /^\d+$/.test(retryAfter) ? Number(retryAfter) : NaN;
+      if (!(seconds >= 1 && seconds <= window))
+        fail('Retry-After (seconds left in the window)', `an integer from 1 to ${window}`, retryAfter, 'LIM-RATE-4');
+    },
+  ),
+);
 
 // --- description documents cache -------------------------------------------------------------------------------------------
 
-test(...check({
-  id: 'limits.description-cache',
-  title: 'both description documents are cacheable for 300 seconds',
-  clauses: ['LIM-DOCS-1'],
-}, async (shop) => {
-  for (const path of ['/openapi.json', '/assistant/openapi.json']) {
-    const res = await shop.http.get(path);
-    expectStatus(res, 200, { clause: 'LIM-DOCS-1' });
-    expectCacheControl(res, [`max-age=${LIMITS.descriptionCacheSeconds}`], { clause: 'LIM-DOCS-1' });
-    const cc = parseCacheControl(res.headers.get('cache-control'));
-    for (const d of ['no-store', 'no-cache']) if (cc.has(d)) fail(`Cache-Control directive ${d} on ${path}`, 'absent', res.headers.get('cache-control'), 'LIM-DOCS-1');
-  }
-}));
+test(
+  ...check(
+    {
+      id: 'limits.description-cache',
+      title: 'both description documents are cacheable for 300 seconds',
+      clauses: ['LIM-DOCS-1'],
+    },
+    async (shop) => {
+      for (const path of ['/openapi.json', '/assistant/openapi.json']) {
+        const res = await shop.http.get(path);
+        expectStatus(res, 200, { clause: 'LIM-DOCS-1' });
+        expectCacheControl(res, [`max-age=${LIMITS.descriptionCacheSeconds}`], { clause: 'LIM-DOCS-1' });
+        const cc = parseCacheControl(res.headers.get('cache-control'));
+        for (const d of ['no-store', 'no-cache'])
+          if (cc.has(d)) fail(`Cache-Control directive ${d} on ${path}`, 'absent', res.headers.get('cache-control'), 'LIM-DOCS-1');
+      }
+    },
+  ),
+);

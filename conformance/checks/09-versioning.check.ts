@@ -11,87 +11,122 @@ import { customerToken } from './_shared/mint-callers.js';
 import { ADA, PRODUCT_HANDLE, VARIANT } from './_shared/seed-data.js';
 import { describeUnmatched, looksUnmatched, probeUnmatched } from '../lib/routes.js';
 
-test(...check({
-  id: 'versioning.operations-under-v1',
-  title: 'every served customer operation has a /v1 path that an authorized customer reaches (no 404)',
-  clauses: ['VER-PREFIX-1'],
-  seed: true,
-}, async (shop) => {
-  const token = await customerToken(shop);
-  // A line first, so that updateCartItem and removeCartItem address something that exists (a 404 for a missing line
-  // would be indistinguishable from a missing route). Payload shapes are not shown by the spec: if the service refuses the
-  // reference's body, those two operations are left out (noted) rather than judged.
-  let haveLine = false;
-  for (const operationId of SERVED) {
-    const op = OPERATIONS_BY_ID.get(operationId);
-    if (!op) throw new Error(`contract has no operation ${operationId}`);
-    if (!op.path.startsWith('/v1/')) fail(`contract path of ${operationId}`, '/v1/...', op.path, 'VER-PREFIX-1');
-    const path = op.path.replace('{handle}', PRODUCT_HANDLE).replace('{variant_id}', VARIANT);
-    if ((operationId === 'updateCartItem' || operationId === 'removeCartItem') && !haveLine) {
-      shop.info.annotations.push({ type: 'note', description: `${operationId} not tried: the service did not take the reference's addCartItem body` });
-      continue;
-    }
-    const json = op.method === 'POST' ? cartLine() : op.method === 'PATCH' ? cartQuantity(2) : undefined;
-    const res = await shop.http.request(op.method, path, { token, ...(json !== undefined ? { json } : {}) });
-    const unmatched = await probeUnmatched((probe) => shop.http.request(op.method, probe, { token, ...(json !== undefined ? { json } : {}) }), path, shop.subject());
-    if (looksUnmatched(res, unmatched)) fail(`${op.method} ${path} (${operationId}) by a customer`, `a route (not an unmatched-route answer: ${describeUnmatched(unmatched)})`, res.status, 'VER-PREFIX-1');
-    if (operationId === 'addCartItem') {
-      haveLine = is2xx(res);
-      if (!haveLine && !is4xx(res)) fail('addCartItem with a valid body', '2xx', res.status, 'VER-PREFIX-1');
-    }
-  }
-}));
+test(
+  ...check(
+    {
+      id: 'versioning.operations-under-v1',
+      title: 'every served customer operation has a /v1 path that an authorized customer reaches (no 404)',
+      clauses: ['VER-PREFIX-1'],
+      seed: true,
+    },
+    async (shop) => {
+      const token = await customerToken(shop);
+      // A line first, so that updateCartItem and removeCartItem address something that exists (a 404 for a missing line
+      // would be indistinguishable from a missing route). Payload shapes are not shown by the spec: if the service refuses the
+      // reference's body, those two operations are left out (noted) rather than judged.
+      let haveLine = false;
+      for (const operationId of SERVED) {
+        const op = OPERATIONS_BY_ID.get(operationId);
+        if (!op) throw new Error(`contract has no operation ${operationId}`);
+        if (!op.path.startsWith('/v1/')) fail(`contract path of ${operationId}`, '/v1/...', op.path, 'VER-PREFIX-1');
+        const path = op.path.replace('{handle}', PRODUCT_HANDLE).replace('{variant_id}', VARIANT);
+        if ((operationId === 'updateCartItem' || operationId === 'removeCartItem') && !haveLine) {
+          shop.info.annotations.push({
+            type: 'note',
+            description: `${operationId} not tried: the service did not take the reference's addCartItem body`,
+          });
+          continue;
+        }
+        const json = op.method === 'POST' ? cartLine() : op.method === 'PATCH' ? cartQuantity(2) : undefined;
+        const res = await shop.http.request(op.method, path, { token, ...(json !== undefined ? { json } : {}) });
+        const unmatched = await probeUnmatched(
+          (probe) => shop.http.request(op.method, probe, { token, ...(json !== undefined ? { json } : {}) }),
+          path,
+          shop.subject(),
+        );
+        if (looksUnmatched(res, unmatched))
+          fail(
+            `${op.method} ${path} (${operationId}) by a customer`,
+            `a route (not an unmatched-route answer: ${describeUnmatched(unmatched)})`,
+            res.status,
+            'VER-PREFIX-1',
+          );
+        if (operationId === 'addCartItem') {
+          haveLine = is2xx(res);
+          if (!haveLine && !is4xx(res)) fail('addCartItem with a valid body', '2xx', res.status, 'VER-PREFIX-1');
+        }
+      }
+    },
+  ),
+);
 
-test(...check({
-  id: 'versioning.no-unversioned-aliases',
-  title: 'the served operations have no unversioned or re-prefixed alias (/cart, /api/v1/cart, ...)',
-  clauses: ['VER-PREFIX-1', 'VER-ROUTES-3', 'PUR-RULE-1'],
-}, async (shop) => {
-  const token = await customerToken(shop);
-  const aliases = [
-    '/cart',
-    '/catalog/products',
-    '/catalog/collections',
-    `/catalog/products/${PRODUCT_HANDLE}`,
-    '/api/v1/cart',
-    '/api/v1/catalog/products',
-    '/api/cart',
-    '/v1.0/cart',
-  ];
-  // Not probed: other spellings of the same path (/V1/cart, /v1/CART, /v1/cart/). The reference answers them (case-insensitive,
-  // slash-tolerant routing); whether that is "a second URL" in the sense of PUR-RULE-1 is an open question, reported, not judged.
+test(
+  ...check(
+    {
+      id: 'versioning.no-unversioned-aliases',
+      title: 'the served operations have no unversioned or re-prefixed alias (/cart, /api/v1/cart, ...)',
+      clauses: ['VER-PREFIX-1', 'VER-ROUTES-3', 'PUR-RULE-1'],
+    },
+    async (shop) => {
+      const token = await customerToken(shop);
+      const aliases = [
+        '/cart',
+        '/catalog/products',
+        '/catalog/collections',
+        `/catalog/products/${PRODUCT_HANDLE}`,
+        '/api/v1/cart',
+        '/api/v1/catalog/products',
+        '/api/cart',
+        '/v1.0/cart',
+      ];
+      // Not probed: other spellings of the same path (/V1/cart, /v1/CART, /v1/cart/). The reference answers them (case-insensitive,
+      // slash-tolerant routing); whether that is "a second URL" in the sense of PUR-RULE-1 is an open question, reported, not judged.
 
-  for (const path of aliases) {
-    const res = await shop.http.get(path, { token });
-    if (answers(res)) fail(`GET ${path} (an alias of a /v1 operation)`, 'no answer (not 2xx/3xx)', res.status, 'PUR-RULE-1');
-  }
-  const add = await shop.http.post('/cart/items', { token, json: cartLine() });
-  if (answers(add)) fail('POST /cart/items (an alias of addCartItem)', 'no answer (not 2xx/3xx)', add.status, 'PUR-RULE-1');
-}));
+      for (const path of aliases) {
+        const res = await shop.http.get(path, { token });
+        if (answers(res)) fail(`GET ${path} (an alias of a /v1 operation)`, 'no answer (not 2xx/3xx)', res.status, 'PUR-RULE-1');
+      }
+      const add = await shop.http.post('/cart/items', { token, json: cartLine() });
+      if (answers(add)) fail('POST /cart/items (an alias of addCartItem)', 'no answer (not 2xx/3xx)', add.status, 'PUR-RULE-1');
+    },
+  ),
+);
 
-test(...check({
-  id: 'versioning.description-documents-outside-v1',
-  title: 'the description documents live outside /v1: served at /openapi.json and /assistant/openapi.json, not under /v1',
-  clauses: ['VER-PREFIX-2'],
-}, async (shop) => {
-  for (const path of ['/openapi.json', '/assistant/openapi.json']) expectStatus(await shop.http.get(path), 200, { clause: 'VER-PREFIX-2' });
-  for (const path of ['/v1/openapi.json', '/v1/assistant/openapi.json']) {
-    const res = await shop.http.get(path);
-    if (answers(res)) fail(`GET ${path}`, 'no answer (not 2xx/3xx): the documents live outside /v1', res.status, 'VER-PREFIX-2');
-  }
-}));
+test(
+  ...check(
+    {
+      id: 'versioning.description-documents-outside-v1',
+      title: 'the description documents live outside /v1: served at /openapi.json and /assistant/openapi.json, not under /v1',
+      clauses: ['VER-PREFIX-2'],
+    },
+    async (shop) => {
+      for (const path of ['/openapi.json', '/assistant/openapi.json'])
+        expectStatus(await shop.http.get(path), 200, { clause: 'VER-PREFIX-2' });
+      for (const path of ['/v1/openapi.json', '/v1/assistant/openapi.json']) {
+        const res = await shop.http.get(path);
+        if (answers(res)) fail(`GET ${path}`, 'no answer (not 2xx/3xx): the documents live outside /v1', res.status, 'VER-PREFIX-2');
+      }
+    },
+  ),
+);
 
-test(...check({
-  id: 'versioning.two-description-documents',
-  title: 'two description documents exist: the general one and the assistant one, each a JSON object',
-  clauses: ['VER-DOCS-1'],
-}, async (shop) => {
-  for (const path of ['/openapi.json', '/assistant/openapi.json']) {
-    const res = await shop.http.get(path);
-    expectStatus(res, 200, { clause: 'VER-DOCS-1' });
-    if (typeof res.body !== 'object' || res.body === null || Array.isArray(res.body)) fail(`${path} body`, 'a JSON object', res.text.slice(0, 200), 'VER-DOCS-1');
-  }
-}));
+test(
+  ...check(
+    {
+      id: 'versioning.two-description-documents',
+      title: 'two description documents exist: the general one and the assistant one, each a JSON object',
+      clauses: ['VER-DOCS-1'],
+    },
+    async (shop) => {
+      for (const path of ['/openapi.json', '/assistant/openapi.json']) {
+        const res = await shop.http.get(path);
+        expectStatus(res, 200, { clause: 'VER-DOCS-1' });
+        if (typeof res.body !== 'object' || res.body === null || Array.isArray(res.body))
+          fail(`${path} body`, 'a JSON object', res.text.slice(0, 200), 'VER-DOCS-1');
+      }
+    },
+  ),
+);
 
 /** Plausible earlier website-prefixed spellings of the checkout reads (getCheckoutAddress, getCheckoutMethods, getIdentity). */
 const OLD_CHECKOUT_READ_PATHS = [
@@ -120,35 +155,62 @@ async function probeOldPaths(shop: Shop): Promise<{ path: string; res: ShopRespo
   return out;
 }
 
-test(...check({
-  id: 'versioning.old-checkout-read-paths',
-  title: 'earlier website-prefixed paths of the checkout reads do not exist (no 2xx, no redirect)',
-  clauses: ['VER-ROUTES-2', 'VER-ROUTES-3', 'PUR-RULE-6'],
-  seed: true,
-}, async (shop) => {
-  for (const { path, res } of await probeOldPaths(shop)) {
-    if (answers(res)) fail(`GET ${path}`, 'no answer (not 2xx/3xx)', res.status, 'VER-ROUTES-2');
-  }
-}));
+test(
+  ...check(
+    {
+      id: 'versioning.old-checkout-read-paths',
+      title: 'earlier website-prefixed paths of the checkout reads do not exist (no 2xx, no redirect)',
+      clauses: ['VER-ROUTES-2', 'VER-ROUTES-3', 'PUR-RULE-6'],
+      seed: true,
+    },
+    async (shop) => {
+      for (const { path, res } of await probeOldPaths(shop)) {
+        if (answers(res)) fail(`GET ${path}`, 'no answer (not 2xx/3xx)', res.status, 'VER-ROUTES-2');
+      }
+    },
+  ),
+);
 
-test(...check({
-  id: 'versioning.old-checkout-read-paths.reference',
-  title: 'earlier website-prefixed paths of the checkout reads are 404 not_found',
-  clauses: ['VER-ROUTES-2'],
-  level: 'reference',
-  seed: true,
-}, async (shop) => {
-  for (const { res } of await probeOldPaths(shop)) expectProblem(res, { status: 404, error: 'not_found', docsUrl: shop.docsUrl, clause: 'VER-ROUTES-2' });
-}));
+test(
+  ...check(
+    {
+      id: 'versioning.old-checkout-read-paths.reference',
+      title: 'earlier website-prefixed paths of the checkout reads are 404 not_found',
+      clauses: ['VER-ROUTES-2'],
+      level: 'reference',
+      seed: true,
+    },
+    async (shop) => {
+      for (const { res } of await probeOldPaths(shop))
+        expectProblem(res, { status: 404, error: 'not_found', docsUrl: shop.docsUrl, clause: 'VER-ROUTES-2' });
+    },
+  ),
+);
 
-test(...check({ id: 'versioning.one-url-per-operation', title: 'case-folded and trailing-slash spellings of an operation URL are not routes (no 2xx, no redirect)', clauses: ['PUR-RULE-1', 'VER-ROUTES-3'], requires: ['guests'] }, async (shop) => {
-  const token = await shop.mint.guest();
-  const headers = { 'shopper-ip': freshShopperIp() };
-  const good = await shop.http.get('/v1/catalog/collections', { token, headers });
-  if (good.status !== 200) throw new CheckFailure('the canonical URL answers', { expected: 200, actual: good.status, clause: 'PUR-RULE-1' });
-  // Not '//' spellings: reverse proxies commonly merge slashes before the service sees the path.
-  for (const path of ['/v1/catalog/collections/', '/V1/catalog/collections', '/v1/Catalog/Collections']) {
-    const res = await shop.http.get(path, { token, headers });
-    if (res.status < 400) throw new CheckFailure(`${path} must not answer as a second URL of listCollections`, { expected: '>= 400', actual: res.status, clause: 'PUR-RULE-1' });
-  }
-}));
+test(
+  ...check(
+    {
+      id: 'versioning.one-url-per-operation',
+      title: 'case-folded and trailing-slash spellings of an operation URL are not routes (no 2xx, no redirect)',
+      clauses: ['PUR-RULE-1', 'VER-ROUTES-3'],
+      requires: ['guests'],
+    },
+    async (shop) => {
+      const token = await shop.mint.guest();
+      const headers = { 'shopper-ip': freshShopperIp() };
+      const good = await shop.http.get('/v1/catalog/collections', { token, headers });
+      if (good.status !== 200)
+        throw new CheckFailure('the canonical URL answers', { expected: 200, actual: good.status, clause: 'PUR-RULE-1' });
+      // Not '//' spellings: reverse proxies commonly merge slashes before the service sees the path.
+      for (const path of ['/v1/catalog/collections/', '/V1/catalog/collections', '/v1/Catalog/Collections']) {
+        const res = await shop.http.get(path, { token, headers });
+        if (res.status < 400)
+          throw new CheckFailure(`${path} must not answer as a second URL of listCollections`, {
+            expected: '>= 400',
+            actual: res.status,
+            clause: 'PUR-RULE-1',
+          });
+      }
+    },
+  ),
+);

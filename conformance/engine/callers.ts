@@ -34,7 +34,10 @@ export async function credentialsOf(shop: Shop, kind: Kind): Promise<Pick<Reques
 }
 
 /** Credentials of each kind of KINDS, except those named, whose capability the profile claims (in KINDS order). */
-export async function credentialsOfClaimedKinds(shop: Shop, except: readonly Kind[] = []): Promise<[Kind, Pick<RequestOptions, 'token' | 'headers'>][]> {
+export async function credentialsOfClaimedKinds(
+  shop: Shop,
+  except: readonly Kind[] = [],
+): Promise<[Kind, Pick<RequestOptions, 'token' | 'headers'>][]> {
   const out: [Kind, Pick<RequestOptions, 'token' | 'headers'>][] = [];
   for (const { kind, capability } of KINDS) {
     if (except.includes(kind) || (capability && !shop.profile.capabilities[capability])) continue;
@@ -69,25 +72,51 @@ export function callerGuardCheck(operationId: string, request: (op: Operation) =
   const members = CALLER_LISTS[op.callers].members;
   const opClause = `END-OPS-${operationId.toUpperCase()}-1`;
   const listClause = LIST_CLAUSE[op.callers];
-  return check({
-    id: `endpoints.callers.${operationId}`,
-    title: `${operationId} (${op.method} ${op.path}) admits the ${op.callers} list and refuses other caller kinds with 403 caller_not_allowed`,
-    clauses: [...new Set([opClause, listClause, 'END-LIST-5', 'PUR-RULE-2', 'ERR-TABLE-8'])],
-  }, async (shop) => {
-    const { path, json } = request(op);
-    for (const { kind, capability } of KINDS) {
-      if (capability && !shop.profile.capabilities[capability]) {
-        shop.info.annotations.push({ type: 'note', description: `${kind} not tried: the profile does not claim "${capability}"` });
-        continue;
+  return check(
+    {
+      id: `endpoints.callers.${operationId}`,
+      title: `${operationId} (${op.method} ${op.path}) admits the ${op.callers} list and refuses other caller kinds with 403 caller_not_allowed`,
+      clauses: [...new Set([opClause, listClause, 'END-LIST-5', 'PUR-RULE-2', 'ERR-TABLE-8'])],
+    },
+    async (shop) => {
+      const { path, json } = request(op);
+      for (const { kind, capability } of KINDS) {
+        if (capability && !shop.profile.capabilities[capability]) {
+          shop.info.annotations.push({ type: 'note', description: `${kind} not tried: the profile does not claim "${capability}"` });
+          continue;
+        }
+        const res = await shop.http.request(op.method, path, {
+          ...(await credentialsOf(shop, kind)),
+          ...(json !== undefined ? { json } : {}),
+        });
+        if (members.includes(kind)) {
+          if (guardRefused(res))
+            fail(
+              `${kind} on ${operationId} (in the ${op.callers} list) must pass the guard`,
+              'not 401, not 403 caller_not_allowed/insufficient_scope',
+              `${res.status} ${res.text.slice(0, 300)}`,
+              opClause,
+            );
+        } else {
+          expectProblem(res, {
+            status: 403,
+            error: 'caller_not_allowed',
+            docsUrl: shop.docsUrl,
+            clause: kind === 'operator' ? 'END-LIST-5' : listClause,
+          });
+          if (res.headers.get('www-authenticate') !== null)
+            fail(
+              `WWW-Authenticate on caller_not_allowed (${kind} on ${operationId})`,
+              'absent',
+              res.headers.get('www-authenticate'),
+              'ERR-TABLE-8',
+            );
+        }
       }
-      const res = await shop.http.request(op.method, path, { ...(await credentialsOf(shop, kind)), ...(json !== undefined ? { json } : {}) });
-      if (members.includes(kind)) {
-        if (guardRefused(res)) fail(`${kind} on ${operationId} (in the ${op.callers} list) must pass the guard`, 'not 401, not 403 caller_not_allowed/insufficient_scope', `${res.status} ${res.text.slice(0, 300)}`, opClause);
-      } else {
-        expectProblem(res, { status: 403, error: 'caller_not_allowed', docsUrl: shop.docsUrl, clause: kind === 'operator' ? 'END-LIST-5' : listClause });
-        if (res.headers.get('www-authenticate') !== null) fail(`WWW-Authenticate on caller_not_allowed (${kind} on ${operationId})`, 'absent', res.headers.get('www-authenticate'), 'ERR-TABLE-8');
-      }
-    }
-    shop.info.annotations.push({ type: 'note', description: 'invited-agent and assistant callers are tried by the agent checks (05-authentication.agent-callers)' });
-  });
+      shop.info.annotations.push({
+        type: 'note',
+        description: 'invited-agent and assistant callers are tried by the agent checks (05-authentication.agent-callers)',
+      });
+    },
+  );
 }

@@ -68,8 +68,13 @@ export function learned(): Target {
 
 async function loadTarget(http: ShopHttp, profile: Profile): Promise<Target> {
   if (target) return target;
-  documents ??= Promise.all([http.get('/openapi.json'), http.get('/assistant/openapi.json')]).then(([general, assistant]) => ({ general, assistant }));
-  const answers = await documents.catch((err: Error) => failSetup('GET /openapi.json and /assistant/openapi.json', 'answers', err.message, 'VER-DOCS-1'));
+  documents ??= Promise.all([http.get('/openapi.json'), http.get('/assistant/openapi.json')]).then(([general, assistant]) => ({
+    general,
+    assistant,
+  }));
+  const answers = await documents.catch((err: Error) =>
+    failSetup('GET /openapi.json and /assistant/openapi.json', 'answers', err.message, 'VER-DOCS-1'),
+  );
   target = new Target(
     { general: parseDocument('/openapi.json', answers.general), assistant: parseDocument('/assistant/openapi.json', answers.assistant) },
     profile.conventions ?? {},
@@ -107,7 +112,10 @@ type TestArgs = Parameters<typeof test>;
  * The arguments of one Playwright test for a check. Check files call `test(...check(spec, body))` themselves, so that
  * Playwright records the check file's own location (reports, JUnit `file` attributes), not this module's.
  */
-export function check(spec: CheckSpec, body: (shop: Shop) => Promise<void>): [TestArgs[0], NonNullable<TestArgs[1]> & object, (args: { shop: Shop }, info: TestInfo) => Promise<void>] {
+export function check(
+  spec: CheckSpec,
+  body: (shop: Shop) => Promise<void>,
+): [TestArgs[0], NonNullable<TestArgs[1]> & object, (args: { shop: Shop }, info: TestInfo) => Promise<void>] {
   if (CHECK_IDS.has(spec.id)) throw new Error(`duplicate check id ${spec.id}`);
   CHECK_IDS.add(spec.id);
   for (const id of spec.clauses) if (!CLAUSES_BY_ID.has(id)) throw new Error(`check ${spec.id} cites unknown clause ${id}`);
@@ -127,9 +135,13 @@ export function check(spec: CheckSpec, body: (shop: Shop) => Promise<void>): [Te
       for (const cap of spec.requires ?? []) {
         test.skip(!shop.profile.capabilities[cap], `the profile does not claim the capability "${cap}"`);
       }
-      test.skip(spec.seed === true && shop.profile.data === null, 'the profile declares that the deployment holds none of the data checks need (data: null); declare data.* to run it');
+      test.skip(
+        spec.seed === true && shop.profile.data === null,
+        'the profile declares that the deployment holds none of the data checks need (data: null); declare data.* to run it',
+      );
       // The description documents, once per worker, before the body: checks build bodies and routes from them.
-      if (!target) await loadTarget(new ShopHttp(shop.params.baseUrl, shop.params.tls), shop.profile).catch((err: unknown) => (targetFailure = err));
+      if (!target)
+        await loadTarget(new ShopHttp(shop.params.baseUrl, shop.params.tls), shop.profile).catch((err: unknown) => (targetFailure = err));
       const ledger: CheckFailure[] = [];
       softFailures.ledger = ledger;
       let hard: unknown;
@@ -145,17 +157,22 @@ export function check(spec: CheckSpec, body: (shop: Shop) => Promise<void>): [Te
       if (hard === undefined && ledger.length === 0) return;
       // Blame: the clauses the failing assertions name; a hard failure that names none blames every clause of the check.
       // A check that ran to its end judged its other clauses (they passed); one stopped by a hard failure did not reach them.
-      const blamed = [...new Set([
-        ...ledger.map((f) => f.clause!),
-        ...(hard === undefined ? [] : hard instanceof CheckFailure && hard.clause !== undefined ? [hard.clause] : spec.clauses),
-      ])];
+      const blamed = [
+        ...new Set([
+          ...ledger.map((f) => f.clause!),
+          ...(hard === undefined ? [] : hard instanceof CheckFailure && hard.clause !== undefined ? [hard.clause] : spec.clauses),
+        ]),
+      ];
       if (hard === undefined) info.annotations.push({ type: 'completed', description: 'the check ran to its end' });
       for (const c of blamed) info.annotations.push({ type: 'failed-clause', description: c });
       if (hard instanceof CheckFailure && hard.setup) info.annotations.push({ type: 'setup-failed', description: hard.message });
       const blamedSeverity = severityOf(blamed);
       const redact = redactor(shop.profile, shop.params.showSecrets);
       const transcript = shop.http.exchanges.map((x) => formatExchange(x, redact)).join('\n\n');
-      const messages = [...(hard === undefined ? [] : [hard instanceof Error ? hard.message : String(hard)]), ...ledger.map((f) => f.message)];
+      const messages = [
+        ...(hard === undefined ? [] : [hard instanceof Error ? hard.message : String(hard)]),
+        ...ledger.map((f) => f.message),
+      ];
       const clauses = blamed.map((c) => `  ${c}: ${CLAUSES_BY_ID.get(c)?.text ?? '(not in the catalogue)'}`).join('\n');
       const others = spec.clauses.filter((c) => !blamed.includes(c));
       const what = messages.join('\n');

@@ -60,26 +60,34 @@ const OPS_READ = 'searchOpsOrders';
 export const REGISTER = '/internal/assistant/agents/connected';
 
 /** `asb1.<session id>.<base64url HMAC-SHA-256(WEB_SESSION_CONTEXT_KEY, "asb1.<session id>")>` (docs/assistants.md). */
-const browserSession = (sessionId: string, key: string) => `asb1.${sessionId}.${createHmac('sha256', key).update(`asb1.${sessionId}`, 'utf8').digest('base64url')}`;
+const browserSession = (sessionId: string, key: string) =>
+  `asb1.${sessionId}.${createHmac('sha256', key).update(`asb1.${sessionId}`, 'utf8').digest('base64url')}`;
 
 const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
 const ofClient = (env: string, value: string) => `${env}=${value}`;
 
 /** A session token of the assistant session, signed by `sign`. */
-const assistantToken = (e: ProbeEnv, s: AssistantSession) => e.sign(e.mint.draft.assistant({ sub: s.sub, jkt: s.key.thumbprint, sid: s.sessionId }));
+const assistantToken = (e: ProbeEnv, s: AssistantSession) =>
+  e.sign(e.mint.draft.assistant({ sub: s.sub, jkt: s.key.thumbprint, sid: s.sessionId }));
 
 export const PROBES: readonly Probe[] = [
   {
     kind: 'customer',
     claimed: () => true,
     settings: (p) => [ofClient('WEBSITE_CLIENT_ID', p.clients.website)],
-    send: async (e) => ({ what: `GET ${CATALOG}`, res: await e.http.get(CATALOG, { headers: bearer(await e.sign(e.mint.draft.customer({ sub: e.subject }))) }) }),
+    send: async (e) => ({
+      what: `GET ${CATALOG}`,
+      res: await e.http.get(CATALOG, { headers: bearer(await e.sign(e.mint.draft.customer({ sub: e.subject }))) }),
+    }),
   },
   {
     kind: 'guest',
     claimed: (c) => c.guests,
     settings: (p) => [ofClient('STOREFRONT_CLIENT_ID', p.clients.storefront)],
-    send: async (e) => ({ what: `GET ${CATALOG}`, res: await e.http.get(CATALOG, { headers: bearer(await e.sign(e.mint.draft.guest())) }) }),
+    send: async (e) => ({
+      what: `GET ${CATALOG}`,
+      res: await e.http.get(CATALOG, { headers: bearer(await e.sign(e.mint.draft.guest())) }),
+    }),
   },
   {
     kind: 'operator',
@@ -87,23 +95,39 @@ export const PROBES: readonly Probe[] = [
     settings: (p) => [ofClient('BACKOFFICE_CLIENT_ID', p.clients.backoffice)],
     send: async (e) => ({
       what: `GET ${e.opsPath}`,
-      res: await e.http.get(e.opsPath, { headers: { ...bearer(await e.sign(e.mint.draft.operator())), [HEADERS.operator]: 'shop-conformance-doctor' } }),
+      res: await e.http.get(e.opsPath, {
+        headers: { ...bearer(await e.sign(e.mint.draft.operator())), [HEADERS.operator]: 'shop-conformance-doctor' },
+      }),
     }),
   },
   {
     kind: 'delegated',
     claimed: (c) => c.delegated,
     settings: (p) => [ofClient('AGENT_PROTOCOL_CLIENT_ID', p.clients.agentProtocol), ofClient('AGENT_AUDIENCE', p.audiences.agent)],
-    send: async (e) => ({ what: `GET ${CATALOG}`, res: await e.http.get(CATALOG, { headers: bearer(await e.sign(e.mint.draft.delegated({ sub: e.subject }))) }) }),
+    send: async (e) => ({
+      what: `GET ${CATALOG}`,
+      res: await e.http.get(CATALOG, { headers: bearer(await e.sign(e.mint.draft.delegated({ sub: e.subject }))) }),
+    }),
   },
   {
     kind: 'invited-agent',
     claimed: (c) => c.invitedAgents,
-    settings: (p) => [ofClient('WEB_AGENT_FORWARDER_CLIENT_ID', p.clients.webAgentForwarder), 'WEB_SESSION_CONTEXT_KEY (the profile\'s secrets.webSessionContextKey)'],
+    settings: (p) => [
+      ofClient('WEB_AGENT_FORWARDER_CLIENT_ID', p.clients.webAgentForwarder),
+      "WEB_SESSION_CONTEXT_KEY (the profile's secrets.webSessionContextKey)",
+    ],
     send: async (e) => {
       const forwarder = await e.sign(e.mint.draft.invitedAgentForwarder());
-      const context = await e.mint.invitedAgentContext({ sub: e.subject, agentId: `doctor_agent_${randomUUID()}`, permissions: [], forwarderToken: forwarder });
-      return { what: `GET ${CATALOG}`, res: await e.http.get(CATALOG, { headers: { ...bearer(forwarder), [e.artifactHeaders.invitedAgentContext]: context } }) };
+      const context = await e.mint.invitedAgentContext({
+        sub: e.subject,
+        agentId: `doctor_agent_${randomUUID()}`,
+        permissions: [],
+        forwarderToken: forwarder,
+      });
+      return {
+        what: `GET ${CATALOG}`,
+        res: await e.http.get(CATALOG, { headers: { ...bearer(forwarder), [e.artifactHeaders.invitedAgentContext]: context } }),
+      };
     },
   },
   {
@@ -111,7 +135,10 @@ export const PROBES: readonly Probe[] = [
     claimed: (c) => c.assistants,
     needsSession: true,
     settings: (p) => [ofClient('PERSONAL_AGENT_PROXY_CLIENT_ID', p.clients.personalAgentProxy)],
-    send: async (e) => ({ what: `GET ${CATALOG} (DPoP)`, res: await dpopGet(e.http, CATALOG, await assistantToken(e, e.session!), e.session!.key) }),
+    send: async (e) => ({
+      what: `GET ${CATALOG} (DPoP)`,
+      res: await dpopGet(e.http, CATALOG, await assistantToken(e, e.session!), e.session!.key),
+    }),
   },
   {
     kind: 'assistant (MCP agent forwarder)',
@@ -119,7 +146,10 @@ export const PROBES: readonly Probe[] = [
     needsSession: true,
     settings: (p) => [ofClient('MCP_AGENT_FORWARDER_CLIENT_ID', p.clients.mcpAgentForwarder)],
     send: async (e) => {
-      const headers = { ...bearer(await e.sign(e.mint.draft.mcpAgentForwarder())), [HEADERS.assistantSubject]: await assistantToken(e, e.session!) };
+      const headers = {
+        ...bearer(await e.sign(e.mint.draft.mcpAgentForwarder())),
+        [HEADERS.assistantSubject]: await assistantToken(e, e.session!),
+      };
       return { what: `GET ${CATALOG}`, res: await e.http.get(CATALOG, { headers }) };
     },
   },
@@ -129,7 +159,10 @@ export const PROBES: readonly Probe[] = [
     needsSession: true,
     settings: (p) => [ofClient('WEB_AGENT_FORWARDER_CLIENT_ID', p.clients.webAgentForwarder)],
     send: async (e) => {
-      const headers = { ...bearer(await e.sign(e.mint.draft.invitedAgentForwarder())), [e.artifactHeaders.assistantBrowserSession]: browserSession(e.session!.sessionId, e.profile.secrets.webSessionContextKey) };
+      const headers = {
+        ...bearer(await e.sign(e.mint.draft.invitedAgentForwarder())),
+        [e.artifactHeaders.assistantBrowserSession]: browserSession(e.session!.sessionId, e.profile.secrets.webSessionContextKey),
+      };
       return { what: `GET ${CATALOG}`, res: await e.http.get(CATALOG, { headers }) };
     },
   },
@@ -157,7 +190,12 @@ export function describeAnswer(res: ShopResponse): string {
 async function dpopGet(http: ShopHttp, path: string, token: string, key: DpopKey): Promise<ShopResponse> {
   const url = new URL(http.url(path));
   const send = async (nonce?: string) =>
-    http.get(path, { headers: { authorization: `DPoP ${token}`, dpop: await dpopProof({ key, htm: 'GET', htu: `${url.origin}${url.pathname}`, accessToken: token, ...(nonce ? { nonce } : {}) }) } });
+    http.get(path, {
+      headers: {
+        authorization: `DPoP ${token}`,
+        dpop: await dpopProof({ key, htm: 'GET', htu: `${url.origin}${url.pathname}`, accessToken: token, ...(nonce ? { nonce } : {}) }),
+      },
+    });
   const first = await send();
   const nonce = first.headers.get('dpop-nonce');
   return first.status === 401 && nonce && errorCode(first) === 'use_dpop_nonce' ? send(nonce) : first;
@@ -177,7 +215,10 @@ export function operatorReadPath(description: unknown): string {
  * Registers a fresh assistant session signed in to a fresh account, as the identity-provider proxy reports a connected
  * agent. Never throws: the session comes back unregistered, with the refusal or the error, when the report is not accepted.
  */
-export async function registerSession(http: ShopHttp, profile: Profile): Promise<{ session: AssistantSession; refusal?: ShopResponse; error?: string }> {
+export async function registerSession(
+  http: ShopHttp,
+  profile: Profile,
+): Promise<{ session: AssistantSession; refusal?: ShopResponse; error?: string }> {
   const id = randomUUID().replace(/-/g, '');
   const session: AssistantSession = { sub: `doctor_${id}`, sessionId: `doctor_sess_${id}`, key: await createDpopKey(), registered: false };
   const secret = profile.secrets.proxyIdpSecret;
@@ -185,7 +226,13 @@ export async function registerSession(http: ShopHttp, profile: Profile): Promise
   try {
     const res = await http.post(REGISTER, {
       headers: { 'x-proxy-idp-secret': secret },
-      json: { subject: session.sub, agent_id: `doctor_agent_${id}`, client_id: `doctor_client_${id}`, permissions: PERMISSIONS, session_id: session.sessionId },
+      json: {
+        subject: session.sub,
+        agent_id: `doctor_agent_${id}`,
+        client_id: `doctor_client_${id}`,
+        permissions: PERMISSIONS,
+        session_id: session.sessionId,
+      },
     });
     if (res.status >= 200 && res.status < 300) return { session: { ...session, registered: true } };
     return { session, refusal: res };

@@ -4,7 +4,16 @@
 import { randomUUID } from 'node:crypto';
 import type { Profile } from '../../contract/profile.js';
 import { createMinter } from '../lib/mint.js';
-import { describeAnswer, operatorReadPath, PROBES, REGISTER, registerSession, runProbe, type AssistantSession, type TrustResult } from './doctor-trust.js';
+import {
+  describeAnswer,
+  operatorReadPath,
+  PROBES,
+  REGISTER,
+  registerSession,
+  runProbe,
+  type AssistantSession,
+  type TrustResult,
+} from './doctor-trust.js';
 import { ShopHttp, type ShopResponse } from './http.js';
 import { isTlsError, type TlsOptions } from './wire.js';
 import { Target } from './target.js';
@@ -30,7 +39,8 @@ export interface DoctorOptions {
   tls?: TlsOptions;
 }
 
-const seen = (res: ShopResponse) => `${res.status} ${res.headers.get('content-type') ?? 'without Content-Type'} ${JSON.stringify(res.text.slice(0, 40))}`;
+const seen = (res: ShopResponse) =>
+  `${res.status} ${res.headers.get('content-type') ?? 'without Content-Type'} ${JSON.stringify(res.text.slice(0, 40))}`;
 
 function isOpenApi3(res: ShopResponse): boolean {
   return res.status === 200 && typeof res.body?.openapi === 'string' && res.body.openapi.startsWith('3.');
@@ -39,14 +49,21 @@ function isOpenApi3(res: ShopResponse): boolean {
 function isProblem(res: ShopResponse): boolean {
   const type = (res.headers.get('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
   const body = res.body as unknown;
-  return type === 'application/problem+json' && typeof body === 'object' && body !== null && !Array.isArray(body) && typeof (body as { error?: unknown }).error === 'string';
+  return (
+    type === 'application/problem+json' &&
+    typeof body === 'object' &&
+    body !== null &&
+    !Array.isArray(body) &&
+    typeof (body as { error?: unknown }).error === 'string'
+  );
 }
 
 /** Why nothing came back: the TLS failure named, with the options that fix it, or the connection error. */
 function unreachable(base: string, err: unknown): string {
   const e = err as Error & { code?: string; cause?: { message?: string } };
   const reason = e.cause?.message ?? e.message;
-  if (isTlsError(e)) return `TLS to ${base} failed: ${reason}${e.code && !reason.includes(e.code) ? ` (${e.code})` : ''}; pass --ca <file> with the CA that issued its certificate, or --insecure`;
+  if (isTlsError(e))
+    return `TLS to ${base} failed: ${reason}${e.code && !reason.includes(e.code) ? ` (${e.code})` : ''}; pass --ca <file> with the CA that issued its certificate, or --insecure`;
   return `nothing answers at ${base} (${e.code ?? reason})`;
 }
 
@@ -79,10 +96,20 @@ export async function doctor(baseUrl: string, profile: Profile, o: DoctorOptions
     ];
     for (const [name, what, res, ok] of identity) {
       const expected = name === 'problem documents' ? 'an application/problem+json object with "error"' : 'an OpenAPI 3.x JSON document';
-      steps.push({ name, ok, detail: ok ? `${what}: ${res!.status} ${name === 'problem documents' ? `${res!.headers.get('content-type')}` : `openapi ${res!.body.openapi}`}` : `${what}: ${res ? seen(res) : 'no answer'}; expected ${expected}` });
+      steps.push({
+        name,
+        ok,
+        detail: ok
+          ? `${what}: ${res!.status} ${name === 'problem documents' ? `${res!.headers.get('content-type')}` : `openapi ${res!.body.openapi}`}`
+          : `${what}: ${res ? seen(res) : 'no answer'}; expected ${expected}`,
+      });
     }
     if (identity.every(([, , , ok]) => !ok)) {
-      steps.push({ name: 'this service', ok: false, detail: `${base} is not the shop service: no OpenAPI 3 description and no problem document` });
+      steps.push({
+        name: 'this service',
+        ok: false,
+        detail: `${base} is not the shop service: no OpenAPI 3 description and no problem document`,
+      });
       advice.push(`Check --base-url: it must be the service's base URL (where /openapi.json and /v1/... are served).`);
       return done(3);
     }
@@ -97,13 +124,30 @@ export async function doctor(baseUrl: string, profile: Profile, o: DoctorOptions
       else if (registered.refusal || registered.error) {
         const answer = registered.refusal ? describeAnswer(registered.refusal) : `no answer (${registered.error})`;
         steps.push({ name: 'assistant session', ok: false, detail: `POST ${REGISTER}: ${answer}` });
-        if (registered.refusal) advice.push(`The deployment refused the identity-provider proxy's report (${answer}): set PROXY_IDP_SECRET to the profile's secrets.proxyIdpSecret.`);
+        if (registered.refusal)
+          advice.push(
+            `The deployment refused the identity-provider proxy's report (${answer}): set PROXY_IDP_SECRET to the profile's secrets.proxyIdpSecret.`,
+          );
       }
     }
     // The header names of agent artifacts are the deployment's (its documents' security schemes, or the profile's conventions).
-    const described = new Target({ general: general && isOpenApi3(general) ? general.body : {}, assistant: assistant && isOpenApi3(assistant) ? assistant.body : {} }, profile.conventions ?? {});
-    const artifactHeaders = { invitedAgentContext: described.header('invitedAgentContext'), assistantBrowserSession: described.header('assistantBrowserSession') };
-    const env = { http, profile, mint: minter, subject: `doctor_${randomUUID().replace(/-/g, '')}`, session, opsPath: operatorReadPath(general?.body), artifactHeaders };
+    const described = new Target(
+      { general: general && isOpenApi3(general) ? general.body : {}, assistant: assistant && isOpenApi3(assistant) ? assistant.body : {} },
+      profile.conventions ?? {},
+    );
+    const artifactHeaders = {
+      invitedAgentContext: described.header('invitedAgentContext'),
+      assistantBrowserSession: described.header('assistantBrowserSession'),
+    };
+    const env = {
+      http,
+      profile,
+      mint: minter,
+      subject: `doctor_${randomUUID().replace(/-/g, '')}`,
+      session,
+      opsPath: operatorReadPath(general?.body),
+      artifactHeaders,
+    };
     const results: TrustResult[] = [];
     for (const probe of PROBES.filter((p) => p.claimed(profile.capabilities))) {
       const r = await runProbe(probe, env);
@@ -111,7 +155,14 @@ export async function doctor(baseUrl: string, profile: Profile, o: DoctorOptions
       steps.push({ name: `trusts ${r.kind}`, ok: r.ok, detail: r.detail });
     }
     const refused = results.filter((r) => !r.ok);
-    if (refused.length > 0) advice.push(trustAdvice(profile, refused, results.some((r) => r.ok)));
+    if (refused.length > 0)
+      advice.push(
+        trustAdvice(
+          profile,
+          refused,
+          results.some((r) => r.ok),
+        ),
+      );
     return done(refused.length > 0 || steps.some((s) => s.name === 'assistant session' && !s.ok) ? 3 : 0);
   } finally {
     http.close();

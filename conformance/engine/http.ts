@@ -64,7 +64,10 @@ export class ShopHttp {
   readonly exchanges: Exchange[] = [];
   private readonly agents: Agents;
 
-  constructor(readonly baseUrl: string, tls: TlsOptions = {}) {
+  constructor(
+    readonly baseUrl: string,
+    tls: TlsOptions = {},
+  ) {
     this.agents = new Agents(tls);
   }
 
@@ -81,7 +84,9 @@ export class ShopHttp {
         head.res.on('data', (d: Buffer) => parts.push(d));
         head.res.once('end', () => resolve(Buffer.concat(parts).toString('utf8')));
         head.res.once('error', reject);
-        head.res.once('close', () => (head.res.complete ? undefined : reject(timer.error ?? new Error('the connection closed before the end of the answer'))));
+        head.res.once('close', () =>
+          head.res.complete ? undefined : reject(timer.error ?? new Error('the connection closed before the end of the answer')),
+        );
       });
       x.ms = Date.now() - started;
       x.responseBody = text;
@@ -190,7 +195,8 @@ export class ShopHttp {
     if (!given.has('host')) own.push(['host', url.host]);
     if (!given.has('content-length') && !given.has('transfer-encoding')) {
       if (o.chunks !== undefined) own.push(['transfer-encoding', 'chunked']);
-      else if (body !== undefined) own.push(['content-length', String(typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength)]);
+      else if (body !== undefined)
+        own.push(['content-length', String(typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength)]);
       else if (METHODS_WITH_BODY.has(method.toUpperCase())) own.push(['content-length', '0']);
     }
     if (!given.has('accept')) own.push(['accept', '*/*']);
@@ -203,12 +209,22 @@ export class ShopHttp {
       recorded[k] = recorded[k] === undefined ? value : `${recorded[k]} ⏎ ${name}: ${value}`;
     }
     const x: Exchange = { method, url: url.href, requestHeaders: recorded, ms: 0 };
-    const described = o.chunks !== undefined ? '<chunked body, no Content-Length>' : body === undefined ? undefined : typeof body === 'string' ? body : `<${body.byteLength} bytes>`;
+    const described =
+      o.chunks !== undefined
+        ? '<chunked body, no Content-Length>'
+        : body === undefined
+          ? undefined
+          : typeof body === 'string'
+            ? body
+            : `<${body.byteLength} bytes>`;
     if (described !== undefined || o.hold) x.requestBody = `${described ?? ''}${o.hold ? ' (request left open)' : ''}`;
     this.exchanges.push(x);
 
     const started = Date.now();
-    const chunks = o.chunks === undefined ? undefined : countChunks(o.chunks, (n) => (x.requestBody = `<${n} bytes, chunked, no Content-Length${o.hold ? ', request left open' : ''}>`));
+    const chunks =
+      o.chunks === undefined
+        ? undefined
+        : countChunks(o.chunks, (n) => (x.requestBody = `<${n} bytes, chunked, no Content-Length${o.hold ? ', request left open' : ''}>`));
     const timer = deadline(timeoutMs);
     const pending = sendWire(this.agents, { method, url, fields, body, chunks, hold: o.hold, signal: timer.signal });
     let head: WireHead;
@@ -249,7 +265,10 @@ function deadline(ms: number) {
 const sizeOf = (c: Chunk) => (typeof c === 'string' ? Buffer.byteLength(c) : c.byteLength);
 
 /** Reports the size of the body for the transcript: at once for an array (which stays an array, so it can be resent), else as it goes. */
-function countChunks(chunks: Iterable<Chunk> | AsyncIterable<Chunk>, report: (bytes: number) => void): Iterable<Chunk> | AsyncIterable<Chunk> {
+function countChunks(
+  chunks: Iterable<Chunk> | AsyncIterable<Chunk>,
+  report: (bytes: number) => void,
+): Iterable<Chunk> | AsyncIterable<Chunk> {
   if (Array.isArray(chunks)) {
     report(chunks.reduce((n: number, c: Chunk) => n + sizeOf(c), 0));
     return chunks;

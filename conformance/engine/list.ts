@@ -19,20 +19,36 @@ const here = fileURLToPath(new URL('.', import.meta.url));
 const ext = import.meta.url.endsWith('.ts') ? 'ts' : 'js';
 export const PLAYWRIGHT_CONFIG = join(here, '..', `playwright.config.${ext}`);
 
-interface JsonSuite { file?: string; specs?: JsonSpec[]; suites?: JsonSuite[] }
-interface JsonSpec { title: string; tags: string[]; file: string; line: number; tests: { annotations: { type: string; description?: string }[] }[] }
+interface JsonSuite {
+  file?: string;
+  specs?: JsonSpec[];
+  suites?: JsonSuite[];
+}
+interface JsonSpec {
+  title: string;
+  tags: string[];
+  file: string;
+  line: number;
+  tests: { annotations: { type: string; description?: string }[] }[];
+}
 
 export async function listChecks(): Promise<CheckListing[]> {
   const out = await new Promise<string>((resolve, reject) => {
-    const child = spawn(process.execPath, [require.resolve('@playwright/test/cli'), 'test', '--config', PLAYWRIGHT_CONFIG, '--list', '--reporter=json'], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-      env: { ...process.env, FORCE_COLOR: '0' },
-    });
+    const child = spawn(
+      process.execPath,
+      [require.resolve('@playwright/test/cli'), 'test', '--config', PLAYWRIGHT_CONFIG, '--list', '--reporter=json'],
+      {
+        stdio: ['ignore', 'pipe', 'pipe'],
+        env: { ...process.env, FORCE_COLOR: '0' },
+      },
+    );
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d) => (stdout += d));
     child.stderr.on('data', (d) => (stderr += d));
-    child.once('exit', (code) => (code === 0 ? resolve(stdout) : reject(new Error(`listing checks failed (${code}): ${stderr.slice(0, 2000)}`))));
+    child.once('exit', (code) =>
+      code === 0 ? resolve(stdout) : reject(new Error(`listing checks failed (${code}): ${stderr.slice(0, 2000)}`)),
+    );
   });
   const json = JSON.parse(out) as { suites: JsonSuite[] };
   const specs: JsonSpec[] = [];

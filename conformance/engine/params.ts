@@ -27,7 +27,11 @@ const paramsSchema = z.object({
   profilePath: z.string().min(1),
   level: z.enum(['spec', 'reference']),
   strict: z.boolean(),
-  seed: z.coerce.number().int().min(0).max(2 ** 31 - 1),
+  seed: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(2 ** 31 - 1),
   showSecrets: z.boolean(),
   /** 'embedded' when the CLI booted the reference for this run. */
   target: z.enum(['embedded', 'external']),

@@ -37,11 +37,21 @@ export default class ConformanceReporter implements Reporter {
       if (!r || r.status === 'skipped' || r.status === 'interrupted') status = 'skipped';
       else if (r.status === 'passed') status = warning ? 'warning' : 'passed';
       else status = 'failed';
-      const reason = status === 'failed' ? r?.error?.message?.split('\n')[0] : status === 'warning' ? warning?.description : status === 'skipped' ? skip?.description : undefined;
+      const reason =
+        status === 'failed'
+          ? r?.error?.message?.split('\n')[0]
+          : status === 'warning'
+            ? warning?.description
+            : status === 'skipped'
+              ? skip?.description
+              : undefined;
       const failedClauses = annotations.filter((a) => a.type === 'failed-clause').map((a) => a.description ?? '');
       const setupFailed = annotations.some((a) => a.type === 'setup-failed');
       return {
-        id: checkIdOf(t), title: t.title, clauses: clausesOf(t), status,
+        id: checkIdOf(t),
+        title: t.title,
+        clauses: clausesOf(t),
+        status,
         ...((status === 'failed' || status === 'warning') && failedClauses.length ? { failedClauses } : {}),
         ...(status === 'failed' && setupFailed ? { setupFailed } : {}),
         ...((status === 'failed' || status === 'warning') && annotations.some((a) => a.type === 'completed') ? { completed: true } : {}),
@@ -76,17 +86,26 @@ export default class ConformanceReporter implements Reporter {
     }
     const s = summary;
     const setup = outcomes.filter((o) => o.setupFailed);
-    const unjudgedText = unjudged.length === 0 ? '' :
-      `\n  MUST clauses left unjudged (${unjudged.length}):\n` + unjudged.map((u) => `    ${u.id.padEnd(22)} ${u.verdict.padEnd(11)} ${u.why}`.slice(0, 220)).join('\n') + '\n';
-    const setupText = setup.length === 0 ? '' :
-      `\n  setup refused by the target (${setup.length} checks of claimed capabilities; failures, not skips):\n` + setup.map((o) => `    ${o.id}: ${o.reason ?? ''}`.slice(0, 220)).join('\n') + '\n';
+    const unjudgedText =
+      unjudged.length === 0
+        ? ''
+        : `\n  MUST clauses left unjudged (${unjudged.length}):\n` +
+          unjudged.map((u) => `    ${u.id.padEnd(22)} ${u.verdict.padEnd(11)} ${u.why}`.slice(0, 220)).join('\n') +
+          '\n';
+    const setupText =
+      setup.length === 0
+        ? ''
+        : `\n  setup refused by the target (${setup.length} checks of claimed capabilities; failures, not skips):\n` +
+          setup.map((o) => `    ${o.id}: ${o.reason ?? ''}`.slice(0, 220)).join('\n') +
+          '\n';
     process.stdout.write(
       `\nConformance matrix (${report.level} level${report.strict ? ', strict' : ''}, seed ${report.seed}):\n` +
         formatMatrix(rows, { onlyRun: true, width: Math.max(80, process.stdout.columns ?? 120) }) +
         `\n\n  clauses: ${s.clauses.passed} passed, ${s.clauses.failed} failed, ${s.clauses.warnings} warnings, ${s.clauses.skipped} skipped, ` +
         `${s.clauses.notReached} not reached, ${s.clauses.notRun} not run, ${s.clauses.notTestable} not testable, ${s.clauses.uncovered} without checks` +
         `\n  checks:  ${s.checks.passed} passed, ${s.checks.failed} failed, ${s.checks.warnings} warnings, ${s.checks.skipped} skipped\n` +
-        setupText + unjudgedText +
+        setupText +
+        unjudgedText +
         (dir ? `  report:  ${join(dir, 'conformance-report.json')}\n` : ''),
     );
   }

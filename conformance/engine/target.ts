@@ -17,7 +17,7 @@ export type BodyRole = (typeof BODY_ROLES)[number];
 /** Header credentials the spec names without naming their header; security schemes of these names declare them. */
 export const ARTIFACT_SCHEMES = {
   invitedAgentContext: { default: 'Invited-Agent-Context', what: 'the signed invited-agent context' },
-  assistantBrowserSession: { default: 'Assistant-Browser-Session', what: 'the assistant agent\'s original browser session' },
+  assistantBrowserSession: { default: 'Assistant-Browser-Session', what: "the assistant agent's original browser session" },
 } as const;
 export type ArtifactScheme = keyof typeof ARTIFACT_SCHEMES;
 
@@ -42,16 +42,19 @@ const DOC_CLAUSE = { '/openapi.json': 'END-PUBLIC-2', '/assistant/openapi.json':
 /** Parses one description document: JSON, an object, OpenAPI 3.x; anything else fails the clause that requires it. */
 export function parseDocument(path: keyof typeof DOC_CLAUSE, res: { status: number; text: string }): Json {
   const clause = DOC_CLAUSE[path];
-  if (res.status !== 200) failSetup(`GET ${path} (the deployment's description document)`, 200, `${res.status} ${res.text.slice(0, 200)}`, clause);
+  if (res.status !== 200)
+    failSetup(`GET ${path} (the deployment's description document)`, 200, `${res.status} ${res.text.slice(0, 200)}`, clause);
   let doc: unknown;
   try {
     doc = JSON.parse(res.text);
   } catch {
     failSetup(`GET ${path}: the description document`, 'JSON', res.text.slice(0, 200), clause);
   }
-  if (typeof doc !== 'object' || doc === null || Array.isArray(doc)) failSetup(`GET ${path}: the description document`, 'a JSON object', doc, clause);
+  if (typeof doc !== 'object' || doc === null || Array.isArray(doc))
+    failSetup(`GET ${path}: the description document`, 'a JSON object', doc, clause);
   const version = (doc as Json).openapi;
-  if (typeof version !== 'string' || !version.startsWith('3.')) failSetup(`GET ${path}: the document's "openapi" member`, 'an OpenAPI 3.x version', version, clause);
+  if (typeof version !== 'string' || !version.startsWith('3.'))
+    failSetup(`GET ${path}: the document's "openapi" member`, 'an OpenAPI 3.x version', version, clause);
   return doc as Json;
 }
 
@@ -64,8 +67,14 @@ export function clauseOfOperation(op: Operation): string {
 
 export class Target {
   private readonly operations = new Map<string, LearnedOperation>();
-  constructor(readonly documents: Documents, private readonly conventions: NonNullable<Profile['conventions']>) {
-    for (const [document, doc] of [['/openapi.json', documents.general], ['/assistant/openapi.json', documents.assistant]] as const) {
+  constructor(
+    readonly documents: Documents,
+    private readonly conventions: NonNullable<Profile['conventions']>,
+  ) {
+    for (const [document, doc] of [
+      ['/openapi.json', documents.general],
+      ['/assistant/openapi.json', documents.assistant],
+    ] as const) {
       const resolve = resolver(doc);
       for (const [path, item] of Object.entries((doc.paths ?? {}) as Record<string, Json>)) {
         for (const [method, raw] of Object.entries(item ?? {})) {
@@ -102,9 +111,20 @@ export class Target {
     const learned = this.operations.get(operationId);
     const open = contract.group === 'operator' || contract.group === 'conversation';
     if (!learned && open) {
-      failSetup(`operation ${operationId} in the deployment's description documents (the spec does not show its route)`, `an operation with operationId "${operationId}"`, 'absent', clauseOfOperation(contract));
+      failSetup(
+        `operation ${operationId} in the deployment's description documents (the spec does not show its route)`,
+        `an operation with operationId "${operationId}"`,
+        'absent',
+        clauseOfOperation(contract),
+      );
     }
-    const base = learned ?? { operationId, method: contract.method, path: contract.path, pathParams: [], document: '/openapi.json' as const };
+    const base = learned ?? {
+      operationId,
+      method: contract.method,
+      path: contract.path,
+      pathParams: [],
+      document: '/openapi.json' as const,
+    };
     const method = open ? base.method : contract.method;
     const path = open ? base.path : contract.path;
     const override = this.conventions.bodies?.[operationId];
@@ -143,7 +163,12 @@ export class Target {
     for (const [role, value] of Object.entries(roles)) {
       const pointer = rb?.roles[role as BodyRole];
       if (pointer === undefined) {
-        failSetup(`the request body of ${operationId} names no member with x-shop-role "${role}" (nor does conventions.bodies.${operationId}.roles)`, `a member for "${role}"`, rb?.example ?? null, clauseOfOperation(contract));
+        failSetup(
+          `the request body of ${operationId} names no member with x-shop-role "${role}" (nor does conventions.bodies.${operationId}.roles)`,
+          `a member for "${role}"`,
+          rb?.example ?? null,
+          clauseOfOperation(contract),
+        );
       }
       body = setPointer(body, pointer, value);
     }
@@ -189,5 +214,12 @@ function requestBodyOf(operation: Json, resolve: Resolve): Pick<LearnedOperation
     media.example ??
     Object.values(examples ?? {}).find((e) => e && 'value' in e)?.value ??
     (schema ? exampleFromSchema(schema, resolve) : undefined);
-  return { requestBody: { required: rb.required === true, schema, example, roles: schema ? (rolesOf(schema, resolve) as Partial<Record<BodyRole, string>>) : {} } };
+  return {
+    requestBody: {
+      required: rb.required === true,
+      schema,
+      example,
+      roles: schema ? (rolesOf(schema, resolve) as Partial<Record<BodyRole, string>>) : {},
+    },
+  };
 }

@@ -14,7 +14,16 @@ export interface Exchange {
   ms: number;
 }
 
-const CREDENTIAL_HEADERS = new Set(['authorization', 'dpop', 'guest-session', 'invited-agent-context', 'assistant-subject', 'x-proxy-idp-secret', 'stripe-signature', 'cookie']);
+const CREDENTIAL_HEADERS = new Set([
+  'authorization',
+  'dpop',
+  'guest-session',
+  'invited-agent-context',
+  'assistant-subject',
+  'x-proxy-idp-secret',
+  'stripe-signature',
+  'cookie',
+]);
 
 /** Replaces credential headers and any profile secret wherever it appears. */
 export function redactor(profile: Profile, show: boolean): (name: string | null, value: string) => string {

@@ -46,7 +46,11 @@ export function statusFor(o: CheckOutcome, clause: string): ClauseCheckStatus {
  * A clause fails when an assertion naming it failed, warns when one warned, passes when a check judged it and passed;
  * it is `not-reached` when its only checks stopped on other clauses first, `skipped` when every check was skipped.
  */
-export function clauseRows(clauses: readonly Clause[], outcomes: readonly CheckOutcome[], known: ReadonlyMap<string, string[]>): ClauseRow[] {
+export function clauseRows(
+  clauses: readonly Clause[],
+  outcomes: readonly CheckOutcome[],
+  known: ReadonlyMap<string, string[]>,
+): ClauseRow[] {
   return clauses.map((c) => {
     const checks = outcomes
       .filter((o) => o.clauses.includes(c.id) || (o.failedClauses ?? []).includes(c.id))
@@ -60,12 +64,28 @@ export function clauseRows(clauses: readonly Clause[], outcomes: readonly CheckO
     else if (has('not-reached')) verdict = 'not-reached';
     else if (checks.length > 0) verdict = 'skipped';
     else verdict = (known.get(c.id)?.length ?? 0) > 0 ? 'not-run' : 'uncovered';
-    return { id: c.id, part: c.part, section: c.section, text: c.text, severity: c.severity, verdict, checks, ...(c.notTestable ? { notTestable: c.notTestable } : {}) };
+    return {
+      id: c.id,
+      part: c.part,
+      section: c.section,
+      text: c.text,
+      severity: c.severity,
+      verdict,
+      checks,
+      ...(c.notTestable ? { notTestable: c.notTestable } : {}),
+    };
   });
 }
 
 const MARK: Record<ClauseVerdict, string> = {
-  passed: 'PASS', failed: 'FAIL', warning: 'WARN', skipped: 'SKIP', 'not-reached': 'N/R ', 'not-run': '----', 'not-testable': 'n/t ', uncovered: 'NONE',
+  passed: 'PASS',
+  failed: 'FAIL',
+  warning: 'WARN',
+  skipped: 'SKIP',
+  'not-reached': 'N/R ',
+  'not-run': '----',
+  'not-testable': 'n/t ',
+  uncovered: 'NONE',
 };
 
 export function formatMatrix(rows: readonly ClauseRow[], o: { width?: number; onlyRun?: boolean } = {}): string {
@@ -93,8 +113,15 @@ export function unjudgedMust(rows: readonly ClauseRow[]): { id: string; verdict:
   return rows
     .filter((r) => r.severity === 'MUST' && (r.verdict === 'skipped' || r.verdict === 'not-reached' || r.verdict === 'not-run'))
     .map((r) => {
-      const reasons = [...new Set(r.checks.filter((c) => c.status === 'skipped' || c.status === 'not-reached').map((c) => (c.status === 'not-reached' ? `${c.id} stopped earlier` : c.reason ?? c.id)))];
-      const why = r.verdict === 'not-run' ? 'not selected by this run (level, --grep, --clause, --shard or --max-failures)' : reasons.join('; ');
+      const reasons = [
+        ...new Set(
+          r.checks
+            .filter((c) => c.status === 'skipped' || c.status === 'not-reached')
+            .map((c) => (c.status === 'not-reached' ? `${c.id} stopped earlier` : (c.reason ?? c.id))),
+        ),
+      ];
+      const why =
+        r.verdict === 'not-run' ? 'not selected by this run (level, --grep, --clause, --shard or --max-failures)' : reasons.join('; ');
       return { id: r.id, verdict: r.verdict, why };
     });
 }
@@ -105,13 +132,23 @@ export function summarize(rows: readonly ClauseRow[], outcomes: readonly CheckOu
   const statuses = outcomes.map((o) => o.status);
   return {
     checks: {
-      total: outcomes.length, passed: count(statuses, 'passed'), failed: count(statuses, 'failed'), warnings: count(statuses, 'warning'), skipped: count(statuses, 'skipped'),
+      total: outcomes.length,
+      passed: count(statuses, 'passed'),
+      failed: count(statuses, 'failed'),
+      warnings: count(statuses, 'warning'),
+      skipped: count(statuses, 'skipped'),
       setupFailed: outcomes.filter((o) => o.setupFailed).length,
     },
     clauses: {
-      total: rows.length, passed: count(verdicts, 'passed'), failed: count(verdicts, 'failed'), warnings: count(verdicts, 'warning'),
-      skipped: count(verdicts, 'skipped'), notReached: count(verdicts, 'not-reached'), notRun: count(verdicts, 'not-run'),
-      notTestable: count(verdicts, 'not-testable'), uncovered: count(verdicts, 'uncovered'),
+      total: rows.length,
+      passed: count(verdicts, 'passed'),
+      failed: count(verdicts, 'failed'),
+      warnings: count(verdicts, 'warning'),
+      skipped: count(verdicts, 'skipped'),
+      notReached: count(verdicts, 'not-reached'),
+      notRun: count(verdicts, 'not-run'),
+      notTestable: count(verdicts, 'not-testable'),
+      uncovered: count(verdicts, 'uncovered'),
     },
   };
 }

@@ -43,7 +43,11 @@ export class Agents {
 
   for(url: URL): HttpAgent {
     if (url.protocol === 'https:') {
-      return (this.https ??= new HttpsAgent({ keepAlive: true, ...(this.tls.ca !== undefined ? { ca: this.tls.ca } : {}), rejectUnauthorized: !this.tls.insecure }));
+      return (this.https ??= new HttpsAgent({
+        keepAlive: true,
+        ...(this.tls.ca !== undefined ? { ca: this.tls.ca } : {}),
+        rejectUnauthorized: !this.tls.insecure,
+      }));
     }
     return (this.http ??= new HttpAgent({ keepAlive: true }));
   }

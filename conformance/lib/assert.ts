@@ -19,7 +19,9 @@ export class CheckFailure extends Error {
   /** The target refused the setup of a capability the profile claims: a failure of the refusing route's clause, never a skip. */
   readonly setup: boolean;
   constructor(what: string, details: { expected: unknown; actual: unknown; clause?: string | undefined; setup?: boolean }) {
-    super(`${details.setup ? 'setup failed: ' : ''}${details.clause ? `[${details.clause}] ` : ''}${what}: expected ${show(details.expected)}, got ${show(details.actual)}`);
+    super(
+      `${details.setup ? 'setup failed: ' : ''}${details.clause ? `[${details.clause}] ` : ''}${what}: expected ${show(details.expected)}, got ${show(details.actual)}`,
+    );
     this.expected = details.expected;
     this.actual = details.actual;
     this.clause = details.clause;
@@ -62,9 +64,11 @@ export function expectProblem(res: HttpResult, want: ProblemExpectation): Record
   // The document's format is judged on the format's own clauses, and softly: a broken member is that clause's failure,
   // and the check goes on to judge its own clause (one broken header must not fail every clause that meets a problem).
   const mediaType = (res.headers.get('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
-  if (mediaType !== 'application/problem+json') failSoft('Content-Type media type', 'application/problem+json', res.headers.get('content-type'), 'ERR-PROBLEM-4');
+  if (mediaType !== 'application/problem+json')
+    failSoft('Content-Type media type', 'application/problem+json', res.headers.get('content-type'), 'ERR-PROBLEM-4');
   const cacheControl = parseCacheControl(res.headers.get('cache-control'));
-  if (!cacheControl.has('no-store')) failSoft('Cache-Control of a response with status 400 or above', 'no-store', res.headers.get('cache-control'), 'ERR-PROBLEM-5');
+  if (!cacheControl.has('no-store'))
+    failSoft('Cache-Control of a response with status 400 or above', 'no-store', res.headers.get('cache-control'), 'ERR-PROBLEM-5');
   const body = res.body;
   if (typeof body !== 'object' || body === null || Array.isArray(body)) fail('problem document', 'a JSON object', body, clause);
   const doc = body as Record<string, unknown>;
@@ -95,7 +99,8 @@ export function expectProblem(res: HttpResult, want: ProblemExpectation): Record
     checkIssues(doc.issues);
   }
   if (want.error === 'insufficient_scope') {
-    if (typeof doc.scope !== 'string' || doc.scope === '') fail('problem "scope" on insufficient_scope', want.scope ?? 'a non-empty string', doc.scope, clause);
+    if (typeof doc.scope !== 'string' || doc.scope === '')
+      fail('problem "scope" on insufficient_scope', want.scope ?? 'a non-empty string', doc.scope, clause);
     if (want.scope !== undefined && doc.scope !== want.scope) fail('problem "scope"', want.scope, doc.scope, clause);
   } else if ('scope' in doc) {
     failSoft(`problem "scope" on ${want.error}`, 'absent', doc.scope, 'RES-PROBLEM-11');
@@ -108,10 +113,13 @@ export function expectProblem(res: HttpResult, want: ProblemExpectation): Record
 
 function checkIssues(issues: unknown): void {
   if (!Array.isArray(issues)) return failSoft('problem "issues"', 'an array', issues, 'RES-PROBLEM-9');
-  if (issues.length > LIMITS.validationIssues) failSoft('number of problem "issues"', `at most ${LIMITS.validationIssues}`, issues.length, 'RES-PROBLEM-9');
+  if (issues.length > LIMITS.validationIssues)
+    failSoft('number of problem "issues"', `at most ${LIMITS.validationIssues}`, issues.length, 'RES-PROBLEM-9');
   issues.forEach((issue: unknown, i) => {
     const item = typeof issue === 'object' && issue !== null && !Array.isArray(issue) ? (issue as Record<string, unknown>) : undefined;
-    const pathOk = typeof item?.path === 'string' || (Array.isArray(item?.path) && item.path.every((s) => typeof s === 'string' || typeof s === 'number'));
+    const pathOk =
+      typeof item?.path === 'string' ||
+      (Array.isArray(item?.path) && item.path.every((s) => typeof s === 'string' || typeof s === 'number'));
     if (!item || !pathOk || typeof item.code !== 'string' || typeof item.message !== 'string') {
       failSoft(`problem "issues[${i}]"`, '{ path: string | (string|number)[], code: string, message: string }', issue, 'RES-PROBLEM-10');
     }
@@ -139,7 +147,13 @@ export function expectChallenge(res: Pick<HttpResult, 'headers'>, want: Challeng
     throw err;
   }
   const challenge = findChallenge(challenges, want.scheme);
-  if (!challenge) fail('WWW-Authenticate scheme', want.scheme, challenges.map((c) => c.scheme), clause);
+  if (!challenge)
+    fail(
+      'WWW-Authenticate scheme',
+      want.scheme,
+      challenges.map((c) => c.scheme),
+      clause,
+    );
   const expected: Record<string, string | undefined> = { ...(want.error !== undefined ? { error: want.error } : {}) };
   for (const [name, value] of Object.entries(want.params ?? {})) expected[name.toLowerCase()] = value;
   for (const [name, value] of Object.entries(expected)) {
@@ -155,7 +169,13 @@ export function parseCacheControl(header: string | null): Map<string, string> {
   for (const part of (header ?? '').split(',')) {
     const [name = '', ...rest] = part.split('=');
     if (name.trim() === '') continue;
-    directives.set(name.trim().toLowerCase(), rest.join('=').trim().replace(/^"(.*)"$/, '$1'));
+    directives.set(
+      name.trim().toLowerCase(),
+      rest
+        .join('=')
+        .trim()
+        .replace(/^"(.*)"$/, '$1'),
+    );
   }
   return directives;
 }
@@ -164,7 +184,11 @@ export function parseCacheControl(header: string | null): Map<string, string> {
  * Every directive listed (`private`, `no-cache`, `max-age=300`) is present, with the same value when one is given.
  * With `exact`, no other directive may appear.
  */
-export function expectCacheControl(res: Pick<HttpResult, 'headers'>, directives: readonly string[], opts: ClauseOption & { exact?: boolean } = {}): void {
+export function expectCacheControl(
+  res: Pick<HttpResult, 'headers'>,
+  directives: readonly string[],
+  opts: ClauseOption & { exact?: boolean } = {},
+): void {
   const header = res.headers.get('cache-control');
   const actual = parseCacheControl(header);
   const wanted = parseCacheControl(directives.join(','));
@@ -189,7 +213,10 @@ export function expectWeakEtag(res: Pick<HttpResult, 'headers'>, opts: ClauseOpt
  * A create (spec, Endpoints > Conventions): 201, and where the resource has a GET URL a Location header resolving to a path
  * that matches `location` (relative or absolute; both are allowed by RFC 9110).
  */
-export function expectCreated(res: Pick<HttpResult, 'status' | 'headers'>, want: ClauseOption & { location?: RegExp } = {}): string | undefined {
+export function expectCreated(
+  res: Pick<HttpResult, 'status' | 'headers'>,
+  want: ClauseOption & { location?: RegExp } = {},
+): string | undefined {
   if (res.status !== 201) fail('status of a create', 201, res.status, want.clause);
   const location = res.headers.get('location');
   if (!want.location) return location ?? undefined;

@@ -54,7 +54,10 @@ const idSuffix = () => randomUUID().replace(/-/g, '');
 /** The secret of the identity-provider proxy, or a skip: without it the suite cannot create assistant sessions. */
 function proxySecret(shop: Shop): string {
   const secret = shop.profile.secrets.proxyIdpSecret;
-  if (secret === null) return notApplicable('the profile has no secrets.proxyIdpSecret: the suite cannot register assistant sessions (POST /internal/assistant/...); declare it to judge assistants');
+  if (secret === null)
+    return notApplicable(
+      'the profile has no secrets.proxyIdpSecret: the suite cannot register assistant sessions (POST /internal/assistant/...); declare it to judge assistants',
+    );
   return secret;
 }
 
@@ -62,7 +65,12 @@ async function proxyCall(shop: Shop, path: string, json: unknown): Promise<ShopR
   const res = await shop.http.post(path, { headers: { 'x-proxy-idp-secret': proxySecret(shop) }, json });
   // The profile claims assistants: a refused registration is a failure of the refusing route's clause, never a skip.
   if (res.status < 200 || res.status > 299) {
-    failSetup(`the identity-provider proxy route ${path} refused the suite's report, so no assistant session can be provisioned`, '2xx', `${res.status} ${res.text.slice(0, 200)}`, PROXY_ROUTE_CLAUSE[path] ?? 'END-PUBLIC-12');
+    failSetup(
+      `the identity-provider proxy route ${path} refused the suite's report, so no assistant session can be provisioned`,
+      '2xx',
+      `${res.status} ${res.text.slice(0, 200)}`,
+      PROXY_ROUTE_CLAUSE[path] ?? 'END-PUBLIC-12',
+    );
   }
   return res;
 }
@@ -90,18 +98,31 @@ export async function provisionAssistantSession(shop: Shop, o: ProvisionOptions 
       session_id: identity.sessionId,
     });
   } else {
-    await proxyCall(shop, '/internal/assistant/sessions/signed-out', { session_id: identity.sessionId, client_id: identity.clientId, scopes: identity.permissions });
+    await proxyCall(shop, '/internal/assistant/sessions/signed-out', {
+      session_id: identity.sessionId,
+      client_id: identity.clientId,
+      scopes: identity.permissions,
+    });
   }
   return identity;
 }
 
 /** The proxy reports that the session signed out (it keeps its id; the account and the scopes go). */
 export async function signOutSession(shop: Shop, identity: AssistantIdentity, scopes: readonly string[] = []): Promise<void> {
-  await proxyCall(shop, '/internal/assistant/sessions/signed-out', { session_id: identity.sessionId, client_id: identity.clientId, scopes });
+  await proxyCall(shop, '/internal/assistant/sessions/signed-out', {
+    session_id: identity.sessionId,
+    client_id: identity.clientId,
+    scopes,
+  });
 }
 
 /** The proxy reports a new decision of the account about the agent: `granted` replaces the live scopes, `revoked` signs its sessions out. */
-export async function reportAuthorization(shop: Shop, identity: Pick<AssistantIdentity, 'sub' | 'agentId'>, decision: 'granted' | 'revoked', permissions: readonly string[] = []): Promise<void> {
+export async function reportAuthorization(
+  shop: Shop,
+  identity: Pick<AssistantIdentity, 'sub' | 'agentId'>,
+  decision: 'granted' | 'revoked',
+  permissions: readonly string[] = [],
+): Promise<void> {
   if (identity.sub === null) throw new TypeError('a signed-out session has no account to decide for');
   await proxyCall(shop, '/internal/agent-authorization', { subject: identity.sub, agent_id: identity.agentId, permissions, decision });
 }
@@ -147,10 +168,13 @@ export async function signedOutProxyToken(shop: Shop, o: SignedOutTokenOptions):
     jti: randomUUID(),
     sid: o.sid,
     cnf: { jkt: o.jkt },
-    ...(o.act ?? true ? { act: { sub: PERSONAL_AGENT_ACTOR } } : {}),
+    ...((o.act ?? true) ? { act: { sub: PERSONAL_AGENT_ACTOR } } : {}),
     ...(scope !== undefined ? { scope } : {}),
   };
-  return signDraft({ header: applyOverrides({ alg: 'HS256', typ: SIGNED_OUT_PROXY_TYP }, o.header), payload: applyOverrides(payload, o.claims) }, key);
+  return signDraft(
+    { header: applyOverrides({ alg: 'HS256', typ: SIGNED_OUT_PROXY_TYP }, o.header), payload: applyOverrides(payload, o.claims) },
+    key,
+  );
 }
 
 /** Header the web agent forwarder carries an assistant's browser session in (the reference's choice, docs/assistants.md). */
@@ -242,8 +266,16 @@ async function buildProof(shop: Shop, o: AssistantRequestOptions, nonce: string 
 }
 
 async function sendOnce(shop: Shop, o: AssistantRequestOptions, proof: string | undefined): Promise<ShopResponse> {
-  const headers: Record<string, string | undefined> = { authorization: `${o.scheme ?? 'DPoP'} ${o.token}`, ...(proof !== undefined ? { dpop: proof } : {}), ...o.headers };
-  return shop.http.request(o.method.toUpperCase(), o.path, { headers, ...(o.json !== undefined ? { json: o.json } : {}), ...(o.body !== undefined ? { body: o.body } : {}) });
+  const headers: Record<string, string | undefined> = {
+    authorization: `${o.scheme ?? 'DPoP'} ${o.token}`,
+    ...(proof !== undefined ? { dpop: proof } : {}),
+    ...o.headers,
+  };
+  return shop.http.request(o.method.toUpperCase(), o.path, {
+    headers,
+    ...(o.json !== undefined ? { json: o.json } : {}),
+    ...(o.body !== undefined ? { body: o.body } : {}),
+  });
 }
 
 /**
@@ -307,7 +339,17 @@ export class AssistantAgent {
   }
 
   /** Another token for the same session and key (other scopes, audience, claims). */
-  async mintToken(o: { scope?: string | readonly string[]; audience?: Audience; claims?: Record<string, unknown>; header?: Record<string, unknown>; jkt?: string; sub?: string; expiresIn?: number } = {}): Promise<string> {
+  async mintToken(
+    o: {
+      scope?: string | readonly string[];
+      audience?: Audience;
+      claims?: Record<string, unknown>;
+      header?: Record<string, unknown>;
+      jkt?: string;
+      sub?: string;
+      expiresIn?: number;
+    } = {},
+  ): Promise<string> {
     return this.shop.mint.assistant({
       sub: o.sub ?? this.sub,
       jkt: o.jkt ?? this.key.thumbprint,
@@ -321,7 +363,14 @@ export class AssistantAgent {
   }
 
   async request(method: string, path: string, o: Partial<Omit<AssistantRequestOptions, 'method' | 'path'>> = {}): Promise<AssistantResult> {
-    const result = await assistantRequest(this.shop, { method, path, token: this.token, key: this.key, ...(this.nonce !== undefined ? { nonce: this.nonce } : {}), ...o });
+    const result = await assistantRequest(this.shop, {
+      method,
+      path,
+      token: this.token,
+      key: this.key,
+      ...(this.nonce !== undefined ? { nonce: this.nonce } : {}),
+      ...o,
+    });
     if (result.res.headers.get('dpop-nonce')) this.nonce = result.res.headers.get('dpop-nonce')!;
     return result;
   }
@@ -343,7 +392,13 @@ export class AssistantAgent {
  * A request whose header fields are sent exactly as listed, repeated names included (a Headers object would join them into
  * one line): for the "two DPoP header fields" negative. Recorded in the transcript like every other exchange.
  */
-export async function rawRequest(shop: Shop, method: string, path: string, fields: readonly (readonly [string, string])[], body?: string): Promise<ShopResponse> {
+export async function rawRequest(
+  shop: Shop,
+  method: string,
+  path: string,
+  fields: readonly (readonly [string, string])[],
+  body?: string,
+): Promise<ShopResponse> {
   const typed = fields.some(([name]) => name.toLowerCase() === 'content-type');
   const rawHeaders = body !== undefined && !typed ? [...fields, ['content-type', 'application/json'] as const] : fields;
   return shop.http.request(method, path, { rawHeaders, ...(body !== undefined ? { body } : {}) });

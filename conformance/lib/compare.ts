@@ -30,7 +30,9 @@ const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'obj
 export function jsonDifferences(a: unknown, b: unknown, at = ''): string[] {
   if (isObject(a) && isObject(b)) {
     const keys = [...new Set([...Object.keys(a), ...Object.keys(b)])];
-    return keys.flatMap((k) => (Object.hasOwn(a, k) && Object.hasOwn(b, k) ? jsonDifferences(a[k], b[k], `${at}/${escape(k)}`) : [`${at}/${escape(k)}`]));
+    return keys.flatMap((k) =>
+      Object.hasOwn(a, k) && Object.hasOwn(b, k) ? jsonDifferences(a[k], b[k], `${at}/${escape(k)}`) : [`${at}/${escape(k)}`],
+    );
   }
   if (Array.isArray(a) && Array.isArray(b)) {
     if (a.length !== b.length) return [at];
@@ -59,13 +61,19 @@ export function changesFrom(baseline: Baseline, later: Representation): string[]
   return jsonDifferences(valueOf(baseline.first), valueOf(later)).filter((p) => !covered(p, baseline.noise));
 }
 
-const ignoring = (baseline: Baseline) => (baseline.noise.length ? ` (ignoring members that differ between two reads of the unchanged resource: ${baseline.noise.join(', ')})` : '');
+const ignoring = (baseline: Baseline) =>
+  baseline.noise.length ? ` (ignoring members that differ between two reads of the unchanged resource: ${baseline.noise.join(', ')})` : '';
 
 /** Fails unless `later` is the baseline's resource unchanged: the same status, and a body that differs in noise only. */
 export function expectUnchanged(baseline: Baseline, later: Representation, what: string, clause?: string): void {
   const changes = changesFrom(baseline, later);
   if (changes.length > 0) {
-    fail(`${what}: unchanged, but it differs at ${changes.slice(0, 5).join(', ')}${ignoring(baseline)}`, { status: baseline.first.status, body: valueOf(baseline.first) }, { status: later.status, body: valueOf(later) }, clause);
+    fail(
+      `${what}: unchanged, but it differs at ${changes.slice(0, 5).join(', ')}${ignoring(baseline)}`,
+      { status: baseline.first.status, body: valueOf(baseline.first) },
+      { status: later.status, body: valueOf(later) },
+      clause,
+    );
   }
 }
 

@@ -21,7 +21,13 @@ export interface DpopKey {
 export async function createDpopKey(): Promise<DpopKey> {
   const { privateKey, publicKey } = await generateKeyPair('ES256', { extractable: true });
   const publicJwk = await exportJWK(publicKey);
-  return { privateKey, publicKey, publicJwk, privateJwk: await exportJWK(privateKey), thumbprint: await calculateJwkThumbprint(publicJwk, 'sha256') };
+  return {
+    privateKey,
+    publicKey,
+    publicJwk,
+    privateJwk: await exportJWK(privateKey),
+    thumbprint: await calculateJwkThumbprint(publicJwk, 'sha256'),
+  };
 }
 
 export interface DpopProofOptions {

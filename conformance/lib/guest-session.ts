@@ -7,7 +7,9 @@ import { createHmac, randomBytes, randomUUID } from 'node:crypto';
 export const GUEST_SESSION_FORMAT = /^gs1\.[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\.[A-Za-z0-9_-]{43}$/;
 
 export function guestSessionSignature(uuid: string, key: string | Uint8Array): string {
-  return createHmac('sha256', typeof key === 'string' ? Buffer.from(key, 'utf8') : key).update(uuid, 'utf8').digest('base64url');
+  return createHmac('sha256', typeof key === 'string' ? Buffer.from(key, 'utf8') : key)
+    .update(uuid, 'utf8')
+    .digest('base64url');
 }
 
 /** Signs `uuid` as written: a caller that passes an uppercase UUID gets a correctly signed but malformed value. */

@@ -139,9 +139,15 @@ export function createMinter(profile: Profile, opts: { now?: () => Date } = {}):
     customer: (o) => accessDraft(clients.website, o.sub, DEFAULT_SCOPES.customer, o),
     // The outermost `act.sub` equals `client_id` (spec, Caller kinds); the channel is chosen by the audience.
     delegated: (o) =>
-      accessDraft(clients.agentProtocol, o.sub, DEFAULT_SCOPES.delegated, { audience: o.channel === 'openapi' ? 'api' : 'agent', ...o }, {
-        act: nestActors([clients.agentProtocol, ...(o.actChain ?? [])]),
-      }),
+      accessDraft(
+        clients.agentProtocol,
+        o.sub,
+        DEFAULT_SCOPES.delegated,
+        { audience: o.channel === 'openapi' ? 'api' : 'agent', ...o },
+        {
+          act: nestActors([clients.agentProtocol, ...(o.actChain ?? [])]),
+        },
+      ),
     guest: (o = {}) => accessDraft(clients.storefront, machineSub(clients.storefront), DEFAULT_SCOPES.guest, o),
     operator: (o = {}) => accessDraft(clients.backoffice, machineSub(clients.backoffice), DEFAULT_SCOPES.operator, o),
     invitedAgentForwarder: (o = {}) =>

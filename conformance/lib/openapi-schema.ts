@@ -29,7 +29,13 @@ export function setPointer(value: unknown, pointer: string, v: unknown): unknown
   const [head, ...rest] = tokens as [string, ...string[]];
   const index = /^\d+$/.test(head) ? Number(head) : undefined;
   const container: Record<string, unknown> | unknown[] =
-    typeof value === 'object' && value !== null ? (Array.isArray(value) ? [...value] : { ...(value as Record<string, unknown>) }) : index !== undefined ? [] : {};
+    typeof value === 'object' && value !== null
+      ? Array.isArray(value)
+        ? [...value]
+        : { ...(value as Record<string, unknown>) }
+      : index !== undefined
+        ? []
+        : {};
   const child = (container as Record<string, unknown>)[head];
   (container as Record<string, unknown>)[head] = setPointer(child, rest.length ? '/' + rest.map(escape).join('/') : '', v);
   return container;
@@ -42,7 +48,8 @@ function deref(schema: JsonSchema, resolve: Resolve, depth = 0): JsonSchema {
     const target = resolve(schema.$ref);
     return target ? deref({ ...target, ...omit(schema, '$ref') }, resolve, depth + 1) : schema;
   }
-  if (Array.isArray(schema.allOf) && schema.allOf.length === 1) return deref({ ...(schema.allOf[0] as JsonSchema), ...omit(schema, 'allOf') }, resolve, depth + 1);
+  if (Array.isArray(schema.allOf) && schema.allOf.length === 1)
+    return deref({ ...(schema.allOf[0] as JsonSchema), ...omit(schema, 'allOf') }, resolve, depth + 1);
   return schema;
 }
 
@@ -78,7 +85,9 @@ export function exampleFromSchema(input: JsonSchema, resolve: Resolve, depth = 0
       if (type === undefined && !schema.properties) return {};
       const properties = (schema.properties ?? {}) as Record<string, JsonSchema>;
       const required = Array.isArray(schema.required) ? (schema.required as string[]) : [];
-      return Object.fromEntries(required.filter((k) => properties[k]).map((k) => [k, exampleFromSchema(properties[k]!, resolve, depth + 1)]));
+      return Object.fromEntries(
+        required.filter((k) => properties[k]).map((k) => [k, exampleFromSchema(properties[k]!, resolve, depth + 1)]),
+      );
     }
     case 'array': {
       const n = typeof schema.minItems === 'number' ? schema.minItems : 0;
@@ -86,7 +95,12 @@ export function exampleFromSchema(input: JsonSchema, resolve: Resolve, depth = 0
     }
     case 'integer':
     case 'number': {
-      const min = typeof schema.minimum === 'number' ? schema.minimum : typeof schema.exclusiveMinimum === 'number' ? schema.exclusiveMinimum + 1 : undefined;
+      const min =
+        typeof schema.minimum === 'number'
+          ? schema.minimum
+          : typeof schema.exclusiveMinimum === 'number'
+            ? schema.exclusiveMinimum + 1
+            : undefined;
       const max = typeof schema.maximum === 'number' ? schema.maximum : undefined;
       const v = min !== undefined && min > -1e9 ? min : max !== undefined && max < 1 ? max : 1;
       return type === 'integer' ? Math.ceil(v) : v;
@@ -116,7 +130,8 @@ export function rolesOf(input: JsonSchema, resolve: Resolve, prefix = '', depth 
   const merge = (more: Record<string, string>) => {
     for (const [k, v] of Object.entries(more)) out[k] ??= v;
   };
-  for (const [name, sub] of Object.entries((schema.properties ?? {}) as Record<string, JsonSchema>)) merge(rolesOf(sub, resolve, `${prefix}/${escape(name)}`, depth + 1));
+  for (const [name, sub] of Object.entries((schema.properties ?? {}) as Record<string, JsonSchema>))
+    merge(rolesOf(sub, resolve, `${prefix}/${escape(name)}`, depth + 1));
   if (schema.items && typeof schema.items === 'object') merge(rolesOf(schema.items as JsonSchema, resolve, `${prefix}/0`, depth + 1));
   for (const key of ['oneOf', 'anyOf', 'allOf'] as const) {
     if (Array.isArray(schema[key])) for (const o of schema[key] as JsonSchema[]) merge(rolesOf(o, resolve, prefix, depth + 1));

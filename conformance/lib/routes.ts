@@ -26,7 +26,11 @@ export function unmatchedPathNear(path: string, nonce: string): string {
 }
 
 /** Codes the spec gives a meaning (invalid_request, caller_not_allowed, …): an answer with one of them is that failure. */
-const SHOWN_CODES: ReadonlySet<string> = new Set(Object.entries(ERRORS).filter(([, e]) => e.shownInSpec).map(([code]) => code));
+const SHOWN_CODES: ReadonlySet<string> = new Set(
+  Object.entries(ERRORS)
+    .filter(([, e]) => e.shownInSpec)
+    .map(([code]) => code),
+);
 
 /**
  * The target's answer to `send` at a path no service has, next to `path`. Left out, so that a served route is never taken
@@ -37,7 +41,8 @@ const SHOWN_CODES: ReadonlySet<string> = new Set(Object.entries(ERRORS).filter((
 export async function probeUnmatched(send: (path: string) => Promise<Answer>, path: string, nonce: string): Promise<UnmatchedAnswer[]> {
   const res = await send(unmatchedPathNear(path, nonce));
   const error = errorOf(res);
-  if (res.status < 400 || res.status === 401 || res.status === 403 || res.status >= 500 || (error !== undefined && SHOWN_CODES.has(error))) return [];
+  if (res.status < 400 || res.status === 401 || res.status === 403 || res.status >= 500 || (error !== undefined && SHOWN_CODES.has(error)))
+    return [];
   return [{ status: res.status, error }];
 }
 

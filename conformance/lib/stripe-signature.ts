@@ -37,7 +37,15 @@ export const newEventId = () => `evt_conf_${randomUUID().replace(/-/g, '')}`;
 
 /** A provider event: `{ id, object: 'event', type, created, livemode: false, data: { object } }`. */
 export function stripeEvent(type: string, object: Record<string, unknown>, id = newEventId()): Record<string, unknown> {
-  return { id, object: 'event', api_version: '2024-06-20', created: Math.floor(Date.now() / 1000), livemode: false, type, data: { object } };
+  return {
+    id,
+    object: 'event',
+    api_version: '2024-06-20',
+    created: Math.floor(Date.now() / 1000),
+    livemode: false,
+    type,
+    data: { object },
+  };
 }
 
 /** A real provider event type that a shop has no use for: a service acknowledges it without effect. */
@@ -45,7 +53,11 @@ export const IGNORED_EVENT_TYPE = 'balance.available';
 
 /** A `balance.available` event (the balance of the provider account changed): accepted, no effect on the shop. */
 export function ignoredEvent(id = newEventId()): Record<string, unknown> {
-  return stripeEvent(IGNORED_EVENT_TYPE, { object: 'balance', livemode: false, available: [{ amount: 0, currency: 'usd' }], pending: [{ amount: 0, currency: 'usd' }] }, id);
+  return stripeEvent(
+    IGNORED_EVENT_TYPE,
+    { object: 'balance', livemode: false, available: [{ amount: 0, currency: 'usd' }], pending: [{ amount: 0, currency: 'usd' }] },
+    id,
+  );
 }
 
 /** The payload with one byte changed (a digit of `created`, else the last character), keeping it valid JSON where possible. */

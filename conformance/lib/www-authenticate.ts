@@ -167,7 +167,8 @@ class Parser {
         }
         this.pos++;
         // quoted-pair = "\" ( HTAB / SP / VCHAR / obs-text )
-        if (!(escaped === 0x09 || (escaped >= 0x20 && escaped <= 0x7e) || (escaped >= 0x80 && escaped <= 0xff))) this.fail('invalid quoted-pair');
+        if (!(escaped === 0x09 || (escaped >= 0x20 && escaped <= 0x7e) || (escaped >= 0x80 && escaped <= 0xff)))
+          this.fail('invalid quoted-pair');
         value += this.text[this.pos++];
         continue;
       }

@@ -30,7 +30,15 @@ import { PACKAGE_ROOT } from './paths.js';
 import { ProblemError } from './problem.js';
 import { dpopNoncesOf } from './auth/assistant.js';
 
-export const ROUTES: readonly RouteDef[] = [...catalogRoutes, ...cartRoutes, ...meRoutes, ...accountRoutes, ...checkoutRoutes, ...opsRoutes, ...conversationRoutes];
+export const ROUTES: readonly RouteDef[] = [
+  ...catalogRoutes,
+  ...cartRoutes,
+  ...meRoutes,
+  ...accountRoutes,
+  ...checkoutRoutes,
+  ...opsRoutes,
+  ...conversationRoutes,
+];
 
 export const VERSION = (JSON.parse(readFileSync(join(PACKAGE_ROOT, 'package.json'), 'utf8')) as { version: string }).version;
 
@@ -45,10 +53,17 @@ export interface AppOptions {
 
 /** The document the reference serves at /openapi.json (general) or /assistant/openapi.json. */
 export function describeService(which: 'general' | 'assistant', docsUrl: string): Record<string, unknown> {
-  return buildDescription(ROUTES, { which, version: VERSION, docsUrl, specialPaths: { ...webhookPaths, ...internalPaths }, specialSecuritySchemes: internalSecuritySchemes });
+  return buildDescription(ROUTES, {
+    which,
+    version: VERSION,
+    docsUrl,
+    specialPaths: { ...webhookPaths, ...internalPaths },
+    specialSecuritySchemes: internalSecuritySchemes,
+  });
 }
 
-const templatePattern = (path: string) => new RegExp('^' + path.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\\?\{[^}]+\\?\}|\{[^}]+\}/g, '[^/]+') + '$');
+const templatePattern = (path: string) =>
+  new RegExp('^' + path.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\\?\{[^}]+\\?\}|\{[^}]+\}/g, '[^/]+') + '$');
 
 export function createApp(o: AppOptions): { app: Express; domain: Domain } {
   const clock = o.clock ?? (() => new Date());
@@ -76,14 +91,21 @@ export function createApp(o: AppOptions): { app: Express; domain: Domain } {
     try {
       o.db.prepare('SELECT 1').get();
     } catch (err) {
-      throw new ProblemError('unavailable', { detail: 'The database does not answer.', headers: { 'Retry-After': String(LIMITS.outageRetryAfterSeconds) }, cause: err });
+      throw new ProblemError('unavailable', {
+        detail: 'The database does not answer.',
+        headers: { 'Retry-After': String(LIMITS.outageRetryAfterSeconds) },
+        cause: err,
+      });
     }
     res.status(200).json({ status: 'ok', version: VERSION, checks: { database: 'ok' } });
   });
 
   const general = JSON.stringify(describeService('general', o.config.docsUrl));
   const assistant = JSON.stringify(describeService('assistant', o.config.docsUrl));
-  for (const [path, doc] of [['/openapi.json', general], ['/assistant/openapi.json', assistant]] as const) {
+  for (const [path, doc] of [
+    ['/openapi.json', general],
+    ['/assistant/openapi.json', assistant],
+  ] as const) {
     app.get(path, (_req, res) => {
       res.set('Cache-Control', `public, max-age=${LIMITS.descriptionCacheSeconds}`).type('application/json').send(doc);
     });

@@ -16,7 +16,7 @@ const unreadable = (path: string, code: string, detail: string) =>
 
 /** Zlib and Brotli failures while inflating a body (body-parser passes them on with status 400 and no type). */
 const isDecompressionError = (err: { code?: unknown; errno?: unknown }) =>
-  typeof err.code === 'string' && (err.code.startsWith('Z_') || err.code.includes('BROTLI') || err.code.startsWith('ERR__ERROR_FORMAT')) ;
+  typeof err.code === 'string' && (err.code.startsWith('Z_') || err.code.includes('BROTLI') || err.code.startsWith('ERR__ERROR_FORMAT'));
 
 /**
  * Failures before any stage could throw a ProblemError: body-parser errors, the router's refusal of a malformed
@@ -38,11 +38,14 @@ function fromDecodingError(err: { type?: unknown; status?: unknown; code?: unkno
     default:
       break;
   }
-  if (err instanceof URIError && err.status === 400) return unreadable('path', 'malformed_escape', 'The path has a malformed percent-escape.');
-  if (err.status === 400 && isDecompressionError(err)) return unreadable('body', 'content_encoding', 'The request body is not encoded as its Content-Encoding says.');
+  if (err instanceof URIError && err.status === 400)
+    return unreadable('path', 'malformed_escape', 'The path has a malformed percent-escape.');
+  if (err.status === 400 && isDecompressionError(err))
+    return unreadable('body', 'content_encoding', 'The request body is not encoded as its Content-Encoding says.');
   if (typeof err.status === 'number' && err.status >= 400 && err.status < 500) {
     if (err.status === 413) return new ProblemError('payload_too_large', { detail: 'The request body is over the size limit.' });
-    if (err.status === 415) return new ProblemError('unsupported_media_type', { detail: 'The request body encoding or charset is not supported.' });
+    if (err.status === 415)
+      return new ProblemError('unsupported_media_type', { detail: 'The request body encoding or charset is not supported.' });
     return unreadable('request', 'unreadable', 'The request could not be read.');
   }
   return undefined;
@@ -93,7 +96,11 @@ export function boundary(docsUrl: string, log: Logger, issueNonce?: NonceIssuer)
       });
       problem = new ProblemError('internal_error');
     } else if (problem.status >= 500) {
-      log.error('api_error', { requestId: (res.locals.ctx as RequestContext | undefined)?.requestId, error: problem.code, cause: String(problem.options.cause ?? '') });
+      log.error('api_error', {
+        requestId: (res.locals.ctx as RequestContext | undefined)?.requestId,
+        error: problem.code,
+        cause: String(problem.options.cause ?? ''),
+      });
     }
     if (res.headersSent) {
       // Too late for a problem document (a stream already started): end the exchange.
@@ -110,12 +117,14 @@ export function unmatched(knownRoutes: readonly { method: string; pattern: RegEx
     const allowed = [...new Set(knownRoutes.filter((r) => r.pattern.test(req.path)).map((r) => r.method))];
     if (allowed.length > 0) {
       if (allowed.includes('GET')) allowed.push('HEAD');
-      throw new ProblemError('method_not_allowed', { detail: `${req.method} is not allowed on this path.`, headers: { Allow: allowed.join(', ') } });
+      throw new ProblemError('method_not_allowed', {
+        detail: `${req.method} is not allowed on this path.`,
+        headers: { Allow: allowed.join(', ') },
+      });
     }
     throw new ProblemError('not_found', { detail: 'No route matches this path.' });
   };
 }
-
 
 /**
  * Requests Node refuses before Express sees them (headers over 16 KiB, unparsable request lines) still get the problem
@@ -139,7 +148,17 @@ export function installClientErrorHandler(server: Server, docsUrl: string): void
       error: code,
       detail: code === 'header_too_large' ? 'The request headers are too large.' : 'The request could not be parsed.',
       instance: requestId,
-      ...(code === 'invalid_request' ? { issues: [{ path: 'request', code: String(err.code ?? 'unparsable').toLowerCase(), message: 'The request could not be parsed as HTTP/1.1.' }] } : {}),
+      ...(code === 'invalid_request'
+        ? {
+            issues: [
+              {
+                path: 'request',
+                code: String(err.code ?? 'unparsable').toLowerCase(),
+                message: 'The request could not be parsed as HTTP/1.1.',
+              },
+            ],
+          }
+        : {}),
     });
     socket.end(
       `HTTP/1.1 ${status} ${REASON_PHRASES[status]}\r\nContent-Type: application/problem+json; charset=utf-8\r\n` +

@@ -23,46 +23,239 @@ const optionalSecret = (min = 16) => z.string().min(min).nullable();
 export const CONFIG_FIELDS = {
   host: { env: 'HOST', schema: z.string().min(1), default: '127.0.0.1', doc: 'Interface to listen on.' },
   port: { env: 'PORT', schema: z.coerce.number().int().min(0).max(65535), default: 8787, doc: 'Port to listen on; 0 picks a free one.' },
-  publicBaseUrl: { env: 'PUBLIC_BASE_URL', schema: z.url().nullable(), default: null, doc: 'Public origin of the service (for absolute URLs); defaults to the listening address.' },
-  databasePath: { env: 'DATABASE_PATH', schema: z.string().min(1), default: ':memory:', doc: 'SQLite database file; `:memory:` keeps nothing. Several processes may share one file.' },
-  seedPath: { env: 'SEED_PATH', schema: z.string().min(1).nullable(), default: FIXTURE_SEED, doc: 'Seed loaded at start (rows already present are kept); empty to load none.' },
-  logLevel: { env: 'LOG_LEVEL', schema: z.enum(['debug', 'info', 'warn', 'error', 'silent']), default: 'info', doc: 'Lowest log level written to stderr.' },
-  docsUrl: { env: 'DOCS_URL', schema: z.url(), profile: (p) => p.docsUrl, doc: 'Base of problem types: `type` = `<DOCS_URL>/api/problems/<error>`.' },
+  publicBaseUrl: {
+    env: 'PUBLIC_BASE_URL',
+    schema: z.url().nullable(),
+    default: null,
+    doc: 'Public origin of the service (for absolute URLs); defaults to the listening address.',
+  },
+  databasePath: {
+    env: 'DATABASE_PATH',
+    schema: z.string().min(1),
+    default: ':memory:',
+    doc: 'SQLite database file; `:memory:` keeps nothing. Several processes may share one file.',
+  },
+  seedPath: {
+    env: 'SEED_PATH',
+    schema: z.string().min(1).nullable(),
+    default: FIXTURE_SEED,
+    doc: 'Seed loaded at start (rows already present are kept); empty to load none.',
+  },
+  logLevel: {
+    env: 'LOG_LEVEL',
+    schema: z.enum(['debug', 'info', 'warn', 'error', 'silent']),
+    default: 'info',
+    doc: 'Lowest log level written to stderr.',
+  },
+  docsUrl: {
+    env: 'DOCS_URL',
+    schema: z.url(),
+    profile: (p) => p.docsUrl,
+    doc: 'Base of problem types: `type` = `<DOCS_URL>/api/problems/<error>`.',
+  },
   issuer: { env: 'ISSUER', schema: z.url(), profile: (p) => p.issuer, doc: 'Expected `iss` of access tokens.' },
-  jwksUri: { env: 'JWKS_URI', schema: z.url().nullable(), profile: (p) => p.jwksUri, doc: 'URL of the issuer key set (fetched, cached). Takes precedence over JWKS_FILE.' },
-  jwksFile: { env: 'JWKS_FILE', schema: z.string().min(1).nullable(), default: null, doc: 'File holding the issuer key set; when neither is set, the public parts of the profile keys are used.' },
-  jwksCacheSeconds: { env: 'JWKS_CACHE_SECONDS', schema: z.coerce.number().int().positive(), default: 600, doc: 'How long a fetched key set is reused.' },
-  jwksTimeoutMs: { env: 'JWKS_TIMEOUT_MS', schema: z.coerce.number().int().positive(), default: 3000, doc: 'Timeout of one key-set fetch; a failed fetch answers 503 `unavailable`.' },
+  jwksUri: {
+    env: 'JWKS_URI',
+    schema: z.url().nullable(),
+    profile: (p) => p.jwksUri,
+    doc: 'URL of the issuer key set (fetched, cached). Takes precedence over JWKS_FILE.',
+  },
+  jwksFile: {
+    env: 'JWKS_FILE',
+    schema: z.string().min(1).nullable(),
+    default: null,
+    doc: 'File holding the issuer key set; when neither is set, the public parts of the profile keys are used.',
+  },
+  jwksCacheSeconds: {
+    env: 'JWKS_CACHE_SECONDS',
+    schema: z.coerce.number().int().positive(),
+    default: 600,
+    doc: 'How long a fetched key set is reused.',
+  },
+  jwksTimeoutMs: {
+    env: 'JWKS_TIMEOUT_MS',
+    schema: z.coerce.number().int().positive(),
+    default: 3000,
+    doc: 'Timeout of one key-set fetch; a failed fetch answers 503 `unavailable`.',
+  },
   apiAudience: { env: 'API_AUDIENCE', schema: z.string().min(1), profile: (p) => p.audiences.api, doc: 'Audience of API access tokens.' },
-  agentAudience: { env: 'AGENT_AUDIENCE', schema: z.string().min(1), profile: (p) => p.audiences.agent, doc: 'Audience of agent-protocol access tokens.' },
-  websiteClientId: { env: 'WEBSITE_CLIENT_ID', schema: z.string().min(1), profile: (p) => p.clients.website, doc: 'Client id of the web storefront (customer tokens).' },
-  storefrontClientId: { env: 'STOREFRONT_CLIENT_ID', schema: z.string().min(1), profile: (p) => p.clients.storefront, doc: 'Machine client of guest traffic.' },
-  backofficeClientId: { env: 'BACKOFFICE_CLIENT_ID', schema: z.string().min(1), profile: (p) => p.clients.backoffice, doc: 'Machine client of operators.' },
-  agentProtocolClientId: { env: 'AGENT_PROTOCOL_CLIENT_ID', schema: z.string().min(1), profile: (p) => p.clients.agentProtocol, doc: 'Client of the agent-protocol server (delegated tokens).' },
-  webAgentForwarderClientId: { env: 'WEB_AGENT_FORWARDER_CLIENT_ID', schema: z.string().min(1), profile: (p) => p.clients.webAgentForwarder, doc: 'Machine client forwarding invited agents and assistant browsers.' },
-  mcpAgentForwarderClientId: { env: 'MCP_AGENT_FORWARDER_CLIENT_ID', schema: z.string().min(1), profile: (p) => p.clients.mcpAgentForwarder, doc: 'Machine client forwarding signed-out assistants.' },
-  personalAgentProxyClientId: { env: 'PERSONAL_AGENT_PROXY_CLIENT_ID', schema: z.string().min(1), profile: (p) => p.clients.personalAgentProxy, doc: 'Shared client of the identity-provider proxy (assistant tokens).' },
-  guestSessionKey: { env: 'GUEST_SESSION_KEY', schema: z.string().min(16), profile: (p) => p.secrets.guestSessionKey, doc: 'HMAC key of guest sessions.' },
-  guestSessionKeyPrevious: { env: 'GUEST_SESSION_KEY_PREVIOUS', schema: optionalSecret(), profile: (p) => p.secrets.guestSessionKeyPrevious, doc: 'Previous guest key during a rotation.' },
-  guestSessionKeyPreviousUntil: { env: 'GUEST_SESSION_KEY_PREVIOUS_UNTIL', schema: z.iso.datetime({ offset: true }).nullable(), profile: (p) => p.secrets.guestSessionKeyPreviousUntil, doc: 'ISO 8601 instant before which the previous key verifies (rotation window: 30 days).' },
-  webSessionContextKey: { env: 'WEB_SESSION_CONTEXT_KEY', schema: z.string().min(16), profile: (p) => p.secrets.webSessionContextKey, doc: 'HMAC key of invited-agent contexts; never creates customer authority.' },
-  proxyIdpSecret: { env: 'PROXY_IDP_SECRET', schema: optionalSecret(), profile: (p) => p.secrets.proxyIdpSecret, doc: 'Expected `X-Proxy-Idp-Secret` of the identity-provider proxy.' },
-  idpActionSecret: { env: 'IDP_ACTION_SECRET', schema: optionalSecret(), profile: (p) => p.secrets.idpActionSecret, doc: 'Shared secret of the identity provider action script.' },
-  conversationHubSecret: { env: 'CONVERSATION_HUB_SECRET', schema: optionalSecret(), profile: (p) => p.secrets.conversationHubSecret, doc: 'Bearer secret of the conversation hub.' },
-  accountRecoverySecret: { env: 'ACCOUNT_RECOVERY_SECRET', schema: optionalSecret(), profile: (p) => p.secrets.accountRecoverySecret, doc: 'Bearer secret of the recovery endpoint; unset closes it.' },
-  stripeWebhookSecret: { env: 'STRIPE_WEBHOOK_SECRET', schema: z.string().startsWith('whsec_').nullable(), profile: (p) => p.secrets.stripeWebhookSecret, doc: 'Signing secret of payment webhooks.' },
-  paymentProvider: { env: 'PAYMENT_PROVIDER', schema: z.enum(['simulated', 'stripe']), default: 'simulated', doc: 'Payment provider adapter: `simulated` (offline, default) or `stripe` (test-mode keys).' },
-  stripeSecretKey: { env: 'STRIPE_SECRET_KEY', schema: z.string().regex(/^(sk|rk)_test_/, 'a Stripe test-mode key (sk_test_… or rk_test_…)').nullable(), default: null, doc: 'Stripe secret key for PAYMENT_PROVIDER=stripe; test mode only.' },
-  paymentWebhookEnabled: { env: 'PAYMENT_WEBHOOK_ENABLED', schema: z.union([z.boolean(), z.stringbool()]), profile: (p) => p.capabilities.webhook, doc: 'Serve POST /webhooks/stripe; when off it answers 404 `not_configured`.' },
-  guestRateLimitBudget: { env: 'GUEST_RATE_LIMIT_BUDGET', schema: z.coerce.number().int().positive(), profile: (p) => p.rateLimits?.guestBudget ?? GUEST_RATE_LIMIT_DEFAULTS.budget, doc: 'Guest requests per operation id and shopper in one window.' },
-  guestRateLimitWindowSeconds: { env: 'GUEST_RATE_LIMIT_WINDOW_SECONDS', schema: z.coerce.number().int().positive(), profile: (p) => p.rateLimits?.guestWindowSeconds ?? GUEST_RATE_LIMIT_DEFAULTS.windowSeconds, doc: 'Length of a guest rate-limit window.' },
-  dpopIatWindowSeconds: { env: 'DPOP_IAT_WINDOW_SECONDS', schema: z.coerce.number().int().min(1).max(3600), default: 300, doc: 'How far a DPoP proof `iat` may lie before or after the server clock (seconds, both ways). Accepted proofs are remembered this long plus 60 s (docs/assistants.md).' },
-  dpopNonceLifetimeSeconds: { env: 'DPOP_NONCE_LIFETIME_SECONDS', schema: z.coerce.number().int().min(10).max(86400), default: 300, doc: 'Length of one DPoP nonce slot: a `DPoP-Nonce` is accepted in the slot it was issued in and the next one (so for at least this long, at most twice as long).' },
-  dpopNonceKey: { env: 'DPOP_NONCE_KEY', schema: optionalSecret(), default: null, doc: 'HMAC key of the stateless DPoP nonces. Unset: a random key is generated once and kept in the database, so every instance on one database file shares it.' },
-  assistantSessionRateLimitBudget: { env: 'ASSISTANT_SESSION_RATE_LIMIT_BUDGET', schema: z.coerce.number().int().positive(), profile: (p) => p.rateLimits?.assistantSessionBudget ?? 300, doc: 'Assistant requests per assistant session in one window (all operations together).' },
-  assistantClientRateLimitBudget: { env: 'ASSISTANT_CLIENT_RATE_LIMIT_BUDGET', schema: z.coerce.number().int().positive(), profile: (p) => p.rateLimits?.assistantClientBudget ?? 3000, doc: 'Assistant requests per agent client (the `client_id` the proxy registered the session with) in one window, over all its sessions.' },
-  assistantRateLimitWindowSeconds: { env: 'ASSISTANT_RATE_LIMIT_WINDOW_SECONDS', schema: z.coerce.number().int().positive(), profile: (p) => p.rateLimits?.assistantWindowSeconds ?? 60, doc: 'Length of an assistant rate-limit window (session and client budgets).' },
-  eventStreamKeepAliveMs: { env: 'EVENT_STREAM_KEEPALIVE_MS', schema: z.coerce.number().int().min(10).max(15000), default: 15000, doc: 'Interval of the `: keep-alive` comment on event streams (milliseconds). The spec asks for one every 15 seconds, so 15000 is the upper bound; tests set a few ms.' },
+  agentAudience: {
+    env: 'AGENT_AUDIENCE',
+    schema: z.string().min(1),
+    profile: (p) => p.audiences.agent,
+    doc: 'Audience of agent-protocol access tokens.',
+  },
+  websiteClientId: {
+    env: 'WEBSITE_CLIENT_ID',
+    schema: z.string().min(1),
+    profile: (p) => p.clients.website,
+    doc: 'Client id of the web storefront (customer tokens).',
+  },
+  storefrontClientId: {
+    env: 'STOREFRONT_CLIENT_ID',
+    schema: z.string().min(1),
+    profile: (p) => p.clients.storefront,
+    doc: 'Machine client of guest traffic.',
+  },
+  backofficeClientId: {
+    env: 'BACKOFFICE_CLIENT_ID',
+    schema: z.string().min(1),
+    profile: (p) => p.clients.backoffice,
+    doc: 'Machine client of operators.',
+  },
+  agentProtocolClientId: {
+    env: 'AGENT_PROTOCOL_CLIENT_ID',
+    schema: z.string().min(1),
+    profile: (p) => p.clients.agentProtocol,
+    doc: 'Client of the agent-protocol server (delegated tokens).',
+  },
+  webAgentForwarderClientId: {
+    env: 'WEB_AGENT_FORWARDER_CLIENT_ID',
+    schema: z.string().min(1),
+    profile: (p) => p.clients.webAgentForwarder,
+    doc: 'Machine client forwarding invited agents and assistant browsers.',
+  },
+  mcpAgentForwarderClientId: {
+    env: 'MCP_AGENT_FORWARDER_CLIENT_ID',
+    schema: z.string().min(1),
+    profile: (p) => p.clients.mcpAgentForwarder,
+    doc: 'Machine client forwarding signed-out assistants.',
+  },
+  personalAgentProxyClientId: {
+    env: 'PERSONAL_AGENT_PROXY_CLIENT_ID',
+    schema: z.string().min(1),
+    profile: (p) => p.clients.personalAgentProxy,
+    doc: 'Shared client of the identity-provider proxy (assistant tokens).',
+  },
+  guestSessionKey: {
+    env: 'GUEST_SESSION_KEY',
+    schema: z.string().min(16),
+    profile: (p) => p.secrets.guestSessionKey,
+    doc: 'HMAC key of guest sessions.',
+  },
+  guestSessionKeyPrevious: {
+    env: 'GUEST_SESSION_KEY_PREVIOUS',
+    schema: optionalSecret(),
+    profile: (p) => p.secrets.guestSessionKeyPrevious,
+    doc: 'Previous guest key during a rotation.',
+  },
+  guestSessionKeyPreviousUntil: {
+    env: 'GUEST_SESSION_KEY_PREVIOUS_UNTIL',
+    schema: z.iso.datetime({ offset: true }).nullable(),
+    profile: (p) => p.secrets.guestSessionKeyPreviousUntil,
+    doc: 'ISO 8601 instant before which the previous key verifies (rotation window: 30 days).',
+  },
+  webSessionContextKey: {
+    env: 'WEB_SESSION_CONTEXT_KEY',
+    schema: z.string().min(16),
+    profile: (p) => p.secrets.webSessionContextKey,
+    doc: 'HMAC key of invited-agent contexts; never creates customer authority.',
+  },
+  proxyIdpSecret: {
+    env: 'PROXY_IDP_SECRET',
+    schema: optionalSecret(),
+    profile: (p) => p.secrets.proxyIdpSecret,
+    doc: 'Expected `X-Proxy-Idp-Secret` of the identity-provider proxy.',
+  },
+  idpActionSecret: {
+    env: 'IDP_ACTION_SECRET',
+    schema: optionalSecret(),
+    profile: (p) => p.secrets.idpActionSecret,
+    doc: 'Shared secret of the identity provider action script.',
+  },
+  conversationHubSecret: {
+    env: 'CONVERSATION_HUB_SECRET',
+    schema: optionalSecret(),
+    profile: (p) => p.secrets.conversationHubSecret,
+    doc: 'Bearer secret of the conversation hub.',
+  },
+  accountRecoverySecret: {
+    env: 'ACCOUNT_RECOVERY_SECRET',
+    schema: optionalSecret(),
+    profile: (p) => p.secrets.accountRecoverySecret,
+    doc: 'Bearer secret of the recovery endpoint; unset closes it.',
+  },
+  stripeWebhookSecret: {
+    env: 'STRIPE_WEBHOOK_SECRET',
+    schema: z.string().startsWith('whsec_').nullable(),
+    profile: (p) => p.secrets.stripeWebhookSecret,
+    doc: 'Signing secret of payment webhooks.',
+  },
+  paymentProvider: {
+    env: 'PAYMENT_PROVIDER',
+    schema: z.enum(['simulated', 'stripe']),
+    default: 'simulated',
+    doc: 'Payment provider adapter: `simulated` (offline, default) or `stripe` (test-mode keys).',
+  },
+  stripeSecretKey: {
+    env: 'STRIPE_SECRET_KEY',
+    schema: z
+      .string()
+      .regex(/^(sk|rk)_test_/, 'a Stripe test-mode key (sk_test_… or rk_test_…)')
+      .nullable(),
+    default: null,
+    doc: 'Stripe secret key for PAYMENT_PROVIDER=stripe; test mode only.',
+  },
+  paymentWebhookEnabled: {
+    env: 'PAYMENT_WEBHOOK_ENABLED',
+    schema: z.union([z.boolean(), z.stringbool()]),
+    profile: (p) => p.capabilities.webhook,
+    doc: 'Serve POST /webhooks/stripe; when off it answers 404 `not_configured`.',
+  },
+  guestRateLimitBudget: {
+    env: 'GUEST_RATE_LIMIT_BUDGET',
+    schema: z.coerce.number().int().positive(),
+    profile: (p) => p.rateLimits?.guestBudget ?? GUEST_RATE_LIMIT_DEFAULTS.budget,
+    doc: 'Guest requests per operation id and shopper in one window.',
+  },
+  guestRateLimitWindowSeconds: {
+    env: 'GUEST_RATE_LIMIT_WINDOW_SECONDS',
+    schema: z.coerce.number().int().positive(),
+    profile: (p) => p.rateLimits?.guestWindowSeconds ?? GUEST_RATE_LIMIT_DEFAULTS.windowSeconds,
+    doc: 'Length of a guest rate-limit window.',
+  },
+  dpopIatWindowSeconds: {
+    env: 'DPOP_IAT_WINDOW_SECONDS',
+    schema: z.coerce.number().int().min(1).max(3600),
+    default: 300,
+    doc: 'How far a DPoP proof `iat` may lie before or after the server clock (seconds, both ways). Accepted proofs are remembered this long plus 60 s (docs/assistants.md).',
+  },
+  dpopNonceLifetimeSeconds: {
+    env: 'DPOP_NONCE_LIFETIME_SECONDS',
+    schema: z.coerce.number().int().min(10).max(86400),
+    default: 300,
+    doc: 'Length of one DPoP nonce slot: a `DPoP-Nonce` is accepted in the slot it was issued in and the next one (so for at least this long, at most twice as long).',
+  },
+  dpopNonceKey: {
+    env: 'DPOP_NONCE_KEY',
+    schema: optionalSecret(),
+    default: null,
+    doc: 'HMAC key of the stateless DPoP nonces. Unset: a random key is generated once and kept in the database, so every instance on one database file shares it.',
+  },
+  assistantSessionRateLimitBudget: {
+    env: 'ASSISTANT_SESSION_RATE_LIMIT_BUDGET',
+    schema: z.coerce.number().int().positive(),
+    profile: (p) => p.rateLimits?.assistantSessionBudget ?? 300,
+    doc: 'Assistant requests per assistant session in one window (all operations together).',
+  },
+  assistantClientRateLimitBudget: {
+    env: 'ASSISTANT_CLIENT_RATE_LIMIT_BUDGET',
+    schema: z.coerce.number().int().positive(),
+    profile: (p) => p.rateLimits?.assistantClientBudget ?? 3000,
+    doc: 'Assistant requests per agent client (the `client_id` the proxy registered the session with) in one window, over all its sessions.',
+  },
+  assistantRateLimitWindowSeconds: {
+    env: 'ASSISTANT_RATE_LIMIT_WINDOW_SECONDS',
+    schema: z.coerce.number().int().positive(),
+    profile: (p) => p.rateLimits?.assistantWindowSeconds ?? 60,
+    doc: 'Length of an assistant rate-limit window (session and client budgets).',
+  },
+  eventStreamKeepAliveMs: {
+    env: 'EVENT_STREAM_KEEPALIVE_MS',
+    schema: z.coerce.number().int().min(10).max(15000),
+    default: 15000,
+    doc: 'Interval of the `: keep-alive` comment on event streams (milliseconds). The spec asks for one every 15 seconds, so 15000 is the upper bound; tests set a few ms.',
+  },
 } satisfies Record<string, Field>;
 
 type Fields = typeof CONFIG_FIELDS;
@@ -107,7 +300,16 @@ export function loadConfig(options: LoadConfigOptions = {}): Config {
     const override = options.overrides?.[name];
     const fromEnv = env[field.env];
     // An empty variable means "unset to null" for nullable fields, so a profile value can be switched off.
-    const raw = override !== undefined ? override : fromEnv !== undefined ? (fromEnv === '' ? null : fromEnv) : field.profile ? field.profile(profile) : field.default;
+    const raw =
+      override !== undefined
+        ? override
+        : fromEnv !== undefined
+          ? fromEnv === ''
+            ? null
+            : fromEnv
+          : field.profile
+            ? field.profile(profile)
+            : field.default;
     const parsed = field.schema.safeParse(raw);
     if (!parsed.success) {
       const msg = parsed.error.issues[0]?.message ?? 'invalid';

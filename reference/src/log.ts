@@ -10,9 +10,11 @@ export interface Logger {
 }
 
 export function createLogger(level: LogLevel, write: (line: string) => void = (l) => process.stderr.write(l + '\n')): Logger {
-  const at = (lvl: Exclude<LogLevel, 'silent'>) => (event: string, fields: Record<string, unknown> = {}) => {
-    if (ORDER[lvl] < ORDER[level]) return;
-    write(JSON.stringify({ time: new Date().toISOString(), level: lvl, event, ...fields }));
-  };
+  const at =
+    (lvl: Exclude<LogLevel, 'silent'>) =>
+    (event: string, fields: Record<string, unknown> = {}) => {
+      if (ORDER[lvl] < ORDER[level]) return;
+      write(JSON.stringify({ time: new Date().toISOString(), level: lvl, event, ...fields }));
+    };
   return { debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') };
 }

@@ -25,7 +25,9 @@ function toJson(schema: z.ZodType, io: 'input' | 'output'): Json {
 }
 
 function components(): Record<string, Json> {
-  const all = z.toJSONSchema(z.globalRegistry, { target: 'draft-2020-12', io: 'output', uri: COMPONENT, unrepresentable: 'any' }) as { schemas: Record<string, Json> };
+  const all = z.toJSONSchema(z.globalRegistry, { target: 'draft-2020-12', io: 'output', uri: COMPONENT, unrepresentable: 'any' }) as {
+    schemas: Record<string, Json>;
+  };
   for (const s of Object.values(all.schemas)) {
     delete s.$schema;
     delete s.$id;
@@ -50,7 +52,11 @@ function usedComponents(paths: Json, all: Record<string, Json>): Record<string, 
     }
   };
   visit(paths);
-  return Object.fromEntries(Object.entries(all).filter(([name]) => used.has(name)).sort(([a], [b]) => a.localeCompare(b)));
+  return Object.fromEntries(
+    Object.entries(all)
+      .filter(([name]) => used.has(name))
+      .sort(([a], [b]) => a.localeCompare(b)),
+  );
 }
 
 function parameters(schema: z.ZodType | undefined, where: 'path' | 'query'): Json[] {
@@ -74,7 +80,8 @@ const problemResponse = (codes: ErrorCode[]) => ({
 function pipelineErrors(route: RouteDef): ErrorCode[] {
   const codes: ErrorCode[] = ['invalid_token', 'account_access_ended', 'caller_not_allowed', 'unavailable', 'internal_error'];
   if (route.operation.apiScopes.length > 0) codes.push('insufficient_scope');
-  if (route.params || route.query || route.body || CALLER_LISTS[route.operation.callers].members.includes('guest')) codes.push('invalid_request');
+  if (route.params || route.query || route.body || CALLER_LISTS[route.operation.callers].members.includes('guest'))
+    codes.push('invalid_request');
   if (route.body) codes.push('invalid_json', 'payload_too_large', 'unsupported_media_type');
   if (CALLER_LISTS[route.operation.callers].members.includes('guest')) codes.push('rate_limited');
   if (route.operation.group === 'cart') codes.push('invalid_guest_session');
@@ -99,12 +106,16 @@ function securityOf(op: RouteDef['operation']): Json[] {
 /** Header credentials of forwarded agents (spec, Credentials per consumer). */
 const AGENT_ARTIFACT_SCHEMES: Record<string, Json> = {
   invitedAgentContext: {
-    type: 'apiKey', in: 'header', name: HEADERS.invitedAgentContext,
-    description: 'The signed invited-agent context (typ invited-agent+jwt), bearer-bound, beside the web-agent forwarder\'s token.',
+    type: 'apiKey',
+    in: 'header',
+    name: HEADERS.invitedAgentContext,
+    description: "The signed invited-agent context (typ invited-agent+jwt), bearer-bound, beside the web-agent forwarder's token.",
   },
   assistantBrowserSession: {
-    type: 'apiKey', in: 'header', name: ASSISTANT_BROWSER_SESSION_HEADER,
-    description: 'The assistant agent\'s original browser session, beside the web-agent forwarder\'s token.',
+    type: 'apiKey',
+    in: 'header',
+    name: ASSISTANT_BROWSER_SESSION_HEADER,
+    description: "The assistant agent's original browser session, beside the web-agent forwarder's token.",
   },
 };
 
@@ -127,7 +138,14 @@ function operationObject(route: RouteDef): Json {
     summary: route.summary,
     tags: [op.group],
     parameters: [...parameters(route.params, 'path'), ...parameters(route.query, 'query')],
-    ...(route.body ? { requestBody: { required: !route.body.safeParse(undefined).success, content: { 'application/json': { schema: toJson(route.body, 'input') } } } } : {}),
+    ...(route.body
+      ? {
+          requestBody: {
+            required: !route.body.safeParse(undefined).success,
+            content: { 'application/json': { schema: toJson(route.body, 'input') } },
+          },
+        }
+      : {}),
     responses,
     security: securityOf(op),
     'x-callers': CALLER_LISTS[op.callers].members,
@@ -158,7 +176,10 @@ export function buildDescription(routes: readonly RouteDef[], o: DescriptionOpti
     Object.assign(paths, o.specialPaths ?? {});
     paths['/health'] = {
       get: {
-        operationId: 'getHealth', summary: 'Liveness and database check', tags: ['public'], security: [],
+        operationId: 'getHealth',
+        summary: 'Liveness and database check',
+        tags: ['public'],
+        security: [],
         responses: {
           '200': { description: 'Healthy.', content: { 'application/json': { schema: toJson(healthSchema, 'output') } } },
           '4XX': problemResponse(['header_too_large', 'invalid_request']),
@@ -190,4 +211,3 @@ export function buildDescription(routes: readonly RouteDef[], o: DescriptionOpti
     },
   };
 }
-

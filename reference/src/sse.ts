@@ -34,7 +34,10 @@ export interface EventStreamOptions {
 
 /** One field line per line of the value: `data` may not carry raw line breaks (they would end the field). */
 function fieldLines(name: string, value: string): string {
-  return value.split(/\r\n|\r|\n/).map((line) => `${name}: ${line}\n`).join('');
+  return value
+    .split(/\r\n|\r|\n/)
+    .map((line) => `${name}: ${line}\n`)
+    .join('');
 }
 
 /** The wire form of one event; exported for tests. */
@@ -99,7 +102,13 @@ export function openEventStream(res: Response, o: EventStreamOptions): EventStre
 
   return {
     send: (e) => write(formatEvent(e)),
-    comment: (text) => write(`${text.split(/\r\n|\r|\n/).map((line) => `: ${line}\n`).join('')}\n`),
+    comment: (text) =>
+      write(
+        `${text
+          .split(/\r\n|\r|\n/)
+          .map((line) => `: ${line}\n`)
+          .join('')}\n`,
+      ),
     close: () => {
       if (closed) return;
       if (!res.writableEnded && !res.destroyed) res.end();

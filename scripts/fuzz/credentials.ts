@@ -30,19 +30,50 @@ export async function createCredentials(profile: Profile, registerSession: (sid:
     none: [],
     customer: [['Authorization', `Bearer ${await m.customer({ sub, ...life })}`]],
     'customer-expired': [['Authorization', `Bearer ${await m.customer({ sub, expiresIn: -5 })}`]],
-    'customer-future-iat': [['Authorization', `Bearer ${await m.customer({ sub, claims: { iat: Math.floor(Date.now() / 1000) + 10 ** 8 }, ...life })}`]],
+    'customer-future-iat': [
+      ['Authorization', `Bearer ${await m.customer({ sub, claims: { iat: Math.floor(Date.now() / 1000) + 10 ** 8 }, ...life })}`],
+    ],
     delegated: [['Authorization', `Bearer ${await m.delegated({ sub, ...life })}`]],
-    guest: [['Authorization', `Bearer ${await m.guest(life)}`], ['Guest-Session', newGuestSession(s.guestSessionKey)]],
-    'guest-forged': [['Authorization', `Bearer ${await m.guest(life)}`], ['Guest-Session', forgeGuestSession('bad-signature', s.guestSessionKey)]],
-    'guest-no-session': [['Authorization', `Bearer ${await m.guest(life)}`], ['Shopper-IP', '203.0.113.9']],
-    operator: [['Authorization', `Bearer ${await m.operator(life)}`], ['Operator', 'fuzz@shop.test']],
+    guest: [
+      ['Authorization', `Bearer ${await m.guest(life)}`],
+      ['Guest-Session', newGuestSession(s.guestSessionKey)],
+    ],
+    'guest-forged': [
+      ['Authorization', `Bearer ${await m.guest(life)}`],
+      ['Guest-Session', forgeGuestSession('bad-signature', s.guestSessionKey)],
+    ],
+    'guest-no-session': [
+      ['Authorization', `Bearer ${await m.guest(life)}`],
+      ['Shopper-IP', '203.0.113.9'],
+    ],
+    operator: [
+      ['Authorization', `Bearer ${await m.operator(life)}`],
+      ['Operator', 'fuzz@shop.test'],
+    ],
     'operator-no-header': [['Authorization', `Bearer ${await m.operator(life)}`]],
-    'invited-agent': [['Authorization', `Bearer ${web}`], ['Invited-Agent-Context', await m.invitedAgentContext({ sub, agentId: 'inv_fuzz', permissions: ['assistant:read', 'assistant:write', 'checkout'], forwarderToken: web })]],
-    'mcp-forwarder': [['Authorization', `Bearer ${await m.mcpAgentForwarder(life)}`], ['Assistant-Subject', await m.assistant({ sub, sid, jkt: key.thumbprint, ...life })]],
+    'invited-agent': [
+      ['Authorization', `Bearer ${web}`],
+      [
+        'Invited-Agent-Context',
+        await m.invitedAgentContext({
+          sub,
+          agentId: 'inv_fuzz',
+          permissions: ['assistant:read', 'assistant:write', 'checkout'],
+          forwarderToken: web,
+        }),
+      ],
+    ],
+    'mcp-forwarder': [
+      ['Authorization', `Bearer ${await m.mcpAgentForwarder(life)}`],
+      ['Assistant-Subject', await m.assistant({ sub, sid, jkt: key.thumbprint, ...life })],
+    ],
     'bearer-garbage': [['Authorization', 'Bearer abc.def.ghi']],
     'bearer-empty': [['Authorization', 'Bearer']],
     basic: [['Authorization', 'Basic dXNlcjpwYXNz']],
-    'dpop-garbage': [['Authorization', 'DPoP x.y.z'], ['DPoP', 'a.b.c']],
+    'dpop-garbage': [
+      ['Authorization', 'DPoP x.y.z'],
+      ['DPoP', 'a.b.c'],
+    ],
     'huge-token': [['Authorization', `Bearer ${'A'.repeat(9000)}`]],
     'proxy-secret': [['X-Proxy-Idp-Secret', s.proxyIdpSecret ?? 'unset']],
     'proxy-secret-wrong': [['X-Proxy-Idp-Secret', 'not-the-secret']],
@@ -61,11 +92,26 @@ export async function createCredentials(profile: Profile, registerSession: (sid:
       const kind = rng.pick(kinds);
       if (kind === 'assistant' || kind === 'assistant-stale-proof') {
         const htu = url.split('?')[0]!;
-        const proof = await dpopProof({ key, htm: method, htu, accessToken: assistantToken, ...(lastNonce ? { nonce: lastNonce } : {}), ...(kind === 'assistant-stale-proof' ? { iat: 1 } : {}) });
-        return { kind, headers: [['Authorization', `DPoP ${assistantToken}`], ['DPoP', proof]] };
+        const proof = await dpopProof({
+          key,
+          htm: method,
+          htu,
+          accessToken: assistantToken,
+          ...(lastNonce ? { nonce: lastNonce } : {}),
+          ...(kind === 'assistant-stale-proof' ? { iat: 1 } : {}),
+        });
+        return {
+          kind,
+          headers: [
+            ['Authorization', `DPoP ${assistantToken}`],
+            ['DPoP', proof],
+          ],
+        };
       }
-      if (kind === 'webhook-signed') return { kind, headers: [['Stripe-Signature', signPayload(body.toString('latin1'), s.stripeWebhookSecret ?? 'whsec_unset', {})]] };
-      if (kind === 'webhook-bogus') return { kind, headers: [['Stripe-Signature', rng.pick(['t=1,v1=00', 'garbage', `t=${10 ** 12},v1=ab`, ''])]] };
+      if (kind === 'webhook-signed')
+        return { kind, headers: [['Stripe-Signature', signPayload(body.toString('latin1'), s.stripeWebhookSecret ?? 'whsec_unset', {})]] };
+      if (kind === 'webhook-bogus')
+        return { kind, headers: [['Stripe-Signature', rng.pick(['t=1,v1=00', 'garbage', `t=${10 ** 12},v1=ab`, ''])]] };
       return { kind, headers: fixed[kind]! };
     },
   };

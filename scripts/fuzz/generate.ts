@@ -11,13 +11,31 @@ export interface Route {
   bodySchema?: Schema;
 }
 
-type Schema = { type?: string | string[]; properties?: Record<string, Schema>; items?: Schema; enum?: unknown[]; required?: string[]; anyOf?: Schema[]; oneOf?: Schema[]; $ref?: string; maxLength?: number };
+type Schema = {
+  type?: string | string[];
+  properties?: Record<string, Schema>;
+  items?: Schema;
+  enum?: unknown[];
+  required?: string[];
+  anyOf?: Schema[];
+  oneOf?: Schema[];
+  $ref?: string;
+  maxLength?: number;
+};
 
 /** Every operation of the description documents, resolving `$ref`s of request bodies against their components. */
 export function routesOf(docs: Record<string, any>[]): Route[] {
   const routes = new Map<string, Route>();
   for (const doc of docs) {
-    const resolve = (s: Schema | undefined): Schema | undefined => (s?.$ref ? resolve(s.$ref.split('/').slice(1).reduce((o: any, k) => o?.[k], doc)) : s);
+    const resolve = (s: Schema | undefined): Schema | undefined =>
+      s?.$ref
+        ? resolve(
+            s.$ref
+              .split('/')
+              .slice(1)
+              .reduce((o: any, k) => o?.[k], doc),
+          )
+        : s;
     for (const [path, item] of Object.entries<Record<string, any>>(doc.paths ?? {})) {
       for (const [method, op] of Object.entries<any>(item)) {
         if (!['get', 'post', 'put', 'patch', 'delete'].includes(method)) continue;
@@ -29,11 +47,83 @@ export function routesOf(docs: Record<string, any>[]): Route[] {
   return [...routes.values()];
 }
 
-const IDS = ['var_0101', 'var_0102', 'ord_1001', 'ord_1002', 'addr_ada01', 'organic-cotton-tee', 'apparel', 'conv_1', 'x', '0', '-1', 'null', 'ORD_1001'];
-const JUNK_SEGMENTS = ['%ff', '%', '%zz', '%E0%A4%A', '%00', '%2e%2e', '%2F', '..', '.', '%252e', 'a%20b', '\u00e9', '%C3%A9', '%F0%9F%98%80', '*', '~', "'", '"', '<x>', ';a=b', 'a'.repeat(3000)];
-const CONTENT_TYPES = ['application/json', 'application/json; charset=utf-8', 'application/json; charset=UTF-8', 'application/json; charset=utf-16', 'application/json; charset=latin1', 'application/json; charset=""', 'application/merge-patch+json', 'application/problem+json', 'text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x', '', ';;', 'application/json; charset', 'application/json;;charset=utf-8', '*/*', 'application/jsonx'];
+const IDS = [
+  'var_0101',
+  'var_0102',
+  'ord_1001',
+  'ord_1002',
+  'addr_ada01',
+  'organic-cotton-tee',
+  'apparel',
+  'conv_1',
+  'x',
+  '0',
+  '-1',
+  'null',
+  'ORD_1001',
+];
+const JUNK_SEGMENTS = [
+  '%ff',
+  '%',
+  '%zz',
+  '%E0%A4%A',
+  '%00',
+  '%2e%2e',
+  '%2F',
+  '..',
+  '.',
+  '%252e',
+  'a%20b',
+  '\u00e9',
+  '%C3%A9',
+  '%F0%9F%98%80',
+  '*',
+  '~',
+  "'",
+  '"',
+  '<x>',
+  ';a=b',
+  'a'.repeat(3000),
+];
+const CONTENT_TYPES = [
+  'application/json',
+  'application/json; charset=utf-8',
+  'application/json; charset=UTF-8',
+  'application/json; charset=utf-16',
+  'application/json; charset=latin1',
+  'application/json; charset=""',
+  'application/merge-patch+json',
+  'application/problem+json',
+  'text/plain',
+  'application/x-www-form-urlencoded',
+  'multipart/form-data; boundary=x',
+  '',
+  ';;',
+  'application/json; charset',
+  'application/json;;charset=utf-8',
+  '*/*',
+  'application/jsonx',
+];
 const ENCODINGS = ['gzip', 'deflate', 'br', 'identity', 'gzip, gzip', 'zstd', 'compress', 'x-unknown', 'GZIP', ''];
-const PAYLOADS = ['{}', '[]', 'null', '"s"', '1', 'true', '{', '{"a":', '{"quantity":1e999}', '{"__proto__":{"x":1}}', '{"constructor":{"prototype":{"x":1}}}', '\u0000', '\ufeff{}', '{"a":"\ud800"}', '[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]', '[' .repeat(5000) + ']'.repeat(5000), JSON.stringify({ pad: 'x'.repeat(300 * 1024) })];
+const PAYLOADS = [
+  '{}',
+  '[]',
+  'null',
+  '"s"',
+  '1',
+  'true',
+  '{',
+  '{"a":',
+  '{"quantity":1e999}',
+  '{"__proto__":{"x":1}}',
+  '{"constructor":{"prototype":{"x":1}}}',
+  '\u0000',
+  '\ufeff{}',
+  '{"a":"\ud800"}',
+  '[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]',
+  '['.repeat(5000) + ']'.repeat(5000),
+  JSON.stringify({ pad: 'x'.repeat(300 * 1024) }),
+];
 
 /** A value for a JSON Schema, sometimes of the wrong type. */
 function valueFor(rng: Rng, s: Schema | undefined, depth = 0): unknown {
@@ -45,7 +135,8 @@ function valueFor(rng: Rng, s: Schema | undefined, depth = 0): unknown {
   switch (type) {
     case 'object': {
       const out: Record<string, unknown> = {};
-      for (const [k, v] of Object.entries(s.properties ?? {})) if (s.required?.includes(k) || rng.chance(0.6)) out[k] = valueFor(rng, v, depth + 1);
+      for (const [k, v] of Object.entries(s.properties ?? {}))
+        if (s.required?.includes(k) || rng.chance(0.6)) out[k] = valueFor(rng, v, depth + 1);
       if (rng.chance(0.1)) out[`extra_${rng.int(100)}`] = 1;
       return out;
     }
@@ -57,7 +148,19 @@ function valueFor(rng: Rng, s: Schema | undefined, depth = 0): unknown {
     case 'boolean':
       return rng.chance(0.5);
     case 'string':
-      return rng.pick([...IDS, 'US', 'Ada Lovelace', '2026-01-01T00:00:00Z', 'ada@example.com', 'email', 'delete', 'recop_0004', 'cust_chloe', 'sess_1', '']);
+      return rng.pick([
+        ...IDS,
+        'US',
+        'Ada Lovelace',
+        '2026-01-01T00:00:00Z',
+        'ada@example.com',
+        'email',
+        'delete',
+        'recop_0004',
+        'cust_chloe',
+        'sess_1',
+        '',
+      ]);
     default:
       return {};
   }
@@ -82,7 +185,8 @@ function fillPath(rng: Rng, template: string): string {
     else if (trick === 2) path = `${path}/`;
     else if (trick === 3) path = path.replace(/\//g, '//');
     else if (trick === 4) path = path.toUpperCase();
-    else if (trick === 5) path = `${path}?${rng.pick(['a=1&a=2', 'q=%ff', 'limit=-1', 'cursor=%%', `x=${'y'.repeat(4000)}`, 'limit=1e99', '__proto__=1'])}`;
+    else if (trick === 5)
+      path = `${path}?${rng.pick(['a=1&a=2', 'q=%ff', 'limit=-1', 'cursor=%%', `x=${'y'.repeat(4000)}`, 'limit=1e99', '__proto__=1'])}`;
     else if (trick === 6) path = `${path}${rng.pick(['%2f', '%00', ';x', '#frag', '%'])}`;
     else path = `/${'a/'.repeat(200)}`;
   }
@@ -91,7 +195,9 @@ function fillPath(rng: Rng, template: string): string {
 
 export function draft(rng: Rng, routes: readonly Route[], extraPaths: readonly string[]): Draft {
   const route = rng.chance(0.92) ? rng.pick(routes) : { method: 'GET', path: rng.pick(extraPaths) };
-  const method = rng.chance(0.85) ? route.method : rng.pick(['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS', 'TRACE', 'FOO', 'get']);
+  const method = rng.chance(0.85)
+    ? route.method
+    : rng.pick(['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS', 'TRACE', 'FOO', 'get']);
   const target = fillPath(rng, route.path);
   const headers: [string, string][] = [];
   if (!rng.chance(0.03)) headers.push(['Host', '127.0.0.1']);
@@ -125,7 +231,8 @@ export function draft(rng: Rng, routes: readonly Route[], extraPaths: readonly s
     ['Content-Length', rng.pick(['abc', '-1', '1, 1'])],
   ];
   for (const e of extras) if (rng.chance(0.05)) headers.push(e);
-  const framing: Framing = body.length === 0 ? 'none' : rng.pick<Framing>(['length', 'length', 'length', 'chunked', 'chunked-bytes', 'chunked-odd']);
+  const framing: Framing =
+    body.length === 0 ? 'none' : rng.pick<Framing>(['length', 'length', 'length', 'chunked', 'chunked-bytes', 'chunked-odd']);
   const version = rng.chance(0.02) ? 'HTTP/1.0' : 'HTTP/1.1';
   return { method, target, version, headers, body, framing, route: `${route.method} ${route.path}` };
 }

@@ -75,12 +75,20 @@ function dechunk(buf: Buffer): Buffer {
 }
 
 /** Writes a request: the request line, the headers in order (duplicates kept), and the body framed as asked. */
-export function serialize(o: { method: string; target: string; version?: string; headers: [string, string][]; body?: Buffer; framing?: Framing }): Buffer {
+export function serialize(o: {
+  method: string;
+  target: string;
+  version?: string;
+  headers: [string, string][];
+  body?: Buffer;
+  framing?: Framing;
+}): Buffer {
   const head = [`${o.method} ${o.target} ${o.version ?? 'HTTP/1.1'}`, ...o.headers.map(([k, v]) => `${k}: ${v}`)];
   const body = o.body ?? Buffer.alloc(0);
   const framing = o.framing ?? (body.length > 0 ? 'length' : 'none');
   if (framing === 'none') return Buffer.concat([Buffer.from(`${head.join('\r\n')}\r\n\r\n`, 'latin1'), body]);
-  if (framing === 'length') return Buffer.concat([Buffer.from(`${head.join('\r\n')}\r\nContent-Length: ${body.length}\r\n\r\n`, 'latin1'), body]);
+  if (framing === 'length')
+    return Buffer.concat([Buffer.from(`${head.join('\r\n')}\r\nContent-Length: ${body.length}\r\n\r\n`, 'latin1'), body]);
   head.push('Transfer-Encoding: chunked');
   const parts: Buffer[] = [Buffer.from(`${head.join('\r\n')}\r\n\r\n`, 'latin1')];
   const size = framing === 'chunked-bytes' ? 1 : framing === 'chunked-odd' ? 7 : Math.max(1, body.length);

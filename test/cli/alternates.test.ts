@@ -14,11 +14,13 @@ import { cli, outputDir, readReport, type Report } from '../helpers/cli.js';
 /** Full spec runs at a time: each is one Playwright worker, mostly waiting on the network, so two cores carry three. */
 const CONCURRENCY = 3;
 
-
 function describeOutcome(report: Report | undefined, out: string): string {
   if (!report) return `no conformance report; output:\n${out.slice(-4000)}`;
   const bad = report.checks.filter((c) => c.status === 'failed' || c.status === 'warning');
-  return bad.map((c) => `  ${c.status.toUpperCase()} [${c.id}] ${c.reason ?? ''}`).join('\n') || `(no failed check; output:\n${out.slice(-2000)})`;
+  return (
+    bad.map((c) => `  ${c.status.toUpperCase()} [${c.id}] ${c.reason ?? ''}`).join('\n') ||
+    `(no failed check; output:\n${out.slice(-2000)})`
+  );
 }
 
 function tryReport(dir: string): Report | undefined {
@@ -49,7 +51,12 @@ function wire(url: string, path: string, headers: Record<string, string> = {}, m
       res.on('end', () => {
         const lines: [string, string][] = [];
         for (let i = 0; i < res.rawHeaders.length; i += 2) lines.push([res.rawHeaders[i]!, res.rawHeaders[i + 1]!]);
-        resolve({ status: res.statusCode ?? 0, lines, body: Buffer.concat(chunks).toString('utf8'), all: (name) => lines.filter(([k]) => k.toLowerCase() === name).map(([, v]) => v) });
+        resolve({
+          status: res.statusCode ?? 0,
+          lines,
+          body: Buffer.concat(chunks).toString('utf8'),
+          all: (name) => lines.filter(([k]) => k.toLowerCase() === name).map(([, v]) => v),
+        });
       });
     })
       .on('error', reject)
@@ -69,10 +76,14 @@ const SHOWS: Record<string, (url: string) => Promise<void>> = {
     assert.deepEqual((await wire(url, '/openapi.json')).all('cache-control'), ['public', 'max-age=300']);
   },
   'auth-params-as-tokens': async (url) => {
-    assert.deepEqual((await wire(url, '/v1/cart')).all('www-authenticate'), ['Bearer error=invalid_token, DPoP algs=ES256, error=invalid_token']);
+    assert.deepEqual((await wire(url, '/v1/cart')).all('www-authenticate'), [
+      'Bearer error=invalid_token, DPoP algs=ES256, error=invalid_token',
+    ]);
   },
   'lowercase-auth-schemes': async (url) => {
-    assert.deepEqual((await wire(url, '/v1/cart')).all('www-authenticate'), ['bearer error="invalid_token", dpop error="invalid_token", algs="ES256"']);
+    assert.deepEqual((await wire(url, '/v1/cart')).all('www-authenticate'), [
+      'bearer error="invalid_token", dpop error="invalid_token", algs="ES256"',
+    ]);
   },
   'problem-extension-members': async (url) => {
     const doc = json(await wire(url, '/v1/cart'));
@@ -83,7 +94,10 @@ const SHOWS: Record<string, (url: string) => Promise<void>> = {
     const problem = await wire(url, '/v1/cart');
     // Framing and connection fields are the proxy's own (Node writes them).
     const own = /^(content-length|transfer-encoding|connection|keep-alive)$/i;
-    assert.ok(problem.lines.every(([k]) => k === k.toUpperCase() || own.test(k)), JSON.stringify(problem.lines));
+    assert.ok(
+      problem.lines.every(([k]) => k === k.toUpperCase() || own.test(k)),
+      JSON.stringify(problem.lines),
+    );
     assert.deepEqual(problem.all('content-type'), ['application/problem+json']);
     assert.deepEqual((await wire(url, '/health')).all('content-type'), ['Application/JSON ;Charset="UTF-8"']);
   },
@@ -112,7 +126,10 @@ const SHOWS: Record<string, (url: string) => Promise<void>> = {
   },
   'unmatched-route-400': async (url) => {
     const unknown = await wire(url, '/no-such-route');
-    assert.deepEqual([unknown.status, json(unknown).error, json(unknown).type], [400, 'unknown_route', `${fixtureProfile.docsUrl.replace(/\/+$/, '')}/api/problems/unknown_route`]);
+    assert.deepEqual(
+      [unknown.status, json(unknown).error, json(unknown).type],
+      [400, 'unknown_route', `${fixtureProfile.docsUrl.replace(/\/+$/, '')}/api/problems/unknown_route`],
+    );
     const method = await wire(url, '/openapi.json', {}, 'DELETE');
     assert.deepEqual([method.status, json(method).error, method.all('allow')], [400, 'unknown_route', []]);
   },
@@ -139,7 +156,11 @@ describe('alternates pass the spec level; their broken twins fail it', { concurr
         const message = `${alternate.name} (${Math.round(r.ms / 1000)} s): exit ${r.code}\n${describeOutcome(report, r.out)}`;
         assert.equal(r.code, 0, message);
         // A SHOULD-level failure is a warning, not a failed run; on a conforming deployment it is as false as a failure.
-        assert.deepEqual(report?.checks.filter((c) => c.status === 'warning').map((c) => c.id), [], message);
+        assert.deepEqual(
+          report?.checks.filter((c) => c.status === 'warning').map((c) => c.id),
+          [],
+          message,
+        );
       });
     });
   }
@@ -148,13 +169,29 @@ describe('alternates pass the spec level; their broken twins fail it', { concurr
       await behindProxy(twin.rules, async (url) => {
         const dir = outputDir();
         const grep = `\\[${twin.check.replace(/\./g, '\\.')}\\]`;
-        const r = await cli(['run', '--base-url', url, '--level', 'spec', '--grep', grep, '--reporter', 'list', '--output', dir, '--no-doctor']);
+        const r = await cli([
+          'run',
+          '--base-url',
+          url,
+          '--level',
+          'spec',
+          '--grep',
+          grep,
+          '--reporter',
+          'list',
+          '--output',
+          dir,
+          '--no-doctor',
+        ]);
         t.diagnostic(`${Math.round(r.ms / 1000)} s`);
         const report = tryReport(dir);
         assert.equal(r.code, 1, `${twin.name}: exit ${r.code}\n${describeOutcome(report, r.out)}`);
         const caught = report!.checks.find((c) => c.id === twin.check);
         assert.equal(caught?.status, 'failed', `${twin.name}: ${twin.check} ${caught?.status ?? 'not run'}`);
-        assert.ok(caught!.reason?.includes(`[${twin.clause}]`), `${twin.name}: ${twin.check} should fail naming ${twin.clause}: ${caught!.reason}`);
+        assert.ok(
+          caught!.reason?.includes(`[${twin.clause}]`),
+          `${twin.name}: ${twin.check} should fail naming ${twin.clause}: ${caught!.reason}`,
+        );
       });
     });
   }

@@ -9,9 +9,13 @@ import { behindProxy } from '../helpers/behind-proxy.js';
 import { cartBodies, DESCRIBED_ALTERNATES, opsRoutes } from '../helpers/described-alternates.js';
 import { cli, outputDir, readReport, type Report } from '../helpers/cli.js';
 
-
 const failures = (report: Report | undefined, out: string) =>
-  report ? report.checks.filter((c) => c.status !== 'passed' && c.status !== 'skipped').map((c) => `  ${c.status} [${c.id}] ${c.reason ?? ''}`).join('\n') : out.slice(-3000);
+  report
+    ? report.checks
+        .filter((c) => c.status !== 'passed' && c.status !== 'skipped')
+        .map((c) => `  ${c.status} [${c.id}] ${c.reason ?? ''}`)
+        .join('\n')
+    : out.slice(-3000);
 
 const report = (dir: string): Report | undefined => {
   try {
@@ -24,7 +28,7 @@ const report = (dir: string): Report | undefined => {
 /** The same rules without the rewrite of the description documents: the choice made, but not described. */
 const undescribed = (rules: ProxyRules): ProxyRules => ({ ...rules, response: undefined });
 
-describe('self-described choices: learned from the deployment\'s documents', { concurrency: 2 }, () => {
+describe("self-described choices: learned from the deployment's documents", { concurrency: 2 }, () => {
   for (const alternate of DESCRIBED_ALTERNATES) {
     test(`conforming: ${alternate.name} (${alternate.choice})`, { timeout: 240_000 }, async (t) => {
       await behindProxy(alternate.rules, async (url) => {
@@ -46,10 +50,28 @@ describe('self-described choices: learned from the deployment\'s documents', { c
     test(`undescribed twin of ${twin.of.name}: fails ${twin.clauses.join(' or ')}`, { timeout: 120_000 }, async () => {
       await behindProxy(undescribed(twin.of.rules), async (url) => {
         const dir = outputDir();
-        const r = await cli(['run', '--base-url', url, '--level', 'spec', '--grep', twin.grep, '--reporter', 'dot', '--output', dir, '--no-doctor']);
+        const r = await cli([
+          'run',
+          '--base-url',
+          url,
+          '--level',
+          'spec',
+          '--grep',
+          twin.grep,
+          '--reporter',
+          'dot',
+          '--output',
+          dir,
+          '--no-doctor',
+        ]);
         assert.equal(r.code, 1, r.out.slice(-3000));
-        const failed = report(dir)!.clauses.filter((c) => c.verdict === 'failed').map((c) => c.id);
-        assert.ok(twin.clauses.some((c) => failed.includes(c)), `expected ${twin.clauses.join(' or ')} among the failed clauses, got ${failed.join(', ')}`);
+        const failed = report(dir)!
+          .clauses.filter((c) => c.verdict === 'failed')
+          .map((c) => c.id);
+        assert.ok(
+          twin.clauses.some((c) => failed.includes(c)),
+          `expected ${twin.clauses.join(' or ')} among the failed clauses, got ${failed.join(', ')}`,
+        );
       });
     });
   }

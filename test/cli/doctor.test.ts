@@ -20,14 +20,29 @@ function bearerClaims(authorization: string | string[] | undefined): Record<stri
 describe('doctor', () => {
   let reference: RunningServer;
   before(async () => {
-    reference = await startServer(loadConfig({ env: {}, profilePath: FIXTURE_PROFILE_PATH, overrides: { port: 0, host: '127.0.0.1', databasePath: ':memory:', logLevel: 'silent' } }));
+    reference = await startServer(
+      loadConfig({
+        env: {},
+        profilePath: FIXTURE_PROFILE_PATH,
+        overrides: { port: 0, host: '127.0.0.1', databasePath: ':memory:', logLevel: 'silent' },
+      }),
+    );
   });
   after(() => reference.close());
 
   test('the reference: every claimed caller kind is trusted (exit 0)', async () => {
     const r = await cli(['doctor', '--base-url', reference.url]);
     assert.equal(r.code, 0, r.out);
-    for (const kind of ['customer', 'guest', 'operator', 'delegated', 'invited-agent', 'assistant', 'assistant \\(MCP agent forwarder\\)', 'assistant browser']) {
+    for (const kind of [
+      'customer',
+      'guest',
+      'operator',
+      'delegated',
+      'invited-agent',
+      'assistant',
+      'assistant \\(MCP agent forwarder\\)',
+      'assistant browser',
+    ]) {
       assert.match(r.out, new RegExp(`^ok {3}trusts ${kind}`, 'm'));
     }
   });
@@ -55,16 +70,35 @@ describe('doctor', () => {
     const proxy = await startMutatingProxy(reference.url, (answer, req) => {
       const claims = bearerClaims(req.headers.authorization);
       if (claims?.client_id !== fixtureProfile.clients.website) return answer;
-      const problem = { type: `${fixtureProfile.docsUrl}/api/problems/invalid_token`, title: 'Unauthorized', status: 401, error: 'invalid_token', detail, instance: 'req_doctor_test' };
-      return { status: 401, headers: { 'content-type': 'application/problem+json', 'www-authenticate': 'Bearer error="invalid_token"' }, body: JSON.stringify(problem) };
+      const problem = {
+        type: `${fixtureProfile.docsUrl}/api/problems/invalid_token`,
+        title: 'Unauthorized',
+        status: 401,
+        error: 'invalid_token',
+        detail,
+        instance: 'req_doctor_test',
+      };
+      return {
+        status: 401,
+        headers: { 'content-type': 'application/problem+json', 'www-authenticate': 'Bearer error="invalid_token"' },
+        body: JSON.stringify(problem),
+      };
     });
     try {
       const r = await cli(['doctor', '--base-url', proxy.url]);
       assert.equal(r.code, 3, r.out);
-      assert.match(r.out, new RegExp(`^FAIL trusts customer: GET /v1/catalog/collections: 401 invalid_token "${detail.replace(/\./g, '\\.')}"`, 'm'));
+      assert.match(
+        r.out,
+        new RegExp(`^FAIL trusts customer: GET /v1/catalog/collections: 401 invalid_token "${detail.replace(/\./g, '\\.')}"`, 'm'),
+      );
       assert.match(r.out, /^ok {3}trusts guest: GET \/v1\/catalog\/collections: 200/m);
       // The advice quotes the deployment and, since other kinds are trusted, points at the customer client id only.
-      assert.match(r.out, new RegExp(`refused customer tokens, saying "${detail.replace(/\./g, '\\.')}" Configure the client ids of the profile: WEBSITE_CLIENT_ID=${fixtureProfile.clients.website}\\.`));
+      assert.match(
+        r.out,
+        new RegExp(
+          `refused customer tokens, saying "${detail.replace(/\./g, '\\.')}" Configure the client ids of the profile: WEBSITE_CLIENT_ID=${fixtureProfile.clients.website}\\.`,
+        ),
+      );
     } finally {
       await proxy.close();
     }

@@ -8,7 +8,16 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseEnv } from 'node:util';
-import { EmbeddedJWK, calculateJwkThumbprint, createLocalJWKSet, decodeJwt, decodeProtectedHeader, errors, jwtVerify, type JWTPayload } from 'jose';
+import {
+  EmbeddedJWK,
+  calculateJwkThumbprint,
+  createLocalJWKSet,
+  decodeJwt,
+  decodeProtectedHeader,
+  errors,
+  jwtVerify,
+  type JWTPayload,
+} from 'jose';
 import { profileSchema, type Profile } from '../../contract/profile.js';
 import { CUSTOMER_SCOPES, createMinter, publicJwks } from '../../conformance/lib/mint.js';
 import { startIdp } from '../../conformance/engine/idp.js';
@@ -40,7 +49,11 @@ const hmac = (key: string, msg: string) => createHmac('sha256', Buffer.from(key,
 
 function cli(args: string[], o: { env?: NodeJS.ProcessEnv } = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', CLI, ...args], { cwd: ROOT, env: { ...process.env, ...o.env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['--import', 'tsx', CLI, ...args], {
+      cwd: ROOT,
+      env: { ...process.env, ...o.env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d) => (stdout += d));
@@ -50,7 +63,12 @@ function cli(args: string[], o: { env?: NodeJS.ProcessEnv } = {}): Promise<{ cod
 }
 
 async function verifyWith(p: Profile, token: string, audience: string = p.audiences.api): Promise<JWTPayload> {
-  const { payload } = await jwtVerify(token, createLocalJWKSet(publicJwks(p)), { issuer: p.issuer, audience, typ: 'at+jwt', algorithms: ['ES256'] });
+  const { payload } = await jwtVerify(token, createLocalJWKSet(publicJwks(p)), {
+    issuer: p.issuer,
+    audience,
+    typ: 'at+jwt',
+    algorithms: ['ES256'],
+  });
   return payload;
 }
 
@@ -61,9 +79,19 @@ const EXPECTED: Record<TokenKind, { clientId: string; sub: string; audience?: st
   delegated: { clientId: clients.agentProtocol, sub: 'cust_ada', audience: audiences.agent, scheme: 'Bearer', headers: [] },
   guest: { clientId: clients.storefront, sub: `${clients.storefront}@clients`, scheme: 'Bearer', headers: ['Guest-Session'] },
   operator: { clientId: clients.backoffice, sub: `${clients.backoffice}@clients`, scheme: 'Bearer', headers: ['Operator'] },
-  'invited-agent': { clientId: clients.webAgentForwarder, sub: `${clients.webAgentForwarder}@clients`, scheme: 'Bearer', headers: ['Invited-Agent-Context'] },
+  'invited-agent': {
+    clientId: clients.webAgentForwarder,
+    sub: `${clients.webAgentForwarder}@clients`,
+    scheme: 'Bearer',
+    headers: ['Invited-Agent-Context'],
+  },
   assistant: { clientId: clients.personalAgentProxy, sub: 'cust_ada', scheme: 'DPoP', headers: [] },
-  'mcp-agent-forwarder': { clientId: clients.mcpAgentForwarder, sub: `${clients.mcpAgentForwarder}@clients`, scheme: 'Bearer', headers: [] },
+  'mcp-agent-forwarder': {
+    clientId: clients.mcpAgentForwarder,
+    sub: `${clients.mcpAgentForwarder}@clients`,
+    scheme: 'Bearer',
+    headers: [],
+  },
 };
 
 for (const kind of TOKEN_KINDS) {
@@ -88,7 +116,13 @@ test('token customer: no act, every customer scope; --sub, --scope, --audience, 
   const c = await mintCredential(profile, { kind: 'customer' });
   assert.equal('act' in c.claims, false);
   assert.equal(c.claims.scope, CUSTOMER_SCOPES.join(' '));
-  const d = await mintCredential(profile, { kind: 'customer', sub: 'cust_ben', scope: ['catalog:read', 'cart:read'], audience: 'agent', expiresIn: 60 });
+  const d = await mintCredential(profile, {
+    kind: 'customer',
+    sub: 'cust_ben',
+    scope: ['catalog:read', 'cart:read'],
+    audience: 'agent',
+    expiresIn: 60,
+  });
   const claims = await verifyWith(profile, d.token, audiences.agent);
   assert.equal(claims.sub, 'cust_ben');
   assert.equal(claims.scope, 'catalog:read cart:read');
@@ -123,10 +157,18 @@ test('token operator: ops scopes and the Operator header (default ops@shop.test)
 });
 
 test('token invited-agent: a forwarder token with agent:forward and an HS256 context bound to it by ath', async () => {
-  const c = await mintCredential(profile, { kind: 'invited-agent', sub: 'cust_ben', agentId: 'agent_7', permissions: ['assistant:read', 'checkout'] });
+  const c = await mintCredential(profile, {
+    kind: 'invited-agent',
+    sub: 'cust_ben',
+    agentId: 'agent_7',
+    permissions: ['assistant:read', 'checkout'],
+  });
   assert.ok(String(c.claims.scope).split(' ').includes('agent:forward'));
   const context = c.headers['Invited-Agent-Context']!;
-  const { payload, protectedHeader } = await jwtVerify(context, new TextEncoder().encode(secrets.webSessionContextKey), { typ: 'invited-agent+jwt', algorithms: ['HS256'] });
+  const { payload, protectedHeader } = await jwtVerify(context, new TextEncoder().encode(secrets.webSessionContextKey), {
+    typ: 'invited-agent+jwt',
+    algorithms: ['HS256'],
+  });
   assert.equal(protectedHeader.alg, 'HS256');
   assert.equal(payload.sub, 'cust_ben');
   assert.equal(payload.agent_id, 'agent_7');
@@ -139,7 +181,12 @@ test('token invited-agent: a forwarder token with agent:forward and an HS256 con
 test('token assistant: act personal_agent, cnf.jkt of the DPoP key, sid; a generated key is returned, a given one is not', async () => {
   const dir = tmp('assistant');
   const key = await writeNewDpopKeyFile(join(dir, 'k.jwk'));
-  const c = await mintCredential(profile, { kind: 'assistant', dpopKey: key, sid: 'as_1', proofFor: { method: 'get', url: 'http://127.0.0.1:1/v1/me?q=1' } });
+  const c = await mintCredential(profile, {
+    kind: 'assistant',
+    dpopKey: key,
+    sid: 'as_1',
+    proofFor: { method: 'get', url: 'http://127.0.0.1:1/v1/me?q=1' },
+  });
   assert.deepEqual(c.claims.act, { sub: 'personal_agent' });
   assert.deepEqual(c.claims.cnf, { jkt: key.thumbprint });
   assert.equal(c.claims.sid, 'as_1');
@@ -160,7 +207,10 @@ test('token: claim overrides are merged last, and a profile without a private ke
   assert.equal('jti' in c.claims, false);
   assert.equal(c.expiresAt, '1970-01-01T00:00:01.000Z');
   const publicOnly = { ...profile, signingKeys: profile.signingKeys.map(({ d: _d, ...k }) => k) };
-  await assert.rejects(mintCredential(publicOnly, { kind: 'customer' }), (err: Error) => err instanceof UsageError && /no private part "d"/.test(err.message));
+  await assert.rejects(
+    mintCredential(publicOnly, { kind: 'customer' }),
+    (err: Error) => err instanceof UsageError && /no private part "d"/.test(err.message),
+  );
 });
 
 test('parseClaim: JSON values, strings otherwise, empty removes', () => {
@@ -211,7 +261,10 @@ test('dpop: a key file round-trips; the proof verifies with its embedded jwk; ht
   const { payload, protectedHeader } = await jwtVerify(r.proof, EmbeddedJWK, { typ: 'dpop+jwt', algorithms: ['ES256'] });
   assert.deepEqual(protectedHeader.jwk, key.publicJwk);
   assert.equal(r.jkt, await calculateJwkThumbprint(protectedHeader.jwk!));
-  assert.deepEqual([payload.htm, payload.htu, payload.ath, payload.nonce], ['POST', 'https://shop.example/v1/cart/items', sha256('tok'), 'n1']);
+  assert.deepEqual(
+    [payload.htm, payload.htu, payload.ath, payload.nonce],
+    ['POST', 'https://shop.example/v1/cart/items', sha256('tok'), 'n1'],
+  );
   const publicFile = join(dir, 'public.jwk');
   writeFileSync(publicFile, JSON.stringify(key.publicJwk));
   await assert.rejects(readDpopKeyFile(publicFile), /private key/);
@@ -223,8 +276,13 @@ test('dpop: a key file round-trips; the proof verifies with its embedded jwk; ht
 
 test('profileEnvironment: every CONFIG_FIELDS entry with a profile source, read through it, plus JWKS_FILE', () => {
   const env = profileEnvironment(profile, { jwksFile: '/k/jwks.json' });
-  const withSource = Object.values(CONFIG_FIELDS).filter((f) => 'profile' in f).map((f) => f.env);
-  assert.deepEqual(env.map((e) => e.name), [...withSource, 'JWKS_FILE']);
+  const withSource = Object.values(CONFIG_FIELDS)
+    .filter((f) => 'profile' in f)
+    .map((f) => f.env);
+  assert.deepEqual(
+    env.map((e) => e.name),
+    [...withSource, 'JWKS_FILE'],
+  );
   const get = (n: string) => env.find((e) => e.name === n)?.value;
   assert.equal(get('ISSUER'), profile.issuer);
   assert.equal(get('JWKS_URI'), null);
@@ -237,11 +295,11 @@ test('formatEnvFile: bare values when safe, quoted otherwise, null empty; util.p
     { name: 'A', value: 'https://x.test/a_b-c:d@e,f+g%h=i' },
     { name: 'B', value: null },
     { name: 'C', value: '/dir with space/jwks.json' },
-    { name: 'D', value: 'it\'s #not a comment' },
+    { name: 'D', value: "it's #not a comment" },
     { name: 'E', value: 'a"b$c' },
   ];
   const text = formatEnvFile(entries, ['comment', 'two\nlines']);
-  assert.ok(text.startsWith('# comment\n# two lines\nA=https://x.test/a_b-c:d@e,f+g%h=i\nB=\nC=\'/dir'), text);
+  assert.ok(text.startsWith("# comment\n# two lines\nA=https://x.test/a_b-c:d@e,f+g%h=i\nB=\nC='/dir"), text);
   const parsed = parseEnv(text);
   for (const e of entries) assert.equal(parsed[e.name], e.value ?? '', e.name);
 });
@@ -281,7 +339,10 @@ test('profile init: profile, public jwks.json and an env file that alone configu
   assert.equal(config.guestSessionKeyPreviousUntil, written.secrets.guestSessionKeyPreviousUntil);
   assert.equal(config.stripeWebhookSecret, written.secrets.stripeWebhookSecret);
 
-  await assert.rejects(initProfileFiles({ out, envOut, name: 'again', testOnly: false }), (err: Error) => err instanceof ProfileInitError && /--force/.test(err.message));
+  await assert.rejects(
+    initProfileFiles({ out, envOut, name: 'again', testOnly: false }),
+    (err: Error) => err instanceof ProfileInitError && /--force/.test(err.message),
+  );
   assert.equal(profileSchema.parse(JSON.parse(readFileSync(out, 'utf8'))).name, 'staging');
   await initProfileFiles({ out, envOut, name: 'again', testOnly: true, force: true });
   assert.equal(profileSchema.parse(JSON.parse(readFileSync(out, 'utf8'))).testOnly, true);
@@ -312,12 +373,16 @@ test('idp: serves the public key set at both paths and a discovery document; 404
   }
 });
 
-test('a reference configured by profile init\'s env file with JWKS_URI at the idp accepts the new profile\'s tokens only', async () => {
+test("a reference configured by profile init's env file with JWKS_URI at the idp accepts the new profile's tokens only", async () => {
   const dir = tmp('deploy');
   const r = await initProfileFiles({ out: join(dir, 'profile.json'), envOut: join(dir, '.env'), name: 'deploy', testOnly: true });
   const idp = await startIdp({ profile: r.profile });
   const env = { ...parseEnv(readFileSync(r.envPath, 'utf8')), JWKS_URI: idp.jwksUri };
-  const config = loadConfig({ env, profilePath: FIXTURE_PROFILE, overrides: { port: 0, host: '127.0.0.1', databasePath: ':memory:', logLevel: 'silent' } });
+  const config = loadConfig({
+    env,
+    profilePath: FIXTURE_PROFILE,
+    overrides: { port: 0, host: '127.0.0.1', databasePath: ':memory:', logLevel: 'silent' },
+  });
   assert.equal(config.jwksUri, idp.jwksUri);
   const server = await startServer(config);
   try {
@@ -350,7 +415,13 @@ test('cli token: stdout is the bare token; --claim exp=1 overrides; --json has t
 
   const json = await cli(['token', 'guest', '--json']);
   assert.equal(json.code, 0, json.stderr);
-  const c = JSON.parse(json.stdout) as { token: string; kind: string; headers: Record<string, string>; claims: JWTPayload; expiresAt: string };
+  const c = JSON.parse(json.stdout) as {
+    token: string;
+    kind: string;
+    headers: Record<string, string>;
+    claims: JWTPayload;
+    expiresAt: string;
+  };
   assert.deepEqual(Object.keys(c), ['token', 'kind', 'headers', 'claims', 'expiresAt']);
   assert.equal(c.kind, 'guest');
   assert.equal(c.headers.Authorization, `Bearer ${c.token}`);
@@ -368,7 +439,14 @@ test('cli token: stdout is the bare token; --claim exp=1 overrides; --json has t
 });
 
 test('cli token: usage errors exit 2 with one line on stderr and nothing on stdout', async () => {
-  for (const args of [['token', 'nobody'], ['token', 'guest', '--sub', 'x'], ['token', 'customer', '--operator', 'x'], ['token', 'customer', '--expires-in', 'soon'], ['token', 'customer', '--profile', '/nonexistent.json'], ['token', 'customer', '--claim', 'exp']]) {
+  for (const args of [
+    ['token', 'nobody'],
+    ['token', 'guest', '--sub', 'x'],
+    ['token', 'customer', '--operator', 'x'],
+    ['token', 'customer', '--expires-in', 'soon'],
+    ['token', 'customer', '--profile', '/nonexistent.json'],
+    ['token', 'customer', '--claim', 'exp'],
+  ]) {
     const r = await cli(args);
     assert.equal(r.code, 2, `${args.join(' ')}: ${r.stderr}`);
     assert.equal(r.stdout, '', args.join(' '));
@@ -386,7 +464,12 @@ test('cli guest-session: a value matching the format that verifies with HMAC', a
   const uuid2 = randomUUID();
   const prev = await cli(['guest-session', '--uuid', uuid2, '--previous', '--json']);
   assert.equal(prev.code, 0, prev.stderr);
-  assert.deepEqual(JSON.parse(prev.stdout), { value: `gs1.${uuid2}.${hmac(secrets.guestSessionKeyPrevious!, uuid2)}`, uuid: uuid2, key: 'previous', validUntil: secrets.guestSessionKeyPreviousUntil });
+  assert.deepEqual(JSON.parse(prev.stdout), {
+    value: `gs1.${uuid2}.${hmac(secrets.guestSessionKeyPrevious!, uuid2)}`,
+    uuid: uuid2,
+    key: 'previous',
+    validUntil: secrets.guestSessionKeyPreviousUntil,
+  });
   assert.equal((await cli(['guest-session', '--uuid', 'NOPE'])).code, 2);
 });
 
@@ -394,7 +477,18 @@ test('cli dpop and token assistant: the proof verifies with its jwk, ath matches
   const dir = tmp('cli-dpop');
   const keyFile = join(dir, 'assistant.jwk');
   const t = await cli(['token', 'customer']);
-  const r = await cli(['dpop', '--new-key', keyFile, '--method', 'GET', '--url', 'http://127.0.0.1:8787/v1/me', '--token', t.stdout.trim(), '--json']);
+  const r = await cli([
+    'dpop',
+    '--new-key',
+    keyFile,
+    '--method',
+    'GET',
+    '--url',
+    'http://127.0.0.1:8787/v1/me',
+    '--token',
+    t.stdout.trim(),
+    '--json',
+  ]);
   assert.equal(r.code, 0, r.stderr);
   const out = JSON.parse(r.stdout) as { proof: string; jkt: string; publicJwk: Record<string, unknown> };
   assert.deepEqual(Object.keys(out), ['proof', 'jkt', 'publicJwk']);
@@ -444,7 +538,10 @@ test('cli profile init: writes the three files with nothing on stdout, refuses t
 for (const signal of ['SIGTERM', 'SIGINT'] as const) {
   test(`cli idp: prints its URL, serves the key set without d, writes --jwks-out, exits 0 on ${signal}`, async () => {
     const dir = tmp('cli-idp');
-    const child = spawn(process.execPath, ['--import', 'tsx', CLI, 'idp', '--port', '0', '--jwks-out', join(dir, 'jwks.json')], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['--import', 'tsx', CLI, 'idp', '--port', '0', '--jwks-out', join(dir, 'jwks.json')], {
+      cwd: ROOT,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let out = '';
     let err = '';
     child.stderr.on('data', (d) => (err += d));
@@ -470,6 +567,6 @@ test('cli: every new command has an Examples section in --help', async () => {
   for (const command of [['token'], ['guest-session'], ['dpop'], ['profile'], ['profile', 'init'], ['idp']]) {
     const r = await cli([...command, '--help']);
     assert.equal(r.code, 0, command.join(' '));
-    assert.match(r.stdout, /\nExamples:\n {2}\$ \S/, command.join(" "));
+    assert.match(r.stdout, /\nExamples:\n {2}\$ \S/, command.join(' '));
   }
 });

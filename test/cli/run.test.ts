@@ -57,7 +57,9 @@ describe('a deployment that does not trust the suite', () => {
     const dir = out();
     const other = join(dir, 'other.json');
     writeFileSync(other, JSON.stringify(await generateProfile({ name: 'other', testOnly: true })));
-    server = await startServer(loadConfig({ env: {}, profilePath: other, overrides: { port: 0, databasePath: ':memory:', logLevel: 'silent' } }));
+    server = await startServer(
+      loadConfig({ env: {}, profilePath: other, overrides: { port: 0, databasePath: ':memory:', logLevel: 'silent' } }),
+    );
   });
   after(() => server.close());
 
@@ -71,15 +73,36 @@ describe('a deployment that does not trust the suite', () => {
 describe('self-test: breaking one clause fails the run and names it', () => {
   let reference: RunningServer;
   before(async () => {
-    reference = await startServer(loadConfig({ env: {}, profilePath: FIXTURE_PROFILE_PATH, overrides: { port: 0, databasePath: ':memory:', logLevel: 'silent' } }));
+    reference = await startServer(
+      loadConfig({ env: {}, profilePath: FIXTURE_PROFILE_PATH, overrides: { port: 0, databasePath: ':memory:', logLevel: 'silent' } }),
+    );
   });
   after(() => reference.close());
 
   const cases: { name: string; clause: string; mutate: Mutation }[] = [
-    { name: 'X-Request-Id dropped', clause: 'ERR-PROBLEM-7', mutate: (a) => ({ ...a, headers: Object.fromEntries(Object.entries(a.headers).filter(([k]) => k !== 'x-request-id')) }) },
-    { name: 'problems served as plain JSON', clause: 'RES-PROBLEM-1', mutate: (a) => ({ ...a, headers: { ...a.headers, 'content-type': a.headers['content-type']?.replace('problem+json', 'json') ?? '' } }) },
-    { name: 'the DPoP challenge left out when no token is sent', clause: 'ERR-TABLE-1', mutate: (a) => (a.status === 401 ? { ...a, headers: { ...a.headers, 'www-authenticate': 'Bearer error="invalid_token"' } } : a) },
-    { name: 'a wrong problem title', clause: 'RES-PROBLEM-4', mutate: (a) => (a.status === 401 ? { ...a, body: a.body.replace('"Unauthorized"', '"Not Allowed"') } : a) },
+    {
+      name: 'X-Request-Id dropped',
+      clause: 'ERR-PROBLEM-7',
+      mutate: (a) => ({ ...a, headers: Object.fromEntries(Object.entries(a.headers).filter(([k]) => k !== 'x-request-id')) }),
+    },
+    {
+      name: 'problems served as plain JSON',
+      clause: 'RES-PROBLEM-1',
+      mutate: (a) => ({
+        ...a,
+        headers: { ...a.headers, 'content-type': a.headers['content-type']?.replace('problem+json', 'json') ?? '' },
+      }),
+    },
+    {
+      name: 'the DPoP challenge left out when no token is sent',
+      clause: 'ERR-TABLE-1',
+      mutate: (a) => (a.status === 401 ? { ...a, headers: { ...a.headers, 'www-authenticate': 'Bearer error="invalid_token"' } } : a),
+    },
+    {
+      name: 'a wrong problem title',
+      clause: 'RES-PROBLEM-4',
+      mutate: (a) => (a.status === 401 ? { ...a, body: a.body.replace('"Unauthorized"', '"Not Allowed"') } : a),
+    },
   ];
 
   for (const c of cases) {
@@ -101,7 +124,17 @@ describe('self-test: breaking one clause fails the run and names it', () => {
   test('the unbroken reference passes the same selection', async () => {
     const proxy = await startMutatingProxy(reference.url, (a) => a);
     try {
-      const r = await cli(['run', '--base-url', proxy.url, '--clause', ...cases.map((c) => c.clause), '--reporter', 'list', '--output', out()]);
+      const r = await cli([
+        'run',
+        '--base-url',
+        proxy.url,
+        '--clause',
+        ...cases.map((c) => c.clause),
+        '--reporter',
+        'list',
+        '--output',
+        out(),
+      ]);
       assert.equal(r.code, 0, r.out);
     } finally {
       await proxy.close();
@@ -112,14 +145,19 @@ describe('self-test: breaking one clause fails the run and names it', () => {
 describe('isolation: verdicts do not depend on workers or on earlier runs', () => {
   let reference: RunningServer;
   before(async () => {
-    reference = await startServer(loadConfig({ env: {}, profilePath: FIXTURE_PROFILE_PATH, overrides: { port: 0, databasePath: ':memory:', logLevel: 'silent' } }));
+    reference = await startServer(
+      loadConfig({ env: {}, profilePath: FIXTURE_PROFILE_PATH, overrides: { port: 0, databasePath: ':memory:', logLevel: 'silent' } }),
+    );
   });
   after(() => reference.close());
 
   test('two runs against one long-lived deployment, with 1 and 3 workers, give the same verdicts', async () => {
     const verdicts = async (workers: string) => {
       const dir = out();
-      const r = await cli(['run', '--base-url', reference.url, '--level', 'reference', '--workers', workers, '--reporter', 'dot', '--output', dir], 300_000);
+      const r = await cli(
+        ['run', '--base-url', reference.url, '--level', 'reference', '--workers', workers, '--reporter', 'dot', '--output', dir],
+        300_000,
+      );
       assert.equal(r.code, 0, r.out.slice(-3000));
       const report = JSON.parse(readFileSync(join(dir, 'conformance-report.json'), 'utf8')) as { checks: { id: string; status: string }[] };
       return Object.fromEntries(report.checks.map((c) => [c.id, c.status]));
@@ -133,20 +171,49 @@ describe('isolation: verdicts do not depend on workers or on earlier runs', () =
 
 describe('configuration-dependent checks judge deployments configured that way', () => {
   const cases = [
-    { check: 'events.webhook.not-configured', overrides: { paymentWebhookEnabled: false }, edit: (p: any) => ({ ...p, capabilities: { ...p.capabilities, webhook: false } }) },
-    { check: 'events.webhook.secret-missing', overrides: { stripeWebhookSecret: null }, edit: (p: any) => ({ ...p, secrets: { ...p.secrets, stripeWebhookSecret: null } }) },
+    {
+      check: 'events.webhook.not-configured',
+      overrides: { paymentWebhookEnabled: false },
+      edit: (p: any) => ({ ...p, capabilities: { ...p.capabilities, webhook: false } }),
+    },
+    {
+      check: 'events.webhook.secret-missing',
+      overrides: { stripeWebhookSecret: null },
+      edit: (p: any) => ({ ...p, secrets: { ...p.secrets, stripeWebhookSecret: null } }),
+    },
   ];
   for (const c of cases) {
     test(`${c.check} runs and passes`, async () => {
       const dir = out();
       const profile = join(dir, 'profile.json');
       writeFileSync(profile, JSON.stringify(c.edit(JSON.parse(readFileSync(FIXTURE_PROFILE_PATH, 'utf8')))));
-      const server = await startServer(loadConfig({ env: {}, profilePath: FIXTURE_PROFILE_PATH, overrides: { port: 0, databasePath: ':memory:', logLevel: 'silent', ...c.overrides } }));
+      const server = await startServer(
+        loadConfig({
+          env: {},
+          profilePath: FIXTURE_PROFILE_PATH,
+          overrides: { port: 0, databasePath: ':memory:', logLevel: 'silent', ...c.overrides },
+        }),
+      );
       try {
-        const r = await cli(['run', '--base-url', server.url, '--profile', profile, '--grep', c.check.replace(/\./g, '\\.'), '--reporter', 'list', '--output', dir]);
+        const r = await cli([
+          'run',
+          '--base-url',
+          server.url,
+          '--profile',
+          profile,
+          '--grep',
+          c.check.replace(/\./g, '\\.'),
+          '--reporter',
+          'list',
+          '--output',
+          dir,
+        ]);
         assert.equal(r.code, 0, r.out);
         const report = JSON.parse(readFileSync(join(dir, 'conformance-report.json'), 'utf8'));
-        assert.deepEqual(report.checks.map((k: { id: string; status: string }) => [k.id, k.status]), [[c.check, 'passed']]);
+        assert.deepEqual(
+          report.checks.map((k: { id: string; status: string }) => [k.id, k.status]),
+          [[c.check, 'passed']],
+        );
       } finally {
         await server.close();
       }

@@ -23,11 +23,13 @@ describe('a deployment behind HTTPS with a private CA', () => {
     certs = makeTestCertificates();
     let upstream = 0;
     front = await startTlsFront(certs, () => upstream);
-    reference = await startServer(loadConfig({
-      env: {},
-      profilePath: FIXTURE_PROFILE_PATH,
-      overrides: { port: 0, host: '127.0.0.1', databasePath: ':memory:', logLevel: 'silent', publicBaseUrl: front.url },
-    }));
+    reference = await startServer(
+      loadConfig({
+        env: {},
+        profilePath: FIXTURE_PROFILE_PATH,
+        overrides: { port: 0, host: '127.0.0.1', databasePath: ':memory:', logLevel: 'silent', publicBaseUrl: front.url },
+      }),
+    );
     upstream = (reference.server.address() as AddressInfo).port;
   });
   after(async () => {
@@ -36,7 +38,10 @@ describe('a deployment behind HTTPS with a private CA', () => {
   });
 
   test('run --ca <the CA> --level spec: every check passes over TLS (exit 0)', async () => {
-    const r = await cli(['run', '--base-url', front.url, '--ca', certs.caPath, '--level', 'spec', '--workers', '2', '--reporter', 'dot', '--output', out()], 300_000);
+    const r = await cli(
+      ['run', '--base-url', front.url, '--ca', certs.caPath, '--level', 'spec', '--workers', '2', '--reporter', 'dot', '--output', out()],
+      300_000,
+    );
     assert.equal(r.code, 0, r.out.slice(-3000));
     assert.match(r.out, /doctor: ok {3}trusts customer/);
   });
@@ -44,7 +49,10 @@ describe('a deployment behind HTTPS with a private CA', () => {
   test('run without --ca: exit 3 naming the TLS failure and the options that fix it', async () => {
     const r = await cli(['run', '--base-url', front.url, '--output', out()]);
     assert.equal(r.code, 3, r.out);
-    assert.match(r.out, /TLS to https:\/\/127\.0\.0\.1:\d+ failed: unable to verify the first certificate \(UNABLE_TO_VERIFY_LEAF_SIGNATURE\)/);
+    assert.match(
+      r.out,
+      /TLS to https:\/\/127\.0\.0\.1:\d+ failed: unable to verify the first certificate \(UNABLE_TO_VERIFY_LEAF_SIGNATURE\)/,
+    );
     assert.match(r.out, /pass --ca <file>.*or --insecure/);
   });
 
@@ -52,7 +60,23 @@ describe('a deployment behind HTTPS with a private CA', () => {
     const d = await cli(['doctor', '--base-url', front.url, '--insecure']);
     assert.equal(d.code, 0, d.out);
     // The exchanges fetch could not make: an event stream, chunked and held bodies, a declared length not sent.
-    const r = await cli(['run', '--base-url', front.url, '--insecure', '--level', 'reference', '--grep', 'event-stream|security-intents|write-cap', '--reporter', 'list', '--output', out()], 120_000);
+    const r = await cli(
+      [
+        'run',
+        '--base-url',
+        front.url,
+        '--insecure',
+        '--level',
+        'reference',
+        '--grep',
+        'event-stream|security-intents|write-cap',
+        '--reporter',
+        'list',
+        '--output',
+        out(),
+      ],
+      120_000,
+    );
     assert.equal(r.code, 0, r.out);
   });
 
@@ -73,7 +97,10 @@ describe('--ca is checked once', () => {
       for (const file of [join(dir, 'missing.pem'), notPem]) {
         const r = await cli([command, '--base-url', 'https://127.0.0.1:9', '--ca', file]);
         assert.equal(r.code, 2, r.out);
-        const lines = r.out.trim().split('\n').filter((l) => !l.startsWith('npm warn'));
+        const lines = r.out
+          .trim()
+          .split('\n')
+          .filter((l) => !l.startsWith('npm warn'));
         assert.equal(lines.length, 1, r.out);
         assert.match(lines[0]!, new RegExp(`^shop-conformance ${command}: --ca: `));
       }

@@ -53,13 +53,27 @@ test('expectProblem passes on a correct document and returns it', () => {
 
 test('expectProblem passes with issues (string or array paths), scope, charset and a docsUrl with a trailing slash', () => {
   const issues = [issue(0), { path: ['items', 1, 'quantity'], code: 'too_small', message: 'm' }];
-  expectProblem(response(400, problem('invalid_request', 400, 'Bad Request', { issues }), { 'content-type': 'application/problem+json; charset=utf-8' }), {
-    status: 400,
-    error: 'invalid_request',
-    docsUrl: `${DOCS}/`,
+  expectProblem(
+    response(400, problem('invalid_request', 400, 'Bad Request', { issues }), {
+      'content-type': 'application/problem+json; charset=utf-8',
+    }),
+    {
+      status: 400,
+      error: 'invalid_request',
+      docsUrl: `${DOCS}/`,
+    },
+  );
+  expectProblem(response(403, problem('insufficient_scope', 403, 'Forbidden', { scope: 'orders:read' })), {
+    status: 403,
+    error: 'insufficient_scope',
+    docsUrl: DOCS,
+    scope: 'orders:read',
   });
-  expectProblem(response(403, problem('insufficient_scope', 403, 'Forbidden', { scope: 'orders:read' })), { status: 403, error: 'insufficient_scope', docsUrl: DOCS, scope: 'orders:read' });
-  expectProblem(response(500, problem('internal_error', 500, 'Internal Server Error')), { status: 500, error: 'internal_error', docsUrl: DOCS });
+  expectProblem(response(500, problem('internal_error', 500, 'Internal Server Error')), {
+    status: 500,
+    error: 'internal_error',
+    docsUrl: DOCS,
+  });
 });
 
 interface Deviation {
@@ -75,15 +89,68 @@ interface Deviation {
 const ok401 = problem('invalid_token', 401, 'Unauthorized');
 const deviations: Deviation[] = [
   { description: 'wrong status', res: response(400, { ...ok401, status: 400 }), expected: 401, actual: 400 },
-  { description: 'wrong media type', res: response(401, ok401, { 'content-type': 'application/json' }), expected: 'application/problem+json', actual: 'application/json', clause: 'ERR-PROBLEM-4' },
-  { description: 'wrong type URL', res: response(401, { ...ok401, type: `${DOCS}/problems/invalid_token` }), expected: `${DOCS}/api/problems/invalid_token`, actual: `${DOCS}/problems/invalid_token`, clause: 'RES-PROBLEM-3' },
-  { description: 'wrong title', res: response(401, { ...ok401, title: 'Invalid Token' }), expected: 'Unauthorized', actual: 'Invalid Token', clause: 'RES-PROBLEM-4' },
-  { description: 'status member differs from the real status', res: response(401, { ...ok401, status: '401' }), expected: 401, actual: '401', clause: 'RES-PROBLEM-5' },
-  { description: 'wrong error', res: response(401, { ...ok401, error: 'invalid_dpop_proof' }), expected: 'invalid_token', actual: 'invalid_dpop_proof' },
-  { description: 'instance differs from X-Request-Id', res: response(401, { ...ok401, instance: 'other-id' }), expected: RID, actual: 'other-id', clause: 'RES-PROBLEM-8' },
-  { description: 'no X-Request-Id header', res: response(401, { ...ok401, instance: undefined }, { 'x-request-id': '' }), expected: 'present', actual: '', clause: 'ERR-PROBLEM-7' },
-  { description: 'no Cache-Control: no-store', res: response(401, ok401, { 'cache-control': 'private' }), expected: 'no-store', actual: 'private', clause: 'ERR-PROBLEM-5' },
-  { description: 'X-Request-Id not the one the request sent', res: response(401, ok401), want: { status: 401, error: 'invalid_token', requestId: 'sent-id' }, expected: 'sent-id', actual: RID },
+  {
+    description: 'wrong media type',
+    res: response(401, ok401, { 'content-type': 'application/json' }),
+    expected: 'application/problem+json',
+    actual: 'application/json',
+    clause: 'ERR-PROBLEM-4',
+  },
+  {
+    description: 'wrong type URL',
+    res: response(401, { ...ok401, type: `${DOCS}/problems/invalid_token` }),
+    expected: `${DOCS}/api/problems/invalid_token`,
+    actual: `${DOCS}/problems/invalid_token`,
+    clause: 'RES-PROBLEM-3',
+  },
+  {
+    description: 'wrong title',
+    res: response(401, { ...ok401, title: 'Invalid Token' }),
+    expected: 'Unauthorized',
+    actual: 'Invalid Token',
+    clause: 'RES-PROBLEM-4',
+  },
+  {
+    description: 'status member differs from the real status',
+    res: response(401, { ...ok401, status: '401' }),
+    expected: 401,
+    actual: '401',
+    clause: 'RES-PROBLEM-5',
+  },
+  {
+    description: 'wrong error',
+    res: response(401, { ...ok401, error: 'invalid_dpop_proof' }),
+    expected: 'invalid_token',
+    actual: 'invalid_dpop_proof',
+  },
+  {
+    description: 'instance differs from X-Request-Id',
+    res: response(401, { ...ok401, instance: 'other-id' }),
+    expected: RID,
+    actual: 'other-id',
+    clause: 'RES-PROBLEM-8',
+  },
+  {
+    description: 'no X-Request-Id header',
+    res: response(401, { ...ok401, instance: undefined }, { 'x-request-id': '' }),
+    expected: 'present',
+    actual: '',
+    clause: 'ERR-PROBLEM-7',
+  },
+  {
+    description: 'no Cache-Control: no-store',
+    res: response(401, ok401, { 'cache-control': 'private' }),
+    expected: 'no-store',
+    actual: 'private',
+    clause: 'ERR-PROBLEM-5',
+  },
+  {
+    description: 'X-Request-Id not the one the request sent',
+    res: response(401, ok401),
+    want: { status: 401, error: 'invalid_token', requestId: 'sent-id' },
+    expected: 'sent-id',
+    actual: RID,
+  },
   { description: 'body not an object', res: response(401, [ok401]), expected: 'a JSON object', actual: [ok401] },
   {
     description: '21 issues',
@@ -101,7 +168,13 @@ const deviations: Deviation[] = [
     actual: { path: 'a', message: 'm' },
     clause: 'RES-PROBLEM-10',
   },
-  { description: 'issues on a non-validation error', res: response(401, { ...ok401, issues: [] }), expected: 'absent', actual: [], clause: 'RES-PROBLEM-9' },
+  {
+    description: 'issues on a non-validation error',
+    res: response(401, { ...ok401, issues: [] }),
+    expected: 'absent',
+    actual: [],
+    clause: 'RES-PROBLEM-9',
+  },
   {
     description: 'detail on internal_error',
     res: response(500, problem('internal_error', 500, 'Internal Server Error', { detail: 'TypeError: x is undefined' })),
@@ -110,7 +183,13 @@ const deviations: Deviation[] = [
     actual: 'TypeError: x is undefined',
     clause: 'RES-PROBLEM-7',
   },
-  { description: 'detail not a string', res: response(401, { ...ok401, detail: { msg: 'x' } }), expected: 'a string', actual: { msg: 'x' }, clause: 'RES-PROBLEM-6' },
+  {
+    description: 'detail not a string',
+    res: response(401, { ...ok401, detail: { msg: 'x' } }),
+    expected: 'a string',
+    actual: { msg: 'x' },
+    clause: 'RES-PROBLEM-6',
+  },
   {
     description: 'insufficient_scope without scope',
     res: response(403, problem('insufficient_scope', 403, 'Forbidden')),
@@ -125,7 +204,13 @@ const deviations: Deviation[] = [
     expected: 'orders:read',
     actual: 'orders:write',
   },
-  { description: 'scope on another error', res: response(401, { ...ok401, scope: 'x' }), expected: 'absent', actual: 'x', clause: 'RES-PROBLEM-11' },
+  {
+    description: 'scope on another error',
+    res: response(401, { ...ok401, scope: 'x' }),
+    expected: 'absent',
+    actual: 'x',
+    clause: 'RES-PROBLEM-11',
+  },
 ];
 
 for (const d of deviations) {
@@ -181,7 +266,10 @@ test('expectNoStore and expectCacheControl', () => {
   assert.equal(failure(() => expectNoStore(cacheRes())).actual, null);
   assert.equal(failure(() => expectNoStore(cacheRes('no-cache'))).actual, 'no-cache');
   assert.equal(failure(() => expectCacheControl(cacheRes('max-age=60'), ['max-age=300'])).expected, 'max-age=300');
-  assert.equal(failure(() => expectCacheControl(cacheRes('private, no-cache, no-store'), ['private', 'no-cache'], { exact: true })).actual, 'private, no-cache, no-store');
+  assert.equal(
+    failure(() => expectCacheControl(cacheRes('private, no-cache, no-store'), ['private', 'no-cache'], { exact: true })).actual,
+    'private, no-cache, no-store',
+  );
 });
 
 test('expectWeakEtag', () => {
@@ -196,25 +284,44 @@ test('expectWeakEtag', () => {
 test('expectCreated and expectNoContent', async () => {
   const { expectCreated, expectNoContent, CheckFailure } = await import('../../conformance/lib/assert.js');
   const h = (o: Record<string, string>) => new Headers(o);
-  assert.equal(expectCreated({ status: 201, headers: h({ location: '/v1/me/addresses/addr_1234' }) }, { location: /^\/v1\/me\/addresses\/[^/]+$/ }), '/v1/me/addresses/addr_1234');
-  expectCreated({ status: 201, headers: h({ location: 'https://api.shop.test/v1/me/addresses/addr_1' }) }, { location: /^\/v1\/me\/addresses\/[^/]+$/ });
+  assert.equal(
+    expectCreated({ status: 201, headers: h({ location: '/v1/me/addresses/addr_1234' }) }, { location: /^\/v1\/me\/addresses\/[^/]+$/ }),
+    '/v1/me/addresses/addr_1234',
+  );
+  expectCreated(
+    { status: 201, headers: h({ location: 'https://api.shop.test/v1/me/addresses/addr_1' }) },
+    { location: /^\/v1\/me\/addresses\/[^/]+$/ },
+  );
   expectCreated({ status: 201, headers: h({}) });
   assert.throws(() => expectCreated({ status: 200, headers: h({}) }), CheckFailure);
-  assert.throws(() => expectCreated({ status: 201, headers: h({}) }, { location: /x/, clause: 'END-CONV-2' }), (e: unknown) => e instanceof CheckFailure && e.clause === 'END-CONV-2');
+  assert.throws(
+    () => expectCreated({ status: 201, headers: h({}) }, { location: /x/, clause: 'END-CONV-2' }),
+    (e: unknown) => e instanceof CheckFailure && e.clause === 'END-CONV-2',
+  );
   assert.throws(() => expectCreated({ status: 201, headers: h({ location: '/v1/other' }) }, { location: /^\/v1\/me/ }), CheckFailure);
   expectNoContent({ status: 204, text: '' });
   assert.throws(() => expectNoContent({ status: 200, text: '' }), CheckFailure);
   assert.throws(() => expectNoContent({ status: 204, text: '{}' }), CheckFailure);
 });
 
-test('inside a check, format failures are recorded softly and the caller\'s clause is still judged', () => {
+test("inside a check, format failures are recorded softly and the caller's clause is still judged", () => {
   const ledger: CheckFailure[] = [];
   softFailures.ledger = ledger;
   try {
     const res = response(401, { ...ok401, title: 'Nope' }, { 'x-request-id': '' });
     expectProblem(res, { status: 401, error: 'invalid_token', docsUrl: DOCS, clause: 'ERR-TABLE-1' });
-    assert.deepEqual(ledger.map((f) => f.clause), ['RES-PROBLEM-4', 'ERR-PROBLEM-7']);
-    const wrong = failure(() => expectProblem(response(401, { ...ok401, error: 'other' }), { status: 401, error: 'invalid_token', docsUrl: DOCS, clause: 'ERR-TABLE-1' }));
+    assert.deepEqual(
+      ledger.map((f) => f.clause),
+      ['RES-PROBLEM-4', 'ERR-PROBLEM-7'],
+    );
+    const wrong = failure(() =>
+      expectProblem(response(401, { ...ok401, error: 'other' }), {
+        status: 401,
+        error: 'invalid_token',
+        docsUrl: DOCS,
+        clause: 'ERR-TABLE-1',
+      }),
+    );
     assert.equal(wrong.clause, 'ERR-TABLE-1');
   } finally {
     softFailures.ledger = undefined;
@@ -227,12 +334,27 @@ test('expectSuccess shows the answer; inCase names the case after the clause, fo
   const refused = failure(() => expectSuccess({ status: 404, text: '{"error":"not_found"}' }, 'add', 'END-CONV-1'));
   assert.equal(refused.message, '[END-CONV-1] add: status: expected "2xx", got "404 {\\"error\\":\\"not_found\\"}"');
 
-  assert.equal(inCase('no failure', () => undefined), undefined);
+  assert.equal(
+    inCase('no failure', () => undefined),
+    undefined,
+  );
   const named = failure(() => inCase('a forged session', () => fail('status', 401, 400, 'AUTH-GUEST-5')));
   assert.equal(named.message, '[AUTH-GUEST-5] a forged session: status: expected 401, got 400');
-  assert.equal(failure(() => inCase('no clause', () => fail('status', 401, 400, undefined))).message, 'no clause: status: expected 401, got 400');
-  await assert.rejects(inCase('async', async () => fail('status', 200, 500, 'EVT-WEBHOOK-1')), (e: unknown) => e instanceof CheckFailure && e.message === '[EVT-WEBHOOK-1] async: status: expected 200, got 500');
+  assert.equal(
+    failure(() => inCase('no clause', () => fail('status', 401, 400, undefined))).message,
+    'no clause: status: expected 401, got 400',
+  );
+  await assert.rejects(
+    inCase('async', async () => fail('status', 200, 500, 'EVT-WEBHOOK-1')),
+    (e: unknown) => e instanceof CheckFailure && e.message === '[EVT-WEBHOOK-1] async: status: expected 200, got 500',
+  );
   await inCase('async, no failure', async () => undefined);
   // Other errors pass through unnamed.
-  assert.throws(() => inCase('x', () => { throw new TypeError('boom'); }), (e: unknown) => e instanceof TypeError && e.message === 'boom');
+  assert.throws(
+    () =>
+      inCase('x', () => {
+        throw new TypeError('boom');
+      }),
+    (e: unknown) => e instanceof TypeError && e.message === 'boom',
+  );
 });

@@ -13,8 +13,15 @@ const cites = (text: string, word: string): boolean => new RegExp(`(?<![A-Za-z0-
 
 test('PART_PREFIX names the nine parts with their prefixes', () => {
   assert.deepEqual(PART_PREFIX, {
-    purpose: 'PUR', resources: 'RES', states: 'STA', endpoints: 'END', authentication: 'AUTH',
-    events: 'EVT', errors: 'ERR', limits: 'LIM', versioning: 'VER',
+    purpose: 'PUR',
+    resources: 'RES',
+    states: 'STA',
+    endpoints: 'END',
+    authentication: 'AUTH',
+    events: 'EVT',
+    errors: 'ERR',
+    limits: 'LIM',
+    versioning: 'VER',
   });
 });
 
@@ -32,12 +39,19 @@ test('clause ids are unique, well-formed, and carry the prefix of their part', (
 });
 
 test('every part has at least one clause', () => {
-  for (const part of PARTS) assert.ok(CLAUSES.some((c) => c.part === part), `no clause for part ${part}`);
+  for (const part of PARTS)
+    assert.ok(
+      CLAUSES.some((c) => c.part === part),
+      `no clause for part ${part}`,
+    );
 });
 
 test('texts and sections are non-empty single lines; severities are MUST or SHOULD', () => {
   for (const c of CLAUSES) {
-    for (const [field, value] of [['text', c.text], ['section', c.section]] as const) {
+    for (const [field, value] of [
+      ['text', c.text],
+      ['section', c.section],
+    ] as const) {
       assert.ok(value.trim().length > 0, `${c.id}: empty ${field}`);
       assert.ok(!/[\r\n]/.test(value), `${c.id}: ${field} spans several lines`);
       assert.equal(value, value.trim(), `${c.id}: ${field} has surrounding whitespace`);
@@ -62,9 +76,11 @@ test('every error code the spec shows is cited by a clause', () => {
   assert.deepEqual(missing, [], `error codes no clause cites: ${missing.join(', ')}`);
 });
 
-test('every operation of the spec\'s table is named by a clause', () => {
+test("every operation of the spec's table is named by a clause", () => {
   // getMe, the operator routes and the conversation routes are not rows of the spec's operations table (their shapes are the reference's choice).
-  const ids = OPERATIONS.filter((o) => o.operationId !== 'getMe' && o.group !== 'operator' && o.group !== 'conversation').map((o) => o.operationId);
+  const ids = OPERATIONS.filter((o) => o.operationId !== 'getMe' && o.group !== 'operator' && o.group !== 'conversation').map(
+    (o) => o.operationId,
+  );
   assert.ok(ids.length > 0);
   const missing = ids.filter((id) => !CLAUSES.some((c) => cites(c.text, id)));
   assert.deepEqual(missing, [], `operations no clause names: ${missing.join(', ')}`);

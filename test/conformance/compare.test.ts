@@ -11,7 +11,12 @@ const vectors: { description: string; a: unknown; b: unknown; expected: string[]
   { description: 'a member on one side only', a: { x: 1 }, b: { x: 1, t: 'now' }, expected: ['/t'] },
   { description: 'an array of another length differs as a whole', a: { lines: [1] }, b: { lines: [1, 2] }, expected: ['/lines'] },
   { description: 'items compared in order', a: [{ q: 1 }, { q: 2 }], b: [{ q: 1 }, { q: 3 }], expected: ['/1/q'] },
-  { description: 'names with / and ~ are escaped (RFC 6901)', a: { 'a/b': 1, 'c~d': 1 }, b: { 'a/b': 2, 'c~d': 2 }, expected: ['/a~1b', '/c~0d'] },
+  {
+    description: 'names with / and ~ are escaped (RFC 6901)',
+    a: { 'a/b': 1, 'c~d': 1 },
+    b: { 'a/b': 2, 'c~d': 2 },
+    expected: ['/a~1b', '/c~0d'],
+  },
   { description: 'another type', a: { x: [] }, b: { x: {} }, expected: ['/x'] },
   { description: 'texts', a: 'abc', b: 'abd', expected: [''] },
   { description: 'null and absent are different', a: { x: null }, b: {}, expected: ['/x'] },
@@ -30,13 +35,16 @@ test('members that differ between two reads of the unchanged resource are noise;
   assert.deepEqual(changesFrom(baseline, read(cart(1, 't3'))), []);
   expectUnchanged(baseline, read(cart(1, 't3')), 'cart');
   assert.deepEqual(changesFrom(baseline, read(cart(2, 't3'))), ['/lines/0/quantity']);
-  assert.throws(() => expectUnchanged(baseline, read(cart(2, 't3')), 'cart', 'AUTH-CUST-2'), (err: unknown) => {
-    assert.ok(err instanceof CheckFailure);
-    assert.equal(err.clause, 'AUTH-CUST-2');
-    assert.match(err.message, /differs at \/lines\/0\/quantity/);
-    assert.match(err.message, /ignoring .*\/served_at/);
-    return true;
-  });
+  assert.throws(
+    () => expectUnchanged(baseline, read(cart(2, 't3')), 'cart', 'AUTH-CUST-2'),
+    (err: unknown) => {
+      assert.ok(err instanceof CheckFailure);
+      assert.equal(err.clause, 'AUTH-CUST-2');
+      assert.match(err.message, /differs at \/lines\/0\/quantity/);
+      assert.match(err.message, /ignoring .*\/served_at/);
+      return true;
+    },
+  );
 });
 
 test('without noise, any difference is a change; another status is a change', () => {
@@ -57,7 +65,10 @@ test('a noisy member covers what is under it', () => {
 test('expectChanged fails when only noise differs', () => {
   const baseline = baselineOf(read(cart(1, 't1')), read(cart(1, 't2')));
   expectChanged(baseline, read(cart(2, 't3')), 'cart after a second add');
-  assert.throws(() => expectChanged(baseline, read(cart(1, 't3')), 'cart after a second add', 'PUR-IDEM-2'), /\[PUR-IDEM-2\] cart after a second add .*expected "changed", got "unchanged"/);
+  assert.throws(
+    () => expectChanged(baseline, read(cart(1, 't3')), 'cart after a second add', 'PUR-IDEM-2'),
+    /\[PUR-IDEM-2\] cart after a second add .*expected "changed", got "unchanged"/,
+  );
 });
 
 test('bodies that are not JSON compare as text', () => {

@@ -90,5 +90,8 @@ test('exposePrivateKey: the jwk header carries d (and jose refuses it)', async (
 
 test('dpopProofDraft exposes the unsigned proof', () => {
   const draft = dpopProofDraft({ key, htm: 'DELETE', htu: HTU, jti: 'j', iat: 1 });
-  assert.deepStrictEqual(draft, { header: { typ: 'dpop+jwt', alg: 'ES256', jwk: key.publicJwk }, payload: { jti: 'j', htm: 'DELETE', htu: HTU, iat: 1 } });
+  assert.deepStrictEqual(draft, {
+    header: { typ: 'dpop+jwt', alg: 'ES256', jwk: key.publicJwk },
+    payload: { jti: 'j', htm: 'DELETE', htu: HTU, iat: 1 },
+  });
 });

@@ -9,7 +9,12 @@ import { fixtureProfile } from '../helpers/reference.js';
 const exchange: Exchange = {
   method: 'POST',
   url: 'http://127.0.0.1:8787/v1/cart/items',
-  requestHeaders: { authorization: 'Bearer eyJhbGciOi.secret.token', 'guest-session': 'gs1.x.y', 'content-type': 'application/json', 'x-note': `key=${fixtureProfile.secrets.guestSessionKey}` },
+  requestHeaders: {
+    authorization: 'Bearer eyJhbGciOi.secret.token',
+    'guest-session': 'gs1.x.y',
+    'content-type': 'application/json',
+    'x-note': `key=${fixtureProfile.secrets.guestSessionKey}`,
+  },
   requestBody: JSON.stringify({ variant_id: "it's", secret: fixtureProfile.secrets.accountRecoverySecret }),
   status: 401,
   responseHeaders: { 'www-authenticate': 'Bearer error="invalid_token"' },
@@ -37,12 +42,30 @@ test('a formatted exchange shows the response status, headers and body', () => {
   assert.match(text, /< 401 \(3 ms\)/);
   assert.match(text, /< www-authenticate: Bearer error="invalid_token"/);
   assert.match(text, /\{"error":"invalid_token"\}/);
-  assert.match(formatExchange({ ...exchange, status: undefined, error: 'connect ECONNREFUSED' }, redactor(fixtureProfile, false)), /!! connect ECONNREFUSED/);
+  assert.match(
+    formatExchange({ ...exchange, status: undefined, error: 'connect ECONNREFUSED' }, redactor(fixtureProfile, false)),
+    /!! connect ECONNREFUSED/,
+  );
 });
 
 test('clause verdicts: a failed check fails its clause, a warning warns, skips and gaps are told apart', () => {
-  const clause = (id: string, extra: Partial<Clause> = {}): Clause => ({ id, part: 'errors', section: 's', text: id, severity: 'MUST', ...extra });
-  const clauses = [clause('ERR-A-1'), clause('ERR-B-1'), clause('ERR-C-1', { severity: 'SHOULD' }), clause('ERR-D-1'), clause('ERR-E-1'), clause('ERR-F-1', { notTestable: 'why' }), clause('ERR-G-1')];
+  const clause = (id: string, extra: Partial<Clause> = {}): Clause => ({
+    id,
+    part: 'errors',
+    section: 's',
+    text: id,
+    severity: 'MUST',
+    ...extra,
+  });
+  const clauses = [
+    clause('ERR-A-1'),
+    clause('ERR-B-1'),
+    clause('ERR-C-1', { severity: 'SHOULD' }),
+    clause('ERR-D-1'),
+    clause('ERR-E-1'),
+    clause('ERR-F-1', { notTestable: 'why' }),
+    clause('ERR-G-1'),
+  ];
   const outcomes: CheckOutcome[] = [
     { id: 'a.pass', title: '', clauses: ['ERR-A-1', 'ERR-B-1'], status: 'passed' },
     { id: 'b.fail', title: '', clauses: ['ERR-B-1'], status: 'failed', reason: 'expected 401, got 200' },
@@ -51,7 +74,15 @@ test('clause verdicts: a failed check fails its clause, a warning warns, skips a
   ];
   const known = new Map([['ERR-E-1', ['e.other-level']]]);
   const verdicts = Object.fromEntries(clauseRows(clauses, outcomes, known).map((r) => [r.id, r.verdict]));
-  assert.deepEqual(verdicts, { 'ERR-A-1': 'passed', 'ERR-B-1': 'failed', 'ERR-C-1': 'warning', 'ERR-D-1': 'skipped', 'ERR-E-1': 'not-run', 'ERR-F-1': 'not-testable', 'ERR-G-1': 'uncovered' });
+  assert.deepEqual(verdicts, {
+    'ERR-A-1': 'passed',
+    'ERR-B-1': 'failed',
+    'ERR-C-1': 'warning',
+    'ERR-D-1': 'skipped',
+    'ERR-E-1': 'not-run',
+    'ERR-F-1': 'not-testable',
+    'ERR-G-1': 'uncovered',
+  });
   const s = summarize(clauseRows(clauses, outcomes, known), outcomes);
   assert.deepEqual(s.checks, { total: 4, passed: 1, failed: 1, warnings: 1, skipped: 1, setupFailed: 0 });
   assert.equal(s.clauses.failed, 1);
@@ -65,6 +96,14 @@ test('blame: a failed check fails only the clauses its assertions named; the oth
     { id: 'soft', title: '', clauses: ['ERR-C-1'], status: 'failed', failedClauses: ['ERR-D-1'], completed: true },
   ];
   const rows = clauseRows(clauses, outcomes, new Map());
-  assert.deepEqual(Object.fromEntries(rows.map((r) => [r.id, r.verdict])), { 'ERR-A-1': 'not-reached', 'ERR-B-1': 'failed', 'ERR-C-1': 'passed', 'ERR-D-1': 'failed' });
-  assert.deepEqual(unjudgedMust(rows).map((u) => u.id), ['ERR-A-1']);
+  assert.deepEqual(Object.fromEntries(rows.map((r) => [r.id, r.verdict])), {
+    'ERR-A-1': 'not-reached',
+    'ERR-B-1': 'failed',
+    'ERR-C-1': 'passed',
+    'ERR-D-1': 'failed',
+  });
+  assert.deepEqual(
+    unjudgedMust(rows).map((u) => u.id),
+    ['ERR-A-1'],
+  );
 });

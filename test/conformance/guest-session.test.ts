@@ -15,10 +15,22 @@ const FORMAT = /^gs1\.[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{1
 
 // Expected signatures pinned from `openssl dgst -sha256 -hmac <key> -binary | base64 | tr '+/' '-_' | tr -d '='`.
 const vectors = [
-  { key: 'ZiBt6itFftxhdTpUVTVGqu_qmiw5D_yLTckvs8AdlqM', uuid: '3f1c2a9e-8b7d-4c6e-9f00-1a2b3c4d5e6f', sig: 'pwX1K9IFKlL4DeJzvlOihdCLznIQfzycUbi_I2eOwic' },
-  { key: '9kcLEIzTV-p2uru3vKEdBoe4yLf2QRjXQd-FhYQFy8c', uuid: '00000000-0000-4000-8000-000000000000', sig: 'Ohl2selOpFRNTeeTU0_jWalAT7Rrde-auTvRnC_mPHM' },
+  {
+    key: 'ZiBt6itFftxhdTpUVTVGqu_qmiw5D_yLTckvs8AdlqM',
+    uuid: '3f1c2a9e-8b7d-4c6e-9f00-1a2b3c4d5e6f',
+    sig: 'pwX1K9IFKlL4DeJzvlOihdCLznIQfzycUbi_I2eOwic',
+  },
+  {
+    key: '9kcLEIzTV-p2uru3vKEdBoe4yLf2QRjXQd-FhYQFy8c',
+    uuid: '00000000-0000-4000-8000-000000000000',
+    sig: 'Ohl2selOpFRNTeeTU0_jWalAT7Rrde-auTvRnC_mPHM',
+  },
   // A non-ASCII key: the key is its UTF-8 bytes.
-  { key: 'clé-de-test-ünïcode-0123456789', uuid: 'f47ac10b-58cc-4372-a567-0e02b2c3d479', sig: 'v4edidXlc8Z5NJaTeEre77QBUwxz0Syp7Db5jFOjrLQ' },
+  {
+    key: 'clé-de-test-ünïcode-0123456789',
+    uuid: 'f47ac10b-58cc-4372-a567-0e02b2c3d479',
+    sig: 'v4edidXlc8Z5NJaTeEre77QBUwxz0Syp7Db5jFOjrLQ',
+  },
 ];
 
 /** The test's own reading of docs/tokens.md, independent of the module. */

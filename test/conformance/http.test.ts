@@ -22,7 +22,8 @@ async function listen(server: Server): Promise<string> {
   return `127.0.0.1:${(server.address() as AddressInfo).port}`;
 }
 
-const header = (seen: Seen, name: string) => seen.rawHeaders.filter((_, i) => i % 2 === 0 && seen.rawHeaders[i]!.toLowerCase() === name).length;
+const header = (seen: Seen, name: string) =>
+  seen.rawHeaders.filter((_, i) => i % 2 === 0 && seen.rawHeaders[i]!.toLowerCase() === name).length;
 
 describe('ShopHttp over node:http', () => {
   let server: Server;
@@ -33,7 +34,8 @@ describe('ShopHttp over node:http', () => {
     '/silent': () => undefined,
     // Answers on the declared length alone, before any body arrives.
     '/early': (req, res) => {
-      if (Number(req.headers['content-length']) > 100) res.writeHead(413, { 'content-type': 'application/problem+json', connection: 'close' }).end('{"error":"payload_too_large"}');
+      if (Number(req.headers['content-length']) > 100)
+        res.writeHead(413, { 'content-type': 'application/problem+json', connection: 'close' }).end('{"error":"payload_too_large"}');
     },
     '/events': (_req, res) => {
       res.writeHead(200, { 'content-type': 'text/event-stream' });
@@ -74,7 +76,12 @@ describe('ShopHttp over node:http', () => {
   });
 
   test('raw header fields go out as listed: a repeated name stays two fields', async () => {
-    await http.request('GET', '/echo', { rawHeaders: [['dpop', 'one'], ['dpop', 'two']] });
+    await http.request('GET', '/echo', {
+      rawHeaders: [
+        ['dpop', 'one'],
+        ['dpop', 'two'],
+      ],
+    });
     assert.equal(header(seen.at(-1)!, 'dpop'), 2);
     assert.equal(http.exchanges.at(-1)!.requestHeaders.dpop, 'one ⏎ dpop: two');
   });
@@ -150,7 +157,9 @@ test('one transport: nothing in conformance/ but engine/wire.ts opens HTTP conne
   for (const file of files) {
     const name = relative(root, file);
     // Comments and type-only imports open nothing.
-    const source = readFileSync(file, 'utf8').replace(/^\s*\/\/.*$/gm, '').replace(/^import type .*$/gm, '');
+    const source = readFileSync(file, 'utf8')
+      .replace(/^\s*\/\/.*$/gm, '')
+      .replace(/^import type .*$/gm, '');
     for (const m of source.matchAll(/\bfetch\(|from 'node:(?:https?|http2|net|tls)'|from 'undici'/g)) {
       if (!allowed[name]?.test(m[0])) offenders.push(`${name}: ${m[0]}`);
     }

@@ -27,7 +27,13 @@ async function provisionSession(): Promise<{ sub: string; sessionId: string }> {
   const res = await h.call('/internal/assistant/agents/connected', {
     method: 'POST',
     headers: { 'x-proxy-idp-secret': h.profile.secrets.proxyIdpSecret! },
-    json: { subject: sub, agent_id: `interop_agent_${suffix}`, client_id: `interop_client_${suffix}`, permissions: ['assistant:read', 'assistant:write', 'checkout'], session_id: sessionId },
+    json: {
+      subject: sub,
+      agent_id: `interop_agent_${suffix}`,
+      client_id: `interop_client_${suffix}`,
+      permissions: ['assistant:read', 'assistant:write', 'checkout'],
+      session_id: sessionId,
+    },
   });
   assert.equal(res.status, 201, `the proxy route registers the session: ${res.text}`);
   return { sub, sessionId };
@@ -42,7 +48,8 @@ test('oauth4webapi: an assistant reads GET /v1/cart with a DPoP-bound token, ret
 
   const url = new URL('/v1/cart', h.url);
   // The reference listens on plain HTTP on the loopback; oauth4webapi refuses http: unless told otherwise.
-  const request = () => oauth.protectedResourceRequest(token, 'GET', url, undefined, undefined, { DPoP, [oauth.allowInsecureRequests]: true });
+  const request = () =>
+    oauth.protectedResourceRequest(token, 'GET', url, undefined, undefined, { DPoP, [oauth.allowInsecureRequests]: true });
   let nonceChallenges = 0;
   const response = await request().catch((err: unknown) => {
     if (oauth.isDPoPNonceError(err)) {
@@ -71,12 +78,25 @@ test('oauth4webapi: a refused proof surfaces as a DPoP challenge the library par
   // The token is bound to another key than the one the handle proves: the reference refuses the proof.
   const token = await h.minter.assistant({ sub, jkt: await oauth.DPoP(client, other).calculateThumbprint(), sid: sessionId });
   const DPoP = oauth.DPoP(client, keyPair);
-  const request = () => oauth.protectedResourceRequest(token, 'GET', new URL('/v1/cart', h.url), undefined, undefined, { DPoP, [oauth.allowInsecureRequests]: true });
+  const request = () =>
+    oauth.protectedResourceRequest(token, 'GET', new URL('/v1/cart', h.url), undefined, undefined, {
+      DPoP,
+      [oauth.allowInsecureRequests]: true,
+    });
   const err = await request().then(
     () => assert.fail('the request succeeded'),
-    (e: unknown) => (oauth.isDPoPNonceError(e) ? request().then(() => assert.fail('the retry succeeded'), (e2: unknown) => e2) : e),
+    (e: unknown) =>
+      oauth.isDPoPNonceError(e)
+        ? request().then(
+            () => assert.fail('the retry succeeded'),
+            (e2: unknown) => e2,
+          )
+        : e,
   );
   assert.ok(err instanceof oauth.WWWAuthenticateChallengeError, `a WWWAuthenticateChallengeError, got ${String(err)}`);
   assert.equal(err.status, 401);
-  assert.deepEqual(err.cause.map((c) => [c.scheme, c.parameters.error]), [['dpop', 'invalid_dpop_proof']]);
+  assert.deepEqual(
+    err.cause.map((c) => [c.scheme, c.parameters.error]),
+    [['dpop', 'invalid_dpop_proof']],
+  );
 });

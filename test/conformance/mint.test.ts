@@ -58,7 +58,17 @@ test('customer: website client, account sub, every customer API scope, no act', 
   const { payload } = await verifyAccessToken(await minter.customer({ sub: SUB }));
   assert.deepStrictEqual(
     new Set(CUSTOMER_SCOPES),
-    new Set(['catalog:read', 'cart:read', 'cart:write', 'account:read', 'account:write', 'payment_methods:read', 'orders:read', 'orders:write', 'checkout']),
+    new Set([
+      'catalog:read',
+      'cart:read',
+      'cart:write',
+      'account:read',
+      'account:write',
+      'payment_methods:read',
+      'orders:read',
+      'orders:write',
+      'checkout',
+    ]),
   );
   assertCommonClaims(payload, clients.website, SUB, audiences.api, CUSTOMER_SCOPES.join(' '));
   assert.equal('act' in payload, false);
@@ -71,7 +81,12 @@ test('delegated: agent-protocol client, outermost act.sub = client_id, channel m
 });
 
 test('delegated: channel openapi uses the API audience; actChain nests under the outermost actor', async () => {
-  const token = await minter.delegated({ sub: SUB, channel: 'openapi', actChain: ['agent-42', 'tool-7'], scope: ['catalog:read', 'checkout'] });
+  const token = await minter.delegated({
+    sub: SUB,
+    channel: 'openapi',
+    actChain: ['agent-42', 'tool-7'],
+    scope: ['catalog:read', 'checkout'],
+  });
   const { payload } = await verifyAccessToken(token, audiences.api);
   assert.equal(payload.scope, 'catalog:read checkout');
   assert.deepStrictEqual(payload.act, { sub: clients.agentProtocol, act: { sub: 'agent-42', act: { sub: 'tool-7' } } });
@@ -115,7 +130,13 @@ test('machine: any client id, sub <client>@clients', async () => {
 test('invited-agent context: HS256 invited-agent+jwt with the documented claims, bound by ath', async () => {
   const forwarderToken = await minter.invitedAgentForwarder();
   const admittedAt = new Date('2030-01-01T00:00:00Z');
-  const token = await minter.invitedAgentContext({ sub: SUB, agentId: 'agent-9', permissions: ['assistant:read'], forwarderToken, admittedAt });
+  const token = await minter.invitedAgentContext({
+    sub: SUB,
+    agentId: 'agent-9',
+    permissions: ['assistant:read'],
+    forwarderToken,
+    admittedAt,
+  });
   const { payload, protectedHeader } = await jwtVerify(token, new TextEncoder().encode(profile.secrets.webSessionContextKey), {
     typ: 'invited-agent+jwt',
     algorithms: ['HS256'],

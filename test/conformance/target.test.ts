@@ -10,7 +10,7 @@ import { exampleFromSchema, getPointer, rolesOf, setPointer } from '../../confor
 const DOCS = 'https://docs.shop.test';
 const reference = () => ({ general: describeService('general', DOCS), assistant: describeService('assistant', DOCS) });
 
-test('on the reference\'s documents: spec routes, learned routes, bodies by role, artifact headers', () => {
+test("on the reference's documents: spec routes, learned routes, bodies by role, artifact headers", () => {
   const t = new Target(reference(), {});
   assert.deepEqual([t.operation('addCartItem').method, t.operation('addCartItem').path], ['POST', '/v1/cart/items']);
   assert.deepEqual(t.body('addCartItem', { variant: 'var_9', quantity: 3 }), { variant_id: 'var_9', quantity: 3 });
@@ -24,22 +24,43 @@ test('on the reference\'s documents: spec routes, learned routes, bodies by role
   assert.equal(typeof (t.body('addAddress') as Record<string, unknown>).line1, 'string');
 });
 
-test('an alternate\'s own choices: other ops paths, other body shapes, other header names, learned from its documents', () => {
+test("an alternate's own choices: other ops paths, other body shapes, other header names, learned from its documents", () => {
   const docs = reference();
   const paths = docs.general.paths as Record<string, Record<string, unknown>>;
   paths['/v1/ops/stock/{variant}'] = paths['/v1/ops/variants/{id}/stock-adjustments']!;
   delete paths['/v1/ops/variants/{id}/stock-adjustments'];
   const add = (paths['/v1/cart/items'] as { post: Record<string, any> }).post;
-  add.requestBody = { required: true, content: { 'application/json': { schema: {
-    type: 'object', required: ['item'], properties: { item: { type: 'object', required: ['sku', 'count'], properties: { sku: { type: 'string', 'x-shop-role': 'variant' }, count: { type: 'integer', minimum: 1, 'x-shop-role': 'quantity' } } } },
-  } } } };
+  add.requestBody = {
+    required: true,
+    content: {
+      'application/json': {
+        schema: {
+          type: 'object',
+          required: ['item'],
+          properties: {
+            item: {
+              type: 'object',
+              required: ['sku', 'count'],
+              properties: {
+                sku: { type: 'string', 'x-shop-role': 'variant' },
+                count: { type: 'integer', minimum: 1, 'x-shop-role': 'quantity' },
+              },
+            },
+          },
+        },
+      },
+    },
+  };
   (docs.general.components as any).securitySchemes.invitedAgentContext.name = 'X-Agent-Context';
   const t = new Target(docs, {});
   assert.equal(t.path('adjustStock', 'v1'), '/v1/ops/stock/v1');
   assert.deepEqual(t.body('addCartItem', { variant: 'v1', quantity: 2 }), { item: { sku: 'v1', count: 2 } });
   assert.equal(t.header('invitedAgentContext'), 'X-Agent-Context');
 
-  const overridden = new Target(docs, { headers: { invitedAgentContext: 'Agent-Ctx' }, bodies: { addCartItem: { example: { line: {} }, roles: { variant: '/line/v', quantity: '/line/q' } } } });
+  const overridden = new Target(docs, {
+    headers: { invitedAgentContext: 'Agent-Ctx' },
+    bodies: { addCartItem: { example: { line: {} }, roles: { variant: '/line/v', quantity: '/line/q' } } },
+  });
   assert.equal(overridden.header('invitedAgentContext'), 'Agent-Ctx');
   assert.deepEqual(overridden.body('addCartItem', { variant: 'a', quantity: 1 }), { line: { v: 'a', q: 1 } });
 });
@@ -48,11 +69,23 @@ test('what cannot be learned fails the clause that needs it, as a setup failure'
   const docs = reference();
   delete (docs.general.paths as Record<string, unknown>)['/v1/ops/variants/{id}/stock-adjustments'];
   const t = new Target(docs, {});
-  const missing = assert.throws(() => t.operation('adjustStock'), (e: unknown) => e instanceof CheckFailure && e.setup && e.clause === 'PUR-RULE-3');
+  const missing = assert.throws(
+    () => t.operation('adjustStock'),
+    (e: unknown) => e instanceof CheckFailure && e.setup && e.clause === 'PUR-RULE-3',
+  );
   void missing;
-  assert.throws(() => t.body('getCart', { variant: 'x' }), (e: unknown) => e instanceof CheckFailure && e.clause === 'END-OPS-GETCART-1');
-  assert.throws(() => parseDocument('/openapi.json', { status: 200, text: 'hello' }), (e: unknown) => e instanceof CheckFailure && e.clause === 'END-PUBLIC-2');
-  assert.throws(() => parseDocument('/assistant/openapi.json', { status: 200, text: '{"swagger":"2.0"}' }), (e: unknown) => e instanceof CheckFailure && e.clause === 'END-PUBLIC-4');
+  assert.throws(
+    () => t.body('getCart', { variant: 'x' }),
+    (e: unknown) => e instanceof CheckFailure && e.clause === 'END-OPS-GETCART-1',
+  );
+  assert.throws(
+    () => parseDocument('/openapi.json', { status: 200, text: 'hello' }),
+    (e: unknown) => e instanceof CheckFailure && e.clause === 'END-PUBLIC-2',
+  );
+  assert.throws(
+    () => parseDocument('/assistant/openapi.json', { status: 200, text: '{"swagger":"2.0"}' }),
+    (e: unknown) => e instanceof CheckFailure && e.clause === 'END-PUBLIC-4',
+  );
   assert.throws(() => parseDocument('/openapi.json', { status: 404, text: '' }), CheckFailure);
 });
 
@@ -60,8 +93,19 @@ test('JSON Pointers, generated examples and roles', () => {
   assert.equal(getPointer({ a: [{ 'b/c': 1 }] }, '/a/0/b~1c'), 1);
   assert.deepEqual(setPointer({ a: 1 }, '/b/c', 2), { a: 1, b: { c: 2 } });
   assert.deepEqual(setPointer(undefined, '/lines/0/id', 'x'), { lines: [{ id: 'x' }] });
-  const resolve = (ref: string) => (ref === '#/components/schemas/Qty' ? { type: 'integer', minimum: 1, 'x-shop-role': 'quantity' } : undefined);
-  const schema = { type: 'object', required: ['n', 'q', 'kind', 'tags'], properties: { n: { type: 'string', minLength: 3 }, q: { $ref: '#/components/schemas/Qty' }, kind: { enum: ['a', 'b'] }, tags: { type: 'array', minItems: 1, items: { type: 'boolean' } }, opt: { type: 'string' } } };
+  const resolve = (ref: string) =>
+    ref === '#/components/schemas/Qty' ? { type: 'integer', minimum: 1, 'x-shop-role': 'quantity' } : undefined;
+  const schema = {
+    type: 'object',
+    required: ['n', 'q', 'kind', 'tags'],
+    properties: {
+      n: { type: 'string', minLength: 3 },
+      q: { $ref: '#/components/schemas/Qty' },
+      kind: { enum: ['a', 'b'] },
+      tags: { type: 'array', minItems: 1, items: { type: 'boolean' } },
+      opt: { type: 'string' },
+    },
+  };
   assert.deepEqual(exampleFromSchema(schema, resolve), { n: 'xxx', q: 1, kind: 'a', tags: [true] });
   assert.deepEqual(rolesOf(schema, resolve), { quantity: '/q' });
 });

@@ -18,13 +18,37 @@ const vectors: Vector[] = [
     expected: [{ scheme: 'SCHEME', params: { realm: 'foo', error: 'x' } }],
   },
   { description: 'token value', header: 'Scheme realm=foo', expected: [{ scheme: 'Scheme', params: { realm: 'foo' } }] },
-  { description: 'single quotes are token characters', header: "Scheme realm='foo'", expected: [{ scheme: 'Scheme', params: { realm: "'foo'" } }] },
-  { description: '%-escape is not special', header: 'Scheme realm="foo%20bar"', expected: [{ scheme: 'Scheme', params: { realm: 'foo%20bar' } }] },
-  { description: 'empty list element between scheme and first param', header: 'Scheme , realm="foo"', expected: [{ scheme: 'Scheme', params: { realm: 'foo' } }] },
+  {
+    description: 'single quotes are token characters',
+    header: "Scheme realm='foo'",
+    expected: [{ scheme: 'Scheme', params: { realm: "'foo'" } }],
+  },
+  {
+    description: '%-escape is not special',
+    header: 'Scheme realm="foo%20bar"',
+    expected: [{ scheme: 'Scheme', params: { realm: 'foo%20bar' } }],
+  },
+  {
+    description: 'empty list element between scheme and first param',
+    header: 'Scheme , realm="foo"',
+    expected: [{ scheme: 'Scheme', params: { realm: 'foo' } }],
+  },
   { description: 'BWS around "="', header: 'Scheme realm = \t"foo"', expected: [{ scheme: 'Scheme', params: { realm: 'foo' } }] },
-  { description: 'escaped quotes \\" in a quoted-string', header: 'Scheme realm="\\"foo\\""', expected: [{ scheme: 'Scheme', params: { realm: '"foo"' } }] },
-  { description: 'escaped backslash \\\\ in a quoted-string', header: 'Bearer error_description="bad \\\\ token"', expected: [{ scheme: 'Bearer', params: { error_description: 'bad \\ token' } }] },
-  { description: 'quoted-pair of an ordinary character', header: 'Scheme realm="\\f\\o\\o"', expected: [{ scheme: 'Scheme', params: { realm: 'foo' } }] },
+  {
+    description: 'escaped quotes \\" in a quoted-string',
+    header: 'Scheme realm="\\"foo\\""',
+    expected: [{ scheme: 'Scheme', params: { realm: '"foo"' } }],
+  },
+  {
+    description: 'escaped backslash \\\\ in a quoted-string',
+    header: 'Bearer error_description="bad \\\\ token"',
+    expected: [{ scheme: 'Bearer', params: { error_description: 'bad \\ token' } }],
+  },
+  {
+    description: 'quoted-pair of an ordinary character',
+    header: 'Scheme realm="\\f\\o\\o"',
+    expected: [{ scheme: 'Scheme', params: { realm: 'foo' } }],
+  },
   { description: 'empty quoted-string value', header: 'Bearer realm=""', expected: [{ scheme: 'Bearer', params: { realm: '' } }] },
   {
     description: 'empty list elements between params',
@@ -32,7 +56,11 @@ const vectors: Vector[] = [
     expected: [{ scheme: 'Scheme', params: { realm: 'foo', bar: 'xyz', a: 'b', c: 'd' } }],
   },
   { description: 'leading comma', header: ',Scheme realm="basic"', expected: [{ scheme: 'Scheme', params: { realm: 'basic' } }] },
-  { description: 'trailing comma and whitespace', header: 'Bearer realm="foo" ,  ', expected: [{ scheme: 'Bearer', params: { realm: 'foo' } }] },
+  {
+    description: 'trailing comma and whitespace',
+    header: 'Bearer realm="foo" ,  ',
+    expected: [{ scheme: 'Bearer', params: { realm: 'foo' } }],
+  },
   {
     description: 'comma and "realm=" inside a quoted-string',
     header: 'Scheme foo="a, realm=nottherealm", realm="basic"',
@@ -64,7 +92,11 @@ const vectors: Vector[] = [
     header: 'NTLS Y2hhbGxlbmdlIHdpdGggYmFzZTY0IGRhdGEgd2l0aG91dCBlcXVhbCBzaWdu',
     expected: [{ scheme: 'NTLS', params: {}, token68: 'Y2hhbGxlbmdlIHdpdGggYmFzZTY0IGRhdGEgd2l0aG91dCBlcXVhbCBzaWdu' }],
   },
-  { description: 'token68 with a trailing "="', header: 'NTLS Y2hhbGxlbmdlIHdpdGggYmFzZTY0IGRhdGE=', expected: [{ scheme: 'NTLS', params: {}, token68: 'Y2hhbGxlbmdlIHdpdGggYmFzZTY0IGRhdGE=' }] },
+  {
+    description: 'token68 with a trailing "="',
+    header: 'NTLS Y2hhbGxlbmdlIHdpdGggYmFzZTY0IGRhdGE=',
+    expected: [{ scheme: 'NTLS', params: {}, token68: 'Y2hhbGxlbmdlIHdpdGggYmFzZTY0IGRhdGE=' }],
+  },
   {
     description: 'token68 with "==" and "/" followed by another challenge',
     header: 'Negotiate YIIB/wYJKoZIhvcSAQICAQ==, Basic realm="test"',
@@ -73,9 +105,20 @@ const vectors: Vector[] = [
       { scheme: 'Basic', params: { realm: 'test' } },
     ],
   },
-  { description: '"name=" alone is, by the grammar, a token68', header: 'Bearer error=', expected: [{ scheme: 'Bearer', params: {}, token68: 'error=' }] },
+  {
+    description: '"name=" alone is, by the grammar, a token68',
+    header: 'Bearer error=',
+    expected: [{ scheme: 'Bearer', params: {}, token68: 'error=' }],
+  },
   { description: 'a scheme alone', header: 'Negotiate', expected: [{ scheme: 'Negotiate', params: {} }] },
-  { description: 'two schemes alone', header: 'Negotiate, NTLM', expected: [{ scheme: 'Negotiate', params: {} }, { scheme: 'NTLM', params: {} }] },
+  {
+    description: 'two schemes alone',
+    header: 'Negotiate, NTLM',
+    expected: [
+      { scheme: 'Negotiate', params: {} },
+      { scheme: 'NTLM', params: {} },
+    ],
+  },
   { description: 'tchar punctuation forms a token scheme', header: '%%%', expected: [{ scheme: '%%%', params: {} }] },
   {
     description: 'several challenges, one of them token68',
@@ -99,7 +142,11 @@ const vectors: Vector[] = [
       { scheme: 'DPoP', params: { algs: 'ES256', error: 'invalid_token' } },
     ],
   },
-  { description: 'obs-text inside a quoted-string', header: 'Basic realm="caf\u00e9"', expected: [{ scheme: 'Basic', params: { realm: 'caf\u00e9' } }] },
+  {
+    description: 'obs-text inside a quoted-string',
+    header: 'Basic realm="caf\u00e9"',
+    expected: [{ scheme: 'Basic', params: { realm: 'caf\u00e9' } }],
+  },
 
   // rejected
   { description: 'empty header', header: '' },
@@ -142,13 +189,16 @@ test('the vector table is large and covers both outcomes', () => {
 });
 
 test('ChallengeParseError names the reason and the position', () => {
-  assert.throws(() => parseChallenges('Bearer realm="x'), (err: unknown) => {
-    assert.ok(err instanceof ChallengeParseError);
-    assert.equal(err.reason, 'unterminated quoted-string');
-    assert.equal(err.position, 13);
-    assert.equal(err.header, 'Bearer realm="x');
-    return true;
-  });
+  assert.throws(
+    () => parseChallenges('Bearer realm="x'),
+    (err: unknown) => {
+      assert.ok(err instanceof ChallengeParseError);
+      assert.equal(err.reason, 'unterminated quoted-string');
+      assert.equal(err.position, 13);
+      assert.equal(err.header, 'Bearer realm="x');
+      return true;
+    },
+  );
 });
 
 test('findChallenge compares schemes case-insensitively and returns the first', () => {

@@ -56,11 +56,16 @@ export function splitChallenges(header: string): string[] {
  * Rewrites each challenge: its scheme, each auth-param value (quotes included, as written) and the order of its auth-params
  * (written back as `name=value` joined by ", ").
  */
-function mapChallenges(header: string, o: { scheme?: (s: string) => string; param?: (name: string, value: string) => string; order?: <T>(params: T[]) => T[] }): string[] {
+function mapChallenges(
+  header: string,
+  o: { scheme?: (s: string) => string; param?: (name: string, value: string) => string; order?: <T>(params: T[]) => T[] },
+): string[] {
   return splitChallenges(header).map((challenge) => {
     const m = /^(\S+)\s*(.*)$/s.exec(challenge)!;
     const scheme = o.scheme ? o.scheme(m[1]!) : m[1]!;
-    const params = [...m[2]!.matchAll(/([!#$%&'*+\-.^_`|~0-9A-Za-z]+)=("(?:[^"\\]|\\.)*"|[^\s,]+)/g)].map(([, name, value]) => [name!, o.param ? o.param(name!, value!) : value!] as const);
+    const params = [...m[2]!.matchAll(/([!#$%&'*+\-.^_`|~0-9A-Za-z]+)=("(?:[^"\\]|\\.)*"|[^\s,]+)/g)].map(
+      ([, name, value]) => [name!, o.param ? o.param(name!, value!) : value!] as const,
+    );
     const ordered = o.order ? o.order(params) : params;
     return ordered.length ? `${scheme} ${ordered.map(([name, value]) => `${name}=${value}`).join(', ')}` : scheme;
   });
@@ -149,12 +154,21 @@ function etagRules(o: { translateBack: boolean }): ProxyRules {
       const headers = mapHeader(req.headers, 'if-none-match', (value) =>
         value
           .split(',')
-          .map((tag) => tag.trim().replace(/^(W\/)?"([^"]*)"$/, (all, weak: string | undefined, opaque: string) => (originals.has(opaque) ? `${weak ?? ''}"${originals.get(opaque)}"` : all)))
+          .map((tag) =>
+            tag
+              .trim()
+              .replace(/^(W\/)?"([^"]*)"$/, (all, weak: string | undefined, opaque: string) =>
+                originals.has(opaque) ? `${weak ?? ''}"${originals.get(opaque)}"` : all,
+              ),
+          )
           .join(', '),
       );
       return { ...req, headers };
     },
-    response: (a) => ({ ...a, headers: mapHeader(a.headers, 'etag', (tag) => tag.replace(/^W\/"([^"]*)"$/, (_all, opaque: string) => `W/"${spell(opaque)}"`)) }),
+    response: (a) => ({
+      ...a,
+      headers: mapHeader(a.headers, 'etag', (tag) => tag.replace(/^W\/"([^"]*)"$/, (_all, opaque: string) => `W/"${spell(opaque)}"`)),
+    }),
   };
 }
 
@@ -166,7 +180,10 @@ function etagRules(o: { translateBack: boolean }): ProxyRules {
  */
 const UNMATCHED_DETAIL = 'No route matches this path.';
 
-function unmatchedRoute(answer: ProxyAnswer, to: { status: number; title: string; error: string; type?: (docsBase: string, error: string) => string }): ProxyAnswer {
+function unmatchedRoute(
+  answer: ProxyAnswer,
+  to: { status: number; title: string; error: string; type?: (docsBase: string, error: string) => string },
+): ProxyAnswer {
   let edited = false;
   const out = problemBody(answer, (doc) => {
     const unmatched = (doc.error === 'not_found' && doc.detail === UNMATCHED_DETAIL) || doc.error === 'method_not_allowed';
@@ -174,7 +191,14 @@ function unmatchedRoute(answer: ProxyAnswer, to: { status: number; title: string
     edited = true;
     const docsBase = doc.type.replace(/\/api\/problems\/[a-z_]+$/, '');
     const type = to.type ? to.type(docsBase, to.error) : `${docsBase}/api/problems/${to.error}`;
-    return { type, title: to.title, status: to.status, error: to.error, detail: 'No route is declared for this method and path.', instance: doc.instance };
+    return {
+      type,
+      title: to.title,
+      status: to.status,
+      error: to.error,
+      detail: 'No route is declared for this method and path.',
+      instance: doc.instance,
+    };
   });
   return edited ? { ...out, status: to.status, headers: out.headers.filter(([k]) => k.toLowerCase() !== 'allow') } : out;
 }
@@ -231,9 +255,12 @@ const respellMediaType = (value: string) =>
   /^application\/problem\+json/i.test(value)
     ? 'application/problem+json'
     : value
-    .replace(/^([a-z]+)\/([\w.-]+\+)?(json|event-stream)/i, (_all, type: string, suffix: string | undefined, sub: string) =>
-      `${type[0]!.toUpperCase()}${type.slice(1)}/${suffix ? suffix[0]!.toUpperCase() + suffix.slice(1) : ''}${sub === 'json' ? 'JSON' : 'Event-Stream'}`)
-    .replace(/\s*;\s*charset=("?)([\w-]+)\1/i, (_all, _q: string, charset: string) => ` ;Charset="${charset.toUpperCase()}"`);
+        .replace(
+          /^([a-z]+)\/([\w.-]+\+)?(json|event-stream)/i,
+          (_all, type: string, suffix: string | undefined, sub: string) =>
+            `${type[0]!.toUpperCase()}${type.slice(1)}/${suffix ? suffix[0]!.toUpperCase() + suffix.slice(1) : ''}${sub === 'json' ? 'JSON' : 'Event-Stream'}`,
+        )
+        .replace(/\s*;\s*charset=("?)([\w-]+)\1/i, (_all, _q: string, charset: string) => ` ;Charset="${charset.toUpperCase()}"`);
 
 export const ALTERNATES: readonly Alternate[] = [
   {
@@ -244,13 +271,19 @@ export const ALTERNATES: readonly Alternate[] = [
     rules: {
       response: (a) => {
         const split = rewriteChallenge(a, (v) => splitChallenges(v).reverse());
-        return { ...split, headers: split.headers.flatMap(([k, v]): Fields => (/^(cache-control|allow)$/i.test(k) ? v.split(',').map((item) => [k, item.trim()]) : [[k, v]])) };
+        return {
+          ...split,
+          headers: split.headers.flatMap(([k, v]): Fields =>
+            /^(cache-control|allow)$/i.test(k) ? v.split(',').map((item) => [k, item.trim()]) : [[k, v]],
+          ),
+        };
       },
     },
   },
   {
     name: 'auth-params-as-tokens',
-    freedom: 'RFC 9110 §11.2: an auth-param value is a token or a quoted-string; values that are tokens sent unquoted (error=invalid_token, algs=ES256), the auth-params of a challenge in reverse order',
+    freedom:
+      'RFC 9110 §11.2: an auth-param value is a token or a quoted-string; values that are tokens sent unquoted (error=invalid_token, algs=ES256), the auth-params of a challenge in reverse order',
     rules: challengeRules((v) => mapChallenges(v, { param: unquoteTokens, order: (params) => [...params].reverse() }).join(', ')),
   },
   {
@@ -260,9 +293,15 @@ export const ALTERNATES: readonly Alternate[] = [
   },
   {
     name: 'problem-extension-members',
-    freedom: 'RFC 9457 §3.2: problem types may have extension members and clients ignore the ones they do not know; "trace" (a string) and "retry" (an object) on every problem, ahead of the standard members',
+    freedom:
+      'RFC 9457 §3.2: problem types may have extension members and clients ignore the ones they do not know; "trace" (a string) and "retry" (an object) on every problem, ahead of the standard members',
     rules: {
-      response: (a) => problemBody(a, (doc) => ({ trace: `00-${randomBytes(16).toString('hex')}-${randomBytes(8).toString('hex')}-01`, retry: { advised: doc.status === 429 || doc.status === 503 }, ...doc })),
+      response: (a) =>
+        problemBody(a, (doc) => ({
+          trace: `00-${randomBytes(16).toString('hex')}-${randomBytes(8).toString('hex')}-01`,
+          retry: { advised: doc.status === 429 || doc.status === 503 },
+          ...doc,
+        })),
     },
   },
   {
@@ -295,12 +334,14 @@ export const ALTERNATES: readonly Alternate[] = [
   },
   {
     name: 'volatile-record-members',
-    freedom: 'spec, Resources: the fields of catalog, cart, checkout, account and order records are not shown; every JSON success object also carries served_at and trace, new on each response',
+    freedom:
+      'spec, Resources: the fields of catalog, cart, checkout, account and order records are not shown; every JSON success object also carries served_at and trace, new on each response',
     rules: { response: (a, req) => successObject(a, req.path, volatile) },
   },
   {
     name: 'unmatched-route-400',
-    freedom: 'spec, Errors: the status and code of an unmatched route are not shown; 400 unknown_route, for unknown paths and for methods a path does not take',
+    freedom:
+      'spec, Errors: the status and code of an unmatched route are not shown; 400 unknown_route, for unknown paths and for methods a path does not take',
     rules: { response: (a) => unmatchedRoute(a, UNKNOWN_ROUTE) },
   },
 ];
@@ -318,7 +359,9 @@ export const BROKEN_TWINS: readonly BrokenTwin[] = [
   {
     name: 'auth-params unquoted even where the value is not a token',
     of: 'auth-params-as-tokens',
-    rules: challengeRules((v) => mapChallenges(v, { param: (_n, value) => (value.startsWith('"') ? value.slice(1, -1) : value).replace(/_/g, ' ') }).join(', ')),
+    rules: challengeRules((v) =>
+      mapChallenges(v, { param: (_n, value) => (value.startsWith('"') ? value.slice(1, -1) : value).replace(/_/g, ' ') }).join(', '),
+    ),
     check: 'err.no-token',
     clause: 'ERR-TABLE-1',
   },
@@ -339,7 +382,12 @@ export const BROKEN_TWINS: readonly BrokenTwin[] = [
   {
     name: 'another media type, not another spelling (problems as Text/JSON)',
     of: 'media-type-and-header-spelling',
-    rules: { response: (a) => ({ ...a, headers: mapHeader(a.headers, 'content-type', (v) => (/problem\+json/i.test(v) ? 'Text/JSON ;Charset="UTF-8"' : v)) }) },
+    rules: {
+      response: (a) => ({
+        ...a,
+        headers: mapHeader(a.headers, 'content-type', (v) => (/problem\+json/i.test(v) ? 'Text/JSON ;Charset="UTF-8"' : v)),
+      }),
+    },
     check: 'resources.problem.unauthenticated',
     clause: 'RES-PROBLEM-1',
   },
@@ -369,7 +417,13 @@ export const BROKEN_TWINS: readonly BrokenTwin[] = [
     of: 'volatile-record-members',
     rules: {
       response: (a, req) =>
-        successObject(a, req.path, (doc) => volatile(req.path === '/v1/cart' && headerOf(req.headers, 'shop-session') !== undefined && typeof doc.item_count === 'number' ? { ...doc, item_count: doc.item_count + 1 } : doc)),
+        successObject(a, req.path, (doc) =>
+          volatile(
+            req.path === '/v1/cart' && headerOf(req.headers, 'shop-session') !== undefined && typeof doc.item_count === 'number'
+              ? { ...doc, item_count: doc.item_count + 1 }
+              : doc,
+          ),
+        ),
     },
     check: 'auth.customer.shop-session-ignored',
     clause: 'AUTH-CUST-2',

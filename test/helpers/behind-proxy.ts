@@ -6,7 +6,9 @@ import { FIXTURE_PROFILE_PATH } from './reference.js';
 import { startProxy, type ProxyRules } from './mutating-proxy.js';
 
 export async function behindProxy<T>(rules: ProxyRules, body: (url: string) => Promise<T>): Promise<T> {
-  const reference = await startServer(loadConfig({ env: {}, profilePath: FIXTURE_PROFILE_PATH, overrides: { port: 0, databasePath: ':memory:', logLevel: 'silent' } }));
+  const reference = await startServer(
+    loadConfig({ env: {}, profilePath: FIXTURE_PROFILE_PATH, overrides: { port: 0, databasePath: ':memory:', logLevel: 'silent' } }),
+  );
   const proxy = await startProxy(reference.url, rules);
   try {
     return await body(proxy.url);

@@ -16,7 +16,11 @@ export interface DescribedAlternate {
 const DOCS = new Set(['/openapi.json', '/assistant/openapi.json']);
 const pathOf = (url: string) => url.split('?')[0]!;
 /** A body the reference refuses as invalid (an unknown member): what an alternate answers to a shape it does not take. */
-const refused = (body: unknown) => JSON.stringify({ ...(typeof body === 'object' && body !== null && !Array.isArray(body) ? body : { body }), not_this_deployments_shape: true });
+const refused = (body: unknown) =>
+  JSON.stringify({
+    ...(typeof body === 'object' && body !== null && !Array.isArray(body) ? body : { body }),
+    not_this_deployments_shape: true,
+  });
 
 function parse(text: string): unknown {
   try {
@@ -41,12 +45,14 @@ function documents(edit: (doc: Json) => void): Pick<ProxyRules, 'response'> {
 /** Every operation object of a document with the given operationId, with its path key. */
 function* operations(doc: Json, operationId: string): Generator<{ path: string; method: string; op: Json }> {
   for (const [path, item] of Object.entries((doc.paths ?? {}) as Record<string, Json>)) {
-    for (const [method, op] of Object.entries(item)) if (op && typeof op === 'object' && op.operationId === operationId) yield { path, method, op };
+    for (const [method, op] of Object.entries(item))
+      if (op && typeof op === 'object' && op.operationId === operationId) yield { path, method, op };
   }
 }
 
 function setBody(doc: Json, operationId: string, schema: Json, example: unknown): void {
-  for (const { op } of operations(doc, operationId)) op.requestBody = { required: true, content: { 'application/json': { schema, example } } };
+  for (const { op } of operations(doc, operationId))
+    op.requestBody = { required: true, content: { 'application/json': { schema, example } } };
 }
 
 // ------------------------------------------------------------------------------------------------------ cart bodies
@@ -57,13 +63,38 @@ export const cartBodies: DescribedAlternate = {
   choice: 'addCartItem { item: { sku, count } }, updateCartItem { count } (bodies are not shown by the spec)',
   rules: {
     ...documents((doc) => {
-      setBody(doc, 'addCartItem', {
-        type: 'object', required: ['item'], additionalProperties: false,
-        properties: { item: { type: 'object', required: ['sku'], additionalProperties: false, properties: {
-          sku: { type: 'string', 'x-shop-role': 'variant' }, count: { type: 'integer', minimum: 1, maximum: 99, default: 1, 'x-shop-role': 'quantity' },
-        } } },
-      }, { item: { sku: 'var_0101', count: 1 } });
-      setBody(doc, 'updateCartItem', { type: 'object', required: ['count'], additionalProperties: false, properties: { count: { type: 'integer', minimum: 1, maximum: 99, 'x-shop-role': 'quantity' } } }, { count: 2 });
+      setBody(
+        doc,
+        'addCartItem',
+        {
+          type: 'object',
+          required: ['item'],
+          additionalProperties: false,
+          properties: {
+            item: {
+              type: 'object',
+              required: ['sku'],
+              additionalProperties: false,
+              properties: {
+                sku: { type: 'string', 'x-shop-role': 'variant' },
+                count: { type: 'integer', minimum: 1, maximum: 99, default: 1, 'x-shop-role': 'quantity' },
+              },
+            },
+          },
+        },
+        { item: { sku: 'var_0101', count: 1 } },
+      );
+      setBody(
+        doc,
+        'updateCartItem',
+        {
+          type: 'object',
+          required: ['count'],
+          additionalProperties: false,
+          properties: { count: { type: 'integer', minimum: 1, maximum: 99, 'x-shop-role': 'quantity' } },
+        },
+        { count: 2 },
+      );
     }),
     requestBody(req, body) {
       // Over the 256 KiB cap the body goes as it came, so that the service refuses it for its size, as it must.
@@ -93,10 +124,25 @@ export const cartBodies: DescribedAlternate = {
 const OPS_ROUTES: [RegExp, (m: RegExpMatchArray) => string, string, string][] = [
   // [alternate path, to the reference's path, the reference's template, the alternate's template]
   [/^\/v1\/ops\/order-search$/, () => '/v1/ops/orders', '/v1/ops/orders', '/v1/ops/order-search'],
-  [/^\/v1\/ops\/order\/([^/]+)\/cancel$/, (m) => `/v1/ops/orders/${m[1]}/cancellation`, '/v1/ops/orders/{id}/cancellation', '/v1/ops/order/{id}/cancel'],
-  [/^\/v1\/ops\/order\/([^/]+)\/refund$/, (m) => `/v1/ops/orders/${m[1]}/refunds`, '/v1/ops/orders/{id}/refunds', '/v1/ops/order/{id}/refund'],
+  [
+    /^\/v1\/ops\/order\/([^/]+)\/cancel$/,
+    (m) => `/v1/ops/orders/${m[1]}/cancellation`,
+    '/v1/ops/orders/{id}/cancellation',
+    '/v1/ops/order/{id}/cancel',
+  ],
+  [
+    /^\/v1\/ops\/order\/([^/]+)\/refund$/,
+    (m) => `/v1/ops/orders/${m[1]}/refunds`,
+    '/v1/ops/orders/{id}/refunds',
+    '/v1/ops/order/{id}/refund',
+  ],
   [/^\/v1\/ops\/order\/([^/]+)$/, (m) => `/v1/ops/orders/${m[1]}`, '/v1/ops/orders/{id}', '/v1/ops/order/{id}'],
-  [/^\/v1\/ops\/stock\/([^/]+)$/, (m) => `/v1/ops/variants/${m[1]}/stock-adjustments`, '/v1/ops/variants/{id}/stock-adjustments', '/v1/ops/stock/{id}'],
+  [
+    /^\/v1\/ops\/stock\/([^/]+)$/,
+    (m) => `/v1/ops/variants/${m[1]}/stock-adjustments`,
+    '/v1/ops/variants/{id}/stock-adjustments',
+    '/v1/ops/stock/{id}',
+  ],
 ];
 
 export const opsRoutes: DescribedAlternate = {
@@ -162,10 +208,17 @@ export const conversationOpenBody: DescribedAlternate = {
   choice: 'openConversation { kind, subject } instead of { mode, topic } (conversation payloads are not shown)',
   rules: {
     ...documents((doc) => {
-      setBody(doc, 'openConversation', {
-        type: 'object', required: ['kind'], additionalProperties: false,
-        properties: { kind: { type: 'string', enum: ['direct', 'handoff'] }, subject: { type: 'string', minLength: 1, maxLength: 200 } },
-      }, { kind: 'direct', subject: 'Where is my order?' });
+      setBody(
+        doc,
+        'openConversation',
+        {
+          type: 'object',
+          required: ['kind'],
+          additionalProperties: false,
+          properties: { kind: { type: 'string', enum: ['direct', 'handoff'] }, subject: { type: 'string', minLength: 1, maxLength: 200 } },
+        },
+        { kind: 'direct', subject: 'Where is my order?' },
+      );
     }),
     requestBody(req, body) {
       if (req.method !== 'POST' || pathOf(req.path) !== '/assistant/conversations') return body;

@@ -49,7 +49,8 @@ export interface Proxy {
 const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'te', 'trailer', 'upgrade']);
 const FRAMING = new Set(['content-length', 'transfer-encoding']);
 
-export const headerOf = (fields: Fields, name: string): string | undefined => fields.find(([k]) => k.toLowerCase() === name.toLowerCase())?.[1];
+export const headerOf = (fields: Fields, name: string): string | undefined =>
+  fields.find(([k]) => k.toLowerCase() === name.toLowerCase())?.[1];
 export const withoutHeader = (fields: Fields, name: string): Fields => fields.filter(([k]) => k.toLowerCase() !== name.toLowerCase());
 /** Replaces every line of `name` by one line, where the first was (appended when there was none). */
 export function withHeader(fields: Fields, name: string, value: string): Fields {
@@ -67,7 +68,8 @@ const pairs = (raw: string[]): Fields => {
   return out;
 };
 
-export const isJsonMediaType = (contentType: string | undefined): boolean => /^application\/([\w.+-]+\+)?json\s*(;|$)/i.test(contentType ?? '');
+export const isJsonMediaType = (contentType: string | undefined): boolean =>
+  /^application\/([\w.+-]+\+)?json\s*(;|$)/i.test(contentType ?? '');
 
 const noBody = (method: string, status: number) => method === 'HEAD' || status === 204 || status === 304 || (status >= 100 && status < 200);
 
@@ -87,7 +89,14 @@ export async function startProxy(target: string, rules: ProxyRules = {}): Promis
       rewritten = Buffer.from(rules.requestBody(sent, Buffer.concat(parts).toString('utf8')), 'utf8');
       fields = [...fields.filter(([k]) => !FRAMING.has(k.toLowerCase())), ['Content-Length', String(rewritten.length)]];
     }
-    const out = request({ host: upstream.hostname, port: upstream.port, method: sent.method, path: sent.path, headers: fields.flat(), maxHeaderSize: 65_536 });
+    const out = request({
+      host: upstream.hostname,
+      port: upstream.port,
+      method: sent.method,
+      path: sent.path,
+      headers: fields.flat(),
+      maxHeaderSize: 65_536,
+    });
     const abandon = () => {
       out.destroy();
       res.destroy();
@@ -109,7 +118,10 @@ export async function startProxy(target: string, rules: ProxyRules = {}): Promis
     else req.pipe(out);
     out.on('response', (up: IncomingMessage) => {
       answered = true;
-      const head: ProxyAnswer = { status: up.statusCode ?? 502, headers: pairs(up.rawHeaders).filter(([k]) => !HOP_BY_HOP.has(k.toLowerCase())) };
+      const head: ProxyAnswer = {
+        status: up.statusCode ?? 502,
+        headers: pairs(up.rawHeaders).filter(([k]) => !HOP_BY_HOP.has(k.toLowerCase())),
+      };
       const bodiless = noBody(incoming.method, head.status);
       const buffered = !bodiless && (rules.buffer ? rules.buffer(head, incoming) : isJsonMediaType(headerOf(head.headers, 'content-type')));
       if (!buffered) {
@@ -127,7 +139,10 @@ export async function startProxy(target: string, rules: ProxyRules = {}): Promis
       up.on('data', (d: Buffer) => parts.push(d));
       up.on('error', abandon);
       up.on('end', () => {
-        const answer = rules.response?.({ ...head, body: Buffer.concat(parts).toString('utf8') }, incoming) ?? { ...head, body: Buffer.concat(parts).toString('utf8') };
+        const answer = rules.response?.({ ...head, body: Buffer.concat(parts).toString('utf8') }, incoming) ?? {
+          ...head,
+          body: Buffer.concat(parts).toString('utf8'),
+        };
         const body = Buffer.from(answer.body ?? '', 'utf8');
         let headers = answer.headers.filter(([k]) => !FRAMING.has(k.toLowerCase()));
         if (!rules.chunked) headers = [...headers, ['Content-Length', String(body.length)]];
@@ -174,10 +189,14 @@ export function startMutatingProxy(target: string, mutate: Mutation): Promise<Pr
     buffer: (answer) => !/^text\/event-stream/i.test(headerOf(answer.headers, 'content-type') ?? ''),
     response(answer, req) {
       const headers: Record<string, string> = {};
-      for (const [k, v] of answer.headers) headers[k.toLowerCase()] = headers[k.toLowerCase()] === undefined ? v : `${headers[k.toLowerCase()]}, ${v}`;
+      for (const [k, v] of answer.headers)
+        headers[k.toLowerCase()] = headers[k.toLowerCase()] === undefined ? v : `${headers[k.toLowerCase()]}, ${v}`;
       const incoming: IncomingHttpHeaders = {};
       for (const [k, v] of req.headers) incoming[k.toLowerCase()] = v;
-      const mutated = mutate({ status: answer.status, headers, body: answer.body ?? '' }, { method: req.method, path: req.path, headers: incoming });
+      const mutated = mutate(
+        { status: answer.status, headers, body: answer.body ?? '' },
+        { method: req.method, path: req.path, headers: incoming },
+      );
       return { status: mutated.status, headers: Object.entries(mutated.headers), body: mutated.body };
     },
   });

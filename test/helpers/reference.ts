@@ -42,13 +42,31 @@ export interface Harness {
   close(): Promise<void>;
 }
 
-export async function startReference(o: { overrides?: LoadConfigOptions['overrides']; env?: NodeJS.ProcessEnv; clock?: TestClock; verifier?: TokenVerifier; payments?: PaymentProvider; seed?: boolean } = {}): Promise<Harness> {
-  const config = loadConfig({ env: o.env ?? {}, profilePath: FIXTURE_PROFILE_PATH, overrides: { logLevel: 'info', databasePath: ':memory:', ...o.overrides } });
+export async function startReference(
+  o: {
+    overrides?: LoadConfigOptions['overrides'];
+    env?: NodeJS.ProcessEnv;
+    clock?: TestClock;
+    verifier?: TokenVerifier;
+    payments?: PaymentProvider;
+    seed?: boolean;
+  } = {},
+): Promise<Harness> {
+  const config = loadConfig({
+    env: o.env ?? {},
+    profilePath: FIXTURE_PROFILE_PATH,
+    overrides: { logLevel: 'info', databasePath: ':memory:', ...o.overrides },
+  });
   const clock = o.clock ?? testClock();
   const db = openDatabase(config.databasePath);
   if (o.seed !== false && config.seedPath) loadSeed(db, readSeed(config.seedPath), clock.now());
   const logs: Record<string, unknown>[] = [];
-  const log = { debug() {}, info() {}, warn: (event: string, f = {}) => logs.push({ level: 'warn', event, ...f }), error: (event: string, f = {}) => logs.push({ level: 'error', event, ...f }) };
+  const log = {
+    debug() {},
+    info() {},
+    warn: (event: string, f = {}) => logs.push({ level: 'warn', event, ...f }),
+    error: (event: string, f = {}) => logs.push({ level: 'error', event, ...f }),
+  };
   const { app } = createApp({ config, db, clock: clock.now, log, verifier: o.verifier, payments: o.payments });
   const server = await new Promise<Server>((resolve) => {
     const s = app.listen(0, '127.0.0.1', () => resolve(s));

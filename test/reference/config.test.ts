@@ -40,7 +40,11 @@ test('an invalid value is refused with a message naming the variable', () => {
     [{ GUEST_RATE_LIMIT_BUDGET: '0' }, /^GUEST_RATE_LIMIT_BUDGET:/],
   ];
   for (const [env, message] of vectors) {
-    assert.throws(() => load(env), (err: unknown) => err instanceof ConfigError && message.test(err.message), JSON.stringify(env));
+    assert.throws(
+      () => load(env),
+      (err: unknown) => err instanceof ConfigError && message.test(err.message),
+      JSON.stringify(env),
+    );
   }
 });
 

@@ -47,13 +47,14 @@ describe('two instances on one database file', () => {
     });
     return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, db, server };
   }
-  const stop = (i: Instance) => new Promise<void>((resolve) => {
-    i.server.close(() => {
-      i.db.close();
-      resolve();
+  const stop = (i: Instance) =>
+    new Promise<void>((resolve) => {
+      i.server.close(() => {
+        i.db.close();
+        resolve();
+      });
+      i.server.closeAllConnections();
     });
-    i.server.closeAllConnections();
-  });
 
   before(async () => {
     config = loadConfig({ env: {}, profilePath: FIXTURE_PROFILE_PATH, overrides: { databasePath: file, logLevel: 'silent' } });
@@ -95,7 +96,14 @@ describe('two instances on one database file', () => {
   test('the instances share the nonce key: a nonce of A is accepted by B', async () => {
     assert.notEqual(await nonceFrom(a), await nonceFrom(b), 'every response gets a fresh nonce');
     const x = await assistant();
-    const proof = await dpopProof({ key: x.key, htm: 'GET', htu: `${b.url}/v1/cart`, accessToken: x.token, nonce: await nonceFrom(a), now: clock.now });
+    const proof = await dpopProof({
+      key: x.key,
+      htm: 'GET',
+      htu: `${b.url}/v1/cart`,
+      accessToken: x.token,
+      nonce: await nonceFrom(a),
+      now: clock.now,
+    });
     assert.equal((await send(b, x.token, proof)).status, 200);
   });
 
@@ -123,7 +131,9 @@ describe('two instances on one database file', () => {
       a: await dpopProof({ key: x.key, htm: 'GET', htu: `${a.url}/v1/cart`, accessToken: x.token, nonce, jti, now: clock.now }),
       b: await dpopProof({ key: x.key, htm: 'GET', htu: `${b.url}/v1/cart`, accessToken: x.token, nonce, jti, now: clock.now }),
     };
-    const results = await Promise.all(Array.from({ length: 16 }, (_, n) => (n % 2 === 0 ? send(a, x.token, proofs.a) : send(b, x.token, proofs.b))));
+    const results = await Promise.all(
+      Array.from({ length: 16 }, (_, n) => (n % 2 === 0 ? send(a, x.token, proofs.a) : send(b, x.token, proofs.b))),
+    );
     assert.equal(results.filter((r) => r.status === 200).length, 1, results.map((r) => r.status).join(','));
     assert.ok(results.every((r) => r.status === 200 || (r.status === 401 && r.body.error === 'invalid_dpop_proof')));
   });
@@ -131,9 +141,20 @@ describe('two instances on one database file', () => {
   test('an accepted proof is kept for the iat window plus skew after its iat, then clean_dpop_proofs removes it', async () => {
     const x = await assistant();
     const iat = Math.floor(clock.now().getTime() / 1000);
-    const proof = await dpopProof({ key: x.key, htm: 'GET', htu: `${a.url}/v1/cart`, accessToken: x.token, nonce: await nonceFrom(a), iat, jti: 'kept-jti', now: clock.now });
+    const proof = await dpopProof({
+      key: x.key,
+      htm: 'GET',
+      htu: `${a.url}/v1/cart`,
+      accessToken: x.token,
+      nonce: await nonceFrom(a),
+      iat,
+      jti: 'kept-jti',
+      now: clock.now,
+    });
     assert.equal((await send(a, x.token, proof)).status, 200);
-    const row = a.db.prepare('SELECT expires_at FROM dpop_proofs WHERE jkt = ? AND jti = ?').get(x.key.thumbprint, 'kept-jti') as { expires_at: number };
+    const row = a.db.prepare('SELECT expires_at FROM dpop_proofs WHERE jkt = ? AND jti = ?').get(x.key.thumbprint, 'kept-jti') as {
+      expires_at: number;
+    };
     assert.equal(row.expires_at, iat + config.dpopIatWindowSeconds + REPLAY_SKEW_SECONDS);
     assert.equal(cleanDpopProofs(b.db, new Date(row.expires_at * 1000)).deleted, 0, 'not before its end');
     const later = new Date((row.expires_at + 1) * 1000);
@@ -171,12 +192,16 @@ describe('the store and the job', () => {
     assert.equal(countDpopProofs(db), 0);
   });
 
-  test('scheduleCleanDpopProofs runs the job on an unref\'d timer until stopped, and reports failures', async () => {
+  test("scheduleCleanDpopProofs runs the job on an unref'd timer until stopped, and reports failures", async () => {
     db.exec('DELETE FROM dpop_proofs');
     const t0 = new Date('2030-01-01T00:00:00Z');
     recordDpopProof(db, { jkt: 'k', jti: 'gone', expiresAt: t0 }, t0);
     const runs: number[] = [];
-    const stop = scheduleCleanDpopProofs(db, { intervalMs: 5, clock: () => new Date(t0.getTime() + 1000), onRun: (r) => runs.push(r.deleted) });
+    const stop = scheduleCleanDpopProofs(db, {
+      intervalMs: 5,
+      clock: () => new Date(t0.getTime() + 1000),
+      onRun: (r) => runs.push(r.deleted),
+    });
     await new Promise((r) => setTimeout(r, 40));
     stop();
     const count = runs.length;

@@ -8,7 +8,14 @@ import { calculateJwkThumbprint, exportJWK, generateKeyPair } from 'jose';
 import { createDpopKey, dpopProof, type DpopKey, type DpopProofOptions } from '../../conformance/lib/dpop.js';
 import { b64url, signWith } from '../../conformance/lib/jws.js';
 import {
-  accessTokenHash, checkDpopProof, ecThumbprint, MAX_JTI_CHARS, normaliseHtu, singleDpopHeader, type ProofExpectations, type ProofReason,
+  accessTokenHash,
+  checkDpopProof,
+  ecThumbprint,
+  MAX_JTI_CHARS,
+  normaliseHtu,
+  singleDpopHeader,
+  type ProofExpectations,
+  type ProofReason,
 } from '../../reference/src/auth/dpop.js';
 import { createDpopNonces } from '../../reference/src/auth/dpop-nonce.js';
 
@@ -23,7 +30,14 @@ let key: DpopKey;
 let other: DpopKey;
 
 const expectations = (o: Partial<ProofExpectations> = {}): ProofExpectations => ({
-  method: 'GET', url: URL_, accessToken: TOKEN, jkt: key.thumbprint, now: NOW, iatWindowSeconds: 300, nonces, ...o,
+  method: 'GET',
+  url: URL_,
+  accessToken: TOKEN,
+  jkt: key.thumbprint,
+  now: NOW,
+  iatWindowSeconds: 300,
+  nonces,
+  ...o,
 });
 
 /** A proof as a correct client makes it, with options overridden. */
@@ -31,7 +45,11 @@ const proof = (o: Partial<DpopProofOptions> = {}) =>
   dpopProof({ key, htm: 'GET', htu: URL_, accessToken: TOKEN, nonce: NONCE, iat: NOW_S, now: () => NOW, ...o });
 
 /** Replaces one part of a compact proof. */
-const withPart = (p: string, i: 0 | 1 | 2, value: string) => p.split('.').map((x, j) => (j === i ? value : x)).join('.');
+const withPart = (p: string, i: 0 | 1 | 2, value: string) =>
+  p
+    .split('.')
+    .map((x, j) => (j === i ? value : x))
+    .join('.');
 
 interface Vector {
   d: string;
@@ -52,16 +70,27 @@ function vectors(): Vector[] {
     { d: 'request URL with a query, htu without', make: () => proof(), expect: { url: `${URL_}?a=1` } },
     { d: 'htu with upper-case scheme and host', make: () => proof({ htu: 'HTTPS://API.SHOP.TEST/v1/cart' }) },
     { d: 'htu with the default port written out', make: () => proof({ htu: 'https://api.shop.test:443/v1/cart' }) },
-    { d: 'http URL with its default port written out', make: () => proof({ htu: 'http://127.0.0.1:80/v1/cart' }), expect: { url: 'http://127.0.0.1/v1/cart' } },
+    {
+      d: 'http URL with its default port written out',
+      make: () => proof({ htu: 'http://127.0.0.1:80/v1/cart' }),
+      expect: { url: 'http://127.0.0.1/v1/cart' },
+    },
     { d: 'extra claims', make: () => proof({ claims: { extra: 'x', nested: { a: 1 }, exp: NOW_S + 60 } }) },
     { d: 'extra header members (kid)', make: () => proof({ header: { kid: 'k1' } }) },
-    { d: 'jwk with alg ES256, use and kid', make: () => proof({ header: { jwk: { ...key.publicJwk, alg: 'ES256', use: 'sig', kid: 'x' } } }) },
+    {
+      d: 'jwk with alg ES256, use and kid',
+      make: () => proof({ header: { jwk: { ...key.publicJwk, alg: 'ES256', use: 'sig', kid: 'x' } } }),
+    },
     { d: 'iat exactly at the window (past)', make: () => proof({ iat: NOW_S - 300 }) },
     { d: 'iat exactly at the window (future)', make: () => proof({ iat: NOW_S + 300 }) },
     { d: 'fractional iat', make: () => proof({ iat: NOW_S + 0.5 }) },
     { d: 'a nonce issued one lifetime ago', make: () => proof({ nonce: nonces.current(new Date(NOW.getTime() - 300_000)) }) },
     { d: 'jti of the maximum length', make: () => proof({ jti: 'j'.repeat(MAX_JTI_CHARS) }) },
-    { d: 'no token and no binding: ath not needed', make: () => proof({ accessToken: undefined }), expect: { accessToken: null, jkt: null } },
+    {
+      d: 'no token and no binding: ath not needed',
+      make: () => proof({ accessToken: undefined }),
+      expect: { accessToken: null, jkt: null },
+    },
     { d: 'nonces not in use: no nonce needed', make: () => proof({ nonce: undefined }), expect: { nonces: null } },
 
     // --- structure -----------------------------------------------------------------------------------------------------
@@ -81,7 +110,11 @@ function vectors(): Vector[] {
     { d: 'typ at+jwt (token confusion)', make: () => proof({ header: { typ: 'at+jwt' } }), want: bad('typ') },
     { d: 'typ in another case', make: () => proof({ header: { typ: 'DPoP+JWT' } }), want: bad('typ') },
     { d: 'alg none', make: async () => withPart(await proof({ header: { alg: 'none' } }), 2, 'c2ln'), want: bad('alg') },
-    { d: 'alg HS256 (signed with a secret)', make: () => proof({ header: { alg: 'HS256' }, signingKey: 'a-shared-secret-of-some-length' }), want: bad('alg') },
+    {
+      d: 'alg HS256 (signed with a secret)',
+      make: () => proof({ header: { alg: 'HS256' }, signingKey: 'a-shared-secret-of-some-length' }),
+      want: bad('alg'),
+    },
     { d: 'alg RS256', make: () => proof({ header: { alg: 'RS256' } }), want: bad('alg') },
     { d: 'alg ES384', make: () => proof({ header: { alg: 'ES384' } }), want: bad('alg') },
     { d: 'alg a list', make: () => proof({ header: { alg: ['ES256'] } }), want: bad('alg') },
@@ -93,17 +126,46 @@ function vectors(): Vector[] {
     { d: 'jwk a string', make: () => proof({ header: { jwk: 'key' } }), want: bad('jwk') },
     { d: 'jwk with the private part d', make: () => proof({ exposePrivateKey: true }), want: bad('jwk') },
     { d: 'jwk of kty oct', make: () => proof({ header: { jwk: { kty: 'oct', k: b64url(randomBytes(32)) } } }), want: bad('jwk') },
-    { d: 'jwk of kty RSA', make: () => proof({ header: { jwk: generateKeyPairSync('rsa', { modulusLength: 2048 }).publicKey.export({ format: 'jwk' }) } }), want: bad('jwk') },
-    { d: 'jwk on P-384', make: async () => proof({ header: { jwk: await exportJWK((await generateKeyPair('ES384', { extractable: true })).publicKey) } }), want: bad('jwk') },
+    {
+      d: 'jwk of kty RSA',
+      make: () => proof({ header: { jwk: generateKeyPairSync('rsa', { modulusLength: 2048 }).publicKey.export({ format: 'jwk' }) } }),
+      want: bad('jwk'),
+    },
+    {
+      d: 'jwk on P-384',
+      make: async () => proof({ header: { jwk: await exportJWK((await generateKeyPair('ES384', { extractable: true })).publicKey) } }),
+      want: bad('jwk'),
+    },
     { d: 'jwk with malformed coordinates', make: () => proof({ header: { jwk: { ...key.publicJwk, x: 'short' } } }), want: bad('jwk') },
-    { d: 'jwk with a point off the curve', make: () => proof({ header: { jwk: { ...key.publicJwk, y: b64url(randomBytes(32)) } } }), want: bad('jwk') },
+    {
+      d: 'jwk with a point off the curve',
+      make: () => proof({ header: { jwk: { ...key.publicJwk, y: b64url(randomBytes(32)) } } }),
+      want: bad('jwk'),
+    },
     { d: 'jwk meant for RS256', make: () => proof({ header: { jwk: { ...key.publicJwk, alg: 'RS256' } } }), want: bad('jwk') },
 
     // --- signature -----------------------------------------------------------------------------------------------------
     { d: 'signed by another key than its jwk', make: () => proof({ signingKey: other }), want: bad('signature') },
-    { d: 'a signature of another proof', make: async () => withPart(await proof(), 2, (await proof({ jti: 'other' })).split('.')[2]!), want: bad('signature') },
-    { d: 'a signature in DER form (not JWS)', make: async () => withPart(await proof(), 2, b64url(randomBytes(70))), want: bad('signature') },
-    { d: 'claims altered after signing', make: async () => withPart(await proof(), 1, b64url(JSON.stringify({ jti: 'x', htm: 'GET', htu: URL_, iat: NOW_S, ath: accessTokenHash(TOKEN), nonce: NONCE }))), want: bad('signature') },
+    {
+      d: 'a signature of another proof',
+      make: async () => withPart(await proof(), 2, (await proof({ jti: 'other' })).split('.')[2]!),
+      want: bad('signature'),
+    },
+    {
+      d: 'a signature in DER form (not JWS)',
+      make: async () => withPart(await proof(), 2, b64url(randomBytes(70))),
+      want: bad('signature'),
+    },
+    {
+      d: 'claims altered after signing',
+      make: async () =>
+        withPart(
+          await proof(),
+          1,
+          b64url(JSON.stringify({ jti: 'x', htm: 'GET', htu: URL_, iat: NOW_S, ath: accessTokenHash(TOKEN), nonce: NONCE })),
+        ),
+      want: bad('signature'),
+    },
 
     // --- claims --------------------------------------------------------------------------------------------------------
     { d: 'no jti', make: () => proof({ claims: { jti: undefined } }), want: bad('jti') },
@@ -136,16 +198,36 @@ function vectors(): Vector[] {
     { d: 'no ath with a token', make: () => proof({ accessToken: undefined }), want: bad('ath') },
     { d: 'ath of another token', make: () => proof({ accessToken: `${TOKEN}x` }), want: bad('ath') },
     { d: 'ath padded', make: () => proof({ claims: { ath: `${accessTokenHash(TOKEN)}=` } }), want: bad('ath') },
-    { d: 'ath in standard base64', make: () => proof({ claims: { ath: Buffer.from(accessTokenHash(TOKEN), 'base64url').toString('base64') + 'x' } }), want: bad('ath') },
+    {
+      d: 'ath in standard base64',
+      make: () => proof({ claims: { ath: Buffer.from(accessTokenHash(TOKEN), 'base64url').toString('base64') + 'x' } }),
+      want: bad('ath'),
+    },
     { d: 'a key other than the token is bound to', make: () => proof({ key: other }), want: bad('jkt') },
 
     // --- nonce and iat -------------------------------------------------------------------------------------------------
     { d: 'no nonce', make: () => proof({ nonce: undefined }), want: nonceWanted },
     { d: 'a nonce the server never issued', make: () => proof({ nonce: b64url(randomBytes(32)) }), want: nonceWanted },
-    { d: 'a nonce issued two lifetimes ago', make: () => proof({ nonce: nonces.current(new Date(NOW.getTime() - 600_000)) }), want: nonceWanted },
-    { d: 'a nonce issued in the future', make: () => proof({ nonce: nonces.current(new Date(NOW.getTime() + 300_000)) }), want: nonceWanted },
-    { d: 'a nonce of another key', make: () => proof({ nonce: createDpopNonces('another-test-only-nonce-key-xxxxx', 300).current(NOW) }), want: nonceWanted },
-    { d: 'a stale iat without a nonce: use_dpop_nonce first', make: () => proof({ nonce: undefined, iat: NOW_S - 3600 }), want: nonceWanted },
+    {
+      d: 'a nonce issued two lifetimes ago',
+      make: () => proof({ nonce: nonces.current(new Date(NOW.getTime() - 600_000)) }),
+      want: nonceWanted,
+    },
+    {
+      d: 'a nonce issued in the future',
+      make: () => proof({ nonce: nonces.current(new Date(NOW.getTime() + 300_000)) }),
+      want: nonceWanted,
+    },
+    {
+      d: 'a nonce of another key',
+      make: () => proof({ nonce: createDpopNonces('another-test-only-nonce-key-xxxxx', 300).current(NOW) }),
+      want: nonceWanted,
+    },
+    {
+      d: 'a stale iat without a nonce: use_dpop_nonce first',
+      make: () => proof({ nonce: undefined, iat: NOW_S - 3600 }),
+      want: nonceWanted,
+    },
     { d: 'a stale iat with the current nonce', make: () => proof({ iat: NOW_S - 301 }), want: bad('iat') },
     { d: 'an iat in the future', make: () => proof({ iat: NOW_S + 301 }), want: bad('iat') },
     { d: 'an iat far in the past', make: () => proof({ iat: 0 }), want: bad('iat') },
@@ -242,7 +324,7 @@ test('DPoP nonces: stateless, fresh per response, valid for the lifetime after i
   // The last character of 43 base64url characters carries 2 spare bits: a second spelling of the same bytes is refused.
   const last = nonce.at(-1)!;
   const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
-  const twin = nonce.slice(0, -1) + alphabet[(alphabet.indexOf(last) ^ 1)]!;
+  const twin = nonce.slice(0, -1) + alphabet[alphabet.indexOf(last) ^ 1]!;
   assert.equal(n.accepts(twin, t0), false);
   assert.throws(() => createDpopNonces('k', 0), RangeError);
 });

@@ -20,7 +20,9 @@ type AccountHarness = Harness & { refunds: { ref: string; amount: number }[] };
  * The shared harness (test/helpers/reference.ts) with a payment provider these tests control: refunds are recorded, and
  * a refund may be made to fail, throw or wait.
  */
-async function startAccount(o: { refund?: (ref: string, amount: number) => Promise<RefundResult>; clock?: TestClock } = {}): Promise<AccountHarness> {
+async function startAccount(
+  o: { refund?: (ref: string, amount: number) => Promise<RefundResult>; clock?: TestClock } = {},
+): Promise<AccountHarness> {
   const refunds: { ref: string; amount: number }[] = [];
   const payments: PaymentProvider = {
     name: 'simulated',
@@ -69,7 +71,17 @@ const REQUESTS: Record<string, { method: string; path: string; json?: unknown }>
   getCheckoutAddress: { method: 'GET', path: '/v1/me/checkout-address' },
   getCheckoutMethods: { method: 'GET', path: '/v1/me/checkout-methods' },
 };
-const ACCOUNT_OPS = ['getProfile', 'listAddresses', 'addAddress', 'deleteAddress', 'listPaymentMethods', 'listOrders', 'getOrder', 'cancelOrder', 'requestReturn'];
+const ACCOUNT_OPS = [
+  'getProfile',
+  'listAddresses',
+  'addAddress',
+  'deleteAddress',
+  'listPaymentMethods',
+  'listOrders',
+  'getOrder',
+  'cancelOrder',
+  'requestReturn',
+];
 const CHECKOUT_READS = ['getIdentity', 'getCheckoutAddress', 'getCheckoutMethods'];
 
 describe('account over HTTP', () => {
@@ -84,7 +96,8 @@ describe('account over HTTP', () => {
   const customer = async (sub = freshSub(), scope?: string | string[], claims?: Record<string, string>) =>
     auth(await h.minter.customer({ sub, ...(scope !== undefined ? { scope } : {}), ...(claims ? { claims } : {}) }));
   const get = (headers: Headers_, path: string) => h.call(path, { headers });
-  const post = (headers: Headers_, path: string, json?: unknown) => h.call(path, { method: 'POST', headers, ...(json !== undefined ? { json } : {}) });
+  const post = (headers: Headers_, path: string, json?: unknown) =>
+    h.call(path, { method: 'POST', headers, ...(json !== undefined ? { json } : {}) });
   const del = (headers: Headers_, path: string) => h.call(path, { method: 'DELETE', headers });
   const addAddress = (headers: Headers_, body: unknown) => post(headers, '/v1/me/addresses', body);
   const problem = (res: Res, status: number, error: string, extra: { scope?: string } = {}) => {
@@ -92,13 +105,25 @@ describe('account over HTTP', () => {
     expectNoStore(res);
     return doc;
   };
-  const orderRow = (id: string) => h.db.prepare('SELECT status, updated_at FROM orders WHERE id = ?').get(id) as { status: string; updated_at: string };
+  const orderRow = (id: string) =>
+    h.db.prepare('SELECT status, updated_at FROM orders WHERE id = ?').get(id) as { status: string; updated_at: string };
   const paymentRows = (orderId: string) =>
-    h.db.prepare('SELECT status, amount_cents, refunded_cents, provider_ref FROM payments WHERE order_id = ?').all(orderId) as { status: string; amount_cents: number; refunded_cents: number; provider_ref: string }[];
-  const auditRows = (target: string) => h.db.prepare('SELECT actor, action, target, details FROM audit_log WHERE target = ? ORDER BY id').all(target) as { actor: string; action: string; target: string; details: string }[];
+    h.db.prepare('SELECT status, amount_cents, refunded_cents, provider_ref FROM payments WHERE order_id = ?').all(orderId) as {
+      status: string;
+      amount_cents: number;
+      refunded_cents: number;
+      provider_ref: string;
+    }[];
+  const auditRows = (target: string) =>
+    h.db.prepare('SELECT actor, action, target, details FROM audit_log WHERE target = ? ORDER BY id').all(target) as {
+      actor: string;
+      action: string;
+      target: string;
+      details: string;
+    }[];
 
   describe('profile and identity', () => {
-    test('getProfile answers the account\'s sub, email, display name and creation time', async () => {
+    test("getProfile answers the account's sub, email, display name and creation time", async () => {
       const res = await get(await customer('cust_ada'), '/v1/me/profile');
       assert.equal(res.status, 200, res.text);
       expectNoStore(res);
@@ -110,7 +135,10 @@ describe('account over HTTP', () => {
     });
 
     test('a fresh subject is provisioned from its token: name and email claims, else "Customer" and null', async () => {
-      const named = await get(await customer(freshSub(), undefined, { name: 'Grace Hopper', email: 'grace@example.org' }), '/v1/me/profile');
+      const named = await get(
+        await customer(freshSub(), undefined, { name: 'Grace Hopper', email: 'grace@example.org' }),
+        '/v1/me/profile',
+      );
       assert.equal(named.status, 200, named.text);
       assert.equal(named.body.display_name, 'Grace Hopper');
       assert.equal(named.body.email, 'grace@example.org');
@@ -120,7 +148,10 @@ describe('account over HTTP', () => {
     });
 
     test('getIdentity answers only the display name and the self-service boolean, never the email', async () => {
-      for (const [sub, name, eligible] of [['cust_ada', 'Ada Lovelace', true], ['cust_chloe', 'Chloé Martin', false]] as const) {
+      for (const [sub, name, eligible] of [
+        ['cust_ada', 'Ada Lovelace', true],
+        ['cust_chloe', 'Chloé Martin', false],
+      ] as const) {
         const res = await get(await customer(sub), '/v1/me/identity');
         assert.equal(res.status, 200, res.text);
         expectNoStore(res);
@@ -137,16 +168,30 @@ describe('account over HTTP', () => {
   });
 
   describe('addresses', () => {
-    test('listAddresses answers the account\'s addresses, newest first (the seed\'s in reverse insertion order)', async () => {
+    test("listAddresses answers the account's addresses, newest first (the seed's in reverse insertion order)", async () => {
       const res = await get(await customer('cust_ada'), '/v1/me/addresses');
       assert.equal(res.status, 200, res.text);
       expectNoStore(res);
-      assert.deepEqual(res.body.items.map((a: { id: string }) => a.id), ['addr_ada02', 'addr_ada01']);
+      assert.deepEqual(
+        res.body.items.map((a: { id: string }) => a.id),
+        ['addr_ada02', 'addr_ada01'],
+      );
       const first = res.body.items[1];
-      assert.deepEqual({ ...first, created_at: undefined }, {
-        id: 'addr_ada01', name: 'Ada Lovelace', line1: '12 Analytical Way', line2: 'Apt 4B', city: 'Brooklyn', region: 'NY',
-        postal_code: '11201', country: 'US', phone: '+1 718 555 0101', created_at: undefined,
-      });
+      assert.deepEqual(
+        { ...first, created_at: undefined },
+        {
+          id: 'addr_ada01',
+          name: 'Ada Lovelace',
+          line1: '12 Analytical Way',
+          line2: 'Apt 4B',
+          city: 'Brooklyn',
+          region: 'NY',
+          postal_code: '11201',
+          country: 'US',
+          phone: '+1 718 555 0101',
+          created_at: undefined,
+        },
+      );
     });
 
     test('a fresh account has no address and no checkout address', async () => {
@@ -164,9 +209,16 @@ describe('account over HTTP', () => {
       expectNoStore(res);
       assert.match(res.body.id, /^addr_[a-z0-9]+$/);
       assert.equal(res.headers.get('location'), null, 'Location only where a GET URL exists');
-      assert.deepEqual({ ...res.body, id: undefined, created_at: undefined }, {
-        ...ADDRESS, line2: 'Suite 9', phone: '+1 (703) 555-0100', id: undefined, created_at: undefined,
-      });
+      assert.deepEqual(
+        { ...res.body, id: undefined, created_at: undefined },
+        {
+          ...ADDRESS,
+          line2: 'Suite 9',
+          phone: '+1 (703) 555-0100',
+          id: undefined,
+          created_at: undefined,
+        },
+      );
       const list = await get(a, '/v1/me/addresses');
       assert.deepEqual(list.body.items, [res.body]);
       assert.deepEqual((await get(a, '/v1/me/checkout-address')).body, { address: res.body });
@@ -187,7 +239,10 @@ describe('account over HTTP', () => {
       h.clock.advance(1000);
       const second = (await addAddress(a, { ...ADDRESS, line1: '2 Second Street' })).body;
       assert.equal((await get(a, '/v1/me/checkout-address')).body.address.id, second.id);
-      assert.deepEqual((await get(a, '/v1/me/addresses')).body.items.map((x: { id: string }) => x.id), [second.id, first.id]);
+      assert.deepEqual(
+        (await get(a, '/v1/me/addresses')).body.items.map((x: { id: string }) => x.id),
+        [second.id, first.id],
+      );
       assert.equal((await del(a, `/v1/me/addresses/${second.id}`)).status, 204);
       assert.equal((await get(a, '/v1/me/checkout-address')).body.address.id, first.id);
     });
@@ -255,7 +310,7 @@ describe('account over HTTP', () => {
   });
 
   describe('ownership of addresses', () => {
-    test('B cannot delete A\'s address: 404 not_found exactly as an unknown id, and A still has it', async () => {
+    test("B cannot delete A's address: 404 not_found exactly as an unknown id, and A still has it", async () => {
       const a = await customer();
       const b = await customer();
       const created = (await addAddress(a, ADDRESS)).body;
@@ -266,7 +321,7 @@ describe('account over HTTP', () => {
       assert.deepEqual((await get(b, '/v1/me/addresses')).body.items, []);
     });
 
-    test('a fresh account cannot delete a seed address of cust_ada; Ada\'s list is unchanged', async () => {
+    test("a fresh account cannot delete a seed address of cust_ada; Ada's list is unchanged", async () => {
       const ada = await customer('cust_ada');
       const before_ = (await get(ada, '/v1/me/addresses')).body;
       problem(await del(await customer(), '/v1/me/addresses/addr_ada01'), 404, 'not_found');
@@ -287,8 +342,22 @@ describe('account over HTTP', () => {
       assert.equal(res.status, 200, res.text);
       expectNoStore(res);
       const byId = new Map(res.body.items.map((c: { id: string }) => [c.id, c]));
-      assert.deepEqual(byId.get('pm_ada01'), { id: 'pm_ada01', brand: 'visa', last4: '4242', exp_month: 8, exp_year: 2028, expired: false });
-      assert.deepEqual(byId.get('pm_ada02'), { id: 'pm_ada02', brand: 'amex', last4: '8431', exp_month: 3, exp_year: 2030, expired: false });
+      assert.deepEqual(byId.get('pm_ada01'), {
+        id: 'pm_ada01',
+        brand: 'visa',
+        last4: '4242',
+        exp_month: 8,
+        exp_year: 2028,
+        expired: false,
+      });
+      assert.deepEqual(byId.get('pm_ada02'), {
+        id: 'pm_ada02',
+        brand: 'amex',
+        last4: '8431',
+        exp_month: 3,
+        exp_year: 2030,
+        expired: false,
+      });
       assert.ok(!res.text.includes('pm_card_'), 'no provider reference');
       assert.ok(!res.text.includes('provider'), res.text);
     });
@@ -305,14 +374,25 @@ describe('account over HTTP', () => {
   });
 
   describe('orders: list and read', () => {
-    test('listOrders answers the account\'s orders newest first, with summaries', async () => {
+    test("listOrders answers the account's orders newest first, with summaries", async () => {
       const res = await get(await customer('cust_ada'), '/v1/me/orders');
       assert.equal(res.status, 200, res.text);
       expectNoStore(res);
-      assert.deepEqual(res.body.items.map((o: { id: string }) => o.id), SEED_ORDERS.cust_ada);
+      assert.deepEqual(
+        res.body.items.map((o: { id: string }) => o.id),
+        SEED_ORDERS.cust_ada,
+      );
       assert.equal(res.body.next_cursor, null);
       const o1001 = res.body.items.find((o: { id: string }) => o.id === 'ord_1001');
-      assert.deepEqual(o1001, { id: 'ord_1001', number: '#1001', status: 'delivered', placed_at: '2026-01-08T14:22:05Z', currency: 'USD', total_cents: 10584, item_count: 3 });
+      assert.deepEqual(o1001, {
+        id: 'ord_1001',
+        number: '#1001',
+        status: 'delivered',
+        placed_at: '2026-01-08T14:22:05Z',
+        currency: 'USD',
+        total_cents: 10584,
+        item_count: 3,
+      });
     });
 
     for (const sub of ['cust_ada', 'cust_ben'] as const) {
@@ -338,14 +418,23 @@ describe('account over HTTP', () => {
 
     test('status filters the list; a fresh account has no orders', async () => {
       const ben = await customer('cust_ben');
-      assert.deepEqual((await get(ben, '/v1/me/orders?status=cancelled')).body.items.map((o: { id: string }) => o.id), ['ord_1008']);
+      assert.deepEqual(
+        (await get(ben, '/v1/me/orders?status=cancelled')).body.items.map((o: { id: string }) => o.id),
+        ['ord_1008'],
+      );
       assert.deepEqual((await get(ben, '/v1/me/orders?status=refunded')).body, { items: [], next_cursor: null });
       assert.deepEqual((await get(await customer(), '/v1/me/orders')).body, { items: [], next_cursor: null });
     });
 
     test('bad limits, statuses and cursors are 400 invalid_request naming the parameter', async () => {
       const a = await customer('cust_ada');
-      for (const [query, path] of [['limit=0', 'query.limit'], ['limit=101', 'query.limit'], ['limit=two', 'query.limit'], ['status=lost', 'query.status'], ['cursor=%24%24', 'query.cursor']]) {
+      for (const [query, path] of [
+        ['limit=0', 'query.limit'],
+        ['limit=101', 'query.limit'],
+        ['limit=two', 'query.limit'],
+        ['status=lost', 'query.status'],
+        ['cursor=%24%24', 'query.cursor'],
+      ]) {
         expectIssueAt(problem(await get(a, `/v1/me/orders?${query}`), 400, 'invalid_request'), path!);
       }
       const forged = Buffer.from('x:5').toString('base64url');
@@ -383,7 +472,7 @@ describe('account over HTTP', () => {
       assert.equal(o.returnable, false);
     });
 
-    test('another account\'s order is 404 not_found exactly as a nonexistent one', async () => {
+    test("another account's order is 404 not_found exactly as a nonexistent one", async () => {
       const a = await customer('cust_ada');
       const foreign = problem(await get(a, '/v1/me/orders/ord_1002'), 404, 'not_found');
       const unknown = problem(await get(a, '/v1/me/orders/ord_9999'), 404, 'not_found');
@@ -425,8 +514,14 @@ describe('account over HTTP', () => {
       assert.equal(res.status, 200, res.text);
       assert.equal(res.body.status, 'cancelled');
       assert.equal(res.body.payment_status, 'refunded');
-      assert.deepEqual(h.refunds.filter((r) => r.ref === 'pi_seed_ord_1011'), [{ ref: 'pi_seed_ord_1011', amount: total }]);
-      assert.deepEqual(paymentRows('ord_1011').map((p) => [p.status, p.refunded_cents]), [['refunded', total]]);
+      assert.deepEqual(
+        h.refunds.filter((r) => r.ref === 'pi_seed_ord_1011'),
+        [{ ref: 'pi_seed_ord_1011', amount: total }],
+      );
+      assert.deepEqual(
+        paymentRows('ord_1011').map((p) => [p.status, p.refunded_cents]),
+        [['refunded', total]],
+      );
       const details = JSON.parse(auditRows('ord_1011')[0]!.details);
       assert.equal(details.reason, 'Ordered the wrong size');
       assert.equal(details.refunded_cents, total);
@@ -448,8 +543,11 @@ describe('account over HTTP', () => {
     });
 
     for (const [sub, id, status] of [
-      ['cust_ada', 'ord_1009', 'fulfilled'], ['cust_ada', 'ord_1001', 'delivered'], ['cust_ben', 'ord_1008', 'cancelled'],
-      ['cust_ada', 'ord_1004', 'refunded'], ['cust_ben', 'ord_1006', 'return_requested'],
+      ['cust_ada', 'ord_1009', 'fulfilled'],
+      ['cust_ada', 'ord_1001', 'delivered'],
+      ['cust_ben', 'ord_1008', 'cancelled'],
+      ['cust_ada', 'ord_1004', 'refunded'],
+      ['cust_ben', 'ord_1006', 'return_requested'],
     ] as const) {
       test(`an order in ${status} (${id}) cannot be cancelled: 409 order_not_cancellable, the order unchanged`, async () => {
         const before_ = orderRow(id);
@@ -461,7 +559,7 @@ describe('account over HTTP', () => {
       });
     }
 
-    test('cancelling another account\'s order is 404 not_found; it stays as it was and nothing is refunded', async () => {
+    test("cancelling another account's order is 404 not_found; it stays as it was and nothing is refunded", async () => {
       const before_ = orderRow('ord_1003');
       const refunds = h.refunds.length;
       problem(await post(await customer('cust_ada'), '/v1/me/orders/ord_1003/cancellation'), 404, 'not_found');
@@ -473,8 +571,16 @@ describe('account over HTTP', () => {
 
     test('the body is strict: an unknown member or a reason over 500 characters is 400 invalid_request', async () => {
       const dev = await customer('cust_dev');
-      expectIssueAt(problem(await post(dev, '/v1/me/orders/ord_1010/cancellation', { reason: 'x', refund: false }), 400, 'invalid_request'), 'body', 'unrecognized_keys');
-      expectIssueAt(problem(await post(dev, '/v1/me/orders/ord_1010/cancellation', { reason: 'r'.repeat(501) }), 400, 'invalid_request'), 'body.reason', 'too_big');
+      expectIssueAt(
+        problem(await post(dev, '/v1/me/orders/ord_1010/cancellation', { reason: 'x', refund: false }), 400, 'invalid_request'),
+        'body',
+        'unrecognized_keys',
+      );
+      expectIssueAt(
+        problem(await post(dev, '/v1/me/orders/ord_1010/cancellation', { reason: 'r'.repeat(501) }), 400, 'invalid_request'),
+        'body.reason',
+        'too_big',
+      );
       expectIssueAt(problem(await post(dev, '/v1/me/orders/ord_1010/cancellation', null), 400, 'invalid_request'), 'body');
     });
   });
@@ -495,7 +601,10 @@ describe('account over HTTP', () => {
       assert.deepEqual((await get(ada, res.headers.get('location')!)).body, res.body);
       const row = auditRows('ord_1001')[0]!;
       assert.equal(row.action, 'order.return_requested');
-      assert.deepEqual(JSON.parse(row.details).lines, [{ variant_id: 'var_0102', quantity: 2 }, { variant_id: 'var_0801', quantity: 1 }]);
+      assert.deepEqual(JSON.parse(row.details).lines, [
+        { variant_id: 'var_0102', quantity: 2 },
+        { variant_id: 'var_0801', quantity: 1 },
+      ]);
     });
 
     test('only once: a second request is 409 order_not_returnable and adds no return', async () => {
@@ -509,24 +618,43 @@ describe('account over HTTP', () => {
       const bad: [unknown, string, string][] = [
         [[{ variant_id: 'var_0101', quantity: 1 }], 'body.lines.0.variant_id', 'not_in_order'],
         [[{ variant_id: 'var_0501', quantity: 2 }], 'body.lines.0.quantity', 'too_big'],
-        [[{ variant_id: 'var_0501', quantity: 1 }, { variant_id: 'var_0501', quantity: 1 }], 'body.lines.1.variant_id', 'duplicate'],
+        [
+          [
+            { variant_id: 'var_0501', quantity: 1 },
+            { variant_id: 'var_0501', quantity: 1 },
+          ],
+          'body.lines.1.variant_id',
+          'duplicate',
+        ],
         [[], 'body.lines', 'too_small'],
         [[{ variant_id: 'var_0501', quantity: 0 }], 'body.lines.0.quantity', 'too_small'],
         [[{ variant_id: 'var_0501', quantity: 1, note: 'x' }], 'body.lines.0', 'unrecognized_keys'],
         [[{ variant_id: 'sku-1', quantity: 1 }], 'body.lines.0.variant_id', 'invalid_format'],
       ];
       for (const [lines, path, code] of bad) {
-        expectIssueAt(problem(await post(chloe, '/v1/me/orders/ord_1003/returns', { reason: 'Faulty', lines }), 400, 'invalid_request'), path, code);
+        expectIssueAt(
+          problem(await post(chloe, '/v1/me/orders/ord_1003/returns', { reason: 'Faulty', lines }), 400, 'invalid_request'),
+          path,
+          code,
+        );
         assert.equal(orderRow('ord_1003').status, 'delivered');
       }
-      const res = await post(chloe, '/v1/me/orders/ord_1003/returns', { reason: 'Faulty', lines: [{ variant_id: 'var_0501', quantity: 1 }] });
+      const res = await post(chloe, '/v1/me/orders/ord_1003/returns', {
+        reason: 'Faulty',
+        lines: [{ variant_id: 'var_0501', quantity: 1 }],
+      });
       assert.equal(res.status, 201, res.text);
       assert.deepEqual(JSON.parse(auditRows('ord_1003').at(-1)!.details).lines, [{ variant_id: 'var_0501', quantity: 1 }]);
     });
 
     test('the body is strict and needs a reason of 1 to 500 characters', async () => {
       const dev = await customer('cust_dev');
-      for (const [body, path] of [[{}, 'body.reason'], [{ reason: '  ' }, 'body.reason'], [{ reason: 'r'.repeat(501) }, 'body.reason'], [{ reason: 'x', refund: true }, 'body']] as const) {
+      for (const [body, path] of [
+        [{}, 'body.reason'],
+        [{ reason: '  ' }, 'body.reason'],
+        [{ reason: 'r'.repeat(501) }, 'body.reason'],
+        [{ reason: 'x', refund: true }, 'body'],
+      ] as const) {
         expectIssueAt(problem(await post(dev, '/v1/me/orders/ord_1005/returns', body), 400, 'invalid_request'), path);
       }
       problem(await post(dev, '/v1/me/orders/ord_1005/returns'), 400, 'invalid_request');
@@ -534,8 +662,11 @@ describe('account over HTTP', () => {
     });
 
     for (const [sub, id, status] of [
-      ['cust_ada', 'ord_1009', 'fulfilled'], ['cust_ada', 'ord_1004', 'refunded'], ['cust_ben', 'ord_1006', 'return_requested'],
-      ['cust_ben', 'ord_1008', 'cancelled'], ['cust_dev', 'ord_1010', 'fulfilled'],
+      ['cust_ada', 'ord_1009', 'fulfilled'],
+      ['cust_ada', 'ord_1004', 'refunded'],
+      ['cust_ben', 'ord_1006', 'return_requested'],
+      ['cust_ben', 'ord_1008', 'cancelled'],
+      ['cust_dev', 'ord_1010', 'fulfilled'],
     ] as const) {
       test(`an order in ${status} (${id}) cannot be returned: 409 order_not_returnable, the order unchanged`, async () => {
         const before_ = orderRow(id);
@@ -544,7 +675,7 @@ describe('account over HTTP', () => {
       });
     }
 
-    test('returning another account\'s order is 404 not_found; it stays delivered with no return', async () => {
+    test("returning another account's order is 404 not_found; it stays delivered with no return", async () => {
       problem(await post(await customer('cust_ada'), '/v1/me/orders/ord_1002/returns', { reason: 'Not mine' }), 404, 'not_found');
       problem(await post(await customer(), '/v1/me/orders/ord_1002/returns', { reason: 'Not mine' }), 404, 'not_found');
       assert.equal(orderRow('ord_1002').status, 'delivered');
@@ -598,7 +729,10 @@ describe('account over HTTP', () => {
       const headers = auth(await h.minter.delegated({ sub: 'cust_dev', channel: 'mcp' }));
       assert.equal((await get(headers, '/v1/me/profile')).body.sub, 'cust_dev');
       assert.equal((await get(headers, '/v1/me/addresses')).body.items.length, 2);
-      assert.deepEqual((await get(headers, '/v1/me/orders?status=delivered')).body.items.map((o: { id: string }) => o.id), ['ord_1005']);
+      assert.deepEqual(
+        (await get(headers, '/v1/me/orders?status=delivered')).body.items.map((o: { id: string }) => o.id),
+        ['ord_1005'],
+      );
     });
 
     test('a customer passes the guard of all twelve operations', async () => {
@@ -637,9 +771,16 @@ describe('account over HTTP', () => {
 
     test('refusals for scope come before validation and write nothing', async () => {
       const a = freshSub();
-      problem(await addAddress(await customer(a, 'account:read'), { nonsense: true }), 403, 'insufficient_scope', { scope: 'account:write' });
+      problem(await addAddress(await customer(a, 'account:read'), { nonsense: true }), 403, 'insufficient_scope', {
+        scope: 'account:write',
+      });
       const before_ = orderRow('ord_1005');
-      problem(await post(await customer('cust_dev', 'orders:read'), '/v1/me/orders/ord_1005/returns', { reason: 'x' }), 403, 'insufficient_scope', { scope: 'orders:write' });
+      problem(
+        await post(await customer('cust_dev', 'orders:read'), '/v1/me/orders/ord_1005/returns', { reason: 'x' }),
+        403,
+        'insufficient_scope',
+        { scope: 'orders:write' },
+      );
       assert.deepEqual(orderRow('ord_1005'), before_);
       assert.deepEqual((await get(await customer(a), '/v1/me/addresses')).body.items, []);
     });
@@ -656,7 +797,7 @@ describe('account over HTTP', () => {
       });
     }
 
-    test('cust_transition\'s address stays in place (the refused delete wrote nothing)', () => {
+    test("cust_transition's address stays in place (the refused delete wrote nothing)", () => {
       assert.equal(h.db.prepare('SELECT count(*) FROM addresses WHERE account_sub = ?').pluck().get('cust_transition'), 1);
     });
 
@@ -668,10 +809,29 @@ describe('account over HTTP', () => {
   describe('description document', () => {
     test('/openapi.json publishes the account records as components and the strict request bodies', async () => {
       const doc = (await h.call('/openapi.json')).body;
-      for (const id of ['Profile', 'Identity', 'Address', 'AddressList', 'PaymentMethod', 'PaymentMethodList', 'CheckoutMethod', 'CheckoutMethodList', 'CheckoutAddress', 'OrderDetail', 'OrderDetailLine', 'OrderSummary', 'OrderPage', 'Return']) {
+      for (const id of [
+        'Profile',
+        'Identity',
+        'Address',
+        'AddressList',
+        'PaymentMethod',
+        'PaymentMethodList',
+        'CheckoutMethod',
+        'CheckoutMethodList',
+        'CheckoutAddress',
+        'OrderDetail',
+        'OrderDetailLine',
+        'OrderSummary',
+        'OrderPage',
+        'Return',
+      ]) {
         assert.ok(doc.components.schemas[id], id);
       }
-      for (const [path, method] of [['/v1/me/orders/{id}', 'get'], ['/v1/me/orders/{id}/cancellation', 'post'], ['/v1/me/orders/{id}/returns', 'post']] as const) {
+      for (const [path, method] of [
+        ['/v1/me/orders/{id}', 'get'],
+        ['/v1/me/orders/{id}/cancellation', 'post'],
+        ['/v1/me/orders/{id}/returns', 'post'],
+      ] as const) {
         const ok = doc.paths[path][method].responses[method === 'get' ? '200' : path.endsWith('returns') ? '201' : '200'];
         assert.equal(ok.content['application/json'].schema.$ref, '#/components/schemas/OrderDetail', path);
       }
@@ -702,14 +862,21 @@ describe('account over HTTP: card expiry follows the clock', () => {
 
   test('a card is usable through its expiry month and excluded from checkout methods afterwards', async () => {
     const ada = auth(await h.minter.customer({ sub: 'cust_ada' }));
-    const ids = async () => ((await h.call('/v1/me/checkout-methods', { headers: ada })).body.items as { id: string }[]).map((c) => c.id).sort();
+    const ids = async () =>
+      ((await h.call('/v1/me/checkout-methods', { headers: ada })).body.items as { id: string }[]).map((c) => c.id).sort();
     assert.deepEqual(await ids(), ['pm_ada01', 'pm_ada02']);
     h.clock.set(new Date('2028-09-01T00:00:01Z'));
     const token = auth(await h.minter.customer({ sub: 'cust_ada' }));
     const checkout = await h.call('/v1/me/checkout-methods', { headers: token });
-    assert.deepEqual(checkout.body.items.map((c: { id: string }) => c.id), ['pm_ada02']);
+    assert.deepEqual(
+      checkout.body.items.map((c: { id: string }) => c.id),
+      ['pm_ada02'],
+    );
     const all = await h.call('/v1/me/payment-methods', { headers: token });
-    assert.deepEqual(all.body.items.map((c: { id: string; expired: boolean }) => [c.id, c.expired]).sort(), [['pm_ada01', true], ['pm_ada02', false]]);
+    assert.deepEqual(all.body.items.map((c: { id: string; expired: boolean }) => [c.id, c.expired]).sort(), [
+      ['pm_ada01', true],
+      ['pm_ada02', false],
+    ]);
   });
 });
 
@@ -724,17 +891,28 @@ describe('account over HTTP: refunds at the provider', () => {
       assert.equal((await h.call('/v1/me/orders/ord_1011', { headers: ben })).body.status, 'paid');
       assert.equal(h.db.prepare('SELECT status FROM payments WHERE order_id = ?').pluck().get('ord_1011'), 'succeeded');
       assert.equal(h.db.prepare('SELECT count(*) FROM audit_log').pluck().get(), 0);
-      assert.ok(h.logs.some((l) => l.event === 'api_error'), JSON.stringify(h.logs));
+      assert.ok(
+        h.logs.some((l) => l.event === 'api_error'),
+        JSON.stringify(h.logs),
+      );
     } finally {
       await h.close();
     }
   });
 
   test('a refund that throws is the same: 500, nothing written', async () => {
-    const h = await startAccount({ refund: async () => { throw new Error('provider down'); } });
+    const h = await startAccount({
+      refund: async () => {
+        throw new Error('provider down');
+      },
+    });
     try {
       const chloe = auth(await h.minter.customer({ sub: 'cust_chloe' }));
-      expectProblem(await h.call('/v1/me/orders/ord_1012/cancellation', { method: 'POST', headers: chloe }), { status: 500, error: 'internal_error', docsUrl: fixtureProfile.docsUrl });
+      expectProblem(await h.call('/v1/me/orders/ord_1012/cancellation', { method: 'POST', headers: chloe }), {
+        status: 500,
+        error: 'internal_error',
+        docsUrl: fixtureProfile.docsUrl,
+      });
       assert.equal(h.db.prepare('SELECT status FROM orders WHERE id = ?').pluck().get('ord_1012'), 'paid');
       assert.ok(h.logs.some((l) => l.event === 'refund_failed'));
     } finally {
@@ -745,7 +923,12 @@ describe('account over HTTP: refunds at the provider', () => {
   test('two cancellations at once: one cancels and refunds once, the other is 409 order_not_cancellable', async () => {
     let release!: () => void;
     const gate = new Promise<void>((resolve) => (release = resolve));
-    const h = await startAccount({ refund: async () => { await gate; return { status: 'succeeded', providerRef: 're_y' }; } });
+    const h = await startAccount({
+      refund: async () => {
+        await gate;
+        return { status: 'succeeded', providerRef: 're_y' };
+      },
+    });
     try {
       const ben = auth(await h.minter.customer({ sub: 'cust_ben' }));
       const first = h.call('/v1/me/orders/ord_1011/cancellation', { method: 'POST', headers: ben });

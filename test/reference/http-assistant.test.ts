@@ -44,41 +44,85 @@ function client(h: Harness) {
     /** A session signed in to `subject` for an agent with `permissions` (what the proxy reports when an agent is connected). */
     async signedIn(subject: string, permissions: readonly string[], o: { agentId?: string; clientId?: string } = {}): Promise<string> {
       const sid = freshSid();
-      const res = await h.call('/internal/assistant/agents/connected', { method: 'POST', headers: proxy, json: { subject, agent_id: o.agentId ?? 'agent_asst', client_id: o.clientId ?? 'agent-client', permissions, session_id: sid } });
+      const res = await h.call('/internal/assistant/agents/connected', {
+        method: 'POST',
+        headers: proxy,
+        json: { subject, agent_id: o.agentId ?? 'agent_asst', client_id: o.clientId ?? 'agent-client', permissions, session_id: sid },
+      });
       assert.ok(res.status === 201 || res.status === 200, res.text);
       return sid;
     },
     async signedOut(scopes: readonly string[] = [], o: { sid?: string; clientId?: string } = {}): Promise<string> {
       const sid = o.sid ?? freshSid();
-      const res = await h.call('/internal/assistant/sessions/signed-out', { method: 'POST', headers: proxy, json: { session_id: sid, client_id: o.clientId ?? 'agent-client', scopes } });
+      const res = await h.call('/internal/assistant/sessions/signed-out', {
+        method: 'POST',
+        headers: proxy,
+        json: { session_id: sid, client_id: o.clientId ?? 'agent-client', scopes },
+      });
       assert.ok(res.status === 201 || res.status === 200, res.text);
       return sid;
     },
-    async authorize(subject: string, permissions: readonly string[], decision: 'granted' | 'revoked', agentId = 'agent_asst'): Promise<void> {
-      const res = await h.call('/internal/agent-authorization', { method: 'POST', headers: proxy, json: { subject, agent_id: agentId, permissions, decision } });
+    async authorize(
+      subject: string,
+      permissions: readonly string[],
+      decision: 'granted' | 'revoked',
+      agentId = 'agent_asst',
+    ): Promise<void> {
+      const res = await h.call('/internal/agent-authorization', {
+        method: 'POST',
+        headers: proxy,
+        json: { subject, agent_id: agentId, permissions, decision },
+      });
       assert.equal(res.status, 200, res.text);
     },
     /** A signed-in assistant token (personal_agent exchange) bound to a fresh key. */
-    async assistant(sub: string, sid: string, o: { scope?: string | readonly string[]; expiresIn?: number; claims?: Record<string, unknown> } = {}): Promise<Assistant> {
+    async assistant(
+      sub: string,
+      sid: string,
+      o: { scope?: string | readonly string[]; expiresIn?: number; claims?: Record<string, unknown> } = {},
+    ): Promise<Assistant> {
       const key = await createDpopKey();
       return { key, sid, token: await h.minter.assistant({ sub, sid, jkt: key.thumbprint, ...o }) };
     },
     /** A signed-out proxy token (docs/assistants.md): HS256 with PROXY_IDP_SECRET, typ signed-out-proxy+jwt. */
-    async signedOutToken(sid: string, o: { scope?: string; claims?: Record<string, unknown>; header?: Record<string, unknown>; secret?: string; expiresIn?: number; issuerKey?: boolean } = {}): Promise<Assistant> {
+    async signedOutToken(
+      sid: string,
+      o: {
+        scope?: string;
+        claims?: Record<string, unknown>;
+        header?: Record<string, unknown>;
+        secret?: string;
+        expiresIn?: number;
+        issuerKey?: boolean;
+      } = {},
+    ): Promise<Assistant> {
       const key = await createDpopKey();
       const proxyClient = h.profile.clients.personalAgentProxy;
       const iat = epoch();
       const claims: Record<string, unknown> = {
-        aud: h.profile.audiences.api, client_id: proxyClient, sub: `${proxyClient}@clients`, sid, cnf: { jkt: key.thumbprint },
-        scope: o.scope ?? '', iat, exp: iat + (o.expiresIn ?? 300), jti: randomUUID(), ...o.claims,
+        aud: h.profile.audiences.api,
+        client_id: proxyClient,
+        sub: `${proxyClient}@clients`,
+        sid,
+        cnf: { jkt: key.thumbprint },
+        scope: o.scope ?? '',
+        iat,
+        exp: iat + (o.expiresIn ?? 300),
+        jti: randomUUID(),
+        ...o.claims,
       };
       for (const [k, v] of Object.entries(claims)) if (v === undefined) delete claims[k];
       if (o.issuerKey) {
         // Signed like an access token, by the issuer's key: not how signed-out proxy tokens are verified.
         const kid = h.profile.signingKeys[0]!.kid;
-        return { key, sid, token: await h.minter.sign({ header: { alg: 'ES256', typ: 'signed-out-proxy+jwt', kid, ...o.header }, payload: claims }) };
+        return {
+          key,
+          sid,
+          token: await h.minter.sign({ header: { alg: 'ES256', typ: 'signed-out-proxy+jwt', kid, ...o.header }, payload: claims }),
+        };
       }
-      const token = await new SignJWT(claims).setProtectedHeader({ alg: 'HS256', typ: 'signed-out-proxy+jwt', ...o.header })
+      const token = await new SignJWT(claims)
+        .setProtectedHeader({ alg: 'HS256', typ: 'signed-out-proxy+jwt', ...o.header })
         .sign(new TextEncoder().encode(o.secret ?? h.profile.secrets.proxyIdpSecret!));
       return { key, sid, token };
     },
@@ -88,10 +132,22 @@ function client(h: Harness) {
       return nonce!;
     },
     async proof(a: Assistant, method: string, path: string, o: Partial<DpopProofOptions> = {}): Promise<string> {
-      return dpopProof({ key: a.key, htm: method, htu: h.url + path.split('?')[0], accessToken: a.token, nonce: await c.nonce(), now: h.clock.now, ...o });
+      return dpopProof({
+        key: a.key,
+        htm: method,
+        htu: h.url + path.split('?')[0],
+        accessToken: a.token,
+        nonce: await c.nonce(),
+        now: h.clock.now,
+        ...o,
+      });
     },
     /** One request as a correct assistant sends it; `proof` overrides proof options, `dpop` replaces the DPoP header(s). */
-    async send(a: Assistant, path: string, o: { method?: string; json?: unknown; proof?: Partial<DpopProofOptions>; dpop?: string | string[] | null; headers?: Hdrs } = {}): Promise<Res> {
+    async send(
+      a: Assistant,
+      path: string,
+      o: { method?: string; json?: unknown; proof?: Partial<DpopProofOptions>; dpop?: string | string[] | null; headers?: Hdrs } = {},
+    ): Promise<Res> {
       const method = o.method ?? 'GET';
       const headers = new Headers({ authorization: `DPoP ${a.token}`, ...o.headers });
       const dpop = o.dpop === undefined ? await c.proof(a, method, path, o.proof) : o.dpop;
@@ -117,7 +173,10 @@ function expectDpopRefusal(h: Harness, res: Res, error: 'invalid_dpop_proof' | '
 
 function expectSignInRequired(h: Harness, res: Res, scheme: 'DPoP' | 'Bearer' = 'DPoP'): void {
   expectProblem(res, { status: 403, error: 'sign_in_required', docsUrl: h.profile.docsUrl });
-  assert.equal(res.headers.get('www-authenticate'), scheme === 'DPoP' ? 'DPoP error="sign_in_required", algs="ES256"' : 'Bearer error="sign_in_required"');
+  assert.equal(
+    res.headers.get('www-authenticate'),
+    scheme === 'DPoP' ? 'DPoP error="sign_in_required", algs="ES256"' : 'Bearer error="sign_in_required"',
+  );
 }
 
 function expectScope(h: Harness, res: Res, scope: string): void {
@@ -150,7 +209,7 @@ describe('a correct assistant request', () => {
     assert.equal(cart.status, 200, 'htu with query and fragment: ' + cart.text);
   });
 
-  test('a write: assistant:write lets the assistant add an address; the cart is the account\'s', async () => {
+  test("a write: assistant:write lets the assistant add an address; the cart is the account's", async () => {
     const sub = freshSub();
     const a = await c.assistant(sub, await c.signedIn(sub, ALL));
     const created = await c.send(a, '/v1/me/addresses', { method: 'POST', json: newAddress });
@@ -196,8 +255,14 @@ describe('proof and token failures: 401, exactly one DPoP challenge, a DPoP-Nonc
     const now = Math.floor(h.clock.now().getTime() / 1000);
     const cases: [string, () => Promise<Res>][] = [
       ['no DPoP header', () => c.send(a, '/v1/me', { dpop: null })],
-      ['two DPoP headers', async () => c.send(a, '/v1/me', { dpop: [await c.proof(a, 'GET', '/v1/me'), await c.proof(a, 'GET', '/v1/me')] })],
-      ['a comma-joined DPoP header', async () => c.send(a, '/v1/me', { dpop: `${await c.proof(a, 'GET', '/v1/me')}, ${await c.proof(a, 'GET', '/v1/me')}` })],
+      [
+        'two DPoP headers',
+        async () => c.send(a, '/v1/me', { dpop: [await c.proof(a, 'GET', '/v1/me'), await c.proof(a, 'GET', '/v1/me')] }),
+      ],
+      [
+        'a comma-joined DPoP header',
+        async () => c.send(a, '/v1/me', { dpop: `${await c.proof(a, 'GET', '/v1/me')}, ${await c.proof(a, 'GET', '/v1/me')}` }),
+      ],
       ['a garbage proof', () => c.send(a, '/v1/me', { dpop: 'not-a-proof' })],
       ['htm of another method', () => c.send(a, '/v1/me', { proof: { htm: 'POST' } })],
       ['htu of another path', () => c.send(a, '/v1/me', { proof: { htu: `${h.url}/v1/cart` } })],
@@ -264,13 +329,21 @@ describe('proof and token failures: 401, exactly one DPoP challenge, a DPoP-Nonc
       expectDpopRefusal(h, res, 'invalid_token', 'as Bearer');
     }
     const signedOut = await c.signedOutToken(await c.signedOut());
-    expectDpopRefusal(h, await h.call('/v1/cart', { headers: { authorization: `Bearer ${signedOut.token}` } }), 'invalid_token', 'signed-out token as Bearer');
+    expectDpopRefusal(
+      h,
+      await h.call('/v1/cart', { headers: { authorization: `Bearer ${signedOut.token}` } }),
+      'invalid_token',
+      'signed-out token as Bearer',
+    );
   });
 
   test('the token is read from Authorization only: not from the query, a cookie or another header', async () => {
     const sub = freshSub();
     const a = await c.assistant(sub, await c.signedIn(sub, READ));
-    const elsewhere: Hdrs[] = [{ cookie: `access_token=${a.token}`, dpop: await c.proof(a, 'GET', '/v1/me') }, { 'x-access-token': a.token }];
+    const elsewhere: Hdrs[] = [
+      { cookie: `access_token=${a.token}`, dpop: await c.proof(a, 'GET', '/v1/me') },
+      { 'x-access-token': a.token },
+    ];
     for (const headers of elsewhere) {
       const res = await h.call('/v1/me', { headers });
       expectProblem(res, { status: 401, error: 'invalid_token', docsUrl: h.profile.docsUrl });
@@ -302,7 +375,9 @@ describe('authority: token permissions ∩ live session scopes', () => {
     expectScope(h, await c.send(a, '/v1/me/addresses', { method: 'POST', json: newAddress }), 'assistant:write');
     expectScope(h, await c.send(a, '/v1/checkouts/saved-card', { method: 'POST', json: {} }), 'checkout');
     // The session grants assistant:read but the token lacks orders:read: assistant:read is not held.
-    const narrow = await c.assistant(sub, a.sid, { scope: ['catalog:read', 'cart:read', 'cart:write', 'account:read', 'payment_methods:read'] });
+    const narrow = await c.assistant(sub, a.sid, {
+      scope: ['catalog:read', 'cart:read', 'cart:write', 'account:read', 'payment_methods:read'],
+    });
     const res = await c.send(narrow, '/v1/me/orders');
     expectScope(h, res, 'assistant:read');
     assert.equal(res.headers.get('www-authenticate'), null);
@@ -322,7 +397,9 @@ describe('authority: token permissions ∩ live session scopes', () => {
   test('stale tokens act signed out: a signed-out token on a signed-in session, a signed-in token on a signed-out session', async () => {
     const sub = freshSub();
     const sid = await c.signedIn(sub, ALL);
-    const signedOutOnSignedIn = await c.signedOutToken(sid, { scope: 'catalog:read cart:read cart:write account:read payment_methods:read orders:read' });
+    const signedOutOnSignedIn = await c.signedOutToken(sid, {
+      scope: 'catalog:read cart:read cart:write account:read payment_methods:read orders:read',
+    });
     expectSignInRequired(h, await c.send(signedOutOnSignedIn, '/v1/me/orders'));
     const me = await c.send(signedOutOnSignedIn, '/v1/me');
     assert.equal(me.status, 200);
@@ -348,7 +425,11 @@ describe('authority: token permissions ∩ live session scopes', () => {
     assert.ok(JSON.stringify((await c.send(again, '/v1/cart')).body).includes('var_0101'), 'the session keeps its cart');
     const other = await c.signedOutToken(await c.signedOut([]));
     assert.ok(!JSON.stringify((await c.send(other, '/v1/cart')).body).includes('var_0101'), 'another session does not see it');
-    for (const [method, path] of [['GET', '/v1/me/profile'], ['GET', '/v1/me/orders'], ['POST', '/v1/checkouts/saved-card']] as const) {
+    for (const [method, path] of [
+      ['GET', '/v1/me/profile'],
+      ['GET', '/v1/me/orders'],
+      ['POST', '/v1/checkouts/saved-card'],
+    ] as const) {
       expectSignInRequired(h, await c.send(a, path, { method, json: method === 'POST' ? {} : undefined }));
     }
   });
@@ -359,7 +440,10 @@ describe('authority: token permissions ∩ live session scopes', () => {
       ['another secret', c.signedOutToken(sid, { secret: 'not-the-proxy-secret-at-all-xxxx' })],
       ['signed by the issuer key (ES256)', c.signedOutToken(sid, { issuerKey: true })],
       ['typ at+jwt with the proxy secret', c.signedOutToken(sid, { header: { typ: 'at+jwt' } })],
-      ['another client', c.signedOutToken(sid, { claims: { client_id: h.profile.clients.website, sub: `${h.profile.clients.website}@clients` } })],
+      [
+        'another client',
+        c.signedOutToken(sid, { claims: { client_id: h.profile.clients.website, sub: `${h.profile.clients.website}@clients` } }),
+      ],
       ['an account subject', c.signedOutToken(sid, { claims: { sub: 'cust_ada' } })],
       ['a deeper act chain', c.signedOutToken(sid, { claims: { act: { sub: 'personal_agent', act: { sub: 'x' } } } })],
       ['no sid', c.signedOutToken(sid, { claims: { sid: undefined } })],
@@ -368,7 +452,11 @@ describe('authority: token permissions ∩ live session scopes', () => {
       ['expired', c.signedOutToken(sid, { expiresIn: -5 })],
     ];
     for (const [what, made] of cases) expectDpopRefusal(h, await c.send(await made, '/v1/cart'), 'invalid_token', what);
-    assert.equal((await c.send(await c.signedOutToken(sid, { claims: { act: { sub: 'personal_agent' } } }), '/v1/cart')).status, 200, 'act personal_agent is allowed');
+    assert.equal(
+      (await c.send(await c.signedOutToken(sid, { claims: { act: { sub: 'personal_agent' } } }), '/v1/cart')).status,
+      200,
+      'act personal_agent is allowed',
+    );
   });
 
   test('direct tokens are single-level personal_agent exchanges from the proxy client', async () => {
@@ -401,7 +489,8 @@ describe('forwarders: exactly one original artifact, agent:forward, no proof', (
     const me = await h.call('/v1/me', { headers });
     assert.equal(me.status, 200, me.text);
     assert.equal(me.body.account, null, 'no account behind a forwarded session token');
-    for (const path of ['/v1/me/profile', '/v1/me/orders', '/v1/me/addresses', '/v1/me/payment-methods']) expectSignInRequired(h, await h.call(path, { headers }), 'Bearer');
+    for (const path of ['/v1/me/profile', '/v1/me/orders', '/v1/me/addresses', '/v1/me/payment-methods'])
+      expectSignInRequired(h, await h.call(path, { headers }), 'Bearer');
     expectSignInRequired(h, await h.call('/v1/me/addresses', { method: 'POST', headers, json: newAddress }), 'Bearer');
     assert.equal((await h.call('/v1/cart', { headers })).status, 200, 'the base catalog and cart authority remains');
     // The same token with its key and a proof is the signed-in assistant.
@@ -410,7 +499,12 @@ describe('forwarders: exactly one original artifact, agent:forward, no proof', (
 
   test('a forwarder without agent:forward is refused: 403 caller_not_allowed, never an API or service scope', async () => {
     const original = await c.signedOutToken(await c.signedOut([]));
-    const res = await h.call('/v1/cart', { headers: { authorization: `Bearer ${await h.minter.mcpAgentForwarder({ scope: 'catalog:read cart:read' })}`, 'assistant-subject': original.token } });
+    const res = await h.call('/v1/cart', {
+      headers: {
+        authorization: `Bearer ${await h.minter.mcpAgentForwarder({ scope: 'catalog:read cart:read' })}`,
+        'assistant-subject': original.token,
+      },
+    });
     expectProblem(res, { status: 403, error: 'caller_not_allowed', docsUrl: h.profile.docsUrl });
     assert.equal(res.body.scope, undefined);
   });
@@ -427,7 +521,11 @@ describe('forwarders: exactly one original artifact, agent:forward, no proof', (
     assert.equal((await h.call('/v1/me/orders', { headers })).status, 200);
     expectScope(h, await h.call('/v1/me/addresses', { method: 'POST', headers, json: newAddress }), 'assistant:write');
     const signedOut = signBrowserSession(await c.signedOut([]), h.profile.secrets.webSessionContextKey);
-    expectSignInRequired(h, await h.call('/v1/me/profile', { headers: { ...headers, [ASSISTANT_BROWSER_SESSION_HEADER]: signedOut } }), 'Bearer');
+    expectSignInRequired(
+      h,
+      await h.call('/v1/me/profile', { headers: { ...headers, [ASSISTANT_BROWSER_SESSION_HEADER]: signedOut } }),
+      'Bearer',
+    );
   });
 
   test('wrong, forged or too many artifacts: 401 invalid_token in the Bearer scheme', async () => {
@@ -445,9 +543,15 @@ describe('forwarders: exactly one original artifact, agent:forward, no proof', (
       ['mcp forwarder with a forwarder token as subject', { authorization: mcp, 'assistant-subject': await h.minter.mcpAgentForwarder() }],
       ['mcp forwarder with garbage as subject', { authorization: mcp, 'assistant-subject': 'abc.def.ghi' }],
       ['web forwarder with Assistant-Subject', { authorization: web, 'assistant-subject': original.token }],
-      ['web forwarder with a forged browser session', { authorization: web, [ASSISTANT_BROWSER_SESSION_HEADER]: signBrowserSession(sid, 'another-key-of-enough-length-xx') }],
+      [
+        'web forwarder with a forged browser session',
+        { authorization: web, [ASSISTANT_BROWSER_SESSION_HEADER]: signBrowserSession(sid, 'another-key-of-enough-length-xx') },
+      ],
       ['web forwarder with a malformed browser session', { authorization: web, [ASSISTANT_BROWSER_SESSION_HEADER]: `asb1.${sid}` }],
-      ['web forwarder with an unknown session', { authorization: web, [ASSISTANT_BROWSER_SESSION_HEADER]: signBrowserSession(freshSid(), h.profile.secrets.webSessionContextKey) }],
+      [
+        'web forwarder with an unknown session',
+        { authorization: web, [ASSISTANT_BROWSER_SESSION_HEADER]: signBrowserSession(freshSid(), h.profile.secrets.webSessionContextKey) },
+      ],
     ];
     for (const [what, headers] of cases) {
       const res = await h.call('/v1/cart', { headers });
@@ -466,7 +570,9 @@ describe('budgets: per assistant session and per agent client', () => {
   let small: Harness;
   let s: ReturnType<typeof client>;
   before(async () => {
-    small = await startReference({ overrides: { assistantSessionRateLimitBudget: 3, assistantClientRateLimitBudget: 5, assistantRateLimitWindowSeconds: 60 } });
+    small = await startReference({
+      overrides: { assistantSessionRateLimitBudget: 3, assistantClientRateLimitBudget: 5, assistantRateLimitWindowSeconds: 60 },
+    });
     s = client(small);
   });
   after(() => small.close());
@@ -506,7 +612,12 @@ describe('the public origin: PUBLIC_BASE_URL decides what htu must name', () => 
     const a = await p.signedOutToken(await p.signedOut([]));
     expectDpopRefusal(pub, await p.send(a, '/v1/cart'), 'invalid_dpop_proof', 'the listening address');
     assert.equal((await p.send(a, '/v1/cart', { proof: { htu: 'https://shop.example/api/v1/cart' } })).status, 200);
-    expectDpopRefusal(pub, await p.send(a, '/v1/cart', { proof: { htu: 'https://shop.example/v1/cart' } }), 'invalid_dpop_proof', 'without the prefix');
+    expectDpopRefusal(
+      pub,
+      await p.send(a, '/v1/cart', { proof: { htu: 'https://shop.example/v1/cart' } }),
+      'invalid_dpop_proof',
+      'without the prefix',
+    );
   });
 });
 

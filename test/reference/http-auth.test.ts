@@ -42,7 +42,16 @@ describe('token verification', () => {
       ['nbf in the future', m.customer({ sub, claims: { nbf: Math.floor(Date.now() / 1000) + 600 } })],
       ['no exp', m.customer({ sub, claims: { exp: undefined } })],
       ['no iat', m.customer({ sub, claims: { iat: undefined } })],
-      ['iat ten years ahead', m.customer({ sub, claims: { iat: Math.floor(h.clock.now().getTime() / 1000) + 10 * 365 * 86400, exp: Math.floor(h.clock.now().getTime() / 1000) + 10 * 365 * 86400 + 300 } })],
+      [
+        'iat ten years ahead',
+        m.customer({
+          sub,
+          claims: {
+            iat: Math.floor(h.clock.now().getTime() / 1000) + 10 * 365 * 86400,
+            exp: Math.floor(h.clock.now().getTime() / 1000) + 10 * 365 * 86400 + 300,
+          },
+        }),
+      ],
       ['iat two minutes ahead', m.customer({ sub, claims: { iat: Math.floor(h.clock.now().getTime() / 1000) + 120 } })],
       ['iat not a number', m.customer({ sub, claims: { iat: 'yesterday' } })],
       ['no client_id', m.customer({ sub, claims: { client_id: undefined } })],
@@ -58,7 +67,9 @@ describe('token verification', () => {
   });
 
   test('an iat up to a minute ahead (clock skew) is accepted', async () => {
-    const res = await me(bearer(await h.minter.customer({ sub: 'cust_ada', claims: { iat: Math.floor(h.clock.now().getTime() / 1000) + 50 } })));
+    const res = await me(
+      bearer(await h.minter.customer({ sub: 'cust_ada', claims: { iat: Math.floor(h.clock.now().getTime() / 1000) + 50 } })),
+    );
     assert.equal(res.status, 200, res.text);
   });
 
@@ -85,7 +96,11 @@ describe('token verification', () => {
   test('a DPoP-bound token sent as Bearer is refused in the DPoP scheme', async () => {
     const key = await createDpopKey();
     await rejected(await h.minter.assistant({ sub: 'cust_ada', jkt: key.thumbprint, sid: 'sess1' }), 'downgrade', 'DPoP');
-    await rejected(await h.minter.customer({ sub: 'cust_ada', claims: { cnf: { jkt: key.thumbprint } } }), 'cnf on customer: refused, in the Bearer scheme', 'Bearer');
+    await rejected(
+      await h.minter.customer({ sub: 'cust_ada', claims: { cnf: { jkt: key.thumbprint } } }),
+      'cnf on customer: refused, in the Bearer scheme',
+      'Bearer',
+    );
   });
 });
 
@@ -96,7 +111,10 @@ describe('caller classification (GET /v1/me)', () => {
     assert.equal(c.status, 200, c.text);
     assert.deepEqual([c.body.caller_kind, c.body.channel, c.body.account.sub], ['customer', 'web', 'cust_ada']);
     const d = await me(bearer(await m.delegated({ sub: 'cust_ben', channel: 'mcp', actChain: ['claude'] })));
-    assert.deepEqual([d.body.caller_kind, d.body.channel, d.body.origin, d.body.actor_chain], ['delegated', 'mcp', 'oauth', [h.profile.clients.agentProtocol, 'claude']]);
+    assert.deepEqual(
+      [d.body.caller_kind, d.body.channel, d.body.origin, d.body.actor_chain],
+      ['delegated', 'mcp', 'oauth', [h.profile.clients.agentProtocol, 'claude']],
+    );
     const d2 = await me(bearer(await m.delegated({ sub: 'cust_ben', channel: 'openapi' })));
     assert.equal(d2.body.channel, 'openapi');
     const g = await me(bearer(await m.guest()));
@@ -150,7 +168,11 @@ describe('caller classification (GET /v1/me)', () => {
 describe('guard', () => {
   test('caller_not_allowed and insufficient_scope', async () => {
     const op = { ...bearer(await h.minter.operator()), operator: 'ops@shop.test' };
-    expectProblem(await h.call('/v1/catalog/products', { headers: op }), { status: 403, error: 'caller_not_allowed', docsUrl: h.profile.docsUrl });
+    expectProblem(await h.call('/v1/catalog/products', { headers: op }), {
+      status: 403,
+      error: 'caller_not_allowed',
+      docsUrl: h.profile.docsUrl,
+    });
     const narrow = await h.minter.customer({ sub: 'cust_ada', scope: 'cart:read' });
     const res = await h.call('/v1/catalog/products', { headers: bearer(narrow) });
     const p = expectProblem(res, { status: 403, error: 'insufficient_scope', docsUrl: h.profile.docsUrl, scope: 'catalog:read' });
@@ -179,7 +201,8 @@ describe('key set from a URL', () => {
     fetches = 0;
     const r = await startReference({ overrides: { jwksUri: JWKS_URL } });
     try {
-      for (let i = 0; i < 3; i++) assert.equal((await r.call('/v1/me', { headers: bearer(await r.minter.customer({ sub: 'cust_ada' })) })).status, 200);
+      for (let i = 0; i < 3; i++)
+        assert.equal((await r.call('/v1/me', { headers: bearer(await r.minter.customer({ sub: 'cust_ada' })) })).status, 200);
       assert.equal(fetches, 1);
     } finally {
       await r.close();

@@ -23,7 +23,7 @@ describe('request stage', () => {
 
   test('a well-formed incoming X-Request-Id is kept, a malformed one replaced', async () => {
     assert.equal((await h.call('/health', { headers: { 'x-request-id': 'req-12345678' } })).headers.get('x-request-id'), 'req-12345678');
-    const replaced = (await h.call('/v1/cart', { headers: { 'x-request-id': 'bad id with spaces' } }));
+    const replaced = await h.call('/v1/cart', { headers: { 'x-request-id': 'bad id with spaces' } });
     assert.notEqual(replaced.headers.get('x-request-id'), 'bad id with spaces');
     assert.equal(replaced.body.instance, replaced.headers.get('x-request-id'));
   });
@@ -47,7 +47,12 @@ describe('boundary', () => {
     for (const path of ['/nope', '/v1', '/v1/nope', '/v1/catalog/products/a/b']) {
       expectProblem(await h.call(path), { status: 404, error: 'not_found', docsUrl: h.profile.docsUrl });
     }
-    for (const [method, path, allow] of [['PUT', '/v1/cart', 'GET, HEAD'], ['DELETE', '/v1/cart/items', 'POST'], ['OPTIONS', '/v1/cart', 'GET, HEAD'], ['POST', '/health', 'GET, HEAD']] as const) {
+    for (const [method, path, allow] of [
+      ['PUT', '/v1/cart', 'GET, HEAD'],
+      ['DELETE', '/v1/cart/items', 'POST'],
+      ['OPTIONS', '/v1/cart', 'GET, HEAD'],
+      ['POST', '/health', 'GET, HEAD'],
+    ] as const) {
       const res = await h.call(path, { method });
       expectProblem(res, { status: 405, error: 'method_not_allowed', docsUrl: h.profile.docsUrl });
       assert.equal(res.headers.get('allow'), allow);
@@ -55,14 +60,23 @@ describe('boundary', () => {
   });
 
   test('decoding failures precede authentication: malformed JSON 400, no JSON type 415, over 256 KiB 413', async () => {
-    const post = (body: string, type?: string) => h.call('/v1/cart/items', { method: 'POST', body, headers: type ? { 'content-type': type } : {} });
+    const post = (body: string, type?: string) =>
+      h.call('/v1/cart/items', { method: 'POST', body, headers: type ? { 'content-type': type } : {} });
     expectProblem(await post('{"variant_id":', 'application/json'), { status: 400, error: 'invalid_json', docsUrl: h.profile.docsUrl });
-    expectProblem(await post('variant_id=x', 'application/x-www-form-urlencoded'), { status: 415, error: 'unsupported_media_type', docsUrl: h.profile.docsUrl });
+    expectProblem(await post('variant_id=x', 'application/x-www-form-urlencoded'), {
+      status: 415,
+      error: 'unsupported_media_type',
+      docsUrl: h.profile.docsUrl,
+    });
     expectProblem(await post('{}', 'text/plain'), { status: 415, error: 'unsupported_media_type', docsUrl: h.profile.docsUrl });
     expectProblem(await post('{}'), { status: 415, error: 'unsupported_media_type', docsUrl: h.profile.docsUrl });
     const big = JSON.stringify({ pad: 'x'.repeat(256 * 1024) });
     expectProblem(await post(big, 'application/json'), { status: 413, error: 'payload_too_large', docsUrl: h.profile.docsUrl });
-    expectProblem(await post('{}', 'application/json; charset=latin9'), { status: 415, error: 'unsupported_media_type', docsUrl: h.profile.docsUrl });
+    expectProblem(await post('{}', 'application/json; charset=latin9'), {
+      status: 415,
+      error: 'unsupported_media_type',
+      docsUrl: h.profile.docsUrl,
+    });
   });
 
   test('a body just under the cap is decoded (then validated)', async () => {

@@ -12,7 +12,12 @@ import { LIMITS } from '../../contract/limits.js';
 import { newGuestSession } from '../../conformance/lib/guest-session.js';
 
 type Res = Awaited<ReturnType<Harness['call']>>;
-interface Line { variant_id: string; quantity: number; unit_price_cents: number; line_total_cents: number }
+interface Line {
+  variant_id: string;
+  quantity: number;
+  unit_price_cents: number;
+  line_total_cents: number;
+}
 
 const seed = seedSchema.parse(JSON.parse(readFileSync(new URL('../../fixtures/seed.json', import.meta.url), 'utf8')));
 const variants = new Map(seed.products.flatMap((p) => p.variants.map((v) => [v.id, { ...v, handle: p.handle }] as const)));
@@ -46,8 +51,14 @@ function expectConsistentCart(res: Res): void {
     assert.equal(l.unit_price_cents, price(l.variant_id), `unit price of ${l.variant_id}`);
     assert.equal(l.line_total_cents, l.unit_price_cents * l.quantity, `line total of ${l.variant_id}`);
   }
-  assert.equal(res.body.item_count, lines.reduce((n, l) => n + l.quantity, 0));
-  assert.equal(res.body.subtotal_cents, lines.reduce((n, l) => n + l.line_total_cents, 0));
+  assert.equal(
+    res.body.item_count,
+    lines.reduce((n, l) => n + l.quantity, 0),
+  );
+  assert.equal(
+    res.body.subtotal_cents,
+    lines.reduce((n, l) => n + l.line_total_cents, 0),
+  );
 }
 
 describe('cart over HTTP', () => {
@@ -59,11 +70,13 @@ describe('cart over HTTP', () => {
     await h.close();
   });
 
-  const customer = async (sub = freshSub(), scope?: string | string[]) => bearer(await h.minter.customer({ sub, ...(scope !== undefined ? { scope } : {}) }));
+  const customer = async (sub = freshSub(), scope?: string | string[]) =>
+    bearer(await h.minter.customer({ sub, ...(scope !== undefined ? { scope } : {}) }));
   const add = (headers: Record<string, string>, body: unknown) => h.call('/v1/cart/items', { method: 'POST', headers, json: body });
   const update = (headers: Record<string, string>, variantId: string, body: unknown) =>
     h.call(`/v1/cart/items/${variantId}`, { method: 'PATCH', headers, json: body });
-  const remove = (headers: Record<string, string>, variantId: string) => h.call(`/v1/cart/items/${variantId}`, { method: 'DELETE', headers });
+  const remove = (headers: Record<string, string>, variantId: string) =>
+    h.call(`/v1/cart/items/${variantId}`, { method: 'DELETE', headers });
   const read = (headers: Record<string, string>) => h.call('/v1/cart', { headers });
   const problem = (res: Res, status: number, error: string, extra: { scope?: string } = {}) => {
     const doc = expectProblem(res, { status, error, docsUrl: h.profile.docsUrl, ...extra });
@@ -72,7 +85,7 @@ describe('cart over HTTP', () => {
   };
 
   describe('add, update, remove', () => {
-    test('a new customer\'s cart is empty', async () => {
+    test("a new customer's cart is empty", async () => {
       const res = await read(await customer());
       assert.equal(res.status, 200, res.text);
       assert.deepEqual(res.body.lines, []);
@@ -117,7 +130,7 @@ describe('cart over HTTP', () => {
       expectConsistentCart(third);
     });
 
-    test('quantity defaults to 1 when omitted (reference\'s choice)', async () => {
+    test("quantity defaults to 1 when omitted (reference's choice)", async () => {
       const res = await add(await customer(), { variant_id: 'var_0801' });
       assert.equal(res.status, 201, res.text);
       assert.equal(lineOf(res, 'var_0801')?.quantity, 1);
@@ -146,7 +159,10 @@ describe('cart over HTTP', () => {
       assert.ok(del.headers.get('x-request-id'));
 
       const after = await read(auth);
-      assert.deepEqual((after.body.lines as Line[]).map((l) => l.variant_id), ['var_0501']);
+      assert.deepEqual(
+        (after.body.lines as Line[]).map((l) => l.variant_id),
+        ['var_0501'],
+      );
       expectConsistentCart(after);
 
       problem(await remove(auth, 'var_0401'), 404, 'not_found');
@@ -222,7 +238,10 @@ describe('cart over HTTP', () => {
       problem(await add(auth, { variant_id: 'var_0101', quantity: 1, price_cents: 1 }), 400, 'invalid_request');
       assert.equal((await add(auth, { variant_id: 'var_0101', quantity: 1 })).status, 201);
       problem(await update(auth, 'var_0101', { quantity: 2, variant_id: 'var_0101' }), 400, 'invalid_request');
-      assert.deepEqual((await read(auth)).body.lines.map((l: Line) => l.quantity), [1]);
+      assert.deepEqual(
+        (await read(auth)).body.lines.map((l: Line) => l.quantity),
+        [1],
+      );
     });
 
     test('a body that is not an object is 400 invalid_request', async () => {
@@ -292,12 +311,18 @@ describe('cart over HTTP', () => {
     });
 
     test('a body with Content-Type text/plain is 415 unsupported_media_type', async () => {
-      const res = await raw({ ...(await customer()), 'content-type': 'text/plain' }, JSON.stringify({ variant_id: 'var_0101', quantity: 1 }));
+      const res = await raw(
+        { ...(await customer()), 'content-type': 'text/plain' },
+        JSON.stringify({ variant_id: 'var_0101', quantity: 1 }),
+      );
       problem(res, 415, 'unsupported_media_type');
     });
 
     test('Content-Type application/json; charset=utf-8 is accepted', async () => {
-      const res = await raw({ ...(await customer()), 'content-type': 'application/json; charset=utf-8' }, JSON.stringify({ variant_id: 'var_0101', quantity: 1 }));
+      const res = await raw(
+        { ...(await customer()), 'content-type': 'application/json; charset=utf-8' },
+        JSON.stringify({ variant_id: 'var_0101', quantity: 1 }),
+      );
       assert.equal(res.status, 201, res.text);
     });
 
@@ -357,7 +382,7 @@ describe('cart over HTTP', () => {
       }
     });
 
-    test('a customer\'s cart is the same across two tokens of the same sub and isolated from another sub', async () => {
+    test("a customer's cart is the same across two tokens of the same sub and isolated from another sub", async () => {
       const sub = freshSub();
       const first = await customer(sub);
       const second = await customer(sub);
@@ -432,7 +457,9 @@ describe('cart over HTTP', () => {
     test('a guest token without cart:write is 403 insufficient_scope', async () => {
       const guest = bearer(await h.minter.guest({ scope: 'catalog:read cart:read' }));
       const session = newGuestSession(h.profile.secrets.guestSessionKey);
-      problem(await add({ ...guest, 'guest-session': session }, { variant_id: 'var_0101', quantity: 1 }), 403, 'insufficient_scope', { scope: 'cart:write' });
+      problem(await add({ ...guest, 'guest-session': session }, { variant_id: 'var_0101', quantity: 1 }), 403, 'insufficient_scope', {
+        scope: 'cart:write',
+      });
     });
 
     for (const sub of ['cust_deleting', 'cust_deleted', 'cust_transition']) {
@@ -466,7 +493,10 @@ describe('cart over HTTP', () => {
         await add(auth, { variant_id: 'bad', quantity: 1 }),
         await h.call('/v1/cart'),
       ];
-      assert.deepEqual(responses.map((r) => r.status), [200, 201, 200, 204, 404, 409, 400, 401]);
+      assert.deepEqual(
+        responses.map((r) => r.status),
+        [200, 201, 200, 204, 404, 409, 400, 401],
+      );
       for (const res of responses) {
         expectNoStore(res);
         assert.ok(res.headers.get('x-request-id'), `X-Request-Id on ${res.status}`);

@@ -11,7 +11,11 @@ import { newGuestSession } from '../../conformance/lib/guest-session.js';
 import { seedSchema } from '../../contract/seed.js';
 
 type Res = Awaited<ReturnType<Harness['call']>>;
-interface Product { handle: string; collections: string[]; variants: { id: string; price_cents: number; available_quantity: number; available: boolean }[] }
+interface Product {
+  handle: string;
+  collections: string[];
+  variants: { id: string; price_cents: number; available_quantity: number; available: boolean }[];
+}
 
 const seed = seedSchema.parse(JSON.parse(readFileSync(new URL('../../fixtures/seed.json', import.meta.url), 'utf8')));
 const seedHandles = seed.products.map((p) => p.handle);
@@ -116,11 +120,17 @@ describe('catalog over HTTP', () => {
       for (const q of ['skillet', 'SKILLET', 'Cast Iron']) {
         const res = await get(`/v1/catalog/products?q=${encodeURIComponent(q)}`);
         expectCatalogOk(res);
-        assert.ok((res.body.items as Product[]).some((p) => p.handle === 'cast-iron-skillet'), `q=${q}: ${res.text.slice(0, 200)}`);
+        assert.ok(
+          (res.body.items as Product[]).some((p) => p.handle === 'cast-iron-skillet'),
+          `q=${q}: ${res.text.slice(0, 200)}`,
+        );
       }
       const jacket = await get('/v1/catalog/products?q=waxed%20canvas');
       expectCatalogOk(jacket);
-      assert.deepEqual((jacket.body.items as Product[]).map((p) => p.handle), ['waxed-canvas-field-jacket']);
+      assert.deepEqual(
+        (jacket.body.items as Product[]).map((p) => p.handle),
+        ['waxed-canvas-field-jacket'],
+      );
       const merino = await get('/v1/catalog/products?q=merino');
       assert.ok((merino.body.items as Product[]).some((p) => p.handle === 'merino-crew-sweater'));
       const vendor = await get(`/v1/catalog/products?q=${encodeURIComponent('Northwind')}`);
@@ -142,7 +152,7 @@ describe('catalog over HTTP', () => {
       }
     });
 
-    test('collection filters to the collection\'s products, also across pages', async () => {
+    test("collection filters to the collection's products, also across pages", async () => {
       for (const c of seed.collections.map((x) => x.handle)) {
         const res = await get(`/v1/catalog/products?collection=${c}&limit=100`);
         expectCatalogOk(res);
@@ -157,7 +167,10 @@ describe('catalog over HTTP', () => {
     test('collection and q combine', async () => {
       const res = await get('/v1/catalog/products?collection=outdoor&q=skillet');
       expectCatalogOk(res);
-      assert.deepEqual((res.body.items as Product[]).map((p) => p.handle), ['cast-iron-skillet']);
+      assert.deepEqual(
+        (res.body.items as Product[]).map((p) => p.handle),
+        ['cast-iron-skillet'],
+      );
       const none = await get('/v1/catalog/products?collection=accessories&q=skillet');
       expectCatalogOk(none);
       assert.deepEqual(none.body.items, []);
@@ -193,7 +206,10 @@ describe('catalog over HTTP', () => {
       const p = res.body as Product;
       assert.equal(p.handle, 'waxed-canvas-field-jacket');
       const seeded = seed.products.find((x) => x.handle === 'waxed-canvas-field-jacket')!;
-      assert.deepEqual(p.variants.map((v) => v.id), seeded.variants.map((v) => v.id));
+      assert.deepEqual(
+        p.variants.map((v) => v.id),
+        seeded.variants.map((v) => v.id),
+      );
       const v302 = p.variants.find((v) => v.id === 'var_0302');
       assert.ok(v302);
       assert.equal(v302.available_quantity, 3);
@@ -236,7 +252,10 @@ describe('catalog over HTTP', () => {
       const res = await get('/v1/catalog/collections');
       expectCatalogOk(res);
       const items = res.body.items as { handle: string; product_count: number }[];
-      assert.deepEqual(items.map((c) => c.handle), seed.collections.map((c) => c.handle));
+      assert.deepEqual(
+        items.map((c) => c.handle),
+        seed.collections.map((c) => c.handle),
+      );
       for (const c of items) assert.equal(c.product_count, inCollection(c.handle).length, `product_count of ${c.handle}`);
     });
   });
@@ -292,7 +311,8 @@ describe('catalog over HTTP', () => {
 
     test('different representations have different tags', async () => {
       const tags = new Set<string>();
-      for (const path of [...reads, '/v1/catalog/products?limit=4', '/v1/catalog/products/organic-cotton-tee']) tags.add(expectCatalogOk(await get(path)));
+      for (const path of [...reads, '/v1/catalog/products?limit=4', '/v1/catalog/products/organic-cotton-tee'])
+        tags.add(expectCatalogOk(await get(path)));
       assert.equal(tags.size, 5);
     });
 
@@ -302,7 +322,7 @@ describe('catalog over HTTP', () => {
       expectCatalogOk(other);
     });
 
-    test('the ETag does not depend on the caller: a guest revalidates a customer\'s tag', async () => {
+    test("the ETag does not depend on the caller: a guest revalidates a customer's tag", async () => {
       const tag = expectCatalogOk(await get('/v1/catalog/collections'));
       const guest = await get('/v1/catalog/collections', { ...bearer(await h.minter.guest()), 'if-none-match': tag });
       assert.equal(guest.status, 304);
@@ -315,7 +335,15 @@ describe('catalog over HTTP', () => {
         problem(await get('/v1/catalog/products?limit=0', headers), 400, 'invalid_request');
         problem(await get('/v1/catalog/products/Bad_Handle!', headers), 400, 'invalid_request');
         problem(await h.call('/v1/catalog/collections', { headers: inm ? { 'if-none-match': inm } : {} }), 401, 'invalid_token');
-        problem(await get('/v1/catalog/collections', { ...bearer(await h.minter.operator()), operator: 'op_test', ...(inm ? { 'if-none-match': inm } : {}) }), 403, 'caller_not_allowed');
+        problem(
+          await get('/v1/catalog/collections', {
+            ...bearer(await h.minter.operator()),
+            operator: 'op_test',
+            ...(inm ? { 'if-none-match': inm } : {}),
+          }),
+          403,
+          'caller_not_allowed',
+        );
       }
     });
   });

@@ -45,7 +45,12 @@ describe('pricing rule (reference/src/pricing.ts)', () => {
     assert.equal(priceOrder([line(1999)], null).taxCents, 0);
   });
   test('total is subtotal + shipping + tax', () => {
-    assert.deepEqual(priceOrder([line(2800, 2), line(4200)], 'US'), { subtotalCents: 9800, shippingCents: 0, taxCents: 784, totalCents: 10584 });
+    assert.deepEqual(priceOrder([line(2800, 2), line(4200)], 'US'), {
+      subtotalCents: 9800,
+      shippingCents: 0,
+      taxCents: 784,
+      totalCents: 10584,
+    });
   });
 });
 
@@ -65,16 +70,24 @@ describe('checkout over HTTP', () => {
     cleanup();
   });
 
-  const delegated = async (sub: string, scope?: string) => bearer(await h.minter.delegated({ sub, channel: 'openapi', ...(scope !== undefined ? { scope } : {}) }));
-  const add = (headers: Hdrs, variant_id: string, quantity = 1) => h.call('/v1/cart/items', { method: 'POST', headers, json: { variant_id, quantity } });
+  const delegated = async (sub: string, scope?: string) =>
+    bearer(await h.minter.delegated({ sub, channel: 'openapi', ...(scope !== undefined ? { scope } : {}) }));
+  const add = (headers: Hdrs, variant_id: string, quantity = 1) =>
+    h.call('/v1/cart/items', { method: 'POST', headers, json: { variant_id, quantity } });
   const cart = (headers: Hdrs) => h.call('/v1/cart', { headers });
   const preview = (headers: Hdrs, body: unknown = {}) => h.call(PREVIEW, { method: 'POST', headers, json: body });
-  const checkout = (headers: Hdrs, body: unknown, extra: Hdrs = {}) => h.call(CHECKOUT, { method: 'POST', headers: { ...headers, ...extra }, json: body });
+  const checkout = (headers: Hdrs, body: unknown, extra: Hdrs = {}) =>
+    h.call(CHECKOUT, { method: 'POST', headers: { ...headers, ...extra }, json: body });
   const stockOf = async (handle: string, variantId: string) => {
     const res = await h.call(`/v1/catalog/products/${handle}`, { headers: await delegated(`cust_test_${randomUUID()}`) });
     return (res.body.variants as { id: string; available_quantity: number }[]).find((v) => v.id === variantId)!.available_quantity;
   };
-  const ordersOf = (sub: string) => db.prepare('SELECT id, status, idempotency_key FROM orders WHERE account_sub = ? ORDER BY placed_at, rowid').all(sub) as { id: string; status: string; idempotency_key: string | null }[];
+  const ordersOf = (sub: string) =>
+    db.prepare('SELECT id, status, idempotency_key FROM orders WHERE account_sub = ? ORDER BY placed_at, rowid').all(sub) as {
+      id: string;
+      status: string;
+      idempotency_key: string | null;
+    }[];
   const problem = (res: Res, status: number, error: string, extra: { scope?: string } = {}) => {
     const doc = expectProblem(res, { status, error, docsUrl: h.profile.docsUrl, ...extra });
     expectNoStore(res);
@@ -82,7 +95,10 @@ describe('checkout over HTTP', () => {
   };
   const expectCartLines = async (headers: Hdrs, want: [string, number][]) => {
     const res = await cart(headers);
-    assert.deepEqual((res.body.lines as { variant_id: string; quantity: number }[]).map((l) => [l.variant_id, l.quantity]), want);
+    assert.deepEqual(
+      (res.body.lines as { variant_id: string; quantity: number }[]).map((l) => [l.variant_id, l.quantity]),
+      want,
+    );
   };
 
   describe('createCheckoutPreview', () => {
@@ -95,15 +111,28 @@ describe('checkout over HTTP', () => {
       assert.equal(res.headers.get('location'), null);
       expectNoStore(res);
       // 2 × 2800 + 4200 = 9800: free shipping, 8 % US tax.
-      assert.deepEqual({ ...res.body, lines: res.body.lines.map((l: { variant_id: string }) => l.variant_id) }, {
-        lines: ['var_0101', 'var_0801'], item_count: 3, currency: 'USD',
-        subtotal_cents: 9800, shipping_cents: 0, tax_cents: 784, total_cents: 10584, address_id: 'addr_chk7', payment_method_id: null,
-      });
+      assert.deepEqual(
+        { ...res.body, lines: res.body.lines.map((l: { variant_id: string }) => l.variant_id) },
+        {
+          lines: ['var_0101', 'var_0801'],
+          item_count: 3,
+          currency: 'USD',
+          subtotal_cents: 9800,
+          shipping_cents: 0,
+          tax_cents: 784,
+          total_cents: 10584,
+          address_id: 'addr_chk7',
+          payment_method_id: null,
+        },
+      );
       const named = await preview(t, { address_id: 'addr_chk7', payment_method_id: 'pm_chk7' });
       assert.equal(named.status, 200, named.text);
       assert.equal(named.body.payment_method_id, 'pm_chk7');
       assert.equal(ordersOf('cust_checkout_7').length, 0, 'a preview writes no order');
-      await expectCartLines(t, [['var_0101', 2], ['var_0801', 1]]);
+      await expectCartLines(t, [
+        ['var_0101', 2],
+        ['var_0801', 1],
+      ]);
     });
 
     test('below 7500 cents shipping is charged; a non-US address pays no tax; an account with no address gets tax 0 and address_id null', async () => {
@@ -111,7 +140,10 @@ describe('checkout over HTTP', () => {
       await add(chloe, 'var_0101');
       const fr = await preview(chloe);
       assert.equal(fr.status, 200, fr.text);
-      assert.deepEqual([fr.body.subtotal_cents, fr.body.shipping_cents, fr.body.tax_cents, fr.body.total_cents, fr.body.address_id], [2800, 595, 0, 3395, 'addr_chloe01']);
+      assert.deepEqual(
+        [fr.body.subtotal_cents, fr.body.shipping_cents, fr.body.tax_cents, fr.body.total_cents, fr.body.address_id],
+        [2800, 595, 0, 3395, 'addr_chloe01'],
+      );
       const fresh = await delegated(`cust_test_${randomUUID()}`);
       await add(fresh, 'var_0101');
       const none = await preview(fresh);
@@ -119,7 +151,7 @@ describe('checkout over HTTP', () => {
       assert.deepEqual([none.body.tax_cents, none.body.total_cents, none.body.address_id], [0, 3395, null]);
     });
 
-    test('422 cart_empty for an empty cart; 422 for an address or card that is not the account\'s; 400 for unknown members', async () => {
+    test("422 cart_empty for an empty cart; 422 for an address or card that is not the account's; 400 for unknown members", async () => {
       const fresh = await delegated(`cust_test_${randomUUID()}`);
       problem(await preview(fresh), 422, 'cart_empty');
       const chloe = await delegated('cust_chloe');
@@ -149,9 +181,20 @@ describe('checkout over HTTP', () => {
       assert.equal(order.id, id);
       assert.equal(order.status, 'paid');
       assert.match(order.number, /^#\d+$/);
-      assert.ok(Number(order.number.slice(1)) > 1013, 'numbers continue after the seed\'s');
-      assert.deepEqual(order.lines.map((l: { variant_id: string; quantity: number; line_total_cents: number }) => [l.variant_id, l.quantity, l.line_total_cents]), [['var_0101', 2, 5600], ['var_0801', 1, 4200]]);
-      for (const k of ['subtotal_cents', 'shipping_cents', 'tax_cents', 'total_cents'] as const) assert.equal(order[k], quoted[k], `${k} equals the preview's`);
+      assert.ok(Number(order.number.slice(1)) > 1013, "numbers continue after the seed's");
+      assert.deepEqual(
+        order.lines.map((l: { variant_id: string; quantity: number; line_total_cents: number }) => [
+          l.variant_id,
+          l.quantity,
+          l.line_total_cents,
+        ]),
+        [
+          ['var_0101', 2, 5600],
+          ['var_0801', 1, 4200],
+        ],
+      );
+      for (const k of ['subtotal_cents', 'shipping_cents', 'tax_cents', 'total_cents'] as const)
+        assert.equal(order[k], quoted[k], `${k} equals the preview's`);
       assert.equal(order.address_id, 'addr_chk1');
       assert.equal(order.payment_method_id, 'pm_chk1');
       assert.equal(order.payment_status, 'succeeded');
@@ -167,8 +210,15 @@ describe('checkout over HTTP', () => {
       const payment = db.prepare('SELECT provider, provider_ref, status, amount_cents, currency FROM payments WHERE order_id = ?').all(id);
       assert.equal(payment.length, 1);
       assert.match((payment[0] as { provider_ref: string }).provider_ref, /^pi_sim_/);
-      assert.deepEqual({ ...(payment[0] as object), provider_ref: undefined }, { provider: 'simulated', provider_ref: undefined, status: 'succeeded', amount_cents: order.total_cents, currency: 'USD' });
-      const audit = db.prepare('SELECT actor, action, details FROM audit_log WHERE target = ?').all(id) as { actor: string; action: string; details: string }[];
+      assert.deepEqual(
+        { ...(payment[0] as object), provider_ref: undefined },
+        { provider: 'simulated', provider_ref: undefined, status: 'succeeded', amount_cents: order.total_cents, currency: 'USD' },
+      );
+      const audit = db.prepare('SELECT actor, action, details FROM audit_log WHERE target = ?').all(id) as {
+        actor: string;
+        action: string;
+        details: string;
+      }[];
       assert.equal(audit.length, 1);
       assert.equal(audit[0]!.actor, 'delegated:cust_checkout_1');
       assert.equal(audit[0]!.action, 'order.placed');
@@ -187,16 +237,22 @@ describe('checkout over HTTP', () => {
       assert.equal(second.status, 201, second.text);
       assert.notEqual(second.body.id, first.body.id);
       const orders = ordersOf('cust_checkout_2');
-      assert.deepEqual(orders.map((o) => o.id), [first.body.id, second.body.id]);
+      assert.deepEqual(
+        orders.map((o) => o.id),
+        [first.body.id, second.body.id],
+      );
       // Kept for audit only, on both orders: it never deduplicated anything.
-      assert.deepEqual(orders.map((o) => o.idempotency_key), [key['idempotency-key'], key['idempotency-key']]);
+      assert.deepEqual(
+        orders.map((o) => o.idempotency_key),
+        [key['idempotency-key'], key['idempotency-key']],
+      );
     });
 
     test('a declined card: 402 payment_failed; nothing written, cart and stock unchanged', async () => {
       const t = await delegated('cust_checkout_decline');
       await add(t, 'var_0102', 2);
       const stock = await stockOf('organic-cotton-tee', 'var_0102');
-      const paymentsBefore = (db.prepare('SELECT count(*) FROM payments').pluck().get() as number);
+      const paymentsBefore = db.prepare('SELECT count(*) FROM payments').pluck().get() as number;
       problem(await checkout(t, { payment_method_id: 'pm_chkdecline' }), 402, 'payment_failed');
       await expectCartLines(t, [['var_0102', 2]]);
       assert.equal(await stockOf('organic-cotton-tee', 'var_0102'), stock);
@@ -216,7 +272,7 @@ describe('checkout over HTTP', () => {
       await expectCartLines(t, []);
     });
 
-    test('422 unknown_payment_method for an unknown card and for another account\'s card; the cart is unchanged', async () => {
+    test("422 unknown_payment_method for an unknown card and for another account's card; the cart is unchanged", async () => {
       const t = await delegated('cust_checkout_3');
       await add(t, 'var_0101');
       problem(await checkout(t, { payment_method_id: 'pm_nope0001' }), 422, 'unknown_payment_method');
@@ -225,7 +281,7 @@ describe('checkout over HTTP', () => {
       assert.equal(ordersOf('cust_checkout_3').length, 0);
     });
 
-    test('422 address_required for another account\'s address, and for an account without any address', async () => {
+    test("422 address_required for another account's address, and for an account without any address", async () => {
       const t = await delegated('cust_checkout_3');
       problem(await checkout(t, { payment_method_id: 'pm_chk3', address_id: 'addr_ada01' }), 422, 'address_required');
       // A saved card but no address: cust_setup's card setups are completed by the webhook; give a fresh account a card directly.
@@ -233,8 +289,12 @@ describe('checkout over HTTP', () => {
       const fresh = await delegated(sub);
       await add(fresh, 'var_0101');
       const writer = new Database(db.name);
-      writer.prepare(`INSERT INTO payment_methods (id, account_sub, brand, last4, exp_month, exp_year, provider_ref, created_at)
-        VALUES ('pm_noaddress', ?, 'visa', '4242', 12, 2030, 'pm_card_visa', ?)`).run(sub, new Date().toISOString());
+      writer
+        .prepare(
+          `INSERT INTO payment_methods (id, account_sub, brand, last4, exp_month, exp_year, provider_ref, created_at)
+        VALUES ('pm_noaddress', ?, 'visa', '4242', 12, 2030, 'pm_card_visa', ?)`,
+        )
+        .run(sub, new Date().toISOString());
       writer.close();
       problem(await checkout(fresh, { payment_method_id: 'pm_noaddress' }), 422, 'address_required');
       assert.equal(ordersOf(sub).length, 0);
@@ -271,7 +331,11 @@ describe('checkout over HTTP', () => {
       const results = await Promise.all([checkout(t, { payment_method_id: 'pm_chk6' }), checkout(t, { payment_method_id: 'pm_chk6' })]);
       const statuses = results.map((r) => r.status).sort();
       assert.deepEqual(statuses, [201, 422], results.map((r) => r.text).join('\n'));
-      problem(results.find((r) => r.status === 422)!, 422, 'cart_empty');
+      problem(
+        results.find((r) => r.status === 422)!,
+        422,
+        'cart_empty',
+      );
       assert.equal(ordersOf('cust_checkout_6').length, 1);
       await expectCartLines(t, []);
     });
@@ -299,7 +363,10 @@ describe('checkout over HTTP', () => {
 
 // --- the charge / transaction race, with a payment provider the test controls -------------------------------------------
 
-interface Gate { open(): void; opened: Promise<void> }
+interface Gate {
+  open(): void;
+  opened: Promise<void>;
+}
 const gate = (): Gate => {
   let open!: () => void;
   const opened = new Promise<void>((r) => (open = r));
@@ -358,7 +425,8 @@ describe('checkout: the cart or the stock changes while the provider charges', (
     tmp.cleanup();
   });
   const orders = (sub: string) => a.db.prepare('SELECT count(*) FROM orders WHERE account_sub = ?').pluck().get(sub) as number;
-  const add = async (t: Hdrs, variant_id: string, quantity = 1) => assert.equal((await a.call('/v1/cart/items', { method: 'POST', headers: t, json: { variant_id, quantity } })).status, 201);
+  const add = async (t: Hdrs, variant_id: string, quantity = 1) =>
+    assert.equal((await a.call('/v1/cart/items', { method: 'POST', headers: t, json: { variant_id, quantity } })).status, 201);
 
   test('two instances check out one cart at once: one order; the other refunds its charge and answers 422 cart_empty', async () => {
     const t = await token('cust_checkout_1');
@@ -376,9 +444,12 @@ describe('checkout: the cart or the stock changes while the provider charges', (
     const refunds = [...pa.refunds, ...pb.refunds];
     assert.equal(refunds.length, 1, 'the losing charge is refunded');
     assert.equal(refunds[0]!.amount, pa.charges[0]!.amountCents);
-    const paymentRefs = a.db.prepare('SELECT provider_ref FROM payments p JOIN orders o ON o.id = p.order_id WHERE o.account_sub = ?').pluck().all('cust_checkout_1');
+    const paymentRefs = a.db
+      .prepare('SELECT provider_ref FROM payments p JOIN orders o ON o.id = p.order_id WHERE o.account_sub = ?')
+      .pluck()
+      .all('cust_checkout_1');
     assert.equal(paymentRefs.length, 1);
-    assert.ok(!paymentRefs.includes(refunds[0]!.ref), 'the refunded charge is not the order\'s payment');
+    assert.ok(!paymentRefs.includes(refunds[0]!.ref), "the refunded charge is not the order's payment");
   });
 
   test('the line is removed during the charge: refund, 422 cart_empty, nothing written', async () => {
@@ -415,7 +486,13 @@ describe('checkout: the cart or the stock changes while the provider charges', (
     assert.equal(res.body.error, 'cart_changed');
     assert.equal(orders('cust_checkout_3'), 0);
     const cart = await a.call('/v1/cart', { headers: t });
-    assert.deepEqual(cart.body.lines.map((l: { variant_id: string; quantity: number }) => [l.variant_id, l.quantity]), [['var_0101', 1], ['var_0801', 1]]);
+    assert.deepEqual(
+      cart.body.lines.map((l: { variant_id: string; quantity: number }) => [l.variant_id, l.quantity]),
+      [
+        ['var_0101', 1],
+        ['var_0801', 1],
+      ],
+    );
   });
 
   test('a line added during the charge is not ordered and stays in the cart', async () => {
@@ -431,9 +508,18 @@ describe('checkout: the cart or the stock changes while the provider charges', (
     const res = await pending;
     hold.current = null;
     assert.equal(res.status, 201, res.text);
-    assert.deepEqual(res.body.lines.map((l: { variant_id: string; quantity: number }) => [l.variant_id, l.quantity]), [['var_0101', 1]]);
+    assert.deepEqual(
+      res.body.lines.map((l: { variant_id: string; quantity: number }) => [l.variant_id, l.quantity]),
+      [['var_0101', 1]],
+    );
     const cart = await a.call('/v1/cart', { headers: t });
-    assert.deepEqual(cart.body.lines.map((l: { variant_id: string; quantity: number }) => [l.variant_id, l.quantity]), [['var_0101', 1], ['var_0801', 1]]);
+    assert.deepEqual(
+      cart.body.lines.map((l: { variant_id: string; quantity: number }) => [l.variant_id, l.quantity]),
+      [
+        ['var_0101', 1],
+        ['var_0801', 1],
+      ],
+    );
   });
 
   test('the stock runs out during the charge: refund, 409 insufficient_stock, nothing written', async () => {

@@ -41,7 +41,11 @@ interface Agent {
 async function signedInAgent(o: { sub?: string } = {}): Promise<Agent> {
   const sub = o.sub ?? fresh('cust_conv');
   const sid = fresh('sess');
-  const res = await h.call('/internal/assistant/agents/connected', { method: 'POST', headers: proxy(), json: { subject: sub, agent_id: fresh('agent'), client_id: 'conv-client', permissions: ALL, session_id: sid } });
+  const res = await h.call('/internal/assistant/agents/connected', {
+    method: 'POST',
+    headers: proxy(),
+    json: { subject: sub, agent_id: fresh('agent'), client_id: 'conv-client', permissions: ALL, session_id: sid },
+  });
   assert.ok(res.status === 200 || res.status === 201, res.text);
   const key = await createDpopKey();
   return { sub, sid, key, token: await h.minter.assistant({ sub, sid, jkt: key.thumbprint }) };
@@ -49,7 +53,11 @@ async function signedInAgent(o: { sub?: string } = {}): Promise<Agent> {
 
 async function signedOutAgent(): Promise<Agent> {
   const sid = fresh('sess');
-  const res = await h.call('/internal/assistant/sessions/signed-out', { method: 'POST', headers: proxy(), json: { session_id: sid, client_id: 'conv-client', scopes: [] } });
+  const res = await h.call('/internal/assistant/sessions/signed-out', {
+    method: 'POST',
+    headers: proxy(),
+    json: { session_id: sid, client_id: 'conv-client', scopes: [] },
+  });
   assert.ok(res.status === 200 || res.status === 201, res.text);
   const key = await createDpopKey();
   const sub = fresh('cust_conv');
@@ -63,10 +71,20 @@ async function dpopHeaders(a: Agent, method: string, path: string): Promise<Reco
 }
 
 /** An assistant request with a fresh proof; a `use_dpop_nonce` answer is retried once with the nonce it gave. */
-async function call(a: Agent, method: string, path: string, init: { json?: unknown; body?: string; headers?: Record<string, string> } = {}): Promise<Res> {
+async function call(
+  a: Agent,
+  method: string,
+  path: string,
+  init: { json?: unknown; body?: string; headers?: Record<string, string> } = {},
+): Promise<Res> {
   for (let attempt = 0; ; attempt++) {
     const headers = { ...(await dpopHeaders(a, method, path)), ...init.headers };
-    const res = await h.call(path, { method, headers, ...(init.json !== undefined ? { json: init.json } : {}), ...(init.body !== undefined ? { body: init.body } : {}) });
+    const res = await h.call(path, {
+      method,
+      headers,
+      ...(init.json !== undefined ? { json: init.json } : {}),
+      ...(init.body !== undefined ? { body: init.body } : {}),
+    });
     const nonce = res.headers.get('dpop-nonce');
     if (nonce) a.nonce = nonce;
     if (attempt === 0 && res.status === 401 && res.body?.error === 'use_dpop_nonce') continue;
@@ -85,7 +103,9 @@ function partialPost(base: string, path: string, headers: Record<string, string>
   const url = new URL(base);
   return new Promise<string>((resolve, reject) => {
     const s = connect(Number(url.port), url.hostname, () => {
-      const lines = Object.entries({ host: url.host, 'content-type': 'application/json', ...headers, 'content-length': String(declared) }).map(([k, v]) => `${k}: ${v}\r\n`).join('');
+      const lines = Object.entries({ host: url.host, 'content-type': 'application/json', ...headers, 'content-length': String(declared) })
+        .map(([k, v]) => `${k}: ${v}\r\n`)
+        .join('');
       s.write(`POST ${path} HTTP/1.1\r\n${lines}\r\n{"text":"`);
     });
     let data = '';
@@ -129,7 +149,10 @@ async function openStream(a: Agent, id: string, headers: Record<string, string> 
   const path = `/assistant/conversations/${id}/events`;
   for (let attempt = 0; ; attempt++) {
     const controller = new AbortController();
-    const res = await fetch(h.url + path, { headers: { ...(await dpopHeaders(a, 'GET', path)), accept: 'text/event-stream', ...headers }, signal: controller.signal });
+    const res = await fetch(h.url + path, {
+      headers: { ...(await dpopHeaders(a, 'GET', path)), accept: 'text/event-stream', ...headers },
+      signal: controller.signal,
+    });
     const nonce = res.headers.get('dpop-nonce');
     if (nonce) a.nonce = nonce;
     if (res.status !== 200) {
@@ -182,17 +205,20 @@ async function openStream(a: Agent, id: string, headers: Record<string, string> 
 
 /** The events of a stream's text (comments dropped): `{ id, event, data }` with data parsed as JSON. */
 function eventsOf(text: string): { id?: string; event?: string; data: any }[] {
-  return text.split('\n\n').filter((block) => block.split('\n').some((l) => l.startsWith('data:'))).map((block) => {
-    const e: { id?: string; event?: string; data: any } = { data: undefined };
-    const data: string[] = [];
-    for (const line of block.split('\n')) {
-      if (line.startsWith('id: ')) e.id = line.slice(4);
-      else if (line.startsWith('event: ')) e.event = line.slice(7);
-      else if (line.startsWith('data: ')) data.push(line.slice(6));
-    }
-    e.data = JSON.parse(data.join('\n'));
-    return e;
-  });
+  return text
+    .split('\n\n')
+    .filter((block) => block.split('\n').some((l) => l.startsWith('data:')))
+    .map((block) => {
+      const e: { id?: string; event?: string; data: any } = { data: undefined };
+      const data: string[] = [];
+      for (const line of block.split('\n')) {
+        if (line.startsWith('id: ')) e.id = line.slice(4);
+        else if (line.startsWith('event: ')) e.event = line.slice(7);
+        else if (line.startsWith('data: ')) data.push(line.slice(6));
+      }
+      e.data = JSON.parse(data.join('\n'));
+      return e;
+    });
 }
 
 const waitUntil = async (predicate: () => boolean, what: string, timeoutMs = 2000) => {
@@ -207,7 +233,12 @@ const waitUntil = async (predicate: () => boolean, what: string, timeoutMs = 200
 
 describe('challenges (no assistant admission needed)', () => {
   test('no token: 401 invalid_token with only `DPoP error="invalid_token", algs="ES256"`', async () => {
-    for (const [method, path] of [['GET', '/assistant/conversations'], ['POST', '/assistant/conversations'], ['GET', `/assistant/conversations/${fresh('conv')}`], ['GET', `/assistant/conversations/${fresh('conv')}/events`]] as const) {
+    for (const [method, path] of [
+      ['GET', '/assistant/conversations'],
+      ['POST', '/assistant/conversations'],
+      ['GET', `/assistant/conversations/${fresh('conv')}`],
+      ['GET', `/assistant/conversations/${fresh('conv')}/events`],
+    ] as const) {
       const res = await h.call(path, { method, ...(method === 'POST' ? { json: { mode: 'direct' } } : {}) });
       expectProblem(res, { status: 401, error: 'invalid_token', docsUrl: h.profile.docsUrl });
       assert.equal(res.headers.get('www-authenticate'), 'DPoP error="invalid_token", algs="ES256"', `${method} ${path}`);
@@ -251,7 +282,11 @@ describe('challenges (no assistant admission needed)', () => {
       // The rest is discarded, not left unread: closing with unread bytes would reset the connection (reference/src/drain.ts).
       assert.doesNotMatch(raw, /connection: close/i);
       assert.match(raw, /"error":"payload_too_large"/);
-      const fits = await fetch(`${base}/w`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: bodyOfSize(64 * 1024) });
+      const fits = await fetch(`${base}/w`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: bodyOfSize(64 * 1024),
+      });
       assert.equal(fits.status, 201);
       assert.equal(reached, 1);
     } finally {
@@ -273,9 +308,17 @@ describe('challenges (no assistant admission needed)', () => {
   });
 
   test('hub routes: an unknown conversation is 404 not_found', async () => {
-    const turn = await h.call(`/internal/conversations/${fresh('conv')}/turn`, { method: 'POST', headers: hub(), json: { turn_id: fresh('turn'), author: 'agent', text: 'Hello' } });
+    const turn = await h.call(`/internal/conversations/${fresh('conv')}/turn`, {
+      method: 'POST',
+      headers: hub(),
+      json: { turn_id: fresh('turn'), author: 'agent', text: 'Hello' },
+    });
     expectProblem(turn, { status: 404, error: 'not_found', docsUrl: h.profile.docsUrl });
-    const timeout = await h.call(`/internal/conversations/${fresh('conv')}/handoff-timeout`, { method: 'POST', headers: hub(), json: { handoff_id: fresh('ho'), timed_out_at: '2030-01-01T00:00:00Z' } });
+    const timeout = await h.call(`/internal/conversations/${fresh('conv')}/handoff-timeout`, {
+      method: 'POST',
+      headers: hub(),
+      json: { handoff_id: fresh('ho'), timed_out_at: '2030-01-01T00:00:00Z' },
+    });
     expectProblem(timeout, { status: 404, error: 'not_found', docsUrl: h.profile.docsUrl });
   });
 });
@@ -290,7 +333,16 @@ describe('conversations (needs assistant admission)', () => {
     assert.equal(opened.headers.get('location'), `/assistant/conversations/${id}`);
     assert.ok(opened.headers.get('dpop-nonce'), 'every answer to a DPoP request carries a fresh nonce');
     expectNoStore(opened);
-    assert.deepEqual({ mode: opened.body.mode, status: opened.body.status, topic: opened.body.topic, ended_at: opened.body.ended_at, messages: opened.body.messages }, { mode: 'direct', status: 'open', topic: 'Where is my order?', ended_at: null, messages: [] });
+    assert.deepEqual(
+      {
+        mode: opened.body.mode,
+        status: opened.body.status,
+        topic: opened.body.topic,
+        ended_at: opened.body.ended_at,
+        messages: opened.body.messages,
+      },
+      { mode: 'direct', status: 'open', topic: 'Where is my order?', ended_at: null, messages: [] },
+    );
 
     const wrote = await call(a, 'POST', `/assistant/conversations/${id}/messages`, { json: { text: 'Hello, store.' } });
     assert.equal(wrote.status, 201, wrote.text);
@@ -300,11 +352,17 @@ describe('conversations (needs assistant admission)', () => {
 
     const read = await call(a, 'GET', `/assistant/conversations/${id}`);
     assert.equal(read.status, 200, read.text);
-    assert.deepEqual(read.body.messages.map((m: any) => [m.author, m.text, m.seq]), [['assistant', 'Hello, store.', wrote.body.seq]]);
+    assert.deepEqual(
+      read.body.messages.map((m: any) => [m.author, m.text, m.seq]),
+      [['assistant', 'Hello, store.', wrote.body.seq]],
+    );
 
     const list = await call(a, 'GET', '/assistant/conversations');
     assert.equal(list.status, 200, list.text);
-    assert.deepEqual(list.body.conversations.map((c: any) => [c.id, c.status, c.message_count]), [[id, 'open', 1]]);
+    assert.deepEqual(
+      list.body.conversations.map((c: any) => [c.id, c.status, c.message_count]),
+      [[id, 'open', 1]],
+    );
 
     const closed = await call(a, 'POST', `/assistant/conversations/${id}/close`);
     assert.equal(closed.status, 200, closed.text);
@@ -322,13 +380,25 @@ describe('conversations (needs assistant admission)', () => {
   test('bodies are strict: an unknown member, a bad mode, an empty message are 400 invalid_request', async () => {
     const a = await signedInAgent();
     for (const json of [{ mode: 'direct', extra: 1 }, { mode: 'group' }, {}]) {
-      expectProblem(await call(a, 'POST', '/assistant/conversations', { json }), { status: 400, error: 'invalid_request', docsUrl: h.profile.docsUrl });
+      expectProblem(await call(a, 'POST', '/assistant/conversations', { json }), {
+        status: 400,
+        error: 'invalid_request',
+        docsUrl: h.profile.docsUrl,
+      });
     }
     const id = await openConversation(a, 'handoff');
     for (const json of [{ text: '' }, { text: 'x', author: 'agent' }]) {
-      expectProblem(await call(a, 'POST', `/assistant/conversations/${id}/messages`, { json }), { status: 400, error: 'invalid_request', docsUrl: h.profile.docsUrl });
+      expectProblem(await call(a, 'POST', `/assistant/conversations/${id}/messages`, { json }), {
+        status: 400,
+        error: 'invalid_request',
+        docsUrl: h.profile.docsUrl,
+      });
     }
-    expectProblem(await call(a, 'GET', `/assistant/conversations/${'x'.repeat(129)}`), { status: 400, error: 'invalid_request', docsUrl: h.profile.docsUrl });
+    expectProblem(await call(a, 'GET', `/assistant/conversations/${'x'.repeat(129)}`), {
+      status: 400,
+      error: 'invalid_request',
+      docsUrl: h.profile.docsUrl,
+    });
   });
 
   test('a second open direct conversation is 409 direct_conversation_open naming the open one; handoffs are not limited', async () => {
@@ -357,7 +427,10 @@ describe('conversations (needs assistant admission)', () => {
     assert.equal(fits.status, 201, fits.text);
     const over = await call(a, 'POST', path, { body: bodyOfSize(64 * 1024 + 1), headers: { 'content-type': 'application/json' } });
     expectProblem(over, { status: 413, error: 'payload_too_large', docsUrl: h.profile.docsUrl });
-    const open = await call(a, 'POST', '/assistant/conversations', { body: JSON.stringify({ mode: 'handoff' }).slice(0, -1) + ' '.repeat(64 * 1024) + '}', headers: { 'content-type': 'application/json' } });
+    const open = await call(a, 'POST', '/assistant/conversations', {
+      body: JSON.stringify({ mode: 'handoff' }).slice(0, -1) + ' '.repeat(64 * 1024) + '}',
+      headers: { 'content-type': 'application/json' },
+    });
     expectProblem(open, { status: 413, error: 'payload_too_large', docsUrl: h.profile.docsUrl });
     const read = await call(a, 'GET', `/assistant/conversations/${id}`);
     assert.equal(read.body.messages.length, 1, 'the refused write left nothing');
@@ -393,23 +466,46 @@ describe('conversations (needs assistant admission)', () => {
       await stream.until(() => keepAlives() >= before + 2, 'two more keep-alives', 1000);
 
       const turnId = fresh('turn');
-      const turn = await h.call(`/internal/conversations/${id}/turn`, { method: 'POST', headers: hub(), json: { turn_id: turnId, author: 'agent', text: 'Hello from the store' } });
+      const turn = await h.call(`/internal/conversations/${id}/turn`, {
+        method: 'POST',
+        headers: hub(),
+        json: { turn_id: turnId, author: 'agent', text: 'Hello from the store' },
+      });
       assert.equal(turn.status, 202, turn.text);
       await stream.until((t) => eventsOf(t).some((e) => e.data.author === 'agent'), 'the hub turn');
       // A repeated turn_id is accepted and adds nothing.
-      assert.equal((await h.call(`/internal/conversations/${id}/turn`, { method: 'POST', headers: hub(), json: { turn_id: turnId, author: 'agent', text: 'Hello from the store' } })).status, 202);
+      assert.equal(
+        (
+          await h.call(`/internal/conversations/${id}/turn`, {
+            method: 'POST',
+            headers: hub(),
+            json: { turn_id: turnId, author: 'agent', text: 'Hello from the store' },
+          })
+        ).status,
+        202,
+      );
 
       const mine = await call(a, 'POST', `/assistant/conversations/${id}/messages`, { json: { text: 'Thanks' } });
-      await stream.until((t) => eventsOf(t).some((e) => e.data.text === 'Thanks'), 'the assistant\'s own message');
+      await stream.until((t) => eventsOf(t).some((e) => e.data.text === 'Thanks'), "the assistant's own message");
       assert.equal((await call(a, 'POST', `/assistant/conversations/${id}/close`)).status, 200);
       await stream.until((t) => eventsOf(t).some((e) => e.event === 'status'), 'the status event');
       await stream.ended;
       const events = eventsOf(stream.text());
-      assert.deepEqual(events.map((e) => e.event), ['message', 'message', 'message', 'status']);
-      assert.deepEqual(events.map((e) => Number(e.id)), [first.body.seq, first.body.seq + 1, mine.body.seq, mine.body.seq + 1]);
+      assert.deepEqual(
+        events.map((e) => e.event),
+        ['message', 'message', 'message', 'status'],
+      );
+      assert.deepEqual(
+        events.map((e) => Number(e.id)),
+        [first.body.seq, first.body.seq + 1, mine.body.seq, mine.body.seq + 1],
+      );
       assert.equal(events[3]!.data.status, 'closed');
       const read = await call(a, 'GET', `/assistant/conversations/${id}`);
-      assert.deepEqual(read.body.messages.map((m: any) => m.author), ['assistant', 'agent', 'assistant'], 'the repeated turn added nothing');
+      assert.deepEqual(
+        read.body.messages.map((m: any) => m.author),
+        ['assistant', 'agent', 'assistant'],
+        'the repeated turn added nothing',
+      );
     } finally {
       stream.abort();
     }
@@ -424,7 +520,10 @@ describe('conversations (needs assistant admission)', () => {
     try {
       await resumed.until((t) => eventsOf(t).length >= 1, 'the event after Last-Event-ID');
       await resumed.until((t) => t.includes(': keep-alive'), 'a keep-alive');
-      assert.deepEqual(eventsOf(resumed.text()).map((e) => e.data.text), ['two']);
+      assert.deepEqual(
+        eventsOf(resumed.text()).map((e) => e.data.text),
+        ['two'],
+      );
     } finally {
       resumed.abort();
     }
@@ -436,7 +535,10 @@ describe('conversations (needs assistant admission)', () => {
     const ended = await openStream(a, id);
     await ended.ended;
     const all = eventsOf(ended.text());
-    assert.deepEqual(all.map((e) => e.event), ['message', 'message', 'status']);
+    assert.deepEqual(
+      all.map((e) => e.event),
+      ['message', 'message', 'status'],
+    );
     // Past the last event of an ended conversation: nothing to replay, and the stream ends all the same.
     const past = await openStream(a, id, { 'last-event-id': all[2]!.id! });
     await past.ended;
@@ -465,7 +567,11 @@ describe('conversations (needs assistant admission)', () => {
     stream.abort();
     await waitUntil(() => activeConversationSubscriptions() === baseline, 'the subscription to be released');
     // The conversation still works, and a hub turn finds nobody listening without harm.
-    const turn = await h.call(`/internal/conversations/${id}/turn`, { method: 'POST', headers: hub(), json: { turn_id: fresh('turn'), author: 'system', text: 'ping' } });
+    const turn = await h.call(`/internal/conversations/${id}/turn`, {
+      method: 'POST',
+      headers: hub(),
+      json: { turn_id: fresh('turn'), author: 'system', text: 'ping' },
+    });
     assert.equal(turn.status, 202);
   });
 
@@ -479,27 +585,49 @@ describe('conversations (needs assistant admission)', () => {
       assert.equal(res.status, 202, res.text);
       await stream.ended;
       const events = eventsOf(stream.text());
-      assert.deepEqual(events.map((e) => [e.event, e.data.status]), [['status', 'timed_out']]);
-      assert.equal((await h.call(`/internal/conversations/${id}/handoff-timeout`, { method: 'POST', headers: hub(), json: body })).status, 202);
+      assert.deepEqual(
+        events.map((e) => [e.event, e.data.status]),
+        [['status', 'timed_out']],
+      );
+      assert.equal(
+        (await h.call(`/internal/conversations/${id}/handoff-timeout`, { method: 'POST', headers: hub(), json: body })).status,
+        202,
+      );
     } finally {
       stream.abort();
     }
     const read = await call(a, 'GET', `/assistant/conversations/${id}`);
     assert.equal(read.body.status, 'timed_out');
     assert.ok(read.body.ended_at);
-    expectProblem(await call(a, 'POST', `/assistant/conversations/${id}/messages`, { json: { text: 'hello?' } }), { status: 400, error: 'invalid_request', docsUrl: h.profile.docsUrl });
-    const turn = await h.call(`/internal/conversations/${id}/turn`, { method: 'POST', headers: hub(), json: { turn_id: fresh('turn'), author: 'agent', text: 'late' } });
+    expectProblem(await call(a, 'POST', `/assistant/conversations/${id}/messages`, { json: { text: 'hello?' } }), {
+      status: 400,
+      error: 'invalid_request',
+      docsUrl: h.profile.docsUrl,
+    });
+    const turn = await h.call(`/internal/conversations/${id}/turn`, {
+      method: 'POST',
+      headers: hub(),
+      json: { turn_id: fresh('turn'), author: 'agent', text: 'late' },
+    });
     expectProblem(turn, { status: 404, error: 'not_found', docsUrl: h.profile.docsUrl });
 
     const direct = await openConversation(a, 'direct');
-    const onDirect = await h.call(`/internal/conversations/${direct}/handoff-timeout`, { method: 'POST', headers: hub(), json: { handoff_id: fresh('ho'), timed_out_at: new Date().toISOString() } });
+    const onDirect = await h.call(`/internal/conversations/${direct}/handoff-timeout`, {
+      method: 'POST',
+      headers: hub(),
+      json: { handoff_id: fresh('ho'), timed_out_at: new Date().toISOString() },
+    });
     expectProblem(onDirect, { status: 404, error: 'not_found', docsUrl: h.profile.docsUrl });
     // The hub routes keep their own credential.
-    const wrong = await h.call(`/internal/conversations/${direct}/turn`, { method: 'POST', headers: bearer('not-the-hub-secret-at-all'), json: { turn_id: fresh('turn'), author: 'agent', text: 'x' } });
+    const wrong = await h.call(`/internal/conversations/${direct}/turn`, {
+      method: 'POST',
+      headers: bearer('not-the-hub-secret-at-all'),
+      json: { turn_id: fresh('turn'), author: 'agent', text: 'x' },
+    });
     expectProblem(wrong, { status: 401, error: 'invalid_credentials', docsUrl: h.profile.docsUrl });
   });
 
-  test('another session\'s conversation is 404 not_found on every route', async () => {
+  test("another session's conversation is 404 not_found on every route", async () => {
     const a = await signedInAgent();
     const id = await openConversation(a, 'direct');
     for (const other of [await signedInAgent(), await signedInAgent({ sub: a.sub })]) {
@@ -509,7 +637,11 @@ describe('conversations (needs assistant admission)', () => {
         ['POST', `/assistant/conversations/${id}/close`, undefined],
         ['GET', `/assistant/conversations/${id}/events`, undefined],
       ] as const) {
-        expectProblem(await call(other, method, path, json !== undefined ? { json } : {}), { status: 404, error: 'not_found', docsUrl: h.profile.docsUrl });
+        expectProblem(await call(other, method, path, json !== undefined ? { json } : {}), {
+          status: 404,
+          error: 'not_found',
+          docsUrl: h.profile.docsUrl,
+        });
       }
       assert.deepEqual((await call(other, 'GET', '/assistant/conversations')).body.conversations, []);
     }
@@ -543,10 +675,20 @@ describe('conversations (needs assistant admission)', () => {
   test('an assistant browser session (web agent forwarder) is refused on conversation routes', async () => {
     const a = await signedInAgent();
     const forwarder = await h.minter.invitedAgentForwarder();
-    const res = await h.call('/assistant/conversations', { headers: { ...bearer(forwarder), [ASSISTANT_BROWSER_SESSION_HEADER]: signBrowserSession(a.sid, h.profile.secrets.webSessionContextKey) } });
+    const res = await h.call('/assistant/conversations', {
+      headers: {
+        ...bearer(forwarder),
+        [ASSISTANT_BROWSER_SESSION_HEADER]: signBrowserSession(a.sid, h.profile.secrets.webSessionContextKey),
+      },
+    });
     expectProblem(res, { status: 403, error: 'caller_not_allowed', docsUrl: h.profile.docsUrl });
     // The same browser session is admitted elsewhere (the cart), so the refusal is the conversation variant's.
-    const cart = await h.call('/v1/cart', { headers: { ...bearer(forwarder), [ASSISTANT_BROWSER_SESSION_HEADER]: signBrowserSession(a.sid, h.profile.secrets.webSessionContextKey) } });
+    const cart = await h.call('/v1/cart', {
+      headers: {
+        ...bearer(forwarder),
+        [ASSISTANT_BROWSER_SESSION_HEADER]: signBrowserSession(a.sid, h.profile.secrets.webSessionContextKey),
+      },
+    });
     assert.equal(cart.status, 200, cart.text);
   });
 
@@ -557,7 +699,11 @@ describe('conversations (needs assistant admission)', () => {
     assert.ok(res.status === 401 || res.status === 403, res.text);
     assert.ok(!/Bearer/i.test(res.headers.get('www-authenticate') ?? ''));
     // The guard refuses before input validation: an invalid body changes nothing.
-    const invalid = await h.call('/assistant/conversations', { method: 'POST', headers: { ...bearer(forwarder), 'assistant-subject': a.token }, json: { mode: 'sideways', extra: 1 } });
+    const invalid = await h.call('/assistant/conversations', {
+      method: 'POST',
+      headers: { ...bearer(forwarder), 'assistant-subject': a.token },
+      json: { mode: 'sideways', extra: 1 },
+    });
     assert.equal(invalid.status, 403, invalid.text);
     assert.equal(invalid.body.error, 'caller_not_allowed');
   });

@@ -5,7 +5,13 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { bearer, startReference, testClock, type Harness } from '../helpers/reference.js';
-import { forgeGuestSession, GUEST_SESSION_FORGERIES, GUEST_SESSION_FORMAT, newGuestSession, signGuestSession } from '../../conformance/lib/guest-session.js';
+import {
+  forgeGuestSession,
+  GUEST_SESSION_FORGERIES,
+  GUEST_SESSION_FORMAT,
+  newGuestSession,
+  signGuestSession,
+} from '../../conformance/lib/guest-session.js';
 import { expectCacheControl, expectChallenge, expectNoStore, expectProblem } from '../../conformance/lib/assert.js';
 import { parseChallenges } from '../../conformance/lib/www-authenticate.js';
 
@@ -25,7 +31,11 @@ function expectIssueAt(doc: Record<string, unknown>, fragment: string): void {
   const issues = doc.issues as { path: unknown }[] | undefined;
   assert.ok(Array.isArray(issues) && issues.length > 0, 'issues are listed');
   assert.ok(
-    issues.some((i) => String(Array.isArray(i.path) ? i.path.join('.') : i.path).toLowerCase().includes(fragment.toLowerCase())),
+    issues.some((i) =>
+      String(Array.isArray(i.path) ? i.path.join('.') : i.path)
+        .toLowerCase()
+        .includes(fragment.toLowerCase()),
+    ),
     `an issue whose path mentions ${fragment}: ${JSON.stringify(issues)}`,
   );
 }
@@ -39,9 +49,13 @@ describe('guest sessions over HTTP', () => {
     ...(session !== undefined ? { 'guest-session': session } : {}),
     ...extra,
   });
-  const addItem = async (session: string | undefined, body: unknown = { variant_id: 'var_0101', quantity: 1 }, extra: Record<string, string> = {}) =>
-    h.call('/v1/cart/items', { method: 'POST', headers: await guestHeaders(session, extra), json: body });
-  const getCart = async (session?: string, extra: Record<string, string> = {}) => h.call('/v1/cart', { headers: await guestHeaders(session, extra) });
+  const addItem = async (
+    session: string | undefined,
+    body: unknown = { variant_id: 'var_0101', quantity: 1 },
+    extra: Record<string, string> = {},
+  ) => h.call('/v1/cart/items', { method: 'POST', headers: await guestHeaders(session, extra), json: body });
+  const getCart = async (session?: string, extra: Record<string, string> = {}) =>
+    h.call('/v1/cart', { headers: await guestHeaders(session, extra) });
 
   before(async () => {
     h = await startReference();
@@ -107,7 +121,11 @@ describe('guest sessions over HTTP', () => {
 
     test('forgeries on update and remove are 401 too', async () => {
       const forged = forgeGuestSession('bad-signature', key);
-      const patch = await h.call('/v1/cart/items/var_0101', { method: 'PATCH', headers: await guestHeaders(forged), json: { quantity: 2 } });
+      const patch = await h.call('/v1/cart/items/var_0101', {
+        method: 'PATCH',
+        headers: await guestHeaders(forged),
+        json: { quantity: 2 },
+      });
       expectInvalidGuestSession(h, patch);
       const del = await h.call('/v1/cart/items/var_0101', { method: 'DELETE', headers: await guestHeaders(forged) });
       expectInvalidGuestSession(h, del);
@@ -131,7 +149,9 @@ describe('guest sessions over HTTP', () => {
     });
 
     test('a stray DPoP header does not change the challenge: still exactly Bearer', async () => {
-      const res = await h.call('/v1/cart', { headers: { ...(await guestHeaders(forgeGuestSession('padded-signature', key))), dpop: 'not-a-proof' } });
+      const res = await h.call('/v1/cart', {
+        headers: { ...(await guestHeaders(forgeGuestSession('padded-signature', key))), dpop: 'not-a-proof' },
+      });
       expectInvalidGuestSession(h, res);
     });
   });
@@ -157,7 +177,11 @@ describe('guest sessions over HTTP', () => {
       assert.equal(again.status, 200, again.text);
       assert.deepEqual(again.body, add.body);
 
-      const patch = await h.call('/v1/cart/items/var_0101', { method: 'PATCH', headers: await guestHeaders(session), json: { quantity: 3 } });
+      const patch = await h.call('/v1/cart/items/var_0101', {
+        method: 'PATCH',
+        headers: await guestHeaders(session),
+        json: { quantity: 3 },
+      });
       assert.equal(patch.status, 200, patch.text);
       assert.equal(patch.body.lines[0].quantity, 3);
 
@@ -183,12 +207,15 @@ describe('guest sessions over HTTP', () => {
       assert.equal(add.status, 201, add.text);
       const read = await getCart(signGuestSession(uuid, key));
       assert.equal(read.status, 200, read.text);
-      assert.deepEqual(read.body.lines.map((l: { variant_id: string }) => l.variant_id), ['var_0201']);
+      assert.deepEqual(
+        read.body.lines.map((l: { variant_id: string }) => l.variant_id),
+        ['var_0201'],
+      );
     });
   });
 
   describe('isolation between guests', () => {
-    test('two guests never see each other\'s carts', async () => {
+    test("two guests never see each other's carts", async () => {
       const a = newGuestSession(key);
       const b = newGuestSession(key);
       const addA = await addItem(a, { variant_id: 'var_0102', quantity: 2 });
@@ -210,18 +237,24 @@ describe('guest sessions over HTTP', () => {
       const readA = await getCart(a);
       assert.equal(readA.status, 200, readA.text);
       assert.equal(readA.body.lines.length, 1);
-      assert.equal(readA.body.lines[0].quantity, 2, 'B\'s attempts left A\'s line alone');
+      assert.equal(readA.body.lines[0].quantity, 2, "B's attempts left A's line alone");
     });
 
-    test('B\'s write does not land in A\'s cart', async () => {
+    test("B's write does not land in A's cart", async () => {
       const a = newGuestSession(key);
       const b = newGuestSession(key);
       assert.equal((await addItem(a, { variant_id: 'var_0101', quantity: 1 })).status, 201);
       assert.equal((await addItem(b, { variant_id: 'var_0801', quantity: 1 })).status, 201);
       const readA = await getCart(a);
-      assert.deepEqual(readA.body.lines.map((l: { variant_id: string }) => l.variant_id), ['var_0101']);
+      assert.deepEqual(
+        readA.body.lines.map((l: { variant_id: string }) => l.variant_id),
+        ['var_0101'],
+      );
       const readB = await getCart(b);
-      assert.deepEqual(readB.body.lines.map((l: { variant_id: string }) => l.variant_id), ['var_0801']);
+      assert.deepEqual(
+        readB.body.lines.map((l: { variant_id: string }) => l.variant_id),
+        ['var_0801'],
+      );
       assert.notEqual(readA.body.id, readB.body.id);
     });
 
@@ -341,7 +374,11 @@ describe('previous guest key deadline (GUEST_SESSION_KEY_PREVIOUS_UNTIL)', () =>
 
       clock.set(new Date(until.getTime() + 24 * 3600 * 1000));
       expectInvalidGuestSession(h, await read(session));
-      const write = await h.call('/v1/cart/items', { method: 'POST', headers: { ...bearer(await h.minter.guest()), 'guest-session': session }, json: { variant_id: 'var_0101', quantity: 1 } });
+      const write = await h.call('/v1/cart/items', {
+        method: 'POST',
+        headers: { ...bearer(await h.minter.guest()), 'guest-session': session },
+        json: { variant_id: 'var_0101', quantity: 1 },
+      });
       expectInvalidGuestSession(h, write);
 
       // The current key is unaffected by the deadline.
@@ -362,7 +399,11 @@ describe('previous guest key deadline (GUEST_SESSION_KEY_PREVIOUS_UNTIL)', () =>
       const session = signGuestSession(uuid, prev);
       const headers = async () => ({ ...bearer(await h.minter.guest()), 'guest-session': session });
 
-      const add = await h.call('/v1/cart/items', { method: 'POST', headers: await headers(), json: { variant_id: 'var_0101', quantity: 1 } });
+      const add = await h.call('/v1/cart/items', {
+        method: 'POST',
+        headers: await headers(),
+        json: { variant_id: 'var_0101', quantity: 1 },
+      });
       assert.equal(add.status, 201, add.text);
 
       clock.advance(29 * 24 * 3600 * 1000);
@@ -374,7 +415,9 @@ describe('previous guest key deadline (GUEST_SESSION_KEY_PREVIOUS_UNTIL)', () =>
       expectInvalidGuestSession(h, await h.call('/v1/cart', { headers: await headers() }));
 
       // The cart is still reachable with a session for the same uuid signed with the current key.
-      const migrated = await h.call('/v1/cart', { headers: { ...bearer(await h.minter.guest()), 'guest-session': signGuestSession(uuid, h.profile.secrets.guestSessionKey) } });
+      const migrated = await h.call('/v1/cart', {
+        headers: { ...bearer(await h.minter.guest()), 'guest-session': signGuestSession(uuid, h.profile.secrets.guestSessionKey) },
+      });
       assert.equal(migrated.status, 200, migrated.text);
       assert.equal(migrated.body.lines.length, 1);
     } finally {
@@ -397,12 +440,19 @@ describe('previous guest key deadline (GUEST_SESSION_KEY_PREVIOUS_UNTIL)', () =>
 describe('guest rate limits', () => {
   let h: Harness;
   before(async () => {
-    h = await startReference({ clock: testClock(new Date('2026-05-01T10:00:00.000Z')), overrides: { guestRateLimitBudget: 3, guestRateLimitWindowSeconds: 60 } });
+    h = await startReference({
+      clock: testClock(new Date('2026-05-01T10:00:00.000Z')),
+      overrides: { guestRateLimitBudget: 3, guestRateLimitWindowSeconds: 60 },
+    });
   });
   after(async () => {
     await h.close();
   });
-  const asGuest = async (ip: string, extra: Record<string, string> = {}) => ({ ...bearer(await h.minter.guest()), 'shopper-ip': ip, ...extra });
+  const asGuest = async (ip: string, extra: Record<string, string> = {}) => ({
+    ...bearer(await h.minter.guest()),
+    'shopper-ip': ip,
+    ...extra,
+  });
 
   test('the 4th getCart from one Shopper-IP is 429; other operations, other IPs and the next window pass', async () => {
     const ip = '198.51.100.23';
@@ -427,7 +477,9 @@ describe('guest rate limits', () => {
 
     // Still limited within the window, even with a session (the key is the shopper).
     h.clock.advance(30_000);
-    const stillLimited = await h.call('/v1/cart', { headers: await asGuest(ip, { 'guest-session': newGuestSession(h.profile.secrets.guestSessionKey) }) });
+    const stillLimited = await h.call('/v1/cart', {
+      headers: await asGuest(ip, { 'guest-session': newGuestSession(h.profile.secrets.guestSessionKey) }),
+    });
     expectProblem(stillLimited, { status: 429, error: 'rate_limited', docsUrl: h.profile.docsUrl });
     const later = Number(stillLimited.headers.get('retry-after'));
     assert.ok(later >= 1 && later <= 30, `Retry-After shrinks with the window, got ${later}`);
@@ -441,10 +493,18 @@ describe('guest rate limits', () => {
     const ip = '192.0.2.77';
     const session = newGuestSession(h.profile.secrets.guestSessionKey);
     for (let i = 1; i <= 3; i++) {
-      const res = await h.call('/v1/cart/items', { method: 'POST', headers: await asGuest(ip, { 'guest-session': session }), json: { variant_id: 'var_1101', quantity: 1 } });
+      const res = await h.call('/v1/cart/items', {
+        method: 'POST',
+        headers: await asGuest(ip, { 'guest-session': session }),
+        json: { variant_id: 'var_1101', quantity: 1 },
+      });
       assert.equal(res.status, 201, `request ${i}: ${res.text}`);
     }
-    const limited = await h.call('/v1/cart/items', { method: 'POST', headers: await asGuest(ip, { 'guest-session': session }), json: { variant_id: 'var_1101', quantity: 1 } });
+    const limited = await h.call('/v1/cart/items', {
+      method: 'POST',
+      headers: await asGuest(ip, { 'guest-session': session }),
+      json: { variant_id: 'var_1101', quantity: 1 },
+    });
     expectProblem(limited, { status: 429, error: 'rate_limited', docsUrl: h.profile.docsUrl });
     // The refused write wrote nothing.
     const read = await h.call('/v1/cart', { headers: await asGuest(ip, { 'guest-session': session }) });
@@ -455,7 +515,12 @@ describe('guest rate limits', () => {
   test('the rate limit precedes input validation: an invalid body over budget is 429, not 400', async () => {
     const ip = '192.0.2.78';
     const session = newGuestSession(h.profile.secrets.guestSessionKey);
-    const bad = async () => h.call('/v1/cart/items', { method: 'POST', headers: await asGuest(ip, { 'guest-session': session }), json: { variant_id: 'nope', quantity: 0 } });
+    const bad = async () =>
+      h.call('/v1/cart/items', {
+        method: 'POST',
+        headers: await asGuest(ip, { 'guest-session': session }),
+        json: { variant_id: 'nope', quantity: 0 },
+      });
     for (let i = 1; i <= 3; i++) expectProblem(await bad(), { status: 400, error: 'invalid_request', docsUrl: h.profile.docsUrl });
     expectProblem(await bad(), { status: 429, error: 'rate_limited', docsUrl: h.profile.docsUrl });
   });
@@ -464,9 +529,18 @@ describe('guest rate limits', () => {
     const ip = '192.0.2.79';
     const forged = forgeGuestSession('bad-signature', h.profile.secrets.guestSessionKey);
     for (let i = 1; i <= 5; i++) {
-      expectProblem(await h.call('/v1/cart', { headers: await asGuest(ip, { 'guest-session': forged }) }), { status: 401, error: 'invalid_guest_session', docsUrl: h.profile.docsUrl });
+      expectProblem(await h.call('/v1/cart', { headers: await asGuest(ip, { 'guest-session': forged }) }), {
+        status: 401,
+        error: 'invalid_guest_session',
+        docsUrl: h.profile.docsUrl,
+      });
       const noScope = { ...bearer(await h.minter.guest({ scope: 'catalog:read' })), 'shopper-ip': ip };
-      expectProblem(await h.call('/v1/cart', { headers: noScope }), { status: 403, error: 'insufficient_scope', docsUrl: h.profile.docsUrl, scope: 'cart:read' });
+      expectProblem(await h.call('/v1/cart', { headers: noScope }), {
+        status: 403,
+        error: 'insufficient_scope',
+        docsUrl: h.profile.docsUrl,
+        scope: 'cart:read',
+      });
     }
     for (let i = 1; i <= 3; i++) {
       const res = await h.call('/v1/cart', { headers: await asGuest(ip) });
@@ -479,13 +553,21 @@ describe('guest rate limits', () => {
       const res = await h.call('/v1/catalog/collections', { headers: await asGuest(ip) });
       assert.equal(res.status, 200, `${ip}: ${res.text}`);
     }
-    expectProblem(await h.call('/v1/catalog/collections', { headers: await asGuest('2001:0db8:00aa::1') }), { status: 429, error: 'rate_limited', docsUrl: h.profile.docsUrl });
+    expectProblem(await h.call('/v1/catalog/collections', { headers: await asGuest('2001:0db8:00aa::1') }), {
+      status: 429,
+      error: 'rate_limited',
+      docsUrl: h.profile.docsUrl,
+    });
 
     for (const ip of ['198.51.100.40', '::ffff:198.51.100.40', '::FFFF:198.51.100.40']) {
       const res = await h.call('/v1/catalog/collections', { headers: await asGuest(ip) });
       assert.equal(res.status, 200, `${ip}: ${res.text}`);
     }
-    expectProblem(await h.call('/v1/catalog/collections', { headers: await asGuest('198.51.100.40') }), { status: 429, error: 'rate_limited', docsUrl: h.profile.docsUrl });
+    expectProblem(await h.call('/v1/catalog/collections', { headers: await asGuest('198.51.100.40') }), {
+      status: 429,
+      error: 'rate_limited',
+      docsUrl: h.profile.docsUrl,
+    });
   });
 
   test('customers are not guest-limited', async () => {

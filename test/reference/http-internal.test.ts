@@ -34,18 +34,64 @@ let n = 0;
 const fresh = (p: string) => `${p}_${process.pid}_${++n}`;
 
 const ROUTES: RouteCase[] = [
-  { path: '/internal/account/security-intents', secret: 'idpActionSecret', carrier: 'bearer', body: () => ({ intent_id: fresh('int'), subject: 'cust_ada', kind: 'email_change' }), ok: [202] },
-  { path: '/internal/assistant/sessions/signed-out', secret: 'proxyIdpSecret', carrier: 'x-proxy-idp-secret', body: () => ({ session_id: fresh('sess'), client_id: 'agent-client', scopes: [] }), ok: [201] },
-  { path: '/internal/assistant/agents/connected', secret: 'proxyIdpSecret', carrier: 'x-proxy-idp-secret', body: () => ({ subject: fresh('cust'), agent_id: 'agent-1', client_id: 'agent-client', permissions: ['assistant:read'] }), ok: [201] },
-  { path: '/internal/agent-authorization', secret: 'proxyIdpSecret', carrier: 'x-proxy-idp-secret', body: () => ({ subject: fresh('cust'), agent_id: 'agent-1', permissions: ['assistant:read'], decision: 'granted' }), ok: [200] },
-  { path: '/internal/conversations/conv_1/turn', secret: 'conversationHubSecret', carrier: 'bearer', body: () => ({ turn_id: fresh('turn'), author: 'agent', text: 'Hello' }), ok: [404] },
-  { path: '/internal/conversations/conv_1/handoff-timeout', secret: 'conversationHubSecret', carrier: 'bearer', body: () => ({ handoff_id: fresh('ho'), timed_out_at: '2030-01-01T00:00:00Z' }), ok: [404] },
-  { path: '/internal/account/recover', secret: 'accountRecoverySecret', carrier: 'bearer', body: () => ({ subject: 'cust_nobody', operationId: fresh('recop'), purpose: 'email' }), ok: [404] },
+  {
+    path: '/internal/account/security-intents',
+    secret: 'idpActionSecret',
+    carrier: 'bearer',
+    body: () => ({ intent_id: fresh('int'), subject: 'cust_ada', kind: 'email_change' }),
+    ok: [202],
+  },
+  {
+    path: '/internal/assistant/sessions/signed-out',
+    secret: 'proxyIdpSecret',
+    carrier: 'x-proxy-idp-secret',
+    body: () => ({ session_id: fresh('sess'), client_id: 'agent-client', scopes: [] }),
+    ok: [201],
+  },
+  {
+    path: '/internal/assistant/agents/connected',
+    secret: 'proxyIdpSecret',
+    carrier: 'x-proxy-idp-secret',
+    body: () => ({ subject: fresh('cust'), agent_id: 'agent-1', client_id: 'agent-client', permissions: ['assistant:read'] }),
+    ok: [201],
+  },
+  {
+    path: '/internal/agent-authorization',
+    secret: 'proxyIdpSecret',
+    carrier: 'x-proxy-idp-secret',
+    body: () => ({ subject: fresh('cust'), agent_id: 'agent-1', permissions: ['assistant:read'], decision: 'granted' }),
+    ok: [200],
+  },
+  {
+    path: '/internal/conversations/conv_1/turn',
+    secret: 'conversationHubSecret',
+    carrier: 'bearer',
+    body: () => ({ turn_id: fresh('turn'), author: 'agent', text: 'Hello' }),
+    ok: [404],
+  },
+  {
+    path: '/internal/conversations/conv_1/handoff-timeout',
+    secret: 'conversationHubSecret',
+    carrier: 'bearer',
+    body: () => ({ handoff_id: fresh('ho'), timed_out_at: '2030-01-01T00:00:00Z' }),
+    ok: [404],
+  },
+  {
+    path: '/internal/account/recover',
+    secret: 'accountRecoverySecret',
+    carrier: 'bearer',
+    body: () => ({ subject: 'cust_nobody', operationId: fresh('recop'), purpose: 'email' }),
+    ok: [404],
+  },
 ];
 
 const SECRET_NAMES: SecretName[] = ['idpActionSecret', 'proxyIdpSecret', 'conversationHubSecret', 'accountRecoverySecret'];
 
-function credential(h: Harness, r: RouteCase, value: string | undefined = h.profile.secrets[r.secret] ?? undefined): Record<string, string> {
+function credential(
+  h: Harness,
+  r: RouteCase,
+  value: string | undefined = h.profile.secrets[r.secret] ?? undefined,
+): Record<string, string> {
   if (value === undefined) return {};
   return r.carrier === 'bearer' ? { authorization: `Bearer ${value}` } : { 'x-proxy-idp-secret': value };
 }
@@ -56,7 +102,11 @@ function expectInvalidCredentials(h: Harness, res: Res, r: RouteCase, what: stri
   if (r.carrier === 'bearer') {
     assert.equal(res.headers.get('www-authenticate'), 'Bearer error="invalid_token"', `${r.path} ${what}: Bearer challenge`);
   } else {
-    assert.equal(res.headers.get('www-authenticate'), 'X-Proxy-Idp-Secret realm="internal"', `${r.path} ${what}: every 401 carries a challenge`);
+    assert.equal(
+      res.headers.get('www-authenticate'),
+      'X-Proxy-Idp-Secret realm="internal"',
+      `${r.path} ${what}: every 401 carries a challenge`,
+    );
   }
 }
 
@@ -115,7 +165,8 @@ describe('internal routes over HTTP', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  const post = (r: RouteCase, headers: Record<string, string>, json?: unknown) => h.call(r.path, { method: 'POST', headers, json: json === undefined ? r.body() : json });
+  const post = (r: RouteCase, headers: Record<string, string>, json?: unknown) =>
+    h.call(r.path, { method: 'POST', headers, json: json === undefined ? r.body() : json });
 
   test('with its own secret, every route accepts a valid body', async () => {
     for (const r of ROUTES) {
@@ -141,33 +192,71 @@ describe('internal routes over HTTP', () => {
     }
   });
 
-  test('another route\'s secret, a profile key or an access token is refused with 401', async () => {
+  test("another route's secret, a profile key or an access token is refused with 401", async () => {
     const tokens = { customer: await h.minter.customer({ sub: 'cust_ada' }), operator: await h.minter.operator() };
     for (const r of ROUTES) {
       const others = SECRET_NAMES.filter((s) => h.profile.secrets[s] !== h.profile.secrets[r.secret]).map((s) => h.profile.secrets[s]!);
       others.push(h.profile.secrets.guestSessionKey, h.profile.secrets.webSessionContextKey);
       for (const other of others) expectInvalidCredentials(h, await post(r, credential(h, r, other)), r, 'another secret');
       for (const [kind, token] of Object.entries(tokens)) {
-        expectInvalidCredentials(h, await post(r, { ...bearer(token), ...(kind === 'operator' ? { operator: 'op_1' } : {}) }), r, `a ${kind} token`);
+        expectInvalidCredentials(
+          h,
+          await post(r, { ...bearer(token), ...(kind === 'operator' ? { operator: 'op_1' } : {}) }),
+          r,
+          `a ${kind} token`,
+        );
       }
     }
   });
 
   test('the secret is checked before the body is read: a bad credential with a malformed, oversized or non-JSON body is 401', async () => {
     for (const r of ROUTES) {
-      expectInvalidCredentials(h, await h.call(r.path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"broken":' }), r, 'malformed body');
-      expectInvalidCredentials(h, await h.call(r.path, { method: 'POST', headers: { 'content-type': 'text/plain' }, body: 'hello' }), r, 'text body');
-      expectInvalidCredentials(h, await h.call(r.path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: ' '.repeat(300 * 1024) }), r, 'oversized body');
+      expectInvalidCredentials(
+        h,
+        await h.call(r.path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"broken":' }),
+        r,
+        'malformed body',
+      );
+      expectInvalidCredentials(
+        h,
+        await h.call(r.path, { method: 'POST', headers: { 'content-type': 'text/plain' }, body: 'hello' }),
+        r,
+        'text body',
+      );
+      expectInvalidCredentials(
+        h,
+        await h.call(r.path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: ' '.repeat(300 * 1024) }),
+        r,
+        'oversized body',
+      );
     }
   });
 
   test('after the secret: 415 without a JSON type, 400 invalid_json for malformed JSON, 400 invalid_request without a body', async () => {
     for (const r of ROUTES) {
       const auth = credential(h, r);
-      expectProblem(await h.call(r.path, { method: 'POST', headers: { ...auth, 'content-type': 'text/plain' }, body: JSON.stringify(r.body()) }), { status: 415, error: 'unsupported_media_type', docsUrl: h.profile.docsUrl });
-      expectProblem(await h.call(r.path, { method: 'POST', headers: { ...auth, 'content-type': 'application/json; charset=latin1' }, body: JSON.stringify(r.body()) }), { status: 415, error: 'unsupported_media_type', docsUrl: h.profile.docsUrl });
-      expectProblem(await h.call(r.path, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: '{"a":' }), { status: 400, error: 'invalid_json', docsUrl: h.profile.docsUrl });
-      expectProblem(await h.call(r.path, { method: 'POST', headers: auth }), { status: 400, error: 'invalid_request', docsUrl: h.profile.docsUrl });
+      expectProblem(
+        await h.call(r.path, { method: 'POST', headers: { ...auth, 'content-type': 'text/plain' }, body: JSON.stringify(r.body()) }),
+        { status: 415, error: 'unsupported_media_type', docsUrl: h.profile.docsUrl },
+      );
+      expectProblem(
+        await h.call(r.path, {
+          method: 'POST',
+          headers: { ...auth, 'content-type': 'application/json; charset=latin1' },
+          body: JSON.stringify(r.body()),
+        }),
+        { status: 415, error: 'unsupported_media_type', docsUrl: h.profile.docsUrl },
+      );
+      expectProblem(await h.call(r.path, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: '{"a":' }), {
+        status: 400,
+        error: 'invalid_json',
+        docsUrl: h.profile.docsUrl,
+      });
+      expectProblem(await h.call(r.path, { method: 'POST', headers: auth }), {
+        status: 400,
+        error: 'invalid_request',
+        docsUrl: h.profile.docsUrl,
+      });
       for (const body of [[], 'text', 42, null]) {
         expectProblem(await post(r, auth, body), { status: 400, error: 'invalid_request', docsUrl: h.profile.docsUrl });
       }
@@ -177,28 +266,50 @@ describe('internal routes over HTTP', () => {
   test('strict bodies: an unknown member, a bad enum value, a missing or too long member is 400 invalid_request', async () => {
     const cases: Record<string, [string, Record<string, unknown>][]> = {
       '/internal/account/security-intents': [
-        ['extra', { extra: true }], ['kind', { kind: 'password_reset_magic' }], ['intent_id', { intent_id: 'x'.repeat(129) }],
-        ['intent_id', { intent_id: 'has space' }], ['subject', { subject: '' }], ['subject', { subject: 's'.repeat(257) }],
-        ['occurred_at', { occurred_at: 'yesterday' }], ['details', { details: { nested: { a: 1 } } }],
+        ['extra', { extra: true }],
+        ['kind', { kind: 'password_reset_magic' }],
+        ['intent_id', { intent_id: 'x'.repeat(129) }],
+        ['intent_id', { intent_id: 'has space' }],
+        ['subject', { subject: '' }],
+        ['subject', { subject: 's'.repeat(257) }],
+        ['occurred_at', { occurred_at: 'yesterday' }],
+        ['details', { details: { nested: { a: 1 } } }],
       ],
       '/internal/assistant/sessions/signed-out': [
-        ['extra', { subject: 'cust_ada' }], ['scopes', { scopes: 'assistant:read' }], ['scopes', { scopes: ['has space'] }],
-        ['scopes', { scopes: Array.from({ length: 33 }, (_, i) => `s${i}`) }], ['session_id', { session_id: '' }], ['client_id', { client_id: 'c'.repeat(257) }],
+        ['extra', { subject: 'cust_ada' }],
+        ['scopes', { scopes: 'assistant:read' }],
+        ['scopes', { scopes: ['has space'] }],
+        ['scopes', { scopes: Array.from({ length: 33 }, (_, i) => `s${i}`) }],
+        ['session_id', { session_id: '' }],
+        ['client_id', { client_id: 'c'.repeat(257) }],
       ],
       '/internal/assistant/agents/connected': [
-        ['extra', { decision: 'granted' }], ['permissions', { permissions: [1] }], ['agent_id', { agent_id: 'a'.repeat(129) }], ['subject', { subject: '' }],
+        ['extra', { decision: 'granted' }],
+        ['permissions', { permissions: [1] }],
+        ['agent_id', { agent_id: 'a'.repeat(129) }],
+        ['subject', { subject: '' }],
       ],
       '/internal/agent-authorization': [
-        ['extra', { client_id: 'x' }], ['decision', { decision: 'maybe' }], ['permissions', { permissions: null }],
+        ['extra', { client_id: 'x' }],
+        ['decision', { decision: 'maybe' }],
+        ['permissions', { permissions: null }],
       ],
       '/internal/conversations/conv_1/turn': [
-        ['extra', { html: '<b>' }], ['author', { author: 'customer' }], ['text', { text: '' }], ['text', { text: 't'.repeat(8001) }],
+        ['extra', { html: '<b>' }],
+        ['author', { author: 'customer' }],
+        ['text', { text: '' }],
+        ['text', { text: 't'.repeat(8001) }],
       ],
       '/internal/conversations/conv_1/handoff-timeout': [
-        ['extra', { reason: 'x' }], ['timed_out_at', { timed_out_at: 'soon' }], ['handoff_id', { handoff_id: '' }],
+        ['extra', { reason: 'x' }],
+        ['timed_out_at', { timed_out_at: 'soon' }],
+        ['handoff_id', { handoff_id: '' }],
       ],
       '/internal/account/recover': [
-        ['extra', { email: 'new@example.com' }], ['purpose', { purpose: 'EMAIL' }], ['subject', { subject: 's'.repeat(257) }], ['operationId', { operationId: '' }],
+        ['extra', { email: 'new@example.com' }],
+        ['purpose', { purpose: 'EMAIL' }],
+        ['subject', { subject: 's'.repeat(257) }],
+        ['operationId', { operationId: '' }],
       ],
     };
     for (const r of ROUTES) {
@@ -207,7 +318,10 @@ describe('internal routes over HTTP', () => {
         expectProblem(res, { status: 400, error: 'invalid_request', docsUrl: h.profile.docsUrl });
         assert.equal(res.headers.get('www-authenticate'), null);
         const paths = issuePaths(res);
-        assert.ok(paths.some((p) => p === 'body' || p.startsWith(`body.${field === 'extra' ? '' : field}`)), `${r.path} ${field}: issues ${JSON.stringify(res.body.issues)}`);
+        assert.ok(
+          paths.some((p) => p === 'body' || p.startsWith(`body.${field === 'extra' ? '' : field}`)),
+          `${r.path} ${field}: issues ${JSON.stringify(res.body.issues)}`,
+        );
       }
       const missing = Object.keys(r.body())[0]!;
       const { [missing]: _dropped, ...rest } = r.body();
@@ -218,11 +332,16 @@ describe('internal routes over HTTP', () => {
   test('conversation routes: a malformed conversation id is 400, a valid request for an unknown conversation 404 not_found', async () => {
     const auth = bearer(h.profile.secrets.conversationHubSecret!);
     for (const tail of ['turn', 'handoff-timeout']) {
-      const body = tail === 'turn' ? { turn_id: 't1', author: 'agent', text: 'hi' } : { handoff_id: 'h1', timed_out_at: '2030-01-01T00:00:00+01:00' };
+      const body =
+        tail === 'turn' ? { turn_id: 't1', author: 'agent', text: 'hi' } : { handoff_id: 'h1', timed_out_at: '2030-01-01T00:00:00+01:00' };
       const bad = await h.call(`/internal/conversations/${'x'.repeat(129)}/${tail}`, { method: 'POST', headers: auth, json: body });
       expectProblem(bad, { status: 400, error: 'invalid_request', docsUrl: h.profile.docsUrl });
       assert.deepEqual(issuePaths(bad), ['params.id']);
-      expectProblem(await h.call(`/internal/conversations/conv_${n++}/${tail}`, { method: 'POST', headers: auth, json: body }), { status: 404, error: 'not_found', docsUrl: h.profile.docsUrl });
+      expectProblem(await h.call(`/internal/conversations/conv_${n++}/${tail}`, { method: 'POST', headers: auth, json: body }), {
+        status: 404,
+        error: 'not_found',
+        docsUrl: h.profile.docsUrl,
+      });
     }
   });
 
@@ -233,14 +352,28 @@ describe('internal routes over HTTP', () => {
         expectProblem(res, { status: 405, error: 'method_not_allowed', docsUrl: h.profile.docsUrl });
         assert.equal(res.headers.get('allow'), 'POST');
       }
-      expectProblem(await post({ ...r, path: r.path + '/' }, credential(h, r)), { status: 404, error: 'not_found', docsUrl: h.profile.docsUrl });
-      expectProblem(await post({ ...r, path: r.path.toUpperCase() }, credential(h, r)), { status: 404, error: 'not_found', docsUrl: h.profile.docsUrl });
+      expectProblem(await post({ ...r, path: r.path + '/' }, credential(h, r)), {
+        status: 404,
+        error: 'not_found',
+        docsUrl: h.profile.docsUrl,
+      });
+      expectProblem(await post({ ...r, path: r.path.toUpperCase() }, credential(h, r)), {
+        status: 404,
+        error: 'not_found',
+        docsUrl: h.profile.docsUrl,
+      });
     }
   });
 
   test('security intents are recorded once per intent_id: 202 recorded, then 200 duplicate (the first recording wins)', async () => {
     const r = ROUTES[0]!;
-    const body = { intent_id: fresh('int'), subject: 'cust_ben', kind: 'account_deletion', occurred_at: '2030-01-01T10:00:00Z', details: { channel: 'email', attempt: 1, verified: true } };
+    const body = {
+      intent_id: fresh('int'),
+      subject: 'cust_ben',
+      kind: 'account_deletion',
+      occurred_at: '2030-01-01T10:00:00Z',
+      details: { channel: 'email', attempt: 1, verified: true },
+    };
     const first = await post(r, credential(h, r), body);
     assert.equal(first.status, 202, first.text);
     assert.deepEqual({ ...first.body, received_at: undefined }, { intent_id: body.intent_id, status: 'recorded', received_at: undefined });
@@ -257,27 +390,68 @@ describe('internal routes over HTTP', () => {
     const proxy = { 'x-proxy-idp-secret': h.profile.secrets.proxyIdpSecret! };
     const session = fresh('sess');
     const subject = fresh('cust');
-    const created = await h.call('/internal/assistant/sessions/signed-out', { method: 'POST', headers: proxy, json: { session_id: session, client_id: 'agent-client', scopes: ['catalog:read'] } });
+    const created = await h.call('/internal/assistant/sessions/signed-out', {
+      method: 'POST',
+      headers: proxy,
+      json: { session_id: session, client_id: 'agent-client', scopes: ['catalog:read'] },
+    });
     assert.equal(created.status, 201);
     assert.deepEqual(created.body, { session_id: session, state: 'signed_out', scopes: ['catalog:read'] });
-    const again = await h.call('/internal/assistant/sessions/signed-out', { method: 'POST', headers: proxy, json: { session_id: session, client_id: 'agent-client', scopes: [] } });
+    const again = await h.call('/internal/assistant/sessions/signed-out', {
+      method: 'POST',
+      headers: proxy,
+      json: { session_id: session, client_id: 'agent-client', scopes: [] },
+    });
     assert.equal(again.status, 200);
     assert.deepEqual(again.body.scopes, []);
 
-    const connected = await h.call('/internal/assistant/agents/connected', { method: 'POST', headers: proxy, json: { subject, agent_id: 'agent-7', client_id: 'agent-client', permissions: ['assistant:read', 'checkout', 'assistant:read'], session_id: session } });
+    const connected = await h.call('/internal/assistant/agents/connected', {
+      method: 'POST',
+      headers: proxy,
+      json: {
+        subject,
+        agent_id: 'agent-7',
+        client_id: 'agent-client',
+        permissions: ['assistant:read', 'checkout', 'assistant:read'],
+        session_id: session,
+      },
+    });
     assert.equal(connected.status, 201, connected.text);
-    assert.deepEqual(connected.body, { subject, agent_id: 'agent-7', permissions: ['assistant:read', 'checkout'], decision: 'granted', session_id: session });
+    assert.deepEqual(connected.body, {
+      subject,
+      agent_id: 'agent-7',
+      permissions: ['assistant:read', 'checkout'],
+      decision: 'granted',
+      session_id: session,
+    });
     assert.deepEqual(getConnectedAgent(db, subject, 'agent-7')?.permissions, ['assistant:read', 'checkout']);
     let s = getAssistantSession(db, session)!;
     assert.deepEqual([s.state, s.subject, s.agent_id, s.scopes], ['signed_in', subject, 'agent-7', ['assistant:read', 'checkout']]);
-    assert.equal((await h.call('/internal/assistant/agents/connected', { method: 'POST', headers: proxy, json: { subject, agent_id: 'agent-7', client_id: 'agent-client', permissions: ['assistant:read'] } })).status, 200);
+    assert.equal(
+      (
+        await h.call('/internal/assistant/agents/connected', {
+          method: 'POST',
+          headers: proxy,
+          json: { subject, agent_id: 'agent-7', client_id: 'agent-client', permissions: ['assistant:read'] },
+        })
+      ).status,
+      200,
+    );
 
-    const narrowed = await h.call('/internal/agent-authorization', { method: 'POST', headers: proxy, json: { subject, agent_id: 'agent-7', permissions: ['assistant:read'], decision: 'granted' } });
+    const narrowed = await h.call('/internal/agent-authorization', {
+      method: 'POST',
+      headers: proxy,
+      json: { subject, agent_id: 'agent-7', permissions: ['assistant:read'], decision: 'granted' },
+    });
     assert.equal(narrowed.status, 200);
     assert.deepEqual(narrowed.body, { subject, agent_id: 'agent-7', permissions: ['assistant:read'], decision: 'granted' });
     assert.deepEqual(getAssistantSession(db, session)!.scopes, ['assistant:read']);
 
-    const revoked = await h.call('/internal/agent-authorization', { method: 'POST', headers: proxy, json: { subject, agent_id: 'agent-7', permissions: ['assistant:read'], decision: 'revoked' } });
+    const revoked = await h.call('/internal/agent-authorization', {
+      method: 'POST',
+      headers: proxy,
+      json: { subject, agent_id: 'agent-7', permissions: ['assistant:read'], decision: 'revoked' },
+    });
     assert.deepEqual(revoked.body, { subject, agent_id: 'agent-7', permissions: [], decision: 'revoked' });
     s = getAssistantSession(db, session)!;
     assert.deepEqual([s.state, s.subject, s.scopes], ['signed_out', null, []]);
@@ -296,10 +470,18 @@ describe('internal routes over HTTP', () => {
     }
     const recover = (internalPaths['/internal/account/recover'] as { post: Record<string, any> }).post;
     const props = recover.requestBody.content['application/json'].schema.properties;
-    assert.deepEqual([props.subject.minLength, props.subject.maxLength, props.operationId.minLength, props.operationId.maxLength], [1, 256, 1, 128]);
+    assert.deepEqual(
+      [props.subject.minLength, props.subject.maxLength, props.operationId.minLength, props.operationId.maxLength],
+      [1, 256, 1, 128],
+    );
     assert.deepEqual(props.purpose.enum, ['email', 'delete']);
     assert.deepEqual(Object.keys(recover.responses).sort(), ['200', '400', '401', '404', '409', '413', '415', '500']);
-    assert.deepEqual(internalSecuritySchemes.proxyIdpSecret, { type: 'apiKey', in: 'header', name: 'X-Proxy-Idp-Secret', description: 'The shared secret PROXY_IDP_SECRET.' });
+    assert.deepEqual(internalSecuritySchemes.proxyIdpSecret, {
+      type: 'apiKey',
+      in: 'header',
+      name: 'X-Proxy-Idp-Secret',
+      description: 'The shared secret PROXY_IDP_SECRET.',
+    });
     const turn = (internalPaths['/internal/conversations/{id}/turn'] as { post: Record<string, any> }).post;
     assert.equal(turn.parameters[0].name, 'id');
     assert.equal(turn.parameters[0].in, 'path');
@@ -310,7 +492,12 @@ describe('internal routes over HTTP', () => {
 
 describe('internal routes whose secret is not configured', () => {
   let h: Harness;
-  before(async () => (h = await startReference({ overrides: { idpActionSecret: null, proxyIdpSecret: null, conversationHubSecret: null, accountRecoverySecret: null } })));
+  before(
+    async () =>
+      (h = await startReference({
+        overrides: { idpActionSecret: null, proxyIdpSecret: null, conversationHubSecret: null, accountRecoverySecret: null },
+      })),
+  );
   after(() => h.close());
 
   test('every route is closed: 404 not_configured, whatever credential is sent', async () => {
@@ -328,7 +515,8 @@ describe('internal routes whose secret is not configured', () => {
     try {
       for (const r of ROUTES) {
         const res = await partial.call(r.path, { method: 'POST', headers: credential(partial, r), json: r.body() });
-        if (r.secret === 'accountRecoverySecret') expectProblem(res, { status: 404, error: 'not_configured', docsUrl: partial.profile.docsUrl });
+        if (r.secret === 'accountRecoverySecret')
+          expectProblem(res, { status: 404, error: 'not_configured', docsUrl: partial.profile.docsUrl });
         else assert.ok(r.ok.includes(res.status), `${r.path}: ${res.status}`);
       }
     } finally {
@@ -366,7 +554,10 @@ describe('the 8 KiB bounded reader of POST /internal/account/security-intents', 
     return new Promise((resolve, reject) => {
       let sent = 0;
       const req = http.request({
-        host: u.hostname, port: u.port, method: 'POST', path: '/internal/account/security-intents',
+        host: u.hostname,
+        port: u.port,
+        method: 'POST',
+        path: '/internal/account/security-intents',
         headers: { authorization: `Bearer ${h.profile.secrets.idpActionSecret}`, 'content-type': 'application/json', ...o.headers },
       });
       // Writes after an early answer may fail (the server closed the connection): the answer is what is judged.
@@ -426,10 +617,18 @@ describe('the 8 KiB bounded reader of POST /internal/account/security-intents', 
     });
   }
 
-  const head = (lines: string[]) => Buffer.from([
-    'POST /internal/account/security-intents HTTP/1.1', 'Host: x', `Authorization: Bearer ${h.profile.secrets.idpActionSecret}`,
-    'Content-Type: application/json', ...lines, '', '',
-  ].join('\r\n'));
+  const head = (lines: string[]) =>
+    Buffer.from(
+      [
+        'POST /internal/account/security-intents HTTP/1.1',
+        'Host: x',
+        `Authorization: Bearer ${h.profile.secrets.idpActionSecret}`,
+        'Content-Type: application/json',
+        ...lines,
+        '',
+        '',
+      ].join('\r\n'),
+    );
 
   test('chunked without Content-Length: exactly 8 KiB is read and recorded', async () => {
     const body = padded(LIMIT);
@@ -464,7 +663,10 @@ describe('the 8 KiB bounded reader of POST /internal/account/security-intents', 
     const body = padded(200);
     const surplus = Buffer.from('GET /health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');
     const answers = await raw(Buffer.concat([head([`Content-Length: ${body.length}`]), body, surplus]));
-    assert.deepEqual(answers.map((a) => a.status), [202, 200]);
+    assert.deepEqual(
+      answers.map((a) => a.status),
+      [202, 200],
+    );
   });
 
   test('Content-Length together with chunked Transfer-Encoding is refused, the body never accepted', async () => {
@@ -473,7 +675,10 @@ describe('the 8 KiB bounded reader of POST /internal/account/security-intents', 
     const answers = await raw(Buffer.concat([head(['Content-Length: 20', 'Transfer-Encoding: chunked']), chunkedBody]));
     assert.ok(answers.length >= 1);
     assert.equal(answers[0]!.status, 400);
-    assert.ok(answers.every((a) => a.status >= 400), JSON.stringify(answers.map((a) => a.status)));
+    assert.ok(
+      answers.every((a) => a.status >= 400),
+      JSON.stringify(answers.map((a) => a.status)),
+    );
   });
 
   test('other internal routes keep the general 256 KiB cap (conversation routes 64 KiB)', async () => {
@@ -482,10 +687,20 @@ describe('the 8 KiB bounded reader of POST /internal/account/security-intents', 
       const json = JSON.stringify({ session_id: fresh('sess'), client_id: 'c', scopes: [] });
       return json.slice(0, -1) + ' '.repeat(size - json.length) + '}';
     };
-    assert.equal((await h.call('/internal/assistant/sessions/signed-out', { method: 'POST', headers: proxy, body: body(100 * 1024) })).status, 201);
-    expectProblem(await h.call('/internal/assistant/sessions/signed-out', { method: 'POST', headers: proxy, body: body(256 * 1024 + 1) }), { status: 413, error: 'payload_too_large', docsUrl: h.profile.docsUrl });
+    assert.equal(
+      (await h.call('/internal/assistant/sessions/signed-out', { method: 'POST', headers: proxy, body: body(100 * 1024) })).status,
+      201,
+    );
+    expectProblem(await h.call('/internal/assistant/sessions/signed-out', { method: 'POST', headers: proxy, body: body(256 * 1024 + 1) }), {
+      status: 413,
+      error: 'payload_too_large',
+      docsUrl: h.profile.docsUrl,
+    });
     const hub = { ...bearer(h.profile.secrets.conversationHubSecret!), 'content-type': 'application/json' };
-    expectProblem(await h.call('/internal/conversations/c1/turn', { method: 'POST', headers: hub, body: ' '.repeat(64 * 1024 + 1) }), { status: 413, error: 'payload_too_large', docsUrl: h.profile.docsUrl });
+    expectProblem(await h.call('/internal/conversations/c1/turn', { method: 'POST', headers: hub, body: ' '.repeat(64 * 1024 + 1) }), {
+      status: 413,
+      error: 'payload_too_large',
+      docsUrl: h.profile.docsUrl,
+    });
   });
 });
-

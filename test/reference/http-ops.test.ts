@@ -26,7 +26,8 @@ describe('operator routes over HTTP', () => {
     ...(o.operator === null ? {} : { operator: o.operator ?? OPERATOR }),
   });
   const get = async (path: string, headers?: Record<string, string>) => h.call(path, { headers: headers ?? (await op()) });
-  const postJson = async (path: string, json: unknown, headers?: Record<string, string>) => h.call(path, { method: 'POST', json, headers: headers ?? (await op()) });
+  const postJson = async (path: string, json: unknown, headers?: Record<string, string>) =>
+    h.call(path, { method: 'POST', json, headers: headers ?? (await op()) });
   const problem = (res: Res, status: number, error: string, extra: { scope?: string } = {}) => {
     const doc = expectProblem(res, { status, error, docsUrl: h.profile.docsUrl, ...extra });
     expectNoStore(res);
@@ -37,8 +38,19 @@ describe('operator routes over HTTP', () => {
     expectNoStore(res);
     return res.body;
   };
-  const auditRows = () => db.prepare('SELECT actor, action, target, details FROM audit_log ORDER BY id').all() as { actor: string; action: string; target: string; details: string }[];
-  const payment = (orderId: string) => db.prepare('SELECT status, amount_cents, refunded_cents FROM payments WHERE order_id = ?').get(orderId) as { status: string; amount_cents: number; refunded_cents: number };
+  const auditRows = () =>
+    db.prepare('SELECT actor, action, target, details FROM audit_log ORDER BY id').all() as {
+      actor: string;
+      action: string;
+      target: string;
+      details: string;
+    }[];
+  const payment = (orderId: string) =>
+    db.prepare('SELECT status, amount_cents, refunded_cents FROM payments WHERE order_id = ?').get(orderId) as {
+      status: string;
+      amount_cents: number;
+      refunded_cents: number;
+    };
   const orderStatus = (id: string) => (db.prepare('SELECT status FROM orders WHERE id = ?').get(id) as { status: string }).status;
   const stock = (id: string) => (db.prepare('SELECT stock FROM variants WHERE id = ?').get(id) as { stock: number }).stock;
 
@@ -73,7 +85,11 @@ describe('operator routes over HTTP', () => {
     test('no token: 401 invalid_token; an operator token without the Operator header matches no caller kind: 403 caller_not_allowed', async () => {
       for (const [method, path, json] of ROUTES) {
         problem(await h.call(path, { method, ...(json !== undefined ? { json } : {}) }), 401, 'invalid_token');
-        problem(await h.call(path, { method, headers: await op({ operator: null }), ...(json !== undefined ? { json } : {}) }), 403, 'caller_not_allowed');
+        problem(
+          await h.call(path, { method, headers: await op({ operator: null }), ...(json !== undefined ? { json } : {}) }),
+          403,
+          'caller_not_allowed',
+        );
       }
       problem(await h.call('/v1/ops/orders', { headers: await op({ operator: 'x'.repeat(257) }) }), 400, 'invalid_request');
     });
@@ -91,15 +107,29 @@ describe('operator routes over HTTP', () => {
   });
 
   describe('reads', () => {
-    test('search: every account\'s orders, newest first, with the summary shape; reads are not audited', async () => {
+    test("search: every account's orders, newest first, with the summary shape; reads are not audited", async () => {
       const audited = auditRows().length;
       const body = ok(await get('/v1/ops/orders?limit=100'));
       assert.ok(body.items.length >= 13);
       const placed = body.items.map((o: { placed_at: string }) => o.placed_at);
       assert.deepEqual(placed, [...placed].sort().reverse());
-      assert.deepEqual(new Set(body.items.map((o: { account: string }) => o.account)), new Set(['cust_ada', 'cust_ben', 'cust_chloe', 'cust_dev']));
+      assert.deepEqual(
+        new Set(body.items.map((o: { account: string }) => o.account)),
+        new Set(['cust_ada', 'cust_ben', 'cust_chloe', 'cust_dev']),
+      );
       const first = body.items.find((o: { id: string }) => o.id === 'ord_1001');
-      assert.deepEqual(Object.keys(first).sort(), ['account', 'currency', 'id', 'item_count', 'number', 'payment_status', 'placed_at', 'status', 'total_cents', 'updated_at']);
+      assert.deepEqual(Object.keys(first).sort(), [
+        'account',
+        'currency',
+        'id',
+        'item_count',
+        'number',
+        'payment_status',
+        'placed_at',
+        'status',
+        'total_cents',
+        'updated_at',
+      ]);
       assert.equal(first.number, '#1001');
       assert.equal(first.item_count, 3);
       assert.equal(body.next_cursor, null);
@@ -120,7 +150,9 @@ describe('operator routes over HTTP', () => {
       const seen: string[] = [];
       let cursor: string | null = null;
       do {
-        const page: { items: { id: string }[]; next_cursor: string | null } = ok(await get(`/v1/ops/orders?limit=5${cursor ? `&cursor=${cursor}` : ''}`));
+        const page: { items: { id: string }[]; next_cursor: string | null } = ok(
+          await get(`/v1/ops/orders?limit=5${cursor ? `&cursor=${cursor}` : ''}`),
+        );
         assert.ok(page.items.length <= 5);
         seen.push(...page.items.map((o) => o.id));
         cursor = page.next_cursor;
@@ -132,15 +164,27 @@ describe('operator routes over HTTP', () => {
       }
     });
 
-    test('read: any account\'s order with lines, payments and returns; unknown ids are 404 not_found', async () => {
-      db.prepare(`INSERT OR IGNORE INTO returns (id, order_id, account_sub, reason, status, created_at) VALUES ('ret_test1', 'ord_1006', 'cust_ben', 'Too small', 'requested', '2026-03-01T00:00:00.000Z')`).run();
+    test("read: any account's order with lines, payments and returns; unknown ids are 404 not_found", async () => {
+      db.prepare(
+        `INSERT OR IGNORE INTO returns (id, order_id, account_sub, reason, status, created_at) VALUES ('ret_test1', 'ord_1006', 'cust_ben', 'Too small', 'requested', '2026-03-01T00:00:00.000Z')`,
+      ).run();
       const o = ok(await get('/v1/ops/orders/ord_1006'));
       assert.equal(o.id, 'ord_1006');
       assert.equal(o.account, 'cust_ben');
       assert.equal(o.status, 'return_requested');
       assert.equal(o.total_cents, o.subtotal_cents + o.shipping_cents + o.tax_cents);
-      assert.equal(o.subtotal_cents, o.lines.reduce((n: number, l: { line_total_cents: number }) => n + l.line_total_cents, 0));
-      assert.deepEqual(o.payments.map((p: { provider_ref: string; status: string; refundable_cents: number }) => [p.provider_ref, p.status, p.refundable_cents]), [['pi_seed_ord_1006', 'succeeded', o.total_cents]]);
+      assert.equal(
+        o.subtotal_cents,
+        o.lines.reduce((n: number, l: { line_total_cents: number }) => n + l.line_total_cents, 0),
+      );
+      assert.deepEqual(
+        o.payments.map((p: { provider_ref: string; status: string; refundable_cents: number }) => [
+          p.provider_ref,
+          p.status,
+          p.refundable_cents,
+        ]),
+        [['pi_seed_ord_1006', 'succeeded', o.total_cents]],
+      );
       assert.deepEqual(o.returns, [{ id: 'ret_test1', reason: 'Too small', status: 'requested', created_at: '2026-03-01T00:00:00.000Z' }]);
       const refunded = ok(await get('/v1/ops/orders/ord_1004'));
       assert.equal(refunded.payments[0].status, 'refunded');
@@ -162,11 +206,22 @@ describe('operator routes over HTTP', () => {
       assert.equal(rows[0]!.actor, `operator:${OPERATOR}`);
       assert.equal(rows[0]!.action, 'order.cancel');
       assert.equal(rows[0]!.target, 'ord_1013');
-      assert.deepEqual(JSON.parse(rows[0]!.details), { reason: 'Customer called', previous_status: 'pending_payment', refunded_cents: 0, refund_ref: null });
+      assert.deepEqual(JSON.parse(rows[0]!.details), {
+        reason: 'Customer called',
+        previous_status: 'pending_payment',
+        refunded_cents: 0,
+        refund_ref: null,
+      });
     });
 
     test('a paid order is cancelled with a full refund through the payment port', async () => {
-      const o = ok(await postJson('/v1/ops/orders/ord_1012/cancellation', { reason: 'Fraud suspected' }, await op({ operator: 'bob@backoffice.test' })));
+      const o = ok(
+        await postJson(
+          '/v1/ops/orders/ord_1012/cancellation',
+          { reason: 'Fraud suspected' },
+          await op({ operator: 'bob@backoffice.test' }),
+        ),
+      );
       assert.equal(o.status, 'cancelled');
       const p = payment('ord_1012');
       assert.deepEqual(p, { status: 'refunded', amount_cents: p.amount_cents, refunded_cents: p.amount_cents });
@@ -202,16 +257,23 @@ describe('operator routes over HTTP', () => {
       assert.equal(partial.status, 'paid');
       assert.equal(partial.payments[0].refunded_cents, 1000);
       assert.equal(partial.payments[0].refundable_cents, amount - 1000);
-      problem(await postJson('/v1/ops/orders/ord_1011/refunds', { amount_cents: amount - 999, reason: 'Too much' }), 409, 'order_not_refundable');
+      problem(
+        await postJson('/v1/ops/orders/ord_1011/refunds', { amount_cents: amount - 999, reason: 'Too much' }),
+        409,
+        'order_not_refundable',
+      );
       const rest = ok(await postJson('/v1/ops/orders/ord_1011/refunds', { reason: 'Goodwill' }));
       assert.equal(rest.status, 'refunded');
       assert.deepEqual(payment('ord_1011'), { status: 'refunded', amount_cents: amount, refunded_cents: amount });
       problem(await postJson('/v1/ops/orders/ord_1011/refunds', { reason: 'Again' }), 409, 'order_not_refundable');
       const rows = auditRows().slice(before);
-      assert.deepEqual(rows.map((r) => [r.actor, r.action, r.target, JSON.parse(r.details).amount_cents]), [
-        [`operator:${OPERATOR}`, 'order.refund', 'ord_1011', 1000],
-        [`operator:${OPERATOR}`, 'order.refund', 'ord_1011', amount - 1000],
-      ]);
+      assert.deepEqual(
+        rows.map((r) => [r.actor, r.action, r.target, JSON.parse(r.details).amount_cents]),
+        [
+          [`operator:${OPERATOR}`, 'order.refund', 'ord_1011', 1000],
+          [`operator:${OPERATOR}`, 'order.refund', 'ord_1011', amount - 1000],
+        ],
+      );
     });
 
     test('a delivered order may be refunded in part and stays delivered', async () => {
@@ -221,9 +283,16 @@ describe('operator routes over HTTP', () => {
     });
 
     test('nothing captured to refund: 409 (refunded, cancelled, pending); unknown 404; body strict', async () => {
-      for (const id of ['ord_1004', 'ord_1007', 'ord_1008']) problem(await postJson(`/v1/ops/orders/${id}/refunds`, { reason: 'x' }), 409, 'order_not_refundable');
+      for (const id of ['ord_1004', 'ord_1007', 'ord_1008'])
+        problem(await postJson(`/v1/ops/orders/${id}/refunds`, { reason: 'x' }), 409, 'order_not_refundable');
       problem(await postJson('/v1/ops/orders/ord_9999/refunds', { reason: 'x' }), 404, 'not_found');
-      for (const body of [{ amount_cents: 0, reason: 'x' }, { amount_cents: -5, reason: 'x' }, { amount_cents: 1.5, reason: 'x' }, { amount_cents: 1 }, { amount_cents: 1, reason: 'x', currency: 'USD' }]) {
+      for (const body of [
+        { amount_cents: 0, reason: 'x' },
+        { amount_cents: -5, reason: 'x' },
+        { amount_cents: 1.5, reason: 'x' },
+        { amount_cents: 1 },
+        { amount_cents: 1, reason: 'x', currency: 'USD' },
+      ]) {
         problem(await postJson('/v1/ops/orders/ord_1003/refunds', body), 400, 'invalid_request');
       }
       assert.equal(payment('ord_1003').refunded_cents, 0);
@@ -234,27 +303,56 @@ describe('operator routes over HTTP', () => {
     test('add and remove: 200 with the new stock; below zero is 409 insufficient_stock; each adjustment audited', async () => {
       const start = stock('var_0302');
       const before = auditRows().length;
-      assert.deepEqual(ok(await postJson('/v1/ops/variants/var_0302/stock-adjustments', { delta: 2, reason: 'Restock' })), { variant_id: 'var_0302', sku: 'HSC-WFJ-M', stock: start + 2, delta: 2 });
-      assert.equal(ok(await postJson('/v1/ops/variants/var_0302/stock-adjustments', { delta: -(start + 2), reason: 'Stocktake' })).stock, 0);
+      assert.deepEqual(ok(await postJson('/v1/ops/variants/var_0302/stock-adjustments', { delta: 2, reason: 'Restock' })), {
+        variant_id: 'var_0302',
+        sku: 'HSC-WFJ-M',
+        stock: start + 2,
+        delta: 2,
+      });
+      assert.equal(
+        ok(await postJson('/v1/ops/variants/var_0302/stock-adjustments', { delta: -(start + 2), reason: 'Stocktake' })).stock,
+        0,
+      );
       problem(await postJson('/v1/ops/variants/var_0302/stock-adjustments', { delta: -1, reason: 'Oops' }), 409, 'insufficient_stock');
       assert.equal(stock('var_0302'), 0);
       // The catalog shows it.
-      const product = await h.call('/v1/catalog/products/waxed-canvas-field-jacket', { headers: bearer(await h.minter.customer({ sub: 'cust_ada' })) });
+      const product = await h.call('/v1/catalog/products/waxed-canvas-field-jacket', {
+        headers: bearer(await h.minter.customer({ sub: 'cust_ada' })),
+      });
       assert.equal(product.body.variants.find((v: { id: string }) => v.id === 'var_0302').available_quantity, 0);
       const rows = auditRows().slice(before);
-      assert.deepEqual(rows.map((r) => [r.actor, r.action, r.target, JSON.parse(r.details)]), [
-        [`operator:${OPERATOR}`, 'variant.stock_adjust', 'var_0302', { reason: 'Restock', delta: 2, before: start, after: start + 2 }],
-        [`operator:${OPERATOR}`, 'variant.stock_adjust', 'var_0302', { reason: 'Stocktake', delta: -(start + 2), before: start + 2, after: 0 }],
-      ]);
+      assert.deepEqual(
+        rows.map((r) => [r.actor, r.action, r.target, JSON.parse(r.details)]),
+        [
+          [`operator:${OPERATOR}`, 'variant.stock_adjust', 'var_0302', { reason: 'Restock', delta: 2, before: start, after: start + 2 }],
+          [
+            `operator:${OPERATOR}`,
+            'variant.stock_adjust',
+            'var_0302',
+            { reason: 'Stocktake', delta: -(start + 2), before: start + 2, after: 0 },
+          ],
+        ],
+      );
     });
 
     test('unknown variant 404; delta 0, fractional, over 10000, or extra members: 400', async () => {
       problem(await postJson('/v1/ops/variants/var_9999/stock-adjustments', { delta: 1, reason: 'x' }), 404, 'not_found');
       problem(await postJson('/v1/ops/variants/nope/stock-adjustments', { delta: 1, reason: 'x' }), 400, 'invalid_request');
-      for (const body of [{ delta: 0, reason: 'x' }, { delta: 1.5, reason: 'x' }, { delta: 10_001, reason: 'x' }, { delta: -10_001, reason: 'x' }, { delta: 1 }, { delta: '1', reason: 'x' }, { delta: 1, reason: 'x', sku: 'y' }]) {
+      for (const body of [
+        { delta: 0, reason: 'x' },
+        { delta: 1.5, reason: 'x' },
+        { delta: 10_001, reason: 'x' },
+        { delta: -10_001, reason: 'x' },
+        { delta: 1 },
+        { delta: '1', reason: 'x' },
+        { delta: 1, reason: 'x', sku: 'y' },
+      ]) {
         problem(await postJson('/v1/ops/variants/var_0101/stock-adjustments', body), 400, 'invalid_request');
       }
-      assert.equal(ok(await postJson('/v1/ops/variants/var_0101/stock-adjustments', { delta: 10_000, reason: 'Max' })).stock, stock('var_0101'));
+      assert.equal(
+        ok(await postJson('/v1/ops/variants/var_0101/stock-adjustments', { delta: 10_000, reason: 'Max' })).stock,
+        stock('var_0101'),
+      );
     });
   });
 });
@@ -285,15 +383,30 @@ describe('operator writes and the payment provider', () => {
       },
     });
     try {
-      for (const [path, body] of [['/v1/ops/orders/ord_1011/refunds', { amount_cents: 100, reason: 'x' }], ['/v1/ops/orders/ord_1012/cancellation', { reason: 'x' }]] as const) {
+      for (const [path, body] of [
+        ['/v1/ops/orders/ord_1011/refunds', { amount_cents: 100, reason: 'x' }],
+        ['/v1/ops/orders/ord_1012/cancellation', { reason: 'x' }],
+      ] as const) {
         const res = await s.post(path, body);
         assert.equal(res.status, 409);
         assert.equal(res.body.error, 'order_not_refundable');
       }
-      assert.deepEqual(calls.map(([ref]) => ref), ['pi_seed_ord_1011', 'pi_seed_ord_1012']);
+      assert.deepEqual(
+        calls.map(([ref]) => ref),
+        ['pi_seed_ord_1011', 'pi_seed_ord_1012'],
+      );
       assert.equal(calls[0]![1], 100);
-      assert.deepEqual(s.db.prepare(`SELECT status, refunded_cents FROM payments WHERE order_id IN ('ord_1011','ord_1012') ORDER BY order_id`).all(), [{ status: 'succeeded', refunded_cents: 0 }, { status: 'succeeded', refunded_cents: 0 }]);
-      assert.deepEqual(s.db.prepare(`SELECT status FROM orders WHERE id IN ('ord_1011','ord_1012') ORDER BY id`).all(), [{ status: 'paid' }, { status: 'paid' }]);
+      assert.deepEqual(
+        s.db.prepare(`SELECT status, refunded_cents FROM payments WHERE order_id IN ('ord_1011','ord_1012') ORDER BY order_id`).all(),
+        [
+          { status: 'succeeded', refunded_cents: 0 },
+          { status: 'succeeded', refunded_cents: 0 },
+        ],
+      );
+      assert.deepEqual(s.db.prepare(`SELECT status FROM orders WHERE id IN ('ord_1011','ord_1012') ORDER BY id`).all(), [
+        { status: 'paid' },
+        { status: 'paid' },
+      ]);
       assert.equal((s.db.prepare('SELECT count(*) AS n FROM audit_log').get() as { n: number }).n, 0);
     } finally {
       await s.close();

@@ -56,30 +56,57 @@ describe('paths and bodies a client can break', () => {
     for (const path of ['/v1/catalog/products/%ff', '/v1/catalog/products/%E0%A4%A', '/v1/me/orders/%', '/v1/cart/items/%zz']) {
       const method = path.startsWith('/v1/cart/items') ? 'DELETE' : 'GET';
       const p = expectProblem(await h.call(path, { method }), { status: 400, error: 'invalid_request', docsUrl: h.profile.docsUrl });
-      assert.deepEqual((p.issues as { path: string }[]).map((i) => i.path), ['path'], path);
+      assert.deepEqual(
+        (p.issues as { path: string }[]).map((i) => i.path),
+        ['path'],
+        path,
+      );
     }
     assert.equal(h.logs.filter((l) => l.event === 'api_error').length, 0, 'nothing logged as an unexpected failure');
   });
 
   test('Content-Encoding gzip, deflate or br on a body not so encoded: 400 invalid_request with issues; a real gzip body is read', async () => {
     for (const coding of ['gzip', 'deflate', 'br']) {
-      const res = await h.call('/v1/cart/items', { method: 'POST', headers: { 'content-type': 'application/json', 'content-encoding': coding }, body: '{"variant_id":"var_0101","quantity":1}' });
+      const res = await h.call('/v1/cart/items', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'content-encoding': coding },
+        body: '{"variant_id":"var_0101","quantity":1}',
+      });
       const p = expectProblem(res, { status: 400, error: 'invalid_request', docsUrl: h.profile.docsUrl });
       assert.equal((p.issues as { code: string }[])[0]!.code, 'content_encoding', coding);
     }
     const token = await h.minter.customer({ sub: 'cust_ada' });
-    const gz = await h.call('/v1/cart/items', { method: 'POST', headers: { ...bearer(token), 'content-type': 'application/json', 'content-encoding': 'gzip' }, body: gzipSync('{"variant_id":"var_0101","quantity":1,"bogus":1}') });
+    const gz = await h.call('/v1/cart/items', {
+      method: 'POST',
+      headers: { ...bearer(token), 'content-type': 'application/json', 'content-encoding': 'gzip' },
+      body: gzipSync('{"variant_id":"var_0101","quantity":1,"bogus":1}'),
+    });
     expectProblem(gz, { status: 400, error: 'invalid_request', docsUrl: h.profile.docsUrl }); // decoded, then validated
-    expectProblem(await h.call('/v1/cart/items', { method: 'POST', headers: { 'content-type': 'application/json', 'content-encoding': 'compress' }, body: '{}' }), { status: 415, error: 'unsupported_media_type', docsUrl: h.profile.docsUrl });
+    expectProblem(
+      await h.call('/v1/cart/items', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'content-encoding': 'compress' },
+        body: '{}',
+      }),
+      { status: 415, error: 'unsupported_media_type', docsUrl: h.profile.docsUrl },
+    );
   });
 
   test('one charset rule: UTF-8 (any case) is read; utf-16, utf-32, latin1 are all 415', async () => {
     for (const charset of ['utf-16', 'utf-16le', 'utf-32', 'latin1', 'iso-8859-1']) {
-      const res = await h.call('/v1/cart/items', { method: 'POST', headers: { 'content-type': `application/json; charset=${charset}` }, body: '{}' });
+      const res = await h.call('/v1/cart/items', {
+        method: 'POST',
+        headers: { 'content-type': `application/json; charset=${charset}` },
+        body: '{}',
+      });
       expectProblem(res, { status: 415, error: 'unsupported_media_type', docsUrl: h.profile.docsUrl });
     }
     for (const charset of ['utf-8', 'UTF-8', '"utf-8"']) {
-      const res = await h.call('/v1/cart/items', { method: 'POST', headers: { 'content-type': `application/json; charset=${charset}` }, body: '{}' });
+      const res = await h.call('/v1/cart/items', {
+        method: 'POST',
+        headers: { 'content-type': `application/json; charset=${charset}` },
+        body: '{}',
+      });
       expectProblem(res, { status: 401, error: 'invalid_token', docsUrl: h.profile.docsUrl });
     }
   });
@@ -88,18 +115,40 @@ describe('paths and bodies a client can break', () => {
 describe('framing', () => {
   test('an HTTP/1.1 request without Host: the problem document with X-Request-Id', async () => {
     const body = expectRawProblem(await raw('GET /v1/cart HTTP/1.1\r\nConnection: close\r\n\r\n'), 400, 'invalid_request');
-    assert.deepEqual(body.issues?.map((i) => i.path), ['headers.host']);
+    assert.deepEqual(
+      body.issues?.map((i) => i.path),
+      ['headers.host'],
+    );
     // HTTP/1.0 has no Host requirement.
     assert.equal((await raw('GET /health HTTP/1.0\r\n\r\n')).status, 200);
   });
 
   test('two Host or two Authorization headers: 400 invalid_request, whatever the credentials', async () => {
     const token = await h.minter.customer({ sub: 'cust_ada' });
-    const hostTwice = expectRawProblem(await raw(`GET /v1/me HTTP/1.1\r\nHost: a.test\r\nHost: b.test\r\nAuthorization: Bearer ${token}\r\nConnection: close\r\n\r\n`), 400, 'invalid_request');
-    assert.deepEqual(hostTwice.issues?.map((i) => i.path), ['headers.host']);
-    const authTwice = expectRawProblem(await raw(`GET /v1/me HTTP/1.1\r\nHost: a.test\r\nAuthorization: Bearer ${token}\r\nAuthorization: Bearer ${token}\r\nConnection: close\r\n\r\n`), 400, 'invalid_request');
-    assert.deepEqual(authTwice.issues?.map((i) => i.path), ['headers.authorization']);
-    assert.equal((await raw(`GET /v1/me HTTP/1.1\r\nHost: a.test\r\nAuthorization: Bearer ${token}\r\nConnection: close\r\n\r\n`)).status, 200);
+    const hostTwice = expectRawProblem(
+      await raw(`GET /v1/me HTTP/1.1\r\nHost: a.test\r\nHost: b.test\r\nAuthorization: Bearer ${token}\r\nConnection: close\r\n\r\n`),
+      400,
+      'invalid_request',
+    );
+    assert.deepEqual(
+      hostTwice.issues?.map((i) => i.path),
+      ['headers.host'],
+    );
+    const authTwice = expectRawProblem(
+      await raw(
+        `GET /v1/me HTTP/1.1\r\nHost: a.test\r\nAuthorization: Bearer ${token}\r\nAuthorization: Bearer ${token}\r\nConnection: close\r\n\r\n`,
+      ),
+      400,
+      'invalid_request',
+    );
+    assert.deepEqual(
+      authTwice.issues?.map((i) => i.path),
+      ['headers.authorization'],
+    );
+    assert.equal(
+      (await raw(`GET /v1/me HTTP/1.1\r\nHost: a.test\r\nAuthorization: Bearer ${token}\r\nConnection: close\r\n\r\n`)).status,
+      200,
+    );
   });
 
   test('a request line Node cannot parse: invalid_request with issues', async () => {
@@ -115,7 +164,10 @@ describe('DPoP-Nonce on refusals before authentication', () => {
       ['/v1/cart/items', { method: 'POST', headers: { ...dpop, 'content-type': 'application/json' }, body: '{"a":' }], // 400
       ['/v1/nope', { headers: dpop }], // 404
       ['/v1/cart', { method: 'PUT', headers: dpop }], // 405
-      ['/v1/cart/items', { method: 'POST', headers: { ...dpop, 'content-type': 'application/json' }, body: JSON.stringify({ pad: 'x'.repeat(300 * 1024) }) }], // 413
+      [
+        '/v1/cart/items',
+        { method: 'POST', headers: { ...dpop, 'content-type': 'application/json' }, body: JSON.stringify({ pad: 'x'.repeat(300 * 1024) }) },
+      ], // 413
       ['/v1/cart/items', { method: 'POST', headers: { ...dpop, 'content-type': 'text/plain' }, body: '{}' }], // 415
       ['/assistant/conversations', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"a":' }], // DPoP by path
       ['/v1/catalog/products/%ff', { headers: dpop }], // 400 malformed escape

@@ -34,12 +34,15 @@ describe('payment webhook over HTTP', () => {
   });
 
   const nowSeconds = () => Math.floor(h.clock.now().getTime() / 1000);
-  const post = (body: string, headers: Record<string, string> = {}) => h.call(PATH, { method: 'POST', body, headers: { 'content-type': 'application/json', ...headers } });
+  const post = (body: string, headers: Record<string, string> = {}) =>
+    h.call(PATH, { method: 'POST', body, headers: { 'content-type': 'application/json', ...headers } });
   /** Signs and posts an event; returns the answer and the event. */
   async function deliver(type: string, object: Record<string, unknown>, o: { id?: string; secret?: string; timestamp?: number } = {}) {
     const event = stripeEvent(type, object, o.id ?? newEventId());
     const payload = JSON.stringify(event);
-    const res = await post(payload, { 'stripe-signature': signPayload(payload, o.secret ?? SECRET, { timestamp: o.timestamp ?? nowSeconds() }) });
+    const res = await post(payload, {
+      'stripe-signature': signPayload(payload, o.secret ?? SECRET, { timestamp: o.timestamp ?? nowSeconds() }),
+    });
     return { res, event, payload };
   }
   const accepted = (res: Res) => {
@@ -54,20 +57,32 @@ describe('payment webhook over HTTP', () => {
     expectNoStore(res);
     return doc;
   };
-  const delivery = (id: string) => db.prepare('SELECT type, outcome FROM webhook_events WHERE event_id = ?').get(id) as { type: string; outcome: string } | undefined;
+  const delivery = (id: string) =>
+    db.prepare('SELECT type, outcome FROM webhook_events WHERE event_id = ?').get(id) as { type: string; outcome: string } | undefined;
   const order = (id: string) => db.prepare('SELECT status FROM orders WHERE id = ?').get(id) as { status: string };
-  const payment = (ref: string) => db.prepare('SELECT status, amount_cents, refunded_cents FROM payments WHERE provider_ref = ?').get(ref) as { status: string; amount_cents: number; refunded_cents: number };
+  const payment = (ref: string) =>
+    db.prepare('SELECT status, amount_cents, refunded_cents FROM payments WHERE provider_ref = ?').get(ref) as {
+      status: string;
+      amount_cents: number;
+      refunded_cents: number;
+    };
 
   /** A new pending order of a fresh account with its payment `pi_test_<n>`: a checkout waiting for the provider. */
   function pendingOrder(): { orderId: string; ref: string; sub: string } {
     const n = randomUUID().replace(/-/g, '').slice(0, 12);
     const sub = `cust_wh_${n}`;
     const at = new Date().toISOString();
-    db.prepare(`INSERT INTO accounts (sub, email, display_name, state, self_service_eligible, created_at) VALUES (?, NULL, 'Webhook Test', 'active', 0, ?)`).run(sub, at);
-    db.prepare(`INSERT INTO orders (id, account_sub, number, status, placed_at, currency, subtotal_cents, shipping_cents, tax_cents, total_cents, updated_at)
-      VALUES (?, ?, ?, 'pending_payment', ?, 'USD', 5000, 0, 0, 5000, ?)`).run(`ord_${n}`, sub, `#T${n}`, at, at);
-    db.prepare(`INSERT INTO payments (id, order_id, provider, provider_ref, status, amount_cents, refunded_cents, currency, created_at, updated_at)
-      VALUES (?, ?, 'simulated', ?, 'pending', 5000, 0, 'USD', ?, ?)`).run(`pay_${n}`, `ord_${n}`, `pi_test_${n}`, at, at);
+    db.prepare(
+      `INSERT INTO accounts (sub, email, display_name, state, self_service_eligible, created_at) VALUES (?, NULL, 'Webhook Test', 'active', 0, ?)`,
+    ).run(sub, at);
+    db.prepare(
+      `INSERT INTO orders (id, account_sub, number, status, placed_at, currency, subtotal_cents, shipping_cents, tax_cents, total_cents, updated_at)
+      VALUES (?, ?, ?, 'pending_payment', ?, 'USD', 5000, 0, 0, 5000, ?)`,
+    ).run(`ord_${n}`, sub, `#T${n}`, at, at);
+    db.prepare(
+      `INSERT INTO payments (id, order_id, provider, provider_ref, status, amount_cents, refunded_cents, currency, created_at, updated_at)
+      VALUES (?, ?, 'simulated', ?, 'pending', 5000, 0, 'USD', ?, ?)`,
+    ).run(`pay_${n}`, `ord_${n}`, `pi_test_${n}`, at, at);
     return { orderId: `ord_${n}`, ref: `pi_test_${n}`, sub };
   }
 
@@ -76,12 +91,20 @@ describe('payment webhook over HTTP', () => {
     const n = randomUUID().replace(/-/g, '').slice(0, 12);
     const sub = `cust_setup_${n}`;
     const at = new Date().toISOString();
-    db.prepare(`INSERT INTO accounts (sub, email, display_name, state, self_service_eligible, created_at) VALUES (?, NULL, 'Setup Test', 'active', 0, ?)`).run(sub, at);
-    db.prepare(`INSERT INTO card_setups (id, account_sub, status, payment_method_id, created_at, updated_at) VALUES (?, ?, 'admitted', NULL, ?, ?)`).run(`seti_test${n}`, sub, at, at);
+    db.prepare(
+      `INSERT INTO accounts (sub, email, display_name, state, self_service_eligible, created_at) VALUES (?, NULL, 'Setup Test', 'active', 0, ?)`,
+    ).run(sub, at);
+    db.prepare(
+      `INSERT INTO card_setups (id, account_sub, status, payment_method_id, created_at, updated_at) VALUES (?, ?, 'admitted', NULL, ?, ?)`,
+    ).run(`seti_test${n}`, sub, at, at);
     return { setupId: `seti_test${n}`, sub };
   }
-  const cardsOf = (sub: string) => db.prepare('SELECT id, brand, last4, exp_month, exp_year, provider_ref FROM payment_methods WHERE account_sub = ? ORDER BY created_at, id').all(sub) as
-    { id: string; brand: string; last4: string; exp_month: number; exp_year: number; provider_ref: string }[];
+  const cardsOf = (sub: string) =>
+    db
+      .prepare(
+        'SELECT id, brand, last4, exp_month, exp_year, provider_ref FROM payment_methods WHERE account_sub = ? ORDER BY created_at, id',
+      )
+      .all(sub) as { id: string; brand: string; last4: string; exp_month: number; exp_year: number; provider_ref: string }[];
 
   describe('the Events table', () => {
     test('delivery accepted: 200 {received: true} with no-store; an unknown type is recorded as ignored', async () => {
@@ -149,8 +172,19 @@ describe('payment webhook over HTTP', () => {
       const off = await startReference({ overrides: { paymentWebhookEnabled: false } });
       try {
         const payload = JSON.stringify(stripeEvent(IGNORED_EVENT_TYPE, {}));
-        expectProblem(await off.call(PATH, { method: 'POST', body: payload, headers: { 'content-type': 'application/json', 'stripe-signature': signPayload(payload, SECRET) } }), { status: 404, error: 'not_configured', docsUrl: off.profile.docsUrl });
-        expectProblem(await off.call(PATH, { method: 'POST', body: payload, headers: { 'content-type': 'application/json' } }), { status: 404, error: 'not_configured', docsUrl: off.profile.docsUrl });
+        expectProblem(
+          await off.call(PATH, {
+            method: 'POST',
+            body: payload,
+            headers: { 'content-type': 'application/json', 'stripe-signature': signPayload(payload, SECRET) },
+          }),
+          { status: 404, error: 'not_configured', docsUrl: off.profile.docsUrl },
+        );
+        expectProblem(await off.call(PATH, { method: 'POST', body: payload, headers: { 'content-type': 'application/json' } }), {
+          status: 404,
+          error: 'not_configured',
+          docsUrl: off.profile.docsUrl,
+        });
       } finally {
         await off.close();
       }
@@ -160,7 +194,11 @@ describe('payment webhook over HTTP', () => {
       const noSecret = await startReference({ overrides: { stripeWebhookSecret: null } });
       try {
         const payload = JSON.stringify(stripeEvent(IGNORED_EVENT_TYPE, {}));
-        const res = await noSecret.call(PATH, { method: 'POST', body: payload, headers: { 'content-type': 'application/json', 'stripe-signature': signPayload(payload, SECRET) } });
+        const res = await noSecret.call(PATH, {
+          method: 'POST',
+          body: payload,
+          headers: { 'content-type': 'application/json', 'stripe-signature': signPayload(payload, SECRET) },
+        });
         const doc = expectProblem(res, { status: 503, error: 'webhook_secret_missing', docsUrl: noSecret.profile.docsUrl });
         expectNoStore(res);
         assert.equal(typeof doc.detail, 'string', '503 says what is missing');
@@ -176,7 +214,11 @@ describe('payment webhook over HTTP', () => {
       assert.equal('detail' in doc, false, 'a 500 carries no detail');
       assert.equal(delivery(event.id as string), undefined, 'a failed delivery is not recorded');
       const warn = h.logs.find((l) => l.event === 'webhook' && l.id === event.id);
-      assert.deepEqual(warn, { level: 'warn', event: 'webhook', type: 'payment_intent.succeeded', id: event.id, outcome: 'failed' }, 'type, id and outcome only');
+      assert.deepEqual(
+        warn,
+        { level: 'warn', event: 'webhook', type: 'payment_intent.succeeded', id: event.id, outcome: 'failed' },
+        'type, id and outcome only',
+      );
       assert.ok(!JSON.stringify(h.logs).includes(ref), 'the body is never logged');
 
       // The checkout commits its order and payment; the provider retries the same delivery.
@@ -195,7 +237,12 @@ describe('payment webhook over HTTP', () => {
         problem(await post(payload, { ...bearer(token), operator: 'ops@shop.test' }), 400, 'missing_signature');
       }
       // With a valid signature, an Authorization header (even a bad one) is not read.
-      accepted(await post(payload, { authorization: 'Bearer not-a-token', 'stripe-signature': signPayload(payload, SECRET, { timestamp: nowSeconds() }) }));
+      accepted(
+        await post(payload, {
+          authorization: 'Bearer not-a-token',
+          'stripe-signature': signPayload(payload, SECRET, { timestamp: nowSeconds() }),
+        }),
+      );
     });
 
     test('several v1 values, one of them right: accepted (before, after, between decoys)', async () => {
@@ -206,7 +253,10 @@ describe('payment webhook over HTTP', () => {
         accepted(await post(payload, { 'stripe-signature': signature }));
       }
       const payload = JSON.stringify(stripeEvent(IGNORED_EVENT_TYPE, {}));
-      const onlyDecoys = signPayload(payload, SECRET, { timestamp: nowSeconds(), decoys: 2 }).split(',').filter((_, i, all) => i !== all.length - 1).join(',');
+      const onlyDecoys = signPayload(payload, SECRET, { timestamp: nowSeconds(), decoys: 2 })
+        .split(',')
+        .filter((_, i, all) => i !== all.length - 1)
+        .join(',');
       problem(await post(payload, { 'stripe-signature': onlyDecoys }), 400, 'invalid_signature');
     });
 
@@ -238,20 +288,34 @@ describe('payment webhook over HTTP', () => {
       const payload = JSON.stringify(stripeEvent(IGNORED_EVENT_TYPE, {}));
       const signature = signPayload(payload, SECRET, { timestamp: nowSeconds() });
       for (const path of [`${PATH}/`, '/webhooks/Stripe', '/v1/webhooks/stripe']) {
-        problem(await h.call(path, { method: 'POST', body: payload, headers: { 'content-type': 'application/json', 'stripe-signature': signature } }), 404, 'not_found');
+        problem(
+          await h.call(path, {
+            method: 'POST',
+            body: payload,
+            headers: { 'content-type': 'application/json', 'stripe-signature': signature },
+          }),
+          404,
+          'not_found',
+        );
       }
     });
   });
 
   describe('processing before the answer', () => {
-    test('payment_intent.succeeded settles the seed\'s pending order: paid once the 200 is in, read back by an operator', async () => {
+    test("payment_intent.succeeded settles the seed's pending order: paid once the 200 is in, read back by an operator", async () => {
       assert.equal(order('ord_1013').status, 'pending_payment');
-      const { res, event } = await deliver('payment_intent.succeeded', { id: 'pi_seed_ord_1013', object: 'payment_intent', amount: payment('pi_seed_ord_1013').amount_cents });
+      const { res, event } = await deliver('payment_intent.succeeded', {
+        id: 'pi_seed_ord_1013',
+        object: 'payment_intent',
+        amount: payment('pi_seed_ord_1013').amount_cents,
+      });
       accepted(res);
       assert.equal(order('ord_1013').status, 'paid');
       assert.equal(payment('pi_seed_ord_1013').status, 'succeeded');
       assert.deepEqual(delivery(event.id as string), { type: 'payment_intent.succeeded', outcome: 'processed' });
-      const read = await h.call('/v1/ops/orders/ord_1013', { headers: { ...bearer(await h.minter.operator()), operator: 'ops@shop.test' } });
+      const read = await h.call('/v1/ops/orders/ord_1013', {
+        headers: { ...bearer(await h.minter.operator()), operator: 'ops@shop.test' },
+      });
       assert.equal(read.status, 200, read.text);
       assert.equal(read.body.status, 'paid');
       assert.equal(read.body.payments[0].status, 'succeeded');
@@ -279,18 +343,29 @@ describe('payment webhook over HTTP', () => {
       const ref = 'pi_seed_ord_1011';
       const { amount_cents: amount } = payment(ref);
       assert.equal(order('ord_1011').status, 'paid');
-      accepted((await deliver('charge.refunded', { id: 'ch_1011', object: 'charge', payment_intent: ref, amount, amount_refunded: 1000 })).res);
+      accepted(
+        (await deliver('charge.refunded', { id: 'ch_1011', object: 'charge', payment_intent: ref, amount, amount_refunded: 1000 })).res,
+      );
       assert.deepEqual(payment(ref), { status: 'succeeded', amount_cents: amount, refunded_cents: 1000 });
       assert.equal(order('ord_1011').status, 'paid');
-      accepted((await deliver('charge.refunded', { id: 'ch_1011', object: 'charge', payment_intent: ref, amount, amount_refunded: 1000 })).res);
+      accepted(
+        (await deliver('charge.refunded', { id: 'ch_1011', object: 'charge', payment_intent: ref, amount, amount_refunded: 1000 })).res,
+      );
       assert.equal(payment(ref).refunded_cents, 1000, 'a second report of the same total adds nothing');
-      accepted((await deliver('charge.refunded', { id: 'ch_1011', object: 'charge', payment_intent: ref, amount, amount_refunded: amount })).res);
+      accepted(
+        (await deliver('charge.refunded', { id: 'ch_1011', object: 'charge', payment_intent: ref, amount, amount_refunded: amount })).res,
+      );
       assert.deepEqual(payment(ref), { status: 'refunded', amount_cents: amount, refunded_cents: amount });
       assert.equal(order('ord_1011').status, 'refunded');
     });
 
-    test('charge.refunded of a charge that is not the shop\'s is acknowledged and ignored', async () => {
-      const { res, event } = await deliver('charge.refunded', { id: 'ch_x', object: 'charge', payment_intent: 'pi_elsewhere', amount_refunded: 10 });
+    test("charge.refunded of a charge that is not the shop's is acknowledged and ignored", async () => {
+      const { res, event } = await deliver('charge.refunded', {
+        id: 'ch_x',
+        object: 'charge',
+        payment_intent: 'pi_elsewhere',
+        amount_refunded: 10,
+      });
       accepted(res);
       assert.equal(delivery(event.id as string)?.outcome, 'ignored');
     });
@@ -299,12 +374,18 @@ describe('payment webhook over HTTP', () => {
       const ref = 'pi_seed_ord_1012';
       const before = payment(ref);
       const id = newEventId();
-      const first = await deliver('charge.refunded', { id: 'ch_1012', object: 'charge', payment_intent: ref, amount_refunded: 500 }, { id });
+      const first = await deliver(
+        'charge.refunded',
+        { id: 'ch_1012', object: 'charge', payment_intent: ref, amount_refunded: 500 },
+        { id },
+      );
       accepted(first.res);
       assert.equal(payment(ref).refunded_cents, before.refunded_cents + 500);
       // The same delivery again, re-signed (a provider retry), and the same id with another body: neither is processed.
       accepted(await post(first.payload, { 'stripe-signature': signPayload(first.payload, SECRET, { timestamp: nowSeconds() }) }));
-      accepted((await deliver('charge.refunded', { id: 'ch_1012', object: 'charge', payment_intent: ref, amount_refunded: 2000 }, { id })).res);
+      accepted(
+        (await deliver('charge.refunded', { id: 'ch_1012', object: 'charge', payment_intent: ref, amount_refunded: 2000 }, { id })).res,
+      );
       const { orderId, ref: otherRef } = pendingOrder();
       accepted((await deliver('payment_intent.succeeded', { id: otherRef }, { id })).res);
       assert.equal(payment(ref).refunded_cents, before.refunded_cents + 500, 'counted once');
@@ -316,18 +397,33 @@ describe('payment webhook over HTTP', () => {
     test('setup_intent.succeeded completes an admitted setup into a saved card of its account (expanded payment method)', async () => {
       const { setupId, sub } = admittedSetup();
       const { res, event } = await deliver('setup_intent.succeeded', {
-        id: setupId, object: 'setup_intent',
-        payment_method: { id: 'pm_1TestVisa', object: 'payment_method', type: 'card', card: { brand: 'visa', last4: '1881', exp_month: 11, exp_year: 2031 } },
+        id: setupId,
+        object: 'setup_intent',
+        payment_method: {
+          id: 'pm_1TestVisa',
+          object: 'payment_method',
+          type: 'card',
+          card: { brand: 'visa', last4: '1881', exp_month: 11, exp_year: 2031 },
+        },
       });
       accepted(res);
       const cards = cardsOf(sub);
       assert.equal(cards.length, 1);
-      assert.deepEqual({ ...cards[0], id: undefined }, { id: undefined, brand: 'visa', last4: '1881', exp_month: 11, exp_year: 2031, provider_ref: 'pm_1TestVisa' });
+      assert.deepEqual(
+        { ...cards[0], id: undefined },
+        { id: undefined, brand: 'visa', last4: '1881', exp_month: 11, exp_year: 2031, provider_ref: 'pm_1TestVisa' },
+      );
       assert.match(cards[0]!.id, /^pm_[a-z0-9]{4,32}$/);
-      assert.deepEqual(db.prepare('SELECT status, payment_method_id FROM card_setups WHERE id = ?').get(setupId), { status: 'completed', payment_method_id: cards[0]!.id });
+      assert.deepEqual(db.prepare('SELECT status, payment_method_id FROM card_setups WHERE id = ?').get(setupId), {
+        status: 'completed',
+        payment_method_id: cards[0]!.id,
+      });
       assert.equal(delivery(event.id as string)?.outcome, 'processed');
       // Completed once: another delivery for the same setup (a new event id) adds no second card.
-      const again = await deliver('setup_intent.succeeded', { id: setupId, payment_method: { id: 'pm_1TestVisa', card: { brand: 'visa', last4: '1881', exp_month: 11, exp_year: 2031 } } });
+      const again = await deliver('setup_intent.succeeded', {
+        id: setupId,
+        payment_method: { id: 'pm_1TestVisa', card: { brand: 'visa', last4: '1881', exp_month: 11, exp_year: 2031 } },
+      });
       accepted(again.res);
       assert.equal(cardsOf(sub).length, 1);
       assert.equal(delivery(again.event.id as string)?.outcome, 'ignored');
@@ -335,16 +431,28 @@ describe('payment webhook over HTTP', () => {
 
     test('setup_intent.succeeded: card details from payment_method_details beside a payment method id', async () => {
       const { setupId, sub } = admittedSetup();
-      accepted((await deliver('setup_intent.succeeded', {
-        id: setupId, payment_method: 'pm_1TestAmex', payment_method_details: { type: 'card', card: { brand: 'amex', last4: '0005', exp_month: 1, exp_year: 2030 } },
-      })).res);
-      assert.deepEqual(cardsOf(sub).map((c) => [c.brand, c.last4, c.provider_ref]), [['amex', '0005', 'pm_1TestAmex']]);
+      accepted(
+        (
+          await deliver('setup_intent.succeeded', {
+            id: setupId,
+            payment_method: 'pm_1TestAmex',
+            payment_method_details: { type: 'card', card: { brand: 'amex', last4: '0005', exp_month: 1, exp_year: 2030 } },
+          })
+        ).res,
+      );
+      assert.deepEqual(
+        cardsOf(sub).map((c) => [c.brand, c.last4, c.provider_ref]),
+        [['amex', '0005', 'pm_1TestAmex']],
+      );
     });
 
     test('a setup that was never admitted is ignored: no card anywhere', async () => {
       const count = () => (db.prepare('SELECT count(*) AS n FROM payment_methods').get() as { n: number }).n;
       const before = count();
-      const { res, event } = await deliver('setup_intent.succeeded', { id: 'seti_neveradmitted1', payment_method: { id: 'pm_x', card: { brand: 'visa', last4: '4242', exp_month: 1, exp_year: 2030 } } });
+      const { res, event } = await deliver('setup_intent.succeeded', {
+        id: 'seti_neveradmitted1',
+        payment_method: { id: 'pm_x', card: { brand: 'visa', last4: '4242', exp_month: 1, exp_year: 2030 } },
+      });
       accepted(res);
       assert.equal(count(), before);
       assert.equal(delivery(event.id as string)?.outcome, 'ignored');
@@ -353,8 +461,26 @@ describe('payment webhook over HTTP', () => {
     test('an admitted setup whose card is missing or malformed fails processing; the setup stays admitted', async () => {
       const { setupId, sub } = admittedSetup();
       problem((await deliver('setup_intent.succeeded', { id: setupId, payment_method: 'pm_nocard' })).res, 500, 'processing_failed');
-      problem((await deliver('setup_intent.succeeded', { id: setupId, payment_method: { id: 'pm_d', card: { brand: 'discover', last4: '11170', exp_month: 1, exp_year: 2030 } } })).res, 500, 'processing_failed');
-      problem((await deliver('setup_intent.succeeded', { id: setupId, payment_method: { id: 'pm_d', card: { brand: 'Discover Card', last4: '1117', exp_month: 13, exp_year: 2030 } } })).res, 500, 'processing_failed');
+      problem(
+        (
+          await deliver('setup_intent.succeeded', {
+            id: setupId,
+            payment_method: { id: 'pm_d', card: { brand: 'discover', last4: '11170', exp_month: 1, exp_year: 2030 } },
+          })
+        ).res,
+        500,
+        'processing_failed',
+      );
+      problem(
+        (
+          await deliver('setup_intent.succeeded', {
+            id: setupId,
+            payment_method: { id: 'pm_d', card: { brand: 'Discover Card', last4: '1117', exp_month: 13, exp_year: 2030 } },
+          })
+        ).res,
+        500,
+        'processing_failed',
+      );
       assert.equal(cardsOf(sub).length, 0);
       assert.deepEqual(db.prepare('SELECT status FROM card_setups WHERE id = ?').get(setupId), { status: 'admitted' });
     });

@@ -22,9 +22,19 @@ const now = () => Math.floor(h.clock.now().getTime() / 1000);
 const freshSub = () => `cust_test_${randomUUID()}`;
 
 /** The credential of an invited agent: the web forwarder's bearer token plus a context bound to it. */
-async function invited(sub: string, permissions: readonly string[], o: { context?: ContextOverrides; forwarder?: string; agentId?: string } = {}): Promise<Hdrs> {
+async function invited(
+  sub: string,
+  permissions: readonly string[],
+  o: { context?: ContextOverrides; forwarder?: string; agentId?: string } = {},
+): Promise<Hdrs> {
   const forwarderToken = o.forwarder ?? (await h.minter.invitedAgentForwarder());
-  const context = await h.minter.invitedAgentContext({ sub, agentId: o.agentId ?? 'agent_test', permissions, forwarderToken, ...o.context });
+  const context = await h.minter.invitedAgentContext({
+    sub,
+    agentId: o.agentId ?? 'agent_test',
+    permissions,
+    forwarderToken,
+    ...o.context,
+  });
   return { authorization: `Bearer ${forwarderToken}`, 'invited-agent-context': context };
 }
 
@@ -63,7 +73,9 @@ describe('admission', () => {
   });
 
   test('typ application/invited-agent+jwt is the same type; admitted_at in the past is fine', async () => {
-    const headers = await invited(freshSub(), READ, { context: { header: { typ: 'application/invited-agent+jwt' }, admittedAt: now() - 86_400 } });
+    const headers = await invited(freshSub(), READ, {
+      context: { header: { typ: 'application/invited-agent+jwt' }, admittedAt: now() - 86_400 },
+    });
     assert.equal((await get('/v1/cart', headers)).status, 200);
   });
 
@@ -76,7 +88,16 @@ describe('admission', () => {
 describe('permissions (spec, Scope translation)', () => {
   test('read-only invited agent: reads catalog, cart and its account; cannot check out nor write the account', async () => {
     const headers = await invited('cust_ada', READ);
-    for (const path of ['/v1/catalog/products', '/v1/catalog/collections', '/v1/cart', '/v1/me/profile', '/v1/me/addresses', '/v1/me/payment-methods', '/v1/me/orders', '/v1/me/orders/ord_1001']) {
+    for (const path of [
+      '/v1/catalog/products',
+      '/v1/catalog/collections',
+      '/v1/cart',
+      '/v1/me/profile',
+      '/v1/me/addresses',
+      '/v1/me/payment-methods',
+      '/v1/me/orders',
+      '/v1/me/orders/ord_1001',
+    ]) {
       const res = await get(path, headers);
       assert.equal(res.status, 200, `${path}: ${res.text}`);
     }
@@ -146,7 +167,10 @@ describe('the account cart and lifecycle', () => {
     const sub = freshSub();
     assert.equal((await addItem(await invited(sub, READ), 'var_0801', 2)).status, 201);
     const cart = await get('/v1/cart', bearer(await h.minter.customer({ sub })));
-    assert.deepEqual(cart.body.lines.map((l: { variant_id: string; quantity: number }) => [l.variant_id, l.quantity]), [['var_0801', 2]]);
+    assert.deepEqual(
+      cart.body.lines.map((l: { variant_id: string; quantity: number }) => [l.variant_id, l.quantity]),
+      [['var_0801', 2]],
+    );
     const other = await get('/v1/cart', await invited(freshSub(), READ));
     assert.equal(other.body.lines.length, 0, 'another account sees its own cart');
   });
@@ -164,7 +188,11 @@ describe('the account cart and lifecycle', () => {
 
 describe('authorization records (/internal/agent-authorization)', () => {
   const decide = async (subject: string, agent_id: string, decision: 'granted' | 'revoked', permissions: string[] = []) => {
-    const res = await post('/internal/agent-authorization', { 'x-proxy-idp-secret': h.profile.secrets.proxyIdpSecret! }, { subject, agent_id, permissions, decision });
+    const res = await post(
+      '/internal/agent-authorization',
+      { 'x-proxy-idp-secret': h.profile.secrets.proxyIdpSecret! },
+      { subject, agent_id, permissions, decision },
+    );
     assert.equal(res.status, 200, res.text);
   };
 
@@ -195,13 +223,19 @@ describe('authorization records (/internal/agent-authorization)', () => {
     const headers = await invited(sub, ['assistant:read', 'assistant:write'], { agentId: 'agent_granted' });
     assert.equal((await post('/v1/me/addresses', headers, newAddress)).status, 201);
     await decide(sub, 'agent_granted2', 'granted', ALL);
-    await expectScope(await post('/v1/checkouts/saved-card', await invited(sub, READ, { agentId: 'agent_granted2' }), { payment_method_id: 'pm_x' }), 'checkout');
+    await expectScope(
+      await post('/v1/checkouts/saved-card', await invited(sub, READ, { agentId: 'agent_granted2' }), { payment_method_id: 'pm_x' }),
+      'checkout',
+    );
   });
 
   test('connecting the agent (/internal/assistant/agents/connected) records a grant: the context stays honoured', async () => {
     const sub = freshSub();
-    const res = await post('/internal/assistant/agents/connected', { 'x-proxy-idp-secret': h.profile.secrets.proxyIdpSecret! },
-      { subject: sub, agent_id: 'agent_conn', client_id: 'agent-client', permissions: READ });
+    const res = await post(
+      '/internal/assistant/agents/connected',
+      { 'x-proxy-idp-secret': h.profile.secrets.proxyIdpSecret! },
+      { subject: sub, agent_id: 'agent_conn', client_id: 'agent-client', permissions: READ },
+    );
     assert.equal(res.status, 201, res.text);
     assert.equal((await get('/v1/me/profile', await invited(sub, READ, { agentId: 'agent_conn' }))).status, 200);
   });
@@ -215,9 +249,13 @@ describe('refused contexts: 401 invalid_token in the Bearer scheme', () => {
     const forwarder = await m.invitedAgentForwarder();
     const draft = m.draft.invitedAgentContext({ sub, agentId: 'agent_test', permissions: READ, forwarderToken: forwarder });
     const key = h.profile.secrets.webSessionContextKey;
-    const ctx = (context: ContextOverrides) => m.invitedAgentContext({ sub, agentId: 'agent_test', permissions: READ, forwarderToken: forwarder, ...context });
+    const ctx = (context: ContextOverrides) =>
+      m.invitedAgentContext({ sub, agentId: 'agent_test', permissions: READ, forwarderToken: forwarder, ...context });
     const cases: [string, Promise<string> | string][] = [
-      ['bound to another token (ath)', m.invitedAgentContext({ sub, agentId: 'agent_test', permissions: READ, forwarderToken: await m.invitedAgentForwarder() })],
+      [
+        'bound to another token (ath)',
+        m.invitedAgentContext({ sub, agentId: 'agent_test', permissions: READ, forwarderToken: await m.invitedAgentForwarder() }),
+      ],
       ['ath of the empty string', ctx({ claims: { ath: '47DEQpj8HBSa-_TImW-5JCeuQeRkm5NMpJWZG3hSuFU' } })],
       ['ath not a string', ctx({ claims: { ath: 7 } })],
       ['signed with another key', ctx({ key: 'another-web-session-context-key' })],
@@ -232,7 +270,10 @@ describe('refused contexts: 401 invalid_token in the Bearer scheme', () => {
       ['alg none', unsecured(draft.payload, { ...draft.header, alg: 'none' })],
       ['alg HS512', signWith(draft.payload, { ...draft.header, alg: 'HS512' }, key)],
       ['alg HS384', signWith(draft.payload, { ...draft.header, alg: 'HS384' }, key)],
-      ['ES256 with the issuer key', m.sign({ header: { ...draft.header, alg: 'ES256', kid: h.profile.signingKeys[0]!.kid }, payload: draft.payload })],
+      [
+        'ES256 with the issuer key',
+        m.sign({ header: { ...draft.header, alg: 'ES256', kid: h.profile.signingKeys[0]!.kid }, payload: draft.payload }),
+      ],
       ['crit header', ctx({ header: { crit: ['exp'] } })],
       ['no sub', ctx({ claims: { sub: undefined } })],
       ['empty sub', ctx({ claims: { sub: '' } })],
@@ -336,15 +377,25 @@ describe('contexts only with the web-agent-forwarder token; the context key neve
 
   test('a context presented alone as the bearer token: 401', async () => {
     const context = (await invited('cust_ada', ALL))['invited-agent-context']!;
-    for (const path of ['/v1/me', '/v1/cart', '/v1/me/profile']) await expectRefused(await get(path, bearer(context)), `context as bearer ${path}`);
-    await expectRefused(await get('/v1/me/profile', { ...bearer(context), 'invited-agent-context': context }), 'context as bearer and as context');
+    for (const path of ['/v1/me', '/v1/cart', '/v1/me/profile'])
+      await expectRefused(await get(path, bearer(context)), `context as bearer ${path}`);
+    await expectRefused(
+      await get('/v1/me/profile', { ...bearer(context), 'invited-agent-context': context }),
+      'context as bearer and as context',
+    );
   });
 
   test('an access token HMAC-signed with WEB_SESSION_CONTEXT_KEY is no customer token', async () => {
     const d = h.minter.draft.customer({ sub: 'cust_ada' });
     const key = h.profile.secrets.webSessionContextKey;
-    await expectRefused(await get('/v1/me/profile', bearer(await signWith(d.payload, { ...d.header, alg: 'HS256' }, key))), 'HS256 customer');
-    await expectRefused(await get('/v1/me/profile', bearer(await signWith(d.payload, { alg: 'HS256', typ: 'invited-agent+jwt' }, key))), 'context typ customer');
+    await expectRefused(
+      await get('/v1/me/profile', bearer(await signWith(d.payload, { ...d.header, alg: 'HS256' }, key))),
+      'HS256 customer',
+    );
+    await expectRefused(
+      await get('/v1/me/profile', bearer(await signWith(d.payload, { alg: 'HS256', typ: 'invited-agent+jwt' }, key))),
+      'context typ customer',
+    );
   });
 
   test('a website user token carrying act (an invited-agent login) is never a customer', async () => {
@@ -353,7 +404,10 @@ describe('contexts only with the web-agent-forwarder token; the context key neve
       const token = await m.customer({ sub: 'cust_ada', claims: { act } });
       await expectRefused(await get('/v1/me', bearer(token)), `act ${act.sub}`);
       const context = await m.invitedAgentContext({ sub: 'cust_ada', agentId: 'agent_test', permissions: ALL, forwarderToken: token });
-      await expectRefused(await get('/v1/me/profile', { ...bearer(token), 'invited-agent-context': context }), `act ${act.sub} with a context`);
+      await expectRefused(
+        await get('/v1/me/profile', { ...bearer(token), 'invited-agent-context': context }),
+        `act ${act.sub} with a context`,
+      );
     }
   });
 

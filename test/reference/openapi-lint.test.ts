@@ -21,7 +21,10 @@ test('/openapi.json and /assistant/openapi.json lint clean with @redocly/cli', a
       assert.equal(res.status, 200);
       const file = join(dir, path.replace(/\//g, '_').replace(/^_/, ''));
       writeFileSync(file, res.text);
-      const lint = spawnSync(process.execPath, [bin, 'lint', file, '--max-problems', '50'], { encoding: 'utf8', env: { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true' } });
+      const lint = spawnSync(process.execPath, [bin, 'lint', file, '--max-problems', '50'], {
+        encoding: 'utf8',
+        env: { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true' },
+      });
       const output = `${lint.stdout}\n${lint.stderr}`;
       assert.equal(lint.status, 0, output.slice(-4000));
       assert.doesNotMatch(output, /You have \d+ warnings?/, output.slice(-4000));

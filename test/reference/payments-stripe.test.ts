@@ -13,21 +13,48 @@ import { expectNoStore, expectProblem } from '../../conformance/lib/assert.js';
 const STRIPE = 'https://api.stripe.com/v1';
 const KEY = 'sk_test_conformance_0000';
 
-interface Seen { path: string; form: URLSearchParams; headers: Headers }
+interface Seen {
+  path: string;
+  form: URLSearchParams;
+  headers: Headers;
+}
 const seen: Seen[] = [];
 
 /** What the fake Stripe answers to POST /v1/payment_intents, chosen per test. */
-let intentReply: (form: URLSearchParams) => Response = () => HttpResponse.json({ error: { type: 'api_error', message: 'no reply set' } }, { status: 500 });
+let intentReply: (form: URLSearchParams) => Response = () =>
+  HttpResponse.json({ error: { type: 'api_error', message: 'no reply set' } }, { status: 500 });
 
 /** PaymentIntent ids stay unique for the whole file: the reference stores them (payments.provider_ref is unique). */
 let intents = 0;
-const paymentIntent = (status: string, extra: Record<string, unknown> = {}) => (form: URLSearchParams) => HttpResponse.json({
-  id: `pi_test_${++intents}`, object: 'payment_intent', status, amount: Number(form.get('amount')), currency: form.get('currency'),
-  payment_method: form.get('payment_method'), metadata: { order_id: form.get('metadata[order_id]') }, last_payment_error: null, ...extra,
-});
-const cardError = (decline_code: string, code = 'card_declined') => () => HttpResponse.json({
-  error: { type: 'card_error', code, decline_code, message: 'Your card was declined.', payment_intent: { id: 'pi_declined_1', object: 'payment_intent', status: 'requires_payment_method' } },
-}, { status: 402 });
+const paymentIntent =
+  (status: string, extra: Record<string, unknown> = {}) =>
+  (form: URLSearchParams) =>
+    HttpResponse.json({
+      id: `pi_test_${++intents}`,
+      object: 'payment_intent',
+      status,
+      amount: Number(form.get('amount')),
+      currency: form.get('currency'),
+      payment_method: form.get('payment_method'),
+      metadata: { order_id: form.get('metadata[order_id]') },
+      last_payment_error: null,
+      ...extra,
+    });
+const cardError =
+  (decline_code: string, code = 'card_declined') =>
+  () =>
+    HttpResponse.json(
+      {
+        error: {
+          type: 'card_error',
+          code,
+          decline_code,
+          message: 'Your card was declined.',
+          payment_intent: { id: 'pi_declined_1', object: 'payment_intent', status: 'requires_payment_method' },
+        },
+      },
+      { status: 402 },
+    );
 
 const server = setupServer(
   http.post(`${STRIPE}/payment_intents`, async ({ request }) => {
@@ -38,7 +65,13 @@ const server = setupServer(
   http.post(`${STRIPE}/refunds`, async ({ request }) => {
     const form = new URLSearchParams(await request.text());
     seen.push({ path: '/v1/refunds', form, headers: request.headers });
-    return HttpResponse.json({ id: 're_test_1', object: 'refund', status: 'succeeded', amount: Number(form.get('amount')), payment_intent: form.get('payment_intent') });
+    return HttpResponse.json({
+      id: 're_test_1',
+      object: 'refund',
+      status: 'succeeded',
+      amount: Number(form.get('amount')),
+      payment_intent: form.get('payment_intent'),
+    });
   }),
 );
 
@@ -56,7 +89,13 @@ afterEach(() => {
 });
 after(() => server.close());
 
-const charge = { orderId: 'ord_0123456789abcdef0123', amountCents: 3619, currency: 'USD', paymentMethodRef: 'pm_card_visa', accountSub: 'cust_checkout_1' };
+const charge = {
+  orderId: 'ord_0123456789abcdef0123',
+  amountCents: 3619,
+  currency: 'USD',
+  paymentMethodRef: 'pm_card_visa',
+  accountSub: 'cust_checkout_1',
+};
 
 describe('Stripe adapter', () => {
   const stripe = createStripeProvider({ secretKey: KEY, maxNetworkRetries: 0 });
@@ -72,8 +111,13 @@ describe('Stripe adapter', () => {
     assert.equal(seen.length, 1);
     const { form, headers } = seen[0]!;
     assert.deepEqual(Object.fromEntries(form), {
-      amount: '3619', currency: 'usd', payment_method: 'pm_card_visa', 'allowed_payment_method_types[0]': 'card',
-      confirm: 'true', off_session: 'true', 'metadata[order_id]': charge.orderId,
+      amount: '3619',
+      currency: 'usd',
+      payment_method: 'pm_card_visa',
+      'allowed_payment_method_types[0]': 'card',
+      confirm: 'true',
+      off_session: 'true',
+      'metadata[order_id]': charge.orderId,
     });
     assert.equal(headers.get('authorization'), `Bearer ${KEY}`);
     // Stripe's idempotency for this one attempt (new order id per checkout request): network retries never charge twice.
@@ -91,16 +135,37 @@ describe('Stripe adapter', () => {
     intentReply = paymentIntent('processing');
     assert.deepEqual(await stripe.charge(charge), { status: 'pending', providerRef: `pi_test_${intents}` });
     intentReply = paymentIntent('requires_action', { last_payment_error: { code: 'authentication_required' } });
-    assert.deepEqual(await stripe.charge(charge), { status: 'failed', providerRef: `pi_test_${intents}`, declineCode: 'authentication_required' });
+    assert.deepEqual(await stripe.charge(charge), {
+      status: 'failed',
+      providerRef: `pi_test_${intents}`,
+      declineCode: 'authentication_required',
+    });
     intentReply = paymentIntent('requires_payment_method');
-    assert.deepEqual(await stripe.charge(charge), { status: 'failed', providerRef: `pi_test_${intents}`, declineCode: 'requires_payment_method' });
-    assert.deepEqual(['succeeded', 'processing', 'requires_capture', 'requires_action', 'requires_confirmation', 'requires_payment_method', 'canceled'].map(intentStatus),
-      ['succeeded', 'pending', 'pending', 'failed', 'failed', 'failed', 'failed']);
+    assert.deepEqual(await stripe.charge(charge), {
+      status: 'failed',
+      providerRef: `pi_test_${intents}`,
+      declineCode: 'requires_payment_method',
+    });
+    assert.deepEqual(
+      [
+        'succeeded',
+        'processing',
+        'requires_capture',
+        'requires_action',
+        'requires_confirmation',
+        'requires_payment_method',
+        'canceled',
+      ].map(intentStatus),
+      ['succeeded', 'pending', 'pending', 'failed', 'failed', 'failed', 'failed'],
+    );
   });
 
   test('Stripe unreachable, failing (5xx) or rate limiting: ProblemError unavailable with Retry-After 5', async () => {
-    for (const reply of [() => HttpResponse.error(), () => HttpResponse.json({ error: { type: 'api_error', message: 'boom' } }, { status: 500 }),
-      () => HttpResponse.json({ error: { type: 'invalid_request_error', code: 'rate_limit', message: 'slow down' } }, { status: 429 })]) {
+    for (const reply of [
+      () => HttpResponse.error(),
+      () => HttpResponse.json({ error: { type: 'api_error', message: 'boom' } }, { status: 500 }),
+      () => HttpResponse.json({ error: { type: 'invalid_request_error', code: 'rate_limit', message: 'slow down' } }, { status: 429 }),
+    ]) {
       intentReply = reply;
       await assert.rejects(stripe.charge(charge), (err: unknown) => {
         assert.ok(err instanceof ProblemError, String(err));
@@ -113,7 +178,8 @@ describe('Stripe adapter', () => {
   });
 
   test('a wrong key or an invalid request is not an outage: thrown as is (500)', async () => {
-    intentReply = () => HttpResponse.json({ error: { type: 'invalid_request_error', message: 'Invalid API Key provided' } }, { status: 401 });
+    intentReply = () =>
+      HttpResponse.json({ error: { type: 'invalid_request_error', message: 'Invalid API Key provided' } }, { status: 401 });
     await assert.rejects(stripe.charge(charge), (err: unknown) => !(err instanceof ProblemError));
   });
 
@@ -133,11 +199,14 @@ describe('checkout over HTTP with PAYMENT_PROVIDER=stripe', () => {
     await h.close();
   });
   const token = async (sub: string) => bearer(await h.minter.delegated({ sub, channel: 'openapi' }));
-  const add = (t: Record<string, string>, variant_id: string) => h.call('/v1/cart/items', { method: 'POST', headers: t, json: { variant_id, quantity: 1 } });
-  const checkout = (t: Record<string, string>, payment_method_id: string) => h.call('/v1/checkouts/saved-card', { method: 'POST', headers: t, json: { payment_method_id } });
-  const lines = async (t: Record<string, string>) => ((await h.call('/v1/cart', { headers: t })).body.lines as { variant_id: string }[]).map((l) => l.variant_id);
+  const add = (t: Record<string, string>, variant_id: string) =>
+    h.call('/v1/cart/items', { method: 'POST', headers: t, json: { variant_id, quantity: 1 } });
+  const checkout = (t: Record<string, string>, payment_method_id: string) =>
+    h.call('/v1/checkouts/saved-card', { method: 'POST', headers: t, json: { payment_method_id } });
+  const lines = async (t: Record<string, string>) =>
+    ((await h.call('/v1/cart', { headers: t })).body.lines as { variant_id: string }[]).map((l) => l.variant_id);
 
-  test('succeeded: 201, order paid, charged with the saved card\'s provider reference and the order total', async () => {
+  test("succeeded: 201, order paid, charged with the saved card's provider reference and the order total", async () => {
     intentReply = paymentIntent('succeeded');
     const t = await token('cust_checkout_1');
     await add(t, 'var_0101');

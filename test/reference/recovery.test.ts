@@ -13,7 +13,14 @@ import { openDatabase, type Db } from '../../reference/src/db/open.js';
 import { loadSeed, readSeed } from '../../reference/src/db/seed.js';
 import { FIXTURE_SEED } from '../../reference/src/paths.js';
 import { findAccount } from '../../reference/src/store/accounts.js';
-import { clearProviderCondition, findRecoveryOperation, RECOVERY_LOCK_STALE_MS, resumeRecovery, type ProviderStep, type RecoveryRequest } from '../../reference/src/store/recovery.js';
+import {
+  clearProviderCondition,
+  findRecoveryOperation,
+  RECOVERY_LOCK_STALE_MS,
+  resumeRecovery,
+  type ProviderStep,
+  type RecoveryRequest,
+} from '../../reference/src/store/recovery.js';
 import { connectAgent, getAgentAuthorization, getAssistantSession } from '../../reference/src/store/internal.js';
 
 /** The seed's operations (docs/seed.md), one per phase. */
@@ -26,9 +33,13 @@ const SEED = {
   cancelled: { operationId: 'recop_0005', subject: 'cust_dev', purpose: 'delete' },
 } as const satisfies Record<string, RecoveryRequest>;
 
-function insertOperation(db: Db, op: { operationId: string; subject: string; purpose: 'email' | 'delete'; phase: string; pendingEmail?: string | null }): void {
-  db.prepare('INSERT INTO recovery_operations (operation_id, subject, purpose, phase, pending_email, updated_at) VALUES (?, ?, ?, ?, ?, ?)')
-    .run(op.operationId, op.subject, op.purpose, op.phase, op.pendingEmail ?? null, new Date().toISOString());
+function insertOperation(
+  db: Db,
+  op: { operationId: string; subject: string; purpose: 'email' | 'delete'; phase: string; pendingEmail?: string | null },
+): void {
+  db.prepare(
+    'INSERT INTO recovery_operations (operation_id, subject, purpose, phase, pending_email, updated_at) VALUES (?, ?, ?, ?, ?, ?)',
+  ).run(op.operationId, op.subject, op.purpose, op.phase, op.pendingEmail ?? null, new Date().toISOString());
 }
 
 // ------------------------------------------------------------------------------------------------------------- the store
@@ -70,7 +81,7 @@ describe('recovery store', () => {
     assert.deepEqual([op.phase, op.attempts], ['approved', 0], 'a mismatch touches nothing');
   });
 
-  test('approved email: the pending email becomes the account\'s; a repeat never applies it again', async () => {
+  test("approved email: the pending email becomes the account's; a repeat never applies it again", async () => {
     assert.deepEqual(await resume(SEED.approved), { kind: 'status', status: 'complete' });
     let account = findAccount(db, 'cust_chloe')!;
     assert.equal(account.email, 'chloe.martin@example.net');
@@ -86,8 +97,17 @@ describe('recovery store', () => {
   });
 
   test('approved email of an account in contact_transition: the account becomes active', async () => {
-    insertOperation(db, { operationId: 'recop_t1', subject: 'cust_transition', purpose: 'email', phase: 'approved', pendingEmail: 'tara@new.example' });
-    assert.deepEqual(await resume({ operationId: 'recop_t1', subject: 'cust_transition', purpose: 'email' }), { kind: 'status', status: 'complete' });
+    insertOperation(db, {
+      operationId: 'recop_t1',
+      subject: 'cust_transition',
+      purpose: 'email',
+      phase: 'approved',
+      pendingEmail: 'tara@new.example',
+    });
+    assert.deepEqual(await resume({ operationId: 'recop_t1', subject: 'cust_transition', purpose: 'email' }), {
+      kind: 'status',
+      status: 'complete',
+    });
     const account = findAccount(db, 'cust_transition')!;
     assert.deepEqual([account.email, account.state], ['tara@new.example', 'active']);
   });
@@ -133,7 +153,11 @@ describe('recovery store', () => {
     await new Promise((r) => setImmediate(r));
     assert.equal(findRecoveryOperation(db, 'recop_0004')!.phase, 'resuming');
     assert.deepEqual(await resume(SEED.approved, slow), { kind: 'in_progress' });
-    assert.deepEqual(await resume({ ...SEED.approved, subject: 'cust_ada' }, slow), { kind: 'not_found' }, 'ownership is checked before the lock');
+    assert.deepEqual(
+      await resume({ ...SEED.approved, subject: 'cust_ada' }, slow),
+      { kind: 'not_found' },
+      'ownership is checked before the lock',
+    );
     assert.deepEqual(await resume(SEED.cancelled, slow), { kind: 'status', status: 'cancelled' }, 'other operations are not blocked');
     release();
     assert.deepEqual(await first, { kind: 'status', status: 'complete' });
@@ -162,9 +186,12 @@ describe('recovery store', () => {
 
   test('a failing provider step releases the lock: the operation is preserved in the phase it was resumed from', async () => {
     const email = findAccount(db, 'cust_chloe')!.email;
-    await assert.rejects(resume(SEED.approved, () => {
-      throw new Error('provider exploded');
-    }), /provider exploded/);
+    await assert.rejects(
+      resume(SEED.approved, () => {
+        throw new Error('provider exploded');
+      }),
+      /provider exploded/,
+    );
     const op = findRecoveryOperation(db, 'recop_0004')!;
     assert.deepEqual([op.phase, op.attempts, op.locked_from, op.locked_at], ['approved', 1, null, null]);
     assert.equal(findAccount(db, 'cust_chloe')!.email, email);
@@ -181,8 +208,12 @@ describe('recovery store', () => {
     assert.deepEqual(await resume(SEED.approved), { kind: 'status', status: 'complete' });
   });
 
-  test('a deletion ends the agents\' authority over the account', async () => {
-    connectAgent(db, { subject: 'cust_deleting', agent_id: 'agent-1', client_id: 'c', permissions: ['assistant:read'], session_id: 'sess-del' }, now());
+  test("a deletion ends the agents' authority over the account", async () => {
+    connectAgent(
+      db,
+      { subject: 'cust_deleting', agent_id: 'agent-1', client_id: 'c', permissions: ['assistant:read'], session_id: 'sess-del' },
+      now(),
+    );
     clearProviderCondition(db, 'recop_0001', now());
     assert.deepEqual(await resume(SEED.providerPending), { kind: 'status', status: 'complete' });
     assert.equal(getAgentAuthorization(db, 'cust_deleting', 'agent-1')?.decision, 'revoked');
@@ -194,8 +225,18 @@ describe('recovery store', () => {
     await resume(SEED.providerPending);
     await resume(SEED.approved);
     await resume(SEED.cancelled);
-    const rows = db.prepare(`SELECT actor, action, target, details FROM audit_log WHERE action = 'account.recover' ORDER BY id`).all() as { actor: string; target: string; details: string }[];
-    assert.deepEqual(rows.map((r) => [r.actor, r.target, JSON.parse(r.details).outcome]), [['recovery', 'recop_0001', 'pending'], ['recovery', 'recop_0004', 'complete']]);
+    const rows = db.prepare(`SELECT actor, action, target, details FROM audit_log WHERE action = 'account.recover' ORDER BY id`).all() as {
+      actor: string;
+      target: string;
+      details: string;
+    }[];
+    assert.deepEqual(
+      rows.map((r) => [r.actor, r.target, JSON.parse(r.details).outcome]),
+      [
+        ['recovery', 'recop_0001', 'pending'],
+        ['recovery', 'recop_0004', 'complete'],
+      ],
+    );
   });
 });
 
@@ -218,7 +259,8 @@ describe('POST /internal/account/recover over HTTP', () => {
   });
 
   const secret = () => h.profile.secrets.accountRecoverySecret!;
-  const recover = (body: unknown, headers: Record<string, string> = bearer(secret())) => h.call('/internal/account/recover', { method: 'POST', headers, json: body });
+  const recover = (body: unknown, headers: Record<string, string> = bearer(secret())) =>
+    h.call('/internal/account/recover', { method: 'POST', headers, json: body });
   const expectStatus = async (body: RecoveryRequest, status: 'complete' | 'pending' | 'cancelled') => {
     const res = await recover(body);
     assert.equal(res.status, 200, res.text);
@@ -226,11 +268,16 @@ describe('POST /internal/account/recover over HTTP', () => {
     expectNoStore(res);
     assert.match(res.headers.get('content-type') ?? '', /^application\/json/);
   };
-  const expectNotFound = async (body: unknown) => expectProblem(await recover(body), { status: 404, error: 'recovery_not_found', docsUrl: h.profile.docsUrl });
+  const expectNotFound = async (body: unknown) =>
+    expectProblem(await recover(body), { status: 404, error: 'recovery_not_found', docsUrl: h.profile.docsUrl });
   const expectInvalid = async (body: unknown, path?: string) => {
     const res = await recover(body);
     const doc = expectProblem(res, { status: 400, error: 'invalid_request', docsUrl: h.profile.docsUrl });
-    if (path) assert.ok((doc.issues as { path: string }[]).some((i) => i.path === path), `issue at ${path}: ${res.text}`);
+    if (path)
+      assert.ok(
+        (doc.issues as { path: string }[]).some((i) => i.path === path),
+        `issue at ${path}: ${res.text}`,
+      );
   };
 
   test('only its own bearer credential: missing, wrong, other secrets, access tokens, another carrier are 401', async () => {
@@ -261,7 +308,15 @@ describe('POST /internal/account/recover over HTTP', () => {
 
   test('the body: exactly subject, operationId, purpose; no other member (no email, no command)', async () => {
     const base = { subject: 'cust_nobody', operationId: 'recop_none', purpose: 'email' };
-    for (const extra of [{ email: 'new@example.com' }, { newEmail: 'new@example.com' }, { pendingEmail: 'x@example.com' }, { command: 'reset' }, { provider: { action: 'delete_user' } }, { freshIntentId: 'int_1' }, { status: 'complete' }]) {
+    for (const extra of [
+      { email: 'new@example.com' },
+      { newEmail: 'new@example.com' },
+      { pendingEmail: 'x@example.com' },
+      { command: 'reset' },
+      { provider: { action: 'delete_user' } },
+      { freshIntentId: 'int_1' },
+      { status: 'complete' },
+    ]) {
       await expectInvalid({ ...base, ...extra }, 'body');
       await expectInvalid({ ...SEED.approved, ...extra });
     }
@@ -289,7 +344,12 @@ describe('POST /internal/account/recover over HTTP', () => {
     await expectInvalid({ ...base, operationId: 'o'.repeat(129) }, 'body.operationId');
     await expectNotFound({ ...base, operationId: 'é'.repeat(128) });
     const both = await recover({ subject: '', operationId: 'o'.repeat(129), purpose: 'x', extra: 1 });
-    assert.deepEqual((both.body.issues as { path: string }[]).map((i) => i.path).sort(), ['body', 'body.operationId', 'body.purpose', 'body.subject']);
+    assert.deepEqual((both.body.issues as { path: string }[]).map((i) => i.path).sort(), [
+      'body',
+      'body.operationId',
+      'body.purpose',
+      'body.subject',
+    ]);
   });
 
   test('the state machine over the seed: 404 for unconsumed proof, mismatches and unknown ids; complete, pending, cancelled, each idempotent', async () => {
@@ -312,8 +372,12 @@ describe('POST /internal/account/recover over HTTP', () => {
 
   test('409 recovery_pending while another resumption holds the lock; ownership still first; a stale lock is taken over', async () => {
     const insert = (id: string, lockedAt: Date) =>
-      db.prepare(`INSERT INTO recovery_operations (operation_id, subject, purpose, phase, pending_email, updated_at, locked_from, locked_at)
-        VALUES (?, 'cust_eve', 'email', 'resuming', 'eve@new.example', ?, 'approved', ?)`).run(id, lockedAt.toISOString(), lockedAt.toISOString());
+      db
+        .prepare(
+          `INSERT INTO recovery_operations (operation_id, subject, purpose, phase, pending_email, updated_at, locked_from, locked_at)
+        VALUES (?, 'cust_eve', 'email', 'resuming', 'eve@new.example', ?, 'approved', ?)`,
+        )
+        .run(id, lockedAt.toISOString(), lockedAt.toISOString());
     insert('recop_locked', h.clock.now());
     const locked = { operationId: 'recop_locked', subject: 'cust_eve', purpose: 'email' } as const;
     const res = await recover(locked);
@@ -323,7 +387,9 @@ describe('POST /internal/account/recover over HTTP', () => {
     await expectNotFound({ ...locked, subject: 'cust_ada' });
     await expectNotFound({ ...locked, purpose: 'delete' });
     // Released (here: by its holder finishing), the same request completes.
-    db.prepare(`UPDATE recovery_operations SET phase = 'approved', locked_from = NULL, locked_at = NULL WHERE operation_id = 'recop_locked'`).run();
+    db.prepare(
+      `UPDATE recovery_operations SET phase = 'approved', locked_from = NULL, locked_at = NULL WHERE operation_id = 'recop_locked'`,
+    ).run();
     await expectStatus(locked, 'complete');
     assert.equal(findAccount(db, 'cust_eve')!.email, 'eve@new.example');
 
@@ -333,8 +399,18 @@ describe('POST /internal/account/recover over HTTP', () => {
 
   test('approved email change of an account in contact_transition: complete, the account active again with the new email', async () => {
     const token = await h.minter.customer({ sub: 'cust_transition' });
-    expectProblem(await h.call('/v1/cart', { headers: bearer(token) }), { status: 401, error: 'account_access_ended', docsUrl: h.profile.docsUrl });
-    insertOperation(db, { operationId: 'recop_tara', subject: 'cust_transition', purpose: 'email', phase: 'approved', pendingEmail: 'tara@new.example' });
+    expectProblem(await h.call('/v1/cart', { headers: bearer(token) }), {
+      status: 401,
+      error: 'account_access_ended',
+      docsUrl: h.profile.docsUrl,
+    });
+    insertOperation(db, {
+      operationId: 'recop_tara',
+      subject: 'cust_transition',
+      purpose: 'email',
+      phase: 'approved',
+      pendingEmail: 'tara@new.example',
+    });
     const op = { operationId: 'recop_tara', subject: 'cust_transition', purpose: 'email' } as const;
     await expectStatus(op, 'complete');
     const account = findAccount(db, 'cust_transition')!;
@@ -343,7 +419,7 @@ describe('POST /internal/account/recover over HTTP', () => {
     await expectStatus(op, 'complete');
   });
 
-  test('the seed\'s approved email change (cust_chloe) completes once; the account keeps working', async () => {
+  test("the seed's approved email change (cust_chloe) completes once; the account keeps working", async () => {
     await expectStatus(SEED.approved, 'complete');
     assert.equal(findAccount(db, 'cust_chloe')!.email, 'chloe.martin@example.net');
     assert.equal((await h.call('/v1/cart', { headers: bearer(await h.minter.customer({ sub: 'cust_chloe' })) })).status, 200);
@@ -355,7 +431,11 @@ describe('POST /internal/account/recover over HTTP', () => {
     const token = await h.minter.customer({ sub: 'cust_deleting' });
     await expectStatus(SEED.providerPending, 'pending');
     assert.equal(findAccount(db, 'cust_deleting')!.state, 'deleting');
-    expectProblem(await h.call('/v1/cart', { headers: bearer(token) }), { status: 401, error: 'account_access_ended', docsUrl: h.profile.docsUrl });
+    expectProblem(await h.call('/v1/cart', { headers: bearer(token) }), {
+      status: 401,
+      error: 'account_access_ended',
+      docsUrl: h.profile.docsUrl,
+    });
     assert.equal(clearProviderCondition(db, 'recop_0001', h.clock.now()), true);
     await expectStatus(SEED.providerPending, 'complete');
     assert.equal(findAccount(db, 'cust_deleting')!.state, 'deleted');
@@ -367,19 +447,27 @@ describe('POST /internal/account/recover over HTTP', () => {
 
   test('two overlapping resumptions of one operation: one finishes it, the other is 409 recovery_pending (one instance, and two sharing the file)', async () => {
     const insert = (id: string) =>
-      db.prepare(`INSERT INTO recovery_operations (operation_id, subject, purpose, phase, pending_email, updated_at)
-        VALUES (?, 'cust_eve', 'email', 'approved', 'eve@overlap.example', ?)`).run(id, h.clock.now().toISOString());
+      db
+        .prepare(
+          `INSERT INTO recovery_operations (operation_id, subject, purpose, phase, pending_email, updated_at)
+        VALUES (?, 'cust_eve', 'email', 'approved', 'eve@overlap.example', ?)`,
+        )
+        .run(id, h.clock.now().toISOString());
     const body = (id: string) => ({ operationId: id, subject: 'cust_eve', purpose: 'email' });
     insert('recop_overlap_1');
     const one = await Promise.all([recover(body('recop_overlap_1')), recover(body('recop_overlap_1'))]);
     assert.deepEqual(one.map((r) => r.status).sort(), [200, 409], one.map((r) => r.text).join('\n'));
-    expectProblem(one.find((r) => r.status === 409)!, { status: 409, error: 'recovery_pending', docsUrl: h.profile.docsUrl });
+    expectProblem(
+      one.find((r) => r.status === 409)!,
+      { status: 409, error: 'recovery_pending', docsUrl: h.profile.docsUrl },
+    );
     await expectStatus(body('recop_overlap_1') as RecoveryRequest, 'complete');
 
     const other = await startReference({ overrides: { databasePath: h.config.databasePath }, seed: false });
     try {
       insert('recop_overlap_2');
-      const call = (x: Harness) => x.call('/internal/account/recover', { method: 'POST', headers: bearer(secret()), json: body('recop_overlap_2') });
+      const call = (x: Harness) =>
+        x.call('/internal/account/recover', { method: 'POST', headers: bearer(secret()), json: body('recop_overlap_2') });
       const two = await Promise.all([call(h), call(other)]);
       assert.deepEqual(two.map((r) => r.status).sort(), [200, 409], two.map((r) => r.text).join('\n'));
       assert.equal(findRecoveryOperation(db, 'recop_overlap_2')!.phase, 'complete');
@@ -400,13 +488,25 @@ describe('POST /internal/account/recover over HTTP', () => {
     }
   });
 
-  test('an environment with ACCOUNT_RECOVERY_SECRET empty closes it too; another value replaces the profile\'s', async () => {
+  test("an environment with ACCOUNT_RECOVERY_SECRET empty closes it too; another value replaces the profile's", async () => {
     const empty = await startReference({ env: { ACCOUNT_RECOVERY_SECRET: '' } });
     const other = await startReference({ env: { ACCOUNT_RECOVERY_SECRET: 'another-recovery-secret-0123456789' } });
     try {
-      expectProblem(await empty.call('/internal/account/recover', { method: 'POST', headers: bearer(secret()), json: SEED.cancelled }), { status: 404, error: 'not_configured', docsUrl: empty.profile.docsUrl });
-      expectProblem(await other.call('/internal/account/recover', { method: 'POST', headers: bearer(secret()), json: SEED.cancelled }), { status: 401, error: 'invalid_credentials', docsUrl: other.profile.docsUrl });
-      const ok = await other.call('/internal/account/recover', { method: 'POST', headers: bearer('another-recovery-secret-0123456789'), json: SEED.cancelled });
+      expectProblem(await empty.call('/internal/account/recover', { method: 'POST', headers: bearer(secret()), json: SEED.cancelled }), {
+        status: 404,
+        error: 'not_configured',
+        docsUrl: empty.profile.docsUrl,
+      });
+      expectProblem(await other.call('/internal/account/recover', { method: 'POST', headers: bearer(secret()), json: SEED.cancelled }), {
+        status: 401,
+        error: 'invalid_credentials',
+        docsUrl: other.profile.docsUrl,
+      });
+      const ok = await other.call('/internal/account/recover', {
+        method: 'POST',
+        headers: bearer('another-recovery-secret-0123456789'),
+        json: SEED.cancelled,
+      });
       assert.deepEqual(ok.body, { status: 'cancelled', operationId: 'recop_0005' });
     } finally {
       await empty.close();

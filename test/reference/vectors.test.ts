@@ -24,10 +24,25 @@ test('chooseScheme: from the request alone (spec, Challenge scheme)', () => {
     { d: 'DPoP scheme', path: '/v1/cart', auth: 'DPoP abc.def.ghi', want: 'DPoP' },
     { d: 'DPoP scheme, any case', path: '/v1/cart', auth: 'dpop abc', want: 'DPoP' },
     { d: 'plain bearer token', path: '/v1/cart', auth: `Bearer ${jwt({ typ: 'at+jwt' }, { sub: 'u' })}`, want: 'Bearer' },
-    { d: 'bearer with personal_agent act', path: '/v1/cart', auth: `Bearer ${jwt({ typ: 'at+jwt' }, { act: { sub: 'personal_agent' } })}`, want: 'DPoP' },
+    {
+      d: 'bearer with personal_agent act',
+      path: '/v1/cart',
+      auth: `Bearer ${jwt({ typ: 'at+jwt' }, { act: { sub: 'personal_agent' } })}`,
+      want: 'DPoP',
+    },
     { d: 'bearer with signed-out proxy typ', path: '/v1/cart', auth: `Bearer ${jwt({ typ: 'signed-out-proxy+jwt' }, {})}`, want: 'DPoP' },
-    { d: 'cnf.jkt alone is no assistant marker', path: '/v1/cart', auth: `Bearer ${jwt({ typ: 'at+jwt' }, { cnf: { jkt: 'x' } })}`, want: 'Bearer' },
-    { d: 'delegated act is not an assistant mark', path: '/v1/cart', auth: `Bearer ${jwt({}, { act: { sub: 'agent-protocol' } })}`, want: 'Bearer' },
+    {
+      d: 'cnf.jkt alone is no assistant marker',
+      path: '/v1/cart',
+      auth: `Bearer ${jwt({ typ: 'at+jwt' }, { cnf: { jkt: 'x' } })}`,
+      want: 'Bearer',
+    },
+    {
+      d: 'delegated act is not an assistant mark',
+      path: '/v1/cart',
+      auth: `Bearer ${jwt({}, { act: { sub: 'agent-protocol' } })}`,
+      want: 'Bearer',
+    },
     { d: 'garbage token', path: '/v1/cart', auth: 'Bearer %%%', want: 'Bearer' },
     { d: 'undecodable segments', path: '/v1/cart', auth: 'Bearer a.b.c', want: 'Bearer' },
     { d: 'unknown scheme', path: '/v1/cart', auth: 'Basic dXNlcjpwYXNz', want: 'Bearer' },
@@ -37,11 +52,15 @@ test('chooseScheme: from the request alone (spec, Challenge scheme)', () => {
 
 test('parseAuthorization', () => {
   assert.deepEqual(parseAuthorization('Bearer abc.def-_~+/='), { scheme: 'Bearer', credential: 'abc.def-_~+/=' });
-  for (const bad of ['Bearer', 'Bearer ', 'Bearer a b', ' Bearer a', 'Bearer "a"', '']) assert.equal(parseAuthorization(bad), undefined, bad);
+  for (const bad of ['Bearer', 'Bearer ', 'Bearer a b', ' Bearer a', 'Bearer "a"', ''])
+    assert.equal(parseAuthorization(bad), undefined, bad);
 });
 
 test('formatChallenge: the spec rows of Errors', () => {
-  assert.equal(formatChallenge({ kind: 'both', error: 'invalid_token' }, 'Bearer'), 'Bearer error="invalid_token", DPoP error="invalid_token", algs="ES256"');
+  assert.equal(
+    formatChallenge({ kind: 'both', error: 'invalid_token' }, 'Bearer'),
+    'Bearer error="invalid_token", DPoP error="invalid_token", algs="ES256"',
+  );
   assert.equal(formatChallenge({ kind: 'chosen', error: 'invalid_token' }, 'DPoP'), 'DPoP error="invalid_token", algs="ES256"');
   assert.equal(formatChallenge({ kind: 'chosen', error: 'invalid_token' }, 'Bearer'), 'Bearer error="invalid_token"');
   assert.equal(formatChallenge({ kind: 'bearer', error: 'invalid_token' }, 'DPoP'), 'Bearer error="invalid_token"');
@@ -79,9 +98,15 @@ test('verifyGuestSession: format, keys and the previous-key deadline', () => {
 });
 
 const clients: Clients = {
-  websiteClientId: 'web', storefrontClientId: 'store', backofficeClientId: 'back', agentProtocolClientId: 'mcp-server',
-  webAgentForwarderClientId: 'wfwd', mcpAgentForwarderClientId: 'mfwd', personalAgentProxyClientId: 'proxy',
-  apiAudience: 'api', agentAudience: 'agents',
+  websiteClientId: 'web',
+  storefrontClientId: 'store',
+  backofficeClientId: 'back',
+  agentProtocolClientId: 'mcp-server',
+  webAgentForwarderClientId: 'wfwd',
+  mcpAgentForwarderClientId: 'mfwd',
+  personalAgentProxyClientId: 'proxy',
+  apiAudience: 'api',
+  agentAudience: 'agents',
 };
 
 test('classifyCaller: the caller-kind table and every other combination refused', () => {
@@ -96,10 +121,29 @@ test('classifyCaller: the caller-kind table and every other combination refused'
     { d: 'website token with act is never a customer', clientId: 'web', sub: 'u1', act: { sub: 'mcp-server' }, want: '401 invalid_token' },
     { d: 'website machine token', clientId: 'web', sub: 'web@clients', want: '403 caller_not_allowed' },
     { d: 'delegated, api audience', clientId: 'mcp-server', sub: 'u1', act: { sub: 'mcp-server' }, want: 'delegated:openapi' },
-    { d: 'delegated, agent audience', clientId: 'mcp-server', sub: 'u1', act: { sub: 'mcp-server' }, aud: ['agents'], want: 'delegated:mcp' },
-    { d: 'delegated with a nested chain', clientId: 'mcp-server', sub: 'u1', act: { sub: 'mcp-server', act: { sub: 'claude' } }, want: 'delegated:openapi' },
+    {
+      d: 'delegated, agent audience',
+      clientId: 'mcp-server',
+      sub: 'u1',
+      act: { sub: 'mcp-server' },
+      aud: ['agents'],
+      want: 'delegated:mcp',
+    },
+    {
+      d: 'delegated with a nested chain',
+      clientId: 'mcp-server',
+      sub: 'u1',
+      act: { sub: 'mcp-server', act: { sub: 'claude' } },
+      want: 'delegated:openapi',
+    },
     { d: 'delegated without act', clientId: 'mcp-server', sub: 'u1', want: '401 invalid_token' },
-    { d: 'outermost actor not the agent client', clientId: 'mcp-server', sub: 'u1', act: { sub: 'claude', act: { sub: 'mcp-server' } }, want: '401 invalid_token' },
+    {
+      d: 'outermost actor not the agent client',
+      clientId: 'mcp-server',
+      sub: 'u1',
+      act: { sub: 'claude', act: { sub: 'mcp-server' } },
+      want: '401 invalid_token',
+    },
     { d: 'malformed act', clientId: 'mcp-server', sub: 'u1', act: { sub: 42 }, want: '401 invalid_token' },
     { d: 'act as a string', clientId: 'mcp-server', sub: 'u1', act: 'mcp-server', want: '401 invalid_token' },
     { d: 'agent-protocol machine token', clientId: 'mcp-server', sub: 'mcp-server@clients', want: '403 caller_not_allowed' },
@@ -116,7 +160,13 @@ test('classifyCaller: the caller-kind table and every other combination refused'
     { d: 'mcp forwarder with an invited-agent context', clientId: 'mfwd', sub: 'mfwd@clients', art: ctx, want: '401 invalid_token' },
     { d: 'forwarder with a user sub', clientId: 'wfwd', sub: 'u1', art: ctx, want: '401 invalid_token' },
     { d: 'direct assistant token', clientId: 'proxy', sub: 'u1', act: { sub: 'personal_agent' }, want: 'assistant' },
-    { d: 'proxy token with a two-level chain', clientId: 'proxy', sub: 'u1', act: { sub: 'personal_agent', act: { sub: 'x' } }, want: '401 invalid_token' },
+    {
+      d: 'proxy token with a two-level chain',
+      clientId: 'proxy',
+      sub: 'u1',
+      act: { sub: 'personal_agent', act: { sub: 'x' } },
+      want: '401 invalid_token',
+    },
     { d: 'proxy token without act', clientId: 'proxy', sub: 'u1', want: '401 invalid_token' },
     { d: 'proxy machine token', clientId: 'proxy', sub: 'proxy@clients', want: '403 caller_not_allowed' },
     { d: 'unknown client', clientId: 'stranger', sub: 'u1', want: '401 invalid_token' },
@@ -152,9 +202,14 @@ test('translateScopes: a fresh copy of the domain scopes only when every API sco
 test('isValidTraceparent', () => {
   const ok = ['00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01', '01-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01-extra'];
   const bad = [
-    '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01-extra', 'ff-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01',
-    '00-00000000000000000000000000000000-00f067aa0ba902b7-01', '00-4bf92f3577b34da6a3ce929d0e0e4736-0000000000000000-01',
-    '00-4BF92F3577B34DA6A3CE929D0E0E4736-00f067aa0ba902b7-01', '00-4bf92f3577b34da6a3ce929d0e0e473-00f067aa0ba902b7-01', 'garbage', '',
+    '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01-extra',
+    'ff-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01',
+    '00-00000000000000000000000000000000-00f067aa0ba902b7-01',
+    '00-4bf92f3577b34da6a3ce929d0e0e4736-0000000000000000-01',
+    '00-4BF92F3577B34DA6A3CE929D0E0E4736-00f067aa0ba902b7-01',
+    '00-4bf92f3577b34da6a3ce929d0e0e473-00f067aa0ba902b7-01',
+    'garbage',
+    '',
   ];
   for (const v of ok) assert.equal(isValidTraceparent(v), true, v);
   for (const v of bad) assert.equal(isValidTraceparent(v), false, v);

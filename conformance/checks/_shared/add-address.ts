@@ -5,7 +5,14 @@ import type { ShopResponse } from '../../engine/http.js';
 import { expectSuccess, failSetup, is4xx } from '../../lib/assert.js';
 
 /** The reference's addAddress body (reference-level checks vary it member by member). */
-export const ADDRESS = { name: 'Conformance Probe', line1: '1 Check Street', city: 'Springfield', region: 'IL', postal_code: '62701', country: 'US' };
+export const ADDRESS = {
+  name: 'Conformance Probe',
+  line1: '1 Check Street',
+  city: 'Springfield',
+  region: 'IL',
+  postal_code: '62701',
+  country: 'US',
+};
 
 /** An addAddress body, as the target describes it. */
 export const addressBody = (): unknown => learned().body('addAddress');
@@ -13,7 +20,13 @@ export const addressBody = (): unknown => learned().body('addAddress');
 /** Adds an address with the target's own body; a refusal of the body its document describes fails addAddress's clause. */
 export async function addAddress(shop: Shop, token: string, clause: string): Promise<ShopResponse> {
   const res = await shop.http.post('/v1/me/addresses', { token, json: addressBody() });
-  if (is4xx(res)) failSetup('addAddress with the body the description document describes', '2xx', `${res.status} ${res.text.slice(0, 200)}`, 'END-OPS-ADDADDRESS-1');
+  if (is4xx(res))
+    failSetup(
+      'addAddress with the body the description document describes',
+      '2xx',
+      `${res.status} ${res.text.slice(0, 200)}`,
+      'END-OPS-ADDADDRESS-1',
+    );
   expectSuccess(res, 'addAddress with a valid body', clause);
   return res;
 }

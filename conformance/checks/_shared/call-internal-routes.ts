@@ -18,11 +18,21 @@ export function wrong(secret: string | null): string {
 /** The profile's other secrets and keys (never the one named), non-null and distinct from it. */
 export function otherSecrets(secrets: Secrets, except: SecretName): [string, string][] {
   const own = secrets[except];
-  const names = ['idpActionSecret', 'proxyIdpSecret', 'conversationHubSecret', 'accountRecoverySecret', 'guestSessionKey', 'webSessionContextKey', 'stripeWebhookSecret'] as const;
-  return names.filter((n) => n !== except).flatMap((n) => {
-    const v = secrets[n];
-    return typeof v === 'string' && v !== own ? [[n, v] as [string, string]] : [];
-  });
+  const names = [
+    'idpActionSecret',
+    'proxyIdpSecret',
+    'conversationHubSecret',
+    'accountRecoverySecret',
+    'guestSessionKey',
+    'webSessionContextKey',
+    'stripeWebhookSecret',
+  ] as const;
+  return names
+    .filter((n) => n !== except)
+    .flatMap((n) => {
+      const v = secrets[n];
+      return typeof v === 'string' && v !== own ? [[n, v] as [string, string]] : [];
+    });
 }
 
 /** An Authorization header in the Bearer scheme. */
@@ -45,32 +55,60 @@ export interface InternalRoute {
 /** The internal routes; conversation routes name a conversation nobody has. */
 export const ROUTES: readonly InternalRoute[] = [
   {
-    path: '/internal/account/security-intents', secret: 'idpActionSecret', carrier: 'bearer', clause: 'END-PUBLIC-9',
-    body: () => ({ intent_id: freshId('int'), subject: freshId('chk'), kind: 'email_change' }), accepted: { status: 202 },
+    path: '/internal/account/security-intents',
+    secret: 'idpActionSecret',
+    carrier: 'bearer',
+    clause: 'END-PUBLIC-9',
+    body: () => ({ intent_id: freshId('int'), subject: freshId('chk'), kind: 'email_change' }),
+    accepted: { status: 202 },
   },
   {
-    path: '/internal/assistant/sessions/signed-out', secret: 'proxyIdpSecret', carrier: 'x-proxy-idp-secret', clause: 'END-PUBLIC-11',
-    body: () => ({ session_id: freshId('sess'), client_id: 'conformance-agent', scopes: [] }), accepted: { status: 201 },
+    path: '/internal/assistant/sessions/signed-out',
+    secret: 'proxyIdpSecret',
+    carrier: 'x-proxy-idp-secret',
+    clause: 'END-PUBLIC-11',
+    body: () => ({ session_id: freshId('sess'), client_id: 'conformance-agent', scopes: [] }),
+    accepted: { status: 201 },
   },
   {
-    path: '/internal/assistant/agents/connected', secret: 'proxyIdpSecret', carrier: 'x-proxy-idp-secret', clause: 'END-PUBLIC-12',
-    body: () => ({ subject: freshId('chk'), agent_id: freshId('agent'), client_id: 'conformance-agent', permissions: ['assistant:read'] }), accepted: { status: 201 },
+    path: '/internal/assistant/agents/connected',
+    secret: 'proxyIdpSecret',
+    carrier: 'x-proxy-idp-secret',
+    clause: 'END-PUBLIC-12',
+    body: () => ({ subject: freshId('chk'), agent_id: freshId('agent'), client_id: 'conformance-agent', permissions: ['assistant:read'] }),
+    accepted: { status: 201 },
   },
   {
-    path: '/internal/agent-authorization', secret: 'proxyIdpSecret', carrier: 'x-proxy-idp-secret', clause: 'END-PUBLIC-13',
-    body: () => ({ subject: freshId('chk'), agent_id: freshId('agent'), permissions: ['assistant:read'], decision: 'granted' }), accepted: { status: 200 },
+    path: '/internal/agent-authorization',
+    secret: 'proxyIdpSecret',
+    carrier: 'x-proxy-idp-secret',
+    clause: 'END-PUBLIC-13',
+    body: () => ({ subject: freshId('chk'), agent_id: freshId('agent'), permissions: ['assistant:read'], decision: 'granted' }),
+    accepted: { status: 200 },
   },
   {
-    path: `/internal/conversations/${freshId('conv')}/turn`, secret: 'conversationHubSecret', carrier: 'bearer', clause: 'END-PUBLIC-14',
-    body: () => ({ turn_id: freshId('turn'), author: 'agent', text: 'Hello from the conformance suite.' }), accepted: { status: 404, error: 'not_found' },
+    path: `/internal/conversations/${freshId('conv')}/turn`,
+    secret: 'conversationHubSecret',
+    carrier: 'bearer',
+    clause: 'END-PUBLIC-14',
+    body: () => ({ turn_id: freshId('turn'), author: 'agent', text: 'Hello from the conformance suite.' }),
+    accepted: { status: 404, error: 'not_found' },
   },
   {
-    path: `/internal/conversations/${freshId('conv')}/handoff-timeout`, secret: 'conversationHubSecret', carrier: 'bearer', clause: 'END-PUBLIC-15',
-    body: () => ({ handoff_id: freshId('handoff'), timed_out_at: new Date().toISOString() }), accepted: { status: 404, error: 'not_found' },
+    path: `/internal/conversations/${freshId('conv')}/handoff-timeout`,
+    secret: 'conversationHubSecret',
+    carrier: 'bearer',
+    clause: 'END-PUBLIC-15',
+    body: () => ({ handoff_id: freshId('handoff'), timed_out_at: new Date().toISOString() }),
+    accepted: { status: 404, error: 'not_found' },
   },
   {
-    path: '/internal/account/recover', secret: 'accountRecoverySecret', carrier: 'bearer', clause: 'END-PUBLIC-16',
-    body: () => ({ subject: freshId('chk'), operationId: freshId('recop'), purpose: 'email' }), accepted: { status: 404, error: 'recovery_not_found' },
+    path: '/internal/account/recover',
+    secret: 'accountRecoverySecret',
+    carrier: 'bearer',
+    clause: 'END-PUBLIC-16',
+    body: () => ({ subject: freshId('chk'), operationId: freshId('recop'), purpose: 'email' }),
+    accepted: { status: 404, error: 'recovery_not_found' },
   },
 ];
 

@@ -15,7 +15,8 @@ export function route(operationId: string, id?: string): { method: string; path:
 }
 
 /** A valid body of an operator write, as the target describes it, with the given roles set. */
-export const opsBody = (operationId: string, roles: Parameters<ReturnType<typeof learned>['body']>[1] = {}): unknown => learned().body(operationId, roles);
+export const opsBody = (operationId: string, roles: Parameters<ReturnType<typeof learned>['body']>[1] = {}): unknown =>
+  learned().body(operationId, roles);
 
 /** Operator credentials: a backoffice token (default scopes or `scope`) and, unless `header` is false, the Operator header. */
 export const operator = async (shop: Shop, o: { scope?: string; header?: boolean } = {}): Promise<Who> => ({
@@ -28,7 +29,14 @@ export const send = (shop: Shop, r: { method: string; path: string; json?: unkno
   shop.http.request(r.method, r.path, { ...who, ...(r.json !== undefined ? { json: r.json } : {}) });
 
 /** A problem document with Cache-Control: no-store. */
-export function expectOpsProblem(shop: Shop, res: ShopResponse, status: number, error: string, clause: string, extra: { scope?: string } = {}): Record<string, unknown> {
+export function expectOpsProblem(
+  shop: Shop,
+  res: ShopResponse,
+  status: number,
+  error: string,
+  clause: string,
+  extra: { scope?: string } = {},
+): Record<string, unknown> {
   const doc = expectProblem(res, { status, error, docsUrl: shop.docsUrl, clause, ...extra });
   expectNoStore(res, { clause: 'ERR-PROBLEM-5' });
   return doc;

@@ -26,9 +26,16 @@ export const deliver = (shop: Shop, body: string, o: Parameters<typeof signPaylo
 export function expectReceived(res: ShopResponse, clause: string): void {
   if (res.status !== 200) fail('status of an accepted delivery', 200, `${res.status} ${res.text.slice(0, 300)}`, clause);
   const mediaType = (res.headers.get('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
-  if (mediaType !== 'application/json') fail('Content-Type of the success body', 'application/json', res.headers.get('content-type'), 'RES-WEBHOOK-1');
+  if (mediaType !== 'application/json')
+    fail('Content-Type of the success body', 'application/json', res.headers.get('content-type'), 'RES-WEBHOOK-1');
   const body = res.body as unknown;
-  if (typeof body !== 'object' || body === null || Array.isArray(body) || Object.keys(body).length !== 1 || (body as { received?: unknown }).received !== true) {
+  if (
+    typeof body !== 'object' ||
+    body === null ||
+    Array.isArray(body) ||
+    Object.keys(body).length !== 1 ||
+    (body as { received?: unknown }).received !== true
+  ) {
     fail('success body', { received: true }, res.text.slice(0, 300), 'RES-WEBHOOK-1');
   }
   expectNoStore(res, { clause: 'END-CONV-9' });

@@ -3,7 +3,15 @@
 import type { Shop } from '../../engine/check.js';
 
 /** The catalog and cart operations, which every deployment serves (account, checkout and operator routes have checks of their own). */
-export const SERVED = ['searchProducts', 'getProduct', 'listCollections', 'getCart', 'addCartItem', 'updateCartItem', 'removeCartItem'] as const;
+export const SERVED = [
+  'searchProducts',
+  'getProduct',
+  'listCollections',
+  'getCart',
+  'addCartItem',
+  'updateCartItem',
+  'removeCartItem',
+] as const;
 
 /** Routes of a description document: path (every `{param}` written `{}`) → upper-case methods. */
 export type Described = Map<string, Set<string>>;

@@ -26,7 +26,13 @@ export const lineOf = (res: ShopResponse, variant: string): Line | undefined =>
 export async function addLine(shop: Shop, token: string, clause: string, variant: string = VARIANT, quantity = 1): Promise<ShopResponse> {
   const json = cartLine(variant, quantity);
   const res = await shop.http.post('/v1/cart/items', { token, json });
-  if (is4xx(res)) failSetup('addCartItem with the body the description document describes', '2xx', `${res.status} ${res.text.slice(0, 200)}`, 'END-OPS-ADDCARTITEM-1');
+  if (is4xx(res))
+    failSetup(
+      'addCartItem with the body the description document describes',
+      '2xx',
+      `${res.status} ${res.text.slice(0, 200)}`,
+      'END-OPS-ADDCARTITEM-1',
+    );
   if (!is2xx(res)) fail('addCartItem status with a valid body', '2xx', res.status, clause);
   return res;
 }
@@ -34,13 +40,15 @@ export async function addLine(shop: Shop, token: string, clause: string, variant
 /** Removes every line of the cart: the variant ids are taken from its text; a line already gone is no failure. */
 export async function emptyCart(shop: Shop, token: string): Promise<void> {
   const cart = await shop.http.get('/v1/cart', { token });
-  for (const id of new Set(cart.text.match(new RegExp(SEED_VARIANT_ID.source, 'g')) ?? [])) await shop.http.delete(`/v1/cart/items/${id}`, { token });
+  for (const id of new Set(cart.text.match(new RegExp(SEED_VARIANT_ID.source, 'g')) ?? []))
+    await shop.http.delete(`/v1/cart/items/${id}`, { token });
 }
 
 /** A 2xx cart read whose body names the variant id (any member may carry it). */
 export function expectNamesVariant(res: ShopResponse, variant: string, what: string, clause: string): void {
   expectSuccess(res, what, clause);
-  if (!res.text.includes(variant)) fail(`${what}: the cart names ${variant}`, `a body mentioning ${variant}`, res.text.slice(0, 300), clause);
+  if (!res.text.includes(variant))
+    fail(`${what}: the cart names ${variant}`, `a body mentioning ${variant}`, res.text.slice(0, 300), clause);
 }
 
 /** A 2xx cart read whose body names no such variant (a string, or a pattern such as SEED_VARIANT_ID). */

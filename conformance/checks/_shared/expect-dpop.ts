@@ -17,7 +17,8 @@ export const PROOF_OR_NONCE = ['invalid_dpop_proof', 'use_dpop_nonce'] as const;
 export function expectSingleDpopChallenge(res: ShopResponse, error: string, clause: string): void {
   expectChallenge(res, { scheme: 'DPoP', error, clause });
   const challenges = challengesOf(res, clause);
-  if (challenges.length !== 1) fail('WWW-Authenticate: a single DPoP challenge', 'one challenge', res.headers.get('www-authenticate'), clause);
+  if (challenges.length !== 1)
+    fail('WWW-Authenticate: a single DPoP challenge', 'one challenge', res.headers.get('www-authenticate'), clause);
 }
 
 /** A DPoP-Nonce header (Request processing order: every response to a DPoP request carries a fresh one). */
@@ -30,9 +31,16 @@ export function expectNonceHeader(res: ShopResponse, clause: string): void {
  * A DPoP failure (spec, Errors): 401 with one of `allowed` as the problem's error, the same error in a single DPoP
  * challenge, and a DPoP-Nonce header (Request processing order: every response to a DPoP request carries one).
  */
-export function expectDpopFailure(shop: Shop, res: ShopResponse, allowed: readonly string[], clause: string, o: { nonce?: boolean; algs?: boolean } = {}): void {
+export function expectDpopFailure(
+  shop: Shop,
+  res: ShopResponse,
+  allowed: readonly string[],
+  clause: string,
+  o: { nonce?: boolean; algs?: boolean } = {},
+): void {
   const error = errorOf(res) ?? '<missing>';
-  if (res.status !== 401 || !allowed.includes(error)) fail('answer', `401 ${allowed.join(' or ')}`, `${res.status} ${error} ${res.text.slice(0, 200)}`, clause);
+  if (res.status !== 401 || !allowed.includes(error))
+    fail('answer', `401 ${allowed.join(' or ')}`, `${res.status} ${error} ${res.text.slice(0, 200)}`, clause);
   expectProblem(res, { status: 401, error, docsUrl: shop.docsUrl, clause });
   expectSingleDpopChallenge(res, error, clause);
   if (o.algs) expectChallenge(res, { scheme: 'DPoP', error, params: { algs: 'ES256' }, clause });

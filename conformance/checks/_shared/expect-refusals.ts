@@ -39,14 +39,26 @@ export function challengesOf(res: ShopResponse, clause: string): Challenge[] {
 
 /** The answer is in one scheme: no challenge of `scheme`. */
 export function expectNoChallengeOf(res: ShopResponse, scheme: string, clause: string): void {
-  if (findChallenge(challengesOf(res, clause), scheme)) fail(`WWW-Authenticate: answered in one scheme, no ${scheme} challenge`, `no ${scheme} challenge`, res.headers.get('www-authenticate'), clause);
+  if (findChallenge(challengesOf(res, clause), scheme))
+    fail(
+      `WWW-Authenticate: answered in one scheme, no ${scheme} challenge`,
+      `no ${scheme} challenge`,
+      res.headers.get('www-authenticate'),
+      clause,
+    );
 }
 
 /**
  * 401 invalid_token with a challenge of `scheme` carrying error="invalid_token". With `only`, no challenge of the other
  * scheme (a request without any token is answered in both, Errors table).
  */
-export function expectInvalidToken(shop: Docs, res: ShopResponse, clause: string, scheme: 'Bearer' | 'DPoP' = 'Bearer', o: { only?: boolean } = {}): void {
+export function expectInvalidToken(
+  shop: Docs,
+  res: ShopResponse,
+  clause: string,
+  scheme: 'Bearer' | 'DPoP' = 'Bearer',
+  o: { only?: boolean } = {},
+): void {
   expectProblem(res, { status: 401, error: 'invalid_token', docsUrl: shop.docsUrl, clause });
   expectChallenge(res, { scheme, error: 'invalid_token', clause });
   if (o.only) expectNoChallengeOf(res, scheme === 'Bearer' ? 'DPoP' : 'Bearer', clause);
@@ -65,12 +77,19 @@ export function expectDpopChallengesOnly(res: ShopResponse, clause: string): voi
   } catch {
     return fail('WWW-Authenticate syntax', 'RFC 9110 challenges', header, clause);
   }
-  if (!findChallenge(challenges, 'DPoP') || findChallenge(challenges, 'Bearer')) fail('WWW-Authenticate: the DPoP scheme only', 'DPoP', header, clause);
+  if (!findChallenge(challenges, 'DPoP') || findChallenge(challenges, 'Bearer'))
+    fail('WWW-Authenticate: the DPoP scheme only', 'DPoP', header, clause);
 }
 
 /** 403 insufficient_scope; `scope` is the scope the problem must name, or a list of acceptable names. */
 export function expectInsufficientScope(shop: Docs, res: ShopResponse, clause: string, scope?: string | readonly string[]): void {
-  const doc = expectProblem(res, { status: 403, error: 'insufficient_scope', docsUrl: shop.docsUrl, clause, ...(typeof scope === 'string' ? { scope } : {}) });
+  const doc = expectProblem(res, {
+    status: 403,
+    error: 'insufficient_scope',
+    docsUrl: shop.docsUrl,
+    clause,
+    ...(typeof scope === 'string' ? { scope } : {}),
+  });
   if (Array.isArray(scope) && !scope.includes(doc.scope as string)) fail('problem "scope"', scope.join(' or '), doc.scope, clause);
 }
 

@@ -31,11 +31,20 @@ export const messageOf = (text: string): unknown => learned().body('postConversa
  * Opens a conversation with the body of the target's document. Past the DPoP and session admission an open must succeed:
  * a refusal fails the conversation routes' clause. `handoff` uses the reference's body (reference-level checks only).
  */
-export async function openConversation(agent: AssistantAgent, mode: 'direct' | 'handoff' = 'direct'): Promise<{ id: string; res: ShopResponse }> {
+export async function openConversation(
+  agent: AssistantAgent,
+  mode: 'direct' | 'handoff' = 'direct',
+): Promise<{ id: string; res: ShopResponse }> {
   const { method, path } = conversationRoute('openConversation');
   const json = mode === 'direct' ? openBody() : { mode };
   const { res } = await agent.request(method, path, { json });
-  if (res.status < 200 || res.status > 299) failSetup(`${method} ${path} with the body of the description document, by a signed-in DPoP session`, '2xx', brief(res), 'END-PUBLIC-19');
+  if (res.status < 200 || res.status > 299)
+    failSetup(
+      `${method} ${path} with the body of the description document, by a signed-in DPoP session`,
+      '2xx',
+      brief(res),
+      'END-PUBLIC-19',
+    );
   const id = typeof res.body?.id === 'string' ? res.body.id : res.headers.get('location')?.split('/').filter(Boolean).pop();
   if (!id) fail(`${method} ${path}: the new conversation's id`, 'an `id` member or a Location', brief(res), 'END-PUBLIC-19');
   return { id: decodeURIComponent(id), res };

@@ -16,7 +16,13 @@ export const checkoutBody = (card: string, address?: string): unknown =>
 /** A checkout request; a 400 is the service refusing the body its own document describes: checkoutSavedCard's clause fails. */
 export async function checkout(shop: Shop, token: string, body: unknown, headers: RequestOptions['headers'] = {}): Promise<ShopResponse> {
   const res = await shop.http.post(CHECKOUT, { token, json: body, headers });
-  if (res.status === 400) failSetup('checkoutSavedCard with the body the description document describes', 'not 400', `${res.status} ${res.text.slice(0, 200)}`, 'END-OPS-CHECKOUTSAVEDCARD-1');
+  if (res.status === 400)
+    failSetup(
+      'checkoutSavedCard with the body the description document describes',
+      'not 400',
+      `${res.status} ${res.text.slice(0, 200)}`,
+      'END-OPS-CHECKOUTSAVEDCARD-1',
+    );
   return res;
 }
 

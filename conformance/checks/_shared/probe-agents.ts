@@ -15,7 +15,15 @@ import { contextHeader } from './artifact-headers.js';
 import { learned } from '../../engine/check.js';
 
 /** Errors with which the authentication stages and the guard refuse a caller (as opposed to the handler's answers). */
-const GUARD_ERRORS = new Set(['invalid_token', 'invalid_dpop_proof', 'use_dpop_nonce', 'caller_not_allowed', 'insufficient_scope', 'sign_in_required', 'account_access_ended']);
+const GUARD_ERRORS = new Set([
+  'invalid_token',
+  'invalid_dpop_proof',
+  'use_dpop_nonce',
+  'caller_not_allowed',
+  'insufficient_scope',
+  'sign_in_required',
+  'account_access_ended',
+]);
 
 /** Past the guard: whatever the handler or validation says next, it is not a refusal of the caller. */
 export function expectPassesGuard(res: ShopResponse, what: string, clause: string): void {
@@ -77,14 +85,25 @@ export type Send = (call: Call) => Promise<ShopResponse>;
  * needs none), and is 403 insufficient_scope otherwise, naming the permission (assistants, ERR-SCOPE-1) or either the
  * permission or the API scope (invited agents: the spec names no form).
  */
-export async function expectAuthority(shop: Shop, send: Send, permissions: readonly string[], clause: string, naming: 'permission' | 'either'): Promise<void> {
+export async function expectAuthority(
+  shop: Shop,
+  send: Send,
+  permissions: readonly string[],
+  clause: string,
+  naming: 'permission' | 'either',
+): Promise<void> {
   for (const [id, needs] of PERMISSION_PROBES) {
     const op = OP(id);
     const res = await send(probe(op));
     const held = needs === undefined || permissions.includes(needs);
     inCase(`${id} with permissions [${permissions.join(', ')}]`, () => {
       if (held) return expectPassesGuard(res, id, clause);
-      expectInsufficientScope(shop, res, naming === 'permission' ? 'ERR-SCOPE-1' : clause, naming === 'permission' ? needs! : [needs!, ...op.apiScopes]);
+      expectInsufficientScope(
+        shop,
+        res,
+        naming === 'permission' ? 'ERR-SCOPE-1' : clause,
+        naming === 'permission' ? needs! : [needs!, ...op.apiScopes],
+      );
     });
   }
 }
@@ -98,17 +117,39 @@ export interface Invited {
 }
 
 /** An invited agent: a forwarder token and a context bound to it (docs/tokens.md, "Invited-agent context"). */
-export async function invitedAgent(shop: Shop, o: { sub?: string; permissions?: readonly string[]; forwarderScope?: string; forwarder?: string; context?: Partial<InvitedAgentContextOptions> } = {}): Promise<Invited> {
+export async function invitedAgent(
+  shop: Shop,
+  o: {
+    sub?: string;
+    permissions?: readonly string[];
+    forwarderScope?: string;
+    forwarder?: string;
+    context?: Partial<InvitedAgentContextOptions>;
+  } = {},
+): Promise<Invited> {
   const sub = o.sub ?? shop.subject('inv');
   const agentId = `inv_agent_${freshHex()}`;
-  const forwarder = o.forwarder ?? (await shop.mint.invitedAgentForwarder(o.forwarderScope !== undefined ? { scope: o.forwarderScope } : {}));
-  const context = await shop.mint.invitedAgentContext({ sub, agentId, permissions: o.permissions ?? ALL_PERMISSIONS, forwarderToken: forwarder, ...o.context });
+  const forwarder =
+    o.forwarder ?? (await shop.mint.invitedAgentForwarder(o.forwarderScope !== undefined ? { scope: o.forwarderScope } : {}));
+  const context = await shop.mint.invitedAgentContext({
+    sub,
+    agentId,
+    permissions: o.permissions ?? ALL_PERMISSIONS,
+    forwarderToken: forwarder,
+    ...o.context,
+  });
   return { sub, agentId, forwarder, context, headers: { authorization: `Bearer ${forwarder}`, [contextHeader()]: context } };
 }
 
 /** Sends a call as the invited agent. */
-export const sendInvited = (shop: Shop, inv: Pick<Invited, 'headers'>): Send => (call) => shop.http.request(call.method, call.path, { headers: inv.headers, ...(call.json !== undefined ? { json: call.json } : {}) });
+export const sendInvited =
+  (shop: Shop, inv: Pick<Invited, 'headers'>): Send =>
+  (call) =>
+    shop.http.request(call.method, call.path, { headers: inv.headers, ...(call.json !== undefined ? { json: call.json } : {}) });
 
 /** Sends a call as the assistant, with its own token or `token`. */
-export const sendAssistant = (agent: AssistantAgent, token?: string): Send => async (call) =>
-  (await agent.request(call.method, call.path, { ...(call.json !== undefined ? { json: call.json } : {}), ...(token ? { token } : {}) })).res;
+export const sendAssistant =
+  (agent: AssistantAgent, token?: string): Send =>
+  async (call) =>
+    (await agent.request(call.method, call.path, { ...(call.json !== undefined ? { json: call.json } : {}), ...(token ? { token } : {}) }))
+      .res;

@@ -20,10 +20,17 @@ export interface OpenStream {
  * GET of an event stream with a DPoP proof (retried once on `use_dpop_nonce`), read incrementally through the suite's
  * client (engine/http.ts), which records the exchange with what was read of the stream as its body.
  */
-export async function openEventStream(shop: Shop, agent: AssistantAgent, path: string, headers: Record<string, string> = {}): Promise<OpenStream | ShopResponse> {
+export async function openEventStream(
+  shop: Shop,
+  agent: AssistantAgent,
+  path: string,
+  headers: Record<string, string> = {},
+): Promise<OpenStream | ShopResponse> {
   for (let attempt = 0; ; attempt++) {
     const proof = await agent.proof('GET', path);
-    const stream = await shop.http.stream('GET', path, { headers: { authorization: `DPoP ${agent.token}`, dpop: proof, accept: 'text/event-stream', ...headers } });
+    const stream = await shop.http.stream('GET', path, {
+      headers: { authorization: `DPoP ${agent.token}`, dpop: proof, accept: 'text/event-stream', ...headers },
+    });
     const nonce = stream.headers.get('dpop-nonce');
     if (nonce) agent.nonce = nonce;
     const contentType = stream.headers.get('content-type') ?? '';
@@ -43,21 +50,24 @@ export const hasComment = (text: string) => /(^|\n):[^\n]*\n/.test(text);
 
 /** The events (blocks with data lines) of an event stream, data parsed as JSON where it is JSON. */
 export function eventsOf(text: string): { id?: string; event?: string; data: unknown }[] {
-  return text.split('\n\n').filter((b) => b.split('\n').some((l) => l.startsWith('data:'))).map((block) => {
-    const e: { id?: string; event?: string; data: unknown } = { data: undefined };
-    const data: string[] = [];
-    for (const line of block.split('\n')) {
-      const m = /^([a-z]+): ?(.*)$/.exec(line);
-      if (!m) continue;
-      if (m[1] === 'id') e.id = m[2];
-      else if (m[1] === 'event') e.event = m[2];
-      else if (m[1] === 'data') data.push(m[2]!);
-    }
-    try {
-      e.data = JSON.parse(data.join('\n'));
-    } catch {
-      e.data = data.join('\n');
-    }
-    return e;
-  });
+  return text
+    .split('\n\n')
+    .filter((b) => b.split('\n').some((l) => l.startsWith('data:')))
+    .map((block) => {
+      const e: { id?: string; event?: string; data: unknown } = { data: undefined };
+      const data: string[] = [];
+      for (const line of block.split('\n')) {
+        const m = /^([a-z]+): ?(.*)$/.exec(line);
+        if (!m) continue;
+        if (m[1] === 'id') e.id = m[2];
+        else if (m[1] === 'event') e.event = m[2];
+        else if (m[1] === 'data') data.push(m[2]!);
+      }
+      try {
+        e.data = JSON.parse(data.join('\n'));
+      } catch {
+        e.data = data.join('\n');
+      }
+      return e;
+    });
 }

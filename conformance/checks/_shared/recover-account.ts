@@ -10,7 +10,11 @@ import { RECOVERY_OPERATIONS } from './seed-data.js';
 export const RECOVER = '/internal/account/recover';
 
 /** A well-formed request for an operation that exists nowhere. */
-export const unknownOperation = (purpose: 'email' | 'delete' = 'email') => ({ subject: freshId('chk'), operationId: freshId('recop'), purpose });
+export const unknownOperation = (purpose: 'email' | 'delete' = 'email') => ({
+  subject: freshId('chk'),
+  operationId: freshId('recop'),
+  purpose,
+});
 
 /** The recovery secret, or a not-applicable end when the profile has none (then the route is closed). */
 export function recoverySecret(shop: Shop): string {
@@ -20,7 +24,8 @@ export function recoverySecret(shop: Shop): string {
 }
 
 /** POSTs `body` to the recovery endpoint, with its own credential unless `headers` are given. */
-export const recover = (shop: Shop, body: unknown, headers: Record<string, string> = bearer(recoverySecret(shop))) => shop.http.post(RECOVER, { headers, json: body });
+export const recover = (shop: Shop, body: unknown, headers: Record<string, string> = bearer(recoverySecret(shop))) =>
+  shop.http.post(RECOVER, { headers, json: body });
 
 /** The request is refused as invalid: 400 invalid_request. */
 export async function expectInvalidRecovery(shop: Shop, body: unknown, what: string, clause: string): Promise<void> {
@@ -38,7 +43,8 @@ export async function expectRecoveryNotFound(shop: Shop, body: unknown, what: st
 export function expectRecoveryStatus(res: ShopResponse, want: 'complete' | 'pending' | 'cancelled', clause: string): void {
   if (res.status !== 200) fail('status', 200, brief(res), clause);
   if (typeof res.body !== 'object' || res.body === null) fail('a JSON object body', '{ "status": … }', res.text.slice(0, 300), clause);
-  if (!['complete', 'pending', 'cancelled'].includes(res.body.status)) fail('"status" is one of complete, pending, cancelled', ['complete', 'pending', 'cancelled'], res.body.status, 'RES-RECOVERY-5');
+  if (!['complete', 'pending', 'cancelled'].includes(res.body.status))
+    fail('"status" is one of complete, pending, cancelled', ['complete', 'pending', 'cancelled'], res.body.status, 'RES-RECOVERY-5');
   if (res.body.status !== want) fail('"status"', want, res.body.status, clause);
 }
 

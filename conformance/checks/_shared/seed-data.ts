@@ -24,7 +24,8 @@ function declaredData(): Data {
 }
 
 /** A declared value, else the fixture seed's. */
-const value = <K extends keyof Data>(field: K, seed: NonNullable<Data[K]>): NonNullable<Data[K]> => (declared[field] ?? seed) as NonNullable<Data[K]>;
+const value = <K extends keyof Data>(field: K, seed: NonNullable<Data[K]>): NonNullable<Data[K]> =>
+  (declared[field] ?? seed) as NonNullable<Data[K]>;
 
 /**
  * A declared object, else the fixture seed's; when the profile declares `null` (the deployment holds no such data), any
@@ -40,7 +41,10 @@ function held<T extends object>(field: keyof Data, seed: T): T {
       } catch {
         inCheck = false;
       }
-      if (inCheck) notApplicable(`the profile declares no data.${String(field)} (null): the deployment holds no such data; declare it to run this check`);
+      if (inCheck)
+        notApplicable(
+          `the profile declares no data.${String(field)} (null): the deployment holds no such data; declare it to run this check`,
+        );
       return Reflect.get(target, key, receiver);
     },
   });
@@ -90,10 +94,25 @@ export const DEV = { sub: 'cust_dev' } as const;
 /** Eve: active, an address and no saved card. */
 export const EVE = { sub: 'cust_eve' } as const;
 /** Pieces of other accounts' data (ids, names, emails) that Ada's reads must never show. */
-export const NOT_ADAS = ['addr_ben', 'pm_ben', 'ord_1002', 'ord_1011', 'Okafor', 'ben.okafor@', 'addr_chloe', 'Chloé', 'Raman', 'pm_dev'] as const;
+export const NOT_ADAS = [
+  'addr_ben',
+  'pm_ben',
+  'ord_1002',
+  'ord_1011',
+  'Okafor',
+  'ben.okafor@',
+  'addr_chloe',
+  'Chloé',
+  'Raman',
+  'pm_dev',
+] as const;
 
 /** One account in each restricted lifecycle state (spec, States and transitions). */
-export const ENDED_ACCOUNTS = held('endedAccounts', { deleting: 'cust_deleting', deleted: 'cust_deleted', contactTransition: 'cust_transition' });
+export const ENDED_ACCOUNTS = held('endedAccounts', {
+  deleting: 'cust_deleting',
+  deleted: 'cust_deleted',
+  contactTransition: 'cust_transition',
+});
 
 // ---------------------------------------------------------------------------------------------------------------- orders
 
@@ -140,7 +159,16 @@ function checkoutAccounts() {
     async: checkoutAccount('async'),
   };
   const { ordinary, decline, async } = declared.checkoutAccounts ?? seed;
-  const [a1, a2, a3, a4, a5, a6, a7, a8] = ordinary as [CheckoutAccount, CheckoutAccount, CheckoutAccount, CheckoutAccount, CheckoutAccount, CheckoutAccount, CheckoutAccount, CheckoutAccount];
+  const [a1, a2, a3, a4, a5, a6, a7, a8] = ordinary as [
+    CheckoutAccount,
+    CheckoutAccount,
+    CheckoutAccount,
+    CheckoutAccount,
+    CheckoutAccount,
+    CheckoutAccount,
+    CheckoutAccount,
+    CheckoutAccount,
+  ];
   const byCheck = { 1: a1, 2: a2, 3: a3, 4: a4, 5: a5, 6: a6, 7: a7, 8: a8, decline, async } as const;
   // Declared null: a read inside a check skips it (held), the numbering above being the seed's.
   return declared.checkoutAccounts === null ? held('checkoutAccounts', byCheck) : byCheck;

@@ -11,7 +11,9 @@ export function guardAgent(operation: Operation, agent: AgentAdmission): void {
   // Conversations take "DPoP plus live session admission": a forwarder's Bearer machine token never qualifies, and the
   // refusal comes from the guard, before the body is validated.
   if (operation.group === 'conversation' && agent.forwarderScopes !== null) {
-    throw new ProblemError('caller_not_allowed', { detail: 'Conversations need the assistant\'s own DPoP session; forwarded assistants are not admitted.' });
+    throw new ProblemError('caller_not_allowed', {
+      detail: "Conversations need the assistant's own DPoP session; forwarded assistants are not admitted.",
+    });
   }
   if (agent.forwarderScopes && !agent.forwarderScopes.has(AGENT_FORWARD_SCOPE)) {
     // Agents are told account scopes, never API or service scopes (spec, Errors): a forwarder that may not forward is a
@@ -20,7 +22,10 @@ export function guardAgent(operation: Operation, agent: AgentAdmission): void {
   }
   const accountBound = operation.group !== 'catalog' && operation.group !== 'cart' && operation.group !== 'diagnostic';
   if (accountBound && !agent.signedIn) {
-    throw new ProblemError('sign_in_required', { detail: 'This operation needs a signed-in account.', challenge: { kind: 'chosen', error: 'sign_in_required' } });
+    throw new ProblemError('sign_in_required', {
+      detail: 'This operation needs a signed-in account.',
+      challenge: { kind: 'chosen', error: 'sign_in_required' },
+    });
   }
   const granted = apiScopesOf(agent.permissions);
   const missingApi = operation.apiScopes.find((s) => !granted.has(s));

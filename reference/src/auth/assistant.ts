@@ -102,21 +102,30 @@ export async function verifySignedOutProxyToken(credential: string, config: Conf
   const { payload, protectedHeader } = verified;
   const iatProblem = checkIssuedAt(payload.iat, now);
   if (iatProblem) throw invalidToken(iatProblem.replace('The token', 'The signed-out proxy token'));
-  if (payload.client_id !== config.personalAgentProxyClientId) throw invalidToken('A signed-out proxy token must be issued to the proxy client.');
-  if (payload.sub !== `${config.personalAgentProxyClientId}@clients`) throw invalidToken('A signed-out proxy token names no account: sub must be <client_id>@clients.');
+  if (payload.client_id !== config.personalAgentProxyClientId)
+    throw invalidToken('A signed-out proxy token must be issued to the proxy client.');
+  if (payload.sub !== `${config.personalAgentProxyClientId}@clients`)
+    throw invalidToken('A signed-out proxy token names no account: sub must be <client_id>@clients.');
   if (payload.act !== undefined) {
     const chain = actChain(payload.act);
-    if (!chain || chain.length !== 1 || chain[0] !== PERSONAL_AGENT_ACTOR) throw invalidToken('A signed-out proxy token act may only be the single-level personal_agent actor.');
+    if (!chain || chain.length !== 1 || chain[0] !== PERSONAL_AGENT_ACTOR)
+      throw invalidToken('A signed-out proxy token act may only be the single-level personal_agent actor.');
   }
   const cnf = payload.cnf as { jkt?: unknown } | undefined;
-  if (!cnf || typeof cnf !== 'object' || typeof cnf.jkt !== 'string' || cnf.jkt.length === 0) throw invalidToken('A signed-out proxy token must be bound to a key (cnf.jkt).');
+  if (!cnf || typeof cnf !== 'object' || typeof cnf.jkt !== 'string' || cnf.jkt.length === 0)
+    throw invalidToken('A signed-out proxy token must be bound to a key (cnf.jkt).');
   if (payload.scope !== undefined && typeof payload.scope !== 'string') throw invalidToken('scope must be a string.');
   return { raw: credential, claims: payload as VerifiedToken['claims'], header: protectedHeader as Record<string, unknown> };
 }
 
 /** The classification of a verified signed-out proxy token: an assistant with no account. */
 export function signedOutProxyCaller(token: VerifiedToken): Classification {
-  return { kind: 'assistant', clientId: token.claims.client_id, sub: token.claims.sub, actChain: token.claims.act === undefined ? [] : [PERSONAL_AGENT_ACTOR] };
+  return {
+    kind: 'assistant',
+    clientId: token.claims.client_id,
+    sub: token.claims.sub,
+    actChain: token.claims.act === undefined ? [] : [PERSONAL_AGENT_ACTOR],
+  };
 }
 
 const isSignedOut = (token: VerifiedToken) => isSignedOutTyp(token.header.typ);
@@ -168,12 +177,14 @@ export async function authenticateDpop(args: AuthenticateArgs): Promise<void> {
   const { config, db, clock } = domain;
   if (scheme === 'bearer') {
     // Assistant session tokens are never accepted as Bearer (spec, Assistant authority).
-    if (caller.kind === 'assistant' && caller.forwarder === undefined) throw invalidToken('An assistant token must be presented with the DPoP scheme and a proof.');
+    if (caller.kind === 'assistant' && caller.forwarder === undefined)
+      throw invalidToken('An assistant token must be presented with the DPoP scheme and a proof.');
     return;
   }
   const cnf = token.claims.cnf as { jkt?: unknown } | undefined;
   const jkt = cnf && typeof cnf === 'object' ? cnf.jkt : undefined;
-  if (typeof jkt !== 'string' || jkt.length === 0) throw invalidToken('A token presented with the DPoP scheme must be bound to a key (cnf.jkt).');
+  if (typeof jkt !== 'string' || jkt.length === 0)
+    throw invalidToken('A token presented with the DPoP scheme must be bound to a key (cnf.jkt).');
 
   const header = singleDpopHeader(req.rawHeaders);
   if (!header.ok) throw proofProblem(header);
@@ -192,11 +203,29 @@ export async function authenticateDpop(args: AuthenticateArgs): Promise<void> {
   // Replay (RFC 9449 §11.1): recorded last, shared by every instance on the file; a store failure refuses (fails closed).
   let fresh: boolean;
   try {
-    fresh = recordDpopProof(db, { jkt: proof.thumbprint, jti: proof.jti, expiresAt: new Date((proof.iat + config.dpopIatWindowSeconds + REPLAY_SKEW_SECONDS) * 1000) }, now);
+    fresh = recordDpopProof(
+      db,
+      {
+        jkt: proof.thumbprint,
+        jti: proof.jti,
+        expiresAt: new Date((proof.iat + config.dpopIatWindowSeconds + REPLAY_SKEW_SECONDS) * 1000),
+      },
+      now,
+    );
   } catch (err) {
-    throw new ProblemError('unavailable', { detail: 'DPoP proofs cannot be checked for replay right now.', headers: { 'Retry-After': String(LIMITS.outageRetryAfterSeconds) }, cause: err });
+    throw new ProblemError('unavailable', {
+      detail: 'DPoP proofs cannot be checked for replay right now.',
+      headers: { 'Retry-After': String(LIMITS.outageRetryAfterSeconds) },
+      cause: err,
+    });
   }
-  if (!fresh) throw proofProblem({ ok: false, error: 'invalid_dpop_proof', reason: 'replay', detail: 'The DPoP proof was already used (its jti is recorded).' });
+  if (!fresh)
+    throw proofProblem({
+      ok: false,
+      error: 'invalid_dpop_proof',
+      reason: 'replay',
+      detail: 'The DPoP proof was already used (its jti is recorded).',
+    });
 }
 
 // ------------------------------------------------------------------------------------------------ admit-caller stage
@@ -211,7 +240,8 @@ interface AssistantTokenFacts {
 
 function tokenFacts(token: VerifiedToken): AssistantTokenFacts {
   const sid = token.claims.sid;
-  if (typeof sid !== 'string' || !SESSION_ID.test(sid)) throw invalidToken('An assistant token needs sid: the assistant session id (1-128 printable ASCII characters).');
+  if (typeof sid !== 'string' || !SESSION_ID.test(sid))
+    throw invalidToken('An assistant token needs sid: the assistant session id (1-128 printable ASCII characters).');
   return { sessionId: sid, sub: isSignedOut(token) ? null : token.claims.sub, scopes: scopesOf(token.claims) };
 }
 
@@ -229,10 +259,19 @@ export function permissionsOfScopes(scopes: ReadonlySet<string>): string[] {
 function admitSession(domain: Domain, sessionId: string, token: AssistantTokenFacts | null): Omit<AgentAdmission, 'forwarderScopes'> {
   const session = getAssistantSession(domain.db, sessionId);
   if (!session) throw invalidToken('The assistant session is unknown.');
-  const authorization = session.subject !== null && session.agent_id !== null ? getAgentAuthorization(domain.db, session.subject, session.agent_id) : undefined;
-  const signedIn = session.state === 'signed_in' && session.subject !== null && authorization?.decision !== 'revoked' && (token === null || token.sub === session.subject);
+  const authorization =
+    session.subject !== null && session.agent_id !== null ? getAgentAuthorization(domain.db, session.subject, session.agent_id) : undefined;
+  const signedIn =
+    session.state === 'signed_in' &&
+    session.subject !== null &&
+    authorization?.decision !== 'revoked' &&
+    (token === null || token.sub === session.subject);
   // Effective permissions: the token's (mapped from its API scopes) intersected with the session's live scopes.
-  const permissions = !signedIn ? [] : token === null ? [...session.scopes] : permissionsOfScopes(token.scopes).filter((p) => session.scopes.includes(p));
+  const permissions = !signedIn
+    ? []
+    : token === null
+      ? [...session.scopes]
+      : permissionsOfScopes(token.scopes).filter((p) => session.scopes.includes(p));
   return {
     kind: 'assistant',
     agentId: session.agent_id ?? session.client_id,
@@ -260,7 +299,8 @@ async function verifyOriginalToken(raw: string, domain: Domain, now: Date): Prom
   }
   if (caller.kind !== 'assistant' || caller.forwarder !== undefined) throw invalidToken('Assistant-Subject must hold an assistant token.');
   const cnf = token.claims.cnf as { jkt?: unknown } | undefined;
-  if (!cnf || typeof cnf !== 'object' || typeof cnf.jkt !== 'string') throw invalidToken('Assistant-Subject must hold a key-bound (cnf.jkt) assistant session token.');
+  if (!cnf || typeof cnf !== 'object' || typeof cnf.jkt !== 'string')
+    throw invalidToken('Assistant-Subject must hold a key-bound (cnf.jkt) assistant session token.');
   return token;
 }
 
@@ -276,7 +316,10 @@ export async function admitAssistant(args: AuthenticateArgs): Promise<AgentAdmis
     // A direct assistant speaks for itself: a forwarder's artifact does not fit it.
     for (const name of FORWARDED_ARTIFACTS) {
       if (req.get(name) !== undefined) {
-        throw invalidRequest([{ path: `headers.${name}`, code: 'not_allowed', message: `${name} is not accepted from a direct assistant.` }], `The ${name} header is not accepted with this credential.`);
+        throw invalidRequest(
+          [{ path: `headers.${name}`, code: 'not_allowed', message: `${name} is not accepted from a direct assistant.` }],
+          `The ${name} header is not accepted with this credential.`,
+        );
       }
     }
     const facts = tokenFacts(token);
@@ -297,11 +340,19 @@ export async function admitAssistant(args: AuthenticateArgs): Promise<AgentAdmis
     // This credential pair serves the signed-out assistant only (spec, Credentials per consumer), and a session token is
     // used with DPoP and a proof, never otherwise (Assistant authority): whatever the session, the forwarded assistant
     // acts signed out, so a captured signed-in token without its key reaches no account.
-    return { ...admitSession(domain, facts.sessionId, facts), accountSub: null, permissions: Object.freeze([]), signedIn: false, forwarderScopes };
+    return {
+      ...admitSession(domain, facts.sessionId, facts),
+      accountSub: null,
+      permissions: Object.freeze([]),
+      signedIn: false,
+      forwarderScopes,
+    };
   }
-  if (browser === undefined) throw invalidToken(`The web agent forwarder carries the assistant browser session in ${ASSISTANT_BROWSER_SESSION_HEADER}.`);
+  if (browser === undefined)
+    throw invalidToken(`The web agent forwarder carries the assistant browser session in ${ASSISTANT_BROWSER_SESSION_HEADER}.`);
   // The conversation variant of the actor stage refuses browser sessions (spec, Request processing order).
-  if (isConversationPath(req.path)) throw new ProblemError('caller_not_allowed', { detail: 'Assistant browser sessions are not admitted to conversations.' });
+  if (isConversationPath(req.path))
+    throw new ProblemError('caller_not_allowed', { detail: 'Assistant browser sessions are not admitted to conversations.' });
   const sessionId = verifyBrowserSession(browser.trim(), domain.config.webSessionContextKey);
   if (sessionId === undefined) throw invalidToken(`The ${ASSISTANT_BROWSER_SESSION_HEADER} value is malformed or forged.`);
   return { ...admitSession(domain, sessionId, null), forwarderScopes };
@@ -309,7 +360,8 @@ export async function admitAssistant(args: AuthenticateArgs): Promise<AgentAdmis
 
 function describeJoseError(err: unknown): string {
   if (err instanceof errors.JWTExpired) return 'The signed-out proxy token has expired.';
-  if (err instanceof errors.JWTClaimValidationFailed) return `The signed-out proxy token ${err.claim === 'typ' ? 'header typ' : `claim ${err.claim}`} is not acceptable.`;
+  if (err instanceof errors.JWTClaimValidationFailed)
+    return `The signed-out proxy token ${err.claim === 'typ' ? 'header typ' : `claim ${err.claim}`} is not acceptable.`;
   if (err instanceof errors.JOSEAlgNotAllowed) return 'The signed-out proxy token algorithm is not accepted (HS256 only).';
   if (err instanceof errors.JWSSignatureVerificationFailed) return 'The signed-out proxy token signature does not verify.';
   return 'The signed-out proxy token is malformed or not acceptable.';

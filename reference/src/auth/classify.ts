@@ -77,7 +77,8 @@ export function classifyCaller(t: TokenFacts, clients: Clients, artifacts: Forwa
       return { kind: 'customer', ...base };
 
     case clients.agentProtocolClientId:
-      if (machine) throw new ProblemError('caller_not_allowed', { detail: 'A machine token of the agent-protocol client has no caller kind.' });
+      if (machine)
+        throw new ProblemError('caller_not_allowed', { detail: 'A machine token of the agent-protocol client has no caller kind.' });
       if (chain.length === 0) throw refuse('A delegated token needs an act chain.');
       if (chain[0] !== clients.agentProtocolClientId) throw refuse('The outermost actor is not the agent-protocol client.');
       return { kind: 'delegated', ...base, channel: t.aud.includes(clients.agentAudience) ? 'mcp' : 'openapi' };
@@ -109,7 +110,8 @@ export function classifyCaller(t: TokenFacts, clients: Clients, artifacts: Forwa
     case clients.personalAgentProxyClientId:
       if (machine) throw new ProblemError('caller_not_allowed', { detail: 'A machine token of the proxy client has no caller kind.' });
       // Direct assistant tokens: single-level personal_agent token exchanges (spec, Assistant authority).
-      if (chain.length !== 1 || chain[0] !== PERSONAL_AGENT_ACTOR) throw refuse('A proxy token must be a single-level personal_agent exchange.');
+      if (chain.length !== 1 || chain[0] !== PERSONAL_AGENT_ACTOR)
+        throw refuse('A proxy token must be a single-level personal_agent exchange.');
       return { kind: 'assistant', ...base };
 
     default:

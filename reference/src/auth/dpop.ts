@@ -12,8 +12,24 @@ export const MAX_JTI_CHARS = 256;
 
 /** Why a proof was refused: one name per check, so that tests (and logs) can tell the checks apart. */
 export type ProofReason =
-  | 'missing' | 'multiple' | 'too_large' | 'structure' | 'header' | 'typ' | 'alg' | 'crit' | 'jwk' | 'signature' | 'claims'
-  | 'jti' | 'iat' | 'htm' | 'htu' | 'ath' | 'jkt' | 'nonce'
+  | 'missing'
+  | 'multiple'
+  | 'too_large'
+  | 'structure'
+  | 'header'
+  | 'typ'
+  | 'alg'
+  | 'crit'
+  | 'jwk'
+  | 'signature'
+  | 'claims'
+  | 'jti'
+  | 'iat'
+  | 'htm'
+  | 'htu'
+  | 'ath'
+  | 'jkt'
+  | 'nonce'
   /** Not set by checkDpopProof: the caller's replay check (the jti of this key is already recorded). */
   | 'replay';
 
@@ -50,7 +66,12 @@ export interface ProofExpectations {
   nonces: { accepts(nonce: string, now: Date): boolean } | null;
 }
 
-const fail = (reason: ProofReason, detail: string, error: ProofFailure['error'] = 'invalid_dpop_proof'): ProofFailure => ({ ok: false, error, reason, detail });
+const fail = (reason: ProofReason, detail: string, error: ProofFailure['error'] = 'invalid_dpop_proof'): ProofFailure => ({
+  ok: false,
+  error,
+  reason,
+  detail,
+});
 
 const B64URL = /^[A-Za-z0-9_-]+$/;
 const COORDINATE = /^[A-Za-z0-9_-]{43}$/; // a P-256 coordinate: 32 bytes, unpadded base64url
@@ -74,7 +95,8 @@ function decodeObject(segment: string): Json | undefined {
 export function singleDpopHeader(rawHeaders: readonly string[]): { ok: true; value: string } | ProofFailure {
   const values: string[] = [];
   for (let i = 0; i + 1 < rawHeaders.length; i += 2) if (rawHeaders[i]!.toLowerCase() === 'dpop') values.push(rawHeaders[i + 1]!.trim());
-  if (values.length === 0 || (values.length === 1 && values[0] === '')) return fail('missing', 'A DPoP proof is required: send exactly one DPoP header.');
+  if (values.length === 0 || (values.length === 1 && values[0] === ''))
+    return fail('missing', 'A DPoP proof is required: send exactly one DPoP header.');
   if (values.length > 1) return fail('multiple', 'Exactly one DPoP header is allowed.');
   const value = values[0]!;
   if (value.includes(',')) return fail('multiple', 'Exactly one DPoP proof is allowed (the DPoP header holds a list).');
@@ -164,14 +186,17 @@ export function checkDpopProof(proof: string, expect: ProofExpectations): Accept
   const key = proofKey(header.jwk);
   if ('ok' in key) return key;
 
-  if (!signatureVerifies(`${h}.${p}`, Buffer.from(s, 'base64url'), key.key)) return fail('signature', 'The DPoP proof signature does not verify with its jwk.');
+  if (!signatureVerifies(`${h}.${p}`, Buffer.from(s, 'base64url'), key.key))
+    return fail('signature', 'The DPoP proof signature does not verify with its jwk.');
 
   const { jti, htm, htu, iat, ath, nonce } = claims;
-  if (typeof jti !== 'string' || jti.length === 0 || jti.length > MAX_JTI_CHARS) return fail('jti', `The DPoP proof needs a jti of 1 to ${MAX_JTI_CHARS} characters.`);
+  if (typeof jti !== 'string' || jti.length === 0 || jti.length > MAX_JTI_CHARS)
+    return fail('jti', `The DPoP proof needs a jti of 1 to ${MAX_JTI_CHARS} characters.`);
   if (typeof htm !== 'string') return fail('htm', 'The DPoP proof needs an htm claim.');
   if (typeof htu !== 'string') return fail('htu', 'The DPoP proof needs an htu claim.');
   if (typeof iat !== 'number' || !Number.isFinite(iat)) return fail('iat', 'The DPoP proof needs a numeric iat claim.');
-  if (nonce !== undefined && typeof nonce !== 'string') return fail('nonce', 'The DPoP proof nonce must be a string.', 'invalid_dpop_proof');
+  if (nonce !== undefined && typeof nonce !== 'string')
+    return fail('nonce', 'The DPoP proof nonce must be a string.', 'invalid_dpop_proof');
   if (ath !== undefined && typeof ath !== 'string') return fail('ath', 'The DPoP proof ath must be a string.');
 
   if (htm !== expect.method) return fail('htm', 'The DPoP proof htm does not match the request method.');
@@ -186,9 +211,11 @@ export function checkDpopProof(proof: string, expect: ProofExpectations): Accept
   if (expect.jkt !== null && key.thumbprint !== expect.jkt) return fail('jkt', 'The DPoP proof key is not the key the token is bound to.');
   if (expect.nonces !== null) {
     if (nonce === undefined) return fail('nonce', 'A server nonce is required: use the DPoP-Nonce of this response.', 'use_dpop_nonce');
-    if (!expect.nonces.accepts(nonce, expect.now)) return fail('nonce', 'The DPoP nonce is not current: use the DPoP-Nonce of this response.', 'use_dpop_nonce');
+    if (!expect.nonces.accepts(nonce, expect.now))
+      return fail('nonce', 'The DPoP nonce is not current: use the DPoP-Nonce of this response.', 'use_dpop_nonce');
   }
   const now = expect.now.getTime() / 1000;
-  if (Math.abs(now - iat) > expect.iatWindowSeconds) return fail('iat', `The DPoP proof iat is more than ${expect.iatWindowSeconds} seconds away from the server time.`);
+  if (Math.abs(now - iat) > expect.iatWindowSeconds)
+    return fail('iat', `The DPoP proof iat is more than ${expect.iatWindowSeconds} seconds away from the server time.`);
   return { ok: true, jti, iat, thumbprint: key.thumbprint };
 }

@@ -12,8 +12,7 @@ export interface GuestKeys {
 }
 
 export type GuestSessionResult =
-  | { ok: true; cartId: string; key: 'current' | 'previous' }
-  | { ok: false; reason: 'malformed' | 'bad_signature' | 'expired_key' };
+  { ok: true; cartId: string; key: 'current' | 'previous' } | { ok: false; reason: 'malformed' | 'bad_signature' | 'expired_key' };
 
 export function signGuestId(id: string, key: string): string {
   return createHmac('sha256', Buffer.from(key, 'utf8')).update(id, 'utf8').digest('base64url');

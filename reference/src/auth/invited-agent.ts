@@ -68,7 +68,12 @@ export interface InvitedAgentContext {
  * Verifies one context for the forwarder access token `forwarderToken` (its raw compact form) at `now`. Throws 401
  * invalid_token for any defect; checks no stored state (see admitInvitedAgent for the authorization record).
  */
-export async function verifyInvitedAgentContext(context: string, forwarderToken: string, key: string, now: Date): Promise<InvitedAgentContext> {
+export async function verifyInvitedAgentContext(
+  context: string,
+  forwarderToken: string,
+  key: string,
+  now: Date,
+): Promise<InvitedAgentContext> {
   if (context.length > MAX_CONTEXT_CHARS) throw refuse('The invited-agent context is too large.');
   if (!JWS_COMPACT.test(context)) throw refuse('The invited-agent context is not a compact signed JWT.');
 
@@ -93,18 +98,25 @@ export async function verifyInvitedAgentContext(context: string, forwarderToken:
   }
 
   const { sub, agent_id: agentId, permissions, admitted_at: admittedAt, iat, exp, jti } = payload;
-  if (typeof sub !== 'string' || [...sub].length < 1 || [...sub].length > 256) throw refuse('The context sub must be an account subject of 1-256 characters.');
+  if (typeof sub !== 'string' || [...sub].length < 1 || [...sub].length > 256)
+    throw refuse('The context sub must be an account subject of 1-256 characters.');
   // Machine subjects name clients, never accounts: a context cannot make a client an account.
   if (sub.endsWith('@clients')) throw refuse('The context sub must be an account subject, not a machine subject.');
-  if (typeof agentId !== 'string' || !AGENT_ID.test(agentId)) throw refuse('The context agent_id must be 1-128 printable ASCII characters.');
-  if (!Array.isArray(permissions) || permissions.length > MAX_CONTEXT_PERMISSIONS || !permissions.every((p) => typeof p === 'string' && SCOPE_TOKEN.test(p))) {
+  if (typeof agentId !== 'string' || !AGENT_ID.test(agentId))
+    throw refuse('The context agent_id must be 1-128 printable ASCII characters.');
+  if (
+    !Array.isArray(permissions) ||
+    permissions.length > MAX_CONTEXT_PERMISSIONS ||
+    !permissions.every((p) => typeof p === 'string' && SCOPE_TOKEN.test(p))
+  ) {
     throw refuse(`The context permissions must be an array of at most ${MAX_CONTEXT_PERMISSIONS} scope tokens.`);
   }
   if (typeof jti !== 'string' || jti.length === 0) throw refuse('The context jti must be a non-empty string.');
   // jose has checked that iat and exp are numbers (iat not in the future, exp not past).
   const issuedAt = iat as number;
   const nowSeconds = Math.floor(now.getTime() / 1000);
-  if (typeof admittedAt !== 'number' || !Number.isSafeInteger(admittedAt) || admittedAt < 0) throw refuse('The context admitted_at must be epoch seconds.');
+  if (typeof admittedAt !== 'number' || !Number.isSafeInteger(admittedAt) || admittedAt < 0)
+    throw refuse('The context admitted_at must be epoch seconds.');
   if (admittedAt > issuedAt + CONTEXT_CLOCK_TOLERANCE_SECONDS || admittedAt > nowSeconds + CONTEXT_CLOCK_TOLERANCE_SECONDS) {
     throw refuse('The context admitted_at is after its issuance.');
   }
@@ -116,7 +128,11 @@ export async function admitInvitedAgent(args: AuthenticateArgs): Promise<AgentAd
   const { req, ctx, token, caller } = args;
   const { config, db, clock } = need(ctx.domain, 'domain');
   // Defence in depth: classification only makes invited agents of the web forwarder's machine token.
-  if (caller.kind !== 'invited-agent' || caller.clientId !== config.webAgentForwarderClientId || caller.sub !== `${caller.clientId}@clients`) {
+  if (
+    caller.kind !== 'invited-agent' ||
+    caller.clientId !== config.webAgentForwarderClientId ||
+    caller.sub !== `${caller.clientId}@clients`
+  ) {
     throw refuse('Invited-agent contexts are accepted only with the web-agent-forwarder token.');
   }
   // The forwarder's machine token is a plain bearer token; the context is bound to it by `ath`, not by DPoP.
@@ -136,7 +152,7 @@ export async function admitInvitedAgent(args: AuthenticateArgs): Promise<AgentAd
   // access ended (its deletion revokes every authorization) is left to the actor stage: 401 account_access_ended.
   const authorization = getAgentAuthorization(db, verified.sub, verified.agentId);
   if (authorization?.decision === 'revoked' && !ENDED_STATES.has(findAccount(db, verified.sub)?.state ?? 'active')) {
-    throw refuse('The account revoked this agent\'s authorization.');
+    throw refuse("The account revoked this agent's authorization.");
   }
 
   return {
@@ -153,8 +169,10 @@ export async function admitInvitedAgent(args: AuthenticateArgs): Promise<AgentAd
 }
 
 function describeJoseError(err: unknown): string {
-  if (err instanceof errors.JWTExpired) return err.claim === 'iat' ? 'The invited-agent context is too old.' : 'The invited-agent context has expired.';
-  if (err instanceof errors.JWTClaimValidationFailed) return `The invited-agent context ${err.claim === 'typ' ? 'header typ' : `claim ${err.claim}`} is not acceptable.`;
+  if (err instanceof errors.JWTExpired)
+    return err.claim === 'iat' ? 'The invited-agent context is too old.' : 'The invited-agent context has expired.';
+  if (err instanceof errors.JWTClaimValidationFailed)
+    return `The invited-agent context ${err.claim === 'typ' ? 'header typ' : `claim ${err.claim}`} is not acceptable.`;
   if (err instanceof errors.JOSEAlgNotAllowed) return 'The invited-agent context algorithm is not accepted (HS256 only).';
   if (err instanceof errors.JWSSignatureVerificationFailed) return 'The invited-agent context signature does not verify.';
   return 'The invited-agent context is malformed or not acceptable.';

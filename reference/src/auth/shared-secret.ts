@@ -31,7 +31,11 @@ export function presentedSecret(carrier: SecretCarrier, get: (name: string) => s
 export type SecretVerdict = 'not_configured' | 'missing' | 'wrong' | 'ok';
 
 /** The verdict for one request: the route is closed when its secret is not configured (null). */
-export function checkSharedSecret(expected: string | null, carrier: SecretCarrier, get: (name: string) => string | undefined): SecretVerdict {
+export function checkSharedSecret(
+  expected: string | null,
+  carrier: SecretCarrier,
+  get: (name: string) => string | undefined,
+): SecretVerdict {
   if (expected === null) return 'not_configured';
   const presented = presentedSecret(carrier, get);
   if (presented === undefined) return 'missing';

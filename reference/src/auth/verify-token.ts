@@ -72,7 +72,8 @@ export function createTokenVerifier(config: Config, keySet: JWTVerifyGetKey = cr
         });
         const iatProblem = checkIssuedAt(payload.iat, now);
         if (iatProblem) throw rejected(iatProblem);
-        if (typeof payload.client_id !== 'string' || payload.client_id.length === 0) throw rejected('client_id must be a non-empty string.');
+        if (typeof payload.client_id !== 'string' || payload.client_id.length === 0)
+          throw rejected('client_id must be a non-empty string.');
         if (typeof payload.sub !== 'string' || payload.sub.length === 0) throw rejected('sub must be a non-empty string.');
         if (payload.scope !== undefined && typeof payload.scope !== 'string') throw rejected('scope must be a string.');
         return { raw: token, claims: payload as VerifiedToken['claims'], header: protectedHeader as Record<string, unknown> };

@@ -130,7 +130,11 @@ export function migrate(db: Database.Database): void {
       const again = db.prepare('SELECT 1 FROM schema_migrations WHERE version = ?').get(m.version);
       if (again) return;
       db.exec(m.sql);
-      db.prepare('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)').run(m.version, m.name, new Date().toISOString());
+      db.prepare('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)').run(
+        m.version,
+        m.name,
+        new Date().toISOString(),
+      );
     }).immediate();
   }
 }

@@ -39,8 +39,12 @@ function refundStatus(status: string | null): RefundResult['status'] {
 
 /** Stripe's outages as the service's 503; other errors pass through. */
 function outage(err: unknown): unknown {
-  if (err instanceof Stripe.errors.StripeConnectionError || err instanceof Stripe.errors.StripeAPIError || err instanceof Stripe.errors.StripeRateLimitError
-    || (err instanceof Stripe.errors.StripeError && (err.statusCode ?? 0) >= 500)) {
+  if (
+    err instanceof Stripe.errors.StripeConnectionError ||
+    err instanceof Stripe.errors.StripeAPIError ||
+    err instanceof Stripe.errors.StripeRateLimitError ||
+    (err instanceof Stripe.errors.StripeError && (err.statusCode ?? 0) >= 500)
+  ) {
     return new ProblemError('unavailable', {
       detail: 'The payment provider cannot be reached; nothing was charged or ordered. Retry later.',
       headers: { 'Retry-After': String(LIMITS.outageRetryAfterSeconds) },
@@ -64,26 +68,33 @@ export function createStripeProvider(o: StripeProviderOptions): PaymentProvider 
     name: 'stripe',
     async charge(r): Promise<ChargeResult> {
       try {
-        const intent = await stripe.paymentIntents.create({
-          amount: r.amountCents,
-          currency: r.currency.toLowerCase(),
-          payment_method: r.paymentMethodRef,
-          // Cards only (this API version names the list allowed_payment_method_types): no redirect-based method off-session.
-          allowed_payment_method_types: ['card'],
-          confirm: true,
-          off_session: true,
-          metadata: { order_id: r.orderId },
-        }, {
-          // Stripe's own idempotency, per attempt: the order id is new for every checkout request, so a network retry of
-          // this call never charges twice while two checkout requests still charge twice (spec: no request idempotency).
-          idempotencyKey: `charge-${r.orderId}`,
-        });
+        const intent = await stripe.paymentIntents.create(
+          {
+            amount: r.amountCents,
+            currency: r.currency.toLowerCase(),
+            payment_method: r.paymentMethodRef,
+            // Cards only (this API version names the list allowed_payment_method_types): no redirect-based method off-session.
+            allowed_payment_method_types: ['card'],
+            confirm: true,
+            off_session: true,
+            metadata: { order_id: r.orderId },
+          },
+          {
+            // Stripe's own idempotency, per attempt: the order id is new for every checkout request, so a network retry of
+            // this call never charges twice while two checkout requests still charge twice (spec: no request idempotency).
+            idempotencyKey: `charge-${r.orderId}`,
+          },
+        );
         const status = intentStatus(intent.status);
         const declineCode = intent.last_payment_error?.decline_code || intent.last_payment_error?.code || intent.status;
         return { status, providerRef: intent.id, ...(status === 'failed' && declineCode ? { declineCode } : {}) };
       } catch (err) {
         if (err instanceof Stripe.errors.StripeCardError) {
-          return { status: 'failed', providerRef: err.payment_intent?.id ?? err.requestId ?? 'stripe_card_error', declineCode: err.decline_code || err.code || 'card_declined' };
+          return {
+            status: 'failed',
+            providerRef: err.payment_intent?.id ?? err.requestId ?? 'stripe_card_error',
+            declineCode: err.decline_code || err.code || 'card_declined',
+          };
         }
         throw outage(err);
       }

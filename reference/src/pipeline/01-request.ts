@@ -53,9 +53,13 @@ function refuseAmbiguousFraming(req: Request): void {
     const name = req.rawHeaders[i]!.toLowerCase();
     if ((SINGLE_HEADERS as readonly string[]).includes(name)) counts.set(name, (counts.get(name) ?? 0) + 1);
   }
-  const issues = SINGLE_HEADERS.filter((n) => (counts.get(n) ?? 0) > 1)
-    .map((n) => ({ path: `headers.${n}`, code: 'duplicate', message: `The ${n} header may appear only once.` }));
-  if (req.httpVersion === '1.1' && !counts.has('host')) issues.push({ path: 'headers.host', code: 'required', message: 'An HTTP/1.1 request needs a Host header.' });
+  const issues = SINGLE_HEADERS.filter((n) => (counts.get(n) ?? 0) > 1).map((n) => ({
+    path: `headers.${n}`,
+    code: 'duplicate',
+    message: `The ${n} header may appear only once.`,
+  }));
+  if (req.httpVersion === '1.1' && !counts.has('host'))
+    issues.push({ path: 'headers.host', code: 'required', message: 'An HTTP/1.1 request needs a Host header.' });
   if (issues.length > 0) throw new ProblemError('invalid_request', { detail: issues[0]!.message, issues });
 }
 

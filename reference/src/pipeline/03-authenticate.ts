@@ -4,12 +4,20 @@ import type { RequestHandler } from 'express';
 import { HEADERS } from '../../../contract/headers.js';
 import { parseAuthorization } from '../auth/challenge.js';
 import { classifyCaller } from '../auth/classify.js';
-import { ASSISTANT_BROWSER_SESSION_HEADER, authenticateDpop, isSignedOutProxyToken, signedOutProxyCaller, startDpopRequest, verifySignedOutProxyToken } from '../auth/assistant.js';
+import {
+  ASSISTANT_BROWSER_SESSION_HEADER,
+  authenticateDpop,
+  isSignedOutProxyToken,
+  signedOutProxyCaller,
+  startDpopRequest,
+  verifySignedOutProxyToken,
+} from '../auth/assistant.js';
 import { scopesOf } from '../auth/verify-token.js';
 import { ProblemError } from '../problem.js';
 import { contextOf, need } from './context.js';
 
-const invalidToken = (detail: string) => new ProblemError('invalid_token', { detail, challenge: { kind: 'chosen', error: 'invalid_token' } });
+const invalidToken = (detail: string) =>
+  new ProblemError('invalid_token', { detail, challenge: { kind: 'chosen', error: 'invalid_token' } });
 
 export function authenticateStage(): RequestHandler {
   return async (req, res, next) => {
@@ -32,7 +40,9 @@ export function authenticateStage(): RequestHandler {
 
     // Signed-out proxy tokens are verified separately (their own type and key: auth/assistant.ts).
     const signedOut = isSignedOutProxyToken(auth.credential);
-    const token = signedOut ? await verifySignedOutProxyToken(auth.credential, domain.config, domain.clock()) : await domain.verifier.verify(auth.credential, domain.clock());
+    const token = signedOut
+      ? await verifySignedOutProxyToken(auth.credential, domain.config, domain.clock())
+      : await domain.verifier.verify(auth.credential, domain.clock());
     const cnf = token.claims.cnf as { jkt?: unknown } | undefined;
     if (scheme === 'bearer' && cnf && typeof cnf === 'object' && cnf.jkt !== undefined) {
       // A DPoP-bound token presented as Bearer is a downgrade: refused (an assistant token already chose the DPoP scheme).
@@ -42,16 +52,19 @@ export function authenticateStage(): RequestHandler {
     // An assistant's original artifact is its token (Assistant-Subject) or its browser session (Assistant-Browser-Session);
     // admitAssistant refuses both at once and the one that does not fit the forwarder.
     const assistantArtifact = req.get(HEADERS.assistantSubject) !== undefined || req.get(ASSISTANT_BROWSER_SESSION_HEADER) !== undefined;
-    const caller = signedOut ? signedOutProxyCaller(token) : classifyCaller(
-      { clientId: token.claims.client_id, sub: token.claims.sub, act: token.claims.act, aud: [token.claims.aud ?? []].flat() },
-      domain.config,
-      { invitedAgentContext: req.get(HEADERS.invitedAgentContext) !== undefined, assistantSubject: assistantArtifact },
-    );
+    const caller = signedOut
+      ? signedOutProxyCaller(token)
+      : classifyCaller(
+          { clientId: token.claims.client_id, sub: token.claims.sub, act: token.claims.act, aud: [token.claims.aud ?? []].flat() },
+          domain.config,
+          { invitedAgentContext: req.get(HEADERS.invitedAgentContext) !== undefined, assistantSubject: assistantArtifact },
+        );
     ctx.token = token;
     ctx.caller = caller;
     ctx.scopes = scopesOf(token.claims);
     // The DPoP scheme, and assistant tokens however sent: proof, key binding, nonce and replay (auth/assistant.ts).
-    if (scheme === 'dpop' || caller.kind === 'assistant') await authenticateDpop({ req, res, ctx, token, caller, scheme, chosenScheme: ctx.scheme });
+    if (scheme === 'dpop' || caller.kind === 'assistant')
+      await authenticateDpop({ req, res, ctx, token, caller, scheme, chosenScheme: ctx.scheme });
     next();
   };
 }

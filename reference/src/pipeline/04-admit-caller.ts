@@ -18,29 +18,42 @@ export function admitCallerStage(): RequestHandler {
 
     for (const [name, kinds] of Object.entries(HEADER_ADMITTED_KINDS)) {
       if (req.get(name) !== undefined && !kinds.includes(caller.kind)) {
-        throw invalidRequest([{ path: `headers.${name}`, code: 'not_allowed', message: `${name} is not accepted from ${caller.kind} callers.` }],
-          `The ${name} header is not accepted with this credential.`);
+        throw invalidRequest(
+          [{ path: `headers.${name}`, code: 'not_allowed', message: `${name} is not accepted from ${caller.kind} callers.` }],
+          `The ${name} header is not accepted with this credential.`,
+        );
       }
     }
 
     if (caller.kind === 'guest') {
       const shopperIp = req.get(HEADERS.shopperIp);
       if (shopperIp !== undefined && (shopperIp.length === 0 || shopperIp.length > LIMITS.shopperIpChars)) {
-        throw invalidRequest([{ path: `headers.${HEADERS.shopperIp}`, code: 'too_long', message: `Shopper-IP must be 1 to ${LIMITS.shopperIpChars} characters.` }]);
+        throw invalidRequest([
+          {
+            path: `headers.${HEADERS.shopperIp}`,
+            code: 'too_long',
+            message: `Shopper-IP must be 1 to ${LIMITS.shopperIpChars} characters.`,
+          },
+        ]);
       }
       ctx.shopperIp = shopperIp ?? null;
       ctx.guestCartId = null;
       const session = req.get(HEADERS.guestSession);
       // The service verifies guest sessions on cart routes only (Guest sessions 1).
       if (session !== undefined && operation.group === 'cart') {
-        const result = verifyGuestSession(session, {
-          current: config.guestSessionKey,
-          previous: config.guestSessionKeyPrevious,
-          previousUntil: config.guestSessionKeyPreviousUntil ? new Date(config.guestSessionKeyPreviousUntil) : null,
-        }, clock());
+        const result = verifyGuestSession(
+          session,
+          {
+            current: config.guestSessionKey,
+            previous: config.guestSessionKeyPrevious,
+            previousUntil: config.guestSessionKeyPreviousUntil ? new Date(config.guestSessionKeyPreviousUntil) : null,
+          },
+          clock(),
+        );
         if (!result.ok) {
           throw new ProblemError('invalid_guest_session', {
-            detail: result.reason === 'expired_key' ? 'The guest session was signed with a retired key.' : 'The guest session is not valid.',
+            detail:
+              result.reason === 'expired_key' ? 'The guest session was signed with a retired key.' : 'The guest session is not valid.',
             challenge: { kind: 'bearer', error: 'invalid_token' },
           });
         }
@@ -52,9 +65,14 @@ export function admitCallerStage(): RequestHandler {
       const operator = req.get(HEADERS.operator);
       // Without the attribution header a backoffice token matches no caller kind (Token verification 3: 401 or 403): the
       // token is valid, so re-authenticating would not help; 403 caller_not_allowed.
-      if (!operator) throw new ProblemError('caller_not_allowed', { detail: 'A backoffice token is an operator only with an Operator attribution header.' });
+      if (!operator)
+        throw new ProblemError('caller_not_allowed', {
+          detail: 'A backoffice token is an operator only with an Operator attribution header.',
+        });
       if (operator.length > 256) {
-        throw invalidRequest([{ path: `headers.${HEADERS.operator}`, code: 'too_long', message: 'The Operator attribution header is 1-256 characters.' }]);
+        throw invalidRequest([
+          { path: `headers.${HEADERS.operator}`, code: 'too_long', message: 'The Operator attribution header is 1-256 characters.' },
+        ]);
       }
       ctx.operatorId = operator;
     }
@@ -62,7 +80,15 @@ export function admitCallerStage(): RequestHandler {
     // Agents acting through a permission snapshot: the forwarded or presented artifact decides who they speak for.
     if (caller.kind === 'invited-agent' || caller.kind === 'assistant') {
       const token = need(ctx.token, 'token');
-      const args = { req, res, ctx, token, caller, scheme: (req.get('authorization') ?? '').toLowerCase().startsWith('dpop ') ? 'dpop' as const : 'bearer' as const, chosenScheme: ctx.scheme };
+      const args = {
+        req,
+        res,
+        ctx,
+        token,
+        caller,
+        scheme: (req.get('authorization') ?? '').toLowerCase().startsWith('dpop ') ? ('dpop' as const) : ('bearer' as const),
+        chosenScheme: ctx.scheme,
+      };
       ctx.agent = caller.kind === 'invited-agent' ? await admitInvitedAgent(args) : await admitAssistant(args);
     }
     next();

@@ -25,16 +25,30 @@ export function actorStage(): RequestHandler {
             challenge: { kind: 'chosen', error: 'invalid_token' },
           });
         }
-        actor = caller.kind === 'customer'
-          ? { callerKind: 'customer', accountSub: account.sub, cartOwner: `account:${account.sub}`, domainScopes: [], channel: 'web' }
-          : { callerKind: 'delegated', accountSub: account.sub, cartOwner: `account:${account.sub}`, domainScopes: [], channel: caller.channel, origin: 'oauth' };
+        actor =
+          caller.kind === 'customer'
+            ? { callerKind: 'customer', accountSub: account.sub, cartOwner: `account:${account.sub}`, domainScopes: [], channel: 'web' }
+            : {
+                callerKind: 'delegated',
+                accountSub: account.sub,
+                cartOwner: `account:${account.sub}`,
+                domainScopes: [],
+                channel: caller.channel,
+                origin: 'oauth',
+              };
         break;
       }
       case 'guest':
         actor = { callerKind: 'guest', accountSub: null, cartOwner: ctx.guestCartId ? `guest:${ctx.guestCartId}` : null, domainScopes: [] };
         break;
       case 'operator':
-        actor = { callerKind: 'operator', accountSub: null, cartOwner: null, domainScopes: [], operatorId: need(ctx.operatorId, 'operator id') };
+        actor = {
+          callerKind: 'operator',
+          accountSub: null,
+          cartOwner: null,
+          domainScopes: [],
+          operatorId: need(ctx.operatorId, 'operator id'),
+        };
         break;
       case 'invited-agent':
       case 'assistant': {
@@ -42,14 +56,18 @@ export function actorStage(): RequestHandler {
         if (agent.accountSub !== null) {
           const account = ensureAccount(db, agent.accountSub, clock());
           if (ENDED.has(account.state)) {
-            throw new ProblemError('account_access_ended', { detail: 'Access to this account has ended.', challenge: { kind: 'chosen', error: 'invalid_token' } });
+            throw new ProblemError('account_access_ended', {
+              detail: 'Access to this account has ended.',
+              challenge: { kind: 'chosen', error: 'invalid_token' },
+            });
           }
         }
         actor = {
           callerKind: caller.kind,
           accountSub: agent.accountSub,
           // A signed-out assistant keeps a cart of its own session (base catalog and cart authority only).
-          cartOwner: agent.accountSub !== null ? `account:${agent.accountSub}` : agent.sessionId !== null ? `session:${agent.sessionId}` : null,
+          cartOwner:
+            agent.accountSub !== null ? `account:${agent.accountSub}` : agent.sessionId !== null ? `session:${agent.sessionId}` : null,
           domainScopes: [],
           origin: caller.kind === 'assistant' ? 'assistant' : 'oauth',
           agent,

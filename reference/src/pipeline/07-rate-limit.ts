@@ -38,7 +38,12 @@ export function normaliseShopperIp(value: string): string {
     const left = head ? head.split(':') : [];
     const right = tail ? tail.split(':') : [];
     const full = v.includes('::') ? [...left, ...Array(8 - left.length - right.length).fill('0'), ...right] : left;
-    return full.slice(0, 4).map((h) => h.replace(/^0+(?=.)/, '')).join(':') + '::/64';
+    return (
+      full
+        .slice(0, 4)
+        .map((h) => h.replace(/^0+(?=.)/, ''))
+        .join(':') + '::/64'
+    );
   }
   return v;
 }

@@ -2,14 +2,45 @@
 // checkout reads. Every handler acts on `actor.accountSub` only: the guard admitted an account-bound caller whose account is
 // active, and every query filters on that account, so another account's id answers 404 exactly like a missing one.
 import {
-  addAddressBody, addressListSchema, addressParams, addressSchema, cancelOrderBody, checkoutAddressSchema, checkoutMethodListSchema,
-  identitySchema, listOrdersQuery, MAX_ADDRESSES, orderPageSchema, orderParams, orderSchema, paymentMethodListSchema, profileSchema,
+  addAddressBody,
+  addressListSchema,
+  addressParams,
+  addressSchema,
+  cancelOrderBody,
+  checkoutAddressSchema,
+  checkoutMethodListSchema,
+  identitySchema,
+  listOrdersQuery,
+  MAX_ADDRESSES,
+  orderPageSchema,
+  orderParams,
+  orderSchema,
+  paymentMethodListSchema,
+  profileSchema,
   requestReturnBody,
 } from '../schemas/account.js';
 import {
-  countAddresses, defaultAddress, deleteAddress, insertAddress, listAddresses, listCheckoutMethods, listOrders,
-  listPaymentMethods, markRefunded, orderLines, orderPayments, orderReturns, orderStatus, readIdentity, readOrder, readProfile,
-  RETURNABLE, writeCancellation, writeReturn, type Order, type PaymentRow,
+  countAddresses,
+  defaultAddress,
+  deleteAddress,
+  insertAddress,
+  listAddresses,
+  listCheckoutMethods,
+  listOrders,
+  listPaymentMethods,
+  markRefunded,
+  orderLines,
+  orderPayments,
+  orderReturns,
+  orderStatus,
+  readIdentity,
+  readOrder,
+  readProfile,
+  RETURNABLE,
+  writeCancellation,
+  writeReturn,
+  type Order,
+  type PaymentRow,
 } from '../store/account.js';
 import type { Domain } from '../domain.js';
 import type { Actor } from '../pipeline/context.js';
@@ -46,7 +77,11 @@ function decodeCursor(cursor: string | undefined): number {
  * of the same order arriving meanwhile is refused instead of refunding twice.
  */
 
-async function refundAll(domain: Domain, orderId: string, payments: readonly PaymentRow[]): Promise<{ refunded: PaymentRow[]; failure?: unknown }> {
+async function refundAll(
+  domain: Domain,
+  orderId: string,
+  payments: readonly PaymentRow[],
+): Promise<{ refunded: PaymentRow[]; failure?: unknown }> {
   const refunded: PaymentRow[] = [];
   for (const p of payments) {
     try {
@@ -68,9 +103,12 @@ function checkReturnLines(lines: readonly { variant_id: string; quantity: number
   const seen = new Set<string>();
   lines.forEach((l, i) => {
     const have = ordered.get(l.variant_id);
-    if (have === undefined) issues.push({ path: `body.lines.${i}.variant_id`, code: 'not_in_order', message: `The order has no line for ${l.variant_id}.` });
-    else if (l.quantity > have) issues.push({ path: `body.lines.${i}.quantity`, code: 'too_big', message: `The order holds ${have} of ${l.variant_id}.` });
-    if (seen.has(l.variant_id)) issues.push({ path: `body.lines.${i}.variant_id`, code: 'duplicate', message: `${l.variant_id} is named twice.` });
+    if (have === undefined)
+      issues.push({ path: `body.lines.${i}.variant_id`, code: 'not_in_order', message: `The order has no line for ${l.variant_id}.` });
+    else if (l.quantity > have)
+      issues.push({ path: `body.lines.${i}.quantity`, code: 'too_big', message: `The order holds ${have} of ${l.variant_id}.` });
+    if (seen.has(l.variant_id))
+      issues.push({ path: `body.lines.${i}.variant_id`, code: 'duplicate', message: `${l.variant_id} is named twice.` });
     seen.add(l.variant_id);
   });
   if (issues.length > 0) throw invalidRequest(issues, 'The return names lines the order does not have.');
@@ -100,17 +138,29 @@ export const accountRoutes = [
     success: {
       status: 201,
       schema: addressSchema,
-      description: 'The saved address. No `Location`: the contract has no GET for one address (creates carry `Location` only where a GET URL exists); the address is read through listAddresses and deleted at `/v1/me/addresses/{id}`.',
+      description:
+        'The saved address. No `Location`: the contract has no GET for one address (creates carry `Location` only where a GET URL exists); the address is read through listAddresses and deleted at `/v1/me/addresses/{id}`.',
     },
     handle: ({ domain, actor, input }) => {
       const sub = accountOf(actor);
       const { db, clock } = domain;
-      const address = db.transaction(() => {
-        if (countAddresses(db, sub) >= MAX_ADDRESSES) {
-          throw invalidRequest([{ path: 'body', code: 'too_many_addresses', message: `An account holds at most ${MAX_ADDRESSES} addresses; delete one first.` }], 'The account has too many addresses.');
-        }
-        return insertAddress(db, sub, input.body, clock());
-      }).immediate();
+      const address = db
+        .transaction(() => {
+          if (countAddresses(db, sub) >= MAX_ADDRESSES) {
+            throw invalidRequest(
+              [
+                {
+                  path: 'body',
+                  code: 'too_many_addresses',
+                  message: `An account holds at most ${MAX_ADDRESSES} addresses; delete one first.`,
+                },
+              ],
+              'The account has too many addresses.',
+            );
+          }
+          return insertAddress(db, sub, input.body, clock());
+        })
+        .immediate();
       return { status: 201, body: address };
     },
   }),
@@ -130,14 +180,18 @@ export const accountRoutes = [
   defineRoute({
     operationId: 'listPaymentMethods',
     summary: 'List saved cards',
-    success: { status: 200, schema: paymentMethodListSchema, description: 'Every saved card of the account, expired ones included and marked; never the provider reference.' },
+    success: {
+      status: 200,
+      schema: paymentMethodListSchema,
+      description: 'Every saved card of the account, expired ones included and marked; never the provider reference.',
+    },
     handle: ({ domain, actor }) => ({ status: 200, body: { items: listPaymentMethods(domain.db, accountOf(actor), domain.clock()) } }),
   }),
   defineRoute({
     operationId: 'listOrders',
     summary: 'List orders',
     query: listOrdersQuery,
-    success: { status: 200, schema: orderPageSchema, description: 'A page of the account\'s orders, newest first.' },
+    success: { status: 200, schema: orderPageSchema, description: "A page of the account's orders, newest first." },
     handle: ({ domain, actor, input }) => {
       const offset = decodeCursor(input.query.cursor);
       const page = listOrders(domain.db, accountOf(actor), { status: input.query.status, offset, limit: input.query.limit });
@@ -167,41 +221,50 @@ export const accountRoutes = [
       const sub = accountOf(actor);
       const { db, clock } = domain;
       const id = input.params.id;
-      const notCancellable = (status: string) => new ProblemError('order_not_cancellable', { detail: `An order in status ${status} cannot be cancelled.` });
+      const notCancellable = (status: string) =>
+        new ProblemError('order_not_cancellable', { detail: `An order in status ${status} cannot be cancelled.` });
       const status = orderStatus(db, sub, id);
       if (status === undefined) throw orderNotFound();
       if (!CANCELLABLE.has(status)) throw notCancellable(status);
 
-      await exclusively(domain, id, new ProblemError('order_not_cancellable', { detail: 'A cancellation or refund of this order is already in progress.' }), async () => {
-        const toRefund = orderPayments(db, id).filter((p) => p.status === 'succeeded' && p.amount_cents > p.refunded_cents);
-        // The provider first; then every write of the cancellation in one transaction.
-        const { refunded, failure } = await refundAll(domain, id, toRefund);
-        const refundedIds = refunded.map((p) => p.id);
-        const refundedCents = refunded.reduce((n, p) => n + p.amount_cents - p.refunded_cents, 0);
-        db.transaction(() => {
-          const now = clock();
+      await exclusively(
+        domain,
+        id,
+        new ProblemError('order_not_cancellable', { detail: 'A cancellation or refund of this order is already in progress.' }),
+        async () => {
+          const toRefund = orderPayments(db, id).filter((p) => p.status === 'succeeded' && p.amount_cents > p.refunded_cents);
+          // The provider first; then every write of the cancellation in one transaction.
+          const { refunded, failure } = await refundAll(domain, id, toRefund);
+          const refundedIds = refunded.map((p) => p.id);
+          const refundedCents = refunded.reduce((n, p) => n + p.amount_cents - p.refunded_cents, 0);
+          db.transaction(() => {
+            const now = clock();
+            if (failure !== undefined) {
+              // Money the provider did return is recorded; the order itself stays as it was.
+              markRefunded(db, refundedIds, now);
+              return;
+            }
+            const current = orderStatus(db, sub, id);
+            if (current === undefined || !CANCELLABLE.has(current)) {
+              // Another instance changed the order while the provider was called.
+              markRefunded(db, refundedIds, now);
+              if (refundedIds.length > 0) domain.log.error('refund_without_cancellation', { orderId: id, paymentIds: refundedIds });
+              throw notCancellable(current ?? 'unknown');
+            }
+            writeCancellation(db, id, refundedIds, now);
+            audit(db, {
+              at: now,
+              actor: auditActor(actor),
+              action: 'order.cancelled',
+              target: id,
+              details: { from: current, reason: input.body?.reason ?? null, refunded_cents: refundedCents, refunded_payments: refundedIds },
+            });
+          }).immediate();
           if (failure !== undefined) {
-            // Money the provider did return is recorded; the order itself stays as it was.
-            markRefunded(db, refundedIds, now);
-            return;
+            throw new ProblemError('internal_error', { detail: 'The refund failed at the payment provider.', cause: failure });
           }
-          const current = orderStatus(db, sub, id);
-          if (current === undefined || !CANCELLABLE.has(current)) {
-            // Another instance changed the order while the provider was called.
-            markRefunded(db, refundedIds, now);
-            if (refundedIds.length > 0) domain.log.error('refund_without_cancellation', { orderId: id, paymentIds: refundedIds });
-            throw notCancellable(current ?? 'unknown');
-          }
-          writeCancellation(db, id, refundedIds, now);
-          audit(db, {
-            at: now, actor: auditActor(actor), action: 'order.cancelled', target: id,
-            details: { from: current, reason: input.body?.reason ?? null, refunded_cents: refundedCents, refunded_payments: refundedIds },
-          });
-        }).immediate();
-        if (failure !== undefined) {
-          throw new ProblemError('internal_error', { detail: 'The refund failed at the payment provider.', cause: failure });
-        }
-      });
+        },
+      );
       return { status: 200, body: ownOrder(domain, sub, id) };
     },
   }),
@@ -213,7 +276,8 @@ export const accountRoutes = [
     success: {
       status: 201,
       schema: orderSchema,
-      description: 'The order, now `return_requested`, with the new return in `returns`. `Location` is the order\'s URL, where the return is read.',
+      description:
+        "The order, now `return_requested`, with the new return in `returns`. `Location` is the order's URL, where the return is read.",
     },
     errors: ['not_found', 'order_not_returnable'],
     handle: ({ domain, actor, input }) => {
@@ -226,14 +290,24 @@ export const accountRoutes = [
         if (status === undefined) throw orderNotFound();
         // Only a delivered order, and only once.
         if (status !== RETURNABLE || orderReturns(db, id).length > 0) {
-          throw new ProblemError('order_not_returnable', { detail: status === RETURNABLE ? 'A return was already requested for this order.' : `An order in status ${status} cannot be returned.` });
+          throw new ProblemError('order_not_returnable', {
+            detail:
+              status === RETURNABLE ? 'A return was already requested for this order.' : `An order in status ${status} cannot be returned.`,
+          });
         }
         if (input.body.lines) checkReturnLines(input.body.lines, new Map(lines.map((l) => [l.variant_id, l.quantity])));
         const now = clock();
         const returnId = writeReturn(db, sub, id, input.body.reason, now);
         audit(db, {
-          at: now, actor: auditActor(actor), action: 'order.return_requested', target: id,
-          details: { return_id: returnId, reason: input.body.reason, lines: input.body.lines ?? lines.map((l) => ({ variant_id: l.variant_id, quantity: l.quantity })) },
+          at: now,
+          actor: auditActor(actor),
+          action: 'order.return_requested',
+          target: id,
+          details: {
+            return_id: returnId,
+            reason: input.body.reason,
+            lines: input.body.lines ?? lines.map((l) => ({ variant_id: l.variant_id, quantity: l.quantity })),
+          },
         });
       }).immediate();
       return { status: 201, body: ownOrder(domain, sub, id), headers: { Location: `/v1/me/orders/${id}` } };

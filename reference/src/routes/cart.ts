@@ -29,7 +29,11 @@ export const cartRoutes = [
     operationId: 'addCartItem',
     summary: 'Add a variant to the cart',
     body: addCartItemBody,
-    success: { status: 201, schema: cartSchema, description: 'The cart with the new or grown line. No Location: a line has no URL of its own.' },
+    success: {
+      status: 201,
+      schema: cartSchema,
+      description: 'The cart with the new or grown line. No Location: a line has no URL of its own.',
+    },
     errors: ['guest_session_required', 'unknown_variant', 'insufficient_stock'],
     handle: ({ domain, actor, input }) => {
       const owner = writableOwner(actor);
@@ -40,7 +44,13 @@ export const cartRoutes = [
         const now = clock();
         const cartId = ensureCart(db, owner, now);
         const quantity = (lineQuantity(db, cartId, variant.id) ?? 0) + input.body.quantity;
-        if (quantity > MAX_LINE_QUANTITY) throw new ProblemError('invalid_request', { detail: `A line holds at most ${MAX_LINE_QUANTITY} units.`, issues: [{ path: 'body.quantity', code: 'too_big', message: `The line would hold ${quantity} units; at most ${MAX_LINE_QUANTITY}.` }] });
+        if (quantity > MAX_LINE_QUANTITY)
+          throw new ProblemError('invalid_request', {
+            detail: `A line holds at most ${MAX_LINE_QUANTITY} units.`,
+            issues: [
+              { path: 'body.quantity', code: 'too_big', message: `The line would hold ${quantity} units; at most ${MAX_LINE_QUANTITY}.` },
+            ],
+          });
         checkStock(variant.id, variant.stock, quantity);
         setLine(db, cartId, variant.id, quantity, now);
       }).immediate();

@@ -39,12 +39,18 @@ function filledCart(db: Db, cartOwner: string): Cart {
 function shippingAddress(db: Db, sub: string, named: string | undefined): ShippingAddress | undefined {
   if (named === undefined) return newestAddress(db, sub);
   const found = findAddress(db, sub, named);
-  if (!found) throw new ProblemError('address_required', { detail: 'The account has no address with this id: name one of its addresses, or save one first.' });
+  if (!found)
+    throw new ProblemError('address_required', {
+      detail: 'The account has no address with this id: name one of its addresses, or save one first.',
+    });
   return found;
 }
 
 const priced = (cart: Cart, address: ShippingAddress | undefined): Totals =>
-  priceOrder(cart.lines.map((l) => ({ unitPriceCents: l.unit_price_cents, quantity: l.quantity })), address?.country ?? null);
+  priceOrder(
+    cart.lines.map((l) => ({ unitPriceCents: l.unit_price_cents, quantity: l.quantity })),
+    address?.country ?? null,
+  );
 
 /**
  * Checkouts of one cart run one at a time in this process: a double submission waits for the first, then finds the cart
@@ -56,7 +62,10 @@ async function oneAtATime<T>(db: Db, key: string, work: () => Promise<T>): Promi
   if (!queue) running.set(db, (queue = new Map()));
   const before = queue.get(key) ?? Promise.resolve();
   const mine = before.then(work);
-  const settled = mine.then(() => undefined, () => undefined);
+  const settled = mine.then(
+    () => undefined,
+    () => undefined,
+  );
   queue.set(key, settled);
   try {
     return await mine;
@@ -70,7 +79,12 @@ export const checkoutRoutes = [
     operationId: 'createCheckoutPreview',
     summary: 'Preview the totals of a checkout of the account cart',
     body: createCheckoutPreviewBody,
-    success: { status: 200, schema: checkoutPreviewSchema, description: 'The cart\'s lines and totals for the address named or the account\'s newest. 200, not 201: a preview is computed, not stored, and has no URL.' },
+    success: {
+      status: 200,
+      schema: checkoutPreviewSchema,
+      description:
+        "The cart's lines and totals for the address named or the account's newest. 200, not 201: a preview is computed, not stored, and has no URL.",
+    },
     errors: ['cart_empty', 'address_required', 'unknown_payment_method'],
     handle: ({ domain, actor, input }) => {
       const { sub, cartOwner } = accountOf(actor);
@@ -84,9 +98,15 @@ export const checkoutRoutes = [
       return {
         status: 200,
         body: {
-          lines: cart.lines, item_count: cart.item_count, currency: cart.currency,
-          subtotal_cents: t.subtotalCents, shipping_cents: t.shippingCents, tax_cents: t.taxCents, total_cents: t.totalCents,
-          address_id: address?.id ?? null, payment_method_id: input.body.payment_method_id ?? null,
+          lines: cart.lines,
+          item_count: cart.item_count,
+          currency: cart.currency,
+          subtotal_cents: t.subtotalCents,
+          shipping_cents: t.shippingCents,
+          tax_cents: t.taxCents,
+          total_cents: t.totalCents,
+          address_id: address?.id ?? null,
+          payment_method_id: input.body.payment_method_id ?? null,
         },
       };
     },
@@ -95,7 +115,12 @@ export const checkoutRoutes = [
     operationId: 'checkoutSavedCard',
     summary: 'Place an order for the account cart, paid with a saved card',
     body: checkoutSavedCardBody,
-    success: { status: 201, schema: orderSchema, description: 'The order placed (status `paid`, or `pending_payment` while the provider settles), with `Location: /v1/me/orders/{id}`. The cart is emptied of the ordered lines. Idempotency-Key is accepted and ignored: every successful call places an order.' },
+    success: {
+      status: 201,
+      schema: orderSchema,
+      description:
+        'The order placed (status `paid`, or `pending_payment` while the provider settles), with `Location: /v1/me/orders/{id}`. The cart is emptied of the ordered lines. Idempotency-Key is accepted and ignored: every successful call places an order.',
+    },
     errors: ['cart_empty', 'unknown_payment_method', 'address_required', 'insufficient_stock', 'cart_changed', 'payment_failed'],
     handle: async ({ domain, actor, input, req }) => {
       const { sub, cartOwner } = accountOf(actor);
@@ -109,13 +134,20 @@ export const checkoutRoutes = [
         if (!address) throw new ProblemError('address_required', { detail: 'The account has no address: save one, then check out.' });
         for (const line of cart.lines) {
           const stock = findVariant(db, line.variant_id)?.stock ?? 0;
-          if (line.quantity > stock) throw new ProblemError('insufficient_stock', { detail: `Only ${stock} of ${line.variant_id} are in stock.` });
+          if (line.quantity > stock)
+            throw new ProblemError('insufficient_stock', { detail: `Only ${stock} of ${line.variant_id} are in stock.` });
         }
         const totals = priced(cart, address);
         const orderId = newId('ord');
 
         // The charge happens outside any transaction (it is a network call); nothing is written before it.
-        const charge = await payments.charge({ orderId, amountCents: totals.totalCents, currency: cart.currency, paymentMethodRef: card.provider_ref, accountSub: sub });
+        const charge = await payments.charge({
+          orderId,
+          amountCents: totals.totalCents,
+          currency: cart.currency,
+          paymentMethodRef: card.provider_ref,
+          accountSub: sub,
+        });
         if (charge.status === 'failed') {
           log.info('checkout_declined', { order_id: orderId, provider: payments.name, decline_code: charge.declineCode ?? null });
           throw new ProblemError('payment_failed', { detail: 'The card was declined. Nothing was ordered and the cart is unchanged.' });
@@ -124,7 +156,13 @@ export const checkoutRoutes = [
         const key = req.get('idempotency-key');
         try {
           placeOrder(db, {
-            orderId, accountSub: sub, cartOwner, charged: cart, totals, addressId: address.id, paymentMethodId: card.id,
+            orderId,
+            accountSub: sub,
+            cartOwner,
+            charged: cart,
+            totals,
+            addressId: address.id,
+            paymentMethodId: card.id,
             payment: { provider: payments.name, providerRef: charge.providerRef, status: charge.status },
             idempotencyKey: key === undefined ? null : key.slice(0, IDEMPOTENCY_KEY_MAX),
             audit: { actor: `${actor.callerKind}:${sub}`, channel: actor.channel ?? null },
@@ -143,12 +181,30 @@ export const checkoutRoutes = [
   }),
 ];
 
-async function refundQuietly(payments: PaymentProvider, log: Logger, orderId: string, providerRef: string, amountCents: number): Promise<void> {
+async function refundQuietly(
+  payments: PaymentProvider,
+  log: Logger,
+  orderId: string,
+  providerRef: string,
+  amountCents: number,
+): Promise<void> {
   try {
     const refund = await payments.refund(providerRef, amountCents);
-    log.warn('checkout_charge_refunded', { order_id: orderId, provider: payments.name, payment_ref: providerRef, refund_ref: refund.providerRef, refund_status: refund.status });
+    log.warn('checkout_charge_refunded', {
+      order_id: orderId,
+      provider: payments.name,
+      payment_ref: providerRef,
+      refund_ref: refund.providerRef,
+      refund_status: refund.status,
+    });
   } catch (err) {
     // Money was taken and no order kept: an operator must refund by hand. The request still gets its own answer.
-    log.error('checkout_refund_failed', { order_id: orderId, provider: payments.name, payment_ref: providerRef, amount_cents: amountCents, error: (err as Error).message });
+    log.error('checkout_refund_failed', {
+      order_id: orderId,
+      provider: payments.name,
+      payment_ref: providerRef,
+      amount_cents: amountCents,
+      error: (err as Error).message,
+    });
   }
 }

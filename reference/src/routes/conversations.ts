@@ -37,7 +37,13 @@ import { discardRestOfBody } from '../drain.js';
 import { defineRoute, type RouteDef } from './define.js';
 
 /** Errors every conversation operation may answer beyond the pipeline's own (the DPoP refusals, the session, the cap). */
-const COMMON_ERRORS: readonly ErrorCode[] = ['invalid_dpop_proof', 'use_dpop_nonce', 'sign_in_required', 'payload_too_large', 'rate_limited'];
+const COMMON_ERRORS: readonly ErrorCode[] = [
+  'invalid_dpop_proof',
+  'use_dpop_nonce',
+  'sign_in_required',
+  'payload_too_large',
+  'rate_limited',
+];
 
 const notFound = () => new ProblemError('not_found', { detail: 'No conversation of this session has this id.' });
 
@@ -49,9 +55,12 @@ const notFound = () => new ProblemError('not_found', { detail: 'No conversation 
 export function checkConversationWriteSize(req: Request): void {
   const declared = req.get('content-length');
   const over = declared !== undefined && /^\d+$/.test(declared.trim()) && Number(declared) > LIMITS.conversationWriteBytes;
-  const measured = declared === undefined && req.body !== undefined && Buffer.byteLength(JSON.stringify(req.body) ?? '') > LIMITS.conversationWriteBytes;
+  const measured =
+    declared === undefined && req.body !== undefined && Buffer.byteLength(JSON.stringify(req.body) ?? '') > LIMITS.conversationWriteBytes;
   if (over || measured) {
-    throw new ProblemError('payload_too_large', { detail: `Conversation writes are capped at ${LIMITS.conversationWriteBytes} bytes (Content-Length).` });
+    throw new ProblemError('payload_too_large', {
+      detail: `Conversation writes are capped at ${LIMITS.conversationWriteBytes} bytes (Content-Length).`,
+    });
   }
 }
 
@@ -66,7 +75,9 @@ export function conversationWriteCapStage(): RequestHandler {
     const declared = req.get('content-length');
     if (declared !== undefined && /^\d+$/.test(declared.trim()) && Number(declared) > LIMITS.conversationWriteBytes) {
       discardRestOfBody(req);
-      throw new ProblemError('payload_too_large', { detail: `Conversation writes are capped at ${LIMITS.conversationWriteBytes} bytes (Content-Length).` });
+      throw new ProblemError('payload_too_large', {
+        detail: `Conversation writes are capped at ${LIMITS.conversationWriteBytes} bytes (Content-Length).`,
+      });
     }
     next();
   };
@@ -84,10 +95,15 @@ export function conversationOwner(req: Request, actor: Actor): ConversationOwner
   }
   if (agent.forwarderScopes !== null) {
     // "DPoP plus live session admission": a forwarder presents a Bearer machine token, never a DPoP-bound session token.
-    throw new ProblemError('caller_not_allowed', { detail: 'Conversations need the assistant\'s own DPoP session; forwarded assistants are not admitted.' });
+    throw new ProblemError('caller_not_allowed', {
+      detail: "Conversations need the assistant's own DPoP session; forwarded assistants are not admitted.",
+    });
   }
   if (!agent.signedIn || agent.accountSub === null || agent.sessionId === null) {
-    throw new ProblemError('sign_in_required', { detail: 'Conversations need an assistant session signed in to an account.', challenge: { kind: 'chosen', error: 'sign_in_required' } });
+    throw new ProblemError('sign_in_required', {
+      detail: 'Conversations need an assistant session signed in to an account.',
+      challenge: { kind: 'chosen', error: 'sign_in_required' },
+    });
   }
   return { sessionId: agent.sessionId, accountSub: agent.accountSub, agentId: agent.agentId };
 }
@@ -109,7 +125,13 @@ function eventFor(e: ConversationEvent) {
  * are committed, a `: keep-alive` comment every EVENT_STREAM_KEEPALIVE_MS; it ends after the event that ends the
  * conversation, when the access token expires, or when the client goes away. Resolves once the stream is over.
  */
-async function streamEvents(args: { ctx: RequestContext; req: Request; res: Response; owner: ConversationOwner; id: string }): Promise<void> {
+async function streamEvents(args: {
+  ctx: RequestContext;
+  req: Request;
+  res: Response;
+  owner: ConversationOwner;
+  id: string;
+}): Promise<void> {
   const { ctx, req, res, id } = args;
   const { db, config, clock, log } = need(ctx.domain, 'domain');
   const status = conversationStatus(db, args.owner, id);
@@ -136,7 +158,11 @@ async function streamEvents(args: { ctx: RequestContext; req: Request; res: Resp
         if (e.kind === 'status' && e.status !== 'open') ended = true;
       }
     } catch (err) {
-      log.warn('event_stream_failed', { requestId: ctx.requestId, conversationId: id, error: err instanceof Error ? err.message : String(err) });
+      log.warn('event_stream_failed', {
+        requestId: ctx.requestId,
+        conversationId: id,
+        error: err instanceof Error ? err.message : String(err),
+      });
       ended = true;
     }
     if (ended) stream.close();
@@ -165,9 +191,16 @@ export const conversationRoutes: RouteDef[] = [
   defineRoute({
     operationId: 'listConversations',
     summary: 'List the conversations of the assistant session',
-    success: { status: 200, schema: conversationListSchema, description: 'The conversations of this session and account, newest first, without their messages.' },
+    success: {
+      status: 200,
+      schema: conversationListSchema,
+      description: 'The conversations of this session and account, newest first, without their messages.',
+    },
     errors: COMMON_ERRORS,
-    handle: ({ domain, actor, req }) => ({ status: 200, body: { conversations: listConversations(domain.db, conversationOwner(req, actor)) } }),
+    handle: ({ domain, actor, req }) => ({
+      status: 200,
+      body: { conversations: listConversations(domain.db, conversationOwner(req, actor)) },
+    }),
   }),
   defineRoute({
     operationId: 'openConversation',
@@ -176,14 +209,18 @@ export const conversationRoutes: RouteDef[] = [
     success: {
       status: 201,
       schema: conversationSchema,
-      description: 'The new, open conversation; `Location` is its URL. A session has at most one open `direct` conversation: another is 409 `direct_conversation_open` naming it in `conversation_id`.',
+      description:
+        'The new, open conversation; `Location` is its URL. A session has at most one open `direct` conversation: another is 409 `direct_conversation_open` naming it in `conversation_id`.',
     },
     errors: [...COMMON_ERRORS, 'direct_conversation_open'],
     handle: ({ domain, actor, input, req }) => {
       const owner = conversationOwner(req, actor);
       const r = openConversation(domain.db, owner, input.body, domain.clock());
       if (!r.ok) {
-        throw new ProblemError('direct_conversation_open', { detail: 'This session already has an open direct conversation.', conversationId: r.openDirectId });
+        throw new ProblemError('direct_conversation_open', {
+          detail: 'This session already has an open direct conversation.',
+          conversationId: r.openDirectId,
+        });
       }
       return { status: 201, body: r.conversation, headers: { Location: `/assistant/conversations/${r.conversation.id}` } };
     },
@@ -208,7 +245,8 @@ export const conversationRoutes: RouteDef[] = [
     success: {
       status: 201,
       schema: conversationMessageSchema,
-      description: 'The message as recorded. No Location: a message is read with its conversation. The request is capped at 64 KiB by its Content-Length (413 `payload_too_large`); a conversation that is not open takes no message (400 `invalid_request`).',
+      description:
+        'The message as recorded. No Location: a message is read with its conversation. The request is capped at 64 KiB by its Content-Length (413 `payload_too_large`); a conversation that is not open takes no message (400 `invalid_request`).',
     },
     errors: [...COMMON_ERRORS, 'not_found'],
     handle: ({ domain, actor, input, req }) => {
@@ -230,7 +268,7 @@ export const conversationRoutes: RouteDef[] = [
       schema: null,
       description:
         '`text/event-stream` with `Cache-Control: no-store`: the events after `Last-Event-ID` (every event without it), then new ones as they happen. ' +
-        'Events: `message` (data: a ConversationMessage) and `status` (data: `{ status, at }`); each event\'s `id` is its position in the conversation. ' +
+        "Events: `message` (data: a ConversationMessage) and `status` (data: `{ status, at }`); each event's `id` is its position in the conversation. " +
         'A `: keep-alive` comment every 15 seconds (EVENT_STREAM_KEEPALIVE_MS). The stream ends after the `status` event that ends the conversation and when the access token expires.',
     },
     errors: [...COMMON_ERRORS, 'not_found'],
@@ -245,7 +283,11 @@ export const conversationRoutes: RouteDef[] = [
     operationId: 'closeConversation',
     summary: 'Close a conversation',
     params: conversationParams,
-    success: { status: 200, schema: conversationSchema, description: 'The conversation, now `closed`; one that had already ended is returned unchanged.' },
+    success: {
+      status: 200,
+      schema: conversationSchema,
+      description: 'The conversation, now `closed`; one that had already ended is returned unchanged.',
+    },
     errors: [...COMMON_ERRORS, 'not_found'],
     handle: ({ domain, actor, input, req }) => {
       const r = closeConversation(domain.db, conversationOwner(req, actor), input.params.id, domain.clock());

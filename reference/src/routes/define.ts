@@ -33,7 +33,11 @@ export interface RouteDef {
 
 type Out<S> = S extends Schema ? z.output<S> : undefined;
 
-export function defineRoute<P extends Schema | undefined = undefined, Q extends Schema | undefined = undefined, B extends Schema | undefined = undefined>(def: {
+export function defineRoute<
+  P extends Schema | undefined = undefined,
+  Q extends Schema | undefined = undefined,
+  B extends Schema | undefined = undefined,
+>(def: {
   operationId: string;
   summary: string;
   params?: P;

@@ -48,9 +48,24 @@ interface SecretDef {
 
 const SECRETS = {
   idpAction: { scheme: 'idpActionSecret', env: 'IDP_ACTION_SECRET', carrier: { kind: 'bearer' }, value: (c) => c.idpActionSecret },
-  proxyIdp: { scheme: 'proxyIdpSecret', env: 'PROXY_IDP_SECRET', carrier: { kind: 'header', name: 'X-Proxy-Idp-Secret' }, value: (c) => c.proxyIdpSecret },
-  conversationHub: { scheme: 'conversationHubSecret', env: 'CONVERSATION_HUB_SECRET', carrier: { kind: 'bearer' }, value: (c) => c.conversationHubSecret },
-  accountRecovery: { scheme: 'accountRecoverySecret', env: 'ACCOUNT_RECOVERY_SECRET', carrier: { kind: 'bearer' }, value: (c) => c.accountRecoverySecret },
+  proxyIdp: {
+    scheme: 'proxyIdpSecret',
+    env: 'PROXY_IDP_SECRET',
+    carrier: { kind: 'header', name: 'X-Proxy-Idp-Secret' },
+    value: (c) => c.proxyIdpSecret,
+  },
+  conversationHub: {
+    scheme: 'conversationHubSecret',
+    env: 'CONVERSATION_HUB_SECRET',
+    carrier: { kind: 'bearer' },
+    value: (c) => c.conversationHubSecret,
+  },
+  accountRecovery: {
+    scheme: 'accountRecoverySecret',
+    env: 'ACCOUNT_RECOVERY_SECRET',
+    carrier: { kind: 'bearer' },
+    value: (c) => c.accountRecoverySecret,
+  },
 } as const satisfies Record<string, SecretDef>;
 
 interface Success {
@@ -82,8 +97,9 @@ export const INTERNAL_ROUTES: readonly InternalRoute[] = [
   {
     operationId: 'recordSecurityIntent',
     path: '/internal/account/security-intents',
-    summary: 'Record a security intent of the identity provider\'s action script',
-    description: 'Called by the identity provider\'s action script (`Authorization: Bearer <IDP_ACTION_SECRET>`); not exposed by the storefront proxy. The body is read through a bounded reader of 8 KiB. Recorded once per `intent_id`.',
+    summary: "Record a security intent of the identity provider's action script",
+    description:
+      "Called by the identity provider's action script (`Authorization: Bearer <IDP_ACTION_SECRET>`); not exposed by the storefront proxy. The body is read through a bounded reader of 8 KiB. Recorded once per `intent_id`.",
     secret: SECRETS.idpAction,
     bodyLimit: LIMITS.securityIntentBytes,
     body: securityIntentSchema,
@@ -94,7 +110,10 @@ export const INTERNAL_ROUTES: readonly InternalRoute[] = [
     errors: [],
     handle: ({ domain, body }) => {
       const r = recordSecurityIntent(domain.db, body, domain.clock());
-      return { status: r.created ? 202 : 200, body: { intent_id: body.intent_id, status: r.created ? 'recorded' : 'duplicate', received_at: r.receivedAt } };
+      return {
+        status: r.created ? 202 : 200,
+        body: { intent_id: body.intent_id, status: r.created ? 'recorded' : 'duplicate', received_at: r.receivedAt },
+      };
     },
   },
   {
@@ -112,14 +131,18 @@ export const INTERNAL_ROUTES: readonly InternalRoute[] = [
     errors: [],
     handle: ({ domain, body }) => {
       const r = registerSignedOutSession(domain.db, body, domain.clock());
-      return { status: r.created ? 201 : 200, body: { session_id: r.session.session_id, state: r.session.state, scopes: r.session.scopes } };
+      return {
+        status: r.created ? 201 : 200,
+        body: { session_id: r.session.session_id, state: r.session.state, scopes: r.session.scopes },
+      };
     },
   },
   {
     operationId: 'recordConnectedAgent',
     path: '/internal/assistant/agents/connected',
     summary: 'Record that a customer connected an agent (identity-provider proxy)',
-    description: 'Records the connection and a `granted` authorization; with `session_id`, that assistant session is signed in to the account with the permissions as its live scopes.',
+    description:
+      'Records the connection and a `granted` authorization; with `session_id`, that assistant session is signed in to the account with the permissions as its live scopes.',
     secret: SECRETS.proxyIdp,
     bodyLimit: LIMITS.requestBodyBytes,
     body: agentConnectedSchema,
@@ -133,15 +156,22 @@ export const INTERNAL_ROUTES: readonly InternalRoute[] = [
       const permissions = [...new Set<string>(body.permissions)];
       return {
         status: r.created ? 201 : 200,
-        body: { subject: body.subject, agent_id: body.agent_id, permissions, decision: 'granted', ...(body.session_id !== undefined ? { session_id: body.session_id } : {}) },
+        body: {
+          subject: body.subject,
+          agent_id: body.agent_id,
+          permissions,
+          decision: 'granted',
+          ...(body.session_id !== undefined ? { session_id: body.session_id } : {}),
+        },
       };
     },
   },
   {
     operationId: 'recordAgentAuthorization',
     path: '/internal/agent-authorization',
-    summary: 'Record an account\'s authorization decision about an agent (identity-provider proxy)',
-    description: '`granted` sets the permissions and the live scopes of the agent\'s signed-in sessions; `revoked` signs those sessions out.',
+    summary: "Record an account's authorization decision about an agent (identity-provider proxy)",
+    description:
+      "`granted` sets the permissions and the live scopes of the agent's signed-in sessions; `revoked` signs those sessions out.",
     secret: SECRETS.proxyIdp,
     bodyLimit: LIMITS.requestBodyBytes,
     body: agentAuthorizationSchema,
@@ -157,7 +187,8 @@ export const INTERNAL_ROUTES: readonly InternalRoute[] = [
     operationId: 'recordConversationTurn',
     path: '/internal/conversations/{id}/turn',
     summary: 'Deliver a turn of the conversation hub',
-    description: 'Appends the turn as a message of the open conversation `{id}` and sends it to the conversation\'s event streams (docs/conversations.md). Once per `turn_id`: a repeated turn is accepted again and changes nothing. An unknown conversation, or one that is no longer open, is 404 `not_found`.',
+    description:
+      "Appends the turn as a message of the open conversation `{id}` and sends it to the conversation's event streams (docs/conversations.md). Once per `turn_id`: a repeated turn is accepted again and changes nothing. An unknown conversation, or one that is no longer open, is 404 `not_found`.",
     secret: SECRETS.conversationHub,
     bodyLimit: LIMITS.conversationWriteBytes,
     params: conversationParamsSchema,
@@ -166,7 +197,10 @@ export const INTERNAL_ROUTES: readonly InternalRoute[] = [
     errors: ['not_found'],
     handle: ({ domain, params, body }) => {
       const r = recordHubTurn(domain.db, params.id, body, domain.clock());
-      if (!r.ok) throw r.reason === 'not_found' ? conversationNotFound() : new ProblemError('not_found', { detail: 'The conversation is no longer open.' });
+      if (!r.ok)
+        throw r.reason === 'not_found'
+          ? conversationNotFound()
+          : new ProblemError('not_found', { detail: 'The conversation is no longer open.' });
       return { status: 202 };
     },
   },
@@ -174,7 +208,8 @@ export const INTERNAL_ROUTES: readonly InternalRoute[] = [
     operationId: 'recordConversationHandoffTimeout',
     path: '/internal/conversations/{id}/handoff-timeout',
     summary: 'Report that a conversation handoff timed out (conversation hub)',
-    description: 'The open handoff conversation `{id}` becomes `timed_out`; its event streams get a `status` event and end (docs/conversations.md). A conversation that already ended is left as it is (202 again). An unknown id, or a direct conversation (it has no handoff), is 404 `not_found`.',
+    description:
+      'The open handoff conversation `{id}` becomes `timed_out`; its event streams get a `status` event and end (docs/conversations.md). A conversation that already ended is left as it is (202 again). An unknown id, or a direct conversation (it has no handoff), is 404 `not_found`.',
     secret: SECRETS.conversationHub,
     bodyLimit: LIMITS.conversationWriteBytes,
     params: conversationParamsSchema,
@@ -191,15 +226,22 @@ export const INTERNAL_ROUTES: readonly InternalRoute[] = [
     operationId: 'recoverAccount',
     path: '/internal/account/recover',
     summary: 'Resume an approved email change or account deletion (operator recovery)',
-    description: 'Only `Authorization: Bearer <ACCOUNT_RECOVERY_SECRET>` is accepted (no other secret, no access token); closed (404 `not_configured`) when the secret is not configured. Checks ownership, purpose and the persisted phase; never begins an operation from unconsumed proof, takes no new email and runs no provider command; repeating it never grants fresh authority.',
+    description:
+      'Only `Authorization: Bearer <ACCOUNT_RECOVERY_SECRET>` is accepted (no other secret, no access token); closed (404 `not_configured`) when the secret is not configured. Checks ownership, purpose and the persisted phase; never begins an operation from unconsumed proof, takes no new email and runs no provider command; repeating it never grants fresh authority.',
     secret: SECRETS.accountRecovery,
     bodyLimit: LIMITS.requestBodyBytes,
     body: recoveryRequestSchema,
-    successes: [{ status: 200, schema: recoveryResponseSchema, description: '`complete`, `pending` (retry the same operation) or `cancelled`.' }],
+    successes: [
+      { status: 200, schema: recoveryResponseSchema, description: '`complete`, `pending` (retry the same operation) or `cancelled`.' },
+    ],
     errors: ['recovery_not_found', 'recovery_pending'],
     handle: async ({ domain, body }) => {
       const outcome = await resumeRecovery(domain.db, body, domain.clock);
-      domain.log.info('recovery', { operationId: body.operationId, purpose: body.purpose, outcome: outcome.kind === 'status' ? outcome.status : outcome.kind });
+      domain.log.info('recovery', {
+        operationId: body.operationId,
+        purpose: body.purpose,
+        outcome: outcome.kind === 'status' ? outcome.status : outcome.kind,
+      });
       switch (outcome.kind) {
         case 'status':
           return { status: 200, body: { status: outcome.status, operationId: body.operationId } };
@@ -219,22 +261,25 @@ function sharedSecretStage(route: InternalRoute): RequestHandler {
   return (req, res, next) => {
     const { config } = need(contextOf(res).domain, 'domain');
     const verdict = checkSharedSecret(route.secret.value(config), route.secret.carrier, (name) => req.get(name));
-    if (verdict === 'not_configured') throw new ProblemError('not_configured', { detail: 'This route is not configured on this deployment.' });
+    if (verdict === 'not_configured')
+      throw new ProblemError('not_configured', { detail: 'This route is not configured on this deployment.' });
     if (verdict !== 'ok') {
       const where = route.secret.carrier.kind === 'bearer' ? 'Authorization: Bearer' : route.secret.carrier.name;
       throw new ProblemError('invalid_credentials', {
         detail: `${verdict === 'missing' ? 'Missing' : 'Wrong'} credential: this route needs its shared secret in ${where}.`,
         // Every 401 carries a challenge (RFC 9110 §15.5.2), the header-carried secret's too.
-        challenge: route.secret.carrier.kind === 'bearer'
-          ? { kind: 'bearer' as const, error: 'invalid_token' }
-          : { kind: 'secret-header' as const, error: 'invalid_credentials', header: route.secret.carrier.name },
+        challenge:
+          route.secret.carrier.kind === 'bearer'
+            ? { kind: 'bearer' as const, error: 'invalid_token' }
+            : { kind: 'secret-header' as const, error: 'invalid_credentials', header: route.secret.carrier.name },
       });
     }
     next();
   };
 }
 
-const tooLarge = (limit: number) => new ProblemError('payload_too_large', { detail: `The request body is over the ${limit}-byte limit of this route.` });
+const tooLarge = (limit: number) =>
+  new ProblemError('payload_too_large', { detail: `The request body is over the ${limit}-byte limit of this route.` });
 
 /**
  * Reads the body, stopping as soon as `limit` + 1 bytes arrived (with or without Content-Length, chunked or not). Nothing
@@ -265,7 +310,10 @@ export function readBounded(req: Request, limit: number): Promise<Buffer> {
       chunks.push(chunk);
     };
     const unreadable = (code: string) =>
-      new ProblemError('invalid_request', { detail: 'The request body could not be read.', issues: [{ path: 'body', code, message: 'The body could not be read.' }] });
+      new ProblemError('invalid_request', {
+        detail: 'The request body could not be read.',
+        issues: [{ path: 'body', code, message: 'The body could not be read.' }],
+      });
     const onEnd = () => settle(() => resolve(Buffer.concat(chunks, size)));
     const onError = () => settle(() => reject(unreadable('request.aborted')));
     const onClose = () => {
@@ -371,7 +419,14 @@ export function internalRouter(domain: Domain): Router {
   const router = Router({ caseSensitive: true, strict: true });
   for (const route of INTERNAL_ROUTES) {
     const path = expressPath(route.path);
-    router.post(path, domainStage(domain), sharedSecretStage(route), boundedBodyStage(route), inputValidationStage(route), handlerStage(route));
+    router.post(
+      path,
+      domainStage(domain),
+      sharedSecretStage(route),
+      boundedBodyStage(route),
+      inputValidationStage(route),
+      handlerStage(route),
+    );
     router.all(path, () => {
       throw new ProblemError('method_not_allowed', { detail: 'Only POST is allowed on this path.', headers: { Allow: 'POST' } });
     });
@@ -391,7 +446,18 @@ function toJson(schema: z.ZodType, io: 'input' | 'output'): Json {
 
 /** Errors the group's stages may answer for a route, plus the route's own. */
 function routeErrors(route: InternalRoute): ErrorCode[] {
-  return [...new Set<ErrorCode>(['not_configured', 'invalid_credentials', 'unsupported_media_type', 'payload_too_large', 'invalid_json', 'invalid_request', 'internal_error', ...route.errors])];
+  return [
+    ...new Set<ErrorCode>([
+      'not_configured',
+      'invalid_credentials',
+      'unsupported_media_type',
+      'payload_too_large',
+      'invalid_json',
+      'invalid_request',
+      'internal_error',
+      ...route.errors,
+    ]),
+  ];
 }
 
 /** The security schemes `internalPaths` names; merge them into `components.securitySchemes`. */

@@ -4,12 +4,30 @@
 import type { Db } from '../db/open.js';
 import type { Domain } from '../domain.js';
 import {
-  adjustStockBody, cancelOpsOrderBody, opsOrderPageSchema, opsOrderParams, opsOrderSchema, opsVariantParams,
-  refundOpsOrderBody, searchOpsOrdersQuery, stockLevelSchema,
+  adjustStockBody,
+  cancelOpsOrderBody,
+  opsOrderPageSchema,
+  opsOrderParams,
+  opsOrderSchema,
+  opsVariantParams,
+  refundOpsOrderBody,
+  searchOpsOrdersQuery,
+  stockLevelSchema,
 } from '../schemas/ops.js';
 import {
-  addStock, findOrder, findPayment, findStock, orderLines, orderPayments, orderReturns,
-  recordRefundTotal, refundablePayment, searchOrders, setOrderStatus, setPaymentStatus, type OrderRow,
+  addStock,
+  findOrder,
+  findPayment,
+  findStock,
+  orderLines,
+  orderPayments,
+  orderReturns,
+  recordRefundTotal,
+  refundablePayment,
+  searchOrders,
+  setOrderStatus,
+  setPaymentStatus,
+  type OrderRow,
 } from '../store/ops.js';
 import { invalidRequest, ProblemError } from '../problem.js';
 import type { Actor } from '../pipeline/context.js';
@@ -69,7 +87,6 @@ export function readOpsOrder(db: Db, id: string) {
   };
 }
 
-
 /** A refund through the provider port; a refusal changes nothing and is answered 409 order_not_refundable. */
 async function providerRefund(payments: PaymentProvider, log: Logger, ref: string, amountCents: number): Promise<string> {
   const result = await payments.refund(ref, amountCents);
@@ -89,13 +106,27 @@ export const opsRoutes = [
     success: { status: 200, schema: opsOrderPageSchema, description: 'A page of orders, newest first.' },
     handle: ({ domain, input }) => {
       const offset = decodeCursor(input.query.cursor);
-      const page = searchOrders(domain.db, { status: input.query.status, account: input.query.account, number: input.query.q, offset, limit: input.query.limit });
+      const page = searchOrders(domain.db, {
+        status: input.query.status,
+        account: input.query.account,
+        number: input.query.q,
+        offset,
+        limit: input.query.limit,
+      });
       return {
         status: 200,
         body: {
           items: page.items.map((o) => ({
-            id: o.id, number: o.number, account: o.account_sub, status: o.status, payment_status: o.payment_status,
-            item_count: o.item_count, currency: o.currency, total_cents: o.total_cents, placed_at: o.placed_at, updated_at: o.updated_at,
+            id: o.id,
+            number: o.number,
+            account: o.account_sub,
+            status: o.status,
+            payment_status: o.payment_status,
+            item_count: o.item_count,
+            currency: o.currency,
+            total_cents: o.total_cents,
+            placed_at: o.placed_at,
+            updated_at: o.updated_at,
           })),
           next_cursor: page.more ? encodeCursor(offset + input.query.limit) : null,
         },
@@ -104,7 +135,7 @@ export const opsRoutes = [
   }),
   defineRoute({
     operationId: 'getOpsOrder',
-    summary: 'Read any account\'s order',
+    summary: "Read any account's order",
     params: opsOrderParams,
     success: { status: 200, schema: opsOrderSchema, description: 'The order with its lines, payments and returns.' },
     errors: ['not_found'],
@@ -115,7 +146,7 @@ export const opsRoutes = [
     summary: 'Cancel an order (refunding a captured payment)',
     params: opsOrderParams,
     body: cancelOpsOrderBody,
-    success: { status: 200, schema: opsOrderSchema, description: 'The cancelled order. A paid order\'s payment is refunded in full.' },
+    success: { status: 200, schema: opsOrderSchema, description: "The cancelled order. A paid order's payment is refunded in full." },
     errors: ['not_found', 'order_not_cancellable', 'order_not_refundable'],
     handle: async ({ domain, actor, input }) => {
       const { db, clock, payments, log } = domain;
@@ -133,14 +164,23 @@ export const opsRoutes = [
           const now = clock();
           const order = orderOr404(db, id);
           // A concurrent write may have moved the order while the provider answered.
-          if (!CANCELLABLE.has(order.status)) throw new ProblemError('order_not_cancellable', { detail: `A ${order.status} order cannot be cancelled.` });
+          if (!CANCELLABLE.has(order.status))
+            throw new ProblemError('order_not_cancellable', { detail: `A ${order.status} order cannot be cancelled.` });
           if (capture) recordRefundTotal(db, capture.payment.id, capture.payment.refunded_cents + capture.refundableCents, now);
           // A payment still waiting will not be taken any more.
           for (const p of orderPayments(db, id)) if (p.status === 'pending') setPaymentStatus(db, p.id, 'failed', now);
           setOrderStatus(db, id, 'cancelled', now);
           audit(db, {
-            at: now, actor: auditActor(actor), action: 'order.cancel', target: id,
-            details: { reason: input.body.reason, previous_status: order.status, refunded_cents: capture?.refundableCents ?? 0, refund_ref: refundRef },
+            at: now,
+            actor: auditActor(actor),
+            action: 'order.cancel',
+            target: id,
+            details: {
+              reason: input.body.reason,
+              previous_status: order.status,
+              refunded_cents: capture?.refundableCents ?? 0,
+              refund_ref: refundRef,
+            },
           });
         }).immediate();
       });
@@ -149,10 +189,14 @@ export const opsRoutes = [
   }),
   defineRoute({
     operationId: 'refundOpsOrder',
-    summary: 'Refund all or part of an order\'s captured payment',
+    summary: "Refund all or part of an order's captured payment",
     params: opsOrderParams,
     body: refundOpsOrderBody,
-    success: { status: 200, schema: opsOrderSchema, description: 'The order after the refund; `refunded` once its payment is refunded in full.' },
+    success: {
+      status: 200,
+      schema: opsOrderSchema,
+      description: 'The order after the refund; `refunded` once its payment is refunded in full.',
+    },
     errors: ['not_found', 'order_not_refundable'],
     handle: async ({ domain, actor, input }) => {
       const { db, clock, payments, log } = domain;
@@ -177,7 +221,10 @@ export const opsRoutes = [
           }
           recordRefundTotal(db, p.id, p.refunded_cents + amount, now);
           audit(db, {
-            at: now, actor: auditActor(actor), action: 'order.refund', target: id,
+            at: now,
+            actor: auditActor(actor),
+            action: 'order.refund',
+            target: id,
             details: { reason: input.body.reason, amount_cents: amount, payment_id: p.id, refund_ref: refundRef },
           });
         }).immediate();
@@ -187,23 +234,32 @@ export const opsRoutes = [
   }),
   defineRoute({
     operationId: 'adjustStock',
-    summary: 'Adjust a variant\'s stock',
+    summary: "Adjust a variant's stock",
     params: opsVariantParams,
     body: adjustStockBody,
-    success: { status: 200, schema: stockLevelSchema, description: 'The variant\'s stock after the adjustment.' },
+    success: { status: 200, schema: stockLevelSchema, description: "The variant's stock after the adjustment." },
     errors: ['not_found', 'insufficient_stock'],
     handle: ({ domain, actor, input }) => {
       const { db, clock } = domain;
       const id = input.params.id;
       const { delta, reason } = input.body;
-      const result = db.transaction(() => {
-        const before = findStock(db, id);
-        if (!before) throw new ProblemError('not_found', { detail: 'No variant has this id.' });
-        const stock = addStock(db, id, delta);
-        if (stock === undefined) throw new ProblemError('insufficient_stock', { detail: `Stock is ${before.stock}: removing ${-delta} would go below 0.` });
-        audit(db, { at: clock(), actor: auditActor(actor), action: 'variant.stock_adjust', target: id, details: { reason, delta, before: before.stock, after: stock } });
-        return { variant_id: id, sku: before.sku, stock, delta };
-      }).immediate();
+      const result = db
+        .transaction(() => {
+          const before = findStock(db, id);
+          if (!before) throw new ProblemError('not_found', { detail: 'No variant has this id.' });
+          const stock = addStock(db, id, delta);
+          if (stock === undefined)
+            throw new ProblemError('insufficient_stock', { detail: `Stock is ${before.stock}: removing ${-delta} would go below 0.` });
+          audit(db, {
+            at: clock(),
+            actor: auditActor(actor),
+            action: 'variant.stock_adjust',
+            target: id,
+            details: { reason, delta, before: before.stock, after: stock },
+          });
+          return { variant_id: id, sku: before.sku, stock, delta };
+        })
+        .immediate();
       return { status: 200, body: result };
     },
   }),

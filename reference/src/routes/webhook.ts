@@ -33,12 +33,14 @@ function providerSignatureStage(): RequestHandler {
   return (req, res, next) => {
     const ctx = contextOf(res);
     const { config, clock } = need(ctx.domain, 'domain');
-    if (!config.paymentWebhookEnabled) throw new ProblemError('not_configured', { detail: 'The payment webhook is not configured on this deployment.' });
+    if (!config.paymentWebhookEnabled)
+      throw new ProblemError('not_configured', { detail: 'The payment webhook is not configured on this deployment.' });
     const secret = config.stripeWebhookSecret;
     if (!secret) throw new ProblemError('webhook_secret_missing', { detail: 'The payment webhook has no signing secret configured.' });
     const header = req.get(SIGNATURE_HEADER);
     // An empty value carries no signature: the same answer as no header.
-    if (header === undefined || header.trim() === '') throw new ProblemError('missing_signature', { detail: `The ${SIGNATURE_HEADER} header is required.` });
+    if (header === undefined || header.trim() === '')
+      throw new ProblemError('missing_signature', { detail: `The ${SIGNATURE_HEADER} header is required.` });
     const raw: Buffer = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
     let event: unknown;
     try {
@@ -48,7 +50,10 @@ function providerSignatureStage(): RequestHandler {
         throw new ProblemError('invalid_signature', { detail: 'The signature does not verify over the body, or it is too old.' });
       }
       // Verified, but the bytes are not JSON: nothing the provider should send; it fails processing.
-      throw new ProblemError('processing_failed', { detail: 'The delivery could not be processed.', cause: `body is not JSON (${(err as Error).name})` });
+      throw new ProblemError('processing_failed', {
+        detail: 'The delivery could not be processed.',
+        cause: `body is not JSON (${(err as Error).name})`,
+      });
     }
     // The provider's library refuses only signatures older than the tolerance: one dated beyond it in the future is refused
     // too, or a captured delivery signed ahead of time would verify forever.
@@ -85,7 +90,10 @@ function handlerStage(): RequestHandler {
     }
     // Event type, id and outcome only: never the body (spec, Events).
     log.info('webhook', { type: event.type, id: event.id, outcome });
-    res.status(200).set('Cache-Control', 'no-store').json(webhookReceivedSchema.parse({ received: true }));
+    res
+      .status(200)
+      .set('Cache-Control', 'no-store')
+      .json(webhookReceivedSchema.parse({ received: true }));
   };
 }
 
@@ -127,16 +135,21 @@ export const webhookPaths: Record<string, Json> = {
       tags: ['webhook'],
       security: [],
       'x-authentication': 'provider-signature',
-      parameters: [{
-        name: SIGNATURE_HEADER,
-        in: 'header',
-        required: true,
-        description: `\`t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>" under the webhook secret>\`; several \`v1\` values may be sent, one must match; older than ${SIGNATURE_TOLERANCE_SECONDS} s is refused.`,
-        schema: { type: 'string', minLength: 1 },
-      }],
+      parameters: [
+        {
+          name: SIGNATURE_HEADER,
+          in: 'header',
+          required: true,
+          description: `\`t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>" under the webhook secret>\`; several \`v1\` values may be sent, one must match; older than ${SIGNATURE_TOLERANCE_SECONDS} s is refused.`,
+          schema: { type: 'string', minLength: 1 },
+        },
+      ],
       requestBody: { required: true, content: { 'application/json': { schema: jsonSchema(stripeEventSchema, 'input') } } },
       responses: {
-        '200': { description: 'Accepted (processed, ignored, or already processed).', content: { 'application/json': { schema: jsonSchema(webhookReceivedSchema, 'output') } } },
+        '200': {
+          description: 'Accepted (processed, ignored, or already processed).',
+          content: { 'application/json': { schema: jsonSchema(webhookReceivedSchema, 'output') } },
+        },
         '400': problems(['missing_signature', 'invalid_signature']),
         '404': problems(['not_configured']),
         '413': problems(['payload_too_large']),

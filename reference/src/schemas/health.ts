@@ -1,7 +1,9 @@
 import { z } from 'zod';
 
-export const healthSchema = z.object({
-  status: z.literal('ok'),
-  version: z.string(),
-  checks: z.object({ database: z.literal('ok') }),
-}).meta({ id: 'Health' });
+export const healthSchema = z
+  .object({
+    status: z.literal('ok'),
+    version: z.string(),
+    checks: z.object({ database: z.literal('ok') }),
+  })
+  .meta({ id: 'Health' });

@@ -2,15 +2,17 @@
 import { z } from 'zod';
 import { CALLER_KINDS } from '../../../contract/callers.js';
 
-export const meSchema = z.object({
-  caller_kind: z.enum(CALLER_KINDS),
-  client_id: z.string(),
-  subject: z.string(),
-  account: z.object({ sub: z.string(), state: z.string(), display_name: z.string() }).nullable(),
-  scopes: z.array(z.string()),
-  channel: z.enum(['web', 'mcp', 'openapi']).nullable(),
-  origin: z.enum(['oauth', 'assistant']).nullable(),
-  actor_chain: z.array(z.string()),
-  guest_cart_id: z.string().nullable(),
-  operator: z.string().nullable(),
-}).meta({ id: 'Me' });
+export const meSchema = z
+  .object({
+    caller_kind: z.enum(CALLER_KINDS),
+    client_id: z.string(),
+    subject: z.string(),
+    account: z.object({ sub: z.string(), state: z.string(), display_name: z.string() }).nullable(),
+    scopes: z.array(z.string()),
+    channel: z.enum(['web', 'mcp', 'openapi']).nullable(),
+    origin: z.enum(['oauth', 'assistant']).nullable(),
+    actor_chain: z.array(z.string()),
+    guest_cart_id: z.string().nullable(),
+    operator: z.string().nullable(),
+  })
+  .meta({ id: 'Me' });

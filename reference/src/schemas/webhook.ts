@@ -4,17 +4,26 @@
 import { z } from 'zod';
 
 /** Spec, Resources: `{ received: true }`, `received` a boolean. */
-export const webhookReceivedSchema = z.object({ received: z.literal(true) }).strict().describe('The delivery was accepted (and processed, or acknowledged without effect).');
+export const webhookReceivedSchema = z
+  .object({ received: z.literal(true) })
+  .strict()
+  .describe('The delivery was accepted (and processed, or acknowledged without effect).');
 
 /** The envelope of every delivery: a Stripe event. Unknown members are kept out of the reference's way, not refused. */
-export const stripeEventSchema = z.object({
-  id: z.string().min(1).max(255).describe('Event id (`evt_…`): deliveries are idempotent by it.'),
-  object: z.literal('event').optional(),
-  type: z.string().min(1).max(255).describe('Event type, e.g. `payment_intent.succeeded`. Types the reference does not process are acknowledged and ignored.'),
-  created: z.number().int().optional(),
-  livemode: z.boolean().optional(),
-  data: z.object({ object: z.record(z.string(), z.unknown()) }).describe('`data.object` is the resource the event is about.'),
-}).describe('A payment-provider event (Stripe\'s event object); the reference reads `id`, `type` and `data.object`.');
+export const stripeEventSchema = z
+  .object({
+    id: z.string().min(1).max(255).describe('Event id (`evt_…`): deliveries are idempotent by it.'),
+    object: z.literal('event').optional(),
+    type: z
+      .string()
+      .min(1)
+      .max(255)
+      .describe('Event type, e.g. `payment_intent.succeeded`. Types the reference does not process are acknowledged and ignored.'),
+    created: z.number().int().optional(),
+    livemode: z.boolean().optional(),
+    data: z.object({ object: z.record(z.string(), z.unknown()) }).describe('`data.object` is the resource the event is about.'),
+  })
+  .describe("A payment-provider event (Stripe's event object); the reference reads `id`, `type` and `data.object`.");
 
 export type StripeEvent = z.infer<typeof stripeEventSchema>;
 
@@ -30,7 +39,10 @@ export const paymentIntentObjectSchema = z.object({
 export const chargeObjectSchema = z.object({
   id: providerId,
   object: z.literal('charge').optional(),
-  payment_intent: providerId.nullable().optional().describe('The PaymentIntent the charge belongs to; a charge without one is not the shop\'s.'),
+  payment_intent: providerId
+    .nullable()
+    .optional()
+    .describe("The PaymentIntent the charge belongs to; a charge without one is not the shop's."),
   amount_refunded: z.number().int().min(0).describe('Total refunded so far, in minor units.'),
 });
 
@@ -51,7 +63,10 @@ export const setupIntentObjectSchema = z.object({
   object: z.literal('setup_intent').optional(),
   // Card details are checked against cardDetailsSchema only when an admitted setup completes: a setup the shop never
   // admitted is ignored whatever its card.
-  payment_method: z.union([providerId, z.object({ id: providerId, card: z.unknown().optional() })]).nullable().optional(),
+  payment_method: z
+    .union([providerId, z.object({ id: providerId, card: z.unknown().optional() })])
+    .nullable()
+    .optional(),
   payment_method_details: z.object({ card: z.unknown().optional() }).nullable().optional(),
 });
 

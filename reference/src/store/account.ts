@@ -6,8 +6,18 @@ import type { z } from 'zod';
 import type { Db } from '../db/open.js';
 import { CANCELLABLE } from './orders.js';
 import type {
-  addAddressBody, addressSchema, checkoutMethodSchema, identitySchema, orderLineSchema, orderSchema, orderStatusSchema,
-  orderSummarySchema, paymentMethodSchema, PAYMENT_STATUSES, profileSchema, returnSchema,
+  addAddressBody,
+  addressSchema,
+  checkoutMethodSchema,
+  identitySchema,
+  orderLineSchema,
+  orderSchema,
+  orderStatusSchema,
+  orderSummarySchema,
+  paymentMethodSchema,
+  PAYMENT_STATUSES,
+  profileSchema,
+  returnSchema,
 } from '../schemas/account.js';
 
 export type Profile = z.infer<typeof profileSchema>;
@@ -47,12 +57,16 @@ const ADDRESS_COLUMNS = 'id, name, line1, line2, city, region, postal_code, coun
 
 /** Newest first (rowid breaks ties between rows written in the same millisecond, such as the seed's). */
 export function listAddresses(db: Db, sub: string): Address[] {
-  return db.prepare(`SELECT ${ADDRESS_COLUMNS} FROM addresses WHERE account_sub = ? ORDER BY created_at DESC, rowid DESC`).all(sub) as Address[];
+  return db
+    .prepare(`SELECT ${ADDRESS_COLUMNS} FROM addresses WHERE account_sub = ? ORDER BY created_at DESC, rowid DESC`)
+    .all(sub) as Address[];
 }
 
 /** The checkout default: the most recently added address. */
 export function defaultAddress(db: Db, sub: string): Address | undefined {
-  return db.prepare(`SELECT ${ADDRESS_COLUMNS} FROM addresses WHERE account_sub = ? ORDER BY created_at DESC, rowid DESC LIMIT 1`).get(sub) as Address | undefined;
+  return db
+    .prepare(`SELECT ${ADDRESS_COLUMNS} FROM addresses WHERE account_sub = ? ORDER BY created_at DESC, rowid DESC LIMIT 1`)
+    .get(sub) as Address | undefined;
 }
 
 export function countAddresses(db: Db, sub: string): number {
@@ -72,8 +86,10 @@ export function insertAddress(db: Db, sub: string, a: NewAddress, now: Date): Ad
     phone: a.phone ?? null,
     created_at: now.toISOString(),
   };
-  db.prepare(`INSERT INTO addresses (id, account_sub, name, line1, line2, city, region, postal_code, country, phone, created_at)
-    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`).run(row.id, sub, row.name, row.line1, row.line2, row.city, row.region, row.postal_code, row.country, row.phone, row.created_at);
+  db.prepare(
+    `INSERT INTO addresses (id, account_sub, name, line1, line2, city, region, postal_code, country, phone, created_at)
+    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+  ).run(row.id, sub, row.name, row.line1, row.line2, row.city, row.region, row.postal_code, row.country, row.phone, row.created_at);
   return row;
 }
 
@@ -84,7 +100,13 @@ export function deleteAddress(db: Db, sub: string, id: string): boolean {
 
 // --- saved cards -----------------------------------------------------------------------------------------------------
 
-interface CardRow { id: string; brand: string; last4: string; exp_month: number; exp_year: number }
+interface CardRow {
+  id: string;
+  brand: string;
+  last4: string;
+  exp_month: number;
+  exp_year: number;
+}
 
 /** A card is valid through the last day of its expiry month (UTC). */
 export function isExpired(card: { exp_month: number; exp_year: number }, now: Date): boolean {
@@ -95,7 +117,9 @@ export function isExpired(card: { exp_month: number; exp_year: number }, now: Da
 
 /** The provider reference is never selected: it does not leave the service. */
 function cards(db: Db, sub: string): CardRow[] {
-  return db.prepare('SELECT id, brand, last4, exp_month, exp_year FROM payment_methods WHERE account_sub = ? ORDER BY created_at DESC, rowid DESC').all(sub) as CardRow[];
+  return db
+    .prepare('SELECT id, brand, last4, exp_month, exp_year FROM payment_methods WHERE account_sub = ? ORDER BY created_at DESC, rowid DESC')
+    .all(sub) as CardRow[];
 }
 
 export function listPaymentMethods(db: Db, sub: string, now: Date): PaymentMethod[] {
@@ -109,9 +133,18 @@ export function listCheckoutMethods(db: Db, sub: string, now: Date): CheckoutMet
 // --- orders ----------------------------------------------------------------------------------------------------------
 
 interface OrderRow {
-  id: string; number: string; status: OrderStatus; placed_at: string; updated_at: string; currency: string;
-  subtotal_cents: number; shipping_cents: number; tax_cents: number; total_cents: number;
-  address_id: string | null; payment_method_id: string | null;
+  id: string;
+  number: string;
+  status: OrderStatus;
+  placed_at: string;
+  updated_at: string;
+  currency: string;
+  subtotal_cents: number;
+  shipping_cents: number;
+  tax_cents: number;
+  total_cents: number;
+  address_id: string | null;
+  payment_method_id: string | null;
 }
 
 export interface PaymentRow {
@@ -124,35 +157,59 @@ export interface PaymentRow {
 }
 
 /** Newest first; `more` tells whether a further page exists. */
-export function listOrders(db: Db, sub: string, q: { status?: OrderStatus; offset: number; limit: number }): { items: OrderSummary[]; more: boolean } {
-  const rows = db.prepare(`SELECT o.id, o.number, o.status, o.placed_at, o.currency, o.total_cents,
+export function listOrders(
+  db: Db,
+  sub: string,
+  q: { status?: OrderStatus; offset: number; limit: number },
+): { items: OrderSummary[]; more: boolean } {
+  const rows = db
+    .prepare(
+      `SELECT o.id, o.number, o.status, o.placed_at, o.currency, o.total_cents,
       (SELECT coalesce(sum(l.quantity), 0) FROM order_lines l WHERE l.order_id = o.id) AS item_count
     FROM orders o WHERE o.account_sub = ? ${q.status ? 'AND o.status = ?' : ''}
-    ORDER BY o.placed_at DESC, o.id DESC LIMIT ? OFFSET ?`).all(...[sub, ...(q.status ? [q.status] : []), q.limit + 1, q.offset]) as OrderSummary[];
+    ORDER BY o.placed_at DESC, o.id DESC LIMIT ? OFFSET ?`,
+    )
+    .all(...[sub, ...(q.status ? [q.status] : []), q.limit + 1, q.offset]) as OrderSummary[];
   return { items: rows.slice(0, q.limit), more: rows.length > q.limit };
 }
 
 /** The order's status, if the account owns it: what the transitions decide on. */
 export function orderStatus(db: Db, sub: string, id: string): OrderStatus | undefined {
-  return (db.prepare('SELECT status FROM orders WHERE id = ? AND account_sub = ?').pluck().get(id, sub) as OrderStatus | undefined) ?? undefined;
+  return (
+    (db.prepare('SELECT status FROM orders WHERE id = ? AND account_sub = ?').pluck().get(id, sub) as OrderStatus | undefined) ?? undefined
+  );
 }
 
 export function orderPayments(db: Db, orderId: string): PaymentRow[] {
-  return db.prepare('SELECT id, provider_ref, status, amount_cents, refunded_cents, currency FROM payments WHERE order_id = ? ORDER BY created_at, rowid').all(orderId) as PaymentRow[];
+  return db
+    .prepare(
+      'SELECT id, provider_ref, status, amount_cents, refunded_cents, currency FROM payments WHERE order_id = ? ORDER BY created_at, rowid',
+    )
+    .all(orderId) as PaymentRow[];
 }
 
 export function orderLines(db: Db, orderId: string): OrderLine[] {
-  return db.prepare(`SELECT variant_id, title, quantity, unit_price_cents, quantity * unit_price_cents AS line_total_cents
-    FROM order_lines WHERE order_id = ? ORDER BY rowid`).all(orderId) as OrderLine[];
+  return db
+    .prepare(
+      `SELECT variant_id, title, quantity, unit_price_cents, quantity * unit_price_cents AS line_total_cents
+    FROM order_lines WHERE order_id = ? ORDER BY rowid`,
+    )
+    .all(orderId) as OrderLine[];
 }
 
 export function orderReturns(db: Db, orderId: string): Return[] {
-  return db.prepare('SELECT id, status, reason, created_at FROM returns WHERE order_id = ? ORDER BY created_at, rowid').all(orderId) as Return[];
+  return db
+    .prepare('SELECT id, status, reason, created_at FROM returns WHERE order_id = ? ORDER BY created_at, rowid')
+    .all(orderId) as Return[];
 }
 
 export function readOrder(db: Db, sub: string, id: string): Order | undefined {
-  const row = db.prepare(`SELECT id, number, status, placed_at, updated_at, currency, subtotal_cents, shipping_cents, tax_cents, total_cents,
-      address_id, payment_method_id FROM orders WHERE id = ? AND account_sub = ?`).get(id, sub) as OrderRow | undefined;
+  const row = db
+    .prepare(
+      `SELECT id, number, status, placed_at, updated_at, currency, subtotal_cents, shipping_cents, tax_cents, total_cents,
+      address_id, payment_method_id FROM orders WHERE id = ? AND account_sub = ?`,
+    )
+    .get(id, sub) as OrderRow | undefined;
   if (!row) return undefined;
   const lines = orderLines(db, row.id);
   const returns = orderReturns(db, row.id);
@@ -173,13 +230,13 @@ export function readOrder(db: Db, sub: string, id: string): Order | undefined {
  */
 export function writeCancellation(db: Db, orderId: string, refundedPaymentIds: readonly string[], now: Date): void {
   const at = now.toISOString();
-  db.prepare('UPDATE orders SET status = \'cancelled\', updated_at = ? WHERE id = ?').run(at, orderId);
+  db.prepare("UPDATE orders SET status = 'cancelled', updated_at = ? WHERE id = ?").run(at, orderId);
   markRefunded(db, refundedPaymentIds, now);
-  db.prepare('UPDATE payments SET status = \'failed\', updated_at = ? WHERE order_id = ? AND status = \'pending\'').run(at, orderId);
+  db.prepare("UPDATE payments SET status = 'failed', updated_at = ? WHERE order_id = ? AND status = 'pending'").run(at, orderId);
 }
 
 export function markRefunded(db: Db, paymentIds: readonly string[], now: Date): void {
-  const update = db.prepare('UPDATE payments SET status = \'refunded\', refunded_cents = amount_cents, updated_at = ? WHERE id = ?');
+  const update = db.prepare("UPDATE payments SET status = 'refunded', refunded_cents = amount_cents, updated_at = ? WHERE id = ?");
   for (const id of paymentIds) update.run(now.toISOString(), id);
 }
 
@@ -187,8 +244,13 @@ export function markRefunded(db: Db, paymentIds: readonly string[], now: Date): 
 export function writeReturn(db: Db, sub: string, orderId: string, reason: string, now: Date): string {
   const id = newId('ret');
   const at = now.toISOString();
-  db.prepare('INSERT INTO returns (id, order_id, account_sub, reason, status, created_at) VALUES (?, ?, ?, ?, \'requested\', ?)').run(id, orderId, sub, reason, at);
-  db.prepare('UPDATE orders SET status = \'return_requested\', updated_at = ? WHERE id = ?').run(at, orderId);
+  db.prepare("INSERT INTO returns (id, order_id, account_sub, reason, status, created_at) VALUES (?, ?, ?, ?, 'requested', ?)").run(
+    id,
+    orderId,
+    sub,
+    reason,
+    at,
+  );
+  db.prepare("UPDATE orders SET status = 'return_requested', updated_at = ? WHERE id = ?").run(at, orderId);
   return id;
 }
-

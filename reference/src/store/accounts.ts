@@ -13,7 +13,8 @@ export interface AccountRow {
 }
 
 export function findAccount(db: Db, sub: string): AccountRow | undefined {
-  return db.prepare('SELECT sub, email, display_name, state, self_service_eligible FROM accounts WHERE sub = ?').get(sub) as AccountRow | undefined;
+  return db.prepare('SELECT sub, email, display_name, state, self_service_eligible FROM accounts WHERE sub = ?').get(sub) as
+    AccountRow | undefined;
 }
 
 export function ensureAccount(db: Db, sub: string, now: Date, hints: { name?: unknown; email?: unknown } = {}): AccountRow {
@@ -21,7 +22,9 @@ export function ensureAccount(db: Db, sub: string, now: Date, hints: { name?: un
   if (found) return found;
   const name = typeof hints.name === 'string' && hints.name.length > 0 ? hints.name.slice(0, 120) : 'Customer';
   const email = typeof hints.email === 'string' && hints.email.length <= 254 ? hints.email : null;
-  db.prepare(`INSERT OR IGNORE INTO accounts (sub, email, display_name, state, self_service_eligible, created_at)
-    VALUES (?, ?, ?, 'active', 0, ?)`).run(sub, email, name, now.toISOString());
+  db.prepare(
+    `INSERT OR IGNORE INTO accounts (sub, email, display_name, state, self_service_eligible, created_at)
+    VALUES (?, ?, ?, 'active', 0, ?)`,
+  ).run(sub, email, name, now.toISOString());
   return findAccount(db, sub)!;
 }

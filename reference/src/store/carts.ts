@@ -20,7 +20,12 @@ export function ensureCart(db: Db, owner: string, now: Date): string {
   const found = findCartId(db, owner);
   if (found) return found;
   const id = owner.startsWith('guest:') ? owner.slice('guest:'.length) : randomUUID();
-  db.prepare('INSERT INTO carts (id, owner, created_at, updated_at) VALUES (?, ?, ?, ?)').run(id, owner, now.toISOString(), now.toISOString());
+  db.prepare('INSERT INTO carts (id, owner, created_at, updated_at) VALUES (?, ?, ?, ?)').run(
+    id,
+    owner,
+    now.toISOString(),
+    now.toISOString(),
+  );
   return id;
 }
 
@@ -28,10 +33,14 @@ export function readCart(db: Db, owner: string | null): Cart {
   if (owner === null) return emptyCart(null);
   const id = findCartId(db, owner);
   if (!id) return emptyCart(owner.startsWith('guest:') ? owner.slice('guest:'.length) : null);
-  const lines = db.prepare(`SELECT l.variant_id, p.handle AS product_handle, p.title || ' — ' || v.title AS title, l.quantity,
+  const lines = db
+    .prepare(
+      `SELECT l.variant_id, p.handle AS product_handle, p.title || ' — ' || v.title AS title, l.quantity,
       v.price_cents AS unit_price_cents, v.price_cents * l.quantity AS line_total_cents
     FROM cart_lines l JOIN variants v ON v.id = l.variant_id JOIN products p ON p.id = v.product_id
-    WHERE l.cart_id = ? ORDER BY l.added_at, l.variant_id`).all(id) as Cart['lines'];
+    WHERE l.cart_id = ? ORDER BY l.added_at, l.variant_id`,
+    )
+    .all(id) as Cart['lines'];
   return {
     id,
     lines,
@@ -42,12 +51,17 @@ export function readCart(db: Db, owner: string | null): Cart {
 }
 
 export function lineQuantity(db: Db, cartId: string, variantId: string): number | undefined {
-  return (db.prepare('SELECT quantity FROM cart_lines WHERE cart_id = ? AND variant_id = ?').pluck().get(cartId, variantId) as number | undefined) ?? undefined;
+  return (
+    (db.prepare('SELECT quantity FROM cart_lines WHERE cart_id = ? AND variant_id = ?').pluck().get(cartId, variantId) as
+      number | undefined) ?? undefined
+  );
 }
 
 export function setLine(db: Db, cartId: string, variantId: string, quantity: number, now: Date): void {
-  db.prepare(`INSERT INTO cart_lines (cart_id, variant_id, quantity, added_at) VALUES (?, ?, ?, ?)
-    ON CONFLICT (cart_id, variant_id) DO UPDATE SET quantity = excluded.quantity`).run(cartId, variantId, quantity, now.toISOString());
+  db.prepare(
+    `INSERT INTO cart_lines (cart_id, variant_id, quantity, added_at) VALUES (?, ?, ?, ?)
+    ON CONFLICT (cart_id, variant_id) DO UPDATE SET quantity = excluded.quantity`,
+  ).run(cartId, variantId, quantity, now.toISOString());
   db.prepare('UPDATE carts SET updated_at = ? WHERE id = ?').run(now.toISOString(), cartId);
 }
 

@@ -49,8 +49,7 @@ interface EventRow {
 
 /** One event of a conversation, as the event stream writes it (`id` = seq). */
 export type ConversationEvent =
-  | { seq: number; kind: 'message'; message: ConversationMessage }
-  | { seq: number; kind: 'status'; status: ConversationStatus; at: string };
+  { seq: number; kind: 'message'; message: ConversationMessage } | { seq: number; kind: 'status'; status: ConversationStatus; at: string };
 
 const newId = (prefix: string) => `${prefix}_${randomBytes(16).toString('hex')}`;
 
@@ -114,18 +113,38 @@ function ownedRow(db: Db, owner: ConversationOwner, id: string): ConversationRow
   return row && row.session_id === owner.sessionId && row.account_sub === owner.accountSub ? row : undefined;
 }
 
-const toMessage = (e: EventRow): ConversationMessage => ({ id: e.message_id!, seq: e.seq, author: e.author!, text: e.text!, sent_at: e.at });
+const toMessage = (e: EventRow): ConversationMessage => ({
+  id: e.message_id!,
+  seq: e.seq,
+  author: e.author!,
+  text: e.text!,
+  sent_at: e.at,
+});
 
 function toEvent(e: EventRow): ConversationEvent {
-  return e.kind === 'message' ? { seq: e.seq, kind: 'message', message: toMessage(e) } : { seq: e.seq, kind: 'status', status: e.status!, at: e.at };
+  return e.kind === 'message'
+    ? { seq: e.seq, kind: 'message', message: toMessage(e) }
+    : { seq: e.seq, kind: 'status', status: e.status!, at: e.at };
 }
 
 function fields(row: ConversationRow) {
-  return { id: row.id, mode: row.mode, status: row.status, topic: row.topic, created_at: row.created_at, updated_at: row.updated_at, ended_at: row.ended_at };
+  return {
+    id: row.id,
+    mode: row.mode,
+    status: row.status,
+    topic: row.topic,
+    created_at: row.created_at,
+    updated_at: row.updated_at,
+    ended_at: row.ended_at,
+  };
 }
 
 function toConversation(db: Db, row: ConversationRow): Conversation {
-  const messages = (db.prepare(`SELECT ${EVENT_COLUMNS} FROM conversation_events WHERE conversation_id = ? AND kind = 'message' ORDER BY seq`).all(row.id) as EventRow[]).map(toMessage);
+  const messages = (
+    db
+      .prepare(`SELECT ${EVENT_COLUMNS} FROM conversation_events WHERE conversation_id = ? AND kind = 'message' ORDER BY seq`)
+      .all(row.id) as EventRow[]
+  ).map(toMessage);
   return { ...fields(row), messages };
 }
 
@@ -141,22 +160,34 @@ export function conversationStatus(db: Db, owner: ConversationOwner, id: string)
 }
 
 export function listConversations(db: Db, owner: ConversationOwner): ConversationSummary[] {
-  const rows = db.prepare(`SELECT ${ROW_COLUMNS}, (SELECT COUNT(*) FROM conversation_events e WHERE e.conversation_id = c.id AND e.kind = 'message') AS message_count
-    FROM conversations c WHERE session_id = ? AND account_sub = ? ORDER BY created_at DESC, id DESC`).all(owner.sessionId, owner.accountSub) as (ConversationRow & { message_count: number })[];
+  const rows = db
+    .prepare(
+      `SELECT ${ROW_COLUMNS}, (SELECT COUNT(*) FROM conversation_events e WHERE e.conversation_id = c.id AND e.kind = 'message') AS message_count
+    FROM conversations c WHERE session_id = ? AND account_sub = ? ORDER BY created_at DESC, id DESC`,
+    )
+    .all(owner.sessionId, owner.accountSub) as (ConversationRow & { message_count: number })[];
   return rows.map((r) => ({ ...fields(r), message_count: r.message_count }));
 }
 
 /** Events of a conversation after `afterSeq`, oldest first (the event stream's replay and catch-up). */
 export function eventsAfter(db: Db, conversationId: string, afterSeq: number): ConversationEvent[] {
-  return (db.prepare(`SELECT ${EVENT_COLUMNS} FROM conversation_events WHERE conversation_id = ? AND seq > ? ORDER BY seq`).all(conversationId, afterSeq) as EventRow[]).map(toEvent);
+  return (
+    db
+      .prepare(`SELECT ${EVENT_COLUMNS} FROM conversation_events WHERE conversation_id = ? AND seq > ? ORDER BY seq`)
+      .all(conversationId, afterSeq) as EventRow[]
+  ).map(toEvent);
 }
 
 // ------------------------------------------------------------------------------------------------------------- writes
 
 function appendEvent(db: Db, conversationId: string, e: Omit<EventRow, 'conversation_id' | 'seq'>): number {
-  const seq = (db.prepare('SELECT COALESCE(MAX(seq), 0) + 1 FROM conversation_events WHERE conversation_id = ?').pluck().get(conversationId) as number);
-  db.prepare(`INSERT INTO conversation_events (${EVENT_COLUMNS}) VALUES (@conversation_id, @seq, @kind, @message_id, @author, @text, @turn_id, @status, @at)`)
-    .run({ conversation_id: conversationId, seq, ...e });
+  const seq = db
+    .prepare('SELECT COALESCE(MAX(seq), 0) + 1 FROM conversation_events WHERE conversation_id = ?')
+    .pluck()
+    .get(conversationId) as number;
+  db.prepare(
+    `INSERT INTO conversation_events (${EVENT_COLUMNS}) VALUES (@conversation_id, @seq, @kind, @message_id, @author, @text, @turn_id, @status, @at)`,
+  ).run({ conversation_id: conversationId, seq, ...e });
   db.prepare('UPDATE conversations SET updated_at = ? WHERE id = ?').run(e.at, conversationId);
   return seq;
 }
@@ -164,33 +195,53 @@ function appendEvent(db: Db, conversationId: string, e: Omit<EventRow, 'conversa
 export type OpenResult = { ok: true; conversation: Conversation } | { ok: false; openDirectId: string };
 
 /** Opens a conversation; a second open direct conversation of the same owner is refused with the id of the open one. */
-export function openConversation(db: Db, owner: ConversationOwner, input: { mode: ConversationMode; topic?: string | undefined }, now: Date): OpenResult {
-  return db.transaction((): OpenResult => {
-    if (input.mode === 'direct') {
-      const open = db.prepare(`SELECT id FROM conversations WHERE session_id = ? AND account_sub = ? AND mode = 'direct' AND status = 'open'`).pluck().get(owner.sessionId, owner.accountSub) as string | undefined;
-      if (open !== undefined) return { ok: false, openDirectId: open };
-    }
-    const id = newId('conv');
-    const at = now.toISOString();
-    db.prepare(`INSERT INTO conversations (${ROW_COLUMNS}) VALUES (?, ?, ?, ?, ?, 'open', ?, NULL, ?, ?, NULL)`)
-      .run(id, owner.sessionId, owner.accountSub, owner.agentId, input.mode, input.topic ?? null, at, at);
-    return { ok: true, conversation: toConversation(db, findRow(db, id)!) };
-  }).immediate();
+export function openConversation(
+  db: Db,
+  owner: ConversationOwner,
+  input: { mode: ConversationMode; topic?: string | undefined },
+  now: Date,
+): OpenResult {
+  return db
+    .transaction((): OpenResult => {
+      if (input.mode === 'direct') {
+        const open = db
+          .prepare(`SELECT id FROM conversations WHERE session_id = ? AND account_sub = ? AND mode = 'direct' AND status = 'open'`)
+          .pluck()
+          .get(owner.sessionId, owner.accountSub) as string | undefined;
+        if (open !== undefined) return { ok: false, openDirectId: open };
+      }
+      const id = newId('conv');
+      const at = now.toISOString();
+      db.prepare(`INSERT INTO conversations (${ROW_COLUMNS}) VALUES (?, ?, ?, ?, ?, 'open', ?, NULL, ?, ?, NULL)`).run(
+        id,
+        owner.sessionId,
+        owner.accountSub,
+        owner.agentId,
+        input.mode,
+        input.topic ?? null,
+        at,
+        at,
+      );
+      return { ok: true, conversation: toConversation(db, findRow(db, id)!) };
+    })
+    .immediate();
 }
 
 export type WriteResult<T> = { ok: true; value: T } | { ok: false; reason: 'not_found' | 'not_open' };
 
 /** The assistant writes a message into its open conversation. */
 export function postMessage(db: Db, owner: ConversationOwner, id: string, text: string, now: Date): WriteResult<ConversationMessage> {
-  const result = db.transaction((): WriteResult<ConversationMessage> => {
-    const row = ownedRow(db, owner, id);
-    if (!row) return { ok: false, reason: 'not_found' };
-    if (row.status !== 'open') return { ok: false, reason: 'not_open' };
-    const message_id = newId('msg');
-    const at = now.toISOString();
-    const seq = appendEvent(db, id, { kind: 'message', message_id, author: 'assistant', text, turn_id: null, status: null, at });
-    return { ok: true, value: { id: message_id, seq, author: 'assistant', text, sent_at: at } };
-  }).immediate();
+  const result = db
+    .transaction((): WriteResult<ConversationMessage> => {
+      const row = ownedRow(db, owner, id);
+      if (!row) return { ok: false, reason: 'not_found' };
+      if (row.status !== 'open') return { ok: false, reason: 'not_open' };
+      const message_id = newId('msg');
+      const at = now.toISOString();
+      const seq = appendEvent(db, id, { kind: 'message', message_id, author: 'assistant', text, turn_id: null, status: null, at });
+      return { ok: true, value: { id: message_id, seq, author: 'assistant', text, sent_at: at } };
+    })
+    .immediate();
   if (result.ok) signal(db, id);
   return result;
 }
@@ -198,22 +249,29 @@ export function postMessage(db: Db, owner: ConversationOwner, id: string, text: 
 /** The assistant closes its conversation; closing a conversation that already ended changes nothing. */
 export function closeConversation(db: Db, owner: ConversationOwner, id: string, now: Date): WriteResult<Conversation> {
   let changed = false;
-  const result = db.transaction((): WriteResult<Conversation> => {
-    const row = ownedRow(db, owner, id);
-    if (!row) return { ok: false, reason: 'not_found' };
-    if (row.status === 'open') {
-      endConversation(db, id, 'closed', now);
-      changed = true;
-    }
-    return { ok: true, value: toConversation(db, findRow(db, id)!) };
-  }).immediate();
+  const result = db
+    .transaction((): WriteResult<Conversation> => {
+      const row = ownedRow(db, owner, id);
+      if (!row) return { ok: false, reason: 'not_found' };
+      if (row.status === 'open') {
+        endConversation(db, id, 'closed', now);
+        changed = true;
+      }
+      return { ok: true, value: toConversation(db, findRow(db, id)!) };
+    })
+    .immediate();
   if (changed) signal(db, id);
   return result;
 }
 
 function endConversation(db: Db, id: string, status: 'closed' | 'timed_out', now: Date, handoffId: string | null = null): void {
   const at = now.toISOString();
-  db.prepare('UPDATE conversations SET status = ?, ended_at = ?, handoff_id = COALESCE(?, handoff_id) WHERE id = ?').run(status, at, handoffId, id);
+  db.prepare('UPDATE conversations SET status = ?, ended_at = ?, handoff_id = COALESCE(?, handoff_id) WHERE id = ?').run(
+    status,
+    at,
+    handoffId,
+    id,
+  );
   appendEvent(db, id, { kind: 'status', message_id: null, author: null, text: null, turn_id: null, status, at });
 }
 
@@ -231,15 +289,26 @@ export function recordHubTurn(
   turn: { turn_id: string; author: 'agent' | 'operator' | 'system'; text: string; sent_at?: string | undefined },
   now: Date,
 ): HubResult {
-  const result = db.transaction((): HubResult => {
-    const row = findRow(db, id);
-    if (!row) return { ok: false, reason: 'not_found' };
-    if (db.prepare('SELECT 1 FROM conversation_events WHERE conversation_id = ? AND turn_id = ?').get(id, turn.turn_id)) return { ok: true, duplicate: true };
-    if (row.status !== 'open') return { ok: false, reason: 'not_open' };
-    // The time the service recorded the turn: sent_at of the hub is informative only, and never reorders the conversation.
-    appendEvent(db, id, { kind: 'message', message_id: newId('msg'), author: turn.author, text: turn.text, turn_id: turn.turn_id, status: null, at: now.toISOString() });
-    return { ok: true, duplicate: false };
-  }).immediate();
+  const result = db
+    .transaction((): HubResult => {
+      const row = findRow(db, id);
+      if (!row) return { ok: false, reason: 'not_found' };
+      if (db.prepare('SELECT 1 FROM conversation_events WHERE conversation_id = ? AND turn_id = ?').get(id, turn.turn_id))
+        return { ok: true, duplicate: true };
+      if (row.status !== 'open') return { ok: false, reason: 'not_open' };
+      // The time the service recorded the turn: sent_at of the hub is informative only, and never reorders the conversation.
+      appendEvent(db, id, {
+        kind: 'message',
+        message_id: newId('msg'),
+        author: turn.author,
+        text: turn.text,
+        turn_id: turn.turn_id,
+        status: null,
+        at: now.toISOString(),
+      });
+      return { ok: true, duplicate: false };
+    })
+    .immediate();
   if (result.ok && !result.duplicate) signal(db, id);
   return result;
 }
@@ -250,13 +319,15 @@ export function recordHubTurn(
  * is (duplicate).
  */
 export function recordHandoffTimeout(db: Db, id: string, input: { handoff_id: string; timed_out_at: string }, now: Date): HubResult {
-  const result = db.transaction((): HubResult => {
-    const row = findRow(db, id);
-    if (!row || row.mode !== 'handoff') return { ok: false, reason: 'not_found' };
-    if (row.status !== 'open') return { ok: true, duplicate: true };
-    endConversation(db, id, 'timed_out', now, input.handoff_id);
-    return { ok: true, duplicate: false };
-  }).immediate();
+  const result = db
+    .transaction((): HubResult => {
+      const row = findRow(db, id);
+      if (!row || row.mode !== 'handoff') return { ok: false, reason: 'not_found' };
+      if (row.status !== 'open') return { ok: true, duplicate: true };
+      endConversation(db, id, 'timed_out', now, input.handoff_id);
+      return { ok: true, duplicate: false };
+    })
+    .immediate();
   if (result.ok && !result.duplicate) signal(db, id);
   return result;
 }

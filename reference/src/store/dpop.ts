@@ -10,7 +10,8 @@ const epoch = (d: Date) => Math.floor(d.getTime() / 1000);
  * it, false when the pair is already there (a replay). Errors of the store propagate; callers fail closed.
  */
 export function recordDpopProof(db: Db, proof: { jkt: string; jti: string; expiresAt: Date }, now: Date): boolean {
-  const r = db.prepare('INSERT INTO dpop_proofs (jkt, jti, expires_at, recorded_at) VALUES (?, ?, ?, ?) ON CONFLICT (jkt, jti) DO NOTHING')
+  const r = db
+    .prepare('INSERT INTO dpop_proofs (jkt, jti, expires_at, recorded_at) VALUES (?, ?, ?, ?) ON CONFLICT (jkt, jti) DO NOTHING')
     .run(proof.jkt, proof.jti, epoch(proof.expiresAt), epoch(now));
   return r.changes === 1;
 }
@@ -29,7 +30,10 @@ export function countDpopProofs(db: Db): number {
  * first insert wins, so two instances starting together agree).
  */
 export function sharedSecret(db: Db, name: string, now: Date): string {
-  db.prepare('INSERT INTO server_secrets (name, value, created_at) VALUES (?, ?, ?) ON CONFLICT (name) DO NOTHING')
-    .run(name, randomBytes(32).toString('base64url'), now.toISOString());
+  db.prepare('INSERT INTO server_secrets (name, value, created_at) VALUES (?, ?, ?) ON CONFLICT (name) DO NOTHING').run(
+    name,
+    randomBytes(32).toString('base64url'),
+    now.toISOString(),
+  );
   return db.prepare('SELECT value FROM server_secrets WHERE name = ?').pluck().get(name) as string;
 }

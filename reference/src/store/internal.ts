@@ -21,17 +21,21 @@ export interface SecurityIntentInput {
 /** Records an intent once per intent_id (the first recording wins); `created` is false for a repeat. */
 export function recordSecurityIntent(db: Db, intent: SecurityIntentInput, now: Date): { created: boolean; receivedAt: string } {
   const at = now.toISOString();
-  const r = db.prepare('INSERT OR IGNORE INTO security_intents (intent_id, subject, kind, payload, received_at) VALUES (?, ?, ?, ?, ?)')
+  const r = db
+    .prepare('INSERT OR IGNORE INTO security_intents (intent_id, subject, kind, payload, received_at) VALUES (?, ?, ?, ?, ?)')
     .run(intent.intent_id, intent.subject, intent.kind, JSON.stringify(intent), at);
   if (r.changes === 1) return { created: true, receivedAt: at };
   const row = db.prepare('SELECT received_at FROM security_intents WHERE intent_id = ?').get(intent.intent_id) as { received_at: string };
   return { created: false, receivedAt: row.received_at };
 }
 
-export function findSecurityIntent(db: Db, intentId: string): { intent_id: string; subject: string; kind: string; payload: unknown; received_at: string } | undefined {
-  const row = db.prepare('SELECT intent_id, subject, kind, payload, received_at FROM security_intents WHERE intent_id = ?').get(intentId) as
-    | { intent_id: string; subject: string; kind: string; payload: string; received_at: string }
-    | undefined;
+export function findSecurityIntent(
+  db: Db,
+  intentId: string,
+): { intent_id: string; subject: string; kind: string; payload: unknown; received_at: string } | undefined {
+  const row = db
+    .prepare('SELECT intent_id, subject, kind, payload, received_at FROM security_intents WHERE intent_id = ?')
+    .get(intentId) as { intent_id: string; subject: string; kind: string; payload: string; received_at: string } | undefined;
   return row && { ...row, payload: JSON.parse(row.payload) as unknown };
 }
 
@@ -55,26 +59,48 @@ interface SessionRow extends Omit<AssistantSession, 'scopes'> {
 }
 
 export function getAssistantSession(db: Db, sessionId: string): AssistantSession | undefined {
-  const row = db.prepare('SELECT session_id, client_id, state, subject, agent_id, scopes, created_at, updated_at FROM assistant_sessions WHERE session_id = ?')
+  const row = db
+    .prepare(
+      'SELECT session_id, client_id, state, subject, agent_id, scopes, created_at, updated_at FROM assistant_sessions WHERE session_id = ?',
+    )
     .get(sessionId) as SessionRow | undefined;
   return row && { ...row, scopes: parseList(row.scopes) };
 }
 
 function upsertSession(db: Db, s: Omit<AssistantSession, 'created_at' | 'updated_at'>, now: Date): void {
   const at = now.toISOString();
-  db.prepare(`INSERT INTO assistant_sessions (session_id, client_id, state, subject, agent_id, scopes, created_at, updated_at)
+  db.prepare(
+    `INSERT INTO assistant_sessions (session_id, client_id, state, subject, agent_id, scopes, created_at, updated_at)
     VALUES (@session_id, @client_id, @state, @subject, @agent_id, @scopes, @at, @at)
     ON CONFLICT (session_id) DO UPDATE SET client_id = excluded.client_id, state = excluded.state, subject = excluded.subject,
-      agent_id = excluded.agent_id, scopes = excluded.scopes, updated_at = excluded.updated_at`).run({ ...s, scopes: list(s.scopes), at });
+      agent_id = excluded.agent_id, scopes = excluded.scopes, updated_at = excluded.updated_at`,
+  ).run({ ...s, scopes: list(s.scopes), at });
 }
 
 /** A signed-out session (or a session that signed out): no account, the given live scopes. `created` on first sight. */
-export function registerSignedOutSession(db: Db, input: { session_id: string; client_id: string; scopes: readonly string[] }, now: Date): { created: boolean; session: AssistantSession } {
-  return db.transaction(() => {
-    const existed = getAssistantSession(db, input.session_id) !== undefined;
-    upsertSession(db, { session_id: input.session_id, client_id: input.client_id, state: 'signed_out', subject: null, agent_id: null, scopes: [...input.scopes] }, now);
-    return { created: !existed, session: getAssistantSession(db, input.session_id)! };
-  }).immediate();
+export function registerSignedOutSession(
+  db: Db,
+  input: { session_id: string; client_id: string; scopes: readonly string[] },
+  now: Date,
+): { created: boolean; session: AssistantSession } {
+  return db
+    .transaction(() => {
+      const existed = getAssistantSession(db, input.session_id) !== undefined;
+      upsertSession(
+        db,
+        {
+          session_id: input.session_id,
+          client_id: input.client_id,
+          state: 'signed_out',
+          subject: null,
+          agent_id: null,
+          scopes: [...input.scopes],
+        },
+        now,
+      );
+      return { created: !existed, session: getAssistantSession(db, input.session_id)! };
+    })
+    .immediate();
 }
 
 // ------------------------------------------------------------------------------------- connected agents, authorizations
@@ -88,21 +114,36 @@ export interface AgentAuthorization {
 }
 
 export function getAgentAuthorization(db: Db, subject: string, agentId: string): AgentAuthorization | undefined {
-  const row = db.prepare('SELECT subject, agent_id, permissions, decision, updated_at FROM agent_authorizations WHERE subject = ? AND agent_id = ?')
+  const row = db
+    .prepare('SELECT subject, agent_id, permissions, decision, updated_at FROM agent_authorizations WHERE subject = ? AND agent_id = ?')
     .get(subject, agentId) as (Omit<AgentAuthorization, 'permissions'> & { permissions: string }) | undefined;
   return row && { ...row, permissions: parseList(row.permissions) };
 }
 
-export function getConnectedAgent(db: Db, subject: string, agentId: string): { subject: string; agent_id: string; client_id: string; permissions: string[]; connected_at: string } | undefined {
-  const row = db.prepare('SELECT subject, agent_id, client_id, permissions, connected_at FROM connected_agents WHERE subject = ? AND agent_id = ?')
-    .get(subject, agentId) as { subject: string; agent_id: string; client_id: string; permissions: string; connected_at: string } | undefined;
+export function getConnectedAgent(
+  db: Db,
+  subject: string,
+  agentId: string,
+): { subject: string; agent_id: string; client_id: string; permissions: string[]; connected_at: string } | undefined {
+  const row = db
+    .prepare('SELECT subject, agent_id, client_id, permissions, connected_at FROM connected_agents WHERE subject = ? AND agent_id = ?')
+    .get(subject, agentId) as
+    { subject: string; agent_id: string; client_id: string; permissions: string; connected_at: string } | undefined;
   return row && { ...row, permissions: parseList(row.permissions) };
 }
 
-function upsertAuthorization(db: Db, subject: string, agentId: string, permissions: readonly string[], decision: 'granted' | 'revoked', at: string): void {
-  db.prepare(`INSERT INTO agent_authorizations (subject, agent_id, permissions, decision, updated_at) VALUES (?, ?, ?, ?, ?)
-    ON CONFLICT (subject, agent_id) DO UPDATE SET permissions = excluded.permissions, decision = excluded.decision, updated_at = excluded.updated_at`)
-    .run(subject, agentId, list(permissions), decision, at);
+function upsertAuthorization(
+  db: Db,
+  subject: string,
+  agentId: string,
+  permissions: readonly string[],
+  decision: 'granted' | 'revoked',
+  at: string,
+): void {
+  db.prepare(
+    `INSERT INTO agent_authorizations (subject, agent_id, permissions, decision, updated_at) VALUES (?, ?, ?, ?, ?)
+    ON CONFLICT (subject, agent_id) DO UPDATE SET permissions = excluded.permissions, decision = excluded.decision, updated_at = excluded.updated_at`,
+  ).run(subject, agentId, list(permissions), decision, at);
 }
 
 /**
@@ -115,17 +156,31 @@ export function connectAgent(
   now: Date,
 ): { created: boolean } {
   const at = now.toISOString();
-  return db.transaction(() => {
-    const existed = getConnectedAgent(db, input.subject, input.agent_id) !== undefined;
-    db.prepare(`INSERT INTO connected_agents (subject, agent_id, client_id, permissions, connected_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)
-      ON CONFLICT (subject, agent_id) DO UPDATE SET client_id = excluded.client_id, permissions = excluded.permissions, updated_at = excluded.updated_at`)
-      .run(input.subject, input.agent_id, input.client_id, list(input.permissions), at, at);
-    upsertAuthorization(db, input.subject, input.agent_id, input.permissions, 'granted', at);
-    if (input.session_id !== undefined) {
-      upsertSession(db, { session_id: input.session_id, client_id: input.client_id, state: 'signed_in', subject: input.subject, agent_id: input.agent_id, scopes: [...input.permissions] }, now);
-    }
-    return { created: !existed };
-  }).immediate();
+  return db
+    .transaction(() => {
+      const existed = getConnectedAgent(db, input.subject, input.agent_id) !== undefined;
+      db.prepare(
+        `INSERT INTO connected_agents (subject, agent_id, client_id, permissions, connected_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)
+      ON CONFLICT (subject, agent_id) DO UPDATE SET client_id = excluded.client_id, permissions = excluded.permissions, updated_at = excluded.updated_at`,
+      ).run(input.subject, input.agent_id, input.client_id, list(input.permissions), at, at);
+      upsertAuthorization(db, input.subject, input.agent_id, input.permissions, 'granted', at);
+      if (input.session_id !== undefined) {
+        upsertSession(
+          db,
+          {
+            session_id: input.session_id,
+            client_id: input.client_id,
+            state: 'signed_in',
+            subject: input.subject,
+            agent_id: input.agent_id,
+            scopes: [...input.permissions],
+          },
+          now,
+        );
+      }
+      return { created: !existed };
+    })
+    .immediate();
 }
 
 /**
@@ -138,23 +193,29 @@ export function authorizeAgent(
   now: Date,
 ): { created: boolean; authorization: AgentAuthorization } {
   const at = now.toISOString();
-  return db.transaction(() => {
-    const existed = getAgentAuthorization(db, input.subject, input.agent_id) !== undefined;
-    upsertAuthorization(db, input.subject, input.agent_id, input.decision === 'revoked' ? [] : input.permissions, input.decision, at);
-    if (input.decision === 'granted') {
-      db.prepare(`UPDATE assistant_sessions SET scopes = ?, updated_at = ? WHERE subject = ? AND agent_id = ? AND state = 'signed_in'`)
-        .run(list(input.permissions), at, input.subject, input.agent_id);
-    } else {
-      db.prepare(`UPDATE assistant_sessions SET state = 'signed_out', subject = NULL, agent_id = NULL, scopes = '[]', updated_at = ? WHERE subject = ? AND agent_id = ?`)
-        .run(at, input.subject, input.agent_id);
-    }
-    return { created: !existed, authorization: getAgentAuthorization(db, input.subject, input.agent_id)! };
-  }).immediate();
+  return db
+    .transaction(() => {
+      const existed = getAgentAuthorization(db, input.subject, input.agent_id) !== undefined;
+      upsertAuthorization(db, input.subject, input.agent_id, input.decision === 'revoked' ? [] : input.permissions, input.decision, at);
+      if (input.decision === 'granted') {
+        db.prepare(
+          `UPDATE assistant_sessions SET scopes = ?, updated_at = ? WHERE subject = ? AND agent_id = ? AND state = 'signed_in'`,
+        ).run(list(input.permissions), at, input.subject, input.agent_id);
+      } else {
+        db.prepare(
+          `UPDATE assistant_sessions SET state = 'signed_out', subject = NULL, agent_id = NULL, scopes = '[]', updated_at = ? WHERE subject = ? AND agent_id = ?`,
+        ).run(at, input.subject, input.agent_id);
+      }
+      return { created: !existed, authorization: getAgentAuthorization(db, input.subject, input.agent_id)! };
+    })
+    .immediate();
 }
 
 /** Ends every agent's authority over an account (its deletion): authorizations revoked, its sessions signed out. */
 export function endAgentAuthority(db: Db, subject: string, now: Date): void {
   const at = now.toISOString();
   db.prepare(`UPDATE agent_authorizations SET decision = 'revoked', permissions = '[]', updated_at = ? WHERE subject = ?`).run(at, subject);
-  db.prepare(`UPDATE assistant_sessions SET state = 'signed_out', subject = NULL, agent_id = NULL, scopes = '[]', updated_at = ? WHERE subject = ?`).run(at, subject);
+  db.prepare(
+    `UPDATE assistant_sessions SET state = 'signed_out', subject = NULL, agent_id = NULL, scopes = '[]', updated_at = ? WHERE subject = ?`,
+  ).run(at, subject);
 }

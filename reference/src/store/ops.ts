@@ -63,7 +63,9 @@ const refundable = (p: PaymentRow) => (p.status === 'succeeded' ? Math.max(0, p.
 
 /** The captured payment of an order with money left to refund (the latest, when an order has several). */
 export function refundablePayment(db: Db, orderId: string): { payment: PaymentRow; refundableCents: number } | undefined {
-  const payment = orderPayments(db, orderId).filter((p) => refundable(p) > 0).at(-1);
+  const payment = orderPayments(db, orderId)
+    .filter((p) => refundable(p) > 0)
+    .at(-1);
   return payment ? { payment, refundableCents: refundable(payment) } : undefined;
 }
 
@@ -128,7 +130,9 @@ export function searchOrders(db: Db, q: OrderSearch): { items: OrderSummaryRow[]
     where.push(`o.number LIKE ? ESCAPE '\\'`);
     args.push(`%${digits.replace(/[\\%_]/g, (c) => '\\' + c)}%`);
   }
-  const sql = `SELECT ${ORDER_COLUMNS.split(',').map((c) => `o.${c.trim()}`).join(', ')},
+  const sql = `SELECT ${ORDER_COLUMNS.split(',')
+    .map((c) => `o.${c.trim()}`)
+    .join(', ')},
       (SELECT p.status FROM payments p WHERE p.order_id = o.id ORDER BY p.created_at DESC, p.id DESC LIMIT 1) AS payment_status,
       (SELECT coalesce(sum(l.quantity), 0) FROM order_lines l WHERE l.order_id = o.id) AS item_count
     FROM orders o ${where.length ? 'WHERE ' + where.join(' AND ') : ''}
@@ -137,20 +141,38 @@ export function searchOrders(db: Db, q: OrderSearch): { items: OrderSummaryRow[]
   return { items: rows.slice(0, q.limit), more: rows.length > q.limit };
 }
 
-export interface OrderLineRow { variant_id: string; title: string; quantity: number; unit_price_cents: number }
-export interface ReturnRow { id: string; reason: string; status: string; created_at: string }
+export interface OrderLineRow {
+  variant_id: string;
+  title: string;
+  quantity: number;
+  unit_price_cents: number;
+}
+export interface ReturnRow {
+  id: string;
+  reason: string;
+  status: string;
+  created_at: string;
+}
 
 export function orderLines(db: Db, orderId: string): OrderLineRow[] {
-  return db.prepare('SELECT variant_id, title, quantity, unit_price_cents FROM order_lines WHERE order_id = ? ORDER BY rowid').all(orderId) as OrderLineRow[];
+  return db
+    .prepare('SELECT variant_id, title, quantity, unit_price_cents FROM order_lines WHERE order_id = ? ORDER BY rowid')
+    .all(orderId) as OrderLineRow[];
 }
 
 export function orderReturns(db: Db, orderId: string): ReturnRow[] {
-  return db.prepare('SELECT id, reason, status, created_at FROM returns WHERE order_id = ? ORDER BY created_at, id').all(orderId) as ReturnRow[];
+  return db
+    .prepare('SELECT id, reason, status, created_at FROM returns WHERE order_id = ? ORDER BY created_at, id')
+    .all(orderId) as ReturnRow[];
 }
 
 // ------------------------------------------------------------------------------------------------------------- stock
 
-export interface StockRow { id: string; sku: string; stock: number }
+export interface StockRow {
+  id: string;
+  sku: string;
+  stock: number;
+}
 
 export function findStock(db: Db, variantId: string): StockRow | undefined {
   return db.prepare('SELECT id, sku, stock FROM variants WHERE id = ?').get(variantId) as StockRow | undefined;
@@ -163,4 +185,3 @@ export function addStock(db: Db, variantId: string, delta: number): number | und
 }
 
 // ------------------------------------------------------------------------------------------------------------- audit
-

@@ -17,8 +17,13 @@ export interface AuditEntry {
 }
 
 export function audit(db: Db, e: AuditEntry): void {
-  db.prepare('INSERT INTO audit_log (at, actor, action, target, details) VALUES (?, ?, ?, ?, ?)')
-    .run(e.at.toISOString(), e.actor, e.action, e.target, JSON.stringify(e.details));
+  db.prepare('INSERT INTO audit_log (at, actor, action, target, details) VALUES (?, ?, ?, ?, ?)').run(
+    e.at.toISOString(),
+    e.actor,
+    e.action,
+    e.target,
+    JSON.stringify(e.details),
+  );
 }
 
 /** Orders with a provider call in flight, per reference instance (the transaction after it re-checks across instances). */

@@ -76,8 +76,11 @@ export function findRecoveryOperation(db: Db, operationId: string): RecoveryRow 
 
 /** Records that the provider condition of an operation in provider_pending cleared; the next resumption finishes it. */
 export function clearProviderCondition(db: Db, operationId: string, now: Date): boolean {
-  const r = db.prepare(`UPDATE recovery_operations SET provider_cleared_at = ?, updated_at = ?
-    WHERE operation_id = ? AND (phase = 'provider_pending' OR (phase = 'resuming' AND locked_from = 'provider_pending'))`)
+  const r = db
+    .prepare(
+      `UPDATE recovery_operations SET provider_cleared_at = ?, updated_at = ?
+    WHERE operation_id = ? AND (phase = 'provider_pending' OR (phase = 'resuming' AND locked_from = 'provider_pending'))`,
+    )
     .run(now.toISOString(), now.toISOString(), operationId);
   return r.changes === 1;
 }
@@ -88,36 +91,40 @@ type Claim =
 
 /** Step 1, one IMMEDIATE transaction: match the operation, read its persisted phase, and take the lock if it is resumable. */
 function claim(db: Db, req: RecoveryRequest, now: Date): Claim {
-  return db.transaction((): Claim => {
-    const op = findRecoveryOperation(db, req.operationId);
-    // Ownership and purpose first: a mismatch reveals nothing about the operation, not even that it is locked.
-    if (!op || op.subject !== req.subject || op.purpose !== req.purpose) return { kind: 'outcome', outcome: { kind: 'not_found' } };
-    let phase: RecoveryPhase = op.phase;
-    if (phase === 'resuming') {
-      const lockedAt = op.locked_at === null ? Number.NaN : Date.parse(op.locked_at);
-      if (now.getTime() - lockedAt < RECOVERY_LOCK_STALE_MS) return { kind: 'outcome', outcome: { kind: 'in_progress' } };
-      if (op.locked_from === null) return { kind: 'outcome', outcome: { kind: 'in_progress' } };
-      phase = op.locked_from; // an abandoned lock: resume from the phase it was taken from
-    }
-    switch (phase) {
-      case 'complete':
-        return { kind: 'outcome', outcome: { kind: 'status', status: 'complete' } };
-      case 'cancelled':
-        return { kind: 'outcome', outcome: { kind: 'status', status: 'cancelled' } };
-      case 'approved':
-      case 'provider_pending': {
-        // An email change without its approved address has nothing to apply: no resumable authorization.
-        if (op.purpose === 'email' && op.pending_email === null) return { kind: 'outcome', outcome: { kind: 'not_found' } };
-        const lockedAt = now.toISOString();
-        db.prepare(`UPDATE recovery_operations SET phase = 'resuming', locked_from = ?, locked_at = ?, attempts = attempts + 1, updated_at = ?
-          WHERE operation_id = ?`).run(phase, lockedAt, lockedAt, op.operation_id);
-        return { kind: 'claimed', op: { ...op, attempts: op.attempts + 1 }, from: phase, lockedAt };
+  return db
+    .transaction((): Claim => {
+      const op = findRecoveryOperation(db, req.operationId);
+      // Ownership and purpose first: a mismatch reveals nothing about the operation, not even that it is locked.
+      if (!op || op.subject !== req.subject || op.purpose !== req.purpose) return { kind: 'outcome', outcome: { kind: 'not_found' } };
+      let phase: RecoveryPhase = op.phase;
+      if (phase === 'resuming') {
+        const lockedAt = op.locked_at === null ? Number.NaN : Date.parse(op.locked_at);
+        if (now.getTime() - lockedAt < RECOVERY_LOCK_STALE_MS) return { kind: 'outcome', outcome: { kind: 'in_progress' } };
+        if (op.locked_from === null) return { kind: 'outcome', outcome: { kind: 'in_progress' } };
+        phase = op.locked_from; // an abandoned lock: resume from the phase it was taken from
       }
-      default:
-        // proof_pending: the proof was never consumed, so there is no authority to begin the operation with.
-        return { kind: 'outcome', outcome: { kind: 'not_found' } };
-    }
-  }).immediate();
+      switch (phase) {
+        case 'complete':
+          return { kind: 'outcome', outcome: { kind: 'status', status: 'complete' } };
+        case 'cancelled':
+          return { kind: 'outcome', outcome: { kind: 'status', status: 'cancelled' } };
+        case 'approved':
+        case 'provider_pending': {
+          // An email change without its approved address has nothing to apply: no resumable authorization.
+          if (op.purpose === 'email' && op.pending_email === null) return { kind: 'outcome', outcome: { kind: 'not_found' } };
+          const lockedAt = now.toISOString();
+          db.prepare(
+            `UPDATE recovery_operations SET phase = 'resuming', locked_from = ?, locked_at = ?, attempts = attempts + 1, updated_at = ?
+          WHERE operation_id = ?`,
+          ).run(phase, lockedAt, lockedAt, op.operation_id);
+          return { kind: 'claimed', op: { ...op, attempts: op.attempts + 1 }, from: phase, lockedAt };
+        }
+        default:
+          // proof_pending: the proof was never consumed, so there is no authority to begin the operation with.
+          return { kind: 'outcome', outcome: { kind: 'not_found' } };
+      }
+    })
+    .immediate();
 }
 
 /** Applies the approved change to the account. Runs inside the finishing transaction. */
@@ -127,42 +134,57 @@ function applyOperation(db: Db, op: RecoveryRow, now: Date): void {
     endAgentAuthority(db, op.subject, now);
   } else {
     // The approved address becomes the account's; the account leaves its contact transition (other states are kept).
-    db.prepare(`UPDATE accounts SET email = ?, state = CASE WHEN state = 'contact_transition' THEN 'active' ELSE state END WHERE sub = ?`)
-      .run(op.pending_email, op.subject);
+    db.prepare(
+      `UPDATE accounts SET email = ?, state = CASE WHEN state = 'contact_transition' THEN 'active' ELSE state END WHERE sub = ?`,
+    ).run(op.pending_email, op.subject);
   }
 }
 
 const audit = (db: Db, now: Date, op: RecoveryRow, details: Record<string, unknown>) =>
-  db.prepare(`INSERT INTO audit_log (at, actor, action, target, details) VALUES (?, 'recovery', 'account.recover', ?, ?)`)
+  db
+    .prepare(`INSERT INTO audit_log (at, actor, action, target, details) VALUES (?, 'recovery', 'account.recover', ?, ?)`)
     .run(now.toISOString(), op.operation_id, JSON.stringify({ subject: op.subject, purpose: op.purpose, ...details }));
 
 /**
  * Resumes one operation. Returns the outcome the endpoint answers; throws only on unexpected failures, after releasing the
  * lock so that the operation and its checkpoints are preserved in the phase it was resumed from (partial failure rule).
  */
-export async function resumeRecovery(db: Db, req: RecoveryRequest, clock: () => Date, provider: ProviderStep = simulatedProvider): Promise<RecoveryOutcome> {
+export async function resumeRecovery(
+  db: Db,
+  req: RecoveryRequest,
+  clock: () => Date,
+  provider: ProviderStep = simulatedProvider,
+): Promise<RecoveryOutcome> {
   const claimed = claim(db, req, clock());
   if (claimed.kind === 'outcome') return claimed.outcome;
   const { op, from, lockedAt } = claimed;
   try {
     const verdict = await provider(op, from);
-    return db.transaction((): RecoveryOutcome => {
-      const now = clock();
-      const at = now.toISOString();
-      const still = db.prepare(`SELECT 1 FROM recovery_operations WHERE operation_id = ? AND phase = 'resuming' AND locked_at = ?`).get(op.operation_id, lockedAt);
-      // Our lock was taken over as abandoned: the other resumption owns the operation now.
-      if (!still) return { kind: 'in_progress' };
-      if (verdict === 'clear') {
-        applyOperation(db, op, now);
-        db.prepare(`UPDATE recovery_operations SET phase = 'complete', locked_from = NULL, locked_at = NULL, updated_at = ? WHERE operation_id = ?`).run(at, op.operation_id);
-        audit(db, now, op, { from, outcome: 'complete', attempts: op.attempts });
-        return { kind: 'status', status: 'complete' };
-      }
-      // The provider condition remains: the operation waits in provider_pending, the account stays restricted.
-      db.prepare(`UPDATE recovery_operations SET phase = 'provider_pending', locked_from = NULL, locked_at = NULL, updated_at = ? WHERE operation_id = ?`).run(at, op.operation_id);
-      audit(db, now, op, { from, outcome: 'pending', attempts: op.attempts });
-      return { kind: 'status', status: 'pending' };
-    }).immediate();
+    return db
+      .transaction((): RecoveryOutcome => {
+        const now = clock();
+        const at = now.toISOString();
+        const still = db
+          .prepare(`SELECT 1 FROM recovery_operations WHERE operation_id = ? AND phase = 'resuming' AND locked_at = ?`)
+          .get(op.operation_id, lockedAt);
+        // Our lock was taken over as abandoned: the other resumption owns the operation now.
+        if (!still) return { kind: 'in_progress' };
+        if (verdict === 'clear') {
+          applyOperation(db, op, now);
+          db.prepare(
+            `UPDATE recovery_operations SET phase = 'complete', locked_from = NULL, locked_at = NULL, updated_at = ? WHERE operation_id = ?`,
+          ).run(at, op.operation_id);
+          audit(db, now, op, { from, outcome: 'complete', attempts: op.attempts });
+          return { kind: 'status', status: 'complete' };
+        }
+        // The provider condition remains: the operation waits in provider_pending, the account stays restricted.
+        db.prepare(
+          `UPDATE recovery_operations SET phase = 'provider_pending', locked_from = NULL, locked_at = NULL, updated_at = ? WHERE operation_id = ?`,
+        ).run(at, op.operation_id);
+        audit(db, now, op, { from, outcome: 'pending', attempts: op.attempts });
+        return { kind: 'status', status: 'pending' };
+      })
+      .immediate();
   } catch (err) {
     releaseLock(db, op.operation_id, lockedAt, clock());
     throw err;
@@ -171,6 +193,8 @@ export async function resumeRecovery(db: Db, req: RecoveryRequest, clock: () => 
 
 /** Puts a locked operation back in the phase it was resumed from, if the lock is still ours. */
 function releaseLock(db: Db, operationId: string, lockedAt: string, now: Date): void {
-  db.prepare(`UPDATE recovery_operations SET phase = locked_from, locked_from = NULL, locked_at = NULL, updated_at = ?
-    WHERE operation_id = ? AND phase = 'resuming' AND locked_at = ?`).run(now.toISOString(), operationId, lockedAt);
+  db.prepare(
+    `UPDATE recovery_operations SET phase = locked_from, locked_from = NULL, locked_at = NULL, updated_at = ?
+    WHERE operation_id = ? AND phase = 'resuming' AND locked_at = ?`,
+  ).run(now.toISOString(), operationId, lockedAt);
 }

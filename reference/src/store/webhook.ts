@@ -5,8 +5,12 @@ import { randomBytes } from 'node:crypto';
 import type { z } from 'zod';
 import type { Db } from '../db/open.js';
 import {
-  cardDetailsSchema, chargeObjectSchema, paymentIntentObjectSchema, setupIntentObjectSchema,
-  type CardDetails, type StripeEvent,
+  cardDetailsSchema,
+  chargeObjectSchema,
+  paymentIntentObjectSchema,
+  setupIntentObjectSchema,
+  type CardDetails,
+  type StripeEvent,
 } from '../schemas/webhook.js';
 import { findOrder, findPaymentByRef, recordRefundTotal, setOrderStatus, setPaymentStatus } from './ops.js';
 
@@ -18,20 +22,32 @@ export class DeliveryNotProcessable extends Error {
   override name = 'DeliveryNotProcessable';
 }
 
-export interface DeliveryRecord { event_id: string; type: string; outcome: string; received_at: string }
+export interface DeliveryRecord {
+  event_id: string;
+  type: string;
+  outcome: string;
+  received_at: string;
+}
 
 export function findDelivery(db: Db, eventId: string): DeliveryRecord | undefined {
-  return db.prepare('SELECT event_id, type, outcome, received_at FROM webhook_events WHERE event_id = ?').get(eventId) as DeliveryRecord | undefined;
+  return db.prepare('SELECT event_id, type, outcome, received_at FROM webhook_events WHERE event_id = ?').get(eventId) as
+    DeliveryRecord | undefined;
 }
 
 function recordDelivery(db: Db, event: StripeEvent, outcome: Outcome, now: Date): void {
-  db.prepare('INSERT INTO webhook_events (event_id, type, outcome, received_at) VALUES (?, ?, ?, ?)').run(event.id, event.type, outcome, now.toISOString());
+  db.prepare('INSERT INTO webhook_events (event_id, type, outcome, received_at) VALUES (?, ?, ?, ?)').run(
+    event.id,
+    event.type,
+    outcome,
+    now.toISOString(),
+  );
 }
 
 function objectOf<S extends z.ZodType>(event: StripeEvent, schema: S): z.output<S> {
   const parsed = schema.safeParse(event.data.object);
   // Never the object itself in the message: it is logged as the cause.
-  if (!parsed.success) throw new DeliveryNotProcessable(`${event.type}: data.object lacks ${parsed.error.issues[0]?.path.join('.') || 'its members'}`);
+  if (!parsed.success)
+    throw new DeliveryNotProcessable(`${event.type}: data.object lacks ${parsed.error.issues[0]?.path.join('.') || 'its members'}`);
   return parsed.data;
 }
 
@@ -75,18 +91,28 @@ const newPaymentMethodId = () => `pm_${randomBytes(10).toString('hex')}`;
 
 function setupSucceeded(db: Db, event: StripeEvent, now: Date): Outcome {
   const intent = objectOf(event, setupIntentObjectSchema);
-  const setup = db.prepare(`SELECT id, account_sub FROM card_setups WHERE id = ? AND status = 'admitted'`).get(intent.id) as { id: string; account_sub: string } | undefined;
+  const setup = db.prepare(`SELECT id, account_sub FROM card_setups WHERE id = ? AND status = 'admitted'`).get(intent.id) as
+    { id: string; account_sub: string } | undefined;
   // Only a setup the storefront admitted completes, once: an unknown or already completed setup changes nothing.
   if (!setup) return 'ignored';
   const pm = intent.payment_method;
   const ref = typeof pm === 'string' ? pm : pm?.id;
-  const parsed = cardDetailsSchema.safeParse((typeof pm === 'object' && pm !== null ? pm.card : undefined) ?? intent.payment_method_details?.card);
-  if (!ref || !parsed.success) throw new DeliveryNotProcessable(`${event.type}: the payment method or its card details are missing or not supported`);
+  const parsed = cardDetailsSchema.safeParse(
+    (typeof pm === 'object' && pm !== null ? pm.card : undefined) ?? intent.payment_method_details?.card,
+  );
+  if (!ref || !parsed.success)
+    throw new DeliveryNotProcessable(`${event.type}: the payment method or its card details are missing or not supported`);
   const card: CardDetails = parsed.data;
   const id = newPaymentMethodId();
-  db.prepare(`INSERT INTO payment_methods (id, account_sub, brand, last4, exp_month, exp_year, provider_ref, created_at)
-    VALUES (?, ?, ?, ?, ?, ?, ?, ?)`).run(id, setup.account_sub, card.brand, card.last4, card.exp_month, card.exp_year, ref, now.toISOString());
-  db.prepare(`UPDATE card_setups SET status = 'completed', payment_method_id = ?, updated_at = ? WHERE id = ?`).run(id, now.toISOString(), setup.id);
+  db.prepare(
+    `INSERT INTO payment_methods (id, account_sub, brand, last4, exp_month, exp_year, provider_ref, created_at)
+    VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+  ).run(id, setup.account_sub, card.brand, card.last4, card.exp_month, card.exp_year, ref, now.toISOString());
+  db.prepare(`UPDATE card_setups SET status = 'completed', payment_method_id = ?, updated_at = ? WHERE id = ?`).run(
+    id,
+    now.toISOString(),
+    setup.id,
+  );
   return 'processed';
 }
 
