@@ -43,6 +43,8 @@ Examples:
       }
       const running = await startServer(config);
       process.stdout.write(`shop-conformance reference listening on ${running.url}\n`);
+      const warning = publicBaseUrlWarning(config.publicBaseUrl, config.host);
+      if (warning) process.stderr.write(warning);
       const stop = (signal: string) => {
         process.stderr.write(`received ${signal}, shutting down\n`);
         running.close().then(
@@ -53,4 +55,22 @@ Examples:
       process.once('SIGINT', () => stop('SIGINT'));
       process.once('SIGTERM', () => stop('SIGTERM'));
     });
+}
+
+const LOOPBACK = new Set(['127.0.0.1', 'localhost', '::1', '[::1]']);
+
+/**
+ * Without PUBLIC_BASE_URL the DPoP `htu` check trusts the Host header the client sent (docs/assistants.md): fine on
+ * loopback, a hazard anywhere else. The reference does not refuse to start (a container binds 0.0.0.0 behind its own
+ * proxy), but says so loudly.
+ */
+export function publicBaseUrlWarning(publicBaseUrl: string | null, host: string): string | undefined {
+  if (publicBaseUrl !== null) return undefined;
+  const exposed = !LOOPBACK.has(host) && !host.startsWith('127.');
+  return (
+    `WARNING: PUBLIC_BASE_URL is not set: DPoP proofs are checked against the Host header each client sends (htu).\n` +
+    (exposed
+      ? `WARNING: this server listens on ${host}, beyond loopback: set PUBLIC_BASE_URL to the URL clients call before exposing it.\n`
+      : `WARNING: set PUBLIC_BASE_URL to the URL clients call before listening beyond loopback.\n`)
+  );
 }

@@ -7,7 +7,7 @@
 // Ownership: the spec says every row is scoped by ownership; it does not say whether another account's id answers 403 or
 // 404, so spec-level checks accept either, and the reference's 404 (exactly as a nonexistent id) is checked at its level.
 import { check, test } from '../engine/check.js';
-import { expectCreated, expectNoContent, expectNoStore, expectProblem, expectSuccess, fail } from '../lib/assert.js';
+import { brief, expectCreated, expectNoContent, expectNoStore, expectProblem, expectSuccess, fail } from '../lib/assert.js';
 import { ADDRESS, addAddress, createdAddressId } from './_shared/add-address.js';
 import { expectOwnershipRefusal } from './_shared/expect-refusals.js';
 import { customerToken } from './_shared/mint-callers.js';
@@ -19,7 +19,7 @@ test(
     {
       id: 'endpoints.account.address-create-delete',
       title: 'addAddress answers 201; the address is listed; deleteAddress answers 204 with no body and the address is gone',
-      clauses: ['END-CONV-1', 'END-CONV-3', 'END-CONV-9', 'PUR-SERVE-4', 'END-OPS-ADDADDRESS-1', 'END-OPS-DELETEADDRESS-1'],
+      clauses: ['END-CONV-1', 'END-CONV-2', 'END-CONV-3', 'END-CONV-9', 'PUR-SERVE-4', 'END-OPS-ADDADDRESS-1', 'END-OPS-DELETEADDRESS-1'],
     },
     async (shop) => {
       const token = await customerToken(shop);
@@ -27,6 +27,13 @@ test(
       expectCreated(created, { clause: 'END-CONV-1' });
       expectNoStore(created, { clause: 'END-CONV-9' });
       const id = createdAddressId(created);
+      // Location only where a GET URL exists (killed by a Location that answers 404 or 405 to GET).
+      const location = created.headers.get('location');
+      if (location !== null) {
+        const read = await shop.http.get(new URL(location, 'http://base.invalid').pathname, { token });
+        if (read.status === 404 || read.status === 405)
+          fail('GET on the Location of addAddress', 'a readable URL (or no Location)', brief(read), 'END-CONV-2');
+      }
       const listed = await shop.http.get('/v1/me/addresses', { token });
       expectSuccess(listed, 'listAddresses after the add', 'PUR-SERVE-4');
       if (!listed.text.includes(id)) fail('listAddresses after the add', `a list naming ${id}`, listed.text.slice(0, 300), 'PUR-SERVE-4');
@@ -44,16 +51,18 @@ test(
   ...check(
     {
       id: 'endpoints.account.address-create-delete.reference',
-      title: 'addAddress: 201 with the address and Location /v1/me/addresses/<id>, where DELETE answers 204; again 404 not_found',
-      clauses: ['END-CONV-1', 'END-CONV-3'],
+      title:
+        'addAddress: 201 with the address and no Location (no GET URL for one address); DELETE /v1/me/addresses/<id> answers 204; again 404 not_found',
+      clauses: ['END-CONV-1', 'END-CONV-2', 'END-CONV-3'],
       level: 'reference',
     },
     async (shop) => {
       const token = await customerToken(shop);
       const created = await shop.http.post('/v1/me/addresses', { token, json: { ...ADDRESS, line2: 'Unit 2', phone: '+1 217 555 0100' } });
-      const location = expectCreated(created, { location: /^\/v1\/me\/addresses\/addr_[a-z0-9]+$/, clause: 'END-CONV-1' })!;
-      if (location !== `/v1/me/addresses/${created.body?.id}`)
-        fail('Location names the created address', `/v1/me/addresses/${created.body?.id}`, location, 'END-CONV-1');
+      expectCreated(created, { clause: 'END-CONV-1' });
+      if (created.headers.get('location') !== null)
+        fail('Location of addAddress', 'absent (no GET URL for one address)', created.headers.get('location'), 'END-CONV-2');
+      const location = `/v1/me/addresses/${created.body?.id}`;
       const expected = { ...ADDRESS, line2: 'Unit 2', phone: '+1 217 555 0100' };
       for (const [k, v] of Object.entries(expected))
         if (created.body?.[k] !== v) fail(`created address "${k}"`, v, created.body?.[k], 'END-CONV-1');

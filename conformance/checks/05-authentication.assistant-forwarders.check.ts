@@ -14,6 +14,7 @@ import { freshHex } from '../lib/fresh-id.js';
 import { cartLine, expectNamesVariant, expectNotNamesVariant } from './_shared/expect-cart.js';
 import { expectCredentialRefused, expectSignInRequired } from './_shared/expect-refusals.js';
 import { VARIANT } from './_shared/seed-data.js';
+import { PERMISSIONS } from '../../contract/scopes.js';
 import { contextHeader, browserHeader } from './_shared/artifact-headers.js';
 
 test(
@@ -145,12 +146,39 @@ test(
   ),
 );
 
+// Killed by a server that admits the forwarded session token for its account (200 with the profile): whoever holds the
+// forwarder credential could then use a captured session token without its key.
+test(
+  ...check(
+    {
+      id: 'agents.assistant.forwarded-session-token-no-account',
+      title:
+        "the MCP forwarder with a signed-in assistant's session token in Assistant-Subject reaches no account data (that pair serves the signed-out assistant; session tokens need DPoP and a proof)",
+      clauses: ['AUTH-CRED-9', 'AUTH-ASST-1', 'AUTH-ASST-2'],
+      requires: ['assistants'],
+    },
+    async (shop) => {
+      const agent = await AssistantAgent.create(shop);
+      expectSuccess(
+        (await agent.get('/v1/me/profile')).res,
+        'control: the assistant reads the profile with its key and a proof',
+        'AUTH-ASST-1',
+      );
+      const headers = { authorization: `Bearer ${await shop.mint.mcpAgentForwarder()}`, 'assistant-subject': agent.token };
+      for (const path of ['/v1/me/profile', '/v1/me/orders', '/v1/me/addresses']) {
+        const res = await shop.http.get(path, { headers });
+        inCase(`GET ${path} through the forwarder`, () => expectCredentialRefused(shop, res, 'AUTH-ASST-1'));
+      }
+    },
+  ),
+);
+
 test(
   ...check(
     {
       id: 'agents.assistant.forwarder-needs-agent-forward',
-      title: 'an MCP forwarder token without agent:forward cannot forward an assistant (refused)',
-      clauses: ['AUTH-SCOPE-5'],
+      title: 'an MCP forwarder token without agent:forward cannot forward an assistant (refused; never told an API or service scope)',
+      clauses: ['AUTH-SCOPE-5', 'ERR-SCOPE-1'],
       requires: ['assistants'],
     },
     async (shop) => {
@@ -159,6 +187,9 @@ test(
         const headers = { authorization: `Bearer ${await shop.mint.mcpAgentForwarder({ scope })}`, 'assistant-subject': out.token };
         const res = await shop.http.get('/v1/cart', { headers });
         inCase(`forwarder scope "${scope}"`, () => expectCredentialRefused(shop, res, 'AUTH-SCOPE-5'));
+        // Assistants are told account scopes, never API or service scopes (killed by `scope: "agent:forward"`).
+        if (res.body?.error === 'insufficient_scope' && !(PERMISSIONS as readonly string[]).includes(String(res.body.scope)))
+          fail(`forwarder scope "${scope}": scope member`, 'an account scope (permission)', res.body.scope, 'ERR-SCOPE-1');
       }
     },
   ),

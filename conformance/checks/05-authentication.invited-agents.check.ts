@@ -207,18 +207,21 @@ test(
   ),
 );
 
+// Killed by a server that tells the agent the forwarder's missing scope (403 insufficient_scope, scope agent:forward).
 test(
   ...check(
     {
       id: 'agents.invited.forwarder-needs-agent-forward.reference',
-      title: 'a forwarder token without agent:forward: 403 insufficient_scope naming agent:forward',
-      clauses: ['AUTH-SCOPE-5'],
+      title: 'a forwarder token without agent:forward: 403 caller_not_allowed, no scope named (agents are told account scopes only)',
+      clauses: ['AUTH-SCOPE-5', 'ERR-SCOPE-1', 'ERR-TABLE-8'],
       level: 'reference',
       requires: ['invitedAgents'],
     },
     async (shop) => {
       const inv = await invitedAgent(shop, { forwarderScope: 'catalog:read cart:read cart:write' });
-      expectInsufficientScope(shop, await shop.http.get('/v1/cart', { headers: inv.headers }), 'AUTH-SCOPE-5', AGENT_FORWARD_SCOPE);
+      const res = await shop.http.get('/v1/cart', { headers: inv.headers });
+      expectProblem(res, { status: 403, error: 'caller_not_allowed', docsUrl: shop.docsUrl, clause: 'AUTH-SCOPE-5' });
+      if (res.body?.scope !== undefined) fail('scope member', 'absent', res.body.scope, 'ERR-SCOPE-1');
     },
   ),
 );

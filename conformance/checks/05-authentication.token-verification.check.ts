@@ -232,6 +232,28 @@ test(
   ),
 );
 
+// docs/tokens.md makes iat required. Killed by a verifier that ignores iat (a token minted for ten years ahead works).
+test(
+  ...check(
+    {
+      id: 'auth.token.iat.reference',
+      title: 'a token without iat, or issued ten years from now, is 401 invalid_token',
+      clauses: ['ERR-TABLE-2'],
+      level: 'reference',
+    },
+    async (shop) => {
+      const later = nowSeconds() + 10 * 365 * 86400;
+      for (const [what, claims] of [
+        ['no iat', { iat: undefined }],
+        ['iat ten years ahead', { iat: later, exp: later + 300 }],
+      ] as const) {
+        const res = await shop.http.get('/v1/cart', { token: await shop.mint.customer({ sub: shop.subject('cust'), claims }) });
+        inCase(what, () => expectInvalidToken(shop, res, 'ERR-TABLE-2'));
+      }
+    },
+  ),
+);
+
 test(
   ...check(
     {

@@ -18,7 +18,7 @@ test(
     {
       id: 'events.webhook.tolerance.reference',
       title:
-        'the replay window is 300 seconds: a signature 301 s old is 400 invalid_signature, 240 s old is accepted; an empty header is missing_signature',
+        'the replay window is 300 seconds: a signature 301 s old or an hour ahead is 400 invalid_signature, 240 s old is accepted; an empty header is missing_signature',
       clauses: ['EVT-WEBHOOK-5', 'EVT-WEBHOOK-1', 'EVT-WEBHOOK-4'],
       level: 'reference',
       requires: ['webhook'],
@@ -36,6 +36,16 @@ test(
       await inCase('240 s old', async () =>
         expectReceived(await deliver(shop, JSON.stringify(ignoredEvent()), { timestamp: nowSeconds() - 240 }), 'EVT-WEBHOOK-1'),
       );
+      // Killed by a verifier that only refuses old timestamps (a signature dated ahead would verify forever).
+      await inCase('dated an hour in the future', async () => {
+        expectWebhookProblem(
+          shop,
+          await deliver(shop, JSON.stringify(ignoredEvent()), { timestamp: nowSeconds() + 3600 }),
+          400,
+          'invalid_signature',
+          'EVT-WEBHOOK-5',
+        );
+      });
       await inCase('header present but empty', async () => {
         expectWebhookProblem(
           shop,

@@ -29,6 +29,7 @@ import { buildDescription } from './openapi.js';
 import { LIMITS } from '../../contract/limits.js';
 import { PACKAGE_ROOT } from './paths.js';
 import { ProblemError } from './problem.js';
+import { dpopNoncesOf } from './auth/assistant.js';
 
 export const ROUTES: readonly RouteDef[] = [
   ...catalogRoutes,
@@ -130,6 +131,14 @@ export function createApp(o: AppOptions): { app: Express; domain: Domain } {
     { method: 'GET', pattern: /^\/assistant\/openapi\.json$/ },
   ];
   app.use(unmatched(known));
-  app.use(boundary(o.config.docsUrl, log));
+  // A DPoP request refused before the authenticate stage still gets a fresh nonce; a nonce-key failure only omits it.
+  const issueNonce = () => {
+    try {
+      return dpopNoncesOf(domain).current(domain.clock());
+    } catch {
+      return undefined;
+    }
+  };
+  app.use(boundary(o.config.docsUrl, log, issueNonce));
   return { app, domain };
 }

@@ -11,8 +11,18 @@ import type { Logger } from './log.js';
 import type { RequestContext } from './pipeline/context.js';
 import { ProblemError } from './problem.js';
 
-/** Body-parser failures, which happen before any stage could throw a ProblemError. */
-function fromDecodingError(err: { type?: unknown; status?: unknown }): ProblemError | undefined {
+const unreadable = (path: string, code: string, detail: string) =>
+  new ProblemError('invalid_request', { detail, issues: [{ path, code, message: detail }] });
+
+/** Zlib and Brotli failures while inflating a body (body-parser passes them on with status 400 and no type). */
+const isDecompressionError = (err: { code?: unknown; errno?: unknown }) =>
+  typeof err.code === 'string' && (err.code.startsWith('Z_') || err.code.includes('BROTLI') || err.code.startsWith('ERR__ERROR_FORMAT'));
+
+/**
+ * Failures before any stage could throw a ProblemError: body-parser errors, the router's refusal of a malformed
+ * percent-escape in a path parameter, and any other client error (4xx) a library raised.
+ */
+function fromDecodingError(err: { type?: unknown; status?: unknown; code?: unknown; errno?: unknown }): ProblemError | undefined {
   switch (err.type) {
     case 'entity.parse.failed':
       return new ProblemError('invalid_json', { detail: 'The request body is not valid JSON.' });
@@ -24,16 +34,27 @@ function fromDecodingError(err: { type?: unknown; status?: unknown }): ProblemEr
     case 'request.aborted':
     case 'request.size.invalid':
     case 'stream.encoding.set':
-      return new ProblemError('invalid_request', {
-        detail: 'The request body could not be read.',
-        issues: [{ path: 'body', code: String(err.type), message: 'The body could not be read.' }],
-      });
+      return unreadable('body', String(err.type), 'The request body could not be read.');
     default:
-      return undefined;
+      break;
   }
+  if (err instanceof URIError && err.status === 400)
+    return unreadable('path', 'malformed_escape', 'The path has a malformed percent-escape.');
+  if (err.status === 400 && isDecompressionError(err))
+    return unreadable('body', 'content_encoding', 'The request body is not encoded as its Content-Encoding says.');
+  if (typeof err.status === 'number' && err.status >= 400 && err.status < 500) {
+    if (err.status === 413) return new ProblemError('payload_too_large', { detail: 'The request body is over the size limit.' });
+    if (err.status === 415)
+      return new ProblemError('unsupported_media_type', { detail: 'The request body encoding or charset is not supported.' });
+    return unreadable('request', 'unreadable', 'The request could not be read.');
+  }
+  return undefined;
 }
 
-export function writeProblem(req: Request, res: Response, problem: ProblemError, docsUrl: string): void {
+/** Issues a fresh DPoP nonce; the boundary asks for one when a DPoP request failed before the authenticate stage. */
+export type NonceIssuer = () => string | undefined;
+
+export function writeProblem(req: Request, res: Response, problem: ProblemError, docsUrl: string, issueNonce?: NonceIssuer): void {
   const ctx = res.locals.ctx as RequestContext | undefined;
   const requestId = ctx?.requestId ?? String(res.get('X-Request-Id') ?? '');
   const status = problem.status;
@@ -42,7 +63,9 @@ export function writeProblem(req: Request, res: Response, problem: ProblemError,
   res.removeHeader('ETag');
   for (const [k, v] of Object.entries(o.headers ?? {})) if (v !== undefined) res.set(k, v);
   if (o.challenge) res.set('WWW-Authenticate', formatChallenge(o.challenge, ctx?.scheme ?? 'Bearer'));
-  // A DPoP request gets a fresh nonce on every response, errors included (spec, Request processing order).
+  // A DPoP request gets a fresh nonce on every response, errors included (spec, Request processing order), also when it
+  // was refused before authentication (decoding, 404, 405, 413, 415, 500).
+  if (ctx && ctx.scheme === 'DPoP' && ctx.dpopNonce === undefined) ctx.dpopNonce = issueNonce?.();
   if (ctx?.dpopNonce) res.set('DPoP-Nonce', ctx.dpopNonce);
   res.set('Cache-Control', 'no-store');
   const body: Record<string, unknown> = {
@@ -60,7 +83,7 @@ export function writeProblem(req: Request, res: Response, problem: ProblemError,
   void req;
 }
 
-export function boundary(docsUrl: string, log: Logger): ErrorRequestHandler {
+export function boundary(docsUrl: string, log: Logger, issueNonce?: NonceIssuer): ErrorRequestHandler {
   return (err: unknown, req, res, _next) => {
     let problem = err instanceof ProblemError ? err : fromDecodingError((err ?? {}) as { type?: unknown });
     if (!problem) {
@@ -84,7 +107,7 @@ export function boundary(docsUrl: string, log: Logger): ErrorRequestHandler {
       res.destroy();
       return;
     }
-    writeProblem(req, res, problem, docsUrl);
+    writeProblem(req, res, problem, docsUrl, issueNonce);
   };
 }
 
@@ -105,9 +128,11 @@ export function unmatched(knownRoutes: readonly { method: string; pattern: RegEx
 
 /**
  * Requests Node refuses before Express sees them (headers over 16 KiB, unparsable request lines) still get the problem
- * document: the boundary writes it on the raw socket.
+ * document: the boundary writes it on the raw socket. An HTTP/1.1 request without Host, which Node would answer with a
+ * bare 400 of its own, is let through to the request stage, which refuses it with the problem document.
  */
 export function installClientErrorHandler(server: Server, docsUrl: string): void {
+  (server as Server & { requireHostHeader: boolean }).requireHostHeader = false;
   server.on('clientError', (err: NodeJS.ErrnoException, socket: Socket) => {
     if (!socket.writable || (err as { bytesParsed?: number }).bytesParsed === undefined) {
       socket.destroy();
@@ -123,6 +148,17 @@ export function installClientErrorHandler(server: Server, docsUrl: string): void
       error: code,
       detail: code === 'header_too_large' ? 'The request headers are too large.' : 'The request could not be parsed.',
       instance: requestId,
+      ...(code === 'invalid_request'
+        ? {
+            issues: [
+              {
+                path: 'request',
+                code: String(err.code ?? 'unparsable').toLowerCase(),
+                message: 'The request could not be parsed as HTTP/1.1.',
+              },
+            ],
+          }
+        : {}),
     });
     socket.end(
       `HTTP/1.1 ${status} ${REASON_PHRASES[status]}\r\nContent-Type: application/problem+json; charset=utf-8\r\n` +

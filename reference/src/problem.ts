@@ -11,7 +11,8 @@ export interface ProblemIssue {
 export type ChallengeKind =
   | { kind: 'chosen'; error: string } // in the scheme chosen from the request
   | { kind: 'both'; error: string } // no token on /v1: a Bearer and a DPoP challenge
-  | { kind: 'bearer'; error: string }; // guest sessions: always Bearer
+  | { kind: 'bearer'; error: string } // guest sessions: always Bearer
+  | { kind: 'secret-header'; error: string; header: string }; // a header-carried shared secret (X-Proxy-Idp-Secret)
 
 export interface ProblemOptions {
   detail?: string;

@@ -19,7 +19,7 @@ function serve(args: string[], env: NodeJS.ProcessEnv = {}) {
   child.stderr.on('data', (d) => (err += d));
   const url = new Promise<string>((resolve, reject) => {
     child.stdout.on('data', () => {
-      const m = /listening on (http:\/\/\S+)/.exec(out);
+      const m = /listening on (https?:\/\/\S+)/.exec(out);
       if (m) resolve(m[1]!);
     });
     child.once('exit', (code) => reject(new Error(`exited ${code}: ${err}`)));
@@ -47,4 +47,20 @@ test('an invalid configuration value exits 2 naming the variable', async () => {
   assert.equal(await s.exit, 2);
   assert.match(s.stderr(), /GUEST_SESSION_KEY/);
   await s.url.catch(() => undefined);
+});
+
+test('without PUBLIC_BASE_URL serve warns that htu trusts Host, louder beyond loopback; with it, no warning', async () => {
+  for (const [args, env, want] of [
+    [['--port', '0'], { PUBLIC_BASE_URL: '' }, /WARNING: PUBLIC_BASE_URL is not set[\s\S]*before listening beyond loopback/],
+    [['--port', '0', '--host', '0.0.0.0'], { PUBLIC_BASE_URL: '' }, /listens on 0\.0\.0\.0, beyond loopback/],
+    [['--port', '0'], { PUBLIC_BASE_URL: 'https://shop.example' }, null],
+  ] as const) {
+    const s = serve([...args], env.PUBLIC_BASE_URL === '' ? {} : env);
+    await s.url;
+    await new Promise((r) => setTimeout(r, 100));
+    if (want) assert.match(s.stderr(), want);
+    else assert.doesNotMatch(s.stderr(), /WARNING/);
+    s.child.kill('SIGTERM');
+    assert.equal(await s.exit, 0);
+  }
 });

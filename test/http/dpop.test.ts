@@ -1,6 +1,6 @@
 // Vector tables for the pure DPoP checks (reference/src/auth/dpop.ts, dpop-nonce.ts): every negative of the resource-server
 // checklist (RFC 9449 §4.3, §7.1, §9, §11) with the reason it must be refused for, and the positives a correct client
-// relies on (htu with query or fragment, extra claims, previous-slot nonces). A vector without `want` must be accepted.
+// relies on (htu with query or fragment, extra claims, nonces issued a lifetime ago). A vector without `want` must be accepted.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
@@ -84,7 +84,7 @@ function vectors(): Vector[] {
     { d: 'iat exactly at the window (past)', make: () => proof({ iat: NOW_S - 300 }) },
     { d: 'iat exactly at the window (future)', make: () => proof({ iat: NOW_S + 300 }) },
     { d: 'fractional iat', make: () => proof({ iat: NOW_S + 0.5 }) },
-    { d: 'the nonce of the previous slot', make: () => proof({ nonce: nonces.current(new Date(NOW.getTime() - 300_000)) }) },
+    { d: 'a nonce issued one lifetime ago', make: () => proof({ nonce: nonces.current(new Date(NOW.getTime() - 300_000)) }) },
     { d: 'jti of the maximum length', make: () => proof({ jti: 'j'.repeat(MAX_JTI_CHARS) }) },
     {
       d: 'no token and no binding: ath not needed',
@@ -208,8 +208,16 @@ function vectors(): Vector[] {
     // --- nonce and iat -------------------------------------------------------------------------------------------------
     { d: 'no nonce', make: () => proof({ nonce: undefined }), want: nonceWanted },
     { d: 'a nonce the server never issued', make: () => proof({ nonce: b64url(randomBytes(32)) }), want: nonceWanted },
-    { d: 'a nonce of two slots ago', make: () => proof({ nonce: nonces.current(new Date(NOW.getTime() - 600_000)) }), want: nonceWanted },
-    { d: 'a nonce of the next slot', make: () => proof({ nonce: nonces.current(new Date(NOW.getTime() + 300_000)) }), want: nonceWanted },
+    {
+      d: 'a nonce issued two lifetimes ago',
+      make: () => proof({ nonce: nonces.current(new Date(NOW.getTime() - 600_000)) }),
+      want: nonceWanted,
+    },
+    {
+      d: 'a nonce issued in the future',
+      make: () => proof({ nonce: nonces.current(new Date(NOW.getTime() + 300_000)) }),
+      want: nonceWanted,
+    },
     {
       d: 'a nonce of another key',
       make: () => proof({ nonce: createDpopNonces('another-test-only-nonce-key-xxxxx', 300).current(NOW) }),
@@ -297,18 +305,19 @@ test('normaliseHtu: scheme and host lower-cased, default port dropped, query and
   for (const [input, want] of vectors) assert.equal(normaliseHtu(input), want, JSON.stringify(input));
 });
 
-test('DPoP nonces: stateless, valid in the issuing slot and the next, one spelling, keyed', () => {
+test('DPoP nonces: stateless, fresh per response, valid for the lifetime after issue, one spelling, keyed', () => {
   const n = createDpopNonces('a-test-only-nonce-key-of-32-bytes!', 60);
   const t0 = new Date('2030-01-01T00:00:00Z');
   const at = (s: number) => new Date(t0.getTime() + s * 1000);
   const nonce = n.current(t0);
   assert.match(nonce, /^[A-Za-z0-9_-]{43}$/);
-  assert.equal(n.current(at(59)), nonce, 'same slot, same nonce');
-  assert.notEqual(n.current(at(60)), nonce, 'a new slot, a new nonce');
+  assert.notEqual(n.current(t0), nonce, 'every response gets a new nonce, even in the same second');
+  assert.equal(n.accepts(n.current(at(10)), at(10)), true, 'a later nonce is accepted too');
   assert.equal(n.accepts(nonce, at(0)), true);
-  assert.equal(n.accepts(nonce, at(119)), true, 'the next slot still accepts it');
-  assert.equal(n.accepts(nonce, at(120)), false, 'two slots later it is refused');
-  assert.equal(n.accepts(nonce, at(-1)), false, 'the slot before it never issued it');
+  assert.equal(n.accepts(nonce, at(60)), true, 'still accepted one lifetime after issue');
+  assert.equal(n.accepts(nonce, at(61)), false, 'refused after its lifetime');
+  assert.equal(n.accepts(nonce, at(-5)), true, 'another instance a few seconds behind accepts it');
+  assert.equal(n.accepts(nonce, at(-6)), false, 'a nonce from further in the future was never issued');
   assert.equal(createDpopNonces('another-test-only-nonce-key-xxxxx', 60).accepts(nonce, t0), false, 'another key');
   assert.equal(n.accepts(`${nonce}x`, t0), false);
   assert.equal(n.accepts('', t0), false);

@@ -482,15 +482,22 @@ describe('forwarders: exactly one original artifact, agent:forward, no proof', (
     expectSignInRequired(h, await h.call('/v1/me/profile', { headers }), 'Bearer');
   });
 
-  test('the MCP forwarder with a signed-in original token acts for the account, within the session scopes', async () => {
+  test('the MCP forwarder with a signed-in session token acts signed out: no account data without the proof', async () => {
     const sub = freshSub();
-    const a = await c.assistant(sub, await c.signedIn(sub, READ));
+    const a = await c.assistant(sub, await c.signedIn(sub, ALL));
     const headers = { authorization: `Bearer ${await h.minter.mcpAgentForwarder()}`, 'assistant-subject': a.token };
-    assert.equal((await h.call('/v1/me/orders', { headers })).status, 200);
-    expectScope(h, await h.call('/v1/me/addresses', { method: 'POST', headers, json: newAddress }), 'assistant:write');
+    const me = await h.call('/v1/me', { headers });
+    assert.equal(me.status, 200, me.text);
+    assert.equal(me.body.account, null, 'no account behind a forwarded session token');
+    for (const path of ['/v1/me/profile', '/v1/me/orders', '/v1/me/addresses', '/v1/me/payment-methods'])
+      expectSignInRequired(h, await h.call(path, { headers }), 'Bearer');
+    expectSignInRequired(h, await h.call('/v1/me/addresses', { method: 'POST', headers, json: newAddress }), 'Bearer');
+    assert.equal((await h.call('/v1/cart', { headers })).status, 200, 'the base catalog and cart authority remains');
+    // The same token with its key and a proof is the signed-in assistant.
+    assert.equal((await c.send(a, '/v1/me/profile')).status, 200);
   });
 
-  test('a forwarder without agent:forward is refused: insufficient_scope agent:forward', async () => {
+  test('a forwarder without agent:forward is refused: 403 caller_not_allowed, never an API or service scope', async () => {
     const original = await c.signedOutToken(await c.signedOut([]));
     const res = await h.call('/v1/cart', {
       headers: {
@@ -498,7 +505,8 @@ describe('forwarders: exactly one original artifact, agent:forward, no proof', (
         'assistant-subject': original.token,
       },
     });
-    expectScope(h, res, 'agent:forward');
+    expectProblem(res, { status: 403, error: 'caller_not_allowed', docsUrl: h.profile.docsUrl });
+    assert.equal(res.body.scope, undefined);
   });
 
   test('the web agent forwarder with the assistant browser session', async () => {

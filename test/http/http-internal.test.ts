@@ -102,7 +102,11 @@ function expectInvalidCredentials(h: Harness, res: Res, r: RouteCase, what: stri
   if (r.carrier === 'bearer') {
     assert.equal(res.headers.get('www-authenticate'), 'Bearer error="invalid_token"', `${r.path} ${what}: Bearer challenge`);
   } else {
-    assert.equal(res.headers.get('www-authenticate'), null, `${r.path} ${what}: no challenge on a header-secret route`);
+    assert.equal(
+      res.headers.get('www-authenticate'),
+      'X-Proxy-Idp-Secret realm="internal"',
+      `${r.path} ${what}: every 401 carries a challenge`,
+    );
   }
 }
 

@@ -141,6 +141,15 @@ describe('payment webhook over HTTP', () => {
       assert.equal(delivery(event.id as string), undefined, 'nothing recorded');
     });
 
+    test('a timestamp beyond the tolerance in the future is invalid (299 s ahead is accepted): a signature never verifies forever', async () => {
+      for (const ahead of [301, 10 * 365 * 86400]) {
+        const future = await deliver(IGNORED_EVENT_TYPE, {}, { timestamp: nowSeconds() + ahead });
+        problem(future.res, 400, 'invalid_signature');
+        assert.equal(delivery(future.event.id as string), undefined);
+      }
+      accepted((await deliver(IGNORED_EVENT_TYPE, {}, { timestamp: nowSeconds() + 299 })).res);
+    });
+
     test('a stale timestamp (older than 300 s) is invalid; 299 s old is accepted; the service clock decides', async () => {
       const stale = await deliver(IGNORED_EVENT_TYPE, {}, { timestamp: nowSeconds() - 301 });
       problem(stale.res, 400, 'invalid_signature');

@@ -145,11 +145,14 @@ describe('permissions (spec, Scope translation)', () => {
     await expectScope(await get('/v1/me/orders', headers), 'assistant:read');
   });
 
-  test('a forwarder token without agent:forward: 403 insufficient_scope agent:forward', async () => {
+  test('a forwarder token without agent:forward: 403 caller_not_allowed (agents are never told a service scope)', async () => {
     const forwarder = await h.minter.invitedAgentForwarder({ scope: 'catalog:read cart:read cart:write' });
     const headers = await invited(freshSub(), ALL, { forwarder });
-    await expectScope(await get('/v1/cart', headers), 'agent:forward');
-    await expectScope(await get('/v1/me/profile', headers), 'agent:forward');
+    for (const path of ['/v1/cart', '/v1/me/profile']) {
+      const res = await get(path, headers);
+      expectProblem(res, { status: 403, error: 'caller_not_allowed', docsUrl: h.profile.docsUrl });
+      assert.equal(res.body.scope, undefined);
+    }
   });
 
   test('invited agents may use the checkout reads (checkout caller list)', async () => {

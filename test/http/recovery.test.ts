@@ -445,6 +445,37 @@ describe('POST /internal/account/recover over HTTP', () => {
     await expectStatus(SEED.providerPending, 'complete');
   });
 
+  test('two overlapping resumptions of one operation: one finishes it, the other is 409 recovery_pending (one instance, and two sharing the file)', async () => {
+    const insert = (id: string) =>
+      db
+        .prepare(
+          `INSERT INTO recovery_operations (operation_id, subject, purpose, phase, pending_email, updated_at)
+        VALUES (?, 'cust_eve', 'email', 'approved', 'eve@overlap.example', ?)`,
+        )
+        .run(id, h.clock.now().toISOString());
+    const body = (id: string) => ({ operationId: id, subject: 'cust_eve', purpose: 'email' });
+    insert('recop_overlap_1');
+    const one = await Promise.all([recover(body('recop_overlap_1')), recover(body('recop_overlap_1'))]);
+    assert.deepEqual(one.map((r) => r.status).sort(), [200, 409], one.map((r) => r.text).join('\n'));
+    expectProblem(
+      one.find((r) => r.status === 409)!,
+      { status: 409, error: 'recovery_pending', docsUrl: h.profile.docsUrl },
+    );
+    await expectStatus(body('recop_overlap_1') as RecoveryRequest, 'complete');
+
+    const other = await startReference({ overrides: { databasePath: h.config.databasePath }, seed: false });
+    try {
+      insert('recop_overlap_2');
+      const call = (x: Harness) =>
+        x.call('/internal/account/recover', { method: 'POST', headers: bearer(secret()), json: body('recop_overlap_2') });
+      const two = await Promise.all([call(h), call(other)]);
+      assert.deepEqual(two.map((r) => r.status).sort(), [200, 409], two.map((r) => r.text).join('\n'));
+      assert.equal(findRecoveryOperation(db, 'recop_overlap_2')!.phase, 'complete');
+    } finally {
+      await other.close();
+    }
+  });
+
   test('closed when ACCOUNT_RECOVERY_SECRET is unset: 404 not_configured even with the former secret', async () => {
     const closed = await startReference({ overrides: { accountRecoverySecret: null } });
     try {

@@ -19,7 +19,7 @@ import { actChain, classifyCaller, type Classification } from '../auth/classify.
 import { isConversationPath, peekSegment, PERSONAL_AGENT_ACTOR, SIGNED_OUT_PROXY_TYP } from '../auth/challenge.js';
 import { checkDpopProof, singleDpopHeader, type ProofFailure } from '../auth/dpop.js';
 import { createDpopNonces, type DpopNonces } from '../auth/dpop-nonce.js';
-import { scopesOf, type VerifiedToken } from '../auth/verify-token.js';
+import { checkIssuedAt, scopesOf, type VerifiedToken } from '../auth/verify-token.js';
 
 /** Header carrying an assistant's browser session when the web agent forwarder brings it (the reference's choice). */
 export const ASSISTANT_BROWSER_SESSION_HEADER = 'Assistant-Browser-Session';
@@ -100,6 +100,8 @@ export async function verifySignedOutProxyToken(credential: string, config: Conf
     throw invalidToken(describeJoseError(err), err);
   }
   const { payload, protectedHeader } = verified;
+  const iatProblem = checkIssuedAt(payload.iat, now);
+  if (iatProblem) throw invalidToken(iatProblem.replace('The token', 'The signed-out proxy token'));
   if (payload.client_id !== config.personalAgentProxyClientId)
     throw invalidToken('A signed-out proxy token must be issued to the proxy client.');
   if (payload.sub !== `${config.personalAgentProxyClientId}@clients`)
@@ -335,7 +337,16 @@ export async function admitAssistant(args: AuthenticateArgs): Promise<AgentAdmis
     if (subject === undefined) throw invalidToken('The MCP agent forwarder carries the original assistant token in Assistant-Subject.');
     const original = await verifyOriginalToken(subject.trim(), domain, now);
     const facts = tokenFacts(original);
-    return { ...admitSession(domain, facts.sessionId, facts), forwarderScopes };
+    // This credential pair serves the signed-out assistant only (spec, Credentials per consumer), and a session token is
+    // used with DPoP and a proof, never otherwise (Assistant authority): whatever the session, the forwarded assistant
+    // acts signed out, so a captured signed-in token without its key reaches no account.
+    return {
+      ...admitSession(domain, facts.sessionId, facts),
+      accountSub: null,
+      permissions: Object.freeze([]),
+      signedIn: false,
+      forwarderScopes,
+    };
   }
   if (browser === undefined)
     throw invalidToken(`The web agent forwarder carries the assistant browser session in ${ASSISTANT_BROWSER_SESSION_HEADER}.`);

@@ -16,10 +16,9 @@ export function guardAgent(operation: Operation, agent: AgentAdmission): void {
     });
   }
   if (agent.forwarderScopes && !agent.forwarderScopes.has(AGENT_FORWARD_SCOPE)) {
-    throw new ProblemError('insufficient_scope', {
-      detail: 'The forwarding credential may not forward agents.',
-      scope: AGENT_FORWARD_SCOPE,
-    });
+    // Agents are told account scopes, never API or service scopes (spec, Errors): a forwarder that may not forward is a
+    // combination that matches no caller kind (Token verification 3), refused as such.
+    throw new ProblemError('caller_not_allowed', { detail: 'The forwarding credential may not forward agents.' });
   }
   const accountBound = operation.group !== 'catalog' && operation.group !== 'cart' && operation.group !== 'diagnostic';
   if (accountBound && !agent.signedIn) {

@@ -53,7 +53,10 @@ export function chooseScheme(path: string, authorization: string | undefined): S
   return 'Bearer';
 }
 
-export type ChallengeSpec = { kind: 'chosen' | 'both' | 'bearer'; error: string };
+export type ChallengeSpec =
+  | { kind: 'chosen' | 'both' | 'bearer'; error: string }
+  /** A shared secret carried in a header of its own (X-Proxy-Idp-Secret): the header's name is the scheme (RFC 9110 §11.6.1). */
+  | { kind: 'secret-header'; error: string; header: string };
 
 /** The WWW-Authenticate value. Error codes are fixed tokens of ours, so nothing needs escaping. */
 export function formatChallenge(spec: ChallengeSpec, scheme: Scheme): string {
@@ -66,5 +69,7 @@ export function formatChallenge(spec: ChallengeSpec, scheme: Scheme): string {
       return bearer;
     case 'chosen':
       return scheme === 'DPoP' ? dpop : bearer;
+    case 'secret-header':
+      return `${spec.header} realm="internal"`;
   }
 }

@@ -1,35 +1,41 @@
-// Server-issued DPoP nonces (RFC 9449 §9), stateless: a nonce is the HMAC of a time slot under a server key, so any
-// instance holding the key can issue and check one without storage. A nonce is accepted in the slot it was issued in and
-// the next one: for at least one slot length, at most two. Pure; never imports Express.
-import { createHmac, timingSafeEqual } from 'node:crypto';
+// Server-issued DPoP nonces (RFC 9449 §9), stateless and fresh per response: a nonce is its issue time (4 bytes, epoch
+// seconds), 12 random bytes and a 16-byte HMAC of both under a server key, so any instance holding the key can issue and
+// check one without storage, and no two responses carry the same nonce. A nonce is accepted for the lifetime after its
+// issue (and a few seconds before, for instances whose clocks disagree a little). Pure; never imports Express.
+import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 
 export interface DpopNonces {
-  /** The nonce of the current slot: what every response to a DPoP request carries in `DPoP-Nonce`. */
+  /** A new nonce, issued now: what every response to a DPoP request carries in `DPoP-Nonce`. */
   current(now: Date): string;
-  /** True for the nonce of the current or the previous slot. */
+  /** True for a nonce this key issued at most `lifetimeSeconds` ago. */
   accepts(nonce: string, now: Date): boolean;
   readonly lifetimeSeconds: number;
 }
 
-/** Nonces are 43 base64url characters (an unpadded SHA-256 HMAC). */
+/** Nonces are 43 base64url characters (32 bytes: issue time, random part, truncated HMAC). */
 export const NONCE_PATTERN = /^[A-Za-z0-9_-]{43}$/;
+/** A nonce issued this far in the future (another instance's clock) is still accepted. */
+export const NONCE_FUTURE_SKEW_SECONDS = 5;
 
 export function createDpopNonces(key: string, lifetimeSeconds: number): DpopNonces {
   if (!Number.isInteger(lifetimeSeconds) || lifetimeSeconds <= 0) throw new RangeError('the nonce lifetime must be a positive integer');
-  const slotOf = (now: Date) => Math.floor(now.getTime() / 1000 / lifetimeSeconds);
-  const nonceOf = (slot: number) => createHmac('sha256', key).update(`dpop-nonce.v1.${slot}`).digest();
+  const macOf = (head: Buffer) => createHmac('sha256', key).update('dpop-nonce.v2.').update(head).digest().subarray(0, 16);
   return {
     lifetimeSeconds,
-    current: (now) => nonceOf(slotOf(now)).toString('base64url'),
+    current(now) {
+      const head = Buffer.alloc(16);
+      head.writeUInt32BE(Math.floor(now.getTime() / 1000) >>> 0, 0);
+      randomBytes(12).copy(head, 4);
+      return Buffer.concat([head, macOf(head)]).toString('base64url');
+    },
     accepts(nonce, now) {
       if (!NONCE_PATTERN.test(nonce)) return false;
       const given = Buffer.from(nonce, 'base64url');
-      if (given.toString('base64url') !== nonce) return false; // one spelling per nonce
-      const slot = slotOf(now);
-      let ok = false;
-      // Both slots are always compared, so the timing does not tell which one matched.
-      for (const s of [slot, slot - 1]) if (timingSafeEqual(given, nonceOf(s))) ok = true;
-      return ok;
+      if (given.length !== 32 || given.toString('base64url') !== nonce) return false; // one spelling per nonce
+      const head = given.subarray(0, 16);
+      if (!timingSafeEqual(given.subarray(16), macOf(head))) return false;
+      const age = Math.floor(now.getTime() / 1000) - head.readUInt32BE(0);
+      return age <= lifetimeSeconds && age >= -NONCE_FUTURE_SKEW_SECONDS;
     },
   };
 }

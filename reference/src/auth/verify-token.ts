@@ -8,6 +8,15 @@ import { ProblemError } from '../problem.js';
 
 export const ACCEPTED_ALGS = ['ES256', 'ES384', 'ES512', 'RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'EdDSA'];
 const MAX_TOKEN_CHARS = 8192;
+/** An `iat` this far ahead of the server's clock is still accepted (issuer and service clocks disagree a little). */
+export const IAT_FUTURE_SKEW_SECONDS = 60;
+
+/** `iat` is required (docs/tokens.md) and may not lie in the future beyond the skew: such a token was never issued. */
+export function checkIssuedAt(iat: unknown, now: Date): string | undefined {
+  if (typeof iat !== 'number' || !Number.isFinite(iat)) return 'The token has no numeric iat.';
+  if (iat > now.getTime() / 1000 + IAT_FUTURE_SKEW_SECONDS) return 'The token iat lies in the future.';
+  return undefined;
+}
 
 export interface VerifiedToken {
   raw: string;
@@ -58,9 +67,11 @@ export function createTokenVerifier(config: Config, keySet: JWTVerifyGetKey = cr
           typ: 'at+jwt',
           algorithms: ACCEPTED_ALGS,
           currentDate: now,
-          requiredClaims: ['exp', 'sub', 'client_id'],
+          requiredClaims: ['exp', 'iat', 'sub', 'client_id'],
           clockTolerance: 0,
         });
+        const iatProblem = checkIssuedAt(payload.iat, now);
+        if (iatProblem) throw rejected(iatProblem);
         if (typeof payload.client_id !== 'string' || payload.client_id.length === 0)
           throw rejected('client_id must be a non-empty string.');
         if (typeof payload.sub !== 'string' || payload.sub.length === 0) throw rejected('sub must be a non-empty string.');

@@ -29,6 +29,7 @@ export function requestStage(log: Logger): RequestHandler {
     res.locals.ctx = ctx;
     res.set('X-Request-Id', requestId);
     res.set('Cache-Control', 'no-store');
+    refuseAmbiguousFraming(req);
     const traceparent = req.get('traceparent');
     if (traceparent && isValidTraceparent(traceparent)) res.set('traceparent', traceparent);
     res.on('finish', () => {
@@ -37,6 +38,35 @@ export function requestStage(log: Logger): RequestHandler {
     });
     next();
   };
+}
+
+/** Headers a request may carry once: a second Host (RFC 9112 §3.2) or Authorization would make "first wins" a choice. */
+const SINGLE_HEADERS = ['host', 'authorization'] as const;
+
+/**
+ * An HTTP/1.1 request without Host, or with two Host or two Authorization headers, is refused with 400 before anything
+ * else reads them (RFC 9112 §3.2; the server lets Host-less requests through to here: boundary.ts).
+ */
+function refuseAmbiguousFraming(req: Request): void {
+  const counts = new Map<string, number>();
+  for (let i = 0; i < req.rawHeaders.length; i += 2) {
+    const name = req.rawHeaders[i]!.toLowerCase();
+    if ((SINGLE_HEADERS as readonly string[]).includes(name)) counts.set(name, (counts.get(name) ?? 0) + 1);
+  }
+  const issues = SINGLE_HEADERS.filter((n) => (counts.get(n) ?? 0) > 1).map((n) => ({
+    path: `headers.${n}`,
+    code: 'duplicate',
+    message: `The ${n} header may appear only once.`,
+  }));
+  if (req.httpVersion === '1.1' && !counts.has('host'))
+    issues.push({ path: 'headers.host', code: 'required', message: 'An HTTP/1.1 request needs a Host header.' });
+  if (issues.length > 0) throw new ProblemError('invalid_request', { detail: issues[0]!.message, issues });
+}
+
+/** The charset of a JSON body: UTF-8 only (RFC 8259 §8.1); any other is 415, whatever the decoder could do with it. */
+function charsetOf(req: Request): string | undefined {
+  const m = /;\s*charset\s*=\s*"?([^";\s]*)"?/i.exec(req.get('content-type') ?? '');
+  return m ? m[1]!.toLowerCase() : undefined;
 }
 
 const hasBody = (req: Request) =>
@@ -49,6 +79,10 @@ export function decodeJsonStage(): RequestHandler[] {
     // Request bodies are JSON and need Content-Type: application/json (spec, Endpoints > Conventions).
     if (hasBody(req) && !req.is(['application/json', 'application/*+json'])) {
       throw new ProblemError('unsupported_media_type', { detail: 'Request bodies must be sent as Content-Type: application/json.' });
+    }
+    const charset = charsetOf(req);
+    if (hasBody(req) && charset !== undefined && charset !== 'utf-8' && charset !== 'utf8') {
+      throw new ProblemError('unsupported_media_type', { detail: 'JSON request bodies are UTF-8: no other charset is accepted.' });
     }
     next();
   };

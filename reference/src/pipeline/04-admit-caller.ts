@@ -63,13 +63,15 @@ export function admitCallerStage(): RequestHandler {
 
     if (caller.kind === 'operator') {
       const operator = req.get(HEADERS.operator);
-      if (!operator || operator.length > 256) {
+      // Without the attribution header a backoffice token matches no caller kind (Token verification 3: 401 or 403): the
+      // token is valid, so re-authenticating would not help; 403 caller_not_allowed.
+      if (!operator)
+        throw new ProblemError('caller_not_allowed', {
+          detail: 'A backoffice token is an operator only with an Operator attribution header.',
+        });
+      if (operator.length > 256) {
         throw invalidRequest([
-          {
-            path: `headers.${HEADERS.operator}`,
-            code: 'required',
-            message: 'Operator calls need an Operator attribution header (1-256 characters).',
-          },
+          { path: `headers.${HEADERS.operator}`, code: 'too_long', message: 'The Operator attribution header is 1-256 characters.' },
         ]);
       }
       ctx.operatorId = operator;

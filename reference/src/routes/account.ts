@@ -132,7 +132,7 @@ export const accountRoutes = [
       status: 201,
       schema: addressSchema,
       description:
-        'The saved address. `Location` names it (`/v1/me/addresses/{id}`, the URL deleteAddress takes); the address is read through listAddresses, since the contract has no GET for one address.',
+        'The saved address. No `Location`: the contract has no GET for one address (creates carry `Location` only where a GET URL exists); the address is read through listAddresses and deleted at `/v1/me/addresses/{id}`.',
     },
     handle: ({ domain, actor, input }) => {
       const sub = accountOf(actor);
@@ -154,7 +154,7 @@ export const accountRoutes = [
           return insertAddress(db, sub, input.body, clock());
         })
         .immediate();
-      return { status: 201, body: address, headers: { Location: `/v1/me/addresses/${address.id}` } };
+      return { status: 201, body: address };
     },
   }),
   defineRoute({

@@ -269,7 +269,11 @@ function sharedSecretStage(route: InternalRoute): RequestHandler {
       const where = route.secret.carrier.kind === 'bearer' ? 'Authorization: Bearer' : route.secret.carrier.name;
       throw new ProblemError('invalid_credentials', {
         detail: `${verdict === 'missing' ? 'Missing' : 'Wrong'} credential: this route needs its shared secret in ${where}.`,
-        ...(route.secret.carrier.kind === 'bearer' ? { challenge: { kind: 'bearer' as const, error: 'invalid_token' } } : {}),
+        // Every 401 carries a challenge (RFC 9110 §15.5.2), the header-carried secret's too.
+        challenge:
+          route.secret.carrier.kind === 'bearer'
+            ? { kind: 'bearer' as const, error: 'invalid_token' }
+            : { kind: 'secret-header' as const, error: 'invalid_credentials', header: route.secret.carrier.name },
       });
     }
     next();

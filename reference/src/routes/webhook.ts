@@ -55,6 +55,12 @@ function providerSignatureStage(): RequestHandler {
         cause: `body is not JSON (${(err as Error).name})`,
       });
     }
+    // The provider's library refuses only signatures older than the tolerance: one dated beyond it in the future is refused
+    // too, or a captured delivery signed ahead of time would verify forever.
+    const t = Number(/(?:^|,)\s*t=(\d+)/.exec(header)?.[1]);
+    if (!Number.isFinite(t) || t > clock().getTime() / 1000 + SIGNATURE_TOLERANCE_SECONDS) {
+      throw new ProblemError('invalid_signature', { detail: 'The signature timestamp lies in the future beyond the tolerance.' });
+    }
     ctx.input = { params: undefined, query: undefined, body: event };
     next();
   };

@@ -44,6 +44,9 @@ export type RecoveryOutcome =
 /** A `resuming` lock older than this is considered abandoned and is taken over. */
 export const RECOVERY_LOCK_STALE_MS = 60_000;
 
+/** How long the simulated provider's round trip takes. */
+export const SIMULATED_PROVIDER_LATENCY_MS = 50;
+
 /** What the provider says when asked to finish the operation: done, or the provider condition remains. */
 export type ProviderVerdict = 'clear' | 'remains';
 
@@ -58,7 +61,12 @@ export type ProviderStep = (op: RecoveryRow, from: 'approved' | 'provider_pendin
  * provider condition until `clearProviderCondition` records that it cleared (the reference has no real provider, and no
  * background job ever retries: spec, partial failure rule).
  */
-export const simulatedProvider: ProviderStep = (op, from) => (from === 'approved' || op.provider_cleared_at !== null ? 'clear' : 'remains');
+export const simulatedProvider: ProviderStep = async (op, from) => {
+  // A provider call takes time: so does the simulated one, which is what lets two resumptions of one operation overlap
+  // (the second gets 409 recovery_pending), on one instance as across instances sharing the database file.
+  await new Promise((resolve) => setTimeout(resolve, SIMULATED_PROVIDER_LATENCY_MS));
+  return from === 'approved' || op.provider_cleared_at !== null ? 'clear' : 'remains';
+};
 
 const COLUMNS = 'operation_id, subject, purpose, phase, pending_email, attempts, locked_from, locked_at, provider_cleared_at, updated_at';
 

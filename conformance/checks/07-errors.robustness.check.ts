@@ -1,0 +1,130 @@
+// Spec part 7, Errors: "All failures (including decoding failures, body-size refusals and thrown errors) use the problem
+// document", for requests a client can break: malformed percent-escapes in path parameters, bodies not encoded as their
+// Content-Encoding says, charsets other than UTF-8. And Request processing order: a DPoP request gets a fresh DPoP-Nonce on
+// every response, also when decoding or routing refuses it before authentication. (Missing or duplicate Host and
+// Authorization headers need a raw socket, outside the suite's one transport: test/reference/http-robustness.test.ts.)
+import { check, test } from '../engine/check.js';
+import type { ShopResponse } from '../engine/http.js';
+import { brief, expectProblem, fail, inCase } from '../lib/assert.js';
+
+/** A failure the client caused: a 4xx problem document, never a 5xx. */
+const expectClientProblem = (shop: { docsUrl: string }, res: ShopResponse, clause: string) => {
+  if (res.status < 400 || res.status >= 500) fail('a refusal of a broken request', 'a 4xx problem document', brief(res), clause);
+  expectProblem(res, { status: res.status, error: String(res.body?.error ?? ''), docsUrl: shop.docsUrl, clause });
+};
+
+// Killed by a server that lets the router's URIError reach its boundary as an unexpected failure (500 internal_error).
+test(
+  ...check(
+    {
+      id: 'err.malformed-percent-escape',
+      title: 'a malformed percent-escape in a path parameter is a 4xx problem document, not a 500',
+      clauses: ['ERR-PROBLEM-1', 'ERR-PROBLEM-4', 'ERR-PROBLEM-7'],
+    },
+    async (shop) => {
+      for (const [method, path] of [
+        ['GET', '/v1/catalog/products/%ff'],
+        ['GET', '/v1/catalog/products/%E0%A4%A'],
+        ['GET', '/v1/me/orders/%'],
+        ['DELETE', '/v1/cart/items/%zz'],
+      ] as const) {
+        const res = await shop.http.request(method, path);
+        inCase(`${method} ${path}`, () => expectClientProblem(shop, res, 'ERR-PROBLEM-1'));
+      }
+    },
+  ),
+);
+
+test(
+  ...check(
+    {
+      id: 'err.malformed-percent-escape.reference',
+      title: 'a malformed percent-escape in a path parameter is 400 invalid_request with issues, before any credential check',
+      clauses: ['ERR-PROBLEM-1', 'ERR-TABLE-11'],
+      level: 'reference',
+    },
+    async (shop) => {
+      const res = await shop.http.get('/v1/catalog/products/%ff');
+      const doc = expectProblem(res, { status: 400, error: 'invalid_request', docsUrl: shop.docsUrl, clause: 'ERR-TABLE-11' });
+      if (!Array.isArray(doc.issues) || doc.issues.length === 0)
+        fail('issues of invalid_request', 'a non-empty array', doc.issues, 'ERR-TABLE-11');
+    },
+  ),
+);
+
+// Killed by a server whose body decoder throws an inflate error that its boundary does not recognise (500).
+test(
+  ...check(
+    {
+      id: 'err.content-encoding-mismatch',
+      title: 'Content-Encoding gzip, deflate or br on a body not so encoded is a 4xx problem document, not a 500',
+      clauses: ['ERR-PROBLEM-1', 'ERR-PROBLEM-2'],
+    },
+    async (shop) => {
+      for (const coding of ['gzip', 'deflate', 'br']) {
+        const res = await shop.http.post('/v1/cart/items', {
+          body: '{"variant_id":"x","quantity":1}',
+          headers: { 'content-type': 'application/json', 'content-encoding': coding },
+        });
+        inCase(`Content-Encoding: ${coding}`, () => expectClientProblem(shop, res, 'ERR-PROBLEM-2'));
+      }
+    },
+  ),
+);
+
+// Killed by a server that decodes utf-16 (then fails as invalid JSON, 400) but refuses latin1 (415): two rules for one case.
+test(
+  ...check(
+    {
+      id: 'err.charset.reference',
+      title: 'a JSON body in any charset but UTF-8 (utf-16, utf-32, latin1) is 415 unsupported_media_type',
+      clauses: ['END-CONV-4', 'ERR-PROBLEM-2'],
+      level: 'reference',
+    },
+    async (shop) => {
+      for (const charset of ['utf-16', 'utf-32', 'latin1']) {
+        const res = await shop.http.post('/v1/cart/items', {
+          body: '{}',
+          headers: { 'content-type': `application/json; charset=${charset}` },
+        });
+        inCase(`charset=${charset}`, () =>
+          expectProblem(res, { status: 415, error: 'unsupported_media_type', docsUrl: shop.docsUrl, clause: 'ERR-PROBLEM-2' }),
+        );
+      }
+    },
+  ),
+);
+
+// Killed by a server that issues the nonce in its authenticate stage only (no DPoP-Nonce on a 400/404/405 before it), or
+// that hands out one nonce per time slot (the same value twice).
+test(
+  ...check(
+    {
+      id: 'auth.order.dpop-nonce-before-authentication',
+      title:
+        'a DPoP request refused before authentication (malformed JSON, unmatched route, wrong method) gets a fresh DPoP-Nonce on each response',
+      clauses: ['AUTH-ORDER-4'],
+      requires: ['assistants'],
+    },
+    async (shop) => {
+      const dpop = { authorization: 'DPoP not.a.token', dpop: 'not.a.proof' };
+      const seen = new Set<string>();
+      const cases: [string, string, Record<string, string>, string | undefined][] = [
+        ['POST', '/v1/cart/items', { ...dpop, 'content-type': 'application/json' }, '{"variant_id":'],
+        ['GET', `/v1/no-such-route-${shop.subject()}`, dpop, undefined],
+        ['PUT', '/v1/cart', dpop, undefined],
+        ['POST', '/assistant/conversations', { 'content-type': 'application/json' }, '{"mode":'],
+      ];
+      for (const [method, path, headers, body] of cases) {
+        for (let i = 0; i < 2; i++) {
+          const res = await shop.http.request(method, path, { headers, ...(body !== undefined ? { body } : {}) });
+          const nonce = res.headers.get('dpop-nonce');
+          if (!nonce) fail(`${method} ${path} (${res.status}): DPoP-Nonce`, 'present', null, 'AUTH-ORDER-4');
+          if (seen.has(nonce!))
+            fail(`${method} ${path}: DPoP-Nonce fresh on every response`, 'a value not sent before', nonce, 'AUTH-ORDER-4');
+          seen.add(nonce!);
+        }
+      }
+    },
+  ),
+);
