@@ -29,7 +29,7 @@ import { buildDescription } from './openapi.js';
 import { LIMITS } from '../../contract/limits.js';
 import { PACKAGE_ROOT } from './paths.js';
 import { ProblemError } from './problem.js';
-import { dpopNoncesOf } from './auth/assistant.js';
+import { dpopNoncesOf } from './admission/assistant.js';
 
 export const ROUTES: readonly RouteDef[] = [
   ...catalogRoutes,
@@ -77,7 +77,7 @@ export function createApp(o: AppOptions): { app: Express; domain: Domain } {
     verifier:
       o.verifier ?? withVerificationCache(createTokenVerifier(o.config), { maxEntries: 5000, maxAgeSeconds: o.config.jwksCacheSeconds }),
     guestLimiter: createRateLimiter(o.config.guestRateLimitBudget, o.config.guestRateLimitWindowSeconds, clock),
-    payments: o.payments ?? createPaymentProvider(o.config),
+    payments: o.payments ?? createPaymentProvider(o.config, o.db),
   });
 
   const app = express();

@@ -256,6 +256,20 @@ export const CONFIG_FIELDS = {
     default: 15000,
     doc: 'Interval of the `: keep-alive` comment on event streams (milliseconds). The spec asks for one every 15 seconds, so 15000 is the upper bound; tests set a few ms.',
   },
+  checkoutReconcileAfterSeconds: {
+    env: 'CHECKOUT_RECONCILE_AFTER_SECONDS',
+    schema: z.coerce.number().int().min(0).max(86400),
+    default: 120,
+    doc: 'Age after which a checkout left unfinished (the process stopped between the charge and the order) is settled by the reconciler, at start-up and every minute: its charge is asked of the provider, then the order is written or the charge refunded (docs/checkout.md). Longer than any checkout request; 0 only when no other instance shares the database file.',
+  },
+  crashPoint: {
+    env: 'CRASH_POINT',
+    schema: z
+      .enum(['checkout:attempt-written', 'checkout:charged', 'checkout:order-written', 'checkout:refund-due', 'checkout:refunded'])
+      .nullable(),
+    default: null,
+    doc: 'For the crash test only (`npm run crash-test`): the process kills itself (SIGKILL) on reaching this point of a checkout.',
+  },
 } satisfies Record<string, Field>;
 
 type Fields = typeof CONFIG_FIELDS;

@@ -9,6 +9,7 @@ import { loadSeed, readSeed } from './db/seed.js';
 import type { Clock } from './domain.js';
 import { createLogger, type Logger } from './log.js';
 import { CLEAN_DPOP_PROOFS_JOB, scheduleCleanDpopProofs } from './jobs/clean-dpop-proofs.js';
+import { RECONCILE_CHECKOUTS_JOB, reconcileCheckouts, scheduleReconcileCheckouts } from './jobs/reconcile-checkouts.js';
 
 export interface RunningServer {
   url: string;
@@ -21,7 +22,12 @@ export async function startServer(config: Config, o: { clock?: Clock; log?: Logg
   const log = o.log ?? createLogger(config.logLevel);
   const db = openDatabase(config.databasePath);
   if (config.seedPath) loadSeed(db, readSeed(config.seedPath), (o.clock ?? (() => new Date()))());
-  const { app } = createApp({ config, db, clock: o.clock, log });
+  const { app, domain } = createApp({ config, db, clock: o.clock, log });
+  // Checkouts a stopped process left between the charge and the order are settled before the first request (docs/checkout.md).
+  const settled = await reconcileCheckouts(domain);
+  if (settled.placed + settled.refunded + settled.abandoned + settled.declined > 0)
+    log.info('job', { job: RECONCILE_CHECKOUTS_JOB, ...settled });
+  const stopReconciling = scheduleReconcileCheckouts(domain);
   const server = await new Promise<Server>((resolve, reject) => {
     const s = app.listen(config.port, config.host, (err?: Error) => (err ? reject(err) : resolve(s)));
     s.once('error', reject);
@@ -48,6 +54,7 @@ export async function startServer(config: Config, o: { clock?: Clock; log?: Logg
     close() {
       closing ??= new Promise<void>((resolve) => {
         stopCleaning();
+        stopReconciling();
         server.close(() => {
           db.close();
           resolve();

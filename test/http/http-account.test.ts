@@ -27,6 +27,7 @@ async function startAccount(
   const payments: PaymentProvider = {
     name: 'simulated',
     charge: async () => ({ status: 'succeeded', providerRef: `pi_test_${randomUUID()}` }),
+    findCharge: async () => undefined,
     refund: async (ref, amount) => {
       refunds.push({ ref, amount });
       return o.refund ? o.refund(ref, amount) : { status: 'succeeded', providerRef: `re_test_${randomUUID()}` };

@@ -390,6 +390,7 @@ function heldProvider(hold: { current: Gate | null }) {
       if (hold.current) await hold.current.opened;
       return inner.charge(r);
     },
+    findCharge: (orderId) => inner.findCharge(orderId),
     async refund(ref, amount) {
       refunds.push({ ref, amount });
       return inner.refund(ref, amount);

@@ -377,6 +377,7 @@ describe('operator writes and the payment provider', () => {
     const s = await startWithProvider({
       name: 'simulated',
       charge: async () => ({ status: 'failed', providerRef: 'pi_x' }),
+      findCharge: async () => undefined,
       refund: async (ref, amount) => {
         calls.push([ref, amount]);
         return { status: 'failed', providerRef: 're_x' };
@@ -420,6 +421,7 @@ describe('operator writes and the payment provider', () => {
     const s = await startWithProvider({
       name: 'simulated',
       charge: async () => ({ status: 'failed', providerRef: 'pi_x' }),
+      findCharge: async () => undefined,
       refund: async () => {
         refunds += 1;
         await gate;

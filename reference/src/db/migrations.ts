@@ -118,6 +118,27 @@ const MIGRATIONS: readonly { version: number; name: string; sql: string }[] = [
       CREATE UNIQUE INDEX conversation_events_turn ON conversation_events(conversation_id, turn_id) WHERE turn_id IS NOT NULL;
     `,
   },
+  {
+    version: 6,
+    name: 'checkout attempts, the simulated provider ledger',
+    sql: `
+      -- A saved-card checkout in flight (docs/checkout.md, Crash safety): written before the charge, so that a crash between
+      -- the charge and the order leaves a row that says what was being bought and for how much. plan is the order to write
+      -- (JSON: lines, totals, address, card, audit). States: charging -> placed | declined | refund_due -> refunded;
+      -- charging -> abandoned when the provider never charged it.
+      CREATE TABLE checkout_attempts (id TEXT PRIMARY KEY, account_sub TEXT NOT NULL, cart_owner TEXT NOT NULL,
+        state TEXT NOT NULL CHECK (state IN ('charging','placed','declined','refund_due','refunded','abandoned')),
+        provider TEXT NOT NULL, provider_ref TEXT, amount_cents INTEGER NOT NULL, currency TEXT NOT NULL, plan TEXT NOT NULL,
+        created_at TEXT NOT NULL, updated_at TEXT NOT NULL);
+      CREATE INDEX checkout_attempts_open ON checkout_attempts(state, created_at) WHERE state IN ('charging','refund_due');
+      -- The simulated provider's own books (PAYMENT_PROVIDER=simulated): what a real provider keeps on its side, kept in this
+      -- file so that it outlives a crash of the service. Charges are keyed by order id, refunds by their idempotency key.
+      CREATE TABLE simulated_charges (id TEXT PRIMARY KEY, order_id TEXT NOT NULL UNIQUE, status TEXT NOT NULL,
+        amount_cents INTEGER NOT NULL, refunded_cents INTEGER NOT NULL DEFAULT 0, created_at TEXT NOT NULL);
+      CREATE TABLE simulated_refunds (id TEXT PRIMARY KEY, charge_id TEXT NOT NULL, idempotency_key TEXT UNIQUE,
+        amount_cents INTEGER NOT NULL, created_at TEXT NOT NULL);
+    `,
+  },
 ];
 
 export function migrate(db: Database.Database): void {

@@ -4,6 +4,7 @@
 export type ChargeStatus = 'succeeded' | 'pending' | 'failed';
 
 export interface ChargeRequest {
+  /** The checkout's order id: the provider's idempotency key of the charge, so the same order is never charged twice. */
   orderId: string;
   amountCents: number;
   currency: string;
@@ -25,8 +26,15 @@ export interface RefundResult {
   providerRef: string;
 }
 
+export interface RefundOptions {
+  /** Makes a repeated refund (a retry after a crash) a no-op at the provider. Operator refunds pass none. */
+  idempotencyKey?: string;
+}
+
 export interface PaymentProvider {
   readonly name: 'simulated' | 'stripe';
   charge(request: ChargeRequest): Promise<ChargeResult>;
-  refund(paymentRef: string, amountCents: number): Promise<RefundResult>;
+  /** The charge made for an order id, if the provider made one: how a crashed checkout learns what happened. */
+  findCharge(orderId: string): Promise<ChargeResult | undefined>;
+  refund(paymentRef: string, amountCents: number, o?: RefundOptions): Promise<RefundResult>;
 }

@@ -99,10 +99,25 @@ export function createStripeProvider(o: StripeProviderOptions): PaymentProvider 
         throw outage(err);
       }
     },
-    async refund(paymentRef, amountCents): Promise<RefundResult> {
+    async findCharge(orderId): Promise<ChargeResult | undefined> {
       try {
-        // No idempotency key of ours: two refunds of one amount may both be meant; the SDK keys its own network retries.
-        const refund = await stripe.refunds.create({ payment_intent: paymentRef, amount: amountCents });
+        // The PaymentIntent checkout created carries metadata.order_id. Search is eventually consistent (Stripe indexes
+        // within about a minute), which is why reconciliation waits before it judges an attempt (docs/checkout.md).
+        const found = await stripe.paymentIntents.search({ query: `metadata['order_id']:'${orderId}'`, limit: 1 });
+        const intent = found.data[0];
+        return intent && { status: intentStatus(intent.status), providerRef: intent.id };
+      } catch (err) {
+        throw outage(err);
+      }
+    },
+    async refund(paymentRef, amountCents, ro = {}): Promise<RefundResult> {
+      try {
+        // Operator refunds pass no key (two refunds of one amount may both be meant; the SDK keys its own network
+        // retries); a checkout's refund passes one, so a refund retried after a crash is made once.
+        const refund = await stripe.refunds.create(
+          { payment_intent: paymentRef, amount: amountCents },
+          ro.idempotencyKey === undefined ? {} : { idempotencyKey: ro.idempotencyKey },
+        );
         return { status: refundStatus(refund.status), providerRef: refund.id };
       } catch (err) {
         throw outage(err);

@@ -5,13 +5,14 @@
 import { checkoutPreviewSchema, checkoutSavedCardBody, createCheckoutPreviewBody, orderSchema } from '../schemas/checkout.js';
 import { readCart, type Cart } from '../store/carts.js';
 import { findVariant } from '../store/catalog.js';
-import { findAddress, findPaymentMethod, newestAddress, newId, placeOrder, readOrder, type ShippingAddress } from '../store/checkout.js';
+import { findAddress, findPaymentMethod, newestAddress, newId, readOrder, type ShippingAddress } from '../store/checkout.js';
+import { beginAttempt, completeAttempt, moveAttempt } from '../store/checkout-attempts.js';
+import { refundAttempt } from '../jobs/reconcile-checkouts.js';
+import { crashPoint } from '../crash-point.js';
 import { priceOrder, type Totals } from '../pricing.js';
 import { ProblemError } from '../problem.js';
 import type { Db } from '../db/open.js';
 import type { Actor } from '../pipeline/context.js';
-import type { Logger } from '../log.js';
-import type { PaymentProvider } from '../payments/port.js';
 import { defineRoute } from './define.js';
 
 /** Where an order can be read: the Location of a placed order. */
@@ -124,7 +125,7 @@ export const checkoutRoutes = [
     errors: ['cart_empty', 'unknown_payment_method', 'address_required', 'insufficient_stock', 'cart_changed', 'payment_failed'],
     handle: async ({ domain, actor, input, req }) => {
       const { sub, cartOwner } = accountOf(actor);
-      const { db, payments, log, clock } = domain;
+      const { db, payments, log, clock, config } = domain;
       return oneAtATime(db, cartOwner, async () => {
         // cart_empty first: a submission after a paid order is refused for its empty cart, whatever else it names.
         const cart = filledCart(db, cartOwner);
@@ -139,40 +140,67 @@ export const checkoutRoutes = [
         }
         const totals = priced(cart, address);
         const orderId = newId('ord');
-
-        // The charge happens outside any transaction (it is a network call); nothing is written before it.
-        const charge = await payments.charge({
-          orderId,
+        const key = req.get('idempotency-key');
+        const attempt = {
+          id: orderId,
+          state: 'charging' as const,
+          provider: payments.name,
+          providerRef: null,
           amountCents: totals.totalCents,
           currency: cart.currency,
-          paymentMethodRef: card.provider_ref,
-          accountSub: sub,
-        });
-        if (charge.status === 'failed') {
-          log.info('checkout_declined', { order_id: orderId, provider: payments.name, decline_code: charge.declineCode ?? null });
-          throw new ProblemError('payment_failed', { detail: 'The card was declined. Nothing was ordered and the cart is unchanged.' });
-        }
-
-        const key = req.get('idempotency-key');
-        try {
-          placeOrder(db, {
-            orderId,
+          createdAt: clock().toISOString(),
+          plan: {
             accountSub: sub,
             cartOwner,
             charged: cart,
             totals,
             addressId: address.id,
             paymentMethodId: card.id,
-            payment: { provider: payments.name, providerRef: charge.providerRef, status: charge.status },
             idempotencyKey: key === undefined ? null : key.slice(0, IDEMPOTENCY_KEY_MAX),
             audit: { actor: `${actor.callerKind}:${sub}`, channel: actor.channel ?? null },
-            now: clock(),
+          },
+        };
+        // Crash safety (docs/checkout.md): the attempt is committed before the card is charged, the charge's idempotency key
+        // is the attempt id, and the order and the attempt's end commit together. A crash between any two steps leaves a
+        // row the reconciler (jobs/reconcile-checkouts.ts) settles: an order, or no charge.
+        beginAttempt(db, attempt.id, attempt.plan, payments.name, clock());
+        crashPoint(config, 'checkout:attempt-written');
+        let charge;
+        try {
+          charge = await payments.charge({
+            orderId,
+            amountCents: totals.totalCents,
+            currency: cart.currency,
+            paymentMethodRef: card.provider_ref,
+            accountSub: sub,
           });
         } catch (err) {
-          // The cart or the stock changed while the provider charged (or the write failed): give the money back.
-          await refundQuietly(domain.payments, log, orderId, charge.providerRef, totals.totalCents);
+          // The provider cannot say (an outage): the client is told nothing was charged, so a charge found later is refunded.
+          moveAttempt(db, orderId, ['charging'], 'void_due', clock());
           throw err;
         }
+        crashPoint(config, 'checkout:charged');
+        if (charge.status === 'failed') {
+          moveAttempt(db, orderId, ['charging'], 'declined', clock(), charge.providerRef);
+          log.info('checkout_declined', { order_id: orderId, provider: payments.name, decline_code: charge.declineCode ?? null });
+          throw new ProblemError('payment_failed', { detail: 'The card was declined. Nothing was ordered and the cart is unchanged.' });
+        }
+
+        try {
+          completeAttempt(db, attempt, charge, clock());
+        } catch (err) {
+          if (!(err instanceof ProblemError)) throw err;
+          // The cart or the stock changed while the provider charged: give the money back (attempt refund_due, committed).
+          crashPoint(config, 'checkout:refund-due');
+          try {
+            await refundAttempt(domain, attempt, charge.providerRef);
+          } catch (refundErr) {
+            // The reconciler retries the refund; the request still gets its own answer.
+            log.error('checkout_refund_failed', { order_id: orderId, payment_ref: charge.providerRef, error: String(refundErr) });
+          }
+          throw err;
+        }
+        crashPoint(config, 'checkout:order-written');
         const order = readOrder(db, sub, orderId);
         if (!order) throw new Error(`order ${orderId} was written but cannot be read`);
         return { status: 201, headers: { Location: orderPath(orderId) }, body: order };
@@ -180,31 +208,3 @@ export const checkoutRoutes = [
     },
   }),
 ];
-
-async function refundQuietly(
-  payments: PaymentProvider,
-  log: Logger,
-  orderId: string,
-  providerRef: string,
-  amountCents: number,
-): Promise<void> {
-  try {
-    const refund = await payments.refund(providerRef, amountCents);
-    log.warn('checkout_charge_refunded', {
-      order_id: orderId,
-      provider: payments.name,
-      payment_ref: providerRef,
-      refund_ref: refund.providerRef,
-      refund_status: refund.status,
-    });
-  } catch (err) {
-    // Money was taken and no order kept: an operator must refund by hand. The request still gets its own answer.
-    log.error('checkout_refund_failed', {
-      order_id: orderId,
-      provider: payments.name,
-      payment_ref: providerRef,
-      amount_cents: amountCents,
-      error: (err as Error).message,
-    });
-  }
-}

@@ -70,7 +70,7 @@ function providerSignatureStage(): RequestHandler {
 function handlerStage(): RequestHandler {
   return (_req, res) => {
     const ctx = contextOf(res);
-    const { db, clock, log } = need(ctx.domain, 'domain');
+    const { db, clock, log, config } = need(ctx.domain, 'domain');
     const parsed = stripeEventSchema.safeParse(need(ctx.input, 'input').body);
     if (!parsed.success) {
       log.warn('webhook', { type: null, id: null, outcome: 'failed' });
@@ -80,7 +80,7 @@ function handlerStage(): RequestHandler {
     let outcome: ReturnType<typeof processDelivery>;
     try {
       // Effects and the delivery's record commit together; a failure rolls both back, so the provider's retry is processed.
-      outcome = db.transaction(() => processDelivery(db, event, clock())).immediate();
+      outcome = db.transaction(() => processDelivery(db, event, clock(), config.checkoutReconcileAfterSeconds)).immediate();
     } catch (err) {
       log.warn('webhook', { type: event.type, id: event.id, outcome: 'failed' });
       if (err instanceof DeliveryNotProcessable) {

@@ -33,6 +33,11 @@ const providerId = z.string().min(1).max(255);
 export const paymentIntentObjectSchema = z.object({
   id: providerId.describe('PaymentIntent id: the provider reference of a payment (`pi_…`).'),
   object: z.literal('payment_intent').optional(),
+  // The order id checkout put on the PaymentIntent: names the checkout attempt of a payment the service has no row for.
+  metadata: z
+    .object({ order_id: z.string().max(64).optional() })
+    .loose()
+    .optional(),
 });
 
 /** `data.object` of `charge.refunded`: a Charge of a PaymentIntent. `amount_refunded` is cumulative (all refunds so far). */

@@ -13,6 +13,10 @@ import {
   type StripeEvent,
 } from '../schemas/webhook.js';
 import { findOrder, findPaymentByRef, recordRefundTotal, setOrderStatus, setPaymentStatus } from './ops.js';
+import { AttemptSettled, completeAttempt, findAttempt, findAttemptByRef } from './checkout-attempts.js';
+import { ProblemError } from '../problem.js';
+
+type PaymentIntentObject = z.output<typeof paymentIntentObjectSchema>;
 
 /** `processed`: the delivery changed (or confirmed) state; `ignored`: acknowledged without effect. */
 export type Outcome = 'processed' | 'ignored';
@@ -58,8 +62,30 @@ function paymentOf(db: Db, event: StripeEvent, ref: string) {
   return payment;
 }
 
-function paymentSucceeded(db: Db, event: StripeEvent, now: Date): Outcome {
+/**
+ * A captured PaymentIntent with no payment row: a checkout that crashed between the charge and the order (docs/checkout.md,
+ * Crash safety). Its attempt, named by metadata.order_id, is completed here once it is older than the reconciler's age (a
+ * younger one may still be in flight: retry later); an attempt that ended otherwise makes the delivery `ignored`.
+ */
+function settleAttempt(db: Db, event: StripeEvent, intent: PaymentIntentObject, now: Date, afterSeconds: number): Outcome {
+  const orderId = intent.metadata?.order_id;
+  const attempt = (orderId !== undefined ? findAttempt(db, orderId) : undefined) ?? findAttemptByRef(db, intent.id);
+  if (!attempt) throw new DeliveryNotProcessable(`${event.type}: no payment has the provider reference yet`);
+  if (attempt.state !== 'charging') return 'ignored';
+  if (Date.parse(attempt.createdAt) > now.getTime() - afterSeconds * 1000)
+    throw new DeliveryNotProcessable(`${event.type}: the checkout of this payment is still in progress`);
+  try {
+    completeAttempt(db, attempt, { status: 'succeeded', providerRef: intent.id }, now);
+  } catch (err) {
+    // The cart or the stock changed: the attempt is refund_due and the reconciler refunds it. Settled by another path: done.
+    if (!(err instanceof ProblemError) && !(err instanceof AttemptSettled)) throw err;
+  }
+  return 'processed';
+}
+
+function paymentSucceeded(db: Db, event: StripeEvent, now: Date, afterSeconds: number): Outcome {
   const intent = objectOf(event, paymentIntentObjectSchema);
+  if (!findPaymentByRef(db, intent.id)) return settleAttempt(db, event, intent, now, afterSeconds);
   const payment = paymentOf(db, event, intent.id);
   // A refunded payment stays refunded; a pending or failed one (a retried card) is captured now.
   if (payment.status === 'pending' || payment.status === 'failed') setPaymentStatus(db, payment.id, 'succeeded', now);
@@ -116,7 +142,7 @@ function setupSucceeded(db: Db, event: StripeEvent, now: Date): Outcome {
   return 'processed';
 }
 
-const HANDLERS: Readonly<Record<string, (db: Db, event: StripeEvent, now: Date) => Outcome>> = {
+const HANDLERS: Readonly<Record<string, (db: Db, event: StripeEvent, now: Date, afterSeconds: number) => Outcome>> = {
   'payment_intent.succeeded': paymentSucceeded,
   'payment_intent.payment_failed': paymentFailed,
   'charge.refunded': chargeRefunded,
@@ -130,10 +156,10 @@ export const PROCESSED_EVENT_TYPES = Object.keys(HANDLERS);
  * its record are written. Throws DeliveryNotProcessable (the caller's transaction then rolls back: nothing is recorded).
  * Call inside a transaction.
  */
-export function processDelivery(db: Db, event: StripeEvent, now: Date): Outcome | 'duplicate' {
+export function processDelivery(db: Db, event: StripeEvent, now: Date, reconcileAfterSeconds = 120): Outcome | 'duplicate' {
   if (findDelivery(db, event.id)) return 'duplicate';
   const handler = Object.hasOwn(HANDLERS, event.type) ? HANDLERS[event.type] : undefined;
-  const outcome = handler ? handler(db, event, now) : 'ignored';
+  const outcome = handler ? handler(db, event, now, reconcileAfterSeconds) : 'ignored';
   recordDelivery(db, event, outcome, now);
   return outcome;
 }
