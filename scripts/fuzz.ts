@@ -3,7 +3,7 @@
 // bodies and framings, with valid and invalid credentials of each caller kind. It reports every 5xx (except the
 // webhook's own 500 processing_failed), every status >= 400 that is not the problem document, every answer without
 // X-Request-Id, every request left without an answer and every unexpected failure logged as api_error; exit 1 on any.
-//   npx tsx scripts/fuzz.ts [--seed <n>] [--requests <n>] [--concurrency <n>]
+//   npx tsx scripts/fuzz.ts [--seed <n>] [--requests <n>] [--concurrency <n>] [--timeout-ms <n>]
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { pathToFileURL } from 'node:url';
@@ -220,12 +220,14 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   const seed = Number(argValue(args, '--seed') ?? Math.floor(Math.random() * 2 ** 31));
   const requests = Number(argValue(args, '--requests') ?? 30_000);
   const concurrency = Number(argValue(args, '--concurrency') ?? 8);
-  if (!Number.isInteger(seed) || !Number.isInteger(requests) || requests <= 0 || !Number.isInteger(concurrency) || concurrency <= 0) {
-    process.stderr.write('fuzz: --seed, --requests and --concurrency take positive integers\n');
+  const timeoutMs = Number(argValue(args, '--timeout-ms') ?? 5000);
+  const counts = [requests, concurrency, timeoutMs];
+  if (!Number.isInteger(seed) || counts.some((n) => !Number.isInteger(n) || n <= 0)) {
+    process.stderr.write('fuzz: --seed, --requests, --concurrency and --timeout-ms take positive integers\n');
     process.exit(2);
   }
   process.stdout.write(`fuzz: seed ${seed} (repeat with --seed ${seed})\n`);
-  const summary = await runFuzz({ seed, requests, concurrency });
+  const summary = await runFuzz({ seed, requests, concurrency, timeoutMs });
   printSummary(summary);
   process.exit(summary.findings.length > 0 ? 1 : 0);
 }

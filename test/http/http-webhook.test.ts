@@ -486,3 +486,69 @@ describe('payment webhook over HTTP', () => {
     });
   });
 });
+
+describe('payment webhook: the payment of a checkout still charging (docs/checkout.md, Crash safety)', () => {
+  test('a capture whose checkout has no order yet: retried while young, then completes the order; the slow request answers it', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'shop-webhook-attempt-'));
+    let release: () => void = () => {};
+    const held = new Promise<void>((r) => (release = r));
+    const charged: string[] = [];
+    const payments = {
+      name: 'simulated' as const,
+      async charge(r: { orderId: string }) {
+        charged.push(r.orderId);
+        await held;
+        return { status: 'succeeded' as const, providerRef: `pi_test_slow_${r.orderId.slice(4)}` };
+      },
+      findCharge: async () => undefined,
+      refund: async () => ({ status: 'succeeded' as const, providerRef: 're_x' }),
+    };
+    const h = await startReference({ overrides: { databasePath: join(dir, 'shop.db') }, payments });
+    try {
+      const token = bearer(await h.minter.delegated({ sub: 'cust_checkout_3', channel: 'openapi' }));
+      assert.equal(
+        (await h.call('/v1/cart/items', { method: 'POST', headers: token, json: { variant_id: 'var_1701', quantity: 1 } })).status,
+        201,
+      );
+      const request = h.call('/v1/checkouts/saved-card', { method: 'POST', headers: token, json: { payment_method_id: 'pm_chk3' } });
+      while (charged.length === 0) await new Promise((r) => setTimeout(r, 5));
+      const orderId = charged[0]!;
+      const event = stripeEvent('payment_intent.succeeded', {
+        id: `pi_test_slow_${orderId.slice(4)}`,
+        object: 'payment_intent',
+        metadata: { order_id: orderId },
+      });
+      const payload = JSON.stringify(event);
+      const deliver = () =>
+        h.call(PATH, {
+          method: 'POST',
+          headers: {
+            'content-type': 'application/json',
+            'stripe-signature': signPayload(payload, SECRET, { timestamp: Math.floor(h.clock.now().getTime() / 1000) }),
+          },
+          body: payload,
+        });
+      expectProblem(await deliver(), { status: 500, error: 'processing_failed', docsUrl: h.profile.docsUrl });
+      assert.equal(
+        h.db.prepare('SELECT count(*) FROM orders WHERE id = ?').pluck().get(orderId),
+        0,
+        'a young attempt is left to its request',
+      );
+
+      h.clock.advance((h.config.checkoutReconcileAfterSeconds + 1) * 1000);
+      assert.equal((await deliver()).status, 200);
+      assert.equal(h.db.prepare('SELECT state FROM checkout_attempts WHERE id = ?').pluck().get(orderId), 'placed');
+      assert.equal(h.db.prepare('SELECT status FROM orders WHERE id = ?').pluck().get(orderId), 'paid');
+
+      release();
+      const res = await request;
+      assert.equal(res.status, 201, 'the slow request answers with the order the webhook wrote');
+      assert.equal(res.body.id, orderId);
+      assert.equal(h.db.prepare('SELECT count(*) FROM payments WHERE order_id = ?').pluck().get(orderId), 1, 'one payment');
+    } finally {
+      release();
+      await h.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

@@ -6,7 +6,7 @@ import { checkoutPreviewSchema, checkoutSavedCardBody, createCheckoutPreviewBody
 import { readCart, type Cart } from '../store/carts.js';
 import { findVariant } from '../store/catalog.js';
 import { findAddress, findPaymentMethod, newestAddress, newId, readOrder, type ShippingAddress } from '../store/checkout.js';
-import { beginAttempt, completeAttempt, moveAttempt } from '../store/checkout-attempts.js';
+import { AttemptSettled, beginAttempt, completeAttempt, moveAttempt } from '../store/checkout-attempts.js';
 import { refundAttempt } from '../jobs/reconcile-checkouts.js';
 import { crashPoint } from '../crash-point.js';
 import { priceOrder, type Totals } from '../pricing.js';
@@ -189,6 +189,8 @@ export const checkoutRoutes = [
         try {
           completeAttempt(db, attempt, charge, clock());
         } catch (err) {
+          // Settled meanwhile by the webhook or the reconciler (a charge slower than their age): answer as they decided.
+          if (err instanceof AttemptSettled) return settledElsewhere(db, sub, orderId);
           if (!(err instanceof ProblemError)) throw err;
           // The cart or the stock changed while the provider charged: give the money back (attempt refund_due, committed).
           crashPoint(config, 'checkout:refund-due');
@@ -208,3 +210,13 @@ export const checkoutRoutes = [
     },
   }),
 ];
+
+/** The answer for an attempt another path settled: its order when it placed one, else the cart changed (refunded). */
+function settledElsewhere(db: Db, sub: string, orderId: string) {
+  const order = readOrder(db, sub, orderId);
+  if (!order)
+    throw new ProblemError('cart_changed', {
+      detail: 'The cart changed while the payment was being taken; the charge was refunded. Read the cart and check out again.',
+    });
+  return { status: 201, headers: { Location: orderPath(orderId) }, body: order };
+}
