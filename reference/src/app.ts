@@ -29,7 +29,8 @@ import { buildDescription } from './openapi.js';
 import { LIMITS } from '../../contract/limits.js';
 import { PACKAGE_ROOT } from './paths.js';
 import { ProblemError } from './problem.js';
-import { dpopNoncesOf } from './admission/assistant.js';
+import { createDpopNoncesFor } from './admission/assistant.js';
+import { EventEmitter } from 'node:events';
 
 export const ROUTES: readonly RouteDef[] = [
   ...catalogRoutes,
@@ -78,6 +79,15 @@ export function createApp(o: AppOptions): { app: Express; domain: Domain } {
       o.verifier ?? withVerificationCache(createTokenVerifier(o.config), { maxEntries: 5000, maxAgeSeconds: o.config.jwksCacheSeconds }),
     guestLimiter: createRateLimiter(o.config.guestRateLimitBudget, o.config.guestRateLimitWindowSeconds, clock),
     payments: o.payments ?? createPaymentProvider(o.config, o.db),
+    assistantLimiters: {
+      session: createRateLimiter(o.config.assistantSessionRateLimitBudget, o.config.assistantRateLimitWindowSeconds, clock),
+      client: createRateLimiter(o.config.assistantClientRateLimitBudget, o.config.assistantRateLimitWindowSeconds, clock),
+    },
+    dpopNonces: createDpopNoncesFor(o.config, o.db, clock()),
+    // One listener per open event stream: no arbitrary cap.
+    conversationSignals: new EventEmitter().setMaxListeners(0),
+    checkoutQueue: new Map<string, Promise<unknown>>(),
+    ordersInFlight: new Set<string>(),
   });
 
   const app = express();
@@ -134,7 +144,7 @@ export function createApp(o: AppOptions): { app: Express; domain: Domain } {
   // A DPoP request refused before the authenticate stage still gets a fresh nonce; a nonce-key failure only omits it.
   const issueNonce = () => {
     try {
-      return dpopNoncesOf(domain).current(domain.clock());
+      return domain.dpopNonces.current(domain.clock());
     } catch {
       return undefined;
     }

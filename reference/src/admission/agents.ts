@@ -2,10 +2,9 @@
 // signed invited-agent context) and assistants (DPoP-bound tokens, directly or forwarded). The pipeline stages call these
 // hooks; each caller kind's rules live in its own module (admission/invited-agent.ts, admission/assistant.ts).
 import type { Request, Response } from 'express';
-import type { Scheme } from '../auth/challenge.js';
 import type { Classification } from '../auth/classify.js';
 import type { VerifiedToken } from '../auth/verify-token.js';
-import type { RequestContext } from '../pipeline/context.js';
+import type { Authenticated } from '../pipeline/context.js';
 
 /** What admission resolved for an agent caller; the actor stage turns it into the live actor. */
 export interface AgentAdmission {
@@ -26,10 +25,8 @@ export interface AgentAdmission {
 export interface AuthenticateArgs {
   req: Request;
   res: Response;
-  ctx: RequestContext;
+  /** The scheme as sent is ctx.presentedScheme; the challenge scheme, ctx.scheme (each derived once, by its stage). */
+  ctx: Authenticated;
   token: VerifiedToken;
   caller: Classification;
-  /** The Authorization scheme as sent, lower-cased. */
-  scheme: 'bearer' | 'dpop';
-  chosenScheme: Scheme;
 }

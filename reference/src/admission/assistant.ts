@@ -10,7 +10,7 @@ import { LIMITS } from '../../../contract/limits.js';
 import { PERMISSION_API_SCOPES, PERMISSIONS } from '../../../contract/scopes.js';
 import type { Config } from '../config.js';
 import type { Domain } from '../domain.js';
-import { need, type RequestContext } from '../pipeline/context.js';
+import type { Bound } from '../pipeline/context.js';
 import { invalidRequest, ProblemError } from '../problem.js';
 import { recordDpopProof, sharedSecret } from '../store/dpop.js';
 import { getAgentAuthorization, getAssistantSession } from '../store/internal.js';
@@ -40,27 +40,19 @@ const proofProblem = (f: ProofFailure) => new ProblemError(f.error, { detail: f.
 
 // ------------------------------------------------------------------------------------------------------------- nonces
 
-const noncesByDomain = new WeakMap<Domain, DpopNonces>();
-
-/** The nonce issuer of a running reference: DPOP_NONCE_KEY, else a key kept in the database (shared by its instances). */
-export function dpopNoncesOf(domain: Domain): DpopNonces {
-  let nonces = noncesByDomain.get(domain);
-  if (!nonces) {
-    const key = domain.config.dpopNonceKey ?? sharedSecret(domain.db, NONCE_SECRET_NAME, domain.clock());
-    nonces = createDpopNonces(key, domain.config.dpopNonceLifetimeSeconds);
-    noncesByDomain.set(domain, nonces);
-  }
-  return nonces;
+/** The nonce issuer of a running reference (DPOP_NONCE_KEY, else a key kept in the database, shared by its instances). */
+export function createDpopNoncesFor(config: Domain['config'], db: Domain['db'], now: Date): DpopNonces {
+  return createDpopNonces(config.dpopNonceKey ?? sharedSecret(db, NONCE_SECRET_NAME, now), config.dpopNonceLifetimeSeconds);
 }
 
 /**
  * First thing of the authenticate stage: a request whose challenge scheme is DPoP gets a fresh `DPoP-Nonce` on every
  * response, whatever happens next (spec, Request processing order). The boundary and the output stage write it.
  */
-export function startDpopRequest(ctx: RequestContext): void {
+export function startDpopRequest(ctx: Bound): void {
   if (ctx.scheme !== 'DPoP' || ctx.dpopNonce !== undefined) return;
-  const domain = need(ctx.domain, 'domain');
-  ctx.dpopNonce = dpopNoncesOf(domain).current(domain.clock());
+  const { domain } = ctx;
+  ctx.dpopNonce = domain.dpopNonces.current(domain.clock());
 }
 
 // ------------------------------------------------------------------------------------------- signed-out proxy tokens
@@ -171,9 +163,10 @@ export function publicRequestUrl(req: Request, config: Config): string {
  * sharing the database. A forwarder's Bearer request has no proof: its artifact is verified at admission.
  */
 export async function authenticateDpop(args: AuthenticateArgs): Promise<void> {
-  const { req, ctx, token, caller, scheme } = args;
+  const { req, ctx, token, caller } = args;
+  const scheme = ctx.presentedScheme;
   startDpopRequest(ctx);
-  const domain = need(ctx.domain, 'domain');
+  const { domain } = ctx;
   const { config, db, clock } = domain;
   if (scheme === 'bearer') {
     // Assistant session tokens are never accepted as Bearer (spec, Assistant authority).
@@ -196,7 +189,7 @@ export async function authenticateDpop(args: AuthenticateArgs): Promise<void> {
     jkt,
     now,
     iatWindowSeconds: config.dpopIatWindowSeconds,
-    nonces: dpopNoncesOf(domain),
+    nonces: domain.dpopNonces,
   });
   if (!proof.ok) throw proofProblem(proof);
 
@@ -309,7 +302,7 @@ const FORWARDED_ARTIFACTS = [HEADERS.assistantSubject, ASSISTANT_BROWSER_SESSION
 /** Admit-caller stage: resolves the assistant (direct or forwarded) and the live session it acts in. */
 export async function admitAssistant(args: AuthenticateArgs): Promise<AgentAdmission> {
   const { req, ctx, token, caller } = args;
-  const domain = need(ctx.domain, 'domain');
+  const { domain } = ctx;
   const now = domain.clock();
 
   if (caller.forwarder === undefined) {
@@ -328,7 +321,7 @@ export async function admitAssistant(args: AuthenticateArgs): Promise<AgentAdmis
 
   // Forwarders hold the channel with their machine token, presented as Bearer; they only forward agents (agent:forward,
   // checked by the guard) and need exactly one original artifact, the one that fits the forwarder.
-  if (args.scheme !== 'bearer') throw invalidToken('A forwarder token is presented with the Bearer scheme.');
+  if (args.ctx.presentedScheme !== 'bearer') throw invalidToken('A forwarder token is presented with the Bearer scheme.');
   const forwarderScopes = scopesOf(token.claims);
   const subject = req.get(HEADERS.assistantSubject);
   const browser = req.get(ASSISTANT_BROWSER_SESSION_HEADER);

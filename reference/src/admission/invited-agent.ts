@@ -8,7 +8,6 @@ import { HEADERS } from '../../../contract/headers.js';
 import { ProblemError } from '../problem.js';
 import { findAccount } from '../store/accounts.js';
 import { getAgentAuthorization } from '../store/internal.js';
-import { need } from '../pipeline/context.js';
 import type { AgentAdmission, AuthenticateArgs } from './agents.js';
 import { scopesOf } from '../auth/verify-token.js';
 
@@ -126,7 +125,7 @@ export async function verifyInvitedAgentContext(
 /** Admit-caller stage: verifies the context and returns the agent's admission snapshot. */
 export async function admitInvitedAgent(args: AuthenticateArgs): Promise<AgentAdmission> {
   const { req, ctx, token, caller } = args;
-  const { config, db, clock } = need(ctx.domain, 'domain');
+  const { config, db, clock } = ctx.domain;
   // Defence in depth: classification only makes invited agents of the web forwarder's machine token.
   if (
     caller.kind !== 'invited-agent' ||
@@ -136,7 +135,7 @@ export async function admitInvitedAgent(args: AuthenticateArgs): Promise<AgentAd
     throw refuse('Invited-agent contexts are accepted only with the web-agent-forwarder token.');
   }
   // The forwarder's machine token is a plain bearer token; the context is bound to it by `ath`, not by DPoP.
-  if (args.scheme !== 'bearer') throw refuse('The web-agent-forwarder token is presented with the Bearer scheme.');
+  if (ctx.presentedScheme !== 'bearer') throw refuse('The web-agent-forwarder token is presented with the Bearer scheme.');
 
   const values = headerValues(req.rawHeaders, HEADERS.invitedAgentContext);
   if (values.length !== 1) throw refuse('Exactly one Invited-Agent-Context header is needed.');

@@ -14,15 +14,15 @@ import {
 } from '../admission/assistant.js';
 import { scopesOf } from '../auth/verify-token.js';
 import { ProblemError } from '../problem.js';
-import { contextOf, need } from './context.js';
+import { contextAt } from './context.js';
 
 const invalidToken = (detail: string) =>
   new ProblemError('invalid_token', { detail, challenge: { kind: 'chosen', error: 'invalid_token' } });
 
 export function authenticateStage(): RequestHandler {
   return async (req, res, next) => {
-    const ctx = contextOf(res);
-    const domain = need(ctx.domain, 'domain');
+    const ctx = contextAt(res, 'routed');
+    const { domain } = ctx;
     // A request in the DPoP scheme gets a fresh DPoP-Nonce on every response, failures of this stage included.
     startDpopRequest(ctx);
     const header = req.get('authorization');
@@ -61,10 +61,11 @@ export function authenticateStage(): RequestHandler {
         );
     ctx.token = token;
     ctx.caller = caller;
+    ctx.presentedScheme = scheme;
     ctx.scopes = scopesOf(token.claims);
     // The DPoP scheme, and assistant tokens however sent: proof, key binding, nonce and replay (admission/assistant.ts).
     if (scheme === 'dpop' || caller.kind === 'assistant')
-      await authenticateDpop({ req, res, ctx, token, caller, scheme, chosenScheme: ctx.scheme });
+      await authenticateDpop({ req, res, ctx: contextAt(res, 'authenticated'), token, caller });
     next();
   };
 }

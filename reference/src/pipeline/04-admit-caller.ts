@@ -7,14 +7,13 @@ import { verifyGuestSession } from '../auth/guest-session.js';
 import { admitAssistant } from '../admission/assistant.js';
 import { admitInvitedAgent } from '../admission/invited-agent.js';
 import { invalidRequest, ProblemError } from '../problem.js';
-import { contextOf, need } from './context.js';
+import { contextAt } from './context.js';
 
 export function admitCallerStage(): RequestHandler {
   return async (req, res, next) => {
-    const ctx = contextOf(res);
-    const { config, clock } = need(ctx.domain, 'domain');
-    const caller = need(ctx.caller, 'caller');
-    const operation = need(ctx.operation, 'operation');
+    const ctx = contextAt(res, 'authenticated');
+    const { domain, caller, operation } = ctx;
+    const { config, clock } = domain;
 
     for (const [name, kinds] of Object.entries(HEADER_ADMITTED_KINDS)) {
       if (req.get(name) !== undefined && !kinds.includes(caller.kind)) {
@@ -79,16 +78,7 @@ export function admitCallerStage(): RequestHandler {
 
     // Agents acting through a permission snapshot: the forwarded or presented artifact decides who they speak for.
     if (caller.kind === 'invited-agent' || caller.kind === 'assistant') {
-      const token = need(ctx.token, 'token');
-      const args = {
-        req,
-        res,
-        ctx,
-        token,
-        caller,
-        scheme: (req.get('authorization') ?? '').toLowerCase().startsWith('dpop ') ? ('dpop' as const) : ('bearer' as const),
-        chosenScheme: ctx.scheme,
-      };
+      const args = { req, res, ctx, token: ctx.token, caller };
       ctx.agent = caller.kind === 'invited-agent' ? await admitInvitedAgent(args) : await admitAssistant(args);
     }
     next();

@@ -3,16 +3,16 @@
 import type { RequestHandler } from 'express';
 import { ensureAccount } from '../store/accounts.js';
 import { ProblemError } from '../problem.js';
-import { contextOf, need, type Actor } from './context.js';
+import { contextAt, need, type Actor } from './context.js';
 
 const ENDED = new Set(['deleting', 'deleted', 'contact_transition']);
 
 export function actorStage(): RequestHandler {
   return (_req, res, next) => {
-    const ctx = contextOf(res);
-    const { db, clock } = need(ctx.domain, 'domain');
-    const caller = need(ctx.caller, 'caller');
-    const claims = need(ctx.token, 'token').claims;
+    const ctx = contextAt(res, 'authenticated');
+    const { domain, caller } = ctx;
+    const { db, clock } = domain;
+    const claims = ctx.token.claims;
     let actor: Actor;
     switch (caller.kind) {
       case 'customer':

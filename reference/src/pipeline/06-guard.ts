@@ -5,13 +5,12 @@ import { CALLER_LISTS } from '../../../contract/callers.js';
 import { missingScopes, translateScopes } from '../auth/scopes.js';
 import { guardAgent } from '../auth/agent-guard.js';
 import { ProblemError } from '../problem.js';
-import { contextOf, need } from './context.js';
+import { contextAt } from './context.js';
 
 export function guardStage(): RequestHandler {
   return (_req, res, next) => {
-    const ctx = contextOf(res);
-    const operation = need(ctx.operation, 'operation');
-    const actor = need(ctx.actor, 'actor');
+    const ctx = contextAt(res, 'acting');
+    const { operation, actor } = ctx;
     if (!CALLER_LISTS[operation.callers].members.includes(actor.callerKind)) {
       throw new ProblemError('caller_not_allowed', { detail: `${operation.operationId} does not admit ${actor.callerKind} callers.` });
     }

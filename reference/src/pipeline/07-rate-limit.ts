@@ -3,31 +3,8 @@
 // assistant session and one per agent client (all operations together), both in memory per instance.
 import { isIP } from 'node:net';
 import type { RequestHandler } from 'express';
-import type { Domain } from '../domain.js';
 import { ProblemError } from '../problem.js';
-import { createRateLimiter, type RateLimiter } from '../rate-limit.js';
-import { contextOf, need } from './context.js';
-
-interface AssistantLimiters {
-  session: RateLimiter;
-  client: RateLimiter;
-}
-
-const assistantLimiters = new WeakMap<Domain, AssistantLimiters>();
-
-/** The assistant budgets of a running reference (ASSISTANT_*_RATE_LIMIT_* in the configuration), made on first use. */
-export function assistantLimitersOf(domain: Domain): AssistantLimiters {
-  let limiters = assistantLimiters.get(domain);
-  if (!limiters) {
-    const { config, clock } = domain;
-    limiters = {
-      session: createRateLimiter(config.assistantSessionRateLimitBudget, config.assistantRateLimitWindowSeconds, clock),
-      client: createRateLimiter(config.assistantClientRateLimitBudget, config.assistantRateLimitWindowSeconds, clock),
-    };
-    assistantLimiters.set(domain, limiters);
-  }
-  return limiters;
-}
+import { contextAt, need } from './context.js';
 
 /** Shopper-IP is normalised only here: case, an IPv4-mapped IPv6 prefix, and IPv6 addresses grouped by /64. */
 export function normaliseShopperIp(value: string): string {
@@ -50,11 +27,10 @@ export function normaliseShopperIp(value: string): string {
 
 export function rateLimitStage(): RequestHandler {
   return (_req, res, next) => {
-    const ctx = contextOf(res);
-    const actor = need(ctx.actor, 'actor');
+    const ctx = contextAt(res, 'acting');
+    const { actor, domain, operation } = ctx;
     if (actor.callerKind === 'guest') {
-      const { guestLimiter } = need(ctx.domain, 'domain');
-      const operation = need(ctx.operation, 'operation');
+      const { guestLimiter } = domain;
       const who = ctx.shopperIp ? `ip:${normaliseShopperIp(ctx.shopperIp)}` : ctx.guestCartId ? `cart:${ctx.guestCartId}` : 'storefront';
       const decision = guestLimiter.hit(`${operation.operationId}|${who}`);
       if (!decision.allowed) {
@@ -66,7 +42,7 @@ export function rateLimitStage(): RequestHandler {
     }
     if (actor.callerKind === 'assistant') {
       const agent = need(actor.agent, 'agent admission');
-      const limiters = assistantLimitersOf(need(ctx.domain, 'domain'));
+      const limiters = domain.assistantLimiters;
       // The session first: a spent session does not use up its client's budget.
       const budgets = [
         ['session', limiters.session, `session:${agent.sessionId ?? ''}`],

@@ -4,7 +4,7 @@ import type { RequestHandler } from 'express';
 import type { z } from 'zod';
 import { LIMITS } from '../../../contract/limits.js';
 import { invalidRequest, type ProblemIssue } from '../problem.js';
-import { contextOf, need } from './context.js';
+import { contextAt } from './context.js';
 
 export function toIssues(location: string, error: z.ZodError): ProblemIssue[] {
   return error.issues.slice(0, LIMITS.validationIssues).map((i) => ({
@@ -16,8 +16,8 @@ export function toIssues(location: string, error: z.ZodError): ProblemIssue[] {
 
 export function inputValidationStage(): RequestHandler {
   return (req, res, next) => {
-    const ctx = contextOf(res);
-    const route = need(ctx.route, 'route');
+    const ctx = contextAt(res, 'acting');
+    const { route } = ctx;
     const issues: ProblemIssue[] = [];
     const parse = (location: string, schema: z.ZodType | undefined, value: unknown) => {
       if (!schema) return undefined;

@@ -2,7 +2,8 @@
 // answers 500 `internal_error`. Catalog reads get their validators and 304s here.
 import { createHash } from 'node:crypto';
 import type { Request, RequestHandler } from 'express';
-import { contextOf, need } from './context.js';
+import { contextAt } from './context.js';
+import { openEventStream } from '../sse.js';
 
 export function weakEtag(body: string): string {
   return `W/"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"`;
@@ -18,12 +19,16 @@ export function ifNoneMatchHits(req: Request, etag: string): boolean {
 }
 
 export function outputValidationStage(): RequestHandler {
-  return (req, res) => {
-    const ctx = contextOf(res);
-    const route = need(ctx.route, 'route');
-    const result = need(ctx.result, 'result');
-    for (const [k, v] of Object.entries(result.headers ?? {})) res.set(k, v);
-    if (ctx.dpopNonce) res.set('DPoP-Nonce', ctx.dpopNonce);
+  return async (req, res) => {
+    const ctx = contextAt(res, 'handled');
+    const { route, result } = ctx;
+    const headers = { ...result.headers, ...(ctx.dpopNonce ? { 'DPoP-Nonce': ctx.dpopNonce } : {}) };
+    if (result.stream) {
+      // Event streams: the headers of any success, then the stream; nothing is validated but what the producer writes.
+      await result.stream(openEventStream(res, { status: result.status, keepAliveMs: ctx.domain.config.eventStreamKeepAliveMs, headers }));
+      return;
+    }
+    res.set(headers);
     if (route.success.schema === null || result.status === 204) {
       res.status(result.status).end();
       return;

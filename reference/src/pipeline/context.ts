@@ -8,6 +8,7 @@ import type { AgentAdmission } from '../admission/agents.js';
 import type { VerifiedToken } from '../auth/verify-token.js';
 import type { Domain } from '../domain.js';
 import type { RouteDef } from '../routes/define.js';
+import type { EventStream } from '../sse.js';
 
 export interface Actor {
   callerKind: CallerKind;
@@ -24,14 +25,20 @@ export interface Actor {
   agent?: AgentAdmission;
 }
 
+/**
+ * The context as the stages fill it. The boundary reads it in whatever state a failure left it, so its fields are
+ * optional here; a stage reads it through `contextAt`, typed as the stages before it leave it (below).
+ */
 export interface RequestContext {
   readonly requestId: string;
-  /** Challenge scheme chosen from the request alone, before verification. */
+  /** Challenge scheme chosen from the request alone, before verification (the request stage; the only place it is derived). */
   readonly scheme: Scheme;
   domain?: Domain;
   route?: RouteDef;
   operation?: Operation;
   token?: VerifiedToken;
+  /** The scheme the Authorization header presents the token in (the authenticate stage; the only place it is parsed). */
+  presentedScheme?: 'bearer' | 'dpop';
   scopes: ReadonlySet<string>;
   caller?: Classification;
   guestCartId?: string | null;
@@ -46,10 +53,62 @@ export interface RequestContext {
   result?: HandlerResult;
 }
 
+type With<C, K extends keyof RequestContext> = C & { readonly [F in K]-?: NonNullable<RequestContext[F]> };
+
+/** After the domain stage (every group but the public routes). */
+export type Bound = With<RequestContext, 'domain'>;
+/** After the domain stage of an operation: its route and operation too. */
+export type Routed = With<Bound, 'route' | 'operation'>;
+/** After authenticate: the verified token, in which scheme, and the caller kind it classifies as. */
+export type Authenticated = With<Routed, 'token' | 'presentedScheme' | 'caller'>;
+/** After the actor stage. */
+export type Acting = With<Authenticated, 'actor'>;
+/** After input validation (operations), or the webhook's and internal routes' own parsing. */
+export type Validated = With<Acting, 'input'>;
+export type BoundInput = With<Bound, 'input'>;
+/** After the handler. */
+export type Handled = With<Validated, 'result'>;
+
+interface Reached {
+  bound: Bound;
+  routed: Routed;
+  authenticated: Authenticated;
+  acting: Acting;
+  validated: Validated;
+  'bound input': BoundInput;
+  handled: Handled;
+}
+
+const FILLED: { readonly [S in keyof Reached]: readonly (keyof RequestContext)[] } = {
+  bound: ['domain'],
+  routed: ['domain', 'route', 'operation'],
+  authenticated: ['domain', 'route', 'operation', 'token', 'presentedScheme', 'caller'],
+  acting: ['domain', 'route', 'operation', 'token', 'presentedScheme', 'caller', 'actor'],
+  validated: ['domain', 'route', 'operation', 'token', 'presentedScheme', 'caller', 'actor', 'input'],
+  'bound input': ['domain', 'input'],
+  handled: ['domain', 'route', 'operation', 'token', 'presentedScheme', 'caller', 'actor', 'input', 'result'],
+};
+
+/**
+ * The context as a stage placed after `at` sees it, typed so: what the stages before it filled is there, without a check
+ * per field. A missing field means the stage table puts a stage before what it depends on: a wiring bug, thrown once here.
+ */
+export function contextAt<S extends keyof Reached>(res: Response, at: S): Reached[S] {
+  const ctx = contextOf(res);
+  const missing = FILLED[at].filter((f) => ctx[f] === undefined);
+  if (missing.length > 0) throw new Error(`pipeline: ${missing.join(', ')} missing at "${at}" (stage order)`);
+  return ctx as Reached[S];
+}
+
 export interface HandlerResult {
   status: number;
   body?: unknown;
   headers?: Record<string, string>;
+  /**
+   * A streamed success (text/event-stream): the output stage opens the stream with the same headers as any success
+   * (the result's, DPoP-Nonce), then hands it to this producer, which resolves when the stream is over.
+   */
+  stream?: (stream: EventStream) => Promise<void>;
 }
 
 export function contextOf(res: Response): RequestContext {
@@ -58,6 +117,7 @@ export function contextOf(res: Response): RequestContext {
   return ctx;
 }
 
+/** A value one caller kind's admission provides (operator id, agent admission): absent only on a wiring bug. */
 export function need<T>(value: T | undefined, what: string): T {
   if (value === undefined) throw new Error(`pipeline: ${what} is missing (stage order)`);
   return value;

@@ -57,10 +57,7 @@ const priced = (cart: Cart, address: ShippingAddress | undefined): Totals =>
  * Checkouts of one cart run one at a time in this process: a double submission waits for the first, then finds the cart
  * empty before anything is charged. placeOrder's re-read inside its transaction still guards processes sharing a database.
  */
-const running = new WeakMap<Db, Map<string, Promise<unknown>>>();
-async function oneAtATime<T>(db: Db, key: string, work: () => Promise<T>): Promise<T> {
-  let queue = running.get(db);
-  if (!queue) running.set(db, (queue = new Map()));
+async function oneAtATime<T>(queue: Map<string, Promise<unknown>>, key: string, work: () => Promise<T>): Promise<T> {
   const before = queue.get(key) ?? Promise.resolve();
   const mine = before.then(work);
   const settled = mine.then(
@@ -126,7 +123,7 @@ export const checkoutRoutes = [
     handle: async ({ domain, actor, input, req }) => {
       const { sub, cartOwner } = accountOf(actor);
       const { db, payments, log, clock, config } = domain;
-      return oneAtATime(db, cartOwner, async () => {
+      return oneAtATime(domain.checkoutQueue, cartOwner, async () => {
         // cart_empty first: a submission after a paid order is refused for its empty cart, whatever else it names.
         const cart = filledCart(db, cartOwner);
         const card = findPaymentMethod(db, sub, input.body.payment_method_id);

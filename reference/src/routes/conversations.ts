@@ -7,10 +7,10 @@
 // Who may call: the guard admits the `conversation` caller list (assistants) and, the group being account-bound, only a
 // session signed in to an account (403 `sign_in_required` otherwise). Admission refuses assistant browser sessions on these
 // paths; `conversationOwner` refuses every other forwarded assistant too, since a forwarder's Bearer token is never DPoP.
-import type { Request, RequestHandler, Response } from 'express';
+import type { Request, RequestHandler } from 'express';
 import { LIMITS } from '../../../contract/limits.js';
 import type { ErrorCode } from '../../../contract/errors.js';
-import { need, type Actor, type RequestContext } from '../pipeline/context.js';
+import type { Actor, HandlerResult, Validated } from '../pipeline/context.js';
 import { ProblemError } from '../problem.js';
 import {
   conversationListSchema,
@@ -32,7 +32,6 @@ import {
   type ConversationEvent,
   type ConversationOwner,
 } from '../store/conversations.js';
-import { openEventStream } from '../sse.js';
 import { discardRestOfBody } from '../drain.js';
 import { defineRoute, type RouteDef } from './define.js';
 
@@ -123,68 +122,62 @@ function eventFor(e: ConversationEvent) {
 /**
  * The event stream of one conversation: every event after Last-Event-ID (all of them without it), then new ones as they
  * are committed, a `: keep-alive` comment every EVENT_STREAM_KEEPALIVE_MS; it ends after the event that ends the
- * conversation, when the access token expires, or when the client goes away. Resolves once the stream is over.
+ * conversation, when the access token expires, or when the client goes away. An unknown conversation is refused before
+ * anything is written; the output stage opens the stream (with the headers of any success) and runs the producer.
  */
-async function streamEvents(args: {
-  ctx: RequestContext;
-  req: Request;
-  res: Response;
-  owner: ConversationOwner;
-  id: string;
-}): Promise<void> {
-  const { ctx, req, res, id } = args;
-  const { db, config, clock, log } = need(ctx.domain, 'domain');
+function eventStreamOf(args: { ctx: Validated; req: Request; owner: ConversationOwner; id: string }): HandlerResult {
+  const { ctx, req, id } = args;
+  const { db, clock, log, config, conversationSignals } = ctx.domain;
   const status = conversationStatus(db, args.owner, id);
   if (status === undefined) throw notFound();
-
-  const headers: Record<string, string> = {};
-  if (ctx.dpopNonce) headers['DPoP-Nonce'] = ctx.dpopNonce;
-  const stream = openEventStream(res, { keepAliveMs: config.eventStreamKeepAliveMs, headers });
-  // The response has started: the output stage must not set headers on it any more (it only ends what is already ended).
-  delete ctx.dpopNonce;
-  if (req.method === 'HEAD') {
-    stream.close();
-    return;
-  }
-
-  let last = parseLastEventId(req.get('last-event-id'));
-  const pump = () => {
-    if (stream.closed) return;
-    let ended = false;
-    try {
-      for (const e of eventsAfter(db, id, last)) {
-        stream.send(eventFor(e));
-        last = e.seq;
-        if (e.kind === 'status' && e.status !== 'open') ended = true;
+  return {
+    status: 200,
+    stream: async (stream) => {
+      if (req.method === 'HEAD') {
+        stream.close();
+        return;
       }
-    } catch (err) {
-      log.warn('event_stream_failed', {
-        requestId: ctx.requestId,
-        conversationId: id,
-        error: err instanceof Error ? err.message : String(err),
-      });
-      ended = true;
-    }
-    if (ended) stream.close();
-  };
 
-  // Subscribe first, then replay: nothing committed in between is missed (pump reads everything after `last`).
-  stream.onClose(onConversationEvent(db, id, pump));
-  // Events committed by another process on the same database file arrive with the next beat at the latest.
-  const poll = setInterval(pump, config.eventStreamKeepAliveMs);
-  poll.unref?.();
-  stream.onClose(() => clearInterval(poll));
-  // Authority was checked when the stream opened; it does not outlive the access token.
-  const exp = typeof ctx.token?.claims.exp === 'number' ? ctx.token.claims.exp * 1000 - clock().getTime() : undefined;
-  if (exp !== undefined) {
-    const expiry = setTimeout(() => stream.close(), Math.max(0, Math.min(exp, 2 ** 31 - 1)));
-    expiry.unref?.();
-    stream.onClose(() => clearTimeout(expiry));
-  }
-  pump();
-  // An ended conversation has nothing more to say, even when Last-Event-ID was past its last event.
-  if (status !== 'open') stream.close();
-  await stream.done;
+      let last = parseLastEventId(req.get('last-event-id'));
+      const pump = () => {
+        if (stream.closed) return;
+        let ended = false;
+        try {
+          for (const e of eventsAfter(db, id, last)) {
+            stream.send(eventFor(e));
+            last = e.seq;
+            if (e.kind === 'status' && e.status !== 'open') ended = true;
+          }
+        } catch (err) {
+          log.warn('event_stream_failed', {
+            requestId: ctx.requestId,
+            conversationId: id,
+            error: err instanceof Error ? err.message : String(err),
+          });
+          ended = true;
+        }
+        if (ended) stream.close();
+      };
+
+      // Subscribe first, then replay: nothing committed in between is missed (pump reads everything after `last`).
+      stream.onClose(onConversationEvent(conversationSignals, id, pump));
+      // Events committed by another process on the same database file arrive with the next beat at the latest.
+      const poll = setInterval(pump, config.eventStreamKeepAliveMs);
+      poll.unref?.();
+      stream.onClose(() => clearInterval(poll));
+      // Authority was checked when the stream opened; it does not outlive the access token.
+      const exp = typeof ctx.token?.claims.exp === 'number' ? ctx.token.claims.exp * 1000 - clock().getTime() : undefined;
+      if (exp !== undefined) {
+        const expiry = setTimeout(() => stream.close(), Math.max(0, Math.min(exp, 2 ** 31 - 1)));
+        expiry.unref?.();
+        stream.onClose(() => clearTimeout(expiry));
+      }
+      pump();
+      // An ended conversation has nothing more to say, even when Last-Event-ID was past its last event.
+      if (status !== 'open') stream.close();
+      await stream.done;
+    },
+  };
 }
 
 export const conversationRoutes: RouteDef[] = [
@@ -250,7 +243,7 @@ export const conversationRoutes: RouteDef[] = [
     },
     errors: [...COMMON_ERRORS, 'not_found'],
     handle: ({ domain, actor, input, req }) => {
-      const r = postMessage(domain.db, conversationOwner(req, actor), input.params.id, input.body.text, domain.clock());
+      const r = postMessage(domain, conversationOwner(req, actor), input.params.id, input.body.text, domain.clock());
       if (r.ok) return { status: 201, body: r.value };
       if (r.reason === 'not_found') throw notFound();
       throw new ProblemError('invalid_request', {
@@ -272,12 +265,7 @@ export const conversationRoutes: RouteDef[] = [
         'A `: keep-alive` comment every 15 seconds (EVENT_STREAM_KEEPALIVE_MS). The stream ends after the `status` event that ends the conversation and when the access token expires.',
     },
     errors: [...COMMON_ERRORS, 'not_found'],
-    handle: async ({ ctx, actor, input, req }) => {
-      const owner = conversationOwner(req, actor);
-      await streamEvents({ ctx, req, res: req.res!, owner, id: input.params.id });
-      // Already answered: the output stage ends a response that is already complete (schema null).
-      return { status: 200 };
-    },
+    handle: ({ ctx, actor, input, req }) => eventStreamOf({ ctx, req, owner: conversationOwner(req, actor), id: input.params.id }),
   }),
   defineRoute({
     operationId: 'closeConversation',
@@ -290,7 +278,7 @@ export const conversationRoutes: RouteDef[] = [
     },
     errors: [...COMMON_ERRORS, 'not_found'],
     handle: ({ domain, actor, input, req }) => {
-      const r = closeConversation(domain.db, conversationOwner(req, actor), input.params.id, domain.clock());
+      const r = closeConversation(domain, conversationOwner(req, actor), input.params.id, domain.clock());
       if (!r.ok) throw notFound();
       return { status: 200, body: r.value };
     },

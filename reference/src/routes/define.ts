@@ -5,10 +5,10 @@ import type { z } from 'zod';
 import { OPERATIONS_BY_ID, type Operation } from '../../../contract/operations.js';
 import type { ErrorCode } from '../../../contract/errors.js';
 import type { Domain } from '../domain.js';
-import type { Actor, HandlerResult, RequestContext } from '../pipeline/context.js';
+import type { Actor, HandlerResult, Validated } from '../pipeline/context.js';
 
 export interface HandlerArgs<I> {
-  ctx: RequestContext;
+  ctx: Validated;
   domain: Domain;
   actor: Actor;
   input: I;

@@ -13,7 +13,7 @@ import type { Config } from '../config.js';
 import type { Domain } from '../domain.js';
 import { checkSharedSecret, type SecretCarrier } from '../auth/shared-secret.js';
 import { domainStage } from '../pipeline/02-domain.js';
-import { contextOf, need, type HandlerResult } from '../pipeline/context.js';
+import { contextAt, contextOf, type HandlerResult } from '../pipeline/context.js';
 import { toIssues } from '../pipeline/08-input-validation.js';
 import { invalidRequest, ProblemError, type ProblemIssue } from '../problem.js';
 import { resumeRecovery } from '../store/recovery.js';
@@ -198,7 +198,7 @@ export const INTERNAL_ROUTES: readonly InternalRoute[] = [
     successes: [{ status: 202, schema: null, description: 'Accepted: the turn is in the conversation (or already was).' }],
     errors: ['not_found'],
     handle: ({ domain, params, body }) => {
-      const r = recordHubTurn(domain.db, params.id, body, domain.clock());
+      const r = recordHubTurn(domain, params.id, body, domain.clock());
       if (!r.ok)
         throw r.reason === 'not_found'
           ? conversationNotFound()
@@ -219,7 +219,7 @@ export const INTERNAL_ROUTES: readonly InternalRoute[] = [
     successes: [{ status: 202, schema: null, description: 'Accepted: the conversation has timed out (or had already ended).' }],
     errors: ['not_found'],
     handle: ({ domain, params, body }) => {
-      const r = recordHandoffTimeout(domain.db, params.id, body, domain.clock());
+      const r = recordHandoffTimeout(domain, params.id, body, domain.clock());
       if (!r.ok) throw new ProblemError('not_found', { detail: 'No handoff conversation has this id.' });
       return { status: 202 };
     },
@@ -261,7 +261,7 @@ export const INTERNAL_ROUTES: readonly InternalRoute[] = [
 /** Stage "shared secret": closed when unset (404), else the caller's secret, compared in constant time (401). */
 function sharedSecretStage(route: InternalRoute): RequestHandler {
   return (req, res, next) => {
-    const { config } = need(contextOf(res).domain, 'domain');
+    const { config } = contextAt(res, 'bound').domain;
     const verdict = checkSharedSecret(route.secret.value(config), route.secret.carrier, (name) => req.get(name));
     if (verdict === 'not_configured')
       throw new ProblemError('not_configured', { detail: 'This route is not configured on this deployment.' });
@@ -375,8 +375,8 @@ function boundedBodyStage(route: InternalRoute): RequestHandler {
 /** Stage "input validation": path parameters and body against the route's strict schemas (400 `invalid_request`). */
 function inputValidationStage(route: InternalRoute): RequestHandler {
   return (req, res, next) => {
-    const ctx = contextOf(res);
-    const input = need(ctx.input, 'input');
+    const ctx = contextAt(res, 'bound input');
+    const { input } = ctx;
     const issues: ProblemIssue[] = [];
     const parse = (location: string, schema: z.ZodType | undefined, value: unknown) => {
       if (!schema) return undefined;
@@ -396,9 +396,8 @@ function inputValidationStage(route: InternalRoute): RequestHandler {
 /** Stage "handler": runs the route and writes its success (problems are written by the boundary alone). */
 function handlerStage(route: InternalRoute): RequestHandler {
   return async (req, res) => {
-    const ctx = contextOf(res);
-    const domain = need(ctx.domain, 'domain');
-    const input = need(ctx.input, 'input');
+    const ctx = contextAt(res, 'bound input');
+    const { domain, input } = ctx;
     const result = await route.handle({ domain, params: input.params, body: input.body, req });
     ctx.result = result;
     for (const [k, v] of Object.entries(result.headers ?? {})) res.set(k, v);

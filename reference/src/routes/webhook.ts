@@ -8,7 +8,7 @@ import { LIMITS } from '../../../contract/limits.js';
 import type { ErrorCode } from '../../../contract/errors.js';
 import type { Domain } from '../domain.js';
 import { domainStage } from '../pipeline/02-domain.js';
-import { contextOf, need } from '../pipeline/context.js';
+import { contextAt } from '../pipeline/context.js';
 import { ProblemError } from '../problem.js';
 import { stripeEventSchema, webhookReceivedSchema } from '../schemas/webhook.js';
 import { DeliveryNotProcessable, processDelivery } from '../store/webhook.js';
@@ -31,8 +31,8 @@ function rawBodyStage(): RequestHandler {
  */
 function providerSignatureStage(): RequestHandler {
   return (req, res, next) => {
-    const ctx = contextOf(res);
-    const { config, clock } = need(ctx.domain, 'domain');
+    const ctx = contextAt(res, 'bound');
+    const { config, clock } = ctx.domain;
     if (!config.paymentWebhookEnabled)
       throw new ProblemError('not_configured', { detail: 'The payment webhook is not configured on this deployment.' });
     const secret = config.stripeWebhookSecret;
@@ -69,9 +69,9 @@ function providerSignatureStage(): RequestHandler {
 /** Stage "handler": processes the event before answering (settlement, card setups), idempotent by event id. */
 function handlerStage(): RequestHandler {
   return (_req, res) => {
-    const ctx = contextOf(res);
-    const { db, clock, log, config } = need(ctx.domain, 'domain');
-    const parsed = stripeEventSchema.safeParse(need(ctx.input, 'input').body);
+    const ctx = contextAt(res, 'bound input');
+    const { db, clock, log, config } = ctx.domain;
+    const parsed = stripeEventSchema.safeParse(ctx.input.body);
     if (!parsed.success) {
       log.warn('webhook', { type: null, id: null, outcome: 'failed' });
       throw new ProblemError('processing_failed', { detail: 'The delivery could not be processed.', cause: 'not an event envelope' });

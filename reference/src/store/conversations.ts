@@ -55,48 +55,33 @@ const newId = (prefix: string) => `${prefix}_${randomBytes(16).toString('hex')}`
 
 // ------------------------------------------------------------------------------------------------------------ signals
 
-const signals = new WeakMap<Db, EventEmitter>();
-
-/** The in-process signal of new events, per database: `emit(conversationId)` after a commit. */
-function signalsOf(db: Db): EventEmitter {
-  let emitter = signals.get(db);
-  if (!emitter) {
-    emitter = new EventEmitter();
-    // One listener per open event stream: no arbitrary cap.
-    emitter.setMaxListeners(0);
-    signals.set(db, emitter);
-  }
-  return emitter;
+/**
+ * What the writes need: the database, and the instance's signal of new events (Domain.conversationSignals), emitted with
+ * the conversation id after each commit so that this instance's event streams read what is new.
+ */
+export interface ConversationStore {
+  readonly db: Db;
+  readonly conversationSignals: EventEmitter;
 }
 
 let subscriptions = 0;
 
 /** Calls `listener` whenever an event of the conversation was committed in this process; returns the unsubscribe (idempotent). */
-export function onConversationEvent(db: Db, conversationId: string, listener: () => void): () => void {
-  const emitter = signalsOf(db);
-  emitter.on(conversationId, listener);
+export function onConversationEvent(signals: EventEmitter, conversationId: string, listener: () => void): () => void {
+  signals.on(conversationId, listener);
   subscriptions += 1;
   let active = true;
   return () => {
     if (!active) return;
     active = false;
     subscriptions -= 1;
-    emitter.off(conversationId, listener);
+    signals.off(conversationId, listener);
   };
 }
 
-/** Listeners of a conversation in this process (open event streams); for tests and diagnostics. */
-export function conversationListenerCount(db: Db, conversationId: string): number {
-  return signals.get(db)?.listenerCount(conversationId) ?? 0;
-}
-
-/** Open subscriptions in this process, over every database (a gauge of open event streams). */
+/** Open subscriptions in this process, over every instance (a gauge of open event streams). */
 export function activeConversationSubscriptions(): number {
   return subscriptions;
-}
-
-function signal(db: Db, conversationId: string): void {
-  signalsOf(db).emit(conversationId);
 }
 
 // -------------------------------------------------------------------------------------------------------------- reads
@@ -230,7 +215,14 @@ export function openConversation(
 export type WriteResult<T> = { ok: true; value: T } | { ok: false; reason: 'not_found' | 'not_open' };
 
 /** The assistant writes a message into its open conversation. */
-export function postMessage(db: Db, owner: ConversationOwner, id: string, text: string, now: Date): WriteResult<ConversationMessage> {
+export function postMessage(
+  store: ConversationStore,
+  owner: ConversationOwner,
+  id: string,
+  text: string,
+  now: Date,
+): WriteResult<ConversationMessage> {
+  const { db } = store;
   const result = db
     .transaction((): WriteResult<ConversationMessage> => {
       const row = ownedRow(db, owner, id);
@@ -242,12 +234,13 @@ export function postMessage(db: Db, owner: ConversationOwner, id: string, text: 
       return { ok: true, value: { id: message_id, seq, author: 'assistant', text, sent_at: at } };
     })
     .immediate();
-  if (result.ok) signal(db, id);
+  if (result.ok) store.conversationSignals.emit(id);
   return result;
 }
 
 /** The assistant closes its conversation; closing a conversation that already ended changes nothing. */
-export function closeConversation(db: Db, owner: ConversationOwner, id: string, now: Date): WriteResult<Conversation> {
+export function closeConversation(store: ConversationStore, owner: ConversationOwner, id: string, now: Date): WriteResult<Conversation> {
+  const { db } = store;
   let changed = false;
   const result = db
     .transaction((): WriteResult<Conversation> => {
@@ -260,7 +253,7 @@ export function closeConversation(db: Db, owner: ConversationOwner, id: string, 
       return { ok: true, value: toConversation(db, findRow(db, id)!) };
     })
     .immediate();
-  if (changed) signal(db, id);
+  if (changed) store.conversationSignals.emit(id);
   return result;
 }
 
@@ -284,11 +277,12 @@ export type HubResult = { ok: true; duplicate: boolean } | { ok: false; reason: 
  * conversation. A repeated `turn_id` is answered as accepted without a second message, whatever the conversation's status.
  */
 export function recordHubTurn(
-  db: Db,
+  store: ConversationStore,
   id: string,
   turn: { turn_id: string; author: 'agent' | 'operator' | 'system'; text: string; sent_at?: string | undefined },
   now: Date,
 ): HubResult {
+  const { db } = store;
   const result = db
     .transaction((): HubResult => {
       const row = findRow(db, id);
@@ -309,7 +303,7 @@ export function recordHubTurn(
       return { ok: true, duplicate: false };
     })
     .immediate();
-  if (result.ok && !result.duplicate) signal(db, id);
+  if (result.ok && !result.duplicate) store.conversationSignals.emit(id);
   return result;
 }
 
@@ -318,7 +312,13 @@ export function recordHubTurn(
  * conversation becomes `timed_out`. A direct conversation has no handoff (not_found); one that already ended is left as it
  * is (duplicate).
  */
-export function recordHandoffTimeout(db: Db, id: string, input: { handoff_id: string; timed_out_at: string }, now: Date): HubResult {
+export function recordHandoffTimeout(
+  store: ConversationStore,
+  id: string,
+  input: { handoff_id: string; timed_out_at: string },
+  now: Date,
+): HubResult {
+  const { db } = store;
   const result = db
     .transaction((): HubResult => {
       const row = findRow(db, id);
@@ -328,6 +328,6 @@ export function recordHandoffTimeout(db: Db, id: string, input: { handoff_id: st
       return { ok: true, duplicate: false };
     })
     .immediate();
-  if (result.ok && !result.duplicate) signal(db, id);
+  if (result.ok && !result.duplicate) store.conversationSignals.emit(id);
   return result;
 }

@@ -26,13 +26,10 @@ export function audit(db: Db, e: AuditEntry): void {
   );
 }
 
-/** Orders with a provider call in flight, per reference instance (the transaction after it re-checks across instances). */
-const inFlight = new WeakMap<Domain, Set<string>>();
-
 /** Runs `work` unless another write of this order is in flight, in which case `busy` is thrown. */
 export async function exclusively<T>(domain: Domain, orderId: string, busy: ProblemError, work: () => Promise<T>): Promise<T> {
-  const set = inFlight.get(domain) ?? new Set<string>();
-  inFlight.set(domain, set);
+  // Per instance (Domain.ordersInFlight); the transaction after the provider call re-checks across instances.
+  const set = domain.ordersInFlight;
   if (set.has(orderId)) throw busy;
   set.add(orderId);
   try {

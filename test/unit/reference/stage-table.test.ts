@@ -38,3 +38,11 @@ test('pipelineFor builds one handler per stage of the table (decode may be sever
   const noop: Parameters<typeof pipelineFor<'public'>>[1] = (_req, _res, next) => next();
   assert.deepEqual(pipelineFor('public', noop, domain), [noop]);
 });
+
+test('contextAt: typed by the stages before it; a stage placed before what it reads is a wiring bug, named', async () => {
+  const { contextAt } = await import('../../../reference/src/pipeline/context.js');
+  const res = { locals: { ctx: { requestId: 'r', scheme: 'Bearer', scopes: new Set(), domain: {} } } } as never;
+  assert.equal(contextAt(res, 'bound').requestId, 'r');
+  assert.throws(() => contextAt(res, 'acting'), /route, operation, token, presentedScheme, caller, actor missing at "acting"/);
+  assert.throws(() => contextAt({ locals: {} } as never, 'bound'), /request stage did not run/);
+});
