@@ -2,10 +2,10 @@
 // (CONFIG_FIELDS, profileSchema, ERRORS, the commands' definitions), between `<!-- generated:start -->` and
 // `<!-- generated:end -->`; prose outside the markers is kept as written. Run: npx tsx scripts/gen-docs.ts [--check]. With --check nothing is written and the exit code is 1 when
 // a generated block differs from its source.
+import { inputSchemaDocument } from '../reference/src/json-schema.js';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { isAbsolute, join, relative } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { z } from 'zod';
 import { ERRORS, REASON_PHRASES, type ErrorEntry } from '../contract/errors.js';
 import { profileSchema, type Profile } from '../contract/profile.js';
 import { CONFIG_FIELDS } from '../reference/src/config.js';
@@ -200,7 +200,7 @@ function walk(schema: JsonSchema, prefix: string, out: ProfileField[]): void {
 
 /** The JSON Schema of the profile, as fixtures/profile.schema.json publishes it (the input side). */
 export function profileJsonSchema(): JsonSchema {
-  return z.toJSONSchema(profileSchema, { target: 'draft-2020-12', io: 'input' }) as JsonSchema;
+  return inputSchemaDocument(profileSchema) as JsonSchema;
 }
 
 /** Every field of the profile, parents before children, in the schema's order. */

@@ -1,6 +1,6 @@
 // One-off: writes fixtures/profile.json (test-only keys) and fixtures/profile.schema.json.
+import { inputSchemaDocument } from '../reference/src/json-schema.js';
 import { writeFileSync } from 'node:fs';
-import { z } from 'zod';
 import { profileSchema } from '../contract/profile.js';
 import { generateProfile } from '../cli/profile-init.js';
 
@@ -26,7 +26,7 @@ if (which !== 'schema') {
     JSON.stringify({ _comment: 'TEST-ONLY keys and secrets: never use them to guard real data.', ...fixed }, null, 2) + '\n',
   );
 }
-const schema = z.toJSONSchema(profileSchema, { target: 'draft-2020-12', io: 'input' });
+const schema = inputSchemaDocument(profileSchema);
 writeFileSync(
   new URL('../fixtures/profile.schema.json', import.meta.url),
   JSON.stringify({ ...schema, title: 'shop-conformance profile' }, null, 2) + '\n',

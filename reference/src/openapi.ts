@@ -8,7 +8,7 @@ import { ASSISTANT_BROWSER_SESSION_HEADER } from './admission/assistant.js';
 import type { RouteDef } from './routes/define.js';
 import { healthSchema } from './schemas/health.js';
 import { problemSchema } from './schemas/problem.js';
-import { toJsonSchema, type Json } from './json-schema.js';
+import { registryComponents, toJsonSchema, type Json } from './json-schema.js';
 
 const COMPONENT = (id: string) => `#/components/schemas/${id}`;
 
@@ -24,14 +24,7 @@ function toJson(schema: z.ZodType, io: 'input' | 'output'): Json {
 }
 
 function components(): Record<string, Json> {
-  const all = z.toJSONSchema(z.globalRegistry, { target: 'draft-2020-12', io: 'output', uri: COMPONENT, unrepresentable: 'any' }) as {
-    schemas: Record<string, Json>;
-  };
-  for (const s of Object.values(all.schemas)) {
-    delete s.$schema;
-    delete s.$id;
-  }
-  return all.schemas;
+  return registryComponents(COMPONENT);
 }
 
 /** The components a document references, followed transitively, so that no document carries unused schemas. */
