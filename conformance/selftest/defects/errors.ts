@@ -1,6 +1,6 @@
 // Defects of the Errors part (ERR-*): the problem document's headers and the error table's statuses and challenges.
 import { headerOf, mapHeader } from '../proxy.js';
-import { editJson, problemCode, setField, withoutField, wire, type Defect } from './types.js';
+import { editJson, pathOf, problemCode, setField, withoutField, wire, type Defect } from './types.js';
 
 export const ERRORS_DEFECTS: readonly Defect[] = [
   wire('errors.no-store-dropped-on-auth-refusals', 'ERR-PROBLEM-5', 'Cache-Control: no-store dropped on 401, 403 and 429 answers', (a) =>
@@ -103,5 +103,57 @@ export const ERRORS_DEFECTS: readonly Defect[] = [
     a.status === 404 && problemCode(a) !== undefined && !/recovery|order|address|conversation|not_configured/.test(problemCode(a)!)
       ? { ...a, headers: setField(withoutField(a.headers, 'content-type'), 'Content-Type', 'text/plain'), body: 'Not Found' }
       : a,
+  ),
+  // Framing the reference once answered with 500 (issue: malformed percent-escapes, Content-Encoding not as sent).
+  wire(
+    'errors.percent-escape-500',
+    'ERR-PROBLEM-1',
+    'a malformed percent-escape in the path answers 500 with an HTML stack page (the router error reaches the boundary)',
+    (a, r) =>
+      /%(?![0-9a-f]{2})/i.test(pathOf(r)) || /%[89a-f][0-9a-f](?!%)/i.test(pathOf(r))
+        ? {
+            status: 500,
+            headers: setField(withoutField(a.headers, 'content-type'), 'Content-Type', 'text/html'),
+            body: '<pre>URIError</pre>',
+          }
+        : a,
+  ),
+  wire(
+    'errors.content-encoding-500',
+    'ERR-PROBLEM-2',
+    'a body whose Content-Encoding does not match it answers 500 internal_error (the inflate error is not recognised)',
+    (a, r) =>
+      /^(gzip|deflate|br)$/i.test(headerOf(r.headers, 'content-encoding') ?? '') && a.status >= 400
+        ? editJson({ ...a, status: 500 }, (b) => {
+            b.status = 500;
+            b.error = 'internal_error';
+            b.title = 'Internal error';
+          })
+        : a,
+  ),
+  wire(
+    'errors.malformed-path-as-404',
+    'ERR-TABLE-11',
+    'a malformed percent-escape answered 404 not_found, not 400 invalid_request',
+    (a, r) =>
+      /%(?![0-9a-f]{2})|%[89a-f][0-9a-f](?!%)/i.test(pathOf(r)) && problemCode(a) === 'invalid_request'
+        ? editJson({ ...a, status: 404 }, (b) => {
+            b.status = 404;
+            b.error = 'not_found';
+            delete b.issues;
+          })
+        : a,
+  ),
+  wire(
+    'errors.forwarder-told-service-scope',
+    'ERR-SCOPE-1',
+    'a forwarded assistant refused for the forwarder lacking agent:forward is told scope "agent:forward" (a service scope)',
+    (a, r) =>
+      ['insufficient_scope', 'caller_not_allowed'].includes(problemCode(a) ?? '') && headerOf(r.headers, 'assistant-subject') !== undefined
+        ? editJson(a, (b) => {
+            b.error = 'insufficient_scope';
+            b.scope = 'agent:forward';
+          })
+        : a,
   ),
 ];

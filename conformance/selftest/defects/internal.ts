@@ -150,4 +150,13 @@ export const INTERNAL_DEFECTS: readonly Defect[] = [
   wire('internal.recovery-credential-refusal-403', 'END-RECOVERY-11', 'a wrong recovery credential answered 403 instead of 401', (a, r) =>
     isRecover(r) && a.status === 401 && headerOf(r.headers, 'authorization') ? { ...a, status: 403 } : a,
   ),
+  wire(
+    'internal.proxy-secret-401-without-challenge',
+    'END-PUBLIC-11',
+    'a 401 on the X-Proxy-Idp-Secret routes carries no WWW-Authenticate (RFC 9110 requires one on every 401)',
+    (a, r) =>
+      a.status === 401 && pathOf(r) === '/internal/assistant/sessions/signed-out'
+        ? { ...a, headers: a.headers.filter(([k]) => k.toLowerCase() !== 'www-authenticate') }
+        : a,
+  ),
 ];

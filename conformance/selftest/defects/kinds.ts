@@ -201,4 +201,19 @@ export const KINDS_DEFECTS: readonly Defect[] = [
   wire('versioning.documents-under-v1', 'VER-PREFIX-2', '/openapi.json answers 404 (the documents moved under /v1)', (a, r) =>
     pathOf(r) === '/openapi.json' ? refused(a, 404, 'not_found') : a,
   ),
+  {
+    id: 'kinds.operator-header-missing-as-validation',
+    clause: 'AUTH-CRED-4',
+    kind: 'wire',
+    description: 'a backoffice token without the Operator header answered 400 invalid_request (a validation error), not as no caller kind',
+    rules: (ctx) => ({
+      buffer: () => true,
+      response: (a: ProxyAnswer, r: ProxyRequest) => {
+        const c = claimsOf(r);
+        return c && c.client_id === ctx.profile.clients.backoffice && headerOf(r.headers, 'operator') === undefined && a.status === 403
+          ? refused(a, 400, 'invalid_request')
+          : a;
+      },
+    }),
+  },
 ];

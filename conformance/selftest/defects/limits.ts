@@ -18,6 +18,15 @@ export const LIMITS_DEFECTS: readonly Defect[] = [
     ...a,
     headers: withoutField(a.headers, 'traceparent'),
   })),
+  wire(
+    'limits.dpop-nonce-after-authentication-only',
+    'AUTH-ORDER-4',
+    'DPoP-Nonce missing on DPoP requests refused before authentication (400, 404, 405, 413, 415)',
+    (a, r) =>
+      headerOf(r.headers, 'dpop') !== undefined && [400, 404, 405, 413, 415].includes(a.status)
+        ? { ...a, headers: withoutField(a.headers, 'dpop-nonce') }
+        : a,
+  ),
   wire('limits.dpop-nonce-only-on-failures', 'AUTH-ORDER-4', 'DPoP-Nonce missing on successful answers to DPoP requests', (a, r) =>
     a.status < 400 && headerOf(r.headers, 'dpop') ? { ...a, headers: withoutField(a.headers, 'dpop-nonce') } : a,
   ),
