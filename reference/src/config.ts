@@ -224,7 +224,7 @@ export const CONFIG_FIELDS = {
     env: 'DPOP_NONCE_LIFETIME_SECONDS',
     schema: z.coerce.number().int().min(10).max(86400),
     default: 300,
-    doc: 'Length of one DPoP nonce slot: a `DPoP-Nonce` is accepted in the slot it was issued in and the next one (so for at least this long, at most twice as long).',
+    doc: 'How long a `DPoP-Nonce` is accepted after it was issued (every response to a DPoP request carries a fresh one).',
   },
   dpopNonceKey: {
     env: 'DPOP_NONCE_KEY',
