@@ -16,6 +16,9 @@ import { newGuestSession } from '../../conformance/lib/guest-session.js';
 import { priceOrder } from '../../reference/src/pricing.js';
 import { createSimulatedProvider } from '../../reference/src/payments/simulated.js';
 import type { ChargeRequest, PaymentProvider } from '../../reference/src/payments/port.js';
+import { ProblemError } from '../../reference/src/problem.js';
+import { reconcileCheckouts } from '../../reference/src/jobs/reconcile-checkouts.js';
+import type { Domain } from '../../reference/src/domain.js';
 
 type Res = Awaited<ReturnType<Harness['call']>>;
 type Hdrs = Record<string, string>;
@@ -540,5 +543,63 @@ describe('checkout: the cart or the stock changes while the provider charges', (
     assert.equal(pa.refunds.length, refundsBefore + 1);
     assert.equal(orders('cust_checkout_5'), 0);
     assert.equal(a.db.prepare("SELECT stock FROM variants WHERE id = 'var_1802'").pluck().get(), 0);
+  });
+});
+
+describe('checkout: a provider outage whose charge went through anyway (docs/checkout.md, Crash safety)', () => {
+  test('503 to the client; the reconciler finds the charge later and refunds it once, never orders it', async () => {
+    const tmp = tempDbPath();
+    const inner = createSimulatedProvider();
+    const refunds: { ref: string; amount: number; key?: string }[] = [];
+    const payments: PaymentProvider = {
+      name: 'simulated',
+      async charge(r) {
+        await inner.charge(r); // the provider charged; its answer is lost on the way back
+        throw new ProblemError('unavailable', { detail: 'The payment provider cannot be reached.', headers: { 'Retry-After': '5' } });
+      },
+      findCharge: (orderId) => inner.findCharge(orderId),
+      async refund(ref, amount, o) {
+        refunds.push({ ref, amount, ...(o?.idempotencyKey ? { key: o.idempotencyKey } : {}) });
+        return inner.refund(ref, amount, o);
+      },
+    };
+    const h = await startReference({ overrides: { databasePath: tmp.path }, payments });
+    try {
+      const t = bearer(await h.minter.delegated({ sub: 'cust_checkout_6', channel: 'openapi' }));
+      assert.equal(
+        (await h.call('/v1/cart/items', { method: 'POST', headers: t, json: { variant_id: 'var_1701', quantity: 1 } })).status,
+        201,
+      );
+      const res = await h.call(CHECKOUT, { method: 'POST', headers: t, json: { payment_method_id: 'pm_chk6' } });
+      expectProblem(res, { status: 503, error: 'unavailable', docsUrl: h.profile.docsUrl });
+      const [attempt] = h.db.prepare("SELECT id, state FROM checkout_attempts WHERE account_sub = 'cust_checkout_6'").all() as {
+        id: string;
+        state: string;
+      }[];
+      assert.equal(attempt!.state, 'void_due');
+
+      const domain = {
+        db: h.db,
+        clock: h.clock.now,
+        payments,
+        config: h.config,
+        log: { debug() {}, info() {}, warn() {}, error() {} },
+      } as unknown as Domain;
+      assert.deepEqual(
+        await reconcileCheckouts(domain, { afterSeconds: 3600 }),
+        { placed: 0, refunded: 0, abandoned: 0, declined: 0, raced: 0, failed: 0 },
+        'too young',
+      );
+      h.clock.advance(2 * 3600 * 1000);
+      assert.equal((await reconcileCheckouts(domain, { afterSeconds: 3600 })).refunded, 1);
+      assert.equal((await reconcileCheckouts(domain, { afterSeconds: 3600 })).refunded, 0, 'settled once');
+      assert.equal(refunds.length, 1);
+      assert.equal(refunds[0]!.key, `checkout-refund-${attempt!.id}`);
+      assert.equal(h.db.prepare('SELECT state FROM checkout_attempts WHERE id = ?').pluck().get(attempt!.id), 'refunded');
+      assert.equal(h.db.prepare("SELECT count(*) FROM orders WHERE account_sub = 'cust_checkout_6'").pluck().get(), 0, 'never ordered');
+    } finally {
+      await h.close();
+      tmp.cleanup();
+    }
   });
 });

@@ -125,9 +125,9 @@ const MIGRATIONS: readonly { version: number; name: string; sql: string }[] = [
       -- A saved-card checkout in flight (docs/checkout.md, Crash safety): written before the charge, so that a crash between
       -- the charge and the order leaves a row that says what was being bought and for how much. plan is the order to write
       -- (JSON: lines, totals, address, card, audit). States: charging -> placed | declined | refund_due -> refunded;
-      -- charging -> abandoned when the provider never charged it.
+      -- charging -> abandoned when the provider never charged it; void_due after a provider outage (refund what is found).
       CREATE TABLE checkout_attempts (id TEXT PRIMARY KEY, account_sub TEXT NOT NULL, cart_owner TEXT NOT NULL,
-        state TEXT NOT NULL CHECK (state IN ('charging','placed','declined','refund_due','refunded','abandoned')),
+        state TEXT NOT NULL CHECK (state IN ('charging','void_due','placed','declined','refund_due','refunded','abandoned')),
         provider TEXT NOT NULL, provider_ref TEXT, amount_cents INTEGER NOT NULL, currency TEXT NOT NULL, plan TEXT NOT NULL,
         created_at TEXT NOT NULL, updated_at TEXT NOT NULL);
       CREATE INDEX checkout_attempts_open ON checkout_attempts(state, created_at) WHERE state IN ('charging','refund_due');

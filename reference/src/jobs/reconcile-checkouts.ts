@@ -7,8 +7,7 @@
 //   - charged, attempt `void_due` (its client was told nothing was charged) or `refund_due`: the charge is refunded,
 //     with the idempotency key `checkout-refund-<attempt id>`, so a refund repeated after another crash is made once.
 import type { Domain } from '../domain.js';
-import { AttemptSettled, completeAttempt, moveAttempt, unsettledAttempts, type Attempt } from '../store/checkout-attempts.js';
-import { ProblemError } from '../problem.js';
+import { AttemptSettled, completeAttempt, findAttempt, moveAttempt, unsettledAttempts, type Attempt } from '../store/checkout-attempts.js';
 import { crashPoint } from '../crash-point.js';
 
 export const RECONCILE_CHECKOUTS_JOB = 'reconcile_checkouts';
@@ -44,8 +43,9 @@ async function settle(domain: Domain, attempt: Attempt): Promise<Settlement> {
       return 'placed';
     } catch (err) {
       if (err instanceof AttemptSettled) return 'raced';
-      if (!(err instanceof ProblemError)) throw err;
-      // The cart or the stock changed since: completeAttempt left it refund_due, so the charge goes back.
+      // No order could be written (the cart or the stock changed since, or the write failed): completeAttempt left it
+      // refund_due, so the charge goes back; if it could not even do that, the next run tries again.
+      if (findAttempt(db, attempt.id)?.state !== 'refund_due') throw err;
     }
   } else if (attempt.state === 'void_due' && !moveAttempt(db, attempt.id, ['void_due'], 'refund_due', clock(), charge.providerRef)) {
     return 'raced';

@@ -188,8 +188,8 @@ export const checkoutRoutes = [
         } catch (err) {
           // Settled meanwhile by the webhook or the reconciler (a charge slower than their age): answer as they decided.
           if (err instanceof AttemptSettled) return settledElsewhere(db, sub, orderId);
-          if (!(err instanceof ProblemError)) throw err;
-          // The cart or the stock changed while the provider charged: give the money back (attempt refund_due, committed).
+          // No order was written (the cart or the stock changed while the provider charged, or the write failed): give the
+          // money back (the attempt is refund_due, committed), then answer with the error (a 4xx, or 500 for a failure).
           crashPoint(config, 'checkout:refund-due');
           try {
             await refundAttempt(domain, attempt, charge.providerRef);

@@ -9,7 +9,6 @@
 //   void_due: the client was told nothing was charged (provider outage); a charge found later is refunded, never ordered.
 import type { Db } from '../db/open.js';
 import type { Totals } from '../pricing.js';
-import { ProblemError } from '../problem.js';
 import type { ChargeResult } from '../payments/port.js';
 import type { Cart } from './carts.js';
 import { placeOrder } from './checkout.js';
@@ -115,9 +114,10 @@ export class AttemptSettled extends Error {
 }
 
 /**
- * Writes the order of a charged attempt and marks it placed, in one transaction: both or neither. When the cart or the
- * stock no longer allows the order, the attempt becomes refund_due (committed) and placeOrder's ProblemError is rethrown;
- * the caller refunds. Throws AttemptSettled when the attempt is no longer `charging`.
+ * Writes the order of a charged attempt and marks it placed, in one transaction: both or neither. When the order cannot
+ * be written (the cart or the stock no longer allows it: placeOrder's ProblemError; or any other failure), the attempt
+ * becomes refund_due (committed) and the error is rethrown; the caller refunds. Throws AttemptSettled when the attempt is
+ * no longer `charging`.
  */
 export function completeAttempt(db: Db, attempt: Attempt, charge: ChargeResult, now: Date): void {
   const status = charge.status === 'succeeded' ? 'succeeded' : 'pending';
@@ -132,7 +132,15 @@ export function completeAttempt(db: Db, attempt: Attempt, charge: ChargeResult, 
       });
     }).immediate();
   } catch (err) {
-    if (err instanceof ProblemError) moveAttempt(db, attempt.id, ['charging'], 'refund_due', now, charge.providerRef);
+    // The transaction rolled back, so no order was written: the charge is due back. (Settled elsewhere: not ours to move.)
+    // If even this write fails, the attempt stays charging and the reconciler settles it later.
+    if (!(err instanceof AttemptSettled)) {
+      try {
+        moveAttempt(db, attempt.id, ['charging'], 'refund_due', now, charge.providerRef);
+      } catch {
+        // the original error is the one to report
+      }
+    }
     throw err;
   }
 }
