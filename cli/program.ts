@@ -17,6 +17,7 @@ export const COMMANDS: Readonly<Record<string, () => Promise<AddCommand>>> = {
   profile: async () => (await import('./commands/profile.js')).addProfileCommand,
   idp: async () => (await import('./commands/idp.js')).addIdpCommand,
   'self-test': async () => (await import('./commands/self-test.js')).addSelfTestCommand,
+  report: async () => (await import('./commands/report.js')).addReportCommand,
 };
 
 /** The command the arguments name (the first argument that is not an option), when it is one of ours. */

@@ -1,12 +1,13 @@
 // `shop-conformance run`: the suite against a base URL, or against the embedded reference when none is given.
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Command, Option } from 'commander';
 import { z } from 'zod';
+import { applyBaseline, formatBaselineVerdict, readBaseline, type Baseline, type RunReport } from '../../conformance/engine/baseline.js';
 import { doctor } from '../../conformance/engine/doctor.js';
 import { ENV, readCaFile, readProfileFile } from '../../conformance/engine/params.js';
 import { FIXTURE_PROFILE } from '../../reference/src/paths.js';
@@ -53,6 +54,7 @@ const optionsSchema = z.object({
   doctor: z.boolean(),
   ca: z.string().min(1).optional(),
   insecure: z.boolean(),
+  expectedFailures: z.string().min(1).optional(),
 });
 
 export type RunOptions = z.infer<typeof optionsSchema>;
@@ -93,6 +95,13 @@ export async function runSuite(
     ca = o.ca === undefined ? undefined : readCaFile(resolve(o.ca));
   } catch (err) {
     io.err(`shop-conformance run: --ca: ${(err as Error).message}\n`);
+    return EXIT.usage;
+  }
+  let baseline: Baseline | undefined;
+  try {
+    baseline = o.expectedFailures === undefined ? undefined : readBaseline(resolve(o.expectedFailures));
+  } catch (err) {
+    io.err(`shop-conformance run: --expected-failures: ${(err as Error).message}\n`);
     return EXIT.usage;
   }
   const output = resolve(o.output);
@@ -151,11 +160,22 @@ export async function runSuite(
       io.err(`shop-conformance run: Playwright exited ${code} without a conformance report\n`);
       return EXIT.usage;
     }
-    const report = JSON.parse(readFileSync(reportFile, 'utf8')) as { summary: { checks: { failed: number; total: number } } };
+    const report = JSON.parse(readFileSync(reportFile, 'utf8')) as RunReport & { summary: { checks: { failed: number; total: number } } };
     // An empty selection judged nothing: a usage error, not a failed check (nor a pass).
     if (report.summary.checks.total === 0) {
       io.err('shop-conformance run: no check matches the selection (--grep, --clause, --level, --shard)\n');
       return EXIT.usage;
+    }
+    if (baseline) {
+      // Listed failures do not fail the run; a new failure, a stale entry or an expired one does (conformance/engine/baseline.ts).
+      const verdict = applyBaseline(report, baseline, new Date().toISOString().slice(0, 10));
+      writeFileSync(
+        reportFile,
+        JSON.stringify({ ...report, baseline: { file: resolve(o.expectedFailures!), ...verdict } }, null, 2) + '\n',
+      );
+      io.out(formatBaselineVerdict(verdict, o.expectedFailures!));
+      // Playwright exits 1 for failed checks; with none failed, a non-zero exit is the run's own trouble.
+      return verdict.ok && (report.summary.checks.failed > 0 || code === 0) ? EXIT.ok : EXIT.failed;
     }
     if (report.summary.checks.failed > 0 || code !== 0) return EXIT.failed;
     return EXIT.ok;
@@ -197,6 +217,10 @@ export function addRunCommand(program: Command): void {
     .option('--no-doctor', 'skip the reachability and trust checks before the run')
     .option('--ca <file>', "PEM bundle of the CA that issued the deployment's TLS certificate (a private CA)")
     .option('--insecure', 'accept any TLS certificate of the deployment (tests only)', false)
+    .option(
+      '--expected-failures <file>',
+      'baseline of known failures (JSON: check or clause ids, each with a reason and an expiry date): they do not fail the run; a new failure, a listed check that passes or an expired entry does',
+    )
     .addHelpText(
       'after',
       `
