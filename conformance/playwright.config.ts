@@ -9,10 +9,13 @@ import { ENV, variantsFromEnv, type TargetVariant } from './engine/params.js';
 const here = fileURLToPath(new URL('.', import.meta.url));
 const ext = import.meta.url.endsWith('.ts') ? 'ts' : 'js';
 const output = process.env[ENV.output] ?? join(process.cwd(), 'conformance-output');
-const requested = (process.env[ENV.reporters] ?? 'list')
-  .split(',')
-  .map((r) => r.trim())
-  .filter(Boolean);
+const requested = [
+  ...(process.env[ENV.reporters] ?? 'list')
+    .split(',')
+    .map((r) => r.trim())
+    .filter(Boolean),
+  ...(process.env[ENV.shard] ? ['blob'] : []),
+];
 
 const playwrightReporter = (name: string): ReporterDescription => {
   switch (name) {
@@ -22,6 +25,9 @@ const playwrightReporter = (name: string): ReporterDescription => {
       return ['html', { outputFolder: join(output, 'html'), open: 'never' }];
     case 'json':
       return ['json', { outputFile: join(output, 'results.json') }];
+    case 'blob':
+      // One blob per shard, named by it, for `shop-conformance report merge` (Playwright's merge-reports).
+      return ['blob', { outputDir: join(output, 'blob'), fileName: `shard-${(process.env[ENV.shard] ?? '1/1').replace('/', '-of-')}.zip` }];
     default:
       return [name];
   }

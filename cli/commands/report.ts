@@ -1,8 +1,98 @@
 // `shop-conformance report`: what two runs' reports say about each other (`compare`). Reads conformance-report.json files
 // (or the output directories holding them); never a server.
+import { spawn } from 'node:child_process';
+import { copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { basename, join, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { BaselineError, compareRuns, formatComparison, readRunReport } from '../../conformance/engine/baseline.js';
+import { ENV } from '../../conformance/engine/params.js';
 import { EXIT } from '../exit.js';
+import { PLAYWRIGHT_CLI, SUITE_CONFIG } from '../playwright.js';
+
+const usage = (message: string): never => {
+  process.stderr.write(`shop-conformance report merge: ${message}\n`);
+  process.exit(EXIT.usage);
+};
+
+/** The blob reports of shard runs: each DIR is a run's --output (blobs in DIR/blob) or a directory of blobs. */
+function blobsOf(dirs: readonly string[]): string[] {
+  const blobs: string[] = [];
+  for (const dir of dirs) {
+    const where = existsSync(join(dir, 'blob')) ? join(dir, 'blob') : dir;
+    if (!existsSync(where)) usage(`${dir}: no such directory`);
+    const found = readdirSync(where).filter((f) => f.endsWith('.zip'));
+    if (found.length === 0) usage(`${dir}: no blob report (run with --shard i/n writes one to <output>/blob)`);
+    blobs.push(...found.map((f) => join(where, f)));
+  }
+  return blobs;
+}
+
+/** What the shards' own conformance reports say about the run (target, level, seed): the merged matrix says the same. */
+function runFacts(dirs: readonly string[]): Record<string, string> {
+  const file = dirs.map((d) => join(d, 'conformance-report.json')).find((f) => existsSync(f));
+  if (!file) return {};
+  const r = JSON.parse(readFileSync(file, 'utf8')) as {
+    target?: string;
+    level?: string;
+    seed?: number;
+    strict?: boolean;
+    targetKind?: string;
+    partialSelection?: boolean;
+  };
+  return {
+    ...(r.target ? { [ENV.baseUrl]: r.target } : {}),
+    ...(r.level ? { [ENV.level]: r.level } : {}),
+    ...(r.seed !== undefined ? { [ENV.seed]: String(r.seed) } : {}),
+    ...(r.strict !== undefined ? { [ENV.strict]: r.strict ? '1' : '0' } : {}),
+    ...(r.targetKind ? { [ENV.target]: r.targetKind } : {}),
+    // Shards of a --grep or --clause selection merge into that selection, not the whole suite.
+    [ENV.partial]: r.partialSelection ? '1' : '0',
+  };
+}
+
+const REPORTERS = ['list', 'line', 'dot', 'json', 'junit', 'html', 'github'];
+
+async function merge(dirs: string[], o: { output: string; reporter: string }): Promise<number> {
+  const unknown = o.reporter.split(',').find((r) => !REPORTERS.includes(r.trim()));
+  if (unknown !== undefined) usage(`--reporter: ${unknown} is not one of ${REPORTERS.join(', ')}`);
+  const blobs = blobsOf(dirs.map((d) => resolve(d)));
+  const names = new Set(blobs.map((b) => basename(b)));
+  if (names.size !== blobs.length) usage('two blob reports have the same name (the same shard given twice?)');
+  const output = resolve(o.output);
+  const staging = mkdtempSync(join(tmpdir(), 'shop-merge-'));
+  try {
+    for (const b of blobs) copyFileSync(b, join(staging, basename(b)));
+    rmSync(join(output, 'conformance-report.json'), { force: true });
+    const env = {
+      ...process.env,
+      [ENV.partial]: '0',
+      ...runFacts(dirs.map((d) => resolve(d))),
+      [ENV.output]: output,
+      [ENV.reporters]: o.reporter,
+      [ENV.shard]: '',
+      FORCE_COLOR: process.env.FORCE_COLOR ?? '0',
+    };
+    // Playwright's merge-reports replays every shard's results through the suite's reporters (SUITE_CONFIG): the matrix,
+    // JUnit, HTML, JSON, as one run would have written them.
+    const code = await new Promise<number>((done) => {
+      const child = spawn(process.execPath, [PLAYWRIGHT_CLI, 'merge-reports', '--config', SUITE_CONFIG, staging], {
+        env,
+        stdio: 'inherit',
+      });
+      child.once('exit', (c) => done(c ?? 1));
+    });
+    const reportFile = join(output, 'conformance-report.json');
+    if (!existsSync(reportFile)) {
+      process.stderr.write(`shop-conformance report merge: Playwright exited ${code} without a conformance report\n`);
+      return EXIT.usage;
+    }
+    const report = JSON.parse(readFileSync(reportFile, 'utf8')) as { summary: { checks: { failed: number } } };
+    return report.summary.checks.failed > 0 ? EXIT.failed : EXIT.ok;
+  } finally {
+    rmSync(staging, { recursive: true, force: true });
+  }
+}
 
 export function addReportCommand(program: Command): void {
   const report = program.command('report').description('Read and compare the reports of runs (conformance-report.json).');
@@ -32,5 +122,29 @@ Examples:
       const c = compareRuns(before, after);
       process.stdout.write(o.json ? JSON.stringify(c, null, 2) + '\n' : formatComparison(c, oldPath, newPath));
       process.exit(c.newFailures.length > 0 ? EXIT.failed : EXIT.ok);
+    });
+
+  report
+    .command('merge')
+    .description('Merge the blob reports of sharded runs (--shard i/n) into one run: matrix, conformance-report.json, JUnit, HTML, JSON.')
+    .argument('<dirs...>', "each shard's --output directory (or a directory of blob reports)")
+    .option('--output <dir>', 'where the merged reports go', 'conformance-output')
+    .option(
+      '--reporter <names>',
+      'comma-separated: list, line, dot, json, junit, html (the matrix is always printed)',
+      'dot,junit,html,json',
+    )
+    .addHelpText(
+      'after',
+      `
+Exit codes: 0 every merged check passed, 1 a check failed, 2 usage error (a directory without blob reports).
+
+Examples:
+  $ shop-conformance run --base-url https://shop.example --shard 1/2 --output shard-1
+  $ shop-conformance run --base-url https://shop.example --shard 2/2 --output shard-2
+  $ shop-conformance report merge shard-1 shard-2 --output conformance-output`,
+    )
+    .action(async (dirs: string[], o: { output: string; reporter: string }) => {
+      process.exit(await merge(dirs, o));
     });
 }

@@ -1,10 +1,8 @@
 // `shop-conformance run`: the suite against a base URL, or against the embedded reference when none is given.
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { Command, Option } from 'commander';
 import { z } from 'zod';
 import { applyBaseline, formatBaselineVerdict, readBaseline, type Baseline, type RunReport } from '../../conformance/engine/baseline.js';
@@ -16,11 +14,8 @@ import { startServer, type RunningServer } from '../../reference/src/server.js';
 import { EXIT } from '../exit.js';
 import { startEmbeddedVariants, type RunningVariants } from '../embedded-variants.js';
 
-const require = createRequire(import.meta.url);
-const here = fileURLToPath(new URL('.', import.meta.url));
-const ext = import.meta.url.endsWith('.ts') ? 'ts' : 'js';
-const CONFIG = resolve(here, '..', '..', 'conformance', `playwright.config.${ext}`);
-const REPORTERS = ['list', 'line', 'dot', 'json', 'junit', 'html'] as const;
+import { PLAYWRIGHT_CLI, SUITE_CONFIG as CONFIG } from '../playwright.js';
+const REPORTERS = ['list', 'line', 'dot', 'json', 'junit', 'html', 'github'] as const;
 
 const optionsSchema = z.object({
   baseUrl: z.url().optional(),
@@ -35,7 +30,11 @@ const optionsSchema = z.object({
     .optional(),
   shard: z
     .string()
-    .regex(/^\d+\/\d+$/)
+    .regex(/^\d+\/\d+$/, 'i/n, like 1/3')
+    .refine((s) => {
+      const [i, n] = s.split('/').map(Number);
+      return i! >= 1 && i! <= n!;
+    }, 'i/n with 1 <= i <= n, like 1/3')
     .optional(),
   maxFailures: z.coerce.number().int().min(1).optional(),
   seed: z.coerce
@@ -124,7 +123,7 @@ export async function runSuite(
       for (const a of report.advice) io.err(`doctor: ${a}\n`);
       if (report.exitCode !== 0) return report.exitCode;
     }
-    const args = [require.resolve('@playwright/test/cli'), 'test', '--config', CONFIG];
+    const args = [PLAYWRIGHT_CLI, 'test', '--config', CONFIG];
     const grep = grepFor(o);
     if (grep) args.push('--grep', grep);
     if (o.level === 'spec') args.push('--grep-invert', '@reference(?![\\w-])');
@@ -144,10 +143,12 @@ export async function runSuite(
       [ENV.output]: output,
       [ENV.reporters]: o.reporter.join(','),
       [ENV.target]: embedded ? 'embedded' : 'external',
-      [ENV.partial]: grep || o.shard || o.lastFailed || o.maxFailures !== undefined ? '1' : '0',
+      // 'shard': only the shard leaves checks out, so the merged shards (report merge) are the whole selection.
+      [ENV.partial]: grep || o.lastFailed || o.maxFailures !== undefined ? '1' : o.shard ? 'shard' : '0',
       [ENV.ca]: o.ca === undefined ? '' : resolve(o.ca),
       [ENV.insecure]: o.insecure ? '1' : '0',
       [ENV.variants]: variants ? JSON.stringify(variants.variants) : '',
+      [ENV.shard]: o.shard ?? '',
       FORCE_COLOR: process.env.FORCE_COLOR ?? '0',
     };
     const code = await new Promise<number>((done) => {
@@ -206,7 +207,7 @@ export function addRunCommand(program: Command): void {
     .option('--clause <id...>', 'only checks that cite these clause ids')
     .option('--strict', 'SHOULD-level failures fail the run instead of warning', false)
     .option('--workers <n>', 'parallel workers (a number or a percentage of cores)')
-    .option('--shard <i/n>', 'run shard i of n')
+    .option('--shard <i/n>', 'run shard i of n; also writes a Playwright blob report to <output>/blob for `report merge`')
     .option('--max-failures <n>', 'stop after n failed checks (the checks not run are listed as not run)')
     .option('--seed <n>', 'seed of every generated value', '1')
     .option('--list', 'list the selected checks without running them', false)

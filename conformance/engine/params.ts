@@ -14,7 +14,7 @@ export const ENV = {
   output: 'SHOP_CONFORMANCE_OUTPUT',
   reporters: 'SHOP_CONFORMANCE_REPORTERS',
   target: 'SHOP_CONFORMANCE_TARGET',
-  /** '1' when the run selects part of the checks (--grep, --clause, --shard, --last-failed, --max-failures). */
+  /** '1' when the run selects part of the checks (--grep, --clause, --last-failed, --max-failures); 'shard' when only --shard does. */
   partial: 'SHOP_CONFORMANCE_PARTIAL',
   /** Path of a PEM bundle: the CAs that issued the target's TLS certificate. */
   ca: 'SHOP_CONFORMANCE_CA',
@@ -24,6 +24,8 @@ export const ENV = {
   variants: 'SHOP_CONFORMANCE_VARIANTS',
   /** '1' under `shop-conformance self-test`: a failing check records its kill and passes (conformance/selftest/). */
   selftest: 'SHOP_CONFORMANCE_SELFTEST',
+  /** `i/n` of a sharded run: its Playwright blob report is written for `report merge`. */
+  shard: 'SHOP_CONFORMANCE_SHARD',
 } as const;
 
 const variantSchema = z.object({

@@ -69,7 +69,8 @@ export default class ConformanceReporter implements Reporter {
     const rows = clauseRows(CLAUSES, outcomes, known);
     const summary = summarize(rows, outcomes);
     // A partial selection leaves clauses out on purpose: only what it skipped or did not reach is worth listing.
-    const unjudged = unjudgedMust(rows).filter((u) => process.env[ENV.partial] !== '1' || u.verdict !== 'not-run');
+    const partial = process.env[ENV.partial] ?? '0';
+    const unjudged = unjudgedMust(rows).filter((u) => partial === '0' || u.verdict !== 'not-run');
     const report = {
       suite: { name: 'shop-conformance', version: SUITE_VERSION },
       target: process.env[ENV.baseUrl] ?? null,
@@ -77,6 +78,8 @@ export default class ConformanceReporter implements Reporter {
       level: process.env[ENV.level] ?? 'spec',
       strict: process.env[ENV.strict] === '1',
       seed: Number(process.env[ENV.seed] ?? 1),
+      /** The selection left checks out on purpose (--grep, --clause, --last-failed, --max-failures), a shard aside. */
+      partialSelection: partial === '1',
       status: result.status,
       finishedAt: new Date().toISOString(),
       summary,

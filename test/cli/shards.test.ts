@@ -1,0 +1,89 @@
+// `run --shard i/n` and `report merge`, as a CI matrix uses them: each shard writes its blob report, the merge gives one
+// run's reports (matrix, conformance-report.json, JUnit, HTML, JSON) whose checks are the shards' checks together.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { startServer, type RunningServer } from '../../reference/src/server.js';
+import { loadConfig } from '../../reference/src/config.js';
+import { FIXTURE_PROFILE_PATH } from '../helpers/reference.js';
+import { startMutatingProxy } from '../helpers/mutating-proxy.js';
+import { cli, outputDir } from '../helpers/cli.js';
+
+const CLAUSES = ['ERR-PROBLEM-7', 'RES-PROBLEM-4', 'AUTH-GUEST-4', 'ERR-TABLE-1'];
+const reportOf = (dir: string) => JSON.parse(readFileSync(join(dir, 'conformance-report.json'), 'utf8'));
+
+describe('shards and their merge', () => {
+  let reference: RunningServer;
+  before(async () => {
+    reference = await startServer(
+      loadConfig({ env: {}, profilePath: FIXTURE_PROFILE_PATH, overrides: { port: 0, databasePath: ':memory:', logLevel: 'silent' } }),
+    );
+  });
+  after(() => reference.close());
+
+  const shards = async (url: string) => {
+    const dirs = [outputDir(), outputDir()];
+    for (const [i, dir] of dirs.entries()) {
+      const r = await cli([
+        'run',
+        '--base-url',
+        url,
+        '--clause',
+        ...CLAUSES,
+        '--shard',
+        `${i + 1}/2`,
+        '--reporter',
+        'dot',
+        '--output',
+        dir,
+        '--no-doctor',
+      ]);
+      assert.ok(existsSync(join(dir, 'blob', `shard-${i + 1}-of-2.zip`)), r.out);
+    }
+    return dirs;
+  };
+
+  test('two shards merge into one run: every check once, the same clauses judged, JUnit and HTML written', async () => {
+    const dirs = await shards(reference.url);
+    const merged = outputDir();
+    const r = await cli(['report', 'merge', ...dirs, '--output', merged]);
+    assert.equal(r.code, 0, r.out);
+    const parts = dirs.map(reportOf);
+    const whole = reportOf(merged);
+    assert.equal(whole.checks.length, parts[0].checks.length + parts[1].checks.length);
+    assert.ok(
+      parts.every((p: { checks: unknown[] }) => p.checks.length > 0),
+      'each shard ran some checks',
+    );
+    assert.equal(whole.target, reference.url);
+    for (const id of CLAUSES) assert.equal(whole.clauses.find((c: { id: string }) => c.id === id).verdict, 'passed', id);
+    assert.deepEqual(whole.unjudgedMust, [], 'a merge of a --clause selection lists no unselected clause as unjudged');
+    assert.match(readFileSync(join(merged, 'junit.xml'), 'utf8'), new RegExp(`tests="${whole.checks.length}"`));
+    assert.ok(existsSync(join(merged, 'html', 'index.html')));
+  });
+
+  test('a failure in one shard fails the merge (exit 1) and shows in the merged matrix', async () => {
+    const proxy = await startMutatingProxy(reference.url, (a) =>
+      a.status === 401 ? { ...a, body: a.body.replace('"Unauthorized"', '"Not Allowed"') } : a,
+    );
+    try {
+      const merged = outputDir();
+      const r = await cli(['report', 'merge', ...(await shards(proxy.url)), '--output', merged]);
+      assert.equal(r.code, 1, r.out);
+      assert.match(r.out, /FAIL\s+RES-PROBLEM-4\b/);
+      assert.equal(reportOf(merged).clauses.find((c: { id: string }) => c.id === 'RES-PROBLEM-4').verdict, 'failed');
+    } finally {
+      await proxy.close();
+    }
+  });
+
+  test('usage errors are one line, exit 2: --shard 3/2, a directory without blob reports', async () => {
+    const bad = await cli(['run', '--shard', '3/2', '--list']);
+    assert.equal(bad.code, 2, bad.out);
+    assert.match(bad.out, /--shard: i\/n with 1 <= i <= n/);
+    const none = await cli(['report', 'merge', outputDir()]);
+    assert.equal(none.code, 2, none.out);
+    assert.equal(none.out.trim().split('\n').length, 1, none.out);
+  });
+});
