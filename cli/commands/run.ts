@@ -67,6 +67,23 @@ export function grepFor(o: Pick<RunOptions, 'grep' | 'clause'>): string | undefi
   return o.grep ?? clauses;
 }
 
+/** Where this run's reports are: one line each, the ones its reporters wrote. */
+function printReportPaths(output: string, o: Pick<RunOptions, 'reporter' | 'shard'>, out: (s: string) => void): void {
+  const shown: [string, string][] = [
+    ['conformance-report.json', 'the verdict per clause and per check'],
+    ...(o.reporter.includes('junit') ? ([['junit.xml', 'JUnit, for the CI test view']] as [string, string][]) : []),
+    ...(o.reporter.includes('html')
+      ? ([[join('html', 'index.html'), `HTML (npx playwright show-report ${join(output, 'html')})`]] as [string, string][])
+      : []),
+    ...(o.reporter.includes('json') ? ([['results.json', "Playwright's JSON"]] as [string, string][]) : []),
+    ...(o.shard
+      ? ([[join('blob', `shard-${o.shard.replace('/', '-of-')}.zip`), 'blob report, for report merge']] as [string, string][])
+      : []),
+  ];
+  const lines = shown.filter(([f]) => existsSync(join(output, f))).map(([f, what]) => `  ${join(output, f)}  ${what}\n`);
+  if (lines.length > 0) out(`reports:\n${lines.join('')}`);
+}
+
 export async function startEmbedded(profilePath: string): Promise<{ server: RunningServer; dir: string }> {
   const dir = mkdtempSync(join(tmpdir(), 'shop-conformance-'));
   const config = loadConfig({
@@ -103,8 +120,9 @@ export async function runSuite(
     io.err(`shop-conformance run: --expected-failures: ${(err as Error).message}\n`);
     return EXIT.usage;
   }
-  const output = resolve(o.output);
-  rmSync(join(output, 'conformance-report.json'), { force: true });
+  // --list judges nothing, so it writes nothing where reports go: Playwright's files land in a directory removed after.
+  const output = o.list ? mkdtempSync(join(tmpdir(), 'shop-conformance-list-')) : resolve(o.output);
+  if (!o.list) rmSync(join(output, 'conformance-report.json'), { force: true });
 
   let embedded: { server: RunningServer; dir: string } | undefined;
   let variants: RunningVariants | undefined;
@@ -141,7 +159,7 @@ export async function runSuite(
       [ENV.seed]: String(o.seed),
       [ENV.showSecrets]: o.showSecrets ? '1' : '0',
       [ENV.output]: output,
-      [ENV.reporters]: o.reporter.join(','),
+      [ENV.reporters]: o.list ? 'list' : o.reporter.join(','),
       [ENV.target]: embedded ? 'embedded' : 'external',
       // 'shard': only the shard leaves checks out, so the merged shards (report merge) are the whole selection.
       [ENV.partial]: grep || o.lastFailed || o.maxFailures !== undefined ? '1' : o.shard ? 'shard' : '0',
@@ -156,6 +174,7 @@ export async function runSuite(
       child.once('exit', (c) => done(c ?? 1));
     });
     if (o.list) return code === 0 ? EXIT.ok : EXIT.usage;
+    printReportPaths(output, o, io.out);
     const reportFile = join(output, 'conformance-report.json');
     if (!existsSync(reportFile)) {
       io.err(`shop-conformance run: Playwright exited ${code} without a conformance report\n`);
@@ -181,6 +200,7 @@ export async function runSuite(
     if (report.summary.checks.failed > 0 || code !== 0) return EXIT.failed;
     return EXIT.ok;
   } finally {
+    if (o.list) rmSync(output, { recursive: true, force: true });
     await variants?.close();
     if (embedded) {
       await embedded.server.close();

@@ -1,6 +1,7 @@
 // The one custom reporter: what Playwright lacks — the per-clause conformance matrix on the console and in
 // conformance-report.json. Everything else (list, json, junit, html) is Playwright's own.
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { reclassifyJUnit } from './junit.js';
 import { join } from 'node:path';
 import type { FullConfig, FullResult, Reporter, Suite, TestCase, TestResult } from '@playwright/test/reporter';
 import { CLAUSES } from '../clauses/index.js';
@@ -91,6 +92,12 @@ export default class ConformanceReporter implements Reporter {
     if (dir) {
       mkdirSync(dir, { recursive: true });
       writeFileSync(join(dir, 'conformance-report.json'), JSON.stringify(report, null, 2) + '\n');
+      // Playwright's JUnit reporter has written junit.xml (it comes first in the list): conformance failures become
+      // <failure>s there (conformance/engine/junit.ts).
+      const junit = join(dir, 'junit.xml');
+      if ((process.env[ENV.reporters] ?? '').split(',').includes('junit') && existsSync(junit)) {
+        writeFileSync(junit, reclassifyJUnit(readFileSync(junit, 'utf8')));
+      }
     }
     const s = summary;
     const setup = outcomes.filter((o) => o.setupFailed);

@@ -2,7 +2,7 @@
 // and the failure names that clause.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createServer } from 'node:net';
 import { startServer, type RunningServer } from '../../reference/src/server.js';
@@ -44,10 +44,14 @@ describe('exit codes', () => {
     assert.match(none.out, /no check matches the selection/);
   });
 
-  test('--list lists the checks without a target', async () => {
-    const r = await cli(['run', '--list', '--reporter', 'list', '--output', out()]);
+  test('--list lists the checks without a target, and writes nothing where reports go', async () => {
+    const dir = out();
+    writeFileSync(join(dir, 'conformance-report.json'), '{"the previous run": true}');
+    const r = await cli(['run', '--list', '--reporter', 'list,junit,html', '--output', dir]);
     assert.equal(r.code, 0, r.out);
     assert.match(r.out, /\[err\.no-token\]/);
+    assert.deepEqual(readdirSync(dir), ['conformance-report.json'], 'no junit.xml, html/ or test-results/');
+    assert.equal(readFileSync(join(dir, 'conformance-report.json'), 'utf8'), '{"the previous run": true}', 'the previous report is kept');
   });
 });
 
@@ -115,6 +119,11 @@ describe('self-test: breaking one clause fails the run and names it', () => {
         assert.match(r.out, new RegExp(`FAIL\\s+${c.clause}\\b`));
         const report = JSON.parse(readFileSync(join(dir, 'conformance-report.json'), 'utf8'));
         assert.equal(report.clauses.find((x: { id: string }) => x.id === c.clause).verdict, 'failed');
+        // The run ends by saying where its reports are.
+        assert.match(
+          r.out,
+          new RegExp(`reports:\\n  ${join(dir, 'conformance-report.json').replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}  the verdict`),
+        );
       } finally {
         await proxy.close();
       }

@@ -73,6 +73,8 @@ describe('shards and their merge', () => {
       assert.equal(r.code, 1, r.out);
       assert.match(r.out, /FAIL\s+RES-PROBLEM-4\b/);
       assert.equal(reportOf(merged).clauses.find((c: { id: string }) => c.id === 'RES-PROBLEM-4').verdict, 'failed');
+      // JUnit: conformance failures are failures, not errors (CI dashboards read errors as broken infrastructure).
+      assert.match(readFileSync(join(merged, 'junit.xml'), 'utf8'), /<testsuites [^>]*failures="[1-9]\d*"[^>]*errors="0"/);
     } finally {
       await proxy.close();
     }

@@ -1,0 +1,38 @@
+// JUnit reclassification (conformance/engine/junit.ts): clause failures become <failure>, other errors stay <error>.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { reclassifyJUnit } from '../../../conformance/engine/junit.js';
+
+const xml = [
+  '<testsuites id="" name="" tests="3" failures="0" skipped="0" errors="2" time="1">',
+  '<testsuite name="a.check.ts" timestamp="t" hostname="" tests="2" failures="0" skipped="0" time="0.1" errors="2">',
+  '<testcase name="[x] one" classname="a.check.ts" time="0.1">',
+  '<error message="[RES-PROBLEM-4] title: expected &quot;Unauthorized&quot;" type="Error">',
+  '<![CDATA[details]]>',
+  '</error>',
+  '</testcase>',
+  '<testcase name="[y] two" classname="a.check.ts" time="30">',
+  '<error message="Test timeout of 30000ms exceeded." type="Error">',
+  '<![CDATA[timeout]]>',
+  '</error>',
+  '</testcase>',
+  '</testsuite>',
+  '<testsuite name="b.check.ts" timestamp="t" hostname="" tests="1" failures="0" skipped="0" time="0.1" errors="0">',
+  '<testcase name="[z] three" classname="b.check.ts" time="0.1">',
+  '</testcase>',
+  '</testsuite>',
+  '</testsuites>',
+].join('\n');
+
+test('a clause failure becomes a <failure>; a timeout stays an <error>; every count follows', () => {
+  const out = reclassifyJUnit(xml);
+  assert.match(
+    out,
+    /<failure message="\[RES-PROBLEM-4\] title: expected &quot;Unauthorized&quot;" type="ConformanceFailure">\n<!\[CDATA\[details\]\]>\n<\/failure>/,
+  );
+  assert.match(out, /<error message="Test timeout of 30000ms exceeded." type="Error">\n<!\[CDATA\[timeout\]\]>\n<\/error>/);
+  assert.match(out, /<testsuites [^>]*failures="1" [^>]*errors="1"/);
+  assert.match(out, /<testsuite name="a.check.ts" [^>]*failures="1" [^>]*errors="1">/);
+  assert.match(out, /<testsuite name="b.check.ts" [^>]*failures="0" [^>]*errors="0">/);
+  assert.equal(reclassifyJUnit(out), out, 'idempotent');
+});
