@@ -28,9 +28,9 @@ function parse(o: DoctorCliOptions) {
     throw new Error(`--ca: ${(err as Error).message}`, { cause: err });
   }
   try {
-    return { profile: readProfileFile(resolve(o.profile)), ca };
+    return { profile: readProfileFile(resolve(o.profile), { toMint: true }), ca };
   } catch (err) {
-    throw new Error(`--profile: invalid profile ${resolve(o.profile)}: ${(err as Error).message.split('\n')[0]}`, { cause: err });
+    throw new Error(`--profile: ${(err as Error).message}`, { cause: err });
   }
 }
 

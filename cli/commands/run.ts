@@ -26,7 +26,7 @@ const optionsSchema = z.object({
   strict: z.boolean(),
   workers: z
     .string()
-    .regex(/^(\d+|\d+%)$/)
+    .regex(/^[1-9]\d*%?$/, 'a positive number of workers, or a percentage of cores like 50%')
     .optional(),
   shard: z
     .string()
@@ -101,9 +101,9 @@ export async function runSuite(
   const profilePath = resolve(o.profile);
   let profile;
   try {
-    profile = readProfileFile(profilePath);
+    profile = readProfileFile(profilePath, { toMint: true });
   } catch (err) {
-    io.err(`shop-conformance run: invalid profile ${profilePath}: ${(err as Error).message.split('\n')[0]}\n`);
+    io.err(`shop-conformance run: --profile: ${(err as Error).message}\n`);
     return EXIT.usage;
   }
   let ca: string | undefined;

@@ -32,7 +32,7 @@ const optionsSchema = z.object({
   clause: z.array(z.string().min(1)).optional(),
   workers: z
     .string()
-    .regex(/^(\d+|\d+%)$/)
+    .regex(/^[1-9]\d*%?$/, 'a positive number of workers, or a percentage of cores like 50%')
     .optional(),
   output: z.string().min(1),
   list: z.boolean(),
@@ -104,9 +104,9 @@ export async function selfTest(
   const profilePath = resolve(o.profile);
   let profile;
   try {
-    profile = readProfileFile(profilePath);
+    profile = readProfileFile(profilePath, { toMint: true });
   } catch (err) {
-    io.err(`shop-conformance self-test: invalid profile ${profilePath}: ${(err as Error).message.split('\n')[0]}\n`);
+    io.err(`shop-conformance self-test: --profile: ${(err as Error).message}\n`);
     return EXIT.usage;
   }
   const level = o.level ?? (o.baseUrl ? 'spec' : 'reference');

@@ -41,7 +41,16 @@ Examples:
         }
         throw err;
       }
-      const running = await startServer(config);
+      let running;
+      try {
+        running = await startServer(config);
+      } catch (err) {
+        // A port in use or not ours to bind: a configuration error of this command, one line.
+        const code = (err as NodeJS.ErrnoException).code;
+        if (code !== 'EADDRINUSE' && code !== 'EACCES' && code !== 'EADDRNOTAVAIL') throw err;
+        process.stderr.write(`shop-conformance serve: --port: cannot listen on ${config.host}:${config.port} (${code})\n`);
+        process.exit(2);
+      }
       process.stdout.write(`shop-conformance reference listening on ${running.url}\n`);
       const warning = publicBaseUrlWarning(config.publicBaseUrl, config.host);
       if (warning) process.stderr.write(warning);

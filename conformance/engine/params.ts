@@ -62,8 +62,34 @@ const paramsSchema = z.object({
 
 export type RunParams = z.infer<typeof paramsSchema> & { profile: Profile; tls: TlsOptions };
 
-export function readProfileFile(path: string): Profile {
-  return profileSchema.parse(JSON.parse(readFileSync(path, 'utf8')));
+/**
+ * A profile file, parsed; throws an Error whose message is one line naming the file and the failing field. With
+ * `toMint`, the first signing key must hold its private part: the suite mints every caller kind's tokens with it.
+ */
+export function readProfileFile(path: string, o: { toMint?: boolean } = {}): Profile {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(readFileSync(path, 'utf8'));
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    throw new Error(
+      `${path}: ${code === 'ENOENT' ? 'no such file' : code ? `cannot read it (${code})` : `not JSON (${(err as Error).message})`}`,
+      {
+        cause: err,
+      },
+    );
+  }
+  const parsed = profileSchema.safeParse(raw);
+  if (!parsed.success) {
+    const i = parsed.error.issues[0]!;
+    throw new Error(`${path}: ${i.path.join('.') || '(root)'}: ${i.message.split('\n')[0]}`);
+  }
+  if (o.toMint && !parsed.data.signingKeys[0]!.d) {
+    throw new Error(
+      `${path}: signingKeys.0.d: the first signing key has no private part, so the suite cannot mint tokens with it (a deployment's public copy of the profile?)`,
+    );
+  }
+  return parsed.data;
 }
 
 /** A PEM bundle of CA certificates; throws with a one-line reason when the file is unreadable or holds no certificate. */

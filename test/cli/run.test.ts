@@ -39,6 +39,25 @@ describe('exit codes', () => {
     writeFileSync(join(dir, 'bad.json'), '{"name": 1}');
     assert.equal((await cli(['run', '--profile', join(dir, 'bad.json')])).code, 2);
     assert.equal((await cli(['no-such-command'])).code, 2);
+    // One line naming the file and the field, never a stack: a profile without its private key, a malformed one, --workers 0.
+    const fixture = JSON.parse(readFileSync(FIXTURE_PROFILE_PATH, 'utf8'));
+    const publicCopy = { ...fixture, signingKeys: fixture.signingKeys.map(({ d: _d, ...pub }: Record<string, unknown>) => pub) };
+    writeFileSync(join(dir, 'public.json'), JSON.stringify(publicCopy));
+    writeFileSync(join(dir, 'malformed.json'), JSON.stringify({ ...fixture, secrets: 5 }));
+    for (const [args, says] of [
+      [['run', '--profile', join(dir, 'public.json'), '--list'], /--profile: .*public\.json: signingKeys\.0\.d: /],
+      [
+        ['doctor', '--base-url', 'http://127.0.0.1:9', '--profile', join(dir, 'public.json')],
+        /--profile: .*public\.json: signingKeys\.0\.d: /,
+      ],
+      [['run', '--profile', join(dir, 'malformed.json'), '--list'], /--profile: .*malformed\.json: secrets: /],
+      [['run', '--workers', '0', '--list'], /--workers: a positive number/],
+    ] as const) {
+      const r = await cli([...args]);
+      assert.equal(r.code, 2, r.out);
+      assert.match(r.out, says);
+      assert.equal(r.out.trim().split('\n').length, 1, r.out);
+    }
     const none = await cli(['run', '--grep', 'no-check-has-this-title', '--reporter', 'list', '--output', out()]);
     assert.equal(none.code, 2, none.out);
     assert.match(none.out, /no check matches the selection/);

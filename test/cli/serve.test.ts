@@ -5,6 +5,7 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createServer, type AddressInfo } from 'node:net';
 
 const CLI = new URL('../../cli/main.ts', import.meta.url).pathname;
 
@@ -47,6 +48,20 @@ test('an invalid configuration value exits 2 naming the variable', async () => {
   assert.equal(await s.exit, 2);
   assert.match(s.stderr(), /GUEST_SESSION_KEY/);
   await s.url.catch(() => undefined);
+});
+
+test('a port in use: one line naming --port and the address, exit 2, no stack', async () => {
+  const busy = createServer();
+  await new Promise<void>((r) => busy.listen(0, '127.0.0.1', r));
+  try {
+    const port = String((busy.address() as AddressInfo).port);
+    const s = serve(['--port', port]);
+    assert.equal(await s.exit, 2);
+    assert.equal(s.stderr().trim(), `shop-conformance serve: --port: cannot listen on 127.0.0.1:${port} (EADDRINUSE)`);
+    await s.url.catch(() => undefined);
+  } finally {
+    busy.close();
+  }
 });
 
 test('without PUBLIC_BASE_URL serve warns that htu trusts Host, louder beyond loopback; with it, no warning', async () => {
