@@ -194,7 +194,8 @@ export function check(
       ];
       const clauses = blamed.map((c) => `  ${c}: ${CLAUSES_BY_ID.get(c)?.text ?? '(not in the catalogue)'}`).join('\n');
       const others = spec.clauses.filter((c) => !blamed.includes(c));
-      const what = messages.join('\n');
+      // Failure messages quote what came back: credentials in them are redacted like the transcript's.
+      const what = redact(null, messages.join('\n'));
       const message =
         `${what}\n\nFailed clause${blamed.length > 1 ? 's' : ''} (${blamedSeverity}):\n${clauses}` +
         (others.length ? `\n${hard === undefined ? 'Judged and passed' : 'Not reached'}: ${others.join(', ')}` : '') +
@@ -206,7 +207,7 @@ export function check(
         return;
       }
       if (blamedSeverity === 'SHOULD' && !shop.params.strict) {
-        info.annotations.push({ type: 'warning', description: messages[0]! });
+        info.annotations.push({ type: 'warning', description: redact(null, messages[0]!) });
         return;
       }
       const failure = new Error(message);

@@ -23,9 +23,30 @@ const CREDENTIAL_HEADERS = new Set([
   'x-proxy-idp-secret',
   'stripe-signature',
   'cookie',
+  'assistant-browser-session',
 ]);
 
-/** Replaces credential headers and any profile secret wherever it appears. */
+/** Credentials wherever they appear (URLs, bodies, failure messages): each pattern with what stands in for it. */
+const CREDENTIAL_PATTERNS: readonly [RegExp, (m: string, ...g: string[]) => string][] = [
+  // Credentials in query strings.
+  [/([?&](?:access_token|token|id_token|refresh_token|code|secret|key|signature|sig)=)[^&#\s'"]+/gi, (_m, name) => `${name}<redacted>`],
+  // JWTs: access tokens, signed-out proxy tokens, invited-agent contexts, DPoP proofs.
+  [/\beyJ[\w-]{4,}\.[\w-]{4,}\.[\w-]*/g, (m) => `<redacted jwt ${m.length} chars>`],
+  // Guest sessions (gs1.<uuid>.<signature>) and assistant browser sessions (asb1.<session id>.<signature>).
+  [/\b(gs1|asb1)\.[^\s.'"&]+\.[\w-]+/g, (_m, kind) => `<redacted ${kind === 'gs1' ? 'guest session' : 'browser session'}>`],
+  // Private parts of JWKs (a DPoP key in a body).
+  [/("(?:d|p|q|dp|dq|qi|k)"\s*:\s*)"[^"]+"/g, (_m, member) => `${member}"<redacted>"`],
+];
+
+/** `text` with every credential pattern and every given secret replaced. */
+export function scrub(text: string, secrets: readonly string[] = []): string {
+  let out = text;
+  for (const s of secrets) out = out.split(s).join('<redacted secret>');
+  for (const [pattern, by] of CREDENTIAL_PATTERNS) out = out.replace(pattern, by as (m: string, ...g: string[]) => string);
+  return out;
+}
+
+/** Replaces credential headers, credentials wherever they appear, and any profile secret (header name null: any text). */
 export function redactor(profile: Profile, show: boolean): (name: string | null, value: string) => string {
   const secrets = Object.values(profile.secrets).filter((s): s is string => typeof s === 'string' && s.length >= 8);
   return (name, value) => {
@@ -34,9 +55,7 @@ export function redactor(profile: Profile, show: boolean): (name: string | null,
       const m = /^(Bearer|DPoP)\s+(.+)$/i.exec(value);
       return m ? `${m[1]} <redacted ${m[2]!.length} chars>` : `<redacted ${value.length} chars>`;
     }
-    let out = value;
-    for (const s of secrets) out = out.split(s).join('<redacted secret>');
-    return out;
+    return scrub(value, secrets);
   };
 }
 
@@ -49,7 +68,7 @@ export function toCurl(x: Exchange, redact: (name: string | null, value: string)
     const body = x.requestBody.length > 2000 ? `${x.requestBody.slice(0, 2000)}… (${x.requestBody.length} bytes)` : x.requestBody;
     parts.push('--data-raw', shellQuote(redact(null, body)));
   }
-  parts.push(shellQuote(x.url));
+  parts.push(shellQuote(redact(null, x.url)));
   return parts.join(' ');
 }
 
@@ -61,6 +80,6 @@ export function formatExchange(x: Exchange, redact: (name: string | null, value:
   }
   lines.push(`< ${x.status} (${x.ms} ms)`);
   for (const [k, v] of Object.entries(x.responseHeaders ?? {})) lines.push(`< ${k}: ${redact(k, v)}`);
-  if (x.responseBody) lines.push('', x.responseBody.length > 4000 ? x.responseBody.slice(0, 4000) + '…' : x.responseBody);
+  if (x.responseBody) lines.push('', redact(null, x.responseBody.length > 4000 ? x.responseBody.slice(0, 4000) + '…' : x.responseBody));
   return lines.join('\n');
 }

@@ -2,7 +2,7 @@
 // title on 401s) adopts the suite with a baseline; the baseline hides nothing else, and goes stale once the defect is fixed.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startServer, type RunningServer } from '../../reference/src/server.js';
 import { loadConfig } from '../../reference/src/config.js';
@@ -92,5 +92,73 @@ describe('expected failures and run comparison', () => {
     const c = await cli(['report', 'compare', bad, bad]);
     assert.equal(c.code, 2, c.out);
     assert.equal(c.out.trim().split('\n').length, 1, c.out);
+  });
+});
+
+describe('redaction everywhere the run writes', () => {
+  let reference: RunningServer;
+  before(async () => {
+    reference = await startServer(
+      loadConfig({ env: {}, profilePath: FIXTURE_PROFILE_PATH, overrides: { port: 0, databasePath: ':memory:', logLevel: 'silent' } }),
+    );
+  });
+  after(() => reference.close());
+
+  test('a failing run leaves no token, session or secret in the console, junit.xml, results.json, the report or test-results/', async () => {
+    // no-store dropped on 401 and 403, and every request with a browser session refused: the failing checks sent tokens,
+    // proofs, guest sessions and browser sessions, which their transcripts and messages show.
+    const proxy = await startMutatingProxy(reference.url, (a, req) =>
+      req.headers['assistant-browser-session'] !== undefined
+        ? { ...a, status: 418 }
+        : a.status === 401 || a.status === 403
+          ? { ...a, headers: Object.fromEntries(Object.entries(a.headers).filter(([k]) => k !== 'cache-control')) }
+          : a,
+    );
+    try {
+      const dir = outputDir();
+      const r = await cli([
+        'run',
+        '--base-url',
+        proxy.url,
+        '--clause',
+        'ERR-PROBLEM-5',
+        'AUTH-CRED-8',
+        '--reporter',
+        'list,junit,json',
+        '--output',
+        dir,
+        '--no-doctor',
+      ]);
+      assert.equal(r.code, 1, r.out);
+      const texts: [string, string][] = [['console', r.out]];
+      const walk = (d: string): void => {
+        for (const e of readdirSync(d, { withFileTypes: true })) {
+          const p = join(d, e.name);
+          if (e.isDirectory()) walk(p);
+          else if (/\.(json|xml|txt|md)$/.test(e.name)) texts.push([p, readFileSync(p, 'utf8')]);
+        }
+      };
+      walk(dir);
+      // results.json holds attachments base64-encoded: decode them too.
+      const results = JSON.parse(readFileSync(join(dir, 'results.json'), 'utf8'));
+      JSON.stringify(
+        results,
+        (k, v) => (k === 'body' && typeof v === 'string' && texts.push(['attachment', Buffer.from(v, 'base64').toString('utf8')]), v),
+      );
+      assert.ok(
+        texts.some(([, t]) => t.includes('<redacted')),
+        `the transcript is there, redacted:\n${r.out.slice(0, 4000)}`,
+      );
+      const secrets = Object.values(JSON.parse(readFileSync(FIXTURE_PROFILE_PATH, 'utf8')).secrets).filter(
+        (s) => typeof s === 'string' && s.length >= 8,
+      ) as string[];
+      for (const [where, text] of texts) {
+        assert.doesNotMatch(text, /\beyJ[\w-]{4,}\.[\w-]{4,}\.[\w-]+/, `a JWT in ${where}`);
+        assert.doesNotMatch(text, /\b(asb1|gs1)\.[^\s.'"<]+\.[\w-]{8,}/, `a browser or guest session in ${where}`);
+        for (const s of secrets) assert.ok(!text.includes(s), `a profile secret in ${where}`);
+      }
+    } finally {
+      await proxy.close();
+    }
   });
 });

@@ -154,3 +154,24 @@ test('a check judged twice (target and variant deployment) counts once: judged b
     ],
   );
 });
+
+test('credentials are redacted wherever they appear: query strings, bodies, browser sessions, private JWK members', () => {
+  const jwt = 'eyJhbGciOiJFUzI1NiJ9.eyJzdWIiOiJjdXN0In0.c2lnbmF0dXJlLXZhbHVl';
+  const x: Exchange = {
+    method: 'GET',
+    url: `http://127.0.0.1:8787/v1/cart?access_token=${jwt}&q=shoes`,
+    requestHeaders: { 'assistant-browser-session': 'asb1.sess_1.c2ln', 'content-type': 'application/json' },
+    requestBody: JSON.stringify({ token: jwt, key: { kty: 'EC', crv: 'P-256', x: 'AAAA', y: 'BBBB', d: 'PRIVATE-PART' } }),
+    status: 400,
+    responseHeaders: {},
+    responseBody: JSON.stringify({ echoed: jwt, session: 'gs1.0b4c7a2e-1111-4222-8333-444455556666.c2lnbmF0dXJl' }),
+    ms: 1,
+  };
+  const text = formatExchange(x, redactor(fixtureProfile, false));
+  for (const leak of [jwt, 'PRIVATE-PART', 'asb1.sess_1', 'gs1.0b4c7a2e']) assert.ok(!text.includes(leak), `${leak} leaked:\n${text}`);
+  assert.match(text, /access_token=<redacted>&q=shoes/);
+  assert.match(text, /'assistant-browser-session: <redacted \d+ chars>'/);
+  assert.match(text, /"d":"<redacted>"/);
+  assert.match(text, /"x":"AAAA"/, 'public members stay');
+  assert.ok(formatExchange(x, redactor(fixtureProfile, true)).includes(jwt), '--show-secrets shows them');
+});
