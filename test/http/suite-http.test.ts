@@ -157,6 +157,8 @@ test('one transport: nothing in conformance/ but engine/wire.ts opens HTTP conne
     'engine/wire.ts': /node:https?/,
     'engine/idp.ts': /node:http'/,
     'selftest/proxy.ts': /node:https?'/,
+    // The browser check: a page server on another origin, and the page's own fetch inside Chromium (PUR-PROTO-3).
+    'engine/browser.ts': /node:http'|fetch\(/,
   };
   const offenders: string[] = [];
   for (const file of files) {

@@ -26,6 +26,29 @@ export const PURPOSE_DEFECTS: readonly Defect[] = [
       ? { ...a, headers: setField(setField(a.headers, 'Access-Control-Allow-Origin', '*'), 'Access-Control-Allow-Methods', 'GET, POST') }
       : a,
   ),
+  // A CDN rule that answers browsers only (Sec-Fetch-Mode: cors, which no HTTP client sends unasked): only a real browser
+  // sees it (check purpose.no-cors.browser).
+  wire(
+    'purpose.cors-for-browsers',
+    'PUR-PROTO-3',
+    'CORS granted to browsers only (Sec-Fetch-Mode: cors): the Origin echoed with credentials, preflights answered 204 allowing all',
+    (a, r) => {
+      const origin = headerOf(r.headers, 'origin');
+      if (headerOf(r.headers, 'sec-fetch-mode') !== 'cors' || !origin) return a;
+      const granted = setField(setField(a.headers, 'Access-Control-Allow-Origin', origin), 'Access-Control-Allow-Credentials', 'true');
+      if (r.method !== 'OPTIONS') return { ...a, headers: granted };
+      const allow = headerOf(r.headers, 'access-control-request-headers') ?? '';
+      return {
+        status: 204,
+        headers: setField(
+          setField(granted, 'Access-Control-Allow-Methods', 'GET, POST, PUT, PATCH, DELETE'),
+          'Access-Control-Allow-Headers',
+          allow,
+        ),
+        body: '',
+      };
+    },
+  ),
   servesUnknownRoutes('purpose.rpc-endpoint-served', 'PUR-PROTO-1', 'an RPC endpoint'),
   servesUnknownRoutes('purpose.batch-endpoint-served', 'PUR-PROTO-2', 'a batch endpoint'),
   servesUnknownRoutes('purpose.alias-paths-served', 'PUR-RULE-1', 'a second path of an operation'),
