@@ -46,7 +46,14 @@ export async function generateProfile(options: { name: string; testOnly: boolean
     },
     signingKeys: [{ kty: 'EC', crv: 'P-256', kid: randomUUID(), alg: 'ES256', use: 'sig', x: jwk.x!, y: jwk.y!, d: jwk.d! }],
     capabilities: { guests: true, operators: true, delegated: true, invitedAgents: true, assistants: true, webhook: true, recovery: true },
-    rateLimits: { guestBudget: 120, guestWindowSeconds: 60 },
+    // Every budget the suite reads: without the assistant ones LIM-RATE-2/3 could not be judged on this deployment.
+    rateLimits: {
+      guestBudget: 120,
+      guestWindowSeconds: 60,
+      assistantSessionBudget: 100,
+      assistantClientBudget: 200,
+      assistantWindowSeconds: 60,
+    },
   };
 }
 

@@ -18,6 +18,7 @@ export const COMMANDS: Readonly<Record<string, () => Promise<AddCommand>>> = {
   idp: async () => (await import('./commands/idp.js')).addIdpCommand,
   'self-test': async () => (await import('./commands/self-test.js')).addSelfTestCommand,
   report: async () => (await import('./commands/report.js')).addReportCommand,
+  assistant: async () => (await import('./commands/assistant.js')).addAssistantCommand,
 };
 
 /** The command the arguments name (the first argument that is not an option), when it is one of ours. */

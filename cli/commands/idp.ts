@@ -22,13 +22,13 @@ export function addIdpCommand(program: Command): void {
   program
     .command('idp')
     .description(
-      "Serve the profile's public key set (GET /.well-known/jwks.json, /jwks.json) and a minimal openid-configuration, for JWKS_URI.",
+      "Serve the profile's public key set (GET /.well-known/jwks.json, /jwks.json) and a minimal discovery document (GET /.well-known/openid-configuration: issuer, jwks_uri), for JWKS_URI.",
     )
     .option('--profile <file>', PROFILE_OPTION_HELP, FIXTURE_PROFILE)
     .option('-p, --port <port>', 'port to listen on (0 picks a free one)', String(DEFAULT_IDP_PORT))
     .option('--host <host>', 'interface to listen on (0.0.0.0 to be reachable from containers)', '127.0.0.1')
     .option('--jwks-out <file>', 'also write the public key set to this file (for JWKS_FILE)')
-    .option('--json', 'print { url, jwksUri, issuer, kids } instead of the listening line', false)
+    .option('--json', 'print { url, jwksUri, discovery, issuer, kids } instead of the listening line', false)
     .addHelpText(
       'after',
       `

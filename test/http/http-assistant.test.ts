@@ -201,6 +201,8 @@ describe('a correct assistant request', () => {
     assert.equal(me.body.caller_kind, 'assistant');
     assert.equal(me.body.origin, 'assistant');
     assert.equal(me.body.account.sub, sub);
+    // The effective scopes: the session's live scopes (read only) narrow the token's permissions (all of them).
+    assert.deepEqual(me.body.permissions, ['assistant:read']);
     assert.match(me.headers.get('dpop-nonce') ?? '', /^[A-Za-z0-9_-]{43}$/);
     const addresses = await c.send(a, '/v1/me/addresses');
     assert.equal(addresses.status, 200, addresses.text);

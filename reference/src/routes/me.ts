@@ -19,6 +19,7 @@ export const meRoutes = [
           subject: caller.sub,
           account: account ? { sub: account.sub, state: account.state, display_name: account.display_name } : null,
           scopes: [...ctx.scopes].sort(),
+          permissions: actor.agent ? [...actor.agent.permissions].sort() : null,
           channel: actor.channel ?? null,
           origin: actor.origin ?? null,
           actor_chain: caller.actChain,
