@@ -54,6 +54,7 @@ const optionsSchema = z.object({
   ca: z.string().min(1).optional(),
   insecure: z.boolean(),
   expectedFailures: z.string().min(1).optional(),
+  json: z.boolean(),
 });
 
 export type RunOptions = z.infer<typeof optionsSchema>;
@@ -170,11 +171,17 @@ export async function runSuite(
       FORCE_COLOR: process.env.FORCE_COLOR ?? '0',
     };
     const code = await new Promise<number>((done) => {
-      const child = spawn(process.execPath, args, { env, stdio: 'inherit' });
+      // --json: stdout carries the verdict alone, so Playwright's console goes to stderr.
+      const child = spawn(process.execPath, args, {
+        env,
+        stdio: o.json ? ['inherit', process.stderr, 'inherit'] : 'inherit',
+      });
       child.once('exit', (c) => done(c ?? 1));
     });
     if (o.list) return code === 0 ? EXIT.ok : EXIT.usage;
-    printReportPaths(output, o, io.out);
+    // With --json, everything but the verdict goes to stderr.
+    const note = o.json ? io.err : io.out;
+    printReportPaths(output, o, note);
     const reportFile = join(output, 'conformance-report.json');
     if (!existsSync(reportFile)) {
       io.err(`shop-conformance run: Playwright exited ${code} without a conformance report\n`);
@@ -193,10 +200,12 @@ export async function runSuite(
         reportFile,
         JSON.stringify({ ...report, baseline: { file: resolve(o.expectedFailures!), ...verdict } }, null, 2) + '\n',
       );
-      io.out(formatBaselineVerdict(verdict, o.expectedFailures!));
+      note(formatBaselineVerdict(verdict, o.expectedFailures!));
+      if (o.json) io.out(readFileSync(reportFile, 'utf8'));
       // Playwright exits 1 for failed checks; with none failed, a non-zero exit is the run's own trouble.
       return verdict.ok && (report.summary.checks.failed > 0 || code === 0) ? EXIT.ok : EXIT.failed;
     }
+    if (o.json) io.out(readFileSync(reportFile, 'utf8'));
     if (report.summary.checks.failed > 0 || code !== 0) return EXIT.failed;
     return EXIT.ok;
   } finally {
@@ -238,6 +247,7 @@ export function addRunCommand(program: Command): void {
     .option('--no-doctor', 'skip the reachability and trust checks before the run')
     .option('--ca <file>', "PEM bundle of the CA that issued the deployment's TLS certificate (a private CA)")
     .option('--insecure', 'accept any TLS certificate of the deployment (tests only)', false)
+    .option('--json', 'print the verdict (conformance-report.json) on stdout, everything else on stderr (run ... --json | jq)', false)
     .option(
       '--expected-failures <file>',
       'baseline of known failures (JSON: check or clause ids, each with a reason and an expiry date): they do not fail the run; a new failure, a listed check that passes or an expired entry does',

@@ -3,6 +3,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { startServer, type RunningServer } from '../../reference/src/server.js';
 import { loadConfig } from '../../reference/src/config.js';
@@ -10,6 +11,7 @@ import { FIXTURE_PROFILE_PATH } from '../helpers/reference.js';
 import { startMutatingProxy } from '../helpers/mutating-proxy.js';
 import { cli, outputDir } from '../helpers/cli.js';
 
+const CLI = new URL('../../cli/main.ts', import.meta.url).pathname;
 const CLAUSES = ['ERR-PROBLEM-7', 'RES-PROBLEM-4', 'AUTH-GUEST-4', 'ERR-TABLE-1'];
 const reportOf = (dir: string) => JSON.parse(readFileSync(join(dir, 'conformance-report.json'), 'utf8'));
 
@@ -78,6 +80,22 @@ describe('shards and their merge', () => {
     } finally {
       await proxy.close();
     }
+  });
+
+  test('--json: the verdict alone on stdout (run ... --json | jq), everything else on stderr', async () => {
+    const child = spawn(
+      process.execPath,
+      ['--import', 'tsx', CLI, 'run', '--base-url', reference.url, '--clause', 'ERR-PROBLEM-7', '--json', '--output', outputDir()],
+      { stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => (stderr += d));
+    assert.equal(await new Promise((r) => child.once('exit', r)), 0, stderr);
+    const verdict = JSON.parse(stdout);
+    assert.equal(verdict.clauses.find((c: { id: string }) => c.id === 'ERR-PROBLEM-7').verdict, 'passed');
+    assert.match(stderr, /Conformance matrix/, 'the console report goes to stderr');
   });
 
   test('usage errors are one line, exit 2: --shard 3/2, a directory without blob reports', async () => {
