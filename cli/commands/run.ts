@@ -55,6 +55,10 @@ const optionsSchema = z.object({
   insecure: z.boolean(),
   expectedFailures: z.string().min(1).optional(),
   json: z.boolean(),
+  repro: z
+    .string()
+    .regex(/^[\w.-]+$/, 'a check id, as reports and run --list show it')
+    .optional(),
 });
 
 export type RunOptions = z.infer<typeof optionsSchema>;
@@ -143,10 +147,12 @@ export async function runSuite(
       if (report.exitCode !== 0) return report.exitCode;
     }
     const args = [PLAYWRIGHT_CLI, 'test', '--config', CONFIG];
-    const grep = grepFor(o);
+    // --repro: that one check alone, one worker, every request made afresh (new tokens, proofs, nonces, signatures).
+    const grep = o.repro !== undefined ? `\\[${escape(o.repro)}\\]` : grepFor(o);
     if (grep) args.push('--grep', grep);
     if (o.level === 'spec') args.push('--grep-invert', '@reference(?![\\w-])');
-    if (o.workers) args.push('--workers', o.workers);
+    if (o.repro !== undefined) args.push('--workers', '1');
+    else if (o.workers) args.push('--workers', o.workers);
     if (o.shard) args.push('--shard', o.shard);
     if (o.maxFailures !== undefined) args.push('--max-failures', String(o.maxFailures));
     if (o.list) args.push('--list');
@@ -168,6 +174,7 @@ export async function runSuite(
       [ENV.insecure]: o.insecure ? '1' : '0',
       [ENV.variants]: variants ? JSON.stringify(variants.variants) : '',
       [ENV.shard]: o.shard ?? '',
+      [ENV.repro]: o.repro !== undefined ? '1' : '',
       FORCE_COLOR: process.env.FORCE_COLOR ?? '0',
     };
     const code = await new Promise<number>((done) => {
@@ -247,6 +254,10 @@ export function addRunCommand(program: Command): void {
     .option('--no-doctor', 'skip the reachability and trust checks before the run')
     .option('--ca <file>', "PEM bundle of the CA that issued the deployment's TLS certificate (a private CA)")
     .option('--insecure', 'accept any TLS certificate of the deployment (tests only)', false)
+    .option(
+      '--repro <check-id>',
+      'rerun one check alone (one worker, fresh tokens, proofs, nonces and signatures) and print its full transcript, pass or fail',
+    )
     .option('--json', 'print the verdict (conformance-report.json) on stdout, everything else on stderr (run ... --json | jq)', false)
     .option(
       '--expected-failures <file>',

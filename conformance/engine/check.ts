@@ -173,7 +173,17 @@ export function check(
       } finally {
         softFailures.ledger = undefined;
       }
-      if (hard === undefined && ledger.length === 0) return;
+      if (hard === undefined && ledger.length === 0) {
+        // --repro: the transcript of a passing run too (the failure did not reproduce: here is what happened this time).
+        if (process.env[ENV.repro] === '1') {
+          const redact = redactor(shop.profile, shop.params.showSecrets);
+          const transcript = shop.http.exchanges.map((x) => formatExchange(x, redact)).join('\n\n');
+          process.stdout.write(
+            `\n[${spec.id}] passed. Transcript (${shop.http.exchanges.length} exchanges):\n${transcript || '  (none)'}\n`,
+          );
+        }
+        return;
+      }
       // Blame: the clauses the failing assertions name; a hard failure that names none blames every clause of the check.
       // A check that ran to its end judged its other clauses (they passed); one stopped by a hard failure did not reach them.
       const blamed = [

@@ -26,6 +26,8 @@ export const ENV = {
   selftest: 'SHOP_CONFORMANCE_SELFTEST',
   /** `i/n` of a sharded run: its Playwright blob report is written for `report merge`. */
   shard: 'SHOP_CONFORMANCE_SHARD',
+  /** '1' under `run --repro`: a passing check prints its transcript too. */
+  repro: 'SHOP_CONFORMANCE_REPRO',
 } as const;
 
 const variantSchema = z.object({

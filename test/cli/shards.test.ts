@@ -98,6 +98,27 @@ describe('shards and their merge', () => {
     assert.match(stderr, /Conformance matrix/, 'the console report goes to stderr');
   });
 
+  test('--repro: one check alone, afresh, with its whole transcript even when it passes; an unknown id is a usage error', async () => {
+    const r = await cli([
+      'run',
+      '--base-url',
+      reference.url,
+      '--repro',
+      'purpose.no-cors.requests',
+      '--output',
+      outputDir(),
+      '--no-doctor',
+    ]);
+    assert.equal(r.code, 0, r.out);
+    assert.match(r.out, /Running 1 test using 1 worker/);
+    assert.match(
+      r.out,
+      /\[purpose\.no-cors\.requests\] passed\. Transcript \(\d+ exchanges\):\n\$ curl -i -X GET -H 'authorization: Bearer <redacted/,
+    );
+    const unknown = await cli(['run', '--base-url', reference.url, '--repro', 'no.such.check', '--output', outputDir(), '--no-doctor']);
+    assert.equal(unknown.code, 2, unknown.out);
+  });
+
   test('usage errors are one line, exit 2: --shard 3/2, a directory without blob reports', async () => {
     const bad = await cli(['run', '--shard', '3/2', '--list']);
     assert.equal(bad.code, 2, bad.out);
