@@ -2,6 +2,7 @@
 import fc from 'fast-check';
 import { check, test, type Shop } from '../engine/check.js';
 import { OPERATOR_ATTRIBUTION } from '../engine/callers.js';
+import { customerToken, delegatedToken } from './_shared/mint-callers.js';
 import type { ShopResponse } from '../engine/http.js';
 import { expectChallenge, expectNoStore, expectProblem, CheckFailure } from '../lib/assert.js';
 
@@ -80,6 +81,27 @@ test(
       const res = await shop.http.get('/v1/cart', { token: await shop.mint.operator(), headers: { operator: OPERATOR_ATTRIBUTION } });
       expectProblem(res, { status: 403, error: 'caller_not_allowed', docsUrl: shop.docsUrl, clause: 'ERR-TABLE-8' });
       noHeader(res, 'www-authenticate', 'ERR-TABLE-8');
+    },
+  ),
+);
+
+// Killed by a server that adds a challenge to domain errors (a Bearer challenge on 404 and 422).
+test(
+  ...check(
+    {
+      id: 'err.domain-errors.no-challenge',
+      title: 'domain errors carry no WWW-Authenticate: 422 cart_empty at checkout, 404 for an order that does not exist',
+      clauses: ['ERR-PROBLEM-8', 'ERR-TABLE-14'],
+      requires: ['delegated'],
+    },
+    async (shop) => {
+      // A fresh account: its cart is empty, and it has no orders.
+      const token = await delegatedToken(shop, shop.subject('empty'));
+      const empty = await shop.http.post('/v1/checkouts/saved-card', { token, json: { payment_method_id: 'pm_none' } });
+      expectProblem(empty, { status: 422, error: 'cart_empty', docsUrl: shop.docsUrl, clause: 'ERR-TABLE-14' });
+      noHeader(empty, 'www-authenticate', 'ERR-PROBLEM-8');
+      const missing = await shop.http.get('/v1/me/orders/ord_doesnotexist0000', { token: await customerToken(shop) });
+      if (missing.status === 404) noHeader(missing, 'www-authenticate', 'ERR-PROBLEM-8');
     },
   ),
 );

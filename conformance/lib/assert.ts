@@ -95,6 +95,14 @@ export function expectProblem(res: HttpResult, want: ProblemExpectation): Record
     if (typeof doc.detail !== 'string') failSoft('problem "detail"', 'a string', doc.detail, 'RES-PROBLEM-6');
   }
 
+  // A challenge only where the error table puts one (401s, insufficient_scope): none on a validation failure
+  // (ERR-TABLE-11) nor on a domain error (ERR-PROBLEM-8).
+  const entry = (ERRORS as Record<string, { headers?: readonly string[] }>)[want.error];
+  const www = res.headers.get('www-authenticate');
+  if (entry && www !== null && !(entry.headers ?? []).includes('WWW-Authenticate')) {
+    failSoft(`WWW-Authenticate on ${want.error}`, 'absent', www, want.error === 'invalid_request' ? 'ERR-TABLE-11' : 'ERR-PROBLEM-8');
+  }
+
   // Extension members appear only with the errors that own them (spec, Resources > Problem document).
   const members: readonly string[] = (ERRORS as Record<string, { members?: readonly string[] }>)[want.error]?.members ?? [];
   if ('issues' in doc) {

@@ -116,7 +116,12 @@ export const REFUSALS_DEFECTS: readonly Defect[] = [
   wire('limits.issues-unbounded', 'LIM-ISSUES-1', '`issues` holds every problem (padded past 20)', (a) =>
     problemCode(a) === 'invalid_request'
       ? editJson(a, (b) => {
-          if (Array.isArray(b.issues) && b.issues.length >= 20) b.issues = [...b.issues, ...b.issues.slice(0, 5)];
+          // A server that reports every problem: 30 bad members, 30 issues (repeated here past the cap of 20).
+          if (Array.isArray(b.issues) && b.issues.length > 0) {
+            let issues: unknown[] = b.issues;
+            while (issues.length <= 25) issues = [...issues, ...issues];
+            b.issues = issues;
+          }
         })
       : a,
   ),
