@@ -32,13 +32,17 @@ test(
           },
         },
       ];
-      const { pageOrigin, outcomes, responses } = await callCrossOrigin(shop.params.baseUrl, calls);
+      const reached = (r: { responses: { url: string }[] }) => r.responses.some((x) => x.url.includes('/v1/catalog/products'));
+      // A browser start on a loaded machine can lose its first page's events: one fresh browser more before judging.
+      let seen = await callCrossOrigin(shop.params.baseUrl, calls);
+      if (!reached(seen)) seen = await callCrossOrigin(shop.params.baseUrl, calls);
+      const { pageOrigin, outcomes, responses } = seen;
       shop.info.annotations.push({
         type: 'note',
         description: `page origin ${pageOrigin}; ${responses.length} responses seen by the browser`,
       });
       // A browser that never reached the target refuses everything for nothing: the answers must have arrived.
-      if (!responses.some((r) => r.url.includes('/v1/catalog/products')))
+      if (!reached(seen))
         failSetup('the simple GET from the browser', 'an answer from the target, seen by the browser', 'none arrived', 'PUR-PROTO-3');
       for (const o of outcomes) {
         if (o.readable)

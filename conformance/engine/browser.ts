@@ -16,6 +16,7 @@ const FLAGS = [
   '--headless',
   '--no-sandbox',
   '--disable-gpu',
+  '--disable-quic',
   '--disable-background-networking',
   '--disable-component-update',
   '--disable-sync',
@@ -64,17 +65,19 @@ export async function callCrossOrigin(
     // Chrome DevTools Protocol: the raw headers of every response, those the browser then refuses to the page included.
     const cdp = await page.context().newCDPSession(page);
     await cdp.send('Network.enable');
+    // Raw headers come in ExtraInfo events from the network service, in no fixed order with the request's own events, and
+    // possibly after the fetch has already settled: keep them by request id and match them to URLs at the end.
     const requests = new Map<string, { url: string; type: string }>();
-    const responses: ReceivedResponse[] = [];
+    const received = new Map<string, { status: number; headers: Record<string, string>; type?: string; url?: string }[]>();
+    const add = (id: string, r: { status: number; headers: Record<string, string>; type?: string; url?: string }) =>
+      received.set(id, [...(received.get(id) ?? []), r]);
     cdp.on('Network.requestWillBeSent', (e) => requests.set(e.requestId, { url: e.request.url, type: e.type ?? '' }));
-    cdp.on('Network.responseReceived', (e) => {
-      responses.push({ url: e.response.url, type: e.type, status: e.response.status, headers: lower(e.response.headers) });
-    });
-    cdp.on('Network.responseReceivedExtraInfo', (e) => {
-      const r = requests.get(e.requestId);
-      responses.push({ url: r?.url ?? '(unknown)', type: r?.type ?? 'ExtraInfo', status: e.statusCode, headers: lower(e.headers) });
-    });
+    cdp.on('Network.responseReceived', (e) =>
+      add(e.requestId, { url: e.response.url, type: e.type, status: e.response.status, headers: lower(e.response.headers) }),
+    );
+    cdp.on('Network.responseReceivedExtraInfo', (e) => add(e.requestId, { status: e.statusCode, headers: lower(e.headers) }));
     await page.goto(origin);
+    const base = baseUrl.replace(/\/$/, '');
     const outcomes = await page.evaluate(
       async ({ base, list }) =>
         Promise.all(
@@ -87,11 +90,31 @@ export async function callCrossOrigin(
             }
           }),
         ),
-      { base: baseUrl.replace(/\/$/, ''), list: calls as CrossOriginCall[] },
+      { base, list: calls as CrossOriginCall[] },
     );
-    // Late ExtraInfo events arrive after the fetch settles.
-    await new Promise((r) => setTimeout(r, 200));
-    return { pageOrigin: origin, outcomes, responses: responses.filter((r) => r.url.startsWith(baseUrl.replace(/\/$/, ''))) };
+    const collect = (): ReceivedResponse[] => {
+      const out: ReceivedResponse[] = [];
+      for (const [id, list] of received) {
+        const req = requests.get(id);
+        for (const r of list)
+          out.push({
+            url: r.url ?? req?.url ?? '(unknown)',
+            type: r.type ?? req?.type ?? 'ExtraInfo',
+            status: r.status,
+            headers: r.headers,
+          });
+      }
+      return out;
+    };
+    // Wait (bounded) until every call has an answer's headers (the preflight's, for a preflighted one): on a loaded
+    // machine they can trail the settled fetch by far more than a fixed pause.
+    const answered = () => calls.every((c) => collect().some((r) => r.url === base + c.path));
+    const deadline = Date.now() + 10_000;
+    while (Date.now() < deadline && !answered()) await new Promise((r) => setTimeout(r, 50));
+    // A late ExtraInfo may still carry the header that matters.
+    await new Promise((r) => setTimeout(r, 150));
+    const responses = collect();
+    return { pageOrigin: origin, outcomes, responses: responses.filter((r) => r.url.startsWith(base)) };
   } finally {
     await browser.close();
     await new Promise((r) => server.close(r));
