@@ -188,8 +188,8 @@ export function check(
       // A check that ran to its end judged its other clauses (they passed); one stopped by a hard failure did not reach them.
       const blamed = [
         ...new Set([
-          ...ledger.map((f) => f.clause!),
-          ...(hard === undefined ? [] : hard instanceof CheckFailure && hard.clause !== undefined ? [hard.clause] : spec.clauses),
+          ...ledger.flatMap((f) => f.clauses),
+          ...(hard === undefined ? [] : hard instanceof CheckFailure && hard.clauses.length > 0 ? hard.clauses : spec.clauses),
         ]),
       ];
       if (hard === undefined) info.annotations.push({ type: 'completed', description: 'the check ran to its end' });

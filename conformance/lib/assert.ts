@@ -11,27 +11,38 @@ export interface HttpResult {
   body: unknown;
 }
 
+/**
+ * The clause an assertion enforces, or several where one observation judges them together (the spec states one fact in
+ * two parts, or one answer is both a route's and a caller kind's requirement): a failure blames every one of them.
+ */
+export type ClauseRef = string | readonly string[];
+
 export class CheckFailure extends Error {
   override readonly name = 'CheckFailure';
   readonly expected: unknown;
   readonly actual: unknown;
+  /** The first clause named (kept for messages and callers that know one). */
   readonly clause: string | undefined;
+  /** Every clause the failed assertion names. */
+  readonly clauses: readonly string[];
   /** The target refused the setup of a capability the profile claims: a failure of the refusing route's clause, never a skip. */
   readonly setup: boolean;
-  constructor(what: string, details: { expected: unknown; actual: unknown; clause?: string | undefined; setup?: boolean }) {
+  constructor(what: string, details: { expected: unknown; actual: unknown; clause?: ClauseRef | undefined; setup?: boolean }) {
+    const clauses = details.clause === undefined ? [] : typeof details.clause === 'string' ? [details.clause] : [...details.clause];
     super(
-      `${details.setup ? 'setup failed: ' : ''}${details.clause ? `[${details.clause}] ` : ''}${what}: expected ${show(details.expected)}, got ${show(details.actual)}`,
+      `${details.setup ? 'setup failed: ' : ''}${clauses.length ? `[${clauses.join(', ')}] ` : ''}${what}: expected ${show(details.expected)}, got ${show(details.actual)}`,
     );
     this.expected = details.expected;
     this.actual = details.actual;
-    this.clause = details.clause;
+    this.clause = clauses[0];
+    this.clauses = clauses;
     this.setup = details.setup ?? false;
   }
 }
 
 export interface ClauseOption {
-  /** Clause id the check enforces, carried by the failure. */
-  clause?: string;
+  /** Clause id (or ids) the check enforces, carried by the failure. */
+  clause?: ClauseRef;
 }
 
 export function expectStatus(res: Pick<HttpResult, 'status'>, status: number | readonly number[], opts: ClauseOption = {}): void {
@@ -247,7 +258,7 @@ export function expectNoContent(res: Pick<HttpResult, 'status'> & { text?: strin
  * A setup step of a claimed capability that the target refused (the identity-provider proxy did not register a session, a
  * documented body was refused): the run fails on the clause of the route that refused, with the transcript.
  */
-export function failSetup(what: string, expected: unknown, actual: unknown, clause: string): never {
+export function failSetup(what: string, expected: unknown, actual: unknown, clause: ClauseRef): never {
   throw new CheckFailure(what, { expected, actual, clause, setup: true });
 }
 
@@ -259,7 +270,7 @@ export function failSetup(what: string, expected: unknown, actual: unknown, clau
 export const softFailures: { ledger: CheckFailure[] | undefined } = { ledger: undefined };
 
 /** A failed expectation of a cross-cutting clause (a problem document's member, a header every response carries). */
-export function failSoft(what: string, expected: unknown, actual: unknown, clause: string): void {
+export function failSoft(what: string, expected: unknown, actual: unknown, clause: ClauseRef): void {
   const failure = new CheckFailure(what, { expected, actual, clause });
   if (!softFailures.ledger) throw failure;
   if (!softFailures.ledger.some((f) => f.message === failure.message)) softFailures.ledger.push(failure);
@@ -274,7 +285,7 @@ export const is4xx = (res: Pick<HttpResult, 'status'>): boolean => res.status >=
 export const answers = (res: Pick<HttpResult, 'status'>): boolean => res.status >= 200 && res.status < 400;
 
 /** 2xx, else a failure that shows the answer. */
-export function expectSuccess(res: Pick<HttpResult, 'status'> & { text: string }, what: string, clause: string): void {
+export function expectSuccess(res: Pick<HttpResult, 'status'> & { text: string }, what: string, clause: ClauseRef): void {
   if (!is2xx(res)) fail(`${what}: status`, '2xx', brief(res), clause);
 }
 
@@ -299,7 +310,7 @@ export function inCase(what: string, assertion: () => unknown): void | Promise<v
 }
 
 /** A failed expectation: what was looked at, what was expected and what came, and the clause it enforces. */
-export function fail(what: string, expected: unknown, actual: unknown, clause: string | undefined): never {
+export function fail(what: string, expected: unknown, actual: unknown, clause: ClauseRef | undefined): never {
   throw new CheckFailure(what, { expected, actual, clause });
 }
 

@@ -1,5 +1,6 @@
 // The kill matrix: for each defect, the checks citing its clause that failed on that clause (the kills). Rules:
-// - a kill is a check outcome whose failed clauses name the defect's clause (a setup failure counts only if it names it);
+// - a kill is a check outcome whose failed clauses name the defect's clause, or a clause it repeats (a setup failure counts
+//   only if it names it);
 // - a check that was skipped, failed only on other clauses, or failed without naming a clause (a timeout) kills nothing;
 // - a check that also fails on the baseline (the target without defect) kills nothing: it would fail anyway;
 // - a defect with no kill is a survivor; one whose checks were all skipped (or none ran) is a survivor too, marked unjudged.
@@ -56,6 +57,8 @@ export function buildMatrix(o: {
       .map((x) => x.check),
   );
   const rows: DefectRow[] = o.defects.map((d) => {
+    // A defect of a repetition (`repeats`) is killed by a failure of the clause it repeats: one requirement, two IDs.
+    const same = [d.clause, ...(CLAUSES.find((c) => c.id === d.clause)?.repeats ?? [])];
     const mine = o.outcomes.filter((x) => x.project === d.id);
     const row: DefectRow = {
       id: d.id,
@@ -72,7 +75,7 @@ export function buildMatrix(o: {
     for (const x of mine) {
       if (x.status === 'skipped' || x.status === 'interrupted') row.skipped.push(x.check);
       else if (baselineFailed.has(x.check)) row.baselineFailing.push(x.check);
-      else if (x.failedClauses.includes(d.clause)) row.kills.push({ check: x.check, ...(x.note ? { note: x.note } : {}) });
+      else if (x.failedClauses.some((c) => same.includes(c))) row.kills.push({ check: x.check, ...(x.note ? { note: x.note } : {}) });
       else if (x.failedClauses.length > 0 || x.status === 'failed' || x.status === 'timedOut')
         row.otherClauses.push({ check: x.check, failed: x.failedClauses.length ? x.failedClauses : [x.status] });
       else row.missed.push(x.check);
