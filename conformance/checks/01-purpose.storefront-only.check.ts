@@ -221,7 +221,9 @@ for (const cap of STOREFRONT_ONLY) {
             token,
             ...(probe.method === 'GET' || probe.method === 'DELETE' ? {} : { json: {} }),
           });
-          if (answers(res)) fail(`${probe.method} ${path} (${cap.what})`, 'no answer (not 2xx/3xx)', res.status, cap.clause);
+          // Served is this capability's own clause and the rule of all of them (not service endpoints); for the
+          // account-security family, also the rule that human-only operations are not routes.
+          if (answers(res)) fail(`${probe.method} ${path} (${cap.what})`, 'no answer (not 2xx/3xx)', res.status, clauses);
         }
         for (const { doc, described } of await describedOperations(shop)) {
           for (const probe of cap.probes) {

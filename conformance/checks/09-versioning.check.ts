@@ -60,6 +60,8 @@ test(
   ),
 );
 
+const ALIASED = ['PUR-RULE-1', 'VER-ROUTES-3'];
+
 test(
   ...check(
     {
@@ -84,10 +86,11 @@ test(
 
       for (const path of aliases) {
         const res = await shop.http.get(path, { token });
-        if (answers(res)) fail(`GET ${path} (an alias of a /v1 operation)`, 'no answer (not 2xx/3xx)', res.status, 'PUR-RULE-1');
+        // An answering alias is a second URL of the operation and an old path aliased to a current route.
+        if (answers(res)) fail(`GET ${path} (an alias of a /v1 operation)`, 'no answer (not 2xx/3xx)', res.status, ALIASED);
       }
       const add = await shop.http.post('/cart/items', { token, json: cartLine() });
-      if (answers(add)) fail('POST /cart/items (an alias of addCartItem)', 'no answer (not 2xx/3xx)', add.status, 'PUR-RULE-1');
+      if (answers(add)) fail('POST /cart/items (an alias of addCartItem)', 'no answer (not 2xx/3xx)', add.status, ALIASED);
     },
   ),
 );
@@ -165,7 +168,8 @@ test(
     },
     async (shop) => {
       for (const { path, res } of await probeOldPaths(shop)) {
-        if (answers(res)) fail(`GET ${path}`, 'no answer (not 2xx/3xx)', res.status, 'VER-ROUTES-2');
+        // An earlier path that answers still exists, and aliases the current checkout read.
+        if (answers(res)) fail(`GET ${path}`, 'no answer (not 2xx/3xx)', res.status, ['VER-ROUTES-2', 'VER-ROUTES-3']);
       }
     },
   ),

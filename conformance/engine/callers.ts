@@ -102,7 +102,8 @@ export function callerGuardCheck(operationId: string, request: (op: Operation) =
             status: 403,
             error: 'caller_not_allowed',
             docsUrl: shop.docsUrl,
-            clause: kind === 'operator' ? 'END-LIST-5' : listClause,
+            // The list's own clause, and the rule that the guard refuses kinds outside it at the one URL.
+            clause: [kind === 'operator' ? 'END-LIST-5' : listClause, 'PUR-RULE-2'],
           });
           if (res.headers.get('www-authenticate') !== null)
             fail(
