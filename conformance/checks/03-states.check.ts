@@ -14,6 +14,34 @@ const ended = () =>
     { sub: ENDED_ACCOUNTS.deleted, state: 'deleted', clause: 'STA-LIFE-2' },
     { sub: ENDED_ACCOUNTS.contactTransition, state: 'contact_transition', clause: 'STA-LIFE-3' },
   ] as const;
+type EndedAccount = ReturnType<typeof ended>[number];
+
+/**
+ * Judges every ended account, each on its own clause, then fails naming the clause of every state that failed: a server
+ * that refuses one state wrongly must be blamed for that state, not for the first state judged.
+ */
+async function judgeEachState(judge: (account: EndedAccount) => Promise<void>): Promise<void> {
+  const failures: CheckFailure[] = [];
+  for (const account of ended()) {
+    try {
+      await judge(account);
+    } catch (err) {
+      if (!(err instanceof CheckFailure)) throw err;
+      failures.push(err);
+    }
+  }
+  if (failures.length === 0) return;
+  if (failures.length === 1) throw failures[0]!;
+  const what = `${failures.length} of ${ended().length} ended states not refused as the spec says`;
+  const failure = new CheckFailure(what, {
+    expected: failures.map((f) => f.expected),
+    actual: failures.map((f) => f.actual),
+    clause: [...new Set(failures.flatMap((f) => f.clauses))],
+  });
+  // The first line names every failed clause; one line per state follows.
+  failure.message = [`[${failure.clauses.join(', ')}] ${what}:`, ...failures.map((f) => `  ${f.message}`)].join('\n');
+  throw failure;
+}
 
 /** Requests an account-bound caller makes: cart read and write (the body is the target's own), a catalog read. */
 const REQUESTS: readonly [string, (shop: Shop, token: string) => Promise<ShopResponse>][] = [
@@ -43,11 +71,11 @@ test(
       // Control: the same requests succeed for an active account (a fresh subject, provisioned active).
       const active = await shop.mint.customer({ sub: shop.subject('cust') });
       expectSuccess(await shop.http.get('/v1/cart', { token: active }), 'control: an active account reads its cart', 'AUTH-ACTIVE-1');
-      for (const { sub, state, clause } of ended()) {
+      await judgeEachState(async ({ sub, state, clause }) => {
         const token = await shop.mint.customer({ sub });
         for (const [what, send] of REQUESTS)
           expectAccessEnded(shop, await send(shop, token), clause, `${state} (${sub}), customer, ${what}`);
-      }
+      });
     },
   ),
 );
@@ -69,11 +97,11 @@ test(
         'control: a delegated caller of an active account reads its cart',
         'AUTH-ACTIVE-1',
       );
-      for (const { sub, state, clause } of ended()) {
+      await judgeEachState(async ({ sub, state, clause }) => {
         const token = await shop.mint.delegated({ sub });
         for (const [what, send] of REQUESTS)
           expectAccessEnded(shop, await send(shop, token), clause, `${state} (${sub}), delegated, ${what}`);
-      }
+      });
     },
   ),
 );
@@ -118,13 +146,15 @@ test(
       seed: true,
     },
     async (shop) => {
-      for (const { sub, clause } of ended()) {
+      await judgeEachState(async ({ sub, state, clause }) => {
         const res = await shop.http.get('/v1/me', { token: await shop.mint.customer({ sub }) });
-        expectProblem(res, { status: 401, error: 'account_access_ended', docsUrl: shop.docsUrl, clause });
-        const header = res.headers.get('www-authenticate');
-        if (header !== 'Bearer error="invalid_token"')
-          throw new CheckFailure('WWW-Authenticate', { expected: 'Bearer error="invalid_token"', actual: header, clause: 'ERR-TABLE-5' });
-      }
+        inCase(`${state} (${sub}), customer, GET /v1/me`, () => {
+          expectProblem(res, { status: 401, error: 'account_access_ended', docsUrl: shop.docsUrl, clause });
+          const header = res.headers.get('www-authenticate');
+          if (header !== 'Bearer error="invalid_token"')
+            throw new CheckFailure('WWW-Authenticate', { expected: 'Bearer error="invalid_token"', actual: header, clause: 'ERR-TABLE-5' });
+        });
+      });
     },
   ),
 );

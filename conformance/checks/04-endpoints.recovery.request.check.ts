@@ -4,6 +4,7 @@
 // Additional route facts). Invalid bodies are 400 invalid_request; valid ones naming an operation that exists nowhere
 // reach the lookup (404 recovery_not_found), so nothing is written.
 import { check, test } from '../engine/check.js';
+import { CheckFailure, type ClauseRef } from '../lib/assert.js';
 import { freshId } from '../lib/fresh-id.js';
 import { expectInvalidRecovery, expectRecoveryNotFound, unknownOperation } from './_shared/recover-account.js';
 import { RECOVERY_OPERATIONS } from './_shared/seed-data.js';
@@ -18,19 +19,42 @@ test(
       requires: ['recovery'],
     },
     async (shop) => {
-      const cases: [string, string, Record<string, unknown>][] = [
+      // A new email or a provider command is an unknown member too: that case judges both clauses.
+      const email = ['RES-RECOVERY-4', 'END-RECOVERY-5'] as const;
+      const command = ['RES-RECOVERY-4', 'END-RECOVERY-6'] as const;
+      const cases: [ClauseRef, string, Record<string, unknown>][] = [
         ['RES-RECOVERY-4', 'an unknown member', { note: 'hello' }],
         ['RES-RECOVERY-4', 'freshIntentId', { freshIntentId: freshId('intent') }],
         ['RES-RECOVERY-4', 'a status', { status: 'complete' }],
-        ['END-RECOVERY-5', 'email', { email: 'new.address@example.com' }],
-        ['END-RECOVERY-5', 'newEmail', { newEmail: 'new.address@example.com' }],
-        ['END-RECOVERY-5', 'pendingEmail', { pendingEmail: 'new.address@example.com' }],
-        ['END-RECOVERY-6', 'command', { command: 'delete_user' }],
-        ['END-RECOVERY-6', 'a provider action', { provider: { action: 'force_complete' } }],
+        [email, 'email', { email: 'new.address@example.com' }],
+        [email, 'newEmail', { newEmail: 'new.address@example.com' }],
+        [email, 'pendingEmail', { pendingEmail: 'new.address@example.com' }],
+        [command, 'command', { command: 'delete_user' }],
+        [command, 'a provider action', { provider: { action: 'force_complete' } }],
       ];
+      // Every case is judged, and the failure names the clauses of every case that failed: a server that takes a new email
+      // is blamed for it even when it also ignores other unknown members.
+      const failures: CheckFailure[] = [];
       for (const [clause, what, extra] of cases) {
         // An operation that exists nowhere: a service that ignored the member would answer 404, and change nothing.
-        await expectInvalidRecovery(shop, { ...unknownOperation(), ...extra }, what, clause);
+        try {
+          await expectInvalidRecovery(shop, { ...unknownOperation(), ...extra }, what, clause);
+        } catch (err) {
+          if (!(err instanceof CheckFailure)) throw err;
+          failures.push(err);
+        }
+      }
+      if (failures.length === 1) throw failures[0]!;
+      if (failures.length > 1) {
+        const what = `${failures.length} of ${cases.length} bodies with another member were not refused`;
+        const failure = new CheckFailure(what, {
+          expected: failures.map((f) => f.expected),
+          actual: failures.map((f) => f.actual),
+          clause: [...new Set(failures.flatMap((f) => f.clauses))],
+        });
+        // The first line names every failed clause; one line per case follows.
+        failure.message = [`[${failure.clauses.join(', ')}] ${what}:`, ...failures.map((f) => `  ${f.message}`)].join('\n');
+        throw failure;
       }
     },
   ),

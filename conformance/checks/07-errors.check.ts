@@ -4,7 +4,7 @@ import { check, test, type Shop } from '../engine/check.js';
 import { OPERATOR_ATTRIBUTION } from '../engine/callers.js';
 import { customerToken, delegatedToken } from './_shared/mint-callers.js';
 import type { ShopResponse } from '../engine/http.js';
-import { expectChallenge, expectNoStore, expectProblem, CheckFailure } from '../lib/assert.js';
+import { brief, expectChallenge, expectNoStore, expectProblem, expectStatus, fail, inCase, CheckFailure } from '../lib/assert.js';
 
 const noHeader = (res: { headers: Headers }, name: string, clause: string) => {
   const v = res.headers.get(name);
@@ -64,7 +64,78 @@ test(
     },
     async (shop) => {
       const res = await shop.http.post('/v1/cart/items', { body: '{"variant_id":', headers: { 'content-type': 'application/json' } });
-      expectProblem(res, { status: 400, error: String(res.body?.error ?? ''), docsUrl: shop.docsUrl, clause: 'ERR-PROBLEM-2' });
+      // A body that is not JSON is refused with 400 (Endpoints > Conventions), during decoding, so before the missing token
+      // is looked at (not 401).
+      expectStatus(res, 400, { clause: ['ERR-PROBLEM-2', 'END-CONV-4', 'AUTH-ORDER-1'] });
+      // The refusal is a problem document (the decoding failure's, and the conventions' "400 problem").
+      expectProblem(res, {
+        status: 400,
+        error: String(res.body?.error ?? ''),
+        docsUrl: shop.docsUrl,
+        clause: ['ERR-PROBLEM-2', 'END-CONV-4'],
+      });
+      // A decoding failure bypasses the normal error path, and still carries `instance` equal to X-Request-Id (Errors; the
+      // Resources member's rule, judged softly by expectProblem, too).
+      const requestId = res.headers.get('x-request-id');
+      if (requestId !== null && requestId !== '' && res.body?.instance !== requestId)
+        fail('problem "instance" of a decoding failure (the X-Request-Id)', requestId, res.body?.instance, [
+          'ERR-PROBLEM-6',
+          'RES-PROBLEM-8',
+        ]);
+    },
+  ),
+);
+
+// Killed by a server whose refusals of one kind (its 403s, say) carry a body of their own ({"message": …}) instead of the
+// problem document.
+test(
+  ...check(
+    {
+      id: 'err.failures.problem-document',
+      title:
+        'failures of every kind a client provokes are problem documents: 401 (no token, a bad token), 403 (a missing scope, a caller kind not allowed), 400 (a validation failure)',
+      clauses: ['ERR-PROBLEM-1', 'ERR-TABLE-1', 'ERR-TABLE-2', 'ERR-TABLE-8', 'ERR-TABLE-9', 'ERR-TABLE-11'],
+    },
+    async (shop) => {
+      const customer = await shop.mint.customer({ sub: shop.subject('cust') });
+      const cases: [what: string, row: string, send: () => Promise<ShopResponse>][] = [
+        ['no token, GET /v1/cart', 'ERR-TABLE-1', () => shop.http.get('/v1/cart')],
+        [
+          'a bad token, GET /v1/catalog/collections',
+          'ERR-TABLE-2',
+          () => shop.http.get('/v1/catalog/collections', { headers: { authorization: 'Bearer not.a.token' } }),
+        ],
+        [
+          'a customer token without cart:read, GET /v1/cart',
+          'ERR-TABLE-9',
+          async () => shop.http.get('/v1/cart', { token: await shop.mint.customer({ sub: shop.subject('cust'), scope: 'catalog:read' }) }),
+        ],
+        [
+          'a body naming no variant, POST /v1/cart/items',
+          'ERR-TABLE-11',
+          () => shop.http.post('/v1/cart/items', { token: customer, json: {} }),
+        ],
+      ];
+      if (shop.profile.capabilities.operators)
+        cases.push([
+          'an operator on a storefront route, GET /v1/cart',
+          'ERR-TABLE-8',
+          async () => shop.http.get('/v1/cart', { token: await shop.mint.operator(), headers: { operator: OPERATOR_ATTRIBUTION } }),
+        ]);
+      for (const [what, row, send] of cases) {
+        const res = await send();
+        inCase(what, () => {
+          // Each request is a failure of the error table (its status and code are its row's; judged elsewhere).
+          if (res.status < 400 || res.status > 499) fail('a refusal', 'a 4xx failure', brief(res), row);
+          // Every failure uses the problem document: a JSON object naming its `error`, with the Resources members.
+          const doc = res.body as unknown;
+          if (typeof doc !== 'object' || doc === null || Array.isArray(doc))
+            fail('problem document', 'a JSON object', res.text.slice(0, 300), 'ERR-PROBLEM-1');
+          const code = (doc as Record<string, unknown>).error;
+          if (typeof code !== 'string' || code === '') fail('problem "error"', 'a non-empty string', code, 'ERR-PROBLEM-1');
+          expectProblem(res, { status: res.status, error: code as string, docsUrl: shop.docsUrl, clause: 'ERR-PROBLEM-1' });
+        });
+      }
     },
   ),
 );

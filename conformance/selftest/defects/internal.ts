@@ -2,8 +2,8 @@
 // END-RECOVERY-5/6): the proxy puts the right secret in place of a wrong or missing one, or repairs the body, so that the
 // server behind accepts what it must refuse.
 import { CLAUSES_BY_ID } from '../../clauses/index.js';
-import { headerOf, withHeader, type ProxyRequest } from '../proxy.js';
-import { lenient, pathOf, problemCode, wire, type Defect, type DefectContext } from './types.js';
+import { headerOf, withHeader, type ProxyAnswer, type ProxyRequest } from '../proxy.js';
+import { lenient, notAStream, pathOf, problemCode, wire, type Defect, type DefectContext } from './types.js';
 
 type SecretName = 'idpActionSecret' | 'proxyIdpSecret' | 'conversationHubSecret' | 'accountRecoverySecret';
 
@@ -126,7 +126,29 @@ export const INTERNAL_DEFECTS: readonly Defect[] = [
   recoveryStatus('internal.recovery-remaining-as-complete', 'END-RECOVERY-9', 'pending', 'complete'),
   recoveryStatus('internal.recovery-cancelled-as-pending', 'STA-RECOVERY-3', 'cancelled', 'pending'),
   recoveryStatus('internal.recovery-retired-as-pending', 'END-RECOVERY-10', 'cancelled', 'pending'),
-  recoveryStatus('internal.recovery-cancelled-reopened', 'STA-RECOVERY-4', 'cancelled', 'pending'),
+  {
+    // Not every cancelled answer (that is STA-RECOVERY-3's defect): the retired authorization answers `cancelled` once, and
+    // a repeat of the same operation finds it reopened. The proxy remembers, per operation, that it answered once.
+    id: 'internal.recovery-cancelled-reopened',
+    clause: 'STA-RECOVERY-4',
+    description: 'a cancelled recovery authorization answers `cancelled` once, then is reopened: every repeat answers `pending`',
+    kind: 'wire',
+    rules: () => {
+      const answered = new Set<string>();
+      return {
+        buffer: notAStream,
+        response: (a: ProxyAnswer, r: ProxyRequest): ProxyAnswer => {
+          if (!isRecover(r) || a.status !== 200 || a.body === undefined || !a.body.includes('"status":"cancelled"')) return a;
+          const operation = /"operationId":"([^"]*)"/.exec(a.body)?.[1] ?? '';
+          if (!answered.has(operation)) {
+            answered.add(operation);
+            return a;
+          }
+          return { ...a, body: a.body.replace('"status":"cancelled"', '"status":"pending"') };
+        },
+      };
+    },
+  },
   wire('internal.recovery-not-found-as-400', 'END-RECOVERY-12', 'recovery_not_found answered 400', (a, r) =>
     isRecover(r) && problemCode(a) === 'recovery_not_found' ? { ...a, status: 400 } : a,
   ),
