@@ -33,7 +33,10 @@ export async function createProgram(names: readonly string[] = Object.keys(COMMA
   const program = new Command('shop-conformance')
     .description('Reference server and conformance suite for the shop HTTP/JSON service.')
     .version(SUITE_VERSION)
-    .showHelpAfterError()
+    // A usage error is one line on stderr (exit 2), as the configuration errors are; --help shows the usage.
+    .configureOutput({
+      outputError: (text, write) => write(`shop-conformance: ${text.replace(/^error: /, '').trimEnd()} (see --help)\n`),
+    })
     .exitOverride((err) => {
       process.exit(err.exitCode === 0 ? 0 : EXIT.usage);
     });

@@ -454,6 +454,17 @@ test('cli token: usage errors exit 2 with one line on stderr and nothing on stdo
   }
 });
 
+test('cli: commander usage errors (missing option, unknown option or command) are one line on stderr, exit 2', async () => {
+  for (const args of [['doctor'], ['run', '--bogus'], ['nosuch'], ['token', 'customer', '--expires-in']]) {
+    const r = await cli(args);
+    assert.equal(r.code, 2, `${args.join(' ')}: ${r.stderr}`);
+    assert.equal(r.stdout, '', args.join(' '));
+    const lines = r.stderr.split('\n').filter((l) => l !== '' && !l.startsWith('npm warn'));
+    assert.equal(lines.length, 1, `${args.join(' ')}: ${r.stderr}`);
+    assert.match(lines[0]!, /^shop-conformance: /);
+  }
+});
+
 test('cli guest-session: a value matching the format that verifies with HMAC', async () => {
   const r = await cli(['guest-session']);
   assert.equal(r.code, 0, r.stderr);
