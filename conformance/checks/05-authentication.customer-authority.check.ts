@@ -9,8 +9,9 @@ import { randomUUID } from 'node:crypto';
 import { check, test } from '../engine/check.js';
 import { expectSuccess, fail } from '../lib/assert.js';
 import { signWith } from '../lib/mint.js';
+import { addAddress, createdAddressId } from './_shared/add-address.js';
 import { cartLine, expectNamesVariant, expectNotNamesVariant } from './_shared/expect-cart.js';
-import { expectInvalidToken } from './_shared/expect-refusals.js';
+import { expectInvalidToken, expectOwnershipRefusal } from './_shared/expect-refusals.js';
 import { VARIANT } from './_shared/seed-data.js';
 import { baselineOf, expectUnchanged } from '../lib/compare.js';
 
@@ -27,11 +28,13 @@ test(
     async (shop) => {
       const sub = shop.subject('cust');
       const token = await shop.mint.customer({ sub });
-      expectSuccess(
-        await shop.http.post('/v1/cart/items', { token, json: cartLine() }),
-        'first request of a fresh token: add',
+      // Served at all, the website token without act is recognized as a customer (AUTH-KIND-2), served with its own token and
+      // nothing else (AUTH-CRED-2), on its first request (AUTH-CUST-4): one observation of the three.
+      expectSuccess(await shop.http.post('/v1/cart/items', { token, json: cartLine() }), 'first request of a fresh token alone: add', [
         'AUTH-CUST-4',
-      );
+        'AUTH-KIND-2',
+        'AUTH-CRED-2',
+      ]);
       expectNamesVariant(
         await shop.http.get('/v1/cart', { token: await shop.mint.customer({ sub }) }),
         VARIANT,
@@ -44,6 +47,37 @@ test(
         "another sub's cart",
         'AUTH-KIND-3',
       );
+    },
+  ),
+);
+
+test(
+  ...check(
+    {
+      id: 'auth.customer.account-of-its-sub',
+      title: "a customer acts on the account of its sub: another sub's token neither lists nor deletes the address it added",
+      clauses: ['AUTH-KIND-3'],
+    },
+    async (shop) => {
+      const sub = shop.subject('cust');
+      const owner = await shop.mint.customer({ sub });
+      const other = await shop.mint.customer({ sub: shop.subject('cust') });
+      const id = createdAddressId(await addAddress(shop, owner, 'AUTH-KIND-3'));
+      const path = `/v1/me/addresses/${encodeURIComponent(id)}`;
+      const listed = await shop.http.get('/v1/me/addresses', { token: other });
+      expectSuccess(listed, "another sub's token lists its addresses", 'AUTH-KIND-3');
+      if (listed.text.includes(id)) fail("another sub's addresses", `no ${id}`, listed.text.slice(0, 300), 'AUTH-KIND-3');
+      // The spec does not say whether another account's row is 403 or 404: either, with a problem document.
+      expectOwnershipRefusal(
+        shop,
+        await shop.http.delete(path, { token: other }),
+        "another sub's token deletes the address",
+        'AUTH-KIND-3',
+      );
+      // A fresh token of the owner's sub (no session, no registration) is the same account: its address is still there.
+      const own = await shop.http.get('/v1/me/addresses', { token: await shop.mint.customer({ sub }) });
+      expectSuccess(own, "a fresh token of the owner's sub lists its addresses", 'AUTH-KIND-3');
+      if (!own.text.includes(id)) fail("the owner's addresses", `still ${id}`, own.text.slice(0, 300), 'AUTH-KIND-3');
     },
   ),
 );

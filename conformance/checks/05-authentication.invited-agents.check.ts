@@ -5,18 +5,60 @@
 //
 // Every check makes its own agents: fresh account subjects, fresh invited-agent ids, fresh assistant sessions registered
 // through the identity-provider proxy's internal routes (conformance/checks/_shared/assistant.ts).
-import { check, test } from '../engine/check.js';
+import { check, test, type Shop } from '../engine/check.js';
 import { OPERATOR_ATTRIBUTION } from '../engine/callers.js';
-import { ALL_PERMISSIONS, reportAuthorization } from './_shared/assistant.js';
-import { expectProblem, expectSuccess, fail, inCase } from '../lib/assert.js';
+import { ALL_PERMISSIONS, errorOf, reportAuthorization } from './_shared/assistant.js';
+import { brief, expectProblem, expectSuccess, fail, failSoft, inCase } from '../lib/assert.js';
 import { freshHex } from '../lib/fresh-id.js';
 import { nowSeconds } from '../lib/jws.js';
 import { AGENT_FORWARD_SCOPE, PERMISSIONS } from '../../contract/scopes.js';
 import { cartLine, expectNamesVariant, expectNotNamesVariant } from './_shared/expect-cart.js';
 import { expectCredentialRefused, expectInsufficientScope, expectInvalidToken } from './_shared/expect-refusals.js';
-import { expectAuthority, invitedAgent, sendInvited } from './_shared/probe-agents.js';
+import {
+  expectAuthority,
+  expectPassesGuard,
+  invitedAgent,
+  OP,
+  PERMISSION_PROBES,
+  probe,
+  sendInvited,
+  type Send,
+} from './_shared/probe-agents.js';
 import { VARIANT } from './_shared/seed-data.js';
 import { contextHeader } from './_shared/artifact-headers.js';
+
+/** The row of the permission table (Scope translation) whose API scopes a permission unlocks. */
+const PERMISSION_ROW: Readonly<Record<string, string>> = {
+  'assistant:read': 'AUTH-SCOPE-7',
+  'assistant:write': 'AUTH-SCOPE-8',
+  checkout: 'AUTH-SCOPE-9',
+};
+
+/**
+ * The invited agent's authority equals what `permissions` map to (probe-agents' expectAuthority, with each refusal judged
+ * on its own clauses): a probe whose permission is held passes the guard (the case's clause); one whose permission is not
+ * held is refused 403 insufficient_scope, a failure of the case's clause, of the guard's rule (AUTH-SCOPE-4) and of the
+ * permission's row, judged softly so that every probe and case is reached (probes change nothing); the `scope` it names,
+ * the permission or the API scope (the spec names no form for invited agents), is judged on the case's clause.
+ */
+async function expectPermissions(shop: Shop, send: Send, permissions: readonly string[], clause: string): Promise<void> {
+  for (const [id, needs] of PERMISSION_PROBES) {
+    const op = OP(id);
+    const res = await send(probe(op));
+    const what = `${id} with permissions [${permissions.join(', ')}]`;
+    if (needs === undefined || permissions.includes(needs)) {
+      inCase(what, () => expectPassesGuard(res, id, clause));
+      continue;
+    }
+    if (res.status !== 403 || errorOf(res) !== 'insufficient_scope') {
+      failSoft(`${what}: refused for want of ${needs}`, '403 insufficient_scope', brief(res), [
+        ...new Set([clause, 'AUTH-SCOPE-4', PERMISSION_ROW[needs] ?? 'AUTH-SCOPE-4']),
+      ]);
+      continue;
+    }
+    inCase(what, () => expectInsufficientScope(shop, res, clause, [needs, ...op.apiScopes]));
+  }
+}
 
 test(
   ...check(
@@ -94,7 +136,7 @@ test(
         ['AUTH-SCOPE-4', PERMISSIONS],
       ];
       for (const [clause, permissions] of sets) {
-        await expectAuthority(shop, sendInvited(shop, await invitedAgent(shop, { permissions })), permissions, clause, 'either');
+        await expectPermissions(shop, sendInvited(shop, await invitedAgent(shop, { permissions })), permissions, clause);
       }
     },
   ),

@@ -8,7 +8,7 @@
 import { check, test } from '../engine/check.js';
 import { OPERATOR_ATTRIBUTION } from '../engine/callers.js';
 import type { ShopResponse } from '../engine/http.js';
-import { expectProblem, expectSuccess, fail } from '../lib/assert.js';
+import { brief, expectProblem, expectSuccess, fail, is4xx } from '../lib/assert.js';
 import { freshShopperIp } from '../lib/shopper.js';
 import { cartLine, cartQuantity, expectNamesVariant, expectNotNamesVariant } from './_shared/expect-cart.js';
 import { VARIANT } from './_shared/seed-data.js';
@@ -31,14 +31,20 @@ test(
         ['updateCartItem', () => shop.http.patch(`/v1/cart/items/${VARIANT}`, { token: narrow, json: cartQuantity(2) })],
         ['removeCartItem', () => shop.http.delete(`/v1/cart/items/${VARIANT}`, { token: narrow })],
       ];
-      for (const [, send] of writes)
-        expectProblem(await send(), {
+      for (const [what, send] of writes) {
+        const res = await send();
+        // Refused for the missing scope: the customer's scopes are checked (AUTH-CUST-1) and the answer is the Errors table's
+        // row (ERR-TABLE-9); the document's `scope` member is the table's alone.
+        if (res.status !== 403 || res.body?.error !== 'insufficient_scope')
+          fail(`${what} without cart:write`, '403 insufficient_scope', brief(res), ['AUTH-CUST-1', 'ERR-TABLE-9']);
+        expectProblem(res, {
           status: 403,
           error: 'insufficient_scope',
           scope: 'cart:write',
           docsUrl: shop.docsUrl,
           clause: 'ERR-TABLE-9',
         });
+      }
       expectNotNamesVariant(
         await shop.http.get('/v1/cart', { token: narrow }),
         VARIANT,
@@ -86,14 +92,18 @@ test(
     async (shop) => {
       const token = await shop.mint.operator();
       const headers = { operator: OPERATOR_ATTRIBUTION };
-      const calls: [string, () => Promise<ShopResponse>][] = [
-        ['searchProducts', () => shop.http.get('/v1/catalog/products', { token, headers })],
-        ['listCollections', () => shop.http.get('/v1/catalog/collections', { token, headers })],
-        ['getCart', () => shop.http.get('/v1/cart', { token, headers })],
-        ['addCartItem', () => shop.http.post('/v1/cart/items', { token, headers, json: cartLine() })],
+      // [operation, call, whether serving it would grant customer authority]: a cart is customer (or guest) authority, which
+      // an operator token never grants (AUTH-ACTIVE-3); the catalog is the storefront list's alone.
+      const calls: [string, () => Promise<ShopResponse>, boolean][] = [
+        ['getCart', () => shop.http.get('/v1/cart', { token, headers }), true],
+        ['addCartItem', () => shop.http.post('/v1/cart/items', { token, headers, json: cartLine() }), true],
+        ['searchProducts', () => shop.http.get('/v1/catalog/products', { token, headers }), false],
+        ['listCollections', () => shop.http.get('/v1/catalog/collections', { token, headers }), false],
       ];
-      for (const [, send] of calls) {
+      for (const [what, send, customerAuthority] of calls) {
         const res = await send();
+        if (customerAuthority && !is4xx(res))
+          fail(`operator on ${what}: refused`, '403 caller_not_allowed', brief(res), ['END-LIST-1', 'AUTH-ACTIVE-3']);
         expectProblem(res, { status: 403, error: 'caller_not_allowed', docsUrl: shop.docsUrl, clause: 'END-LIST-1' });
         if (res.headers.get('www-authenticate') !== null)
           fail('WWW-Authenticate on caller_not_allowed', null, res.headers.get('www-authenticate'), 'ERR-TABLE-8');
@@ -116,7 +126,11 @@ test(
     async (shop) => {
       const sub = shop.subject('cust');
       const delegated = await shop.mint.delegated({ sub, actChain: ['agent_client_1'] });
-      expectSuccess(await shop.http.post('/v1/cart/items', { token: delegated, json: cartLine() }), 'delegated add', 'AUTH-KIND-5');
+      // Served at all, the on-behalf-of token is the agent-protocol server's credential (AUTH-CRED-3), recognized as delegated.
+      expectSuccess(await shop.http.post('/v1/cart/items', { token: delegated, json: cartLine() }), 'delegated add', [
+        'AUTH-KIND-5',
+        'AUTH-CRED-3',
+      ]);
       expectNamesVariant(
         await shop.http.get('/v1/cart', { token: await shop.mint.customer({ sub }) }),
         VARIANT,

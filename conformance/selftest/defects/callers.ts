@@ -71,12 +71,13 @@ export const CALLERS_DEFECTS: readonly Defect[] = [
   lenient(
     'auth.machine-client-without-kind-accepted',
     'AUTH-TOKEN-11',
-    'a machine token of a client with no caller kind is accepted (read as the storefront)',
+    'a machine token of a configured client with no machine caller kind (website, agent-protocol, assistant proxy) is accepted (read as the storefront)',
+    // A client the profile configures but whose machine tokens no caller kind takes; an unknown client is AUTH-TOKEN-9's.
     repairBearer((_h, c, ctx) =>
       typeof c.client_id === 'string' &&
-      !(Object.values(ctx.profile.clients) as unknown[]).includes(c.client_id) &&
-      typeof c.sub === 'string' &&
-      c.sub.endsWith('@clients')
+      [ctx.profile.clients.website, ctx.profile.clients.agentProtocol, ctx.profile.clients.personalAgentProxy].includes(c.client_id) &&
+      c.sub === `${c.client_id}@clients` &&
+      !('act' in c)
         ? ((c.client_id = ctx.profile.clients.storefront), (c.sub = `${ctx.profile.clients.storefront}@clients`), true)
         : false,
     ),

@@ -2,7 +2,7 @@
 // END-IDENT-*), of rate budgets (LIM-RATE-*) and of discovery (PUR-HUMAN-4, VER-PREFIX-2).
 import { signGuestSession } from '../../lib/guest-session.js';
 import { headerOf, mapHeader, type ProxyAnswer, type ProxyRequest } from '../proxy.js';
-import { editJson, lenient, pathOf, problemCode, wire, type Defect, type DefectContext } from './types.js';
+import { editJson, lenient, notAStream, pathOf, problemCode, wire, type Defect, type DefectContext } from './types.js';
 
 type Claims = Record<string, unknown>;
 const claimsOf = (req: ProxyRequest): Claims | undefined => {
@@ -149,11 +149,29 @@ export const KINDS_DEFECTS: readonly Defect[] = [
   wire('auth.ended-account-validated-first', 'AUTH-TOKEN-13', 'an ended account with a body is answered 400 invalid_request', (a, r) =>
     problemCode(a) === 'account_access_ended' && r.method !== 'GET' ? refused(a, 400, 'invalid_request') : a,
   ),
-  wire('auth.rate-limit-before-guard', 'AUTH-ORDER-8', 'caller_not_allowed answered 429 with Retry-After', (a) =>
-    problemCode(a) === 'caller_not_allowed'
-      ? { ...refused(a, 429, 'rate_limited'), headers: [...refused(a, 429, 'rate_limited').headers, ['Retry-After', '1']] }
-      : a,
-  ),
+  {
+    // A rate limit that runs before the guard: once a shopper's budget of an operation is spent (a 429 seen), the requests
+    // of that shopper to that operation the guard refuses (caller_not_allowed, insufficient_scope) are answered 429 too.
+    id: 'auth.rate-limit-before-guard',
+    clause: 'AUTH-ORDER-8',
+    kind: 'wire',
+    description: 'over a spent budget, a request the guard refuses is answered 429 with Retry-After (the rate limit runs first)',
+    rules: () => {
+      const spent = new Set<string>();
+      const keyOf = (r: ProxyRequest) => `${headerOf(r.headers, 'shopper-ip') ?? String(claimsOf(r)?.sub)} ${r.method} ${pathOf(r)}`;
+      return {
+        buffer: notAStream,
+        response(a: ProxyAnswer, r: ProxyRequest): ProxyAnswer {
+          if (a.status === 429) spent.add(keyOf(r));
+          else if (spent.has(keyOf(r)) && ['caller_not_allowed', 'insufficient_scope'].includes(problemCode(a) ?? '')) {
+            const limited = refused(a, 429, 'rate_limited');
+            return { ...limited, headers: [...limited.headers, ['Retry-After', '1']] };
+          }
+          return a;
+        },
+      };
+    },
+  },
   budgetUnenforced('limits.guest-budget-unenforced', 'LIM-RATE-1', 'guest budgets', (r) => !pathOf(r).startsWith('/assistant/')),
   budgetUnenforced('limits.session-budget-unenforced', 'LIM-RATE-2', 'assistant session budgets', () => true),
   budgetUnenforced('limits.client-budget-unenforced', 'LIM-RATE-3', 'assistant client budgets', () => true),
