@@ -66,7 +66,8 @@ test(
       const path = `/v1/me/addresses/${encodeURIComponent(id)}`;
       const listed = await shop.http.get('/v1/me/addresses', { token: other });
       expectSuccess(listed, "another sub's token lists its addresses", 'AUTH-KIND-3');
-      if (listed.text.includes(id)) fail("another sub's addresses", `no ${id}`, listed.text.slice(0, 300), 'AUTH-KIND-3');
+      // Looked for only when the id is distinctive (a short one, such as `7`, may occur in any text).
+      if (id.length >= 8 && listed.text.includes(id)) fail("another sub's addresses", `no ${id}`, listed.text.slice(0, 300), 'AUTH-KIND-3');
       // The spec does not say whether another account's row is 403 or 404: either, with a problem document.
       expectOwnershipRefusal(
         shop,
