@@ -1,4 +1,4 @@
-// npm run bench [-- --only startup,throughput,suite,self-test,latency,tests] [--rounds N] [--seconds S]: the project's targets,
+// npm run bench [-- --only startup,throughput,suite,failing,self-test,latency,tests] [--rounds N] [--seconds S]: the project's targets,
 // measured on this machine as medians and as ratios taken in the same run (these machines are shared and noisy, so never
 // compare a figure with a constant from another run). Each section prints its figures and whether its target is met.
 import { spawnSync } from 'node:child_process';
@@ -10,9 +10,10 @@ import { parseArgs } from 'node:util';
 import { benchStartup } from './startup.js';
 import { benchThroughput } from './throughput.js';
 import { benchSuite } from './suite.js';
+import { benchFailing } from './failing.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
-const SECTIONS = ['startup', 'throughput', 'suite', 'self-test', 'latency', 'tests'] as const;
+const SECTIONS = ['startup', 'throughput', 'suite', 'failing', 'self-test', 'latency', 'tests'] as const;
 
 const { values } = parseArgs({
   options: {
@@ -36,7 +37,7 @@ const verdict = (ok: boolean) => {
 const line = (text: string) => process.stdout.write(`${text}\n`);
 
 // The sections that run the published bin need it built from the current sources.
-if (['startup', 'throughput', 'suite', 'self-test'].some((x) => only.has(x))) {
+if (['startup', 'throughput', 'suite', 'failing', 'self-test'].some((x) => only.has(x))) {
   const built = spawnSync('npm', ['run', 'build', '--silent'], { cwd: ROOT, stdio: 'inherit' });
   if (built.status !== 0) {
     process.stderr.write('bench: npm run build failed\n');
@@ -81,6 +82,13 @@ if (only.has('suite')) {
   );
   line(`   checks (Playwright) ${r.playwrightS.toFixed(1)} s; start, doctor and reporters ${r.outsideS.toFixed(1)} s`);
   line(`   ${r.passed} passed, ${r.failed} failed, ${r.skipped} skipped`);
+}
+
+if (only.has('failing')) {
+  line(`\n== A failing deployment beside a passing one (level spec, reference behind a proxy; median of ${rounds}; target ≤ 2 ×)`);
+  const r = await benchFailing(rounds);
+  line(`   passing ${r.passingS.toFixed(1)} s; X-Request-Id dropped (most checks fail) ${r.failingS.toFixed(1)} s (exits ${r.exits})`);
+  line(`   ratio ${(r.failingS / r.passingS).toFixed(2)} ×  ${verdict(r.failingS <= 2 * r.passingS)}`);
 }
 
 if (only.has('self-test')) {

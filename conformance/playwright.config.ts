@@ -60,5 +60,6 @@ export default defineConfig<object, { shopVariant: TargetVariant | undefined }>(
   retries: 0,
   timeout: 30_000,
   outputDir: join(output, 'test-results'),
-  reporter: [...requested.map(playwrightReporter), [join(here, 'engine', `reporter.${ext}`)]],
+  // keep-worker first: it restores the verdict of a failed check before any other reporter sees it.
+  reporter: [[join(here, 'engine', `keep-worker.${ext}`)], ...requested.map(playwrightReporter), [join(here, 'engine', `reporter.${ext}`)]],
 });
