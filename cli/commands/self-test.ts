@@ -9,13 +9,14 @@ import { fileURLToPath } from 'node:url';
 import { Command, Option } from 'commander';
 import { z } from 'zod';
 import { CLAUSES_BY_ID } from '../../conformance/clauses/index.js';
-import { ENV, readProfileFile } from '../../conformance/engine/params.js';
+import { ENV, readProfileFile, type TargetVariant } from '../../conformance/engine/params.js';
 import { createMinter } from '../../conformance/lib/mint.js';
 import { DEFECTS, toothless, type Defect } from '../../conformance/selftest/defects/index.js';
 import { buildMatrix, formatMatrix, htmlMatrix, type Outcome } from '../../conformance/selftest/matrix.js';
-import { packDefects, PLAN_ENV, type Plan, type PlannedDefect } from '../../conformance/selftest/plan.js';
+import { isBaseline, packDefects, PLAN_ENV, type Plan, type PlannedDefect } from '../../conformance/selftest/plan.js';
 import { startProxy, type Proxy } from '../../conformance/selftest/proxy.js';
 import { FIXTURE_PROFILE } from '../../reference/src/paths.js';
+import { EMBEDDED_VARIANTS, startEmbeddedVariants, type RunningVariants } from '../embedded-variants.js';
 import { EXIT } from '../exit.js';
 import { startEmbedded } from './run.js';
 
@@ -66,16 +67,25 @@ function playwright(args: string[], env: NodeJS.ProcessEnv, stdout: 'pipe' | num
 }
 
 interface ListedSuite {
-  specs?: { tags?: string[] }[];
+  specs?: { title?: string; tags?: string[] }[];
   suites?: ListedSuite[];
 }
 
-/** The clause tags of every listed check (Playwright's JSON report of `--list`). */
-function checkClauses(json: string): string[][] {
-  const out: string[][] = [];
+interface ListedCheck {
+  /** The check id (`[<id>] …` of the title). */
+  id: string;
+  clauses: string[];
+}
+
+/** Every listed check: its id and clause tags (Playwright's JSON report of `--list`). */
+export function listedChecks(json: string): ListedCheck[] {
+  const out: ListedCheck[] = [];
   const walk = (s: ListedSuite) => {
     for (const spec of s.specs ?? [])
-      out.push((spec.tags ?? []).map((t) => t.replace(/^@/, '')).filter((t) => /^[A-Z]+-[A-Z0-9-]*\d$/.test(t)));
+      out.push({
+        id: /^\[([^\]]+)\]/.exec(spec.title ?? '')?.[1] ?? '',
+        clauses: (spec.tags ?? []).map((t) => t.replace(/^@/, '')).filter((t) => /^[A-Z]+-[A-Z0-9-]*\d$/.test(t)),
+      });
     for (const child of s.suites ?? []) walk(child);
   };
   try {
@@ -116,6 +126,14 @@ export async function selfTest(
   rmSync(outcomesFile, { force: true });
   const started = Date.now();
   const proxies: Proxy[] = [];
+  const variantSets: RunningVariants[] = [];
+  /** One variant deployment with its own identity provider, in its own directory. */
+  const startVariants = async (p: typeof profile, dir: string, name: string): Promise<RunningVariants> => {
+    mkdirSync(dir, { recursive: true });
+    const set = await startEmbeddedVariants(p, dir, [name]);
+    variantSets.push(set);
+    return set;
+  };
   let embedded: Awaited<ReturnType<typeof startEmbedded>> | undefined;
   try {
     let target = o.baseUrl;
@@ -155,17 +173,43 @@ export async function selfTest(
       env,
       'pipe',
     );
-    const checks = checkClauses(listed.stdout);
+    const listing = listedChecks(listed.stdout);
+    const checks = listing.map((c) => c.clauses);
     const packs = packDefects(planned, checks);
+    // The embedded run's variant deployments (cli/embedded-variants.ts): a defect whose clause a variant's check judges is
+    // also judged there, behind its own proxy in front of its own instance of that variant.
+    const variantProjects: NonNullable<Plan['variants']> = [];
+    if (embedded) {
+      const baselineChecks = new Map<string, Set<string>>();
+      for (const [i, d] of defects.entries()) {
+        for (const v of EMBEDDED_VARIANTS) {
+          const ids = v.checks.filter((id) => listing.some((c) => c.id === id && c.clauses.includes(d.clause)));
+          if (ids.length === 0) continue;
+          const [instance] = (await startVariants(profile, join(embedded.dir, `defect-${i}-${v.name}`), v.name)).variants;
+          const variantProfile = readProfileFile(instance!.profilePath, { toMint: true });
+          const proxy = await startProxy(instance!.baseUrl, d.rules({ profile: variantProfile, mint: createMinter(variantProfile) }));
+          proxies.push(proxy);
+          const variant: TargetVariant = { ...instance!, baseUrl: proxy.url, checks: ids };
+          variantProjects.push({ name: `variant-${v.name}-${i + 1}`, variant, defects: [{ id: d.id, clause: d.clause, url: proxy.url }] });
+          for (const id of ids) baselineChecks.set(v.name, (baselineChecks.get(v.name) ?? new Set()).add(id));
+        }
+      }
+      if (o.baseline)
+        for (const [name, ids] of baselineChecks) {
+          const [instance] = (await startVariants(profile, join(embedded.dir, `baseline-${name}`), name)).variants;
+          variantProjects.push({ name: `baseline-variant-${name}`, variant: { ...instance!, checks: [...ids] }, defects: [] });
+        }
+    }
     const plan: Plan = {
       target,
       level,
       baseline: o.baseline ? clauses : [],
       projects: packs.map((defects, i) => ({ name: `defects-${i + 1}`, defects })),
+      ...(variantProjects.length ? { variants: variantProjects } : {}),
     };
     writeFileSync(planFile, JSON.stringify(plan, null, 2) + '\n');
     io.err(
-      `self-test: ${defects.length} defect(s) behind ${proxies.length} proxies in ${plan.projects.length} project(s), ${checks.length} checks, level ${level}\n`,
+      `self-test: ${defects.length} defect(s) behind ${proxies.length} proxies in ${plan.projects.length + variantProjects.length} project(s) (${variantProjects.length} on variant deployments), ${checks.length} checks, level ${level}\n`,
     );
     const args = [require.resolve('@playwright/test/cli'), 'test', '--config', CONFIG];
     if (o.workers) args.push('--workers', o.workers);
@@ -175,10 +219,12 @@ export async function selfTest(
       io.err(`shop-conformance self-test: Playwright exited ${code} without outcomes\n`);
       return EXIT.usage;
     }
-    const byProject = new Map(plan.projects.map((p) => [p.name, p.defects]));
-    // A packed project's outcome belongs to the one defect whose clause the check cites.
+    const byProject = new Map([...plan.projects, ...variantProjects].map((p) => [p.name, p.defects]));
+    // A packed project's outcome belongs to the one defect whose clause the check cites; a variant's baseline is baseline.
     const outcomes = (JSON.parse(readFileSync(outcomesFile, 'utf8')) as Outcome[]).map((x) =>
-      x.project === 'baseline' ? x : { ...x, project: byProject.get(x.project)?.find((d) => x.tags?.includes(d.clause))?.id ?? x.project },
+      isBaseline(x.project)
+        ? { ...x, project: 'baseline' }
+        : { ...x, project: byProject.get(x.project)?.find((d) => x.tags?.includes(d.clause))?.id ?? x.project },
     );
     const matrix = buildMatrix({ target: o.baseUrl ?? 'embedded reference', level, defects, library: DEFECTS, outcomes });
     writeFileSync(
@@ -193,6 +239,7 @@ export async function selfTest(
     return matrix.summary.killed === matrix.summary.defects ? EXIT.ok : EXIT.failed;
   } finally {
     await Promise.all(proxies.map((p) => p.close()));
+    await Promise.all(variantSets.map((v) => v.close()));
     if (embedded) {
       await embedded.server.close();
       rmSync(embedded.dir, { recursive: true, force: true });

@@ -5,8 +5,8 @@
 // Levels. The spec shows no payload shapes and not the scopes of the checkout reads: those are the reference's
 // (docs/account.md) and are checked at level reference. Probes address ids the seed does not hold, so nothing is written.
 import { check, test } from '../engine/check.js';
-import { callerGuardCheck, guardRefused } from '../engine/callers.js';
-import { brief, expectProblem, expectSuccess, fail } from '../lib/assert.js';
+import { callerGuardCheck, credentialsOfClaimedKinds, guardRefused } from '../engine/callers.js';
+import { brief, expectProblem, expectSuccess, fail, inCase } from '../lib/assert.js';
 import { OPERATIONS_BY_ID } from '../../contract/operations.js';
 import { ADDRESS } from './_shared/add-address.js';
 import { customerToken, delegatedToken } from './_shared/mint-callers.js';
@@ -186,6 +186,27 @@ test(
           }
         }
       }
+    },
+  ),
+);
+
+// --- the diagnostic read -----------------------------------------------------------------------------------------------
+
+// GET /v1/me is served under its own diagnostic list (Caller lists by name), whose members the spec does not show: the
+// reference admits every caller kind so that any credential can be diagnosed (contract/callers.ts). Reference level; the
+// agents' own diagnostic reads are judged in part 5 (agents.invited.me.reference, agents.assistant.me.reference).
+test(
+  ...check(
+    {
+      id: 'endpoints.me.diagnostic-list.reference',
+      title:
+        "GET /v1/me admits the reference's diagnostic list, not the account list: a customer, a delegated caller, a guest and an operator each get 200",
+      clauses: ['END-LIST-6'],
+      level: 'reference',
+    },
+    async (shop) => {
+      for (const [kind, who] of await credentialsOfClaimedKinds(shop))
+        await inCase(`${kind} on GET /v1/me`, async () => expectSuccess(await shop.http.get('/v1/me', who), 'GET /v1/me', 'END-LIST-6'));
     },
   ),
 );

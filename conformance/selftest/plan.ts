@@ -5,6 +5,7 @@
 // whose checks are disjoint share a project instead: the project greps the checks of all its defects, and each check
 // reaches the proxy of the one defect whose clause it cites (check.ts, `selftestTargets`).
 import { readFileSync } from 'node:fs';
+import type { TargetVariant } from '../engine/params.js';
 
 export const PLAN_ENV = 'SHOP_CONFORMANCE_SELFTEST_PLAN';
 
@@ -21,9 +22,21 @@ export interface Plan {
   baseline: string[];
   /** Defects packed so that no check of a project cites the clauses of two of its defects. */
   projects: { name: string; defects: PlannedDefect[] }[];
+  /**
+   * Projects judged on a variant deployment of the embedded run (cli/embedded-variants.ts): the checks that only such a
+   * deployment can judge (`variant.checks`), against the variant itself (`baseline-variant-<name>`, no defect) or behind a
+   * defect's proxy in front of its own instance of the variant (`variant.baseUrl` is then the proxy's).
+   */
+  variants?: { name: string; variant: TargetVariant; defects: PlannedDefect[] }[];
   /** Set while the CLI lists the checks (one project of every clause, no proxy). */
   listing?: string[];
 }
+
+/** A project of the baseline (the target itself, or a variant deployment without defect). */
+export const isBaseline = (project: string): boolean => project === 'baseline' || project.startsWith('baseline-');
+
+/** Matches the tests whose check id is one of `ids` (titled `[<id>] …`). */
+export const checkGrep = (ids: readonly string[]): RegExp => new RegExp(`\\[(?:${ids.map(escape).join('|')})\\]`);
 
 export function readPlan(env: NodeJS.ProcessEnv = process.env): Plan {
   const path = env[PLAN_ENV];

@@ -4,16 +4,16 @@
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from '@playwright/test';
-import { ENV } from '../engine/params.js';
-import { clauseGrep, readPlan } from './plan.js';
+import { ENV, type TargetVariant } from '../engine/params.js';
+import { checkGrep, clauseGrep, readPlan } from './plan.js';
 
 const here = fileURLToPath(new URL('.', import.meta.url));
 const ext = import.meta.url.endsWith('.ts') ? 'ts' : 'js';
 const plan = readPlan();
 const output = process.env[ENV.output] ?? join(process.cwd(), 'conformance-output');
 
-// `selftestTargets` is the suite's own fixture option (engine/check.ts).
-export default defineConfig<{ selftestTargets?: Record<string, string> }>({
+// `selftestTargets` and `shopVariant` are the suite's own fixture options (engine/check.ts).
+export default defineConfig<{ selftestTargets?: Record<string, string> }, { shopVariant: TargetVariant | undefined }>({
   testDir: join(here, '..', 'checks'),
   testMatch: /.*\.check\.(ts|js)$/,
   fullyParallel: true,
@@ -32,5 +32,8 @@ export default defineConfig<{ selftestTargets?: Record<string, string> }>({
           grep: clauseGrep(p.defects.map((d) => d.clause)),
           use: { selftestTargets: Object.fromEntries(p.defects.map((d) => [d.clause, d.url])) },
         })),
+        // A variant deployment's checks, against the variant (baseline) or behind one defect's proxy in front of its own
+        // instance of the variant (plan.ts).
+        ...(plan.variants ?? []).map((p) => ({ name: p.name, grep: checkGrep(p.variant.checks), use: { shopVariant: p.variant } })),
       ],
 });

@@ -28,13 +28,19 @@ export interface ProxyRules {
   request?(req: ProxyRequest): ProxyRequest | Promise<ProxyRequest>;
   /**
    * Rewrites a JSON request body (`req` as it goes upstream). Such a body is buffered, not piped, and goes upstream with
-   * its new Content-Length.
+   * its new Content-Length. Returning `{ body, headers }` replaces the request's header fields too (a leniency defect that
+   * signs what it lets through).
    */
-  requestBody?(req: ProxyRequest, body: string): string;
+  requestBody?(req: ProxyRequest, body: string): string | { body: string; headers: Fields };
   /** Which answers are buffered so that `response` sees (and may replace) the body. Default: JSON media types. */
   buffer?(answer: ProxyAnswer, req: ProxyRequest): boolean;
   /** Rewrites the status, the header fields and, when buffered, the body. */
   response?(answer: ProxyAnswer, req: ProxyRequest): ProxyAnswer;
+  /**
+   * For an answer that streams through (not buffered): a filter of its chunks as they come (an event stream stays live;
+   * the filter may hold back a partial line until its end arrives). Undefined leaves the answer piped as it is.
+   */
+  streamFilter?(answer: ProxyAnswer, req: ProxyRequest): ((chunk: Buffer) => Buffer) | undefined;
   /** Every body goes out with Transfer-Encoding: chunked and no Content-Length, in several chunks. */
   chunked?: boolean;
 }
@@ -87,7 +93,9 @@ export async function startProxy(target: string, rules: ProxyRules = {}, port = 
     if (rules.requestBody && hasBody && isJsonMediaType(headerOf(fields, 'content-type'))) {
       const parts: Buffer[] = [];
       for await (const chunk of req) parts.push(chunk as Buffer);
-      rewritten = Buffer.from(rules.requestBody(sent, Buffer.concat(parts).toString('utf8')), 'utf8');
+      const next = rules.requestBody(sent, Buffer.concat(parts).toString('utf8'));
+      if (typeof next !== 'string') fields = next.headers.filter(([k]) => !HOP_BY_HOP.has(k.toLowerCase()));
+      rewritten = Buffer.from(typeof next === 'string' ? next : next.body, 'utf8');
       fields = [...fields.filter(([k]) => !FRAMING.has(k.toLowerCase())), ['Content-Length', String(rewritten.length)]];
     }
     const out = request({
@@ -132,7 +140,14 @@ export async function startProxy(target: string, rules: ProxyRules = {}, port = 
         res.writeHead(answer.status, headers.flat());
         // The head goes on at once, as a reverse proxy forwards it: an event stream may send its first bytes much later.
         if (!bodiless) res.flushHeaders();
-        up.pipe(res);
+        const filter = bodiless ? undefined : rules.streamFilter?.(head, incoming);
+        if (filter) {
+          up.on('data', (d: Buffer) => {
+            const out = filter(d);
+            if (out.length > 0) res.write(out);
+          });
+          up.on('end', () => res.end());
+        } else up.pipe(res);
         up.on('error', abandon);
         return;
       }

@@ -1,6 +1,6 @@
 // Defects of the Errors part (ERR-*): the problem document's headers and the error table's statuses and challenges.
 import { headerOf, mapHeader } from '../proxy.js';
-import { editJson, pathOf, problemCode, setField, withoutField, wire, type Defect } from './types.js';
+import { editJson, pathOf, problemAnswer, problemCode, setField, withoutField, wire, wireWith, type Defect } from './types.js';
 
 export const ERRORS_DEFECTS: readonly Defect[] = [
   wire('errors.no-store-dropped-on-auth-refusals', 'ERR-PROBLEM-5', 'Cache-Control: no-store dropped on 401, 403 and 429 answers', (a) =>
@@ -154,6 +154,17 @@ export const ERRORS_DEFECTS: readonly Defect[] = [
             b.error = 'insufficient_scope';
             b.scope = 'agent:forward';
           })
+        : a,
+  ),
+  // Judged on a deployment whose key set the suite can take down (the embedded `verifier-outage` variant,
+  // cli/embedded-variants.ts): a verifier that takes an unreachable key set for a key it does not know.
+  wireWith(
+    'errors.verifier-outage-as-invalid-token',
+    'ERR-TABLE-13',
+    'a verifier outage (key set unreachable) is answered 401 invalid_token, as if the token were bad, instead of 503 unavailable',
+    (ctx) => (a) =>
+      a.status === 503 && problemCode(a) === 'unavailable'
+        ? problemAnswer(ctx, a, 401, 'invalid_token', 'Unauthorized', [['WWW-Authenticate', 'Bearer error="invalid_token"']])
         : a,
   ),
 ];

@@ -1,9 +1,23 @@
 // Leniency defects of the internal routes (END-PUBLIC-9..18) and of the recovery body (RES-RECOVERY-*, LIM-RECOVERY-*,
 // END-RECOVERY-5/6): the proxy puts the right secret in place of a wrong or missing one, or repairs the body, so that the
-// server behind accepts what it must refuse.
+// server behind accepts what it must refuse. Then the recovery endpoint's phases and repeats (STA-PARTIAL-*, END-RECOVERY-*,
+// some stateful: a repeat answered otherwise than the first, a restriction lifted by a request), and the internal group's
+// own authentication (PUR-RULE-4; END-PUBLIC-17 on a deployment without the recovery secret).
 import { CLAUSES_BY_ID } from '../../clauses/index.js';
-import { headerOf, withHeader, type ProxyAnswer, type ProxyRequest } from '../proxy.js';
-import { lenient, notAStream, pathOf, problemCode, wire, type Defect, type DefectContext } from './types.js';
+import { headerOf, withHeader, type ProxyAnswer, type ProxyRequest, type ProxyRules } from '../proxy.js';
+import {
+  keptBodies,
+  lenient,
+  notAStream,
+  pathOf,
+  problemAnswer,
+  problemCode,
+  tokenClaims,
+  wire,
+  wireWith,
+  type Defect,
+  type DefectContext,
+} from './types.js';
 
 type SecretName = 'idpActionSecret' | 'proxyIdpSecret' | 'conversationHubSecret' | 'accountRecoverySecret';
 
@@ -61,7 +75,205 @@ const recoveryStatus = (id: string, clause: string, from: string, to: string): D
     return { ...a, body: a.body.replace(`"status":"${from}"`, `"status":"${to}"`) };
   });
 
+type RecoveryOperation = { operationId: string; subject: string; purpose: 'email' | 'delete' };
+type RecoveryOperations = Record<'proofPending' | 'providerPending' | 'completeDelete' | 'completeEmail' | 'cancelled', RecoveryOperation>;
+
+/** The fixture seed's recovery operations (fixtures/seed.json; the checks' defaults, checks/_shared/seed-data.ts). */
+const FIXTURE_RECOVERY: RecoveryOperations = {
+  proofPending: { operationId: 'recop_0002', subject: 'cust_transition', purpose: 'email' },
+  providerPending: { operationId: 'recop_0001', subject: 'cust_deleting', purpose: 'delete' },
+  completeDelete: { operationId: 'recop_0003', subject: 'cust_deleted', purpose: 'delete' },
+  completeEmail: { operationId: 'recop_0006', subject: 'cust_ben', purpose: 'email' },
+  cancelled: { operationId: 'recop_0005', subject: 'cust_dev', purpose: 'delete' },
+};
+
+/** The deployment's recovery operations: the profile's `data`, else the fixture seed's. */
+const recoveryOperations = (ctx: DefectContext): RecoveryOperations => ctx.profile.data?.recoveryOperations ?? FIXTURE_RECOVERY;
+
+/** The recovery operation a request body names (same subject and operationId), if the deployment holds it. */
+const named = (ctx: DefectContext, body: Record<string, unknown> | undefined): [keyof RecoveryOperations, RecoveryOperation] | undefined =>
+  (Object.entries(recoveryOperations(ctx)) as [keyof RecoveryOperations, RecoveryOperation][]).find(
+    ([, op]) => op.operationId === body?.operationId && op.subject === body?.subject,
+  );
+
+/** A 200 recovery answer, as the reference shapes it. */
+const recoveryAnswer = (a: ProxyAnswer, status: string, operationId: unknown): ProxyAnswer => ({
+  status: 200,
+  headers: [
+    ['Content-Type', 'application/json; charset=utf-8'],
+    ['Cache-Control', 'no-store'],
+    ...a.headers.filter(([k]) => /^x-request-id$/i.test(k)),
+  ],
+  body: JSON.stringify({ status, operationId }),
+});
+
+/** A route answered for an account whose access ended as if it were active (an empty object: nothing of it is read). */
+const letIn = (a: ProxyAnswer): ProxyAnswer => ({
+  status: 200,
+  headers: [
+    ['Content-Type', 'application/json; charset=utf-8'],
+    ['Cache-Control', 'no-store'],
+    ...a.headers.filter(([k]) => /^x-request-id$/i.test(k)),
+  ],
+  body: '{}',
+});
+
+/**
+ * A stateful recovery defect: `lifts` sees each recovery answer with the body of its request and decides whether the
+ * subject's restriction is lifted; from then on, requests with a token of that subject refused 401 account_access_ended
+ * are let in.
+ */
+const liftsRestriction = (
+  id: string,
+  clause: string,
+  description: string,
+  lifts: (ctx: DefectContext, a: ProxyAnswer, body: Record<string, unknown> | undefined) => boolean,
+): Defect => ({
+  id,
+  clause,
+  description,
+  kind: 'wire',
+  rules: (ctx): ProxyRules => {
+    const kept = keptBodies();
+    const lifted = new Set<string>();
+    return {
+      buffer: notAStream,
+      requestBody: kept.requestBody,
+      response(a, r) {
+        if (isRecover(r)) {
+          const body = kept.of(r);
+          if (typeof body?.subject === 'string' && lifts(ctx, a, body)) lifted.add(body.subject);
+          return a;
+        }
+        const sub = tokenClaims(r)?.sub;
+        return typeof sub === 'string' && lifted.has(sub) && problemCode(a) === 'account_access_ended' ? letIn(a) : a;
+      },
+    };
+  },
+});
+
 export const INTERNAL_DEFECTS: readonly Defect[] = [
+  // ---------------------------------------------------------------------------------------------- the internal group
+  // A server that mounted its internal routes behind the operations' pipeline: an access token reaches the caller guard,
+  // which refuses it as a caller kind of no list, instead of the route's own authentication refusing the credential.
+  wireWith(
+    'internal.routes-behind-caller-guard',
+    'PUR-RULE-4',
+    "internal routes are guarded by the operations' caller guard: a valid access token is refused 403 caller_not_allowed",
+    (ctx) => (a, r) =>
+      pathOf(r).startsWith('/internal/') &&
+      tokenClaims(r) !== undefined &&
+      (a.status === 401 || a.status === 403) &&
+      problemCode(a) !== 'caller_not_allowed'
+        ? problemAnswer(ctx, a, 403, 'caller_not_allowed', 'Forbidden')
+        : a,
+  ),
+  // ------------------------------------------------------------------------------------- recovery: phases and repeats
+  // A provider failure that discards the operation's checkpoints: the partly failed operation cannot be resumed.
+  wireWith(
+    'internal.partial-failure-checkpoints-lost',
+    'STA-PARTIAL-1',
+    'a partly failed operation loses its checkpoints: resuming it (provider work pending) is 404 recovery_not_found',
+    (ctx) => (a, r) =>
+      isRecover(r) && a.status === 200 && a.body?.includes('"status":"pending"')
+        ? problemAnswer(ctx, a, 404, 'recovery_not_found', 'Not Found')
+        : a,
+  ),
+  liftsRestriction(
+    'internal.partial-failure-restriction-lifted',
+    'STA-PARTIAL-2',
+    "a resumption that is still pending lifts the account's restriction: its tokens work again before the operation finishes",
+    (_ctx, a) => a.status === 200 && (a.body ?? '').includes('"status":"pending"'),
+  ),
+  liftsRestriction(
+    'internal.recovery-phase-unchecked',
+    'END-RECOVERY-3',
+    'the endpoint advances an operation before it checks its persisted phase: a proof_pending request is refused, but its account leaves contact_transition',
+    (ctx, a, body) => problemCode(a) === 'recovery_not_found' && named(ctx, body)?.[0] === 'proofPending',
+  ),
+  {
+    id: 'internal.recovery-begins-unconsumed-proof',
+    clause: 'END-RECOVERY-4',
+    description: 'an operation whose proof was never consumed is begun by the recovery endpoint: answered 200 pending',
+    kind: 'wire',
+    rules: (ctx): ProxyRules => {
+      const kept = keptBodies();
+      return {
+        buffer: notAStream,
+        requestBody: kept.requestBody,
+        response(a, r) {
+          const body = kept.of(r);
+          const op = named(ctx, body);
+          return isRecover(r) && problemCode(a) === 'recovery_not_found' && op?.[0] === 'proofPending' && body?.purpose === op[1].purpose
+            ? recoveryAnswer(a, 'pending', op[1].operationId)
+            : a;
+        },
+      };
+    },
+  },
+  // The lookup by subject and operationId only: the purpose of the request is taken from the operation found.
+  lenient(
+    'internal.recovery-purpose-unchecked',
+    'END-RECOVERY-2',
+    'the purpose is not checked: a request naming another purpose resumes the operation',
+    (ctx) => {
+      const repair = fixRecoveryBody((b) => {
+        const op = named(ctx, b);
+        if (op) b.purpose = op[1].purpose;
+      });
+      return repair();
+    },
+  ),
+  {
+    // Not every complete answer (that is STA-RECOVERY-1's defect): the first answers `complete`, a repeat restarts it.
+    id: 'internal.recovery-repeat-restarts',
+    clause: 'END-RECOVERY-7',
+    description: 'a repeated request for a finished operation restarts it: the first answers `complete`, every repeat `pending`',
+    kind: 'wire',
+    rules: (): ProxyRules => {
+      const answered = new Set<string>();
+      return {
+        buffer: notAStream,
+        response: (a: ProxyAnswer, r: ProxyRequest): ProxyAnswer => {
+          if (!isRecover(r) || a.status !== 200 || a.body === undefined || !a.body.includes('"status":"complete"')) return a;
+          const operation = /"operationId":"([^"]*)"/.exec(a.body)?.[1] ?? '';
+          if (!answered.has(operation)) {
+            answered.add(operation);
+            return a;
+          }
+          return { ...a, body: a.body.replace('"status":"complete"', '"status":"pending"') };
+        },
+      };
+    },
+  },
+  {
+    // Judged on a deployment without ACCOUNT_RECOVERY_SECRET (the embedded `closed` variant, cli/embedded-variants.ts).
+    id: 'internal.recovery-open-without-secret',
+    clause: 'END-PUBLIC-17',
+    description: 'with no ACCOUNT_RECOVERY_SECRET configured, an empty bearer matches the unset secret: the endpoint answers',
+    kind: 'wire',
+    rules: (ctx): ProxyRules => {
+      const kept = keptBodies();
+      const status: Partial<Record<keyof RecoveryOperations, string>> = {
+        cancelled: 'cancelled',
+        completeDelete: 'complete',
+        completeEmail: 'complete',
+        providerPending: 'pending',
+      };
+      return {
+        buffer: notAStream,
+        requestBody: kept.requestBody,
+        response(a, r) {
+          if (!isRecover(r) || a.status < 400 || !/^Bearer\s*$/i.test(headerOf(r.headers, 'authorization') ?? '-')) return a;
+          const body = kept.of(r);
+          const op = named(ctx, body);
+          const answer = op && body?.purpose === op[1].purpose ? status[op[0]] : undefined;
+          return answer ? recoveryAnswer(a, answer, op![1].operationId) : problemAnswer(ctx, a, 404, 'recovery_not_found', 'Not Found');
+        },
+      };
+    },
+  },
+  // ----------------------------------------------------------------------------------------------------------------------
   ...SECRET_ROUTES.map(([clause, match, secret, carrier]) =>
     lenient(
       `internal.${clause.toLowerCase()}.any-credential-accepted`,

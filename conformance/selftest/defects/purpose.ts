@@ -1,6 +1,14 @@
 // Defects of the Purpose part (PUR-*) and of Versioning (VER-*): routes that must not exist answer, CORS is offered.
 import { headerOf } from '../proxy.js';
-import { pathOf, problemCode, setField, wire, type Defect } from './types.js';
+import type { ProxyRequest } from '../proxy.js';
+import { jsonSegment, pathOf, problemAnswer, problemCode, setField, wire, wireWith, type Defect } from './types.js';
+
+/** The request carries a signed invited-agent context (a JWS whose header says `typ: invited-agent+jwt`) in any field. */
+const carriesInvitedContext = (r: ProxyRequest): boolean =>
+  r.headers.some(([, v]) => {
+    const m = /^([\w-]+)\.[\w-]+\.[\w-]+$/.exec(v.trim());
+    return m !== null && jsonSegment(m[1]!)?.typ === 'invited-agent+jwt';
+  });
 
 /** Answers 200 {} where the target has no route: a server that serves what the spec says is not a service endpoint. */
 const servesUnknownRoutes = (id: string, clause: string, what: string): Defect =>
@@ -21,6 +29,14 @@ const servesUnknownRoutes = (id: string, clause: string, what: string): Defect =
   );
 
 export const PURPOSE_DEFECTS: readonly Defect[] = [
+  // A service built for the storefront, agent-protocol server, backoffice and assistants that never learned invited agents:
+  // the web-agent-forwarder's requests with a context fall to the guard as a machine client of no list.
+  wireWith(
+    'purpose.invited-agents-not-accepted',
+    'PUR-CALLERS-1',
+    'invited agents in a website session are not served: a forwarder token with an invited-agent context gets 403 caller_not_allowed',
+    (ctx) => (a, r) => (carriesInvitedContext(r) && a.status < 400 ? problemAnswer(ctx, a, 403, 'caller_not_allowed', 'Forbidden') : a),
+  ),
   wire('purpose.cors-offered', 'PUR-PROTO-3', 'Access-Control-Allow-Origin: * on answers to requests with Origin', (a, r) =>
     headerOf(r.headers, 'origin')
       ? { ...a, headers: setField(setField(a.headers, 'Access-Control-Allow-Origin', '*'), 'Access-Control-Allow-Methods', 'GET, POST') }

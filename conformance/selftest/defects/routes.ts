@@ -3,7 +3,7 @@
 // derived from the catalogue's own text ("<op> is <METHOD> <path>").
 import { CLAUSES } from '../../clauses/index.js';
 import { headerOf } from '../proxy.js';
-import { editJson, pathOf, problemCode, wire, type Defect } from './types.js';
+import { editJson, lenient, pathOf, problemCode, wire, type Defect } from './types.js';
 import type { ProxyAnswer, ProxyRequest } from '../proxy.js';
 
 const notFound = (a: ProxyAnswer): ProxyAnswer => ({
@@ -89,5 +89,20 @@ export const ROUTES_DEFECTS: readonly Defect[] = [
           b.title = 'Unauthorized';
         })
       : a,
+  ),
+  // A route table that kept one operation where an older version had it: listCollections at /catalog/collections, outside
+  // /v1 (its /v1 path goes where no route is, and the server answers it as unmatched).
+  lenient(
+    'routes.operation-outside-v1',
+    'VER-PREFIX-1',
+    'listCollections is served at /catalog/collections instead of /v1/catalog/collections (the /v1 path is unmatched)',
+    () => ({
+      request(req: ProxyRequest): ProxyRequest {
+        const [path, query] = [pathOf(req), req.path.slice(pathOf(req).length)];
+        if (path === '/v1/catalog/collections') return { ...req, path: `/v1/catalog/collections-unrouted${query}` };
+        if (path === '/catalog/collections') return { ...req, path: `/v1/catalog/collections${query}` };
+        return req;
+      },
+    }),
   ),
 ];

@@ -37,6 +37,20 @@ export const wire = (
   rules: () => ({ buffer: notAStream, response }),
 });
 
+/** A wire defect whose rewrite needs the profile (problem types under its docsUrl, its client ids). */
+export const wireWith = (
+  id: string,
+  clause: string,
+  description: string,
+  response: (ctx: DefectContext) => (a: ProxyAnswer, r: ProxyRequest) => ProxyAnswer,
+): Defect => ({
+  id,
+  clause,
+  description,
+  kind: 'wire',
+  rules: (ctx) => ({ buffer: notAStream, response: response(ctx) }),
+});
+
 export const lenient = (id: string, clause: string, description: string, rules: (ctx: DefectContext) => ProxyRules): Defect => ({
   id,
   clause,
@@ -73,3 +87,73 @@ export function problemCode(a: ProxyAnswer): string | undefined {
 export const pathOf = (r: ProxyRequest): string => r.path.split('?')[0]!;
 export const withoutField = (fields: Fields, name: string): Fields => fields.filter(([k]) => k.toLowerCase() !== name.toLowerCase());
 export const setField = (fields: Fields, name: string, value: string): Fields => [...withoutField(fields, name), [name, value]];
+
+/** The claims of the request's bearer (or DPoP) access token, unverified; undefined when it carries none. */
+export function tokenClaims(r: ProxyRequest): Record<string, unknown> | undefined {
+  const m = /^(?:Bearer|DPoP)\s+([\w-]+)\.([\w-]+)\.[\w-]*$/i.exec(headerOf(r.headers, 'authorization') ?? '');
+  return m ? jsonSegment(m[2]!) : undefined;
+}
+
+/** A base64url JSON segment of a JWS, parsed; undefined when it is not one. */
+export function jsonSegment(segment: string): Record<string, unknown> | undefined {
+  try {
+    const v = JSON.parse(Buffer.from(segment, 'base64url').toString('utf8')) as unknown;
+    return v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * A problem document answer of `status` and `error` (its `type` under the profile's `docsUrl`), keeping the upstream
+ * answer's X-Request-Id as its `instance`.
+ */
+export function problemAnswer(
+  ctx: DefectContext,
+  a: ProxyAnswer,
+  status: number,
+  error: string,
+  title: string,
+  extra: Fields = [],
+): ProxyAnswer {
+  const requestId = headerOf(a.headers, 'x-request-id');
+  return {
+    status,
+    headers: [
+      ['Content-Type', 'application/problem+json'],
+      ['Cache-Control', 'no-store'],
+      ...a.headers.filter(([k]) => /^(x-request-id|dpop-nonce|traceparent)$/i.test(k)),
+      ...extra,
+    ],
+    body: JSON.stringify({
+      type: `${ctx.profile.docsUrl.replace(/\/+$/, '')}/api/problems/${error}`,
+      title,
+      status,
+      error,
+      ...(requestId ? { instance: requestId } : {}),
+    }),
+  };
+}
+
+/**
+ * The JSON request bodies of a defect's requests, kept for its `response` rule: the proxy hands `requestBody` and
+ * `response` the same request object when no `request` rule replaces it. `requestBody` passes the body on unchanged.
+ */
+export function keptBodies(): {
+  requestBody(req: ProxyRequest, body: string): string;
+  of(req: ProxyRequest): Record<string, unknown> | undefined;
+} {
+  const bodies = new WeakMap<ProxyRequest, Record<string, unknown>>();
+  return {
+    requestBody(req, body) {
+      try {
+        const v = JSON.parse(body) as unknown;
+        if (v && typeof v === 'object' && !Array.isArray(v)) bodies.set(req, v as Record<string, unknown>);
+      } catch {
+        // Not JSON: nothing kept.
+      }
+      return body;
+    },
+    of: (req) => bodies.get(req),
+  };
+}

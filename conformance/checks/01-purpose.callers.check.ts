@@ -1,0 +1,56 @@
+// Spec part 1, What the service does, its callers: the web storefront (guest visitors and signed-in customers), an
+// agent-protocol server acting for a user, a backoffice application, invited agents in a website session and personal
+// assistant agents calling directly. Each caller the profile claims is accepted: a read of its own passes authentication
+// and the guard (a 2xx for the cart; the backoffice's read is the target's own route, admitted). How each kind is
+// recognized is judged in part 5; this check judges only that none is turned away.
+//
+// Data. Fresh subjects, a fresh guest cart, a fresh invited agent and a fresh assistant session: nothing is shared.
+import { check, test } from '../engine/check.js';
+import { credentialsOf } from '../engine/callers.js';
+import { brief, expectSuccess, fail, inCase } from '../lib/assert.js';
+import { AssistantAgent } from './_shared/assistant.js';
+import { route, send } from './_shared/call-ops.js';
+import { invitedAgent } from './_shared/probe-agents.js';
+
+test(
+  ...check(
+    {
+      id: 'purpose.callers.accepted',
+      title:
+        'every caller the profile claims is accepted: a guest and a customer of the storefront, the agent-protocol server, the backoffice, an invited agent and an assistant each get a 2xx on a read of their own',
+      clauses: ['PUR-CALLERS-1'],
+    },
+    async (shop) => {
+      const caps = shop.profile.capabilities;
+      await inCase('the storefront for a signed-in customer (GET /v1/cart)', async () =>
+        expectSuccess(await shop.http.get('/v1/cart', await credentialsOf(shop, 'customer')), 'GET /v1/cart', 'PUR-CALLERS-1'),
+      );
+      if (caps.guests)
+        await inCase('the storefront for a guest visitor (GET /v1/cart with a Guest-Session)', async () =>
+          expectSuccess(await shop.http.get('/v1/cart', await credentialsOf(shop, 'guest')), 'GET /v1/cart', 'PUR-CALLERS-1'),
+        );
+      if (caps.delegated)
+        await inCase('the agent-protocol server acting for a user (GET /v1/cart)', async () =>
+          expectSuccess(await shop.http.get('/v1/cart', await credentialsOf(shop, 'delegated')), 'GET /v1/cart', 'PUR-CALLERS-1'),
+        );
+      if (caps.operators)
+        await inCase('the backoffice (searchOpsOrders)', async () => {
+          // Its route and query are the target's (not shown): a 400 for a query it wants is still an admitted caller.
+          const r = route('searchOpsOrders');
+          const res = await send(shop, r, await credentialsOf(shop, 'operator'));
+          if ([401, 403, 404, 405].includes(res.status) || res.status >= 500)
+            fail(`${r.method} ${r.path} as the backoffice`, 'admitted (not 401, 403, 404, 405 or 5xx)', brief(res), 'PUR-CALLERS-1');
+        });
+      if (caps.invitedAgents)
+        await inCase('an invited agent in a website session (GET /v1/cart)', async () => {
+          const inv = await invitedAgent(shop);
+          expectSuccess(await shop.http.get('/v1/cart', { headers: inv.headers }), 'GET /v1/cart', 'PUR-CALLERS-1');
+        });
+      if (caps.assistants)
+        await inCase('a personal assistant agent calling directly (GET /v1/cart)', async () => {
+          const agent = await AssistantAgent.create(shop);
+          expectSuccess((await agent.get('/v1/cart')).res, 'GET /v1/cart', 'PUR-CALLERS-1');
+        });
+    },
+  ),
+);
