@@ -71,6 +71,11 @@ export const conventionsSchema = z
 const id = z.string().min(1);
 const recoveryOperation = z.object({ operationId: id, subject: id, purpose: z.enum(['email', 'delete']) }).strict();
 const checkoutAccount = z.object({ sub: id, card: id.describe('Its one saved card.'), address: id.describe('Its one address.') }).strict();
+const order = (what: string) =>
+  z
+    .object({ id, number: id.optional().describe('Its order number as shown to the customer.') })
+    .strict()
+    .describe(`An order ${what}.`);
 /** null: the deployment holds no such data; the checks that need it are skipped, naming the field. */
 const held = <T extends z.ZodType>(schema: T, what: string) =>
   schema.nullable().optional().describe(`${what} (default: the fixture seed's; null: none on this deployment).`);
@@ -111,6 +116,53 @@ export const dataSchema = z
         })
         .strict(),
       'Accounts with one saved card and one address, no orders: eight ordinary ones, one whose card the provider declines, one whose payment settles by webhook',
+    ),
+    accounts: held(
+      z
+        .object({
+          reader: z
+            .object({
+              sub: id,
+              name: id.describe('Its display name.'),
+              email: id,
+              line1: id.describe('The first line of one of its addresses.'),
+              phone: id,
+              last4: z.array(id).min(1).describe('The last four digits of each of its saved cards.'),
+              cardPrefix: id.describe("A prefix every one of its saved cards' ids starts with."),
+              orderIds: z.array(id).min(2).describe('Its orders, newest first.'),
+              addressIds: z.array(id).min(2).describe('Its addresses, newest first.'),
+            })
+            .strict()
+            .describe('An active account the read checks read, eligible for the self-service account feature.'),
+          other: z.object({ sub: id }).strict().describe('Another active account, owner of orders.other*.'),
+          ineligible: z
+            .object({ sub: id, name: id })
+            .strict()
+            .describe('An active account not eligible for the self-service account feature, and its display name.'),
+          third: z.object({ sub: id }).strict().describe('A third active account, owner of orders.thirdCancelled.'),
+          noCard: z.object({ sub: id }).strict().describe('An active account with an address and no saved card.'),
+          foreignData: z
+            .array(id)
+            .min(1)
+            .describe("Pieces of the other accounts' data (ids, names, emails) that the reader's reads must never show."),
+        })
+        .strict(),
+      'Named accounts the account-data and operator checks read (all members or none)',
+    ),
+    orders: held(
+      z
+        .object({
+          readerDelivered: order('delivered, of accounts.reader'),
+          readerRefunded: order('refunded, of accounts.reader'),
+          readerFulfilled: order('fulfilled, of accounts.reader'),
+          readerPendingPayment: order('pending payment (the webhook checks settle it), of accounts.reader'),
+          otherPaid: order('paid (cancellable), of accounts.other'),
+          otherCancelled: order('cancelled, of accounts.other'),
+          otherReturnRequested: order('with a return requested, of accounts.other'),
+          thirdCancelled: order('cancelled, of accounts.third'),
+        })
+        .strict(),
+      'Orders of the named accounts in each state (all members or none)',
     ),
     recoveryOperations: held(
       z

@@ -248,3 +248,46 @@ describe('configuration-dependent checks judge deployments configured that way',
     });
   }
 });
+
+describe('a profile that declares no named accounts', () => {
+  test('the checks that read them are skipped, each naming data.accounts or data.orders; the run passes', async () => {
+    const dir = out();
+    const profile = join(dir, 'profile.json');
+    const fixture = JSON.parse(readFileSync(FIXTURE_PROFILE_PATH, 'utf8'));
+    writeFileSync(profile, JSON.stringify({ ...fixture, data: { ...fixture.data, accounts: null, orders: null } }));
+    const server = await startServer(
+      loadConfig({ env: {}, profilePath: FIXTURE_PROFILE_PATH, overrides: { port: 0, databasePath: ':memory:', logLevel: 'silent' } }),
+    );
+    try {
+      const r = await cli([
+        'run',
+        '--base-url',
+        server.url,
+        '--profile',
+        profile,
+        '--level',
+        'spec',
+        '--grep',
+        'endpoints\\.account\\.(reads|isolation|ownership\\.orders)(?![.\\w-])',
+        '--reporter',
+        'list',
+        '--output',
+        dir,
+      ]);
+      assert.equal(r.code, 0, r.out);
+      const report = JSON.parse(readFileSync(join(dir, 'conformance-report.json'), 'utf8'));
+      const checks = report.checks as { id: string; status: string; reason?: string }[];
+      assert.deepEqual(checks.map((k) => k.id).sort(), [
+        'endpoints.account.isolation',
+        'endpoints.account.ownership.orders',
+        'endpoints.account.reads',
+      ]);
+      for (const k of checks) {
+        assert.equal(k.status, 'skipped', k.id);
+        assert.match(k.reason ?? '', /data\.(accounts|orders)/, k.id);
+      }
+    } finally {
+      await server.close();
+    }
+  });
+});

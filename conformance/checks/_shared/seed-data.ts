@@ -29,12 +29,17 @@ const value = <K extends keyof Data>(field: K, seed: NonNullable<Data[K]>): NonN
 
 /**
  * A declared object, else the fixture seed's; when the profile declares `null` (the deployment holds no such data), any
- * read of it inside a check skips that check, naming the field to fill. Outside a check (module scope) it reads the seed's.
+ * read of it inside a check skips that check, naming the field to fill. Outside a check (module scope, titles) it reads the
+ * seed's; objects read from it stay guarded, so a check that reads a value kept from module scope is skipped all the same.
  */
 function held<T extends object>(field: keyof Data, seed: T): T {
   if (declared[field] !== null) return (declared[field] as T | undefined) ?? seed;
-  return new Proxy(seed, {
-    get(target, key, receiver) {
+  return guarded(field, seed);
+}
+
+function guarded<T extends object>(field: keyof Data, target: T): T {
+  return new Proxy(target, {
+    get(obj, key, receiver) {
       let inCheck = true;
       try {
         test.info();
@@ -45,7 +50,8 @@ function held<T extends object>(field: keyof Data, seed: T): T {
         notApplicable(
           `the profile declares no data.${String(field)} (null): the deployment holds no such data; declare it to run this check`,
         );
-      return Reflect.get(target, key, receiver);
+      const v: unknown = Reflect.get(obj, key, receiver);
+      return typeof v === 'object' && v !== null ? guarded(field, v) : v;
     },
   });
 }
@@ -74,38 +80,45 @@ export const ADJUSTABLE_VARIANT = held('adjustableVariant', { id: 'var_1402', ha
 
 // -------------------------------------------------------------------------------------------------------------- accounts
 
-/** Ada: active, two addresses (newest first), two cards, four orders (newest first), eligible for self-service. */
-export const ADA = {
-  sub: 'cust_ada',
-  name: 'Ada Lovelace',
-  email: 'ada.lovelace@example.com',
-  line1: '12 Analytical Way',
-  phone: '+1 718 555 0101',
-  last4: ['4242', '8431'],
-  /** Prefix of her saved cards' ids. */
-  cardPrefix: 'pm_ada',
-  orderIds: ['ord_1013', 'ord_1009', 'ord_1004', 'ord_1001'],
-  addressIds: ['addr_ada02', 'addr_ada01'],
-} as const;
-export const BEN = { sub: 'cust_ben' } as const;
-/** Chloé: active, not eligible for self-service. */
-export const CHLOE = { sub: 'cust_chloe', name: 'Chloé Martin' } as const;
-export const DEV = { sub: 'cust_dev' } as const;
-/** Eve: active, an address and no saved card. */
-export const EVE = { sub: 'cust_eve' } as const;
-/** Pieces of other accounts' data (ids, names, emails) that Ada's reads must never show. */
-export const NOT_ADAS = [
-  'addr_ben',
-  'pm_ben',
-  'ord_1002',
-  'ord_1011',
-  'Okafor',
-  'ben.okafor@',
-  'addr_chloe',
-  'Chloé',
-  'Raman',
-  'pm_dev',
-] as const;
+/** The named accounts of the fixture seed (docs/seed.md); a profile names its own in `data.accounts`. */
+const SEED_ACCOUNTS = {
+  /** Ada: active, two addresses (newest first), two cards, four orders (newest first), eligible for self-service. */
+  reader: {
+    sub: 'cust_ada',
+    name: 'Ada Lovelace',
+    email: 'ada.lovelace@example.com',
+    line1: '12 Analytical Way',
+    phone: '+1 718 555 0101',
+    last4: ['4242', '8431'],
+    /** Prefix of her saved cards' ids. */
+    cardPrefix: 'pm_ada',
+    orderIds: ['ord_1013', 'ord_1009', 'ord_1004', 'ord_1001'],
+    addressIds: ['addr_ada02', 'addr_ada01'],
+  },
+  other: { sub: 'cust_ben' },
+  /** Chloé: active, not eligible for self-service. */
+  ineligible: { sub: 'cust_chloe', name: 'Chloé Martin' },
+  third: { sub: 'cust_dev' },
+  /** Eve: active, an address and no saved card. */
+  noCard: { sub: 'cust_eve' },
+  /** Pieces of other accounts' data (ids, names, emails) that Ada's reads must never show. */
+  foreignData: ['addr_ben', 'pm_ben', 'ord_1002', 'ord_1011', 'Okafor', 'ben.okafor@', 'addr_chloe', 'Chloé', 'Raman', 'pm_dev'],
+};
+type Accounts = typeof SEED_ACCOUNTS;
+const ACCOUNTS: Accounts = held('accounts', SEED_ACCOUNTS as Accounts);
+
+/** The account the read checks read (the seed's Ada). */
+export const ADA: Accounts['reader'] = ACCOUNTS.reader;
+/** Another account, owner of the `ben*` orders (the seed's Ben). */
+export const BEN: Accounts['other'] = ACCOUNTS.other;
+/** An account not eligible for self-service (the seed's Chloé). */
+export const CHLOE: Accounts['ineligible'] = ACCOUNTS.ineligible;
+/** A third account, owner of `devCancelled` (the seed's Dev). */
+export const DEV: Accounts['third'] = ACCOUNTS.third;
+/** An account with an address and no saved card (the seed's Eve). */
+export const EVE: Accounts['noCard'] = ACCOUNTS.noCard;
+/** Pieces of other accounts' data (ids, names, emails) that the reader's reads must never show. */
+export const NOT_ADAS: readonly string[] = ACCOUNTS.foreignData;
 
 /** One account in each restricted lifecycle state (spec, States and transitions). */
 export const ENDED_ACCOUNTS = held('endedAccounts', {
@@ -116,18 +129,38 @@ export const ENDED_ACCOUNTS = held('endedAccounts', {
 
 // ---------------------------------------------------------------------------------------------------------------- orders
 
-/** Orders by owner and state. Checks only read them, or ask for writes the domain refuses in that state. */
-export const ORDERS = {
-  adaDelivered: { id: 'ord_1001', number: '#1001', owner: ADA.sub, status: 'delivered' },
-  adaRefunded: { id: 'ord_1004', owner: ADA.sub, status: 'refunded' },
-  adaFulfilled: { id: 'ord_1009', owner: ADA.sub, status: 'fulfilled' },
-  /** The seed's one pending_payment order; the webhook checks settle it, so its state depends on which checks ran. */
-  adaPendingPayment: { id: 'ord_1013', owner: ADA.sub, status: 'pending_payment' },
-  benPaid: { id: 'ord_1011', owner: BEN.sub, status: 'paid' },
-  benCancelled: { id: 'ord_1008', owner: BEN.sub, status: 'cancelled' },
-  benReturnRequested: { id: 'ord_1006', owner: BEN.sub, status: 'return_requested' },
-  devCancelled: { id: 'ord_1007', owner: DEV.sub, status: 'cancelled' },
-} as const;
+type Orders = NonNullable<Data['orders']>;
+const SEED_ORDERS: Orders = {
+  readerDelivered: { id: 'ord_1001', number: '#1001' },
+  readerRefunded: { id: 'ord_1004' },
+  readerFulfilled: { id: 'ord_1009' },
+  readerPendingPayment: { id: 'ord_1013' },
+  otherPaid: { id: 'ord_1011' },
+  otherCancelled: { id: 'ord_1008' },
+  otherReturnRequested: { id: 'ord_1006' },
+  thirdCancelled: { id: 'ord_1007' },
+};
+const declaredOrders: Orders = held('orders', SEED_ORDERS);
+const order = <S extends string>(o: Orders[keyof Orders], owner: string, status: S) => ({ ...o, owner, status });
+/** Orders by owner and state, with the reference's status names. Checks only read them, or ask for writes the domain refuses. */
+export const ORDERS = ordersOf();
+
+function ordersOf() {
+  // Read at module scope, a guarded (null) member gives the seed's: the whole is guarded below.
+  const orders = {
+    adaDelivered: order(declaredOrders.readerDelivered, ADA.sub, 'delivered'),
+    adaRefunded: order(declaredOrders.readerRefunded, ADA.sub, 'refunded'),
+    adaFulfilled: order(declaredOrders.readerFulfilled, ADA.sub, 'fulfilled'),
+    /** The one pending_payment order; the webhook checks settle it, so its state depends on which checks ran. */
+    adaPendingPayment: order(declaredOrders.readerPendingPayment, ADA.sub, 'pending_payment'),
+    benPaid: order(declaredOrders.otherPaid, BEN.sub, 'paid'),
+    benCancelled: order(declaredOrders.otherCancelled, BEN.sub, 'cancelled'),
+    benReturnRequested: order(declaredOrders.otherReturnRequested, BEN.sub, 'return_requested'),
+    devCancelled: order(declaredOrders.thirdCancelled, DEV.sub, 'cancelled'),
+  };
+  if (declared.orders === null || declared.accounts === null) return guarded(declared.orders === null ? 'orders' : 'accounts', orders);
+  return orders;
+}
 
 /** The payment-provider reference of a seeded order's payment. */
 export const seedPaymentRef = (orderId: string) => `pi_seed_${orderId}`;
