@@ -32,14 +32,16 @@ test(
           },
         },
       ];
-      const reached = (r: { responses: { url: string }[] }) => r.responses.some((x) => x.url.includes('/v1/catalog/products'));
+      // Reached: the browser saw the answer's headers, or refused an answer it received (a CORS error).
+      const reached = (r: { responses: { url: string }[]; refusals: { url: string }[] }) =>
+        [...r.responses, ...r.refusals].some((x) => x.url.includes('/v1/catalog/products'));
       // A browser start on a loaded machine can lose its first page's events: one fresh browser more before judging.
       let seen = await callCrossOrigin(shop.params.baseUrl, calls);
       if (!reached(seen)) seen = await callCrossOrigin(shop.params.baseUrl, calls);
-      const { pageOrigin, outcomes, responses } = seen;
+      const { pageOrigin, outcomes, responses, refusals } = seen;
       shop.info.annotations.push({
         type: 'note',
-        description: `page origin ${pageOrigin}; ${responses.length} responses seen by the browser`,
+        description: `page origin ${pageOrigin}; ${responses.length} responses seen by the browser; CORS errors: ${refusals.map((r) => r.corsError).join(', ') || 'none'}`,
       });
       // A browser that never reached the target refuses everything for nothing: the answers must have arrived.
       if (!reached(seen))

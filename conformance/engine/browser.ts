@@ -45,6 +45,12 @@ export interface ReceivedResponse {
   headers: Record<string, string>;
 }
 
+/** A call whose answer the browser received and refused to the page, with its CORS error (MissingAllowOriginHeader, …). */
+export interface CorsRefusal {
+  url: string;
+  corsError: string;
+}
+
 /** A one-page server on 127.0.0.1: the page's origin differs from the target's at least by port. */
 async function pageServer(): Promise<{ server: Server; origin: string }> {
   const server = createServer((_req, res) => {
@@ -57,7 +63,7 @@ async function pageServer(): Promise<{ server: Server; origin: string }> {
 export async function callCrossOrigin(
   baseUrl: string,
   calls: readonly CrossOriginCall[],
-): Promise<{ pageOrigin: string; outcomes: CrossOriginOutcome[]; responses: ReceivedResponse[] }> {
+): Promise<{ pageOrigin: string; outcomes: CrossOriginOutcome[]; responses: ReceivedResponse[]; refusals: CorsRefusal[] }> {
   const { server, origin } = await pageServer();
   const browser = await chromium.launch({ executablePath: chromiumPath(), args: FLAGS });
   try {
@@ -76,6 +82,12 @@ export async function callCrossOrigin(
       add(e.requestId, { url: e.response.url, type: e.type, status: e.response.status, headers: lower(e.response.headers) }),
     );
     cdp.on('Network.responseReceivedExtraInfo', (e) => add(e.requestId, { status: e.statusCode, headers: lower(e.headers) }));
+    // A CORS error is the browser refusing an answer it received: proof that the call reached the target, even when the
+    // answer's headers are late or lost.
+    const corsErrors = new Map<string, string>();
+    cdp.on('Network.loadingFailed', (e) => {
+      if (e.corsErrorStatus) corsErrors.set(e.requestId, e.corsErrorStatus.corsError);
+    });
     await page.goto(origin);
     const base = baseUrl.replace(/\/$/, '');
     const outcomes = await page.evaluate(
@@ -108,13 +120,21 @@ export async function callCrossOrigin(
     };
     // Wait (bounded) until every call has an answer's headers (the preflight's, for a preflighted one): on a loaded
     // machine they can trail the settled fetch by far more than a fixed pause.
-    const answered = () => calls.every((c) => collect().some((r) => r.url === base + c.path));
+    const refused = (): CorsRefusal[] =>
+      [...corsErrors].map(([id, corsError]) => ({ url: requests.get(id)?.url ?? '(unknown)', corsError }));
+    const answered = () =>
+      calls.every((c) => collect().some((r) => r.url === base + c.path) || refused().some((r) => r.url === base + c.path));
     const deadline = Date.now() + 10_000;
     while (Date.now() < deadline && !answered()) await new Promise((r) => setTimeout(r, 50));
     // A late ExtraInfo may still carry the header that matters.
     await new Promise((r) => setTimeout(r, 150));
     const responses = collect();
-    return { pageOrigin: origin, outcomes, responses: responses.filter((r) => r.url.startsWith(base)) };
+    return {
+      pageOrigin: origin,
+      outcomes,
+      responses: responses.filter((r) => r.url.startsWith(base)),
+      refusals: refused().filter((r) => r.url.startsWith(base)),
+    };
   } finally {
     await browser.close();
     await new Promise((r) => server.close(r));
