@@ -19,6 +19,25 @@ export const signingKeySchema = z
 
 const pointer = z.string().regex(/^(\/([^~/]|~[01])*)*$/, 'a JSON Pointer (RFC 6901), e.g. /variant_id');
 
+/** Where the reference's members go instead: each named member moved to a JSON Pointer (absent members stay). */
+const relocation = (what: string, members: string) =>
+  z
+    .record(z.string().min(1), pointer)
+    .optional()
+    .describe(
+      `${what}: where each of the reference's members (${members}) sits instead, as a JSON Pointer (e.g. {"subject": "/account/id"}).`,
+    );
+
+/** A signed (HS256) artifact: its header type and where its claims sit. */
+const signedArtifact = (typ: string, claims: string) =>
+  z
+    .object({
+      typ: z.string().min(1).optional().describe(`Its JOSE header typ (default ${typ}).`),
+      claims: relocation('Its claims', claims),
+    })
+    .strict()
+    .optional();
+
 /**
  * What a description document cannot say, or what this deployment says otherwise (docs/conformance.md, "Interoperability
  * conventions"). Every member is optional; the defaults are the reference's choices.
@@ -65,6 +84,34 @@ export const conventionsSchema = z
       )
       .optional()
       .describe('Request bodies by operationId, overriding the description documents.'),
+    credentials: z
+      .object({
+        invitedAgentContext: signedArtifact('invited-agent+jwt', 'sub, agent_id, permissions, admitted_at, iat, exp, jti, ath'),
+        signedOutProxyToken: signedArtifact('signed-out-proxy+jwt', 'iss, aud, sub, client_id, iat, exp, jti, sid, cnf, act, scope'),
+        browserSession: z
+          .object({
+            prefix: z
+              .string()
+              .regex(/^[A-Za-z0-9_-]+$/, 'letters, digits, "_" or "-"')
+              .optional()
+              .describe('The version tag before the session id: `<prefix>.<session id>.<base64url HMAC-SHA-256>` (default asb1).'),
+          })
+          .strict()
+          .optional()
+          .describe("An assistant agent's browser session, MAC'd with secrets.webSessionContextKey over `<prefix>.<session id>`."),
+      })
+      .strict()
+      .optional()
+      .describe("Formats of the credentials the suite mints beside its access tokens, where they differ from the reference's."),
+    proxyPayloads: z
+      .object({
+        agentConnected: relocation('POST /internal/assistant/agents/connected', 'subject, agent_id, client_id, permissions, session_id'),
+        sessionSignedOut: relocation('POST /internal/assistant/sessions/signed-out', 'session_id, client_id, scopes'),
+        agentAuthorization: relocation('POST /internal/agent-authorization', 'subject, agent_id, permissions, decision'),
+      })
+      .strict()
+      .optional()
+      .describe("Payloads of the identity-provider proxy's reports, where they differ from the reference's."),
   })
   .strict();
 

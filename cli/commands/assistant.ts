@@ -9,6 +9,7 @@ import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { PERMISSIONS } from '../../contract/scopes.js';
 import { createMinter } from '../../conformance/lib/mint.js';
+import { proxyPayload } from '../../conformance/lib/credential-formats.js';
 import { action, loadProfile, PROFILE_OPTION_HELP, UsageError } from './profile.js';
 import { makeProof, readDpopKeyFile, writeNewDpopKeyFile } from './dpop.js';
 
@@ -51,7 +52,13 @@ async function session(o: SessionOptions): Promise<void> {
   const connected = await post(
     `${base}/internal/assistant/agents/connected`,
     { 'x-proxy-idp-secret': secret },
-    { subject: o.sub, agent_id: agentId, client_id: clientId, permissions: o.permission, session_id: sessionId },
+    proxyPayload(profile.conventions, 'agentConnected', {
+      subject: o.sub,
+      agent_id: agentId,
+      client_id: clientId,
+      permissions: o.permission,
+      session_id: sessionId,
+    }),
   );
   if (!connected.ok) {
     throw new UsageError(

@@ -13,7 +13,7 @@ import { OPERATOR_ATTRIBUTION } from '../engine/callers.js';
 import { brief, expectChallenge, expectNoStore, expectProblem, fail, inCase } from '../lib/assert.js';
 import { freshId } from '../lib/fresh-id.js';
 import { LIMITS } from '../../contract/limits.js';
-import { bearer, otherSecrets, present, route, ROUTES, wrong, type InternalRoute } from './_shared/call-internal-routes.js';
+import { bearer, bodyOf, otherSecrets, present, route, ROUTES, wrong, type InternalRoute } from './_shared/call-internal-routes.js';
 import { expectRefusal } from './_shared/expect-refusals.js';
 import { postChunked } from './_shared/post-chunked.js';
 
@@ -52,7 +52,7 @@ for (const r of ROUTES.filter((x) => x.secret !== 'accountRecoverySecret')) {
       },
       async (shop) => {
         for (const [what, headers] of credentialCases(shop, r)) {
-          const res = await shop.http.post(r.path, { headers, json: r.body() });
+          const res = await shop.http.post(r.path, { headers, json: bodyOf(r, shop) });
           inCase(what, () => expectRefusal(shop, res, r.clause));
         }
       },
@@ -76,7 +76,7 @@ test(
       ];
       for (const r of ROUTES) {
         for (const [what, headers] of tokens) {
-          const res = await shop.http.post(r.path, { headers, json: r.body() });
+          const res = await shop.http.post(r.path, { headers, json: bodyOf(r, shop) });
           inCase(`${r.path} with ${what}`, () => {
             expectRefusal(shop, res, 'PUR-RULE-4');
             if (res.body?.error === 'caller_not_allowed' || res.body?.error === 'insufficient_scope') {
@@ -113,7 +113,7 @@ test(
           ['no credential', {}],
           ['a wrong secret', present(r, wrong(shop.profile.secrets[r.secret]))],
         ] as const) {
-          const res = await shop.http.post(r.path, { headers, json: r.body() });
+          const res = await shop.http.post(r.path, { headers, json: bodyOf(r, shop) });
           inCase(`${r.path}, ${what}`, () => {
             expectProblem(res, { status: 401, error: 'invalid_credentials', docsUrl: shop.docsUrl, clause: r.clause });
             expectNoStore(res, { clause: r.clause });
@@ -144,7 +144,7 @@ test(
     async (shop) => {
       for (const r of ROUTES.filter((x) => x.secret !== 'accountRecoverySecret')) {
         const own = shop.profile.secrets[r.secret];
-        const res = await shop.http.post(r.path, { headers: own === null ? {} : present(r, own), json: r.body() });
+        const res = await shop.http.post(r.path, { headers: own === null ? {} : present(r, own), json: bodyOf(r, shop) });
         inCase(r.path, () => {
           if (own === null)
             return void expectProblem(res, { status: 404, error: 'not_configured', docsUrl: shop.docsUrl, clause: r.clause });

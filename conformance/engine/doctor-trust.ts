@@ -3,12 +3,13 @@
 // 403 caller_not_allowed comes after verification. Assistant credentials need a live session, registered through the
 // identity-provider proxy's route (docs/internal-routes.md); without one the probe can only show that the deployment does
 // not refuse the token the way it refuses a forged copy of it (same claims and kid, a foreign signature).
-import { createHmac, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { HEADERS } from '../../contract/headers.js';
 import { OPERATIONS_BY_ID } from '../../contract/operations.js';
 import type { Profile } from '../../contract/profile.js';
 import { PERMISSIONS } from '../../contract/scopes.js';
 import { createDpopKey, dpopProof, type DpopKey } from '../lib/dpop.js';
+import { browserSessionValue, proxyPayload } from '../lib/credential-formats.js';
 import { signDraft } from '../lib/jws.js';
 import { createForeignKey, type Minter, type TokenDraft } from '../lib/mint.js';
 import { findChallenge, parseChallenges } from '../lib/www-authenticate.js';
@@ -58,10 +59,6 @@ export interface TrustResult {
 const CATALOG = OPERATIONS_BY_ID.get('listCollections')!.path;
 const OPS_READ = 'searchOpsOrders';
 export const REGISTER = '/internal/assistant/agents/connected';
-
-/** `asb1.<session id>.<base64url HMAC-SHA-256(WEB_SESSION_CONTEXT_KEY, "asb1.<session id>")>` (docs/assistants.md). */
-const browserSession = (sessionId: string, key: string) =>
-  `asb1.${sessionId}.${createHmac('sha256', key).update(`asb1.${sessionId}`, 'utf8').digest('base64url')}`;
 
 const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
 const ofClient = (env: string, value: string) => `${env}=${value}`;
@@ -161,7 +158,11 @@ export const PROBES: readonly Probe[] = [
     send: async (e) => {
       const headers = {
         ...bearer(await e.sign(e.mint.draft.invitedAgentForwarder())),
-        [e.artifactHeaders.assistantBrowserSession]: browserSession(e.session!.sessionId, e.profile.secrets.webSessionContextKey),
+        [e.artifactHeaders.assistantBrowserSession]: browserSessionValue(
+          e.profile.conventions,
+          e.session!.sessionId,
+          e.profile.secrets.webSessionContextKey,
+        ),
       };
       return { what: `GET ${CATALOG}`, res: await e.http.get(CATALOG, { headers }) };
     },
@@ -226,13 +227,13 @@ export async function registerSession(
   try {
     const res = await http.post(REGISTER, {
       headers: { 'x-proxy-idp-secret': secret },
-      json: {
+      json: proxyPayload(profile.conventions, 'agentConnected', {
         subject: session.sub,
         agent_id: `doctor_agent_${id}`,
         client_id: `doctor_client_${id}`,
-        permissions: PERMISSIONS,
+        permissions: [...PERMISSIONS],
         session_id: session.sessionId,
-      },
+      }),
     });
     if (res.status >= 200 && res.status < 300) return { session: { ...session, registered: true } };
     return { session, refusal: res };

@@ -49,13 +49,18 @@ export function scrub(text: string, secrets: readonly string[] = []): string {
 /** Replaces credential headers, credentials wherever they appear, and any profile secret (header name null: any text). */
 export function redactor(profile: Profile, show: boolean): (name: string | null, value: string) => string {
   const secrets = Object.values(profile.secrets).filter((s): s is string => typeof s === 'string' && s.length >= 8);
+  // A deployment's own artifact header names and browser-session prefix (profile conventions) are credentials too.
+  const headers = new Set([...CREDENTIAL_HEADERS, ...Object.values(profile.conventions?.headers ?? {}).map((h) => h.toLowerCase())]);
+  const prefix = profile.conventions?.credentials?.browserSession?.prefix;
+  const session = prefix ? new RegExp(`\\b${prefix}\\.[^\\s.'"&]+\\.[\\w-]+`, 'g') : undefined;
   return (name, value) => {
     if (show) return value;
-    if (name && CREDENTIAL_HEADERS.has(name.toLowerCase())) {
+    if (name && headers.has(name.toLowerCase())) {
       const m = /^(Bearer|DPoP)\s+(.+)$/i.exec(value);
       return m ? `${m[1]} <redacted ${m[2]!.length} chars>` : `<redacted ${value.length} chars>`;
     }
-    return scrub(value, secrets);
+    const out = scrub(value, secrets);
+    return session ? out.replace(session, '<redacted browser session>') : out;
   };
 }
 

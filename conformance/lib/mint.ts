@@ -5,6 +5,7 @@ import { randomUUID, createHash, createPublicKey, type JsonWebKey } from 'node:c
 import { exportJWK, generateKeyPair, importJWK, type CryptoKey, type JSONWebKeySet, type JWK } from 'jose';
 import type { Profile, SigningKey } from '../../contract/profile.js';
 import { AGENT_FORWARD_SCOPE, BASE_API_SCOPES, OPERATOR_SCOPES, PERMISSION_API_SCOPES } from '../../contract/scopes.js';
+import { artifactFormat } from './credential-formats.js';
 import { accessTokenHash, applyOverrides, epochSeconds, signDraft, type JsonObject, type TokenDraft } from './jws.js';
 
 export { signWith, unsecured, accessTokenHash, type SigningMaterial, type TokenDraft } from './jws.js';
@@ -175,9 +176,11 @@ export function createMinter(profile: Profile, opts: { now?: () => Date } = {}):
         jti: randomUUID(),
         ath: accessTokenHash(o.forwarderToken),
       };
+      // The reference's claims, placed as the deployment takes them (profile conventions.credentials).
+      const format = artifactFormat(profile.conventions, 'invitedAgentContext');
       return {
-        header: applyOverrides({ alg: 'HS256', typ: 'invited-agent+jwt' }, o.header),
-        payload: applyOverrides(base, o.claims),
+        header: applyOverrides({ alg: 'HS256', typ: format.typ }, o.header),
+        payload: format.place(applyOverrides(base, o.claims)),
       };
     },
   };

@@ -3,11 +3,15 @@
 // (the same choice, with the reference's documents left as they were) must fail on the operation's clause, so that the
 // passes prove the learning, not an idle proxy.
 import { describe, test } from 'node:test';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import assert from 'node:assert/strict';
 import type { ProxyRules } from '../helpers/mutating-proxy.js';
 import { behindProxy } from '../helpers/behind-proxy.js';
 import { cartBodies, DESCRIBED_ALTERNATES, opsRoutes } from '../helpers/described-alternates.js';
 import { cli, outputDir, readReport, type Report } from '../helpers/cli.js';
+import { CREDENTIAL_CONVENTIONS, credentialFormats } from '../helpers/credential-alternate.js';
+import { fixtureProfile } from '../helpers/reference.js';
 
 const failures = (report: Report | undefined, out: string) =>
   report
@@ -75,4 +79,41 @@ describe("self-described choices: learned from the deployment's documents", { co
       });
     });
   }
+
+  // Credential formats no document can state: the profile's conventions say them; without them the same deployment fails.
+  const selection = 'agents\\.(invited|assistant)\\.|endpoints\\.internal|endpoints\\.conversations';
+  const profileWith = (conventions: unknown) => {
+    const path = join(outputDir(), 'profile.json');
+    writeFileSync(path, JSON.stringify({ ...fixtureProfile, conventions }));
+    return path;
+  };
+  test(`conforming: ${credentialFormats.name} (${credentialFormats.choice})`, { timeout: 240_000 }, async (t) => {
+    await behindProxy(credentialFormats.rules, async (url) => {
+      const dir = outputDir();
+      const profile = profileWith(CREDENTIAL_CONVENTIONS);
+      const r = await cli(
+        ['run', '--base-url', url, '--profile', profile, '--level', 'spec', '--reporter', 'dot', '--output', dir],
+        200_000,
+      );
+      t.diagnostic(`${Math.round(r.ms / 1000)} s`);
+      assert.equal(r.code, 0, `${credentialFormats.name}: exit ${r.code}\n${failures(report(dir), r.out)}`);
+    });
+  });
+  test(`the same deployment, its conventions left out of the profile: fails`, { timeout: 120_000 }, async () => {
+    await behindProxy(credentialFormats.rules, async (url) => {
+      const dir = outputDir();
+      const args = ['run', '--base-url', url, '--profile', profileWith(undefined), '--level', 'spec', '--grep', selection];
+      const r = await cli([...args, '--reporter', 'dot', '--output', dir, '--no-doctor']);
+      assert.equal(r.code, 1, r.out.slice(-3000));
+      const failed = report(dir)!
+        .clauses.filter((c) => c.verdict === 'failed')
+        .map((c) => c.id);
+      // The proxy reports (END-PUBLIC-12) and the invited-agent context (AUTH-CRED-*) are refused in the reference's format.
+      assert.ok(failed.includes('END-PUBLIC-12'), failed.join(', '));
+      assert.ok(
+        failed.some((c) => c.startsWith('AUTH-CRED-')),
+        failed.join(', '),
+      );
+    });
+  });
 });

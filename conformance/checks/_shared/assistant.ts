@@ -6,7 +6,7 @@
 //
 // Checks never share a session: each provisions its own (fresh session id, agent id and, by default, a fresh account
 // subject), so workers and reruns agree.
-import { createHmac, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { notApplicable, type Shop } from '../../engine/check.js';
 import type { ShopResponse } from '../../engine/http.js';
 import { PERMISSIONS } from '../../../contract/scopes.js';
@@ -15,6 +15,7 @@ import { applyOverrides, epochSeconds, signDraft, type JsonObject } from '../../
 import { PERSONAL_AGENT_ACTOR, type Audience } from '../../lib/mint.js';
 import { findChallenge, parseChallenges } from '../../lib/www-authenticate.js';
 import { failSetup } from '../../lib/assert.js';
+import { artifactFormat, browserSessionValue, PROXY_REPORTS, proxyPayload } from '../../lib/credential-formats.js';
 
 /** Every account permission an assistant session can hold (spec, Scope translation). */
 export const ALL_PERMISSIONS: readonly string[] = PERMISSIONS;
@@ -61,7 +62,8 @@ function proxySecret(shop: Shop): string {
   return secret;
 }
 
-async function proxyCall(shop: Shop, path: string, json: unknown): Promise<ShopResponse> {
+async function proxyCall(shop: Shop, path: string, report: JsonObject): Promise<ShopResponse> {
+  const json = proxyPayload(shop.profile.conventions, PROXY_REPORTS[path]!, report);
   const res = await shop.http.post(path, { headers: { 'x-proxy-idp-secret': proxySecret(shop) }, json });
   // The profile claims assistants: a refused registration is a failure of the refusing route's clause, never a skip.
   if (res.status < 200 || res.status > 299) {
@@ -129,9 +131,6 @@ export async function reportAuthorization(
 
 // --------------------------------------------------------------------------------------- signed-out proxy tokens, browser
 
-/** Header type of the separately verified signed-out proxy tokens. */
-export const SIGNED_OUT_PROXY_TYP = 'signed-out-proxy+jwt';
-
 export interface SignedOutTokenOptions {
   sid: string;
   jkt: string;
@@ -171,8 +170,9 @@ export async function signedOutProxyToken(shop: Shop, o: SignedOutTokenOptions):
     ...((o.act ?? true) ? { act: { sub: PERSONAL_AGENT_ACTOR } } : {}),
     ...(scope !== undefined ? { scope } : {}),
   };
+  const format = artifactFormat(shop.profile.conventions, 'signedOutProxyToken');
   return signDraft(
-    { header: applyOverrides({ alg: 'HS256', typ: SIGNED_OUT_PROXY_TYP }, o.header), payload: applyOverrides(payload, o.claims) },
+    { header: applyOverrides({ alg: 'HS256', typ: format.typ }, o.header), payload: format.place(applyOverrides(payload, o.claims)) },
     key,
   );
 }
@@ -180,11 +180,9 @@ export async function signedOutProxyToken(shop: Shop, o: SignedOutTokenOptions):
 /** Header the web agent forwarder carries an assistant's browser session in (the reference's choice, docs/assistants.md). */
 export const ASSISTANT_BROWSER_SESSION_HEADER = 'Assistant-Browser-Session';
 
-/** `asb1.<session id>.<base64url HMAC-SHA-256(WEB_SESSION_CONTEXT_KEY, "asb1.<session id>")>`: an assistant's browser session. */
-export function browserSession(shop: Shop, sessionId: string, key: string = shop.profile.secrets.webSessionContextKey): string {
-  const signature = createHmac('sha256', key).update(`asb1.${sessionId}`, 'utf8').digest('base64url');
-  return `asb1.${sessionId}.${signature}`;
-}
+/** An assistant's browser session (`asb1.<session id>.<MAC>` unless the profile's conventions say otherwise). */
+export const browserSession = (shop: Shop, sessionId: string, key: string = shop.profile.secrets.webSessionContextKey): string =>
+  browserSessionValue(shop.profile.conventions, sessionId, key);
 
 // ------------------------------------------------------------------------------------------------------------ requests
 

@@ -5,6 +5,8 @@
 import { randomUUID } from 'node:crypto';
 import type { Shop } from '../../engine/check.js';
 import { freshId } from '../../lib/fresh-id.js';
+import { PROXY_REPORTS, proxyPayload } from '../../lib/credential-formats.js';
+import type { JsonObject } from '../../lib/jws.js';
 
 type Secrets = Shop['profile']['secrets'];
 export type SecretName = 'idpActionSecret' | 'proxyIdpSecret' | 'conversationHubSecret' | 'accountRecoverySecret';
@@ -113,6 +115,12 @@ export const ROUTES: readonly InternalRoute[] = [
 ];
 
 /** The route whose path starts or ends with `path`. */
+/** A valid body of the route, placed as the deployment takes it (an identity-provider proxy report: profile conventions). */
+export function bodyOf(r: InternalRoute, shop: Shop): Record<string, unknown> {
+  const report = PROXY_REPORTS[r.path];
+  return report ? proxyPayload(shop.profile.conventions, report, r.body() as JsonObject) : r.body();
+}
+
 export const route = (path: string) => ROUTES.find((r) => r.path.startsWith(path) || r.path.endsWith(path))!;
 
 /** The headers that present `value` in the route's carrier (both plausible carriers for the action script's secret). */
