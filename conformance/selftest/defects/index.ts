@@ -1,5 +1,7 @@
 // The self-test's defect library, one file per spec part. Every defect names a clause of the catalogue
 // (test/selftest/defects.test.ts); `TOOTHLESS` is for the self-test's own tests: it changes nothing, so it must survive.
+import { AGENTS_ASSISTANT_DEFECTS } from './agents-assistant.js';
+import { AGENTS_INVITED_DEFECTS } from './agents-invited.js';
 import { AUTHENTICATION_DEFECTS } from './authentication.js';
 import { CALLERS_DEFECTS } from './callers.js';
 import { ENDPOINTS_DEFECTS } from './endpoints.js';
@@ -27,6 +29,8 @@ export const DEFECTS: readonly Defect[] = [
   ...LIMITS_DEFECTS,
   ...REFUSALS_DEFECTS,
   ...KINDS_DEFECTS,
+  ...AGENTS_INVITED_DEFECTS,
+  ...AGENTS_ASSISTANT_DEFECTS,
 ];
 
 /** A defect that breaks nothing: whatever clause it names, the checks pass, so it survives (exit 1). */

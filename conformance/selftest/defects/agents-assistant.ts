@@ -1,0 +1,4 @@
+// Defects of the assistant-agent clauses of spec part 5 (Authentication): each breaks one clause subtly, as data.
+import type { Defect } from './types.js';
+
+export const AGENTS_ASSISTANT_DEFECTS: readonly Defect[] = [];
