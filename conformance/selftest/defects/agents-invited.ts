@@ -187,7 +187,7 @@ export const AGENTS_INVITED_DEFECTS: readonly Defect[] = [
     'authenticate runs before the body is decoded: a malformed JSON body without a token is 401 invalid_token, not 400',
     (ctx) => (a, r) =>
       problemCode(a) === 'invalid_json' && headerOf(r.headers, 'authorization') === undefined
-        ? problemAnswer(ctx, a, 401, 'invalid_token', 'Unauthorized', [['WWW-Authenticate', 'Bearer']])
+        ? problemAnswer(ctx, a, 401, 'invalid_token', 'Unauthorized', bearerChallenge)
         : a,
   ),
   lenient(
@@ -210,8 +210,9 @@ export const AGENTS_INVITED_DEFECTS: readonly Defect[] = [
               'guest-session': shared,
               'content-type': 'application/json',
             },
+            // The reference's addCartItem body.
             body: JSON.stringify({ variant_id: ctx.profile.data?.variant ?? 'var_0101', quantity: 1 }),
-          });
+          }).catch(() => undefined);
           await filled;
           return { ...req, headers };
         },
@@ -227,13 +228,21 @@ export const AGENTS_INVITED_DEFECTS: readonly Defect[] = [
         ? { ...a, headers: withoutHeader(a.headers, 'www-authenticate') }
         : a,
   ),
-  wireWith(
-    'auth.previous-guest-key-ignored',
-    'AUTH-GUEST-13',
-    'GUEST_SESSION_KEY_PREVIOUS is not honoured: its sessions are 401 invalid_guest_session before the deadline too',
-    (ctx) => (a, r) =>
-      a.status < 400 && byPreviousKey(r, ctx) ? problemAnswer(ctx, a, 401, 'invalid_guest_session', 'Unauthorized', bearerChallenge) : a,
-  ),
+  {
+    // A server that verifies against the current key only: the session goes upstream with a signature no key verifies,
+    // so the server itself refuses it (401 invalid_guest_session) and writes nothing.
+    id: 'auth.previous-guest-key-ignored',
+    clause: 'AUTH-GUEST-13',
+    kind: 'wire',
+    description: 'GUEST_SESSION_KEY_PREVIOUS is not honoured: its sessions are 401 invalid_guest_session before the deadline too',
+    rules: (ctx) => ({
+      request(req: ProxyRequest): ProxyRequest {
+        const uuid = byPreviousKey(req, ctx);
+        const bad = uuid && `gs1.${uuid}.${guestSessionSignature(uuid, `${ctx.profile.secrets.guestSessionKey}-not-previous`)}`;
+        return bad ? { ...req, headers: mapHeader(req.headers, 'guest-session', () => bad) } : req;
+      },
+    }),
+  },
   lenient(
     'auth.previous-guest-key-without-deadline',
     'AUTH-GUEST-14',
