@@ -1,4 +1,258 @@
-// Defects of the invited-agent clauses of spec part 5 (Authentication): each breaks one clause subtly, as data.
-import type { Defect } from './types.js';
+// Defects of the invited-agent clauses of spec part 5 (Authentication), with those of caller kinds, guest sessions and the
+// stage order beside them: each breaks one clause subtly, as data. Leniency defects re-sign what a lax server would take
+// (the invited-agent context with WEB_SESSION_CONTEXT_KEY, access tokens with the profile's key, guest sessions).
+import { createHmac, randomUUID } from 'node:crypto';
+import { guestSessionSignature, signGuestSession } from '../../lib/guest-session.js';
+import { accessTokenHash, signWith } from '../../lib/jws.js';
+import { headerOf, mapHeader, withHeader, withoutHeader, type ProxyAnswer, type ProxyRequest } from '../proxy.js';
+import { repairBearer } from './authentication.js';
+import {
+  editJson,
+  jsonSegment,
+  lenient,
+  notAStream,
+  pathOf,
+  problemAnswer,
+  problemCode,
+  tokenClaims,
+  wireWith,
+  type Defect,
+  type DefectContext,
+} from './types.js';
 
-export const AGENTS_INVITED_DEFECTS: readonly Defect[] = [];
+type Claims = Record<string, unknown>;
+interface Jws {
+  header: Claims;
+  claims: Claims;
+}
+
+const CONTEXT = 'invited-agent-context';
+const TYP = 'invited-agent+jwt';
+const hmac = (input: string, key: string) => createHmac('sha256', Buffer.from(key, 'utf8')).update(input).digest('base64url');
+const bearerOf = (r: ProxyRequest) => /^Bearer\s+(\S+)$/i.exec(headerOf(r.headers, 'authorization') ?? '')?.[1];
+const fromForwarder = (r: ProxyRequest, ctx: DefectContext) => tokenClaims(r)?.client_id === ctx.profile.clients.webAgentForwarder;
+
+/** A compact HS256 JWS that verifies with `key` (the context key), decoded; undefined otherwise (forgeries stay refused). */
+function verifiedHs256(value: string | undefined, key: string): Jws | undefined {
+  const m = /^([\w-]+)\.([\w-]+)\.([\w-]+)$/.exec(value ?? '');
+  if (!m || hmac(`${m[1]}.${m[2]}`, key) !== m[3]) return undefined;
+  const header = jsonSegment(m[1]!);
+  const claims = jsonSegment(m[2]!);
+  return header?.alg === 'HS256' && claims ? { header, claims } : undefined;
+}
+
+/**
+ * A request whose genuine invited-agent context `fix` repairs (editing it in place and returning the request to send, or
+ * undefined when there is nothing to repair); the context is then re-signed with the context key.
+ */
+const repairContext =
+  (fix: (c: Jws, r: ProxyRequest, ctx: DefectContext) => ProxyRequest | undefined | Promise<ProxyRequest | undefined>) =>
+  (ctx: DefectContext) =>
+  async (req: ProxyRequest): Promise<ProxyRequest> => {
+    const key = ctx.profile.secrets.webSessionContextKey;
+    const c = verifiedHs256(headerOf(req.headers, CONTEXT), key);
+    const sent = c && (await fix(c, req, ctx));
+    if (!c || !sent) return req;
+    const signed = await signWith(c.claims, c.header, key);
+    return { ...sent, headers: mapHeader(sent.headers, CONTEXT, () => signed) };
+  };
+
+const contextDefect = (id: string, clause: string, description: string, fix: Parameters<typeof repairContext>[0]): Defect =>
+  lenient(id, clause, description, (ctx) => ({ request: repairContext(fix)(ctx) }));
+
+const bearerChallenge: [string, string][] = [['WWW-Authenticate', 'Bearer error="invalid_token"']];
+
+// Guest sessions: `gs1.<uuid>.<sig>`, and which key signed one.
+const sessionOf = (r: ProxyRequest) => /^gs1\.([0-9a-f-]{36})\.([\w-]+)$/.exec(headerOf(r.headers, 'guest-session') ?? '');
+const byPreviousKey = (r: ProxyRequest, ctx: DefectContext): string | undefined => {
+  const m = sessionOf(r);
+  const previous = ctx.profile.secrets.guestSessionKeyPrevious;
+  return m && previous && guestSessionSignature(m[1]!, previous) === m[2] ? m[1] : undefined;
+};
+const isGuest = (r: ProxyRequest, ctx: DefectContext) => tokenClaims(r)?.client_id === ctx.profile.clients.storefront;
+
+export const AGENTS_INVITED_DEFECTS: readonly Defect[] = [
+  lenient(
+    'kinds.delegated-cart-per-agent',
+    'AUTH-KIND-6',
+    "a delegated caller's cart is its own (keyed by sub and agent), not the account cart the customer sees",
+    (ctx) => {
+      const repair = repairBearer((_h, c, x) =>
+        c.client_id === x.profile.clients.agentProtocol && 'act' in c && typeof c.sub === 'string'
+          ? ((c.sub = `${c.sub}.agent`), true)
+          : false,
+      )(ctx);
+      return { request: (req: ProxyRequest) => (pathOf(req).startsWith('/v1/cart') ? repair.request(req) : req) };
+    },
+  ),
+  {
+    // The admission snapshot ignored: once the identity-provider proxy reports a decision for (sub, agent), the server
+    // acts with that live grant instead of the permissions signed into the context.
+    id: 'agents.invited-live-grant-over-snapshot',
+    clause: 'AUTH-KIND-10',
+    kind: 'leniency',
+    description: "an invited agent acts with the account's latest reported grant, not its context's admission snapshot",
+    rules: (ctx) => {
+      const grants = new Map<string, unknown[]>();
+      const request = repairContext((c, r) => {
+        const live = grants.get(`${String(c.claims.sub)} ${String(c.claims.agent_id)}`);
+        return live ? ((c.claims.permissions = live), r) : undefined;
+      })(ctx);
+      return {
+        buffer: notAStream,
+        request,
+        response(a: ProxyAnswer, r: ProxyRequest): ProxyAnswer {
+          if (pathOf(r) === '/internal/agent-authorization' && a.status === 200)
+            editJson(a, (b) => {
+              grants.set(`${String(b.subject)} ${String(b.agent_id)}`, b.decision === 'granted' ? (b.permissions as unknown[]) : []);
+            });
+          return a;
+        },
+      };
+    },
+  },
+  wireWith(
+    'agents.invited-refused-on-account-routes',
+    'AUTH-CRED-5',
+    'an invited agent (forwarder token plus context) is served on cart routes only: on /v1/me/* it is 401 invalid_token',
+    (ctx) => (a, r) =>
+      a.status < 400 && pathOf(r).startsWith('/v1/me/') && headerOf(r.headers, CONTEXT) && fromForwarder(r, ctx)
+        ? problemAnswer(ctx, a, 401, 'invalid_token', 'Unauthorized', bearerChallenge)
+        : a,
+  ),
+  contextDefect(
+    'agents.invited-context-not-bearer-bound',
+    'AUTH-CRED-6',
+    'a context bound to another forwarder token (or to none) is accepted: its ath is not compared (re-bound)',
+    (c, r, ctx) => {
+      const bearer = bearerOf(r);
+      if (!bearer || !fromForwarder(r, ctx) || c.claims.ath === accessTokenHash(bearer)) return undefined;
+      c.claims.ath = accessTokenHash(bearer);
+      return r;
+    },
+  ),
+  contextDefect(
+    'agents.invited-context-any-typ',
+    'AUTH-CRED-7',
+    'a context of another typ (JWT, at+jwt, none) is accepted when its signature verifies (re-signed as invited-agent+jwt)',
+    (c, r) => (c.header.typ === TYP ? undefined : ((c.header.typ = TYP), r)),
+  ),
+  lenient(
+    'auth.context-key-verifies-access-tokens',
+    'AUTH-CUST-8',
+    'an HS256 access token that verifies with WEB_SESSION_CONTEXT_KEY is accepted as customer (re-signed ES256)',
+    (ctx) => ({
+      async request(req: ProxyRequest): Promise<ProxyRequest> {
+        const t = verifiedHs256(bearerOf(req), ctx.profile.secrets.webSessionContextKey);
+        if (!t || typeof t.claims.client_id !== 'string') return req;
+        const token = await ctx.mint.sign({ header: { ...t.header, alg: 'ES256' }, payload: t.claims });
+        return { ...req, headers: mapHeader(req.headers, 'authorization', () => `Bearer ${token}`) };
+      },
+    }),
+  ),
+  contextDefect(
+    'agents.invited-context-beside-any-token',
+    'AUTH-CUST-9',
+    'a context bound to any valid bearer (storefront, website, MCP forwarder, …) acts as an invited agent, not only beside the web-agent forwarder',
+    async (c, r, ctx) => {
+      const bearer = bearerOf(r);
+      if (!bearer || fromForwarder(r, ctx) || c.claims.ath !== accessTokenHash(bearer)) return undefined;
+      const forwarder = await ctx.mint.invitedAgentForwarder();
+      c.claims.ath = accessTokenHash(forwarder);
+      const headers = ['guest-session', 'operator', 'shopper-ip'].reduce(withoutHeader, r.headers);
+      return { ...r, headers: withHeader(headers, 'authorization', `Bearer ${forwarder}`) };
+    },
+  ),
+  contextDefect(
+    'agents.invited-resolved-to-agent',
+    'AUTH-ORDER-5',
+    'an invited agent is resolved to itself (its agent_id as the account), not to the customer it speaks for',
+    (c, r, ctx) =>
+      fromForwarder(r, ctx) && typeof c.claims.agent_id === 'string' && c.claims.sub !== c.claims.agent_id
+        ? ((c.claims.sub = c.claims.agent_id), r)
+        : undefined,
+  ),
+  lenient(
+    'kinds.storefront-client-always-guest',
+    'AUTH-TOKEN-8',
+    'the caller kind is read from client_id alone for the storefront: a user sub or another machine sub on it is a guest',
+    repairBearer((_h, c, ctx) => {
+      const guest = `${ctx.profile.clients.storefront}@clients`;
+      return c.client_id === ctx.profile.clients.storefront && c.sub !== guest && !('act' in c) ? ((c.sub = guest), true) : false;
+    }),
+  ),
+  wireWith(
+    'errors.authenticate-before-decoding',
+    'AUTH-ORDER-1',
+    'authenticate runs before the body is decoded: a malformed JSON body without a token is 401 invalid_token, not 400',
+    (ctx) => (a, r) =>
+      problemCode(a) === 'invalid_json' && headerOf(r.headers, 'authorization') === undefined
+        ? problemAnswer(ctx, a, 401, 'invalid_token', 'Unauthorized', bearerChallenge)
+        : a,
+  ),
+  lenient(
+    'auth.sessionless-guests-share-a-cart',
+    'AUTH-GUEST-3',
+    'guests without a Guest-Session share one anonymous cart (which another shopper has filled) instead of an empty one',
+    (ctx) => {
+      const shared = signGuestSession(randomUUID(), ctx.profile.secrets.guestSessionKey);
+      let filled: Promise<unknown> | undefined;
+      return {
+        async request(req: ProxyRequest): Promise<ProxyRequest> {
+          if (req.method !== 'GET' || pathOf(req) !== '/v1/cart' || !isGuest(req, ctx) || headerOf(req.headers, 'guest-session'))
+            return req;
+          const headers = withHeader(req.headers, 'guest-session', shared);
+          // Another shopper's line, added once through this proxy (it passes a request that carries a session unchanged).
+          filled ??= fetch(`http://${headerOf(req.headers, 'host')}/v1/cart/items`, {
+            method: 'POST',
+            headers: {
+              authorization: headerOf(req.headers, 'authorization')!,
+              'guest-session': shared,
+              'content-type': 'application/json',
+            },
+            // The reference's addCartItem body.
+            body: JSON.stringify({ variant_id: ctx.profile.data?.variant ?? 'var_0101', quantity: 1 }),
+          }).catch(() => undefined);
+          await filled;
+          return { ...req, headers };
+        },
+      };
+    },
+  ),
+  wireWith(
+    'auth.expired-guest-key-unchallenged-on-writes',
+    'AUTH-GUEST-7',
+    'on cart writes, a session of the previous key past its deadline is refused without its Bearer error="invalid_token" challenge',
+    (ctx) => (a, r) =>
+      r.method !== 'GET' && problemCode(a) === 'invalid_guest_session' && byPreviousKey(r, ctx)
+        ? { ...a, headers: withoutHeader(a.headers, 'www-authenticate') }
+        : a,
+  ),
+  {
+    // A server that verifies against the current key only: the session goes upstream with a signature no key verifies,
+    // so the server itself refuses it (401 invalid_guest_session) and writes nothing.
+    id: 'auth.previous-guest-key-ignored',
+    clause: 'AUTH-GUEST-13',
+    kind: 'wire',
+    description: 'GUEST_SESSION_KEY_PREVIOUS is not honoured: its sessions are 401 invalid_guest_session before the deadline too',
+    rules: (ctx) => ({
+      request(req: ProxyRequest): ProxyRequest {
+        const uuid = byPreviousKey(req, ctx);
+        const bad = uuid && `gs1.${uuid}.${guestSessionSignature(uuid, `${ctx.profile.secrets.guestSessionKey}-not-previous`)}`;
+        return bad ? { ...req, headers: mapHeader(req.headers, 'guest-session', () => bad) } : req;
+      },
+    }),
+  },
+  lenient(
+    'auth.previous-guest-key-without-deadline',
+    'AUTH-GUEST-14',
+    'GUEST_SESSION_KEY_PREVIOUS_UNTIL is not enforced: previous-key sessions still verify after it (re-signed)',
+    (ctx) => ({
+      request(req: ProxyRequest): ProxyRequest {
+        const uuid = byPreviousKey(req, ctx);
+        const fixed = uuid && signGuestSession(uuid, ctx.profile.secrets.guestSessionKey);
+        return fixed ? { ...req, headers: mapHeader(req.headers, 'guest-session', () => fixed) } : req;
+      },
+    }),
+  ),
+];
