@@ -156,6 +156,16 @@ export const AGENTS_ASSISTANT_DEFECTS: readonly Defect[] = [
     (r) => isDpop(r) && !authorization(r).startsWith('DPoP '),
     (ctx, a) => unauthorized(ctx, a, 'invalid_token', DPOP_CHALLENGE('invalid_token')),
   ),
+  // htu compared as a whole string: a proof naming the query (RFC 9449 §4.3: ignored) does not match the URL without it.
+  wireWith(
+    'assistant.proof-htu-query-refused',
+    'AUTH-ASST-1',
+    'a proof whose htu carries the query or fragment is refused 401 invalid_dpop_proof',
+    (ctx) => (a, r) =>
+      is2xx(a) && isDpop(r) && /[?#]/.test(String(jsonSegment((headerOf(r.headers, 'dpop') ?? '').split('.')[1] ?? '')?.htu ?? ''))
+        ? unauthorized(ctx, a, 'invalid_dpop_proof', DPOP_CHALLENGE('invalid_dpop_proof'))
+        : a,
+  ),
   lenient(
     'assistant.token-in-query-accepted',
     'AUTH-ASST-3',
