@@ -89,4 +89,8 @@ describe('kill matrix rules', () => {
     assert.equal(m.uncovered.length, m.coverage.testable - m.coverage.covered);
     for (const c of m.uncovered) assert.ok(!covered.has(c));
   });
+
+  test('every testable clause has a defect (a clause repeating another needs none)', () => {
+    assert.deepEqual(matrix([]).uncovered, []);
+  });
 });
