@@ -8,6 +8,7 @@
 import { check, test } from '../engine/check.js';
 import type { ShopResponse } from '../engine/http.js';
 import { AssistantAgent, htuOf } from './_shared/assistant.js';
+import { cartLine } from './_shared/expect-cart.js';
 import { expectChallenge, expectProblem, expectSuccess, fail, inCase } from '../lib/assert.js';
 import { nowSeconds } from '../lib/jws.js';
 import {
@@ -128,6 +129,9 @@ test(
       // A fresh proof is accepted once: it is not refused as a replay of itself (each stage runs once).
       const accepted = await agent.get(CART, { retryOnNonce: false });
       expectSuccess(accepted.res, 'a fresh proof', 'AUTH-ORDER-12');
+      // On a write too (the agent's own fresh account cart): the stages of a write run once as well.
+      const write = await agent.request('POST', '/v1/cart/items', { json: cartLine(), retryOnNonce: false });
+      expectSuccess(write.res, 'a fresh proof on a write (add a cart line)', 'AUTH-ORDER-12');
       const replay = await agent.get(CART, { headers: { dpop: accepted.proof }, proof: false, retryOnNonce: false });
       inCase('the same proof again', () => expectDpopFailure(shop, replay.res, PROOF_OR_NONCE, 'AUTH-ASST-11'));
       // Concurrent uses of one fresh proof: the jti is recorded atomically, so at most one goes through.

@@ -81,6 +81,28 @@ const tokenMovedToHeader = (from: 'query' | 'cookie') => () => ({
   },
 });
 
+/** A fresh DPoP proof refused as a replay of itself where `where` holds (401 invalid_dpop_proof, DPoP challenge). */
+function recordedTwice(id: string, where: string, applies: (r: ProxyRequest) => boolean): Defect {
+  return {
+    id,
+    clause: 'AUTH-ORDER-12',
+    kind: 'wire',
+    description: `${where} a fresh DPoP proof is refused as a replay of itself (401 invalid_dpop_proof, DPoP challenge)`,
+    rules: (ctx) => {
+      const seen = new Set<string>();
+      return {
+        buffer: () => true,
+        response(a: ProxyAnswer, r: ProxyRequest): ProxyAnswer {
+          const jti = jsonSegment((headerOf(r.headers, 'dpop') ?? '').split('.')[1] ?? '')?.jti;
+          if (!isDpop(r) || !applies(r) || typeof jti !== 'string' || seen.has(jti) || !is2xx(a)) return a;
+          seen.add(jti);
+          return unauthorized(ctx, a, 'invalid_dpop_proof', DPOP_CHALLENGE('invalid_dpop_proof'));
+        },
+      };
+    },
+  };
+}
+
 export const AGENTS_ASSISTANT_DEFECTS: readonly Defect[] = [
   // Recognition keyed on the audience: the token exchange is taken for the agent audience (the MCP side) only.
   refusesServed(
@@ -129,25 +151,14 @@ export const AGENTS_ASSISTANT_DEFECTS: readonly Defect[] = [
         ? served(a, r)
         : a,
   ),
-  {
-    // The cart router mounts the DPoP stage a second time: the proof the first run recorded is a "replay" to the second.
-    id: 'assistant.cart-proof-recorded-twice',
-    clause: 'AUTH-ORDER-12',
-    kind: 'wire',
-    description: 'on /v1/cart a fresh DPoP proof is refused as a replay of itself (401 invalid_dpop_proof, DPoP challenge)',
-    rules: (ctx) => {
-      const seen = new Set<string>();
-      return {
-        buffer: () => true,
-        response(a: ProxyAnswer, r: ProxyRequest): ProxyAnswer {
-          const jti = jsonSegment((headerOf(r.headers, 'dpop') ?? '').split('.')[1] ?? '')?.jti;
-          if (!isDpop(r) || !pathOf(r).startsWith('/v1/cart') || typeof jti !== 'string' || seen.has(jti) || !is2xx(a)) return a;
-          seen.add(jti);
-          return unauthorized(ctx, a, 'invalid_dpop_proof', DPOP_CHALLENGE('invalid_dpop_proof'));
-        },
-      };
-    },
-  },
+  // The cart router mounts the DPoP stage a second time: the proof the first run recorded is a "replay" to the second.
+  recordedTwice('assistant.cart-proof-recorded-twice', 'on /v1/cart', (r) => pathOf(r).startsWith('/v1/cart')),
+  // Only the write routes run the stage twice (a read would show it at once).
+  recordedTwice(
+    'assistant.write-proof-recorded-twice',
+    'on writes (POST, PATCH, DELETE)',
+    (r) => r.method !== 'GET' && r.method !== 'HEAD',
+  ),
   // RFC 9110 auth schemes are case-insensitive; this server matches "DPoP" exactly and finds no credential otherwise.
   refusesServed(
     'assistant.dpop-scheme-case-sensitive',
