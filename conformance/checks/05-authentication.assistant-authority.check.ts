@@ -171,12 +171,14 @@ test(
     {
       id: 'agents.assistant.same-rule-everywhere',
       title: 'the effective-scope rule is the same for a token of the agent audience as for one of the API audience',
-      clauses: ['AUTH-ASST-7', 'AUTH-ASST-6', 'ERR-SCOPE-1'],
+      clauses: ['AUTH-ASST-7', 'AUTH-ASST-6', 'ERR-SCOPE-1', 'AUTH-KIND-12'],
       requires: ['assistants'],
       seed: true,
     },
     async (shop) => {
       const agentAudience = await AssistantAgent.create(shop, { permissions: ['assistant:read'], audience: 'agent' });
+      // Recognized as an assistant for the agent audience as for the API's: its cart is served.
+      expectSuccess((await agentAudience.get('/v1/cart')).res, 'an assistant token of the agent audience, its cart', 'AUTH-KIND-12');
       await expectPermissions(shop, sendAssistant(agentAudience), ['assistant:read'], 'AUTH-ASST-7');
     },
   ),

@@ -115,6 +115,17 @@ export const AGENTS_ASSISTANT_DEFECTS: readonly Defect[] = [
     },
     (ctx, a) => unauthorized(ctx, a, 'invalid_token', DPOP_CHALLENGE('invalid_token')),
   ),
+  // The same, the other way round: only the API audience is taken (the agent-protocol side was never wired).
+  refusesServed(
+    'assistant.agent-audience-exchange-unrecognized',
+    'AUTH-KIND-12',
+    'a token-exchange assistant token of the agent audience is not recognized as an assistant (401 invalid_token); the API audience is',
+    (r, ctx) => {
+      const aud = exchangeToken(r, ctx)?.aud;
+      return (Array.isArray(aud) ? aud : [aud]).includes(ctx.profile.audiences.agent);
+    },
+    (ctx, a) => unauthorized(ctx, a, 'invalid_token', DPOP_CHALLENGE('invalid_token')),
+  ),
   // The browser session is looked for in a Cookie only: in its header it is missed, the forwarder seems to carry nothing.
   refusesServed(
     'assistant.browser-session-header-missed',
