@@ -13,6 +13,7 @@ import { REFUSALS_DEFECTS } from './refusals.js';
 import { RESOURCES_DEFECTS } from './resources.js';
 import { INTERNAL_DEFECTS } from './internal.js';
 import { ROUTES_DEFECTS } from './routes.js';
+import { STRENGTH_DEFECTS } from './strength.js';
 import { wire, type Defect } from './types.js';
 
 export type { Defect, DefectContext } from './types.js';
@@ -31,6 +32,7 @@ export const DEFECTS: readonly Defect[] = [
   ...KINDS_DEFECTS,
   ...AGENTS_INVITED_DEFECTS,
   ...AGENTS_ASSISTANT_DEFECTS,
+  ...STRENGTH_DEFECTS,
 ];
 
 /** A defect that breaks nothing: whatever clause it names, the checks pass, so it survives (exit 1). */
