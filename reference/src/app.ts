@@ -111,7 +111,7 @@ export function createApp(o: AppOptions): { app: Express; domain: Domain } {
     }
     res.status(200).json({ status: 'ok', version: VERSION, checks: { database: 'ok' } });
   };
-  app.get('/health', ...pipelineFor('public', health, domain));
+  app.get('/health', pipelineFor('public', health, domain));
 
   const general = JSON.stringify(describeService('general', o.config.docsUrl));
   const assistant = JSON.stringify(describeService('assistant', o.config.docsUrl));
@@ -122,16 +122,19 @@ export function createApp(o: AppOptions): { app: Express; domain: Domain } {
     const describe: RequestHandler = (_req, res) => {
       res.set('Cache-Control', `public, max-age=${LIMITS.descriptionCacheSeconds}`).type('application/json').send(doc);
     };
-    app.get(path, ...pipelineFor('public', describe, domain));
+    app.get(path, pipelineFor('public', describe, domain));
   }
 
   // Special routes: their own groups of the stage table (pipeline/groups.ts), before the JSON decoding of operations.
-  app.use(webhookRouter(pipelineFor('webhook', null, domain)));
-  app.use(internalRouter((route) => pipelineFor('internal', route, domain)));
+  // Entered only by their own paths: every other request would walk their routes' patterns in vain.
+  const webhooks = webhookRouter(pipelineFor('webhook', null, domain));
+  const internal = internalRouter((route) => pipelineFor('internal', route, domain));
+  app.use((req, res, next) => (req.path.startsWith('/webhooks/') ? webhooks(req, res, next) : next()));
+  app.use((req, res, next) => (req.path.startsWith('/internal/') ? internal(req, res, next) : next()));
 
   for (const route of ROUTES) {
     const method = route.operation.method.toLowerCase() as 'get' | 'post' | 'patch' | 'put' | 'delete';
-    app[method](expressPath(route.operation.path), ...pipelineFor(groupOf(route), route, domain));
+    app[method](expressPath(route.operation.path), pipelineFor(groupOf(route), route, domain));
   }
 
   const known = [

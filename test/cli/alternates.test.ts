@@ -190,10 +190,7 @@ describe('alternates pass the spec level; their broken twins fail it', { concurr
         assert.equal(caught?.status, 'failed', `${twin.name}: ${twin.check} ${caught?.status ?? 'not run'}`);
         // The failure names the clause, alone or among the clauses of its assertion: `[A]` or `[A, B]`.
         const named = /^[^[]*\[([^\]]+)\]/.exec(caught!.reason ?? '')?.[1]?.split(/,\s*/) ?? [];
-        assert.ok(
-          named.includes(twin.clause),
-          `${twin.name}: ${twin.check} should fail naming ${twin.clause}: ${caught!.reason}`,
-        );
+        assert.ok(named.includes(twin.clause), `${twin.name}: ${twin.check} should fail naming ${twin.clause}: ${caught!.reason}`);
       });
     });
   }

@@ -80,9 +80,37 @@ export const STAGE_TABLE: { readonly [G in Group]: readonly Stage<RouteOf[G]>[] 
 };
 
 /** The handlers of one route of a group, in the table's order (the app-wide stages excepted: app.ts mounts them). */
-export function pipelineFor<G extends Group>(group: G, route: RouteOf[G], domain: Domain): RequestHandler[] {
+export function stageHandlers<G extends Group>(group: G, route: RouteOf[G], domain: Domain): RequestHandler[] {
   const stages = STAGE_TABLE[group] as readonly Stage<RouteOf[G]>[];
   return stages.filter((s) => !s.appWide && s.make).flatMap((s) => s.make!(route, domain));
+}
+
+/** A route's stages as the one handler app.ts mounts (see `chain`). */
+export const pipelineFor = <G extends Group>(group: G, route: RouteOf[G], domain: Domain): RequestHandler =>
+  chain(stageHandlers(group, route, domain));
+
+/**
+ * Handlers run in order as one: each calls next() as it would under Express, an error (thrown, passed or rejected) skips
+ * the rest and goes to the boundary. Express then dispatches one layer per route instead of one per stage, which is most
+ * of its per-request routing cost.
+ */
+export function chain(handlers: readonly RequestHandler[]): RequestHandler {
+  if (handlers.length === 1) return handlers[0]!;
+  return (req, res, done) => {
+    let i = 0;
+    const next = (err?: unknown): void => {
+      if (err !== undefined && err !== null) return done(err);
+      const handler = handlers[i++];
+      if (handler === undefined) return done();
+      try {
+        const out = handler(req, res, next) as unknown;
+        if (out instanceof Promise) out.catch((e: unknown) => next(e ?? new Error('Rejected promise')));
+      } catch (e) {
+        next(e);
+      }
+    };
+    next();
+  };
 }
 
 /** The group of an operation of contract/operations.ts. */

@@ -425,12 +425,12 @@ export const internalStages: readonly { name: string; make: (route: InternalRout
 ];
 
 /** Every internal route with its stages (from the stage table), and 405 for any other method on its path. */
-export function internalRouter(stagesOf: (route: InternalRoute) => RequestHandler[]): Router {
+export function internalRouter(stagesOf: (route: InternalRoute) => RequestHandler): Router {
   // The app's routing rules (one URL per route): case-sensitive, no trailing-slash twins.
   const router = Router({ caseSensitive: true, strict: true });
   for (const route of INTERNAL_ROUTES) {
     const path = expressPath(route.path);
-    router.post(path, ...stagesOf(route));
+    router.post(path, stagesOf(route));
     router.all(path, () => {
       throw new ProblemError('method_not_allowed', { detail: 'Only POST is allowed on this path.', headers: { Allow: 'POST' } });
     });

@@ -106,10 +106,10 @@ export const webhookStages: readonly { name: string; make: (route: null, domain:
 ];
 
 /** The route with its stages (from the stage table), and 405 for any other method on its path. */
-export function webhookRouter(stages: readonly RequestHandler[]): Router {
+export function webhookRouter(stages: RequestHandler): Router {
   // The app's routing rules hold here too: one URL exactly (no case-folded or trailing-slash twin).
   const router = Router({ caseSensitive: true, strict: true });
-  router.post(WEBHOOK_PATH, ...stages);
+  router.post(WEBHOOK_PATH, stages);
   router.all(WEBHOOK_PATH, (req) => {
     throw new ProblemError('method_not_allowed', { detail: `${req.method} is not allowed on this path.`, headers: { Allow: 'POST' } });
   });

@@ -2,7 +2,7 @@
 // builds exactly its stages, the app-wide request stage excepted.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { pipelineFor, stageNames, STAGE_TABLE } from '../../../reference/src/pipeline/groups.js';
+import { stageHandlers, stageNames, STAGE_TABLE } from '../../../reference/src/pipeline/groups.js';
 import { ROUTES } from '../../../reference/src/app.js';
 import type { Domain } from '../../../reference/src/domain.js';
 
@@ -28,15 +28,15 @@ test("operations run the spec's stages in the spec's order", () => {
   assert.equal(stageNames('conversations')[1], 'write cap (64 KiB by Content-Length)');
 });
 
-test('pipelineFor builds one handler per stage of the table (decode may be several), the app-wide ones left to the app', () => {
+test('stageHandlers builds one handler per stage of the table (decode may be several), the app-wide ones left to the app', () => {
   const domain = {} as Domain;
   const route = ROUTES.find((r) => r.operation.operationId === 'getCart')!;
-  const handlers = pipelineFor('operations', route, domain);
+  const handlers = stageHandlers('operations', route, domain);
   const built = STAGE_TABLE.operations.filter((s) => !s.appWide).length;
   assert.ok(handlers.length >= built, `${handlers.length} handlers for ${built} stages`);
   assert.ok(handlers.every((h) => typeof h === 'function'));
-  const noop: Parameters<typeof pipelineFor<'public'>>[1] = (_req, _res, next) => next();
-  assert.deepEqual(pipelineFor('public', noop, domain), [noop]);
+  const noop: Parameters<typeof stageHandlers<'public'>>[1] = (_req, _res, next) => next();
+  assert.deepEqual(stageHandlers('public', noop, domain), [noop]);
 });
 
 test('contextAt: typed by the stages before it; a stage placed before what it reads is a wiring bug, named', async () => {
@@ -45,4 +45,31 @@ test('contextAt: typed by the stages before it; a stage placed before what it re
   assert.equal(contextAt(res, 'bound').requestId, 'r');
   assert.throws(() => contextAt(res, 'acting'), /route, operation, token, presentedScheme, caller, actor missing at "acting"/);
   assert.throws(() => contextAt({ locals: {} } as never, 'bound'), /request stage did not run/);
+});
+
+test('chain runs the stages in order as one handler; a thrown, passed or rejected error skips the rest', async () => {
+  const { chain } = await import('../../../reference/src/pipeline/groups.js');
+  type H = Parameters<typeof chain>[0][number];
+  const run = (handlers: H[]) =>
+    new Promise<{ seen: string[]; err: unknown }>((resolve) => {
+      const seen: string[] = [];
+      const wrapped = handlers.map((h, i): H => (req, res, next) => {
+        seen.push(String(i));
+        return h(req, res, next);
+      });
+      chain(wrapped)({} as never, {} as never, (err?: unknown) => resolve({ seen, err }));
+    });
+  const pass: H = (_q, _s, next) => next();
+  assert.deepEqual(await run([pass, pass, pass]), { seen: ['0', '1', '2'], err: undefined });
+  const boom = new Error('boom');
+  const thrown = await run([
+    pass,
+    () => {
+      throw boom;
+    },
+    pass,
+  ]);
+  assert.deepEqual(thrown, { seen: ['0', '1'], err: boom });
+  assert.deepEqual(await run([(_q, _s, next) => next(boom), pass]), { seen: ['0'], err: boom });
+  assert.deepEqual(await run([pass, async () => Promise.reject(boom), pass]), { seen: ['0', '1'], err: boom });
 });
