@@ -10,7 +10,7 @@
 //   `Retry-After: 5`: the spec's outage answer (it names the verifier and identity proxy; the reference extends it to the
 //   payment provider, see docs/checkout.md). The charge did not happen or is unknown, and checkout writes nothing.
 // - Anything else (a wrong key, an invalid request) is a bug or a misconfiguration: thrown as is, answered 500.
-import Stripe from 'stripe';
+import { stripeLib } from './stripe-module.js';
 import { LIMITS } from '../../../contract/limits.js';
 import { ProblemError } from '../problem.js';
 import type { ChargeResult, ChargeStatus, PaymentProvider, RefundResult } from './port.js';
@@ -40,10 +40,10 @@ function refundStatus(status: string | null): RefundResult['status'] {
 /** Stripe's outages as the service's 503; other errors pass through. */
 function outage(err: unknown): unknown {
   if (
-    err instanceof Stripe.errors.StripeConnectionError ||
-    err instanceof Stripe.errors.StripeAPIError ||
-    err instanceof Stripe.errors.StripeRateLimitError ||
-    (err instanceof Stripe.errors.StripeError && (err.statusCode ?? 0) >= 500)
+    err instanceof stripeLib().errors.StripeConnectionError ||
+    err instanceof stripeLib().errors.StripeAPIError ||
+    err instanceof stripeLib().errors.StripeRateLimitError ||
+    (err instanceof stripeLib().errors.StripeError && (err.statusCode ?? 0) >= 500)
   ) {
     return new ProblemError('unavailable', {
       detail: 'The payment provider cannot be reached; nothing was charged or ordered. Retry later.',
@@ -57,7 +57,7 @@ function outage(err: unknown): unknown {
 export function createStripeProvider(o: StripeProviderOptions): PaymentProvider {
   // Test mode only: the configuration refuses live keys too, this keeps the adapter safe on its own.
   if (!/^(sk|rk)_test_/.test(o.secretKey)) throw new Error('the Stripe adapter takes test-mode keys only (sk_test_… or rk_test_…)');
-  const stripe = new Stripe(o.secretKey, {
+  const stripe = new (stripeLib())(o.secretKey, {
     maxNetworkRetries: o.maxNetworkRetries ?? 1,
     timeout: o.timeoutMs ?? 10_000,
     telemetry: false,
@@ -89,7 +89,7 @@ export function createStripeProvider(o: StripeProviderOptions): PaymentProvider 
         const declineCode = intent.last_payment_error?.decline_code || intent.last_payment_error?.code || intent.status;
         return { status, providerRef: intent.id, ...(status === 'failed' && declineCode ? { declineCode } : {}) };
       } catch (err) {
-        if (err instanceof Stripe.errors.StripeCardError) {
+        if (err instanceof stripeLib().errors.StripeCardError) {
           return {
             status: 'failed',
             providerRef: err.payment_intent?.id ?? err.requestId ?? 'stripe_card_error',

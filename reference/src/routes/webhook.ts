@@ -3,7 +3,6 @@
 // pipeline/groups.ts): request (app-wide), raw body (256 KiB), domain, provider signature, handler. Never a bearer token: the provider signature over the raw bytes is the
 // only credential, and an Authorization header is not read. Only the boundary writes errors: stages throw ProblemError.
 import express, { Router, type RequestHandler } from 'express';
-import Stripe from 'stripe';
 import { LIMITS } from '../../../contract/limits.js';
 import type { ErrorCode } from '../../../contract/errors.js';
 import type { Domain } from '../domain.js';
@@ -13,11 +12,12 @@ import { ProblemError } from '../problem.js';
 import { stripeEventSchema, webhookReceivedSchema } from '../schemas/webhook.js';
 import { DeliveryNotProcessable, processDelivery } from '../store/webhook.js';
 import { toJsonSchema, type Json } from '../json-schema.js';
+import { stripeLib } from '../payments/stripe-module.js';
 
 export const WEBHOOK_PATH = '/webhooks/stripe';
 export const SIGNATURE_HEADER = 'Stripe-Signature';
 /** Stripe's default: a signature older than this many seconds is refused (replay window). */
-export const SIGNATURE_TOLERANCE_SECONDS = Stripe.webhooks.DEFAULT_TOLERANCE;
+export const SIGNATURE_TOLERANCE_SECONDS = 300;
 
 /** Stage "raw body (256 KiB)": the exact bytes, whatever the Content-Type (even none); over the cap: 413 at the boundary. */
 function rawBodyStage(): RequestHandler {
@@ -44,9 +44,9 @@ function providerSignatureStage(): RequestHandler {
     const raw: Buffer = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
     let event: unknown;
     try {
-      event = Stripe.webhooks.constructEvent(raw, header, secret, SIGNATURE_TOLERANCE_SECONDS, undefined, clock().getTime());
+      event = stripeLib().webhooks.constructEvent(raw, header, secret, SIGNATURE_TOLERANCE_SECONDS, undefined, clock().getTime());
     } catch (err) {
-      if (err instanceof Stripe.errors.StripeSignatureVerificationError) {
+      if (err instanceof stripeLib().errors.StripeSignatureVerificationError) {
         throw new ProblemError('invalid_signature', { detail: 'The signature does not verify over the body, or it is too old.' });
       }
       // Verified, but the bytes are not JSON: nothing the provider should send; it fails processing.

@@ -60,3 +60,9 @@ test('an invalid profile is refused naming the field', () => {
 test('an empty variable unsets a nullable field', () => {
   assert.equal(load({ ACCOUNT_RECOVERY_SECRET: '' }).accountRecoverySecret, null);
 });
+
+test("the webhook's replay window is the stripe library's own default", async () => {
+  const { SIGNATURE_TOLERANCE_SECONDS } = await import('../../../reference/src/routes/webhook.js');
+  const { stripeLib } = await import('../../../reference/src/payments/stripe-module.js');
+  assert.equal(SIGNATURE_TOLERANCE_SECONDS, stripeLib().webhooks.DEFAULT_TOLERANCE);
+});
