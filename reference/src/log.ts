@@ -7,6 +7,8 @@ export interface Logger {
   info(event: string, fields?: Record<string, unknown>): void;
   warn(event: string, fields?: Record<string, unknown>): void;
   error(event: string, fields?: Record<string, unknown>): void;
+  /** Whether a line of this level is written (to skip the work of one that is not). */
+  enabled?(level: Exclude<LogLevel, 'silent'>): boolean;
 }
 
 export function createLogger(level: LogLevel, write: (line: string) => void = (l) => process.stderr.write(l + '\n')): Logger {
@@ -16,5 +18,11 @@ export function createLogger(level: LogLevel, write: (line: string) => void = (l
       if (ORDER[lvl] < ORDER[level]) return;
       write(JSON.stringify({ time: new Date().toISOString(), level: lvl, event, ...fields }));
     };
-  return { debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') };
+  return {
+    debug: at('debug'),
+    info: at('info'),
+    warn: at('warn'),
+    error: at('error'),
+    enabled: (lvl) => ORDER[lvl] >= ORDER[level],
+  };
 }

@@ -38,6 +38,19 @@ export function peekSegment(token: string, index: 0 | 1): Record<string, unknown
  * binding alone does not change the scheme (spec, Challenge scheme: "Bearer otherwise").
  */
 export function looksLikeAssistantToken(token: string): boolean {
+  // A client sends one token many times: its two segments are decoded once (bounded: the oldest goes first).
+  const known = MARKED.get(token);
+  if (known !== undefined) return known;
+  const marked = markedAsAssistant(token);
+  if (MARKED.size >= MAX_MARKED) MARKED.delete(MARKED.keys().next().value!);
+  MARKED.set(token, marked);
+  return marked;
+}
+
+const MARKED = new Map<string, boolean>();
+const MAX_MARKED = 1000;
+
+function markedAsAssistant(token: string): boolean {
   const header = peekSegment(token, 0);
   if (typeof header?.typ === 'string' && header.typ.toLowerCase() === SIGNED_OUT_PROXY_TYP) return true;
   const act = peekSegment(token, 1)?.act as Record<string, unknown> | undefined;

@@ -32,10 +32,12 @@ export function requestStage(log: Logger): RequestHandler {
     refuseAmbiguousFraming(req);
     const traceparent = req.get('traceparent');
     if (traceparent && isValidTraceparent(traceparent)) res.set('traceparent', traceparent);
-    res.on('finish', () => {
-      const ms = Number(process.hrtime.bigint() - started) / 1e6;
-      log.info('request', { requestId, method: req.method, path: req.path, status: res.statusCode, ms: Math.round(ms * 10) / 10 });
-    });
+    if (log.enabled?.('info') ?? true) {
+      res.on('finish', () => {
+        const ms = Number(process.hrtime.bigint() - started) / 1e6;
+        log.info('request', { requestId, method: req.method, path: req.path, status: res.statusCode, ms: Math.round(ms * 10) / 10 });
+      });
+    }
     next();
   };
 }
@@ -86,5 +88,7 @@ export function decodeJsonStage(): RequestHandler[] {
     }
     next();
   };
-  return [requireJsonType, json];
+  // A request without a body has nothing to decode: the parser is not entered (it would only find that out itself).
+  const decode: RequestHandler = (req, res, next) => (hasBody(req) ? json(req, res, next) : next());
+  return [requireJsonType, decode];
 }
