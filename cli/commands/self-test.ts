@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { Command, Option } from 'commander';
 import { z } from 'zod';
 import { CLAUSES_BY_ID } from '../../conformance/clauses/index.js';
-import { ENV, readProfileFile, type TargetVariant } from '../../conformance/engine/params.js';
+import { ENV, readCaFile, readProfileFile, type TargetVariant } from '../../conformance/engine/params.js';
 import { createMinter } from '../../conformance/lib/mint.js';
 import { DEFECTS, toothless, type Defect } from '../../conformance/selftest/defects/index.js';
 import { buildMatrix, formatMatrix, htmlMatrix, type Outcome } from '../../conformance/selftest/matrix.js';
@@ -38,6 +38,8 @@ const optionsSchema = z.object({
   output: z.string().min(1),
   list: z.boolean(),
   baseline: z.boolean(),
+  ca: z.string().min(1).optional(),
+  insecure: z.boolean(),
   /** Tests only: adds a defect that changes nothing for this clause (it must survive). */
   toothless: z.string().optional(),
 });
@@ -119,6 +121,13 @@ export async function selfTest(
     io.err(`shop-conformance self-test: --profile: ${(err as Error).message}\n`);
     return EXIT.usage;
   }
+  let tls: { ca?: string; insecure: boolean };
+  try {
+    tls = { ...(o.ca ? { ca: readCaFile(resolve(o.ca)) } : {}), insecure: o.insecure };
+  } catch (err) {
+    io.err(`shop-conformance self-test: --ca: ${(err as Error).message}\n`);
+    return EXIT.usage;
+  }
   const level = o.level ?? (o.baseUrl ? 'spec' : 'reference');
   const output = resolve(o.output);
   mkdirSync(output, { recursive: true });
@@ -145,7 +154,7 @@ export async function selfTest(
     const ctx = { profile, mint: createMinter(profile) };
     const planned: PlannedDefect[] = [];
     for (const d of defects) {
-      const proxy = await startProxy(target, d.rules(ctx));
+      const proxy = await startProxy(target, d.rules(ctx), 0, tls);
       proxies.push(proxy);
       planned.push({ id: d.id, clause: d.clause, url: proxy.url });
     }
@@ -163,6 +172,9 @@ export async function selfTest(
       [ENV.output]: output,
       [ENV.target]: embedded ? 'embedded' : 'external',
       [ENV.partial]: '1',
+      // The baseline talks to the target itself, over the same TLS as the proxies.
+      ...(o.ca ? { [ENV.ca]: resolve(o.ca) } : {}),
+      ...(o.insecure ? { [ENV.insecure]: '1' } : {}),
       [ENV.selftest]: '1',
       FORCE_COLOR: process.env.FORCE_COLOR ?? '0',
     };
@@ -264,6 +276,8 @@ export function addSelfTestCommand(program: Command): void {
     .option('--workers <n>', 'parallel workers (a number or a percentage of cores)')
     .option('--output <dir>', 'where self-test.json and self-test.html go', 'conformance-output')
     .option('--list', 'list the selected defects (id, clause, kind, description) without running them', false)
+    .option('--ca <file>', "PEM bundle of the CA that issued the deployment's TLS certificate (a private CA)")
+    .option('--insecure', 'accept any TLS certificate of the deployment (tests only)', false)
     .option('--no-baseline', 'do not run the checks against the target without defect first (failing checks then count as kills)')
     .addOption(new Option('--toothless <clause>', 'add a defect that changes nothing (tests of the self-test)').hideHelp())
     .addHelpText(

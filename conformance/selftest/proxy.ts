@@ -79,7 +79,13 @@ export const isJsonMediaType = (contentType: string | undefined): boolean =>
 
 const noBody = (method: string, status: number) => method === 'HEAD' || status === 204 || status === 304 || (status >= 100 && status < 200);
 
-export async function startProxy(target: string, rules: ProxyRules = {}, port = 0): Promise<Proxy> {
+/** TLS to an HTTPS upstream: a private CA's PEM bundle, or no verification at all (tests only). */
+export interface UpstreamTls {
+  ca?: string;
+  insecure?: boolean;
+}
+
+export async function startProxy(target: string, rules: ProxyRules = {}, port = 0, tls: UpstreamTls = {}): Promise<Proxy> {
   const upstream = new URL(target);
   const request = upstream.protocol === 'https:' ? httpsRequest : httpRequest;
   // Headers up to 64 KiB pass, so that the server behind decides about large ones (Node's 16 KiB limit is its choice).
@@ -105,6 +111,9 @@ export async function startProxy(target: string, rules: ProxyRules = {}, port = 
       path: sent.path,
       headers: fields.flat(),
       maxHeaderSize: 65_536,
+      ...(upstream.protocol === 'https:'
+        ? { servername: upstream.hostname, ...(tls.ca ? { ca: tls.ca } : {}), rejectUnauthorized: !tls.insecure }
+        : {}),
     });
     const abandon = () => {
       out.destroy();

@@ -46,6 +46,17 @@ describe('a deployment behind HTTPS with a private CA', () => {
     assert.match(r.out, /doctor: ok {3}trusts customer/);
   });
 
+  test('self-test --ca: the defects sit in front of the HTTPS deployment and are killed (exit 0)', async () => {
+    const dir = out();
+    const args = ['self-test', '--base-url', front.url, '--ca', certs.caPath, '--level', 'spec', '--output', dir];
+    const r = await cli([...args, '--defect', 'endpoints.not-modified-answers-200', '--workers', '2'], 180_000);
+    assert.equal(r.code, 0, r.out.slice(-3000));
+    assert.match(r.out, /KILLED\s+endpoints\.not-modified-answers-200/);
+    const unreadable = await cli(['self-test', '--base-url', front.url, '--ca', join(dir, 'none.pem'), '--output', dir]);
+    assert.equal(unreadable.code, 2, unreadable.out);
+    assert.match(unreadable.out, /^shop-conformance self-test: --ca: cannot read .*none\.pem/m);
+  });
+
   test('run without --ca: exit 3 naming the TLS failure and the options that fix it', async () => {
     const r = await cli(['run', '--base-url', front.url, '--output', out()]);
     assert.equal(r.code, 3, r.out);
