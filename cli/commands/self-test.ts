@@ -14,7 +14,7 @@ import { createMinter } from '../../conformance/lib/mint.js';
 import { DEFECTS, toothless, type Defect } from '../../conformance/selftest/defects/index.js';
 import { buildMatrix, formatMatrix, htmlMatrix, type Outcome } from '../../conformance/selftest/matrix.js';
 import { isBaseline, packDefects, PLAN_ENV, type Plan, type PlannedDefect } from '../../conformance/selftest/plan.js';
-import { startProxy, type Proxy } from '../../conformance/selftest/proxy.js';
+import { sendUpstream, startProxy, type Proxy } from '../../conformance/selftest/proxy.js';
 import { FIXTURE_PROFILE } from '../../reference/src/paths.js';
 import { EMBEDDED_VARIANTS, startEmbeddedVariants, type RunningVariants } from '../embedded-variants.js';
 import { EXIT } from '../exit.js';
@@ -151,7 +151,7 @@ export async function selfTest(
       target = embedded.server.url;
       io.err(`embedded reference listening on ${target}\n`);
     }
-    const ctx = { profile, mint: createMinter(profile) };
+    const ctx = { profile, mint: createMinter(profile), send: sendUpstream(target, tls) };
     const planned: PlannedDefect[] = [];
     for (const d of defects) {
       const proxy = await startProxy(target, d.rules(ctx), 0, tls);
@@ -199,7 +199,10 @@ export async function selfTest(
           if (ids.length === 0) continue;
           const [instance] = (await startVariants(profile, join(embedded.dir, `defect-${i}-${v.name}`), v.name)).variants;
           const variantProfile = readProfileFile(instance!.profilePath, { toMint: true });
-          const proxy = await startProxy(instance!.baseUrl, d.rules({ profile: variantProfile, mint: createMinter(variantProfile) }));
+          const proxy = await startProxy(
+            instance!.baseUrl,
+            d.rules({ profile: variantProfile, mint: createMinter(variantProfile), send: sendUpstream(instance!.baseUrl) }),
+          );
           proxies.push(proxy);
           const variant: TargetVariant = { ...instance!, baseUrl: proxy.url, checks: ids };
           variantProjects.push({ name: `variant-${v.name}-${i + 1}`, variant, defects: [{ id: d.id, clause: d.clause, url: proxy.url }] });

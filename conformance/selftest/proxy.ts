@@ -85,6 +85,36 @@ export interface UpstreamTls {
   insecure?: boolean;
 }
 
+/** One request straight to the upstream (a stateful defect preparing what it then shows); its answer, or the error. */
+export function sendUpstream(
+  target: string,
+  tls: UpstreamTls = {},
+): (req: { method: string; path: string; headers: Record<string, string>; body?: string }) => Promise<{ status: number; body: string }> {
+  const upstream = new URL(target);
+  const request = upstream.protocol === 'https:' ? httpsRequest : httpRequest;
+  return (req) =>
+    new Promise((resolve, reject) => {
+      const out = request(
+        {
+          host: upstream.hostname,
+          port: upstream.port,
+          method: req.method,
+          path: req.path,
+          headers: { ...req.headers, ...(req.body !== undefined ? { 'content-length': String(Buffer.byteLength(req.body)) } : {}) },
+          ...(upstream.protocol === 'https:' ? { ...(tls.ca ? { ca: tls.ca } : {}), rejectUnauthorized: !tls.insecure } : {}),
+        },
+        (res) => {
+          const parts: Buffer[] = [];
+          res.on('data', (c: Buffer) => parts.push(c));
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(parts).toString('utf8') }));
+          res.on('error', reject);
+        },
+      );
+      out.on('error', reject);
+      out.end(req.body);
+    });
+}
+
 export async function startProxy(target: string, rules: ProxyRules = {}, port = 0, tls: UpstreamTls = {}): Promise<Proxy> {
   const upstream = new URL(target);
   const request = upstream.protocol === 'https:' ? httpsRequest : httpRequest;

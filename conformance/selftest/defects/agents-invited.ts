@@ -202,17 +202,20 @@ export const AGENTS_INVITED_DEFECTS: readonly Defect[] = [
           if (req.method !== 'GET' || pathOf(req) !== '/v1/cart' || !isGuest(req, ctx) || headerOf(req.headers, 'guest-session'))
             return req;
           const headers = withHeader(req.headers, 'guest-session', shared);
-          // Another shopper's line, added once through this proxy (it passes a request that carries a session unchanged).
-          filled ??= fetch(`http://${headerOf(req.headers, 'host')}/v1/cart/items`, {
-            method: 'POST',
-            headers: {
-              authorization: headerOf(req.headers, 'authorization')!,
-              'guest-session': shared,
-              'content-type': 'application/json',
-            },
-            // The reference's addCartItem body.
-            body: JSON.stringify({ variant_id: ctx.profile.data?.variant ?? 'var_0101', quantity: 1 }),
-          }).catch(() => undefined);
+          // Another shopper's line, added once straight to the target (it would pass this proxy unchanged).
+          filled ??= ctx
+            .send?.({
+              method: 'POST',
+              path: '/v1/cart/items',
+              headers: {
+                authorization: headerOf(req.headers, 'authorization')!,
+                'guest-session': shared,
+                'content-type': 'application/json',
+              },
+              // The reference's addCartItem body.
+              body: JSON.stringify({ variant_id: ctx.profile.data?.variant ?? 'var_0101', quantity: 1 }),
+            })
+            .catch(() => undefined);
           await filled;
           return { ...req, headers };
         },

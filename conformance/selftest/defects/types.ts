@@ -8,6 +8,11 @@ import { headerOf, type Fields, type ProxyAnswer, type ProxyRequest, type ProxyR
 export interface DefectContext {
   readonly profile: Profile;
   readonly mint: Minter;
+  /** A request straight to the target behind the proxy, for a stateful defect that prepares what it then shows. */
+  readonly send?: (req: { method: string; path: string; headers: Record<string, string>; body?: string }) => Promise<{
+    status: number;
+    body: string;
+  }>;
 }
 
 export interface Defect {
