@@ -109,3 +109,28 @@ test('JSON Pointers, generated examples and roles', () => {
   assert.deepEqual(exampleFromSchema(schema, resolve), { n: 'xxx', q: 1, kind: 'a', tags: [true] });
   assert.deepEqual(rolesOf(schema, resolve), { quantity: '/q' });
 });
+
+test("an alternate's conversation routes: other methods and paths under /assistant/conversations, learned from its assistant document", () => {
+  const docs = reference();
+  // Both documents describe them (the general one describes every route); an alternate changes both alike.
+  for (const doc of [docs.general, docs.assistant]) {
+    const paths = doc.paths as Record<string, Record<string, unknown>>;
+    // closeConversation as DELETE on the conversation itself; postConversationMessage as PUT.
+    const close = paths['/assistant/conversations/{id}/close']!.post;
+    delete paths['/assistant/conversations/{id}/close'];
+    paths['/assistant/conversations/{id}']!.delete = close;
+    const post = paths['/assistant/conversations/{id}/messages']!.post;
+    delete paths['/assistant/conversations/{id}/messages']!.post;
+    paths['/assistant/conversations/{id}/messages']!.put = post;
+  }
+  const t = new Target(docs, {});
+  assert.deepEqual(
+    [t.operation('closeConversation').method, t.path('closeConversation', 'c 1')],
+    ['DELETE', '/assistant/conversations/c%201'],
+  );
+  assert.deepEqual(
+    [t.operation('postConversationMessage').method, t.path('postConversationMessage', 'c1')],
+    ['PUT', '/assistant/conversations/c1/messages'],
+  );
+  assert.equal(t.operation('openConversation').method, 'POST');
+});
