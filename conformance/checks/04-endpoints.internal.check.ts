@@ -9,6 +9,7 @@
 // bodies and judge only refusals. "Refused" is any 4xx problem document. Codes and challenges (`invalid_credentials`,
 // `Bearer error="invalid_token"`), success statuses and shapes are the reference's and are judged at the reference level.
 import { check, notApplicable, test, type Shop } from '../engine/check.js';
+import type { ShopResponse } from '../engine/http.js';
 import { OPERATOR_ATTRIBUTION } from '../engine/callers.js';
 import { brief, expectChallenge, expectNoStore, expectProblem, fail, inCase } from '../lib/assert.js';
 import { freshId } from '../lib/fresh-id.js';
@@ -47,14 +48,25 @@ for (const r of ROUTES.filter((x) => x.secret !== 'accountRecoverySecret')) {
     ...check(
       {
         id: `internal.secret-required.${name}`,
-        title: `POST ${r.path.replace(/conv_[0-9a-f]+/, '{id}')} refuses a missing or wrong secret, another secret of the profile, or the secret in another carrier`,
+        title: `POST ${r.path.replace(/conv_[0-9a-f]+/, '{id}')} refuses a missing or wrong secret, another secret of the profile, or the secret in another carrier, but not its own secret`,
         clauses: [r.clause],
       },
       async (shop) => {
+        let refusal: ShopResponse | undefined;
         for (const [what, headers] of credentialCases(shop, r)) {
           const res = await shop.http.post(r.path, { headers, json: bodyOf(r, shop) });
           inCase(what, () => expectRefusal(shop, res, r.clause));
+          if (what === 'a wrong secret') refusal = res;
         }
+        const own = shop.profile.secrets[r.secret];
+        if (own === null) return; // closed: nothing opens it
+        // A route that refuses everyone passes every case above. Its own secret may still be refused for the body (shapes
+        // are not shown), but never as a credential: not 401 (RFC 9110 §15.5.2), not the 403 a wrong secret gets.
+        const res = await shop.http.post(r.path, { headers: present(r, own, { spec: true }), json: bodyOf(r, shop) });
+        inCase("the route's own secret", () => {
+          const asWrong = res.status === 403 && refusal?.status === 403 && res.body?.error === refusal.body?.error;
+          if (res.status === 401 || asWrong) fail('refused as a credential', 'not refused as a wrong secret is', brief(res), r.clause);
+        });
       },
     ),
   );

@@ -1,6 +1,19 @@
 // Defects that prove the strengthened checks: each breaks its clause the way the weak form of a check let through.
-import { headerOf } from '../proxy.js';
-import { wire, type Defect } from './types.js';
+import { headerOf, type ProxyRequest } from '../proxy.js';
+import { SECRET_ROUTES, type SecretName } from './internal.js';
+import { pathOf, wire, type Defect, type DefectContext } from './types.js';
+
+/**
+ * An internal route that compares its credential with a stale value (a secret rotated on one side only): the proxy spoils
+ * the right secret wherever the request carries it, so the route refuses every caller, the rightful one included.
+ */
+const staleSecret = (match: (path: string) => boolean, secret: SecretName) => (ctx: DefectContext) => ({
+  request(req: ProxyRequest): ProxyRequest {
+    const value = ctx.profile.secrets[secret];
+    if (req.method !== 'POST' || !match(pathOf(req)) || typeof value !== 'string') return req;
+    return { ...req, headers: req.headers.map(([k, v]) => [k, v.split(value).join(`${value}-stale`)] as [string, string]) };
+  },
+});
 
 export const STRENGTH_DEFECTS: readonly Defect[] = [
   // A validator cache that answers "not modified" as soon as the client holds any tag, never comparing it.
@@ -11,5 +24,15 @@ export const STRENGTH_DEFECTS: readonly Defect[] = [
     headerOf(r.headers, 'if-none-match') !== undefined
       ? { status: 304, headers: a.headers.filter(([k]) => !/^content-(type|length)$/i.test(k)), body: '' }
       : a,
+  ),
+  ...SECRET_ROUTES.filter(([clause]) => /^END-PUBLIC-(9|1[1-6])$/.test(clause)).map(
+    ([clause, match, secret]) =>
+      ({
+        id: `strength.${clause.toLowerCase()}.own-secret-refused`,
+        clause,
+        description: 'the route refuses every credential, its own secret included (compared with a stale value)',
+        kind: 'wire',
+        rules: staleSecret(match, secret),
+      }) satisfies Defect,
   ),
 ];
