@@ -11,7 +11,7 @@
 import { check, notApplicable, test, type Shop } from '../engine/check.js';
 import type { ShopResponse } from '../engine/http.js';
 import { OPERATOR_ATTRIBUTION } from '../engine/callers.js';
-import { brief, expectChallenge, expectNoStore, expectProblem, fail, inCase } from '../lib/assert.js';
+import { brief, expectChallenge, expectNoStore, expectProblem, fail, inCase, is2xx } from '../lib/assert.js';
 import { freshId } from '../lib/fresh-id.js';
 import { LIMITS } from '../../contract/limits.js';
 import { bearer, bodyOf, otherSecrets, present, route, ROUTES, wrong, type InternalRoute } from './_shared/call-internal-routes.js';
@@ -183,7 +183,7 @@ test(
     {
       id: 'internal.security-intents.bounded',
       title:
-        "POST /internal/account/security-intents refuses a body over 8 KiB sent chunked without Content-Length (with the action script's secret)",
+        "POST /internal/account/security-intents refuses a body over 8 KiB sent chunked without Content-Length (with the action script's secret), for its size: not as invalid, not as it answers the same intent under 8 KiB",
       clauses: ['LIM-INTENT-1'],
     },
     async (shop) => {
@@ -191,9 +191,24 @@ test(
       if (secret === null)
         notApplicable('the profile has no idpActionSecret: the route is closed, so a refusal would show nothing about its body cap');
       const r = route('/internal/account/security-intents');
+      // The control: the same intent under the cap. The spec names no status for the size refusal, but it must be about
+      // size: not the validation failure of a body this server takes, nor the answer the small body gets anyway.
+      const under = await postChunked(shop, r.path, present(r, secret!, { spec: true }), paddedIntent(LIMITS.securityIntentBytes - 512));
+      const code = (res: ShopResponse) => `${res.status} ${typeof res.body?.error === 'string' ? res.body.error : ''}`;
       for (const size of [LIMITS.securityIntentBytes + 1024, 64 * 1024]) {
         const res = await postChunked(shop, r.path, present(r, secret!, { spec: true }), paddedIntent(size));
-        inCase(`a ${size}-byte valid intent, chunked`, () => expectRefusal(shop, res, 'LIM-INTENT-1'));
+        inCase(`a ${size}-byte valid intent, chunked`, () => {
+          expectRefusal(shop, res, 'LIM-INTENT-1');
+          if (is2xx(under) && res.body?.error === 'invalid_request')
+            fail(
+              'refused for its size',
+              `not invalid_request (the same intent under 8 KiB was ${under.status})`,
+              brief(res),
+              'LIM-INTENT-1',
+            );
+          if (!is2xx(under) && code(res) === code(under))
+            fail('refused for its size', `another answer than the same intent under 8 KiB (${code(under)})`, brief(res), 'LIM-INTENT-1');
+        });
       }
     },
   ),

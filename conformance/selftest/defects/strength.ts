@@ -1,7 +1,7 @@
 // Defects that prove the strengthened checks: each breaks its clause the way the weak form of a check let through.
 import { headerOf, type ProxyRequest } from '../proxy.js';
 import { SECRET_ROUTES, type SecretName } from './internal.js';
-import { pathOf, wire, type Defect, type DefectContext } from './types.js';
+import { pathOf, problemAnswer, problemCode, wire, wireWith, type Defect, type DefectContext } from './types.js';
 
 /**
  * An internal route that compares its credential with a stale value (a secret rotated on one side only): the proxy spoils
@@ -34,5 +34,15 @@ export const STRENGTH_DEFECTS: readonly Defect[] = [
         kind: 'wire',
         rules: staleSecret(match, secret),
       }) satisfies Defect,
+  ),
+  // A reader that stops at the cap but reports the cut body as invalid: the refusal no longer says it is about size.
+  wireWith(
+    'strength.intent-cap-as-validation',
+    'LIM-INTENT-1',
+    'a security intent over 8 KiB is refused 400 invalid_request (as an invalid body) instead of as too large',
+    (ctx) => (a, r) =>
+      pathOf(r) === '/internal/account/security-intents' && problemCode(a) === 'payload_too_large'
+        ? problemAnswer(ctx, a, 400, 'invalid_request', 'Bad Request')
+        : a,
   ),
 ];
