@@ -21,6 +21,7 @@ import { LIMITS } from '../../contract/limits.js';
 import { cartLine } from './_shared/expect-cart.js';
 import { expectRefusal } from './_shared/expect-refusals.js';
 import { customerToken } from './_shared/mint-callers.js';
+import { ADJUSTABLE_VARIANT, PRODUCT_HANDLE } from './_shared/seed-data.js';
 
 // --- helpers ----------------------------------------------------------------------------------------------------------
 
@@ -187,41 +188,51 @@ interface Spent {
   limited: ShopResponse;
 }
 
+/** One operation's guest reads: its id and the paths its requests go to, in turn. */
+interface Reads {
+  operation: string;
+  paths: readonly string[];
+}
+const GET_CART: Reads = { operation: 'getCart', paths: ['/v1/cart'] };
+
 /**
- * Spends the profile's guest budget of getCart from one fresh Shopper-IP, then sends one more. Budgets are per window (the
- * reference uses fixed windows): when the run straddles a window boundary, the extra request may pass, so one more attempt
- * is made from another fresh address before concluding.
+ * Spends the profile's guest budget of one operation from one fresh Shopper-IP (its paths in turn), then sends one more.
+ * Budgets are per window (the reference uses fixed windows): when the run straddles a window boundary, the extra request
+ * may pass, so one more attempt is made from another fresh address before concluding.
  */
-async function spendGuestBudget(shop: Shop): Promise<Spent> {
+async function spendGuestBudget(shop: Shop, reads: Reads = GET_CART): Promise<Spent> {
   const limits = shop.profile.rateLimits;
   if (!limits)
     throw notApplicable(
       'the profile gives no rateLimits (guestBudget, guestWindowSeconds): the suite cannot know how many requests exceed the guest budget',
     );
   const token = await shop.mint.guest();
+  const { operation, paths } = reads;
   let last: ShopResponse | undefined;
   for (let attempt = 1; attempt <= 2; attempt++) {
     const ip = freshShopperIp();
     for (let i = 1; i <= limits.guestBudget; i++) {
-      const res = await shop.http.get('/v1/cart', { token, headers: { 'shopper-ip': ip } });
+      const res = await shop.http.get(paths[i % paths.length]!, { token, headers: { 'shopper-ip': ip } });
       if (res.status === 429) {
         fail(
-          `getCart request ${i} of a fresh Shopper-IP (the profile claims a budget of ${limits.guestBudget} per operation and shopper)`,
+          `${operation} request ${i} of a fresh Shopper-IP (the profile claims a budget of ${limits.guestBudget} per operation and shopper)`,
           'not yet limited',
           res.status,
           'LIM-RATE-1',
         );
       }
-      if (!is2xx(res)) fail(`guest getCart request ${i}`, '2xx', res.status, 'LIM-RATE-1');
+      if (!is2xx(res)) fail(`guest ${operation} request ${i}`, '2xx', res.status, 'LIM-RATE-1');
     }
-    last = await shop.http.get('/v1/cart', { token, headers: { 'shopper-ip': ip } });
+    last = await shop.http.get(paths[(limits.guestBudget + 1) % paths.length]!, { token, headers: { 'shopper-ip': ip } });
     if (last.status === 429) return { ip, token, limited: last };
   }
-  // Never limited: the guest's getCart is not counted per operation (LIM-RATE-1), and exceeding the budget gave no 429.
-  return fail(`getCart request ${limits.guestBudget + 1} from one Shopper-IP (twice, from two fresh addresses)`, 429, last?.status, [
-    'LIM-RATE-1',
-    'LIM-RATE-4',
-  ]);
+  // Never limited: the guest's operation is not counted per operation (LIM-RATE-1), and exceeding the budget gave no 429.
+  return fail(
+    `${operation} request ${limits.guestBudget + 1} from one Shopper-IP (twice, from two fresh addresses${paths.length > 1 ? `, over ${paths.join(' and ')}` : ''})`,
+    429,
+    last?.status,
+    ['LIM-RATE-1', 'LIM-RATE-4'],
+  );
 }
 
 /** RFC 9110 §10.2.3: delay-seconds or an HTTP-date. */
@@ -245,6 +256,30 @@ test(
       // Counted per operation id: the same shopper's search is not limited by the spent getCart budget.
       const search = await shop.http.get('/v1/catalog/products', { token, headers: { 'shopper-ip': ip } });
       if (!is2xx(search)) fail('searchProducts from the Shopper-IP whose getCart budget is spent', '2xx', search.status, 'LIM-RATE-1');
+      // Not per path prefix either: addCartItem, under /v1/cart too, has its own budget. Its body may be refused (payload
+      // shapes are not shown), but not as rate limited.
+      const add = await shop.http.post('/v1/cart/items', {
+        token,
+        headers: { 'shopper-ip': ip, 'guest-session': shop.guestSession() },
+        json: cartLine(),
+      });
+      if (add.status === 429) fail('addCartItem from the Shopper-IP whose getCart budget is spent', 'not 429', add.status, 'LIM-RATE-1');
+    },
+  ),
+);
+
+test(
+  ...check(
+    {
+      id: 'limits.rate.guest.one-budget-per-operation',
+      title: "a guest budget is the operation's, not its path's: getProduct over two handles is limited after one budget in all",
+      clauses: ['LIM-RATE-1'],
+      requires: ['guests'],
+      seed: true,
+    },
+    async (shop) => {
+      const handles = [PRODUCT_HANDLE, ADJUSTABLE_VARIANT.handle];
+      await spendGuestBudget(shop, { operation: 'getProduct', paths: handles.map((h) => `/v1/catalog/products/${h}`) });
     },
   ),
 );

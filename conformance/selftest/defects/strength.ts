@@ -1,7 +1,8 @@
 // Defects that prove the strengthened checks: each breaks its clause the way the weak form of a check let through.
-import { headerOf, type ProxyRequest } from '../proxy.js';
+import { createHash } from 'node:crypto';
+import { headerOf, withHeader, type ProxyAnswer, type ProxyRequest, type ProxyRules } from '../proxy.js';
 import { SECRET_ROUTES, type SecretName } from './internal.js';
-import { pathOf, problemAnswer, problemCode, wire, wireWith, type Defect, type DefectContext } from './types.js';
+import { notAStream, pathOf, problemAnswer, problemCode, tokenClaims, wire, wireWith, type Defect, type DefectContext } from './types.js';
 
 /**
  * An internal route that compares its credential with a stale value (a secret rotated on one side only): the proxy spoils
@@ -14,6 +15,47 @@ const staleSecret = (match: (path: string) => boolean, secret: SecretName) => (c
     return { ...req, headers: req.headers.map(([k, v]) => [k, v.split(value).join(`${value}-stale`)] as [string, string]) };
   },
 });
+
+/**
+ * A guest limiter keyed by something coarser or finer than the operation id (`key` of the path): the proxy counts the
+ * profile's guest budget per key and shopper in fixed windows and answers 429 rate_limited past it. With `hide`, the
+ * shopper is told apart per key upstream too, so the server's own per-operation counter never limits first.
+ */
+const guestLimiter =
+  (key: (path: string) => string, hide: boolean) =>
+  (ctx: DefectContext): ProxyRules => {
+    const limits = ctx.profile.rateLimits;
+    const windows = new Map<string, { start: number; count: number }>();
+    const isGuest = (r: ProxyRequest) => {
+      const c = tokenClaims(r);
+      return c?.client_id === ctx.profile.clients.storefront && c.sub === `${ctx.profile.clients.storefront}@clients`;
+    };
+    const shopper = (r: ProxyRequest) => headerOf(r.headers, 'shopper-ip') ?? headerOf(r.headers, 'guest-session') ?? 'storefront';
+    const counted = (r: ProxyRequest) => limits !== undefined && pathOf(r).startsWith('/v1/') && isGuest(r);
+    return {
+      buffer: notAStream,
+      request(req) {
+        const ip = headerOf(req.headers, 'shopper-ip');
+        if (!hide || !counted(req) || ip === undefined) return req;
+        const alias = createHash('sha256')
+          .update(`${ip}|${key(pathOf(req))}`)
+          .digest();
+        return { ...req, headers: withHeader(req.headers, 'Shopper-IP', `10.${alias[0]}.${alias[1]}.${alias[2]}`) };
+      },
+      response(a: ProxyAnswer, r: ProxyRequest): ProxyAnswer {
+        if (!counted(r) || a.status === 429) return a;
+        const k = `${key(pathOf(r))}|${shopper(r)}`;
+        const now = Date.now();
+        const w = windows.get(k);
+        const current = w && now - w.start < limits!.guestWindowSeconds * 1000 ? w : { start: now, count: 0 };
+        current.count += 1;
+        windows.set(k, current);
+        if (current.count <= limits!.guestBudget) return a;
+        const retry = Math.max(1, Math.ceil((current.start + limits!.guestWindowSeconds * 1000 - now) / 1000));
+        return problemAnswer(ctx, a, 429, 'rate_limited', 'Too Many Requests', [['Retry-After', String(retry)]]);
+      },
+    };
+  };
 
 export const STRENGTH_DEFECTS: readonly Defect[] = [
   // A validator cache that answers "not modified" as soon as the client holds any tag, never comparing it.
@@ -45,4 +87,19 @@ export const STRENGTH_DEFECTS: readonly Defect[] = [
         ? problemAnswer(ctx, a, 400, 'invalid_request', 'Bad Request')
         : a,
   ),
+  {
+    id: 'strength.guest-rate-per-prefix',
+    clause: 'LIM-RATE-1',
+    description: 'guests are counted per path prefix (every /v1/cart* operation shares one budget, every /v1/catalog* one)',
+    kind: 'wire',
+    rules: guestLimiter((p) => p.split('/').slice(0, 3).join('/'), false),
+  },
+  {
+    // Upstream, the shopper is renamed per path, so the server's per-operation budget is spread over paths as well.
+    id: 'strength.guest-rate-per-path',
+    clause: 'LIM-RATE-1',
+    description: 'guests are counted per request path, whatever the method: getProduct has a budget per handle',
+    kind: 'wire',
+    rules: guestLimiter((p) => p, true),
+  },
 ];
