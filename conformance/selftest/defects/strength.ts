@@ -1,8 +1,20 @@
 // Defects that prove the strengthened checks: each breaks its clause the way the weak form of a check let through.
 import { createHash } from 'node:crypto';
 import { headerOf, withHeader, type ProxyAnswer, type ProxyRequest, type ProxyRules } from '../proxy.js';
+import { repairBearer } from './authentication.js';
 import { SECRET_ROUTES, type SecretName } from './internal.js';
-import { notAStream, pathOf, problemAnswer, problemCode, tokenClaims, wire, wireWith, type Defect, type DefectContext } from './types.js';
+import {
+  lenient,
+  notAStream,
+  pathOf,
+  problemAnswer,
+  problemCode,
+  tokenClaims,
+  wire,
+  wireWith,
+  type Defect,
+  type DefectContext,
+} from './types.js';
 
 /**
  * An internal route that compares its credential with a stale value (a secret rotated on one side only): the proxy spoils
@@ -102,4 +114,30 @@ export const STRENGTH_DEFECTS: readonly Defect[] = [
     kind: 'wire',
     rules: guestLimiter((p) => p, true),
   },
+  // Verifiers that check a claim only when it is there (jose without requiredClaims), or accept every audience of the issuer
+  // for every kind. The proxy adds what is missing and re-signs with the profile key.
+  lenient(
+    'strength.token-without-exp-accepted',
+    'AUTH-TOKEN-6',
+    'a token without exp never expires: accepted (re-signed with an exp)',
+    repairBearer((_h, c) => (c.exp === undefined ? ((c.exp = Math.floor(Date.now() / 1000) + 300), true) : false)),
+  ),
+  lenient(
+    'strength.token-without-iss-accepted',
+    'AUTH-TOKEN-2',
+    'a token without iss passes the issuer check: accepted (re-signed with the profile issuer)',
+    repairBearer((_h, c, ctx) => (c.iss === undefined ? ((c.iss = ctx.profile.issuer), true) : false)),
+  ),
+  lenient(
+    'strength.customer-agent-audience-accepted',
+    'AUTH-TOKEN-4',
+    'a customer token for the agent audience is accepted as for the API (re-signed for the API audience)',
+    repairBearer((_h, c, ctx) => {
+      const aud = Array.isArray(c.aud) ? (c.aud as unknown[]) : [c.aud];
+      const customer = c.client_id === ctx.profile.clients.website && c.act === undefined;
+      if (!customer || aud.includes(ctx.profile.audiences.api) || !aud.includes(ctx.profile.audiences.agent)) return false;
+      c.aud = ctx.profile.audiences.api;
+      return true;
+    }),
+  ),
 ];
