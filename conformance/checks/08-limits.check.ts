@@ -3,13 +3,15 @@
 //
 // Bodies are padded with JSON whitespace, never with an extra member: an over-cap body is then a valid request but for its
 // size, so a service without the cap would take it (and fail the check) instead of refusing it for an unknown member.
-import { check, test, type Shop } from '../engine/check.js';
+import { check, learned, test, type Shop } from '../engine/check.js';
+import type { ShopResponse } from '../engine/http.js';
 import {
   expectCacheControl,
   expectNoStore,
   expectProblem,
   expectStatus,
   fail,
+  inCase,
   failSetup,
   is2xx,
   is4xx,
@@ -17,6 +19,7 @@ import {
 } from '../lib/assert.js';
 import { freshShopperIp, shopperIpOfLength } from '../lib/shopper.js';
 import { LIMITS } from '../../contract/limits.js';
+import { OPERATIONS } from '../../contract/operations.js';
 import { cartLine } from './_shared/expect-cart.js';
 import { expectRefusal } from './_shared/expect-refusals.js';
 import { customerToken } from './_shared/mint-callers.js';
@@ -45,6 +48,49 @@ test(
       const res = await postJson(shop, await customerToken(shop), paddedAdd(LIMITS.requestBodyBytes + 1));
       if (is2xx(res)) fail('answer to a body over 256 KiB', 'a refusal', res.status, 'LIM-BODY-1');
       expectRefusal(shop, res, 'ERR-PROBLEM-3');
+    },
+  ),
+);
+
+/** The JSON write operations of the operations table the deployment claims (conversation writes have a cap of their own). */
+const claimedWrites = (shop: Shop) =>
+  OPERATIONS.filter(
+    (o) =>
+      ['POST', 'PATCH', 'PUT'].includes(o.method) &&
+      o.group !== 'conversation' &&
+      (o.group !== 'operator' || shop.profile.capabilities.operators),
+  );
+
+const answerOf = (res: ShopResponse) => `${res.status} ${typeof res.body?.error === 'string' ? res.body.error : ''}`.trim();
+
+test(
+  ...check(
+    {
+      id: 'limits.body.over-cap.every-write',
+      title: 'every JSON write route refuses a body over 256 KiB, without a token, otherwise than the same body unpadded',
+      clauses: ['LIM-BODY-1'],
+    },
+    async (shop) => {
+      // The cap belongs to decoding, which precedes authentication (Request processing order): without a token the small
+      // body is refused as unauthenticated, the large one for its size. The same answer for both means the size went unseen.
+      for (const o of claimedWrites(shop)) {
+        const op = learned().operation(o.operationId);
+        const path = learned().path(o.operationId, ...op.pathParams.map(() => 'conformance-probe'));
+        const json = JSON.stringify(learned().body(o.operationId));
+        const send = (body: string) => shop.http.request(o.method, path, { body, headers: { 'content-type': 'application/json' } });
+        const control = await send(json);
+        const over = await send(json + ' '.repeat(LIMITS.requestBodyBytes + 1 - json.length));
+        inCase(`${o.operationId} (${o.method} ${path})`, () => {
+          expectRefusal(shop, over, 'LIM-BODY-1');
+          if (answerOf(over) === answerOf(control))
+            fail(
+              'answer to the body padded over 256 KiB',
+              `another than the unpadded body's (${answerOf(control)})`,
+              answerOf(over),
+              'LIM-BODY-1',
+            );
+        });
+      }
     },
   ),
 );

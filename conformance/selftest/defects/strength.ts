@@ -140,4 +140,21 @@ export const STRENGTH_DEFECTS: readonly Defect[] = [
       return true;
     }),
   ),
+  {
+    // The cap enforced by the cart's own body parser only: elsewhere an over-cap body is read whole, as if it were small.
+    id: 'strength.body-cap-one-route-only',
+    clause: 'LIM-BODY-1',
+    description: 'only POST /v1/cart/items refuses a body over 256 KiB; other write routes take it (its padding dropped)',
+    kind: 'leniency',
+    rules: () => ({
+      requestBody(req, body) {
+        if (Buffer.byteLength(body) <= 256 * 1024 || (req.method === 'POST' && pathOf(req) === '/v1/cart/items')) return body;
+        try {
+          return JSON.stringify(JSON.parse(body));
+        } catch {
+          return body;
+        }
+      },
+    }),
+  },
 ];
