@@ -6,6 +6,7 @@
 // `{ "variant_id", "quantity" }` and every response member are the reference's. A spec-level check that needs a cart line
 // therefore sends the reference's body and, when the service refuses that body with a 4xx, is skipped as not applicable
 // (the service may well name its members otherwise); it fails only on what the spec itself says.
+import { randomUUID } from 'node:crypto';
 import { check, test } from '../engine/check.js';
 import { expectCacheControl, expectNoStore, expectProblem, expectStatus, expectWeakEtag, fail, parseCacheControl } from '../lib/assert.js';
 import { addLine, cartLine } from './_shared/expect-cart.js';
@@ -55,6 +56,11 @@ for (const read of CATALOG_READS) {
           if (again.text !== '') fail('body of a 304', 'empty', again.text.slice(0, 200), 'END-CONV-8');
           break;
         }
+        // Only a matching tag makes the answer 304 (RFC 9110 13.1.2): a tag the server never issued gets the full answer.
+        const stranger = `W/"shop-conformance-${randomUUID()}"`;
+        const other = await shop.http.get(read.path, { token, headers: { 'if-none-match': stranger } });
+        if (other.status !== 200)
+          fail(`status of a GET with If-None-Match: ${stranger} (a tag never issued)`, 200, other.status, 'END-CONV-8');
       },
     ),
   );

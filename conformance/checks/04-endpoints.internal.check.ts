@@ -9,8 +9,9 @@
 // bodies and judge only refusals. "Refused" is any 4xx problem document. Codes and challenges (`invalid_credentials`,
 // `Bearer error="invalid_token"`), success statuses and shapes are the reference's and are judged at the reference level.
 import { check, notApplicable, test, type Shop } from '../engine/check.js';
+import type { ShopResponse } from '../engine/http.js';
 import { OPERATOR_ATTRIBUTION } from '../engine/callers.js';
-import { brief, expectChallenge, expectNoStore, expectProblem, fail, inCase } from '../lib/assert.js';
+import { brief, expectChallenge, expectNoStore, expectProblem, fail, inCase, is2xx } from '../lib/assert.js';
 import { freshId } from '../lib/fresh-id.js';
 import { LIMITS } from '../../contract/limits.js';
 import { bearer, bodyOf, otherSecrets, present, route, ROUTES, wrong, type InternalRoute } from './_shared/call-internal-routes.js';
@@ -47,14 +48,25 @@ for (const r of ROUTES.filter((x) => x.secret !== 'accountRecoverySecret')) {
     ...check(
       {
         id: `internal.secret-required.${name}`,
-        title: `POST ${r.path.replace(/conv_[0-9a-f]+/, '{id}')} refuses a missing or wrong secret, another secret of the profile, or the secret in another carrier`,
+        title: `POST ${r.path.replace(/conv_[0-9a-f]+/, '{id}')} refuses a missing or wrong secret, another secret of the profile, or the secret in another carrier, but not its own secret`,
         clauses: [r.clause],
       },
       async (shop) => {
+        let refusal: ShopResponse | undefined;
         for (const [what, headers] of credentialCases(shop, r)) {
           const res = await shop.http.post(r.path, { headers, json: bodyOf(r, shop) });
           inCase(what, () => expectRefusal(shop, res, r.clause));
+          if (what === 'a wrong secret') refusal = res;
         }
+        const own = shop.profile.secrets[r.secret];
+        if (own === null) return; // closed: nothing opens it
+        // A route that refuses everyone passes every case above. Its own secret may still be refused for the body (shapes
+        // are not shown), but never as a credential: not 401 (RFC 9110 §15.5.2), not the 403 a wrong secret gets.
+        const res = await shop.http.post(r.path, { headers: present(r, own, { spec: true }), json: bodyOf(r, shop) });
+        inCase("the route's own secret", () => {
+          const asWrong = res.status === 403 && refusal?.status === 403 && res.body?.error === refusal.body?.error;
+          if (res.status === 401 || asWrong) fail('refused as a credential', 'not refused as a wrong secret is', brief(res), r.clause);
+        });
       },
     ),
   );
@@ -171,7 +183,7 @@ test(
     {
       id: 'internal.security-intents.bounded',
       title:
-        "POST /internal/account/security-intents refuses a body over 8 KiB sent chunked without Content-Length (with the action script's secret)",
+        "POST /internal/account/security-intents refuses a body over 8 KiB sent chunked without Content-Length (with the action script's secret), for its size: not as invalid, not as it answers the same intent under 8 KiB",
       clauses: ['LIM-INTENT-1'],
     },
     async (shop) => {
@@ -179,9 +191,24 @@ test(
       if (secret === null)
         notApplicable('the profile has no idpActionSecret: the route is closed, so a refusal would show nothing about its body cap');
       const r = route('/internal/account/security-intents');
+      // The control: the same intent under the cap. The spec names no status for the size refusal, but it must be about
+      // size: not the validation failure of a body this server takes, nor the answer the small body gets anyway.
+      const under = await postChunked(shop, r.path, present(r, secret!, { spec: true }), paddedIntent(LIMITS.securityIntentBytes - 512));
+      const code = (res: ShopResponse) => `${res.status} ${typeof res.body?.error === 'string' ? res.body.error : ''}`;
       for (const size of [LIMITS.securityIntentBytes + 1024, 64 * 1024]) {
         const res = await postChunked(shop, r.path, present(r, secret!, { spec: true }), paddedIntent(size));
-        inCase(`a ${size}-byte valid intent, chunked`, () => expectRefusal(shop, res, 'LIM-INTENT-1'));
+        inCase(`a ${size}-byte valid intent, chunked`, () => {
+          expectRefusal(shop, res, 'LIM-INTENT-1');
+          if (is2xx(under) && res.body?.error === 'invalid_request')
+            fail(
+              'refused for its size',
+              `not invalid_request (the same intent under 8 KiB was ${under.status})`,
+              brief(res),
+              'LIM-INTENT-1',
+            );
+          if (!is2xx(under) && code(res) === code(under))
+            fail('refused for its size', `another answer than the same intent under 8 KiB (${code(under)})`, brief(res), 'LIM-INTENT-1');
+        });
       }
     },
   ),

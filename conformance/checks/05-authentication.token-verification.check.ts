@@ -70,8 +70,12 @@ const DEFECTS: Record<
 > = {
   'AUTH-TOKEN-2': {
     id: 'auth.token.issuer',
-    title: 'a token from another issuer is 401 invalid_token',
-    cases: [{ what: 'iss of another issuer', mint: (shop, sub) => shop.mint.customer({ sub, claims: { iss: 'https://evil.example/' } }) }],
+    title: 'a token from another issuer, or naming none, is 401 invalid_token',
+    cases: [
+      { what: 'iss of another issuer', mint: (shop, sub) => shop.mint.customer({ sub, claims: { iss: 'https://evil.example/' } }) },
+      // Verifying the issuer means requiring one: a verifier that checks iss only when present lets this through.
+      { what: 'no iss', mint: (shop, sub) => shop.mint.customer({ sub, claims: { iss: undefined } }) },
+    ],
   },
   'AUTH-TOKEN-3': {
     id: 'auth.token.signature',
@@ -118,8 +122,10 @@ const DEFECTS: Record<
   },
   'AUTH-TOKEN-4': {
     id: 'auth.token.audience',
-    title: 'a token for another audience is 401 invalid_token',
+    title: "a token for another audience is 401 invalid_token, a customer's for the agent audience too",
     cases: [
+      // The agent audience is the issuer's too, but a signed-in customer is served for the API audience only.
+      { what: 'a customer token for the agent audience', mint: (shop, sub) => shop.mint.customer({ sub, audience: 'agent' }) },
       { what: 'aud of another resource', mint: (shop, sub) => shop.mint.customer({ sub, claims: { aud: 'https://other.example' } }) },
       {
         what: 'aud list without the API',
@@ -138,13 +144,14 @@ const DEFECTS: Record<
   },
   'AUTH-TOKEN-6': {
     id: 'auth.token.expired',
-    title: 'an expired token is 401 invalid_token',
+    title: 'an expired token is 401 invalid_token, and so is one without exp (verifying expiry requires it)',
     // An hour past expiry: no server clock skew or leeway makes this token current.
     cases: [
       {
         what: 'expired an hour ago',
         mint: (shop, sub) => shop.mint.customer({ sub, claims: { iat: nowSeconds() - 7200, exp: nowSeconds() - 3600 } }),
       },
+      { what: 'no exp', mint: (shop, sub) => shop.mint.customer({ sub, claims: { exp: undefined } }) },
     ],
   },
 };

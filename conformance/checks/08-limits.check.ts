@@ -1,9 +1,9 @@
-// Spec part 8, Limits: the 256 KiB body cap, at most 20 validation issues, the 64-character Shopper-IP, guest rate limits
-// counted per operation id, and the 300-second cache of the description documents.
+// Spec part 8, Limits: the 256 KiB body cap, at most 20 validation issues, the 64-character Shopper-IP and the 300-second
+// cache of the description documents (guest rate limits: 08-limits.rate).
 //
 // Bodies are padded with JSON whitespace, never with an extra member: an over-cap body is then a valid request but for its
 // size, so a service without the cap would take it (and fail the check) instead of refusing it for an unknown member.
-import { check, test, type Shop, notApplicable } from '../engine/check.js';
+import { check, learned, test, type Shop } from '../engine/check.js';
 import type { ShopResponse } from '../engine/http.js';
 import {
   expectCacheControl,
@@ -11,6 +11,7 @@ import {
   expectProblem,
   expectStatus,
   fail,
+  inCase,
   failSetup,
   is2xx,
   is4xx,
@@ -18,6 +19,7 @@ import {
 } from '../lib/assert.js';
 import { freshShopperIp, shopperIpOfLength } from '../lib/shopper.js';
 import { LIMITS } from '../../contract/limits.js';
+import { OPERATIONS } from '../../contract/operations.js';
 import { cartLine } from './_shared/expect-cart.js';
 import { expectRefusal } from './_shared/expect-refusals.js';
 import { customerToken } from './_shared/mint-callers.js';
@@ -46,6 +48,49 @@ test(
       const res = await postJson(shop, await customerToken(shop), paddedAdd(LIMITS.requestBodyBytes + 1));
       if (is2xx(res)) fail('answer to a body over 256 KiB', 'a refusal', res.status, 'LIM-BODY-1');
       expectRefusal(shop, res, 'ERR-PROBLEM-3');
+    },
+  ),
+);
+
+/** The JSON write operations of the operations table the deployment claims (conversation writes have a cap of their own). */
+const claimedWrites = (shop: Shop) =>
+  OPERATIONS.filter(
+    (o) =>
+      ['POST', 'PATCH', 'PUT'].includes(o.method) &&
+      o.group !== 'conversation' &&
+      (o.group !== 'operator' || shop.profile.capabilities.operators),
+  );
+
+const answerOf = (res: ShopResponse) => `${res.status} ${typeof res.body?.error === 'string' ? res.body.error : ''}`.trim();
+
+test(
+  ...check(
+    {
+      id: 'limits.body.over-cap.every-write',
+      title: 'every JSON write route refuses a body over 256 KiB, without a token, otherwise than the same body unpadded',
+      clauses: ['LIM-BODY-1'],
+    },
+    async (shop) => {
+      // The cap belongs to decoding, which precedes authentication (Request processing order): without a token the small
+      // body is refused as unauthenticated, the large one for its size. The same answer for both means the size went unseen.
+      for (const o of claimedWrites(shop)) {
+        const op = learned().operation(o.operationId);
+        const path = learned().path(o.operationId, ...op.pathParams.map(() => 'conformance-probe'));
+        const json = JSON.stringify(learned().body(o.operationId));
+        const send = (body: string) => shop.http.request(o.method, path, { body, headers: { 'content-type': 'application/json' } });
+        const control = await send(json);
+        const over = await send(json + ' '.repeat(LIMITS.requestBodyBytes + 1 - json.length));
+        inCase(`${o.operationId} (${o.method} ${path})`, () => {
+          expectRefusal(shop, over, 'LIM-BODY-1');
+          if (answerOf(over) === answerOf(control))
+            fail(
+              'answer to the body padded over 256 KiB',
+              `another than the unpadded body's (${answerOf(control)})`,
+              answerOf(over),
+              'LIM-BODY-1',
+            );
+        });
+      }
     },
   ),
 );
@@ -175,98 +220,6 @@ test(
       ) {
         fail('an issue whose path names the Shopper-IP header', 'shopper-ip', doc.issues, 'LIM-SHOPPERIP-1');
       }
-    },
-  ),
-);
-
-// --- guest rate limits -----------------------------------------------------------------------------------------------------
-
-interface Spent {
-  ip: string;
-  token: string;
-  limited: ShopResponse;
-}
-
-/**
- * Spends the profile's guest budget of getCart from one fresh Shopper-IP, then sends one more. Budgets are per window (the
- * reference uses fixed windows): when the run straddles a window boundary, the extra request may pass, so one more attempt
- * is made from another fresh address before concluding.
- */
-async function spendGuestBudget(shop: Shop): Promise<Spent> {
-  const limits = shop.profile.rateLimits;
-  if (!limits)
-    throw notApplicable(
-      'the profile gives no rateLimits (guestBudget, guestWindowSeconds): the suite cannot know how many requests exceed the guest budget',
-    );
-  const token = await shop.mint.guest();
-  let last: ShopResponse | undefined;
-  for (let attempt = 1; attempt <= 2; attempt++) {
-    const ip = freshShopperIp();
-    for (let i = 1; i <= limits.guestBudget; i++) {
-      const res = await shop.http.get('/v1/cart', { token, headers: { 'shopper-ip': ip } });
-      if (res.status === 429) {
-        fail(
-          `getCart request ${i} of a fresh Shopper-IP (the profile claims a budget of ${limits.guestBudget} per operation and shopper)`,
-          'not yet limited',
-          res.status,
-          'LIM-RATE-1',
-        );
-      }
-      if (!is2xx(res)) fail(`guest getCart request ${i}`, '2xx', res.status, 'LIM-RATE-1');
-    }
-    last = await shop.http.get('/v1/cart', { token, headers: { 'shopper-ip': ip } });
-    if (last.status === 429) return { ip, token, limited: last };
-  }
-  // Never limited: the guest's getCart is not counted per operation (LIM-RATE-1), and exceeding the budget gave no 429.
-  return fail(`getCart request ${limits.guestBudget + 1} from one Shopper-IP (twice, from two fresh addresses)`, 429, last?.status, [
-    'LIM-RATE-1',
-    'LIM-RATE-4',
-  ]);
-}
-
-/** RFC 9110 §10.2.3: delay-seconds or an HTTP-date. */
-const isRetryAfter = (v: string) =>
-  /^\d+$/.test(v) || (/[A-Za-z]{3}, \d{2} [A-Za-z]{3} \d{4} \d{2}:\d{2}:\d{2} GMT/.test(v) && !Number.isNaN(Date.parse(v)));
-
-test(
-  ...check(
-    {
-      id: 'limits.rate.guest',
-      title: 'guests over their budget of one operation get 429 rate_limited with Retry-After, and another operation still passes',
-      clauses: ['LIM-RATE-1', 'LIM-RATE-4', 'ERR-TABLE-12'],
-      requires: ['guests'],
-    },
-    async (shop) => {
-      const { ip, token, limited } = await spendGuestBudget(shop);
-      expectProblem(limited, { status: 429, error: 'rate_limited', docsUrl: shop.docsUrl, clause: 'ERR-TABLE-12' });
-      const retryAfter = limited.headers.get('retry-after');
-      if (retryAfter === null || !isRetryAfter(retryAfter.trim()))
-        fail('Retry-After on 429', 'delay-seconds or an HTTP-date', retryAfter, 'LIM-RATE-4');
-      // Counted per operation id: the same shopper's search is not limited by the spent getCart budget.
-      const search = await shop.http.get('/v1/catalog/products', { token, headers: { 'shopper-ip': ip } });
-      if (!is2xx(search)) fail('searchProducts from the Shopper-IP whose getCart budget is spent', '2xx', search.status, 'LIM-RATE-1');
-    },
-  ),
-);
-
-test(
-  ...check(
-    {
-      id: 'limits.rate.guest.reference',
-      title: 'the 429 carries Retry-After in whole seconds, between 1 and the window, and Cache-Control: no-store',
-      clauses: ['LIM-RATE-4', 'ERR-TABLE-12'],
-      level: 'reference',
-      requires: ['guests'],
-    },
-    async (shop) => {
-      const { limited } = await spendGuestBudget(shop);
-      expectProblem(limited, { status: 429, error: 'rate_limited', docsUrl: shop.docsUrl, clause: 'ERR-TABLE-12' });
-      expectNoStore(limited, { clause: 'ERR-TABLE-12' });
-      const window = shop.profile.rateLimits?.guestWindowSeconds ?? Infinity;
-      const retryAfter = limited.headers.get('retry-after') ?? '';
-      const seconds = /^\d+$/.test(retryAfter) ? Number(retryAfter) : NaN;
-      if (!(seconds >= 1 && seconds <= window))
-        fail('Retry-After (seconds left in the window)', `an integer from 1 to ${window}`, retryAfter, 'LIM-RATE-4');
     },
   ),
 );

@@ -19,7 +19,7 @@ import {
   type DefectContext,
 } from './types.js';
 
-type SecretName = 'idpActionSecret' | 'proxyIdpSecret' | 'conversationHubSecret' | 'accountRecoverySecret';
+export type SecretName = 'idpActionSecret' | 'proxyIdpSecret' | 'conversationHubSecret' | 'accountRecoverySecret';
 
 const fixSecret =
   (match: (path: string) => boolean, secret: SecretName, carrier: 'bearer' | 'x-proxy-idp-secret') => (ctx: DefectContext) => ({
@@ -32,7 +32,12 @@ const fixSecret =
     },
   });
 
-const SECRET_ROUTES: [clause: string, match: (p: string) => boolean, secret: SecretName, carrier: 'bearer' | 'x-proxy-idp-secret'][] = [
+export const SECRET_ROUTES: [
+  clause: string,
+  match: (p: string) => boolean,
+  secret: SecretName,
+  carrier: 'bearer' | 'x-proxy-idp-secret',
+][] = [
   ['END-PUBLIC-9', (p) => p === '/internal/account/security-intents', 'idpActionSecret', 'bearer'],
   ['END-PUBLIC-11', (p) => p === '/internal/assistant/sessions/signed-out', 'proxyIdpSecret', 'x-proxy-idp-secret'],
   ['END-PUBLIC-12', (p) => p === '/internal/assistant/agents/connected', 'proxyIdpSecret', 'x-proxy-idp-secret'],

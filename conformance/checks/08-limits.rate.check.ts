@@ -1,0 +1,133 @@
+// Spec part 8, Limits > Rate limiting: guests are counted exactly per operation id (not per path, not per path prefix),
+// and exceeding a budget gives 429 rate_limited with Retry-After. Numeric budgets and windows are not shown: the profile
+// claims them (rateLimits), and without that claim the checks are not applicable.
+import { check, test, type Shop, notApplicable } from '../engine/check.js';
+import type { ShopResponse } from '../engine/http.js';
+import { expectNoStore, expectProblem, fail, is2xx } from '../lib/assert.js';
+import { freshShopperIp } from '../lib/shopper.js';
+import { cartLine } from './_shared/expect-cart.js';
+import { ADJUSTABLE_VARIANT, PRODUCT_HANDLE } from './_shared/seed-data.js';
+
+interface Spent {
+  ip: string;
+  token: string;
+  limited: ShopResponse;
+}
+
+/** One operation's guest reads: its id and the paths its requests go to, in turn. */
+interface Reads {
+  operation: string;
+  paths: readonly string[];
+}
+const GET_CART: Reads = { operation: 'getCart', paths: ['/v1/cart'] };
+
+/**
+ * Spends the profile's guest budget of one operation from one fresh Shopper-IP (its paths in turn), then sends one more.
+ * Budgets are per window (the reference uses fixed windows): when the run straddles a window boundary, the extra request
+ * may pass, so one more attempt is made from another fresh address before concluding.
+ */
+async function spendGuestBudget(shop: Shop, reads: Reads = GET_CART): Promise<Spent> {
+  const limits = shop.profile.rateLimits;
+  if (!limits)
+    throw notApplicable(
+      'the profile gives no rateLimits (guestBudget, guestWindowSeconds): the suite cannot know how many requests exceed the guest budget',
+    );
+  const token = await shop.mint.guest();
+  const { operation, paths } = reads;
+  let last: ShopResponse | undefined;
+  for (let attempt = 1; attempt <= 2; attempt++) {
+    const ip = freshShopperIp();
+    for (let i = 1; i <= limits.guestBudget; i++) {
+      const res = await shop.http.get(paths[i % paths.length]!, { token, headers: { 'shopper-ip': ip } });
+      if (res.status === 429) {
+        fail(
+          `${operation} request ${i} of a fresh Shopper-IP (the profile claims a budget of ${limits.guestBudget} per operation and shopper)`,
+          'not yet limited',
+          res.status,
+          'LIM-RATE-1',
+        );
+      }
+      if (!is2xx(res)) fail(`guest ${operation} request ${i}`, '2xx', res.status, 'LIM-RATE-1');
+    }
+    last = await shop.http.get(paths[(limits.guestBudget + 1) % paths.length]!, { token, headers: { 'shopper-ip': ip } });
+    if (last.status === 429) return { ip, token, limited: last };
+  }
+  // Never limited: the guest's operation is not counted per operation (LIM-RATE-1), and exceeding the budget gave no 429.
+  return fail(
+    `${operation} request ${limits.guestBudget + 1} from one Shopper-IP (twice, from two fresh addresses${paths.length > 1 ? `, over ${paths.join(' and ')}` : ''})`,
+    429,
+    last?.status,
+    ['LIM-RATE-1', 'LIM-RATE-4'],
+  );
+}
+
+/** RFC 9110 §10.2.3: delay-seconds or an HTTP-date. */
+const isRetryAfter = (v: string) =>
+  /^\d+$/.test(v) || (/[A-Za-z]{3}, \d{2} [A-Za-z]{3} \d{4} \d{2}:\d{2}:\d{2} GMT/.test(v) && !Number.isNaN(Date.parse(v)));
+
+test(
+  ...check(
+    {
+      id: 'limits.rate.guest',
+      title: 'guests over their budget of one operation get 429 rate_limited with Retry-After, and another operation still passes',
+      clauses: ['LIM-RATE-1', 'LIM-RATE-4', 'ERR-TABLE-12'],
+      requires: ['guests'],
+    },
+    async (shop) => {
+      const { ip, token, limited } = await spendGuestBudget(shop);
+      expectProblem(limited, { status: 429, error: 'rate_limited', docsUrl: shop.docsUrl, clause: 'ERR-TABLE-12' });
+      const retryAfter = limited.headers.get('retry-after');
+      if (retryAfter === null || !isRetryAfter(retryAfter.trim()))
+        fail('Retry-After on 429', 'delay-seconds or an HTTP-date', retryAfter, 'LIM-RATE-4');
+      // Counted per operation id: the same shopper's search is not limited by the spent getCart budget.
+      const search = await shop.http.get('/v1/catalog/products', { token, headers: { 'shopper-ip': ip } });
+      if (!is2xx(search)) fail('searchProducts from the Shopper-IP whose getCart budget is spent', '2xx', search.status, 'LIM-RATE-1');
+      // Not per path prefix either: addCartItem, under /v1/cart too, has its own budget. Its body may be refused (payload
+      // shapes are not shown), but not as rate limited.
+      const add = await shop.http.post('/v1/cart/items', {
+        token,
+        headers: { 'shopper-ip': ip, 'guest-session': shop.guestSession() },
+        json: cartLine(),
+      });
+      if (add.status === 429) fail('addCartItem from the Shopper-IP whose getCart budget is spent', 'not 429', add.status, 'LIM-RATE-1');
+    },
+  ),
+);
+
+test(
+  ...check(
+    {
+      id: 'limits.rate.guest.one-budget-per-operation',
+      title: "a guest budget is the operation's, not its path's: getProduct over two handles is limited after one budget in all",
+      clauses: ['LIM-RATE-1'],
+      requires: ['guests'],
+      seed: true,
+    },
+    async (shop) => {
+      const handles = [PRODUCT_HANDLE, ADJUSTABLE_VARIANT.handle];
+      await spendGuestBudget(shop, { operation: 'getProduct', paths: handles.map((h) => `/v1/catalog/products/${h}`) });
+    },
+  ),
+);
+
+test(
+  ...check(
+    {
+      id: 'limits.rate.guest.reference',
+      title: 'the 429 carries Retry-After in whole seconds, between 1 and the window, and Cache-Control: no-store',
+      clauses: ['LIM-RATE-4', 'ERR-TABLE-12'],
+      level: 'reference',
+      requires: ['guests'],
+    },
+    async (shop) => {
+      const { limited } = await spendGuestBudget(shop);
+      expectProblem(limited, { status: 429, error: 'rate_limited', docsUrl: shop.docsUrl, clause: 'ERR-TABLE-12' });
+      expectNoStore(limited, { clause: 'ERR-TABLE-12' });
+      const window = shop.profile.rateLimits?.guestWindowSeconds ?? Infinity;
+      const retryAfter = limited.headers.get('retry-after') ?? '';
+      const seconds = /^\d+$/.test(retryAfter) ? Number(retryAfter) : NaN;
+      if (!(seconds >= 1 && seconds <= window))
+        fail('Retry-After (seconds left in the window)', `an integer from 1 to ${window}`, retryAfter, 'LIM-RATE-4');
+    },
+  ),
+);
