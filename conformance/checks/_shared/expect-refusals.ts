@@ -1,5 +1,6 @@
 // Refusals the checks of several parts expect: a problem document of some 4xx where the spec names no status, a refused
-// credential, invalid_token in a scheme, the challenges of an answer, insufficient_scope and sign_in_required.
+// credential, invalid_token in a scheme, the challenges of an answer, insufficient_scope, sign_in_required, a token whose
+// claims match no caller kind, and invalid_guest_session.
 import type { Shop } from '../../engine/check.js';
 import type { ShopResponse } from '../../engine/http.js';
 import { brief, expectChallenge, expectProblem, fail, is4xx, type ClauseRef } from '../../lib/assert.js';
@@ -103,4 +104,33 @@ export function expectSignInRequired(shop: Docs, res: ShopResponse, scheme: 'Bea
 export function expectOwnershipRefusal(shop: Docs, res: ShopResponse, what: string, clause: ClauseRef): void {
   if (res.status !== 403 && res.status !== 404) fail(`${what}: refused as not the caller's`, [403, 404], brief(res), clause);
   expectProblem(res, { status: res.status, error: errorMember(res), docsUrl: shop.docsUrl, clause });
+}
+
+/**
+ * Token verification 3: a combination matching no caller kind is refused with 401 or 403 (the spec allows both). A 401 is
+ * a rejected token (invalid_token with a Bearer challenge: these tokens carry no assistant marker); a 403 is any problem.
+ */
+export function expectRefusedCombination(shop: Docs, res: ShopResponse, what: string, clause: string): void {
+  if (res.status === 401) return expectInvalidToken(shop, res, clause);
+  if (res.status === 403) {
+    expectProblem(res, {
+      status: 403,
+      error: typeof res.body?.error === 'string' ? res.body.error : '<missing>',
+      docsUrl: shop.docsUrl,
+      clause,
+    });
+    return;
+  }
+  fail(`${what}: refused`, [401, 403], `${res.status} ${res.text.slice(0, 300)}`, clause);
+}
+
+/** 401 invalid_guest_session with exactly one challenge, `Bearer error="invalid_token"` (Guest sessions 4; Errors table). */
+export function expectInvalidGuestSession(shop: Docs, res: ShopResponse, clause: ClauseRef): void {
+  expectProblem(res, { status: 401, error: 'invalid_guest_session', docsUrl: shop.docsUrl, clause });
+  expectChallenge(res, { scheme: 'Bearer', error: 'invalid_token', clause });
+  const header = res.headers.get('www-authenticate') ?? '';
+  const challenges = parseChallenges(header);
+  if (challenges.length !== 1 || challenges[0]?.scheme.toLowerCase() !== 'bearer') {
+    fail('WWW-Authenticate: exactly Bearer error="invalid_token"', 'one Bearer challenge', header, clause);
+  }
 }

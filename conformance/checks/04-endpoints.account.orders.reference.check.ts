@@ -1,144 +1,15 @@
-// Spec part 4, Endpoints > Operations and Additional route facts, for orders: every row under /v1/me/* is scoped by
-// ownership of the token's `sub` (reads, cancellations and returns of another account's orders are refused and change
-// nothing), and the reference's order pages, record shapes, refused transitions and strict bodies.
+// Spec part 4, Endpoints > Operations and Additional route facts, for orders, as the reference serves them: its order
+// pages, the shapes of the account records (orders and the rest), refused order transitions and strict order bodies.
 //
 // Levels. Response members, order states and their refusal codes are the reference's (docs/account.md).
-// Ownership: the spec says every row is scoped by ownership; it does not say whether another account's id answers 403 or
-// 404, so spec-level checks accept either, and the reference's 404 (exactly as a nonexistent id) is checked at its level.
 //
 // Data. Seed orders are never moved to another state here: transition checks ask only for refusals on orders whose state the
 // refusal leaves as it was, so reruns and parallel workers see the seed as docs/seed.md describes it.
-import { check, test, type Shop } from '../engine/check.js';
+import { check, test } from '../engine/check.js';
 import type { ShopResponse } from '../engine/http.js';
-import { expectProblem, expectStatus, expectSuccess, fail } from '../lib/assert.js';
-import { expectOwnershipRefusal } from './_shared/expect-refusals.js';
+import { expectProblem, expectStatus, fail } from '../lib/assert.js';
 import { customerToken } from './_shared/mint-callers.js';
-import { ABSENT_IDS, ADA, BEN, EVE, ORDERS, SEED_PROVIDER_REF } from './_shared/seed-data.js';
-import { baselineOf, expectUnchanged } from '../lib/compare.js';
-
-/** An order as its owner reads it, for before/after comparisons. */
-async function ownOrder(shop: Shop, token: string, id: string, clause: string): Promise<ShopResponse> {
-  const res = await shop.http.get(`/v1/me/orders/${id}`, { token });
-  expectSuccess(res, `the owner reads ${id}`, clause);
-  return res;
-}
-
-test(
-  ...check(
-    {
-      id: 'endpoints.account.ownership.orders',
-      title:
-        "reading cust_ada's orders, cancelling cust_ben's paid order, returning a delivered order or deleting an address of another account is refused (403 or 404) and nothing changes",
-      clauses: ['END-ME-2', 'END-ME-1', 'END-OPS-GETORDER-1', 'END-OPS-CANCELORDER-1', 'END-OPS-REQUESTRETURN-1'],
-      seed: true,
-    },
-    async (shop) => {
-      const ada = await customerToken(shop, ADA.sub);
-      const ben = await customerToken(shop, BEN.sub);
-      const other = await customerToken(shop);
-      // Ben's paid order is cancellable by him, Ada's delivered one returnable by her: a leak would change them. (Not Ada's
-      // pending order: the webhook checks settle it, so its state is not stable within a run.)
-      const { benPaid: paid, adaDelivered: delivered } = ORDERS;
-      const twice = async (read: () => Promise<ShopResponse>) => baselineOf(await read(), await read());
-      const before = {
-        paid: await twice(() => ownOrder(shop, ben, paid.id, 'END-ME-2')),
-        delivered: await twice(() => ownOrder(shop, ada, delivered.id, 'END-ME-2')),
-      };
-      const addressesBefore = await twice(() => shop.http.get('/v1/me/addresses', { token: ada }));
-      for (const id of ADA.orderIds) {
-        const res = await shop.http.get(`/v1/me/orders/${id}`, { token: other });
-        // Served, it is a row not scoped by the token's sub and another account's data seen.
-        expectOwnershipRefusal(shop, res, `a fresh account reads ${id}`, ['END-ME-2', 'END-ME-1']);
-        if (res.text.includes(ADA.name) || res.text.includes(ADA.line1))
-          fail(`refusal of ${id}`, 'nothing of Ada', res.text.slice(0, 300), 'END-ME-1');
-      }
-      expectOwnershipRefusal(
-        shop,
-        await shop.http.post(`/v1/me/orders/${paid.id}/cancellation`, { token: other, json: {} }),
-        `a fresh account cancels ${BEN.sub}'s ${paid.id}`,
-        'END-ME-2',
-      );
-      expectOwnershipRefusal(
-        shop,
-        await shop.http.post(`/v1/me/orders/${paid.id}/cancellation`, { token: ada, json: {} }),
-        `${ADA.sub} cancels ${BEN.sub}'s ${paid.id}`,
-        'END-ME-2',
-      );
-      expectOwnershipRefusal(
-        shop,
-        await shop.http.post(`/v1/me/orders/${delivered.id}/returns`, { token: other, json: { reason: 'not mine' } }),
-        `a fresh account returns ${delivered.id}`,
-        'END-ME-2',
-      );
-      expectOwnershipRefusal(
-        shop,
-        await shop.http.delete(`/v1/me/addresses/${ADA.addressIds[1]}`, { token: other }),
-        `a fresh account deletes ${ADA.addressIds[1]}`,
-        'END-ME-2',
-      );
-      expectUnchanged(
-        before.paid,
-        await ownOrder(shop, ben, paid.id, 'END-ME-2'),
-        `${BEN.sub}'s ${paid.id} after others' cancellations`,
-        'END-ME-2',
-      );
-      expectUnchanged(
-        before.delivered,
-        await ownOrder(shop, ada, delivered.id, 'END-ME-2'),
-        `${ADA.sub}'s ${delivered.id} after another account's return`,
-        'END-ME-2',
-      );
-      expectUnchanged(
-        addressesBefore,
-        await shop.http.get('/v1/me/addresses', { token: ada }),
-        `${ADA.sub}'s addresses after another account's delete`,
-        'END-ME-2',
-      );
-    },
-  ),
-);
-
-test(
-  ...check(
-    {
-      id: 'endpoints.account.ownership.reference',
-      title: "another account's order or address answers 404 not_found exactly like an id that does not exist",
-      clauses: ['END-ME-2'],
-      level: 'reference',
-      seed: true,
-    },
-    async (shop) => {
-      const token = await customerToken(shop);
-      const same = (what: string, mine: ShopResponse, missing: ShopResponse) => {
-        const a = expectProblem(mine, { status: 404, error: 'not_found', docsUrl: shop.docsUrl, clause: 'END-ME-2' });
-        const b = expectProblem(missing, { status: 404, error: 'not_found', docsUrl: shop.docsUrl, clause: 'END-ME-2' });
-        if (a.detail !== b.detail) fail(`${what}: the refusal tells nothing of the row's existence`, b.detail, a.detail, 'END-ME-2');
-      };
-      const { order: none, address: noAddress } = ABSENT_IDS;
-      const { adaDelivered: delivered, benPaid: paid } = ORDERS;
-      same(
-        'getOrder',
-        await shop.http.get(`/v1/me/orders/${delivered.id}`, { token }),
-        await shop.http.get(`/v1/me/orders/${none}`, { token }),
-      );
-      same(
-        'cancelOrder',
-        await shop.http.post(`/v1/me/orders/${paid.id}/cancellation`, { token, json: {} }),
-        await shop.http.post(`/v1/me/orders/${none}/cancellation`, { token, json: {} }),
-      );
-      same(
-        'requestReturn',
-        await shop.http.post(`/v1/me/orders/${delivered.id}/returns`, { token, json: { reason: 'x' } }),
-        await shop.http.post(`/v1/me/orders/${none}/returns`, { token, json: { reason: 'x' } }),
-      );
-      same(
-        'deleteAddress',
-        await shop.http.delete(`/v1/me/addresses/${ADA.addressIds[1]}`, { token }),
-        await shop.http.delete(`/v1/me/addresses/${noAddress}`, { token }),
-      );
-    },
-  ),
-);
+import { ADA, BEN, EVE, ORDERS, SEED_PROVIDER_REF } from './_shared/seed-data.js';
 
 // --- orders: reference shapes, paging, refused transitions ----------------------------------------------------------------
 

@@ -1,64 +1,21 @@
 // Spec part 5, Authentication, for invited agents: the web-agent-forwarder machine token plus a bearer-bound
-// `invited-agent+jwt` context (Credentials per consumer; Caller kinds), acting with the context's permissions, which are
-// never translated: they map to API scopes (Scope translation), and the forwarder needs agent:forward. The context's key
-// creates no customer authority and travels only with the web-agent-forwarder token (Customer authority).
+// `invited-agent+jwt` context (Credentials per consumer; Caller kinds) acts on the account of its context; a context bound
+// to another token or to none, of another typ, forged or expired is refused. The context's key creates no customer
+// authority and travels only with the web-agent-forwarder token (Customer authority).
 //
 // Every check makes its own agents: fresh account subjects, fresh invited-agent ids, fresh assistant sessions registered
 // through the identity-provider proxy's internal routes (conformance/checks/_shared/assistant.ts).
-import { check, test, type Shop } from '../engine/check.js';
+import { check, test } from '../engine/check.js';
 import { OPERATOR_ATTRIBUTION } from '../engine/callers.js';
-import { ALL_PERMISSIONS, errorOf, reportAuthorization } from './_shared/assistant.js';
-import { brief, expectProblem, expectSuccess, fail, failSoft, inCase } from '../lib/assert.js';
+import { ALL_PERMISSIONS } from './_shared/assistant.js';
+import { expectProblem, expectSuccess, fail, inCase } from '../lib/assert.js';
 import { freshHex } from '../lib/fresh-id.js';
 import { nowSeconds } from '../lib/jws.js';
-import { AGENT_FORWARD_SCOPE, PERMISSIONS } from '../../contract/scopes.js';
 import { cartLine, expectNamesVariant, expectNotNamesVariant } from './_shared/expect-cart.js';
-import { expectCredentialRefused, expectInsufficientScope, expectInvalidToken } from './_shared/expect-refusals.js';
-import {
-  expectAuthority,
-  expectPassesGuard,
-  invitedAgent,
-  OP,
-  PERMISSION_PROBES,
-  probe,
-  sendInvited,
-  type Send,
-} from './_shared/probe-agents.js';
+import { expectCredentialRefused, expectInvalidToken } from './_shared/expect-refusals.js';
+import { invitedAgent } from './_shared/probe-agents.js';
 import { VARIANT } from './_shared/seed-data.js';
 import { contextHeader } from './_shared/artifact-headers.js';
-
-/** The row of the permission table (Scope translation) whose API scopes a permission unlocks. */
-const PERMISSION_ROW: Readonly<Record<string, string>> = {
-  'assistant:read': 'AUTH-SCOPE-7',
-  'assistant:write': 'AUTH-SCOPE-8',
-  checkout: 'AUTH-SCOPE-9',
-};
-
-/**
- * The invited agent's authority equals what `permissions` map to (probe-agents' expectAuthority, with each refusal judged
- * on its own clauses): a probe whose permission is held passes the guard (the case's clause); one whose permission is not
- * held is refused 403 insufficient_scope, a failure of the case's clause, of the guard's rule (AUTH-SCOPE-4) and of the
- * permission's row, judged softly so that every probe and case is reached (probes change nothing); the `scope` it names,
- * the permission or the API scope (the spec names no form for invited agents), is judged on the case's clause.
- */
-async function expectPermissions(shop: Shop, send: Send, permissions: readonly string[], clause: string): Promise<void> {
-  for (const [id, needs] of PERMISSION_PROBES) {
-    const op = OP(id);
-    const res = await send(probe(op));
-    const what = `${id} with permissions [${permissions.join(', ')}]`;
-    if (needs === undefined || permissions.includes(needs)) {
-      inCase(what, () => expectPassesGuard(res, id, clause));
-      continue;
-    }
-    if (res.status !== 403 || errorOf(res) !== 'insufficient_scope') {
-      failSoft(`${what}: refused for want of ${needs}`, '403 insufficient_scope', brief(res), [
-        ...new Set([clause, 'AUTH-SCOPE-4', PERMISSION_ROW[needs] ?? 'AUTH-SCOPE-4']),
-      ]);
-      continue;
-    }
-    inCase(what, () => expectInsufficientScope(shop, res, clause, [needs, ...op.apiScopes]));
-  }
-}
 
 test(
   ...check(
@@ -113,157 +70,6 @@ test(
       const got = [me.body?.caller_kind, me.body?.client_id, me.body?.account?.sub];
       const want = ['invited-agent', shop.profile.clients.webAgentForwarder, inv.sub];
       if (JSON.stringify(got) !== JSON.stringify(want)) fail('GET /v1/me [caller_kind, client_id, account.sub]', want, got, 'AUTH-KIND-10');
-    },
-  ),
-);
-
-test(
-  ...check(
-    {
-      id: 'agents.invited.permissions',
-      title:
-        "an invited agent's permissions map to API scopes: base, assistant:read, assistant:write, checkout each unlock exactly their operations",
-      clauses: ['AUTH-SCOPE-4', 'AUTH-SCOPE-6', 'AUTH-SCOPE-7', 'AUTH-SCOPE-8', 'AUTH-SCOPE-9', 'ERR-TABLE-9'],
-      requires: ['invitedAgents'],
-      seed: true,
-    },
-    async (shop) => {
-      const sets: [string, readonly string[]][] = [
-        ['AUTH-SCOPE-6', []],
-        ['AUTH-SCOPE-7', ['assistant:read']],
-        ['AUTH-SCOPE-8', ['assistant:write']],
-        ['AUTH-SCOPE-9', ['checkout']],
-        ['AUTH-SCOPE-4', PERMISSIONS],
-      ];
-      for (const [clause, permissions] of sets) {
-        await expectPermissions(shop, sendInvited(shop, await invitedAgent(shop, { permissions })), permissions, clause);
-      }
-    },
-  ),
-);
-
-test(
-  ...check(
-    {
-      id: 'agents.invited.permissions.reference',
-      title: 'an invited agent refused for a scope is told the permission it lacks (scope assistant:read, assistant:write, checkout)',
-      clauses: ['AUTH-SCOPE-4', 'ERR-TABLE-9'],
-      level: 'reference',
-      requires: ['invitedAgents'],
-      seed: true,
-    },
-    async (shop) => {
-      await expectAuthority(shop, sendInvited(shop, await invitedAgent(shop, { permissions: [] })), [], 'AUTH-SCOPE-4', 'permission');
-    },
-  ),
-);
-
-test(
-  ...check(
-    {
-      id: 'agents.invited.read-only-checkout',
-      title: 'a read-only invited agent (no checkout permission) cannot check out: 403 insufficient_scope',
-      clauses: ['AUTH-SCOPE-11', 'ERR-TABLE-9'],
-      requires: ['invitedAgents'],
-    },
-    async (shop) => {
-      for (const permissions of [['assistant:read'], ['assistant:read', 'assistant:write']]) {
-        const inv = await invitedAgent(shop, { permissions });
-        const res = await shop.http.post('/v1/checkouts/saved-card', { headers: inv.headers, json: {} });
-        inCase(`permissions [${permissions.join(', ')}]`, () => expectInsufficientScope(shop, res, 'AUTH-SCOPE-11', ['checkout']));
-      }
-    },
-  ),
-);
-
-test(
-  ...check(
-    {
-      id: 'agents.invited.unknown-permissions',
-      title: 'unknown permissions (API scope names, account:security, made-up ones) unlock nothing beyond the base scopes',
-      clauses: ['AUTH-SCOPE-10', 'AUTH-SCOPE-6'],
-      requires: ['invitedAgents'],
-      seed: true,
-    },
-    async (shop) => {
-      const unknown = ['account:read', 'orders:write', 'payment_methods:read', 'account:security', 'admin', 'assistant:*', 'checkout:all'];
-      await expectAuthority(
-        shop,
-        sendInvited(shop, await invitedAgent(shop, { permissions: unknown })),
-        unknown,
-        'AUTH-SCOPE-10',
-        'either',
-      );
-    },
-  ),
-);
-
-test(
-  ...check(
-    {
-      id: 'agents.invited.forwarder-scopes-do-not-widen',
-      title: "API scopes on the forwarder token do not widen an invited agent: its context's permissions alone apply",
-      clauses: ['AUTH-SCOPE-3'],
-      requires: ['invitedAgents'],
-      seed: true,
-    },
-    async (shop) => {
-      const wide = [
-        AGENT_FORWARD_SCOPE,
-        'catalog:read',
-        'cart:read',
-        'cart:write',
-        'account:read',
-        'account:write',
-        'payment_methods:read',
-        'orders:read',
-        'orders:write',
-        'checkout',
-      ].join(' ');
-      await expectAuthority(
-        shop,
-        sendInvited(shop, await invitedAgent(shop, { permissions: [], forwarderScope: wide })),
-        [],
-        'AUTH-SCOPE-3',
-        'either',
-      );
-    },
-  ),
-);
-
-test(
-  ...check(
-    {
-      id: 'agents.invited.forwarder-needs-agent-forward',
-      title: 'a web-agent-forwarder token without agent:forward cannot forward an invited agent (refused)',
-      clauses: ['AUTH-SCOPE-5'],
-      requires: ['invitedAgents'],
-    },
-    async (shop) => {
-      for (const scope of ['catalog:read cart:read cart:write', 'account:read checkout', '']) {
-        const inv = await invitedAgent(shop, { forwarderScope: scope });
-        const res = await shop.http.get('/v1/cart', { headers: inv.headers });
-        inCase(`forwarder scope "${scope}"`, () => expectCredentialRefused(shop, res, 'AUTH-SCOPE-5'));
-      }
-    },
-  ),
-);
-
-// Killed by a server that tells the agent the forwarder's missing scope (403 insufficient_scope, scope agent:forward).
-test(
-  ...check(
-    {
-      id: 'agents.invited.forwarder-needs-agent-forward.reference',
-      title: 'a forwarder token without agent:forward: 403 caller_not_allowed, no scope named (agents are told account scopes only)',
-      clauses: ['AUTH-SCOPE-5', 'ERR-SCOPE-1', 'ERR-TABLE-8'],
-      level: 'reference',
-      requires: ['invitedAgents'],
-    },
-    async (shop) => {
-      const inv = await invitedAgent(shop, { forwarderScope: 'catalog:read cart:read cart:write' });
-      const res = await shop.http.get('/v1/cart', { headers: inv.headers });
-      expectProblem(res, { status: 403, error: 'caller_not_allowed', docsUrl: shop.docsUrl, clause: 'AUTH-SCOPE-5' });
-      if (res.body?.scope !== undefined) fail('scope member', 'absent', res.body.scope, 'ERR-SCOPE-1');
     },
   ),
 );
@@ -452,36 +258,6 @@ test(
         const res = await shop.http.get('/v1/cart', { headers });
         inCase(what, () => expectProblem(res, { status: 400, error: 'invalid_request', docsUrl: shop.docsUrl, clause: 'AUTH-CUST-9' }));
       }
-    },
-  ),
-);
-
-test(
-  ...check(
-    {
-      id: 'agents.invited.admission-snapshot',
-      title: "an invited agent acts with its context's permissions (the admission snapshot), whatever the proxy later grants the agent",
-      clauses: ['AUTH-KIND-10', 'AUTH-SCOPE-3'],
-      requires: ['invitedAgents'],
-      seed: true,
-    },
-    async (shop) => {
-      const inv = await invitedAgent(shop, { permissions: ['assistant:read'], context: { admittedAt: nowSeconds() - 86_400 } });
-      expectSuccess(
-        await shop.http.get('/v1/me/profile', { headers: inv.headers }),
-        'a day-old admission with assistant:read reads the profile',
-        'AUTH-KIND-10',
-      );
-      // The proxy later reports another grant for the same agent and account: the signed snapshot is still what applies.
-      await reportAuthorization(shop, { sub: inv.sub, agentId: inv.agentId }, 'granted', ['checkout']);
-      expectSuccess(
-        await shop.http.get('/v1/me/profile', { headers: inv.headers }),
-        'after a grant without assistant:read',
-        'AUTH-KIND-10',
-      );
-      expectInsufficientScope(shop, await shop.http.post('/v1/checkouts/saved-card', { headers: inv.headers, json: {} }), 'AUTH-SCOPE-3', [
-        'checkout',
-      ]);
     },
   ),
 );

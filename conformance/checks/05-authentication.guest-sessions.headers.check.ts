@@ -1,0 +1,207 @@
+// Spec part 5, Authentication > Guest sessions 1-5, the guest headers: the service verifies sessions on cart routes only;
+// reads without a session see an empty cart, writes need one; a forged or malformed session is 401 invalid_guest_session
+// with `Bearer error="invalid_token"`; Shopper-IP is at most 64 characters.
+//
+// Cart writes use the reference's request body ({ variant_id, quantity }: the spec does not show payloads) and the seed's
+// variant ids; cart records are "not shown", so spec-level checks observe a cart only through the variant ids its body
+// names (an empty cart names none) or by comparing two reads, and leave member names (`lines`) to reference-level checks.
+import { randomUUID } from 'node:crypto';
+import { check, test } from '../engine/check.js';
+import type { ShopResponse } from '../engine/http.js';
+import { expectProblem, expectSuccess, fail, inCase, type ClauseRef } from '../lib/assert.js';
+import { forgeGuestSession, GUEST_SESSION_FORGERIES, signGuestSession, type GuestSessionForgery } from '../lib/guest-session.js';
+import { shopperIpOfLength } from '../lib/shopper.js';
+import { cartLine, cartQuantity, expectNotNamesVariant } from './_shared/expect-cart.js';
+import { expectInvalidGuestSession, expectRefusal } from './_shared/expect-refusals.js';
+import { guestHeaders } from './_shared/mint-callers.js';
+import { SEED_VARIANT_ID, VARIANT } from './_shared/seed-data.js';
+
+/** The first clause of a reference (for helpers that name one). */
+const firstOf = (clause: ClauseRef): string => (typeof clause === 'string' ? clause : clause[0]!);
+
+test(
+  ...check(
+    {
+      id: 'auth.guest.read-without-session',
+      title: 'a guest cart read without a session is 200 and names no variant',
+      clauses: ['AUTH-GUEST-3'],
+      requires: ['guests'],
+    },
+    async (shop) => {
+      const res = await shop.http.get('/v1/cart', { headers: await guestHeaders(shop) });
+      expectNotNamesVariant(res, SEED_VARIANT_ID, 'cart read without Guest-Session', 'AUTH-GUEST-3');
+    },
+  ),
+);
+
+test(
+  ...check(
+    {
+      id: 'auth.guest.read-without-session.reference',
+      title: 'a guest cart read without a session is the empty cart record (lines [], item_count 0)',
+      clauses: ['AUTH-GUEST-3'],
+      level: 'reference',
+      requires: ['guests'],
+    },
+    async (shop) => {
+      const res = await shop.http.get('/v1/cart', { headers: await guestHeaders(shop) });
+      expectSuccess(res, 'cart read without Guest-Session', 'AUTH-GUEST-3');
+      if (!Array.isArray(res.body?.lines) || res.body.lines.length !== 0) fail('cart "lines"', [], res.body?.lines, 'AUTH-GUEST-3');
+      if (res.body?.item_count !== 0) fail('cart "item_count"', 0, res.body?.item_count, 'AUTH-GUEST-3');
+    },
+  ),
+);
+
+test(
+  ...check(
+    {
+      id: 'auth.guest.write-without-session',
+      title: 'every guest cart write without a session is 400 guest_session_required',
+      clauses: ['AUTH-GUEST-4', 'ERR-TABLE-7'],
+      requires: ['guests'],
+      seed: true,
+    },
+    async (shop) => {
+      const writes: [string, () => Promise<ShopResponse>][] = [
+        ['addCartItem', async () => shop.http.post('/v1/cart/items', { headers: await guestHeaders(shop), json: cartLine() })],
+        [
+          'updateCartItem',
+          async () => shop.http.patch(`/v1/cart/items/${VARIANT}`, { headers: await guestHeaders(shop), json: cartQuantity(2) }),
+        ],
+        ['removeCartItem', async () => shop.http.delete(`/v1/cart/items/${VARIANT}`, { headers: await guestHeaders(shop) })],
+      ];
+      for (const [, send] of writes) {
+        const res = await send();
+        // The spec states this fact twice (Guest sessions 3; the Errors table's row).
+        expectProblem(res, {
+          status: 400,
+          error: 'guest_session_required',
+          docsUrl: shop.docsUrl,
+          clause: ['AUTH-GUEST-4', 'ERR-TABLE-7'],
+        });
+      }
+    },
+  ),
+);
+
+// A value that breaks the format (Resources > Guest session value) is malformed, and a malformed session is 401
+// invalid_guest_session (Guest sessions 4): its refusal judges both. A well-formed value with the wrong HMAC is forged.
+const FORGERY_CLAUSE: Record<GuestSessionForgery, ClauseRef> = {
+  'bad-signature': 'AUTH-GUEST-5',
+  'wrong-key': 'AUTH-GUEST-5', // a session signed with a random key
+  'other-uuid': 'RES-GUEST-3',
+  'uppercase-uuid': ['RES-GUEST-2', 'AUTH-GUEST-6'],
+  'missing-part': ['AUTH-GUEST-6', 'RES-GUEST-1'],
+  'short-signature': ['RES-GUEST-3', 'AUTH-GUEST-6'],
+  'wrong-prefix': ['RES-GUEST-1', 'AUTH-GUEST-6'],
+  'padded-signature': ['RES-GUEST-3', 'AUTH-GUEST-6'],
+};
+
+test(
+  ...check(
+    {
+      id: 'auth.guest.forged-session',
+      title:
+        'every forged or malformed session is 401 invalid_guest_session with exactly Bearer error="invalid_token", on reads and writes, and writes nothing',
+      clauses: ['AUTH-GUEST-5', 'AUTH-GUEST-6', 'RES-GUEST-1', 'RES-GUEST-2', 'RES-GUEST-3', 'ERR-TABLE-6'],
+      requires: ['guests'],
+      seed: true,
+    },
+    async (shop) => {
+      const key = shop.profile.secrets.guestSessionKey;
+      for (const forgery of GUEST_SESSION_FORGERIES) {
+        const clause = FORGERY_CLAUSE[forgery];
+        const uuid = randomUUID();
+        const forged = forgeGuestSession(forgery, key, uuid);
+        const requests: [string, () => Promise<ShopResponse>][] = [
+          ['getCart', async () => shop.http.get('/v1/cart', { headers: await guestHeaders(shop, forged) })],
+          // A stray DPoP header selects nothing: the scheme still is Bearer (neither the Authorization scheme nor the token says DPoP).
+          [
+            'getCart with a stray DPoP header',
+            async () => shop.http.get('/v1/cart', { headers: await guestHeaders(shop, forged, { dpop: 'not-a-proof' }) }),
+          ],
+          ['addCartItem', async () => shop.http.post('/v1/cart/items', { headers: await guestHeaders(shop, forged), json: cartLine() })],
+          [
+            'updateCartItem',
+            async () => shop.http.patch(`/v1/cart/items/${VARIANT}`, { headers: await guestHeaders(shop, forged), json: cartQuantity(2) }),
+          ],
+          ['removeCartItem', async () => shop.http.delete(`/v1/cart/items/${VARIANT}`, { headers: await guestHeaders(shop, forged) })],
+        ];
+        for (const [what, send] of requests) {
+          const res = await send();
+          inCase(`forgery "${forgery}", ${what}`, () => expectInvalidGuestSession(shop, res, clause));
+        }
+        // The refused write left the genuine cart of that id (if the forgery named one) empty.
+        const genuine = await shop.http.get('/v1/cart', { headers: await guestHeaders(shop, signGuestSession(uuid, key)) });
+        expectNotNamesVariant(genuine, VARIANT, `the genuine cart of the id after the "${forgery}" write`, firstOf(clause));
+      }
+      for (const value of ['garbage', 'gs1..', `gs1.${randomUUID()}.`]) {
+        const res = await shop.http.get('/v1/cart', { headers: await guestHeaders(shop, value) });
+        inCase(`Guest-Session ${JSON.stringify(value)}`, () => expectInvalidGuestSession(shop, res, 'AUTH-GUEST-6'));
+      }
+    },
+  ),
+);
+
+test(
+  ...check(
+    {
+      id: 'auth.guest.session-verified-on-cart-routes-only',
+      title: 'a forged session on a guest catalog read is not refused as invalid_guest_session',
+      clauses: ['AUTH-GUEST-2'],
+      requires: ['guests'],
+    },
+    async (shop) => {
+      const forged = forgeGuestSession('bad-signature', shop.profile.secrets.guestSessionKey);
+      for (const path of ['/v1/catalog/products', '/v1/catalog/collections']) {
+        const res = await shop.http.get(path, { headers: await guestHeaders(shop, forged) });
+        if (res.status !== 200)
+          fail(`${path} with a forged Guest-Session: status`, 200, `${res.status} ${res.text.slice(0, 300)}`, 'AUTH-GUEST-2');
+      }
+    },
+  ),
+);
+
+test(
+  ...check(
+    {
+      id: 'auth.guest.shopper-ip-length',
+      title: 'Shopper-IP of 64 characters is accepted, of 65 refused',
+      clauses: ['AUTH-GUEST-9', 'LIM-SHOPPERIP-1'],
+      requires: ['guests'],
+    },
+    async (shop) => {
+      const ok = shopperIpOfLength(64);
+      const tooLong = shopperIpOfLength(65);
+      for (const path of ['/v1/cart', '/v1/catalog/collections']) {
+        const res = await shop.http.get(path, { headers: await guestHeaders(shop, undefined, { 'shopper-ip': ok }) });
+        if (res.status !== 200)
+          fail(`${path} with a 64-character Shopper-IP: status`, 200, `${res.status} ${res.text.slice(0, 300)}`, 'LIM-SHOPPERIP-1');
+        expectRefusal(
+          shop,
+          await shop.http.get(path, { headers: await guestHeaders(shop, undefined, { 'shopper-ip': tooLong }) }),
+          'AUTH-GUEST-9',
+          `${path} with a 65-character Shopper-IP`,
+        );
+      }
+    },
+  ),
+);
+
+test(
+  ...check(
+    {
+      id: 'auth.guest.shopper-ip-length.reference',
+      title: 'a Shopper-IP of 65 characters is 400 invalid_request',
+      clauses: ['AUTH-GUEST-9'],
+      level: 'reference',
+      requires: ['guests'],
+    },
+    async (shop) => {
+      const res = await shop.http.get('/v1/cart', {
+        headers: await guestHeaders(shop, undefined, { 'shopper-ip': shopperIpOfLength(65) }),
+      });
+      expectProblem(res, { status: 400, error: 'invalid_request', docsUrl: shop.docsUrl, clause: 'AUTH-GUEST-9' });
+    },
+  ),
+);

@@ -1,0 +1,98 @@
+// Spec part 5, Authentication > Guest sessions 7: the storefront token identifies the storefront, not the visitor, whose
+// capability is its cart id: two guests, even with one storefront token, never see or change each other's carts.
+//
+// Cart writes use the reference's request body ({ variant_id, quantity }: the spec does not show payloads) and the seed's
+// variant ids; cart records are "not shown", so spec-level checks observe a cart only through the variant ids its body
+// names (an empty cart names none) or by comparing two reads, and leave member names (`lines`) to reference-level checks.
+import { check, test } from '../engine/check.js';
+import { expectProblem, expectSuccess, fail } from '../lib/assert.js';
+import { freshShopperIp } from '../lib/shopper.js';
+import { cartLine, cartQuantity, expectNamesVariant } from './_shared/expect-cart.js';
+import { guestHeaders } from './_shared/mint-callers.js';
+import { OTHER_VARIANT, VARIANT } from './_shared/seed-data.js';
+import { baselineOf, expectUnchanged } from '../lib/compare.js';
+
+test(
+  ...check(
+    {
+      id: 'auth.guest.isolation',
+      title: "two guests with one storefront token never see or change each other's carts",
+      clauses: ['AUTH-GUEST-16', 'AUTH-GUEST-17'],
+      requires: ['guests'],
+      seed: true,
+    },
+    async (shop) => {
+      const token = await shop.mint.guest();
+      const ip = freshShopperIp();
+      const as = (session: string) => ({ authorization: `Bearer ${token}`, 'shopper-ip': ip, 'guest-session': session });
+      const a = shop.guestSession();
+      const b = shop.guestSession();
+      expectSuccess(
+        await shop.http.post('/v1/cart/items', { headers: as(a), json: cartLine(VARIANT, 2) }),
+        'A adds a line',
+        'AUTH-GUEST-16',
+      );
+      const before = await shop.http.get('/v1/cart', { headers: as(a) });
+      expectNamesVariant(before, VARIANT, 'A reads its cart', 'AUTH-GUEST-16');
+      const baseline = baselineOf(before, await shop.http.get('/v1/cart', { headers: as(a) }));
+
+      // With the same storefront token, B's session is its own cart (AUTH-GUEST-16): seeing A's line breaks both.
+      const readB = await shop.http.get('/v1/cart', { headers: as(b) });
+      expectSuccess(readB, 'B reads its cart', 'AUTH-GUEST-17');
+      if (readB.text.includes(VARIANT))
+        fail(`B reads its cart: the cart names no ${VARIANT}`, 'no such variant in the body', readB.text.slice(0, 300), [
+          'AUTH-GUEST-16',
+          'AUTH-GUEST-17',
+        ]);
+      await shop.http.patch(`/v1/cart/items/${VARIANT}`, { headers: as(b), json: cartQuantity(1) });
+      await shop.http.delete(`/v1/cart/items/${VARIANT}`, { headers: as(b) });
+      expectSuccess(
+        await shop.http.post('/v1/cart/items', { headers: as(b), json: cartLine(OTHER_VARIANT) }),
+        'B adds another variant',
+        'AUTH-GUEST-16',
+      );
+
+      const after = await shop.http.get('/v1/cart', { headers: as(a) });
+      expectSuccess(after, 'A reads its cart again', 'AUTH-GUEST-17');
+      expectUnchanged(baseline, after, "A's cart after B's update, remove and add", 'AUTH-GUEST-17');
+      expectNamesVariant(await shop.http.get('/v1/cart', { headers: as(b) }), OTHER_VARIANT, 'B reads its own line', 'AUTH-GUEST-16');
+    },
+  ),
+);
+
+test(
+  ...check(
+    {
+      id: 'auth.guest.isolation.reference',
+      title: "another guest's line is 404 not_found to update or remove",
+      clauses: ['AUTH-GUEST-17'],
+      level: 'reference',
+      requires: ['guests'],
+      seed: true,
+    },
+    async (shop) => {
+      const a = shop.guestSession();
+      const b = shop.guestSession();
+      expectSuccess(
+        await shop.http.post('/v1/cart/items', { headers: await guestHeaders(shop, a), json: cartLine() }),
+        'A adds a line',
+        'AUTH-GUEST-17',
+      );
+      const readB = await shop.http.get('/v1/cart', { headers: await guestHeaders(shop, b) });
+      if (!Array.isArray(readB.body?.lines) || readB.body.lines.length !== 0)
+        fail('B\'s cart "lines"', [], readB.body?.lines, 'AUTH-GUEST-17');
+      expectProblem(await shop.http.patch(`/v1/cart/items/${VARIANT}`, { headers: await guestHeaders(shop, b), json: cartQuantity(1) }), {
+        status: 404,
+        error: 'not_found',
+        docsUrl: shop.docsUrl,
+        clause: 'AUTH-GUEST-17',
+      });
+      expectProblem(await shop.http.delete(`/v1/cart/items/${VARIANT}`, { headers: await guestHeaders(shop, b) }), {
+        status: 404,
+        error: 'not_found',
+        docsUrl: shop.docsUrl,
+        clause: 'AUTH-GUEST-17',
+      });
+    },
+  ),
+);

@@ -1,0 +1,116 @@
+// Spec part 5, Authentication > Guest sessions 6: a session signed with GUEST_SESSION_KEY is a guest cart; during rotation
+// a session of GUEST_SESSION_KEY_PREVIOUS verifies only before GUEST_SESSION_KEY_PREVIOUS_UNTIL, and after it is an
+// expired-key session: 401 invalid_guest_session with `Bearer error="invalid_token"` (Guest sessions 4).
+//
+// Cart writes use the reference's request body ({ variant_id, quantity }: the spec does not show payloads) and the seed's
+// variant ids; cart records are "not shown", so spec-level checks observe a cart only through the variant ids its body
+// names (an empty cart names none) or by comparing two reads, and leave member names (`lines`) to reference-level checks.
+import { randomUUID } from 'node:crypto';
+import { check, test, type Shop } from '../engine/check.js';
+import { expectSuccess, fail } from '../lib/assert.js';
+import { signGuestSession } from '../lib/guest-session.js';
+import { cartLine, expectNamesVariant, expectNotNamesVariant } from './_shared/expect-cart.js';
+import { expectInvalidGuestSession } from './_shared/expect-refusals.js';
+import { guestHeaders } from './_shared/mint-callers.js';
+import { SEED_VARIANT_ID, VARIANT } from './_shared/seed-data.js';
+
+test(
+  ...check(
+    {
+      id: 'auth.guest.valid-session',
+      title: 'a session signed with GUEST_SESSION_KEY is a guest cart: write, then read it back',
+      clauses: ['AUTH-GUEST-12', 'AUTH-KIND-9', 'AUTH-CRED-1'],
+      requires: ['guests'],
+      seed: true,
+    },
+    async (shop) => {
+      const session = shop.guestSession();
+      // Served at all, the storefront token plus a valid Guest-Session is the guest's credential (AUTH-CRED-1), recognized
+      // as a guest (AUTH-KIND-9), and its session verifies (AUTH-GUEST-12): one observation of the three.
+      const served = ['AUTH-GUEST-12', 'AUTH-KIND-9', 'AUTH-CRED-1'] as const;
+      const first = await shop.http.get('/v1/cart', { headers: await guestHeaders(shop, session) });
+      expectSuccess(first, "a new session's cart", served);
+      expectNotNamesVariant(first, SEED_VARIANT_ID, "a new session's cart", 'AUTH-GUEST-12');
+      expectSuccess(
+        await shop.http.post('/v1/cart/items', { headers: await guestHeaders(shop, session), json: cartLine() }),
+        'add with a valid session',
+        served,
+      );
+      // A new storefront token: the visitor is the session, not the token.
+      expectNamesVariant(
+        await shop.http.get('/v1/cart', { headers: await guestHeaders(shop, session) }),
+        VARIANT,
+        'read back with the same session',
+        'AUTH-KIND-9',
+      );
+    },
+  ),
+);
+
+const PREVIOUS_KEY_MARGIN_MS = 5 * 60_000;
+
+function previousKeyWindow(shop: Shop): { key: string; open: boolean } | string {
+  const { guestSessionKeyPrevious: key, guestSessionKeyPreviousUntil: until } = shop.profile.secrets;
+  if (key === null || until === null) return 'the profile configures no previous guest key (GUEST_SESSION_KEY_PREVIOUS and _UNTIL)';
+  const left = Date.parse(until) - Date.now();
+  if (Math.abs(left) < PREVIOUS_KEY_MARGIN_MS)
+    return `GUEST_SESSION_KEY_PREVIOUS_UNTIL (${until}) is within ${PREVIOUS_KEY_MARGIN_MS / 60_000} minutes: the server's clock decides`;
+  return { key, open: left > 0 };
+}
+
+test(
+  ...check(
+    {
+      id: 'auth.guest.previous-key-before-deadline',
+      title: 'before GUEST_SESSION_KEY_PREVIOUS_UNTIL a session signed with the previous key verifies',
+      clauses: ['AUTH-GUEST-13'],
+      requires: ['guests'],
+      seed: true,
+    },
+    async (shop) => {
+      const w = previousKeyWindow(shop);
+      if (typeof w === 'string') return test.skip(true, w);
+      test.skip(!w.open, `GUEST_SESSION_KEY_PREVIOUS_UNTIL (${shop.profile.secrets.guestSessionKeyPreviousUntil}) has passed`);
+      const session = signGuestSession(randomUUID(), w.key);
+      expectSuccess(
+        await shop.http.post('/v1/cart/items', { headers: await guestHeaders(shop, session), json: cartLine() }),
+        'add with a previous-key session',
+        'AUTH-GUEST-13',
+      );
+      expectNamesVariant(
+        await shop.http.get('/v1/cart', { headers: await guestHeaders(shop, session) }),
+        VARIANT,
+        'read with a previous-key session',
+        'AUTH-GUEST-13',
+      );
+    },
+  ),
+);
+
+test(
+  ...check(
+    {
+      id: 'auth.guest.previous-key-after-deadline',
+      title: 'at or after GUEST_SESSION_KEY_PREVIOUS_UNTIL a previous-key session is 401 invalid_guest_session',
+      clauses: ['AUTH-GUEST-14', 'AUTH-GUEST-7', 'ERR-TABLE-6'],
+      requires: ['guests'],
+    },
+    async (shop) => {
+      const w = previousKeyWindow(shop);
+      if (typeof w === 'string') return test.skip(true, w);
+      test.skip(w.open, `GUEST_SESSION_KEY_PREVIOUS_UNTIL (${shop.profile.secrets.guestSessionKeyPreviousUntil}) has not passed yet`);
+      const session = signGuestSession(randomUUID(), w.key);
+      const read = await shop.http.get('/v1/cart', { headers: await guestHeaders(shop, session) });
+      const write = await shop.http.post('/v1/cart/items', { headers: await guestHeaders(shop, session), json: cartLine() });
+      // Served at all: the session still verified (AUTH-GUEST-14). Refused in another shape: the answer's clause (AUTH-GUEST-7).
+      for (const [what, res] of [
+        ['a cart read', read],
+        ['a cart write', write],
+      ] as const) {
+        if (res.status >= 200 && res.status < 300)
+          fail(`${what} with a session of the previous key after its deadline`, 'refused', res.status, 'AUTH-GUEST-14');
+        expectInvalidGuestSession(shop, res, 'AUTH-GUEST-7');
+      }
+    },
+  ),
+);

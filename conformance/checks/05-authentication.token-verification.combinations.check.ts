@@ -1,0 +1,161 @@
+// Spec part 5, Authentication > Token verification 3-4: the caller kind comes from client_id, sub and act, and any other
+// combination (an unknown client_id, an act chain whose outermost actor is not the agent client, a machine token of a
+// client with no caller kind, a website user token carrying act) is refused with 401 or 403 even with a valid signature.
+import { randomUUID } from 'node:crypto';
+import { check, test, type Shop } from '../engine/check.js';
+import { expectProblem, expectSuccess, fail, inCase } from '../lib/assert.js';
+import { expectInvalidToken, expectRefusedCombination } from './_shared/expect-refusals.js';
+
+// ------------------------------------------------------------------------ Token verification 3-4: caller-kind combinations
+
+const PATHS_EVERY_KIND_READS = ['/v1/cart', '/v1/catalog/products'] as const;
+
+async function expectCombinationRefused(shop: Shop, token: string, what: string, clause: string): Promise<void> {
+  for (const path of PATHS_EVERY_KIND_READS) {
+    const res = await shop.http.get(path, { token });
+    inCase(`${what}, GET ${path}`, () => expectRefusedCombination(shop, res, 'refusal', clause));
+  }
+}
+
+test(
+  ...check(
+    {
+      id: 'auth.kind.unknown-client',
+      title: 'a validly signed token of an unknown client_id is refused (401 or 403)',
+      clauses: ['AUTH-TOKEN-9', 'AUTH-TOKEN-8'],
+    },
+    async (shop) => {
+      const stranger = `stranger-${randomUUID()}`;
+      await expectCombinationRefused(shop, await shop.mint.machine(stranger), 'machine token of an unknown client', 'AUTH-TOKEN-9');
+      await expectCombinationRefused(
+        shop,
+        await shop.mint.customer({ sub: shop.subject('cust'), claims: { client_id: stranger } }),
+        'user token of an unknown client',
+        'AUTH-TOKEN-9',
+      );
+    },
+  ),
+);
+
+test(
+  ...check(
+    {
+      id: 'auth.kind.act-outermost-not-agent-client',
+      title: 'an act chain whose outermost actor is not the agent-protocol client is refused (401 or 403)',
+      clauses: ['AUTH-TOKEN-10', 'AUTH-TOKEN-8'],
+    },
+    async (shop) => {
+      const agent = shop.profile.clients.agentProtocol;
+      for (const act of [{ sub: 'someone-else' }, { sub: 'someone-else', act: { sub: agent } }, { sub: shop.profile.clients.website }]) {
+        await expectCombinationRefused(
+          shop,
+          await shop.mint.delegated({ sub: shop.subject('cust'), claims: { act } }),
+          `act ${JSON.stringify(act)}`,
+          'AUTH-TOKEN-10',
+        );
+      }
+    },
+  ),
+);
+
+test(
+  ...check(
+    {
+      id: 'auth.kind.machine-without-caller-kind',
+      title: 'a validly signed machine token of a client with no caller kind is refused (401 or 403)',
+      clauses: ['AUTH-TOKEN-11', 'AUTH-TOKEN-8'],
+    },
+    async (shop) => {
+      const c = shop.profile.clients;
+      for (const client of [c.website, c.agentProtocol, c.personalAgentProxy]) {
+        await expectCombinationRefused(shop, await shop.mint.machine(client), `machine token of ${client}`, 'AUTH-TOKEN-11');
+      }
+    },
+  ),
+);
+
+test(
+  ...check(
+    {
+      id: 'auth.kind.website-token-with-act',
+      title: 'a website user token carrying act is never a customer: refused on cart and catalog',
+      clauses: ['AUTH-TOKEN-12', 'AUTH-TOKEN-8'],
+    },
+    async (shop) => {
+      const sub = shop.subject('cust');
+      expectSuccess(
+        await shop.http.get('/v1/cart', { token: await shop.mint.customer({ sub }) }),
+        'control: the same token without act',
+        'AUTH-TOKEN-12',
+      );
+      for (const act of [{ sub: shop.profile.clients.agentProtocol }, { sub: 'invited_agent_1' }, { sub: shop.profile.clients.website }]) {
+        await expectCombinationRefused(
+          shop,
+          await shop.mint.customer({ sub, claims: { act } }),
+          `website token with act ${JSON.stringify(act)}`,
+          'AUTH-TOKEN-12',
+        );
+      }
+    },
+  ),
+);
+
+test(
+  ...check(
+    {
+      id: 'auth.kind.other-combinations',
+      title: 'other claim combinations matching no caller kind are refused (401 or 403)',
+      clauses: ['AUTH-TOKEN-8'],
+    },
+    async (shop) => {
+      const c = shop.profile.clients;
+      const sub = shop.subject('cust');
+      const cases: [string, Promise<string>][] = [
+        ['agent-protocol user token without act', shop.mint.delegated({ sub, claims: { act: undefined } })],
+        ['user sub on the storefront client', shop.mint.machine(c.storefront, { claims: { sub } })],
+        ['user sub on the backoffice client', shop.mint.machine(c.backoffice, { claims: { sub } })],
+        [
+          'machine sub of another client on the storefront client',
+          shop.mint.machine(c.storefront, { claims: { sub: `${c.backoffice}@clients` } }),
+        ],
+      ];
+      for (const [what, token] of cases) await expectCombinationRefused(shop, await token, what, 'AUTH-TOKEN-8');
+    },
+  ),
+);
+
+test(
+  ...check(
+    {
+      id: 'auth.kind.combinations.reference',
+      title:
+        'refused combinations: 401 invalid_token, except 403 caller_not_allowed (no challenge) for machine tokens of clients with no caller kind',
+      clauses: ['AUTH-TOKEN-8', 'AUTH-TOKEN-9', 'AUTH-TOKEN-10', 'AUTH-TOKEN-11', 'AUTH-TOKEN-12'],
+      level: 'reference',
+    },
+    async (shop) => {
+      const c = shop.profile.clients;
+      const sub = shop.subject('cust');
+      const invalid: [string, string, Promise<string>][] = [
+        ['AUTH-TOKEN-9', 'unknown client', shop.mint.machine(`stranger-${randomUUID()}`)],
+        ['AUTH-TOKEN-10', 'outermost actor', shop.mint.delegated({ sub, claims: { act: { sub: 'someone-else' } } })],
+        ['AUTH-TOKEN-12', 'website token with act', shop.mint.customer({ sub, claims: { act: { sub: c.agentProtocol } } })],
+        ['AUTH-TOKEN-8', 'delegated without act', shop.mint.delegated({ sub, claims: { act: undefined } })],
+        ['AUTH-TOKEN-8', 'user sub on the storefront client', shop.mint.machine(c.storefront, { claims: { sub } })],
+        ['AUTH-TOKEN-8', 'machine sub of another client', shop.mint.machine(c.storefront, { claims: { sub: `${c.backoffice}@clients` } })],
+        // The spec's guest row does not exclude act; the reference refuses it.
+        ['AUTH-TOKEN-8', 'storefront machine token carrying act', shop.mint.guest({ claims: { act: { sub: c.agentProtocol } } })],
+      ];
+      for (const [clause, what, token] of invalid) {
+        const res = await shop.http.get('/v1/cart', { token: await token });
+        inCase(what, () => expectInvalidToken(shop, res, clause));
+      }
+      for (const client of [c.website, c.agentProtocol, c.personalAgentProxy]) {
+        const res = await shop.http.get('/v1/cart', { token: await shop.mint.machine(client) });
+        expectProblem(res, { status: 403, error: 'caller_not_allowed', docsUrl: shop.docsUrl, clause: 'AUTH-TOKEN-11' });
+        if (res.headers.get('www-authenticate') !== null)
+          fail('WWW-Authenticate on caller_not_allowed', null, res.headers.get('www-authenticate'), 'AUTH-TOKEN-11');
+      }
+    },
+  ),
+);
