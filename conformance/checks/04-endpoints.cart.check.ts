@@ -9,7 +9,7 @@ import { check, test } from '../engine/check.js';
 import { callerGuardCheck } from '../engine/callers.js';
 import { expectNoStore, expectProblem, expectStatus, fail } from '../lib/assert.js';
 import type { Operation } from '../../contract/operations.js';
-import { SERVED } from './_shared/describe-operations.js';
+import { CATALOG_AND_CART } from './_shared/describe-operations.js';
 import { cartLine, cartQuantity, lineOf } from './_shared/expect-cart.js';
 import { customerToken } from './_shared/mint-callers.js';
 import { LOW_STOCK_VARIANT, OUT_OF_STOCK_VARIANT, PRODUCT_HANDLE, VARIANT } from './_shared/seed-data.js';
@@ -24,7 +24,7 @@ function requestFor(op: Operation): { path: string; json?: unknown } {
   return { path };
 }
 
-for (const operationId of SERVED) test(...callerGuardCheck(operationId, requestFor));
+for (const operationId of CATALOG_AND_CART) test(...callerGuardCheck(operationId, requestFor));
 
 // --- cart behaviour -------------------------------------------------------------------------------------------------------
 

@@ -1,9 +1,18 @@
-// The operations of the catalog and the cart, which every deployment serves, and the routes the two description documents
+// The operations whose routes the spec shows, which every deployment serves, and the routes the two description documents
 // declare (their OpenAPI `paths`).
+import { OPERATIONS } from '../../../contract/operations.js';
 import type { Shop } from '../../engine/check.js';
 
-/** The catalog and cart operations, which every deployment serves (account, checkout and operator routes have checks of their own). */
-export const SERVED = [
+/**
+ * Every operation whose route the spec shows (Endpoints > Operations; GET /v1/me): every deployment serves them. The
+ * operator and conversation routes are the deployment's own, learned from its documents (a claimed one they lack fails).
+ */
+export const SHOWN: readonly string[] = OPERATIONS.filter((o) => o.group !== 'operator' && o.group !== 'conversation').map(
+  (o) => o.operationId,
+);
+
+/** The catalog and cart operations (every caller kind of the storefront list reaches them). */
+export const CATALOG_AND_CART = [
   'searchProducts',
   'getProduct',
   'listCollections',
