@@ -160,6 +160,11 @@ test(
         const agent = await AssistantAgent.create(shop, { permissions: live, ...(scope !== undefined ? { scope } : {}) });
         await expectPermissions(shop, sendAssistant(agent), expected, clause);
       }
+      // Live: the account narrows its grant after the token was minted; the same token then holds only the new scopes.
+      const agent = await AssistantAgent.create(shop);
+      await expectPermissions(shop, sendAssistant(agent), ALL_PERMISSIONS, 'AUTH-ASST-6');
+      await reportAuthorization(shop, agent.identity, 'granted', ['assistant:read']);
+      await expectPermissions(shop, sendAssistant(agent), ['assistant:read'], 'AUTH-ASST-6');
     },
   ),
 );

@@ -1,5 +1,6 @@
 // Defects that prove the strengthened checks: each breaks its clause the way the weak form of a check let through.
 import { createHash } from 'node:crypto';
+import { PERMISSIONS } from '../../../contract/scopes.js';
 import { headerOf, withHeader, type ProxyAnswer, type ProxyRequest, type ProxyRules } from '../proxy.js';
 import { repairBearer } from './authentication.js';
 import { SECRET_ROUTES, type SecretName } from './internal.js';
@@ -71,6 +72,19 @@ const guestLimiter =
   };
 
 export const STRENGTH_DEFECTS: readonly Defect[] = [
+  // Grants merged instead of replaced: a narrower grant reported after the token was minted leaves every permission live.
+  lenient('strength.live-grant-only-widens', 'AUTH-ASST-6', "a granted report never narrows a session's live scopes", () => ({
+    requestBody(req, body) {
+      if (req.method !== 'POST' || pathOf(req) !== '/internal/agent-authorization') return body;
+      try {
+        const report = JSON.parse(body) as Record<string, unknown>;
+        if (report.decision !== 'granted') return body;
+        return JSON.stringify({ ...report, permissions: [...PERMISSIONS] });
+      } catch {
+        return body;
+      }
+    },
+  })),
   // A description generated from the catalog and cart routers only: the account routes are served but not described.
   wire('strength.account-routes-undescribed', 'PUR-RULE-5', '/openapi.json leaves out the account routes under /v1/me/', (a, r) =>
     pathOf(r) === '/openapi.json'
