@@ -1,6 +1,6 @@
 // The shop-conformance program: its commands, each loaded only when asked for (see cli/main.ts). scripts/gen-docs.ts
 // builds it with every command to generate the option reference of docs/cli.md.
-import { Command } from 'commander';
+import { Command, Help } from 'commander';
 import { EXIT } from './exit.js';
 import { SUITE_VERSION } from '../conformance/engine/version.js';
 
@@ -21,6 +21,51 @@ export const COMMANDS: Readonly<Record<string, () => Promise<AddCommand>>> = {
   assistant: async () => (await import('./commands/assistant.js')).addAssistantCommand,
 };
 
+/**
+ * Each command's help line, so that the top-level help and commander's spelling suggestions need no command loaded.
+ * test/unit/cli-outline.test.ts holds it to the commands' own definitions.
+ */
+export const OUTLINE: Readonly<Record<string, { term: string; description: string }>> = {
+  run: {
+    term: 'run [options]',
+    description: 'Run the conformance suite against a deployment, or against the embedded reference when --base-url is absent.',
+  },
+  doctor: {
+    term: 'doctor [options]',
+    description:
+      'Check that the target is reachable, is this service, and trusts tokens minted from the profile for every caller kind it claims.',
+  },
+  clauses: { term: 'clauses [options]', description: 'Print every clause of the spec with its severity and the checks that cover it.' },
+  serve: { term: 'serve [options]', description: 'Start the reference server (fixture profile and seed by default).' },
+  token: {
+    term: 'token [options] <kind>',
+    description: 'Mint an access token of one caller kind from the profile (docs/tokens.md), with the other headers that caller sends.',
+  },
+  'guest-session': {
+    term: 'guest-session [options]',
+    description: "Print a Guest-Session value (gs1.<uuid>.<HMAC-SHA256>) signed with the profile's guest key: a new guest cart.",
+  },
+  dpop: {
+    term: 'dpop [options]',
+    description: 'Print a DPoP proof (ES256, typ dpop+jwt) for one request, as an assistant agent sends it in the DPoP header.',
+  },
+  profile: {
+    term: 'profile',
+    description: 'Profiles: what a deployment under test shares with the suite (issuer keys, client ids, secrets).',
+  },
+  idp: {
+    term: 'idp [options]',
+    description:
+      "Serve the profile's public key set (GET /.well-known/jwks.json, /jwks.json) and a minimal discovery document (GET /.well-known/openid-configuration: issuer, jwks_uri), for JWKS_URI.",
+  },
+  'self-test': {
+    term: 'self-test [options]',
+    description: 'Prove the suite can fail: run each named defect behind a proxy in front of the target and print the kill matrix.',
+  },
+  report: { term: 'report', description: 'Read and compare the reports of runs (conformance-report.json).' },
+  assistant: { term: 'assistant', description: 'Credentials of an assistant (a personal agent with DPoP) against a deployment.' },
+};
+
 /** The command the arguments name (the first argument that is not an option), when it is one of ours. */
 export function namedCommand(args: readonly string[]): string | undefined {
   const first = args.find((a) => !a.startsWith('-'));
@@ -28,8 +73,11 @@ export function namedCommand(args: readonly string[]): string | undefined {
   return first !== undefined && first in COMMANDS ? first : undefined;
 }
 
-/** The program with the named commands registered (all of them by default). */
-export async function createProgram(names: readonly string[] = Object.keys(COMMANDS)): Promise<Command> {
+/**
+ * The program with the named commands registered (all of them by default); with `outline`, the others appear by their
+ * help line only (top-level help, suggestions for a misspelt name).
+ */
+export async function createProgram(names: readonly string[] = Object.keys(COMMANDS), o: { outline?: boolean } = {}): Promise<Command> {
   const program = new Command('shop-conformance')
     .description('Reference server and conformance suite for the shop HTTP/JSON service.')
     .version(SUITE_VERSION)
@@ -41,5 +89,10 @@ export async function createProgram(names: readonly string[] = Object.keys(COMMA
       process.exit(err.exitCode === 0 ? 0 : EXIT.usage);
     });
   for (const add of await Promise.all(names.map((name) => COMMANDS[name]!()))) add(program);
+  if (o.outline) {
+    for (const [name, line] of Object.entries(OUTLINE)) if (!names.includes(name)) program.command(name).description(line.description);
+    const base = new Help();
+    program.configureHelp({ subcommandTerm: (cmd) => OUTLINE[cmd.name()]?.term ?? base.subcommandTerm(cmd) });
+  }
   return program;
 }
