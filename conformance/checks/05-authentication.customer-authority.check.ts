@@ -51,6 +51,32 @@ test(
   ),
 );
 
+// The observable half of AUTH-CUST-5: the service keeps no account-wide cutoff before a token's expiry. A token issued
+// long ago and still unexpired is served, and so is an older token after a newer one of the same sub was used (a new
+// sign-in elsewhere). Revoking the web session itself is the storefront's, which the suite does not drive.
+test(
+  ...check(
+    {
+      id: 'auth.customer.no-cutoff-before-expiry',
+      title: 'an unexpired customer token is served however long ago it was issued, and after a newer token of its sub was used',
+      clauses: ['AUTH-CUST-5'],
+    },
+    async (shop) => {
+      const sub = shop.subject('cust');
+      const now = Math.floor(Date.now() / 1000);
+      const old = await shop.mint.customer({ sub, claims: { iat: now - 55 * 60, exp: now + 5 * 60 } });
+      expectSuccess(await shop.http.get('/v1/cart', { token: old }), 'a token issued 55 minutes ago, 5 minutes left', 'AUTH-CUST-5');
+      const first = await shop.mint.customer({ sub, claims: { iat: now - 60 } });
+      expectSuccess(
+        await shop.http.get('/v1/cart', { token: await shop.mint.customer({ sub }) }),
+        'a newer token of the sub',
+        'AUTH-CUST-5',
+      );
+      expectSuccess(await shop.http.get('/v1/cart', { token: first }), 'the older token, after the newer one was used', 'AUTH-CUST-5');
+    },
+  ),
+);
+
 test(
   ...check(
     {

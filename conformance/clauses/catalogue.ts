@@ -1559,8 +1559,6 @@ export const CLAUSES: readonly Clause[] = [
     section: AUTH_CUST,
     severity: 'MUST',
     text: 'Revoking a web session does not invalidate an already issued API token before its expiry; there is no account-wide cutoff at the service until token expiry.',
-    notTestable:
-      'web sessions and the account cutoff are written by the storefront, which the suite does not drive; the service offers no revocation input',
   },
   {
     id: 'AUTH-CUST-6',

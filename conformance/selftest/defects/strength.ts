@@ -72,6 +72,24 @@ const guestLimiter =
   };
 
 export const STRENGTH_DEFECTS: readonly Defect[] = [
+  // An account-wide cutoff: customer tokens issued before the sub's latest token seen here are refused, expiry or not.
+  wireWith(
+    'strength.customer-cutoff-at-newest-token',
+    'AUTH-CUST-5',
+    "a customer token older than its sub's newest one is refused 401",
+    (ctx) => {
+      const newest = new Map<string, number>();
+      return (a, r) => {
+        const c = tokenClaims(r);
+        if (c?.client_id !== ctx.profile.clients.website || typeof c.sub !== 'string' || typeof c.iat !== 'number' || 'act' in c) return a;
+        const latest = Math.max(newest.get(c.sub) ?? 0, c.iat);
+        newest.set(c.sub, latest);
+        return c.iat < latest || c.iat < Date.now() / 1000 - 30 * 60
+          ? problemAnswer(ctx, a, 401, 'invalid_token', 'Unauthorized', [['WWW-Authenticate', 'Bearer error="invalid_token"']])
+          : a;
+      };
+    },
+  ),
   // Grants merged instead of replaced: a narrower grant reported after the token was minted leaves every permission live.
   lenient('strength.live-grant-only-widens', 'AUTH-ASST-6', "a granted report never narrows a session's live scopes", () => ({
     requestBody(req, body) {
