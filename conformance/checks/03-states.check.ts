@@ -3,7 +3,7 @@
 // input validation. The seed holds one account in each state (docs/seed.md; ENDED_ACCOUNTS of _shared/seed-data.ts).
 import { check, test, type Shop } from '../engine/check.js';
 import type { ShopResponse } from '../engine/http.js';
-import { CheckFailure, expectChallenge, expectProblem, expectSuccess, inCase } from '../lib/assert.js';
+import { CheckFailure, expectChallenge, expectProblem, expectSuccess, inCase, judgeEach } from '../lib/assert.js';
 import { cartLine } from './_shared/expect-cart.js';
 import { ENDED_ACCOUNTS } from './_shared/seed-data.js';
 
@@ -21,26 +21,7 @@ type EndedAccount = ReturnType<typeof ended>[number];
  * that refuses one state wrongly must be blamed for that state, not for the first state judged.
  */
 async function judgeEachState(judge: (account: EndedAccount) => Promise<void>): Promise<void> {
-  const failures: CheckFailure[] = [];
-  for (const account of ended()) {
-    try {
-      await judge(account);
-    } catch (err) {
-      if (!(err instanceof CheckFailure)) throw err;
-      failures.push(err);
-    }
-  }
-  if (failures.length === 0) return;
-  if (failures.length === 1) throw failures[0]!;
-  const what = `${failures.length} of ${ended().length} ended states not refused as the spec says`;
-  const failure = new CheckFailure(what, {
-    expected: failures.map((f) => f.expected),
-    actual: failures.map((f) => f.actual),
-    clause: [...new Set(failures.flatMap((f) => f.clauses))],
-  });
-  // The first line names every failed clause; one line per state follows.
-  failure.message = [`[${failure.clauses.join(', ')}] ${what}:`, ...failures.map((f) => `  ${f.message}`)].join('\n');
-  throw failure;
+  await judgeEach(ended(), judge, (n, of) => `${n} of ${of} ended states not refused as the spec says`);
 }
 
 /** Requests an account-bound caller makes: cart read and write (the body is the target's own), a catalog read. */

@@ -4,7 +4,7 @@
 // Additional route facts). Invalid bodies are 400 invalid_request; valid ones naming an operation that exists nowhere
 // reach the lookup (404 recovery_not_found), so nothing is written.
 import { check, test } from '../engine/check.js';
-import { CheckFailure, type ClauseRef } from '../lib/assert.js';
+import { judgeEach, type ClauseRef } from '../lib/assert.js';
 import { freshId } from '../lib/fresh-id.js';
 import { expectInvalidRecovery, expectRecoveryNotFound, unknownOperation } from './_shared/recover-account.js';
 import { RECOVERY_OPERATIONS } from './_shared/seed-data.js';
@@ -34,28 +34,12 @@ test(
       ];
       // Every case is judged, and the failure names the clauses of every case that failed: a server that takes a new email
       // is blamed for it even when it also ignores other unknown members.
-      const failures: CheckFailure[] = [];
-      for (const [clause, what, extra] of cases) {
+      await judgeEach(
+        cases,
         // An operation that exists nowhere: a service that ignored the member would answer 404, and change nothing.
-        try {
-          await expectInvalidRecovery(shop, { ...unknownOperation(), ...extra }, what, clause);
-        } catch (err) {
-          if (!(err instanceof CheckFailure)) throw err;
-          failures.push(err);
-        }
-      }
-      if (failures.length === 1) throw failures[0]!;
-      if (failures.length > 1) {
-        const what = `${failures.length} of ${cases.length} bodies with another member were not refused`;
-        const failure = new CheckFailure(what, {
-          expected: failures.map((f) => f.expected),
-          actual: failures.map((f) => f.actual),
-          clause: [...new Set(failures.flatMap((f) => f.clauses))],
-        });
-        // The first line names every failed clause; one line per case follows.
-        failure.message = [`[${failure.clauses.join(', ')}] ${what}:`, ...failures.map((f) => `  ${f.message}`)].join('\n');
-        throw failure;
-      }
+        ([clause, what, extra]) => expectInvalidRecovery(shop, { ...unknownOperation(), ...extra }, what, clause),
+        (n, of) => `${n} of ${of} bodies with another member were not refused`,
+      );
     },
   ),
 );

@@ -13,41 +13,9 @@ import { brief, expectProblem, expectSuccess, fail, failSoft, inCase, is2xx } fr
 import { freshHex } from '../lib/fresh-id.js';
 import { nowSeconds } from '../lib/jws.js';
 import { cartLine, expectNamesVariant, expectNotNamesVariant } from './_shared/expect-cart.js';
-import { expectCredentialRefused, expectInsufficientScope, expectInvalidToken, expectSignInRequired } from './_shared/expect-refusals.js';
-import { expectPassesGuard, OP, PERMISSION_PROBES, probe, sendAssistant, type Send } from './_shared/probe-agents.js';
+import { expectCredentialRefused, expectInvalidToken, expectSignInRequired } from './_shared/expect-refusals.js';
+import { expectPermissions, OP, probe, sendAssistant } from './_shared/probe-agents.js';
 import { VARIANT } from './_shared/seed-data.js';
-
-/** The row of the permission table (Scope translation) whose API scopes a permission unlocks. */
-const PERMISSION_ROW: Readonly<Record<string, string>> = {
-  'assistant:read': 'AUTH-SCOPE-7',
-  'assistant:write': 'AUTH-SCOPE-8',
-  checkout: 'AUTH-SCOPE-9',
-};
-
-/**
- * The assistant's authority equals what `permissions` map to (probe-agents' expectAuthority, with each refusal judged on
- * its own clauses): a probe whose permission is held passes the guard (the case's clause); one whose permission is not held
- * is refused 403 insufficient_scope, a failure of the case's clause, of the guard's rule (AUTH-SCOPE-4) and of the
- * permission's row, judged softly so that every probe and case is reached (probes change nothing); the `scope` it names
- * is judged on ERR-SCOPE-1 (assistants are told the permission).
- */
-async function expectPermissions(shop: Shop, send: Send, permissions: readonly string[], clause: string): Promise<void> {
-  for (const [id, needs] of PERMISSION_PROBES) {
-    const res = await send(probe(OP(id)));
-    const what = `${id} with permissions [${permissions.join(', ')}]`;
-    if (needs === undefined || permissions.includes(needs)) {
-      inCase(what, () => expectPassesGuard(res, id, clause));
-      continue;
-    }
-    if (res.status !== 403 || errorOf(res) !== 'insufficient_scope') {
-      failSoft(`${what}: refused for want of ${needs}`, '403 insufficient_scope', brief(res), [
-        ...new Set([clause, 'AUTH-SCOPE-4', PERMISSION_ROW[needs] ?? 'AUTH-SCOPE-4']),
-      ]);
-      continue;
-    }
-    inCase(what, () => expectInsufficientScope(shop, res, 'ERR-SCOPE-1', needs));
-  }
-}
 
 /**
  * An account action of a stale token (acting signed out): 403 sign_in_required with `DPoP error="sign_in_required"`. Served,
@@ -158,13 +126,13 @@ test(
       ];
       for (const [clause, live, scope, expected] of cases) {
         const agent = await AssistantAgent.create(shop, { permissions: live, ...(scope !== undefined ? { scope } : {}) });
-        await expectPermissions(shop, sendAssistant(agent), expected, clause);
+        await expectPermissions(shop, sendAssistant(agent), expected, clause, 'permission');
       }
       // Live: the account narrows its grant after the token was minted; the same token then holds only the new scopes.
       const agent = await AssistantAgent.create(shop);
-      await expectPermissions(shop, sendAssistant(agent), ALL_PERMISSIONS, 'AUTH-ASST-6');
+      await expectPermissions(shop, sendAssistant(agent), ALL_PERMISSIONS, 'AUTH-ASST-6', 'permission');
       await reportAuthorization(shop, agent.identity, 'granted', ['assistant:read']);
-      await expectPermissions(shop, sendAssistant(agent), ['assistant:read'], 'AUTH-ASST-6');
+      await expectPermissions(shop, sendAssistant(agent), ['assistant:read'], 'AUTH-ASST-6', 'permission');
     },
   ),
 );
@@ -184,7 +152,7 @@ test(
       const agentAudience = await AssistantAgent.create(shop, { permissions: ['assistant:read'], audience: 'agent' });
       // Recognized as an assistant for the agent audience as for the API's: its cart is served.
       expectSuccess((await agentAudience.get('/v1/cart')).res, 'an assistant token of the agent audience, its cart', 'AUTH-KIND-12');
-      await expectPermissions(shop, sendAssistant(agentAudience), ['assistant:read'], 'AUTH-ASST-7');
+      await expectPermissions(shop, sendAssistant(agentAudience), ['assistant:read'], 'AUTH-ASST-7', 'permission');
     },
   ),
 );

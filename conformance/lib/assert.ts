@@ -323,3 +323,33 @@ function show(value: unknown): string {
     return String(value);
   }
 }
+
+/**
+ * Judges every item, then fails naming the clauses of every item that failed, one line each: a server that breaks one case
+ * is blamed for that case, not for the first one judged. A single failure is thrown as it is.
+ */
+export async function judgeEach<T>(
+  items: readonly T[],
+  judge: (item: T) => Promise<void>,
+  summary: (failed: number, of: number) => string,
+): Promise<void> {
+  const failures: CheckFailure[] = [];
+  for (const item of items) {
+    try {
+      await judge(item);
+    } catch (err) {
+      if (!(err instanceof CheckFailure)) throw err;
+      failures.push(err);
+    }
+  }
+  if (failures.length === 0) return;
+  if (failures.length === 1) throw failures[0]!;
+  const what = summary(failures.length, items.length);
+  const failure = new CheckFailure(what, {
+    expected: failures.map((f) => f.expected),
+    actual: failures.map((f) => f.actual),
+    clause: [...new Set(failures.flatMap((f) => f.clauses))],
+  });
+  failure.message = [`[${failure.clauses.join(', ')}] ${what}:`, ...failures.map((f) => `  ${f.message}`)].join('\n');
+  throw failure;
+}

@@ -85,6 +85,12 @@ export interface UpstreamTls {
   insecure?: boolean;
 }
 
+/** The TLS options of a request to an HTTPS upstream (none for plain HTTP). */
+const tlsOptions = (upstream: URL, tls: UpstreamTls) =>
+  upstream.protocol === 'https:'
+    ? { servername: upstream.hostname, ...(tls.ca ? { ca: tls.ca } : {}), rejectUnauthorized: !tls.insecure }
+    : {};
+
 /** One request straight to the upstream (a stateful defect preparing what it then shows); its answer, or the error. */
 export function sendUpstream(
   target: string,
@@ -101,7 +107,7 @@ export function sendUpstream(
           method: req.method,
           path: req.path,
           headers: { ...req.headers, ...(req.body !== undefined ? { 'content-length': String(Buffer.byteLength(req.body)) } : {}) },
-          ...(upstream.protocol === 'https:' ? { ...(tls.ca ? { ca: tls.ca } : {}), rejectUnauthorized: !tls.insecure } : {}),
+          ...tlsOptions(upstream, tls),
         },
         (res) => {
           const parts: Buffer[] = [];
@@ -141,9 +147,7 @@ export async function startProxy(target: string, rules: ProxyRules = {}, port = 
       path: sent.path,
       headers: fields.flat(),
       maxHeaderSize: 65_536,
-      ...(upstream.protocol === 'https:'
-        ? { servername: upstream.hostname, ...(tls.ca ? { ca: tls.ca } : {}), rejectUnauthorized: !tls.insecure }
-        : {}),
+      ...tlsOptions(upstream, tls),
     });
     const abandon = () => {
       out.destroy();

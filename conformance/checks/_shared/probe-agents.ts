@@ -5,7 +5,7 @@
 import type { Shop } from '../../engine/check.js';
 import type { ShopResponse } from '../../engine/http.js';
 import { ALL_PERMISSIONS, errorOf, type AssistantAgent } from './assistant.js';
-import { brief, fail, inCase } from '../../lib/assert.js';
+import { brief, fail, failSoft, inCase } from '../../lib/assert.js';
 import { freshHex } from '../../lib/fresh-id.js';
 import type { InvitedAgentContextOptions } from '../../lib/mint.js';
 import { OPERATIONS, type Operation } from '../../../contract/operations.js';
@@ -79,6 +79,48 @@ export const PERMISSION_PROBES: readonly [string, string | undefined][] = [
 
 /** Sends one call as some caller. */
 export type Send = (call: Call) => Promise<ShopResponse>;
+
+/** The row of the permission table (Scope translation) whose API scopes a permission unlocks. */
+const PERMISSION_ROW: Readonly<Record<string, string>> = {
+  'assistant:read': 'AUTH-SCOPE-7',
+  'assistant:write': 'AUTH-SCOPE-8',
+  checkout: 'AUTH-SCOPE-9',
+};
+
+/**
+ * expectAuthority with each refusal judged on its own clauses: a probe whose permission is not held must be refused 403
+ * insufficient_scope, else a failure of the case's clause, of the guard's rule (AUTH-SCOPE-4) and of the permission's row,
+ * judged softly so that every probe and case is reached (probes change nothing); the `scope` the refusal names is judged as
+ * expectAuthority judges it (the permission, on ERR-SCOPE-1; or either form, on the case's clause).
+ */
+export async function expectPermissions(
+  shop: Shop,
+  send: Send,
+  permissions: readonly string[],
+  clause: string,
+  naming: 'permission' | 'either',
+): Promise<void> {
+  for (const [id, needs] of PERMISSION_PROBES) {
+    const op = OP(id);
+    const res = await send(probe(op));
+    const what = `${id} with permissions [${permissions.join(', ')}]`;
+    if (needs === undefined || permissions.includes(needs)) {
+      inCase(what, () => expectPassesGuard(res, id, clause));
+      continue;
+    }
+    if (res.status !== 403 || errorOf(res) !== 'insufficient_scope') {
+      failSoft(`${what}: refused for want of ${needs}`, '403 insufficient_scope', brief(res), [
+        ...new Set([clause, 'AUTH-SCOPE-4', PERMISSION_ROW[needs] ?? 'AUTH-SCOPE-4']),
+      ]);
+      continue;
+    }
+    inCase(what, () =>
+      naming === 'permission'
+        ? expectInsufficientScope(shop, res, 'ERR-SCOPE-1', needs)
+        : expectInsufficientScope(shop, res, clause, [needs, ...op.apiScopes]),
+    );
+  }
+}
 
 /**
  * The agent's authority equals what `permissions` map to: each probe passes the guard when its permission is held (or it
