@@ -73,14 +73,7 @@ export async function startEmbeddedVariants(profile: Profile, dir: string, only?
     idp = await startIdp({ profile });
     const variants: TargetVariant[] = [];
     for (const v of EMBEDDED_VARIANTS.filter((x) => !only || only.includes(x.name))) {
-      const profilePath = join(dir, `profile.${v.name}.json`);
-      writeFileSync(profilePath, JSON.stringify(v.profile(profile, { idpJwksUri: idp.jwksUri }), null, 2));
-      const config = loadConfig({
-        env: {},
-        profilePath,
-        overrides: { port: 0, host: '127.0.0.1', databasePath: join(dir, `reference.${v.name}.db`), logLevel: 'error' },
-      });
-      const server = await startServer(config);
+      const { server, profilePath } = await startConfigured(v.profile(profile, { idpJwksUri: idp.jwksUri }), dir, v.name);
       servers.push(server);
       variants.push({ name: v.name, baseUrl: server.url, profilePath, checks: [...v.checks] });
     }
@@ -95,4 +88,20 @@ export async function startEmbeddedVariants(profile: Profile, dir: string, only?
     await Promise.all([...servers.map((s) => s.close()), idp?.close()]);
     throw err;
   }
+}
+
+/** A reference configured by `profile` as written (its database and profile file in `dir`, named after `name`). */
+export async function startConfigured(
+  profile: Profile,
+  dir: string,
+  name: string,
+): Promise<{ server: RunningServer; profilePath: string }> {
+  const profilePath = join(dir, `profile.${name}.json`);
+  writeFileSync(profilePath, JSON.stringify(profile, null, 2));
+  const config = loadConfig({
+    env: {},
+    profilePath,
+    overrides: { port: 0, host: '127.0.0.1', databasePath: join(dir, `reference.${name}.db`), logLevel: 'error' },
+  });
+  return { server: await startServer(config), profilePath };
 }

@@ -6,6 +6,7 @@ import { join, resolve } from 'node:path';
 import { Command, Option } from 'commander';
 import { z } from 'zod';
 import { applyBaseline, formatBaselineVerdict, readBaseline, type Baseline, type RunReport } from '../../conformance/engine/baseline.js';
+import type { Profile } from '../../contract/profile.js';
 import { doctor } from '../../conformance/engine/doctor.js';
 import { ENV, readCaFile, readProfileFile } from '../../conformance/engine/params.js';
 import { FIXTURE_PROFILE } from '../../reference/src/paths.js';
@@ -89,14 +90,36 @@ function printReportPaths(output: string, o: Pick<RunOptions, 'reporter' | 'shar
   if (lines.length > 0) out(`reports:\n${lines.join('')}`);
 }
 
-export async function startEmbedded(profilePath: string): Promise<{ server: RunningServer; dir: string }> {
+/** The guest-key rotation window the embedded reference starts with: the spec's 30 days (AUTH-GUEST-15) less one. */
+const EMBEDDED_ROTATION_DAYS = 29;
+
+/**
+ * The embedded reference, started from the profile with its guest-key rotation begun now: a previous key the profile
+ * declares verifies for the next 29 days, which the returned profile (the one the checks read) states too.
+ */
+export async function startEmbedded(
+  profilePath: string,
+): Promise<{ server: RunningServer; dir: string; profilePath: string; profile: Profile }> {
   const dir = mkdtempSync(join(tmpdir(), 'shop-conformance-'));
+  const given = readProfileFile(profilePath, { toMint: true });
+  const profile: Profile =
+    given.secrets.guestSessionKeyPrevious === null
+      ? given
+      : {
+          ...given,
+          secrets: {
+            ...given.secrets,
+            guestSessionKeyPreviousUntil: new Date(Date.now() + EMBEDDED_ROTATION_DAYS * 86_400_000).toISOString(),
+          },
+        };
+  const embeddedProfile = join(dir, 'profile.json');
+  writeFileSync(embeddedProfile, JSON.stringify(profile, null, 2));
   const config = loadConfig({
     env: {},
-    profilePath,
+    profilePath: embeddedProfile,
     overrides: { port: 0, host: '127.0.0.1', databasePath: join(dir, 'reference.db'), logLevel: 'error' },
   });
-  return { server: await startServer(config), dir };
+  return { server: await startServer(config), dir, profilePath: embeddedProfile, profile };
 }
 
 export async function runSuite(
@@ -129,12 +152,13 @@ export async function runSuite(
   const output = o.list ? mkdtempSync(join(tmpdir(), 'shop-conformance-list-')) : resolve(o.output);
   if (!o.list) rmSync(join(output, 'conformance-report.json'), { force: true });
 
-  let embedded: { server: RunningServer; dir: string } | undefined;
+  let embedded: Awaited<ReturnType<typeof startEmbedded>> | undefined;
   let variants: RunningVariants | undefined;
   try {
     let baseUrl = o.baseUrl;
     if (!o.list && !baseUrl) {
       embedded = await startEmbedded(profilePath);
+      profile = embedded.profile;
       baseUrl = embedded.server.url;
       io.err(`embedded reference listening on ${baseUrl}\n`);
       // Deployments configured for the rows the fixture cannot show at once (cli/embedded-variants.ts).
@@ -160,7 +184,7 @@ export async function runSuite(
     const env = {
       ...process.env,
       [ENV.baseUrl]: baseUrl ?? 'http://127.0.0.1:9',
-      [ENV.profile]: profilePath,
+      [ENV.profile]: embedded?.profilePath ?? profilePath,
       [ENV.level]: o.level,
       [ENV.strict]: o.strict ? '1' : '0',
       [ENV.seed]: String(o.seed),

@@ -2,7 +2,8 @@
 // breaks one clause behind its own proxy in front of the target; one Playwright run judges them all (a project per defect)
 // and the kill matrix says which checks caught which defect. Any survivor exits 1.
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { createRequire } from 'node:module';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -16,7 +17,9 @@ import { buildMatrix, formatMatrix, htmlMatrix, type Outcome } from '../../confo
 import { isBaseline, packDefects, PLAN_ENV, type Plan, type PlannedDefect } from '../../conformance/selftest/plan.js';
 import { sendUpstream, startProxy, type Proxy } from '../../conformance/selftest/proxy.js';
 import { FIXTURE_PROFILE } from '../../reference/src/paths.js';
-import { EMBEDDED_VARIANTS, startEmbeddedVariants, type RunningVariants } from '../embedded-variants.js';
+import type { Profile } from '../../contract/profile.js';
+import type { RunningServer } from '../../reference/src/server.js';
+import { EMBEDDED_VARIANTS, startConfigured, startEmbeddedVariants, type RunningVariants } from '../embedded-variants.js';
 import { EXIT } from '../exit.js';
 import { startEmbedded } from './run.js';
 
@@ -114,7 +117,7 @@ export async function selfTest(
     return EXIT.ok;
   }
   const profilePath = resolve(o.profile);
-  let profile;
+  let profile: Profile;
   try {
     profile = readProfileFile(profilePath, { toMint: true });
   } catch (err) {
@@ -144,16 +147,20 @@ export async function selfTest(
     return set;
   };
   let embedded: Awaited<ReturnType<typeof startEmbedded>> | undefined;
+  /** The deployments of configuration defects, and the directories of their profiles (which hold the profile's secrets). */
+  const configured: RunningServer[] = [];
+  const scratch: string[] = [];
   try {
     let target = o.baseUrl;
     if (!target) {
       embedded = await startEmbedded(profilePath);
+      profile = embedded.profile;
       target = embedded.server.url;
       io.err(`embedded reference listening on ${target}\n`);
     }
     const ctx = { profile, mint: createMinter(profile), send: sendUpstream(target, tls) };
     const planned: PlannedDefect[] = [];
-    for (const d of defects) {
+    for (const d of defects.filter((x) => !x.configure)) {
       const proxy = await startProxy(target, d.rules(ctx), 0, tls);
       proxies.push(proxy);
       planned.push({ id: d.id, clause: d.clause, url: proxy.url });
@@ -164,7 +171,7 @@ export async function selfTest(
       ...process.env,
       [PLAN_ENV]: planFile,
       [ENV.baseUrl]: target,
-      [ENV.profile]: profilePath,
+      [ENV.profile]: embedded?.profilePath ?? profilePath,
       [ENV.level]: level,
       [ENV.strict]: '1',
       [ENV.seed]: '1',
@@ -191,9 +198,30 @@ export async function selfTest(
     // The embedded run's variant deployments (cli/embedded-variants.ts): a defect whose clause a variant's check judges is
     // also judged there, behind its own proxy in front of its own instance of that variant.
     const variantProjects: NonNullable<Plan['variants']> = [];
+    // A configuration defect's checks judge a deployment configured against its clause, through a profile that says so:
+    // the embedded reference started from that profile, or the user's deployment (whose configuration only its profile shows).
+    for (const [i, d] of defects.entries()) {
+      if (!d.configure) continue;
+      const name = `configured-${i + 1}`;
+      const dir = mkdtempSync(join(tmpdir(), `shop-conformance-${name}-`));
+      scratch.push(dir);
+      let variant: TargetVariant;
+      const checks = listing.filter((c) => c.clauses.includes(d.clause)).map((c) => c.id);
+      if (embedded) {
+        const started = await startConfigured(d.configure(profile), dir, name);
+        configured.push(started.server);
+        variant = { name, baseUrl: started.server.url, profilePath: started.profilePath, checks };
+      } else {
+        const profileFile = join(dir, 'profile.json');
+        writeFileSync(profileFile, JSON.stringify(d.configure(profile), null, 2));
+        variant = { name, baseUrl: target, profilePath: profileFile, checks };
+      }
+      variantProjects.push({ name, variant, defects: [{ id: d.id, clause: d.clause, url: variant.baseUrl }] });
+    }
     if (embedded) {
       const baselineChecks = new Map<string, Set<string>>();
       for (const [i, d] of defects.entries()) {
+        if (d.configure) continue;
         for (const v of EMBEDDED_VARIANTS) {
           const ids = v.checks.filter((id) => listing.some((c) => c.id === id && c.clauses.includes(d.clause)));
           if (ids.length === 0) continue;
@@ -255,6 +283,8 @@ export async function selfTest(
   } finally {
     await Promise.all(proxies.map((p) => p.close()));
     await Promise.all(variantSets.map((v) => v.close()));
+    await Promise.all(configured.map((c) => c.close()));
+    for (const dir of scratch) rmSync(dir, { recursive: true, force: true });
     if (embedded) {
       await embedded.server.close();
       rmSync(embedded.dir, { recursive: true, force: true });

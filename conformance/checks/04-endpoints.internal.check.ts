@@ -55,7 +55,12 @@ for (const r of ROUTES.filter((x) => x.secret !== 'accountRecoverySecret')) {
         let refusal: ShopResponse | undefined;
         for (const [what, headers] of credentialCases(shop, r)) {
           const res = await shop.http.post(r.path, { headers, json: bodyOf(r, shop) });
-          inCase(what, () => expectRefusal(shop, res, r.clause));
+          inCase(what, () => {
+            expectRefusal(shop, res, r.clause);
+            // The refusal's status is open at this level, but a 401 always carries a challenge (RFC 9110 §15.5.2).
+            if (res.status === 401 && res.headers.get('www-authenticate') === null)
+              fail('WWW-Authenticate on a 401 (RFC 9110 §15.5.2)', 'a challenge', null, r.clause);
+          });
           if (what === 'a wrong secret') refusal = res;
         }
         const own = shop.profile.secrets[r.secret];

@@ -114,3 +114,32 @@ test(
     },
   ),
 );
+
+/** The spec's guest-key rotation window (Guest sessions 6; Limits: "previous guest key window"). */
+const ROTATION_WINDOW_MS = 30 * 24 * 3_600_000;
+
+test(
+  ...check(
+    {
+      id: 'auth.guest.rotation-window',
+      title: 'a rotation under way ends within the 30-day window: GUEST_SESSION_KEY_PREVIOUS_UNTIL at most 30 days ahead',
+      clauses: ['AUTH-GUEST-15', 'LIM-GUESTKEY-1'],
+      requires: ['guests'],
+    },
+    async (shop) => {
+      // The deadline is configuration the wire never shows: the profile states it, and it is judged as stated. A deadline
+      // already passed is AUTH-GUEST-14's; one further ahead than the window keeps a retired key alive past the practice.
+      const { guestSessionKeyPrevious: key, guestSessionKeyPreviousUntil: until } = shop.profile.secrets;
+      if (key === null || until === null)
+        return test.skip(true, 'no rotation under way: the profile configures no previous guest key (secrets.guestSessionKeyPrevious)');
+      const ahead = Date.parse(until) - Date.now();
+      if (ahead > ROTATION_WINDOW_MS)
+        fail(
+          `secrets.guestSessionKeyPreviousUntil (${until}), ${Math.round(ahead / 86_400_000)} days ahead`,
+          'at most 30 days ahead',
+          until,
+          ['AUTH-GUEST-15', 'LIM-GUESTKEY-1'],
+        );
+    },
+  ),
+);

@@ -1698,7 +1698,6 @@ export const CLAUSES: readonly Clause[] = [
     section: AUTH_GUEST,
     severity: 'SHOULD',
     text: 'The guest-key rotation window is 30 days.',
-    notTestable: 'an operating practice: the server only honours the configured deadline (AUTH-GUEST-13, AUTH-GUEST-14)',
   },
   {
     id: 'AUTH-GUEST-16',
@@ -2310,7 +2309,6 @@ export const CLAUSES: readonly Clause[] = [
     section: LIM,
     severity: 'SHOULD',
     text: 'The previous guest key window is 30 days (rotation practice).',
-    notTestable: 'an operating practice for the deadline an operator configures; the server only honours the configured deadline',
     repeats: ['AUTH-GUEST-15'],
   },
   {

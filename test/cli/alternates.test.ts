@@ -5,7 +5,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { request } from 'node:http';
-import { fixtureProfile } from '../helpers/reference.js';
+import { fixtureProfile, rotatingProfilePath } from '../helpers/reference.js';
 import { createMinter } from '../../conformance/lib/mint.js';
 import { behindProxy } from '../helpers/behind-proxy.js';
 import { ALTERNATES, BROKEN_TWINS } from '../helpers/alternates.js';
@@ -150,7 +150,10 @@ describe('alternates pass the spec level; their broken twins fail it', { concurr
     test(`conforming: ${alternate.name} (${alternate.freedom})`, { timeout: 360_000 }, async (t) => {
       await behindProxy(alternate.rules, async (url) => {
         const dir = outputDir();
-        const r = await cli(['run', '--base-url', url, '--level', 'spec', '--reporter', 'list', '--output', dir], 300_000);
+        const r = await cli(
+          ['run', '--base-url', url, '--profile', rotatingProfilePath(), '--level', 'spec', '--reporter', 'list', '--output', dir],
+          300_000,
+        );
         t.diagnostic(`${Math.round(r.ms / 1000)} s`);
         const report = tryReport(dir);
         const message = `${alternate.name} (${Math.round(r.ms / 1000)} s): exit ${r.code}\n${describeOutcome(report, r.out)}`;

@@ -1,6 +1,8 @@
 // Starts the reference on an ephemeral port for a test file: fixture profile and seed, an in-memory database unless a
 // file is given, silent logs (captured), and a controllable clock.
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { createApp } from '../../reference/src/app.js';
 import { installClientErrorHandler } from '../../reference/src/boundary.js';
 import { loadConfig, type Config, type LoadConfigOptions } from '../../reference/src/config.js';
@@ -16,6 +18,19 @@ import type { Server } from 'node:http';
 
 export const FIXTURE_PROFILE_PATH = new URL('../../fixtures/profile.json', import.meta.url).pathname;
 export const fixtureProfile: Profile = profileSchema.parse(JSON.parse(readFileSync(FIXTURE_PROFILE_PATH, 'utf8')));
+
+let rotating: string | undefined;
+/**
+ * The fixture profile with its guest-key rotation begun now (the previous key's deadline 29 days ahead, within the
+ * 30-day window of AUTH-GUEST-15), in a file of its own: for a reference and a run that must show no warning.
+ */
+export function rotatingProfilePath(): string {
+  if (rotating) return rotating;
+  const until = new Date(Date.now() + 29 * 86_400_000).toISOString();
+  const file = join(mkdtempSync(join(tmpdir(), 'shop-conformance-test-profile-')), 'profile.json');
+  writeFileSync(file, JSON.stringify({ ...fixtureProfile, secrets: { ...fixtureProfile.secrets, guestSessionKeyPreviousUntil: until } }));
+  return (rotating = file);
+}
 
 export interface TestClock {
   now: () => Date;

@@ -2,7 +2,7 @@
 // token or a guest session with the profile's keys) so that the server behind accepts it, as a lax server would.
 import { signGuestSession } from '../../lib/guest-session.js';
 import { headerOf, mapHeader, type ProxyRequest } from '../proxy.js';
-import { lenient, problemCode, wire, type Defect, type DefectContext } from './types.js';
+import { lenient, misconfigured, problemCode, wire, type Defect, type DefectContext } from './types.js';
 
 type Claims = Record<string, unknown>;
 
@@ -137,5 +137,18 @@ export const AUTHENTICATION_DEFECTS: readonly Defect[] = [
     /^Bearer\s/i.test(headerOf(r.headers, 'authorization') ?? '') && a.status === 401 && !r.path.startsWith('/assistant/')
       ? { ...a, headers: mapHeader(a.headers, 'www-authenticate', (v) => v.replace(/^Bearer/, 'DPoP')) }
       : a,
+  ),
+  misconfigured(
+    'auth.guest-key-window-90-days',
+    'AUTH-GUEST-15',
+    'a guest-key rotation configured with a 90-day window: GUEST_SESSION_KEY_PREVIOUS_UNTIL 90 days ahead',
+    (p) => ({
+      ...p,
+      secrets: {
+        ...p.secrets,
+        guestSessionKeyPrevious: p.secrets.guestSessionKeyPrevious ?? `${p.secrets.guestSessionKey}-previous`,
+        guestSessionKeyPreviousUntil: new Date(Date.now() + 90 * 86_400_000).toISOString(),
+      },
+    }),
   ),
 ];

@@ -1,6 +1,8 @@
 // A defect: one subtle break of one clause, applied by the self-test's proxy in front of a target. Data first (id, clause,
 // description, kind); `rules` is what the proxy does. Wire defects rewrite answers; leniency defects emulate a server that
 // accepts what it must refuse, by repairing the request before it goes upstream (the suite holds the profile's keys).
+// Configuration defects break a clause about what an operator configures (the wire never shows it): the deployment is
+// configured against the clause and its profile says so.
 import type { Profile } from '../../../contract/profile.js';
 import type { Minter } from '../../lib/mint.js';
 import { headerOf, type Fields, type ProxyAnswer, type ProxyRequest, type ProxyRules } from '../proxy.js';
@@ -21,10 +23,24 @@ export interface Defect {
   /** The clause of conformance/clauses/catalogue.ts it breaks: the checks citing it must fail. */
   readonly clause: string;
   readonly description: string;
-  readonly kind: 'wire' | 'leniency';
+  readonly kind: 'wire' | 'leniency' | 'configuration';
   /** What the proxy does. */
   readonly rules: (ctx: DefectContext) => ProxyRules;
+  /**
+   * Configuration defects: the profile of a deployment configured against the clause. The self-test starts the embedded
+   * reference from it (or, against a deployment of one's own, hands it to the clause's checks with that deployment).
+   */
+  readonly configure?: (p: Profile) => Profile;
 }
+
+export const misconfigured = (id: string, clause: string, description: string, configure: (p: Profile) => Profile): Defect => ({
+  id,
+  clause,
+  description,
+  kind: 'configuration',
+  rules: () => ({}),
+  configure,
+});
 
 /** Buffers every answer but an event stream (so that JSON and problem bodies can be edited). */
 export const notAStream = (answer: ProxyAnswer): boolean => !/^text\/event-stream/i.test(headerOf(answer.headers, 'content-type') ?? '');
