@@ -158,13 +158,6 @@ export async function selfTest(
       target = embedded.server.url;
       io.err(`embedded reference listening on ${target}\n`);
     }
-    const ctx = { profile, mint: createMinter(profile), send: sendUpstream(target, tls) };
-    const planned: PlannedDefect[] = [];
-    for (const d of defects.filter((x) => !x.configure)) {
-      const proxy = await startProxy(target, d.rules(ctx), 0, tls);
-      proxies.push(proxy);
-      planned.push({ id: d.id, clause: d.clause, url: proxy.url });
-    }
     const clauses = [...new Set(defects.map((d) => d.clause))];
     const planFile = join(output, 'self-test-plan.json');
     const env = {
@@ -194,6 +187,17 @@ export async function selfTest(
     );
     const listing = listedChecks(listed.stdout);
     const checks = listing.map((c) => c.clauses);
+    // A defect whose clause no check judges at this level (its checks judge the reference's choices) is set aside and
+    // named: the run at this level does not judge that clause either.
+    const outOfLevel = defects.filter((d) => !listing.some((c) => c.clauses.includes(d.clause)));
+    defects = defects.filter((d) => !outOfLevel.includes(d));
+    const ctx = { profile, mint: createMinter(profile), send: sendUpstream(target, tls) };
+    const planned: PlannedDefect[] = [];
+    for (const d of defects.filter((x) => !x.configure)) {
+      const proxy = await startProxy(target, d.rules(ctx), 0, tls);
+      proxies.push(proxy);
+      planned.push({ id: d.id, clause: d.clause, url: proxy.url });
+    }
     const packs = packDefects(planned, checks);
     // The embedded run's variant deployments (cli/embedded-variants.ts): a defect whose clause a variant's check judges is
     // also judged there, behind its own proxy in front of its own instance of that variant.
@@ -269,7 +273,7 @@ export async function selfTest(
         ? { ...x, project: 'baseline' }
         : { ...x, project: byProject.get(x.project)?.find((d) => x.tags?.includes(d.clause))?.id ?? x.project },
     );
-    const matrix = buildMatrix({ target: o.baseUrl ?? 'embedded reference', level, defects, library: DEFECTS, outcomes });
+    const matrix = buildMatrix({ target: o.baseUrl ?? 'embedded reference', level, defects, outOfLevel, library: DEFECTS, outcomes });
     writeFileSync(
       join(output, 'self-test.json'),
       JSON.stringify({ ...matrix, seconds: Math.round((Date.now() - started) / 1000) }, null, 2) + '\n',

@@ -83,6 +83,21 @@ describe('kill matrix rules', () => {
     assert.match(formatMatrix(m), /UNJUDGED/);
   });
 
+  test('a defect out of level is neither kill nor survivor, and is named', () => {
+    const other = toothless('PUR-SERVE-5');
+    const m = buildMatrix({
+      target: 't',
+      level: 'spec',
+      defects: [d],
+      outOfLevel: [other],
+      library: DEFECTS,
+      outcomes: [outcome({ project: d.id, check: 'a', failedClauses: ['END-CONV-2'] })],
+    });
+    assert.deepEqual(m.summary, { defects: 1, killed: 1, survived: 0, unjudged: 0, killRate: 1 });
+    assert.deepEqual(m.outOfLevel, [{ id: other.id, clause: 'PUR-SERVE-5' }]);
+    assert.match(formatMatrix(m), /Out of level spec \(1; no check judges their clause at this level\): selftest\.toothless\.PUR-SERVE-5/);
+  });
+
   test('clauses without a defect are listed as uncovered', () => {
     const m = matrix([]);
     const covered = new Set(DEFECTS.map((x) => x.clause));
