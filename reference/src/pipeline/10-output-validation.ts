@@ -18,6 +18,23 @@ export function ifNoneMatchHits(req: Request, etag: string): boolean {
   return header.split(',').some((t) => opaque(t) === opaque(etag));
 }
 
+type Schema = { safeParse(v: unknown): { success: true; data: unknown } | { success: false; error: { issues: { message: string }[] } } };
+
+/** What a frozen body rendered to, per schema: a store's cached read (store/catalog.ts) is validated and hashed once. */
+const RENDERED = new WeakMap<object, { schema: Schema; json: string; etag: string | undefined }>();
+
+function render(schema: Schema, body: unknown, operationId: string, validators: boolean): { json: string; etag: string | undefined } {
+  const frozen = body !== null && typeof body === 'object' && Object.isFrozen(body);
+  const known = frozen ? RENDERED.get(body) : undefined;
+  if (known && known.schema === schema && (known.etag !== undefined) === validators) return known;
+  const checked = schema.safeParse(body);
+  if (!checked.success) throw new Error(`output of ${operationId} does not match its schema: ${checked.error.issues[0]?.message}`);
+  const json = JSON.stringify(checked.data);
+  const rendered = { schema, json, etag: validators ? weakEtag(json) : undefined };
+  if (frozen) RENDERED.set(body, rendered);
+  return rendered;
+}
+
 export function outputValidationStage(): RequestHandler {
   return async (req, res) => {
     const ctx = contextAt(res, 'handled');
@@ -33,13 +50,8 @@ export function outputValidationStage(): RequestHandler {
       res.status(result.status).end();
       return;
     }
-    const checked = route.success.schema.safeParse(result.body);
-    if (!checked.success) {
-      throw new Error(`output of ${route.operation.operationId} does not match its schema: ${checked.error.issues[0]?.message}`);
-    }
-    const json = JSON.stringify(checked.data);
-    if (route.validators) {
-      const etag = weakEtag(json);
+    const { json, etag } = render(route.success.schema, result.body, route.operation.operationId, route.validators);
+    if (etag !== undefined) {
       res.set('ETag', etag);
       res.set('Cache-Control', 'private, no-cache');
       if ((req.method === 'GET' || req.method === 'HEAD') && ifNoneMatchHits(req, etag)) {

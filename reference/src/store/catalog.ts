@@ -61,7 +61,52 @@ function hydrate(db: Db, rows: ProductRow[]): Product[] {
   }));
 }
 
+// Catalog reads are most of a store's traffic and change rarely: their results are kept per connection until the database
+// changes. The stamp is this connection's own change count with SQLite's data_version (which moves when another
+// connection, in this process or another, commits), so a write anywhere is seen by the next read. Results are frozen:
+// the output stage may keep what it rendered of them.
+const MAX_CACHED_READS = 500;
+interface ReadCache {
+  stamp: string;
+  reads: Map<string, unknown>;
+}
+const READ_CACHES = new WeakMap<Db, ReadCache>();
+const STAMPS = new WeakMap<Db, () => string>();
+
+function cached<T>(db: Db, key: string, read: () => T): T {
+  // Inside a transaction a read may see writes that are then rolled back: never kept.
+  if (db.inTransaction) return read();
+  let stampOf = STAMPS.get(db);
+  if (!stampOf) {
+    const statement = db.prepare('SELECT total_changes(), (SELECT data_version FROM pragma_data_version)').raw();
+    STAMPS.set(db, (stampOf = () => (statement.get() as number[]).join('.')));
+  }
+  const stamp = stampOf();
+  let cache = READ_CACHES.get(db);
+  if (!cache || cache.stamp !== stamp) READ_CACHES.set(db, (cache = { stamp, reads: new Map() }));
+  if (cache.reads.has(key)) return cache.reads.get(key) as T;
+  const value = deepFreeze(read());
+  if (cache.reads.size >= MAX_CACHED_READS) cache.reads.delete(cache.reads.keys().next().value!);
+  cache.reads.set(key, value);
+  return value;
+}
+
+function deepFreeze<T>(value: T): T {
+  if (value && typeof value === 'object' && !Object.isFrozen(value)) {
+    for (const v of Object.values(value)) deepFreeze(v);
+    Object.freeze(value);
+  }
+  return value;
+}
+
 export function searchProducts(
+  db: Db,
+  q: { text?: string; collection?: string; offset: number; limit: number },
+): { items: Product[]; more: boolean } {
+  return cached(db, `search\0${q.text ?? ''}\0${q.collection ?? ''}\0${q.offset}\0${q.limit}`, () => readProducts(db, q));
+}
+
+function readProducts(
   db: Db,
   q: { text?: string; collection?: string; offset: number; limit: number },
 ): { items: Product[]; more: boolean } {
@@ -88,6 +133,10 @@ export function searchProducts(
 }
 
 export function getProductByHandle(db: Db, handle: string): Product | undefined {
+  return cached(db, `product\0${handle}`, () => readProduct(db, handle));
+}
+
+function readProduct(db: Db, handle: string): Product | undefined {
   const row = db.prepare('SELECT id, handle, title, description, vendor, tags FROM products WHERE handle = ?').get(handle) as
     ProductRow | undefined;
   return row ? hydrate(db, [row])[0] : undefined;
