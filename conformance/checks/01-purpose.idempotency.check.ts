@@ -138,10 +138,13 @@ test(
         'the cart after the retry (its line was ordered)',
         'PUR-IDEM-3',
       );
-      if (second.text === first.text)
-        fail("the retry's answer", 'a new order, not the first answer replayed', second.text.slice(0, 300), 'PUR-IDEM-2');
+      // A retry answered with the first order's URL is told of no other order; with the first body too, it is the first
+      // answer replayed (a new order has its own URL, and its own id wherever the body names one).
+      const replayed = second.text === first.text;
       const [a, b] = [first.headers.get('location'), second.headers.get('location')];
-      if (a !== null && a === b) fail('Location of the retry', "another order's URL", b, 'PUR-IDEM-3');
+      if (a !== null && a === b)
+        fail('Location of the retry', "another order's URL", b, replayed ? ['PUR-IDEM-3', 'PUR-IDEM-2'] : 'PUR-IDEM-3');
+      if (replayed) fail("the retry's answer", 'a new order, not the first answer replayed', second.text.slice(0, 300), 'PUR-IDEM-2');
     },
   ),
 );

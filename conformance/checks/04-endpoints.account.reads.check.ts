@@ -76,6 +76,8 @@ test(
 const EMAIL = /[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\.[A-Za-z]{2,}/;
 const URL_LIKE = /\bhttps?:\/\//i;
 const JWT_LIKE = /eyJ[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*/;
+/** A member that is a telephone number in international form (+, then 7 to 15 digits, spaced or not). */
+const PHONE_LIKE = /^\+(?:[\s().-]*\d){7,15}[\s().-]*$/;
 
 /** Every string and boolean leaf of a JSON value, with its path. */
 function leaves(value: unknown, path = ''): [string, unknown][] {
@@ -112,6 +114,16 @@ test(
       }
       if (!leaves(ada.body).some(([, v]) => v === ADA.name))
         fail('getIdentity shows the display name', `a member equal to ${JSON.stringify(ADA.name)}`, ada.text.slice(0, 300), 'PUR-BANNER-1');
+      // A telephone number in the account's identity read is a contact detail: personal data other than the display name,
+      // whether it is the one the seed holds or another (the spec names the display name alone).
+      const phones = leaves(ada.body).filter(([, v]) => typeof v === 'string' && v !== ADA.name && PHONE_LIKE.test(v));
+      if (phones.length > 0)
+        fail(
+          "getIdentity carries only the display name of the account's personal data",
+          'no telephone number',
+          phones.map(([path, v]) => `${path}: ${String(v)}`),
+          'PUR-BANNER-1',
+        );
       for (const personal of [ADA.email, ADA.line1, ADA.phone, ...ADA.last4, ...ADA.addressIds, ADA.cardPrefix]) {
         if (ada.text.includes(personal))
           fail(

@@ -13,6 +13,7 @@
 // preview's callers and scopes are not shown either, so its caller matrix is reference-level. Delegated tokens use the API
 // audience (channel openapi); customers may not call these operations.
 import { check, test, type Shop } from '../engine/check.js';
+import type { ShopResponse } from '../engine/http.js';
 import { credentialsOf, KINDS, type Kind } from '../engine/callers.js';
 import { brief, expectNoStore, expectProblem, fail } from '../lib/assert.js';
 import { emptyCart } from './_shared/expect-cart.js';
@@ -20,19 +21,31 @@ import { customerToken, delegatedToken } from './_shared/mint-callers.js';
 import { CHECKOUT, checkout, checkoutBody, PREVIEW } from './_shared/place-order.js';
 import { ABSENT_IDS, CHECKOUT_ACCOUNTS } from './_shared/seed-data.js';
 import { describeUnmatched, looksUnmatched, probeUnmatched } from '../lib/routes.js';
+import { answersAsNoRoute, noRouteAnswers } from './_shared/probe-routes.js';
 
 // --- callers and scope ------------------------------------------------------------------------------------------------
 
 const AGENT_CHECKOUT: readonly Kind[] = ['delegated'];
 
-/** Each kind the profile claims: the agent-checkout list passes the guard, every other kind gets 403 caller_not_allowed. */
+/**
+ * Each kind the profile claims: the agent-checkout list passes the guard, every other kind gets 403 caller_not_allowed.
+ * When every kind, members and others, gets the answer of no route, the refusals the lists require are missing because
+ * the operation is not served: its row's clause is blamed with the list's.
+ */
 async function callerMatrix(shop: Shop, path: string, json: unknown, opClause: string): Promise<void> {
+  const answers: [Kind, ShopResponse][] = [];
+  let unserved = true;
   for (const { kind, capability } of KINDS) {
     if (capability && !shop.profile.capabilities[capability]) {
       shop.info.annotations.push({ type: 'note', description: `${kind} not tried: the profile does not claim "${capability}"` });
       continue;
     }
-    const res = await shop.http.post(path, { ...(await credentialsOf(shop, kind)), json });
+    const who = await credentialsOf(shop, kind);
+    const res = await shop.http.post(path, { ...who, json });
+    answers.push([kind, res]);
+    unserved &&= await answersAsNoRoute(shop, res, { method: 'POST', path, who, json });
+  }
+  for (const [kind, res] of answers) {
     if (AGENT_CHECKOUT.includes(kind)) {
       // Past the guard: anything but an authentication or authorization refusal (422 cart_empty for its empty cart).
       if (res.status === 401 || res.status === 403)
@@ -44,6 +57,13 @@ async function callerMatrix(shop: Shop, path: string, json: unknown, opClause: s
         );
     } else {
       const clause = kind === 'operator' ? 'END-LIST-5' : 'END-LIST-4';
+      if (unserved)
+        fail(
+          `${kind} on ${path} (outside the agent-checkout list): every caller kind is answered as on a path no service has`,
+          '403 caller_not_allowed from a served route',
+          noRouteAnswers(answers),
+          [clause, opClause],
+        );
       expectProblem(res, { status: 403, error: 'caller_not_allowed', docsUrl: shop.docsUrl, clause });
       if (res.headers.get('www-authenticate') !== null)
         fail(`WWW-Authenticate on caller_not_allowed (${kind})`, 'absent', res.headers.get('www-authenticate'), 'ERR-TABLE-8');

@@ -2,9 +2,14 @@
 // customer (in the storefront list of every one of them) sends each a request it must accept: the declared product and
 // variant, the bodies the target's own description documents give. The caller-kind checks (04-endpoints.cart) cannot say
 // this: for them a member's 404 is a later stage's answer, so a route that is not served at all passes their guard test.
-import { check, test } from '../engine/check.js';
+// And for the checkout reads, which no caller is sure to be answered 2xx by (their scopes and shapes are not shown).
+import { CALLER_LISTS } from '../../contract/callers.js';
+import { OPERATIONS_BY_ID } from '../../contract/operations.js';
+import { credentialsOfClaimedKinds } from '../engine/callers.js';
+import { check, notApplicable, test } from '../engine/check.js';
 import type { ShopResponse } from '../engine/http.js';
-import { expectSuccess } from '../lib/assert.js';
+import { expectSuccess, fail, judgeEach } from '../lib/assert.js';
+import { answersAsNoRoute, noRouteAnswers } from './_shared/probe-routes.js';
 import { cartLine, cartQuantity } from './_shared/expect-cart.js';
 import { customerToken } from './_shared/mint-callers.js';
 import { PRODUCT_HANDLE, VARIANT } from './_shared/seed-data.js';
@@ -57,6 +62,52 @@ test(
         'removeCartItem',
         'PUR-SERVE-2',
         `DELETE /v1/cart/items/${VARIANT} on a line of the cart`,
+      );
+    },
+  ),
+);
+
+// The checkout reads. A member may rightly get a 4xx (a scope the spec does not show, an account with no checkout address),
+// but a served route refuses the kinds outside the checkout list with 403 caller_not_allowed: when every claimed kind,
+// members and others, gets the answer of no route (the target's own, probed with the same credentials), the operation is not
+// served. Killed by a target that does not serve one of them (self-test defects routes.<operationId>-unserved).
+const CHECKOUT_READS = [
+  ['getIdentity', 'PUR-SERVE-4'],
+  ['getCheckoutAddress', 'PUR-SERVE-3'],
+  ['getCheckoutMethods', 'PUR-SERVE-3'],
+] as const;
+
+test(
+  ...check(
+    {
+      id: 'endpoints.operations.served.checkout-reads',
+      title:
+        'each checkout read (getIdentity, getCheckoutAddress, getCheckoutMethods) is served at its route: not every caller kind is answered as on a path no service has',
+      clauses: [...CHECKOUT_READS.map(([op]) => `END-OPS-${op.toUpperCase()}-1`), 'PUR-SERVE-3', 'PUR-SERVE-4'],
+    },
+    async (shop) => {
+      const kinds = await credentialsOfClaimedKinds(shop);
+      const members: readonly string[] = CALLER_LISTS.checkout.members;
+      if (kinds.every(([kind]) => members.includes(kind)))
+        notApplicable('the profile claims no caller kind outside the checkout list (delegated, guests, operators)');
+      await judgeEach(
+        CHECKOUT_READS,
+        async ([operationId, serves]) => {
+          const { method, path } = OPERATIONS_BY_ID.get(operationId)!;
+          const answers: [string, ShopResponse][] = [];
+          for (const [kind, who] of kinds) {
+            const res = await shop.http.request(method, path, who);
+            if (!(await answersAsNoRoute(shop, res, { method, path, who }))) return;
+            answers.push([kind, res]);
+          }
+          fail(
+            `${operationId} (${method} ${path}) is a route of the service`,
+            'a refusal of the kinds outside the checkout list (403 caller_not_allowed), not the answer of no route to every kind',
+            noRouteAnswers(answers),
+            [`END-OPS-${operationId.toUpperCase()}-1`, serves],
+          );
+        },
+        (failed, of) => `${failed} of ${of} checkout reads answered every caller kind as on a path no service has`,
       );
     },
   ),

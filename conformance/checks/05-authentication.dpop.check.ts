@@ -152,7 +152,7 @@ test(
     {
       id: 'dpop.replay.reference',
       title: 'a replayed proof is 401 invalid_dpop_proof',
-      clauses: ['AUTH-ASST-11'],
+      clauses: ['AUTH-ASST-11', 'ERR-TABLE-4'],
       level: 'reference',
       requires: ['assistants'],
     },

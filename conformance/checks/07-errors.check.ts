@@ -5,6 +5,7 @@ import { OPERATOR_ATTRIBUTION } from '../engine/callers.js';
 import { customerToken, delegatedToken } from './_shared/mint-callers.js';
 import type { ShopResponse } from '../engine/http.js';
 import { brief, expectChallenge, expectNoStore, expectProblem, expectStatus, fail, inCase, CheckFailure } from '../lib/assert.js';
+import { findChallenge, parseChallenges, type Challenge } from '../lib/www-authenticate.js';
 
 const noHeader = (res: { headers: Headers }, name: string, clause: string) => {
   const v = res.headers.get(name);
@@ -239,11 +240,30 @@ test(
   ),
 );
 
+/**
+ * A malformed or rejected token's challenge (Errors: "challenge in the scheme chosen from the request"): which scheme the
+ * request chose is not judged here (Challenge scheme has its own checks), only that a Bearer or DPoP challenge names
+ * error="invalid_token".
+ */
+function expectInvalidTokenChallenge(res: ShopResponse): void {
+  const header = res.headers.get('www-authenticate');
+  if (header === null) fail('WWW-Authenticate on a rejected token', 'a Bearer or DPoP challenge', null, 'ERR-TABLE-2');
+  let challenges: Challenge[] = [];
+  try {
+    challenges = parseChallenges(header!);
+  } catch {
+    fail('WWW-Authenticate syntax', 'RFC 9110 challenges', header, 'ERR-TABLE-2');
+  }
+  const named = ['Bearer', 'DPoP'].map((scheme) => findChallenge(challenges, scheme)).filter((c) => c !== undefined);
+  if (!named.some((c) => c.params.error === 'invalid_token'))
+    fail('WWW-Authenticate on a rejected token', 'a Bearer or DPoP challenge with error="invalid_token"', header, 'ERR-TABLE-2');
+}
+
 test(
   ...check(
     {
       id: 'err.property.authorization',
-      title: 'arbitrary Authorization values are refused with 401 invalid_token, never a 5xx',
+      title: 'arbitrary Authorization values are refused with 401 invalid_token and an invalid_token challenge, never a 5xx',
       clauses: ['ERR-TABLE-2', 'ERR-PROBLEM-1'],
     },
     async (shop) => {
@@ -255,6 +275,7 @@ test(
         fc.asyncProperty(fc.constantFrom('Bearer', 'bearer', 'BEARER'), fc.oneof(token68, jwtish), async (scheme, credential) => {
           const res = await shop.http.get('/v1/catalog/collections', { headers: { authorization: `${scheme} ${credential}` } });
           expectProblem(res, { status: 401, error: 'invalid_token', docsUrl: shop.docsUrl, clause: 'ERR-TABLE-2' });
+          expectInvalidTokenChallenge(res);
         }),
         withSeed(shop),
       );

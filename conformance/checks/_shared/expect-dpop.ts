@@ -21,10 +21,16 @@ export function expectSingleDpopChallenge(res: ShopResponse, error: string, clau
     fail('WWW-Authenticate: a single DPoP challenge', 'one challenge', res.headers.get('www-authenticate'), clause);
 }
 
-/** A DPoP-Nonce header (Request processing order: every response to a DPoP request carries a fresh one). */
+/**
+ * A DPoP-Nonce header (Request processing order: every response to a DPoP request carries a fresh one). On a DPoP failure
+ * (401 invalid_dpop_proof or use_dpop_nonce) the error table's row requires it too (ERR-TABLE-4): its absence there
+ * blames both.
+ */
 export function expectNonceHeader(res: ShopResponse, clause: string): void {
   const nonce = res.headers.get('dpop-nonce');
-  if (nonce === null || nonce.trim() === '') fail('DPoP-Nonce header on the answer to a DPoP request', 'a nonce', nonce, clause);
+  if (nonce !== null && nonce.trim() !== '') return;
+  const dpopFailure = res.status === 401 && (PROOF_OR_NONCE as readonly string[]).includes(errorOf(res) ?? '');
+  fail('DPoP-Nonce header on the answer to a DPoP request', 'a nonce', nonce, dpopFailure ? [...new Set([clause, 'ERR-TABLE-4'])] : clause);
 }
 
 /**
