@@ -187,9 +187,11 @@ export async function selfTest(
     );
     const listing = listedChecks(listed.stdout);
     const checks = listing.map((c) => c.clauses);
-    // A defect whose clause no check judges at this level (its checks judge the reference's choices) is set aside and
-    // named: the run at this level does not judge that clause either.
-    const outOfLevel = defects.filter((d) => !listing.some((c) => c.clauses.includes(d.clause)));
+    // A defect whose clause no check judges at this level (its checks judge the reference's choices), or whose break is a
+    // conforming choice at the spec level (Defect.referenceOnly), is set aside and named with the reason.
+    const outOfLevel = defects.filter(
+      (d) => (level === 'spec' && d.referenceOnly !== undefined) || !listing.some((c) => c.clauses.includes(d.clause)),
+    );
     defects = defects.filter((d) => !outOfLevel.includes(d));
     const ctx = { profile, mint: createMinter(profile), send: sendUpstream(target, tls) };
     const planned: PlannedDefect[] = [];

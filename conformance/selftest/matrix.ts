@@ -41,8 +41,8 @@ export interface Matrix {
   level: string;
   defects: DefectRow[];
   summary: { defects: number; killed: number; survived: number; unjudged: number; killRate: number };
-  /** Defects set aside: no check judges their clause at this level. */
-  outOfLevel: { id: string; clause: string }[];
+  /** Defects set aside: no check judges their clause at this level, or their break is a conforming choice at it. */
+  outOfLevel: { id: string; clause: string; why: string }[];
   /** Testable clauses of the catalogue without any defect in the library. */
   uncovered: string[];
   coverage: { testable: number; covered: number };
@@ -103,7 +103,11 @@ export function buildMatrix(o: {
       unjudged: rows.filter((r) => r.verdict === 'unjudged').length,
       killRate: rows.length ? killed / rows.length : 0,
     },
-    outOfLevel: (o.outOfLevel ?? []).map((d) => ({ id: d.id, clause: d.clause })),
+    outOfLevel: (o.outOfLevel ?? []).map((d) => ({
+      id: d.id,
+      clause: d.clause,
+      why: o.level === 'spec' && d.referenceOnly ? d.referenceOnly : 'no check judges its clause at this level',
+    })),
     uncovered: testable.filter((c) => !covered.has(c.id)).map((c) => c.id),
     coverage: { testable: testable.length, covered: testable.filter((c) => covered.has(c.id)).length },
   };
@@ -133,10 +137,10 @@ export function formatMatrix(m: Matrix): string {
   const survivors = m.defects.filter((d) => d.verdict !== 'killed');
   lines.push('', `Kill rate: ${s.killed}/${s.defects} (${pct(s.killRate)}); survivors: ${s.survived}; unjudged: ${s.unjudged}`);
   if (survivors.length) lines.push(`Survivors: ${survivors.map((d) => `${d.id} (${d.clause})`).join(', ')}`);
-  if (m.outOfLevel.length)
-    lines.push(
-      `Out of level ${m.level} (${m.outOfLevel.length}; no check judges their clause at this level): ${m.outOfLevel.map((d) => `${d.id} (${d.clause})`).join(', ')}`,
-    );
+  if (m.outOfLevel.length) {
+    lines.push(`Out of level ${m.level} (${m.outOfLevel.length}; set aside, neither killed nor survived):`);
+    for (const d of m.outOfLevel) lines.push(`  ${d.id} (${d.clause}): ${d.why}`);
+  }
   lines.push(
     `Defect library covers ${m.coverage.covered}/${m.coverage.testable} testable clauses; uncovered (${m.uncovered.length}): ${m.uncovered.join(' ')}`,
   );
@@ -168,7 +172,7 @@ export function htmlMatrix(m: Matrix): string {
 body{font-family:sans-serif;margin:2em}table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:4px 8px;vertical-align:top}
 .killed td:first-child{background:#cfc}.survived td:first-child{background:#fcc}.unjudged td:first-child{background:#ffc}</style></head><body>
 <h1>Kill matrix</h1><p>Target ${esc(m.target)}, level ${esc(m.level)}. Kill rate ${s.killed}/${s.defects} (${pct(s.killRate)}); survivors ${s.survived}; unjudged ${s.unjudged}.</p>
-${m.outOfLevel.length ? `<p>Out of level ${esc(m.level)} (no check judges their clause at this level): ${m.outOfLevel.map((d) => `<code>${esc(d.id)}</code> (${esc(d.clause)})`).join(', ')}.</p>` : ''}
+${m.outOfLevel.length ? `<h2>Out of level ${esc(m.level)} (${m.outOfLevel.length})</h2><ul>${m.outOfLevel.map((d) => `<li><code>${esc(d.id)}</code> (${esc(d.clause)}): ${esc(d.why)}</li>`).join('')}</ul>` : ''}
 <table><tr><th>verdict</th><th>defect</th><th>clause</th><th>checks</th></tr>
 ${rows}</table>
 <h2>Uncovered clauses (${m.uncovered.length} of ${m.coverage.testable} testable)</h2><p>${m.uncovered.map((c) => `<span title="${esc(CLAUSES_BY_ID.get(c)?.text ?? '')}">${esc(c)}</span>`).join(' ')}</p>

@@ -1,6 +1,17 @@
 // Defects of the Errors part (ERR-*): the problem document's headers and the error table's statuses and challenges.
 import { headerOf, mapHeader } from '../proxy.js';
-import { editJson, pathOf, problemAnswer, problemCode, setField, withoutField, wire, wireWith, type Defect } from './types.js';
+import {
+  editJson,
+  pathOf,
+  problemAnswer,
+  problemCode,
+  referenceOnly,
+  setField,
+  withoutField,
+  wire,
+  wireWith,
+  type Defect,
+} from './types.js';
 
 export const ERRORS_DEFECTS: readonly Defect[] = [
   wire('errors.no-store-dropped-on-auth-refusals', 'ERR-PROBLEM-5', 'Cache-Control: no-store dropped on 401, 403 and 429 answers', (a) =>
@@ -131,18 +142,21 @@ export const ERRORS_DEFECTS: readonly Defect[] = [
           })
         : a,
   ),
-  wire(
-    'errors.malformed-path-as-404',
-    'ERR-TABLE-11',
-    'a malformed percent-escape answered 404 not_found, not 400 invalid_request',
-    (a, r) =>
-      /%(?![0-9a-f]{2})|%[89a-f][0-9a-f](?!%)/i.test(pathOf(r)) && problemCode(a) === 'invalid_request'
-        ? editJson({ ...a, status: 404 }, (b) => {
-            b.status = 404;
-            b.error = 'not_found';
-            delete b.issues;
-          })
-        : a,
+  referenceOnly(
+    wire(
+      'errors.malformed-path-as-404',
+      'ERR-TABLE-11',
+      'a malformed percent-escape answered 404 not_found, not 400 invalid_request',
+      (a, r) =>
+        /%(?![0-9a-f]{2})|%[89a-f][0-9a-f](?!%)/i.test(pathOf(r)) && problemCode(a) === 'invalid_request'
+          ? editJson({ ...a, status: 404 }, (b) => {
+              b.status = 404;
+              b.error = 'not_found';
+              delete b.issues;
+            })
+          : a,
+    ),
+    'the spec leaves open how a path with a malformed escape is read: taken literally, it names nothing, and a conforming 404 for that is what the defect answers',
   ),
   wire(
     'errors.forwarder-told-service-scope',

@@ -3,7 +3,7 @@
 import { randomUUID } from 'node:crypto';
 import { guestSessionSignature } from '../../lib/guest-session.js';
 import { headerOf, mapHeader, type ProxyAnswer, type ProxyRequest } from '../proxy.js';
-import { editJson, lenient, notAStream, pathOf, problemCode, wire, type Defect } from './types.js';
+import { editJson, lenient, notAStream, pathOf, problemCode, referenceOnly, wire, type Defect } from './types.js';
 
 const served = (a: ProxyAnswer, body = '{}'): ProxyAnswer => ({
   status: 200,
@@ -178,8 +178,11 @@ export const REFUSALS_DEFECTS: readonly Defect[] = [
   wire('purpose.empty-cart-checkout-accepted', 'PUR-IDEM-4', 'cart_empty answered 201 {}', (a) =>
     problemCode(a) === 'cart_empty' ? { ...served(a), status: 201 } : a,
   ),
-  wire('endpoints.recovery-pending-as-200', 'END-RECOVERY-13', '409 recovery_pending answered 200 pending', (a) =>
-    problemCode(a) === 'recovery_pending' ? served(a, '{"status":"pending"}') : a,
+  referenceOnly(
+    wire('endpoints.recovery-pending-as-200', 'END-RECOVERY-13', '409 recovery_pending answered 200 pending', (a) =>
+      problemCode(a) === 'recovery_pending' ? served(a, '{"status":"pending"}') : a,
+    ),
+    'the spec does not make two resumptions overlap: a deployment that runs them one at a time answers each 200 pending, as the defect does',
   ),
   wire(
     'events.processing-failure-acknowledged',

@@ -31,6 +31,11 @@ export interface Defect {
    * reference from it (or, against a deployment of one's own, hands it to the clause's checks with that deployment).
    */
   readonly configure?: (p: Profile) => Profile;
+  /**
+   * Set when the break is judged at the reference level only: at the spec level it looks like a conforming deployment's
+   * choice (the reason says which), so `self-test --level spec` sets the defect aside.
+   */
+  readonly referenceOnly?: string;
 }
 
 export const misconfigured = (id: string, clause: string, description: string, configure: (p: Profile) => Profile): Defect => ({
@@ -41,6 +46,9 @@ export const misconfigured = (id: string, clause: string, description: string, c
   rules: () => ({}),
   configure,
 });
+
+/** The defect, judged at the reference level only, for the reason given (see Defect.referenceOnly). */
+export const referenceOnly = (d: Defect, why: string): Defect => ({ ...d, referenceOnly: why });
 
 /** Buffers every answer but an event stream (so that JSON and problem bodies can be edited). */
 export const notAStream = (answer: ProxyAnswer): boolean => !/^text\/event-stream/i.test(headerOf(answer.headers, 'content-type') ?? '');

@@ -94,8 +94,11 @@ describe('kill matrix rules', () => {
       outcomes: [outcome({ project: d.id, check: 'a', failedClauses: ['END-CONV-2'] })],
     });
     assert.deepEqual(m.summary, { defects: 1, killed: 1, survived: 0, unjudged: 0, killRate: 1 });
-    assert.deepEqual(m.outOfLevel, [{ id: other.id, clause: 'PUR-SERVE-5' }]);
-    assert.match(formatMatrix(m), /Out of level spec \(1; no check judges their clause at this level\): selftest\.toothless\.PUR-SERVE-5/);
+    assert.deepEqual(m.outOfLevel, [{ id: other.id, clause: 'PUR-SERVE-5', why: 'no check judges its clause at this level' }]);
+    assert.match(
+      formatMatrix(m),
+      /Out of level spec \(1; set aside, neither killed nor survived\):\n  selftest\.toothless\.PUR-SERVE-5 \(PUR-SERVE-5\): no check/,
+    );
   });
 
   test('clauses without a defect are listed as uncovered', () => {
