@@ -97,7 +97,7 @@ describe('kill matrix rules', () => {
     assert.deepEqual(m.outOfLevel, [{ id: other.id, clause: 'PUR-SERVE-5', why: 'no check judges its clause at this level' }]);
     assert.match(
       formatMatrix(m),
-      /Out of level spec \(1; set aside, neither killed nor survived\):\n  selftest\.toothless\.PUR-SERVE-5 \(PUR-SERVE-5\): no check/,
+      /Out of level spec \(1; set aside, neither killed nor survived\):\n {2}selftest\.toothless\.PUR-SERVE-5 \(PUR-SERVE-5\): no check/,
     );
   });
 
