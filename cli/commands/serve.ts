@@ -1,5 +1,6 @@
 // `shop-conformance serve`: the reference on the fixture profile and seed, until SIGINT/SIGTERM.
 import { resolve } from 'node:path';
+import { setFlagsFromString } from 'node:v8';
 import type { Command } from 'commander';
 import { ConfigError, loadConfig } from '../../reference/src/config.js';
 import { startServer } from '../../reference/src/server.js';
@@ -41,6 +42,8 @@ Examples:
         }
         throw err;
       }
+      // This process is the server's alone: its heap policy is the configuration's (HEAP_GROWING_PERCENT).
+      if (config.heapGrowingPercent > 0) setFlagsFromString(`--heap-growing-percent=${config.heapGrowingPercent}`);
       let running;
       try {
         running = await startServer(config);
