@@ -59,8 +59,15 @@ export function startDpopRequest(ctx: Bound): void {
 
 /** True when the unverified header type says signed-out proxy token (the authenticate stage then verifies it here). */
 export function isSignedOutProxyToken(credential: string): boolean {
-  return isSignedOutTyp(peekSegment(credential, 0)?.typ);
+  // Asked of every bearer credential, and a client sends one token many times: decoded once (bounded, oldest out first).
+  const known = SIGNED_OUT.get(credential);
+  if (known !== undefined) return known;
+  const signedOut = isSignedOutTyp(peekSegment(credential, 0)?.typ);
+  if (SIGNED_OUT.size >= 1000) SIGNED_OUT.delete(SIGNED_OUT.keys().next().value!);
+  SIGNED_OUT.set(credential, signedOut);
+  return signedOut;
 }
+const SIGNED_OUT = new Map<string, boolean>();
 
 /** `signed-out-proxy+jwt`, or `application/signed-out-proxy+jwt` (the same type, RFC 7515 §4.1.9), in any case. */
 function isSignedOutTyp(typ: unknown): boolean {

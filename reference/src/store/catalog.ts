@@ -78,8 +78,11 @@ function cached<T>(db: Db, key: string, read: () => T): T {
   if (db.inTransaction) return read();
   let stampOf = STAMPS.get(db);
   if (!stampOf) {
-    const statement = db.prepare('SELECT total_changes(), (SELECT data_version FROM pragma_data_version)').raw();
-    STAMPS.set(db, (stampOf = () => (statement.get() as number[]).join('.')));
+    // An in-memory database has no other connection: its own changes are all there is to see.
+    const statement = db.memory
+      ? db.prepare('SELECT total_changes()').pluck()
+      : db.prepare('SELECT total_changes(), (SELECT data_version FROM pragma_data_version)').raw();
+    STAMPS.set(db, (stampOf = () => String(db.memory ? statement.get() : (statement.get() as number[]).join('.'))));
   }
   const stamp = stampOf();
   let cache = READ_CACHES.get(db);

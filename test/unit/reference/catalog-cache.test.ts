@@ -68,3 +68,19 @@ test('a read inside a transaction that rolls back is not kept', () => {
     close();
   }
 });
+
+test('an in-memory database (no other connection) sees its own writes', () => {
+  const db = openDatabase(':memory:');
+  try {
+    loadSeed(db, readSeed(FIXTURE_SEED), new Date());
+    const { handle, variant } = db
+      .prepare('SELECT p.handle, v.id AS variant FROM products p JOIN variants v ON v.product_id = p.id LIMIT 1')
+      .get() as { handle: string; variant: string };
+    const first = getProductByHandle(db, handle);
+    assert.equal(getProductByHandle(db, handle), first);
+    db.prepare('UPDATE variants SET stock = 5 WHERE id = ?').run(variant);
+    assert.equal(stockOf(getProductByHandle(db, handle), variant), 5);
+  } finally {
+    db.close();
+  }
+});
