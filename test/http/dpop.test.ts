@@ -240,7 +240,7 @@ test('checkDpopProof: vector table', async (t) => {
   other = await createDpopKey();
   for (const v of vectors()) {
     await t.test(v.d, async () => {
-      const result = checkDpopProof(await v.make(), expectations(v.expect));
+      const result = await checkDpopProof(await v.make(), expectations(v.expect));
       if (v.want === undefined) {
         assert.equal(result.ok, true, result.ok ? '' : `refused: ${result.reason}: ${result.detail}`);
       } else {
@@ -253,7 +253,7 @@ test('checkDpopProof: vector table', async (t) => {
 
 test('checkDpopProof: an accepted proof names its jti, iat and the RFC 7638 thumbprint of its key', async () => {
   key ??= await createDpopKey();
-  const result = checkDpopProof(await proof({ jti: 'jti-1' }), expectations());
+  const result = await checkDpopProof(await proof({ jti: 'jti-1' }), expectations());
   assert.ok(result.ok);
   assert.equal(result.jti, 'jti-1');
   assert.equal(result.iat, NOW_S);
@@ -265,7 +265,7 @@ test('checkDpopProof: a raw JWS signed with the right key but an ES256 header wr
   key ??= await createDpopKey();
   const header = { alg: 'ES256', typ: 'dpop+jwt', jwk: key.publicJwk };
   const claims = { jti: 'raw', htm: 'GET', htu: URL_, iat: NOW_S, ath: accessTokenHash(TOKEN), nonce: NONCE };
-  assert.equal(checkDpopProof(await signWith(claims, header, key.privateKey), expectations()).ok, true);
+  assert.equal((await checkDpopProof(await signWith(claims, header, key.privateKey), expectations())).ok, true);
 });
 
 test('singleDpopHeader: exactly one DPoP field holding one proof', () => {

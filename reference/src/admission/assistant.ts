@@ -189,7 +189,7 @@ export async function authenticateDpop(args: AuthenticateArgs): Promise<void> {
   const header = singleDpopHeader(req.rawHeaders);
   if (!header.ok) throw proofProblem(header);
   const now = clock();
-  const proof = checkDpopProof(header.value, {
+  const proof = await checkDpopProof(header.value, {
     method: req.method,
     url: publicRequestUrl(req, config),
     accessToken: token.raw,

@@ -124,8 +124,16 @@ export function normaliseHtu(value: string): string | undefined {
 
 /** base64url(SHA-256(access token)), unpadded: a proof's `ath` (RFC 9449 §4.2). */
 export function accessTokenHash(token: string): string {
-  return createHash('sha256').update(token, 'utf8').digest('base64url');
+  // Every proof of a session names the hash of the same token: computed once per token (bounded, oldest out first).
+  let hash = TOKEN_HASHES.get(token);
+  if (hash === undefined) {
+    hash = createHash('sha256').update(token, 'utf8').digest('base64url');
+    if (TOKEN_HASHES.size >= 1000) TOKEN_HASHES.delete(TOKEN_HASHES.keys().next().value!);
+    TOKEN_HASHES.set(token, hash);
+  }
+  return hash;
 }
+const TOKEN_HASHES = new Map<string, string>();
 
 /** RFC 7638 SHA-256 thumbprint of a public EC key: over `{"crv","kty","x","y"}` in that order, no whitespace. */
 export function ecThumbprint(jwk: { crv: string; x: string; y: string }): string {
@@ -163,14 +171,21 @@ function proofKey(jwk: unknown): { key: KeyObject; thumbprint: string } | ProofF
   }
 }
 
-/** ES256 in JWS form: r || s, 32 bytes each (RFC 7518 §3.4); a DER signature or any other length fails. */
-function signatureVerifies(input: string, signature: Buffer, key: KeyObject): boolean {
-  if (signature.length !== 64) return false;
-  try {
-    return verifySignature('sha256', Buffer.from(input, 'ascii'), { key, dsaEncoding: 'ieee-p1363' }, signature);
-  } catch {
-    return false;
-  }
+/**
+ * ES256 in JWS form: r || s, 32 bytes each (RFC 7518 §3.4); a DER signature or any other length fails. Verified on libuv's
+ * thread pool: it is most of a DPoP request's CPU time, and the event loop serves other requests meanwhile.
+ */
+function signatureVerifies(input: string, signature: Buffer, key: KeyObject): Promise<boolean> {
+  if (signature.length !== 64) return Promise.resolve(false);
+  return new Promise((resolve) => {
+    try {
+      verifySignature('sha256', Buffer.from(input, 'ascii'), { key, dsaEncoding: 'ieee-p1363' }, signature, (err, ok) =>
+        resolve(!err && ok),
+      );
+    } catch {
+      resolve(false);
+    }
+  });
 }
 
 /**
@@ -180,7 +195,7 @@ function signatureVerifies(input: string, signature: Buffer, key: KeyObject): bo
  * nonce gets `use_dpop_nonce` (and a fresh nonce) even when its `iat` is stale, while a proof that is wrong in any way a
  * retry cannot fix gets `invalid_dpop_proof`. Extra header members and extra claims are ignored. Does not check replay.
  */
-export function checkDpopProof(proof: string, expect: ProofExpectations): AcceptedProof | ProofFailure {
+export async function checkDpopProof(proof: string, expect: ProofExpectations): Promise<AcceptedProof | ProofFailure> {
   if (proof.length > MAX_PROOF_CHARS) return fail('too_large', 'The DPoP proof is too large.');
   const parts = proof.split('.');
   if (parts.length !== 3) return fail('structure', 'The DPoP proof must be a compact JWS (three parts).');
@@ -198,7 +213,7 @@ export function checkDpopProof(proof: string, expect: ProofExpectations): Accept
   const key = proofKey(header.jwk);
   if ('ok' in key) return key;
 
-  if (!signatureVerifies(`${h}.${p}`, Buffer.from(s, 'base64url'), key.key))
+  if (!(await signatureVerifies(`${h}.${p}`, Buffer.from(s, 'base64url'), key.key)))
     return fail('signature', 'The DPoP proof signature does not verify with its jwk.');
 
   const { jti, htm, htu, iat, ath, nonce } = claims;
