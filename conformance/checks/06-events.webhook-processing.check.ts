@@ -3,6 +3,15 @@
 // answers; a delivery it cannot process is 500 processing_failed; the replay window of the signature is the provider's.
 // All reference level; deliveries are signed with the profile's webhook secret (conformance/lib/stripe-signature.ts).
 //
+// Levels. Why no spec-level variant judges settlement (EVT-WEBHOOK-7) or card setups (EVT-WEBHOOK-8): provoking either
+// effect needs what the spec leaves "not shown" and no profile member or description document names: the event type that
+// settles a payment or completes a setup (payment_intent.succeeded, setup_intent.succeeded are the reference's choice),
+// the provider reference that ties a pending order to its payment (pi_seed_<order id> is the fixture seed's; the profile
+// names the pending order, not its payment), which card setups are admitted (the seed's; no profile member, no spec
+// operation admits one), and the order and card records read back (fields "not shown"). A processing failure does have a
+// spec-level check (events.webhook.unreadable-delivery, in 06-events.webhook: a signed body that is not JSON); the one
+// here fails a processed type, which is the reference's choice.
+//
 // Data. The settlement and card-setup checks use the fixture seed's pending order and admitted card setups, looked up in
 // the seed itself (fixtureSeed of _shared/seed-data.ts) by their state.
 import { randomInt } from 'node:crypto';

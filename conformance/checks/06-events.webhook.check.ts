@@ -5,10 +5,11 @@
 //
 // Levels. The statuses and codes of the Events table are the spec's, and so are the signature over the raw body and the
 // refusal of bearer tokens: spec level. Which event types a service processes, and their shapes, are "not shown": checks
-// that need an effect (settlement, card setups, a processing failure) send the reference's events (Stripe's
+// that need an effect (settlement, card setups, a failure of one processed type) send the reference's events (Stripe's
 // payment_intent.succeeded and setup_intent.succeeded) and are reference level, in 06-events.webhook-processing.
 // Spec-level deliveries use `balance.available`, a real provider event a shop has no use for, so they change nothing and
-// can be repeated.
+// can be repeated. One processing failure needs no event type: a validly signed body that is not JSON, which no service
+// can read as an event (events.webhook.unreadable-delivery).
 import { check, notApplicable, test } from '../engine/check.js';
 import { OPERATOR_ATTRIBUTION } from '../engine/callers.js';
 import { inCase } from '../lib/assert.js';
@@ -181,6 +182,33 @@ test(
           );
         });
       }
+    },
+  ),
+);
+
+// A processing failure any service has: the bytes verify but are not JSON. The spec lets a service decode a body before
+// authenticating it (Request processing order: a malformed JSON body yields 400, not 401); one that decodes the webhook's
+// body before verifying the signature never gets this far, and the check says so instead of judging. Killed by a webhook
+// that acknowledges what it failed to process (self-test defect events.processing-failure-acknowledged).
+test(
+  ...check(
+    {
+      id: 'events.webhook.unreadable-delivery',
+      title:
+        'a validly signed delivery whose bytes are not JSON (a provider event cut short) fails processing: 500 processing_failed, not 200 and not a signature refusal',
+      clauses: ['EVT-WEBHOOK-6', 'ERR-PROBLEM-5'],
+      requires: ['webhook'],
+    },
+    async (shop) => {
+      const event = JSON.stringify(ignoredEvent());
+      const body = event.slice(0, Math.floor(event.length / 2));
+      const res = await deliver(shop, body);
+      const error = (res.body as { error?: unknown } | null)?.error;
+      if (res.status === 400 && error !== 'missing_signature' && error !== 'invalid_signature')
+        notApplicable(
+          `the deployment answers a body that is not JSON 400 ${String(error)} (decoded before the signature is verified, as the spec allows): no verified delivery reaches processing`,
+        );
+      expectWebhookProblem(shop, res, 500, 'processing_failed', 'EVT-WEBHOOK-6');
     },
   ),
 );
