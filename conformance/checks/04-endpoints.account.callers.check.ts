@@ -3,12 +3,15 @@
 // account and checkout lists), which API scope each needs, and the refusal of accounts whose access ended (part 3).
 //
 // Levels. The spec shows no payload shapes and not the scopes of the checkout reads: those are the reference's
-// (docs/account.md) and are checked at level reference. Probes address ids the seed does not hold, so nothing is written.
-import { check, test } from '../engine/check.js';
+// (docs/account.md) and are checked at level reference. The members of the diagnostic list of GET /v1/me are judged at
+// spec level only as the target's /openapi.json names them. Probes address ids the seed does not hold, so nothing is
+// written.
+import { check, learned, notApplicable, test } from '../engine/check.js';
 import { callerGuardCheck, credentialsOfClaimedKinds, guardRefused } from '../engine/callers.js';
 import { brief, expectProblem, expectSuccess, fail, inCase } from '../lib/assert.js';
 import { OPERATIONS_BY_ID } from '../../contract/operations.js';
 import { ADDRESS } from './_shared/add-address.js';
+import { expectRefusal } from './_shared/expect-refusals.js';
 import { customerToken, delegatedToken } from './_shared/mint-callers.js';
 import { ABSENT_IDS, ENDED_ACCOUNTS } from './_shared/seed-data.js';
 
@@ -192,9 +195,34 @@ test(
 
 // --- the diagnostic read -----------------------------------------------------------------------------------------------
 
-// GET /v1/me is served under its own diagnostic list (Caller lists by name), whose members the spec does not show: the
-// reference admits every caller kind so that any credential can be diagnosed (contract/callers.ts). Reference level; the
-// agents' own diagnostic reads are judged in part 5 (agents.invited.me.reference, agents.assistant.me.reference).
+// GET /v1/me is served under its own diagnostic list (Caller lists by name), whose members the spec does not show. A
+// deployment that names them in its description document (`x-callers` on GET /v1/me in /openapi.json, as the reference's
+// does) is held to its word at spec level: each kind named is served, each other kind is refused. Without that member
+// the list is unknown and the check does not apply.
+test(
+  ...check(
+    {
+      id: 'endpoints.me.diagnostic-list',
+      title: 'GET /v1/me serves the caller kinds its description names (x-callers) and refuses the others',
+      clauses: ['END-LIST-6'],
+    },
+    async (shop) => {
+      const paths = (learned().documents.general.paths ?? {}) as Record<string, Record<string, Record<string, unknown>> | undefined>;
+      const declared = paths['/v1/me']?.get?.['x-callers'];
+      if (!Array.isArray(declared) || !declared.every((k) => typeof k === 'string'))
+        return notApplicable('/openapi.json names no x-callers on GET /v1/me: the spec does not show the diagnostic list');
+      for (const [kind, who] of await credentialsOfClaimedKinds(shop))
+        await inCase(`${kind} on GET /v1/me (x-callers ${JSON.stringify(declared)})`, async () => {
+          const res = await shop.http.get('/v1/me', who);
+          if (declared.includes(kind)) expectSuccess(res, 'served', 'END-LIST-6');
+          else expectRefusal(shop, res, 'END-LIST-6');
+        });
+    },
+  ),
+);
+
+// The reference's own list, whatever the documents say: it admits every caller kind so that any credential can be
+// diagnosed (contract/callers.ts). Reference level; the agents' own diagnostic reads are judged in part 5 (agents.invited.me.reference, agents.assistant.me.reference).
 test(
   ...check(
     {

@@ -4,14 +4,17 @@
 //
 // Levels. The spec shows none of the operator rows ("the operations under /v1/ops/*: not shown"): their paths and bodies
 // are the target's own, learned from its description documents by the contract's operationIds; their scopes and codes
-// are the reference's. At spec level only PUR-RULE-3 is judged: no other caller kind gets a successful answer on these
-// routes. Everything else is reference level.
+// are the reference's. At spec level: no other caller kind gets a successful answer on these routes (PUR-RULE-3); the
+// described routes lie under /v1/ops/ and an operator (backoffice token plus Operator header) is served the reads
+// (PUR-SERVE-5, AUTH-KIND-11); the same token without the header matches no caller kind, so it is refused with 401 or 403
+// (AUTH-CRED-4, Token verification 3). Codes, scopes and bodies are reference level.
 //
 // Writes. Every request here that writes is one the domain refuses (a refund of a refunded order, a cancellation of a
 // delivered one, stock below zero), so nothing is written, even if a broken guard let it through.
 import { check, notApplicable, test, type Shop } from '../engine/check.js';
 import { credentialsOfClaimedKinds } from '../engine/callers.js';
-import { expectProblem, fail } from '../lib/assert.js';
+import { expectProblem, expectSuccess, fail, inCase } from '../lib/assert.js';
+import { expectCredentialRefused } from './_shared/expect-refusals.js';
 import { expectOpsOk, expectOpsProblem, operator, opsBody, route, send } from './_shared/call-ops.js';
 import { ABSENT_IDS, ADA, BEN, CHLOE, DEV, ORDERS, OUT_OF_STOCK_VARIANT, seedPaymentRef } from './_shared/seed-data.js';
 
@@ -81,6 +84,58 @@ test(
             'PUR-RULE-3',
           );
       }
+    },
+  ),
+);
+
+test(
+  ...check(
+    {
+      id: 'endpoints.ops.operator-served',
+      title:
+        'the operator operations are described under /v1/ops/, and an operator (backoffice token plus Operator header) is served their reads',
+      clauses: ['PUR-SERVE-5', 'AUTH-KIND-11', 'AUTH-CRED-4'],
+      requires: ['operators'],
+      seed: true,
+    },
+    async (shop) => {
+      for (const r of requests())
+        if (!r.path.startsWith('/v1/ops/'))
+          fail(`the described route of ${r.operationId}`, 'a path under /v1/ops/', `${r.method} ${r.path}`, 'PUR-SERVE-5');
+      // The reads (a search, and an order the seed holds) need nothing but an operator: 2xx, whatever their bodies.
+      const who = await operator(shop);
+      for (const r of requests().filter((q) => q.method === 'GET'))
+        await inCase(`${r.method} ${r.path} (${r.operationId}) as an operator`, async () =>
+          expectSuccess(await send(shop, r, who), 'served', ['PUR-SERVE-5', 'AUTH-KIND-11', 'AUTH-CRED-4']),
+        );
+    },
+  ),
+);
+
+test(
+  ...check(
+    {
+      id: 'endpoints.ops.operator-header',
+      // Without the header the backoffice token matches no caller kind (Caller kinds: operator needs the Operator header),
+      // so Token verification 3 applies: 401 or 403, even with a valid signature. Which of the two, and the code, are open.
+      title:
+        'a backoffice token without the Operator attribution header is no operator: 401 or 403 on every operator operation, served with it',
+      clauses: ['AUTH-CRED-4', 'AUTH-TOKEN-8'],
+      requires: ['operators'],
+      seed: true,
+    },
+    async (shop) => {
+      const bare = await operator(shop, { header: false });
+      for (const r of requests())
+        await inCase(`${r.method} ${r.path} (${r.operationId}) without the Operator header`, async () =>
+          expectCredentialRefused(shop, await send(shop, r, bare), 'AUTH-CRED-4'),
+        );
+      // Control: the same kind of token with the header is served the reads, so the refusals above are the header's.
+      const who = await operator(shop);
+      for (const r of requests().filter((q) => q.method === 'GET'))
+        await inCase(`${r.method} ${r.path} (${r.operationId}) with the Operator header`, async () =>
+          expectSuccess(await send(shop, r, who), 'served', 'AUTH-CRED-4'),
+        );
     },
   ),
 );
