@@ -139,6 +139,28 @@ const MIGRATIONS: readonly { version: number; name: string; sql: string }[] = [
         amount_cents INTEGER NOT NULL, created_at TEXT NOT NULL);
     `,
   },
+  {
+    version: 7,
+    name: 'catalog version',
+    sql: `
+      -- One counter that every change to the catalog's tables moves, in the transaction that makes the change: a process
+      -- keeps its catalog reads while it is unchanged, whichever connection or process wrote (store/catalog.ts).
+      CREATE TABLE catalog_version (v INTEGER NOT NULL);
+      INSERT INTO catalog_version (v) VALUES (0);
+      CREATE TRIGGER catalog_version_products_insert AFTER INSERT ON products BEGIN UPDATE catalog_version SET v = v + 1; END;
+      CREATE TRIGGER catalog_version_products_update AFTER UPDATE ON products BEGIN UPDATE catalog_version SET v = v + 1; END;
+      CREATE TRIGGER catalog_version_products_delete AFTER DELETE ON products BEGIN UPDATE catalog_version SET v = v + 1; END;
+      CREATE TRIGGER catalog_version_variants_insert AFTER INSERT ON variants BEGIN UPDATE catalog_version SET v = v + 1; END;
+      CREATE TRIGGER catalog_version_variants_update AFTER UPDATE ON variants BEGIN UPDATE catalog_version SET v = v + 1; END;
+      CREATE TRIGGER catalog_version_variants_delete AFTER DELETE ON variants BEGIN UPDATE catalog_version SET v = v + 1; END;
+      CREATE TRIGGER catalog_version_collections_insert AFTER INSERT ON collections BEGIN UPDATE catalog_version SET v = v + 1; END;
+      CREATE TRIGGER catalog_version_collections_update AFTER UPDATE ON collections BEGIN UPDATE catalog_version SET v = v + 1; END;
+      CREATE TRIGGER catalog_version_collections_delete AFTER DELETE ON collections BEGIN UPDATE catalog_version SET v = v + 1; END;
+      CREATE TRIGGER catalog_version_product_collections_insert AFTER INSERT ON product_collections BEGIN UPDATE catalog_version SET v = v + 1; END;
+      CREATE TRIGGER catalog_version_product_collections_update AFTER UPDATE ON product_collections BEGIN UPDATE catalog_version SET v = v + 1; END;
+      CREATE TRIGGER catalog_version_product_collections_delete AFTER DELETE ON product_collections BEGIN UPDATE catalog_version SET v = v + 1; END;
+    `,
+  },
 ];
 
 export function migrate(db: Database.Database): void {

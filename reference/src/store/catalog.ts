@@ -61,32 +61,23 @@ function hydrate(db: Db, rows: ProductRow[]): Product[] {
   }));
 }
 
-// Catalog reads are most of a store's traffic and change rarely: their results are kept per connection until the database
-// changes. The stamp is this connection's own change count with SQLite's data_version (which moves when another
-// connection, in this process or another, commits), so a write anywhere is seen by the next read. Results are frozen:
-// the output stage may keep what it rendered of them.
+// Catalog reads are most of a store's traffic and change rarely: their results are kept per connection while the catalog
+// version (a counter that triggers move on every change to the catalog's tables, in the changing transaction: migration 7)
+// is unchanged, so a change by any connection or process is seen by the next read, and writes elsewhere (carts, proofs)
+// keep the cache. Results are frozen: the output stage may keep what it rendered of them.
 const MAX_CACHED_READS = 500;
 interface ReadCache {
-  stamp: string;
+  version: number;
   reads: Map<string, unknown>;
 }
 const READ_CACHES = new WeakMap<Db, ReadCache>();
-const STAMPS = new WeakMap<Db, () => string>();
 
 function cached<T>(db: Db, key: string, read: () => T): T {
   // Inside a transaction a read may see writes that are then rolled back: never kept.
   if (db.inTransaction) return read();
-  let stampOf = STAMPS.get(db);
-  if (!stampOf) {
-    // An in-memory database has no other connection: its own changes are all there is to see.
-    const statement = db.memory
-      ? db.prepare('SELECT total_changes()').pluck()
-      : db.prepare('SELECT total_changes(), (SELECT data_version FROM pragma_data_version)').raw();
-    STAMPS.set(db, (stampOf = () => String(db.memory ? statement.get() : (statement.get() as number[]).join('.'))));
-  }
-  const stamp = stampOf();
+  const version = db.prepare('SELECT v FROM catalog_version').pluck().get() as number;
   let cache = READ_CACHES.get(db);
-  if (!cache || cache.stamp !== stamp) READ_CACHES.set(db, (cache = { stamp, reads: new Map() }));
+  if (!cache || cache.version !== version) READ_CACHES.set(db, (cache = { version, reads: new Map() }));
   if (cache.reads.has(key)) return cache.reads.get(key) as T;
   const value = deepFreeze(read());
   if (cache.reads.size >= MAX_CACHED_READS) cache.reads.delete(cache.reads.keys().next().value!);

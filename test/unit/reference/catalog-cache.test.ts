@@ -1,5 +1,6 @@
-// Catalog reads are kept until the database changes: a write on the same connection, a commit by another connection
-// (another process sharing the file), and never a read inside a transaction that may roll back.
+// Catalog reads are kept until the catalog changes: a write on the same connection, a commit by another connection
+// (another process sharing the file); writes to other tables keep them; never a read inside a transaction that may roll
+// back.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -82,5 +83,16 @@ test('an in-memory database (no other connection) sees its own writes', () => {
     assert.equal(stockOf(getProductByHandle(db, handle), variant), 5);
   } finally {
     db.close();
+  }
+});
+
+test('writes outside the catalog (an audit line, a cart) keep the kept reads', () => {
+  const { a, handle, close } = twoConnections();
+  try {
+    const first = getProductByHandle(a, handle);
+    a.prepare("INSERT INTO audit_log (at, actor, action) VALUES ('2026-01-01T00:00:00Z', 'test', 'noted')").run();
+    assert.equal(getProductByHandle(a, handle), first);
+  } finally {
+    close();
   }
 });
