@@ -141,12 +141,27 @@ const MIGRATIONS: readonly { version: number; name: string; sql: string }[] = [
   },
   {
     version: 7,
-    name: 'catalog version',
+    name: 'catalog and access versions',
     sql: `
       -- One counter that every change to the catalog's tables moves, in the transaction that makes the change: a process
-      -- keeps its catalog reads while it is unchanged, whichever connection or process wrote (store/catalog.ts).
+      -- keeps its catalog reads while it is unchanged, whichever connection or process wrote (store/kept-reads.ts).
       CREATE TABLE catalog_version (v INTEGER NOT NULL);
       INSERT INTO catalog_version (v) VALUES (0);
+      -- The same for who may act: accounts and the assistant state the identity-provider proxy reports.
+      CREATE TABLE access_version (v INTEGER NOT NULL);
+      INSERT INTO access_version (v) VALUES (0);
+      CREATE TRIGGER access_version_accounts_insert AFTER INSERT ON accounts BEGIN UPDATE access_version SET v = v + 1; END;
+      CREATE TRIGGER access_version_accounts_update AFTER UPDATE ON accounts BEGIN UPDATE access_version SET v = v + 1; END;
+      CREATE TRIGGER access_version_accounts_delete AFTER DELETE ON accounts BEGIN UPDATE access_version SET v = v + 1; END;
+      CREATE TRIGGER access_version_assistant_sessions_insert AFTER INSERT ON assistant_sessions BEGIN UPDATE access_version SET v = v + 1; END;
+      CREATE TRIGGER access_version_assistant_sessions_update AFTER UPDATE ON assistant_sessions BEGIN UPDATE access_version SET v = v + 1; END;
+      CREATE TRIGGER access_version_assistant_sessions_delete AFTER DELETE ON assistant_sessions BEGIN UPDATE access_version SET v = v + 1; END;
+      CREATE TRIGGER access_version_agent_authorizations_insert AFTER INSERT ON agent_authorizations BEGIN UPDATE access_version SET v = v + 1; END;
+      CREATE TRIGGER access_version_agent_authorizations_update AFTER UPDATE ON agent_authorizations BEGIN UPDATE access_version SET v = v + 1; END;
+      CREATE TRIGGER access_version_agent_authorizations_delete AFTER DELETE ON agent_authorizations BEGIN UPDATE access_version SET v = v + 1; END;
+      CREATE TRIGGER access_version_connected_agents_insert AFTER INSERT ON connected_agents BEGIN UPDATE access_version SET v = v + 1; END;
+      CREATE TRIGGER access_version_connected_agents_update AFTER UPDATE ON connected_agents BEGIN UPDATE access_version SET v = v + 1; END;
+      CREATE TRIGGER access_version_connected_agents_delete AFTER DELETE ON connected_agents BEGIN UPDATE access_version SET v = v + 1; END;
       CREATE TRIGGER catalog_version_products_insert AFTER INSERT ON products BEGIN UPDATE catalog_version SET v = v + 1; END;
       CREATE TRIGGER catalog_version_products_update AFTER UPDATE ON products BEGIN UPDATE catalog_version SET v = v + 1; END;
       CREATE TRIGGER catalog_version_products_delete AFTER DELETE ON products BEGIN UPDATE catalog_version SET v = v + 1; END;

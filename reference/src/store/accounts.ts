@@ -1,6 +1,7 @@
 // Accounts, keyed by the token `sub`. An unknown subject with a valid token is provisioned on first sight: the identity
 // provider, not this service, decides who has an account.
 import type { Db } from '../db/open.js';
+import { keptRead } from './kept-reads.js';
 
 export type AccountState = 'active' | 'deleting' | 'deleted' | 'contact_transition';
 
@@ -13,8 +14,14 @@ export interface AccountRow {
 }
 
 export function findAccount(db: Db, sub: string): AccountRow | undefined {
-  return db.prepare('SELECT sub, email, display_name, state, self_service_eligible FROM accounts WHERE sub = ?').get(sub) as
-    AccountRow | undefined;
+  return keptRead(
+    db,
+    'access',
+    `account\0${sub}`,
+    () =>
+      db.prepare('SELECT sub, email, display_name, state, self_service_eligible FROM accounts WHERE sub = ?').get(sub) as
+        AccountRow | undefined,
+  );
 }
 
 export function ensureAccount(db: Db, sub: string, now: Date, hints: { name?: unknown; email?: unknown } = {}): AccountRow {

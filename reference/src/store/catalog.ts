@@ -1,6 +1,7 @@
 // Catalog reads from SQLite, mapped to the published record shapes.
 import type { z } from 'zod';
 import type { Db } from '../db/open.js';
+import { keptRead } from './kept-reads.js';
 import type { collectionSchema, productSchema } from '../schemas/catalog.js';
 
 type Product = z.infer<typeof productSchema>;
@@ -61,43 +62,12 @@ function hydrate(db: Db, rows: ProductRow[]): Product[] {
   }));
 }
 
-// Catalog reads are most of a store's traffic and change rarely: their results are kept per connection while the catalog
-// version (a counter that triggers move on every change to the catalog's tables, in the changing transaction: migration 7)
-// is unchanged, so a change by any connection or process is seen by the next read, and writes elsewhere (carts, proofs)
-// keep the cache. Results are frozen: the output stage may keep what it rendered of them.
-const MAX_CACHED_READS = 500;
-interface ReadCache {
-  version: number;
-  reads: Map<string, unknown>;
-}
-const READ_CACHES = new WeakMap<Db, ReadCache>();
-
-function cached<T>(db: Db, key: string, read: () => T): T {
-  // Inside a transaction a read may see writes that are then rolled back: never kept.
-  if (db.inTransaction) return read();
-  const version = db.prepare('SELECT v FROM catalog_version').pluck().get() as number;
-  let cache = READ_CACHES.get(db);
-  if (!cache || cache.version !== version) READ_CACHES.set(db, (cache = { version, reads: new Map() }));
-  if (cache.reads.has(key)) return cache.reads.get(key) as T;
-  const value = deepFreeze(read());
-  if (cache.reads.size >= MAX_CACHED_READS) cache.reads.delete(cache.reads.keys().next().value!);
-  cache.reads.set(key, value);
-  return value;
-}
-
-function deepFreeze<T>(value: T): T {
-  if (value && typeof value === 'object' && !Object.isFrozen(value)) {
-    for (const v of Object.values(value)) deepFreeze(v);
-    Object.freeze(value);
-  }
-  return value;
-}
-
+// Catalog reads are most of a store's traffic and change rarely: kept while the catalog is unchanged (store/kept-reads.ts).
 export function searchProducts(
   db: Db,
   q: { text?: string; collection?: string; offset: number; limit: number },
 ): { items: Product[]; more: boolean } {
-  return cached(db, `search\0${q.text ?? ''}\0${q.collection ?? ''}\0${q.offset}\0${q.limit}`, () => readProducts(db, q));
+  return keptRead(db, 'catalog', `search\0${q.text ?? ''}\0${q.collection ?? ''}\0${q.offset}\0${q.limit}`, () => readProducts(db, q));
 }
 
 function readProducts(
@@ -127,7 +97,7 @@ function readProducts(
 }
 
 export function getProductByHandle(db: Db, handle: string): Product | undefined {
-  return cached(db, `product\0${handle}`, () => readProduct(db, handle));
+  return keptRead(db, 'catalog', `product\0${handle}`, () => readProduct(db, handle));
 }
 
 function readProduct(db: Db, handle: string): Product | undefined {

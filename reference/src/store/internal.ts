@@ -2,6 +2,7 @@
 // the assistant state the identity-provider proxy reports (sessions with their live scopes, connected agents, authorization
 // decisions). The assistant caller kind reads these through getAssistantSession / getAgentAuthorization.
 import type { Db } from '../db/open.js';
+import { keptRead } from './kept-reads.js';
 
 const list = (values: readonly string[]) => JSON.stringify([...new Set(values)]);
 const parseList = (text: string): string[] => {
@@ -59,6 +60,10 @@ interface SessionRow extends Omit<AssistantSession, 'scopes'> {
 }
 
 export function getAssistantSession(db: Db, sessionId: string): AssistantSession | undefined {
+  return keptRead(db, 'access', `session\0${sessionId}`, () => readSession(db, sessionId));
+}
+
+function readSession(db: Db, sessionId: string): AssistantSession | undefined {
   const row = db
     .prepare(
       'SELECT session_id, client_id, state, subject, agent_id, scopes, created_at, updated_at FROM assistant_sessions WHERE session_id = ?',
@@ -114,6 +119,10 @@ export interface AgentAuthorization {
 }
 
 export function getAgentAuthorization(db: Db, subject: string, agentId: string): AgentAuthorization | undefined {
+  return keptRead(db, 'access', `authorization\0${subject}\0${agentId}`, () => readAuthorization(db, subject, agentId));
+}
+
+function readAuthorization(db: Db, subject: string, agentId: string): AgentAuthorization | undefined {
   const row = db
     .prepare('SELECT subject, agent_id, permissions, decision, updated_at FROM agent_authorizations WHERE subject = ? AND agent_id = ?')
     .get(subject, agentId) as (Omit<AgentAuthorization, 'permissions'> & { permissions: string }) | undefined;
