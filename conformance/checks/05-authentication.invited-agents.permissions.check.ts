@@ -9,6 +9,7 @@ import { check, test } from '../engine/check.js';
 import { reportAuthorization } from './_shared/assistant.js';
 import { expectProblem, expectSuccess, fail, inCase } from '../lib/assert.js';
 import { nowSeconds } from '../lib/jws.js';
+import { CUSTOMER_SCOPES } from '../lib/mint.js';
 import { AGENT_FORWARD_SCOPE, PERMISSIONS } from '../../contract/scopes.js';
 import { expectCredentialRefused, expectInsufficientScope } from './_shared/expect-refusals.js';
 import { expectAuthority, expectPermissions, invitedAgent, sendInvited } from './_shared/probe-agents.js';
@@ -104,18 +105,7 @@ test(
       seed: true,
     },
     async (shop) => {
-      const wide = [
-        AGENT_FORWARD_SCOPE,
-        'catalog:read',
-        'cart:read',
-        'cart:write',
-        'account:read',
-        'account:write',
-        'payment_methods:read',
-        'orders:read',
-        'orders:write',
-        'checkout',
-      ].join(' ');
+      const wide = [AGENT_FORWARD_SCOPE, ...CUSTOMER_SCOPES].join(' ');
       await expectAuthority(
         shop,
         sendInvited(shop, await invitedAgent(shop, { permissions: [], forwarderScope: wide })),

@@ -87,6 +87,22 @@ const PERMISSION_ROW: Readonly<Record<string, string>> = {
   checkout: 'AUTH-SCOPE-9',
 };
 
+/** Each permission probe sent, with whether `permissions` hold what it needs (or it needs none). */
+async function* probeEach(send: Send, permissions: readonly string[]) {
+  for (const [id, needs] of PERMISSION_PROBES) {
+    const op = OP(id);
+    const res = await send(probe(op));
+    yield {
+      id,
+      op,
+      res,
+      needs,
+      held: needs === undefined || permissions.includes(needs),
+      what: `${id} with permissions [${permissions.join(', ')}]`,
+    };
+  }
+}
+
 /**
  * expectAuthority with each refusal judged on its own clauses: a probe whose permission is not held must be refused 403
  * insufficient_scope, else a failure of the case's clause, of the guard's rule (AUTH-SCOPE-4) and of the permission's row,
@@ -100,11 +116,8 @@ export async function expectPermissions(
   clause: string,
   naming: 'permission' | 'either',
 ): Promise<void> {
-  for (const [id, needs] of PERMISSION_PROBES) {
-    const op = OP(id);
-    const res = await send(probe(op));
-    const what = `${id} with permissions [${permissions.join(', ')}]`;
-    if (needs === undefined || permissions.includes(needs)) {
+  for await (const { id, op, res, needs, held, what } of probeEach(send, permissions)) {
+    if (needs === undefined || held) {
       inCase(what, () => expectPassesGuard(res, id, clause));
       continue;
     }
@@ -134,11 +147,8 @@ export async function expectAuthority(
   clause: string,
   naming: 'permission' | 'either',
 ): Promise<void> {
-  for (const [id, needs] of PERMISSION_PROBES) {
-    const op = OP(id);
-    const res = await send(probe(op));
-    const held = needs === undefined || permissions.includes(needs);
-    inCase(`${id} with permissions [${permissions.join(', ')}]`, () => {
+  for await (const { id, op, res, needs, held, what } of probeEach(send, permissions)) {
+    inCase(what, () => {
       if (held) return expectPassesGuard(res, id, clause);
       expectInsufficientScope(
         shop,

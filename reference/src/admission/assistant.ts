@@ -20,6 +20,7 @@ import { isConversationPath, peekSegment, PERSONAL_AGENT_ACTOR, SIGNED_OUT_PROXY
 import { checkDpopProof, singleDpopHeader, type ProofFailure } from '../auth/dpop.js';
 import { createDpopNonces, type DpopNonces } from '../auth/dpop-nonce.js';
 import { checkIssuedAt, scopesOf, type VerifiedToken } from '../auth/verify-token.js';
+import { memoize } from '../bounded.js';
 
 /** Header carrying an assistant's browser session when the web agent forwarder brings it (the reference's choice). */
 export const ASSISTANT_BROWSER_SESSION_HEADER = 'Assistant-Browser-Session';
@@ -59,15 +60,10 @@ export function startDpopRequest(ctx: Bound): void {
 
 /** True when the unverified header type says signed-out proxy token (the authenticate stage then verifies it here). */
 export function isSignedOutProxyToken(credential: string): boolean {
-  // Asked of every bearer credential, and a client sends one token many times: decoded once (bounded, oldest out first).
-  const known = SIGNED_OUT.get(credential);
-  if (known !== undefined) return known;
-  const signedOut = isSignedOutTyp(peekSegment(credential, 0)?.typ);
-  if (SIGNED_OUT.size >= 1000) SIGNED_OUT.delete(SIGNED_OUT.keys().next().value!);
-  SIGNED_OUT.set(credential, signedOut);
-  return signedOut;
+  return signedOutTyped(credential);
 }
-const SIGNED_OUT = new Map<string, boolean>();
+// Asked of every bearer credential, and a client sends one token many times: decoded once per token.
+const signedOutTyped = memoize(1000, (credential) => isSignedOutTyp(peekSegment(credential, 0)?.typ));
 
 /** `signed-out-proxy+jwt`, or `application/signed-out-proxy+jwt` (the same type, RFC 7515 §4.1.9), in any case. */
 function isSignedOutTyp(typ: unknown): boolean {

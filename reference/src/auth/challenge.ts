@@ -1,5 +1,6 @@
 // Challenge scheme (spec, Authentication > Challenge scheme): chosen from the request alone, before any verification, so
 // that a missing, malformed or rejected token is answered in one scheme. Pure; never imports Express.
+import { memoize } from '../bounded.js';
 
 export type Scheme = 'Bearer' | 'DPoP';
 
@@ -38,17 +39,11 @@ export function peekSegment(token: string, index: 0 | 1): Record<string, unknown
  * binding alone does not change the scheme (spec, Challenge scheme: "Bearer otherwise").
  */
 export function looksLikeAssistantToken(token: string): boolean {
-  // A client sends one token many times: its two segments are decoded once (bounded: the oldest goes first).
-  const known = MARKED.get(token);
-  if (known !== undefined) return known;
-  const marked = markedAsAssistant(token);
-  if (MARKED.size >= MAX_MARKED) MARKED.delete(MARKED.keys().next().value!);
-  MARKED.set(token, marked);
-  return marked;
+  return marked(token);
 }
 
-const MARKED = new Map<string, boolean>();
-const MAX_MARKED = 1000;
+// A client sends one token many times: its two segments are decoded once per token.
+const marked = memoize(1000, markedAsAssistant);
 
 function markedAsAssistant(token: string): boolean {
   const header = peekSegment(token, 0);

@@ -4,6 +4,7 @@
 // issue (and a few seconds before, for instances whose clocks disagree a little). An instance remembers the nonces it
 // issued lately only to skip their MAC when they come back. Never imports Express.
 import { createHmac, createSecretKey, randomFillSync, timingSafeEqual } from 'node:crypto';
+import { remember } from '../bounded.js';
 
 export interface DpopNonces {
   /** A new nonce, issued now: what every response to a DPoP request carries in `DPoP-Nonce`. */
@@ -39,8 +40,7 @@ export function createDpopNonces(key: string, lifetimeSeconds: number): DpopNonc
       head.writeUInt32BE(issuedAt, 0);
       pool.copy(head, 4, used, (used += 12));
       const nonce = Buffer.concat([head, macOf(head)]).toString('base64url');
-      if (issued.size >= MAX_REMEMBERED) issued.delete(issued.keys().next().value!);
-      issued.set(nonce, issuedAt);
+      remember(issued, nonce, issuedAt, MAX_REMEMBERED);
       return nonce;
     },
     accepts(nonce, now) {

@@ -2,6 +2,7 @@
 // in a fixed order, each failure named. Pure and synchronous; never imports Express and touches no storage: the replay
 // check (the proof's jti, recorded once accepted) is the caller's, after this function accepted the proof.
 import { createHash, createPublicKey, verify as verifySignature, type KeyObject } from 'node:crypto';
+import { memoize, remember } from '../bounded.js';
 
 export const DPOP_PROOF_TYP = 'dpop+jwt';
 /** The only proof algorithm accepted (and announced as `algs="ES256"` in every DPoP challenge). */
@@ -124,16 +125,10 @@ export function normaliseHtu(value: string): string | undefined {
 
 /** base64url(SHA-256(access token)), unpadded: a proof's `ath` (RFC 9449 §4.2). */
 export function accessTokenHash(token: string): string {
-  // Every proof of a session names the hash of the same token: computed once per token (bounded, oldest out first).
-  let hash = TOKEN_HASHES.get(token);
-  if (hash === undefined) {
-    hash = createHash('sha256').update(token, 'utf8').digest('base64url');
-    if (TOKEN_HASHES.size >= 1000) TOKEN_HASHES.delete(TOKEN_HASHES.keys().next().value!);
-    TOKEN_HASHES.set(token, hash);
-  }
-  return hash;
+  return tokenHash(token);
 }
-const TOKEN_HASHES = new Map<string, string>();
+// Every proof of a session names the hash of the same token: computed once per token.
+const tokenHash = memoize(1000, (token) => createHash('sha256').update(token, 'utf8').digest('base64url'));
 
 /** RFC 7638 SHA-256 thumbprint of a public EC key: over `{"crv","kty","x","y"}` in that order, no whitespace. */
 export function ecThumbprint(jwk: { crv: string; x: string; y: string }): string {
@@ -163,9 +158,7 @@ function proofKey(jwk: unknown): { key: KeyObject; thumbprint: string } | ProofF
     // Import checks that the point lies on the curve.
     const key = createPublicKey({ key: { kty: 'EC', crv: 'P-256', x: jwk.x, y: jwk.y }, format: 'jwk' });
     const imported = { key, thumbprint: ecThumbprint({ crv: 'P-256', x: jwk.x, y: jwk.y }) };
-    if (IMPORTED_KEYS.size >= MAX_IMPORTED_KEYS) IMPORTED_KEYS.delete(IMPORTED_KEYS.keys().next().value!);
-    IMPORTED_KEYS.set(cacheKey, imported);
-    return imported;
+    return remember(IMPORTED_KEYS, cacheKey, imported, MAX_IMPORTED_KEYS);
   } catch {
     return fail('jwk', 'The proof header jwk is not a valid P-256 public key.');
   }

@@ -2,6 +2,7 @@
 // read's cost, and clients send the same token many times. Only successes are kept, never longer than the token's `exp`
 // nor than the key set itself is cached (so a key removed from the set stops verifying no later than it would without
 // this cache). A hit re-checks expiry against the request's clock, so an expired token is refused as before.
+import { remember } from '../bounded.js';
 import type { TokenVerifier, VerifiedToken } from './verify-token.js';
 
 export interface VerificationCacheOptions {
@@ -26,8 +27,7 @@ export function withVerificationCache(inner: TokenVerifier, o: VerificationCache
       const exp = typeof verified.claims.exp === 'number' ? verified.claims.exp * 1000 : at;
       const until = Math.min(exp, at + o.maxAgeSeconds * 1000);
       if (until > at) {
-        if (entries.size >= o.maxEntries) entries.delete(entries.keys().next().value!);
-        entries.set(token, { token: verified, from: at, until });
+        remember(entries, token, { token: verified, from: at, until }, o.maxEntries);
       }
       return verified;
     },

@@ -3,6 +3,7 @@
 // and writes to other tables keep what is kept. Kept values are frozen, so no caller can change what the next one gets
 // (and the output stage may keep what it rendered of them).
 import type { Db } from '../db/open.js';
+import { remember } from '../bounded.js';
 
 /** The counters: the catalog (products, variants, collections), and who may act (accounts, assistant state). */
 export type Counter = 'catalog' | 'access';
@@ -23,10 +24,7 @@ export function keptRead<T>(db: Db, counter: Counter, key: string, read: () => T
   let kept = byCounter.get(counter);
   if (!kept || kept.version !== version) byCounter.set(counter, (kept = { version, reads: new Map() }));
   if (kept.reads.has(key)) return kept.reads.get(key) as T;
-  const value = deepFreeze(read());
-  if (kept.reads.size >= MAX_KEPT) kept.reads.delete(kept.reads.keys().next().value!);
-  kept.reads.set(key, value);
-  return value;
+  return remember(kept.reads, key, deepFreeze(read()), MAX_KEPT) as T;
 }
 
 function deepFreeze<T>(value: T): T {
