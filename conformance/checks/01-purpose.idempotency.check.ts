@@ -14,7 +14,7 @@ import { addLine, cartLine, emptyCart, expectNotNamesVariant, lineOf } from './_
 import { customerToken, delegatedToken } from './_shared/mint-callers.js';
 import { CHECKOUT, checkout, checkoutBody, expectPlaced, orderIdOf } from './_shared/place-order.js';
 import { CHECKOUT_ACCOUNTS, CHECKOUT_VARIANTS, VARIANT } from './_shared/seed-data.js';
-import { baselineOf, expectChanged } from '../lib/compare.js';
+import { expectChanged, readBaseline } from '../lib/compare.js';
 
 // ------------------------------------------------------------------------------------------- Idempotency-Key on the cart
 
@@ -44,7 +44,7 @@ test(
           first.status,
           'PUR-IDEM-1',
         );
-      const afterFirst = baselineOf(await shop.http.get('/v1/cart', { token }), await shop.http.get('/v1/cart', { token }));
+      const afterFirst = await readBaseline(() => shop.http.get('/v1/cart', { token }));
       const second = await shop.http.post('/v1/cart/items', { token, headers, json: cartLine() });
       if (!is2xx(second)) fail('second addCartItem with the same Idempotency-Key', '2xx', second.status, 'PUR-IDEM-1');
       const afterSecond = await shop.http.get('/v1/cart', { token });

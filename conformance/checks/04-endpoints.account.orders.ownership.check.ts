@@ -13,7 +13,7 @@ import { expectProblem, expectSuccess, fail } from '../lib/assert.js';
 import { expectOwnershipRefusal } from './_shared/expect-refusals.js';
 import { customerToken } from './_shared/mint-callers.js';
 import { ABSENT_IDS, ADA, BEN, ORDERS } from './_shared/seed-data.js';
-import { baselineOf, expectUnchanged } from '../lib/compare.js';
+import { expectUnchanged, readBaseline } from '../lib/compare.js';
 
 /** An order as its owner reads it, for before/after comparisons. */
 async function ownOrder(shop: Shop, token: string, id: string, clause: string): Promise<ShopResponse> {
@@ -38,7 +38,7 @@ test(
       // Ben's paid order is cancellable by him, Ada's delivered one returnable by her: a leak would change them. (Not Ada's
       // pending order: the webhook checks settle it, so its state is not stable within a run.)
       const { benPaid: paid, adaDelivered: delivered } = ORDERS;
-      const twice = async (read: () => Promise<ShopResponse>) => baselineOf(await read(), await read());
+      const twice = readBaseline;
       const before = {
         paid: await twice(() => ownOrder(shop, ben, paid.id, 'END-ME-2')),
         delivered: await twice(() => ownOrder(shop, ada, delivered.id, 'END-ME-2')),

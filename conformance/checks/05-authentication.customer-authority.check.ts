@@ -13,7 +13,7 @@ import { addAddress, createdAddressId } from './_shared/add-address.js';
 import { cartLine, expectNamesVariant, expectNotNamesVariant } from './_shared/expect-cart.js';
 import { expectInvalidToken, expectOwnershipRefusal } from './_shared/expect-refusals.js';
 import { VARIANT } from './_shared/seed-data.js';
-import { baselineOf, expectUnchanged } from '../lib/compare.js';
+import { expectUnchanged, readBaseline } from '../lib/compare.js';
 
 // ------------------------------------------------------------------------------------------------- Customer authority
 
@@ -125,7 +125,7 @@ test(
         'add with a stale Shop-Session',
         'AUTH-CUST-2',
       );
-      const plain = baselineOf(await shop.http.get('/v1/cart', { token }), await shop.http.get('/v1/cart', { token }));
+      const plain = await readBaseline(() => shop.http.get('/v1/cart', { token }));
       const withHeader = await shop.http.get('/v1/cart', { token, headers: stale });
       expectNamesVariant(withHeader, VARIANT, 'read with a stale Shop-Session', 'AUTH-CUST-2');
       expectUnchanged(plain, withHeader, 'the cart read with Shop-Session', 'AUTH-CUST-2');
@@ -150,8 +150,8 @@ test(
         'add with sid/generation/epoch claims',
         'AUTH-CUST-3',
       );
-      const a = await shop.http.get('/v1/cart', { token: plain });
-      const baseline = baselineOf(a, await shop.http.get('/v1/cart', { token: plain }));
+      const baseline = await readBaseline(() => shop.http.get('/v1/cart', { token: plain }));
+      const a = baseline.first;
       const b = await shop.http.get('/v1/cart', { token: sessioned });
       expectNamesVariant(a, VARIANT, 'read without session claims', 'AUTH-CUST-3');
       expectUnchanged(baseline, b, 'the cart read with session claims', 'AUTH-CUST-3');

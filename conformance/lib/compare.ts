@@ -41,6 +41,19 @@ export function jsonDifferences(a: unknown, b: unknown, at = ''): string[] {
   return Object.is(a, b) ? [] : [at];
 }
 
+/**
+ * How far apart a baseline's two reads are taken: a served-at time of millisecond resolution then differs between them,
+ * and shows as the noise it is (two reads within one millisecond would leave it to look like a change later).
+ */
+export const BASELINE_GAP_MS = 5;
+
+/** A baseline of the resource `read` answers: read twice, BASELINE_GAP_MS apart, with nothing else in between. */
+export async function readBaseline<R extends Representation>(read: () => Promise<R>): Promise<Baseline<R>> {
+  const first = await read();
+  await new Promise((resolve) => setTimeout(resolve, BASELINE_GAP_MS));
+  return baselineOf(first, await read());
+}
+
 const valueOf = (r: Representation): unknown => (r.body !== undefined ? r.body : (r.text ?? ''));
 
 /**

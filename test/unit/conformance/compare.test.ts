@@ -2,7 +2,14 @@
 // ignored while a real change is still seen.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { baselineOf, changesFrom, expectChanged, expectUnchanged, jsonDifferences } from '../../../conformance/lib/compare.js';
+import {
+  baselineOf,
+  changesFrom,
+  expectChanged,
+  expectUnchanged,
+  jsonDifferences,
+  readBaseline,
+} from '../../../conformance/lib/compare.js';
 import { CheckFailure } from '../../../conformance/lib/assert.js';
 
 const vectors: { description: string; a: unknown; b: unknown; expected: string[] }[] = [
@@ -74,4 +81,11 @@ test('expectChanged fails when only noise differs', () => {
 test('bodies that are not JSON compare as text', () => {
   const baseline = baselineOf({ status: 200, body: undefined, text: 'a' }, { status: 200, body: undefined, text: 'a' });
   assert.deepEqual(changesFrom(baseline, { status: 200, body: undefined, text: 'b' }), ['']);
+});
+
+test('readBaseline reads twice far enough apart that a served-at time of millisecond resolution is noise', async () => {
+  const read = async () => ({ status: 200, body: { lines: [], served_at: new Date().toISOString() } });
+  const baseline = await readBaseline(read);
+  assert.deepEqual(baseline.noise, ['/served_at']);
+  assert.deepEqual(changesFrom(baseline, await read()), []);
 });
