@@ -46,7 +46,7 @@ if (['startup', 'throughput', 'suite', 'failing', 'self-test'].some((x) => only.
 }
 
 if (only.has('startup')) {
-  line('\n== CLI start-up (median of 7, node dist/cli/main.js; target ≤ 0.30 s)');
+  line('\n== CLI start-up (median of 7, node dist/cli/bin.cjs; target ≤ 0.30 s)');
   const r = benchStartup(7);
   line(`   node -e 0                         ${r.node.toFixed(2)} s`);
   for (const [cmd, s] of Object.entries(r.commands)) line(`   ${cmd.padEnd(33)} ${s.toFixed(2)} s  ${verdict(s <= 0.3)}`);

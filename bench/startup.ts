@@ -1,10 +1,10 @@
-// Start-up time of the CLI's commands, as the published bin runs them (node dist/cli/main.js; bench/run.ts builds it first): the median
+// Start-up time of the CLI's commands, as the published bin runs them (node dist/cli/bin.cjs; bench/run.ts builds it first): the median
 // of several runs of each, beside a bare `node -e 0` measured in the same run.
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
-const BIN = `${ROOT}dist/cli/main.js`;
+const BIN = `${ROOT}dist/cli/bin.cjs`;
 
 /** Everything but run, serve and self-test, which start servers or browsers by design. */
 export const STARTUP_COMMANDS: readonly (readonly string[])[] = [

@@ -31,7 +31,7 @@ interface Child {
  */
 export async function startChild(which: 'reference' | 'trivial', nodeFlags: readonly string[] = []): Promise<Child> {
   const budget = '1000000000';
-  const args = which === 'reference' ? [`${ROOT}dist/cli/main.js`, 'serve', '--port', '0'] : [`${ROOT}bench/trivial-server.mjs`];
+  const args = which === 'reference' ? [`${ROOT}dist/cli/bin.cjs`, 'serve', '--port', '0'] : [`${ROOT}bench/trivial-server.mjs`];
   const child = spawn(process.execPath, [...nodeFlags, ...args], {
     stdio: ['ignore', 'pipe', 'inherit'],
     env: {

@@ -53,6 +53,12 @@ export const CONFIG_FIELDS = {
     default: 5,
     doc: "`serve` only: how far V8's old generation may grow past the live heap between full collections, in percent; 0 leaves V8's own factor (up to 300 %). The reference's live heap is small (about 20 MB), and 5 keeps its resident memory under load near it at no measured cost in throughput (`npm run bench`).",
   },
+  threadpoolSize: {
+    env: 'UV_THREADPOOL_SIZE',
+    schema: z.coerce.number().int().min(1).max(1024).nullable(),
+    default: null,
+    doc: "Threads in libuv's pool, where DPoP proof signatures are verified; read by libuv itself, checked here. Unset, the published bin's `serve` gives one fewer than the machine's cores, from 1 to 4, so that verifying does not take the core the event loop needs (on 2 cores, 1 thread served about 8 % more DPoP requests per second than libuv's default of 4).",
+  },
   docsUrl: {
     env: 'DOCS_URL',
     schema: z.url(),

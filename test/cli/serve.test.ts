@@ -1,13 +1,14 @@
 // `shop-conformance serve`: prints its URL, answers, and stops cleanly on SIGINT and SIGTERM; bad configuration exits 2.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { execFileSync, spawn } from 'node:child_process';
+import { copyFileSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createServer, type AddressInfo } from 'node:net';
 
 const CLI = new URL('../../cli/main.ts', import.meta.url).pathname;
+const BIN = new URL('../../cli/bin.cjs', import.meta.url).pathname;
 
 function serve(args: string[], env: NodeJS.ProcessEnv = {}) {
   const child = spawn(process.execPath, ['--import', 'tsx', CLI, 'serve', ...args], {
@@ -42,6 +43,24 @@ for (const signal of ['SIGTERM', 'SIGINT'] as const) {
     assert.equal(await s.exit, 0);
   });
 }
+
+test("the published bin gives serve's thread pool one thread fewer than the cores (1 to 4) unless UV_THREADPOOL_SIZE is set", () => {
+  // cli/bin.cjs itself, beside a stand-in for the CLI that starts libuv's pool (every thread at once) and counts threads.
+  const dir = mkdtempSync(join(tmpdir(), 'shop-bin-'));
+  copyFileSync(BIN, join(dir, 'bin.cjs'));
+  writeFileSync(
+    join(dir, 'main.js'),
+    "import { readdirSync } from 'node:fs'; import { pbkdf2 } from 'node:crypto';\n" +
+      "pbkdf2('a', 'b', 1, 8, 'sha256', () => process.stdout.write(String(readdirSync('/proc/self/task').length)));\n",
+  );
+  const { UV_THREADPOOL_SIZE: _ignored, ...unset } = process.env;
+  const threads = (command: string, env: NodeJS.ProcessEnv) =>
+    Number(execFileSync(process.execPath, [join(dir, 'bin.cjs'), command, '--port', '0'], { env, encoding: 'utf8' }));
+  const libuvDefault = threads('serve', { ...unset, UV_THREADPOOL_SIZE: '4' });
+  assert.equal(threads('serve', unset) - libuvDefault, Math.min(4, Math.max(1, availableParallelism() - 1)) - 4);
+  assert.equal(threads('run', unset), libuvDefault, "other commands keep libuv's default");
+  assert.equal(threads('serve', { ...unset, UV_THREADPOOL_SIZE: '2' }), libuvDefault - 2, 'a set size is kept');
+});
 
 test('an invalid configuration value exits 2 naming the variable', async () => {
   const s = serve(['--port', '0'], { GUEST_SESSION_KEY: 'short' });

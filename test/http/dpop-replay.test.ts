@@ -9,13 +9,15 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { createApp } from '../../reference/src/app.js';
 import { loadConfig, type Config } from '../../reference/src/config.js';
 import { openDatabase, type Db } from '../../reference/src/db/open.js';
+import { migrate } from '../../reference/src/db/migrations.js';
 import { loadSeed, readSeed } from '../../reference/src/db/seed.js';
 import { REPLAY_SKEW_SECONDS } from '../../reference/src/admission/assistant.js';
 import { CLEAN_DPOP_PROOFS_JOB, cleanDpopProofs, scheduleCleanDpopProofs } from '../../reference/src/jobs/clean-dpop-proofs.js';
-import { countDpopProofs, recordDpopProof } from '../../reference/src/store/dpop.js';
+import { countDpopProofs, dpopProofExpiry, recordDpopProof } from '../../reference/src/store/dpop.js';
 import { createMinter } from '../../conformance/lib/mint.js';
 import { createDpopKey, dpopProof, type DpopKey } from '../../conformance/lib/dpop.js';
 import { expectProblem } from '../../conformance/lib/assert.js';
@@ -152,16 +154,14 @@ describe('two instances on one database file', () => {
       now: clock.now,
     });
     assert.equal((await send(a, x.token, proof)).status, 200);
-    const row = a.db.prepare('SELECT expires_at FROM dpop_proofs WHERE jkt = ? AND jti = ?').get(x.key.thumbprint, 'kept-jti') as {
-      expires_at: number;
-    };
-    assert.equal(row.expires_at, iat + config.dpopIatWindowSeconds + REPLAY_SKEW_SECONDS);
-    assert.equal(cleanDpopProofs(b.db, new Date(row.expires_at * 1000)).deleted, 0, 'not before its end');
-    const later = new Date((row.expires_at + 1) * 1000);
+    const expiresAt = dpopProofExpiry(a.db, x.key.thumbprint, 'kept-jti');
+    assert.equal(expiresAt, iat + config.dpopIatWindowSeconds + REPLAY_SKEW_SECONDS);
+    assert.equal(cleanDpopProofs(b.db, new Date(expiresAt! * 1000)).deleted, 0, 'not before its end');
+    const later = new Date((expiresAt! + 1) * 1000);
     const run = cleanDpopProofs(b.db, later);
     assert.equal(run.job, CLEAN_DPOP_PROOFS_JOB);
     assert.ok(run.deleted >= 1);
-    assert.equal(a.db.prepare('SELECT COUNT(*) FROM dpop_proofs WHERE jti = ?').pluck().get('kept-jti'), 0);
+    assert.equal(dpopProofExpiry(a.db, x.key.thumbprint, 'kept-jti'), undefined);
   });
 });
 
@@ -173,29 +173,46 @@ describe('the store and the job', () => {
   test('recordDpopProof is an atomic set-if-absent keyed by thumbprint and jti', () => {
     const at = new Date('2030-01-01T00:00:00Z');
     const until = new Date(at.getTime() + 60_000);
-    assert.equal(recordDpopProof(db, { jkt: 'k1', jti: 'j1', expiresAt: until }, at), true);
-    assert.equal(recordDpopProof(db, { jkt: 'k1', jti: 'j1', expiresAt: until }, at), false, 'same key and jti');
-    assert.equal(recordDpopProof(db, { jkt: 'k2', jti: 'j1', expiresAt: until }, at), true, 'another key, same jti');
-    assert.equal(recordDpopProof(db, { jkt: 'k1', jti: 'j2', expiresAt: until }, at), true, 'same key, another jti');
+    assert.equal(recordDpopProof(db, { jkt: 'k1', jti: 'j1', expiresAt: until }), true);
+    assert.equal(recordDpopProof(db, { jkt: 'k1', jti: 'j1', expiresAt: until }), false, 'same key and jti');
+    assert.equal(recordDpopProof(db, { jkt: 'k2', jti: 'j1', expiresAt: until }), true, 'another key, same jti');
+    assert.equal(recordDpopProof(db, { jkt: 'k1', jti: 'j2', expiresAt: until }), true, 'same key, another jti');
     assert.equal(countDpopProofs(db), 3);
   });
 
   test('cleanDpopProofs deletes exactly the expired entries', () => {
     db.exec('DELETE FROM dpop_proofs');
     const t = (s: number) => new Date(Date.UTC(2030, 0, 1) + s * 1000);
-    recordDpopProof(db, { jkt: 'k', jti: 'old', expiresAt: t(10) }, t(0));
-    recordDpopProof(db, { jkt: 'k', jti: 'edge', expiresAt: t(20) }, t(0));
-    recordDpopProof(db, { jkt: 'k', jti: 'new', expiresAt: t(30) }, t(0));
+    recordDpopProof(db, { jkt: 'k', jti: 'old', expiresAt: t(10) });
+    recordDpopProof(db, { jkt: 'k', jti: 'edge', expiresAt: t(20) });
+    recordDpopProof(db, { jkt: 'k', jti: 'new', expiresAt: t(30) });
     assert.deepEqual(cleanDpopProofs(db, t(20)), { job: 'clean_dpop_proofs', deleted: 1 });
-    assert.deepEqual(db.prepare('SELECT jti FROM dpop_proofs ORDER BY jti').pluck().all(), ['edge', 'new']);
+    assert.deepEqual(
+      ['old', 'edge', 'new'].map((jti) => dpopProofExpiry(db, 'k', jti)),
+      [undefined, t(20).getTime() / 1000, t(30).getTime() / 1000],
+    );
     assert.equal(cleanDpopProofs(db, t(31)).deleted, 2);
     assert.equal(countDpopProofs(db), 0);
+  });
+
+  test('migration 8 rekeys the proofs recorded before it: their replays are still refused, their expiry kept', () => {
+    const old = new Database(':memory:');
+    migrate(old, 7);
+    old
+      .prepare('INSERT INTO dpop_proofs (jkt, jti, expires_at, recorded_at) VALUES (?, ?, ?, ?)')
+      .run('k', 'before-upgrade', 2_000_000_000, 1_999_999_000);
+    migrate(old);
+    assert.equal(dpopProofExpiry(old, 'k', 'before-upgrade'), 2_000_000_000);
+    assert.equal(recordDpopProof(old, { jkt: 'k', jti: 'before-upgrade', expiresAt: new Date(2_000_000_000_000) }), false, 'a replay');
+    assert.equal(recordDpopProof(old, { jkt: 'k', jti: 'after-upgrade', expiresAt: new Date(2_000_000_000_000) }), true);
+    assert.equal(cleanDpopProofs(old, new Date(2_000_000_001_000)).deleted, 2, 'the expiry index is there');
+    old.close();
   });
 
   test("scheduleCleanDpopProofs runs the job on an unref'd timer until stopped, and reports failures", async () => {
     db.exec('DELETE FROM dpop_proofs');
     const t0 = new Date('2030-01-01T00:00:00Z');
-    recordDpopProof(db, { jkt: 'k', jti: 'gone', expiresAt: t0 }, t0);
+    recordDpopProof(db, { jkt: 'k', jti: 'gone', expiresAt: t0 });
     const runs: number[] = [];
     const stop = scheduleCleanDpopProofs(db, {
       intervalMs: 5,

@@ -199,15 +199,11 @@ export async function authenticateDpop(args: AuthenticateArgs): Promise<void> {
   // Replay (RFC 9449 §11.1): recorded last, shared by every instance on the file; a store failure refuses (fails closed).
   let fresh: boolean;
   try {
-    fresh = recordDpopProof(
-      db,
-      {
-        jkt: proof.thumbprint,
-        jti: proof.jti,
-        expiresAt: new Date((proof.iat + config.dpopIatWindowSeconds + REPLAY_SKEW_SECONDS) * 1000),
-      },
-      now,
-    );
+    fresh = recordDpopProof(db, {
+      jkt: proof.thumbprint,
+      jti: proof.jti,
+      expiresAt: new Date((proof.iat + config.dpopIatWindowSeconds + REPLAY_SKEW_SECONDS) * 1000),
+    });
   } catch (err) {
     throw new ProblemError('unavailable', {
       detail: 'DPoP proofs cannot be checked for replay right now.',

@@ -110,6 +110,12 @@ export function singleDpopHeader(rawHeaders: readonly string[]): { ok: true; val
  * that is not an absolute http(s) URL without user information.
  */
 export function normaliseHtu(value: string): string | undefined {
+  return normalisedHtu(value);
+}
+// A client names the same few URLs in every proof, and the request URL repeats per route: each parsed once.
+const normalisedHtu = memoize(1000, parseHtu);
+
+function parseHtu(value: string): string | undefined {
   // eslint-disable-next-line no-control-regex -- control characters are exactly what an htu must not carry
   if (/[\s\x00-\x1f\x7f]/.test(value)) return undefined;
   let url: URL;
@@ -164,6 +170,19 @@ function proofKey(jwk: unknown): { key: KeyObject; thumbprint: string } | ProofF
   }
 }
 
+// A client sends the same header (its key) with every proof: the header segments that passed are kept, bounded.
+const ACCEPTED_HEADERS = new Map<string, { key: KeyObject; thumbprint: string }>();
+
+/** The checks of a decoded proof header (`typ`, `alg`, `crit`, `jwk`), in that order; a header that passes is kept. */
+function proofHeader(segment: string, header: Json): { key: KeyObject; thumbprint: string } | ProofFailure {
+  if (header.typ !== DPOP_PROOF_TYP) return fail('typ', 'The DPoP proof header typ must be dpop+jwt.');
+  if (header.alg !== DPOP_ALG) return fail('alg', 'The DPoP proof must be signed with ES256.');
+  // No extension is understood, so any critical one is refused (RFC 7515 §4.1.11); b64 only makes sense with crit.
+  if ('crit' in header || 'b64' in header) return fail('crit', 'The DPoP proof header may not carry crit or b64.');
+  const key = proofKey(header.jwk);
+  return 'ok' in key ? key : remember(ACCEPTED_HEADERS, segment, key, MAX_IMPORTED_KEYS);
+}
+
 /**
  * ES256 in JWS form: r || s, 32 bytes each (RFC 7518 §3.4); a DER signature or any other length fails. Verified on libuv's
  * thread pool: it is most of a DPoP request's CPU time, and the event loop serves other requests meanwhile.
@@ -194,16 +213,12 @@ export async function checkDpopProof(proof: string, expect: ProofExpectations): 
   if (parts.length !== 3) return fail('structure', 'The DPoP proof must be a compact JWS (three parts).');
   const [h, p, s] = parts as [string, string, string];
   if (!B64URL.test(h) || !B64URL.test(p) || !B64URL.test(s)) return fail('structure', 'The DPoP proof is not base64url-encoded.');
-  const header = decodeObject(h);
-  if (!header) return fail('header', 'The DPoP proof header is not a JSON object.');
+  const accepted = ACCEPTED_HEADERS.get(h);
+  const header = accepted ? undefined : decodeObject(h);
+  if (!accepted && !header) return fail('header', 'The DPoP proof header is not a JSON object.');
   const claims = decodeObject(p);
   if (!claims) return fail('claims', 'The DPoP proof claims are not a JSON object.');
-
-  if (header.typ !== DPOP_PROOF_TYP) return fail('typ', 'The DPoP proof header typ must be dpop+jwt.');
-  if (header.alg !== DPOP_ALG) return fail('alg', 'The DPoP proof must be signed with ES256.');
-  // No extension is understood, so any critical one is refused (RFC 7515 §4.1.11); b64 only makes sense with crit.
-  if ('crit' in header || 'b64' in header) return fail('crit', 'The DPoP proof header may not carry crit or b64.');
-  const key = proofKey(header.jwk);
+  const key = accepted ?? proofHeader(h, header!);
   if ('ok' in key) return key;
 
   if (!(await signatureVerifies(`${h}.${p}`, Buffer.from(s, 'base64url'), key.key)))

@@ -1,5 +1,6 @@
 // Schema migrations, applied in order inside one transaction each; the applied versions are recorded.
 import type Database from 'better-sqlite3';
+import { dpopProofKey } from '../store/dpop-key.js';
 
 const MIGRATIONS: readonly { version: number; name: string; sql: string }[] = [
   {
@@ -176,12 +177,31 @@ const MIGRATIONS: readonly { version: number; name: string; sql: string }[] = [
       CREATE TRIGGER catalog_version_product_collections_delete AFTER DELETE ON product_collections BEGIN UPDATE catalog_version SET v = v + 1; END;
     `,
   },
+  {
+    version: 8,
+    name: 'dpop proofs keyed by a digest',
+    sql: `
+      -- A replay cache holds a row per accepted proof for the iat window plus a minute (six minutes by default): keyed by a
+      -- 16-byte digest of the thumbprint and jti (store/dpop.ts) instead of both strings, a row and its expiry entry take a
+      -- quarter of the space. Rows recorded before the upgrade keep refusing their replays.
+      CREATE TABLE dpop_proofs_by_digest (proof BLOB PRIMARY KEY, expires_at INTEGER NOT NULL) WITHOUT ROWID;
+      INSERT INTO dpop_proofs_by_digest (proof, expires_at) SELECT dpop_proof_key(jkt, jti), expires_at FROM dpop_proofs WHERE true
+        ON CONFLICT (proof) DO NOTHING;
+      DROP TABLE dpop_proofs;
+      ALTER TABLE dpop_proofs_by_digest RENAME TO dpop_proofs;
+      CREATE INDEX dpop_proofs_expiry ON dpop_proofs(expires_at);
+    `,
+  },
 ];
 
-export function migrate(db: Database.Database): void {
+/** Applies the migrations not yet applied, in order; `upTo` stops after that version (tests of an upgrade). */
+export function migrate(db: Database.Database, upTo = Infinity): void {
+  // Migration 8 rekeys recorded proofs with the same digest the store computes.
+  db.function('dpop_proof_key', { deterministic: true }, (jkt, jti) => dpopProofKey(String(jkt), String(jti)));
   db.exec('CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)');
   const applied = new Set(db.prepare('SELECT version FROM schema_migrations').pluck().all() as number[]);
   for (const m of MIGRATIONS) {
+    if (m.version > upTo) break;
     if (applied.has(m.version)) continue;
     // IMMEDIATE: two processes starting on one new file must not both apply a migration.
     db.transaction(() => {

@@ -2,6 +2,7 @@
 // replay is refused by every instance, and the nonce key when none is configured.
 import { randomBytes } from 'node:crypto';
 import type { Db } from '../db/open.js';
+import { dpopProofKey } from './dpop-key.js';
 
 const epoch = (d: Date) => Math.floor(d.getTime() / 1000);
 
@@ -9,11 +10,16 @@ const epoch = (d: Date) => Math.floor(d.getTime() / 1000);
  * Records an accepted proof (key thumbprint + jti) until `expiresAt`. Atomic set-if-absent: true when this call recorded
  * it, false when the pair is already there (a replay). Errors of the store propagate; callers fail closed.
  */
-export function recordDpopProof(db: Db, proof: { jkt: string; jti: string; expiresAt: Date }, now: Date): boolean {
+export function recordDpopProof(db: Db, proof: { jkt: string; jti: string; expiresAt: Date }): boolean {
   const r = db
-    .prepare('INSERT INTO dpop_proofs (jkt, jti, expires_at, recorded_at) VALUES (?, ?, ?, ?) ON CONFLICT (jkt, jti) DO NOTHING')
-    .run(proof.jkt, proof.jti, epoch(proof.expiresAt), epoch(now));
+    .prepare('INSERT INTO dpop_proofs (proof, expires_at) VALUES (?, ?) ON CONFLICT (proof) DO NOTHING')
+    .run(dpopProofKey(proof.jkt, proof.jti), epoch(proof.expiresAt));
   return r.changes === 1;
+}
+
+/** When the recorded proof of this key and jti expires (epoch seconds); undefined when none is recorded. */
+export function dpopProofExpiry(db: Db, jkt: string, jti: string): number | undefined {
+  return db.prepare('SELECT expires_at FROM dpop_proofs WHERE proof = ?').pluck().get(dpopProofKey(jkt, jti)) as number | undefined;
 }
 
 /** Deletes the proofs whose retention ended before `now`; returns how many. */
