@@ -20,11 +20,12 @@ import { accountRoutes } from './routes/account.js';
 import { checkoutRoutes } from './routes/checkout.js';
 import { opsRoutes } from './routes/ops.js';
 import { conversationRoutes } from './routes/conversations.js';
+import { dispatchOperations } from './routes/dispatch.js';
 import { webhookPaths, webhookRouter } from './routes/webhook.js';
 import { internalPaths, internalRouter, internalSecuritySchemes } from './routes/internal.js';
 import { createPaymentProvider } from './payments/index.js';
 import type { PaymentProvider } from './payments/port.js';
-import { expressPath, type RouteDef } from './routes/define.js';
+import { type RouteDef } from './routes/define.js';
 import { buildDescription } from './openapi.js';
 import { LIMITS } from '../../contract/limits.js';
 import { PACKAGE_ROOT } from './paths.js';
@@ -132,10 +133,15 @@ export function createApp(o: AppOptions): { app: Express; domain: Domain } {
   app.use((req, res, next) => (req.path.startsWith('/webhooks/') ? webhooks(req, res, next) : next()));
   app.use((req, res, next) => (req.path.startsWith('/internal/') ? internal(req, res, next) : next()));
 
-  for (const route of ROUTES) {
-    const method = route.operation.method.toLowerCase() as 'get' | 'post' | 'patch' | 'put' | 'delete';
-    app[method](expressPath(route.operation.path), pipelineFor(groupOf(route), route, domain));
-  }
+  app.use(
+    dispatchOperations(
+      ROUTES.map((route) => ({
+        method: route.operation.method,
+        path: route.operation.path,
+        handler: pipelineFor(groupOf(route), route, domain),
+      })),
+    ),
+  );
 
   const known = [
     ...ROUTES.map((r) => ({ method: r.operation.method, pattern: templatePattern(r.operation.path) })),

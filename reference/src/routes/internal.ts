@@ -21,6 +21,7 @@ import { discardRestOfBody } from '../drain.js';
 import { authorizeAgent, connectAgent, recordSecurityIntent, registerSignedOutSession } from '../store/internal.js';
 import { recordHandoffTimeout, recordHubTurn } from '../store/conversations.js';
 import { toJsonSchema, type Json } from '../json-schema.js';
+import { expressPath } from './define.js';
 import {
   agentAuthorizationResponseSchema,
   agentAuthorizationSchema,
@@ -412,8 +413,6 @@ function handlerStage(route: InternalRoute): RequestHandler {
     res.status(result.status).type('application/json').send(JSON.stringify(checked.data));
   };
 }
-
-const expressPath = (template: string) => template.replace(/\{([A-Za-z_][A-Za-z0-9_]*)\}/g, ':$1');
 
 /** The group's stages after the app-wide request stage, in order, for the stage table. */
 export const internalStages: readonly { name: string; make: (route: InternalRoute, domain: Domain) => RequestHandler }[] = [
