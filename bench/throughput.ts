@@ -59,13 +59,19 @@ function memoryOf(pid: number): { rssMb: number; peakMb: number } {
   return { rssMb: kb('VmRSS:') / 1024, peakMb: kb('VmHWM:') / 1024 };
 }
 
-/** A DPoP proof signed synchronously (autocannon's request hooks are synchronous). */
-function syncProof(key: KeyObject, jwk: JWK, htm: string, htu: string, token: string, nonce: string | undefined): string {
+/**
+ * A client's DPoP proofs, signed synchronously (autocannon's request hooks are synchronous). As a client library would, it
+ * encodes its header and the token's hash once: per proof only the claims and the signature are new.
+ */
+function proofSigner(key: KeyObject, jwk: JWK, token: string): (htm: string, htu: string, nonce: string | undefined) => string {
   const b64 = (v: object) => Buffer.from(JSON.stringify(v)).toString('base64url');
+  const header = b64({ typ: 'dpop+jwt', alg: 'ES256', jwk });
   const ath = createHash('sha256').update(token).digest('base64url');
-  const payload = { jti: randomUUID(), htm, htu, iat: Math.floor(Date.now() / 1000), ath, ...(nonce ? { nonce } : {}) };
-  const input = `${b64({ typ: 'dpop+jwt', alg: 'ES256', jwk })}.${b64(payload)}`;
-  return `${input}.${sign('sha256', Buffer.from(input), { key, dsaEncoding: 'ieee-p1363' }).toString('base64url')}`;
+  return (htm, htu, nonce) => {
+    const payload = { jti: randomUUID(), htm, htu, iat: Math.floor(Date.now() / 1000), ath, ...(nonce ? { nonce } : {}) };
+    const input = `${header}.${b64(payload)}`;
+    return `${input}.${sign('sha256', Buffer.from(input), { key, dsaEncoding: 'ieee-p1363' }).toString('base64url')}`;
+  };
 }
 
 type Scenario = (url: string) => Promise<autocannon.Options['requests']>;
@@ -89,6 +95,7 @@ export async function scenarios(referenceUrl: string): Promise<Record<string, Sc
   });
   if (connected.status >= 300) throw new Error(`could not register the assistant session: ${connected.status} ${await connected.text()}`);
   const token = await mint.assistant({ sub, sid, jkt: await calculateJwkThumbprint(jwk, 'sha256'), scope: 'cart:read' });
+  const signProof = proofSigner(privateKey, jwk, token);
   let nonce: string | undefined;
 
   return {
@@ -109,7 +116,7 @@ export async function scenarios(referenceUrl: string): Promise<Record<string, Sc
           headers: {
             ...req.headers,
             authorization: `DPoP ${token}`,
-            dpop: syncProof(privateKey, jwk, 'GET', `${url}/v1/cart`, token, nonce),
+            dpop: signProof('GET', `${url}/v1/cart`, nonce),
           },
         }),
         onResponse: (_status, _body, _context, headers) => {
