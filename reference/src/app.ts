@@ -20,7 +20,7 @@ import { accountRoutes } from './routes/account.js';
 import { checkoutRoutes } from './routes/checkout.js';
 import { opsRoutes } from './routes/ops.js';
 import { conversationRoutes } from './routes/conversations.js';
-import { dispatchOperations } from './routes/dispatch.js';
+import { dispatchRoutes } from './routes/dispatch.js';
 import { webhookPaths, webhookRouter } from './routes/webhook.js';
 import { internalPaths, internalRouter, internalSecuritySchemes } from './routes/internal.js';
 import { createPaymentProvider } from './payments/index.js';
@@ -112,36 +112,35 @@ export function createApp(o: AppOptions): { app: Express; domain: Domain } {
     }
     res.status(200).json({ status: 'ok', version: VERSION, checks: { database: 'ok' } });
   };
-  app.get('/health', pipelineFor('public', health, domain));
 
   const general = JSON.stringify(describeService('general', o.config.docsUrl));
   const assistant = JSON.stringify(describeService('assistant', o.config.docsUrl));
-  for (const [path, doc] of [
-    ['/openapi.json', general],
-    ['/assistant/openapi.json', assistant],
-  ] as const) {
-    const describe: RequestHandler = (_req, res) => {
+  const describing =
+    (doc: string): RequestHandler =>
+    (_req, res) => {
       res.set('Cache-Control', `public, max-age=${LIMITS.descriptionCacheSeconds}`).type('application/json').send(doc);
     };
-    app.get(path, pipelineFor('public', describe, domain));
-  }
 
-  // Special routes: their own groups of the stage table (pipeline/groups.ts), before the JSON decoding of operations.
+  // Every route of the public and operation groups by one lookup (routes/dispatch.ts), first: most requests are theirs.
+  app.use(
+    dispatchRoutes([
+      { method: 'GET', path: '/health', handler: pipelineFor('public', health, domain) },
+      { method: 'GET', path: '/openapi.json', handler: pipelineFor('public', describing(general), domain) },
+      { method: 'GET', path: '/assistant/openapi.json', handler: pipelineFor('public', describing(assistant), domain) },
+      ...ROUTES.map((route) => ({
+        method: route.operation.method,
+        path: route.operation.path,
+        handler: pipelineFor(groupOf(route), route, domain),
+      })),
+    ]),
+  );
+
+  // Special routes: their own groups of the stage table (pipeline/groups.ts), with no JSON decoding of their own.
   // Entered only by their own paths: every other request would walk their routes' patterns in vain.
   const webhooks = webhookRouter(pipelineFor('webhook', null, domain));
   const internal = internalRouter((route) => pipelineFor('internal', route, domain));
   app.use((req, res, next) => (req.path.startsWith('/webhooks/') ? webhooks(req, res, next) : next()));
   app.use((req, res, next) => (req.path.startsWith('/internal/') ? internal(req, res, next) : next()));
-
-  app.use(
-    dispatchOperations(
-      ROUTES.map((route) => ({
-        method: route.operation.method,
-        path: route.operation.path,
-        handler: pipelineFor(groupOf(route), route, domain),
-      })),
-    ),
-  );
 
   const known = [
     ...ROUTES.map((r) => ({ method: r.operation.method, pattern: templatePattern(r.operation.path) })),

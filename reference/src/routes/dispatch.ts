@@ -1,4 +1,4 @@
-// The operations' routing in one lookup: a path without parameters by its method and path, the others by a short list of
+// Routing in one lookup (the operations and the public routes): a path without parameters by its method and path, the others by a short list of
 // patterns. Express's router would test every route before the one that matches, in turn, on every request. Matching is
 // what Express's would be with the app's settings: case-sensitive, strict (no trailing-slash twin), HEAD served by GET
 // when no HEAD route exists, parameters percent-decoded, a malformed escape a 400 URIError as Express raises it.
@@ -21,7 +21,7 @@ interface Pattern {
 const PARAM = /\{([A-Za-z_][A-Za-z0-9_]*)\}/g;
 const escapeRegex = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
-export function dispatchOperations(routes: readonly Mounted[]): RequestHandler {
+export function dispatchRoutes(routes: readonly Mounted[]): RequestHandler {
   const exact = new Map<string, RequestHandler>();
   const patterns: Pattern[] = [];
   for (const r of routes) {

@@ -1,8 +1,8 @@
-// The operations' dispatcher (reference/src/routes/dispatch.ts) routes as Express's router did with the app's settings.
+// The routes' dispatcher (reference/src/routes/dispatch.ts) routes as Express's router did with the app's settings.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Request, RequestHandler, Response } from 'express';
-import { dispatchOperations } from '../../../reference/src/routes/dispatch.js';
+import { dispatchRoutes } from '../../../reference/src/routes/dispatch.js';
 
 const named =
   (name: string): RequestHandler =>
@@ -10,7 +10,7 @@ const named =
     (res as unknown as { served: unknown }).served = { name, params: req.params };
   };
 
-const dispatch = dispatchOperations([
+const dispatch = dispatchRoutes([
   { method: 'GET', path: '/v1/cart', handler: named('readCart') },
   { method: 'POST', path: '/v1/cart/items', handler: named('addItem') },
   { method: 'DELETE', path: '/v1/cart/items/{variant_id}', handler: named('removeItem') },
