@@ -20,7 +20,7 @@ import { accountRoutes } from './routes/account.js';
 import { checkoutRoutes } from './routes/checkout.js';
 import { opsRoutes } from './routes/ops.js';
 import { conversationRoutes } from './routes/conversations.js';
-import { dispatchRoutes } from './routes/dispatch.js';
+import { dispatchRoutes, templatePattern } from './routes/dispatch.js';
 import { webhookPaths, webhookRouter } from './routes/webhook.js';
 import { internalPaths, internalRouter, internalSecuritySchemes } from './routes/internal.js';
 import { createPaymentProvider } from './payments/index.js';
@@ -64,9 +64,6 @@ export function describeService(which: 'general' | 'assistant', docsUrl: string)
     specialSecuritySchemes: internalSecuritySchemes,
   });
 }
-
-const templatePattern = (path: string) =>
-  new RegExp('^' + path.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\\?\{[^}]+\\?\}|\{[^}]+\}/g, '[^/]+') + '$');
 
 export function createApp(o: AppOptions): { app: Express; domain: Domain } {
   const clock = o.clock ?? (() => new Date());

@@ -1,7 +1,8 @@
-// Routing in one lookup (the operations and the public routes): a path without parameters by its method and path, the others by a short list of
-// patterns. Express's router would test every route before the one that matches, in turn, on every request. Matching is
-// what Express's would be with the app's settings: case-sensitive, strict (no trailing-slash twin), HEAD served by GET
-// when no HEAD route exists, parameters percent-decoded, a malformed escape a 400 URIError as Express raises it.
+// Routing in one lookup (the public routes and the operations): a path without parameters by its method and path, the
+// others by a short list of patterns. Express's router would test every route before the one that matches, in turn, on
+// every request. Matching is what Express's would be with the app's settings: case-sensitive, strict (no trailing-slash
+// twin), HEAD served by GET when the path has no HEAD route, parameters percent-decoded, a malformed escape the 400
+// URIError Express raises.
 import type { Request, RequestHandler } from 'express';
 
 export interface Mounted {
@@ -21,6 +22,15 @@ interface Pattern {
 const PARAM = /\{([A-Za-z_][A-Za-z0-9_]*)\}/g;
 const escapeRegex = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
+/** A path template as an anchored pattern, one capturing group per parameter (a whole, non-empty segment). */
+export function templatePattern(template: string): RegExp {
+  const source = template
+    .split(PARAM)
+    .map((part, i) => (i % 2 === 0 ? escapeRegex(part) : '([^/]+)'))
+    .join('');
+  return new RegExp(`^${source}$`);
+}
+
 export function dispatchRoutes(routes: readonly Mounted[]): RequestHandler {
   const exact = new Map<string, RequestHandler>();
   const patterns: Pattern[] = [];
@@ -30,11 +40,7 @@ export function dispatchRoutes(routes: readonly Mounted[]): RequestHandler {
       exact.set(`${r.method} ${r.path}`, r.handler);
       continue;
     }
-    const source = r.path
-      .split(PARAM)
-      .map((part, i) => (i % 2 === 0 ? escapeRegex(part) : '([^/]+)'))
-      .join('');
-    patterns.push({ method: r.method, regex: new RegExp(`^${source}$`), names, handler: r.handler });
+    patterns.push({ method: r.method, regex: templatePattern(r.path), names, handler: r.handler });
   }
   const find = (method: string, path: string, req: Request): RequestHandler | undefined => {
     const handler = exact.get(`${method} ${path}`);
@@ -53,12 +59,11 @@ export function dispatchRoutes(routes: readonly Mounted[]): RequestHandler {
     }
     return undefined;
   };
-  const hasHead = routes.some((r) => r.method === 'HEAD');
   return (req, res, next) => {
     const path = req.path;
     let handler: RequestHandler | undefined;
     try {
-      handler = find(req.method, path, req) ?? (req.method === 'HEAD' && !hasHead ? find('GET', path, req) : undefined);
+      handler = find(req.method, path, req) ?? (req.method === 'HEAD' ? find('GET', path, req) : undefined);
     } catch (err) {
       next(err);
       return;
