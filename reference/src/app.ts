@@ -119,18 +119,17 @@ export function createApp(o: AppOptions): { app: Express; domain: Domain } {
     };
 
   // Every route of the public and operation groups by one lookup (routes/dispatch.ts), first: most requests are theirs.
-  app.use(
-    dispatchRoutes([
-      { method: 'GET', path: '/health', handler: pipelineFor('public', health, domain) },
-      { method: 'GET', path: '/openapi.json', handler: pipelineFor('public', describing(general), domain) },
-      { method: 'GET', path: '/assistant/openapi.json', handler: pipelineFor('public', describing(assistant), domain) },
-      ...ROUTES.map((route) => ({
-        method: route.operation.method,
-        path: route.operation.path,
-        handler: pipelineFor(groupOf(route), route, domain),
-      })),
-    ]),
-  );
+  const mounted = [
+    { method: 'GET', path: '/health', handler: pipelineFor('public', health, domain) },
+    { method: 'GET', path: '/openapi.json', handler: pipelineFor('public', describing(general), domain) },
+    { method: 'GET', path: '/assistant/openapi.json', handler: pipelineFor('public', describing(assistant), domain) },
+    ...ROUTES.map((route) => ({
+      method: route.operation.method,
+      path: route.operation.path,
+      handler: pipelineFor(groupOf(route), route, domain),
+    })),
+  ];
+  app.use(dispatchRoutes(mounted));
 
   // Special routes: their own groups of the stage table (pipeline/groups.ts), with no JSON decoding of their own.
   // Entered only by their own paths: every other request would walk their routes' patterns in vain.
@@ -139,13 +138,8 @@ export function createApp(o: AppOptions): { app: Express; domain: Domain } {
   app.use((req, res, next) => (req.path.startsWith('/webhooks/') ? webhooks(req, res, next) : next()));
   app.use((req, res, next) => (req.path.startsWith('/internal/') ? internal(req, res, next) : next()));
 
-  const known = [
-    ...ROUTES.map((r) => ({ method: r.operation.method, pattern: templatePattern(r.operation.path) })),
-    { method: 'GET', pattern: /^\/health$/ },
-    { method: 'GET', pattern: /^\/openapi\.json$/ },
-    { method: 'GET', pattern: /^\/assistant\/openapi\.json$/ },
-  ];
-  app.use(unmatched(known));
+  // A path of those routes with another method: 405 with Allow; any other path: 404.
+  app.use(unmatched(mounted.map((r) => ({ method: r.method, pattern: templatePattern(r.path) }))));
   // A DPoP request refused before the authenticate stage still gets a fresh nonce; a nonce-key failure only omits it.
   const issueNonce = () => {
     try {

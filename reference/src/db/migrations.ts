@@ -182,7 +182,7 @@ const MIGRATIONS: readonly { version: number; name: string; sql: string }[] = [
     name: 'dpop proofs keyed by a digest',
     sql: `
       -- A replay cache holds a row per accepted proof for the iat window plus a minute (six minutes by default): keyed by a
-      -- 16-byte digest of the thumbprint and jti (store/dpop.ts) instead of both strings, a row and its expiry entry take a
+      -- 16-byte digest of the thumbprint and jti (store/dpop-key.ts) instead of both strings, a row and its expiry entry take a
       -- quarter of the space. Rows recorded before the upgrade keep refusing their replays.
       CREATE TABLE dpop_proofs_by_digest (proof BLOB PRIMARY KEY, expires_at INTEGER NOT NULL) WITHOUT ROWID;
       INSERT INTO dpop_proofs_by_digest (proof, expires_at) SELECT dpop_proof_key(jkt, jti), expires_at FROM dpop_proofs WHERE true
