@@ -25,6 +25,16 @@ export interface ProblemOptions {
   cause?: unknown;
 }
 
+/**
+ * Longest `detail`, issue `path`, `code` and `message` a problem document carries (docs/errors.md): with at most 20 issues,
+ * a document stays within a few KiB whatever the request held (a member name of 200 KB ends up in an issue's path).
+ */
+export const PROBLEM_TEXT_MAX = 200;
+
+/** `text` within PROBLEM_TEXT_MAX characters: a longer one is cut, its end marked with an ellipsis. */
+export const bounded = (text: string): string =>
+  text.length <= PROBLEM_TEXT_MAX ? text : `${text.slice(0, PROBLEM_TEXT_MAX - 1)}…`;
+
 export class ProblemError extends Error {
   readonly code: ErrorCode;
   readonly status: number;
@@ -35,7 +45,13 @@ export class ProblemError extends Error {
     this.name = 'ProblemError';
     this.code = code;
     this.status = ERRORS[code].status;
-    this.options = { ...options, issues: options.issues?.slice(0, LIMITS.validationIssues) };
+    this.options = {
+      ...options,
+      ...(options.detail !== undefined ? { detail: bounded(options.detail) } : {}),
+      issues: options.issues
+        ?.slice(0, LIMITS.validationIssues)
+        .map((i) => ({ path: bounded(i.path), code: bounded(i.code), message: bounded(i.message) })),
+    };
   }
 
   /** A 500 never exposes its detail (spec: never on internal_error); 503 outages say what is missing. */

@@ -58,6 +58,9 @@ describe('token verification', () => {
       ['numeric client_id', m.customer({ sub, claims: { client_id: 7 } })],
       ['scope not a string', m.customer({ sub, claims: { scope: ['cart:read'] } })],
       ['unknown kid', m.customer({ sub, header: { kid: 'no-such-key' } })],
+      // RFC 7797 §6: b64 is understood only when crit names it; a token that sets it otherwise is refused.
+      ['b64 false without crit', m.customer({ sub, header: { b64: false } })],
+      ['b64 true without crit', m.customer({ sub, header: { b64: true } })],
       ['alg none', Promise.resolve(unsecured(good.payload, { ...good.header, alg: 'none' }))],
       ['HS256 keyed with the public key', signWith(good.payload, { ...good.header, alg: 'HS256' }, publicKeyAsSecret(h.profile))],
       ['signed by a foreign key under our kid', signWith(good.payload, good.header, foreign.privateKey)],

@@ -70,6 +70,10 @@ export function createTokenVerifier(config: Config, keySet: JWTVerifyGetKey = cr
           requiredClaims: ['exp', 'iat', 'sub', 'client_id'],
           clockTolerance: 0,
         });
+        // RFC 7797 §6: b64 is understood only when crit names it (jose ignores it otherwise); such a token is refused, as
+        // the DPoP checker refuses such a proof.
+        if ('b64' in protectedHeader && !(Array.isArray(protectedHeader.crit) && protectedHeader.crit.includes('b64')))
+          throw rejected('The token header sets b64 without naming it in crit.');
         const iatProblem = checkIssuedAt(payload.iat, now);
         if (iatProblem) throw rejected(iatProblem);
         if (typeof payload.client_id !== 'string' || payload.client_id.length === 0)

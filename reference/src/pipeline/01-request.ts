@@ -2,6 +2,7 @@
 // the challenge scheme chosen from the request alone; then body decoding, which fails before authentication.
 import { randomUUID } from 'node:crypto';
 import express, { type NextFunction, type Request, type RequestHandler, type Response } from 'express';
+import { HEADERS } from '../../../contract/headers.js';
 import { LIMITS } from '../../../contract/limits.js';
 import { chooseScheme } from '../auth/challenge.js';
 import { ProblemError } from '../problem.js';
@@ -42,18 +43,28 @@ export function requestStage(log: Logger): RequestHandler {
   };
 }
 
-/** Headers a request may carry once: a second Host (RFC 9112 §3.2) or Authorization would make "first wins" a choice. */
-const SINGLE_HEADERS = ['host', 'authorization'] as const;
+/**
+ * Headers a request may carry once: a second Host (RFC 9112 §3.2) or Authorization would make "first wins" a choice, and
+ * Node would join two attribution headers into one value ("a@x, b@x" as an operator). DPoP: exactly one proof (RFC 9449
+ * §4.3). Listed in docs/errors.md.
+ */
+export const SINGLE_HEADERS = [
+  'host',
+  'authorization',
+  ...[HEADERS.operator, HEADERS.guestSession, HEADERS.shopperIp, HEADERS.assistantSubject, HEADERS.invitedAgentContext, HEADERS.dpop].map(
+    (h) => h.toLowerCase(),
+  ),
+];
 
 /**
- * An HTTP/1.1 request without Host, or with two Host or two Authorization headers, is refused with 400 before anything
- * else reads them (RFC 9112 §3.2; the server lets Host-less requests through to here: boundary.ts).
+ * An HTTP/1.1 request without Host, or with any of SINGLE_HEADERS twice, is refused with 400 before anything else reads
+ * them (RFC 9112 §3.2; the server lets Host-less requests through to here: boundary.ts).
  */
 function refuseAmbiguousFraming(req: Request): void {
   const counts = new Map<string, number>();
   for (let i = 0; i < req.rawHeaders.length; i += 2) {
     const name = req.rawHeaders[i]!.toLowerCase();
-    if ((SINGLE_HEADERS as readonly string[]).includes(name)) counts.set(name, (counts.get(name) ?? 0) + 1);
+    if (SINGLE_HEADERS.includes(name)) counts.set(name, (counts.get(name) ?? 0) + 1);
   }
   const issues = SINGLE_HEADERS.filter((n) => (counts.get(n) ?? 0) > 1).map((n) => ({
     path: `headers.${n}`,
