@@ -2,7 +2,7 @@
 // Cache-Control: no-store, `instance` = the request id, and challenges set here alone. Unexpected throws become
 // 500 `internal_error` without `detail`, logged as `api_error`.
 import { randomUUID } from 'node:crypto';
-import type { Server } from 'node:http';
+import type { Server, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { ErrorRequestHandler, Request, RequestHandler, Response } from 'express';
 import { ERRORS, REASON_PHRASES } from '../../contract/errors.js';
@@ -130,10 +130,25 @@ export function unmatched(knownRoutes: readonly { method: string; pattern: RegEx
  * Requests Node refuses before Express sees them (headers over 16 KiB, unparsable request lines) still get the problem
  * document: the boundary writes it on the raw socket. An HTTP/1.1 request without Host, which Node would answer with a
  * bare 400 of its own, is let through to the request stage, which refuses it with the problem document.
+ *
+ * A parse error after a complete request (bytes after a `Connection: close` request, or a malformed request pipelined
+ * behind one) is logged and never written: that request runs, and its own answer is the only one it gets; the connection
+ * then closes.
  */
-export function installClientErrorHandler(server: Server, docsUrl: string): void {
+export function installClientErrorHandler(server: Server, docsUrl: string, log?: Logger): void {
   (server as Server & { requireHostHeader: boolean }).requireHostHeader = false;
   server.on('clientError', (err: NodeJS.ErrnoException, socket: Socket) => {
+    const inFlight = (socket as Socket & { _httpMessage?: ServerResponse | null })._httpMessage;
+    if (err.code === 'HPE_CLOSED_CONNECTION' || inFlight) {
+      log?.warn('client_error', { code: err.code, answering: Boolean(inFlight) });
+      if (!inFlight) {
+        if (socket.writable) socket.end();
+      } else if (!inFlight.writableFinished) {
+        inFlight.once('finish', () => socket.end());
+        inFlight.once('close', () => socket.end());
+      }
+      return;
+    }
     if (!socket.writable || (err as { bytesParsed?: number }).bytesParsed === undefined) {
       socket.destroy();
       return;

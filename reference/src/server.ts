@@ -33,7 +33,7 @@ export async function startServer(config: Config, o: { clock?: Clock; log?: Logg
     s.once('error', reject);
   });
   // Node's default header limits stay (16 KiB: larger headers get 431); requests may not hang forever.
-  installClientErrorHandler(server, config.docsUrl);
+  installClientErrorHandler(server, config.docsUrl, log);
   server.requestTimeout = 30_000;
   server.headersTimeout = 20_000;
   // Recorded DPoP proofs past their retention are deleted every minute (docs/assistants.md).
