@@ -1,10 +1,33 @@
 // After refusing an oversized body, read and discard the rest of it instead of closing at once: closing a socket that still
 // has unread bytes makes the kernel reset the connection, and the client can lose the answer before reading it. The
 // server's request timeout (30 s) bounds how long a client may keep sending.
-import type { Request } from 'express';
+import type { Socket } from 'node:net';
+import type { Request, Response } from 'express';
 
 export function discardRestOfBody(req: Request): void {
   req.removeAllListeners('data');
   req.on('data', () => undefined);
   req.resume();
+}
+
+/** How long a connection closed after a 413 keeps reading (and dropping) what the client still sends, at most. */
+export const LINGER_MS = 2000;
+
+/**
+ * A refused body's connection is not reused (`Connection: close`): the answer goes out at once, then the server half-closes
+ * and keeps reading and dropping the client's bytes until it closes too or LINGER_MS pass (a lingering close, so that the
+ * reset of a socket closed with unread bytes does not destroy the answer on its way).
+ */
+export function closeAfterAnswer(req: Request, res: Response): void {
+  discardRestOfBody(req);
+  res.set('Connection', 'close');
+  const socket = req.socket as Socket & { destroySoon?: () => void };
+  if (!socket || socket.destroyed) return;
+  // Node ends a `Connection: close` exchange with destroySoon (end, then destroy once written): end only, and linger.
+  socket.destroySoon = () => {
+    socket.end();
+    const timer = setTimeout(() => socket.destroy(), LINGER_MS);
+    timer.unref();
+    socket.once('close', () => clearTimeout(timer));
+  };
 }

@@ -5,6 +5,7 @@ import express, { type NextFunction, type Request, type RequestHandler, type Res
 import { HEADERS } from '../../../contract/headers.js';
 import { LIMITS } from '../../../contract/limits.js';
 import { chooseScheme } from '../auth/challenge.js';
+import { closeAfterAnswer } from '../drain.js';
 import { ProblemError } from '../problem.js';
 import type { Logger } from '../log.js';
 import type { RequestContext } from './context.js';
@@ -85,10 +86,23 @@ function charsetOf(req: Request): string | undefined {
 const hasBody = (req: Request) =>
   req.headers['transfer-encoding'] !== undefined || (req.headers['content-length'] !== undefined && req.headers['content-length'] !== '0');
 
+/**
+ * A declared Content-Length over `limit` is refused at once (413), before any byte of the body is read: the body is never
+ * waited for, and the connection closes after the answer (drain.ts: a lingering close).
+ */
+export function refuseDeclaredOversize(req: Request, res: Response, limit: number): void {
+  const declared = req.headers['content-length'];
+  if (declared !== undefined && /^\d+$/.test(declared) && Number(declared) > limit) {
+    closeAfterAnswer(req, res);
+    throw new ProblemError('payload_too_large', { detail: `The request body is over the ${limit}-byte limit (Content-Length).` });
+  }
+}
+
 /** JSON decoding with the general body cap. Decoding errors reach the boundary as body-parser errors. */
 export function decodeJsonStage(): RequestHandler[] {
   const json = express.json({ limit: LIMITS.requestBodyBytes, type: ['application/json', 'application/*+json'], strict: false });
-  const requireJsonType: RequestHandler = (req, _res, next) => {
+  const requireJsonType: RequestHandler = (req, res, next) => {
+    refuseDeclaredOversize(req, res, LIMITS.requestBodyBytes);
     // Request bodies are JSON and need Content-Type: application/json (spec, Endpoints > Conventions).
     if (hasBody(req) && !req.is(['application/json', 'application/*+json'])) {
       throw new ProblemError('unsupported_media_type', { detail: 'Request bodies must be sent as Content-Type: application/json.' });

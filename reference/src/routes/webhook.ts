@@ -4,6 +4,7 @@
 // only credential, and an Authorization header is not read. Only the boundary writes errors: stages throw ProblemError.
 import express, { Router, type RequestHandler } from 'express';
 import { LIMITS } from '../../../contract/limits.js';
+import { refuseDeclaredOversize } from '../pipeline/01-request.js';
 import type { ErrorCode } from '../../../contract/errors.js';
 import type { Domain } from '../domain.js';
 import { domainStage } from '../pipeline/02-domain.js';
@@ -21,7 +22,11 @@ export const SIGNATURE_TOLERANCE_SECONDS = 300;
 
 /** Stage "raw body (256 KiB)": the exact bytes, whatever the Content-Type (even none); over the cap: 413 at the boundary. */
 function rawBodyStage(): RequestHandler {
-  return express.raw({ type: () => true, limit: LIMITS.requestBodyBytes });
+  const raw = express.raw({ type: () => true, limit: LIMITS.requestBodyBytes });
+  return (req, res, next) => {
+    refuseDeclaredOversize(req, res, LIMITS.requestBodyBytes);
+    return raw(req, res, next);
+  };
 }
 
 /**
