@@ -9,6 +9,7 @@ import { ERRORS, REASON_PHRASES } from '../../contract/errors.js';
 import { formatChallenge } from './auth/challenge.js';
 import type { Logger } from './log.js';
 import type { RequestContext } from './pipeline/context.js';
+import { JSON_BOUNDS_EXCEEDED } from './pipeline/01-request.js';
 import { ProblemError } from './problem.js';
 
 const unreadable = (path: string, code: string, detail: string) =>
@@ -22,10 +23,12 @@ const isDecompressionError = (err: { code?: unknown; errno?: unknown }) =>
  * Failures before any stage could throw a ProblemError: body-parser errors, the router's refusal of a malformed
  * percent-escape in a path parameter, and any other client error (4xx) a library raised.
  */
-function fromDecodingError(err: { type?: unknown; status?: unknown; code?: unknown; errno?: unknown }): ProblemError | undefined {
+function fromDecodingError(err: { type?: unknown; status?: unknown; code?: unknown; errno?: unknown; message?: unknown }): ProblemError | undefined {
   switch (err.type) {
     case 'entity.parse.failed':
       return new ProblemError('invalid_json', { detail: 'The request body is not valid JSON.' });
+    case JSON_BOUNDS_EXCEEDED:
+      return new ProblemError('invalid_json', { detail: String(err.message) });
     case 'entity.too.large':
       return new ProblemError('payload_too_large', { detail: 'The request body is over the size limit.' });
     case 'encoding.unsupported':

@@ -6,6 +6,7 @@ import { HEADERS } from '../../../contract/headers.js';
 import { LIMITS } from '../../../contract/limits.js';
 import { chooseScheme } from '../auth/challenge.js';
 import { closeAfterAnswer } from '../drain.js';
+import { boundDetail, exceededBound } from '../json-bounds.js';
 import { ProblemError } from '../problem.js';
 import type { Logger } from '../log.js';
 import type { RequestContext } from './context.js';
@@ -98,9 +99,21 @@ export function refuseDeclaredOversize(req: Request, res: Response, limit: numbe
   }
 }
 
+/** The body-parser error type of a body over a bound of json-bounds.ts; the boundary answers 400 `invalid_json`. */
+export const JSON_BOUNDS_EXCEEDED = 'entity.bounds.exceeded';
+
 /** JSON decoding with the general body cap. Decoding errors reach the boundary as body-parser errors. */
 export function decodeJsonStage(): RequestHandler[] {
-  const json = express.json({ limit: LIMITS.requestBodyBytes, type: ['application/json', 'application/*+json'], strict: false });
+  const json = express.json({
+    limit: LIMITS.requestBodyBytes,
+    type: ['application/json', 'application/*+json'],
+    strict: false,
+    // Before the parser runs: a body over a nesting or value bound is refused, never parsed (json-bounds.ts).
+    verify: (_req, _res, body) => {
+      const bound = exceededBound(body);
+      if (bound) throw Object.assign(new Error(boundDetail(bound)), { type: JSON_BOUNDS_EXCEEDED });
+    },
+  });
   const requireJsonType: RequestHandler = (req, res, next) => {
     refuseDeclaredOversize(req, res, LIMITS.requestBodyBytes);
     // Request bodies are JSON and need Content-Type: application/json (spec, Endpoints > Conventions).
