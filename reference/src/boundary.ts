@@ -23,12 +23,12 @@ const isDecompressionError = (err: { code?: unknown; errno?: unknown }) =>
  * Failures before any stage could throw a ProblemError: body-parser errors, the router's refusal of a malformed
  * percent-escape in a path parameter, and any other client error (4xx) a library raised.
  */
-function fromDecodingError(err: { type?: unknown; status?: unknown; code?: unknown; errno?: unknown; message?: unknown }): ProblemError | undefined {
+function fromDecodingError(err: { type?: unknown; status?: unknown; code?: unknown; errno?: unknown }): ProblemError | undefined {
   switch (err.type) {
     case 'entity.parse.failed':
       return new ProblemError('invalid_json', { detail: 'The request body is not valid JSON.' });
     case JSON_BOUNDS_EXCEEDED:
-      return new ProblemError('invalid_json', { detail: String(err.message) });
+      return new ProblemError('invalid_json', { detail: String((err as { message?: unknown }).message) });
     case 'entity.too.large':
       return new ProblemError('payload_too_large', { detail: 'The request body is over the size limit.' });
     case 'encoding.unsupported':

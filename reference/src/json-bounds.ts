@@ -10,6 +10,10 @@ export const JSON_BOUNDS = Object.freeze({
 });
 
 export type JsonBound = 'depth' | 'values';
+export interface JsonBounds {
+  maxDepth: number;
+  maxValues: number;
+}
 
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
@@ -23,7 +27,7 @@ const isSpace = (c: number) => c === 0x20 || c === 0x0a || c === 0x0d || c === 0
  * check the syntax (the parser that runs next does), so on malformed text its counts are approximate, never unbounded.
  * Multi-byte UTF-8 sequences never contain the bytes it looks for.
  */
-export function exceededBound(bytes: Uint8Array, bounds = JSON_BOUNDS): JsonBound | undefined {
+export function exceededBound(bytes: Uint8Array, bounds: JsonBounds = JSON_BOUNDS): JsonBound | undefined {
   let depth = 0;
   let values = 0;
   // Just after an opening bracket: the next token, unless it closes the container, is its first value.
@@ -52,7 +56,7 @@ export function exceededBound(bytes: Uint8Array, bounds = JSON_BOUNDS): JsonBoun
 }
 
 /** The `detail` of the 400 `invalid_json` for a body over a bound. */
-export const boundDetail = (bound: JsonBound, bounds = JSON_BOUNDS): string =>
+export const boundDetail = (bound: JsonBound, bounds: JsonBounds = JSON_BOUNDS): string =>
   bound === 'depth'
     ? `The JSON body is nested deeper than the depth bound of ${bounds.maxDepth} (objects and arrays).`
     : `The JSON body holds more than the bound of ${bounds.maxValues.toLocaleString('en-US')} values (object members and array elements).`;

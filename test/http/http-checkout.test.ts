@@ -382,15 +382,17 @@ function heldProvider(hold: { current: Gate | null }) {
   const charges: ChargeRequest[] = [];
   const refunds: { ref: string; amount: number }[] = [];
   let charged: () => void = () => {};
-  const provider: PaymentProvider & { charges: typeof charges; refunds: typeof refunds; nextCharge(): Promise<void> } = {
+  const provider: PaymentProvider & { charges: typeof charges; refunds: typeof refunds; nextCharge(): Promise<void>; delayMs: number } = {
     name: 'simulated',
     charges,
     refunds,
+    delayMs: 0,
     nextCharge: () => new Promise<void>((r) => (charged = r)),
     async charge(r) {
       charges.push(r);
       charged();
       if (hold.current) await hold.current.opened;
+      if (provider.delayMs > 0) await new Promise((done) => setTimeout(done, provider.delayMs));
       return inner.charge(r);
     },
     findCharge: (orderId) => inner.findCharge(orderId),
@@ -432,28 +434,65 @@ describe('checkout: the cart or the stock changes while the provider charges', (
   const add = async (t: Hdrs, variant_id: string, quantity = 1) =>
     assert.equal((await a.call('/v1/cart/items', { method: 'POST', headers: t, json: { variant_id, quantity } })).status, 201);
 
-  test('two instances check out one cart at once: one order; the other refunds its charge and answers 422 cart_empty', async () => {
+  test('two instances check out one cart at once: one charge, one order; the other waits for the claim and answers 422 cart_empty', async () => {
     const t = await token('cust_checkout_1');
     await add(t, 'var_0101');
+    const chargesBefore = pa.charges.length + pb.charges.length;
     hold.current = gate();
-    const bothCharged = Promise.all([pa.nextCharge(), pb.nextCharge()]);
+    const firstCharge = Promise.race([pa.nextCharge(), pb.nextCharge()]);
     const requests = [a, b].map((x) => x.call(CHECKOUT, { method: 'POST', headers: t, json: { payment_method_id: 'pm_chk1' } }));
-    await bothCharged; // both read the full cart and asked for the money before either wrote
+    await firstCharge; // one instance claimed the cart and asked for the money
+    await new Promise((r) => setTimeout(r, 300)); // the other has long reached its claim meanwhile
+    const chargedWhileHeld = pa.charges.length + pb.charges.length - chargesBefore;
     hold.current.open();
     const results = await Promise.all(requests);
     hold.current = null;
+    assert.equal(chargedWhileHeld, 1, 'the second instance does not charge while the first does');
     assert.deepEqual(results.map((r) => r.status).sort(), [201, 422], results.map((r) => r.text).join('\n'));
     assert.equal(results.find((r) => r.status === 422)!.body.error, 'cart_empty');
     assert.equal(orders('cust_checkout_1'), 1);
-    const refunds = [...pa.refunds, ...pb.refunds];
-    assert.equal(refunds.length, 1, 'the losing charge is refunded');
-    assert.equal(refunds[0]!.amount, pa.charges[0]!.amountCents);
-    const paymentRefs = a.db
-      .prepare('SELECT provider_ref FROM payments p JOIN orders o ON o.id = p.order_id WHERE o.account_sub = ?')
-      .pluck()
-      .all('cust_checkout_1');
-    assert.equal(paymentRefs.length, 1);
-    assert.ok(!paymentRefs.includes(refunds[0]!.ref), "the refunded charge is not the order's payment");
+    assert.equal(pa.charges.length + pb.charges.length, chargesBefore + 1, 'one charge in all');
+    assert.equal(pa.refunds.length + pb.refunds.length, 0, 'nothing to refund');
+  });
+
+  test('two instances race checkouts of one cart, round after round: exactly one charge and one order per cart state', async () => {
+    const t = await token('cust_checkout_7');
+    const charges = () => [...pa.charges, ...pb.charges].filter((c) => c.accountSub === 'cust_checkout_7').length;
+    const rounds = 12;
+    for (let round = 1; round <= rounds; round++) {
+      await add(t, 'var_1701');
+      // Each instance's provider takes a few milliseconds, differently each time: the requests interleave at every await.
+      pa.delayMs = (round * 7) % 5;
+      pb.delayMs = (round * 3) % 5;
+      const results = await Promise.all(
+        [a, b, a, b].map((x) => x.call(CHECKOUT, { method: 'POST', headers: t, json: { payment_method_id: 'pm_chk7' } })),
+      );
+      assert.deepEqual(
+        results.map((r) => r.status).sort(),
+        [201, 422, 422, 422],
+        `round ${round}: ${results.map((r) => r.text).join('\n')}`,
+      );
+      assert.equal(charges(), round, `round ${round}: one charge per cart state`);
+      assert.equal(orders('cust_checkout_7'), round);
+    }
+    pa.delayMs = pb.delayMs = 0;
+    assert.equal([...pa.refunds, ...pb.refunds].length, 0);
+  });
+
+  test("a claim left by a stopped process (older than CHECKOUT_RECONCILE_AFTER_SECONDS) is settled by the next checkout, which goes on", async () => {
+    const t = await token('cust_checkout_8');
+    await add(t, 'var_1701');
+    const stale = new Date(a.clock.now().getTime() - (a.config.checkoutReconcileAfterSeconds + 1) * 1000).toISOString();
+    const cart = (await a.call('/v1/cart', { headers: t })).body as { lines: unknown[] };
+    a.db
+      .prepare(
+        `INSERT INTO checkout_attempts (id, account_sub, cart_owner, state, provider, amount_cents, currency, plan, created_at, updated_at)
+        VALUES ('ord_stoppedclaim', 'cust_checkout_8', 'account:cust_checkout_8', 'charging', 'simulated', 1, 'USD', ?, ?, ?)`,
+      )
+      .run(JSON.stringify({ cartOwner: 'account:cust_checkout_8', charged: cart }), stale, stale);
+    const res = await b.call(CHECKOUT, { method: 'POST', headers: t, json: { payment_method_id: 'pm_chk8' } });
+    assert.equal(res.status, 201, res.text);
+    assert.equal(a.db.prepare("SELECT state FROM checkout_attempts WHERE id = 'ord_stoppedclaim'").pluck().get(), 'abandoned');
   });
 
   test('the line is removed during the charge: refund, 422 cart_empty, nothing written', async () => {

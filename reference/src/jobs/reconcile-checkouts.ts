@@ -29,7 +29,8 @@ export async function refundAttempt(domain: Domain, attempt: Attempt, providerRe
   });
 }
 
-async function settle(domain: Domain, attempt: Attempt): Promise<Settlement> {
+/** Settles one unfinished attempt (also used by a checkout that finds its cart claimed by an attempt older than the age). */
+export async function settleAttempt(domain: Domain, attempt: Attempt): Promise<Settlement> {
   const { db, clock } = domain;
   // A refund_due attempt already knows its charge; the others ask the provider (the charge's idempotency key is the id).
   const known = attempt.state === 'refund_due' && attempt.providerRef !== null;
@@ -64,7 +65,7 @@ export async function reconcileCheckouts(
   const before = new Date(domain.clock().getTime() - afterSeconds * 1000);
   for (const attempt of unsettledAttempts(domain.db, before)) {
     try {
-      const outcome = await settle(domain, attempt);
+      const outcome = await settleAttempt(domain, attempt);
       counts[outcome] += 1;
       if (outcome !== 'raced') domain.log.info('checkout_reconciled', { order_id: attempt.id, from: attempt.state, outcome });
     } catch (err) {

@@ -6,12 +6,14 @@ import { checkoutPreviewSchema, checkoutSavedCardBody, createCheckoutPreviewBody
 import { readCart, type Cart } from '../store/carts.js';
 import { findVariant } from '../store/catalog.js';
 import { findAddress, findPaymentMethod, newestAddress, newId, readOrder, type ShippingAddress } from '../store/checkout.js';
-import { AttemptSettled, beginAttempt, completeAttempt, moveAttempt } from '../store/checkout-attempts.js';
-import { refundAttempt } from '../jobs/reconcile-checkouts.js';
+import { AttemptSettled, claimAttempt, completeAttempt, moveAttempt, type Attempt, type OrderPlan } from '../store/checkout-attempts.js';
+import { refundAttempt, settleAttempt } from '../jobs/reconcile-checkouts.js';
 import { crashPoint } from '../crash-point.js';
 import { priceOrder, type Totals } from '../pricing.js';
 import { ProblemError } from '../problem.js';
 import type { Db } from '../db/open.js';
+import type { Domain } from '../domain.js';
+import type { SavedCard } from '../store/checkout.js';
 import type { Actor } from '../pipeline/context.js';
 import { defineRoute } from './define.js';
 
@@ -55,7 +57,7 @@ const priced = (cart: Cart, address: ShippingAddress | undefined): Totals =>
 
 /**
  * Checkouts of one cart run one at a time in this process: a double submission waits for the first, then finds the cart
- * empty before anything is charged. placeOrder's re-read inside its transaction still guards processes sharing a database.
+ * empty before anything is charged. Across processes sharing a database, the claim (claimCart) does the same.
  */
 async function oneAtATime<T>(queue: Map<string, Promise<unknown>>, key: string, work: () => Promise<T>): Promise<T> {
   const before = queue.get(key) ?? Promise.resolve();
@@ -70,6 +72,76 @@ async function oneAtATime<T>(queue: Map<string, Promise<unknown>>, key: string, 
   } finally {
     if (queue.get(key) === settled) queue.delete(key);
   }
+}
+
+/** How often a checkout that found its cart claimed by another process looks again. */
+const CLAIM_POLL_MS = 25;
+/** Claims lost to a cart changing between its read and the claim, before the checkout answers 409 `cart_changed`. */
+const CLAIM_ROUNDS = 20;
+
+type CheckoutRequest = Pick<OrderPlan, 'idempotencyKey' | 'audit'> & {
+  sub: string;
+  cartOwner: string;
+  paymentMethodId: string;
+  addressId: string | undefined;
+};
+
+/**
+ * Reads and checks the cart, then claims it for one charge (claimAttempt): one charge per cart state, whichever process
+ * checks out. When another process's attempt is still charging the same cart, waits for it to end, then reads the cart
+ * again: after its order, the cart is empty (422 `cart_empty`, as for any submission after a paid order); after a decline,
+ * this checkout charges in turn. An attempt older than CHECKOUT_RECONCILE_AFTER_SECONDS belongs to a stopped process (no
+ * live request is that old): it is settled here, as the reconciler would, before going on.
+ */
+async function claimCart(domain: Domain, r: CheckoutRequest): Promise<{ attempt: Attempt; card: SavedCard }> {
+  const { db, payments, clock, config } = domain;
+  for (let round = 0; round < CLAIM_ROUNDS; ) {
+    // cart_empty first: a submission after a paid order is refused for its empty cart, whatever else it names.
+    const cart = filledCart(db, r.cartOwner);
+    const card = findPaymentMethod(db, r.sub, r.paymentMethodId);
+    if (!card) throw new ProblemError('unknown_payment_method', { detail: 'The account has no saved card with this id.' });
+    const address = shippingAddress(db, r.sub, r.addressId);
+    if (!address) throw new ProblemError('address_required', { detail: 'The account has no address: save one, then check out.' });
+    for (const line of cart.lines) {
+      const stock = findVariant(db, line.variant_id)?.stock ?? 0;
+      if (line.quantity > stock)
+        throw new ProblemError('insufficient_stock', { detail: `Only ${stock} of ${line.variant_id} are in stock.` });
+    }
+    const totals = priced(cart, address);
+    const attempt: Attempt = {
+      id: newId('ord'),
+      state: 'charging',
+      provider: payments.name,
+      providerRef: null,
+      amountCents: totals.totalCents,
+      currency: cart.currency,
+      createdAt: clock().toISOString(),
+      plan: {
+        accountSub: r.sub,
+        cartOwner: r.cartOwner,
+        charged: cart,
+        totals,
+        addressId: address.id,
+        paymentMethodId: card.id,
+        idempotencyKey: r.idempotencyKey,
+        audit: r.audit,
+      },
+    };
+    const claim = claimAttempt(db, attempt.id, attempt.plan, payments.name, clock());
+    if (claim.kind === 'claimed') return { attempt, card };
+    if (claim.kind === 'changed') {
+      round += 1;
+      continue;
+    }
+    const other = claim.attempt;
+    const staleAt = Date.parse(other.createdAt) + config.checkoutReconcileAfterSeconds * 1000;
+    if (clock().getTime() >= staleAt) {
+      await settleAttempt(domain, other);
+      continue;
+    }
+    await new Promise((resolve) => setTimeout(resolve, CLAIM_POLL_MS));
+  }
+  throw new ProblemError('cart_changed', { detail: 'The cart kept changing while the checkout read it. Read the cart and check out again.' });
 }
 
 export const checkoutRoutes = [
@@ -124,43 +196,20 @@ export const checkoutRoutes = [
       const { sub, cartOwner } = accountOf(actor);
       const { db, payments, log, clock, config } = domain;
       return oneAtATime(domain.checkoutQueue, cartOwner, async () => {
-        // cart_empty first: a submission after a paid order is refused for its empty cart, whatever else it names.
-        const cart = filledCart(db, cartOwner);
-        const card = findPaymentMethod(db, sub, input.body.payment_method_id);
-        if (!card) throw new ProblemError('unknown_payment_method', { detail: 'The account has no saved card with this id.' });
-        const address = shippingAddress(db, sub, input.body.address_id);
-        if (!address) throw new ProblemError('address_required', { detail: 'The account has no address: save one, then check out.' });
-        for (const line of cart.lines) {
-          const stock = findVariant(db, line.variant_id)?.stock ?? 0;
-          if (line.quantity > stock)
-            throw new ProblemError('insufficient_stock', { detail: `Only ${stock} of ${line.variant_id} are in stock.` });
-        }
-        const totals = priced(cart, address);
-        const orderId = newId('ord');
         const key = req.get('idempotency-key');
-        const attempt = {
-          id: orderId,
-          state: 'charging' as const,
-          provider: payments.name,
-          providerRef: null,
-          amountCents: totals.totalCents,
-          currency: cart.currency,
-          createdAt: clock().toISOString(),
-          plan: {
-            accountSub: sub,
-            cartOwner,
-            charged: cart,
-            totals,
-            addressId: address.id,
-            paymentMethodId: card.id,
-            idempotencyKey: key === undefined ? null : key.slice(0, IDEMPOTENCY_KEY_MAX),
-            audit: { actor: `${actor.callerKind}:${sub}`, channel: actor.channel ?? null },
-          },
-        };
+        const { attempt, card } = await claimCart(domain, {
+          sub,
+          cartOwner,
+          paymentMethodId: input.body.payment_method_id,
+          addressId: input.body.address_id,
+          idempotencyKey: key === undefined ? null : key.slice(0, IDEMPOTENCY_KEY_MAX),
+          audit: { actor: `${actor.callerKind}:${sub}`, channel: actor.channel ?? null },
+        });
+        const orderId = attempt.id;
+        const { totals, charged: cart } = attempt.plan;
         // Crash safety (docs/checkout.md): the attempt is committed before the card is charged, the charge's idempotency key
         // is the attempt id, and the order and the attempt's end commit together. A crash between any two steps leaves a
         // row the reconciler (jobs/reconcile-checkouts.ts) settles: an order, or no charge.
-        beginAttempt(db, attempt.id, attempt.plan, payments.name, clock());
         crashPoint(config, 'checkout:attempt-written');
         let charge;
         try {

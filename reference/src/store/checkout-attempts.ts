@@ -10,7 +10,7 @@
 import type { Db } from '../db/open.js';
 import type { Totals } from '../pricing.js';
 import type { ChargeResult } from '../payments/port.js';
-import type { Cart } from './carts.js';
+import { readCart, type Cart } from './carts.js';
 import { placeOrder } from './checkout.js';
 
 export type AttemptState = 'charging' | 'void_due' | 'placed' | 'declined' | 'refund_due' | 'refunded' | 'abandoned';
@@ -61,6 +61,27 @@ const fromRow = (r: Row): Attempt => ({
   plan: JSON.parse(r.plan) as OrderPlan,
   createdAt: r.created_at,
 });
+
+/** What claiming a cart for a charge found: the claim written, another attempt still charging it, or a changed cart. */
+export type Claim = { kind: 'claimed' } | { kind: 'busy'; attempt: Attempt } | { kind: 'changed' };
+
+/**
+ * One charge per cart state, across every process sharing the database: in ONE immediate transaction (the write lock from
+ * the first statement), refuses when another attempt of the same cart is still `charging`, or when the cart no longer
+ * holds exactly the lines the plan was priced from (another checkout placed its order meanwhile, or the cart was edited);
+ * otherwise writes the attempt, which is the claim. The caller charges only after `claimed`.
+ */
+export function claimAttempt(db: Db, id: string, plan: OrderPlan, provider: string, now: Date): Claim {
+  return db.transaction((): Claim => {
+    const busy = db
+      .prepare(`SELECT ${COLUMNS} FROM checkout_attempts WHERE cart_owner = ? AND state = 'charging' ORDER BY created_at LIMIT 1`)
+      .get(plan.cartOwner) as Row | undefined;
+    if (busy) return { kind: 'busy', attempt: fromRow(busy) };
+    if (JSON.stringify(readCart(db, plan.cartOwner).lines) !== JSON.stringify(plan.charged.lines)) return { kind: 'changed' };
+    beginAttempt(db, id, plan, provider, now);
+    return { kind: 'claimed' };
+  }).immediate();
+}
 
 /** Committed before the provider is called: from here on, a crash leaves a row the reconciler settles. */
 export function beginAttempt(db: Db, id: string, plan: OrderPlan, provider: string, now: Date): void {
