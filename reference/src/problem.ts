@@ -32,8 +32,7 @@ export interface ProblemOptions {
 export const PROBLEM_TEXT_MAX = 200;
 
 /** `text` within PROBLEM_TEXT_MAX characters: a longer one is cut, its end marked with an ellipsis. */
-export const bounded = (text: string): string =>
-  text.length <= PROBLEM_TEXT_MAX ? text : `${text.slice(0, PROBLEM_TEXT_MAX - 1)}…`;
+export const bounded = (text: string): string => (text.length <= PROBLEM_TEXT_MAX ? text : `${text.slice(0, PROBLEM_TEXT_MAX - 1)}…`);
 
 export class ProblemError extends Error {
   readonly code: ErrorCode;

@@ -479,7 +479,7 @@ describe('checkout: the cart or the stock changes while the provider charges', (
     assert.equal([...pa.refunds, ...pb.refunds].length, 0);
   });
 
-  test("a claim left by a stopped process (older than CHECKOUT_RECONCILE_AFTER_SECONDS) is settled by the next checkout, which goes on", async () => {
+  test('a claim left by a stopped process (older than CHECKOUT_RECONCILE_AFTER_SECONDS) is settled by the next checkout, which goes on', async () => {
     const t = await token('cust_checkout_8');
     await add(t, 'var_1701');
     const stale = new Date(a.clock.now().getTime() - (a.config.checkoutReconcileAfterSeconds + 1) * 1000).toISOString();

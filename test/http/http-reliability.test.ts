@@ -105,7 +105,11 @@ describe('one answer per request: bytes after a Connection: close request (bound
     const port = (server.address() as AddressInfo).port;
     try {
       for (const connection of ['close', 'keep-alive']) {
-        const { text } = await exchange([`GET / HTTP/1.1\r\nHost: x\r\nConnection: ${connection}\r\n\r\n\u0001garbage\r\n\r\n`], 5_000, port);
+        const { text } = await exchange(
+          [`GET / HTTP/1.1\r\nHost: x\r\nConnection: ${connection}\r\n\r\n\u0001garbage\r\n\r\n`],
+          5_000,
+          port,
+        );
         assert.deepEqual(
           responses(text).map((r) => r.status),
           [200],

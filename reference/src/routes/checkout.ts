@@ -95,7 +95,7 @@ type CheckoutRequest = Pick<OrderPlan, 'idempotencyKey' | 'audit'> & {
  */
 async function claimCart(domain: Domain, r: CheckoutRequest): Promise<{ attempt: Attempt; card: SavedCard }> {
   const { db, payments, clock, config } = domain;
-  for (let round = 0; round < CLAIM_ROUNDS; ) {
+  for (let round = 0; round < CLAIM_ROUNDS;) {
     // cart_empty first: a submission after a paid order is refused for its empty cart, whatever else it names.
     const cart = filledCart(db, r.cartOwner);
     const card = findPaymentMethod(db, r.sub, r.paymentMethodId);
@@ -141,7 +141,9 @@ async function claimCart(domain: Domain, r: CheckoutRequest): Promise<{ attempt:
     }
     await new Promise((resolve) => setTimeout(resolve, CLAIM_POLL_MS));
   }
-  throw new ProblemError('cart_changed', { detail: 'The cart kept changing while the checkout read it. Read the cart and check out again.' });
+  throw new ProblemError('cart_changed', {
+    detail: 'The cart kept changing while the checkout read it. Read the cart and check out again.',
+  });
 }
 
 export const checkoutRoutes = [

@@ -72,15 +72,17 @@ export type Claim = { kind: 'claimed' } | { kind: 'busy'; attempt: Attempt } | {
  * otherwise writes the attempt, which is the claim. The caller charges only after `claimed`.
  */
 export function claimAttempt(db: Db, id: string, plan: OrderPlan, provider: string, now: Date): Claim {
-  return db.transaction((): Claim => {
-    const busy = db
-      .prepare(`SELECT ${COLUMNS} FROM checkout_attempts WHERE cart_owner = ? AND state = 'charging' ORDER BY created_at LIMIT 1`)
-      .get(plan.cartOwner) as Row | undefined;
-    if (busy) return { kind: 'busy', attempt: fromRow(busy) };
-    if (JSON.stringify(readCart(db, plan.cartOwner).lines) !== JSON.stringify(plan.charged.lines)) return { kind: 'changed' };
-    beginAttempt(db, id, plan, provider, now);
-    return { kind: 'claimed' };
-  }).immediate();
+  return db
+    .transaction((): Claim => {
+      const busy = db
+        .prepare(`SELECT ${COLUMNS} FROM checkout_attempts WHERE cart_owner = ? AND state = 'charging' ORDER BY created_at LIMIT 1`)
+        .get(plan.cartOwner) as Row | undefined;
+      if (busy) return { kind: 'busy', attempt: fromRow(busy) };
+      if (JSON.stringify(readCart(db, plan.cartOwner).lines) !== JSON.stringify(plan.charged.lines)) return { kind: 'changed' };
+      beginAttempt(db, id, plan, provider, now);
+      return { kind: 'claimed' };
+    })
+    .immediate();
 }
 
 /** Committed before the provider is called: from here on, a crash leaves a row the reconciler settles. */
