@@ -142,7 +142,9 @@ export function installClientErrorHandler(server: Server, docsUrl: string, log?:
   (server as Server & { requireHostHeader: boolean }).requireHostHeader = false;
   server.on('clientError', (err: NodeJS.ErrnoException, socket: Socket) => {
     const inFlight = (socket as Socket & { _httpMessage?: ServerResponse | null })._httpMessage;
-    if (err.code === 'HPE_CLOSED_CONNECTION' || inFlight) {
+    // A request whose body cannot be parsed (a malformed chunk) is not complete: the error is its answer, written below.
+    const answered = inFlight && (inFlight.headersSent || inFlight.req.complete);
+    if (err.code === 'HPE_CLOSED_CONNECTION' || answered) {
       log?.warn('client_error', { code: err.code, answering: Boolean(inFlight) });
       if (!inFlight) {
         if (socket.writable) socket.end();

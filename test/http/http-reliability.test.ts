@@ -131,10 +131,23 @@ describe('one answer per request: bytes after a Connection: close request (bound
     }
   });
 
-  test('a malformed request on its own still gets the 400 problem document', async () => {
-    const all = responses((await exchange(['GARBAGE\r\n\r\n'])).text);
+  test('a malformed request on its own still gets the 400 problem document, at once', async () => {
+    const all = responses((await exchange(['GARBAGE\r\n\r\n'], 5_000)).text);
     assert.deepEqual(
       all.map((r) => [r.status, r.body?.error]),
+      [[400, 'invalid_request']],
+    );
+    // A malformed chunk: the request never completes, so the parse error is its answer.
+    const chunked = responses(
+      (
+        await exchange(
+          [`POST /v1/cart/items HTTP/1.1\r\nHost: ${host()}\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n`],
+          5_000,
+        )
+      ).text,
+    );
+    assert.deepEqual(
+      chunked.map((r) => [r.status, r.body?.error]),
       [[400, 'invalid_request']],
     );
   });
