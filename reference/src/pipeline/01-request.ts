@@ -47,14 +47,15 @@ export function requestStage(log: Logger): RequestHandler {
 
 /**
  * Headers a request may carry once: a second Host (RFC 9112 §3.2) or Authorization would make "first wins" a choice, and
- * Node would join two attribution headers into one value ("a@x, b@x" as an operator). DPoP: exactly one proof (RFC 9449
- * §4.3). Listed in docs/errors.md.
+ * Node would join two attribution headers into one value ("a@x, b@x" as an operator). Listed in docs/errors.md. Two DPoP
+ * fields are not refused here: they are a proof failure (RFC 9449 §4.3), 401 `invalid_dpop_proof` (spec, Errors), which
+ * the DPoP checker answers (auth/dpop.ts).
  */
 export const SINGLE_HEADERS = [
   'host',
   'authorization',
-  ...[HEADERS.operator, HEADERS.guestSession, HEADERS.shopperIp, HEADERS.assistantSubject, HEADERS.invitedAgentContext, HEADERS.dpop].map(
-    (h) => h.toLowerCase(),
+  ...[HEADERS.operator, HEADERS.guestSession, HEADERS.shopperIp, HEADERS.assistantSubject, HEADERS.invitedAgentContext].map((h) =>
+    h.toLowerCase(),
   ),
 ];
 
