@@ -259,8 +259,9 @@ describe('problem documents are bounded in size', () => {
 });
 
 describe('single-valued attribution headers sent twice: 400 invalid_request, issue {path: headers.<name>, code: duplicate}', () => {
-  // Two DPoP fields are a proof failure instead (401 invalid_dpop_proof, spec Errors): test/http/http-assistant.test.ts.
-  for (const name of ['Operator', 'Guest-Session', 'Shopper-IP', 'Assistant-Subject', 'Invited-Agent-Context']) {
+  // Two DPoP fields are a proof failure instead (401 invalid_dpop_proof, spec Errors: test/http/http-assistant.test.ts), and
+  // two Invited-Agent-Context fields a malformed credential (401 invalid_token: test/http/invited-agent.test.ts).
+  for (const name of ['Operator', 'Guest-Session', 'Shopper-IP', 'Assistant-Subject']) {
     test(`two ${name} headers`, async () => {
       const token = await h.minter.operator();
       const { text } = await exchange([

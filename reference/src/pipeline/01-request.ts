@@ -48,15 +48,13 @@ export function requestStage(log: Logger): RequestHandler {
 /**
  * Headers a request may carry once: a second Host (RFC 9112 §3.2) or Authorization would make "first wins" a choice, and
  * Node would join two attribution headers into one value ("a@x, b@x" as an operator). Listed in docs/errors.md. Two DPoP
- * fields are not refused here: they are a proof failure (RFC 9449 §4.3), 401 `invalid_dpop_proof` (spec, Errors), which
- * the DPoP checker answers (auth/dpop.ts).
+ * fields are a proof failure (RFC 9449 §4.3), 401 `invalid_dpop_proof` (spec, Errors), and two Invited-Agent-Context
+ * fields a malformed credential, 401 `invalid_token`: their checkers answer them (auth/dpop.ts, admission/invited-agent.ts).
  */
 export const SINGLE_HEADERS = [
   'host',
   'authorization',
-  ...[HEADERS.operator, HEADERS.guestSession, HEADERS.shopperIp, HEADERS.assistantSubject, HEADERS.invitedAgentContext].map((h) =>
-    h.toLowerCase(),
-  ),
+  ...[HEADERS.operator, HEADERS.guestSession, HEADERS.shopperIp, HEADERS.assistantSubject].map((h) => h.toLowerCase()),
 ];
 
 /**
