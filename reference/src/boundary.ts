@@ -7,9 +7,10 @@ import type { Socket } from 'node:net';
 import type { ErrorRequestHandler, Request, RequestHandler, Response } from 'express';
 import { ERRORS, REASON_PHRASES } from '../../contract/errors.js';
 import { formatChallenge } from './auth/challenge.js';
+import { LINGER_MS } from './drain.js';
+import { JSON_BOUNDS_EXCEEDED } from './json-bounds.js';
 import type { Logger } from './log.js';
 import type { RequestContext } from './pipeline/context.js';
-import { JSON_BOUNDS_EXCEEDED } from './pipeline/01-request.js';
 import { ProblemError } from './problem.js';
 
 const unreadable = (path: string, code: string, detail: string) =>
@@ -147,7 +148,9 @@ export function installClientErrorHandler(server: Server, docsUrl: string, log?:
     if (err.code === 'HPE_CLOSED_CONNECTION' || answered) {
       log?.warn('client_error', { code: err.code, answering: Boolean(inFlight) });
       if (!inFlight) {
+        // The answer went out already: close, without waiting for a client that never closes its side.
         if (socket.writable) socket.end();
+        setTimeout(() => socket.destroy(), LINGER_MS).unref();
       } else if (!inFlight.writableFinished) {
         inFlight.once('finish', () => socket.end());
         inFlight.once('close', () => socket.end());

@@ -55,6 +55,9 @@ export function exceededBound(bytes: Uint8Array, bounds: JsonBounds = JSON_BOUND
   return undefined;
 }
 
+/** The error type the decoder gives a body over a bound (as body-parser types its errors); the boundary answers 400. */
+export const JSON_BOUNDS_EXCEEDED = 'entity.bounds.exceeded';
+
 /** The `detail` of the 400 `invalid_json` for a body over a bound. */
 export const boundDetail = (bound: JsonBound, bounds: JsonBounds = JSON_BOUNDS): string =>
   bound === 'depth'

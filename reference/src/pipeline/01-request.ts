@@ -6,7 +6,7 @@ import { HEADERS } from '../../../contract/headers.js';
 import { LIMITS } from '../../../contract/limits.js';
 import { chooseScheme } from '../auth/challenge.js';
 import { closeAfterAnswer } from '../drain.js';
-import { boundDetail, exceededBound } from '../json-bounds.js';
+import { boundDetail, exceededBound, JSON_BOUNDS_EXCEEDED } from '../json-bounds.js';
 import { ProblemError } from '../problem.js';
 import type { Logger } from '../log.js';
 import type { RequestContext } from './context.js';
@@ -97,9 +97,6 @@ export function refuseDeclaredOversize(req: Request, res: Response, limit: numbe
     throw new ProblemError('payload_too_large', { detail: `The request body is over the ${limit}-byte limit (Content-Length).` });
   }
 }
-
-/** The body-parser error type of a body over a bound of json-bounds.ts; the boundary answers 400 `invalid_json`. */
-export const JSON_BOUNDS_EXCEEDED = 'entity.bounds.exceeded';
 
 /** JSON decoding with the general body cap. Decoding errors reach the boundary as body-parser errors. */
 export function decodeJsonStage(): RequestHandler[] {
