@@ -45,7 +45,9 @@ export function exchange(port: number, request: Buffer, o: ExchangeOptions | num
       socket.destroy();
       const { answers } = parseAnswers(Buffer.concat(chunks), opts.method, true);
       const [answer, ...extra] = answers;
-      resolve(answer ? { kind: 'answer', answer, extra, firstMs: firstMs < 0 ? elapsedMs(started) : firstMs } : { kind: 'no-answer', reason });
+      resolve(
+        answer ? { kind: 'answer', answer, extra, firstMs: firstMs < 0 ? elapsedMs(started) : firstMs } : { kind: 'no-answer', reason },
+      );
     };
     const timer = setTimeout(() => finish('timeout'), opts.timeoutMs);
     socket.on('data', (b: Buffer) => {
@@ -155,7 +157,10 @@ export function serialize(o: {
   if (framing === 'none') return Buffer.concat([Buffer.from(`${head.join('\r\n')}\r\n\r\n`, 'latin1'), body]);
   if (framing === 'length' || framing === 'declared')
     return Buffer.concat([
-      Buffer.from(`${head.join('\r\n')}\r\nContent-Length: ${framing === 'declared' ? (o.declaredLength ?? body.length) : body.length}\r\n\r\n`, 'latin1'),
+      Buffer.from(
+        `${head.join('\r\n')}\r\nContent-Length: ${framing === 'declared' ? (o.declaredLength ?? body.length) : body.length}\r\n\r\n`,
+        'latin1',
+      ),
       body,
     ]);
   head.push('Transfer-Encoding: chunked');

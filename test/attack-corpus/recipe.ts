@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { gzipSync } from 'node:zlib';
 import { createDpopKey, dpopProof, type DpopKey } from '../../conformance/lib/dpop.js';
 import { forgeGuestSession, newGuestSession, signGuestSession, type GuestSessionForgery } from '../../conformance/lib/guest-session.js';
-import { accessTokenHash, signWith, type JsonObject, type TokenDraft } from '../../conformance/lib/jws.js';
+import { signWith, type JsonObject, type TokenDraft } from '../../conformance/lib/jws.js';
 import { createForeignKey, createMinter, publicKeyAsSecret, unsecured, type Minter } from '../../conformance/lib/mint.js';
 import { alterOneByte, ignoredEvent, signPayload } from '../../conformance/lib/stripe-signature.js';
 import type { Profile } from '../../contract/profile.js';
@@ -54,7 +54,15 @@ export interface TokenRecipe {
   claims?: JsonObject;
   header?: JsonObject;
   sign?: 'profile' | 'foreign' | 'foreign-same-kid' | 'none' | 'hs256-public-jwk' | 'hs256-public-pem' | 'hs256-guest-key';
-  tamper?: 'drop-signature' | 'flip-signature' | 'truncate-signature' | 'swap-payload' | 'extra-segment' | 'two-segments' | 'padding' | 'whitespace';
+  tamper?:
+    | 'drop-signature'
+    | 'flip-signature'
+    | 'truncate-signature'
+    | 'swap-payload'
+    | 'extra-segment'
+    | 'two-segments'
+    | 'padding'
+    | 'whitespace';
   literal?: string;
 }
 
@@ -325,7 +333,7 @@ function fill(value: string, b: Bench): string {
   });
 }
 
-async function freshNonce(b: Bench, url: string, token: string): Promise<string | undefined> {
+async function freshNonce(url: string, token: string): Promise<string | undefined> {
   const res = await fetch(url, { headers: { authorization: `DPoP ${token}` } });
   await res.arrayBuffer();
   return res.headers.get('dpop-nonce') ?? undefined;
@@ -347,7 +355,7 @@ export async function buildRequest(b: Bench, r: RequestRecipe): Promise<{ bytes:
     const jkt = p.tokenJkt === 'other' ? b.otherKey.thumbprint : b.key.thumbprint;
     const token = await mintToken(b, c.token ?? { kind: 'assistant' }, { sid, jkt });
     const url = `${base}${r.path.split('?')[0]}`;
-    const nonce = p.nonce === 'none' ? undefined : p.nonce === 'forged' ? 'forged-nonce-value' : await freshNonce(b, url, token);
+    const nonce = p.nonce === 'none' ? undefined : p.nonce === 'forged' ? 'forged-nonce-value' : await freshNonce(url, token);
     const proofFor = () =>
       dpopProof({
         key: b.key,
@@ -426,7 +434,14 @@ export async function buildRequest(b: Bench, r: RequestRecipe): Promise<{ bytes:
   return {
     bytes,
     ...(beforeHeaders
-      ? { before: serialize({ method: r.method, target: r.path, headers: [...beforeHeaders, ['Connection', 'close']], body: Buffer.alloc(0) }) }
+      ? {
+          before: serialize({
+            method: r.method,
+            target: r.path,
+            headers: [...beforeHeaders, ['Connection', 'close']],
+            body: Buffer.alloc(0),
+          }),
+        }
       : {}),
     ...(f.trailing !== undefined ? { trailing: Buffer.from(f.trailing, 'latin1') } : {}),
   };
@@ -443,7 +458,8 @@ export async function runCase(b: Bench, c: AttackCase, timeoutMs = 4000): Promis
   });
   if (outcome.kind === 'no-answer') return { ok: false, problems: [`no answer (${outcome.reason})`], summary: 'no answer' };
   const problems = judgeAnswer(outcome.answer, c.request.method, c.expect);
-  if (outcome.extra.length > 0) problems.push(`${outcome.extra.length} more answer(s) on the connection: ${outcome.extra.map((a) => a.status).join(', ')}`);
+  if (outcome.extra.length > 0)
+    problems.push(`${outcome.extra.length} more answer(s) on the connection: ${outcome.extra.map((a) => a.status).join(', ')}`);
   if (c.expect.withinMs !== undefined && outcome.firstMs > c.expect.withinMs)
     problems.push(`answered after ${outcome.firstMs.toFixed(0)} ms (bound ${c.expect.withinMs} ms)`);
   const a = outcome.answer;
@@ -474,10 +490,12 @@ export function judgeAnswer(a: RawAnswer, method: string, e: Expectation): strin
   }
   if (e.error !== undefined && body?.error !== e.error) problems.push(`error ${String(body?.error)}, expected ${e.error}`);
   const challenge = a.headers.get('www-authenticate')?.join(', ') ?? null;
-  if (e.challenge !== undefined && challenge !== e.challenge) problems.push(`WWW-Authenticate ${String(challenge)}, expected ${String(e.challenge)}`);
+  if (e.challenge !== undefined && challenge !== e.challenge)
+    problems.push(`WWW-Authenticate ${String(challenge)}, expected ${String(e.challenge)}`);
   for (const [name, want] of Object.entries(e.headers ?? {})) {
     const got = a.headers.get(name)?.join(', ') ?? null;
-    if (want === true ? got === null : got !== want) problems.push(`${name}: ${String(got)}, expected ${want === true ? 'present' : String(want)}`);
+    if (want === true ? got === null : got !== want)
+      problems.push(`${name}: ${String(got)}, expected ${want === true ? 'present' : String(want)}`);
   }
   return problems;
 }
