@@ -15,6 +15,8 @@ import { startChild } from './throughput.js';
 export const MEMORY_TARGET_MB = 300;
 export const HEALTH_TARGET_MS = 100;
 const BODY_BYTES = 250_000;
+/** A /health probe unanswered this long counts as unanswered (Infinity). */
+export const HEALTH_PROBE_TIMEOUT_MS = 2000;
 
 /** The two worst shapes within the cap: 125,000 nested arrays, and an array of 125,000 values. */
 export function worstBodies(bytes = BODY_BYTES): Buffer[] {
@@ -76,7 +78,7 @@ function probeHealth(url: URL): Promise<number> {
       res.on('end', () => resolve(Number(process.hrtime.bigint() - started) / 1e6));
     });
     req.on('error', () => resolve(Infinity));
-    req.setTimeout(10_000, () => req.destroy());
+    req.setTimeout(HEALTH_PROBE_TIMEOUT_MS, () => req.destroy());
   });
 }
 

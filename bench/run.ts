@@ -12,7 +12,7 @@ import { benchStartup } from './startup.js';
 import { benchThroughput } from './throughput.js';
 import { benchSuite } from './suite.js';
 import { benchFailing } from './failing.js';
-import { benchMemory, HEALTH_TARGET_MS, MEMORY_TARGET_MB } from './memory.js';
+import { benchMemory, HEALTH_PROBE_TIMEOUT_MS, HEALTH_TARGET_MS, MEMORY_TARGET_MB } from './memory.js';
 import { printSummary, runFuzz } from '../scripts/fuzz.js';
 import { runCrashTest } from '../scripts/crash-test.js';
 
@@ -144,6 +144,7 @@ if (only.has('memory')) {
   );
   const r = await benchMemory({ clients: 200, seconds: Number(values.seconds) });
   line(`   idle RSS ${r.baselineRssMb.toFixed(0)} MB`);
+  const ms = (x: number) => (Number.isFinite(x) ? `${x.toFixed(0)} ms` : `> ${HEALTH_PROBE_TIMEOUT_MS} ms (no answer)`);
   for (const p of r.phases) {
     const statuses = Object.entries(p.statuses)
       .map(([k, v]) => `${k}×${v}`)
@@ -151,7 +152,7 @@ if (only.has('memory')) {
     line(`   ${p.name.padEnd(24)} ${p.requests} requests (${statuses}${p.errors ? `, ${p.errors} connection errors` : ''})`);
     line(`   ${''.padEnd(24)} peak RSS ${p.peakRssMb.toFixed(0)} MB  ${verdict(p.peakRssMb <= MEMORY_TARGET_MB)}`);
     line(
-      `   ${''.padEnd(24)} /health median ${p.healthMedianMs.toFixed(0)} ms, max ${p.healthMaxMs.toFixed(0)} ms over ${p.healthProbes} probes  ${verdict(p.healthProbes >= 3 && p.healthMedianMs <= HEALTH_TARGET_MS)}`,
+      `   ${''.padEnd(24)} /health median ${ms(p.healthMedianMs)}, max ${ms(p.healthMaxMs)} over ${p.healthProbes} probes  ${verdict(p.healthProbes >= 3 && p.healthMedianMs <= HEALTH_TARGET_MS)}`,
     );
   }
 }
