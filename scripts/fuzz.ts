@@ -36,8 +36,11 @@ export interface FuzzOptions {
 
 /** The bound on a problem document's size: a few KiB whatever the request held. */
 export const PROBLEM_MAX_BYTES = 8192;
-/** How soon a declared Content-Length over the cap is refused (the body is never awaited). */
-export const OVER_CAP_ANSWER_MS = 1000;
+/**
+ * How long the fuzzer waits for the answer to a declared Content-Length over the cap whose body it never sends: any
+ * answer shows the server did not wait for the body (one that waits answers only at its own timeout, if ever).
+ */
+export const OVER_CAP_ANSWER_MS = 3000;
 
 export interface Finding {
   kind:
@@ -247,7 +250,7 @@ export async function runFuzz(o: FuzzOptions): Promise<FuzzSummary> {
           framing: d.framing,
           ...(d.declaredLength !== undefined ? { declaredLength: d.declaredLength } : {}),
         });
-        const timeoutMs = d.shape === 'declared' ? Math.min(o.timeoutMs ?? 5000, 2 * OVER_CAP_ANSWER_MS) : (o.timeoutMs ?? 5000);
+        const timeoutMs = d.shape === 'declared' ? Math.min(o.timeoutMs ?? 5000, OVER_CAP_ANSWER_MS) : (o.timeoutMs ?? 5000);
         const outcome = await exchange(port, bytes, { timeoutMs, method: d.method, ...(d.trailing ? { trailing: d.trailing } : {}) });
         summary.requests++;
         if (outcome.kind === 'no-answer') {

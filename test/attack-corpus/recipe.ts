@@ -126,7 +126,10 @@ export interface Expectation {
   challenge?: string | null;
   /** Headers by lowercase name: exact value, true (present) or null (absent). */
   headers?: Record<string, string | true | null>;
-  /** The first answer arrives within this many milliseconds of the request. */
+  /**
+   * The answer arrives within this many milliseconds although the body is not all sent (a declared length over the cap):
+   * any answer proves the server did not wait for the body; this is how long the runner waits for one.
+   */
   withinMs?: number;
 }
 
@@ -452,7 +455,7 @@ export async function runCase(b: Bench, c: AttackCase, timeoutMs = 4000): Promis
   const req = await buildRequest(b, c.request);
   if (req.before) await exchange(b.port, req.before, { timeoutMs, method: c.request.method });
   const outcome = await exchange(b.port, req.bytes, {
-    timeoutMs: c.expect.withinMs ? Math.max(c.expect.withinMs * 2, 1000) : timeoutMs,
+    timeoutMs: c.expect.withinMs ?? timeoutMs,
     method: c.request.method,
     ...(req.trailing ? { trailing: req.trailing } : {}),
   });
@@ -460,8 +463,6 @@ export async function runCase(b: Bench, c: AttackCase, timeoutMs = 4000): Promis
   const problems = judgeAnswer(outcome.answer, c.request.method, c.expect);
   if (outcome.extra.length > 0)
     problems.push(`${outcome.extra.length} more answer(s) on the connection: ${outcome.extra.map((a) => a.status).join(', ')}`);
-  if (c.expect.withinMs !== undefined && outcome.firstMs > c.expect.withinMs)
-    problems.push(`answered after ${outcome.firstMs.toFixed(0)} ms (bound ${c.expect.withinMs} ms)`);
   const a = outcome.answer;
   return {
     ok: problems.length === 0,
