@@ -1,6 +1,6 @@
 // A short run of the fuzzer (`npm run fuzz`, scripts/fuzz.ts) on fixed seeds: no 5xx but the webhook's processing_failed,
 // every failure a problem document of a few KiB, X-Request-Id on every answer, one answer to every request, nothing logged
-// as api_error, and the attack shapes held to their answers (bench/fuzz.ts runs 100,000).
+// as api_error, and the attack shapes held to their answers (`npm run bench -- --only fuzz` runs 100,000).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { judge, judgeShape, printSummary, runFuzz } from '../../scripts/fuzz.js';
