@@ -1,4 +1,5 @@
-// npm run bench [-- --only startup,throughput,suite,failing,self-test,latency,tests] [--rounds N] [--seconds S]: the project's targets,
+// npm run bench [-- --only startup,throughput,suite,failing,self-test,latency,fuzz,memory,crash,tests] [--rounds N] [--seconds S]
+// [--fuzz-requests N] [--crash-rounds N]: the project's targets,
 // measured on this machine as medians and as ratios taken in the same run (these machines are shared and noisy, so never
 // compare a figure with a constant from another run). Each section prints its figures and whether its target is met.
 import { spawnSync } from 'node:child_process';
@@ -11,15 +12,20 @@ import { benchStartup } from './startup.js';
 import { benchThroughput } from './throughput.js';
 import { benchSuite } from './suite.js';
 import { benchFailing } from './failing.js';
+import { benchMemory, HEALTH_PROBE_TIMEOUT_MS, HEALTH_TARGET_MS, MEMORY_TARGET_MB } from './memory.js';
+import { printSummary, runFuzz } from '../scripts/fuzz.js';
+import { runCrashTest } from '../scripts/crash-test.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
-const SECTIONS = ['startup', 'throughput', 'suite', 'failing', 'self-test', 'latency', 'tests'] as const;
+const SECTIONS = ['startup', 'throughput', 'suite', 'failing', 'self-test', 'latency', 'fuzz', 'memory', 'crash', 'tests'] as const;
 
 const { values } = parseArgs({
   options: {
     only: { type: 'string', default: SECTIONS.join(',') },
     rounds: { type: 'string', default: '3' },
     seconds: { type: 'string', default: '5' },
+    'fuzz-requests': { type: 'string', default: '100000' },
+    'crash-rounds': { type: 'string', default: '20' },
   },
 });
 const only = new Set(values.only!.split(',').map((s) => s.trim()));
@@ -37,7 +43,7 @@ const verdict = (ok: boolean) => {
 const line = (text: string) => process.stdout.write(`${text}\n`);
 
 // The sections that run the published bin need it built from the current sources.
-if (['startup', 'throughput', 'suite', 'failing', 'self-test'].some((x) => only.has(x))) {
+if (['startup', 'throughput', 'suite', 'failing', 'self-test', 'memory'].some((x) => only.has(x))) {
   const built = spawnSync('npm', ['run', 'build', '--silent'], { cwd: ROOT, stdio: 'inherit' });
   if (built.status !== 0) {
     process.stderr.write('bench: npm run build failed\n');
@@ -121,6 +127,53 @@ if (only.has('self-test')) {
 if (only.has('latency')) {
   line('\n== Latency of single scenarios (median and p95; bench/latency.ts)');
   spawnSync(process.execPath, ['--import', 'tsx', `${ROOT}bench/latency.ts`], { cwd: ROOT, stdio: 'inherit' });
+}
+
+if (only.has('fuzz')) {
+  const requests = Number(values['fuzz-requests']);
+  const seed = Math.floor(Math.random() * 2 ** 31);
+  line(`\n== Fuzzer (scripts/fuzz.ts): ${requests} requests, seed ${seed}, every attack shape; target 0 findings`);
+  const s = await runFuzz({ seed, requests, concurrency: 16, timeoutMs: 5000 });
+  printSummary(s, (l) => line(`   ${l}`));
+  line(`   ${s.requests} requests, ${s.findings.length} findings  ${verdict(s.requests >= requests && s.findings.length === 0)}`);
+}
+
+if (only.has('memory')) {
+  line(
+    `\n== Memory under the worst bodies within the limits (200 clients, ~250 KB deep or wide JSON, ${values.seconds} s per phase; targets peak RSS ≤ ${MEMORY_TARGET_MB} MB, median /health ≤ ${HEALTH_TARGET_MS} ms)`,
+  );
+  const r = await benchMemory({ clients: 200, seconds: Number(values.seconds) });
+  line(`   idle RSS ${r.baselineRssMb.toFixed(0)} MB`);
+  const ms = (x: number) => (Number.isFinite(x) ? `${x.toFixed(0)} ms` : `> ${HEALTH_PROBE_TIMEOUT_MS} ms (no answer)`);
+  for (const p of r.phases) {
+    const statuses = Object.entries(p.statuses)
+      .map(([k, v]) => `${k}×${v}`)
+      .join(' ');
+    line(`   ${p.name.padEnd(24)} ${p.requests} requests (${statuses}${p.errors ? `, ${p.errors} connection errors` : ''})`);
+    line(`   ${''.padEnd(24)} peak RSS ${p.peakRssMb.toFixed(0)} MB  ${verdict(p.peakRssMb <= MEMORY_TARGET_MB)}`);
+    line(
+      `   ${''.padEnd(24)} /health median ${ms(p.healthMedianMs)}, max ${ms(p.healthMaxMs)} over ${p.healthProbes} probes  ${verdict(p.healthProbes >= 3 && p.healthMedianMs <= HEALTH_TARGET_MS)}`,
+    );
+  }
+}
+
+if (only.has('crash')) {
+  const crashRounds = Number(values['crash-rounds']);
+  const seed = Math.floor(Math.random() * 1_000_000);
+  line(
+    `\n== Crash test (scripts/crash-test.ts, ${crashRounds} random kills, seed ${seed}): nothing lost or doubled, every round places orders`,
+  );
+  try {
+    const b = await runCrashTest({ rounds: crashRounds, seed });
+    line(
+      `   ${b.kills} kills; ${b.orders} orders, ${b.charges} charges, ${b.refunds} refunds; fewest new orders in a round: ${b.fewestOrdersInRound}`,
+    );
+    line(
+      `   longest a charge stayed without its order: ${(b.longestUnsettledMs / 1000).toFixed(1)} s (reconciliation delay in the loop ${b.reconcileAfterSeconds} s; docs/checkout.md)  ${verdict(true)}`,
+    );
+  } catch (err) {
+    line(`   ${(err as Error).message}  ${verdict(false)}`);
+  }
 }
 
 if (only.has('tests')) {

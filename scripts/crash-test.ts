@@ -2,6 +2,9 @@
 // checkout loop, restarts it on the same database file, and after every restart checks that nothing was lost or doubled:
 // every charge the provider kept is either the payment of exactly one order or refunded in full, exactly once; every
 // order has its charge, its audit row and its stock taken; no checkout attempt is left unsettled. docs/checkout.md.
+// Every random round places orders before its kill (a round that places none exercises nothing and fails the test): the
+// stock of the variants bought is topped up between rounds, while the server is down. It reports the longest time a
+// charge stayed without its order (from the charge to the order written or the refund made).
 //   npx tsx scripts/crash-test.ts [--rounds <n>] [--seed <n>]
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -19,6 +22,8 @@ const profile = profileSchema.parse(JSON.parse(readFileSync(join(ROOT, 'fixtures
 const minter = createMinter(profile);
 /** Seeded accounts with an address and a card that is charged at once (docs/checkout.md). */
 const ACCOUNTS = [1, 2, 3, 4, 5, 6, 7, 8].map((n) => ({ sub: `cust_checkout_${n}`, card: `pm_chk${n}` }));
+/** CHECKOUT_RECONCILE_AFTER_SECONDS of every server started here: a single instance settles a stranded charge at start-up. */
+const RECONCILE_AFTER_SECONDS = 0;
 const VARIANTS = ['var_1701', 'var_1101', 'var_1702', 'var_1103', 'var_1102', 'var_0701'];
 
 interface Server {
@@ -31,7 +36,7 @@ interface Server {
 async function start(dbPath: string, env: Record<string, string> = {}): Promise<Server | null> {
   const child = spawn(process.execPath, ['--import', 'tsx', SERVER], {
     cwd: ROOT,
-    env: { ...process.env, DATABASE_PATH: dbPath, CHECKOUT_RECONCILE_AFTER_SECONDS: '0', ...env },
+    env: { ...process.env, DATABASE_PATH: dbPath, CHECKOUT_RECONCILE_AFTER_SECONDS: String(RECONCILE_AFTER_SECONDS), ...env },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   const exited = new Promise<NodeJS.Signals | number | null>((resolve) => child.once('exit', (code, signal) => resolve(signal ?? code)));
@@ -78,7 +83,15 @@ export interface Books {
   charges: number;
   refunds: number;
   attempts: Record<string, number>;
+  /** The longest time (ms) from a charge to its order written or its refund made. */
+  longestUnsettledMs: number;
 }
+
+/** Stock kept available for the loop: below LOW, a variant is topped up to HIGH between rounds (the server down). */
+const STOCK_LOW = 100;
+const STOCK_HIGH = 400;
+/** How long a round may take to place its first order before it fails as exercising nothing. */
+const FIRST_ORDER_TIMEOUT_MS = 30_000;
 
 /** The invariants, read from the database file; returns what it counted, throws on the first violation. */
 export function audit(dbPath: string, initialStock: Map<string, number>): Books {
@@ -136,7 +149,12 @@ export function audit(dbPath: string, initialStock: Map<string, number>): Books 
       all<{ state: string; n: number }>('SELECT state, count(*) AS n FROM checkout_attempts GROUP BY state').map((r) => [r.state, r.n]),
     );
     const refunds = all<{ n: number }>('SELECT count(*) AS n FROM simulated_refunds')[0]!.n;
-    return { orders: orders.length, charges: charges.length, refunds, attempts };
+    const settled = all<{ charged: string; settled: string }>(
+      `SELECT c.created_at AS charged, a.updated_at AS settled FROM simulated_charges c JOIN checkout_attempts a ON a.id = c.order_id
+       WHERE c.status <> 'failed' AND a.state IN ('placed','refunded')`,
+    );
+    const longestUnsettledMs = Math.max(0, ...settled.map((r) => Date.parse(r.settled) - Date.parse(r.charged)).filter(Number.isFinite));
+    return { orders: orders.length, charges: charges.length, refunds, attempts, longestUnsettledMs };
   } finally {
     db.close();
   }
@@ -148,7 +166,30 @@ export interface CrashTestOptions {
   log?: (line: string) => void;
 }
 
-export async function runCrashTest(o: CrashTestOptions): Promise<Books & { kills: number }> {
+export interface CrashTestResult extends Books {
+  kills: number;
+  /** New orders of the random round that placed the fewest (each places at least one, or the test fails). */
+  fewestOrdersInRound: number;
+  /** CHECKOUT_RECONCILE_AFTER_SECONDS of the servers the test starts. */
+  reconcileAfterSeconds: number;
+}
+
+/** Tops the variants' stock up in the database file (the server is down) and adds what it put in to `expected`. */
+function restock(dbPath: string, expected: Map<string, number>): void {
+  const db = new Database(dbPath);
+  try {
+    for (const v of VARIANTS) {
+      const stock = db.prepare('SELECT stock FROM variants WHERE id = ?').pluck().get(v) as number;
+      if (stock >= STOCK_LOW) continue;
+      db.prepare('UPDATE variants SET stock = ? WHERE id = ?').run(STOCK_HIGH, v);
+      expected.set(v, expected.get(v)! + STOCK_HIGH - stock);
+    }
+  } finally {
+    db.close();
+  }
+}
+
+export async function runCrashTest(o: CrashTestOptions): Promise<CrashTestResult> {
   const log = o.log ?? (() => {});
   const dir = mkdtempSync(join(tmpdir(), 'shop-crash-'));
   const dbPath = join(dir, 'shop.db');
@@ -197,23 +238,40 @@ export async function runCrashTest(o: CrashTestOptions): Promise<Books & { kills
     kills += 1;
     await restartAndAudit('cart emptied after the charge, refund killed once');
 
-    // 3. Random moments of a checkout loop on every account at once.
-    let books: Books | undefined;
+    // 3. Random moments of a checkout loop on every account at once, once the round has placed an order.
+    let books: Books = audit(dbPath, initialStock);
+    let fewest = Infinity;
     for (let round = 0; round < o.rounds; round += 1) {
+      restock(dbPath, initialStock);
       const live = (await start(dbPath))!;
       let stopping = false;
+      let placed = 0;
+      let firstOrder: () => void = () => {};
+      const placedOne = new Promise<void>((resolve) => (firstOrder = resolve));
       const loops = ACCOUNTS.map(async (a) => {
-        while (!stopping) if ((await buy(live.url, a, VARIANTS[rng.int(VARIANTS.length)]!)) === null) return;
+        while (!stopping) {
+          const status = await buy(live.url, a, VARIANTS[rng.int(VARIANTS.length)]!);
+          if (status === null) return;
+          if (status === 201 && ++placed === 1) firstOrder();
+        }
       });
-      await new Promise((r) => setTimeout(r, 20 + rng.int(400)));
+      const timedOut = await Promise.race([
+        placedOne.then(() => false),
+        new Promise<boolean>((r) => setTimeout(() => r(true), FIRST_ORDER_TIMEOUT_MS).unref()),
+      ]);
+      if (!timedOut) await new Promise((r) => setTimeout(r, rng.int(400)));
       live.child.kill('SIGKILL');
       stopping = true;
       await live.exited;
       await Promise.all(loops);
       kills += 1;
+      const before = books.orders;
       books = await restartAndAudit(`round ${round + 1}, random kill`);
+      const added = books.orders - before;
+      if (added === 0) throw new Error(`crash test: round ${round + 1} placed no new order, so it exercised nothing`);
+      fewest = Math.min(fewest, added);
     }
-    return { ...(books ?? audit(dbPath, initialStock)), kills };
+    return { ...books, kills, fewestOrdersInRound: Number.isFinite(fewest) ? fewest : 0, reconcileAfterSeconds: RECONCILE_AFTER_SECONDS };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -228,7 +286,10 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   console.log(`crash-test: seed ${seed} (repeat with --seed ${seed})`);
   runCrashTest({ rounds: arg('--rounds', 20), seed, log: (l) => console.log(l) }).then(
     (b) =>
-      console.log(`crash-test: ${b.kills} kills; ${b.orders} orders, ${b.charges} charges, ${b.refunds} refunds; nothing lost or doubled`),
+      console.log(
+        `crash-test: ${b.kills} kills; ${b.orders} orders, ${b.charges} charges, ${b.refunds} refunds; nothing lost or doubled; ` +
+          `every round placed orders (fewest ${b.fewestOrdersInRound}); longest a charge stayed without its order ${(b.longestUnsettledMs / 1000).toFixed(1)} s`,
+      ),
     (err: Error) => {
       console.error(err.message);
       process.exit(1);

@@ -3,6 +3,10 @@
 // bodies and framings, with valid and invalid credentials of each caller kind. It reports every 5xx (except the
 // webhook's own 500 processing_failed), every status >= 400 that is not the problem document, every answer without
 // X-Request-Id, every request left without an answer and every unexpected failure logged as api_error; exit 1 on any.
+// Attack shapes (scripts/fuzz/generate.ts) are held to their answer: bytes after a `Connection: close` request get no
+// second answer and do not replace the real one; a declared Content-Length over the cap gets 413 at once, before the body;
+// a JSON body over the depth or value-count limit is refused at decoding (never authenticated or handled); a duplicated
+// single-valued header is never accepted; and no problem document is over PROBLEM_MAX_BYTES.
 //   npx tsx scripts/fuzz.ts [--seed <n>] [--requests <n>] [--concurrency <n>] [--timeout-ms <n>]
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -16,8 +20,9 @@ import type { Logger } from '../reference/src/log.js';
 import { profileSchema } from '../contract/profile.js';
 import { readFileSync } from 'node:fs';
 import { createCredentials } from './fuzz/credentials.js';
-import { draft, routesOf } from './fuzz/generate.js';
-import { exchange, serialize, type RawAnswer } from './fuzz/raw-http.js';
+import { draft, routesOf, type Draft } from './fuzz/generate.js';
+import { newGuestSession } from '../conformance/lib/guest-session.js';
+import { exchange, serialize, type RawAnswer, type RawOutcome } from './fuzz/raw-http.js';
 import { createRng } from './fuzz/rng.js';
 
 const PROFILE_PATH = new URL('../fixtures/profile.json', import.meta.url).pathname;
@@ -29,8 +34,28 @@ export interface FuzzOptions {
   timeoutMs?: number;
 }
 
+/** The bound on a problem document's size: a few KiB whatever the request held. */
+export const PROBLEM_MAX_BYTES = 8192;
+/**
+ * How long the fuzzer waits for the answer to a declared Content-Length over the cap whose body it never sends: any
+ * answer shows the server did not wait for the body (one that waits answers only at its own timeout, if ever).
+ */
+export const OVER_CAP_ANSWER_MS = 3000;
+
 export interface Finding {
-  kind: '5xx' | 'not-a-problem-document' | 'no-x-request-id' | 'no-answer' | 'api_error';
+  kind:
+    | '5xx'
+    | 'not-a-problem-document'
+    | 'no-x-request-id'
+    | 'no-answer'
+    | 'api_error'
+    | 'problem-too-large'
+    | 'second-answer'
+    | 'answer-replaced'
+    | 'cap-not-enforced'
+    | 'late-answer'
+    | 'body-not-refused'
+    | 'duplicate-accepted';
   request: string;
   detail: string;
 }
@@ -43,6 +68,8 @@ export interface FuzzSummary {
   /** 500 processing_failed answers of the webhook: the spec's own 5xx, counted, not findings. */
   processingFailed: number;
   credentials: Record<string, number>;
+  /** Requests per attack shape (scripts/fuzz/generate.ts). */
+  shapes: Record<string, number>;
   findings: Finding[];
   ms: number;
 }
@@ -71,7 +98,64 @@ export function judge(answer: RawAnswer, method: string, target: string): Findin
       typeof body.error === 'string' &&
       body.instance === requestId);
   if (!typeOk || !bodyOk) out.push('not-a-problem-document');
+  if (answer.bodyBytes > PROBLEM_MAX_BYTES) out.push('problem-too-large');
   return out;
+}
+
+const issueCode = (a: RawAnswer): string => {
+  try {
+    const body = JSON.parse(a.body.toString('utf8')) as { issues?: { code?: string }[] };
+    return body.issues?.[0]?.code ?? '';
+  } catch {
+    return '';
+  }
+};
+
+/** What is wrong with the answer to an attack shape, beyond judge(): see the header of this file. */
+export function judgeShape(outcome: RawOutcome, d: Pick<Draft, 'shape' | 'target' | 'jsonRoute'>): Finding['kind'][] {
+  if (outcome.kind === 'no-answer') return [];
+  const out: Finding['kind'][] = [];
+  const a = outcome.answer;
+  if (outcome.extra.length > 0) out.push('second-answer');
+  switch (d.shape) {
+    case 'trailing':
+      // The parser's refusal of the bytes after the request (codes hpe_*) written in place of the request's own answer.
+      if (issueCode(a).startsWith('hpe_')) out.push('answer-replaced');
+      break;
+    case 'declared':
+      if (a.status !== 413) out.push('cap-not-enforced');
+      if (outcome.firstMs > OVER_CAP_ANSWER_MS) out.push('late-answer');
+      break;
+    case 'deep':
+    case 'wide': {
+      // Decoding comes before authentication on the operation routes (spec, Request processing order).
+      const operation = d.target.startsWith('/v1/') || d.target.startsWith('/assistant/');
+      if (operation && d.jsonRoute && (a.status < 300 || a.status === 401 || a.status === 403)) out.push('body-not-refused');
+      break;
+    }
+    case 'duplicate':
+      if (a.status < 400) out.push('duplicate-accepted');
+      break;
+    case 'plain':
+      break;
+  }
+  return out;
+}
+
+/** The request's headers with `name` sent twice: the value it already has, or a plausible one. */
+function withDuplicate(headers: [string, string][], name: string, assistantSubject: string): [string, string][] {
+  const present = headers.find(([k]) => k.toLowerCase() === name.toLowerCase());
+  const plausible: Record<string, string> = {
+    Host: '127.0.0.1',
+    Authorization: 'Bearer abc.def.ghi',
+    Operator: 'fuzz@shop.test',
+    'Guest-Session': newGuestSession('fuzz-key'),
+    'Shopper-IP': '203.0.113.7',
+    'Assistant-Subject': assistantSubject,
+    DPoP: 'a.b.c',
+  };
+  const value = present?.[1] ?? plausible[name] ?? 'x';
+  return present ? [...headers, [name, value]] : [...headers, [name, value], [name, plausible[name] ?? 'y']];
 }
 
 export async function runFuzz(o: FuzzOptions): Promise<FuzzSummary> {
@@ -125,6 +209,7 @@ export async function runFuzz(o: FuzzOptions): Promise<FuzzSummary> {
       statuses: {},
       processingFailed: 0,
       credentials: {},
+      shapes: {},
       findings: [],
       ms: 0,
     };
@@ -150,15 +235,23 @@ export async function runFuzz(o: FuzzOptions): Promise<FuzzSummary> {
         const d = drafts[i]!;
         const credRng = createRng(Math.floor(picks[i]! * 2 ** 32));
         const cred = await credentials.pick(credRng, d.method, `${base}${d.target}`, d.body);
-        const headers = [...d.headers, ...cred.headers, ['Connection', 'close'] as [string, string]];
-        if (credRng.chance(0.03)) headers.push(['Authorization', 'Bearer second.header.value']);
+        let headers: [string, string][] = [...d.headers, ...cred.headers, ['Connection', 'close']];
+        if (d.shape === 'plain' && credRng.chance(0.03)) headers.push(['Authorization', 'Bearer second.header.value']);
+        if (d.duplicate) headers = withDuplicate(headers, d.duplicate, credentials.assistantSubject);
         summary.credentials[cred.kind] = (summary.credentials[cred.kind] ?? 0) + 1;
-        const request = `${d.method} ${d.target.slice(0, 120)} [${cred.kind}] ${headers.map(([k]) => k).join(',')} framing=${d.framing} body=${d.body.subarray(0, 60).toString('latin1')}`;
-        const outcome = await exchange(
-          port,
-          serialize({ method: d.method, target: d.target, version: d.version, headers, body: d.body, framing: d.framing }),
-          o.timeoutMs ?? 5000,
-        );
+        const request = `${d.method} ${d.target.slice(0, 120)} [${cred.kind}] shape=${d.shape}${d.duplicate ? `(${d.duplicate})` : ''} ${headers.map(([k]) => k).join(',')} framing=${d.framing}${d.declaredLength ? `(${d.declaredLength})` : ''} body=${d.body.subarray(0, 60).toString('latin1')}${d.body.length > 60 ? `…(${d.body.length} bytes)` : ''}${d.trailing ? ` trailing=${JSON.stringify(d.trailing.toString('latin1'))}` : ''}`;
+        summary.shapes[d.shape] = (summary.shapes[d.shape] ?? 0) + 1;
+        const bytes = serialize({
+          method: d.method,
+          target: d.target,
+          version: d.version,
+          headers,
+          body: d.body,
+          framing: d.framing,
+          ...(d.declaredLength !== undefined ? { declaredLength: d.declaredLength } : {}),
+        });
+        const timeoutMs = d.shape === 'declared' ? Math.min(o.timeoutMs ?? 5000, OVER_CAP_ANSWER_MS) : (o.timeoutMs ?? 5000);
+        const outcome = await exchange(port, bytes, { timeoutMs, method: d.method, ...(d.trailing ? { trailing: d.trailing } : {}) });
         summary.requests++;
         if (outcome.kind === 'no-answer') {
           summary.statuses['none'] = (summary.statuses['none'] ?? 0) + 1;
@@ -169,7 +262,7 @@ export async function runFuzz(o: FuzzOptions): Promise<FuzzSummary> {
         credentials.nonce(answer.headers.get('dpop-nonce')?.[0]);
         summary.statuses[String(answer.status)] = (summary.statuses[String(answer.status)] ?? 0) + 1;
         if (answer.status === 500 && answer.body.includes('"processing_failed"')) summary.processingFailed++;
-        for (const kind of judge(answer, d.method, d.target))
+        for (const kind of [...judge(answer, d.method, d.target), ...judgeShape(outcome, d)])
           summary.findings.push({
             kind,
             request,
@@ -202,6 +295,12 @@ export function printSummary(s: FuzzSummary, write: (line: string) => void = (l)
       .sort()
       .map(([k, v]) => `${k}×${v}`)
       .join(' ')} (of the 500s, ${s.processingFailed} are the webhook's processing_failed)`,
+  );
+  write(
+    `shapes: ${Object.entries(s.shapes)
+      .sort()
+      .map(([k, v]) => `${k}×${v}`)
+      .join(' ')}`,
   );
   write(
     `credentials: ${Object.entries(s.credentials)

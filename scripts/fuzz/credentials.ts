@@ -15,6 +15,8 @@ export interface Credentials {
   pick(rng: Rng, method: string, url: string, body: Buffer): Promise<{ kind: string; headers: HeaderList }>;
   /** Remember the nonce of an answer, for the next proof. */
   nonce(value: string | undefined): void;
+  /** A valid Assistant-Subject value (the assistant's token), for the duplicate-header shape. */
+  assistantSubject: string;
 }
 
 export async function createCredentials(profile: Profile, registerSession: (sid: string) => Promise<void>): Promise<Credentials> {
@@ -85,6 +87,7 @@ export async function createCredentials(profile: Profile, registerSession: (sid:
   let lastNonce: string | undefined;
   const kinds = [...Object.keys(fixed), 'assistant', 'assistant-stale-proof', 'webhook-signed', 'webhook-bogus'];
   return {
+    assistantSubject: assistantToken,
     nonce(value) {
       if (value) lastNonce = value;
     },

@@ -166,6 +166,14 @@ function valueFor(rng: Rng, s: Schema | undefined, depth = 0): unknown {
   }
 }
 
+/**
+ * The attack a draft carries beyond its mutations, which the judge holds to a stricter answer: `trailing` bytes after the
+ * request (one answer, the real one); a `declared` Content-Length over the cap with a few bytes sent (413 at once); a `deep`
+ * or `wide` JSON body over the decoding limits (refused at decoding, never authenticated or handled); a `duplicate`
+ * single-valued header (never accepted).
+ */
+export type Shape = 'plain' | 'trailing' | 'declared' | 'deep' | 'wide' | 'duplicate';
+
 export interface Draft {
   method: string;
   target: string;
@@ -174,6 +182,54 @@ export interface Draft {
   body: Buffer;
   framing: Framing;
   route: string;
+  shape: Shape;
+  /** For `trailing`: the bytes written after the request. */
+  trailing?: Buffer;
+  /** For `declared`: the Content-Length written (the body sent is shorter). */
+  declaredLength?: number;
+  /** For `duplicate`: the header sent twice; its second value comes with the credential (see fuzz.ts). */
+  duplicate?: string;
+  /** The route takes a JSON body (it has a request body schema). */
+  jsonRoute: boolean;
+}
+
+/** Decoding limits of JSON bodies (the reference refuses deeper or larger bodies with 400 invalid_json). */
+export const JSON_MAX_DEPTH = 32;
+export const JSON_MAX_VALUES = 10_000;
+/** Headers that carry one value; a request with two is refused (400 invalid_request). */
+export const SINGLE_VALUED = ['Host', 'Authorization', 'Operator', 'Guest-Session', 'Shopper-IP', 'Assistant-Subject', 'DPoP'] as const;
+
+const TRAILERS = [
+  'x',
+  '\r\nx',
+  'GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n',
+  'NOT HTTP\r\n\r\n',
+  '\u0000\u00ff',
+  'POST / HTTP/1.1\r\n',
+];
+
+/** JSON over the depth limit: arrays, objects or both, from just over the limit to a quarter-megabyte. */
+function deepJson(rng: Rng): string {
+  const depth = rng.pick([JSON_MAX_DEPTH + 1, JSON_MAX_DEPTH + 8, 100, 1000, 10_000, 40_000, 125_000]);
+  const kind = rng.int(3);
+  if (kind === 0) return '['.repeat(depth) + ']'.repeat(depth);
+  if (kind === 1) {
+    const d = Math.min(depth, 40_000);
+    return '{"a":'.repeat(d - 1) + '{}' + '}'.repeat(d - 1);
+  }
+  const d = Math.min(depth, 60_000);
+  return '[{"a":'.repeat(Math.ceil(d / 2)) + '1' + '}]'.repeat(Math.ceil(d / 2));
+}
+
+/** JSON over the value-count limit at a shallow depth: one wide array or object, or many small ones. */
+function wideJson(rng: Rng): string {
+  const count = rng.pick([JSON_MAX_VALUES + 1, JSON_MAX_VALUES + 100, 22_000, 40_000]);
+  const kind = rng.int(3);
+  if (kind === 0) return `[${Array(count).fill('0').join(',')}]`;
+  if (kind === 1) return `{${Array.from({ length: count }, (_, i) => `"u${i}":0`).join(',')}}`;
+  return `{"variant_id":"var_0101","quantity":1,"x":[${Array(Math.ceil(count / 2))
+    .fill('{"a":1}')
+    .join(',')}]}`;
 }
 
 function fillPath(rng: Rng, template: string): string {
@@ -193,7 +249,69 @@ function fillPath(rng: Rng, template: string): string {
   return path;
 }
 
+function pickShape(rng: Rng): Shape {
+  const x = rng.next();
+  if (x < 0.05) return 'trailing';
+  if (x < 0.08) return 'declared';
+  if (x < 0.12) return 'deep';
+  if (x < 0.16) return 'wide';
+  if (x < 0.22) return 'duplicate';
+  return 'plain';
+}
+
+/** A draft of one of the attack shapes: a clean request (real route, its method, Host) carrying the attack. */
+function shaped(rng: Rng, shape: Exclude<Shape, 'plain'>, routes: readonly Route[]): Draft {
+  // The operation routes (/v1, /assistant): where a request is decoded before authentication and where the caller's
+  // headers are read; the public, webhook and internal routes have their own credentials and readers.
+  const operations = routes.filter((r) => r.path.startsWith('/v1/') || r.path.startsWith('/assistant/conversations'));
+  const withBody = operations.filter((r) => r.bodySchema);
+  const route = shape === 'trailing' ? rng.pick(routes) : shape === 'duplicate' ? rng.pick(operations) : rng.pick(withBody);
+  const target = route.path.replace(/\{[^}]+\}/g, () => encodeURIComponent(rng.pick(IDS)));
+  const headers: [string, string][] = [['Host', '127.0.0.1']];
+  const base = {
+    method: route.method,
+    target,
+    version: 'HTTP/1.1',
+    headers,
+    route: `${route.method} ${route.path}`,
+    shape,
+    jsonRoute: true,
+  };
+  if (shape === 'trailing') {
+    const body = route.bodySchema ? Buffer.from(JSON.stringify(valueFor(rng, route.bodySchema)), 'utf8') : Buffer.alloc(0);
+    if (body.length > 0) headers.push(['Content-Type', 'application/json']);
+    return {
+      ...base,
+      body,
+      framing: body.length > 0 ? 'length' : 'none',
+      trailing: Buffer.from(rng.pick(TRAILERS), 'latin1'),
+      jsonRoute: !!route.bodySchema,
+    };
+  }
+  if (shape === 'duplicate') {
+    const body = route.bodySchema ? Buffer.from(JSON.stringify(valueFor(rng, route.bodySchema)), 'utf8') : Buffer.alloc(0);
+    if (body.length > 0) headers.push(['Content-Type', 'application/json']);
+    return {
+      ...base,
+      body,
+      framing: body.length > 0 ? 'length' : 'none',
+      duplicate: rng.pick(SINGLE_VALUED),
+      jsonRoute: !!route.bodySchema,
+    };
+  }
+  headers.push(['Content-Type', 'application/json']);
+  if (shape === 'declared') {
+    const body = Buffer.from(rng.pick(['{', '{"variant_id":"var_0101",', '[' + '0,'.repeat(500)]), 'utf8');
+    const declaredLength = rng.pick([256 * 1024 + 1, 300_000, 1_000_000, 2 ** 30, 2 ** 40]);
+    return { ...base, body: body.subarray(0, rng.int(body.length + 1)), framing: 'declared', declaredLength };
+  }
+  const body = Buffer.from(shape === 'deep' ? deepJson(rng) : wideJson(rng), 'utf8');
+  return { ...base, body, framing: rng.pick<Framing>(['length', 'length', 'chunked']) };
+}
+
 export function draft(rng: Rng, routes: readonly Route[], extraPaths: readonly string[]): Draft {
+  const shape = pickShape(rng);
+  if (shape !== 'plain') return shaped(rng, shape, routes);
   const route = rng.chance(0.92) ? rng.pick(routes) : { method: 'GET', path: rng.pick(extraPaths) };
   const method = rng.chance(0.85)
     ? route.method
@@ -234,5 +352,15 @@ export function draft(rng: Rng, routes: readonly Route[], extraPaths: readonly s
   const framing: Framing =
     body.length === 0 ? 'none' : rng.pick<Framing>(['length', 'length', 'length', 'chunked', 'chunked-bytes', 'chunked-odd']);
   const version = rng.chance(0.02) ? 'HTTP/1.0' : 'HTTP/1.1';
-  return { method, target, version, headers, body, framing, route: `${route.method} ${route.path}` };
+  return {
+    method,
+    target,
+    version,
+    headers,
+    body,
+    framing,
+    route: `${route.method} ${route.path}`,
+    shape,
+    jsonRoute: 'bodySchema' in route,
+  };
 }

@@ -1,0 +1,165 @@
+// The reference's memory and responsiveness under the worst bodies its limits let through: 200 concurrent clients, each
+// sending ~250 KB JSON bodies (just under the 256 KiB cap) nested as deep or as wide as the bytes allow, over keep-alive
+// connections, first with a forged bearer token (refused whatever the body; decoding comes first) then as a guest with a
+// valid token and session. Meanwhile `/health` is probed on its own connection and the resident size sampled from /proc.
+// Targets: peak RSS ≤ 300 MB, median /health latency ≤ 100 ms, in each phase.
+import http from 'node:http';
+import { readFileSync } from 'node:fs';
+import { createForeignKey, createMinter } from '../conformance/lib/mint.js';
+import { newGuestSession } from '../conformance/lib/guest-session.js';
+import { signWith } from '../conformance/lib/jws.js';
+import { readProfileFile } from '../conformance/engine/params.js';
+import { FIXTURE_PROFILE } from '../reference/src/paths.js';
+import { startChild } from './throughput.js';
+
+export const MEMORY_TARGET_MB = 300;
+export const HEALTH_TARGET_MS = 100;
+const BODY_BYTES = 250_000;
+/** A /health probe unanswered this long counts as unanswered (Infinity). */
+export const HEALTH_PROBE_TIMEOUT_MS = 2000;
+
+/** The two worst shapes within the cap: 125,000 nested arrays, and an array of 125,000 values. */
+export function worstBodies(bytes = BODY_BYTES): Buffer[] {
+  const depth = Math.floor(bytes / 2);
+  const count = Math.floor(bytes / 2);
+  return [Buffer.from('['.repeat(depth) + ']'.repeat(depth)), Buffer.from(`[${Array(count).fill('0').join(',')}]`)];
+}
+
+export interface PhaseResult {
+  name: string;
+  requests: number;
+  statuses: Record<string, number>;
+  errors: number;
+  peakRssMb: number;
+  healthMedianMs: number;
+  healthMaxMs: number;
+  healthProbes: number;
+}
+
+export interface MemoryResult {
+  baselineRssMb: number;
+  phases: PhaseResult[];
+}
+
+function rssMb(pid: number): number {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  return Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024;
+}
+
+const median = (xs: number[]) => (xs.length ? [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]! : NaN);
+
+function post(agent: http.Agent, url: URL, headers: Record<string, string>, body: Buffer): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const req = http.request(
+      {
+        agent,
+        host: url.hostname,
+        port: url.port,
+        path: '/v1/cart/items',
+        method: 'POST',
+        headers: { ...headers, 'content-length': String(body.length) },
+      },
+      (res) => {
+        res.resume();
+        res.on('end', () => resolve(res.statusCode ?? 0));
+        res.on('error', reject);
+      },
+    );
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+function probeHealth(url: URL): Promise<number> {
+  const started = process.hrtime.bigint();
+  return new Promise((resolve) => {
+    const req = http.get({ host: url.hostname, port: url.port, path: '/health', agent: false }, (res) => {
+      res.resume();
+      res.on('end', () => resolve(Number(process.hrtime.bigint() - started) / 1e6));
+    });
+    req.on('error', () => resolve(Infinity));
+    req.setTimeout(HEALTH_PROBE_TIMEOUT_MS, () => req.destroy());
+  });
+}
+
+async function phase(
+  name: string,
+  pid: number,
+  url: URL,
+  o: { clients: number; seconds: number },
+  headersFor: (client: number) => Record<string, string>,
+): Promise<PhaseResult> {
+  const bodies = worstBodies();
+  const agent = new http.Agent({ keepAlive: true, maxSockets: o.clients });
+  const statuses: Record<string, number> = {};
+  let requests = 0;
+  let errors = 0;
+  let peak = rssMb(pid);
+  let running = true;
+  const sampler = setInterval(() => (peak = Math.max(peak, rssMb(pid))), 50);
+  const health: number[] = [];
+  const prober = (async () => {
+    // Let the load build up before the first probe, then probe every 250 ms.
+    await new Promise((r) => setTimeout(r, 500));
+    while (running) {
+      health.push(await probeHealth(url));
+      await new Promise((r) => setTimeout(r, 250));
+    }
+  })();
+  const clients = Array.from({ length: o.clients }, async (_, i) => {
+    const headers = { 'content-type': 'application/json', ...headersFor(i) };
+    let n = i;
+    while (running) {
+      try {
+        const status = await post(agent, url, headers, bodies[n++ % bodies.length]!);
+        statuses[status] = (statuses[status] ?? 0) + 1;
+        requests++;
+      } catch {
+        errors++;
+      }
+    }
+  });
+  await new Promise((r) => setTimeout(r, o.seconds * 1000));
+  running = false;
+  await Promise.all([...clients, prober]);
+  clearInterval(sampler);
+  agent.destroy();
+  return {
+    name,
+    requests,
+    statuses,
+    errors,
+    peakRssMb: Math.max(peak, rssMb(pid)),
+    healthMedianMs: median(health),
+    healthMaxMs: Math.max(...health),
+    healthProbes: health.length,
+  };
+}
+
+export async function benchMemory(o: { clients?: number; seconds?: number } = {}): Promise<MemoryResult> {
+  const clients = o.clients ?? 200;
+  const seconds = o.seconds ?? 10;
+  const profile = readProfileFile(FIXTURE_PROFILE);
+  const minter = createMinter(profile);
+  const foreign = await createForeignKey();
+  const draft = minter.draft.customer({ sub: 'cust_ada', expiresIn: 3600 });
+  const forged = await signWith(draft.payload, draft.header, foreign.privateKey);
+  const guest = await minter.guest({ expiresIn: 3600 });
+  const reference = await startChild('reference');
+  const pid = reference.process.pid!;
+  try {
+    const url = new URL(reference.url);
+    await probeHealth(url);
+    const baselineRssMb = rssMb(pid);
+    const phases = [
+      await phase('forged bearer', pid, url, { clients, seconds }, () => ({ authorization: `Bearer ${forged}` })),
+      await phase('guest token + session', pid, url, { clients, seconds }, () => ({
+        authorization: `Bearer ${guest}`,
+        'guest-session': newGuestSession(profile.secrets.guestSessionKey),
+      })),
+    ];
+    return { baselineRssMb, phases };
+  } finally {
+    reference.process.kill();
+  }
+}
