@@ -154,8 +154,7 @@ export function formatMatrix(m: Matrix): string {
   const noBrowser = lacking ? ` (${lacking} for lack of a browser)` : '';
   lines.push('', `Kill rate: ${s.killed}/${s.defects} (${pct(s.killRate)}); survivors: ${s.survived}; unjudged: ${s.unjudged}${noBrowser}`);
   if (survivors.length) lines.push(`Survivors: ${survivors.map((d) => `${d.id} (${d.clause})`).join(', ')}`);
-  if (unjudged.length)
-    lines.push(`Unjudged: ${unjudged.map((d) => `${d.id} (${d.clause}${d.reason ? `; ${d.reason}` : ''})`).join(', ')}`);
+  if (unjudged.length) lines.push(`Unjudged: ${unjudged.map((d) => `${d.id} (${d.clause}${d.reason ? `; ${d.reason}` : ''})`).join(', ')}`);
   if (m.outOfLevel.length) {
     lines.push(`Out of level ${m.level} (${m.outOfLevel.length}; set aside, neither killed nor survived):`);
     for (const d of m.outOfLevel) lines.push(`  ${d.id} (${d.clause}): ${d.why}`);

@@ -75,7 +75,10 @@ describe('doctor: setup routes that break the spec are failures, distrust alone 
     });
     const r = await cli(['doctor', '--base-url', url]);
     assert.equal(r.code, 1, r.out);
-    assert.match(r.out, /^FAIL trusts assistant: GET \/v1\/catalog\/collections \(DPoP\): 401 use_dpop_nonce.*\[AUTH-ORDER-4 ERR-TABLE-4\]$/m);
+    assert.match(
+      r.out,
+      /^FAIL trusts assistant: GET \/v1\/catalog\/collections \(DPoP\): 401 use_dpop_nonce.*\[AUTH-ORDER-4 ERR-TABLE-4\]$/m,
+    );
     assert.match(r.out, /The spec requires: AUTH-ORDER-4: "A request with DPoP gets a fresh DPoP-Nonce header on every response/);
     assert.doesNotMatch(r.out, /Configure|PERSONAL_AGENT_PROXY_CLIENT_ID/);
     // Every other caller kind is judged as usual.
@@ -142,7 +145,10 @@ describe('doctor: setup routes that break the spec are failures, distrust alone 
     );
     const r = await cli(['doctor', '--base-url', url]);
     assert.equal(r.code, 3, r.out);
-    assert.match(r.out, /^FAIL trusts customer: GET \/v1\/catalog\/collections: 401 invalid_token "The token signature does not verify\."$/m);
+    assert.match(
+      r.out,
+      /^FAIL trusts customer: GET \/v1\/catalog\/collections: 401 invalid_token "The token signature does not verify\."$/m,
+    );
     assert.match(r.out, /Configure it to trust the suite's issuer/);
   });
 
@@ -189,7 +195,10 @@ describe('doctor: setup routes that break the spec are failures, distrust alone 
       const profile = writeProfile(declared);
       const clauses = ['AUTH-KIND-5', 'AUTH-SCOPE-2', 'STA-LIFE-1'];
       const out = outputDir();
-      const r = await cli(['run', '--base-url', url, '--profile', profile, '--clause', ...clauses, '--reporter', 'list', '--output', out], 300_000);
+      const r = await cli(
+        ['run', '--base-url', url, '--profile', profile, '--clause', ...clauses, '--reporter', 'list', '--output', out],
+        300_000,
+      );
       assert.equal(r.code, 0, r.out);
       // Without the declaration the same checks fail: the declaration is what makes them pass.
       const bare = await cli(

@@ -12,7 +12,7 @@ const outcome = (o: Partial<Outcome> & Pick<Outcome, 'project' | 'check'>): Outc
   setupFailed: false,
   ...o,
 });
-const noBrowser = 'no browser at /usr/bin/chromium (install Debian\'s chromium, or set SHOP_CONFORMANCE_CHROMIUM)';
+const noBrowser = "no browser at /usr/bin/chromium (install Debian's chromium, or set SHOP_CONFORMANCE_CHROMIUM)";
 
 describe('kill matrix without a browser', () => {
   const cors = toothless('PUR-PROTO-3');
@@ -49,7 +49,10 @@ describe('kill matrix without a browser', () => {
   test('killed and no-browser defects alone pass the self-test', () => {
     const m = buildMatrix({ target: 't', level: 'spec', defects: [cors, killedOne], library: DEFECTS, outcomes });
     assert.equal(matrixPasses(m), true);
-    assert.match(formatMatrix(m), /UNJUDGED selftest\.toothless\.PUR-PROTO-3\s+PUR-PROTO-3\s+no browser \(skipped: purpose\.no-cors\.browser; passed: purpose\.no-cors\.requests\)/);
+    assert.match(
+      formatMatrix(m),
+      /UNJUDGED selftest\.toothless\.PUR-PROTO-3\s+PUR-PROTO-3\s+no browser \(skipped: purpose\.no-cors\.browser; passed: purpose\.no-cors\.requests\)/,
+    );
   });
 
   test('the printed counts equal the rows listed under them', () => {
