@@ -8,25 +8,17 @@ import type { CallerKind } from '../../contract/callers.js';
 import { HEADERS } from '../../contract/headers.js';
 import { OPERATIONS_BY_ID } from '../../contract/operations.js';
 import type { Profile } from '../../contract/profile.js';
-import { PERMISSIONS } from '../../contract/scopes.js';
-import { createDpopKey, dpopProof, type DpopKey } from '../lib/dpop.js';
-import { browserSessionValue, proxyPayload } from '../lib/credential-formats.js';
+import { dpopProof, type DpopKey } from '../lib/dpop.js';
+import { browserSessionValue } from '../lib/credential-formats.js';
 import { signDraft } from '../lib/jws.js';
 import { audienceOf, createForeignKey, type Audience, type Minter, type TokenDraft } from '../lib/mint.js';
 import { errorCode, meaningOfRefusal, type RefusalMeaning } from './doctor-refusals.js';
+import type { AssistantSession } from './doctor-session.js';
 import type { ShopHttp, ShopResponse } from './http.js';
 
 export { errorCode };
 
 type Sign = (draft: TokenDraft) => Promise<string>;
-
-/** An assistant session the probes act in; `registered` is false when the deployment has no record of it. */
-export interface AssistantSession {
-  sub: string;
-  sessionId: string;
-  key: DpopKey;
-  registered: boolean;
-}
 
 interface ProbeEnv {
   http: ShopHttp;
@@ -76,7 +68,6 @@ const CATALOG_CLAUSE = 'END-OPS-LISTCOLLECTIONS-1';
 /** Every path under /v1/ops/* is operator-only, and an operator is admitted there. */
 const OPS_CLAUSE = 'PUR-SERVE-5';
 const OPS_READ = 'searchOpsOrders';
-export const REGISTER = '/internal/assistant/agents/connected';
 
 const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
 const ofClient = (env: string, value: string) => `${env}=${value}`;
@@ -129,7 +120,13 @@ export const PROBES: readonly Probe[] = [
     caller: 'delegated',
     route: CATALOG_CLAUSE,
     claimed: (c) => c.delegated,
-    settings: (p) => [ofClient('AGENT_PROTOCOL_CLIENT_ID', p.clients.agentProtocol), ofClient('AGENT_AUDIENCE', p.audiences.agent)],
+    settings: (p) => {
+      const audience = audienceOf(p, 'delegated');
+      return [
+        ofClient('AGENT_PROTOCOL_CLIENT_ID', p.clients.agentProtocol),
+        ofClient(audience === 'agent' ? 'AGENT_AUDIENCE' : 'API_AUDIENCE', p.audiences[audience]),
+      ];
+    },
     send: async (e) => ({
       what: `GET ${CATALOG}`,
       res: await e.http.get(CATALOG, { headers: bearer(await e.sign(e.mint.draft.delegated({ sub: e.subject, ...aud(e) }))) }),
@@ -237,36 +234,6 @@ export function operatorReadPath(description: unknown): string {
     if (Object.values(item).some((op) => op && typeof op === 'object' && op.operationId === OPS_READ)) return path;
   }
   return OPERATIONS_BY_ID.get(OPS_READ)!.path;
-}
-
-/**
- * Registers a fresh assistant session signed in to a fresh account, as the identity-provider proxy reports a connected
- * agent. Never throws: the session comes back unregistered, with the refusal or the error, when the report is not accepted.
- */
-export async function registerSession(
-  http: ShopHttp,
-  profile: Profile,
-): Promise<{ session: AssistantSession; refusal?: ShopResponse; error?: string }> {
-  const id = randomUUID().replace(/-/g, '');
-  const session: AssistantSession = { sub: `doctor_${id}`, sessionId: `doctor_sess_${id}`, key: await createDpopKey(), registered: false };
-  const secret = profile.secrets.proxyIdpSecret;
-  if (secret === null) return { session };
-  try {
-    const res = await http.post(REGISTER, {
-      headers: { 'x-proxy-idp-secret': secret },
-      json: proxyPayload(profile.conventions, 'agentConnected', {
-        subject: session.sub,
-        agent_id: `doctor_agent_${id}`,
-        client_id: `doctor_client_${id}`,
-        permissions: [...PERMISSIONS],
-        session_id: session.sessionId,
-      }),
-    });
-    if (res.status >= 200 && res.status < 300) return { session: { ...session, registered: true } };
-    return { session, refusal: res };
-  } catch (err) {
-    return { session, error: (err as Error).message };
-  }
 }
 
 /**

@@ -8,16 +8,8 @@ import { randomUUID } from 'node:crypto';
 import type { Profile } from '../../contract/profile.js';
 import { createMinter } from '../lib/mint.js';
 import { isProblem, quoteClause } from './doctor-refusals.js';
-import {
-  describeAnswer,
-  operatorReadPath,
-  PROBES,
-  REGISTER,
-  registerSession,
-  runProbe,
-  type AssistantSession,
-  type TrustResult,
-} from './doctor-trust.js';
+import { REGISTER, registerSession, type AssistantSession } from './doctor-session.js';
+import { describeAnswer, operatorReadPath, PROBES, runProbe, type TrustResult } from './doctor-trust.js';
 import { ShopHttp, type ShopResponse } from './http.js';
 import { isTlsError, type TlsOptions } from './wire.js';
 import { Target } from './target.js';
