@@ -67,7 +67,7 @@ export async function doctor(baseUrl: string, profile: Profile, o: DoctorOptions
   const advice: string[] = [];
   const done = (fatal: boolean): DoctorReport => {
     const violations = steps.filter((s) => !s.ok && s.clauses).map((s) => ({ step: s.name, clauses: s.clauses! }));
-    if (!fatal && violations.length > 0) advice.unshift(violationAdvice(steps));
+    if (violations.length > 0) advice.unshift(violationAdvice(steps, fatal));
     const exitCode = fatal ? 3 : violations.length > 0 || steps.some((s) => !s.ok) ? 1 : 0;
     return { ok: exitCode === 0, exitCode, steps, violations, advice };
   };
@@ -184,12 +184,13 @@ export function formatDoctorSteps(r: DoctorReport): string[] {
 }
 
 /** The setup routes that broke the spec, each with the requirements it broke, quoted. */
-function violationAdvice(steps: DoctorStep[]): string {
+function violationAdvice(steps: DoctorStep[], fatal: boolean): string {
   const broken = steps.filter((s) => !s.ok && s.clauses);
   const clauses = [...new Set(broken.flatMap((s) => s.clauses!))];
+  const what = fatal ? 'a failure too' : 'a failure, not a reason to stop; the run goes on';
   return (
-    `The deployment broke the spec while the suite set up (${broken.map((s) => s.name).join(', ')}): a failure, not a ` +
-    `reason to stop; the run goes on. The spec requires: ${clauses.map(quoteClause).join(' ')}`
+    `The deployment broke the spec while the suite set up (${broken.map((s) => s.name).join(', ')}): ${what}. ` +
+    `The spec requires: ${clauses.map(quoteClause).join(' ')}`
   );
 }
 
@@ -197,19 +198,27 @@ function violationAdvice(steps: DoctorStep[]): string {
 function trustAdvice(profile: Profile, refused: TrustResult[], someTrusted: boolean): string {
   // A kind whose token the deployment takes for another audience: the profile must say so (audiences.callers).
   const moved = refused.filter((r) => r.audiences);
-  if (moved.length === refused.length) {
-    const callers = Object.fromEntries(
-      moved.map((r) => {
-        const probe = PROBES.find((p) => p.kind === r.kind)!;
-        return [probe.caller, [r.audiences!.accepted]];
-      }),
-    );
-    return (
-      `The deployment refused ${moved.map((r) => `${r.kind} tokens for the ${r.audiences!.refused} audience`).join(', ')} and ` +
-      `accepted them for the ${moved.map((r) => r.audiences!.accepted).join(', ')} audience. Declare it in the profile: ` +
-      `"audiences": { ..., "callers": ${JSON.stringify(callers)} }.`
-    );
-  }
+  const callers = Object.fromEntries(moved.map((r) => [PROBES.find((p) => p.kind === r.kind)!.caller, [r.audiences!.accepted]]));
+  const declare =
+    moved.length === 0
+      ? ''
+      : `The deployment refused ${moved.map((r) => `${r.kind} tokens for the ${r.audiences!.refused} audience`).join(', ')} and ` +
+        `accepted them for the ${moved.map((r) => r.audiences!.accepted).join(', ')} audience. Declare it in the profile: ` +
+        `"audiences": { ..., "callers": ${JSON.stringify(callers)} }.`;
+  if (moved.length === refused.length) return declare;
+  return [
+    otherAdvice(
+      profile,
+      refused.filter((r) => !r.audiences),
+      someTrusted || moved.length > 0,
+    ),
+    declare,
+  ]
+    .filter(Boolean)
+    .join(' ');
+}
+
+function otherAdvice(profile: Profile, refused: TrustResult[], someTrusted: boolean): string {
   const kinds = refused.map((r) => r.kind).join(', ');
   const details = [...new Set(refused.map((r) => r.refusal?.body?.detail).filter((d): d is string => typeof d === 'string'))];
   const said = details.length > 0 ? `, saying ${details.map((d) => `"${d}"`).join(' and ')}` : '.';
