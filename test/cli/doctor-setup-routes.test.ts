@@ -32,10 +32,14 @@ function refusal(error: string, detail: string, scheme = 'Bearer'): Answer {
   };
 }
 
-/** The claims of the access token of a request (Bearer or DPoP), unverified. */
+/** The claims of the access token of a request (Bearer or DPoP), unverified; undefined for a malformed one. */
 function tokenClaims(authorization: string | string[] | undefined): Record<string, unknown> | undefined {
   const m = /^(?:Bearer|DPoP)\s+[^.]+\.([^.]+)\./i.exec(String(authorization ?? ''));
-  return m ? (JSON.parse(Buffer.from(m[1]!, 'base64url').toString('utf8')) as Record<string, unknown>) : undefined;
+  try {
+    return m ? (JSON.parse(Buffer.from(m[1]!, 'base64url').toString('utf8')) as Record<string, unknown>) : undefined;
+  } catch {
+    return undefined; // a malformed token, as checks send on purpose
+  }
 }
 
 const writeProfile = (p: Profile): string => {
