@@ -1,6 +1,7 @@
 // The profile: what a server under test shares with the suite (DESIGN.md, "The profile"). A declarative zod schema; the
 // reference's configuration falls back to it and the suite reads it. fixtures/profile.schema.json is generated from it.
 import { z } from 'zod';
+import type { CallerKind } from './callers.js';
 
 const secret = (what: string) => z.string().min(16).describe(what);
 
@@ -226,6 +227,31 @@ export const dataSchema = z
   })
   .strict();
 
+/** Which of the two audiences (`api`, `agent`) a caller kind's tokens use, in order of preference. */
+const audienceList = (kind: CallerKind, fallback: string) =>
+  z
+    .array(z.enum(['api', 'agent']))
+    .min(1)
+    .refine((l) => new Set(l).size === l.length, 'each audience once')
+    .optional()
+    .describe(`Audiences of ${kind} tokens, in order; the suite mints with the first. Absent: ${fallback}.`);
+
+/**
+ * The audiences each caller kind's tokens use, where a deployment takes a kind's tokens for fewer audiences than the
+ * suite assumes (e.g. delegated tokens for the API audience only). The doctor tries the others before it concludes.
+ */
+export const callerAudiencesSchema = z
+  .object({
+    customer: audienceList('customer', '["api"]'),
+    delegated: audienceList('delegated', '["agent"] (the agent-protocol channel; checks of the OpenAPI channel use "api")'),
+    guest: audienceList('guest', '["api"]'),
+    'invited-agent': audienceList('invited-agent', '["api"] (the web-agent-forwarder token)'),
+    operator: audienceList('operator', '["api"]'),
+    assistant: audienceList('assistant', '["api"] (the agent-forwarder tokens too)'),
+  } satisfies Record<CallerKind, z.ZodType>)
+  .strict()
+  .describe('Per caller kind, the audiences its tokens use (api, agent), first preferred. Absent: the defaults below.');
+
 export const profileSchema = z
   .object({
     $schema: z.string().optional(),
@@ -239,6 +265,7 @@ export const profileSchema = z
       .object({
         api: z.string().min(1).describe('Audience of access tokens for the service API.'),
         agent: z.string().min(1).describe('Audience of access tokens for the agent-protocol server.'),
+        callers: callerAudiencesSchema.optional(),
       })
       .strict(),
     clients: z

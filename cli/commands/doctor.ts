@@ -1,7 +1,7 @@
 // `shop-conformance doctor`: can the suite judge this deployment? (Also run first by `run`.)
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
-import { doctor } from '../../conformance/engine/doctor.js';
+import { doctor, formatDoctorSteps } from '../../conformance/engine/doctor.js';
 import { readCaFile, readProfileFile } from '../../conformance/engine/params.js';
 import { FIXTURE_PROFILE } from '../../reference/src/paths.js';
 import { EXIT } from '../exit.js';
@@ -48,7 +48,9 @@ export function addDoctorCommand(program: Command): void {
     .addHelpText(
       'after',
       `
-Exit codes: 0 ready, 2 usage or configuration error, 3 unreachable, not this service, or not trusting the suite's issuer.
+Exit codes: 0 ready; 1 a setup route broke the spec (the step names its clauses; the suite can still judge the target);
+2 usage or configuration error; 3 nothing answers, TLS untrusted, not this service, or the deployment's refusal says the
+suite's tokens are not trusted (signature, issuer, audience, unknown client).
 
 Examples:
   $ shop-conformance doctor --base-url http://127.0.0.1:8787
@@ -66,7 +68,7 @@ Examples:
       const report = await doctor(o.baseUrl, parsed.profile, { tls: { ca: parsed.ca, insecure: o.insecure } });
       if (o.json) process.stdout.write(JSON.stringify(report, null, 2) + '\n');
       else {
-        for (const s of report.steps) process.stdout.write(`${s.ok ? 'ok  ' : 'FAIL'} ${s.name}: ${s.detail}\n`);
+        for (const line of formatDoctorSteps(report)) process.stdout.write(`${line}\n`);
         for (const a of report.advice) process.stdout.write(`\n${a}\n`);
       }
       process.exit(report.exitCode);

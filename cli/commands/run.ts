@@ -7,7 +7,7 @@ import { Command, Option } from 'commander';
 import { z } from 'zod';
 import { applyBaseline, formatBaselineVerdict, readBaseline, type Baseline, type RunReport } from '../../conformance/engine/baseline.js';
 import type { Profile } from '../../contract/profile.js';
-import { doctor } from '../../conformance/engine/doctor.js';
+import { doctor, formatDoctorSteps } from '../../conformance/engine/doctor.js';
 import { ENV, readCaFile, readProfileFile } from '../../conformance/engine/params.js';
 import { FIXTURE_PROFILE } from '../../reference/src/paths.js';
 import { loadConfig } from '../../reference/src/config.js';
@@ -164,12 +164,22 @@ export async function runSuite(
       // Deployments configured for the rows the fixture cannot show at once (cli/embedded-variants.ts).
       variants = await startEmbeddedVariants(profile, embedded.dir);
     }
+    // Setup violations (a route that broke its clause while the doctor set up) fail the run; the checks still run.
+    let setupViolations: { step: string; clauses: string[] }[] = [];
     if (!o.list && o.doctor) {
       const report = await doctor(baseUrl!, profile, { tls: { ca, insecure: o.insecure } });
-      for (const s of report.steps) io.err(`doctor: ${s.ok ? 'ok  ' : 'FAIL'} ${s.name}: ${s.detail}\n`);
+      for (const line of formatDoctorSteps(report)) io.err(`doctor: ${line}\n`);
       for (const a of report.advice) io.err(`doctor: ${a}\n`);
-      if (report.exitCode !== 0) return report.exitCode;
+      if (report.exitCode === EXIT.unreachable) return report.exitCode;
+      setupViolations = report.violations;
     }
+    // A listed clause (--expected-failures) covers a setup violation of it, as it covers a failed check of it.
+    const listedClauses = new Set(baseline?.expectedFailures.flatMap((e) => (e.clause ? [e.clause] : [])) ?? []);
+    const setupFailed = setupViolations.some((v) => v.clauses.some((c) => !listedClauses.has(c)));
+    const noteSetup = (note: (s: string) => void) => {
+      if (setupViolations.length > 0)
+        note(`setup violations (the run fails): ${setupViolations.map((v) => `${v.step} [${v.clauses.join(' ')}]`).join('; ')}\n`);
+    };
     const args = [PLAYWRIGHT_CLI, 'test', '--config', CONFIG];
     // --repro: that one check alone, one worker, every request made afresh (new tokens, proofs, nonces, signatures).
     const grep = o.repro !== undefined ? `\\[${escape(o.repro)}\\]` : grepFor(o);
@@ -219,6 +229,8 @@ export async function runSuite(
       return EXIT.usage;
     }
     const report = JSON.parse(readFileSync(reportFile, 'utf8')) as RunReport & { summary: { checks: { failed: number; total: number } } };
+    if (setupViolations.length > 0) writeFileSync(reportFile, JSON.stringify({ ...report, setupViolations }, null, 2) + '\n');
+    noteSetup(note);
     // An empty selection judged nothing: a usage error, not a failed check (nor a pass).
     if (report.summary.checks.total === 0) {
       io.err('shop-conformance run: no check matches the selection (--grep, --clause, --level, --shard)\n');
@@ -229,15 +241,23 @@ export async function runSuite(
       const verdict = applyBaseline(report, baseline, new Date().toISOString().slice(0, 10));
       writeFileSync(
         reportFile,
-        JSON.stringify({ ...report, baseline: { file: resolve(o.expectedFailures!), ...verdict } }, null, 2) + '\n',
+        JSON.stringify(
+          {
+            ...report,
+            ...(setupViolations.length ? { setupViolations } : {}),
+            baseline: { file: resolve(o.expectedFailures!), ...verdict },
+          },
+          null,
+          2,
+        ) + '\n',
       );
       note(formatBaselineVerdict(verdict, o.expectedFailures!));
       if (o.json) io.out(readFileSync(reportFile, 'utf8'));
       // Playwright exits 1 for failed checks; with none failed, a non-zero exit is the run's own trouble.
-      return verdict.ok && (report.summary.checks.failed > 0 || code === 0) ? EXIT.ok : EXIT.failed;
+      return verdict.ok && !setupFailed && (report.summary.checks.failed > 0 || code === 0) ? EXIT.ok : EXIT.failed;
     }
     if (o.json) io.out(readFileSync(reportFile, 'utf8'));
-    if (report.summary.checks.failed > 0 || code !== 0) return EXIT.failed;
+    if (report.summary.checks.failed > 0 || code !== 0 || setupFailed) return EXIT.failed;
     return EXIT.ok;
   } finally {
     if (o.list) rmSync(output, { recursive: true, force: true });
@@ -290,7 +310,8 @@ export function addRunCommand(program: Command): void {
     .addHelpText(
       'after',
       `
-Exit codes: 0 conformant, 1 a check failed, 2 usage or configuration error, 3 target unreachable or not trusting the issuer.
+Exit codes: 0 conformant, 1 a check failed (or a setup route broke its clause), 2 usage or configuration error, 3 nothing
+answers, TLS untrusted, not this service, or the deployment's refusal says the issuer's tokens are not trusted.
 
 Examples:
   $ shop-conformance run                                   # embedded reference, fixture profile

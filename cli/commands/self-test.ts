@@ -13,7 +13,7 @@ import { CLAUSES_BY_ID } from '../../conformance/clauses/index.js';
 import { ENV, readCaFile, readProfileFile, type TargetVariant } from '../../conformance/engine/params.js';
 import { createMinter } from '../../conformance/lib/mint.js';
 import { DEFECTS, toothless, type Defect } from '../../conformance/selftest/defects/index.js';
-import { buildMatrix, formatMatrix, htmlMatrix, type Outcome } from '../../conformance/selftest/matrix.js';
+import { buildMatrix, formatMatrix, htmlMatrix, matrixPasses, type Outcome } from '../../conformance/selftest/matrix.js';
 import { isBaseline, packDefects, PLAN_ENV, type Plan, type PlannedDefect } from '../../conformance/selftest/plan.js';
 import { sendUpstream, startProxy, type Proxy } from '../../conformance/selftest/proxy.js';
 import { FIXTURE_PROFILE } from '../../reference/src/paths.js';
@@ -285,7 +285,7 @@ export async function selfTest(
     io.out(
       `Wall time ${((Date.now() - started) / 1000).toFixed(1)} s; reports: ${join(output, 'self-test.json')}, ${join(output, 'self-test.html')}\n`,
     );
-    return matrix.summary.killed === matrix.summary.defects ? EXIT.ok : EXIT.failed;
+    return matrixPasses(matrix) ? EXIT.ok : EXIT.failed;
   } finally {
     await Promise.all(proxies.map((p) => p.close()));
     await Promise.all(variantSets.map((v) => v.close()));
@@ -322,7 +322,7 @@ export function addSelfTestCommand(program: Command): void {
     .addHelpText(
       'after',
       `
-Exit codes: 0 every defect killed, 1 a defect survived (or no check judged it), 2 usage or configuration error.
+Exit codes: 0 every defect killed (or unjudged only for lack of a browser), 1 a defect survived (or no check judged it), 2 usage or configuration error.
 
 Examples:
   $ shop-conformance self-test                                  # every defect, embedded reference

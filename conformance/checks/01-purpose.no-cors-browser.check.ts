@@ -2,7 +2,7 @@
 // way it matters: a real browser (Chromium) on a page of another origin calls the target with fetch, and must refuse
 // every answer to the page; no answer, preflight included, carries an Access-Control-* header.
 import { check, notApplicable, test } from '../engine/check.js';
-import { browserAvailable, callCrossOrigin, chromiumPath, type CrossOriginCall } from '../engine/browser.js';
+import { browserAvailable, callCrossOrigin, noBrowserReason, type CrossOriginCall } from '../engine/browser.js';
 import { failSetup, failSoft } from '../lib/assert.js';
 import { customerToken } from './_shared/mint-callers.js';
 
@@ -16,8 +16,7 @@ test(
       clauses: ['PUR-PROTO-3'],
     },
     async (shop) => {
-      if (!browserAvailable())
-        return notApplicable(`no browser at ${chromiumPath()} (install Debian's chromium, or set SHOP_CONFORMANCE_CHROMIUM)`);
+      if (!browserAvailable()) return notApplicable(noBrowserReason());
       const token = await customerToken(shop);
       const calls: CrossOriginCall[] = [
         { name: 'a simple GET', path: '/v1/catalog/products', init: { method: 'GET' } },

@@ -8,9 +8,19 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { chromium } from 'playwright-core';
 
-/** Debian's chromium unless SHOP_CONFORMANCE_CHROMIUM names another executable. */
+/** Debian's chromium unless SHOP_CONFORMANCE_CHROMIUM names another executable; `none` runs as a machine without a browser. */
 export const chromiumPath = (): string => process.env.SHOP_CONFORMANCE_CHROMIUM || '/usr/bin/chromium';
-export const browserAvailable = (): boolean => existsSync(chromiumPath());
+export const browserAvailable = (): boolean => chromiumPath() !== 'none' && existsSync(chromiumPath());
+/**
+ * How the skip reason of a browser check begins when no browser is found: the self-test's matrix reads it
+ * (conformance/selftest/matrix.ts) to set such a defect aside as unjudged rather than count it a survivor.
+ */
+export const NO_BROWSER = 'no browser';
+/** The skip reason of a browser check on a machine without Chromium. */
+export const noBrowserReason = (): string =>
+  chromiumPath() === 'none'
+    ? `${NO_BROWSER} (SHOP_CONFORMANCE_CHROMIUM=none)`
+    : `${NO_BROWSER} at ${chromiumPath()} (install Debian's chromium, or set SHOP_CONFORMANCE_CHROMIUM)`;
 
 const FLAGS = [
   '--headless',

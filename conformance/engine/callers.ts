@@ -3,6 +3,7 @@
 import { CALLER_LISTS, type CallerKind, type CallerListName } from '../../contract/callers.js';
 import { OPERATIONS_BY_ID, type Operation } from '../../contract/operations.js';
 import { expectProblem, fail } from '../lib/assert.js';
+import { audienceOf } from '../lib/mint.js';
 import { freshShopperIp } from '../lib/shopper.js';
 import { check, type Shop } from './check.js';
 import type { RequestOptions, ShopResponse } from './http.js';
@@ -24,8 +25,9 @@ export async function credentialsOf(shop: Shop, kind: Kind): Promise<Pick<Reques
     case 'customer':
       return { token: await shop.mint.customer({ sub: shop.subject('cust') }) };
     case 'delegated':
-      // The API audience (channel openapi): the audience the service itself is addressed by.
-      return { token: await shop.mint.delegated({ sub: shop.subject('cust'), channel: 'openapi' }) };
+      // The API audience (channel openapi): the audience the service itself is addressed by, unless the profile declares
+      // delegated tokens for the agent audience only.
+      return { token: await shop.mint.delegated({ sub: shop.subject('cust'), audience: audienceOf(shop.profile, 'delegated', 'api') }) };
     case 'guest':
       return { token: await shop.mint.guest(), headers: { 'guest-session': shop.guestSession(), 'shopper-ip': freshShopperIp() } };
     case 'operator':

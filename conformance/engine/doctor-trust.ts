@@ -4,26 +4,21 @@
 // identity-provider proxy's route (docs/internal-routes.md); without one the probe can only show that the deployment does
 // not refuse the token the way it refuses a forged copy of it (same claims and kid, a foreign signature).
 import { randomUUID } from 'node:crypto';
+import type { CallerKind } from '../../contract/callers.js';
 import { HEADERS } from '../../contract/headers.js';
 import { OPERATIONS_BY_ID } from '../../contract/operations.js';
 import type { Profile } from '../../contract/profile.js';
-import { PERMISSIONS } from '../../contract/scopes.js';
-import { createDpopKey, dpopProof, type DpopKey } from '../lib/dpop.js';
-import { browserSessionValue, proxyPayload } from '../lib/credential-formats.js';
+import { dpopProof, type DpopKey } from '../lib/dpop.js';
+import { browserSessionValue } from '../lib/credential-formats.js';
 import { signDraft } from '../lib/jws.js';
-import { createForeignKey, type Minter, type TokenDraft } from '../lib/mint.js';
-import { findChallenge, parseChallenges } from '../lib/www-authenticate.js';
+import { audienceOf, createForeignKey, type Audience, type Minter, type TokenDraft } from '../lib/mint.js';
+import { errorCode, meaningOfRefusal, type RefusalMeaning } from './doctor-refusals.js';
+import type { AssistantSession } from './doctor-session.js';
 import type { ShopHttp, ShopResponse } from './http.js';
 
-type Sign = (draft: TokenDraft) => Promise<string>;
+export { errorCode };
 
-/** An assistant session the probes act in; `registered` is false when the deployment has no record of it. */
-export interface AssistantSession {
-  sub: string;
-  sessionId: string;
-  key: DpopKey;
-  registered: boolean;
-}
+type Sign = (draft: TokenDraft) => Promise<string>;
 
 interface ProbeEnv {
   http: ShopHttp;
@@ -36,10 +31,18 @@ interface ProbeEnv {
   opsPath: string;
   /** Header names of the agent artifacts, as the deployment's documents (or the profile's conventions) give them. */
   artifactHeaders: { invitedAgentContext: string; assistantBrowserSession: string };
+  /** The audience to mint the kind's token with, when another than the profile's is tried. */
+  audience?: Audience;
 }
 
 export interface Probe {
   kind: string;
+  /** The caller kind whose token is probed: its audiences (profile `audiences.callers`) are the ones tried. */
+  caller: CallerKind;
+  /** The clause of the read the probe makes: a refusal that does not say the token is untrusted breaks it. */
+  route: string;
+  /** Sent in the DPoP scheme. */
+  dpop?: boolean;
   claimed(c: Profile['capabilities']): boolean;
   /** The credential is admitted only for a live assistant session. */
   needsSession?: boolean;
@@ -54,67 +57,92 @@ export interface TrustResult {
   detail: string;
   /** The refusal, when the deployment refused the credential. */
   refusal?: ShopResponse;
+  /** What the refusal means: distrust (exit 3) or a violation of the clause of the refusing route (exit 1). */
+  meaning?: RefusalMeaning | { kind: 'unanswered' };
+  /** When the token was refused for its audience: the profile's audience for the kind, and another that the deployment accepts. */
+  audiences?: { refused: Audience; accepted: Audience };
 }
 
 const CATALOG = OPERATIONS_BY_ID.get('listCollections')!.path;
+const CATALOG_CLAUSE = 'END-OPS-LISTCOLLECTIONS-1';
+/** Every path under /v1/ops/* is operator-only, and an operator is admitted there. */
+const OPS_CLAUSE = 'PUR-SERVE-5';
 const OPS_READ = 'searchOpsOrders';
-export const REGISTER = '/internal/assistant/agents/connected';
 
 const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
 const ofClient = (env: string, value: string) => `${env}=${value}`;
 
+/** The audience option of a draft: the one being tried, else the kind's own. */
+const aud = (e: ProbeEnv) => (e.audience ? { audience: e.audience } : {});
+
 /** A session token of the assistant session, signed by `sign`. */
 const assistantToken = (e: ProbeEnv, s: AssistantSession) =>
-  e.sign(e.mint.draft.assistant({ sub: s.sub, jkt: s.key.thumbprint, sid: s.sessionId }));
+  e.sign(e.mint.draft.assistant({ sub: s.sub, jkt: s.key.thumbprint, sid: s.sessionId, ...aud(e) }));
 
 export const PROBES: readonly Probe[] = [
   {
     kind: 'customer',
+    caller: 'customer',
+    route: CATALOG_CLAUSE,
     claimed: () => true,
     settings: (p) => [ofClient('WEBSITE_CLIENT_ID', p.clients.website)],
     send: async (e) => ({
       what: `GET ${CATALOG}`,
-      res: await e.http.get(CATALOG, { headers: bearer(await e.sign(e.mint.draft.customer({ sub: e.subject }))) }),
+      res: await e.http.get(CATALOG, { headers: bearer(await e.sign(e.mint.draft.customer({ sub: e.subject, ...aud(e) }))) }),
     }),
   },
   {
     kind: 'guest',
+    caller: 'guest',
+    route: CATALOG_CLAUSE,
     claimed: (c) => c.guests,
     settings: (p) => [ofClient('STOREFRONT_CLIENT_ID', p.clients.storefront)],
     send: async (e) => ({
       what: `GET ${CATALOG}`,
-      res: await e.http.get(CATALOG, { headers: bearer(await e.sign(e.mint.draft.guest())) }),
+      res: await e.http.get(CATALOG, { headers: bearer(await e.sign(e.mint.draft.guest(aud(e)))) }),
     }),
   },
   {
     kind: 'operator',
+    caller: 'operator',
+    route: OPS_CLAUSE,
     claimed: (c) => c.operators,
     settings: (p) => [ofClient('BACKOFFICE_CLIENT_ID', p.clients.backoffice)],
     send: async (e) => ({
       what: `GET ${e.opsPath}`,
       res: await e.http.get(e.opsPath, {
-        headers: { ...bearer(await e.sign(e.mint.draft.operator())), [HEADERS.operator]: 'shop-conformance-doctor' },
+        headers: { ...bearer(await e.sign(e.mint.draft.operator(aud(e)))), [HEADERS.operator]: 'shop-conformance-doctor' },
       }),
     }),
   },
   {
     kind: 'delegated',
+    caller: 'delegated',
+    route: CATALOG_CLAUSE,
     claimed: (c) => c.delegated,
-    settings: (p) => [ofClient('AGENT_PROTOCOL_CLIENT_ID', p.clients.agentProtocol), ofClient('AGENT_AUDIENCE', p.audiences.agent)],
+    settings: (p) => {
+      const audience = audienceOf(p, 'delegated');
+      return [
+        ofClient('AGENT_PROTOCOL_CLIENT_ID', p.clients.agentProtocol),
+        ofClient(audience === 'agent' ? 'AGENT_AUDIENCE' : 'API_AUDIENCE', p.audiences[audience]),
+      ];
+    },
     send: async (e) => ({
       what: `GET ${CATALOG}`,
-      res: await e.http.get(CATALOG, { headers: bearer(await e.sign(e.mint.draft.delegated({ sub: e.subject }))) }),
+      res: await e.http.get(CATALOG, { headers: bearer(await e.sign(e.mint.draft.delegated({ sub: e.subject, ...aud(e) }))) }),
     }),
   },
   {
     kind: 'invited-agent',
+    caller: 'invited-agent',
+    route: CATALOG_CLAUSE,
     claimed: (c) => c.invitedAgents,
     settings: (p) => [
       ofClient('WEB_AGENT_FORWARDER_CLIENT_ID', p.clients.webAgentForwarder),
       "WEB_SESSION_CONTEXT_KEY (the profile's secrets.webSessionContextKey)",
     ],
     send: async (e) => {
-      const forwarder = await e.sign(e.mint.draft.invitedAgentForwarder());
+      const forwarder = await e.sign(e.mint.draft.invitedAgentForwarder(aud(e)));
       const context = await e.mint.invitedAgentContext({
         sub: e.subject,
         agentId: `doctor_agent_${randomUUID()}`,
@@ -129,6 +157,9 @@ export const PROBES: readonly Probe[] = [
   },
   {
     kind: 'assistant',
+    caller: 'assistant',
+    route: CATALOG_CLAUSE,
+    dpop: true,
     claimed: (c) => c.assistants,
     needsSession: true,
     settings: (p) => [ofClient('PERSONAL_AGENT_PROXY_CLIENT_ID', p.clients.personalAgentProxy)],
@@ -139,6 +170,8 @@ export const PROBES: readonly Probe[] = [
   },
   {
     kind: 'assistant (MCP agent forwarder)',
+    caller: 'assistant',
+    route: CATALOG_CLAUSE,
     claimed: (c) => c.assistants,
     needsSession: true,
     settings: (p) => [ofClient('MCP_AGENT_FORWARDER_CLIENT_ID', p.clients.mcpAgentForwarder)],
@@ -152,6 +185,8 @@ export const PROBES: readonly Probe[] = [
   },
   {
     kind: 'assistant browser (web agent forwarder)',
+    caller: 'assistant',
+    route: CATALOG_CLAUSE,
     claimed: (c) => c.assistants,
     needsSession: true,
     settings: (p) => [ofClient('WEB_AGENT_FORWARDER_CLIENT_ID', p.clients.webAgentForwarder)],
@@ -168,17 +203,6 @@ export const PROBES: readonly Probe[] = [
     },
   },
 ];
-
-/** The `error` of a problem answer: the body's member, else the challenge's parameter. */
-export function errorCode(res: ShopResponse): string | undefined {
-  if (typeof res.body?.error === 'string') return res.body.error;
-  try {
-    const challenges = parseChallenges(res.headers.get('www-authenticate') ?? '');
-    return (findChallenge(challenges, 'DPoP') ?? findChallenge(challenges, 'Bearer'))?.params.error;
-  } catch {
-    return undefined;
-  }
-}
 
 /** `401 invalid_token "The token signature does not verify."`: the status, the code and the deployment's own detail. */
 export function describeAnswer(res: ShopResponse): string {
@@ -213,38 +237,10 @@ export function operatorReadPath(description: unknown): string {
 }
 
 /**
- * Registers a fresh assistant session signed in to a fresh account, as the identity-provider proxy reports a connected
- * agent. Never throws: the session comes back unregistered, with the refusal or the error, when the report is not accepted.
- */
-export async function registerSession(
-  http: ShopHttp,
-  profile: Profile,
-): Promise<{ session: AssistantSession; refusal?: ShopResponse; error?: string }> {
-  const id = randomUUID().replace(/-/g, '');
-  const session: AssistantSession = { sub: `doctor_${id}`, sessionId: `doctor_sess_${id}`, key: await createDpopKey(), registered: false };
-  const secret = profile.secrets.proxyIdpSecret;
-  if (secret === null) return { session };
-  try {
-    const res = await http.post(REGISTER, {
-      headers: { 'x-proxy-idp-secret': secret },
-      json: proxyPayload(profile.conventions, 'agentConnected', {
-        subject: session.sub,
-        agent_id: `doctor_agent_${id}`,
-        client_id: `doctor_client_${id}`,
-        permissions: [...PERMISSIONS],
-        session_id: session.sessionId,
-      }),
-    });
-    if (res.status >= 200 && res.status < 300) return { session: { ...session, registered: true } };
-    return { session, refusal: res };
-  } catch (err) {
-    return { session, error: (err as Error).message };
-  }
-}
-
-/**
- * Runs one probe. A refusal (401, 503, no answer) fails it; for an assistant probe without a registered session, a 401
- * that differs from the answer to a forged copy still shows the signature was accepted.
+ * Runs one probe. A refusal (401, 503, no answer) fails it, and says what it means (meaningOfRefusal). For an assistant
+ * probe without a registered session, a 401 that differs from the answer to a forged copy still shows the signature was
+ * accepted. A token refused as untrusted is minted again for the kind's other audiences (the profile's
+ * `audiences.callers`, else both) before the probe concludes: the one accepted is named.
  */
 export async function runProbe(p: Probe, env: Omit<ProbeEnv, 'sign'>): Promise<TrustResult> {
   const genuine: Sign = (d) => env.mint.sign(d);
@@ -252,19 +248,35 @@ export async function runProbe(p: Probe, env: Omit<ProbeEnv, 'sign'>): Promise<T
   try {
     sent = await p.send({ ...env, sign: genuine });
   } catch (err) {
-    return { kind: p.kind, ok: false, detail: `no answer (${(err as Error).message})` };
+    return { kind: p.kind, ok: false, detail: `no answer (${(err as Error).message})`, meaning: { kind: 'unanswered' } };
   }
   const { what, res } = sent;
   if (res.status !== 401 && res.status !== 503) return { kind: p.kind, ok: true, detail: `${what}: ${res.status}` };
-  const refused = { kind: p.kind, ok: false, detail: `${what}: ${describeAnswer(res)}`, refusal: res };
-  if (res.status === 503 || !p.needsSession || env.session?.registered !== false) return refused;
+  const meaning = meaningOfRefusal(res, p.route, p.dpop);
+  const refused: TrustResult = { kind: p.kind, ok: false, detail: `${what}: ${describeAnswer(res)}`, refusal: res, meaning };
+  if (meaning.kind === 'violation') return { ...refused, detail: `${refused.detail}: ${meaning.why}` };
+  if (meaning.kind === 'outage') return refused;
 
-  const foreign = await createForeignKey();
-  const forged = await p.send({ ...env, sign: (d) => signDraft(d, foreign.privateKey) }).catch(() => undefined);
-  if (forged && describeAnswer(forged.res) !== describeAnswer(res)) {
-    return { kind: p.kind, ok: true, detail: `${what}: ${describeAnswer(res)}, unlike a forged copy: the signature is accepted` };
+  if (p.needsSession && env.session?.registered === false) {
+    const foreign = await createForeignKey();
+    const forged = await p.send({ ...env, sign: (d) => signDraft(d, foreign.privateKey) }).catch(() => undefined);
+    if (forged && describeAnswer(forged.res) !== describeAnswer(res)) {
+      return { kind: p.kind, ok: true, detail: `${what}: ${describeAnswer(res)}, unlike a forged copy: the signature is accepted` };
+    }
+    return { ...refused, detail: `${refused.detail}, as for a forged copy` };
   }
-  return { ...refused, detail: `${refused.detail}, as for a forged copy` };
+  const minted = env.audience ?? audienceOf(env.profile, p.caller);
+  const others = (env.profile.audiences.callers?.[p.caller] ?? (['api', 'agent'] as const)).filter((a) => a !== minted);
+  for (const audience of others) {
+    const again = await p.send({ ...env, sign: genuine, audience }).catch(() => undefined);
+    if (again && again.res.status !== 401 && again.res.status !== 503)
+      return {
+        ...refused,
+        detail: `${refused.detail}; for the ${audience} audience (${env.profile.audiences[audience]}): ${again.res.status}`,
+        audiences: { refused: minted, accepted: audience },
+      };
+  }
+  return refused;
 }
 
 export { CATALOG };

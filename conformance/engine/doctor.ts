@@ -1,19 +1,15 @@
 // doctor: before any check runs, can the suite judge this target? It must answer (over TLS the suite trusts), be this
 // service (OpenAPI 3 descriptions, problem documents), and trust the suite's issuer for every caller kind the profile
-// claims. A target that fails that gets one clear message quoting its own refusal, not 200 failed checks.
+// claims. A target that fails that gets one clear message quoting its own refusal, not 200 failed checks (exit 3). Any
+// other refusal of a setup route breaks that route's clause: a failure (exit 1) whose advice quotes the spec, and the run
+// goes on (doctor-refusals.ts).
+
 import { randomUUID } from 'node:crypto';
 import type { Profile } from '../../contract/profile.js';
 import { createMinter } from '../lib/mint.js';
-import {
-  describeAnswer,
-  operatorReadPath,
-  PROBES,
-  REGISTER,
-  registerSession,
-  runProbe,
-  type AssistantSession,
-  type TrustResult,
-} from './doctor-trust.js';
+import { isProblem, quoteClause } from './doctor-refusals.js';
+import { REGISTER, registerSession, type AssistantSession } from './doctor-session.js';
+import { describeAnswer, operatorReadPath, PROBES, runProbe, type TrustResult } from './doctor-trust.js';
 import { ShopHttp, type ShopResponse } from './http.js';
 import { isTlsError, type TlsOptions } from './wire.js';
 import { Target } from './target.js';
@@ -22,13 +18,20 @@ export interface DoctorStep {
   name: string;
   ok: boolean;
   detail: string;
+  /** A failed step that is a violation of the spec: the clauses the deployment broke (a failure, exit 1, not a 3). */
+  clauses?: string[];
 }
 
 export interface DoctorReport {
   ok: boolean;
-  /** 0 ready; 3 unreachable, not this service, or not trusting the issuer. */
-  exitCode: 0 | 3;
+  /**
+   * 0 ready; 1 a setup route broke the spec (the steps with `clauses`; the suite can still judge the target); 3 nothing
+   * answers, TLS untrusted, not this service, or the issuer's tokens not trusted.
+   */
+  exitCode: 0 | 1 | 3;
   steps: DoctorStep[];
+  /** The failed steps that are violations, each with the clauses broken (in `steps` too). */
+  violations: { step: string; clauses: string[] }[];
   /** What to change on the deployment, when something failed. */
   advice: string[];
 }
@@ -44,18 +47,6 @@ const seen = (res: ShopResponse) =>
 
 function isOpenApi3(res: ShopResponse): boolean {
   return res.status === 200 && typeof res.body?.openapi === 'string' && res.body.openapi.startsWith('3.');
-}
-
-function isProblem(res: ShopResponse): boolean {
-  const type = (res.headers.get('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
-  const body = res.body as unknown;
-  return (
-    type === 'application/problem+json' &&
-    typeof body === 'object' &&
-    body !== null &&
-    !Array.isArray(body) &&
-    typeof (body as { error?: unknown }).error === 'string'
-  );
 }
 
 /** Why nothing came back: the TLS failure named, with the options that fix it, or the connection error. */
@@ -74,7 +65,12 @@ export async function doctor(baseUrl: string, profile: Profile, o: DoctorOptions
   const get = (path: string, headers: Record<string, string> = {}) => http.get(path, { headers, timeoutMs });
   const steps: DoctorStep[] = [];
   const advice: string[] = [];
-  const done = (exitCode: 0 | 3): DoctorReport => ({ ok: exitCode === 0 && steps.every((s) => s.ok), exitCode, steps, advice });
+  const done = (fatal: boolean): DoctorReport => {
+    const violations = steps.filter((s) => !s.ok && s.clauses).map((s) => ({ step: s.name, clauses: s.clauses! }));
+    if (violations.length > 0) advice.unshift(violationAdvice(steps, fatal));
+    const exitCode = fatal ? 3 : violations.length > 0 || steps.some((s) => !s.ok) ? 1 : 0;
+    return { ok: exitCode === 0, exitCode, steps, violations, advice };
+  };
 
   try {
     try {
@@ -82,19 +78,27 @@ export async function doctor(baseUrl: string, profile: Profile, o: DoctorOptions
       steps.push({ name: 'reachable', ok: true, detail: `GET /health answered ${h.status}` });
     } catch (err) {
       steps.push({ name: 'reachable', ok: false, detail: unreachable(base, err) });
-      return done(3);
+      return done(true);
     }
 
     // Is it this service? The description documents and a problem document for a request without a token.
     const general = await get('/openapi.json').catch(() => undefined);
     const assistant = await get('/assistant/openapi.json').catch(() => undefined);
     const anon = await get('/v1/cart').catch(() => undefined);
-    const identity: [string, string, ShopResponse | undefined, boolean][] = [
-      ['description', 'GET /openapi.json', general, general !== undefined && isOpenApi3(general)],
-      ['assistant description', 'GET /assistant/openapi.json', assistant, assistant !== undefined && isOpenApi3(assistant)],
-      ['problem documents', 'GET /v1/cart without a token', anon, anon !== undefined && isProblem(anon)],
+    // When some of them hold, the target is this service, and each that does not is a failure of its clauses.
+    const identity: [string, string, ShopResponse | undefined, boolean, string[]][] = [
+      ['description', 'GET /openapi.json', general, general !== undefined && isOpenApi3(general), ['END-PUBLIC-2', 'VER-DOCS-1']],
+      [
+        'assistant description',
+        'GET /assistant/openapi.json',
+        assistant,
+        assistant !== undefined && isOpenApi3(assistant),
+        ['END-PUBLIC-4', 'VER-DOCS-1'],
+      ],
+      ['problem documents', 'GET /v1/cart without a token', anon, anon !== undefined && isProblem(anon), ['ERR-TABLE-1', 'ERR-PROBLEM-1']],
     ];
-    for (const [name, what, res, ok] of identity) {
+    const someIdentity = identity.some(([, , , ok]) => ok);
+    for (const [name, what, res, ok, clauses] of identity) {
       const expected = name === 'problem documents' ? 'an application/problem+json object with "error"' : 'an OpenAPI 3.x JSON document';
       steps.push({
         name,
@@ -102,16 +106,17 @@ export async function doctor(baseUrl: string, profile: Profile, o: DoctorOptions
         detail: ok
           ? `${what}: ${res!.status} ${name === 'problem documents' ? `${res!.headers.get('content-type')}` : `openapi ${res!.body.openapi}`}`
           : `${what}: ${res ? seen(res) : 'no answer'}; expected ${expected}`,
+        ...(!ok && someIdentity ? { clauses } : {}),
       });
     }
-    if (identity.every(([, , , ok]) => !ok)) {
+    if (!someIdentity) {
       steps.push({
         name: 'this service',
         ok: false,
         detail: `${base} is not the shop service: no OpenAPI 3 description and no problem document`,
       });
       advice.push(`Check --base-url: it must be the service's base URL (where /openapi.json and /v1/... are served).`);
-      return done(3);
+      return done(true);
     }
 
     // Trust, for every caller kind the profile claims.
@@ -122,12 +127,14 @@ export async function doctor(baseUrl: string, profile: Profile, o: DoctorOptions
       session = registered.session;
       if (session.registered) steps.push({ name: 'assistant session', ok: true, detail: `POST ${REGISTER} registered one` });
       else if (registered.refusal || registered.error) {
+        // The report carried the profile's proxy secret: refusing it breaks the route's clause, it says nothing of trust.
         const answer = registered.refusal ? describeAnswer(registered.refusal) : `no answer (${registered.error})`;
-        steps.push({ name: 'assistant session', ok: false, detail: `POST ${REGISTER}: ${answer}` });
-        if (registered.refusal)
-          advice.push(
-            `The deployment refused the identity-provider proxy's report (${answer}): set PROXY_IDP_SECRET to the profile's secrets.proxyIdpSecret.`,
-          );
+        steps.push({
+          name: 'assistant session',
+          ok: false,
+          detail: `POST ${REGISTER} with X-Proxy-Idp-Secret (the profile's secrets.proxyIdpSecret): ${answer}`,
+          clauses: ['END-PUBLIC-12'],
+        });
       }
     }
     // The header names of agent artifacts are the deployment's (its documents' security schemes, or the profile's conventions).
@@ -152,9 +159,11 @@ export async function doctor(baseUrl: string, profile: Profile, o: DoctorOptions
     for (const probe of PROBES.filter((p) => p.claimed(profile.capabilities))) {
       const r = await runProbe(probe, env);
       results.push(r);
-      steps.push({ name: `trusts ${r.kind}`, ok: r.ok, detail: r.detail });
+      const clauses = r.meaning?.kind === 'violation' ? { clauses: r.meaning.clauses } : {};
+      steps.push({ name: `trusts ${r.kind}`, ok: r.ok, detail: r.detail, ...clauses });
     }
-    const refused = results.filter((r) => !r.ok);
+    // Only a refusal that says the token is untrusted (or unverifiable now, or nothing answered) ends the run.
+    const refused = results.filter((r) => !r.ok && r.meaning?.kind !== 'violation');
     if (refused.length > 0)
       advice.push(
         trustAdvice(
@@ -163,14 +172,53 @@ export async function doctor(baseUrl: string, profile: Profile, o: DoctorOptions
           results.some((r) => r.ok),
         ),
       );
-    return done(refused.length > 0 || steps.some((s) => s.name === 'assistant session' && !s.ok) ? 3 : 0);
+    return done(refused.length > 0);
   } finally {
     http.close();
   }
 }
 
+/** One line per step: `ok   reachable: …`, `FAIL trusts assistant: … [AUTH-ORDER-4 ERR-TABLE-4]`. */
+export function formatDoctorSteps(r: DoctorReport): string[] {
+  return r.steps.map((s) => `${s.ok ? 'ok  ' : 'FAIL'} ${s.name}: ${s.detail}${s.clauses ? ` [${s.clauses.join(' ')}]` : ''}`);
+}
+
+/** The setup routes that broke the spec, each with the requirements it broke, quoted. */
+function violationAdvice(steps: DoctorStep[], fatal: boolean): string {
+  const broken = steps.filter((s) => !s.ok && s.clauses);
+  const clauses = [...new Set(broken.flatMap((s) => s.clauses!))];
+  const what = fatal ? 'a failure too' : 'a failure, not a reason to stop; the run goes on';
+  return (
+    `The deployment broke the spec while the suite set up (${broken.map((s) => s.name).join(', ')}): ${what}. ` +
+    `The spec requires: ${clauses.map(quoteClause).join(' ')}`
+  );
+}
+
 /** What to configure, quoting the deployment's own words. When some kind is trusted, the issuer and keys are not the problem. */
 function trustAdvice(profile: Profile, refused: TrustResult[], someTrusted: boolean): string {
+  // A kind whose token the deployment takes for another audience: the profile must say so (audiences.callers).
+  const moved = refused.filter((r) => r.audiences);
+  const callers = Object.fromEntries(moved.map((r) => [PROBES.find((p) => p.kind === r.kind)!.caller, [r.audiences!.accepted]]));
+  const declare =
+    moved.length === 0
+      ? ''
+      : `The deployment refused ${moved.map((r) => `${r.kind} tokens for the ${r.audiences!.refused} audience`).join(', ')} and ` +
+        `accepted them for the ${moved.map((r) => r.audiences!.accepted).join(', ')} audience. Declare it in the profile: ` +
+        `"audiences": { ..., "callers": ${JSON.stringify(callers)} }.`;
+  if (moved.length === refused.length) return declare;
+  return [
+    otherAdvice(
+      profile,
+      refused.filter((r) => !r.audiences),
+      someTrusted || moved.length > 0,
+    ),
+    declare,
+  ]
+    .filter(Boolean)
+    .join(' ');
+}
+
+function otherAdvice(profile: Profile, refused: TrustResult[], someTrusted: boolean): string {
   const kinds = refused.map((r) => r.kind).join(', ');
   const details = [...new Set(refused.map((r) => r.refusal?.body?.detail).filter((d): d is string => typeof d === 'string'))];
   const said = details.length > 0 ? `, saying ${details.map((d) => `"${d}"`).join(' and ')}` : '.';

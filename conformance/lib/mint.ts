@@ -3,6 +3,7 @@
 // a well-formed token and sign it with a key of their choice (signWith) or none at all (unsecured).
 import { randomUUID, createHash, createPublicKey, type JsonWebKey } from 'node:crypto';
 import { exportJWK, generateKeyPair, importJWK, type CryptoKey, type JSONWebKeySet, type JWK } from 'jose';
+import type { CallerKind } from '../../contract/callers.js';
 import type { Profile, SigningKey } from '../../contract/profile.js';
 import { AGENT_FORWARD_SCOPE, BASE_API_SCOPES, OPERATOR_SCOPES, PERMISSION_API_SCOPES } from '../../contract/scopes.js';
 import { artifactFormat } from './credential-formats.js';
@@ -29,10 +30,34 @@ export const PERSONAL_AGENT_ACTOR = 'personal_agent';
 
 export type Audience = 'api' | 'agent';
 
+/** The audience each caller kind's tokens use when the profile declares none (docs/tokens.md). */
+export const DEFAULT_AUDIENCES: Readonly<Record<CallerKind, readonly Audience[]>> = {
+  customer: ['api'],
+  delegated: ['agent'],
+  guest: ['api'],
+  'invited-agent': ['api'],
+  operator: ['api'],
+  assistant: ['api'],
+};
+
+/** The audiences a caller kind's tokens use, in order: the profile's `audiences.callers`, else the default. */
+export const audiencesOf = (profile: Profile, kind: CallerKind): readonly Audience[] =>
+  profile.audiences.callers?.[kind] ?? DEFAULT_AUDIENCES[kind];
+
+/**
+ * The audience to mint a caller kind's token with: the first the profile declares for it, or `prefer` (a check's own
+ * choice, such as the OpenAPI channel of a delegated caller) when the profile declares none or declares it too.
+ */
+export function audienceOf(profile: Profile, kind: CallerKind, prefer?: Audience): Audience {
+  const declared = profile.audiences.callers?.[kind];
+  if (declared) return prefer !== undefined && declared.includes(prefer) ? prefer : declared[0]!;
+  return prefer ?? DEFAULT_AUDIENCES[kind][0]!;
+}
+
 export interface TokenOptions {
   /** Space-delimited string or list; replaces the kind's default. */
   scope?: string | readonly string[];
-  /** Which profile audience goes in `aud`; defaults to `api`. */
+  /** Which profile audience goes in `aud`; defaults to the caller kind's (audienceOf: `audiences.callers`, else docs/tokens.md). */
   audience?: Audience;
   /** Lifetime in seconds (default 300); negative values mint expired tokens. */
   expiresIn?: number;
@@ -47,7 +72,10 @@ export interface UserTokenOptions extends TokenOptions {
 }
 
 export interface DelegatedOptions extends UserTokenOptions {
-  /** `mcp` (default) mints for the agent audience, `openapi` for the API audience (docs/tokens.md, reference's choice). */
+  /**
+   * `mcp` mints for the agent audience, `openapi` for the API audience (docs/tokens.md, reference's choice); absent, the
+   * kind's audience (the profile's `audiences.callers.delegated`, else the agent audience).
+   */
   channel?: 'mcp' | 'openapi';
   /** Subjects of the actors nested under the outermost `act` (which is always the agent-protocol client), outermost first. */
   actChain?: readonly string[];
@@ -116,11 +144,18 @@ export function createMinter(profile: Profile, opts: { now?: () => Date } = {}):
   const machineSub = (clientId: string) => `${clientId}@clients`;
 
   // docs/tokens.md, "Access tokens (all kinds)": the header and the claims every kind shares.
-  function accessDraft(clientId: string, sub: string, defaultScope: string, o: TokenOptions, extra: JsonObject = {}): TokenDraft {
+  function accessDraft(
+    kind: CallerKind | null,
+    clientId: string,
+    sub: string,
+    defaultScope: string,
+    o: TokenOptions,
+    extra: JsonObject = {},
+  ): TokenDraft {
     const iat = epochSeconds(now());
     const base: JsonObject = {
       iss: profile.issuer,
-      aud: profile.audiences[o.audience ?? 'api'],
+      aud: profile.audiences[o.audience ?? (kind ? audienceOf(profile, kind) : 'api')],
       sub,
       client_id: clientId,
       scope: joinScope(o.scope ?? defaultScope),
@@ -137,31 +172,32 @@ export function createMinter(profile: Profile, opts: { now?: () => Date } = {}):
 
   const { clients } = profile;
   const draft: Drafts = {
-    customer: (o) => accessDraft(clients.website, o.sub, DEFAULT_SCOPES.customer, o),
+    customer: (o) => accessDraft('customer', clients.website, o.sub, DEFAULT_SCOPES.customer, o),
     // The outermost `act.sub` equals `client_id` (spec, Caller kinds); the channel is chosen by the audience.
     delegated: (o) =>
       accessDraft(
+        'delegated',
         clients.agentProtocol,
         o.sub,
         DEFAULT_SCOPES.delegated,
-        { audience: o.channel === 'openapi' ? 'api' : 'agent', ...o },
+        { ...(o.channel ? { audience: o.channel === 'openapi' ? 'api' : 'agent' } : {}), ...o },
         {
           act: nestActors([clients.agentProtocol, ...(o.actChain ?? [])]),
         },
       ),
-    guest: (o = {}) => accessDraft(clients.storefront, machineSub(clients.storefront), DEFAULT_SCOPES.guest, o),
-    operator: (o = {}) => accessDraft(clients.backoffice, machineSub(clients.backoffice), DEFAULT_SCOPES.operator, o),
+    guest: (o = {}) => accessDraft('guest', clients.storefront, machineSub(clients.storefront), DEFAULT_SCOPES.guest, o),
+    operator: (o = {}) => accessDraft('operator', clients.backoffice, machineSub(clients.backoffice), DEFAULT_SCOPES.operator, o),
     invitedAgentForwarder: (o = {}) =>
-      accessDraft(clients.webAgentForwarder, machineSub(clients.webAgentForwarder), DEFAULT_SCOPES.forwarder, o),
+      accessDraft('invited-agent', clients.webAgentForwarder, machineSub(clients.webAgentForwarder), DEFAULT_SCOPES.forwarder, o),
     mcpAgentForwarder: (o = {}) =>
-      accessDraft(clients.mcpAgentForwarder, machineSub(clients.mcpAgentForwarder), DEFAULT_SCOPES.forwarder, o),
+      accessDraft('assistant', clients.mcpAgentForwarder, machineSub(clients.mcpAgentForwarder), DEFAULT_SCOPES.forwarder, o),
     assistant: (o) =>
-      accessDraft(clients.personalAgentProxy, o.sub, DEFAULT_SCOPES.assistant, o, {
+      accessDraft('assistant', clients.personalAgentProxy, o.sub, DEFAULT_SCOPES.assistant, o, {
         act: { sub: PERSONAL_AGENT_ACTOR },
         cnf: { jkt: o.jkt },
         sid: o.sid,
       }),
-    machine: (clientId, o = {}) => accessDraft(clientId, machineSub(clientId), DEFAULT_SCOPES.machine, o),
+    machine: (clientId, o = {}) => accessDraft(null, clientId, machineSub(clientId), DEFAULT_SCOPES.machine, o),
     // docs/tokens.md, "Invited-agent context": no iss/aud; bound to the forwarder's bearer by `ath`.
     invitedAgentContext: (o) => {
       const iat = epochSeconds(now());

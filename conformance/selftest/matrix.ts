@@ -3,7 +3,9 @@
 //   only if it names it);
 // - a check that was skipped, failed only on other clauses, or failed without naming a clause (a timeout) kills nothing;
 // - a check that also fails on the baseline (the target without defect) kills nothing: it would fail anyway;
-// - a defect with no kill is a survivor; one whose checks were all skipped (or none ran) is a survivor too, marked unjudged.
+// - a defect with no kill is a survivor; one whose checks were all skipped (or none ran) is unjudged, and a survivor too;
+// - a defect with no kill where a check was skipped for lack of a browser is unjudged (no browser), never a survivor: the
+//   check that could have caught it did not run, and the machine, not the suite, is why.
 // - a defect whose clause no check judges at the run's level (spec: its checks judge the reference's choices) is set aside
 //   before the run and listed as out of level: neither kill nor survivor, as the clause is not judged at that level.
 import { CLAUSES, CLAUSES_BY_ID } from '../clauses/index.js';
@@ -26,6 +28,8 @@ export interface DefectRow {
   kind: Defect['kind'];
   description: string;
   verdict: 'killed' | 'survived' | 'unjudged';
+  /** Why an unjudged defect is: `no browser` when a check that could have caught it was skipped for lack of Chromium. */
+  reason?: 'no browser';
   kills: { check: string; note?: string }[];
   /** Checks that ran against the defect and passed. */
   missed: string[];
@@ -86,6 +90,7 @@ export function buildMatrix(o: {
       else row.missed.push(x.check);
     }
     row.verdict = row.kills.length > 0 ? 'killed' : row.missed.length + row.otherClauses.length === 0 ? 'unjudged' : 'survived';
+    if (row.verdict !== 'killed' && mine.some(skippedForNoBrowser)) Object.assign(row, { verdict: 'unjudged', reason: 'no browser' });
     return row;
   });
   const covered = new Set(o.library.map((d) => d.clause));
@@ -113,6 +118,12 @@ export function buildMatrix(o: {
   };
 }
 
+/** A browser check skipped on a machine without Chromium (its reason begins with engine/browser.ts's NO_BROWSER). */
+const skippedForNoBrowser = (x: Outcome) => x.status === 'skipped' && /^no browser\b/.test(x.note ?? '');
+
+/** Every defect killed, or unjudged only for lack of a browser: the self-test passes. */
+export const matrixPasses = (m: Matrix): boolean => m.defects.every((d) => d.verdict === 'killed' || d.reason === 'no browser');
+
 const pct = (x: number) => `${(100 * x).toFixed(1)}%`;
 
 export function formatMatrix(m: Matrix): string {
@@ -130,13 +141,20 @@ export function formatMatrix(m: Matrix): string {
             ]
               .filter(Boolean)
               .join('; ')
-          : `no check ran${d.skipped.length ? ` (skipped: ${d.skipped.join(', ')})` : ''}${d.baselineFailing.length ? ` (failing without the defect: ${d.baselineFailing.join(', ')})` : ''}`;
+          : d.reason === 'no browser'
+            ? `no browser (skipped: ${d.skipped.join(', ')}${d.missed.length ? `; passed: ${d.missed.join(', ')}` : ''})`
+            : `no check ran${d.skipped.length ? ` (skipped: ${d.skipped.join(', ')})` : ''}${d.baselineFailing.length ? ` (failing without the defect: ${d.baselineFailing.join(', ')})` : ''}`;
     lines.push(`  ${mark} ${d.id.padEnd(w)} ${d.clause.padEnd(22)} ${by}`.slice(0, 260));
   }
   const s = m.summary;
-  const survivors = m.defects.filter((d) => d.verdict !== 'killed');
-  lines.push('', `Kill rate: ${s.killed}/${s.defects} (${pct(s.killRate)}); survivors: ${s.survived}; unjudged: ${s.unjudged}`);
+  // Each count is the length of the list printed under it.
+  const survivors = m.defects.filter((d) => d.verdict === 'survived');
+  const unjudged = m.defects.filter((d) => d.verdict === 'unjudged');
+  const lacking = unjudged.filter((d) => d.reason === 'no browser').length;
+  const noBrowser = lacking ? ` (${lacking} for lack of a browser)` : '';
+  lines.push('', `Kill rate: ${s.killed}/${s.defects} (${pct(s.killRate)}); survivors: ${s.survived}; unjudged: ${s.unjudged}${noBrowser}`);
   if (survivors.length) lines.push(`Survivors: ${survivors.map((d) => `${d.id} (${d.clause})`).join(', ')}`);
+  if (unjudged.length) lines.push(`Unjudged: ${unjudged.map((d) => `${d.id} (${d.clause}${d.reason ? `; ${d.reason}` : ''})`).join(', ')}`);
   if (m.outOfLevel.length) {
     lines.push(`Out of level ${m.level} (${m.outOfLevel.length}; set aside, neither killed nor survived):`);
     for (const d of m.outOfLevel) lines.push(`  ${d.id} (${d.clause}): ${d.why}`);
@@ -162,7 +180,7 @@ export function htmlMatrix(m: Matrix): string {
               ...d.baselineFailing.map((c) => `fails without the defect: ${esc(c)}`),
             ].join('<br>');
       return (
-        `<tr class="${d.verdict}"><td>${d.verdict}</td><td><code>${esc(d.id)}</code><br><small>${esc(d.kind)}: ${esc(d.description)}</small></td>` +
+        `<tr class="${d.verdict}"><td>${d.verdict}${d.reason ? ` (${esc(d.reason)})` : ''}</td><td><code>${esc(d.id)}</code><br><small>${esc(d.kind)}: ${esc(d.description)}</small></td>` +
         `<td title="${esc(CLAUSES_BY_ID.get(d.clause)?.text ?? '')}">${esc(d.clause)}</td><td>${checks}</td></tr>`
       );
     })

@@ -1,5 +1,6 @@
 // `shop-conformance self-test` on a small selection against the embedded reference: a wire-level and a leniency defect
-// are killed, a toothless one survives (exit 1); the JSON and HTML matrices land in --output.
+// are killed, a toothless one survives (exit 1); the JSON and HTML matrices land in --output. Without a browser the CORS
+// defects are still killed, by the header checks.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
@@ -38,6 +39,27 @@ describe('shop-conformance self-test', () => {
     assert.deepEqual(json.summary.killed, 3);
     assert.deepEqual(json.defects.find((d) => d.id === 'selftest.toothless.END-PUBLIC-1')?.verdict, 'survived');
     assert.ok(existsSync(join(out, 'self-test.html')));
+  });
+
+  test('without a browser (SHOP_CONFORMANCE_CHROMIUM=none) the CORS defects are killed by the header checks: exit 0', async () => {
+    const out = outputDir();
+    const saved = process.env.SHOP_CONFORMANCE_CHROMIUM;
+    process.env.SHOP_CONFORMANCE_CHROMIUM = 'none';
+    try {
+      const r = await cli(['self-test', '--clause', 'PUR-PROTO-3', '--level', 'spec', '--workers', '1', '--output', out], 240_000);
+      assert.equal(r.code, 0, r.out);
+      // The defect that answers browsers only (Sec-Fetch-Mode: cors) is seen by checks that send what Chromium sends.
+      assert.match(r.out, /KILLED\s+purpose\.cors-for-browsers\s+PUR-PROTO-3\s+purpose\.no-cors\.(preflight|requests)/);
+      assert.match(r.out, /KILLED\s+purpose\.cors-offered\s+PUR-PROTO-3/);
+      assert.match(r.out, /survivors: 0; unjudged: 0/);
+      assert.doesNotMatch(r.out, /^Survivors:/m);
+      const json = JSON.parse(readFileSync(join(out, 'self-test.json'), 'utf8')) as { defects: { id: string; skipped: string[] }[] };
+      // The browser check did not run: the verdict owes nothing to it.
+      assert.deepEqual(json.defects.find((d) => d.id === 'purpose.cors-for-browsers')?.skipped, ['purpose.no-cors.browser']);
+    } finally {
+      if (saved === undefined) delete process.env.SHOP_CONFORMANCE_CHROMIUM;
+      else process.env.SHOP_CONFORMANCE_CHROMIUM = saved;
+    }
   });
 
   test('--list prints the library; unknown names are usage errors (exit 2, one line)', async () => {

@@ -7,7 +7,7 @@ import { notApplicable, type Shop } from '../../engine/check.js';
 import type { ShopResponse } from '../../engine/http.js';
 import { PERMISSIONS } from '../../../contract/scopes.js';
 import { applyOverrides, epochSeconds, signDraft, type JsonObject } from '../../lib/jws.js';
-import { PERSONAL_AGENT_ACTOR, type Audience } from '../../lib/mint.js';
+import { audienceOf, PERSONAL_AGENT_ACTOR, type Audience } from '../../lib/mint.js';
 import { failSetup } from '../../lib/assert.js';
 import { artifactFormat, browserSessionValue, PROXY_REPORTS, proxyPayload } from '../../lib/credential-formats.js';
 
@@ -153,7 +153,7 @@ export async function signedOutProxyToken(shop: Shop, o: SignedOutTokenOptions):
   const scope = o.scope === undefined ? undefined : typeof o.scope === 'string' ? o.scope : o.scope.join(' ');
   const payload: JsonObject = {
     iss: shop.profile.issuer,
-    aud: shop.profile.audiences[o.audience ?? 'api'],
+    aud: shop.profile.audiences[o.audience ?? audienceOf(shop.profile, 'assistant')],
     sub: `${client}@clients`,
     client_id: client,
     iat,
