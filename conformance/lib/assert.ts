@@ -2,6 +2,7 @@
 // expected and actual values and, when the caller names it, the spec clause, so any runner can report the failure.
 import { ERRORS, REASON_PHRASES } from '../../contract/errors.js';
 import { LIMITS } from '../../contract/limits.js';
+import { describeFreshness, freshnessLifetime, type Freshness } from './freshness.js';
 import { ChallengeParseError, findChallenge, parseChallenges, type Challenge } from './www-authenticate.js';
 
 export interface HttpResult {
@@ -218,6 +219,37 @@ export function expectCacheControl(
     if (actual.get(name) !== value) fail(`Cache-Control directive ${name}`, directives.join(', '), header, opts.clause);
   }
   if (opts.exact && actual.size !== wanted.size) fail('Cache-Control directives (exactly)', directives.join(', '), header, opts.clause);
+}
+
+/**
+ * "Cached `seconds` seconds": every cache that may store the response (a client's private cache, and a shared one unless
+ * the response is `private`) gets that freshness lifetime from it, by RFC 9111 §4.2.1 (`max-age`, else `Expires` minus
+ * `Date`; `s-maxage` for shared caches), and may reuse it without validation (no `no-store`, no `no-cache`). Which
+ * fields state it is the server's choice. A lifetime from `Expires` may be one second off: HTTP-dates have whole seconds.
+ */
+export function expectFreshFor(res: Pick<HttpResult, 'headers'>, seconds: number, opts: ClauseOption & { what?: string } = {}): void {
+  const shown = ['cache-control', 'expires', 'date']
+    .map((n) => [n, res.headers.get(n)] as const)
+    .filter(([, v]) => v !== null)
+    .map(([n, v]) => `${n}: ${v}`)
+    .join('; ');
+  const judge = (f: Freshness, cache: string) => {
+    const ok =
+      f.stored &&
+      !f.revalidate &&
+      f.lifetime !== undefined &&
+      Math.abs(f.lifetime - seconds) <= (f.source === 'expires' ? 1 : 0);
+    if (!ok)
+      fail(
+        `${opts.what ? `${opts.what}: ` : ''}freshness lifetime for a ${cache} cache (RFC 9111 §4.2.1), ${describeFreshness(f)}`,
+        `${seconds} s, reusable without validation`,
+        shown || '(no caching fields)',
+        opts.clause,
+      );
+  };
+  judge(freshnessLifetime(res.headers), 'private');
+  const shared = freshnessLifetime(res.headers, { shared: true });
+  if (shared.stored) judge(shared, 'shared');
 }
 
 export function expectNoStore(res: Pick<HttpResult, 'headers'>, opts: ClauseOption = {}): void {
