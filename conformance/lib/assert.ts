@@ -63,6 +63,12 @@ export interface ProblemExpectation extends ClauseOption {
 }
 
 /**
+ * Rows of the error table whose headers the spec leaves to the error mapper: a challenge there is the server's choice at
+ * the spec level (the reference's own choice is judged at the reference level).
+ */
+export const CHALLENGE_LEFT_OPEN: ReadonlySet<string> = new Set(['insufficient_scope']);
+
+/**
  * A problem document as the spec's Resources part defines it (RFC 9457 plus the service's members), with the boundary's
  * headers (Cache-Control: no-store, X-Request-Id). Status, `error` and `scope` are judged on the caller's clause; the
  * format on its own clauses, softly (failSoft). It does not check challenges (expectChallenge).
@@ -107,11 +113,12 @@ export function expectProblem(res: HttpResult, want: ProblemExpectation): Record
     if (typeof doc.detail !== 'string') failSoft('problem "detail"', 'a string', doc.detail, 'RES-PROBLEM-6');
   }
 
-  // A challenge only where the error table puts one (401s, insufficient_scope): none on a validation failure
+  // A challenge only where the error table puts one (401s, sign_in_required) or leaves the row's headers to the error
+  // mapper (insufficient_scope, whose RFC 6750 §3.1 challenge a server may send): none on a validation failure
   // (ERR-TABLE-11) nor on a domain error (ERR-PROBLEM-8).
   const entry = (ERRORS as Record<string, { headers?: readonly string[] }>)[want.error];
   const www = res.headers.get('www-authenticate');
-  if (entry && www !== null && !(entry.headers ?? []).includes('WWW-Authenticate')) {
+  if (entry && www !== null && !(entry.headers ?? []).includes('WWW-Authenticate') && !CHALLENGE_LEFT_OPEN.has(want.error)) {
     failSoft(`WWW-Authenticate on ${want.error}`, 'absent', www, want.error === 'invalid_request' ? 'ERR-TABLE-11' : 'ERR-PROBLEM-8');
   }
 

@@ -358,3 +358,24 @@ test('expectSuccess shows the answer; inCase names the case after the clause, fo
     (e: unknown) => e instanceof TypeError && e.message === 'boom',
   );
 });
+
+test('expectProblem: a challenge on insufficient_scope is the server\'s choice; on a domain error or caller_not_allowed it fails', () => {
+  const challenge = { 'www-authenticate': 'Bearer error="insufficient_scope", scope="orders:read"' };
+  expectProblem(response(403, problem('insufficient_scope', 403, 'Forbidden', { scope: 'orders:read' }), challenge), {
+    status: 403,
+    error: 'insufficient_scope',
+    docsUrl: DOCS,
+  });
+  const domain = failure(() =>
+    expectProblem(response(422, problem('cart_empty', 422, 'Unprocessable Content'), challenge), { status: 422, error: 'cart_empty', docsUrl: DOCS }),
+  );
+  assert.deepEqual(domain.clauses, ['ERR-PROBLEM-8']);
+  const caller = failure(() =>
+    expectProblem(response(403, problem('caller_not_allowed', 403, 'Forbidden'), challenge), {
+      status: 403,
+      error: 'caller_not_allowed',
+      docsUrl: DOCS,
+    }),
+  );
+  assert.deepEqual(caller.clauses, ['ERR-PROBLEM-8']);
+});

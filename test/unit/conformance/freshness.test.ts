@@ -112,7 +112,7 @@ test('expectFreshFor: every way of saying 300 seconds passes', () => {
   const now = new Date();
   const date = now.toUTCString();
   const in300 = new Date(Math.floor(now.getTime() / 1000) * 1000 + 300_000).toUTCString();
-  for (const fields of [
+  for (const fields of <Record<string, string>[]>[
     { 'cache-control': 'public, max-age=300' },
     { 'cache-control': 'max-age=300' },
     { 'cache-control': 'private, max-age=300' },
@@ -128,7 +128,7 @@ test('expectFreshFor: every way of saying 300 seconds passes', () => {
 test('expectFreshFor: other lifetimes, no-store, no-cache and no lifetime fail on the clause', () => {
   const date = new Date().toUTCString();
   const in60 = new Date(Date.parse(date) + 60_000).toUTCString();
-  for (const fields of [
+  for (const fields of <Record<string, string>[]>[
     { 'cache-control': 'max-age=60' },
     { 'cache-control': 'public' },
     {},
