@@ -20,6 +20,7 @@ import { expectDpopChallengesOnly } from './_shared/expect-refusals.js';
 import { customerToken } from './_shared/mint-callers.js';
 import { COLLECTION, conversationRoute, openBody, openConversation, sendConversation } from './_shared/open-conversation.js';
 import { browserHeader } from './_shared/artifact-headers.js';
+import { locationOf } from './_shared/location.js';
 
 // ----------------------------------------------------------------------------------------------- DPoP on conversation paths
 
@@ -115,7 +116,7 @@ test(
       const agent = await AssistantAgent.create(shop);
       const { id, res: opened } = await openConversation(agent, 'direct');
       expectStatus(opened, 201, { clause: 'END-CONV-1' });
-      if (opened.headers.get('location') !== `${COLLECTION}/${id}`)
+      if (locationOf(shop, opened, COLLECTION)?.path !== `${COLLECTION}/${id}`)
         fail('Location of the new conversation', `${COLLECTION}/${id}`, opened.headers.get('location'), 'END-CONV-2');
       expectNoStore(opened, { clause: 'END-CONV-9' });
       if (!opened.headers.get('dpop-nonce')) fail('DPoP-Nonce on a success', 'present', null, 'AUTH-ORDER-4');

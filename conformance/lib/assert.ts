@@ -3,6 +3,7 @@
 import { ERRORS, REASON_PHRASES } from '../../contract/errors.js';
 import { LIMITS } from '../../contract/limits.js';
 import { describeFreshness, freshnessLifetime, type Freshness } from './freshness.js';
+import { pathBelowBase, resolveLocation } from './location.js';
 import { ChallengeParseError, findChallenge, parseChallenges, type Challenge } from './www-authenticate.js';
 
 export interface HttpResult {
@@ -271,20 +272,23 @@ export function expectWeakEtag(res: Pick<HttpResult, 'headers'>, opts: ClauseOpt
 }
 
 /**
- * A create (spec, Endpoints > Conventions): 201, and where the resource has a GET URL a Location header resolving to a path
- * that matches `location` (relative or absolute; both are allowed by RFC 9110).
+ * A create (spec, Endpoints > Conventions): 201, and where the resource has a GET URL a Location header whose path below
+ * the base URL matches `location`. The value is resolved once against the request's URL (RFC 9110 §10.2.2): a full URL,
+ * an absolute path (with the deployment's path prefix) and a relative reference are all allowed. Returns the absolute URL.
  */
 export function expectCreated(
   res: Pick<HttpResult, 'status' | 'headers'>,
-  want: ClauseOption & { location?: RegExp } = {},
+  want: ClauseOption & ({ location?: undefined } | { location: RegExp; requestUrl: string; baseUrl: string }) = {},
 ): string | undefined {
   if (res.status !== 201) fail('status of a create', 201, res.status, want.clause);
   const location = res.headers.get('location');
   if (!want.location) return location ?? undefined;
   if (location === null) fail('Location of a create', 'a Location header', null, want.clause);
-  const path = new URL(location!, 'http://base.invalid').pathname;
-  if (!want.location.test(path)) fail('Location of a create', String(want.location), location, want.clause);
-  return location!;
+  const url = resolveLocation(location, want.requestUrl);
+  const path = url ? pathBelowBase(url, want.baseUrl) : undefined;
+  if (!url || path === undefined || !want.location.test(path.split('?')[0]!))
+    fail(`Location of a create (a URL below ${want.baseUrl})`, String(want.location), location, want.clause);
+  return url.href;
 }
 
 /** A delete (spec, Endpoints > Conventions): 204 with an empty body. */
