@@ -19,7 +19,7 @@ import { freshId } from '../lib/fresh-id.js';
 import { expectDpopChallengesOnly } from './_shared/expect-refusals.js';
 import { customerToken } from './_shared/mint-callers.js';
 import { COLLECTION, conversationRoute, openBody, openConversation, sendConversation } from './_shared/open-conversation.js';
-import { browserHeader } from './_shared/artifact-headers.js';
+import { browserArtifact } from './_shared/artifact-headers.js';
 import { locationOf } from './_shared/location.js';
 
 // ----------------------------------------------------------------------------------------------- DPoP on conversation paths
@@ -226,7 +226,7 @@ test(
     async (shop) => {
       const agent = await AssistantAgent.create(shop);
       const forwarder = await shop.mint.invitedAgentForwarder();
-      const headers = { [browserHeader()]: browserSession(shop, agent.identity.sessionId) };
+      const headers = { ...browserArtifact(browserSession(shop, agent.identity.sessionId)) };
       const cart = await shop.http.get('/v1/cart', { token: forwarder, headers });
       if (cart.status !== 200)
         return notApplicable(`the target does not admit the reference's browser-session artifact on GET /v1/cart (${cart.status})`);
