@@ -68,7 +68,7 @@ export const conventionsSchema = z
       .object({
         assistantBrowserSession: z
           .string()
-          .regex(/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/, 'a cookie name (an RFC 6265 token)')
+          .regex(/^[A-Za-z0-9!#$%&'*+.^_|~-]+$/, 'a cookie name (an RFC 6265 token)')
           .optional()
           .describe(
             "Cookie that carries an assistant agent's browser session (its original browser cookie): sent as `Cookie: <name>=<value>` instead of a header (default: the `assistantBrowserSession` security scheme when it is `in: cookie`). Not together with conventions.headers.assistantBrowserSession.",
