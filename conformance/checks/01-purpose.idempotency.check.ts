@@ -144,7 +144,12 @@ test(
       const replayed = second.text === first.text;
       const [a, b] = [locationOf(shop, first, CHECKOUT)?.url.href, locationOf(shop, second, CHECKOUT)?.url.href];
       if (a !== undefined && a === b)
-        fail('Location of the retry', "another order's URL", second.headers.get('location'), replayed ? ['PUR-IDEM-3', 'PUR-IDEM-2'] : 'PUR-IDEM-3');
+        fail(
+          'Location of the retry',
+          "another order's URL",
+          second.headers.get('location'),
+          replayed ? ['PUR-IDEM-3', 'PUR-IDEM-2'] : 'PUR-IDEM-3',
+        );
       if (replayed) fail("the retry's answer", 'a new order, not the first answer replayed', second.text.slice(0, 300), 'PUR-IDEM-2');
     },
   ),

@@ -30,7 +30,8 @@ test(
       const id = createdAddressId(shop, created);
       // Location only where a GET URL exists (killed by a Location that answers 404 or 405 to GET).
       const location = locationOf(shop, created, '/v1/me/addresses');
-      if (location === null) fail('Location of addAddress', 'a URI reference (or no Location)', created.headers.get('location'), 'END-CONV-2');
+      if (location === null)
+        fail('Location of addAddress', 'a URI reference (or no Location)', created.headers.get('location'), 'END-CONV-2');
       if (location) {
         const read = await shop.http.get(location.url.href, { token });
         if (read.status === 404 || read.status === 405)

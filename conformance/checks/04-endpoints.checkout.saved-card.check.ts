@@ -51,7 +51,11 @@ test(
         fail('preview "lines"', [{ variant_id: CHECKOUT_VARIANTS.beanie, quantity: 2 }], got.lines, 'END-OPS-CREATECHECKOUTPREVIEW-1');
 
       const res = await shop.http.post(CHECKOUT, { token, json: checkoutBody(CHECKOUT_ACCOUNTS[3].card) });
-      const location = expectCreated(res, { location: /^\/v1\/me\/orders\/ord_[a-z0-9]+$/, ...requestedAt(shop, CHECKOUT), clause: 'END-CONV-2' })!;
+      const location = expectCreated(res, {
+        location: /^\/v1\/me\/orders\/ord_[a-z0-9]+$/,
+        ...requestedAt(shop, CHECKOUT),
+        clause: 'END-CONV-2',
+      })!;
       expectNoStore(res, { clause: 'END-OPS-CHECKOUTSAVEDCARD-1' });
       const order = res.body ?? {};
       const wantOrder = {

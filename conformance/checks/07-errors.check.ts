@@ -165,7 +165,7 @@ test(
   ...check(
     {
       id: 'err.insufficient-scope.no-challenge.reference',
-      title: 'insufficient_scope carries no WWW-Authenticate (the reference\'s choice)',
+      title: "insufficient_scope carries no WWW-Authenticate (the reference's choice)",
       clauses: ['ERR-TABLE-9'],
       level: 'reference',
     },

@@ -5,16 +5,7 @@
 // size, so a service without the cap would take it (and fail the check) instead of refusing it for an unknown member.
 import { check, learned, test, type Shop } from '../engine/check.js';
 import type { ShopResponse } from '../engine/http.js';
-import {
-  expectFreshFor,
-  expectProblem,
-  expectStatus,
-  fail,
-  inCase,
-  failSetup,
-  is2xx,
-  is4xx,
-} from '../lib/assert.js';
+import { expectFreshFor, expectProblem, expectStatus, fail, inCase, failSetup, is2xx, is4xx } from '../lib/assert.js';
 import { freshShopperIp, shopperIpOfLength } from '../lib/shopper.js';
 import { LIMITS } from '../../contract/limits.js';
 import { OPERATIONS } from '../../contract/operations.js';

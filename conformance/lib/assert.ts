@@ -242,11 +242,7 @@ export function expectFreshFor(res: Pick<HttpResult, 'headers'>, seconds: number
     .map(([n, v]) => `${n}: ${v}`)
     .join('; ');
   const judge = (f: Freshness, cache: string) => {
-    const ok =
-      f.stored &&
-      !f.revalidate &&
-      f.lifetime !== undefined &&
-      Math.abs(f.lifetime - seconds) <= (f.source === 'expires' ? 1 : 0);
+    const ok = f.stored && !f.revalidate && f.lifetime !== undefined && Math.abs(f.lifetime - seconds) <= (f.source === 'expires' ? 1 : 0);
     if (!ok)
       fail(
         `${opts.what ? `${opts.what}: ` : ''}freshness lifetime for a ${cache} cache (RFC 9111 §4.2.1), ${describeFreshness(f)}`,

@@ -312,7 +312,10 @@ test('expectCreated and expectNoContent', async () => {
     () => expectCreated({ status: 201, headers: h({}) }, { location: /x/, ...at, clause: 'END-CONV-2' }),
     (e: unknown) => e instanceof CheckFailure && e.clause === 'END-CONV-2',
   );
-  assert.throws(() => expectCreated({ status: 201, headers: h({ location: '/v1/other' }) }, { location: /^\/v1\/me/, ...at }), CheckFailure);
+  assert.throws(
+    () => expectCreated({ status: 201, headers: h({ location: '/v1/other' }) }, { location: /^\/v1\/me/, ...at }),
+    CheckFailure,
+  );
   expectNoContent({ status: 204, text: '' });
   assert.throws(() => expectNoContent({ status: 200, text: '' }), CheckFailure);
   assert.throws(() => expectNoContent({ status: 204, text: '{}' }), CheckFailure);
@@ -373,7 +376,7 @@ test('expectSuccess shows the answer; inCase names the case after the clause, fo
   );
 });
 
-test('expectProblem: a challenge on insufficient_scope is the server\'s choice; on a domain error or caller_not_allowed it fails', () => {
+test("expectProblem: a challenge on insufficient_scope is the server's choice; on a domain error or caller_not_allowed it fails", () => {
   const challenge = { 'www-authenticate': 'Bearer error="insufficient_scope", scope="orders:read"' };
   expectProblem(response(403, problem('insufficient_scope', 403, 'Forbidden', { scope: 'orders:read' }), challenge), {
     status: 403,
@@ -381,7 +384,11 @@ test('expectProblem: a challenge on insufficient_scope is the server\'s choice; 
     docsUrl: DOCS,
   });
   const domain = failure(() =>
-    expectProblem(response(422, problem('cart_empty', 422, 'Unprocessable Content'), challenge), { status: 422, error: 'cart_empty', docsUrl: DOCS }),
+    expectProblem(response(422, problem('cart_empty', 422, 'Unprocessable Content'), challenge), {
+      status: 422,
+      error: 'cart_empty',
+      docsUrl: DOCS,
+    }),
   );
   assert.deepEqual(domain.clauses, ['ERR-PROBLEM-8']);
   const caller = failure(() =>

@@ -17,7 +17,13 @@ const PREFIXED = { requestUrl: 'http://host.test/shop/v1/checkouts/saved-card', 
 const ROOT = { requestUrl: 'http://host.test/v1/checkouts/saved-card', baseUrl: 'http://host.test' };
 
 const vectors: Vector[] = [
-  { description: 'absolute path at the root', location: '/v1/me/orders/ord_1', ...ROOT, url: 'http://host.test/v1/me/orders/ord_1', path: '/v1/me/orders/ord_1' },
+  {
+    description: 'absolute path at the root',
+    location: '/v1/me/orders/ord_1',
+    ...ROOT,
+    url: 'http://host.test/v1/me/orders/ord_1',
+    path: '/v1/me/orders/ord_1',
+  },
   {
     description: 'absolute path behind a prefix (the prefix is not added again)',
     location: '/shop/v1/me/orders/ord_1',

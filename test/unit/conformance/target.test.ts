@@ -160,7 +160,10 @@ test("the browser session's carrier: a header or a cookie, from the documents or
   for (const s of schemes()) Object.assign(s, { in: 'query', name: 'asb' });
   assert.deepEqual(new Target(docs, {}).browserCarrier(), { in: 'header', name: 'Assistant-Browser-Session' });
   // The profile names one carrier, and a cookie name is a token.
-  assert.equal(conventionsSchema.safeParse({ cookies: { assistantBrowserSession: 'a' }, headers: { assistantBrowserSession: 'B' } }).success, false);
+  assert.equal(
+    conventionsSchema.safeParse({ cookies: { assistantBrowserSession: 'a' }, headers: { assistantBrowserSession: 'B' } }).success,
+    false,
+  );
   assert.equal(conventionsSchema.safeParse({ cookies: { assistantBrowserSession: 'a b' } }).success, false);
   assert.equal(conventionsSchema.safeParse({ cookies: { assistantBrowserSession: 'shop_asb' } }).success, true);
 });
