@@ -15,9 +15,3 @@ export function browserArtifact(value: string): Record<string, string> {
   const carrier = learned().browserCarrier();
   return carrier.in === 'cookie' ? { cookie: `${carrier.name}=${value}` } : { [carrier.name.toLowerCase()]: value };
 }
-
-/** How the browser session travels, in words (failure messages, titles). */
-export function describeBrowserCarrier(): string {
-  const carrier = learned().browserCarrier();
-  return carrier.in === 'cookie' ? `the ${carrier.name} cookie` : `the ${carrier.name} header`;
-}
