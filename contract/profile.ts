@@ -65,6 +65,19 @@ export const conventionsSchema = z
       .strict()
       .optional()
       .describe('Header names of forwarded agent artifacts, overriding the description documents.'),
+    cookies: z
+      .object({
+        assistantBrowserSession: z
+          .string()
+          .regex(/^[A-Za-z0-9!#$%&'*+.^_|~-]+$/, 'a cookie name (an RFC 6265 token)')
+          .optional()
+          .describe(
+            "Cookie that carries an assistant agent's browser session (its original browser cookie): sent as `Cookie: <name>=<value>` instead of a header (default: the `assistantBrowserSession` security scheme when it is `in: cookie`). Not together with conventions.headers.assistantBrowserSession.",
+          ),
+      })
+      .strict()
+      .optional()
+      .describe('Cookie names of forwarded agent artifacts carried as cookies, overriding the description documents.'),
     bodies: z
       .record(
         z.string().min(1).describe('operationId'),
@@ -114,7 +127,15 @@ export const conventionsSchema = z
       .optional()
       .describe("Payloads of the identity-provider proxy's reports, where they differ from the reference's."),
   })
-  .strict();
+  .strict()
+  .superRefine((c, ctx) => {
+    if (c.cookies?.assistantBrowserSession !== undefined && c.headers?.assistantBrowserSession !== undefined)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['cookies', 'assistantBrowserSession'],
+        message: 'the browser session travels in one carrier: give this or conventions.headers.assistantBrowserSession, not both',
+      });
+  });
 
 const id = z.string().min(1);
 const recoveryOperation = z.object({ operationId: id, subject: id, purpose: z.enum(['email', 'delete']) }).strict();

@@ -9,6 +9,7 @@
 import { check, test } from '../engine/check.js';
 import { brief, expectCreated, expectNoContent, expectNoStore, expectProblem, expectSuccess, fail } from '../lib/assert.js';
 import { ADDRESS, addAddress, createdAddressId } from './_shared/add-address.js';
+import { locationOf } from './_shared/location.js';
 import { expectOwnershipRefusal } from './_shared/expect-refusals.js';
 import { customerToken } from './_shared/mint-callers.js';
 
@@ -26,11 +27,13 @@ test(
       const created = await addAddress(shop, token, 'END-CONV-1');
       expectCreated(created, { clause: 'END-CONV-1' });
       expectNoStore(created, { clause: 'END-CONV-9' });
-      const id = createdAddressId(created);
+      const id = createdAddressId(shop, created);
       // Location only where a GET URL exists (killed by a Location that answers 404 or 405 to GET).
-      const location = created.headers.get('location');
-      if (location !== null) {
-        const read = await shop.http.get(new URL(location, 'http://base.invalid').pathname, { token });
+      const location = locationOf(shop, created, '/v1/me/addresses');
+      if (location === null)
+        fail('Location of addAddress', 'a URI reference (or no Location)', created.headers.get('location'), 'END-CONV-2');
+      if (location) {
+        const read = await shop.http.get(location.url.href, { token });
         if (read.status === 404 || read.status === 405)
           fail('GET on the Location of addAddress', 'a readable URL (or no Location)', brief(read), 'END-CONV-2');
       }
@@ -136,7 +139,7 @@ test(
     async (shop) => {
       const a = await customerToken(shop);
       const b = await customerToken(shop);
-      const id = createdAddressId(await addAddress(shop, a, 'END-ME-2'));
+      const id = createdAddressId(shop, await addAddress(shop, a, 'END-ME-2'));
       expectOwnershipRefusal(
         shop,
         await shop.http.delete(`/v1/me/addresses/${encodeURIComponent(id)}`, { token: b }),

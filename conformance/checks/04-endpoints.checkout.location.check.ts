@@ -11,7 +11,8 @@ import { check, test } from '../engine/check.js';
 import { brief, expectStatus, fail } from '../lib/assert.js';
 import { cartLine, emptyCart } from './_shared/expect-cart.js';
 import { delegatedToken } from './_shared/mint-callers.js';
-import { checkout, checkoutBody, expectPlaced } from './_shared/place-order.js';
+import { locationOf } from './_shared/location.js';
+import { CHECKOUT, checkout, checkoutBody, expectPlaced } from './_shared/place-order.js';
 import { CHECKOUT_ACCOUNTS, CHECKOUT_VARIANTS } from './_shared/seed-data.js';
 
 test(
@@ -32,12 +33,14 @@ test(
       const res = await checkout(shop, token, checkoutBody(account.card));
       expectPlaced(res, 'checkoutSavedCard', 'END-CONV-2');
       if (res.status !== 201) return;
-      const location = res.headers.get('location');
-      if (location === null) fail('Location of a 201 checkout (the order has a GET URL)', 'a Location header', null, 'END-CONV-2');
-      const read = await shop.http.get(new URL(location, `${shop.params.baseUrl}/`).pathname, { token });
+      const location = locationOf(shop, res, CHECKOUT);
+      if (!location)
+        fail('Location of a 201 checkout (the order has a GET URL)', 'a URI reference', res.headers.get('location'), 'END-CONV-2');
+      // Resolved against the request's URL once: behind a path prefix an absolute path already carries the prefix.
+      const read = await shop.http.get(location.url.href, { token });
       expectStatus(read, 200, { clause: 'END-CONV-2' });
       const id = typeof res.body?.id === 'string' ? res.body.id : undefined;
-      if (id !== undefined && read.body?.id !== id) fail(`GET ${location}: the order placed`, id, read.body?.id, 'END-CONV-2');
+      if (id !== undefined && read.body?.id !== id) fail(`GET ${location.value}: the order placed`, id, read.body?.id, 'END-CONV-2');
       await emptyCart(shop, token);
     },
   ),

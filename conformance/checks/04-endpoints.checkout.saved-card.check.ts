@@ -9,6 +9,7 @@ import { check, test } from '../engine/check.js';
 import { expectCreated, expectNoStore, expectProblem, expectStatus, fail } from '../lib/assert.js';
 import { cartLine, emptyCart, expectNamesVariant, type Line } from './_shared/expect-cart.js';
 import { delegatedToken } from './_shared/mint-callers.js';
+import { requestedAt } from './_shared/location.js';
 import { CHECKOUT, checkoutBody, orderIdOf, PREVIEW } from './_shared/place-order.js';
 import { ABSENT_IDS, ADA, CHECKOUT_ACCOUNTS, CHECKOUT_VARIANTS } from './_shared/seed-data.js';
 
@@ -50,7 +51,11 @@ test(
         fail('preview "lines"', [{ variant_id: CHECKOUT_VARIANTS.beanie, quantity: 2 }], got.lines, 'END-OPS-CREATECHECKOUTPREVIEW-1');
 
       const res = await shop.http.post(CHECKOUT, { token, json: checkoutBody(CHECKOUT_ACCOUNTS[3].card) });
-      const location = expectCreated(res, { location: /^\/v1\/me\/orders\/ord_[a-z0-9]+$/, clause: 'END-CONV-2' })!;
+      const location = expectCreated(res, {
+        location: /^\/v1\/me\/orders\/ord_[a-z0-9]+$/,
+        ...requestedAt(shop, CHECKOUT),
+        clause: 'END-CONV-2',
+      })!;
       expectNoStore(res, { clause: 'END-OPS-CHECKOUTSAVEDCARD-1' });
       const order = res.body ?? {};
       const wantOrder = {
@@ -190,7 +195,11 @@ test(
         clause: 'PUR-SERVE-3',
       });
       const res = await shop.http.post(CHECKOUT, { token, json: checkoutBody(CHECKOUT_ACCOUNTS.async.card) });
-      expectCreated(res, { location: /^\/v1\/me\/orders\/ord_[a-z0-9]+$/, clause: 'END-OPS-CHECKOUTSAVEDCARD-1' });
+      expectCreated(res, {
+        location: /^\/v1\/me\/orders\/ord_[a-z0-9]+$/,
+        ...requestedAt(shop, CHECKOUT),
+        clause: 'END-OPS-CHECKOUTSAVEDCARD-1',
+      });
       if (res.body?.status !== 'pending_payment')
         fail('order "status"', 'pending_payment', res.body?.status, 'END-OPS-CHECKOUTSAVEDCARD-1');
     },

@@ -19,7 +19,8 @@ import { freshId } from '../lib/fresh-id.js';
 import { expectDpopChallengesOnly } from './_shared/expect-refusals.js';
 import { customerToken } from './_shared/mint-callers.js';
 import { COLLECTION, conversationRoute, openBody, openConversation, sendConversation } from './_shared/open-conversation.js';
-import { browserHeader } from './_shared/artifact-headers.js';
+import { browserArtifact } from './_shared/artifact-headers.js';
+import { locationOf } from './_shared/location.js';
 
 // ----------------------------------------------------------------------------------------------- DPoP on conversation paths
 
@@ -115,7 +116,7 @@ test(
       const agent = await AssistantAgent.create(shop);
       const { id, res: opened } = await openConversation(agent, 'direct');
       expectStatus(opened, 201, { clause: 'END-CONV-1' });
-      if (opened.headers.get('location') !== `${COLLECTION}/${id}`)
+      if (locationOf(shop, opened, COLLECTION)?.path !== `${COLLECTION}/${id}`)
         fail('Location of the new conversation', `${COLLECTION}/${id}`, opened.headers.get('location'), 'END-CONV-2');
       expectNoStore(opened, { clause: 'END-CONV-9' });
       if (!opened.headers.get('dpop-nonce')) fail('DPoP-Nonce on a success', 'present', null, 'AUTH-ORDER-4');
@@ -225,7 +226,7 @@ test(
     async (shop) => {
       const agent = await AssistantAgent.create(shop);
       const forwarder = await shop.mint.invitedAgentForwarder();
-      const headers = { [browserHeader()]: browserSession(shop, agent.identity.sessionId) };
+      const headers = { ...browserArtifact(browserSession(shop, agent.identity.sessionId)) };
       const cart = await shop.http.get('/v1/cart', { token: forwarder, headers });
       if (cart.status !== 200)
         return notApplicable(`the target does not admit the reference's browser-session artifact on GET /v1/cart (${cart.status})`);

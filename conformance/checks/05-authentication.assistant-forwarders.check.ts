@@ -15,7 +15,7 @@ import { cartLine, expectNamesVariant, expectNotNamesVariant } from './_shared/e
 import { expectCredentialRefused, expectSignInRequired } from './_shared/expect-refusals.js';
 import { VARIANT } from './_shared/seed-data.js';
 import { PERMISSIONS } from '../../contract/scopes.js';
-import { contextHeader, browserHeader } from './_shared/artifact-headers.js';
+import { contextHeader, browserArtifact } from './_shared/artifact-headers.js';
 
 test(
   ...check(
@@ -73,12 +73,12 @@ test(
         [
           'AUTH-ASST-18',
           'the web forwarder with an invited-agent context and a browser session',
-          { authorization: `Bearer ${web}`, [contextHeader()]: context, [browserHeader()]: browser },
+          { authorization: `Bearer ${web}`, [contextHeader()]: context, ...browserArtifact(browser) },
         ],
         [
           'AUTH-ASST-18',
           'the web forwarder with a browser session and Assistant-Subject',
-          { authorization: `Bearer ${web}`, [browserHeader()]: browser, 'assistant-subject': agent.token },
+          { authorization: `Bearer ${web}`, ...browserArtifact(browser), 'assistant-subject': agent.token },
         ],
       ];
       for (const [clause, what, headers] of cases) {
@@ -124,7 +124,7 @@ test(
       const signedIn = await AssistantAgent.create(shop);
       const webHeaders = {
         authorization: `Bearer ${await shop.mint.invitedAgentForwarder()}`,
-        [browserHeader()]: browserSession(shop, signedIn.identity.sessionId),
+        ...browserArtifact(browserSession(shop, signedIn.identity.sessionId)),
       };
       expectSuccess(
         await shop.http.post('/v1/cart/items', { headers: webHeaders, json: cartLine() }),

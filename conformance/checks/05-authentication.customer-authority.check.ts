@@ -88,7 +88,7 @@ test(
       const sub = shop.subject('cust');
       const owner = await shop.mint.customer({ sub });
       const other = await shop.mint.customer({ sub: shop.subject('cust') });
-      const id = createdAddressId(await addAddress(shop, owner, 'AUTH-KIND-3'));
+      const id = createdAddressId(shop, await addAddress(shop, owner, 'AUTH-KIND-3'));
       const path = `/v1/me/addresses/${encodeURIComponent(id)}`;
       const listed = await shop.http.get('/v1/me/addresses', { token: other });
       expectSuccess(listed, "another sub's token lists its addresses", 'AUTH-KIND-3');

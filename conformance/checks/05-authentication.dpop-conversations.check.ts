@@ -10,7 +10,7 @@ import { OPERATIONS } from '../../contract/operations.js';
 import { conversationRoute, messageOf, openBody, sendConversation } from './_shared/open-conversation.js';
 import { expectDpopChallengesOnly } from './_shared/expect-refusals.js';
 import { customerToken } from './_shared/mint-callers.js';
-import { browserHeader } from './_shared/artifact-headers.js';
+import { browserArtifact } from './_shared/artifact-headers.js';
 
 /** A body the reference would accept for openConversation (payloads are not shown by the spec), so only the credential is judged. */
 
@@ -99,7 +99,7 @@ test(
       const agent = await AssistantAgent.create(shop);
       const headers = {
         authorization: `Bearer ${await shop.mint.invitedAgentForwarder()}`,
-        [browserHeader()]: browserSession(shop, agent.identity.sessionId),
+        ...browserArtifact(browserSession(shop, agent.identity.sessionId)),
       };
       expectSuccess(await shop.http.get('/v1/cart', { headers }), 'control: the browser session on getCart', 'AUTH-CRED-8');
       for (const opId of conversationOperations().filter((o) => o === 'listConversations' || o === 'openConversation')) {
@@ -128,7 +128,7 @@ test(
       const agent = await AssistantAgent.create(shop);
       const headers = {
         authorization: `Bearer ${await shop.mint.invitedAgentForwarder()}`,
-        [browserHeader()]: browserSession(shop, agent.identity.sessionId),
+        ...browserArtifact(browserSession(shop, agent.identity.sessionId)),
       };
       expectProblem(await shop.http.get('/assistant/conversations', { headers }), {
         status: 403,

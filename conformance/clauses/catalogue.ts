@@ -665,7 +665,7 @@ export const CLAUSES: readonly Clause[] = [
     part: 'endpoints',
     section: END_PUBLIC,
     severity: 'MUST',
-    text: 'GET /openapi.json is cacheable for 300 seconds (Cache-Control max-age=300).',
+    text: 'GET /openapi.json is cached 300 seconds: its freshness lifetime (RFC 9111 4.2.1: max-age, else Expires minus Date) is 300 seconds.',
   },
   {
     id: 'END-PUBLIC-4',
@@ -679,7 +679,7 @@ export const CLAUSES: readonly Clause[] = [
     part: 'endpoints',
     section: END_PUBLIC,
     severity: 'MUST',
-    text: 'GET /assistant/openapi.json is cacheable for 300 seconds (Cache-Control max-age=300).',
+    text: 'GET /assistant/openapi.json is cached 300 seconds: its freshness lifetime (RFC 9111 4.2.1: max-age, else Expires minus Date) is 300 seconds.',
   },
   {
     id: 'END-PUBLIC-6',
@@ -2083,7 +2083,7 @@ export const CLAUSES: readonly Clause[] = [
     part: 'errors',
     section: ERR,
     severity: 'MUST',
-    text: 'Domain errors carry no headers beyond the standard ones except Retry-After, RateLimit and RateLimit-Policy (no WWW-Authenticate on e.g. cart_empty or caller_not_allowed).',
+    text: 'Domain errors (e.g. cart_empty, an unknown order) may carry only the headers Retry-After, RateLimit and RateLimit-Policy beyond the standard ones: no challenge, no nonce (these are set by the error mapper alone).',
   },
   {
     id: 'ERR-PROBLEM-9',
@@ -2284,7 +2284,7 @@ export const CLAUSES: readonly Clause[] = [
     part: 'limits',
     section: LIM,
     severity: 'MUST',
-    text: 'The description documents /openapi.json and /assistant/openapi.json are cached for 300 seconds.',
+    text: 'The description documents /openapi.json and /assistant/openapi.json are cached 300 seconds (a freshness lifetime of 300 seconds, RFC 9111 4.2.1).',
     repeats: ['END-PUBLIC-3', 'END-PUBLIC-5'],
   },
   {

@@ -185,12 +185,38 @@ export class Target {
   header(scheme: ArtifactScheme): string {
     const fromProfile = this.conventions.headers?.[scheme];
     if (fromProfile) return fromProfile;
+    return this.describedCarrier(scheme, ['header'])?.name ?? ARTIFACT_SCHEMES[scheme].default;
+  }
+
+  /**
+   * What carries an assistant's browser session, the agent's "original browser cookie" (spec, Credentials per consumer):
+   * a header or a cookie. The profile's conventions first (`cookies`, then `headers`), else the document's
+   * `assistantBrowserSession` apiKey scheme (`in: header` or `in: cookie`), else the reference's header.
+   */
+  browserCarrier(): ArtifactCarrier {
+    const scheme = 'assistantBrowserSession';
+    const cookie = this.conventions.cookies?.[scheme];
+    if (cookie) return { in: 'cookie', name: cookie };
+    const header = this.conventions.headers?.[scheme];
+    if (header) return { in: 'header', name: header };
+    return this.describedCarrier(scheme, ['header', 'cookie']) ?? { in: 'header', name: ARTIFACT_SCHEMES[scheme].default };
+  }
+
+  /** The apiKey security scheme of that name in the description documents, when it is carried as one of `places`. */
+  private describedCarrier(scheme: ArtifactScheme, places: readonly ArtifactCarrier['in'][]): ArtifactCarrier | undefined {
     for (const doc of [this.documents.general, this.documents.assistant]) {
       const s = ((doc.components as Json | undefined)?.securitySchemes as Record<string, Json> | undefined)?.[scheme];
-      if (s && s.type === 'apiKey' && s.in === 'header' && typeof s.name === 'string') return s.name;
+      if (s && s.type === 'apiKey' && places.includes(s.in as ArtifactCarrier['in']) && typeof s.name === 'string' && s.name !== '')
+        return { in: s.in as ArtifactCarrier['in'], name: s.name };
     }
-    return ARTIFACT_SCHEMES[scheme].default;
+    return undefined;
   }
+}
+
+/** Where a forwarded artifact travels: a header field of that name, or a cookie of that name (`Cookie: <name>=<value>`). */
+export interface ArtifactCarrier {
+  in: 'header' | 'cookie';
+  name: string;
 }
 
 function resolver(doc: Json): Resolve {

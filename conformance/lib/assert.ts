@@ -2,6 +2,8 @@
 // expected and actual values and, when the caller names it, the spec clause, so any runner can report the failure.
 import { ERRORS, REASON_PHRASES } from '../../contract/errors.js';
 import { LIMITS } from '../../contract/limits.js';
+import { describeFreshness, freshnessLifetime, type Freshness } from './freshness.js';
+import { pathBelowBase, resolveLocation } from './location.js';
 import { ChallengeParseError, findChallenge, parseChallenges, type Challenge } from './www-authenticate.js';
 
 export interface HttpResult {
@@ -62,6 +64,12 @@ export interface ProblemExpectation extends ClauseOption {
 }
 
 /**
+ * Rows of the error table whose headers the spec leaves to the error mapper: a challenge there is the server's choice at
+ * the spec level (the reference's own choice is judged at the reference level).
+ */
+export const CHALLENGE_LEFT_OPEN: ReadonlySet<string> = new Set(['insufficient_scope']);
+
+/**
  * A problem document as the spec's Resources part defines it (RFC 9457 plus the service's members), with the boundary's
  * headers (Cache-Control: no-store, X-Request-Id). Status, `error` and `scope` are judged on the caller's clause; the
  * format on its own clauses, softly (failSoft). It does not check challenges (expectChallenge).
@@ -106,11 +114,12 @@ export function expectProblem(res: HttpResult, want: ProblemExpectation): Record
     if (typeof doc.detail !== 'string') failSoft('problem "detail"', 'a string', doc.detail, 'RES-PROBLEM-6');
   }
 
-  // A challenge only where the error table puts one (401s, insufficient_scope): none on a validation failure
+  // A challenge only where the error table puts one (401s, sign_in_required) or leaves the row's headers to the error
+  // mapper (insufficient_scope, whose RFC 6750 §3.1 challenge a server may send): none on a validation failure
   // (ERR-TABLE-11) nor on a domain error (ERR-PROBLEM-8).
   const entry = (ERRORS as Record<string, { headers?: readonly string[] }>)[want.error];
   const www = res.headers.get('www-authenticate');
-  if (entry && www !== null && !(entry.headers ?? []).includes('WWW-Authenticate')) {
+  if (entry && www !== null && !(entry.headers ?? []).includes('WWW-Authenticate') && !CHALLENGE_LEFT_OPEN.has(want.error)) {
     failSoft(`WWW-Authenticate on ${want.error}`, 'absent', www, want.error === 'invalid_request' ? 'ERR-TABLE-11' : 'ERR-PROBLEM-8');
   }
 
@@ -220,6 +229,33 @@ export function expectCacheControl(
   if (opts.exact && actual.size !== wanted.size) fail('Cache-Control directives (exactly)', directives.join(', '), header, opts.clause);
 }
 
+/**
+ * "Cached `seconds` seconds": every cache that may store the response (a client's private cache, and a shared one unless
+ * the response is `private`) gets that freshness lifetime from it, by RFC 9111 §4.2.1 (`max-age`, else `Expires` minus
+ * `Date`; `s-maxage` for shared caches), and may reuse it without validation (no `no-store`, no `no-cache`). Which
+ * fields state it is the server's choice. A lifetime from `Expires` may be one second off: HTTP-dates have whole seconds.
+ */
+export function expectFreshFor(res: Pick<HttpResult, 'headers'>, seconds: number, opts: ClauseOption & { what?: string } = {}): void {
+  const shown = ['cache-control', 'expires', 'date']
+    .map((n) => [n, res.headers.get(n)] as const)
+    .filter(([, v]) => v !== null)
+    .map(([n, v]) => `${n}: ${v}`)
+    .join('; ');
+  const judge = (f: Freshness, cache: string) => {
+    const ok = f.stored && !f.revalidate && f.lifetime !== undefined && Math.abs(f.lifetime - seconds) <= (f.source === 'expires' ? 1 : 0);
+    if (!ok)
+      fail(
+        `${opts.what ? `${opts.what}: ` : ''}freshness lifetime for a ${cache} cache (RFC 9111 §4.2.1), ${describeFreshness(f)}`,
+        `${seconds} s, reusable without validation`,
+        shown || '(no caching fields)',
+        opts.clause,
+      );
+  };
+  judge(freshnessLifetime(res.headers), 'private');
+  const shared = freshnessLifetime(res.headers, { shared: true });
+  if (shared.stored) judge(shared, 'shared');
+}
+
 export function expectNoStore(res: Pick<HttpResult, 'headers'>, opts: ClauseOption = {}): void {
   expectCacheControl(res, ['no-store'], opts);
 }
@@ -232,20 +268,23 @@ export function expectWeakEtag(res: Pick<HttpResult, 'headers'>, opts: ClauseOpt
 }
 
 /**
- * A create (spec, Endpoints > Conventions): 201, and where the resource has a GET URL a Location header resolving to a path
- * that matches `location` (relative or absolute; both are allowed by RFC 9110).
+ * A create (spec, Endpoints > Conventions): 201, and where the resource has a GET URL a Location header whose path below
+ * the base URL matches `location`. The value is resolved once against the request's URL (RFC 9110 §10.2.2): a full URL,
+ * an absolute path (with the deployment's path prefix) and a relative reference are all allowed. Returns the absolute URL.
  */
 export function expectCreated(
   res: Pick<HttpResult, 'status' | 'headers'>,
-  want: ClauseOption & { location?: RegExp } = {},
+  want: ClauseOption & ({ location?: undefined } | { location: RegExp; requestUrl: string; baseUrl: string }) = {},
 ): string | undefined {
   if (res.status !== 201) fail('status of a create', 201, res.status, want.clause);
   const location = res.headers.get('location');
   if (!want.location) return location ?? undefined;
   if (location === null) fail('Location of a create', 'a Location header', null, want.clause);
-  const path = new URL(location!, 'http://base.invalid').pathname;
-  if (!want.location.test(path)) fail('Location of a create', String(want.location), location, want.clause);
-  return location!;
+  const url = resolveLocation(location, want.requestUrl);
+  const path = url ? pathBelowBase(url, want.baseUrl) : undefined;
+  if (!url || path === undefined || !want.location.test(path.split('?')[0]!))
+    fail(`Location of a create (a URL below ${want.baseUrl})`, String(want.location), location, want.clause);
+  return url.href;
 }
 
 /** A delete (spec, Endpoints > Conventions): 204 with an empty body. */

@@ -3,6 +3,8 @@
 import { learned, notApplicable, type Shop } from '../../engine/check.js';
 import type { ShopResponse } from '../../engine/http.js';
 import { expectSuccess, failSetup, is4xx } from '../../lib/assert.js';
+import { lastSegment } from '../../lib/location.js';
+import { locationOf } from './location.js';
 
 /** The reference's addAddress body (reference-level checks vary it member by member). */
 export const ADDRESS = {
@@ -32,10 +34,10 @@ export async function addAddress(shop: Shop, token: string, clause: string): Pro
 }
 
 /** The id of a created address: the body's `id`, else the last segment of Location; none means not applicable. */
-export function createdAddressId(res: ShopResponse): string {
+export function createdAddressId(shop: Shop, res: ShopResponse): string {
   if (typeof res.body?.id === 'string' && res.body.id !== '') return res.body.id;
-  const location = res.headers.get('location');
-  const last = location ? new URL(location, 'http://base.invalid').pathname.split('/').filter(Boolean).at(-1) : undefined;
-  if (last) return decodeURIComponent(last);
+  const location = locationOf(shop, res, '/v1/me/addresses');
+  const last = location ? lastSegment(location.url) : undefined;
+  if (last) return last;
   throw notApplicable('the addAddress answer names no id (neither an `id` member nor a Location), so the address cannot be addressed');
 }

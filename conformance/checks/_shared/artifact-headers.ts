@@ -1,10 +1,17 @@
-// Header names of forwarded agent artifacts. The spec names the credentials (a signed invited-agent context, an assistant's
-// browser session) but not their headers: the target's own, from the security schemes of its description documents or
-// the profile's conventions (conformance/engine/target.ts), lowercased as the suite sends headers.
+// Carriers of forwarded agent artifacts. The spec names the credentials (a signed invited-agent context, an assistant's
+// browser session, "the agent's original browser cookie") but not their headers: the target's own, from the security
+// schemes of its description documents or the profile's conventions (conformance/engine/target.ts), lowercased as the
+// suite sends headers.
 import { learned } from '../../engine/check.js';
 
 /** The header of the signed invited-agent context. */
 export const contextHeader = (): string => learned().header('invitedAgentContext').toLowerCase();
 
-/** The header of an assistant's browser session beside the web-agent forwarder's token. */
-export const browserHeader = (): string => learned().header('assistantBrowserSession').toLowerCase();
+/**
+ * An assistant's browser session beside the web-agent forwarder's token, as request headers: in its header, or as the
+ * cookie the deployment declares (`Cookie: <name>=<value>`). Every request that sends the artifact builds it here.
+ */
+export function browserArtifact(value: string): Record<string, string> {
+  const carrier = learned().browserCarrier();
+  return carrier.in === 'cookie' ? { cookie: `${carrier.name}=${value}` } : { [carrier.name.toLowerCase()]: value };
+}

@@ -5,6 +5,8 @@ import { learned } from '../../engine/check.js';
 import type { ShopResponse } from '../../engine/http.js';
 import type { AssistantAgent } from './assistant.js';
 import { brief, fail, failSetup } from '../../lib/assert.js';
+import { lastSegment } from '../../lib/location.js';
+import { locationOf } from './location.js';
 
 /** The prefix the spec fixes for the conversation routes. */
 export const COLLECTION = '/assistant/conversations';
@@ -45,9 +47,10 @@ export async function openConversation(
       brief(res),
       'END-PUBLIC-19',
     );
-  const id = typeof res.body?.id === 'string' ? res.body.id : res.headers.get('location')?.split('/').filter(Boolean).pop();
+  const location = locationOf(agent.shop, res, path);
+  const id = typeof res.body?.id === 'string' ? res.body.id : location ? lastSegment(location.url) : undefined;
   if (!id) fail(`${method} ${path}: the new conversation's id`, 'an `id` member or a Location', brief(res), 'END-PUBLIC-19');
-  return { id: decodeURIComponent(id), res };
+  return { id, res };
 }
 
 /** A request body of exactly `bytes` bytes: a valid message padded with JSON whitespace before its closing brace. */

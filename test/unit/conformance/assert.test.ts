@@ -284,21 +284,38 @@ test('expectWeakEtag', () => {
 test('expectCreated and expectNoContent', async () => {
   const { expectCreated, expectNoContent, CheckFailure } = await import('../../../conformance/lib/assert.js');
   const h = (o: Record<string, string>) => new Headers(o);
+  const at = { requestUrl: 'https://api.shop.test/v1/me/addresses', baseUrl: 'https://api.shop.test' };
+  const ADDRESS = /^\/v1\/me\/addresses\/[^/]+$/;
   assert.equal(
-    expectCreated({ status: 201, headers: h({ location: '/v1/me/addresses/addr_1234' }) }, { location: /^\/v1\/me\/addresses\/[^/]+$/ }),
-    '/v1/me/addresses/addr_1234',
+    expectCreated({ status: 201, headers: h({ location: '/v1/me/addresses/addr_1234' }) }, { location: ADDRESS, ...at }),
+    'https://api.shop.test/v1/me/addresses/addr_1234',
   );
-  expectCreated(
-    { status: 201, headers: h({ location: 'https://api.shop.test/v1/me/addresses/addr_1' }) },
-    { location: /^\/v1\/me\/addresses\/[^/]+$/ },
+  expectCreated({ status: 201, headers: h({ location: 'https://api.shop.test/v1/me/addresses/addr_1' }) }, { location: ADDRESS, ...at });
+  // A relative reference resolves against the request's URL (RFC 3986 §5.2): "addresses/addr_2" from /v1/me/addresses.
+  assert.equal(
+    expectCreated({ status: 201, headers: h({ location: 'addresses/addr_2' }) }, { location: ADDRESS, ...at }),
+    'https://api.shop.test/v1/me/addresses/addr_2',
   );
+  // Behind a path prefix: an absolute path or a full URL carrying the prefix, resolved once.
+  const prefixed = { requestUrl: 'http://host.test/shop/v1/me/addresses', baseUrl: 'http://host.test/shop' };
+  for (const location of ['/shop/v1/me/addresses/addr_3', 'http://host.test/shop/v1/me/addresses/addr_3', 'addresses/addr_3'])
+    assert.equal(
+      expectCreated({ status: 201, headers: h({ location }) }, { location: ADDRESS, ...prefixed }),
+      'http://host.test/shop/v1/me/addresses/addr_3',
+    );
+  // The prefix left out, another origin: not a URL of this deployment.
+  for (const location of ['/v1/me/addresses/addr_3', 'http://other.test/shop/v1/me/addresses/addr_3', '/shop/shop/v1/me/addresses/addr_3'])
+    assert.throws(() => expectCreated({ status: 201, headers: h({ location }) }, { location: ADDRESS, ...prefixed }), CheckFailure);
   expectCreated({ status: 201, headers: h({}) });
   assert.throws(() => expectCreated({ status: 200, headers: h({}) }), CheckFailure);
   assert.throws(
-    () => expectCreated({ status: 201, headers: h({}) }, { location: /x/, clause: 'END-CONV-2' }),
+    () => expectCreated({ status: 201, headers: h({}) }, { location: /x/, ...at, clause: 'END-CONV-2' }),
     (e: unknown) => e instanceof CheckFailure && e.clause === 'END-CONV-2',
   );
-  assert.throws(() => expectCreated({ status: 201, headers: h({ location: '/v1/other' }) }, { location: /^\/v1\/me/ }), CheckFailure);
+  assert.throws(
+    () => expectCreated({ status: 201, headers: h({ location: '/v1/other' }) }, { location: /^\/v1\/me/, ...at }),
+    CheckFailure,
+  );
   expectNoContent({ status: 204, text: '' });
   assert.throws(() => expectNoContent({ status: 200, text: '' }), CheckFailure);
   assert.throws(() => expectNoContent({ status: 204, text: '{}' }), CheckFailure);
@@ -357,4 +374,29 @@ test('expectSuccess shows the answer; inCase names the case after the clause, fo
       }),
     (e: unknown) => e instanceof TypeError && e.message === 'boom',
   );
+});
+
+test("expectProblem: a challenge on insufficient_scope is the server's choice; on a domain error or caller_not_allowed it fails", () => {
+  const challenge = { 'www-authenticate': 'Bearer error="insufficient_scope", scope="orders:read"' };
+  expectProblem(response(403, problem('insufficient_scope', 403, 'Forbidden', { scope: 'orders:read' }), challenge), {
+    status: 403,
+    error: 'insufficient_scope',
+    docsUrl: DOCS,
+  });
+  const domain = failure(() =>
+    expectProblem(response(422, problem('cart_empty', 422, 'Unprocessable Content'), challenge), {
+      status: 422,
+      error: 'cart_empty',
+      docsUrl: DOCS,
+    }),
+  );
+  assert.deepEqual(domain.clauses, ['ERR-PROBLEM-8']);
+  const caller = failure(() =>
+    expectProblem(response(403, problem('caller_not_allowed', 403, 'Forbidden'), challenge), {
+      status: 403,
+      error: 'caller_not_allowed',
+      docsUrl: DOCS,
+    }),
+  );
+  assert.deepEqual(caller.clauses, ['ERR-PROBLEM-8']);
 });

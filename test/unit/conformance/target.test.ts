@@ -134,3 +134,36 @@ test("an alternate's conversation routes: other methods and paths under /assista
   );
   assert.equal(t.operation('openConversation').method, 'POST');
 });
+
+test("the browser session's carrier: a header or a cookie, from the documents or the profile", async () => {
+  const { conventionsSchema } = await import('../../../contract/profile.js');
+  assert.deepEqual(new Target(reference(), {}).browserCarrier(), { in: 'header', name: 'Assistant-Browser-Session' });
+  const docs = reference();
+  const schemes = () =>
+    [docs.general, docs.assistant]
+      .map((d) => (d.components as any)?.securitySchemes?.assistantBrowserSession)
+      .filter((s): s is Record<string, unknown> => s !== undefined);
+  assert.ok(schemes().length > 0, 'the reference declares the scheme');
+  for (const s of schemes()) Object.assign(s, { in: 'cookie', name: 'asb' });
+  assert.deepEqual(new Target(docs, {}).browserCarrier(), { in: 'cookie', name: 'asb' });
+  // A header name is not read from a cookie scheme.
+  assert.equal(new Target(docs, {}).header('assistantBrowserSession'), 'Assistant-Browser-Session');
+  assert.deepEqual(new Target(docs, { headers: { assistantBrowserSession: 'X-Browser' } }).browserCarrier(), {
+    in: 'header',
+    name: 'X-Browser',
+  });
+  assert.deepEqual(new Target(reference(), { cookies: { assistantBrowserSession: 'shop_asb' } }).browserCarrier(), {
+    in: 'cookie',
+    name: 'shop_asb',
+  });
+  // Other places (query) are not carriers the spec allows a forwarder's artifact: the reference's header stands.
+  for (const s of schemes()) Object.assign(s, { in: 'query', name: 'asb' });
+  assert.deepEqual(new Target(docs, {}).browserCarrier(), { in: 'header', name: 'Assistant-Browser-Session' });
+  // The profile names one carrier, and a cookie name is a token.
+  assert.equal(
+    conventionsSchema.safeParse({ cookies: { assistantBrowserSession: 'a' }, headers: { assistantBrowserSession: 'B' } }).success,
+    false,
+  );
+  assert.equal(conventionsSchema.safeParse({ cookies: { assistantBrowserSession: 'a b' } }).success, false);
+  assert.equal(conventionsSchema.safeParse({ cookies: { assistantBrowserSession: 'shop_asb' } }).success, true);
+});
