@@ -86,12 +86,15 @@ export const BLIND_AUTHENTICATION_DEFECTS: readonly Defect[] = [
       },
     }),
   ),
-  // Token verification 2: "The service verifies ... audience". Broken for customers: a customer token for the agent
-  // audience is accepted.
-  lenient('blind.auth.customer-agent-audience', 'AUTH-TOKEN-4', 'a customer token for the agent audience is accepted', (ctx) => ({
+  // Token verification 2: "The service verifies ... audience". Broken for customers: a customer token for an audience
+  // of neither the API nor the agent-protocol server is accepted.
+  lenient('blind.auth.customer-foreign-audience', 'AUTH-TOKEN-4', 'a customer token for a foreign audience is accepted', (ctx) => ({
     async request(r) {
       const sub = subOf(r);
-      if (kindOf(ctx.profile, r) !== 'customer' || tokenClaims(r)?.aud !== ctx.profile.audiences.agent || !sub) return r;
+      const aud = tokenClaims(r)?.aud;
+      const ours = [ctx.profile.audiences.api, ctx.profile.audiences.agent];
+      const audiences = Array.isArray(aud) ? aud : [aud];
+      if (kindOf(ctx.profile, r) !== 'customer' || !sub || audiences.some((x) => ours.includes(x as string))) return r;
       return withBearer(r, await ctx.mint.customer({ sub, scope: scopesOf(r) }));
     },
   })),

@@ -28,9 +28,9 @@ export const BLIND_ENDPOINTS_DEFECTS: readonly Defect[] = [
   wire('blind.endpoints.checkout-200', 'END-CONV-1', 'checkoutSavedCard answers 200 instead of 201', (a, r) =>
     isOperation(r, 'checkoutSavedCard') && a.status === 201 ? { ...a, status: 200 } : a,
   ),
-  // Same sentence. Broken on addAddress only: its 201 has no Location.
-  wire('blind.endpoints.add-address-no-location', 'END-CONV-2', 'addAddress answers 201 without Location', (a, r) =>
-    isOperation(r, 'addAddress') && a.status === 201 ? { ...a, headers: withoutHeader(a.headers, 'location') } : a,
+  // Same sentence. Broken on requestReturn only (its order has a GET URL): the 201 has no Location.
+  wire('blind.endpoints.return-no-location', 'END-CONV-2', 'requestReturn answers 201 without Location', (a, r) =>
+    isOperation(r, 'requestReturn') && a.status === 201 ? { ...a, headers: withoutHeader(a.headers, 'location') } : a,
   ),
   // "deletes answer 204". Broken on deleteAddress only: 200 with a small JSON body.
   wire('blind.endpoints.delete-address-200', 'END-CONV-3', 'deleteAddress answers 200 {"deleted": true} instead of 204', (a, r) =>
