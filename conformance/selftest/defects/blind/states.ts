@@ -47,14 +47,24 @@ export const BLIND_STATES_DEFECTS: readonly Defect[] = [
       },
     };
   }),
-  // "`pending` (provider work remains)". Broken: the status is spelled `in_progress`.
+  // Resources: "Response carries `status` (`complete`, `pending`, `cancelled`)." Broken: `pending` is spelled `in_progress`.
   wire(
     'blind.states.pending-spelled-in-progress',
-    'STA-RECOVERY-2',
+    'RES-RECOVERY-5',
     'a recovery with provider work remaining answers status in_progress',
     (a, r) =>
       pathOf(r) === '/internal/account/recover' && a.status === 200
         ? editJson(a, (b) => void (b.status === 'pending' && (b.status = 'in_progress')))
+        : a,
+  ),
+  // "`pending` (provider work remains)". Broken: an operation whose provider work remains is reported `complete`.
+  wire(
+    'blind.states.pending-reported-complete',
+    'STA-RECOVERY-2',
+    'a recovery with provider work remaining answers status complete',
+    (a, r) =>
+      pathOf(r) === '/internal/account/recover' && a.status === 200
+        ? editJson(a, (b) => void (b.status === 'pending' && (b.status = 'complete')))
         : a,
   ),
 ];
