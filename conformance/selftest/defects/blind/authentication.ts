@@ -185,4 +185,35 @@ export const BLIND_AUTHENTICATION_DEFECTS: readonly Defect[] = [
         ? { ...a, headers: withHeader(a.headers, 'WWW-Authenticate', 'Bearer error="sign_in_required"') }
         : a,
   ),
+  // Credentials: "backoffice | backoffice machine token plus an `Operator` attribution header". Broken: without the header
+  // the backoffice token is still an operator (attributed to its client).
+  lenient('blind.auth.operator-without-header', 'AUTH-CRED-4', 'a backoffice token without Operator is served as an operator', (ctx) => ({
+    request: (r) =>
+      kindOf(ctx.profile, r) === 'operator' && headerOf(r.headers, 'operator') === undefined
+        ? { ...r, headers: [...r.headers, ['Operator', 'backoffice']] }
+        : r,
+  })),
+  // Request processing order: "admits only headers that fit the caller kind". Broken for customers: an Operator header is
+  // ignored instead of refused.
+  lenient(
+    'blind.auth.operator-header-ignored-for-customer',
+    'AUTH-ORDER-6',
+    'a customer request with an Operator header is served',
+    (ctx) => ({
+      request: (r) => (kindOf(ctx.profile, r) === 'customer' ? { ...r, headers: withoutHeader(r.headers, 'operator') } : r),
+    }),
+  ),
+  // Guest sessions 2: "Guest reads without a session see an empty cart." Broken: refused with guest_session_required.
+  wireWith(
+    'blind.auth.guest-read-without-session-refused',
+    'AUTH-GUEST-3',
+    'getCart by a guest without Guest-Session is refused 400',
+    (ctx) => (a, r) =>
+      isOperation(r, 'getCart') &&
+      kindOf(ctx.profile, r) === 'guest' &&
+      headerOf(r.headers, 'guest-session') === undefined &&
+      a.status === 200
+        ? problemAnswer(ctx, a, 400, 'guest_session_required', 'Bad Request')
+        : a,
+  ),
 ];

@@ -3,8 +3,8 @@
 import { readFileSync } from 'node:fs';
 import { signPayload } from '../../../lib/stripe-signature.js';
 import { headerOf, mapHeader, withHeader, withoutHeader } from '../../proxy.js';
-import { lenient, pathOf, wire, type Defect } from '../types.js';
-import { bearerOf, isOperation, kindOf, scopesOf, subOf } from './shared.js';
+import { editJson, lenient, pathOf, problemAnswer, wire, wireWith, type Defect } from '../types.js';
+import { bearerOf, isCode, isDpop, isOperation, kindOf, scopesOf, subOf, withStatus } from './shared.js';
 
 /** Purpose of each recovery operation the deployment holds: the profile's, plus the fixture seed's. */
 function recoveryPurposes(
@@ -140,4 +140,86 @@ export const BLIND_ENDPOINTS_DEFECTS: readonly Defect[] = [
       return { ...r, headers: withHeader(headers, 'Operator', subOf(r) ?? 'customer') };
     },
   })),
+  // "`GET /health` | none". Broken: without a token, health answers 401.
+  wireWith(
+    'blind.endpoints.health-needs-token',
+    'END-PUBLIC-1',
+    'GET /health without Authorization answers 401',
+    (ctx) => (a, r) =>
+      pathOf(r) === '/health' && headerOf(r.headers, 'authorization') === undefined
+        ? problemAnswer(ctx, a, 401, 'invalid_token', 'Unauthorized', [['WWW-Authenticate', 'Bearer error="invalid_token"']])
+        : a,
+  ),
+  // "`POST /internal/assistant/agents/connected` | header `X-Proxy-Idp-Secret`". Broken: without the header the report is
+  // taken (as if the proxy had sent it).
+  lenient(
+    'blind.endpoints.agents-connected-without-secret',
+    'END-PUBLIC-12',
+    'agents/connected without X-Proxy-Idp-Secret is accepted',
+    (ctx) => ({
+      request(r) {
+        const secret = ctx.profile.secrets.proxyIdpSecret;
+        if (pathOf(r) !== '/internal/assistant/agents/connected' || !secret || headerOf(r.headers, 'x-proxy-idp-secret') !== undefined)
+          return r;
+        return { ...r, headers: [...r.headers, ['X-Proxy-Idp-Secret', secret]] };
+      },
+    }),
+  ),
+  // "Account data routes under `/v1/me/*` return data of the authenticated account only; every row is scoped by
+  // ownership". Broken on deleteAddress: deleting an address the account does not own answers 204 (nothing is deleted).
+  wire('blind.endpoints.delete-foreign-address-204', 'END-ME-2', "deleting another account's address answers 204", (a, r) =>
+    isOperation(r, 'deleteAddress') && a.status === 404
+      ? {
+          status: 204,
+          headers: a.headers
+            .filter(([k]) => /^(x-request-id|date|traceparent|dpop-nonce)$/i.test(k))
+            .concat([['Cache-Control', 'no-store']]),
+          body: '',
+        }
+      : a,
+  ),
+  // "The identity read returns, among its data, a boolean telling whether the canonical database identity is eligible".
+  // Broken for assistant callers: the boolean is left out.
+  wire(
+    'blind.endpoints.identity-no-eligibility-for-assistant',
+    'END-IDENT-1',
+    'the identity read to an assistant lacks the eligibility boolean',
+    (a, r) =>
+      isOperation(r, 'getIdentity') && a.status === 200 && isDpop(r)
+        ? editJson(a, (b) => {
+            for (const [k, v] of Object.entries(b)) if (typeof v === 'boolean') delete b[k];
+          })
+        : a,
+  ),
+  // "no such token, URL or transport passes through the service". Broken for customers: the identity read carries the
+  // self-service feature's URL.
+  wireWith(
+    'blind.endpoints.identity-self-service-url',
+    'END-IDENT-2',
+    "the customer's identity read carries the self-service account URL",
+    (ctx) => (a, r) =>
+      isOperation(r, 'getIdentity') && a.status === 200 && kindOf(ctx.profile, r) === 'customer'
+        ? editJson(a, (b) => void (b.self_service_url = `${new URL(ctx.profile.issuer).origin}/account/self-service`))
+        : a,
+  ),
+  // Recovery results: "| 401 | recovery credential missing or wrong |". Broken for a wrong credential: 403.
+  wire('blind.endpoints.recovery-wrong-secret-403', 'END-RECOVERY-11', 'a wrong recovery credential is answered 403', (a, r) =>
+    pathOf(r) === '/internal/account/recover' && a.status === 401 && headerOf(r.headers, 'authorization') !== undefined
+      ? withStatus(a, 403)
+      : a,
+  ),
+  // Recovery results: "| 409 `recovery_pending` | recovery still incomplete |". Broken: 200 with status pending.
+  wire(
+    'blind.endpoints.recovery-pending-as-200',
+    'END-RECOVERY-13',
+    'an incomplete recovery answers 200 {status: pending} instead of 409',
+    (a, r) =>
+      pathOf(r) === '/internal/account/recover' && isCode(a, 'recovery_pending')
+        ? {
+            status: 200,
+            headers: [...a.headers.filter(([k]) => !/^content-type$/i.test(k)), ['Content-Type', 'application/json']],
+            body: JSON.stringify({ status: 'pending', operationId: 'unknown' }),
+          }
+        : a,
+  ),
 ];

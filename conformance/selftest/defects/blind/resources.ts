@@ -3,7 +3,7 @@
 import { guestSessionSignature, signGuestSession } from '../../../lib/guest-session.js';
 import { headerOf, mapHeader } from '../../proxy.js';
 import { editJson, lenient, pathOf, problemCode, wire, wireWith, type Defect } from '../types.js';
-import { isCode, isOperation } from './shared.js';
+import { isCode, isOperation, withCode } from './shared.js';
 
 const RECOVERY_MEMBERS = new Set(['subject', 'operationId', 'purpose']);
 
@@ -91,5 +91,12 @@ export const BLIND_RESOURCES_DEFECTS: readonly Defect[] = [
     pathOf(r) === '/webhooks/stripe' && a.status === 200 && headerOf(a.headers, 'content-type') !== undefined
       ? editJson(a, (b) => void (b.received = 'true'))
       : a,
+  ),
+  // Events: "| signature header absent | 400 | `missing_signature` |". Broken: the absent header is reported as invalid.
+  wireWith(
+    'blind.resources.webhook-missing-as-invalid',
+    'EVT-WEBHOOK-4',
+    'a delivery without signature gets invalid_signature',
+    (ctx) => (a) => (isCode(a, 'missing_signature') ? withCode(ctx, a, 'invalid_signature') : a),
   ),
 ];
