@@ -16,19 +16,19 @@ const truncateMember = (body: string, member: string, max: number): string => {
 };
 
 export const BLIND_LIMITS_DEFECTS: readonly Defect[] = [
-  // Resources, recovery request: "`subject` | string | yes | 1–256 characters". Broken: a longer subject is cut to 256.
+  // Limits: "recovery `subject` | 1–256 characters". Broken: a longer subject is cut to 256.
   lenient(
     'blind.limits.recovery-subject-truncated',
-    'RES-RECOVERY-1',
+    'LIM-RECOVERY-1',
     'a recovery subject over 256 characters is truncated, not refused',
     () => ({
       requestBody: (r, body) => (pathOf(r) === '/internal/account/recover' ? truncateMember(body, 'subject', 256) : body),
     }),
   ),
-  // "`operationId` | string | yes | 1–128 characters". Broken: a longer operationId is cut to 128.
+  // Limits: "recovery `operationId` | 1–128 characters". Broken: a longer operationId is cut to 128.
   lenient(
     'blind.limits.recovery-operation-id-truncated',
-    'RES-RECOVERY-2',
+    'LIM-RECOVERY-2',
     'a recovery operationId over 128 characters is truncated, not refused',
     () => ({
       requestBody: (r, body) => (pathOf(r) === '/internal/account/recover' ? truncateMember(body, 'operationId', 128) : body),
