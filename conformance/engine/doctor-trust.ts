@@ -15,6 +15,7 @@ import { audienceOf, createForeignKey, type Audience, type Minter, type TokenDra
 import { errorCode, meaningOfRefusal, type RefusalMeaning } from './doctor-refusals.js';
 import type { AssistantSession } from './doctor-session.js';
 import type { ShopHttp, ShopResponse } from './http.js';
+import type { ArtifactCarrier } from './target.js';
 
 export { errorCode };
 
@@ -30,7 +31,7 @@ interface ProbeEnv {
   /** Path of an operator read, from the deployment's description when it names one. */
   opsPath: string;
   /** Header names of the agent artifacts, as the deployment's documents (or the profile's conventions) give them. */
-  artifactHeaders: { invitedAgentContext: string; assistantBrowserSession: string };
+  artifactHeaders: { invitedAgentContext: string; assistantBrowserSession: ArtifactCarrier };
   /** The audience to mint the kind's token with, when another than the profile's is tried. */
   audience?: Audience;
 }
@@ -193,16 +194,19 @@ export const PROBES: readonly Probe[] = [
     send: async (e) => {
       const headers = {
         ...bearer(await e.sign(e.mint.draft.invitedAgentForwarder())),
-        [e.artifactHeaders.assistantBrowserSession]: browserSessionValue(
-          e.profile.conventions,
-          e.session!.sessionId,
-          e.profile.secrets.webSessionContextKey,
+        ...carried(
+          e.artifactHeaders.assistantBrowserSession,
+          browserSessionValue(e.profile.conventions, e.session!.sessionId, e.profile.secrets.webSessionContextKey),
         ),
       };
       return { what: `GET ${CATALOG}`, res: await e.http.get(CATALOG, { headers }) };
     },
   },
 ];
+
+/** An artifact as request headers: in its header, or as the cookie the deployment declares (`Cookie: <name>=<value>`). */
+const carried = (c: ArtifactCarrier, value: string): Record<string, string> =>
+  c.in === 'cookie' ? { cookie: `${c.name}=${value}` } : { [c.name]: value };
 
 /** `401 invalid_token "The token signature does not verify."`: the status, the code and the deployment's own detail. */
 export function describeAnswer(res: ShopResponse): string {

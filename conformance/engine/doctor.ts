@@ -144,7 +144,7 @@ export async function doctor(baseUrl: string, profile: Profile, o: DoctorOptions
     );
     const artifactHeaders = {
       invitedAgentContext: described.header('invitedAgentContext'),
-      assistantBrowserSession: described.header('assistantBrowserSession'),
+      assistantBrowserSession: described.browserCarrier(),
     };
     const env = {
       http,
