@@ -63,10 +63,10 @@ const kindsAdmittedBy = (kind: CallerKind) => ids(OPERATIONS.filter((o) => CALLE
  */
 const ACTIONS = /\/(cancellation|close)$/;
 export const CREATES = ids(OPERATIONS.filter((o) => o.method === 'POST' && !ACTIONS.test(o.path) && !/preview/i.test(o.operationId)));
-/** Creates whose resource has a GET URL: another operation GETs the collection or one member of it. */
+/** Creates whose resource has a GET URL: an operation GETs one member of the collection the create posts to. */
 export const CREATES_WITH_URL = CREATES.filter((id) => {
   const path = OPERATIONS_BY_ID.get(id)!.path;
-  return OPERATIONS.some((o) => o.method === 'GET' && (o.path === path || o.path.startsWith(`${path}/{`)));
+  return OPERATIONS.some((o) => o.method === 'GET' && o.path.startsWith(`${path}/{`));
 });
 export const DELETES = ids(OPERATIONS.filter((o) => o.method === 'DELETE'));
 /** Every operation but the catalog GETs (their caching differs: Conventions). */
