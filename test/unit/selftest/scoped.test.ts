@@ -143,7 +143,11 @@ describe('narrowed variants', () => {
     const variant = deriveVariants(leak).find((v) => v.id.endsWith('caller=invited-agent'))!;
     const rules = variant.rules({ profile, mint, target: 'http://127.0.0.1:9/' });
     const answer = (): ProxyAnswer => ({ status: 200, headers: [['Content-Type', 'application/json']], body: '{"display_name":"Ada"}' });
-    const asKind = async (kind: string): Promise<ProxyRequest> => ({ method: 'GET', path: '/v1/me/identity', headers: await callerHeaders(kind) });
+    const asKind = async (kind: string): Promise<ProxyRequest> => ({
+      method: 'GET',
+      path: '/v1/me/identity',
+      headers: await callerHeaders(kind),
+    });
     for (const kind of ['customer', 'assistant', 'delegated', 'guest'])
       assert.equal(rules.response!(answer(), await asKind(kind)).body, '{"display_name":"Ada"}', kind);
     assert.match(rules.response!(answer(), await asKind('invited-agent')).body!, /leak@example\.test/);
@@ -165,8 +169,14 @@ describe('narrowed variants', () => {
     const all = DEFECTS.flatMap((d) => deriveVariants(d));
     const a = sampleVariants(all, 40, 7).map((v) => v.id);
     assert.equal(a.length, 40);
-    assert.deepEqual(sampleVariants(all, 40, 7).map((v) => v.id), a);
-    assert.notDeepEqual(sampleVariants(all, 40, 8).map((v) => v.id), a);
+    assert.deepEqual(
+      sampleVariants(all, 40, 7).map((v) => v.id),
+      a,
+    );
+    assert.notDeepEqual(
+      sampleVariants(all, 40, 8).map((v) => v.id),
+      a,
+    );
   });
 });
 
@@ -206,10 +216,16 @@ describe('kill matrix of narrowed variants', () => {
 
   test('a variant whose cell no check reached survives too; one reached but never applied is set aside', () => {
     const m = build();
-    assert.equal(m.defects.find((d) => d.id === assistant!.id)!.message, 'PUR-BANNER-2 broken for assistant only: survived (no check reached the cell)');
+    assert.equal(
+      m.defects.find((d) => d.id === assistant!.id)!.message,
+      'PUR-BANNER-2 broken for assistant only: survived (no check reached the cell)',
+    );
     reach[assistant!.id] = { reached: 3, applied: 0 };
     const n = build();
-    assert.equal(n.defects.find((d) => d.id === assistant!.id), undefined);
+    assert.equal(
+      n.defects.find((d) => d.id === assistant!.id),
+      undefined,
+    );
     assert.deepEqual(n.notApplicable, [{ id: assistant!.id, clause: 'PUR-BANNER-2', cell: 'caller=assistant' }]);
     reach[assistant!.id] = { reached: 0, applied: 0 };
   });
