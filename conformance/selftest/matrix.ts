@@ -52,6 +52,8 @@ export interface Matrix {
   coverage: { testable: number; covered: number };
   /** Narrowed variants whose cell the checks reached but where the defect's rule changed nothing (set aside). */
   notApplicable?: { id: string; clause: string; cell: string }[];
+  /** Known survivors (known-survivors.ts) killed in this run: their entries can go. */
+  staleKnown?: string[];
 }
 
 export function buildMatrix(o: {
@@ -124,6 +126,7 @@ export function buildMatrix(o: {
     uncovered: testable.filter((c) => !covered.has(c.id)).map((c) => c.id),
     coverage: { testable: testable.length, covered: testable.filter((c) => covered.has(c.id)).length },
     ...(scoped.notApplicable.length ? { notApplicable: scoped.notApplicable } : {}),
+    ...(scoped.staleKnown.length ? { staleKnown: scoped.staleKnown } : {}),
   };
 }
 
@@ -159,6 +162,7 @@ export function formatMatrix(m: Matrix): string {
     lines.push(`Known survivors (${known.length}; listed in conformance/selftest/known-survivors.ts, not failing the run):`);
     for (const d of known) lines.push(`  ${d.message ?? d.id}: ${d.known}`);
   }
+  if (m.staleKnown?.length) lines.push(`Known survivors killed in this run (remove from known-survivors.ts): ${m.staleKnown.join(' ')}`);
   if (m.notApplicable?.length)
     lines.push(
       `Not applicable (${m.notApplicable.length}; cell reached, the defect's rule changes nothing there): ${m.notApplicable.map((d) => d.id).join(' ')}`,

@@ -32,7 +32,13 @@ export function scopeRows(
   defects: readonly Defect[],
   reach: ((id: string) => { reached: number; applied: number } | undefined) | undefined,
   known: Readonly<Record<string, string>> = {},
-): { rows: (DefectRow & ScopedRow)[]; notApplicable: { id: string; clause: string; cell: string }[]; known: number } {
+): {
+  rows: (DefectRow & ScopedRow)[];
+  notApplicable: { id: string; clause: string; cell: string }[];
+  known: number;
+  /** Entries of the known-survivors list whose variant was killed in this run (the entry can go). */
+  staleKnown: string[];
+} {
   const byId = new Map(defects.map((d) => [d.id, d]));
   const verdictOf = new Map(rows.map((r) => [r.id, r.verdict]));
   const out: (DefectRow & ScopedRow)[] = [];
@@ -58,5 +64,10 @@ export function scopeRows(
     if (row.verdict !== 'killed' && known[row.id] !== undefined) scoped.known = known[row.id]!;
     out.push(scoped);
   }
-  return { rows: out, notApplicable, known: out.filter((r) => r.known !== undefined).length };
+  return {
+    rows: out,
+    notApplicable,
+    known: out.filter((r) => r.known !== undefined).length,
+    staleKnown: rows.filter((r) => r.verdict === 'killed' && known[r.id] !== undefined).map((r) => r.id),
+  };
 }
