@@ -4,7 +4,9 @@
 import { z } from 'zod';
 import { DOMAINS_BY_CLAUSE } from '../../conformance/clauses/domains.js';
 import type { Defect } from '../../conformance/selftest/defects/index.js';
-import { deriveVariants, sampleVariants } from '../../conformance/selftest/scoped.js';
+import type { Outcome } from '../../conformance/selftest/matrix.js';
+import { isBaseline } from '../../conformance/selftest/plan.js';
+import { deriveVariants, markUnreached, reachingChecks, sampleVariants } from '../../conformance/selftest/scoped.js';
 
 const count = z.string().regex(/^[1-9]\d*$/, 'a positive whole number');
 
@@ -65,4 +67,28 @@ export function listScoped(defects: readonly Defect[], o: ScopedOptions, io: Io)
   }
   io.out(`${total} narrowed variant(s) of ${defects.length} defect(s)\n`);
   return 0;
+}
+
+/**
+ * Screening before the run: the checks of the variants' clauses run once against the target (a baseline of their own,
+ * `run`), recording the cells their exchanges fall in; each variant then runs only the checks that reached its cell, and
+ * a variant no check reaches is not run at all (it survives, unreached). Undefined when there is no variant.
+ */
+export async function screenVariants(
+  defects: readonly Defect[],
+  run: (clauses: string[]) => Promise<Outcome[]>,
+  io: Io,
+): Promise<Map<string, string[]> | undefined> {
+  const variants = defects.filter((d) => d.scope);
+  if (variants.length === 0) return undefined;
+  const started = Date.now();
+  const outcomes = (await run([...new Set(variants.map((v) => v.clause))])).filter((x) => isBaseline(x.project));
+  const reaching = reachingChecks(variants, outcomes);
+  const unreached = variants.filter((v) => reaching.get(v.id)?.length === 0);
+  for (const v of unreached) markUnreached(v.id);
+  io.err(
+    `self-test: screening (${((Date.now() - started) / 1000).toFixed(0)} s): ${variants.length - unreached.length} variant(s) reached by a check, ` +
+      `${unreached.length} reached by none (not run: survivors unreached)\n`,
+  );
+  return reaching;
 }

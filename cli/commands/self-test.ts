@@ -19,7 +19,7 @@ import { sendUpstream, startProxy, type Proxy } from '../../conformance/selftest
 import { KNOWN_SURVIVORS } from '../../conformance/selftest/known-survivors.js';
 import { reachOf, resetReach } from '../../conformance/selftest/scoped.js';
 import { matrixPasses } from '../../conformance/selftest/matrix.js';
-import { listScoped, scopeSelection, scopedOptions, type ScopedOptions } from './self-test-scoped.js';
+import { listScoped, scopeSelection, scopedOptions, screenVariants, type ScopedOptions } from './self-test-scoped.js';
 import { FIXTURE_PROFILE } from '../../reference/src/paths.js';
 import type { Profile } from '../../contract/profile.js';
 import type { RunningServer } from '../../reference/src/server.js';
@@ -202,12 +202,29 @@ export async function selfTest(
     // --scoped: the narrowed variants of the selected defects (all, or a seeded sample with their broad defects).
     resetReach();
     defects = scopeSelection(defects, o, io);
+    // Screening (self-test-scoped.ts): with a baseline, each variant runs only the checks that reach its cell.
+    const reaching = o.baseline
+      ? await screenVariants(
+          defects,
+          async (clauses) => {
+            writeFileSync(planFile, JSON.stringify({ target, level, baseline: clauses, projects: [] } satisfies Plan) + '\n');
+            await playwright(
+              [require.resolve('@playwright/test/cli'), 'test', '--config', CONFIG, ...(o.workers ? ['--workers', o.workers] : [])],
+              env,
+              2,
+            );
+            return existsSync(outcomesFile) ? (JSON.parse(readFileSync(outcomesFile, 'utf8')) as Outcome[]) : [];
+          },
+          io,
+        )
+      : undefined;
+    const runs = (d: Defect) => reaching?.get(d.id)?.length !== 0;
     const ctx = { profile, mint: createMinter(profile), send: sendUpstream(target, tls), target };
     const planned: PlannedDefect[] = [];
-    for (const d of defects.filter((x) => !x.configure)) {
+    for (const d of defects.filter((x) => !x.configure && runs(x))) {
       const proxy = await startProxy(target, d.rules(ctx), 0, tls);
       proxies.push(proxy);
-      planned.push({ id: d.id, clause: d.clause, url: proxy.url });
+      planned.push({ id: d.id, clause: d.clause, url: proxy.url, ...(reaching?.has(d.id) ? { checks: reaching.get(d.id)! } : {}) });
     }
     const packs = packDefects(planned, checks);
     // The embedded run's variant deployments (cli/embedded-variants.ts): a defect whose clause a variant's check judges is
@@ -238,7 +255,9 @@ export async function selfTest(
       for (const [i, d] of defects.entries()) {
         if (d.configure) continue;
         for (const v of EMBEDDED_VARIANTS) {
-          const ids = v.checks.filter((id) => listing.some((c) => c.id === id && c.clauses.includes(d.clause)));
+          const ids = v.checks.filter(
+            (id) => listing.some((c) => c.id === id && c.clauses.includes(d.clause)) && (reaching?.get(d.id)?.includes(id) ?? true),
+          );
           if (ids.length === 0) continue;
           const [instance] = (await startVariants(profile, join(embedded.dir, `defect-${i}-${v.name}`), v.name)).variants;
           const variantProfile = readProfileFile(instance!.profilePath, { toMint: true });

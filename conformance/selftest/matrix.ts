@@ -19,6 +19,8 @@ export interface Outcome {
   failedClauses: string[];
   setupFailed: boolean;
   note?: string;
+  /** Baseline outcomes: the cells of clause domains the check's exchanges fell in (engine/cells.ts). */
+  cells?: string[];
 }
 
 export interface DefectRow {

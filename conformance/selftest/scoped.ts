@@ -6,8 +6,8 @@
 // Each narrowed proxy counts, per variant, the exchanges it saw in its cell (`reached`, within the axis's fixed
 // coordinates) and those its rule changed (`applied`): a variant never reached is a survivor (no check tried the cell);
 // one reached but never applied is set aside (the defect's rule does not bear on that cell: nothing was broken there).
-import { DOMAINS_BY_CLAUSE, cellName, type Cell, type ClauseDomain, type DomainAxis } from '../clauses/domains.js';
-import { cellContext, classify, inCell, within, type CellContext, type Facts } from '../engine/cells.js';
+import { DOMAINS_BY_CLAUSE, cellName, parseCell, type Cell, type ClauseDomain, type DomainAxis } from '../clauses/domains.js';
+import { cellContext, classify, decodeFacts, inCell, within, type CellContext, type Facts } from '../engine/cells.js';
 import type { ProxyAnswer, ProxyRequest, ProxyRules } from './proxy.js';
 import type { Defect, DefectContext } from './defects/types.js';
 
@@ -140,4 +140,31 @@ export function sampleVariants<D extends { id: string }>(variants: readonly D[],
     [pool[i], pool[j]] = [pool[j]!, pool[i]!];
   }
   return pool.slice(0, n).sort((a, b) => (a.id < b.id ? -1 : 1));
+}
+
+/**
+ * Screening: for each narrowed variant, the checks of its clause whose exchanges reached its cell on the baseline (the
+ * target without defect; `cells` of their outcomes). A variant no check reaches need not run: it survives unreached.
+ */
+export function reachingChecks(
+  variants: readonly Defect[],
+  baseline: readonly { check: string; tags?: string[]; cells?: string[] }[],
+  domains: ReadonlyMap<string, ClauseDomain> = DOMAINS_BY_CLAUSE,
+): Map<string, string[]> {
+  const out = new Map<string, string[]>();
+  for (const v of variants) {
+    const cell = v.scope ? parseCell(v.scope.cell) : undefined;
+    const axis = cell && domains.get(v.clause)?.axes.find((a) => a.dimension === cell.dimension && a.cells.includes(cell.value));
+    if (!cell || !axis) continue;
+    const checks = baseline
+      .filter((o) => o.tags?.includes(v.clause) && (o.cells ?? []).map(decodeFacts).some((f) => inCell(f, cell) && within(f, axis.where)))
+      .map((o) => o.check);
+    out.set(v.id, [...new Set(checks)]);
+  }
+  return out;
+}
+
+/** A variant set aside by screening: reached nowhere, so its row says so without a run. */
+export function markUnreached(id: string): void {
+  counter(id);
 }
