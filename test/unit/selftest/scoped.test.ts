@@ -10,7 +10,9 @@ import { DEFECTS, type Defect } from '../../../conformance/selftest/defects/inde
 import { wire } from '../../../conformance/selftest/defects/types.js';
 import { buildMatrix, formatMatrix, matrixPasses, type Outcome } from '../../../conformance/selftest/matrix.js';
 import type { ProxyAnswer, ProxyRequest } from '../../../conformance/selftest/proxy.js';
-import { deriveVariants, reachOf, resetReach, sampleVariants } from '../../../conformance/selftest/scoped.js';
+import { deriveVariants, reachOf, reachingChecks, resetReach, sampleVariants } from '../../../conformance/selftest/scoped.js';
+import { projectGrep } from '../../../conformance/selftest/plan.js';
+import { encodeFacts } from '../../../conformance/engine/cells.js';
 import { fixtureProfile } from '../../helpers/reference.js';
 
 const profile = fixtureProfile;
@@ -235,5 +237,35 @@ describe('kill matrix of narrowed variants', () => {
     assert.equal(m.summary.knownSurvivors, 2);
     assert.equal(matrixPasses(m), true);
     assert.match(formatMatrix(m), /Known survivors \(2/);
+  });
+});
+
+describe('screening', () => {
+  const leak = DEFECTS.find((d) => d.id === 'endpoints.identity-leaks-email')!;
+  const [invited, assistant] = deriveVariants(leak);
+  const point = (caller: string, operation: string) =>
+    encodeFacts({ operation, caller: caller as 'customer', group: 'operations', method: 'GET', status: '200', dpop: false });
+
+  test("a variant runs the baseline checks of its clause that reached its cell (within the axis' fixed coordinates)", () => {
+    const reaching = reachingChecks(
+      [invited!, assistant!],
+      [
+        { check: 'a', tags: ['PUR-BANNER-2'], cells: [point('customer', 'getIdentity'), point('invited-agent', 'getIdentity')] },
+        { check: 'b', tags: ['PUR-BANNER-2'], cells: [point('assistant', 'getCart')] },
+        { check: 'c', tags: ['END-CONV-9'], cells: [point('assistant', 'getIdentity')] },
+      ],
+    );
+    assert.deepEqual(reaching.get(invited!.id), ['a']);
+    assert.deepEqual(reaching.get(assistant!.id), []);
+  });
+
+  test('a project greps the listed checks of a screened variant and every check of a whole defect', () => {
+    const grep = projectGrep([
+      { id: 'x', clause: 'END-CONV-9', url: 'u' },
+      { id: 'y', clause: 'PUR-BANNER-2', url: 'v', checks: ['endpoints.account.identity'] },
+    ]);
+    assert.ok(grep.test('[endpoints.account.identity] the identity read @PUR-BANNER-2'));
+    assert.ok(grep.test('[other] x @END-CONV-9'));
+    assert.ok(!grep.test('[endpoints.account.identity.reference] y @PUR-BANNER-2'));
   });
 });
