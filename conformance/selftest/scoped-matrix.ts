@@ -56,6 +56,8 @@ export function scopeRows(
         notApplicable.push({ id: row.id, clause: row.clause, cell: scope.cell });
         continue;
       }
+      // Unreached (no check sent an exchange of the cell): a survivor, whether or not a check ran.
+      if (r.applied === 0) scoped.verdict = 'survived';
       const broad = verdictOf.get(scope.of);
       scoped.message =
         `${brokenFor(row.clause, scope.cell)}: survived` +
