@@ -207,6 +207,7 @@ body{font-family:sans-serif;margin:2em}table{border-collapse:collapse}td,th{bord
 ${m.outOfLevel.length ? `<h2>Out of level ${esc(m.level)} (${m.outOfLevel.length})</h2><ul>${m.outOfLevel.map((d) => `<li><code>${esc(d.id)}</code> (${esc(d.clause)}): ${esc(d.why)}</li>`).join('')}</ul>` : ''}
 <table><tr><th>verdict</th><th>defect</th><th>clause</th><th>checks</th></tr>
 ${rows}</table>
+${m.notApplicable?.length ? `<h2>Not applicable (${m.notApplicable.length})</h2><p>Narrowed variants whose cell was reached but where the defect's rule changed nothing: ${m.notApplicable.map((d) => `<code>${esc(d.id)}</code>`).join(' ')}</p>` : ''}
 <h2>Uncovered clauses (${m.uncovered.length} of ${m.coverage.testable} testable)</h2><p>${m.uncovered.map((c) => `<span title="${esc(CLAUSES_BY_ID.get(c)?.text ?? '')}">${esc(c)}</span>`).join(' ')}</p>
 </body></html>
 `;
