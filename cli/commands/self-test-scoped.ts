@@ -72,17 +72,19 @@ export function listScoped(defects: readonly Defect[], o: ScopedOptions, io: Io)
 /**
  * Screening before the run: the checks of the variants' clauses run once against the target (a baseline of their own,
  * `run`), recording the cells their exchanges fall in; each variant then runs only the checks that reached its cell, and
- * a variant no check reaches is not run at all (it survives, unreached). Undefined when there is no variant.
+ * a variant no check reaches is not run at all (it survives, unreached). Its outcomes are the run's baseline for those
+ * clauses. Undefined when there is no variant.
  */
 export async function screenVariants(
   defects: readonly Defect[],
   run: (clauses: string[]) => Promise<Outcome[]>,
   io: Io,
-): Promise<Map<string, string[]> | undefined> {
+): Promise<{ reaching: Map<string, string[]>; clauses: string[]; baseline: Outcome[] } | undefined> {
   const variants = defects.filter((d) => d.scope);
   if (variants.length === 0) return undefined;
   const started = Date.now();
-  const outcomes = (await run([...new Set(variants.map((v) => v.clause))])).filter((x) => isBaseline(x.project));
+  const clauses = [...new Set(variants.map((v) => v.clause))];
+  const outcomes = (await run(clauses)).filter((x) => isBaseline(x.project));
   const reaching = reachingChecks(variants, outcomes);
   const unreached = variants.filter((v) => reaching.get(v.id)?.length === 0);
   for (const v of unreached) markUnreached(v.id);
@@ -90,5 +92,6 @@ export async function screenVariants(
     `self-test: screening (${((Date.now() - started) / 1000).toFixed(0)} s): ${variants.length - unreached.length} variant(s) reached by a check, ` +
       `${unreached.length} reached by none (not run: survivors unreached)\n`,
   );
-  return reaching;
+  // The screening is the baseline of its clauses for the run that follows (a check failing there kills nothing).
+  return { reaching, clauses, baseline: outcomes };
 }

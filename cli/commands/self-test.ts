@@ -203,7 +203,7 @@ export async function selfTest(
     resetReach();
     defects = scopeSelection(defects, o, io);
     // Screening (self-test-scoped.ts): with a baseline, each variant runs only the checks that reach its cell.
-    const reaching = o.baseline
+    const screened = o.baseline
       ? await screenVariants(
           defects,
           async (clauses) => {
@@ -218,6 +218,7 @@ export async function selfTest(
           io,
         )
       : undefined;
+    const reaching = screened?.reaching;
     const runs = (d: Defect) => reaching?.get(d.id)?.length !== 0;
     const ctx = { profile, mint: createMinter(profile), send: sendUpstream(target, tls), target };
     const planned: PlannedDefect[] = [];
@@ -285,7 +286,8 @@ export async function selfTest(
     const plan: Plan = {
       target,
       level,
-      baseline: o.baseline ? clauses : [],
+      // The screening's baseline stands for its clauses: the run's own baseline judges the others.
+      baseline: o.baseline ? clauses.filter((c) => !screened?.clauses.includes(c)) : [],
       projects: packs.map((defects, i) => ({ name: `defects-${i + 1}`, defects })),
       ...(variantProjects.length ? { variants: variantProjects } : {}),
     };
@@ -303,7 +305,7 @@ export async function selfTest(
     }
     const byProject = new Map([...plan.projects, ...variantProjects].map((p) => [p.name, p.defects]));
     // A packed project's outcome belongs to the one defect whose clause the check cites; a variant's baseline is baseline.
-    const outcomes = (JSON.parse(readFileSync(outcomesFile, 'utf8')) as Outcome[]).map((x) =>
+    const outcomes = [...(screened?.baseline ?? []), ...(JSON.parse(readFileSync(outcomesFile, 'utf8')) as Outcome[])].map((x) =>
       isBaseline(x.project)
         ? { ...x, project: 'baseline' }
         : { ...x, project: byProject.get(x.project)?.find((d) => x.tags?.includes(d.clause))?.id ?? x.project },

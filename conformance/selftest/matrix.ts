@@ -158,7 +158,10 @@ export function formatMatrix(m: Matrix): string {
   const s = m.summary;
   const survivors = m.defects.filter((d) => d.verdict !== 'killed' && d.known === undefined);
   const known = m.defects.filter((d) => d.verdict !== 'killed' && d.known !== undefined);
-  lines.push('', `Kill rate: ${s.killed}/${s.defects} (${pct(s.killRate)}); survivors: ${s.survived}; unjudged: ${s.unjudged}`);
+  lines.push(
+    '',
+    `Kill rate: ${s.killed}/${s.defects} (${pct(s.killRate)}); survivors: ${s.survived}${s.knownSurvivors ? ` (${s.knownSurvivors} known)` : ''}; unjudged: ${s.unjudged}`,
+  );
   if (survivors.length) lines.push(`Survivors: ${survivors.map((d) => d.message ?? `${d.id} (${d.clause})`).join(', ')}`);
   if (known.length) {
     lines.push(`Known survivors (${known.length}; listed in conformance/selftest/known-survivors.ts, not failing the run):`);
