@@ -375,7 +375,8 @@ export function addSelfTestCommand(program: Command): void {
     .addHelpText(
       'after',
       `
-Exit codes: 0 every defect killed, 1 a defect survived (or no check judged it), 2 usage or configuration error.
+Exit codes: 0 every defect killed (but the known survivors of --scoped, conformance/selftest/known-survivors.ts),
+1 a defect survived (or no check judged it), 2 usage or configuration error.
 
 Examples:
   $ shop-conformance self-test                                  # every defect, embedded reference
