@@ -1,5 +1,5 @@
-// npm run bench [-- --only startup,throughput,suite,failing,self-test,latency,fuzz,memory,crash,tests] [--rounds N] [--seconds S]
-// [--fuzz-requests N] [--crash-rounds N]: the project's targets,
+// npm run bench [-- --only startup,throughput,suite,failing,self-test,scoped,latency,fuzz,memory,crash,tests] [--rounds N]
+// [--seconds S] [--fuzz-requests N] [--crash-rounds N]: the project's targets,
 // measured on this machine as medians and as ratios taken in the same run (these machines are shared and noisy, so never
 // compare a figure with a constant from another run). Each section prints its figures and whether its target is met.
 import { spawnSync } from 'node:child_process';
@@ -15,9 +15,22 @@ import { benchFailing } from './failing.js';
 import { benchMemory, HEALTH_PROBE_TIMEOUT_MS, HEALTH_TARGET_MS, MEMORY_TARGET_MB } from './memory.js';
 import { printSummary, runFuzz } from '../scripts/fuzz.js';
 import { runCrashTest } from '../scripts/crash-test.js';
+import { benchScoped } from './scoped.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
-const SECTIONS = ['startup', 'throughput', 'suite', 'failing', 'self-test', 'latency', 'fuzz', 'memory', 'crash', 'tests'] as const;
+const SECTIONS = [
+  'startup',
+  'throughput',
+  'suite',
+  'failing',
+  'self-test',
+  'scoped',
+  'latency',
+  'fuzz',
+  'memory',
+  'crash',
+  'tests',
+] as const;
 
 const { values } = parseArgs({
   options: {
@@ -43,7 +56,7 @@ const verdict = (ok: boolean) => {
 const line = (text: string) => process.stdout.write(`${text}\n`);
 
 // The sections that run the published bin need it built from the current sources.
-if (['startup', 'throughput', 'suite', 'failing', 'self-test', 'memory'].some((x) => only.has(x))) {
+if (['startup', 'throughput', 'suite', 'failing', 'self-test', 'scoped', 'memory'].some((x) => only.has(x))) {
   const built = spawnSync('npm', ['run', 'build', '--silent'], { cwd: ROOT, stdio: 'inherit' });
   if (built.status !== 0) {
     process.stderr.write('bench: npm run build failed\n');
@@ -123,6 +136,8 @@ if (only.has('self-test')) {
     rmSync(output, { recursive: true, force: true });
   }
 }
+
+if (only.has('scoped')) benchScoped(ROOT, line, verdict);
 
 if (only.has('latency')) {
   line('\n== Latency of single scenarios (median and p95; bench/latency.ts)');
