@@ -23,9 +23,13 @@ test('a fresh profile has every field of the schema set: every capability claime
     return value === undefined || value === null;
   });
   // Choices, not gaps: jwksUri null (the server reads the keys from the profile), conventions absent (the spec's and the
-  // reference's conventions apply), data absent (the seed's own ids), no _comment.
+  // reference's conventions apply), data absent (the seed's own ids), audiences.callers absent (each caller kind's default
+  // audience), no _comment.
   assert.deepEqual(
-    missing.filter((p) => p !== 'jwksUri' && p !== '_comment' && !p.startsWith('data') && !p.startsWith('conventions')),
+    missing.filter(
+      (p) =>
+        p !== 'jwksUri' && p !== '_comment' && !p.startsWith('data') && !p.startsWith('conventions') && !p.startsWith('audiences.callers'),
+    ),
     [],
   );
   assert.ok(Object.values(profile.capabilities).every((c) => c === true));
