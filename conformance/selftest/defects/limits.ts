@@ -1,6 +1,34 @@
 // Defects of the Limits part (LIM-*) and of the request stage (AUTH-ORDER-*): caches, budgets and per-response headers.
-import { headerOf, mapHeader } from '../proxy.js';
+import { headerOf, mapHeader, type ProxyAnswer, type ProxyRequest } from '../proxy.js';
 import { pathOf, setField, withoutField, wire, type Defect } from './types.js';
+
+/** A header dropped from the answers `when` picks, and from no other: one status, or one group of routes. */
+const dropOn = (id: string, clause: string, header: string, what: string, when: (a: ProxyAnswer, r: ProxyRequest) => boolean): Defect =>
+  wire(id, clause, `${header} missing on ${what} only`, (a, r) => (when(a, r) ? { ...a, headers: withoutField(a.headers, header) } : a));
+const isDpop = (r: ProxyRequest) => headerOf(r.headers, 'dpop') !== undefined;
+const statusOnly = (status: number) => (a: ProxyAnswer) => a.status === status;
+const dpopStatusOnly = (status: number) => (a: ProxyAnswer, r: ProxyRequest) => a.status === status && isDpop(r);
+
+/** X-Request-Id missing on one status class alone, or on one group of routes alone (AUTH-ORDER-2, ERR-PROBLEM-7). */
+const REQUEST_ID_NARROW: readonly Defect[] = [
+  ...[201, 204, 304, 413, 415, 422, 429].map((s) =>
+    dropOn(`limits.request-id-missing-on-${s}`, 'AUTH-ORDER-2', 'X-Request-Id', `${s} answers`, statusOnly(s)),
+  ),
+  dropOn('errors.request-id-missing-on-webhook', 'ERR-PROBLEM-7', 'X-Request-Id', 'the webhook route', (_a, r) =>
+    pathOf(r).startsWith('/webhooks/'),
+  ),
+  dropOn('errors.request-id-missing-on-internal', 'ERR-PROBLEM-7', 'X-Request-Id', 'the internal routes', (_a, r) =>
+    pathOf(r).startsWith('/internal/'),
+  ),
+  dropOn('errors.request-id-missing-on-documents', 'ERR-PROBLEM-7', 'X-Request-Id', 'the description documents', (_a, r) =>
+    pathOf(r).endsWith('/openapi.json'),
+  ),
+];
+
+/** DPoP-Nonce missing on one status class of DPoP requests alone (AUTH-ORDER-4). */
+const NONCE_NARROW: readonly Defect[] = [201, 204, 304, 403, 404, 422, 429].map((s) =>
+  dropOn(`limits.dpop-nonce-missing-on-${s}`, 'AUTH-ORDER-4', 'DPoP-Nonce', `${s} answers to DPoP requests`, dpopStatusOnly(s)),
+);
 
 export const LIMITS_DEFECTS: readonly Defect[] = [
   wire('limits.documents-short-cache', 'LIM-DOCS-1', 'both description documents cacheable for 30 seconds', (a, r) =>
@@ -35,4 +63,6 @@ export const LIMITS_DEFECTS: readonly Defect[] = [
       ? { ...a, headers: setField(a.headers, 'traceparent', headerOf(r.headers, 'traceparent')!) }
       : a,
   ),
+  ...REQUEST_ID_NARROW,
+  ...NONCE_NARROW,
 ];
