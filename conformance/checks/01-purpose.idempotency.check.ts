@@ -12,6 +12,7 @@ import { check, test } from '../engine/check.js';
 import { expectCreated, expectProblem, expectStatus, fail, failSetup, is2xx, is4xx } from '../lib/assert.js';
 import { addLine, cartLine, emptyCart, expectNotNamesVariant, lineOf } from './_shared/expect-cart.js';
 import { customerToken, delegatedToken } from './_shared/mint-callers.js';
+import { expectCreateConventions } from './_shared/expect-created.js';
 import { CHECKOUT, checkout, checkoutBody, expectPlaced, orderIdOf } from './_shared/place-order.js';
 import { CHECKOUT_ACCOUNTS, CHECKOUT_VARIANTS, VARIANT } from './_shared/seed-data.js';
 import { expectChanged, readBaseline } from '../lib/compare.js';
@@ -82,7 +83,7 @@ test(
     {
       id: 'purpose.checkout.double-submission',
       title: 'a second submission after a paid order, with the same Idempotency-Key, finds the cart empty: 422 cart_empty',
-      clauses: ['PUR-IDEM-1', 'PUR-IDEM-4', 'ERR-TABLE-14'],
+      clauses: ['PUR-IDEM-1', 'PUR-IDEM-4', 'ERR-TABLE-14', 'END-CONV-1', 'END-CONV-9'],
       requires: ['delegated'],
       seed: true,
     },
@@ -93,6 +94,7 @@ test(
       const headers = { 'idempotency-key': randomUUID() };
       const first = await checkout(shop, token, checkoutBody(CHECKOUT_ACCOUNTS[1].card), headers);
       expectPlaced(first, 'the first submission (with an Idempotency-Key)', 'PUR-IDEM-1');
+      expectCreateConventions(first, 'checkoutSavedCard', { what: 'checkoutSavedCard (a placed order)' });
       const second = await shop.http.post(CHECKOUT, { token, json: checkoutBody(CHECKOUT_ACCOUNTS[1].card), headers });
       // A replay of the first answer would be a 2xx: the key must not be honoured, the cart is what decides.
       expectProblem(second, { status: 422, error: 'cart_empty', docsUrl: shop.docsUrl, clause: 'PUR-IDEM-4' });
@@ -111,7 +113,7 @@ test(
     {
       id: 'purpose.checkout.retry-places-another-order',
       title: 'a retried checkout with a refilled cart and the same Idempotency-Key places another order (no stored response is replayed)',
-      clauses: ['PUR-IDEM-1', 'PUR-IDEM-2', 'PUR-IDEM-3'],
+      clauses: ['PUR-IDEM-1', 'PUR-IDEM-2', 'PUR-IDEM-3', 'END-CONV-1', 'END-CONV-9'],
       requires: ['delegated'],
       seed: true,
     },
@@ -131,6 +133,11 @@ test(
       await addLine(shop, token, 'PUR-IDEM-3', CHECKOUT_VARIANTS.beanie, 1);
       const second = await shop.http.post(CHECKOUT, { token, json: checkoutBody(CHECKOUT_ACCOUNTS[2].card), headers });
       expectPlaced(second, 'the retry with the same Idempotency-Key and a refilled cart', 'PUR-IDEM-3');
+      for (const [n, res] of [
+        [1, first],
+        [2, second],
+      ] as const)
+        expectCreateConventions(res, 'checkoutSavedCard', { what: `checkoutSavedCard (order ${n})` });
       // Processed, not replayed: the refilled cart was ordered, and the answer is not the first one again.
       expectNotNamesVariant(
         await shop.http.get('/v1/cart', { token }),

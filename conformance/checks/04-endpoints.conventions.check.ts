@@ -140,7 +140,8 @@ test(
 // addCartItem is a "create" is a reading, not a statement of the spec: the first add of a variant creates a cart line, a
 // second one grows that line, and the spec shows no response shape; a cart line has no GET URL, so Location does not apply.
 // An implementation that answers 200 with the cart meets the spec as written. 201 (every add, no Location) is therefore the
-// reference's reading and is checked at level reference only.
+// reference's reading and is checked at level reference only; a target whose own documents declare addCartItem a create
+// (201 its one success) is held to it at the spec level (04-endpoints.conventions.creates).
 test(
   ...check(
     {
