@@ -2,18 +2,23 @@
 // a DPoP request gets a fresh DPoP-Nonce on every response. "Every" is judged over every status class the suite can
 // provoke (2xx including 201, 204 and 304; 400, 401, 403, 404, 413, 415, 422; 429 in the rate checks, 08-limits.rate)
 // and every group of routes (operations, public routes, description documents, the webhook, the internal routes), each
-// answer judged on its own so that a header missing on one status or one route alone is seen.
+// answer judged on its own so that a header missing on one status or one route alone is seen. The same answers are judged
+// on the boundary's other rules for every response: problem documents, application/problem+json and no-store on every
+// failure, no-store on every other answer but catalog GETs and description documents.
 import { randomUUID } from 'node:crypto';
 import { LIMITS } from '../../contract/limits.js';
 import { check, test } from '../engine/check.js';
 import type { ShopResponse } from '../engine/http.js';
 import { AssistantAgent } from './_shared/assistant.js';
-import { bodyOf, present, ROUTES, wrong } from './_shared/call-internal-routes.js';
+import { bodyOf, present, route, ROUTES, wrong } from './_shared/call-internal-routes.js';
 import { cartLine } from './_shared/expect-cart.js';
-import { expectDpopNonce, expectRequestId } from './_shared/expect-request-headers.js';
+import { expectBoundaryRules, expectDpopNonce, expectRequestId } from './_shared/expect-request-headers.js';
 import { customerToken, delegatedToken, guestHeaders } from './_shared/mint-callers.js';
 import { CHECKOUT, checkoutBody } from './_shared/place-order.js';
 import { ABSENT_IDS, PRODUCT_HANDLE, VARIANT } from './_shared/seed-data.js';
+
+/** The answers gathered here that are catalog GETs or description documents (no no-store default). */
+const CACHEABLE = /^(getProduct|GET \/(assistant\/)?openapi\.json)/;
 
 const oversize = (): string => {
   const json = JSON.stringify(cartLine());
@@ -33,7 +38,7 @@ test(
       id: 'auth.order.request-id.every-response',
       title:
         'X-Request-Id on every response: 200, 201, 204, 304, 400, 401, 403, 404, 413, 415, 422; public routes, description documents, webhook, internal routes',
-      clauses: ['AUTH-ORDER-2', 'ERR-PROBLEM-7'],
+      clauses: ['AUTH-ORDER-2', 'ERR-PROBLEM-7', 'ERR-PROBLEM-1', 'ERR-PROBLEM-4', 'ERR-PROBLEM-5', 'END-CONV-9'],
       seed: true,
     },
     async (shop) => {
@@ -77,6 +82,14 @@ test(
         'the webhook without a signature',
         await shop.http.post('/webhooks/stripe', { body: '{}', headers: { 'content-type': 'application/json' } }),
       );
+      const proxySecret = shop.profile.secrets.proxyIdpSecret;
+      if (proxySecret !== null) {
+        const report = route('/internal/assistant/sessions/signed-out');
+        add(
+          'a signed-out session report',
+          await shop.http.post(report.path, { headers: present(report, proxySecret), json: bodyOf(report, shop) }),
+        );
+      }
       for (const r of ROUTES) {
         const secret = shop.profile.secrets[r.secret];
         add(
@@ -84,7 +97,10 @@ test(
           await shop.http.post(r.path, { headers: present(r, wrong(secret)), json: bodyOf(r, shop) }),
         );
       }
-      for (const [what, res] of answers) expectRequestId(res, what);
+      for (const [what, res] of answers) {
+        expectRequestId(res, what);
+        expectBoundaryRules(res, what, CACHEABLE.test(what));
+      }
     },
   ),
 );
@@ -95,7 +111,7 @@ test(
       id: 'auth.order.dpop-nonce.every-response',
       title:
         'a DPoP request gets DPoP-Nonce on every response: 200, 201, 204, 304, 400, 401, 403, 404, 413, 422 (and X-Request-Id on each)',
-      clauses: ['AUTH-ORDER-4', 'AUTH-ORDER-2', 'ERR-PROBLEM-7'],
+      clauses: ['AUTH-ORDER-4', 'AUTH-ORDER-2', 'ERR-PROBLEM-7', 'ERR-PROBLEM-1', 'ERR-PROBLEM-4', 'ERR-PROBLEM-5', 'END-CONV-9'],
       requires: ['assistants'],
       seed: true,
     },
@@ -124,6 +140,7 @@ test(
       for (const [what, res] of answers) {
         expectDpopNonce(res, what);
         expectRequestId(res, what);
+        expectBoundaryRules(res, what, CACHEABLE.test(what));
       }
     },
   ),
