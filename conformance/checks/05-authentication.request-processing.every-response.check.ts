@@ -4,7 +4,8 @@
 // and every group of routes (operations, public routes, description documents, the webhook, the internal routes), each
 // answer judged on its own so that a header missing on one status or one route alone is seen. The same answers are judged
 // on the boundary's other rules for every response: problem documents, application/problem+json and no-store on every
-// failure, no-store on every other answer but catalog GETs and description documents.
+// failure, no-store on every other answer but catalog GETs and description documents; and every failure's problem
+// document, member by member (Resources > Problem document).
 import { randomUUID } from 'node:crypto';
 import { LIMITS } from '../../contract/limits.js';
 import { check, test } from '../engine/check.js';
@@ -12,7 +13,7 @@ import type { ShopResponse } from '../engine/http.js';
 import { AssistantAgent } from './_shared/assistant.js';
 import { bodyOf, present, route, ROUTES, wrong } from './_shared/call-internal-routes.js';
 import { cartLine } from './_shared/expect-cart.js';
-import { expectBoundaryRules, expectDpopNonce, expectRequestId } from './_shared/expect-request-headers.js';
+import { expectBoundaryRules, expectDpopNonce, expectProblemMembers, expectRequestId } from './_shared/expect-request-headers.js';
 import { customerToken, delegatedToken, guestHeaders } from './_shared/mint-callers.js';
 import { CHECKOUT, checkoutBody } from './_shared/place-order.js';
 import { ABSENT_IDS, PRODUCT_HANDLE, VARIANT } from './_shared/seed-data.js';
@@ -38,7 +39,24 @@ test(
       id: 'auth.order.request-id.every-response',
       title:
         'X-Request-Id on every response: 200, 201, 204, 304, 400, 401, 403, 404, 413, 415, 422; public routes, description documents, webhook, internal routes',
-      clauses: ['AUTH-ORDER-2', 'ERR-PROBLEM-7', 'ERR-PROBLEM-1', 'ERR-PROBLEM-4', 'ERR-PROBLEM-5', 'END-CONV-9'],
+      clauses: [
+        'AUTH-ORDER-2',
+        'ERR-PROBLEM-7',
+        'ERR-PROBLEM-1',
+        'ERR-PROBLEM-4',
+        'ERR-PROBLEM-5',
+        'END-CONV-9',
+        'RES-PROBLEM-1',
+        'RES-PROBLEM-2',
+        'RES-PROBLEM-3',
+        'RES-PROBLEM-4',
+        'RES-PROBLEM-5',
+        'RES-PROBLEM-6',
+        'RES-PROBLEM-8',
+        'RES-PROBLEM-9',
+        'RES-PROBLEM-11',
+        'RES-PROBLEM-12',
+      ],
       seed: true,
     },
     async (shop) => {
@@ -100,6 +118,7 @@ test(
       for (const [what, res] of answers) {
         expectRequestId(res, what);
         expectBoundaryRules(res, what, CACHEABLE.test(what));
+        expectProblemMembers(shop.docsUrl, res, what);
       }
     },
   ),
@@ -111,7 +130,25 @@ test(
       id: 'auth.order.dpop-nonce.every-response',
       title:
         'a DPoP request gets DPoP-Nonce on every response: 200, 201, 204, 304, 400, 401, 403, 404, 413, 422 (and X-Request-Id on each)',
-      clauses: ['AUTH-ORDER-4', 'AUTH-ORDER-2', 'ERR-PROBLEM-7', 'ERR-PROBLEM-1', 'ERR-PROBLEM-4', 'ERR-PROBLEM-5', 'END-CONV-9'],
+      clauses: [
+        'AUTH-ORDER-4',
+        'AUTH-ORDER-2',
+        'ERR-PROBLEM-7',
+        'ERR-PROBLEM-1',
+        'ERR-PROBLEM-4',
+        'ERR-PROBLEM-5',
+        'END-CONV-9',
+        'RES-PROBLEM-1',
+        'RES-PROBLEM-2',
+        'RES-PROBLEM-3',
+        'RES-PROBLEM-4',
+        'RES-PROBLEM-5',
+        'RES-PROBLEM-6',
+        'RES-PROBLEM-8',
+        'RES-PROBLEM-9',
+        'RES-PROBLEM-11',
+        'RES-PROBLEM-12',
+      ],
       requires: ['assistants'],
       seed: true,
     },
@@ -141,6 +178,7 @@ test(
         expectDpopNonce(res, what);
         expectRequestId(res, what);
         expectBoundaryRules(res, what, CACHEABLE.test(what));
+        expectProblemMembers(shop.docsUrl, res, what);
       }
     },
   ),

@@ -3,6 +3,7 @@
 // many statuses and routes shows each one that lacks a header.
 import type { ShopResponse } from '../../engine/http.js';
 import { failSoft } from '../../lib/assert.js';
+import { REASON_PHRASES } from '../../../contract/errors.js';
 
 /** X-Request-Id on an answer: the request stage's rule (AUTH-ORDER-2) and the boundary's (ERR-PROBLEM-7), both blamed. */
 export function expectRequestId(res: ShopResponse, what: string): void {
@@ -45,4 +46,40 @@ export function expectBoundaryRules(res: ShopResponse, what: string, cacheable: 
   } else if (!noStore && !cacheable) {
     failSoft(`${what} (${res.status}): Cache-Control`, 'no-store', res.headers.get('cache-control'), 'END-CONV-9');
   }
+}
+
+/** Members that belong to one error code alone (Resources > Problem document), with their clause. */
+const OWNED: readonly [member: string, error: string, clause: string][] = [
+  ['issues', 'invalid_request', 'RES-PROBLEM-9'],
+  ['scope', 'insufficient_scope', 'RES-PROBLEM-11'],
+  ['conversation_id', 'direct_conversation_open', 'RES-PROBLEM-12'],
+];
+
+/**
+ * The problem document of one failure, member by member (Resources > Problem document), whatever route or status gave it:
+ * media type, `error`, `type` under the docs URL, `title` the reason phrase, `status`, `detail` a string, `instance` the
+ * X-Request-Id, and the members owned by one error code absent elsewhere. Judged softly.
+ */
+export function expectProblemMembers(docsUrl: string, res: ShopResponse, what: string): void {
+  if (res.status < 400) return;
+  const at = `${what} (${res.status})`;
+  const type = (res.headers.get('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
+  if (type !== 'application/problem+json') failSoft(`${at}: media type of the problem`, 'application/problem+json', type, 'RES-PROBLEM-1');
+  const d = res.body as Record<string, unknown> | undefined;
+  if (typeof d !== 'object' || d === null || Array.isArray(d)) {
+    failSoft(`${at}: the problem document`, 'a JSON object', res.text.slice(0, 200), 'RES-PROBLEM-1');
+    return;
+  }
+  if (typeof d.error !== 'string' || d.error === '') failSoft(`${at}: "error"`, 'a non-empty string', d.error, 'RES-PROBLEM-2');
+  const wantType = `${docsUrl.replace(/\/+$/, '')}/api/problems/${String(d.error)}`;
+  if (d.type !== wantType) failSoft(`${at}: "type"`, wantType, d.type, 'RES-PROBLEM-3');
+  const title = REASON_PHRASES[res.status];
+  if (title === undefined ? typeof d.title !== 'string' || d.title === '' : d.title !== title)
+    failSoft(`${at}: "title" (reason phrase of the status)`, title ?? 'a reason phrase', d.title, 'RES-PROBLEM-4');
+  if (d.status !== res.status) failSoft(`${at}: "status"`, res.status, d.status, 'RES-PROBLEM-5');
+  if ('detail' in d && typeof d.detail !== 'string') failSoft(`${at}: "detail"`, 'a string when present', d.detail, 'RES-PROBLEM-6');
+  const requestId = res.headers.get('x-request-id');
+  if (requestId !== null && d.instance !== requestId) failSoft(`${at}: "instance"`, requestId, d.instance, 'RES-PROBLEM-8');
+  for (const [member, owner, clause] of OWNED)
+    if (member in d && d.error !== owner) failSoft(`${at}: "${member}" on ${String(d.error)}`, `only on ${owner}`, d[member], clause);
 }
