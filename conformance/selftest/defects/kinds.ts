@@ -112,6 +112,18 @@ export const KINDS_DEFECTS: readonly Defect[] = [
   signInServed('auth.stale-token-served', 'AUTH-ASST-10', 'a stale assistant token'),
   signInServed('auth.empty-scope-widened', 'AUTH-ASST-14', 'a signed-out assistant token with empty scope'),
   wire(
+    'auth.assistant-token-as-bearer-served-on-account',
+    'AUTH-ASST-2',
+    'on account routes (/v1/me/*) alone, an assistant token sent as Bearer is served (401 answered 200 {})',
+    (a, r) =>
+      a.status === 401 &&
+      /^Bearer\s/i.test(headerOf(r.headers, 'authorization') ?? '') &&
+      /^DPoP/.test(headerOf(a.headers, 'www-authenticate') ?? '') &&
+      pathOf(r).startsWith('/v1/me/')
+        ? served(a)
+        : a,
+  ),
+  wire(
     'auth.assistant-token-as-bearer-served',
     'AUTH-ASST-2',
     'an assistant token sent as Bearer is served (401 answered 200 {})',
