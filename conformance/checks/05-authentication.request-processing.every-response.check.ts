@@ -8,13 +8,14 @@
 // document, member by member (Resources > Problem document).
 import { randomUUID } from 'node:crypto';
 import { LIMITS } from '../../contract/limits.js';
-import { check, test } from '../engine/check.js';
+import { check, learned, test } from '../engine/check.js';
 import type { ShopResponse } from '../engine/http.js';
 import { AssistantAgent } from './_shared/assistant.js';
 import { bodyOf, present, route, ROUTES, wrong } from './_shared/call-internal-routes.js';
 import { cartLine } from './_shared/expect-cart.js';
 import { expectBoundaryRules, expectDpopNonce, expectProblemMembers, expectRequestId } from './_shared/expect-request-headers.js';
 import { customerToken, delegatedToken, guestHeaders } from './_shared/mint-callers.js';
+import { conversationRoute, openBody } from './_shared/open-conversation.js';
 import { CHECKOUT, checkoutBody } from './_shared/place-order.js';
 import { ABSENT_IDS, PRODUCT_HANDLE, VARIANT } from './_shared/seed-data.js';
 
@@ -129,7 +130,7 @@ test(
     {
       id: 'auth.order.dpop-nonce.every-response',
       title:
-        'a DPoP request gets DPoP-Nonce on every response: 200, 201, 204, 304, 400, 401, 403, 404, 413, 422 (and X-Request-Id on each)',
+        'a DPoP request gets DPoP-Nonce on every response: 200, 201, 204, 304, 400, 401, 403, 404, 409, 413, 415, 422 (and X-Request-Id on each)',
       clauses: [
         'AUTH-ORDER-4',
         'AUTH-ORDER-2',
@@ -174,6 +175,12 @@ test(
       const narrow = await agent.mintToken({ scope: 'catalog:read cart:read' });
       add('getProfile with base scopes only', (await agent.get('/v1/me/profile', { token: narrow })).res);
       add('an unmatched route', (await agent.get(`/v1/no-such-route-${randomUUID()}`)).res);
+      add('a body as text/plain', (await agent.post('/v1/cart/items', { body: '{}', headers: { 'content-type': 'text/plain' } })).res);
+      if (learned().has('openConversation')) {
+        // A second direct conversation while one is open is refused (direct_conversation_open).
+        const { method, path } = conversationRoute('openConversation');
+        for (const n of [1, 2]) add(`openConversation ${n}`, (await agent.request(method, path, { json: openBody() })).res);
+      }
       for (const [what, res] of answers) {
         expectDpopNonce(res, what);
         expectRequestId(res, what);

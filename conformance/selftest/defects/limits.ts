@@ -131,7 +131,7 @@ const REQUEST_ID_NARROW: readonly Defect[] = [
 ];
 
 /** DPoP-Nonce missing on one status class of DPoP requests alone (AUTH-ORDER-4). */
-const NONCE_NARROW: readonly Defect[] = [201, 204, 304, 403, 404, 422, 429].map((s) =>
+const NONCE_NARROW: readonly Defect[] = [201, 204, 304, 403, 404, 409, 415, 422, 429].map((s) =>
   dropOn(`limits.dpop-nonce-missing-on-${s}`, 'AUTH-ORDER-4', 'DPoP-Nonce', `${s} answers to DPoP requests`, dpopStatusOnly(s)),
 );
 
