@@ -7,48 +7,15 @@
 //
 // Levels. Payloads are the target's own (its description documents); a body it refuses fails the operation's clause as
 // setup. Whether an operation is a create is the target's word (its documents), not the reference's.
-import { check, learned, test, type Shop } from '../engine/check.js';
-import type { ShopResponse } from '../engine/http.js';
+import { check, learned, test } from '../engine/check.js';
 import { brief, fail } from '../lib/assert.js';
 import { addressBody, createdAddressId } from './_shared/add-address.js';
 import { AssistantAgent } from './_shared/assistant.js';
 import { cartLine } from './_shared/expect-cart.js';
+import { callers } from './_shared/send-as.js';
 import { expectCreateConventions, expectDeleteConventions } from './_shared/expect-created.js';
-import { delegatedToken, guestHeaders } from './_shared/mint-callers.js';
 import { conversationRoute, messageOf, openConversation } from './_shared/open-conversation.js';
-import { invitedAgent } from './_shared/probe-agents.js';
 import { VARIANT } from './_shared/seed-data.js';
-
-/** Sends one request as one caller. */
-type Send = (method: string, path: string, json?: unknown) => Promise<ShopResponse>;
-
-/** Each caller kind of the storefront list the profile claims (guests only where `guests`), fresh accounts. */
-async function callers(shop: Shop, o: { guests: boolean }): Promise<[string, Send][]> {
-  const caps = shop.profile.capabilities;
-  const out: [string, Send][] = [];
-  const token = await shop.mint.customer({ sub: shop.subject('cust') });
-  out.push(['customer', (method, path, json) => shop.http.request(method, path, { token, ...(json !== undefined ? { json } : {}) })]);
-  if (caps.delegated) {
-    const t = await delegatedToken(shop);
-    out.push(['delegated', (method, path, json) => shop.http.request(method, path, { token: t, ...(json !== undefined ? { json } : {}) })]);
-  }
-  if (o.guests && caps.guests) {
-    const headers = await guestHeaders(shop, shop.guestSession());
-    out.push(['guest', (method, path, json) => shop.http.request(method, path, { headers, ...(json !== undefined ? { json } : {}) })]);
-  }
-  if (caps.invitedAgents) {
-    const inv = await invitedAgent(shop);
-    out.push([
-      'invited agent',
-      (method, path, json) => shop.http.request(method, path, { headers: inv.headers, ...(json !== undefined ? { json } : {}) }),
-    ]);
-  }
-  if (caps.assistants) {
-    const agent = await AssistantAgent.create(shop);
-    out.push(['assistant', async (method, path, json) => (await agent.request(method, path, json !== undefined ? { json } : {})).res]);
-  }
-  return out;
-}
 
 test(
   ...check(
@@ -60,7 +27,7 @@ test(
       seed: true,
     },
     async (shop) => {
-      for (const [who, send] of await callers(shop, { guests: true })) {
+      for (const [who, send] of await callers(shop, 'storefront')) {
         const added = await send('POST', '/v1/cart/items', cartLine());
         if (added.status >= 300) fail(`addCartItem as ${who}`, '2xx', brief(added), 'END-OPS-ADDCARTITEM-1');
         expectCreateConventions(added, 'addCartItem', { what: `addCartItem as ${who}` });
@@ -78,7 +45,7 @@ test(
       clauses: ['END-CONV-1', 'END-CONV-3', 'END-CONV-9'],
     },
     async (shop) => {
-      for (const [who, send] of await callers(shop, { guests: false })) {
+      for (const [who, send] of await callers(shop, 'account')) {
         const created = await send('POST', '/v1/me/addresses', addressBody());
         if (created.status >= 300) fail(`addAddress as ${who}`, '2xx', brief(created), 'END-OPS-ADDADDRESS-1');
         // addAddress is the spec's own example of a create: 201 whatever the documents say.
