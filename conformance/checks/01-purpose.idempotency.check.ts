@@ -9,10 +9,12 @@
 // description documents; a refusal of such a body fails the operation's clause.
 import { randomUUID } from 'node:crypto';
 import { check, test } from '../engine/check.js';
-import { expectCreated, expectProblem, expectStatus, fail, failSetup, is2xx, is4xx } from '../lib/assert.js';
+import { brief, expectCreated, expectProblem, expectStatus, fail, failSetup, is2xx, is4xx } from '../lib/assert.js';
 import { addLine, cartLine, emptyCart, expectNotNamesVariant, lineOf } from './_shared/expect-cart.js';
 import { customerToken, delegatedToken } from './_shared/mint-callers.js';
+import { addressBody } from './_shared/add-address.js';
 import { expectCreateConventions } from './_shared/expect-created.js';
+import { callers } from './_shared/send-as.js';
 import { CHECKOUT, checkout, checkoutBody, expectPlaced, orderIdOf } from './_shared/place-order.js';
 import { CHECKOUT_ACCOUNTS, CHECKOUT_VARIANTS, VARIANT } from './_shared/seed-data.js';
 import { expectChanged, readBaseline } from '../lib/compare.js';
@@ -190,6 +192,38 @@ test(
         docsUrl: shop.docsUrl,
         clause: 'PUR-IDEM-4',
       });
+    },
+  ),
+);
+
+// ------------------------------------------------------------------------------- Idempotency-Key from every caller kind
+
+test(
+  ...check(
+    {
+      id: 'purpose.idempotency-key.every-caller',
+      title:
+        'Idempotency-Key never causes a refusal, whoever calls: a cart read, a cart write and (account callers) an address write with the header are served',
+      clauses: ['PUR-IDEM-1'],
+      seed: true,
+    },
+    async (shop) => {
+      const headers = { 'idempotency-key': randomUUID() };
+      for (const [who, send] of await callers(shop, 'storefront')) {
+        const requests: [string, string, string, unknown][] = [
+          ['getCart', 'GET', '/v1/cart', undefined],
+          ['addCartItem', 'POST', '/v1/cart/items', cartLine()],
+        ];
+        if (who !== 'guest') requests.push(['addAddress', 'POST', '/v1/me/addresses', addressBody()]);
+        for (const [op, method, path, json] of requests) {
+          const res = await send(method, path, json, headers);
+          if (is2xx(res)) continue;
+          // Refused: the header is to blame only if the same request without it is served.
+          const control = await send(method, path, json);
+          if (is2xx(control))
+            fail(`${op} as ${who} with an Idempotency-Key`, `2xx (as without it: ${control.status})`, brief(res), 'PUR-IDEM-1');
+        }
+      }
     },
   ),
 );

@@ -7,7 +7,7 @@ import { delegatedToken, guestHeaders } from './mint-callers.js';
 import { invitedAgent } from './probe-agents.js';
 
 /** Sends one request as one caller. */
-export type Send = (method: string, path: string, json?: unknown) => Promise<ShopResponse>;
+export type Send = (method: string, path: string, json?: unknown, headers?: Record<string, string>) => Promise<ShopResponse>;
 
 export type CallerSet = 'storefront' | 'account' | 'agents';
 
@@ -21,23 +21,32 @@ export async function callers(shop: Shop, set: CallerSet): Promise<[string, Send
   const body = (json: unknown) => (json !== undefined ? { json } : {});
   if (set !== 'agents') {
     const token = await shop.mint.customer({ sub: shop.subject('cust') });
-    out.push(['customer', (method, path, json) => shop.http.request(method, path, { token, ...body(json) })]);
+    out.push(['customer', (method, path, json, extra = {}) => shop.http.request(method, path, { token, headers: extra, ...body(json) })]);
   }
   if (caps.delegated) {
     const token = await delegatedToken(shop);
-    out.push(['delegated', (method, path, json) => shop.http.request(method, path, { token, ...body(json) })]);
+    out.push(['delegated', (method, path, json, extra = {}) => shop.http.request(method, path, { token, headers: extra, ...body(json) })]);
   }
   if (set === 'storefront' && caps.guests) {
     const headers = await guestHeaders(shop, shop.guestSession());
-    out.push(['guest', (method, path, json) => shop.http.request(method, path, { headers, ...body(json) })]);
+    out.push([
+      'guest',
+      (method, path, json, extra = {}) => shop.http.request(method, path, { headers: { ...headers, ...extra }, ...body(json) }),
+    ]);
   }
   if (caps.invitedAgents) {
     const inv = await invitedAgent(shop);
-    out.push(['invited agent', (method, path, json) => shop.http.request(method, path, { headers: inv.headers, ...body(json) })]);
+    out.push([
+      'invited agent',
+      (method, path, json, extra = {}) => shop.http.request(method, path, { headers: { ...inv.headers, ...extra }, ...body(json) }),
+    ]);
   }
   if (caps.assistants) {
     const agent = await AssistantAgent.create(shop);
-    out.push(['assistant', async (method, path, json) => (await agent.request(method, path, body(json))).res]);
+    out.push([
+      'assistant',
+      async (method, path, json, extra = {}) => (await agent.request(method, path, { headers: extra, ...body(json) })).res,
+    ]);
   }
   return out;
 }
