@@ -3,6 +3,7 @@
 import { AGENTS_ASSISTANT_DEFECTS } from './agents-assistant.js';
 import { AGENTS_INVITED_DEFECTS } from './agents-invited.js';
 import { AUTHENTICATION_DEFECTS } from './authentication.js';
+import { BLIND_DEFECTS } from './blind/index.js';
 import { CALLERS_DEFECTS } from './callers.js';
 import { ENDPOINTS_DEFECTS } from './endpoints.js';
 import { ERRORS_DEFECTS } from './errors.js';
@@ -33,6 +34,7 @@ export const DEFECTS: readonly Defect[] = [
   ...AGENTS_INVITED_DEFECTS,
   ...AGENTS_ASSISTANT_DEFECTS,
   ...STRENGTH_DEFECTS,
+  ...BLIND_DEFECTS,
 ];
 
 /** A defect that breaks nothing: whatever clause it names, the checks pass, so it survives (exit 1). */
