@@ -174,7 +174,7 @@ test(
       id: 'endpoints.account.identity.agents',
       title:
         'the identity read of an account by each agent caller kind (invited agent, assistant, assistant browser session, delegated) carries the display name and no email',
-      clauses: ['PUR-BANNER-1', 'PUR-BANNER-2', 'END-LIST-3'],
+      clauses: ['PUR-BANNER-1', 'PUR-BANNER-2', 'END-LIST-3', 'END-IDENT-1'],
       seed: true,
     },
     async (shop) => {
@@ -202,10 +202,30 @@ test(
         reads.push(['delegated', () => shop.http.get('/v1/me/identity', { token }), false]);
       }
       if (reads.length === 0) return notApplicable('the profile claims no agent caller kind');
+      // The eligibility boolean, where the customer's reads show it (true for Ada, false for Chloé): an agent's read of Ada's
+      // account carries it too (the identity read returns it, whoever reads).
+      const [ada, chloe] = await Promise.all(
+        [ADA.sub, CHLOE.sub].map(async (sub) => shop.http.get('/v1/me/identity', { token: await customerToken(shop, sub) })),
+      );
+      const chloeLeaves = new Map(leaves(chloe!.body));
+      const flips = leaves(ada!.body)
+        .filter(([path, v]) => v === true && chloeLeaves.get(path) === false)
+        .map(([path]) => path);
       for (const [who, read, listed] of reads) {
         const res = await read();
-        if (is2xx(res)) expectBanner(res, who);
-        else if (listed) failSoft(`getIdentity as ${who} (in the checkout list)`, '2xx', brief(res), 'END-LIST-3');
+        if (!is2xx(res)) {
+          if (listed) failSoft(`getIdentity as ${who} (in the checkout list)`, '2xx', brief(res), 'END-LIST-3');
+          continue;
+        }
+        expectBanner(res, who);
+        const mine = new Map(leaves(res.body));
+        if (flips.length > 0 && !flips.some((path) => mine.get(path) === true))
+          failSoft(
+            `getIdentity as ${who}: the self-service eligibility boolean`,
+            `${flips.join(' or ')}: true, as the customer reads it`,
+            res.text.slice(0, 300),
+            'END-IDENT-1',
+          );
       }
     },
   ),

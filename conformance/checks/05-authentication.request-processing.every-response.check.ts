@@ -55,8 +55,11 @@ test(
         'RES-PROBLEM-6',
         'RES-PROBLEM-8',
         'RES-PROBLEM-9',
+        'RES-PROBLEM-10',
         'RES-PROBLEM-11',
         'RES-PROBLEM-12',
+        'ERR-TABLE-8',
+        'ERR-TABLE-11',
       ],
       seed: true,
     },
@@ -77,6 +80,10 @@ test(
       add(
         'a body over the cap',
         await shop.http.post('/v1/cart/items', { token, body: oversize(), headers: { 'content-type': 'application/json' } }),
+      );
+      add(
+        'updateCartItem with an invalid body',
+        await shop.http.patch(`/v1/cart/items/${VARIANT}`, { token, json: { conformance_probe: true } }),
       );
       add('no token', await shop.http.get('/v1/cart'));
       add('an order nobody has', await shop.http.get(`/v1/me/orders/${ABSENT_IDS.order}`, { token }));
@@ -147,8 +154,11 @@ test(
         'RES-PROBLEM-6',
         'RES-PROBLEM-8',
         'RES-PROBLEM-9',
+        'RES-PROBLEM-10',
         'RES-PROBLEM-11',
         'RES-PROBLEM-12',
+        'ERR-TABLE-8',
+        'ERR-TABLE-11',
       ],
       requires: ['assistants'],
       seed: true,
@@ -169,6 +179,10 @@ test(
       );
       add('a proof for another method', (await agent.get('/v1/cart', { proof: { htm: 'PUT' }, retryOnNonce: false })).res);
       add('an order nobody has', (await agent.get(`/v1/me/orders/${ABSENT_IDS.order}`)).res);
+      add(
+        'updateCartItem with an invalid body',
+        (await agent.patch(`/v1/cart/items/${VARIANT}`, { json: { conformance_probe: true } })).res,
+      );
       // The session's account cart is empty: the checkout is refused (422 cart_empty).
       add('checkoutSavedCard of an empty cart', (await agent.post(CHECKOUT, { json: checkoutBody(ABSENT_IDS.card) })).res);
       // A token of the base scopes only: account reads are refused (403 insufficient_scope).

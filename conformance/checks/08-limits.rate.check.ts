@@ -9,7 +9,7 @@ import { freshHex } from '../lib/fresh-id.js';
 import { freshShopperIp } from '../lib/shopper.js';
 import { AssistantAgent } from './_shared/assistant.js';
 import { cartLine } from './_shared/expect-cart.js';
-import { expectDpopNonce, expectRequestId } from './_shared/expect-request-headers.js';
+import { expectDpopNonce, expectProblemMembers, expectRequestId } from './_shared/expect-request-headers.js';
 import { ADJUSTABLE_VARIANT, PRODUCT_HANDLE } from './_shared/seed-data.js';
 
 interface Spent {
@@ -74,13 +74,26 @@ test(
     {
       id: 'limits.rate.guest',
       title: 'guests over their budget of one operation get 429 rate_limited with Retry-After, and another operation still passes',
-      clauses: ['LIM-RATE-1', 'LIM-RATE-4', 'ERR-TABLE-12', 'AUTH-ORDER-2', 'ERR-PROBLEM-7'],
+      clauses: [
+        'LIM-RATE-1',
+        'LIM-RATE-4',
+        'ERR-TABLE-12',
+        'AUTH-ORDER-2',
+        'ERR-PROBLEM-7',
+        'RES-PROBLEM-1',
+        'RES-PROBLEM-2',
+        'RES-PROBLEM-3',
+        'RES-PROBLEM-4',
+        'RES-PROBLEM-5',
+        'RES-PROBLEM-8',
+      ],
       requires: ['guests'],
     },
     async (shop) => {
       const { ip, token, limited } = await spendGuestBudget(shop);
       expectProblem(limited, { status: 429, error: 'rate_limited', docsUrl: shop.docsUrl, clause: 'ERR-TABLE-12' });
       expectRequestId(limited, 'a guest request past its budget');
+      expectProblemMembers(shop.docsUrl, limited, 'a guest request past its budget');
       const retryAfter = limited.headers.get('retry-after');
       if (retryAfter === null || !isRetryAfter(retryAfter.trim()))
         fail('Retry-After on 429', 'delay-seconds or an HTTP-date', retryAfter, 'LIM-RATE-4');
@@ -171,9 +184,10 @@ function expectBudgetRefusal(shop: Shop, res: ShopResponse, what: string, clause
   expectProblem(res, { status: 429, error: 'rate_limited', docsUrl: shop.docsUrl, clause: 'ERR-TABLE-12' });
   const retryAfter = res.headers.get('retry-after');
   if (retryAfter === null || !isRetryAfter(retryAfter.trim()))
-    failSoft(`${what}: Retry-After`, 'delay-seconds or an HTTP-date', retryAfter, ['LIM-RATE-4', clause]);
+    failSoft(`${what}: Retry-After`, 'delay-seconds or an HTTP-date', retryAfter, ['LIM-RATE-4', 'ERR-TABLE-12', clause]);
   expectDpopNonce(res, what);
   expectRequestId(res, what);
+  expectProblemMembers(shop.docsUrl, res, what);
 }
 
 /**
@@ -202,7 +216,20 @@ test(
       id: 'agents.assistant.session-budget',
       title:
         'an assistant session has a budget of its own: past it, 429 rate_limited with Retry-After, while another session of the same client is still served',
-      clauses: ['LIM-RATE-2', 'LIM-RATE-4', 'ERR-TABLE-12', 'AUTH-ORDER-4', 'AUTH-ORDER-2', 'ERR-PROBLEM-7'],
+      clauses: [
+        'LIM-RATE-2',
+        'LIM-RATE-4',
+        'ERR-TABLE-12',
+        'AUTH-ORDER-4',
+        'AUTH-ORDER-2',
+        'ERR-PROBLEM-7',
+        'RES-PROBLEM-1',
+        'RES-PROBLEM-2',
+        'RES-PROBLEM-3',
+        'RES-PROBLEM-4',
+        'RES-PROBLEM-5',
+        'RES-PROBLEM-8',
+      ],
       requires: ['assistants'],
     },
     async (shop) => {
@@ -244,7 +271,20 @@ test(
       id: 'agents.assistant.client-budget',
       title:
         'an assistant client has a budget across its sessions: sessions each under their own budget are limited together past the client budget',
-      clauses: ['LIM-RATE-3', 'LIM-RATE-4', 'ERR-TABLE-12', 'AUTH-ORDER-4', 'AUTH-ORDER-2', 'ERR-PROBLEM-7'],
+      clauses: [
+        'LIM-RATE-3',
+        'LIM-RATE-4',
+        'ERR-TABLE-12',
+        'AUTH-ORDER-4',
+        'AUTH-ORDER-2',
+        'ERR-PROBLEM-7',
+        'RES-PROBLEM-1',
+        'RES-PROBLEM-2',
+        'RES-PROBLEM-3',
+        'RES-PROBLEM-4',
+        'RES-PROBLEM-5',
+        'RES-PROBLEM-8',
+      ],
       requires: ['assistants'],
     },
     async (shop) => {

@@ -80,6 +80,19 @@ export function expectProblemMembers(docsUrl: string, res: ShopResponse, what: s
   if ('detail' in d && typeof d.detail !== 'string') failSoft(`${at}: "detail"`, 'a string when present', d.detail, 'RES-PROBLEM-6');
   const requestId = res.headers.get('x-request-id');
   if (requestId !== null && d.instance !== requestId) failSoft(`${at}: "instance"`, requestId, d.instance, 'RES-PROBLEM-8');
+  if (Array.isArray(d.issues)) {
+    if (d.issues.length > 20) failSoft(`${at}: "issues"`, 'at most 20 items', d.issues.length, 'RES-PROBLEM-9');
+    const malformed = (d.issues as unknown[]).filter(
+      (i) => typeof i !== 'object' || i === null || !['path', 'code', 'message'].every((k) => k in (i as object)),
+    );
+    if (malformed.length > 0)
+      failSoft(`${at}: each "issues" item`, 'members path, code and message', malformed.slice(0, 3), 'RES-PROBLEM-10');
+  }
+  // The Errors table's rows without headers: neither a wrong caller kind nor a validation failure carries a challenge.
+  const challengeless: Record<string, string> = { caller_not_allowed: 'ERR-TABLE-8', invalid_request: 'ERR-TABLE-11' };
+  const row = challengeless[String(d.error)];
+  if (row && res.headers.get('www-authenticate') !== null)
+    failSoft(`${at}: WWW-Authenticate on ${String(d.error)}`, 'absent', res.headers.get('www-authenticate'), row);
   for (const [member, owner, clause] of OWNED)
     if (member in d && d.error !== owner) failSoft(`${at}: "${member}" on ${String(d.error)}`, `only on ${owner}`, d[member], clause);
 }
