@@ -168,6 +168,9 @@ export const LIMITS_DEFECTS: readonly Defect[] = [
       ? { ...a, headers: setField(a.headers, 'traceparent', headerOf(r.headers, 'traceparent')!) }
       : a,
   ),
+  wire('limits.traceparent-not-echoed-on-delete', 'AUTH-ORDER-3', 'a valid traceparent is not echoed on DELETE requests only', (a, r) =>
+    r.method === 'DELETE' ? { ...a, headers: withoutField(a.headers, 'traceparent') } : a,
+  ),
   ...REQUEST_ID_NARROW,
   ...NONCE_NARROW,
   ...BUDGET_DEFECTS,
