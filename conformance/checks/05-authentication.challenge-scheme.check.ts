@@ -37,6 +37,8 @@ test(
         ['a customer token without a proof', await shop.mint.customer({ sub })],
         ['a badly signed token', await signWith(d.payload, d.header, (await createForeignKey()).privateKey)],
         ['a garbage token', 'abc.def.ghi'],
+        // Malformed, expired or rejected alike (Challenge scheme: chosen before verification).
+        ['an expired token', await shop.mint.customer({ sub, expiresIn: -600 })],
       ];
       for (const [what, credential] of credentials) {
         const res = await shop.http.get('/v1/cart', { headers: { authorization: `DPoP ${credential}` } });
