@@ -1,4 +1,4 @@
-// npm run bench [-- --only startup,throughput,suite,failing,self-test,latency,tests] [--rounds N] [--seconds S]: the project's targets,
+// npm run bench [-- --only startup,throughput,suite,failing,self-test,scoped,latency,tests] [--rounds N] [--seconds S]: the project's targets,
 // measured on this machine as medians and as ratios taken in the same run (these machines are shared and noisy, so never
 // compare a figure with a constant from another run). Each section prints its figures and whether its target is met.
 import { spawnSync } from 'node:child_process';
@@ -11,9 +11,10 @@ import { benchStartup } from './startup.js';
 import { benchThroughput } from './throughput.js';
 import { benchSuite } from './suite.js';
 import { benchFailing } from './failing.js';
+import { benchScoped } from './scoped.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
-const SECTIONS = ['startup', 'throughput', 'suite', 'failing', 'self-test', 'latency', 'tests'] as const;
+const SECTIONS = ['startup', 'throughput', 'suite', 'failing', 'self-test', 'scoped', 'latency', 'tests'] as const;
 
 const { values } = parseArgs({
   options: {
@@ -37,7 +38,7 @@ const verdict = (ok: boolean) => {
 const line = (text: string) => process.stdout.write(`${text}\n`);
 
 // The sections that run the published bin need it built from the current sources.
-if (['startup', 'throughput', 'suite', 'failing', 'self-test'].some((x) => only.has(x))) {
+if (['startup', 'throughput', 'suite', 'failing', 'self-test', 'scoped'].some((x) => only.has(x))) {
   const built = spawnSync('npm', ['run', 'build', '--silent'], { cwd: ROOT, stdio: 'inherit' });
   if (built.status !== 0) {
     process.stderr.write('bench: npm run build failed\n');
@@ -117,6 +118,8 @@ if (only.has('self-test')) {
     rmSync(output, { recursive: true, force: true });
   }
 }
+
+if (only.has('scoped')) benchScoped(ROOT, line, verdict);
 
 if (only.has('latency')) {
   line('\n== Latency of single scenarios (median and p95; bench/latency.ts)');

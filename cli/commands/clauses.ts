@@ -1,9 +1,53 @@
-// `shop-conformance clauses`: the clause catalogue with coverage (which checks enforce each clause).
+// `shop-conformance clauses`: the clause catalogue with coverage (which checks enforce each clause); `--coverage`, the
+// domain coverage of the last run (which cells of each clause's domain its checks tried).
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { CLAUSES, type SpecPart } from '../../conformance/clauses/index.js';
+import { DOMAINS_BY_CLAUSE } from '../../conformance/clauses/domains.js';
 import { PENDING } from '../../conformance/clauses/pending.js';
+import { formatCoverage, untriedMust, type ClauseCoverage } from '../../conformance/engine/coverage.js';
 import { listChecks } from '../../conformance/engine/list.js';
 import { EXIT } from '../exit.js';
+
+/** The domain coverage of a run's report (a directory holding conformance-report.json, or the file); one-line errors. */
+export function readDomainCoverage(at: string): ClauseCoverage[] {
+  const path = existsSync(at) && statSync(at).isDirectory() ? join(at, 'conformance-report.json') : at;
+  if (!existsSync(path)) throw new Error(`--report: no report at ${path} (run \`shop-conformance run\` first, or name its --output)`);
+  let report: { domainCoverage?: ClauseCoverage[] };
+  try {
+    report = JSON.parse(readFileSync(path, 'utf8')) as typeof report;
+  } catch {
+    throw new Error(`--report: ${path} is not a JSON report`);
+  }
+  if (!Array.isArray(report.domainCoverage)) throw new Error(`--report: ${path} holds no domainCoverage (a report of an older suite)`);
+  return report.domainCoverage;
+}
+
+function printCoverage(o: { report: string; json: boolean; part?: string }): number {
+  let rows: ClauseCoverage[];
+  try {
+    rows = readDomainCoverage(resolve(o.report));
+  } catch (err) {
+    process.stderr.write(`shop-conformance clauses: ${(err as Error).message}\n`);
+    return EXIT.usage;
+  }
+  const parts = new Map(CLAUSES.map((c) => [c.id, c.part]));
+  rows = rows.filter((r) => !o.part || parts.get(r.clause) === o.part);
+  if (o.json) {
+    process.stdout.write(JSON.stringify({ domainCoverage: rows }, null, 2) + '\n');
+    return EXIT.ok;
+  }
+  process.stdout.write(`Domain coverage (${resolve(o.report)}): per clause, the cells its checks tried and those never tried\n\n`);
+  process.stdout.write(formatCoverage(rows) + '\n');
+  const without = CLAUSES.filter((c) => !c.notTestable && !DOMAINS_BY_CLAUSE.has(c.id) && (!o.part || c.part === o.part)).length;
+  const gaps = untriedMust(rows);
+  process.stdout.write(
+    `\n${rows.length} clauses with a declared domain (${without} testable clauses without one: no cells to judge); ` +
+      `MUST clauses with untried cells: ${gaps.length}${gaps.length ? ` (${gaps.map((r) => r.clause).join(' ')})` : ''}\n`,
+  );
+  return EXIT.ok;
+}
 
 export function addClausesCommand(program: Command): void {
   program
@@ -15,19 +59,27 @@ export function addClausesCommand(program: Command): void {
       'only one part of the spec (purpose, resources, states, endpoints, authentication, events, errors, limits, versioning)',
     )
     .option('--uncovered', 'only clauses without a check', false)
+    .option('--coverage', "the last run's domain coverage: per clause, the cells its checks tried and those never tried", false)
+    .option('--report <path>', 'with --coverage: the run report (its --output directory or conformance-report.json)', 'conformance-output')
     .addHelpText(
       'after',
       `
 Examples:
   $ shop-conformance clauses
   $ shop-conformance clauses --part authentication --uncovered
-  $ shop-conformance clauses --json > clauses.json`,
+  $ shop-conformance clauses --json > clauses.json
+  $ shop-conformance clauses --coverage --report ./reports`,
     )
-    .action(async (o: { json: boolean; part?: string; uncovered: boolean }) => {
+    .action(async (o: { json: boolean; part?: string; uncovered: boolean; coverage: boolean; report: string }) => {
       const parts = new Set(CLAUSES.map((c) => c.part));
       if (o.part && !parts.has(o.part as SpecPart)) {
         process.stderr.write(`shop-conformance clauses: --part must be one of ${[...parts].join(', ')}\n`);
         process.exit(EXIT.usage);
+      }
+      if (o.coverage) {
+        const code = printCoverage(o);
+        if (code !== EXIT.ok) process.exit(code);
+        return;
       }
       const checks = await listChecks();
       const rows = CLAUSES.filter((c) => !o.part || c.part === o.part)

@@ -77,6 +77,7 @@ export function grepFor(o: Pick<RunOptions, 'grep' | 'clause'>): string | undefi
 function printReportPaths(output: string, o: Pick<RunOptions, 'reporter' | 'shard'>, out: (s: string) => void): void {
   const shown: [string, string][] = [
     ['conformance-report.json', 'the verdict per clause and per check'],
+    ['domain-coverage.html', 'per clause, the cells of its domain the checks tried and those they never tried'],
     ...(o.reporter.includes('junit') ? ([['junit.xml', 'JUnit, for the CI test view']] as [string, string][]) : []),
     ...(o.reporter.includes('html')
       ? ([[join('html', 'index.html'), `HTML (npx playwright show-report ${join(output, 'html')})`]] as [string, string][])

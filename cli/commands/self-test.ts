@@ -16,6 +16,10 @@ import { DEFECTS, toothless, type Defect } from '../../conformance/selftest/defe
 import { buildMatrix, formatMatrix, htmlMatrix, type Outcome } from '../../conformance/selftest/matrix.js';
 import { isBaseline, packDefects, PLAN_ENV, type Plan, type PlannedDefect } from '../../conformance/selftest/plan.js';
 import { sendUpstream, startProxy, type Proxy } from '../../conformance/selftest/proxy.js';
+import { KNOWN_SURVIVORS } from '../../conformance/selftest/known-survivors.js';
+import { reachOf, resetReach } from '../../conformance/selftest/scoped.js';
+import { matrixPasses } from '../../conformance/selftest/matrix.js';
+import { listScoped, scopeSelection, scopedOptions, screenVariants, type ScopedOptions } from './self-test-scoped.js';
 import { FIXTURE_PROFILE } from '../../reference/src/paths.js';
 import type { Profile } from '../../contract/profile.js';
 import type { RunningServer } from '../../reference/src/server.js';
@@ -45,9 +49,10 @@ const optionsSchema = z.object({
   insecure: z.boolean(),
   /** Tests only: adds a defect that changes nothing for this clause (it must survive). */
   toothless: z.string().optional(),
+  ...scopedOptions,
 });
 
-export type SelfTestOptions = z.infer<typeof optionsSchema>;
+export type SelfTestOptions = z.infer<typeof optionsSchema> & ScopedOptions;
 type Io = { out: (s: string) => void; err: (s: string) => void };
 
 /** The defects the options select; a name that matches nothing is a usage error (thrown as one line). */
@@ -113,6 +118,7 @@ export async function selfTest(
     return EXIT.usage;
   }
   if (o.list) {
+    if (o.scoped && o.scoped !== 'none') return listScoped(defects, o, io);
     for (const d of defects) io.out(`${d.id}\t${d.clause}\t${d.kind}\t${d.description}\n`);
     return EXIT.ok;
   }
@@ -193,12 +199,33 @@ export async function selfTest(
       (d) => (level === 'spec' && d.referenceOnly !== undefined) || !listing.some((c) => c.clauses.includes(d.clause)),
     );
     defects = defects.filter((d) => !outOfLevel.includes(d));
-    const ctx = { profile, mint: createMinter(profile), send: sendUpstream(target, tls) };
+    // --scoped: the narrowed variants of the selected defects (all, or a seeded sample with their broad defects).
+    resetReach();
+    defects = scopeSelection(defects, o, io);
+    // Screening (self-test-scoped.ts): with a baseline, each variant runs only the checks that reach its cell.
+    const screened = o.baseline
+      ? await screenVariants(
+          defects,
+          async (clauses) => {
+            writeFileSync(planFile, JSON.stringify({ target, level, baseline: clauses, projects: [] } satisfies Plan) + '\n');
+            await playwright(
+              [require.resolve('@playwright/test/cli'), 'test', '--config', CONFIG, ...(o.workers ? ['--workers', o.workers] : [])],
+              env,
+              2,
+            );
+            return existsSync(outcomesFile) ? (JSON.parse(readFileSync(outcomesFile, 'utf8')) as Outcome[]) : [];
+          },
+          io,
+        )
+      : undefined;
+    const reaching = screened?.reaching;
+    const runs = (d: Defect) => reaching?.get(d.id)?.length !== 0;
+    const ctx = { profile, mint: createMinter(profile), send: sendUpstream(target, tls), target };
     const planned: PlannedDefect[] = [];
-    for (const d of defects.filter((x) => !x.configure)) {
+    for (const d of defects.filter((x) => !x.configure && runs(x))) {
       const proxy = await startProxy(target, d.rules(ctx), 0, tls);
       proxies.push(proxy);
-      planned.push({ id: d.id, clause: d.clause, url: proxy.url });
+      planned.push({ id: d.id, clause: d.clause, url: proxy.url, ...(reaching?.has(d.id) ? { checks: reaching.get(d.id)! } : {}) });
     }
     const packs = packDefects(planned, checks);
     // The embedded run's variant deployments (cli/embedded-variants.ts): a defect whose clause a variant's check judges is
@@ -229,13 +256,20 @@ export async function selfTest(
       for (const [i, d] of defects.entries()) {
         if (d.configure) continue;
         for (const v of EMBEDDED_VARIANTS) {
-          const ids = v.checks.filter((id) => listing.some((c) => c.id === id && c.clauses.includes(d.clause)));
+          const ids = v.checks.filter(
+            (id) => listing.some((c) => c.id === id && c.clauses.includes(d.clause)) && (reaching?.get(d.id)?.includes(id) ?? true),
+          );
           if (ids.length === 0) continue;
           const [instance] = (await startVariants(profile, join(embedded.dir, `defect-${i}-${v.name}`), v.name)).variants;
           const variantProfile = readProfileFile(instance!.profilePath, { toMint: true });
           const proxy = await startProxy(
             instance!.baseUrl,
-            d.rules({ profile: variantProfile, mint: createMinter(variantProfile), send: sendUpstream(instance!.baseUrl) }),
+            d.rules({
+              profile: variantProfile,
+              mint: createMinter(variantProfile),
+              send: sendUpstream(instance!.baseUrl),
+              target: instance!.baseUrl,
+            }),
           );
           proxies.push(proxy);
           const variant: TargetVariant = { ...instance!, baseUrl: proxy.url, checks: ids };
@@ -252,7 +286,8 @@ export async function selfTest(
     const plan: Plan = {
       target,
       level,
-      baseline: o.baseline ? clauses : [],
+      // The screening's baseline stands for its clauses: the run's own baseline judges the others.
+      baseline: o.baseline ? clauses.filter((c) => !screened?.clauses.includes(c)) : [],
       projects: packs.map((defects, i) => ({ name: `defects-${i + 1}`, defects })),
       ...(variantProjects.length ? { variants: variantProjects } : {}),
     };
@@ -270,12 +305,21 @@ export async function selfTest(
     }
     const byProject = new Map([...plan.projects, ...variantProjects].map((p) => [p.name, p.defects]));
     // A packed project's outcome belongs to the one defect whose clause the check cites; a variant's baseline is baseline.
-    const outcomes = (JSON.parse(readFileSync(outcomesFile, 'utf8')) as Outcome[]).map((x) =>
+    const outcomes = [...(screened?.baseline ?? []), ...(JSON.parse(readFileSync(outcomesFile, 'utf8')) as Outcome[])].map((x) =>
       isBaseline(x.project)
         ? { ...x, project: 'baseline' }
         : { ...x, project: byProject.get(x.project)?.find((d) => x.tags?.includes(d.clause))?.id ?? x.project },
     );
-    const matrix = buildMatrix({ target: o.baseUrl ?? 'embedded reference', level, defects, outOfLevel, library: DEFECTS, outcomes });
+    const matrix = buildMatrix({
+      target: o.baseUrl ?? 'embedded reference',
+      level,
+      defects,
+      outOfLevel,
+      library: DEFECTS,
+      outcomes,
+      reach: reachOf,
+      known: KNOWN_SURVIVORS,
+    });
     writeFileSync(
       join(output, 'self-test.json'),
       JSON.stringify({ ...matrix, seconds: Math.round((Date.now() - started) / 1000) }, null, 2) + '\n',
@@ -285,7 +329,7 @@ export async function selfTest(
     io.out(
       `Wall time ${((Date.now() - started) / 1000).toFixed(1)} s; reports: ${join(output, 'self-test.json')}, ${join(output, 'self-test.html')}\n`,
     );
-    return matrix.summary.killed === matrix.summary.defects ? EXIT.ok : EXIT.failed;
+    return matrixPasses(matrix) ? EXIT.ok : EXIT.failed;
   } finally {
     await Promise.all(proxies.map((p) => p.close()));
     await Promise.all(variantSets.map((v) => v.close()));
@@ -318,16 +362,29 @@ export function addSelfTestCommand(program: Command): void {
     .option('--ca <file>', "PEM bundle of the CA that issued the deployment's TLS certificate (a private CA)")
     .option('--insecure', 'accept any TLS certificate of the deployment (tests only)', false)
     .option('--no-baseline', 'do not run the checks against the target without defect first (failing checks then count as kills)')
+    .addOption(
+      new Option('--scoped <mode>', "also run narrowed variants, each breaking one cell of its clause's domain").choices([
+        'none',
+        'sample',
+        'all',
+      ]),
+    )
+    .option('--sample <n>', 'with --scoped sample: how many variants (default 40)')
+    .option('--seed <n>', 'with --scoped sample: the seed of the pick (default 1; printed)')
     .addOption(new Option('--toothless <clause>', 'add a defect that changes nothing (tests of the self-test)').hideHelp())
     .addHelpText(
       'after',
       `
-Exit codes: 0 every defect killed, 1 a defect survived (or no check judged it), 2 usage or configuration error.
+Exit codes: 0 every defect killed (but the known survivors of --scoped, conformance/selftest/known-survivors.ts),
+1 a defect survived (or no check judged it), 2 usage or configuration error.
 
 Examples:
   $ shop-conformance self-test                                  # every defect, embedded reference
   $ shop-conformance self-test --list
   $ shop-conformance self-test --clause ERR-PROBLEM-5 END-CONV-2 --workers 2
+  $ shop-conformance self-test --clause PUR-BANNER-2 --scoped all     # plus one variant per cell of the clause's domain
+  $ shop-conformance self-test --scoped sample --seed 7 --sample 40    # 40 variants picked with seed 7, and their broad defects
+  $ shop-conformance self-test --list --scoped all                     # the variants, with their cells
   $ shop-conformance self-test --base-url https://shop.example --profile ./profile.json --output ./reports`,
     )
     .action(async (raw: Record<string, unknown>) => {

@@ -12,7 +12,7 @@ import { newGuestSession } from '../lib/guest-session.js';
 import { ShopHttp, type ShopResponse } from './http.js';
 import { parseDocument, Target } from './target.js';
 import { ENV, runParams, type RunParams, type TargetVariant } from './params.js';
-import { formatExchange, redactor } from './transcript.js';
+import { exchangePoints, formatExchange, redactor } from './transcript.js';
 
 export type Capability = keyof Profile['capabilities'];
 export type Level = 'spec' | 'reference';
@@ -173,6 +173,11 @@ export function check(
         hard = err;
       } finally {
         softFailures.ledger = undefined;
+        // The cells of clause domains this check's exchanges fell in (domain coverage: engine/coverage.ts).
+        info.annotations.push({
+          type: 'cells',
+          description: JSON.stringify(exchangePoints(shop.http.exchanges, shop.profile, shop.params.baseUrl)),
+        });
       }
       if (hard === undefined && ledger.length === 0) {
         // --repro: the transcript of a passing run too (the failure did not reproduce: here is what happened this time).

@@ -8,6 +8,7 @@ import { CLAUSES } from '../clauses/index.js';
 import { ENV } from './params.js';
 import { clauseRows, formatMatrix, mergeOutcomes, summarize, unjudgedMust, type CheckOutcome, type CheckStatus } from './verdicts.js';
 import { SUITE_VERSION } from './version.js';
+import { domainCoverage, formatCoverage, htmlCoverage, untriedMust } from './coverage.js';
 
 const clausesOf = (test: TestCase) => test.tags.map((t) => t.slice(1)).filter((t) => /^[A-Z]+-/.test(t));
 /** The variant deployment (Playwright project) a test ran against; undefined for the run's target. */
@@ -64,6 +65,20 @@ export default class ConformanceReporter implements Reporter {
         };
       }),
     );
+    // Domain coverage: the cells each check's exchanges fell in, per clause with a declared domain (information only).
+    const coverage = domainCoverage(
+      this.tests.map((t) => {
+        const r = this.results.get(t);
+        const cells = [...t.annotations, ...(r?.annotations ?? [])].find((a) => a.type === 'cells')?.description;
+        return {
+          id: checkIdOf(t),
+          clauses: clausesOf(t),
+          status: !r || r.status === 'skipped' || r.status === 'interrupted' ? 'skipped' : r.status,
+          ...(cells ? { cells: JSON.parse(cells) as string[] } : {}),
+        };
+      }),
+    );
+    const untried = untriedMust(coverage);
     // Every testable clause has checks (test/unit/conformance/coverage.test.ts): one without an outcome here was left out by the
     // run's selection (level, --grep, --clause, --shard), so it is "not run", never "without checks".
     const known = new Map<string, string[]>(CLAUSES.filter((c) => !c.notTestable).map((c) => [c.id, ['(not selected)']]));
@@ -87,11 +102,13 @@ export default class ConformanceReporter implements Reporter {
       unjudgedMust: unjudged,
       clauses: rows,
       checks: outcomes,
+      domainCoverage: coverage,
     };
     const dir = process.env[ENV.output];
     if (dir) {
       mkdirSync(dir, { recursive: true });
       writeFileSync(join(dir, 'conformance-report.json'), JSON.stringify(report, null, 2) + '\n');
+      writeFileSync(join(dir, 'domain-coverage.html'), htmlCoverage(coverage));
       // Playwright's JUnit reporter has written junit.xml (it comes first in the list): conformance failures become
       // <failure>s there (conformance/engine/junit.ts).
       const junit = join(dir, 'junit.xml');
@@ -107,6 +124,15 @@ export default class ConformanceReporter implements Reporter {
         : `\n  MUST clauses left unjudged (${unjudged.length}):\n` +
           unjudged.map((u) => `    ${u.id.padEnd(22)} ${u.verdict.padEnd(11)} ${u.why}`.slice(0, 220)).join('\n') +
           '\n';
+    const untriedText =
+      untried.length === 0
+        ? ''
+        : `\n  MUST clauses judged on part of their domain (${untried.length}; cells no check tried):\n` +
+          formatCoverage(untried, { onlyUntried: true })
+            .split('\n')
+            .map((l) => `  ${l}`.slice(0, 240))
+            .join('\n') +
+          '\n';
     const setupText =
       setup.length === 0
         ? ''
@@ -121,6 +147,7 @@ export default class ConformanceReporter implements Reporter {
         `\n  checks:  ${s.checks.passed} passed, ${s.checks.failed} failed, ${s.checks.warnings} warnings, ${s.checks.skipped} skipped\n` +
         setupText +
         unjudgedText +
+        untriedText +
         (dir ? `  report:  ${join(dir, 'conformance-report.json')}\n` : ''),
     );
   }

@@ -1,6 +1,7 @@
 // Every HTTP exchange of a check, kept for the failure report: the request as a curl command (credentials and secrets
 // redacted unless --show-secrets) and the response status, headers and body.
 import type { Profile } from '../../contract/profile.js';
+import { cellContext, classify, pointsOf } from './cells.js';
 
 export interface Exchange {
   method: string;
@@ -87,4 +88,28 @@ export function formatExchange(x: Exchange, redact: (name: string | null, value:
   for (const [k, v] of Object.entries(x.responseHeaders ?? {})) lines.push(`< ${k}: ${redact(k, v)}`);
   if (x.responseBody) lines.push('', redact(null, x.responseBody.length > 4000 ? x.responseBody.slice(0, 4000) + '…' : x.responseBody));
   return lines.join('\n');
+}
+
+/**
+ * The cells of a clause's domain (clauses/domains.ts) these exchanges fell in, one encoded point per distinct
+ * combination (engine/cells.ts): what a check records so that the run can tell the cells its checks tried.
+ */
+export function exchangePoints(exchanges: readonly Exchange[], profile: Profile, baseUrl: string): string[] {
+  const ctx = cellContext(profile, baseUrl);
+  return pointsOf(
+    exchanges.flatMap((x) => {
+      if (!URL.canParse(x.url)) return [];
+      const url = new URL(x.url);
+      return classify(
+        {
+          method: x.method,
+          path: url.pathname + url.search,
+          headers: x.requestHeaders,
+          ...(x.status !== undefined ? { status: x.status } : {}),
+          ...(x.responseBody !== undefined ? { body: x.responseBody } : {}),
+        },
+        ctx,
+      );
+    }),
+  );
 }

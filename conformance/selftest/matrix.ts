@@ -8,6 +8,7 @@
 //   before the run and listed as out of level: neither kill nor survivor, as the clause is not judged at that level.
 import { CLAUSES, CLAUSES_BY_ID } from '../clauses/index.js';
 import type { Defect } from './defects/index.js';
+import { scopeRows, type ScopedRow } from './scoped-matrix.js';
 
 export interface Outcome {
   /** `baseline`, or the defect the check judged (the CLI resolves a packed project to the defect by the check's tags). */
@@ -18,6 +19,8 @@ export interface Outcome {
   failedClauses: string[];
   setupFailed: boolean;
   note?: string;
+  /** Baseline outcomes: the cells of clause domains the check's exchanges fell in (engine/cells.ts). */
+  cells?: string[];
 }
 
 export interface DefectRow {
@@ -36,16 +39,23 @@ export interface DefectRow {
   baselineFailing: string[];
 }
 
+/** A row of the matrix, with what a narrowed variant adds (scoped-matrix.ts). */
+export type MatrixRow = DefectRow & ScopedRow;
+
 export interface Matrix {
   target: string;
   level: string;
-  defects: DefectRow[];
-  summary: { defects: number; killed: number; survived: number; unjudged: number; killRate: number };
+  defects: MatrixRow[];
+  summary: { defects: number; killed: number; survived: number; unjudged: number; killRate: number; knownSurvivors?: number };
   /** Defects set aside: no check judges their clause at this level, or their break is a conforming choice at it. */
   outOfLevel: { id: string; clause: string; why: string }[];
   /** Testable clauses of the catalogue without any defect in the library. */
   uncovered: string[];
   coverage: { testable: number; covered: number };
+  /** Narrowed variants whose cell the checks reached but where the defect's rule changed nothing (set aside). */
+  notApplicable?: { id: string; clause: string; cell: string }[];
+  /** Known survivors (known-survivors.ts) killed in this run: their entries can go. */
+  staleKnown?: string[];
 }
 
 export function buildMatrix(o: {
@@ -55,6 +65,10 @@ export function buildMatrix(o: {
   outOfLevel?: readonly Defect[];
   library: readonly Defect[];
   outcomes: readonly Outcome[];
+  /** Narrowed variants: how often each reached its cell and changed an exchange there (scoped.ts). */
+  reach?: (id: string) => { reached: number; applied: number } | undefined;
+  /** Variant ids known to survive, with why (known-survivors.ts): reported, not failing. */
+  known?: Readonly<Record<string, string>>;
 }): Matrix {
   const baselineFailed = new Set(
     o.outcomes
@@ -88,20 +102,23 @@ export function buildMatrix(o: {
     row.verdict = row.kills.length > 0 ? 'killed' : row.missed.length + row.otherClauses.length === 0 ? 'unjudged' : 'survived';
     return row;
   });
+  const scoped = scopeRows(rows, o.defects, o.reach, o.known);
   const covered = new Set(o.library.map((d) => d.clause));
   // A repetition (`repeats`) is broken by the defects of the clause it repeats: it needs none of its own.
   const testable = CLAUSES.filter((c) => !c.notTestable && !c.repeats);
-  const killed = rows.filter((r) => r.verdict === 'killed').length;
+  const kept = scoped.rows;
+  const killed = kept.filter((r) => r.verdict === 'killed').length;
   return {
     target: o.target,
     level: o.level,
-    defects: rows,
+    defects: kept,
     summary: {
-      defects: rows.length,
+      defects: kept.length,
       killed,
-      survived: rows.filter((r) => r.verdict === 'survived').length,
-      unjudged: rows.filter((r) => r.verdict === 'unjudged').length,
-      killRate: rows.length ? killed / rows.length : 0,
+      survived: kept.filter((r) => r.verdict === 'survived').length,
+      unjudged: kept.filter((r) => r.verdict === 'unjudged').length,
+      killRate: kept.length ? killed / kept.length : 0,
+      ...(scoped.known ? { knownSurvivors: scoped.known } : {}),
     },
     outOfLevel: (o.outOfLevel ?? []).map((d) => ({
       id: d.id,
@@ -110,8 +127,13 @@ export function buildMatrix(o: {
     })),
     uncovered: testable.filter((c) => !covered.has(c.id)).map((c) => c.id),
     coverage: { testable: testable.length, covered: testable.filter((c) => covered.has(c.id)).length },
+    ...(scoped.notApplicable.length ? { notApplicable: scoped.notApplicable } : {}),
+    ...(scoped.staleKnown.length ? { staleKnown: scoped.staleKnown } : {}),
   };
 }
+
+/** Every defect killed, but for the survivors the known-survivors list names (reported as such). */
+export const matrixPasses = (m: Matrix): boolean => m.defects.every((d) => d.verdict === 'killed' || d.known !== undefined);
 
 const pct = (x: number) => `${(100 * x).toFixed(1)}%`;
 
@@ -131,12 +153,25 @@ export function formatMatrix(m: Matrix): string {
               .filter(Boolean)
               .join('; ')
           : `no check ran${d.skipped.length ? ` (skipped: ${d.skipped.join(', ')})` : ''}${d.baselineFailing.length ? ` (failing without the defect: ${d.baselineFailing.join(', ')})` : ''}`;
-    lines.push(`  ${mark} ${d.id.padEnd(w)} ${d.clause.padEnd(22)} ${by}`.slice(0, 260));
+    lines.push(`  ${mark} ${d.id.padEnd(w)} ${d.clause.padEnd(22)} ${d.message ? `${d.message}; ` : ''}${by}`.slice(0, 300));
   }
   const s = m.summary;
-  const survivors = m.defects.filter((d) => d.verdict !== 'killed');
-  lines.push('', `Kill rate: ${s.killed}/${s.defects} (${pct(s.killRate)}); survivors: ${s.survived}; unjudged: ${s.unjudged}`);
-  if (survivors.length) lines.push(`Survivors: ${survivors.map((d) => `${d.id} (${d.clause})`).join(', ')}`);
+  const survivors = m.defects.filter((d) => d.verdict !== 'killed' && d.known === undefined);
+  const known = m.defects.filter((d) => d.verdict !== 'killed' && d.known !== undefined);
+  lines.push(
+    '',
+    `Kill rate: ${s.killed}/${s.defects} (${pct(s.killRate)}); survivors: ${s.survived}${s.knownSurvivors ? ` (${s.knownSurvivors} known)` : ''}; unjudged: ${s.unjudged}`,
+  );
+  if (survivors.length) lines.push(`Survivors: ${survivors.map((d) => d.message ?? `${d.id} (${d.clause})`).join(', ')}`);
+  if (known.length) {
+    lines.push(`Known survivors (${known.length}; listed in conformance/selftest/known-survivors.ts, not failing the run):`);
+    for (const d of known) lines.push(`  ${d.message ?? d.id}: ${d.known}`);
+  }
+  if (m.staleKnown?.length) lines.push(`Known survivors killed in this run (remove from known-survivors.ts): ${m.staleKnown.join(' ')}`);
+  if (m.notApplicable?.length)
+    lines.push(
+      `Not applicable (${m.notApplicable.length}; cell reached, the defect's rule changes nothing there): ${m.notApplicable.map((d) => d.id).join(' ')}`,
+    );
   if (m.outOfLevel.length) {
     lines.push(`Out of level ${m.level} (${m.outOfLevel.length}; set aside, neither killed nor survived):`);
     for (const d of m.outOfLevel) lines.push(`  ${d.id} (${d.clause}): ${d.why}`);
@@ -162,7 +197,7 @@ export function htmlMatrix(m: Matrix): string {
               ...d.baselineFailing.map((c) => `fails without the defect: ${esc(c)}`),
             ].join('<br>');
       return (
-        `<tr class="${d.verdict}"><td>${d.verdict}</td><td><code>${esc(d.id)}</code><br><small>${esc(d.kind)}: ${esc(d.description)}</small></td>` +
+        `<tr class="${d.verdict}"><td>${d.verdict}${d.known !== undefined ? ' (known)' : ''}${d.message ? `<br><small>${esc(d.message)}</small>` : ''}</td><td><code>${esc(d.id)}</code><br><small>${esc(d.kind)}: ${esc(d.description)}</small></td>` +
         `<td title="${esc(CLAUSES_BY_ID.get(d.clause)?.text ?? '')}">${esc(d.clause)}</td><td>${checks}</td></tr>`
       );
     })
@@ -175,6 +210,7 @@ body{font-family:sans-serif;margin:2em}table{border-collapse:collapse}td,th{bord
 ${m.outOfLevel.length ? `<h2>Out of level ${esc(m.level)} (${m.outOfLevel.length})</h2><ul>${m.outOfLevel.map((d) => `<li><code>${esc(d.id)}</code> (${esc(d.clause)}): ${esc(d.why)}</li>`).join('')}</ul>` : ''}
 <table><tr><th>verdict</th><th>defect</th><th>clause</th><th>checks</th></tr>
 ${rows}</table>
+${m.notApplicable?.length ? `<h2>Not applicable (${m.notApplicable.length})</h2><p>Narrowed variants whose cell was reached but where the defect's rule changed nothing: ${m.notApplicable.map((d) => `<code>${esc(d.id)}</code>`).join(' ')}</p>` : ''}
 <h2>Uncovered clauses (${m.uncovered.length} of ${m.coverage.testable} testable)</h2><p>${m.uncovered.map((c) => `<span title="${esc(CLAUSES_BY_ID.get(c)?.text ?? '')}">${esc(c)}</span>`).join(' ')}</p>
 </body></html>
 `;

@@ -13,6 +13,8 @@ export interface PlannedDefect {
   id: string;
   clause: string;
   url: string;
+  /** A narrowed variant: only these checks of its clause (those that reach its cell), not every check citing it. */
+  checks?: string[];
 }
 
 export interface Plan {
@@ -48,6 +50,15 @@ const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 /** Matches the tests tagged with any of `clauses` (Playwright greps the title with its tags). */
 export const clauseGrep = (clauses: readonly string[]): RegExp => new RegExp(`@(?:${clauses.map(escape).join('|')})(?![\\w-])`);
+
+/** The tests of a project: the checks of its clauses, but only the listed checks of a defect that lists them. */
+export function projectGrep(defects: readonly PlannedDefect[]): RegExp {
+  const whole = defects.filter((d) => !d.checks);
+  const listed = [...new Set(defects.flatMap((d) => d.checks ?? []))];
+  if (listed.length === 0) return clauseGrep(whole.map((d) => d.clause));
+  if (whole.length === 0) return checkGrep(listed);
+  return new RegExp(`${clauseGrep(whole.map((d) => d.clause)).source}|${checkGrep(listed).source}`);
+}
 
 /**
  * Greedy packing: defects in order of how many checks they have, each into the first project where it conflicts with no

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from '@playwright/test';
 import { ENV, type TargetVariant } from '../engine/params.js';
-import { checkGrep, clauseGrep, readPlan } from './plan.js';
+import { checkGrep, clauseGrep, projectGrep, readPlan } from './plan.js';
 
 const here = fileURLToPath(new URL('.', import.meta.url));
 const ext = import.meta.url.endsWith('.ts') ? 'ts' : 'js';
@@ -29,7 +29,7 @@ export default defineConfig<{ selftestTargets?: Record<string, string> }, { shop
         ...(plan.baseline.length ? [{ name: 'baseline', grep: clauseGrep(plan.baseline), use: { baseURL: plan.target } }] : []),
         ...plan.projects.map((p) => ({
           name: p.name,
-          grep: clauseGrep(p.defects.map((d) => d.clause)),
+          grep: projectGrep(p.defects),
           use: { selftestTargets: Object.fromEntries(p.defects.map((d) => [d.clause, d.url])) },
         })),
         // A variant deployment's checks, against the variant (baseline) or behind one defect's proxy in front of its own

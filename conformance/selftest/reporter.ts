@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import type { Reporter, TestCase, TestResult } from '@playwright/test/reporter';
 import { ENV } from '../engine/params.js';
 import type { Outcome } from './matrix.js';
+import { isBaseline } from './plan.js';
 
 export default class SelfTestReporter implements Reporter {
   private outcomes: Outcome[] = [];
@@ -24,6 +25,8 @@ export default class SelfTestReporter implements Reporter {
       failedClauses,
       setupFailed: annotations.some((a) => a.type === 'setup-failed'),
       ...(note ? { note: note.slice(0, 300) } : {}),
+      // The baseline's cells of clause domains (engine/cells.ts): which checks reach which cell (scoped.ts, screening).
+      ...(isBaseline(project) ? { cells: JSON.parse(annotations.find((a) => a.type === 'cells')?.description ?? '[]') as string[] } : {}),
     });
   }
 

@@ -49,4 +49,28 @@ describe('shop-conformance self-test', () => {
     assert.equal(bad.code, 2);
     assert.match(bad.out, /shop-conformance self-test: --defect: no defect no\.such/);
   });
+
+  test('--scoped all: a defect and one narrowed variant per cell; a surviving variant names its clause and cell', async () => {
+    const out = outputDir();
+    const r = await cli(
+      ['self-test', '--defect', 'endpoints.identity-leaks-email', '--scoped', 'all', '--workers', '1', '--output', out],
+      240_000,
+    );
+    assert.match(r.out, /KILLED\s+endpoints\.identity-leaks-email\s+PUR-BANNER-2/);
+    const json = JSON.parse(readFileSync(join(out, 'self-test.json'), 'utf8')) as {
+      defects: { id: string; verdict: string; scope?: { of: string; cell: string }; message?: string }[];
+    };
+    const variants = json.defects.filter((d) => d.scope?.of === 'endpoints.identity-leaks-email');
+    assert.deepEqual(variants.map((v) => v.scope!.cell).sort(), ['caller=assistant', 'caller=invited-agent']);
+    for (const v of variants.filter((x) => x.verdict !== 'killed'))
+      assert.match(v.message ?? '', new RegExp(`^PUR-BANNER-2 broken for ${v.scope!.cell.slice('caller='.length)} only: survived`));
+    assert.equal(r.code, variants.every((v) => v.verdict === 'killed') ? 0 : 1, r.out);
+  });
+
+  test('--list --scoped all names the cells of each defect and says which defects get no variants', async () => {
+    const list = await cli(['self-test', '--list', '--scoped', 'all', '--clause', 'PUR-BANNER-2', 'AUTH-GUEST-15', 'AUTH-TOKEN-6']);
+    assert.equal(list.code, 0, list.out);
+    assert.match(list.out, /^endpoints\.identity-leaks-email\tPUR-BANNER-2\twire\t2 variant\(s\): caller=invited-agent caller=assistant$/m);
+    assert.match(list.out, /^auth\.expired-token-accepted\tAUTH-TOKEN-6\tleniency\tno variants: the clause has no declared domain$/m);
+  });
 });

@@ -15,6 +15,8 @@ export interface DefectContext {
     status: number;
     body: string;
   }>;
+  /** The target behind the proxy (its base path places the contract's route templates). */
+  readonly target?: string;
 }
 
 export interface Defect {
@@ -36,6 +38,8 @@ export interface Defect {
    * choice (the reason says which), so `self-test --level spec` sets the defect aside.
    */
   readonly referenceOnly?: string;
+  /** A narrowed variant (selftest/scoped.ts): the broad defect's id and the one cell its break applies to. */
+  readonly scope?: { readonly of: string; readonly cell: string };
 }
 
 export const misconfigured = (id: string, clause: string, description: string, configure: (p: Profile) => Profile): Defect => ({
