@@ -2,7 +2,7 @@
 // and exceeding a budget gives 429 rate_limited with Retry-After. Numeric budgets and windows are not shown: the profile
 // claims them (rateLimits), and without that claim the checks are not applicable. Assistant callers have a per-session
 // budget and a per-client budget, each judged on its own (below).
-import { check, test, type Shop, notApplicable } from '../engine/check.js';
+import { check, learned, test, type Shop, notApplicable } from '../engine/check.js';
 import type { ShopResponse } from '../engine/http.js';
 import { brief, expectNoStore, expectProblem, fail, failSoft, is2xx } from '../lib/assert.js';
 import { freshHex } from '../lib/fresh-id.js';
@@ -236,9 +236,10 @@ test(
       const budgets = assistantBudgets(shop);
       let limited: ShopResponse | undefined;
       let other: AssistantAgent | undefined;
+      let spender: AssistantAgent | undefined;
       for (let attempt = 1; attempt <= 2 && limited?.status !== 429; attempt++) {
         const clientId = `asst_client_${freshHex()}`;
-        const spender = await AssistantAgent.create(shop, { clientId });
+        spender = await AssistantAgent.create(shop, { clientId });
         other = await AssistantAgent.create(shop, { clientId });
         limited = await spendThenOneMore([spender], budgets.session, spender, 'one session within its budget', 'LIM-RATE-2');
       }
@@ -250,6 +251,12 @@ test(
           'LIM-RATE-2',
         );
       expectBudgetRefusal(shop, limited!, 'the request past the session budget', 'LIM-RATE-2');
+      // One budget for the session's requests, whatever the route: its conversation routes are spent too.
+      if (learned().has('listConversations')) {
+        const list = learned().operation('listConversations');
+        const res = (await spender!.request(list.method, list.path)).res;
+        if (res.status !== 429) fail(`${list.method} ${list.path} by the session whose budget is spent`, 429, brief(res), 'LIM-RATE-2');
+      }
       // Per session, not per client: the client's budget still has room, so another of its sessions is served.
       if (budgets.client > budgets.session + 1) {
         const res = await spendOne(other!);
@@ -295,10 +302,12 @@ test(
       const sessions = Math.ceil((budgets.client + 1) / perSession) + 1;
       if (sessions > 20) return notApplicable(`spending the client budget under the session budget would take ${sessions} sessions`);
       let limited: ShopResponse | undefined;
+      let fresh: AssistantAgent | undefined;
       for (let attempt = 1; attempt <= 2 && limited?.status !== 429; attempt++) {
         const clientId = `asst_client_${freshHex()}`;
         const agents: AssistantAgent[] = [];
         for (let i = 0; i < sessions; i++) agents.push(await AssistantAgent.create(shop, { clientId }));
+        fresh = await AssistantAgent.create(shop, { clientId });
         // The last session has sent nothing yet: the extra request cannot be its session's budget.
         limited = await spendThenOneMore(
           agents.slice(0, -1),
@@ -316,6 +325,12 @@ test(
           'LIM-RATE-3',
         );
       expectBudgetRefusal(shop, limited!, 'the request past the client budget', 'LIM-RATE-3');
+      // One budget for the client's requests, whatever the route: a conversation route of a fresh session is spent too.
+      if (learned().has('listConversations')) {
+        const list = learned().operation('listConversations');
+        const res = (await fresh!.request(list.method, list.path)).res;
+        if (res.status !== 429) fail(`${list.method} ${list.path} by a fresh session of the spent client`, 429, brief(res), 'LIM-RATE-3');
+      }
     },
   ),
 );
