@@ -8,11 +8,15 @@
 // Levels. The spec shows no payload shapes: the cart and checkout bodies are the target's own, learned from its
 // description documents; a refusal of such a body fails the operation's clause.
 import { randomUUID } from 'node:crypto';
-import { check, test } from '../engine/check.js';
-import { expectCreated, expectProblem, expectStatus, fail, failSetup, is2xx, is4xx } from '../lib/assert.js';
+import { check, test, type Shop } from '../engine/check.js';
+import type { ShopResponse } from '../engine/http.js';
+import { brief, expectCreated, expectProblem, expectStatus, fail, failSetup, is2xx, is4xx } from '../lib/assert.js';
 import { addLine, cartLine, emptyCart, expectNotNamesVariant, lineOf } from './_shared/expect-cart.js';
 import { customerToken, delegatedToken } from './_shared/mint-callers.js';
 import { locationOf, requestedAt } from './_shared/location.js';
+import { addressBody } from './_shared/add-address.js';
+import { expectCreateConventions } from './_shared/expect-created.js';
+import { callers } from './_shared/send-as.js';
 import { CHECKOUT, checkout, checkoutBody, expectPlaced, orderIdOf } from './_shared/place-order.js';
 import { CHECKOUT_ACCOUNTS, CHECKOUT_VARIANTS, VARIANT } from './_shared/seed-data.js';
 import { expectChanged, readBaseline } from '../lib/compare.js';
@@ -78,12 +82,24 @@ test(
 
 // ------------------------------------------------------------------------------------------- Idempotency-Key at checkout
 
+/**
+ * A checkout with an Idempotency-Key. Refused, the same checkout is sent without the key: served then, the key caused the
+ * refusal (PUR-IDEM-1); refused too, the body is to blame (checkout's own setup failure on 400).
+ */
+async function keyedCheckout(shop: Shop, token: string, body: unknown, headers: Record<string, string>): Promise<ShopResponse> {
+  const res = await shop.http.post(CHECKOUT, { token, json: body, headers });
+  if (!is4xx(res)) return res;
+  const control = await checkout(shop, token, body);
+  if (is2xx(control)) fail('checkoutSavedCard with an Idempotency-Key', `2xx (as without it: ${control.status})`, brief(res), 'PUR-IDEM-1');
+  return res;
+}
+
 test(
   ...check(
     {
       id: 'purpose.checkout.double-submission',
       title: 'a second submission after a paid order, with the same Idempotency-Key, finds the cart empty: 422 cart_empty',
-      clauses: ['PUR-IDEM-1', 'PUR-IDEM-4', 'ERR-TABLE-14'],
+      clauses: ['PUR-IDEM-1', 'PUR-IDEM-4', 'ERR-TABLE-14', 'END-CONV-1', 'END-CONV-9'],
       requires: ['delegated'],
       seed: true,
     },
@@ -92,8 +108,9 @@ test(
       await emptyCart(shop, token);
       await addLine(shop, token, 'PUR-IDEM-4', CHECKOUT_VARIANTS.beanie, 1);
       const headers = { 'idempotency-key': randomUUID() };
-      const first = await checkout(shop, token, checkoutBody(CHECKOUT_ACCOUNTS[1].card), headers);
+      const first = await keyedCheckout(shop, token, checkoutBody(CHECKOUT_ACCOUNTS[1].card), headers);
       expectPlaced(first, 'the first submission (with an Idempotency-Key)', 'PUR-IDEM-1');
+      expectCreateConventions(first, 'checkoutSavedCard', { what: 'checkoutSavedCard (a placed order)' });
       const second = await shop.http.post(CHECKOUT, { token, json: checkoutBody(CHECKOUT_ACCOUNTS[1].card), headers });
       // A replay of the first answer would be a 2xx: the key must not be honoured, the cart is what decides.
       expectProblem(second, { status: 422, error: 'cart_empty', docsUrl: shop.docsUrl, clause: 'PUR-IDEM-4' });
@@ -112,7 +129,7 @@ test(
     {
       id: 'purpose.checkout.retry-places-another-order',
       title: 'a retried checkout with a refilled cart and the same Idempotency-Key places another order (no stored response is replayed)',
-      clauses: ['PUR-IDEM-1', 'PUR-IDEM-2', 'PUR-IDEM-3'],
+      clauses: ['PUR-IDEM-1', 'PUR-IDEM-2', 'PUR-IDEM-3', 'END-CONV-1', 'END-CONV-9'],
       requires: ['delegated'],
       seed: true,
     },
@@ -121,7 +138,7 @@ test(
       await emptyCart(shop, token);
       const headers = { 'idempotency-key': `retry-${randomUUID()}` };
       await addLine(shop, token, 'PUR-IDEM-3', CHECKOUT_VARIANTS.beanie, 1);
-      const first = await checkout(shop, token, checkoutBody(CHECKOUT_ACCOUNTS[2].card), headers);
+      const first = await keyedCheckout(shop, token, checkoutBody(CHECKOUT_ACCOUNTS[2].card), headers);
       expectPlaced(first, 'the first checkout', 'PUR-IDEM-1');
       expectNotNamesVariant(
         await shop.http.get('/v1/cart', { token }),
@@ -132,6 +149,11 @@ test(
       await addLine(shop, token, 'PUR-IDEM-3', CHECKOUT_VARIANTS.beanie, 1);
       const second = await shop.http.post(CHECKOUT, { token, json: checkoutBody(CHECKOUT_ACCOUNTS[2].card), headers });
       expectPlaced(second, 'the retry with the same Idempotency-Key and a refilled cart', 'PUR-IDEM-3');
+      for (const [n, res] of [
+        [1, first],
+        [2, second],
+      ] as const)
+        expectCreateConventions(res, 'checkoutSavedCard', { what: `checkoutSavedCard (order ${n})` });
       // Processed, not replayed: the refilled cart was ordered, and the answer is not the first one again.
       expectNotNamesVariant(
         await shop.http.get('/v1/cart', { token }),
@@ -190,6 +212,54 @@ test(
         docsUrl: shop.docsUrl,
         clause: 'PUR-IDEM-4',
       });
+    },
+  ),
+);
+
+// ------------------------------------------------------------------------------- Idempotency-Key from every caller kind
+
+test(
+  ...check(
+    {
+      id: 'purpose.idempotency-key.every-caller',
+      title:
+        'Idempotency-Key never causes a refusal, whoever calls: a cart read, a cart write and (account callers) two address writes with one key are served, each processed',
+      clauses: ['PUR-IDEM-1', 'PUR-IDEM-2'],
+      seed: true,
+    },
+    async (shop) => {
+      const headers = { 'idempotency-key': randomUUID() };
+      for (const [who, send] of await callers(shop, 'storefront')) {
+        const requests: [string, string, string, unknown][] = [
+          ['getCart', 'GET', '/v1/cart', undefined],
+          ['addCartItem', 'POST', '/v1/cart/items', cartLine()],
+        ];
+        if (who !== 'guest')
+          requests.push(
+            ['addAddress', 'POST', '/v1/me/addresses', addressBody()],
+            ['addAddress again', 'POST', '/v1/me/addresses', addressBody()],
+          );
+        const created: string[] = [];
+        for (const [op, method, path, json] of requests) {
+          const res = await send(method, path, json, headers);
+          // The new address's identity: its id, else its Location (an answer naming neither cannot be told apart).
+          const ident = typeof res.body?.id === 'string' ? res.body.id : res.headers.get('location');
+          if (is2xx(res) && op.startsWith('addAddress') && ident) created.push(ident);
+          if (is2xx(res)) continue;
+          // Refused: the header is to blame only if the same request without it is served.
+          const control = await send(method, path, json);
+          if (is2xx(control))
+            fail(`${op} as ${who} with an Idempotency-Key`, `2xx (as without it: ${control.status})`, brief(res), 'PUR-IDEM-1');
+        }
+        // Two adds with the same key are each processed: two addresses, not the first answer twice.
+        if (created.length === 2 && created[0] === created[1])
+          fail(
+            `the second addAddress as ${who} with the same Idempotency-Key`,
+            'a new address, not the first answer replayed',
+            created[1]!.slice(0, 200),
+            'PUR-IDEM-2',
+          );
+      }
     },
   ),
 );

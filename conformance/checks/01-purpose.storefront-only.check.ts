@@ -5,6 +5,7 @@ import { randomUUID } from 'node:crypto';
 import { check, test } from '../engine/check.js';
 import { answers, expectStatus, fail } from '../lib/assert.js';
 import type { HttpMethod } from '../../contract/operations.js';
+import { addAddress, addressBody, createdAddressId } from './_shared/add-address.js';
 import { describedOperations, normalizePath } from './_shared/describe-operations.js';
 import { customerToken } from './_shared/mint-callers.js';
 import { ADA, ORDERS } from './_shared/seed-data.js';
@@ -15,6 +16,9 @@ interface Probe {
   path: string;
   id?: string;
 }
+
+/** Marks a probe whose `{id}` is an address the probing account adds first. */
+const OWN_ADDRESS = '<own address>';
 
 const STOREFRONT_ONLY: readonly { name: string; clause: string; what: string; seed?: boolean; probes: readonly Probe[] }[] = [
   {
@@ -105,6 +109,10 @@ const STOREFRONT_ONLY: readonly { name: string; clause: string; what: string; se
     probes: [
       { method: 'PUT', path: '/v1/me/addresses/{id}' },
       { method: 'PATCH', path: '/v1/me/addresses/{id}' },
+      // On an address of the caller's own too: a server that updates existing rows only must show it there.
+      { method: 'PUT', path: '/v1/me/addresses/{id}', id: OWN_ADDRESS },
+      { method: 'PATCH', path: '/v1/me/addresses/{id}', id: OWN_ADDRESS },
+      { method: 'POST', path: '/v1/me/addresses/{id}/default', id: OWN_ADDRESS },
       { method: 'POST', path: '/v1/me/addresses/{id}/default' },
       { method: 'PUT', path: '/v1/me/addresses/{id}/default' },
       { method: 'PUT', path: '/v1/me/default-address' },
@@ -216,10 +224,13 @@ for (const cap of STOREFRONT_ONLY) {
         const reader = cap.seed ? await customerToken(shop, ADA.sub) : undefined;
         for (const probe of cap.probes) {
           const token = probe.method === 'GET' && reader ? reader : await customerToken(shop);
-          const path = probe.path.replace('{id}', probe.id ?? `conformance_${randomUUID().slice(0, 8)}`);
+          // An address of the fresh account's own, added first with the target's body, and that body sent back.
+          const own = probe.id === OWN_ADDRESS ? await addAddress(shop, token, 'END-OPS-ADDADDRESS-1') : undefined;
+          const id = own ? createdAddressId(shop, own) : (probe.id ?? `conformance_${randomUUID().slice(0, 8)}`);
+          const path = probe.path.replace('{id}', encodeURIComponent(id));
           const res = await shop.http.request(probe.method, path, {
             token,
-            ...(probe.method === 'GET' || probe.method === 'DELETE' ? {} : { json: {} }),
+            ...(probe.method === 'GET' || probe.method === 'DELETE' ? {} : { json: own ? addressBody() : {} }),
           });
           // Served is this capability's own clause and the rule of all of them (not service endpoints); for the
           // account-security family, also the rule that human-only operations are not routes.

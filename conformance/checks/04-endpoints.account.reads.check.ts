@@ -5,9 +5,13 @@
 //
 // Levels. The spec shows no payload shapes: spec-level checks observe responses through the seed's data (docs/seed.md),
 // never through member names; the exact identity body is the reference's (docs/account.md).
-import { check, test } from '../engine/check.js';
-import { expectNoStore, expectStatus, expectSuccess, fail } from '../lib/assert.js';
-import { customerToken } from './_shared/mint-callers.js';
+import { check, notApplicable, test } from '../engine/check.js';
+import type { ShopResponse } from '../engine/http.js';
+import { brief, expectNoStore, expectStatus, expectSuccess, fail, failSoft, is2xx } from '../lib/assert.js';
+import { browserArtifact } from './_shared/artifact-headers.js';
+import { AssistantAgent, browserSession } from './_shared/assistant.js';
+import { customerToken, delegatedToken } from './_shared/mint-callers.js';
+import { invitedAgent } from './_shared/probe-agents.js';
 import { ADA, CHLOE, NOT_ADAS, ORDERS } from './_shared/seed-data.js';
 
 // --- reads of the account's own data -----------------------------------------------------------------------------------
@@ -86,6 +90,40 @@ function leaves(value: unknown, path = ''): [string, unknown][] {
   return [[path, value]];
 }
 
+/**
+ * The banner rule on one identity read of Ada's account (What the service does, rule 5): no email (PUR-BANNER-2), and of
+ * the account's personal data only the display name (PUR-BANNER-1). Judged softly, so that every caller kind is reached.
+ */
+function expectBanner(res: ShopResponse, who: string): void {
+  if (EMAIL.test(res.text) || res.text.includes('@') || res.text.includes(ADA.email))
+    failSoft(`getIdentity (${who}) carries an email address`, 'no email', res.text.slice(0, 300), 'PUR-BANNER-2');
+  if (!leaves(res.body).some(([, v]) => v === ADA.name))
+    failSoft(
+      `getIdentity (${who}) shows the display name`,
+      `a member equal to ${JSON.stringify(ADA.name)}`,
+      res.text.slice(0, 300),
+      'PUR-BANNER-1',
+    );
+  // A telephone number in the account's identity read is a contact detail: personal data other than the display name,
+  // whether it is the one the seed holds or another (the spec names the display name alone).
+  const phones = leaves(res.body).filter(([, v]) => typeof v === 'string' && v !== ADA.name && PHONE_LIKE.test(v));
+  if (phones.length > 0)
+    failSoft(
+      `getIdentity (${who}) carries only the display name of the account's personal data`,
+      'no telephone number',
+      phones.map(([path, v]) => `${path}: ${String(v)}`),
+      'PUR-BANNER-1',
+    );
+  const personal = [ADA.line1, ADA.phone, ...ADA.last4, ...ADA.addressIds, ADA.cardPrefix].filter((p) => res.text.includes(p));
+  if (personal.length > 0)
+    failSoft(
+      `getIdentity (${who}) carries only the display name of the account's personal data`,
+      `nothing of ${personal.join(', ')}`,
+      res.text.slice(0, 300),
+      'PUR-BANNER-1',
+    );
+}
+
 test(
   ...check(
     {
@@ -112,27 +150,7 @@ test(
         if (JWT_LIKE.test(res.text))
           fail(`getIdentity (${who}) carries a token`, 'no token of the self-service feature', res.text.slice(0, 300), 'END-IDENT-2');
       }
-      if (!leaves(ada.body).some(([, v]) => v === ADA.name))
-        fail('getIdentity shows the display name', `a member equal to ${JSON.stringify(ADA.name)}`, ada.text.slice(0, 300), 'PUR-BANNER-1');
-      // A telephone number in the account's identity read is a contact detail: personal data other than the display name,
-      // whether it is the one the seed holds or another (the spec names the display name alone).
-      const phones = leaves(ada.body).filter(([, v]) => typeof v === 'string' && v !== ADA.name && PHONE_LIKE.test(v));
-      if (phones.length > 0)
-        fail(
-          "getIdentity carries only the display name of the account's personal data",
-          'no telephone number',
-          phones.map(([path, v]) => `${path}: ${String(v)}`),
-          'PUR-BANNER-1',
-        );
-      for (const personal of [ADA.email, ADA.line1, ADA.phone, ...ADA.last4, ...ADA.addressIds, ADA.cardPrefix]) {
-        if (ada.text.includes(personal))
-          fail(
-            "getIdentity carries only the display name of the account's personal data",
-            `nothing of ${personal}`,
-            ada.text.slice(0, 300),
-            'PUR-BANNER-1',
-          );
-      }
+      expectBanner(ada, `customer ${ADA.sub}`);
       // The eligibility boolean: some boolean member that is true for Ada and false for Chloé.
       const chloeLeaves = new Map(leaves(chloe.body));
       const flips = leaves(ada.body).filter(([path, v]) => v === true && chloeLeaves.get(path) === false);
@@ -143,6 +161,72 @@ test(
           `${ada.text.slice(0, 200)} / ${chloe.text.slice(0, 200)}`,
           'END-IDENT-1',
         );
+    },
+  ),
+);
+
+// The banner rule is about agent callers: every agent kind that reaches an identity read of Ada's account is judged on its
+// own answer (the checkout list's invited agent and assistant, the latter directly and through the web agent forwarder),
+// and the delegated caller, which the list refuses, is judged too wherever it is answered.
+test(
+  ...check(
+    {
+      id: 'endpoints.account.identity.agents',
+      title:
+        'the identity read of an account by each agent caller kind (invited agent, assistant, assistant browser session, delegated) carries the display name and no email',
+      clauses: ['PUR-BANNER-1', 'PUR-BANNER-2', 'END-LIST-3', 'END-IDENT-1'],
+      seed: true,
+    },
+    async (shop) => {
+      const reads: [string, () => Promise<ShopResponse>, boolean][] = [];
+      const caps = shop.profile.capabilities;
+      if (caps.invitedAgents) {
+        const inv = await invitedAgent(shop, { sub: ADA.sub });
+        reads.push(['invited agent', () => shop.http.get('/v1/me/identity', { headers: inv.headers }), true]);
+      }
+      if (caps.assistants) {
+        const agent = await AssistantAgent.create(shop, { sub: ADA.sub });
+        reads.push(['assistant (DPoP)', async () => (await agent.get('/v1/me/identity')).res, true]);
+        const headers = {
+          authorization: `Bearer ${await shop.mint.invitedAgentForwarder()}`,
+          ...browserArtifact(browserSession(shop, agent.identity.sessionId)),
+        };
+        reads.push([
+          "assistant (web agent forwarder with the agent's browser session)",
+          () => shop.http.get('/v1/me/identity', { headers }),
+          true,
+        ]);
+      }
+      if (caps.delegated) {
+        const token = await delegatedToken(shop, ADA.sub);
+        reads.push(['delegated', () => shop.http.get('/v1/me/identity', { token }), false]);
+      }
+      if (reads.length === 0) return notApplicable('the profile claims no agent caller kind');
+      // The eligibility boolean, where the customer's reads show it (true for Ada, false for Chloé): an agent's read of Ada's
+      // account carries it too (the identity read returns it, whoever reads).
+      const [ada, chloe] = await Promise.all(
+        [ADA.sub, CHLOE.sub].map(async (sub) => shop.http.get('/v1/me/identity', { token: await customerToken(shop, sub) })),
+      );
+      const chloeLeaves = new Map(leaves(chloe!.body));
+      const flips = leaves(ada!.body)
+        .filter(([path, v]) => v === true && chloeLeaves.get(path) === false)
+        .map(([path]) => path);
+      for (const [who, read, listed] of reads) {
+        const res = await read();
+        if (!is2xx(res)) {
+          if (listed) failSoft(`getIdentity as ${who} (in the checkout list)`, '2xx', brief(res), 'END-LIST-3');
+          continue;
+        }
+        expectBanner(res, who);
+        const mine = new Map(leaves(res.body));
+        if (flips.length > 0 && !flips.some((path) => mine.get(path) === true))
+          failSoft(
+            `getIdentity as ${who}: the self-service eligibility boolean`,
+            `${flips.join(' or ')}: true, as the customer reads it`,
+            res.text.slice(0, 300),
+            'END-IDENT-1',
+          );
+      }
     },
   ),
 );

@@ -8,11 +8,21 @@
 // (the service may well name its members otherwise); it fails only on what the spec itself says.
 import { randomUUID } from 'node:crypto';
 import { check, test } from '../engine/check.js';
-import { expectCacheControl, expectNoStore, expectProblem, expectStatus, expectWeakEtag, fail, parseCacheControl } from '../lib/assert.js';
-import { addLine, cartLine } from './_shared/expect-cart.js';
+import type { ShopResponse } from '../engine/http.js';
+import {
+  expectCacheControl,
+  expectNoStore,
+  expectProblem,
+  expectStatus,
+  expectWeakEtag,
+  fail,
+  inCase,
+  parseCacheControl,
+} from '../lib/assert.js';
+import { addLine, cartLine, cartQuantity } from './_shared/expect-cart.js';
 import { expectRefusal } from './_shared/expect-refusals.js';
 import { customerToken } from './_shared/mint-callers.js';
-import { PRODUCT_HANDLE, VARIANT } from './_shared/seed-data.js';
+import { ADA, ORDERS, PRODUCT_HANDLE, VARIANT } from './_shared/seed-data.js';
 
 // --- conventions: catalog validators, no-store --------------------------------------------------------------------------
 
@@ -100,16 +110,37 @@ test(
   ...check(
     {
       id: 'endpoints.conventions.no-store',
-      title: 'responses other than catalog GETs and description documents carry Cache-Control: no-store (health, cart, /v1/me)',
+      title:
+        'every response but catalog GETs and description documents carries Cache-Control: no-store: health, the diagnostic read, each cart, account and checkout read and write',
       clauses: ['END-CONV-9'],
+      seed: true,
     },
     async (shop) => {
       const token = await customerToken(shop);
-      // Whatever their status, these are not catalog GETs: the default applies.
-      expectNoStore(await shop.http.get('/health'), { clause: 'END-CONV-9' });
-      expectNoStore(await shop.http.get('/v1/cart', { token }), { clause: 'END-CONV-9' });
-      // The diagnostic read exists in the spec ("GET /v1/me is a diagnostic read"); whatever it answers, it is not a catalog GET.
-      expectNoStore(await shop.http.get('/v1/me', { token }), { clause: 'END-CONV-9' });
+      const ada = await customerToken(shop, ADA.sub);
+      // Whatever their status, these are not catalog GETs: the default applies. The diagnostic read exists in the spec
+      // ("GET /v1/me is a diagnostic read").
+      const answers: [string, ShopResponse][] = [
+        ['GET /health', await shop.http.get('/health')],
+        ['getCart', await shop.http.get('/v1/cart', { token })],
+        ['GET /v1/me', await shop.http.get('/v1/me', { token })],
+        ['addCartItem', await shop.http.post('/v1/cart/items', { token, json: cartLine() })],
+        ['updateCartItem', await shop.http.patch(`/v1/cart/items/${VARIANT}`, { token, json: cartQuantity(2) })],
+        ['removeCartItem', await shop.http.delete(`/v1/cart/items/${VARIANT}`, { token })],
+      ];
+      // Each account and checkout read, as an account that has data (docs/seed.md).
+      for (const [op, path] of [
+        ['getProfile', '/v1/me/profile'],
+        ['listAddresses', '/v1/me/addresses'],
+        ['listPaymentMethods', '/v1/me/payment-methods'],
+        ['listOrders', '/v1/me/orders'],
+        ['getOrder', `/v1/me/orders/${ORDERS.adaDelivered.id}`],
+        ['getIdentity', '/v1/me/identity'],
+        ['getCheckoutAddress', '/v1/me/checkout-address'],
+        ['getCheckoutMethods', '/v1/me/checkout-methods'],
+      ] as const)
+        answers.push([op, await shop.http.get(path, { token: ada })]);
+      for (const [what, res] of answers) inCase(what, () => expectNoStore(res, { clause: 'END-CONV-9' }));
     },
   ),
 );
@@ -140,7 +171,8 @@ test(
 // addCartItem is a "create" is a reading, not a statement of the spec: the first add of a variant creates a cart line, a
 // second one grows that line, and the spec shows no response shape; a cart line has no GET URL, so Location does not apply.
 // An implementation that answers 200 with the cart meets the spec as written. 201 (every add, no Location) is therefore the
-// reference's reading and is checked at level reference only.
+// reference's reading and is checked at level reference only; a target whose own documents declare addCartItem a create
+// (201 its one success) is held to it at the spec level (04-endpoints.conventions.creates).
 test(
   ...check(
     {

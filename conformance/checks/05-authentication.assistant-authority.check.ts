@@ -26,7 +26,8 @@ function expectActsSignedOut(shop: Shop, res: ShopResponse, what: string, clause
   if (is2xx(res)) return failSoft(`${what}: refused (acting signed out)`, '403 sign_in_required', brief(res), [...clauses, 'AUTH-ASST-10']);
   inCase(what, () => {
     if (errorOf(res) !== 'sign_in_required') fail('refused as not signed in', 'sign_in_required', brief(res), 'AUTH-ASST-10');
-    expectSignInRequired(shop, res, 'DPoP', 'AUTH-ASST-10');
+    // The challenge's scheme is the request's (DPoP): another one breaks the sign_in_required rule itself too.
+    expectSignInRequired(shop, res, 'DPoP', ['AUTH-ASST-10', 'AUTH-SIGNIN-2']);
   });
 }
 

@@ -1,14 +1,13 @@
 // Spec part 5, Authentication > Assistant authority, for the forwarders and budgets of assistants: the web and MCP agent
 // forwarders only forward agents and need exactly one original artifact (Credentials per consumer: the assistant's browser
 // session, or its original token in Assistant-Subject) and the agent:forward scope; sign_in_required is answered in the
-// scheme chosen from the request; assistant sessions and clients have rate-limit budgets (Limits).
+// scheme chosen from the request. The budgets of assistant sessions and clients are judged in 08-limits.rate.
 //
 // Every check makes its own agents: fresh account subjects, fresh invited-agent ids, fresh assistant sessions registered
 // through the identity-provider proxy's internal routes (conformance/checks/_shared/assistant.ts).
-import { check, notApplicable, test, type Shop } from '../engine/check.js';
-import type { ShopResponse } from '../engine/http.js';
+import { check, test } from '../engine/check.js';
 import { ALL_PERMISSIONS, AssistantAgent, browserSession, provisionAssistantSession, signedOutProxyToken } from './_shared/assistant.js';
-import { brief, expectProblem, expectSuccess, fail, inCase } from '../lib/assert.js';
+import { expectSuccess, fail, inCase } from '../lib/assert.js';
 import { createDpopKey } from '../lib/dpop.js';
 import { freshHex } from '../lib/fresh-id.js';
 import { cartLine, expectNamesVariant, expectNotNamesVariant } from './_shared/expect-cart.js';
@@ -191,59 +190,6 @@ test(
         if (res.body?.error === 'insufficient_scope' && !(PERMISSIONS as readonly string[]).includes(String(res.body.scope)))
           fail(`forwarder scope "${scope}": scope member`, 'an account scope (permission)', res.body.scope, 'ERR-SCOPE-1');
       }
-    },
-  ),
-);
-
-/** A declared assistant budget (profile rateLimits, when its schema names one), or a skip: the spec shows no numbers. */
-function assistantBudget(shop: Shop, name: 'assistantSessionBudget' | 'assistantClientBudget'): number {
-  const declared = (shop.profile.rateLimits as Record<string, unknown> | undefined)?.[name];
-  if (typeof declared !== 'number')
-    return notApplicable(`the profile declares no assistant rate-limit budget (rateLimits.${name}); the spec shows no numbers`);
-  if (declared > 500) return notApplicable(`the assistant budget ${declared} is too large to spend in a check`);
-  return declared;
-}
-
-async function expectBudgetSpent(shop: Shop, agents: readonly AssistantAgent[], budget: number, clause: string): Promise<void> {
-  let last: ShopResponse | undefined;
-  for (let i = 0; i <= budget + 1; i++) {
-    last = (await agents[i % agents.length]!.get('/v1/catalog/collections')).res;
-    if (last.status === 429) break;
-  }
-  if (!last || last.status !== 429)
-    fail('the budget is spent', `a 429 within ${budget + 2} requests`, last ? brief(last) : 'no request', clause);
-  expectProblem(last!, { status: 429, error: 'rate_limited', docsUrl: shop.docsUrl, clause });
-  if (!last!.headers.get('retry-after')) fail('Retry-After', 'present', null, clause);
-}
-
-test(
-  ...check(
-    {
-      id: 'agents.assistant.session-budget',
-      title: 'an assistant session has a budget: past it, 429 rate_limited with Retry-After',
-      clauses: ['LIM-RATE-2'],
-      requires: ['assistants'],
-    },
-    async (shop) => {
-      const budget = assistantBudget(shop, 'assistantSessionBudget');
-      await expectBudgetSpent(shop, [await AssistantAgent.create(shop)], budget, 'LIM-RATE-2');
-    },
-  ),
-);
-
-test(
-  ...check(
-    {
-      id: 'agents.assistant.client-budget',
-      title: 'an assistant client has a budget across its sessions: past it, 429 rate_limited with Retry-After',
-      clauses: ['LIM-RATE-3'],
-      requires: ['assistants'],
-    },
-    async (shop) => {
-      const budget = assistantBudget(shop, 'assistantClientBudget');
-      const clientId = `asst_client_${freshHex()}`;
-      const agents = [await AssistantAgent.create(shop, { clientId }), await AssistantAgent.create(shop, { clientId })];
-      await expectBudgetSpent(shop, agents, budget, 'LIM-RATE-3');
     },
   ),
 );

@@ -8,6 +8,7 @@ import { brief, expectChallenge, expectProblem, fail, inCase, is4xx } from '../l
 import { artifactFormat } from '../lib/credential-formats.js';
 import { createForeignKey, signWith } from '../lib/mint.js';
 import { expectInvalidToken, expectNoChallengeOf } from './_shared/expect-refusals.js';
+import { cartLine } from './_shared/expect-cart.js';
 
 /**
  * 401 in the DPoP scheme only. The error is the token's (invalid_token) or the proof's (invalid_dpop_proof, use_dpop_nonce):
@@ -36,6 +37,8 @@ test(
         ['a customer token without a proof', await shop.mint.customer({ sub })],
         ['a badly signed token', await signWith(d.payload, d.header, (await createForeignKey()).privateKey)],
         ['a garbage token', 'abc.def.ghi'],
+        // Malformed, expired or rejected alike (Challenge scheme: chosen before verification).
+        ['an expired token', await shop.mint.customer({ sub, expiresIn: -600 })],
       ];
       for (const [what, credential] of credentials) {
         const res = await shop.http.get('/v1/cart', { headers: { authorization: `DPoP ${credential}` } });
@@ -99,7 +102,8 @@ test(
   ...check(
     {
       id: 'auth.scheme.assistant-token-as-bearer',
-      title: 'a validly signed assistant token sent as Bearer: 401 invalid_token with DPoP error="invalid_token", algs="ES256"',
+      title:
+        'a validly signed assistant token sent as Bearer (cart read and write, account read): 401 invalid_token with DPoP error="invalid_token", algs="ES256"',
       clauses: ['ERR-TABLE-3', 'AUTH-ASST-2', 'AUTH-SCHEME-4'],
     },
     async (shop) => {
@@ -109,12 +113,23 @@ test(
         jkt: randomBytes(32).toString('base64url'),
         sid: `sess_${randomUUID()}`,
       });
-      const res = await shop.http.get('/v1/cart', { token });
-      // Served, the assistant token was accepted as Bearer (AUTH-ASST-2) and the Errors table's row broken.
-      if (!is4xx(res)) fail('an assistant token sent as Bearer: refused', '401 invalid_token', brief(res), ['AUTH-ASST-2', 'ERR-TABLE-3']);
-      expectProblem(res, { status: 401, error: 'invalid_token', docsUrl: shop.docsUrl, clause: 'ERR-TABLE-3' });
-      expectChallenge(res, { scheme: 'DPoP', error: 'invalid_token', params: { algs: 'ES256' }, clause: 'ERR-TABLE-3' });
-      expectNoChallengeOf(res, 'Bearer', 'ERR-TABLE-3');
+      // "Never accepted as Bearer": on every route group, reads and writes alike.
+      const routes: [string, string, unknown][] = [
+        ['GET', '/v1/cart', undefined],
+        ['POST', '/v1/cart/items', cartLine()],
+        ['GET', '/v1/me/profile', undefined],
+      ];
+      for (const [method, path, json] of routes) {
+        const res = await shop.http.request(method, path, { token, ...(json !== undefined ? { json } : {}) });
+        inCase(`${method} ${path}`, () => {
+          // Served, the assistant token was accepted as Bearer (AUTH-ASST-2) and the Errors table's row broken.
+          if (!is4xx(res))
+            fail('an assistant token sent as Bearer: refused', '401 invalid_token', brief(res), ['AUTH-ASST-2', 'ERR-TABLE-3']);
+          expectProblem(res, { status: 401, error: 'invalid_token', docsUrl: shop.docsUrl, clause: 'ERR-TABLE-3' });
+          expectChallenge(res, { scheme: 'DPoP', error: 'invalid_token', params: { algs: 'ES256' }, clause: 'ERR-TABLE-3' });
+          expectNoChallengeOf(res, 'Bearer', 'ERR-TABLE-3');
+        });
+      }
     },
   ),
 );

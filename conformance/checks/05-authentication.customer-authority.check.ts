@@ -113,7 +113,7 @@ test(
   ...check(
     {
       id: 'auth.customer.shop-session-ignored',
-      title: "a Shop-Session header does not change a customer's answers",
+      title: "a Shop-Session header does not change a customer's answers (cart, account and checkout reads)",
       clauses: ['AUTH-CUST-2'],
       seed: true,
     },
@@ -129,6 +129,13 @@ test(
       const withHeader = await shop.http.get('/v1/cart', { token, headers: stale });
       expectNamesVariant(withHeader, VARIANT, 'read with a stale Shop-Session', 'AUTH-CUST-2');
       expectUnchanged(plain, withHeader, 'the cart read with Shop-Session', 'AUTH-CUST-2');
+      // Every customer route alike: the account reads and the checkout reads too.
+      for (const path of ['/v1/me/profile', '/v1/me/addresses', '/v1/me/orders', '/v1/me/identity', '/v1/me/checkout-address']) {
+        const before = await readBaseline(() => shop.http.get(path, { token }));
+        const after = await shop.http.get(path, { token, headers: stale });
+        expectSuccess(after, `GET ${path} with a stale Shop-Session`, 'AUTH-CUST-2');
+        expectUnchanged(before, after, `GET ${path} with Shop-Session`, 'AUTH-CUST-2');
+      }
     },
   ),
 );

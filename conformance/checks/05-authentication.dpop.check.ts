@@ -5,7 +5,7 @@
 //
 // Levels. Where RFC 9449 lets a server answer either `invalid_dpop_proof` or `use_dpop_nonce`, spec-level checks accept
 // both; the reference-level checks (ids ending in `.reference`) hold the reference to the code it documents.
-import { check, test } from '../engine/check.js';
+import { check, learned, test } from '../engine/check.js';
 import type { ShopResponse } from '../engine/http.js';
 import { AssistantAgent, htuOf } from './_shared/assistant.js';
 import { cartLine } from './_shared/expect-cart.js';
@@ -172,31 +172,50 @@ test(
   ...check(
     {
       id: 'dpop.token-carriers',
-      title: 'an assistant token in the query string or a cookie is not accepted: 401 invalid_token, as with no token',
+      title:
+        'an assistant token in the query string or a cookie is not accepted on any route (cart read and write, account read, conversations): 401 invalid_token, as with no token',
       clauses: ['AUTH-ASST-3', 'AUTH-ASST-4', 'ERR-TABLE-1'],
       requires: ['assistants'],
     },
     async (shop) => {
       const agent = await readyAgent(shop, 'AUTH-ASST-3');
-      const proof = () => agent.proof('GET', CART);
-      const cases: [string, string, () => Promise<ShopResponse>][] = [
-        [
-          'AUTH-ASST-3',
-          'query access_token with a proof',
-          async () => shop.http.get(`${CART}?access_token=${encodeURIComponent(agent.token)}`, { headers: { dpop: await proof() } }),
-        ],
-        [
-          'AUTH-ASST-4',
-          'cookie access_token with a proof',
-          async () => shop.http.get(CART, { headers: { cookie: `access_token=${agent.token}`, dpop: await proof() } }),
-        ],
+      // "Never in a URL or a cookie": every route group an assistant reaches, reads and writes.
+      const routes: [string, string, unknown][] = [
+        ['GET', CART, undefined],
+        ['POST', '/v1/cart/items', cartLine()],
+        ['GET', '/v1/me/profile', undefined],
       ];
-      for (const [clause, what, send] of cases) {
-        const res = await send();
-        inCase(what, () => {
-          expectProblem(res, { status: 401, error: 'invalid_token', docsUrl: shop.docsUrl, clause });
-          expectChallenge(res, { scheme: 'DPoP', error: 'invalid_token', clause });
-        });
+      if (learned().has('listConversations')) {
+        const list = learned().operation('listConversations');
+        routes.push([list.method, list.path, undefined]);
+      }
+      for (const [method, path, json] of routes) {
+        const proof = () => agent.proof(method, path);
+        const body = json !== undefined ? { json } : {};
+        const cases: [string, string, () => Promise<ShopResponse>][] = [
+          [
+            'AUTH-ASST-3',
+            `${method} ${path}: query access_token with a proof`,
+            async () =>
+              shop.http.request(method, `${path}?access_token=${encodeURIComponent(agent.token)}`, {
+                headers: { dpop: await proof() },
+                ...body,
+              }),
+          ],
+          [
+            'AUTH-ASST-4',
+            `${method} ${path}: cookie access_token with a proof`,
+            async () =>
+              shop.http.request(method, path, { headers: { cookie: `access_token=${agent.token}`, dpop: await proof() }, ...body }),
+          ],
+        ];
+        for (const [clause, what, send] of cases) {
+          const res = await send();
+          inCase(what, () => {
+            expectProblem(res, { status: 401, error: 'invalid_token', docsUrl: shop.docsUrl, clause });
+            expectChallenge(res, { scheme: 'DPoP', error: 'invalid_token', clause });
+          });
+        }
       }
     },
   ),

@@ -187,8 +187,19 @@ test(
       clauses: ['AUTH-ORDER-2', 'AUTH-ORDER-3', 'ERR-PROBLEM-7'],
     },
     async (shop) => {
-      for (const path of ['/health', '/v1/cart', `/no-such-route-${randomUUID()}`]) {
-        const res = await shop.http.get(path, { headers: { traceparent: TRACEPARENT } });
+      // Every method, not GETs alone: a write (here refused for want of a token) echoes it as well.
+      const requests: [string, string][] = [
+        ['GET', '/health'],
+        ['GET', '/v1/cart'],
+        ['GET', `/no-such-route-${randomUUID()}`],
+        ['POST', '/v1/cart/items'],
+        ['DELETE', `/v1/cart/items/${VARIANT}`],
+      ];
+      for (const [method, path] of requests) {
+        const res = await shop.http.request(method, path, {
+          headers: { traceparent: TRACEPARENT },
+          ...(method === 'POST' ? { json: cartLine() } : {}),
+        });
         if (!res.headers.get('x-request-id')) {
           // The same requirement twice in the spec (request stage; every response, success or failure): both clauses fail.
           failSoft(`${path}: X-Request-Id`, 'present', null, 'ERR-PROBLEM-7');

@@ -1,11 +1,15 @@
 // Spec part 8, Limits > Rate limiting: guests are counted exactly per operation id (not per path, not per path prefix),
 // and exceeding a budget gives 429 rate_limited with Retry-After. Numeric budgets and windows are not shown: the profile
-// claims them (rateLimits), and without that claim the checks are not applicable.
-import { check, test, type Shop, notApplicable } from '../engine/check.js';
+// claims them (rateLimits), and without that claim the checks are not applicable. Assistant callers have a per-session
+// budget and a per-client budget, each judged on its own (below).
+import { check, learned, test, type Shop, notApplicable } from '../engine/check.js';
 import type { ShopResponse } from '../engine/http.js';
-import { expectProblem, fail, is2xx } from '../lib/assert.js';
+import { brief, expectProblem, fail, failSoft, is2xx } from '../lib/assert.js';
+import { freshHex } from '../lib/fresh-id.js';
 import { freshShopperIp } from '../lib/shopper.js';
+import { AssistantAgent } from './_shared/assistant.js';
 import { cartLine } from './_shared/expect-cart.js';
+import { expectDpopNonce, expectProblemMembers, expectRequestId } from './_shared/expect-request-headers.js';
 import { ADJUSTABLE_VARIANT, PRODUCT_HANDLE } from './_shared/seed-data.js';
 
 interface Spent {
@@ -70,12 +74,26 @@ test(
     {
       id: 'limits.rate.guest',
       title: 'guests over their budget of one operation get 429 rate_limited with Retry-After, and another operation still passes',
-      clauses: ['LIM-RATE-1', 'LIM-RATE-4', 'ERR-TABLE-12'],
+      clauses: [
+        'LIM-RATE-1',
+        'LIM-RATE-4',
+        'ERR-TABLE-12',
+        'AUTH-ORDER-2',
+        'ERR-PROBLEM-7',
+        'RES-PROBLEM-1',
+        'RES-PROBLEM-2',
+        'RES-PROBLEM-3',
+        'RES-PROBLEM-4',
+        'RES-PROBLEM-5',
+        'RES-PROBLEM-8',
+      ],
       requires: ['guests'],
     },
     async (shop) => {
       const { ip, token, limited } = await spendGuestBudget(shop);
       expectProblem(limited, { status: 429, error: 'rate_limited', docsUrl: shop.docsUrl, clause: 'ERR-TABLE-12' });
+      expectRequestId(limited, 'a guest request past its budget');
+      expectProblemMembers(shop.docsUrl, limited, 'a guest request past its budget');
       const retryAfter = limited.headers.get('retry-after');
       if (retryAfter === null || !isRetryAfter(retryAfter.trim()))
         fail('Retry-After on 429', 'delay-seconds or an HTTP-date', retryAfter, 'LIM-RATE-4');
@@ -127,6 +145,191 @@ test(
       const seconds = /^\d+$/.test(retryAfter) ? Number(retryAfter) : NaN;
       if (!(seconds >= 1 && seconds <= window))
         fail('Retry-After (seconds left in the window)', `an integer from 1 to ${window}`, retryAfter, 'LIM-RATE-4');
+    },
+  ),
+);
+
+// --- assistant budgets ---------------------------------------------------------------------------------------------------
+//
+// "Assistant callers have a per-session budget and a per-client budget" (Limits): two budgets, each judged on its own. The
+// session budget is spent by one session while its client's budget still has room, and another session of the same client
+// must still be served; the client budget is spent by several sessions of one client, each kept under its own budget, so
+// that only a budget of the client can refuse. The numbers are the profile's (rateLimits).
+
+interface AssistantBudgets {
+  session: number;
+  client: number;
+}
+
+/** The declared assistant budgets, or a skip: the spec shows no numbers. */
+function assistantBudgets(shop: Shop): AssistantBudgets {
+  const limits = shop.profile.rateLimits;
+  const session = limits?.assistantSessionBudget;
+  const client = limits?.assistantClientBudget;
+  if (session === undefined || client === undefined)
+    return notApplicable(
+      'the profile declares no assistant rate-limit budgets (rateLimits.assistantSessionBudget, assistantClientBudget); the spec shows no numbers',
+    );
+  if (session > 500 || client > 1000)
+    return notApplicable(`the assistant budgets (${session}, ${client}) are too large to spend in a check`);
+  return { session, client };
+}
+
+/** The request the budget checks spend: listCollections, which every assistant may call and which changes nothing. */
+const spendOne = async (agent: AssistantAgent): Promise<ShopResponse> => (await agent.get('/v1/catalog/collections')).res;
+
+/** A refusal for a spent budget: 429 rate_limited, Retry-After, and the headers of every response of a DPoP request. */
+function expectBudgetRefusal(shop: Shop, res: ShopResponse, what: string, clause: string): void {
+  expectProblem(res, { status: 429, error: 'rate_limited', docsUrl: shop.docsUrl, clause: 'ERR-TABLE-12' });
+  const retryAfter = res.headers.get('retry-after');
+  if (retryAfter === null || !isRetryAfter(retryAfter.trim()))
+    failSoft(`${what}: Retry-After`, 'delay-seconds or an HTTP-date', retryAfter, ['LIM-RATE-4', 'ERR-TABLE-12', clause]);
+  expectDpopNonce(res, what);
+  expectRequestId(res, what);
+  expectProblemMembers(shop.docsUrl, res, what);
+}
+
+/**
+ * Sends `count` requests round robin over `agents` (each served, else a failure of `clause`: the profile claims more
+ * room), then one more from `last`. Budgets are per window: when the run straddles a window boundary the extra request
+ * may pass, so the caller tries once more with fresh sessions before concluding.
+ */
+async function spendThenOneMore(
+  agents: readonly AssistantAgent[],
+  count: number,
+  last: AssistantAgent,
+  what: string,
+  clause: string,
+): Promise<ShopResponse> {
+  for (let i = 1; i <= count; i++) {
+    const res = await spendOne(agents[(i - 1) % agents.length]!);
+    if (res.status === 429) fail(`${what}: request ${i} of ${count}`, 'not yet limited', brief(res), clause);
+    if (!is2xx(res)) fail(`${what}: request ${i} of ${count}`, '2xx', brief(res), clause);
+  }
+  return spendOne(last);
+}
+
+test(
+  ...check(
+    {
+      id: 'agents.assistant.session-budget',
+      title:
+        'an assistant session has a budget of its own: past it, 429 rate_limited with Retry-After, while another session of the same client is still served',
+      clauses: [
+        'LIM-RATE-2',
+        'LIM-RATE-4',
+        'ERR-TABLE-12',
+        'AUTH-ORDER-4',
+        'AUTH-ORDER-2',
+        'ERR-PROBLEM-7',
+        'RES-PROBLEM-1',
+        'RES-PROBLEM-2',
+        'RES-PROBLEM-3',
+        'RES-PROBLEM-4',
+        'RES-PROBLEM-5',
+        'RES-PROBLEM-8',
+      ],
+      requires: ['assistants'],
+    },
+    async (shop) => {
+      const budgets = assistantBudgets(shop);
+      let limited: ShopResponse | undefined;
+      let other: AssistantAgent | undefined;
+      let spender: AssistantAgent | undefined;
+      for (let attempt = 1; attempt <= 2 && limited?.status !== 429; attempt++) {
+        const clientId = `asst_client_${freshHex()}`;
+        spender = await AssistantAgent.create(shop, { clientId });
+        other = await AssistantAgent.create(shop, { clientId });
+        limited = await spendThenOneMore([spender], budgets.session, spender, 'one session within its budget', 'LIM-RATE-2');
+      }
+      if (limited!.status !== 429)
+        fail(
+          `request ${budgets.session + 1} of one session (twice, with fresh sessions; the profile claims a session budget of ${budgets.session})`,
+          429,
+          brief(limited!),
+          'LIM-RATE-2',
+        );
+      expectBudgetRefusal(shop, limited!, 'the request past the session budget', 'LIM-RATE-2');
+      // One budget for the session's requests, whatever the route: its conversation routes are spent too.
+      if (learned().has('listConversations')) {
+        const list = learned().operation('listConversations');
+        const res = (await spender!.request(list.method, list.path)).res;
+        if (res.status !== 429) fail(`${list.method} ${list.path} by the session whose budget is spent`, 429, brief(res), 'LIM-RATE-2');
+      }
+      // Per session, not per client: the client's budget still has room, so another of its sessions is served.
+      if (budgets.client > budgets.session + 1) {
+        const res = await spendOne(other!);
+        if (!is2xx(res))
+          fail(
+            `another session of the same client, after the first spent its budget (client budget ${budgets.client})`,
+            '2xx',
+            brief(res),
+            'LIM-RATE-2',
+          );
+      }
+    },
+  ),
+);
+
+test(
+  ...check(
+    {
+      id: 'agents.assistant.client-budget',
+      title:
+        'an assistant client has a budget across its sessions: sessions each under their own budget are limited together past the client budget',
+      clauses: [
+        'LIM-RATE-3',
+        'LIM-RATE-4',
+        'ERR-TABLE-12',
+        'AUTH-ORDER-4',
+        'AUTH-ORDER-2',
+        'ERR-PROBLEM-7',
+        'RES-PROBLEM-1',
+        'RES-PROBLEM-2',
+        'RES-PROBLEM-3',
+        'RES-PROBLEM-4',
+        'RES-PROBLEM-5',
+        'RES-PROBLEM-8',
+      ],
+      requires: ['assistants'],
+    },
+    async (shop) => {
+      const budgets = assistantBudgets(shop);
+      // Each session stays strictly under its own budget, even with the extra request.
+      const perSession = budgets.session - 1;
+      if (perSession < 1) return notApplicable('a session budget of 1 leaves no room to spend a client budget over sessions');
+      const sessions = Math.ceil((budgets.client + 1) / perSession) + 1;
+      if (sessions > 20) return notApplicable(`spending the client budget under the session budget would take ${sessions} sessions`);
+      let limited: ShopResponse | undefined;
+      let fresh: AssistantAgent | undefined;
+      for (let attempt = 1; attempt <= 2 && limited?.status !== 429; attempt++) {
+        const clientId = `asst_client_${freshHex()}`;
+        const agents: AssistantAgent[] = [];
+        for (let i = 0; i < sessions; i++) agents.push(await AssistantAgent.create(shop, { clientId }));
+        fresh = await AssistantAgent.create(shop, { clientId });
+        // The last session has sent nothing yet: the extra request cannot be its session's budget.
+        limited = await spendThenOneMore(
+          agents.slice(0, -1),
+          budgets.client,
+          agents.at(-1)!,
+          `${sessions - 1} sessions of one client`,
+          'LIM-RATE-3',
+        );
+      }
+      if (limited!.status !== 429)
+        fail(
+          `request ${budgets.client + 1} of one client over ${sessions} sessions, each under its session budget of ${budgets.session} (twice)`,
+          429,
+          brief(limited!),
+          'LIM-RATE-3',
+        );
+      expectBudgetRefusal(shop, limited!, 'the request past the client budget', 'LIM-RATE-3');
+      // One budget for the client's requests, whatever the route: a conversation route of a fresh session is spent too.
+      if (learned().has('listConversations')) {
+        const list = learned().operation('listConversations');
+        const res = (await fresh!.request(list.method, list.path)).res;
+        if (res.status !== 429) fail(`${list.method} ${list.path} by a fresh session of the spent client`, 429, brief(res), 'LIM-RATE-3');
+      }
     },
   ),
 );

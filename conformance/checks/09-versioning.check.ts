@@ -8,7 +8,7 @@ import { OPERATIONS_BY_ID } from '../../contract/operations.js';
 import { CATALOG_AND_CART, describedOperations, normalizePath, SHOWN } from './_shared/describe-operations.js';
 import { cartLine, cartQuantity } from './_shared/expect-cart.js';
 import { customerToken } from './_shared/mint-callers.js';
-import { ADA, PRODUCT_HANDLE, VARIANT } from './_shared/seed-data.js';
+import { ADA, ORDERS, PRODUCT_HANDLE, VARIANT } from './_shared/seed-data.js';
 import { describeUnmatched, looksUnmatched, probeUnmatched } from '../lib/routes.js';
 
 test(
@@ -222,6 +222,51 @@ test(
             actual: res.status,
             clause: 'PUR-RULE-1',
           });
+      }
+    },
+  ),
+);
+
+/** A GET route of the spec with its parameters filled with rows `ADA` reads (seed data). */
+const fillForAda = (path: string): string =>
+  path
+    .replace('{handle}', PRODUCT_HANDLE)
+    .replace('{id}', ORDERS.adaDelivered.id)
+    .replace(/\{[^}]+\}/g, 'x');
+
+/** The spellings of a path with one of its inner segments dropped (`/v1/catalog/products` → `/v1/products`). */
+function droppedSegments(path: string): string[] {
+  const parts = path.split('/').filter(Boolean);
+  const out: string[] = [];
+  for (let i = 1; i < parts.length - 1; i++) out.push(`/${[...parts.slice(0, i), ...parts.slice(i + 1)].join('/')}`);
+  return out;
+}
+
+test(
+  ...check(
+    {
+      id: 'versioning.one-url-per-operation.every-read',
+      title:
+        'every read of the operations table answers at its one URL only: the path with an inner segment dropped (/v1/products, /v1/profile, /v1/orders/{id}) is not a second URL',
+      clauses: ['PUR-RULE-1'],
+      seed: true,
+    },
+    async (shop) => {
+      const token = await customerToken(shop, ADA.sub);
+      for (const id of SHOWN) {
+        const op = OPERATIONS_BY_ID.get(id)!;
+        if (op.method !== 'GET') continue;
+        const canonical = fillForAda(op.path);
+        const own = await shop.http.get(canonical, { token });
+        if (!is2xx(own)) continue;
+        for (const path of droppedSegments(canonical)) {
+          if (SHOWN.some((other) => fillForAda(OPERATIONS_BY_ID.get(other)!.path) === path)) continue;
+          const res = await shop.http.get(path, { token });
+          // A redirect, or the operation's own answer: the operation reached at a second URL (another route of the
+          // deployment's own may answer there otherwise).
+          const alias = (res.status >= 300 && res.status < 400) || (is2xx(res) && res.text === own.text);
+          if (alias) fail(`GET ${path}: a second URL of ${id} (${op.path})`, 'not the operation', res.status, 'PUR-RULE-1');
+        }
       }
     },
   ),

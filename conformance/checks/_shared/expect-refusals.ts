@@ -95,7 +95,7 @@ export function expectInsufficientScope(shop: Docs, res: ShopResponse, clause: s
 }
 
 /** 403 sign_in_required with `WWW-Authenticate: <scheme> error="sign_in_required"` (spec, Assistant authority; Errors). */
-export function expectSignInRequired(shop: Docs, res: ShopResponse, scheme: 'Bearer' | 'DPoP', clause: string): void {
+export function expectSignInRequired(shop: Docs, res: ShopResponse, scheme: 'Bearer' | 'DPoP', clause: ClauseRef): void {
   expectProblem(res, { status: 403, error: 'sign_in_required', docsUrl: shop.docsUrl, clause: 'AUTH-SIGNIN-1' });
   expectChallenge(res, { scheme, error: 'sign_in_required', clause });
 }

@@ -63,23 +63,25 @@ const refusesServed = (
 ): Defect => wireWith(id, clause, description, (ctx) => (a, r) => (is2xx(a) && when(r, ctx) ? refuse(ctx, a) : a));
 
 /** The query's `access_token` (or the `access_token` cookie) moved into `Authorization: DPoP` when a proof travels. */
-const tokenMovedToHeader = (from: 'query' | 'cookie') => () => ({
-  request(req: ProxyRequest): ProxyRequest {
-    if (!headerOf(req.headers, 'dpop') || headerOf(req.headers, 'authorization')) return req;
-    if (from === 'query') {
-      const url = new URL(req.path, 'http://x');
-      const token = url.searchParams.get('access_token');
+const tokenMovedToHeader =
+  (from: 'query' | 'cookie', where: (r: ProxyRequest) => boolean = () => true) =>
+  () => ({
+    request(req: ProxyRequest): ProxyRequest {
+      if (!headerOf(req.headers, 'dpop') || headerOf(req.headers, 'authorization') || !where(req)) return req;
+      if (from === 'query') {
+        const url = new URL(req.path, 'http://x');
+        const token = url.searchParams.get('access_token');
+        if (!token) return req;
+        url.searchParams.delete('access_token');
+        const path = `${url.pathname}${url.search}`;
+        return { ...req, path, headers: [...req.headers, ['Authorization', `DPoP ${token}`]] };
+      }
+      const cookie = headerOf(req.headers, 'cookie') ?? '';
+      const token = /(?:^|;\s*)access_token=([^;]+)/.exec(cookie)?.[1];
       if (!token) return req;
-      url.searchParams.delete('access_token');
-      const path = `${url.pathname}${url.search}`;
-      return { ...req, path, headers: [...req.headers, ['Authorization', `DPoP ${token}`]] };
-    }
-    const cookie = headerOf(req.headers, 'cookie') ?? '';
-    const token = /(?:^|;\s*)access_token=([^;]+)/.exec(cookie)?.[1];
-    if (!token) return req;
-    return { ...req, headers: [...withoutHeader(req.headers, 'cookie'), ['Authorization', `DPoP ${token}`]] };
-  },
-});
+      return { ...req, headers: [...withoutHeader(req.headers, 'cookie'), ['Authorization', `DPoP ${token}`]] };
+    },
+  });
 
 /** A fresh DPoP proof refused as a replay of itself where `where` holds (401 invalid_dpop_proof, DPoP challenge). */
 function recordedTwice(id: string, where: string, applies: (r: ProxyRequest) => boolean): Defect {
@@ -199,6 +201,24 @@ export const AGENTS_ASSISTANT_DEFECTS: readonly Defect[] = [
     'AUTH-ASST-4',
     'an assistant token in the access_token cookie, with a proof, is used as Authorization: DPoP',
     tokenMovedToHeader('cookie'),
+  ),
+  lenient(
+    'assistant.token-in-cookie-accepted-on-account',
+    'AUTH-ASST-4',
+    'on account routes (/v1/me/*) alone, an assistant token in the access_token cookie, with a proof, is used as Authorization: DPoP',
+    tokenMovedToHeader('cookie', (r) => pathOf(r).startsWith('/v1/me/')),
+  ),
+  lenient(
+    'assistant.token-in-cookie-accepted-on-conversations',
+    'AUTH-ASST-4',
+    'on conversation routes alone, an assistant token in the access_token cookie, with a proof, is used as Authorization: DPoP',
+    tokenMovedToHeader('cookie', (r) => pathOf(r).startsWith('/assistant/conversations')),
+  ),
+  lenient(
+    'assistant.token-in-query-accepted-on-writes',
+    'AUTH-ASST-3',
+    'on writes (POST) alone, an assistant token in the access_token query parameter, with a proof, is used as Authorization: DPoP',
+    tokenMovedToHeader('query', (r) => r.method === 'POST'),
   ),
   // Only the outermost actor is read: personal_agent acting for another agent passes as a single-level exchange.
   wireWith(

@@ -173,6 +173,31 @@ export const CALLERS_DEFECTS: readonly Defect[] = [
       (c, ctx) => c !== undefined && c.client_id !== ctx.profile.clients.storefront && c.client_id !== ctx.profile.clients.backoffice,
     ),
   ),
+  // One caller kind alone whose misfitting header is ignored instead of refused.
+  lenient(
+    'auth.shopper-ip-ignored-for-assistants',
+    'AUTH-GUEST-8',
+    'Shopper-IP from an assistant (DPoP) is ignored instead of refused',
+    dropHeaders(['shopper-ip'], (_c, _ctx, r) => /^DPoP\s/i.test(headerOf(r.headers, 'authorization') ?? '')),
+  ),
+  lenient(
+    'auth.shopper-ip-ignored-for-operators',
+    'AUTH-GUEST-8',
+    'Shopper-IP from an operator is ignored instead of refused',
+    dropHeaders(['shopper-ip'], (c, ctx) => c?.client_id === ctx.profile.clients.backoffice),
+  ),
+  lenient(
+    'auth.guest-session-ignored-for-invited-agents',
+    'AUTH-ORDER-6',
+    'Guest-Session from a forwarded invited agent is ignored instead of refused',
+    dropHeaders(['guest-session'], (c, ctx) => c?.client_id === ctx.profile.clients.webAgentForwarder),
+  ),
+  lenient(
+    'auth.operator-header-ignored-for-guests',
+    'AUTH-ORDER-6',
+    'the Operator header from a guest is ignored instead of refused',
+    dropHeaders(['operator'], (c, ctx) => c?.client_id === ctx.profile.clients.storefront),
+  ),
   lenient(
     'auth.guest-cart-write-without-session',
     'AUTH-GUEST-4',

@@ -12,10 +12,12 @@ import {
   problemAnswer,
   problemCode,
   setField,
+  tokenClaims,
   withoutField,
   wire,
   wireWith,
   type Defect,
+  type DefectContext,
 } from './types.js';
 
 const WEBHOOK = '/webhooks/stripe';
@@ -94,7 +96,98 @@ function afterFirstComment(): (chunk: Buffer) => Buffer {
 const isCatalog = (path: string) => path.startsWith('/v1/catalog/');
 const isDocument = (path: string) => path === '/openapi.json' || path === '/assistant/openapi.json';
 
+// --- the conventions broken for one create, one delete or one caller kind alone --------------------------------------------
+
+type Cell = (r: ProxyRequest, ctx: DefectContext) => boolean;
+const isDpopCaller: Cell = (r) => /^DPoP\s/i.test(headerOf(r.headers, 'authorization') ?? '');
+const isDelegated: Cell = (r, ctx) => tokenClaims(r)?.client_id === ctx.profile.clients.agentProtocol;
+const isForwarded: Cell = (r, ctx) => tokenClaims(r)?.client_id === ctx.profile.clients.webAgentForwarder;
+const isGuest: Cell = (r) => headerOf(r.headers, 'guest-session') !== undefined;
+const route =
+  (method: string, pattern: RegExp): Cell =>
+  (r) =>
+    r.method === method && pattern.test(pathOf(r));
+const both =
+  (...cells: Cell[]): Cell =>
+  (r, ctx) =>
+    cells.every((c) => c(r, ctx));
+
+/** A rewrite of the successful answers of one cell (an operation, a caller kind) alone. */
+const inCell = (id: string, clause: string, description: string, cell: Cell, rewrite: (a: ProxyAnswer) => ProxyAnswer): Defect => ({
+  id,
+  clause,
+  description,
+  kind: 'wire',
+  rules: (ctx) => ({ buffer: notAStream, response: (a, r) => (a.status < 300 && cell(r, ctx) ? rewrite(a) : a) }),
+});
+const as200 = (a: ProxyAnswer): ProxyAnswer => (a.status === 201 ? { ...a, status: 200 } : a);
+const deleteAs200 = (a: ProxyAnswer): ProxyAnswer =>
+  a.status === 204 ? { ...a, status: 200, headers: setField(a.headers, 'Content-Type', 'application/json'), body: '{}' } : a;
+const cacheable = (a: ProxyAnswer): ProxyAnswer => ({ ...a, headers: withoutField(a.headers, 'cache-control') });
+
+const CHECKOUT_CELL = route('POST', /^\/v1\/checkouts\/saved-card$/);
+const CONVENTION_CELLS: readonly Defect[] = [
+  inCell('endpoints.checkout-answers-200', 'END-CONV-1', 'checkoutSavedCard answers 200 instead of 201', CHECKOUT_CELL, as200),
+  inCell(
+    'endpoints.checkout-without-no-store',
+    'END-CONV-9',
+    'checkoutSavedCard answers 201 without Cache-Control: no-store',
+    CHECKOUT_CELL,
+    cacheable,
+  ),
+  inCell(
+    'endpoints.add-cart-item-answers-200',
+    'END-CONV-1',
+    'addCartItem (declared a create) answers 200 instead of 201',
+    route('POST', /^\/v1\/cart\/items$/),
+    as200,
+  ),
+  inCell(
+    'endpoints.add-address-answers-200-to-assistants',
+    'END-CONV-1',
+    'addAddress answers 200 instead of 201 to assistant callers alone',
+    both(route('POST', /^\/v1\/me\/addresses$/), isDpopCaller),
+    as200,
+  ),
+  inCell(
+    'endpoints.delete-address-answers-200-to-invited-agents',
+    'END-CONV-3',
+    'deleteAddress answers 200 {} instead of 204 to forwarded agents alone',
+    both(route('DELETE', /^\/v1\/me\/addresses\/[^/]+$/), isForwarded),
+    deleteAs200,
+  ),
+  inCell(
+    'endpoints.remove-cart-item-answers-200-to-guests',
+    'END-CONV-3',
+    'removeCartItem answers 200 {} instead of 204 to guests alone',
+    both(route('DELETE', /^\/v1\/cart\/items\/[^/]+$/), isGuest),
+    deleteAs200,
+  ),
+  inCell(
+    'endpoints.create-without-no-store-to-delegated',
+    'END-CONV-9',
+    'creates answer delegated callers without Cache-Control: no-store',
+    both((r) => r.method === 'POST', isDelegated),
+    (a) => (a.status === 201 ? cacheable(a) : a),
+  ),
+  inCell(
+    'endpoints.conversation-message-answers-200',
+    'END-CONV-1',
+    'a conversation message (declared a create) answers 200 instead of 201',
+    route('POST', /^\/assistant\/conversations\/[^/]+\/messages$/),
+    as200,
+  ),
+  inCell(
+    'endpoints.conversation-open-without-location',
+    'END-CONV-2',
+    'opening a conversation answers 201 without Location (the conversation has a GET URL)',
+    route('POST', /^\/assistant\/conversations$/),
+    (a) => ({ ...a, headers: withoutField(a.headers, 'location') }),
+  ),
+];
+
 export const ENDPOINTS_DEFECTS: readonly Defect[] = [
+  ...CONVENTION_CELLS,
   wire('endpoints.create-answers-200', 'END-CONV-1', 'creates answer 200 instead of 201', (a) =>
     a.status === 201 ? { ...a, status: 200 } : a,
   ),

@@ -13,7 +13,43 @@ import {
   type Defect,
 } from './types.js';
 
+/** The boundary's failure rules broken on one status class, or one group of routes, alone. */
+const NARROW_FAILURES: readonly Defect[] = [
+  ...[400, 404, 413, 415, 422].map((status) =>
+    wire(`errors.no-store-dropped-on-${status}`, 'ERR-PROBLEM-5', `Cache-Control: no-store dropped on ${status} answers only`, (a) =>
+      a.status === status ? { ...a, headers: withoutField(a.headers, 'cache-control') } : a,
+    ),
+  ),
+  ...[404, 413, 422].map((status) =>
+    wire(`errors.plain-json-on-${status}`, 'ERR-PROBLEM-4', `${status} answers labelled application/json only`, (a) =>
+      a.status === status ? { ...a, headers: setField(a.headers, 'Content-Type', 'application/json') } : a,
+    ),
+  ),
+  wire(
+    'errors.webhook-refusal-not-problem',
+    'ERR-PROBLEM-1',
+    'the webhook refuses with {"message": …} instead of a problem document',
+    (a, r) => (a.status >= 400 && pathOf(r).startsWith('/webhooks/') ? { ...a, body: JSON.stringify({ message: 'refused' }) } : a),
+  ),
+  wire(
+    'errors.internal-refusal-not-problem',
+    'ERR-PROBLEM-1',
+    'the internal routes refuse with {"message": …} instead of a problem document',
+    (a, r) => (a.status >= 400 && pathOf(r).startsWith('/internal/') ? { ...a, body: JSON.stringify({ message: 'refused' }) } : a),
+  ),
+  wire('endpoints.no-store-dropped-on-204', 'END-CONV-9', 'Cache-Control: no-store dropped on 204 answers only', (a) =>
+    a.status === 204 ? { ...a, headers: withoutField(a.headers, 'cache-control') } : a,
+  ),
+  wire('endpoints.no-store-dropped-on-health', 'END-CONV-9', 'Cache-Control: no-store dropped on GET /health only', (a, r) =>
+    pathOf(r) === '/health' ? { ...a, headers: withoutField(a.headers, 'cache-control') } : a,
+  ),
+  wire('endpoints.no-store-dropped-on-internal', 'END-CONV-9', 'Cache-Control: no-store dropped on the internal routes only', (a, r) =>
+    a.status < 400 && pathOf(r).startsWith('/internal/') ? { ...a, headers: withoutField(a.headers, 'cache-control') } : a,
+  ),
+];
+
 export const ERRORS_DEFECTS: readonly Defect[] = [
+  ...NARROW_FAILURES,
   wire('errors.no-store-dropped-on-auth-refusals', 'ERR-PROBLEM-5', 'Cache-Control: no-store dropped on 401, 403 and 429 answers', (a) =>
     [401, 403, 429].includes(a.status) ? { ...a, headers: withoutField(a.headers, 'cache-control') } : a,
   ),

@@ -112,6 +112,18 @@ export const KINDS_DEFECTS: readonly Defect[] = [
   signInServed('auth.stale-token-served', 'AUTH-ASST-10', 'a stale assistant token'),
   signInServed('auth.empty-scope-widened', 'AUTH-ASST-14', 'a signed-out assistant token with empty scope'),
   wire(
+    'auth.assistant-token-as-bearer-served-on-account',
+    'AUTH-ASST-2',
+    'on account routes (/v1/me/*) alone, an assistant token sent as Bearer is served (401 answered 200 {})',
+    (a, r) =>
+      a.status === 401 &&
+      /^Bearer\s/i.test(headerOf(r.headers, 'authorization') ?? '') &&
+      /^DPoP/.test(headerOf(a.headers, 'www-authenticate') ?? '') &&
+      pathOf(r).startsWith('/v1/me/')
+        ? served(a)
+        : a,
+  ),
+  wire(
     'auth.assistant-token-as-bearer-served',
     'AUTH-ASST-2',
     'an assistant token sent as Bearer is served (401 answered 200 {})',
@@ -176,6 +188,23 @@ export const KINDS_DEFECTS: readonly Defect[] = [
   budgetUnenforced('limits.session-budget-unenforced', 'LIM-RATE-2', 'assistant session budgets', () => true),
   budgetUnenforced('limits.client-budget-unenforced', 'LIM-RATE-3', 'assistant client budgets', () => true),
   othersRowServed('account.others-rows-served', 'END-ME-2'),
+  ...(
+    [
+      ['assistants', (r: ProxyRequest) => /^DPoP\s/i.test(headerOf(r.headers, 'authorization') ?? '')],
+      ['delegated', (r: ProxyRequest, ctx: DefectContext) => claimsOf(r)?.client_id === ctx.profile.clients.agentProtocol],
+      ['invited-agents', (r: ProxyRequest, ctx: DefectContext) => claimsOf(r)?.client_id === ctx.profile.clients.webAgentForwarder],
+    ] as const
+  ).map(([kind, is]): Defect => ({
+    id: `account.others-rows-served-to-${kind}`,
+    clause: 'END-ME-2',
+    kind: 'wire',
+    description: `another account's order or address by id is served to ${kind} alone (404 answered 200 {})`,
+    rules: (ctx) => ({
+      buffer: notAStream,
+      response: (a, r) =>
+        a.status === 404 && /^\/v1\/me\/(orders|addresses)\/[^/]+/.test(pathOf(r)) && is(r, ctx) ? served(a, '{"id":"x"}') : a,
+    }),
+  })),
   othersRowServed('account.others-data-served', 'END-ME-1'),
   othersRowServed('kinds.customer-acts-on-other-accounts', 'AUTH-KIND-3'),
   wire('account.identity-without-eligibility', 'END-IDENT-1', 'the identity read lacks its eligibility boolean', (a, r) =>

@@ -1,7 +1,19 @@
 // Defects of the Purpose part (PUR-*) and of Versioning (VER-*): routes that must not exist answer, CORS is offered.
 import { headerOf } from '../proxy.js';
 import type { ProxyRequest } from '../proxy.js';
-import { jsonSegment, pathOf, problemAnswer, problemCode, setField, wire, wireWith, type Defect } from './types.js';
+import {
+  editJson,
+  jsonSegment,
+  pathOf,
+  problemAnswer,
+  problemCode,
+  setField,
+  tokenClaims,
+  wire,
+  wireWith,
+  type Defect,
+  type DefectContext,
+} from './types.js';
 
 /** The request carries a signed invited-agent context (a JWS whose header says `typ: invited-agent+jwt`) in any field. */
 const carriesInvitedContext = (r: ProxyRequest): boolean =>
@@ -28,7 +40,42 @@ const servesUnknownRoutes = (id: string, clause: string, what: string): Defect =
       : a,
   );
 
+/** The agent caller kind of a request, as the banner defects tell them apart; undefined for other callers. */
+function agentKind(r: ProxyRequest, ctx: DefectContext): 'invited-agent' | 'assistant' | 'assistant-browser' | 'delegated' | undefined {
+  if (/^DPoP\s/i.test(headerOf(r.headers, 'authorization') ?? '')) return 'assistant';
+  const claims = tokenClaims(r);
+  if (claims?.client_id === ctx.profile.clients.agentProtocol && 'act' in claims) return 'delegated';
+  if (claims?.client_id !== ctx.profile.clients.webAgentForwarder) return undefined;
+  return carriesInvitedContext(r) ? 'invited-agent' : 'assistant-browser';
+}
+
+/** The identity read, for one agent caller kind alone, carries what the banner must not show (`leak` edits the body). */
+const bannerLeak = (id: string, clause: string, kind: string, what: string, leak: (b: Record<string, unknown>) => void): Defect => ({
+  id,
+  clause,
+  description: `the identity read for ${kind} callers alone carries ${what}`,
+  kind: 'wire',
+  rules: (ctx) => ({
+    response: (a, r) => (pathOf(r) === '/v1/me/identity' && a.status === 200 && agentKind(r, ctx) === kind ? editJson(a, leak) : a),
+  }),
+});
+const withEmail = (b: Record<string, unknown>) => {
+  b.email = 'ada@example.test';
+};
+const withPhone = (b: Record<string, unknown>) => {
+  b.phone = '+1 718 555 0101';
+};
+
+const BANNER_DEFECTS: readonly Defect[] = [
+  bannerLeak('purpose.identity-email-to-invited-agent', 'PUR-BANNER-2', 'invited-agent', 'the account email', withEmail),
+  bannerLeak('purpose.identity-email-to-assistant', 'PUR-BANNER-2', 'assistant', 'the account email', withEmail),
+  bannerLeak('purpose.identity-email-to-assistant-browser', 'PUR-BANNER-2', 'assistant-browser', 'the account email', withEmail),
+  bannerLeak('purpose.identity-phone-to-invited-agent', 'PUR-BANNER-1', 'invited-agent', 'a telephone number', withPhone),
+  bannerLeak('purpose.identity-phone-to-assistant', 'PUR-BANNER-1', 'assistant', 'a telephone number', withPhone),
+];
+
 export const PURPOSE_DEFECTS: readonly Defect[] = [
+  ...BANNER_DEFECTS,
   // A service built for the storefront, agent-protocol server, backoffice and assistants that never learned invited agents:
   // the web-agent-forwarder's requests with a context fall to the guard as a machine client of no list.
   wireWith(

@@ -175,6 +175,20 @@ export const REFUSALS_DEFECTS: readonly Defect[] = [
   wire('purpose.idempotency-key-refused', 'PUR-IDEM-1', 'a request with Idempotency-Key is refused 400', (a, r) =>
     headerOf(r.headers, 'idempotency-key') && a.status < 400 ? refusal(400, 'invalid_request', 'Bad Request') : a,
   ),
+  wire(
+    'purpose.idempotency-key-refused-for-assistants',
+    'PUR-IDEM-1',
+    'a request with Idempotency-Key is refused 400 when an assistant (DPoP) sends it',
+    (a, r) =>
+      headerOf(r.headers, 'idempotency-key') && /^DPoP\s/i.test(headerOf(r.headers, 'authorization') ?? '') && a.status < 400
+        ? refusal(400, 'invalid_request', 'Bad Request')
+        : a,
+  ),
+  wire('purpose.idempotency-key-refused-on-account', 'PUR-IDEM-1', 'a request with Idempotency-Key under /v1/me/ is refused 400', (a, r) =>
+    headerOf(r.headers, 'idempotency-key') && pathOf(r).startsWith('/v1/me/') && a.status < 400
+      ? refusal(400, 'invalid_request', 'Bad Request')
+      : a,
+  ),
   wire('purpose.empty-cart-checkout-accepted', 'PUR-IDEM-4', 'cart_empty answered 201 {}', (a) =>
     problemCode(a) === 'cart_empty' ? { ...served(a), status: 201 } : a,
   ),

@@ -1,11 +1,57 @@
 // Defects of the Resources part (RES-*): the problem document's members, the webhook and recovery bodies.
 import { mapHeader } from '../proxy.js';
-import { editJson, problemCode, wire, type Defect } from './types.js';
+import { editJson, pathOf, problemCode, wire, type Defect } from './types.js';
 
 const onProblem = (edit: (b: Record<string, unknown>) => void) => (a: Parameters<typeof editJson>[0]) =>
   a.status >= 400 ? editJson(a, edit) : a;
 
+/** One member of the problem document broken on one status, or one group of routes, alone. */
+const NARROW_PROBLEMS: readonly Defect[] = [
+  ...[404, 413, 422].map((status) =>
+    wire(`resources.problem-instance-dropped-on-${status}`, 'RES-PROBLEM-8', `\`instance\` missing from ${status} problems only`, (a) =>
+      a.status === status
+        ? editJson(a, (b) => {
+            delete b.instance;
+          })
+        : a,
+    ),
+  ),
+  wire('resources.problem-title-wrong-on-415', 'RES-PROBLEM-4', '415 problems titled "Bad Request"', (a) =>
+    a.status === 415
+      ? editJson(a, (b) => {
+          b.title = 'Bad Request';
+        })
+      : a,
+  ),
+  wire('resources.problem-type-wrong-on-webhook', 'RES-PROBLEM-3', "the webhook's problems typed about:blank", (a, r) =>
+    a.status >= 400 && pathOf(r).startsWith('/webhooks/')
+      ? editJson(a, (b) => {
+          b.type = 'about:blank';
+        })
+      : a,
+  ),
+  wire(
+    'resources.problem-status-string-on-internal',
+    'RES-PROBLEM-5',
+    "the internal routes' problems carry `status` as a string",
+    (a, r) =>
+      a.status >= 400 && pathOf(r).startsWith('/internal/')
+        ? editJson(a, (b) => {
+            b.status = String(b.status);
+          })
+        : a,
+  ),
+  wire('resources.problem-issues-on-413', 'RES-PROBLEM-9', '413 problems carry an `issues` array', (a) =>
+    a.status === 413
+      ? editJson(a, (b) => {
+          b.issues = [{ path: '', code: 'too_large', message: 'body too large' }];
+        })
+      : a,
+  ),
+];
+
 export const RESOURCES_DEFECTS: readonly Defect[] = [
+  ...NARROW_PROBLEMS,
   wire('resources.problem-media-type-json', 'RES-PROBLEM-1', '404 problem documents labelled application/json', (a) =>
     a.status === 404 ? { ...a, headers: mapHeader(a.headers, 'content-type', () => 'application/json') } : a,
   ),

@@ -1,0 +1,78 @@
+// Spec part 4, Additional route facts: account data routes return data of the authenticated account only, and every row
+// under /v1/me/* is scoped by ownership of the token's `sub`, whoever calls. The customer's side is judged in
+// 04-endpoints.account.orders.ownership; here each agent caller kind of the account list (delegated, invited agent,
+// assistant), on a fresh account of its own, reads, cancels, returns and deletes another account's rows by id, and reads
+// its own account's lists: refused, nothing of the other account seen, nothing changed.
+//
+// Data. Seed orders are never moved to another state: every cancellation and return sent is one the spec refuses.
+import { check, test } from '../engine/check.js';
+import { expectSuccess, fail, inCase } from '../lib/assert.js';
+import { expectUnchanged, readBaseline } from '../lib/compare.js';
+import { expectOwnershipRefusal } from './_shared/expect-refusals.js';
+import { customerToken } from './_shared/mint-callers.js';
+import { ADA, BEN, NOT_ADAS, ORDERS } from './_shared/seed-data.js';
+import { callers } from './_shared/send-as.js';
+
+test(
+  ...check(
+    {
+      id: 'endpoints.account.ownership.agents',
+      title:
+        "each agent caller kind (delegated, invited agent, assistant) is refused another account's orders and addresses by id, and its account lists show nothing of another account",
+      clauses: ['END-ME-2', 'END-ME-1'],
+      seed: true,
+    },
+    async (shop) => {
+      const ada = await customerToken(shop, ADA.sub);
+      const ben = await customerToken(shop, BEN.sub);
+      const { benPaid: paid, adaDelivered: delivered } = ORDERS;
+      const before = {
+        paid: await readBaseline(() => shop.http.get(`/v1/me/orders/${paid.id}`, { token: ben })),
+        delivered: await readBaseline(() => shop.http.get(`/v1/me/orders/${delivered.id}`, { token: ada })),
+        addresses: await readBaseline(() => shop.http.get('/v1/me/addresses', { token: ada })),
+      };
+      expectSuccess(before.paid.first, `control: ${BEN.sub} reads ${paid.id}`, 'END-ME-2');
+      const needles = [ADA.name, ADA.line1, ...ADA.orderIds, ...ADA.addressIds, ...NOT_ADAS];
+      for (const [who, send] of await callers(shop, 'agents')) {
+        for (const id of ADA.orderIds) {
+          const res = await send('GET', `/v1/me/orders/${id}`);
+          inCase(who, () => expectOwnershipRefusal(shop, res, `reads ${ADA.sub}'s ${id}`, ['END-ME-2', 'END-ME-1']));
+        }
+        const writes: [string, string, string, unknown][] = [
+          [`cancels ${BEN.sub}'s ${paid.id}`, 'POST', `/v1/me/orders/${paid.id}/cancellation`, {}],
+          [`returns ${ADA.sub}'s ${delivered.id}`, 'POST', `/v1/me/orders/${delivered.id}/returns`, { reason: 'not mine' }],
+          [`deletes ${ADA.sub}'s ${ADA.addressIds[1]}`, 'DELETE', `/v1/me/addresses/${ADA.addressIds[1]}`, undefined],
+        ];
+        for (const [what, method, path, json] of writes) {
+          const res = await send(method, path, json);
+          inCase(who, () => expectOwnershipRefusal(shop, res, what, 'END-ME-2'));
+        }
+        for (const path of ['/v1/me/profile', '/v1/me/addresses', '/v1/me/payment-methods', '/v1/me/orders']) {
+          const res = await send('GET', path);
+          expectSuccess(res, `GET ${path} as ${who} of a fresh account`, 'END-ME-1');
+          const seen = needles.filter((n) => res.text.includes(n));
+          if (seen.length > 0)
+            fail(`GET ${path} as ${who} of a fresh account`, `nothing of ${seen.join(', ')}`, res.text.slice(0, 300), 'END-ME-1');
+        }
+      }
+      expectUnchanged(
+        before.paid,
+        await shop.http.get(`/v1/me/orders/${paid.id}`, { token: ben }),
+        `${paid.id} after agents' cancellations`,
+        'END-ME-2',
+      );
+      expectUnchanged(
+        before.delivered,
+        await shop.http.get(`/v1/me/orders/${delivered.id}`, { token: ada }),
+        `${delivered.id} after agents' returns`,
+        'END-ME-2',
+      );
+      expectUnchanged(
+        before.addresses,
+        await shop.http.get('/v1/me/addresses', { token: ada }),
+        `${ADA.sub}'s addresses after agents' deletes`,
+        'END-ME-2',
+      );
+    },
+  ),
+);

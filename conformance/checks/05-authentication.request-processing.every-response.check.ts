@@ -1,0 +1,206 @@
+// Spec part 5, Request processing order, and part 7, Errors: the request stage writes X-Request-Id on every response, and
+// a DPoP request gets a fresh DPoP-Nonce on every response. "Every" is judged over every status class the suite can
+// provoke (2xx including 201, 204 and 304; 400, 401, 403, 404, 413, 415, 422; 429 in the rate checks, 08-limits.rate)
+// and every group of routes (operations, public routes, description documents, the webhook, the internal routes), each
+// answer judged on its own so that a header missing on one status or one route alone is seen. The same answers are judged
+// on the boundary's other rules for every response: problem documents, application/problem+json and no-store on every
+// failure, no-store on every other answer but catalog GETs and description documents; and every failure's problem
+// document, member by member (Resources > Problem document).
+import { randomUUID } from 'node:crypto';
+import { LIMITS } from '../../contract/limits.js';
+import { check, learned, test } from '../engine/check.js';
+import type { ShopResponse } from '../engine/http.js';
+import { AssistantAgent } from './_shared/assistant.js';
+import { bodyOf, present, route, ROUTES, wrong } from './_shared/call-internal-routes.js';
+import { cartLine } from './_shared/expect-cart.js';
+import { expectBoundaryRules, expectDpopNonce, expectProblemMembers, expectRequestId } from './_shared/expect-request-headers.js';
+import { customerToken, delegatedToken, guestHeaders } from './_shared/mint-callers.js';
+import { conversationRoute, openBody } from './_shared/open-conversation.js';
+import { CHECKOUT, checkoutBody } from './_shared/place-order.js';
+import { ABSENT_IDS, PRODUCT_HANDLE, VARIANT } from './_shared/seed-data.js';
+
+/** The answers gathered here that are catalog GETs or description documents (no no-store default). */
+const CACHEABLE = /^(getProduct|GET \/(assistant\/)?openapi\.json)/;
+
+const oversize = (): string => {
+  const json = JSON.stringify(cartLine());
+  return json + ' '.repeat(LIMITS.requestBodyBytes + 1 - json.length);
+};
+
+/** A conditional GET of a catalog read whose ETag is known: a 304 where the target validates it. */
+async function conditional(send: (headers: Record<string, string>) => Promise<ShopResponse>): Promise<ShopResponse[]> {
+  const first = await send({});
+  const etag = first.headers.get('etag');
+  return etag === null ? [first] : [first, await send({ 'if-none-match': etag })];
+}
+
+test(
+  ...check(
+    {
+      id: 'auth.order.request-id.every-response',
+      title:
+        'X-Request-Id on every response: 200, 201, 204, 304, 400, 401, 403, 404, 413, 415, 422; public routes, description documents, webhook, internal routes',
+      clauses: [
+        'AUTH-ORDER-2',
+        'ERR-PROBLEM-7',
+        'ERR-PROBLEM-1',
+        'ERR-PROBLEM-4',
+        'ERR-PROBLEM-5',
+        'END-CONV-9',
+        'RES-PROBLEM-1',
+        'RES-PROBLEM-2',
+        'RES-PROBLEM-3',
+        'RES-PROBLEM-4',
+        'RES-PROBLEM-5',
+        'RES-PROBLEM-6',
+        'RES-PROBLEM-8',
+        'RES-PROBLEM-9',
+        'RES-PROBLEM-10',
+        'RES-PROBLEM-11',
+        'RES-PROBLEM-12',
+        'ERR-TABLE-8',
+        'ERR-TABLE-11',
+      ],
+      seed: true,
+    },
+    async (shop) => {
+      const token = await customerToken(shop);
+      const answers: [string, ShopResponse][] = [];
+      const add = (what: string, res: ShopResponse) => answers.push([what, res]);
+      for (const path of ['/health', '/openapi.json', '/assistant/openapi.json']) add(`GET ${path}`, await shop.http.get(path));
+      for (const res of await conditional((headers) => shop.http.get(`/v1/catalog/products/${PRODUCT_HANDLE}`, { token, headers })))
+        add('getProduct (conditional)', res);
+      add('addCartItem', await shop.http.post('/v1/cart/items', { token, json: cartLine() }));
+      add('removeCartItem', await shop.http.delete(`/v1/cart/items/${VARIANT}`, { token }));
+      add(
+        'malformed JSON',
+        await shop.http.post('/v1/cart/items', { token, body: '{"x":', headers: { 'content-type': 'application/json' } }),
+      );
+      add('a body as text/plain', await shop.http.post('/v1/cart/items', { token, body: '{}', headers: { 'content-type': 'text/plain' } }));
+      add(
+        'a body over the cap',
+        await shop.http.post('/v1/cart/items', { token, body: oversize(), headers: { 'content-type': 'application/json' } }),
+      );
+      add(
+        'updateCartItem with an invalid body',
+        await shop.http.patch(`/v1/cart/items/${VARIANT}`, { token, json: { conformance_probe: true } }),
+      );
+      add('no token', await shop.http.get('/v1/cart'));
+      add('an order nobody has', await shop.http.get(`/v1/me/orders/${ABSENT_IDS.order}`, { token }));
+      add('an unmatched route', await shop.http.get(`/v1/no-such-route-${randomUUID()}`, { token }));
+      add('a customer on checkoutSavedCard', await shop.http.post(CHECKOUT, { token, json: checkoutBody(ABSENT_IDS.card) }));
+      if (shop.profile.capabilities.guests) {
+        add('a guest on getProfile', await shop.http.get('/v1/me/profile', { headers: await guestHeaders(shop) }));
+        add(
+          'a guest write without a session',
+          await shop.http.post('/v1/cart/items', { headers: await guestHeaders(shop), json: cartLine() }),
+        );
+      }
+      if (shop.profile.capabilities.delegated) {
+        // A fresh account's cart is empty: the checkout is refused (422 cart_empty).
+        const delegated = await delegatedToken(shop);
+        add(
+          'checkoutSavedCard of an empty cart',
+          await shop.http.post(CHECKOUT, { token: delegated, json: checkoutBody(ABSENT_IDS.card) }),
+        );
+      }
+      add(
+        'the webhook without a signature',
+        await shop.http.post('/webhooks/stripe', { body: '{}', headers: { 'content-type': 'application/json' } }),
+      );
+      const proxySecret = shop.profile.secrets.proxyIdpSecret;
+      if (proxySecret !== null) {
+        const report = route('/internal/assistant/sessions/signed-out');
+        add(
+          'a signed-out session report',
+          await shop.http.post(report.path, { headers: present(report, proxySecret), json: bodyOf(report, shop) }),
+        );
+      }
+      for (const r of ROUTES) {
+        const secret = shop.profile.secrets[r.secret];
+        add(
+          `${r.path} with a wrong credential`,
+          await shop.http.post(r.path, { headers: present(r, wrong(secret)), json: bodyOf(r, shop) }),
+        );
+      }
+      for (const [what, res] of answers) {
+        expectRequestId(res, what);
+        expectBoundaryRules(res, what, CACHEABLE.test(what));
+        expectProblemMembers(shop.docsUrl, res, what);
+      }
+    },
+  ),
+);
+
+test(
+  ...check(
+    {
+      id: 'auth.order.dpop-nonce.every-response',
+      title:
+        'a DPoP request gets DPoP-Nonce on every response: 200, 201, 204, 304, 400, 401, 403, 404, 409, 413, 415, 422 (and X-Request-Id on each)',
+      clauses: [
+        'AUTH-ORDER-4',
+        'AUTH-ORDER-2',
+        'ERR-PROBLEM-7',
+        'ERR-PROBLEM-1',
+        'ERR-PROBLEM-4',
+        'ERR-PROBLEM-5',
+        'END-CONV-9',
+        'RES-PROBLEM-1',
+        'RES-PROBLEM-2',
+        'RES-PROBLEM-3',
+        'RES-PROBLEM-4',
+        'RES-PROBLEM-5',
+        'RES-PROBLEM-6',
+        'RES-PROBLEM-8',
+        'RES-PROBLEM-9',
+        'RES-PROBLEM-10',
+        'RES-PROBLEM-11',
+        'RES-PROBLEM-12',
+        'ERR-TABLE-8',
+        'ERR-TABLE-11',
+      ],
+      requires: ['assistants'],
+      seed: true,
+    },
+    async (shop) => {
+      const agent = await AssistantAgent.create(shop);
+      const answers: [string, ShopResponse][] = [];
+      const add = (what: string, res: ShopResponse) => answers.push([what, res]);
+      add('getCart', (await agent.get('/v1/cart')).res);
+      for (const res of await conditional(async (headers) => (await agent.get(`/v1/catalog/products/${PRODUCT_HANDLE}`, { headers })).res))
+        add('getProduct (conditional)', res);
+      add('addCartItem', (await agent.post('/v1/cart/items', { json: cartLine() })).res);
+      add('removeCartItem', (await agent.delete(`/v1/cart/items/${VARIANT}`)).res);
+      add('malformed JSON', (await agent.post('/v1/cart/items', { body: '{"x":', headers: { 'content-type': 'application/json' } })).res);
+      add(
+        'a body over the cap',
+        (await agent.post('/v1/cart/items', { body: oversize(), headers: { 'content-type': 'application/json' } })).res,
+      );
+      add('a proof for another method', (await agent.get('/v1/cart', { proof: { htm: 'PUT' }, retryOnNonce: false })).res);
+      add('an order nobody has', (await agent.get(`/v1/me/orders/${ABSENT_IDS.order}`)).res);
+      add(
+        'updateCartItem with an invalid body',
+        (await agent.patch(`/v1/cart/items/${VARIANT}`, { json: { conformance_probe: true } })).res,
+      );
+      // The session's account cart is empty: the checkout is refused (422 cart_empty).
+      add('checkoutSavedCard of an empty cart', (await agent.post(CHECKOUT, { json: checkoutBody(ABSENT_IDS.card) })).res);
+      // A token of the base scopes only: account reads are refused (403 insufficient_scope).
+      const narrow = await agent.mintToken({ scope: 'catalog:read cart:read' });
+      add('getProfile with base scopes only', (await agent.get('/v1/me/profile', { token: narrow })).res);
+      add('an unmatched route', (await agent.get(`/v1/no-such-route-${randomUUID()}`)).res);
+      add('a body as text/plain', (await agent.post('/v1/cart/items', { body: '{}', headers: { 'content-type': 'text/plain' } })).res);
+      if (learned().has('openConversation')) {
+        // A second direct conversation while one is open is refused (direct_conversation_open).
+        const { method, path } = conversationRoute('openConversation');
+        for (const n of [1, 2]) add(`openConversation ${n}`, (await agent.request(method, path, { json: openBody() })).res);
+      }
+      for (const [what, res] of answers) {
+        expectDpopNonce(res, what);
+        expectRequestId(res, what);
+        expectBoundaryRules(res, what, CACHEABLE.test(what));
+        expectProblemMembers(shop.docsUrl, res, what);
+      }
+    },
+  ),
+);

@@ -1,0 +1,77 @@
+// Spec part 5, Request processing order (admit caller) and Guest sessions 5: Guest-Session and Shopper-IP are admitted only
+// from guests, Operator only from operators; "others are refused". The clause is about every other caller kind: each kind
+// the profile claims is tried on a request it is otherwise served (the control), with each header that does not fit it.
+// The customer's refusal of the guest headers, with writes, is judged in 05-authentication.request-processing.
+import { OPERATOR_ATTRIBUTION } from '../engine/callers.js';
+import { check, learned, test, type Shop } from '../engine/check.js';
+import type { ShopResponse } from '../engine/http.js';
+import { expectSuccess, inCase } from '../lib/assert.js';
+import { freshShopperIp } from '../lib/shopper.js';
+import { AssistantAgent } from './_shared/assistant.js';
+import { expectRefusal } from './_shared/expect-refusals.js';
+import { delegatedToken, guestHeaders } from './_shared/mint-callers.js';
+import { invitedAgent } from './_shared/probe-agents.js';
+
+/** Sends the caller's request, with extra header fields. */
+type Send = (extra: Record<string, string>) => Promise<ShopResponse>;
+
+/** Each claimed caller kind, with a request it is served and the headers that do not fit it. */
+async function kinds(shop: Shop): Promise<[string, Send, ('guest' | 'operator')[]][]> {
+  const caps = shop.profile.capabilities;
+  const out: [string, Send, ('guest' | 'operator')[]][] = [];
+  const customer = await shop.mint.customer({ sub: shop.subject('cust') });
+  out.push(['customer', (h) => shop.http.get('/v1/cart', { token: customer, headers: h }), ['operator']]);
+  if (caps.delegated) {
+    const token = await delegatedToken(shop);
+    out.push(['delegated', (h) => shop.http.get('/v1/cart', { token, headers: h }), ['guest', 'operator']]);
+  }
+  if (caps.guests) {
+    const headers = await guestHeaders(shop, shop.guestSession());
+    out.push(['guest', (h) => shop.http.get('/v1/cart', { headers: { ...headers, ...h } }), ['operator']]);
+  }
+  if (caps.operators) {
+    const token = await shop.mint.operator();
+    const list = learned().operation('searchOpsOrders');
+    out.push([
+      'operator',
+      (h) => shop.http.request(list.method, list.path, { token, headers: { operator: OPERATOR_ATTRIBUTION, ...h } }),
+      ['guest'],
+    ]);
+  }
+  if (caps.invitedAgents) {
+    const inv = await invitedAgent(shop);
+    out.push(['invited agent', (h) => shop.http.get('/v1/cart', { headers: { ...inv.headers, ...h } }), ['guest', 'operator']]);
+  }
+  if (caps.assistants) {
+    const agent = await AssistantAgent.create(shop);
+    out.push(['assistant', async (h) => (await agent.get('/v1/cart', { headers: h })).res, ['guest', 'operator']]);
+  }
+  return out;
+}
+
+test(
+  ...check(
+    {
+      id: 'auth.headers.every-kind',
+      title:
+        'Guest-Session and Shopper-IP are refused from every caller kind but guests, Operator from every caller kind but operators (each kind served without them)',
+      clauses: ['AUTH-ORDER-6', 'AUTH-GUEST-8'],
+    },
+    async (shop) => {
+      for (const [who, send, misfits] of await kinds(shop)) {
+        expectSuccess(await send({}), `control: ${who} without the headers of other kinds`, 'AUTH-ORDER-6');
+        const cases: [string, Record<string, string>, string][] = [];
+        if (misfits.includes('guest'))
+          cases.push(
+            ['Guest-Session', { 'guest-session': shop.guestSession() }, 'AUTH-ORDER-6'],
+            ['Shopper-IP', { 'shopper-ip': freshShopperIp() }, 'AUTH-GUEST-8'],
+          );
+        if (misfits.includes('operator')) cases.push(['Operator', { operator: OPERATOR_ATTRIBUTION }, 'AUTH-ORDER-6']);
+        for (const [name, headers, clause] of cases) {
+          const res = await send(headers);
+          inCase(`${who} with ${name}`, () => expectRefusal(shop, res, clause));
+        }
+      }
+    },
+  ),
+);
