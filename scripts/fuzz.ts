@@ -112,7 +112,10 @@ const issueCode = (a: RawAnswer): string => {
 };
 
 /** What is wrong with the answer to an attack shape, beyond judge(): see the header of this file. */
-export function judgeShape(outcome: RawOutcome, d: Pick<Draft, 'shape' | 'target' | 'jsonRoute'>): Finding['kind'][] {
+export function judgeShape(
+  outcome: RawOutcome,
+  d: Pick<Draft, 'shape' | 'target' | 'jsonRoute'> & { duplicate?: string; dpopScheme?: boolean },
+): Finding['kind'][] {
   if (outcome.kind === 'no-answer') return [];
   const out: Finding['kind'][] = [];
   const a = outcome.answer;
@@ -134,6 +137,9 @@ export function judgeShape(outcome: RawOutcome, d: Pick<Draft, 'shape' | 'target
       break;
     }
     case 'duplicate':
+      // A DPoP field is read only beside a DPoP-scheme token (RFC 9449 §4.3 is a rule of proof checking): a Bearer
+      // request's two DPoP fields are ignored with the rest of its unread headers.
+      if (d.duplicate === 'DPoP' && !d.dpopScheme) break;
       if (a.status < 400) out.push('duplicate-accepted');
       break;
     case 'plain':
@@ -262,7 +268,10 @@ export async function runFuzz(o: FuzzOptions): Promise<FuzzSummary> {
         credentials.nonce(answer.headers.get('dpop-nonce')?.[0]);
         summary.statuses[String(answer.status)] = (summary.statuses[String(answer.status)] ?? 0) + 1;
         if (answer.status === 500 && answer.body.includes('"processing_failed"')) summary.processingFailed++;
-        for (const kind of [...judge(answer, d.method, d.target), ...judgeShape(outcome, d)])
+        for (const kind of [
+          ...judge(answer, d.method, d.target),
+          ...judgeShape(outcome, { ...d, dpopScheme: headers.some(([k, v]) => /^authorization$/i.test(k) && /^dpop\s/i.test(v)) }),
+        ])
           summary.findings.push({
             kind,
             request,

@@ -67,6 +67,9 @@ test('the shape judge flags a second answer, a replaced answer, a slow or missin
   assert.deepEqual(judgeShape(got(problem(413, 'payload_too_large'), { firstMs: 5000 }), on('declared')), ['late-answer']);
   assert.deepEqual(judgeShape(got(problem(401, 'invalid_token')), on('declared')), ['cap-not-enforced']);
   assert.deepEqual(judgeShape(got(problem(400, 'invalid_json')), on('deep')), []);
+  assert.deepEqual(judgeShape(got({ ...ok }), { ...on('duplicate'), duplicate: 'DPoP', dpopScheme: false }), []);
+  assert.deepEqual(judgeShape(got({ ...ok }), { ...on('duplicate'), duplicate: 'DPoP', dpopScheme: true }), ['duplicate-accepted']);
+  assert.deepEqual(judgeShape(got({ ...ok }), { ...on('duplicate'), duplicate: 'Operator' }), ['duplicate-accepted']);
   assert.deepEqual(judgeShape(got(problem(401, 'invalid_token')), on('deep')), ['body-not-refused']);
   assert.deepEqual(judgeShape(got(problem(401, 'invalid_token')), on('wide', '/internal/account/recover')), []);
   assert.deepEqual(judgeShape(got(ok), on('duplicate')), ['duplicate-accepted']);
