@@ -1,9 +1,10 @@
 // The reference's memory and responsiveness under the worst bodies its limits let through: 200 concurrent clients, each
 // sending ~250 KB JSON bodies (just under the 256 KiB cap) nested as deep or as wide as the bytes allow, over keep-alive
 // connections, first with a forged bearer token (refused whatever the body; decoding comes first) then as a guest with a
-// valid token and session. Meanwhile `/health` is probed on its own connection and the resident size sampled from /proc.
+// valid token and session. Meanwhile `/health` is probed from a process of its own and the resident size sampled from /proc.
 // Targets: peak RSS ≤ 300 MB, median /health latency ≤ 100 ms, in each phase.
 import http from 'node:http';
+import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createForeignKey, createMinter } from '../conformance/lib/mint.js';
 import { newGuestSession } from '../conformance/lib/guest-session.js';
@@ -82,6 +83,51 @@ function probeHealth(url: URL): Promise<number> {
   });
 }
 
+/**
+ * The /health prober, in a process of its own: timed from the load generator's event loop, which is busy writing 200
+ * bodies, a probe would measure the generator as much as the server. It waits `delayMs`, then probes every 250 ms until
+ * `untilMs`, printing each latency (ms, or -1 for no answer within the timeout) on a line.
+ */
+const PROBER = `
+const http = require('node:http');
+const [url, delayMs, untilMs, timeoutMs] = [new URL(process.argv[1]), ...process.argv.slice(2).map(Number)];
+const end = Date.now() + untilMs;
+const once = () => new Promise((resolve) => {
+  const started = process.hrtime.bigint();
+  const req = http.get({ host: url.hostname, port: url.port, path: '/health', agent: false }, (res) => {
+    res.resume();
+    res.on('end', () => resolve(Number(process.hrtime.bigint() - started) / 1e6));
+  });
+  req.on('error', () => resolve(-1));
+  req.setTimeout(timeoutMs, () => req.destroy());
+});
+(async () => {
+  await new Promise((r) => setTimeout(r, delayMs));
+  while (Date.now() < end) {
+    process.stdout.write(String(await once()) + '\n');
+    await new Promise((r) => setTimeout(r, 250));
+  }
+})();
+`;
+
+function probeFromAnotherProcess(url: URL, delayMs: number, untilMs: number): Promise<number[]> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, ['-e', PROBER, url.href, String(delayMs), String(untilMs), String(HEALTH_PROBE_TIMEOUT_MS)], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    let out = '';
+    child.stdout.on('data', (d) => (out += d));
+    child.once('exit', () =>
+      resolve(
+        out
+          .split('\n')
+          .filter((l) => l.trim() !== '')
+          .map((l) => (Number(l) < 0 ? Infinity : Number(l))),
+      ),
+    );
+  });
+}
+
 async function phase(
   name: string,
   pid: number,
@@ -97,15 +143,8 @@ async function phase(
   let peak = rssMb(pid);
   let running = true;
   const sampler = setInterval(() => (peak = Math.max(peak, rssMb(pid))), 50);
-  const health: number[] = [];
-  const prober = (async () => {
-    // Let the load build up before the first probe, then probe every 250 ms.
-    await new Promise((r) => setTimeout(r, 500));
-    while (running) {
-      health.push(await probeHealth(url));
-      await new Promise((r) => setTimeout(r, 250));
-    }
-  })();
+  // Let the load build up before the first probe, then probe every 250 ms while it lasts.
+  const prober = probeFromAnotherProcess(url, 500, o.seconds * 1000);
   const clients = Array.from({ length: o.clients }, async (_, i) => {
     const headers = { 'content-type': 'application/json', ...headersFor(i) };
     let n = i;
@@ -121,7 +160,7 @@ async function phase(
   });
   await new Promise((r) => setTimeout(r, o.seconds * 1000));
   running = false;
-  await Promise.all([...clients, prober]);
+  const [health] = await Promise.all([prober, ...clients]);
   clearInterval(sampler);
   agent.destroy();
   return {
