@@ -104,7 +104,7 @@ const once = () => new Promise((resolve) => {
 (async () => {
   await new Promise((r) => setTimeout(r, delayMs));
   while (Date.now() < end) {
-    process.stdout.write(String(await once()) + '\n');
+    process.stdout.write(String(await once()) + '\\n');
     await new Promise((r) => setTimeout(r, 250));
   }
 })();

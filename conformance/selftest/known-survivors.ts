@@ -189,4 +189,14 @@ export const KNOWN_SURVIVORS: Readonly<Record<string, string>> = {
   'strength.guest-rate-per-prefix@operation=listCollections': 'no check of LIM-RATE-1 sends an exchange in operation=listCollections',
   'strength.guest-rate-per-prefix@operation=removeCartItem': 'no check of LIM-RATE-1 sends an exchange in operation=removeCartItem',
   'strength.guest-rate-per-prefix@operation=updateCartItem': 'no check of LIM-RATE-1 sends an exchange in operation=updateCartItem',
+  // Blind-written defects that survive the merged library (found by the full self-test; a gap of the checks, kept in the
+  // library unweakened until a check kills it).
+  'blind.purpose.idempotency-key-refused-on-checkout':
+    'purpose.idempotency-key sends Idempotency-Key on cart and address writes and the retried checkout; in the whole run no check of PUR-IDEM-1 fails on a saved-card checkout refused for the key',
+  'blind.resources.issues-21':
+    'the reference never answers 20 issues, so no request of the suite provokes a validation problem the break applies to',
+  'blind.endpoints.return-no-location':
+    "needs a delivered order of the caller's own to return; the suite can place orders but not deliver them, and returning a seed order would change the seed",
+  'blind.endpoints.recovery-pending-as-200':
+    'at the spec level a deployment that runs two resumptions one at a time answers each 200 pending, as the defect does (its library twin is reference-only); killed at the reference level',
 };
