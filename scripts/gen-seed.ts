@@ -364,7 +364,7 @@ const productSpecs: ProductSpec[] = [
     description: '18 oz cotton canvas tote with leather handles and an interior zip pocket.',
     tags: ['tote', 'canvas', 'bag'],
     collections: ['accessories'],
-    variants: [['Natural', 'NAT', 3200, 5000]], // a checkout variant (docs/seed.md),
+    variants: [['Natural', 'NAT', 3200, 5000]], // a checkout variant (docs/seed.md)
   },
   {
     handle: 'polarized-sunglasses',
