@@ -23,37 +23,54 @@ const isClose = (c: number) => c === 0x5d || c === 0x7d; // ] }
 const isSpace = (c: number) => c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
 
 /**
- * The first bound `bytes` (UTF-8 JSON text) goes over, or undefined. Counts structure outside strings only; it does not
- * check the syntax (the parser that runs next does), so on malformed text its counts are approximate, never unbounded.
- * Multi-byte UTF-8 sequences never contain the bytes it looks for.
+ * Counts the structure of UTF-8 JSON text fed to it chunk by chunk, so that a body over a bound is refused at the chunk
+ * that crosses it, before the rest arrives. Counts structure outside strings only; it does not check the syntax (the
+ * parser that runs next does), so on malformed text its counts are approximate, never unbounded. Multi-byte UTF-8
+ * sequences never contain the bytes it looks for, so a chunk may end anywhere.
  */
-export function exceededBound(bytes: Uint8Array, bounds: JsonBounds = JSON_BOUNDS): JsonBound | undefined {
-  let depth = 0;
-  let values = 0;
-  // Just after an opening bracket: the next token, unless it closes the container, is its first value.
-  let first = false;
-  for (let i = 0; i < bytes.length; i++) {
-    const c = bytes[i]!;
-    if (isSpace(c)) continue;
-    if (first && !isClose(c)) {
-      first = false;
-      if (++values > bounds.maxValues) return 'values';
+export class BoundScanner {
+  private depth = 0;
+  private values = 0;
+  /** Just after an opening bracket: the next token, unless it closes the container, is its first value. */
+  private first = false;
+  private inString = false;
+  private escaped = false;
+  constructor(private readonly bounds: JsonBounds = JSON_BOUNDS) {}
+
+  /** The first bound the text so far goes over, or undefined. */
+  push(bytes: Uint8Array): JsonBound | undefined {
+    const { maxDepth, maxValues } = this.bounds;
+    for (let i = 0; i < bytes.length; i++) {
+      const c = bytes[i]!;
+      if (this.inString) {
+        if (this.escaped) this.escaped = false;
+        else if (c === BACKSLASH) this.escaped = true;
+        else if (c === QUOTE) this.inString = false;
+        continue;
+      }
+      if (isSpace(c)) continue;
+      if (this.first && !isClose(c)) {
+        this.first = false;
+        if (++this.values > maxValues) return 'values';
+      }
+      if (c === QUOTE) this.inString = true;
+      else if (isOpen(c)) {
+        if (++this.depth > maxDepth) return 'depth';
+        this.first = true;
+      } else if (isClose(c)) {
+        this.depth--;
+        this.first = false;
+      } else if (c === COMMA && this.depth > 0) {
+        if (++this.values > maxValues) return 'values';
+      }
     }
-    if (c === QUOTE) {
-      // Skip the string: up to the next quote not escaped.
-      for (i++; i < bytes.length && bytes[i] !== QUOTE; i++) if (bytes[i] === BACKSLASH) i++;
-    } else if (isOpen(c)) {
-      if (++depth > bounds.maxDepth) return 'depth';
-      first = true;
-    } else if (isClose(c)) {
-      depth--;
-      first = false;
-    } else if (c === COMMA && depth > 0) {
-      if (++values > bounds.maxValues) return 'values';
-    }
+    return undefined;
   }
-  return undefined;
 }
+
+/** The first bound `bytes` (a whole UTF-8 JSON text) goes over, or undefined. */
+export const exceededBound = (bytes: Uint8Array, bounds: JsonBounds = JSON_BOUNDS): JsonBound | undefined =>
+  new BoundScanner(bounds).push(bytes);
 
 /** The error type the decoder gives a body over a bound (as body-parser types its errors); the boundary answers 400. */
 export const JSON_BOUNDS_EXCEEDED = 'entity.bounds.exceeded';

@@ -226,6 +226,59 @@ describe('JSON bodies are bounded before they are parsed (depth 32, 10,000 value
     expectProblem(await post('[1,]'), { status: 400, error: 'invalid_json', docsUrl: h.profile.docsUrl });
   });
 
+  test('a body over a bound is refused at the chunk that crosses it: 400 at once, without the rest, then close', async () => {
+    // 250,000 bytes declared, the first 1,000 sent: the answer cannot wait for the rest.
+    for (const first of [nested(500), `[${'0,'.repeat(JSON_BOUNDS.maxValues + 10)}`]) {
+      const { text, closed } = await exchange(
+        [
+          `POST /v1/cart/items HTTP/1.1\r\nHost: ${host()}\r\nContent-Type: application/json\r\nContent-Length: 250000\r\n` +
+            `Authorization: Bearer forged.token.value\r\n\r\n${first}`,
+        ],
+        5_000,
+      );
+      const all = responses(text);
+      assert.deepEqual(
+        all.map((r) => [r.status, r.body?.error]),
+        [[400, 'invalid_json']],
+        text.slice(0, 400),
+      );
+      assert.equal(all[0]!.headers.get('connection')?.[0], 'close');
+      assert.ok(closed);
+    }
+  });
+
+  test('a chunked body that runs over the cap: 413 at the chunk that crosses it, then close', async () => {
+    const chunk = `[${'"x",'.repeat(1000)}`; // never over a bound before the cap: 1,000 values per 4 KB
+    const big = Buffer.from(`"${'y'.repeat(300_000)}`);
+    const { text, closed } = await exchange(
+      [
+        `POST /v1/cart/items HTTP/1.1\r\nHost: ${host()}\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n` +
+          `Authorization: Bearer forged.token.value\r\n\r\n${chunk.length.toString(16)}\r\n${chunk}\r\n` +
+          `${big.length.toString(16)}\r\n`,
+        big,
+        '\r\n',
+      ],
+      5_000,
+    );
+    const all = responses(text);
+    assert.deepEqual(
+      all.map((r) => [r.status, r.body?.error]),
+      [[413, 'payload_too_large']],
+      text.slice(0, 400),
+    );
+    assert.ok(closed);
+  });
+
+  test('a gzip body is bounded once inflated', async () => {
+    const { gzipSync } = await import('node:zlib');
+    const res = await h.call('/v1/cart/items', {
+      method: 'POST',
+      headers: { ...forged, 'content-encoding': 'gzip' },
+      body: gzipSync(nested(1000)),
+    });
+    expectProblem(res, { status: 400, error: 'invalid_json', docsUrl: h.profile.docsUrl });
+  });
+
   test('22,000 unknown members (230 KB) from a signed-in customer: a small 400 invalid_json', async () => {
     const token = await h.minter.customer({ sub: 'cust_ada' });
     const body = `{${Array.from({ length: 22_000 }, (_, i) => `"m${i}":1`).join(',')}}`;

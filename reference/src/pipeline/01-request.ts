@@ -6,7 +6,7 @@ import { HEADERS } from '../../../contract/headers.js';
 import { LIMITS } from '../../../contract/limits.js';
 import { chooseScheme } from '../auth/challenge.js';
 import { closeAfterAnswer } from '../drain.js';
-import { boundDetail, exceededBound, JSON_BOUNDS_EXCEEDED } from '../json-bounds.js';
+import { boundDetail, BoundScanner, exceededBound, JSON_BOUNDS_EXCEEDED } from '../json-bounds.js';
 import { ProblemError } from '../problem.js';
 import type { Logger } from '../log.js';
 import type { RequestContext } from './context.js';
@@ -98,9 +98,54 @@ export function refuseDeclaredOversize(req: Request, res: Response, limit: numbe
   }
 }
 
-/** JSON decoding with the general body cap. Decoding errors reach the boundary as body-parser errors. */
+const decodingError = (type: string, message: string, status = 400) => Object.assign(new Error(message), { type, status });
+
+/**
+ * Reads an uncompressed JSON body as it arrives: the bounds (json-bounds.ts) and the cap are checked on every chunk, so a
+ * body over either is refused at the chunk that crosses it, without waiting for or keeping the rest (the connection closes
+ * after the answer: drain.ts). A whole body is decoded as UTF-8 (a BOM dropped) and parsed as body-parser does (an empty
+ * body is `{}`); its errors carry body-parser's types, which the boundary maps to problems.
+ */
+function readJsonBody(req: Request, res: Response, next: NextFunction, limit: number): void {
+  const scanner = new BoundScanner();
+  const chunks: Buffer[] = [];
+  let received = 0;
+  let settled = false;
+  const settle = (err?: Error) => {
+    if (settled) return;
+    settled = true;
+    req.off('data', onData).off('end', onEnd).off('aborted', onAborted).off('error', onError);
+    if (err && !req.complete) closeAfterAnswer(req, res);
+    next(err);
+  };
+  const onData = (chunk: Buffer) => {
+    received += chunk.length;
+    if (received > limit) return settle(decodingError('entity.too.large', 'request entity too large', 413));
+    const bound = scanner.push(chunk);
+    if (bound) return settle(decodingError(JSON_BOUNDS_EXCEEDED, boundDetail(bound)));
+    chunks.push(chunk);
+  };
+  const onEnd = () => {
+    const text = new TextDecoder('utf-8').decode(Buffer.concat(chunks, received));
+    try {
+      req.body = text.length === 0 ? {} : JSON.parse(text);
+    } catch (err) {
+      return settle(decodingError('entity.parse.failed', (err as Error).message));
+    }
+    settle();
+  };
+  const onAborted = () => settle(decodingError('request.aborted', 'request aborted'));
+  const onError = (err: Error) => settle(Object.assign(err, { status: 400 }));
+  req.on('data', onData).on('end', onEnd).on('aborted', onAborted).on('error', onError);
+}
+
+/**
+ * JSON decoding with the general body cap. An uncompressed body is read by readJsonBody; a compressed one (gzip, deflate,
+ * br) by body-parser, which inflates it within the same cap and bounds the inflated text before parsing it. Decoding errors
+ * reach the boundary as body-parser errors.
+ */
 export function decodeJsonStage(): RequestHandler[] {
-  const json = express.json({
+  const inflating = express.json({
     limit: LIMITS.requestBodyBytes,
     type: ['application/json', 'application/*+json'],
     strict: false,
@@ -123,6 +168,10 @@ export function decodeJsonStage(): RequestHandler[] {
     next();
   };
   // A request without a body has nothing to decode: the parser is not entered (it would only find that out itself).
-  const decode: RequestHandler = (req, res, next) => (hasBody(req) ? json(req, res, next) : next());
+  const decode: RequestHandler = (req, res, next) => {
+    if (!hasBody(req)) return next();
+    const encoding = (req.headers['content-encoding'] ?? 'identity').toLowerCase();
+    return encoding === 'identity' ? readJsonBody(req, res, next, LIMITS.requestBodyBytes) : inflating(req, res, next);
+  };
   return [requireJsonType, decode];
 }
