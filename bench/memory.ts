@@ -40,6 +40,8 @@ export interface PhaseResult {
 export interface MemoryResult {
   baselineRssMb: number;
   phases: PhaseResult[];
+  /** The same forged-bearer load on the yardstick, a bare Express server that reads no body and answers 404 at once. */
+  yardstick: PhaseResult;
 }
 
 function rssMb(pid: number): number {
@@ -197,7 +199,18 @@ export async function benchMemory(o: { clients?: number; seconds?: number } = {}
         'guest-session': newGuestSession(profile.secrets.guestSessionKey),
       })),
     ];
-    return { baselineRssMb, phases };
+    reference.process.kill();
+    // On a machine whose cores the load generator shares, /health waits behind every client's turn whatever the server
+    // does; the yardstick says how much of the latency is the machine's.
+    const trivial = await startChild('trivial');
+    try {
+      const yardstick = await phase('yardstick', trivial.process.pid!, new URL(trivial.url), { clients, seconds }, () => ({
+        authorization: `Bearer ${forged}`,
+      }));
+      return { baselineRssMb, phases, yardstick };
+    } finally {
+      trivial.process.kill();
+    }
   } finally {
     reference.process.kill();
   }

@@ -170,6 +170,14 @@ if (only.has('memory')) {
       `   ${''.padEnd(24)} /health median ${ms(p.healthMedianMs)}, max ${ms(p.healthMaxMs)} over ${p.healthProbes} probes  ${verdict(p.healthProbes >= 3 && p.healthMedianMs <= HEALTH_TARGET_MS)}`,
     );
   }
+  const y = r.yardstick;
+  line(
+    `   yardstick (bare Express, reads no body, 404 at once; same forged-bearer load): ${y.requests} requests, /health median ${ms(y.healthMedianMs)}, max ${ms(y.healthMaxMs)}`,
+  );
+  const worst = Math.max(...r.phases.map((p) => p.healthMedianMs));
+  line(
+    `   reference's worst /health median against the yardstick's: ${Number.isFinite(y.healthMedianMs) ? `${(worst / y.healthMedianMs).toFixed(2)}×` : 'yardstick unanswered'} (information: the share of the latency that is the machine's)`,
+  );
 }
 
 if (only.has('crash')) {

@@ -40,7 +40,12 @@ export class ProblemError extends Error {
   readonly options: ProblemOptions;
 
   constructor(code: ErrorCode, options: ProblemOptions = {}) {
+    // A client error's stack says nothing anyone reads, and capturing it is most of the cost of refusing a hostile
+    // request; a 500 keeps its stack (and its cause's) for the log.
+    const stackTraceLimit = Error.stackTraceLimit;
+    if (ERRORS[code].status < 500) Error.stackTraceLimit = 0;
     super(options.detail ?? code, { cause: options.cause });
+    Error.stackTraceLimit = stackTraceLimit;
     this.name = 'ProblemError';
     this.code = code;
     this.status = ERRORS[code].status;

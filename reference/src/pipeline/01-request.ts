@@ -98,7 +98,8 @@ export function refuseDeclaredOversize(req: Request, res: Response, limit: numbe
   }
 }
 
-const decodingError = (type: string, message: string, status = 400) => Object.assign(new Error(message), { type, status });
+/** A decoding failure as body-parser types its errors; a plain record, as nobody reads its stack. */
+const decodingError = (type: string, message: string, status = 400) => ({ type, message, status });
 
 /**
  * Reads an uncompressed JSON body as it arrives: the bounds (json-bounds.ts) and the cap are checked on every chunk, so a
@@ -111,7 +112,7 @@ function readJsonBody(req: Request, res: Response, next: NextFunction, limit: nu
   const chunks: Buffer[] = [];
   let received = 0;
   let settled = false;
-  const settle = (err?: Error) => {
+  const settle = (err?: { type?: string; message: string; status?: number }) => {
     if (settled) return;
     settled = true;
     req.off('data', onData).off('end', onEnd).off('aborted', onAborted).off('error', onError);
