@@ -3,9 +3,9 @@
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { Command } from 'commander';
-import { CLAUSES, type SpecPart } from '../../conformance/clauses/index.js';
-import { DOMAINS_BY_CLAUSE } from '../../conformance/clauses/domains.js';
-import { PENDING } from '../../conformance/clauses/pending.js';
+import { CLAUSES, type SpecPart } from '../../contract/clauses/index.js';
+import { DOMAINS_BY_CLAUSE } from '../../contract/clauses/domains.js';
+import { PENDING } from '../../contract/clauses/pending.js';
 import { formatCoverage, untriedMust, type ClauseCoverage } from '../../conformance/engine/coverage.js';
 import { listChecks } from '../../conformance/engine/list.js';
 import { EXIT } from '../exit.js';

@@ -2,7 +2,7 @@
 // of the selected defects (the full matrix, `npm run bench`); `sample` picks `--sample` of them with `--seed` (printed),
 // and runs them with their broad defects only.
 import { z } from 'zod';
-import { DOMAINS_BY_CLAUSE } from '../../conformance/clauses/domains.js';
+import { DOMAINS_BY_CLAUSE } from '../../contract/clauses/domains.js';
 import type { Defect } from '../../conformance/selftest/defects/index.js';
 import type { Outcome } from '../../conformance/selftest/matrix.js';
 import { isBaseline } from '../../conformance/selftest/plan.js';

@@ -9,7 +9,7 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Command, Option } from 'commander';
 import { z } from 'zod';
-import { CLAUSES_BY_ID } from '../../conformance/clauses/index.js';
+import { CLAUSES_BY_ID } from '../../contract/clauses/index.js';
 import { ENV, readCaFile, readProfileFile, type TargetVariant } from '../../conformance/engine/params.js';
 import { createMinter } from '../../conformance/lib/mint.js';
 import { DEFECTS, toothless, type Defect } from '../../conformance/selftest/defects/index.js';

@@ -1,11 +1,11 @@
-// Which cell of a clause's domain an exchange falls in (conformance/clauses/domains.ts): its operation (method and path
+// Which cell of a clause's domain an exchange falls in (contract/clauses/domains.ts): its operation (method and path
 // against the operations table's route templates), its caller kind (the spec's "Caller kinds" recognition rules, read
 // from the token's claims, the profile's client ids and the caller headers), its route group, method, status and error
 // code. One classifier for the self-test's narrowed defects (selftest/scoped.ts) and the run's domain coverage.
 import type { CallerKind } from '../../contract/callers.js';
 import { OPERATIONS, SPECIAL_ROUTES } from '../../contract/operations.js';
 import type { Profile } from '../../contract/profile.js';
-import { type Cell, type Dimension, type DomainAxis, type RouteGroup } from '../clauses/domains.js';
+import { type Cell, type Dimension, type DomainAxis, type RouteGroup } from '../../contract/clauses/domains.js';
 
 /** An exchange as the classifier reads it: header names in any case, the path relative to the target's base. */
 export interface Exchanged {

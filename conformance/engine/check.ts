@@ -4,7 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import { test as base, type TestInfo } from '@playwright/test';
 import type { Profile } from '../../contract/profile.js';
-import { CLAUSES_BY_ID } from '../clauses/index.js';
+import { CLAUSES_BY_ID } from '../../contract/clauses/index.js';
 import { CheckFailure, failSetup, softFailures } from '../lib/assert.js';
 import { CONFORMANCE_FAILURE } from './keep-worker.js';
 import { createMinter, type Minter } from '../lib/mint.js';

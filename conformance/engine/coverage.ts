@@ -1,8 +1,8 @@
-// Domain coverage: for each clause with a declared domain (clauses/domains.ts), the cells its checks exercised in this
+// Domain coverage: for each clause with a declared domain (contract/clauses/domains.ts), the cells its checks exercised in this
 // run (from the cells each check recorded of its exchanges: engine/cells.ts) and the cells no check tried. Information
 // only: verdicts and exit codes do not change with it.
-import { CLAUSES_BY_ID } from '../clauses/index.js';
-import { DOMAINS, type ClauseDomain, type Dimension, type Where } from '../clauses/domains.js';
+import { CLAUSES_BY_ID } from '../../contract/clauses/index.js';
+import { DOMAINS, type ClauseDomain, type Dimension, type Where } from '../../contract/clauses/domains.js';
 import { decodeFacts, valueOf, within } from './cells.js';
 
 /** What the coverage needs of a check's outcome: the clauses it cites, whether it ran, and its recorded cells. */

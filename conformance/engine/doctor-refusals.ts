@@ -3,7 +3,7 @@
 // issuer, audience, unknown client) or cannot be verified now (503: the key set out of reach). Every other refusal of a
 // setup route (a missing nonce, a refused proxy report, a malformed answer) breaks the clause of the refusing route: a
 // failure (exit 1) whose advice quotes the spec, and the run goes on.
-import { CLAUSES_BY_ID } from '../clauses/index.js';
+import { CLAUSES_BY_ID } from '../../contract/clauses/index.js';
 import type { ShopResponse } from './http.js';
 import { findChallenge, parseChallenges } from '../lib/www-authenticate.js';
 

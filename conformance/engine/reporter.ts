@@ -4,7 +4,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { reclassifyJUnit } from './junit.js';
 import { join } from 'node:path';
 import type { FullConfig, FullResult, Reporter, Suite, TestCase, TestResult } from '@playwright/test/reporter';
-import { CLAUSES } from '../clauses/index.js';
+import { CLAUSES } from '../../contract/clauses/index.js';
 import { ENV } from './params.js';
 import { clauseRows, formatMatrix, mergeOutcomes, summarize, unjudgedMust, type CheckOutcome, type CheckStatus } from './verdicts.js';
 import { SUITE_VERSION } from './version.js';

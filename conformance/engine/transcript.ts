@@ -91,7 +91,7 @@ export function formatExchange(x: Exchange, redact: (name: string | null, value:
 }
 
 /**
- * The cells of a clause's domain (clauses/domains.ts) these exchanges fell in, one encoded point per distinct
+ * The cells of a clause's domain (contract/clauses/domains.ts) these exchanges fell in, one encoded point per distinct
  * combination (engine/cells.ts): what a check records so that the run can tell the cells its checks tried.
  */
 export function exchangePoints(exchanges: readonly Exchange[], profile: Profile, baseUrl: string): string[] {

@@ -3,7 +3,7 @@
 // Blame is per assertion: a failed check fails only the clauses its failing assertion named (`failedClauses`); the other
 // clauses it cites were not reached by it (the check stopped before judging them), so that one broken header fails only
 // its own clause and not every clause of every check that happened to see it first.
-import type { Clause } from '../clauses/index.js';
+import type { Clause } from '../../contract/clauses/index.js';
 
 export type CheckStatus = 'passed' | 'failed' | 'warning' | 'skipped';
 /** The status of one check as seen from one clause it cites: `not-reached` when the check failed on another clause. */

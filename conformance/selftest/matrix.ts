@@ -8,7 +8,7 @@
 //   check that could have caught it did not run, and the machine, not the suite, is why.
 // - a defect whose clause no check judges at the run's level (spec: its checks judge the reference's choices) is set aside
 //   before the run and listed as out of level: neither kill nor survivor, as the clause is not judged at that level.
-import { CLAUSES, CLAUSES_BY_ID } from '../clauses/index.js';
+import { CLAUSES, CLAUSES_BY_ID } from '../../contract/clauses/index.js';
 import type { Defect } from './defects/index.js';
 import { scopeRows, type ScopedRow } from './scoped-matrix.js';
 

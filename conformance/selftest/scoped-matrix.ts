@@ -6,7 +6,7 @@
 // - a variant not killed whose rule did change exchanges of its cell survives, named after its clause and cell
 //   ("PUR-BANNER-2 broken for invited-agent only: survived");
 // - a survivor listed in known-survivors.ts is reported as known and does not fail the run.
-import { parseCell } from '../clauses/domains.js';
+import { parseCell } from '../../contract/clauses/domains.js';
 import type { Defect } from './defects/index.js';
 import type { DefectRow } from './matrix.js';
 

@@ -3,7 +3,7 @@
 // server behind accepts what it must refuse. Then the recovery endpoint's phases and repeats (STA-PARTIAL-*, END-RECOVERY-*,
 // some stateful: a repeat answered otherwise than the first, a restriction lifted by a request), and the internal group's
 // own authentication (PUR-RULE-4; END-PUBLIC-17 on a deployment without the recovery secret).
-import { CLAUSES_BY_ID } from '../../clauses/index.js';
+import { CLAUSES_BY_ID } from '../../../contract/clauses/index.js';
 import { headerOf, withHeader, type ProxyAnswer, type ProxyRequest, type ProxyRules } from '../proxy.js';
 import {
   keptBodies,

@@ -1,7 +1,7 @@
 // Wire defects of the operation routes (END-OPS-*, PUR-SERVE-*, PUR-RULE-5, END-PUBLIC-2/4, webhook answers): an
 // operation that is not served, a description document that needs a token or forgets a route. The END-OPS defects are
 // derived from the catalogue's own text ("<op> is <METHOD> <path>").
-import { CLAUSES } from '../../clauses/index.js';
+import { CLAUSES } from '../../../contract/clauses/index.js';
 import { headerOf } from '../proxy.js';
 import { editJson, lenient, pathOf, problemCode, wire, type Defect } from './types.js';
 import type { ProxyAnswer, ProxyRequest } from '../proxy.js';

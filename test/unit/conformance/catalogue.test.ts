@@ -1,7 +1,7 @@
 // The clause catalogue is well-formed and complete against the contract's tables.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { CLAUSES, CLAUSES_BY_ID, PART_PREFIX, type SpecPart } from '../../../conformance/clauses/index.js';
+import { CLAUSES, CLAUSES_BY_ID, PART_PREFIX, type SpecPart } from '../../../contract/clauses/index.js';
 import { ERRORS, type ErrorCode } from '../../../contract/errors.js';
 import { OPERATIONS } from '../../../contract/operations.js';
 

@@ -2,8 +2,8 @@
 // what its checks wait for; a pending entry that already has a check is stale and fails, like an outdated baseline.
 import { before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { CLAUSES, CLAUSES_BY_ID } from '../../../conformance/clauses/index.js';
-import { PENDING } from '../../../conformance/clauses/pending.js';
+import { CLAUSES, CLAUSES_BY_ID } from '../../../contract/clauses/index.js';
+import { PENDING } from '../../../contract/clauses/pending.js';
 import { listChecks, type CheckListing } from '../../../conformance/engine/list.js';
 
 let checks: CheckListing[];
@@ -23,7 +23,7 @@ test('no pending entry is stale, unknown or not testable', () => {
   const have = covered();
   for (const id of Object.keys(PENDING)) {
     assert.ok(CLAUSES_BY_ID.has(id), `pending names unknown clause ${id}`);
-    assert.ok(!have.has(id), `${id} has a check now: remove it from conformance/clauses/pending.ts`);
+    assert.ok(!have.has(id), `${id} has a check now: remove it from contract/clauses/pending.ts`);
     assert.ok(!CLAUSES_BY_ID.get(id)!.notTestable, `${id} is notTestable and pending at once`);
   }
 });

@@ -2,7 +2,7 @@
 // that ran; the MUST clauses with untried cells are listed.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { DOMAINS } from '../../../conformance/clauses/domains.js';
+import { DOMAINS } from '../../../contract/clauses/domains.js';
 import { encodeFacts, type Facts } from '../../../conformance/engine/cells.js';
 import { domainCoverage, formatCoverage, untriedMust } from '../../../conformance/engine/coverage.js';
 

@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { formatExchange, redactor, toCurl, type Exchange } from '../../../conformance/engine/transcript.js';
 import { clauseRows, mergeOutcomes, summarize, unjudgedMust, type CheckOutcome } from '../../../conformance/engine/verdicts.js';
-import type { Clause } from '../../../conformance/clauses/index.js';
+import type { Clause } from '../../../contract/clauses/index.js';
 import { fixtureProfile } from '../../helpers/reference.js';
 
 const exchange: Exchange = {

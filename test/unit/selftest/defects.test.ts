@@ -2,7 +2,7 @@
 // matrix applies its rules (skips, other clauses and baseline failures kill nothing).
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { CLAUSES_BY_ID } from '../../../conformance/clauses/index.js';
+import { CLAUSES_BY_ID } from '../../../contract/clauses/index.js';
 import { DEFECTS, toothless } from '../../../conformance/selftest/defects/index.js';
 import { buildMatrix, formatMatrix, type Outcome } from '../../../conformance/selftest/matrix.js';
 import { selectDefects } from '../../../cli/commands/self-test.js';

@@ -2,8 +2,8 @@
 // and the kill matrix's verdicts for narrowed variants.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { CLAUSES_BY_ID } from '../../../conformance/clauses/index.js';
-import { DIMENSION_VALUES, DOMAINS } from '../../../conformance/clauses/domains.js';
+import { CLAUSES_BY_ID } from '../../../contract/clauses/index.js';
+import { DIMENSION_VALUES, DOMAINS } from '../../../contract/clauses/domains.js';
 import { cellContext, classify } from '../../../conformance/engine/cells.js';
 import { createMinter } from '../../../conformance/lib/mint.js';
 import { DEFECTS, type Defect } from '../../../conformance/selftest/defects/index.js';

@@ -2,9 +2,9 @@
 // methods, route groups) and which cells of each. Data, derived from contract/: the self-test narrows a defect to one cell
 // (conformance/selftest/scoped.ts) and the run records which cells the checks of a clause exercised (engine/cells.ts).
 // A clause without a declared domain gets no narrowed variants and no domain coverage.
-import { CALLER_KINDS, CALLER_LISTS, type CallerKind } from '../../contract/callers.js';
-import { ERRORS, ERROR_CODES } from '../../contract/errors.js';
-import { OPERATIONS, OPERATIONS_BY_ID, SPECIAL_ROUTES, type Operation } from '../../contract/operations.js';
+import { CALLER_KINDS, CALLER_LISTS, type CallerKind } from '../callers.js';
+import { ERRORS, ERROR_CODES } from '../errors.js';
+import { OPERATIONS, OPERATIONS_BY_ID, SPECIAL_ROUTES, type Operation } from '../operations.js';
 
 export const DIMENSIONS = ['operation', 'caller', 'status', 'error', 'method', 'group'] as const;
 export type Dimension = (typeof DIMENSIONS)[number];
