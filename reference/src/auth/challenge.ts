@@ -1,4 +1,4 @@
-// Challenge scheme (spec, Authentication > Challenge scheme): chosen from the request alone, before any verification, so
+// Challenge scheme [AUTH-SCHEME-6]: chosen from the request alone, before any verification, so
 // that a missing, malformed or rejected token is answered in one scheme. Pure; never imports Express.
 import { memoize } from '../bounded.js';
 
@@ -36,7 +36,7 @@ export function peekSegment(token: string, index: 0 | 1): Record<string, unknown
 
 /**
  * True when the unverified header type or `act` claim marks an assistant session token. Only these two markers: a `cnf`
- * binding alone does not change the scheme (spec, Challenge scheme: "Bearer otherwise").
+ * binding alone does not change the scheme ([AUTH-SCHEME-5]: "Bearer otherwise").
  */
 export function looksLikeAssistantToken(token: string): boolean {
   return marked(token);
@@ -53,11 +53,15 @@ function markedAsAssistant(token: string): boolean {
 }
 
 export function chooseScheme(path: string, authorization: string | undefined): Scheme {
+  // [AUTH-SCHEME-1] a conversation path is challenged in DPoP, whatever the Authorization header.
   if (isConversationPath(path)) return 'DPoP';
   const parsed = parseAuthorization(authorization);
   if (!parsed) return 'Bearer';
+  // [AUTH-SCHEME-2] the DPoP scheme is challenged in DPoP.
   if (parsed.scheme.toLowerCase() === 'dpop') return 'DPoP';
+  // [AUTH-SCHEME-3] [AUTH-SCHEME-4] a Bearer token whose unverified typ or act marks an assistant token: DPoP.
   if (parsed.scheme.toLowerCase() === 'bearer' && looksLikeAssistantToken(parsed.credential)) return 'DPoP';
+  // [AUTH-SCHEME-5] otherwise Bearer.
   return 'Bearer';
 }
 
@@ -71,10 +75,12 @@ export function formatChallenge(spec: ChallengeSpec, scheme: Scheme): string {
   const dpop = `DPoP error="${spec.error}", algs="ES256"`;
   const bearer = `Bearer error="${spec.error}"`;
   switch (spec.kind) {
+    // [ERR-TABLE-1] no token on a /v1 route: both challenges, the DPoP one with algs="ES256".
     case 'both':
       return `${bearer}, ${dpop}`;
     case 'bearer':
       return bearer;
+    // [ERR-TABLE-2] a malformed, expired or rejected token: one challenge, in the scheme chosen from the request.
     case 'chosen':
       return scheme === 'DPoP' ? dpop : bearer;
     case 'secret-header':

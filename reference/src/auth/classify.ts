@@ -1,4 +1,4 @@
-// Caller classification (spec, Authentication > Caller kinds and Token verification 3-4): the caller kind follows from
+// Caller classification [AUTH-TOKEN-8] (spec, Authentication > Caller kinds): the caller kind follows from
 // `client_id`, `sub` and `act`, checked against the configured clients; every other combination is refused. Pure.
 // It does not look at the account (that is the actor stage) nor at the operation (that is the guard).
 import type { CallerKind } from '../../../contract/callers.js';
@@ -62,6 +62,7 @@ export function actChain(act: unknown): string[] | undefined {
 export function classifyCaller(t: TokenFacts, clients: Clients, artifacts: ForwardedArtifacts): Classification {
   const machine = t.sub === `${t.clientId}@clients`;
   const looksMachine = t.sub.endsWith('@clients');
+  // [AUTH-TOKEN-8] a combination that matches no caller kind is refused, even validly signed.
   if (looksMachine && !machine) throw refuse('The machine subject does not match client_id.');
   const chain = t.act === undefined ? [] : actChain(t.act);
   if (chain === undefined) throw refuse('The act claim is not a well-formed actor chain.');
@@ -69,25 +70,31 @@ export function classifyCaller(t: TokenFacts, clients: Clients, artifacts: Forwa
   const hasApiAudience = t.aud.includes(clients.apiAudience);
 
   switch (t.clientId) {
+    // [AUTH-KIND-2] a user token of the website client, no act, for the API audience: a customer.
     case clients.websiteClientId:
+      // [AUTH-TOKEN-11] a machine token of a client with no caller kind is refused.
       if (machine) throw new ProblemError('caller_not_allowed', { detail: 'A machine token of the website client has no caller kind.' });
-      // Token verification 4: a website user token with `act` is an invited-agent login, never a customer.
+      // [AUTH-TOKEN-12] a website user token with `act` is an invited-agent login, never a customer.
       if (chain.length > 0) throw refuse('A website token carrying act is not a customer token.');
       if (!hasApiAudience) throw refuse('A customer token must be issued for the API audience.');
       return { kind: 'customer', ...base };
 
+    // [AUTH-KIND-5] a user token whose outermost act.sub is the agent-protocol client: delegated.
     case clients.agentProtocolClientId:
       if (machine)
         throw new ProblemError('caller_not_allowed', { detail: 'A machine token of the agent-protocol client has no caller kind.' });
       if (chain.length === 0) throw refuse('A delegated token needs an act chain.');
+      // [AUTH-TOKEN-10] an act chain whose outermost actor is not the agent client is refused.
       if (chain[0] !== clients.agentProtocolClientId) throw refuse('The outermost actor is not the agent-protocol client.');
       return { kind: 'delegated', ...base, channel: t.aud.includes(clients.agentAudience) ? 'mcp' : 'openapi' };
 
+    // [AUTH-KIND-9] the storefront machine token: a guest (its Guest-Session is the admission stage's).
     case clients.storefrontClientId:
       if (!machine || chain.length > 0) throw refuse('The storefront client only presents machine tokens.');
       if (!hasApiAudience) throw refuse('A storefront token must be issued for the API audience.');
       return { kind: 'guest', ...base };
 
+    // [AUTH-KIND-11] the backoffice machine token: an operator (its Operator header is the admission stage's).
     case clients.backofficeClientId:
       if (!machine || chain.length > 0) throw refuse('The backoffice client only presents machine tokens.');
       if (!hasApiAudience) throw refuse('A backoffice token must be issued for the API audience.');
@@ -98,9 +105,10 @@ export function classifyCaller(t: TokenFacts, clients: Clients, artifacts: Forwa
       if (!machine || chain.length > 0) throw refuse('A forwarder only presents machine tokens.');
       const web = t.clientId === clients.webAgentForwarderClientId;
       const count = Number(artifacts.invitedAgentContext) + Number(artifacts.assistantSubject);
-      // Forwarders only forward agents and need exactly one original artifact (spec, Assistant authority).
+      // [AUTH-ASST-17] [AUTH-ASST-18] forwarders only forward agents and need exactly one original artifact.
       if (count !== 1) throw refuse('A forwarder token needs exactly one original agent artifact.');
       if (artifacts.invitedAgentContext) {
+        // [AUTH-CUST-9] an invited-agent context travels only with the web-agent-forwarder machine token.
         if (!web) throw refuse('Invited-agent contexts are accepted only with the web-agent-forwarder token.');
         return { kind: 'invited-agent', ...base, forwarder: 'web' };
       }
@@ -109,12 +117,13 @@ export function classifyCaller(t: TokenFacts, clients: Clients, artifacts: Forwa
 
     case clients.personalAgentProxyClientId:
       if (machine) throw new ProblemError('caller_not_allowed', { detail: 'A machine token of the proxy client has no caller kind.' });
-      // Direct assistant tokens: single-level personal_agent token exchanges (spec, Assistant authority).
+      // [AUTH-ASST-15] direct assistant tokens: single-level personal_agent token exchanges of the proxy client.
       if (chain.length !== 1 || chain[0] !== PERSONAL_AGENT_ACTOR)
         throw refuse('A proxy token must be a single-level personal_agent exchange.');
       return { kind: 'assistant', ...base };
 
     default:
+      // [AUTH-TOKEN-9] a validly signed token of an unknown client_id is refused.
       throw refuse('The token was issued to an unknown client.');
   }
 }

@@ -30,6 +30,7 @@ export function createDpopNonces(key: string, lifetimeSeconds: number): DpopNonc
   const issued = new Map<string, number>();
   return {
     lifetimeSeconds,
+    // [AUTH-ORDER-4] a new nonce per response: no two responses carry the same one.
     current(now) {
       if (used === pool.length) {
         randomFillSync(pool);

@@ -208,6 +208,7 @@ function signatureVerifies(input: string, signature: Buffer, key: KeyObject): Pr
  * retry cannot fix gets `invalid_dpop_proof`. Extra header members and extra claims are ignored. Does not check replay.
  */
 export async function checkDpopProof(proof: string, expect: ProofExpectations): Promise<AcceptedProof | ProofFailure> {
+  // [ERR-TABLE-4] every defect of the proof is invalid_dpop_proof; a missing or stale nonce, use_dpop_nonce.
   if (proof.length > MAX_PROOF_CHARS) return fail('too_large', 'The DPoP proof is too large.');
   const parts = proof.split('.');
   if (parts.length !== 3) return fail('structure', 'The DPoP proof must be a compact JWS (three parts).');
@@ -245,6 +246,7 @@ export async function checkDpopProof(proof: string, expect: ProofExpectations): 
   }
   if (expect.jkt !== null && key.thumbprint !== expect.jkt) return fail('jkt', 'The DPoP proof key is not the key the token is bound to.');
   if (expect.nonces !== null) {
+    // [ERR-TABLE-4] a proof without a current nonce: use_dpop_nonce, with a fresh nonce on the answer.
     if (nonce === undefined) return fail('nonce', 'A server nonce is required: use the DPoP-Nonce of this response.', 'use_dpop_nonce');
     if (!expect.nonces.accepts(nonce, expect.now))
       return fail('nonce', 'The DPoP nonce is not current: use the DPoP-Nonce of this response.', 'use_dpop_nonce');

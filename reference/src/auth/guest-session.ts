@@ -1,4 +1,4 @@
-// Guest session values `gs1.<uuid>.<sig>` (spec, Resources > Guest session value; Authentication > Guest sessions 4, 6).
+// Guest session values `gs1.<uuid>.<sig>` (spec, Resources > Guest session value; Authentication > Guest sessions).
 // Pure: the clock comes in as an argument.
 import { createHmac, timingSafeEqual } from 'node:crypto';
 
@@ -26,12 +26,16 @@ function sameMac(a: string, b: string): boolean {
 
 export function verifyGuestSession(value: string, keys: GuestKeys, now: Date): GuestSessionResult {
   const m = FORMAT.exec(value);
+  // [RES-GUEST-1] [RES-GUEST-2] gs1.<lowercase uuid>.<43 base64url characters>; any other shape is malformed.
   if (!m) return { ok: false, reason: 'malformed' };
   const [, id, sig] = m as unknown as [string, string, string];
+  // [RES-GUEST-3] [AUTH-GUEST-12] the HMAC-SHA256 of the id under GUEST_SESSION_KEY verifies.
   if (sameMac(sig, signGuestId(id, keys.current))) return { ok: true, cartId: id, key: 'current' };
   if (keys.previous !== null && sameMac(sig, signGuestId(id, keys.previous))) {
+    // [AUTH-GUEST-13] the previous key verifies strictly before its deadline; [AUTH-GUEST-14] not at or after it.
     if (keys.previousUntil !== null && now.getTime() < keys.previousUntil.getTime()) return { ok: true, cartId: id, key: 'previous' };
     return { ok: false, reason: 'expired_key' };
   }
+  // [AUTH-GUEST-5] any other signature is forged.
   return { ok: false, reason: 'bad_signature' };
 }

@@ -8,5 +8,6 @@ export function missingScopes(operation: Operation, granted: ReadonlySet<string>
 
 /** A fresh copy of the operation's domain scopes when every required API scope is granted, otherwise nothing. */
 export function translateScopes(operation: Operation, granted: ReadonlySet<string>): string[] {
+  // [AUTH-SCOPE-2] nothing unless every required API scope is granted; [AUTH-SCOPE-1] then a fresh copy.
   return missingScopes(operation, granted).length === 0 ? [...operation.agentScopes] : [];
 }

@@ -36,8 +36,10 @@ export function checkSharedSecret(
   carrier: SecretCarrier,
   get: (name: string) => string | undefined,
 ): SecretVerdict {
+  // [END-PUBLIC-17] a route whose secret is not configured is closed.
   if (expected === null) return 'not_configured';
   const presented = presentedSecret(carrier, get);
+  // [END-PUBLIC-18] only the route's own credential opens it: any other secret or token is wrong.
   if (presented === undefined) return 'missing';
   return secretsEqual(presented, expected) ? 'ok' : 'wrong';
 }

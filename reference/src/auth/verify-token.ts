@@ -1,4 +1,4 @@
-// Access-token verification (spec, Authentication > Token verification 2): issuer, signature against the published key
+// Access-token verification [AUTH-TOKEN-2]..[AUTH-TOKEN-6]: issuer, signature against the published key
 // set, audience, type `at+jwt`, expiry. Only asymmetric algorithms: `none` and HMAC are refused before any key is used.
 import { readFileSync } from 'node:fs';
 import { createLocalJWKSet, createRemoteJWKSet, errors, jwtVerify, type JWTPayload, type JWTVerifyGetKey } from 'jose';
@@ -61,6 +61,7 @@ export function createTokenVerifier(config: Config, keySet: JWTVerifyGetKey = cr
       if (token.length > MAX_TOKEN_CHARS) throw rejected('The token is too large.');
       if (token.split('.').length !== 3) throw rejected('The token is not a signed JWT.');
       try {
+        // [AUTH-TOKEN-2] [AUTH-TOKEN-3] [AUTH-TOKEN-4] [AUTH-TOKEN-5] [AUTH-TOKEN-6] issuer, signature, audience, at+jwt, expiry.
         const { payload, protectedHeader } = await jwtVerify(token, keySet, {
           issuer: config.issuer,
           audience: [config.apiAudience, config.agentAudience],
@@ -76,6 +77,7 @@ export function createTokenVerifier(config: Config, keySet: JWTVerifyGetKey = cr
           throw rejected('The token header sets b64 without naming it in crit.');
         const iatProblem = checkIssuedAt(payload.iat, now);
         if (iatProblem) throw rejected(iatProblem);
+        // [AUTH-TOKEN-7] every access token carries client_id.
         if (typeof payload.client_id !== 'string' || payload.client_id.length === 0)
           throw rejected('client_id must be a non-empty string.');
         if (typeof payload.sub !== 'string' || payload.sub.length === 0) throw rejected('sub must be a non-empty string.');
@@ -83,6 +85,7 @@ export function createTokenVerifier(config: Config, keySet: JWTVerifyGetKey = cr
         return { raw: token, claims: payload as VerifiedToken['claims'], header: protectedHeader as Record<string, unknown> };
       } catch (err) {
         if (err instanceof ProblemError) throw err;
+        // [ERR-TABLE-13] a key-set outage is 503 unavailable with Retry-After: 5.
         if (isKeySetOutage(err)) {
           throw new ProblemError('unavailable', {
             detail: 'The token verifier cannot reach the issuer key set.',
