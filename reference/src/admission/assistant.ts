@@ -1,4 +1,4 @@
-// Assistants (spec, Assistant authority; docs/assistants.md): DPoP-bound session tokens presented directly — single-level
+// Assistants (spec, Authentication > Assistant authority; docs/assistants.md): DPoP-bound session tokens presented directly — single-level
 // personal_agent exchanges from the proxy client, or separately verified signed-out proxy tokens — or brought by a
 // forwarder with exactly one original artifact (the MCP agent forwarder: the original token in Assistant-Subject; the web
 // agent forwarder: the assistant's browser session in Assistant-Browser-Session). Authority is the live session's.
@@ -48,9 +48,10 @@ export function createDpopNoncesFor(config: Domain['config'], db: Domain['db'], 
 
 /**
  * First thing of the authenticate stage: a request whose challenge scheme is DPoP gets a fresh `DPoP-Nonce` on every
- * response, whatever happens next (spec, Request processing order). The boundary and the output stage write it.
+ * response, whatever happens next ([AUTH-ORDER-4]). The boundary and the output stage write it.
  */
 export function startDpopRequest(ctx: Bound): void {
+  // [AUTH-ORDER-4] a request with DPoP gets a fresh DPoP-Nonce on every response, success or failure.
   if (ctx.scheme !== 'DPoP' || ctx.dpopNonce !== undefined) return;
   const { domain } = ctx;
   ctx.dpopNonce = domain.dpopNonces.current(domain.clock());
@@ -79,6 +80,7 @@ function isSignedOutTyp(typ: unknown): boolean {
  * (every such token refused) while PROXY_IDP_SECRET is unset.
  */
 export async function verifySignedOutProxyToken(credential: string, config: Config, now: Date): Promise<VerifiedToken> {
+  // [AUTH-ASST-16] a separately verified signed-out proxy token is also a direct assistant token.
   if (config.proxyIdpSecret === null) throw invalidToken('Signed-out proxy tokens are not accepted: the proxy secret is not configured.');
   if (credential.length > MAX_TOKEN_CHARS) throw invalidToken('The token is too large.');
   let verified;
@@ -172,7 +174,7 @@ export async function authenticateDpop(args: AuthenticateArgs): Promise<void> {
   const { domain } = ctx;
   const { config, db, clock } = domain;
   if (scheme === 'bearer') {
-    // Assistant session tokens are never accepted as Bearer (spec, Assistant authority).
+    // [AUTH-ASST-2] [ERR-TABLE-3] assistant session tokens are never accepted as Bearer.
     if (caller.kind === 'assistant' && caller.forwarder === undefined)
       throw invalidToken('An assistant token must be presented with the DPoP scheme and a proof.');
     return;
@@ -182,6 +184,7 @@ export async function authenticateDpop(args: AuthenticateArgs): Promise<void> {
   if (typeof jkt !== 'string' || jkt.length === 0)
     throw invalidToken('A token presented with the DPoP scheme must be bound to a key (cnf.jkt).');
 
+  // [AUTH-ASST-1] [ERR-TABLE-4] a DPoP-bound token travels with exactly one valid proof.
   const header = singleDpopHeader(req.rawHeaders);
   if (!header.ok) throw proofProblem(header);
   const now = clock();
@@ -196,7 +199,7 @@ export async function authenticateDpop(args: AuthenticateArgs): Promise<void> {
   });
   if (!proof.ok) throw proofProblem(proof);
 
-  // Replay (RFC 9449 §11.1): recorded last, shared by every instance on the file; a store failure refuses (fails closed).
+  // [AUTH-ASST-11] replay (RFC 9449 §11.1): recorded last, shared by every instance on the file; a store failure refuses (fails closed).
   let fresh: boolean;
   try {
     fresh = recordDpopProof(db, {
@@ -243,7 +246,7 @@ export function permissionsOfScopes(scopes: ReadonlySet<string>): string[] {
 }
 
 /**
- * The live session decides (spec, Assistant authority): an unknown session is refused; the session is signed in only when
+ * The live session decides (spec, Authentication > Assistant authority): an unknown session is refused; the session is signed in only when
  * it is signed in to the account the token names (a browser session: to its own account) and that agent's authorization
  * is not revoked. Otherwise — a signed-out token on a signed-in session, a signed-in token on a signed-out session — the
  * assistant acts signed out: no account and no permissions, so only the base catalog and cart authority.
@@ -254,11 +257,13 @@ function admitSession(domain: Domain, sessionId: string, token: AssistantTokenFa
   const authorization =
     session.subject !== null && session.agent_id !== null ? getAgentAuthorization(domain.db, session.subject, session.agent_id) : undefined;
   const signedIn =
+    // [AUTH-ASST-8] [AUTH-ASST-9] a signed-out token or a signed-out session: the assistant acts signed out.
     session.state === 'signed_in' &&
     session.subject !== null &&
     authorization?.decision !== 'revoked' &&
     (token === null || token.sub === session.subject);
-  // Effective permissions: the token's (mapped from its API scopes) intersected with the session's live scopes.
+  // [AUTH-ASST-6] [AUTH-ASST-7] effective permissions: the token's (mapped from its API scopes) ∩ the session's live scopes;
+  // [AUTH-ASST-14] signed out, none: the base catalog and cart authority only.
   const permissions = !signedIn
     ? []
     : token === null
@@ -318,7 +323,7 @@ export async function admitAssistant(args: AuthenticateArgs): Promise<AgentAdmis
     return { ...admitSession(domain, facts.sessionId, facts), forwarderScopes: null };
   }
 
-  // Forwarders hold the channel with their machine token, presented as Bearer; they only forward agents (agent:forward,
+  // [AUTH-ASST-18] forwarders hold the channel with their machine token, presented as Bearer; they only forward agents (agent:forward,
   // checked by the guard) and need exactly one original artifact, the one that fits the forwarder.
   if (args.ctx.presentedScheme !== 'bearer') throw invalidToken('A forwarder token is presented with the Bearer scheme.');
   const forwarderScopes = scopesOf(token.claims);
@@ -326,10 +331,11 @@ export async function admitAssistant(args: AuthenticateArgs): Promise<AgentAdmis
   const browser = req.get(ASSISTANT_BROWSER_SESSION_HEADER);
   if (subject !== undefined && browser !== undefined) throw invalidToken('A forwarder token needs exactly one original agent artifact.');
   if (caller.forwarder === 'mcp') {
+    // [AUTH-CRED-9] the MCP agent forwarder carries the original token in Assistant-Subject.
     if (subject === undefined) throw invalidToken('The MCP agent forwarder carries the original assistant token in Assistant-Subject.');
     const original = await verifyOriginalToken(subject.trim(), domain, now);
     const facts = tokenFacts(original);
-    // This credential pair serves the signed-out assistant only (spec, Credentials per consumer), and a session token is
+    // [AUTH-CRED-9] this credential pair serves the signed-out assistant only, and a session token is
     // used with DPoP and a proof, never otherwise (Assistant authority): whatever the session, the forwarded assistant
     // acts signed out, so a captured signed-in token without its key reaches no account.
     return {
@@ -342,9 +348,10 @@ export async function admitAssistant(args: AuthenticateArgs): Promise<AgentAdmis
   }
   if (browser === undefined)
     throw invalidToken(`The web agent forwarder carries the assistant browser session in ${ASSISTANT_BROWSER_SESSION_HEADER}.`);
-  // The conversation variant of the actor stage refuses browser sessions (spec, Request processing order).
+  // [AUTH-ORDER-7] the conversation variant of the actor stage refuses browser sessions.
   if (isConversationPath(req.path))
     throw new ProblemError('caller_not_allowed', { detail: 'Assistant browser sessions are not admitted to conversations.' });
+  // [AUTH-CRED-8] the web agent forwarder carries the assistant's original browser session.
   const sessionId = verifyBrowserSession(browser.trim(), domain.config.webSessionContextKey);
   if (sessionId === undefined) throw invalidToken(`The ${ASSISTANT_BROWSER_SESSION_HEADER} value is malformed or forged.`);
   return { ...admitSession(domain, sessionId, null), forwarderScopes };

@@ -1,4 +1,4 @@
-// Invited agents (spec, Caller kinds; Credentials per consumer; Customer authority): the web-agent-forwarder machine token
+// Invited agents [AUTH-KIND-10] [AUTH-CRED-5] (spec, Authentication > Customer authority): the web-agent-forwarder machine token
 // plus a bearer-bound `invited-agent+jwt` context signed with WEB_SESSION_CONTEXT_KEY (docs/tokens.md, "Invited-agent
 // context"; docs/invited-agents.md). The classification already made sure the context came with the web forwarder's
 // machine token; this hook verifies the context, binds it to that token and returns the admission snapshot it carries.
@@ -24,7 +24,7 @@ export const MAX_CONTEXT_CHARS = 8192;
 /** At most this many permissions (the bound of the internal routes' permission lists). */
 export const MAX_CONTEXT_PERMISSIONS = 32;
 
-/** Account states whose access ended (spec, States and transitions); the actor stage answers them. */
+/** Account states whose access ended (STA-LIFE-1..3); the actor stage answers them. */
 const ENDED_STATES: ReadonlySet<string> = new Set(['deleting', 'deleted', 'contact_transition']);
 const SCOPE_TOKEN = /^[\x21\x23-\x5B\x5D-\x7E]{1,64}$/; // RFC 6749 §3.3 scope-token, 1–64 characters
 const AGENT_ID = /^[\x21-\x7E]{1,128}$/; // 1–128 printable ASCII characters, no spaces
@@ -78,6 +78,7 @@ export async function verifyInvitedAgentContext(
 
   let payload: JWTPayload;
   try {
+    // [AUTH-CRED-7] [AUTH-CUST-8] typ invited-agent+jwt under WEB_SESSION_CONTEXT_KEY: a context, never a customer token.
     ({ payload } = await jwtVerify(context, new TextEncoder().encode(key), {
       algorithms: INVITED_AGENT_CONTEXT_ALGS,
       typ: INVITED_AGENT_CONTEXT_TYP,
@@ -90,7 +91,7 @@ export async function verifyInvitedAgentContext(
     throw refuse(describeJoseError(err), err);
   }
 
-  // Bound to the bearer it came with: a context lifted onto another forwarder token is refused.
+  // [AUTH-CRED-6] bound to the bearer it came with: a context lifted onto another forwarder token is refused.
   const { ath } = payload;
   if (typeof ath !== 'string' || !constantTimeEqual(ath, accessTokenHash(forwarderToken))) {
     throw refuse('The invited-agent context is bound to another access token (ath).');
@@ -99,7 +100,7 @@ export async function verifyInvitedAgentContext(
   const { sub, agent_id: agentId, permissions, admitted_at: admittedAt, iat, exp, jti } = payload;
   if (typeof sub !== 'string' || [...sub].length < 1 || [...sub].length > 256)
     throw refuse('The context sub must be an account subject of 1-256 characters.');
-  // Machine subjects name clients, never accounts: a context cannot make a client an account.
+  // [AUTH-CUST-8] machine subjects name clients, never accounts: a context cannot make a client an account.
   if (sub.endsWith('@clients')) throw refuse('The context sub must be an account subject, not a machine subject.');
   if (typeof agentId !== 'string' || !AGENT_ID.test(agentId))
     throw refuse('The context agent_id must be 1-128 printable ASCII characters.');
@@ -126,7 +127,7 @@ export async function verifyInvitedAgentContext(
 export async function admitInvitedAgent(args: AuthenticateArgs): Promise<AgentAdmission> {
   const { req, ctx, token, caller } = args;
   const { config, db, clock } = ctx.domain;
-  // Defence in depth: classification only makes invited agents of the web forwarder's machine token.
+  // [AUTH-CUST-9] defence in depth: classification only makes invited agents of the web forwarder's machine token.
   if (
     caller.kind !== 'invited-agent' ||
     caller.clientId !== config.webAgentForwarderClientId ||
@@ -158,7 +159,7 @@ export async function admitInvitedAgent(args: AuthenticateArgs): Promise<AgentAd
     kind: 'invited-agent',
     agentId: verified.agentId,
     accountSub: verified.sub,
-    // Kept as signed: unknown permissions are carried but unlock nothing (auth/permissions.ts).
+    // [AUTH-SCOPE-3] kept as signed: unknown permissions are carried but unlock nothing (auth/permissions.ts).
     permissions: Object.freeze(verified.permissions),
     signedIn: true,
     sessionId: null,
