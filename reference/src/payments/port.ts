@@ -4,7 +4,10 @@
 export type ChargeStatus = 'succeeded' | 'pending' | 'failed';
 
 export interface ChargeRequest {
-  /** The checkout's order id: the provider's idempotency key of the charge, so the same order is never charged twice. */
+  /**
+   * The checkout's order id: the provider's idempotency key of the charge, so the same order is never charged twice, while
+   * a retried checkout request, a new order, is charged again ([PUR-IDEM-3]).
+   */
   orderId: string;
   amountCents: number;
   currency: string;

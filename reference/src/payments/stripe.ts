@@ -81,7 +81,8 @@ export function createStripeProvider(o: StripeProviderOptions): PaymentProvider 
           },
           {
             // Stripe's own idempotency, per attempt: the order id is new for every checkout request, so a network retry of
-            // this call never charges twice while two checkout requests still charge twice (spec: no request idempotency).
+            // this call never charges twice while two checkout requests still charge twice (PUR-IDEM-3: no request idempotency).
+            // [PUR-IDEM-3] keyed on the new order id, never on the client's Idempotency-Key.
             idempotencyKey: `charge-${r.orderId}`,
           },
         );

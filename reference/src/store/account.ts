@@ -1,6 +1,6 @@
 // Account data from SQLite, mapped to the published records. Every read and write takes the owning account's `sub` and
-// filters on it: another account's row is indistinguishable from a missing one (spec, Endpoints: every row under /v1/me/*
-// is scoped by ownership of the token sub).
+// filters on it: another account's row is indistinguishable from a missing one ([END-ME-1], [END-ME-2]: every row under
+// /v1/me/* is scoped by ownership of the token sub).
 import { randomBytes } from 'node:crypto';
 import type { z } from 'zod';
 import type { Db } from '../db/open.js';
@@ -44,6 +44,7 @@ export function readProfile(db: Db, sub: string): Profile | undefined {
   return db.prepare('SELECT sub, email, display_name, created_at FROM accounts WHERE sub = ?').get(sub) as Profile | undefined;
 }
 
+// [PUR-BANNER-1] [PUR-BANNER-2] [END-IDENT-1] the identity read: the display name and the eligibility boolean, never the email.
 /** Only the display name and the eligibility boolean: no email or other personal data is even selected. */
 export function readIdentity(db: Db, sub: string): Identity | undefined {
   const row = db.prepare('SELECT display_name, self_service_eligible FROM accounts WHERE sub = ?').get(sub) as
@@ -95,6 +96,7 @@ export function insertAddress(db: Db, sub: string, a: NewAddress, now: Date): Ad
 
 /** Deletes the account's own address; false when the account has no address with this id. */
 export function deleteAddress(db: Db, sub: string, id: string): boolean {
+  // [END-ME-2] another account's address is not deleted: the row is matched on its owner too.
   return db.prepare('DELETE FROM addresses WHERE id = ? AND account_sub = ?').run(id, sub).changes > 0;
 }
 
@@ -176,6 +178,7 @@ export function listOrders(
 /** The order's status, if the account owns it: what the transitions decide on. */
 export function orderStatus(db: Db, sub: string, id: string): OrderStatus | undefined {
   return (
+    // [END-ME-2] transitions decide on the account's own order only.
     (db.prepare('SELECT status FROM orders WHERE id = ? AND account_sub = ?').pluck().get(id, sub) as OrderStatus | undefined) ?? undefined
   );
 }
@@ -203,6 +206,7 @@ export function orderReturns(db: Db, orderId: string): Return[] {
     .all(orderId) as Return[];
 }
 
+// [END-ME-1] an order is read only for the account that owns it.
 export function readOrder(db: Db, sub: string, id: string): Order | undefined {
   const row = db
     .prepare(

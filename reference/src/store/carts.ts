@@ -19,6 +19,7 @@ export function findCartId(db: Db, owner: string): string | undefined {
 export function ensureCart(db: Db, owner: string, now: Date): string {
   const found = findCartId(db, owner);
   if (found) return found;
+  // [AUTH-GUEST-16] [AUTH-GUEST-17] a guest cart is the one of its session (its id is the session uuid).
   const id = owner.startsWith('guest:') ? owner.slice('guest:'.length) : randomUUID();
   db.prepare('INSERT INTO carts (id, owner, created_at, updated_at) VALUES (?, ?, ?, ?)').run(
     id,
@@ -30,6 +31,7 @@ export function ensureCart(db: Db, owner: string, now: Date): string {
 }
 
 export function readCart(db: Db, owner: string | null): Cart {
+  // [AUTH-GUEST-3] a guest cart read without a session sees an empty cart.
   if (owner === null) return emptyCart(null);
   const id = findCartId(db, owner);
   if (!id) return emptyCart(owner.startsWith('guest:') ? owner.slice('guest:'.length) : null);

@@ -115,6 +115,7 @@ export function placeOrder(db: Db, p: PlaceOrder): void {
               .all(cartId) as { variant_id: string; quantity: number; price_cents: number }[]
           ).map((r) => [r.variant_id, { quantity: r.quantity, price: r.price_cents }]),
     );
+    // [PUR-IDEM-4] [ERR-TABLE-14] a cart emptied by the order placed first: 422 cart_empty.
     if (cartId === undefined || current.size === 0) {
       throw new ProblemError('cart_empty', {
         detail: 'The cart was emptied while the payment was being taken (another checkout placed its order); the charge was refunded.',
@@ -189,7 +190,7 @@ export function placeOrder(db: Db, p: PlaceOrder): void {
     }
     db.prepare('UPDATE carts SET updated_at = ? WHERE id = ?').run(at, cartId);
 
-    // The Idempotency-Key is kept for audit only: nothing ever looks an order up by it (spec, What the service does 6).
+    // [PUR-IDEM-2] the Idempotency-Key is kept for audit only: nothing ever looks an order up by it.
     db.prepare('INSERT INTO audit_log (at, actor, action, target, details) VALUES (?, ?, ?, ?, ?)').run(
       at,
       p.audit.actor,

@@ -193,6 +193,7 @@ export function openConversation(
           .prepare(`SELECT id FROM conversations WHERE session_id = ? AND account_sub = ? AND mode = 'direct' AND status = 'open'`)
           .pluck()
           .get(owner.sessionId, owner.accountSub) as string | undefined;
+        // [ERR-TABLE-15] one open direct conversation per session and account: direct_conversation_open.
         if (open !== undefined) return { ok: false, openDirectId: open };
       }
       const id = newId('conv');

@@ -10,6 +10,7 @@ const epoch = (d: Date) => Math.floor(d.getTime() / 1000);
  * Records an accepted proof (key thumbprint + jti) until `expiresAt`. Atomic set-if-absent: true when this call recorded
  * it, false when the pair is already there (a replay). Errors of the store propagate; callers fail closed.
  */
+// [AUTH-ASST-11] [AUTH-ASST-12] accepted proofs are recorded in the shared database: every instance refuses a replay.
 export function recordDpopProof(db: Db, proof: { jkt: string; jti: string; expiresAt: Date }): boolean {
   const r = db
     .prepare('INSERT INTO dpop_proofs (proof, expires_at) VALUES (?, ?) ON CONFLICT (proof) DO NOTHING')
@@ -23,6 +24,7 @@ export function dpopProofExpiry(db: Db, jkt: string, jti: string): number | unde
 }
 
 /** Deletes the proofs whose retention ended before `now`; returns how many. */
+// [AUTH-ASST-13] the job clean_dpop_proofs removes recorded proofs once their retention ended.
 export function deleteExpiredDpopProofs(db: Db, now: Date): number {
   return db.prepare('DELETE FROM dpop_proofs WHERE expires_at < ?').run(epoch(now)).changes;
 }

@@ -1,4 +1,4 @@
-// Recovery operations (spec, Endpoints > the recovery endpoint; States and transitions > partial failure rule). An operation
+// Recovery operations (spec, Endpoints > Recovery endpoint results; States and transitions > partial failure rule). An operation
 // is an email change or an account deletion that the storefront's account-security flow approved; POST
 // /internal/account/recover resumes it. Resumption checks ownership, purpose and the persisted phase, never begins an
 // operation from unconsumed proof, never takes new input (no email, no command) and never grants fresh authority: a finished
@@ -94,20 +94,25 @@ function claim(db: Db, req: RecoveryRequest, now: Date): Claim {
   return db
     .transaction((): Claim => {
       const op = findRecoveryOperation(db, req.operationId);
-      // Ownership and purpose first: a mismatch reveals nothing about the operation, not even that it is locked.
+      // [END-RECOVERY-1] [END-RECOVERY-2] ownership and purpose first: a mismatch reveals nothing about the operation, not
+      // even that it is locked.
       if (!op || op.subject !== req.subject || op.purpose !== req.purpose) return { kind: 'outcome', outcome: { kind: 'not_found' } };
       let phase: RecoveryPhase = op.phase;
       if (phase === 'resuming') {
         const lockedAt = op.locked_at === null ? Number.NaN : Date.parse(op.locked_at);
+        // [END-RECOVERY-13] a resumption still running: 409 recovery_pending.
         if (now.getTime() - lockedAt < RECOVERY_LOCK_STALE_MS) return { kind: 'outcome', outcome: { kind: 'in_progress' } };
         if (op.locked_from === null) return { kind: 'outcome', outcome: { kind: 'in_progress' } };
         phase = op.locked_from; // an abandoned lock: resume from the phase it was taken from
       }
       switch (phase) {
+        // [END-RECOVERY-8] [STA-RECOVERY-1] a finished operation stays finished: complete.
         case 'complete':
           return { kind: 'outcome', outcome: { kind: 'status', status: 'complete' } };
+        // [STA-RECOVERY-3] [STA-RECOVERY-4] [END-RECOVERY-10] a retired authorization is never reopened: cancelled.
         case 'cancelled':
           return { kind: 'outcome', outcome: { kind: 'status', status: 'cancelled' } };
+        // [END-RECOVERY-3] [END-RECOVERY-7] only a resumable phase is resumed, the same operation, never widened.
         case 'approved':
         case 'provider_pending': {
           // An email change without its approved address has nothing to apply: no resumable authorization.
@@ -120,7 +125,8 @@ function claim(db: Db, req: RecoveryRequest, now: Date): Claim {
           return { kind: 'claimed', op: { ...op, attempts: op.attempts + 1 }, from: phase, lockedAt };
         }
         default:
-          // proof_pending: the proof was never consumed, so there is no authority to begin the operation with.
+          // [END-RECOVERY-4] [END-RECOVERY-12] proof_pending: the proof was never consumed, so there is no authority to begin
+          // the operation with.
           return { kind: 'outcome', outcome: { kind: 'not_found' } };
       }
     })
@@ -177,7 +183,8 @@ export async function resumeRecovery(
           audit(db, now, op, { from, outcome: 'complete', attempts: op.attempts });
           return { kind: 'status', status: 'complete' };
         }
-        // The provider condition remains: the operation waits in provider_pending, the account stays restricted.
+        // [END-RECOVERY-9] [STA-RECOVERY-2] [STA-PARTIAL-2] the provider condition remains: the operation waits in
+        // provider_pending, the account stays restricted.
         db.prepare(
           `UPDATE recovery_operations SET phase = 'provider_pending', locked_from = NULL, locked_at = NULL, updated_at = ? WHERE operation_id = ?`,
         ).run(at, op.operation_id);
@@ -186,6 +193,7 @@ export async function resumeRecovery(
       })
       .immediate();
   } catch (err) {
+    // [STA-PARTIAL-1] a failure keeps the operation and its checkpoints in the phase it was resumed from.
     releaseLock(db, op.operation_id, lockedAt, clock());
     throw err;
   }

@@ -58,6 +58,7 @@ function objectOf<S extends z.ZodType>(event: StripeEvent, schema: S): z.output<
 /** The payment of a PaymentIntent. Unknown: the checkout that created it may not have committed yet, so retry later. */
 function paymentOf(db: Db, event: StripeEvent, ref: string) {
   const payment = findPaymentByRef(db, ref);
+  // [EVT-WEBHOOK-6] a verified delivery that cannot be processed: 500 processing_failed, nothing recorded.
   if (!payment) throw new DeliveryNotProcessable(`${event.type}: no payment has the provider reference yet`);
   return payment;
 }
@@ -91,6 +92,7 @@ function paymentSucceeded(db: Db, event: StripeEvent, now: Date, afterSeconds: n
   if (payment.status === 'pending' || payment.status === 'failed') setPaymentStatus(db, payment.id, 'succeeded', now);
   const order = findOrder(db, payment.order_id);
   // Only a waiting order moves; a cancelled one stays cancelled (the capture is then for an operator to refund).
+  // [EVT-WEBHOOK-7] the payment settles its order before the answer.
   if (order?.status === 'pending_payment') setOrderStatus(db, order.id, 'paid', now);
   return 'processed';
 }
@@ -119,7 +121,7 @@ function setupSucceeded(db: Db, event: StripeEvent, now: Date): Outcome {
   const intent = objectOf(event, setupIntentObjectSchema);
   const setup = db.prepare(`SELECT id, account_sub FROM card_setups WHERE id = ? AND status = 'admitted'`).get(intent.id) as
     { id: string; account_sub: string } | undefined;
-  // Only a setup the storefront admitted completes, once: an unknown or already completed setup changes nothing.
+  // [EVT-WEBHOOK-8] only a setup the storefront admitted completes, once: an unknown or already completed setup changes nothing.
   if (!setup) return 'ignored';
   const pm = intent.payment_method;
   const ref = typeof pm === 'string' ? pm : pm?.id;
@@ -157,6 +159,7 @@ export const PROCESSED_EVENT_TYPES = Object.keys(HANDLERS);
  * Call inside a transaction.
  */
 export function processDelivery(db: Db, event: StripeEvent, now: Date, reconcileAfterSeconds = 120): Outcome | 'duplicate' {
+  // [EVT-WEBHOOK-7] [EVT-WEBHOOK-8] a delivery's effects are written before the route answers.
   if (findDelivery(db, event.id)) return 'duplicate';
   const handler = Object.hasOwn(HANDLERS, event.type) ? HANDLERS[event.type] : undefined;
   const outcome = handler ? handler(db, event, now, reconcileAfterSeconds) : 'ignored';
