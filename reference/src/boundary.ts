@@ -1,4 +1,4 @@
-// The one boundary that writes problem documents (spec, Errors): every status >= 400 is application/problem+json with
+// The one boundary that writes problem documents [ERR-PROBLEM-1]: every status >= 400 is application/problem+json with
 // Cache-Control: no-store, `instance` = the request id, and challenges set here alone. Unexpected throws become
 // 500 `internal_error` without `detail`, logged as `api_error`.
 import { randomUUID } from 'node:crypto';
@@ -26,10 +26,12 @@ const isDecompressionError = (err: { code?: unknown; errno?: unknown }) =>
  */
 function fromDecodingError(err: { type?: unknown; status?: unknown; code?: unknown; errno?: unknown }): ProblemError | undefined {
   switch (err.type) {
+    // [END-CONV-4] [ERR-PROBLEM-2] a body that is not JSON: a 400 problem document.
     case 'entity.parse.failed':
       return new ProblemError('invalid_json', { detail: 'The request body is not valid JSON.' });
     case JSON_BOUNDS_EXCEEDED:
       return new ProblemError('invalid_json', { detail: String((err as { message?: unknown }).message) });
+    // [LIM-BODY-1] [ERR-PROBLEM-3] a body over the cap: a problem document.
     case 'entity.too.large':
       return new ProblemError('payload_too_large', { detail: 'The request body is over the size limit.' });
     case 'encoding.unsupported':
@@ -66,23 +68,32 @@ export function writeProblem(req: Request, res: Response, problem: ProblemError,
   // Headers an earlier stage may have set for a success do not belong on an error.
   res.removeHeader('ETag');
   for (const [k, v] of Object.entries(o.headers ?? {})) if (v !== undefined) res.set(k, v);
+  // [ERR-PROBLEM-8] [ERR-PROBLEM-9] challenges are set here alone, from the error's own kind: a domain error has none.
   if (o.challenge) res.set('WWW-Authenticate', formatChallenge(o.challenge, ctx?.scheme ?? 'Bearer'));
-  // A DPoP request gets a fresh nonce on every response, errors included (spec, Request processing order), also when it
+  // [AUTH-ORDER-4] a DPoP request gets a fresh nonce on every response, errors included, also when it
   // was refused before authentication (decoding, 404, 405, 413, 415, 500).
   if (ctx && ctx.scheme === 'DPoP' && ctx.dpopNonce === undefined) ctx.dpopNonce = issueNonce?.();
   if (ctx?.dpopNonce) res.set('DPoP-Nonce', ctx.dpopNonce);
+  // [ERR-PROBLEM-5] every failure is no-store.
   res.set('Cache-Control', 'no-store');
+  // [RES-PROBLEM-2] [RES-PROBLEM-3] [RES-PROBLEM-4] [RES-PROBLEM-5] error, type {docs_url}/api/problems/<error>, title, status.
   const body: Record<string, unknown> = {
     type: `${docsUrl.replace(/\/$/, '')}/api/problems/${problem.code}`,
     title: REASON_PHRASES[status] ?? 'Error',
     status,
     error: problem.code,
   };
+  // [RES-PROBLEM-6] [RES-PROBLEM-7] [ERR-TABLE-16] detail is a string, never on a 500.
   if (problem.expose && o.detail) body.detail = o.detail;
+  // [RES-PROBLEM-8] [ERR-PROBLEM-6] instance is the X-Request-Id of the response.
   body.instance = requestId;
+  // [RES-PROBLEM-9] [RES-PROBLEM-10] issues only on invalid_request (ProblemError bounds them to 20).
   if (o.issues && o.issues.length > 0) body.issues = o.issues;
+  // [RES-PROBLEM-11] scope only on insufficient_scope.
   if (problem.code === 'insufficient_scope' && o.scope) body.scope = o.scope;
+  // [RES-PROBLEM-12] conversation_id only on direct_conversation_open.
   if (problem.code === 'direct_conversation_open' && o.conversationId) body.conversation_id = o.conversationId;
+  // [RES-PROBLEM-1] [ERR-PROBLEM-4] every status >= 400 is application/problem+json.
   res.status(status).type('application/problem+json').send(JSON.stringify(body));
   void req;
 }
@@ -98,6 +109,7 @@ export function boundary(docsUrl: string, log: Logger, issueNonce?: NonceIssuer)
         path: req.path,
         error: err instanceof Error ? { name: err.name, message: err.message, stack: err.stack } : String(err),
       });
+      // [ERR-TABLE-16] [ERR-LOG-1] an unexpected failure: 500 internal_error, logged as api_error.
       problem = new ProblemError('internal_error');
     } else if (problem.status >= 500) {
       log.error('api_error', {
@@ -118,6 +130,7 @@ export function boundary(docsUrl: string, log: Logger, issueNonce?: NonceIssuer)
 /** The catch-all after every route: a known path with another method is 405 with Allow, anything else 404. */
 export function unmatched(knownRoutes: readonly { method: string; pattern: RegExp }[]): RequestHandler {
   return (req) => {
+    // [ERR-PROBLEM-10] an unmatched route is answered in the problem format.
     const allowed = [...new Set(knownRoutes.filter((r) => r.pattern.test(req.path)).map((r) => r.method))];
     if (allowed.length > 0) {
       if (allowed.includes('GET')) allowed.push('HEAD');
@@ -161,6 +174,7 @@ export function installClientErrorHandler(server: Server, docsUrl: string, log?:
       socket.destroy();
       return;
     }
+    // [ERR-PROBLEM-6] [ERR-PROBLEM-7] a request Node refuses still gets the problem document, instance = its X-Request-Id.
     const code = err.code === 'HPE_HEADER_OVERFLOW' ? 'header_too_large' : 'invalid_request';
     const status = ERRORS[code].status;
     const requestId = randomUUID();

@@ -7,7 +7,7 @@ export interface ProblemIssue {
   message: string;
 }
 
-/** How the boundary writes WWW-Authenticate: the error mapper alone sets challenges (spec, Errors). */
+/** How the boundary writes WWW-Authenticate: the error mapper alone sets challenges ([ERR-PROBLEM-9]). */
 export type ChallengeKind =
   | { kind: 'chosen'; error: string } // in the scheme chosen from the request
   | { kind: 'both'; error: string } // no token on /v1: a Bearer and a DPoP challenge
@@ -20,7 +20,7 @@ export interface ProblemOptions {
   scope?: string;
   conversationId?: string;
   challenge?: ChallengeKind;
-  /** Only Retry-After, RateLimit and RateLimit-Policy may travel with a domain error (spec, Errors). */
+  /** Only Retry-After, RateLimit and RateLimit-Policy may travel with a domain error ([ERR-PROBLEM-8]). */
   headers?: Partial<Record<'Retry-After' | 'RateLimit' | 'RateLimit-Policy' | 'Allow', string>>;
   cause?: unknown;
 }
@@ -52,13 +52,14 @@ export class ProblemError extends Error {
     this.options = {
       ...options,
       ...(options.detail !== undefined ? { detail: bounded(options.detail) } : {}),
+      // [RES-PROBLEM-9] [LIM-ISSUES-1] at most 20 issues, however many problems the input has.
       issues: options.issues
         ?.slice(0, LIMITS.validationIssues)
         .map((i) => ({ path: bounded(i.path), code: bounded(i.code), message: bounded(i.message) })),
     };
   }
 
-  /** A 500 never exposes its detail (spec: never on internal_error); 503 outages say what is missing. */
+  /** A 500 never exposes its detail ([RES-PROBLEM-7]: never on internal_error); 503 outages say what is missing. */
   get expose(): boolean {
     return this.status !== 500;
   }

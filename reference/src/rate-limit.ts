@@ -21,6 +21,7 @@ export function createRateLimiter(budget: number, windowSeconds: number, clock: 
   return {
     budget,
     windowSeconds,
+    // [LIM-RATE-1] [LIM-RATE-2] [LIM-RATE-3] one window per key: the stage keys guests per operation id, assistants per session and client.
     hit(key) {
       const now = clock().getTime();
       if (now - lastSweep > windowMs) {
