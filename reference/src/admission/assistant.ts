@@ -1,4 +1,4 @@
-// Assistants (spec, Authentication > Assistant authority; docs/assistants.md): DPoP-bound session tokens presented directly — single-level
+// Assistants (spec, Assistant authority; docs/assistants.md): DPoP-bound session tokens presented directly — single-level
 // personal_agent exchanges from the proxy client, or separately verified signed-out proxy tokens — or brought by a
 // forwarder with exactly one original artifact (the MCP agent forwarder: the original token in Assistant-Subject; the web
 // agent forwarder: the assistant's browser session in Assistant-Browser-Session). Authority is the live session's.

@@ -1,4 +1,4 @@
-// Stage "request" (spec, Request processing order): X-Request-Id, traceparent echo, Cache-Control: no-store by default,
+// Stage "request" ([AUTH-ORDER-1], the first): X-Request-Id, traceparent echo, Cache-Control: no-store by default,
 // the challenge scheme chosen from the request alone; then body decoding, which fails before authentication.
 import { randomUUID } from 'node:crypto';
 import express, { type NextFunction, type Request, type RequestHandler, type Response } from 'express';
@@ -28,12 +28,16 @@ export function requestStage(log: Logger): RequestHandler {
     const started = process.hrtime.bigint();
     const incoming = req.get('x-request-id');
     const requestId = incoming && REQUEST_ID.test(incoming) ? incoming : randomUUID();
+    // [AUTH-SCHEME-6] the challenge scheme is chosen here, from the request alone, before any verification.
     const ctx: RequestContext = { requestId, scheme: chooseScheme(req.path, req.get('authorization')), scopes: new Set() };
     res.locals.ctx = ctx;
+    // [AUTH-ORDER-2] [ERR-PROBLEM-7] every response, success or failure, carries X-Request-Id.
     res.set('X-Request-Id', requestId);
+    // [END-CONV-9] no-store by default (catalog reads and the description documents set their own).
     res.set('Cache-Control', 'no-store');
     refuseAmbiguousFraming(req);
     const traceparent = req.get('traceparent');
+    // [AUTH-ORDER-3] a valid traceparent is echoed; an invalid one is not.
     if (traceparent && isValidTraceparent(traceparent)) res.set('traceparent', traceparent);
     if (log.enabled?.('info') ?? true) {
       res.on('finish', () => {
@@ -48,7 +52,7 @@ export function requestStage(log: Logger): RequestHandler {
 /**
  * Headers a request may carry once: a second Host (RFC 9112 §3.2) or Authorization would make "first wins" a choice, and
  * Node would join two attribution headers into one value ("a@x, b@x" as an operator). Listed in docs/errors.md. Two DPoP
- * fields are a proof failure (RFC 9449 §4.3), 401 `invalid_dpop_proof` (spec, Errors), and two Invited-Agent-Context
+ * fields are a proof failure (RFC 9449 §4.3), 401 `invalid_dpop_proof` ([ERR-TABLE-4]), and two Invited-Agent-Context
  * fields a malformed credential, 401 `invalid_token`: their checkers answer them (auth/dpop.ts, admission/invited-agent.ts).
  */
 export const SINGLE_HEADERS = [
@@ -92,6 +96,7 @@ const hasBody = (req: Request) =>
  */
 export function refuseDeclaredOversize(req: Request, res: Response, limit: number): void {
   const declared = req.headers['content-length'];
+  // [LIM-BODY-1] [LIM-CONV-1] a declared length over the cap is refused before any byte of the body is read.
   if (declared !== undefined && /^\d+$/.test(declared) && Number(declared) > limit) {
     closeAfterAnswer(req, res);
     throw new ProblemError('payload_too_large', { detail: `The request body is over the ${limit}-byte limit (Content-Length).` });
@@ -121,6 +126,7 @@ function readJsonBody(req: Request, res: Response, next: NextFunction, limit: nu
   };
   const onData = (chunk: Buffer) => {
     received += chunk.length;
+    // [LIM-BODY-1] a body over 256 KiB is refused at the chunk that crosses the cap.
     if (received > limit) return settle(decodingError('entity.too.large', 'request entity too large', 413));
     const bound = scanner.push(chunk);
     if (bound) return settle(decodingError(JSON_BOUNDS_EXCEEDED, boundDetail(bound)));
@@ -131,6 +137,7 @@ function readJsonBody(req: Request, res: Response, next: NextFunction, limit: nu
     try {
       req.body = text.length === 0 ? {} : JSON.parse(text);
     } catch (err) {
+      // [END-CONV-4] [AUTH-ORDER-11] a body that is not JSON fails while decoding, before authentication.
       return settle(decodingError('entity.parse.failed', (err as Error).message));
     }
     settle();
@@ -158,7 +165,7 @@ export function decodeJsonStage(): RequestHandler[] {
   });
   const requireJsonType: RequestHandler = (req, res, next) => {
     refuseDeclaredOversize(req, res, LIMITS.requestBodyBytes);
-    // Request bodies are JSON and need Content-Type: application/json (spec, Endpoints > Conventions).
+    // [END-CONV-5] request bodies are JSON and need Content-Type: application/json.
     if (hasBody(req) && !req.is(['application/json', 'application/*+json'])) {
       throw new ProblemError('unsupported_media_type', { detail: 'Request bodies must be sent as Content-Type: application/json.' });
     }

@@ -5,6 +5,7 @@ import { contextOf } from './context.js';
 
 export function domainStage(domain: Domain): RequestHandler {
   return (_req, res, next) => {
+    // [AUTH-ORDER-14] database, clock and providers for the stages after this one.
     contextOf(res).domain = domain;
     next();
   };

@@ -1,5 +1,5 @@
 // Stage "admit caller": admits only the headers that fit the caller kind, verifies guest sessions on cart routes and
-// requires the operator attribution header (spec, Guest sessions 1-5; Credentials per consumer).
+// requires the operator attribution header (spec, Authentication > Guest sessions; Credentials per consumer).
 import type { RequestHandler } from 'express';
 import { HEADERS, HEADER_ADMITTED_KINDS } from '../../../contract/headers.js';
 import { LIMITS } from '../../../contract/limits.js';
@@ -15,6 +15,7 @@ export function admitCallerStage(): RequestHandler {
     const { domain, caller, operation } = ctx;
     const { config, clock } = domain;
 
+    // [AUTH-ORDER-6] [AUTH-GUEST-8] [AUTH-GUEST-11] only headers that fit the caller kind: Guest-Session and Shopper-IP from guests.
     for (const [name, kinds] of Object.entries(HEADER_ADMITTED_KINDS)) {
       if (req.get(name) !== undefined && !kinds.includes(caller.kind)) {
         throw invalidRequest(
@@ -26,6 +27,7 @@ export function admitCallerStage(): RequestHandler {
 
     if (caller.kind === 'guest') {
       const shopperIp = req.get(HEADERS.shopperIp);
+      // [AUTH-GUEST-9] [LIM-SHOPPERIP-1] Shopper-IP is at most 64 characters.
       if (shopperIp !== undefined && (shopperIp.length === 0 || shopperIp.length > LIMITS.shopperIpChars)) {
         throw invalidRequest([
           {
@@ -38,7 +40,7 @@ export function admitCallerStage(): RequestHandler {
       ctx.shopperIp = shopperIp ?? null;
       ctx.guestCartId = null;
       const session = req.get(HEADERS.guestSession);
-      // The service verifies guest sessions on cart routes only (Guest sessions 1).
+      // [AUTH-GUEST-2] the service verifies guest sessions on cart routes only.
       if (session !== undefined && operation.group === 'cart') {
         const result = verifyGuestSession(
           session,
@@ -49,6 +51,7 @@ export function admitCallerStage(): RequestHandler {
           },
           clock(),
         );
+        // [AUTH-GUEST-5] [AUTH-GUEST-6] [AUTH-GUEST-7] [ERR-TABLE-6] forged, malformed or retired key: 401, Bearer invalid_token.
         if (!result.ok) {
           throw new ProblemError('invalid_guest_session', {
             detail:
@@ -62,7 +65,7 @@ export function admitCallerStage(): RequestHandler {
 
     if (caller.kind === 'operator') {
       const operator = req.get(HEADERS.operator);
-      // Without the attribution header a backoffice token matches no caller kind (Token verification 3: 401 or 403): the
+      // [AUTH-CRED-4] without the attribution header a backoffice token matches no caller kind (AUTH-TOKEN-8: 401 or 403): the
       // token is valid, so re-authenticating would not help; 403 caller_not_allowed.
       if (!operator)
         throw new ProblemError('caller_not_allowed', {
@@ -76,7 +79,7 @@ export function admitCallerStage(): RequestHandler {
       ctx.operatorId = operator;
     }
 
-    // Agents acting through a permission snapshot: the forwarded or presented artifact decides who they speak for.
+    // [AUTH-ORDER-5] agents acting through a permission snapshot: the forwarded or presented artifact decides who they speak for.
     if (caller.kind === 'invited-agent' || caller.kind === 'assistant') {
       const args = { req, res, ctx, token: ctx.token, caller };
       ctx.agent = caller.kind === 'invited-agent' ? await admitInvitedAgent(args) : await admitAssistant(args);

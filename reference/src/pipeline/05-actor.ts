@@ -1,4 +1,4 @@
-// Stage "actor": resolves live authority (spec, Token verification 5): the account's lifecycle for account-bound
+// Stage "actor": resolves live authority [AUTH-TOKEN-13]: the account's lifecycle for account-bound
 // callers, the delegated actor chain, the guest's cart, the operator's attribution.
 import type { RequestHandler } from 'express';
 import { ensureAccount } from '../store/accounts.js';
@@ -18,13 +18,14 @@ export function actorStage(): RequestHandler {
       case 'customer':
       case 'delegated': {
         const account = ensureAccount(db, caller.sub, clock(), { name: claims.name, email: claims.email });
-        // Account-bound requests need an active account (spec, States and transitions).
+        // [AUTH-ACTIVE-1] [STA-LIFE-1] [STA-LIFE-2] [STA-LIFE-3] [ERR-TABLE-5] account-bound requests need an active account.
         if (ENDED.has(account.state)) {
           throw new ProblemError('account_access_ended', {
             detail: 'Access to this account has ended.',
             challenge: { kind: 'chosen', error: 'invalid_token' },
           });
         }
+        // [AUTH-KIND-3] [AUTH-KIND-6] a customer and a delegated caller act on the account of their sub and use its cart.
         actor =
           caller.kind === 'customer'
             ? { callerKind: 'customer', accountSub: account.sub, cartOwner: `account:${account.sub}`, domainScopes: [], channel: 'web' }
@@ -39,10 +40,12 @@ export function actorStage(): RequestHandler {
         break;
       }
       case 'guest':
+        // [AUTH-KIND-9] [AUTH-ACTIVE-2] a guest owns the one cart of its session and no account.
         actor = { callerKind: 'guest', accountSub: null, cartOwner: ctx.guestCartId ? `guest:${ctx.guestCartId}` : null, domainScopes: [] };
         break;
       case 'operator':
         actor = {
+          // [AUTH-ACTIVE-3] an operator holds no account authority and no cart.
           callerKind: 'operator',
           accountSub: null,
           cartOwner: null,
@@ -53,6 +56,7 @@ export function actorStage(): RequestHandler {
       case 'invited-agent':
       case 'assistant': {
         const agent = need(ctx.agent, 'agent admission');
+        // [AUTH-ACTIVE-1] [STA-LIFE-1] [STA-LIFE-2] [STA-LIFE-3] agents acting for an account need it active too.
         if (agent.accountSub !== null) {
           const account = ensureAccount(db, agent.accountSub, clock());
           if (ENDED.has(account.state)) {
@@ -65,7 +69,7 @@ export function actorStage(): RequestHandler {
         actor = {
           callerKind: caller.kind,
           accountSub: agent.accountSub,
-          // A signed-out assistant keeps a cart of its own session (base catalog and cart authority only).
+          // [AUTH-ASST-14] a signed-out assistant keeps a cart of its own session (base catalog and cart authority only).
           cartOwner:
             agent.accountSub !== null ? `account:${agent.accountSub}` : agent.sessionId !== null ? `session:${agent.sessionId}` : null,
           domainScopes: [],

@@ -1,4 +1,5 @@
-// Stage "rate limit" (spec, Limits > Rate limiting): guests are counted exactly per operation id, keyed by the shopper
+// Stage "rate limit" (spec, Limits > Rate limiting; after the guard [AUTH-ORDER-8], before input validation [AUTH-ORDER-9]):
+// guests are counted exactly per operation id, keyed by the shopper
 // (normalised Shopper-IP when sent, else the guest cart, else the storefront as a whole); assistants have a budget per
 // assistant session and one per agent client (all operations together), both in memory per instance.
 import { isIP } from 'node:net';
@@ -32,7 +33,9 @@ export function rateLimitStage(): RequestHandler {
     if (actor.callerKind === 'guest') {
       const { guestLimiter } = domain;
       const who = ctx.shopperIp ? `ip:${normaliseShopperIp(ctx.shopperIp)}` : ctx.guestCartId ? `cart:${ctx.guestCartId}` : 'storefront';
+      // [LIM-RATE-1] guests are counted exactly per operation id.
       const decision = guestLimiter.hit(`${operation.operationId}|${who}`);
+      // [ERR-TABLE-12] [LIM-RATE-4] a spent budget: 429 rate_limited with Retry-After.
       if (!decision.allowed) {
         throw new ProblemError('rate_limited', {
           detail: `The guest budget of ${operation.operationId} is spent for this window.`,
@@ -45,11 +48,13 @@ export function rateLimitStage(): RequestHandler {
       const limiters = domain.assistantLimiters;
       // The session first: a spent session does not use up its client's budget.
       const budgets = [
+        // [LIM-RATE-2] per assistant session, then [LIM-RATE-3] per agent client.
         ['session', limiters.session, `session:${agent.sessionId ?? ''}`],
         ['client', limiters.client, `client:${agent.clientId}`],
       ] as const;
       for (const [what, limiter, key] of budgets) {
         const decision = limiter.hit(key);
+        // [ERR-TABLE-12] [LIM-RATE-4] a spent budget: 429 rate_limited with Retry-After.
         if (!decision.allowed) {
           throw new ProblemError('rate_limited', {
             detail: `The assistant ${what} budget of ${limiter.budget} requests per ${limiter.windowSeconds} s is spent for this window.`,

@@ -1,5 +1,5 @@
 // Stage "input validation": path parameters, query and body against the route's zod schemas; failures are 400
-// `invalid_request` with at most 20 issues (spec, Errors; Limits).
+// `invalid_request` with at most 20 issues ([ERR-TABLE-11], [LIM-ISSUES-1]).
 import type { RequestHandler } from 'express';
 import type { z } from 'zod';
 import { LIMITS } from '../../../contract/limits.js';
@@ -7,6 +7,7 @@ import { invalidRequest, type ProblemIssue } from '../problem.js';
 import { contextAt } from './context.js';
 
 export function toIssues(location: string, error: z.ZodError): ProblemIssue[] {
+  // [RES-PROBLEM-9] [RES-PROBLEM-10] [LIM-ISSUES-1] at most 20 issues, each with path, code and message.
   return error.issues.slice(0, LIMITS.validationIssues).map((i) => ({
     path: [location, ...i.path.map(String)].join('.'),
     code: i.code,
@@ -29,6 +30,7 @@ export function inputValidationStage(): RequestHandler {
     const params = parse('params', route.params, req.params);
     const query = parse('query', route.query, { ...(req.query as object) });
     const body = parse('body', route.body, req.body);
+    // [ERR-TABLE-11] a validation failure: 400 invalid_request with issues and no WWW-Authenticate.
     if (issues.length > 0) throw invalidRequest(issues);
     ctx.input = { params, query, body };
     next();

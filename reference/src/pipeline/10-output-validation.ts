@@ -42,18 +42,22 @@ export function outputValidationStage(): RequestHandler {
     const headers = { ...result.headers, ...(ctx.dpopNonce ? { 'DPoP-Nonce': ctx.dpopNonce } : {}) };
     if (result.stream) {
       // Event streams: the headers of any success, then the stream; nothing is validated but what the producer writes.
+      // [EVT-STREAM-1] [LIM-STREAM-1] an event stream gets a keep-alive comment every keepAliveMs (15 s).
       await result.stream(openEventStream(res, { status: result.status, keepAliveMs: ctx.domain.config.eventStreamKeepAliveMs, headers }));
       return;
     }
     res.set(headers);
+    // [END-CONV-3] a delete answers 204 with no body.
     if (route.success.schema === null || result.status === 204) {
       res.status(result.status).end();
       return;
     }
     const { json, etag } = render(route.success.schema, result.body, route.operation.operationId, route.validators);
     if (etag !== undefined) {
+      // [END-CONV-6] [END-CONV-7] catalog reads carry a weak ETag and Cache-Control: private, no-cache.
       res.set('ETag', etag);
       res.set('Cache-Control', 'private, no-cache');
+      // [END-CONV-8] a matching If-None-Match: 304 with no body.
       if ((req.method === 'GET' || req.method === 'HEAD') && ifNoneMatchHits(req, etag)) {
         res.status(304).end();
         return;
