@@ -1,4 +1,4 @@
-// Account data (spec, What the service does: profile read, addresses, saved payment-method list, orders, identity) and the
+// Account data [PUR-SERVE-4] (profile read, addresses, saved payment-method list, orders, identity) and the
 // checkout reads. Every handler acts on `actor.accountSub` only: the guard admitted an account-bound caller whose account is
 // active, and every query filters on that account, so another account's id answers 404 exactly like a missing one.
 import {
@@ -60,6 +60,7 @@ const auditActor = (actor: Actor) => `${actor.callerKind}:${actor.accountSub ?? 
 const orderNotFound = () => new ProblemError('not_found', { detail: 'The account has no order with this id.' });
 
 function ownOrder(domain: Domain, sub: string, id: string): Order {
+  // [END-ME-1] [END-ME-2] another account's order answers 404 exactly like a missing one.
   const order = readOrder(domain.db, sub, id);
   if (!order) throw orderNotFound();
   return order;
@@ -109,6 +110,7 @@ function checkReturnLines(lines: readonly { variant_id: string; quantity: number
 
 export const accountRoutes = [
   defineRoute({
+    // [END-OPS-GETPROFILE-1] GET /v1/me/profile, the account list, account:read (contract/operations.ts).
     operationId: 'getProfile',
     summary: 'Read the account profile',
     success: { status: 200, schema: profileSchema, description: 'The profile of the authenticated account.' },
@@ -119,12 +121,14 @@ export const accountRoutes = [
     },
   }),
   defineRoute({
+    // [END-OPS-LISTADDRESSES-1] GET /v1/me/addresses, the account list, account:read (contract/operations.ts).
     operationId: 'listAddresses',
     summary: 'List saved addresses',
     success: { status: 200, schema: addressListSchema, description: 'Every address of the account, newest first.' },
     handle: ({ domain, actor }) => ({ status: 200, body: { items: listAddresses(domain.db, accountOf(actor)) } }),
   }),
   defineRoute({
+    // [END-OPS-ADDADDRESS-1] POST /v1/me/addresses, the account list, account:write (contract/operations.ts).
     operationId: 'addAddress',
     summary: 'Save an address',
     body: addAddressBody,
@@ -154,16 +158,19 @@ export const accountRoutes = [
           return insertAddress(db, sub, input.body, clock());
         })
         .immediate();
+      // [END-CONV-1] a create answers 201 ([END-CONV-2]: no GET URL for one address, so no Location).
       return { status: 201, body: address };
     },
   }),
   defineRoute({
+    // [END-OPS-DELETEADDRESS-1] DELETE /v1/me/addresses/{id}, the account list, account:write (contract/operations.ts).
     operationId: 'deleteAddress',
     summary: 'Delete a saved address',
     params: addressParams,
     success: { status: 204, schema: null, description: 'The address is gone. Orders placed with it keep their `address_id`.' },
     errors: ['not_found'],
     handle: ({ domain, actor, input }) => {
+      // [END-ME-2] [END-CONV-3] the account's own address only; 204 with no body.
       if (!deleteAddress(domain.db, accountOf(actor), input.params.id)) {
         throw new ProblemError('not_found', { detail: 'The account has no address with this id.' });
       }
@@ -171,6 +178,7 @@ export const accountRoutes = [
     },
   }),
   defineRoute({
+    // [END-OPS-LISTPAYMENTMETHODS-1] GET /v1/me/payment-methods, the account list, payment_methods:read (contract/operations.ts).
     operationId: 'listPaymentMethods',
     summary: 'List saved cards',
     success: {
@@ -181,6 +189,7 @@ export const accountRoutes = [
     handle: ({ domain, actor }) => ({ status: 200, body: { items: listPaymentMethods(domain.db, accountOf(actor), domain.clock()) } }),
   }),
   defineRoute({
+    // [END-OPS-LISTORDERS-1] GET /v1/me/orders, the account list, orders:read (contract/operations.ts).
     operationId: 'listOrders',
     summary: 'List orders',
     query: listOrdersQuery,
@@ -192,6 +201,7 @@ export const accountRoutes = [
     },
   }),
   defineRoute({
+    // [END-OPS-GETORDER-1] GET /v1/me/orders/{id}, the account list, orders:read (contract/operations.ts).
     operationId: 'getOrder',
     summary: 'Read one order',
     params: orderParams,
@@ -200,6 +210,7 @@ export const accountRoutes = [
     handle: ({ domain, actor, input }) => ({ status: 200, body: ownOrder(domain, accountOf(actor), input.params.id) }),
   }),
   defineRoute({
+    // [END-OPS-CANCELORDER-1] POST /v1/me/orders/{id}/cancel, the account list, orders:write (contract/operations.ts).
     operationId: 'cancelOrder',
     summary: 'Cancel an order',
     params: orderParams,
@@ -262,6 +273,7 @@ export const accountRoutes = [
     },
   }),
   defineRoute({
+    // [END-OPS-REQUESTRETURN-1] POST /v1/me/orders/{id}/returns, the account list, orders:write (contract/operations.ts).
     operationId: 'requestReturn',
     summary: 'Request a return',
     params: orderParams,
@@ -303,10 +315,12 @@ export const accountRoutes = [
           },
         });
       }).immediate();
+      // [END-CONV-1] [END-CONV-2] 201 with the Location of the order, where the return is read.
       return { status: 201, body: ownOrder(domain, sub, id), headers: { Location: `/v1/me/orders/${id}` } };
     },
   }),
   defineRoute({
+    // [END-OPS-GETIDENTITY-1] GET /v1/me/identity, the checkout list (contract/operations.ts).
     operationId: 'getIdentity',
     summary: 'Read the identity shown in an agent banner',
     success: {
@@ -315,18 +329,21 @@ export const accountRoutes = [
       description: 'The account display name and the self-service eligibility boolean; never the email or other personal data.',
     },
     handle: ({ domain, actor }) => {
+      // [PUR-BANNER-1] [PUR-BANNER-2] [END-IDENT-1] [END-IDENT-2] the display name and the eligibility boolean only.
       const identity = readIdentity(domain.db, accountOf(actor));
       if (!identity) throw new Error('active account without a row');
       return { status: 200, body: identity };
     },
   }),
   defineRoute({
+    // [END-OPS-GETCHECKOUTADDRESS-1] GET /v1/me/checkout-address, the checkout list (contract/operations.ts).
     operationId: 'getCheckoutAddress',
     summary: 'Read the default checkout address',
     success: { status: 200, schema: checkoutAddressSchema, description: 'The most recently added address, or `address: null`.' },
     handle: ({ domain, actor }) => ({ status: 200, body: { address: defaultAddress(domain.db, accountOf(actor)) ?? null } }),
   }),
   defineRoute({
+    // [END-OPS-GETCHECKOUTMETHODS-1] GET /v1/me/checkout-methods, the checkout list (contract/operations.ts).
     operationId: 'getCheckoutMethods',
     summary: 'List the saved cards usable at checkout',
     success: { status: 200, schema: checkoutMethodListSchema, description: 'Saved cards that have not expired, newest first.' },

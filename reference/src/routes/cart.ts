@@ -1,4 +1,4 @@
-// The cart of the caller: the account cart for account callers, the session's cart for guests (spec, Guest sessions 2-3, 7).
+// The cart of the caller: the account cart for account callers, the session's cart for guests (spec, Authentication > Guest sessions).
 import { addCartItemBody, cartItemParams, cartSchema, MAX_LINE_QUANTITY, updateCartItemBody } from '../schemas/cart.js';
 import { findVariant } from '../store/catalog.js';
 import { deleteLine, ensureCart, findCartId, lineQuantity, readCart, setLine } from '../store/carts.js';
@@ -8,6 +8,7 @@ import { defineRoute } from './define.js';
 
 /** Every cart write needs an owner: a guest without a session gets 400 `guest_session_required`. */
 function writableOwner(actor: Actor): string {
+  // [AUTH-GUEST-4] [ERR-TABLE-7] a guest cart write without a Guest-Session: 400 guest_session_required.
   if (actor.cartOwner === null) {
     throw new ProblemError('guest_session_required', { detail: 'Guest cart writes need a Guest-Session header.' });
   }
@@ -20,12 +21,15 @@ function checkStock(variantId: string, stock: number, wanted: number): void {
 
 export const cartRoutes = [
   defineRoute({
+    // [END-OPS-GETCART-1] GET /v1/cart, the storefront list, cart:read (contract/operations.ts).
     operationId: 'getCart',
     summary: 'Read the cart',
     success: { status: 200, schema: cartSchema, description: 'The cart; empty for a guest without a session.' },
+    // [AUTH-GUEST-3] [AUTH-GUEST-17] a guest without a session sees an empty cart; with one, its own cart only.
     handle: ({ domain, actor }) => ({ status: 200, body: readCart(domain.db, actor.cartOwner) }),
   }),
   defineRoute({
+    // [END-OPS-ADDCARTITEM-1] POST /v1/cart/items, the storefront list, cart:write (contract/operations.ts).
     operationId: 'addCartItem',
     summary: 'Add a variant to the cart',
     body: addCartItemBody,
@@ -54,10 +58,12 @@ export const cartRoutes = [
         checkStock(variant.id, variant.stock, quantity);
         setLine(db, cartId, variant.id, quantity, now);
       }).immediate();
+      // [END-CONV-1] a create answers 201 (a line has no URL of its own: no Location).
       return { status: 201, body: readCart(db, owner) };
     },
   }),
   defineRoute({
+    // [END-OPS-UPDATECARTITEM-1] PATCH /v1/cart/items/{variant_id}, the storefront list, cart:write (contract/operations.ts).
     operationId: 'updateCartItem',
     summary: 'Set the quantity of a cart line',
     params: cartItemParams,
@@ -80,6 +86,7 @@ export const cartRoutes = [
     },
   }),
   defineRoute({
+    // [END-OPS-REMOVECARTITEM-1] DELETE /v1/cart/items/{variant_id}, the storefront list, cart:write (contract/operations.ts).
     operationId: 'removeCartItem',
     summary: 'Remove a cart line',
     params: cartItemParams,
@@ -91,6 +98,7 @@ export const cartRoutes = [
       if (!cartId || !deleteLine(domain.db, cartId, input.params.variant_id, domain.clock())) {
         throw new ProblemError('not_found', { detail: 'The cart has no line for this variant.' });
       }
+      // [END-CONV-3] a delete answers 204 with no body.
       return { status: 204 };
     },
   }),

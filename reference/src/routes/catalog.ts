@@ -1,4 +1,5 @@
-// Catalog reads: searchProducts, getProduct, listCollections. Weak ETags and 304s come from the output stage.
+// Catalog reads [PUR-SERVE-1]: searchProducts, getProduct, listCollections. Weak ETags and 304s come from the output stage
+// ([END-CONV-6], [END-CONV-8]).
 import { collectionListSchema, getProductParams, productPageSchema, productSchema, searchProductsQuery } from '../schemas/catalog.js';
 import { getProductByHandle, listCollections, searchProducts } from '../store/catalog.js';
 import { ProblemError } from '../problem.js';
@@ -7,6 +8,7 @@ import { decodeCursor, encodeCursor } from '../cursor.js';
 
 export const catalogRoutes = [
   defineRoute({
+    // [END-OPS-SEARCHPRODUCTS-1] GET /v1/catalog/products, the storefront list, catalog:read (contract/operations.ts).
     operationId: 'searchProducts',
     summary: 'Search the catalog',
     query: searchProductsQuery,
@@ -19,6 +21,7 @@ export const catalogRoutes = [
     },
   }),
   defineRoute({
+    // [END-OPS-GETPRODUCT-1] GET /v1/catalog/products/{handle}, the storefront list, catalog:read (contract/operations.ts).
     operationId: 'getProduct',
     summary: 'Read one product by handle',
     params: getProductParams,
@@ -32,6 +35,7 @@ export const catalogRoutes = [
     },
   }),
   defineRoute({
+    // [END-OPS-LISTCOLLECTIONS-1] GET /v1/catalog/collections, the storefront list, catalog:read (contract/operations.ts).
     operationId: 'listCollections',
     summary: 'List collections',
     success: { status: 200, schema: collectionListSchema, description: 'Every collection.' },

@@ -1,6 +1,6 @@
-// Checkout (spec, What the service does; Errors): the preview of the account cart's totals and the saved-card checkout.
+// Checkout [PUR-SERVE-3]: the preview of the account cart's totals and the saved-card checkout.
 // Both operate on the caller's account cart; their callers are the agent-checkout list (the guard enforces it).
-// There is no request idempotency (spec, What the service does 6): Idempotency-Key is accepted and ignored, every
+// There is no request idempotency ([PUR-IDEM-1], [PUR-IDEM-2], [PUR-IDEM-3]): Idempotency-Key is accepted and ignored, every
 // successful submission places an order, and a submission after a paid order finds the cart empty.
 import { checkoutPreviewSchema, checkoutSavedCardBody, createCheckoutPreviewBody, orderSchema } from '../schemas/checkout.js';
 import { readCart, type Cart } from '../store/carts.js';
@@ -31,9 +31,10 @@ function accountOf(actor: Actor): { sub: string; cartOwner: string } {
   return { sub: actor.accountSub, cartOwner: actor.cartOwner };
 }
 
-/** The account cart, refused with 422 `cart_empty` when it has no lines (spec, Errors). */
+/** The account cart, refused with 422 `cart_empty` when it has no lines ([ERR-TABLE-14]). */
 function filledCart(db: Db, cartOwner: string): Cart {
   const cart = readCart(db, cartOwner);
+  // [ERR-TABLE-14] a cart with no lines at checkout: 422 cart_empty.
   if (cart.lines.length === 0) throw new ProblemError('cart_empty', { detail: 'The cart has no lines: add items before checking out.' });
   return cart;
 }
@@ -96,7 +97,7 @@ type CheckoutRequest = Pick<OrderPlan, 'idempotencyKey' | 'audit'> & {
 async function claimCart(domain: Domain, r: CheckoutRequest): Promise<{ attempt: Attempt; card: SavedCard }> {
   const { db, payments, clock, config } = domain;
   for (let round = 0; round < CLAIM_ROUNDS;) {
-    // cart_empty first: a submission after a paid order is refused for its empty cart, whatever else it names.
+    // [PUR-IDEM-4] cart_empty first: a submission after a paid order is refused for its empty cart, whatever else it names.
     const cart = filledCart(db, r.cartOwner);
     const card = findPaymentMethod(db, r.sub, r.paymentMethodId);
     if (!card) throw new ProblemError('unknown_payment_method', { detail: 'The account has no saved card with this id.' });
@@ -148,6 +149,7 @@ async function claimCart(domain: Domain, r: CheckoutRequest): Promise<{ attempt:
 
 export const checkoutRoutes = [
   defineRoute({
+    // [END-OPS-CREATECHECKOUTPREVIEW-1] POST /v1/checkout-previews (contract/operations.ts).
     operationId: 'createCheckoutPreview',
     summary: 'Preview the totals of a checkout of the account cart',
     body: createCheckoutPreviewBody,
@@ -184,6 +186,7 @@ export const checkoutRoutes = [
     },
   }),
   defineRoute({
+    // [END-OPS-CHECKOUTSAVEDCARD-1] POST /v1/checkouts/saved-card, the agent-checkout list, checkout (contract/operations.ts).
     operationId: 'checkoutSavedCard',
     summary: 'Place an order for the account cart, paid with a saved card',
     body: checkoutSavedCardBody,
@@ -198,6 +201,7 @@ export const checkoutRoutes = [
       const { sub, cartOwner } = accountOf(actor);
       const { db, payments, log, clock, config } = domain;
       return oneAtATime(domain.checkoutQueue, cartOwner, async () => {
+        // [PUR-IDEM-1] [PUR-IDEM-2] [PUR-IDEM-3] Idempotency-Key is never refused, kept for audit only: every call places an order.
         const key = req.get('idempotency-key');
         const { attempt, card } = await claimCart(domain, {
           sub,
@@ -253,6 +257,7 @@ export const checkoutRoutes = [
         crashPoint(config, 'checkout:order-written');
         const order = readOrder(db, sub, orderId);
         if (!order) throw new Error(`order ${orderId} was written but cannot be read`);
+        // [END-CONV-1] [END-CONV-2] a placed order: 201 with the Location of its GET URL.
         return { status: 201, headers: { Location: orderPath(orderId) }, body: order };
       });
     },

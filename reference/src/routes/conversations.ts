@@ -1,7 +1,7 @@
 // Assistant conversations (/assistant/conversations…): operations of their own group; app.ts registers every route here.
-// The spec gives the routes "DPoP plus live session admission" (Public and special routes), a 64 KiB cap on conversation
-// writes checked via Content-Length (Limits), keep-alive comments on event streams (Events > Streaming) and the error
-// `direct_conversation_open` with `conversation_id` (Errors); methods, paths and payloads are the reference's choice
+// The spec gives the routes "DPoP plus live session admission" ([END-PUBLIC-19]), a 64 KiB cap on conversation writes
+// checked via Content-Length ([LIM-CONV-1]), keep-alive comments on event streams ([EVT-STREAM-1]) and the error
+// `direct_conversation_open` with `conversation_id` ([ERR-TABLE-15]); methods, paths and payloads are the reference's choice
 // (docs/conversations.md).
 //
 // Who may call: the guard admits the `conversation` caller list (assistants) and, the group being account-bound, only a
@@ -47,7 +47,7 @@ const COMMON_ERRORS: readonly ErrorCode[] = [
 const notFound = () => new ProblemError('not_found', { detail: 'No conversation of this session has this id.' });
 
 /**
- * Conversation writes are capped at 64 KiB, checked via Content-Length (spec, Limits). A declared length over the cap is
+ * Conversation writes are capped at 64 KiB, checked via Content-Length ([LIM-CONV-1]). A declared length over the cap is
  * refused with 413. A body without Content-Length (chunked) is measured as decoded: its compact JSON form over the cap is
  * refused too (the general 256 KiB cap of decoding bounds what is read).
  */
@@ -56,6 +56,7 @@ export function checkConversationWriteSize(req: Request): void {
   const over = declared !== undefined && /^\d+$/.test(declared.trim()) && Number(declared) > LIMITS.conversationWriteBytes;
   const measured =
     declared === undefined && req.body !== undefined && Buffer.byteLength(JSON.stringify(req.body) ?? '') > LIMITS.conversationWriteBytes;
+  // [LIM-CONV-1] a conversation write over 64 KiB: 413 payload_too_large.
   if (over || measured) {
     throw new ProblemError('payload_too_large', {
       detail: `Conversation writes are capped at ${LIMITS.conversationWriteBytes} bytes (Content-Length).`,
@@ -72,6 +73,7 @@ export function checkConversationWriteSize(req: Request): void {
 export function conversationWriteCapStage(): RequestHandler {
   return (req, _res, next) => {
     const declared = req.get('content-length');
+    // [LIM-CONV-1] a declared Content-Length over 64 KiB, refused before any byte of the body is read.
     if (declared !== undefined && /^\d+$/.test(declared.trim()) && Number(declared) > LIMITS.conversationWriteBytes) {
       discardRestOfBody(req);
       throw new ProblemError('payload_too_large', {
@@ -93,11 +95,13 @@ export function conversationOwner(req: Request, actor: Actor): ConversationOwner
     throw new ProblemError('caller_not_allowed', { detail: 'Conversations are for assistant agents.' });
   }
   if (agent.forwarderScopes !== null) {
-    // "DPoP plus live session admission": a forwarder presents a Bearer machine token, never a DPoP-bound session token.
+    // [END-PUBLIC-19] "DPoP plus live session admission": a forwarder presents a Bearer machine token, never a DPoP-bound
+    // session token.
     throw new ProblemError('caller_not_allowed', {
       detail: "Conversations need the assistant's own DPoP session; forwarded assistants are not admitted.",
     });
   }
+  // [AUTH-SIGNIN-1] [AUTH-SIGNIN-2] [ERR-TABLE-10] a session not signed in to an account: 403 sign_in_required.
   if (!agent.signedIn || agent.accountSub === null || agent.sessionId === null) {
     throw new ProblemError('sign_in_required', {
       detail: 'Conversations need an assistant session signed in to an account.',
@@ -210,6 +214,7 @@ export const conversationRoutes: RouteDef[] = [
       const owner = conversationOwner(req, actor);
       const r = openConversation(domain.db, owner, input.body, domain.clock());
       if (!r.ok) {
+        // [ERR-TABLE-15] [RES-PROBLEM-12] an open direct conversation: direct_conversation_open naming it.
         throw new ProblemError('direct_conversation_open', {
           detail: 'This session already has an open direct conversation.',
           conversationId: r.openDirectId,

@@ -1,4 +1,5 @@
 // GET /v1/me: the diagnostic read — how the service classified the credential and which authority it resolved.
+// [END-LIST-6] served under its own diagnostic caller list (contract/callers.ts).
 import { meSchema } from '../schemas/me.js';
 import { findAccount } from '../store/accounts.js';
 import { defineRoute } from './define.js';

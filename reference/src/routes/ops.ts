@@ -1,4 +1,4 @@
-// Operator operations under /v1/ops/* (spec, What the service does: operator-only; rows "not shown", the reference's
+// Operator operations under /v1/ops/* ([PUR-SERVE-5], [PUR-RULE-3]: operator-only; rows "not shown", the reference's
 // choice): order search and read across accounts, cancellation, refunds, stock adjustments. Every write is audited with
 // the Operator attribution; reads are not. Provider calls come first, then all writes in one transaction.
 import type { Db } from '../db/open.js';
@@ -92,6 +92,7 @@ async function providerRefund(payments: PaymentProvider, log: Logger, ref: strin
 
 export const opsRoutes = [
   defineRoute({
+    // [PUR-RULE-3] [END-LIST-5] every /v1/ops/* route has the operator list alone (contract/operations.ts).
     operationId: 'searchOpsOrders',
     summary: 'Search orders of every account',
     query: searchOpsOrdersQuery,
