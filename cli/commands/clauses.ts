@@ -1,13 +1,16 @@
 // `shop-conformance clauses`: the clause catalogue with coverage (which checks enforce each clause); `--coverage`, the
-// domain coverage of the last run (which cells of each clause's domain its checks tried).
+// domain coverage of the last run (which cells of each clause's domain its checks tried); `--show ID`, one clause followed
+// through the code: the reference's citations of it, its checks and the self-test's defects that break it.
 import { existsSync, readFileSync, statSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { dirname, join, relative, resolve, sep } from 'node:path';
 import type { Command } from 'commander';
-import { CLAUSES, type SpecPart } from '../../contract/clauses/index.js';
+import { CLAUSES, CLAUSES_BY_ID, type Clause, type SpecPart } from '../../contract/clauses/index.js';
 import { DOMAINS_BY_CLAUSE } from '../../contract/clauses/domains.js';
 import { PENDING } from '../../contract/clauses/pending.js';
 import { formatCoverage, untriedMust, type ClauseCoverage } from '../../conformance/engine/coverage.js';
-import { listChecks } from '../../conformance/engine/list.js';
+import { listChecks, PLAYWRIGHT_CONFIG } from '../../conformance/engine/list.js';
+import { PACKAGE_ROOT } from '../../reference/src/paths.js';
+import { scanReference, type Citation } from '../clause-citations.js';
 import { EXIT } from '../exit.js';
 
 /** The domain coverage of a run's report (a directory holding conformance-report.json, or the file); one-line errors. */
@@ -49,6 +52,85 @@ function printCoverage(o: { report: string; json: boolean; part?: string }): num
   return EXIT.ok;
 }
 
+/** Everything that leads from one clause to the code: its citations in the reference, its checks, its defects. */
+export interface ClauseTrail {
+  clause: Clause;
+  /** The clauses that repeat this one (aliases whose verdict follows its checks). */
+  repeatedBy: string[];
+  reference: { dir: string; compiled: boolean; citations: Citation[] } | null;
+  checks: { id: string; level: 'spec' | 'reference'; file: string; line: number }[];
+  defects: { id: string; kind: string; description: string; referenceOnly?: string; scopedVariants: number }[];
+}
+
+/** The trail of clause `id`; undefined when the catalogue has no such clause. Lists the checks through Playwright. */
+export async function followClause(id: string, root: string = PACKAGE_ROOT): Promise<ClauseTrail | undefined> {
+  const clause = CLAUSES_BY_ID.get(id);
+  if (!clause) return undefined;
+  // The defect library is loaded only here: the other forms of the command need none of it.
+  const [{ DEFECTS }, { deriveVariants }] = await Promise.all([
+    import('../../conformance/selftest/defects/index.js'),
+    import('../../conformance/selftest/scoped.js'),
+  ]);
+  const scanned = scanReference(root);
+  const checksDir = join(dirname(PLAYWRIGHT_CONFIG), 'checks');
+  const checks = (await listChecks())
+    .filter((k) => k.clauses.includes(id))
+    .map((k) => ({ id: k.id, level: k.level, file: relative(root, join(checksDir, k.file)).split(sep).join('/'), line: k.line }));
+  return {
+    clause,
+    repeatedBy: CLAUSES.filter((c) => c.repeats?.includes(id)).map((c) => c.id),
+    reference: scanned ? { ...scanned, citations: scanned.citations.filter((c) => c.id === id) } : null,
+    checks,
+    defects: DEFECTS.filter((d) => d.clause === id).map((d) => ({
+      id: d.id,
+      kind: d.kind,
+      description: d.description,
+      ...(d.referenceOnly ? { referenceOnly: d.referenceOnly } : {}),
+      scopedVariants: deriveVariants(d).length,
+    })),
+  };
+}
+
+function printTrail(t: ClauseTrail): void {
+  const out = (line = '') => process.stdout.write(line + '\n');
+  const c = t.clause;
+  out(`${c.id}  ${c.severity}  ${c.section}`);
+  out(`  ${c.text}`);
+  if (c.repeats?.length) out(`  repeats ${c.repeats.join(', ')}: its verdict follows their checks too`);
+  if (t.repeatedBy.length) out(`  repeated by ${t.repeatedBy.join(', ')}`);
+  if (c.notTestable) out(`  not testable: ${c.notTestable}`);
+  if (PENDING[c.id]) out(`  pending: ${PENDING[c.id]}`);
+  out();
+  if (!t.reference) out('Reference: no reference sources in this installation');
+  else {
+    const cites = t.reference.citations;
+    const where = t.reference.compiled ? `${t.reference.dir}, compiled: lines of the .js files` : t.reference.dir;
+    out(`Reference (${cites.length} citation${cites.length === 1 ? '' : 's'} in ${where}):`);
+    for (const r of cites) out(`  ${r.file}:${r.line}  ${r.text}`);
+  }
+  out();
+  out(`Checks (${t.checks.length}):`);
+  for (const k of t.checks) out(`  ${k.id.padEnd(60)} ${k.level.padEnd(9)} ${k.file}:${k.line}`);
+  out();
+  const variants = t.defects.reduce((n, d) => n + d.scopedVariants, 0);
+  out(`Defects (${t.defects.length}${variants ? `, ${variants} scoped variants` : ''}; self-test --clause ${c.id}):`);
+  for (const d of t.defects) {
+    const scoped = d.scopedVariants ? `, ${d.scopedVariants} scoped` : '';
+    out(`  ${d.id}  (${d.kind}${d.referenceOnly ? ', reference level only' : ''}${scoped})  ${d.description}`);
+  }
+}
+
+async function showClause(id: string, json: boolean): Promise<number> {
+  const trail = await followClause(id);
+  if (!trail) {
+    process.stderr.write(`shop-conformance clauses: --show: no clause ${id} in the catalogue\n`);
+    return EXIT.usage;
+  }
+  if (json) process.stdout.write(JSON.stringify(trail, null, 2) + '\n');
+  else printTrail(trail);
+  return EXIT.ok;
+}
+
 export function addClausesCommand(program: Command): void {
   program
     .command('clauses')
@@ -61,6 +143,7 @@ export function addClausesCommand(program: Command): void {
     .option('--uncovered', 'only clauses without a check', false)
     .option('--coverage', "the last run's domain coverage: per clause, the cells its checks tried and those never tried", false)
     .option('--report <path>', 'with --coverage: the run report (its --output directory or conformance-report.json)', 'conformance-output')
+    .option('--show <id>', 'one clause followed through the code: the reference lines that cite it, its checks and its defects')
     .addHelpText(
       'after',
       `
@@ -68,9 +151,15 @@ Examples:
   $ shop-conformance clauses
   $ shop-conformance clauses --part authentication --uncovered
   $ shop-conformance clauses --json > clauses.json
-  $ shop-conformance clauses --coverage --report ./reports`,
+  $ shop-conformance clauses --coverage --report ./reports
+  $ shop-conformance clauses --show AUTH-ORDER-4`,
     )
-    .action(async (o: { json: boolean; part?: string; uncovered: boolean; coverage: boolean; report: string }) => {
+    .action(async (o: { json: boolean; part?: string; uncovered: boolean; coverage: boolean; report: string; show?: string }) => {
+      if (o.show !== undefined) {
+        const code = await showClause(o.show, o.json);
+        if (code !== EXIT.ok) process.exit(code);
+        return;
+      }
       const parts = new Set(CLAUSES.map((c) => c.part));
       if (o.part && !parts.has(o.part as SpecPart)) {
         process.stderr.write(`shop-conformance clauses: --part must be one of ${[...parts].join(', ')}\n`);
