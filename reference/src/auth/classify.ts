@@ -69,6 +69,7 @@ export function classifyCaller(t: TokenFacts, clients: Clients, artifacts: Forwa
   const base = { clientId: t.clientId, sub: t.sub, actChain: chain };
   const hasApiAudience = t.aud.includes(clients.apiAudience);
 
+  // [AUTH-KIND-1] every accepted token is one of the six caller kinds; anything else is refused below.
   switch (t.clientId) {
     // [AUTH-KIND-2] a user token of the website client, no act, for the API audience: a customer.
     case clients.websiteClientId:
@@ -76,6 +77,7 @@ export function classifyCaller(t: TokenFacts, clients: Clients, artifacts: Forwa
       if (machine) throw new ProblemError('caller_not_allowed', { detail: 'A machine token of the website client has no caller kind.' });
       // [AUTH-TOKEN-12] a website user token with `act` is an invited-agent login, never a customer.
       if (chain.length > 0) throw refuse('A website token carrying act is not a customer token.');
+      // [AUTH-CRED-2] its own token for the API audience; [AUTH-CUST-3] [AUTH-CUST-4] no sid, epoch or sign-in record asked for.
       if (!hasApiAudience) throw refuse('A customer token must be issued for the API audience.');
       return { kind: 'customer', ...base };
 
@@ -83,6 +85,7 @@ export function classifyCaller(t: TokenFacts, clients: Clients, artifacts: Forwa
     case clients.agentProtocolClientId:
       if (machine)
         throw new ProblemError('caller_not_allowed', { detail: 'A machine token of the agent-protocol client has no caller kind.' });
+      // [AUTH-CRED-3] an on-behalf-of token: the agent client acts for the user.
       if (chain.length === 0) throw refuse('A delegated token needs an act chain.');
       // [AUTH-TOKEN-10] an act chain whose outermost actor is not the agent client is refused.
       if (chain[0] !== clients.agentProtocolClientId) throw refuse('The outermost actor is not the agent-protocol client.');
@@ -117,7 +120,8 @@ export function classifyCaller(t: TokenFacts, clients: Clients, artifacts: Forwa
 
     case clients.personalAgentProxyClientId:
       if (machine) throw new ProblemError('caller_not_allowed', { detail: 'A machine token of the proxy client has no caller kind.' });
-      // [AUTH-ASST-15] direct assistant tokens: single-level personal_agent token exchanges of the proxy client.
+      // [AUTH-ASST-15] [AUTH-KIND-12] [AUTH-CRED-10] direct assistant tokens: single-level personal_agent token exchanges of
+      // the proxy client.
       if (chain.length !== 1 || chain[0] !== PERSONAL_AGENT_ACTOR)
         throw refuse('A proxy token must be a single-level personal_agent exchange.');
       return { kind: 'assistant', ...base };

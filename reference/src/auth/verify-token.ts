@@ -85,7 +85,7 @@ export function createTokenVerifier(config: Config, keySet: JWTVerifyGetKey = cr
         return { raw: token, claims: payload as VerifiedToken['claims'], header: protectedHeader as Record<string, unknown> };
       } catch (err) {
         if (err instanceof ProblemError) throw err;
-        // [ERR-TABLE-13] a key-set outage is 503 unavailable with Retry-After: 5.
+        // [ERR-TABLE-13] [LIM-RETRY-1] a key-set outage is 503 unavailable with Retry-After: 5.
         if (isKeySetOutage(err)) {
           throw new ProblemError('unavailable', {
             detail: 'The token verifier cannot reach the issuer key set.',

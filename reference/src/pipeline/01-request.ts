@@ -28,7 +28,7 @@ export function requestStage(log: Logger): RequestHandler {
     const started = process.hrtime.bigint();
     const incoming = req.get('x-request-id');
     const requestId = incoming && REQUEST_ID.test(incoming) ? incoming : randomUUID();
-    // [AUTH-SCHEME-6] the challenge scheme is chosen here, from the request alone, before any verification.
+    // [AUTH-SCHEME-6] [AUTH-ASST-5] the challenge scheme is chosen here, from the request alone, before any verification.
     const ctx: RequestContext = { requestId, scheme: chooseScheme(req.path, req.get('authorization')), scopes: new Set() };
     res.locals.ctx = ctx;
     // [AUTH-ORDER-2] [ERR-PROBLEM-7] every response, success or failure, carries X-Request-Id.

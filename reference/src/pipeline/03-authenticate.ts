@@ -25,7 +25,7 @@ export function authenticateStage(): RequestHandler {
     const { domain } = ctx;
     // [AUTH-ORDER-4] a request in the DPoP scheme gets a fresh DPoP-Nonce on every response, failures of this stage included.
     startDpopRequest(ctx);
-    // [AUTH-TOKEN-1] the token is read from Authorization only: never the query, a cookie or the body.
+    // [AUTH-TOKEN-1] [AUTH-ASST-3] [AUTH-ASST-4] the token is read from Authorization only: never the query, a cookie or the body.
     const header = req.get('authorization');
     if (header === undefined || header.trim() === '') {
       // [ERR-TABLE-1] no token: both schemes are offered, unless the path alone already chose DPoP ([AUTH-SCHEME-1]).

@@ -25,6 +25,7 @@ export function admitCallerStage(): RequestHandler {
       }
     }
 
+    // [AUTH-CRED-1] a guest: the storefront machine token plus its Guest-Session (verified on cart routes).
     if (caller.kind === 'guest') {
       const shopperIp = req.get(HEADERS.shopperIp);
       // [AUTH-GUEST-9] [LIM-SHOPPERIP-1] Shopper-IP is at most 64 characters.

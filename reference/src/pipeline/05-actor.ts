@@ -25,7 +25,9 @@ export function actorStage(): RequestHandler {
             challenge: { kind: 'chosen', error: 'invalid_token' },
           });
         }
-        // [AUTH-KIND-3] [AUTH-KIND-6] a customer and a delegated caller act on the account of their sub and use its cart.
+        // [AUTH-KIND-3] [AUTH-KIND-6] a customer and a delegated caller act on the account of their sub and use its cart;
+        // [AUTH-KIND-4] a customer in channel web, [AUTH-KIND-7] a delegated agent of origin oauth in channel mcp or openapi.
+        // [AUTH-CUST-5] no account-wide cutoff: only the account's lifecycle state is checked.
         actor =
           caller.kind === 'customer'
             ? { callerKind: 'customer', accountSub: account.sub, cartOwner: `account:${account.sub}`, domainScopes: [], channel: 'web' }

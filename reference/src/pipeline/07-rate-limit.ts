@@ -7,7 +7,7 @@ import type { RequestHandler } from 'express';
 import { ProblemError } from '../problem.js';
 import { contextAt, need } from './context.js';
 
-/** Shopper-IP is normalised only here: case, an IPv4-mapped IPv6 prefix, and IPv6 addresses grouped by /64. */
+/** Shopper-IP is normalised only here ([AUTH-GUEST-10]): case, an IPv4-mapped IPv6 prefix, and IPv6 addresses grouped by /64. */
 export function normaliseShopperIp(value: string): string {
   let v = value.trim().toLowerCase();
   if (v.startsWith('::ffff:') && isIP(v.slice(7)) === 4) v = v.slice(7);

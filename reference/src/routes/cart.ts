@@ -1,4 +1,5 @@
-// The cart of the caller: the account cart for account callers, the session's cart for guests (spec, Authentication > Guest sessions).
+// The cart of the caller [PUR-SERVE-2]: the account cart for account callers, the session's cart for guests (spec,
+// Authentication > Guest sessions).
 import { addCartItemBody, cartItemParams, cartSchema, MAX_LINE_QUANTITY, updateCartItemBody } from '../schemas/cart.js';
 import { findVariant } from '../store/catalog.js';
 import { deleteLine, ensureCart, findCartId, lineQuantity, readCart, setLine } from '../store/carts.js';
