@@ -1,0 +1,27 @@
+// `clauses --show ID` as a user runs it: from a clause to the reference lines that cite it, its checks and its defects;
+// an ID the catalogue does not have is one line naming it, exit 2.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { cli } from '../helpers/cli.js';
+
+test('clauses --show prints the clause, its citations in the reference, its checks and its defects', async () => {
+  const { code, out } = await cli(['clauses', '--show', 'AUTH-ORDER-4']);
+  assert.equal(code, 0, out);
+  assert.match(out, /^AUTH-ORDER-4 {2}MUST {2}Authentication > Request processing order$/m);
+  // Each citation is a file:line of the reference whose line holds the bracketed ID.
+  const cited = [...out.matchAll(/^ {2}(reference\/src\/\S+\.ts):(\d+) {2}/gm)];
+  assert.ok(cited.length >= 2, out);
+  for (const [, file, line] of cited) {
+    const text = readFileSync(new URL(`../../${file}`, import.meta.url), 'utf8').split('\n')[Number(line) - 1];
+    assert.match(text ?? '', /\[AUTH-ORDER-4\]/, `${file}:${line}`);
+  }
+  assert.match(out, /^ {2}auth\.order\.dpop-nonce\.every-response +spec +conformance\/checks\/\S+\.check\.ts:\d+$/m);
+  assert.match(out, /^ {2}limits\.dpop-nonce-only-on-failures {2}\(wire/m);
+});
+
+test('clauses --show with an ID the catalogue does not have: one line naming it, exit 2', async () => {
+  const { code, out } = await cli(['clauses', '--show', 'AUTH-ORDER-99']);
+  assert.equal(code, 2);
+  assert.equal(out, 'shop-conformance clauses: --show: no clause AUTH-ORDER-99 in the catalogue\n');
+});
