@@ -122,5 +122,3 @@ export function need<T>(value: T | undefined, what: string): T {
   if (value === undefined) throw new Error(`pipeline: ${what} is missing (stage order)`);
   return value;
 }
-
-export type Req = Request;
