@@ -64,9 +64,40 @@ export default tseslint.config(
     },
   },
   {
+    files: ['reference/**/*.ts'],
+    rules: {
+      'no-restricted-imports': restrict({
+        group: ['**/conformance/**', '**/cli/**'],
+        message: 'The reference knows nothing of the suite or the CLI (contract/ holds the shared data).',
+      }),
+    },
+  },
+  {
+    files: ['conformance/engine/**/*.ts'],
+    rules: {
+      'no-restricted-imports': restrict(
+        { group: ['**/reference/**'], message: 'The suite is a black box.' },
+        {
+          group: ['**/checks/**'],
+          message: 'The runner does not depend on the checks it runs: check definitions live in conformance/checks/.',
+        },
+      ),
+    },
+  },
+  {
+    files: ['conformance/checks/**/*.ts'],
+    rules: {
+      'no-restricted-imports': restrict(
+        { group: ['**/reference/**'], message: 'The suite is a black box.' },
+        { group: ['**/selftest/**'], message: 'Checks know nothing of the self-test that judges them (its defects are written apart).' },
+      ),
+    },
+  },
+  {
     files: ['reference/src/auth/**/*.ts'],
     rules: {
       'no-restricted-imports': restrict(
+        { group: ['**/conformance/**', '**/cli/**'], message: 'The reference knows nothing of the suite or the CLI.' },
         { group: ['**/pipeline/**'], message: 'Token, challenge and guest-session logic is pure: the pipeline calls it, not the reverse.' },
         { group: ['express', 'express/*'], message: 'Auth logic is pure: no Express here.' },
       ),

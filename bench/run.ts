@@ -1,4 +1,4 @@
-// npm run bench [-- --only startup,throughput,suite,failing,self-test,scoped,latency,fuzz,memory,crash,tests] [--rounds N]
+// npm run bench [-- --only startup,throughput,suite,failing,self-test,scoped,latency,fuzz,memory,crash,alternates,tests] [--rounds N]
 // [--seconds S] [--fuzz-requests N] [--crash-rounds N]: the project's targets,
 // measured on this machine as medians and as ratios taken in the same run (these machines are shared and noisy, so never
 // compare a figure with a constant from another run). Each section prints its figures and whether its target is met.
@@ -29,6 +29,7 @@ const SECTIONS = [
   'fuzz',
   'memory',
   'crash',
+  'alternates',
   'tests',
 ] as const;
 
@@ -197,6 +198,29 @@ if (only.has('crash')) {
   } catch (err) {
     line(`   ${(err as Error).message}  ${verdict(false)}`);
   }
+}
+
+if (only.has('alternates')) {
+  // npm test runs a daily third of them (test/helpers/short-run.ts); here every one, each a full spec-level run.
+  const files = ['test/cli/alternates.test.ts', 'test/cli/blind-alternates.test.ts', 'test/cli/described-alternates.test.ts'];
+  line(`\n== Every conforming alternate at the spec level (${files.join(', ')}); target: all pass`);
+  const started = process.hrtime.bigint();
+  const r = spawnSync(process.execPath, ['--import', 'tsx', '--test', '--test-reporter=tap', ...files], {
+    cwd: ROOT,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    encoding: 'utf8',
+    env: { ...process.env, SHOP_CONFORMANCE_ALL_ALTERNATES: '1' },
+  });
+  const s = Number(process.hrtime.bigint() - started) / 1e9;
+  const counts = /# pass (\d+)[\s\S]*?# fail (\d+)/.exec(r.stdout ?? '');
+  line(`   ${counts ? `${counts[1]} passed, ${counts[2]} failed` : 'no summary'} in ${s.toFixed(0)} s  ${verdict(r.status === 0)}`);
+  if (r.status !== 0)
+    process.stdout.write(
+      r.stdout
+        .split('\n')
+        .filter((l) => l.startsWith('not ok'))
+        .join('\n') + '\n',
+    );
 }
 
 if (only.has('tests')) {

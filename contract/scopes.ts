@@ -12,9 +12,6 @@ export const PERMISSION_API_SCOPES: Readonly<Record<Permission, readonly string[
   checkout: ['checkout'],
 };
 
-/** Human-only operations require this scope; they are not routes of the service (spec, What the service does, rule 4). */
-export const HUMAN_ONLY_SCOPE = 'account:security';
-
 /** Scope a machine forwarder needs to forward agents (spec, Scope translation). */
 export const AGENT_FORWARD_SCOPE = 'agent:forward';
 

@@ -3,6 +3,7 @@ import { z } from 'zod';
 
 export const ACCOUNT_STATES = ['active', 'deleting', 'deleted', 'contact_transition'] as const;
 export const ORDER_STATUSES = ['pending_payment', 'paid', 'fulfilled', 'delivered', 'cancelled', 'return_requested', 'refunded'] as const;
+export const PAYMENT_STATUSES = ['pending', 'succeeded', 'failed', 'refunded'] as const;
 export const RECOVERY_PHASES = ['proof_pending', 'approved', 'provider_pending', 'complete', 'cancelled'] as const;
 
 const id = (prefix: string) => z.string().regex(new RegExp(`^${prefix}_[a-z0-9]{4,32}$`));

@@ -40,10 +40,6 @@ export const DEFAULT_AUDIENCES: Readonly<Record<CallerKind, readonly Audience[]>
   assistant: ['api'],
 };
 
-/** The audiences a caller kind's tokens use, in order: the profile's `audiences.callers`, else the default. */
-export const audiencesOf = (profile: Profile, kind: CallerKind): readonly Audience[] =>
-  profile.audiences.callers?.[kind] ?? DEFAULT_AUDIENCES[kind];
-
 /**
  * The audience to mint a caller kind's token with: the first the profile declares for it, or `prefer` (a check's own
  * choice, such as the OpenAPI channel of a delegated caller) when the profile declares none or declares it too.

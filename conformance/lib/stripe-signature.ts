@@ -66,8 +66,3 @@ export function alterOneByte(payload: string): string {
   if (i >= 0) return payload.slice(0, i) + String((Number(payload[i]) + 1) % 10) + payload.slice(i + 1);
   return payload.slice(0, -1) + (payload.endsWith(' ') ? '\n' : ' ');
 }
-
-/** Headers of a signed delivery. */
-export function deliveryHeaders(payload: string, secret: string, o: SignOptions = {}): Record<string, string> {
-  return { 'content-type': 'application/json', [SIGNATURE_HEADER]: signPayload(payload, secret, o) };
-}

@@ -9,6 +9,7 @@ import { fixtureProfile, rotatingProfilePath } from '../helpers/reference.js';
 import { createMinter } from '../../conformance/lib/mint.js';
 import { behindProxy } from '../helpers/behind-proxy.js';
 import { ALTERNATES, BROKEN_TWINS } from '../helpers/alternates.js';
+import { shortRun } from '../helpers/short-run.js';
 import { cli, outputDir, readReport, type Report } from '../helpers/cli.js';
 
 /** Full spec runs at a time: each is one Playwright worker, mostly waiting on the network, so two cores carry three. */
@@ -146,7 +147,7 @@ describe('each alternate changes the wire as it says', () => {
 
 // One pool for both, long runs first, so that the short twin runs fill the cores while the last full runs finish.
 describe('alternates pass the spec level; their broken twins fail it', { concurrency: CONCURRENCY }, () => {
-  for (const alternate of ALTERNATES) {
+  for (const alternate of shortRun('alternates', ALTERNATES, process.env.ALTERNATES?.split(',').filter(Boolean))) {
     test(`conforming: ${alternate.name} (${alternate.freedom})`, { timeout: 360_000 }, async (t) => {
       await behindProxy(alternate.rules, async (url) => {
         const dir = outputDir();

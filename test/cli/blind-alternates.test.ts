@@ -16,12 +16,12 @@ import { fixtureProfile, rotatingProfilePath } from '../helpers/reference.js';
 import { createMinter } from '../../conformance/lib/mint.js';
 import { newGuestSession } from '../../conformance/lib/guest-session.js';
 import { cli, outputDir, readReport, type Report } from '../helpers/cli.js';
+import { shortRun } from '../helpers/short-run.js';
 
 /** Full spec runs at a time (each one Playwright worker). */
 const CONCURRENCY = 2;
 
-const only = process.env.BLIND_ALTERNATES?.split(',').filter(Boolean);
-const selected = BLIND_ALTERNATES.filter((a) => !only || only.includes(a.name));
+const selected = shortRun('blind alternates', BLIND_ALTERNATES, process.env.BLIND_ALTERNATES?.split(',').filter(Boolean));
 
 /** A port free now, for a proxy whose public URL the reference must know before the proxy listens. */
 const freePort = () =>

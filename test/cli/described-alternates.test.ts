@@ -9,6 +9,7 @@ import assert from 'node:assert/strict';
 import type { ProxyRules } from '../helpers/mutating-proxy.js';
 import { behindProxy } from '../helpers/behind-proxy.js';
 import { cartBodies, DESCRIBED_ALTERNATES, opsRoutes } from '../helpers/described-alternates.js';
+import { shortRun } from '../helpers/short-run.js';
 import { cli, outputDir, readReport, type Report } from '../helpers/cli.js';
 import { CREDENTIAL_CONVENTIONS, credentialFormats } from '../helpers/credential-alternate.js';
 import { fixtureProfile } from '../helpers/reference.js';
@@ -33,7 +34,12 @@ const report = (dir: string): Report | undefined => {
 const undescribed = (rules: ProxyRules): ProxyRules => ({ ...rules, response: undefined });
 
 describe("self-described choices: learned from the deployment's documents", { concurrency: 2 }, () => {
-  for (const alternate of DESCRIBED_ALTERNATES) {
+  for (const alternate of shortRun(
+    'described alternates',
+    DESCRIBED_ALTERNATES,
+    process.env.DESCRIBED_ALTERNATES?.split(',').filter(Boolean),
+    2,
+  )) {
     test(`conforming: ${alternate.name} (${alternate.choice})`, { timeout: 240_000 }, async (t) => {
       await behindProxy(alternate.rules, async (url) => {
         const dir = outputDir();

@@ -1,5 +1,5 @@
 // Per-request state: one typed object, held in res.locals, filled stage by stage in the spec's order.
-import type { Request, Response } from 'express';
+import type { Response } from 'express';
 import type { Operation } from '../../../contract/operations.js';
 import type { CallerKind } from '../../../contract/callers.js';
 import type { Scheme } from '../auth/challenge.js';
@@ -122,5 +122,3 @@ export function need<T>(value: T | undefined, what: string): T {
   if (value === undefined) throw new Error(`pipeline: ${what} is missing (stage order)`);
   return value;
 }
-
-export type Req = Request;

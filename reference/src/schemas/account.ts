@@ -1,7 +1,7 @@
 // Account records: profile, addresses, saved cards, orders and returns, identity, and the checkout reads. The spec shows the
 // fields of none of them: the reference's choice, published in /openapi.json (docs/account.md).
 import { z } from 'zod';
-import { ORDER_STATUSES } from '../../../contract/seed.js';
+import { ORDER_STATUSES, PAYMENT_STATUSES } from '../../../contract/seed.js';
 
 // --- ids --------------------------------------------------------------------------------------------------------------
 
@@ -171,8 +171,6 @@ export const orderLineSchema = z
     line_total_cents: z.number().int().min(0),
   })
   .meta({ id: 'OrderDetailLine' });
-
-export const PAYMENT_STATUSES = ['pending', 'succeeded', 'failed', 'refunded'] as const;
 
 export const returnSchema = z
   .object({

@@ -2,11 +2,9 @@
 // its Location, `GET /v1/me/orders/{id}`, reads the same order as `OrderDetail` (schemas/account.ts), which has every
 // member of `Order` with the same meaning, plus the members of an order's later life (returns, cancellable, ...).
 import { z } from 'zod';
-import { ORDER_STATUSES } from '../../../contract/seed.js';
+import { ORDER_STATUSES, PAYMENT_STATUSES } from '../../../contract/seed.js';
 import { cartLineSchema } from './cart.js';
 import { variantIdSchema } from './catalog.js';
-
-export const PAYMENT_STATUSES = ['pending', 'succeeded', 'failed', 'refunded'] as const;
 
 const cents = () => z.number().int().min(0);
 /** Ids of the account's own rows; an id of no row of the account is a domain error (422), not a validation error. */

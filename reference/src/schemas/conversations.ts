@@ -84,12 +84,6 @@ export const conversationListSchema = z
   })
   .meta({ id: 'ConversationList' });
 
-/** `data` of a `status` event on the event stream. */
-export const conversationStatusEventSchema = z.object({
-  status: z.enum(CONVERSATION_STATUSES),
-  at: z.string(),
-});
-
 export type ConversationMessage = z.infer<typeof conversationMessageSchema>;
 export type Conversation = z.infer<typeof conversationSchema>;
 export type ConversationSummary = z.infer<typeof conversationSummarySchema>;

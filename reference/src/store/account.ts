@@ -5,6 +5,8 @@ import { randomBytes } from 'node:crypto';
 import type { z } from 'zod';
 import type { Db } from '../db/open.js';
 import { CANCELLABLE } from './orders.js';
+import type * as Row from './rows.js';
+import type { OrderStatus } from './rows.js';
 import type {
   addAddressBody,
   addressSchema,
@@ -12,10 +14,8 @@ import type {
   identitySchema,
   orderLineSchema,
   orderSchema,
-  orderStatusSchema,
   orderSummarySchema,
   paymentMethodSchema,
-  PAYMENT_STATUSES,
   profileSchema,
   returnSchema,
 } from '../schemas/account.js';
@@ -28,7 +28,6 @@ export type PaymentMethod = z.infer<typeof paymentMethodSchema>;
 export type CheckoutMethod = z.infer<typeof checkoutMethodSchema>;
 export type Order = z.infer<typeof orderSchema>;
 export type OrderSummary = z.infer<typeof orderSummarySchema>;
-export type OrderStatus = z.infer<typeof orderStatusSchema>;
 type OrderLine = z.infer<typeof orderLineSchema>;
 type Return = z.infer<typeof returnSchema>;
 
@@ -134,29 +133,11 @@ export function listCheckoutMethods(db: Db, sub: string, now: Date): CheckoutMet
 
 // --- orders ----------------------------------------------------------------------------------------------------------
 
-interface OrderRow {
-  id: string;
-  number: string;
-  status: OrderStatus;
-  placed_at: string;
-  updated_at: string;
-  currency: string;
-  subtotal_cents: number;
-  shipping_cents: number;
-  tax_cents: number;
-  total_cents: number;
-  address_id: string | null;
-  payment_method_id: string | null;
-}
+/** An order as the account reads it (its owner is the query's). */
+type OrderRow = Omit<Row.OrderRow, 'account_sub'>;
 
-export interface PaymentRow {
-  id: string;
-  provider_ref: string;
-  status: (typeof PAYMENT_STATUSES)[number];
-  amount_cents: number;
-  refunded_cents: number;
-  currency: string;
-}
+/** A payment as an order's page shows it. */
+export type PaymentRow = Pick<Row.PaymentRow, 'id' | 'provider_ref' | 'status' | 'amount_cents' | 'refunded_cents' | 'currency'>;
 
 /** Newest first; `more` tells whether a further page exists. */
 export function listOrders(

@@ -5,6 +5,7 @@ import type { z } from 'zod';
 import type { Db } from '../db/open.js';
 import type { orderSchema } from '../schemas/checkout.js';
 import type { Cart } from './carts.js';
+import type * as Row from './rows.js';
 import { findCartId } from './carts.js';
 import { ProblemError } from '../problem.js';
 import type { Totals } from '../pricing.js';
@@ -40,19 +41,8 @@ export function newestAddress(db: Db, accountSub: string): ShippingAddress | und
 
 export type Order = z.infer<typeof orderSchema>;
 
-interface OrderRow {
-  id: string;
-  number: string;
-  status: Order['status'];
-  placed_at: string;
-  currency: string;
-  subtotal_cents: number;
-  shipping_cents: number;
-  tax_cents: number;
-  total_cents: number;
-  address_id: string | null;
-  payment_method_id: string | null;
-}
+/** An order as the checkout reads it back. */
+type OrderRow = Omit<Row.OrderRow, 'account_sub' | 'updated_at'>;
 
 /** One order of the account as `Order`, or undefined (another account's order reads as absent). */
 export function readOrder(db: Db, accountSub: string, id: string): Order | undefined {

@@ -1,39 +1,9 @@
 // Orders, payments and stock as operators see them (any account), the state rules of cancellation and refunds shared with
 // the payment webhook, and the audit log of operator writes. Synchronous SQLite: callers wrap writes in one transaction.
-import { ORDER_STATUSES } from '../../../contract/seed.js';
 import type { Db } from '../db/open.js';
+import type { OrderRow, OrderStatus, PaymentRow, PaymentStatus } from './rows.js';
 
-export type OrderStatus = (typeof ORDER_STATUSES)[number];
-export type PaymentStatus = 'pending' | 'succeeded' | 'failed' | 'refunded';
-
-export interface OrderRow {
-  id: string;
-  account_sub: string;
-  number: string;
-  status: OrderStatus;
-  placed_at: string;
-  updated_at: string;
-  currency: string;
-  subtotal_cents: number;
-  shipping_cents: number;
-  tax_cents: number;
-  total_cents: number;
-  address_id: string | null;
-  payment_method_id: string | null;
-}
-
-export interface PaymentRow {
-  id: string;
-  order_id: string;
-  provider: string;
-  provider_ref: string;
-  status: PaymentStatus;
-  amount_cents: number;
-  refunded_cents: number;
-  currency: string;
-  created_at: string;
-  updated_at: string;
-}
+export type { OrderRow, OrderStatus, PaymentRow, PaymentStatus } from './rows.js';
 
 /** Orders a cancellation may still stop: nothing has left the warehouse (the same rule as the customer's cancellation). */
 /** Orders that become `refunded` once their payment is refunded in full; a cancelled order stays cancelled. */

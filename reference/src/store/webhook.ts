@@ -151,8 +151,6 @@ const HANDLERS: Readonly<Record<string, (db: Db, event: StripeEvent, now: Date, 
   'setup_intent.succeeded': setupSucceeded,
 };
 
-export const PROCESSED_EVENT_TYPES = Object.keys(HANDLERS);
-
 /**
  * Processes one verified delivery: a delivery already recorded is `duplicate` and changes nothing; otherwise its effects and
  * its record are written. Throws DeliveryNotProcessable (the caller's transaction then rolls back: nothing is recorded).

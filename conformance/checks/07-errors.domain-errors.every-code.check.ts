@@ -1,0 +1,172 @@
+// Spec part 7, Errors (ERR-PROBLEM-8): a domain error carries no challenge and no nonce; only Retry-After, RateLimit and
+// RateLimit-Policy may travel with it. "Domain errors" are every code of the error table whose row names no challenge of
+// its own, so the clause is judged on every such code a black-box client can provoke without changing what others read:
+// the decoding and validation refusals, unmatched methods, caller and session refusals, unknown variants and stock, orders
+// in a state that refuses the write, a checkout the account cannot pay, the webhook's signature refusals. Each answer is
+// judged on its own and by the code it carries: a deployment that refuses in another order, or with another domain code,
+// is judged on the code it sent. The same answers extend the every-response rules (request id, the boundary's headers, the
+// problem members) to the statuses the other checks do not provoke: 405, 409, 402.
+// insufficient_scope is left out: the spec leaves its headers to the error mapper (an RFC 6750 §3.1 challenge may come).
+import { ERRORS, type ErrorCode } from '../../contract/errors.js';
+import { HEADERS } from '../../contract/headers.js';
+import { LIMITS } from '../../contract/limits.js';
+import { OPERATOR_ATTRIBUTION } from '../engine/callers.js';
+import { check, learned, test, type Shop } from '../engine/check.js';
+import type { ShopResponse } from '../engine/http.js';
+import { failSoft } from '../lib/assert.js';
+import { SIGNATURE_HEADER } from '../lib/stripe-signature.js';
+import { AssistantAgent } from './_shared/assistant.js';
+import { opsBody, operator, route, send } from './_shared/call-ops.js';
+import { conversationRoute, openBody } from './_shared/open-conversation.js';
+import { postWebhook } from './_shared/deliver-webhook.js';
+import { cartLine, cartQuantity } from './_shared/expect-cart.js';
+import { expectBoundaryRules, expectProblemMembers, expectRequestId } from './_shared/expect-request-headers.js';
+import { customerToken, delegatedToken, guestHeaders } from './_shared/mint-callers.js';
+import { checkout, checkoutBody } from './_shared/place-order.js';
+import { ABSENT_IDS, ADA, LOW_STOCK_VARIANT, ORDERS, OUT_OF_STOCK_VARIANT } from './_shared/seed-data.js';
+
+type Add = (what: string, res: ShopResponse) => void;
+
+/** A second direct conversation of one assistant session while the first is open (409 direct_conversation_open). */
+async function conversationRefusal(shop: Shop, add: Add): Promise<void> {
+  const agent = await AssistantAgent.create(shop);
+  const { method, path } = conversationRoute('openConversation');
+  for (const n of [1, 2]) add(`openConversation ${n} (DPoP)`, (await agent.request(method, path, { json: openBody() })).res);
+}
+
+/** A cart line padded with spaces to one byte over the body cap. */
+const oversize = (): string => {
+  const line = JSON.stringify(cartLine());
+  return line + ' '.repeat(LIMITS.requestBodyBytes + 1 - line.length);
+};
+
+/** Codes whose row in the error table carries a challenge, or whose headers the spec leaves to the error mapper. */
+const CHALLENGE_LEFT_OPEN = new Set<string>(['insufficient_scope']);
+
+/** Whether `code` is a domain error of the table: no challenge of its own, not a 5xx. */
+const isDomainError = (code: unknown): code is ErrorCode =>
+  typeof code === 'string' &&
+  code in ERRORS &&
+  !ERRORS[code as ErrorCode].headers.includes('WWW-Authenticate') &&
+  ERRORS[code as ErrorCode].status < 500 &&
+  !CHALLENGE_LEFT_OPEN.has(code);
+
+/**
+ * ERR-PROBLEM-8 on one answer: a domain error has no challenge, nor a nonce unless the request carried a DPoP proof (a DPoP
+ * request gets a fresh nonce on every response: AUTH-ORDER-4).
+ */
+function expectNoChallenge(res: ShopResponse, what: string, dpop = false): void {
+  const code = (res.body as { error?: unknown } | undefined)?.error;
+  if (res.status < 400 || !isDomainError(code)) return;
+  const at = `${what} (${res.status} ${code})`;
+  const challenge = res.headers.get('www-authenticate');
+  if (challenge !== null) failSoft(`${at}: WWW-Authenticate on a domain error`, 'absent', challenge, 'ERR-PROBLEM-8');
+  const nonce = res.headers.get('dpop-nonce');
+  if (nonce !== null && !dpop)
+    failSoft(`${at}: DPoP-Nonce on a domain error to a request without a proof`, 'absent', nonce, 'ERR-PROBLEM-8');
+}
+
+/** Refusals of writes the domain forbids in the order's state: nothing changes. */
+async function orderRefusals(shop: Shop, add: Add): Promise<void> {
+  const token = await customerToken(shop, ADA.sub);
+  const cancel = learned().path('cancelOrder', ORDERS.adaDelivered.id);
+  add(
+    'cancelOrder of a delivered order',
+    await shop.http.post(cancel, { token, json: learned().body('cancelOrder', { reason: 'conformance' }) }),
+  );
+  if (shop.profile.capabilities.operators) {
+    const who = await operator(shop);
+    const json = opsBody('refundOpsOrder', { reason: 'conformance' });
+    add('refundOpsOrder of a refunded order', await send(shop, { ...route('refundOpsOrder', ORDERS.adaRefunded.id), json }, who));
+  }
+  const ret = learned().path('requestReturn', ORDERS.adaFulfilled.id);
+  add(
+    'requestReturn of an order not delivered',
+    await shop.http.post(ret, { token, json: learned().body('requestReturn', { reason: 'conformance' }) }),
+  );
+}
+
+test(
+  ...check(
+    {
+      id: 'err.domain-errors.every-code',
+      title:
+        'every domain error the suite can provoke carries no challenge and no nonce: 400, 404, 405, 409, 413, 415, 422, the webhook; and the every-response rules on each',
+      clauses: [
+        'ERR-PROBLEM-8',
+        'AUTH-ORDER-2',
+        'ERR-PROBLEM-7',
+        'ERR-PROBLEM-1',
+        'ERR-PROBLEM-4',
+        'ERR-PROBLEM-5',
+        'END-CONV-9',
+        'RES-PROBLEM-1',
+        'RES-PROBLEM-2',
+        'RES-PROBLEM-3',
+        'RES-PROBLEM-4',
+        'RES-PROBLEM-5',
+        'RES-PROBLEM-6',
+        'RES-PROBLEM-8',
+        'RES-PROBLEM-9',
+        'RES-PROBLEM-10',
+        'RES-PROBLEM-11',
+        'RES-PROBLEM-12',
+      ],
+      seed: true,
+    },
+    async (shop) => {
+      const token = await customerToken(shop);
+      const answers: [string, ShopResponse][] = [];
+      const add: Add = (what, res) => answers.push([what, res]);
+      const json = { 'content-type': 'application/json' };
+      add('malformed JSON', await shop.http.post('/v1/cart/items', { token, body: '{"x":', headers: json }));
+      add('a body as text/plain', await shop.http.post('/v1/cart/items', { token, body: '{}', headers: { 'content-type': 'text/plain' } }));
+      add('a body over the cap', await shop.http.post('/v1/cart/items', { token, body: oversize(), headers: json }));
+      add('an invalid cart line', await shop.http.post('/v1/cart/items', { token, json: { conformance_probe: true } }));
+      add('an unknown variant', await shop.http.post('/v1/cart/items', { token, json: cartLine(ABSENT_IDS.variant, 1) }));
+      add(
+        'a line above the stock',
+        await shop.http.post('/v1/cart/items', { token, json: cartLine(LOW_STOCK_VARIANT.id, LOW_STOCK_VARIANT.stock + 1) }),
+      );
+      add('an out-of-stock variant', await shop.http.post('/v1/cart/items', { token, json: cartLine(OUT_OF_STOCK_VARIANT, 1) }));
+      add(
+        'a quantity for a line not in the cart',
+        await shop.http.patch(`/v1/cart/items/${ABSENT_IDS.variant}`, { token, json: cartQuantity(1) }),
+      );
+      add('a method the cart lines do not take', await shop.http.request('PUT', '/v1/cart/items', { token, json: cartLine() }));
+      add('an order nobody has', await shop.http.get(`/v1/me/orders/${ABSENT_IDS.order}`, { token }));
+      add('an address nobody has', await shop.http.delete(learned().path('deleteAddress', ABSENT_IDS.address), { token }));
+      if (shop.profile.capabilities.operators)
+        add(
+          'an operator on getCart',
+          await shop.http.get('/v1/cart', { token: await shop.mint.operator(), headers: { [HEADERS.operator]: OPERATOR_ATTRIBUTION } }),
+        );
+      if (shop.profile.capabilities.guests)
+        add(
+          'a guest write without a session',
+          await shop.http.post('/v1/cart/items', { headers: await guestHeaders(shop), json: cartLine() }),
+        );
+      if (shop.profile.capabilities.delegated) {
+        // A fresh account with a line in its cart and no such card: refused (unknown_payment_method, address_required, …).
+        const delegated = await delegatedToken(shop);
+        add('checkoutSavedCard of an empty cart', await checkout(shop, delegated, checkoutBody(ABSENT_IDS.card)));
+        const line = await shop.http.post('/v1/cart/items', { token: delegated, json: cartLine() });
+        if (line.status === 201 || line.status === 200)
+          add('checkoutSavedCard with a card the account does not hold', await checkout(shop, delegated, checkoutBody(ABSENT_IDS.card)));
+      }
+      await orderRefusals(shop, add);
+      add('the webhook without a signature', await postWebhook(shop, '{}'));
+      add(
+        'the webhook with a signature that does not verify',
+        await postWebhook(shop, '{}', { [SIGNATURE_HEADER]: `t=${Math.floor(Date.now() / 1000)},v1=${'0'.repeat(64)}` }),
+      );
+      if (shop.profile.capabilities.assistants && learned().has('openConversation')) await conversationRefusal(shop, add);
+      for (const [what, res] of answers) {
+        expectNoChallenge(res, what, what.endsWith('(DPoP)'));
+        expectRequestId(res, what);
+        expectBoundaryRules(res, what, false);
+        expectProblemMembers(shop.docsUrl, res, what);
+      }
+    },
+  ),
+);
