@@ -7,7 +7,7 @@
 // Who may call: the guard admits the `conversation` caller list (assistants) and, the group being account-bound, only a
 // session signed in to an account (403 `sign_in_required` otherwise). Admission refuses assistant browser sessions on these
 // paths; `conversationOwner` refuses every other forwarded assistant too, since a forwarder's Bearer token is never DPoP.
-import type { Request, RequestHandler } from 'express';
+import type { Request } from 'express';
 import { LIMITS } from '../../../contract/limits.js';
 import type { ErrorCode } from '../../../contract/errors.js';
 import type { Actor, HandlerResult, Validated } from '../pipeline/context.js';
@@ -32,7 +32,6 @@ import {
   type ConversationEvent,
   type ConversationOwner,
 } from '../store/conversations.js';
-import { discardRestOfBody } from '../drain.js';
 import { defineRoute, type RouteDef } from './define.js';
 
 /** Errors every conversation operation may answer beyond the pipeline's own (the DPoP refusals, the session, the cap). */
@@ -61,25 +60,6 @@ export function checkConversationWriteSize(req: Request): void {
       detail: `Conversation writes are capped at ${LIMITS.conversationWriteBytes} bytes (Content-Length).`,
     });
   }
-}
-
-/**
- * The cap as a stage that runs before decoding (nothing of the body is read): a declared Content-Length over 64 KiB is 413
- * at once and the connection closes after the answer, since the unread body stays on it. The stage table
- * (STAGE_TABLE.conversations in pipeline/groups.ts) runs it between binding the route and decoding; the handlers'
- * `checkConversationWriteSize` enforces the same cap after decoding too (a body without Content-Length).
- */
-export function conversationWriteCapStage(): RequestHandler {
-  return (req, _res, next) => {
-    const declared = req.get('content-length');
-    if (declared !== undefined && /^\d+$/.test(declared.trim()) && Number(declared) > LIMITS.conversationWriteBytes) {
-      discardRestOfBody(req);
-      throw new ProblemError('payload_too_large', {
-        detail: `Conversation writes are capped at ${LIMITS.conversationWriteBytes} bytes (Content-Length).`,
-      });
-    }
-    next();
-  };
 }
 
 /**
