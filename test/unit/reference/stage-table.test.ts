@@ -2,8 +2,8 @@
 // builds exactly its stages, the app-wide request stage excepted.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { stageHandlers, stageNames, STAGE_TABLE } from '../../../reference/src/pipeline/groups.js';
-import { ROUTES } from '../../../reference/src/app.js';
+import { groupOf, stageHandlers, stageNames, STAGE_TABLE } from '../../../reference/src/pipeline/groups.js';
+import { ALL_ROUTES, ROUTES } from '../../../reference/src/app.js';
 import type { Domain } from '../../../reference/src/domain.js';
 
 test("operations run the spec's stages in the spec's order", () => {
@@ -31,12 +31,16 @@ test("operations run the spec's stages in the spec's order", () => {
 test('stageHandlers builds one handler per stage of the table (decode may be several), the app-wide ones left to the app', () => {
   const domain = {} as Domain;
   const route = ROUTES.find((r) => r.operation.operationId === 'getCart')!;
-  const handlers = stageHandlers('operations', route, domain);
+  const handlers = stageHandlers(route, domain);
   const built = STAGE_TABLE.operations.filter((s) => !s.appWide).length;
   assert.ok(handlers.length >= built, `${handlers.length} handlers for ${built} stages`);
   assert.ok(handlers.every((h) => typeof h === 'function'));
-  const noop: Parameters<typeof stageHandlers<'public'>>[1] = (_req, _res, next) => next();
-  assert.deepEqual(stageHandlers('public', noop, domain), [noop]);
+  // Every route of the contract has a group, and the group follows from its row.
+  for (const r of ALL_ROUTES) {
+    const group = groupOf(r);
+    assert.equal(group, r.row.kind === 'operation' ? (r.operation?.group === 'conversation' ? 'conversations' : 'operations') : r.row.kind);
+    assert.equal(stageHandlers(r, domain).length >= STAGE_TABLE[group].filter((s) => !s.appWide).length, true, r.row.operationId);
+  }
 });
 
 test('contextAt: typed by the stages before it; a stage placed before what it reads is a wiring bug, named', async () => {
