@@ -42,31 +42,34 @@ const bearerSecret = (secret: SharedSecret): RouteAuth => ({ kind: 'shared-secre
 const PROXY_IDP: RouteAuth = { kind: 'shared-secret', secret: 'PROXY_IDP_SECRET', carrier: { kind: 'header', name: 'X-Proxy-Idp-Secret' } };
 const row = (r: RouteRow): RouteRow => r;
 
-export const HEALTH = row({ operationId: 'getHealth', method: 'GET', path: '/health', kind: 'public', auth: NONE });
-export const DESCRIPTION = row({
+export const HEALTH = { operationId: 'getHealth', method: 'GET', path: '/health', kind: 'public', auth: NONE } as const satisfies RouteRow;
+/** The general description document. */
+export const DESCRIPTION = {
   operationId: 'getDescription',
   method: 'GET',
   path: '/openapi.json',
   kind: 'public',
   auth: NONE,
   note: 'cached 300 seconds',
-});
-export const ASSISTANT_DESCRIPTION = row({
+} as const satisfies RouteRow;
+/** The description document for assistants. */
+export const ASSISTANT_DESCRIPTION = {
   operationId: 'getAssistantDescription',
   method: 'GET',
   path: '/assistant/openapi.json',
   kind: 'public',
   auth: NONE,
   note: 'cached 300 seconds',
-});
-export const PAYMENT_WEBHOOK = row({
+} as const satisfies RouteRow;
+export type DescriptionPath = typeof DESCRIPTION.path | typeof ASSISTANT_DESCRIPTION.path;
+export const PAYMENT_WEBHOOK = {
   operationId: 'receivePaymentWebhook',
   method: 'POST',
   path: '/webhooks/stripe',
   kind: 'webhook',
   auth: { kind: 'provider-signature', header: 'Stripe-Signature' },
   note: 'raw body; 200 {received: true}',
-});
+} as const satisfies RouteRow;
 
 /** The internal routes, in the order the description document lists them. */
 export const INTERNAL_ROWS: readonly RouteRow[] = [
@@ -135,8 +138,27 @@ export const SPECIAL_ROWS: readonly RouteRow[] = [HEALTH, DESCRIPTION, ASSISTANT
 
 /** The prefix of the assistant conversation operations (spec, Public and special routes: "and every path below it"). */
 export const CONVERSATIONS_PATH = '/assistant/conversations';
-/** The prefix of the internal routes. */
+/** The prefixes of the internal routes and of the webhook. */
 export const INTERNAL_PREFIX = '/internal/';
+export const WEBHOOK_PREFIX = '/webhooks/';
+
+export type SpecialRouteId =
+  | 'getHealth'
+  | 'getDescription'
+  | 'getAssistantDescription'
+  | 'receivePaymentWebhook'
+  | 'recordSecurityIntent'
+  | 'registerSignedOutAssistantSession'
+  | 'recordConnectedAgent'
+  | 'recordAgentAuthorization'
+  | 'recordConversationTurn'
+  | 'recordConversationHandoffTimeout'
+  | 'recoverAccount';
+
+/** Each special route's path (template) by its operation id: what the suite sends its requests to. */
+export const SPECIAL_PATHS: Readonly<Record<SpecialRouteId, string>> = Object.freeze(
+  Object.fromEntries(SPECIAL_ROWS.map((r) => [r.operationId, r.path])) as Record<SpecialRouteId, string>,
+);
 
 /** A special route's row by operation id; a wrong id is a bug of the caller. */
 export function specialRow(operationId: string): RouteRow {

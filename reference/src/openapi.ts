@@ -219,7 +219,13 @@ function internalObject(route: RouteDef, auth: Extract<RouteAuth, { kind: 'share
 
 /** The webhook: its credential is a header of the request, described as a parameter. */
 function webhookObject(route: RouteDef, auth: Extract<RouteAuth, { kind: 'provider-signature' }>): Json {
-  const stageErrors: ErrorCode[] = ['missing_signature', 'invalid_signature', 'not_configured', 'payload_too_large', 'webhook_secret_missing'];
+  const stageErrors: ErrorCode[] = [
+    'missing_signature',
+    'invalid_signature',
+    'not_configured',
+    'payload_too_large',
+    'webhook_secret_missing',
+  ];
   const responses = successResponses(route);
   for (const [status, codes] of byStatus([...stageErrors, ...route.errors, 'internal_error']))
     responses[String(status)] = problemResponse(codes);

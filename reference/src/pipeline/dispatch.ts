@@ -99,7 +99,8 @@ export function dispatchRoutes(routes: readonly Mounted[]): RequestHandler {
     if (allowed.length > 0) {
       if (allowed.includes('GET')) allowed.push('HEAD');
       throw new ProblemError('method_not_allowed', {
-        detail: matching.find((k) => k.route.ownsPath?.notAllowed)?.route.ownsPath?.notAllowed ?? `${req.method} is not allowed on this path.`,
+        detail:
+          matching.find((k) => k.route.ownsPath?.notAllowed)?.route.ownsPath?.notAllowed ?? `${req.method} is not allowed on this path.`,
         headers: { Allow: allowed.join(', ') },
       });
     }

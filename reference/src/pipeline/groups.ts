@@ -88,7 +88,12 @@ export const STAGE_TABLE: { readonly [G in Group]: readonly Stage[] } = {
     declaredOutput,
   ],
   // Conversation writes are capped at 64 KiB by Content-Length, before any byte of the body is read (spec, Limits).
-  conversations: [request, bindRoute, { name: 'write cap (64 KiB by Content-Length)', make: () => conversationWriteCapStage() }, ...afterDecode],
+  conversations: [
+    request,
+    bindRoute,
+    { name: 'write cap (64 KiB by Content-Length)', make: () => conversationWriteCapStage() },
+    ...afterDecode,
+  ],
   operations: [request, bindRoute, ...afterDecode],
 };
 

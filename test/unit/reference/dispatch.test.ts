@@ -18,7 +18,12 @@ const dispatch = dispatchRoutes([
   { method: 'DELETE', path: '/v1/cart/items/{variant_id}', handler: named('removeItem') },
   { method: 'GET', path: '/v1/me/orders/{id}', handler: named('readOrder') },
   { method: 'POST', path: '/v1/me/orders/{id}/returns', handler: named('returnOrder') },
-  { method: 'POST', path: '/internal/conversations/{id}/turn', handler: named('turn'), ownsPath: { notAllowed: 'Only POST is allowed on this path.' } },
+  {
+    method: 'POST',
+    path: '/internal/conversations/{id}/turn',
+    handler: named('turn'),
+    ownsPath: { notAllowed: 'Only POST is allowed on this path.' },
+  },
 ]);
 
 function route(method: string, path: string): { served?: { name: string; params: unknown }; passed: boolean; error?: unknown } {
