@@ -77,3 +77,14 @@ test('chain runs the stages in order as one handler; a thrown, passed or rejecte
   assert.deepEqual(await run([(_q, _s, next) => next(boom), pass]), { seen: ['0'], err: boom });
   assert.deepEqual(await run([pass, async () => Promise.reject(boom), pass]), { seen: ['0', '1'], err: boom });
 });
+
+test('the stages live in pipeline/, which imports nothing from routes/ (routes only define routes)', async () => {
+  const { readdirSync, readFileSync } = await import('node:fs');
+  const dir = new URL('../../../reference/src/pipeline/', import.meta.url);
+  const files = readdirSync(dir).filter((f) => f.endsWith('.ts'));
+  assert.ok(files.includes('groups.ts') && files.includes('dispatch.ts'), files.join(', '));
+  for (const f of files) {
+    const text = readFileSync(new URL(f, dir), 'utf8');
+    assert.doesNotMatch(text, /from '\.\.\/routes\//, `pipeline/${f} imports from routes/`);
+  }
+});
