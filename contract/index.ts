@@ -6,3 +6,4 @@ export * from './limits.js';
 export * from './headers.js';
 export * from './profile.js';
 export * from './seed.js';
+export * from './routes.js';

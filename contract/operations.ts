@@ -1,5 +1,6 @@
 // Spec, Endpoints > Operations: one row per operation. Data only.
 import type { CallerListName } from './callers.js';
+import { CONVERSATIONS_PATH, SPECIAL_ROWS, type RouteAuth, type RouteRow } from './routes.js';
 
 export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
 export type Tool = 'mcp' | 'webmcp';
@@ -378,6 +379,18 @@ export const OPERATIONS: readonly Operation[] = [
 
 export const OPERATIONS_BY_ID: ReadonlyMap<string, Operation> = new Map(OPERATIONS.map((o) => [o.operationId, o]));
 
+/** An operation's row as a route of contract/routes.ts: conversations take DPoP plus live session admission, the rest a token. */
+export const operationRow = (o: Operation): RouteRow => ({
+  operationId: o.operationId,
+  method: o.method,
+  path: o.path,
+  kind: 'operation',
+  auth: o.group === 'conversation' ? { kind: 'dpop-session' } : { kind: 'token' },
+});
+
+/** Every route the service answers, one row each: the operations, then the public, webhook and internal routes. */
+export const ROUTES: readonly RouteRow[] = [...OPERATIONS.map(operationRow), ...SPECIAL_ROWS];
+
 export type SpecialAuth =
   | 'none'
   | 'provider-signature'
@@ -394,18 +407,19 @@ export interface SpecialRoute {
   readonly note?: string;
 }
 
-/** Spec, Endpoints > Public and special routes. */
+const specialAuth = (auth: RouteAuth): SpecialAuth => {
+  switch (auth.kind) {
+    case 'shared-secret':
+      return auth.secret.toLowerCase().replace(/_/g, '-') as SpecialAuth;
+    case 'token':
+      throw new Error('an operation is not a special route');
+    default:
+      return auth.kind;
+  }
+};
+
+/** Spec, Endpoints > Public and special routes, as the spec's table lists them (derived from contract/routes.ts). */
 export const SPECIAL_ROUTES: readonly SpecialRoute[] = [
-  { method: 'GET', path: '/health', auth: 'none' },
-  { method: 'GET', path: '/openapi.json', auth: 'none', note: 'cached 300 seconds' },
-  { method: 'GET', path: '/assistant/openapi.json', auth: 'none', note: 'cached 300 seconds' },
-  { method: 'POST', path: '/webhooks/stripe', auth: 'provider-signature', note: 'raw body; 200 {received: true}' },
-  { method: 'POST', path: '/internal/account/security-intents', auth: 'idp-action-secret', note: 'body bounded to 8 KiB' },
-  { method: 'POST', path: '/internal/assistant/sessions/signed-out', auth: 'proxy-idp-secret' },
-  { method: 'POST', path: '/internal/assistant/agents/connected', auth: 'proxy-idp-secret' },
-  { method: 'POST', path: '/internal/agent-authorization', auth: 'proxy-idp-secret' },
-  { method: 'POST', path: '/internal/conversations/{id}/turn', auth: 'conversation-hub-secret' },
-  { method: 'POST', path: '/internal/conversations/{id}/handoff-timeout', auth: 'conversation-hub-secret' },
-  { method: 'POST', path: '/internal/account/recover', auth: 'account-recovery-secret', note: 'closed when the secret is not configured' },
-  { method: '*', path: '/assistant/conversations', auth: 'dpop-session', note: 'and every path below it' },
+  ...SPECIAL_ROWS.map((r) => ({ method: r.method, path: r.path, auth: specialAuth(r.auth), ...(r.note ? { note: r.note } : {}) })),
+  { method: '*', path: CONVERSATIONS_PATH, auth: 'dpop-session', note: 'and every path below it' },
 ];

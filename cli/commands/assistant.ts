@@ -12,6 +12,7 @@ import { createMinter } from '../../conformance/lib/mint.js';
 import { proxyPayload } from '../../conformance/lib/credential-formats.js';
 import { action, loadProfile, PROFILE_OPTION_HELP, UsageError } from './profile.js';
 import { makeProof, readDpopKeyFile, writeNewDpopKeyFile } from './dpop.js';
+import { SPECIAL_PATHS } from '../../contract/routes.js';
 
 interface SessionOptions {
   baseUrl: string;
@@ -50,7 +51,7 @@ async function session(o: SessionOptions): Promise<void> {
   const agentId = `agent_${randomUUID().slice(0, 8)}`;
   const clientId = 'shop-conformance-cli';
   const connected = await post(
-    `${base}/internal/assistant/agents/connected`,
+    `${base}${SPECIAL_PATHS.recordConnectedAgent}`,
     { 'x-proxy-idp-secret': secret },
     proxyPayload(profile.conventions, 'agentConnected', {
       subject: o.sub,
@@ -62,7 +63,7 @@ async function session(o: SessionOptions): Promise<void> {
   );
   if (!connected.ok) {
     throw new UsageError(
-      `the deployment refused the session report (POST /internal/assistant/agents/connected: ${connected.status} ${(await connected.text()).slice(0, 160)})`,
+      `the deployment refused the session report (POST ${SPECIAL_PATHS.recordConnectedAgent}: ${connected.status} ${(await connected.text()).slice(0, 160)})`,
     );
   }
   const token = await createMinter(profile).assistant({ sub: o.sub, jkt: key.thumbprint, sid: sessionId, expiresIn });

@@ -17,6 +17,7 @@ import { freshId } from '../lib/fresh-id.js';
 import { LIMITS } from '../../contract/limits.js';
 import { COLLECTION, conversationRoute, openConversation } from './_shared/open-conversation.js';
 import { eventsOf, hasComment, isStream, openEventStream } from './_shared/read-event-stream.js';
+import { SPECIAL_PATHS, fillPath } from '../../contract/routes.js';
 
 const KEEP_ALIVE_MS = LIMITS.eventStreamKeepAliveSeconds * 1000;
 /** Scheduling and network slack allowed on top of the 15 seconds. */
@@ -108,7 +109,7 @@ test(
         if (first.event !== 'message' || first.id !== String(wrote.body?.seq))
           fail('the replayed event', `message with id ${wrote.body?.seq}`, first, 'EVT-STREAM-1');
 
-        const turn = await shop.http.post(`/internal/conversations/${id}/turn`, {
+        const turn = await shop.http.post(fillPath(SPECIAL_PATHS.recordConversationTurn, { id: id }), {
           token: hubSecret,
           json: { turn_id: freshId('turn'), author: 'agent', text: 'Hello from the store' },
         });

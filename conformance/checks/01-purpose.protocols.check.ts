@@ -5,6 +5,7 @@ import { expectProblem, fail, is2xx } from '../lib/assert.js';
 import { cartLine } from './_shared/expect-cart.js';
 import { expectRefusal } from './_shared/expect-refusals.js';
 import { customerToken } from './_shared/mint-callers.js';
+import { SPECIAL_PATHS } from '../../contract/routes.js';
 
 test(
   ...check(
@@ -109,8 +110,8 @@ test(
         ['/v1/cart/items', 'POST'],
         ['/v1/cart', 'GET'],
         ['/v1/catalog/products', 'GET'],
-        ['/openapi.json', 'GET'],
-        ['/health', 'GET'],
+        [SPECIAL_PATHS.getDescription, 'GET'],
+        [SPECIAL_PATHS.getHealth, 'GET'],
       ] as const) {
         for (const [shape, extra] of SHAPES) {
           const res = await shop.http.request('OPTIONS', path, {
@@ -144,8 +145,8 @@ test(
         expectNoCors(await shop.http.get('/v1/cart', { token, headers }), on('GET /v1/cart'));
         expectNoCors(await shop.http.get('/v1/cart', { headers }), on('GET /v1/cart without a token'));
         expectNoCors(await shop.http.post('/v1/cart/items', { token, headers, json: cartLine() }), on('POST /v1/cart/items'));
-        expectNoCors(await shop.http.get('/health', { headers }), on('GET /health'));
-        expectNoCors(await shop.http.get('/openapi.json', { headers }), on('GET /openapi.json'));
+        expectNoCors(await shop.http.get(SPECIAL_PATHS.getHealth, { headers }), on(`GET ${SPECIAL_PATHS.getHealth}`));
+        expectNoCors(await shop.http.get(SPECIAL_PATHS.getDescription, { headers }), on(`GET ${SPECIAL_PATHS.getDescription}`));
       }
     },
   ),

@@ -9,6 +9,7 @@ import { addAddress, addressBody, createdAddressId } from './_shared/add-address
 import { describedOperations, normalizePath } from './_shared/describe-operations.js';
 import { customerToken } from './_shared/mint-callers.js';
 import { ADA, ORDERS } from './_shared/seed-data.js';
+import { SPECIAL_PATHS } from '../../contract/routes.js';
 
 interface Probe {
   method: HttpMethod;
@@ -255,7 +256,7 @@ test(
       clauses: ['PUR-HUMAN-4'],
     },
     async (shop) => {
-      for (const doc of ['/openapi.json', '/assistant/openapi.json']) {
+      for (const doc of [SPECIAL_PATHS.getDescription, SPECIAL_PATHS.getAssistantDescription]) {
         const res = await shop.http.get(doc);
         expectStatus(res, 200, { clause: 'PUR-HUMAN-4' });
         const paths = res.body?.paths;

@@ -7,6 +7,7 @@ import { answers, fail, is2xx } from '../lib/assert.js';
 import { OPERATIONS_BY_ID } from '../../contract/operations.js';
 import { cartLine } from './_shared/expect-cart.js';
 import { describedOperations, normalizePath, SHOWN } from './_shared/describe-operations.js';
+import { SPECIAL_PATHS } from '../../contract/routes.js';
 
 test(
   ...check(
@@ -17,7 +18,8 @@ test(
     },
     async (shop) => {
       const [general] = await describedOperations(shop);
-      if (!general || general.described.size === 0) fail('/openapi.json "paths"', 'the declared routes', general?.raw, 'PUR-RULE-5');
+      if (!general || general.described.size === 0)
+        fail(`${SPECIAL_PATHS.getDescription} "paths"`, 'the declared routes', general?.raw, 'PUR-RULE-5');
       for (const operationId of SHOWN) {
         const op = OPERATIONS_BY_ID.get(operationId)!;
         if (!general.described.get(normalizePath(op.path))?.has(op.method))
@@ -36,7 +38,7 @@ test(
       level: 'reference',
     },
     async (shop) => {
-      const doc = (await shop.http.get('/openapi.json')).body;
+      const doc = (await shop.http.get(SPECIAL_PATHS.getDescription)).body;
       for (const operationId of SHOWN) {
         const op = OPERATIONS_BY_ID.get(operationId)!;
         const described = doc?.paths?.[op.path]?.[op.method.toLowerCase()]?.operationId;

@@ -14,6 +14,7 @@ import { ADDRESS } from './_shared/add-address.js';
 import { expectRefusal } from './_shared/expect-refusals.js';
 import { customerToken, delegatedToken } from './_shared/mint-callers.js';
 import { ABSENT_IDS, ENDED_ACCOUNTS } from './_shared/seed-data.js';
+import { SPECIAL_PATHS } from '../../contract/routes.js';
 
 // --- the operations --------------------------------------------------------------------------------------------------
 
@@ -204,7 +205,9 @@ test(
       const paths = (learned().documents.general.paths ?? {}) as Record<string, Record<string, Record<string, unknown>> | undefined>;
       const declared = paths['/v1/me']?.get?.['x-callers'];
       if (!Array.isArray(declared) || !declared.every((k) => typeof k === 'string'))
-        return notApplicable('/openapi.json names no x-callers on GET /v1/me: the spec does not show the diagnostic list');
+        return notApplicable(
+          `${SPECIAL_PATHS.getDescription} names no x-callers on GET /v1/me: the spec does not show the diagnostic list`,
+        );
       for (const [kind, who] of await credentialsOfClaimedKinds(shop))
         await inCase(`${kind} on GET /v1/me (x-callers ${JSON.stringify(declared)})`, async () => {
           const res = await shop.http.get('/v1/me', who);

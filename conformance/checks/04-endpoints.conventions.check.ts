@@ -23,6 +23,7 @@ import { addLine, cartLine, cartQuantity } from './_shared/expect-cart.js';
 import { expectRefusal } from './_shared/expect-refusals.js';
 import { customerToken } from './_shared/mint-callers.js';
 import { ADA, ORDERS, PRODUCT_HANDLE, VARIANT } from './_shared/seed-data.js';
+import { SPECIAL_PATHS } from '../../contract/routes.js';
 
 // --- conventions: catalog validators, no-store --------------------------------------------------------------------------
 
@@ -121,7 +122,7 @@ test(
       // Whatever their status, these are not catalog GETs: the default applies. The diagnostic read exists in the spec
       // ("GET /v1/me is a diagnostic read").
       const answers: [string, ShopResponse][] = [
-        ['GET /health', await shop.http.get('/health')],
+        [`GET ${SPECIAL_PATHS.getHealth}`, await shop.http.get(SPECIAL_PATHS.getHealth)],
         ['getCart', await shop.http.get('/v1/cart', { token })],
         ['GET /v1/me', await shop.http.get('/v1/me', { token })],
         ['addCartItem', await shop.http.post('/v1/cart/items', { token, json: cartLine() })],

@@ -17,6 +17,7 @@ import { LIMITS } from '../../contract/limits.js';
 import { bearer, bodyOf, otherSecrets, present, route, ROUTES, wrong, type InternalRoute } from './_shared/call-internal-routes.js';
 import { expectRefusal } from './_shared/expect-refusals.js';
 import { postChunked } from './_shared/post-chunked.js';
+import { SPECIAL_PATHS } from '../../contract/routes.js';
 
 // ------------------------------------------------------------------------------------------------ credentials (spec)
 
@@ -194,7 +195,7 @@ test(
       const secret = shop.profile.secrets.idpActionSecret;
       if (secret === null)
         notApplicable('the profile has no idpActionSecret: the route is closed, so a refusal would show nothing about its body cap');
-      const r = route('/internal/account/security-intents');
+      const r = route(SPECIAL_PATHS.recordSecurityIntent);
       // The control: the same intent under the cap. The spec names no status for the size refusal, but it must be about
       // size: not the validation failure of a body this server takes, nor the answer the small body gets anyway.
       const under = await postChunked(shop, r.path, present(r, secret!, { spec: true }), paddedIntent(LIMITS.securityIntentBytes - 512));
@@ -229,7 +230,7 @@ test(
     async (shop) => {
       const secret = shop.profile.secrets.idpActionSecret;
       if (secret === null) notApplicable('the profile has no idpActionSecret: the route is closed');
-      const r = route('/internal/account/security-intents');
+      const r = route(SPECIAL_PATHS.recordSecurityIntent);
       const at = await postChunked(shop, r.path, present(r, secret!), paddedIntent(LIMITS.securityIntentBytes));
       if (at.status !== 202) fail('exactly 8 KiB (8192 bytes), chunked: status', 202, brief(at), 'LIM-INTENT-1');
       const over = await postChunked(shop, r.path, present(r, secret!), paddedIntent(LIMITS.securityIntentBytes + 1), { hold: true });

@@ -13,6 +13,7 @@ import { bearer, wrong } from './_shared/call-internal-routes.js';
 import { expectRefusal } from './_shared/expect-refusals.js';
 import { freshId } from '../lib/fresh-id.js';
 import { conversationRoute, openConversation } from './_shared/open-conversation.js';
+import { SPECIAL_PATHS, fillPath } from '../../contract/routes.js';
 
 test(
   ...check(
@@ -38,7 +39,7 @@ test(
       const calls: [string, string, string, () => Record<string, unknown>][] = [
         [
           'turn',
-          `/internal/conversations/${encodeURIComponent(direct)}/turn`,
+          fillPath(SPECIAL_PATHS.recordConversationTurn, { id: encodeURIComponent(direct) }),
           'END-PUBLIC-14',
           () => ({ turn_id: freshId('turn'), author: 'agent', text: 'Hello from the conformance suite.' }),
         ],
@@ -47,7 +48,7 @@ test(
           : ([
               [
                 'handoff-timeout',
-                `/internal/conversations/${encodeURIComponent(handoffId)}/handoff-timeout`,
+                fillPath(SPECIAL_PATHS.recordConversationHandoffTimeout, { id: encodeURIComponent(handoffId) }),
                 'END-PUBLIC-15',
                 () => ({ handoff_id: freshId('handoff'), timed_out_at: new Date().toISOString() }),
               ],

@@ -4,6 +4,7 @@
 import { check, test } from '../engine/check.js';
 import type { ShopResponse } from '../engine/http.js';
 import { expectCacheControl, expectFreshFor, expectStatus, fail } from '../lib/assert.js';
+import { SPECIAL_PATHS } from '../../contract/routes.js';
 
 test(
   ...check(
@@ -14,7 +15,7 @@ test(
     },
     async (shop) => {
       // One answer judges both: the route exists (the service serves a health route) and needs no credential.
-      expectStatus(await shop.http.get('/health'), 200, { clause: ['END-PUBLIC-1', 'PUR-SERVE-6'] });
+      expectStatus(await shop.http.get(SPECIAL_PATHS.getHealth), 200, { clause: ['END-PUBLIC-1', 'PUR-SERVE-6'] });
     },
   ),
 );
@@ -39,7 +40,7 @@ test(
       clauses: ['END-PUBLIC-2', 'END-PUBLIC-3'],
     },
     async (shop) => {
-      expectDescription(await shop.http.get('/openapi.json'), 'END-PUBLIC-2', 'END-PUBLIC-3');
+      expectDescription(await shop.http.get(SPECIAL_PATHS.getDescription), 'END-PUBLIC-2', 'END-PUBLIC-3');
     },
   ),
 );
@@ -52,7 +53,7 @@ test(
       clauses: ['END-PUBLIC-4', 'END-PUBLIC-5'],
     },
     async (shop) => {
-      expectDescription(await shop.http.get('/assistant/openapi.json'), 'END-PUBLIC-4', 'END-PUBLIC-5');
+      expectDescription(await shop.http.get(SPECIAL_PATHS.getAssistantDescription), 'END-PUBLIC-4', 'END-PUBLIC-5');
     },
   ),
 );
@@ -67,8 +68,8 @@ test(
     },
     async (shop) => {
       for (const [path, clause] of [
-        ['/openapi.json', 'END-PUBLIC-3'],
-        ['/assistant/openapi.json', 'END-PUBLIC-5'],
+        [SPECIAL_PATHS.getDescription, 'END-PUBLIC-3'],
+        [SPECIAL_PATHS.getAssistantDescription, 'END-PUBLIC-5'],
       ] as const) {
         const res = await shop.http.get(path);
         expectStatus(res, 200, { clause });

@@ -11,6 +11,7 @@ import { conversationRoute, messageOf, openBody, sendConversation } from './_sha
 import { expectDpopChallengesOnly } from './_shared/expect-refusals.js';
 import { customerToken } from './_shared/mint-callers.js';
 import { browserArtifact } from './_shared/artifact-headers.js';
+import { CONVERSATIONS_PATH } from '../../contract/routes.js';
 
 /** A body the reference would accept for openConversation (payloads are not shown by the spec), so only the credential is judged. */
 
@@ -130,7 +131,7 @@ test(
         authorization: `Bearer ${await shop.mint.invitedAgentForwarder()}`,
         ...browserArtifact(browserSession(shop, agent.identity.sessionId)),
       };
-      expectProblem(await shop.http.get('/assistant/conversations', { headers }), {
+      expectProblem(await shop.http.get(CONVERSATIONS_PATH, { headers }), {
         status: 403,
         error: 'caller_not_allowed',
         docsUrl: shop.docsUrl,

@@ -18,6 +18,7 @@ import { cartLine, expectNotNamesVariant } from './_shared/expect-cart.js';
 import { expectInvalidToken, expectRefusal } from './_shared/expect-refusals.js';
 import { guestHeaders } from './_shared/mint-callers.js';
 import { VARIANT } from './_shared/seed-data.js';
+import { SPECIAL_PATHS } from '../../contract/routes.js';
 
 // ------------------------------------------------------------------------------- Caller-specific headers on other kinds
 
@@ -189,7 +190,7 @@ test(
     async (shop) => {
       // Every method, not GETs alone: a write (here refused for want of a token) echoes it as well.
       const requests: [string, string][] = [
-        ['GET', '/health'],
+        ['GET', SPECIAL_PATHS.getHealth],
         ['GET', '/v1/cart'],
         ['GET', `/no-such-route-${randomUUID()}`],
         ['POST', '/v1/cart/items'],
@@ -213,7 +214,7 @@ test(
         'ff-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01',
         'not-a-traceparent',
       ]) {
-        const res = await shop.http.get('/health', { headers: { traceparent: bad } });
+        const res = await shop.http.get(SPECIAL_PATHS.getHealth, { headers: { traceparent: bad } });
         if (res.headers.get('traceparent') === bad) fail(`invalid traceparent ${bad}`, 'not echoed', bad, 'AUTH-ORDER-3');
       }
     },

@@ -18,6 +18,7 @@ import { customerToken, delegatedToken, guestHeaders } from './_shared/mint-call
 import { conversationRoute, openBody } from './_shared/open-conversation.js';
 import { CHECKOUT, checkoutBody } from './_shared/place-order.js';
 import { ABSENT_IDS, PRODUCT_HANDLE, VARIANT } from './_shared/seed-data.js';
+import { SPECIAL_PATHS } from '../../contract/routes.js';
 
 /** The answers gathered here that are catalog GETs or description documents (no no-store default). */
 const CACHEABLE = /^(getProduct|GET \/(assistant\/)?openapi\.json)/;
@@ -67,7 +68,8 @@ test(
       const token = await customerToken(shop);
       const answers: [string, ShopResponse][] = [];
       const add = (what: string, res: ShopResponse) => answers.push([what, res]);
-      for (const path of ['/health', '/openapi.json', '/assistant/openapi.json']) add(`GET ${path}`, await shop.http.get(path));
+      for (const path of [SPECIAL_PATHS.getHealth, SPECIAL_PATHS.getDescription, SPECIAL_PATHS.getAssistantDescription])
+        add(`GET ${path}`, await shop.http.get(path));
       for (const res of await conditional((headers) => shop.http.get(`/v1/catalog/products/${PRODUCT_HANDLE}`, { token, headers })))
         add('getProduct (conditional)', res);
       add('addCartItem', await shop.http.post('/v1/cart/items', { token, json: cartLine() }));
@@ -106,11 +108,11 @@ test(
       }
       add(
         'the webhook without a signature',
-        await shop.http.post('/webhooks/stripe', { body: '{}', headers: { 'content-type': 'application/json' } }),
+        await shop.http.post(SPECIAL_PATHS.receivePaymentWebhook, { body: '{}', headers: { 'content-type': 'application/json' } }),
       );
       const proxySecret = shop.profile.secrets.proxyIdpSecret;
       if (proxySecret !== null) {
-        const report = route('/internal/assistant/sessions/signed-out');
+        const report = route(SPECIAL_PATHS.registerSignedOutAssistantSession);
         add(
           'a signed-out session report',
           await shop.http.post(report.path, { headers: present(report, proxySecret), json: bodyOf(report, shop) }),

@@ -6,6 +6,7 @@
 import { check, test } from '../engine/check.js';
 import type { ShopResponse } from '../engine/http.js';
 import { brief, expectProblem, fail, inCase } from '../lib/assert.js';
+import { CONVERSATIONS_PATH } from '../../contract/routes.js';
 
 /** A failure the client caused: a 4xx problem document, never a 5xx. */
 const expectClientProblem = (shop: { docsUrl: string }, res: ShopResponse, clause: string) => {
@@ -113,7 +114,7 @@ test(
         ['POST', '/v1/cart/items', { ...dpop, 'content-type': 'application/json' }, '{"variant_id":'],
         ['GET', `/v1/no-such-route-${shop.subject()}`, dpop, undefined],
         ['PUT', '/v1/cart', dpop, undefined],
-        ['POST', '/assistant/conversations', { 'content-type': 'application/json' }, '{"mode":'],
+        ['POST', CONVERSATIONS_PATH, { 'content-type': 'application/json' }, '{"mode":'],
       ];
       for (const [method, path, headers, body] of cases) {
         for (let i = 0; i < 2; i++) {

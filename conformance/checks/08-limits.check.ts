@@ -12,6 +12,7 @@ import { OPERATIONS } from '../../contract/operations.js';
 import { cartLine } from './_shared/expect-cart.js';
 import { expectRefusal } from './_shared/expect-refusals.js';
 import { customerToken } from './_shared/mint-callers.js';
+import { SPECIAL_PATHS } from '../../contract/routes.js';
 
 // --- helpers ----------------------------------------------------------------------------------------------------------
 
@@ -222,7 +223,7 @@ test(
       clauses: ['LIM-DOCS-1'],
     },
     async (shop) => {
-      for (const path of ['/openapi.json', '/assistant/openapi.json']) {
+      for (const path of [SPECIAL_PATHS.getDescription, SPECIAL_PATHS.getAssistantDescription]) {
         const res = await shop.http.get(path);
         expectStatus(res, 200, { clause: 'LIM-DOCS-1' });
         expectFreshFor(res, LIMITS.descriptionCacheSeconds, { clause: 'LIM-DOCS-1', what: path });

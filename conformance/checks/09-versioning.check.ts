@@ -10,6 +10,7 @@ import { cartLine, cartQuantity } from './_shared/expect-cart.js';
 import { customerToken } from './_shared/mint-callers.js';
 import { ADA, ORDERS, PRODUCT_HANDLE, VARIANT } from './_shared/seed-data.js';
 import { describeUnmatched, looksUnmatched, probeUnmatched } from '../lib/routes.js';
+import { SPECIAL_PATHS } from '../../contract/routes.js';
 
 test(
   ...check(
@@ -111,7 +112,7 @@ test(
       clauses: ['VER-PREFIX-2'],
     },
     async (shop) => {
-      for (const path of ['/openapi.json', '/assistant/openapi.json'])
+      for (const path of [SPECIAL_PATHS.getDescription, SPECIAL_PATHS.getAssistantDescription])
         expectStatus(await shop.http.get(path), 200, { clause: 'VER-PREFIX-2' });
       for (const path of ['/v1/openapi.json', '/v1/assistant/openapi.json']) {
         const res = await shop.http.get(path);
@@ -129,7 +130,7 @@ test(
       clauses: ['VER-DOCS-1'],
     },
     async (shop) => {
-      for (const path of ['/openapi.json', '/assistant/openapi.json']) {
+      for (const path of [SPECIAL_PATHS.getDescription, SPECIAL_PATHS.getAssistantDescription]) {
         const res = await shop.http.get(path);
         expectStatus(res, 200, { clause: 'VER-DOCS-1' });
         if (typeof res.body !== 'object' || res.body === null || Array.isArray(res.body))

@@ -6,6 +6,7 @@ import type { CallerKind } from '../../contract/callers.js';
 import { OPERATIONS, SPECIAL_ROUTES } from '../../contract/operations.js';
 import type { Profile } from '../../contract/profile.js';
 import { type Cell, type Dimension, type DomainAxis, type RouteGroup } from '../../contract/clauses/domains.js';
+import { CONVERSATIONS_PATH, INTERNAL_PREFIX, WEBHOOK_PREFIX } from '../../contract/routes.js';
 
 /** An exchange as the classifier reads it: header names in any case, the path relative to the target's base. */
 export interface Exchanged {
@@ -79,10 +80,10 @@ export function operationOf(method: string, path: string): string | undefined {
 }
 
 export function groupOf(path: string): RouteGroup {
-  if (path === '/assistant/conversations' || path.startsWith('/assistant/conversations/')) return 'conversation';
+  if (path === CONVERSATIONS_PATH || path.startsWith(`${CONVERSATIONS_PATH}/`)) return 'conversation';
   if (PUBLIC.includes(path)) return 'public';
-  if (path.startsWith('/internal/')) return 'internal';
-  if (path.startsWith('/webhooks/')) return 'webhook';
+  if (path.startsWith(INTERNAL_PREFIX)) return 'internal';
+  if (path.startsWith(WEBHOOK_PREFIX)) return 'webhook';
   if (ROUTES.some((r) => r.re.test(path))) return 'operations';
   return 'unmatched';
 }

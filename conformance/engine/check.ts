@@ -13,6 +13,7 @@ import { ShopHttp, type ShopResponse } from './http.js';
 import { parseDocument, Target } from './target.js';
 import { ENV, runParams, type RunParams, type TargetVariant } from './params.js';
 import { exchangePoints, formatExchange, redactor } from './transcript.js';
+import { DESCRIPTION, ASSISTANT_DESCRIPTION } from '../../contract/routes.js';
 
 export type Capability = keyof Profile['capabilities'];
 export type Level = 'spec' | 'reference';
@@ -69,7 +70,7 @@ export function learned(): Target {
 
 async function loadTarget(http: ShopHttp, profile: Profile): Promise<Target> {
   if (target) return target;
-  documents ??= Promise.all([http.get('/openapi.json'), http.get('/assistant/openapi.json')]).then(([general, assistant]) => ({
+  documents ??= Promise.all([http.get(DESCRIPTION.path), http.get(ASSISTANT_DESCRIPTION.path)]).then(([general, assistant]) => ({
     general,
     assistant,
   }));
@@ -77,7 +78,7 @@ async function loadTarget(http: ShopHttp, profile: Profile): Promise<Target> {
     failSetup('GET /openapi.json and /assistant/openapi.json', 'answers', err.message, 'VER-DOCS-1'),
   );
   target = new Target(
-    { general: parseDocument('/openapi.json', answers.general), assistant: parseDocument('/assistant/openapi.json', answers.assistant) },
+    { general: parseDocument(DESCRIPTION.path, answers.general), assistant: parseDocument(ASSISTANT_DESCRIPTION.path, answers.assistant) },
     profile.conventions ?? {},
   );
   return target;

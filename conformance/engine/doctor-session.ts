@@ -6,8 +6,9 @@ import { PERMISSIONS } from '../../contract/scopes.js';
 import { proxyPayload } from '../lib/credential-formats.js';
 import { createDpopKey, type DpopKey } from '../lib/dpop.js';
 import type { ShopHttp, ShopResponse } from './http.js';
+import { SPECIAL_PATHS } from '../../contract/routes.js';
 
-export const REGISTER = '/internal/assistant/agents/connected';
+export const REGISTER = SPECIAL_PATHS.recordConnectedAgent;
 
 /** An assistant session the probes act in; `registered` is false when the deployment has no record of it. */
 export interface AssistantSession {

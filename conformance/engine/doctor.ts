@@ -13,6 +13,7 @@ import { describeAnswer, operatorReadPath, PROBES, runProbe, type TrustResult } 
 import { ShopHttp, type ShopResponse } from './http.js';
 import { isTlsError, type TlsOptions } from './wire.js';
 import { Target } from './target.js';
+import { SPECIAL_PATHS, DESCRIPTION, ASSISTANT_DESCRIPTION } from '../../contract/routes.js';
 
 export interface DoctorStep {
   name: string;
@@ -74,7 +75,7 @@ export async function doctor(baseUrl: string, profile: Profile, o: DoctorOptions
 
   try {
     try {
-      const h = await get('/health');
+      const h = await get(SPECIAL_PATHS.getHealth);
       steps.push({ name: 'reachable', ok: true, detail: `GET /health answered ${h.status}` });
     } catch (err) {
       steps.push({ name: 'reachable', ok: false, detail: unreachable(base, err) });
@@ -82,12 +83,18 @@ export async function doctor(baseUrl: string, profile: Profile, o: DoctorOptions
     }
 
     // Is it this service? The description documents and a problem document for a request without a token.
-    const general = await get('/openapi.json').catch(() => undefined);
-    const assistant = await get('/assistant/openapi.json').catch(() => undefined);
+    const general = await get(DESCRIPTION.path).catch(() => undefined);
+    const assistant = await get(ASSISTANT_DESCRIPTION.path).catch(() => undefined);
     const anon = await get('/v1/cart').catch(() => undefined);
     // When some of them hold, the target is this service, and each that does not is a failure of its clauses.
     const identity: [string, string, ShopResponse | undefined, boolean, string[]][] = [
-      ['description', 'GET /openapi.json', general, general !== undefined && isOpenApi3(general), ['END-PUBLIC-2', 'VER-DOCS-1']],
+      [
+        'description',
+        `GET ${SPECIAL_PATHS.getDescription}`,
+        general,
+        general !== undefined && isOpenApi3(general),
+        ['END-PUBLIC-2', 'VER-DOCS-1'],
+      ],
       [
         'assistant description',
         'GET /assistant/openapi.json',

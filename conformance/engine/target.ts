@@ -7,6 +7,7 @@ import { OPERATIONS_BY_ID, type Operation } from '../../contract/operations.js';
 import type { Profile } from '../../contract/profile.js';
 import { failSetup } from '../lib/assert.js';
 import { exampleFromSchema, getPointer, rolesOf, setPointer, type JsonSchema, type Resolve } from '../lib/openapi-schema.js';
+import { DESCRIPTION, ASSISTANT_DESCRIPTION, type DescriptionPath } from '../../contract/routes.js';
 
 type Json = Record<string, unknown>;
 
@@ -28,7 +29,7 @@ export interface LearnedOperation {
   path: string;
   pathParams: string[];
   /** Which document described it. */
-  document: '/openapi.json' | '/assistant/openapi.json';
+  document: DescriptionPath;
   requestBody?: { required: boolean; schema: JsonSchema | undefined; example: unknown; roles: Partial<Record<BodyRole, string>> };
 }
 
@@ -37,7 +38,7 @@ export interface Documents {
   assistant: Json;
 }
 
-const DOC_CLAUSE = { '/openapi.json': 'END-PUBLIC-2', '/assistant/openapi.json': 'END-PUBLIC-4' } as const;
+const DOC_CLAUSE = { [DESCRIPTION.path]: 'END-PUBLIC-2', [ASSISTANT_DESCRIPTION.path]: 'END-PUBLIC-4' } as const;
 
 /** Parses one description document: JSON, an object, OpenAPI 3.x; anything else fails the clause that requires it. */
 export function parseDocument(path: keyof typeof DOC_CLAUSE, res: { status: number; text: string }): Json {
@@ -72,8 +73,8 @@ export class Target {
     private readonly conventions: NonNullable<Profile['conventions']>,
   ) {
     for (const [document, doc] of [
-      ['/openapi.json', documents.general],
-      ['/assistant/openapi.json', documents.assistant],
+      [DESCRIPTION.path, documents.general],
+      [ASSISTANT_DESCRIPTION.path, documents.assistant],
     ] as const) {
       const resolve = resolver(doc);
       for (const [path, item] of Object.entries((doc.paths ?? {}) as Record<string, Json>)) {
@@ -123,7 +124,7 @@ export class Target {
       method: contract.method,
       path: contract.path,
       pathParams: [],
-      document: '/openapi.json' as const,
+      document: DESCRIPTION.path,
     };
     const method = open ? base.method : contract.method;
     const path = open ? base.path : contract.path;

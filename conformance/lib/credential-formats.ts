@@ -6,6 +6,7 @@ import { createHmac } from 'node:crypto';
 import type { Profile } from '../../contract/profile.js';
 import { setPointer } from './openapi-schema.js';
 import type { JsonObject } from './jws.js';
+import { SPECIAL_PATHS } from '../../contract/routes.js';
 
 export type Conventions = NonNullable<Profile['conventions']>;
 export type ProxyReport = keyof NonNullable<Conventions['proxyPayloads']>;
@@ -48,7 +49,7 @@ export const proxyPayload = (conventions: Conventions | undefined, report: Proxy
 
 /** The report an internal proxy route takes. */
 export const PROXY_REPORTS: Readonly<Record<string, ProxyReport>> = {
-  '/internal/assistant/agents/connected': 'agentConnected',
-  '/internal/assistant/sessions/signed-out': 'sessionSignedOut',
-  '/internal/agent-authorization': 'agentAuthorization',
+  [SPECIAL_PATHS.recordConnectedAgent]: 'agentConnected',
+  [SPECIAL_PATHS.registerSignedOutAssistantSession]: 'sessionSignedOut',
+  [SPECIAL_PATHS.recordAgentAuthorization]: 'agentAuthorization',
 };

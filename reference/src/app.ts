@@ -1,18 +1,18 @@
 // Assembles the reference: the request stage app-wide, public routes, every operation through its pipeline, the
 // catch-all, and the boundary.
-import express, { type Express, type RequestHandler } from 'express';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import express, { type Express } from 'express';
 import type { Config } from './config.js';
 import type { Db } from './db/open.js';
-import { boundary, unmatched } from './boundary.js';
+import { boundary } from './boundary.js';
 import { withVerificationCache } from './auth/token-cache.js';
 import { createTokenVerifier, type TokenVerifier } from './auth/verify-token.js';
 import { createLogger, type Logger } from './log.js';
 import { createRateLimiter } from './rate-limit.js';
 import type { Clock, Domain } from './domain.js';
 import { requestStage } from './pipeline/01-request.js';
-import { groupOf, pipelineFor } from './pipeline/groups.js';
+import { dispatchRoutes } from './pipeline/dispatch.js';
+import { pipelineFor } from './pipeline/groups.js';
+import { isOperation, type OperationRouteDef, type RouteDef } from './pipeline/route.js';
 import { catalogRoutes } from './routes/catalog.js';
 import { cartRoutes } from './routes/cart.js';
 import { meRoutes } from './routes/me.js';
@@ -20,20 +20,19 @@ import { accountRoutes } from './routes/account.js';
 import { checkoutRoutes } from './routes/checkout.js';
 import { opsRoutes } from './routes/ops.js';
 import { conversationRoutes } from './routes/conversations.js';
-import { dispatchRoutes, templatePattern } from './routes/dispatch.js';
-import { webhookPaths, webhookRouter } from './routes/webhook.js';
-import { internalPaths, internalRouter, internalSecuritySchemes } from './routes/internal.js';
+import { webhookRoute } from './routes/webhook.js';
+import { INTERNAL_ROUTES } from './routes/internal.js';
+import { descriptionRoutes, healthRoute, VERSION } from './routes/public.js';
 import { createPaymentProvider } from './payments/index.js';
 import type { PaymentProvider } from './payments/port.js';
-import { type RouteDef } from './routes/define.js';
 import { buildDescription } from './openapi.js';
-import { LIMITS } from '../../contract/limits.js';
-import { PACKAGE_ROOT } from './paths.js';
-import { ProblemError } from './problem.js';
 import { createDpopNoncesFor } from './admission/assistant.js';
 import { EventEmitter } from 'node:events';
 
-export const ROUTES: readonly RouteDef[] = [
+export { VERSION };
+
+/** The operations, in the order the description documents list them. */
+export const ROUTES: readonly OperationRouteDef[] = [
   ...catalogRoutes,
   ...cartRoutes,
   ...meRoutes,
@@ -41,9 +40,13 @@ export const ROUTES: readonly RouteDef[] = [
   ...checkoutRoutes,
   ...opsRoutes,
   ...conversationRoutes,
-];
+].filter(isOperation);
 
-export const VERSION = (JSON.parse(readFileSync(join(PACKAGE_ROOT, 'package.json'), 'utf8')) as { version: string }).version;
+/**
+ * Every route but the two description documents (built per instance: `descriptionRoutes`), one RouteDef per contract row:
+ * the operations, /health, the webhook, the internal routes.
+ */
+export const ALL_ROUTES: readonly RouteDef[] = [...ROUTES, healthRoute, webhookRoute, ...INTERNAL_ROUTES];
 
 export interface AppOptions {
   config: Config;
@@ -56,13 +59,7 @@ export interface AppOptions {
 
 /** The document the reference serves at /openapi.json (general) or /assistant/openapi.json. */
 export function describeService(which: 'general' | 'assistant', docsUrl: string): Record<string, unknown> {
-  return buildDescription(ROUTES, {
-    which,
-    version: VERSION,
-    docsUrl,
-    specialPaths: { ...webhookPaths, ...internalPaths },
-    specialSecuritySchemes: internalSecuritySchemes,
-  });
+  return buildDescription(ALL_ROUTES, { which, version: VERSION, docsUrl });
 }
 
 export function createApp(o: AppOptions): { app: Express; domain: Domain } {
@@ -97,49 +94,22 @@ export function createApp(o: AppOptions): { app: Express; domain: Domain } {
   app.set('strict routing', true);
   app.use(requestStage(log));
 
-  const health: RequestHandler = (_req, res) => {
-    try {
-      o.db.prepare('SELECT 1').get();
-    } catch (err) {
-      throw new ProblemError('unavailable', {
-        detail: 'The database does not answer.',
-        headers: { 'Retry-After': String(LIMITS.outageRetryAfterSeconds) },
-        cause: err,
-      });
-    }
-    res.status(200).json({ status: 'ok', version: VERSION, checks: { database: 'ok' } });
-  };
-
-  const general = JSON.stringify(describeService('general', o.config.docsUrl));
-  const assistant = JSON.stringify(describeService('assistant', o.config.docsUrl));
-  const describing =
-    (doc: string): RequestHandler =>
-    (_req, res) => {
-      res.set('Cache-Control', `public, max-age=${LIMITS.descriptionCacheSeconds}`).type('application/json').send(doc);
-    };
-
-  // Every route of the public and operation groups by one lookup (routes/dispatch.ts), first: most requests are theirs.
-  const mounted = [
-    { method: 'GET', path: '/health', handler: pipelineFor('public', health, domain) },
-    { method: 'GET', path: '/openapi.json', handler: pipelineFor('public', describing(general), domain) },
-    { method: 'GET', path: '/assistant/openapi.json', handler: pipelineFor('public', describing(assistant), domain) },
-    ...ROUTES.map((route) => ({
-      method: route.operation.method,
-      path: route.operation.path,
-      handler: pipelineFor(groupOf(route), route, domain),
-    })),
-  ];
-  app.use(dispatchRoutes(mounted));
-
-  // Special routes: their own groups of the stage table (pipeline/groups.ts), with no JSON decoding of their own.
-  // Entered only by their own paths: every other request would walk their routes' patterns in vain.
-  const webhooks = webhookRouter(pipelineFor('webhook', null, domain));
-  const internal = internalRouter((route) => pipelineFor('internal', route, domain));
-  app.use((req, res, next) => (req.path.startsWith('/webhooks/') ? webhooks(req, res, next) : next()));
-  app.use((req, res, next) => (req.path.startsWith('/internal/') ? internal(req, res, next) : next()));
-
-  // A path of those routes with another method: 405 with Allow; any other path: 404.
-  app.use(unmatched(mounted.map((r) => ({ method: r.method, pattern: templatePattern(r.path) }))));
+  const documents = { general: describeService('general', o.config.docsUrl), assistant: describeService('assistant', o.config.docsUrl) };
+  // Every route in one lookup, through its group's stages (pipeline/groups.ts); what none serves is 405 or 404 there too.
+  // The public routes first, then the operations: a path's Allow lists its methods in this order.
+  const routes = [healthRoute, ...descriptionRoutes(documents), ...ROUTES, webhookRoute, ...INTERNAL_ROUTES];
+  app.use(
+    dispatchRoutes(
+      routes.map((route) => ({
+        method: route.row.method,
+        path: route.row.path,
+        handler: pipelineFor(route, domain),
+        // As Express routers did for them: the webhook and internal routes answer any other method on their path themselves.
+        ...(route.row.kind === 'webhook' ? { ownsPath: {} } : {}),
+        ...(route.row.kind === 'internal' ? { ownsPath: { notAllowed: 'Only POST is allowed on this path.' } } : {}),
+      })),
+    ),
+  );
   // A DPoP request refused before the authenticate stage still gets a fresh nonce; a nonce-key failure only omits it.
   const issueNonce = () => {
     try {

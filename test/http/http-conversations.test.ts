@@ -9,7 +9,8 @@ import { createDpopKey, dpopProof, type DpopKey } from '../../conformance/lib/dp
 import { expectChallenge, expectNoStore, expectProblem } from '../../conformance/lib/assert.js';
 import { activeConversationSubscriptions } from '../../reference/src/store/conversations.js';
 import { formatEvent, KEEP_ALIVE_COMMENT } from '../../reference/src/sse.js';
-import { conversationWriteCapStage, parseLastEventId } from '../../reference/src/routes/conversations.js';
+import { parseLastEventId } from '../../reference/src/routes/conversations.js';
+import { conversationWriteCapStage } from '../../reference/src/pipeline/01-body-readers.js';
 import { requestStage } from '../../reference/src/pipeline/01-request.js';
 import { boundary } from '../../reference/src/boundary.js';
 import express from 'express';

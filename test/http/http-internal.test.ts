@@ -14,7 +14,8 @@ import { bearer, startReference, type Harness } from '../helpers/reference.js';
 import { expectNoStore, expectProblem } from '../../conformance/lib/assert.js';
 import { openDatabase, type Db } from '../../reference/src/db/open.js';
 import { checkSharedSecret, presentedSecret, secretsEqual } from '../../reference/src/auth/shared-secret.js';
-import { INTERNAL_ROUTES, internalPaths, internalSecuritySchemes } from '../../reference/src/routes/internal.js';
+import { INTERNAL_ROUTES } from '../../reference/src/routes/internal.js';
+import { describeService } from '../../reference/src/app.js';
 import { findSecurityIntent, getAgentAuthorization, getAssistantSession, getConnectedAgent } from '../../reference/src/store/internal.js';
 
 type Res = Awaited<ReturnType<Harness['call']>>;
@@ -458,15 +459,18 @@ describe('internal routes over HTTP', () => {
     assert.equal(getAgentAuthorization(db, subject, 'agent-7')?.decision, 'revoked');
   });
 
-  test('the description: internalPaths covers every route with its security scheme and strict request bodies', () => {
-    assert.deepEqual(Object.keys(internalPaths).sort(), INTERNAL_ROUTES.map((r) => r.path).sort());
+  test('the description: every internal route with its security scheme and strict request bodies', () => {
+    const general = describeService('general', 'https://docs.example') as { paths: Record<string, any>; components: any };
+    const internalPaths = Object.fromEntries(Object.entries(general.paths).filter(([p]) => p.startsWith('/internal/')));
+    const internalSecuritySchemes = general.components.securitySchemes as Record<string, unknown>;
+    assert.deepEqual(Object.keys(internalPaths).sort(), INTERNAL_ROUTES.map((r) => r.row.path).sort());
     for (const r of INTERNAL_ROUTES) {
-      const op = (internalPaths[r.path] as { post: Record<string, any> }).post;
-      assert.equal(op.operationId, r.operationId);
+      const op = (internalPaths[r.row.path] as { post: Record<string, any> }).post;
+      assert.equal(op.operationId, r.row.operationId);
       const [scheme] = Object.keys(op.security[0]);
-      assert.ok(scheme && internalSecuritySchemes[scheme], `${r.path}: scheme ${scheme}`);
-      assert.equal(op.requestBody.content['application/json'].schema.additionalProperties, false, r.path);
-      assert.ok(op.responses['401'] && op.responses['404'] && op.responses['400'] && op.responses['413'], r.path);
+      assert.ok(scheme && internalSecuritySchemes[scheme], `${r.row.path}: scheme ${scheme}`);
+      assert.equal(op.requestBody.content['application/json'].schema.additionalProperties, false, r.row.path);
+      assert.ok(op.responses['401'] && op.responses['404'] && op.responses['400'] && op.responses['413'], r.row.path);
     }
     const recover = (internalPaths['/internal/account/recover'] as { post: Record<string, any> }).post;
     const props = recover.requestBody.content['application/json'].schema.properties;

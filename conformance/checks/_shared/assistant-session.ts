@@ -10,6 +10,7 @@ import { applyOverrides, epochSeconds, signDraft, type JsonObject } from '../../
 import { audienceOf, PERSONAL_AGENT_ACTOR, type Audience } from '../../lib/mint.js';
 import { failSetup } from '../../lib/assert.js';
 import { artifactFormat, browserSessionValue, PROXY_REPORTS, proxyPayload } from '../../lib/credential-formats.js';
+import { SPECIAL_PATHS } from '../../../contract/routes.js';
 
 /** Every account permission an assistant session can hold (spec, Scope translation). */
 export const ALL_PERMISSIONS: readonly string[] = PERMISSIONS;
@@ -39,9 +40,9 @@ export interface ProvisionOptions {
 
 /** The clause of each identity-provider proxy route (spec, Public and special routes). */
 const PROXY_ROUTE_CLAUSE: Readonly<Record<string, string>> = {
-  '/internal/assistant/sessions/signed-out': 'END-PUBLIC-11',
-  '/internal/assistant/agents/connected': 'END-PUBLIC-12',
-  '/internal/agent-authorization': 'END-PUBLIC-13',
+  [SPECIAL_PATHS.registerSignedOutAssistantSession]: 'END-PUBLIC-11',
+  [SPECIAL_PATHS.recordConnectedAgent]: 'END-PUBLIC-12',
+  [SPECIAL_PATHS.recordAgentAuthorization]: 'END-PUBLIC-13',
 };
 
 const idSuffix = () => randomUUID().replace(/-/g, '');
@@ -86,7 +87,7 @@ export async function provisionAssistantSession(shop: Shop, o: ProvisionOptions 
     permissions: [...(o.permissions ?? ALL_PERMISSIONS)],
   };
   if (signedIn) {
-    await proxyCall(shop, '/internal/assistant/agents/connected', {
+    await proxyCall(shop, SPECIAL_PATHS.recordConnectedAgent, {
       subject: identity.sub,
       agent_id: identity.agentId,
       client_id: identity.clientId,
@@ -94,7 +95,7 @@ export async function provisionAssistantSession(shop: Shop, o: ProvisionOptions 
       session_id: identity.sessionId,
     });
   } else {
-    await proxyCall(shop, '/internal/assistant/sessions/signed-out', {
+    await proxyCall(shop, SPECIAL_PATHS.registerSignedOutAssistantSession, {
       session_id: identity.sessionId,
       client_id: identity.clientId,
       scopes: identity.permissions,
@@ -105,7 +106,7 @@ export async function provisionAssistantSession(shop: Shop, o: ProvisionOptions 
 
 /** The proxy reports that the session signed out (it keeps its id; the account and the scopes go). */
 export async function signOutSession(shop: Shop, identity: AssistantIdentity, scopes: readonly string[] = []): Promise<void> {
-  await proxyCall(shop, '/internal/assistant/sessions/signed-out', {
+  await proxyCall(shop, SPECIAL_PATHS.registerSignedOutAssistantSession, {
     session_id: identity.sessionId,
     client_id: identity.clientId,
     scopes,
@@ -120,7 +121,12 @@ export async function reportAuthorization(
   permissions: readonly string[] = [],
 ): Promise<void> {
   if (identity.sub === null) throw new TypeError('a signed-out session has no account to decide for');
-  await proxyCall(shop, '/internal/agent-authorization', { subject: identity.sub, agent_id: identity.agentId, permissions, decision });
+  await proxyCall(shop, SPECIAL_PATHS.recordAgentAuthorization, {
+    subject: identity.sub,
+    agent_id: identity.agentId,
+    permissions,
+    decision,
+  });
 }
 
 // --------------------------------------------------------------------------------------- signed-out proxy tokens, browser

@@ -7,6 +7,7 @@ import type { Shop } from '../../engine/check.js';
 import { freshId } from '../../lib/fresh-id.js';
 import { PROXY_REPORTS, proxyPayload } from '../../lib/credential-formats.js';
 import type { JsonObject } from '../../lib/jws.js';
+import { SPECIAL_PATHS, fillPath } from '../../../contract/routes.js';
 
 type Secrets = Shop['profile']['secrets'];
 export type SecretName = 'idpActionSecret' | 'proxyIdpSecret' | 'conversationHubSecret' | 'accountRecoverySecret';
@@ -57,7 +58,7 @@ export interface InternalRoute {
 /** The internal routes; conversation routes name a conversation nobody has. */
 export const ROUTES: readonly InternalRoute[] = [
   {
-    path: '/internal/account/security-intents',
+    path: SPECIAL_PATHS.recordSecurityIntent,
     secret: 'idpActionSecret',
     carrier: 'bearer',
     clause: 'END-PUBLIC-9',
@@ -65,7 +66,7 @@ export const ROUTES: readonly InternalRoute[] = [
     accepted: { status: 202 },
   },
   {
-    path: '/internal/assistant/sessions/signed-out',
+    path: SPECIAL_PATHS.registerSignedOutAssistantSession,
     secret: 'proxyIdpSecret',
     carrier: 'x-proxy-idp-secret',
     clause: 'END-PUBLIC-11',
@@ -73,7 +74,7 @@ export const ROUTES: readonly InternalRoute[] = [
     accepted: { status: 201 },
   },
   {
-    path: '/internal/assistant/agents/connected',
+    path: SPECIAL_PATHS.recordConnectedAgent,
     secret: 'proxyIdpSecret',
     carrier: 'x-proxy-idp-secret',
     clause: 'END-PUBLIC-12',
@@ -81,7 +82,7 @@ export const ROUTES: readonly InternalRoute[] = [
     accepted: { status: 201 },
   },
   {
-    path: '/internal/agent-authorization',
+    path: SPECIAL_PATHS.recordAgentAuthorization,
     secret: 'proxyIdpSecret',
     carrier: 'x-proxy-idp-secret',
     clause: 'END-PUBLIC-13',
@@ -89,7 +90,7 @@ export const ROUTES: readonly InternalRoute[] = [
     accepted: { status: 200 },
   },
   {
-    path: `/internal/conversations/${freshId('conv')}/turn`,
+    path: fillPath(SPECIAL_PATHS.recordConversationTurn, { id: freshId('conv') }),
     secret: 'conversationHubSecret',
     carrier: 'bearer',
     clause: 'END-PUBLIC-14',
@@ -97,7 +98,7 @@ export const ROUTES: readonly InternalRoute[] = [
     accepted: { status: 404, error: 'not_found' },
   },
   {
-    path: `/internal/conversations/${freshId('conv')}/handoff-timeout`,
+    path: fillPath(SPECIAL_PATHS.recordConversationHandoffTimeout, { id: freshId('conv') }),
     secret: 'conversationHubSecret',
     carrier: 'bearer',
     clause: 'END-PUBLIC-15',
@@ -105,7 +106,7 @@ export const ROUTES: readonly InternalRoute[] = [
     accepted: { status: 404, error: 'not_found' },
   },
   {
-    path: '/internal/account/recover',
+    path: SPECIAL_PATHS.recoverAccount,
     secret: 'accountRecoverySecret',
     carrier: 'bearer',
     clause: 'END-PUBLIC-16',

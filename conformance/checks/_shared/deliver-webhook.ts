@@ -4,8 +4,9 @@ import { notApplicable, type Shop } from '../../engine/check.js';
 import type { ShopResponse } from '../../engine/http.js';
 import { expectNoStore, expectProblem, fail } from '../../lib/assert.js';
 import { signPayload, SIGNATURE_HEADER } from '../../lib/stripe-signature.js';
+import { SPECIAL_PATHS } from '../../../contract/routes.js';
 
-export const PATH = '/webhooks/stripe';
+export const PATH = SPECIAL_PATHS.receivePaymentWebhook;
 
 /** The webhook secret the deployment shares through the profile; without it nothing can be signed. */
 export function webhookSecret(shop: Shop): string {

@@ -2,6 +2,7 @@
 // declare (their OpenAPI `paths`).
 import { OPERATIONS } from '../../../contract/operations.js';
 import type { Shop } from '../../engine/check.js';
+import { SPECIAL_PATHS } from '../../../contract/routes.js';
 
 /**
  * Every operation whose route the spec shows (Endpoints > Operations; GET /v1/me): every deployment serves them. The
@@ -31,7 +32,7 @@ export const normalizePath = (p: string) => p.replace(/\{[^}]*\}/g, '{}');
 /** The OpenAPI `paths` of both description documents (an empty map where a document has none). */
 export async function describedOperations(shop: Shop): Promise<{ doc: string; described: Described; raw: unknown }[]> {
   const out: { doc: string; described: Described; raw: unknown }[] = [];
-  for (const doc of ['/openapi.json', '/assistant/openapi.json']) {
+  for (const doc of [SPECIAL_PATHS.getDescription, SPECIAL_PATHS.getAssistantDescription]) {
     const res = await shop.http.get(doc);
     const described: Described = new Map();
     const paths = res.body?.paths;

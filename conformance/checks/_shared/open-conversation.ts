@@ -7,9 +7,10 @@ import type { AssistantAgent } from './assistant.js';
 import { brief, fail, failSetup } from '../../lib/assert.js';
 import { lastSegment } from '../../lib/location.js';
 import { locationOf } from './location.js';
+import { CONVERSATIONS_PATH } from '../../../contract/routes.js';
 
 /** The prefix the spec fixes for the conversation routes. */
-export const COLLECTION = '/assistant/conversations';
+export const COLLECTION = CONVERSATIONS_PATH;
 
 /** The target's route of a conversation operation, with the conversation id filled in. */
 export function conversationRoute(operationId: string, id?: string): { method: string; path: string } {

@@ -6,8 +6,9 @@ import { brief, expectProblem, fail, inCase, type ClauseRef } from '../../lib/as
 import { freshId } from '../../lib/fresh-id.js';
 import { bearer } from './call-internal-routes.js';
 import { RECOVERY_OPERATIONS } from './seed-data.js';
+import { SPECIAL_PATHS } from '../../../contract/routes.js';
 
-export const RECOVER = '/internal/account/recover';
+export const RECOVER = SPECIAL_PATHS.recoverAccount;
 
 /** A well-formed request for an operation that exists nowhere. */
 export const unknownOperation = (purpose: 'email' | 'delete' = 'email') => ({

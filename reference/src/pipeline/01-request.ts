@@ -81,14 +81,48 @@ function refuseAmbiguousFraming(req: Request): void {
   if (issues.length > 0) throw new ProblemError('invalid_request', { detail: issues[0]!.message, issues });
 }
 
-/** The charset of a JSON body: UTF-8 only (RFC 8259 §8.1); any other is 415, whatever the decoder could do with it. */
-function charsetOf(req: Request): string | undefined {
-  const m = /;\s*charset\s*=\s*"?([^";\s]*)"?/i.exec(req.get('content-type') ?? '');
+/**
+ * How a route's body stage treats the media type beyond `application/json`, an explicit option of each route's stage (the
+ * stage table): operations decode a content coding and read `charset=` with no value as a charset (refused); the internal
+ * routes read their body as it arrives, so any content coding is refused, and an empty `charset=` counts as none.
+ */
+export interface BodyTypePolicy {
+  readonly contentEncoding: 'inflate' | 'refuse';
+  readonly emptyCharset: 'refused' | 'ignored';
+}
+
+/** The operations' policy (decodeJsonStage). */
+export const DECODED_BODY: BodyTypePolicy = Object.freeze({ contentEncoding: 'inflate', emptyCharset: 'refused' });
+/** The internal routes' policy (the bounded body stage, 01-body-readers.ts). */
+export const BOUNDED_BODY: BodyTypePolicy = Object.freeze({ contentEncoding: 'refuse', emptyCharset: 'ignored' });
+
+/** The charset of a JSON body (lower-cased); `charset=` with no value is '' or, when ignored, the next non-empty one. */
+function charsetOf(req: Request, emptyCharset: BodyTypePolicy['emptyCharset']): string | undefined {
+  const pattern = emptyCharset === 'refused' ? /;\s*charset\s*=\s*"?([^";\s]*)"?/i : /;\s*charset\s*=\s*"?([^";\s]+)/i;
+  const m = pattern.exec(req.get('content-type') ?? '');
   return m ? m[1]!.toLowerCase() : undefined;
 }
 
-const hasBody = (req: Request) =>
+export const hasBody = (req: Request) =>
   req.headers['transfer-encoding'] !== undefined || (req.headers['content-length'] !== undefined && req.headers['content-length'] !== '0');
+
+/** A body's media type: JSON, UTF-8 only (RFC 8259 §8.1), under the route's policy for content codings; else 415. */
+export function refuseUnsupportedBody(req: Request, policy: BodyTypePolicy): void {
+  if (!hasBody(req)) return;
+  // [END-CONV-5] Request bodies are JSON and need Content-Type: application/json (spec, Endpoints > Conventions).
+  if (!req.is(['application/json', 'application/*+json'])) {
+    throw new ProblemError('unsupported_media_type', { detail: 'Request bodies must be sent as Content-Type: application/json.' });
+  }
+  const charset = charsetOf(req, policy.emptyCharset);
+  const utf8 = charset === undefined || charset === 'utf-8' || charset === 'utf8';
+  if (policy.contentEncoding === 'refuse') {
+    const encoding = (req.get('content-encoding') ?? 'identity').toLowerCase();
+    if (!utf8 || encoding !== 'identity')
+      throw new ProblemError('unsupported_media_type', { detail: 'Request bodies must be UTF-8 JSON without a content coding.' });
+  } else if (!utf8) {
+    throw new ProblemError('unsupported_media_type', { detail: 'JSON request bodies are UTF-8: no other charset is accepted.' });
+  }
+}
 
 /**
  * A declared Content-Length over `limit` is refused at once (413), before any byte of the body is read: the body is never
@@ -165,14 +199,8 @@ export function decodeJsonStage(): RequestHandler[] {
   });
   const requireJsonType: RequestHandler = (req, res, next) => {
     refuseDeclaredOversize(req, res, LIMITS.requestBodyBytes);
-    // [END-CONV-5] request bodies are JSON and need Content-Type: application/json.
-    if (hasBody(req) && !req.is(['application/json', 'application/*+json'])) {
-      throw new ProblemError('unsupported_media_type', { detail: 'Request bodies must be sent as Content-Type: application/json.' });
-    }
-    const charset = charsetOf(req);
-    if (hasBody(req) && charset !== undefined && charset !== 'utf-8' && charset !== 'utf8') {
-      throw new ProblemError('unsupported_media_type', { detail: 'JSON request bodies are UTF-8: no other charset is accepted.' });
-    }
+    // [END-CONV-5] request bodies are JSON and need Content-Type: application/json, in UTF-8.
+    refuseUnsupportedBody(req, DECODED_BODY);
     next();
   };
   // A request without a body has nothing to decode: the parser is not entered (it would only find that out itself).

@@ -5,6 +5,7 @@ import type { z } from 'zod';
 import { LIMITS } from '../../../contract/limits.js';
 import { invalidRequest, type ProblemIssue } from '../problem.js';
 import { contextAt } from './context.js';
+import type { RouteDef } from './route.js';
 
 export function toIssues(location: string, error: z.ZodError): ProblemIssue[] {
   // [RES-PROBLEM-9] [RES-PROBLEM-10] [LIM-ISSUES-1] at most 20 issues, each with path, code and message.
@@ -15,10 +16,10 @@ export function toIssues(location: string, error: z.ZodError): ProblemIssue[] {
   }));
 }
 
-export function inputValidationStage(): RequestHandler {
+/** Every route's input stage: the route's schemas, against what the body stage before it left in `req.body`. */
+export function inputValidationStage(route: RouteDef): RequestHandler {
   return (req, res, next) => {
-    const ctx = contextAt(res, 'acting');
-    const { route } = ctx;
+    const ctx = contextAt(res, 'bound');
     const issues: ProblemIssue[] = [];
     const parse = (location: string, schema: z.ZodType | undefined, value: unknown) => {
       if (!schema) return undefined;

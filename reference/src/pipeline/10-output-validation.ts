@@ -2,7 +2,8 @@
 // answers 500 `internal_error`. Catalog reads get their validators and 304s here.
 import { createHash } from 'node:crypto';
 import type { Request, RequestHandler } from 'express';
-import { contextAt } from './context.js';
+import { contextAt, need } from './context.js';
+import { successOf, type RouteDef } from './route.js';
 import { openEventStream } from '../sse.js';
 
 export function weakEtag(body: string): string {
@@ -35,10 +36,17 @@ function render(schema: Schema, body: unknown, operationId: string, validators: 
   return rendered;
 }
 
-export function outputValidationStage(): RequestHandler {
+/**
+ * Which success a result is checked against, an option of each route's stage (the stage table): an operation's one
+ * success whatever status its handler answers ('first'); for the routes outside the operations, the success declared for
+ * that status, an undeclared status being a bug of the reference ('declared'), and a result without a body no body.
+ */
+export type SuccessPolicy = 'first' | 'declared';
+
+export function outputValidationStage(route: RouteDef, policy: SuccessPolicy): RequestHandler {
   return async (req, res) => {
-    const ctx = contextAt(res, 'handled');
-    const { route, result } = ctx;
+    const ctx = contextAt(res, 'bound');
+    const result = need(ctx.result, 'the handler result');
     const headers = { ...result.headers, ...(ctx.dpopNonce ? { 'DPoP-Nonce': ctx.dpopNonce } : {}) };
     if (result.stream) {
       // Event streams: the headers of any success, then the stream; nothing is validated but what the producer writes.
@@ -47,12 +55,14 @@ export function outputValidationStage(): RequestHandler {
       return;
     }
     res.set(headers);
+    const success = policy === 'first' ? successOf(route) : route.successes.find((s) => s.status === result.status);
+    if (!success) throw new Error(`${route.row.operationId} answered undeclared status ${result.status}`);
     // [END-CONV-3] a delete answers 204 with no body.
-    if (route.success.schema === null || result.status === 204) {
+    if (success.schema === null || result.status === 204 || (policy === 'declared' && result.body === undefined)) {
       res.status(result.status).end();
       return;
     }
-    const { json, etag } = render(route.success.schema, result.body, route.operation.operationId, route.validators);
+    const { json, etag } = render(success.schema, result.body, route.row.operationId, route.validators);
     if (etag !== undefined) {
       // [END-CONV-6] [END-CONV-7] catalog reads carry a weak ETag and Cache-Control: private, no-cache.
       res.set('ETag', etag);

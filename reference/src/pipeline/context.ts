@@ -7,7 +7,7 @@ import type { Classification } from '../auth/classify.js';
 import type { AgentAdmission } from '../admission/agents.js';
 import type { VerifiedToken } from '../auth/verify-token.js';
 import type { Domain } from '../domain.js';
-import type { RouteDef } from '../routes/define.js';
+import type { RouteDef } from './route.js';
 import type { EventStream } from '../sse.js';
 
 export interface Actor {

@@ -1,13 +1,13 @@
 // Assistant conversations (/assistant/conversations…): operations of their own group; app.ts registers every route here.
-// The spec gives the routes "DPoP plus live session admission" ([END-PUBLIC-19]), a 64 KiB cap on conversation writes
-// checked via Content-Length ([LIM-CONV-1]), keep-alive comments on event streams ([EVT-STREAM-1]) and the error
-// `direct_conversation_open` with `conversation_id` ([ERR-TABLE-15]); methods, paths and payloads are the reference's choice
+// The spec gives the routes "DPoP plus live session admission" (Public and special routes), a 64 KiB cap on conversation
+// writes checked via Content-Length (Limits), keep-alive comments on event streams (Events > Streaming) and the error
+// `direct_conversation_open` with `conversation_id` (Errors); methods, paths and payloads are the reference's choice
 // (docs/conversations.md).
 //
 // Who may call: the guard admits the `conversation` caller list (assistants) and, the group being account-bound, only a
 // session signed in to an account (403 `sign_in_required` otherwise). Admission refuses assistant browser sessions on these
 // paths; `conversationOwner` refuses every other forwarded assistant too, since a forwarder's Bearer token is never DPoP.
-import type { Request, RequestHandler } from 'express';
+import type { Request } from 'express';
 import { LIMITS } from '../../../contract/limits.js';
 import type { ErrorCode } from '../../../contract/errors.js';
 import type { Actor, HandlerResult, Validated } from '../pipeline/context.js';
@@ -32,7 +32,6 @@ import {
   type ConversationEvent,
   type ConversationOwner,
 } from '../store/conversations.js';
-import { discardRestOfBody } from '../drain.js';
 import { defineRoute, type RouteDef } from './define.js';
 
 /** Errors every conversation operation may answer beyond the pipeline's own (the DPoP refusals, the session, the cap). */
@@ -47,7 +46,7 @@ const COMMON_ERRORS: readonly ErrorCode[] = [
 const notFound = () => new ProblemError('not_found', { detail: 'No conversation of this session has this id.' });
 
 /**
- * Conversation writes are capped at 64 KiB, checked via Content-Length ([LIM-CONV-1]). A declared length over the cap is
+ * Conversation writes are capped at 64 KiB, checked via Content-Length (spec, Limits). A declared length over the cap is
  * refused with 413. A body without Content-Length (chunked) is measured as decoded: its compact JSON form over the cap is
  * refused too (the general 256 KiB cap of decoding bounds what is read).
  */
@@ -56,32 +55,11 @@ export function checkConversationWriteSize(req: Request): void {
   const over = declared !== undefined && /^\d+$/.test(declared.trim()) && Number(declared) > LIMITS.conversationWriteBytes;
   const measured =
     declared === undefined && req.body !== undefined && Buffer.byteLength(JSON.stringify(req.body) ?? '') > LIMITS.conversationWriteBytes;
-  // [LIM-CONV-1] a conversation write over 64 KiB: 413 payload_too_large.
   if (over || measured) {
     throw new ProblemError('payload_too_large', {
       detail: `Conversation writes are capped at ${LIMITS.conversationWriteBytes} bytes (Content-Length).`,
     });
   }
-}
-
-/**
- * The cap as a stage that runs before decoding (nothing of the body is read): a declared Content-Length over 64 KiB is 413
- * at once and the connection closes after the answer, since the unread body stays on it. The stage table
- * (STAGE_TABLE.conversations in pipeline/groups.ts) runs it between binding the route and decoding; the handlers'
- * `checkConversationWriteSize` enforces the same cap after decoding too (a body without Content-Length).
- */
-export function conversationWriteCapStage(): RequestHandler {
-  return (req, _res, next) => {
-    const declared = req.get('content-length');
-    // [LIM-CONV-1] a declared Content-Length over 64 KiB, refused before any byte of the body is read.
-    if (declared !== undefined && /^\d+$/.test(declared.trim()) && Number(declared) > LIMITS.conversationWriteBytes) {
-      discardRestOfBody(req);
-      throw new ProblemError('payload_too_large', {
-        detail: `Conversation writes are capped at ${LIMITS.conversationWriteBytes} bytes (Content-Length).`,
-      });
-    }
-    next();
-  };
 }
 
 /**
@@ -95,13 +73,11 @@ export function conversationOwner(req: Request, actor: Actor): ConversationOwner
     throw new ProblemError('caller_not_allowed', { detail: 'Conversations are for assistant agents.' });
   }
   if (agent.forwarderScopes !== null) {
-    // [END-PUBLIC-19] "DPoP plus live session admission": a forwarder presents a Bearer machine token, never a DPoP-bound
-    // session token.
+    // "DPoP plus live session admission": a forwarder presents a Bearer machine token, never a DPoP-bound session token.
     throw new ProblemError('caller_not_allowed', {
       detail: "Conversations need the assistant's own DPoP session; forwarded assistants are not admitted.",
     });
   }
-  // [AUTH-SIGNIN-1] [AUTH-SIGNIN-2] [ERR-TABLE-10] a session not signed in to an account: 403 sign_in_required.
   if (!agent.signedIn || agent.accountSub === null || agent.sessionId === null) {
     throw new ProblemError('sign_in_required', {
       detail: 'Conversations need an assistant session signed in to an account.',
@@ -214,7 +190,6 @@ export const conversationRoutes: RouteDef[] = [
       const owner = conversationOwner(req, actor);
       const r = openConversation(domain.db, owner, input.body, domain.clock());
       if (!r.ok) {
-        // [ERR-TABLE-15] [RES-PROBLEM-12] an open direct conversation: direct_conversation_open naming it.
         throw new ProblemError('direct_conversation_open', {
           detail: 'This session already has an open direct conversation.',
           conversationId: r.openDirectId,

@@ -1,35 +1,13 @@
-// An operation's route: its contract row, the zod schemas that validate its input and output (and that the description
-// documents are generated from), and its handler.
-import type { Request } from 'express';
+// Route definitions: a contract row (looked up by operation id) with its schemas and handler, as the one RouteDef of
+// pipeline/route.ts. Operations take `defineRoute`; the public routes, the webhook and the internal routes `defineSpecialRoute`.
 import type { z } from 'zod';
-import { OPERATIONS_BY_ID, type Operation } from '../../../contract/operations.js';
+import { OPERATIONS_BY_ID, operationRow } from '../../../contract/operations.js';
+import { specialRow } from '../../../contract/routes.js';
 import type { ErrorCode } from '../../../contract/errors.js';
-import type { Domain } from '../domain.js';
-import type { Actor, HandlerResult, Validated } from '../pipeline/context.js';
+import type { HandlerResult } from '../pipeline/context.js';
+import type { HandlerArgs, PlainArgs, RouteDef, Schema, Success } from '../pipeline/route.js';
 
-export interface HandlerArgs<I> {
-  ctx: Validated;
-  domain: Domain;
-  actor: Actor;
-  input: I;
-  req: Request;
-}
-
-type Schema = z.ZodType;
-
-export interface RouteDef {
-  operation: Operation;
-  summary: string;
-  params?: Schema;
-  query?: Schema;
-  body?: Schema;
-  success: { status: number; schema: Schema | null; description: string };
-  /** Domain errors the handler may answer, beyond those of the pipeline; documented in the description documents. */
-  errors: readonly ErrorCode[];
-  /** Catalog reads: weak ETag, `Cache-Control: private, no-cache`, 304 on a matching If-None-Match. */
-  validators: boolean;
-  handle(args: HandlerArgs<{ params: any; query: any; body: any }>): HandlerResult | Promise<HandlerResult>;
-}
+export type { HandlerArgs, RouteDef } from '../pipeline/route.js';
 
 type Out<S> = S extends Schema ? z.output<S> : undefined;
 
@@ -43,7 +21,7 @@ export function defineRoute<
   params?: P;
   query?: Q;
   body?: B;
-  success: { status: number; schema: Schema | null; description: string };
+  success: Success;
   errors?: readonly ErrorCode[];
   validators?: boolean;
   handle(args: HandlerArgs<{ params: Out<P>; query: Out<Q>; body: Out<B> }>): HandlerResult | Promise<HandlerResult>;
@@ -51,17 +29,40 @@ export function defineRoute<
   const operation = OPERATIONS_BY_ID.get(def.operationId);
   if (!operation) throw new Error(`no operation ${def.operationId} in contract/operations.ts`);
   return {
+    row: operationRow(operation),
     operation,
     summary: def.summary,
     params: def.params,
     query: def.query,
     body: def.body,
-    success: def.success,
+    successes: [def.success],
     errors: def.errors ?? [],
     validators: def.validators ?? false,
     handle: def.handle as RouteDef['handle'],
   };
 }
 
-/** `/v1/cart/items/{variant_id}` → `/v1/cart/items/:variant_id` */
-export const expressPath = (template: string) => template.replace(/\{([A-Za-z_][A-Za-z0-9_]*)\}/g, ':$1');
+/** A route of contract/routes.ts (public, webhook, internal): no token, so no actor; every status it answers declared. */
+export function defineSpecialRoute<P extends Schema | undefined = undefined, B extends Schema | undefined = undefined>(def: {
+  operationId: string;
+  summary: string;
+  description?: string;
+  params?: P;
+  body?: B;
+  successes: readonly Success[];
+  errors?: readonly ErrorCode[];
+  handle(args: PlainArgs<{ params: Out<P>; query: undefined; body: Out<B> }>): HandlerResult | Promise<HandlerResult>;
+}): RouteDef {
+  return {
+    row: specialRow(def.operationId),
+    operation: null,
+    summary: def.summary,
+    description: def.description,
+    params: def.params,
+    body: def.body,
+    successes: def.successes,
+    errors: def.errors ?? [],
+    validators: false,
+    handle: def.handle as RouteDef['handle'],
+  };
+}

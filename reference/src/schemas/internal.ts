@@ -1,7 +1,7 @@
 // Bodies of the internal routes (docs/internal-routes.md). Every object is strict: an unknown member is 400
 // `invalid_request`. The recovery request is the spec's (Resources > Account recovery request); the other shapes are the
 // reference's (the spec does not show them). No schema here is registered with an id, so none becomes a component of the
-// description documents by itself: `internalPaths` (routes/internal.ts) inlines them.
+// description documents by itself: openapi.ts inlines them in the internal routes' path items.
 import { z } from 'zod';
 import { LIMITS } from '../../../contract/limits.js';
 

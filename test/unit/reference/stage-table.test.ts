@@ -2,8 +2,8 @@
 // builds exactly its stages, the app-wide request stage excepted.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { stageHandlers, stageNames, STAGE_TABLE } from '../../../reference/src/pipeline/groups.js';
-import { ROUTES } from '../../../reference/src/app.js';
+import { groupOf, stageHandlers, stageNames, STAGE_TABLE } from '../../../reference/src/pipeline/groups.js';
+import { ALL_ROUTES, ROUTES } from '../../../reference/src/app.js';
 import type { Domain } from '../../../reference/src/domain.js';
 
 test("operations run the spec's stages in the spec's order", () => {
@@ -31,12 +31,16 @@ test("operations run the spec's stages in the spec's order", () => {
 test('stageHandlers builds one handler per stage of the table (decode may be several), the app-wide ones left to the app', () => {
   const domain = {} as Domain;
   const route = ROUTES.find((r) => r.operation.operationId === 'getCart')!;
-  const handlers = stageHandlers('operations', route, domain);
+  const handlers = stageHandlers(route, domain);
   const built = STAGE_TABLE.operations.filter((s) => !s.appWide).length;
   assert.ok(handlers.length >= built, `${handlers.length} handlers for ${built} stages`);
   assert.ok(handlers.every((h) => typeof h === 'function'));
-  const noop: Parameters<typeof stageHandlers<'public'>>[1] = (_req, _res, next) => next();
-  assert.deepEqual(stageHandlers('public', noop, domain), [noop]);
+  // Every route of the contract has a group, and the group follows from its row.
+  for (const r of ALL_ROUTES) {
+    const group = groupOf(r);
+    assert.equal(group, r.row.kind === 'operation' ? (r.operation?.group === 'conversation' ? 'conversations' : 'operations') : r.row.kind);
+    assert.equal(stageHandlers(r, domain).length >= STAGE_TABLE[group].filter((s) => !s.appWide).length, true, r.row.operationId);
+  }
 });
 
 test('contextAt: typed by the stages before it; a stage placed before what it reads is a wiring bug, named', async () => {
@@ -72,4 +76,15 @@ test('chain runs the stages in order as one handler; a thrown, passed or rejecte
   assert.deepEqual(thrown, { seen: ['0', '1'], err: boom });
   assert.deepEqual(await run([(_q, _s, next) => next(boom), pass]), { seen: ['0'], err: boom });
   assert.deepEqual(await run([pass, async () => Promise.reject(boom), pass]), { seen: ['0', '1'], err: boom });
+});
+
+test('the stages live in pipeline/, which imports nothing from routes/ (routes only define routes)', async () => {
+  const { readdirSync, readFileSync } = await import('node:fs');
+  const dir = new URL('../../../reference/src/pipeline/', import.meta.url);
+  const files = readdirSync(dir).filter((f) => f.endsWith('.ts'));
+  assert.ok(files.includes('groups.ts') && files.includes('dispatch.ts'), files.join(', '));
+  for (const f of files) {
+    const text = readFileSync(new URL(f, dir), 'utf8');
+    assert.doesNotMatch(text, /from '\.\.\/routes\//, `pipeline/${f} imports from routes/`);
+  }
 });

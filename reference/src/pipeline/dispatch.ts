@@ -1,15 +1,21 @@
-// Routing in one lookup (the public routes and the operations): a path without parameters by its method and path, the
-// others by a short list of patterns. Express's router would test every route before the one that matches, in turn, on
-// every request. Matching is what Express's would be with the app's settings: case-sensitive, strict (no trailing-slash
-// twin), HEAD served by GET when the path has no HEAD route, parameters percent-decoded, a malformed escape the 400
-// URIError Express raises.
+// The one dispatcher: every route of the contract in one lookup, a path without parameters by its method and path, the
+// others by a short list of patterns; then the one refusal of what no route serves (405 with Allow, else 404). Express's
+// router would test every route before the one that matches, in turn, on every request. Matching is what Express's would
+// be with the app's settings: case-sensitive, strict (no trailing-slash twin), HEAD served by GET when the path has no
+// HEAD route, parameters percent-decoded, a malformed escape the 400 URIError Express raises.
 import type { Request, RequestHandler } from 'express';
+import { ProblemError } from '../problem.js';
 
 export interface Mounted {
   method: string;
-  /** The operation's path template, e.g. /v1/me/orders/{id}. */
+  /** The route's path template, e.g. /v1/me/orders/{id}. */
   path: string;
   handler: RequestHandler;
+  /**
+   * A route that answers every method on its path itself (the webhook and internal routes): its parameters are decoded
+   * before the method is looked at (a malformed escape is 400 whatever the method), and another method's 405 says this.
+   */
+  ownsPath?: { notAllowed?: string };
 }
 
 interface Pattern {
@@ -34,6 +40,7 @@ export function templatePattern(template: string): RegExp {
 export function dispatchRoutes(routes: readonly Mounted[]): RequestHandler {
   const exact = new Map<string, RequestHandler>();
   const patterns: Pattern[] = [];
+  const known = routes.map((r) => ({ route: r, regex: templatePattern(r.path), names: [...r.path.matchAll(PARAM)].map((m) => m[1]!) }));
   for (const r of routes) {
     const names = [...r.path.matchAll(PARAM)].map((m) => m[1]!);
     if (names.length === 0) {
@@ -69,11 +76,37 @@ export function dispatchRoutes(routes: readonly Mounted[]): RequestHandler {
       return;
     }
     if (handler === undefined) {
-      next();
+      try {
+        refuseUnserved(req, path);
+      } catch (err) {
+        next(err);
+      }
       return;
     }
     return handler(req, res, next);
   };
+
+  /** What no route serves: a path of some route with another method is 405 with Allow, any other path 404. */
+  function refuseUnserved(req: Request, path: string): never {
+    const matching = known.filter((k) => k.regex.test(path));
+    for (const k of matching) {
+      if (!k.route.ownsPath) continue;
+      const m = k.regex.exec(path)!;
+      k.names.forEach((name, i) => decodeParam(m[i + 1]!, name));
+    }
+    const allowed = [...new Set(matching.map((k) => k.route.method))];
+    // [PUR-RULE-1] [ERR-PROBLEM-2] A path that exists with other methods: 405 with Allow (HEAD beside GET), as a problem.
+    if (allowed.length > 0) {
+      if (allowed.includes('GET')) allowed.push('HEAD');
+      throw new ProblemError('method_not_allowed', {
+        detail:
+          matching.find((k) => k.route.ownsPath?.notAllowed)?.route.ownsPath?.notAllowed ?? `${req.method} is not allowed on this path.`,
+        headers: { Allow: allowed.join(', ') },
+      });
+    }
+    // [PUR-RULE-1] [VER-ROUTES-3] Every route has exactly one URL: a case-folded or trailing-slash twin, an old or unknown path is 404.
+    throw new ProblemError('not_found', { detail: 'No route matches this path.' });
+  }
 }
 
 /** As Express decodes a path parameter: a malformed escape is a URIError with status 400. */
