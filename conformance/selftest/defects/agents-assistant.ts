@@ -1,20 +1,23 @@
 // Defects of the assistant-agent clauses of spec part 5 (Authentication): each breaks one clause subtly, as data.
 // Assistants present DPoP-bound session tokens (the proxy cannot re-sign their proofs, so those defects act on what it
 // sees: the scheme, the token's claims, the answer) or are brought by a forwarder (Bearer machine token plus one artifact).
-import { headerOf, withHeader, withoutHeader, type ProxyAnswer, type ProxyRequest } from '../proxy.js';
+import type { ProxyAnswer, ProxyRequest } from '../proxy.js';
 import {
+  headerOf,
+  jsonAnswer,
   jsonSegment,
-  lenient,
   pathOf,
   problemAnswer,
   problemCode,
   tokenClaims,
-  wireWith,
-  type Defect,
-  type DefectContext,
-} from './types.js';
-
-type Claims = Record<string, unknown>;
+  tokenHeader,
+  usesBearer,
+  usesDpop,
+  withHeader,
+  withoutHeader,
+  type Claims,
+} from './helpers.js';
+import { lenient, wireWith, type Defect, type DefectContext } from './types.js';
 
 const SUBJECT = 'assistant-subject';
 const BROWSER = 'assistant-browser-session';
@@ -23,35 +26,24 @@ const DPOP_CHALLENGE = (error: string) => `DPoP error="${error}", algs="ES256"`;
 const BEARER_CHALLENGE = 'Bearer error="invalid_token"';
 
 const authorization = (r: ProxyRequest) => headerOf(r.headers, 'authorization') ?? '';
-const isDpop = (r: ProxyRequest) => /^DPoP\s/i.test(authorization(r));
-const isBearer = (r: ProxyRequest) => /^Bearer\s/i.test(authorization(r));
-/** The JOSE header of the request's access token (unverified). */
-const tokenHeader = (r: ProxyRequest): Claims | undefined => {
-  const m = /^\S+\s+([\w-]+)\.[\w-]+\.[\w-]*$/.exec(authorization(r));
-  return m ? jsonSegment(m[1]!) : undefined;
-};
 const is2xx = (a: ProxyAnswer) => a.status >= 200 && a.status < 300;
 
 /** A token-exchange assistant token (ES256, the proxy client) presented directly with a proof. */
 const exchangeToken = (r: ProxyRequest, ctx: DefectContext): Claims | undefined => {
   const c = tokenClaims(r);
-  return c && isDpop(r) && tokenHeader(r)?.alg !== 'HS256' && c.client_id === ctx.profile.clients.personalAgentProxy ? c : undefined;
+  return c && usesDpop(r) && tokenHeader(r)?.alg !== 'HS256' && c.client_id === ctx.profile.clients.personalAgentProxy ? c : undefined;
 };
 /** A signed-out proxy token (HS256, keyed with the proxy secret) presented directly with a proof. */
-const signedOutToken = (r: ProxyRequest) => isDpop(r) && tokenHeader(r)?.alg === 'HS256';
+const signedOutToken = (r: ProxyRequest) => usesDpop(r) && tokenHeader(r)?.alg === 'HS256';
 const forwarder = (r: ProxyRequest, ctx: DefectContext, which: 'web' | 'mcp' | 'any'): boolean => {
   const id = tokenClaims(r)?.client_id;
   const { webAgentForwarder: web, mcpAgentForwarder: mcp } = ctx.profile.clients;
-  return isBearer(r) && (which === 'web' ? id === web : which === 'mcp' ? id === mcp : id === web || id === mcp);
+  return usesBearer(r) && (which === 'web' ? id === web : which === 'mcp' ? id === mcp : id === web || id === mcp);
 };
 
 const unauthorized = (ctx: DefectContext, a: ProxyAnswer, error: string, challenge: string, title = 'Unauthorized') =>
   problemAnswer(ctx, a, 401, error, title, [['WWW-Authenticate', challenge]]);
-const served = (a: ProxyAnswer, r: ProxyRequest): ProxyAnswer => ({
-  status: r.method === 'POST' ? 201 : 200,
-  headers: [['Content-Type', 'application/json'], ['Cache-Control', 'no-store'], ...a.headers.filter(([k]) => /^x-request-id$/i.test(k))],
-  body: '{}',
-});
+const served = (a: ProxyAnswer, r: ProxyRequest): ProxyAnswer => jsonAnswer(a, r.method === 'POST' ? 201 : 200, '{}');
 
 /** A successful answer to the requests `when` picks refused 401 (the server does not recognize or serve that credential). */
 const refusesServed = (
@@ -96,7 +88,7 @@ function recordedTwice(id: string, where: string, applies: (r: ProxyRequest) => 
         buffer: () => true,
         response(a: ProxyAnswer, r: ProxyRequest): ProxyAnswer {
           const jti = jsonSegment((headerOf(r.headers, 'dpop') ?? '').split('.')[1] ?? '')?.jti;
-          if (!isDpop(r) || !applies(r) || typeof jti !== 'string' || seen.has(jti) || !is2xx(a)) return a;
+          if (!usesDpop(r) || !applies(r) || typeof jti !== 'string' || seen.has(jti) || !is2xx(a)) return a;
           seen.add(jti);
           return unauthorized(ctx, a, 'invalid_dpop_proof', DPOP_CHALLENGE('invalid_dpop_proof'));
         },
@@ -177,7 +169,7 @@ export const AGENTS_ASSISTANT_DEFECTS: readonly Defect[] = [
     'assistant.dpop-scheme-case-sensitive',
     'AUTH-ASST-1',
     'an assistant token under the scheme "dpop" or "DPOP" (with a correct proof) is refused 401 invalid_token',
-    (r) => isDpop(r) && !authorization(r).startsWith('DPoP '),
+    (r) => usesDpop(r) && !authorization(r).startsWith('DPoP '),
     (ctx, a) => unauthorized(ctx, a, 'invalid_token', DPOP_CHALLENGE('invalid_token')),
   ),
   // htu compared as a whole string: a proof naming the query (RFC 9449 §4.3: ignored) does not match the URL without it.
@@ -186,7 +178,7 @@ export const AGENTS_ASSISTANT_DEFECTS: readonly Defect[] = [
     'AUTH-ASST-1',
     'a proof whose htu carries the query or fragment is refused 401 invalid_dpop_proof',
     (ctx) => (a, r) =>
-      is2xx(a) && isDpop(r) && /[?#]/.test(String(jsonSegment((headerOf(r.headers, 'dpop') ?? '').split('.')[1] ?? '')?.htu ?? ''))
+      is2xx(a) && usesDpop(r) && /[?#]/.test(String(jsonSegment((headerOf(r.headers, 'dpop') ?? '').split('.')[1] ?? '')?.htu ?? ''))
         ? unauthorized(ctx, a, 'invalid_dpop_proof', DPOP_CHALLENGE('invalid_dpop_proof'))
         : a,
   ),

@@ -1,26 +1,31 @@
 // Defects of the invited-agent clauses of spec part 5 (Authentication), with those of caller kinds, guest sessions and the
 // stage order beside them: each breaks one clause subtly, as data. Leniency defects re-sign what a lax server would take
 // (the invited-agent context with WEB_SESSION_CONTEXT_KEY, access tokens with the profile's key, guest sessions).
-import { createHmac, randomUUID } from 'node:crypto';
+import { createHmac } from 'node:crypto';
 import { guestSessionSignature, signGuestSession } from '../../lib/guest-session.js';
 import { accessTokenHash, signWith } from '../../lib/jws.js';
-import { headerOf, mapHeader, withHeader, withoutHeader, type ProxyAnswer, type ProxyRequest } from '../proxy.js';
-import { repairBearer } from './authentication.js';
+import type { ProxyAnswer, ProxyRequest } from '../proxy.js';
 import {
+  bearerOf,
   editJson,
+  freshGuestSession,
+  headerOf,
   jsonSegment,
-  lenient,
+  mapHeader,
   notAStream,
   pathOf,
+  previousKeySession,
   problemAnswer,
   problemCode,
+  repairBearer,
   tokenClaims,
-  wireWith,
-  type Defect,
-  type DefectContext,
-} from './types.js';
+  withGuestSession,
+  withHeader,
+  withoutHeader,
+  type Claims,
+} from './helpers.js';
+import { lenient, wireWith, type Defect, type DefectContext } from './types.js';
 
-type Claims = Record<string, unknown>;
 interface Jws {
   header: Claims;
   claims: Claims;
@@ -29,7 +34,6 @@ interface Jws {
 const CONTEXT = 'invited-agent-context';
 const TYP = 'invited-agent+jwt';
 const hmac = (input: string, key: string) => createHmac('sha256', Buffer.from(key, 'utf8')).update(input).digest('base64url');
-const bearerOf = (r: ProxyRequest) => /^Bearer\s+(\S+)$/i.exec(headerOf(r.headers, 'authorization') ?? '')?.[1];
 const fromForwarder = (r: ProxyRequest, ctx: DefectContext) => tokenClaims(r)?.client_id === ctx.profile.clients.webAgentForwarder;
 
 /** A compact HS256 JWS that verifies with `key` (the context key), decoded; undefined otherwise (forgeries stay refused). */
@@ -62,13 +66,6 @@ const contextDefect = (id: string, clause: string, description: string, fix: Par
 
 const bearerChallenge: [string, string][] = [['WWW-Authenticate', 'Bearer error="invalid_token"']];
 
-// Guest sessions: `gs1.<uuid>.<sig>`, and which key signed one.
-const sessionOf = (r: ProxyRequest) => /^gs1\.([0-9a-f-]{36})\.([\w-]+)$/.exec(headerOf(r.headers, 'guest-session') ?? '');
-const byPreviousKey = (r: ProxyRequest, ctx: DefectContext): string | undefined => {
-  const m = sessionOf(r);
-  const previous = ctx.profile.secrets.guestSessionKeyPrevious;
-  return m && previous && guestSessionSignature(m[1]!, previous) === m[2] ? m[1] : undefined;
-};
 const isGuest = (r: ProxyRequest, ctx: DefectContext) => tokenClaims(r)?.client_id === ctx.profile.clients.storefront;
 
 export const AGENTS_INVITED_DEFECTS: readonly Defect[] = [
@@ -195,7 +192,7 @@ export const AGENTS_INVITED_DEFECTS: readonly Defect[] = [
     'AUTH-GUEST-3',
     'guests without a Guest-Session share one anonymous cart (which another shopper has filled) instead of an empty one',
     (ctx) => {
-      const shared = signGuestSession(randomUUID(), ctx.profile.secrets.guestSessionKey);
+      const shared = freshGuestSession(ctx);
       let filled: Promise<unknown> | undefined;
       return {
         async request(req: ProxyRequest): Promise<ProxyRequest> {
@@ -227,7 +224,7 @@ export const AGENTS_INVITED_DEFECTS: readonly Defect[] = [
     'AUTH-GUEST-7',
     'on cart writes, a session of the previous key past its deadline is refused without its Bearer error="invalid_token" challenge',
     (ctx) => (a, r) =>
-      r.method !== 'GET' && problemCode(a) === 'invalid_guest_session' && byPreviousKey(r, ctx)
+      r.method !== 'GET' && problemCode(a) === 'invalid_guest_session' && previousKeySession(r, ctx)
         ? { ...a, headers: withoutHeader(a.headers, 'www-authenticate') }
         : a,
   ),
@@ -240,9 +237,9 @@ export const AGENTS_INVITED_DEFECTS: readonly Defect[] = [
     description: 'GUEST_SESSION_KEY_PREVIOUS is not honoured: its sessions are 401 invalid_guest_session before the deadline too',
     rules: (ctx) => ({
       request(req: ProxyRequest): ProxyRequest {
-        const uuid = byPreviousKey(req, ctx);
+        const uuid = previousKeySession(req, ctx);
         const bad = uuid && `gs1.${uuid}.${guestSessionSignature(uuid, `${ctx.profile.secrets.guestSessionKey}-not-previous`)}`;
-        return bad ? { ...req, headers: mapHeader(req.headers, 'guest-session', () => bad) } : req;
+        return bad ? withGuestSession(req, bad) : req;
       },
     }),
   },
@@ -252,9 +249,9 @@ export const AGENTS_INVITED_DEFECTS: readonly Defect[] = [
     'GUEST_SESSION_KEY_PREVIOUS_UNTIL is not enforced: previous-key sessions still verify after it (re-signed)',
     (ctx) => ({
       request(req: ProxyRequest): ProxyRequest {
-        const uuid = byPreviousKey(req, ctx);
+        const uuid = previousKeySession(req, ctx);
         const fixed = uuid && signGuestSession(uuid, ctx.profile.secrets.guestSessionKey);
-        return fixed ? { ...req, headers: mapHeader(req.headers, 'guest-session', () => fixed) } : req;
+        return fixed ? withGuestSession(req, fixed) : req;
       },
     }),
   ),

@@ -1,50 +1,9 @@
 // Defects of the Authentication part (AUTH-*), mostly leniency: the proxy repairs what the server must refuse (re-signs a
 // token or a guest session with the profile's keys) so that the server behind accepts it, as a lax server would.
-import { signGuestSession } from '../../lib/guest-session.js';
-import { headerOf, mapHeader, type ProxyRequest } from '../proxy.js';
-import { lenient, misconfigured, problemCode, wire, type Defect, type DefectContext } from './types.js';
-
-type Claims = Record<string, unknown>;
-
-const decode = (part: string): Claims | undefined => {
-  try {
-    const v = JSON.parse(Buffer.from(part, 'base64url').toString('utf8')) as unknown;
-    return v && typeof v === 'object' && !Array.isArray(v) ? (v as Claims) : undefined;
-  } catch {
-    return undefined;
-  }
-};
-
-/**
- * A Bearer access token repaired by `fix` (which returns false when there is nothing to repair) and re-signed with the
- * profile's signing key. DPoP-bound requests are left alone (their proof is bound to the token).
- */
-export const repairBearer = (fix: (header: Claims, claims: Claims, ctx: DefectContext) => boolean) => (ctx: DefectContext) => ({
-  async request(req: ProxyRequest): Promise<ProxyRequest> {
-    const auth = headerOf(req.headers, 'authorization');
-    const m = /^Bearer\s+([\w-]+)\.([\w-]+)\.([\w-]*)$/i.exec(auth ?? '');
-    if (!m) return req;
-    const header = decode(m[1]!);
-    const claims = decode(m[2]!);
-    if (!header || !claims || !fix(header, claims, ctx)) return req;
-    const token = await ctx.mint.sign({ header: { ...header, alg: 'ES256' }, payload: claims });
-    return { ...req, headers: mapHeader(req.headers, 'authorization', () => `Bearer ${token}`) };
-  },
-});
+import { headerOf, mapHeader, problemCode, repairBearer, repairGuestSession } from './helpers.js';
+import { lenient, misconfigured, wire, type Defect } from './types.js';
 
 const now = () => Math.floor(Date.now() / 1000);
-const GUEST = /^gs1\.([0-9a-fA-F-]{36})\.(.*)$/;
-
-/** A Guest-Session value re-signed with the current key when `accept` says a lax server would take it. */
-const repairGuestSession = (accept: (uuid: string, sig: string) => boolean) => (ctx: DefectContext) => ({
-  request(req: ProxyRequest): ProxyRequest {
-    const value = headerOf(req.headers, 'guest-session');
-    const m = GUEST.exec(value ?? '');
-    if (!m || !accept(m[1]!, m[2]!)) return req;
-    const fixed = signGuestSession(m[1]!.toLowerCase(), ctx.profile.secrets.guestSessionKey);
-    return fixed === value ? req : { ...req, headers: mapHeader(req.headers, 'guest-session', () => fixed) };
-  },
-});
 
 export const AUTHENTICATION_DEFECTS: readonly Defect[] = [
   lenient(

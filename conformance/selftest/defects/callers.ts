@@ -1,30 +1,28 @@
 // Defects of caller admission (AUTH-TOKEN-*, AUTH-GUEST-*, AUTH-CUST-*, AUTH-SCHEME-*, STA-LIFE-*): tokens repaired and
 // re-signed, headers a caller may not send dropped before they reach the server, and challenges in the wrong scheme.
-import { guestSessionSignature } from '../../lib/guest-session.js';
-import { randomUUID } from 'node:crypto';
+import type { ProxyAnswer, ProxyRequest } from '../proxy.js';
 import { CUSTOMER_SCOPES } from '../../lib/mint.js';
-import { headerOf, mapHeader, withoutHeader, type ProxyAnswer, type ProxyRequest } from '../proxy.js';
-import { repairBearer } from './authentication.js';
-import { editJson, lenient, pathOf, problemCode, wire, type Defect, type DefectContext } from './types.js';
-
-type Claims = Record<string, unknown>;
-
-/** The unverified claims of the request's bearer token. */
-function claimsOf(req: ProxyRequest): Claims | undefined {
-  const m = /^(?:Bearer|DPoP)\s+[\w-]+\.([\w-]+)\.[\w-]*$/i.exec(headerOf(req.headers, 'authorization') ?? '');
-  if (!m) return undefined;
-  try {
-    return JSON.parse(Buffer.from(m[1]!, 'base64url').toString('utf8')) as Claims;
-  } catch {
-    return undefined;
-  }
-}
+import {
+  bareProblem,
+  editJson,
+  freshGuestSession,
+  headerOf,
+  mapHeader,
+  pathOf,
+  problemCode,
+  repairBearer,
+  tokenClaims,
+  usesDpop,
+  withoutHeader,
+  type Claims,
+} from './helpers.js';
+import { lenient, wire, type Defect, type DefectContext } from './types.js';
 
 /** Drops `names` from requests whose token's client is not `keepFor` (a lax admission that ignores them). */
 const dropHeaders =
   (names: string[], when: (c: Claims | undefined, ctx: DefectContext, req: ProxyRequest) => boolean) => (ctx: DefectContext) => ({
     request(req: ProxyRequest): ProxyRequest {
-      if (!when(claimsOf(req), ctx, req)) return req;
+      if (!when(tokenClaims(req), ctx, req)) return req;
       return { ...req, headers: names.reduce((h, n) => withoutHeader(h, n), req.headers) };
     },
   });
@@ -178,7 +176,7 @@ export const CALLERS_DEFECTS: readonly Defect[] = [
     'auth.shopper-ip-ignored-for-assistants',
     'AUTH-GUEST-8',
     'Shopper-IP from an assistant (DPoP) is ignored instead of refused',
-    dropHeaders(['shopper-ip'], (_c, _ctx, r) => /^DPoP\s/i.test(headerOf(r.headers, 'authorization') ?? '')),
+    dropHeaders(['shopper-ip'], (_c, _ctx, r) => usesDpop(r)),
   ),
   lenient(
     'auth.shopper-ip-ignored-for-operators',
@@ -204,7 +202,7 @@ export const CALLERS_DEFECTS: readonly Defect[] = [
     'a guest cart write without Guest-Session gets a fresh session',
     (ctx) => ({
       request(req: ProxyRequest): ProxyRequest {
-        const c = claimsOf(req);
+        const c = tokenClaims(req);
         if (
           req.method === 'GET' ||
           !pathOf(req).startsWith('/v1/cart') ||
@@ -212,11 +210,7 @@ export const CALLERS_DEFECTS: readonly Defect[] = [
           headerOf(req.headers, 'guest-session')
         )
           return req;
-        const uuid = randomUUID();
-        return {
-          ...req,
-          headers: [...req.headers, ['Guest-Session', `gs1.${uuid}.${guestSessionSignature(uuid, ctx.profile.secrets.guestSessionKey)}`]],
-        };
+        return { ...req, headers: [...req.headers, ['Guest-Session', freshGuestSession(ctx)]] };
       },
     }),
   ),
@@ -258,31 +252,15 @@ export const CALLERS_DEFECTS: readonly Defect[] = [
   accessEndedAs403('auth.inactive-account-as-403', 'AUTH-ACTIVE-1'),
   wire('auth.shop-session-read', 'AUTH-CUST-2', 'a Shop-Session header makes the customer request 401', (a, r) =>
     headerOf(r.headers, 'shop-session') && a.status < 400
-      ? {
-          status: 401,
-          headers: [
-            ['Content-Type', 'application/problem+json'],
-            ['Cache-Control', 'no-store'],
-            ['WWW-Authenticate', 'Bearer error="invalid_token"'],
-          ],
-          body: '{"error":"invalid_token","status":401,"title":"Unauthorized"}',
-        }
+      ? bareProblem(401, 'invalid_token', 'Unauthorized', { www: 'Bearer error="invalid_token"' })
       : a,
   ),
   wire('auth.session-claims-read', 'AUTH-CUST-3', 'a customer token carrying sid is refused', (a, r) =>
-    claimsOf(r)?.sid !== undefined &&
+    tokenClaims(r)?.sid !== undefined &&
     !r.path.startsWith('/assistant/') &&
     headerOf(r.headers, 'authorization')?.startsWith('Bearer') &&
     a.status < 400
-      ? {
-          status: 401,
-          headers: [
-            ['Content-Type', 'application/problem+json'],
-            ['Cache-Control', 'no-store'],
-            ['WWW-Authenticate', 'Bearer error="invalid_token"'],
-          ],
-          body: '{"error":"invalid_token","status":401,"title":"Unauthorized"}',
-        }
+      ? bareProblem(401, 'invalid_token', 'Unauthorized', { www: 'Bearer error="invalid_token"' })
       : a,
   ),
 ];

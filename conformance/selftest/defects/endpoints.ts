@@ -2,23 +2,24 @@
 // read's caller list. And of the Events part (EVT-*): the webhook's answers and what it does before it answers, and the
 // keep-alive comments of event streams.
 import { signPayload, SIGNATURE_HEADER } from '../../lib/stripe-signature.js';
-import { headerOf, mapHeader, withHeader, type ProxyAnswer, type ProxyRequest } from '../proxy.js';
+import type { ProxyAnswer, ProxyRequest } from '../proxy.js';
 import {
+  bareProblem,
   editJson,
+  headerOf,
   keptBodies,
-  lenient,
+  mapHeader,
   notAStream,
   pathOf,
   problemAnswer,
   problemCode,
-  setField,
   tokenClaims,
-  withoutField,
-  wire,
-  wireWith,
-  type Defect,
-  type DefectContext,
-} from './types.js';
+  usesDpop,
+  withHeader,
+  withHeaderLast,
+  withoutHeader,
+} from './helpers.js';
+import { lenient, wire, wireWith, type Defect, type DefectContext } from './types.js';
 
 const WEBHOOK = '/webhooks/stripe';
 const isWebhook = (r: ProxyRequest) => r.method === 'POST' && pathOf(r) === WEBHOOK;
@@ -99,7 +100,7 @@ const isDocument = (path: string) => path === '/openapi.json' || path === '/assi
 // --- the conventions broken for one create, one delete or one caller kind alone --------------------------------------------
 
 type Cell = (r: ProxyRequest, ctx: DefectContext) => boolean;
-const isDpopCaller: Cell = (r) => /^DPoP\s/i.test(headerOf(r.headers, 'authorization') ?? '');
+const isDpopCaller: Cell = usesDpop;
 const isDelegated: Cell = (r, ctx) => tokenClaims(r)?.client_id === ctx.profile.clients.agentProtocol;
 const isForwarded: Cell = (r, ctx) => tokenClaims(r)?.client_id === ctx.profile.clients.webAgentForwarder;
 const isGuest: Cell = (r) => headerOf(r.headers, 'guest-session') !== undefined;
@@ -122,8 +123,8 @@ const inCell = (id: string, clause: string, description: string, cell: Cell, rew
 });
 const as200 = (a: ProxyAnswer): ProxyAnswer => (a.status === 201 ? { ...a, status: 200 } : a);
 const deleteAs200 = (a: ProxyAnswer): ProxyAnswer =>
-  a.status === 204 ? { ...a, status: 200, headers: setField(a.headers, 'Content-Type', 'application/json'), body: '{}' } : a;
-const cacheable = (a: ProxyAnswer): ProxyAnswer => ({ ...a, headers: withoutField(a.headers, 'cache-control') });
+  a.status === 204 ? { ...a, status: 200, headers: withHeaderLast(a.headers, 'Content-Type', 'application/json'), body: '{}' } : a;
+const cacheable = (a: ProxyAnswer): ProxyAnswer => ({ ...a, headers: withoutHeader(a.headers, 'cache-control') });
 
 const CHECKOUT_CELL = route('POST', /^\/v1\/checkouts\/saved-card$/);
 const CONVENTION_CELLS: readonly Defect[] = [
@@ -182,7 +183,7 @@ const CONVENTION_CELLS: readonly Defect[] = [
     'END-CONV-2',
     'opening a conversation answers 201 without Location (the conversation has a GET URL)',
     route('POST', /^\/assistant\/conversations$/),
-    (a) => ({ ...a, headers: withoutField(a.headers, 'location') }),
+    (a) => ({ ...a, headers: withoutHeader(a.headers, 'location') }),
   ),
 ];
 
@@ -192,36 +193,28 @@ export const ENDPOINTS_DEFECTS: readonly Defect[] = [
     a.status === 201 ? { ...a, status: 200 } : a,
   ),
   wire('endpoints.create-without-location', 'END-CONV-2', 'creates answer 201 without Location', (a) =>
-    a.status === 201 ? { ...a, headers: withoutField(a.headers, 'location') } : a,
+    a.status === 201 ? { ...a, headers: withoutHeader(a.headers, 'location') } : a,
   ),
   wire('endpoints.delete-answers-200', 'END-CONV-3', 'deletes answer 200 {} instead of 204', (a, r) =>
     a.status === 204 && r.method === 'DELETE'
-      ? { ...a, status: 200, headers: setField(a.headers, 'Content-Type', 'application/json'), body: '{}' }
+      ? { ...a, status: 200, headers: withHeaderLast(a.headers, 'Content-Type', 'application/json'), body: '{}' }
       : a,
   ),
   wire('endpoints.catalog-strong-etag', 'END-CONV-6', 'catalog ETags are strong', (a, r) =>
     isCatalog(pathOf(r)) ? { ...a, headers: mapHeader(a.headers, 'etag', (v) => v.replace(/^W\//, '')) } : a,
   ),
   wire('endpoints.catalog-cache-max-age', 'END-CONV-7', 'catalog GETs carry Cache-Control: private, max-age=60', (a, r) =>
-    isCatalog(pathOf(r)) && a.status === 200 ? { ...a, headers: setField(a.headers, 'Cache-Control', 'private, max-age=60') } : a,
+    isCatalog(pathOf(r)) && a.status === 200 ? { ...a, headers: withHeaderLast(a.headers, 'Cache-Control', 'private, max-age=60') } : a,
   ),
   wire('endpoints.not-modified-answers-200', 'END-CONV-8', 'a matching If-None-Match is answered 200 with the body again', (a) =>
     a.status === 304 ? { ...a, status: 200 } : a,
   ),
   wire('endpoints.success-without-no-store', 'END-CONV-9', 'successful non-catalog answers without Cache-Control: no-store', (a, r) =>
-    a.status < 300 && !isCatalog(pathOf(r)) && !isDocument(pathOf(r)) ? { ...a, headers: withoutField(a.headers, 'cache-control') } : a,
+    a.status < 300 && !isCatalog(pathOf(r)) && !isDocument(pathOf(r)) ? { ...a, headers: withoutHeader(a.headers, 'cache-control') } : a,
   ),
   wire('endpoints.health-needs-token', 'END-PUBLIC-1', 'GET /health refused without a token', (a, r) =>
     pathOf(r) === '/health' && !headerOf(r.headers, 'authorization')
-      ? {
-          status: 401,
-          headers: [
-            ['Content-Type', 'application/problem+json'],
-            ['Cache-Control', 'no-store'],
-            ['WWW-Authenticate', 'Bearer error="invalid_token"'],
-          ],
-          body: JSON.stringify({ error: 'invalid_token', status: 401, title: 'Unauthorized' }),
-        }
+      ? bareProblem(401, 'invalid_token', 'Unauthorized', { www: 'Bearer error="invalid_token"' })
       : a,
   ),
   wire('endpoints.openapi-short-cache', 'END-PUBLIC-3', '/openapi.json cacheable for 60 seconds', (a, r) =>

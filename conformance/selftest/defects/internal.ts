@@ -4,20 +4,21 @@
 // some stateful: a repeat answered otherwise than the first, a restriction lifted by a request), and the internal group's
 // own authentication (PUR-RULE-4; END-PUBLIC-17 on a deployment without the recovery secret).
 import { CLAUSES_BY_ID } from '../../clauses/index.js';
-import { headerOf, withHeader, type ProxyAnswer, type ProxyRequest, type ProxyRules } from '../proxy.js';
+import type { ProxyAnswer, ProxyRequest, ProxyRules } from '../proxy.js';
 import {
+  editJsonBody,
+  headerOf,
+  jsonAnswer,
   keptBodies,
-  lenient,
   notAStream,
   pathOf,
   problemAnswer,
   problemCode,
   tokenClaims,
-  wire,
-  wireWith,
-  type Defect,
-  type DefectContext,
-} from './types.js';
+  withHeader,
+  withoutHeader,
+} from './helpers.js';
+import { lenient, wire, wireWith, type Defect, type DefectContext } from './types.js';
 
 export type SecretName = 'idpActionSecret' | 'proxyIdpSecret' | 'conversationHubSecret' | 'accountRecoverySecret';
 
@@ -54,15 +55,7 @@ const isRecover = (req: ProxyRequest) => req.method === 'POST' && pathOf(req) ==
 /** The recovery body repaired by `fix` (which mutates it) before it goes upstream. */
 const fixRecoveryBody = (fix: (b: Record<string, unknown>) => void) => () => ({
   requestBody(req: ProxyRequest, body: string): string {
-    if (!isRecover(req)) return body;
-    try {
-      const b = JSON.parse(body) as unknown;
-      if (!b || typeof b !== 'object' || Array.isArray(b)) return body;
-      fix(b as Record<string, unknown>);
-      return JSON.stringify(b);
-    } catch {
-      return body;
-    }
+    return isRecover(req) ? editJsonBody(body, fix) : body;
   },
 });
 const KNOWN = ['subject', 'operationId', 'purpose'];
@@ -102,26 +95,11 @@ const named = (ctx: DefectContext, body: Record<string, unknown> | undefined): [
   );
 
 /** A 200 recovery answer, as the reference shapes it. */
-const recoveryAnswer = (a: ProxyAnswer, status: string, operationId: unknown): ProxyAnswer => ({
-  status: 200,
-  headers: [
-    ['Content-Type', 'application/json; charset=utf-8'],
-    ['Cache-Control', 'no-store'],
-    ...a.headers.filter(([k]) => /^x-request-id$/i.test(k)),
-  ],
-  body: JSON.stringify({ status, operationId }),
-});
+const recoveryAnswer = (a: ProxyAnswer, status: string, operationId: unknown): ProxyAnswer =>
+  jsonAnswer(a, 200, JSON.stringify({ status, operationId }), { contentType: 'application/json; charset=utf-8' });
 
 /** A route answered for an account whose access ended as if it were active (an empty object: nothing of it is read). */
-const letIn = (a: ProxyAnswer): ProxyAnswer => ({
-  status: 200,
-  headers: [
-    ['Content-Type', 'application/json; charset=utf-8'],
-    ['Cache-Control', 'no-store'],
-    ...a.headers.filter(([k]) => /^x-request-id$/i.test(k)),
-  ],
-  body: '{}',
-});
+const letIn = (a: ProxyAnswer): ProxyAnswer => jsonAnswer(a, 200, '{}', { contentType: 'application/json; charset=utf-8' });
 
 /**
  * A stateful recovery defect: `lifts` sees each recovery answer with the body of its request and decides whether the
@@ -375,15 +353,7 @@ export const INTERNAL_DEFECTS: readonly Defect[] = [
     'recovery_not_found answered 200 pending (ownership unchecked)',
     (a, r) =>
       isRecover(r) && problemCode(a) === 'recovery_not_found'
-        ? {
-            status: 200,
-            headers: [
-              ['Content-Type', 'application/json'],
-              ['Cache-Control', 'no-store'],
-              ...a.headers.filter(([k]) => k.toLowerCase() === 'x-request-id'),
-            ],
-            body: '{"status":"pending"}',
-          }
+        ? jsonAnswer(a, 200, '{"status":"pending"}')
         : a,
   ),
   wire('internal.recovery-credential-refusal-403', 'END-RECOVERY-11', 'a wrong recovery credential answered 403 instead of 401', (a, r) =>
@@ -395,7 +365,7 @@ export const INTERNAL_DEFECTS: readonly Defect[] = [
     'a 401 on the X-Proxy-Idp-Secret routes carries no WWW-Authenticate (RFC 9110 requires one on every 401)',
     (a, r) =>
       a.status === 401 && pathOf(r) === '/internal/assistant/sessions/signed-out'
-        ? { ...a, headers: a.headers.filter(([k]) => k.toLowerCase() !== 'www-authenticate') }
+        ? { ...a, headers: withoutHeader(a.headers, 'www-authenticate') }
         : a,
   ),
 ];

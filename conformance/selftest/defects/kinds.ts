@@ -1,41 +1,33 @@
 // Defects of caller recognition and of what each caller kind is served (AUTH-KIND-*, AUTH-CRED-*, AUTH-ASST-*, END-ME-*,
 // END-IDENT-*), of rate budgets (LIM-RATE-*) and of discovery (PUR-HUMAN-4, VER-PREFIX-2).
 import { signGuestSession } from '../../lib/guest-session.js';
-import { headerOf, mapHeader, type ProxyAnswer, type ProxyRequest } from '../proxy.js';
-import { editJson, lenient, notAStream, pathOf, problemCode, wire, type Defect, type DefectContext } from './types.js';
+import type { ProxyAnswer, ProxyRequest } from '../proxy.js';
+import {
+  bareProblem,
+  editJson,
+  headerOf,
+  jsonAnswer,
+  mapHeader,
+  notAStream,
+  pathOf,
+  problemCode,
+  tokenClaims,
+  usesBearer,
+  usesDpop,
+  withGuestSession,
+  type Claims,
+} from './helpers.js';
+import { lenient, wire, type Defect, type DefectContext } from './types.js';
 
-type Claims = Record<string, unknown>;
-const claimsOf = (req: ProxyRequest): Claims | undefined => {
-  const m = /^(?:Bearer|DPoP)\s+[\w-]+\.([\w-]+)\.[\w-]*$/i.exec(headerOf(req.headers, 'authorization') ?? '');
-  try {
-    return m ? (JSON.parse(Buffer.from(m[1]!, 'base64url').toString('utf8')) as Claims) : undefined;
-  } catch {
-    return undefined;
-  }
-};
-const served = (a: ProxyAnswer, body = '{}', status = 200): ProxyAnswer => ({
-  status,
-  headers: [
-    ['Content-Type', 'application/json'],
-    ['Cache-Control', 'no-store'],
-    ...a.headers.filter(([k]) => /^(x-request-id|dpop-nonce)$/i.test(k)),
-  ],
-  body,
-});
-const refused = (a: ProxyAnswer, status: number, error: string, www?: string): ProxyAnswer => ({
-  status,
-  headers: [
-    ['Content-Type', 'application/problem+json'],
-    ['Cache-Control', 'no-store'],
-    ...(www ? [['WWW-Authenticate', www] as [string, string]] : []),
-    ...a.headers.filter(([k]) => /^x-request-id$/i.test(k)),
-  ],
-  body: JSON.stringify({
-    error,
+/** Successful answers served in place of a refusal keep the request id and the DPoP nonce. */
+const served = (a: ProxyAnswer, body = '{}', status = 200): ProxyAnswer => jsonAnswer(a, status, body, { keep: /^(x-request-id|dpop-nonce)$/i });
+const refused = (a: ProxyAnswer, status: number, error: string, www?: string): ProxyAnswer =>
+  bareProblem(
     status,
-    title: status === 401 ? 'Unauthorized' : status === 429 ? 'Too Many Requests' : status === 400 ? 'Bad Request' : 'Forbidden',
-  }),
-});
+    error,
+    status === 401 ? 'Unauthorized' : status === 429 ? 'Too Many Requests' : status === 400 ? 'Bad Request' : 'Forbidden',
+    { ...(www ? { www } : {}), from: a },
+  );
 
 /** A caller kind the server does not recognize: its successful answers become 401 invalid_token. */
 const unrecognized = (
@@ -50,7 +42,7 @@ const unrecognized = (
   description: `${what} not recognized (401 invalid_token)`,
   rules: (ctx) => ({
     response: (a: ProxyAnswer, r: ProxyRequest) => {
-      const c = claimsOf(r);
+      const c = tokenClaims(r);
       return c && a.status < 400 && is(c, ctx, r) ? refused(a, 401, 'invalid_token', 'Bearer error="invalid_token"') : a;
     },
   }),
@@ -85,7 +77,7 @@ export const KINDS_DEFECTS: readonly Defect[] = [
     'a backoffice token without Operator is served as an operator (header added)',
     (ctx) => ({
       request: (req: ProxyRequest) =>
-        claimsOf(req)?.client_id === ctx.profile.clients.backoffice && !headerOf(req.headers, 'operator')
+        tokenClaims(req)?.client_id === ctx.profile.clients.backoffice && !headerOf(req.headers, 'operator')
           ? { ...req, headers: [...req.headers, ['Operator', 'selftest-operator']] }
           : req,
     }),
@@ -99,10 +91,7 @@ export const KINDS_DEFECTS: readonly Defect[] = [
         const v = headerOf(req.headers, 'guest-session');
         const m = /^gs\d\.([0-9a-f-]{36})(?:\.(.*))?$/.exec(v ?? '');
         if (!m || (v!.startsWith('gs1.') && m[2] !== undefined)) return req;
-        return {
-          ...req,
-          headers: mapHeader(req.headers, 'guest-session', () => signGuestSession(m[1]!, ctx.profile.secrets.guestSessionKey)),
-        };
+        return withGuestSession(req, signGuestSession(m[1]!, ctx.profile.secrets.guestSessionKey));
       },
     }),
   ),
@@ -117,7 +106,7 @@ export const KINDS_DEFECTS: readonly Defect[] = [
     'on account routes (/v1/me/*) alone, an assistant token sent as Bearer is served (401 answered 200 {})',
     (a, r) =>
       a.status === 401 &&
-      /^Bearer\s/i.test(headerOf(r.headers, 'authorization') ?? '') &&
+      usesBearer(r) &&
       /^DPoP/.test(headerOf(a.headers, 'www-authenticate') ?? '') &&
       pathOf(r).startsWith('/v1/me/')
         ? served(a)
@@ -129,7 +118,7 @@ export const KINDS_DEFECTS: readonly Defect[] = [
     'an assistant token sent as Bearer is served (401 answered 200 {})',
     (a, r) =>
       a.status === 401 &&
-      /^Bearer\s/i.test(headerOf(r.headers, 'authorization') ?? '') &&
+      usesBearer(r) &&
       /^DPoP/.test(headerOf(a.headers, 'www-authenticate') ?? '') &&
       !pathOf(r).startsWith('/assistant/')
         ? served(a)
@@ -140,7 +129,7 @@ export const KINDS_DEFECTS: readonly Defect[] = [
     'END-PUBLIC-19',
     'a conversation route served with a Bearer token (401 answered 200 {})',
     (a, r) =>
-      a.status === 401 && pathOf(r).startsWith('/assistant/conversations') && /^Bearer\s/i.test(headerOf(r.headers, 'authorization') ?? '')
+      a.status === 401 && pathOf(r).startsWith('/assistant/conversations') && usesBearer(r)
         ? served(a)
         : a,
   ),
@@ -151,7 +140,7 @@ export const KINDS_DEFECTS: readonly Defect[] = [
     (a, r) =>
       problemCode(a) === 'invalid_token' &&
       /^DPoP/.test(headerOf(a.headers, 'www-authenticate') ?? '') &&
-      /^DPoP\s/i.test(headerOf(r.headers, 'authorization') ?? '')
+      usesDpop(r)
         ? { ...a, headers: mapHeader(a.headers, 'www-authenticate', (v) => v.replace(/,?\s*error="invalid_token"/, '')) }
         : a,
   ),
@@ -170,7 +159,7 @@ export const KINDS_DEFECTS: readonly Defect[] = [
     description: 'over a spent budget, a request the guard refuses is answered 429 with Retry-After (the rate limit runs first)',
     rules: () => {
       const spent = new Set<string>();
-      const keyOf = (r: ProxyRequest) => `${headerOf(r.headers, 'shopper-ip') ?? String(claimsOf(r)?.sub)} ${r.method} ${pathOf(r)}`;
+      const keyOf = (r: ProxyRequest) => `${headerOf(r.headers, 'shopper-ip') ?? String(tokenClaims(r)?.sub)} ${r.method} ${pathOf(r)}`;
       return {
         buffer: notAStream,
         response(a: ProxyAnswer, r: ProxyRequest): ProxyAnswer {
@@ -190,9 +179,9 @@ export const KINDS_DEFECTS: readonly Defect[] = [
   othersRowServed('account.others-rows-served', 'END-ME-2'),
   ...(
     [
-      ['assistants', (r: ProxyRequest) => /^DPoP\s/i.test(headerOf(r.headers, 'authorization') ?? '')],
-      ['delegated', (r: ProxyRequest, ctx: DefectContext) => claimsOf(r)?.client_id === ctx.profile.clients.agentProtocol],
-      ['invited-agents', (r: ProxyRequest, ctx: DefectContext) => claimsOf(r)?.client_id === ctx.profile.clients.webAgentForwarder],
+      ['assistants', (r: ProxyRequest) => usesDpop(r)],
+      ['delegated', (r: ProxyRequest, ctx: DefectContext) => tokenClaims(r)?.client_id === ctx.profile.clients.agentProtocol],
+      ['invited-agents', (r: ProxyRequest, ctx: DefectContext) => tokenClaims(r)?.client_id === ctx.profile.clients.webAgentForwarder],
     ] as const
   ).map(([kind, is]): Defect => ({
     id: `account.others-rows-served-to-${kind}`,
@@ -256,7 +245,7 @@ export const KINDS_DEFECTS: readonly Defect[] = [
     rules: (ctx) => ({
       buffer: () => true,
       response: (a: ProxyAnswer, r: ProxyRequest) => {
-        const c = claimsOf(r);
+        const c = tokenClaims(r);
         return c && c.client_id === ctx.profile.clients.backoffice && headerOf(r.headers, 'operator') === undefined && a.status === 403
           ? refused(a, 400, 'invalid_request')
           : a;

@@ -1,7 +1,18 @@
 // Defects of the Limits part (LIM-*) and of the request stage (AUTH-ORDER-*): caches, budgets and per-response headers.
-import { headerOf, mapHeader, type ProxyAnswer, type ProxyRequest } from '../proxy.js';
-import type { ProxyRules } from '../proxy.js';
-import { pathOf, problemAnswer, setField, tokenClaims, withoutField, wire, type Defect, type DefectContext } from './types.js';
+import type { ProxyAnswer, ProxyRequest, ProxyRules } from '../proxy.js';
+import {
+  headerOf,
+  jsonAnswer,
+  mapHeader,
+  notAStream,
+  pathOf,
+  problemAnswer,
+  tokenClaims,
+  usesDpop,
+  withHeaderLast,
+  withoutHeader,
+} from './helpers.js';
+import { wire, type Defect, type DefectContext } from './types.js';
 
 // --- assistant budgets counted otherwise than the spec says ------------------------------------------------------------------
 // The proxy learns each session's client from the identity-provider proxy's reports (the suite registers every session
@@ -39,7 +50,7 @@ function assistantLedger(decide: (a: ProxyAnswer, v: BudgetView, ctx: DefectCont
       return current.count;
     };
     return {
-      buffer: (a) => !/^text\/event-stream/i.test(headerOf(a.headers, 'content-type') ?? ''),
+      buffer: notAStream,
       requestBody(req, body) {
         if (pathOf(req).startsWith('/internal/assistant/')) {
           try {
@@ -55,7 +66,7 @@ function assistantLedger(decide: (a: ProxyAnswer, v: BudgetView, ctx: DefectCont
       },
       response(a, r) {
         const sid = tokenClaims(r)?.sid;
-        if (!/^DPoP\s/i.test(headerOf(r.headers, 'authorization') ?? '') || typeof sid !== 'string') return a;
+        if (!usesDpop(r) || typeof sid !== 'string') return a;
         if (a.status === 401 || a.status === 403) return a;
         const client = clientOf.get(sid) ?? `unknown:${sid}`;
         const now = Date.now();
@@ -65,15 +76,7 @@ function assistantLedger(decide: (a: ProxyAnswer, v: BudgetView, ctx: DefectCont
   };
 }
 
-const servedInstead = (a: ProxyAnswer): ProxyAnswer => ({
-  status: 200,
-  headers: [
-    ['Content-Type', 'application/json'],
-    ['Cache-Control', 'no-store'],
-    ...a.headers.filter(([k]) => /^(x-request-id|dpop-nonce)$/i.test(k)),
-  ],
-  body: '{}',
-});
+const servedInstead = (a: ProxyAnswer): ProxyAnswer => jsonAnswer(a, 200, '{}', { keep: /^(x-request-id|dpop-nonce)$/i });
 const limitedInstead = (ctx: DefectContext, a: ProxyAnswer): ProxyAnswer =>
   problemAnswer(ctx, a, 429, 'rate_limited', 'Too Many Requests', [['Retry-After', '30']]);
 
@@ -109,10 +112,10 @@ const BUDGET_DEFECTS: readonly Defect[] = [
 
 /** A header dropped from the answers `when` picks, and from no other: one status, or one group of routes. */
 const dropOn = (id: string, clause: string, header: string, what: string, when: (a: ProxyAnswer, r: ProxyRequest) => boolean): Defect =>
-  wire(id, clause, `${header} missing on ${what} only`, (a, r) => (when(a, r) ? { ...a, headers: withoutField(a.headers, header) } : a));
-const isDpop = (r: ProxyRequest) => headerOf(r.headers, 'dpop') !== undefined;
+  wire(id, clause, `${header} missing on ${what} only`, (a, r) => (when(a, r) ? { ...a, headers: withoutHeader(a.headers, header) } : a));
+const carriesProof = (r: ProxyRequest) => headerOf(r.headers, 'dpop') !== undefined;
 const statusOnly = (status: number) => (a: ProxyAnswer) => a.status === status;
-const dpopStatusOnly = (status: number) => (a: ProxyAnswer, r: ProxyRequest) => a.status === status && isDpop(r);
+const dpopStatusOnly = (status: number) => (a: ProxyAnswer, r: ProxyRequest) => a.status === status && carriesProof(r);
 
 /** X-Request-Id missing on one status class alone, or on one group of routes alone (AUTH-ORDER-2, ERR-PROBLEM-7). */
 const REQUEST_ID_NARROW: readonly Defect[] = [
@@ -142,14 +145,14 @@ export const LIMITS_DEFECTS: readonly Defect[] = [
       : a,
   ),
   wire('limits.rate-limited-without-retry-after', 'LIM-RATE-4', '429 rate_limited without Retry-After', (a) =>
-    a.status === 429 ? { ...a, headers: withoutField(a.headers, 'retry-after') } : a,
+    a.status === 429 ? { ...a, headers: withoutHeader(a.headers, 'retry-after') } : a,
   ),
   wire('limits.request-id-dropped-on-failures', 'AUTH-ORDER-2', 'X-Request-Id missing on failure answers', (a) =>
-    a.status >= 400 ? { ...a, headers: withoutField(a.headers, 'x-request-id') } : a,
+    a.status >= 400 ? { ...a, headers: withoutHeader(a.headers, 'x-request-id') } : a,
   ),
   wire('limits.traceparent-not-echoed', 'AUTH-ORDER-3', 'a valid traceparent is not echoed', (a) => ({
     ...a,
-    headers: withoutField(a.headers, 'traceparent'),
+    headers: withoutHeader(a.headers, 'traceparent'),
   })),
   wire(
     'limits.dpop-nonce-after-authentication-only',
@@ -157,19 +160,19 @@ export const LIMITS_DEFECTS: readonly Defect[] = [
     'DPoP-Nonce missing on DPoP requests refused before authentication (400, 404, 405, 413, 415)',
     (a, r) =>
       headerOf(r.headers, 'dpop') !== undefined && [400, 404, 405, 413, 415].includes(a.status)
-        ? { ...a, headers: withoutField(a.headers, 'dpop-nonce') }
+        ? { ...a, headers: withoutHeader(a.headers, 'dpop-nonce') }
         : a,
   ),
   wire('limits.dpop-nonce-only-on-failures', 'AUTH-ORDER-4', 'DPoP-Nonce missing on successful answers to DPoP requests', (a, r) =>
-    a.status < 400 && headerOf(r.headers, 'dpop') ? { ...a, headers: withoutField(a.headers, 'dpop-nonce') } : a,
+    a.status < 400 && headerOf(r.headers, 'dpop') ? { ...a, headers: withoutHeader(a.headers, 'dpop-nonce') } : a,
   ),
   wire('limits.invalid-traceparent-echoed', 'AUTH-ORDER-3', 'an invalid traceparent is echoed back', (a, r) =>
     headerOf(r.headers, 'traceparent') && !headerOf(a.headers, 'traceparent')
-      ? { ...a, headers: setField(a.headers, 'traceparent', headerOf(r.headers, 'traceparent')!) }
+      ? { ...a, headers: withHeaderLast(a.headers, 'traceparent', headerOf(r.headers, 'traceparent')!) }
       : a,
   ),
   wire('limits.traceparent-not-echoed-on-delete', 'AUTH-ORDER-3', 'a valid traceparent is not echoed on DELETE requests only', (a, r) =>
-    r.method === 'DELETE' ? { ...a, headers: withoutField(a.headers, 'traceparent') } : a,
+    r.method === 'DELETE' ? { ...a, headers: withoutHeader(a.headers, 'traceparent') } : a,
   ),
   ...REQUEST_ID_NARROW,
   ...NONCE_NARROW,

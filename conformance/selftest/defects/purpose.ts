@@ -1,19 +1,19 @@
 // Defects of the Purpose part (PUR-*) and of Versioning (VER-*): routes that must not exist answer, CORS is offered.
-import { headerOf } from '../proxy.js';
 import type { ProxyRequest } from '../proxy.js';
 import {
+  bareProblem,
   editJson,
+  headerOf,
+  jsonAnswer,
   jsonSegment,
   pathOf,
   problemAnswer,
   problemCode,
-  setField,
   tokenClaims,
-  wire,
-  wireWith,
-  type Defect,
-  type DefectContext,
-} from './types.js';
+  usesDpop,
+  withHeaderLast,
+} from './helpers.js';
+import { wire, wireWith, type Defect, type DefectContext } from './types.js';
 
 /** The request carries a signed invited-agent context (a JWS whose header says `typ: invited-agent+jwt`) in any field. */
 const carriesInvitedContext = (r: ProxyRequest): boolean =>
@@ -28,21 +28,13 @@ const servesUnknownRoutes = (id: string, clause: string, what: string): Defect =
     (a.status === 404 || a.status === 405) &&
     problemCode(a) !== undefined &&
     !/recovery|order|address|conversation|not_configured/.test(problemCode(a)!)
-      ? {
-          status: 200,
-          headers: [
-            ['Content-Type', 'application/json'],
-            ['Cache-Control', 'no-store'],
-            ...a.headers.filter(([k]) => k.toLowerCase() === 'x-request-id'),
-          ],
-          body: '{}',
-        }
+      ? jsonAnswer(a, 200, '{}')
       : a,
   );
 
 /** The agent caller kind of a request, as the banner defects tell them apart; undefined for other callers. */
 function agentKind(r: ProxyRequest, ctx: DefectContext): 'invited-agent' | 'assistant' | 'assistant-browser' | 'delegated' | undefined {
-  if (/^DPoP\s/i.test(headerOf(r.headers, 'authorization') ?? '')) return 'assistant';
+  if (usesDpop(r)) return 'assistant';
   const claims = tokenClaims(r);
   if (claims?.client_id === ctx.profile.clients.agentProtocol && 'act' in claims) return 'delegated';
   if (claims?.client_id !== ctx.profile.clients.webAgentForwarder) return undefined;
@@ -86,7 +78,7 @@ export const PURPOSE_DEFECTS: readonly Defect[] = [
   ),
   wire('purpose.cors-offered', 'PUR-PROTO-3', 'Access-Control-Allow-Origin: * on answers to requests with Origin', (a, r) =>
     headerOf(r.headers, 'origin')
-      ? { ...a, headers: setField(setField(a.headers, 'Access-Control-Allow-Origin', '*'), 'Access-Control-Allow-Methods', 'GET, POST') }
+      ? { ...a, headers: withHeaderLast(withHeaderLast(a.headers, 'Access-Control-Allow-Origin', '*'), 'Access-Control-Allow-Methods', 'GET, POST') }
       : a,
   ),
   // A CDN rule that answers browsers only (Sec-Fetch-Mode: cors, which no HTTP client sends unasked): only a real browser
@@ -98,13 +90,13 @@ export const PURPOSE_DEFECTS: readonly Defect[] = [
     (a, r) => {
       const origin = headerOf(r.headers, 'origin');
       if (headerOf(r.headers, 'sec-fetch-mode') !== 'cors' || !origin) return a;
-      const granted = setField(setField(a.headers, 'Access-Control-Allow-Origin', origin), 'Access-Control-Allow-Credentials', 'true');
+      const granted = withHeaderLast(withHeaderLast(a.headers, 'Access-Control-Allow-Origin', origin), 'Access-Control-Allow-Credentials', 'true');
       if (r.method !== 'OPTIONS') return { ...a, headers: granted };
       const allow = headerOf(r.headers, 'access-control-request-headers') ?? '';
       return {
         status: 204,
-        headers: setField(
-          setField(granted, 'Access-Control-Allow-Methods', 'GET, POST, PUT, PATCH, DELETE'),
+        headers: withHeaderLast(
+          withHeaderLast(granted, 'Access-Control-Allow-Methods', 'GET, POST, PUT, PATCH, DELETE'),
           'Access-Control-Allow-Headers',
           allow,
         ),
@@ -124,14 +116,7 @@ export const PURPOSE_DEFECTS: readonly Defect[] = [
   servesUnknownRoutes('versioning.old-paths-aliased', 'VER-ROUTES-3', 'an old path'),
   wire('versioning.assistant-document-missing', 'VER-DOCS-1', '/assistant/openapi.json answers 404', (a, r) =>
     pathOf(r) === '/assistant/openapi.json'
-      ? {
-          status: 404,
-          headers: [
-            ['Content-Type', 'application/problem+json'],
-            ['Cache-Control', 'no-store'],
-          ],
-          body: JSON.stringify({ error: 'not_found', status: 404, title: 'Not Found' }),
-        }
+      ? bareProblem(404, 'not_found', 'Not Found')
       : a,
   ),
 ];

@@ -1,28 +1,27 @@
 // Defects that serve what must be refused, by rewriting the refusal (caller lists, scopes, body caps), and stateful
 // defects (idempotent replay, shared guest carts, a first request refused). Each is judged on its own clause.
-import { randomUUID } from 'node:crypto';
-import { guestSessionSignature } from '../../lib/guest-session.js';
-import { headerOf, mapHeader, type ProxyAnswer, type ProxyRequest } from '../proxy.js';
-import { editJson, lenient, notAStream, pathOf, problemCode, referenceOnly, wire, type Defect } from './types.js';
+import type { ProxyAnswer, ProxyRequest } from '../proxy.js';
+import {
+  bareProblem,
+  editJson,
+  freshGuestSession,
+  guestSessionSignedBy,
+  headerOf,
+  jsonAnswer,
+  mapHeader,
+  notAStream,
+  pathOf,
+  problemCode,
+  usesDpop,
+  withGuestSession,
+  withHeaderLast,
+} from './helpers.js';
+import { lenient, referenceOnly, wire, type Defect } from './types.js';
 
-const served = (a: ProxyAnswer, body = '{}'): ProxyAnswer => ({
-  status: 200,
-  headers: [
-    ['Content-Type', 'application/json'],
-    ['Cache-Control', 'no-store'],
-    ...a.headers.filter(([k]) => /^(x-request-id|dpop-nonce|traceparent)$/i.test(k)),
-  ],
-  body,
-});
-const refusal = (status: number, error: string, title: string, www?: string): ProxyAnswer => ({
-  status,
-  headers: [
-    ['Content-Type', 'application/problem+json'],
-    ['Cache-Control', 'no-store'],
-    ...(www ? [['WWW-Authenticate', www] as [string, string]] : []),
-  ],
-  body: JSON.stringify({ error, status, title }),
-});
+/** Successful answers served in place of a refusal keep the request id, the DPoP nonce and the trace context. */
+const served = (a: ProxyAnswer, body = '{}'): ProxyAnswer => jsonAnswer(a, 200, body, { keep: /^(x-request-id|dpop-nonce|traceparent)$/i });
+const refusal = (status: number, error: string, title: string, www?: string): ProxyAnswer =>
+  bareProblem(status, error, title, www ? { www } : {});
 
 const servesRefused = (id: string, clause: string, code: string, what: string, when: (r: ProxyRequest) => boolean = () => true): Defect =>
   wire(id, clause, `${what}: ${code} answered 200 {}`, (a, r) => (problemCode(a) === code && when(r) ? served(a) : a));
@@ -54,12 +53,8 @@ const SCOPES = [
 /** Guest-Session values replaced by one session: every guest shares one cart. */
 const oneCart = (id: string, clause: string): Defect =>
   lenient(id, clause, 'every guest session is mapped to one cart', (ctx) => {
-    const uuid = randomUUID();
-    const shared = `gs1.${uuid}.${guestSessionSignature(uuid, ctx.profile.secrets.guestSessionKey)}`;
-    return {
-      request: (req: ProxyRequest) =>
-        headerOf(req.headers, 'guest-session') ? { ...req, headers: mapHeader(req.headers, 'guest-session', () => shared) } : req,
-    };
+    const shared = freshGuestSession(ctx);
+    return { request: (req: ProxyRequest) => (headerOf(req.headers, 'guest-session') ? withGuestSession(req, shared) : req) };
   });
 
 /** Answers replayed by Idempotency-Key (a server that stores and replays them). */
@@ -130,7 +125,7 @@ export const REFUSALS_DEFECTS: readonly Defect[] = [
       (headerOf(req.headers, 'content-length') ?? '0') !== '0' &&
       !/json/i.test(headerOf(req.headers, 'content-type') ?? '') &&
       pathOf(req).startsWith('/v1/')
-        ? { ...req, headers: [...req.headers.filter(([k]) => k.toLowerCase() !== 'content-type'), ['Content-Type', 'application/json']] }
+        ? { ...req, headers: withHeaderLast(req.headers, 'Content-Type', 'application/json') }
         : req,
   })),
   ...(['END-CONV-4', 'AUTH-ORDER-11'] as const).map((clause) =>
@@ -163,9 +158,8 @@ export const REFUSALS_DEFECTS: readonly Defect[] = [
   lenient('auth.forged-guest-session-checked-on-catalog', 'AUTH-GUEST-2', 'a forged Guest-Session on a catalog read is refused', (ctx) => ({
     buffer: notAStream,
     response(a: ProxyAnswer, r: ProxyRequest): ProxyAnswer {
-      const m = /^gs1\.([0-9a-f-]{36})\.(.+)$/.exec(headerOf(r.headers, 'guest-session') ?? '');
       if (!pathOf(r).startsWith('/v1/catalog') || !headerOf(r.headers, 'guest-session')) return a;
-      return m && guestSessionSignature(m[1]!, ctx.profile.secrets.guestSessionKey) === m[2]
+      return guestSessionSignedBy(r, ctx.profile.secrets.guestSessionKey)
         ? a
         : refusal(401, 'invalid_guest_session', 'Unauthorized', 'Bearer error="invalid_token"');
     },
@@ -180,7 +174,7 @@ export const REFUSALS_DEFECTS: readonly Defect[] = [
     'PUR-IDEM-1',
     'a request with Idempotency-Key is refused 400 when an assistant (DPoP) sends it',
     (a, r) =>
-      headerOf(r.headers, 'idempotency-key') && /^DPoP\s/i.test(headerOf(r.headers, 'authorization') ?? '') && a.status < 400
+      headerOf(r.headers, 'idempotency-key') && usesDpop(r) && a.status < 400
         ? refusal(400, 'invalid_request', 'Bad Request')
         : a,
   ),

@@ -1,6 +1,6 @@
 // Defects of the Resources part (RES-*): the problem document's members, the webhook and recovery bodies.
-import { mapHeader } from '../proxy.js';
-import { editJson, pathOf, problemCode, wire, type Defect } from './types.js';
+import { editJson, mapHeader, pathOf, problemCode } from './helpers.js';
+import { wire, type Defect } from './types.js';
 
 const onProblem = (edit: (b: Record<string, unknown>) => void) => (a: Parameters<typeof editJson>[0]) =>
   a.status >= 400 ? editJson(a, edit) : a;

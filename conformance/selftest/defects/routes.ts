@@ -2,9 +2,9 @@
 // operation that is not served, a description document that needs a token or forgets a route. The END-OPS defects are
 // derived from the catalogue's own text ("<op> is <METHOD> <path>").
 import { CLAUSES } from '../../clauses/index.js';
-import { headerOf } from '../proxy.js';
-import { editJson, lenient, pathOf, problemCode, wire, type Defect } from './types.js';
 import type { ProxyAnswer, ProxyRequest } from '../proxy.js';
+import { bareProblem, editJson, headerOf, pathOf, problemCode } from './helpers.js';
+import { lenient, wire, type Defect } from './types.js';
 
 const notFound = (a: ProxyAnswer): ProxyAnswer => ({
   status: 404,
@@ -33,15 +33,7 @@ const unauthenticatedRefused =
   (path: string) =>
   (a: ProxyAnswer, r: ProxyRequest): ProxyAnswer =>
     pathOf(r) === path && !headerOf(r.headers, 'authorization')
-      ? {
-          status: 401,
-          headers: [
-            ['Content-Type', 'application/problem+json'],
-            ['Cache-Control', 'no-store'],
-            ['WWW-Authenticate', 'Bearer error="invalid_token"'],
-          ],
-          body: JSON.stringify({ error: 'invalid_token', status: 401, title: 'Unauthorized' }),
-        }
+      ? bareProblem(401, 'invalid_token', 'Unauthorized', { www: 'Bearer error="invalid_token"' })
       : a;
 
 export const ROUTES_DEFECTS: readonly Defect[] = [

@@ -1,22 +1,21 @@
 // Defects that prove the strengthened checks: each breaks its clause the way the weak form of a check let through.
 import { createHash } from 'node:crypto';
 import { PERMISSIONS } from '../../../contract/scopes.js';
-import { headerOf, withHeader, type ProxyAnswer, type ProxyRequest, type ProxyRules } from '../proxy.js';
-import { repairBearer } from './authentication.js';
+import type { ProxyAnswer, ProxyRequest, ProxyRules } from '../proxy.js';
 import { SECRET_ROUTES, type SecretName } from './internal.js';
 import {
   editJson,
-  lenient,
+  editJsonBody,
+  headerOf,
   notAStream,
   pathOf,
   problemAnswer,
   problemCode,
+  repairBearer,
   tokenClaims,
-  wire,
-  wireWith,
-  type Defect,
-  type DefectContext,
-} from './types.js';
+  withHeader,
+} from './helpers.js';
+import { lenient, wire, wireWith, type Defect, type DefectContext } from './types.js';
 
 /**
  * An internal route that compares its credential with a stale value (a secret rotated on one side only): the proxy spoils
@@ -94,13 +93,7 @@ export const STRENGTH_DEFECTS: readonly Defect[] = [
   lenient('strength.live-grant-only-widens', 'AUTH-ASST-6', "a granted report never narrows a session's live scopes", () => ({
     requestBody(req, body) {
       if (req.method !== 'POST' || pathOf(req) !== '/internal/agent-authorization') return body;
-      try {
-        const report = JSON.parse(body) as Record<string, unknown>;
-        if (report.decision !== 'granted') return body;
-        return JSON.stringify({ ...report, permissions: [...PERMISSIONS] });
-      } catch {
-        return body;
-      }
+      return editJsonBody(body, (report) => report.decision === 'granted' && ((report.permissions = [...PERMISSIONS]), true));
     },
   })),
   // A description generated from the catalog and cart routers only: the account routes are served but not described.
