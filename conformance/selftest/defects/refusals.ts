@@ -26,29 +26,24 @@ const refusal = (status: number, error: string, title: string, www?: string): Pr
 const servesRefused = (id: string, clause: string, code: string, what: string, when: (r: ProxyRequest) => boolean = () => true): Defect =>
   wire(id, clause, `${what}: ${code} answered 200 {}`, (a, r) => (problemCode(a) === code && when(r) ? served(a) : a));
 
-const CALLER_LISTS: [string, string, (r: ProxyRequest) => boolean][] = [
-  ['END-LIST-1', 'the storefront list admits any caller', (r) => /^\/v1\/(catalog|cart)/.test(pathOf(r))],
-  ['END-LIST-2', 'the account list admits any caller', (r) => /^\/v1\/me\/(profile|addresses|payment-methods|orders)/.test(pathOf(r))],
-  ['END-LIST-3', 'the checkout list admits any caller', (r) => /^\/v1\/me\/(identity|checkout-)/.test(pathOf(r))],
-  ['END-LIST-4', 'the agent-checkout list admits any caller', (r) => pathOf(r).startsWith('/v1/checkouts')],
-  ['END-LIST-5', 'the operator list admits any caller', (r) => pathOf(r).startsWith('/v1/ops/') || pathOf(r).startsWith('/v1/')],
-  ['PUR-RULE-2', 'the guard of an operation admits any caller kind', () => true],
-  ['PUR-RULE-3', 'an ops route admits other callers', (r) => pathOf(r).startsWith('/v1/ops/')],
-  ['AUTH-ACTIVE-3', 'an operator is admitted to customer routes', (r) => !pathOf(r).startsWith('/v1/ops/')],
-];
-
-const SCOPES = [
-  'AUTH-SCOPE-3',
-  'AUTH-SCOPE-4',
-  'AUTH-SCOPE-6',
-  'AUTH-SCOPE-7',
-  'AUTH-SCOPE-8',
-  'AUTH-SCOPE-9',
-  'AUTH-SCOPE-10',
-  'AUTH-SCOPE-11',
-  'AUTH-ASST-6',
-  'AUTH-ASST-7',
-];
+/** A caller list (or the guard of an operation) that admits any caller: caller_not_allowed answered 200 {}. */
+const admitsAny = (clause: string, what: string, when: (r: ProxyRequest) => boolean): Defect =>
+  servesRefused(`callers.${clause.toLowerCase()}.admits-any`, clause, 'caller_not_allowed', what, when);
+/** A scope that is not enforced: insufficient_scope answered 200 {}. */
+const scopeUnenforced = (clause: string): Defect =>
+  servesRefused(`scopes.${clause.toLowerCase()}.unenforced`, clause, 'insufficient_scope', 'a missing scope is not enforced');
+/** A malformed JSON body read as {} (a webhook delivery is left as it came). */
+const malformedJsonRepaired = (clause: string): Defect =>
+  lenient(`endpoints.malformed-json-repaired.${clause.toLowerCase()}`, clause, 'a malformed JSON body is read as {}', () => ({
+    requestBody(req: ProxyRequest, body: string): string {
+      try {
+        JSON.parse(body);
+        return body;
+      } catch {
+        return pathOf(req).startsWith('/webhooks/') ? body : '{}';
+      }
+    },
+  }));
 
 /** Guest-Session values replaced by one session: every guest shares one cart. */
 const oneCart = (id: string, clause: string): Defect =>
@@ -80,12 +75,26 @@ const replay = (id: string, clause: string): Defect => ({
 });
 
 export const REFUSALS_DEFECTS: readonly Defect[] = [
-  ...CALLER_LISTS.map(([clause, what, when]) =>
-    servesRefused(`callers.${clause.toLowerCase()}.admits-any`, clause, 'caller_not_allowed', what, when),
+  admitsAny('END-LIST-1', 'the storefront list admits any caller', (r) => /^\/v1\/(catalog|cart)/.test(pathOf(r))),
+  admitsAny('END-LIST-2', 'the account list admits any caller', (r) =>
+    /^\/v1\/me\/(profile|addresses|payment-methods|orders)/.test(pathOf(r)),
   ),
-  ...SCOPES.map((clause) =>
-    servesRefused(`scopes.${clause.toLowerCase()}.unenforced`, clause, 'insufficient_scope', 'a missing scope is not enforced'),
-  ),
+  admitsAny('END-LIST-3', 'the checkout list admits any caller', (r) => /^\/v1\/me\/(identity|checkout-)/.test(pathOf(r))),
+  admitsAny('END-LIST-4', 'the agent-checkout list admits any caller', (r) => pathOf(r).startsWith('/v1/checkouts')),
+  admitsAny('END-LIST-5', 'the operator list admits any caller', (r) => pathOf(r).startsWith('/v1/ops/') || pathOf(r).startsWith('/v1/')),
+  admitsAny('PUR-RULE-2', 'the guard of an operation admits any caller kind', () => true),
+  admitsAny('PUR-RULE-3', 'an ops route admits other callers', (r) => pathOf(r).startsWith('/v1/ops/')),
+  admitsAny('AUTH-ACTIVE-3', 'an operator is admitted to customer routes', (r) => !pathOf(r).startsWith('/v1/ops/')),
+  scopeUnenforced('AUTH-SCOPE-3'),
+  scopeUnenforced('AUTH-SCOPE-4'),
+  scopeUnenforced('AUTH-SCOPE-6'),
+  scopeUnenforced('AUTH-SCOPE-7'),
+  scopeUnenforced('AUTH-SCOPE-8'),
+  scopeUnenforced('AUTH-SCOPE-9'),
+  scopeUnenforced('AUTH-SCOPE-10'),
+  scopeUnenforced('AUTH-SCOPE-11'),
+  scopeUnenforced('AUTH-ASST-6'),
+  scopeUnenforced('AUTH-ASST-7'),
   wire('errors.forbidden-body-not-problem', 'ERR-PROBLEM-1', '403 answers carry {"message": …} instead of the problem document', (a) =>
     a.status === 403 ? { ...a, body: JSON.stringify({ message: 'Forbidden' }) } : a,
   ),
@@ -128,18 +137,8 @@ export const REFUSALS_DEFECTS: readonly Defect[] = [
         ? { ...req, headers: withHeaderLast(req.headers, 'Content-Type', 'application/json') }
         : req,
   })),
-  ...(['END-CONV-4', 'AUTH-ORDER-11'] as const).map((clause) =>
-    lenient(`endpoints.malformed-json-repaired.${clause.toLowerCase()}`, clause, 'a malformed JSON body is read as {}', () => ({
-      requestBody(req: ProxyRequest, body: string): string {
-        try {
-          JSON.parse(body);
-          return body;
-        } catch {
-          return pathOf(req).startsWith('/webhooks/') ? body : '{}';
-        }
-      },
-    })),
-  ),
+  malformedJsonRepaired('END-CONV-4'),
+  malformedJsonRepaired('AUTH-ORDER-11'),
   wire('auth.rate-limit-after-validation', 'AUTH-ORDER-9', 'an over-budget request with an invalid body is answered 400', (a, r) =>
     a.status === 429 && r.method !== 'GET' ? refusal(400, 'invalid_request', 'Bad Request') : a,
   ),
@@ -174,9 +173,7 @@ export const REFUSALS_DEFECTS: readonly Defect[] = [
     'PUR-IDEM-1',
     'a request with Idempotency-Key is refused 400 when an assistant (DPoP) sends it',
     (a, r) =>
-      headerOf(r.headers, 'idempotency-key') && usesDpop(r) && a.status < 400
-        ? refusal(400, 'invalid_request', 'Bad Request')
-        : a,
+      headerOf(r.headers, 'idempotency-key') && usesDpop(r) && a.status < 400 ? refusal(400, 'invalid_request', 'Bad Request') : a,
   ),
   wire('purpose.idempotency-key-refused-on-account', 'PUR-IDEM-1', 'a request with Idempotency-Key under /v1/me/ is refused 400', (a, r) =>
     headerOf(r.headers, 'idempotency-key') && pathOf(r).startsWith('/v1/me/') && a.status < 400
