@@ -43,7 +43,8 @@ const forwarder = (r: ProxyRequest, ctx: DefectContext, which: 'web' | 'mcp' | '
 
 const unauthorized = (ctx: DefectContext, a: ProxyAnswer, error: string, challenge: string, title = 'Unauthorized') =>
   problemAnswer(ctx, a, 401, error, title, [['WWW-Authenticate', challenge]]);
-const served = (a: ProxyAnswer, r: ProxyRequest): ProxyAnswer => jsonAnswer(a, r.method === 'POST' ? 201 : 200, '{}');
+/** A refusal served instead: 201 to a POST, else 200, with an empty object. */
+const servedAs2xx = (a: ProxyAnswer, r: ProxyRequest): ProxyAnswer => jsonAnswer(a, r.method === 'POST' ? 201 : 200, '{}');
 
 /** A successful answer to the requests `when` picks refused 401 (the server does not recognize or serve that credential). */
 const refusesServed = (
@@ -153,7 +154,7 @@ export const AGENTS_ASSISTANT_DEFECTS: readonly Defect[] = [
     'an assistant browser session on /assistant/conversations is served (403 caller_not_allowed answered 2xx {})',
     () => (a, r) =>
       problemCode(a) === 'caller_not_allowed' && pathOf(r).startsWith('/assistant/conversations') && headerOf(r.headers, BROWSER)
-        ? served(a, r)
+        ? servedAs2xx(a, r)
         : a,
   ),
   // The cart router mounts the DPoP stage a second time: the proof the first run recorded is a "replay" to the second.
@@ -219,7 +220,7 @@ export const AGENTS_ASSISTANT_DEFECTS: readonly Defect[] = [
     'a direct assistant token with a two-level act chain (outer actor personal_agent) is served (its refusal answered 200 {})',
     (ctx) => (a, r) => {
       const act = exchangeToken(r, ctx)?.act as Claims | undefined;
-      return a.status >= 400 && act?.sub === 'personal_agent' && act.act !== undefined ? served(a, r) : a;
+      return a.status >= 400 && act?.sub === 'personal_agent' && act.act !== undefined ? servedAs2xx(a, r) : a;
     },
   ),
   // Every assistant token verified against the identity provider's keys: a signed-out proxy token (HS256) never verifies.
@@ -237,7 +238,7 @@ export const AGENTS_ASSISTANT_DEFECTS: readonly Defect[] = [
     'a web or MCP agent forwarder token with no forwarded artifact is served (its refusal answered 2xx {})',
     (ctx) => (a, r) =>
       a.status >= 400 && forwarder(r, ctx, 'any') && ![SUBJECT, BROWSER, CONTEXT].some((h) => headerOf(r.headers, h) !== undefined)
-        ? served(a, r)
+        ? servedAs2xx(a, r)
         : a,
   ),
   // The forwarder's fitting artifact wins and the others are ignored: MCP keeps Assistant-Subject, web the browser session,

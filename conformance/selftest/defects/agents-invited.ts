@@ -6,6 +6,7 @@ import { guestSessionSignature, signGuestSession } from '../../lib/guest-session
 import { accessTokenHash, signWith } from '../../lib/jws.js';
 import type { ProxyAnswer, ProxyRequest } from '../proxy.js';
 import {
+  bearerChallenge,
   bearerOf,
   editJson,
   freshGuestSession,
@@ -63,8 +64,6 @@ const repairContext =
 
 const contextDefect = (id: string, clause: string, description: string, fix: Parameters<typeof repairContext>[0]): Defect =>
   lenient(id, clause, description, (ctx) => ({ request: repairContext(fix)(ctx) }));
-
-const bearerChallenge: [string, string][] = [['WWW-Authenticate', 'Bearer error="invalid_token"']];
 
 const isGuest = (r: ProxyRequest, ctx: DefectContext) => tokenClaims(r)?.client_id === ctx.profile.clients.storefront;
 

@@ -180,16 +180,15 @@ export function bareProblem(status: number, error: string, title: string, o: { w
  * A JSON answer of `status` and `body` in place of `a` (a refusal served), keeping the upstream header fields `keep`
  * names (X-Request-Id by default).
  */
-export function jsonAnswer(
-  a: ProxyAnswer,
-  status: number,
-  body: string,
-  o: { keep?: RegExp; contentType?: string } = {},
-): ProxyAnswer {
+export function jsonAnswer(a: ProxyAnswer, status: number, body: string, o: { keep?: RegExp; contentType?: string } = {}): ProxyAnswer {
   const keep = o.keep ?? /^x-request-id$/i;
   return {
     status,
-    headers: [['Content-Type', o.contentType ?? 'application/json'], ['Cache-Control', 'no-store'], ...a.headers.filter(([k]) => keep.test(k))],
+    headers: [
+      ['Content-Type', o.contentType ?? 'application/json'],
+      ['Cache-Control', 'no-store'],
+      ...a.headers.filter(([k]) => keep.test(k)),
+    ],
     body,
   };
 }
@@ -208,6 +207,30 @@ export function editJsonBody(body: string, edit: (b: Record<string, unknown>) =>
   if (!v || typeof v !== 'object' || Array.isArray(v)) return body;
   return edit(v as Record<string, unknown>) === false ? body : JSON.stringify(v);
 }
+
+/** A refusal served instead: a 200 (or `status`) JSON answer keeping the request id and the DPoP nonce. */
+export const served = (a: ProxyAnswer, body = '{}', status = 200): ProxyAnswer =>
+  jsonAnswer(a, status, body, { keep: /^(x-request-id|dpop-nonce)$/i });
+
+/** A refusal served instead, keeping the trace context besides the request id and the DPoP nonce. */
+export const servedWithTrace = (a: ProxyAnswer, body = '{}'): ProxyAnswer =>
+  jsonAnswer(a, 200, body, { keep: /^(x-request-id|dpop-nonce|traceparent)$/i });
+
+/** A bare refusal made up from nothing of the upstream answer. */
+export const refusal = (status: number, error: string, title: string, www?: string): ProxyAnswer =>
+  bareProblem(status, error, title, www ? { www } : {});
+
+/** A bare refusal in place of `a` (its request id kept), titled by its status. */
+export const refused = (a: ProxyAnswer, status: number, error: string, www?: string): ProxyAnswer =>
+  bareProblem(
+    status,
+    error,
+    status === 401 ? 'Unauthorized' : status === 429 ? 'Too Many Requests' : status === 400 ? 'Bad Request' : 'Forbidden',
+    { ...(www ? { www } : {}), from: a },
+  );
+
+/** The challenge of a refused access token, as extra header fields of problemAnswer. */
+export const bearerChallenge: Fields = [['WWW-Authenticate', 'Bearer error="invalid_token"']];
 
 /**
  * The JSON request bodies of a defect's requests, kept for its `response` rule: the proxy hands `requestBody` and

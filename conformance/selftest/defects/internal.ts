@@ -351,10 +351,7 @@ export const INTERNAL_DEFECTS: readonly Defect[] = [
     'internal.recovery-ownership-unchecked',
     'END-RECOVERY-1',
     'recovery_not_found answered 200 pending (ownership unchecked)',
-    (a, r) =>
-      isRecover(r) && problemCode(a) === 'recovery_not_found'
-        ? jsonAnswer(a, 200, '{"status":"pending"}')
-        : a,
+    (a, r) => (isRecover(r) && problemCode(a) === 'recovery_not_found' ? jsonAnswer(a, 200, '{"status":"pending"}') : a),
   ),
   wire('internal.recovery-credential-refusal-403', 'END-RECOVERY-11', 'a wrong recovery credential answered 403 instead of 401', (a, r) =>
     isRecover(r) && a.status === 401 && headerOf(r.headers, 'authorization') ? { ...a, status: 403 } : a,

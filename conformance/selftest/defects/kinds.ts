@@ -3,10 +3,10 @@
 import { signGuestSession } from '../../lib/guest-session.js';
 import type { ProxyAnswer, ProxyRequest } from '../proxy.js';
 import {
-  bareProblem,
   editJson,
   headerOf,
-  jsonAnswer,
+  refused,
+  served,
   mapHeader,
   notAStream,
   pathOf,
@@ -18,16 +18,6 @@ import {
   type Claims,
 } from './helpers.js';
 import { lenient, wire, type Defect, type DefectContext } from './types.js';
-
-/** Successful answers served in place of a refusal keep the request id and the DPoP nonce. */
-const served = (a: ProxyAnswer, body = '{}', status = 200): ProxyAnswer => jsonAnswer(a, status, body, { keep: /^(x-request-id|dpop-nonce)$/i });
-const refused = (a: ProxyAnswer, status: number, error: string, www?: string): ProxyAnswer =>
-  bareProblem(
-    status,
-    error,
-    status === 401 ? 'Unauthorized' : status === 429 ? 'Too Many Requests' : status === 400 ? 'Bad Request' : 'Forbidden',
-    { ...(www ? { www } : {}), from: a },
-  );
 
 /** A caller kind the server does not recognize: its successful answers become 401 invalid_token. */
 const unrecognized = (
@@ -105,10 +95,7 @@ export const KINDS_DEFECTS: readonly Defect[] = [
     'AUTH-ASST-2',
     'on account routes (/v1/me/*) alone, an assistant token sent as Bearer is served (401 answered 200 {})',
     (a, r) =>
-      a.status === 401 &&
-      usesBearer(r) &&
-      /^DPoP/.test(headerOf(a.headers, 'www-authenticate') ?? '') &&
-      pathOf(r).startsWith('/v1/me/')
+      a.status === 401 && usesBearer(r) && /^DPoP/.test(headerOf(a.headers, 'www-authenticate') ?? '') && pathOf(r).startsWith('/v1/me/')
         ? served(a)
         : a,
   ),
@@ -128,19 +115,14 @@ export const KINDS_DEFECTS: readonly Defect[] = [
     'auth.conversation-bearer-served',
     'END-PUBLIC-19',
     'a conversation route served with a Bearer token (401 answered 200 {})',
-    (a, r) =>
-      a.status === 401 && pathOf(r).startsWith('/assistant/conversations') && usesBearer(r)
-        ? served(a)
-        : a,
+    (a, r) => (a.status === 401 && pathOf(r).startsWith('/assistant/conversations') && usesBearer(r) ? served(a) : a),
   ),
   wire(
     'auth.assistant-refusal-without-error',
     'AUTH-ASST-5',
     'a refused assistant token is challenged without error="invalid_token"',
     (a, r) =>
-      problemCode(a) === 'invalid_token' &&
-      /^DPoP/.test(headerOf(a.headers, 'www-authenticate') ?? '') &&
-      usesDpop(r)
+      problemCode(a) === 'invalid_token' && /^DPoP/.test(headerOf(a.headers, 'www-authenticate') ?? '') && usesDpop(r)
         ? { ...a, headers: mapHeader(a.headers, 'www-authenticate', (v) => v.replace(/,?\s*error="invalid_token"/, '')) }
         : a,
   ),

@@ -2,7 +2,7 @@
 import type { ProxyAnswer, ProxyRequest, ProxyRules } from '../proxy.js';
 import {
   headerOf,
-  jsonAnswer,
+  served,
   mapHeader,
   notAStream,
   pathOf,
@@ -76,7 +76,6 @@ function assistantLedger(decide: (a: ProxyAnswer, v: BudgetView, ctx: DefectCont
   };
 }
 
-const servedInstead = (a: ProxyAnswer): ProxyAnswer => jsonAnswer(a, 200, '{}', { keep: /^(x-request-id|dpop-nonce)$/i });
 const limitedInstead = (ctx: DefectContext, a: ProxyAnswer): ProxyAnswer =>
   problemAnswer(ctx, a, 429, 'rate_limited', 'Too Many Requests', [['Retry-After', '30']]);
 
@@ -96,7 +95,7 @@ const BUDGET_DEFECTS: readonly Defect[] = [
     description: 'no session budget: only the client budget limits (a 429 within the client budget is served)',
     kind: 'wire',
     rules: assistantLedger((a, v, ctx) =>
-      a.status === 429 && v.clientCount <= (ctx.profile.rateLimits?.assistantClientBudget ?? Infinity) ? servedInstead(a) : a,
+      a.status === 429 && v.clientCount <= (ctx.profile.rateLimits?.assistantClientBudget ?? Infinity) ? served(a) : a,
     ),
   },
   {
@@ -105,7 +104,7 @@ const BUDGET_DEFECTS: readonly Defect[] = [
     description: "no client budget: only session budgets limit (a 429 within the session's budget is served)",
     kind: 'wire',
     rules: assistantLedger((a, v, ctx) =>
-      a.status === 429 && v.sessionCount <= (ctx.profile.rateLimits?.assistantSessionBudget ?? Infinity) ? servedInstead(a) : a,
+      a.status === 429 && v.sessionCount <= (ctx.profile.rateLimits?.assistantSessionBudget ?? Infinity) ? served(a) : a,
     ),
   },
 ];

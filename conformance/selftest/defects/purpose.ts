@@ -78,7 +78,14 @@ export const PURPOSE_DEFECTS: readonly Defect[] = [
   ),
   wire('purpose.cors-offered', 'PUR-PROTO-3', 'Access-Control-Allow-Origin: * on answers to requests with Origin', (a, r) =>
     headerOf(r.headers, 'origin')
-      ? { ...a, headers: withHeaderLast(withHeaderLast(a.headers, 'Access-Control-Allow-Origin', '*'), 'Access-Control-Allow-Methods', 'GET, POST') }
+      ? {
+          ...a,
+          headers: withHeaderLast(
+            withHeaderLast(a.headers, 'Access-Control-Allow-Origin', '*'),
+            'Access-Control-Allow-Methods',
+            'GET, POST',
+          ),
+        }
       : a,
   ),
   // A CDN rule that answers browsers only (Sec-Fetch-Mode: cors, which no HTTP client sends unasked): only a real browser
@@ -90,7 +97,11 @@ export const PURPOSE_DEFECTS: readonly Defect[] = [
     (a, r) => {
       const origin = headerOf(r.headers, 'origin');
       if (headerOf(r.headers, 'sec-fetch-mode') !== 'cors' || !origin) return a;
-      const granted = withHeaderLast(withHeaderLast(a.headers, 'Access-Control-Allow-Origin', origin), 'Access-Control-Allow-Credentials', 'true');
+      const granted = withHeaderLast(
+        withHeaderLast(a.headers, 'Access-Control-Allow-Origin', origin),
+        'Access-Control-Allow-Credentials',
+        'true',
+      );
       if (r.method !== 'OPTIONS') return { ...a, headers: granted };
       const allow = headerOf(r.headers, 'access-control-request-headers') ?? '';
       return {
@@ -115,8 +126,6 @@ export const PURPOSE_DEFECTS: readonly Defect[] = [
   servesUnknownRoutes('versioning.website-checkout-paths-served', 'VER-ROUTES-2', 'an earlier website-prefixed checkout read'),
   servesUnknownRoutes('versioning.old-paths-aliased', 'VER-ROUTES-3', 'an old path'),
   wire('versioning.assistant-document-missing', 'VER-DOCS-1', '/assistant/openapi.json answers 404', (a, r) =>
-    pathOf(r) === '/assistant/openapi.json'
-      ? bareProblem(404, 'not_found', 'Not Found')
-      : a,
+    pathOf(r) === '/assistant/openapi.json' ? bareProblem(404, 'not_found', 'Not Found') : a,
   ),
 ];

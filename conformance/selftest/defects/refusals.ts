@@ -2,12 +2,12 @@
 // defects (idempotent replay, shared guest carts, a first request refused). Each is judged on its own clause.
 import type { ProxyAnswer, ProxyRequest } from '../proxy.js';
 import {
-  bareProblem,
   editJson,
   freshGuestSession,
   guestSessionSignedBy,
   headerOf,
-  jsonAnswer,
+  refusal,
+  servedWithTrace,
   mapHeader,
   notAStream,
   pathOf,
@@ -18,13 +18,8 @@ import {
 } from './helpers.js';
 import { lenient, referenceOnly, wire, type Defect } from './types.js';
 
-/** Successful answers served in place of a refusal keep the request id, the DPoP nonce and the trace context. */
-const served = (a: ProxyAnswer, body = '{}'): ProxyAnswer => jsonAnswer(a, 200, body, { keep: /^(x-request-id|dpop-nonce|traceparent)$/i });
-const refusal = (status: number, error: string, title: string, www?: string): ProxyAnswer =>
-  bareProblem(status, error, title, www ? { www } : {});
-
 const servesRefused = (id: string, clause: string, code: string, what: string, when: (r: ProxyRequest) => boolean = () => true): Defect =>
-  wire(id, clause, `${what}: ${code} answered 200 {}`, (a, r) => (problemCode(a) === code && when(r) ? served(a) : a));
+  wire(id, clause, `${what}: ${code} answered 200 {}`, (a, r) => (problemCode(a) === code && when(r) ? servedWithTrace(a) : a));
 
 /** A caller list (or the guard of an operation) that admits any caller: caller_not_allowed answered 200 {}. */
 const admitsAny = (clause: string, what: string, when: (r: ProxyRequest) => boolean): Defect =>
@@ -109,13 +104,13 @@ export const REFUSALS_DEFECTS: readonly Defect[] = [
     a.status === 413 ? { ...a, headers: mapHeader(a.headers, 'content-type', () => 'text/plain'), body: 'Payload Too Large' } : a,
   ),
   wire('limits.body-cap-absent', 'LIM-BODY-1', 'a body over 256 KiB is accepted (413 answered 200 {})', (a, r) =>
-    a.status === 413 && !pathOf(r).startsWith('/assistant/') && !pathOf(r).startsWith('/internal/') ? served(a) : a,
+    a.status === 413 && !pathOf(r).startsWith('/assistant/') && !pathOf(r).startsWith('/internal/') ? servedWithTrace(a) : a,
   ),
   wire('limits.conversation-cap-absent', 'LIM-CONV-1', 'a conversation body over 64 KiB is accepted (413 answered 200 {})', (a, r) =>
-    a.status === 413 && pathOf(r).startsWith('/assistant/') ? served(a) : a,
+    a.status === 413 && pathOf(r).startsWith('/assistant/') ? servedWithTrace(a) : a,
   ),
   wire('limits.intent-cap-absent', 'LIM-INTENT-1', 'a security intent over 8 KiB is accepted (413 answered 202 {})', (a, r) =>
-    a.status === 413 && pathOf(r) === '/internal/account/security-intents' ? { ...served(a), status: 202 } : a,
+    a.status === 413 && pathOf(r) === '/internal/account/security-intents' ? { ...servedWithTrace(a), status: 202 } : a,
   ),
   wire('limits.issues-unbounded', 'LIM-ISSUES-1', '`issues` holds every problem (padded past 20)', (a) =>
     problemCode(a) === 'invalid_request'
@@ -181,11 +176,11 @@ export const REFUSALS_DEFECTS: readonly Defect[] = [
       : a,
   ),
   wire('purpose.empty-cart-checkout-accepted', 'PUR-IDEM-4', 'cart_empty answered 201 {}', (a) =>
-    problemCode(a) === 'cart_empty' ? { ...served(a), status: 201 } : a,
+    problemCode(a) === 'cart_empty' ? { ...servedWithTrace(a), status: 201 } : a,
   ),
   referenceOnly(
     wire('endpoints.recovery-pending-as-200', 'END-RECOVERY-13', '409 recovery_pending answered 200 pending', (a) =>
-      problemCode(a) === 'recovery_pending' ? served(a, '{"status":"pending"}') : a,
+      problemCode(a) === 'recovery_pending' ? servedWithTrace(a, '{"status":"pending"}') : a,
     ),
     'the spec does not make two resumptions overlap: a deployment that runs them one at a time answers each 200 pending, as the defect does',
   ),
@@ -193,7 +188,7 @@ export const REFUSALS_DEFECTS: readonly Defect[] = [
     'events.processing-failure-acknowledged',
     'EVT-WEBHOOK-6',
     'a delivery that fails processing is answered 200 {"received": true}',
-    (a) => (problemCode(a) === 'processing_failed' ? served(a, '{"received":true}') : a),
+    (a) => (problemCode(a) === 'processing_failed' ? servedWithTrace(a, '{"received":true}') : a),
   ),
   wire('purpose.banner-leaks-phone', 'PUR-BANNER-1', 'the identity read carries a phone number besides the display name', (a, r) =>
     pathOf(r) === '/v1/me/identity' && a.status === 200
