@@ -1,9 +1,24 @@
-// Defects of the Errors part (ERR-*): the problem document's headers and the error table's statuses and challenges.
+// TODO
 import { editJson, headerOf, mapHeader, pathOf, problemAnswer, problemCode, withHeaderLast, withoutHeader } from './helpers.js';
 import { referenceOnly, wire, wireWith, type Defect } from './types.js';
+import { dropOn } from './05-authentication.request-processing.js';
+import { bearerRequest, challengeAs } from './05-authentication.token-verification.js';
 
-/** The boundary's failure rules broken on one status class, or one group of routes, alone. */
-const NARROW_FAILURES: readonly Defect[] = [
+export const ERRORS_DEFECTS: readonly Defect[] = [
+  wire(
+    'auth.assistant-bearer-challenge',
+    'ERR-TABLE-3',
+    'an assistant token sent as Bearer is challenged with Bearer',
+    challengeAs('Bearer', (r, a) => bearerRequest(r) && /^DPoP/.test(headerOf(a.headers, 'www-authenticate') ?? '')),
+  ),
+  wire('auth.rejected-token-no-challenge', 'ERR-TABLE-2', 'a malformed, expired or rejected token answered without a challenge', (a, r) =>
+    problemCode(a) === 'invalid_token' && headerOf(r.headers, 'authorization')
+      ? { ...a, headers: withoutHeader(a.headers, 'www-authenticate') }
+      : a,
+  ),
+  wire('auth.access-ended-no-challenge', 'ERR-TABLE-5', 'account_access_ended without its invalid_token challenge', (a) =>
+    problemCode(a) === 'account_access_ended' ? { ...a, headers: withoutHeader(a.headers, 'www-authenticate') } : a,
+  ),
   ...[400, 404, 413, 415, 422].map((status) =>
     wire(`errors.no-store-dropped-on-${status}`, 'ERR-PROBLEM-5', `Cache-Control: no-store dropped on ${status} answers only`, (a) =>
       a.status === status ? { ...a, headers: withoutHeader(a.headers, 'cache-control') } : a,
@@ -26,19 +41,6 @@ const NARROW_FAILURES: readonly Defect[] = [
     'the internal routes refuse with {"message": …} instead of a problem document',
     (a, r) => (a.status >= 400 && pathOf(r).startsWith('/internal/') ? { ...a, body: JSON.stringify({ message: 'refused' }) } : a),
   ),
-  wire('endpoints.no-store-dropped-on-204', 'END-CONV-9', 'Cache-Control: no-store dropped on 204 answers only', (a) =>
-    a.status === 204 ? { ...a, headers: withoutHeader(a.headers, 'cache-control') } : a,
-  ),
-  wire('endpoints.no-store-dropped-on-health', 'END-CONV-9', 'Cache-Control: no-store dropped on GET /health only', (a, r) =>
-    pathOf(r) === '/health' ? { ...a, headers: withoutHeader(a.headers, 'cache-control') } : a,
-  ),
-  wire('endpoints.no-store-dropped-on-internal', 'END-CONV-9', 'Cache-Control: no-store dropped on the internal routes only', (a, r) =>
-    a.status < 400 && pathOf(r).startsWith('/internal/') ? { ...a, headers: withoutHeader(a.headers, 'cache-control') } : a,
-  ),
-];
-
-export const ERRORS_DEFECTS: readonly Defect[] = [
-  ...NARROW_FAILURES,
   wire('errors.no-store-dropped-on-auth-refusals', 'ERR-PROBLEM-5', 'Cache-Control: no-store dropped on 401, 403 and 429 answers', (a) =>
     [401, 403, 429].includes(a.status) ? { ...a, headers: withoutHeader(a.headers, 'cache-control') } : a,
   ),
@@ -205,5 +207,27 @@ export const ERRORS_DEFECTS: readonly Defect[] = [
       a.status === 503 && problemCode(a) === 'unavailable'
         ? problemAnswer(ctx, a, 401, 'invalid_token', 'Unauthorized', [['WWW-Authenticate', 'Bearer error="invalid_token"']])
         : a,
+  ),
+  dropOn('errors.request-id-missing-on-webhook', 'ERR-PROBLEM-7', 'X-Request-Id', 'the webhook route', (_a, r) =>
+    pathOf(r).startsWith('/webhooks/'),
+  ),
+  dropOn('errors.request-id-missing-on-internal', 'ERR-PROBLEM-7', 'X-Request-Id', 'the internal routes', (_a, r) =>
+    pathOf(r).startsWith('/internal/'),
+  ),
+  dropOn('errors.request-id-missing-on-documents', 'ERR-PROBLEM-7', 'X-Request-Id', 'the description documents', (_a, r) =>
+    pathOf(r).endsWith('/openapi.json'),
+  ),
+  wire('errors.forbidden-body-not-problem', 'ERR-PROBLEM-1', '403 answers carry {"message": …} instead of the problem document', (a) =>
+    a.status === 403 ? { ...a, body: JSON.stringify({ message: 'Forbidden' }) } : a,
+  ),
+  wire('errors.decoding-failure-plain', 'ERR-PROBLEM-2', 'a malformed JSON body is refused with a plain-text 400', (a, r) =>
+    a.status === 400 &&
+    !['invalid_request', 'guest_session_required', 'missing_signature', 'invalid_signature'].includes(problemCode(a) ?? '') &&
+    r.method !== 'GET'
+      ? { ...a, headers: mapHeader(a.headers, 'content-type', () => 'text/plain'), body: 'Bad Request' }
+      : a,
+  ),
+  wire('errors.size-refusal-plain', 'ERR-PROBLEM-3', 'a body-size refusal is plain text', (a) =>
+    a.status === 413 ? { ...a, headers: mapHeader(a.headers, 'content-type', () => 'text/plain'), body: 'Payload Too Large' } : a,
   ),
 ];

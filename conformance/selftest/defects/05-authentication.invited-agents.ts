@@ -1,26 +1,18 @@
-// Defects of the invited-agent clauses of spec part 5 (Authentication), with those of caller kinds, guest sessions and the
-// stage order beside them: each breaks one clause subtly, as data. Leniency defects re-sign what a lax server would take
-// (the invited-agent context with WEB_SESSION_CONTEXT_KEY, access tokens with the profile's key, guest sessions).
+// TODO
 import { createHmac } from 'node:crypto';
-import { guestSessionSignature, signGuestSession } from '../../lib/guest-session.js';
 import { accessTokenHash, signWith } from '../../lib/jws.js';
 import type { ProxyAnswer, ProxyRequest } from '../proxy.js';
 import {
   bearerChallenge,
   bearerOf,
   editJson,
-  freshGuestSession,
   headerOf,
   jsonSegment,
   mapHeader,
   notAStream,
   pathOf,
-  previousKeySession,
   problemAnswer,
-  problemCode,
-  repairBearer,
   tokenClaims,
-  withGuestSession,
   withHeader,
   withoutHeader,
   type Claims,
@@ -33,8 +25,11 @@ interface Jws {
 }
 
 const CONTEXT = 'invited-agent-context';
+
 const TYP = 'invited-agent+jwt';
+
 const hmac = (input: string, key: string) => createHmac('sha256', Buffer.from(key, 'utf8')).update(input).digest('base64url');
+
 const fromForwarder = (r: ProxyRequest, ctx: DefectContext) => tokenClaims(r)?.client_id === ctx.profile.clients.webAgentForwarder;
 
 /** A compact HS256 JWS that verifies with `key` (the context key), decoded; undefined otherwise (forgeries stay refused). */
@@ -65,22 +60,7 @@ const repairContext =
 const contextDefect = (id: string, clause: string, description: string, fix: Parameters<typeof repairContext>[0]): Defect =>
   lenient(id, clause, description, (ctx) => ({ request: repairContext(fix)(ctx) }));
 
-const isGuest = (r: ProxyRequest, ctx: DefectContext) => tokenClaims(r)?.client_id === ctx.profile.clients.storefront;
-
-export const AGENTS_INVITED_DEFECTS: readonly Defect[] = [
-  lenient(
-    'kinds.delegated-cart-per-agent',
-    'AUTH-KIND-6',
-    "a delegated caller's cart is its own (keyed by sub and agent), not the account cart the customer sees",
-    (ctx) => {
-      const repair = repairBearer((_h, c, x) =>
-        c.client_id === x.profile.clients.agentProtocol && 'act' in c && typeof c.sub === 'string'
-          ? ((c.sub = `${c.sub}.agent`), true)
-          : false,
-      )(ctx);
-      return { request: (req: ProxyRequest) => (pathOf(req).startsWith('/v1/cart') ? repair.request(req) : req) };
-    },
-  ),
+export const AUTHENTICATION_INVITED_AGENTS_DEFECTS: readonly Defect[] = [
   {
     // The admission snapshot ignored: once the identity-provider proxy reports a decision for (sub, agent), the server
     // acts with that live grant instead of the permissions signed into the context.
@@ -167,91 +147,5 @@ export const AGENTS_INVITED_DEFECTS: readonly Defect[] = [
       fromForwarder(r, ctx) && typeof c.claims.agent_id === 'string' && c.claims.sub !== c.claims.agent_id
         ? ((c.claims.sub = c.claims.agent_id), r)
         : undefined,
-  ),
-  lenient(
-    'kinds.storefront-client-always-guest',
-    'AUTH-TOKEN-8',
-    'the caller kind is read from client_id alone for the storefront: a user sub or another machine sub on it is a guest',
-    repairBearer((_h, c, ctx) => {
-      const guest = `${ctx.profile.clients.storefront}@clients`;
-      return c.client_id === ctx.profile.clients.storefront && c.sub !== guest && !('act' in c) ? ((c.sub = guest), true) : false;
-    }),
-  ),
-  wireWith(
-    'errors.authenticate-before-decoding',
-    'AUTH-ORDER-1',
-    'authenticate runs before the body is decoded: a malformed JSON body without a token is 401 invalid_token, not 400',
-    (ctx) => (a, r) =>
-      problemCode(a) === 'invalid_json' && headerOf(r.headers, 'authorization') === undefined
-        ? problemAnswer(ctx, a, 401, 'invalid_token', 'Unauthorized', bearerChallenge)
-        : a,
-  ),
-  lenient(
-    'auth.sessionless-guests-share-a-cart',
-    'AUTH-GUEST-3',
-    'guests without a Guest-Session share one anonymous cart (which another shopper has filled) instead of an empty one',
-    (ctx) => {
-      const shared = freshGuestSession(ctx);
-      let filled: Promise<unknown> | undefined;
-      return {
-        async request(req: ProxyRequest): Promise<ProxyRequest> {
-          if (req.method !== 'GET' || pathOf(req) !== '/v1/cart' || !isGuest(req, ctx) || headerOf(req.headers, 'guest-session'))
-            return req;
-          const headers = withHeader(req.headers, 'guest-session', shared);
-          // Another shopper's line, added once straight to the target (it would pass this proxy unchanged).
-          filled ??= ctx
-            .send?.({
-              method: 'POST',
-              path: '/v1/cart/items',
-              headers: {
-                authorization: headerOf(req.headers, 'authorization')!,
-                'guest-session': shared,
-                'content-type': 'application/json',
-              },
-              // The reference's addCartItem body.
-              body: JSON.stringify({ variant_id: ctx.profile.data?.variant ?? 'var_0101', quantity: 1 }),
-            })
-            .catch(() => undefined);
-          await filled;
-          return { ...req, headers };
-        },
-      };
-    },
-  ),
-  wireWith(
-    'auth.expired-guest-key-unchallenged-on-writes',
-    'AUTH-GUEST-7',
-    'on cart writes, a session of the previous key past its deadline is refused without its Bearer error="invalid_token" challenge',
-    (ctx) => (a, r) =>
-      r.method !== 'GET' && problemCode(a) === 'invalid_guest_session' && previousKeySession(r, ctx)
-        ? { ...a, headers: withoutHeader(a.headers, 'www-authenticate') }
-        : a,
-  ),
-  {
-    // A server that verifies against the current key only: the session goes upstream with a signature no key verifies,
-    // so the server itself refuses it (401 invalid_guest_session) and writes nothing.
-    id: 'auth.previous-guest-key-ignored',
-    clause: 'AUTH-GUEST-13',
-    kind: 'wire',
-    description: 'GUEST_SESSION_KEY_PREVIOUS is not honoured: its sessions are 401 invalid_guest_session before the deadline too',
-    rules: (ctx) => ({
-      request(req: ProxyRequest): ProxyRequest {
-        const uuid = previousKeySession(req, ctx);
-        const bad = uuid && `gs1.${uuid}.${guestSessionSignature(uuid, `${ctx.profile.secrets.guestSessionKey}-not-previous`)}`;
-        return bad ? withGuestSession(req, bad) : req;
-      },
-    }),
-  },
-  lenient(
-    'auth.previous-guest-key-without-deadline',
-    'AUTH-GUEST-14',
-    'GUEST_SESSION_KEY_PREVIOUS_UNTIL is not enforced: previous-key sessions still verify after it (re-signed)',
-    (ctx) => ({
-      request(req: ProxyRequest): ProxyRequest {
-        const uuid = previousKeySession(req, ctx);
-        const fixed = uuid && signGuestSession(uuid, ctx.profile.secrets.guestSessionKey);
-        return fixed ? withGuestSession(req, fixed) : req;
-      },
-    }),
   ),
 ];

@@ -1,14 +1,16 @@
-// Defects of the assistant-agent clauses of spec part 5 (Authentication): each breaks one clause subtly, as data.
-// Assistants present DPoP-bound session tokens (the proxy cannot re-sign their proofs, so those defects act on what it
-// sees: the scheme, the token's claims, the answer) or are brought by a forwarder (Bearer machine token plus one artifact).
+// TODO
+import { PERMISSIONS } from '../../../contract/scopes.js';
 import type { ProxyAnswer, ProxyRequest } from '../proxy.js';
 import {
+  editJsonBody,
   headerOf,
   jsonAnswer,
   jsonSegment,
+  mapHeader,
   pathOf,
   problemAnswer,
   problemCode,
+  served,
   tokenClaims,
   tokenHeader,
   usesBearer,
@@ -17,15 +19,22 @@ import {
   withoutHeader,
   type Claims,
 } from './helpers.js';
-import { lenient, wireWith, type Defect, type DefectContext } from './types.js';
+import { lenient, wire, wireWith, type Defect, type DefectContext } from './types.js';
+import { signInServed } from './05-authentication.caller-kinds.js';
+import { scopeUnenforced } from './05-authentication.scope-translation.js';
 
 const SUBJECT = 'assistant-subject';
+
 const BROWSER = 'assistant-browser-session';
+
 const CONTEXT = 'invited-agent-context';
+
 const DPOP_CHALLENGE = (error: string) => `DPoP error="${error}", algs="ES256"`;
+
 const BEARER_CHALLENGE = 'Bearer error="invalid_token"';
 
 const authorization = (r: ProxyRequest) => headerOf(r.headers, 'authorization') ?? '';
+
 const is2xx = (a: ProxyAnswer) => a.status >= 200 && a.status < 300;
 
 /** A token-exchange assistant token (ES256, the proxy client) presented directly with a proof. */
@@ -33,8 +42,10 @@ const exchangeToken = (r: ProxyRequest, ctx: DefectContext): Claims | undefined 
   const c = tokenClaims(r);
   return c && usesDpop(r) && tokenHeader(r)?.alg !== 'HS256' && c.client_id === ctx.profile.clients.personalAgentProxy ? c : undefined;
 };
+
 /** A signed-out proxy token (HS256, keyed with the proxy secret) presented directly with a proof. */
 const signedOutToken = (r: ProxyRequest) => usesDpop(r) && tokenHeader(r)?.alg === 'HS256';
+
 const forwarder = (r: ProxyRequest, ctx: DefectContext, which: 'web' | 'mcp' | 'any'): boolean => {
   const id = tokenClaims(r)?.client_id;
   const { webAgentForwarder: web, mcpAgentForwarder: mcp } = ctx.profile.clients;
@@ -43,6 +54,7 @@ const forwarder = (r: ProxyRequest, ctx: DefectContext, which: 'web' | 'mcp' | '
 
 const unauthorized = (ctx: DefectContext, a: ProxyAnswer, error: string, challenge: string, title = 'Unauthorized') =>
   problemAnswer(ctx, a, 401, error, title, [['WWW-Authenticate', challenge]]);
+
 /** A refusal served instead: 201 to a POST, else 200, with an empty object. */
 const servedAs2xx = (a: ProxyAnswer, r: ProxyRequest): ProxyAnswer => jsonAnswer(a, r.method === 'POST' ? 201 : 200, '{}');
 
@@ -98,7 +110,46 @@ function recordedTwice(id: string, where: string, applies: (r: ProxyRequest) => 
   };
 }
 
-export const AGENTS_ASSISTANT_DEFECTS: readonly Defect[] = [
+export const AUTHENTICATION_ASSISTANT_AUTHORITY_DEFECTS: readonly Defect[] = [
+  scopeUnenforced('AUTH-ASST-6'),
+  scopeUnenforced('AUTH-ASST-7'),
+  signInServed('auth.signed-out-token-acts-signed-in', 'AUTH-ASST-8', 'a signed-out token on a signed-in session'),
+  signInServed('auth.signed-out-session-acts-signed-in', 'AUTH-ASST-9', 'a signed-in token on a signed-out session'),
+  signInServed('auth.stale-token-served', 'AUTH-ASST-10', 'a stale assistant token'),
+  signInServed('auth.empty-scope-widened', 'AUTH-ASST-14', 'a signed-out assistant token with empty scope'),
+  wire(
+    'auth.assistant-token-as-bearer-served-on-account',
+    'AUTH-ASST-2',
+    'on account routes (/v1/me/*) alone, an assistant token sent as Bearer is served (401 answered 200 {})',
+    (a, r) =>
+      a.status === 401 && usesBearer(r) && /^DPoP/.test(headerOf(a.headers, 'www-authenticate') ?? '') && pathOf(r).startsWith('/v1/me/')
+        ? served(a)
+        : a,
+  ),
+  wire(
+    'auth.assistant-token-as-bearer-served',
+    'AUTH-ASST-2',
+    'an assistant token sent as Bearer is served (401 answered 200 {})',
+    (a, r) =>
+      a.status === 401 &&
+      usesBearer(r) &&
+      /^DPoP/.test(headerOf(a.headers, 'www-authenticate') ?? '') &&
+      !pathOf(r).startsWith('/assistant/')
+        ? served(a)
+        : a,
+  ),
+  wire(
+    'auth.assistant-refusal-without-error',
+    'AUTH-ASST-5',
+    'a refused assistant token is challenged without error="invalid_token"',
+    (a, r) =>
+      problemCode(a) === 'invalid_token' && /^DPoP/.test(headerOf(a.headers, 'www-authenticate') ?? '') && usesDpop(r)
+        ? { ...a, headers: mapHeader(a.headers, 'www-authenticate', (v) => v.replace(/,?\s*error="invalid_token"/, '')) }
+        : a,
+  ),
+  wire('auth.dpop-replay-accepted', 'AUTH-ASST-11', 'a replayed DPoP proof is served (invalid_dpop_proof answered 200 {})', (a) =>
+    problemCode(a) === 'invalid_dpop_proof' ? served(a) : a,
+  ),
   // Recognition keyed on the audience: the token exchange is taken for the agent audience (the MCP side) only.
   refusesServed(
     'assistant.api-audience-exchange-unrecognized',
@@ -258,4 +309,11 @@ export const AGENTS_ASSISTANT_DEFECTS: readonly Defect[] = [
       },
     }),
   ),
+  // Grants merged instead of replaced: a narrower grant reported after the token was minted leaves every permission live.
+  lenient('strength.live-grant-only-widens', 'AUTH-ASST-6', "a granted report never narrows a session's live scopes", () => ({
+    requestBody(req, body) {
+      if (req.method !== 'POST' || pathOf(req) !== '/internal/agent-authorization') return body;
+      return editJsonBody(body, (report) => report.decision === 'granted' && ((report.permissions = [...PERMISSIONS]), true));
+    },
+  })),
 ];
