@@ -1,4 +1,6 @@
-// TODO
+// Defects of "What the service does" (spec part 1, PUR-*): banner reads that show more than the display name, CORS offered,
+// routes that must not exist answered (RPC, batch, aliases, storefront-only capabilities), operations not served, a
+// description document that forgets routes, idempotency keys refused or replayed, and the internal group behind the guard.
 import type { ProxyAnswer, ProxyRequest } from '../proxy.js';
 import {
   editJson,

@@ -1,4 +1,5 @@
-// TODO
+// Defects of Resources (spec part 2, RES-*): the problem document's members, the guest session value's shape and
+// signature, the webhook's and the recovery endpoint's bodies.
 import { signGuestSession } from '../../lib/guest-session.js';
 import type { ProxyRequest } from '../proxy.js';
 import { editJson, headerOf, mapHeader, pathOf, problemCode, repairGuestSession, withGuestSession } from './helpers.js';

@@ -1,4 +1,5 @@
-// TODO
+// Defects of States (spec part 3, STA-LIFE-*): an account whose access ended is refused 403 instead of as an ended token.
+// The recovery states (STA-RECOVERY-*, STA-PARTIAL-*) are judged by the recovery endpoint's checks: 04-endpoints.recovery.ts.
 import { editJson, problemCode } from './helpers.js';
 import { wire, type Defect } from './types.js';
 

@@ -1,4 +1,5 @@
-// TODO
+// Defects of the Endpoints conventions (END-CONV-*): creates, deletes and caching broken everywhere or for one operation
+// or caller kind alone, validators, content types and malformed bodies.
 import type { ProxyAnswer, ProxyRequest } from '../proxy.js';
 import { headerOf, mapHeader, notAStream, pathOf, tokenClaims, usesDpop, withHeaderLast, withoutHeader } from './helpers.js';
 import { lenient, wire, type Defect, type DefectContext } from './types.js';

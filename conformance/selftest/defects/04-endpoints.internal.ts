@@ -1,4 +1,5 @@
-// TODO
+// Defects of the internal routes' credentials (END-PUBLIC-9..18, END-RECOVERY-11): the proxy puts the right secret in
+// place of a wrong or missing one (any credential accepted), or spoils the right one (the rightful caller refused).
 import { CLAUSES_BY_ID } from '../../clauses/index.js';
 import type { ProxyRequest } from '../proxy.js';
 import { pathOf, withHeader, withoutHeader } from './helpers.js';

@@ -1,4 +1,7 @@
-// TODO
+// Defects of the recovery endpoint (END-RECOVERY-*, and what its checks judge besides: the body's members and bounds,
+// RES-RECOVERY-*, LIM-RECOVERY-*; its phases and repeats, STA-RECOVERY-*, STA-PARTIAL-*; END-PUBLIC-17 without a secret).
+// Leniency defects repair the body before it goes upstream; stateful ones answer a repeat otherwise than the first, or
+// lift a restriction after a recovery answer.
 import type { ProxyAnswer, ProxyRequest, ProxyRules } from '../proxy.js';
 import {
   editJsonBody,

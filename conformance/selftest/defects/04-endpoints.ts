@@ -1,4 +1,5 @@
-// TODO
+// Defects of Endpoints (spec part 4): the operations table (END-OPS-*, derived from the catalogue's own text), the caller
+// lists (END-LIST-*; PUR-RULE-2/3 and AUTH-ACTIVE-3 use the same builder) and the account reads (END-ME-*, END-IDENT-*).
 import { CLAUSES } from '../../clauses/index.js';
 import type { ProxyAnswer, ProxyRequest } from '../proxy.js';
 import {

@@ -1,4 +1,6 @@
-// TODO
+// Defects of assistants (the AUTH-* clauses their checks judge: assistant authority, forwarders, DPoP): assistants present
+// DPoP-bound session tokens (the proxy cannot re-sign their proofs, so those defects act on what it sees: the scheme, the
+// token's claims, the answer) or are brought by a forwarder (Bearer machine token plus one artifact).
 import { PERMISSIONS } from '../../../contract/scopes.js';
 import type { ProxyAnswer, ProxyRequest } from '../proxy.js';
 import {

@@ -1,4 +1,6 @@
-// TODO
+// Defects of caller recognition and credentials (AUTH-KIND-*, AUTH-CRED-*, AUTH-CUST-*, AUTH-ACTIVE-*): a caller kind not
+// recognized, a credential taken from the wrong place or client, a customer acting on other accounts, a first request
+// refused. Assistant and invited-agent recognition live in their own files.
 import { CUSTOMER_SCOPES } from '../../lib/mint.js';
 import type { ProxyAnswer, ProxyRequest } from '../proxy.js';
 import {

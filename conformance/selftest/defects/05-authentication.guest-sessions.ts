@@ -1,4 +1,6 @@
-// TODO
+// Defects of guest sessions (AUTH-GUEST-*): forged, malformed or previous-key sessions accepted or refused, guests sharing
+// one cart, the Shopper-IP and Guest-Session headers ignored for the caller kinds that may not send them, and the key
+// rotation window configured too long.
 import { guestSessionSignature, signGuestSession } from '../../lib/guest-session.js';
 import type { ProxyAnswer, ProxyRequest } from '../proxy.js';
 import {

@@ -1,4 +1,6 @@
-// TODO
+// Defects of invited agents (the AUTH-* clauses their checks judge: 05-authentication.invited-agents.*): the invited-agent
+// context accepted unbound, of another type or beside any token, resolved to the agent, or acting with a live grant
+// instead of its admission snapshot. Leniency defects re-sign the context with WEB_SESSION_CONTEXT_KEY.
 import { createHmac } from 'node:crypto';
 import { accessTokenHash, signWith } from '../../lib/jws.js';
 import type { ProxyAnswer, ProxyRequest } from '../proxy.js';

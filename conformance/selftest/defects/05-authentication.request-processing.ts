@@ -1,4 +1,5 @@
-// TODO
+// Defects of the request stage (AUTH-ORDER-*): the order of authentication, validation and rate limiting, the headers a
+// caller kind may not send, and the per-response headers (X-Request-Id, traceparent, DPoP-Nonce) on every answer.
 import type { ProxyAnswer, ProxyRequest } from '../proxy.js';
 import {
   bearerChallenge,

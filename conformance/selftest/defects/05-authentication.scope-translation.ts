@@ -1,4 +1,5 @@
-// TODO
+// Defects of scope translation (AUTH-SCOPE-*): a missing scope not enforced, a forwarder's or delegated token's scope left
+// unchecked.
 import { CUSTOMER_SCOPES } from '../../lib/mint.js';
 import { repairBearer } from './helpers.js';
 import { lenient, type Defect } from './types.js';

@@ -1,4 +1,6 @@
-// TODO
+// Defects of token verification (AUTH-TOKEN-*), sign-in (AUTH-SIGNIN-*) and the challenge's scheme (AUTH-SCHEME-*): mostly
+// leniency, the proxy repairs a token the server must refuse and re-signs it with the profile's key, as a lax verifier
+// would take it; or the challenge is written in the wrong scheme.
 import type { ProxyAnswer, ProxyRequest } from '../proxy.js';
 import { headerOf, mapHeader, problemCode, refused, repairBearer, type Claims } from './helpers.js';
 import { lenient, wire, type Defect } from './types.js';

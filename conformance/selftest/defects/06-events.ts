@@ -1,4 +1,5 @@
-// TODO
+// Defects of Events (spec part 6, EVT-*): the webhook's answers and what it does before it answers, and the keep-alive
+// comments of event streams.
 import type { ProxyAnswer, ProxyRequest } from '../proxy.js';
 import { editJson, headerOf, keptBodies, notAStream, pathOf, problemAnswer, problemCode, servedWithTrace } from './helpers.js';
 import { wire, wireWith, type Defect } from './types.js';

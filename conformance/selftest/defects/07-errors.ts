@@ -1,4 +1,5 @@
-// TODO
+// Defects of Errors (spec part 7, ERR-*): the problem document's headers on every failure, the error table's statuses,
+// challenges and members, and framing the boundary must turn into a problem document.
 import { editJson, headerOf, mapHeader, pathOf, problemAnswer, problemCode, withHeaderLast, withoutHeader } from './helpers.js';
 import { referenceOnly, wire, wireWith, type Defect } from './types.js';
 import { dropOn } from './05-authentication.request-processing.js';

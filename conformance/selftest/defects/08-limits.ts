@@ -1,4 +1,5 @@
-// TODO
+// Defects of Limits (spec part 8, LIM-*): body caps, rate budgets of guests and assistants counted otherwise, caches of
+// the description documents, and Shopper-IP's bound.
 import { createHash } from 'node:crypto';
 import type { ProxyAnswer, ProxyRequest, ProxyRules } from '../proxy.js';
 import {

@@ -1,4 +1,5 @@
-// TODO
+// Defects of Versioning (spec part 9, VER-*): old or website-prefixed paths served, an operation outside /v1, the
+// documents moved.
 import type { ProxyRequest } from '../proxy.js';
 import { bareProblem, pathOf, refused } from './helpers.js';
 import { lenient, wire, type Defect } from './types.js';
