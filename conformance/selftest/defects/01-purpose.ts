@@ -173,7 +173,6 @@ export const PURPOSE_DEFECTS: readonly Defect[] = [
         })
       : a,
   ),
-  // ---------------------------------------------------------------------------------------------- the internal group
   // A server that mounted its internal routes behind the operations' pipeline: an access token reaches the caller guard,
   // which refuses it as a caller kind of no list, instead of the route's own authentication refusing the credential.
   wireWith(

@@ -48,7 +48,6 @@ const staleSecret = (match: (path: string) => boolean, secret: SecretName) => (c
 });
 
 export const ENDPOINTS_INTERNAL_DEFECTS: readonly Defect[] = [
-  // ----------------------------------------------------------------------------------------------------------------------
   ...SECRET_ROUTES.map(([clause, match, secret, carrier]) =>
     lenient(
       `internal.${clause.toLowerCase()}.any-credential-accepted`,

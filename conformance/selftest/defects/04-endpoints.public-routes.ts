@@ -1,5 +1,5 @@
 // Defects of the public routes (END-PUBLIC-*): health and description documents that need a token or cache otherwise,
-// the diagnostic read's caller list, and the webhook's signature verification.
+// and the webhook's signature verification. The internal routes' credentials are in 04-endpoints.internal.ts.
 import { SIGNATURE_HEADER, signPayload } from '../../lib/stripe-signature.js';
 import type { ProxyAnswer, ProxyRequest } from '../proxy.js';
 import { bareProblem, headerOf, mapHeader, pathOf, served, usesBearer, withHeader } from './helpers.js';

@@ -1,7 +1,7 @@
 // Defects of guest sessions (AUTH-GUEST-*): forged, malformed or previous-key sessions accepted or refused, guests sharing
 // one cart, the Shopper-IP and Guest-Session headers ignored for the caller kinds that may not send them, and the key
 // rotation window configured too long.
-import { guestSessionSignature, signGuestSession } from '../../lib/guest-session.js';
+import { signGuestSession } from '../../lib/guest-session.js';
 import type { ProxyAnswer, ProxyRequest } from '../proxy.js';
 import {
   freshGuestSession,
@@ -182,7 +182,7 @@ export const AUTHENTICATION_GUEST_SESSIONS_DEFECTS: readonly Defect[] = [
     rules: (ctx) => ({
       request(req: ProxyRequest): ProxyRequest {
         const uuid = previousKeySession(req, ctx);
-        const bad = uuid && `gs1.${uuid}.${guestSessionSignature(uuid, `${ctx.profile.secrets.guestSessionKey}-not-previous`)}`;
+        const bad = uuid && signGuestSession(uuid, `${ctx.profile.secrets.guestSessionKey}-not-previous`);
         return bad ? withGuestSession(req, bad) : req;
       },
     }),
