@@ -4,7 +4,16 @@
 // see the URL the client used; request bodies are streamed as they come unless a rule rewrites them; answers are streamed
 // too unless a rule asks to see the body (event streams stay live).
 import { request as httpsRequest } from 'node:https';
-import { createServer, request as httpRequest, type IncomingHttpHeaders, type IncomingMessage, type Server } from 'node:http';
+import {
+  createServer,
+  request as httpRequest,
+  type ClientRequest,
+  type IncomingHttpHeaders,
+  type IncomingMessage,
+  type RequestOptions,
+  type Server,
+  type ServerResponse,
+} from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 /** Header field lines in order, names as written, repeated names kept (one line each). */
@@ -43,6 +52,8 @@ export interface ProxyRules {
   streamFilter?(answer: ProxyAnswer, req: ProxyRequest): ((chunk: Buffer) => Buffer) | undefined;
   /** Every body goes out with Transfer-Encoding: chunked and no Content-Length, in several chunks. */
   chunked?: boolean;
+  /** Who wrote these rules (a defect's id): named in the log when one of them throws. */
+  label?: string;
 }
 
 export interface Proxy {
@@ -121,21 +132,73 @@ export function sendUpstream(
     });
 }
 
-export async function startProxy(target: string, rules: ProxyRules = {}, port = 0, tls: UpstreamTls = {}): Promise<Proxy> {
+/** How the proxy reaches its upstream: Node's request function of the target's scheme (or a test's stand-in). */
+export type Transport = (options: RequestOptions) => ClientRequest;
+
+/** The problem document a rewrite that threw is answered with: the exchange fails, the proxy stays up. */
+export function rewriteFailed(label: string, phase: string, err: unknown, upstream: Fields = []): ProxyAnswer {
+  const detail = `the rewrite of ${label} threw on the ${phase}: ${err instanceof Error ? err.message : String(err)}`;
+  return {
+    status: 502,
+    headers: [
+      ['Content-Type', 'application/problem+json'],
+      ['Cache-Control', 'no-store'],
+      ...upstream.filter(([k]) => k.toLowerCase() === 'x-request-id'),
+    ],
+    body: JSON.stringify({ type: 'about:blank', title: 'Bad Gateway', status: 502, error: 'rewrite_failed', detail }),
+  };
+}
+
+/**
+ * The proxy's request handler. A rule that throws (or rejects) fails its exchange alone: the answer is 502 with a problem
+ * document and `log` names the rules' label; once the head of an answer has gone out, the connection is cut instead.
+ */
+export function proxyHandler(
+  target: string,
+  rules: ProxyRules = {},
+  tls: UpstreamTls = {},
+  transport?: Transport,
+  log: (line: string) => void = (line) => process.stderr.write(`${line}\n`),
+): (req: IncomingMessage, res: ServerResponse) => Promise<void> {
   const upstream = new URL(target);
-  const request = upstream.protocol === 'https:' ? httpsRequest : httpRequest;
-  // Headers up to 64 KiB pass, so that the server behind decides about large ones (Node's 16 KiB limit is its choice).
-  const server: Server = createServer({ maxHeaderSize: 65_536 }, async (req, res) => {
+  const request: Transport = transport ?? (upstream.protocol === 'https:' ? httpsRequest : httpRequest);
+  const label = rules.label ?? 'an unnamed rule set';
+  /** Answers the failure of a rule (once: a later failure of the same exchange is only logged). */
+  const failed = (res: ServerResponse, phase: string, err: unknown, upstreamHeaders: Fields = []) => {
+    log(`self-test proxy: ${label}: its ${phase} rewrite threw: ${err instanceof Error ? err.message : String(err)}`);
+    if (res.headersSent) {
+      res.destroy();
+      return;
+    }
+    const answer = rewriteFailed(label, phase, err, upstreamHeaders);
+    const body = Buffer.from(answer.body ?? '', 'utf8');
+    res.writeHead(answer.status, [...answer.headers, ['Content-Length', String(body.length)]].flat());
+    res.end(body);
+  };
+  return async (req, res) => {
     res.sendDate = false; // the upstream Date travels
     const incoming: ProxyRequest = { method: req.method ?? 'GET', path: req.url ?? '/', headers: pairs(req.rawHeaders) };
-    const sent = (await rules.request?.(incoming)) ?? incoming;
+    let sent: ProxyRequest;
+    try {
+      sent = (await rules.request?.(incoming)) ?? incoming;
+    } catch (err) {
+      req.resume();
+      failed(res, 'request', err);
+      return;
+    }
     let fields = sent.headers.filter(([k]) => !HOP_BY_HOP.has(k.toLowerCase()));
     let rewritten: Buffer | undefined;
     const hasBody = (headerOf(fields, 'content-length') ?? '0') !== '0' || headerOf(fields, 'transfer-encoding') !== undefined;
     if (rules.requestBody && hasBody && isJsonMediaType(headerOf(fields, 'content-type'))) {
       const parts: Buffer[] = [];
       for await (const chunk of req) parts.push(chunk as Buffer);
-      const next = rules.requestBody(sent, Buffer.concat(parts).toString('utf8'));
+      let next: ReturnType<NonNullable<ProxyRules['requestBody']>>;
+      try {
+        next = rules.requestBody(sent, Buffer.concat(parts).toString('utf8'));
+      } catch (err) {
+        failed(res, 'request body', err);
+        return;
+      }
       if (typeof next !== 'string') fields = next.headers.filter(([k]) => !HOP_BY_HOP.has(k.toLowerCase()));
       rewritten = Buffer.from(typeof next === 'string' ? next : next.body, 'utf8');
       fields = [...fields.filter(([k]) => !FRAMING.has(k.toLowerCase())), ['Content-Length', String(rewritten.length)]];
@@ -175,18 +238,40 @@ export async function startProxy(target: string, rules: ProxyRules = {}, port = 
         headers: pairs(up.rawHeaders).filter(([k]) => !HOP_BY_HOP.has(k.toLowerCase())),
       };
       const bodiless = noBody(incoming.method, head.status);
-      const buffered = !bodiless && (rules.buffer ? rules.buffer(head, incoming) : isJsonMediaType(headerOf(head.headers, 'content-type')));
+      let buffered: boolean;
+      try {
+        buffered = !bodiless && (rules.buffer ? rules.buffer(head, incoming) : isJsonMediaType(headerOf(head.headers, 'content-type')));
+      } catch (err) {
+        up.resume();
+        failed(res, 'buffer', err, head.headers);
+        return;
+      }
       if (!buffered) {
-        const answer = rules.response?.(head, incoming) ?? head;
+        let answer: ProxyAnswer;
+        let filter: ((chunk: Buffer) => Buffer) | undefined;
+        try {
+          answer = rules.response?.(head, incoming) ?? head;
+          filter = bodiless ? undefined : rules.streamFilter?.(head, incoming);
+        } catch (err) {
+          up.resume();
+          failed(res, 'response', err, head.headers);
+          return;
+        }
         let headers = answer.headers.filter(([k]) => k.toLowerCase() !== 'transfer-encoding');
         if (rules.chunked && !bodiless) headers = withoutHeader(headers, 'content-length');
         res.writeHead(answer.status, headers.flat());
         // The head goes on at once, as a reverse proxy forwards it: an event stream may send its first bytes much later.
         if (!bodiless) res.flushHeaders();
-        const filter = bodiless ? undefined : rules.streamFilter?.(head, incoming);
         if (filter) {
           up.on('data', (d: Buffer) => {
-            const out = filter(d);
+            let out: Buffer;
+            try {
+              out = filter(d);
+            } catch (err) {
+              up.destroy();
+              failed(res, 'stream', err);
+              return;
+            }
             if (out.length > 0) res.write(out);
           });
           up.on('end', () => res.end());
@@ -198,10 +283,14 @@ export async function startProxy(target: string, rules: ProxyRules = {}, port = 
       up.on('data', (d: Buffer) => parts.push(d));
       up.on('error', abandon);
       up.on('end', () => {
-        const answer = rules.response?.({ ...head, body: Buffer.concat(parts).toString('utf8') }, incoming) ?? {
-          ...head,
-          body: Buffer.concat(parts).toString('utf8'),
-        };
+        const whole: ProxyAnswer = { ...head, body: Buffer.concat(parts).toString('utf8') };
+        let answer: ProxyAnswer;
+        try {
+          answer = rules.response?.(whole, incoming) ?? whole;
+        } catch (err) {
+          failed(res, 'response', err, head.headers);
+          return;
+        }
         const body = Buffer.from(answer.body ?? '', 'utf8');
         let headers = answer.headers.filter(([k]) => !FRAMING.has(k.toLowerCase()));
         if (!rules.chunked) headers = [...headers, ['Content-Length', String(body.length)]];
@@ -217,7 +306,12 @@ export async function startProxy(target: string, rules: ProxyRules = {}, port = 
         res.end();
       });
     });
-  });
+  };
+}
+
+export async function startProxy(target: string, rules: ProxyRules = {}, port = 0, tls: UpstreamTls = {}): Promise<Proxy> {
+  // Headers up to 64 KiB pass, so that the server behind decides about large ones (Node's 16 KiB limit is its choice).
+  const server: Server = createServer({ maxHeaderSize: 65_536 }, proxyHandler(target, rules, tls));
   await new Promise<void>((r) => server.listen(port, '127.0.0.1', r));
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,

@@ -1,8 +1,8 @@
 // Blind defects of "Authentication" (spec part 5): guest sessions, token verification, processing order, challenge
 // scheme, customer authority and scope translation, each broken for one caller kind, route or status.
 import { guestSessionSignature, newGuestSession, signGuestSession } from '../../../lib/guest-session.js';
-import { headerOf, mapHeader, withHeader, withoutHeader } from '../../proxy.js';
-import { lenient, pathOf, problemAnswer, tokenClaims, wire, wireWith, type Defect } from '../types.js';
+import { headerOf, mapHeader, pathOf, problemAnswer, tokenClaims, withHeader, withoutHeader } from '../helpers.js';
+import { lenient, wire, wireWith, type Defect } from '../types.js';
 import { isDpop, isOperation, kindOf, scopesOf, subOf } from './shared.js';
 
 const withBearer = (r: Parameters<NonNullable<ReturnType<Defect['rules']>['request']>>[0], token: string) => ({

@@ -2,8 +2,8 @@
 // lists and the recovery endpoint, each broken on one route or for one caller kind.
 import { readFileSync } from 'node:fs';
 import { signPayload } from '../../../lib/stripe-signature.js';
-import { headerOf, mapHeader, withHeader, withoutHeader } from '../../proxy.js';
-import { editJson, lenient, pathOf, problemAnswer, wire, wireWith, type Defect } from '../types.js';
+import { editJson, headerOf, mapHeader, pathOf, problemAnswer, withHeader, withoutHeader } from '../helpers.js';
+import { lenient, wire, wireWith, type Defect } from '../types.js';
 import { bearerOf, isCode, isDpop, isOperation, kindOf, scopesOf, subOf, withStatus } from './shared.js';
 
 /** Purpose of each recovery operation the deployment holds: the profile's, plus the fixture seed's. */

@@ -1,7 +1,7 @@
 // Blind defects of "Errors" (spec part 7): the boundary's headers, the problem format on every path, and the table of
 // failures, each broken for one status, one code or one caller kind.
-import { headerOf, mapHeader, withHeader, withoutHeader } from '../../proxy.js';
-import { editJson, pathOf, problemCode, wire, wireWith, type Defect } from '../types.js';
+import { editJson, headerOf, mapHeader, pathOf, problemCode, withHeader, withoutHeader } from '../helpers.js';
+import { wire, wireWith, type Defect } from '../types.js';
 import { isCode, isDpop, isKnownPath, kindOf, withCode, withStatus } from './shared.js';
 
 /** Account permission of each API scope (spec, Scope translation table): the right answer an assistant must be told. */

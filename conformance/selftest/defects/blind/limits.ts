@@ -1,6 +1,6 @@
 // Blind defects of "Limits" (spec part 8): bounds accepted one character over, and rate counting.
-import { headerOf } from '../../proxy.js';
-import { lenient, notAStream, pathOf, problemAnswer, type Defect } from '../types.js';
+import { headerOf, notAStream, pathOf, problemAnswer } from '../helpers.js';
+import { lenient, type Defect } from '../types.js';
 import { kindOf, statefulWire } from './shared.js';
 
 /** The recovery body with one string member cut to `max` characters. */

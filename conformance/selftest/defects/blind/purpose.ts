@@ -1,7 +1,8 @@
 // Blind defects of "What the service does" (spec part 1): each breaks one rule for one caller kind or one route.
 import { readFileSync } from 'node:fs';
-import { headerOf, withHeader, type ProxyAnswer, type ProxyRequest } from '../../proxy.js';
-import { editJson, jsonSegment, notAStream, pathOf, problemAnswer, wire, wireWith, type Defect } from '../types.js';
+import type { ProxyAnswer, ProxyRequest } from '../../proxy.js';
+import { editJson, headerOf, jsonSegment, notAStream, pathOf, problemAnswer, withHeader } from '../helpers.js';
+import { wire, wireWith, type Defect } from '../types.js';
 import { isOperation, kindOf, statefulWire } from './shared.js';
 
 /** The email of each account of the fixture seed: what a server that leaks it would put in the banner. */

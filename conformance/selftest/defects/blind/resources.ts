@@ -1,8 +1,8 @@
 // Blind defects of "Resources and their fields" (spec part 2): the problem document, guest session values, the recovery
 // request and the webhook body, each broken for one status, one code or one route.
 import { guestSessionSignature, signGuestSession } from '../../../lib/guest-session.js';
-import { headerOf, mapHeader } from '../../proxy.js';
-import { editJson, lenient, pathOf, problemCode, wire, wireWith, type Defect } from '../types.js';
+import { editJson, headerOf, mapHeader, pathOf, problemCode } from '../helpers.js';
+import { lenient, wire, wireWith, type Defect } from '../types.js';
 import { isCode, isOperation, withCode } from './shared.js';
 
 const RECOVERY_MEMBERS = new Set(['subject', 'operationId', 'purpose']);

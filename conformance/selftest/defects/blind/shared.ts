@@ -1,10 +1,12 @@
 // What the blind defects share: which caller kind a request speaks as (read from its unverified token and headers, as a
-// server's own buggy branch would), route matching, and problem-body edits. Written from the spec and the contract alone.
+// server's own buggy branch would), route matching, and problem-body edits. Written from the spec and the contract alone;
+// token claims, header fields and bodies come from the library's one set of helpers (../helpers.ts).
 import { OPERATIONS, SPECIAL_ROUTES } from '../../../../contract/operations.js';
 import { REASON_PHRASES } from '../../../../contract/errors.js';
 import type { Profile } from '../../../../contract/profile.js';
-import { headerOf, type ProxyAnswer, type ProxyRequest } from '../../proxy.js';
-import { editJson, pathOf, problemCode, tokenClaims, type Defect, type DefectContext } from '../types.js';
+import type { ProxyAnswer, ProxyRequest } from '../../proxy.js';
+import { bearerOf, editJson, headerOf, pathOf, problemCode, tokenClaims, usesDpop } from '../helpers.js';
+import type { Defect, DefectContext } from '../types.js';
 
 export type Kind = 'customer' | 'delegated' | 'guest' | 'invited-agent' | 'operator' | 'assistant' | 'unknown';
 
@@ -12,7 +14,7 @@ const invitedHeader = (p: Profile) => p.conventions?.headers?.invitedAgentContex
 
 /** The caller kind the request presents itself as (unverified). */
 export function kindOf(p: Profile, r: ProxyRequest): Kind {
-  if (/^DPoP\s/i.test(headerOf(r.headers, 'authorization') ?? '')) return 'assistant';
+  if (usesDpop(r)) return 'assistant';
   const claims = tokenClaims(r);
   if (!claims) return 'unknown';
   const client = claims.client_id;
@@ -25,8 +27,7 @@ export function kindOf(p: Profile, r: ProxyRequest): Kind {
   return 'unknown';
 }
 
-export const isDpop = (r: ProxyRequest): boolean =>
-  /^DPoP\s/i.test(headerOf(r.headers, 'authorization') ?? '') || headerOf(r.headers, 'dpop') !== undefined;
+export const isDpop = (r: ProxyRequest): boolean => usesDpop(r) || headerOf(r.headers, 'dpop') !== undefined;
 
 /** The request targets the operation `operationId` (method and path template). */
 export function isOperation(r: ProxyRequest, operationId: string): boolean {
@@ -75,8 +76,8 @@ export const scopesOf = (r: ProxyRequest): string[] => {
   return typeof s === 'string' ? s.split(' ').filter(Boolean) : [];
 };
 
-/** The bearer token of the request, if any. */
-export const bearerOf = (r: ProxyRequest): string | undefined => /^Bearer\s+(\S+)$/i.exec(headerOf(r.headers, 'authorization') ?? '')?.[1];
+/** The bearer token of the request, if any (the library's own helper). */
+export { bearerOf };
 
 /** Subjects of the ended lifecycle states: the profile's, else the fixture seed's (contract/profile.ts data defaults). */
 export function endedAccounts(p: Profile): { deleting: string; deleted: string; contactTransition: string } {

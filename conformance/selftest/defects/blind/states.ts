@@ -1,6 +1,6 @@
 // Blind defects of "States and transitions" (spec part 3): one lifecycle state or one recovery status answered wrongly.
-import { withoutHeader } from '../../proxy.js';
-import { editJson, notAStream, pathOf, wire, wireWith, type Defect } from '../types.js';
+import { editJson, notAStream, pathOf, withoutHeader } from '../helpers.js';
+import { wire, wireWith, type Defect } from '../types.js';
 import { endedAccounts, isCode, statefulWire, subOf, withCode, withStatus } from './shared.js';
 
 export const BLIND_STATES_DEFECTS: readonly Defect[] = [

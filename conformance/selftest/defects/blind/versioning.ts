@@ -1,5 +1,6 @@
 // Blind defects of "Versioning" (spec part 9) and of the one-URL rule: old and second paths kept alive as aliases.
-import { lenient, pathOf, type Defect } from '../types.js';
+import { pathOf } from '../helpers.js';
+import { lenient, type Defect } from '../types.js';
 
 /** Website-prefixed paths the checkout reads once had (any of the usual spellings). */
 const OLD_CHECKOUT_READ = /^\/v1\/(?:web|website|storefront|site)\/(?:me\/)?(checkout-address|checkout-methods)\/?$/;

@@ -1,12 +1,14 @@
-// Defects of the Resources part (RES-*): the problem document's members, the webhook and recovery bodies.
-import { mapHeader } from '../proxy.js';
-import { editJson, pathOf, problemCode, wire, type Defect } from './types.js';
+// Defects of Resources (spec part 2, RES-*): the problem document's members, the guest session value's shape and
+// signature, the webhook's and the recovery endpoint's bodies.
+import { signGuestSession } from '../../lib/guest-session.js';
+import type { ProxyRequest } from '../proxy.js';
+import { editJson, headerOf, mapHeader, pathOf, problemCode, repairGuestSession, withGuestSession } from './helpers.js';
+import { lenient, wire, type Defect } from './types.js';
 
 const onProblem = (edit: (b: Record<string, unknown>) => void) => (a: Parameters<typeof editJson>[0]) =>
   a.status >= 400 ? editJson(a, edit) : a;
 
-/** One member of the problem document broken on one status, or one group of routes, alone. */
-const NARROW_PROBLEMS: readonly Defect[] = [
+export const RESOURCES_DEFECTS: readonly Defect[] = [
   ...[404, 413, 422].map((status) =>
     wire(`resources.problem-instance-dropped-on-${status}`, 'RES-PROBLEM-8', `\`instance\` missing from ${status} problems only`, (a) =>
       a.status === status
@@ -48,10 +50,6 @@ const NARROW_PROBLEMS: readonly Defect[] = [
         })
       : a,
   ),
-];
-
-export const RESOURCES_DEFECTS: readonly Defect[] = [
-  ...NARROW_PROBLEMS,
   wire('resources.problem-media-type-json', 'RES-PROBLEM-1', '404 problem documents labelled application/json', (a) =>
     a.status === 404 ? { ...a, headers: mapHeader(a.headers, 'content-type', () => 'application/json') } : a,
   ),
@@ -146,5 +144,30 @@ export const RESOURCES_DEFECTS: readonly Defect[] = [
           if (b.status === 'complete') b.status = 'done';
         })
       : a,
+  ),
+  lenient(
+    'auth.uppercase-guest-id-accepted',
+    'RES-GUEST-2',
+    'a guest session over an uppercase id is accepted (re-signed over the lowercase id)',
+    repairGuestSession((uuid) => uuid !== uuid.toLowerCase()),
+  ),
+  lenient(
+    'auth.lax-guest-signature-accepted',
+    'RES-GUEST-3',
+    'a guest session with a padded or short signature is accepted (re-signed)',
+    repairGuestSession((_uuid, sig) => !/^[\w-]{43}$/.test(sig)),
+  ),
+  lenient(
+    'auth.misshapen-guest-session-accepted',
+    'RES-GUEST-1',
+    'a guest session of another shape (gs2., missing signature) is accepted (re-signed)',
+    (ctx) => ({
+      request(req: ProxyRequest): ProxyRequest {
+        const v = headerOf(req.headers, 'guest-session');
+        const m = /^gs\d\.([0-9a-f-]{36})(?:\.(.*))?$/.exec(v ?? '');
+        if (!m || (v!.startsWith('gs1.') && m[2] !== undefined)) return req;
+        return withGuestSession(req, signGuestSession(m[1]!, ctx.profile.secrets.guestSessionKey));
+      },
+    }),
   ),
 ];

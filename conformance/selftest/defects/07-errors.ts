@@ -1,28 +1,33 @@
-// Defects of the Errors part (ERR-*): the problem document's headers and the error table's statuses and challenges.
-import { headerOf, mapHeader } from '../proxy.js';
-import {
-  editJson,
-  pathOf,
-  problemAnswer,
-  problemCode,
-  referenceOnly,
-  setField,
-  withoutField,
-  wire,
-  wireWith,
-  type Defect,
-} from './types.js';
+// Defects of Errors (spec part 7, ERR-*): the problem document's headers on every failure, the error table's statuses,
+// challenges and members, and framing the boundary must turn into a problem document.
+import { editJson, headerOf, mapHeader, pathOf, problemAnswer, problemCode, withHeaderLast, withoutHeader } from './helpers.js';
+import { referenceOnly, wire, wireWith, type Defect } from './types.js';
+import { dropOn } from './05-authentication.request-processing.js';
+import { bearerRequest, challengeAs } from './05-authentication.token-verification.js';
 
-/** The boundary's failure rules broken on one status class, or one group of routes, alone. */
-const NARROW_FAILURES: readonly Defect[] = [
+export const ERRORS_DEFECTS: readonly Defect[] = [
+  wire(
+    'auth.assistant-bearer-challenge',
+    'ERR-TABLE-3',
+    'an assistant token sent as Bearer is challenged with Bearer',
+    challengeAs('Bearer', (r, a) => bearerRequest(r) && /^DPoP/.test(headerOf(a.headers, 'www-authenticate') ?? '')),
+  ),
+  wire('auth.rejected-token-no-challenge', 'ERR-TABLE-2', 'a malformed, expired or rejected token answered without a challenge', (a, r) =>
+    problemCode(a) === 'invalid_token' && headerOf(r.headers, 'authorization')
+      ? { ...a, headers: withoutHeader(a.headers, 'www-authenticate') }
+      : a,
+  ),
+  wire('auth.access-ended-no-challenge', 'ERR-TABLE-5', 'account_access_ended without its invalid_token challenge', (a) =>
+    problemCode(a) === 'account_access_ended' ? { ...a, headers: withoutHeader(a.headers, 'www-authenticate') } : a,
+  ),
   ...[400, 404, 413, 415, 422].map((status) =>
     wire(`errors.no-store-dropped-on-${status}`, 'ERR-PROBLEM-5', `Cache-Control: no-store dropped on ${status} answers only`, (a) =>
-      a.status === status ? { ...a, headers: withoutField(a.headers, 'cache-control') } : a,
+      a.status === status ? { ...a, headers: withoutHeader(a.headers, 'cache-control') } : a,
     ),
   ),
   ...[404, 413, 422].map((status) =>
     wire(`errors.plain-json-on-${status}`, 'ERR-PROBLEM-4', `${status} answers labelled application/json only`, (a) =>
-      a.status === status ? { ...a, headers: setField(a.headers, 'Content-Type', 'application/json') } : a,
+      a.status === status ? { ...a, headers: withHeaderLast(a.headers, 'Content-Type', 'application/json') } : a,
     ),
   ),
   wire(
@@ -37,21 +42,8 @@ const NARROW_FAILURES: readonly Defect[] = [
     'the internal routes refuse with {"message": …} instead of a problem document',
     (a, r) => (a.status >= 400 && pathOf(r).startsWith('/internal/') ? { ...a, body: JSON.stringify({ message: 'refused' }) } : a),
   ),
-  wire('endpoints.no-store-dropped-on-204', 'END-CONV-9', 'Cache-Control: no-store dropped on 204 answers only', (a) =>
-    a.status === 204 ? { ...a, headers: withoutField(a.headers, 'cache-control') } : a,
-  ),
-  wire('endpoints.no-store-dropped-on-health', 'END-CONV-9', 'Cache-Control: no-store dropped on GET /health only', (a, r) =>
-    pathOf(r) === '/health' ? { ...a, headers: withoutField(a.headers, 'cache-control') } : a,
-  ),
-  wire('endpoints.no-store-dropped-on-internal', 'END-CONV-9', 'Cache-Control: no-store dropped on the internal routes only', (a, r) =>
-    a.status < 400 && pathOf(r).startsWith('/internal/') ? { ...a, headers: withoutField(a.headers, 'cache-control') } : a,
-  ),
-];
-
-export const ERRORS_DEFECTS: readonly Defect[] = [
-  ...NARROW_FAILURES,
   wire('errors.no-store-dropped-on-auth-refusals', 'ERR-PROBLEM-5', 'Cache-Control: no-store dropped on 401, 403 and 429 answers', (a) =>
-    [401, 403, 429].includes(a.status) ? { ...a, headers: withoutField(a.headers, 'cache-control') } : a,
+    [401, 403, 429].includes(a.status) ? { ...a, headers: withoutHeader(a.headers, 'cache-control') } : a,
   ),
   wire(
     'errors.problem-as-plain-json',
@@ -60,7 +52,7 @@ export const ERRORS_DEFECTS: readonly Defect[] = [
     (a) => (a.status >= 400 ? { ...a, headers: mapHeader(a.headers, 'content-type', () => 'application/json; charset=utf-8') } : a),
   ),
   wire('errors.request-id-dropped-on-success', 'ERR-PROBLEM-7', 'X-Request-Id missing on successful answers', (a) =>
-    a.status < 300 ? { ...a, headers: withoutField(a.headers, 'x-request-id') } : a,
+    a.status < 300 ? { ...a, headers: withoutHeader(a.headers, 'x-request-id') } : a,
   ),
   wire(
     'errors.decoding-failure-instance-wrong',
@@ -74,20 +66,20 @@ export const ERRORS_DEFECTS: readonly Defect[] = [
         : a,
   ),
   wire('errors.domain-error-challenge', 'ERR-PROBLEM-8', 'a WWW-Authenticate challenge added to 404 and 422 domain errors', (a) =>
-    a.status === 404 || a.status === 422 ? { ...a, headers: setField(a.headers, 'WWW-Authenticate', 'Bearer realm="shop"') } : a,
+    a.status === 404 || a.status === 422 ? { ...a, headers: withHeaderLast(a.headers, 'WWW-Authenticate', 'Bearer realm="shop"') } : a,
   ),
   wire('errors.no-token-bearer-only', 'ERR-TABLE-1', 'the no-token challenge offers Bearer only (the DPoP challenge is dropped)', (a) =>
     a.status === 401 &&
     /DPoP/.test(headerOf(a.headers, 'www-authenticate') ?? '') &&
     /Bearer/.test(headerOf(a.headers, 'www-authenticate') ?? '')
-      ? { ...a, headers: setField(a.headers, 'WWW-Authenticate', 'Bearer error="invalid_token"') }
+      ? { ...a, headers: withHeaderLast(a.headers, 'WWW-Authenticate', 'Bearer error="invalid_token"') }
       : a,
   ),
   wire('errors.dpop-failure-without-nonce', 'ERR-TABLE-4', 'DPoP-Nonce missing on invalid_dpop_proof and use_dpop_nonce answers', (a) =>
-    ['invalid_dpop_proof', 'use_dpop_nonce'].includes(problemCode(a) ?? '') ? { ...a, headers: withoutField(a.headers, 'dpop-nonce') } : a,
+    ['invalid_dpop_proof', 'use_dpop_nonce'].includes(problemCode(a) ?? '') ? { ...a, headers: withoutHeader(a.headers, 'dpop-nonce') } : a,
   ),
   wire('errors.guest-session-refusal-without-challenge', 'ERR-TABLE-6', 'invalid_guest_session answered without WWW-Authenticate', (a) =>
-    problemCode(a) === 'invalid_guest_session' ? { ...a, headers: withoutField(a.headers, 'www-authenticate') } : a,
+    problemCode(a) === 'invalid_guest_session' ? { ...a, headers: withoutHeader(a.headers, 'www-authenticate') } : a,
   ),
   wire('errors.guest-session-required-as-401', 'ERR-TABLE-7', 'guest_session_required answered 401 instead of 400', (a) =>
     problemCode(a) === 'guest_session_required'
@@ -99,7 +91,7 @@ export const ERRORS_DEFECTS: readonly Defect[] = [
   ),
   wire('errors.caller-not-allowed-challenge', 'ERR-TABLE-8', 'caller_not_allowed carries a WWW-Authenticate challenge', (a) =>
     problemCode(a) === 'caller_not_allowed'
-      ? { ...a, headers: setField(a.headers, 'WWW-Authenticate', 'Bearer error="insufficient_scope"') }
+      ? { ...a, headers: withHeaderLast(a.headers, 'WWW-Authenticate', 'Bearer error="insufficient_scope"') }
       : a,
   ),
   wire('errors.insufficient-scope-unnamed', 'ERR-TABLE-9', 'insufficient_scope without the `scope` member', (a) =>
@@ -115,10 +107,10 @@ export const ERRORS_DEFECTS: readonly Defect[] = [
       : a,
   ),
   wire('errors.validation-challenge', 'ERR-TABLE-11', 'invalid_request carries a WWW-Authenticate challenge', (a) =>
-    problemCode(a) === 'invalid_request' ? { ...a, headers: setField(a.headers, 'WWW-Authenticate', 'Bearer') } : a,
+    problemCode(a) === 'invalid_request' ? { ...a, headers: withHeaderLast(a.headers, 'WWW-Authenticate', 'Bearer') } : a,
   ),
   wire('errors.rate-limited-without-retry-after', 'ERR-TABLE-12', 'rate_limited answered without Retry-After', (a) =>
-    a.status === 429 ? { ...a, headers: withoutField(a.headers, 'retry-after') } : a,
+    a.status === 429 ? { ...a, headers: withoutHeader(a.headers, 'retry-after') } : a,
   ),
   wire('errors.cart-empty-as-409', 'ERR-TABLE-14', 'cart_empty answered 409 instead of 422', (a) =>
     problemCode(a) === 'cart_empty'
@@ -148,7 +140,7 @@ export const ERRORS_DEFECTS: readonly Defect[] = [
   ),
   wire('errors.unmatched-route-plain', 'ERR-PROBLEM-10', 'an unmatched route answered with a plain-text 404', (a) =>
     a.status === 404 && problemCode(a) !== undefined && !/recovery|order|address|conversation|not_configured/.test(problemCode(a)!)
-      ? { ...a, headers: setField(withoutField(a.headers, 'content-type'), 'Content-Type', 'text/plain'), body: 'Not Found' }
+      ? { ...a, headers: withHeaderLast(withoutHeader(a.headers, 'content-type'), 'Content-Type', 'text/plain'), body: 'Not Found' }
       : a,
   ),
   // Framing the reference once answered with 500 (issue: malformed percent-escapes, Content-Encoding not as sent).
@@ -160,7 +152,7 @@ export const ERRORS_DEFECTS: readonly Defect[] = [
       /%(?![0-9a-f]{2})/i.test(pathOf(r)) || /%[89a-f][0-9a-f](?!%)/i.test(pathOf(r))
         ? {
             status: 500,
-            headers: setField(withoutField(a.headers, 'content-type'), 'Content-Type', 'text/html'),
+            headers: withHeaderLast(withoutHeader(a.headers, 'content-type'), 'Content-Type', 'text/html'),
             body: '<pre>URIError</pre>',
           }
         : a,
@@ -216,5 +208,27 @@ export const ERRORS_DEFECTS: readonly Defect[] = [
       a.status === 503 && problemCode(a) === 'unavailable'
         ? problemAnswer(ctx, a, 401, 'invalid_token', 'Unauthorized', [['WWW-Authenticate', 'Bearer error="invalid_token"']])
         : a,
+  ),
+  dropOn('errors.request-id-missing-on-webhook', 'ERR-PROBLEM-7', 'X-Request-Id', 'the webhook route', (_a, r) =>
+    pathOf(r).startsWith('/webhooks/'),
+  ),
+  dropOn('errors.request-id-missing-on-internal', 'ERR-PROBLEM-7', 'X-Request-Id', 'the internal routes', (_a, r) =>
+    pathOf(r).startsWith('/internal/'),
+  ),
+  dropOn('errors.request-id-missing-on-documents', 'ERR-PROBLEM-7', 'X-Request-Id', 'the description documents', (_a, r) =>
+    pathOf(r).endsWith('/openapi.json'),
+  ),
+  wire('errors.forbidden-body-not-problem', 'ERR-PROBLEM-1', '403 answers carry {"message": …} instead of the problem document', (a) =>
+    a.status === 403 ? { ...a, body: JSON.stringify({ message: 'Forbidden' }) } : a,
+  ),
+  wire('errors.decoding-failure-plain', 'ERR-PROBLEM-2', 'a malformed JSON body is refused with a plain-text 400', (a, r) =>
+    a.status === 400 &&
+    !['invalid_request', 'guest_session_required', 'missing_signature', 'invalid_signature'].includes(problemCode(a) ?? '') &&
+    r.method !== 'GET'
+      ? { ...a, headers: mapHeader(a.headers, 'content-type', () => 'text/plain'), body: 'Bad Request' }
+      : a,
+  ),
+  wire('errors.size-refusal-plain', 'ERR-PROBLEM-3', 'a body-size refusal is plain text', (a) =>
+    a.status === 413 ? { ...a, headers: mapHeader(a.headers, 'content-type', () => 'text/plain'), body: 'Payload Too Large' } : a,
   ),
 ];

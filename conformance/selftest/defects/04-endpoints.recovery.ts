@@ -1,74 +1,37 @@
-// Leniency defects of the internal routes (END-PUBLIC-9..18) and of the recovery body (RES-RECOVERY-*, LIM-RECOVERY-*,
-// END-RECOVERY-5/6): the proxy puts the right secret in place of a wrong or missing one, or repairs the body, so that the
-// server behind accepts what it must refuse. Then the recovery endpoint's phases and repeats (STA-PARTIAL-*, END-RECOVERY-*,
-// some stateful: a repeat answered otherwise than the first, a restriction lifted by a request), and the internal group's
-// own authentication (PUR-RULE-4; END-PUBLIC-17 on a deployment without the recovery secret).
-import { CLAUSES_BY_ID } from '../../../contract/clauses/index.js';
-import { headerOf, withHeader, type ProxyAnswer, type ProxyRequest, type ProxyRules } from '../proxy.js';
+// Defects of the recovery endpoint (END-RECOVERY-*, and what its checks judge besides: the body's members and bounds,
+// RES-RECOVERY-*, LIM-RECOVERY-*; its phases and repeats, STA-RECOVERY-*, STA-PARTIAL-*; END-PUBLIC-17 without a secret).
+// Leniency defects repair the body before it goes upstream; stateful ones answer a repeat otherwise than the first, or
+// lift a restriction after a recovery answer.
+import type { ProxyAnswer, ProxyRequest, ProxyRules } from '../proxy.js';
 import {
+  editJsonBody,
+  headerOf,
+  jsonAnswer,
   keptBodies,
-  lenient,
   notAStream,
   pathOf,
   problemAnswer,
   problemCode,
+  servedWithTrace,
   tokenClaims,
-  wire,
-  wireWith,
-  type Defect,
-  type DefectContext,
-} from './types.js';
-
-export type SecretName = 'idpActionSecret' | 'proxyIdpSecret' | 'conversationHubSecret' | 'accountRecoverySecret';
-
-const fixSecret =
-  (match: (path: string) => boolean, secret: SecretName, carrier: 'bearer' | 'x-proxy-idp-secret') => (ctx: DefectContext) => ({
-    request(req: ProxyRequest): ProxyRequest {
-      const value = ctx.profile.secrets[secret];
-      if (req.method !== 'POST' || !match(pathOf(req)) || typeof value !== 'string') return req;
-      return carrier === 'bearer'
-        ? { ...req, headers: withHeader(withHeader(req.headers, 'Authorization', `Bearer ${value}`), 'X-Idp-Action-Secret', value) }
-        : { ...req, headers: withHeader(req.headers, 'X-Proxy-Idp-Secret', value) };
-    },
-  });
-
-export const SECRET_ROUTES: [
-  clause: string,
-  match: (p: string) => boolean,
-  secret: SecretName,
-  carrier: 'bearer' | 'x-proxy-idp-secret',
-][] = [
-  ['END-PUBLIC-9', (p) => p === '/internal/account/security-intents', 'idpActionSecret', 'bearer'],
-  ['END-PUBLIC-11', (p) => p === '/internal/assistant/sessions/signed-out', 'proxyIdpSecret', 'x-proxy-idp-secret'],
-  ['END-PUBLIC-12', (p) => p === '/internal/assistant/agents/connected', 'proxyIdpSecret', 'x-proxy-idp-secret'],
-  ['END-PUBLIC-13', (p) => p === '/internal/agent-authorization', 'proxyIdpSecret', 'x-proxy-idp-secret'],
-  ['END-PUBLIC-14', (p) => /^\/internal\/conversations\/[^/]+\/turn$/.test(p), 'conversationHubSecret', 'bearer'],
-  ['END-PUBLIC-15', (p) => /^\/internal\/conversations\/[^/]+\/handoff-timeout$/.test(p), 'conversationHubSecret', 'bearer'],
-  ['END-PUBLIC-16', (p) => p === '/internal/account/recover', 'accountRecoverySecret', 'bearer'],
-  ['END-PUBLIC-18', (p) => p === '/internal/account/recover', 'accountRecoverySecret', 'bearer'],
-  ['END-RECOVERY-11', (p) => p === '/internal/account/recover', 'accountRecoverySecret', 'bearer'],
-];
+} from './helpers.js';
+import { lenient, referenceOnly, wire, wireWith, type Defect, type DefectContext } from './types.js';
 
 const isRecover = (req: ProxyRequest) => req.method === 'POST' && pathOf(req) === '/internal/account/recover';
 
 /** The recovery body repaired by `fix` (which mutates it) before it goes upstream. */
 const fixRecoveryBody = (fix: (b: Record<string, unknown>) => void) => () => ({
   requestBody(req: ProxyRequest, body: string): string {
-    if (!isRecover(req)) return body;
-    try {
-      const b = JSON.parse(body) as unknown;
-      if (!b || typeof b !== 'object' || Array.isArray(b)) return body;
-      fix(b as Record<string, unknown>);
-      return JSON.stringify(b);
-    } catch {
-      return body;
-    }
+    return isRecover(req) ? editJsonBody(body, fix) : body;
   },
 });
+
 const KNOWN = ['subject', 'operationId', 'purpose'];
+
 const stripUnknown = (b: Record<string, unknown>) => {
   for (const k of Object.keys(b)) if (!KNOWN.includes(k)) delete b[k];
 };
+
 const clip = (member: string, max: number) => (b: Record<string, unknown>) => {
   if (typeof b[member] !== 'string' || b[member] === '') b[member] = 'x';
   else b[member] = (b[member] as string).slice(0, max);
@@ -81,6 +44,7 @@ const recoveryStatus = (id: string, clause: string, from: string, to: string): D
   });
 
 type RecoveryOperation = { operationId: string; subject: string; purpose: 'email' | 'delete' };
+
 type RecoveryOperations = Record<'proofPending' | 'providerPending' | 'completeDelete' | 'completeEmail' | 'cancelled', RecoveryOperation>;
 
 /** The fixture seed's recovery operations (fixtures/seed.json; the checks' defaults, checks/_shared/seed-data.ts). */
@@ -102,26 +66,11 @@ const named = (ctx: DefectContext, body: Record<string, unknown> | undefined): [
   );
 
 /** A 200 recovery answer, as the reference shapes it. */
-const recoveryAnswer = (a: ProxyAnswer, status: string, operationId: unknown): ProxyAnswer => ({
-  status: 200,
-  headers: [
-    ['Content-Type', 'application/json; charset=utf-8'],
-    ['Cache-Control', 'no-store'],
-    ...a.headers.filter(([k]) => /^x-request-id$/i.test(k)),
-  ],
-  body: JSON.stringify({ status, operationId }),
-});
+const recoveryAnswer = (a: ProxyAnswer, status: string, operationId: unknown): ProxyAnswer =>
+  jsonAnswer(a, 200, JSON.stringify({ status, operationId }), { contentType: 'application/json; charset=utf-8' });
 
 /** A route answered for an account whose access ended as if it were active (an empty object: nothing of it is read). */
-const letIn = (a: ProxyAnswer): ProxyAnswer => ({
-  status: 200,
-  headers: [
-    ['Content-Type', 'application/json; charset=utf-8'],
-    ['Cache-Control', 'no-store'],
-    ...a.headers.filter(([k]) => /^x-request-id$/i.test(k)),
-  ],
-  body: '{}',
-});
+const letIn = (a: ProxyAnswer): ProxyAnswer => jsonAnswer(a, 200, '{}', { contentType: 'application/json; charset=utf-8' });
 
 /**
  * A stateful recovery defect: `lifts` sees each recovery answer with the body of its request and decides whether the
@@ -157,22 +106,7 @@ const liftsRestriction = (
   },
 });
 
-export const INTERNAL_DEFECTS: readonly Defect[] = [
-  // ---------------------------------------------------------------------------------------------- the internal group
-  // A server that mounted its internal routes behind the operations' pipeline: an access token reaches the caller guard,
-  // which refuses it as a caller kind of no list, instead of the route's own authentication refusing the credential.
-  wireWith(
-    'internal.routes-behind-caller-guard',
-    'PUR-RULE-4',
-    "internal routes are guarded by the operations' caller guard: a valid access token is refused 403 caller_not_allowed",
-    (ctx) => (a, r) =>
-      pathOf(r).startsWith('/internal/') &&
-      tokenClaims(r) !== undefined &&
-      (a.status === 401 || a.status === 403) &&
-      problemCode(a) !== 'caller_not_allowed'
-        ? problemAnswer(ctx, a, 403, 'caller_not_allowed', 'Forbidden')
-        : a,
-  ),
+export const ENDPOINTS_RECOVERY_DEFECTS: readonly Defect[] = [
   // ------------------------------------------------------------------------------------- recovery: phases and repeats
   // A provider failure that discards the operation's checkpoints: the partly failed operation cannot be resumed.
   wireWith(
@@ -278,15 +212,6 @@ export const INTERNAL_DEFECTS: readonly Defect[] = [
       };
     },
   },
-  // ----------------------------------------------------------------------------------------------------------------------
-  ...SECRET_ROUTES.map(([clause, match, secret, carrier]) =>
-    lenient(
-      `internal.${clause.toLowerCase()}.any-credential-accepted`,
-      clause,
-      `${CLAUSES_BY_ID.get(clause)?.text.split(' ').slice(0, 3).join(' ') ?? clause}: any credential is accepted (the right secret is put in its place)`,
-      fixSecret(match, secret, carrier),
-    ),
-  ),
   lenient(
     'internal.recovery-unknown-members-accepted',
     'RES-RECOVERY-4',
@@ -373,29 +298,15 @@ export const INTERNAL_DEFECTS: readonly Defect[] = [
     'internal.recovery-ownership-unchecked',
     'END-RECOVERY-1',
     'recovery_not_found answered 200 pending (ownership unchecked)',
-    (a, r) =>
-      isRecover(r) && problemCode(a) === 'recovery_not_found'
-        ? {
-            status: 200,
-            headers: [
-              ['Content-Type', 'application/json'],
-              ['Cache-Control', 'no-store'],
-              ...a.headers.filter(([k]) => k.toLowerCase() === 'x-request-id'),
-            ],
-            body: '{"status":"pending"}',
-          }
-        : a,
+    (a, r) => (isRecover(r) && problemCode(a) === 'recovery_not_found' ? jsonAnswer(a, 200, '{"status":"pending"}') : a),
   ),
   wire('internal.recovery-credential-refusal-403', 'END-RECOVERY-11', 'a wrong recovery credential answered 403 instead of 401', (a, r) =>
     isRecover(r) && a.status === 401 && headerOf(r.headers, 'authorization') ? { ...a, status: 403 } : a,
   ),
-  wire(
-    'internal.proxy-secret-401-without-challenge',
-    'END-PUBLIC-11',
-    'a 401 on the X-Proxy-Idp-Secret routes carries no WWW-Authenticate (RFC 9110 requires one on every 401)',
-    (a, r) =>
-      a.status === 401 && pathOf(r) === '/internal/assistant/sessions/signed-out'
-        ? { ...a, headers: a.headers.filter(([k]) => k.toLowerCase() !== 'www-authenticate') }
-        : a,
+  referenceOnly(
+    wire('endpoints.recovery-pending-as-200', 'END-RECOVERY-13', '409 recovery_pending answered 200 pending', (a) =>
+      problemCode(a) === 'recovery_pending' ? servedWithTrace(a, '{"status":"pending"}') : a,
+    ),
+    'the spec does not make two resumptions overlap: a deployment that runs them one at a time answers each 200 pending, as the defect does',
   ),
 ];

@@ -1,57 +1,64 @@
-// Defects of the assistant-agent clauses of spec part 5 (Authentication): each breaks one clause subtly, as data.
-// Assistants present DPoP-bound session tokens (the proxy cannot re-sign their proofs, so those defects act on what it
-// sees: the scheme, the token's claims, the answer) or are brought by a forwarder (Bearer machine token plus one artifact).
-import { headerOf, withHeader, withoutHeader, type ProxyAnswer, type ProxyRequest } from '../proxy.js';
+// Defects of assistants (the AUTH-* clauses their checks judge: assistant authority, forwarders, DPoP): assistants present
+// DPoP-bound session tokens (the proxy cannot re-sign their proofs, so those defects act on what it sees: the scheme, the
+// token's claims, the answer) or are brought by a forwarder (Bearer machine token plus one artifact).
+import { PERMISSIONS } from '../../../contract/scopes.js';
+import type { ProxyAnswer, ProxyRequest } from '../proxy.js';
 import {
+  editJsonBody,
+  headerOf,
+  jsonAnswer,
   jsonSegment,
-  lenient,
+  mapHeader,
   pathOf,
   problemAnswer,
   problemCode,
+  served,
   tokenClaims,
-  wireWith,
-  type Defect,
-  type DefectContext,
-} from './types.js';
-
-type Claims = Record<string, unknown>;
+  tokenHeader,
+  usesBearer,
+  usesDpop,
+  withHeader,
+  withoutHeader,
+  type Claims,
+} from './helpers.js';
+import { lenient, wire, wireWith, type Defect, type DefectContext } from './types.js';
+import { signInServed } from './05-authentication.caller-kinds.js';
+import { scopeUnenforced } from './05-authentication.scope-translation.js';
 
 const SUBJECT = 'assistant-subject';
+
 const BROWSER = 'assistant-browser-session';
+
 const CONTEXT = 'invited-agent-context';
+
 const DPOP_CHALLENGE = (error: string) => `DPoP error="${error}", algs="ES256"`;
+
 const BEARER_CHALLENGE = 'Bearer error="invalid_token"';
 
 const authorization = (r: ProxyRequest) => headerOf(r.headers, 'authorization') ?? '';
-const isDpop = (r: ProxyRequest) => /^DPoP\s/i.test(authorization(r));
-const isBearer = (r: ProxyRequest) => /^Bearer\s/i.test(authorization(r));
-/** The JOSE header of the request's access token (unverified). */
-const tokenHeader = (r: ProxyRequest): Claims | undefined => {
-  const m = /^\S+\s+([\w-]+)\.[\w-]+\.[\w-]*$/.exec(authorization(r));
-  return m ? jsonSegment(m[1]!) : undefined;
-};
+
 const is2xx = (a: ProxyAnswer) => a.status >= 200 && a.status < 300;
 
 /** A token-exchange assistant token (ES256, the proxy client) presented directly with a proof. */
 const exchangeToken = (r: ProxyRequest, ctx: DefectContext): Claims | undefined => {
   const c = tokenClaims(r);
-  return c && isDpop(r) && tokenHeader(r)?.alg !== 'HS256' && c.client_id === ctx.profile.clients.personalAgentProxy ? c : undefined;
+  return c && usesDpop(r) && tokenHeader(r)?.alg !== 'HS256' && c.client_id === ctx.profile.clients.personalAgentProxy ? c : undefined;
 };
+
 /** A signed-out proxy token (HS256, keyed with the proxy secret) presented directly with a proof. */
-const signedOutToken = (r: ProxyRequest) => isDpop(r) && tokenHeader(r)?.alg === 'HS256';
+const signedOutToken = (r: ProxyRequest) => usesDpop(r) && tokenHeader(r)?.alg === 'HS256';
+
 const forwarder = (r: ProxyRequest, ctx: DefectContext, which: 'web' | 'mcp' | 'any'): boolean => {
   const id = tokenClaims(r)?.client_id;
   const { webAgentForwarder: web, mcpAgentForwarder: mcp } = ctx.profile.clients;
-  return isBearer(r) && (which === 'web' ? id === web : which === 'mcp' ? id === mcp : id === web || id === mcp);
+  return usesBearer(r) && (which === 'web' ? id === web : which === 'mcp' ? id === mcp : id === web || id === mcp);
 };
 
 const unauthorized = (ctx: DefectContext, a: ProxyAnswer, error: string, challenge: string, title = 'Unauthorized') =>
   problemAnswer(ctx, a, 401, error, title, [['WWW-Authenticate', challenge]]);
-const served = (a: ProxyAnswer, r: ProxyRequest): ProxyAnswer => ({
-  status: r.method === 'POST' ? 201 : 200,
-  headers: [['Content-Type', 'application/json'], ['Cache-Control', 'no-store'], ...a.headers.filter(([k]) => /^x-request-id$/i.test(k))],
-  body: '{}',
-});
+
+/** A refusal served instead: 201 to a POST, else 200, with an empty object. */
+const servedAs2xx = (a: ProxyAnswer, r: ProxyRequest): ProxyAnswer => jsonAnswer(a, r.method === 'POST' ? 201 : 200, '{}');
 
 /** A successful answer to the requests `when` picks refused 401 (the server does not recognize or serve that credential). */
 const refusesServed = (
@@ -96,7 +103,7 @@ function recordedTwice(id: string, where: string, applies: (r: ProxyRequest) => 
         buffer: () => true,
         response(a: ProxyAnswer, r: ProxyRequest): ProxyAnswer {
           const jti = jsonSegment((headerOf(r.headers, 'dpop') ?? '').split('.')[1] ?? '')?.jti;
-          if (!isDpop(r) || !applies(r) || typeof jti !== 'string' || seen.has(jti) || !is2xx(a)) return a;
+          if (!usesDpop(r) || !applies(r) || typeof jti !== 'string' || seen.has(jti) || !is2xx(a)) return a;
           seen.add(jti);
           return unauthorized(ctx, a, 'invalid_dpop_proof', DPOP_CHALLENGE('invalid_dpop_proof'));
         },
@@ -105,7 +112,46 @@ function recordedTwice(id: string, where: string, applies: (r: ProxyRequest) => 
   };
 }
 
-export const AGENTS_ASSISTANT_DEFECTS: readonly Defect[] = [
+export const AUTHENTICATION_ASSISTANT_AUTHORITY_DEFECTS: readonly Defect[] = [
+  scopeUnenforced('AUTH-ASST-6'),
+  scopeUnenforced('AUTH-ASST-7'),
+  signInServed('auth.signed-out-token-acts-signed-in', 'AUTH-ASST-8', 'a signed-out token on a signed-in session'),
+  signInServed('auth.signed-out-session-acts-signed-in', 'AUTH-ASST-9', 'a signed-in token on a signed-out session'),
+  signInServed('auth.stale-token-served', 'AUTH-ASST-10', 'a stale assistant token'),
+  signInServed('auth.empty-scope-widened', 'AUTH-ASST-14', 'a signed-out assistant token with empty scope'),
+  wire(
+    'auth.assistant-token-as-bearer-served-on-account',
+    'AUTH-ASST-2',
+    'on account routes (/v1/me/*) alone, an assistant token sent as Bearer is served (401 answered 200 {})',
+    (a, r) =>
+      a.status === 401 && usesBearer(r) && /^DPoP/.test(headerOf(a.headers, 'www-authenticate') ?? '') && pathOf(r).startsWith('/v1/me/')
+        ? served(a)
+        : a,
+  ),
+  wire(
+    'auth.assistant-token-as-bearer-served',
+    'AUTH-ASST-2',
+    'an assistant token sent as Bearer is served (401 answered 200 {})',
+    (a, r) =>
+      a.status === 401 &&
+      usesBearer(r) &&
+      /^DPoP/.test(headerOf(a.headers, 'www-authenticate') ?? '') &&
+      !pathOf(r).startsWith('/assistant/')
+        ? served(a)
+        : a,
+  ),
+  wire(
+    'auth.assistant-refusal-without-error',
+    'AUTH-ASST-5',
+    'a refused assistant token is challenged without error="invalid_token"',
+    (a, r) =>
+      problemCode(a) === 'invalid_token' && /^DPoP/.test(headerOf(a.headers, 'www-authenticate') ?? '') && usesDpop(r)
+        ? { ...a, headers: mapHeader(a.headers, 'www-authenticate', (v) => v.replace(/,?\s*error="invalid_token"/, '')) }
+        : a,
+  ),
+  wire('auth.dpop-replay-accepted', 'AUTH-ASST-11', 'a replayed DPoP proof is served (invalid_dpop_proof answered 200 {})', (a) =>
+    problemCode(a) === 'invalid_dpop_proof' ? served(a) : a,
+  ),
   // Recognition keyed on the audience: the token exchange is taken for the agent audience (the MCP side) only.
   refusesServed(
     'assistant.api-audience-exchange-unrecognized',
@@ -161,7 +207,7 @@ export const AGENTS_ASSISTANT_DEFECTS: readonly Defect[] = [
     'an assistant browser session on /assistant/conversations is served (403 caller_not_allowed answered 2xx {})',
     () => (a, r) =>
       problemCode(a) === 'caller_not_allowed' && pathOf(r).startsWith('/assistant/conversations') && headerOf(r.headers, BROWSER)
-        ? served(a, r)
+        ? servedAs2xx(a, r)
         : a,
   ),
   // The cart router mounts the DPoP stage a second time: the proof the first run recorded is a "replay" to the second.
@@ -177,7 +223,7 @@ export const AGENTS_ASSISTANT_DEFECTS: readonly Defect[] = [
     'assistant.dpop-scheme-case-sensitive',
     'AUTH-ASST-1',
     'an assistant token under the scheme "dpop" or "DPOP" (with a correct proof) is refused 401 invalid_token',
-    (r) => isDpop(r) && !authorization(r).startsWith('DPoP '),
+    (r) => usesDpop(r) && !authorization(r).startsWith('DPoP '),
     (ctx, a) => unauthorized(ctx, a, 'invalid_token', DPOP_CHALLENGE('invalid_token')),
   ),
   // htu compared as a whole string: a proof naming the query (RFC 9449 §4.3: ignored) does not match the URL without it.
@@ -186,7 +232,7 @@ export const AGENTS_ASSISTANT_DEFECTS: readonly Defect[] = [
     'AUTH-ASST-1',
     'a proof whose htu carries the query or fragment is refused 401 invalid_dpop_proof',
     (ctx) => (a, r) =>
-      is2xx(a) && isDpop(r) && /[?#]/.test(String(jsonSegment((headerOf(r.headers, 'dpop') ?? '').split('.')[1] ?? '')?.htu ?? ''))
+      is2xx(a) && usesDpop(r) && /[?#]/.test(String(jsonSegment((headerOf(r.headers, 'dpop') ?? '').split('.')[1] ?? '')?.htu ?? ''))
         ? unauthorized(ctx, a, 'invalid_dpop_proof', DPOP_CHALLENGE('invalid_dpop_proof'))
         : a,
   ),
@@ -227,7 +273,7 @@ export const AGENTS_ASSISTANT_DEFECTS: readonly Defect[] = [
     'a direct assistant token with a two-level act chain (outer actor personal_agent) is served (its refusal answered 200 {})',
     (ctx) => (a, r) => {
       const act = exchangeToken(r, ctx)?.act as Claims | undefined;
-      return a.status >= 400 && act?.sub === 'personal_agent' && act.act !== undefined ? served(a, r) : a;
+      return a.status >= 400 && act?.sub === 'personal_agent' && act.act !== undefined ? servedAs2xx(a, r) : a;
     },
   ),
   // Every assistant token verified against the identity provider's keys: a signed-out proxy token (HS256) never verifies.
@@ -245,7 +291,7 @@ export const AGENTS_ASSISTANT_DEFECTS: readonly Defect[] = [
     'a web or MCP agent forwarder token with no forwarded artifact is served (its refusal answered 2xx {})',
     (ctx) => (a, r) =>
       a.status >= 400 && forwarder(r, ctx, 'any') && ![SUBJECT, BROWSER, CONTEXT].some((h) => headerOf(r.headers, h) !== undefined)
-        ? served(a, r)
+        ? servedAs2xx(a, r)
         : a,
   ),
   // The forwarder's fitting artifact wins and the others are ignored: MCP keeps Assistant-Subject, web the browser session,
@@ -265,4 +311,11 @@ export const AGENTS_ASSISTANT_DEFECTS: readonly Defect[] = [
       },
     }),
   ),
+  // Grants merged instead of replaced: a narrower grant reported after the token was minted leaves every permission live.
+  lenient('strength.live-grant-only-widens', 'AUTH-ASST-6', "a granted report never narrows a session's live scopes", () => ({
+    requestBody(req, body) {
+      if (req.method !== 'POST' || pathOf(req) !== '/internal/agent-authorization') return body;
+      return editJsonBody(body, (report) => report.decision === 'granted' && ((report.permissions = [...PERMISSIONS]), true));
+    },
+  })),
 ];
