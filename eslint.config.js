@@ -73,6 +73,18 @@ export default tseslint.config(
     },
   },
   {
+    files: ['reference/src/pipeline/**/*.ts'],
+    rules: {
+      'no-restricted-imports': restrict(
+        { group: ['**/conformance/**', '**/cli/**'], message: 'The reference knows nothing of the suite or the CLI.' },
+        {
+          group: ['**/routes/**', './routes/*', '../routes/*'],
+          message: 'The stages know no route: routes are rows the stage table runs (docs/pipeline.md).',
+        },
+      ),
+    },
+  },
+  {
     files: ['conformance/engine/**/*.ts'],
     rules: {
       'no-restricted-imports': restrict(
