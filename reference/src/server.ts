@@ -55,12 +55,15 @@ export async function startServer(config: Config, o: { clock?: Clock; log?: Logg
       closing ??= new Promise<void>((resolve) => {
         stopCleaning();
         stopReconciling();
+        // A connection that is still open after 2 s is cut. The timer keeps the process alive until then: a lingering
+        // close (drain.ts) holds a socket that no longer reads, which alone would not, and the close would never end.
+        const cut = setTimeout(() => server.closeAllConnections(), 2000);
         server.close(() => {
+          clearTimeout(cut);
           db.close();
           resolve();
         });
         server.closeIdleConnections();
-        setTimeout(() => server.closeAllConnections(), 2000).unref();
       });
       return closing;
     },

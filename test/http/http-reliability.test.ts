@@ -174,6 +174,16 @@ describe('a declared body over the cap (413 at once, connection closed)', () => 
     }
   });
 
+  test('a server closed right after such a refusal closes, and its process ends normally', async () => {
+    const { spawnSync } = await import('node:child_process');
+    const r = spawnSync(process.execPath, ['--import', 'tsx', 'test/helpers/close-after-refusal.ts'], {
+      encoding: 'utf8',
+      timeout: 30_000,
+    });
+    assert.equal(r.status, 0, r.stderr);
+    assert.equal(r.stdout.trim(), 'closed');
+  });
+
   test('a declared length at the cap is read (then decoded as usual)', async () => {
     const res = await h.call('/v1/cart/items', {
       method: 'POST',
