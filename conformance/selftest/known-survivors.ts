@@ -37,33 +37,14 @@ export const KNOWN_SURVIVORS: Readonly<Record<string, string>> = {
   'endpoints.success-without-no-store@operation=requestReturn': 'no check of END-CONV-9 sends an exchange in operation=requestReturn',
   'errors.domain-error-challenge@error=address_required': 'no check of ERR-PROBLEM-8 sends an exchange in error=address_required',
   'errors.domain-error-challenge@error=cart_changed': 'no check of ERR-PROBLEM-8 sends an exchange in error=cart_changed',
-  'errors.domain-error-challenge@error=direct_conversation_open':
-    'no check of ERR-PROBLEM-8 sends an exchange in error=direct_conversation_open',
-  'errors.domain-error-challenge@error=guest_session_required':
-    'no check of ERR-PROBLEM-8 sends an exchange in error=guest_session_required',
   'errors.domain-error-challenge@error=header_too_large': 'no check of ERR-PROBLEM-8 sends an exchange in error=header_too_large',
   'errors.domain-error-challenge@error=insufficient_scope': 'no check of ERR-PROBLEM-8 sends an exchange in error=insufficient_scope',
-  'errors.domain-error-challenge@error=insufficient_stock': 'no check of ERR-PROBLEM-8 sends an exchange in error=insufficient_stock',
-  'errors.domain-error-challenge@error=invalid_json': 'no check of ERR-PROBLEM-8 sends an exchange in error=invalid_json',
-  'errors.domain-error-challenge@error=invalid_request': 'no check of ERR-PROBLEM-8 sends an exchange in error=invalid_request',
-  'errors.domain-error-challenge@error=invalid_signature': 'no check of ERR-PROBLEM-8 sends an exchange in error=invalid_signature',
-  'errors.domain-error-challenge@error=method_not_allowed': 'no check of ERR-PROBLEM-8 sends an exchange in error=method_not_allowed',
-  'errors.domain-error-challenge@error=missing_signature': 'no check of ERR-PROBLEM-8 sends an exchange in error=missing_signature',
   'errors.domain-error-challenge@error=not_configured': 'no check of ERR-PROBLEM-8 sends an exchange in error=not_configured',
-  'errors.domain-error-challenge@error=order_not_cancellable': 'no check of ERR-PROBLEM-8 sends an exchange in error=order_not_cancellable',
-  'errors.domain-error-challenge@error=order_not_refundable': 'no check of ERR-PROBLEM-8 sends an exchange in error=order_not_refundable',
-  'errors.domain-error-challenge@error=order_not_returnable': 'no check of ERR-PROBLEM-8 sends an exchange in error=order_not_returnable',
-  'errors.domain-error-challenge@error=payload_too_large': 'no check of ERR-PROBLEM-8 sends an exchange in error=payload_too_large',
   'errors.domain-error-challenge@error=payment_failed': 'no check of ERR-PROBLEM-8 sends an exchange in error=payment_failed',
   'errors.domain-error-challenge@error=rate_limited': 'no check of ERR-PROBLEM-8 sends an exchange in error=rate_limited',
   'errors.domain-error-challenge@error=recovery_not_found': 'no check of ERR-PROBLEM-8 sends an exchange in error=recovery_not_found',
   'errors.domain-error-challenge@error=recovery_pending': 'no check of ERR-PROBLEM-8 sends an exchange in error=recovery_pending',
   'errors.domain-error-challenge@error=unavailable': 'no check of ERR-PROBLEM-8 sends an exchange in error=unavailable',
-  'errors.domain-error-challenge@error=unknown_payment_method':
-    'no check of ERR-PROBLEM-8 sends an exchange in error=unknown_payment_method',
-  'errors.domain-error-challenge@error=unknown_variant': 'no check of ERR-PROBLEM-8 sends an exchange in error=unknown_variant',
-  'errors.domain-error-challenge@error=unsupported_media_type':
-    'no check of ERR-PROBLEM-8 sends an exchange in error=unsupported_media_type',
   'errors.domain-error-challenge@error=webhook_secret_missing':
     'no check of ERR-PROBLEM-8 sends an exchange in error=webhook_secret_missing',
   'errors.dpop-failure-without-nonce@group=conversation': 'no check of ERR-TABLE-4 sends an exchange in group=conversation',
