@@ -10,27 +10,10 @@ import { createMinter } from '../../conformance/lib/mint.js';
 import { behindProxy } from '../helpers/behind-proxy.js';
 import { ALTERNATES, BROKEN_TWINS } from '../helpers/alternates.js';
 import { shortRun } from '../helpers/short-run.js';
-import { cli, outputDir, readReport, type Report } from '../helpers/cli.js';
+import { cli, describeOutcome, outputDir, tryReport } from '../helpers/cli.js';
 
 /** Full spec runs at a time: each is one Playwright worker, mostly waiting on the network, so two cores carry three. */
 const CONCURRENCY = 3;
-
-function describeOutcome(report: Report | undefined, out: string): string {
-  if (!report) return `no conformance report; output:\n${out.slice(-4000)}`;
-  const bad = report.checks.filter((c) => c.status === 'failed' || c.status === 'warning');
-  return (
-    bad.map((c) => `  ${c.status.toUpperCase()} [${c.id}] ${c.reason ?? ''}`).join('\n') ||
-    `(no failed check; output:\n${out.slice(-2000)})`
-  );
-}
-
-function tryReport(dir: string): Report | undefined {
-  try {
-    return readReport(dir);
-  } catch {
-    return undefined;
-  }
-}
 
 // ------------------------------------------------------------------------------------------------------------ the wire
 

@@ -15,7 +15,7 @@ import { startProxy } from '../helpers/mutating-proxy.js';
 import { fixtureProfile, rotatingProfilePath } from '../helpers/reference.js';
 import { createMinter } from '../../conformance/lib/mint.js';
 import { newGuestSession } from '../../conformance/lib/guest-session.js';
-import { cli, outputDir, readReport, type Report } from '../helpers/cli.js';
+import { cli, describeOutcome, outputDir, tryReport } from '../helpers/cli.js';
 import { shortRun } from '../helpers/short-run.js';
 
 /** Full spec runs at a time (each one Playwright worker). */
@@ -63,23 +63,6 @@ function profileFor(alternate: BlindAlternate): string {
   const file = join(mkdtempSync(join(tmpdir(), 'shop-blind-alternate-')), 'profile.json');
   writeFileSync(file, JSON.stringify(alternate.profile(JSON.parse(readFileSync(base, 'utf8')))));
   return file;
-}
-
-function describeOutcome(report: Report | undefined, out: string): string {
-  if (!report) return `no conformance report; output:\n${out.slice(-4000)}`;
-  const bad = report.checks.filter((c) => c.status === 'failed' || c.status === 'warning');
-  return (
-    bad.map((c) => `  ${c.status.toUpperCase()} [${c.id}] ${c.reason ?? ''}`).join('\n') ||
-    `(no failed check; output:\n${out.slice(-2000)})`
-  );
-}
-
-function tryReport(dir: string): Report | undefined {
-  try {
-    return readReport(dir);
-  } catch {
-    return undefined;
-  }
 }
 
 // ------------------------------------------------------------------------------------------------------------ the wire

@@ -41,3 +41,22 @@ export interface Report {
 }
 
 export const readReport = (dir: string): Report => JSON.parse(readFileSync(join(dir, 'conformance-report.json'), 'utf8')) as Report;
+
+/** The failed and warned checks of a run, or the tail of its output when it left no report: a test's failure message. */
+export function describeOutcome(report: Report | undefined, out: string): string {
+  if (!report) return `no conformance report; output:\n${out.slice(-4000)}`;
+  const bad = report.checks.filter((c) => c.status === 'failed' || c.status === 'warning');
+  return (
+    bad.map((c) => `  ${c.status.toUpperCase()} [${c.id}] ${c.reason ?? ''}`).join('\n') ||
+    `(no failed check; output:\n${out.slice(-2000)})`
+  );
+}
+
+/** The run's report, or undefined when it left none. */
+export function tryReport(dir: string): Report | undefined {
+  try {
+    return readReport(dir);
+  } catch {
+    return undefined;
+  }
+}
