@@ -4,7 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Server, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
-import type { ErrorRequestHandler, Request, RequestHandler, Response } from 'express';
+import type { ErrorRequestHandler, Request, Response } from 'express';
 import { ERRORS, REASON_PHRASES } from '../../contract/errors.js';
 import { formatChallenge } from './auth/challenge.js';
 import { LINGER_MS } from './drain.js';
@@ -124,22 +124,6 @@ export function boundary(docsUrl: string, log: Logger, issueNonce?: NonceIssuer)
       return;
     }
     writeProblem(req, res, problem, docsUrl, issueNonce);
-  };
-}
-
-/** The catch-all after every route: a known path with another method is 405 with Allow, anything else 404. */
-export function unmatched(knownRoutes: readonly { method: string; pattern: RegExp }[]): RequestHandler {
-  return (req) => {
-    // [ERR-PROBLEM-10] an unmatched route is answered in the problem format.
-    const allowed = [...new Set(knownRoutes.filter((r) => r.pattern.test(req.path)).map((r) => r.method))];
-    if (allowed.length > 0) {
-      if (allowed.includes('GET')) allowed.push('HEAD');
-      throw new ProblemError('method_not_allowed', {
-        detail: `${req.method} is not allowed on this path.`,
-        headers: { Allow: allowed.join(', ') },
-      });
-    }
-    throw new ProblemError('not_found', { detail: 'No route matches this path.' });
   };
 }
 

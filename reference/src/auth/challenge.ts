@@ -1,10 +1,9 @@
 // Challenge scheme [AUTH-SCHEME-6]: chosen from the request alone, before any verification, so
 // that a missing, malformed or rejected token is answered in one scheme. Pure; never imports Express.
+import { CONVERSATIONS_PATH } from '../../../contract/routes.js';
 import { memoize } from '../bounded.js';
 
 export type Scheme = 'Bearer' | 'DPoP';
-
-export const CONVERSATIONS_PATH = '/assistant/conversations';
 
 /** The actor subject of single-level personal-agent token exchanges (docs/tokens.md). */
 export const PERSONAL_AGENT_ACTOR = 'personal_agent';

@@ -9,6 +9,7 @@
 // paths; `conversationOwner` refuses every other forwarded assistant too, since a forwarder's Bearer token is never DPoP.
 import type { Request } from 'express';
 import { LIMITS } from '../../../contract/limits.js';
+import { CONVERSATIONS_PATH } from '../../../contract/routes.js';
 import type { ErrorCode } from '../../../contract/errors.js';
 import type { Actor, HandlerResult, Validated } from '../pipeline/context.js';
 import { ProblemError } from '../problem.js';
@@ -195,7 +196,7 @@ export const conversationRoutes: RouteDef[] = [
           conversationId: r.openDirectId,
         });
       }
-      return { status: 201, body: r.conversation, headers: { Location: `/assistant/conversations/${r.conversation.id}` } };
+      return { status: 201, body: r.conversation, headers: { Location: `${CONVERSATIONS_PATH}/${r.conversation.id}` } };
     },
   }),
   defineRoute({
