@@ -35,23 +35,22 @@ test(
       // Control without the header: payload shapes are not shown, so a service that refuses the reference's body shows nothing.
       const control = await shop.http.post('/v1/cart/items', { token: await customerToken(shop), json: cartLine() });
       if (is4xx(control))
-        failSetup('addCartItem with the body the description document describes', '2xx', control.status, 'END-OPS-ADDCARTITEM-1');
+        failSetup('addCartItem with the body the description document describes', '2xx', control.status, {
+          clause: 'END-OPS-ADDCARTITEM-1',
+        });
 
       const token = await customerToken(shop);
       const headers = { 'idempotency-key': randomUUID() };
       const read = await shop.http.get('/v1/cart', { token, headers });
-      if (!is2xx(read)) fail('getCart with an Idempotency-Key', '2xx', read.status, 'PUR-IDEM-1');
+      if (!is2xx(read)) fail('getCart with an Idempotency-Key', '2xx', read.status, { clause: 'PUR-IDEM-1' });
       const first = await shop.http.post('/v1/cart/items', { token, headers, json: cartLine() });
       if (!is2xx(first))
-        fail(
-          'first addCartItem with an Idempotency-Key',
-          `2xx (like the same add without it: ${control.status})`,
-          first.status,
-          'PUR-IDEM-1',
-        );
+        fail('first addCartItem with an Idempotency-Key', `2xx (like the same add without it: ${control.status})`, first.status, {
+          clause: 'PUR-IDEM-1',
+        });
       const afterFirst = await readBaseline(() => shop.http.get('/v1/cart', { token }));
       const second = await shop.http.post('/v1/cart/items', { token, headers, json: cartLine() });
-      if (!is2xx(second)) fail('second addCartItem with the same Idempotency-Key', '2xx', second.status, 'PUR-IDEM-1');
+      if (!is2xx(second)) fail('second addCartItem with the same Idempotency-Key', '2xx', second.status, { clause: 'PUR-IDEM-1' });
       const afterSecond = await shop.http.get('/v1/cart', { token });
       // The second add was processed: the cart changed (a replayed response would leave it as the first add left it).
       expectChanged(afterFirst, afterSecond, 'cart after a second add with the same Idempotency-Key (the add applied again)', 'PUR-IDEM-2');
@@ -75,7 +74,7 @@ test(
       const again = await shop.http.post('/v1/cart/items', { token, headers, json: cartLine() });
       expectStatus(again, 201, { clause: 'PUR-IDEM-1' });
       const line = lineOf(again, VARIANT);
-      if (line?.quantity !== 2) fail('quantity after two adds with the same key', 2, line, 'PUR-IDEM-2');
+      if (line?.quantity !== 2) fail('quantity after two adds with the same key', 2, line, { clause: 'PUR-IDEM-2' });
     },
   ),
 );
@@ -90,7 +89,8 @@ async function keyedCheckout(shop: Shop, token: string, body: unknown, headers: 
   const res = await shop.http.post(CHECKOUT, { token, json: body, headers });
   if (!is4xx(res)) return res;
   const control = await checkout(shop, token, body);
-  if (is2xx(control)) fail('checkoutSavedCard with an Idempotency-Key', `2xx (as without it: ${control.status})`, brief(res), 'PUR-IDEM-1');
+  if (is2xx(control))
+    fail('checkoutSavedCard with an Idempotency-Key', `2xx (as without it: ${control.status})`, brief(res), { clause: 'PUR-IDEM-1' });
   return res;
 }
 
@@ -166,13 +166,11 @@ test(
       const replayed = second.text === first.text;
       const [a, b] = [locationOf(shop, first, CHECKOUT)?.url.href, locationOf(shop, second, CHECKOUT)?.url.href];
       if (a !== undefined && a === b)
-        fail(
-          'Location of the retry',
-          "another order's URL",
-          second.headers.get('location'),
-          replayed ? ['PUR-IDEM-3', 'PUR-IDEM-2'] : 'PUR-IDEM-3',
-        );
-      if (replayed) fail("the retry's answer", 'a new order, not the first answer replayed', second.text.slice(0, 300), 'PUR-IDEM-2');
+        fail('Location of the retry', "another order's URL", second.headers.get('location'), {
+          clause: replayed ? ['PUR-IDEM-3', 'PUR-IDEM-2'] : 'PUR-IDEM-3',
+        });
+      if (replayed)
+        fail("the retry's answer", 'a new order, not the first answer replayed', second.text.slice(0, 300), { clause: 'PUR-IDEM-2' });
     },
   ),
 );
@@ -202,10 +200,11 @@ test(
           ...requestedAt(shop, CHECKOUT),
           clause: round === 1 ? 'END-CONV-2' : 'PUR-IDEM-3',
         })!;
-        if (res.body?.id !== orderIdOf(location)) fail(`order id of submission ${round}`, orderIdOf(location), res.body?.id, 'END-CONV-2');
+        if (res.body?.id !== orderIdOf(location))
+          fail(`order id of submission ${round}`, orderIdOf(location), res.body?.id, { clause: 'END-CONV-2' });
         ids.push(orderIdOf(location));
       }
-      if (ids[0] === ids[1]) fail('order ids of two submissions with one Idempotency-Key', 'two orders', ids, 'PUR-IDEM-3');
+      if (ids[0] === ids[1]) fail('order ids of two submissions with one Idempotency-Key', 'two orders', ids, { clause: 'PUR-IDEM-3' });
       expectProblem(await shop.http.post(CHECKOUT, { token, json: checkoutBody(CHECKOUT_ACCOUNTS[4].card), headers }), {
         status: 422,
         error: 'cart_empty',
@@ -249,7 +248,7 @@ test(
           // Refused: the header is to blame only if the same request without it is served.
           const control = await send(method, path, json);
           if (is2xx(control))
-            fail(`${op} as ${who} with an Idempotency-Key`, `2xx (as without it: ${control.status})`, brief(res), 'PUR-IDEM-1');
+            fail(`${op} as ${who} with an Idempotency-Key`, `2xx (as without it: ${control.status})`, brief(res), { clause: 'PUR-IDEM-1' });
         }
         // Two adds with the same key are each processed: two addresses, not the first answer twice.
         if (created.length === 2 && created[0] === created[1])
@@ -257,7 +256,7 @@ test(
             `the second addAddress as ${who} with the same Idempotency-Key`,
             'a new address, not the first answer replayed',
             created[1]!.slice(0, 200),
-            'PUR-IDEM-2',
+            { clause: 'PUR-IDEM-2' },
           );
       }
     },

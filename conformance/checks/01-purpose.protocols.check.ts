@@ -17,7 +17,7 @@ test(
       const token = await customerToken(shop);
       for (const path of ['/', '/v1', '/rpc', '/jsonrpc', '/json-rpc', '/v1/rpc', '/v1/jsonrpc', '/api/rpc']) {
         const res = await shop.http.post(path, { token, json: { jsonrpc: '2.0', id: 1, method: 'getCart', params: {} } });
-        if (is2xx(res)) fail(`POST ${path} with a JSON-RPC call`, 'not 2xx', res.status, 'PUR-PROTO-1');
+        if (is2xx(res)) fail(`POST ${path} with a JSON-RPC call`, 'not 2xx', res.status, { clause: 'PUR-PROTO-1' });
       }
     },
   ),
@@ -50,7 +50,7 @@ test(
       ]) {
         for (const json of [requests, { requests }]) {
           const res = await shop.http.post(path, { token, json });
-          if (is2xx(res)) fail(`POST ${path} with a batch of requests`, 'not 2xx', res.status, 'PUR-PROTO-2');
+          if (is2xx(res)) fail(`POST ${path} with a batch of requests`, 'not 2xx', res.status, { clause: 'PUR-PROTO-2' });
         }
       }
     },
@@ -76,7 +76,7 @@ test(
       });
       const cart = await shop.http.get('/v1/cart', { token });
       if (!Array.isArray(cart.body?.lines) || cart.body.lines.length !== 0)
-        fail('cart lines after the refused array', [], cart.body?.lines, 'PUR-PROTO-2');
+        fail('cart lines after the refused array', [], cart.body?.lines, { clause: 'PUR-PROTO-2' });
     },
   ),
 );
@@ -94,7 +94,8 @@ const SHAPES: readonly [string, Record<string, string>][] = [
 
 function expectNoCors(res: ShopResponse, what: string): void {
   const cors = [...res.headers.keys()].filter((name) => name.toLowerCase().startsWith('access-control-'));
-  if (cors.length > 0) fail(`CORS headers on ${what}`, 'none', Object.fromEntries(cors.map((n) => [n, res.headers.get(n)])), 'PUR-PROTO-3');
+  if (cors.length > 0)
+    fail(`CORS headers on ${what}`, 'none', Object.fromEntries(cors.map((n) => [n, res.headers.get(n)])), { clause: 'PUR-PROTO-3' });
 }
 
 test(

@@ -234,12 +234,12 @@ for (const cap of STOREFRONT_ONLY) {
           });
           // Served is this capability's own clause and the rule of all of them (not service endpoints); for the
           // account-security family, also the rule that human-only operations are not routes.
-          if (answers(res)) fail(`${probe.method} ${path} (${cap.what})`, 'no answer (not 2xx/3xx)', res.status, clauses);
+          if (answers(res)) fail(`${probe.method} ${path} (${cap.what})`, 'no answer (not 2xx/3xx)', res.status, { clause: clauses });
         }
         for (const { doc, described } of await describedOperations(shop)) {
           for (const probe of cap.probes) {
             if (described.get(normalizePath(probe.path))?.has(probe.method))
-              fail(`${doc} lists ${probe.method} ${probe.path} (${cap.what})`, 'not listed', 'listed', 'PUR-STOREFRONT-1');
+              fail(`${doc} lists ${probe.method} ${probe.path} (${cap.what})`, 'not listed', 'listed', { clause: 'PUR-STOREFRONT-1' });
           }
         }
       },
@@ -268,7 +268,7 @@ test(
             : [[doc, res.body]];
         for (const [name, op] of operations) {
           if (JSON.stringify(op ?? null).includes('account:security'))
-            fail(`${doc}: ${name} mentions account:security`, 'no human-only operation', name, 'PUR-HUMAN-4');
+            fail(`${doc}: ${name} mentions account:security`, 'no human-only operation', name, { clause: 'PUR-HUMAN-4' });
         }
       }
     },

@@ -22,7 +22,7 @@ async function readCartAsGuest(shop: Shop, session: string): Promise<ShopRespons
 
 async function expectSessionRefused(shop: Shop, session: string, variant: string, clause: string): Promise<void> {
   const res = await readCartAsGuest(shop, session);
-  if (res.status !== 401) fail(`Guest-Session ${variant}`, '401 invalid_guest_session', brief(res), clause);
+  if (res.status !== 401) fail(`Guest-Session ${variant}`, '401 invalid_guest_session', brief(res), { clause });
   expectProblem(res, { status: 401, error: 'invalid_guest_session', docsUrl: shop.docsUrl, clause });
 }
 

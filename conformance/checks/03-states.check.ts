@@ -51,7 +51,10 @@ test(
     async (shop) => {
       // Control: the same requests succeed for an active account (a fresh subject, provisioned active).
       const active = await shop.mint.customer({ sub: shop.subject('cust') });
-      expectSuccess(await shop.http.get('/v1/cart', { token: active }), 'control: an active account reads its cart', 'AUTH-ACTIVE-1');
+      expectSuccess(await shop.http.get('/v1/cart', { token: active }), {
+        what: 'control: an active account reads its cart',
+        clause: 'AUTH-ACTIVE-1',
+      });
       await judgeEachState(async ({ sub, state, clause }) => {
         const token = await shop.mint.customer({ sub });
         for (const [what, send] of REQUESTS)
@@ -73,11 +76,10 @@ test(
     },
     async (shop) => {
       const active = await shop.mint.delegated({ sub: shop.subject('cust') });
-      expectSuccess(
-        await shop.http.get('/v1/cart', { token: active }),
-        'control: a delegated caller of an active account reads its cart',
-        'AUTH-ACTIVE-1',
-      );
+      expectSuccess(await shop.http.get('/v1/cart', { token: active }), {
+        what: 'control: a delegated caller of an active account reads its cart',
+        clause: 'AUTH-ACTIVE-1',
+      });
       await judgeEachState(async ({ sub, state, clause }) => {
         const token = await shop.mint.delegated({ sub });
         for (const [what, send] of REQUESTS)

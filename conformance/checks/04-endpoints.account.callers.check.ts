@@ -95,7 +95,7 @@ test(
           token: await customerToken(shop),
           ...(json !== undefined ? { json } : {}),
         });
-        if (guardRefused(res)) fail(`control: ${op} with every customer scope`, 'past the guard', brief(res), 'AUTH-CUST-1');
+        if (guardRefused(res)) fail(`control: ${op} with every customer scope`, 'past the guard', brief(res), { clause: 'AUTH-CUST-1' });
       }
     },
   ),
@@ -165,11 +165,10 @@ test(
       seed: true,
     },
     async (shop) => {
-      expectSuccess(
-        await shop.http.get('/v1/me/profile', { token: await customerToken(shop) }),
-        'control: an active account reads its profile',
-        'AUTH-ACTIVE-1',
-      );
+      expectSuccess(await shop.http.get('/v1/me/profile', { token: await customerToken(shop) }), {
+        what: 'control: an active account reads its profile',
+        clause: 'AUTH-ACTIVE-1',
+      });
       for (const sub of Object.values(ENDED_ACCOUNTS)) {
         const tokens = [await customerToken(shop, sub), ...(shop.profile.capabilities.delegated ? [await delegatedToken(shop, sub)] : [])];
         for (const token of tokens) {
@@ -208,7 +207,7 @@ test(
       for (const [kind, who] of await credentialsOfClaimedKinds(shop))
         await inCase(`${kind} on GET /v1/me (x-callers ${JSON.stringify(declared)})`, async () => {
           const res = await shop.http.get('/v1/me', who);
-          if (declared.includes(kind)) expectSuccess(res, 'served', 'END-LIST-6');
+          if (declared.includes(kind)) expectSuccess(res, { what: 'served', clause: 'END-LIST-6' });
           else expectRefusal(shop, res, 'END-LIST-6');
         });
     },
@@ -228,7 +227,9 @@ test(
     },
     async (shop) => {
       for (const [kind, who] of await credentialsOfClaimedKinds(shop))
-        await inCase(`${kind} on GET /v1/me`, async () => expectSuccess(await shop.http.get('/v1/me', who), 'GET /v1/me', 'END-LIST-6'));
+        await inCase(`${kind} on GET /v1/me`, async () =>
+          expectSuccess(await shop.http.get('/v1/me', who), { what: 'GET /v1/me', clause: 'END-LIST-6' }),
+        );
     },
   ),
 );

@@ -18,7 +18,7 @@ import { expectUnchanged, readBaseline } from '../lib/compare.js';
 /** An order as its owner reads it, for before/after comparisons. */
 async function ownOrder(shop: Shop, token: string, id: string, clause: string): Promise<ShopResponse> {
   const res = await shop.http.get(`/v1/me/orders/${id}`, { token });
-  expectSuccess(res, `the owner reads ${id}`, clause);
+  expectSuccess(res, { what: `the owner reads ${id}`, clause });
   return res;
 }
 
@@ -49,7 +49,7 @@ test(
         // Served, it is a row not scoped by the token's sub and another account's data seen.
         expectOwnershipRefusal(shop, res, `a fresh account reads ${id}`, ['END-ME-2', 'END-ME-1']);
         if (res.text.includes(ADA.name) || res.text.includes(ADA.line1))
-          fail(`refusal of ${id}`, 'nothing of Ada', res.text.slice(0, 300), 'END-ME-1');
+          fail(`refusal of ${id}`, 'nothing of Ada', res.text.slice(0, 300), { clause: 'END-ME-1' });
       }
       expectOwnershipRefusal(
         shop,
@@ -111,7 +111,8 @@ test(
       const same = (what: string, mine: ShopResponse, missing: ShopResponse) => {
         const a = expectProblem(mine, { status: 404, error: 'not_found', docsUrl: shop.docsUrl, clause: 'END-ME-2' });
         const b = expectProblem(missing, { status: 404, error: 'not_found', docsUrl: shop.docsUrl, clause: 'END-ME-2' });
-        if (a.detail !== b.detail) fail(`${what}: the refusal tells nothing of the row's existence`, b.detail, a.detail, 'END-ME-2');
+        if (a.detail !== b.detail)
+          fail(`${what}: the refusal tells nothing of the row's existence`, b.detail, a.detail, { clause: 'END-ME-2' });
       };
       const { order: none, address: noAddress } = ABSENT_IDS;
       const { adaDelivered: delivered, benPaid: paid } = ORDERS;

@@ -31,7 +31,7 @@ test(
         delivered: await readBaseline(() => shop.http.get(`/v1/me/orders/${delivered.id}`, { token: ada })),
         addresses: await readBaseline(() => shop.http.get('/v1/me/addresses', { token: ada })),
       };
-      expectSuccess(before.paid.first, `control: ${BEN.sub} reads ${paid.id}`, 'END-ME-2');
+      expectSuccess(before.paid.first, { what: `control: ${BEN.sub} reads ${paid.id}`, clause: 'END-ME-2' });
       const needles = [ADA.name, ADA.line1, ...ADA.orderIds, ...ADA.addressIds, ...NOT_ADAS];
       for (const [who, send] of await callers(shop, 'agents')) {
         for (const id of ADA.orderIds) {
@@ -49,10 +49,12 @@ test(
         }
         for (const path of ['/v1/me/profile', '/v1/me/addresses', '/v1/me/payment-methods', '/v1/me/orders']) {
           const res = await send('GET', path);
-          expectSuccess(res, `GET ${path} as ${who} of a fresh account`, 'END-ME-1');
+          expectSuccess(res, { what: `GET ${path} as ${who} of a fresh account`, clause: 'END-ME-1' });
           const seen = needles.filter((n) => res.text.includes(n));
           if (seen.length > 0)
-            fail(`GET ${path} as ${who} of a fresh account`, `nothing of ${seen.join(', ')}`, res.text.slice(0, 300), 'END-ME-1');
+            fail(`GET ${path} as ${who} of a fresh account`, `nothing of ${seen.join(', ')}`, res.text.slice(0, 300), {
+              clause: 'END-ME-1',
+            });
         }
       }
       expectUnchanged(

@@ -53,7 +53,7 @@ async function callerMatrix(shop: Shop, path: string, json: unknown, opClause: s
           `${kind} on ${path} (in the agent-checkout list) must pass the guard`,
           'not 401/403',
           `${res.status} ${String(res.body?.error ?? '')}`,
-          opClause,
+          { clause: opClause },
         );
     } else {
       const clause = kind === 'operator' ? 'END-LIST-5' : 'END-LIST-4';
@@ -62,11 +62,11 @@ async function callerMatrix(shop: Shop, path: string, json: unknown, opClause: s
           `${kind} on ${path} (outside the agent-checkout list): every caller kind is answered as on a path no service has`,
           '403 caller_not_allowed from a served route',
           noRouteAnswers(answers),
-          [clause, opClause],
+          { clause: [clause, opClause] },
         );
       expectProblem(res, { status: 403, error: 'caller_not_allowed', docsUrl: shop.docsUrl, clause });
       if (res.headers.get('www-authenticate') !== null)
-        fail(`WWW-Authenticate on caller_not_allowed (${kind})`, 'absent', res.headers.get('www-authenticate'), 'ERR-TABLE-8');
+        fail(`WWW-Authenticate on caller_not_allowed (${kind})`, 'absent', res.headers.get('www-authenticate'), { clause: 'ERR-TABLE-8' });
     }
   }
 }
@@ -119,9 +119,9 @@ test(
             `not an unmatched-route answer (${describeUnmatched(unmatched)})`,
             brief(res),
             // The preview unserved is the operation's route missing and the service not serving previews.
-            ['END-OPS-CREATECHECKOUTPREVIEW-1', 'PUR-SERVE-3'],
+            { clause: ['END-OPS-CREATECHECKOUTPREVIEW-1', 'PUR-SERVE-3'] },
           );
-        if (res.status >= 500) fail('POST /v1/checkout-previews', 'not a server error', brief(res), 'PUR-SERVE-3');
+        if (res.status >= 500) fail('POST /v1/checkout-previews', 'not a server error', brief(res), { clause: 'PUR-SERVE-3' });
       }
     },
   ),

@@ -34,7 +34,7 @@ test(
       expectStatus(preview, 200, { clause: 'END-OPS-CREATECHECKOUTPREVIEW-1' });
       expectNoStore(preview, { clause: 'END-OPS-CREATECHECKOUTPREVIEW-1' });
       if (preview.headers.get('location') !== null)
-        fail('Location on a preview (not stored)', null, preview.headers.get('location'), 'END-OPS-CREATECHECKOUTPREVIEW-1');
+        fail('Location on a preview (not stored)', null, preview.headers.get('location'), { clause: 'END-OPS-CREATECHECKOUTPREVIEW-1' });
       // 2 × 2400 = 4800: shipping 595, tax 384 (the account's address is in the US).
       const totals = { subtotal_cents: 4800, shipping_cents: 595, tax_cents: 384, total_cents: 5779 };
       const got = preview.body ?? {};
@@ -45,10 +45,13 @@ test(
         address_id: CHECKOUT_ACCOUNTS[3].address,
         payment_method_id: CHECKOUT_ACCOUNTS[3].card,
       };
-      for (const [k, v] of Object.entries(want)) if (got[k] !== v) fail(`preview "${k}"`, v, got[k], 'END-OPS-CREATECHECKOUTPREVIEW-1');
+      for (const [k, v] of Object.entries(want))
+        if (got[k] !== v) fail(`preview "${k}"`, v, got[k], { clause: 'END-OPS-CREATECHECKOUTPREVIEW-1' });
       const lines = (got.lines ?? []) as Line[];
       if (lines.length !== 1 || lines[0]?.variant_id !== CHECKOUT_VARIANTS.beanie || lines[0]?.quantity !== 2)
-        fail('preview "lines"', [{ variant_id: CHECKOUT_VARIANTS.beanie, quantity: 2 }], got.lines, 'END-OPS-CREATECHECKOUTPREVIEW-1');
+        fail('preview "lines"', [{ variant_id: CHECKOUT_VARIANTS.beanie, quantity: 2 }], got.lines, {
+          clause: 'END-OPS-CREATECHECKOUTPREVIEW-1',
+        });
 
       const res = await shop.http.post(CHECKOUT, { token, json: checkoutBody(CHECKOUT_ACCOUNTS[3].card) });
       const location = expectCreated(res, {
@@ -66,20 +69,28 @@ test(
         address_id: CHECKOUT_ACCOUNTS[3].address,
         payment_method_id: CHECKOUT_ACCOUNTS[3].card,
       };
-      for (const [k, v] of Object.entries(wantOrder)) if (order[k] !== v) fail(`order "${k}"`, v, order[k], 'END-OPS-CHECKOUTSAVEDCARD-1');
+      for (const [k, v] of Object.entries(wantOrder))
+        if (order[k] !== v) fail(`order "${k}"`, v, order[k], { clause: 'END-OPS-CHECKOUTSAVEDCARD-1' });
       if (typeof order.number !== 'string' || !/^#\d+$/.test(order.number))
-        fail('order "number"', '#<digits>', order.number, 'END-OPS-CHECKOUTSAVEDCARD-1');
+        fail('order "number"', '#<digits>', order.number, { clause: 'END-OPS-CHECKOUTSAVEDCARD-1' });
       const orderLines = (order.lines ?? []) as Line[];
       if (orderLines.length !== 1 || orderLines[0]?.variant_id !== CHECKOUT_VARIANTS.beanie || orderLines[0]?.quantity !== 2)
-        fail('order "lines"', [{ variant_id: CHECKOUT_VARIANTS.beanie, quantity: 2 }], order.lines, 'END-OPS-CHECKOUTSAVEDCARD-1');
+        fail('order "lines"', [{ variant_id: CHECKOUT_VARIANTS.beanie, quantity: 2 }], order.lines, {
+          clause: 'END-OPS-CHECKOUTSAVEDCARD-1',
+        });
 
       const read = await shop.http.get(location, { token });
       expectStatus(read, 200, { clause: 'END-CONV-2' });
       if (read.body?.id !== order.id || read.body?.status !== 'paid')
-        fail(`GET ${location}`, { id: order.id, status: 'paid' }, { id: read.body?.id, status: read.body?.status }, 'END-CONV-2');
+        fail(
+          `GET ${location}`,
+          { id: order.id, status: 'paid' },
+          { id: read.body?.id, status: read.body?.status },
+          { clause: 'END-CONV-2' },
+        );
       const cart = await shop.http.get('/v1/cart', { token });
       if (!Array.isArray(cart.body?.lines) || cart.body.lines.length !== 0)
-        fail('cart lines after the order', [], cart.body?.lines, 'PUR-SERVE-3');
+        fail('cart lines after the order', [], cart.body?.lines, { clause: 'PUR-SERVE-3' });
     },
   ),
 );
@@ -201,7 +212,7 @@ test(
         clause: 'END-OPS-CHECKOUTSAVEDCARD-1',
       });
       if (res.body?.status !== 'pending_payment')
-        fail('order "status"', 'pending_payment', res.body?.status, 'END-OPS-CHECKOUTSAVEDCARD-1');
+        fail('order "status"', 'pending_payment', res.body?.status, { clause: 'END-OPS-CHECKOUTSAVEDCARD-1' });
     },
   ),
 );
@@ -229,7 +240,7 @@ test(
           'orders placed by two simultaneous checkouts of one cart',
           'exactly one 201',
           both.map((r) => r.status),
-          'PUR-IDEM-4',
+          { clause: 'PUR-IDEM-4' },
         );
       const other = both.find((r) => r.status !== 201)!;
       expectProblem(

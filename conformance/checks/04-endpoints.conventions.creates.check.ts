@@ -29,7 +29,7 @@ test(
     async (shop) => {
       for (const [who, send] of await callers(shop, 'storefront')) {
         const added = await send('POST', '/v1/cart/items', cartLine());
-        if (added.status >= 300) fail(`addCartItem as ${who}`, '2xx', brief(added), 'END-OPS-ADDCARTITEM-1');
+        if (added.status >= 300) fail(`addCartItem as ${who}`, '2xx', brief(added), { clause: 'END-OPS-ADDCARTITEM-1' });
         expectCreateConventions(added, 'addCartItem', { what: `addCartItem as ${who}` });
         expectDeleteConventions(await send('DELETE', `/v1/cart/items/${VARIANT}`), `removeCartItem as ${who}`);
       }
@@ -47,9 +47,9 @@ test(
     async (shop) => {
       for (const [who, send] of await callers(shop, 'account')) {
         const created = await send('POST', '/v1/me/addresses', addressBody());
-        if (created.status >= 300) fail(`addAddress as ${who}`, '2xx', brief(created), 'END-OPS-ADDADDRESS-1');
+        if (created.status >= 300) fail(`addAddress as ${who}`, '2xx', brief(created), { clause: 'END-OPS-ADDADDRESS-1' });
         // addAddress is the spec's own example of a create: 201 whatever the documents say.
-        if (created.status !== 201) fail(`addAddress as ${who}: status of a create`, 201, brief(created), 'END-CONV-1');
+        if (created.status !== 201) fail(`addAddress as ${who}: status of a create`, 201, brief(created), { clause: 'END-CONV-1' });
         expectCreateConventions(created, 'addAddress', { what: `addAddress as ${who}` });
         const id = createdAddressId(shop, created);
         expectDeleteConventions(await send('DELETE', `/v1/me/addresses/${encodeURIComponent(id)}`), `deleteAddress as ${who}`);
@@ -74,7 +74,7 @@ test(
       if (learned().has('postConversationMessage')) {
         const { method, path } = conversationRoute('postConversationMessage', id);
         const wrote = (await agent.request(method, path, { json: messageOf('Hello from the conformance suite.') })).res;
-        if (wrote.status >= 300) fail(`${method} ${path} (postConversationMessage)`, '2xx', brief(wrote), 'END-PUBLIC-19');
+        if (wrote.status >= 300) fail(`${method} ${path} (postConversationMessage)`, '2xx', brief(wrote), { clause: 'END-PUBLIC-19' });
         expectCreateConventions(wrote, 'postConversationMessage');
       }
     },

@@ -52,12 +52,9 @@ test(
         });
       }
       if (seen === 0)
-        fail(
-          'requests under /assistant/conversations without a token',
-          'at least one 401 (authentication required)',
-          'none',
-          'END-PUBLIC-19',
-        );
+        fail('requests under /assistant/conversations without a token', 'at least one 401 (authentication required)', 'none', {
+          clause: 'END-PUBLIC-19',
+        });
     },
   ),
 );
@@ -83,7 +80,8 @@ test(
       const customer = await customerToken(shop);
       const asCustomer = await shop.http.request(open.method, open.path, { token: customer, json: openBody() });
       inCase('a customer Bearer token', () => {
-        if (asCustomer.status !== 401 && asCustomer.status !== 403) fail('status', '401 or 403', brief(asCustomer), 'END-PUBLIC-19');
+        if (asCustomer.status !== 401 && asCustomer.status !== 403)
+          fail('status', '401 or 403', brief(asCustomer), { clause: 'END-PUBLIC-19' });
         expectProblem(asCustomer, {
           status: asCustomer.status,
           error: String(asCustomer.body?.error ?? '<missing>'),
@@ -95,7 +93,7 @@ test(
       // The same assistant with DPoP and a proof is admitted: the refusals above are the scheme's, not the session's.
       const { res } = await agent.request(open.method, open.path, { json: openBody() });
       if (res.status === 401 || res.status === 403)
-        fail('the same assistant with DPoP and a proof', 'admitted (not 401/403)', brief(res), 'END-PUBLIC-19');
+        fail('the same assistant with DPoP and a proof', 'admitted (not 401/403)', brief(res), { clause: 'END-PUBLIC-19' });
     },
   ),
 );
@@ -117,28 +115,28 @@ test(
       const { id, res: opened } = await openConversation(agent, 'direct');
       expectStatus(opened, 201, { clause: 'END-CONV-1' });
       if (locationOf(shop, opened, COLLECTION)?.path !== `${COLLECTION}/${id}`)
-        fail('Location of the new conversation', `${COLLECTION}/${id}`, opened.headers.get('location'), 'END-CONV-2');
+        fail('Location of the new conversation', `${COLLECTION}/${id}`, opened.headers.get('location'), { clause: 'END-CONV-2' });
       expectNoStore(opened, { clause: 'END-CONV-9' });
-      if (!opened.headers.get('dpop-nonce')) fail('DPoP-Nonce on a success', 'present', null, 'AUTH-ORDER-4');
+      if (!opened.headers.get('dpop-nonce')) fail('DPoP-Nonce on a success', 'present', null, { clause: 'AUTH-ORDER-4' });
       if (opened.body?.status !== 'open' || opened.body?.mode !== 'direct')
-        fail('the new conversation', '{ mode: direct, status: open }', opened.body, 'END-PUBLIC-19');
+        fail('the new conversation', '{ mode: direct, status: open }', opened.body, { clause: 'END-PUBLIC-19' });
 
       const wrote = (await agent.post(`${COLLECTION}/${id}/messages`, { json: { text: 'Hello, store.' } })).res;
       expectStatus(wrote, 201, { clause: 'END-CONV-1' });
       if (wrote.body?.author !== 'assistant' || wrote.body?.text !== 'Hello, store.')
-        fail('the written message', '{ author: assistant, text }', wrote.body, 'END-PUBLIC-19');
+        fail('the written message', '{ author: assistant, text }', wrote.body, { clause: 'END-PUBLIC-19' });
 
       const read = (await agent.get(`${COLLECTION}/${id}`)).res;
       expectStatus(read, 200, { clause: 'END-PUBLIC-19' });
       expectNoStore(read, { clause: 'END-CONV-9' });
       const texts = Array.isArray(read.body?.messages) ? read.body.messages.map((m: { text?: unknown }) => m.text) : read.body;
       if (JSON.stringify(texts) !== JSON.stringify(['Hello, store.']))
-        fail('messages of the conversation', ['Hello, store.'], texts, 'END-PUBLIC-19');
+        fail('messages of the conversation', ['Hello, store.'], texts, { clause: 'END-PUBLIC-19' });
 
       const list = (await agent.get(COLLECTION)).res;
       expectStatus(list, 200, { clause: 'END-PUBLIC-19' });
       const ids = Array.isArray(list.body?.conversations) ? list.body.conversations.map((c: { id?: unknown }) => c.id) : list.body;
-      if (JSON.stringify(ids) !== JSON.stringify([id])) fail("the session's conversations", [id], ids, 'END-PUBLIC-19');
+      if (JSON.stringify(ids) !== JSON.stringify([id])) fail("the session's conversations", [id], ids, { clause: 'END-PUBLIC-19' });
 
       // Conversations belong to the session: another session (of another account) sees none of them.
       const other = await AssistantAgent.create(shop);
@@ -154,7 +152,7 @@ test(
 
       const closed = (await agent.post(`${COLLECTION}/${id}/close`)).res;
       expectStatus(closed, 200, { clause: 'END-PUBLIC-19' });
-      if (closed.body?.status !== 'closed') fail('status after close', 'closed', closed.body?.status, 'END-PUBLIC-19');
+      if (closed.body?.status !== 'closed') fail('status after close', 'closed', closed.body?.status, { clause: 'END-PUBLIC-19' });
     },
   ),
 );
@@ -173,11 +171,12 @@ test(
       const { id } = await openConversation(agent, 'direct');
       const { res } = await sendConversation(agent, 'openConversation', undefined, openBody());
       // The spec names the code, not the status: any 4xx problem document with the code.
-      if (res.status < 400 || res.status > 499) fail('a second direct conversation', 'refused (4xx)', brief(res), 'ERR-TABLE-15');
+      if (res.status < 400 || res.status > 499)
+        fail('a second direct conversation', 'refused (4xx)', brief(res), { clause: 'ERR-TABLE-15' });
       expectProblem(res, { status: res.status, error: 'direct_conversation_open', docsUrl: shop.docsUrl, clause: 'ERR-TABLE-15' });
       // One fact stated twice: the error table's row (direct_conversation_open with `conversation_id`) and the member's rule.
       if (res.body?.conversation_id !== id)
-        fail('problem "conversation_id"', id, res.body?.conversation_id, ['ERR-TABLE-15', 'RES-PROBLEM-12']);
+        fail('problem "conversation_id"', id, res.body?.conversation_id, { clause: ['ERR-TABLE-15', 'RES-PROBLEM-12'] });
     },
   ),
 );
@@ -198,7 +197,7 @@ test(
       const second = (await agent.post(COLLECTION, { json: { mode: 'direct' } })).res;
       expectProblem(second, { status: 409, error: 'direct_conversation_open', docsUrl: shop.docsUrl, clause: 'ERR-TABLE-15' });
       if (second.body?.conversation_id !== id)
-        fail('problem "conversation_id"', id, second.body?.conversation_id, ['ERR-TABLE-15', 'RES-PROBLEM-12']);
+        fail('problem "conversation_id"', id, second.body?.conversation_id, { clause: ['ERR-TABLE-15', 'RES-PROBLEM-12'] });
       expectNoStore(second, { clause: 'END-CONV-9' });
       for (let i = 0; i < 2; i++) {
         const handoff = (await agent.post(COLLECTION, { json: { mode: 'handoff' } })).res;

@@ -59,7 +59,7 @@ for (const r of ROUTES.filter((x) => x.secret !== 'accountRecoverySecret')) {
             expectRefusal(shop, res, r.clause);
             // The refusal's status is open at this level, but a 401 always carries a challenge (RFC 9110 §15.5.2).
             if (res.status === 401 && res.headers.get('www-authenticate') === null)
-              fail('WWW-Authenticate on a 401 (RFC 9110 §15.5.2)', 'a challenge', null, r.clause);
+              fail('WWW-Authenticate on a 401 (RFC 9110 §15.5.2)', 'a challenge', null, { clause: r.clause });
           });
           if (what === 'a wrong secret') refusal = res;
         }
@@ -70,7 +70,8 @@ for (const r of ROUTES.filter((x) => x.secret !== 'accountRecoverySecret')) {
         const res = await shop.http.post(r.path, { headers: present(r, own, { spec: true }), json: bodyOf(r, shop) });
         inCase("the route's own secret", () => {
           const asWrong = res.status === 403 && refusal?.status === 403 && res.body?.error === refusal.body?.error;
-          if (res.status === 401 || asWrong) fail('refused as a credential', 'not refused as a wrong secret is', brief(res), r.clause);
+          if (res.status === 401 || asWrong)
+            fail('refused as a credential', 'not refused as a wrong secret is', brief(res), { clause: r.clause });
         });
       },
     ),
@@ -97,12 +98,9 @@ test(
           inCase(`${r.path} with ${what}`, () => {
             expectRefusal(shop, res, 'PUR-RULE-4');
             if (res.body?.error === 'caller_not_allowed' || res.body?.error === 'insufficient_scope') {
-              fail(
-                "refused by its own authentication, not by the operations' caller guard",
-                'a credential refusal',
-                brief(res),
-                'PUR-RULE-4',
-              );
+              fail("refused by its own authentication, not by the operations' caller guard", 'a credential refusal', brief(res), {
+                clause: 'PUR-RULE-4',
+              });
             }
           });
         }
@@ -139,7 +137,7 @@ test(
                 'WWW-Authenticate on a header-secret route',
                 'X-Proxy-Idp-Secret realm="internal"',
                 res.headers.get('www-authenticate'),
-                r.clause,
+                { clause: r.clause },
               );
           });
         }
@@ -166,7 +164,8 @@ test(
             return void expectProblem(res, { status: 404, error: 'not_configured', docsUrl: shop.docsUrl, clause: r.clause });
           if (r.accepted.error)
             return void expectProblem(res, { status: r.accepted.status, error: r.accepted.error, docsUrl: shop.docsUrl, clause: r.clause });
-          if (res.status !== r.accepted.status) fail("status with the route's own secret", r.accepted.status, brief(res), r.clause);
+          if (res.status !== r.accepted.status)
+            fail("status with the route's own secret", r.accepted.status, brief(res), { clause: r.clause });
           expectNoStore(res, { clause: r.clause });
         });
       }
@@ -204,14 +203,13 @@ test(
         inCase(`a ${size}-byte valid intent, chunked`, () => {
           expectRefusal(shop, res, 'LIM-INTENT-1');
           if (is2xx(under) && res.body?.error === 'invalid_request')
-            fail(
-              'refused for its size',
-              `not invalid_request (the same intent under 8 KiB was ${under.status})`,
-              brief(res),
-              'LIM-INTENT-1',
-            );
+            fail('refused for its size', `not invalid_request (the same intent under 8 KiB was ${under.status})`, brief(res), {
+              clause: 'LIM-INTENT-1',
+            });
           if (!is2xx(under) && code(res) === code(under))
-            fail('refused for its size', `another answer than the same intent under 8 KiB (${code(under)})`, brief(res), 'LIM-INTENT-1');
+            fail('refused for its size', `another answer than the same intent under 8 KiB (${code(under)})`, brief(res), {
+              clause: 'LIM-INTENT-1',
+            });
         });
       }
     },
@@ -231,7 +229,7 @@ test(
       if (secret === null) notApplicable('the profile has no idpActionSecret: the route is closed');
       const r = route('/internal/account/security-intents');
       const at = await postChunked(shop, r.path, present(r, secret!), paddedIntent(LIMITS.securityIntentBytes));
-      if (at.status !== 202) fail('exactly 8 KiB (8192 bytes), chunked: status', 202, brief(at), 'LIM-INTENT-1');
+      if (at.status !== 202) fail('exactly 8 KiB (8192 bytes), chunked: status', 202, brief(at), { clause: 'LIM-INTENT-1' });
       const over = await postChunked(shop, r.path, present(r, secret!), paddedIntent(LIMITS.securityIntentBytes + 1), { hold: true });
       inCase('8193 bytes, chunked, request left open', () =>
         expectProblem(over, { status: 413, error: 'payload_too_large', docsUrl: shop.docsUrl, clause: 'LIM-INTENT-1' }),

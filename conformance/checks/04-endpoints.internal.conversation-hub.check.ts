@@ -62,7 +62,7 @@ test(
           inCase(`${name}, ${what}`, () => {
             expectRefusal(shop, res, clause);
             if (res.status === 401 && res.headers.get('www-authenticate') === null)
-              fail('WWW-Authenticate on a 401 (RFC 9110 §15.5.2)', 'a challenge', null, clause);
+              fail('WWW-Authenticate on a 401 (RFC 9110 §15.5.2)', 'a challenge', null, { clause });
           });
         }
       }

@@ -42,7 +42,8 @@ test(
           'PUR-SERVE-5',
         );
         const after = expectOpsOk(await shop.http.get(`/v1/ops/orders/${id}`, who), 'PUR-SERVE-5');
-        if (after?.status !== status) fail(`status of ${id} after a refused cancellation`, status, after?.status, 'PUR-SERVE-5');
+        if (after?.status !== status)
+          fail(`status of ${id} after a refused cancellation`, status, after?.status, { clause: 'PUR-SERVE-5' });
       }
       expectOpsProblem(
         shop,
@@ -133,14 +134,16 @@ test(
         return v?.available_quantity as unknown;
       };
       const before = await catalogStock();
-      if (typeof before !== 'number') fail(`stock of ${ADJUSTABLE_VARIANT.id} in the catalog`, 'a number', before, 'PUR-SERVE-5');
+      if (typeof before !== 'number')
+        fail(`stock of ${ADJUSTABLE_VARIANT.id} in the catalog`, 'a number', before, { clause: 'PUR-SERVE-5' });
       const up = expectOpsOk(await adjust(ADJUSTABLE_VARIANT.id, { delta: 1, reason: 'conformance check +1' }), 'PUR-SERVE-5');
       if (up?.variant_id !== ADJUSTABLE_VARIANT.id || up.stock !== (before as number) + 1)
-        fail('answer of +1', { variant_id: ADJUSTABLE_VARIANT.id, stock: (before as number) + 1 }, up, 'PUR-SERVE-5');
+        fail('answer of +1', { variant_id: ADJUSTABLE_VARIANT.id, stock: (before as number) + 1 }, up, { clause: 'PUR-SERVE-5' });
       const down = expectOpsOk(await adjust(ADJUSTABLE_VARIANT.id, { delta: -1, reason: 'conformance check -1' }), 'PUR-SERVE-5');
-      if (down?.stock !== before) fail('answer of -1', { stock: before }, down, 'PUR-SERVE-5');
+      if (down?.stock !== before) fail('answer of -1', { stock: before }, down, { clause: 'PUR-SERVE-5' });
       const after = await catalogStock();
-      if (after !== before) fail(`stock of ${ADJUSTABLE_VARIANT.id} in the catalog after +1 and -1`, before, after, 'PUR-SERVE-5');
+      if (after !== before)
+        fail(`stock of ${ADJUSTABLE_VARIANT.id} in the catalog after +1 and -1`, before, after, { clause: 'PUR-SERVE-5' });
 
       expectOpsProblem(
         shop,

@@ -185,7 +185,9 @@ test(
           // A partly failed deletion whose resumption finds no authorization lost its operation and checkpoints (States,
           // Partial failure rule): the same operation must be resumable.
           if (problemCodeOf(res) === 'recovery_not_found')
-            fail('resuming the partly failed deletion', '200 (the operation and its checkpoints preserved)', brief(res), 'STA-PARTIAL-1');
+            fail('resuming the partly failed deletion', '200 (the operation and its checkpoints preserved)', brief(res), {
+              clause: 'STA-PARTIAL-1',
+            });
           // The first answer is one fact stated twice (States: `pending`; Endpoints: 200 status pending); a retry is Endpoints'.
           expectRecoveryStatus(res, 'pending', i === 1 ? ['STA-RECOVERY-2', 'END-RECOVERY-9'] : 'END-RECOVERY-9');
         });
@@ -260,7 +262,7 @@ test(
         `answers to ${OVERLAP_ROUNDS} bursts of ${OVERLAP_BURST} overlapping resumptions of ${RECOVERY_OPERATIONS.providerPending.operationId}`,
         'at least one 409 recovery_pending',
         rounds,
-        'END-RECOVERY-13',
+        { clause: 'END-RECOVERY-13' },
       );
     },
   ),
@@ -286,9 +288,9 @@ test(
         inCase(op.operationId, () => {
           expectRecoveryStatus(res, status, 'RES-RECOVERY-5');
           if (JSON.stringify(res.body) !== JSON.stringify({ status, operationId: op.operationId }))
-            fail('body', { status, operationId: op.operationId }, res.body, 'RES-RECOVERY-5');
+            fail('body', { status, operationId: op.operationId }, res.body, { clause: 'RES-RECOVERY-5' });
           if (!/^application\/json/.test(res.headers.get('content-type') ?? ''))
-            fail('Content-Type', 'application/json', res.headers.get('content-type'), 'RES-RECOVERY-5');
+            fail('Content-Type', 'application/json', res.headers.get('content-type'), { clause: 'RES-RECOVERY-5' });
           expectNoStore(res, { clause: 'RES-RECOVERY-5' });
         });
       }

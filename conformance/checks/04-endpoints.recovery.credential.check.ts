@@ -14,7 +14,7 @@ import { RECOVERY_OPERATIONS } from './_shared/seed-data.js';
 
 /** 401 with a problem document (the spec names the status of a recovery credential refusal, not its code). */
 function expect401(shop: Shop, res: ShopResponse, clause: string): void {
-  if (res.status !== 401) fail('status', 401, brief(res), clause);
+  if (res.status !== 401) fail('status', 401, brief(res), { clause });
   expectProblem(res, {
     status: 401,
     error: typeof res.body?.error === 'string' ? res.body.error : '<missing>',
@@ -58,7 +58,7 @@ test(
         const res = await recover(shop, RECOVERY_OPERATIONS.cancelled, headers);
         inCase(what, () => {
           if (res.status !== 401 && res.status === own.status && res.body?.error === own.body?.error)
-            fail('answered as its own credential is', 'refused: 401', brief(res), ['END-PUBLIC-16', 'END-RECOVERY-11']);
+            fail('answered as its own credential is', 'refused: 401', brief(res), { clause: ['END-PUBLIC-16', 'END-RECOVERY-11'] });
           expect401(shop, res, 'END-RECOVERY-11');
         });
       }

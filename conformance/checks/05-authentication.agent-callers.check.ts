@@ -36,7 +36,7 @@ async function expectMatrix(shop: Shop, kind: AgentKind, ops: readonly Operation
       if (level === 'spec' && op.group === 'operator') return expectCredentialRefused(shop, res, clause);
       expectProblem(res, { status: 403, error: 'caller_not_allowed', docsUrl: shop.docsUrl, clause: 'ERR-TABLE-8' });
       if (res.headers.get('www-authenticate') !== null)
-        fail('WWW-Authenticate on caller_not_allowed', null, res.headers.get('www-authenticate'), 'ERR-TABLE-8');
+        fail('WWW-Authenticate on caller_not_allowed', null, res.headers.get('www-authenticate'), { clause: 'ERR-TABLE-8' });
     });
   }
 }

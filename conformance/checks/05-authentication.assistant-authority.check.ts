@@ -23,9 +23,10 @@ import { VARIANT } from './_shared/seed-data.js';
  * cases are reached (the probes change nothing); another refusal is AUTH-ASST-10's.
  */
 function expectActsSignedOut(shop: Shop, res: ShopResponse, what: string, clauses: readonly string[]): void {
-  if (is2xx(res)) return failSoft(`${what}: refused (acting signed out)`, '403 sign_in_required', brief(res), [...clauses, 'AUTH-ASST-10']);
+  if (is2xx(res))
+    return failSoft(`${what}: refused (acting signed out)`, '403 sign_in_required', brief(res), { clause: [...clauses, 'AUTH-ASST-10'] });
   inCase(what, () => {
-    if (errorOf(res) !== 'sign_in_required') fail('refused as not signed in', 'sign_in_required', brief(res), 'AUTH-ASST-10');
+    if (errorOf(res) !== 'sign_in_required') fail('refused as not signed in', 'sign_in_required', brief(res), { clause: 'AUTH-ASST-10' });
     // The challenge's scheme is the request's (DPoP): another one breaks the sign_in_required rule itself too.
     expectSignInRequired(shop, res, 'DPoP', ['AUTH-ASST-10', 'AUTH-SIGNIN-2']);
   });
@@ -42,7 +43,10 @@ test(
     },
     async (shop) => {
       const agent = await AssistantAgent.create(shop);
-      expectSuccess((await agent.post('/v1/cart/items', { json: cartLine() })).res, 'assistant adds a line', 'AUTH-KIND-12');
+      expectSuccess((await agent.post('/v1/cart/items', { json: cartLine() })).res, {
+        what: 'assistant adds a line',
+        clause: 'AUTH-KIND-12',
+      });
       expectNamesVariant((await agent.get('/v1/cart')).res, VARIANT, 'assistant reads the cart', 'AUTH-KIND-12');
       expectNamesVariant(
         await shop.http.get('/v1/cart', { token: await shop.mint.customer({ sub: agent.identity.sub! }) }),
@@ -50,7 +54,7 @@ test(
         "the customer of the session's account reads the line",
         'AUTH-CRED-10',
       );
-      expectSuccess((await agent.get('/v1/me/profile')).res, 'assistant reads the profile', 'AUTH-CRED-10');
+      expectSuccess((await agent.get('/v1/me/profile')).res, { what: 'assistant reads the profile', clause: 'AUTH-CRED-10' });
     },
   ),
 );
@@ -67,20 +71,20 @@ test(
     async (shop) => {
       const agent = await AssistantAgent.create(shop);
       const me = (await agent.get('/v1/me')).res;
-      expectSuccess(me, 'GET /v1/me', 'END-LIST-6');
+      expectSuccess(me, { what: 'GET /v1/me', clause: 'END-LIST-6' });
       const got = [me.body?.caller_kind, me.body?.origin, me.body?.client_id, me.body?.account?.sub];
       const want = ['assistant', 'assistant', shop.profile.clients.personalAgentProxy, agent.identity.sub];
       if (JSON.stringify(got) !== JSON.stringify(want))
-        fail('GET /v1/me [caller_kind, origin, client_id, account.sub]', want, got, 'AUTH-KIND-12');
+        fail('GET /v1/me [caller_kind, origin, client_id, account.sub]', want, got, { clause: 'AUTH-KIND-12' });
       const out = await AssistantAgent.create(shop, { signedIn: false, signedOutToken: true });
       const meOut = (await out.get('/v1/me')).res;
-      expectSuccess(meOut, 'GET /v1/me signed out', 'END-LIST-6');
+      expectSuccess(meOut, { what: 'GET /v1/me signed out', clause: 'END-LIST-6' });
       if (meOut.body?.caller_kind !== 'assistant' || meOut.body?.account !== null)
         fail(
           'GET /v1/me of a signed-out assistant [caller_kind, account]',
           ['assistant', null],
           [meOut.body?.caller_kind, meOut.body?.account],
-          'AUTH-KIND-12',
+          { clause: 'AUTH-KIND-12' },
         );
     },
   ),
@@ -152,7 +156,10 @@ test(
     async (shop) => {
       const agentAudience = await AssistantAgent.create(shop, { permissions: ['assistant:read'], audience: 'agent' });
       // Recognized as an assistant for the agent audience as for the API's: its cart is served.
-      expectSuccess((await agentAudience.get('/v1/cart')).res, 'an assistant token of the agent audience, its cart', 'AUTH-KIND-12');
+      expectSuccess((await agentAudience.get('/v1/cart')).res, {
+        what: 'an assistant token of the agent audience, its cart',
+        clause: 'AUTH-KIND-12',
+      });
       await expectPermissions(shop, sendAssistant(agentAudience), ['assistant:read'], 'AUTH-ASST-7', 'permission');
     },
   ),
@@ -181,7 +188,7 @@ test(
           'a signed-in token on a session the proxy then signed out',
           async () => {
             const agent = await AssistantAgent.create(shop);
-            expectSuccess((await agent.get('/v1/me/profile')).res, 'control: the profile while signed in', 'AUTH-ASST-9');
+            expectSuccess((await agent.get('/v1/me/profile')).res, { what: 'control: the profile while signed in', clause: 'AUTH-ASST-9' });
             await signOutSession(shop, agent.identity, ALL_PERMISSIONS);
             return [agent, undefined];
           },
@@ -215,8 +222,14 @@ test(
           const res = await send(probe(OP(id)));
           expectActsSignedOut(shop, res, `${what}: ${id}`, clauses);
         }
-        expectSuccess(await send({ method: 'GET', path: '/v1/catalog/products' }), `${what}: searchProducts`, 'AUTH-ACTIVE-2');
-        expectSuccess(await send({ method: 'POST', path: '/v1/cart/items', json: cartLine() }), `${what}: addCartItem`, 'AUTH-ACTIVE-2');
+        expectSuccess(await send({ method: 'GET', path: '/v1/catalog/products' }), {
+          what: `${what}: searchProducts`,
+          clause: 'AUTH-ACTIVE-2',
+        });
+        expectSuccess(await send({ method: 'POST', path: '/v1/cart/items', json: cartLine() }), {
+          what: `${what}: addCartItem`,
+          clause: 'AUTH-ACTIVE-2',
+        });
         expectNamesVariant(await send({ method: 'GET', path: '/v1/cart' }), VARIANT, `${what}: getCart`, clause);
         // Acting signed out, it never reached the cart of the account its session or its token names.
         const account = agent.identity.sub ?? agent.sub;
@@ -247,15 +260,18 @@ test(
         ['scope naming account scopes', 'catalog:read cart:read cart:write account:read orders:read checkout'],
       ] as const) {
         const agent = await AssistantAgent.create(shop, { signedIn: false, signedOutToken: true, scope, permissions: ALL_PERMISSIONS });
-        expectSuccess((await agent.get('/v1/catalog/products')).res, `${what}: searchProducts`, 'AUTH-ASST-16');
-        expectSuccess((await agent.post('/v1/cart/items', { json: cartLine() })).res, `${what}: addCartItem`, 'AUTH-ASST-14');
+        expectSuccess((await agent.get('/v1/catalog/products')).res, { what: `${what}: searchProducts`, clause: 'AUTH-ASST-16' });
+        expectSuccess((await agent.post('/v1/cart/items', { json: cartLine() })).res, {
+          what: `${what}: addCartItem`,
+          clause: 'AUTH-ASST-14',
+        });
         expectNamesVariant((await agent.get('/v1/cart')).res, VARIANT, `${what}: getCart`, 'AUTH-ASST-14');
         for (const id of ['getProfile', 'listPaymentMethods', 'addAddress', 'checkoutSavedCard']) {
           const call = probe(OP(id));
           const res = (await agent.request(call.method, call.path, call.json !== undefined ? { json: call.json } : {})).res;
           inCase(`${what}: ${id}`, () => {
             // Signed out, the session keeps only the base capabilities (AUTH-ACTIVE-2), whatever its token's scope (AUTH-ASST-14).
-            if (res.status !== 403) fail('status', 403, brief(res), ['AUTH-ASST-14', 'AUTH-ACTIVE-2']);
+            if (res.status !== 403) fail('status', 403, brief(res), { clause: ['AUTH-ASST-14', 'AUTH-ACTIVE-2'] });
             expectProblem(res, { status: 403, error: errorOf(res) ?? '<missing>', docsUrl: shop.docsUrl, clause: 'AUTH-ACTIVE-2' });
           });
         }
@@ -275,7 +291,7 @@ test(
     },
     async (shop) => {
       const agent = await AssistantAgent.create(shop, { signedIn: false, signedOutToken: true });
-      expectSuccess((await agent.get('/v1/cart')).res, 'control: the genuine signed-out token', 'AUTH-ASST-16');
+      expectSuccess((await agent.get('/v1/cart')).res, { what: 'control: the genuine signed-out token', clause: 'AUTH-ASST-16' });
       const o = { sid: agent.identity.sessionId, jkt: agent.key.thumbprint };
       const forged: [string, Promise<string>][] = [
         ['signed with another key', signedOutProxyToken(shop, { ...o, key: `not-the-proxy-secret-${freshHex()}` })],
@@ -309,7 +325,7 @@ test(
     },
     async (shop) => {
       const agent = await AssistantAgent.create(shop);
-      expectSuccess((await agent.get('/v1/cart')).res, 'control: a single-level personal_agent token', 'AUTH-ASST-15');
+      expectSuccess((await agent.get('/v1/cart')).res, { what: 'control: a single-level personal_agent token', clause: 'AUTH-ASST-15' });
       const c = shop.profile.clients;
       const variants: [string, Record<string, unknown>][] = [
         ['a two-level act chain', { act: { sub: 'personal_agent', act: { sub: 'another_agent' } } }],

@@ -113,11 +113,10 @@ test(
       // MCP forwarder + the signed-out assistant's original token: the assistant's own session cart.
       const out = await AssistantAgent.create(shop, { signedIn: false, signedOutToken: true });
       const mcpHeaders = { authorization: `Bearer ${await shop.mint.mcpAgentForwarder()}`, 'assistant-subject': out.token };
-      expectSuccess(
-        await shop.http.post('/v1/cart/items', { headers: mcpHeaders, json: cartLine() }),
-        'MCP forwarder adds a line for the signed-out assistant',
-        'AUTH-CRED-9',
-      );
+      expectSuccess(await shop.http.post('/v1/cart/items', { headers: mcpHeaders, json: cartLine() }), {
+        what: 'MCP forwarder adds a line for the signed-out assistant',
+        clause: 'AUTH-CRED-9',
+      });
       expectNamesVariant((await out.get('/v1/cart')).res, VARIANT, 'the assistant reads its session cart directly', 'AUTH-ORDER-5');
       // Web forwarder + the browser session of a signed-in assistant: the session's account.
       const signedIn = await AssistantAgent.create(shop);
@@ -125,22 +124,20 @@ test(
         authorization: `Bearer ${await shop.mint.invitedAgentForwarder()}`,
         ...browserArtifact(browserSession(shop, signedIn.identity.sessionId)),
       };
-      expectSuccess(
-        await shop.http.post('/v1/cart/items', { headers: webHeaders, json: cartLine() }),
-        'web forwarder adds a line for the browser session',
-        'AUTH-CRED-8',
-      );
+      expectSuccess(await shop.http.post('/v1/cart/items', { headers: webHeaders, json: cartLine() }), {
+        what: 'web forwarder adds a line for the browser session',
+        clause: 'AUTH-CRED-8',
+      });
       expectNamesVariant(
         await shop.http.get('/v1/cart', { token: await shop.mint.customer({ sub: signedIn.identity.sub! }) }),
         VARIANT,
         "the customer of the session's account reads the line",
         'AUTH-CRED-8',
       );
-      expectSuccess(
-        await shop.http.get('/v1/me/profile', { headers: webHeaders }),
-        'web forwarder reads the profile for the session',
-        'AUTH-CRED-8',
-      );
+      expectSuccess(await shop.http.get('/v1/me/profile', { headers: webHeaders }), {
+        what: 'web forwarder reads the profile for the session',
+        clause: 'AUTH-CRED-8',
+      });
     },
   ),
 );
@@ -158,11 +155,10 @@ test(
     },
     async (shop) => {
       const agent = await AssistantAgent.create(shop);
-      expectSuccess(
-        (await agent.get('/v1/me/profile')).res,
-        'control: the assistant reads the profile with its key and a proof',
-        'AUTH-ASST-1',
-      );
+      expectSuccess((await agent.get('/v1/me/profile')).res, {
+        what: 'control: the assistant reads the profile with its key and a proof',
+        clause: 'AUTH-ASST-1',
+      });
       const headers = { authorization: `Bearer ${await shop.mint.mcpAgentForwarder()}`, 'assistant-subject': agent.token };
       for (const path of ['/v1/me/profile', '/v1/me/orders', '/v1/me/addresses']) {
         const res = await shop.http.get(path, { headers });
@@ -188,7 +184,7 @@ test(
         inCase(`forwarder scope "${scope}"`, () => expectCredentialRefused(shop, res, 'AUTH-SCOPE-5'));
         // Assistants are told account scopes, never API or service scopes (killed by `scope: "agent:forward"`).
         if (res.body?.error === 'insufficient_scope' && !(PERMISSIONS as readonly string[]).includes(String(res.body.scope)))
-          fail(`forwarder scope "${scope}": scope member`, 'an account scope (permission)', res.body.scope, 'ERR-SCOPE-1');
+          fail(`forwarder scope "${scope}": scope member`, 'an account scope (permission)', res.body.scope, { clause: 'ERR-SCOPE-1' });
       }
     },
   ),

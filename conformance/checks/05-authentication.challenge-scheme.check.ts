@@ -17,7 +17,7 @@ import { cartLine } from './_shared/expect-cart.js';
 function expectDpopChallengeOnly(shop: Shop, res: ShopResponse, clause: string): void {
   const error = typeof res.body?.error === 'string' ? res.body.error : '<missing>';
   if (!['invalid_token', 'invalid_dpop_proof', 'use_dpop_nonce'].includes(error))
-    fail('problem "error"', 'invalid_token, invalid_dpop_proof or use_dpop_nonce', error, clause);
+    fail('problem "error"', 'invalid_token, invalid_dpop_proof or use_dpop_nonce', error, { clause });
   expectProblem(res, { status: 401, error, docsUrl: shop.docsUrl, clause });
   expectChallenge(res, { scheme: 'DPoP', error, clause });
   expectNoChallengeOf(res, 'Bearer', clause);
@@ -63,7 +63,7 @@ test(
       expectProblem(res, { status: 401, error: 'invalid_token', docsUrl: shop.docsUrl, clause: 'AUTH-SCHEME-2' });
       const header = res.headers.get('www-authenticate');
       if (header !== 'DPoP error="invalid_token", algs="ES256"')
-        fail('WWW-Authenticate', 'DPoP error="invalid_token", algs="ES256"', header, 'AUTH-SCHEME-2');
+        fail('WWW-Authenticate', 'DPoP error="invalid_token", algs="ES256"', header, { clause: 'AUTH-SCHEME-2' });
     },
   ),
 );
@@ -124,7 +124,7 @@ test(
         inCase(`${method} ${path}`, () => {
           // Served, the assistant token was accepted as Bearer (AUTH-ASST-2) and the Errors table's row broken.
           if (!is4xx(res))
-            fail('an assistant token sent as Bearer: refused', '401 invalid_token', brief(res), ['AUTH-ASST-2', 'ERR-TABLE-3']);
+            fail('an assistant token sent as Bearer: refused', '401 invalid_token', brief(res), { clause: ['AUTH-ASST-2', 'ERR-TABLE-3'] });
           expectProblem(res, { status: 401, error: 'invalid_token', docsUrl: shop.docsUrl, clause: 'ERR-TABLE-3' });
           expectChallenge(res, { scheme: 'DPoP', error: 'invalid_token', params: { algs: 'ES256' }, clause: 'ERR-TABLE-3' });
           expectNoChallengeOf(res, 'Bearer', 'ERR-TABLE-3');

@@ -327,7 +327,7 @@ for (const level of ['spec', 'reference'] as const) {
               // Downgrade (spec, Errors): the DPoP challenge with algs, never a Bearer one.
               expectDpopFailure(shop, res, n.spec, n.clause, { nonce: false, algs: true });
               if (findChallenge(challengesOf(res, n.clause), 'Bearer'))
-                fail('WWW-Authenticate', 'no Bearer challenge', res.headers.get('www-authenticate'), n.clause);
+                fail('WWW-Authenticate', 'no Bearer challenge', res.headers.get('www-authenticate'), { clause: n.clause });
               return;
             }
             expectDpopFailure(shop, res, level === 'spec' ? n.spec : [n.reference], n.clause, {
@@ -337,7 +337,7 @@ for (const level of ['spec', 'reference'] as const) {
           });
         }
         // None of the refused requests spent anything: the correct proof still works.
-        expectSuccess((await agent.get(CART)).res, 'a correct proof after all the negatives', 'AUTH-ASST-1');
+        expectSuccess((await agent.get(CART)).res, { what: 'a correct proof after all the negatives', clause: 'AUTH-ASST-1' });
       },
     ),
   );

@@ -45,9 +45,10 @@ test(
     },
     async (shop) => {
       const res = await shop.http.get('/v1/cart', { headers: await guestHeaders(shop) });
-      expectSuccess(res, 'cart read without Guest-Session', 'AUTH-GUEST-3');
-      if (!Array.isArray(res.body?.lines) || res.body.lines.length !== 0) fail('cart "lines"', [], res.body?.lines, 'AUTH-GUEST-3');
-      if (res.body?.item_count !== 0) fail('cart "item_count"', 0, res.body?.item_count, 'AUTH-GUEST-3');
+      expectSuccess(res, { what: 'cart read without Guest-Session', clause: 'AUTH-GUEST-3' });
+      if (!Array.isArray(res.body?.lines) || res.body.lines.length !== 0)
+        fail('cart "lines"', [], res.body?.lines, { clause: 'AUTH-GUEST-3' });
+      if (res.body?.item_count !== 0) fail('cart "item_count"', 0, res.body?.item_count, { clause: 'AUTH-GUEST-3' });
     },
   ),
 );
@@ -156,7 +157,7 @@ test(
       for (const path of ['/v1/catalog/products', '/v1/catalog/collections']) {
         const res = await shop.http.get(path, { headers: await guestHeaders(shop, forged) });
         if (res.status !== 200)
-          fail(`${path} with a forged Guest-Session: status`, 200, `${res.status} ${res.text.slice(0, 300)}`, 'AUTH-GUEST-2');
+          fail(`${path} with a forged Guest-Session: status`, 200, `${res.status} ${res.text.slice(0, 300)}`, { clause: 'AUTH-GUEST-2' });
       }
     },
   ),
@@ -176,7 +177,9 @@ test(
       for (const path of ['/v1/cart', '/v1/catalog/collections']) {
         const res = await shop.http.get(path, { headers: await guestHeaders(shop, undefined, { 'shopper-ip': ok }) });
         if (res.status !== 200)
-          fail(`${path} with a 64-character Shopper-IP: status`, 200, `${res.status} ${res.text.slice(0, 300)}`, 'LIM-SHOPPERIP-1');
+          fail(`${path} with a 64-character Shopper-IP: status`, 200, `${res.status} ${res.text.slice(0, 300)}`, {
+            clause: 'LIM-SHOPPERIP-1',
+          });
         expectRefusal(
           shop,
           await shop.http.get(path, { headers: await guestHeaders(shop, undefined, { 'shopper-ip': tooLong }) }),

@@ -28,11 +28,10 @@ test(
     },
     async (shop) => {
       const inv = await invitedAgent(shop);
-      expectSuccess(
-        await shop.http.post('/v1/cart/items', { headers: inv.headers, json: cartLine() }),
-        'invited agent adds a line',
-        'AUTH-KIND-10',
-      );
+      expectSuccess(await shop.http.post('/v1/cart/items', { headers: inv.headers, json: cartLine() }), {
+        what: 'invited agent adds a line',
+        clause: 'AUTH-KIND-10',
+      });
       expectNamesVariant(
         await shop.http.get('/v1/cart', { headers: inv.headers }),
         VARIANT,
@@ -45,11 +44,10 @@ test(
         'the customer of the context sub reads the line',
         'AUTH-ORDER-5',
       );
-      expectSuccess(
-        await shop.http.get('/v1/me/profile', { headers: inv.headers }),
-        'invited agent reads the profile (assistant:read)',
-        'AUTH-CRED-5',
-      );
+      expectSuccess(await shop.http.get('/v1/me/profile', { headers: inv.headers }), {
+        what: 'invited agent reads the profile (assistant:read)',
+        clause: 'AUTH-CRED-5',
+      });
     },
   ),
 );
@@ -66,10 +64,11 @@ test(
     async (shop) => {
       const inv = await invitedAgent(shop);
       const me = await shop.http.get('/v1/me', { headers: inv.headers });
-      expectSuccess(me, 'GET /v1/me', 'END-LIST-6');
+      expectSuccess(me, { what: 'GET /v1/me', clause: 'END-LIST-6' });
       const got = [me.body?.caller_kind, me.body?.client_id, me.body?.account?.sub];
       const want = ['invited-agent', shop.profile.clients.webAgentForwarder, inv.sub];
-      if (JSON.stringify(got) !== JSON.stringify(want)) fail('GET /v1/me [caller_kind, client_id, account.sub]', want, got, 'AUTH-KIND-10');
+      if (JSON.stringify(got) !== JSON.stringify(want))
+        fail('GET /v1/me [caller_kind, client_id, account.sub]', want, got, { clause: 'AUTH-KIND-10' });
     },
   ),
 );
@@ -84,11 +83,10 @@ test(
     },
     async (shop) => {
       const inv = await invitedAgent(shop);
-      expectSuccess(
-        await shop.http.get('/v1/cart', { headers: inv.headers }),
-        'control: the context with its own forwarder token',
-        'AUTH-CRED-6',
-      );
+      expectSuccess(await shop.http.get('/v1/cart', { headers: inv.headers }), {
+        what: 'control: the context with its own forwarder token',
+        clause: 'AUTH-CRED-6',
+      });
       const otherForwarder = await shop.mint.invitedAgentForwarder();
       const sub = shop.subject('inv');
       const base = { sub, agentId: `inv_agent_${freshHex()}`, permissions: ALL_PERMISSIONS };
@@ -165,7 +163,10 @@ test(
     },
     async (shop) => {
       const control = await invitedAgent(shop);
-      expectSuccess(await shop.http.get('/v1/cart', { headers: control.headers }), 'control: typ invited-agent+jwt', 'AUTH-CRED-7');
+      expectSuccess(await shop.http.get('/v1/cart', { headers: control.headers }), {
+        what: 'control: typ invited-agent+jwt',
+        clause: 'AUTH-CRED-7',
+      });
       for (const typ of ['JWT', 'at+jwt', undefined]) {
         const inv = await invitedAgent(shop, { context: { header: { typ } } });
         const res = await shop.http.get('/v1/cart', { headers: inv.headers });
@@ -208,7 +209,7 @@ test(
         const profile = await shop.http.get('/v1/me/profile', { headers });
         inCase(what, () => {
           if (write.status >= 500 || profile.status >= 500)
-            fail('status', 'not a server error', `${write.status} / ${profile.status}`, 'AUTH-CUST-9');
+            fail('status', 'not a server error', `${write.status} / ${profile.status}`, { clause: 'AUTH-CUST-9' });
         });
       }
       // Whatever each request got, none reached the context's account.

@@ -149,7 +149,7 @@ test(
       const inv = await invitedAgent(shop, { forwarderScope: 'catalog:read cart:read cart:write' });
       const res = await shop.http.get('/v1/cart', { headers: inv.headers });
       expectProblem(res, { status: 403, error: 'caller_not_allowed', docsUrl: shop.docsUrl, clause: 'AUTH-SCOPE-5' });
-      if (res.body?.scope !== undefined) fail('scope member', 'absent', res.body.scope, 'ERR-SCOPE-1');
+      if (res.body?.scope !== undefined) fail('scope member', 'absent', res.body.scope, { clause: 'ERR-SCOPE-1' });
     },
   ),
 );
@@ -165,18 +165,16 @@ test(
     },
     async (shop) => {
       const inv = await invitedAgent(shop, { permissions: ['assistant:read'], context: { admittedAt: nowSeconds() - 86_400 } });
-      expectSuccess(
-        await shop.http.get('/v1/me/profile', { headers: inv.headers }),
-        'a day-old admission with assistant:read reads the profile',
-        'AUTH-KIND-10',
-      );
+      expectSuccess(await shop.http.get('/v1/me/profile', { headers: inv.headers }), {
+        what: 'a day-old admission with assistant:read reads the profile',
+        clause: 'AUTH-KIND-10',
+      });
       // The proxy later reports another grant for the same agent and account: the signed snapshot is still what applies.
       await reportAuthorization(shop, { sub: inv.sub, agentId: inv.agentId }, 'granted', ['checkout']);
-      expectSuccess(
-        await shop.http.get('/v1/me/profile', { headers: inv.headers }),
-        'after a grant without assistant:read',
-        'AUTH-KIND-10',
-      );
+      expectSuccess(await shop.http.get('/v1/me/profile', { headers: inv.headers }), {
+        what: 'after a grant without assistant:read',
+        clause: 'AUTH-KIND-10',
+      });
       expectInsufficientScope(shop, await shop.http.post('/v1/checkouts/saved-card', { headers: inv.headers, json: {} }), 'AUTH-SCOPE-3', [
         'checkout',
       ]);

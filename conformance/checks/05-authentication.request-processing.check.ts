@@ -36,7 +36,10 @@ test(
     },
     async (shop) => {
       const token = await shop.mint.customer({ sub: shop.subject('cust') });
-      expectSuccess(await shop.http.get('/v1/cart', { token }), 'control: the customer token without guest headers', 'AUTH-GUEST-11');
+      expectSuccess(await shop.http.get('/v1/cart', { token }), {
+        what: 'control: the customer token without guest headers',
+        clause: 'AUTH-GUEST-11',
+      });
       for (const [name, value] of GUEST_HEADERS(shop)) {
         const headers = { [name]: value };
         expectRefusal(shop, await shop.http.get('/v1/cart', { token, headers }), 'AUTH-GUEST-11', `cart read with ${name}`);
@@ -95,7 +98,10 @@ test(
     },
     async (shop) => {
       const token = await shop.mint.delegated({ sub: shop.subject('cust') });
-      expectSuccess(await shop.http.get('/v1/cart', { token }), 'control: the delegated token without guest headers', 'AUTH-ORDER-6');
+      expectSuccess(await shop.http.get('/v1/cart', { token }), {
+        what: 'control: the delegated token without guest headers',
+        clause: 'AUTH-ORDER-6',
+      });
       for (const [name, value] of GUEST_HEADERS(shop)) {
         expectRefusal(
           shop,
@@ -169,8 +175,9 @@ test(
         clause: 'AUTH-CRED-4',
       });
       const res = await shop.http.get('/v1/me', { token, headers: { operator: OPERATOR_ATTRIBUTION } });
-      expectSuccess(res, 'GET /v1/me with Operator', 'AUTH-KIND-11');
-      if (res.body?.caller_kind !== 'operator') fail('GET /v1/me "caller_kind"', 'operator', res.body?.caller_kind, 'AUTH-KIND-11');
+      expectSuccess(res, { what: 'GET /v1/me with Operator', clause: 'AUTH-KIND-11' });
+      if (res.body?.caller_kind !== 'operator')
+        fail('GET /v1/me "caller_kind"', 'operator', res.body?.caller_kind, { clause: 'AUTH-KIND-11' });
     },
   ),
 );
@@ -202,11 +209,11 @@ test(
         });
         if (!res.headers.get('x-request-id')) {
           // The same requirement twice in the spec (request stage; every response, success or failure): both clauses fail.
-          failSoft(`${path}: X-Request-Id`, 'present', null, 'ERR-PROBLEM-7');
-          fail(`${path}: X-Request-Id`, 'present', null, 'AUTH-ORDER-2');
+          failSoft(`${path}: X-Request-Id`, 'present', null, { clause: 'ERR-PROBLEM-7' });
+          fail(`${path}: X-Request-Id`, 'present', null, { clause: 'AUTH-ORDER-2' });
         }
         if (res.headers.get('traceparent') !== TRACEPARENT)
-          fail(`${path}: traceparent echoed`, TRACEPARENT, res.headers.get('traceparent'), 'AUTH-ORDER-3');
+          fail(`${path}: traceparent echoed`, TRACEPARENT, res.headers.get('traceparent'), { clause: 'AUTH-ORDER-3' });
       }
       for (const bad of [
         '00-00000000000000000000000000000000-00f067aa0ba902b7-01',
@@ -214,7 +221,7 @@ test(
         'not-a-traceparent',
       ]) {
         const res = await shop.http.get('/health', { headers: { traceparent: bad } });
-        if (res.headers.get('traceparent') === bad) fail(`invalid traceparent ${bad}`, 'not echoed', bad, 'AUTH-ORDER-3');
+        if (res.headers.get('traceparent') === bad) fail(`invalid traceparent ${bad}`, 'not echoed', bad, { clause: 'AUTH-ORDER-3' });
       }
     },
   ),
@@ -257,7 +264,7 @@ test(
           headers: { 'content-type': 'application/json' },
         });
         if (res.status !== 400)
-          fail(`malformed JSON with ${what}: status`, 400, `${res.status} ${res.text.slice(0, 200)}`, 'AUTH-ORDER-11');
+          fail(`malformed JSON with ${what}: status`, 400, `${res.status} ${res.text.slice(0, 200)}`, { clause: 'AUTH-ORDER-11' });
         expectProblem(res, { status: 400, error: String(res.body?.error ?? '<missing>'), docsUrl: shop.docsUrl, clause: 'ERR-PROBLEM-2' });
       }
     },
@@ -288,7 +295,7 @@ test(
       const as = (token: string) => ({ token, headers: { 'shopper-ip': ip } });
       let spent = false;
       for (let i = 0; i <= budget + 1 && !spent; i++) spent = (await shop.http.get('/v1/catalog/collections', as(full))).status === 429;
-      if (!spent) fail('the budget of listCollections is spent', 'a 429 within budget + 2 requests', 'no 429', 'AUTH-ORDER-8');
+      if (!spent) fail('the budget of listCollections is spent', 'a 429 within budget + 2 requests', 'no 429', { clause: 'AUTH-ORDER-8' });
       const refused = await shop.http.get('/v1/catalog/collections', as(narrow));
       expectProblem(refused, {
         status: 403,
@@ -320,10 +327,10 @@ test(
         if (res.status === 429) break;
       }
       if (first && first.status !== 400)
-        fail('an invalid body within budget: status', 400, `${first.status} ${first.text.slice(0, 200)}`, 'AUTH-ORDER-9');
+        fail('an invalid body within budget: status', 400, `${first.status} ${first.text.slice(0, 200)}`, { clause: 'AUTH-ORDER-9' });
       const over = await shop.http.post('/v1/cart/items', invalid);
       expectProblem(over, { status: 429, error: 'rate_limited', docsUrl: shop.docsUrl, clause: 'AUTH-ORDER-9' });
-      if (!over.headers.get('retry-after')) fail('Retry-After', 'present', null, 'ERR-TABLE-12');
+      if (!over.headers.get('retry-after')) fail('Retry-After', 'present', null, { clause: 'ERR-TABLE-12' });
     },
   ),
 );

@@ -59,7 +59,7 @@ test(
     },
     async (shop) => {
       for (const [who, send, misfits] of await kinds(shop)) {
-        expectSuccess(await send({}), `control: ${who} without the headers of other kinds`, 'AUTH-ORDER-6');
+        expectSuccess(await send({}), { what: `control: ${who} without the headers of other kinds`, clause: 'AUTH-ORDER-6' });
         const cases: [string, Record<string, string>, string][] = [];
         if (misfits.includes('guest'))
           cases.push(

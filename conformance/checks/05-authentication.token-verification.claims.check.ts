@@ -21,7 +21,7 @@ test(
     async (shop) => {
       const token = await shop.mint.customer({ sub: shop.subject('cust') });
       const control = await shop.http.get('/v1/cart', { token });
-      expectSuccess(control, 'the same token in Authorization', 'AUTH-TOKEN-1');
+      expectSuccess(control, { what: 'the same token in Authorization', clause: 'AUTH-TOKEN-1' });
       const cases: [string, () => Promise<ShopResponse>][] = [
         ['query access_token', () => shop.http.get(`/v1/cart?access_token=${encodeURIComponent(token)}`)],
         ['cookie access_token', () => shop.http.get('/v1/cart', { headers: { cookie: `access_token=${token}` } })],
@@ -141,11 +141,10 @@ for (const [clause, { id, title, cases }] of Object.entries(DEFECTS)) {
   test(
     ...check({ id, title, clauses: [clause, 'ERR-TABLE-2'] }, async (shop) => {
       const sub = shop.subject('cust');
-      expectSuccess(
-        await shop.http.get('/v1/cart', { token: await shop.mint.customer({ sub }) }),
-        'control: the same token without the defect',
+      expectSuccess(await shop.http.get('/v1/cart', { token: await shop.mint.customer({ sub }) }), {
+        what: 'control: the same token without the defect',
         clause,
-      );
+      });
       for (const c of cases) {
         const res = await shop.http.get('/v1/cart', { token: await c.mint(shop, sub) });
         inCase(c.what, () => expectInvalidToken(shop, res, clause));
@@ -215,7 +214,7 @@ test(
       const res = await shop.http.get('/v1/cart', {
         token: await shop.mint.customer({ sub: shop.subject('cust'), header: { typ: 'application/at+jwt' } }),
       });
-      expectSuccess(res, 'typ application/at+jwt', 'AUTH-TOKEN-5');
+      expectSuccess(res, { what: 'typ application/at+jwt', clause: 'AUTH-TOKEN-5' });
     },
   ),
 );

@@ -83,11 +83,10 @@ test(
     },
     async (shop) => {
       const sub = shop.subject('cust');
-      expectSuccess(
-        await shop.http.get('/v1/cart', { token: await shop.mint.customer({ sub }) }),
-        'control: the same token without act',
-        'AUTH-TOKEN-12',
-      );
+      expectSuccess(await shop.http.get('/v1/cart', { token: await shop.mint.customer({ sub }) }), {
+        what: 'control: the same token without act',
+        clause: 'AUTH-TOKEN-12',
+      });
       for (const act of [{ sub: shop.profile.clients.agentProtocol }, { sub: 'invited_agent_1' }, { sub: shop.profile.clients.website }]) {
         await expectCombinationRefused(
           shop,
@@ -154,7 +153,7 @@ test(
         const res = await shop.http.get('/v1/cart', { token: await shop.mint.machine(client) });
         expectProblem(res, { status: 403, error: 'caller_not_allowed', docsUrl: shop.docsUrl, clause: 'AUTH-TOKEN-11' });
         if (res.headers.get('www-authenticate') !== null)
-          fail('WWW-Authenticate on caller_not_allowed', null, res.headers.get('www-authenticate'), 'AUTH-TOKEN-11');
+          fail('WWW-Authenticate on caller_not_allowed', null, res.headers.get('www-authenticate'), { clause: 'AUTH-TOKEN-11' });
       }
     },
   ),

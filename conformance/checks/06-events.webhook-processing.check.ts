@@ -111,7 +111,9 @@ test(
       const read = async () => {
         const res = await shop.http.get(`/v1/me/orders/${order.id}`, { token });
         if (res.status !== 200)
-          fail(`GET /v1/me/orders/${order.id} as its owner ${owner.sub}`, 200, `${res.status} ${res.text.slice(0, 300)}`, 'EVT-WEBHOOK-7');
+          fail(`GET /v1/me/orders/${order.id} as its owner ${owner.sub}`, 200, `${res.status} ${res.text.slice(0, 300)}`, {
+            clause: 'EVT-WEBHOOK-7',
+          });
         return res.body?.status as unknown;
       };
       const before = await read();
@@ -133,7 +135,7 @@ test(
       );
       expectReceived(res, 'EVT-WEBHOOK-1');
       const after = await read();
-      if (after !== 'paid') fail(`status of ${order.id} right after the 200`, 'paid', after, 'EVT-WEBHOOK-7');
+      if (after !== 'paid') fail(`status of ${order.id} right after the 200`, 'paid', after, { clause: 'EVT-WEBHOOK-7' });
     },
   ),
 );
@@ -160,9 +162,9 @@ test(
       const cards = async (): Promise<{ last4?: unknown; exp_month?: unknown; exp_year?: unknown; brand?: unknown }[]> => {
         const res = await shop.http.get('/v1/me/payment-methods', { token });
         if (res.status !== 200)
-          fail(`GET /v1/me/payment-methods as ${sub}`, 200, `${res.status} ${res.text.slice(0, 300)}`, 'EVT-WEBHOOK-8');
+          fail(`GET /v1/me/payment-methods as ${sub}`, 200, `${res.status} ${res.text.slice(0, 300)}`, { clause: 'EVT-WEBHOOK-8' });
         const items = Array.isArray(res.body) ? res.body : res.body?.items;
-        if (!Array.isArray(items)) fail('saved cards of the account', 'a list', res.text.slice(0, 300), 'EVT-WEBHOOK-8');
+        if (!Array.isArray(items)) fail('saved cards of the account', 'a list', res.text.slice(0, 300), { clause: 'EVT-WEBHOOK-8' });
         return items;
       };
       const card = () => ({
@@ -186,7 +188,8 @@ test(
       // A setup id the storefront never admitted changes nothing.
       const stranger = card();
       expectReceived(await deliver(shop, setupEvent(`seti_conformance${randomInt(1e9)}`, stranger)), 'EVT-WEBHOOK-1');
-      if (has(await cards(), stranger)) fail('cards after a setup that was never admitted', 'no new card', stranger, 'EVT-WEBHOOK-8');
+      if (has(await cards(), stranger))
+        fail('cards after a setup that was never admitted', 'no new card', stranger, { clause: 'EVT-WEBHOOK-8' });
 
       const start = (await cards()).length;
       // Every run completes one admitted setup. When earlier runs on this deployment used them all, completing one again must
@@ -196,12 +199,9 @@ test(
         expectReceived(await deliver(shop, setupEvent(mine[0]!.id, again)), 'EVT-WEBHOOK-1');
         const after = await cards();
         if (has(after, again) || after.length !== start)
-          fail(
-            'cards after completing an already completed setup again',
-            `${start} cards, none new`,
-            `${after.length} cards`,
-            'EVT-WEBHOOK-8',
-          );
+          fail('cards after completing an already completed setup again', `${start} cards, none new`, `${after.length} cards`, {
+            clause: 'EVT-WEBHOOK-8',
+          });
         return;
       }
       for (const setup of mine) {
@@ -209,7 +209,8 @@ test(
         expectReceived(await deliver(shop, setupEvent(setup.id, c)), 'EVT-WEBHOOK-1');
         const after = await cards();
         if (has(after, c)) {
-          if (after.length !== start + 1) fail(`number of cards after completing ${setup.id}`, start + 1, after.length, 'EVT-WEBHOOK-8');
+          if (after.length !== start + 1)
+            fail(`number of cards after completing ${setup.id}`, start + 1, after.length, { clause: 'EVT-WEBHOOK-8' });
           return;
         }
       }
@@ -217,7 +218,7 @@ test(
         `a card of ${sub} after completing its admitted setups (${mine.map((s) => s.id).join(', ')})`,
         'one new card right after a 200',
         `${start} cards before and after`,
-        'EVT-WEBHOOK-8',
+        { clause: 'EVT-WEBHOOK-8' },
       );
     },
   ),

@@ -81,10 +81,9 @@ test(
       // Resources member's rule, judged softly by expectProblem, too).
       const requestId = res.headers.get('x-request-id');
       if (requestId !== null && requestId !== '' && res.body?.instance !== requestId)
-        fail('problem "instance" of a decoding failure (the X-Request-Id)', requestId, res.body?.instance, [
-          'ERR-PROBLEM-6',
-          'RES-PROBLEM-8',
-        ]);
+        fail('problem "instance" of a decoding failure (the X-Request-Id)', requestId, res.body?.instance, {
+          clause: ['ERR-PROBLEM-6', 'RES-PROBLEM-8'],
+        });
     },
   ),
 );
@@ -129,13 +128,13 @@ test(
         const res = await send();
         inCase(what, () => {
           // Each request is a failure of the error table (its status and code are its row's; judged elsewhere).
-          if (res.status < 400 || res.status > 499) fail('a refusal', 'a 4xx failure', brief(res), row);
+          if (res.status < 400 || res.status > 499) fail('a refusal', 'a 4xx failure', brief(res), { clause: row });
           // Every failure uses the problem document: a JSON object naming its `error`, with the Resources members.
           const doc = res.body as unknown;
           if (typeof doc !== 'object' || doc === null || Array.isArray(doc))
-            fail('problem document', 'a JSON object', res.text.slice(0, 300), 'ERR-PROBLEM-1');
+            fail('problem document', 'a JSON object', res.text.slice(0, 300), { clause: 'ERR-PROBLEM-1' });
           const code = (doc as Record<string, unknown>).error;
-          if (typeof code !== 'string' || code === '') fail('problem "error"', 'a non-empty string', code, 'ERR-PROBLEM-1');
+          if (typeof code !== 'string' || code === '') fail('problem "error"', 'a non-empty string', code, { clause: 'ERR-PROBLEM-1' });
           expectProblem(res, { status: res.status, error: code as string, docsUrl: shop.docsUrl, clause: 'ERR-PROBLEM-1' });
         });
       }
@@ -271,16 +270,18 @@ test(
  */
 function expectInvalidTokenChallenge(res: ShopResponse): void {
   const header = res.headers.get('www-authenticate');
-  if (header === null) fail('WWW-Authenticate on a rejected token', 'a Bearer or DPoP challenge', null, 'ERR-TABLE-2');
+  if (header === null) fail('WWW-Authenticate on a rejected token', 'a Bearer or DPoP challenge', null, { clause: 'ERR-TABLE-2' });
   let challenges: Challenge[] = [];
   try {
     challenges = parseChallenges(header!);
   } catch {
-    fail('WWW-Authenticate syntax', 'RFC 9110 challenges', header, 'ERR-TABLE-2');
+    fail('WWW-Authenticate syntax', 'RFC 9110 challenges', header, { clause: 'ERR-TABLE-2' });
   }
   const named = ['Bearer', 'DPoP'].map((scheme) => findChallenge(challenges, scheme)).filter((c) => c !== undefined);
   if (!named.some((c) => c.params.error === 'invalid_token'))
-    fail('WWW-Authenticate on a rejected token', 'a Bearer or DPoP challenge with error="invalid_token"', header, 'ERR-TABLE-2');
+    fail('WWW-Authenticate on a rejected token', 'a Bearer or DPoP challenge with error="invalid_token"', header, {
+      clause: 'ERR-TABLE-2',
+    });
 }
 
 test(

@@ -48,10 +48,10 @@ async function spendGuestBudget(shop: Shop, reads: Reads = GET_CART): Promise<Sp
           `${operation} request ${i} of a fresh Shopper-IP (the profile claims a budget of ${limits.guestBudget} per operation and shopper)`,
           'not yet limited',
           res.status,
-          'LIM-RATE-1',
+          { clause: 'LIM-RATE-1' },
         );
       }
-      if (!is2xx(res)) fail(`guest ${operation} request ${i}`, '2xx', res.status, 'LIM-RATE-1');
+      if (!is2xx(res)) fail(`guest ${operation} request ${i}`, '2xx', res.status, { clause: 'LIM-RATE-1' });
     }
     last = await shop.http.get(paths[(limits.guestBudget + 1) % paths.length]!, { token, headers: { 'shopper-ip': ip } });
     if (last.status === 429) return { ip, token, limited: last };
@@ -61,7 +61,7 @@ async function spendGuestBudget(shop: Shop, reads: Reads = GET_CART): Promise<Sp
     `${operation} request ${limits.guestBudget + 1} from one Shopper-IP (twice, from two fresh addresses${paths.length > 1 ? `, over ${paths.join(' and ')}` : ''})`,
     429,
     last?.status,
-    ['LIM-RATE-1', 'LIM-RATE-4'],
+    { clause: ['LIM-RATE-1', 'LIM-RATE-4'] },
   );
 }
 
@@ -96,10 +96,11 @@ test(
       expectProblemMembers(shop.docsUrl, limited, 'a guest request past its budget');
       const retryAfter = limited.headers.get('retry-after');
       if (retryAfter === null || !isRetryAfter(retryAfter.trim()))
-        fail('Retry-After on 429', 'delay-seconds or an HTTP-date', retryAfter, 'LIM-RATE-4');
+        fail('Retry-After on 429', 'delay-seconds or an HTTP-date', retryAfter, { clause: 'LIM-RATE-4' });
       // Counted per operation id: the same shopper's search is not limited by the spent getCart budget.
       const search = await shop.http.get('/v1/catalog/products', { token, headers: { 'shopper-ip': ip } });
-      if (!is2xx(search)) fail('searchProducts from the Shopper-IP whose getCart budget is spent', '2xx', search.status, 'LIM-RATE-1');
+      if (!is2xx(search))
+        fail('searchProducts from the Shopper-IP whose getCart budget is spent', '2xx', search.status, { clause: 'LIM-RATE-1' });
       // Not per path prefix either: addCartItem, under /v1/cart too, has its own budget. Its body may be refused (payload
       // shapes are not shown), but not as rate limited.
       const add = await shop.http.post('/v1/cart/items', {
@@ -107,7 +108,8 @@ test(
         headers: { 'shopper-ip': ip, 'guest-session': shop.guestSession() },
         json: cartLine(),
       });
-      if (add.status === 429) fail('addCartItem from the Shopper-IP whose getCart budget is spent', 'not 429', add.status, 'LIM-RATE-1');
+      if (add.status === 429)
+        fail('addCartItem from the Shopper-IP whose getCart budget is spent', 'not 429', add.status, { clause: 'LIM-RATE-1' });
     },
   ),
 );
@@ -144,7 +146,7 @@ test(
       const retryAfter = limited.headers.get('retry-after') ?? '';
       const seconds = /^\d+$/.test(retryAfter) ? Number(retryAfter) : NaN;
       if (!(seconds >= 1 && seconds <= window))
-        fail('Retry-After (seconds left in the window)', `an integer from 1 to ${window}`, retryAfter, 'LIM-RATE-4');
+        fail('Retry-After (seconds left in the window)', `an integer from 1 to ${window}`, retryAfter, { clause: 'LIM-RATE-4' });
     },
   ),
 );
@@ -183,7 +185,7 @@ function expectBudgetRefusal(shop: Shop, res: ShopResponse, what: string, clause
   expectProblem(res, { status: 429, error: 'rate_limited', docsUrl: shop.docsUrl, clause: 'ERR-TABLE-12' });
   const retryAfter = res.headers.get('retry-after');
   if (retryAfter === null || !isRetryAfter(retryAfter.trim()))
-    failSoft(`${what}: Retry-After`, 'delay-seconds or an HTTP-date', retryAfter, ['LIM-RATE-4', 'ERR-TABLE-12', clause]);
+    failSoft(`${what}: Retry-After`, 'delay-seconds or an HTTP-date', retryAfter, { clause: ['LIM-RATE-4', 'ERR-TABLE-12', clause] });
   expectDpopNonce(res, what);
   expectRequestId(res, what);
   expectProblemMembers(shop.docsUrl, res, what);
@@ -203,8 +205,8 @@ async function spendThenOneMore(
 ): Promise<ShopResponse> {
   for (let i = 1; i <= count; i++) {
     const res = await spendOne(agents[(i - 1) % agents.length]!);
-    if (res.status === 429) fail(`${what}: request ${i} of ${count}`, 'not yet limited', brief(res), clause);
-    if (!is2xx(res)) fail(`${what}: request ${i} of ${count}`, '2xx', brief(res), clause);
+    if (res.status === 429) fail(`${what}: request ${i} of ${count}`, 'not yet limited', brief(res), { clause });
+    if (!is2xx(res)) fail(`${what}: request ${i} of ${count}`, '2xx', brief(res), { clause });
   }
   return spendOne(last);
 }
@@ -247,14 +249,15 @@ test(
           `request ${budgets.session + 1} of one session (twice, with fresh sessions; the profile claims a session budget of ${budgets.session})`,
           429,
           brief(limited!),
-          'LIM-RATE-2',
+          { clause: 'LIM-RATE-2' },
         );
       expectBudgetRefusal(shop, limited!, 'the request past the session budget', 'LIM-RATE-2');
       // One budget for the session's requests, whatever the route: its conversation routes are spent too.
       if (learned().has('listConversations')) {
         const list = learned().operation('listConversations');
         const res = (await spender!.request(list.method, list.path)).res;
-        if (res.status !== 429) fail(`${list.method} ${list.path} by the session whose budget is spent`, 429, brief(res), 'LIM-RATE-2');
+        if (res.status !== 429)
+          fail(`${list.method} ${list.path} by the session whose budget is spent`, 429, brief(res), { clause: 'LIM-RATE-2' });
       }
       // Per session, not per client: the client's budget still has room, so another of its sessions is served.
       if (budgets.client > budgets.session + 1) {
@@ -264,7 +267,7 @@ test(
             `another session of the same client, after the first spent its budget (client budget ${budgets.client})`,
             '2xx',
             brief(res),
-            'LIM-RATE-2',
+            { clause: 'LIM-RATE-2' },
           );
       }
     },
@@ -321,14 +324,15 @@ test(
           `request ${budgets.client + 1} of one client over ${sessions} sessions, each under its session budget of ${budgets.session} (twice)`,
           429,
           brief(limited!),
-          'LIM-RATE-3',
+          { clause: 'LIM-RATE-3' },
         );
       expectBudgetRefusal(shop, limited!, 'the request past the client budget', 'LIM-RATE-3');
       // One budget for the client's requests, whatever the route: a conversation route of a fresh session is spent too.
       if (learned().has('listConversations')) {
         const list = learned().operation('listConversations');
         const res = (await fresh!.request(list.method, list.path)).res;
-        if (res.status !== 429) fail(`${list.method} ${list.path} by a fresh session of the spent client`, 429, brief(res), 'LIM-RATE-3');
+        if (res.status !== 429)
+          fail(`${list.method} ${list.path} by a fresh session of the spent client`, 429, brief(res), { clause: 'LIM-RATE-3' });
       }
     },
   ),

@@ -97,7 +97,7 @@ export function callerGuardCheck(operationId: string, request: (op: Operation) =
               `${kind} on ${operationId} (in the ${op.callers} list) must pass the guard`,
               'not 401, not 403 caller_not_allowed/insufficient_scope',
               `${res.status} ${res.text.slice(0, 300)}`,
-              opClause,
+              { clause: opClause },
             );
         } else {
           expectProblem(res, {
@@ -108,12 +108,9 @@ export function callerGuardCheck(operationId: string, request: (op: Operation) =
             clause: [kind === 'operator' ? 'END-LIST-5' : listClause, 'PUR-RULE-2'],
           });
           if (res.headers.get('www-authenticate') !== null)
-            fail(
-              `WWW-Authenticate on caller_not_allowed (${kind} on ${operationId})`,
-              'absent',
-              res.headers.get('www-authenticate'),
-              'ERR-TABLE-8',
-            );
+            fail(`WWW-Authenticate on caller_not_allowed (${kind} on ${operationId})`, 'absent', res.headers.get('www-authenticate'), {
+              clause: 'ERR-TABLE-8',
+            });
         }
       }
       shop.info.annotations.push({

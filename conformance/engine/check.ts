@@ -74,7 +74,7 @@ async function loadTarget(http: ShopHttp, profile: Profile): Promise<Target> {
     assistant,
   }));
   const answers = await documents.catch((err: Error) =>
-    failSetup('GET /openapi.json and /assistant/openapi.json', 'answers', err.message, 'VER-DOCS-1'),
+    failSetup('GET /openapi.json and /assistant/openapi.json', 'answers', err.message, { clause: 'VER-DOCS-1' }),
   );
   target = new Target(
     { general: parseDocument('/openapi.json', answers.general), assistant: parseDocument('/assistant/openapi.json', answers.assistant) },

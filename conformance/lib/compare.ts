@@ -85,12 +85,12 @@ export function expectUnchanged(baseline: Baseline, later: Representation, what:
       `${what}: unchanged, but it differs at ${changes.slice(0, 5).join(', ')}${ignoring(baseline)}`,
       { status: baseline.first.status, body: valueOf(baseline.first) },
       { status: later.status, body: valueOf(later) },
-      clause,
+      { clause },
     );
   }
 }
 
 /** Fails when `later` differs from the baseline in noise only (a change was expected). */
 export function expectChanged(baseline: Baseline, later: Representation, what: string, clause?: string): void {
-  if (changesFrom(baseline, later).length === 0) fail(`${what}${ignoring(baseline)}`, 'changed', 'unchanged', clause);
+  if (changesFrom(baseline, later).length === 0) fail(`${what}${ignoring(baseline)}`, 'changed', 'unchanged', { clause });
 }

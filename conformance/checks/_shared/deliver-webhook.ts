@@ -24,10 +24,10 @@ export const deliver = (shop: Shop, body: string, o: Parameters<typeof signPaylo
 
 /** 200 `{"received": true}` (exactly), with Cache-Control: no-store. */
 export function expectReceived(res: ShopResponse, clause: string): void {
-  if (res.status !== 200) fail('status of an accepted delivery', 200, `${res.status} ${res.text.slice(0, 300)}`, clause);
+  if (res.status !== 200) fail('status of an accepted delivery', 200, `${res.status} ${res.text.slice(0, 300)}`, { clause });
   const mediaType = (res.headers.get('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
   if (mediaType !== 'application/json')
-    fail('Content-Type of the success body', 'application/json', res.headers.get('content-type'), 'RES-WEBHOOK-1');
+    fail('Content-Type of the success body', 'application/json', res.headers.get('content-type'), { clause: 'RES-WEBHOOK-1' });
   const body = res.body as unknown;
   if (
     typeof body !== 'object' ||
@@ -36,7 +36,7 @@ export function expectReceived(res: ShopResponse, clause: string): void {
     Object.keys(body).length !== 1 ||
     (body as { received?: unknown }).received !== true
   ) {
-    fail('success body', { received: true }, res.text.slice(0, 300), 'RES-WEBHOOK-1');
+    fail('success body', { received: true }, res.text.slice(0, 300), { clause: 'RES-WEBHOOK-1' });
   }
   expectNoStore(res, { clause: 'END-CONV-9' });
 }

@@ -27,13 +27,10 @@ export async function addLine(shop: Shop, token: string, clause: string, variant
   const json = cartLine(variant, quantity);
   const res = await shop.http.post('/v1/cart/items', { token, json });
   if (is4xx(res))
-    failSetup(
-      'addCartItem with the body the description document describes',
-      '2xx',
-      `${res.status} ${res.text.slice(0, 200)}`,
-      'END-OPS-ADDCARTITEM-1',
-    );
-  if (!is2xx(res)) fail('addCartItem status with a valid body', '2xx', res.status, clause);
+    failSetup('addCartItem with the body the description document describes', '2xx', `${res.status} ${res.text.slice(0, 200)}`, {
+      clause: 'END-OPS-ADDCARTITEM-1',
+    });
+  if (!is2xx(res)) fail('addCartItem status with a valid body', '2xx', res.status, { clause });
   return res;
 }
 
@@ -46,14 +43,14 @@ export async function emptyCart(shop: Shop, token: string): Promise<void> {
 
 /** A 2xx cart read whose body names the variant id (any member may carry it). */
 export function expectNamesVariant(res: ShopResponse, variant: string, what: string, clause: string): void {
-  expectSuccess(res, what, clause);
+  expectSuccess(res, { what, clause });
   if (!res.text.includes(variant))
-    fail(`${what}: the cart names ${variant}`, `a body mentioning ${variant}`, res.text.slice(0, 300), clause);
+    fail(`${what}: the cart names ${variant}`, `a body mentioning ${variant}`, res.text.slice(0, 300), { clause });
 }
 
 /** A 2xx cart read whose body names no such variant (a string, or a pattern such as SEED_VARIANT_ID). */
 export function expectNotNamesVariant(res: ShopResponse, variant: string | RegExp, what: string, clause: string): void {
-  expectSuccess(res, what, clause);
+  expectSuccess(res, { what, clause });
   const found = typeof variant === 'string' ? res.text.includes(variant) : variant.test(res.text);
-  if (found) fail(`${what}: the cart names no ${String(variant)}`, 'no such variant in the body', res.text.slice(0, 300), clause);
+  if (found) fail(`${what}: the cart names no ${String(variant)}`, 'no such variant in the body', res.text.slice(0, 300), { clause });
 }

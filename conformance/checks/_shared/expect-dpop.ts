@@ -18,7 +18,7 @@ export function expectSingleDpopChallenge(res: ShopResponse, error: string, clau
   expectChallenge(res, { scheme: 'DPoP', error, clause });
   const challenges = challengesOf(res, clause);
   if (challenges.length !== 1)
-    fail('WWW-Authenticate: a single DPoP challenge', 'one challenge', res.headers.get('www-authenticate'), clause);
+    fail('WWW-Authenticate: a single DPoP challenge', 'one challenge', res.headers.get('www-authenticate'), { clause });
 }
 
 /**
@@ -30,7 +30,9 @@ export function expectNonceHeader(res: ShopResponse, clause: string): void {
   const nonce = res.headers.get('dpop-nonce');
   if (nonce !== null && nonce.trim() !== '') return;
   const dpopFailure = res.status === 401 && (PROOF_OR_NONCE as readonly string[]).includes(errorOf(res) ?? '');
-  fail('DPoP-Nonce header on the answer to a DPoP request', 'a nonce', nonce, dpopFailure ? [...new Set([clause, 'ERR-TABLE-4'])] : clause);
+  fail('DPoP-Nonce header on the answer to a DPoP request', 'a nonce', nonce, {
+    clause: dpopFailure ? [...new Set([clause, 'ERR-TABLE-4'])] : clause,
+  });
 }
 
 /**
@@ -46,7 +48,7 @@ export function expectDpopFailure(
 ): void {
   const error = errorOf(res) ?? '<missing>';
   if (res.status !== 401 || !allowed.includes(error))
-    fail('answer', `401 ${allowed.join(' or ')}`, `${res.status} ${error} ${res.text.slice(0, 200)}`, clause);
+    fail('answer', `401 ${allowed.join(' or ')}`, `${res.status} ${error} ${res.text.slice(0, 200)}`, { clause });
   expectProblem(res, { status: 401, error, docsUrl: shop.docsUrl, clause });
   expectSingleDpopChallenge(res, error, clause);
   if (o.algs) expectChallenge(res, { scheme: 'DPoP', error, params: { algs: 'ES256' }, clause });
@@ -56,6 +58,6 @@ export function expectDpopFailure(
 /** A provisioned agent whose nonce is known: a first correct request (the control) succeeded. */
 export async function readyAgent(shop: Shop, clause: string): Promise<AssistantAgent> {
   const agent = await AssistantAgent.create(shop);
-  expectSuccess((await agent.get(CART)).res, 'control: a correct DPoP request', clause);
+  expectSuccess((await agent.get(CART)).res, { what: 'control: a correct DPoP request', clause });
   return agent;
 }

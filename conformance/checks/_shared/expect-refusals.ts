@@ -13,7 +13,7 @@ const errorMember = (res: ShopResponse): string => (typeof res.body?.error === '
 
 /** Any 4xx problem document ("refused" where the spec names no status; status and code are left to the service). */
 export function expectRefusal(shop: Docs, res: ShopResponse, clause: string, what?: string): Record<string, unknown> {
-  if (!is4xx(res)) fail(what ? `${what}: refused` : 'refused', '4xx', brief(res), clause);
+  if (!is4xx(res)) fail(what ? `${what}: refused` : 'refused', '4xx', brief(res), { clause });
   return expectProblem(res, { status: res.status, error: errorMember(res), docsUrl: shop.docsUrl, clause });
 }
 
@@ -21,20 +21,20 @@ export function expectRefusal(shop: Docs, res: ShopResponse, clause: string, wha
 export function expectCredentialRefused(shop: Docs, res: ShopResponse, clause: string): void {
   if (res.status === 401) {
     expectProblem(res, { status: 401, error: errorMember(res), docsUrl: shop.docsUrl, clause });
-    if (res.headers.get('www-authenticate') === null) fail('WWW-Authenticate on a 401', 'a challenge', null, clause);
+    if (res.headers.get('www-authenticate') === null) fail('WWW-Authenticate on a 401', 'a challenge', null, { clause });
     return;
   }
   if (res.status === 403) {
     expectProblem(res, { status: 403, error: errorMember(res), docsUrl: shop.docsUrl, clause });
     return;
   }
-  fail('refused', '401 or 403', brief(res), clause);
+  fail('refused', '401 or 403', brief(res), { clause });
 }
 
 /** The challenges of the answer (WWW-Authenticate must be present and parse). */
 export function challengesOf(res: ShopResponse, clause: string): Challenge[] {
   const header = res.headers.get('www-authenticate');
-  if (header === null) fail('WWW-Authenticate header', 'present', null, clause);
+  if (header === null) fail('WWW-Authenticate header', 'present', null, { clause });
   return parseChallenges(header!);
 }
 
@@ -45,7 +45,7 @@ export function expectNoChallengeOf(res: ShopResponse, scheme: string, clause: s
       `WWW-Authenticate: answered in one scheme, no ${scheme} challenge`,
       `no ${scheme} challenge`,
       res.headers.get('www-authenticate'),
-      clause,
+      { clause },
     );
 }
 
@@ -69,17 +69,17 @@ export function expectInvalidToken(
 export function expectDpopChallengesOnly(res: ShopResponse, clause: string): void {
   const header = res.headers.get('www-authenticate');
   if (header === null) {
-    if (res.status === 401) fail('WWW-Authenticate on a 401', 'a DPoP challenge', null, clause);
+    if (res.status === 401) fail('WWW-Authenticate on a 401', 'a DPoP challenge', null, { clause });
     return;
   }
   let challenges: Challenge[];
   try {
     challenges = parseChallenges(header);
   } catch {
-    return fail('WWW-Authenticate syntax', 'RFC 9110 challenges', header, clause);
+    return fail('WWW-Authenticate syntax', 'RFC 9110 challenges', header, { clause });
   }
   if (!findChallenge(challenges, 'DPoP') || findChallenge(challenges, 'Bearer'))
-    fail('WWW-Authenticate: the DPoP scheme only', 'DPoP', header, clause);
+    fail('WWW-Authenticate: the DPoP scheme only', 'DPoP', header, { clause });
 }
 
 /** 403 insufficient_scope; `scope` is the scope the problem must name, or a list of acceptable names. */
@@ -91,7 +91,7 @@ export function expectInsufficientScope(shop: Docs, res: ShopResponse, clause: s
     clause,
     ...(typeof scope === 'string' ? { scope } : {}),
   });
-  if (Array.isArray(scope) && !scope.includes(doc.scope as string)) fail('problem "scope"', scope.join(' or '), doc.scope, clause);
+  if (Array.isArray(scope) && !scope.includes(doc.scope as string)) fail('problem "scope"', scope.join(' or '), doc.scope, { clause });
 }
 
 /** 403 sign_in_required with `WWW-Authenticate: <scheme> error="sign_in_required"` (spec, Assistant authority; Errors). */
@@ -102,7 +102,7 @@ export function expectSignInRequired(shop: Docs, res: ShopResponse, scheme: 'Bea
 
 /** Another account's row is refused, 403 or 404, with a problem document (the spec does not say which). */
 export function expectOwnershipRefusal(shop: Docs, res: ShopResponse, what: string, clause: ClauseRef): void {
-  if (res.status !== 403 && res.status !== 404) fail(`${what}: refused as not the caller's`, [403, 404], brief(res), clause);
+  if (res.status !== 403 && res.status !== 404) fail(`${what}: refused as not the caller's`, [403, 404], brief(res), { clause });
   expectProblem(res, { status: res.status, error: errorMember(res), docsUrl: shop.docsUrl, clause });
 }
 
@@ -121,7 +121,7 @@ export function expectRefusedCombination(shop: Docs, res: ShopResponse, what: st
     });
     return;
   }
-  fail(`${what}: refused`, [401, 403], `${res.status} ${res.text.slice(0, 300)}`, clause);
+  fail(`${what}: refused`, [401, 403], `${res.status} ${res.text.slice(0, 300)}`, { clause });
 }
 
 /** 401 invalid_guest_session with exactly one challenge, `Bearer error="invalid_token"` (Guest sessions 4; Errors table). */
@@ -131,6 +131,6 @@ export function expectInvalidGuestSession(shop: Docs, res: ShopResponse, clause:
   const header = res.headers.get('www-authenticate') ?? '';
   const challenges = parseChallenges(header);
   if (challenges.length !== 1 || challenges[0]?.scheme.toLowerCase() !== 'bearer') {
-    fail('WWW-Authenticate: exactly Bearer error="invalid_token"', 'one Bearer challenge', header, clause);
+    fail('WWW-Authenticate: exactly Bearer error="invalid_token"', 'one Bearer challenge', header, { clause });
   }
 }

@@ -29,9 +29,9 @@ const GUARD_ERRORS = new Set([
 export function expectPassesGuard(res: ShopResponse, what: string, clause: string): void {
   const error = errorOf(res);
   if (res.status === 401 || res.status === 429 || (error !== undefined && GUARD_ERRORS.has(error))) {
-    fail(`${what}: admitted past the guard`, 'a handler or validation answer (2xx, 400, 404, 409, 422)', brief(res), clause);
+    fail(`${what}: admitted past the guard`, 'a handler or validation answer (2xx, 400, 404, 409, 422)', brief(res), { clause });
   }
-  if (res.status >= 500) fail(`${what}: status`, 'not a server error', brief(res), clause);
+  if (res.status >= 500) fail(`${what}: status`, 'not a server error', brief(res), { clause });
 }
 
 /** One request: method, path and JSON body. */
@@ -122,9 +122,9 @@ export async function expectPermissions(
       continue;
     }
     if (res.status !== 403 || errorOf(res) !== 'insufficient_scope') {
-      failSoft(`${what}: refused for want of ${needs}`, '403 insufficient_scope', brief(res), [
-        ...new Set([clause, 'AUTH-SCOPE-4', PERMISSION_ROW[needs] ?? 'AUTH-SCOPE-4']),
-      ]);
+      failSoft(`${what}: refused for want of ${needs}`, '403 insufficient_scope', brief(res), {
+        clause: [...new Set([clause, 'AUTH-SCOPE-4', PERMISSION_ROW[needs] ?? 'AUTH-SCOPE-4'])],
+      });
       continue;
     }
     inCase(what, () =>

@@ -41,11 +41,13 @@ export async function expectRecoveryNotFound(shop: Shop, body: unknown, what: st
 
 /** 200 with `status` equal to `want` (the member the spec names; others are not judged). */
 export function expectRecoveryStatus(res: ShopResponse, want: 'complete' | 'pending' | 'cancelled', clause: ClauseRef): void {
-  if (res.status !== 200) fail('status', 200, brief(res), clause);
-  if (typeof res.body !== 'object' || res.body === null) fail('a JSON object body', '{ "status": … }', res.text.slice(0, 300), clause);
+  if (res.status !== 200) fail('status', 200, brief(res), { clause });
+  if (typeof res.body !== 'object' || res.body === null) fail('a JSON object body', '{ "status": … }', res.text.slice(0, 300), { clause });
   if (!['complete', 'pending', 'cancelled'].includes(res.body.status))
-    fail('"status" is one of complete, pending, cancelled', ['complete', 'pending', 'cancelled'], res.body.status, 'RES-RECOVERY-5');
-  if (res.body.status !== want) fail('"status"', want, res.body.status, clause);
+    fail('"status" is one of complete, pending, cancelled', ['complete', 'pending', 'cancelled'], res.body.status, {
+      clause: 'RES-RECOVERY-5',
+    });
+  if (res.body.status !== want) fail('"status"', want, res.body.status, { clause });
 }
 
 /** Resumes the provider-pending operation; a concurrent resumption by another check may hold it: retry on 409 recovery_pending. */

@@ -347,22 +347,19 @@ test("inside a check, format failures are recorded softly and the caller's claus
 
 test('expectSuccess shows the answer; inCase names the case after the clause, for sync and async assertions', async () => {
   const { expectSuccess, inCase, fail, CheckFailure } = await import('../../../conformance/lib/assert.js');
-  expectSuccess({ status: 201, text: '' }, 'add', 'END-CONV-1');
-  const refused = failure(() => expectSuccess({ status: 404, text: '{"error":"not_found"}' }, 'add', 'END-CONV-1'));
+  expectSuccess({ status: 201, text: '' }, { what: 'add', clause: 'END-CONV-1' });
+  const refused = failure(() => expectSuccess({ status: 404, text: '{"error":"not_found"}' }, { what: 'add', clause: 'END-CONV-1' }));
   assert.equal(refused.message, '[END-CONV-1] add: status: expected "2xx", got "404 {\\"error\\":\\"not_found\\"}"');
 
   assert.equal(
     inCase('no failure', () => undefined),
     undefined,
   );
-  const named = failure(() => inCase('a forged session', () => fail('status', 401, 400, 'AUTH-GUEST-5')));
+  const named = failure(() => inCase('a forged session', () => fail('status', 401, 400, { clause: 'AUTH-GUEST-5' })));
   assert.equal(named.message, '[AUTH-GUEST-5] a forged session: status: expected 401, got 400');
-  assert.equal(
-    failure(() => inCase('no clause', () => fail('status', 401, 400, undefined))).message,
-    'no clause: status: expected 401, got 400',
-  );
+  assert.equal(failure(() => inCase('no clause', () => fail('status', 401, 400))).message, 'no clause: status: expected 401, got 400');
   await assert.rejects(
-    inCase('async', async () => fail('status', 200, 500, 'EVT-WEBHOOK-1')),
+    inCase('async', async () => fail('status', 200, 500, { clause: 'EVT-WEBHOOK-1' })),
     (e: unknown) => e instanceof CheckFailure && e.message === '[EVT-WEBHOOK-1] async: status: expected 200, got 500',
   );
   await inCase('async, no failure', async () => undefined);
