@@ -7,7 +7,8 @@
 // spec level only as the target's /openapi.json names them. Probes address ids the seed does not hold, so nothing is
 // written.
 import { check, learned, notApplicable, test } from '../engine/check.js';
-import { callerGuardCheck, credentialsOfClaimedKinds, guardRefused } from '../engine/callers.js';
+import { credentialsOfClaimedKinds } from '../engine/callers.js';
+import { callerGuardCheck, guardRefused } from './_shared/caller-guard.js';
 import { brief, expectProblem, expectSuccess, fail, inCase } from '../lib/assert.js';
 import { OPERATIONS_BY_ID } from '../../contract/operations.js';
 import { ADDRESS } from './_shared/add-address.js';

@@ -6,7 +6,7 @@
 // therefore sends the reference's body and, when the service refuses that body with a 4xx, is skipped as not applicable
 // (the service may well name its members otherwise); it fails only on what the spec itself says.
 import { check, test } from '../engine/check.js';
-import { callerGuardCheck } from '../engine/callers.js';
+import { callerGuardCheck } from './_shared/caller-guard.js';
 import { expectNoStore, expectProblem, expectStatus, fail } from '../lib/assert.js';
 import type { Operation } from '../../contract/operations.js';
 import { CATALOG_AND_CART } from './_shared/describe-operations.js';
