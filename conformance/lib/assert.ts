@@ -28,6 +28,22 @@ export {
   type HttpResult,
   type WhatOption,
 } from './expect/response.js';
-export { CHALLENGE_LEFT_OPEN, expectProblem, type ProblemExpectation } from './expect/problem.js';
+export {
+  CHALLENGE_LEFT_OPEN,
+  expectFailureNoStore,
+  expectIssues,
+  expectOwnedMembers,
+  expectProblem,
+  expectProblemDetail,
+  expectProblemError,
+  expectProblemInstance,
+  expectProblemMediaType,
+  expectProblemObject,
+  expectProblemStatus,
+  expectProblemTitle,
+  expectProblemType,
+  type MemberOption,
+  type ProblemExpectation,
+} from './expect/problem.js';
 export { expectChallenge, type ChallengeExpectation } from './expect/challenge.js';
 export { expectCacheControl, expectFreshFor, expectNoStore, expectWeakEtag, parseCacheControl } from './expect/cache.js';
