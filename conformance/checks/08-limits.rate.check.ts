@@ -4,7 +4,7 @@
 // budget and a per-client budget, each judged on its own (below).
 import { check, learned, test, type Shop, notApplicable } from '../engine/check.js';
 import type { ShopResponse } from '../engine/http.js';
-import { brief, expectProblem, fail, failSoft, is2xx } from '../lib/assert.js';
+import { brief, expectProblem, expectStatus, expectSuccess, fail, failSoft, is2xx } from '../lib/assert.js';
 import { freshHex } from '../lib/fresh-id.js';
 import { freshShopperIp } from '../lib/shopper.js';
 import { AssistantAgent } from './_shared/assistant.js';
@@ -211,6 +211,35 @@ async function spendThenOneMore(
   return spendOne(last);
 }
 
+/** One try at spending a budget with fresh sessions: the answer past it, and the session whose budget it spent. */
+interface Attempt {
+  limited: ShopResponse;
+  spent: AssistantAgent;
+  other?: AssistantAgent;
+}
+
+/**
+ * A budget spent (`clause`): tried twice, with fresh sessions (a window boundary may let the extra request pass); the
+ * answer past it is the refusal of a spent budget; and the budget is one for every route, so a conversation route of the
+ * spent caller is refused too. Returns the last try.
+ */
+async function expectBudgetSpent(
+  shop: Shop,
+  budget: { clause: string; attempt: () => Promise<Attempt>; past: string; refusal: string; spentCaller: string },
+): Promise<Attempt> {
+  const { clause } = budget;
+  let last: Attempt | undefined;
+  for (let attempt = 1; attempt <= 2 && last?.limited.status !== 429; attempt++) last = await budget.attempt();
+  expectStatus(last!.limited, 429, { what: budget.past, clause });
+  expectBudgetRefusal(shop, last!.limited, budget.refusal, clause);
+  if (learned().has('listConversations')) {
+    const list = learned().operation('listConversations');
+    const res = (await last!.spent.request(list.method, list.path)).res;
+    expectStatus(res, 429, { what: `${list.method} ${list.path} ${budget.spentCaller}`, clause });
+  }
+  return last!;
+}
+
 test(
   ...check(
     {
@@ -235,40 +264,26 @@ test(
     },
     async (shop) => {
       const budgets = assistantBudgets(shop);
-      let limited: ShopResponse | undefined;
-      let other: AssistantAgent | undefined;
-      let spender: AssistantAgent | undefined;
-      for (let attempt = 1; attempt <= 2 && limited?.status !== 429; attempt++) {
-        const clientId = `asst_client_${freshHex()}`;
-        spender = await AssistantAgent.create(shop, { clientId });
-        other = await AssistantAgent.create(shop, { clientId });
-        limited = await spendThenOneMore([spender], budgets.session, spender, 'one session within its budget', 'LIM-RATE-2');
-      }
-      if (limited!.status !== 429)
-        fail(
-          `request ${budgets.session + 1} of one session (twice, with fresh sessions; the profile claims a session budget of ${budgets.session})`,
-          429,
-          brief(limited!),
-          { clause: 'LIM-RATE-2' },
-        );
-      expectBudgetRefusal(shop, limited!, 'the request past the session budget', 'LIM-RATE-2');
-      // One budget for the session's requests, whatever the route: its conversation routes are spent too.
-      if (learned().has('listConversations')) {
-        const list = learned().operation('listConversations');
-        const res = (await spender!.request(list.method, list.path)).res;
-        if (res.status !== 429)
-          fail(`${list.method} ${list.path} by the session whose budget is spent`, 429, brief(res), { clause: 'LIM-RATE-2' });
-      }
+      const { other } = await expectBudgetSpent(shop, {
+        clause: 'LIM-RATE-2',
+        attempt: async () => {
+          const clientId = `asst_client_${freshHex()}`;
+          const spender = await AssistantAgent.create(shop, { clientId });
+          const other = await AssistantAgent.create(shop, { clientId });
+          const limited = await spendThenOneMore([spender], budgets.session, spender, 'one session within its budget', 'LIM-RATE-2');
+          return { limited, spent: spender, other };
+        },
+        past: `request ${budgets.session + 1} of one session (twice, with fresh sessions; the profile claims a session budget of ${budgets.session})`,
+        refusal: 'the request past the session budget',
+        // One budget for the session's requests, whatever the route: its conversation routes are spent too.
+        spentCaller: 'by the session whose budget is spent',
+      });
       // Per session, not per client: the client's budget still has room, so another of its sessions is served.
       if (budgets.client > budgets.session + 1) {
-        const res = await spendOne(other!);
-        if (!is2xx(res))
-          fail(
-            `another session of the same client, after the first spent its budget (client budget ${budgets.client})`,
-            '2xx',
-            brief(res),
-            { clause: 'LIM-RATE-2' },
-          );
+        expectSuccess(await spendOne(other!), {
+          what: `another session of the same client, after the first spent its budget (client budget ${budgets.client})`,
+          clause: 'LIM-RATE-2',
+        });
       }
     },
   ),
@@ -303,37 +318,28 @@ test(
       if (perSession < 1) return notApplicable('a session budget of 1 leaves no room to spend a client budget over sessions');
       const sessions = Math.ceil((budgets.client + 1) / perSession) + 1;
       if (sessions > 20) return notApplicable(`spending the client budget under the session budget would take ${sessions} sessions`);
-      let limited: ShopResponse | undefined;
-      let fresh: AssistantAgent | undefined;
-      for (let attempt = 1; attempt <= 2 && limited?.status !== 429; attempt++) {
-        const clientId = `asst_client_${freshHex()}`;
-        const agents: AssistantAgent[] = [];
-        for (let i = 0; i < sessions; i++) agents.push(await AssistantAgent.create(shop, { clientId }));
-        fresh = await AssistantAgent.create(shop, { clientId });
-        // The last session has sent nothing yet: the extra request cannot be its session's budget.
-        limited = await spendThenOneMore(
-          agents.slice(0, -1),
-          budgets.client,
-          agents.at(-1)!,
-          `${sessions - 1} sessions of one client`,
-          'LIM-RATE-3',
-        );
-      }
-      if (limited!.status !== 429)
-        fail(
-          `request ${budgets.client + 1} of one client over ${sessions} sessions, each under its session budget of ${budgets.session} (twice)`,
-          429,
-          brief(limited!),
-          { clause: 'LIM-RATE-3' },
-        );
-      expectBudgetRefusal(shop, limited!, 'the request past the client budget', 'LIM-RATE-3');
-      // One budget for the client's requests, whatever the route: a conversation route of a fresh session is spent too.
-      if (learned().has('listConversations')) {
-        const list = learned().operation('listConversations');
-        const res = (await fresh!.request(list.method, list.path)).res;
-        if (res.status !== 429)
-          fail(`${list.method} ${list.path} by a fresh session of the spent client`, 429, brief(res), { clause: 'LIM-RATE-3' });
-      }
+      await expectBudgetSpent(shop, {
+        clause: 'LIM-RATE-3',
+        attempt: async () => {
+          const clientId = `asst_client_${freshHex()}`;
+          const agents: AssistantAgent[] = [];
+          for (let i = 0; i < sessions; i++) agents.push(await AssistantAgent.create(shop, { clientId }));
+          const fresh = await AssistantAgent.create(shop, { clientId });
+          // The last session has sent nothing yet: the extra request cannot be its session's budget.
+          const limited = await spendThenOneMore(
+            agents.slice(0, -1),
+            budgets.client,
+            agents.at(-1)!,
+            `${sessions - 1} sessions of one client`,
+            'LIM-RATE-3',
+          );
+          return { limited, spent: fresh };
+        },
+        past: `request ${budgets.client + 1} of one client over ${sessions} sessions, each under its session budget of ${budgets.session} (twice)`,
+        refusal: 'the request past the client budget',
+        // One budget for the client's requests, whatever the route: a conversation route of a fresh session is spent too.
+        spentCaller: 'by a fresh session of the spent client',
+      });
     },
   ),
 );
