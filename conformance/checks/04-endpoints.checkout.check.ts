@@ -15,7 +15,7 @@
 import { check, test, type Shop } from '../engine/check.js';
 import type { ShopResponse } from '../engine/http.js';
 import { credentialsOf, KINDS, type Kind } from '../engine/callers.js';
-import { brief, expectProblem, fail } from '../lib/assert.js';
+import { brief, expectNoHeader, expectProblem, fail } from '../lib/assert.js';
 import { emptyCart } from './_shared/expect-cart.js';
 import { customerToken, delegatedToken } from './_shared/mint-callers.js';
 import { CHECKOUT, checkout, checkoutBody, PREVIEW } from './_shared/place-order.js';
@@ -65,8 +65,7 @@ async function callerMatrix(shop: Shop, path: string, json: unknown, opClause: s
           { clause: [clause, opClause] },
         );
       expectProblem(res, { status: 403, error: 'caller_not_allowed', docsUrl: shop.docsUrl, clause });
-      if (res.headers.get('www-authenticate') !== null)
-        fail(`WWW-Authenticate on caller_not_allowed (${kind})`, 'absent', res.headers.get('www-authenticate'), { clause: 'ERR-TABLE-8' });
+      expectNoHeader(res, 'www-authenticate', { what: `WWW-Authenticate on caller_not_allowed (${kind})`, clause: 'ERR-TABLE-8' });
     }
   }
 }

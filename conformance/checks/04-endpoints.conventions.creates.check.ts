@@ -8,7 +8,7 @@
 // Levels. Payloads are the target's own (its description documents); a body it refuses fails the operation's clause as
 // setup. Whether an operation is a create is the target's word (its documents), not the reference's.
 import { check, learned, test } from '../engine/check.js';
-import { brief, fail } from '../lib/assert.js';
+import { brief, expectStatus, fail } from '../lib/assert.js';
 import { addressBody, createdAddressId } from './_shared/add-address.js';
 import { AssistantAgent } from './_shared/assistant.js';
 import { cartLine } from './_shared/expect-cart.js';
@@ -49,7 +49,7 @@ test(
         const created = await send('POST', '/v1/me/addresses', addressBody());
         if (created.status >= 300) fail(`addAddress as ${who}`, '2xx', brief(created), { clause: 'END-OPS-ADDADDRESS-1' });
         // addAddress is the spec's own example of a create: 201 whatever the documents say.
-        if (created.status !== 201) fail(`addAddress as ${who}: status of a create`, 201, brief(created), { clause: 'END-CONV-1' });
+        expectStatus(created, 201, { what: `addAddress as ${who}: status of a create`, clause: 'END-CONV-1' });
         expectCreateConventions(created, 'addAddress', { what: `addAddress as ${who}` });
         const id = createdAddressId(shop, created);
         expectDeleteConventions(await send('DELETE', `/v1/me/addresses/${encodeURIComponent(id)}`), `deleteAddress as ${who}`);

@@ -11,7 +11,7 @@
 import { check, notApplicable, test, type Shop } from '../engine/check.js';
 import type { ShopResponse } from '../engine/http.js';
 import { OPERATOR_ATTRIBUTION } from '../engine/callers.js';
-import { brief, expectChallenge, expectNoStore, expectProblem, fail, inCase, is2xx } from '../lib/assert.js';
+import { brief, expectChallenge, expectNoStore, expectProblem, expectStatus, fail, inCase, is2xx } from '../lib/assert.js';
 import { freshId } from '../lib/fresh-id.js';
 import { LIMITS } from '../../contract/limits.js';
 import { bearer, bodyOf, otherSecrets, present, route, ROUTES, wrong, type InternalRoute } from './_shared/call-internal-routes.js';
@@ -229,7 +229,7 @@ test(
       if (secret === null) notApplicable('the profile has no idpActionSecret: the route is closed');
       const r = route('/internal/account/security-intents');
       const at = await postChunked(shop, r.path, present(r, secret!), paddedIntent(LIMITS.securityIntentBytes));
-      if (at.status !== 202) fail('exactly 8 KiB (8192 bytes), chunked: status', 202, brief(at), { clause: 'LIM-INTENT-1' });
+      expectStatus(at, 202, { what: 'exactly 8 KiB (8192 bytes), chunked: status', clause: 'LIM-INTENT-1' });
       const over = await postChunked(shop, r.path, present(r, secret!), paddedIntent(LIMITS.securityIntentBytes + 1), { hold: true });
       inCase('8193 bytes, chunked, request left open', () =>
         expectProblem(over, { status: 413, error: 'payload_too_large', docsUrl: shop.docsUrl, clause: 'LIM-INTENT-1' }),

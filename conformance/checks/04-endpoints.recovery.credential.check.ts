@@ -6,7 +6,7 @@
 import { check, notApplicable, test, type Shop } from '../engine/check.js';
 import { OPERATOR_ATTRIBUTION } from '../engine/callers.js';
 import type { ShopResponse } from '../engine/http.js';
-import { brief, expectProblem, fail, inCase } from '../lib/assert.js';
+import { brief, expectProblem, expectStatus, fail, inCase } from '../lib/assert.js';
 import { bearer, otherSecrets, wrong } from './_shared/call-internal-routes.js';
 import { expectRefusal } from './_shared/expect-refusals.js';
 import { recover, RECOVER, recoverySecret, unknownOperation } from './_shared/recover-account.js';
@@ -14,7 +14,7 @@ import { RECOVERY_OPERATIONS } from './_shared/seed-data.js';
 
 /** 401 with a problem document (the spec names the status of a recovery credential refusal, not its code). */
 function expect401(shop: Shop, res: ShopResponse, clause: string): void {
-  if (res.status !== 401) fail('status', 401, brief(res), { clause });
+  expectStatus(res, 401, { clause });
   expectProblem(res, {
     status: 401,
     error: typeof res.body?.error === 'string' ? res.body.error : '<missing>',

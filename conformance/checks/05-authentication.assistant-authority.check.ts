@@ -9,7 +9,7 @@
 import { check, test, type Shop } from '../engine/check.js';
 import type { ShopResponse } from '../engine/http.js';
 import { ALL_PERMISSIONS, AssistantAgent, errorOf, reportAuthorization, signedOutProxyToken, signOutSession } from './_shared/assistant.js';
-import { brief, expectProblem, expectSuccess, fail, failSoft, inCase, is2xx } from '../lib/assert.js';
+import { brief, expectProblem, expectStatus, expectSuccess, fail, failSoft, inCase, is2xx } from '../lib/assert.js';
 import { freshHex } from '../lib/fresh-id.js';
 import { nowSeconds } from '../lib/jws.js';
 import { cartLine, expectNamesVariant, expectNotNamesVariant } from './_shared/expect-cart.js';
@@ -271,7 +271,7 @@ test(
           const res = (await agent.request(call.method, call.path, call.json !== undefined ? { json: call.json } : {})).res;
           inCase(`${what}: ${id}`, () => {
             // Signed out, the session keeps only the base capabilities (AUTH-ACTIVE-2), whatever its token's scope (AUTH-ASST-14).
-            if (res.status !== 403) fail('status', 403, brief(res), { clause: ['AUTH-ASST-14', 'AUTH-ACTIVE-2'] });
+            expectStatus(res, 403, { clause: ['AUTH-ASST-14', 'AUTH-ACTIVE-2'] });
             expectProblem(res, { status: 403, error: errorOf(res) ?? '<missing>', docsUrl: shop.docsUrl, clause: 'AUTH-ACTIVE-2' });
           });
         }

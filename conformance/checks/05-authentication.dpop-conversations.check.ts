@@ -4,7 +4,7 @@
 // Every check provisions its own assistant session.
 import { check, learned, test } from '../engine/check.js';
 import { AssistantAgent, browserSession, errorOf, signOutSession } from './_shared/assistant.js';
-import { expectChallenge, expectProblem, expectSuccess, fail, inCase } from '../lib/assert.js';
+import { expectChallenge, expectProblem, expectStatus, expectSuccess, inCase } from '../lib/assert.js';
 import { freshId } from '../lib/fresh-id.js';
 import { OPERATIONS } from '../../contract/operations.js';
 import { conversationRoute, messageOf, openBody, sendConversation } from './_shared/open-conversation.js';
@@ -55,10 +55,7 @@ test(
         for (const [what, headers, unauthenticated] of credentials) {
           const res = await shop.http.request(method, path, { headers, ...(json !== undefined ? { json } : {}) });
           inCase(`${method} ${path} with ${what}`, () => {
-            if (res.status !== 401 && res.status !== 403)
-              fail('refused (a Bearer credential is never enough)', '401 or 403', `${res.status} ${res.text.slice(0, 200)}`, {
-                clause: 'END-PUBLIC-19',
-              });
+            expectStatus(res, [401, 403], { what: 'refused (a Bearer credential is never enough)', clause: 'END-PUBLIC-19' });
             expectProblem(res, { status: res.status, error: errorOf(res) ?? '<missing>', docsUrl: shop.docsUrl, clause: 'END-PUBLIC-19' });
             if (unauthenticated)
               expectProblem(res, { status: 401, error: 'invalid_token', docsUrl: shop.docsUrl, clause: 'AUTH-SCHEME-1' });
@@ -106,8 +103,7 @@ test(
         const { method, path } = conversationRoute(opId);
         const res = await shop.http.request(method, path, { headers, ...(opId === 'openConversation' ? { json: openBody() } : {}) });
         inCase(`${method} ${path}`, () => {
-          if (res.status !== 401 && res.status !== 403)
-            fail('refused', '401 or 403', `${res.status} ${res.text.slice(0, 200)}`, { clause: 'AUTH-ORDER-7' });
+          expectStatus(res, [401, 403], { what: 'refused', clause: 'AUTH-ORDER-7' });
           expectProblem(res, { status: res.status, error: errorOf(res) ?? '<missing>', docsUrl: shop.docsUrl, clause: 'AUTH-ORDER-7' });
         });
       }

@@ -8,7 +8,7 @@
 import { randomUUID } from 'node:crypto';
 import { check, test } from '../engine/check.js';
 import type { ShopResponse } from '../engine/http.js';
-import { expectProblem, expectSuccess, fail, inCase, type ClauseRef } from '../lib/assert.js';
+import { type ClauseRef, expectProblem, expectStatus, expectSuccess, fail, inCase } from '../lib/assert.js';
 import { forgeGuestSession, GUEST_SESSION_FORGERIES, signGuestSession, type GuestSessionForgery } from '../lib/guest-session.js';
 import { shopperIpOfLength } from '../lib/shopper.js';
 import { cartLine, cartQuantity, expectNotNamesVariant } from './_shared/expect-cart.js';
@@ -156,8 +156,7 @@ test(
       const forged = forgeGuestSession('bad-signature', shop.profile.secrets.guestSessionKey);
       for (const path of ['/v1/catalog/products', '/v1/catalog/collections']) {
         const res = await shop.http.get(path, { headers: await guestHeaders(shop, forged) });
-        if (res.status !== 200)
-          fail(`${path} with a forged Guest-Session: status`, 200, `${res.status} ${res.text.slice(0, 300)}`, { clause: 'AUTH-GUEST-2' });
+        expectStatus(res, 200, { what: `${path} with a forged Guest-Session: status`, clause: 'AUTH-GUEST-2' });
       }
     },
   ),
@@ -176,10 +175,7 @@ test(
       const tooLong = shopperIpOfLength(65);
       for (const path of ['/v1/cart', '/v1/catalog/collections']) {
         const res = await shop.http.get(path, { headers: await guestHeaders(shop, undefined, { 'shopper-ip': ok }) });
-        if (res.status !== 200)
-          fail(`${path} with a 64-character Shopper-IP: status`, 200, `${res.status} ${res.text.slice(0, 300)}`, {
-            clause: 'LIM-SHOPPERIP-1',
-          });
+        expectStatus(res, 200, { what: `${path} with a 64-character Shopper-IP: status`, clause: 'LIM-SHOPPERIP-1' });
         expectRefusal(
           shop,
           await shop.http.get(path, { headers: await guestHeaders(shop, undefined, { 'shopper-ip': tooLong }) }),

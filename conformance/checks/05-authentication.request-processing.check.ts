@@ -11,7 +11,7 @@ import { randomUUID } from 'node:crypto';
 import { check, notApplicable, test, type Shop } from '../engine/check.js';
 import { OPERATOR_ATTRIBUTION } from '../engine/callers.js';
 import type { ShopResponse } from '../engine/http.js';
-import { expectProblem, expectSuccess, fail, failSoft } from '../lib/assert.js';
+import { expectProblem, expectStatus, expectSuccess, fail, failSoft } from '../lib/assert.js';
 import { createForeignKey, signWith } from '../lib/mint.js';
 import { freshShopperIp } from '../lib/shopper.js';
 import { cartLine, expectNotNamesVariant } from './_shared/expect-cart.js';
@@ -263,8 +263,7 @@ test(
           body: '{"variant_id": "var_0101", ',
           headers: { 'content-type': 'application/json' },
         });
-        if (res.status !== 400)
-          fail(`malformed JSON with ${what}: status`, 400, `${res.status} ${res.text.slice(0, 200)}`, { clause: 'AUTH-ORDER-11' });
+        expectStatus(res, 400, { what: `malformed JSON with ${what}: status`, clause: 'AUTH-ORDER-11' });
         expectProblem(res, { status: 400, error: String(res.body?.error ?? '<missing>'), docsUrl: shop.docsUrl, clause: 'ERR-PROBLEM-2' });
       }
     },

@@ -8,7 +8,7 @@
 import { check, test } from '../engine/check.js';
 import { OPERATOR_ATTRIBUTION } from '../engine/callers.js';
 import type { ShopResponse } from '../engine/http.js';
-import { brief, expectProblem, expectSuccess, fail, is4xx } from '../lib/assert.js';
+import { brief, expectNoHeader, expectProblem, expectSuccess, fail, is4xx } from '../lib/assert.js';
 import { freshShopperIp } from '../lib/shopper.js';
 import { cartLine, cartQuantity, expectNamesVariant, expectNotNamesVariant } from './_shared/expect-cart.js';
 import { VARIANT } from './_shared/seed-data.js';
@@ -108,8 +108,7 @@ test(
         if (customerAuthority && !is4xx(res))
           fail(`operator on ${what}: refused`, '403 caller_not_allowed', brief(res), { clause: ['END-LIST-1', 'AUTH-ACTIVE-3'] });
         expectProblem(res, { status: 403, error: 'caller_not_allowed', docsUrl: shop.docsUrl, clause: 'END-LIST-1' });
-        if (res.headers.get('www-authenticate') !== null)
-          fail('WWW-Authenticate on caller_not_allowed', null, res.headers.get('www-authenticate'), { clause: 'ERR-TABLE-8' });
+        expectNoHeader(res, 'www-authenticate', { what: 'WWW-Authenticate on caller_not_allowed', clause: 'ERR-TABLE-8' });
       }
     },
   ),

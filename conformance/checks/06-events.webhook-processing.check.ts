@@ -16,7 +16,7 @@
 // the seed itself (fixtureSeed of _shared/seed-data.ts) by their state.
 import { randomInt } from 'node:crypto';
 import { check, notApplicable, test } from '../engine/check.js';
-import { fail, inCase } from '../lib/assert.js';
+import { expectStatus, fail, inCase } from '../lib/assert.js';
 import { nowSeconds } from '../lib/jws.js';
 import { ignoredEvent, SIGNATURE_HEADER, SIGNATURE_TOLERANCE_SECONDS, stripeEvent } from '../lib/stripe-signature.js';
 import { deliver, expectReceived, expectWebhookProblem, postWebhook, webhookSecret } from './_shared/deliver-webhook.js';
@@ -110,10 +110,7 @@ test(
       const token = await shop.mint.customer({ sub: owner.sub });
       const read = async () => {
         const res = await shop.http.get(`/v1/me/orders/${order.id}`, { token });
-        if (res.status !== 200)
-          fail(`GET /v1/me/orders/${order.id} as its owner ${owner.sub}`, 200, `${res.status} ${res.text.slice(0, 300)}`, {
-            clause: 'EVT-WEBHOOK-7',
-          });
+        expectStatus(res, 200, { what: `GET /v1/me/orders/${order.id} as its owner ${owner.sub}`, clause: 'EVT-WEBHOOK-7' });
         return res.body?.status as unknown;
       };
       const before = await read();
@@ -161,8 +158,7 @@ test(
       const token = await shop.mint.customer({ sub });
       const cards = async (): Promise<{ last4?: unknown; exp_month?: unknown; exp_year?: unknown; brand?: unknown }[]> => {
         const res = await shop.http.get('/v1/me/payment-methods', { token });
-        if (res.status !== 200)
-          fail(`GET /v1/me/payment-methods as ${sub}`, 200, `${res.status} ${res.text.slice(0, 300)}`, { clause: 'EVT-WEBHOOK-8' });
+        expectStatus(res, 200, { what: `GET /v1/me/payment-methods as ${sub}`, clause: 'EVT-WEBHOOK-8' });
         const items = Array.isArray(res.body) ? res.body : res.body?.items;
         if (!Array.isArray(items)) fail('saved cards of the account', 'a list', res.text.slice(0, 300), { clause: 'EVT-WEBHOOK-8' });
         return items;

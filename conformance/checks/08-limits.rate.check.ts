@@ -4,7 +4,7 @@
 // budget and a per-client budget, each judged on its own (below).
 import { check, learned, test, type Shop, notApplicable } from '../engine/check.js';
 import type { ShopResponse } from '../engine/http.js';
-import { brief, expectProblem, expectStatus, expectSuccess, fail, failSoft, is2xx } from '../lib/assert.js';
+import { brief, expectProblem, expectStatus, expectSuccess, fail, failSoft } from '../lib/assert.js';
 import { freshHex } from '../lib/fresh-id.js';
 import { freshShopperIp } from '../lib/shopper.js';
 import { AssistantAgent } from './_shared/assistant.js';
@@ -51,7 +51,7 @@ async function spendGuestBudget(shop: Shop, reads: Reads = GET_CART): Promise<Sp
           { clause: 'LIM-RATE-1' },
         );
       }
-      if (!is2xx(res)) fail(`guest ${operation} request ${i}`, '2xx', res.status, { clause: 'LIM-RATE-1' });
+      expectSuccess(res, { what: `guest ${operation} request ${i}`, clause: 'LIM-RATE-1' });
     }
     last = await shop.http.get(paths[(limits.guestBudget + 1) % paths.length]!, { token, headers: { 'shopper-ip': ip } });
     if (last.status === 429) return { ip, token, limited: last };
@@ -99,8 +99,7 @@ test(
         fail('Retry-After on 429', 'delay-seconds or an HTTP-date', retryAfter, { clause: 'LIM-RATE-4' });
       // Counted per operation id: the same shopper's search is not limited by the spent getCart budget.
       const search = await shop.http.get('/v1/catalog/products', { token, headers: { 'shopper-ip': ip } });
-      if (!is2xx(search))
-        fail('searchProducts from the Shopper-IP whose getCart budget is spent', '2xx', search.status, { clause: 'LIM-RATE-1' });
+      expectSuccess(search, { what: 'searchProducts from the Shopper-IP whose getCart budget is spent', clause: 'LIM-RATE-1' });
       // Not per path prefix either: addCartItem, under /v1/cart too, has its own budget. Its body may be refused (payload
       // shapes are not shown), but not as rate limited.
       const add = await shop.http.post('/v1/cart/items', {
@@ -206,7 +205,7 @@ async function spendThenOneMore(
   for (let i = 1; i <= count; i++) {
     const res = await spendOne(agents[(i - 1) % agents.length]!);
     if (res.status === 429) fail(`${what}: request ${i} of ${count}`, 'not yet limited', brief(res), { clause });
-    if (!is2xx(res)) fail(`${what}: request ${i} of ${count}`, '2xx', brief(res), { clause });
+    expectSuccess(res, { what: `${what}: request ${i} of ${count}`, clause });
   }
   return spendOne(last);
 }

@@ -2,7 +2,7 @@
 // conformance/lib/stripe-signature.ts) with the profile's webhook secret, and the answers of the Events table.
 import { notApplicable, type Shop } from '../../engine/check.js';
 import type { ShopResponse } from '../../engine/http.js';
-import { expectNoStore, expectProblem, fail } from '../../lib/assert.js';
+import { expectNoStore, expectProblem, expectStatus, fail } from '../../lib/assert.js';
 import { signPayload, SIGNATURE_HEADER } from '../../lib/stripe-signature.js';
 
 export const PATH = '/webhooks/stripe';
@@ -24,7 +24,7 @@ export const deliver = (shop: Shop, body: string, o: Parameters<typeof signPaylo
 
 /** 200 `{"received": true}` (exactly), with Cache-Control: no-store. */
 export function expectReceived(res: ShopResponse, clause: string): void {
-  if (res.status !== 200) fail('status of an accepted delivery', 200, `${res.status} ${res.text.slice(0, 300)}`, { clause });
+  expectStatus(res, 200, { what: 'status of an accepted delivery', clause });
   const mediaType = (res.headers.get('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
   if (mediaType !== 'application/json')
     fail('Content-Type of the success body', 'application/json', res.headers.get('content-type'), { clause: 'RES-WEBHOOK-1' });

@@ -4,7 +4,7 @@
 // empty cart names none), and leave member names (`lines`) to reference-level checks.
 import { learned, type Shop } from '../../engine/check.js';
 import type { ShopResponse } from '../../engine/http.js';
-import { expectSuccess, fail, failSetup, is2xx, is4xx } from '../../lib/assert.js';
+import { expectSuccess, fail, failSetup, is4xx } from '../../lib/assert.js';
 import { SEED_VARIANT_ID, VARIANT } from './seed-data.js';
 
 /** An addCartItem body, as the target describes it, for `quantity` units of `variant`. */
@@ -30,7 +30,7 @@ export async function addLine(shop: Shop, token: string, clause: string, variant
     failSetup('addCartItem with the body the description document describes', '2xx', `${res.status} ${res.text.slice(0, 200)}`, {
       clause: 'END-OPS-ADDCARTITEM-1',
     });
-  if (!is2xx(res)) fail('addCartItem status with a valid body', '2xx', res.status, { clause });
+  expectSuccess(res, { what: 'addCartItem status with a valid body', clause });
   return res;
 }
 

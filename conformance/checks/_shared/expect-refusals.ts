@@ -3,7 +3,7 @@
 // claims match no caller kind, and invalid_guest_session.
 import type { Shop } from '../../engine/check.js';
 import type { ShopResponse } from '../../engine/http.js';
-import { brief, expectChallenge, expectProblem, fail, is4xx, type ClauseRef } from '../../lib/assert.js';
+import { brief, type ClauseRef, expectChallenge, expectProblem, expectStatus, fail, is4xx } from '../../lib/assert.js';
 import { findChallenge, parseChallenges, type Challenge } from '../../lib/www-authenticate.js';
 
 type Docs = Pick<Shop, 'docsUrl'>;
@@ -102,7 +102,7 @@ export function expectSignInRequired(shop: Docs, res: ShopResponse, scheme: 'Bea
 
 /** Another account's row is refused, 403 or 404, with a problem document (the spec does not say which). */
 export function expectOwnershipRefusal(shop: Docs, res: ShopResponse, what: string, clause: ClauseRef): void {
-  if (res.status !== 403 && res.status !== 404) fail(`${what}: refused as not the caller's`, [403, 404], brief(res), { clause });
+  expectStatus(res, [403, 404], { what: `${what}: refused as not the caller's`, clause });
   expectProblem(res, { status: res.status, error: errorMember(res), docsUrl: shop.docsUrl, clause });
 }
 

@@ -2,7 +2,7 @@
 // from its description documents (the members marked `x-shop-role` payment-method and address).
 import { learned, type Shop } from '../../engine/check.js';
 import type { RequestOptions, ShopResponse } from '../../engine/http.js';
-import { brief, fail, failSetup, is2xx } from '../../lib/assert.js';
+import { expectSuccess, failSetup } from '../../lib/assert.js';
 
 /** createCheckoutPreview. */
 export const PREVIEW = '/v1/checkout-previews';
@@ -25,7 +25,7 @@ export async function checkout(shop: Shop, token: string, body: unknown, headers
 
 /** An order-placing answer: 2xx (201 at the reference level). */
 export function expectPlaced(res: ShopResponse, what: string, clause: string): void {
-  if (!is2xx(res)) fail(`${what}: an order is placed`, '2xx', brief(res), { clause });
+  expectSuccess(res, { what: `${what}: an order is placed`, clause });
 }
 
 /** The order id at the end of an order's Location. */

@@ -2,7 +2,7 @@
 // spec says of their answers (Resources > Account recovery request; Endpoints > Recovery endpoint results).
 import { notApplicable, type Shop } from '../../engine/check.js';
 import type { ShopResponse } from '../../engine/http.js';
-import { brief, expectProblem, fail, inCase, type ClauseRef } from '../../lib/assert.js';
+import { type ClauseRef, expectProblem, expectStatus, fail, inCase } from '../../lib/assert.js';
 import { freshId } from '../../lib/fresh-id.js';
 import { bearer } from './call-internal-routes.js';
 import { RECOVERY_OPERATIONS } from './seed-data.js';
@@ -41,7 +41,7 @@ export async function expectRecoveryNotFound(shop: Shop, body: unknown, what: st
 
 /** 200 with `status` equal to `want` (the member the spec names; others are not judged). */
 export function expectRecoveryStatus(res: ShopResponse, want: 'complete' | 'pending' | 'cancelled', clause: ClauseRef): void {
-  if (res.status !== 200) fail('status', 200, brief(res), { clause });
+  expectStatus(res, 200, { clause });
   if (typeof res.body !== 'object' || res.body === null) fail('a JSON object body', '{ "status": … }', res.text.slice(0, 300), { clause });
   if (!['complete', 'pending', 'cancelled'].includes(res.body.status))
     fail('"status" is one of complete, pending, cancelled', ['complete', 'pending', 'cancelled'], res.body.status, {
