@@ -106,20 +106,18 @@ test(
     async (shop) => {
       const token = await delegatedToken(shop, CHECKOUT_ACCOUNTS[1].sub);
       await emptyCart(shop, token);
-      await addLine(shop, token, 'PUR-IDEM-4', CHECKOUT_VARIANTS.beanie, 1);
+      await addLine(shop, token, { clause: 'PUR-IDEM-4', variant: CHECKOUT_VARIANTS.beanie, quantity: 1 });
       const headers = { 'idempotency-key': randomUUID() };
       const first = await keyedCheckout(shop, token, checkoutBody(CHECKOUT_ACCOUNTS[1].card), headers);
-      expectPlaced(first, 'the first submission (with an Idempotency-Key)', 'PUR-IDEM-1');
+      expectPlaced(first, { what: 'the first submission (with an Idempotency-Key)', clause: 'PUR-IDEM-1' });
       expectCreateConventions(first, 'checkoutSavedCard', { what: 'checkoutSavedCard (a placed order)' });
       const second = await shop.http.post(CHECKOUT, { token, json: checkoutBody(CHECKOUT_ACCOUNTS[1].card), headers });
       // A replay of the first answer would be a 2xx: the key must not be honoured, the cart is what decides.
       expectProblem(second, { status: 422, error: 'cart_empty', docsUrl: shop.docsUrl, clause: 'PUR-IDEM-4' });
-      expectNotNamesVariant(
-        await shop.http.get('/v1/cart', { token }),
-        CHECKOUT_VARIANTS.beanie,
-        'the cart after the paid order',
-        'PUR-IDEM-4',
-      );
+      expectNotNamesVariant(await shop.http.get('/v1/cart', { token }), CHECKOUT_VARIANTS.beanie, {
+        what: 'the cart after the paid order',
+        clause: 'PUR-IDEM-4',
+      });
     },
   ),
 );
@@ -137,30 +135,26 @@ test(
       const token = await delegatedToken(shop, CHECKOUT_ACCOUNTS[2].sub);
       await emptyCart(shop, token);
       const headers = { 'idempotency-key': `retry-${randomUUID()}` };
-      await addLine(shop, token, 'PUR-IDEM-3', CHECKOUT_VARIANTS.beanie, 1);
+      await addLine(shop, token, { clause: 'PUR-IDEM-3', variant: CHECKOUT_VARIANTS.beanie, quantity: 1 });
       const first = await keyedCheckout(shop, token, checkoutBody(CHECKOUT_ACCOUNTS[2].card), headers);
-      expectPlaced(first, 'the first checkout', 'PUR-IDEM-1');
-      expectNotNamesVariant(
-        await shop.http.get('/v1/cart', { token }),
-        CHECKOUT_VARIANTS.beanie,
-        'the cart after the first order',
-        'PUR-IDEM-3',
-      );
-      await addLine(shop, token, 'PUR-IDEM-3', CHECKOUT_VARIANTS.beanie, 1);
+      expectPlaced(first, { what: 'the first checkout', clause: 'PUR-IDEM-1' });
+      expectNotNamesVariant(await shop.http.get('/v1/cart', { token }), CHECKOUT_VARIANTS.beanie, {
+        what: 'the cart after the first order',
+        clause: 'PUR-IDEM-3',
+      });
+      await addLine(shop, token, { clause: 'PUR-IDEM-3', variant: CHECKOUT_VARIANTS.beanie, quantity: 1 });
       const second = await shop.http.post(CHECKOUT, { token, json: checkoutBody(CHECKOUT_ACCOUNTS[2].card), headers });
-      expectPlaced(second, 'the retry with the same Idempotency-Key and a refilled cart', 'PUR-IDEM-3');
+      expectPlaced(second, { what: 'the retry with the same Idempotency-Key and a refilled cart', clause: 'PUR-IDEM-3' });
       for (const [n, res] of [
         [1, first],
         [2, second],
       ] as const)
         expectCreateConventions(res, 'checkoutSavedCard', { what: `checkoutSavedCard (order ${n})` });
       // Processed, not replayed: the refilled cart was ordered, and the answer is not the first one again.
-      expectNotNamesVariant(
-        await shop.http.get('/v1/cart', { token }),
-        CHECKOUT_VARIANTS.beanie,
-        'the cart after the retry (its line was ordered)',
-        'PUR-IDEM-3',
-      );
+      expectNotNamesVariant(await shop.http.get('/v1/cart', { token }), CHECKOUT_VARIANTS.beanie, {
+        what: 'the cart after the retry (its line was ordered)',
+        clause: 'PUR-IDEM-3',
+      });
       // A retry answered with the first order's URL is told of no other order; with the first body too, it is the first
       // answer replayed (a new order has its own URL, and its own id wherever the body names one).
       const replayed = second.text === first.text;

@@ -38,7 +38,7 @@ test(
         { method: 'POST', path: '/v1/cart/items', headers: { 'content-type': 'application/json' }, body: cartLine() },
         { method: 'GET', path: '/v1/cart' },
       ];
-      expectRefusal(shop, await shop.http.post('/v1/cart/items', { token, json: requests }), 'PUR-PROTO-2');
+      expectRefusal(shop, await shop.http.post('/v1/cart/items', { token, json: requests }), { clause: 'PUR-PROTO-2' });
       for (const path of [
         '/batch',
         '/v1/batch',

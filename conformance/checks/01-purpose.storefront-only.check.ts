@@ -225,7 +225,7 @@ for (const cap of STOREFRONT_ONLY) {
         for (const probe of cap.probes) {
           const token = probe.method === 'GET' && reader ? reader : await customerToken(shop);
           // An address of the fresh account's own, added first with the target's body, and that body sent back.
-          const own = probe.id === OWN_ADDRESS ? await addAddress(shop, token, 'END-OPS-ADDADDRESS-1') : undefined;
+          const own = probe.id === OWN_ADDRESS ? await addAddress(shop, token, { clause: 'END-OPS-ADDADDRESS-1' }) : undefined;
           const id = own ? createdAddressId(shop, own) : (probe.id ?? `conformance_${randomUUID().slice(0, 8)}`);
           const path = probe.path.replace('{id}', encodeURIComponent(id));
           const res = await shop.http.request(probe.method, path, {

@@ -24,7 +24,7 @@ test(
     },
     async (shop) => {
       const token = await customerToken(shop);
-      const created = await addAddress(shop, token, 'END-CONV-1');
+      const created = await addAddress(shop, token, { clause: 'END-CONV-1' });
       expectCreated(created, { clause: 'END-CONV-1' });
       expectNoStore(created, { clause: 'END-CONV-9' });
       const id = createdAddressId(shop, created);
@@ -139,13 +139,11 @@ test(
     async (shop) => {
       const a = await customerToken(shop);
       const b = await customerToken(shop);
-      const id = createdAddressId(shop, await addAddress(shop, a, 'END-ME-2'));
-      expectOwnershipRefusal(
-        shop,
-        await shop.http.delete(`/v1/me/addresses/${encodeURIComponent(id)}`, { token: b }),
-        "B deletes A's address",
-        'END-ME-2',
-      );
+      const id = createdAddressId(shop, await addAddress(shop, a, { clause: 'END-ME-2' }));
+      expectOwnershipRefusal(shop, await shop.http.delete(`/v1/me/addresses/${encodeURIComponent(id)}`, { token: b }), {
+        what: "B deletes A's address",
+        clause: 'END-ME-2',
+      });
       const listed = await shop.http.get('/v1/me/addresses', { token: a });
       expectSuccess(listed, { what: 'A lists its addresses', clause: 'END-ME-2' });
       if (!listed.text.includes(id))

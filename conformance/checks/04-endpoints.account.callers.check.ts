@@ -209,7 +209,7 @@ test(
         await inCase(`${kind} on GET /v1/me (x-callers ${JSON.stringify(declared)})`, async () => {
           const res = await shop.http.get('/v1/me', who);
           if (declared.includes(kind)) expectSuccess(res, { what: 'served', clause: 'END-LIST-6' });
-          else expectRefusal(shop, res, 'END-LIST-6');
+          else expectRefusal(shop, res, { clause: 'END-LIST-6' });
         });
     },
   ),

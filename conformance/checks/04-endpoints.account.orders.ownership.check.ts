@@ -47,34 +47,27 @@ test(
       for (const id of ADA.orderIds) {
         const res = await shop.http.get(`/v1/me/orders/${id}`, { token: other });
         // Served, it is a row not scoped by the token's sub and another account's data seen.
-        expectOwnershipRefusal(shop, res, `a fresh account reads ${id}`, ['END-ME-2', 'END-ME-1']);
+        expectOwnershipRefusal(shop, res, { what: `a fresh account reads ${id}`, clause: ['END-ME-2', 'END-ME-1'] });
         if (res.text.includes(ADA.name) || res.text.includes(ADA.line1))
           fail(`refusal of ${id}`, 'nothing of Ada', res.text.slice(0, 300), { clause: 'END-ME-1' });
       }
-      expectOwnershipRefusal(
-        shop,
-        await shop.http.post(`/v1/me/orders/${paid.id}/cancellation`, { token: other, json: {} }),
-        `a fresh account cancels ${BEN.sub}'s ${paid.id}`,
-        'END-ME-2',
-      );
-      expectOwnershipRefusal(
-        shop,
-        await shop.http.post(`/v1/me/orders/${paid.id}/cancellation`, { token: ada, json: {} }),
-        `${ADA.sub} cancels ${BEN.sub}'s ${paid.id}`,
-        'END-ME-2',
-      );
+      expectOwnershipRefusal(shop, await shop.http.post(`/v1/me/orders/${paid.id}/cancellation`, { token: other, json: {} }), {
+        what: `a fresh account cancels ${BEN.sub}'s ${paid.id}`,
+        clause: 'END-ME-2',
+      });
+      expectOwnershipRefusal(shop, await shop.http.post(`/v1/me/orders/${paid.id}/cancellation`, { token: ada, json: {} }), {
+        what: `${ADA.sub} cancels ${BEN.sub}'s ${paid.id}`,
+        clause: 'END-ME-2',
+      });
       expectOwnershipRefusal(
         shop,
         await shop.http.post(`/v1/me/orders/${delivered.id}/returns`, { token: other, json: { reason: 'not mine' } }),
-        `a fresh account returns ${delivered.id}`,
-        'END-ME-2',
+        { what: `a fresh account returns ${delivered.id}`, clause: 'END-ME-2' },
       );
-      expectOwnershipRefusal(
-        shop,
-        await shop.http.delete(`/v1/me/addresses/${ADA.addressIds[1]}`, { token: other }),
-        `a fresh account deletes ${ADA.addressIds[1]}`,
-        'END-ME-2',
-      );
+      expectOwnershipRefusal(shop, await shop.http.delete(`/v1/me/addresses/${ADA.addressIds[1]}`, { token: other }), {
+        what: `a fresh account deletes ${ADA.addressIds[1]}`,
+        clause: 'END-ME-2',
+      });
       expectUnchanged(
         before.paid,
         await ownOrder(shop, ben, paid.id, 'END-ME-2'),

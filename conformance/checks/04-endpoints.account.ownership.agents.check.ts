@@ -36,7 +36,7 @@ test(
       for (const [who, send] of await callers(shop, 'agents')) {
         for (const id of ADA.orderIds) {
           const res = await send('GET', `/v1/me/orders/${id}`);
-          inCase(who, () => expectOwnershipRefusal(shop, res, `reads ${ADA.sub}'s ${id}`, ['END-ME-2', 'END-ME-1']));
+          inCase(who, () => expectOwnershipRefusal(shop, res, { what: `reads ${ADA.sub}'s ${id}`, clause: ['END-ME-2', 'END-ME-1'] }));
         }
         const writes: [string, string, string, unknown][] = [
           [`cancels ${BEN.sub}'s ${paid.id}`, 'POST', `/v1/me/orders/${paid.id}/cancellation`, {}],
@@ -45,7 +45,7 @@ test(
         ];
         for (const [what, method, path, json] of writes) {
           const res = await send(method, path, json);
-          inCase(who, () => expectOwnershipRefusal(shop, res, what, 'END-ME-2'));
+          inCase(who, () => expectOwnershipRefusal(shop, res, { what, clause: 'END-ME-2' }));
         }
         for (const path of ['/v1/me/profile', '/v1/me/addresses', '/v1/me/payment-methods', '/v1/me/orders']) {
           const res = await send('GET', path);

@@ -31,7 +31,7 @@ test(
       const added = await shop.http.post('/v1/cart/items', { token, json: cartLine(CHECKOUT_VARIANTS.beanie, 1) });
       if (added.status >= 300) fail('addCartItem before the checkout', '2xx', brief(added), { clause: 'END-CONV-2' });
       const res = await checkout(shop, token, checkoutBody(account.card));
-      expectPlaced(res, 'checkoutSavedCard', 'END-CONV-2');
+      expectPlaced(res, { what: 'checkoutSavedCard', clause: 'END-CONV-2' });
       if (res.status !== 201) return;
       const location = locationOf(shop, res, CHECKOUT);
       if (!location)

@@ -144,12 +144,10 @@ test(
         docsUrl: shop.docsUrl,
         clause: 'END-OPS-CREATECHECKOUTPREVIEW-1',
       });
-      expectNamesVariant(
-        await shop.http.get('/v1/cart', { token }),
-        CHECKOUT_VARIANTS.beanie,
-        'the cart after the refusals (unchanged)',
+      expectNamesVariant(await shop.http.get('/v1/cart', { token }), CHECKOUT_VARIANTS.beanie, {
+        what: 'the cart after the refusals (unchanged)',
         clause,
-      );
+      });
       await emptyCart(shop, token);
     },
   ),
@@ -177,12 +175,10 @@ test(
         docsUrl: shop.docsUrl,
         clause: 'END-OPS-CHECKOUTSAVEDCARD-1',
       });
-      expectNamesVariant(
-        await shop.http.get('/v1/cart', { token }),
-        CHECKOUT_VARIANTS.beanie,
-        'the cart after the decline (unchanged)',
-        'END-OPS-CHECKOUTSAVEDCARD-1',
-      );
+      expectNamesVariant(await shop.http.get('/v1/cart', { token }), CHECKOUT_VARIANTS.beanie, {
+        what: 'the cart after the decline (unchanged)',
+        clause: 'END-OPS-CHECKOUTSAVEDCARD-1',
+      });
       await emptyCart(shop, token);
     },
   ),

@@ -161,7 +161,7 @@ test(
     },
     async (shop) => {
       const token = await customerToken(shop);
-      const add = await addLine(shop, token, 'PUR-SERVE-2');
+      const add = await addLine(shop, token, { clause: 'PUR-SERVE-2' });
       expectNoStore(add, { clause: 'END-CONV-9' });
       const del = await shop.http.delete(`/v1/cart/items/${VARIANT}`, { token });
       expectStatus(del, 204, { clause: 'END-CONV-3' });
@@ -215,7 +215,7 @@ test(
       for (const type of NON_JSON_TYPES) {
         // A Uint8Array body makes fetch send no Content-Type of its own.
         const res = await shop.http.post('/v1/cart/items', { token, body: jsonBytes(), headers: { 'content-type': type } });
-        expectRefusal(shop, res, 'END-CONV-5');
+        expectRefusal(shop, res, { clause: 'END-CONV-5' });
       }
     },
   ),

@@ -48,7 +48,7 @@ test(
         inCase(`${method} ${path} without a token`, () => {
           expectProblem(res, { status: 401, error: 'invalid_token', docsUrl: shop.docsUrl, clause: 'END-PUBLIC-19' });
           expectChallenge(res, { scheme: 'DPoP', error: 'invalid_token', clause: 'AUTH-SCHEME-1' });
-          expectDpopChallengesOnly(res, 'AUTH-SCHEME-1');
+          expectDpopChallengesOnly(res, { clause: 'AUTH-SCHEME-1' });
         });
       }
       if (seen === 0)
@@ -75,7 +75,7 @@ test(
       inCase('the assistant token as Bearer', () => {
         expectProblem(asBearer, { status: 401, error: 'invalid_token', docsUrl: shop.docsUrl, clause: 'ERR-TABLE-3' });
         expectChallenge(asBearer, { scheme: 'DPoP', error: 'invalid_token', clause: 'ERR-TABLE-3' });
-        expectDpopChallengesOnly(asBearer, 'AUTH-SCHEME-1');
+        expectDpopChallengesOnly(asBearer, { clause: 'AUTH-SCHEME-1' });
       });
       const customer = await customerToken(shop);
       const asCustomer = await shop.http.request(open.method, open.path, { token: customer, json: openBody() });
@@ -87,7 +87,7 @@ test(
           docsUrl: shop.docsUrl,
           clause: 'END-PUBLIC-19',
         });
-        if (asCustomer.headers.get('www-authenticate') !== null) expectDpopChallengesOnly(asCustomer, 'AUTH-SCHEME-1');
+        if (asCustomer.headers.get('www-authenticate') !== null) expectDpopChallengesOnly(asCustomer, { clause: 'AUTH-SCHEME-1' });
       });
       // The same assistant with DPoP and a proof is admitted: the refusals above are the scheme's, not the session's.
       const { res } = await agent.request(open.method, open.path, { json: openBody() });

@@ -56,7 +56,7 @@ for (const r of ROUTES.filter((x) => x.secret !== 'accountRecoverySecret')) {
         for (const [what, headers] of credentialCases(shop, r)) {
           const res = await shop.http.post(r.path, { headers, json: bodyOf(r, shop) });
           inCase(what, () => {
-            expectRefusal(shop, res, r.clause);
+            expectRefusal(shop, res, { clause: r.clause });
             // The refusal's status is open at this level, but a 401 always carries a challenge (RFC 9110 §15.5.2).
             if (res.status === 401 && res.headers.get('www-authenticate') === null)
               fail('WWW-Authenticate on a 401 (RFC 9110 §15.5.2)', 'a challenge', null, { clause: r.clause });
@@ -96,7 +96,7 @@ test(
         for (const [what, headers] of tokens) {
           const res = await shop.http.post(r.path, { headers, json: bodyOf(r, shop) });
           inCase(`${r.path} with ${what}`, () => {
-            expectRefusal(shop, res, 'PUR-RULE-4');
+            expectRefusal(shop, res, { clause: 'PUR-RULE-4' });
             if (res.body?.error === 'caller_not_allowed' || res.body?.error === 'insufficient_scope') {
               fail("refused by its own authentication, not by the operations' caller guard", 'a credential refusal', brief(res), {
                 clause: 'PUR-RULE-4',
@@ -201,7 +201,7 @@ test(
       for (const size of [LIMITS.securityIntentBytes + 1024, 64 * 1024]) {
         const res = await postChunked(shop, r.path, present(r, secret!, { spec: true }), paddedIntent(size));
         inCase(`a ${size}-byte valid intent, chunked`, () => {
-          expectRefusal(shop, res, 'LIM-INTENT-1');
+          expectRefusal(shop, res, { clause: 'LIM-INTENT-1' });
           if (is2xx(under) && res.body?.error === 'invalid_request')
             fail('refused for its size', `not invalid_request (the same intent under 8 KiB was ${under.status})`, brief(res), {
               clause: 'LIM-INTENT-1',

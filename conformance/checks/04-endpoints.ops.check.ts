@@ -128,7 +128,7 @@ test(
       const bare = await operator(shop, { header: false });
       for (const r of requests())
         await inCase(`${r.method} ${r.path} (${r.operationId}) without the Operator header`, async () =>
-          expectCredentialRefused(shop, await send(shop, r, bare), 'AUTH-CRED-4'),
+          expectCredentialRefused(shop, await send(shop, r, bare), { clause: 'AUTH-CRED-4' }),
         );
       // Control: the same kind of token with the header is served the reads, so the refusals above are the header's.
       const who = await operator(shop);
@@ -230,7 +230,7 @@ test(
     async (shop) => {
       const who = await operator(shop);
       const search = async (query: string) =>
-        expectOpsOk(await shop.http.get(`/v1/ops/orders?${query}`, who), 'PUR-SERVE-5') as {
+        expectOpsOk(await shop.http.get(`/v1/ops/orders?${query}`, who), { clause: 'PUR-SERVE-5' }) as {
           items: Record<string, unknown>[];
           next_cursor: string | null;
         };
@@ -307,7 +307,7 @@ test(
     },
     async (shop) => {
       const who = await operator(shop);
-      const o = expectOpsOk(await shop.http.get(`/v1/ops/orders/${DELIVERED}`, who), 'PUR-SERVE-5');
+      const o = expectOpsOk(await shop.http.get(`/v1/ops/orders/${DELIVERED}`, who), { clause: 'PUR-SERVE-5' });
       if (o?.id !== DELIVERED || o.account !== ADA.sub || o.status !== 'delivered')
         fail(`order ${DELIVERED}`, { id: DELIVERED, account: ADA.sub, status: 'delivered' }, o, { clause: 'PUR-SERVE-5' });
       if (!Array.isArray(o.lines) || o.lines.length === 0) fail('lines', 'a non-empty list', o.lines, { clause: 'PUR-SERVE-5' });
@@ -318,7 +318,7 @@ test(
       if (!payment) fail('payments', `the seed payment ${seedPaymentRef(DELIVERED)}`, o.payments, { clause: 'PUR-SERVE-5' });
       if (payment.amount_cents !== o.total_cents) fail('payment amount', o.total_cents, payment.amount_cents, { clause: 'PUR-SERVE-5' });
 
-      const refunded = expectOpsOk(await shop.http.get(`/v1/ops/orders/${REFUNDED}`, who), 'PUR-SERVE-5');
+      const refunded = expectOpsOk(await shop.http.get(`/v1/ops/orders/${REFUNDED}`, who), { clause: 'PUR-SERVE-5' });
       if (refunded?.payments?.[0]?.status !== 'refunded' || refunded.payments[0].refundable_cents !== 0)
         fail(`payment of ${REFUNDED}`, { status: 'refunded', refundable_cents: 0 }, refunded?.payments?.[0], { clause: 'PUR-SERVE-5' });
 

@@ -41,7 +41,7 @@ test(
           'order_not_cancellable',
           'PUR-SERVE-5',
         );
-        const after = expectOpsOk(await shop.http.get(`/v1/ops/orders/${id}`, who), 'PUR-SERVE-5');
+        const after = expectOpsOk(await shop.http.get(`/v1/ops/orders/${id}`, who), { clause: 'PUR-SERVE-5' });
         if (after?.status !== status)
           fail(`status of ${id} after a refused cancellation`, status, after?.status, { clause: 'PUR-SERVE-5' });
       }
@@ -81,7 +81,7 @@ test(
       const refund = (id: string, json: unknown) => send(shop, { ...route('refundOpsOrder', id), json }, who);
       expectOpsProblem(shop, await refund(REFUNDED, { reason: 'conformance check' }), 409, 'order_not_refundable', 'PUR-SERVE-5');
       expectOpsProblem(shop, await refund(CANCELLED, { reason: 'conformance check' }), 409, 'order_not_refundable', 'PUR-SERVE-5');
-      const delivered = expectOpsOk(await shop.http.get(`/v1/ops/orders/${DELIVERED}`, who), 'PUR-SERVE-5');
+      const delivered = expectOpsOk(await shop.http.get(`/v1/ops/orders/${DELIVERED}`, who), { clause: 'PUR-SERVE-5' });
       // More than the order's total is more than any refundable amount, however much earlier runs refunded.
       expectOpsProblem(
         shop,
@@ -136,10 +136,12 @@ test(
       const before = await catalogStock();
       if (typeof before !== 'number')
         fail(`stock of ${ADJUSTABLE_VARIANT.id} in the catalog`, 'a number', before, { clause: 'PUR-SERVE-5' });
-      const up = expectOpsOk(await adjust(ADJUSTABLE_VARIANT.id, { delta: 1, reason: 'conformance check +1' }), 'PUR-SERVE-5');
+      const up = expectOpsOk(await adjust(ADJUSTABLE_VARIANT.id, { delta: 1, reason: 'conformance check +1' }), { clause: 'PUR-SERVE-5' });
       if (up?.variant_id !== ADJUSTABLE_VARIANT.id || up.stock !== (before as number) + 1)
         fail('answer of +1', { variant_id: ADJUSTABLE_VARIANT.id, stock: (before as number) + 1 }, up, { clause: 'PUR-SERVE-5' });
-      const down = expectOpsOk(await adjust(ADJUSTABLE_VARIANT.id, { delta: -1, reason: 'conformance check -1' }), 'PUR-SERVE-5');
+      const down = expectOpsOk(await adjust(ADJUSTABLE_VARIANT.id, { delta: -1, reason: 'conformance check -1' }), {
+        clause: 'PUR-SERVE-5',
+      });
       if (down?.stock !== before) fail('answer of -1', { stock: before }, down, { clause: 'PUR-SERVE-5' });
       const after = await catalogStock();
       if (after !== before)

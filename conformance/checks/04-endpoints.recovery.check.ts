@@ -32,12 +32,14 @@ test(
     },
     async (shop) => {
       for (const purpose of ['email', 'delete'] as const)
-        await expectRecoveryNotFound(shop, unknownOperation(purpose), `unknown operation, purpose ${purpose}`, 'END-RECOVERY-12');
+        await expectRecoveryNotFound(shop, unknownOperation(purpose), {
+          what: `unknown operation, purpose ${purpose}`,
+          clause: 'END-RECOVERY-12',
+        });
       await expectRecoveryNotFound(
         shop,
         { subject: ADA.sub, operationId: freshId('recop'), purpose: 'delete' },
-        'unknown operation of a seeded account',
-        'END-RECOVERY-12',
+        { what: 'unknown operation of a seeded account', clause: 'END-RECOVERY-12' },
       );
     },
   ),
@@ -59,7 +61,7 @@ test(
         inCase(`request ${i} for ${RECOVERY_OPERATIONS.cancelled.operationId}`, () =>
           // The first answer is one fact stated twice (States: `cancelled`; Endpoints: 200 status cancelled); a repeat that
           // answers otherwise reopened the retired authorization.
-          expectRecoveryStatus(res, 'cancelled', i === 1 ? ['STA-RECOVERY-3', 'END-RECOVERY-10'] : 'STA-RECOVERY-4'),
+          expectRecoveryStatus(res, 'cancelled', { clause: i === 1 ? ['STA-RECOVERY-3', 'END-RECOVERY-10'] : 'STA-RECOVERY-4' }),
         );
       }
     },
@@ -81,7 +83,7 @@ test(
           const res = await recover(shop, op);
           inCase(`request ${i} for ${op.operationId}`, () =>
             // The first answer is one fact stated twice (States: `complete`; Endpoints: 200 status complete).
-            expectRecoveryStatus(res, 'complete', i === 1 ? ['STA-RECOVERY-1', 'END-RECOVERY-8'] : 'END-RECOVERY-7'),
+            expectRecoveryStatus(res, 'complete', { clause: i === 1 ? ['STA-RECOVERY-1', 'END-RECOVERY-8'] : 'END-RECOVERY-7' }),
           );
         }
       }
@@ -108,12 +110,10 @@ test(
     },
     async (shop) => {
       for (let i = 1; i <= 2; i++)
-        await expectRecoveryNotFound(
-          shop,
-          RECOVERY_OPERATIONS.proofPending,
-          `request ${i} for ${RECOVERY_OPERATIONS.proofPending.operationId}`,
-          'END-RECOVERY-4',
-        );
+        await expectRecoveryNotFound(shop, RECOVERY_OPERATIONS.proofPending, {
+          what: `request ${i} for ${RECOVERY_OPERATIONS.proofPending.operationId}`,
+          clause: 'END-RECOVERY-4',
+        });
       const res = await shop.http.get('/v1/cart', { token: await shop.mint.customer({ sub: RECOVERY_OPERATIONS.proofPending.subject }) });
       inCase('a customer token of the account in contact_transition', () =>
         expectProblem(res, { status: 401, error: 'account_access_ended', docsUrl: shop.docsUrl, clause: 'END-RECOVERY-3' }),
@@ -143,7 +143,7 @@ test(
         ],
         ['the cancelled operation for a fresh subject', { ...RECOVERY_OPERATIONS.cancelled, subject: shop.subject('cust') }],
       ];
-      for (const [what, body] of cases) await expectRecoveryNotFound(shop, body, what, 'END-RECOVERY-1');
+      for (const [what, body] of cases) await expectRecoveryNotFound(shop, body, { what, clause: 'END-RECOVERY-1' });
     },
   ),
 );
@@ -164,7 +164,7 @@ test(
         ['the provider-pending deletion as an email change', { ...RECOVERY_OPERATIONS.providerPending, purpose: 'email' }],
         ['the proof-pending email change as a deletion', { ...RECOVERY_OPERATIONS.proofPending, purpose: 'delete' }],
       ];
-      for (const [what, body] of cases) await expectRecoveryNotFound(shop, body, what, 'END-RECOVERY-2');
+      for (const [what, body] of cases) await expectRecoveryNotFound(shop, body, { what, clause: 'END-RECOVERY-2' });
     },
   ),
 );
@@ -189,7 +189,7 @@ test(
               clause: 'STA-PARTIAL-1',
             });
           // The first answer is one fact stated twice (States: `pending`; Endpoints: 200 status pending); a retry is Endpoints'.
-          expectRecoveryStatus(res, 'pending', i === 1 ? ['STA-RECOVERY-2', 'END-RECOVERY-9'] : 'END-RECOVERY-9');
+          expectRecoveryStatus(res, 'pending', { clause: i === 1 ? ['STA-RECOVERY-2', 'END-RECOVERY-9'] : 'END-RECOVERY-9' });
         });
       }
       const cart = await shop.http.get('/v1/cart', {
@@ -217,7 +217,7 @@ test(
         inCase(`concurrent request ${i + 1}`, () => {
           if (res.status === 409)
             return void expectProblem(res, { status: 409, error: 'recovery_pending', docsUrl: shop.docsUrl, clause: 'END-RECOVERY-13' });
-          expectRecoveryStatus(res, 'pending', 'END-RECOVERY-13');
+          expectRecoveryStatus(res, 'pending', { clause: 'END-RECOVERY-13' });
         });
       }
     },
@@ -250,7 +250,7 @@ test(
         let conflicts = 0;
         for (const [i, res] of answers.entries()) {
           inCase(`round ${round}, overlapping request ${i + 1}`, () => {
-            if (res.status !== 409) return expectRecoveryStatus(res, 'pending', 'END-RECOVERY-13');
+            if (res.status !== 409) return expectRecoveryStatus(res, 'pending', { clause: 'END-RECOVERY-13' });
             expectProblem(res, { status: 409, error: 'recovery_pending', docsUrl: shop.docsUrl, clause: 'END-RECOVERY-13' });
             conflicts++;
           });
@@ -286,7 +286,7 @@ test(
       ] as const) {
         const res = op === RECOVERY_OPERATIONS.providerPending ? await resumeProviderPending(shop) : await recover(shop, op);
         inCase(op.operationId, () => {
-          expectRecoveryStatus(res, status, 'RES-RECOVERY-5');
+          expectRecoveryStatus(res, status, { clause: 'RES-RECOVERY-5' });
           if (JSON.stringify(res.body) !== JSON.stringify({ status, operationId: op.operationId }))
             fail('body', { status, operationId: op.operationId }, res.body, { clause: 'RES-RECOVERY-5' });
           if (!/^application\/json/.test(res.headers.get('content-type') ?? ''))

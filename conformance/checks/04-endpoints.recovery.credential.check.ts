@@ -121,7 +121,7 @@ test(
       for (const [what, headers] of attempts) {
         for (const body of [RECOVERY_OPERATIONS.cancelled, RECOVERY_OPERATIONS.completeEmail, unknownOperation()]) {
           const res = await shop.http.post(RECOVER, { headers, json: body });
-          inCase(`${what}, ${body.operationId}`, () => expectRefusal(shop, res, 'END-PUBLIC-17'));
+          inCase(`${what}, ${body.operationId}`, () => expectRefusal(shop, res, { clause: 'END-PUBLIC-17' }));
         }
       }
     },

@@ -28,7 +28,7 @@ function expectActsSignedOut(shop: Shop, res: ShopResponse, what: string, clause
   inCase(what, () => {
     if (errorOf(res) !== 'sign_in_required') fail('refused as not signed in', 'sign_in_required', brief(res), { clause: 'AUTH-ASST-10' });
     // The challenge's scheme is the request's (DPoP): another one breaks the sign_in_required rule itself too.
-    expectSignInRequired(shop, res, 'DPoP', ['AUTH-ASST-10', 'AUTH-SIGNIN-2']);
+    expectSignInRequired(shop, res, 'DPoP', { clause: ['AUTH-ASST-10', 'AUTH-SIGNIN-2'] });
   });
 }
 
@@ -47,13 +47,11 @@ test(
         what: 'assistant adds a line',
         clause: 'AUTH-KIND-12',
       });
-      expectNamesVariant((await agent.get('/v1/cart')).res, VARIANT, 'assistant reads the cart', 'AUTH-KIND-12');
-      expectNamesVariant(
-        await shop.http.get('/v1/cart', { token: await shop.mint.customer({ sub: agent.identity.sub! }) }),
-        VARIANT,
-        "the customer of the session's account reads the line",
-        'AUTH-CRED-10',
-      );
+      expectNamesVariant((await agent.get('/v1/cart')).res, VARIANT, { what: 'assistant reads the cart', clause: 'AUTH-KIND-12' });
+      expectNamesVariant(await shop.http.get('/v1/cart', { token: await shop.mint.customer({ sub: agent.identity.sub! }) }), VARIANT, {
+        what: "the customer of the session's account reads the line",
+        clause: 'AUTH-CRED-10',
+      });
       expectSuccess((await agent.get('/v1/me/profile')).res, { what: 'assistant reads the profile', clause: 'AUTH-CRED-10' });
     },
   ),
@@ -230,15 +228,13 @@ test(
           what: `${what}: addCartItem`,
           clause: 'AUTH-ACTIVE-2',
         });
-        expectNamesVariant(await send({ method: 'GET', path: '/v1/cart' }), VARIANT, `${what}: getCart`, clause);
+        expectNamesVariant(await send({ method: 'GET', path: '/v1/cart' }), VARIANT, { what: `${what}: getCart`, clause });
         // Acting signed out, it never reached the cart of the account its session or its token names.
         const account = agent.identity.sub ?? agent.sub;
-        expectNotNamesVariant(
-          await shop.http.get('/v1/cart', { token: await shop.mint.customer({ sub: account }) }),
-          VARIANT,
-          `${what}: the account's cart`,
+        expectNotNamesVariant(await shop.http.get('/v1/cart', { token: await shop.mint.customer({ sub: account }) }), VARIANT, {
+          what: `${what}: the account's cart`,
           clause,
-        );
+        });
       }
     },
   ),
@@ -265,7 +261,7 @@ test(
           what: `${what}: addCartItem`,
           clause: 'AUTH-ASST-14',
         });
-        expectNamesVariant((await agent.get('/v1/cart')).res, VARIANT, `${what}: getCart`, 'AUTH-ASST-14');
+        expectNamesVariant((await agent.get('/v1/cart')).res, VARIANT, { what: `${what}: getCart`, clause: 'AUTH-ASST-14' });
         for (const id of ['getProfile', 'listPaymentMethods', 'addAddress', 'checkoutSavedCard']) {
           const call = probe(OP(id));
           const res = (await agent.request(call.method, call.path, call.json !== undefined ? { json: call.json } : {})).res;
@@ -337,7 +333,7 @@ test(
       ];
       for (const [what, claims] of variants) {
         const res = (await agent.get('/v1/cart', { token: await agent.mintToken({ claims }) })).res;
-        inCase(what, () => expectCredentialRefused(shop, res, 'AUTH-ASST-15'));
+        inCase(what, () => expectCredentialRefused(shop, res, { clause: 'AUTH-ASST-15' }));
       }
     },
   ),

@@ -20,7 +20,7 @@ function expectDpopChallengeOnly(shop: Shop, res: ShopResponse, clause: string):
     fail('problem "error"', 'invalid_token, invalid_dpop_proof or use_dpop_nonce', error, { clause });
   expectProblem(res, { status: 401, error, docsUrl: shop.docsUrl, clause });
   expectChallenge(res, { scheme: 'DPoP', error, clause });
-  expectNoChallengeOf(res, 'Bearer', clause);
+  expectNoChallengeOf(res, 'Bearer', { clause });
 }
 
 test(
@@ -91,7 +91,7 @@ test(
           // The token does not verify: its DPoP challenge comes from its unverified act (AUTH-SCHEME-4), chosen before
           // verification (AUTH-SCHEME-6).
           expectChallenge(res, { scheme: 'DPoP', error: 'invalid_token', clause: ['AUTH-SCHEME-4', 'AUTH-SCHEME-6'] });
-          expectNoChallengeOf(res, 'Bearer', 'AUTH-SCHEME-6');
+          expectNoChallengeOf(res, 'Bearer', { clause: 'AUTH-SCHEME-6' });
         });
       }
     },
@@ -127,7 +127,7 @@ test(
             fail('an assistant token sent as Bearer: refused', '401 invalid_token', brief(res), { clause: ['AUTH-ASST-2', 'ERR-TABLE-3'] });
           expectProblem(res, { status: 401, error: 'invalid_token', docsUrl: shop.docsUrl, clause: 'ERR-TABLE-3' });
           expectChallenge(res, { scheme: 'DPoP', error: 'invalid_token', params: { algs: 'ES256' }, clause: 'ERR-TABLE-3' });
-          expectNoChallengeOf(res, 'Bearer', 'ERR-TABLE-3');
+          expectNoChallengeOf(res, 'Bearer', { clause: 'ERR-TABLE-3' });
         });
       }
     },
@@ -152,7 +152,7 @@ test(
         const res = await shop.http.get('/v1/cart', { token });
         inCase(what, () => {
           expectInvalidToken(shop, res, 'AUTH-SCHEME-5');
-          expectNoChallengeOf(res, 'DPoP', 'AUTH-SCHEME-5');
+          expectNoChallengeOf(res, 'DPoP', { clause: 'AUTH-SCHEME-5' });
         });
       }
     },
@@ -175,7 +175,7 @@ test(
       expectProblem(res, { status: 401, error: 'invalid_token', docsUrl: shop.docsUrl, clause: 'AUTH-SCHEME-3' });
       // The token does not verify: its DPoP challenge comes from its unverified header type, chosen before verification.
       expectChallenge(res, { scheme: 'DPoP', error: 'invalid_token', clause: ['AUTH-SCHEME-3', 'AUTH-SCHEME-6'] });
-      expectNoChallengeOf(res, 'Bearer', 'AUTH-SCHEME-3');
+      expectNoChallengeOf(res, 'Bearer', { clause: 'AUTH-SCHEME-3' });
     },
   ),
 );
@@ -192,7 +192,7 @@ test(
       const d = shop.mint.draft.customer({ sub: shop.subject('cust'), claims: { cnf: { jkt: randomBytes(32).toString('base64url') } } });
       const res = await shop.http.get('/v1/cart', { token: await signWith(d.payload, d.header, (await createForeignKey()).privateKey) });
       expectInvalidToken(shop, res, 'AUTH-SCHEME-5', 'Bearer');
-      expectNoChallengeOf(res, 'DPoP', 'AUTH-SCHEME-5');
+      expectNoChallengeOf(res, 'DPoP', { clause: 'AUTH-SCHEME-5' });
     },
   ),
 );

@@ -34,18 +34,14 @@ test(
         what: 'first request of a fresh token alone: add',
         clause: ['AUTH-CUST-4', 'AUTH-KIND-2', 'AUTH-CRED-2'],
       });
-      expectNamesVariant(
-        await shop.http.get('/v1/cart', { token: await shop.mint.customer({ sub }) }),
-        VARIANT,
-        'another token of the same sub reads the line',
-        'AUTH-KIND-3',
-      );
-      expectNotNamesVariant(
-        await shop.http.get('/v1/cart', { token: await shop.mint.customer({ sub: shop.subject('cust') }) }),
-        VARIANT,
-        "another sub's cart",
-        'AUTH-KIND-3',
-      );
+      expectNamesVariant(await shop.http.get('/v1/cart', { token: await shop.mint.customer({ sub }) }), VARIANT, {
+        what: 'another token of the same sub reads the line',
+        clause: 'AUTH-KIND-3',
+      });
+      expectNotNamesVariant(await shop.http.get('/v1/cart', { token: await shop.mint.customer({ sub: shop.subject('cust') }) }), VARIANT, {
+        what: "another sub's cart",
+        clause: 'AUTH-KIND-3',
+      });
     },
   ),
 );
@@ -92,7 +88,7 @@ test(
       const sub = shop.subject('cust');
       const owner = await shop.mint.customer({ sub });
       const other = await shop.mint.customer({ sub: shop.subject('cust') });
-      const id = createdAddressId(shop, await addAddress(shop, owner, 'AUTH-KIND-3'));
+      const id = createdAddressId(shop, await addAddress(shop, owner, { clause: 'AUTH-KIND-3' }));
       const path = `/v1/me/addresses/${encodeURIComponent(id)}`;
       const listed = await shop.http.get('/v1/me/addresses', { token: other });
       expectSuccess(listed, { what: "another sub's token lists its addresses", clause: 'AUTH-KIND-3' });
@@ -100,12 +96,10 @@ test(
       if (id.length >= 8 && listed.text.includes(id))
         fail("another sub's addresses", `no ${id}`, listed.text.slice(0, 300), { clause: 'AUTH-KIND-3' });
       // The spec does not say whether another account's row is 403 or 404: either, with a problem document.
-      expectOwnershipRefusal(
-        shop,
-        await shop.http.delete(path, { token: other }),
-        "another sub's token deletes the address",
-        'AUTH-KIND-3',
-      );
+      expectOwnershipRefusal(shop, await shop.http.delete(path, { token: other }), {
+        what: "another sub's token deletes the address",
+        clause: 'AUTH-KIND-3',
+      });
       // A fresh token of the owner's sub (no session, no registration) is the same account: its address is still there.
       const own = await shop.http.get('/v1/me/addresses', { token: await shop.mint.customer({ sub }) });
       expectSuccess(own, { what: "a fresh token of the owner's sub lists its addresses", clause: 'AUTH-KIND-3' });
@@ -131,7 +125,7 @@ test(
       });
       const plain = await readBaseline(() => shop.http.get('/v1/cart', { token }));
       const withHeader = await shop.http.get('/v1/cart', { token, headers: stale });
-      expectNamesVariant(withHeader, VARIANT, 'read with a stale Shop-Session', 'AUTH-CUST-2');
+      expectNamesVariant(withHeader, VARIANT, { what: 'read with a stale Shop-Session', clause: 'AUTH-CUST-2' });
       expectUnchanged(plain, withHeader, 'the cart read with Shop-Session', 'AUTH-CUST-2');
       // Every customer route alike: the account reads and the checkout reads too.
       for (const path of ['/v1/me/profile', '/v1/me/addresses', '/v1/me/orders', '/v1/me/identity', '/v1/me/checkout-address']) {
@@ -163,7 +157,7 @@ test(
       const baseline = await readBaseline(() => shop.http.get('/v1/cart', { token: plain }));
       const a = baseline.first;
       const b = await shop.http.get('/v1/cart', { token: sessioned });
-      expectNamesVariant(a, VARIANT, 'read without session claims', 'AUTH-CUST-3');
+      expectNamesVariant(a, VARIANT, { what: 'read without session claims', clause: 'AUTH-CUST-3' });
       expectUnchanged(baseline, b, 'the cart read with session claims', 'AUTH-CUST-3');
     },
   ),

@@ -59,7 +59,7 @@ test(
             expectProblem(res, { status: res.status, error: errorOf(res) ?? '<missing>', docsUrl: shop.docsUrl, clause: 'END-PUBLIC-19' });
             if (unauthenticated)
               expectProblem(res, { status: 401, error: 'invalid_token', docsUrl: shop.docsUrl, clause: 'AUTH-SCHEME-1' });
-            expectDpopChallengesOnly(res, 'AUTH-SCHEME-1');
+            expectDpopChallengesOnly(res, { clause: 'AUTH-SCHEME-1' });
           });
         }
       }

@@ -317,7 +317,7 @@ for (const level of ['spec', 'reference'] as const) {
         requires: ['assistants'],
       },
       async (shop) => {
-        const agent = await readyAgent(shop, 'AUTH-ASST-1');
+        const agent = await readyAgent(shop, { clause: 'AUTH-ASST-1' });
         for (const n of NEGATIVES) {
           const res = await n.send(agent, shop);
           const fresh = res.headers.get('dpop-nonce');
@@ -326,7 +326,7 @@ for (const level of ['spec', 'reference'] as const) {
             if (n.clause === 'ERR-TABLE-3') {
               // Downgrade (spec, Errors): the DPoP challenge with algs, never a Bearer one.
               expectDpopFailure(shop, res, n.spec, n.clause, { nonce: false, algs: true });
-              if (findChallenge(challengesOf(res, n.clause), 'Bearer'))
+              if (findChallenge(challengesOf(res, { clause: n.clause }), 'Bearer'))
                 fail('WWW-Authenticate', 'no Bearer challenge', res.headers.get('www-authenticate'), { clause: n.clause });
               return;
             }

@@ -33,7 +33,7 @@ test(
       seed: true,
     },
     async (shop) => {
-      const agent = await readyAgent(shop, 'AUTH-ASST-1');
+      const agent = await readyAgent(shop, { clause: 'AUTH-ASST-1' });
       const path = '/v1/catalog/products?limit=2';
       expectSuccess((await agent.get(path)).res, { what: 'htu without the query', clause: 'AUTH-ASST-1' });
       expectSuccess((await agent.get(path, { proof: { htu: `${htuOf(shop, path)}?limit=2` } })).res, {
@@ -57,7 +57,7 @@ test(
       requires: ['assistants'],
     },
     async (shop) => {
-      const agent = await readyAgent(shop, 'AUTH-ASST-1');
+      const agent = await readyAgent(shop, { clause: 'AUTH-ASST-1' });
       for (const scheme of ['dpop', 'DPOP'])
         expectSuccess((await agent.get(CART, { scheme })).res, { what: `Authorization scheme ${scheme}`, clause: 'AUTH-ASST-1' });
       expectSuccess((await agent.get(CART, { proof: { claims: { extra: 'ignored', exp: nowSeconds() + 60 } } })).res, {
@@ -84,16 +84,16 @@ test(
     async (shop) => {
       const agent = await AssistantAgent.create(shop);
       const first = (await agent.get(CART, { retryOnNonce: false })).res;
-      expectNonceHeader(first, 'AUTH-ORDER-4');
+      expectNonceHeader(first, { clause: 'AUTH-ORDER-4' });
       if (first.status !== 200) {
         inCase('a proof without a nonce', () => expectDpopFailure(shop, first, ['use_dpop_nonce'], 'ERR-TABLE-4'));
         const second = (await agent.get(CART, { proof: { nonce: first.headers.get('dpop-nonce')! }, retryOnNonce: false })).res;
         expectSuccess(second, { what: 'the same request with the DPoP-Nonce of the challenge', clause: 'ERR-TABLE-4' });
-        expectNonceHeader(second, 'AUTH-ORDER-4');
+        expectNonceHeader(second, { clause: 'AUTH-ORDER-4' });
       }
       // Success and failure alike carry a nonce (AUTH-ORDER-4): a refused write too.
       const refused = (await agent.post('/v1/cart/items', { json: { variant_id: 42 } })).res;
-      expectNonceHeader(refused, 'AUTH-ORDER-4');
+      expectNonceHeader(refused, { clause: 'AUTH-ORDER-4' });
     },
   ),
 );
@@ -114,7 +114,7 @@ test(
       if (!nonceChallenge) fail('a proof without a nonce', '401 use_dpop_nonce', 'accepted', { clause: 'ERR-TABLE-4' });
       inCase('a proof without a nonce', () => expectDpopFailure(shop, nonceChallenge!, ['use_dpop_nonce'], 'ERR-TABLE-4', { algs: true }));
       expectSuccess(res, { what: 'the retry with the nonce', clause: 'ERR-TABLE-4' });
-      expectNonceHeader(res, 'AUTH-ORDER-4');
+      expectNonceHeader(res, { clause: 'AUTH-ORDER-4' });
     },
   ),
 );
@@ -129,7 +129,7 @@ test(
       requires: ['assistants'],
     },
     async (shop) => {
-      const agent = await readyAgent(shop, 'AUTH-ORDER-12');
+      const agent = await readyAgent(shop, { clause: 'AUTH-ORDER-12' });
       // A fresh proof is accepted once: it is not refused as a replay of itself (each stage runs once).
       const accepted = await agent.get(CART, { retryOnNonce: false });
       expectSuccess(accepted.res, { what: 'a fresh proof', clause: 'AUTH-ORDER-12' });
@@ -161,7 +161,7 @@ test(
       requires: ['assistants'],
     },
     async (shop) => {
-      const agent = await readyAgent(shop, 'AUTH-ASST-11');
+      const agent = await readyAgent(shop, { clause: 'AUTH-ASST-11' });
       const accepted = await agent.get(CART, { retryOnNonce: false });
       expectSuccess(accepted.res, { what: 'a fresh proof', clause: 'AUTH-ASST-11' });
       const replay = await agent.get(CART, { headers: { dpop: accepted.proof }, proof: false, retryOnNonce: false });
@@ -182,7 +182,7 @@ test(
       requires: ['assistants'],
     },
     async (shop) => {
-      const agent = await readyAgent(shop, 'AUTH-ASST-3');
+      const agent = await readyAgent(shop, { clause: 'AUTH-ASST-3' });
       // "Never in a URL or a cookie": every route group an assistant reaches, reads and writes.
       const routes: [string, string, unknown][] = [
         ['GET', CART, undefined],
@@ -234,7 +234,7 @@ test(
       requires: ['assistants'],
     },
     async (shop) => {
-      const agent = await readyAgent(shop, 'AUTH-ASST-5');
+      const agent = await readyAgent(shop, { clause: 'AUTH-ASST-5' });
       const tokens: [string, string][] = [
         ['expired an hour ago', await agent.mintToken({ claims: { iat: nowSeconds() - 7200, exp: nowSeconds() - 3600 } })],
         [
@@ -253,7 +253,7 @@ test(
         const res = (await agent.get(CART, { token, retryOnNonce: false })).res;
         inCase(what, () => {
           expectProblem(res, { status: 401, error: 'invalid_token', docsUrl: shop.docsUrl, clause: 'AUTH-ASST-5' });
-          expectSingleDpopChallenge(res, 'invalid_token', 'AUTH-ASST-5');
+          expectSingleDpopChallenge(res, 'invalid_token', { clause: 'AUTH-ASST-5' });
         });
       }
     },

@@ -29,7 +29,7 @@ test(
     },
     async (shop) => {
       const res = await shop.http.get('/v1/cart', { headers: await guestHeaders(shop) });
-      expectNotNamesVariant(res, SEED_VARIANT_ID, 'cart read without Guest-Session', 'AUTH-GUEST-3');
+      expectNotNamesVariant(res, SEED_VARIANT_ID, { what: 'cart read without Guest-Session', clause: 'AUTH-GUEST-3' });
     },
   ),
 );
@@ -130,15 +130,18 @@ test(
         ];
         for (const [what, send] of requests) {
           const res = await send();
-          inCase(`forgery "${forgery}", ${what}`, () => expectInvalidGuestSession(shop, res, clause));
+          inCase(`forgery "${forgery}", ${what}`, () => expectInvalidGuestSession(shop, res, { clause }));
         }
         // The refused write left the genuine cart of that id (if the forgery named one) empty.
         const genuine = await shop.http.get('/v1/cart', { headers: await guestHeaders(shop, signGuestSession(uuid, key)) });
-        expectNotNamesVariant(genuine, VARIANT, `the genuine cart of the id after the "${forgery}" write`, firstOf(clause));
+        expectNotNamesVariant(genuine, VARIANT, {
+          what: `the genuine cart of the id after the "${forgery}" write`,
+          clause: firstOf(clause),
+        });
       }
       for (const value of ['garbage', 'gs1..', `gs1.${randomUUID()}.`]) {
         const res = await shop.http.get('/v1/cart', { headers: await guestHeaders(shop, value) });
-        inCase(`Guest-Session ${JSON.stringify(value)}`, () => expectInvalidGuestSession(shop, res, 'AUTH-GUEST-6'));
+        inCase(`Guest-Session ${JSON.stringify(value)}`, () => expectInvalidGuestSession(shop, res, { clause: 'AUTH-GUEST-6' }));
       }
     },
   ),
@@ -176,12 +179,10 @@ test(
       for (const path of ['/v1/cart', '/v1/catalog/collections']) {
         const res = await shop.http.get(path, { headers: await guestHeaders(shop, undefined, { 'shopper-ip': ok }) });
         expectStatus(res, 200, { what: `${path} with a 64-character Shopper-IP: status`, clause: 'LIM-SHOPPERIP-1' });
-        expectRefusal(
-          shop,
-          await shop.http.get(path, { headers: await guestHeaders(shop, undefined, { 'shopper-ip': tooLong }) }),
-          'AUTH-GUEST-9',
-          `${path} with a 65-character Shopper-IP`,
-        );
+        expectRefusal(shop, await shop.http.get(path, { headers: await guestHeaders(shop, undefined, { 'shopper-ip': tooLong }) }), {
+          clause: 'AUTH-GUEST-9',
+          what: `${path} with a 65-character Shopper-IP`,
+        });
       }
     },
   ),

@@ -33,7 +33,7 @@ test(
       });
       const baseline = await readBaseline(() => shop.http.get('/v1/cart', { headers: as(a) }));
       const before = baseline.first;
-      expectNamesVariant(before, VARIANT, 'A reads its cart', 'AUTH-GUEST-16');
+      expectNamesVariant(before, VARIANT, { what: 'A reads its cart', clause: 'AUTH-GUEST-16' });
 
       // With the same storefront token, B's session is its own cart (AUTH-GUEST-16): seeing A's line breaks both.
       const readB = await shop.http.get('/v1/cart', { headers: as(b) });
@@ -52,7 +52,10 @@ test(
       const after = await shop.http.get('/v1/cart', { headers: as(a) });
       expectSuccess(after, { what: 'A reads its cart again', clause: 'AUTH-GUEST-17' });
       expectUnchanged(baseline, after, "A's cart after B's update, remove and add", 'AUTH-GUEST-17');
-      expectNamesVariant(await shop.http.get('/v1/cart', { headers: as(b) }), OTHER_VARIANT, 'B reads its own line', 'AUTH-GUEST-16');
+      expectNamesVariant(await shop.http.get('/v1/cart', { headers: as(b) }), OTHER_VARIANT, {
+        what: 'B reads its own line',
+        clause: 'AUTH-GUEST-16',
+      });
     },
   ),
 );

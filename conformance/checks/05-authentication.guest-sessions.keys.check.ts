@@ -30,18 +30,16 @@ test(
       const served = ['AUTH-GUEST-12', 'AUTH-KIND-9', 'AUTH-CRED-1'] as const;
       const first = await shop.http.get('/v1/cart', { headers: await guestHeaders(shop, session) });
       expectSuccess(first, { what: "a new session's cart", clause: served });
-      expectNotNamesVariant(first, SEED_VARIANT_ID, "a new session's cart", 'AUTH-GUEST-12');
+      expectNotNamesVariant(first, SEED_VARIANT_ID, { what: "a new session's cart", clause: 'AUTH-GUEST-12' });
       expectSuccess(await shop.http.post('/v1/cart/items', { headers: await guestHeaders(shop, session), json: cartLine() }), {
         what: 'add with a valid session',
         clause: served,
       });
       // A new storefront token: the visitor is the session, not the token.
-      expectNamesVariant(
-        await shop.http.get('/v1/cart', { headers: await guestHeaders(shop, session) }),
-        VARIANT,
-        'read back with the same session',
-        'AUTH-KIND-9',
-      );
+      expectNamesVariant(await shop.http.get('/v1/cart', { headers: await guestHeaders(shop, session) }), VARIANT, {
+        what: 'read back with the same session',
+        clause: 'AUTH-KIND-9',
+      });
     },
   ),
 );
@@ -75,12 +73,10 @@ test(
         what: 'add with a previous-key session',
         clause: 'AUTH-GUEST-13',
       });
-      expectNamesVariant(
-        await shop.http.get('/v1/cart', { headers: await guestHeaders(shop, session) }),
-        VARIANT,
-        'read with a previous-key session',
-        'AUTH-GUEST-13',
-      );
+      expectNamesVariant(await shop.http.get('/v1/cart', { headers: await guestHeaders(shop, session) }), VARIANT, {
+        what: 'read with a previous-key session',
+        clause: 'AUTH-GUEST-13',
+      });
     },
   ),
 );
@@ -107,7 +103,7 @@ test(
       ] as const) {
         if (res.status >= 200 && res.status < 300)
           fail(`${what} with a session of the previous key after its deadline`, 'refused', res.status, { clause: 'AUTH-GUEST-14' });
-        expectInvalidGuestSession(shop, res, 'AUTH-GUEST-7');
+        expectInvalidGuestSession(shop, res, { clause: 'AUTH-GUEST-7' });
       }
     },
   ),

@@ -32,18 +32,14 @@ test(
         what: 'invited agent adds a line',
         clause: 'AUTH-KIND-10',
       });
-      expectNamesVariant(
-        await shop.http.get('/v1/cart', { headers: inv.headers }),
-        VARIANT,
-        'invited agent reads the cart',
-        'AUTH-KIND-10',
-      );
-      expectNamesVariant(
-        await shop.http.get('/v1/cart', { token: await shop.mint.customer({ sub: inv.sub }) }),
-        VARIANT,
-        'the customer of the context sub reads the line',
-        'AUTH-ORDER-5',
-      );
+      expectNamesVariant(await shop.http.get('/v1/cart', { headers: inv.headers }), VARIANT, {
+        what: 'invited agent reads the cart',
+        clause: 'AUTH-KIND-10',
+      });
+      expectNamesVariant(await shop.http.get('/v1/cart', { token: await shop.mint.customer({ sub: inv.sub }) }), VARIANT, {
+        what: 'the customer of the context sub reads the line',
+        clause: 'AUTH-ORDER-5',
+      });
       expectSuccess(await shop.http.get('/v1/me/profile', { headers: inv.headers }), {
         what: 'invited agent reads the profile (assistant:read)',
         clause: 'AUTH-CRED-5',
@@ -109,7 +105,7 @@ test(
       ];
       for (const [what, headers] of cases) {
         const res = await shop.http.get('/v1/cart', { headers });
-        inCase(what, () => expectCredentialRefused(shop, res, 'AUTH-CRED-6'));
+        inCase(what, () => expectCredentialRefused(shop, res, { clause: 'AUTH-CRED-6' }));
       }
     },
   ),
@@ -170,7 +166,7 @@ test(
       for (const typ of ['JWT', 'at+jwt', undefined]) {
         const inv = await invitedAgent(shop, { context: { header: { typ } } });
         const res = await shop.http.get('/v1/cart', { headers: inv.headers });
-        inCase(`typ ${typ ?? '(none)'}`, () => expectCredentialRefused(shop, res, 'AUTH-CRED-7'));
+        inCase(`typ ${typ ?? '(none)'}`, () => expectCredentialRefused(shop, res, { clause: 'AUTH-CRED-7' }));
       }
     },
   ),
@@ -213,12 +209,10 @@ test(
         });
       }
       // Whatever each request got, none reached the context's account.
-      expectNotNamesVariant(
-        await shop.http.get('/v1/cart', { token: await shop.mint.customer({ sub }) }),
-        VARIANT,
-        "the cart of the context's account",
-        'AUTH-CUST-9',
-      );
+      expectNotNamesVariant(await shop.http.get('/v1/cart', { token: await shop.mint.customer({ sub }) }), VARIANT, {
+        what: "the cart of the context's account",
+        clause: 'AUTH-CUST-9',
+      });
     },
   ),
 );

@@ -67,7 +67,9 @@ test(
       for (const permissions of [['assistant:read'], ['assistant:read', 'assistant:write']]) {
         const inv = await invitedAgent(shop, { permissions });
         const res = await shop.http.post('/v1/checkouts/saved-card', { headers: inv.headers, json: {} });
-        inCase(`permissions [${permissions.join(', ')}]`, () => expectInsufficientScope(shop, res, 'AUTH-SCOPE-11', ['checkout']));
+        inCase(`permissions [${permissions.join(', ')}]`, () =>
+          expectInsufficientScope(shop, res, { clause: 'AUTH-SCOPE-11', scope: ['checkout'] }),
+        );
       }
     },
   ),
@@ -129,7 +131,7 @@ test(
       for (const scope of ['catalog:read cart:read cart:write', 'account:read checkout', '']) {
         const inv = await invitedAgent(shop, { forwarderScope: scope });
         const res = await shop.http.get('/v1/cart', { headers: inv.headers });
-        inCase(`forwarder scope "${scope}"`, () => expectCredentialRefused(shop, res, 'AUTH-SCOPE-5'));
+        inCase(`forwarder scope "${scope}"`, () => expectCredentialRefused(shop, res, { clause: 'AUTH-SCOPE-5' }));
       }
     },
   ),
@@ -175,9 +177,10 @@ test(
         what: 'after a grant without assistant:read',
         clause: 'AUTH-KIND-10',
       });
-      expectInsufficientScope(shop, await shop.http.post('/v1/checkouts/saved-card', { headers: inv.headers, json: {} }), 'AUTH-SCOPE-3', [
-        'checkout',
-      ]);
+      expectInsufficientScope(shop, await shop.http.post('/v1/checkouts/saved-card', { headers: inv.headers, json: {} }), {
+        clause: 'AUTH-SCOPE-3',
+        scope: ['checkout'],
+      });
     },
   ),
 );

@@ -42,26 +42,23 @@ test(
       });
       for (const [name, value] of GUEST_HEADERS(shop)) {
         const headers = { [name]: value };
-        expectRefusal(shop, await shop.http.get('/v1/cart', { token, headers }), 'AUTH-GUEST-11', `cart read with ${name}`);
-        expectRefusal(
-          shop,
-          await shop.http.post('/v1/cart/items', { token, headers, json: cartLine() }),
-          'AUTH-GUEST-11',
-          `cart write with ${name}`,
-        );
-        expectRefusal(
-          shop,
-          await shop.http.get('/v1/catalog/collections', { token, headers }),
-          'AUTH-GUEST-11',
-          `catalog read with ${name}`,
-        );
+        expectRefusal(shop, await shop.http.get('/v1/cart', { token, headers }), {
+          clause: 'AUTH-GUEST-11',
+          what: `cart read with ${name}`,
+        });
+        expectRefusal(shop, await shop.http.post('/v1/cart/items', { token, headers, json: cartLine() }), {
+          clause: 'AUTH-GUEST-11',
+          what: `cart write with ${name}`,
+        });
+        expectRefusal(shop, await shop.http.get('/v1/catalog/collections', { token, headers }), {
+          clause: 'AUTH-GUEST-11',
+          what: `catalog read with ${name}`,
+        });
       }
-      expectNotNamesVariant(
-        await shop.http.get('/v1/cart', { token }),
-        VARIANT,
-        'the customer cart after the refused writes',
-        'AUTH-GUEST-11',
-      );
+      expectNotNamesVariant(await shop.http.get('/v1/cart', { token }), VARIANT, {
+        what: 'the customer cart after the refused writes',
+        clause: 'AUTH-GUEST-11',
+      });
     },
   ),
 );
@@ -103,12 +100,10 @@ test(
         clause: 'AUTH-ORDER-6',
       });
       for (const [name, value] of GUEST_HEADERS(shop)) {
-        expectRefusal(
-          shop,
-          await shop.http.get('/v1/cart', { token, headers: { [name]: value } }),
-          name === 'shopper-ip' ? 'AUTH-GUEST-8' : 'AUTH-ORDER-6',
-          `cart read with ${name}`,
-        );
+        expectRefusal(shop, await shop.http.get('/v1/cart', { token, headers: { [name]: value } }), {
+          clause: name === 'shopper-ip' ? 'AUTH-GUEST-8' : 'AUTH-ORDER-6',
+          what: `cart read with ${name}`,
+        });
       }
     },
   ),
@@ -123,12 +118,10 @@ test(
     },
     async (shop) => {
       const token = await shop.mint.customer({ sub: shop.subject('cust') });
-      expectRefusal(
-        shop,
-        await shop.http.get('/v1/cart', { token, headers: { operator: OPERATOR_ATTRIBUTION } }),
-        'AUTH-ORDER-6',
-        'cart read with Operator',
-      );
+      expectRefusal(shop, await shop.http.get('/v1/cart', { token, headers: { operator: OPERATOR_ATTRIBUTION } }), {
+        clause: 'AUTH-ORDER-6',
+        what: 'cart read with Operator',
+      });
     },
   ),
 );

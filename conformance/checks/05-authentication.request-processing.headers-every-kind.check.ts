@@ -69,7 +69,7 @@ test(
         if (misfits.includes('operator')) cases.push(['Operator', { operator: OPERATOR_ATTRIBUTION }, 'AUTH-ORDER-6']);
         for (const [name, headers, clause] of cases) {
           const res = await send(headers);
-          inCase(`${who} with ${name}`, () => expectRefusal(shop, res, clause));
+          inCase(`${who} with ${name}`, () => expectRefusal(shop, res, { clause }));
         }
       }
     },

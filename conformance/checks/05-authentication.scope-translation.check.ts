@@ -45,12 +45,10 @@ test(
           clause: 'ERR-TABLE-9',
         });
       }
-      expectNotNamesVariant(
-        await shop.http.get('/v1/cart', { token: narrow }),
-        VARIANT,
-        'the cart after the refused writes (cart:read suffices)',
-        'AUTH-CUST-1',
-      );
+      expectNotNamesVariant(await shop.http.get('/v1/cart', { token: narrow }), VARIANT, {
+        what: 'the cart after the refused writes (cart:read suffices)',
+        clause: 'AUTH-CUST-1',
+      });
     },
   ),
 );
@@ -133,18 +131,14 @@ test(
         what: 'delegated add',
         clause: ['AUTH-KIND-5', 'AUTH-CRED-3'],
       });
-      expectNamesVariant(
-        await shop.http.get('/v1/cart', { token: await shop.mint.customer({ sub }) }),
-        VARIANT,
-        'the customer of the same sub reads the line',
-        'AUTH-KIND-6',
-      );
-      expectNamesVariant(
-        await shop.http.get('/v1/cart', { token: delegated }),
-        VARIANT,
-        'the delegated caller reads the line',
-        'AUTH-KIND-6',
-      );
+      expectNamesVariant(await shop.http.get('/v1/cart', { token: await shop.mint.customer({ sub }) }), VARIANT, {
+        what: 'the customer of the same sub reads the line',
+        clause: 'AUTH-KIND-6',
+      });
+      expectNamesVariant(await shop.http.get('/v1/cart', { token: delegated }), VARIANT, {
+        what: 'the delegated caller reads the line',
+        clause: 'AUTH-KIND-6',
+      });
     },
   ),
 );
@@ -168,12 +162,10 @@ test(
         docsUrl: shop.docsUrl,
         clause: 'AUTH-SCOPE-2',
       });
-      expectNotNamesVariant(
-        await shop.http.get('/v1/cart', { token: await shop.mint.customer({ sub }) }),
-        VARIANT,
-        'the account cart after the refused write',
-        'AUTH-SCOPE-2',
-      );
+      expectNotNamesVariant(await shop.http.get('/v1/cart', { token: await shop.mint.customer({ sub }) }), VARIANT, {
+        what: 'the account cart after the refused write',
+        clause: 'AUTH-SCOPE-2',
+      });
     },
   ),
 );

@@ -163,7 +163,7 @@ test(
     async (shop) => {
       const sub = shop.subject('cust');
       const res = await shop.http.get('/v1/cart', { token: await shop.mint.customer({ sub, claims: { client_id: undefined } }) });
-      expectRefusedCombination(shop, res, 'no client_id', 'AUTH-TOKEN-7');
+      expectRefusedCombination(shop, res, { what: 'no client_id', clause: 'AUTH-TOKEN-7' });
     },
   ),
 );

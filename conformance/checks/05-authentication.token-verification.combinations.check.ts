@@ -13,7 +13,7 @@ const PATHS_EVERY_KIND_READS = ['/v1/cart', '/v1/catalog/products'] as const;
 async function expectCombinationRefused(shop: Shop, token: string, what: string, clause: string): Promise<void> {
   for (const path of PATHS_EVERY_KIND_READS) {
     const res = await shop.http.get(path, { token });
-    inCase(`${what}, GET ${path}`, () => expectRefusedCombination(shop, res, 'refusal', clause));
+    inCase(`${what}, GET ${path}`, () => expectRefusedCombination(shop, res, { what: 'refusal', clause }));
   }
 }
 

@@ -36,7 +36,7 @@ test(
     async (shop) => {
       const res = await postJson(shop, await customerToken(shop), paddedAdd(LIMITS.requestBodyBytes + 1));
       if (is2xx(res)) fail('answer to a body over 256 KiB', 'a refusal', res.status, { clause: 'LIM-BODY-1' });
-      expectRefusal(shop, res, 'ERR-PROBLEM-3');
+      expectRefusal(shop, res, { clause: 'ERR-PROBLEM-3' });
     },
   ),
 );
@@ -70,7 +70,7 @@ test(
         const control = await send(json);
         const over = await send(json + ' '.repeat(LIMITS.requestBodyBytes + 1 - json.length));
         inCase(`${o.operationId} (${o.method} ${path})`, () => {
-          expectRefusal(shop, over, 'LIM-BODY-1');
+          expectRefusal(shop, over, { clause: 'LIM-BODY-1' });
           if (answerOf(over) === answerOf(control))
             fail('answer to the body padded over 256 KiB', `another than the unpadded body's (${answerOf(control)})`, answerOf(over), {
               clause: 'LIM-BODY-1',
@@ -173,7 +173,7 @@ test(
       // A 65-character value that is otherwise an IPv6 address (with a zone id), so only its length is wrong.
       const long = shopperIpOfLength(LIMITS.shopperIpChars + 1);
       const res = await shop.http.get('/v1/cart', { token, headers: { 'shopper-ip': long } });
-      expectRefusal(shop, res, 'LIM-SHOPPERIP-1');
+      expectRefusal(shop, res, { clause: 'LIM-SHOPPERIP-1' });
     },
   ),
 );

@@ -43,7 +43,7 @@ export function expectOpsProblem(
 }
 
 /** 200 with Cache-Control: no-store; the body. */
-export function expectOpsOk(res: ShopResponse, clause: string): any {
+export function expectOpsOk(res: ShopResponse, { clause }: { clause: string }): any {
   expectStatus(res, 200, { clause });
   expectNoStore(res, { clause: 'END-CONV-9' });
   return res.body;

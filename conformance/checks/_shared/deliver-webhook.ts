@@ -23,7 +23,7 @@ export const deliver = (shop: Shop, body: string, o: Parameters<typeof signPaylo
   postWebhook(shop, body, { [SIGNATURE_HEADER]: signPayload(body, webhookSecret(shop), o), ...headers });
 
 /** 200 `{"received": true}` (exactly), with Cache-Control: no-store. */
-export function expectReceived(res: ShopResponse, clause: string): void {
+export function expectReceived(res: ShopResponse, { clause }: { clause: string }): void {
   expectStatus(res, 200, { what: 'status of an accepted delivery', clause });
   const mediaType = (res.headers.get('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
   if (mediaType !== 'application/json')
@@ -42,7 +42,7 @@ export function expectReceived(res: ShopResponse, clause: string): void {
 }
 
 /** A problem document of the Events table, with Cache-Control: no-store. */
-export function expectWebhookProblem(shop: Shop, res: ShopResponse, status: number, error: string, clause: string): void {
+export function expectWebhookProblem(shop: Shop, res: ShopResponse, status: number, error: string, { clause }: { clause: string }): void {
   expectProblem(res, { status, error, docsUrl: shop.docsUrl, clause });
   expectNoStore(res, { clause: 'ERR-PROBLEM-5' });
 }

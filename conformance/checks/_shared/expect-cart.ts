@@ -23,7 +23,11 @@ export const lineOf = (res: ShopResponse, variant: string): Line | undefined =>
   Array.isArray(res.body?.lines) ? (res.body.lines as Line[]).find((l) => l.variant_id === variant) : undefined;
 
 /** Adds a line with the target's own body; a refusal of the body its documents describe fails the operation's clause. */
-export async function addLine(shop: Shop, token: string, clause: string, variant: string = VARIANT, quantity = 1): Promise<ShopResponse> {
+export async function addLine(
+  shop: Shop,
+  token: string,
+  { clause, variant = VARIANT, quantity = 1 }: { clause: string; variant?: string; quantity?: number },
+): Promise<ShopResponse> {
   const json = cartLine(variant, quantity);
   const res = await shop.http.post('/v1/cart/items', { token, json });
   if (is4xx(res))
@@ -42,14 +46,18 @@ export async function emptyCart(shop: Shop, token: string): Promise<void> {
 }
 
 /** A 2xx cart read whose body names the variant id (any member may carry it). */
-export function expectNamesVariant(res: ShopResponse, variant: string, what: string, clause: string): void {
+export function expectNamesVariant(res: ShopResponse, variant: string, { what, clause }: { what: string; clause: string }): void {
   expectSuccess(res, { what, clause });
   if (!res.text.includes(variant))
     fail(`${what}: the cart names ${variant}`, `a body mentioning ${variant}`, res.text.slice(0, 300), { clause });
 }
 
 /** A 2xx cart read whose body names no such variant (a string, or a pattern such as SEED_VARIANT_ID). */
-export function expectNotNamesVariant(res: ShopResponse, variant: string | RegExp, what: string, clause: string): void {
+export function expectNotNamesVariant(
+  res: ShopResponse,
+  variant: string | RegExp,
+  { what, clause }: { what: string; clause: string },
+): void {
   expectSuccess(res, { what, clause });
   const found = typeof variant === 'string' ? res.text.includes(variant) : variant.test(res.text);
   if (found) fail(`${what}: the cart names no ${String(variant)}`, 'no such variant in the body', res.text.slice(0, 300), { clause });

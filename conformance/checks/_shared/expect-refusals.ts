@@ -12,13 +12,13 @@ type Docs = Pick<Shop, 'docsUrl'>;
 const errorMember = (res: ShopResponse): string => (typeof res.body?.error === 'string' ? res.body.error : '<missing>');
 
 /** Any 4xx problem document ("refused" where the spec names no status; status and code are left to the service). */
-export function expectRefusal(shop: Docs, res: ShopResponse, clause: string, what?: string): Record<string, unknown> {
+export function expectRefusal(shop: Docs, res: ShopResponse, { clause, what }: { clause: string; what?: string }): Record<string, unknown> {
   if (!is4xx(res)) fail(what ? `${what}: refused` : 'refused', '4xx', brief(res), { clause });
   return expectProblem(res, { status: res.status, error: errorMember(res), docsUrl: shop.docsUrl, clause });
 }
 
 /** A refused credential where the spec says "refused" or "401 or 403": a 401 problem with a challenge, or a 403 problem. */
-export function expectCredentialRefused(shop: Docs, res: ShopResponse, clause: string): void {
+export function expectCredentialRefused(shop: Docs, res: ShopResponse, { clause }: { clause: string }): void {
   if (res.status === 401) {
     expectProblem(res, { status: 401, error: errorMember(res), docsUrl: shop.docsUrl, clause });
     if (res.headers.get('www-authenticate') === null) fail('WWW-Authenticate on a 401', 'a challenge', null, { clause });
@@ -32,15 +32,15 @@ export function expectCredentialRefused(shop: Docs, res: ShopResponse, clause: s
 }
 
 /** The challenges of the answer (WWW-Authenticate must be present and parse). */
-export function challengesOf(res: ShopResponse, clause: string): Challenge[] {
+export function challengesOf(res: ShopResponse, { clause }: { clause: string }): Challenge[] {
   const header = res.headers.get('www-authenticate');
   if (header === null) fail('WWW-Authenticate header', 'present', null, { clause });
   return parseChallenges(header!);
 }
 
 /** The answer is in one scheme: no challenge of `scheme`. */
-export function expectNoChallengeOf(res: ShopResponse, scheme: string, clause: string): void {
-  if (findChallenge(challengesOf(res, clause), scheme))
+export function expectNoChallengeOf(res: ShopResponse, scheme: string, { clause }: { clause: string }): void {
+  if (findChallenge(challengesOf(res, { clause }), scheme))
     fail(
       `WWW-Authenticate: answered in one scheme, no ${scheme} challenge`,
       `no ${scheme} challenge`,
@@ -62,11 +62,11 @@ export function expectInvalidToken(
 ): void {
   expectProblem(res, { status: 401, error: 'invalid_token', docsUrl: shop.docsUrl, clause });
   expectChallenge(res, { scheme, error: 'invalid_token', clause });
-  if (o.only) expectNoChallengeOf(res, scheme === 'Bearer' ? 'DPoP' : 'Bearer', clause);
+  if (o.only) expectNoChallengeOf(res, scheme === 'Bearer' ? 'DPoP' : 'Bearer', { clause });
 }
 
 /** No WWW-Authenticate, or challenges of the DPoP scheme only (conversation paths); a 401 must carry one. */
-export function expectDpopChallengesOnly(res: ShopResponse, clause: string): void {
+export function expectDpopChallengesOnly(res: ShopResponse, { clause }: { clause: string }): void {
   const header = res.headers.get('www-authenticate');
   if (header === null) {
     if (res.status === 401) fail('WWW-Authenticate on a 401', 'a DPoP challenge', null, { clause });
@@ -83,7 +83,11 @@ export function expectDpopChallengesOnly(res: ShopResponse, clause: string): voi
 }
 
 /** 403 insufficient_scope; `scope` is the scope the problem must name, or a list of acceptable names. */
-export function expectInsufficientScope(shop: Docs, res: ShopResponse, clause: string, scope?: string | readonly string[]): void {
+export function expectInsufficientScope(
+  shop: Docs,
+  res: ShopResponse,
+  { clause, scope }: { clause: string; scope?: string | readonly string[] },
+): void {
   const doc = expectProblem(res, {
     status: 403,
     error: 'insufficient_scope',
@@ -95,13 +99,13 @@ export function expectInsufficientScope(shop: Docs, res: ShopResponse, clause: s
 }
 
 /** 403 sign_in_required with `WWW-Authenticate: <scheme> error="sign_in_required"` (spec, Assistant authority; Errors). */
-export function expectSignInRequired(shop: Docs, res: ShopResponse, scheme: 'Bearer' | 'DPoP', clause: ClauseRef): void {
+export function expectSignInRequired(shop: Docs, res: ShopResponse, scheme: 'Bearer' | 'DPoP', { clause }: { clause: ClauseRef }): void {
   expectProblem(res, { status: 403, error: 'sign_in_required', docsUrl: shop.docsUrl, clause: 'AUTH-SIGNIN-1' });
   expectChallenge(res, { scheme, error: 'sign_in_required', clause });
 }
 
 /** Another account's row is refused, 403 or 404, with a problem document (the spec does not say which). */
-export function expectOwnershipRefusal(shop: Docs, res: ShopResponse, what: string, clause: ClauseRef): void {
+export function expectOwnershipRefusal(shop: Docs, res: ShopResponse, { what, clause }: { what: string; clause: ClauseRef }): void {
   expectStatus(res, [403, 404], { what: `${what}: refused as not the caller's`, clause });
   expectProblem(res, { status: res.status, error: errorMember(res), docsUrl: shop.docsUrl, clause });
 }
@@ -110,7 +114,7 @@ export function expectOwnershipRefusal(shop: Docs, res: ShopResponse, what: stri
  * Token verification 3: a combination matching no caller kind is refused with 401 or 403 (the spec allows both). A 401 is
  * a rejected token (invalid_token with a Bearer challenge: these tokens carry no assistant marker); a 403 is any problem.
  */
-export function expectRefusedCombination(shop: Docs, res: ShopResponse, what: string, clause: string): void {
+export function expectRefusedCombination(shop: Docs, res: ShopResponse, { what, clause }: { what: string; clause: string }): void {
   if (res.status === 401) return expectInvalidToken(shop, res, clause);
   if (res.status === 403) {
     expectProblem(res, {
@@ -125,7 +129,7 @@ export function expectRefusedCombination(shop: Docs, res: ShopResponse, what: st
 }
 
 /** 401 invalid_guest_session with exactly one challenge, `Bearer error="invalid_token"` (Guest sessions 4; Errors table). */
-export function expectInvalidGuestSession(shop: Docs, res: ShopResponse, clause: ClauseRef): void {
+export function expectInvalidGuestSession(shop: Docs, res: ShopResponse, { clause }: { clause: ClauseRef }): void {
   expectProblem(res, { status: 401, error: 'invalid_guest_session', docsUrl: shop.docsUrl, clause });
   expectChallenge(res, { scheme: 'Bearer', error: 'invalid_token', clause });
   const header = res.headers.get('www-authenticate') ?? '';

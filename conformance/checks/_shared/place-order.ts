@@ -24,7 +24,7 @@ export async function checkout(shop: Shop, token: string, body: unknown, headers
 }
 
 /** An order-placing answer: 2xx (201 at the reference level). */
-export function expectPlaced(res: ShopResponse, what: string, clause: string): void {
+export function expectPlaced(res: ShopResponse, { what, clause }: { what: string; clause: string }): void {
   expectSuccess(res, { what: `${what}: an order is placed`, clause });
 }
 

@@ -26,7 +26,7 @@ const GUARD_ERRORS = new Set([
 ]);
 
 /** Past the guard: whatever the handler or validation says next, it is not a refusal of the caller. */
-export function expectPassesGuard(res: ShopResponse, what: string, clause: string): void {
+export function expectPassesGuard(res: ShopResponse, { what, clause }: { what: string; clause: string }): void {
   const error = errorOf(res);
   if (res.status === 401 || res.status === 429 || (error !== undefined && GUARD_ERRORS.has(error))) {
     fail(`${what}: admitted past the guard`, 'a handler or validation answer (2xx, 400, 404, 409, 422)', brief(res), { clause });
@@ -118,7 +118,7 @@ export async function expectPermissions(
 ): Promise<void> {
   for await (const { id, op, res, needs, held, what } of probeEach(send, permissions)) {
     if (needs === undefined || held) {
-      inCase(what, () => expectPassesGuard(res, id, clause));
+      inCase(what, () => expectPassesGuard(res, { what: id, clause }));
       continue;
     }
     if (res.status !== 403 || errorOf(res) !== 'insufficient_scope') {
@@ -129,8 +129,8 @@ export async function expectPermissions(
     }
     inCase(what, () =>
       naming === 'permission'
-        ? expectInsufficientScope(shop, res, 'ERR-SCOPE-1', needs)
-        : expectInsufficientScope(shop, res, clause, [needs, ...op.apiScopes]),
+        ? expectInsufficientScope(shop, res, { clause: 'ERR-SCOPE-1', scope: needs })
+        : expectInsufficientScope(shop, res, { clause, scope: [needs, ...op.apiScopes] }),
     );
   }
 }
@@ -149,13 +149,11 @@ export async function expectAuthority(
 ): Promise<void> {
   for await (const { id, op, res, needs, held, what } of probeEach(send, permissions)) {
     inCase(what, () => {
-      if (held) return expectPassesGuard(res, id, clause);
-      expectInsufficientScope(
-        shop,
-        res,
-        naming === 'permission' ? 'ERR-SCOPE-1' : clause,
-        naming === 'permission' ? needs! : [needs!, ...op.apiScopes],
-      );
+      if (held) return expectPassesGuard(res, { what: id, clause });
+      expectInsufficientScope(shop, res, {
+        clause: naming === 'permission' ? 'ERR-SCOPE-1' : clause,
+        scope: naming === 'permission' ? needs! : [needs!, ...op.apiScopes],
+      });
     });
   }
 }
