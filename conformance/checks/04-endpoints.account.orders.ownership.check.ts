@@ -16,7 +16,7 @@ import { ABSENT_IDS, ADA, BEN, ORDERS } from './_shared/seed-data.js';
 import { expectUnchanged, readBaseline } from '../lib/compare.js';
 
 /** An order as its owner reads it, for before/after comparisons. */
-async function ownOrder(shop: Shop, token: string, id: string, clause: string): Promise<ShopResponse> {
+async function ownOrder(shop: Shop, token: string, id: string, { clause }: { clause: string }): Promise<ShopResponse> {
   const res = await shop.http.get(`/v1/me/orders/${id}`, { token });
   expectSuccess(res, { what: `the owner reads ${id}`, clause });
   return res;
@@ -40,8 +40,8 @@ test(
       const { benPaid: paid, adaDelivered: delivered } = ORDERS;
       const twice = readBaseline;
       const before = {
-        paid: await twice(() => ownOrder(shop, ben, paid.id, 'END-ME-2')),
-        delivered: await twice(() => ownOrder(shop, ada, delivered.id, 'END-ME-2')),
+        paid: await twice(() => ownOrder(shop, ben, paid.id, { clause: 'END-ME-2' })),
+        delivered: await twice(() => ownOrder(shop, ada, delivered.id, { clause: 'END-ME-2' })),
       };
       const addressesBefore = await twice(() => shop.http.get('/v1/me/addresses', { token: ada }));
       for (const id of ADA.orderIds) {
@@ -70,13 +70,13 @@ test(
       });
       expectUnchanged(
         before.paid,
-        await ownOrder(shop, ben, paid.id, 'END-ME-2'),
+        await ownOrder(shop, ben, paid.id, { clause: 'END-ME-2' }),
         `${BEN.sub}'s ${paid.id} after others' cancellations`,
         'END-ME-2',
       );
       expectUnchanged(
         before.delivered,
-        await ownOrder(shop, ada, delivered.id, 'END-ME-2'),
+        await ownOrder(shop, ada, delivered.id, { clause: 'END-ME-2' }),
         `${ADA.sub}'s ${delivered.id} after another account's return`,
         'END-ME-2',
       );

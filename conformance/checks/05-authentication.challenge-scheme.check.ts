@@ -14,7 +14,7 @@ import { cartLine } from './_shared/expect-cart.js';
  * 401 in the DPoP scheme only. The error is the token's (invalid_token) or the proof's (invalid_dpop_proof, use_dpop_nonce):
  * the spec's error table has rows for both, and a request in the DPoP scheme without a proof may get either.
  */
-function expectDpopChallengeOnly(shop: Shop, res: ShopResponse, clause: string): void {
+function expectDpopChallengeOnly(shop: Shop, res: ShopResponse, { clause }: { clause: string }): void {
   const error = typeof res.body?.error === 'string' ? res.body.error : '<missing>';
   if (!['invalid_token', 'invalid_dpop_proof', 'use_dpop_nonce'].includes(error))
     fail('problem "error"', 'invalid_token, invalid_dpop_proof or use_dpop_nonce', error, { clause });
@@ -42,7 +42,7 @@ test(
       ];
       for (const [what, credential] of credentials) {
         const res = await shop.http.get('/v1/cart', { headers: { authorization: `DPoP ${credential}` } });
-        inCase(`DPoP with ${what}`, () => expectDpopChallengeOnly(shop, res, 'AUTH-SCHEME-2'));
+        inCase(`DPoP with ${what}`, () => expectDpopChallengeOnly(shop, res, { clause: 'AUTH-SCHEME-2' }));
       }
     },
   ),

@@ -10,7 +10,7 @@ import { expectInvalidToken, expectRefusedCombination } from './_shared/expect-r
 
 const PATHS_EVERY_KIND_READS = ['/v1/cart', '/v1/catalog/products'] as const;
 
-async function expectCombinationRefused(shop: Shop, token: string, what: string, clause: string): Promise<void> {
+async function expectCombinationRefused(shop: Shop, token: string, { what, clause }: { what: string; clause: string }): Promise<void> {
   for (const path of PATHS_EVERY_KIND_READS) {
     const res = await shop.http.get(path, { token });
     inCase(`${what}, GET ${path}`, () => expectRefusedCombination(shop, res, { what: 'refusal', clause }));
@@ -26,13 +26,14 @@ test(
     },
     async (shop) => {
       const stranger = `stranger-${randomUUID()}`;
-      await expectCombinationRefused(shop, await shop.mint.machine(stranger), 'machine token of an unknown client', 'AUTH-TOKEN-9');
-      await expectCombinationRefused(
-        shop,
-        await shop.mint.customer({ sub: shop.subject('cust'), claims: { client_id: stranger } }),
-        'user token of an unknown client',
-        'AUTH-TOKEN-9',
-      );
+      await expectCombinationRefused(shop, await shop.mint.machine(stranger), {
+        what: 'machine token of an unknown client',
+        clause: 'AUTH-TOKEN-9',
+      });
+      await expectCombinationRefused(shop, await shop.mint.customer({ sub: shop.subject('cust'), claims: { client_id: stranger } }), {
+        what: 'user token of an unknown client',
+        clause: 'AUTH-TOKEN-9',
+      });
     },
   ),
 );
@@ -47,12 +48,10 @@ test(
     async (shop) => {
       const agent = shop.profile.clients.agentProtocol;
       for (const act of [{ sub: 'someone-else' }, { sub: 'someone-else', act: { sub: agent } }, { sub: shop.profile.clients.website }]) {
-        await expectCombinationRefused(
-          shop,
-          await shop.mint.delegated({ sub: shop.subject('cust'), claims: { act } }),
-          `act ${JSON.stringify(act)}`,
-          'AUTH-TOKEN-10',
-        );
+        await expectCombinationRefused(shop, await shop.mint.delegated({ sub: shop.subject('cust'), claims: { act } }), {
+          what: `act ${JSON.stringify(act)}`,
+          clause: 'AUTH-TOKEN-10',
+        });
       }
     },
   ),
@@ -68,7 +67,10 @@ test(
     async (shop) => {
       const c = shop.profile.clients;
       for (const client of [c.website, c.agentProtocol, c.personalAgentProxy]) {
-        await expectCombinationRefused(shop, await shop.mint.machine(client), `machine token of ${client}`, 'AUTH-TOKEN-11');
+        await expectCombinationRefused(shop, await shop.mint.machine(client), {
+          what: `machine token of ${client}`,
+          clause: 'AUTH-TOKEN-11',
+        });
       }
     },
   ),
@@ -88,12 +90,10 @@ test(
         clause: 'AUTH-TOKEN-12',
       });
       for (const act of [{ sub: shop.profile.clients.agentProtocol }, { sub: 'invited_agent_1' }, { sub: shop.profile.clients.website }]) {
-        await expectCombinationRefused(
-          shop,
-          await shop.mint.customer({ sub, claims: { act } }),
-          `website token with act ${JSON.stringify(act)}`,
-          'AUTH-TOKEN-12',
-        );
+        await expectCombinationRefused(shop, await shop.mint.customer({ sub, claims: { act } }), {
+          what: `website token with act ${JSON.stringify(act)}`,
+          clause: 'AUTH-TOKEN-12',
+        });
       }
     },
   ),
@@ -118,7 +118,7 @@ test(
           shop.mint.machine(c.storefront, { claims: { sub: `${c.backoffice}@clients` } }),
         ],
       ];
-      for (const [what, token] of cases) await expectCombinationRefused(shop, await token, what, 'AUTH-TOKEN-8');
+      for (const [what, token] of cases) await expectCombinationRefused(shop, await token, { what, clause: 'AUTH-TOKEN-8' });
     },
   ),
 );

@@ -180,7 +180,7 @@ function assistantBudgets(shop: Shop): AssistantBudgets {
 const spendOne = async (agent: AssistantAgent): Promise<ShopResponse> => (await agent.get('/v1/catalog/collections')).res;
 
 /** A refusal for a spent budget: 429 rate_limited, Retry-After, and the headers of every response of a DPoP request. */
-function expectBudgetRefusal(shop: Shop, res: ShopResponse, what: string, clause: string): void {
+function expectBudgetRefusal(shop: Shop, res: ShopResponse, { what, clause }: { what: string; clause: string }): void {
   expectProblem(res, { status: 429, error: 'rate_limited', docsUrl: shop.docsUrl, clause: 'ERR-TABLE-12' });
   const retryAfter = res.headers.get('retry-after');
   if (retryAfter === null || !isRetryAfter(retryAfter.trim()))
@@ -230,7 +230,7 @@ async function expectBudgetSpent(
   let last: Attempt | undefined;
   for (let attempt = 1; attempt <= 2 && last?.limited.status !== 429; attempt++) last = await budget.attempt();
   expectStatus(last!.limited, 429, { what: budget.past, clause });
-  expectBudgetRefusal(shop, last!.limited, budget.refusal, clause);
+  expectBudgetRefusal(shop, last!.limited, { what: budget.refusal, clause });
   if (learned().has('listConversations')) {
     const list = learned().operation('listConversations');
     const res = (await last!.spent.request(list.method, list.path)).res;

@@ -2,7 +2,7 @@
 // or aliased paths. "Answers" means any 2xx or 3xx: the suite follows no redirect, so a redirect to a current route counts.
 import { check, test, type Shop } from '../engine/check.js';
 import type { ShopResponse } from '../engine/http.js';
-import { answers, CheckFailure, expectProblem, expectStatus, fail, is2xx, is4xx } from '../lib/assert.js';
+import { answers, expectProblem, expectStatus, fail, is2xx, is4xx } from '../lib/assert.js';
 import { freshShopperIp } from '../lib/shopper.js';
 import { OPERATIONS_BY_ID } from '../../contract/operations.js';
 import { CATALOG_AND_CART, describedOperations, normalizePath, SHOWN } from './_shared/describe-operations.js';
@@ -214,17 +214,12 @@ test(
       const token = await shop.mint.guest();
       const headers = { 'shopper-ip': freshShopperIp() };
       const good = await shop.http.get('/v1/catalog/collections', { token, headers });
-      if (good.status !== 200)
-        throw new CheckFailure('the canonical URL answers', { expected: 200, actual: good.status, clause: 'PUR-RULE-1' });
+      if (good.status !== 200) fail('the canonical URL answers', 200, good.status, { clause: 'PUR-RULE-1' });
       // Not '//' spellings: reverse proxies commonly merge slashes before the service sees the path.
       for (const path of ['/v1/catalog/collections/', '/V1/catalog/collections', '/v1/Catalog/Collections']) {
         const res = await shop.http.get(path, { token, headers });
         if (res.status < 400)
-          throw new CheckFailure(`${path} must not answer as a second URL of listCollections`, {
-            expected: '>= 400',
-            actual: res.status,
-            clause: 'PUR-RULE-1',
-          });
+          fail(`${path} must not answer as a second URL of listCollections`, '>= 400', res.status, { clause: 'PUR-RULE-1' });
       }
     },
   ),
