@@ -7,7 +7,17 @@
 // Ownership: the spec says every row is scoped by ownership; it does not say whether another account's id answers 403 or
 // 404, so spec-level checks accept either, and the reference's 404 (exactly as a nonexistent id) is checked at its level.
 import { check, test } from '../engine/check.js';
-import { brief, expectCreated, expectNoContent, expectNoHeader, expectNoStore, expectProblem, expectSuccess, fail } from '../lib/assert.js';
+import {
+  brief,
+  expectCreated,
+  expectNoContent,
+  expectNoHeader,
+  expectNoStore,
+  expectProblem,
+  expectSuccess,
+  fail,
+  expectSameJson,
+} from '../lib/assert.js';
 import { ADDRESS, addAddress, createdAddressId } from './_shared/add-address.js';
 import { locationOf } from './_shared/location.js';
 import { expectOwnershipRefusal } from './_shared/expect-refusals.js';
@@ -70,8 +80,7 @@ test(
       for (const [k, v] of Object.entries(expected))
         if (created.body?.[k] !== v) fail(`created address "${k}"`, v, created.body?.[k], { clause: 'END-CONV-1' });
       const list = await shop.http.get('/v1/me/addresses', { token });
-      if (JSON.stringify(list.body?.items) !== JSON.stringify([created.body]))
-        fail('listAddresses of a new account after one add', [created.body], list.body?.items, { clause: 'END-CONV-1' });
+      expectSameJson(list.body?.items, [created.body], { what: 'listAddresses of a new account after one add', clause: 'END-CONV-1' });
       const checkout = await shop.http.get('/v1/me/checkout-address', { token });
       if (checkout.body?.address?.id !== created.body.id)
         fail('getCheckoutAddress: the newest address', created.body.id, checkout.body, { clause: 'END-CONV-1' });
@@ -83,8 +92,7 @@ test(
         clause: 'END-CONV-3',
       });
       const none = await shop.http.get('/v1/me/checkout-address', { token });
-      if (JSON.stringify(none.body) !== JSON.stringify({ address: null }))
-        fail('getCheckoutAddress with no address', { address: null }, none.body, { clause: 'END-CONV-3' });
+      expectSameJson(none.body, { address: null }, { what: 'getCheckoutAddress with no address', clause: 'END-CONV-3' });
     },
   ),
 );
@@ -121,8 +129,7 @@ test(
         clause: 'ERR-TABLE-11',
       });
       const list = await shop.http.get('/v1/me/addresses', { token });
-      if (JSON.stringify(list.body) !== JSON.stringify({ items: [] }))
-        fail('addresses after refused adds', { items: [] }, list.body, { clause: 'ERR-TABLE-11' });
+      expectSameJson(list.body, { items: [] }, { what: 'addresses after refused adds', clause: 'ERR-TABLE-11' });
     },
   ),
 );

@@ -7,7 +7,7 @@
 // refusal leaves as it was, so reruns and parallel workers see the seed as docs/seed.md describes it.
 import { check, test } from '../engine/check.js';
 import type { ShopResponse } from '../engine/http.js';
-import { expectProblem, expectStatus, fail } from '../lib/assert.js';
+import { expectProblem, expectStatus, fail, expectSameJson } from '../lib/assert.js';
 import { customerToken } from './_shared/mint-callers.js';
 import { ADA, BEN, EVE, ORDERS, SEED_PROVIDER_REF } from './_shared/seed-data.js';
 
@@ -35,8 +35,7 @@ test(
         cursor = res.body.next_cursor;
         if (cursor === null) break;
       }
-      if (JSON.stringify(seen) !== JSON.stringify(ADA.orderIds))
-        fail(`${ADA.sub}'s orders paged with limit=1`, ADA.orderIds, seen, { clause: 'END-OPS-LISTORDERS-1' });
+      expectSameJson(seen, ADA.orderIds, { what: `${ADA.sub}'s orders paged with limit=1`, clause: 'END-OPS-LISTORDERS-1' });
       const refunded = await shop.http.get('/v1/me/orders?status=refunded', { token });
       if (JSON.stringify(refunded.body?.items?.map((o: { id: string }) => o.id)) !== JSON.stringify([ORDERS.adaRefunded.id]))
         fail('status=refunded', [ORDERS.adaRefunded.id], refunded.body, { clause: 'END-OPS-LISTORDERS-1' });
@@ -80,8 +79,7 @@ test(
         return res.body;
       };
       const expectKeys = (what: string, value: unknown, keys: string[], clause: string) => {
-        if (JSON.stringify(keysOf(value)) !== JSON.stringify([...keys].sort()))
-          fail(`members of ${what}`, [...keys].sort(), keysOf(value), { clause });
+        expectSameJson(keysOf(value), [...keys].sort(), { what: `members of ${what}`, clause });
       };
       const ADDRESS_KEYS = ['id', 'name', 'line1', 'line2', 'city', 'region', 'postal_code', 'country', 'phone', 'created_at'];
       const profile = await get('/v1/me/profile');
@@ -144,8 +142,7 @@ test(
           clause: 'END-OPS-GETCHECKOUTADDRESS-1',
         });
       const eve = await shop.http.get('/v1/me/checkout-methods', { token: await customerToken(shop, EVE.sub) });
-      if (JSON.stringify(eve.body) !== JSON.stringify({ items: [] }))
-        fail(`checkout methods of ${EVE.sub} (no card)`, { items: [] }, eve.body, { clause: 'END-OPS-GETCHECKOUTMETHODS-1' });
+      expectSameJson(eve.body, { items: [] }, { what: `checkout methods of ${EVE.sub} (no card)`, clause: 'END-OPS-GETCHECKOUTMETHODS-1' });
     },
   ),
 );
@@ -187,8 +184,7 @@ test(
           clause: 'END-OPS-CANCELORDER-1',
         });
         const after = await read(sub, id);
-        if (JSON.stringify(after) !== JSON.stringify(before))
-          fail(`${id} after a refused cancellation`, before, after, { clause: 'END-OPS-CANCELORDER-1' });
+        expectSameJson(after, before, { what: `${id} after a refused cancellation`, clause: 'END-OPS-CANCELORDER-1' });
       }
       for (const { owner: sub, id, status } of NOT_RETURNABLE) {
         const before = await read(sub, id);
@@ -200,8 +196,7 @@ test(
           clause: 'END-OPS-REQUESTRETURN-1',
         });
         const after = await read(sub, id);
-        if (JSON.stringify(after) !== JSON.stringify(before))
-          fail(`${id} after a refused return`, before, after, { clause: 'END-OPS-REQUESTRETURN-1' });
+        expectSameJson(after, before, { what: `${id} after a refused return`, clause: 'END-OPS-REQUESTRETURN-1' });
       }
     },
   ),

@@ -7,7 +7,7 @@
 // never through member names; the exact identity body is the reference's (docs/account.md).
 import { check, notApplicable, test } from '../engine/check.js';
 import type { ShopResponse } from '../engine/http.js';
-import { brief, expectNoStore, expectStatus, expectSuccess, fail, failSoft, is2xx } from '../lib/assert.js';
+import { brief, expectNoStore, expectStatus, expectSuccess, fail, failSoft, is2xx, expectSameJson } from '../lib/assert.js';
 import { browserArtifact } from './_shared/artifact-headers.js';
 import { AssistantAgent, browserSession } from './_shared/assistant.js';
 import { customerToken, delegatedToken } from './_shared/mint-callers.js';
@@ -253,7 +253,7 @@ test(
       ] as const) {
         const res = await shop.http.get('/v1/me/identity', { token: await customerToken(shop, sub) });
         expectStatus(res, 200, { clause: 'PUR-BANNER-1' });
-        if (JSON.stringify(res.body) !== JSON.stringify(body)) fail(`getIdentity of ${sub}`, body, res.body, { clause: 'PUR-BANNER-1' });
+        expectSameJson(res.body, body, { what: `getIdentity of ${sub}`, clause: 'PUR-BANNER-1' });
       }
     },
   ),

@@ -14,7 +14,17 @@
 // Data. Every check provisions its own assistant session (conformance/checks/_shared/assistant.ts): nothing is shared between checks.
 import { check, notApplicable, test } from '../engine/check.js';
 import { AssistantAgent, browserSession } from './_shared/assistant.js';
-import { brief, expectChallenge, expectNoStore, expectProblem, expectStatus, fail, inCase } from '../lib/assert.js';
+import {
+  brief,
+  expectChallenge,
+  expectNoStore,
+  expectProblem,
+  expectStatus,
+  fail,
+  inCase,
+  expectSameJson,
+  expect4xx,
+} from '../lib/assert.js';
 import { freshId } from '../lib/fresh-id.js';
 import { expectDpopChallengesOnly } from './_shared/expect-refusals.js';
 import { customerToken } from './_shared/mint-callers.js';
@@ -129,13 +139,12 @@ test(
       expectStatus(read, 200, { clause: 'END-PUBLIC-19' });
       expectNoStore(read, { clause: 'END-CONV-9' });
       const texts = Array.isArray(read.body?.messages) ? read.body.messages.map((m: { text?: unknown }) => m.text) : read.body;
-      if (JSON.stringify(texts) !== JSON.stringify(['Hello, store.']))
-        fail('messages of the conversation', ['Hello, store.'], texts, { clause: 'END-PUBLIC-19' });
+      expectSameJson(texts, ['Hello, store.'], { what: 'messages of the conversation', clause: 'END-PUBLIC-19' });
 
       const list = (await agent.get(COLLECTION)).res;
       expectStatus(list, 200, { clause: 'END-PUBLIC-19' });
       const ids = Array.isArray(list.body?.conversations) ? list.body.conversations.map((c: { id?: unknown }) => c.id) : list.body;
-      if (JSON.stringify(ids) !== JSON.stringify([id])) fail("the session's conversations", [id], ids, { clause: 'END-PUBLIC-19' });
+      expectSameJson(ids, [id], { what: "the session's conversations", clause: 'END-PUBLIC-19' });
 
       // Conversations belong to the session: another session (of another account) sees none of them.
       const other = await AssistantAgent.create(shop);
@@ -170,8 +179,7 @@ test(
       const { id } = await openConversation(agent, 'direct');
       const { res } = await sendConversation(agent, 'openConversation', undefined, openBody());
       // The spec names the code, not the status: any 4xx problem document with the code.
-      if (res.status < 400 || res.status > 499)
-        fail('a second direct conversation', 'refused (4xx)', brief(res), { clause: 'ERR-TABLE-15' });
+      expect4xx(res, { what: 'a second direct conversation', clause: 'ERR-TABLE-15' });
       expectProblem(res, { status: res.status, error: 'direct_conversation_open', docsUrl: shop.docsUrl, clause: 'ERR-TABLE-15' });
       // One fact stated twice: the error table's row (direct_conversation_open with `conversation_id`) and the member's rule.
       if (res.body?.conversation_id !== id)

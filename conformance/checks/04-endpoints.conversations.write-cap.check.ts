@@ -9,7 +9,7 @@
 // Data. Every check provisions its own assistant session (conformance/checks/_shared/assistant.ts): nothing is shared between checks.
 import { check, test } from '../engine/check.js';
 import { AssistantAgent } from './_shared/assistant.js';
-import { brief, expectProblem, expectStatus, fail } from '../lib/assert.js';
+import { brief, expectProblem, expectStatus, fail, expect4xx } from '../lib/assert.js';
 import { LIMITS } from '../../contract/limits.js';
 import { COLLECTION, conversationRoute, messageBody, openConversation } from './_shared/open-conversation.js';
 
@@ -28,8 +28,7 @@ test(
       const { method, path } = conversationRoute('postConversationMessage', id);
       const cap = LIMITS.conversationWriteBytes;
       const over = (await agent.request(method, path, { body: messageBody(cap + 1), headers: { 'content-type': 'application/json' } })).res;
-      if (over.status < 400 || over.status > 499)
-        fail(`a ${cap + 1}-byte conversation write`, 'refused (4xx)', brief(over), { clause: 'LIM-CONV-1' });
+      expect4xx(over, { what: `a ${cap + 1}-byte conversation write`, clause: 'LIM-CONV-1' });
       expectProblem(over, {
         status: over.status,
         error: String(over.body?.error ?? '<missing>'),

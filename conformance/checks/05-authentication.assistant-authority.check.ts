@@ -9,7 +9,7 @@
 import { check, test, type Shop } from '../engine/check.js';
 import type { ShopResponse } from '../engine/http.js';
 import { ALL_PERMISSIONS, AssistantAgent, errorOf, reportAuthorization, signedOutProxyToken, signOutSession } from './_shared/assistant.js';
-import { brief, expectProblem, expectStatus, expectSuccess, fail, failSoft, inCase, is2xx } from '../lib/assert.js';
+import { brief, expectProblem, expectStatus, expectSuccess, fail, failSoft, inCase, is2xx, expectSameJson } from '../lib/assert.js';
 import { freshHex } from '../lib/fresh-id.js';
 import { nowSeconds } from '../lib/jws.js';
 import { cartLine, expectNamesVariant, expectNotNamesVariant } from './_shared/expect-cart.js';
@@ -72,8 +72,7 @@ test(
       expectSuccess(me, { what: 'GET /v1/me', clause: 'END-LIST-6' });
       const got = [me.body?.caller_kind, me.body?.origin, me.body?.client_id, me.body?.account?.sub];
       const want = ['assistant', 'assistant', shop.profile.clients.personalAgentProxy, agent.identity.sub];
-      if (JSON.stringify(got) !== JSON.stringify(want))
-        fail('GET /v1/me [caller_kind, origin, client_id, account.sub]', want, got, { clause: 'AUTH-KIND-12' });
+      expectSameJson(got, want, { what: 'GET /v1/me [caller_kind, origin, client_id, account.sub]', clause: 'AUTH-KIND-12' });
       const out = await AssistantAgent.create(shop, { signedIn: false, signedOutToken: true });
       const meOut = (await out.get('/v1/me')).res;
       expectSuccess(meOut, { what: 'GET /v1/me signed out', clause: 'END-LIST-6' });

@@ -4,7 +4,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { check, test, type Shop } from '../engine/check.js';
 import type { ShopResponse } from '../engine/http.js';
-import { brief, expectChallenge, expectProblem, fail, inCase, is4xx } from '../lib/assert.js';
+import { expectChallenge, expectProblem, fail, inCase, expect4xx } from '../lib/assert.js';
 import { artifactFormat } from '../lib/credential-formats.js';
 import { createForeignKey, signWith } from '../lib/mint.js';
 import { expectInvalidToken, expectNoChallengeOf } from './_shared/expect-refusals.js';
@@ -123,8 +123,7 @@ test(
         const res = await shop.http.request(method, path, { token, ...(json !== undefined ? { json } : {}) });
         inCase(`${method} ${path}`, () => {
           // Served, the assistant token was accepted as Bearer (AUTH-ASST-2) and the Errors table's row broken.
-          if (!is4xx(res))
-            fail('an assistant token sent as Bearer: refused', '401 invalid_token', brief(res), { clause: ['AUTH-ASST-2', 'ERR-TABLE-3'] });
+          expect4xx(res, { what: 'an assistant token sent as Bearer: refused', clause: ['AUTH-ASST-2', 'ERR-TABLE-3'] });
           expectProblem(res, { status: 401, error: 'invalid_token', docsUrl: shop.docsUrl, clause: 'ERR-TABLE-3' });
           expectChallenge(res, { scheme: 'DPoP', error: 'invalid_token', params: { algs: 'ES256' }, clause: 'ERR-TABLE-3' });
           expectNoChallengeOf(res, 'Bearer', { clause: 'ERR-TABLE-3' });

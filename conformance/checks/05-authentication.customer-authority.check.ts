@@ -7,7 +7,7 @@
 // names (an empty cart names none) or by comparing two reads, and leave member names (`lines`) to reference-level checks.
 import { randomUUID } from 'node:crypto';
 import { check, test } from '../engine/check.js';
-import { expectSuccess, fail } from '../lib/assert.js';
+import { expectSuccess, fail, expectSameJson } from '../lib/assert.js';
 import { signWith } from '../lib/mint.js';
 import { addAddress, createdAddressId } from './_shared/add-address.js';
 import { cartLine, expectNamesVariant, expectNotNamesVariant } from './_shared/expect-cart.js';
@@ -202,8 +202,7 @@ test(
       expectSuccess(me, { what: 'GET /v1/me', clause: 'END-LIST-6' });
       const got = [me.body?.caller_kind, me.body?.channel, me.body?.account?.sub, me.body?.account?.state];
       const want = ['customer', 'web', sub, 'active'];
-      if (JSON.stringify(got) !== JSON.stringify(want))
-        fail('GET /v1/me [caller_kind, channel, account.sub, account.state]', want, got, { clause: 'AUTH-KIND-2' });
+      expectSameJson(got, want, { what: 'GET /v1/me [caller_kind, channel, account.sub, account.state]', clause: 'AUTH-KIND-2' });
     },
   ),
 );

@@ -11,7 +11,7 @@ import type { ShopResponse } from '../engine/http.js';
 import { type ClauseRef, expectProblem, expectStatus, expectSuccess, fail, inCase } from '../lib/assert.js';
 import { forgeGuestSession, GUEST_SESSION_FORGERIES, signGuestSession, type GuestSessionForgery } from '../lib/guest-session.js';
 import { shopperIpOfLength } from '../lib/shopper.js';
-import { cartLine, cartQuantity, expectNotNamesVariant } from './_shared/expect-cart.js';
+import { cartLine, cartQuantity, expectNotNamesVariant, expectEmptyCart } from './_shared/expect-cart.js';
 import { expectInvalidGuestSession, expectRefusal } from './_shared/expect-refusals.js';
 import { guestHeaders } from './_shared/mint-callers.js';
 import { SEED_VARIANT_ID, VARIANT } from './_shared/seed-data.js';
@@ -46,8 +46,7 @@ test(
     async (shop) => {
       const res = await shop.http.get('/v1/cart', { headers: await guestHeaders(shop) });
       expectSuccess(res, { what: 'cart read without Guest-Session', clause: 'AUTH-GUEST-3' });
-      if (!Array.isArray(res.body?.lines) || res.body.lines.length !== 0)
-        fail('cart "lines"', [], res.body?.lines, { clause: 'AUTH-GUEST-3' });
+      expectEmptyCart(res, { what: 'cart "lines"', clause: 'AUTH-GUEST-3' });
       if (res.body?.item_count !== 0) fail('cart "item_count"', 0, res.body?.item_count, { clause: 'AUTH-GUEST-3' });
     },
   ),

@@ -8,7 +8,7 @@
 import { check, test } from '../engine/check.js';
 import { OPERATOR_ATTRIBUTION } from '../engine/callers.js';
 import { ALL_PERMISSIONS } from './_shared/assistant.js';
-import { expectProblem, expectSuccess, fail, inCase } from '../lib/assert.js';
+import { expectProblem, expectSuccess, fail, inCase, expectSameJson } from '../lib/assert.js';
 import { freshHex } from '../lib/fresh-id.js';
 import { nowSeconds } from '../lib/jws.js';
 import { cartLine, expectNamesVariant, expectNotNamesVariant } from './_shared/expect-cart.js';
@@ -63,8 +63,7 @@ test(
       expectSuccess(me, { what: 'GET /v1/me', clause: 'END-LIST-6' });
       const got = [me.body?.caller_kind, me.body?.client_id, me.body?.account?.sub];
       const want = ['invited-agent', shop.profile.clients.webAgentForwarder, inv.sub];
-      if (JSON.stringify(got) !== JSON.stringify(want))
-        fail('GET /v1/me [caller_kind, client_id, account.sub]', want, got, { clause: 'AUTH-KIND-10' });
+      expectSameJson(got, want, { what: 'GET /v1/me [caller_kind, client_id, account.sub]', clause: 'AUTH-KIND-10' });
     },
   ),
 );

@@ -8,7 +8,7 @@
 import { check, test } from '../engine/check.js';
 import { OPERATOR_ATTRIBUTION } from '../engine/callers.js';
 import type { ShopResponse } from '../engine/http.js';
-import { brief, expectNoHeader, expectProblem, expectSuccess, fail, is4xx } from '../lib/assert.js';
+import { brief, expectNoHeader, expectProblem, expectSuccess, fail, is4xx, expectSameJson } from '../lib/assert.js';
 import { freshShopperIp } from '../lib/shopper.js';
 import { cartLine, cartQuantity, expectNamesVariant, expectNotNamesVariant } from './_shared/expect-cart.js';
 import { VARIANT } from './_shared/seed-data.js';
@@ -188,8 +188,7 @@ test(
         expectSuccess(me, { what: `GET /v1/me (${channel})`, clause: 'END-LIST-6' });
         const got = [me.body?.caller_kind, me.body?.channel, me.body?.origin, me.body?.account?.sub];
         const want = ['delegated', channel, 'oauth', sub];
-        if (JSON.stringify(got) !== JSON.stringify(want))
-          fail('GET /v1/me [caller_kind, channel, origin, account.sub]', want, got, { clause: 'AUTH-KIND-5' });
+        expectSameJson(got, want, { what: 'GET /v1/me [caller_kind, channel, origin, account.sub]', clause: 'AUTH-KIND-5' });
         const chain = me.body?.actor_chain;
         if (!Array.isArray(chain) || chain[0] !== shop.profile.clients.agentProtocol)
           fail('GET /v1/me "actor_chain"[0]', shop.profile.clients.agentProtocol, chain, { clause: 'AUTH-KIND-5' });

@@ -6,7 +6,7 @@ import { customerToken, delegatedToken } from './_shared/mint-callers.js';
 import { checkout, checkoutBody } from './_shared/place-order.js';
 import { ABSENT_IDS } from './_shared/seed-data.js';
 import type { ShopResponse } from '../engine/http.js';
-import { brief, expectChallenge, expectNoHeader, expectNoStore, expectProblem, expectStatus, fail, inCase } from '../lib/assert.js';
+import { expectChallenge, expectNoHeader, expectNoStore, expectProblem, expectStatus, fail, inCase, expect4xx } from '../lib/assert.js';
 import { findChallenge, parseChallenges, type Challenge } from '../lib/www-authenticate.js';
 
 test(
@@ -122,7 +122,7 @@ test(
         const res = await send();
         inCase(what, () => {
           // Each request is a failure of the error table (its status and code are its row's; judged elsewhere).
-          if (res.status < 400 || res.status > 499) fail('a refusal', 'a 4xx failure', brief(res), { clause: row });
+          expect4xx(res, { what: 'a refusal', clause: row });
           // Every failure uses the problem document: a JSON object naming its `error`, with the Resources members.
           const doc = res.body as unknown;
           if (typeof doc !== 'object' || doc === null || Array.isArray(doc))

@@ -17,10 +17,12 @@ export {
 export {
   answers,
   brief,
+  expect4xx,
   expectCreated,
   expectHeader,
   expectNoContent,
   expectNoHeader,
+  expectSameJson,
   expectStatus,
   expectSuccess,
   is2xx,

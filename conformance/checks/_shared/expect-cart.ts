@@ -4,7 +4,7 @@
 // empty cart names none), and leave member names (`lines`) to reference-level checks.
 import { learned, type Shop } from '../../engine/check.js';
 import type { ShopResponse } from '../../engine/http.js';
-import { expectSuccess, fail, failSetup, is4xx } from '../../lib/assert.js';
+import { expectSuccess, fail, failSetup, is4xx, type ClauseRef } from '../../lib/assert.js';
 import { SEED_VARIANT_ID, VARIANT } from './seed-data.js';
 
 /** An addCartItem body, as the target describes it, for `quantity` units of `variant`. */
@@ -61,4 +61,9 @@ export function expectNotNamesVariant(
   expectSuccess(res, { what, clause });
   const found = typeof variant === 'string' ? res.text.includes(variant) : variant.test(res.text);
   if (found) fail(`${what}: the cart names no ${String(variant)}`, 'no such variant in the body', res.text.slice(0, 300), { clause });
+}
+
+/** A cart record (the reference's shape) with no line. */
+export function expectEmptyCart(res: ShopResponse, { what, clause }: { what: string; clause: ClauseRef }): void {
+  if (!Array.isArray(res.body?.lines) || res.body.lines.length !== 0) fail(what, [], res.body?.lines, { clause });
 }

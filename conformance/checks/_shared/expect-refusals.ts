@@ -3,7 +3,7 @@
 // claims match no caller kind, and invalid_guest_session.
 import type { Shop } from '../../engine/check.js';
 import type { ShopResponse } from '../../engine/http.js';
-import { brief, type ClauseRef, expectChallenge, expectProblem, expectStatus, fail, is4xx } from '../../lib/assert.js';
+import { brief, type ClauseRef, expectChallenge, expectProblem, expectStatus, fail, expect4xx } from '../../lib/assert.js';
 import { findChallenge, parseChallenges, type Challenge } from '../../lib/www-authenticate.js';
 
 type Docs = Pick<Shop, 'docsUrl'>;
@@ -13,7 +13,7 @@ const errorMember = (res: ShopResponse): string => (typeof res.body?.error === '
 
 /** Any 4xx problem document ("refused" where the spec names no status; status and code are left to the service). */
 export function expectRefusal(shop: Docs, res: ShopResponse, { clause, what }: { clause: string; what?: string }): Record<string, unknown> {
-  if (!is4xx(res)) fail(what ? `${what}: refused` : 'refused', '4xx', brief(res), { clause });
+  expect4xx(res, { what: what ? `${what}: refused` : 'refused', clause });
   return expectProblem(res, { status: res.status, error: errorMember(res), docsUrl: shop.docsUrl, clause });
 }
 

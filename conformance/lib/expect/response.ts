@@ -41,6 +41,16 @@ export function expectSuccess(res: Pick<HttpResult, 'status'> & { text: string }
   if (!is2xx(res)) fail(`${opts.what}: status`, '2xx', brief(res), opts);
 }
 
+/** A client error (4xx), else a failure that shows the answer. */
+export function expect4xx(res: Pick<HttpResult, 'status'> & { text: string }, opts: WhatOption = {}): void {
+  if (!is4xx(res)) fail(opts.what ?? 'status', '4xx', brief(res), opts);
+}
+
+/** Two values equal as JSON (members in the same order): records, lists of ids, bodies. */
+export function expectSameJson(actual: unknown, expected: unknown, opts: WhatOption & { what: string }): void {
+  if (JSON.stringify(actual) !== JSON.stringify(expected)) fail(opts.what, expected, actual, opts);
+}
+
 /** The header is present (non-empty), and equal to or matching `value` when given; returns it. */
 export function expectHeader(res: Pick<HttpResult, 'headers'>, name: string, opts: WhatOption & { value?: string | RegExp } = {}): string {
   const actual = res.headers.get(name);

@@ -452,3 +452,15 @@ test('problem members: each condition judges its own clause, hard by default, so
     ],
   );
 });
+
+test('expect4xx shows the answer; expectSameJson compares as JSON, member order included', async () => {
+  const { expect4xx, expectSameJson } = await import('../../../conformance/lib/assert.js');
+  expect4xx({ status: 404, text: '' }, { clause: 'ERR-TABLE-15' });
+  assert.equal(
+    failure(() => expect4xx({ status: 500, text: 'oops' }, { what: 'a refusal', clause: 'ERR-TABLE-15' })).message,
+    '[ERR-TABLE-15] a refusal: expected "4xx", got "500 oops"',
+  );
+  expectSameJson({ items: [] }, { items: [] }, { what: 'addresses' });
+  const reordered = failure(() => expectSameJson({ b: 1, a: 2 }, { a: 2, b: 1 }, { what: 'record', clause: 'END-CONV-1' }));
+  assert.deepEqual([reordered.clause, reordered.expected, reordered.actual], ['END-CONV-1', { a: 2, b: 1 }, { b: 1, a: 2 }]);
+});
