@@ -68,7 +68,8 @@ export function expectProblemObject(res: HttpResult & { text?: string }, opts: M
 export function expectProblemError(doc: Doc, opts: MemberOption & { error?: string } = {}): void {
   if (opts.error !== undefined) {
     if (doc.error !== opts.error) report(opts, 'RES-PROBLEM-2', 'problem "error"', opts.error, doc.error);
-  } else if (typeof doc.error !== 'string' || doc.error === '') report(opts, 'RES-PROBLEM-2', 'problem "error"', 'a non-empty string', doc.error);
+  } else if (typeof doc.error !== 'string' || doc.error === '')
+    report(opts, 'RES-PROBLEM-2', 'problem "error"', 'a non-empty string', doc.error);
 }
 
 /** `type`: the docs URL's page of the error (`<docsUrl>/api/problems/<error>`). */
@@ -126,7 +127,13 @@ export function expectIssues(doc: Doc, opts: MemberOption = {}): void {
       typeof item?.path === 'string' ||
       (Array.isArray(item?.path) && item.path.every((s) => typeof s === 'string' || typeof s === 'number'));
     if (!item || !pathOk || typeof item.code !== 'string' || typeof item.message !== 'string')
-      report(opts, 'RES-PROBLEM-10', `problem "issues[${i}]"`, '{ path: string | (string|number)[], code: string, message: string }', issue);
+      report(
+        opts,
+        'RES-PROBLEM-10',
+        `problem "issues[${i}]"`,
+        '{ path: string | (string|number)[], code: string, message: string }',
+        issue,
+      );
   });
 }
 
@@ -165,7 +172,9 @@ export function expectProblem(res: HttpResult, want: ProblemExpectation): Doc {
   const entry = (ERRORS as Record<string, { headers?: readonly string[] }>)[want.error];
   const www = res.headers.get('www-authenticate');
   if (entry && www !== null && !(entry.headers ?? []).includes('WWW-Authenticate') && !CHALLENGE_LEFT_OPEN.has(want.error)) {
-    failSoft(`WWW-Authenticate on ${want.error}`, 'absent', www, { clause: want.error === 'invalid_request' ? 'ERR-TABLE-11' : 'ERR-PROBLEM-8' });
+    failSoft(`WWW-Authenticate on ${want.error}`, 'absent', www, {
+      clause: want.error === 'invalid_request' ? 'ERR-TABLE-11' : 'ERR-PROBLEM-8',
+    });
   }
 
   // Extension members appear only with the errors that own them (spec, Resources > Problem document).
