@@ -3,7 +3,7 @@
 // human-only (requires account:security). "Answers" means 2xx or 3xx: the suite follows no redirect.
 import { randomUUID } from 'node:crypto';
 import { check, test } from '../engine/check.js';
-import { answers, expectStatus, fail } from '../lib/assert.js';
+import { expectStatus, fail, expectNoAnswer } from '../lib/assert.js';
 import type { HttpMethod } from '../../contract/operations.js';
 import { addAddress, addressBody, createdAddressId } from './_shared/add-address.js';
 import { describedOperations, normalizePath } from './_shared/describe-operations.js';
@@ -234,7 +234,7 @@ for (const cap of STOREFRONT_ONLY) {
           });
           // Served is this capability's own clause and the rule of all of them (not service endpoints); for the
           // account-security family, also the rule that human-only operations are not routes.
-          if (answers(res)) fail(`${probe.method} ${path} (${cap.what})`, 'no answer (not 2xx/3xx)', res.status, { clause: clauses });
+          expectNoAnswer(res, { what: `${probe.method} ${path} (${cap.what})`, clause: clauses });
         }
         for (const { doc, described } of await describedOperations(shop)) {
           for (const probe of cap.probes) {

@@ -3,7 +3,7 @@
 // under /v1/ops/* are operator-only. "Answers" means 2xx or 3xx: the suite follows no redirect.
 import { check, test } from '../engine/check.js';
 import { credentialsOfClaimedKinds } from '../engine/callers.js';
-import { answers, fail, is2xx } from '../lib/assert.js';
+import { fail, is2xx, expectNoAnswer } from '../lib/assert.js';
 import { OPERATIONS_BY_ID } from '../../contract/operations.js';
 import { cartLine } from './_shared/expect-cart.js';
 import { describedOperations, normalizePath, SHOWN } from './_shared/describe-operations.js';
@@ -71,10 +71,10 @@ test(
       for (const [, caller] of await credentialsOfClaimedKinds(shop, ['delegated', 'operator'])) {
         for (const path of paths) {
           const res = await shop.http.get(path, caller);
-          if (answers(res)) fail(`GET ${path}`, 'no answer (not 2xx/3xx)', res.status, { clause: 'PUR-RULE-6' });
+          expectNoAnswer(res, { what: `GET ${path}`, clause: 'PUR-RULE-6' });
         }
         const add = await shop.http.post('/storefront/v1/cart/items', { ...caller, json: cartLine() });
-        if (answers(add)) fail('POST /storefront/v1/cart/items', 'no answer (not 2xx/3xx)', add.status, { clause: 'PUR-RULE-6' });
+        expectNoAnswer(add, { what: 'POST /storefront/v1/cart/items', clause: 'PUR-RULE-6' });
       }
     },
   ),

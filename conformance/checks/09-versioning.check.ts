@@ -2,7 +2,7 @@
 // or aliased paths. "Answers" means any 2xx or 3xx: the suite follows no redirect, so a redirect to a current route counts.
 import { check, test, type Shop } from '../engine/check.js';
 import type { ShopResponse } from '../engine/http.js';
-import { answers, expectProblem, expectStatus, fail, is2xx, is4xx } from '../lib/assert.js';
+import { answers, expectProblem, expectStatus, fail, is2xx, is4xx, expectNoAnswer } from '../lib/assert.js';
 import { freshShopperIp } from '../lib/shopper.js';
 import { OPERATIONS_BY_ID } from '../../contract/operations.js';
 import { CATALOG_AND_CART, describedOperations, normalizePath, SHOWN } from './_shared/describe-operations.js';
@@ -97,10 +97,10 @@ test(
       for (const path of aliases) {
         const res = await shop.http.get(path, { token });
         // An answering alias is a second URL of the operation and an old path aliased to a current route.
-        if (answers(res)) fail(`GET ${path} (an alias of a /v1 operation)`, 'no answer (not 2xx/3xx)', res.status, { clause: ALIASED });
+        expectNoAnswer(res, { what: `GET ${path} (an alias of a /v1 operation)`, clause: ALIASED });
       }
       const add = await shop.http.post('/cart/items', { token, json: cartLine() });
-      if (answers(add)) fail('POST /cart/items (an alias of addCartItem)', 'no answer (not 2xx/3xx)', add.status, { clause: ALIASED });
+      expectNoAnswer(add, { what: 'POST /cart/items (an alias of addCartItem)', clause: ALIASED });
     },
   ),
 );
@@ -180,7 +180,7 @@ test(
     async (shop) => {
       for (const { path, res } of await probeOldPaths(shop)) {
         // An earlier path that answers still exists, and aliases the current checkout read.
-        if (answers(res)) fail(`GET ${path}`, 'no answer (not 2xx/3xx)', res.status, { clause: ['VER-ROUTES-2', 'VER-ROUTES-3'] });
+        expectNoAnswer(res, { what: `GET ${path}`, clause: ['VER-ROUTES-2', 'VER-ROUTES-3'] });
       }
     },
   ),

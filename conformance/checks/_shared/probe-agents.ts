@@ -5,7 +5,7 @@
 import type { Shop } from '../../engine/check.js';
 import type { ShopResponse } from '../../engine/http.js';
 import { ALL_PERMISSIONS, errorOf, type AssistantAgent } from './assistant.js';
-import { brief, fail, failSoft, inCase } from '../../lib/assert.js';
+import { brief, fail, failSoft, inCase, expectNoServerError } from '../../lib/assert.js';
 import { freshHex } from '../../lib/fresh-id.js';
 import type { InvitedAgentContextOptions } from '../../lib/mint.js';
 import { OPERATIONS, type Operation } from '../../../contract/operations.js';
@@ -31,7 +31,7 @@ export function expectPassesGuard(res: ShopResponse, { what, clause }: { what: s
   if (res.status === 401 || res.status === 429 || (error !== undefined && GUARD_ERRORS.has(error))) {
     fail(`${what}: admitted past the guard`, 'a handler or validation answer (2xx, 400, 404, 409, 422)', brief(res), { clause });
   }
-  if (res.status >= 500) fail(`${what}: status`, 'not a server error', brief(res), { clause });
+  expectNoServerError(res, { what: `${what}: status`, clause });
 }
 
 /** One request: method, path and JSON body. */

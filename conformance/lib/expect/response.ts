@@ -41,6 +41,16 @@ export function expectSuccess(res: Pick<HttpResult, 'status'> & { text: string }
   if (!is2xx(res)) fail(`${opts.what}: status`, '2xx', brief(res), opts);
 }
 
+/** No answer (not 2xx/3xx): a path that is not a route of the service, an alias that must not exist. */
+export function expectNoAnswer(res: Pick<HttpResult, 'status'>, opts: WhatOption = {}): void {
+  if (answers(res)) fail(opts.what ?? 'status', 'no answer (not 2xx/3xx)', res.status, opts);
+}
+
+/** Not a server error (5xx): whatever the client sent, the answer is the service's judgement of it. */
+export function expectNoServerError(res: Pick<HttpResult, 'status'> & { text: string }, opts: WhatOption = {}): void {
+  if (res.status >= 500) fail(opts.what ?? 'status', 'not a server error', brief(res), opts);
+}
+
 /** A client error (4xx), else a failure that shows the answer. */
 export function expect4xx(res: Pick<HttpResult, 'status'> & { text: string }, opts: WhatOption = {}): void {
   if (!is4xx(res)) fail(opts.what ?? 'status', '4xx', brief(res), opts);

@@ -464,3 +464,12 @@ test('expect4xx shows the answer; expectSameJson compares as JSON, member order 
   const reordered = failure(() => expectSameJson({ b: 1, a: 2 }, { a: 2, b: 1 }, { what: 'record', clause: 'END-CONV-1' }));
   assert.deepEqual([reordered.clause, reordered.expected, reordered.actual], ['END-CONV-1', { a: 2, b: 1 }, { b: 1, a: 2 }]);
 });
+
+test('expectNoAnswer refuses a 2xx or 3xx; expectNoServerError refuses a 5xx and shows it', async () => {
+  const { expectNoAnswer, expectNoServerError } = await import('../../../conformance/lib/assert.js');
+  for (const status of [404, 405, 401, 500]) expectNoAnswer({ status }, { clause: 'PUR-RULE-6' });
+  for (const status of [200, 204, 302])
+    assert.equal(failure(() => expectNoAnswer({ status }, { what: 'GET /x', clause: 'PUR-RULE-6' })).actual, status);
+  expectNoServerError({ status: 422, text: '' });
+  assert.equal(failure(() => expectNoServerError({ status: 503, text: 'down' }, { clause: 'PUR-SERVE-3' })).actual, '503 down');
+});
