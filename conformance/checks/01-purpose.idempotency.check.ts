@@ -53,7 +53,10 @@ test(
       expectSuccess(second, { what: 'second addCartItem with the same Idempotency-Key', clause: 'PUR-IDEM-1' });
       const afterSecond = await shop.http.get('/v1/cart', { token });
       // The second add was processed: the cart changed (a replayed response would leave it as the first add left it).
-      expectChanged(afterFirst, afterSecond, 'cart after a second add with the same Idempotency-Key (the add applied again)', 'PUR-IDEM-2');
+      expectChanged(afterFirst, afterSecond, {
+        what: 'cart after a second add with the same Idempotency-Key (the add applied again)',
+        clause: 'PUR-IDEM-2',
+      });
     },
   ),
 );

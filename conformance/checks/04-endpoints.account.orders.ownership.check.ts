@@ -68,24 +68,18 @@ test(
         what: `a fresh account deletes ${ADA.addressIds[1]}`,
         clause: 'END-ME-2',
       });
-      expectUnchanged(
-        before.paid,
-        await ownOrder(shop, ben, paid.id, { clause: 'END-ME-2' }),
-        `${BEN.sub}'s ${paid.id} after others' cancellations`,
-        'END-ME-2',
-      );
-      expectUnchanged(
-        before.delivered,
-        await ownOrder(shop, ada, delivered.id, { clause: 'END-ME-2' }),
-        `${ADA.sub}'s ${delivered.id} after another account's return`,
-        'END-ME-2',
-      );
-      expectUnchanged(
-        addressesBefore,
-        await shop.http.get('/v1/me/addresses', { token: ada }),
-        `${ADA.sub}'s addresses after another account's delete`,
-        'END-ME-2',
-      );
+      expectUnchanged(before.paid, await ownOrder(shop, ben, paid.id, { clause: 'END-ME-2' }), {
+        what: `${BEN.sub}'s ${paid.id} after others' cancellations`,
+        clause: 'END-ME-2',
+      });
+      expectUnchanged(before.delivered, await ownOrder(shop, ada, delivered.id, { clause: 'END-ME-2' }), {
+        what: `${ADA.sub}'s ${delivered.id} after another account's return`,
+        clause: 'END-ME-2',
+      });
+      expectUnchanged(addressesBefore, await shop.http.get('/v1/me/addresses', { token: ada }), {
+        what: `${ADA.sub}'s addresses after another account's delete`,
+        clause: 'END-ME-2',
+      });
     },
   ),
 );

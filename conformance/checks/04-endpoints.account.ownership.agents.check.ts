@@ -57,24 +57,18 @@ test(
             });
         }
       }
-      expectUnchanged(
-        before.paid,
-        await shop.http.get(`/v1/me/orders/${paid.id}`, { token: ben }),
-        `${paid.id} after agents' cancellations`,
-        'END-ME-2',
-      );
-      expectUnchanged(
-        before.delivered,
-        await shop.http.get(`/v1/me/orders/${delivered.id}`, { token: ada }),
-        `${delivered.id} after agents' returns`,
-        'END-ME-2',
-      );
-      expectUnchanged(
-        before.addresses,
-        await shop.http.get('/v1/me/addresses', { token: ada }),
-        `${ADA.sub}'s addresses after agents' deletes`,
-        'END-ME-2',
-      );
+      expectUnchanged(before.paid, await shop.http.get(`/v1/me/orders/${paid.id}`, { token: ben }), {
+        what: `${paid.id} after agents' cancellations`,
+        clause: 'END-ME-2',
+      });
+      expectUnchanged(before.delivered, await shop.http.get(`/v1/me/orders/${delivered.id}`, { token: ada }), {
+        what: `${delivered.id} after agents' returns`,
+        clause: 'END-ME-2',
+      });
+      expectUnchanged(before.addresses, await shop.http.get('/v1/me/addresses', { token: ada }), {
+        what: `${ADA.sub}'s addresses after agents' deletes`,
+        clause: 'END-ME-2',
+      });
     },
   ),
 );

@@ -157,7 +157,7 @@ test(
       for (const [kind, who] of await nonOperators(shop)) {
         for (const r of requests()) {
           const res = await send(shop, r, who);
-          expectOpsProblem(shop, res, 403, 'caller_not_allowed', 'PUR-RULE-3');
+          expectOpsProblem(shop, res, 403, 'caller_not_allowed', { clause: 'PUR-RULE-3' });
           expectNoHeader(res, 'www-authenticate', {
             what: `WWW-Authenticate on caller_not_allowed (${kind}, ${r.operationId})`,
             clause: 'ERR-TABLE-8',
@@ -190,7 +190,7 @@ test(
     },
     async (shop) => {
       const who = await operator(shop, { header: false });
-      for (const r of requests()) expectOpsProblem(shop, await send(shop, r, who), 403, 'caller_not_allowed', 'AUTH-CRED-4');
+      for (const r of requests()) expectOpsProblem(shop, await send(shop, r, who), 403, 'caller_not_allowed', { clause: 'AUTH-CRED-4' });
     },
   ),
 );
@@ -209,8 +209,11 @@ test(
       const writeOnly = await operator(shop, { scope: 'ops:write' });
       for (const r of requests()) {
         const write = r.method !== 'GET';
-        expectOpsProblem(shop, await send(shop, r, write ? readOnly : writeOnly), 403, 'insufficient_scope', 'ERR-TABLE-9', {
-          scope: write ? 'ops:write' : 'ops:read',
+        expectOpsProblem(shop, await send(shop, r, write ? readOnly : writeOnly), 403, 'insufficient_scope', {
+          clause: 'ERR-TABLE-9',
+          extra: {
+            scope: write ? 'ops:write' : 'ops:read',
+          },
         });
       }
     },
@@ -290,7 +293,9 @@ test(
           { clause: 'PUR-SERVE-5' },
         );
 
-      expectOpsProblem(shop, await shop.http.get('/v1/ops/orders?status=misplaced', who), 400, 'invalid_request', 'PUR-SERVE-5');
+      expectOpsProblem(shop, await shop.http.get('/v1/ops/orders?status=misplaced', who), 400, 'invalid_request', {
+        clause: 'PUR-SERVE-5',
+      });
     },
   ),
 );
@@ -322,7 +327,7 @@ test(
       if (refunded?.payments?.[0]?.status !== 'refunded' || refunded.payments[0].refundable_cents !== 0)
         fail(`payment of ${REFUNDED}`, { status: 'refunded', refundable_cents: 0 }, refunded?.payments?.[0], { clause: 'PUR-SERVE-5' });
 
-      expectOpsProblem(shop, await shop.http.get(`/v1/ops/orders/${ABSENT_IDS.order}`, who), 404, 'not_found', 'PUR-SERVE-5');
+      expectOpsProblem(shop, await shop.http.get(`/v1/ops/orders/${ABSENT_IDS.order}`, who), 404, 'not_found', { clause: 'PUR-SERVE-5' });
     },
   ),
 );

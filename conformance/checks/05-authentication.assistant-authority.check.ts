@@ -128,13 +128,13 @@ test(
       ];
       for (const [clause, live, scope, expected] of cases) {
         const agent = await AssistantAgent.create(shop, { permissions: live, ...(scope !== undefined ? { scope } : {}) });
-        await expectPermissions(shop, sendAssistant(agent), expected, clause, 'permission');
+        await expectPermissions(shop, sendAssistant(agent), expected, { clause, naming: 'permission' });
       }
       // Live: the account narrows its grant after the token was minted; the same token then holds only the new scopes.
       const agent = await AssistantAgent.create(shop);
-      await expectPermissions(shop, sendAssistant(agent), ALL_PERMISSIONS, 'AUTH-ASST-6', 'permission');
+      await expectPermissions(shop, sendAssistant(agent), ALL_PERMISSIONS, { clause: 'AUTH-ASST-6', naming: 'permission' });
       await reportAuthorization(shop, agent.identity, 'granted', ['assistant:read']);
-      await expectPermissions(shop, sendAssistant(agent), ['assistant:read'], 'AUTH-ASST-6', 'permission');
+      await expectPermissions(shop, sendAssistant(agent), ['assistant:read'], { clause: 'AUTH-ASST-6', naming: 'permission' });
     },
   ),
 );
@@ -157,7 +157,7 @@ test(
         what: 'an assistant token of the agent audience, its cart',
         clause: 'AUTH-KIND-12',
       });
-      await expectPermissions(shop, sendAssistant(agentAudience), ['assistant:read'], 'AUTH-ASST-7', 'permission');
+      await expectPermissions(shop, sendAssistant(agentAudience), ['assistant:read'], { clause: 'AUTH-ASST-7', naming: 'permission' });
     },
   ),
 );
@@ -303,7 +303,7 @@ test(
       ];
       for (const [what, token] of forged) {
         const res = (await agent.get('/v1/cart', { token: await token })).res;
-        inCase(what, () => expectInvalidToken(shop, res, 'AUTH-ASST-16', 'DPoP', { only: true }));
+        inCase(what, () => expectInvalidToken(shop, res, { clause: 'AUTH-ASST-16', scheme: 'DPoP', only: true }));
       }
     },
   ),

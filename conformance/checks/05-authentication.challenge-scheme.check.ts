@@ -150,7 +150,7 @@ test(
       for (const [what, token] of tokens) {
         const res = await shop.http.get('/v1/cart', { token });
         inCase(what, () => {
-          expectInvalidToken(shop, res, 'AUTH-SCHEME-5');
+          expectInvalidToken(shop, res, { clause: 'AUTH-SCHEME-5' });
           expectNoChallengeOf(res, 'DPoP', { clause: 'AUTH-SCHEME-5' });
         });
       }
@@ -190,7 +190,7 @@ test(
     async (shop) => {
       const d = shop.mint.draft.customer({ sub: shop.subject('cust'), claims: { cnf: { jkt: randomBytes(32).toString('base64url') } } });
       const res = await shop.http.get('/v1/cart', { token: await signWith(d.payload, d.header, (await createForeignKey()).privateKey) });
-      expectInvalidToken(shop, res, 'AUTH-SCHEME-5', 'Bearer');
+      expectInvalidToken(shop, res, { clause: 'AUTH-SCHEME-5', scheme: 'Bearer' });
       expectNoChallengeOf(res, 'DPoP', { clause: 'AUTH-SCHEME-5' });
     },
   ),

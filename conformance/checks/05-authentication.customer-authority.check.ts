@@ -126,13 +126,13 @@ test(
       const plain = await readBaseline(() => shop.http.get('/v1/cart', { token }));
       const withHeader = await shop.http.get('/v1/cart', { token, headers: stale });
       expectNamesVariant(withHeader, VARIANT, { what: 'read with a stale Shop-Session', clause: 'AUTH-CUST-2' });
-      expectUnchanged(plain, withHeader, 'the cart read with Shop-Session', 'AUTH-CUST-2');
+      expectUnchanged(plain, withHeader, { what: 'the cart read with Shop-Session', clause: 'AUTH-CUST-2' });
       // Every customer route alike: the account reads and the checkout reads too.
       for (const path of ['/v1/me/profile', '/v1/me/addresses', '/v1/me/orders', '/v1/me/identity', '/v1/me/checkout-address']) {
         const before = await readBaseline(() => shop.http.get(path, { token }));
         const after = await shop.http.get(path, { token, headers: stale });
         expectSuccess(after, { what: `GET ${path} with a stale Shop-Session`, clause: 'AUTH-CUST-2' });
-        expectUnchanged(before, after, `GET ${path} with Shop-Session`, 'AUTH-CUST-2');
+        expectUnchanged(before, after, { what: `GET ${path} with Shop-Session`, clause: 'AUTH-CUST-2' });
       }
     },
   ),
@@ -158,7 +158,7 @@ test(
       const a = baseline.first;
       const b = await shop.http.get('/v1/cart', { token: sessioned });
       expectNamesVariant(a, VARIANT, { what: 'read without session claims', clause: 'AUTH-CUST-3' });
-      expectUnchanged(baseline, b, 'the cart read with session claims', 'AUTH-CUST-3');
+      expectUnchanged(baseline, b, { what: 'the cart read with session claims', clause: 'AUTH-CUST-3' });
     },
   ),
 );
@@ -175,7 +175,7 @@ test(
       const key = shop.profile.secrets.webSessionContextKey;
       const d = shop.mint.draft.customer({ sub });
       const forged = await signWith(d.payload, { ...d.header, alg: 'HS256' }, key);
-      expectInvalidToken(shop, await shop.http.get('/v1/cart', { token: forged }), 'AUTH-CUST-8');
+      expectInvalidToken(shop, await shop.http.get('/v1/cart', { token: forged }), { clause: 'AUTH-CUST-8' });
       // A genuine invited-agent context presented as the bearer token.
       const context = await shop.mint.invitedAgentContext({
         sub,
@@ -183,7 +183,7 @@ test(
         permissions: ['assistant:read'],
         forwarderToken: 'none',
       });
-      expectInvalidToken(shop, await shop.http.get('/v1/cart', { token: context }), 'AUTH-CUST-8');
+      expectInvalidToken(shop, await shop.http.get('/v1/cart', { token: context }), { clause: 'AUTH-CUST-8' });
     },
   ),
 );

@@ -325,12 +325,13 @@ for (const level of ['spec', 'reference'] as const) {
           inCase(n.what, () => {
             if (n.clause === 'ERR-TABLE-3') {
               // Downgrade (spec, Errors): the DPoP challenge with algs, never a Bearer one.
-              expectDpopFailure(shop, res, n.spec, n.clause, { nonce: false, algs: true });
+              expectDpopFailure(shop, res, n.spec, { clause: n.clause, nonce: false, algs: true });
               if (findChallenge(challengesOf(res, { clause: n.clause }), 'Bearer'))
                 fail('WWW-Authenticate', 'no Bearer challenge', res.headers.get('www-authenticate'), { clause: n.clause });
               return;
             }
-            expectDpopFailure(shop, res, level === 'spec' ? n.spec : [n.reference], n.clause, {
+            expectDpopFailure(shop, res, level === 'spec' ? n.spec : [n.reference], {
+              clause: n.clause,
               nonce: n.nonce ?? true,
               algs: level === 'reference',
             });

@@ -86,7 +86,7 @@ test(
       const first = (await agent.get(CART, { retryOnNonce: false })).res;
       expectNonceHeader(first, { clause: 'AUTH-ORDER-4' });
       if (first.status !== 200) {
-        inCase('a proof without a nonce', () => expectDpopFailure(shop, first, ['use_dpop_nonce'], 'ERR-TABLE-4'));
+        inCase('a proof without a nonce', () => expectDpopFailure(shop, first, ['use_dpop_nonce'], { clause: 'ERR-TABLE-4' }));
         const second = (await agent.get(CART, { proof: { nonce: first.headers.get('dpop-nonce')! }, retryOnNonce: false })).res;
         expectSuccess(second, { what: 'the same request with the DPoP-Nonce of the challenge', clause: 'ERR-TABLE-4' });
         expectNonceHeader(second, { clause: 'AUTH-ORDER-4' });
@@ -112,7 +112,9 @@ test(
       const agent = await AssistantAgent.create(shop);
       const { res, nonceChallenge } = await agent.get(CART);
       if (!nonceChallenge) fail('a proof without a nonce', '401 use_dpop_nonce', 'accepted', { clause: 'ERR-TABLE-4' });
-      inCase('a proof without a nonce', () => expectDpopFailure(shop, nonceChallenge!, ['use_dpop_nonce'], 'ERR-TABLE-4', { algs: true }));
+      inCase('a proof without a nonce', () =>
+        expectDpopFailure(shop, nonceChallenge!, ['use_dpop_nonce'], { clause: 'ERR-TABLE-4', algs: true }),
+      );
       expectSuccess(res, { what: 'the retry with the nonce', clause: 'ERR-TABLE-4' });
       expectNonceHeader(res, { clause: 'AUTH-ORDER-4' });
     },
@@ -137,7 +139,7 @@ test(
       const write = await agent.request('POST', '/v1/cart/items', { json: cartLine(), retryOnNonce: false });
       expectSuccess(write.res, { what: 'a fresh proof on a write (add a cart line)', clause: 'AUTH-ORDER-12' });
       const replay = await agent.get(CART, { headers: { dpop: accepted.proof }, proof: false, retryOnNonce: false });
-      inCase('the same proof again', () => expectDpopFailure(shop, replay.res, PROOF_OR_NONCE, 'AUTH-ASST-11'));
+      inCase('the same proof again', () => expectDpopFailure(shop, replay.res, PROOF_OR_NONCE, { clause: 'AUTH-ASST-11' }));
       // Concurrent uses of one fresh proof: the jti is recorded atomically, so at most one goes through.
       const proof = await agent.proof('GET', CART);
       const answers = await Promise.all(
@@ -146,7 +148,8 @@ test(
       const ok = answers.filter((a) => a.res.status >= 200 && a.res.status < 300).length;
       if (ok > 1) fail('concurrent uses of one proof that succeeded', 'at most 1', ok, { clause: 'AUTH-ASST-11' });
       for (const a of answers)
-        if (a.res.status >= 300) inCase('a concurrent replay', () => expectDpopFailure(shop, a.res, PROOF_OR_NONCE, 'AUTH-ASST-11'));
+        if (a.res.status >= 300)
+          inCase('a concurrent replay', () => expectDpopFailure(shop, a.res, PROOF_OR_NONCE, { clause: 'AUTH-ASST-11' }));
     },
   ),
 );
@@ -165,7 +168,7 @@ test(
       const accepted = await agent.get(CART, { retryOnNonce: false });
       expectSuccess(accepted.res, { what: 'a fresh proof', clause: 'AUTH-ASST-11' });
       const replay = await agent.get(CART, { headers: { dpop: accepted.proof }, proof: false, retryOnNonce: false });
-      expectDpopFailure(shop, replay.res, ['invalid_dpop_proof'], 'AUTH-ASST-11', { algs: true });
+      expectDpopFailure(shop, replay.res, ['invalid_dpop_proof'], { clause: 'AUTH-ASST-11', algs: true });
     },
   ),
 );

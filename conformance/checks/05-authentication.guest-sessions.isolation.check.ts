@@ -51,7 +51,7 @@ test(
 
       const after = await shop.http.get('/v1/cart', { headers: as(a) });
       expectSuccess(after, { what: 'A reads its cart again', clause: 'AUTH-GUEST-17' });
-      expectUnchanged(baseline, after, "A's cart after B's update, remove and add", 'AUTH-GUEST-17');
+      expectUnchanged(baseline, after, { what: "A's cart after B's update, remove and add", clause: 'AUTH-GUEST-17' });
       expectNamesVariant(await shop.http.get('/v1/cart', { headers: as(b) }), OTHER_VARIANT, {
         what: 'B reads its own line',
         clause: 'AUTH-GUEST-16',

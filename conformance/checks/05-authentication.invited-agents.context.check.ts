@@ -142,7 +142,7 @@ test(
         const res = await shop.http.get('/v1/cart', {
           headers: { authorization: `Bearer ${forwarder}`, [contextHeader()]: await context },
         });
-        inCase(what, () => expectInvalidToken(shop, res, clause, 'Bearer', { only: true }));
+        inCase(what, () => expectInvalidToken(shop, res, { clause, scheme: 'Bearer', only: true }));
       }
     },
   ),
@@ -235,9 +235,7 @@ test(
       expectInvalidToken(
         shop,
         await shop.http.get('/v1/cart', { headers: { authorization: `Bearer ${mcp}`, [contextHeader()]: await ctx(mcp) } }),
-        'AUTH-CUST-9',
-        'Bearer',
-        { only: true },
+        { clause: 'AUTH-CUST-9', scheme: 'Bearer', only: true },
       );
       const customer = await shop.mint.customer({ sub: shop.subject('cust') });
       const guest = await shop.mint.guest();

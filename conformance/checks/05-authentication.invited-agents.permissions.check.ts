@@ -33,7 +33,10 @@ test(
         ['AUTH-SCOPE-4', PERMISSIONS],
       ];
       for (const [clause, permissions] of sets) {
-        await expectPermissions(shop, sendInvited(shop, await invitedAgent(shop, { permissions })), permissions, clause, 'either');
+        await expectPermissions(shop, sendInvited(shop, await invitedAgent(shop, { permissions })), permissions, {
+          clause,
+          naming: 'either',
+        });
       }
     },
   ),
@@ -50,7 +53,10 @@ test(
       seed: true,
     },
     async (shop) => {
-      await expectAuthority(shop, sendInvited(shop, await invitedAgent(shop, { permissions: [] })), [], 'AUTH-SCOPE-4', 'permission');
+      await expectAuthority(shop, sendInvited(shop, await invitedAgent(shop, { permissions: [] })), [], {
+        clause: 'AUTH-SCOPE-4',
+        naming: 'permission',
+      });
     },
   ),
 );
@@ -86,13 +92,10 @@ test(
     },
     async (shop) => {
       const unknown = ['account:read', 'orders:write', 'payment_methods:read', 'account:security', 'admin', 'assistant:*', 'checkout:all'];
-      await expectAuthority(
-        shop,
-        sendInvited(shop, await invitedAgent(shop, { permissions: unknown })),
-        unknown,
-        'AUTH-SCOPE-10',
-        'either',
-      );
+      await expectAuthority(shop, sendInvited(shop, await invitedAgent(shop, { permissions: unknown })), unknown, {
+        clause: 'AUTH-SCOPE-10',
+        naming: 'either',
+      });
     },
   ),
 );
@@ -108,13 +111,10 @@ test(
     },
     async (shop) => {
       const wide = [AGENT_FORWARD_SCOPE, ...CUSTOMER_SCOPES].join(' ');
-      await expectAuthority(
-        shop,
-        sendInvited(shop, await invitedAgent(shop, { permissions: [], forwarderScope: wide })),
-        [],
-        'AUTH-SCOPE-3',
-        'either',
-      );
+      await expectAuthority(shop, sendInvited(shop, await invitedAgent(shop, { permissions: [], forwarderScope: wide })), [], {
+        clause: 'AUTH-SCOPE-3',
+        naming: 'either',
+      });
     },
   ),
 );

@@ -30,7 +30,7 @@ test(
       for (const [what, send] of cases) {
         const res = await send();
         inCase(what, () => {
-          expectInvalidToken(shop, res, 'AUTH-TOKEN-1');
+          expectInvalidToken(shop, res, { clause: 'AUTH-TOKEN-1' });
           expectChallenge(res, { scheme: 'DPoP', error: 'invalid_token', params: { algs: 'ES256' }, clause: 'ERR-TABLE-1' });
         });
       }
@@ -147,7 +147,7 @@ for (const [clause, { id, title, cases }] of Object.entries(DEFECTS)) {
       });
       for (const c of cases) {
         const res = await shop.http.get('/v1/cart', { token: await c.mint(shop, sub) });
-        inCase(c.what, () => expectInvalidToken(shop, res, clause));
+        inCase(c.what, () => expectInvalidToken(shop, res, { clause }));
       }
     }),
   );
@@ -180,7 +180,7 @@ test(
       const res = await shop.http.get('/v1/cart', {
         token: await shop.mint.customer({ sub: shop.subject('cust'), claims: { client_id: undefined } }),
       });
-      expectInvalidToken(shop, res, 'AUTH-TOKEN-7');
+      expectInvalidToken(shop, res, { clause: 'AUTH-TOKEN-7' });
     },
   ),
 );
@@ -197,7 +197,7 @@ test(
       const res = await shop.http.get('/v1/cart', {
         token: await shop.mint.customer({ sub: shop.subject('cust'), header: { kid: `no-such-key-${randomUUID()}` } }),
       });
-      expectInvalidToken(shop, res, 'AUTH-TOKEN-3');
+      expectInvalidToken(shop, res, { clause: 'AUTH-TOKEN-3' });
     },
   ),
 );
@@ -235,7 +235,7 @@ test(
         ['iat ten years ahead', { iat: later, exp: later + 300 }],
       ] as const) {
         const res = await shop.http.get('/v1/cart', { token: await shop.mint.customer({ sub: shop.subject('cust'), claims }) });
-        inCase(what, () => expectInvalidToken(shop, res, 'ERR-TABLE-2'));
+        inCase(what, () => expectInvalidToken(shop, res, { clause: 'ERR-TABLE-2' }));
       }
     },
   ),
@@ -253,7 +253,7 @@ test(
       const res = await shop.http.get('/v1/cart', {
         token: await shop.mint.customer({ sub: shop.subject('cust'), claims: { nbf: nowSeconds() + 3600 } }),
       });
-      expectInvalidToken(shop, res, 'ERR-TABLE-2');
+      expectInvalidToken(shop, res, { clause: 'ERR-TABLE-2' });
     },
   ),
 );

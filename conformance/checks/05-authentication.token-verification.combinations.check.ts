@@ -147,7 +147,7 @@ test(
       ];
       for (const [clause, what, token] of invalid) {
         const res = await shop.http.get('/v1/cart', { token: await token });
-        inCase(what, () => expectInvalidToken(shop, res, clause));
+        inCase(what, () => expectInvalidToken(shop, res, { clause }));
       }
       for (const client of [c.website, c.agentProtocol, c.personalAgentProxy]) {
         const res = await shop.http.get('/v1/cart', { token: await shop.mint.machine(client) });

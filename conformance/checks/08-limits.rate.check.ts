@@ -199,8 +199,7 @@ async function spendThenOneMore(
   agents: readonly AssistantAgent[],
   count: number,
   last: AssistantAgent,
-  what: string,
-  clause: string,
+  { what, clause }: { what: string; clause: string },
 ): Promise<ShopResponse> {
   for (let i = 1; i <= count; i++) {
     const res = await spendOne(agents[(i - 1) % agents.length]!);
@@ -269,7 +268,10 @@ test(
           const clientId = `asst_client_${freshHex()}`;
           const spender = await AssistantAgent.create(shop, { clientId });
           const other = await AssistantAgent.create(shop, { clientId });
-          const limited = await spendThenOneMore([spender], budgets.session, spender, 'one session within its budget', 'LIM-RATE-2');
+          const limited = await spendThenOneMore([spender], budgets.session, spender, {
+            what: 'one session within its budget',
+            clause: 'LIM-RATE-2',
+          });
           return { limited, spent: spender, other };
         },
         past: `request ${budgets.session + 1} of one session (twice, with fresh sessions; the profile claims a session budget of ${budgets.session})`,
@@ -325,13 +327,10 @@ test(
           for (let i = 0; i < sessions; i++) agents.push(await AssistantAgent.create(shop, { clientId }));
           const fresh = await AssistantAgent.create(shop, { clientId });
           // The last session has sent nothing yet: the extra request cannot be its session's budget.
-          const limited = await spendThenOneMore(
-            agents.slice(0, -1),
-            budgets.client,
-            agents.at(-1)!,
-            `${sessions - 1} sessions of one client`,
-            'LIM-RATE-3',
-          );
+          const limited = await spendThenOneMore(agents.slice(0, -1), budgets.client, agents.at(-1)!, {
+            what: `${sessions - 1} sessions of one client`,
+            clause: 'LIM-RATE-3',
+          });
           return { limited, spent: fresh };
         },
         past: `request ${budgets.client + 1} of one client over ${sessions} sessions, each under its session budget of ${budgets.session} (twice)`,

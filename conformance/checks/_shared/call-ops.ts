@@ -34,8 +34,7 @@ export function expectOpsProblem(
   res: ShopResponse,
   status: number,
   error: string,
-  clause: string,
-  extra: { scope?: string } = {},
+  { clause, extra = {} }: { clause: string; extra?: { scope?: string } },
 ): Record<string, unknown> {
   const doc = expectProblem(res, { status, error, docsUrl: shop.docsUrl, clause, ...extra });
   expectNoStore(res, { clause: 'ERR-PROBLEM-5' });

@@ -43,8 +43,7 @@ export function expectDpopFailure(
   shop: Shop,
   res: ShopResponse,
   allowed: readonly string[],
-  clause: string,
-  o: { nonce?: boolean; algs?: boolean } = {},
+  { clause, ...o }: { clause: string; nonce?: boolean; algs?: boolean },
 ): void {
   const error = errorOf(res) ?? '<missing>';
   if (res.status !== 401 || !allowed.includes(error))

@@ -56,13 +56,11 @@ export function expectNoChallengeOf(res: ShopResponse, scheme: string, { clause 
 export function expectInvalidToken(
   shop: Docs,
   res: ShopResponse,
-  clause: string,
-  scheme: 'Bearer' | 'DPoP' = 'Bearer',
-  o: { only?: boolean } = {},
+  { clause, scheme = 'Bearer', only = false }: { clause: string; scheme?: 'Bearer' | 'DPoP'; only?: boolean },
 ): void {
   expectProblem(res, { status: 401, error: 'invalid_token', docsUrl: shop.docsUrl, clause });
   expectChallenge(res, { scheme, error: 'invalid_token', clause });
-  if (o.only) expectNoChallengeOf(res, scheme === 'Bearer' ? 'DPoP' : 'Bearer', { clause });
+  if (only) expectNoChallengeOf(res, scheme === 'Bearer' ? 'DPoP' : 'Bearer', { clause });
 }
 
 /** No WWW-Authenticate, or challenges of the DPoP scheme only (conversation paths); a 401 must carry one. */
@@ -115,7 +113,7 @@ export function expectOwnershipRefusal(shop: Docs, res: ShopResponse, { what, cl
  * a rejected token (invalid_token with a Bearer challenge: these tokens carry no assistant marker); a 403 is any problem.
  */
 export function expectRefusedCombination(shop: Docs, res: ShopResponse, { what, clause }: { what: string; clause: string }): void {
-  if (res.status === 401) return expectInvalidToken(shop, res, clause);
+  if (res.status === 401) return expectInvalidToken(shop, res, { clause });
   if (res.status === 403) {
     expectProblem(res, {
       status: 403,

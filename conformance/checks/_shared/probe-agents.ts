@@ -113,8 +113,7 @@ export async function expectPermissions(
   shop: Shop,
   send: Send,
   permissions: readonly string[],
-  clause: string,
-  naming: 'permission' | 'either',
+  { clause, naming }: { clause: string; naming: 'permission' | 'either' },
 ): Promise<void> {
   for await (const { id, op, res, needs, held, what } of probeEach(send, permissions)) {
     if (needs === undefined || held) {
@@ -144,8 +143,7 @@ export async function expectAuthority(
   shop: Shop,
   send: Send,
   permissions: readonly string[],
-  clause: string,
-  naming: 'permission' | 'either',
+  { clause, naming }: { clause: string; naming: 'permission' | 'either' },
 ): Promise<void> {
   for await (const { id, op, res, needs, held, what } of probeEach(send, permissions)) {
     inCase(what, () => {
