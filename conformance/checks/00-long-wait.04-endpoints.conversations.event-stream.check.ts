@@ -52,7 +52,7 @@ test(
       const { path } = conversationRoute('streamConversationEvents', id);
       const stream = await openEventStream(shop, agent, path);
       if (!isStream(stream)) {
-        return fail(`GET ${path}`, '200 text/event-stream', brief(stream), 'EVT-STREAM-1');
+        return fail(`GET ${path}`, '200 text/event-stream', brief(stream), { clause: 'EVT-STREAM-1' });
       }
       try {
         expectNoStore({ headers: stream.res.headers }, { clause: 'END-CONV-9' });
@@ -62,7 +62,7 @@ test(
             'a keep-alive comment on the event stream',
             `within ${LIMITS.eventStreamKeepAliveSeconds} s`,
             `none after ${((KEEP_ALIVE_MS + KEEP_ALIVE_SLACK_MS) / 1000).toFixed(1)} s (read: ${JSON.stringify(stream.text().slice(-200))})`,
-            'EVT-STREAM-1',
+            { clause: 'EVT-STREAM-1' },
           );
         // "Every 15 seconds", not once: the next comment comes within 15 s of the first (never longer without one).
         const first = comments(stream.text());
@@ -72,7 +72,7 @@ test(
             'the keep-alive comment after the first',
             `within ${LIMITS.eventStreamKeepAliveSeconds} s of the first`,
             `none ${((KEEP_ALIVE_MS + KEEP_ALIVE_SLACK_MS) / 1000).toFixed(1)} s after it (read: ${JSON.stringify(stream.text().slice(-200))})`,
-            'EVT-STREAM-1',
+            { clause: 'EVT-STREAM-1' },
           );
         shop.info.annotations.push({ type: 'note', description: `keep-alive comments after ${ms} ms and ${next} ms` });
       } finally {
@@ -100,14 +100,14 @@ test(
       const wrote = (await agent.post(`${COLLECTION}/${id}/messages`, { json: { text: 'Before the stream' } })).res;
       expectStatus(wrote, 201, { clause: 'EVT-STREAM-1' });
       const stream = await openEventStream(shop, agent, `${COLLECTION}/${id}/events`);
-      if (!isStream(stream)) return fail('the event stream', '200 text/event-stream', brief(stream), 'EVT-STREAM-1');
+      if (!isStream(stream)) return fail('the event stream', '200 text/event-stream', brief(stream), { clause: 'EVT-STREAM-1' });
       try {
-        if (!stream.res.headers.get('dpop-nonce')) fail('DPoP-Nonce on the event stream', 'present', null, 'AUTH-ORDER-4');
+        if (!stream.res.headers.get('dpop-nonce')) fail('DPoP-Nonce on the event stream', 'present', null, { clause: 'AUTH-ORDER-4' });
         if ((await stream.until((t) => eventsOf(t).length >= 1, 3000)) === null)
-          fail('the replayed message', 'an event', stream.text(), 'EVT-STREAM-1');
+          fail('the replayed message', 'an event', stream.text(), { clause: 'EVT-STREAM-1' });
         const first = eventsOf(stream.text())[0]!;
         if (first.event !== 'message' || first.id !== String(wrote.body?.seq))
-          fail('the replayed event', `message with id ${wrote.body?.seq}`, first, 'EVT-STREAM-1');
+          fail('the replayed event', `message with id ${wrote.body?.seq}`, first, { clause: 'EVT-STREAM-1' });
 
         const turn = await shop.http.post(fillPath(SPECIAL_PATHS.recordConversationTurn, { id: id }), {
           token: hubSecret,
@@ -115,14 +115,14 @@ test(
         });
         expectStatus(turn, 202, { clause: 'END-PUBLIC-14' });
         const withTurn = await stream.until((t) => eventsOf(t).some((e) => (e.data as { author?: unknown })?.author === 'agent'), 3000);
-        if (withTurn === null) fail('the hub turn on the stream', 'a message event by agent', stream.text(), 'EVT-STREAM-1');
+        if (withTurn === null) fail('the hub turn on the stream', 'a message event by agent', stream.text(), { clause: 'EVT-STREAM-1' });
 
         expectStatus((await agent.post(`${COLLECTION}/${id}/close`)).res, 200, { clause: 'EVT-STREAM-1' });
         const ended = await stream.until((t) => eventsOf(t).some((e) => e.event === 'status'), 3000);
-        if (ended === null) fail('the status event of the close', 'event: status', stream.text(), 'EVT-STREAM-1');
+        if (ended === null) fail('the status event of the close', 'event: status', stream.text(), { clause: 'EVT-STREAM-1' });
         const status = eventsOf(stream.text()).find((e) => e.event === 'status')!;
         if ((status.data as { status?: unknown })?.status !== 'closed')
-          fail('data of the status event', { status: 'closed' }, status.data, 'EVT-STREAM-1');
+          fail('data of the status event', { status: 'closed' }, status.data, { clause: 'EVT-STREAM-1' });
       } finally {
         stream.close();
       }

@@ -23,15 +23,24 @@ test(
     async (shop) => {
       const caps = shop.profile.capabilities;
       await inCase('the storefront for a signed-in customer (GET /v1/cart)', async () =>
-        expectSuccess(await shop.http.get('/v1/cart', await credentialsOf(shop, 'customer')), 'GET /v1/cart', 'PUR-CALLERS-1'),
+        expectSuccess(await shop.http.get('/v1/cart', await credentialsOf(shop, 'customer')), {
+          what: 'GET /v1/cart',
+          clause: 'PUR-CALLERS-1',
+        }),
       );
       if (caps.guests)
         await inCase('the storefront for a guest visitor (GET /v1/cart with a Guest-Session)', async () =>
-          expectSuccess(await shop.http.get('/v1/cart', await credentialsOf(shop, 'guest')), 'GET /v1/cart', 'PUR-CALLERS-1'),
+          expectSuccess(await shop.http.get('/v1/cart', await credentialsOf(shop, 'guest')), {
+            what: 'GET /v1/cart',
+            clause: 'PUR-CALLERS-1',
+          }),
         );
       if (caps.delegated)
         await inCase('the agent-protocol server acting for a user (GET /v1/cart)', async () =>
-          expectSuccess(await shop.http.get('/v1/cart', await credentialsOf(shop, 'delegated')), 'GET /v1/cart', 'PUR-CALLERS-1'),
+          expectSuccess(await shop.http.get('/v1/cart', await credentialsOf(shop, 'delegated')), {
+            what: 'GET /v1/cart',
+            clause: 'PUR-CALLERS-1',
+          }),
         );
       if (caps.operators)
         await inCase('the backoffice (searchOpsOrders)', async () => {
@@ -39,17 +48,19 @@ test(
           const r = route('searchOpsOrders');
           const res = await send(shop, r, await credentialsOf(shop, 'operator'));
           if ([401, 403, 404, 405].includes(res.status) || res.status >= 500)
-            fail(`${r.method} ${r.path} as the backoffice`, 'admitted (not 401, 403, 404, 405 or 5xx)', brief(res), 'PUR-CALLERS-1');
+            fail(`${r.method} ${r.path} as the backoffice`, 'admitted (not 401, 403, 404, 405 or 5xx)', brief(res), {
+              clause: 'PUR-CALLERS-1',
+            });
         });
       if (caps.invitedAgents)
         await inCase('an invited agent in a website session (GET /v1/cart)', async () => {
           const inv = await invitedAgent(shop);
-          expectSuccess(await shop.http.get('/v1/cart', { headers: inv.headers }), 'GET /v1/cart', 'PUR-CALLERS-1');
+          expectSuccess(await shop.http.get('/v1/cart', { headers: inv.headers }), { what: 'GET /v1/cart', clause: 'PUR-CALLERS-1' });
         });
       if (caps.assistants)
         await inCase('a personal assistant agent calling directly (GET /v1/cart)', async () => {
           const agent = await AssistantAgent.create(shop);
-          expectSuccess((await agent.get('/v1/cart')).res, 'GET /v1/cart', 'PUR-CALLERS-1');
+          expectSuccess((await agent.get('/v1/cart')).res, { what: 'GET /v1/cart', clause: 'PUR-CALLERS-1' });
         });
     },
   ),

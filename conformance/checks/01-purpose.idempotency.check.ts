@@ -10,7 +10,7 @@
 import { randomUUID } from 'node:crypto';
 import { check, test, type Shop } from '../engine/check.js';
 import type { ShopResponse } from '../engine/http.js';
-import { brief, expectCreated, expectProblem, expectStatus, fail, failSetup, is2xx, is4xx } from '../lib/assert.js';
+import { brief, expectCreated, expectProblem, expectStatus, expectSuccess, fail, failSetup, is2xx, is4xx } from '../lib/assert.js';
 import { addLine, cartLine, emptyCart, expectNotNamesVariant, lineOf } from './_shared/expect-cart.js';
 import { customerToken, delegatedToken } from './_shared/mint-callers.js';
 import { locationOf, requestedAt } from './_shared/location.js';
@@ -35,26 +35,28 @@ test(
       // Control without the header: payload shapes are not shown, so a service that refuses the reference's body shows nothing.
       const control = await shop.http.post('/v1/cart/items', { token: await customerToken(shop), json: cartLine() });
       if (is4xx(control))
-        failSetup('addCartItem with the body the description document describes', '2xx', control.status, 'END-OPS-ADDCARTITEM-1');
+        failSetup('addCartItem with the body the description document describes', '2xx', control.status, {
+          clause: 'END-OPS-ADDCARTITEM-1',
+        });
 
       const token = await customerToken(shop);
       const headers = { 'idempotency-key': randomUUID() };
       const read = await shop.http.get('/v1/cart', { token, headers });
-      if (!is2xx(read)) fail('getCart with an Idempotency-Key', '2xx', read.status, 'PUR-IDEM-1');
+      expectSuccess(read, { what: 'getCart with an Idempotency-Key', clause: 'PUR-IDEM-1' });
       const first = await shop.http.post('/v1/cart/items', { token, headers, json: cartLine() });
       if (!is2xx(first))
-        fail(
-          'first addCartItem with an Idempotency-Key',
-          `2xx (like the same add without it: ${control.status})`,
-          first.status,
-          'PUR-IDEM-1',
-        );
+        fail('first addCartItem with an Idempotency-Key', `2xx (like the same add without it: ${control.status})`, first.status, {
+          clause: 'PUR-IDEM-1',
+        });
       const afterFirst = await readBaseline(() => shop.http.get('/v1/cart', { token }));
       const second = await shop.http.post('/v1/cart/items', { token, headers, json: cartLine() });
-      if (!is2xx(second)) fail('second addCartItem with the same Idempotency-Key', '2xx', second.status, 'PUR-IDEM-1');
+      expectSuccess(second, { what: 'second addCartItem with the same Idempotency-Key', clause: 'PUR-IDEM-1' });
       const afterSecond = await shop.http.get('/v1/cart', { token });
       // The second add was processed: the cart changed (a replayed response would leave it as the first add left it).
-      expectChanged(afterFirst, afterSecond, 'cart after a second add with the same Idempotency-Key (the add applied again)', 'PUR-IDEM-2');
+      expectChanged(afterFirst, afterSecond, {
+        what: 'cart after a second add with the same Idempotency-Key (the add applied again)',
+        clause: 'PUR-IDEM-2',
+      });
     },
   ),
 );
@@ -75,7 +77,7 @@ test(
       const again = await shop.http.post('/v1/cart/items', { token, headers, json: cartLine() });
       expectStatus(again, 201, { clause: 'PUR-IDEM-1' });
       const line = lineOf(again, VARIANT);
-      if (line?.quantity !== 2) fail('quantity after two adds with the same key', 2, line, 'PUR-IDEM-2');
+      if (line?.quantity !== 2) fail('quantity after two adds with the same key', 2, line, { clause: 'PUR-IDEM-2' });
     },
   ),
 );
@@ -90,7 +92,8 @@ async function keyedCheckout(shop: Shop, token: string, body: unknown, headers: 
   const res = await shop.http.post(CHECKOUT, { token, json: body, headers });
   if (!is4xx(res)) return res;
   const control = await checkout(shop, token, body);
-  if (is2xx(control)) fail('checkoutSavedCard with an Idempotency-Key', `2xx (as without it: ${control.status})`, brief(res), 'PUR-IDEM-1');
+  if (is2xx(control))
+    fail('checkoutSavedCard with an Idempotency-Key', `2xx (as without it: ${control.status})`, brief(res), { clause: 'PUR-IDEM-1' });
   return res;
 }
 
@@ -106,20 +109,18 @@ test(
     async (shop) => {
       const token = await delegatedToken(shop, CHECKOUT_ACCOUNTS[1].sub);
       await emptyCart(shop, token);
-      await addLine(shop, token, 'PUR-IDEM-4', CHECKOUT_VARIANTS.beanie, 1);
+      await addLine(shop, token, { clause: 'PUR-IDEM-4', variant: CHECKOUT_VARIANTS.beanie, quantity: 1 });
       const headers = { 'idempotency-key': randomUUID() };
       const first = await keyedCheckout(shop, token, checkoutBody(CHECKOUT_ACCOUNTS[1].card), headers);
-      expectPlaced(first, 'the first submission (with an Idempotency-Key)', 'PUR-IDEM-1');
+      expectPlaced(first, { what: 'the first submission (with an Idempotency-Key)', clause: 'PUR-IDEM-1' });
       expectCreateConventions(first, 'checkoutSavedCard', { what: 'checkoutSavedCard (a placed order)' });
       const second = await shop.http.post(CHECKOUT, { token, json: checkoutBody(CHECKOUT_ACCOUNTS[1].card), headers });
       // A replay of the first answer would be a 2xx: the key must not be honoured, the cart is what decides.
       expectProblem(second, { status: 422, error: 'cart_empty', docsUrl: shop.docsUrl, clause: 'PUR-IDEM-4' });
-      expectNotNamesVariant(
-        await shop.http.get('/v1/cart', { token }),
-        CHECKOUT_VARIANTS.beanie,
-        'the cart after the paid order',
-        'PUR-IDEM-4',
-      );
+      expectNotNamesVariant(await shop.http.get('/v1/cart', { token }), CHECKOUT_VARIANTS.beanie, {
+        what: 'the cart after the paid order',
+        clause: 'PUR-IDEM-4',
+      });
     },
   ),
 );
@@ -137,42 +138,36 @@ test(
       const token = await delegatedToken(shop, CHECKOUT_ACCOUNTS[2].sub);
       await emptyCart(shop, token);
       const headers = { 'idempotency-key': `retry-${randomUUID()}` };
-      await addLine(shop, token, 'PUR-IDEM-3', CHECKOUT_VARIANTS.beanie, 1);
+      await addLine(shop, token, { clause: 'PUR-IDEM-3', variant: CHECKOUT_VARIANTS.beanie, quantity: 1 });
       const first = await keyedCheckout(shop, token, checkoutBody(CHECKOUT_ACCOUNTS[2].card), headers);
-      expectPlaced(first, 'the first checkout', 'PUR-IDEM-1');
-      expectNotNamesVariant(
-        await shop.http.get('/v1/cart', { token }),
-        CHECKOUT_VARIANTS.beanie,
-        'the cart after the first order',
-        'PUR-IDEM-3',
-      );
-      await addLine(shop, token, 'PUR-IDEM-3', CHECKOUT_VARIANTS.beanie, 1);
+      expectPlaced(first, { what: 'the first checkout', clause: 'PUR-IDEM-1' });
+      expectNotNamesVariant(await shop.http.get('/v1/cart', { token }), CHECKOUT_VARIANTS.beanie, {
+        what: 'the cart after the first order',
+        clause: 'PUR-IDEM-3',
+      });
+      await addLine(shop, token, { clause: 'PUR-IDEM-3', variant: CHECKOUT_VARIANTS.beanie, quantity: 1 });
       const second = await shop.http.post(CHECKOUT, { token, json: checkoutBody(CHECKOUT_ACCOUNTS[2].card), headers });
-      expectPlaced(second, 'the retry with the same Idempotency-Key and a refilled cart', 'PUR-IDEM-3');
+      expectPlaced(second, { what: 'the retry with the same Idempotency-Key and a refilled cart', clause: 'PUR-IDEM-3' });
       for (const [n, res] of [
         [1, first],
         [2, second],
       ] as const)
         expectCreateConventions(res, 'checkoutSavedCard', { what: `checkoutSavedCard (order ${n})` });
       // Processed, not replayed: the refilled cart was ordered, and the answer is not the first one again.
-      expectNotNamesVariant(
-        await shop.http.get('/v1/cart', { token }),
-        CHECKOUT_VARIANTS.beanie,
-        'the cart after the retry (its line was ordered)',
-        'PUR-IDEM-3',
-      );
+      expectNotNamesVariant(await shop.http.get('/v1/cart', { token }), CHECKOUT_VARIANTS.beanie, {
+        what: 'the cart after the retry (its line was ordered)',
+        clause: 'PUR-IDEM-3',
+      });
       // A retry answered with the first order's URL is told of no other order; with the first body too, it is the first
       // answer replayed (a new order has its own URL, and its own id wherever the body names one).
       const replayed = second.text === first.text;
       const [a, b] = [locationOf(shop, first, CHECKOUT)?.url.href, locationOf(shop, second, CHECKOUT)?.url.href];
       if (a !== undefined && a === b)
-        fail(
-          'Location of the retry',
-          "another order's URL",
-          second.headers.get('location'),
-          replayed ? ['PUR-IDEM-3', 'PUR-IDEM-2'] : 'PUR-IDEM-3',
-        );
-      if (replayed) fail("the retry's answer", 'a new order, not the first answer replayed', second.text.slice(0, 300), 'PUR-IDEM-2');
+        fail('Location of the retry', "another order's URL", second.headers.get('location'), {
+          clause: replayed ? ['PUR-IDEM-3', 'PUR-IDEM-2'] : 'PUR-IDEM-3',
+        });
+      if (replayed)
+        fail("the retry's answer", 'a new order, not the first answer replayed', second.text.slice(0, 300), { clause: 'PUR-IDEM-2' });
     },
   ),
 );
@@ -202,10 +197,11 @@ test(
           ...requestedAt(shop, CHECKOUT),
           clause: round === 1 ? 'END-CONV-2' : 'PUR-IDEM-3',
         })!;
-        if (res.body?.id !== orderIdOf(location)) fail(`order id of submission ${round}`, orderIdOf(location), res.body?.id, 'END-CONV-2');
+        if (res.body?.id !== orderIdOf(location))
+          fail(`order id of submission ${round}`, orderIdOf(location), res.body?.id, { clause: 'END-CONV-2' });
         ids.push(orderIdOf(location));
       }
-      if (ids[0] === ids[1]) fail('order ids of two submissions with one Idempotency-Key', 'two orders', ids, 'PUR-IDEM-3');
+      if (ids[0] === ids[1]) fail('order ids of two submissions with one Idempotency-Key', 'two orders', ids, { clause: 'PUR-IDEM-3' });
       expectProblem(await shop.http.post(CHECKOUT, { token, json: checkoutBody(CHECKOUT_ACCOUNTS[4].card), headers }), {
         status: 422,
         error: 'cart_empty',
@@ -249,7 +245,7 @@ test(
           // Refused: the header is to blame only if the same request without it is served.
           const control = await send(method, path, json);
           if (is2xx(control))
-            fail(`${op} as ${who} with an Idempotency-Key`, `2xx (as without it: ${control.status})`, brief(res), 'PUR-IDEM-1');
+            fail(`${op} as ${who} with an Idempotency-Key`, `2xx (as without it: ${control.status})`, brief(res), { clause: 'PUR-IDEM-1' });
         }
         // Two adds with the same key are each processed: two addresses, not the first answer twice.
         if (created.length === 2 && created[0] === created[1])
@@ -257,7 +253,7 @@ test(
             `the second addAddress as ${who} with the same Idempotency-Key`,
             'a new address, not the first answer replayed',
             created[1]!.slice(0, 200),
-            'PUR-IDEM-2',
+            { clause: 'PUR-IDEM-2' },
           );
       }
     },

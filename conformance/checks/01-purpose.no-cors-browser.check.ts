@@ -44,20 +44,21 @@ test(
       });
       // A browser that never reached the target refuses everything for nothing: the answers must have arrived.
       if (!reached(seen))
-        failSetup('the simple GET from the browser', 'an answer from the target, seen by the browser', 'none arrived', 'PUR-PROTO-3');
+        failSetup('the simple GET from the browser', 'an answer from the target, seen by the browser', 'none arrived', {
+          clause: 'PUR-PROTO-3',
+        });
       for (const o of outcomes) {
         if (o.readable)
-          failSoft(`${o.name} from ${pageOrigin}`, 'refused by the browser (no CORS)', 'the page read the answer', 'PUR-PROTO-3');
+          failSoft(`${o.name} from ${pageOrigin}`, 'refused by the browser (no CORS)', 'the page read the answer', {
+            clause: 'PUR-PROTO-3',
+          });
       }
       for (const r of responses) {
         const cors = Object.entries(r.headers).filter(([k]) => k.startsWith('access-control-'));
         if (cors.length > 0)
-          failSoft(
-            `${r.type || 'response'} ${r.status} for ${r.url}`,
-            'no Access-Control-* header',
-            Object.fromEntries(cors),
-            'PUR-PROTO-3',
-          );
+          failSoft(`${r.type || 'response'} ${r.status} for ${r.url}`, 'no Access-Control-* header', Object.fromEntries(cors), {
+            clause: 'PUR-PROTO-3',
+          });
       }
     },
   ),

@@ -3,7 +3,7 @@
 // human-only (requires account:security). "Answers" means 2xx or 3xx: the suite follows no redirect.
 import { randomUUID } from 'node:crypto';
 import { check, test } from '../engine/check.js';
-import { answers, expectStatus, fail } from '../lib/assert.js';
+import { expectStatus, fail, expectNoAnswer } from '../lib/assert.js';
 import type { HttpMethod } from '../../contract/operations.js';
 import { addAddress, addressBody, createdAddressId } from './_shared/add-address.js';
 import { describedOperations, normalizePath } from './_shared/describe-operations.js';
@@ -226,7 +226,7 @@ for (const cap of STOREFRONT_ONLY) {
         for (const probe of cap.probes) {
           const token = probe.method === 'GET' && reader ? reader : await customerToken(shop);
           // An address of the fresh account's own, added first with the target's body, and that body sent back.
-          const own = probe.id === OWN_ADDRESS ? await addAddress(shop, token, 'END-OPS-ADDADDRESS-1') : undefined;
+          const own = probe.id === OWN_ADDRESS ? await addAddress(shop, token, { clause: 'END-OPS-ADDADDRESS-1' }) : undefined;
           const id = own ? createdAddressId(shop, own) : (probe.id ?? `conformance_${randomUUID().slice(0, 8)}`);
           const path = probe.path.replace('{id}', encodeURIComponent(id));
           const res = await shop.http.request(probe.method, path, {
@@ -235,12 +235,12 @@ for (const cap of STOREFRONT_ONLY) {
           });
           // Served is this capability's own clause and the rule of all of them (not service endpoints); for the
           // account-security family, also the rule that human-only operations are not routes.
-          if (answers(res)) fail(`${probe.method} ${path} (${cap.what})`, 'no answer (not 2xx/3xx)', res.status, clauses);
+          expectNoAnswer(res, { what: `${probe.method} ${path} (${cap.what})`, clause: clauses });
         }
         for (const { doc, described } of await describedOperations(shop)) {
           for (const probe of cap.probes) {
             if (described.get(normalizePath(probe.path))?.has(probe.method))
-              fail(`${doc} lists ${probe.method} ${probe.path} (${cap.what})`, 'not listed', 'listed', 'PUR-STOREFRONT-1');
+              fail(`${doc} lists ${probe.method} ${probe.path} (${cap.what})`, 'not listed', 'listed', { clause: 'PUR-STOREFRONT-1' });
           }
         }
       },
@@ -269,7 +269,7 @@ test(
             : [[doc, res.body]];
         for (const [name, op] of operations) {
           if (JSON.stringify(op ?? null).includes('account:security'))
-            fail(`${doc}: ${name} mentions account:security`, 'no human-only operation', name, 'PUR-HUMAN-4');
+            fail(`${doc}: ${name} mentions account:security`, 'no human-only operation', name, { clause: 'PUR-HUMAN-4' });
         }
       }
     },

@@ -3,7 +3,7 @@
 // under /v1/ops/* are operator-only. "Answers" means 2xx or 3xx: the suite follows no redirect.
 import { check, test } from '../engine/check.js';
 import { credentialsOfClaimedKinds } from '../engine/callers.js';
-import { answers, fail, is2xx } from '../lib/assert.js';
+import { fail, is2xx, expectNoAnswer } from '../lib/assert.js';
 import { OPERATIONS_BY_ID } from '../../contract/operations.js';
 import { cartLine } from './_shared/expect-cart.js';
 import { describedOperations, normalizePath, SHOWN } from './_shared/describe-operations.js';
@@ -19,11 +19,11 @@ test(
     async (shop) => {
       const [general] = await describedOperations(shop);
       if (!general || general.described.size === 0)
-        fail(`${SPECIAL_PATHS.getDescription} "paths"`, 'the declared routes', general?.raw, 'PUR-RULE-5');
+        fail(`${SPECIAL_PATHS.getDescription} "paths"`, 'the declared routes', general?.raw, { clause: 'PUR-RULE-5' });
       for (const operationId of SHOWN) {
         const op = OPERATIONS_BY_ID.get(operationId)!;
         if (!general.described.get(normalizePath(op.path))?.has(op.method))
-          fail(`/openapi.json declares ${op.method} ${op.path} (${operationId})`, 'declared', 'absent', 'PUR-RULE-5');
+          fail(`/openapi.json declares ${op.method} ${op.path} (${operationId})`, 'declared', 'absent', { clause: 'PUR-RULE-5' });
       }
     },
   ),
@@ -42,7 +42,7 @@ test(
       for (const operationId of SHOWN) {
         const op = OPERATIONS_BY_ID.get(operationId)!;
         const described = doc?.paths?.[op.path]?.[op.method.toLowerCase()]?.operationId;
-        if (described !== operationId) fail(`operationId of ${op.method} ${op.path}`, operationId, described, 'PUR-RULE-5');
+        if (described !== operationId) fail(`operationId of ${op.method} ${op.path}`, operationId, described, { clause: 'PUR-RULE-5' });
       }
     },
   ),
@@ -72,10 +72,10 @@ test(
       for (const [, caller] of await credentialsOfClaimedKinds(shop, ['delegated', 'operator'])) {
         for (const path of paths) {
           const res = await shop.http.get(path, caller);
-          if (answers(res)) fail(`GET ${path}`, 'no answer (not 2xx/3xx)', res.status, 'PUR-RULE-6');
+          expectNoAnswer(res, { what: `GET ${path}`, clause: 'PUR-RULE-6' });
         }
         const add = await shop.http.post('/storefront/v1/cart/items', { ...caller, json: cartLine() });
-        if (answers(add)) fail('POST /storefront/v1/cart/items', 'no answer (not 2xx/3xx)', add.status, 'PUR-RULE-6');
+        expectNoAnswer(add, { what: 'POST /storefront/v1/cart/items', clause: 'PUR-RULE-6' });
       }
     },
   ),
@@ -92,7 +92,7 @@ test(
       for (const [kind, caller] of await credentialsOfClaimedKinds(shop, ['operator'])) {
         for (const path of ['/v1/ops', '/v1/ops/orders', '/v1/ops/accounts', '/v1/ops/customers', '/v1/ops/recovery', '/v1/ops/carts']) {
           const res = await shop.http.get(path, caller);
-          if (is2xx(res)) fail(`GET ${path} as ${kind}`, 'not 2xx (operator-only)', res.status, 'PUR-RULE-3');
+          if (is2xx(res)) fail(`GET ${path} as ${kind}`, 'not 2xx (operator-only)', res.status, { clause: 'PUR-RULE-3' });
         }
       }
     },

@@ -20,9 +20,9 @@ async function readCartAsGuest(shop: Shop, session: string): Promise<ShopRespons
   });
 }
 
-async function expectSessionRefused(shop: Shop, session: string, variant: string, clause: string): Promise<void> {
+async function expectSessionRefused(shop: Shop, session: string, variant: string, { clause }: { clause: string }): Promise<void> {
   const res = await readCartAsGuest(shop, session);
-  if (res.status !== 401) fail(`Guest-Session ${variant}`, '401 invalid_guest_session', brief(res), clause);
+  if (res.status !== 401) fail(`Guest-Session ${variant}`, '401 invalid_guest_session', brief(res), { clause });
   expectProblem(res, { status: 401, error: 'invalid_guest_session', docsUrl: shop.docsUrl, clause });
 }
 
@@ -67,7 +67,7 @@ test(
         ['that is only the id', uuid],
         ['garbage', 'not-a-guest-session'],
       ];
-      for (const [what, session] of variants) await expectSessionRefused(shop, session, what, 'RES-GUEST-1');
+      for (const [what, session] of variants) await expectSessionRefused(shop, session, what, { clause: 'RES-GUEST-1' });
     },
   ),
 );
@@ -89,7 +89,7 @@ test(
         ['with a braced UUID (signed over it)', signGuestSession(`{${uuid}}`, key(shop))],
         ['with a non-UUID id (signed over it)', signGuestSession('cart-of-the-conformance-suite', key(shop))],
       ];
-      for (const [what, session] of variants) await expectSessionRefused(shop, session, what, 'RES-GUEST-2');
+      for (const [what, session] of variants) await expectSessionRefused(shop, session, what, { clause: 'RES-GUEST-2' });
     },
   ),
 );
@@ -118,7 +118,7 @@ test(
         ['with the hex HMAC', `gs1.${uuid}.${hmacHex}`],
       ];
       if (/[-_]/.test(sig)) variants.push(['in standard base64 (+/)', `gs1.${uuid}.${sig.replace(/-/g, '+').replace(/_/g, '/')}`]);
-      for (const [what, session] of variants) await expectSessionRefused(shop, session, what, 'RES-GUEST-3');
+      for (const [what, session] of variants) await expectSessionRefused(shop, session, what, { clause: 'RES-GUEST-3' });
     },
   ),
 );

@@ -3,83 +3,45 @@ import { randomUUID } from 'node:crypto';
 import { check, test, type Shop } from '../engine/check.js';
 import { OPERATOR_ATTRIBUTION } from '../engine/callers.js';
 import type { ShopResponse } from '../engine/http.js';
-import { expectProblem, fail, failSoft } from '../lib/assert.js';
-import { REASON_PHRASES } from '../../contract/errors.js';
-import { LIMITS } from '../../contract/limits.js';
+import {
+  expectHeader,
+  expectProblem,
+  expectStatus,
+  fail,
+  expectFailureNoStore,
+  expectIssues,
+  expectOwnedMembers,
+  expectProblemDetail,
+  expectProblemError,
+  expectProblemInstance,
+  expectProblemMediaType,
+  expectProblemObject,
+  expectProblemStatus,
+  expectProblemTitle,
+  expectProblemType,
+} from '../lib/assert.js';
 import { cartLine } from './_shared/expect-cart.js';
 import { VARIANT } from './_shared/seed-data.js';
 
-/** `401 invalid_token`, or just the status when the body names no error. */
-const statusOf = (res: ShopResponse) => (typeof res.body?.error === 'string' ? `${res.status} ${res.body.error}` : res.status);
-
-/** Member owned by one error code: present only with it. */
-const OWNED_MEMBERS: Record<string, string> = {
-  issues: 'invalid_request',
-  scope: 'insufficient_scope',
-  conversation_id: 'direct_conversation_open',
-};
-const OWNED_CLAUSE: Record<string, string> = { issues: 'RES-PROBLEM-9', scope: 'RES-PROBLEM-11', conversation_id: 'RES-PROBLEM-12' };
-
 /**
- * The Resources table, one member at a time, each failure naming its own clause. Returns the document.
- * (lib/assert's expectProblem checks the same; this spells it out so that a failure points at the member's clause.)
+ * The Resources table, member by member, each failure naming the member's own clause and stopping the check (the shared
+ * member conditions of lib/expect/problem.ts, composed here in the table's order). Returns the document.
  */
 function expectProblemMembers(res: ShopResponse, shop: Shop, status: number, error: string): Record<string, unknown> {
-  if (res.status !== status) fail('status', status, statusOf(res), 'RES-PROBLEM-5');
-  const mediaType = (res.headers.get('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
-  if (mediaType !== 'application/problem+json')
-    fail('Content-Type media type', 'application/problem+json', res.headers.get('content-type'), 'RES-PROBLEM-1');
+  expectStatus(res, status, { clause: 'RES-PROBLEM-5' });
+  expectProblemMediaType(res);
   // Errors part: a failure answer is never stored (judged softly, on its own clause).
-  if (!/(^|,)\s*no-store\s*(,|$)/i.test(res.headers.get('cache-control') ?? ''))
-    failSoft('Cache-Control of a failure', 'no-store', res.headers.get('cache-control'), 'ERR-PROBLEM-5');
-  const doc = res.body as unknown;
-  if (typeof doc !== 'object' || doc === null || Array.isArray(doc))
-    return fail('problem document', 'a JSON object', res.text.slice(0, 200), 'RES-PROBLEM-1');
-  const d = doc as Record<string, unknown>;
-
-  if (typeof d.error !== 'string' || d.error === '') fail('"error"', 'a non-empty string', d.error, 'RES-PROBLEM-2');
-  if (d.error !== error) fail('"error"', error, d.error, 'RES-PROBLEM-2');
-
-  const type = `${shop.docsUrl.replace(/\/+$/, '')}/api/problems/${error}`;
-  if (d.type !== type) fail('"type"', type, d.type, 'RES-PROBLEM-3');
-  try {
-    new URL(String(d.type));
-  } catch {
-    fail('"type" is an absolute URI', type, d.type, 'RES-PROBLEM-3');
-  }
-
-  const title = REASON_PHRASES[res.status];
-  if (title === undefined ? typeof d.title !== 'string' || d.title === '' : d.title !== title)
-    fail('"title" (reason phrase of the status)', title ?? 'a reason phrase', d.title, 'RES-PROBLEM-4');
-
-  if (typeof d.status !== 'number' || !Number.isInteger(d.status)) fail('"status" is an integer', res.status, d.status, 'RES-PROBLEM-5');
-  if (d.status !== res.status) fail('"status" (the HTTP status)', res.status, d.status, 'RES-PROBLEM-5');
-
-  if ('detail' in d && typeof d.detail !== 'string') fail('"detail"', 'a string when present', d.detail, 'RES-PROBLEM-6');
-
-  const requestId = res.headers.get('x-request-id');
-  if (requestId === null || requestId === '') fail('X-Request-Id header', 'present', requestId, 'RES-PROBLEM-8');
-  if (d.instance !== requestId) fail('"instance" (the X-Request-Id)', requestId, d.instance, 'RES-PROBLEM-8');
-
-  for (const [member, owner] of Object.entries(OWNED_MEMBERS)) {
-    if (member in d && error !== owner) fail(`"${member}" on ${error}`, `absent (only on ${owner})`, d[member], OWNED_CLAUSE[member]!);
-  }
-  if ('issues' in d) {
-    const issues = d.issues;
-    if (!Array.isArray(issues)) return fail('"issues"', 'an array', issues, 'RES-PROBLEM-9');
-    if (issues.length > LIMITS.validationIssues)
-      fail('number of "issues"', `at most ${LIMITS.validationIssues}`, issues.length, 'RES-PROBLEM-9');
-    issues.forEach((issue: unknown, i) => {
-      const item = typeof issue === 'object' && issue !== null && !Array.isArray(issue) ? (issue as Record<string, unknown>) : undefined;
-      // `path` is named, its form is not: a string (`items[0].quantity`) or a list of segments.
-      const pathOk =
-        typeof item?.path === 'string' ||
-        (Array.isArray(item?.path) && item.path.every((s) => typeof s === 'string' || typeof s === 'number'));
-      if (!item || !pathOk || typeof item.code !== 'string' || typeof item.message !== 'string') {
-        fail(`"issues[${i}]"`, '{ path, code: string, message: string }', issue, 'RES-PROBLEM-10');
-      }
-    });
-  }
+  expectFailureNoStore(res, { soft: true });
+  const d = expectProblemObject(res)!;
+  expectProblemError(d, { error });
+  expectProblemType(d, { docsUrl: shop.docsUrl, error });
+  expectProblemTitle(res, d);
+  expectProblemStatus(res, d);
+  expectProblemDetail(d);
+  expectHeader(res, 'x-request-id', { clause: 'RES-PROBLEM-8' });
+  expectProblemInstance(res, d);
+  expectOwnedMembers(d, error);
+  expectIssues(d);
   return d;
 }
 
@@ -145,7 +107,7 @@ test(
     async (shop) => {
       const token = await shop.mint.customer({ sub: shop.subject('cust'), scope: 'catalog:read' });
       const doc = expectProblemMembers(await shop.http.get('/v1/cart', { token }), shop, 403, 'insufficient_scope');
-      if (doc.scope !== 'cart:read') fail('"scope" (the missing scope)', 'cart:read', doc.scope, 'RES-PROBLEM-11');
+      if (doc.scope !== 'cart:read') fail('"scope" (the missing scope)', 'cart:read', doc.scope, { clause: 'RES-PROBLEM-11' });
     },
   ),
 );
@@ -161,7 +123,7 @@ test(
       // An empty object names no variant: invalid whatever the (not shown) shape of the add body.
       const res = await shop.http.post('/v1/cart/items', { token: await shop.mint.customer({ sub: shop.subject('cust') }), json: {} });
       const doc = expectProblemMembers(res, shop, 400, 'invalid_request');
-      if (!Array.isArray(doc.issues)) fail('"issues" on a validation failure', 'an array', doc.issues, 'RES-PROBLEM-9');
+      if (!Array.isArray(doc.issues)) fail('"issues" on a validation failure', 'an array', doc.issues, { clause: 'RES-PROBLEM-9' });
     },
   ),
 );
@@ -184,7 +146,7 @@ test(
         'not_found',
       );
       if (typeof missing.detail !== 'string' || missing.detail === '')
-        fail('"detail" on not_found', 'a non-empty string', missing.detail, 'RES-PROBLEM-6');
+        fail('"detail" on not_found', 'a non-empty string', missing.detail, { clause: 'RES-PROBLEM-6' });
 
       const requestId = `conformance-${randomUUID()}`;
       const res = await shop.http.get('/v1/cart', { headers: { 'x-request-id': requestId } });
@@ -197,7 +159,8 @@ test(
         'invalid_request',
       );
       const paths = (invalid.issues as { path: unknown }[]).map((i) => (Array.isArray(i.path) ? i.path.join('.') : String(i.path)));
-      if (!paths.some((p) => p.includes('quantity'))) fail('an issue whose path names "quantity"', 'quantity', paths, 'RES-PROBLEM-10');
+      if (!paths.some((p) => p.includes('quantity')))
+        fail('an issue whose path names "quantity"', 'quantity', paths, { clause: 'RES-PROBLEM-10' });
     },
   ),
 );

@@ -3,7 +3,7 @@
 // input validation. The seed holds one account in each state (docs/seed.md; ENDED_ACCOUNTS of _shared/seed-data.ts).
 import { check, test, type Shop } from '../engine/check.js';
 import type { ShopResponse } from '../engine/http.js';
-import { CheckFailure, expectChallenge, expectProblem, expectSuccess, inCase, judgeEach } from '../lib/assert.js';
+import { expectChallenge, expectProblem, expectSuccess, fail, inCase, judgeEach } from '../lib/assert.js';
 import { cartLine } from './_shared/expect-cart.js';
 import { ENDED_ACCOUNTS } from './_shared/seed-data.js';
 
@@ -32,7 +32,7 @@ const REQUESTS: readonly [string, (shop: Shop, token: string) => Promise<ShopRes
 ];
 
 /** 401 account_access_ended with an error="invalid_token" challenge; these tokens are plain Bearer, so the scheme is Bearer. */
-function expectAccessEnded(shop: Shop, res: ShopResponse, clause: string, what: string): void {
+function expectAccessEnded(shop: Shop, res: ShopResponse, { clause, what }: { clause: string; what: string }): void {
   inCase(what, () => {
     expectProblem(res, { status: 401, error: 'account_access_ended', docsUrl: shop.docsUrl, clause });
     expectChallenge(res, { scheme: 'Bearer', error: 'invalid_token', clause: 'ERR-TABLE-5' });
@@ -51,11 +51,14 @@ test(
     async (shop) => {
       // Control: the same requests succeed for an active account (a fresh subject, provisioned active).
       const active = await shop.mint.customer({ sub: shop.subject('cust') });
-      expectSuccess(await shop.http.get('/v1/cart', { token: active }), 'control: an active account reads its cart', 'AUTH-ACTIVE-1');
+      expectSuccess(await shop.http.get('/v1/cart', { token: active }), {
+        what: 'control: an active account reads its cart',
+        clause: 'AUTH-ACTIVE-1',
+      });
       await judgeEachState(async ({ sub, state, clause }) => {
         const token = await shop.mint.customer({ sub });
         for (const [what, send] of REQUESTS)
-          expectAccessEnded(shop, await send(shop, token), clause, `${state} (${sub}), customer, ${what}`);
+          expectAccessEnded(shop, await send(shop, token), { clause, what: `${state} (${sub}), customer, ${what}` });
       });
     },
   ),
@@ -73,15 +76,14 @@ test(
     },
     async (shop) => {
       const active = await shop.mint.delegated({ sub: shop.subject('cust') });
-      expectSuccess(
-        await shop.http.get('/v1/cart', { token: active }),
-        'control: a delegated caller of an active account reads its cart',
-        'AUTH-ACTIVE-1',
-      );
+      expectSuccess(await shop.http.get('/v1/cart', { token: active }), {
+        what: 'control: a delegated caller of an active account reads its cart',
+        clause: 'AUTH-ACTIVE-1',
+      });
       await judgeEachState(async ({ sub, state, clause }) => {
         const token = await shop.mint.delegated({ sub });
         for (const [what, send] of REQUESTS)
-          expectAccessEnded(shop, await send(shop, token), clause, `${state} (${sub}), delegated, ${what}`);
+          expectAccessEnded(shop, await send(shop, token), { clause, what: `${state} (${sub}), delegated, ${what}` });
       });
     },
   ),
@@ -103,15 +105,16 @@ test(
       });
       // Control: the body is refused for an active account (validation: 400 invalid_request in the spec's table; any 4xx but 401 will do).
       if (control.status < 400 || control.status > 499 || control.status === 401) {
-        throw new CheckFailure('control: the invalid body from an active account: status', {
-          expected: 'a 4xx refusal other than 401',
-          actual: `${control.status} ${control.text.slice(0, 300)}`,
-          clause: 'AUTH-TOKEN-13',
-        });
+        fail(
+          'control: the invalid body from an active account: status',
+          'a 4xx refusal other than 401',
+          `${control.status} ${control.text.slice(0, 300)}`,
+          { clause: 'AUTH-TOKEN-13' },
+        );
       }
       for (const { sub, state } of ended()) {
         const res = await shop.http.post('/v1/cart/items', { token: await shop.mint.customer({ sub }), json: invalid });
-        expectAccessEnded(shop, res, 'AUTH-TOKEN-13', `${state} (${sub}) with an invalid body`);
+        expectAccessEnded(shop, res, { clause: 'AUTH-TOKEN-13', what: `${state} (${sub}) with an invalid body` });
       }
     },
   ),
@@ -133,7 +136,7 @@ test(
           expectProblem(res, { status: 401, error: 'account_access_ended', docsUrl: shop.docsUrl, clause });
           const header = res.headers.get('www-authenticate');
           if (header !== 'Bearer error="invalid_token"')
-            throw new CheckFailure('WWW-Authenticate', { expected: 'Bearer error="invalid_token"', actual: header, clause: 'ERR-TABLE-5' });
+            fail('WWW-Authenticate', 'Bearer error="invalid_token"', header, { clause: 'ERR-TABLE-5' });
         });
       });
     },

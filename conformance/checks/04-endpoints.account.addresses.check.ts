@@ -7,7 +7,17 @@
 // Ownership: the spec says every row is scoped by ownership; it does not say whether another account's id answers 403 or
 // 404, so spec-level checks accept either, and the reference's 404 (exactly as a nonexistent id) is checked at its level.
 import { check, test } from '../engine/check.js';
-import { brief, expectCreated, expectNoContent, expectNoStore, expectProblem, expectSuccess, fail } from '../lib/assert.js';
+import {
+  brief,
+  expectCreated,
+  expectNoContent,
+  expectNoHeader,
+  expectNoStore,
+  expectProblem,
+  expectSuccess,
+  fail,
+  expectSameJson,
+} from '../lib/assert.js';
 import { ADDRESS, addAddress, createdAddressId } from './_shared/add-address.js';
 import { locationOf } from './_shared/location.js';
 import { expectOwnershipRefusal } from './_shared/expect-refusals.js';
@@ -24,28 +34,29 @@ test(
     },
     async (shop) => {
       const token = await customerToken(shop);
-      const created = await addAddress(shop, token, 'END-CONV-1');
+      const created = await addAddress(shop, token, { clause: 'END-CONV-1' });
       expectCreated(created, { clause: 'END-CONV-1' });
       expectNoStore(created, { clause: 'END-CONV-9' });
       const id = createdAddressId(shop, created);
       // Location only where a GET URL exists (killed by a Location that answers 404 or 405 to GET).
       const location = locationOf(shop, created, '/v1/me/addresses');
       if (location === null)
-        fail('Location of addAddress', 'a URI reference (or no Location)', created.headers.get('location'), 'END-CONV-2');
+        fail('Location of addAddress', 'a URI reference (or no Location)', created.headers.get('location'), { clause: 'END-CONV-2' });
       if (location) {
         const read = await shop.http.get(location.url.href, { token });
         if (read.status === 404 || read.status === 405)
-          fail('GET on the Location of addAddress', 'a readable URL (or no Location)', brief(read), 'END-CONV-2');
+          fail('GET on the Location of addAddress', 'a readable URL (or no Location)', brief(read), { clause: 'END-CONV-2' });
       }
       const listed = await shop.http.get('/v1/me/addresses', { token });
-      expectSuccess(listed, 'listAddresses after the add', 'PUR-SERVE-4');
-      if (!listed.text.includes(id)) fail('listAddresses after the add', `a list naming ${id}`, listed.text.slice(0, 300), 'PUR-SERVE-4');
+      expectSuccess(listed, { what: 'listAddresses after the add', clause: 'PUR-SERVE-4' });
+      if (!listed.text.includes(id))
+        fail('listAddresses after the add', `a list naming ${id}`, listed.text.slice(0, 300), { clause: 'PUR-SERVE-4' });
       const del = await shop.http.delete(`/v1/me/addresses/${encodeURIComponent(id)}`, { token });
       expectNoContent(del, { clause: 'END-CONV-3' });
       expectNoStore(del, { clause: 'END-CONV-9' });
       const after = await shop.http.get('/v1/me/addresses', { token });
-      expectSuccess(after, 'listAddresses after the delete', 'PUR-SERVE-4');
-      if (after.text.includes(id)) fail('listAddresses after the delete', `no ${id}`, after.text.slice(0, 300), 'END-CONV-3');
+      expectSuccess(after, { what: 'listAddresses after the delete', clause: 'PUR-SERVE-4' });
+      if (after.text.includes(id)) fail('listAddresses after the delete', `no ${id}`, after.text.slice(0, 300), { clause: 'END-CONV-3' });
     },
   ),
 );
@@ -63,18 +74,16 @@ test(
       const token = await customerToken(shop);
       const created = await shop.http.post('/v1/me/addresses', { token, json: { ...ADDRESS, line2: 'Unit 2', phone: '+1 217 555 0100' } });
       expectCreated(created, { clause: 'END-CONV-1' });
-      if (created.headers.get('location') !== null)
-        fail('Location of addAddress', 'absent (no GET URL for one address)', created.headers.get('location'), 'END-CONV-2');
+      expectNoHeader(created, 'location', { what: 'Location of addAddress', clause: 'END-CONV-2' });
       const location = `/v1/me/addresses/${created.body?.id}`;
       const expected = { ...ADDRESS, line2: 'Unit 2', phone: '+1 217 555 0100' };
       for (const [k, v] of Object.entries(expected))
-        if (created.body?.[k] !== v) fail(`created address "${k}"`, v, created.body?.[k], 'END-CONV-1');
+        if (created.body?.[k] !== v) fail(`created address "${k}"`, v, created.body?.[k], { clause: 'END-CONV-1' });
       const list = await shop.http.get('/v1/me/addresses', { token });
-      if (JSON.stringify(list.body?.items) !== JSON.stringify([created.body]))
-        fail('listAddresses of a new account after one add', [created.body], list.body?.items, 'END-CONV-1');
+      expectSameJson(list.body?.items, [created.body], { what: 'listAddresses of a new account after one add', clause: 'END-CONV-1' });
       const checkout = await shop.http.get('/v1/me/checkout-address', { token });
       if (checkout.body?.address?.id !== created.body.id)
-        fail('getCheckoutAddress: the newest address', created.body.id, checkout.body, 'END-CONV-1');
+        fail('getCheckoutAddress: the newest address', created.body.id, checkout.body, { clause: 'END-CONV-1' });
       expectNoContent(await shop.http.delete(location, { token }), { clause: 'END-CONV-3' });
       expectProblem(await shop.http.delete(location, { token }), {
         status: 404,
@@ -83,8 +92,7 @@ test(
         clause: 'END-CONV-3',
       });
       const none = await shop.http.get('/v1/me/checkout-address', { token });
-      if (JSON.stringify(none.body) !== JSON.stringify({ address: null }))
-        fail('getCheckoutAddress with no address', { address: null }, none.body, 'END-CONV-3');
+      expectSameJson(none.body, { address: null }, { what: 'getCheckoutAddress with no address', clause: 'END-CONV-3' });
     },
   ),
 );
@@ -112,7 +120,7 @@ test(
         const doc = expectProblem(res, { status: 400, error: 'invalid_request', docsUrl: shop.docsUrl, clause: 'ERR-TABLE-11' });
         const issues = doc.issues as { path: string }[] | undefined;
         if (!Array.isArray(issues) || !issues.some((i) => i.path === path))
-          fail(`issues of addAddress with ${what}`, `an issue at ${path}`, issues, 'ERR-TABLE-11');
+          fail(`issues of addAddress with ${what}`, `an issue at ${path}`, issues, { clause: 'ERR-TABLE-11' });
       }
       expectProblem(await shop.http.delete('/v1/me/addresses/not-an-id', { token }), {
         status: 400,
@@ -121,8 +129,7 @@ test(
         clause: 'ERR-TABLE-11',
       });
       const list = await shop.http.get('/v1/me/addresses', { token });
-      if (JSON.stringify(list.body) !== JSON.stringify({ items: [] }))
-        fail('addresses after refused adds', { items: [] }, list.body, 'ERR-TABLE-11');
+      expectSameJson(list.body, { items: [] }, { what: 'addresses after refused adds', clause: 'ERR-TABLE-11' });
     },
   ),
 );
@@ -139,18 +146,17 @@ test(
     async (shop) => {
       const a = await customerToken(shop);
       const b = await customerToken(shop);
-      const id = createdAddressId(shop, await addAddress(shop, a, 'END-ME-2'));
-      expectOwnershipRefusal(
-        shop,
-        await shop.http.delete(`/v1/me/addresses/${encodeURIComponent(id)}`, { token: b }),
-        "B deletes A's address",
-        'END-ME-2',
-      );
+      const id = createdAddressId(shop, await addAddress(shop, a, { clause: 'END-ME-2' }));
+      expectOwnershipRefusal(shop, await shop.http.delete(`/v1/me/addresses/${encodeURIComponent(id)}`, { token: b }), {
+        what: "B deletes A's address",
+        clause: 'END-ME-2',
+      });
       const listed = await shop.http.get('/v1/me/addresses', { token: a });
-      expectSuccess(listed, 'A lists its addresses', 'END-ME-2');
-      if (!listed.text.includes(id)) fail("A's address after B's delete", `still listed (${id})`, listed.text.slice(0, 300), 'END-ME-2');
+      expectSuccess(listed, { what: 'A lists its addresses', clause: 'END-ME-2' });
+      if (!listed.text.includes(id))
+        fail("A's address after B's delete", `still listed (${id})`, listed.text.slice(0, 300), { clause: 'END-ME-2' });
       const bList = await shop.http.get('/v1/me/addresses', { token: b });
-      if (bList.text.includes(id)) fail("B's addresses", `no ${id}`, bList.text.slice(0, 300), 'END-ME-1');
+      if (bList.text.includes(id)) fail("B's addresses", `no ${id}`, bList.text.slice(0, 300), { clause: 'END-ME-1' });
     },
   ),
 );

@@ -7,7 +7,8 @@
 // spec level only as the target's /openapi.json names them. Probes address ids the seed does not hold, so nothing is
 // written.
 import { check, learned, notApplicable, test } from '../engine/check.js';
-import { callerGuardCheck, credentialsOfClaimedKinds, guardRefused } from '../engine/callers.js';
+import { credentialsOfClaimedKinds } from '../engine/callers.js';
+import { callerGuardCheck, guardRefused } from './_shared/caller-guard.js';
 import { brief, expectProblem, expectSuccess, fail, inCase } from '../lib/assert.js';
 import { OPERATIONS_BY_ID } from '../../contract/operations.js';
 import { ADDRESS } from './_shared/add-address.js';
@@ -96,7 +97,7 @@ test(
           token: await customerToken(shop),
           ...(json !== undefined ? { json } : {}),
         });
-        if (guardRefused(res)) fail(`control: ${op} with every customer scope`, 'past the guard', brief(res), 'AUTH-CUST-1');
+        if (guardRefused(res)) fail(`control: ${op} with every customer scope`, 'past the guard', brief(res), { clause: 'AUTH-CUST-1' });
       }
     },
   ),
@@ -166,11 +167,10 @@ test(
       seed: true,
     },
     async (shop) => {
-      expectSuccess(
-        await shop.http.get('/v1/me/profile', { token: await customerToken(shop) }),
-        'control: an active account reads its profile',
-        'AUTH-ACTIVE-1',
-      );
+      expectSuccess(await shop.http.get('/v1/me/profile', { token: await customerToken(shop) }), {
+        what: 'control: an active account reads its profile',
+        clause: 'AUTH-ACTIVE-1',
+      });
       for (const sub of Object.values(ENDED_ACCOUNTS)) {
         const tokens = [await customerToken(shop, sub), ...(shop.profile.capabilities.delegated ? [await delegatedToken(shop, sub)] : [])];
         for (const token of tokens) {
@@ -211,8 +211,8 @@ test(
       for (const [kind, who] of await credentialsOfClaimedKinds(shop))
         await inCase(`${kind} on GET /v1/me (x-callers ${JSON.stringify(declared)})`, async () => {
           const res = await shop.http.get('/v1/me', who);
-          if (declared.includes(kind)) expectSuccess(res, 'served', 'END-LIST-6');
-          else expectRefusal(shop, res, 'END-LIST-6');
+          if (declared.includes(kind)) expectSuccess(res, { what: 'served', clause: 'END-LIST-6' });
+          else expectRefusal(shop, res, { clause: 'END-LIST-6' });
         });
     },
   ),
@@ -231,7 +231,9 @@ test(
     },
     async (shop) => {
       for (const [kind, who] of await credentialsOfClaimedKinds(shop))
-        await inCase(`${kind} on GET /v1/me`, async () => expectSuccess(await shop.http.get('/v1/me', who), 'GET /v1/me', 'END-LIST-6'));
+        await inCase(`${kind} on GET /v1/me`, async () =>
+          expectSuccess(await shop.http.get('/v1/me', who), { what: 'GET /v1/me', clause: 'END-LIST-6' }),
+        );
     },
   ),
 );

@@ -16,9 +16,9 @@ import { ABSENT_IDS, ADA, BEN, ORDERS } from './_shared/seed-data.js';
 import { expectUnchanged, readBaseline } from '../lib/compare.js';
 
 /** An order as its owner reads it, for before/after comparisons. */
-async function ownOrder(shop: Shop, token: string, id: string, clause: string): Promise<ShopResponse> {
+async function ownOrder(shop: Shop, token: string, id: string, { clause }: { clause: string }): Promise<ShopResponse> {
   const res = await shop.http.get(`/v1/me/orders/${id}`, { token });
-  expectSuccess(res, `the owner reads ${id}`, clause);
+  expectSuccess(res, { what: `the owner reads ${id}`, clause });
   return res;
 }
 
@@ -40,59 +40,46 @@ test(
       const { benPaid: paid, adaDelivered: delivered } = ORDERS;
       const twice = readBaseline;
       const before = {
-        paid: await twice(() => ownOrder(shop, ben, paid.id, 'END-ME-2')),
-        delivered: await twice(() => ownOrder(shop, ada, delivered.id, 'END-ME-2')),
+        paid: await twice(() => ownOrder(shop, ben, paid.id, { clause: 'END-ME-2' })),
+        delivered: await twice(() => ownOrder(shop, ada, delivered.id, { clause: 'END-ME-2' })),
       };
       const addressesBefore = await twice(() => shop.http.get('/v1/me/addresses', { token: ada }));
       for (const id of ADA.orderIds) {
         const res = await shop.http.get(`/v1/me/orders/${id}`, { token: other });
         // Served, it is a row not scoped by the token's sub and another account's data seen.
-        expectOwnershipRefusal(shop, res, `a fresh account reads ${id}`, ['END-ME-2', 'END-ME-1']);
+        expectOwnershipRefusal(shop, res, { what: `a fresh account reads ${id}`, clause: ['END-ME-2', 'END-ME-1'] });
         if (res.text.includes(ADA.name) || res.text.includes(ADA.line1))
-          fail(`refusal of ${id}`, 'nothing of Ada', res.text.slice(0, 300), 'END-ME-1');
+          fail(`refusal of ${id}`, 'nothing of Ada', res.text.slice(0, 300), { clause: 'END-ME-1' });
       }
-      expectOwnershipRefusal(
-        shop,
-        await shop.http.post(`/v1/me/orders/${paid.id}/cancellation`, { token: other, json: {} }),
-        `a fresh account cancels ${BEN.sub}'s ${paid.id}`,
-        'END-ME-2',
-      );
-      expectOwnershipRefusal(
-        shop,
-        await shop.http.post(`/v1/me/orders/${paid.id}/cancellation`, { token: ada, json: {} }),
-        `${ADA.sub} cancels ${BEN.sub}'s ${paid.id}`,
-        'END-ME-2',
-      );
+      expectOwnershipRefusal(shop, await shop.http.post(`/v1/me/orders/${paid.id}/cancellation`, { token: other, json: {} }), {
+        what: `a fresh account cancels ${BEN.sub}'s ${paid.id}`,
+        clause: 'END-ME-2',
+      });
+      expectOwnershipRefusal(shop, await shop.http.post(`/v1/me/orders/${paid.id}/cancellation`, { token: ada, json: {} }), {
+        what: `${ADA.sub} cancels ${BEN.sub}'s ${paid.id}`,
+        clause: 'END-ME-2',
+      });
       expectOwnershipRefusal(
         shop,
         await shop.http.post(`/v1/me/orders/${delivered.id}/returns`, { token: other, json: { reason: 'not mine' } }),
-        `a fresh account returns ${delivered.id}`,
-        'END-ME-2',
+        { what: `a fresh account returns ${delivered.id}`, clause: 'END-ME-2' },
       );
-      expectOwnershipRefusal(
-        shop,
-        await shop.http.delete(`/v1/me/addresses/${ADA.addressIds[1]}`, { token: other }),
-        `a fresh account deletes ${ADA.addressIds[1]}`,
-        'END-ME-2',
-      );
-      expectUnchanged(
-        before.paid,
-        await ownOrder(shop, ben, paid.id, 'END-ME-2'),
-        `${BEN.sub}'s ${paid.id} after others' cancellations`,
-        'END-ME-2',
-      );
-      expectUnchanged(
-        before.delivered,
-        await ownOrder(shop, ada, delivered.id, 'END-ME-2'),
-        `${ADA.sub}'s ${delivered.id} after another account's return`,
-        'END-ME-2',
-      );
-      expectUnchanged(
-        addressesBefore,
-        await shop.http.get('/v1/me/addresses', { token: ada }),
-        `${ADA.sub}'s addresses after another account's delete`,
-        'END-ME-2',
-      );
+      expectOwnershipRefusal(shop, await shop.http.delete(`/v1/me/addresses/${ADA.addressIds[1]}`, { token: other }), {
+        what: `a fresh account deletes ${ADA.addressIds[1]}`,
+        clause: 'END-ME-2',
+      });
+      expectUnchanged(before.paid, await ownOrder(shop, ben, paid.id, { clause: 'END-ME-2' }), {
+        what: `${BEN.sub}'s ${paid.id} after others' cancellations`,
+        clause: 'END-ME-2',
+      });
+      expectUnchanged(before.delivered, await ownOrder(shop, ada, delivered.id, { clause: 'END-ME-2' }), {
+        what: `${ADA.sub}'s ${delivered.id} after another account's return`,
+        clause: 'END-ME-2',
+      });
+      expectUnchanged(addressesBefore, await shop.http.get('/v1/me/addresses', { token: ada }), {
+        what: `${ADA.sub}'s addresses after another account's delete`,
+        clause: 'END-ME-2',
+      });
     },
   ),
 );
@@ -111,7 +98,8 @@ test(
       const same = (what: string, mine: ShopResponse, missing: ShopResponse) => {
         const a = expectProblem(mine, { status: 404, error: 'not_found', docsUrl: shop.docsUrl, clause: 'END-ME-2' });
         const b = expectProblem(missing, { status: 404, error: 'not_found', docsUrl: shop.docsUrl, clause: 'END-ME-2' });
-        if (a.detail !== b.detail) fail(`${what}: the refusal tells nothing of the row's existence`, b.detail, a.detail, 'END-ME-2');
+        if (a.detail !== b.detail)
+          fail(`${what}: the refusal tells nothing of the row's existence`, b.detail, a.detail, { clause: 'END-ME-2' });
       };
       const { order: none, address: noAddress } = ABSENT_IDS;
       const { adaDelivered: delivered, benPaid: paid } = ORDERS;

@@ -7,7 +7,7 @@
 // refusal leaves as it was, so reruns and parallel workers see the seed as docs/seed.md describes it.
 import { check, test } from '../engine/check.js';
 import type { ShopResponse } from '../engine/http.js';
-import { expectProblem, expectStatus, fail } from '../lib/assert.js';
+import { expectProblem, expectStatus, fail, expectSameJson } from '../lib/assert.js';
 import { customerToken } from './_shared/mint-callers.js';
 import { ADA, BEN, EVE, ORDERS, SEED_PROVIDER_REF } from './_shared/seed-data.js';
 
@@ -35,11 +35,10 @@ test(
         cursor = res.body.next_cursor;
         if (cursor === null) break;
       }
-      if (JSON.stringify(seen) !== JSON.stringify(ADA.orderIds))
-        fail(`${ADA.sub}'s orders paged with limit=1`, ADA.orderIds, seen, 'END-OPS-LISTORDERS-1');
+      expectSameJson(seen, ADA.orderIds, { what: `${ADA.sub}'s orders paged with limit=1`, clause: 'END-OPS-LISTORDERS-1' });
       const refunded = await shop.http.get('/v1/me/orders?status=refunded', { token });
       if (JSON.stringify(refunded.body?.items?.map((o: { id: string }) => o.id)) !== JSON.stringify([ORDERS.adaRefunded.id]))
-        fail('status=refunded', [ORDERS.adaRefunded.id], refunded.body, 'END-OPS-LISTORDERS-1');
+        fail('status=refunded', [ORDERS.adaRefunded.id], refunded.body, { clause: 'END-OPS-LISTORDERS-1' });
       for (const q of ['limit=0', 'limit=101', 'status=lost']) {
         expectProblem(await shop.http.get(`/v1/me/orders?${q}`, { token }), {
           status: 400,
@@ -76,22 +75,23 @@ test(
         const res = await shop.http.get(path, { token });
         expectStatus(res, 200, { clause: 'PUR-SERVE-4' });
         if (SEED_PROVIDER_REF.test(res.text))
-          fail(`GET ${path} leaks a payment-provider reference`, 'none', res.text.slice(0, 300), 'PUR-SERVE-4');
+          fail(`GET ${path} leaks a payment-provider reference`, 'none', res.text.slice(0, 300), { clause: 'PUR-SERVE-4' });
         return res.body;
       };
       const expectKeys = (what: string, value: unknown, keys: string[], clause: string) => {
-        if (JSON.stringify(keysOf(value)) !== JSON.stringify([...keys].sort()))
-          fail(`members of ${what}`, [...keys].sort(), keysOf(value), clause);
+        expectSameJson(keysOf(value), [...keys].sort(), { what: `members of ${what}`, clause });
       };
       const ADDRESS_KEYS = ['id', 'name', 'line1', 'line2', 'city', 'region', 'postal_code', 'country', 'phone', 'created_at'];
       const profile = await get('/v1/me/profile');
       expectKeys('Profile', profile, ['sub', 'email', 'display_name', 'created_at'], 'END-OPS-GETPROFILE-1');
       if (profile.sub !== ADA.sub || profile.email !== ADA.email || profile.display_name !== ADA.name)
-        fail(`${ADA.sub}'s profile`, { sub: ADA.sub, email: ADA.email, display_name: ADA.name }, profile, 'END-OPS-GETPROFILE-1');
+        fail(`${ADA.sub}'s profile`, { sub: ADA.sub, email: ADA.email, display_name: ADA.name }, profile, {
+          clause: 'END-OPS-GETPROFILE-1',
+        });
       const addresses = await get('/v1/me/addresses');
       expectKeys('AddressList', addresses, ['items'], 'PUR-SERVE-4');
       if (JSON.stringify(addresses.items.map((a: { id: string }) => a.id)) !== JSON.stringify(ADA.addressIds))
-        fail(`${ADA.sub}'s addresses, newest first`, ADA.addressIds, addresses.items, 'PUR-SERVE-4');
+        fail(`${ADA.sub}'s addresses, newest first`, ADA.addressIds, addresses.items, { clause: 'PUR-SERVE-4' });
       for (const a of addresses.items) expectKeys('Address', a, ADDRESS_KEYS, 'PUR-SERVE-4');
       const cards = await get('/v1/me/payment-methods');
       for (const c of cards.items)
@@ -128,7 +128,9 @@ test(
       );
       const lineSum = (order.lines as { line_total_cents: number }[]).reduce((n, l) => n + l.line_total_cents, 0);
       if (order.subtotal_cents !== lineSum || order.total_cents !== order.subtotal_cents + order.shipping_cents + order.tax_cents) {
-        fail(`${ORDERS.adaDelivered.id} totals`, 'subtotal = sum of lines; total = subtotal + shipping + tax', order, 'END-OPS-GETORDER-1');
+        fail(`${ORDERS.adaDelivered.id} totals`, 'subtotal = sum of lines; total = subtotal + shipping + tax', order, {
+          clause: 'END-OPS-GETORDER-1',
+        });
       }
       const methods = await get('/v1/me/checkout-methods');
       for (const c of methods.items)
@@ -136,10 +138,11 @@ test(
       const checkoutAddress = await get('/v1/me/checkout-address');
       expectKeys('CheckoutAddress', checkoutAddress, ['address'], 'END-OPS-GETCHECKOUTADDRESS-1');
       if (checkoutAddress.address?.id !== ADA.addressIds[0])
-        fail(`${ADA.sub}'s checkout address (the newest)`, ADA.addressIds[0], checkoutAddress.address, 'END-OPS-GETCHECKOUTADDRESS-1');
+        fail(`${ADA.sub}'s checkout address (the newest)`, ADA.addressIds[0], checkoutAddress.address, {
+          clause: 'END-OPS-GETCHECKOUTADDRESS-1',
+        });
       const eve = await shop.http.get('/v1/me/checkout-methods', { token: await customerToken(shop, EVE.sub) });
-      if (JSON.stringify(eve.body) !== JSON.stringify({ items: [] }))
-        fail(`checkout methods of ${EVE.sub} (no card)`, { items: [] }, eve.body, 'END-OPS-GETCHECKOUTMETHODS-1');
+      expectSameJson(eve.body, { items: [] }, { what: `checkout methods of ${EVE.sub} (no card)`, clause: 'END-OPS-GETCHECKOUTMETHODS-1' });
     },
   ),
 );
@@ -172,8 +175,8 @@ test(
       };
       for (const { owner: sub, id, status } of NOT_CANCELLABLE) {
         const before = await read(sub, id);
-        if (before.status !== status) fail(`seed state of ${id}`, status, before.status, 'END-OPS-CANCELORDER-1');
-        if (before.cancellable !== false) fail(`${id} "cancellable"`, false, before.cancellable, 'END-OPS-CANCELORDER-1');
+        if (before.status !== status) fail(`seed state of ${id}`, status, before.status, { clause: 'END-OPS-CANCELORDER-1' });
+        if (before.cancellable !== false) fail(`${id} "cancellable"`, false, before.cancellable, { clause: 'END-OPS-CANCELORDER-1' });
         expectProblem(await shop.http.post(`/v1/me/orders/${id}/cancellation`, { token: tokens[sub], json: { reason: 'conformance' } }), {
           status: 409,
           error: 'order_not_cancellable',
@@ -181,12 +184,11 @@ test(
           clause: 'END-OPS-CANCELORDER-1',
         });
         const after = await read(sub, id);
-        if (JSON.stringify(after) !== JSON.stringify(before))
-          fail(`${id} after a refused cancellation`, before, after, 'END-OPS-CANCELORDER-1');
+        expectSameJson(after, before, { what: `${id} after a refused cancellation`, clause: 'END-OPS-CANCELORDER-1' });
       }
       for (const { owner: sub, id, status } of NOT_RETURNABLE) {
         const before = await read(sub, id);
-        if (before.status !== status) fail(`seed state of ${id}`, status, before.status, 'END-OPS-REQUESTRETURN-1');
+        if (before.status !== status) fail(`seed state of ${id}`, status, before.status, { clause: 'END-OPS-REQUESTRETURN-1' });
         expectProblem(await shop.http.post(`/v1/me/orders/${id}/returns`, { token: tokens[sub], json: { reason: 'conformance' } }), {
           status: 409,
           error: 'order_not_returnable',
@@ -194,8 +196,7 @@ test(
           clause: 'END-OPS-REQUESTRETURN-1',
         });
         const after = await read(sub, id);
-        if (JSON.stringify(after) !== JSON.stringify(before))
-          fail(`${id} after a refused return`, before, after, 'END-OPS-REQUESTRETURN-1');
+        expectSameJson(after, before, { what: `${id} after a refused return`, clause: 'END-OPS-REQUESTRETURN-1' });
       }
     },
   ),

@@ -31,12 +31,12 @@ test(
         delivered: await readBaseline(() => shop.http.get(`/v1/me/orders/${delivered.id}`, { token: ada })),
         addresses: await readBaseline(() => shop.http.get('/v1/me/addresses', { token: ada })),
       };
-      expectSuccess(before.paid.first, `control: ${BEN.sub} reads ${paid.id}`, 'END-ME-2');
+      expectSuccess(before.paid.first, { what: `control: ${BEN.sub} reads ${paid.id}`, clause: 'END-ME-2' });
       const needles = [ADA.name, ADA.line1, ...ADA.orderIds, ...ADA.addressIds, ...NOT_ADAS];
       for (const [who, send] of await callers(shop, 'agents')) {
         for (const id of ADA.orderIds) {
           const res = await send('GET', `/v1/me/orders/${id}`);
-          inCase(who, () => expectOwnershipRefusal(shop, res, `reads ${ADA.sub}'s ${id}`, ['END-ME-2', 'END-ME-1']));
+          inCase(who, () => expectOwnershipRefusal(shop, res, { what: `reads ${ADA.sub}'s ${id}`, clause: ['END-ME-2', 'END-ME-1'] }));
         }
         const writes: [string, string, string, unknown][] = [
           [`cancels ${BEN.sub}'s ${paid.id}`, 'POST', `/v1/me/orders/${paid.id}/cancellation`, {}],
@@ -45,34 +45,30 @@ test(
         ];
         for (const [what, method, path, json] of writes) {
           const res = await send(method, path, json);
-          inCase(who, () => expectOwnershipRefusal(shop, res, what, 'END-ME-2'));
+          inCase(who, () => expectOwnershipRefusal(shop, res, { what, clause: 'END-ME-2' }));
         }
         for (const path of ['/v1/me/profile', '/v1/me/addresses', '/v1/me/payment-methods', '/v1/me/orders']) {
           const res = await send('GET', path);
-          expectSuccess(res, `GET ${path} as ${who} of a fresh account`, 'END-ME-1');
+          expectSuccess(res, { what: `GET ${path} as ${who} of a fresh account`, clause: 'END-ME-1' });
           const seen = needles.filter((n) => res.text.includes(n));
           if (seen.length > 0)
-            fail(`GET ${path} as ${who} of a fresh account`, `nothing of ${seen.join(', ')}`, res.text.slice(0, 300), 'END-ME-1');
+            fail(`GET ${path} as ${who} of a fresh account`, `nothing of ${seen.join(', ')}`, res.text.slice(0, 300), {
+              clause: 'END-ME-1',
+            });
         }
       }
-      expectUnchanged(
-        before.paid,
-        await shop.http.get(`/v1/me/orders/${paid.id}`, { token: ben }),
-        `${paid.id} after agents' cancellations`,
-        'END-ME-2',
-      );
-      expectUnchanged(
-        before.delivered,
-        await shop.http.get(`/v1/me/orders/${delivered.id}`, { token: ada }),
-        `${delivered.id} after agents' returns`,
-        'END-ME-2',
-      );
-      expectUnchanged(
-        before.addresses,
-        await shop.http.get('/v1/me/addresses', { token: ada }),
-        `${ADA.sub}'s addresses after agents' deletes`,
-        'END-ME-2',
-      );
+      expectUnchanged(before.paid, await shop.http.get(`/v1/me/orders/${paid.id}`, { token: ben }), {
+        what: `${paid.id} after agents' cancellations`,
+        clause: 'END-ME-2',
+      });
+      expectUnchanged(before.delivered, await shop.http.get(`/v1/me/orders/${delivered.id}`, { token: ada }), {
+        what: `${delivered.id} after agents' returns`,
+        clause: 'END-ME-2',
+      });
+      expectUnchanged(before.addresses, await shop.http.get('/v1/me/addresses', { token: ada }), {
+        what: `${ADA.sub}'s addresses after agents' deletes`,
+        clause: 'END-ME-2',
+      });
     },
   ),
 );

@@ -7,7 +7,7 @@
 // never through member names; the exact identity body is the reference's (docs/account.md).
 import { check, notApplicable, test } from '../engine/check.js';
 import type { ShopResponse } from '../engine/http.js';
-import { brief, expectNoStore, expectStatus, expectSuccess, fail, failSoft, is2xx } from '../lib/assert.js';
+import { brief, expectNoStore, expectStatus, expectSuccess, fail, failSoft, is2xx, expectSameJson } from '../lib/assert.js';
 import { browserArtifact } from './_shared/artifact-headers.js';
 import { AssistantAgent, browserSession } from './_shared/assistant.js';
 import { customerToken, delegatedToken } from './_shared/mint-callers.js';
@@ -35,13 +35,17 @@ test(
       ];
       for (const [path, own] of reads) {
         const res = await shop.http.get(path, { token });
-        expectSuccess(res, `GET ${path} as ${ADA.sub}`, 'PUR-SERVE-4');
+        expectSuccess(res, { what: `GET ${path} as ${ADA.sub}`, clause: 'PUR-SERVE-4' });
         expectNoStore(res, { clause: 'END-CONV-9' });
         if (!res.text.includes(own))
-          fail(`GET ${path} as ${ADA.sub} shows Ada's seed data`, `a body mentioning ${own}`, res.text.slice(0, 300), 'PUR-SERVE-4');
+          fail(`GET ${path} as ${ADA.sub} shows Ada's seed data`, `a body mentioning ${own}`, res.text.slice(0, 300), {
+            clause: 'PUR-SERVE-4',
+          });
         for (const other of NOT_ADAS)
           if (res.text.includes(other))
-            fail(`GET ${path} as ${ADA.sub} shows another account's data`, `nothing of ${other}`, res.text.slice(0, 300), 'END-ME-1');
+            fail(`GET ${path} as ${ADA.sub} shows another account's data`, `nothing of ${other}`, res.text.slice(0, 300), {
+              clause: 'END-ME-1',
+            });
       }
     },
   ),
@@ -67,9 +71,10 @@ test(
         '/v1/me/checkout-methods',
       ]) {
         const res = await shop.http.get(path, { token });
-        expectSuccess(res, `GET ${path} as a fresh account`, 'END-ME-1');
+        expectSuccess(res, { what: `GET ${path} as a fresh account`, clause: 'END-ME-1' });
         for (const n of needles)
-          if (res.text.includes(n)) fail(`GET ${path} as a fresh account`, `nothing of ${n}`, res.text.slice(0, 300), 'END-ME-1');
+          if (res.text.includes(n))
+            fail(`GET ${path} as a fresh account`, `nothing of ${n}`, res.text.slice(0, 300), { clause: 'END-ME-1' });
       }
     },
   ),
@@ -96,14 +101,11 @@ function leaves(value: unknown, path = ''): [string, unknown][] {
  */
 function expectBanner(res: ShopResponse, who: string): void {
   if (EMAIL.test(res.text) || res.text.includes('@') || res.text.includes(ADA.email))
-    failSoft(`getIdentity (${who}) carries an email address`, 'no email', res.text.slice(0, 300), 'PUR-BANNER-2');
+    failSoft(`getIdentity (${who}) carries an email address`, 'no email', res.text.slice(0, 300), { clause: 'PUR-BANNER-2' });
   if (!leaves(res.body).some(([, v]) => v === ADA.name))
-    failSoft(
-      `getIdentity (${who}) shows the display name`,
-      `a member equal to ${JSON.stringify(ADA.name)}`,
-      res.text.slice(0, 300),
-      'PUR-BANNER-1',
-    );
+    failSoft(`getIdentity (${who}) shows the display name`, `a member equal to ${JSON.stringify(ADA.name)}`, res.text.slice(0, 300), {
+      clause: 'PUR-BANNER-1',
+    });
   // A telephone number in the account's identity read is a contact detail: personal data other than the display name,
   // whether it is the one the seed holds or another (the spec names the display name alone).
   const phones = leaves(res.body).filter(([, v]) => typeof v === 'string' && v !== ADA.name && PHONE_LIKE.test(v));
@@ -112,7 +114,7 @@ function expectBanner(res: ShopResponse, who: string): void {
       `getIdentity (${who}) carries only the display name of the account's personal data`,
       'no telephone number',
       phones.map(([path, v]) => `${path}: ${String(v)}`),
-      'PUR-BANNER-1',
+      { clause: 'PUR-BANNER-1' },
     );
   const personal = [ADA.line1, ADA.phone, ...ADA.last4, ...ADA.addressIds, ADA.cardPrefix].filter((p) => res.text.includes(p));
   if (personal.length > 0)
@@ -120,7 +122,7 @@ function expectBanner(res: ShopResponse, who: string): void {
       `getIdentity (${who}) carries only the display name of the account's personal data`,
       `nothing of ${personal.join(', ')}`,
       res.text.slice(0, 300),
-      'PUR-BANNER-1',
+      { clause: 'PUR-BANNER-1' },
     );
 }
 
@@ -140,15 +142,19 @@ test(
         [ADA.sub, ada],
         [CHLOE.sub, chloe],
       ] as const) {
-        expectSuccess(res, `getIdentity as ${who}`, 'PUR-SERVE-4');
+        expectSuccess(res, { what: `getIdentity as ${who}`, clause: 'PUR-SERVE-4' });
         if (typeof res.body !== 'object' || res.body === null)
-          fail(`getIdentity body (${who})`, 'a JSON object', res.text.slice(0, 300), 'PUR-SERVE-4');
+          fail(`getIdentity body (${who})`, 'a JSON object', res.text.slice(0, 300), { clause: 'PUR-SERVE-4' });
         if (EMAIL.test(res.text) || res.text.includes('@'))
-          fail(`getIdentity (${who}) carries an email address`, 'no email', res.text.slice(0, 300), 'PUR-BANNER-2');
+          fail(`getIdentity (${who}) carries an email address`, 'no email', res.text.slice(0, 300), { clause: 'PUR-BANNER-2' });
         if (URL_LIKE.test(res.text))
-          fail(`getIdentity (${who}) carries a URL`, 'no URL of the self-service feature', res.text.slice(0, 300), 'END-IDENT-2');
+          fail(`getIdentity (${who}) carries a URL`, 'no URL of the self-service feature', res.text.slice(0, 300), {
+            clause: 'END-IDENT-2',
+          });
         if (JWT_LIKE.test(res.text))
-          fail(`getIdentity (${who}) carries a token`, 'no token of the self-service feature', res.text.slice(0, 300), 'END-IDENT-2');
+          fail(`getIdentity (${who}) carries a token`, 'no token of the self-service feature', res.text.slice(0, 300), {
+            clause: 'END-IDENT-2',
+          });
       }
       expectBanner(ada, `customer ${ADA.sub}`);
       // The eligibility boolean: some boolean member that is true for Ada and false for Chloé.
@@ -159,7 +165,7 @@ test(
           'getIdentity carries the self-service eligibility boolean',
           `a boolean member true for ${ADA.sub} and false for ${CHLOE.sub}`,
           `${ada.text.slice(0, 200)} / ${chloe.text.slice(0, 200)}`,
-          'END-IDENT-1',
+          { clause: 'END-IDENT-1' },
         );
     },
   ),
@@ -214,7 +220,7 @@ test(
       for (const [who, read, listed] of reads) {
         const res = await read();
         if (!is2xx(res)) {
-          if (listed) failSoft(`getIdentity as ${who} (in the checkout list)`, '2xx', brief(res), 'END-LIST-3');
+          if (listed) failSoft(`getIdentity as ${who} (in the checkout list)`, '2xx', brief(res), { clause: 'END-LIST-3' });
           continue;
         }
         expectBanner(res, who);
@@ -224,7 +230,7 @@ test(
             `getIdentity as ${who}: the self-service eligibility boolean`,
             `${flips.join(' or ')}: true, as the customer reads it`,
             res.text.slice(0, 300),
-            'END-IDENT-1',
+            { clause: 'END-IDENT-1' },
           );
       }
     },
@@ -247,7 +253,7 @@ test(
       ] as const) {
         const res = await shop.http.get('/v1/me/identity', { token: await customerToken(shop, sub) });
         expectStatus(res, 200, { clause: 'PUR-BANNER-1' });
-        if (JSON.stringify(res.body) !== JSON.stringify(body)) fail(`getIdentity of ${sub}`, body, res.body, 'PUR-BANNER-1');
+        expectSameJson(res.body, body, { what: `getIdentity of ${sub}`, clause: 'PUR-BANNER-1' });
       }
     },
   ),

@@ -6,11 +6,11 @@
 // therefore sends the reference's body and, when the service refuses that body with a 4xx, is skipped as not applicable
 // (the service may well name its members otherwise); it fails only on what the spec itself says.
 import { check, test } from '../engine/check.js';
-import { callerGuardCheck } from '../engine/callers.js';
+import { callerGuardCheck } from './_shared/caller-guard.js';
 import { expectNoStore, expectProblem, expectStatus, fail } from '../lib/assert.js';
 import type { Operation } from '../../contract/operations.js';
 import { CATALOG_AND_CART } from './_shared/describe-operations.js';
-import { cartLine, cartQuantity, lineOf } from './_shared/expect-cart.js';
+import { cartLine, cartQuantity, lineOf, expectEmptyCart } from './_shared/expect-cart.js';
 import { customerToken } from './_shared/mint-callers.js';
 import { LOW_STOCK_VARIANT, OUT_OF_STOCK_VARIANT, PRODUCT_HANDLE, VARIANT } from './_shared/seed-data.js';
 
@@ -41,26 +41,26 @@ test(
       const token = await customerToken(shop);
       const empty = await shop.http.get('/v1/cart', { token });
       expectStatus(empty, 200, { clause: 'PUR-SERVE-2' });
-      if (!Array.isArray(empty.body?.lines) || empty.body.lines.length !== 0)
-        fail('lines of a new cart', [], empty.body?.lines, 'PUR-SERVE-2');
+      expectEmptyCart(empty, { what: 'lines of a new cart', clause: 'PUR-SERVE-2' });
 
       const add = await shop.http.post('/v1/cart/items', { token, json: cartLine(VARIANT, 2) });
       expectStatus(add, 201, { clause: 'PUR-SERVE-2' });
-      if (lineOf(add, VARIANT)?.quantity !== 2) fail('quantity after the add', 2, lineOf(add, VARIANT), 'PUR-SERVE-2');
+      if (lineOf(add, VARIANT)?.quantity !== 2) fail('quantity after the add', 2, lineOf(add, VARIANT), { clause: 'PUR-SERVE-2' });
 
       const up = await shop.http.patch(`/v1/cart/items/${VARIANT}`, { token, json: cartQuantity(3) });
       expectStatus(up, 200, { clause: 'PUR-SERVE-2' });
       expectNoStore(up, { clause: 'END-CONV-9' });
-      if (lineOf(up, VARIANT)?.quantity !== 3) fail('quantity after the update (set, not added)', 3, lineOf(up, VARIANT), 'PUR-SERVE-2');
+      if (lineOf(up, VARIANT)?.quantity !== 3)
+        fail('quantity after the update (set, not added)', 3, lineOf(up, VARIANT), { clause: 'PUR-SERVE-2' });
       const read = await shop.http.get('/v1/cart', { token });
-      if (lineOf(read, VARIANT)?.quantity !== 3) fail('quantity read back', 3, lineOf(read, VARIANT), 'PUR-SERVE-2');
+      if (lineOf(read, VARIANT)?.quantity !== 3) fail('quantity read back', 3, lineOf(read, VARIANT), { clause: 'PUR-SERVE-2' });
 
       const del = await shop.http.delete(`/v1/cart/items/${VARIANT}`, { token });
       expectStatus(del, 204, { clause: 'END-CONV-3' });
-      if (del.text !== '') fail('body of the 204', 'empty', del.text, 'END-CONV-3');
+      if (del.text !== '') fail('body of the 204', 'empty', del.text, { clause: 'END-CONV-3' });
       const after = await shop.http.get('/v1/cart', { token });
       if (lineOf(after, VARIANT) !== undefined || after.body?.lines?.length !== 0)
-        fail('lines after the remove', [], after.body?.lines, 'PUR-SERVE-2');
+        fail('lines after the remove', [], after.body?.lines, { clause: 'PUR-SERVE-2' });
 
       expectProblem(await shop.http.delete(`/v1/cart/items/${VARIANT}`, { token }), {
         status: 404,
@@ -113,9 +113,10 @@ test(
         clause: 'PUR-SERVE-2',
       });
       const cart = await shop.http.get('/v1/cart', { token });
-      if (lineOf(cart, low)?.quantity !== stock) fail(`${low} line after the refusals`, stock, lineOf(cart, low), 'PUR-SERVE-2');
+      if (lineOf(cart, low)?.quantity !== stock)
+        fail(`${low} line after the refusals`, stock, lineOf(cart, low), { clause: 'PUR-SERVE-2' });
       if (lineOf(cart, OUT_OF_STOCK_VARIANT) !== undefined)
-        fail(`${OUT_OF_STOCK_VARIANT} line`, 'absent', lineOf(cart, OUT_OF_STOCK_VARIANT), 'PUR-SERVE-2');
+        fail(`${OUT_OF_STOCK_VARIANT} line`, 'absent', lineOf(cart, OUT_OF_STOCK_VARIANT), { clause: 'PUR-SERVE-2' });
     },
   ),
 );

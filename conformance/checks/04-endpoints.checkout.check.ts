@@ -15,7 +15,7 @@
 import { check, test, type Shop } from '../engine/check.js';
 import type { ShopResponse } from '../engine/http.js';
 import { credentialsOf, KINDS, type Kind } from '../engine/callers.js';
-import { brief, expectProblem, fail } from '../lib/assert.js';
+import { brief, expectNoHeader, expectProblem, fail, expectNoServerError } from '../lib/assert.js';
 import { emptyCart } from './_shared/expect-cart.js';
 import { customerToken, delegatedToken } from './_shared/mint-callers.js';
 import { CHECKOUT, checkout, checkoutBody, PREVIEW } from './_shared/place-order.js';
@@ -53,7 +53,7 @@ async function callerMatrix(shop: Shop, path: string, json: unknown, opClause: s
           `${kind} on ${path} (in the agent-checkout list) must pass the guard`,
           'not 401/403',
           `${res.status} ${String(res.body?.error ?? '')}`,
-          opClause,
+          { clause: opClause },
         );
     } else {
       const clause = kind === 'operator' ? 'END-LIST-5' : 'END-LIST-4';
@@ -62,11 +62,10 @@ async function callerMatrix(shop: Shop, path: string, json: unknown, opClause: s
           `${kind} on ${path} (outside the agent-checkout list): every caller kind is answered as on a path no service has`,
           '403 caller_not_allowed from a served route',
           noRouteAnswers(answers),
-          [clause, opClause],
+          { clause: [clause, opClause] },
         );
       expectProblem(res, { status: 403, error: 'caller_not_allowed', docsUrl: shop.docsUrl, clause });
-      if (res.headers.get('www-authenticate') !== null)
-        fail(`WWW-Authenticate on caller_not_allowed (${kind})`, 'absent', res.headers.get('www-authenticate'), 'ERR-TABLE-8');
+      expectNoHeader(res, 'www-authenticate', { what: `WWW-Authenticate on caller_not_allowed (${kind})`, clause: 'ERR-TABLE-8' });
     }
   }
 }
@@ -119,9 +118,9 @@ test(
             `not an unmatched-route answer (${describeUnmatched(unmatched)})`,
             brief(res),
             // The preview unserved is the operation's route missing and the service not serving previews.
-            ['END-OPS-CREATECHECKOUTPREVIEW-1', 'PUR-SERVE-3'],
+            { clause: ['END-OPS-CREATECHECKOUTPREVIEW-1', 'PUR-SERVE-3'] },
           );
-        if (res.status >= 500) fail('POST /v1/checkout-previews', 'not a server error', brief(res), 'PUR-SERVE-3');
+        expectNoServerError(res, { what: 'POST /v1/checkout-previews', clause: 'PUR-SERVE-3' });
       }
     },
   ),

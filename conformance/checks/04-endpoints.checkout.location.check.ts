@@ -8,7 +8,7 @@
 //
 // Data. Its own checkout account of the seed (CHECKOUT_ACCOUNTS[7]): the cart is emptied first and left empty.
 import { check, test } from '../engine/check.js';
-import { brief, expectStatus, fail } from '../lib/assert.js';
+import { expectStatus, fail, expectSuccess } from '../lib/assert.js';
 import { cartLine, emptyCart } from './_shared/expect-cart.js';
 import { delegatedToken } from './_shared/mint-callers.js';
 import { locationOf } from './_shared/location.js';
@@ -29,18 +29,21 @@ test(
       const token = await delegatedToken(shop, account.sub);
       await emptyCart(shop, token);
       const added = await shop.http.post('/v1/cart/items', { token, json: cartLine(CHECKOUT_VARIANTS.beanie, 1) });
-      if (added.status >= 300) fail('addCartItem before the checkout', '2xx', brief(added), 'END-CONV-2');
+      expectSuccess(added, { what: 'addCartItem before the checkout', clause: 'END-CONV-2' });
       const res = await checkout(shop, token, checkoutBody(account.card));
-      expectPlaced(res, 'checkoutSavedCard', 'END-CONV-2');
+      expectPlaced(res, { what: 'checkoutSavedCard', clause: 'END-CONV-2' });
       if (res.status !== 201) return;
       const location = locationOf(shop, res, CHECKOUT);
       if (!location)
-        fail('Location of a 201 checkout (the order has a GET URL)', 'a URI reference', res.headers.get('location'), 'END-CONV-2');
+        fail('Location of a 201 checkout (the order has a GET URL)', 'a URI reference', res.headers.get('location'), {
+          clause: 'END-CONV-2',
+        });
       // Resolved against the request's URL once: behind a path prefix an absolute path already carries the prefix.
       const read = await shop.http.get(location.url.href, { token });
       expectStatus(read, 200, { clause: 'END-CONV-2' });
       const id = typeof res.body?.id === 'string' ? res.body.id : undefined;
-      if (id !== undefined && read.body?.id !== id) fail(`GET ${location.value}: the order placed`, id, read.body?.id, 'END-CONV-2');
+      if (id !== undefined && read.body?.id !== id)
+        fail(`GET ${location.value}: the order placed`, id, read.body?.id, { clause: 'END-CONV-2' });
       await emptyCart(shop, token);
     },
   ),

@@ -8,7 +8,7 @@
 // Levels. Payloads are the target's own (its description documents); a body it refuses fails the operation's clause as
 // setup. Whether an operation is a create is the target's word (its documents), not the reference's.
 import { check, learned, test } from '../engine/check.js';
-import { brief, fail } from '../lib/assert.js';
+import { expectStatus, expectSuccess } from '../lib/assert.js';
 import { addressBody, createdAddressId } from './_shared/add-address.js';
 import { AssistantAgent } from './_shared/assistant.js';
 import { cartLine } from './_shared/expect-cart.js';
@@ -29,7 +29,7 @@ test(
     async (shop) => {
       for (const [who, send] of await callers(shop, 'storefront')) {
         const added = await send('POST', '/v1/cart/items', cartLine());
-        if (added.status >= 300) fail(`addCartItem as ${who}`, '2xx', brief(added), 'END-OPS-ADDCARTITEM-1');
+        expectSuccess(added, { what: `addCartItem as ${who}`, clause: 'END-OPS-ADDCARTITEM-1' });
         expectCreateConventions(added, 'addCartItem', { what: `addCartItem as ${who}` });
         expectDeleteConventions(await send('DELETE', `/v1/cart/items/${VARIANT}`), `removeCartItem as ${who}`);
       }
@@ -47,9 +47,9 @@ test(
     async (shop) => {
       for (const [who, send] of await callers(shop, 'account')) {
         const created = await send('POST', '/v1/me/addresses', addressBody());
-        if (created.status >= 300) fail(`addAddress as ${who}`, '2xx', brief(created), 'END-OPS-ADDADDRESS-1');
+        expectSuccess(created, { what: `addAddress as ${who}`, clause: 'END-OPS-ADDADDRESS-1' });
         // addAddress is the spec's own example of a create: 201 whatever the documents say.
-        if (created.status !== 201) fail(`addAddress as ${who}: status of a create`, 201, brief(created), 'END-CONV-1');
+        expectStatus(created, 201, { what: `addAddress as ${who}: status of a create`, clause: 'END-CONV-1' });
         expectCreateConventions(created, 'addAddress', { what: `addAddress as ${who}` });
         const id = createdAddressId(shop, created);
         expectDeleteConventions(await send('DELETE', `/v1/me/addresses/${encodeURIComponent(id)}`), `deleteAddress as ${who}`);
@@ -74,7 +74,7 @@ test(
       if (learned().has('postConversationMessage')) {
         const { method, path } = conversationRoute('postConversationMessage', id);
         const wrote = (await agent.request(method, path, { json: messageOf('Hello from the conformance suite.') })).res;
-        if (wrote.status >= 300) fail(`${method} ${path} (postConversationMessage)`, '2xx', brief(wrote), 'END-PUBLIC-19');
+        expectSuccess(wrote, { what: `${method} ${path} (postConversationMessage)`, clause: 'END-PUBLIC-19' });
         expectCreateConventions(wrote, 'postConversationMessage');
       }
     },

@@ -14,7 +14,17 @@
 // Data. Every check provisions its own assistant session (conformance/checks/_shared/assistant.ts): nothing is shared between checks.
 import { check, notApplicable, test } from '../engine/check.js';
 import { AssistantAgent, browserSession } from './_shared/assistant.js';
-import { brief, expectChallenge, expectNoStore, expectProblem, expectStatus, fail, inCase } from '../lib/assert.js';
+import {
+  brief,
+  expectChallenge,
+  expectNoStore,
+  expectProblem,
+  expectStatus,
+  fail,
+  inCase,
+  expectSameJson,
+  expect4xx,
+} from '../lib/assert.js';
 import { freshId } from '../lib/fresh-id.js';
 import { expectDpopChallengesOnly } from './_shared/expect-refusals.js';
 import { customerToken } from './_shared/mint-callers.js';
@@ -48,16 +58,13 @@ test(
         inCase(`${method} ${path} without a token`, () => {
           expectProblem(res, { status: 401, error: 'invalid_token', docsUrl: shop.docsUrl, clause: 'END-PUBLIC-19' });
           expectChallenge(res, { scheme: 'DPoP', error: 'invalid_token', clause: 'AUTH-SCHEME-1' });
-          expectDpopChallengesOnly(res, 'AUTH-SCHEME-1');
+          expectDpopChallengesOnly(res, { clause: 'AUTH-SCHEME-1' });
         });
       }
       if (seen === 0)
-        fail(
-          'requests under /assistant/conversations without a token',
-          'at least one 401 (authentication required)',
-          'none',
-          'END-PUBLIC-19',
-        );
+        fail('requests under /assistant/conversations without a token', 'at least one 401 (authentication required)', 'none', {
+          clause: 'END-PUBLIC-19',
+        });
     },
   ),
 );
@@ -78,24 +85,24 @@ test(
       inCase('the assistant token as Bearer', () => {
         expectProblem(asBearer, { status: 401, error: 'invalid_token', docsUrl: shop.docsUrl, clause: 'ERR-TABLE-3' });
         expectChallenge(asBearer, { scheme: 'DPoP', error: 'invalid_token', clause: 'ERR-TABLE-3' });
-        expectDpopChallengesOnly(asBearer, 'AUTH-SCHEME-1');
+        expectDpopChallengesOnly(asBearer, { clause: 'AUTH-SCHEME-1' });
       });
       const customer = await customerToken(shop);
       const asCustomer = await shop.http.request(open.method, open.path, { token: customer, json: openBody() });
       inCase('a customer Bearer token', () => {
-        if (asCustomer.status !== 401 && asCustomer.status !== 403) fail('status', '401 or 403', brief(asCustomer), 'END-PUBLIC-19');
+        expectStatus(asCustomer, [401, 403], { clause: 'END-PUBLIC-19' });
         expectProblem(asCustomer, {
           status: asCustomer.status,
           error: String(asCustomer.body?.error ?? '<missing>'),
           docsUrl: shop.docsUrl,
           clause: 'END-PUBLIC-19',
         });
-        if (asCustomer.headers.get('www-authenticate') !== null) expectDpopChallengesOnly(asCustomer, 'AUTH-SCHEME-1');
+        if (asCustomer.headers.get('www-authenticate') !== null) expectDpopChallengesOnly(asCustomer, { clause: 'AUTH-SCHEME-1' });
       });
       // The same assistant with DPoP and a proof is admitted: the refusals above are the scheme's, not the session's.
       const { res } = await agent.request(open.method, open.path, { json: openBody() });
       if (res.status === 401 || res.status === 403)
-        fail('the same assistant with DPoP and a proof', 'admitted (not 401/403)', brief(res), 'END-PUBLIC-19');
+        fail('the same assistant with DPoP and a proof', 'admitted (not 401/403)', brief(res), { clause: 'END-PUBLIC-19' });
     },
   ),
 );
@@ -117,28 +124,27 @@ test(
       const { id, res: opened } = await openConversation(agent, 'direct');
       expectStatus(opened, 201, { clause: 'END-CONV-1' });
       if (locationOf(shop, opened, COLLECTION)?.path !== `${COLLECTION}/${id}`)
-        fail('Location of the new conversation', `${COLLECTION}/${id}`, opened.headers.get('location'), 'END-CONV-2');
+        fail('Location of the new conversation', `${COLLECTION}/${id}`, opened.headers.get('location'), { clause: 'END-CONV-2' });
       expectNoStore(opened, { clause: 'END-CONV-9' });
-      if (!opened.headers.get('dpop-nonce')) fail('DPoP-Nonce on a success', 'present', null, 'AUTH-ORDER-4');
+      if (!opened.headers.get('dpop-nonce')) fail('DPoP-Nonce on a success', 'present', null, { clause: 'AUTH-ORDER-4' });
       if (opened.body?.status !== 'open' || opened.body?.mode !== 'direct')
-        fail('the new conversation', '{ mode: direct, status: open }', opened.body, 'END-PUBLIC-19');
+        fail('the new conversation', '{ mode: direct, status: open }', opened.body, { clause: 'END-PUBLIC-19' });
 
       const wrote = (await agent.post(`${COLLECTION}/${id}/messages`, { json: { text: 'Hello, store.' } })).res;
       expectStatus(wrote, 201, { clause: 'END-CONV-1' });
       if (wrote.body?.author !== 'assistant' || wrote.body?.text !== 'Hello, store.')
-        fail('the written message', '{ author: assistant, text }', wrote.body, 'END-PUBLIC-19');
+        fail('the written message', '{ author: assistant, text }', wrote.body, { clause: 'END-PUBLIC-19' });
 
       const read = (await agent.get(`${COLLECTION}/${id}`)).res;
       expectStatus(read, 200, { clause: 'END-PUBLIC-19' });
       expectNoStore(read, { clause: 'END-CONV-9' });
       const texts = Array.isArray(read.body?.messages) ? read.body.messages.map((m: { text?: unknown }) => m.text) : read.body;
-      if (JSON.stringify(texts) !== JSON.stringify(['Hello, store.']))
-        fail('messages of the conversation', ['Hello, store.'], texts, 'END-PUBLIC-19');
+      expectSameJson(texts, ['Hello, store.'], { what: 'messages of the conversation', clause: 'END-PUBLIC-19' });
 
       const list = (await agent.get(COLLECTION)).res;
       expectStatus(list, 200, { clause: 'END-PUBLIC-19' });
       const ids = Array.isArray(list.body?.conversations) ? list.body.conversations.map((c: { id?: unknown }) => c.id) : list.body;
-      if (JSON.stringify(ids) !== JSON.stringify([id])) fail("the session's conversations", [id], ids, 'END-PUBLIC-19');
+      expectSameJson(ids, [id], { what: "the session's conversations", clause: 'END-PUBLIC-19' });
 
       // Conversations belong to the session: another session (of another account) sees none of them.
       const other = await AssistantAgent.create(shop);
@@ -154,7 +160,7 @@ test(
 
       const closed = (await agent.post(`${COLLECTION}/${id}/close`)).res;
       expectStatus(closed, 200, { clause: 'END-PUBLIC-19' });
-      if (closed.body?.status !== 'closed') fail('status after close', 'closed', closed.body?.status, 'END-PUBLIC-19');
+      if (closed.body?.status !== 'closed') fail('status after close', 'closed', closed.body?.status, { clause: 'END-PUBLIC-19' });
     },
   ),
 );
@@ -173,11 +179,11 @@ test(
       const { id } = await openConversation(agent, 'direct');
       const { res } = await sendConversation(agent, 'openConversation', undefined, openBody());
       // The spec names the code, not the status: any 4xx problem document with the code.
-      if (res.status < 400 || res.status > 499) fail('a second direct conversation', 'refused (4xx)', brief(res), 'ERR-TABLE-15');
+      expect4xx(res, { what: 'a second direct conversation', clause: 'ERR-TABLE-15' });
       expectProblem(res, { status: res.status, error: 'direct_conversation_open', docsUrl: shop.docsUrl, clause: 'ERR-TABLE-15' });
       // One fact stated twice: the error table's row (direct_conversation_open with `conversation_id`) and the member's rule.
       if (res.body?.conversation_id !== id)
-        fail('problem "conversation_id"', id, res.body?.conversation_id, ['ERR-TABLE-15', 'RES-PROBLEM-12']);
+        fail('problem "conversation_id"', id, res.body?.conversation_id, { clause: ['ERR-TABLE-15', 'RES-PROBLEM-12'] });
     },
   ),
 );
@@ -198,7 +204,7 @@ test(
       const second = (await agent.post(COLLECTION, { json: { mode: 'direct' } })).res;
       expectProblem(second, { status: 409, error: 'direct_conversation_open', docsUrl: shop.docsUrl, clause: 'ERR-TABLE-15' });
       if (second.body?.conversation_id !== id)
-        fail('problem "conversation_id"', id, second.body?.conversation_id, ['ERR-TABLE-15', 'RES-PROBLEM-12']);
+        fail('problem "conversation_id"', id, second.body?.conversation_id, { clause: ['ERR-TABLE-15', 'RES-PROBLEM-12'] });
       expectNoStore(second, { clause: 'END-CONV-9' });
       for (let i = 0; i < 2; i++) {
         const handoff = (await agent.post(COLLECTION, { json: { mode: 'handoff' } })).res;

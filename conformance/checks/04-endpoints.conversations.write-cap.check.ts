@@ -9,7 +9,7 @@
 // Data. Every check provisions its own assistant session (conformance/checks/_shared/assistant.ts): nothing is shared between checks.
 import { check, test } from '../engine/check.js';
 import { AssistantAgent } from './_shared/assistant.js';
-import { brief, expectProblem, expectStatus, fail } from '../lib/assert.js';
+import { brief, expectProblem, expectStatus, fail, expect4xx } from '../lib/assert.js';
 import { LIMITS } from '../../contract/limits.js';
 import { COLLECTION, conversationRoute, messageBody, openConversation } from './_shared/open-conversation.js';
 
@@ -28,7 +28,7 @@ test(
       const { method, path } = conversationRoute('postConversationMessage', id);
       const cap = LIMITS.conversationWriteBytes;
       const over = (await agent.request(method, path, { body: messageBody(cap + 1), headers: { 'content-type': 'application/json' } })).res;
-      if (over.status < 400 || over.status > 499) fail(`a ${cap + 1}-byte conversation write`, 'refused (4xx)', brief(over), 'LIM-CONV-1');
+      expect4xx(over, { what: `a ${cap + 1}-byte conversation write`, clause: 'LIM-CONV-1' });
       expectProblem(over, {
         status: over.status,
         error: String(over.body?.error ?? '<missing>'),
@@ -37,7 +37,7 @@ test(
       });
       const fits = (await agent.request(method, path, { body: messageBody(cap), headers: { 'content-type': 'application/json' } })).res;
       if (fits.status === 413 || fits.body?.error === over.body?.error)
-        fail(`a ${cap}-byte conversation write`, 'not refused for its size', brief(fits), 'LIM-CONV-1');
+        fail(`a ${cap}-byte conversation write`, 'not refused for its size', brief(fits), { clause: 'LIM-CONV-1' });
     },
   ),
 );
@@ -75,12 +75,9 @@ test(
         .catch(() => undefined);
       const status = declared?.status ?? 'no answer';
       if (status !== 413)
-        fail(
-          'a declared Content-Length over 64 KiB with the body not sent',
-          '413 at once (checked via Content-Length)',
-          status,
-          'LIM-CONV-1',
-        );
+        fail('a declared Content-Length over 64 KiB with the body not sent', '413 at once (checked via Content-Length)', status, {
+          clause: 'LIM-CONV-1',
+        });
     },
   ),
 );

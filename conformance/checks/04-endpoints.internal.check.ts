@@ -11,7 +11,7 @@
 import { check, notApplicable, test, type Shop } from '../engine/check.js';
 import type { ShopResponse } from '../engine/http.js';
 import { OPERATOR_ATTRIBUTION } from '../engine/callers.js';
-import { brief, expectChallenge, expectNoStore, expectProblem, fail, inCase, is2xx } from '../lib/assert.js';
+import { brief, expectChallenge, expectNoStore, expectProblem, expectStatus, fail, inCase, is2xx } from '../lib/assert.js';
 import { freshId } from '../lib/fresh-id.js';
 import { LIMITS } from '../../contract/limits.js';
 import { bearer, bodyOf, otherSecrets, present, route, ROUTES, wrong, type InternalRoute } from './_shared/call-internal-routes.js';
@@ -57,10 +57,10 @@ for (const r of ROUTES.filter((x) => x.secret !== 'accountRecoverySecret')) {
         for (const [what, headers] of credentialCases(shop, r)) {
           const res = await shop.http.post(r.path, { headers, json: bodyOf(r, shop) });
           inCase(what, () => {
-            expectRefusal(shop, res, r.clause);
+            expectRefusal(shop, res, { clause: r.clause });
             // The refusal's status is open at this level, but a 401 always carries a challenge (RFC 9110 §15.5.2).
             if (res.status === 401 && res.headers.get('www-authenticate') === null)
-              fail('WWW-Authenticate on a 401 (RFC 9110 §15.5.2)', 'a challenge', null, r.clause);
+              fail('WWW-Authenticate on a 401 (RFC 9110 §15.5.2)', 'a challenge', null, { clause: r.clause });
           });
           if (what === 'a wrong secret') refusal = res;
         }
@@ -71,7 +71,8 @@ for (const r of ROUTES.filter((x) => x.secret !== 'accountRecoverySecret')) {
         const res = await shop.http.post(r.path, { headers: present(r, own, { spec: true }), json: bodyOf(r, shop) });
         inCase("the route's own secret", () => {
           const asWrong = res.status === 403 && refusal?.status === 403 && res.body?.error === refusal.body?.error;
-          if (res.status === 401 || asWrong) fail('refused as a credential', 'not refused as a wrong secret is', brief(res), r.clause);
+          if (res.status === 401 || asWrong)
+            fail('refused as a credential', 'not refused as a wrong secret is', brief(res), { clause: r.clause });
         });
       },
     ),
@@ -96,14 +97,11 @@ test(
         for (const [what, headers] of tokens) {
           const res = await shop.http.post(r.path, { headers, json: bodyOf(r, shop) });
           inCase(`${r.path} with ${what}`, () => {
-            expectRefusal(shop, res, 'PUR-RULE-4');
+            expectRefusal(shop, res, { clause: 'PUR-RULE-4' });
             if (res.body?.error === 'caller_not_allowed' || res.body?.error === 'insufficient_scope') {
-              fail(
-                "refused by its own authentication, not by the operations' caller guard",
-                'a credential refusal',
-                brief(res),
-                'PUR-RULE-4',
-              );
+              fail("refused by its own authentication, not by the operations' caller guard", 'a credential refusal', brief(res), {
+                clause: 'PUR-RULE-4',
+              });
             }
           });
         }
@@ -140,7 +138,7 @@ test(
                 'WWW-Authenticate on a header-secret route',
                 'X-Proxy-Idp-Secret realm="internal"',
                 res.headers.get('www-authenticate'),
-                r.clause,
+                { clause: r.clause },
               );
           });
         }
@@ -167,7 +165,8 @@ test(
             return void expectProblem(res, { status: 404, error: 'not_configured', docsUrl: shop.docsUrl, clause: r.clause });
           if (r.accepted.error)
             return void expectProblem(res, { status: r.accepted.status, error: r.accepted.error, docsUrl: shop.docsUrl, clause: r.clause });
-          if (res.status !== r.accepted.status) fail("status with the route's own secret", r.accepted.status, brief(res), r.clause);
+          if (res.status !== r.accepted.status)
+            fail("status with the route's own secret", r.accepted.status, brief(res), { clause: r.clause });
           expectNoStore(res, { clause: r.clause });
         });
       }
@@ -203,16 +202,15 @@ test(
       for (const size of [LIMITS.securityIntentBytes + 1024, 64 * 1024]) {
         const res = await postChunked(shop, r.path, present(r, secret!, { spec: true }), paddedIntent(size));
         inCase(`a ${size}-byte valid intent, chunked`, () => {
-          expectRefusal(shop, res, 'LIM-INTENT-1');
+          expectRefusal(shop, res, { clause: 'LIM-INTENT-1' });
           if (is2xx(under) && res.body?.error === 'invalid_request')
-            fail(
-              'refused for its size',
-              `not invalid_request (the same intent under 8 KiB was ${under.status})`,
-              brief(res),
-              'LIM-INTENT-1',
-            );
+            fail('refused for its size', `not invalid_request (the same intent under 8 KiB was ${under.status})`, brief(res), {
+              clause: 'LIM-INTENT-1',
+            });
           if (!is2xx(under) && code(res) === code(under))
-            fail('refused for its size', `another answer than the same intent under 8 KiB (${code(under)})`, brief(res), 'LIM-INTENT-1');
+            fail('refused for its size', `another answer than the same intent under 8 KiB (${code(under)})`, brief(res), {
+              clause: 'LIM-INTENT-1',
+            });
         });
       }
     },
@@ -232,7 +230,7 @@ test(
       if (secret === null) notApplicable('the profile has no idpActionSecret: the route is closed');
       const r = route(SPECIAL_PATHS.recordSecurityIntent);
       const at = await postChunked(shop, r.path, present(r, secret!), paddedIntent(LIMITS.securityIntentBytes));
-      if (at.status !== 202) fail('exactly 8 KiB (8192 bytes), chunked: status', 202, brief(at), 'LIM-INTENT-1');
+      expectStatus(at, 202, { what: 'exactly 8 KiB (8192 bytes), chunked: status', clause: 'LIM-INTENT-1' });
       const over = await postChunked(shop, r.path, present(r, secret!), paddedIntent(LIMITS.securityIntentBytes + 1), { hold: true });
       inCase('8193 bytes, chunked, request left open', () =>
         expectProblem(over, { status: 413, error: 'payload_too_large', docsUrl: shop.docsUrl, clause: 'LIM-INTENT-1' }),

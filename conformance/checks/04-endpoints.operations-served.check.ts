@@ -34,7 +34,7 @@ test(
     async (shop) => {
       const token = await customerToken(shop);
       const served = (res: ShopResponse, operationId: string, serves: 'PUR-SERVE-1' | 'PUR-SERVE-2', what: string) =>
-        expectSuccess(res, `${operationId} (${what}) for a customer`, judged(operationId, serves));
+        expectSuccess(res, { what: `${operationId} (${what}) for a customer`, clause: judged(operationId, serves) });
 
       served(await shop.http.get('/v1/catalog/products', { token }), 'searchProducts', 'PUR-SERVE-1', 'GET /v1/catalog/products');
       served(
@@ -104,7 +104,7 @@ test(
             `${operationId} (${method} ${path}) is a route of the service`,
             'a refusal of the kinds outside the checkout list (403 caller_not_allowed), not the answer of no route to every kind',
             noRouteAnswers(answers),
-            [`END-OPS-${operationId.toUpperCase()}-1`, serves],
+            { clause: [`END-OPS-${operationId.toUpperCase()}-1`, serves] },
           );
         },
         (failed, of) => `${failed} of ${of} checkout reads answered every caller kind as on a path no service has`,

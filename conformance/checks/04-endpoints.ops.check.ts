@@ -13,7 +13,7 @@
 // delivered one, stock below zero), so nothing is written, even if a broken guard let it through.
 import { check, notApplicable, test, type Shop } from '../engine/check.js';
 import { credentialsOfClaimedKinds } from '../engine/callers.js';
-import { expectProblem, expectSuccess, fail, inCase } from '../lib/assert.js';
+import { expectNoHeader, expectProblem, expectSuccess, fail, inCase } from '../lib/assert.js';
 import { expectCredentialRefused } from './_shared/expect-refusals.js';
 import { expectOpsOk, expectOpsProblem, operator, opsBody, route, send } from './_shared/call-ops.js';
 import { ABSENT_IDS, ADA, BEN, CHLOE, DEV, ORDERS, OUT_OF_STOCK_VARIANT, seedPaymentRef } from './_shared/seed-data.js';
@@ -64,7 +64,7 @@ test(
               `${r.method} ${r.path} as ${kind}`,
               'a refusal (4xx), /v1/ops/* is operator-only',
               `${res.status} ${res.text.slice(0, 200)}`,
-              'PUR-RULE-3',
+              { clause: 'PUR-RULE-3' },
             );
           if (res.status >= 400)
             expectProblem(res, { status: res.status, error: String(res.body?.error ?? ''), docsUrl: shop.docsUrl, clause: 'PUR-RULE-3' });
@@ -81,7 +81,7 @@ test(
             `${r.method} ${r.path} as an operator (the route of ${r.operationId} in the description documents)`,
             'admitted (not 401, 403, 404 or 405)',
             `${res.status} ${res.text.slice(0, 200)}`,
-            'PUR-RULE-3',
+            { clause: 'PUR-RULE-3' },
           );
       }
     },
@@ -101,12 +101,12 @@ test(
     async (shop) => {
       for (const r of requests())
         if (!r.path.startsWith('/v1/ops/'))
-          fail(`the described route of ${r.operationId}`, 'a path under /v1/ops/', `${r.method} ${r.path}`, 'PUR-SERVE-5');
+          fail(`the described route of ${r.operationId}`, 'a path under /v1/ops/', `${r.method} ${r.path}`, { clause: 'PUR-SERVE-5' });
       // The reads (a search, and an order the seed holds) need nothing but an operator: 2xx, whatever their bodies.
       const who = await operator(shop);
       for (const r of requests().filter((q) => q.method === 'GET'))
         await inCase(`${r.method} ${r.path} (${r.operationId}) as an operator`, async () =>
-          expectSuccess(await send(shop, r, who), 'served', ['PUR-SERVE-5', 'AUTH-KIND-11', 'AUTH-CRED-4']),
+          expectSuccess(await send(shop, r, who), { what: 'served', clause: ['PUR-SERVE-5', 'AUTH-KIND-11', 'AUTH-CRED-4'] }),
         );
     },
   ),
@@ -128,13 +128,13 @@ test(
       const bare = await operator(shop, { header: false });
       for (const r of requests())
         await inCase(`${r.method} ${r.path} (${r.operationId}) without the Operator header`, async () =>
-          expectCredentialRefused(shop, await send(shop, r, bare), 'AUTH-CRED-4'),
+          expectCredentialRefused(shop, await send(shop, r, bare), { clause: 'AUTH-CRED-4' }),
         );
       // Control: the same kind of token with the header is served the reads, so the refusals above are the header's.
       const who = await operator(shop);
       for (const r of requests().filter((q) => q.method === 'GET'))
         await inCase(`${r.method} ${r.path} (${r.operationId}) with the Operator header`, async () =>
-          expectSuccess(await send(shop, r, who), 'served', 'AUTH-CRED-4'),
+          expectSuccess(await send(shop, r, who), { what: 'served', clause: 'AUTH-CRED-4' }),
         );
     },
   ),
@@ -157,21 +157,20 @@ test(
       for (const [kind, who] of await nonOperators(shop)) {
         for (const r of requests()) {
           const res = await send(shop, r, who);
-          expectOpsProblem(shop, res, 403, 'caller_not_allowed', 'PUR-RULE-3');
-          if (res.headers.get('www-authenticate') !== null)
-            fail(
-              `WWW-Authenticate on caller_not_allowed (${kind}, ${r.operationId})`,
-              'absent',
-              res.headers.get('www-authenticate'),
-              'ERR-TABLE-8',
-            );
+          expectOpsProblem(shop, res, 403, 'caller_not_allowed', { clause: 'PUR-RULE-3' });
+          expectNoHeader(res, 'www-authenticate', {
+            what: `WWW-Authenticate on caller_not_allowed (${kind}, ${r.operationId})`,
+            clause: 'ERR-TABLE-8',
+          });
         }
       }
       const who = await operator(shop);
       for (const r of requests()) {
         const res = await send(shop, r, who);
         if (res.status === 401 || res.status === 403)
-          fail(`operator on ${r.operationId}`, 'past the guard (not 401/403)', `${res.status} ${String(res.body?.error)}`, 'PUR-SERVE-5');
+          fail(`operator on ${r.operationId}`, 'past the guard (not 401/403)', `${res.status} ${String(res.body?.error)}`, {
+            clause: 'PUR-SERVE-5',
+          });
       }
     },
   ),
@@ -191,7 +190,7 @@ test(
     },
     async (shop) => {
       const who = await operator(shop, { header: false });
-      for (const r of requests()) expectOpsProblem(shop, await send(shop, r, who), 403, 'caller_not_allowed', 'AUTH-CRED-4');
+      for (const r of requests()) expectOpsProblem(shop, await send(shop, r, who), 403, 'caller_not_allowed', { clause: 'AUTH-CRED-4' });
     },
   ),
 );
@@ -210,8 +209,11 @@ test(
       const writeOnly = await operator(shop, { scope: 'ops:write' });
       for (const r of requests()) {
         const write = r.method !== 'GET';
-        expectOpsProblem(shop, await send(shop, r, write ? readOnly : writeOnly), 403, 'insufficient_scope', 'ERR-TABLE-9', {
-          scope: write ? 'ops:write' : 'ops:read',
+        expectOpsProblem(shop, await send(shop, r, write ? readOnly : writeOnly), 403, 'insufficient_scope', {
+          clause: 'ERR-TABLE-9',
+          extra: {
+            scope: write ? 'ops:write' : 'ops:read',
+          },
         });
       }
     },
@@ -231,7 +233,7 @@ test(
     async (shop) => {
       const who = await operator(shop);
       const search = async (query: string) =>
-        expectOpsOk(await shop.http.get(`/v1/ops/orders?${query}`, who), 'PUR-SERVE-5') as {
+        expectOpsOk(await shop.http.get(`/v1/ops/orders?${query}`, who), { clause: 'PUR-SERVE-5' }) as {
           items: Record<string, unknown>[];
           next_cursor: string | null;
         };
@@ -242,13 +244,14 @@ test(
           'statuses of status=delivered',
           'all delivered',
           delivered.items.map((o) => o.status),
-          'PUR-SERVE-5',
+          { clause: 'PUR-SERVE-5' },
         );
       const accounts = new Set(delivered.items.map((o) => o.account));
       for (const sub of [ADA.sub, BEN.sub, CHLOE.sub, DEV.sub])
-        if (!accounts.has(sub)) fail('accounts of delivered orders', `includes ${sub}`, [...accounts], 'PUR-SERVE-5');
+        if (!accounts.has(sub)) fail('accounts of delivered orders', `includes ${sub}`, [...accounts], { clause: 'PUR-SERVE-5' });
       const placed = delivered.items.map((o) => String(o.placed_at));
-      if (placed.join() !== [...placed].sort().reverse().join()) fail('order of the results', 'newest first', placed, 'PUR-SERVE-5');
+      if (placed.join() !== [...placed].sort().reverse().join())
+        fail('order of the results', 'newest first', placed, { clause: 'PUR-SERVE-5' });
 
       const { number } = ORDERS.adaDelivered;
       if (number === undefined)
@@ -260,13 +263,13 @@ test(
           `q=${number}`,
           `finds ${DELIVERED}`,
           byNumber.items.map((o) => o.id),
-          'PUR-SERVE-5',
+          { clause: 'PUR-SERVE-5' },
         );
       for (const key of ['id', 'number', 'account', 'status', 'payment_status', 'currency', 'total_cents', 'placed_at']) {
-        if (!(key in found!)) fail(`member "${key}" of an order summary`, 'present', Object.keys(found!), 'PUR-SERVE-5');
+        if (!(key in found!)) fail(`member "${key}" of an order summary`, 'present', Object.keys(found!), { clause: 'PUR-SERVE-5' });
       }
       if (found!.number !== number || found!.account !== ADA.sub)
-        fail(`summary of ${DELIVERED}`, { number, account: ADA.sub }, found, 'PUR-SERVE-5');
+        fail(`summary of ${DELIVERED}`, { number, account: ADA.sub }, found, { clause: 'PUR-SERVE-5' });
 
       const ada = await search(`account=${ADA.sub}&limit=100`);
       if (ada.items.length === 0 || !ada.items.every((o) => o.account === ADA.sub))
@@ -274,12 +277,12 @@ test(
           `account=${ADA.sub}`,
           `only ${ADA.sub}'s orders`,
           ada.items.map((o) => o.account),
-          'PUR-SERVE-5',
+          { clause: 'PUR-SERVE-5' },
         );
 
       const first = await search('limit=2');
       if (first.items.length !== 2 || typeof first.next_cursor !== 'string')
-        fail('limit=2 on the seed', '2 items and a next_cursor', first, 'PUR-SERVE-5');
+        fail('limit=2 on the seed', '2 items and a next_cursor', first, { clause: 'PUR-SERVE-5' });
       const second = await search(`limit=2&cursor=${encodeURIComponent(first.next_cursor!)}`);
       const overlap = second.items.filter((o) => first.items.some((p) => p.id === o.id));
       if (second.items.length === 0 || overlap.length > 0)
@@ -287,10 +290,12 @@ test(
           'the page after next_cursor',
           'further orders, none repeated',
           second.items.map((o) => o.id),
-          'PUR-SERVE-5',
+          { clause: 'PUR-SERVE-5' },
         );
 
-      expectOpsProblem(shop, await shop.http.get('/v1/ops/orders?status=misplaced', who), 400, 'invalid_request', 'PUR-SERVE-5');
+      expectOpsProblem(shop, await shop.http.get('/v1/ops/orders?status=misplaced', who), 400, 'invalid_request', {
+        clause: 'PUR-SERVE-5',
+      });
     },
   ),
 );
@@ -307,22 +312,22 @@ test(
     },
     async (shop) => {
       const who = await operator(shop);
-      const o = expectOpsOk(await shop.http.get(`/v1/ops/orders/${DELIVERED}`, who), 'PUR-SERVE-5');
+      const o = expectOpsOk(await shop.http.get(`/v1/ops/orders/${DELIVERED}`, who), { clause: 'PUR-SERVE-5' });
       if (o?.id !== DELIVERED || o.account !== ADA.sub || o.status !== 'delivered')
-        fail(`order ${DELIVERED}`, { id: DELIVERED, account: ADA.sub, status: 'delivered' }, o, 'PUR-SERVE-5');
-      if (!Array.isArray(o.lines) || o.lines.length === 0) fail('lines', 'a non-empty list', o.lines, 'PUR-SERVE-5');
-      if (!Array.isArray(o.returns)) fail('returns', 'a list', o.returns, 'PUR-SERVE-5');
+        fail(`order ${DELIVERED}`, { id: DELIVERED, account: ADA.sub, status: 'delivered' }, o, { clause: 'PUR-SERVE-5' });
+      if (!Array.isArray(o.lines) || o.lines.length === 0) fail('lines', 'a non-empty list', o.lines, { clause: 'PUR-SERVE-5' });
+      if (!Array.isArray(o.returns)) fail('returns', 'a list', o.returns, { clause: 'PUR-SERVE-5' });
       const payment = Array.isArray(o.payments)
         ? o.payments.find((p: { provider_ref?: unknown }) => p.provider_ref === seedPaymentRef(DELIVERED))
         : undefined;
-      if (!payment) fail('payments', `the seed payment ${seedPaymentRef(DELIVERED)}`, o.payments, 'PUR-SERVE-5');
-      if (payment.amount_cents !== o.total_cents) fail('payment amount', o.total_cents, payment.amount_cents, 'PUR-SERVE-5');
+      if (!payment) fail('payments', `the seed payment ${seedPaymentRef(DELIVERED)}`, o.payments, { clause: 'PUR-SERVE-5' });
+      if (payment.amount_cents !== o.total_cents) fail('payment amount', o.total_cents, payment.amount_cents, { clause: 'PUR-SERVE-5' });
 
-      const refunded = expectOpsOk(await shop.http.get(`/v1/ops/orders/${REFUNDED}`, who), 'PUR-SERVE-5');
+      const refunded = expectOpsOk(await shop.http.get(`/v1/ops/orders/${REFUNDED}`, who), { clause: 'PUR-SERVE-5' });
       if (refunded?.payments?.[0]?.status !== 'refunded' || refunded.payments[0].refundable_cents !== 0)
-        fail(`payment of ${REFUNDED}`, { status: 'refunded', refundable_cents: 0 }, refunded?.payments?.[0], 'PUR-SERVE-5');
+        fail(`payment of ${REFUNDED}`, { status: 'refunded', refundable_cents: 0 }, refunded?.payments?.[0], { clause: 'PUR-SERVE-5' });
 
-      expectOpsProblem(shop, await shop.http.get(`/v1/ops/orders/${ABSENT_IDS.order}`, who), 404, 'not_found', 'PUR-SERVE-5');
+      expectOpsProblem(shop, await shop.http.get(`/v1/ops/orders/${ABSENT_IDS.order}`, who), 404, 'not_found', { clause: 'PUR-SERVE-5' });
     },
   ),
 );

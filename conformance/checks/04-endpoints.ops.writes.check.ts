@@ -39,26 +39,23 @@ test(
           await send(shop, { ...route('cancelOpsOrder', id), json: { reason: 'conformance check' } }, who),
           409,
           'order_not_cancellable',
-          'PUR-SERVE-5',
+          { clause: 'PUR-SERVE-5' },
         );
-        const after = expectOpsOk(await shop.http.get(`/v1/ops/orders/${id}`, who), 'PUR-SERVE-5');
-        if (after?.status !== status) fail(`status of ${id} after a refused cancellation`, status, after?.status, 'PUR-SERVE-5');
+        const after = expectOpsOk(await shop.http.get(`/v1/ops/orders/${id}`, who), { clause: 'PUR-SERVE-5' });
+        if (after?.status !== status)
+          fail(`status of ${id} after a refused cancellation`, status, after?.status, { clause: 'PUR-SERVE-5' });
       }
       expectOpsProblem(
         shop,
         await send(shop, { ...route('cancelOpsOrder', ABSENT_IDS.order), json: { reason: 'conformance check' } }, who),
         404,
         'not_found',
-        'PUR-SERVE-5',
+        { clause: 'PUR-SERVE-5' },
       );
       for (const json of [{}, { reason: 'conformance check', refund: false }]) {
-        expectOpsProblem(
-          shop,
-          await send(shop, { ...route('cancelOpsOrder', DELIVERED), json }, who),
-          400,
-          'invalid_request',
-          'PUR-SERVE-5',
-        );
+        expectOpsProblem(shop, await send(shop, { ...route('cancelOpsOrder', DELIVERED), json }, who), 400, 'invalid_request', {
+          clause: 'PUR-SERVE-5',
+        });
       }
     },
   ),
@@ -78,24 +75,28 @@ test(
     async (shop) => {
       const who = await operator(shop);
       const refund = (id: string, json: unknown) => send(shop, { ...route('refundOpsOrder', id), json }, who);
-      expectOpsProblem(shop, await refund(REFUNDED, { reason: 'conformance check' }), 409, 'order_not_refundable', 'PUR-SERVE-5');
-      expectOpsProblem(shop, await refund(CANCELLED, { reason: 'conformance check' }), 409, 'order_not_refundable', 'PUR-SERVE-5');
-      const delivered = expectOpsOk(await shop.http.get(`/v1/ops/orders/${DELIVERED}`, who), 'PUR-SERVE-5');
+      expectOpsProblem(shop, await refund(REFUNDED, { reason: 'conformance check' }), 409, 'order_not_refundable', {
+        clause: 'PUR-SERVE-5',
+      });
+      expectOpsProblem(shop, await refund(CANCELLED, { reason: 'conformance check' }), 409, 'order_not_refundable', {
+        clause: 'PUR-SERVE-5',
+      });
+      const delivered = expectOpsOk(await shop.http.get(`/v1/ops/orders/${DELIVERED}`, who), { clause: 'PUR-SERVE-5' });
       // More than the order's total is more than any refundable amount, however much earlier runs refunded.
       expectOpsProblem(
         shop,
         await refund(DELIVERED, { amount_cents: Number(delivered.total_cents) + 1, reason: 'conformance check' }),
         409,
         'order_not_refundable',
-        'PUR-SERVE-5',
+        { clause: 'PUR-SERVE-5' },
       );
-      expectOpsProblem(shop, await refund(ABSENT_IDS.order, { reason: 'conformance check' }), 404, 'not_found', 'PUR-SERVE-5');
+      expectOpsProblem(shop, await refund(ABSENT_IDS.order, { reason: 'conformance check' }), 404, 'not_found', { clause: 'PUR-SERVE-5' });
       for (const json of [
         { reason: 'conformance check', amount_cents: 0 },
         { amount_cents: 1 },
         { reason: 'conformance check', amount_cents: 1, currency: 'USD' },
       ]) {
-        expectOpsProblem(shop, await refund(DELIVERED, json), 400, 'invalid_request', 'PUR-SERVE-5');
+        expectOpsProblem(shop, await refund(DELIVERED, json), 400, 'invalid_request', { clause: 'PUR-SERVE-5' });
       }
     },
   ),
@@ -115,13 +116,9 @@ test(
     async (shop) => {
       const who = await operator(shop);
       const adjust = (variant: string, json: unknown) => send(shop, { ...route('adjustStock', variant), json }, who);
-      expectOpsProblem(
-        shop,
-        await adjust(OUT_OF_STOCK_VARIANT, { delta: -1, reason: 'conformance check' }),
-        409,
-        'insufficient_stock',
-        'PUR-SERVE-5',
-      );
+      expectOpsProblem(shop, await adjust(OUT_OF_STOCK_VARIANT, { delta: -1, reason: 'conformance check' }), 409, 'insufficient_stock', {
+        clause: 'PUR-SERVE-5',
+      });
 
       const customer = await customerToken(shop);
       const catalogStock = async () => {
@@ -133,30 +130,28 @@ test(
         return v?.available_quantity as unknown;
       };
       const before = await catalogStock();
-      if (typeof before !== 'number') fail(`stock of ${ADJUSTABLE_VARIANT.id} in the catalog`, 'a number', before, 'PUR-SERVE-5');
-      const up = expectOpsOk(await adjust(ADJUSTABLE_VARIANT.id, { delta: 1, reason: 'conformance check +1' }), 'PUR-SERVE-5');
+      if (typeof before !== 'number')
+        fail(`stock of ${ADJUSTABLE_VARIANT.id} in the catalog`, 'a number', before, { clause: 'PUR-SERVE-5' });
+      const up = expectOpsOk(await adjust(ADJUSTABLE_VARIANT.id, { delta: 1, reason: 'conformance check +1' }), { clause: 'PUR-SERVE-5' });
       if (up?.variant_id !== ADJUSTABLE_VARIANT.id || up.stock !== (before as number) + 1)
-        fail('answer of +1', { variant_id: ADJUSTABLE_VARIANT.id, stock: (before as number) + 1 }, up, 'PUR-SERVE-5');
-      const down = expectOpsOk(await adjust(ADJUSTABLE_VARIANT.id, { delta: -1, reason: 'conformance check -1' }), 'PUR-SERVE-5');
-      if (down?.stock !== before) fail('answer of -1', { stock: before }, down, 'PUR-SERVE-5');
+        fail('answer of +1', { variant_id: ADJUSTABLE_VARIANT.id, stock: (before as number) + 1 }, up, { clause: 'PUR-SERVE-5' });
+      const down = expectOpsOk(await adjust(ADJUSTABLE_VARIANT.id, { delta: -1, reason: 'conformance check -1' }), {
+        clause: 'PUR-SERVE-5',
+      });
+      if (down?.stock !== before) fail('answer of -1', { stock: before }, down, { clause: 'PUR-SERVE-5' });
       const after = await catalogStock();
-      if (after !== before) fail(`stock of ${ADJUSTABLE_VARIANT.id} in the catalog after +1 and -1`, before, after, 'PUR-SERVE-5');
+      if (after !== before)
+        fail(`stock of ${ADJUSTABLE_VARIANT.id} in the catalog after +1 and -1`, before, after, { clause: 'PUR-SERVE-5' });
 
-      expectOpsProblem(
-        shop,
-        await adjust(ADJUSTABLE_VARIANT.id, { delta: 0, reason: 'conformance check' }),
-        400,
-        'invalid_request',
-        'PUR-SERVE-5',
-      );
-      expectOpsProblem(
-        shop,
-        await adjust(ADJUSTABLE_VARIANT.id, { delta: 10_001, reason: 'conformance check' }),
-        400,
-        'invalid_request',
-        'PUR-SERVE-5',
-      );
-      expectOpsProblem(shop, await adjust(ABSENT_IDS.variant, { delta: 1, reason: 'conformance check' }), 404, 'not_found', 'PUR-SERVE-5');
+      expectOpsProblem(shop, await adjust(ADJUSTABLE_VARIANT.id, { delta: 0, reason: 'conformance check' }), 400, 'invalid_request', {
+        clause: 'PUR-SERVE-5',
+      });
+      expectOpsProblem(shop, await adjust(ADJUSTABLE_VARIANT.id, { delta: 10_001, reason: 'conformance check' }), 400, 'invalid_request', {
+        clause: 'PUR-SERVE-5',
+      });
+      expectOpsProblem(shop, await adjust(ABSENT_IDS.variant, { delta: 1, reason: 'conformance check' }), 404, 'not_found', {
+        clause: 'PUR-SERVE-5',
+      });
     },
   ),
 );

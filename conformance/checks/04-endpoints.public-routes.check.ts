@@ -25,9 +25,9 @@ function expectDescription(res: ShopResponse, clauseAuth: string, clauseCache: s
   expectStatus(res, 200, { clause: clauseAuth });
   const doc = res.body;
   if (typeof doc !== 'object' || doc === null || Array.isArray(doc))
-    fail('description document', 'a JSON object', res.text.slice(0, 200), clauseAuth);
+    fail('description document', 'a JSON object', res.text.slice(0, 200), { clause: clauseAuth });
   if (typeof doc.openapi !== 'string' || doc.openapi === '')
-    fail('description document member "openapi"', 'a version string', doc.openapi, clauseAuth);
+    fail('description document member "openapi"', 'a version string', doc.openapi, { clause: clauseAuth });
   // "Cached 300 seconds" is a freshness lifetime (RFC 9111 §4.2.1): max-age=300, or Expires 300 s after Date, says it.
   expectFreshFor(res, 300, { clause: clauseCache });
 }
@@ -73,7 +73,7 @@ test(
       ] as const) {
         const res = await shop.http.get(path);
         expectStatus(res, 200, { clause });
-        if (res.body?.openapi !== '3.1.0') fail(`${path} "openapi"`, '3.1.0', res.body?.openapi, clause);
+        if (res.body?.openapi !== '3.1.0') fail(`${path} "openapi"`, '3.1.0', res.body?.openapi, { clause });
         expectCacheControl(res, ['public', 'max-age=300'], { clause, exact: true });
       }
     },

@@ -6,7 +6,7 @@
 // cancelled, proof_pending and provider_pending (which stays pending however often it is resumed). The approved operation
 // is never touched: resuming it completes it, and a rerun would see another phase.
 import { check, test } from '../engine/check.js';
-import { brief, expectNoStore, expectProblem, fail, inCase } from '../lib/assert.js';
+import { brief, expectNoStore, expectProblem, fail, inCase, expectSameJson } from '../lib/assert.js';
 import { freshId } from '../lib/fresh-id.js';
 import {
   expectRecoveryNotFound,
@@ -32,12 +32,14 @@ test(
     },
     async (shop) => {
       for (const purpose of ['email', 'delete'] as const)
-        await expectRecoveryNotFound(shop, unknownOperation(purpose), `unknown operation, purpose ${purpose}`, 'END-RECOVERY-12');
+        await expectRecoveryNotFound(shop, unknownOperation(purpose), {
+          what: `unknown operation, purpose ${purpose}`,
+          clause: 'END-RECOVERY-12',
+        });
       await expectRecoveryNotFound(
         shop,
         { subject: ADA.sub, operationId: freshId('recop'), purpose: 'delete' },
-        'unknown operation of a seeded account',
-        'END-RECOVERY-12',
+        { what: 'unknown operation of a seeded account', clause: 'END-RECOVERY-12' },
       );
     },
   ),
@@ -59,7 +61,7 @@ test(
         inCase(`request ${i} for ${RECOVERY_OPERATIONS.cancelled.operationId}`, () =>
           // The first answer is one fact stated twice (States: `cancelled`; Endpoints: 200 status cancelled); a repeat that
           // answers otherwise reopened the retired authorization.
-          expectRecoveryStatus(res, 'cancelled', i === 1 ? ['STA-RECOVERY-3', 'END-RECOVERY-10'] : 'STA-RECOVERY-4'),
+          expectRecoveryStatus(res, 'cancelled', { clause: i === 1 ? ['STA-RECOVERY-3', 'END-RECOVERY-10'] : 'STA-RECOVERY-4' }),
         );
       }
     },
@@ -81,7 +83,7 @@ test(
           const res = await recover(shop, op);
           inCase(`request ${i} for ${op.operationId}`, () =>
             // The first answer is one fact stated twice (States: `complete`; Endpoints: 200 status complete).
-            expectRecoveryStatus(res, 'complete', i === 1 ? ['STA-RECOVERY-1', 'END-RECOVERY-8'] : 'END-RECOVERY-7'),
+            expectRecoveryStatus(res, 'complete', { clause: i === 1 ? ['STA-RECOVERY-1', 'END-RECOVERY-8'] : 'END-RECOVERY-7' }),
           );
         }
       }
@@ -108,12 +110,10 @@ test(
     },
     async (shop) => {
       for (let i = 1; i <= 2; i++)
-        await expectRecoveryNotFound(
-          shop,
-          RECOVERY_OPERATIONS.proofPending,
-          `request ${i} for ${RECOVERY_OPERATIONS.proofPending.operationId}`,
-          'END-RECOVERY-4',
-        );
+        await expectRecoveryNotFound(shop, RECOVERY_OPERATIONS.proofPending, {
+          what: `request ${i} for ${RECOVERY_OPERATIONS.proofPending.operationId}`,
+          clause: 'END-RECOVERY-4',
+        });
       const res = await shop.http.get('/v1/cart', { token: await shop.mint.customer({ sub: RECOVERY_OPERATIONS.proofPending.subject }) });
       inCase('a customer token of the account in contact_transition', () =>
         expectProblem(res, { status: 401, error: 'account_access_ended', docsUrl: shop.docsUrl, clause: 'END-RECOVERY-3' }),
@@ -143,7 +143,7 @@ test(
         ],
         ['the cancelled operation for a fresh subject', { ...RECOVERY_OPERATIONS.cancelled, subject: shop.subject('cust') }],
       ];
-      for (const [what, body] of cases) await expectRecoveryNotFound(shop, body, what, 'END-RECOVERY-1');
+      for (const [what, body] of cases) await expectRecoveryNotFound(shop, body, { what, clause: 'END-RECOVERY-1' });
     },
   ),
 );
@@ -164,7 +164,7 @@ test(
         ['the provider-pending deletion as an email change', { ...RECOVERY_OPERATIONS.providerPending, purpose: 'email' }],
         ['the proof-pending email change as a deletion', { ...RECOVERY_OPERATIONS.proofPending, purpose: 'delete' }],
       ];
-      for (const [what, body] of cases) await expectRecoveryNotFound(shop, body, what, 'END-RECOVERY-2');
+      for (const [what, body] of cases) await expectRecoveryNotFound(shop, body, { what, clause: 'END-RECOVERY-2' });
     },
   ),
 );
@@ -185,9 +185,11 @@ test(
           // A partly failed deletion whose resumption finds no authorization lost its operation and checkpoints (States,
           // Partial failure rule): the same operation must be resumable.
           if (problemCodeOf(res) === 'recovery_not_found')
-            fail('resuming the partly failed deletion', '200 (the operation and its checkpoints preserved)', brief(res), 'STA-PARTIAL-1');
+            fail('resuming the partly failed deletion', '200 (the operation and its checkpoints preserved)', brief(res), {
+              clause: 'STA-PARTIAL-1',
+            });
           // The first answer is one fact stated twice (States: `pending`; Endpoints: 200 status pending); a retry is Endpoints'.
-          expectRecoveryStatus(res, 'pending', i === 1 ? ['STA-RECOVERY-2', 'END-RECOVERY-9'] : 'END-RECOVERY-9');
+          expectRecoveryStatus(res, 'pending', { clause: i === 1 ? ['STA-RECOVERY-2', 'END-RECOVERY-9'] : 'END-RECOVERY-9' });
         });
       }
       const cart = await shop.http.get('/v1/cart', {
@@ -215,7 +217,7 @@ test(
         inCase(`concurrent request ${i + 1}`, () => {
           if (res.status === 409)
             return void expectProblem(res, { status: 409, error: 'recovery_pending', docsUrl: shop.docsUrl, clause: 'END-RECOVERY-13' });
-          expectRecoveryStatus(res, 'pending', 'END-RECOVERY-13');
+          expectRecoveryStatus(res, 'pending', { clause: 'END-RECOVERY-13' });
         });
       }
     },
@@ -248,7 +250,7 @@ test(
         let conflicts = 0;
         for (const [i, res] of answers.entries()) {
           inCase(`round ${round}, overlapping request ${i + 1}`, () => {
-            if (res.status !== 409) return expectRecoveryStatus(res, 'pending', 'END-RECOVERY-13');
+            if (res.status !== 409) return expectRecoveryStatus(res, 'pending', { clause: 'END-RECOVERY-13' });
             expectProblem(res, { status: 409, error: 'recovery_pending', docsUrl: shop.docsUrl, clause: 'END-RECOVERY-13' });
             conflicts++;
           });
@@ -260,7 +262,7 @@ test(
         `answers to ${OVERLAP_ROUNDS} bursts of ${OVERLAP_BURST} overlapping resumptions of ${RECOVERY_OPERATIONS.providerPending.operationId}`,
         'at least one 409 recovery_pending',
         rounds,
-        'END-RECOVERY-13',
+        { clause: 'END-RECOVERY-13' },
       );
     },
   ),
@@ -284,11 +286,10 @@ test(
       ] as const) {
         const res = op === RECOVERY_OPERATIONS.providerPending ? await resumeProviderPending(shop) : await recover(shop, op);
         inCase(op.operationId, () => {
-          expectRecoveryStatus(res, status, 'RES-RECOVERY-5');
-          if (JSON.stringify(res.body) !== JSON.stringify({ status, operationId: op.operationId }))
-            fail('body', { status, operationId: op.operationId }, res.body, 'RES-RECOVERY-5');
+          expectRecoveryStatus(res, status, { clause: 'RES-RECOVERY-5' });
+          expectSameJson(res.body, { status, operationId: op.operationId }, { what: 'body', clause: 'RES-RECOVERY-5' });
           if (!/^application\/json/.test(res.headers.get('content-type') ?? ''))
-            fail('Content-Type', 'application/json', res.headers.get('content-type'), 'RES-RECOVERY-5');
+            fail('Content-Type', 'application/json', res.headers.get('content-type'), { clause: 'RES-RECOVERY-5' });
           expectNoStore(res, { clause: 'RES-RECOVERY-5' });
         });
       }

@@ -6,15 +6,15 @@
 import { check, notApplicable, test, type Shop } from '../engine/check.js';
 import { OPERATOR_ATTRIBUTION } from '../engine/callers.js';
 import type { ShopResponse } from '../engine/http.js';
-import { brief, expectProblem, fail, inCase } from '../lib/assert.js';
+import { brief, expectProblem, expectStatus, fail, inCase } from '../lib/assert.js';
 import { bearer, otherSecrets, wrong } from './_shared/call-internal-routes.js';
 import { expectRefusal } from './_shared/expect-refusals.js';
 import { recover, RECOVER, recoverySecret, unknownOperation } from './_shared/recover-account.js';
 import { RECOVERY_OPERATIONS } from './_shared/seed-data.js';
 
 /** 401 with a problem document (the spec names the status of a recovery credential refusal, not its code). */
-function expect401(shop: Shop, res: ShopResponse, clause: string): void {
-  if (res.status !== 401) fail('status', 401, brief(res), clause);
+function expect401(shop: Shop, res: ShopResponse, { clause }: { clause: string }): void {
+  expectStatus(res, 401, { clause });
   expectProblem(res, {
     status: 401,
     error: typeof res.body?.error === 'string' ? res.body.error : '<missing>',
@@ -24,7 +24,7 @@ function expect401(shop: Shop, res: ShopResponse, clause: string): void {
 }
 
 /** The control: with its own credential a well-formed request reaches the lookup (404 recovery_not_found), so refusals are about credentials. */
-async function expectControl(shop: Shop, clause: string): Promise<void> {
+async function expectControl(shop: Shop, { clause }: { clause: string }): Promise<void> {
   const res = await recover(shop, unknownOperation());
   inCase('control: own credential, unknown operation', () =>
     expectProblem(res, { status: 404, error: 'recovery_not_found', docsUrl: shop.docsUrl, clause }),
@@ -41,7 +41,7 @@ test(
     },
     async (shop) => {
       const secret = recoverySecret(shop);
-      await expectControl(shop, 'END-PUBLIC-16');
+      await expectControl(shop, { clause: 'END-PUBLIC-16' });
       const cases: [string, Record<string, string>][] = [
         ['no Authorization', {}],
         ['a wrong secret', bearer(wrong(secret))],
@@ -58,8 +58,8 @@ test(
         const res = await recover(shop, RECOVERY_OPERATIONS.cancelled, headers);
         inCase(what, () => {
           if (res.status !== 401 && res.status === own.status && res.body?.error === own.body?.error)
-            fail('answered as its own credential is', 'refused: 401', brief(res), ['END-PUBLIC-16', 'END-RECOVERY-11']);
-          expect401(shop, res, 'END-RECOVERY-11');
+            fail('answered as its own credential is', 'refused: 401', brief(res), { clause: ['END-PUBLIC-16', 'END-RECOVERY-11'] });
+          expect401(shop, res, { clause: 'END-RECOVERY-11' });
         });
       }
     },
@@ -77,7 +77,7 @@ test(
     },
     async (shop) => {
       const secret = recoverySecret(shop);
-      await expectControl(shop, 'END-PUBLIC-18');
+      await expectControl(shop, { clause: 'END-PUBLIC-18' });
       const cases: [string, Record<string, string>][] = [];
       for (const [name, value] of otherSecrets(shop.profile.secrets, 'accountRecoverySecret')) {
         cases.push([`the profile's ${name} as a bearer`, bearer(value)]);
@@ -95,7 +95,7 @@ test(
       cases.push(['a backoffice machine token', bearer(await shop.mint.machine(shop.profile.clients.backoffice))]);
       for (const [what, headers] of cases) {
         const res = await recover(shop, RECOVERY_OPERATIONS.cancelled, headers);
-        inCase(what, () => expect401(shop, res, 'END-PUBLIC-18'));
+        inCase(what, () => expect401(shop, res, { clause: 'END-PUBLIC-18' }));
       }
     },
   ),
@@ -121,7 +121,7 @@ test(
       for (const [what, headers] of attempts) {
         for (const body of [RECOVERY_OPERATIONS.cancelled, RECOVERY_OPERATIONS.completeEmail, unknownOperation()]) {
           const res = await shop.http.post(RECOVER, { headers, json: body });
-          inCase(`${what}, ${body.operationId}`, () => expectRefusal(shop, res, 'END-PUBLIC-17'));
+          inCase(`${what}, ${body.operationId}`, () => expectRefusal(shop, res, { clause: 'END-PUBLIC-17' }));
         }
       }
     },

@@ -37,7 +37,7 @@ test(
       await judgeEach(
         cases,
         // An operation that exists nowhere: a service that ignored the member would answer 404, and change nothing.
-        ([clause, what, extra]) => expectInvalidRecovery(shop, { ...unknownOperation(), ...extra }, what, clause),
+        ([clause, what, extra]) => expectInvalidRecovery(shop, { ...unknownOperation(), ...extra }, { what, clause }),
         (n, of) => `${n} of ${of} bodies with another member were not refused`,
       );
     },
@@ -56,22 +56,24 @@ test(
     async (shop) => {
       const base = unknownOperation();
       const { subject: _s, ...missing } = base;
-      await expectInvalidRecovery(shop, missing, 'subject missing', 'RES-RECOVERY-1');
-      await expectInvalidRecovery(shop, { ...base, subject: 42 }, 'subject a number', 'RES-RECOVERY-1');
-      await expectInvalidRecovery(shop, { ...base, subject: null }, 'subject null', 'RES-RECOVERY-1');
-      await expectInvalidRecovery(shop, { ...base, subject: '' }, 'subject of 0 characters', 'LIM-RECOVERY-1');
-      await expectInvalidRecovery(shop, { ...base, subject: 's'.repeat(257) }, 'subject of 257 characters', 'LIM-RECOVERY-1');
+      await expectInvalidRecovery(shop, missing, { what: 'subject missing', clause: 'RES-RECOVERY-1' });
+      await expectInvalidRecovery(shop, { ...base, subject: 42 }, { what: 'subject a number', clause: 'RES-RECOVERY-1' });
+      await expectInvalidRecovery(shop, { ...base, subject: null }, { what: 'subject null', clause: 'RES-RECOVERY-1' });
+      await expectInvalidRecovery(shop, { ...base, subject: '' }, { what: 'subject of 0 characters', clause: 'LIM-RECOVERY-1' });
+      await expectInvalidRecovery(
+        shop,
+        { ...base, subject: 's'.repeat(257) },
+        { what: 'subject of 257 characters', clause: 'LIM-RECOVERY-1' },
+      );
       await expectRecoveryNotFound(
         shop,
         { ...base, subject: 's' },
-        'subject of 1 character (valid; the operation does not exist)',
-        'LIM-RECOVERY-1',
+        { what: 'subject of 1 character (valid; the operation does not exist)', clause: 'LIM-RECOVERY-1' },
       );
       await expectRecoveryNotFound(
         shop,
         { ...base, subject: 's'.repeat(256) },
-        'subject of 256 characters (valid; the operation does not exist)',
-        'LIM-RECOVERY-1',
+        { what: 'subject of 256 characters (valid; the operation does not exist)', clause: 'LIM-RECOVERY-1' },
       );
     },
   ),
@@ -89,28 +91,29 @@ test(
     async (shop) => {
       const base = unknownOperation();
       const { operationId: _o, ...missing } = base;
-      await expectInvalidRecovery(shop, missing, 'operationId missing', 'RES-RECOVERY-2');
-      await expectInvalidRecovery(shop, { ...base, operationId: 7 }, 'operationId a number', 'RES-RECOVERY-2');
+      await expectInvalidRecovery(shop, missing, { what: 'operationId missing', clause: 'RES-RECOVERY-2' });
+      await expectInvalidRecovery(shop, { ...base, operationId: 7 }, { what: 'operationId a number', clause: 'RES-RECOVERY-2' });
       await expectInvalidRecovery(
         shop,
         { ...base, operationId: [RECOVERY_OPERATIONS.cancelled.operationId] },
-        'operationId an array',
-        'RES-RECOVERY-2',
+        { what: 'operationId an array', clause: 'RES-RECOVERY-2' },
       );
-      await expectInvalidRecovery(shop, { ...base, operationId: '' }, 'operationId of 0 characters', 'LIM-RECOVERY-2');
-      await expectInvalidRecovery(shop, { ...base, operationId: 'o'.repeat(129) }, 'operationId of 129 characters', 'LIM-RECOVERY-2');
+      await expectInvalidRecovery(shop, { ...base, operationId: '' }, { what: 'operationId of 0 characters', clause: 'LIM-RECOVERY-2' });
+      await expectInvalidRecovery(
+        shop,
+        { ...base, operationId: 'o'.repeat(129) },
+        { what: 'operationId of 129 characters', clause: 'LIM-RECOVERY-2' },
+      );
       // One character could name a real operation of another deployment: "~" is an unlikely id.
       await expectRecoveryNotFound(
         shop,
         { ...base, operationId: '~' },
-        'operationId of 1 character (valid; the operation does not exist)',
-        'LIM-RECOVERY-2',
+        { what: 'operationId of 1 character (valid; the operation does not exist)', clause: 'LIM-RECOVERY-2' },
       );
       await expectRecoveryNotFound(
         shop,
         { ...base, operationId: freshId('recop').padEnd(128, 'x') },
-        'operationId of 128 characters (valid; the operation does not exist)',
-        'LIM-RECOVERY-2',
+        { what: 'operationId of 128 characters (valid; the operation does not exist)', clause: 'LIM-RECOVERY-2' },
       );
     },
   ),
@@ -127,16 +130,15 @@ test(
     async (shop) => {
       const base = unknownOperation();
       const { purpose: _p, ...missing } = base;
-      await expectInvalidRecovery(shop, missing, 'purpose missing', 'RES-RECOVERY-3');
+      await expectInvalidRecovery(shop, missing, { what: 'purpose missing', clause: 'RES-RECOVERY-3' });
       for (const purpose of ['Email', 'DELETE', 'phone', 'deletion', '', 'email ', 1, null, ['email']]) {
-        await expectInvalidRecovery(shop, { ...base, purpose }, `purpose ${JSON.stringify(purpose)}`, 'RES-RECOVERY-3');
+        await expectInvalidRecovery(shop, { ...base, purpose }, { what: `purpose ${JSON.stringify(purpose)}`, clause: 'RES-RECOVERY-3' });
       }
       for (const purpose of ['email', 'delete'] as const)
         await expectRecoveryNotFound(
           shop,
           { ...base, purpose },
-          `purpose "${purpose}" (valid; the operation does not exist)`,
-          'RES-RECOVERY-3',
+          { what: `purpose "${purpose}" (valid; the operation does not exist)`, clause: 'RES-RECOVERY-3' },
         );
     },
   ),

@@ -10,7 +10,7 @@ import { CALLER_LISTS } from '../../contract/callers.js';
 import { OPERATIONS, type Operation } from '../../contract/operations.js';
 import { check, test, type Shop } from '../engine/check.js';
 import { AssistantAgent } from './_shared/assistant.js';
-import { expectProblem, fail, inCase } from '../lib/assert.js';
+import { expectNoHeader, expectProblem, inCase } from '../lib/assert.js';
 import { expectCredentialRefused } from './_shared/expect-refusals.js';
 import { expectPassesGuard, invitedAgent, probe, sendAssistant, sendInvited, type Send } from './_shared/probe-agents.js';
 
@@ -31,12 +31,11 @@ async function expectMatrix(shop: Shop, kind: AgentKind, ops: readonly Operation
     const allowed = CALLER_LISTS[op.callers].members.includes(kind);
     const clause = op.group === 'operator' ? 'PUR-RULE-3' : 'PUR-RULE-2';
     inCase(`${kind} on ${op.operationId} (${op.method} ${op.path})`, () => {
-      if (allowed) return expectPassesGuard(res, op.operationId, clause);
+      if (allowed) return expectPassesGuard(res, { what: op.operationId, clause });
       // /v1/ops/* is operator-only (spec, rule 1); its rows are not shown, so the spec level asks for a refusal only.
-      if (level === 'spec' && op.group === 'operator') return expectCredentialRefused(shop, res, clause);
+      if (level === 'spec' && op.group === 'operator') return expectCredentialRefused(shop, res, { clause });
       expectProblem(res, { status: 403, error: 'caller_not_allowed', docsUrl: shop.docsUrl, clause: 'ERR-TABLE-8' });
-      if (res.headers.get('www-authenticate') !== null)
-        fail('WWW-Authenticate on caller_not_allowed', null, res.headers.get('www-authenticate'), 'ERR-TABLE-8');
+      expectNoHeader(res, 'www-authenticate', { what: 'WWW-Authenticate on caller_not_allowed', clause: 'ERR-TABLE-8' });
     });
   }
 }

@@ -9,7 +9,7 @@
 import { check, test, type Shop } from '../engine/check.js';
 import type { ShopResponse } from '../engine/http.js';
 import { ALL_PERMISSIONS, AssistantAgent, errorOf, reportAuthorization, signedOutProxyToken, signOutSession } from './_shared/assistant.js';
-import { brief, expectProblem, expectSuccess, fail, failSoft, inCase, is2xx } from '../lib/assert.js';
+import { brief, expectProblem, expectStatus, expectSuccess, fail, failSoft, inCase, is2xx, expectSameJson } from '../lib/assert.js';
 import { freshHex } from '../lib/fresh-id.js';
 import { nowSeconds } from '../lib/jws.js';
 import { cartLine, expectNamesVariant, expectNotNamesVariant } from './_shared/expect-cart.js';
@@ -23,11 +23,12 @@ import { VARIANT } from './_shared/seed-data.js';
  * cases are reached (the probes change nothing); another refusal is AUTH-ASST-10's.
  */
 function expectActsSignedOut(shop: Shop, res: ShopResponse, what: string, clauses: readonly string[]): void {
-  if (is2xx(res)) return failSoft(`${what}: refused (acting signed out)`, '403 sign_in_required', brief(res), [...clauses, 'AUTH-ASST-10']);
+  if (is2xx(res))
+    return failSoft(`${what}: refused (acting signed out)`, '403 sign_in_required', brief(res), { clause: [...clauses, 'AUTH-ASST-10'] });
   inCase(what, () => {
-    if (errorOf(res) !== 'sign_in_required') fail('refused as not signed in', 'sign_in_required', brief(res), 'AUTH-ASST-10');
+    if (errorOf(res) !== 'sign_in_required') fail('refused as not signed in', 'sign_in_required', brief(res), { clause: 'AUTH-ASST-10' });
     // The challenge's scheme is the request's (DPoP): another one breaks the sign_in_required rule itself too.
-    expectSignInRequired(shop, res, 'DPoP', ['AUTH-ASST-10', 'AUTH-SIGNIN-2']);
+    expectSignInRequired(shop, res, 'DPoP', { clause: ['AUTH-ASST-10', 'AUTH-SIGNIN-2'] });
   });
 }
 
@@ -42,15 +43,16 @@ test(
     },
     async (shop) => {
       const agent = await AssistantAgent.create(shop);
-      expectSuccess((await agent.post('/v1/cart/items', { json: cartLine() })).res, 'assistant adds a line', 'AUTH-KIND-12');
-      expectNamesVariant((await agent.get('/v1/cart')).res, VARIANT, 'assistant reads the cart', 'AUTH-KIND-12');
-      expectNamesVariant(
-        await shop.http.get('/v1/cart', { token: await shop.mint.customer({ sub: agent.identity.sub! }) }),
-        VARIANT,
-        "the customer of the session's account reads the line",
-        'AUTH-CRED-10',
-      );
-      expectSuccess((await agent.get('/v1/me/profile')).res, 'assistant reads the profile', 'AUTH-CRED-10');
+      expectSuccess((await agent.post('/v1/cart/items', { json: cartLine() })).res, {
+        what: 'assistant adds a line',
+        clause: 'AUTH-KIND-12',
+      });
+      expectNamesVariant((await agent.get('/v1/cart')).res, VARIANT, { what: 'assistant reads the cart', clause: 'AUTH-KIND-12' });
+      expectNamesVariant(await shop.http.get('/v1/cart', { token: await shop.mint.customer({ sub: agent.identity.sub! }) }), VARIANT, {
+        what: "the customer of the session's account reads the line",
+        clause: 'AUTH-CRED-10',
+      });
+      expectSuccess((await agent.get('/v1/me/profile')).res, { what: 'assistant reads the profile', clause: 'AUTH-CRED-10' });
     },
   ),
 );
@@ -67,20 +69,19 @@ test(
     async (shop) => {
       const agent = await AssistantAgent.create(shop);
       const me = (await agent.get('/v1/me')).res;
-      expectSuccess(me, 'GET /v1/me', 'END-LIST-6');
+      expectSuccess(me, { what: 'GET /v1/me', clause: 'END-LIST-6' });
       const got = [me.body?.caller_kind, me.body?.origin, me.body?.client_id, me.body?.account?.sub];
       const want = ['assistant', 'assistant', shop.profile.clients.personalAgentProxy, agent.identity.sub];
-      if (JSON.stringify(got) !== JSON.stringify(want))
-        fail('GET /v1/me [caller_kind, origin, client_id, account.sub]', want, got, 'AUTH-KIND-12');
+      expectSameJson(got, want, { what: 'GET /v1/me [caller_kind, origin, client_id, account.sub]', clause: 'AUTH-KIND-12' });
       const out = await AssistantAgent.create(shop, { signedIn: false, signedOutToken: true });
       const meOut = (await out.get('/v1/me')).res;
-      expectSuccess(meOut, 'GET /v1/me signed out', 'END-LIST-6');
+      expectSuccess(meOut, { what: 'GET /v1/me signed out', clause: 'END-LIST-6' });
       if (meOut.body?.caller_kind !== 'assistant' || meOut.body?.account !== null)
         fail(
           'GET /v1/me of a signed-out assistant [caller_kind, account]',
           ['assistant', null],
           [meOut.body?.caller_kind, meOut.body?.account],
-          'AUTH-KIND-12',
+          { clause: 'AUTH-KIND-12' },
         );
     },
   ),
@@ -127,13 +128,13 @@ test(
       ];
       for (const [clause, live, scope, expected] of cases) {
         const agent = await AssistantAgent.create(shop, { permissions: live, ...(scope !== undefined ? { scope } : {}) });
-        await expectPermissions(shop, sendAssistant(agent), expected, clause, 'permission');
+        await expectPermissions(shop, sendAssistant(agent), expected, { clause, naming: 'permission' });
       }
       // Live: the account narrows its grant after the token was minted; the same token then holds only the new scopes.
       const agent = await AssistantAgent.create(shop);
-      await expectPermissions(shop, sendAssistant(agent), ALL_PERMISSIONS, 'AUTH-ASST-6', 'permission');
+      await expectPermissions(shop, sendAssistant(agent), ALL_PERMISSIONS, { clause: 'AUTH-ASST-6', naming: 'permission' });
       await reportAuthorization(shop, agent.identity, 'granted', ['assistant:read']);
-      await expectPermissions(shop, sendAssistant(agent), ['assistant:read'], 'AUTH-ASST-6', 'permission');
+      await expectPermissions(shop, sendAssistant(agent), ['assistant:read'], { clause: 'AUTH-ASST-6', naming: 'permission' });
     },
   ),
 );
@@ -152,8 +153,11 @@ test(
     async (shop) => {
       const agentAudience = await AssistantAgent.create(shop, { permissions: ['assistant:read'], audience: 'agent' });
       // Recognized as an assistant for the agent audience as for the API's: its cart is served.
-      expectSuccess((await agentAudience.get('/v1/cart')).res, 'an assistant token of the agent audience, its cart', 'AUTH-KIND-12');
-      await expectPermissions(shop, sendAssistant(agentAudience), ['assistant:read'], 'AUTH-ASST-7', 'permission');
+      expectSuccess((await agentAudience.get('/v1/cart')).res, {
+        what: 'an assistant token of the agent audience, its cart',
+        clause: 'AUTH-KIND-12',
+      });
+      await expectPermissions(shop, sendAssistant(agentAudience), ['assistant:read'], { clause: 'AUTH-ASST-7', naming: 'permission' });
     },
   ),
 );
@@ -181,7 +185,7 @@ test(
           'a signed-in token on a session the proxy then signed out',
           async () => {
             const agent = await AssistantAgent.create(shop);
-            expectSuccess((await agent.get('/v1/me/profile')).res, 'control: the profile while signed in', 'AUTH-ASST-9');
+            expectSuccess((await agent.get('/v1/me/profile')).res, { what: 'control: the profile while signed in', clause: 'AUTH-ASST-9' });
             await signOutSession(shop, agent.identity, ALL_PERMISSIONS);
             return [agent, undefined];
           },
@@ -215,17 +219,21 @@ test(
           const res = await send(probe(OP(id)));
           expectActsSignedOut(shop, res, `${what}: ${id}`, clauses);
         }
-        expectSuccess(await send({ method: 'GET', path: '/v1/catalog/products' }), `${what}: searchProducts`, 'AUTH-ACTIVE-2');
-        expectSuccess(await send({ method: 'POST', path: '/v1/cart/items', json: cartLine() }), `${what}: addCartItem`, 'AUTH-ACTIVE-2');
-        expectNamesVariant(await send({ method: 'GET', path: '/v1/cart' }), VARIANT, `${what}: getCart`, clause);
+        expectSuccess(await send({ method: 'GET', path: '/v1/catalog/products' }), {
+          what: `${what}: searchProducts`,
+          clause: 'AUTH-ACTIVE-2',
+        });
+        expectSuccess(await send({ method: 'POST', path: '/v1/cart/items', json: cartLine() }), {
+          what: `${what}: addCartItem`,
+          clause: 'AUTH-ACTIVE-2',
+        });
+        expectNamesVariant(await send({ method: 'GET', path: '/v1/cart' }), VARIANT, { what: `${what}: getCart`, clause });
         // Acting signed out, it never reached the cart of the account its session or its token names.
         const account = agent.identity.sub ?? agent.sub;
-        expectNotNamesVariant(
-          await shop.http.get('/v1/cart', { token: await shop.mint.customer({ sub: account }) }),
-          VARIANT,
-          `${what}: the account's cart`,
+        expectNotNamesVariant(await shop.http.get('/v1/cart', { token: await shop.mint.customer({ sub: account }) }), VARIANT, {
+          what: `${what}: the account's cart`,
           clause,
-        );
+        });
       }
     },
   ),
@@ -247,15 +255,18 @@ test(
         ['scope naming account scopes', 'catalog:read cart:read cart:write account:read orders:read checkout'],
       ] as const) {
         const agent = await AssistantAgent.create(shop, { signedIn: false, signedOutToken: true, scope, permissions: ALL_PERMISSIONS });
-        expectSuccess((await agent.get('/v1/catalog/products')).res, `${what}: searchProducts`, 'AUTH-ASST-16');
-        expectSuccess((await agent.post('/v1/cart/items', { json: cartLine() })).res, `${what}: addCartItem`, 'AUTH-ASST-14');
-        expectNamesVariant((await agent.get('/v1/cart')).res, VARIANT, `${what}: getCart`, 'AUTH-ASST-14');
+        expectSuccess((await agent.get('/v1/catalog/products')).res, { what: `${what}: searchProducts`, clause: 'AUTH-ASST-16' });
+        expectSuccess((await agent.post('/v1/cart/items', { json: cartLine() })).res, {
+          what: `${what}: addCartItem`,
+          clause: 'AUTH-ASST-14',
+        });
+        expectNamesVariant((await agent.get('/v1/cart')).res, VARIANT, { what: `${what}: getCart`, clause: 'AUTH-ASST-14' });
         for (const id of ['getProfile', 'listPaymentMethods', 'addAddress', 'checkoutSavedCard']) {
           const call = probe(OP(id));
           const res = (await agent.request(call.method, call.path, call.json !== undefined ? { json: call.json } : {})).res;
           inCase(`${what}: ${id}`, () => {
             // Signed out, the session keeps only the base capabilities (AUTH-ACTIVE-2), whatever its token's scope (AUTH-ASST-14).
-            if (res.status !== 403) fail('status', 403, brief(res), ['AUTH-ASST-14', 'AUTH-ACTIVE-2']);
+            expectStatus(res, 403, { clause: ['AUTH-ASST-14', 'AUTH-ACTIVE-2'] });
             expectProblem(res, { status: 403, error: errorOf(res) ?? '<missing>', docsUrl: shop.docsUrl, clause: 'AUTH-ACTIVE-2' });
           });
         }
@@ -275,7 +286,7 @@ test(
     },
     async (shop) => {
       const agent = await AssistantAgent.create(shop, { signedIn: false, signedOutToken: true });
-      expectSuccess((await agent.get('/v1/cart')).res, 'control: the genuine signed-out token', 'AUTH-ASST-16');
+      expectSuccess((await agent.get('/v1/cart')).res, { what: 'control: the genuine signed-out token', clause: 'AUTH-ASST-16' });
       const o = { sid: agent.identity.sessionId, jkt: agent.key.thumbprint };
       const forged: [string, Promise<string>][] = [
         ['signed with another key', signedOutProxyToken(shop, { ...o, key: `not-the-proxy-secret-${freshHex()}` })],
@@ -292,7 +303,7 @@ test(
       ];
       for (const [what, token] of forged) {
         const res = (await agent.get('/v1/cart', { token: await token })).res;
-        inCase(what, () => expectInvalidToken(shop, res, 'AUTH-ASST-16', 'DPoP', { only: true }));
+        inCase(what, () => expectInvalidToken(shop, res, { clause: 'AUTH-ASST-16', scheme: 'DPoP', only: true }));
       }
     },
   ),
@@ -309,7 +320,7 @@ test(
     },
     async (shop) => {
       const agent = await AssistantAgent.create(shop);
-      expectSuccess((await agent.get('/v1/cart')).res, 'control: a single-level personal_agent token', 'AUTH-ASST-15');
+      expectSuccess((await agent.get('/v1/cart')).res, { what: 'control: a single-level personal_agent token', clause: 'AUTH-ASST-15' });
       const c = shop.profile.clients;
       const variants: [string, Record<string, unknown>][] = [
         ['a two-level act chain', { act: { sub: 'personal_agent', act: { sub: 'another_agent' } } }],
@@ -321,7 +332,7 @@ test(
       ];
       for (const [what, claims] of variants) {
         const res = (await agent.get('/v1/cart', { token: await agent.mintToken({ claims }) })).res;
-        inCase(what, () => expectCredentialRefused(shop, res, 'AUTH-ASST-15'));
+        inCase(what, () => expectCredentialRefused(shop, res, { clause: 'AUTH-ASST-15' }));
       }
     },
   ),

@@ -31,7 +31,7 @@ test(
       const res = await shop.http.get('/v1/me/profile', {
         headers: { authorization: `Bearer ${await shop.mint.mcpAgentForwarder()}`, 'assistant-subject': original },
       });
-      expectSignInRequired(shop, res, 'Bearer', 'AUTH-SIGNIN-2');
+      expectSignInRequired(shop, res, 'Bearer', { clause: 'AUTH-SIGNIN-2' });
     },
   ),
 );
@@ -86,15 +86,13 @@ test(
           ['POST', '/v1/cart/items', cartLine()],
         ] as const) {
           const res = await shop.http.request(method, path, { headers, ...(json ? { json } : {}) });
-          inCase(`${what}, ${method} ${path}`, () => expectCredentialRefused(shop, res, clause));
+          inCase(`${what}, ${method} ${path}`, () => expectCredentialRefused(shop, res, { clause }));
         }
       }
-      expectNotNamesVariant(
-        await shop.http.get('/v1/cart', { token: await shop.mint.customer({ sub: agent.identity.sub! }) }),
-        VARIANT,
-        'the account cart after the refused writes',
-        'AUTH-ASST-18',
-      );
+      expectNotNamesVariant(await shop.http.get('/v1/cart', { token: await shop.mint.customer({ sub: agent.identity.sub! }) }), VARIANT, {
+        what: 'the account cart after the refused writes',
+        clause: 'AUTH-ASST-18',
+      });
     },
   ),
 );
@@ -113,34 +111,32 @@ test(
       // MCP forwarder + the signed-out assistant's original token: the assistant's own session cart.
       const out = await AssistantAgent.create(shop, { signedIn: false, signedOutToken: true });
       const mcpHeaders = { authorization: `Bearer ${await shop.mint.mcpAgentForwarder()}`, 'assistant-subject': out.token };
-      expectSuccess(
-        await shop.http.post('/v1/cart/items', { headers: mcpHeaders, json: cartLine() }),
-        'MCP forwarder adds a line for the signed-out assistant',
-        'AUTH-CRED-9',
-      );
-      expectNamesVariant((await out.get('/v1/cart')).res, VARIANT, 'the assistant reads its session cart directly', 'AUTH-ORDER-5');
+      expectSuccess(await shop.http.post('/v1/cart/items', { headers: mcpHeaders, json: cartLine() }), {
+        what: 'MCP forwarder adds a line for the signed-out assistant',
+        clause: 'AUTH-CRED-9',
+      });
+      expectNamesVariant((await out.get('/v1/cart')).res, VARIANT, {
+        what: 'the assistant reads its session cart directly',
+        clause: 'AUTH-ORDER-5',
+      });
       // Web forwarder + the browser session of a signed-in assistant: the session's account.
       const signedIn = await AssistantAgent.create(shop);
       const webHeaders = {
         authorization: `Bearer ${await shop.mint.invitedAgentForwarder()}`,
         ...browserArtifact(browserSession(shop, signedIn.identity.sessionId)),
       };
-      expectSuccess(
-        await shop.http.post('/v1/cart/items', { headers: webHeaders, json: cartLine() }),
-        'web forwarder adds a line for the browser session',
-        'AUTH-CRED-8',
-      );
-      expectNamesVariant(
-        await shop.http.get('/v1/cart', { token: await shop.mint.customer({ sub: signedIn.identity.sub! }) }),
-        VARIANT,
-        "the customer of the session's account reads the line",
-        'AUTH-CRED-8',
-      );
-      expectSuccess(
-        await shop.http.get('/v1/me/profile', { headers: webHeaders }),
-        'web forwarder reads the profile for the session',
-        'AUTH-CRED-8',
-      );
+      expectSuccess(await shop.http.post('/v1/cart/items', { headers: webHeaders, json: cartLine() }), {
+        what: 'web forwarder adds a line for the browser session',
+        clause: 'AUTH-CRED-8',
+      });
+      expectNamesVariant(await shop.http.get('/v1/cart', { token: await shop.mint.customer({ sub: signedIn.identity.sub! }) }), VARIANT, {
+        what: "the customer of the session's account reads the line",
+        clause: 'AUTH-CRED-8',
+      });
+      expectSuccess(await shop.http.get('/v1/me/profile', { headers: webHeaders }), {
+        what: 'web forwarder reads the profile for the session',
+        clause: 'AUTH-CRED-8',
+      });
     },
   ),
 );
@@ -158,15 +154,14 @@ test(
     },
     async (shop) => {
       const agent = await AssistantAgent.create(shop);
-      expectSuccess(
-        (await agent.get('/v1/me/profile')).res,
-        'control: the assistant reads the profile with its key and a proof',
-        'AUTH-ASST-1',
-      );
+      expectSuccess((await agent.get('/v1/me/profile')).res, {
+        what: 'control: the assistant reads the profile with its key and a proof',
+        clause: 'AUTH-ASST-1',
+      });
       const headers = { authorization: `Bearer ${await shop.mint.mcpAgentForwarder()}`, 'assistant-subject': agent.token };
       for (const path of ['/v1/me/profile', '/v1/me/orders', '/v1/me/addresses']) {
         const res = await shop.http.get(path, { headers });
-        inCase(`GET ${path} through the forwarder`, () => expectCredentialRefused(shop, res, 'AUTH-ASST-1'));
+        inCase(`GET ${path} through the forwarder`, () => expectCredentialRefused(shop, res, { clause: 'AUTH-ASST-1' }));
       }
     },
   ),
@@ -185,10 +180,10 @@ test(
       for (const scope of ['catalog:read cart:read cart:write', '']) {
         const headers = { authorization: `Bearer ${await shop.mint.mcpAgentForwarder({ scope })}`, 'assistant-subject': out.token };
         const res = await shop.http.get('/v1/cart', { headers });
-        inCase(`forwarder scope "${scope}"`, () => expectCredentialRefused(shop, res, 'AUTH-SCOPE-5'));
+        inCase(`forwarder scope "${scope}"`, () => expectCredentialRefused(shop, res, { clause: 'AUTH-SCOPE-5' }));
         // Assistants are told account scopes, never API or service scopes (killed by `scope: "agent:forward"`).
         if (res.body?.error === 'insufficient_scope' && !(PERMISSIONS as readonly string[]).includes(String(res.body.scope)))
-          fail(`forwarder scope "${scope}": scope member`, 'an account scope (permission)', res.body.scope, 'ERR-SCOPE-1');
+          fail(`forwarder scope "${scope}": scope member`, 'an account scope (permission)', res.body.scope, { clause: 'ERR-SCOPE-1' });
       }
     },
   ),

@@ -7,7 +7,7 @@
 // names (an empty cart names none) or by comparing two reads, and leave member names (`lines`) to reference-level checks.
 import { randomUUID } from 'node:crypto';
 import { check, test } from '../engine/check.js';
-import { expectSuccess, fail } from '../lib/assert.js';
+import { expectSuccess, fail, expectSameJson } from '../lib/assert.js';
 import { signWith } from '../lib/mint.js';
 import { addAddress, createdAddressId } from './_shared/add-address.js';
 import { cartLine, expectNamesVariant, expectNotNamesVariant } from './_shared/expect-cart.js';
@@ -30,23 +30,18 @@ test(
       const token = await shop.mint.customer({ sub });
       // Served at all, the website token without act is recognized as a customer (AUTH-KIND-2), served with its own token and
       // nothing else (AUTH-CRED-2), on its first request (AUTH-CUST-4): one observation of the three.
-      expectSuccess(await shop.http.post('/v1/cart/items', { token, json: cartLine() }), 'first request of a fresh token alone: add', [
-        'AUTH-CUST-4',
-        'AUTH-KIND-2',
-        'AUTH-CRED-2',
-      ]);
-      expectNamesVariant(
-        await shop.http.get('/v1/cart', { token: await shop.mint.customer({ sub }) }),
-        VARIANT,
-        'another token of the same sub reads the line',
-        'AUTH-KIND-3',
-      );
-      expectNotNamesVariant(
-        await shop.http.get('/v1/cart', { token: await shop.mint.customer({ sub: shop.subject('cust') }) }),
-        VARIANT,
-        "another sub's cart",
-        'AUTH-KIND-3',
-      );
+      expectSuccess(await shop.http.post('/v1/cart/items', { token, json: cartLine() }), {
+        what: 'first request of a fresh token alone: add',
+        clause: ['AUTH-CUST-4', 'AUTH-KIND-2', 'AUTH-CRED-2'],
+      });
+      expectNamesVariant(await shop.http.get('/v1/cart', { token: await shop.mint.customer({ sub }) }), VARIANT, {
+        what: 'another token of the same sub reads the line',
+        clause: 'AUTH-KIND-3',
+      });
+      expectNotNamesVariant(await shop.http.get('/v1/cart', { token: await shop.mint.customer({ sub: shop.subject('cust') }) }), VARIANT, {
+        what: "another sub's cart",
+        clause: 'AUTH-KIND-3',
+      });
     },
   ),
 );
@@ -65,14 +60,19 @@ test(
       const sub = shop.subject('cust');
       const now = Math.floor(Date.now() / 1000);
       const old = await shop.mint.customer({ sub, claims: { iat: now - 55 * 60, exp: now + 5 * 60 } });
-      expectSuccess(await shop.http.get('/v1/cart', { token: old }), 'a token issued 55 minutes ago, 5 minutes left', 'AUTH-CUST-5');
+      expectSuccess(await shop.http.get('/v1/cart', { token: old }), {
+        what: 'a token issued 55 minutes ago, 5 minutes left',
+        clause: 'AUTH-CUST-5',
+      });
       const first = await shop.mint.customer({ sub, claims: { iat: now - 60 } });
-      expectSuccess(
-        await shop.http.get('/v1/cart', { token: await shop.mint.customer({ sub }) }),
-        'a newer token of the sub',
-        'AUTH-CUST-5',
-      );
-      expectSuccess(await shop.http.get('/v1/cart', { token: first }), 'the older token, after the newer one was used', 'AUTH-CUST-5');
+      expectSuccess(await shop.http.get('/v1/cart', { token: await shop.mint.customer({ sub }) }), {
+        what: 'a newer token of the sub',
+        clause: 'AUTH-CUST-5',
+      });
+      expectSuccess(await shop.http.get('/v1/cart', { token: first }), {
+        what: 'the older token, after the newer one was used',
+        clause: 'AUTH-CUST-5',
+      });
     },
   ),
 );
@@ -88,23 +88,22 @@ test(
       const sub = shop.subject('cust');
       const owner = await shop.mint.customer({ sub });
       const other = await shop.mint.customer({ sub: shop.subject('cust') });
-      const id = createdAddressId(shop, await addAddress(shop, owner, 'AUTH-KIND-3'));
+      const id = createdAddressId(shop, await addAddress(shop, owner, { clause: 'AUTH-KIND-3' }));
       const path = `/v1/me/addresses/${encodeURIComponent(id)}`;
       const listed = await shop.http.get('/v1/me/addresses', { token: other });
-      expectSuccess(listed, "another sub's token lists its addresses", 'AUTH-KIND-3');
+      expectSuccess(listed, { what: "another sub's token lists its addresses", clause: 'AUTH-KIND-3' });
       // Looked for only when the id is distinctive (a short one, such as `7`, may occur in any text).
-      if (id.length >= 8 && listed.text.includes(id)) fail("another sub's addresses", `no ${id}`, listed.text.slice(0, 300), 'AUTH-KIND-3');
+      if (id.length >= 8 && listed.text.includes(id))
+        fail("another sub's addresses", `no ${id}`, listed.text.slice(0, 300), { clause: 'AUTH-KIND-3' });
       // The spec does not say whether another account's row is 403 or 404: either, with a problem document.
-      expectOwnershipRefusal(
-        shop,
-        await shop.http.delete(path, { token: other }),
-        "another sub's token deletes the address",
-        'AUTH-KIND-3',
-      );
+      expectOwnershipRefusal(shop, await shop.http.delete(path, { token: other }), {
+        what: "another sub's token deletes the address",
+        clause: 'AUTH-KIND-3',
+      });
       // A fresh token of the owner's sub (no session, no registration) is the same account: its address is still there.
       const own = await shop.http.get('/v1/me/addresses', { token: await shop.mint.customer({ sub }) });
-      expectSuccess(own, "a fresh token of the owner's sub lists its addresses", 'AUTH-KIND-3');
-      if (!own.text.includes(id)) fail("the owner's addresses", `still ${id}`, own.text.slice(0, 300), 'AUTH-KIND-3');
+      expectSuccess(own, { what: "a fresh token of the owner's sub lists its addresses", clause: 'AUTH-KIND-3' });
+      if (!own.text.includes(id)) fail("the owner's addresses", `still ${id}`, own.text.slice(0, 300), { clause: 'AUTH-KIND-3' });
     },
   ),
 );
@@ -120,21 +119,20 @@ test(
     async (shop) => {
       const token = await shop.mint.customer({ sub: shop.subject('cust') });
       const stale = { 'shop-session': `stale-${randomUUID()}` };
-      expectSuccess(
-        await shop.http.post('/v1/cart/items', { token, headers: stale, json: cartLine() }),
-        'add with a stale Shop-Session',
-        'AUTH-CUST-2',
-      );
+      expectSuccess(await shop.http.post('/v1/cart/items', { token, headers: stale, json: cartLine() }), {
+        what: 'add with a stale Shop-Session',
+        clause: 'AUTH-CUST-2',
+      });
       const plain = await readBaseline(() => shop.http.get('/v1/cart', { token }));
       const withHeader = await shop.http.get('/v1/cart', { token, headers: stale });
-      expectNamesVariant(withHeader, VARIANT, 'read with a stale Shop-Session', 'AUTH-CUST-2');
-      expectUnchanged(plain, withHeader, 'the cart read with Shop-Session', 'AUTH-CUST-2');
+      expectNamesVariant(withHeader, VARIANT, { what: 'read with a stale Shop-Session', clause: 'AUTH-CUST-2' });
+      expectUnchanged(plain, withHeader, { what: 'the cart read with Shop-Session', clause: 'AUTH-CUST-2' });
       // Every customer route alike: the account reads and the checkout reads too.
       for (const path of ['/v1/me/profile', '/v1/me/addresses', '/v1/me/orders', '/v1/me/identity', '/v1/me/checkout-address']) {
         const before = await readBaseline(() => shop.http.get(path, { token }));
         const after = await shop.http.get(path, { token, headers: stale });
-        expectSuccess(after, `GET ${path} with a stale Shop-Session`, 'AUTH-CUST-2');
-        expectUnchanged(before, after, `GET ${path} with Shop-Session`, 'AUTH-CUST-2');
+        expectSuccess(after, { what: `GET ${path} with a stale Shop-Session`, clause: 'AUTH-CUST-2' });
+        expectUnchanged(before, after, { what: `GET ${path} with Shop-Session`, clause: 'AUTH-CUST-2' });
       }
     },
   ),
@@ -152,16 +150,15 @@ test(
       const sub = shop.subject('cust');
       const plain = await shop.mint.customer({ sub });
       const sessioned = await shop.mint.customer({ sub, claims: { sid: `sid_${randomUUID()}`, generation: 7, epoch: 3 } });
-      expectSuccess(
-        await shop.http.post('/v1/cart/items', { token: sessioned, json: cartLine() }),
-        'add with sid/generation/epoch claims',
-        'AUTH-CUST-3',
-      );
+      expectSuccess(await shop.http.post('/v1/cart/items', { token: sessioned, json: cartLine() }), {
+        what: 'add with sid/generation/epoch claims',
+        clause: 'AUTH-CUST-3',
+      });
       const baseline = await readBaseline(() => shop.http.get('/v1/cart', { token: plain }));
       const a = baseline.first;
       const b = await shop.http.get('/v1/cart', { token: sessioned });
-      expectNamesVariant(a, VARIANT, 'read without session claims', 'AUTH-CUST-3');
-      expectUnchanged(baseline, b, 'the cart read with session claims', 'AUTH-CUST-3');
+      expectNamesVariant(a, VARIANT, { what: 'read without session claims', clause: 'AUTH-CUST-3' });
+      expectUnchanged(baseline, b, { what: 'the cart read with session claims', clause: 'AUTH-CUST-3' });
     },
   ),
 );
@@ -178,7 +175,7 @@ test(
       const key = shop.profile.secrets.webSessionContextKey;
       const d = shop.mint.draft.customer({ sub });
       const forged = await signWith(d.payload, { ...d.header, alg: 'HS256' }, key);
-      expectInvalidToken(shop, await shop.http.get('/v1/cart', { token: forged }), 'AUTH-CUST-8');
+      expectInvalidToken(shop, await shop.http.get('/v1/cart', { token: forged }), { clause: 'AUTH-CUST-8' });
       // A genuine invited-agent context presented as the bearer token.
       const context = await shop.mint.invitedAgentContext({
         sub,
@@ -186,7 +183,7 @@ test(
         permissions: ['assistant:read'],
         forwarderToken: 'none',
       });
-      expectInvalidToken(shop, await shop.http.get('/v1/cart', { token: context }), 'AUTH-CUST-8');
+      expectInvalidToken(shop, await shop.http.get('/v1/cart', { token: context }), { clause: 'AUTH-CUST-8' });
     },
   ),
 );
@@ -202,11 +199,10 @@ test(
     async (shop) => {
       const sub = shop.subject('cust');
       const me = await shop.http.get('/v1/me', { token: await shop.mint.customer({ sub }) });
-      expectSuccess(me, 'GET /v1/me', 'END-LIST-6');
+      expectSuccess(me, { what: 'GET /v1/me', clause: 'END-LIST-6' });
       const got = [me.body?.caller_kind, me.body?.channel, me.body?.account?.sub, me.body?.account?.state];
       const want = ['customer', 'web', sub, 'active'];
-      if (JSON.stringify(got) !== JSON.stringify(want))
-        fail('GET /v1/me [caller_kind, channel, account.sub, account.state]', want, got, 'AUTH-KIND-2');
+      expectSameJson(got, want, { what: 'GET /v1/me [caller_kind, channel, account.sub, account.state]', clause: 'AUTH-KIND-2' });
     },
   ),
 );

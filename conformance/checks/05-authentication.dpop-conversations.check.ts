@@ -4,7 +4,7 @@
 // Every check provisions its own assistant session.
 import { check, learned, test } from '../engine/check.js';
 import { AssistantAgent, browserSession, errorOf, signOutSession } from './_shared/assistant.js';
-import { expectChallenge, expectProblem, expectSuccess, fail, inCase } from '../lib/assert.js';
+import { expectChallenge, expectProblem, expectStatus, expectSuccess, inCase } from '../lib/assert.js';
 import { freshId } from '../lib/fresh-id.js';
 import { OPERATIONS } from '../../contract/operations.js';
 import { conversationRoute, messageOf, openBody, sendConversation } from './_shared/open-conversation.js';
@@ -56,17 +56,11 @@ test(
         for (const [what, headers, unauthenticated] of credentials) {
           const res = await shop.http.request(method, path, { headers, ...(json !== undefined ? { json } : {}) });
           inCase(`${method} ${path} with ${what}`, () => {
-            if (res.status !== 401 && res.status !== 403)
-              fail(
-                'refused (a Bearer credential is never enough)',
-                '401 or 403',
-                `${res.status} ${res.text.slice(0, 200)}`,
-                'END-PUBLIC-19',
-              );
+            expectStatus(res, [401, 403], { what: 'refused (a Bearer credential is never enough)', clause: 'END-PUBLIC-19' });
             expectProblem(res, { status: res.status, error: errorOf(res) ?? '<missing>', docsUrl: shop.docsUrl, clause: 'END-PUBLIC-19' });
             if (unauthenticated)
               expectProblem(res, { status: 401, error: 'invalid_token', docsUrl: shop.docsUrl, clause: 'AUTH-SCHEME-1' });
-            expectDpopChallengesOnly(res, 'AUTH-SCHEME-1');
+            expectDpopChallengesOnly(res, { clause: 'AUTH-SCHEME-1' });
           });
         }
       }
@@ -77,7 +71,7 @@ test(
           ? sendConversation(agent, 'listConversations')
           : sendConversation(agent, 'openConversation', undefined, openBody());
       const listed = (await admitted()).res;
-      expectSuccess(listed, 'the assistant lists its conversations with DPoP', 'END-PUBLIC-19');
+      expectSuccess(listed, { what: 'the assistant lists its conversations with DPoP', clause: 'END-PUBLIC-19' });
       await signOutSession(shop, agent.identity);
       const stale = (await admitted()).res;
       inCase('the same token after the session signed out', () => {
@@ -102,13 +96,15 @@ test(
         authorization: `Bearer ${await shop.mint.invitedAgentForwarder()}`,
         ...browserArtifact(browserSession(shop, agent.identity.sessionId)),
       };
-      expectSuccess(await shop.http.get('/v1/cart', { headers }), 'control: the browser session on getCart', 'AUTH-CRED-8');
+      expectSuccess(await shop.http.get('/v1/cart', { headers }), {
+        what: 'control: the browser session on getCart',
+        clause: 'AUTH-CRED-8',
+      });
       for (const opId of conversationOperations().filter((o) => o === 'listConversations' || o === 'openConversation')) {
         const { method, path } = conversationRoute(opId);
         const res = await shop.http.request(method, path, { headers, ...(opId === 'openConversation' ? { json: openBody() } : {}) });
         inCase(`${method} ${path}`, () => {
-          if (res.status !== 401 && res.status !== 403)
-            fail('refused', '401 or 403', `${res.status} ${res.text.slice(0, 200)}`, 'AUTH-ORDER-7');
+          expectStatus(res, [401, 403], { what: 'refused', clause: 'AUTH-ORDER-7' });
           expectProblem(res, { status: res.status, error: errorOf(res) ?? '<missing>', docsUrl: shop.docsUrl, clause: 'AUTH-ORDER-7' });
         });
       }

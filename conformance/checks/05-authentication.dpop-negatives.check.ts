@@ -317,7 +317,7 @@ for (const level of ['spec', 'reference'] as const) {
         requires: ['assistants'],
       },
       async (shop) => {
-        const agent = await readyAgent(shop, 'AUTH-ASST-1');
+        const agent = await readyAgent(shop, { clause: 'AUTH-ASST-1' });
         for (const n of NEGATIVES) {
           const res = await n.send(agent, shop);
           const fresh = res.headers.get('dpop-nonce');
@@ -325,19 +325,20 @@ for (const level of ['spec', 'reference'] as const) {
           inCase(n.what, () => {
             if (n.clause === 'ERR-TABLE-3') {
               // Downgrade (spec, Errors): the DPoP challenge with algs, never a Bearer one.
-              expectDpopFailure(shop, res, n.spec, n.clause, { nonce: false, algs: true });
-              if (findChallenge(challengesOf(res, n.clause), 'Bearer'))
-                fail('WWW-Authenticate', 'no Bearer challenge', res.headers.get('www-authenticate'), n.clause);
+              expectDpopFailure(shop, res, n.spec, { clause: n.clause, nonce: false, algs: true });
+              if (findChallenge(challengesOf(res, { clause: n.clause }), 'Bearer'))
+                fail('WWW-Authenticate', 'no Bearer challenge', res.headers.get('www-authenticate'), { clause: n.clause });
               return;
             }
-            expectDpopFailure(shop, res, level === 'spec' ? n.spec : [n.reference], n.clause, {
+            expectDpopFailure(shop, res, level === 'spec' ? n.spec : [n.reference], {
+              clause: n.clause,
               nonce: n.nonce ?? true,
               algs: level === 'reference',
             });
           });
         }
         // None of the refused requests spent anything: the correct proof still works.
-        expectSuccess((await agent.get(CART)).res, 'a correct proof after all the negatives', 'AUTH-ASST-1');
+        expectSuccess((await agent.get(CART)).res, { what: 'a correct proof after all the negatives', clause: 'AUTH-ASST-1' });
       },
     ),
   );

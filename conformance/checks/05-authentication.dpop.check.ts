@@ -33,15 +33,17 @@ test(
       seed: true,
     },
     async (shop) => {
-      const agent = await readyAgent(shop, 'AUTH-ASST-1');
+      const agent = await readyAgent(shop, { clause: 'AUTH-ASST-1' });
       const path = '/v1/catalog/products?limit=2';
-      expectSuccess((await agent.get(path)).res, 'htu without the query', 'AUTH-ASST-1');
-      expectSuccess((await agent.get(path, { proof: { htu: `${htuOf(shop, path)}?limit=2` } })).res, 'htu with the query', 'AUTH-ASST-1');
-      expectSuccess(
-        (await agent.get(path, { proof: { htu: `${htuOf(shop, path)}?limit=2#top` } })).res,
-        'htu with query and fragment',
-        'AUTH-ASST-1',
-      );
+      expectSuccess((await agent.get(path)).res, { what: 'htu without the query', clause: 'AUTH-ASST-1' });
+      expectSuccess((await agent.get(path, { proof: { htu: `${htuOf(shop, path)}?limit=2` } })).res, {
+        what: 'htu with the query',
+        clause: 'AUTH-ASST-1',
+      });
+      expectSuccess((await agent.get(path, { proof: { htu: `${htuOf(shop, path)}?limit=2#top` } })).res, {
+        what: 'htu with query and fragment',
+        clause: 'AUTH-ASST-1',
+      });
     },
   ),
 );
@@ -55,15 +57,17 @@ test(
       requires: ['assistants'],
     },
     async (shop) => {
-      const agent = await readyAgent(shop, 'AUTH-ASST-1');
+      const agent = await readyAgent(shop, { clause: 'AUTH-ASST-1' });
       for (const scheme of ['dpop', 'DPOP'])
-        expectSuccess((await agent.get(CART, { scheme })).res, `Authorization scheme ${scheme}`, 'AUTH-ASST-1');
-      expectSuccess(
-        (await agent.get(CART, { proof: { claims: { extra: 'ignored', exp: nowSeconds() + 60 } } })).res,
-        'extra claims',
-        'AUTH-ASST-1',
-      );
-      expectSuccess((await agent.get(CART, { proof: { header: { kid: 'ignored' } } })).res, 'an extra header member (kid)', 'AUTH-ASST-1');
+        expectSuccess((await agent.get(CART, { scheme })).res, { what: `Authorization scheme ${scheme}`, clause: 'AUTH-ASST-1' });
+      expectSuccess((await agent.get(CART, { proof: { claims: { extra: 'ignored', exp: nowSeconds() + 60 } } })).res, {
+        what: 'extra claims',
+        clause: 'AUTH-ASST-1',
+      });
+      expectSuccess((await agent.get(CART, { proof: { header: { kid: 'ignored' } } })).res, {
+        what: 'an extra header member (kid)',
+        clause: 'AUTH-ASST-1',
+      });
     },
   ),
 );
@@ -80,16 +84,16 @@ test(
     async (shop) => {
       const agent = await AssistantAgent.create(shop);
       const first = (await agent.get(CART, { retryOnNonce: false })).res;
-      expectNonceHeader(first, 'AUTH-ORDER-4');
+      expectNonceHeader(first, { clause: 'AUTH-ORDER-4' });
       if (first.status !== 200) {
-        inCase('a proof without a nonce', () => expectDpopFailure(shop, first, ['use_dpop_nonce'], 'ERR-TABLE-4'));
+        inCase('a proof without a nonce', () => expectDpopFailure(shop, first, ['use_dpop_nonce'], { clause: 'ERR-TABLE-4' }));
         const second = (await agent.get(CART, { proof: { nonce: first.headers.get('dpop-nonce')! }, retryOnNonce: false })).res;
-        expectSuccess(second, 'the same request with the DPoP-Nonce of the challenge', 'ERR-TABLE-4');
-        expectNonceHeader(second, 'AUTH-ORDER-4');
+        expectSuccess(second, { what: 'the same request with the DPoP-Nonce of the challenge', clause: 'ERR-TABLE-4' });
+        expectNonceHeader(second, { clause: 'AUTH-ORDER-4' });
       }
       // Success and failure alike carry a nonce (AUTH-ORDER-4): a refused write too.
       const refused = (await agent.post('/v1/cart/items', { json: { variant_id: 42 } })).res;
-      expectNonceHeader(refused, 'AUTH-ORDER-4');
+      expectNonceHeader(refused, { clause: 'AUTH-ORDER-4' });
     },
   ),
 );
@@ -107,10 +111,12 @@ test(
     async (shop) => {
       const agent = await AssistantAgent.create(shop);
       const { res, nonceChallenge } = await agent.get(CART);
-      if (!nonceChallenge) fail('a proof without a nonce', '401 use_dpop_nonce', 'accepted', 'ERR-TABLE-4');
-      inCase('a proof without a nonce', () => expectDpopFailure(shop, nonceChallenge!, ['use_dpop_nonce'], 'ERR-TABLE-4', { algs: true }));
-      expectSuccess(res, 'the retry with the nonce', 'ERR-TABLE-4');
-      expectNonceHeader(res, 'AUTH-ORDER-4');
+      if (!nonceChallenge) fail('a proof without a nonce', '401 use_dpop_nonce', 'accepted', { clause: 'ERR-TABLE-4' });
+      inCase('a proof without a nonce', () =>
+        expectDpopFailure(shop, nonceChallenge!, ['use_dpop_nonce'], { clause: 'ERR-TABLE-4', algs: true }),
+      );
+      expectSuccess(res, { what: 'the retry with the nonce', clause: 'ERR-TABLE-4' });
+      expectNonceHeader(res, { clause: 'AUTH-ORDER-4' });
     },
   ),
 );
@@ -125,24 +131,25 @@ test(
       requires: ['assistants'],
     },
     async (shop) => {
-      const agent = await readyAgent(shop, 'AUTH-ORDER-12');
+      const agent = await readyAgent(shop, { clause: 'AUTH-ORDER-12' });
       // A fresh proof is accepted once: it is not refused as a replay of itself (each stage runs once).
       const accepted = await agent.get(CART, { retryOnNonce: false });
-      expectSuccess(accepted.res, 'a fresh proof', 'AUTH-ORDER-12');
+      expectSuccess(accepted.res, { what: 'a fresh proof', clause: 'AUTH-ORDER-12' });
       // On a write too (the agent's own fresh account cart): the stages of a write run once as well.
       const write = await agent.request('POST', '/v1/cart/items', { json: cartLine(), retryOnNonce: false });
-      expectSuccess(write.res, 'a fresh proof on a write (add a cart line)', 'AUTH-ORDER-12');
+      expectSuccess(write.res, { what: 'a fresh proof on a write (add a cart line)', clause: 'AUTH-ORDER-12' });
       const replay = await agent.get(CART, { headers: { dpop: accepted.proof }, proof: false, retryOnNonce: false });
-      inCase('the same proof again', () => expectDpopFailure(shop, replay.res, PROOF_OR_NONCE, 'AUTH-ASST-11'));
+      inCase('the same proof again', () => expectDpopFailure(shop, replay.res, PROOF_OR_NONCE, { clause: 'AUTH-ASST-11' }));
       // Concurrent uses of one fresh proof: the jti is recorded atomically, so at most one goes through.
       const proof = await agent.proof('GET', CART);
       const answers = await Promise.all(
         Array.from({ length: 4 }, () => agent.get(CART, { headers: { dpop: proof }, proof: false, retryOnNonce: false })),
       );
       const ok = answers.filter((a) => a.res.status >= 200 && a.res.status < 300).length;
-      if (ok > 1) fail('concurrent uses of one proof that succeeded', 'at most 1', ok, 'AUTH-ASST-11');
+      if (ok > 1) fail('concurrent uses of one proof that succeeded', 'at most 1', ok, { clause: 'AUTH-ASST-11' });
       for (const a of answers)
-        if (a.res.status >= 300) inCase('a concurrent replay', () => expectDpopFailure(shop, a.res, PROOF_OR_NONCE, 'AUTH-ASST-11'));
+        if (a.res.status >= 300)
+          inCase('a concurrent replay', () => expectDpopFailure(shop, a.res, PROOF_OR_NONCE, { clause: 'AUTH-ASST-11' }));
     },
   ),
 );
@@ -157,11 +164,11 @@ test(
       requires: ['assistants'],
     },
     async (shop) => {
-      const agent = await readyAgent(shop, 'AUTH-ASST-11');
+      const agent = await readyAgent(shop, { clause: 'AUTH-ASST-11' });
       const accepted = await agent.get(CART, { retryOnNonce: false });
-      expectSuccess(accepted.res, 'a fresh proof', 'AUTH-ASST-11');
+      expectSuccess(accepted.res, { what: 'a fresh proof', clause: 'AUTH-ASST-11' });
       const replay = await agent.get(CART, { headers: { dpop: accepted.proof }, proof: false, retryOnNonce: false });
-      expectDpopFailure(shop, replay.res, ['invalid_dpop_proof'], 'AUTH-ASST-11', { algs: true });
+      expectDpopFailure(shop, replay.res, ['invalid_dpop_proof'], { clause: 'AUTH-ASST-11', algs: true });
     },
   ),
 );
@@ -178,7 +185,7 @@ test(
       requires: ['assistants'],
     },
     async (shop) => {
-      const agent = await readyAgent(shop, 'AUTH-ASST-3');
+      const agent = await readyAgent(shop, { clause: 'AUTH-ASST-3' });
       // "Never in a URL or a cookie": every route group an assistant reaches, reads and writes.
       const routes: [string, string, unknown][] = [
         ['GET', CART, undefined],
@@ -230,7 +237,7 @@ test(
       requires: ['assistants'],
     },
     async (shop) => {
-      const agent = await readyAgent(shop, 'AUTH-ASST-5');
+      const agent = await readyAgent(shop, { clause: 'AUTH-ASST-5' });
       const tokens: [string, string][] = [
         ['expired an hour ago', await agent.mintToken({ claims: { iat: nowSeconds() - 7200, exp: nowSeconds() - 3600 } })],
         [
@@ -249,7 +256,7 @@ test(
         const res = (await agent.get(CART, { token, retryOnNonce: false })).res;
         inCase(what, () => {
           expectProblem(res, { status: 401, error: 'invalid_token', docsUrl: shop.docsUrl, clause: 'AUTH-ASST-5' });
-          expectSingleDpopChallenge(res, 'invalid_token', 'AUTH-ASST-5');
+          expectSingleDpopChallenge(res, 'invalid_token', { clause: 'AUTH-ASST-5' });
         });
       }
     },

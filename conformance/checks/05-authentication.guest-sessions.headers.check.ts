@@ -8,10 +8,10 @@
 import { randomUUID } from 'node:crypto';
 import { check, test } from '../engine/check.js';
 import type { ShopResponse } from '../engine/http.js';
-import { expectProblem, expectSuccess, fail, inCase, type ClauseRef } from '../lib/assert.js';
+import { type ClauseRef, expectProblem, expectStatus, expectSuccess, fail, inCase } from '../lib/assert.js';
 import { forgeGuestSession, GUEST_SESSION_FORGERIES, signGuestSession, type GuestSessionForgery } from '../lib/guest-session.js';
 import { shopperIpOfLength } from '../lib/shopper.js';
-import { cartLine, cartQuantity, expectNotNamesVariant } from './_shared/expect-cart.js';
+import { cartLine, cartQuantity, expectNotNamesVariant, expectEmptyCart } from './_shared/expect-cart.js';
 import { expectInvalidGuestSession, expectRefusal } from './_shared/expect-refusals.js';
 import { guestHeaders } from './_shared/mint-callers.js';
 import { SEED_VARIANT_ID, VARIANT } from './_shared/seed-data.js';
@@ -29,7 +29,7 @@ test(
     },
     async (shop) => {
       const res = await shop.http.get('/v1/cart', { headers: await guestHeaders(shop) });
-      expectNotNamesVariant(res, SEED_VARIANT_ID, 'cart read without Guest-Session', 'AUTH-GUEST-3');
+      expectNotNamesVariant(res, SEED_VARIANT_ID, { what: 'cart read without Guest-Session', clause: 'AUTH-GUEST-3' });
     },
   ),
 );
@@ -45,9 +45,9 @@ test(
     },
     async (shop) => {
       const res = await shop.http.get('/v1/cart', { headers: await guestHeaders(shop) });
-      expectSuccess(res, 'cart read without Guest-Session', 'AUTH-GUEST-3');
-      if (!Array.isArray(res.body?.lines) || res.body.lines.length !== 0) fail('cart "lines"', [], res.body?.lines, 'AUTH-GUEST-3');
-      if (res.body?.item_count !== 0) fail('cart "item_count"', 0, res.body?.item_count, 'AUTH-GUEST-3');
+      expectSuccess(res, { what: 'cart read without Guest-Session', clause: 'AUTH-GUEST-3' });
+      expectEmptyCart(res, { what: 'cart "lines"', clause: 'AUTH-GUEST-3' });
+      if (res.body?.item_count !== 0) fail('cart "item_count"', 0, res.body?.item_count, { clause: 'AUTH-GUEST-3' });
     },
   ),
 );
@@ -129,15 +129,18 @@ test(
         ];
         for (const [what, send] of requests) {
           const res = await send();
-          inCase(`forgery "${forgery}", ${what}`, () => expectInvalidGuestSession(shop, res, clause));
+          inCase(`forgery "${forgery}", ${what}`, () => expectInvalidGuestSession(shop, res, { clause }));
         }
         // The refused write left the genuine cart of that id (if the forgery named one) empty.
         const genuine = await shop.http.get('/v1/cart', { headers: await guestHeaders(shop, signGuestSession(uuid, key)) });
-        expectNotNamesVariant(genuine, VARIANT, `the genuine cart of the id after the "${forgery}" write`, firstOf(clause));
+        expectNotNamesVariant(genuine, VARIANT, {
+          what: `the genuine cart of the id after the "${forgery}" write`,
+          clause: firstOf(clause),
+        });
       }
       for (const value of ['garbage', 'gs1..', `gs1.${randomUUID()}.`]) {
         const res = await shop.http.get('/v1/cart', { headers: await guestHeaders(shop, value) });
-        inCase(`Guest-Session ${JSON.stringify(value)}`, () => expectInvalidGuestSession(shop, res, 'AUTH-GUEST-6'));
+        inCase(`Guest-Session ${JSON.stringify(value)}`, () => expectInvalidGuestSession(shop, res, { clause: 'AUTH-GUEST-6' }));
       }
     },
   ),
@@ -155,8 +158,7 @@ test(
       const forged = forgeGuestSession('bad-signature', shop.profile.secrets.guestSessionKey);
       for (const path of ['/v1/catalog/products', '/v1/catalog/collections']) {
         const res = await shop.http.get(path, { headers: await guestHeaders(shop, forged) });
-        if (res.status !== 200)
-          fail(`${path} with a forged Guest-Session: status`, 200, `${res.status} ${res.text.slice(0, 300)}`, 'AUTH-GUEST-2');
+        expectStatus(res, 200, { what: `${path} with a forged Guest-Session: status`, clause: 'AUTH-GUEST-2' });
       }
     },
   ),
@@ -175,14 +177,11 @@ test(
       const tooLong = shopperIpOfLength(65);
       for (const path of ['/v1/cart', '/v1/catalog/collections']) {
         const res = await shop.http.get(path, { headers: await guestHeaders(shop, undefined, { 'shopper-ip': ok }) });
-        if (res.status !== 200)
-          fail(`${path} with a 64-character Shopper-IP: status`, 200, `${res.status} ${res.text.slice(0, 300)}`, 'LIM-SHOPPERIP-1');
-        expectRefusal(
-          shop,
-          await shop.http.get(path, { headers: await guestHeaders(shop, undefined, { 'shopper-ip': tooLong }) }),
-          'AUTH-GUEST-9',
-          `${path} with a 65-character Shopper-IP`,
-        );
+        expectStatus(res, 200, { what: `${path} with a 64-character Shopper-IP: status`, clause: 'LIM-SHOPPERIP-1' });
+        expectRefusal(shop, await shop.http.get(path, { headers: await guestHeaders(shop, undefined, { 'shopper-ip': tooLong }) }), {
+          clause: 'AUTH-GUEST-9',
+          what: `${path} with a 65-character Shopper-IP`,
+        });
       }
     },
   ),

@@ -7,7 +7,7 @@
 import { check, test } from '../engine/check.js';
 import { expectProblem, expectSuccess, fail } from '../lib/assert.js';
 import { freshShopperIp } from '../lib/shopper.js';
-import { cartLine, cartQuantity, expectNamesVariant } from './_shared/expect-cart.js';
+import { cartLine, cartQuantity, expectNamesVariant, expectEmptyCart } from './_shared/expect-cart.js';
 import { guestHeaders } from './_shared/mint-callers.js';
 import { OTHER_VARIANT, VARIANT } from './_shared/seed-data.js';
 import { expectUnchanged, readBaseline } from '../lib/compare.js';
@@ -27,35 +27,35 @@ test(
       const as = (session: string) => ({ authorization: `Bearer ${token}`, 'shopper-ip': ip, 'guest-session': session });
       const a = shop.guestSession();
       const b = shop.guestSession();
-      expectSuccess(
-        await shop.http.post('/v1/cart/items', { headers: as(a), json: cartLine(VARIANT, 2) }),
-        'A adds a line',
-        'AUTH-GUEST-16',
-      );
+      expectSuccess(await shop.http.post('/v1/cart/items', { headers: as(a), json: cartLine(VARIANT, 2) }), {
+        what: 'A adds a line',
+        clause: 'AUTH-GUEST-16',
+      });
       const baseline = await readBaseline(() => shop.http.get('/v1/cart', { headers: as(a) }));
       const before = baseline.first;
-      expectNamesVariant(before, VARIANT, 'A reads its cart', 'AUTH-GUEST-16');
+      expectNamesVariant(before, VARIANT, { what: 'A reads its cart', clause: 'AUTH-GUEST-16' });
 
       // With the same storefront token, B's session is its own cart (AUTH-GUEST-16): seeing A's line breaks both.
       const readB = await shop.http.get('/v1/cart', { headers: as(b) });
-      expectSuccess(readB, 'B reads its cart', 'AUTH-GUEST-17');
+      expectSuccess(readB, { what: 'B reads its cart', clause: 'AUTH-GUEST-17' });
       if (readB.text.includes(VARIANT))
-        fail(`B reads its cart: the cart names no ${VARIANT}`, 'no such variant in the body', readB.text.slice(0, 300), [
-          'AUTH-GUEST-16',
-          'AUTH-GUEST-17',
-        ]);
+        fail(`B reads its cart: the cart names no ${VARIANT}`, 'no such variant in the body', readB.text.slice(0, 300), {
+          clause: ['AUTH-GUEST-16', 'AUTH-GUEST-17'],
+        });
       await shop.http.patch(`/v1/cart/items/${VARIANT}`, { headers: as(b), json: cartQuantity(1) });
       await shop.http.delete(`/v1/cart/items/${VARIANT}`, { headers: as(b) });
-      expectSuccess(
-        await shop.http.post('/v1/cart/items', { headers: as(b), json: cartLine(OTHER_VARIANT) }),
-        'B adds another variant',
-        'AUTH-GUEST-16',
-      );
+      expectSuccess(await shop.http.post('/v1/cart/items', { headers: as(b), json: cartLine(OTHER_VARIANT) }), {
+        what: 'B adds another variant',
+        clause: 'AUTH-GUEST-16',
+      });
 
       const after = await shop.http.get('/v1/cart', { headers: as(a) });
-      expectSuccess(after, 'A reads its cart again', 'AUTH-GUEST-17');
-      expectUnchanged(baseline, after, "A's cart after B's update, remove and add", 'AUTH-GUEST-17');
-      expectNamesVariant(await shop.http.get('/v1/cart', { headers: as(b) }), OTHER_VARIANT, 'B reads its own line', 'AUTH-GUEST-16');
+      expectSuccess(after, { what: 'A reads its cart again', clause: 'AUTH-GUEST-17' });
+      expectUnchanged(baseline, after, { what: "A's cart after B's update, remove and add", clause: 'AUTH-GUEST-17' });
+      expectNamesVariant(await shop.http.get('/v1/cart', { headers: as(b) }), OTHER_VARIANT, {
+        what: 'B reads its own line',
+        clause: 'AUTH-GUEST-16',
+      });
     },
   ),
 );
@@ -73,14 +73,12 @@ test(
     async (shop) => {
       const a = shop.guestSession();
       const b = shop.guestSession();
-      expectSuccess(
-        await shop.http.post('/v1/cart/items', { headers: await guestHeaders(shop, a), json: cartLine() }),
-        'A adds a line',
-        'AUTH-GUEST-17',
-      );
+      expectSuccess(await shop.http.post('/v1/cart/items', { headers: await guestHeaders(shop, a), json: cartLine() }), {
+        what: 'A adds a line',
+        clause: 'AUTH-GUEST-17',
+      });
       const readB = await shop.http.get('/v1/cart', { headers: await guestHeaders(shop, b) });
-      if (!Array.isArray(readB.body?.lines) || readB.body.lines.length !== 0)
-        fail('B\'s cart "lines"', [], readB.body?.lines, 'AUTH-GUEST-17');
+      expectEmptyCart(readB, { what: 'B\'s cart "lines"', clause: 'AUTH-GUEST-17' });
       expectProblem(await shop.http.patch(`/v1/cart/items/${VARIANT}`, { headers: await guestHeaders(shop, b), json: cartQuantity(1) }), {
         status: 404,
         error: 'not_found',

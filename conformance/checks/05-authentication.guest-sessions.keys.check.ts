@@ -29,20 +29,17 @@ test(
       // as a guest (AUTH-KIND-9), and its session verifies (AUTH-GUEST-12): one observation of the three.
       const served = ['AUTH-GUEST-12', 'AUTH-KIND-9', 'AUTH-CRED-1'] as const;
       const first = await shop.http.get('/v1/cart', { headers: await guestHeaders(shop, session) });
-      expectSuccess(first, "a new session's cart", served);
-      expectNotNamesVariant(first, SEED_VARIANT_ID, "a new session's cart", 'AUTH-GUEST-12');
-      expectSuccess(
-        await shop.http.post('/v1/cart/items', { headers: await guestHeaders(shop, session), json: cartLine() }),
-        'add with a valid session',
-        served,
-      );
+      expectSuccess(first, { what: "a new session's cart", clause: served });
+      expectNotNamesVariant(first, SEED_VARIANT_ID, { what: "a new session's cart", clause: 'AUTH-GUEST-12' });
+      expectSuccess(await shop.http.post('/v1/cart/items', { headers: await guestHeaders(shop, session), json: cartLine() }), {
+        what: 'add with a valid session',
+        clause: served,
+      });
       // A new storefront token: the visitor is the session, not the token.
-      expectNamesVariant(
-        await shop.http.get('/v1/cart', { headers: await guestHeaders(shop, session) }),
-        VARIANT,
-        'read back with the same session',
-        'AUTH-KIND-9',
-      );
+      expectNamesVariant(await shop.http.get('/v1/cart', { headers: await guestHeaders(shop, session) }), VARIANT, {
+        what: 'read back with the same session',
+        clause: 'AUTH-KIND-9',
+      });
     },
   ),
 );
@@ -72,17 +69,14 @@ test(
       if (typeof w === 'string') return test.skip(true, w);
       test.skip(!w.open, `GUEST_SESSION_KEY_PREVIOUS_UNTIL (${shop.profile.secrets.guestSessionKeyPreviousUntil}) has passed`);
       const session = signGuestSession(randomUUID(), w.key);
-      expectSuccess(
-        await shop.http.post('/v1/cart/items', { headers: await guestHeaders(shop, session), json: cartLine() }),
-        'add with a previous-key session',
-        'AUTH-GUEST-13',
-      );
-      expectNamesVariant(
-        await shop.http.get('/v1/cart', { headers: await guestHeaders(shop, session) }),
-        VARIANT,
-        'read with a previous-key session',
-        'AUTH-GUEST-13',
-      );
+      expectSuccess(await shop.http.post('/v1/cart/items', { headers: await guestHeaders(shop, session), json: cartLine() }), {
+        what: 'add with a previous-key session',
+        clause: 'AUTH-GUEST-13',
+      });
+      expectNamesVariant(await shop.http.get('/v1/cart', { headers: await guestHeaders(shop, session) }), VARIANT, {
+        what: 'read with a previous-key session',
+        clause: 'AUTH-GUEST-13',
+      });
     },
   ),
 );
@@ -108,8 +102,8 @@ test(
         ['a cart write', write],
       ] as const) {
         if (res.status >= 200 && res.status < 300)
-          fail(`${what} with a session of the previous key after its deadline`, 'refused', res.status, 'AUTH-GUEST-14');
-        expectInvalidGuestSession(shop, res, 'AUTH-GUEST-7');
+          fail(`${what} with a session of the previous key after its deadline`, 'refused', res.status, { clause: 'AUTH-GUEST-14' });
+        expectInvalidGuestSession(shop, res, { clause: 'AUTH-GUEST-7' });
       }
     },
   ),
@@ -138,7 +132,7 @@ test(
           `secrets.guestSessionKeyPreviousUntil (${until}), ${Math.round(ahead / 86_400_000)} days ahead`,
           'at most 30 days ahead',
           until,
-          ['AUTH-GUEST-15', 'LIM-GUESTKEY-1'],
+          { clause: ['AUTH-GUEST-15', 'LIM-GUESTKEY-1'] },
         );
     },
   ),

@@ -8,7 +8,7 @@
 import { check, test } from '../engine/check.js';
 import { OPERATOR_ATTRIBUTION } from '../engine/callers.js';
 import { ALL_PERMISSIONS } from './_shared/assistant.js';
-import { expectProblem, expectSuccess, fail, inCase } from '../lib/assert.js';
+import { expectProblem, expectSuccess, fail, inCase, expectSameJson } from '../lib/assert.js';
 import { freshHex } from '../lib/fresh-id.js';
 import { nowSeconds } from '../lib/jws.js';
 import { cartLine, expectNamesVariant, expectNotNamesVariant } from './_shared/expect-cart.js';
@@ -28,28 +28,22 @@ test(
     },
     async (shop) => {
       const inv = await invitedAgent(shop);
-      expectSuccess(
-        await shop.http.post('/v1/cart/items', { headers: inv.headers, json: cartLine() }),
-        'invited agent adds a line',
-        'AUTH-KIND-10',
-      );
-      expectNamesVariant(
-        await shop.http.get('/v1/cart', { headers: inv.headers }),
-        VARIANT,
-        'invited agent reads the cart',
-        'AUTH-KIND-10',
-      );
-      expectNamesVariant(
-        await shop.http.get('/v1/cart', { token: await shop.mint.customer({ sub: inv.sub }) }),
-        VARIANT,
-        'the customer of the context sub reads the line',
-        'AUTH-ORDER-5',
-      );
-      expectSuccess(
-        await shop.http.get('/v1/me/profile', { headers: inv.headers }),
-        'invited agent reads the profile (assistant:read)',
-        'AUTH-CRED-5',
-      );
+      expectSuccess(await shop.http.post('/v1/cart/items', { headers: inv.headers, json: cartLine() }), {
+        what: 'invited agent adds a line',
+        clause: 'AUTH-KIND-10',
+      });
+      expectNamesVariant(await shop.http.get('/v1/cart', { headers: inv.headers }), VARIANT, {
+        what: 'invited agent reads the cart',
+        clause: 'AUTH-KIND-10',
+      });
+      expectNamesVariant(await shop.http.get('/v1/cart', { token: await shop.mint.customer({ sub: inv.sub }) }), VARIANT, {
+        what: 'the customer of the context sub reads the line',
+        clause: 'AUTH-ORDER-5',
+      });
+      expectSuccess(await shop.http.get('/v1/me/profile', { headers: inv.headers }), {
+        what: 'invited agent reads the profile (assistant:read)',
+        clause: 'AUTH-CRED-5',
+      });
     },
   ),
 );
@@ -66,10 +60,10 @@ test(
     async (shop) => {
       const inv = await invitedAgent(shop);
       const me = await shop.http.get('/v1/me', { headers: inv.headers });
-      expectSuccess(me, 'GET /v1/me', 'END-LIST-6');
+      expectSuccess(me, { what: 'GET /v1/me', clause: 'END-LIST-6' });
       const got = [me.body?.caller_kind, me.body?.client_id, me.body?.account?.sub];
       const want = ['invited-agent', shop.profile.clients.webAgentForwarder, inv.sub];
-      if (JSON.stringify(got) !== JSON.stringify(want)) fail('GET /v1/me [caller_kind, client_id, account.sub]', want, got, 'AUTH-KIND-10');
+      expectSameJson(got, want, { what: 'GET /v1/me [caller_kind, client_id, account.sub]', clause: 'AUTH-KIND-10' });
     },
   ),
 );
@@ -84,11 +78,10 @@ test(
     },
     async (shop) => {
       const inv = await invitedAgent(shop);
-      expectSuccess(
-        await shop.http.get('/v1/cart', { headers: inv.headers }),
-        'control: the context with its own forwarder token',
-        'AUTH-CRED-6',
-      );
+      expectSuccess(await shop.http.get('/v1/cart', { headers: inv.headers }), {
+        what: 'control: the context with its own forwarder token',
+        clause: 'AUTH-CRED-6',
+      });
       const otherForwarder = await shop.mint.invitedAgentForwarder();
       const sub = shop.subject('inv');
       const base = { sub, agentId: `inv_agent_${freshHex()}`, permissions: ALL_PERMISSIONS };
@@ -111,7 +104,7 @@ test(
       ];
       for (const [what, headers] of cases) {
         const res = await shop.http.get('/v1/cart', { headers });
-        inCase(what, () => expectCredentialRefused(shop, res, 'AUTH-CRED-6'));
+        inCase(what, () => expectCredentialRefused(shop, res, { clause: 'AUTH-CRED-6' }));
       }
     },
   ),
@@ -149,7 +142,7 @@ test(
         const res = await shop.http.get('/v1/cart', {
           headers: { authorization: `Bearer ${forwarder}`, [contextHeader()]: await context },
         });
-        inCase(what, () => expectInvalidToken(shop, res, clause, 'Bearer', { only: true }));
+        inCase(what, () => expectInvalidToken(shop, res, { clause, scheme: 'Bearer', only: true }));
       }
     },
   ),
@@ -165,11 +158,14 @@ test(
     },
     async (shop) => {
       const control = await invitedAgent(shop);
-      expectSuccess(await shop.http.get('/v1/cart', { headers: control.headers }), 'control: typ invited-agent+jwt', 'AUTH-CRED-7');
+      expectSuccess(await shop.http.get('/v1/cart', { headers: control.headers }), {
+        what: 'control: typ invited-agent+jwt',
+        clause: 'AUTH-CRED-7',
+      });
       for (const typ of ['JWT', 'at+jwt', undefined]) {
         const inv = await invitedAgent(shop, { context: { header: { typ } } });
         const res = await shop.http.get('/v1/cart', { headers: inv.headers });
-        inCase(`typ ${typ ?? '(none)'}`, () => expectCredentialRefused(shop, res, 'AUTH-CRED-7'));
+        inCase(`typ ${typ ?? '(none)'}`, () => expectCredentialRefused(shop, res, { clause: 'AUTH-CRED-7' }));
       }
     },
   ),
@@ -208,16 +204,14 @@ test(
         const profile = await shop.http.get('/v1/me/profile', { headers });
         inCase(what, () => {
           if (write.status >= 500 || profile.status >= 500)
-            fail('status', 'not a server error', `${write.status} / ${profile.status}`, 'AUTH-CUST-9');
+            fail('status', 'not a server error', `${write.status} / ${profile.status}`, { clause: 'AUTH-CUST-9' });
         });
       }
       // Whatever each request got, none reached the context's account.
-      expectNotNamesVariant(
-        await shop.http.get('/v1/cart', { token: await shop.mint.customer({ sub }) }),
-        VARIANT,
-        "the cart of the context's account",
-        'AUTH-CUST-9',
-      );
+      expectNotNamesVariant(await shop.http.get('/v1/cart', { token: await shop.mint.customer({ sub }) }), VARIANT, {
+        what: "the cart of the context's account",
+        clause: 'AUTH-CUST-9',
+      });
     },
   ),
 );
@@ -241,9 +235,7 @@ test(
       expectInvalidToken(
         shop,
         await shop.http.get('/v1/cart', { headers: { authorization: `Bearer ${mcp}`, [contextHeader()]: await ctx(mcp) } }),
-        'AUTH-CUST-9',
-        'Bearer',
-        { only: true },
+        { clause: 'AUTH-CUST-9', scheme: 'Bearer', only: true },
       );
       const customer = await shop.mint.customer({ sub: shop.subject('cust') });
       const guest = await shop.mint.guest();

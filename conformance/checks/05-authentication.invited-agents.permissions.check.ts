@@ -33,7 +33,10 @@ test(
         ['AUTH-SCOPE-4', PERMISSIONS],
       ];
       for (const [clause, permissions] of sets) {
-        await expectPermissions(shop, sendInvited(shop, await invitedAgent(shop, { permissions })), permissions, clause, 'either');
+        await expectPermissions(shop, sendInvited(shop, await invitedAgent(shop, { permissions })), permissions, {
+          clause,
+          naming: 'either',
+        });
       }
     },
   ),
@@ -50,7 +53,10 @@ test(
       seed: true,
     },
     async (shop) => {
-      await expectAuthority(shop, sendInvited(shop, await invitedAgent(shop, { permissions: [] })), [], 'AUTH-SCOPE-4', 'permission');
+      await expectAuthority(shop, sendInvited(shop, await invitedAgent(shop, { permissions: [] })), [], {
+        clause: 'AUTH-SCOPE-4',
+        naming: 'permission',
+      });
     },
   ),
 );
@@ -67,7 +73,9 @@ test(
       for (const permissions of [['assistant:read'], ['assistant:read', 'assistant:write']]) {
         const inv = await invitedAgent(shop, { permissions });
         const res = await shop.http.post('/v1/checkouts/saved-card', { headers: inv.headers, json: {} });
-        inCase(`permissions [${permissions.join(', ')}]`, () => expectInsufficientScope(shop, res, 'AUTH-SCOPE-11', ['checkout']));
+        inCase(`permissions [${permissions.join(', ')}]`, () =>
+          expectInsufficientScope(shop, res, { clause: 'AUTH-SCOPE-11', scope: ['checkout'] }),
+        );
       }
     },
   ),
@@ -84,13 +92,10 @@ test(
     },
     async (shop) => {
       const unknown = ['account:read', 'orders:write', 'payment_methods:read', 'account:security', 'admin', 'assistant:*', 'checkout:all'];
-      await expectAuthority(
-        shop,
-        sendInvited(shop, await invitedAgent(shop, { permissions: unknown })),
-        unknown,
-        'AUTH-SCOPE-10',
-        'either',
-      );
+      await expectAuthority(shop, sendInvited(shop, await invitedAgent(shop, { permissions: unknown })), unknown, {
+        clause: 'AUTH-SCOPE-10',
+        naming: 'either',
+      });
     },
   ),
 );
@@ -106,13 +111,10 @@ test(
     },
     async (shop) => {
       const wide = [AGENT_FORWARD_SCOPE, ...CUSTOMER_SCOPES].join(' ');
-      await expectAuthority(
-        shop,
-        sendInvited(shop, await invitedAgent(shop, { permissions: [], forwarderScope: wide })),
-        [],
-        'AUTH-SCOPE-3',
-        'either',
-      );
+      await expectAuthority(shop, sendInvited(shop, await invitedAgent(shop, { permissions: [], forwarderScope: wide })), [], {
+        clause: 'AUTH-SCOPE-3',
+        naming: 'either',
+      });
     },
   ),
 );
@@ -129,7 +131,7 @@ test(
       for (const scope of ['catalog:read cart:read cart:write', 'account:read checkout', '']) {
         const inv = await invitedAgent(shop, { forwarderScope: scope });
         const res = await shop.http.get('/v1/cart', { headers: inv.headers });
-        inCase(`forwarder scope "${scope}"`, () => expectCredentialRefused(shop, res, 'AUTH-SCOPE-5'));
+        inCase(`forwarder scope "${scope}"`, () => expectCredentialRefused(shop, res, { clause: 'AUTH-SCOPE-5' }));
       }
     },
   ),
@@ -149,7 +151,7 @@ test(
       const inv = await invitedAgent(shop, { forwarderScope: 'catalog:read cart:read cart:write' });
       const res = await shop.http.get('/v1/cart', { headers: inv.headers });
       expectProblem(res, { status: 403, error: 'caller_not_allowed', docsUrl: shop.docsUrl, clause: 'AUTH-SCOPE-5' });
-      if (res.body?.scope !== undefined) fail('scope member', 'absent', res.body.scope, 'ERR-SCOPE-1');
+      if (res.body?.scope !== undefined) fail('scope member', 'absent', res.body.scope, { clause: 'ERR-SCOPE-1' });
     },
   ),
 );
@@ -165,21 +167,20 @@ test(
     },
     async (shop) => {
       const inv = await invitedAgent(shop, { permissions: ['assistant:read'], context: { admittedAt: nowSeconds() - 86_400 } });
-      expectSuccess(
-        await shop.http.get('/v1/me/profile', { headers: inv.headers }),
-        'a day-old admission with assistant:read reads the profile',
-        'AUTH-KIND-10',
-      );
+      expectSuccess(await shop.http.get('/v1/me/profile', { headers: inv.headers }), {
+        what: 'a day-old admission with assistant:read reads the profile',
+        clause: 'AUTH-KIND-10',
+      });
       // The proxy later reports another grant for the same agent and account: the signed snapshot is still what applies.
       await reportAuthorization(shop, { sub: inv.sub, agentId: inv.agentId }, 'granted', ['checkout']);
-      expectSuccess(
-        await shop.http.get('/v1/me/profile', { headers: inv.headers }),
-        'after a grant without assistant:read',
-        'AUTH-KIND-10',
-      );
-      expectInsufficientScope(shop, await shop.http.post('/v1/checkouts/saved-card', { headers: inv.headers, json: {} }), 'AUTH-SCOPE-3', [
-        'checkout',
-      ]);
+      expectSuccess(await shop.http.get('/v1/me/profile', { headers: inv.headers }), {
+        what: 'after a grant without assistant:read',
+        clause: 'AUTH-KIND-10',
+      });
+      expectInsufficientScope(shop, await shop.http.post('/v1/checkouts/saved-card', { headers: inv.headers, json: {} }), {
+        clause: 'AUTH-SCOPE-3',
+        scope: ['checkout'],
+      });
     },
   ),
 );

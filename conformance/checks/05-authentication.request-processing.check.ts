@@ -11,7 +11,7 @@ import { randomUUID } from 'node:crypto';
 import { check, notApplicable, test, type Shop } from '../engine/check.js';
 import { OPERATOR_ATTRIBUTION } from '../engine/callers.js';
 import type { ShopResponse } from '../engine/http.js';
-import { expectProblem, expectSuccess, fail, failSoft } from '../lib/assert.js';
+import { expectProblem, expectStatus, expectSuccess, fail, failSoft } from '../lib/assert.js';
 import { createForeignKey, signWith } from '../lib/mint.js';
 import { freshShopperIp } from '../lib/shopper.js';
 import { cartLine, expectNotNamesVariant } from './_shared/expect-cart.js';
@@ -37,29 +37,29 @@ test(
     },
     async (shop) => {
       const token = await shop.mint.customer({ sub: shop.subject('cust') });
-      expectSuccess(await shop.http.get('/v1/cart', { token }), 'control: the customer token without guest headers', 'AUTH-GUEST-11');
+      expectSuccess(await shop.http.get('/v1/cart', { token }), {
+        what: 'control: the customer token without guest headers',
+        clause: 'AUTH-GUEST-11',
+      });
       for (const [name, value] of GUEST_HEADERS(shop)) {
         const headers = { [name]: value };
-        expectRefusal(shop, await shop.http.get('/v1/cart', { token, headers }), 'AUTH-GUEST-11', `cart read with ${name}`);
-        expectRefusal(
-          shop,
-          await shop.http.post('/v1/cart/items', { token, headers, json: cartLine() }),
-          'AUTH-GUEST-11',
-          `cart write with ${name}`,
-        );
-        expectRefusal(
-          shop,
-          await shop.http.get('/v1/catalog/collections', { token, headers }),
-          'AUTH-GUEST-11',
-          `catalog read with ${name}`,
-        );
+        expectRefusal(shop, await shop.http.get('/v1/cart', { token, headers }), {
+          clause: 'AUTH-GUEST-11',
+          what: `cart read with ${name}`,
+        });
+        expectRefusal(shop, await shop.http.post('/v1/cart/items', { token, headers, json: cartLine() }), {
+          clause: 'AUTH-GUEST-11',
+          what: `cart write with ${name}`,
+        });
+        expectRefusal(shop, await shop.http.get('/v1/catalog/collections', { token, headers }), {
+          clause: 'AUTH-GUEST-11',
+          what: `catalog read with ${name}`,
+        });
       }
-      expectNotNamesVariant(
-        await shop.http.get('/v1/cart', { token }),
-        VARIANT,
-        'the customer cart after the refused writes',
-        'AUTH-GUEST-11',
-      );
+      expectNotNamesVariant(await shop.http.get('/v1/cart', { token }), VARIANT, {
+        what: 'the customer cart after the refused writes',
+        clause: 'AUTH-GUEST-11',
+      });
     },
   ),
 );
@@ -96,14 +96,15 @@ test(
     },
     async (shop) => {
       const token = await shop.mint.delegated({ sub: shop.subject('cust') });
-      expectSuccess(await shop.http.get('/v1/cart', { token }), 'control: the delegated token without guest headers', 'AUTH-ORDER-6');
+      expectSuccess(await shop.http.get('/v1/cart', { token }), {
+        what: 'control: the delegated token without guest headers',
+        clause: 'AUTH-ORDER-6',
+      });
       for (const [name, value] of GUEST_HEADERS(shop)) {
-        expectRefusal(
-          shop,
-          await shop.http.get('/v1/cart', { token, headers: { [name]: value } }),
-          name === 'shopper-ip' ? 'AUTH-GUEST-8' : 'AUTH-ORDER-6',
-          `cart read with ${name}`,
-        );
+        expectRefusal(shop, await shop.http.get('/v1/cart', { token, headers: { [name]: value } }), {
+          clause: name === 'shopper-ip' ? 'AUTH-GUEST-8' : 'AUTH-ORDER-6',
+          what: `cart read with ${name}`,
+        });
       }
     },
   ),
@@ -118,12 +119,10 @@ test(
     },
     async (shop) => {
       const token = await shop.mint.customer({ sub: shop.subject('cust') });
-      expectRefusal(
-        shop,
-        await shop.http.get('/v1/cart', { token, headers: { operator: OPERATOR_ATTRIBUTION } }),
-        'AUTH-ORDER-6',
-        'cart read with Operator',
-      );
+      expectRefusal(shop, await shop.http.get('/v1/cart', { token, headers: { operator: OPERATOR_ATTRIBUTION } }), {
+        clause: 'AUTH-ORDER-6',
+        what: 'cart read with Operator',
+      });
     },
   ),
 );
@@ -170,8 +169,9 @@ test(
         clause: 'AUTH-CRED-4',
       });
       const res = await shop.http.get('/v1/me', { token, headers: { operator: OPERATOR_ATTRIBUTION } });
-      expectSuccess(res, 'GET /v1/me with Operator', 'AUTH-KIND-11');
-      if (res.body?.caller_kind !== 'operator') fail('GET /v1/me "caller_kind"', 'operator', res.body?.caller_kind, 'AUTH-KIND-11');
+      expectSuccess(res, { what: 'GET /v1/me with Operator', clause: 'AUTH-KIND-11' });
+      if (res.body?.caller_kind !== 'operator')
+        fail('GET /v1/me "caller_kind"', 'operator', res.body?.caller_kind, { clause: 'AUTH-KIND-11' });
     },
   ),
 );
@@ -203,11 +203,11 @@ test(
         });
         if (!res.headers.get('x-request-id')) {
           // The same requirement twice in the spec (request stage; every response, success or failure): both clauses fail.
-          failSoft(`${path}: X-Request-Id`, 'present', null, 'ERR-PROBLEM-7');
-          fail(`${path}: X-Request-Id`, 'present', null, 'AUTH-ORDER-2');
+          failSoft(`${path}: X-Request-Id`, 'present', null, { clause: 'ERR-PROBLEM-7' });
+          fail(`${path}: X-Request-Id`, 'present', null, { clause: 'AUTH-ORDER-2' });
         }
         if (res.headers.get('traceparent') !== TRACEPARENT)
-          fail(`${path}: traceparent echoed`, TRACEPARENT, res.headers.get('traceparent'), 'AUTH-ORDER-3');
+          fail(`${path}: traceparent echoed`, TRACEPARENT, res.headers.get('traceparent'), { clause: 'AUTH-ORDER-3' });
       }
       for (const bad of [
         '00-00000000000000000000000000000000-00f067aa0ba902b7-01',
@@ -215,7 +215,7 @@ test(
         'not-a-traceparent',
       ]) {
         const res = await shop.http.get(SPECIAL_PATHS.getHealth, { headers: { traceparent: bad } });
-        if (res.headers.get('traceparent') === bad) fail(`invalid traceparent ${bad}`, 'not echoed', bad, 'AUTH-ORDER-3');
+        if (res.headers.get('traceparent') === bad) fail(`invalid traceparent ${bad}`, 'not echoed', bad, { clause: 'AUTH-ORDER-3' });
       }
     },
   ),
@@ -232,7 +232,7 @@ test(
       const d = shop.mint.draft.customer({ sub: shop.subject('cust') });
       const badlySigned = await signWith(d.payload, d.header, (await createForeignKey()).privateKey);
       for (const json of [{ variant_id: 42, quantity: 'many', extra: true }, [], 'text']) {
-        expectInvalidToken(shop, await shop.http.post('/v1/cart/items', { token: badlySigned, json }), 'AUTH-ORDER-10');
+        expectInvalidToken(shop, await shop.http.post('/v1/cart/items', { token: badlySigned, json }), { clause: 'AUTH-ORDER-10' });
       }
     },
   ),
@@ -257,8 +257,7 @@ test(
           body: '{"variant_id": "var_0101", ',
           headers: { 'content-type': 'application/json' },
         });
-        if (res.status !== 400)
-          fail(`malformed JSON with ${what}: status`, 400, `${res.status} ${res.text.slice(0, 200)}`, 'AUTH-ORDER-11');
+        expectStatus(res, 400, { what: `malformed JSON with ${what}: status`, clause: 'AUTH-ORDER-11' });
         expectProblem(res, { status: 400, error: String(res.body?.error ?? '<missing>'), docsUrl: shop.docsUrl, clause: 'ERR-PROBLEM-2' });
       }
     },
@@ -289,7 +288,7 @@ test(
       const as = (token: string) => ({ token, headers: { 'shopper-ip': ip } });
       let spent = false;
       for (let i = 0; i <= budget + 1 && !spent; i++) spent = (await shop.http.get('/v1/catalog/collections', as(full))).status === 429;
-      if (!spent) fail('the budget of listCollections is spent', 'a 429 within budget + 2 requests', 'no 429', 'AUTH-ORDER-8');
+      if (!spent) fail('the budget of listCollections is spent', 'a 429 within budget + 2 requests', 'no 429', { clause: 'AUTH-ORDER-8' });
       const refused = await shop.http.get('/v1/catalog/collections', as(narrow));
       expectProblem(refused, {
         status: 403,
@@ -321,10 +320,10 @@ test(
         if (res.status === 429) break;
       }
       if (first && first.status !== 400)
-        fail('an invalid body within budget: status', 400, `${first.status} ${first.text.slice(0, 200)}`, 'AUTH-ORDER-9');
+        fail('an invalid body within budget: status', 400, `${first.status} ${first.text.slice(0, 200)}`, { clause: 'AUTH-ORDER-9' });
       const over = await shop.http.post('/v1/cart/items', invalid);
       expectProblem(over, { status: 429, error: 'rate_limited', docsUrl: shop.docsUrl, clause: 'AUTH-ORDER-9' });
-      if (!over.headers.get('retry-after')) fail('Retry-After', 'present', null, 'ERR-TABLE-12');
+      if (!over.headers.get('retry-after')) fail('Retry-After', 'present', null, { clause: 'ERR-TABLE-12' });
     },
   ),
 );

@@ -13,7 +13,7 @@ import type { ShopResponse } from '../engine/http.js';
 import { AssistantAgent } from './_shared/assistant.js';
 import { bodyOf, present, route, ROUTES, wrong } from './_shared/call-internal-routes.js';
 import { cartLine } from './_shared/expect-cart.js';
-import { expectBoundaryRules, expectDpopNonce, expectProblemMembers, expectRequestId } from './_shared/expect-request-headers.js';
+import { EVERY_RESPONSE_CLAUSES, expectEveryResponse } from './_shared/expect-request-headers.js';
 import { customerToken, delegatedToken, guestHeaders } from './_shared/mint-callers.js';
 import { conversationRoute, openBody } from './_shared/open-conversation.js';
 import { CHECKOUT, checkoutBody } from './_shared/place-order.js';
@@ -41,27 +41,7 @@ test(
       id: 'auth.order.request-id.every-response',
       title:
         'X-Request-Id on every response: 200, 201, 204, 304, 400, 401, 403, 404, 413, 415, 422; public routes, description documents, webhook, internal routes',
-      clauses: [
-        'AUTH-ORDER-2',
-        'ERR-PROBLEM-7',
-        'ERR-PROBLEM-1',
-        'ERR-PROBLEM-4',
-        'ERR-PROBLEM-5',
-        'END-CONV-9',
-        'RES-PROBLEM-1',
-        'RES-PROBLEM-2',
-        'RES-PROBLEM-3',
-        'RES-PROBLEM-4',
-        'RES-PROBLEM-5',
-        'RES-PROBLEM-6',
-        'RES-PROBLEM-8',
-        'RES-PROBLEM-9',
-        'RES-PROBLEM-10',
-        'RES-PROBLEM-11',
-        'RES-PROBLEM-12',
-        'ERR-TABLE-8',
-        'ERR-TABLE-11',
-      ],
+      clauses: [...EVERY_RESPONSE_CLAUSES],
       seed: true,
     },
     async (shop) => {
@@ -125,11 +105,7 @@ test(
           await shop.http.post(r.path, { headers: present(r, wrong(secret)), json: bodyOf(r, shop) }),
         );
       }
-      for (const [what, res] of answers) {
-        expectRequestId(res, what);
-        expectBoundaryRules(res, what, CACHEABLE.test(what));
-        expectProblemMembers(shop.docsUrl, res, what);
-      }
+      expectEveryResponse(answers, { docsUrl: shop.docsUrl, dpop: false, cacheable: (what) => CACHEABLE.test(what) });
     },
   ),
 );
@@ -140,28 +116,7 @@ test(
       id: 'auth.order.dpop-nonce.every-response',
       title:
         'a DPoP request gets DPoP-Nonce on every response: 200, 201, 204, 304, 400, 401, 403, 404, 409, 413, 415, 422 (and X-Request-Id on each)',
-      clauses: [
-        'AUTH-ORDER-4',
-        'AUTH-ORDER-2',
-        'ERR-PROBLEM-7',
-        'ERR-PROBLEM-1',
-        'ERR-PROBLEM-4',
-        'ERR-PROBLEM-5',
-        'END-CONV-9',
-        'RES-PROBLEM-1',
-        'RES-PROBLEM-2',
-        'RES-PROBLEM-3',
-        'RES-PROBLEM-4',
-        'RES-PROBLEM-5',
-        'RES-PROBLEM-6',
-        'RES-PROBLEM-8',
-        'RES-PROBLEM-9',
-        'RES-PROBLEM-10',
-        'RES-PROBLEM-11',
-        'RES-PROBLEM-12',
-        'ERR-TABLE-8',
-        'ERR-TABLE-11',
-      ],
+      clauses: ['AUTH-ORDER-4', ...EVERY_RESPONSE_CLAUSES],
       requires: ['assistants'],
       seed: true,
     },
@@ -197,12 +152,7 @@ test(
         const { method, path } = conversationRoute('openConversation');
         for (const n of [1, 2]) add(`openConversation ${n}`, (await agent.request(method, path, { json: openBody() })).res);
       }
-      for (const [what, res] of answers) {
-        expectDpopNonce(res, what);
-        expectRequestId(res, what);
-        expectBoundaryRules(res, what, CACHEABLE.test(what));
-        expectProblemMembers(shop.docsUrl, res, what);
-      }
+      expectEveryResponse(answers, { docsUrl: shop.docsUrl, dpop: true, cacheable: (what) => CACHEABLE.test(what) });
     },
   ),
 );

@@ -59,7 +59,7 @@ test(
     },
     async (shop) => {
       for (const [who, send, misfits] of await kinds(shop)) {
-        expectSuccess(await send({}), `control: ${who} without the headers of other kinds`, 'AUTH-ORDER-6');
+        expectSuccess(await send({}), { what: `control: ${who} without the headers of other kinds`, clause: 'AUTH-ORDER-6' });
         const cases: [string, Record<string, string>, string][] = [];
         if (misfits.includes('guest'))
           cases.push(
@@ -69,7 +69,7 @@ test(
         if (misfits.includes('operator')) cases.push(['Operator', { operator: OPERATOR_ATTRIBUTION }, 'AUTH-ORDER-6']);
         for (const [name, headers, clause] of cases) {
           const res = await send(headers);
-          inCase(`${who} with ${name}`, () => expectRefusal(shop, res, clause));
+          inCase(`${who} with ${name}`, () => expectRefusal(shop, res, { clause }));
         }
       }
     },

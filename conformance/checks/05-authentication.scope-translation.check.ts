@@ -8,7 +8,7 @@
 import { check, test } from '../engine/check.js';
 import { OPERATOR_ATTRIBUTION } from '../engine/callers.js';
 import type { ShopResponse } from '../engine/http.js';
-import { brief, expectProblem, expectSuccess, fail, is4xx } from '../lib/assert.js';
+import { brief, expectNoHeader, expectProblem, expectSuccess, fail, is4xx, expectSameJson } from '../lib/assert.js';
 import { freshShopperIp } from '../lib/shopper.js';
 import { cartLine, cartQuantity, expectNamesVariant, expectNotNamesVariant } from './_shared/expect-cart.js';
 import { VARIANT } from './_shared/seed-data.js';
@@ -36,7 +36,7 @@ test(
         // Refused for the missing scope: the customer's scopes are checked (AUTH-CUST-1) and the answer is the Errors table's
         // row (ERR-TABLE-9); the document's `scope` member is the table's alone.
         if (res.status !== 403 || res.body?.error !== 'insufficient_scope')
-          fail(`${what} without cart:write`, '403 insufficient_scope', brief(res), ['AUTH-CUST-1', 'ERR-TABLE-9']);
+          fail(`${what} without cart:write`, '403 insufficient_scope', brief(res), { clause: ['AUTH-CUST-1', 'ERR-TABLE-9'] });
         expectProblem(res, {
           status: 403,
           error: 'insufficient_scope',
@@ -45,12 +45,10 @@ test(
           clause: 'ERR-TABLE-9',
         });
       }
-      expectNotNamesVariant(
-        await shop.http.get('/v1/cart', { token: narrow }),
-        VARIANT,
-        'the cart after the refused writes (cart:read suffices)',
-        'AUTH-CUST-1',
-      );
+      expectNotNamesVariant(await shop.http.get('/v1/cart', { token: narrow }), VARIANT, {
+        what: 'the cart after the refused writes (cart:read suffices)',
+        clause: 'AUTH-CUST-1',
+      });
     },
   ),
 );
@@ -75,7 +73,10 @@ test(
           clause: 'ERR-TABLE-9',
         });
       }
-      expectSuccess(await shop.http.get('/v1/cart', { headers }), 'control: the same token on getCart (cart:read)', 'ERR-TABLE-9');
+      expectSuccess(await shop.http.get('/v1/cart', { headers }), {
+        what: 'control: the same token on getCart (cart:read)',
+        clause: 'ERR-TABLE-9',
+      });
     },
   ),
 );
@@ -103,10 +104,9 @@ test(
       for (const [what, send, customerAuthority] of calls) {
         const res = await send();
         if (customerAuthority && !is4xx(res))
-          fail(`operator on ${what}: refused`, '403 caller_not_allowed', brief(res), ['END-LIST-1', 'AUTH-ACTIVE-3']);
+          fail(`operator on ${what}: refused`, '403 caller_not_allowed', brief(res), { clause: ['END-LIST-1', 'AUTH-ACTIVE-3'] });
         expectProblem(res, { status: 403, error: 'caller_not_allowed', docsUrl: shop.docsUrl, clause: 'END-LIST-1' });
-        if (res.headers.get('www-authenticate') !== null)
-          fail('WWW-Authenticate on caller_not_allowed', null, res.headers.get('www-authenticate'), 'ERR-TABLE-8');
+        expectNoHeader(res, 'www-authenticate', { what: 'WWW-Authenticate on caller_not_allowed', clause: 'ERR-TABLE-8' });
       }
     },
   ),
@@ -127,22 +127,18 @@ test(
       const sub = shop.subject('cust');
       const delegated = await shop.mint.delegated({ sub, actChain: ['agent_client_1'] });
       // Served at all, the on-behalf-of token is the agent-protocol server's credential (AUTH-CRED-3), recognized as delegated.
-      expectSuccess(await shop.http.post('/v1/cart/items', { token: delegated, json: cartLine() }), 'delegated add', [
-        'AUTH-KIND-5',
-        'AUTH-CRED-3',
-      ]);
-      expectNamesVariant(
-        await shop.http.get('/v1/cart', { token: await shop.mint.customer({ sub }) }),
-        VARIANT,
-        'the customer of the same sub reads the line',
-        'AUTH-KIND-6',
-      );
-      expectNamesVariant(
-        await shop.http.get('/v1/cart', { token: delegated }),
-        VARIANT,
-        'the delegated caller reads the line',
-        'AUTH-KIND-6',
-      );
+      expectSuccess(await shop.http.post('/v1/cart/items', { token: delegated, json: cartLine() }), {
+        what: 'delegated add',
+        clause: ['AUTH-KIND-5', 'AUTH-CRED-3'],
+      });
+      expectNamesVariant(await shop.http.get('/v1/cart', { token: await shop.mint.customer({ sub }) }), VARIANT, {
+        what: 'the customer of the same sub reads the line',
+        clause: 'AUTH-KIND-6',
+      });
+      expectNamesVariant(await shop.http.get('/v1/cart', { token: delegated }), VARIANT, {
+        what: 'the delegated caller reads the line',
+        clause: 'AUTH-KIND-6',
+      });
     },
   ),
 );
@@ -166,12 +162,10 @@ test(
         docsUrl: shop.docsUrl,
         clause: 'AUTH-SCOPE-2',
       });
-      expectNotNamesVariant(
-        await shop.http.get('/v1/cart', { token: await shop.mint.customer({ sub }) }),
-        VARIANT,
-        'the account cart after the refused write',
-        'AUTH-SCOPE-2',
-      );
+      expectNotNamesVariant(await shop.http.get('/v1/cart', { token: await shop.mint.customer({ sub }) }), VARIANT, {
+        what: 'the account cart after the refused write',
+        clause: 'AUTH-SCOPE-2',
+      });
     },
   ),
 );
@@ -191,15 +185,14 @@ test(
       for (const channel of ['mcp', 'openapi'] as const) {
         const token = await shop.mint.delegated({ sub, channel, actChain: ['agent_client_1'] });
         const me = await shop.http.get('/v1/me', { token });
-        expectSuccess(me, `GET /v1/me (${channel})`, 'END-LIST-6');
+        expectSuccess(me, { what: `GET /v1/me (${channel})`, clause: 'END-LIST-6' });
         const got = [me.body?.caller_kind, me.body?.channel, me.body?.origin, me.body?.account?.sub];
         const want = ['delegated', channel, 'oauth', sub];
-        if (JSON.stringify(got) !== JSON.stringify(want))
-          fail('GET /v1/me [caller_kind, channel, origin, account.sub]', want, got, 'AUTH-KIND-5');
+        expectSameJson(got, want, { what: 'GET /v1/me [caller_kind, channel, origin, account.sub]', clause: 'AUTH-KIND-5' });
         const chain = me.body?.actor_chain;
         if (!Array.isArray(chain) || chain[0] !== shop.profile.clients.agentProtocol)
-          fail('GET /v1/me "actor_chain"[0]', shop.profile.clients.agentProtocol, chain, 'AUTH-KIND-5');
-        expectSuccess(await shop.http.get('/v1/cart', { token }), `getCart (${channel})`, 'AUTH-KIND-5');
+          fail('GET /v1/me "actor_chain"[0]', shop.profile.clients.agentProtocol, chain, { clause: 'AUTH-KIND-5' });
+        expectSuccess(await shop.http.get('/v1/cart', { token }), { what: `getCart (${channel})`, clause: 'AUTH-KIND-5' });
       }
     },
   ),

@@ -21,7 +21,7 @@ test(
     async (shop) => {
       const token = await shop.mint.customer({ sub: shop.subject('cust') });
       const control = await shop.http.get('/v1/cart', { token });
-      expectSuccess(control, 'the same token in Authorization', 'AUTH-TOKEN-1');
+      expectSuccess(control, { what: 'the same token in Authorization', clause: 'AUTH-TOKEN-1' });
       const cases: [string, () => Promise<ShopResponse>][] = [
         ['query access_token', () => shop.http.get(`/v1/cart?access_token=${encodeURIComponent(token)}`)],
         ['cookie access_token', () => shop.http.get('/v1/cart', { headers: { cookie: `access_token=${token}` } })],
@@ -30,7 +30,7 @@ test(
       for (const [what, send] of cases) {
         const res = await send();
         inCase(what, () => {
-          expectInvalidToken(shop, res, 'AUTH-TOKEN-1');
+          expectInvalidToken(shop, res, { clause: 'AUTH-TOKEN-1' });
           expectChallenge(res, { scheme: 'DPoP', error: 'invalid_token', params: { algs: 'ES256' }, clause: 'ERR-TABLE-1' });
         });
       }
@@ -141,14 +141,13 @@ for (const [clause, { id, title, cases }] of Object.entries(DEFECTS)) {
   test(
     ...check({ id, title, clauses: [clause, 'ERR-TABLE-2'] }, async (shop) => {
       const sub = shop.subject('cust');
-      expectSuccess(
-        await shop.http.get('/v1/cart', { token: await shop.mint.customer({ sub }) }),
-        'control: the same token without the defect',
+      expectSuccess(await shop.http.get('/v1/cart', { token: await shop.mint.customer({ sub }) }), {
+        what: 'control: the same token without the defect',
         clause,
-      );
+      });
       for (const c of cases) {
         const res = await shop.http.get('/v1/cart', { token: await c.mint(shop, sub) });
-        inCase(c.what, () => expectInvalidToken(shop, res, clause));
+        inCase(c.what, () => expectInvalidToken(shop, res, { clause }));
       }
     }),
   );
@@ -164,7 +163,7 @@ test(
     async (shop) => {
       const sub = shop.subject('cust');
       const res = await shop.http.get('/v1/cart', { token: await shop.mint.customer({ sub, claims: { client_id: undefined } }) });
-      expectRefusedCombination(shop, res, 'no client_id', 'AUTH-TOKEN-7');
+      expectRefusedCombination(shop, res, { what: 'no client_id', clause: 'AUTH-TOKEN-7' });
     },
   ),
 );
@@ -181,7 +180,7 @@ test(
       const res = await shop.http.get('/v1/cart', {
         token: await shop.mint.customer({ sub: shop.subject('cust'), claims: { client_id: undefined } }),
       });
-      expectInvalidToken(shop, res, 'AUTH-TOKEN-7');
+      expectInvalidToken(shop, res, { clause: 'AUTH-TOKEN-7' });
     },
   ),
 );
@@ -198,7 +197,7 @@ test(
       const res = await shop.http.get('/v1/cart', {
         token: await shop.mint.customer({ sub: shop.subject('cust'), header: { kid: `no-such-key-${randomUUID()}` } }),
       });
-      expectInvalidToken(shop, res, 'AUTH-TOKEN-3');
+      expectInvalidToken(shop, res, { clause: 'AUTH-TOKEN-3' });
     },
   ),
 );
@@ -215,7 +214,7 @@ test(
       const res = await shop.http.get('/v1/cart', {
         token: await shop.mint.customer({ sub: shop.subject('cust'), header: { typ: 'application/at+jwt' } }),
       });
-      expectSuccess(res, 'typ application/at+jwt', 'AUTH-TOKEN-5');
+      expectSuccess(res, { what: 'typ application/at+jwt', clause: 'AUTH-TOKEN-5' });
     },
   ),
 );
@@ -236,7 +235,7 @@ test(
         ['iat ten years ahead', { iat: later, exp: later + 300 }],
       ] as const) {
         const res = await shop.http.get('/v1/cart', { token: await shop.mint.customer({ sub: shop.subject('cust'), claims }) });
-        inCase(what, () => expectInvalidToken(shop, res, 'ERR-TABLE-2'));
+        inCase(what, () => expectInvalidToken(shop, res, { clause: 'ERR-TABLE-2' }));
       }
     },
   ),
@@ -254,7 +253,7 @@ test(
       const res = await shop.http.get('/v1/cart', {
         token: await shop.mint.customer({ sub: shop.subject('cust'), claims: { nbf: nowSeconds() + 3600 } }),
       });
-      expectInvalidToken(shop, res, 'ERR-TABLE-2');
+      expectInvalidToken(shop, res, { clause: 'ERR-TABLE-2' });
     },
   ),
 );

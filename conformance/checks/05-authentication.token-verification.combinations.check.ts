@@ -3,17 +3,17 @@
 // client with no caller kind, a website user token carrying act) is refused with 401 or 403 even with a valid signature.
 import { randomUUID } from 'node:crypto';
 import { check, test, type Shop } from '../engine/check.js';
-import { expectProblem, expectSuccess, fail, inCase } from '../lib/assert.js';
+import { expectNoHeader, expectProblem, expectSuccess, inCase } from '../lib/assert.js';
 import { expectInvalidToken, expectRefusedCombination } from './_shared/expect-refusals.js';
 
 // ------------------------------------------------------------------------ Token verification 3-4: caller-kind combinations
 
 const PATHS_EVERY_KIND_READS = ['/v1/cart', '/v1/catalog/products'] as const;
 
-async function expectCombinationRefused(shop: Shop, token: string, what: string, clause: string): Promise<void> {
+async function expectCombinationRefused(shop: Shop, token: string, { what, clause }: { what: string; clause: string }): Promise<void> {
   for (const path of PATHS_EVERY_KIND_READS) {
     const res = await shop.http.get(path, { token });
-    inCase(`${what}, GET ${path}`, () => expectRefusedCombination(shop, res, 'refusal', clause));
+    inCase(`${what}, GET ${path}`, () => expectRefusedCombination(shop, res, { what: 'refusal', clause }));
   }
 }
 
@@ -26,13 +26,14 @@ test(
     },
     async (shop) => {
       const stranger = `stranger-${randomUUID()}`;
-      await expectCombinationRefused(shop, await shop.mint.machine(stranger), 'machine token of an unknown client', 'AUTH-TOKEN-9');
-      await expectCombinationRefused(
-        shop,
-        await shop.mint.customer({ sub: shop.subject('cust'), claims: { client_id: stranger } }),
-        'user token of an unknown client',
-        'AUTH-TOKEN-9',
-      );
+      await expectCombinationRefused(shop, await shop.mint.machine(stranger), {
+        what: 'machine token of an unknown client',
+        clause: 'AUTH-TOKEN-9',
+      });
+      await expectCombinationRefused(shop, await shop.mint.customer({ sub: shop.subject('cust'), claims: { client_id: stranger } }), {
+        what: 'user token of an unknown client',
+        clause: 'AUTH-TOKEN-9',
+      });
     },
   ),
 );
@@ -47,12 +48,10 @@ test(
     async (shop) => {
       const agent = shop.profile.clients.agentProtocol;
       for (const act of [{ sub: 'someone-else' }, { sub: 'someone-else', act: { sub: agent } }, { sub: shop.profile.clients.website }]) {
-        await expectCombinationRefused(
-          shop,
-          await shop.mint.delegated({ sub: shop.subject('cust'), claims: { act } }),
-          `act ${JSON.stringify(act)}`,
-          'AUTH-TOKEN-10',
-        );
+        await expectCombinationRefused(shop, await shop.mint.delegated({ sub: shop.subject('cust'), claims: { act } }), {
+          what: `act ${JSON.stringify(act)}`,
+          clause: 'AUTH-TOKEN-10',
+        });
       }
     },
   ),
@@ -68,7 +67,10 @@ test(
     async (shop) => {
       const c = shop.profile.clients;
       for (const client of [c.website, c.agentProtocol, c.personalAgentProxy]) {
-        await expectCombinationRefused(shop, await shop.mint.machine(client), `machine token of ${client}`, 'AUTH-TOKEN-11');
+        await expectCombinationRefused(shop, await shop.mint.machine(client), {
+          what: `machine token of ${client}`,
+          clause: 'AUTH-TOKEN-11',
+        });
       }
     },
   ),
@@ -83,18 +85,15 @@ test(
     },
     async (shop) => {
       const sub = shop.subject('cust');
-      expectSuccess(
-        await shop.http.get('/v1/cart', { token: await shop.mint.customer({ sub }) }),
-        'control: the same token without act',
-        'AUTH-TOKEN-12',
-      );
+      expectSuccess(await shop.http.get('/v1/cart', { token: await shop.mint.customer({ sub }) }), {
+        what: 'control: the same token without act',
+        clause: 'AUTH-TOKEN-12',
+      });
       for (const act of [{ sub: shop.profile.clients.agentProtocol }, { sub: 'invited_agent_1' }, { sub: shop.profile.clients.website }]) {
-        await expectCombinationRefused(
-          shop,
-          await shop.mint.customer({ sub, claims: { act } }),
-          `website token with act ${JSON.stringify(act)}`,
-          'AUTH-TOKEN-12',
-        );
+        await expectCombinationRefused(shop, await shop.mint.customer({ sub, claims: { act } }), {
+          what: `website token with act ${JSON.stringify(act)}`,
+          clause: 'AUTH-TOKEN-12',
+        });
       }
     },
   ),
@@ -119,7 +118,7 @@ test(
           shop.mint.machine(c.storefront, { claims: { sub: `${c.backoffice}@clients` } }),
         ],
       ];
-      for (const [what, token] of cases) await expectCombinationRefused(shop, await token, what, 'AUTH-TOKEN-8');
+      for (const [what, token] of cases) await expectCombinationRefused(shop, await token, { what, clause: 'AUTH-TOKEN-8' });
     },
   ),
 );
@@ -148,13 +147,12 @@ test(
       ];
       for (const [clause, what, token] of invalid) {
         const res = await shop.http.get('/v1/cart', { token: await token });
-        inCase(what, () => expectInvalidToken(shop, res, clause));
+        inCase(what, () => expectInvalidToken(shop, res, { clause }));
       }
       for (const client of [c.website, c.agentProtocol, c.personalAgentProxy]) {
         const res = await shop.http.get('/v1/cart', { token: await shop.mint.machine(client) });
         expectProblem(res, { status: 403, error: 'caller_not_allowed', docsUrl: shop.docsUrl, clause: 'AUTH-TOKEN-11' });
-        if (res.headers.get('www-authenticate') !== null)
-          fail('WWW-Authenticate on caller_not_allowed', null, res.headers.get('www-authenticate'), 'AUTH-TOKEN-11');
+        expectNoHeader(res, 'www-authenticate', { what: 'WWW-Authenticate on caller_not_allowed', clause: 'AUTH-TOKEN-11' });
       }
     },
   ),

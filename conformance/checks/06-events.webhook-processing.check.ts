@@ -16,7 +16,7 @@
 // the seed itself (fixtureSeed of _shared/seed-data.ts) by their state.
 import { randomInt } from 'node:crypto';
 import { check, notApplicable, test } from '../engine/check.js';
-import { fail, inCase } from '../lib/assert.js';
+import { expectStatus, fail, inCase } from '../lib/assert.js';
 import { nowSeconds } from '../lib/jws.js';
 import { ignoredEvent, SIGNATURE_HEADER, SIGNATURE_TOLERANCE_SECONDS, stripeEvent } from '../lib/stripe-signature.js';
 import { deliver, expectReceived, expectWebhookProblem, postWebhook, webhookSecret } from './_shared/deliver-webhook.js';
@@ -39,11 +39,11 @@ test(
           await deliver(shop, JSON.stringify(ignoredEvent()), { timestamp: nowSeconds() - SIGNATURE_TOLERANCE_SECONDS - 1 }),
           400,
           'invalid_signature',
-          'EVT-WEBHOOK-5',
+          { clause: 'EVT-WEBHOOK-5' },
         );
       });
       await inCase('240 s old', async () =>
-        expectReceived(await deliver(shop, JSON.stringify(ignoredEvent()), { timestamp: nowSeconds() - 240 }), 'EVT-WEBHOOK-1'),
+        expectReceived(await deliver(shop, JSON.stringify(ignoredEvent()), { timestamp: nowSeconds() - 240 }), { clause: 'EVT-WEBHOOK-1' }),
       );
       // Killed by a verifier that only refuses old timestamps (a signature dated ahead would verify forever).
       await inCase('dated an hour in the future', async () => {
@@ -52,7 +52,7 @@ test(
           await deliver(shop, JSON.stringify(ignoredEvent()), { timestamp: nowSeconds() + 3600 }),
           400,
           'invalid_signature',
-          'EVT-WEBHOOK-5',
+          { clause: 'EVT-WEBHOOK-5' },
         );
       });
       await inCase('header present but empty', async () => {
@@ -61,7 +61,7 @@ test(
           await postWebhook(shop, JSON.stringify(ignoredEvent()), { [SIGNATURE_HEADER]: '' }),
           400,
           'missing_signature',
-          'EVT-WEBHOOK-4',
+          { clause: 'EVT-WEBHOOK-4' },
         );
       });
     },
@@ -86,7 +86,7 @@ test(
           stripeEvent('payment_intent.succeeded', { id: ref, object: 'payment_intent', amount: 100, currency: 'usd', status: 'succeeded' }),
         ),
       );
-      expectWebhookProblem(shop, res, 500, 'processing_failed', 'EVT-WEBHOOK-6');
+      expectWebhookProblem(shop, res, 500, 'processing_failed', { clause: 'EVT-WEBHOOK-6' });
     },
   ),
 );
@@ -110,8 +110,7 @@ test(
       const token = await shop.mint.customer({ sub: owner.sub });
       const read = async () => {
         const res = await shop.http.get(`/v1/me/orders/${order.id}`, { token });
-        if (res.status !== 200)
-          fail(`GET /v1/me/orders/${order.id} as its owner ${owner.sub}`, 200, `${res.status} ${res.text.slice(0, 300)}`, 'EVT-WEBHOOK-7');
+        expectStatus(res, 200, { what: `GET /v1/me/orders/${order.id} as its owner ${owner.sub}`, clause: 'EVT-WEBHOOK-7' });
         return res.body?.status as unknown;
       };
       const before = await read();
@@ -131,9 +130,9 @@ test(
           }),
         ),
       );
-      expectReceived(res, 'EVT-WEBHOOK-1');
+      expectReceived(res, { clause: 'EVT-WEBHOOK-1' });
       const after = await read();
-      if (after !== 'paid') fail(`status of ${order.id} right after the 200`, 'paid', after, 'EVT-WEBHOOK-7');
+      if (after !== 'paid') fail(`status of ${order.id} right after the 200`, 'paid', after, { clause: 'EVT-WEBHOOK-7' });
     },
   ),
 );
@@ -159,10 +158,9 @@ test(
       const token = await shop.mint.customer({ sub });
       const cards = async (): Promise<{ last4?: unknown; exp_month?: unknown; exp_year?: unknown; brand?: unknown }[]> => {
         const res = await shop.http.get('/v1/me/payment-methods', { token });
-        if (res.status !== 200)
-          fail(`GET /v1/me/payment-methods as ${sub}`, 200, `${res.status} ${res.text.slice(0, 300)}`, 'EVT-WEBHOOK-8');
+        expectStatus(res, 200, { what: `GET /v1/me/payment-methods as ${sub}`, clause: 'EVT-WEBHOOK-8' });
         const items = Array.isArray(res.body) ? res.body : res.body?.items;
-        if (!Array.isArray(items)) fail('saved cards of the account', 'a list', res.text.slice(0, 300), 'EVT-WEBHOOK-8');
+        if (!Array.isArray(items)) fail('saved cards of the account', 'a list', res.text.slice(0, 300), { clause: 'EVT-WEBHOOK-8' });
         return items;
       };
       const card = () => ({
@@ -185,31 +183,30 @@ test(
 
       // A setup id the storefront never admitted changes nothing.
       const stranger = card();
-      expectReceived(await deliver(shop, setupEvent(`seti_conformance${randomInt(1e9)}`, stranger)), 'EVT-WEBHOOK-1');
-      if (has(await cards(), stranger)) fail('cards after a setup that was never admitted', 'no new card', stranger, 'EVT-WEBHOOK-8');
+      expectReceived(await deliver(shop, setupEvent(`seti_conformance${randomInt(1e9)}`, stranger)), { clause: 'EVT-WEBHOOK-1' });
+      if (has(await cards(), stranger))
+        fail('cards after a setup that was never admitted', 'no new card', stranger, { clause: 'EVT-WEBHOOK-8' });
 
       const start = (await cards()).length;
       // Every run completes one admitted setup. When earlier runs on this deployment used them all, completing one again must
       // add nothing (a setup completes once), so a long-lived deployment keeps giving this check a verdict.
       if (start >= seededCards + mine.length) {
         const again = card();
-        expectReceived(await deliver(shop, setupEvent(mine[0]!.id, again)), 'EVT-WEBHOOK-1');
+        expectReceived(await deliver(shop, setupEvent(mine[0]!.id, again)), { clause: 'EVT-WEBHOOK-1' });
         const after = await cards();
         if (has(after, again) || after.length !== start)
-          fail(
-            'cards after completing an already completed setup again',
-            `${start} cards, none new`,
-            `${after.length} cards`,
-            'EVT-WEBHOOK-8',
-          );
+          fail('cards after completing an already completed setup again', `${start} cards, none new`, `${after.length} cards`, {
+            clause: 'EVT-WEBHOOK-8',
+          });
         return;
       }
       for (const setup of mine) {
         const c = card();
-        expectReceived(await deliver(shop, setupEvent(setup.id, c)), 'EVT-WEBHOOK-1');
+        expectReceived(await deliver(shop, setupEvent(setup.id, c)), { clause: 'EVT-WEBHOOK-1' });
         const after = await cards();
         if (has(after, c)) {
-          if (after.length !== start + 1) fail(`number of cards after completing ${setup.id}`, start + 1, after.length, 'EVT-WEBHOOK-8');
+          if (after.length !== start + 1)
+            fail(`number of cards after completing ${setup.id}`, start + 1, after.length, { clause: 'EVT-WEBHOOK-8' });
           return;
         }
       }
@@ -217,7 +214,7 @@ test(
         `a card of ${sub} after completing its admitted setups (${mine.map((s) => s.id).join(', ')})`,
         'one new card right after a 200',
         `${start} cards before and after`,
-        'EVT-WEBHOOK-8',
+        { clause: 'EVT-WEBHOOK-8' },
       );
     },
   ),

@@ -30,9 +30,9 @@ test(
     },
     async (shop) => {
       const body = JSON.stringify(ignoredEvent());
-      expectReceived(await deliver(shop, body), 'EVT-WEBHOOK-1');
+      expectReceived(await deliver(shop, body), { clause: 'EVT-WEBHOOK-1' });
       // The provider retries deliveries it thinks were lost: the same event, signed again.
-      await inCase('the same event delivered again', async () => expectReceived(await deliver(shop, body), 'EVT-WEBHOOK-1'));
+      await inCase('the same event delivered again', async () => expectReceived(await deliver(shop, body), { clause: 'EVT-WEBHOOK-1' }));
     },
   ),
 );
@@ -48,7 +48,7 @@ test(
     async (shop) => {
       for (const o of [{ decoys: 1 }, { decoysAfter: 1 }, { decoys: 2, decoysAfter: 1 }]) {
         await inCase(`${o.decoys ?? 0} wrong v1 before and ${o.decoysAfter ?? 0} after the right one`, async () => {
-          expectReceived(await deliver(shop, JSON.stringify(ignoredEvent()), o), 'END-PUBLIC-6');
+          expectReceived(await deliver(shop, JSON.stringify(ignoredEvent()), o), { clause: 'END-PUBLIC-6' });
         });
       }
     },
@@ -73,7 +73,7 @@ test(
         ['two-space indented', pretty],
         ['keys reordered, tabs, CRLF and surrounding whitespace', reordered],
       ] as const) {
-        await inCase(what, async () => expectReceived(await deliver(shop, body), 'END-PUBLIC-8'));
+        await inCase(what, async () => expectReceived(await deliver(shop, body), { clause: 'END-PUBLIC-8' }));
       }
       // A service that re-serialised the parsed JSON before verifying would accept this: the signature is of other bytes.
       await inCase('pretty body sent with the signature of its compact form', async () => {
@@ -82,7 +82,7 @@ test(
           await postWebhook(shop, pretty, { [SIGNATURE_HEADER]: signPayload(compact, webhookSecret(shop)) }),
           400,
           'invalid_signature',
-          'END-PUBLIC-8',
+          { clause: 'END-PUBLIC-8' },
         );
       });
     },
@@ -101,7 +101,9 @@ test(
     },
     async (shop) => {
       webhookSecret(shop);
-      expectWebhookProblem(shop, await postWebhook(shop, JSON.stringify(ignoredEvent())), 400, 'missing_signature', 'EVT-WEBHOOK-4');
+      expectWebhookProblem(shop, await postWebhook(shop, JSON.stringify(ignoredEvent())), 400, 'missing_signature', {
+        clause: 'EVT-WEBHOOK-4',
+      });
     },
   ),
 );
@@ -129,13 +131,9 @@ test(
       ];
       for (const [what, sent, signature] of cases) {
         await inCase(what, async () =>
-          expectWebhookProblem(
-            shop,
-            await postWebhook(shop, sent, { [SIGNATURE_HEADER]: signature }),
-            400,
-            'invalid_signature',
-            'EVT-WEBHOOK-5',
-          ),
+          expectWebhookProblem(shop, await postWebhook(shop, sent, { [SIGNATURE_HEADER]: signature }), 400, 'invalid_signature', {
+            clause: 'EVT-WEBHOOK-5',
+          }),
         );
       }
     },
@@ -165,7 +163,7 @@ test(
             await postWebhook(shop, body, { authorization: `Bearer ${token}`, ...extra }),
             400,
             'missing_signature',
-            'END-PUBLIC-7',
+            { clause: 'END-PUBLIC-7' },
           );
         });
         await inCase(`${kind} bearer token, wrong signature`, async () => {
@@ -178,7 +176,7 @@ test(
             }),
             400,
             'invalid_signature',
-            'END-PUBLIC-7',
+            { clause: 'END-PUBLIC-7' },
           );
         });
       }
@@ -208,7 +206,7 @@ test(
         notApplicable(
           `the deployment answers a body that is not JSON 400 ${String(error)} (decoded before the signature is verified, as the spec allows): no verified delivery reaches processing`,
         );
-      expectWebhookProblem(shop, res, 500, 'processing_failed', 'EVT-WEBHOOK-6');
+      expectWebhookProblem(shop, res, 500, 'processing_failed', { clause: 'EVT-WEBHOOK-6' });
     },
   ),
 );
@@ -229,7 +227,7 @@ test(
       const signed = shop.profile.secrets.stripeWebhookSecret
         ? { [SIGNATURE_HEADER]: signPayload(body, shop.profile.secrets.stripeWebhookSecret) }
         : {};
-      expectWebhookProblem(shop, await postWebhook(shop, body, signed), 404, 'not_configured', 'EVT-WEBHOOK-2');
+      expectWebhookProblem(shop, await postWebhook(shop, body, signed), 404, 'not_configured', { clause: 'EVT-WEBHOOK-2' });
     },
   ),
 );
@@ -251,7 +249,7 @@ test(
         await postWebhook(shop, body, { [SIGNATURE_HEADER]: `t=${nowSeconds()},v1=${'0'.repeat(64)}` }),
         503,
         'webhook_secret_missing',
-        'EVT-WEBHOOK-3',
+        { clause: 'EVT-WEBHOOK-3' },
       );
     },
   ),

@@ -10,7 +10,7 @@ import { CONVERSATIONS_PATH } from '../../contract/routes.js';
 
 /** A failure the client caused: a 4xx problem document, never a 5xx. */
 const expectClientProblem = (shop: { docsUrl: string }, res: ShopResponse, clause: string) => {
-  if (res.status < 400 || res.status >= 500) fail('a refusal of a broken request', 'a 4xx problem document', brief(res), clause);
+  if (res.status < 400 || res.status >= 500) fail('a refusal of a broken request', 'a 4xx problem document', brief(res), { clause });
   expectProblem(res, { status: res.status, error: String(res.body?.error ?? ''), docsUrl: shop.docsUrl, clause });
 };
 
@@ -48,7 +48,7 @@ test(
       const res = await shop.http.get('/v1/catalog/products/%ff');
       const doc = expectProblem(res, { status: 400, error: 'invalid_request', docsUrl: shop.docsUrl, clause: 'ERR-TABLE-11' });
       if (!Array.isArray(doc.issues) || doc.issues.length === 0)
-        fail('issues of invalid_request', 'a non-empty array', doc.issues, 'ERR-TABLE-11');
+        fail('issues of invalid_request', 'a non-empty array', doc.issues, { clause: 'ERR-TABLE-11' });
     },
   ),
 );
@@ -120,9 +120,9 @@ test(
         for (let i = 0; i < 2; i++) {
           const res = await shop.http.request(method, path, { headers, ...(body !== undefined ? { body } : {}) });
           const nonce = res.headers.get('dpop-nonce');
-          if (!nonce) fail(`${method} ${path} (${res.status}): DPoP-Nonce`, 'present', null, 'AUTH-ORDER-4');
+          if (!nonce) fail(`${method} ${path} (${res.status}): DPoP-Nonce`, 'present', null, { clause: 'AUTH-ORDER-4' });
           if (seen.has(nonce!))
-            fail(`${method} ${path}: DPoP-Nonce fresh on every response`, 'a value not sent before', nonce, 'AUTH-ORDER-4');
+            fail(`${method} ${path}: DPoP-Nonce fresh on every response`, 'a value not sent before', nonce, { clause: 'AUTH-ORDER-4' });
           seen.add(nonce!);
         }
       }

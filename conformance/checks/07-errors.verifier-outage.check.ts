@@ -50,7 +50,7 @@ test(
         }
         expectProblem(res, { status: 503, error: 'unavailable', docsUrl: shop.docsUrl, clause: 'ERR-TABLE-13' });
         const retryAfter = res.headers.get('retry-after');
-        if (retryAfter !== '5') fail('Retry-After of 503 unavailable', '5', retryAfter, 'ERR-TABLE-13');
+        if (retryAfter !== '5') fail('Retry-After of 503 unavailable', '5', retryAfter, { clause: 'ERR-TABLE-13' });
       } finally {
         await shop.http.post(`${outage}?seconds=0`, { headers: control });
       }

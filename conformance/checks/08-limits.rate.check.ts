@@ -4,7 +4,7 @@
 // budget and a per-client budget, each judged on its own (below).
 import { check, learned, test, type Shop, notApplicable } from '../engine/check.js';
 import type { ShopResponse } from '../engine/http.js';
-import { brief, expectProblem, fail, failSoft, is2xx } from '../lib/assert.js';
+import { brief, expectProblem, expectStatus, expectSuccess, fail, failSoft } from '../lib/assert.js';
 import { freshHex } from '../lib/fresh-id.js';
 import { freshShopperIp } from '../lib/shopper.js';
 import { AssistantAgent } from './_shared/assistant.js';
@@ -48,10 +48,10 @@ async function spendGuestBudget(shop: Shop, reads: Reads = GET_CART): Promise<Sp
           `${operation} request ${i} of a fresh Shopper-IP (the profile claims a budget of ${limits.guestBudget} per operation and shopper)`,
           'not yet limited',
           res.status,
-          'LIM-RATE-1',
+          { clause: 'LIM-RATE-1' },
         );
       }
-      if (!is2xx(res)) fail(`guest ${operation} request ${i}`, '2xx', res.status, 'LIM-RATE-1');
+      expectSuccess(res, { what: `guest ${operation} request ${i}`, clause: 'LIM-RATE-1' });
     }
     last = await shop.http.get(paths[(limits.guestBudget + 1) % paths.length]!, { token, headers: { 'shopper-ip': ip } });
     if (last.status === 429) return { ip, token, limited: last };
@@ -61,7 +61,7 @@ async function spendGuestBudget(shop: Shop, reads: Reads = GET_CART): Promise<Sp
     `${operation} request ${limits.guestBudget + 1} from one Shopper-IP (twice, from two fresh addresses${paths.length > 1 ? `, over ${paths.join(' and ')}` : ''})`,
     429,
     last?.status,
-    ['LIM-RATE-1', 'LIM-RATE-4'],
+    { clause: ['LIM-RATE-1', 'LIM-RATE-4'] },
   );
 }
 
@@ -96,10 +96,10 @@ test(
       expectProblemMembers(shop.docsUrl, limited, 'a guest request past its budget');
       const retryAfter = limited.headers.get('retry-after');
       if (retryAfter === null || !isRetryAfter(retryAfter.trim()))
-        fail('Retry-After on 429', 'delay-seconds or an HTTP-date', retryAfter, 'LIM-RATE-4');
+        fail('Retry-After on 429', 'delay-seconds or an HTTP-date', retryAfter, { clause: 'LIM-RATE-4' });
       // Counted per operation id: the same shopper's search is not limited by the spent getCart budget.
       const search = await shop.http.get('/v1/catalog/products', { token, headers: { 'shopper-ip': ip } });
-      if (!is2xx(search)) fail('searchProducts from the Shopper-IP whose getCart budget is spent', '2xx', search.status, 'LIM-RATE-1');
+      expectSuccess(search, { what: 'searchProducts from the Shopper-IP whose getCart budget is spent', clause: 'LIM-RATE-1' });
       // Not per path prefix either: addCartItem, under /v1/cart too, has its own budget. Its body may be refused (payload
       // shapes are not shown), but not as rate limited.
       const add = await shop.http.post('/v1/cart/items', {
@@ -107,7 +107,8 @@ test(
         headers: { 'shopper-ip': ip, 'guest-session': shop.guestSession() },
         json: cartLine(),
       });
-      if (add.status === 429) fail('addCartItem from the Shopper-IP whose getCart budget is spent', 'not 429', add.status, 'LIM-RATE-1');
+      if (add.status === 429)
+        fail('addCartItem from the Shopper-IP whose getCart budget is spent', 'not 429', add.status, { clause: 'LIM-RATE-1' });
     },
   ),
 );
@@ -144,7 +145,7 @@ test(
       const retryAfter = limited.headers.get('retry-after') ?? '';
       const seconds = /^\d+$/.test(retryAfter) ? Number(retryAfter) : NaN;
       if (!(seconds >= 1 && seconds <= window))
-        fail('Retry-After (seconds left in the window)', `an integer from 1 to ${window}`, retryAfter, 'LIM-RATE-4');
+        fail('Retry-After (seconds left in the window)', `an integer from 1 to ${window}`, retryAfter, { clause: 'LIM-RATE-4' });
     },
   ),
 );
@@ -179,11 +180,11 @@ function assistantBudgets(shop: Shop): AssistantBudgets {
 const spendOne = async (agent: AssistantAgent): Promise<ShopResponse> => (await agent.get('/v1/catalog/collections')).res;
 
 /** A refusal for a spent budget: 429 rate_limited, Retry-After, and the headers of every response of a DPoP request. */
-function expectBudgetRefusal(shop: Shop, res: ShopResponse, what: string, clause: string): void {
+function expectBudgetRefusal(shop: Shop, res: ShopResponse, { what, clause }: { what: string; clause: string }): void {
   expectProblem(res, { status: 429, error: 'rate_limited', docsUrl: shop.docsUrl, clause: 'ERR-TABLE-12' });
   const retryAfter = res.headers.get('retry-after');
   if (retryAfter === null || !isRetryAfter(retryAfter.trim()))
-    failSoft(`${what}: Retry-After`, 'delay-seconds or an HTTP-date', retryAfter, ['LIM-RATE-4', 'ERR-TABLE-12', clause]);
+    failSoft(`${what}: Retry-After`, 'delay-seconds or an HTTP-date', retryAfter, { clause: ['LIM-RATE-4', 'ERR-TABLE-12', clause] });
   expectDpopNonce(res, what);
   expectRequestId(res, what);
   expectProblemMembers(shop.docsUrl, res, what);
@@ -198,15 +199,43 @@ async function spendThenOneMore(
   agents: readonly AssistantAgent[],
   count: number,
   last: AssistantAgent,
-  what: string,
-  clause: string,
+  { what, clause }: { what: string; clause: string },
 ): Promise<ShopResponse> {
   for (let i = 1; i <= count; i++) {
     const res = await spendOne(agents[(i - 1) % agents.length]!);
-    if (res.status === 429) fail(`${what}: request ${i} of ${count}`, 'not yet limited', brief(res), clause);
-    if (!is2xx(res)) fail(`${what}: request ${i} of ${count}`, '2xx', brief(res), clause);
+    if (res.status === 429) fail(`${what}: request ${i} of ${count}`, 'not yet limited', brief(res), { clause });
+    expectSuccess(res, { what: `${what}: request ${i} of ${count}`, clause });
   }
   return spendOne(last);
+}
+
+/** One try at spending a budget with fresh sessions: the answer past it, and the session whose budget it spent. */
+interface Attempt {
+  limited: ShopResponse;
+  spent: AssistantAgent;
+  other?: AssistantAgent;
+}
+
+/**
+ * A budget spent (`clause`): tried twice, with fresh sessions (a window boundary may let the extra request pass); the
+ * answer past it is the refusal of a spent budget; and the budget is one for every route, so a conversation route of the
+ * spent caller is refused too. Returns the last try.
+ */
+async function expectBudgetSpent(
+  shop: Shop,
+  budget: { clause: string; attempt: () => Promise<Attempt>; past: string; refusal: string; spentCaller: string },
+): Promise<Attempt> {
+  const { clause } = budget;
+  let last: Attempt | undefined;
+  for (let attempt = 1; attempt <= 2 && last?.limited.status !== 429; attempt++) last = await budget.attempt();
+  expectStatus(last!.limited, 429, { what: budget.past, clause });
+  expectBudgetRefusal(shop, last!.limited, { what: budget.refusal, clause });
+  if (learned().has('listConversations')) {
+    const list = learned().operation('listConversations');
+    const res = (await last!.spent.request(list.method, list.path)).res;
+    expectStatus(res, 429, { what: `${list.method} ${list.path} ${budget.spentCaller}`, clause });
+  }
+  return last!;
 }
 
 test(
@@ -233,39 +262,29 @@ test(
     },
     async (shop) => {
       const budgets = assistantBudgets(shop);
-      let limited: ShopResponse | undefined;
-      let other: AssistantAgent | undefined;
-      let spender: AssistantAgent | undefined;
-      for (let attempt = 1; attempt <= 2 && limited?.status !== 429; attempt++) {
-        const clientId = `asst_client_${freshHex()}`;
-        spender = await AssistantAgent.create(shop, { clientId });
-        other = await AssistantAgent.create(shop, { clientId });
-        limited = await spendThenOneMore([spender], budgets.session, spender, 'one session within its budget', 'LIM-RATE-2');
-      }
-      if (limited!.status !== 429)
-        fail(
-          `request ${budgets.session + 1} of one session (twice, with fresh sessions; the profile claims a session budget of ${budgets.session})`,
-          429,
-          brief(limited!),
-          'LIM-RATE-2',
-        );
-      expectBudgetRefusal(shop, limited!, 'the request past the session budget', 'LIM-RATE-2');
-      // One budget for the session's requests, whatever the route: its conversation routes are spent too.
-      if (learned().has('listConversations')) {
-        const list = learned().operation('listConversations');
-        const res = (await spender!.request(list.method, list.path)).res;
-        if (res.status !== 429) fail(`${list.method} ${list.path} by the session whose budget is spent`, 429, brief(res), 'LIM-RATE-2');
-      }
+      const { other } = await expectBudgetSpent(shop, {
+        clause: 'LIM-RATE-2',
+        attempt: async () => {
+          const clientId = `asst_client_${freshHex()}`;
+          const spender = await AssistantAgent.create(shop, { clientId });
+          const other = await AssistantAgent.create(shop, { clientId });
+          const limited = await spendThenOneMore([spender], budgets.session, spender, {
+            what: 'one session within its budget',
+            clause: 'LIM-RATE-2',
+          });
+          return { limited, spent: spender, other };
+        },
+        past: `request ${budgets.session + 1} of one session (twice, with fresh sessions; the profile claims a session budget of ${budgets.session})`,
+        refusal: 'the request past the session budget',
+        // One budget for the session's requests, whatever the route: its conversation routes are spent too.
+        spentCaller: 'by the session whose budget is spent',
+      });
       // Per session, not per client: the client's budget still has room, so another of its sessions is served.
       if (budgets.client > budgets.session + 1) {
-        const res = await spendOne(other!);
-        if (!is2xx(res))
-          fail(
-            `another session of the same client, after the first spent its budget (client budget ${budgets.client})`,
-            '2xx',
-            brief(res),
-            'LIM-RATE-2',
-          );
+        expectSuccess(await spendOne(other!), {
+          what: `another session of the same client, after the first spent its budget (client budget ${budgets.client})`,
+          clause: 'LIM-RATE-2',
+        });
       }
     },
   ),
@@ -300,36 +319,25 @@ test(
       if (perSession < 1) return notApplicable('a session budget of 1 leaves no room to spend a client budget over sessions');
       const sessions = Math.ceil((budgets.client + 1) / perSession) + 1;
       if (sessions > 20) return notApplicable(`spending the client budget under the session budget would take ${sessions} sessions`);
-      let limited: ShopResponse | undefined;
-      let fresh: AssistantAgent | undefined;
-      for (let attempt = 1; attempt <= 2 && limited?.status !== 429; attempt++) {
-        const clientId = `asst_client_${freshHex()}`;
-        const agents: AssistantAgent[] = [];
-        for (let i = 0; i < sessions; i++) agents.push(await AssistantAgent.create(shop, { clientId }));
-        fresh = await AssistantAgent.create(shop, { clientId });
-        // The last session has sent nothing yet: the extra request cannot be its session's budget.
-        limited = await spendThenOneMore(
-          agents.slice(0, -1),
-          budgets.client,
-          agents.at(-1)!,
-          `${sessions - 1} sessions of one client`,
-          'LIM-RATE-3',
-        );
-      }
-      if (limited!.status !== 429)
-        fail(
-          `request ${budgets.client + 1} of one client over ${sessions} sessions, each under its session budget of ${budgets.session} (twice)`,
-          429,
-          brief(limited!),
-          'LIM-RATE-3',
-        );
-      expectBudgetRefusal(shop, limited!, 'the request past the client budget', 'LIM-RATE-3');
-      // One budget for the client's requests, whatever the route: a conversation route of a fresh session is spent too.
-      if (learned().has('listConversations')) {
-        const list = learned().operation('listConversations');
-        const res = (await fresh!.request(list.method, list.path)).res;
-        if (res.status !== 429) fail(`${list.method} ${list.path} by a fresh session of the spent client`, 429, brief(res), 'LIM-RATE-3');
-      }
+      await expectBudgetSpent(shop, {
+        clause: 'LIM-RATE-3',
+        attempt: async () => {
+          const clientId = `asst_client_${freshHex()}`;
+          const agents: AssistantAgent[] = [];
+          for (let i = 0; i < sessions; i++) agents.push(await AssistantAgent.create(shop, { clientId }));
+          const fresh = await AssistantAgent.create(shop, { clientId });
+          // The last session has sent nothing yet: the extra request cannot be its session's budget.
+          const limited = await spendThenOneMore(agents.slice(0, -1), budgets.client, agents.at(-1)!, {
+            what: `${sessions - 1} sessions of one client`,
+            clause: 'LIM-RATE-3',
+          });
+          return { limited, spent: fresh };
+        },
+        past: `request ${budgets.client + 1} of one client over ${sessions} sessions, each under its session budget of ${budgets.session} (twice)`,
+        refusal: 'the request past the client budget',
+        // One budget for the client's requests, whatever the route: a conversation route of a fresh session is spent too.
+        spentCaller: 'by a fresh session of the spent client',
+      });
     },
   ),
 );

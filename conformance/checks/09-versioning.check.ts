@@ -2,7 +2,7 @@
 // or aliased paths. "Answers" means any 2xx or 3xx: the suite follows no redirect, so a redirect to a current route counts.
 import { check, test, type Shop } from '../engine/check.js';
 import type { ShopResponse } from '../engine/http.js';
-import { answers, CheckFailure, expectProblem, expectStatus, fail, is2xx, is4xx } from '../lib/assert.js';
+import { answers, expectProblem, expectStatus, fail, is2xx, is4xx, expectNoAnswer } from '../lib/assert.js';
 import { freshShopperIp } from '../lib/shopper.js';
 import { OPERATIONS_BY_ID } from '../../contract/operations.js';
 import { CATALOG_AND_CART, describedOperations, normalizePath, SHOWN } from './_shared/describe-operations.js';
@@ -32,12 +32,14 @@ test(
       for (const operationId of SHOWN) {
         const op = OPERATIONS_BY_ID.get(operationId)!;
         if (!general?.described.get(normalizePath(op.path))?.has(op.method))
-          fail(`/openapi.json declares ${op.method} ${op.path} (${operationId}) under /v1`, 'declared', 'absent', 'VER-PREFIX-1');
+          fail(`/openapi.json declares ${op.method} ${op.path} (${operationId}) under /v1`, 'declared', 'absent', {
+            clause: 'VER-PREFIX-1',
+          });
       }
       for (const operationId of CATALOG_AND_CART) {
         const op = OPERATIONS_BY_ID.get(operationId);
         if (!op) throw new Error(`contract has no operation ${operationId}`);
-        if (!op.path.startsWith('/v1/')) fail(`contract path of ${operationId}`, '/v1/...', op.path, 'VER-PREFIX-1');
+        if (!op.path.startsWith('/v1/')) fail(`contract path of ${operationId}`, '/v1/...', op.path, { clause: 'VER-PREFIX-1' });
         const path = op.path.replace('{handle}', PRODUCT_HANDLE).replace('{variant_id}', VARIANT);
         if ((operationId === 'updateCartItem' || operationId === 'removeCartItem') && !haveLine) {
           shop.info.annotations.push({
@@ -58,11 +60,11 @@ test(
             `${op.method} ${path} (${operationId}) by a customer`,
             `a route (not an unmatched-route answer: ${describeUnmatched(unmatched)})`,
             res.status,
-            'VER-PREFIX-1',
+            { clause: 'VER-PREFIX-1' },
           );
         if (operationId === 'addCartItem') {
           haveLine = is2xx(res);
-          if (!haveLine && !is4xx(res)) fail('addCartItem with a valid body', '2xx', res.status, 'VER-PREFIX-1');
+          if (!haveLine && !is4xx(res)) fail('addCartItem with a valid body', '2xx', res.status, { clause: 'VER-PREFIX-1' });
         }
       }
     },
@@ -96,10 +98,10 @@ test(
       for (const path of aliases) {
         const res = await shop.http.get(path, { token });
         // An answering alias is a second URL of the operation and an old path aliased to a current route.
-        if (answers(res)) fail(`GET ${path} (an alias of a /v1 operation)`, 'no answer (not 2xx/3xx)', res.status, ALIASED);
+        expectNoAnswer(res, { what: `GET ${path} (an alias of a /v1 operation)`, clause: ALIASED });
       }
       const add = await shop.http.post('/cart/items', { token, json: cartLine() });
-      if (answers(add)) fail('POST /cart/items (an alias of addCartItem)', 'no answer (not 2xx/3xx)', add.status, ALIASED);
+      expectNoAnswer(add, { what: 'POST /cart/items (an alias of addCartItem)', clause: ALIASED });
     },
   ),
 );
@@ -116,7 +118,8 @@ test(
         expectStatus(await shop.http.get(path), 200, { clause: 'VER-PREFIX-2' });
       for (const path of ['/v1/openapi.json', '/v1/assistant/openapi.json']) {
         const res = await shop.http.get(path);
-        if (answers(res)) fail(`GET ${path}`, 'no answer (not 2xx/3xx): the documents live outside /v1', res.status, 'VER-PREFIX-2');
+        if (answers(res))
+          fail(`GET ${path}`, 'no answer (not 2xx/3xx): the documents live outside /v1', res.status, { clause: 'VER-PREFIX-2' });
       }
     },
   ),
@@ -134,7 +137,7 @@ test(
         const res = await shop.http.get(path);
         expectStatus(res, 200, { clause: 'VER-DOCS-1' });
         if (typeof res.body !== 'object' || res.body === null || Array.isArray(res.body))
-          fail(`${path} body`, 'a JSON object', res.text.slice(0, 200), 'VER-DOCS-1');
+          fail(`${path} body`, 'a JSON object', res.text.slice(0, 200), { clause: 'VER-DOCS-1' });
       }
     },
   ),
@@ -178,7 +181,7 @@ test(
     async (shop) => {
       for (const { path, res } of await probeOldPaths(shop)) {
         // An earlier path that answers still exists, and aliases the current checkout read.
-        if (answers(res)) fail(`GET ${path}`, 'no answer (not 2xx/3xx)', res.status, ['VER-ROUTES-2', 'VER-ROUTES-3']);
+        expectNoAnswer(res, { what: `GET ${path}`, clause: ['VER-ROUTES-2', 'VER-ROUTES-3'] });
       }
     },
   ),
@@ -212,17 +215,12 @@ test(
       const token = await shop.mint.guest();
       const headers = { 'shopper-ip': freshShopperIp() };
       const good = await shop.http.get('/v1/catalog/collections', { token, headers });
-      if (good.status !== 200)
-        throw new CheckFailure('the canonical URL answers', { expected: 200, actual: good.status, clause: 'PUR-RULE-1' });
+      if (good.status !== 200) fail('the canonical URL answers', 200, good.status, { clause: 'PUR-RULE-1' });
       // Not '//' spellings: reverse proxies commonly merge slashes before the service sees the path.
       for (const path of ['/v1/catalog/collections/', '/V1/catalog/collections', '/v1/Catalog/Collections']) {
         const res = await shop.http.get(path, { token, headers });
         if (res.status < 400)
-          throw new CheckFailure(`${path} must not answer as a second URL of listCollections`, {
-            expected: '>= 400',
-            actual: res.status,
-            clause: 'PUR-RULE-1',
-          });
+          fail(`${path} must not answer as a second URL of listCollections`, '>= 400', res.status, { clause: 'PUR-RULE-1' });
       }
     },
   ),
@@ -266,7 +264,7 @@ test(
           // A redirect, or the operation's own answer: the operation reached at a second URL (another route of the
           // deployment's own may answer there otherwise).
           const alias = (res.status >= 300 && res.status < 400) || (is2xx(res) && res.text === own.text);
-          if (alias) fail(`GET ${path}: a second URL of ${id} (${op.path})`, 'not the operation', res.status, 'PUR-RULE-1');
+          if (alias) fail(`GET ${path}: a second URL of ${id} (${op.path})`, 'not the operation', res.status, { clause: 'PUR-RULE-1' });
         }
       }
     },

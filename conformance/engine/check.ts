@@ -6,7 +6,8 @@ import { test as base, type TestInfo } from '@playwright/test';
 import type { Profile } from '../../contract/profile.js';
 import { CLAUSES_BY_ID } from '../../contract/clauses/index.js';
 import { CheckFailure, failSetup, softFailures } from '../lib/assert.js';
-import { CONFORMANCE_FAILURE } from './keep-worker.js';
+import { encodeRecord, recordOf } from './check-record.js';
+import { judge, severityOf, type Verdict } from './judge.js';
 import { createMinter, type Minter } from '../lib/mint.js';
 import { newGuestSession } from '../lib/guest-session.js';
 import { ShopHttp, type ShopResponse } from './http.js';
@@ -75,7 +76,7 @@ async function loadTarget(http: ShopHttp, profile: Profile): Promise<Target> {
     assistant,
   }));
   const answers = await documents.catch((err: Error) =>
-    failSetup('GET /openapi.json and /assistant/openapi.json', 'answers', err.message, 'VER-DOCS-1'),
+    failSetup('GET /openapi.json and /assistant/openapi.json', 'answers', err.message, { clause: 'VER-DOCS-1' }),
   );
   target = new Target(
     { general: parseDocument(DESCRIPTION.path, answers.general), assistant: parseDocument(ASSISTANT_DESCRIPTION.path, answers.assistant) },
@@ -123,11 +124,118 @@ const test = base.extend<{ shop: Shop; selftestTargets: Record<string, string> |
   },
 });
 
-export function severityOf(clauses: readonly string[]): 'MUST' | 'SHOULD' {
-  return clauses.some((id) => CLAUSES_BY_ID.get(id)?.severity === 'MUST') ? 'MUST' : 'SHOULD';
+type TestArgs = Parameters<typeof test>;
+
+/** Registers the check's id (unique across the suite) after checking that it cites known clauses. */
+function register(spec: CheckSpec): void {
+  if (CHECK_IDS.has(spec.id)) throw new Error(`duplicate check id ${spec.id}`);
+  CHECK_IDS.add(spec.id);
+  for (const id of spec.clauses) if (!CLAUSES_BY_ID.has(id)) throw new Error(`check ${spec.id} cites unknown clause ${id}`);
 }
 
-type TestArgs = Parameters<typeof test>;
+/** Playwright's details of the check's test: its clause, level and severity tags and the requirement sentences. */
+function detailsOf(spec: CheckSpec): NonNullable<TestArgs[1]> & object {
+  const severity = severityOf(spec.clauses);
+  return {
+    tag: [...spec.clauses.map((c) => `@${c}`), `@${spec.level ?? 'spec'}`, `@${severity}`],
+    annotation: [
+      { type: 'check', description: spec.id },
+      { type: 'severity', description: severity },
+      ...spec.clauses.map((c) => ({ type: 'clause', description: `${c}: ${CLAUSES_BY_ID.get(c)!.text}` })),
+    ],
+  };
+}
+
+/** Skips the check, with the reason, when the profile does not claim its capabilities or declares no data. */
+function skipUnlessApplicable(spec: CheckSpec, shop: Shop): void {
+  for (const cap of spec.requires ?? []) {
+    test.skip(!shop.profile.capabilities[cap], `the profile does not claim the capability "${cap}"`);
+  }
+  test.skip(
+    spec.seed === true && shop.profile.data === null,
+    'the profile declares that the deployment holds none of the data checks need (data: null); declare data.* to run it',
+  );
+}
+
+/** The description documents, once per worker, before the body: checks build bodies and routes from them. */
+async function ensureTarget(shop: Shop): Promise<void> {
+  if (!target)
+    await loadTarget(new ShopHttp(shop.params.baseUrl, shop.params.tls), shop.profile).catch((err: unknown) => (targetFailure = err));
+}
+
+/** Runs the body with a ledger open for its soft failures; returns what stopped it (if anything) and the ledger. */
+async function runBody(body: (shop: Shop) => Promise<void>, shop: Shop, info: TestInfo): Promise<{ hard: unknown; soft: CheckFailure[] }> {
+  const soft: CheckFailure[] = [];
+  softFailures.ledger = soft;
+  softFailures.exchanges = () => shop.http.exchanges.length;
+  let hard: unknown;
+  try {
+    await body(shop);
+  } catch (err) {
+    // test.skip() inside a body throws to stop it: a skip, not a failure.
+    if (info.expectedStatus === 'skipped') throw err;
+    if (err instanceof CheckFailure) err.exchange ??= shop.http.exchanges.length;
+    hard = err ?? new Error(String(err));
+  } finally {
+    softFailures.ledger = undefined;
+    softFailures.exchanges = undefined;
+    // The cells of clause domains this check's exchanges fell in (domain coverage: engine/coverage.ts).
+    info.annotations.push({
+      type: 'cells',
+      description: JSON.stringify(exchangePoints(shop.http.exchanges, shop.profile, shop.params.baseUrl)),
+    });
+  }
+  return { hard, soft };
+}
+
+/** The failure text Playwright shows: the failures, the blamed clauses with their sentences, and the transcript. */
+function failureText(verdict: Verdict, transcript: string, exchanges: number): string {
+  const { blamed, others } = verdict;
+  const clauses = blamed.map((c) => `  ${c}: ${CLAUSES_BY_ID.get(c)?.text ?? '(not in the catalogue)'}`).join('\n');
+  return (
+    `${verdict.failures.map((f) => f.message).join('\n')}\n\nFailed clause${blamed.length > 1 ? 's' : ''} (${verdict.severity}):\n${clauses}` +
+    (others.length ? `\n${verdict.completed ? 'Judged and passed' : 'Not reached'}: ${others.join(', ')}` : '') +
+    `\n\nTranscript (${exchanges} exchanges):\n${transcript || '  (none)'}`
+  );
+}
+
+/** --repro: the transcript of a passing run too (the failure did not reproduce: here is what happened this time). */
+function printPassingTranscript(spec: CheckSpec, shop: Shop): void {
+  if (process.env[ENV.repro] !== '1') return;
+  const redact = redactor(shop.profile, shop.params.showSecrets);
+  const transcript = shop.http.exchanges.map((x) => formatExchange(x, redact)).join('\n\n');
+  process.stdout.write(`\n[${spec.id}] passed. Transcript (${shop.http.exchanges.length} exchanges):\n${transcript || '  (none)'}\n`);
+}
+
+/**
+ * Reports a judged failure: the record for the reporters, the transcript as an attachment, and the outcome. In the
+ * self-test the failure is the kill, recorded, and the test passes (the worker lives on); a warning passes with its
+ * annotation; a failure throws, marked expected inside the worker (keep-worker.ts restores it for every reporter).
+ */
+async function reportFailure(verdict: Verdict, shop: Shop, info: TestInfo): Promise<void> {
+  const redact = redactor(shop.profile, shop.params.showSecrets);
+  const transcript = shop.http.exchanges.map((x) => formatExchange(x, redact)).join('\n\n');
+  info.annotations.push(
+    encodeRecord({
+      outcome: verdict.outcome,
+      blamed: verdict.blamed,
+      completed: verdict.completed,
+      setup: verdict.setup,
+      failures: verdict.failures,
+    }),
+  );
+  await info.attach('transcript.txt', { body: transcript, contentType: 'text/plain' });
+  if (process.env[ENV.selftest] === '1') return;
+  if (verdict.outcome === 'warning') {
+    info.annotations.push({ type: 'warning', description: verdict.failures[0]!.message });
+    return;
+  }
+  const message = failureText(verdict, transcript, shop.http.exchanges.length);
+  const failure = new Error(message);
+  failure.stack = message;
+  info.expectedStatus = 'failed';
+  throw failure;
+}
 
 /**
  * The arguments of one Playwright test for a check. Check files call `test(...check(spec, body))` themselves, so that
@@ -137,102 +245,24 @@ export function check(
   spec: CheckSpec,
   body: (shop: Shop) => Promise<void>,
 ): [TestArgs[0], NonNullable<TestArgs[1]> & object, (args: { shop: Shop }, info: TestInfo) => Promise<void>] {
-  if (CHECK_IDS.has(spec.id)) throw new Error(`duplicate check id ${spec.id}`);
-  CHECK_IDS.add(spec.id);
-  for (const id of spec.clauses) if (!CLAUSES_BY_ID.has(id)) throw new Error(`check ${spec.id} cites unknown clause ${id}`);
-  const level = spec.level ?? 'spec';
-  const severity = severityOf(spec.clauses);
+  register(spec);
   return [
     `[${spec.id}] ${spec.title}`,
-    {
-      tag: [...spec.clauses.map((c) => `@${c}`), `@${level}`, `@${severity}`],
-      annotation: [
-        { type: 'check', description: spec.id },
-        { type: 'severity', description: severity },
-        ...spec.clauses.map((c) => ({ type: 'clause', description: `${c}: ${CLAUSES_BY_ID.get(c)!.text}` })),
-      ],
-    },
+    detailsOf(spec),
     async ({ shop }, info) => {
-      for (const cap of spec.requires ?? []) {
-        test.skip(!shop.profile.capabilities[cap], `the profile does not claim the capability "${cap}"`);
-      }
-      test.skip(
-        spec.seed === true && shop.profile.data === null,
-        'the profile declares that the deployment holds none of the data checks need (data: null); declare data.* to run it',
-      );
-      // The description documents, once per worker, before the body: checks build bodies and routes from them.
-      if (!target)
-        await loadTarget(new ShopHttp(shop.params.baseUrl, shop.params.tls), shop.profile).catch((err: unknown) => (targetFailure = err));
-      const ledger: CheckFailure[] = [];
-      softFailures.ledger = ledger;
-      let hard: unknown;
-      try {
-        await body(shop);
-      } catch (err) {
-        // test.skip() inside a body throws to stop it: a skip, not a failure.
-        if (info.expectedStatus === 'skipped') throw err;
-        hard = err;
-      } finally {
-        softFailures.ledger = undefined;
-        // The cells of clause domains this check's exchanges fell in (domain coverage: engine/coverage.ts).
-        info.annotations.push({
-          type: 'cells',
-          description: JSON.stringify(exchangePoints(shop.http.exchanges, shop.profile, shop.params.baseUrl)),
-        });
-      }
-      if (hard === undefined && ledger.length === 0) {
-        // --repro: the transcript of a passing run too (the failure did not reproduce: here is what happened this time).
-        if (process.env[ENV.repro] === '1') {
-          const redact = redactor(shop.profile, shop.params.showSecrets);
-          const transcript = shop.http.exchanges.map((x) => formatExchange(x, redact)).join('\n\n');
-          process.stdout.write(
-            `\n[${spec.id}] passed. Transcript (${shop.http.exchanges.length} exchanges):\n${transcript || '  (none)'}\n`,
-          );
-        }
-        return;
-      }
-      // Blame: the clauses the failing assertions name; a hard failure that names none blames every clause of the check.
-      // A check that ran to its end judged its other clauses (they passed); one stopped by a hard failure did not reach them.
-      const blamed = [
-        ...new Set([
-          ...ledger.flatMap((f) => f.clauses),
-          ...(hard === undefined ? [] : hard instanceof CheckFailure && hard.clauses.length > 0 ? hard.clauses : spec.clauses),
-        ]),
-      ];
-      if (hard === undefined) info.annotations.push({ type: 'completed', description: 'the check ran to its end' });
-      for (const c of blamed) info.annotations.push({ type: 'failed-clause', description: c });
-      if (hard instanceof CheckFailure && hard.setup) info.annotations.push({ type: 'setup-failed', description: hard.message });
-      const blamedSeverity = severityOf(blamed);
+      skipUnlessApplicable(spec, shop);
+      await ensureTarget(shop);
+      const { hard, soft } = await runBody(body, shop, info);
       const redact = redactor(shop.profile, shop.params.showSecrets);
-      const transcript = shop.http.exchanges.map((x) => formatExchange(x, redact)).join('\n\n');
-      const messages = [
-        ...(hard === undefined ? [] : [hard instanceof Error ? hard.message : String(hard)]),
-        ...ledger.map((f) => f.message),
-      ];
-      const clauses = blamed.map((c) => `  ${c}: ${CLAUSES_BY_ID.get(c)?.text ?? '(not in the catalogue)'}`).join('\n');
-      const others = spec.clauses.filter((c) => !blamed.includes(c));
-      // Failure messages quote what came back: credentials in them are redacted like the transcript's.
-      const what = redact(null, messages.join('\n'));
-      const message =
-        `${what}\n\nFailed clause${blamed.length > 1 ? 's' : ''} (${blamedSeverity}):\n${clauses}` +
-        (others.length ? `\n${hard === undefined ? 'Judged and passed' : 'Not reached'}: ${others.join(', ')}` : '') +
-        `\n\nTranscript (${shop.http.exchanges.length} exchanges):\n${transcript || '  (none)'}`;
-      await info.attach('transcript.txt', { body: transcript, contentType: 'text/plain' });
-      // Self-test: the failure is the kill, recorded above as failed-clause annotations; passing keeps the worker alive.
-      if (process.env[ENV.selftest] === '1') {
-        info.annotations.push({ type: 'selftest-failure', description: messages[0]?.split('\n')[0] ?? '' });
-        return;
-      }
-      if (blamedSeverity === 'SHOULD' && !shop.params.strict) {
-        info.annotations.push({ type: 'warning', description: redact(null, messages[0]!) });
-        return;
-      }
-      const failure = new Error(message);
-      failure.stack = message;
-      // Keeps the worker (keep-worker.ts restores the unexpected failure for every reporter).
-      info.annotations.push({ type: CONFORMANCE_FAILURE, description: 'restored as a failure by keep-worker.ts' });
-      info.expectedStatus = 'failed';
-      throw failure;
+      const exchanges = shop.http.exchanges.length;
+      const verdict = judge({
+        clauses: spec.clauses,
+        hard: hard === undefined ? undefined : recordOf(hard, redact, exchanges),
+        soft: soft.map((f) => recordOf(f, redact, exchanges)),
+        strict: shop.params.strict,
+      });
+      if (verdict.outcome === 'passed') return printPassingTranscript(spec, shop);
+      await reportFailure(verdict, shop, info);
     },
   ];
 }

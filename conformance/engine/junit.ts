@@ -1,17 +1,26 @@
 // JUnit for CI dashboards: a check that finds the target breaking a clause is a test *failure*, not an *error*. Playwright's
-// JUnit reporter calls every thrown error but an expect() mismatch an `<error>`; a conformance failure (its message opens
-// with the clause id it breaks, `[AUTH-GUEST-4] …`) is rewritten as `<failure type="ConformanceFailure">`, and the counts
-// of each <testsuite> and of <testsuites> follow. Timeouts and other errors of the run stay errors. Pure.
+// JUnit reporter calls every thrown error but an expect() mismatch an `<error>`; the error of a test case whose check
+// recorded a failed verdict (check-record.ts) is rewritten as `<failure type="ConformanceFailure">`, and the counts of
+// each <testsuite> and of <testsuites> follow. Timeouts and other errors of the run stay errors. Pure.
+import type { TestCase } from '@playwright/test/reporter';
 
-const CONFORMANCE_ERROR = /^(\s*)<error message="\[[A-Z]+(?:-[A-Z0-9]+)*-\d+\]([^>]*) type="[^"]*">$/;
+/** The name Playwright's JUnit reporter gives a test case: its title path below the root, project and file suites. */
+export const testcaseName = (test: Pick<TestCase, 'titlePath'>): string => test.titlePath().slice(3).join(' \u203a ');
 
-export function reclassifyJUnit(xml: string): string {
+const unescape = (s: string) =>
+  s.replace(/&(amp|quot|apos|lt|gt);/g, (_m, e: string) => ({ amp: '&', quot: '"', apos: "'", lt: '<', gt: '>' })[e]!);
+
+/** `failed`: the names (testcaseName) of the test cases whose check recorded a failed verdict. */
+export function reclassifyJUnit(xml: string, failed: ReadonlySet<string>): string {
   const lines = xml.split('\n');
+  let current: string | undefined;
   let inConformance = false;
   for (let i = 0; i < lines.length; i += 1) {
     const line = lines[i]!;
-    const m = CONFORMANCE_ERROR.exec(line);
-    if (m) {
+    const testcase = /^\s*<testcase name="([^"]*)"/.exec(line);
+    if (testcase) current = unescape(testcase[1]!);
+    else if (/^\s*<\/testcase>/.test(line)) current = undefined;
+    else if (current !== undefined && failed.has(current) && /^\s*<error /.test(line)) {
       lines[i] = line.replace(/^(\s*)<error /, '$1<failure ').replace(/ type="[^"]*">$/, ' type="ConformanceFailure">');
       inConformance = true;
     } else if (inConformance && line.trim() === '</error>') {
@@ -21,7 +30,6 @@ export function reclassifyJUnit(xml: string): string {
   }
   return recount(lines.join('\n'));
 }
-
 /** failures= and errors= of every <testsuite>, then of <testsuites>, from the elements they hold. */
 function recount(xml: string): string {
   let failures = 0;

@@ -1,7 +1,8 @@
 // The one custom reporter: what Playwright lacks — the per-clause conformance matrix on the console and in
 // conformance-report.json. Everything else (list, json, junit, html) is Playwright's own.
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { reclassifyJUnit } from './junit.js';
+import { reclassifyJUnit, testcaseName } from './junit.js';
+import { decodeRecord, firstLine } from './check-record.js';
 import { join } from 'node:path';
 import type { FullConfig, FullResult, Reporter, Suite, TestCase, TestResult } from '@playwright/test/reporter';
 import { CLAUSES } from '../../contract/clauses/index.js';
@@ -13,6 +14,8 @@ import { domainCoverage, formatCoverage, htmlCoverage, untriedMust } from './cov
 const clausesOf = (test: TestCase) => test.tags.map((t) => t.slice(1)).filter((t) => /^[A-Z]+-/.test(t));
 /** The variant deployment (Playwright project) a test ran against; undefined for the run's target. */
 const projectOf = (test: TestCase) => test.parent.project()?.name || undefined;
+/** The check's record (check-record.ts), from the test case or its result. */
+const recordOf = (test: TestCase, result: TestResult | undefined) => decodeRecord([...(result?.annotations ?? []), ...test.annotations]);
 const checkIdOf = (test: TestCase) => test.annotations.find((a) => a.type === 'check')?.description ?? test.title;
 
 export default class ConformanceReporter implements Reporter {
@@ -35,23 +38,25 @@ export default class ConformanceReporter implements Reporter {
     const outcomes: CheckOutcome[] = mergeOutcomes(
       this.tests.map((t) => {
         const r = this.results.get(t);
-        const annotations = [...t.annotations, ...(r?.annotations ?? [])];
-        const warning = annotations.find((a) => a.type === 'warning');
-        const skip = annotations.find((a) => a.type === 'skip');
+        const record = recordOf(t, r);
+        const skip = [...t.annotations, ...(r?.annotations ?? [])].find((a) => a.type === 'skip');
         let status: CheckStatus;
         if (!r || r.status === 'skipped' || r.status === 'interrupted') status = 'skipped';
-        else if (r.status === 'passed') status = warning ? 'warning' : 'passed';
+        else if (r.status === 'passed') status = record?.outcome === 'warning' ? 'warning' : 'passed';
         else status = 'failed';
+        // A failure the check did not judge (a timeout, a crash of the runner) has only Playwright's error to show.
         const reason =
           status === 'failed'
-            ? r?.error?.message?.split('\n')[0]
+            ? record
+              ? firstLine(record)
+              : r?.error?.message?.split('\n')[0]
             : status === 'warning'
-              ? warning?.description
+              ? record?.failures[0]?.message
               : status === 'skipped'
                 ? skip?.description
                 : undefined;
-        const failedClauses = annotations.filter((a) => a.type === 'failed-clause').map((a) => a.description ?? '');
-        const setupFailed = annotations.some((a) => a.type === 'setup-failed');
+        const failedClauses = record?.blamed ?? [];
+        const setupFailed = record?.setup === true;
         return {
           id: checkIdOf(t),
           title: t.title,
@@ -59,7 +64,7 @@ export default class ConformanceReporter implements Reporter {
           status,
           ...((status === 'failed' || status === 'warning') && failedClauses.length ? { failedClauses } : {}),
           ...(status === 'failed' && setupFailed ? { setupFailed } : {}),
-          ...((status === 'failed' || status === 'warning') && annotations.some((a) => a.type === 'completed') ? { completed: true } : {}),
+          ...((status === 'failed' || status === 'warning') && record?.completed ? { completed: true } : {}),
           ...(reason ? { reason } : {}),
           ...(projectOf(t) ? { deployment: projectOf(t) } : {}),
         };
@@ -113,7 +118,17 @@ export default class ConformanceReporter implements Reporter {
       // <failure>s there (conformance/engine/junit.ts).
       const junit = join(dir, 'junit.xml');
       if ((process.env[ENV.reporters] ?? '').split(',').includes('junit') && existsSync(junit)) {
-        writeFileSync(junit, reclassifyJUnit(readFileSync(junit, 'utf8')));
+        // The checks whose record says they failed on a clause their failure names (a crash that names none stays an
+        // error), by the name JUnit gives their test case.
+        const failed = new Set(
+          this.tests
+            .filter((t) => {
+              const record = recordOf(t, this.results.get(t));
+              return record?.outcome === 'failed' && (record.failures[0]?.clauses.length ?? 0) > 0;
+            })
+            .map(testcaseName),
+        );
+        writeFileSync(junit, reclassifyJUnit(readFileSync(junit, 'utf8'), failed));
       }
     }
     const s = summary;

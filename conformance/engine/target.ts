@@ -44,18 +44,18 @@ const DOC_CLAUSE = { [DESCRIPTION.path]: 'END-PUBLIC-2', [ASSISTANT_DESCRIPTION.
 export function parseDocument(path: keyof typeof DOC_CLAUSE, res: { status: number; text: string }): Json {
   const clause = DOC_CLAUSE[path];
   if (res.status !== 200)
-    failSetup(`GET ${path} (the deployment's description document)`, 200, `${res.status} ${res.text.slice(0, 200)}`, clause);
+    failSetup(`GET ${path} (the deployment's description document)`, 200, `${res.status} ${res.text.slice(0, 200)}`, { clause });
   let doc: unknown;
   try {
     doc = JSON.parse(res.text);
   } catch {
-    failSetup(`GET ${path}: the description document`, 'JSON', res.text.slice(0, 200), clause);
+    failSetup(`GET ${path}: the description document`, 'JSON', res.text.slice(0, 200), { clause });
   }
   if (typeof doc !== 'object' || doc === null || Array.isArray(doc))
-    failSetup(`GET ${path}: the description document`, 'a JSON object', doc, clause);
+    failSetup(`GET ${path}: the description document`, 'a JSON object', doc, { clause });
   const version = (doc as Json).openapi;
   if (typeof version !== 'string' || !version.startsWith('3.'))
-    failSetup(`GET ${path}: the document's "openapi" member`, 'an OpenAPI 3.x version', version, clause);
+    failSetup(`GET ${path}: the document's "openapi" member`, 'an OpenAPI 3.x version', version, { clause });
   return doc as Json;
 }
 
@@ -116,7 +116,7 @@ export class Target {
         `operation ${operationId} in the deployment's description documents (the spec does not show its route)`,
         `an operation with operationId "${operationId}"`,
         'absent',
-        clauseOfOperation(contract),
+        { clause: clauseOfOperation(contract) },
       );
     }
     const base = learned ?? {
@@ -168,7 +168,7 @@ export class Target {
           `the request body of ${operationId} names no member with x-shop-role "${role}" (nor does conventions.bodies.${operationId}.roles)`,
           `a member for "${role}"`,
           rb?.example ?? null,
-          clauseOfOperation(contract),
+          { clause: clauseOfOperation(contract) },
         );
       }
       body = setPointer(body, pointer, value);

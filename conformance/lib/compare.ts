@@ -78,19 +78,19 @@ const ignoring = (baseline: Baseline) =>
   baseline.noise.length ? ` (ignoring members that differ between two reads of the unchanged resource: ${baseline.noise.join(', ')})` : '';
 
 /** Fails unless `later` is the baseline's resource unchanged: the same status, and a body that differs in noise only. */
-export function expectUnchanged(baseline: Baseline, later: Representation, what: string, clause?: string): void {
+export function expectUnchanged(baseline: Baseline, later: Representation, { what, clause }: { what: string; clause?: string }): void {
   const changes = changesFrom(baseline, later);
   if (changes.length > 0) {
     fail(
       `${what}: unchanged, but it differs at ${changes.slice(0, 5).join(', ')}${ignoring(baseline)}`,
       { status: baseline.first.status, body: valueOf(baseline.first) },
       { status: later.status, body: valueOf(later) },
-      clause,
+      { clause },
     );
   }
 }
 
 /** Fails when `later` differs from the baseline in noise only (a change was expected). */
-export function expectChanged(baseline: Baseline, later: Representation, what: string, clause?: string): void {
-  if (changesFrom(baseline, later).length === 0) fail(`${what}${ignoring(baseline)}`, 'changed', 'unchanged', clause);
+export function expectChanged(baseline: Baseline, later: Representation, { what, clause }: { what: string; clause?: string }): void {
+  if (changesFrom(baseline, later).length === 0) fail(`${what}${ignoring(baseline)}`, 'changed', 'unchanged', { clause });
 }

@@ -3,6 +3,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Reporter, TestCase, TestResult } from '@playwright/test/reporter';
+import { decodeRecord, firstLine } from '../engine/check-record.js';
 import { ENV } from '../engine/params.js';
 import type { Outcome } from './matrix.js';
 import { isBaseline } from './plan.js';
@@ -13,17 +14,18 @@ export default class SelfTestReporter implements Reporter {
   onTestEnd(test: TestCase, result: TestResult): void {
     const annotations = [...test.annotations, ...result.annotations];
     const project = test.parent.project()?.name ?? '';
-    // Playwright may show a result's annotations on the test case too: each clause once.
-    const failedClauses = [...new Set(annotations.filter((a) => a.type === 'failed-clause').map((a) => a.description ?? ''))];
+    // The check's verdict as data (engine/check-record.ts); a failure it did not judge has only Playwright's error.
+    const record = decodeRecord(annotations);
+    const failedClauses = record?.blamed ?? [];
     const note =
-      annotations.find((a) => a.type === 'selftest-failure' || a.type === 'skip')?.description ?? result.error?.message?.split('\n')[0];
+      (record ? firstLine(record) : annotations.find((a) => a.type === 'skip')?.description) ?? result.error?.message?.split('\n')[0];
     this.outcomes.push({
       project,
       tags: test.tags.map((t) => t.replace(/^@/, '')),
       check: annotations.find((a) => a.type === 'check')?.description ?? test.title,
       status: result.status,
       failedClauses,
-      setupFailed: annotations.some((a) => a.type === 'setup-failed'),
+      setupFailed: record?.setup === true,
       ...(note ? { note: note.slice(0, 300) } : {}),
       // The baseline's cells of clause domains (engine/cells.ts): which checks reach which cell (scoped.ts, screening).
       ...(isBaseline(project) ? { cells: JSON.parse(annotations.find((a) => a.type === 'cells')?.description ?? '[]') as string[] } : {}),

@@ -20,16 +20,13 @@ export const ADDRESS = {
 export const addressBody = (): unknown => learned().body('addAddress');
 
 /** Adds an address with the target's own body; a refusal of the body its document describes fails addAddress's clause. */
-export async function addAddress(shop: Shop, token: string, clause: string): Promise<ShopResponse> {
+export async function addAddress(shop: Shop, token: string, { clause }: { clause: string }): Promise<ShopResponse> {
   const res = await shop.http.post('/v1/me/addresses', { token, json: addressBody() });
   if (is4xx(res))
-    failSetup(
-      'addAddress with the body the description document describes',
-      '2xx',
-      `${res.status} ${res.text.slice(0, 200)}`,
-      'END-OPS-ADDADDRESS-1',
-    );
-  expectSuccess(res, 'addAddress with a valid body', clause);
+    failSetup('addAddress with the body the description document describes', '2xx', `${res.status} ${res.text.slice(0, 200)}`, {
+      clause: 'END-OPS-ADDADDRESS-1',
+    });
+  expectSuccess(res, { what: 'addAddress with a valid body', clause });
   return res;
 }
 

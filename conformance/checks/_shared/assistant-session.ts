@@ -66,7 +66,7 @@ async function proxyCall(shop: Shop, path: string, report: JsonObject): Promise<
       `the identity-provider proxy route ${path} refused the suite's report, so no assistant session can be provisioned`,
       '2xx',
       `${res.status} ${res.text.slice(0, 200)}`,
-      PROXY_ROUTE_CLAUSE[path] ?? 'END-PUBLIC-12',
+      { clause: PROXY_ROUTE_CLAUSE[path] ?? 'END-PUBLIC-12' },
     );
   }
   return res;

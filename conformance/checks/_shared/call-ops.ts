@@ -34,8 +34,7 @@ export function expectOpsProblem(
   res: ShopResponse,
   status: number,
   error: string,
-  clause: string,
-  extra: { scope?: string } = {},
+  { clause, extra = {} }: { clause: string; extra?: { scope?: string } },
 ): Record<string, unknown> {
   const doc = expectProblem(res, { status, error, docsUrl: shop.docsUrl, clause, ...extra });
   expectNoStore(res, { clause: 'ERR-PROBLEM-5' });
@@ -43,7 +42,7 @@ export function expectOpsProblem(
 }
 
 /** 200 with Cache-Control: no-store; the body. */
-export function expectOpsOk(res: ShopResponse, clause: string): any {
+export function expectOpsOk(res: ShopResponse, { clause }: { clause: string }): any {
   expectStatus(res, 200, { clause });
   expectNoStore(res, { clause: 'END-CONV-9' });
   return res.body;

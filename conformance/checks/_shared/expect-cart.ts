@@ -4,7 +4,7 @@
 // empty cart names none), and leave member names (`lines`) to reference-level checks.
 import { learned, type Shop } from '../../engine/check.js';
 import type { ShopResponse } from '../../engine/http.js';
-import { expectSuccess, fail, failSetup, is2xx, is4xx } from '../../lib/assert.js';
+import { expectSuccess, fail, failSetup, is4xx, type ClauseRef } from '../../lib/assert.js';
 import { SEED_VARIANT_ID, VARIANT } from './seed-data.js';
 
 /** An addCartItem body, as the target describes it, for `quantity` units of `variant`. */
@@ -23,17 +23,18 @@ export const lineOf = (res: ShopResponse, variant: string): Line | undefined =>
   Array.isArray(res.body?.lines) ? (res.body.lines as Line[]).find((l) => l.variant_id === variant) : undefined;
 
 /** Adds a line with the target's own body; a refusal of the body its documents describe fails the operation's clause. */
-export async function addLine(shop: Shop, token: string, clause: string, variant: string = VARIANT, quantity = 1): Promise<ShopResponse> {
+export async function addLine(
+  shop: Shop,
+  token: string,
+  { clause, variant = VARIANT, quantity = 1 }: { clause: string; variant?: string; quantity?: number },
+): Promise<ShopResponse> {
   const json = cartLine(variant, quantity);
   const res = await shop.http.post('/v1/cart/items', { token, json });
   if (is4xx(res))
-    failSetup(
-      'addCartItem with the body the description document describes',
-      '2xx',
-      `${res.status} ${res.text.slice(0, 200)}`,
-      'END-OPS-ADDCARTITEM-1',
-    );
-  if (!is2xx(res)) fail('addCartItem status with a valid body', '2xx', res.status, clause);
+    failSetup('addCartItem with the body the description document describes', '2xx', `${res.status} ${res.text.slice(0, 200)}`, {
+      clause: 'END-OPS-ADDCARTITEM-1',
+    });
+  expectSuccess(res, { what: 'addCartItem status with a valid body', clause });
   return res;
 }
 
@@ -45,15 +46,24 @@ export async function emptyCart(shop: Shop, token: string): Promise<void> {
 }
 
 /** A 2xx cart read whose body names the variant id (any member may carry it). */
-export function expectNamesVariant(res: ShopResponse, variant: string, what: string, clause: string): void {
-  expectSuccess(res, what, clause);
+export function expectNamesVariant(res: ShopResponse, variant: string, { what, clause }: { what: string; clause: string }): void {
+  expectSuccess(res, { what, clause });
   if (!res.text.includes(variant))
-    fail(`${what}: the cart names ${variant}`, `a body mentioning ${variant}`, res.text.slice(0, 300), clause);
+    fail(`${what}: the cart names ${variant}`, `a body mentioning ${variant}`, res.text.slice(0, 300), { clause });
 }
 
 /** A 2xx cart read whose body names no such variant (a string, or a pattern such as SEED_VARIANT_ID). */
-export function expectNotNamesVariant(res: ShopResponse, variant: string | RegExp, what: string, clause: string): void {
-  expectSuccess(res, what, clause);
+export function expectNotNamesVariant(
+  res: ShopResponse,
+  variant: string | RegExp,
+  { what, clause }: { what: string; clause: string },
+): void {
+  expectSuccess(res, { what, clause });
   const found = typeof variant === 'string' ? res.text.includes(variant) : variant.test(res.text);
-  if (found) fail(`${what}: the cart names no ${String(variant)}`, 'no such variant in the body', res.text.slice(0, 300), clause);
+  if (found) fail(`${what}: the cart names no ${String(variant)}`, 'no such variant in the body', res.text.slice(0, 300), { clause });
+}
+
+/** A cart record (the reference's shape) with no line. */
+export function expectEmptyCart(res: ShopResponse, { what, clause }: { what: string; clause: ClauseRef }): void {
+  if (!Array.isArray(res.body?.lines) || res.body.lines.length !== 0) fail(what, [], res.body?.lines, { clause });
 }

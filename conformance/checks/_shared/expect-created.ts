@@ -37,17 +37,17 @@ export function expectCreateConventions(res: ShopResponse, operationId: string, 
   const what = o.what ?? operationId;
   if (res.status < 200 || res.status > 299) return;
   if (isDeclaredCreate(operationId) && res.status !== 201)
-    failSoft(`${what}: status of a create (its description declares 201)`, 201, brief(res), ['END-CONV-1']);
+    failSoft(`${what}: status of a create (its description declares 201)`, 201, brief(res), { clause: ['END-CONV-1'] });
   if (o.getUrl && res.status === 201 && !res.headers.get('location'))
-    failSoft(`${what}: Location of a create whose resource has a GET URL`, 'a Location header', null, 'END-CONV-2');
+    failSoft(`${what}: Location of a create whose resource has a GET URL`, 'a Location header', null, { clause: 'END-CONV-2' });
   if (!parseCacheControl(res.headers.get('cache-control')).has('no-store'))
-    failSoft(`${what}: Cache-Control of a create`, 'no-store', res.headers.get('cache-control'), 'END-CONV-9');
+    failSoft(`${what}: Cache-Control of a create`, 'no-store', res.headers.get('cache-control'), { clause: 'END-CONV-9' });
 }
 
 /** The answer to a delete that succeeded: 204 with no body (END-CONV-3), and Cache-Control: no-store (END-CONV-9). */
 export function expectDeleteConventions(res: ShopResponse, what: string): void {
   if (res.status < 200 || res.status > 299) return;
-  if (res.status !== 204 || res.text !== '') failSoft(`${what}: a delete`, '204 with no body', brief(res), 'END-CONV-3');
+  if (res.status !== 204 || res.text !== '') failSoft(`${what}: a delete`, '204 with no body', brief(res), { clause: 'END-CONV-3' });
   if (!parseCacheControl(res.headers.get('cache-control')).has('no-store'))
-    failSoft(`${what}: Cache-Control of a delete`, 'no-store', res.headers.get('cache-control'), 'END-CONV-9');
+    failSoft(`${what}: Cache-Control of a delete`, 'no-store', res.headers.get('cache-control'), { clause: 'END-CONV-9' });
 }

@@ -14,11 +14,11 @@ export const PROOF = ['invalid_dpop_proof'] as const;
 export const PROOF_OR_NONCE = ['invalid_dpop_proof', 'use_dpop_nonce'] as const;
 
 /** Exactly one challenge, in the DPoP scheme (a client library retries a nonce challenge only when it stands alone). */
-export function expectSingleDpopChallenge(res: ShopResponse, error: string, clause: string): void {
+export function expectSingleDpopChallenge(res: ShopResponse, error: string, { clause }: { clause: string }): void {
   expectChallenge(res, { scheme: 'DPoP', error, clause });
-  const challenges = challengesOf(res, clause);
+  const challenges = challengesOf(res, { clause });
   if (challenges.length !== 1)
-    fail('WWW-Authenticate: a single DPoP challenge', 'one challenge', res.headers.get('www-authenticate'), clause);
+    fail('WWW-Authenticate: a single DPoP challenge', 'one challenge', res.headers.get('www-authenticate'), { clause });
 }
 
 /**
@@ -26,11 +26,13 @@ export function expectSingleDpopChallenge(res: ShopResponse, error: string, clau
  * (401 invalid_dpop_proof or use_dpop_nonce) the error table's row requires it too (ERR-TABLE-4): its absence there
  * blames both.
  */
-export function expectNonceHeader(res: ShopResponse, clause: string): void {
+export function expectNonceHeader(res: ShopResponse, { clause }: { clause: string }): void {
   const nonce = res.headers.get('dpop-nonce');
   if (nonce !== null && nonce.trim() !== '') return;
   const dpopFailure = res.status === 401 && (PROOF_OR_NONCE as readonly string[]).includes(errorOf(res) ?? '');
-  fail('DPoP-Nonce header on the answer to a DPoP request', 'a nonce', nonce, dpopFailure ? [...new Set([clause, 'ERR-TABLE-4'])] : clause);
+  fail('DPoP-Nonce header on the answer to a DPoP request', 'a nonce', nonce, {
+    clause: dpopFailure ? [...new Set([clause, 'ERR-TABLE-4'])] : clause,
+  });
 }
 
 /**
@@ -41,21 +43,20 @@ export function expectDpopFailure(
   shop: Shop,
   res: ShopResponse,
   allowed: readonly string[],
-  clause: string,
-  o: { nonce?: boolean; algs?: boolean } = {},
+  { clause, ...o }: { clause: string; nonce?: boolean; algs?: boolean },
 ): void {
   const error = errorOf(res) ?? '<missing>';
   if (res.status !== 401 || !allowed.includes(error))
-    fail('answer', `401 ${allowed.join(' or ')}`, `${res.status} ${error} ${res.text.slice(0, 200)}`, clause);
+    fail('answer', `401 ${allowed.join(' or ')}`, `${res.status} ${error} ${res.text.slice(0, 200)}`, { clause });
   expectProblem(res, { status: 401, error, docsUrl: shop.docsUrl, clause });
-  expectSingleDpopChallenge(res, error, clause);
+  expectSingleDpopChallenge(res, error, { clause });
   if (o.algs) expectChallenge(res, { scheme: 'DPoP', error, params: { algs: 'ES256' }, clause });
-  if (o.nonce ?? true) expectNonceHeader(res, 'AUTH-ORDER-4');
+  if (o.nonce ?? true) expectNonceHeader(res, { clause: 'AUTH-ORDER-4' });
 }
 
 /** A provisioned agent whose nonce is known: a first correct request (the control) succeeded. */
-export async function readyAgent(shop: Shop, clause: string): Promise<AssistantAgent> {
+export async function readyAgent(shop: Shop, { clause }: { clause: string }): Promise<AssistantAgent> {
   const agent = await AssistantAgent.create(shop);
-  expectSuccess((await agent.get(CART)).res, 'control: a correct DPoP request', clause);
+  expectSuccess((await agent.get(CART)).res, { what: 'control: a correct DPoP request', clause });
   return agent;
 }

@@ -3,7 +3,7 @@
 // claims match no caller kind, and invalid_guest_session.
 import type { Shop } from '../../engine/check.js';
 import type { ShopResponse } from '../../engine/http.js';
-import { brief, expectChallenge, expectProblem, fail, is4xx, type ClauseRef } from '../../lib/assert.js';
+import { brief, type ClauseRef, expectChallenge, expectProblem, expectStatus, fail, expect4xx } from '../../lib/assert.js';
 import { findChallenge, parseChallenges, type Challenge } from '../../lib/www-authenticate.js';
 
 type Docs = Pick<Shop, 'docsUrl'>;
@@ -12,40 +12,40 @@ type Docs = Pick<Shop, 'docsUrl'>;
 const errorMember = (res: ShopResponse): string => (typeof res.body?.error === 'string' ? res.body.error : '<missing>');
 
 /** Any 4xx problem document ("refused" where the spec names no status; status and code are left to the service). */
-export function expectRefusal(shop: Docs, res: ShopResponse, clause: string, what?: string): Record<string, unknown> {
-  if (!is4xx(res)) fail(what ? `${what}: refused` : 'refused', '4xx', brief(res), clause);
+export function expectRefusal(shop: Docs, res: ShopResponse, { clause, what }: { clause: string; what?: string }): Record<string, unknown> {
+  expect4xx(res, { what: what ? `${what}: refused` : 'refused', clause });
   return expectProblem(res, { status: res.status, error: errorMember(res), docsUrl: shop.docsUrl, clause });
 }
 
 /** A refused credential where the spec says "refused" or "401 or 403": a 401 problem with a challenge, or a 403 problem. */
-export function expectCredentialRefused(shop: Docs, res: ShopResponse, clause: string): void {
+export function expectCredentialRefused(shop: Docs, res: ShopResponse, { clause }: { clause: string }): void {
   if (res.status === 401) {
     expectProblem(res, { status: 401, error: errorMember(res), docsUrl: shop.docsUrl, clause });
-    if (res.headers.get('www-authenticate') === null) fail('WWW-Authenticate on a 401', 'a challenge', null, clause);
+    if (res.headers.get('www-authenticate') === null) fail('WWW-Authenticate on a 401', 'a challenge', null, { clause });
     return;
   }
   if (res.status === 403) {
     expectProblem(res, { status: 403, error: errorMember(res), docsUrl: shop.docsUrl, clause });
     return;
   }
-  fail('refused', '401 or 403', brief(res), clause);
+  fail('refused', '401 or 403', brief(res), { clause });
 }
 
 /** The challenges of the answer (WWW-Authenticate must be present and parse). */
-export function challengesOf(res: ShopResponse, clause: string): Challenge[] {
+export function challengesOf(res: ShopResponse, { clause }: { clause: string }): Challenge[] {
   const header = res.headers.get('www-authenticate');
-  if (header === null) fail('WWW-Authenticate header', 'present', null, clause);
+  if (header === null) fail('WWW-Authenticate header', 'present', null, { clause });
   return parseChallenges(header!);
 }
 
 /** The answer is in one scheme: no challenge of `scheme`. */
-export function expectNoChallengeOf(res: ShopResponse, scheme: string, clause: string): void {
-  if (findChallenge(challengesOf(res, clause), scheme))
+export function expectNoChallengeOf(res: ShopResponse, scheme: string, { clause }: { clause: string }): void {
+  if (findChallenge(challengesOf(res, { clause }), scheme))
     fail(
       `WWW-Authenticate: answered in one scheme, no ${scheme} challenge`,
       `no ${scheme} challenge`,
       res.headers.get('www-authenticate'),
-      clause,
+      { clause },
     );
 }
 
@@ -56,34 +56,36 @@ export function expectNoChallengeOf(res: ShopResponse, scheme: string, clause: s
 export function expectInvalidToken(
   shop: Docs,
   res: ShopResponse,
-  clause: string,
-  scheme: 'Bearer' | 'DPoP' = 'Bearer',
-  o: { only?: boolean } = {},
+  { clause, scheme = 'Bearer', only = false }: { clause: string; scheme?: 'Bearer' | 'DPoP'; only?: boolean },
 ): void {
   expectProblem(res, { status: 401, error: 'invalid_token', docsUrl: shop.docsUrl, clause });
   expectChallenge(res, { scheme, error: 'invalid_token', clause });
-  if (o.only) expectNoChallengeOf(res, scheme === 'Bearer' ? 'DPoP' : 'Bearer', clause);
+  if (only) expectNoChallengeOf(res, scheme === 'Bearer' ? 'DPoP' : 'Bearer', { clause });
 }
 
 /** No WWW-Authenticate, or challenges of the DPoP scheme only (conversation paths); a 401 must carry one. */
-export function expectDpopChallengesOnly(res: ShopResponse, clause: string): void {
+export function expectDpopChallengesOnly(res: ShopResponse, { clause }: { clause: string }): void {
   const header = res.headers.get('www-authenticate');
   if (header === null) {
-    if (res.status === 401) fail('WWW-Authenticate on a 401', 'a DPoP challenge', null, clause);
+    if (res.status === 401) fail('WWW-Authenticate on a 401', 'a DPoP challenge', null, { clause });
     return;
   }
   let challenges: Challenge[];
   try {
     challenges = parseChallenges(header);
   } catch {
-    return fail('WWW-Authenticate syntax', 'RFC 9110 challenges', header, clause);
+    return fail('WWW-Authenticate syntax', 'RFC 9110 challenges', header, { clause });
   }
   if (!findChallenge(challenges, 'DPoP') || findChallenge(challenges, 'Bearer'))
-    fail('WWW-Authenticate: the DPoP scheme only', 'DPoP', header, clause);
+    fail('WWW-Authenticate: the DPoP scheme only', 'DPoP', header, { clause });
 }
 
 /** 403 insufficient_scope; `scope` is the scope the problem must name, or a list of acceptable names. */
-export function expectInsufficientScope(shop: Docs, res: ShopResponse, clause: string, scope?: string | readonly string[]): void {
+export function expectInsufficientScope(
+  shop: Docs,
+  res: ShopResponse,
+  { clause, scope }: { clause: string; scope?: string | readonly string[] },
+): void {
   const doc = expectProblem(res, {
     status: 403,
     error: 'insufficient_scope',
@@ -91,18 +93,18 @@ export function expectInsufficientScope(shop: Docs, res: ShopResponse, clause: s
     clause,
     ...(typeof scope === 'string' ? { scope } : {}),
   });
-  if (Array.isArray(scope) && !scope.includes(doc.scope as string)) fail('problem "scope"', scope.join(' or '), doc.scope, clause);
+  if (Array.isArray(scope) && !scope.includes(doc.scope as string)) fail('problem "scope"', scope.join(' or '), doc.scope, { clause });
 }
 
 /** 403 sign_in_required with `WWW-Authenticate: <scheme> error="sign_in_required"` (spec, Assistant authority; Errors). */
-export function expectSignInRequired(shop: Docs, res: ShopResponse, scheme: 'Bearer' | 'DPoP', clause: ClauseRef): void {
+export function expectSignInRequired(shop: Docs, res: ShopResponse, scheme: 'Bearer' | 'DPoP', { clause }: { clause: ClauseRef }): void {
   expectProblem(res, { status: 403, error: 'sign_in_required', docsUrl: shop.docsUrl, clause: 'AUTH-SIGNIN-1' });
   expectChallenge(res, { scheme, error: 'sign_in_required', clause });
 }
 
 /** Another account's row is refused, 403 or 404, with a problem document (the spec does not say which). */
-export function expectOwnershipRefusal(shop: Docs, res: ShopResponse, what: string, clause: ClauseRef): void {
-  if (res.status !== 403 && res.status !== 404) fail(`${what}: refused as not the caller's`, [403, 404], brief(res), clause);
+export function expectOwnershipRefusal(shop: Docs, res: ShopResponse, { what, clause }: { what: string; clause: ClauseRef }): void {
+  expectStatus(res, [403, 404], { what: `${what}: refused as not the caller's`, clause });
   expectProblem(res, { status: res.status, error: errorMember(res), docsUrl: shop.docsUrl, clause });
 }
 
@@ -110,8 +112,8 @@ export function expectOwnershipRefusal(shop: Docs, res: ShopResponse, what: stri
  * Token verification 3: a combination matching no caller kind is refused with 401 or 403 (the spec allows both). A 401 is
  * a rejected token (invalid_token with a Bearer challenge: these tokens carry no assistant marker); a 403 is any problem.
  */
-export function expectRefusedCombination(shop: Docs, res: ShopResponse, what: string, clause: string): void {
-  if (res.status === 401) return expectInvalidToken(shop, res, clause);
+export function expectRefusedCombination(shop: Docs, res: ShopResponse, { what, clause }: { what: string; clause: string }): void {
+  if (res.status === 401) return expectInvalidToken(shop, res, { clause });
   if (res.status === 403) {
     expectProblem(res, {
       status: 403,
@@ -121,16 +123,16 @@ export function expectRefusedCombination(shop: Docs, res: ShopResponse, what: st
     });
     return;
   }
-  fail(`${what}: refused`, [401, 403], `${res.status} ${res.text.slice(0, 300)}`, clause);
+  fail(`${what}: refused`, [401, 403], `${res.status} ${res.text.slice(0, 300)}`, { clause });
 }
 
 /** 401 invalid_guest_session with exactly one challenge, `Bearer error="invalid_token"` (Guest sessions 4; Errors table). */
-export function expectInvalidGuestSession(shop: Docs, res: ShopResponse, clause: ClauseRef): void {
+export function expectInvalidGuestSession(shop: Docs, res: ShopResponse, { clause }: { clause: ClauseRef }): void {
   expectProblem(res, { status: 401, error: 'invalid_guest_session', docsUrl: shop.docsUrl, clause });
   expectChallenge(res, { scheme: 'Bearer', error: 'invalid_token', clause });
   const header = res.headers.get('www-authenticate') ?? '';
   const challenges = parseChallenges(header);
   if (challenges.length !== 1 || challenges[0]?.scheme.toLowerCase() !== 'bearer') {
-    fail('WWW-Authenticate: exactly Bearer error="invalid_token"', 'one Bearer challenge', header, clause);
+    fail('WWW-Authenticate: exactly Bearer error="invalid_token"', 'one Bearer challenge', header, { clause });
   }
 }

@@ -42,15 +42,12 @@ export async function openConversation(
   const json = mode === 'direct' ? openBody() : { mode };
   const { res } = await agent.request(method, path, { json });
   if (res.status < 200 || res.status > 299)
-    failSetup(
-      `${method} ${path} with the body of the description document, by a signed-in DPoP session`,
-      '2xx',
-      brief(res),
-      'END-PUBLIC-19',
-    );
+    failSetup(`${method} ${path} with the body of the description document, by a signed-in DPoP session`, '2xx', brief(res), {
+      clause: 'END-PUBLIC-19',
+    });
   const location = locationOf(agent.shop, res, path);
   const id = typeof res.body?.id === 'string' ? res.body.id : location ? lastSegment(location.url) : undefined;
-  if (!id) fail(`${method} ${path}: the new conversation's id`, 'an `id` member or a Location', brief(res), 'END-PUBLIC-19');
+  if (!id) fail(`${method} ${path}: the new conversation's id`, 'an `id` member or a Location', brief(res), { clause: 'END-PUBLIC-19' });
   return { id, res };
 }
 

@@ -2,7 +2,7 @@
 // from its description documents (the members marked `x-shop-role` payment-method and address).
 import { learned, type Shop } from '../../engine/check.js';
 import type { RequestOptions, ShopResponse } from '../../engine/http.js';
-import { brief, fail, failSetup, is2xx } from '../../lib/assert.js';
+import { expectSuccess, failSetup } from '../../lib/assert.js';
 
 /** createCheckoutPreview. */
 export const PREVIEW = '/v1/checkout-previews';
@@ -17,18 +17,15 @@ export const checkoutBody = (card: string, address?: string): unknown =>
 export async function checkout(shop: Shop, token: string, body: unknown, headers: RequestOptions['headers'] = {}): Promise<ShopResponse> {
   const res = await shop.http.post(CHECKOUT, { token, json: body, headers });
   if (res.status === 400)
-    failSetup(
-      'checkoutSavedCard with the body the description document describes',
-      'not 400',
-      `${res.status} ${res.text.slice(0, 200)}`,
-      'END-OPS-CHECKOUTSAVEDCARD-1',
-    );
+    failSetup('checkoutSavedCard with the body the description document describes', 'not 400', `${res.status} ${res.text.slice(0, 200)}`, {
+      clause: 'END-OPS-CHECKOUTSAVEDCARD-1',
+    });
   return res;
 }
 
 /** An order-placing answer: 2xx (201 at the reference level). */
-export function expectPlaced(res: ShopResponse, what: string, clause: string): void {
-  if (!is2xx(res)) fail(`${what}: an order is placed`, '2xx', brief(res), clause);
+export function expectPlaced(res: ShopResponse, { what, clause }: { what: string; clause: string }): void {
+  expectSuccess(res, { what: `${what}: an order is placed`, clause });
 }
 
 /** The order id at the end of an order's Location. */

@@ -5,7 +5,7 @@
 import type { Shop } from '../../engine/check.js';
 import type { ShopResponse } from '../../engine/http.js';
 import { ALL_PERMISSIONS, errorOf, type AssistantAgent } from './assistant.js';
-import { brief, fail, failSoft, inCase } from '../../lib/assert.js';
+import { brief, fail, failSoft, inCase, expectNoServerError } from '../../lib/assert.js';
 import { freshHex } from '../../lib/fresh-id.js';
 import type { InvitedAgentContextOptions } from '../../lib/mint.js';
 import { OPERATIONS, type Operation } from '../../../contract/operations.js';
@@ -26,12 +26,12 @@ const GUARD_ERRORS = new Set([
 ]);
 
 /** Past the guard: whatever the handler or validation says next, it is not a refusal of the caller. */
-export function expectPassesGuard(res: ShopResponse, what: string, clause: string): void {
+export function expectPassesGuard(res: ShopResponse, { what, clause }: { what: string; clause: string }): void {
   const error = errorOf(res);
   if (res.status === 401 || res.status === 429 || (error !== undefined && GUARD_ERRORS.has(error))) {
-    fail(`${what}: admitted past the guard`, 'a handler or validation answer (2xx, 400, 404, 409, 422)', brief(res), clause);
+    fail(`${what}: admitted past the guard`, 'a handler or validation answer (2xx, 400, 404, 409, 422)', brief(res), { clause });
   }
-  if (res.status >= 500) fail(`${what}: status`, 'not a server error', brief(res), clause);
+  expectNoServerError(res, { what: `${what}: status`, clause });
 }
 
 /** One request: method, path and JSON body. */
@@ -113,24 +113,23 @@ export async function expectPermissions(
   shop: Shop,
   send: Send,
   permissions: readonly string[],
-  clause: string,
-  naming: 'permission' | 'either',
+  { clause, naming }: { clause: string; naming: 'permission' | 'either' },
 ): Promise<void> {
   for await (const { id, op, res, needs, held, what } of probeEach(send, permissions)) {
     if (needs === undefined || held) {
-      inCase(what, () => expectPassesGuard(res, id, clause));
+      inCase(what, () => expectPassesGuard(res, { what: id, clause }));
       continue;
     }
     if (res.status !== 403 || errorOf(res) !== 'insufficient_scope') {
-      failSoft(`${what}: refused for want of ${needs}`, '403 insufficient_scope', brief(res), [
-        ...new Set([clause, 'AUTH-SCOPE-4', PERMISSION_ROW[needs] ?? 'AUTH-SCOPE-4']),
-      ]);
+      failSoft(`${what}: refused for want of ${needs}`, '403 insufficient_scope', brief(res), {
+        clause: [...new Set([clause, 'AUTH-SCOPE-4', PERMISSION_ROW[needs] ?? 'AUTH-SCOPE-4'])],
+      });
       continue;
     }
     inCase(what, () =>
       naming === 'permission'
-        ? expectInsufficientScope(shop, res, 'ERR-SCOPE-1', needs)
-        : expectInsufficientScope(shop, res, clause, [needs, ...op.apiScopes]),
+        ? expectInsufficientScope(shop, res, { clause: 'ERR-SCOPE-1', scope: needs })
+        : expectInsufficientScope(shop, res, { clause, scope: [needs, ...op.apiScopes] }),
     );
   }
 }
@@ -144,18 +143,15 @@ export async function expectAuthority(
   shop: Shop,
   send: Send,
   permissions: readonly string[],
-  clause: string,
-  naming: 'permission' | 'either',
+  { clause, naming }: { clause: string; naming: 'permission' | 'either' },
 ): Promise<void> {
   for await (const { id, op, res, needs, held, what } of probeEach(send, permissions)) {
     inCase(what, () => {
-      if (held) return expectPassesGuard(res, id, clause);
-      expectInsufficientScope(
-        shop,
-        res,
-        naming === 'permission' ? 'ERR-SCOPE-1' : clause,
-        naming === 'permission' ? needs! : [needs!, ...op.apiScopes],
-      );
+      if (held) return expectPassesGuard(res, { what: id, clause });
+      expectInsufficientScope(shop, res, {
+        clause: naming === 'permission' ? 'ERR-SCOPE-1' : clause,
+        scope: naming === 'permission' ? needs! : [needs!, ...op.apiScopes],
+      });
     });
   }
 }

@@ -2,7 +2,7 @@
 // spec says of their answers (Resources > Account recovery request; Endpoints > Recovery endpoint results).
 import { notApplicable, type Shop } from '../../engine/check.js';
 import type { ShopResponse } from '../../engine/http.js';
-import { brief, expectProblem, fail, inCase, type ClauseRef } from '../../lib/assert.js';
+import { type ClauseRef, expectProblem, expectStatus, fail, inCase } from '../../lib/assert.js';
 import { freshId } from '../../lib/fresh-id.js';
 import { bearer } from './call-internal-routes.js';
 import { RECOVERY_OPERATIONS } from './seed-data.js';
@@ -29,24 +29,34 @@ export const recover = (shop: Shop, body: unknown, headers: Record<string, strin
   shop.http.post(RECOVER, { headers, json: body });
 
 /** The request is refused as invalid: 400 invalid_request. */
-export async function expectInvalidRecovery(shop: Shop, body: unknown, what: string, clause: ClauseRef): Promise<void> {
+export async function expectInvalidRecovery(
+  shop: Shop,
+  body: unknown,
+  { what, clause }: { what: string; clause: ClauseRef },
+): Promise<void> {
   const res = await recover(shop, body);
   inCase(what, () => expectProblem(res, { status: 400, error: 'invalid_request', docsUrl: shop.docsUrl, clause }));
 }
 
 /** The request reaches the lookup and finds no resumable authorization: 404 recovery_not_found. */
-export async function expectRecoveryNotFound(shop: Shop, body: unknown, what: string, clause: string): Promise<void> {
+export async function expectRecoveryNotFound(shop: Shop, body: unknown, { what, clause }: { what: string; clause: string }): Promise<void> {
   const res = await recover(shop, body);
   inCase(what, () => expectProblem(res, { status: 404, error: 'recovery_not_found', docsUrl: shop.docsUrl, clause }));
 }
 
 /** 200 with `status` equal to `want` (the member the spec names; others are not judged). */
-export function expectRecoveryStatus(res: ShopResponse, want: 'complete' | 'pending' | 'cancelled', clause: ClauseRef): void {
-  if (res.status !== 200) fail('status', 200, brief(res), clause);
-  if (typeof res.body !== 'object' || res.body === null) fail('a JSON object body', '{ "status": … }', res.text.slice(0, 300), clause);
+export function expectRecoveryStatus(
+  res: ShopResponse,
+  want: 'complete' | 'pending' | 'cancelled',
+  { clause }: { clause: ClauseRef },
+): void {
+  expectStatus(res, 200, { clause });
+  if (typeof res.body !== 'object' || res.body === null) fail('a JSON object body', '{ "status": … }', res.text.slice(0, 300), { clause });
   if (!['complete', 'pending', 'cancelled'].includes(res.body.status))
-    fail('"status" is one of complete, pending, cancelled', ['complete', 'pending', 'cancelled'], res.body.status, 'RES-RECOVERY-5');
-  if (res.body.status !== want) fail('"status"', want, res.body.status, clause);
+    fail('"status" is one of complete, pending, cancelled', ['complete', 'pending', 'cancelled'], res.body.status, {
+      clause: 'RES-RECOVERY-5',
+    });
+  if (res.body.status !== want) fail('"status"', want, res.body.status, { clause });
 }
 
 /** Resumes the provider-pending operation; a concurrent resumption by another check may hold it: retry on 409 recovery_pending. */

@@ -347,22 +347,19 @@ test("inside a check, format failures are recorded softly and the caller's claus
 
 test('expectSuccess shows the answer; inCase names the case after the clause, for sync and async assertions', async () => {
   const { expectSuccess, inCase, fail, CheckFailure } = await import('../../../conformance/lib/assert.js');
-  expectSuccess({ status: 201, text: '' }, 'add', 'END-CONV-1');
-  const refused = failure(() => expectSuccess({ status: 404, text: '{"error":"not_found"}' }, 'add', 'END-CONV-1'));
+  expectSuccess({ status: 201, text: '' }, { what: 'add', clause: 'END-CONV-1' });
+  const refused = failure(() => expectSuccess({ status: 404, text: '{"error":"not_found"}' }, { what: 'add', clause: 'END-CONV-1' }));
   assert.equal(refused.message, '[END-CONV-1] add: status: expected "2xx", got "404 {\\"error\\":\\"not_found\\"}"');
 
   assert.equal(
     inCase('no failure', () => undefined),
     undefined,
   );
-  const named = failure(() => inCase('a forged session', () => fail('status', 401, 400, 'AUTH-GUEST-5')));
+  const named = failure(() => inCase('a forged session', () => fail('status', 401, 400, { clause: 'AUTH-GUEST-5' })));
   assert.equal(named.message, '[AUTH-GUEST-5] a forged session: status: expected 401, got 400');
-  assert.equal(
-    failure(() => inCase('no clause', () => fail('status', 401, 400, undefined))).message,
-    'no clause: status: expected 401, got 400',
-  );
+  assert.equal(failure(() => inCase('no clause', () => fail('status', 401, 400))).message, 'no clause: status: expected 401, got 400');
   await assert.rejects(
-    inCase('async', async () => fail('status', 200, 500, 'EVT-WEBHOOK-1')),
+    inCase('async', async () => fail('status', 200, 500, { clause: 'EVT-WEBHOOK-1' })),
     (e: unknown) => e instanceof CheckFailure && e.message === '[EVT-WEBHOOK-1] async: status: expected 200, got 500',
   );
   await inCase('async, no failure', async () => undefined);
@@ -399,4 +396,80 @@ test("expectProblem: a challenge on insufficient_scope is the server's choice; o
     }),
   );
   assert.deepEqual(caller.clauses, ['ERR-PROBLEM-8']);
+});
+
+test('expectStatus names what it looks at and shows the answer; expectHeader and expectNoHeader judge one header', async () => {
+  const { expectHeader, expectNoHeader, expectStatus: status } = await import('../../../conformance/lib/assert.js');
+  status({ status: 403, text: '' }, [401, 403], { clause: 'END-PUBLIC-19' });
+  const wrong = failure(() => status({ status: 500, text: '{"error":"internal_error"}' }, 200, { what: 'getCart', clause: 'END-CONV-1' }));
+  assert.equal(wrong.message, '[END-CONV-1] getCart: expected 200, got "500 {\\"error\\":\\"internal_error\\"}"');
+  assert.equal(failure(() => status({ status: 500 }, [200, 204])).message, 'status: expected [200,204], got 500');
+
+  const h = (headers: Record<string, string>) => ({ headers: new Headers(headers) });
+  assert.equal(expectHeader(h({ 'x-request-id': 'abc' }), 'x-request-id', { clause: 'ERR-PROBLEM-7' }), 'abc');
+  assert.equal(expectHeader(h({ etag: 'W/"1"' }), 'etag', { value: /^W\// }), 'W/"1"');
+  assert.equal(failure(() => expectHeader(h({}), 'x-request-id', { clause: 'ERR-PROBLEM-7' })).clause, 'ERR-PROBLEM-7');
+  assert.equal(failure(() => expectHeader(h({ 'x-request-id': '' }), 'x-request-id')).expected, 'present');
+  assert.equal(failure(() => expectHeader(h({ allow: 'GET' }), 'allow', { value: 'GET, POST' })).actual, 'GET');
+  expectNoHeader(h({}), 'www-authenticate', { clause: 'ERR-TABLE-8' });
+  const challenged = failure(() =>
+    expectNoHeader(h({ 'www-authenticate': 'Bearer' }), 'www-authenticate', {
+      what: 'WWW-Authenticate on caller_not_allowed',
+      clause: 'ERR-TABLE-8',
+    }),
+  );
+  assert.equal(challenged.message, '[ERR-TABLE-8] WWW-Authenticate on caller_not_allowed: expected "absent", got "Bearer"');
+});
+
+test('problem members: each condition judges its own clause, hard by default, softly on request, named by `at`', async () => {
+  const { expectProblemTitle, expectOwnedMembers, expectIssues, expectProblemError, expectProblemInstance } =
+    await import('../../../conformance/lib/assert.js');
+  const res401 = response(401, ok401);
+  expectProblemTitle(res401, ok401);
+  assert.equal(failure(() => expectProblemTitle(res401, { ...ok401, title: 'Nope' })).clause, 'RES-PROBLEM-4');
+  assert.equal(failure(() => expectOwnedMembers({ ...ok401, scope: 'x' }, 'invalid_token')).clause, 'RES-PROBLEM-11');
+  expectOwnedMembers({ ...ok401, scope: 'cart:read' }, 'insufficient_scope');
+  assert.equal(failure(() => expectIssues({ issues: [{ path: 'a' }] })).clause, 'RES-PROBLEM-10');
+  assert.equal(failure(() => expectIssues({ issues: 'x' })).clause, 'RES-PROBLEM-9');
+  // A clause given replaces the member's, even none (the check's own clauses).
+  assert.equal(failure(() => expectProblemError({ error: 'x' }, { error: 'y', clause: 'ERR-TABLE-1' })).clause, 'ERR-TABLE-1');
+  assert.deepEqual(failure(() => expectProblemError({ error: 'x' }, { error: 'y', clause: undefined })).clauses, []);
+  assert.equal(failure(() => expectProblemError({ error: '' })).clause, 'RES-PROBLEM-2');
+
+  const ledger: CheckFailure[] = [];
+  softFailures.ledger = ledger;
+  try {
+    expectProblemInstance(res401, { ...ok401, instance: 'other' }, { soft: true, at: 'getCart (401)' });
+    expectIssues({ issues: [1] }, { soft: true, at: 'addCartItem (400)' });
+  } finally {
+    softFailures.ledger = undefined;
+  }
+  assert.deepEqual(
+    ledger.map((f) => [f.clause, f.what]),
+    [
+      ['RES-PROBLEM-8', 'getCart (401): problem "instance" (the X-Request-Id)'],
+      ['RES-PROBLEM-10', 'addCartItem (400): problem "issues[0]"'],
+    ],
+  );
+});
+
+test('expect4xx shows the answer; expectSameJson compares as JSON, member order included', async () => {
+  const { expect4xx, expectSameJson } = await import('../../../conformance/lib/assert.js');
+  expect4xx({ status: 404, text: '' }, { clause: 'ERR-TABLE-15' });
+  assert.equal(
+    failure(() => expect4xx({ status: 500, text: 'oops' }, { what: 'a refusal', clause: 'ERR-TABLE-15' })).message,
+    '[ERR-TABLE-15] a refusal: expected "4xx", got "500 oops"',
+  );
+  expectSameJson({ items: [] }, { items: [] }, { what: 'addresses' });
+  const reordered = failure(() => expectSameJson({ b: 1, a: 2 }, { a: 2, b: 1 }, { what: 'record', clause: 'END-CONV-1' }));
+  assert.deepEqual([reordered.clause, reordered.expected, reordered.actual], ['END-CONV-1', { a: 2, b: 1 }, { b: 1, a: 2 }]);
+});
+
+test('expectNoAnswer refuses a 2xx or 3xx; expectNoServerError refuses a 5xx and shows it', async () => {
+  const { expectNoAnswer, expectNoServerError } = await import('../../../conformance/lib/assert.js');
+  for (const status of [404, 405, 401, 500]) expectNoAnswer({ status }, { clause: 'PUR-RULE-6' });
+  for (const status of [200, 204, 302])
+    assert.equal(failure(() => expectNoAnswer({ status }, { what: 'GET /x', clause: 'PUR-RULE-6' })).actual, status);
+  expectNoServerError({ status: 422, text: '' });
+  assert.equal(failure(() => expectNoServerError({ status: 503, text: 'down' }, { clause: 'PUR-SERVE-3' })).actual, '503 down');
 });

@@ -40,10 +40,10 @@ test('members that differ between two reads of the unchanged resource are noise;
   const baseline = baselineOf(read(cart(1, 't1')), read(cart(1, 't2')));
   assert.deepEqual(baseline.noise, ['/served_at']);
   assert.deepEqual(changesFrom(baseline, read(cart(1, 't3'))), []);
-  expectUnchanged(baseline, read(cart(1, 't3')), 'cart');
+  expectUnchanged(baseline, read(cart(1, 't3')), { what: 'cart' });
   assert.deepEqual(changesFrom(baseline, read(cart(2, 't3'))), ['/lines/0/quantity']);
   assert.throws(
-    () => expectUnchanged(baseline, read(cart(2, 't3')), 'cart', 'AUTH-CUST-2'),
+    () => expectUnchanged(baseline, read(cart(2, 't3')), { what: 'cart', clause: 'AUTH-CUST-2' }),
     (err: unknown) => {
       assert.ok(err instanceof CheckFailure);
       assert.equal(err.clause, 'AUTH-CUST-2');
@@ -71,9 +71,9 @@ test('a noisy member covers what is under it', () => {
 
 test('expectChanged fails when only noise differs', () => {
   const baseline = baselineOf(read(cart(1, 't1')), read(cart(1, 't2')));
-  expectChanged(baseline, read(cart(2, 't3')), 'cart after a second add');
+  expectChanged(baseline, read(cart(2, 't3')), { what: 'cart after a second add' });
   assert.throws(
-    () => expectChanged(baseline, read(cart(1, 't3')), 'cart after a second add', 'PUR-IDEM-2'),
+    () => expectChanged(baseline, read(cart(1, 't3')), { what: 'cart after a second add', clause: 'PUR-IDEM-2' }),
     /\[PUR-IDEM-2\] cart after a second add .*expected "changed", got "unchanged"/,
   );
 });

@@ -1,7 +1,7 @@
 // JUnit reclassification (conformance/engine/junit.ts): clause failures become <failure>, other errors stay <error>.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { reclassifyJUnit } from '../../../conformance/engine/junit.js';
+import { reclassifyJUnit, testcaseName } from '../../../conformance/engine/junit.js';
 
 const xml = [
   '<testsuites id="" name="" tests="3" failures="0" skipped="0" errors="2" time="1">',
@@ -24,8 +24,8 @@ const xml = [
   '</testsuites>',
 ].join('\n');
 
-test('a clause failure becomes a <failure>; a timeout stays an <error>; every count follows', () => {
-  const out = reclassifyJUnit(xml);
+test('the error of a check that recorded a failed verdict becomes a <failure>; a timeout stays an <error>; every count follows', () => {
+  const out = reclassifyJUnit(xml, new Set(['[x] one']));
   assert.match(
     out,
     /<failure message="\[RES-PROBLEM-4\] title: expected &quot;Unauthorized&quot;" type="ConformanceFailure">\n<!\[CDATA\[details\]\]>\n<\/failure>/,
@@ -34,5 +34,12 @@ test('a clause failure becomes a <failure>; a timeout stays an <error>; every co
   assert.match(out, /<testsuites [^>]*failures="1" [^>]*errors="1"/);
   assert.match(out, /<testsuite name="a.check.ts" [^>]*failures="1" [^>]*errors="1">/);
   assert.match(out, /<testsuite name="b.check.ts" [^>]*failures="0" [^>]*errors="0">/);
-  assert.equal(reclassifyJUnit(out), out, 'idempotent');
+  assert.equal(reclassifyJUnit(out, new Set(['[x] one'])), out, 'idempotent');
+});
+
+test("a test case is told by its name, escaped as Playwright writes it; another test's error stays an error", () => {
+  const named = xml.replace('name="[x] one"', 'name="[x] a &quot;quoted&quot; &amp; one"');
+  assert.match(reclassifyJUnit(named, new Set(['[x] a "quoted" & one'])), /<failure message="\[RES-PROBLEM-4\]/);
+  assert.doesNotMatch(reclassifyJUnit(xml, new Set(['[z] three'])), /<failure /);
+  assert.equal(testcaseName({ titlePath: () => ['', 'project', 'a.check.ts', '[x] one'] }), '[x] one');
 });

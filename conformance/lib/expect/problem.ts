@@ -1,0 +1,189 @@
+// The problem document of the spec's Resources part. Each member's rule is one condition, judged on the member's own
+// clause; expectProblem() composes them for any refusal a check expects (the caller's clause for status and `error`, the
+// members softly), and checks that judge the document itself compose the same conditions in their own order.
+import { ERRORS, REASON_PHRASES } from '../../../contract/errors.js';
+import { LIMITS } from '../../../contract/limits.js';
+import { fail, failSoft, type ClauseOption, type ClauseRef } from './failure.js';
+import { expectStatus, type HttpResult } from './response.js';
+import { parseCacheControl } from './cache.js';
+
+export interface ProblemExpectation extends ClauseOption {
+  status: number;
+  error: string;
+  /** Profile `docsUrl`; a trailing slash is ignored, so that `type` never gets `//api`. */
+  docsUrl: string;
+  /** When given, the response's X-Request-Id (and so `instance`) must equal it, e.g. the id the request sent. */
+  requestId?: string;
+  /** When given, the `scope` member of insufficient_scope must equal it. */
+  scope?: string;
+}
+
+/**
+ * How a member condition reports: hard by default (the check stops), softly with `soft` (recorded, the check goes on to
+ * judge its own clause); `at` names the answer in the failure. `clause`, when the key is given, replaces the member's.
+ */
+export interface MemberOption extends ClauseOption {
+  soft?: boolean;
+  at?: string;
+}
+
+type Doc = Record<string, unknown>;
+
+function report(opts: MemberOption, own: ClauseRef, what: string, expected: unknown, actual: unknown): void {
+  const named = opts.at ? `${opts.at}: ${what}` : what;
+  // A clause given, even none (undefined: the check's own clauses), replaces the member's.
+  const clause = 'clause' in opts ? opts.clause : own;
+  if (opts.soft) failSoft(named, expected, actual, { clause: clause ?? own });
+  else fail(named, expected, actual, { clause });
+}
+
+/**
+ * Rows of the error table whose headers the spec leaves to the error mapper: a challenge there is the server's choice at
+ * the spec level (the reference's own choice is judged at the reference level).
+ */
+export const CHALLENGE_LEFT_OPEN: ReadonlySet<string> = new Set(['insufficient_scope']);
+
+/** Content-Type application/problem+json (parameters aside). */
+export function expectProblemMediaType(res: Pick<HttpResult, 'headers'>, opts: MemberOption = {}): void {
+  const mediaType = (res.headers.get('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
+  if (mediaType !== 'application/problem+json')
+    report(opts, 'RES-PROBLEM-1', 'Content-Type media type', 'application/problem+json', res.headers.get('content-type'));
+}
+
+/** A failure is never stored: Cache-Control no-store (Errors part). */
+export function expectFailureNoStore(res: Pick<HttpResult, 'headers'>, opts: MemberOption = {}): void {
+  if (!parseCacheControl(res.headers.get('cache-control')).has('no-store'))
+    report(opts, 'ERR-PROBLEM-5', 'Cache-Control of a response with status 400 or above', 'no-store', res.headers.get('cache-control'));
+}
+
+/** The body is a JSON object; returns it (undefined after a soft failure). */
+export function expectProblemObject(res: HttpResult & { text?: string }, opts: MemberOption = {}): Doc | undefined {
+  const body = res.body;
+  if (typeof body === 'object' && body !== null && !Array.isArray(body)) return body as Doc;
+  report(opts, 'RES-PROBLEM-1', 'problem document', 'a JSON object', typeof res.text === 'string' ? res.text.slice(0, 200) : body);
+  return undefined;
+}
+
+/** `error`: the expected code when given, else a non-empty string. */
+export function expectProblemError(doc: Doc, opts: MemberOption & { error?: string } = {}): void {
+  if (opts.error !== undefined) {
+    if (doc.error !== opts.error) report(opts, 'RES-PROBLEM-2', 'problem "error"', opts.error, doc.error);
+  } else if (typeof doc.error !== 'string' || doc.error === '')
+    report(opts, 'RES-PROBLEM-2', 'problem "error"', 'a non-empty string', doc.error);
+}
+
+/** `type`: the docs URL's page of the error (`<docsUrl>/api/problems/<error>`). */
+export function expectProblemType(doc: Doc, opts: MemberOption & { docsUrl: string; error: string }): void {
+  const type = `${opts.docsUrl.replace(/\/+$/, '')}/api/problems/${opts.error}`;
+  if (doc.type !== type) report(opts, 'RES-PROBLEM-3', 'problem "type"', type, doc.type);
+}
+
+/** `title`: the reason phrase of the status (contract REASON_PHRASES); outside that table any non-empty string. */
+export function expectProblemTitle(res: Pick<HttpResult, 'status'>, doc: Doc, opts: MemberOption = {}): void {
+  const title = REASON_PHRASES[res.status];
+  if (title !== undefined ? doc.title !== title : typeof doc.title !== 'string' || doc.title === '')
+    report(opts, 'RES-PROBLEM-4', 'problem "title" (reason phrase of the status)', title ?? 'a non-empty string', doc.title);
+}
+
+/** `status`: the response's status. */
+export function expectProblemStatus(res: Pick<HttpResult, 'status'>, doc: Doc, opts: MemberOption = {}): void {
+  if (doc.status !== res.status) report(opts, 'RES-PROBLEM-5', 'problem "status" (the response status)', res.status, doc.status);
+}
+
+/** `detail`, when present, is a string. */
+export function expectProblemDetail(doc: Doc, opts: MemberOption = {}): void {
+  if ('detail' in doc && typeof doc.detail !== 'string') report(opts, 'RES-PROBLEM-6', 'problem "detail"', 'a string', doc.detail);
+}
+
+/** `instance`: the response's X-Request-Id (judged where the header is present; its absence is another clause's). */
+export function expectProblemInstance(res: Pick<HttpResult, 'headers'>, doc: Doc, opts: MemberOption = {}): void {
+  const requestId = res.headers.get('x-request-id');
+  if (requestId !== null && doc.instance !== requestId)
+    report(opts, 'RES-PROBLEM-8', 'problem "instance" (the X-Request-Id)', requestId, doc.instance);
+}
+
+/** The members owned by one error code (`issues`, `scope`, `conversation_id`: contract ERRORS) appear with it alone. */
+export function expectOwnedMembers(doc: Doc, error: string, opts: MemberOption = {}): void {
+  const members: readonly string[] = (ERRORS as Record<string, { members?: readonly string[] }>)[error]?.members ?? [];
+  const own: Record<string, string> = { issues: 'RES-PROBLEM-9', scope: 'RES-PROBLEM-11', conversation_id: 'RES-PROBLEM-12' };
+  for (const [member, clause] of Object.entries(own))
+    if (member in doc && !members.includes(member)) report(opts, clause, `problem "${member}" on ${error}`, 'absent', doc[member]);
+}
+
+/**
+ * `issues`, when present: an array of at most the contract's number of items, each with `path`, `code` and `message`.
+ * `path` may be a string (`items[0].quantity`) or an array of segments (`["items", 0, "quantity"]`): the spec names the
+ * member but not its form.
+ */
+export function expectIssues(doc: Doc, opts: MemberOption = {}): void {
+  if (!('issues' in doc)) return;
+  const issues = doc.issues;
+  if (!Array.isArray(issues)) return report(opts, 'RES-PROBLEM-9', 'problem "issues"', 'an array', issues);
+  if (issues.length > LIMITS.validationIssues)
+    report(opts, 'RES-PROBLEM-9', 'number of problem "issues"', `at most ${LIMITS.validationIssues}`, issues.length);
+  issues.forEach((issue: unknown, i) => {
+    const item = typeof issue === 'object' && issue !== null && !Array.isArray(issue) ? (issue as Doc) : undefined;
+    const pathOk =
+      typeof item?.path === 'string' ||
+      (Array.isArray(item?.path) && item.path.every((s) => typeof s === 'string' || typeof s === 'number'));
+    if (!item || !pathOk || typeof item.code !== 'string' || typeof item.message !== 'string')
+      report(
+        opts,
+        'RES-PROBLEM-10',
+        `problem "issues[${i}]"`,
+        '{ path: string | (string|number)[], code: string, message: string }',
+        issue,
+      );
+  });
+}
+
+/**
+ * A problem document as the spec's Resources part defines it (RFC 9457 plus the service's members), with the boundary's
+ * headers (Cache-Control: no-store, X-Request-Id). Status, `error` and `scope` are judged on the caller's clause; the
+ * format on its own clauses, softly. It does not check challenges (expectChallenge), beyond refusing one where the error
+ * table puts none.
+ */
+export function expectProblem(res: HttpResult, want: ProblemExpectation): Doc {
+  const on = { clause: want.clause };
+  expectStatus(res, want.status, on);
+  const soft = { soft: true };
+  // Stated twice by the spec (the problem document's media type; every response of status 400 or above).
+  expectProblemMediaType(res, { ...soft, clause: 'ERR-PROBLEM-4' });
+  expectProblemMediaType(res, soft);
+  expectFailureNoStore(res, soft);
+  const doc = expectProblemObject(res, on)!;
+  expectProblemError(doc, { ...on, error: want.error });
+  expectProblemType(doc, { ...soft, docsUrl: want.docsUrl, error: want.error });
+  expectProblemTitle(res, doc, soft);
+  expectProblemStatus(res, doc, soft);
+
+  const requestId = res.headers.get('x-request-id');
+  if (requestId === null || requestId === '') failSoft('X-Request-Id header', 'present', requestId, { clause: 'ERR-PROBLEM-7' });
+  else expectProblemInstance(res, doc, soft);
+  if (want.requestId !== undefined && requestId !== want.requestId) fail('X-Request-Id header', want.requestId, requestId, on);
+
+  if (want.error === 'internal_error' && 'detail' in doc)
+    failSoft('problem "detail" on internal_error', 'absent', doc.detail, { clause: 'RES-PROBLEM-7' });
+  expectProblemDetail(doc, soft);
+
+  // A challenge only where the error table puts one (401s, sign_in_required) or leaves the row's headers to the error
+  // mapper (insufficient_scope, whose RFC 6750 §3.1 challenge a server may send): none on a validation failure
+  // (ERR-TABLE-11) nor on a domain error (ERR-PROBLEM-8).
+  const entry = (ERRORS as Record<string, { headers?: readonly string[] }>)[want.error];
+  const www = res.headers.get('www-authenticate');
+  if (entry && www !== null && !(entry.headers ?? []).includes('WWW-Authenticate') && !CHALLENGE_LEFT_OPEN.has(want.error)) {
+    failSoft(`WWW-Authenticate on ${want.error}`, 'absent', www, {
+      clause: want.error === 'invalid_request' ? 'ERR-TABLE-11' : 'ERR-PROBLEM-8',
+    });
+  }
+
+  // Extension members appear only with the errors that own them (spec, Resources > Problem document).
+  expectOwnedMembers(doc, want.error, soft);
+  expectIssues(doc, soft);
+  if (want.error === 'insufficient_scope') {
+    if (typeof doc.scope !== 'string' || doc.scope === '')
+      fail('problem "scope" on insufficient_scope', want.scope ?? 'a non-empty string', doc.scope, on);
+    if (want.scope !== undefined && doc.scope !== want.scope) fail('problem "scope"', want.scope, doc.scope, on);
+  }
+  return doc;
+}
