@@ -115,7 +115,7 @@ test(
     {
       id: 'auth.order.dpop-nonce.every-response',
       title:
-        'a DPoP request gets DPoP-Nonce on every response: 200, 201, 204, 304, 400, 401, 403, 404, 409, 413, 415, 422 (and X-Request-Id on each)',
+        'a DPoP request gets DPoP-Nonce on every response: 200, 201, 204, 304, 400, 401, 403, 404, 405, 409, 413, 415, 422 (and X-Request-Id on each)',
       clauses: ['AUTH-ORDER-4', ...EVERY_RESPONSE_CLAUSES],
       requires: ['assistants'],
       seed: true,
@@ -147,6 +147,8 @@ test(
       add('getProfile with base scopes only', (await agent.get('/v1/me/profile', { token: narrow })).res);
       add('an unmatched route', (await agent.get(`/v1/no-such-route-${randomUUID()}`)).res);
       add('a body as text/plain', (await agent.post('/v1/cart/items', { body: '{}', headers: { 'content-type': 'text/plain' } })).res);
+      // A method the path does not take (405, or the deployment's own refusal): PUT, the one method no operation uses.
+      add('PUT on the cart lines', (await agent.request('PUT', '/v1/cart/items', { json: cartLine() })).res);
       if (learned().has('openConversation')) {
         // A second direct conversation while one is open is refused (direct_conversation_open).
         const { method, path } = conversationRoute('openConversation');
