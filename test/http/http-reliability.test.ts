@@ -72,6 +72,19 @@ function responses(text: string): RawResponse[] {
 
 const host = () => new URL(h.url).host;
 
+/** Sends `chunks` on one connection: exactly one answer, of `status` and `error`, then the server closes (within 5 s). */
+async function expectOneRefusalThenClose(chunks: (string | Buffer)[], status: number, error: string): Promise<void> {
+  const { text, closed } = await exchange(chunks, 5_000);
+  const all = responses(text);
+  assert.deepEqual(
+    all.map((r) => [r.status, r.body?.error]),
+    [[status, error]],
+    text.slice(0, 400),
+  );
+  assert.equal(all[0]!.headers.get('connection')?.[0], 'close');
+  assert.ok(closed);
+}
+
 describe('one answer per request: bytes after a Connection: close request (boundary.ts, clientError)', () => {
   test('a full request with Connection: close and trailing bytes gets exactly its own answer, and its effect happens once', async () => {
     const token = await h.minter.customer({ sub: 'cust_ada' });
@@ -156,21 +169,14 @@ describe('one answer per request: bytes after a Connection: close request (bound
 describe('a declared body over the cap (413 at once, connection closed)', () => {
   test('Content-Length over 256 KiB with one byte sent: 413 payload_too_large without waiting for the body, then close', async () => {
     for (const path of ['/v1/cart/items', '/v1/checkouts/saved-card', '/webhooks/stripe']) {
-      const { text, closed } = await exchange(
+      await expectOneRefusalThenClose(
         [
           `POST ${path} HTTP/1.1\r\nHost: ${host()}\r\nContent-Type: application/json\r\nContent-Length: 300000\r\n` +
             `Authorization: Bearer forged.token.value\r\n\r\n{`,
         ],
-        5_000,
+        413,
+        'payload_too_large',
       );
-      const all = responses(text);
-      assert.deepEqual(
-        all.map((r) => [r.status, r.body?.error]),
-        [[413, 'payload_too_large']],
-        text.slice(0, 400),
-      );
-      assert.equal(all[0]!.headers.get('connection')?.[0], 'close');
-      assert.ok(closed);
     }
   });
 
@@ -239,28 +245,21 @@ describe('JSON bodies are bounded before they are parsed (depth 32, 10,000 value
   test('a body over a bound is refused at the chunk that crosses it: 400 at once, without the rest, then close', async () => {
     // 250,000 bytes declared, the first 1,000 sent: the answer cannot wait for the rest.
     for (const first of [nested(500), `[${'0,'.repeat(JSON_BOUNDS.maxValues + 10)}`]) {
-      const { text, closed } = await exchange(
+      await expectOneRefusalThenClose(
         [
           `POST /v1/cart/items HTTP/1.1\r\nHost: ${host()}\r\nContent-Type: application/json\r\nContent-Length: 250000\r\n` +
             `Authorization: Bearer forged.token.value\r\n\r\n${first}`,
         ],
-        5_000,
+        400,
+        'invalid_json',
       );
-      const all = responses(text);
-      assert.deepEqual(
-        all.map((r) => [r.status, r.body?.error]),
-        [[400, 'invalid_json']],
-        text.slice(0, 400),
-      );
-      assert.equal(all[0]!.headers.get('connection')?.[0], 'close');
-      assert.ok(closed);
     }
   });
 
   test('a chunked body that runs over the cap: 413 at the chunk that crosses it, then close', async () => {
     const chunk = `[${'"x",'.repeat(1000)}`; // never over a bound before the cap: 1,000 values per 4 KB
     const big = Buffer.from(`"${'y'.repeat(300_000)}`);
-    const { text, closed } = await exchange(
+    await expectOneRefusalThenClose(
       [
         `POST /v1/cart/items HTTP/1.1\r\nHost: ${host()}\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n` +
           `Authorization: Bearer forged.token.value\r\n\r\n${chunk.length.toString(16)}\r\n${chunk}\r\n` +
@@ -268,15 +267,9 @@ describe('JSON bodies are bounded before they are parsed (depth 32, 10,000 value
         big,
         '\r\n',
       ],
-      5_000,
+      413,
+      'payload_too_large',
     );
-    const all = responses(text);
-    assert.deepEqual(
-      all.map((r) => [r.status, r.body?.error]),
-      [[413, 'payload_too_large']],
-      text.slice(0, 400),
-    );
-    assert.ok(closed);
   });
 
   test('a gzip body is bounded once inflated', async () => {
