@@ -23,7 +23,7 @@ export interface CheckSpec {
   /** Stable check id, e.g. `auth.no-token`. */
   id: string;
   title: string;
-  /** Clause IDs of conformance/clauses/catalogue.ts this check enforces. */
+  /** Clause IDs of contract/clauses/catalogue.ts this check enforces. */
   clauses: readonly string[];
   /** `reference`: the shape is the reference's choice where the spec says "not shown". */
   level?: Level;

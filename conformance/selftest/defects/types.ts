@@ -23,7 +23,7 @@ export interface DefectContext {
 export interface Defect {
   /** Stable id, `<part>.<what breaks>`. */
   readonly id: string;
-  /** The clause of conformance/clauses/catalogue.ts it breaks: the checks citing it must fail. */
+  /** The clause of contract/clauses/catalogue.ts it breaks: the checks citing it must fail. */
   readonly clause: string;
   readonly description: string;
   readonly kind: 'wire' | 'leniency' | 'configuration';
