@@ -7,30 +7,16 @@
 // lets a server answer either (a stale `iat` may be answered with a nonce challenge, §11.1), the spec-level check accepts
 // both, and the reference-level check (`dpop.negatives.reference`) holds the reference to the code it documents.
 import { randomBytes } from 'node:crypto';
-import { calculateJwkThumbprint, exportJWK, generateKeyPair } from 'jose';
 import { check, test, type Shop } from '../engine/check.js';
 import type { ShopResponse } from '../engine/http.js';
 import { htuOf, rawRequest, type AssistantAgent, type ProofOverrides } from './_shared/assistant.js';
 import { expectSuccess, fail, inCase } from '../lib/assert.js';
-import { createDpopKey, dpopProofDraft, type DpopKey } from '../lib/dpop.js';
+import { createDpopKey, dpopProofDraft } from '../lib/dpop.js';
 import { nowSeconds } from '../lib/jws.js';
 import { publicKeyAsSecret, unsecured } from '../lib/mint.js';
 import { findChallenge } from '../lib/www-authenticate.js';
 import { CART, expectDpopFailure, PROOF, PROOF_OR_NONCE, readyAgent } from './_shared/expect-dpop.js';
 import { challengesOf } from './_shared/expect-refusals.js';
-
-/** An RS256 key pair shaped like a DpopKey (the proof then names an RSA jwk, and a token can be bound to it). */
-async function createRsaKey(): Promise<DpopKey> {
-  const { privateKey, publicKey } = await generateKeyPair('RS256', { extractable: true });
-  const publicJwk = await exportJWK(publicKey);
-  return {
-    privateKey,
-    publicKey,
-    publicJwk,
-    privateJwk: await exportJWK(privateKey),
-    thumbprint: await calculateJwkThumbprint(publicJwk, 'sha256'),
-  };
-}
 
 // ------------------------------------------------------------------------------------------------- the negative matrix
 
@@ -116,7 +102,7 @@ const NEGATIVES: readonly Negative[] = [
     spec: PROOF,
     reference: 'invalid_dpop_proof',
     send: async (agent) => {
-      const rsa = await createRsaKey();
+      const rsa = await createDpopKey('RS256');
       const token = await agent.mintToken({ jkt: rsa.thumbprint });
       return (await agent.get(CART, { token, key: rsa, proof: { header: { alg: 'RS256' } }, retryOnNonce: false })).res;
     },

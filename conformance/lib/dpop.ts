@@ -18,8 +18,9 @@ export interface DpopKey {
   thumbprint: string;
 }
 
-export async function createDpopKey(): Promise<DpopKey> {
-  const { privateKey, publicKey } = await generateKeyPair('ES256', { extractable: true });
+/** A fresh key pair for proofs: ES256, the spec's algorithm, unless a negative asks for another (RS256 names an RSA jwk). */
+export async function createDpopKey(alg: 'ES256' | 'RS256' = 'ES256'): Promise<DpopKey> {
+  const { privateKey, publicKey } = await generateKeyPair(alg, { extractable: true });
   const publicJwk = await exportJWK(publicKey);
   return {
     privateKey,
