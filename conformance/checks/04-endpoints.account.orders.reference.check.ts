@@ -78,31 +78,36 @@ test(
           fail(`GET ${path} leaks a payment-provider reference`, 'none', res.text.slice(0, 300), { clause: 'PUR-SERVE-4' });
         return res.body;
       };
-      const expectKeys = (what: string, value: unknown, keys: string[], clause: string) => {
+      const expectKeys = (value: unknown, keys: string[], { what, clause }: { what: string; clause: string }) => {
         expectSameJson(keysOf(value), [...keys].sort(), { what: `members of ${what}`, clause });
       };
       const ADDRESS_KEYS = ['id', 'name', 'line1', 'line2', 'city', 'region', 'postal_code', 'country', 'phone', 'created_at'];
       const profile = await get('/v1/me/profile');
-      expectKeys('Profile', profile, ['sub', 'email', 'display_name', 'created_at'], 'END-OPS-GETPROFILE-1');
+      expectKeys(profile, ['sub', 'email', 'display_name', 'created_at'], { what: 'Profile', clause: 'END-OPS-GETPROFILE-1' });
       if (profile.sub !== ADA.sub || profile.email !== ADA.email || profile.display_name !== ADA.name)
         fail(`${ADA.sub}'s profile`, { sub: ADA.sub, email: ADA.email, display_name: ADA.name }, profile, {
           clause: 'END-OPS-GETPROFILE-1',
         });
       const addresses = await get('/v1/me/addresses');
-      expectKeys('AddressList', addresses, ['items'], 'PUR-SERVE-4');
+      expectKeys(addresses, ['items'], { what: 'AddressList', clause: 'PUR-SERVE-4' });
       if (JSON.stringify(addresses.items.map((a: { id: string }) => a.id)) !== JSON.stringify(ADA.addressIds))
         fail(`${ADA.sub}'s addresses, newest first`, ADA.addressIds, addresses.items, { clause: 'PUR-SERVE-4' });
-      for (const a of addresses.items) expectKeys('Address', a, ADDRESS_KEYS, 'PUR-SERVE-4');
+      for (const a of addresses.items) expectKeys(a, ADDRESS_KEYS, { what: 'Address', clause: 'PUR-SERVE-4' });
       const cards = await get('/v1/me/payment-methods');
       for (const c of cards.items)
-        expectKeys('PaymentMethod', c, ['id', 'brand', 'last4', 'exp_month', 'exp_year', 'expired'], 'END-OPS-LISTPAYMENTMETHODS-1');
+        expectKeys(c, ['id', 'brand', 'last4', 'exp_month', 'exp_year', 'expired'], {
+          what: 'PaymentMethod',
+          clause: 'END-OPS-LISTPAYMENTMETHODS-1',
+        });
       const orders = await get('/v1/me/orders');
-      expectKeys('OrderPage', orders, ['items', 'next_cursor'], 'PUR-SERVE-4');
+      expectKeys(orders, ['items', 'next_cursor'], { what: 'OrderPage', clause: 'PUR-SERVE-4' });
       for (const o of orders.items)
-        expectKeys('OrderSummary', o, ['id', 'number', 'status', 'placed_at', 'currency', 'total_cents', 'item_count'], 'PUR-SERVE-4');
+        expectKeys(o, ['id', 'number', 'status', 'placed_at', 'currency', 'total_cents', 'item_count'], {
+          what: 'OrderSummary',
+          clause: 'PUR-SERVE-4',
+        });
       const order = await get(`/v1/me/orders/${ORDERS.adaDelivered.id}`);
       expectKeys(
-        'OrderDetail',
         order,
         [
           'id',
@@ -124,7 +129,7 @@ test(
           'cancellable',
           'returnable',
         ],
-        'END-OPS-GETORDER-1',
+        { what: 'OrderDetail', clause: 'END-OPS-GETORDER-1' },
       );
       const lineSum = (order.lines as { line_total_cents: number }[]).reduce((n, l) => n + l.line_total_cents, 0);
       if (order.subtotal_cents !== lineSum || order.total_cents !== order.subtotal_cents + order.shipping_cents + order.tax_cents) {
@@ -134,9 +139,12 @@ test(
       }
       const methods = await get('/v1/me/checkout-methods');
       for (const c of methods.items)
-        expectKeys('CheckoutMethod', c, ['id', 'brand', 'last4', 'exp_month', 'exp_year'], 'END-OPS-GETCHECKOUTMETHODS-1');
+        expectKeys(c, ['id', 'brand', 'last4', 'exp_month', 'exp_year'], {
+          what: 'CheckoutMethod',
+          clause: 'END-OPS-GETCHECKOUTMETHODS-1',
+        });
       const checkoutAddress = await get('/v1/me/checkout-address');
-      expectKeys('CheckoutAddress', checkoutAddress, ['address'], 'END-OPS-GETCHECKOUTADDRESS-1');
+      expectKeys(checkoutAddress, ['address'], { what: 'CheckoutAddress', clause: 'END-OPS-GETCHECKOUTADDRESS-1' });
       if (checkoutAddress.address?.id !== ADA.addressIds[0])
         fail(`${ADA.sub}'s checkout address (the newest)`, ADA.addressIds[0], checkoutAddress.address, {
           clause: 'END-OPS-GETCHECKOUTADDRESS-1',

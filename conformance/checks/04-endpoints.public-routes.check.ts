@@ -21,15 +21,15 @@ test(
 );
 
 /** A description document: 200 without credentials, a JSON object naming its OpenAPI version, cached 300 s. */
-function expectDescription(res: ShopResponse, clauseAuth: string, clauseCache: string): void {
-  expectStatus(res, 200, { clause: clauseAuth });
+function expectDescription(res: ShopResponse, { clause, cacheClause }: { clause: string; cacheClause: string }): void {
+  expectStatus(res, 200, { clause });
   const doc = res.body;
   if (typeof doc !== 'object' || doc === null || Array.isArray(doc))
-    fail('description document', 'a JSON object', res.text.slice(0, 200), { clause: clauseAuth });
+    fail('description document', 'a JSON object', res.text.slice(0, 200), { clause });
   if (typeof doc.openapi !== 'string' || doc.openapi === '')
-    fail('description document member "openapi"', 'a version string', doc.openapi, { clause: clauseAuth });
+    fail('description document member "openapi"', 'a version string', doc.openapi, { clause });
   // "Cached 300 seconds" is a freshness lifetime (RFC 9111 §4.2.1): max-age=300, or Expires 300 s after Date, says it.
-  expectFreshFor(res, 300, { clause: clauseCache });
+  expectFreshFor(res, 300, { clause: cacheClause });
 }
 
 test(
@@ -40,7 +40,7 @@ test(
       clauses: ['END-PUBLIC-2', 'END-PUBLIC-3'],
     },
     async (shop) => {
-      expectDescription(await shop.http.get(SPECIAL_PATHS.getDescription), 'END-PUBLIC-2', 'END-PUBLIC-3');
+      expectDescription(await shop.http.get(SPECIAL_PATHS.getDescription), { clause: 'END-PUBLIC-2', cacheClause: 'END-PUBLIC-3' });
     },
   ),
 );
@@ -53,7 +53,10 @@ test(
       clauses: ['END-PUBLIC-4', 'END-PUBLIC-5'],
     },
     async (shop) => {
-      expectDescription(await shop.http.get(SPECIAL_PATHS.getAssistantDescription), 'END-PUBLIC-4', 'END-PUBLIC-5');
+      expectDescription(await shop.http.get(SPECIAL_PATHS.getAssistantDescription), {
+        clause: 'END-PUBLIC-4',
+        cacheClause: 'END-PUBLIC-5',
+      });
     },
   ),
 );

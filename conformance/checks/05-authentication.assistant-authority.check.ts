@@ -22,7 +22,7 @@ import { VARIANT } from './_shared/seed-data.js';
  * the token acted signed in: a failure of the case's clauses and of AUTH-ASST-10, judged softly so that the other stale
  * cases are reached (the probes change nothing); another refusal is AUTH-ASST-10's.
  */
-function expectActsSignedOut(shop: Shop, res: ShopResponse, what: string, clauses: readonly string[]): void {
+function expectActsSignedOut(shop: Shop, res: ShopResponse, { what, clause: clauses }: { what: string; clause: readonly string[] }): void {
   if (is2xx(res))
     return failSoft(`${what}: refused (acting signed out)`, '403 sign_in_required', brief(res), { clause: [...clauses, 'AUTH-ASST-10'] });
   inCase(what, () => {
@@ -217,7 +217,7 @@ test(
         const send = sendAssistant(agent, token);
         for (const id of ['getProfile', 'listOrders', 'addAddress', 'checkoutSavedCard']) {
           const res = await send(probe(OP(id)));
-          expectActsSignedOut(shop, res, `${what}: ${id}`, clauses);
+          expectActsSignedOut(shop, res, { what: `${what}: ${id}`, clause: clauses });
         }
         expectSuccess(await send({ method: 'GET', path: '/v1/catalog/products' }), {
           what: `${what}: searchProducts`,

@@ -9,7 +9,7 @@ import { brief, expectProblem, fail, inCase } from '../lib/assert.js';
 import { CONVERSATIONS_PATH } from '../../contract/routes.js';
 
 /** A failure the client caused: a 4xx problem document, never a 5xx. */
-const expectClientProblem = (shop: { docsUrl: string }, res: ShopResponse, clause: string) => {
+const expectClientProblem = (shop: { docsUrl: string }, res: ShopResponse, { clause }: { clause: string }) => {
   if (res.status < 400 || res.status >= 500) fail('a refusal of a broken request', 'a 4xx problem document', brief(res), { clause });
   expectProblem(res, { status: res.status, error: String(res.body?.error ?? ''), docsUrl: shop.docsUrl, clause });
 };
@@ -30,7 +30,7 @@ test(
         ['DELETE', '/v1/cart/items/%zz'],
       ] as const) {
         const res = await shop.http.request(method, path);
-        inCase(`${method} ${path}`, () => expectClientProblem(shop, res, 'ERR-PROBLEM-1'));
+        inCase(`${method} ${path}`, () => expectClientProblem(shop, res, { clause: 'ERR-PROBLEM-1' }));
       }
     },
   ),
@@ -67,7 +67,7 @@ test(
           body: '{"variant_id":"x","quantity":1}',
           headers: { 'content-type': 'application/json', 'content-encoding': coding },
         });
-        inCase(`Content-Encoding: ${coding}`, () => expectClientProblem(shop, res, 'ERR-PROBLEM-2'));
+        inCase(`Content-Encoding: ${coding}`, () => expectClientProblem(shop, res, { clause: 'ERR-PROBLEM-2' }));
       }
     },
   ),
