@@ -1,6 +1,6 @@
 // Starts the reference on an ephemeral port for a test file: fixture profile and seed, an in-memory database unless a
 // file is given, silent logs (captured), and a controllable clock.
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createApp } from '../../reference/src/app.js';
@@ -122,3 +122,23 @@ export async function startReference(
 }
 
 export const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
+
+/**
+ * The reference on a database file of its own, and a second connection to that file for the test to read what the
+ * reference wrote; `close` ends both and removes the file.
+ */
+export async function startReferenceOnFile(prefix: string): Promise<{ h: Harness; db: Db; close(): Promise<void> }> {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  const path = join(dir, 'shop.db');
+  const h = await startReference({ overrides: { databasePath: path } });
+  const db = openDatabase(path);
+  return {
+    h,
+    db,
+    async close() {
+      db.close();
+      await h.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}

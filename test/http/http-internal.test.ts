@@ -7,12 +7,9 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import net from 'node:net';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { bearer, startReference, type Harness } from '../helpers/reference.js';
+import { bearer, startReference, startReferenceOnFile, type Harness } from '../helpers/reference.js';
 import { expectNoStore, expectProblem } from '../../conformance/lib/assert.js';
-import { openDatabase, type Db } from '../../reference/src/db/open.js';
+import type { Db } from '../../reference/src/db/open.js';
 import { checkSharedSecret, presentedSecret, secretsEqual } from '../../reference/src/auth/shared-secret.js';
 import { INTERNAL_ROUTES } from '../../reference/src/routes/internal.js';
 import { describeService } from '../../reference/src/app.js';
@@ -153,18 +150,12 @@ describe('shared-secret comparison', () => {
 describe('internal routes over HTTP', () => {
   let h: Harness;
   let db: Db;
-  let dir: string;
+  let onFile: Awaited<ReturnType<typeof startReferenceOnFile>>;
   before(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'shop-internal-'));
-    const path = join(dir, 'shop.db');
-    h = await startReference({ overrides: { databasePath: path } });
-    db = openDatabase(path);
+    onFile = await startReferenceOnFile('shop-internal-');
+    ({ h, db } = onFile);
   });
-  after(async () => {
-    db.close();
-    await h.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  after(() => onFile.close());
 
   const post = (r: RouteCase, headers: Record<string, string>, json?: unknown) =>
     h.call(r.path, { method: 'POST', headers, json: json === undefined ? r.body() : json });

@@ -4,10 +4,7 @@
 // closure, the body's bounds, and the account after a completed operation.
 import { after, before, beforeEach, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { bearer, startReference, testClock, type Harness } from '../helpers/reference.js';
+import { bearer, startReference, startReferenceOnFile, testClock, type Harness } from '../helpers/reference.js';
 import { expectNoStore, expectProblem } from '../../conformance/lib/assert.js';
 import { openDatabase, type Db } from '../../reference/src/db/open.js';
 import { loadSeed, readSeed } from '../../reference/src/db/seed.js';
@@ -245,18 +242,12 @@ describe('recovery store', () => {
 describe('POST /internal/account/recover over HTTP', () => {
   let h: Harness;
   let db: Db;
-  let dir: string;
+  let onFile: Awaited<ReturnType<typeof startReferenceOnFile>>;
   before(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'shop-recovery-'));
-    const path = join(dir, 'shop.db');
-    h = await startReference({ overrides: { databasePath: path } });
-    db = openDatabase(path);
+    onFile = await startReferenceOnFile('shop-recovery-');
+    ({ h, db } = onFile);
   });
-  after(async () => {
-    db.close();
-    await h.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  after(() => onFile.close());
 
   const secret = () => h.profile.secrets.accountRecoverySecret!;
   const recover = (body: unknown, headers: Record<string, string> = bearer(secret())) =>
