@@ -165,6 +165,7 @@ test(
   ...check(
     {
       id: 'endpoints.account.transitions.reference',
+      everyResponse: true,
       title:
         'cancelOrder outside pending_payment/paid is 409 order_not_cancellable, requestReturn outside delivered (or twice) 409 order_not_returnable; the orders are unchanged',
       clauses: ['END-OPS-CANCELORDER-1', 'END-OPS-REQUESTRETURN-1', 'PUR-SERVE-4'],

@@ -17,6 +17,7 @@ test(
   ...check(
     {
       id: 'endpoints.checkout.saved-card.reference',
+      everyResponse: true,
       title:
         'preview 200 with the totals (595 shipping under 7500, 8 % US tax); checkout 201 with Location and the paid order; the Location reads it; the cart is empty',
       clauses: ['PUR-SERVE-3', 'END-OPS-CREATECHECKOUTPREVIEW-1', 'END-OPS-CHECKOUTSAVEDCARD-1', 'END-CONV-1', 'END-CONV-2'],
@@ -97,6 +98,7 @@ test(
   ...check(
     {
       id: 'endpoints.checkout.refusals.reference',
+      everyResponse: true,
       title:
         'checkout refusals write nothing: unknown or foreign card 422 unknown_payment_method, foreign address 422 address_required, bad body 400',
       clauses: ['PUR-SERVE-3', 'END-OPS-CHECKOUTSAVEDCARD-1'],
@@ -156,6 +158,7 @@ test(
   ...check(
     {
       id: 'endpoints.checkout.declined.reference',
+      everyResponse: true,
       title: 'a declined saved card (provider reference containing "decline"): 402 payment_failed, no order, the cart unchanged',
       clauses: ['PUR-SERVE-3', 'END-OPS-CHECKOUTSAVEDCARD-1'],
       level: 'reference',

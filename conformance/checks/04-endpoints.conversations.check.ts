@@ -113,6 +113,7 @@ test(
   ...check(
     {
       id: 'conversations.round-trip.reference',
+      everyResponse: true,
       title:
         'a signed-in DPoP session opens (201, Location), writes (201), reads, lists and closes (200) a conversation; another session gets 404 not_found',
       clauses: ['END-PUBLIC-19', 'END-CONV-1', 'END-CONV-2', 'END-CONV-9', 'AUTH-ORDER-4'],
@@ -192,6 +193,7 @@ test(
   ...check(
     {
       id: 'conversations.direct-open.reference',
+      everyResponse: true,
       title:
         'direct_conversation_open is 409 with conversation_id and Cache-Control: no-store; handoff conversations are not limited; once closed, a new direct one opens',
       clauses: ['ERR-TABLE-15', 'RES-PROBLEM-12', 'END-CONV-9'],

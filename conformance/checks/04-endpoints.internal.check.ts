@@ -151,6 +151,7 @@ test(
   ...check(
     {
       id: 'internal.own-secret-accepted.reference',
+      everyResponse: true,
       title:
         "with its own secret each internal route accepts the reference's body (conversations: an unknown id is 404 not_found); an unset secret closes the route (404 not_configured)",
       clauses: ['END-PUBLIC-9', 'END-PUBLIC-11', 'END-PUBLIC-12', 'END-PUBLIC-13', 'END-PUBLIC-14', 'END-PUBLIC-15'],

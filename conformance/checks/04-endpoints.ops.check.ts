@@ -224,6 +224,7 @@ test(
   ...check(
     {
       id: 'endpoints.ops.search.reference',
+      everyResponse: true,
       title: 'searchOpsOrders finds orders of every account by status, account and order number, newest first, in pages',
       clauses: ['PUR-SERVE-5', 'END-CONV-9'],
       level: 'reference',
@@ -304,6 +305,7 @@ test(
   ...check(
     {
       id: 'endpoints.ops.read.reference',
+      everyResponse: true,
       title: "getOpsOrder reads any account's order with its lines, payments and returns; an unknown id is 404 not_found",
       clauses: ['PUR-SERVE-5', 'END-CONV-9'],
       level: 'reference',

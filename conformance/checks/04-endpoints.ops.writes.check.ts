@@ -21,6 +21,7 @@ test(
   ...check(
     {
       id: 'endpoints.ops.cancel-refused.reference',
+      everyResponse: true,
       title:
         'cancelOpsOrder of a delivered or cancelled order is 409 order_not_cancellable and changes nothing; an unknown order is 404; the body is strict',
       clauses: ['PUR-SERVE-5'],
@@ -65,6 +66,7 @@ test(
   ...check(
     {
       id: 'endpoints.ops.refund-refused.reference',
+      everyResponse: true,
       title:
         'refundOpsOrder with nothing left to refund is 409 order_not_refundable (refunded order, failed payment, more than captured); unknown 404',
       clauses: ['PUR-SERVE-5'],
@@ -106,6 +108,7 @@ test(
   ...check(
     {
       id: 'endpoints.ops.stock.reference',
+      everyResponse: true,
       title:
         'adjustStock: below zero is 409 insufficient_stock; +1 then -1 answers the new stock each time and leaves it unchanged; delta 0 or unknown variant refused',
       clauses: ['PUR-SERVE-5'],

@@ -26,6 +26,7 @@ test(
   ...check(
     {
       id: 'recovery.unknown-operation',
+      everyResponse: true,
       title: 'a recovery request for an operation that does not exist is 404 recovery_not_found',
       clauses: ['END-RECOVERY-12'],
       requires: ['recovery'],
@@ -237,6 +238,7 @@ test(
   ...check(
     {
       id: 'recovery.concurrent.reference',
+      everyResponse: true,
       title: 'overlapping resumptions of one operation: while one holds it, another is 409 recovery_pending',
       clauses: ['END-RECOVERY-13'],
       level: 'reference',

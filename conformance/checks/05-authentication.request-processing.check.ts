@@ -276,6 +276,7 @@ test(
   ...check(
     {
       id: 'auth.order.guard-before-rate-limit',
+      everyResponse: true,
       title: 'with the guest budget of an operation spent, a request the guard refuses is still 403, not 429',
       clauses: ['AUTH-ORDER-8', 'ERR-TABLE-9'],
       requires: ['guests'],

@@ -217,6 +217,7 @@ test(
   ...check(
     {
       id: 'events.webhook.not-configured',
+      everyResponse: true,
       title: 'where the webhook is not configured, a delivery is answered 404 not_configured',
       clauses: ['EVT-WEBHOOK-2'],
     },
@@ -236,6 +237,7 @@ test(
   ...check(
     {
       id: 'events.webhook.secret-missing',
+      everyResponse: true,
       title: 'where the webhook is on but its secret is missing, a delivery is answered 503 webhook_secret_missing',
       clauses: ['EVT-WEBHOOK-3'],
     },

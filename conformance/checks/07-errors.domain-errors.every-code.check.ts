@@ -7,20 +7,18 @@
 // is judged on the code it sent. The same answers extend the every-response rules (request id, the boundary's headers, the
 // problem members) to the statuses the other checks do not provoke: 405, 409, 402.
 // insufficient_scope is left out: the spec leaves its headers to the error mapper (an RFC 6750 §3.1 challenge may come).
-import { ERRORS, type ErrorCode } from '../../contract/errors.js';
 import { HEADERS } from '../../contract/headers.js';
 import { LIMITS } from '../../contract/limits.js';
 import { OPERATOR_ATTRIBUTION } from '../engine/callers.js';
 import { check, learned, test, type Shop } from '../engine/check.js';
 import type { ShopResponse } from '../engine/http.js';
-import { failSoft } from '../lib/assert.js';
 import { SIGNATURE_HEADER } from '../lib/stripe-signature.js';
 import { AssistantAgent } from './_shared/assistant.js';
 import { opsBody, operator, route, send } from './_shared/call-ops.js';
 import { conversationRoute, openBody } from './_shared/open-conversation.js';
 import { postWebhook } from './_shared/deliver-webhook.js';
 import { cartLine, cartQuantity } from './_shared/expect-cart.js';
-import { EVERY_RESPONSE_CLAUSES, expectEveryResponse } from './_shared/expect-request-headers.js';
+import { EVERY_RESPONSE_CLAUSES, expectDomainErrorHeaders, expectEveryResponse } from './_shared/expect-request-headers.js';
 import { customerToken, delegatedToken, guestHeaders } from './_shared/mint-callers.js';
 import { checkout, checkoutBody } from './_shared/place-order.js';
 import { ABSENT_IDS, ADA, LOW_STOCK_VARIANT, ORDERS, OUT_OF_STOCK_VARIANT } from './_shared/seed-data.js';
@@ -39,32 +37,6 @@ const oversize = (): string => {
   const line = JSON.stringify(cartLine());
   return line + ' '.repeat(LIMITS.requestBodyBytes + 1 - line.length);
 };
-
-/** Codes whose row in the error table carries a challenge, or whose headers the spec leaves to the error mapper. */
-const CHALLENGE_LEFT_OPEN = new Set<string>(['insufficient_scope']);
-
-/** Whether `code` is a domain error of the table: no challenge of its own, not a 5xx. */
-const isDomainError = (code: unknown): code is ErrorCode =>
-  typeof code === 'string' &&
-  code in ERRORS &&
-  !ERRORS[code as ErrorCode].headers.includes('WWW-Authenticate') &&
-  ERRORS[code as ErrorCode].status < 500 &&
-  !CHALLENGE_LEFT_OPEN.has(code);
-
-/**
- * ERR-PROBLEM-8 on one answer: a domain error has no challenge, nor a nonce unless the request carried a DPoP proof (a DPoP
- * request gets a fresh nonce on every response: AUTH-ORDER-4).
- */
-function expectNoChallenge(res: ShopResponse, what: string, dpop = false): void {
-  const code = (res.body as { error?: unknown } | undefined)?.error;
-  if (res.status < 400 || !isDomainError(code)) return;
-  const at = `${what} (${res.status} ${code})`;
-  const challenge = res.headers.get('www-authenticate');
-  if (challenge !== null) failSoft(`${at}: WWW-Authenticate on a domain error`, 'absent', challenge, { clause: 'ERR-PROBLEM-8' });
-  const nonce = res.headers.get('dpop-nonce');
-  if (nonce !== null && !dpop)
-    failSoft(`${at}: DPoP-Nonce on a domain error to a request without a proof`, 'absent', nonce, { clause: 'ERR-PROBLEM-8' });
-}
 
 /** Refusals of writes the domain forbids in the order's state: nothing changes. */
 async function orderRefusals(shop: Shop, add: Add): Promise<void> {
@@ -142,7 +114,7 @@ test(
         await postWebhook(shop, '{}', { [SIGNATURE_HEADER]: `t=${Math.floor(Date.now() / 1000)},v1=${'0'.repeat(64)}` }),
       );
       if (shop.profile.capabilities.assistants && learned().has('openConversation')) await conversationRefusal(shop, add);
-      for (const [what, res] of answers) expectNoChallenge(res, what, what.endsWith('(DPoP)'));
+      for (const [what, res] of answers) expectDomainErrorHeaders(res, what, what.endsWith('(DPoP)'));
       expectEveryResponse(answers, { docsUrl: shop.docsUrl, dpop: false, cacheable: () => false });
     },
   ),

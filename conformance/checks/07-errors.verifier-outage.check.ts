@@ -18,6 +18,7 @@ test(
   ...check(
     {
       id: 'errors.verifier-outage',
+      everyResponse: true,
       title: 'while the issuer key set is unreachable, a token the deployment must verify afresh gets 503 unavailable with Retry-After: 5',
       clauses: ['ERR-TABLE-13', 'LIM-RETRY-1'],
     },

@@ -73,6 +73,7 @@ test(
   ...check(
     {
       id: 'limits.rate.guest',
+      everyResponse: true,
       title: 'guests over their budget of one operation get 429 rate_limited with Retry-After, and another operation still passes',
       clauses: [
         'LIM-RATE-1',
@@ -117,6 +118,7 @@ test(
   ...check(
     {
       id: 'limits.rate.guest.one-budget-per-operation',
+      everyResponse: true,
       title: "a guest budget is the operation's, not its path's: getProduct over two handles is limited after one budget in all",
       clauses: ['LIM-RATE-1'],
       requires: ['guests'],
@@ -242,6 +244,7 @@ test(
   ...check(
     {
       id: 'agents.assistant.session-budget',
+      everyResponse: true,
       title:
         'an assistant session has a budget of its own: past it, 429 rate_limited with Retry-After, while another session of the same client is still served',
       clauses: [
@@ -294,6 +297,7 @@ test(
   ...check(
     {
       id: 'agents.assistant.client-budget',
+      everyResponse: true,
       title:
         'an assistant client has a budget across its sessions: sessions each under their own budget are limited together past the client budget',
       clauses: [

@@ -15,6 +15,7 @@ import { parseDocument, Target } from './target.js';
 import { ENV, runParams, type RunParams, type TargetVariant } from './params.js';
 import { exchangePoints, formatExchange, redactor } from './transcript.js';
 import { DESCRIPTION, ASSISTANT_DESCRIPTION } from '../../contract/routes.js';
+import { AMBIENT_CLAUSES, judgeEveryExchange } from './every-response.js';
 
 export type Capability = keyof Profile['capabilities'];
 export type Level = 'spec' | 'reference';
@@ -33,6 +34,11 @@ export interface CheckSpec {
    * the deployment holds none (`data: null`); a member declared `null` skips the checks that read it (checks/_shared/seed-data.ts).
    */
   seed?: boolean;
+  /**
+   * Every exchange of the check with the deployment is judged on the rules of every response too (engine/every-response.ts):
+   * the check cites those clauses besides its own, so that the statuses, routes and codes it provokes are judged on them.
+   */
+  everyResponse?: boolean;
 }
 
 export interface Shop {
@@ -164,7 +170,12 @@ async function ensureTarget(shop: Shop): Promise<void> {
 }
 
 /** Runs the body with a ledger open for its soft failures; returns what stopped it (if anything) and the ledger. */
-async function runBody(body: (shop: Shop) => Promise<void>, shop: Shop, info: TestInfo): Promise<{ hard: unknown; soft: CheckFailure[] }> {
+async function runBody(
+  spec: CheckSpec,
+  body: (shop: Shop) => Promise<void>,
+  shop: Shop,
+  info: TestInfo,
+): Promise<{ hard: unknown; soft: CheckFailure[] }> {
   const soft: CheckFailure[] = [];
   softFailures.ledger = soft;
   softFailures.exchanges = () => shop.http.exchanges.length;
@@ -177,6 +188,9 @@ async function runBody(body: (shop: Shop) => Promise<void>, shop: Shop, info: Te
     if (err instanceof CheckFailure) err.exchange ??= shop.http.exchanges.length;
     hard = err ?? new Error(String(err));
   } finally {
+    // Judged whatever stopped the body: every answer the deployment gave is on the record.
+    if (spec.everyResponse && info.expectedStatus !== 'skipped')
+      judgeEveryExchange(shop.http.exchanges, { baseUrl: shop.params.baseUrl, docsUrl: shop.docsUrl });
     softFailures.ledger = undefined;
     softFailures.exchanges = undefined;
     // The cells of clause domains this check's exchanges fell in (domain coverage: engine/coverage.ts).
@@ -245,6 +259,7 @@ export function check(
   spec: CheckSpec,
   body: (shop: Shop) => Promise<void>,
 ): [TestArgs[0], NonNullable<TestArgs[1]> & object, (args: { shop: Shop }, info: TestInfo) => Promise<void>] {
+  if (spec.everyResponse) spec = { ...spec, clauses: [...new Set([...spec.clauses, ...AMBIENT_CLAUSES])] };
   register(spec);
   return [
     `[${spec.id}] ${spec.title}`,
@@ -252,7 +267,7 @@ export function check(
     async ({ shop }, info) => {
       skipUnlessApplicable(spec, shop);
       await ensureTarget(shop);
-      const { hard, soft } = await runBody(body, shop, info);
+      const { hard, soft } = await runBody(spec, body, shop, info);
       const redact = redactor(shop.profile, shop.params.showSecrets);
       const exchanges = shop.http.exchanges.length;
       const verdict = judge({
