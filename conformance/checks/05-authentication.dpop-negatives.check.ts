@@ -7,7 +7,8 @@
 // lets a server answer either (a stale `iat` may be answered with a nonce challenge, §11.1), the spec-level check accepts
 // both, and the reference-level check (`dpop.negatives.reference`) holds the reference to the code it documents.
 import { randomBytes } from 'node:crypto';
-import { check, test, type Shop } from '../engine/check.js';
+import { check, learned, test, type Shop } from '../engine/check.js';
+import { conversationRoute } from './_shared/open-conversation.js';
 import type { ShopResponse } from '../engine/http.js';
 import { htuOf, rawRequest, type AssistantAgent, type ProofOverrides } from './_shared/assistant.js';
 import { expectSuccess, fail, inCase } from '../lib/assert.js';
@@ -34,6 +35,15 @@ interface Negative {
 
 /** GET /v1/cart as the agent, with the current nonce and `proof` overrides, no nonce retry (the answer is what is judged). */
 const once = (agent: AssistantAgent, proof: ProofOverrides | false) => agent.get(CART, { proof, retryOnNonce: false }).then((r) => r.res);
+
+/**
+ * The same `proof` overrides on a conversation route of the target (its documents describe them; the spec does not show
+ * them), so that a proof failure is judged on the conversation routes as on the operations. Without one: GET /v1/cart.
+ */
+const onConversation = (agent: AssistantAgent, proof: ProofOverrides) => {
+  const { method, path } = learned().has('listConversations') ? conversationRoute('listConversations') : { method: 'GET', path: CART };
+  return agent.request(method, path, { proof, retryOnNonce: false }).then((r) => r.res);
+};
 
 const NEGATIVES: readonly Negative[] = [
   {
@@ -270,6 +280,20 @@ const NEGATIVES: readonly Negative[] = [
       const [a, b] = [await agent.proof('GET', CART), await agent.proof('GET', CART)];
       return (await agent.get(CART, { headers: { dpop: `${a}, ${b}` }, proof: false, retryOnNonce: false })).res;
     },
+  },
+  {
+    what: 'typ JWT, on a conversation route',
+    clause: 'ERR-TABLE-4',
+    spec: PROOF,
+    reference: 'invalid_dpop_proof',
+    send: (agent) => onConversation(agent, { header: { typ: 'JWT' } }),
+  },
+  {
+    what: 'a nonce the server never issued, on a conversation route',
+    clause: 'ERR-TABLE-4',
+    spec: PROOF_OR_NONCE,
+    reference: 'use_dpop_nonce',
+    send: (agent) => onConversation(agent, { nonce: randomBytes(32).toString('base64url') }),
   },
   {
     what: 'the token sent as Bearer with a correct proof',

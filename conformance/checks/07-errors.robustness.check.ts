@@ -129,3 +129,21 @@ test(
     },
   ),
 );
+
+// The reference's header limit (Node's 16 KiB; the spec shows none): headers over it are refused before any stage runs,
+// and that refusal too is the boundary's problem document with its headers (every rule of every response is judged on it).
+test(
+  ...check(
+    {
+      id: 'err.header-too-large.reference',
+      everyResponse: true,
+      title: 'request headers over 16 KiB are 431 header_too_large, a problem document with X-Request-Id and no-store',
+      clauses: ['ERR-PROBLEM-1'],
+      level: 'reference',
+    },
+    async (shop) => {
+      const res = await shop.http.get('/v1/catalog/collections', { headers: { 'x-conformance-padding': 'a'.repeat(20 * 1024) } });
+      expectProblem(res, { status: 431, error: 'header_too_large', docsUrl: shop.docsUrl, clause: 'ERR-PROBLEM-1' });
+    },
+  ),
+);

@@ -59,10 +59,14 @@ const kindsAdmittedBy = (kind: CallerKind) => ids(OPERATIONS.filter((o) => CALLE
 
 /**
  * Creates (spec, Conventions): POST operations that make a resource. An action on a resource (its last segment a verb
- * noun: `cancellation`, `close`) and a computed answer (a preview, "computed, not stored") are not creates.
+ * noun: `cancellation`, `close`) and a computed answer (a preview, "computed, not stored") are not creates. Nor are the
+ * operator writes: the spec shows neither their routes nor what they make, and the reference answers a refund and a stock
+ * adjustment 200 with the order or the stock (docs/operator.md), as actions on the order and the variant.
  */
 const ACTIONS = /\/(cancellation|close)$/;
-export const CREATES = ids(OPERATIONS.filter((o) => o.method === 'POST' && !ACTIONS.test(o.path) && !/preview/i.test(o.operationId)));
+export const CREATES = ids(
+  OPERATIONS.filter((o) => o.method === 'POST' && o.group !== 'operator' && !ACTIONS.test(o.path) && !/preview/i.test(o.operationId)),
+);
 /** Creates whose resource has a GET URL: an operation GETs one member of the collection the create posts to. */
 export const CREATES_WITH_URL = CREATES.filter((id) => {
   const path = OPERATIONS_BY_ID.get(id)!.path;

@@ -1,0 +1,138 @@
+// Spec part 8, Limits > Rate limiting, over its whole domain: "guests are counted exactly per operation id", so every
+// operation a guest may call has a budget of its own, each spent here from a fresh Shopper-IP; and the guard precedes
+// the rate limit (Request processing order) for every caller kind with a budget, assistants included. Numeric budgets are
+// not shown: the profile claims them (rateLimits), and without that claim the checks are not applicable.
+import { CALLER_LISTS } from '../../contract/callers.js';
+import { OPERATIONS } from '../../contract/operations.js';
+import { check, learned, notApplicable, test, type Shop } from '../engine/check.js';
+import type { ShopResponse } from '../engine/http.js';
+import { brief, expectProblem, fail, inCase } from '../lib/assert.js';
+import { freshHex } from '../lib/fresh-id.js';
+import { freshShopperIp } from '../lib/shopper.js';
+import { AssistantAgent } from './_shared/assistant.js';
+import { cartLine, cartQuantity } from './_shared/expect-cart.js';
+import { PRODUCT_HANDLE, VARIANT } from './_shared/seed-data.js';
+
+/** Requests in flight at once while a budget is spent (the count is what matters, not the order). */
+const IN_FLIGHT = 8;
+
+/** The operations a guest may call (the caller lists of the operations table). */
+const GUEST_OPERATIONS = OPERATIONS.filter((o) => CALLER_LISTS[o.callers].members.includes('guest')).map((o) => o.operationId);
+
+type Send = (shop: Shop, headers: Record<string, string>) => Promise<ShopResponse>;
+
+/** A request a guest sends to each of its operations; writes carry a guest session of their own each time. */
+const GUEST_REQUESTS: Readonly<Record<string, Send>> = {
+  searchProducts: (shop, headers) => shop.http.get(learned().path('searchProducts'), { headers }),
+  getProduct: (shop, headers) => shop.http.get(learned().path('getProduct', PRODUCT_HANDLE), { headers }),
+  listCollections: (shop, headers) => shop.http.get(learned().path('listCollections'), { headers }),
+  getCart: (shop, headers) => shop.http.get(learned().path('getCart'), { headers }),
+  getMe: (shop, headers) => shop.http.get(learned().path('getMe'), { headers }),
+  addCartItem: (shop, headers) =>
+    shop.http.post(learned().path('addCartItem'), { headers: { ...headers, 'guest-session': shop.guestSession() }, json: cartLine() }),
+  updateCartItem: (shop, headers) =>
+    shop.http.patch(learned().path('updateCartItem', VARIANT), {
+      headers: { ...headers, 'guest-session': shop.guestSession() },
+      json: cartQuantity(1),
+    }),
+  removeCartItem: (shop, headers) =>
+    shop.http.delete(learned().path('removeCartItem', VARIANT), { headers: { ...headers, 'guest-session': shop.guestSession() } }),
+};
+
+/** `n` requests, at most IN_FLIGHT at once; the answers in the order they were sent. */
+async function sendAll(n: number, send: (i: number) => Promise<ShopResponse>): Promise<ShopResponse[]> {
+  const out: ShopResponse[] = [];
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: Math.min(IN_FLIGHT, n) }, async () => {
+      while (next < n) {
+        const i = next++;
+        out[i] = await send(i);
+      }
+    }),
+  );
+  return out;
+}
+
+/**
+ * Spends one operation's guest budget from a fresh Shopper-IP (none of those requests limited: the budget is the
+ * operation's own), then sends one more, which must be 429. Budgets are per window: when the run straddles a window
+ * boundary the extra request may pass, so one more attempt is made from another fresh address before concluding.
+ */
+async function spendOperationBudget(shop: Shop, operation: string, budget: number): Promise<ShopResponse> {
+  const send = GUEST_REQUESTS[operation];
+  if (!send) throw new TypeError(`no guest request for ${operation}`);
+  const token = await shop.mint.guest();
+  let last: ShopResponse | undefined;
+  for (let attempt = 1; attempt <= 2; attempt++) {
+    const headers = { authorization: `Bearer ${token}`, 'shopper-ip': freshShopperIp() };
+    const spent = await sendAll(budget, () => send(shop, headers));
+    const early = spent.findIndex((res) => res.status === 429 || res.status >= 500);
+    if (early >= 0)
+      fail(`${operation}: request ${early + 1} of ${budget} from a fresh Shopper-IP`, 'not limited, not a 5xx', brief(spent[early]!), {
+        clause: 'LIM-RATE-1',
+      });
+    last = await send(shop, headers);
+    if (last.status === 429) return last;
+  }
+  return fail(`${operation}: request ${budget + 1} from one Shopper-IP (twice, from two fresh addresses)`, 429, last && brief(last), {
+    clause: ['LIM-RATE-1', 'LIM-RATE-4'],
+  });
+}
+
+function guestBudget(shop: Shop): number {
+  const budget = shop.profile.rateLimits?.guestBudget;
+  if (budget === undefined) return notApplicable('the profile declares no guest rate-limit budget (rateLimits.guestBudget)');
+  if (budget > 500) return notApplicable(`the guest budget ${budget} is too large to spend in a check`);
+  return budget;
+}
+
+test(
+  ...check(
+    {
+      id: 'limits.rate.guest.every-operation',
+      everyResponse: true,
+      title: 'every operation a guest may call has a guest budget of its own: past it, 429 rate_limited with Retry-After',
+      clauses: ['LIM-RATE-1', 'LIM-RATE-4', 'ERR-TABLE-12'],
+      requires: ['guests'],
+      seed: true,
+    },
+    async (shop) => {
+      const budget = guestBudget(shop);
+      for (const operation of GUEST_OPERATIONS) {
+        await inCase(operation, async () => {
+          const limited = await spendOperationBudget(shop, operation, budget);
+          expectProblem(limited, { status: 429, error: 'rate_limited', docsUrl: shop.docsUrl, clause: 'ERR-TABLE-12' });
+          if (!limited.headers.get('retry-after'))
+            fail(`${operation}: Retry-After on 429`, 'present', null, { clause: ['LIM-RATE-4', 'ERR-TABLE-12'] });
+        });
+      }
+    },
+  ),
+);
+
+test(
+  ...check(
+    {
+      id: 'auth.order.guard-before-rate-limit.assistant',
+      everyResponse: true,
+      title: "with an assistant session's budget spent, an operation the guard refuses to assistants is still 403, not 429",
+      clauses: ['AUTH-ORDER-8', 'ERR-TABLE-8'],
+      requires: ['assistants', 'operators'],
+    },
+    async (shop) => {
+      const budget = shop.profile.rateLimits?.assistantSessionBudget;
+      if (budget === undefined)
+        return notApplicable('the profile declares no assistant session budget (rateLimits.assistantSessionBudget)');
+      if (budget > 500) return notApplicable(`the assistant session budget ${budget} is too large to spend in a check`);
+      const agent = await AssistantAgent.create(shop, { clientId: `asst_client_${freshHex()}` });
+      let spent = false;
+      for (let i = 0; i <= budget + 1 && !spent; i++) spent = (await agent.get('/v1/catalog/collections')).res.status === 429;
+      if (!spent) fail('the session budget is spent', 'a 429 within budget + 2 requests', 'no 429', { clause: 'AUTH-ORDER-8' });
+      // An operator route: no assistant is on its caller list, whatever its budget.
+      const { method, path } = learned().operation('searchOpsOrders');
+      const refused = (await agent.request(method, path)).res;
+      expectProblem(refused, { status: 403, error: 'caller_not_allowed', docsUrl: shop.docsUrl, clause: 'AUTH-ORDER-8' });
+    },
+  ),
+);
