@@ -9,6 +9,7 @@ import { check, test } from '../engine/check.js';
 import { expectCreated, expectNoHeader, expectNoStore, expectProblem, expectStatus, fail } from '../lib/assert.js';
 import { cartLine, emptyCart, expectNamesVariant, type Line, expectEmptyCart } from './_shared/expect-cart.js';
 import { delegatedToken } from './_shared/mint-callers.js';
+import { AssistantAgent } from './_shared/assistant.js';
 import { requestedAt } from './_shared/location.js';
 import { CHECKOUT, checkoutBody, orderIdOf, PREVIEW } from './_shared/place-order.js';
 import { ABSENT_IDS, ADA, CHECKOUT_ACCOUNTS, CHECKOUT_VARIANTS } from './_shared/seed-data.js';
@@ -181,6 +182,12 @@ test(
         what: 'the cart after the decline (unchanged)',
         clause: 'END-OPS-CHECKOUTSAVEDCARD-1',
       });
+      // The same decline to an assistant of the account, in the DPoP scheme: every rule of every response on its 402 too.
+      if (shop.profile.capabilities.assistants) {
+        const agent = await AssistantAgent.create(shop, { sub: CHECKOUT_ACCOUNTS.decline.sub });
+        const res = (await agent.request('POST', CHECKOUT, { json: checkoutBody(CHECKOUT_ACCOUNTS.decline.card) })).res;
+        expectProblem(res, { status: 402, error: 'payment_failed', docsUrl: shop.docsUrl, clause: 'END-OPS-CHECKOUTSAVEDCARD-1' });
+      }
       await emptyCart(shop, token);
     },
   ),

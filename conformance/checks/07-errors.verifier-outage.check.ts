@@ -8,7 +8,8 @@
 // Retry-After.
 import { randomUUID } from 'node:crypto';
 import { check, notApplicable, test } from '../engine/check.js';
-import { expectProblem, fail } from '../lib/assert.js';
+import { expectProblem, fail, inCase } from '../lib/assert.js';
+import { AssistantAgent } from './_shared/assistant.js';
 import { idpControlToken, OUTAGE_PATH } from '../lib/mint.js';
 
 /** A deployment may still be cooling down from its last key-set fetch (30 s is usual) before it fetches again. */
@@ -36,6 +37,9 @@ test(
           `the profile's jwksUri (${jwksUri}) is not served by \`shop-conformance idp\`: its key set cannot be taken down from here`,
         );
       }
+      // An assistant session, provisioned before the outage: its DPoP request during the outage is judged too (every rule
+      // of every response, a fresh DPoP-Nonce on the 503 included).
+      const agent = shop.profile.capabilities.assistants ? await AssistantAgent.create(shop) : undefined;
       const control = { authorization: `Bearer ${idpControlToken(shop.profile)}` };
       const down = await shop.http.post(`${outage}?seconds=60`, { headers: control });
       // The suite's own tool refusing is a harness fault, not the deployment's.
@@ -52,6 +56,13 @@ test(
         expectProblem(res, { status: 503, error: 'unavailable', docsUrl: shop.docsUrl, clause: 'ERR-TABLE-13' });
         const retryAfter = res.headers.get('retry-after');
         if (retryAfter !== '5') fail('Retry-After of 503 unavailable', '5', retryAfter, { clause: 'ERR-TABLE-13' });
+        if (agent) {
+          const fresh = await agent.mintToken({ header: { kid: `outage-${randomUUID()}` } });
+          const dpop = (await agent.get('/v1/cart', { token: fresh, retryOnNonce: true })).res;
+          inCase('an assistant DPoP request with a token to verify afresh', () =>
+            expectProblem(dpop, { status: 503, error: 'unavailable', docsUrl: shop.docsUrl, clause: 'ERR-TABLE-13' }),
+          );
+        }
       } finally {
         await shop.http.post(`${outage}?seconds=0`, { headers: control });
       }
