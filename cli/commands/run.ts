@@ -104,6 +104,23 @@ function printReportPaths(output: string, o: Pick<RunOptions, 'reporter' | 'shar
   if (lines.length > 0) out(`reports:\n${lines.join('')}`);
 }
 
+const shellWord = (s: string) => (/^[\w@%+=:,./-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`);
+
+/** The options that say what a run judged and how, as typed: a failure's `run --repro` command repeats them. */
+export function reproArgs(o: RunOptions): string {
+  return [
+    ...(o.baseUrl ? ['--base-url', o.baseUrl] : []),
+    ...(o.profile !== FIXTURE_PROFILE ? ['--profile', o.profile] : []),
+    ...(o.level !== 'spec' ? ['--level', o.level] : []),
+    ...(o.strict ? ['--strict'] : []),
+    ...(o.seed !== 1 ? ['--seed', String(o.seed)] : []),
+    ...(o.ca ? ['--ca', o.ca] : []),
+    ...(o.insecure ? ['--insecure'] : []),
+  ]
+    .map(shellWord)
+    .join(' ');
+}
+
 /** The guest-key rotation window the embedded reference starts with: the spec's 30 days (AUTH-GUEST-15) less one. */
 const EMBEDDED_ROTATION_DAYS = 29;
 
@@ -239,6 +256,7 @@ export async function runSuite(
       [ENV.variants]: variants ? JSON.stringify(variants.variants) : '',
       [ENV.shard]: o.shard ?? '',
       [ENV.repro]: o.repro !== undefined ? '1' : '',
+      [ENV.reproArgs]: reproArgs(o),
       FORCE_COLOR: process.env.FORCE_COLOR ?? '0',
     };
     const code = await new Promise<number>((done) => {
