@@ -49,6 +49,7 @@ export function gateRun(reportFile: string, g: Gate, note: (s: string) => void):
       2,
     ) + '\n',
   );
-  if (status === 'passed-with-expected-failures') note(`status: passed with expected failures (${failedChecks} failed check(s), all listed)\n`);
+  if (status === 'passed-with-expected-failures')
+    note(`status: passed with expected failures (${failedChecks} failed check(s), all listed)\n`);
   return status === 'failed' ? EXIT.failed : EXIT.ok;
 }

@@ -49,8 +49,7 @@ export function selectChecks(s: Selection, checks: readonly CheckListing[]): Che
   );
   const selected = matching.filter((c) => s.level === 'reference' || c.level === 'spec');
   if (selected.length === 0) {
-    const why =
-      matching.length > 0 ? ' at --level spec (its checks judge the reference\'s choices: add --level reference)' : '';
+    const why = matching.length > 0 ? " at --level spec (its checks judge the reference's choices: add --level reference)" : '';
     throw new SelectionError(`${optionOf(s)}: no check matches the selection${why} (shop-conformance run --list shows the checks)`);
   }
   return selected;

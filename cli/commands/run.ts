@@ -90,6 +90,7 @@ export function grepFor(o: Pick<RunOptions, 'grep' | 'clause'>): string | undefi
 function printReportPaths(output: string, o: Pick<RunOptions, 'reporter' | 'shard'>, out: (s: string) => void): void {
   const shown: [string, string][] = [
     ['conformance-report.json', 'the verdict per clause and per check'],
+    ['clause-matrix.html', 'the matrix as a page: per clause its verdict, checks, first failure and coverage'],
     ['domain-coverage.html', 'per clause, the cells of its domain the checks tried and those they never tried'],
     ...(o.reporter.includes('junit') ? ([['junit.xml', 'JUnit, for the CI test view']] as [string, string][]) : []),
     ...(o.reporter.includes('html')

@@ -217,7 +217,6 @@ function printPassingTranscript(spec: CheckSpec, shop: Shop): void {
  * self-test the failure is the kill, recorded, and the test passes (the worker lives on); a warning passes with its
  * annotation; a failure throws, marked expected inside the worker (keep-worker.ts restores it for every reporter).
  */
-
 async function reportFailure(verdict: Verdict, shop: Shop, info: TestInfo): Promise<void> {
   const redact = redactor(shop.profile, shop.params.showSecrets);
   const transcript = formatTranscript(shop.http.exchanges, redact);
@@ -230,16 +229,22 @@ async function reportFailure(verdict: Verdict, shop: Shop, info: TestInfo): Prom
       failures: verdict.failures,
     }),
   );
+  if (process.env[ENV.selftest] === '1') {
+    // The self-test reads the verdict alone: the transcript stays in memory, with the result.
+    await info.attach('transcript.txt', { body: transcript, contentType: 'text/plain' });
+    return;
+  }
   // Playwright copies an attached file into the test's attachments: the copy is the one file kept.
   const written = info.outputPath('transcript.txt');
   writeFileSync(written, transcript + '\n');
   await info.attach('transcript.txt', { path: written, contentType: 'text/plain' });
   rmSync(written, { force: true });
   const file = info.attachments.filter((a) => a.name === 'transcript.txt').at(-1)?.path ?? written;
-  if (process.env[ENV.selftest] === '1') return;
   // --repro: the one check's whole transcript on the console, as for a passing check.
   if (process.env[ENV.repro] === '1')
-    process.stdout.write(`\n[${info.annotations.find((a) => a.type === 'check')?.description}] ${verdict.outcome}. Transcript:\n${transcript}\n`);
+    process.stdout.write(
+      `\n[${info.annotations.find((a) => a.type === 'check')?.description}] ${verdict.outcome}. Transcript:\n${transcript}\n`,
+    );
   if (verdict.outcome === 'warning') {
     info.annotations.push({ type: 'warning', description: verdict.failures[0]!.message });
     return;

@@ -94,7 +94,10 @@ describe('expected failures and run comparison', () => {
     writeFileSync(join(dir, 'conformance-report.json'), '{"the previous run": true}');
     for (const [entry, says] of [
       [{ clause: 'NOPE-1' }, /--expected-failures: .*unknown\.json: expectedFailures\.1: clause NOPE-1 is not a clause of the catalogue$/],
-      [{ check: 'no.such.check' }, /--expected-failures: .*unknown\.json: expectedFailures\.1: check no\.such\.check is not a check of the suite$/],
+      [
+        { check: 'no.such.check' },
+        /--expected-failures: .*unknown\.json: expectedFailures\.1: check no\.such\.check is not a check of the suite$/,
+      ],
     ] as const) {
       const file = join(outputDir(), 'unknown.json');
       const known = { clause: CLAUSE, reason: 'r', expires: '2099-12-31' };
@@ -131,7 +134,10 @@ describe('expected failures and run comparison', () => {
       writeFileSync(file, '{"kept": true}');
       const refused = await run(broken.url, outputDir(), [CLAUSE], ['--update-expected-failures', file]);
       assert.equal(refused.code, 2, refused.out);
-      assert.match(refused.out.trim(), /^shop-conformance run: --update-expected-failures: .*written\.json: exists \(add --force to replace it\)$/);
+      assert.match(
+        refused.out.trim(),
+        /^shop-conformance run: --update-expected-failures: .*written\.json: exists \(add --force to replace it\)$/,
+      );
       assert.equal(readFileSync(file, 'utf8'), '{"kept": true}');
       const forced = await run(broken.url, outputDir(), [CLAUSE], ['--update-expected-failures', file, '--force']);
       assert.equal(forced.code, 1, forced.out);

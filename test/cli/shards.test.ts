@@ -94,7 +94,10 @@ describe('shards and their merge', () => {
       const refused = outputDir();
       const bad = await cli(['report', 'merge', ...dirs, '--output', refused, '--expected-failures', baseline]);
       assert.equal(bad.code, 2, bad.out);
-      assert.match(bad.out.trim(), /^shop-conformance report merge: --expected-failures: .*expected-failures\.json: expectedFailures\.0: clause NOPE-1 is not a clause of the catalogue$/);
+      assert.match(
+        bad.out.trim(),
+        /^shop-conformance report merge: --expected-failures: .*expected-failures\.json: expectedFailures\.0: clause NOPE-1 is not a clause of the catalogue$/,
+      );
       assert.deepEqual(readdirSync(refused), []);
     } finally {
       await proxy.close();
@@ -136,7 +139,10 @@ describe('shards and their merge', () => {
     );
     const unknown = await cli(['run', '--base-url', reference.url, '--repro', 'no.such.check', '--output', outputDir(), '--no-doctor']);
     assert.equal(unknown.code, 2, unknown.out);
-    assert.equal(unknown.out.trim(), 'shop-conformance run: --repro: no check has the id no.such.check (shop-conformance run --list shows them)');
+    assert.equal(
+      unknown.out.trim(),
+      'shop-conformance run: --repro: no check has the id no.such.check (shop-conformance run --list shows them)',
+    );
   });
 
   test('usage errors are one line, exit 2: --shard 3/2, a directory without blob reports', async () => {

@@ -77,7 +77,10 @@ test('each group: the clause, one example with the exchange it was judged on, th
   assert.match(text, /^Failures by clause \(3 failed checks on 1 clause\):$/m);
   assert.match(text, /^FAIL ERR-PROBLEM-7 MUST: Every response, success or failure, carries an X-Request-Id header\.$/m);
   assert.match(text, /^ {2}e\.g\. \[a\.check\] \[ERR-PROBLEM-7\] X-Request-Id header/m);
-  assert.match(text, new RegExp(`^ {4}judged on exchange 2 of ${transcript}:\\n {6}\\$ curl -i -X GET 'http://shop/v1/me'\\n {6}< 200`, 'm'));
+  assert.match(
+    text,
+    new RegExp(`^ {4}judged on exchange 2 of ${transcript}:\\n {6}\\$ curl -i -X GET 'http://shop/v1/me'\\n {6}< 200`, 'm'),
+  );
   assert.doesNotMatch(text, /v1\/cart/, 'only the judged exchange');
   assert.match(text, /^ {2}and 2 other checks: b\.check, c\.check$/m);
   assert.match(text, /^ {2}rerun it: npx shop-conformance run --repro a\.check --base-url http:\/\/shop$/m);
@@ -85,7 +88,9 @@ test('each group: the clause, one example with the exchange it was judged on, th
 
 test('bounded: past the detailed groups a clause gets one line; each group shows a different example where it can', () => {
   const clauses = ['ERR-PROBLEM-7', 'AUTH-ORDER-2', 'RES-PROBLEM-8', 'RES-PROBLEM-4', 'ERR-TABLE-1'];
-  const failed = Array.from({ length: 200 }, (_, i) => failedOn(`check.${String(i).padStart(3, '0')}`, [clauses[i % clauses.length]!, 'ERR-PROBLEM-7'], 2));
+  const failed = Array.from({ length: 200 }, (_, i) =>
+    failedOn(`check.${String(i).padStart(3, '0')}`, [clauses[i % clauses.length]!, 'ERR-PROBLEM-7'], 2),
+  );
   const text = formatFailureReport(failed, { repro: (id) => `rerun ${id}`, width: 120, detailed: 2 });
   assert.ok(text.split('\n').length < 40, text);
   assert.match(text, /^3 more clause\(s\), one line each:$/m);
