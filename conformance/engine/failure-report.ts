@@ -2,7 +2,7 @@
 // (the failure and the exchange it was judged on), how many other checks failed on the clause, and the command that
 // reruns the example. Built from the checks' records (check-record.ts) and their transcript files; bounded, so that a
 // deployment breaking one header everywhere gives a page, not a log. Pure but for reading the transcript files.
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { CLAUSES_BY_ID } from '../../contract/clauses/index.js';
 import type { CheckRecord, FailureRecord } from './check-record.js';
 import { exchangeOf } from './transcript.js';
@@ -92,7 +92,8 @@ export function formatFailureReport(failed: readonly FailedCheck[], o: FailureRe
       out.push(`    judged on exchange ${x.n} of ${example.transcript}:`);
       for (const line of lines.slice(0, exchangeLines)) out.push(cut(`      ${line}`, w));
       if (lines.length > exchangeLines) out.push(`      … ${lines.length - exchangeLines} more line(s)`);
-    } else if (example.transcript) out.push(`    transcript: ${example.transcript}`);
+      // A merged run's transcripts stay in the shards' blobs (and the HTML report): no path to a file that is gone.
+    } else if (example.transcript && existsSync(example.transcript)) out.push(`    transcript: ${example.transcript}`);
     if (others > 0) {
       const names = g.checks
         .filter((c) => c !== example)
