@@ -17,8 +17,15 @@ const requested = [
   ...(process.env[ENV.shard] ? ['blob'] : []),
 ];
 
+// Listing (`run --list`) keeps Playwright's own list; a run's console is the suite's (engine/console.ts).
+const listing = process.argv.includes('--list');
+
 const playwrightReporter = (name: string): ReporterDescription => {
   switch (name) {
+    case 'list':
+    case 'line':
+    case 'dot':
+      return listing ? [name] : [join(here, 'engine', `console.${ext}`), { style: name }];
     case 'junit':
       return ['junit', { outputFile: join(output, 'junit.xml') }];
     case 'html':

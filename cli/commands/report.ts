@@ -5,9 +5,19 @@ import { copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSyn
 import { tmpdir } from 'node:os';
 import { basename, join, resolve } from 'node:path';
 import type { Command } from 'commander';
-import { BaselineError, compareRuns, formatComparison, readRunReport } from '../../conformance/engine/baseline.js';
+import {
+  BaselineError,
+  checkBaselineIds,
+  compareRuns,
+  formatComparison,
+  readBaseline,
+  readRunReport,
+  type Baseline,
+} from '../../conformance/engine/baseline.js';
+import { listChecks } from '../../conformance/engine/list.js';
 import { ENV } from '../../conformance/engine/params.js';
 import { EXIT } from '../exit.js';
+import { gateRun } from '../gate.js';
 import { PLAYWRIGHT_CLI, SUITE_CONFIG } from '../playwright.js';
 
 const usage = (message: string): never => {
@@ -53,12 +63,24 @@ function runFacts(dirs: readonly string[]): Record<string, string> {
 
 const REPORTERS = ['list', 'line', 'dot', 'json', 'junit', 'html', 'github'];
 
-async function merge(dirs: string[], o: { output: string; reporter: string }): Promise<number> {
+/** The baseline, its ids checked against the suite's check list; a mistake is a usage error before anything is merged. */
+async function baselineOf(file: string): Promise<Baseline> {
+  try {
+    const baseline = readBaseline(resolve(file));
+    checkBaselineIds(baseline, resolve(file), new Set((await listChecks()).map((c) => c.id)));
+    return baseline;
+  } catch (err) {
+    return usage(`--expected-failures: ${(err as Error).message.split('\n')[0]}`);
+  }
+}
+
+async function merge(dirs: string[], o: { output: string; reporter: string; expectedFailures?: string }): Promise<number> {
   const unknown = o.reporter.split(',').find((r) => !REPORTERS.includes(r.trim()));
   if (unknown !== undefined) usage(`--reporter: ${unknown} is not one of ${REPORTERS.join(', ')}`);
   const blobs = blobsOf(dirs.map((d) => resolve(d)));
   const names = new Set(blobs.map((b) => basename(b)));
   if (names.size !== blobs.length) usage('two blob reports have the same name (the same shard given twice?)');
+  const baseline = o.expectedFailures === undefined ? undefined : await baselineOf(o.expectedFailures);
   const output = resolve(o.output);
   const staging = mkdtempSync(join(tmpdir(), 'shop-merge-'));
   try {
@@ -87,8 +109,15 @@ async function merge(dirs: string[], o: { output: string; reporter: string }): P
       process.stderr.write(`shop-conformance report merge: Playwright exited ${code} without a conformance report\n`);
       return EXIT.usage;
     }
-    const report = JSON.parse(readFileSync(reportFile, 'utf8')) as { summary: { checks: { failed: number } } };
-    return report.summary.checks.failed > 0 ? EXIT.failed : EXIT.ok;
+    // The same gate as `run`: the merged checks' verdicts, and the baseline when one is given.
+    return gateRun(
+      reportFile,
+      {
+        playwrightCode: code,
+        baseline: baseline && { file: resolve(o.expectedFailures!), shown: o.expectedFailures!, data: baseline },
+      },
+      (s) => process.stdout.write(s),
+    );
   } finally {
     rmSync(staging, { recursive: true, force: true });
   }
@@ -134,17 +163,23 @@ Examples:
       'comma-separated: list, line, dot, json, junit, html (the matrix is always printed)',
       'dot,junit,html,json',
     )
+    .option(
+      '--expected-failures <file>',
+      'baseline of known failures, as for run: a listed failure does not fail the merged run; a new failure, a stale or expired entry does',
+    )
     .addHelpText(
       'after',
       `
-Exit codes: 0 every merged check passed, 1 a check failed, 2 usage error (a directory without blob reports).
+Exit codes: 0 every merged check passed (or every failure is listed in --expected-failures), 1 a check failed, 2 usage
+error (a directory without blob reports, a baseline naming an unknown check or clause).
 
 Examples:
   $ shop-conformance run --base-url https://shop.example --shard 1/2 --output shard-1
   $ shop-conformance run --base-url https://shop.example --shard 2/2 --output shard-2
-  $ shop-conformance report merge shard-1 shard-2 --output conformance-output`,
+  $ shop-conformance report merge shard-1 shard-2 --output conformance-output
+  $ shop-conformance report merge shard-1 shard-2 --expected-failures expected-failures.json`,
     )
-    .action(async (dirs: string[], o: { output: string; reporter: string }) => {
+    .action(async (dirs: string[], o: { output: string; reporter: string; expectedFailures?: string }) => {
       process.exit(await merge(dirs, o));
     });
 }

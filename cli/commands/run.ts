@@ -5,7 +5,16 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Command, Option } from 'commander';
 import { z } from 'zod';
-import { applyBaseline, formatBaselineVerdict, readBaseline, type Baseline, type RunReport } from '../../conformance/engine/baseline.js';
+import {
+  BaselineError,
+  baselineFrom,
+  checkBaselineIds,
+  readBaseline,
+  writeBaseline,
+  type Baseline,
+  type RunReport,
+} from '../../conformance/engine/baseline.js';
+import { listChecks } from '../../conformance/engine/list.js';
 import type { Profile } from '../../contract/profile.js';
 import { doctor, formatDoctorSteps } from '../../conformance/engine/doctor.js';
 import { ENV, readCaFile, readProfileFile } from '../../conformance/engine/params.js';
@@ -14,6 +23,8 @@ import { loadConfig } from '../../reference/src/config.js';
 import { startServer, type RunningServer } from '../../reference/src/server.js';
 import { EXIT } from '../exit.js';
 import { startEmbeddedVariants, type RunningVariants } from '../embedded-variants.js';
+import { gateRun } from '../gate.js';
+import { selectChecks, SelectionError } from '../selection.js';
 
 import { PLAYWRIGHT_CLI, SUITE_CONFIG as CONFIG } from '../playwright.js';
 const REPORTERS = ['list', 'line', 'dot', 'json', 'junit', 'html', 'github'] as const;
@@ -55,6 +66,8 @@ const optionsSchema = z.object({
   ca: z.string().min(1).optional(),
   insecure: z.boolean(),
   expectedFailures: z.string().min(1).optional(),
+  updateExpectedFailures: z.string().min(1).optional(),
+  force: z.boolean().optional(),
   json: z.boolean(),
   repro: z
     .string()
@@ -77,6 +90,7 @@ export function grepFor(o: Pick<RunOptions, 'grep' | 'clause'>): string | undefi
 function printReportPaths(output: string, o: Pick<RunOptions, 'reporter' | 'shard'>, out: (s: string) => void): void {
   const shown: [string, string][] = [
     ['conformance-report.json', 'the verdict per clause and per check'],
+    ['clause-matrix.html', 'the matrix as a page: per clause its verdict, checks, first failure and coverage'],
     ['domain-coverage.html', 'per clause, the cells of its domain the checks tried and those they never tried'],
     ...(o.reporter.includes('junit') ? ([['junit.xml', 'JUnit, for the CI test view']] as [string, string][]) : []),
     ...(o.reporter.includes('html')
@@ -89,6 +103,23 @@ function printReportPaths(output: string, o: Pick<RunOptions, 'reporter' | 'shar
   ];
   const lines = shown.filter(([f]) => existsSync(join(output, f))).map(([f, what]) => `  ${join(output, f)}  ${what}\n`);
   if (lines.length > 0) out(`reports:\n${lines.join('')}`);
+}
+
+const shellWord = (s: string) => (/^[\w@%+=:,./-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`);
+
+/** The options that say what a run judged and how, as typed: a failure's `run --repro` command repeats them. */
+export function reproArgs(o: RunOptions): string {
+  return [
+    ...(o.baseUrl ? ['--base-url', o.baseUrl] : []),
+    ...(o.profile !== FIXTURE_PROFILE ? ['--profile', o.profile] : []),
+    ...(o.level !== 'spec' ? ['--level', o.level] : []),
+    ...(o.strict ? ['--strict'] : []),
+    ...(o.seed !== 1 ? ['--seed', String(o.seed)] : []),
+    ...(o.ca ? ['--ca', o.ca] : []),
+    ...(o.insecure ? ['--insecure'] : []),
+  ]
+    .map(shellWord)
+    .join(' ');
 }
 
 /** The guest-key rotation window the embedded reference starts with: the spec's 30 days (AUTH-GUEST-15) less one. */
@@ -149,6 +180,29 @@ export async function runSuite(
     io.err(`shop-conformance run: --expected-failures: ${(err as Error).message}\n`);
     return EXIT.usage;
   }
+  if (o.updateExpectedFailures !== undefined && !o.force && existsSync(resolve(o.updateExpectedFailures))) {
+    io.err(`shop-conformance run: --update-expected-failures: ${o.updateExpectedFailures}: exists (add --force to replace it)\n`);
+    return EXIT.usage;
+  }
+  // The selection and the baseline's ids are judged against the suite's check list before anything starts: a mistake is
+  // a usage error that leaves the previous run's reports as they were.
+  if (o.grep !== undefined || o.clause?.length || o.repro !== undefined || baseline) {
+    let checks;
+    try {
+      checks = await listChecks();
+    } catch (err) {
+      io.err(`shop-conformance run: ${(err as Error).message.split('\n')[0]}\n`);
+      return EXIT.usage;
+    }
+    try {
+      selectChecks(o, checks);
+      if (baseline) checkBaselineIds(baseline, resolve(o.expectedFailures!), new Set(checks.map((c) => c.id)));
+    } catch (err) {
+      if (!(err instanceof SelectionError) && !(err instanceof BaselineError)) throw err;
+      io.err(`shop-conformance run: ${err instanceof BaselineError ? '--expected-failures: ' : ''}${err.message}\n`);
+      return EXIT.usage;
+    }
+  }
   // --list judges nothing, so it writes nothing where reports go: Playwright's files land in a directory removed after.
   const output = o.list ? mkdtempSync(join(tmpdir(), 'shop-conformance-list-')) : resolve(o.output);
   if (!o.list) rmSync(join(output, 'conformance-report.json'), { force: true });
@@ -174,13 +228,6 @@ export async function runSuite(
       if (report.exitCode === EXIT.unreachable) return report.exitCode;
       setupViolations = report.violations;
     }
-    // A listed clause (--expected-failures) covers a setup violation of it, as it covers a failed check of it.
-    const listedClauses = new Set(baseline?.expectedFailures.flatMap((e) => (e.clause ? [e.clause] : [])) ?? []);
-    const setupFailed = setupViolations.some((v) => v.clauses.some((c) => !listedClauses.has(c)));
-    const noteSetup = (note: (s: string) => void) => {
-      if (setupViolations.length > 0)
-        note(`setup violations (the run fails): ${setupViolations.map((v) => `${v.step} [${v.clauses.join(' ')}]`).join('; ')}\n`);
-    };
     const args = [PLAYWRIGHT_CLI, 'test', '--config', CONFIG];
     // --repro: that one check alone, one worker, every request made afresh (new tokens, proofs, nonces, signatures).
     const grep = o.repro !== undefined ? `\\[${escape(o.repro)}\\]` : grepFor(o);
@@ -210,6 +257,7 @@ export async function runSuite(
       [ENV.variants]: variants ? JSON.stringify(variants.variants) : '',
       [ENV.shard]: o.shard ?? '',
       [ENV.repro]: o.repro !== undefined ? '1' : '',
+      [ENV.reproArgs]: reproArgs(o),
       FORCE_COLOR: process.env.FORCE_COLOR ?? '0',
     };
     const code = await new Promise<number>((done) => {
@@ -229,37 +277,33 @@ export async function runSuite(
       io.err(`shop-conformance run: Playwright exited ${code} without a conformance report\n`);
       return EXIT.usage;
     }
-    const report = JSON.parse(readFileSync(reportFile, 'utf8')) as RunReport & { summary: { checks: { failed: number; total: number } } };
-    if (setupViolations.length > 0) writeFileSync(reportFile, JSON.stringify({ ...report, setupViolations }, null, 2) + '\n');
-    noteSetup(note);
-    // An empty selection judged nothing: a usage error, not a failed check (nor a pass).
+    const report = JSON.parse(readFileSync(reportFile, 'utf8')) as RunReport & { summary: { checks: { total: number } } };
+    // An empty selection judged nothing (a shard of a small selection, --last-failed after a green run): a usage error.
     if (report.summary.checks.total === 0) {
-      io.err('shop-conformance run: no check matches the selection (--grep, --clause, --level, --shard)\n');
+      io.err('shop-conformance run: no check matches the selection (--grep, --clause, --level, --shard, --last-failed)\n');
       return EXIT.usage;
     }
-    if (baseline) {
-      // Listed failures do not fail the run; a new failure, a stale entry or an expired one does (conformance/engine/baseline.ts).
-      const verdict = applyBaseline(report, baseline, new Date().toISOString().slice(0, 10));
-      writeFileSync(
-        reportFile,
-        JSON.stringify(
-          {
-            ...report,
-            ...(setupViolations.length ? { setupViolations } : {}),
-            baseline: { file: resolve(o.expectedFailures!), ...verdict },
-          },
-          null,
-          2,
-        ) + '\n',
+    if (setupViolations.length > 0)
+      note(`setup violations (the run fails): ${setupViolations.map((v) => `${v.step} [${v.clauses.join(' ')}]`).join('; ')}\n`);
+    // Listed failures do not fail the run; a new failure, a stale entry or an expired one does (conformance/engine/baseline.ts).
+    const exit = gateRun(
+      reportFile,
+      {
+        playwrightCode: code,
+        setupViolations,
+        baseline: baseline && { file: resolve(o.expectedFailures!), shown: o.expectedFailures!, data: baseline },
+      },
+      note,
+    );
+    if (o.updateExpectedFailures !== undefined) {
+      const written = baselineFrom(report, new Date().toISOString().slice(0, 10));
+      writeBaseline(resolve(o.updateExpectedFailures), written, true);
+      note(
+        `baseline written: ${o.updateExpectedFailures} (${written.expectedFailures.length} failed check(s); replace each TODO reason, check the expiry)\n`,
       );
-      note(formatBaselineVerdict(verdict, o.expectedFailures!));
-      if (o.json) io.out(readFileSync(reportFile, 'utf8'));
-      // Playwright exits 1 for failed checks; with none failed, a non-zero exit is the run's own trouble.
-      return verdict.ok && !setupFailed && (report.summary.checks.failed > 0 || code === 0) ? EXIT.ok : EXIT.failed;
     }
     if (o.json) io.out(readFileSync(reportFile, 'utf8'));
-    if (report.summary.checks.failed > 0 || code !== 0 || setupFailed) return EXIT.failed;
-    return EXIT.ok;
+    return exit;
   } finally {
     if (o.list) rmSync(output, { recursive: true, force: true });
     await variants?.close();
@@ -304,6 +348,11 @@ export function addRunCommand(program: Command): void {
       'rerun one check alone (one worker, fresh tokens, proofs, nonces and signatures) and print its full transcript, pass or fail',
     )
     .option('--json', 'print the verdict (conformance-report.json) on stdout, everything else on stderr (run ... --json | jq)', false)
+    .option(
+      '--update-expected-failures <file>',
+      "write a baseline of this run's failed checks to <file> (a TODO reason and an expiry 90 days ahead each; refuses to replace a file without --force)",
+    )
+    .option('--force', 'with --update-expected-failures: replace an existing file', false)
     .option(
       '--expected-failures <file>',
       'baseline of known failures (JSON: check or clause ids, each with a reason and an expiry date): they do not fail the run; a new failure, a listed check that passes or an expired entry does',

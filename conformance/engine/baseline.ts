@@ -2,9 +2,10 @@
 // conformance-report.json documents, never a server. A baseline lets a deployment adopt the suite before it passes every
 // check, without letting anything slip: a listed failure does not fail the run, but a failure not listed does, a listed
 // check or clause that passes does (the entry is stale and would hide a regression), and so does an expired entry.
-import { readFileSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
+import { CLAUSES_BY_ID } from '../../contract/clauses/index.js';
 import type { CheckOutcome, ClauseRow } from './verdicts.js';
 
 const isoDate = z.iso.date('an ISO date, YYYY-MM-DD');
@@ -52,6 +53,46 @@ export function readBaseline(path: string): Baseline {
     throw new BaselineError(`${path}: ${i.path.join('.') || '(root)'}: ${i.message}`);
   }
   return parsed.data;
+}
+
+/**
+ * An entry naming a check or a clause the suite does not have would never match and never go stale: it is refused, the
+ * error naming the file and the entry. `checks`: every check id of the suite (its check list, not a run's selection).
+ */
+export function checkBaselineIds(baseline: Baseline, path: string, checks: ReadonlySet<string>): void {
+  baseline.expectedFailures.forEach((e, i) => {
+    if (e.clause !== undefined && !CLAUSES_BY_ID.has(e.clause))
+      throw new BaselineError(`${path}: expectedFailures.${i}: clause ${e.clause} is not a clause of the catalogue`);
+    if (e.check !== undefined && !checks.has(e.check))
+      throw new BaselineError(`${path}: expectedFailures.${i}: check ${e.check} is not a check of the suite`);
+  });
+}
+
+/** What the reason of a written baseline says until a person replaces it. */
+export const REASON_PLACEHOLDER = 'TODO: why this failure is accepted, and who fixes it';
+/** How long an entry of a written baseline holds: a baseline is a plan to fix, not a place to forget. */
+export const BASELINE_DAYS = 90;
+
+/**
+ * A baseline listing a run's failed checks, one entry each: the reason a placeholder followed by the check's first
+ * failure, the expiry `days` after `today`.
+ */
+export function baselineFrom(report: RunReport, today: string, days = BASELINE_DAYS): Baseline {
+  const expires = new Date(Date.parse(today) + days * 86_400_000).toISOString().slice(0, 10);
+  const failed = report.checks.filter((c) => c.status === 'failed').sort((a, b) => a.id.localeCompare(b.id));
+  return {
+    expectedFailures: failed.map((c) => ({
+      check: c.id,
+      reason: c.reason ? `${REASON_PLACEHOLDER} (failed with: ${c.reason.slice(0, 200)})` : REASON_PLACEHOLDER,
+      expires,
+    })),
+  };
+}
+
+/** Writes a baseline, refusing to replace an existing file unless `force`. */
+export function writeBaseline(path: string, baseline: Baseline, force: boolean): void {
+  if (!force && existsSync(path)) throw new BaselineError(`${path}: exists (add --force to replace it)`);
+  writeFileSync(path, JSON.stringify(baseline, null, 2) + '\n');
 }
 
 /** A report file, or the conformance-report.json of a run's output directory. */
@@ -120,6 +161,15 @@ export function applyBaseline(report: RunReport, baseline: Baseline, today: stri
   }
   const expired = entries.filter((e) => e.expires < today).map((e) => `${nameOf(e)} expired on ${e.expires} (${e.reason})`);
   return { expected, unexpected, stale, expired, unjudged, ok: unexpected.length === 0 && stale.length === 0 && expired.length === 0 };
+}
+
+/**
+ * The run's status once the baseline has judged it (the report's top-level `status`): `passed` when nothing failed,
+ * `passed-with-expected-failures` when every failure is listed and no entry is stale or expired, `failed` otherwise.
+ */
+export function gatedStatus(report: RunReport, v: BaselineVerdict): 'passed' | 'passed-with-expected-failures' | 'failed' {
+  if (!v.ok) return 'failed';
+  return report.checks.some((c) => c.status === 'failed') ? 'passed-with-expected-failures' : 'passed';
 }
 
 export function formatBaselineVerdict(v: BaselineVerdict, file: string): string {

@@ -2,6 +2,7 @@
 // sentences and severity, skipped with a reason when the profile does not claim its capability, and reported with a
 // transcript of its HTTP exchanges when it fails. A SHOULD-level failure is a warning unless --strict.
 import { randomUUID } from 'node:crypto';
+import { rmSync, writeFileSync } from 'node:fs';
 import { test as base, type TestInfo } from '@playwright/test';
 import type { Profile } from '../../contract/profile.js';
 import { CLAUSES_BY_ID } from '../../contract/clauses/index.js';
@@ -13,7 +14,7 @@ import { newGuestSession } from '../lib/guest-session.js';
 import { ShopHttp, type ShopResponse } from './http.js';
 import { parseDocument, Target } from './target.js';
 import { ENV, runParams, type RunParams, type TargetVariant } from './params.js';
-import { exchangePoints, formatExchange, redactor } from './transcript.js';
+import { exchangePoints, formatExchange, formatTranscript, redactor } from './transcript.js';
 import { DESCRIPTION, ASSISTANT_DESCRIPTION } from '../../contract/routes.js';
 import { AMBIENT_CLAUSES, judgeEveryExchange } from './every-response.js';
 
@@ -202,14 +203,17 @@ async function runBody(
   return { hard, soft };
 }
 
-/** The failure text Playwright shows: the failures, the blamed clauses with their sentences, and the transcript. */
-function failureText(verdict: Verdict, transcript: string, exchanges: number): string {
+/**
+ * The failure text Playwright shows: the failures and the blamed clauses with their sentences. The transcript is in its
+ * file (attached once), not repeated here: a failing run stays readable at a hundred failures.
+ */
+function failureText(verdict: Verdict, transcriptFile: string, exchanges: number): string {
   const { blamed, others } = verdict;
   const clauses = blamed.map((c) => `  ${c}: ${CLAUSES_BY_ID.get(c)?.text ?? '(not in the catalogue)'}`).join('\n');
   return (
     `${verdict.failures.map((f) => f.message).join('\n')}\n\nFailed clause${blamed.length > 1 ? 's' : ''} (${verdict.severity}):\n${clauses}` +
     (others.length ? `\n${verdict.completed ? 'Judged and passed' : 'Not reached'}: ${others.join(', ')}` : '') +
-    `\n\nTranscript (${exchanges} exchanges):\n${transcript || '  (none)'}`
+    `\n\nTranscript (${exchanges} exchanges): ${transcriptFile}`
   );
 }
 
@@ -222,13 +226,14 @@ function printPassingTranscript(spec: CheckSpec, shop: Shop): void {
 }
 
 /**
- * Reports a judged failure: the record for the reporters, the transcript as an attachment, and the outcome. In the
+ * Reports a judged failure: the record for the reporters, the transcript written once to the test's output directory
+ * (each exchange under a numbered heading the failure report cites: engine/failure-report.ts), and the outcome. In the
  * self-test the failure is the kill, recorded, and the test passes (the worker lives on); a warning passes with its
  * annotation; a failure throws, marked expected inside the worker (keep-worker.ts restores it for every reporter).
  */
 async function reportFailure(verdict: Verdict, shop: Shop, info: TestInfo): Promise<void> {
   const redact = redactor(shop.profile, shop.params.showSecrets);
-  const transcript = shop.http.exchanges.map((x) => formatExchange(x, redact)).join('\n\n');
+  const transcript = formatTranscript(shop.http.exchanges, redact);
   info.annotations.push(
     encodeRecord({
       outcome: verdict.outcome,
@@ -238,13 +243,27 @@ async function reportFailure(verdict: Verdict, shop: Shop, info: TestInfo): Prom
       failures: verdict.failures,
     }),
   );
-  await info.attach('transcript.txt', { body: transcript, contentType: 'text/plain' });
-  if (process.env[ENV.selftest] === '1') return;
+  if (process.env[ENV.selftest] === '1') {
+    // The self-test reads the verdict alone: the transcript stays in memory, with the result.
+    await info.attach('transcript.txt', { body: transcript, contentType: 'text/plain' });
+    return;
+  }
+  // Playwright copies an attached file into the test's attachments: the copy is the one file kept.
+  const written = info.outputPath('transcript.txt');
+  writeFileSync(written, transcript + '\n');
+  await info.attach('transcript.txt', { path: written, contentType: 'text/plain' });
+  rmSync(written, { force: true });
+  const file = info.attachments.filter((a) => a.name === 'transcript.txt').at(-1)?.path ?? written;
+  // --repro: the one check's whole transcript on the console, as for a passing check.
+  if (process.env[ENV.repro] === '1')
+    process.stdout.write(
+      `\n[${info.annotations.find((a) => a.type === 'check')?.description}] ${verdict.outcome}. Transcript:\n${transcript}\n`,
+    );
   if (verdict.outcome === 'warning') {
     info.annotations.push({ type: 'warning', description: verdict.failures[0]!.message });
     return;
   }
-  const message = failureText(verdict, transcript, shop.http.exchanges.length);
+  const message = failureText(verdict, file, shop.http.exchanges.length);
   const failure = new Error(message);
   failure.stack = message;
   info.expectedStatus = 'failed';

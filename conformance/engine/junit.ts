@@ -10,8 +10,11 @@ export const testcaseName = (test: Pick<TestCase, 'titlePath'>): string => test.
 const unescape = (s: string) =>
   s.replace(/&(amp|quot|apos|lt|gt);/g, (_m, e: string) => ({ amp: '&', quot: '"', apos: "'", lt: '<', gt: '>' })[e]!);
 
-/** `failed`: the names (testcaseName) of the test cases whose check recorded a failed verdict. */
-export function reclassifyJUnit(xml: string, failed: ReadonlySet<string>): string {
+/**
+ * `failed`: the names (testcaseName) of the test cases whose check recorded a failed verdict. `skipped`: by name, why a
+ * skipped test case was skipped or not run (a run stopped by --max-failures), given as the `message` of its <skipped>.
+ */
+export function reclassifyJUnit(xml: string, failed: ReadonlySet<string>, skipped: ReadonlyMap<string, string> = new Map()): string {
   const lines = xml.split('\n');
   let current: string | undefined;
   let inConformance = false;
@@ -20,6 +23,8 @@ export function reclassifyJUnit(xml: string, failed: ReadonlySet<string>): strin
     const testcase = /^\s*<testcase name="([^"]*)"/.exec(line);
     if (testcase) current = unescape(testcase[1]!);
     else if (/^\s*<\/testcase>/.test(line)) current = undefined;
+    else if (current !== undefined && skipped.has(current) && /^\s*<skipped>$/.test(line))
+      lines[i] = line.replace('<skipped>', `<skipped message="${escapeAttribute(skipped.get(current)!)}">`);
     else if (current !== undefined && failed.has(current) && /^\s*<error /.test(line)) {
       lines[i] = line.replace(/^(\s*)<error /, '$1<failure ').replace(/ type="[^"]*">$/, ' type="ConformanceFailure">');
       inConformance = true;
@@ -30,6 +35,9 @@ export function reclassifyJUnit(xml: string, failed: ReadonlySet<string>): strin
   }
   return recount(lines.join('\n'));
 }
+const escapeAttribute = (s: string) =>
+  s.replace(/[&"'<>]/g, (c) => ({ '&': '&amp;', '"': '&quot;', "'": '&apos;', '<': '&lt;', '>': '&gt;' })[c]!);
+
 /** failures= and errors= of every <testsuite>, then of <testsuites>, from the elements they hold. */
 function recount(xml: string): string {
   let failures = 0;

@@ -12,6 +12,8 @@ export interface CheckListing {
   severity: 'MUST' | 'SHOULD';
   file: string;
   line: number;
+  /** What Playwright's --grep is matched against: the title path (file, describes, title) and the tags. */
+  grepTitle: string;
 }
 
 const require = createRequire(import.meta.url);
@@ -51,12 +53,13 @@ export async function listChecks(): Promise<CheckListing[]> {
     );
   });
   const json = JSON.parse(out) as { suites: JsonSuite[] };
-  const specs: JsonSpec[] = [];
-  const walk = (s: JsonSuite) => {
-    specs.push(...(s.specs ?? []));
-    (s.suites ?? []).forEach(walk);
+  const specs: (JsonSpec & { path: string[] })[] = [];
+  const walk = (s: JsonSuite & { title?: string }, path: string[]) => {
+    const here = [...path, s.title ?? ''];
+    specs.push(...(s.specs ?? []).map((spec) => ({ ...spec, path: here })));
+    (s.suites ?? []).forEach((x) => walk(x, here));
   };
-  json.suites.forEach(walk);
+  json.suites.forEach((s) => walk(s, []));
   return specs.map((s) => {
     const annotations = s.tests[0]?.annotations ?? [];
     return {
@@ -67,6 +70,8 @@ export async function listChecks(): Promise<CheckListing[]> {
       severity: s.tags.includes('SHOULD') ? 'SHOULD' : 'MUST',
       file: s.file,
       line: s.line,
+      // The root and project suites have empty titles (no projects outside the embedded run's variants).
+      grepTitle: ['', '', ...s.path, s.title, ...s.tags.map((t) => `@${t}`)].join(' '),
     };
   });
 }

@@ -28,6 +28,8 @@ export const ENV = {
   shard: 'SHOP_CONFORMANCE_SHARD',
   /** '1' under `run --repro`: a passing check prints its transcript too. */
   repro: 'SHOP_CONFORMANCE_REPRO',
+  /** The run's target options as typed (--base-url, --profile, ...): the failure report's `run --repro` commands repeat them. */
+  reproArgs: 'SHOP_CONFORMANCE_REPRO_ARGS',
 } as const;
 
 const variantSchema = z.object({

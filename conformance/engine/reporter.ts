@@ -4,12 +4,15 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { reclassifyJUnit, testcaseName } from './junit.js';
 import { decodeRecord, firstLine } from './check-record.js';
 import { join } from 'node:path';
-import type { FullConfig, FullResult, Reporter, Suite, TestCase, TestResult } from '@playwright/test/reporter';
+import type { FullConfig, FullResult, Reporter, Suite, TestCase, TestError, TestResult } from '@playwright/test/reporter';
 import { CLAUSES } from '../../contract/clauses/index.js';
 import { ENV } from './params.js';
 import { clauseRows, formatMatrix, mergeOutcomes, summarize, unjudgedMust, type CheckOutcome, type CheckStatus } from './verdicts.js';
 import { SUITE_VERSION } from './version.js';
 import { domainCoverage, formatCoverage, htmlCoverage, untriedMust } from './coverage.js';
+import { notRun, STOPPED } from './console.js';
+import { formatFailureReport } from './failure-report.js';
+import { htmlMatrix } from './matrix-html.js';
 
 const clausesOf = (test: TestCase) => test.tags.map((t) => t.slice(1)).filter((t) => /^[A-Z]+-/.test(t));
 /** The variant deployment (Playwright project) a test ran against; undefined for the run's target. */
@@ -17,10 +20,21 @@ const projectOf = (test: TestCase) => test.parent.project()?.name || undefined;
 /** The check's record (check-record.ts), from the test case or its result. */
 const recordOf = (test: TestCase, result: TestResult | undefined) => decodeRecord([...(result?.annotations ?? []), ...test.annotations]);
 const checkIdOf = (test: TestCase) => test.annotations.find((a) => a.type === 'check')?.description ?? test.title;
+const transcriptOf = (result: TestResult | undefined) => result?.attachments.find((a) => a.name === 'transcript.txt')?.path;
+
+/** The command that reruns one check: `run --repro` with the run's own target options (ENV.reproArgs), else its target. */
+function reproCommand(id: string): string {
+  const args =
+    process.env[ENV.reproArgs] ??
+    (process.env[ENV.target] === 'external' && process.env[ENV.baseUrl] ? `--base-url ${process.env[ENV.baseUrl]}` : '');
+  return `npx shop-conformance run --repro ${id}${args ? ` ${args}` : ''}`;
+}
 
 export default class ConformanceReporter implements Reporter {
   private tests: TestCase[] = [];
   private results = new Map<TestCase, TestResult>();
+  /** --max-failures N, once Playwright says it stopped the run. */
+  private stoppedAfter: number | undefined;
 
   printsToStdio(): boolean {
     return true;
@@ -34,14 +48,25 @@ export default class ConformanceReporter implements Reporter {
     this.results.set(test, result);
   }
 
+  onError(error: TestError): void {
+    const stopped = STOPPED.exec(error.message ?? '');
+    if (stopped) this.stoppedAfter = Number(stopped[1]);
+  }
+
   onEnd(result: FullResult): void {
+    const notRunReason =
+      this.stoppedAfter !== undefined
+        ? `not run: the run stopped after --max-failures ${this.stoppedAfter}`
+        : `not run: the run ended (${result.status}) before it`;
     const outcomes: CheckOutcome[] = mergeOutcomes(
       this.tests.map((t) => {
         const r = this.results.get(t);
         const record = recordOf(t, r);
         const skip = [...t.annotations, ...(r?.annotations ?? [])].find((a) => a.type === 'skip');
         let status: CheckStatus;
-        if (!r || r.status === 'skipped' || r.status === 'interrupted') status = 'skipped';
+        // The run stopped before the check or while it ran (--max-failures, an interruption): not run, not skipped.
+        if (notRun(t, r, this.stoppedAfter !== undefined)) status = 'not-run';
+        else if (!r || r.status === 'skipped') status = 'skipped';
         else if (r.status === 'passed') status = record?.outcome === 'warning' ? 'warning' : 'passed';
         else status = 'failed';
         // A failure the check did not judge (a timeout, a crash of the runner) has only Playwright's error to show.
@@ -54,7 +79,9 @@ export default class ConformanceReporter implements Reporter {
               ? record?.failures[0]?.message
               : status === 'skipped'
                 ? skip?.description
-                : undefined;
+                : status === 'not-run'
+                  ? notRunReason
+                  : undefined;
         const failedClauses = record?.blamed ?? [];
         const setupFailed = record?.setup === true;
         return {
@@ -114,6 +141,19 @@ export default class ConformanceReporter implements Reporter {
       mkdirSync(dir, { recursive: true });
       writeFileSync(join(dir, 'conformance-report.json'), JSON.stringify(report, null, 2) + '\n');
       writeFileSync(join(dir, 'domain-coverage.html'), htmlCoverage(coverage));
+      // Beside Playwright's HTML report (<output>/html), linking each check to its test there.
+      const htmlReport = (process.env[ENV.reporters] ?? '').split(',').includes('html') ? 'html/index.html' : undefined;
+      writeFileSync(
+        join(dir, 'clause-matrix.html'),
+        htmlMatrix({
+          rows,
+          coverage,
+          testIds: new Map(this.tests.map((t) => [checkIdOf(t), t.id])),
+          reasons: new Map(outcomes.flatMap((o) => (o.reason ? [[o.id, o.reason] as const] : []))),
+          htmlReport,
+          title: `Conformance matrix: ${report.target ?? 'target'} (${report.level} level)`,
+        }),
+      );
       // Playwright's JUnit reporter has written junit.xml (it comes first in the list): conformance failures become
       // <failure>s there (conformance/engine/junit.ts).
       const junit = join(dir, 'junit.xml');
@@ -128,7 +168,14 @@ export default class ConformanceReporter implements Reporter {
             })
             .map(testcaseName),
         );
-        writeFileSync(junit, reclassifyJUnit(readFileSync(junit, 'utf8'), failed));
+        // Skipped test cases say why; the checks the run stopped before say they were not run.
+        const skipped = new Map(
+          this.tests.flatMap((t) => {
+            const o = outcomes.find((x) => x.id === checkIdOf(t));
+            return (o?.status === 'not-run' || o?.status === 'skipped') && o.reason ? [[testcaseName(t), o.reason] as const] : [];
+          }),
+        );
+        writeFileSync(junit, reclassifyJUnit(readFileSync(junit, 'utf8'), failed, skipped));
       }
     }
     const s = summary;
@@ -159,11 +206,22 @@ export default class ConformanceReporter implements Reporter {
         formatMatrix(rows, { onlyRun: true, width: Math.max(80, process.stdout.columns ?? 120) }) +
         `\n\n  clauses: ${s.clauses.passed} passed, ${s.clauses.failed} failed, ${s.clauses.warnings} warnings, ${s.clauses.skipped} skipped, ` +
         `${s.clauses.notReached} not reached, ${s.clauses.notRun} not run, ${s.clauses.notTestable} not testable, ${s.clauses.uncovered} without checks` +
-        `\n  checks:  ${s.checks.passed} passed, ${s.checks.failed} failed, ${s.checks.warnings} warnings, ${s.checks.skipped} skipped\n` +
+        `\n  checks:  ${s.checks.passed} passed, ${s.checks.failed} failed, ${s.checks.warnings} warnings, ${s.checks.skipped} skipped` +
+        (s.checks.notRun ? `, ${s.checks.notRun} not run (${notRunReason.replace(/^not run: /, '')})` : '') +
+        '\n' +
         setupText +
         unjudgedText +
         untriedText +
-        (dir ? `  report:  ${join(dir, 'conformance-report.json')}\n` : ''),
+        (dir ? `  report:  ${join(dir, 'conformance-report.json')}\n` : '') +
+        formatFailureReport(
+          this.tests.flatMap((t) => {
+            const r = this.results.get(t);
+            const o = outcomes.find((x) => x.id === checkIdOf(t));
+            if (o?.status !== 'failed' || r?.status !== 'failed' || o.deployment !== projectOf(t)) return [];
+            return [{ id: o.id, record: recordOf(t, r), reason: o.reason, transcript: transcriptOf(r) }];
+          }),
+          { repro: reproCommand, width: Math.max(100, process.stdout.columns ?? 160) },
+        ),
     );
   }
 }

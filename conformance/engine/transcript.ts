@@ -90,6 +90,22 @@ export function formatExchange(x: Exchange, redact: (name: string | null, value:
   return lines.join('\n');
 }
 
+/** The heading of exchange `n` (from 1) of a transcript file: what the failure report finds an exchange by. */
+export const exchangeHeading = (n: number, of: number) => `### exchange ${n} of ${of}`;
+
+/** A check's whole transcript, each exchange under its numbered heading. */
+export function formatTranscript(exchanges: readonly Exchange[], redact: (name: string | null, value: string) => string): string {
+  if (exchanges.length === 0) return '(no exchange)';
+  return exchanges.map((x, i) => `${exchangeHeading(i + 1, exchanges.length)}\n${formatExchange(x, redact)}`).join('\n\n');
+}
+
+/** Exchange `n` (from 1) of a transcript file's text, or undefined. */
+export function exchangeOf(transcript: string, n: number): string | undefined {
+  const parts = transcript.split(/^### exchange (\d+) of \d+\n/m);
+  for (let i = 1; i < parts.length; i += 2) if (Number(parts[i]) === n) return parts[i + 1]!.replace(/\n+$/, '');
+  return undefined;
+}
+
 /**
  * The cells of a clause's domain (contract/clauses/domains.ts) these exchanges fell in, one encoded point per distinct
  * combination (engine/cells.ts): what a check records so that the run can tell the cells its checks tried.

@@ -5,7 +5,8 @@
 // its own clause and not every clause of every check that happened to see it first.
 import type { Clause } from '../../contract/clauses/index.js';
 
-export type CheckStatus = 'passed' | 'failed' | 'warning' | 'skipped';
+/** `not-run`: the run stopped before the check (--max-failures): neither judged nor skipped by its own reason. */
+export type CheckStatus = 'passed' | 'failed' | 'warning' | 'skipped' | 'not-run';
 /** The status of one check as seen from one clause it cites: `not-reached` when the check failed on another clause. */
 export type ClauseCheckStatus = CheckStatus | 'not-reached';
 export type ClauseVerdict = 'passed' | 'failed' | 'warning' | 'skipped' | 'not-reached' | 'not-run' | 'not-testable' | 'uncovered';
@@ -39,7 +40,7 @@ export interface ClauseRow {
   repeats?: readonly string[];
 }
 
-const RANK: Record<CheckStatus, number> = { failed: 3, warning: 2, passed: 1, skipped: 0 };
+const RANK: Record<CheckStatus, number> = { failed: 3, warning: 2, passed: 1, skipped: 0, 'not-run': -1 };
 
 /**
  * One outcome per check id. The embedded run judges a few checks twice (against its target, where the configuration makes
@@ -88,7 +89,8 @@ export function clauseRows(
     else if (has('warning')) verdict = 'warning';
     else if (has('passed')) verdict = 'passed';
     else if (has('not-reached')) verdict = 'not-reached';
-    else if (checks.length > 0) verdict = 'skipped';
+    else if (has('skipped')) verdict = 'skipped';
+    else if (checks.length > 0) verdict = 'not-run';
     else verdict = [c.id, ...(c.repeats ?? [])].some((id) => (known.get(id)?.length ?? 0) > 0) ? 'not-run' : 'uncovered';
     return {
       id: c.id,
@@ -144,12 +146,14 @@ export function unjudgedMust(rows: readonly ClauseRow[]): { id: string; verdict:
       const reasons = [
         ...new Set(
           r.checks
-            .filter((c) => c.status === 'skipped' || c.status === 'not-reached')
+            .filter((c) => c.status === 'skipped' || c.status === 'not-reached' || c.status === 'not-run')
             .map((c) => (c.status === 'not-reached' ? `${c.id} stopped earlier` : (c.reason ?? c.id))),
         ),
       ];
       const why =
-        r.verdict === 'not-run' ? 'not selected by this run (level, --grep, --clause, --shard or --max-failures)' : reasons.join('; ');
+        r.verdict === 'not-run' && reasons.length === 0
+          ? 'not selected by this run (level, --grep, --clause, --shard or --max-failures)'
+          : reasons.join('; ');
       return { id: r.id, verdict: r.verdict, why };
     });
 }
@@ -165,6 +169,7 @@ export function summarize(rows: readonly ClauseRow[], outcomes: readonly CheckOu
       failed: count(statuses, 'failed'),
       warnings: count(statuses, 'warning'),
       skipped: count(statuses, 'skipped'),
+      notRun: count(statuses, 'not-run'),
       setupFailed: outcomes.filter((o) => o.setupFailed).length,
     },
     clauses: {

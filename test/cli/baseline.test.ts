@@ -45,10 +45,16 @@ describe('expected failures and run comparison', () => {
       const report = JSON.parse(readFileSync(join(dir, 'conformance-report.json'), 'utf8'));
       assert.equal(report.baseline.ok, true);
       assert.ok(report.baseline.expected.length > 0);
+      // The report's top-level status is the gate's decision, the one the exit code follows.
+      assert.equal(report.status, 'passed-with-expected-failures');
+      assert.equal(report.playwrightStatus, 'failed');
+      assert.match(r.out, /status: passed with expected failures/);
 
-      const again = await run(worse.url, outputDir(), [CLAUSE, 'ERR-PROBLEM-7'], ['--expected-failures', baseline]);
+      const worseDir = outputDir();
+      const again = await run(worse.url, worseDir, [CLAUSE, 'ERR-PROBLEM-7'], ['--expected-failures', baseline]);
       assert.equal(again.code, 1, again.out);
       assert.match(again.out, /new failure: /);
+      assert.equal(JSON.parse(readFileSync(join(worseDir, 'conformance-report.json'), 'utf8')).status, 'failed');
     } finally {
       await broken.close();
       await worse.close();
@@ -78,6 +84,64 @@ describe('expected failures and run comparison', () => {
       const worse = await cli(['report', 'compare', fixed, before, '--json']);
       assert.equal(worse.code, 1, worse.out);
       assert.ok(JSON.parse(worse.out).newFailures.length > 0);
+    } finally {
+      await broken.close();
+    }
+  });
+
+  test('an entry naming a clause or check the suite does not have: one line naming the file and the entry, exit 2, before the run', async () => {
+    const dir = outputDir();
+    writeFileSync(join(dir, 'conformance-report.json'), '{"the previous run": true}');
+    for (const [entry, says] of [
+      [{ clause: 'NOPE-1' }, /--expected-failures: .*unknown\.json: expectedFailures\.1: clause NOPE-1 is not a clause of the catalogue$/],
+      [
+        { check: 'no.such.check' },
+        /--expected-failures: .*unknown\.json: expectedFailures\.1: check no\.such\.check is not a check of the suite$/,
+      ],
+    ] as const) {
+      const file = join(outputDir(), 'unknown.json');
+      const known = { clause: CLAUSE, reason: 'r', expires: '2099-12-31' };
+      writeFileSync(file, JSON.stringify({ expectedFailures: [known, { ...entry, reason: 'r', expires: '2099-12-31' }] }));
+      // Nothing listens at the base URL: a run that got as far as the doctor would exit 3.
+      const r = await cli(['run', '--base-url', 'http://127.0.0.1:9', '--expected-failures', file, '--output', dir]);
+      assert.equal(r.code, 2, r.out);
+      assert.equal(r.out.trim().split('\n').length, 1, r.out);
+      assert.match(r.out.trim(), says);
+    }
+    assert.deepEqual(readdirSync(dir), ['conformance-report.json']);
+  });
+
+  test('--update-expected-failures writes a baseline of the failures, which then gates the run; it replaces a file only with --force', async () => {
+    const broken = await startMutatingProxy(reference.url, wrongTitle);
+    try {
+      const file = join(outputDir(), 'written.json');
+      const first = await run(broken.url, outputDir(), [CLAUSE], ['--update-expected-failures', file]);
+      assert.equal(first.code, 1, first.out);
+      assert.match(first.out, /baseline written: .*written\.json \(\d+ failed check\(s\)/);
+      const written = JSON.parse(readFileSync(file, 'utf8'));
+      assert.ok(written.expectedFailures.length > 0);
+      const in90 = new Date(Date.now() + 90 * 86_400_000).toISOString().slice(0, 10);
+      for (const e of written.expectedFailures) {
+        assert.match(e.check, /^[\w.-]+$/);
+        assert.match(e.reason, /^TODO: why this failure is accepted/);
+        assert.equal(e.expires, in90);
+      }
+      const gated = outputDir();
+      const r = await run(broken.url, gated, [CLAUSE], ['--expected-failures', file]);
+      assert.equal(r.code, 0, r.out);
+      assert.equal(JSON.parse(readFileSync(join(gated, 'conformance-report.json'), 'utf8')).status, 'passed-with-expected-failures');
+
+      writeFileSync(file, '{"kept": true}');
+      const refused = await run(broken.url, outputDir(), [CLAUSE], ['--update-expected-failures', file]);
+      assert.equal(refused.code, 2, refused.out);
+      assert.match(
+        refused.out.trim(),
+        /^shop-conformance run: --update-expected-failures: .*written\.json: exists \(add --force to replace it\)$/,
+      );
+      assert.equal(readFileSync(file, 'utf8'), '{"kept": true}');
+      const forced = await run(broken.url, outputDir(), [CLAUSE], ['--update-expected-failures', file, '--force']);
+      assert.equal(forced.code, 1, forced.out);
+      assert.deepEqual(JSON.parse(readFileSync(file, 'utf8')).expectedFailures, written.expectedFailures);
     } finally {
       await broken.close();
     }

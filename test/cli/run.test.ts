@@ -63,6 +63,36 @@ describe('exit codes', () => {
     assert.match(none.out, /no check matches the selection/);
   });
 
+  test('a selection that matches nothing: one line naming the option, exit 2, before the doctor; every earlier report stays', async () => {
+    const dir = out();
+    const previous: Record<string, string> = {
+      'conformance-report.json': '{"the previous run": true}',
+      'junit.xml': '<testsuites/>',
+      'clause-matrix.html': '<p>previous</p>',
+    };
+    for (const [f, text] of Object.entries(previous)) writeFileSync(join(dir, f), text);
+    // Nothing listens at the base URL: a run that got as far as the doctor would exit 3.
+    const target = `http://127.0.0.1:${await freePort()}`;
+    for (const [args, says] of [
+      [['--repro', 'no.such.check'], /^shop-conformance run: --repro: no check has the id no\.such\.check/],
+      [['--clause', 'NOPE-1'], /^shop-conformance run: --clause: NOPE-1: not a clause of the catalogue/],
+      [['--grep', '('], /^shop-conformance run: --grep: not a regular expression: /],
+      [['--grep', 'no-check-has-this-title'], /^shop-conformance run: --grep: no check matches the selection/],
+      [['--clause', 'ERR-PROBLEM-7', '--grep', 'no-check-has-this-title'], /^shop-conformance run: --grep: no check matches the selection/],
+    ] as const) {
+      const r = await cli(['run', '--base-url', target, ...args, '--output', dir]);
+      assert.equal(r.code, 2, `${args.join(' ')}: ${r.out}`);
+      assert.equal(r.out.trim().split('\n').length, 1, r.out);
+      assert.match(r.out.trim(), says);
+    }
+    // The embedded reference is not started either (it would say where it listens).
+    const embedded = await cli(['run', '--clause', 'NOPE-1', '--output', dir]);
+    assert.equal(embedded.code, 2, embedded.out);
+    assert.doesNotMatch(embedded.out, /embedded reference listening/);
+    assert.deepEqual(readdirSync(dir).sort(), Object.keys(previous).sort());
+    for (const [f, text] of Object.entries(previous)) assert.equal(readFileSync(join(dir, f), 'utf8'), text, f);
+  });
+
   test('--list lists the checks without a target, and writes nothing where reports go', async () => {
     const dir = out();
     writeFileSync(join(dir, 'conformance-report.json'), '{"the previous run": true}');
@@ -288,6 +318,60 @@ describe('a profile that declares no named accounts', () => {
       }
     } finally {
       await server.close();
+    }
+  });
+});
+
+describe('--max-failures: the checks the run did not get to are not run, everywhere', () => {
+  let reference: RunningServer;
+  before(async () => {
+    reference = await startServer(
+      loadConfig({ env: {}, profilePath: FIXTURE_PROFILE_PATH, overrides: { port: 0, databasePath: ':memory:', logLevel: 'silent' } }),
+    );
+  });
+  after(() => reference.close());
+
+  test('console, conformance-report.json and JUnit say "not run", with no orphan error line', async () => {
+    const proxy = await startMutatingProxy(reference.url, (a) =>
+      a.status === 401 ? { ...a, body: a.body.replace('"Unauthorized"', '"Not Allowed"') } : a,
+    );
+    try {
+      const dir = out();
+      const r = await cli([
+        'run',
+        '--base-url',
+        proxy.url,
+        '--clause',
+        'RES-PROBLEM-4',
+        'ERR-TABLE-1',
+        'ERR-PROBLEM-7',
+        'AUTH-TOKEN-2',
+        '--max-failures',
+        '1',
+        '--workers',
+        '1',
+        '--reporter',
+        'list,junit',
+        '--output',
+        dir,
+        '--no-doctor',
+      ]);
+      assert.equal(r.code, 1, r.out);
+      const report = JSON.parse(readFileSync(join(dir, 'conformance-report.json'), 'utf8'));
+      const notRun = report.checks.filter((c: { status: string }) => c.status === 'not-run');
+      assert.ok(notRun.length > 0, r.out);
+      assert.equal(report.summary.checks.notRun, notRun.length);
+      assert.equal(report.summary.checks.skipped, 0, 'nothing skipped: the checks left are not run');
+      for (const c of notRun) assert.equal(c.reason, 'not run: the run stopped after --max-failures 1');
+      assert.match(r.out, new RegExp(`^ {2}${notRun.length} not run \\(the run stopped after --max-failures 1\\)$`, 'm'));
+      assert.doesNotMatch(r.out, /\b[1-9]\d* skipped/);
+      assert.doesNotMatch(r.out, /not a part of any test/);
+      const junit = readFileSync(join(dir, 'junit.xml'), 'utf8');
+      const skips = junit.match(/<skipped[^>]*>/g) ?? [];
+      assert.equal(skips.length, notRun.length);
+      for (const s of skips) assert.equal(s, '<skipped message="not run: the run stopped after --max-failures 1">');
+    } finally {
+      await proxy.close();
     }
   });
 });

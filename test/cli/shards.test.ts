@@ -2,7 +2,7 @@
 // run's reports (matrix, conformance-report.json, JUnit, HTML, JSON) whose checks are the shards' checks together.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { startServer, type RunningServer } from '../../reference/src/server.js';
@@ -77,6 +77,28 @@ describe('shards and their merge', () => {
       assert.equal(reportOf(merged).clauses.find((c: { id: string }) => c.id === 'RES-PROBLEM-4').verdict, 'failed');
       // JUnit: conformance failures are failures, not errors (CI dashboards read errors as broken infrastructure).
       assert.match(readFileSync(join(merged, 'junit.xml'), 'utf8'), /<testsuites [^>]*failures="[1-9]\d*"[^>]*errors="0"/);
+      assert.equal(reportOf(merged).status, 'failed');
+
+      // The merge gates on a baseline as run does: the listed failure passes the merged run, and the report says so.
+      const dirs = await shards(proxy.url);
+      const baseline = join(outputDir(), 'expected-failures.json');
+      writeFileSync(baseline, JSON.stringify({ expectedFailures: [{ clause: 'RES-PROBLEM-4', reason: 'r', expires: '2099-12-31' }] }));
+      const gated = outputDir();
+      const g = await cli(['report', 'merge', ...dirs, '--output', gated, '--expected-failures', baseline]);
+      assert.equal(g.code, 0, g.out);
+      assert.match(g.out, /expected-failures\.json: [1-9]\d* expected failure\(s\), 0 new, 0 stale, 0 expired/);
+      assert.equal(reportOf(gated).status, 'passed-with-expected-failures');
+      assert.equal(reportOf(gated).baseline.ok, true);
+      // A baseline naming a clause the catalogue does not have: one line, exit 2, nothing merged.
+      writeFileSync(baseline, JSON.stringify({ expectedFailures: [{ clause: 'NOPE-1', reason: 'r', expires: '2099-12-31' }] }));
+      const refused = outputDir();
+      const bad = await cli(['report', 'merge', ...dirs, '--output', refused, '--expected-failures', baseline]);
+      assert.equal(bad.code, 2, bad.out);
+      assert.match(
+        bad.out.trim(),
+        /^shop-conformance report merge: --expected-failures: .*expected-failures\.json: expectedFailures\.0: clause NOPE-1 is not a clause of the catalogue$/,
+      );
+      assert.deepEqual(readdirSync(refused), []);
     } finally {
       await proxy.close();
     }
@@ -117,6 +139,10 @@ describe('shards and their merge', () => {
     );
     const unknown = await cli(['run', '--base-url', reference.url, '--repro', 'no.such.check', '--output', outputDir(), '--no-doctor']);
     assert.equal(unknown.code, 2, unknown.out);
+    assert.equal(
+      unknown.out.trim(),
+      'shop-conformance run: --repro: no check has the id no.such.check (shop-conformance run --list shows them)',
+    );
   });
 
   test('usage errors are one line, exit 2: --shard 3/2, a directory without blob reports', async () => {

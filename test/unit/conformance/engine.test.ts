@@ -65,9 +65,11 @@ test('clause verdicts: a failed check fails its clause, a warning warns, skips a
     clause('ERR-E-1'),
     clause('ERR-F-1', { notTestable: 'why' }),
     clause('ERR-G-1'),
+    clause('ERR-H-1'),
   ];
   const outcomes: CheckOutcome[] = [
     { id: 'a.pass', title: '', clauses: ['ERR-A-1', 'ERR-B-1'], status: 'passed' },
+    { id: 'h.stopped', title: '', clauses: ['ERR-H-1'], status: 'not-run', reason: 'not run: the run stopped after --max-failures 1' },
     { id: 'b.fail', title: '', clauses: ['ERR-B-1'], status: 'failed', reason: 'expected 401, got 200' },
     { id: 'c.warn', title: '', clauses: ['ERR-C-1'], status: 'warning' },
     { id: 'd.skip', title: '', clauses: ['ERR-D-1'], status: 'skipped', reason: 'capability' },
@@ -82,10 +84,16 @@ test('clause verdicts: a failed check fails its clause, a warning warns, skips a
     'ERR-E-1': 'not-run',
     'ERR-F-1': 'not-testable',
     'ERR-G-1': 'uncovered',
+    'ERR-H-1': 'not-run',
   });
   const s = summarize(clauseRows(clauses, outcomes, known), outcomes);
-  assert.deepEqual(s.checks, { total: 4, passed: 1, failed: 1, warnings: 1, skipped: 1, setupFailed: 0 });
+  assert.deepEqual(s.checks, { total: 5, passed: 1, failed: 1, warnings: 1, skipped: 1, notRun: 1, setupFailed: 0 });
   assert.equal(s.clauses.failed, 1);
+  // A clause whose checks the run stopped before says so, not "not selected".
+  assert.equal(
+    unjudgedMust(clauseRows(clauses, outcomes, known)).find((u) => u.id === 'ERR-H-1')?.why,
+    'not run: the run stopped after --max-failures 1',
+  );
 });
 
 test('blame: a failed check fails only the clauses its assertions named; the others are not reached, or passed when it ran to its end', () => {

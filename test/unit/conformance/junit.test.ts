@@ -43,3 +43,13 @@ test("a test case is told by its name, escaped as Playwright writes it; another 
   assert.doesNotMatch(reclassifyJUnit(xml, new Set(['[z] three'])), /<failure /);
   assert.equal(testcaseName({ titlePath: () => ['', 'project', 'a.check.ts', '[x] one'] }), '[x] one');
 });
+
+test('a skipped test case says why; one the run stopped before says it was not run', () => {
+  const skippedXml = xml.replace(
+    '<testcase name="[z] three" classname="b.check.ts" time="0.1">\n',
+    '<testcase name="[z] three" classname="b.check.ts" time="0.1">\n<skipped>\n</skipped>\n',
+  );
+  const out = reclassifyJUnit(skippedXml, new Set(), new Map([['[z] three', 'not run: the run stopped after --max-failures 1']]));
+  assert.match(out, /<testcase name="\[z\] three"[^>]*>\n<skipped message="not run: the run stopped after --max-failures 1">\n<\/skipped>/);
+  assert.match(reclassifyJUnit(skippedXml, new Set()), /\n<skipped>\n/, 'without a reason it stays as Playwright wrote it');
+});
