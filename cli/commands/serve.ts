@@ -71,15 +71,26 @@ Examples:
       if (config.publicBaseUrl !== null) process.stdout.write(`public URL (PUBLIC_BASE_URL): ${config.publicBaseUrl}\n`);
       const warning = publicBaseUrlWarning(config.publicBaseUrl, config.host);
       if (warning) process.stderr.write(warning);
-      const stop = (signal: string) => {
-        process.stderr.write(`received ${signal}, shutting down\n`);
+      let stopping = false;
+      const stop = (why: string) => {
+        if (stopping) return;
+        stopping = true;
+        process.stderr.write(`${why}, shutting down\n`);
         running.close().then(
           () => process.exit(0),
           () => process.exit(1),
         );
       };
-      process.once('SIGINT', () => stop('SIGINT'));
-      process.once('SIGTERM', () => stop('SIGTERM'));
+      process.once('SIGINT', () => stop('received SIGINT'));
+      process.once('SIGTERM', () => stop('received SIGTERM'));
+      // Started by npm (npx, npm exec, npm run), this process runs under npm's shell: a SIGTERM to npm (`kill $!` after
+      // `npx shop-conformance serve &`) ends npm and that shell and never reaches it. Its parent gone, it stops as on SIGTERM.
+      if (process.env.npm_command !== undefined) {
+        const parent = process.ppid;
+        setInterval(() => {
+          if (process.ppid !== parent) stop(`its parent (npm ${process.env.npm_command}) exited`);
+        }, 200).unref();
+      }
     });
 }
 
