@@ -92,9 +92,9 @@ function createProject(): string {
   return project;
 }
 
-/** npm without the network: the project's only dependency is a local folder. */
+/** npm without the network (the project's only dependency is a local folder), and without a surrounding `npm run`'s prefix. */
 const npmEnv = (extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv => ({
-  ...process.env,
+  ...Object.fromEntries(Object.entries(process.env).filter(([k]) => k !== 'npm_config_local_prefix')),
   npm_config_offline: 'true',
   npm_config_audit: 'false',
   npm_config_fund: 'false',

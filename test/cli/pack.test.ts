@@ -11,7 +11,9 @@ import { join } from 'node:path';
 
 const ROOT = new URL('../../', import.meta.url).pathname;
 const enabled = process.env.SHOP_CONFORMANCE_PACK_TEST === '1';
-const env = { ...process.env, FORCE_COLOR: '0', npm_config_update_notifier: 'false' };
+// Without the npm settings of a surrounding `npm run` (its project's prefix among them): the project here is its own.
+const { npm_config_local_prefix: _prefix, ...outer } = process.env;
+const env = { ...outer, FORCE_COLOR: '0', npm_config_update_notifier: 'false' };
 
 function npx(project: string, args: string[]): Promise<{ code: number | null; out: string }> {
   return new Promise((resolve) => {
