@@ -10,6 +10,7 @@ import { startIdp, type RunningIdp } from '../conformance/engine/idp.js';
 import type { TargetVariant } from '../conformance/engine/params.js';
 import { loadConfig } from '../reference/src/config.js';
 import { startServer, type RunningServer } from '../reference/src/server.js';
+import type { Logger } from '../reference/src/log.js';
 
 export interface EmbeddedVariant {
   /** Names the Playwright project and the variant's temporary files. */
@@ -66,14 +67,19 @@ export interface RunningVariants {
  * `dir`; `only` names the variants to start (the self-test starts one per defect judged on a variant, so that no two
  * share a database or an identity provider the outage check takes down).
  */
-export async function startEmbeddedVariants(profile: Profile, dir: string, only?: readonly string[]): Promise<RunningVariants> {
+export async function startEmbeddedVariants(
+  profile: Profile,
+  dir: string,
+  only?: readonly string[],
+  log?: Logger,
+): Promise<RunningVariants> {
   const servers: RunningServer[] = [];
   let idp: RunningIdp | undefined;
   try {
     idp = await startIdp({ profile });
     const variants: TargetVariant[] = [];
     for (const v of EMBEDDED_VARIANTS.filter((x) => !only || only.includes(x.name))) {
-      const { server, profilePath } = await startConfigured(v.profile(profile, { idpJwksUri: idp.jwksUri }), dir, v.name);
+      const { server, profilePath } = await startConfigured(v.profile(profile, { idpJwksUri: idp.jwksUri }), dir, v.name, log);
       servers.push(server);
       variants.push({ name: v.name, baseUrl: server.url, profilePath, checks: [...v.checks] });
     }
@@ -95,6 +101,7 @@ export async function startConfigured(
   profile: Profile,
   dir: string,
   name: string,
+  log?: Logger,
 ): Promise<{ server: RunningServer; profilePath: string }> {
   const profilePath = join(dir, `profile.${name}.json`);
   writeFileSync(profilePath, JSON.stringify(profile, null, 2));
@@ -103,5 +110,5 @@ export async function startConfigured(
     profilePath,
     overrides: { port: 0, host: '127.0.0.1', databasePath: join(dir, `reference.${name}.db`), logLevel: 'error' },
   });
-  return { server: await startServer(config), profilePath };
+  return { server: await startServer(config, { log }), profilePath };
 }

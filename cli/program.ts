@@ -66,6 +66,17 @@ export const OUTLINE: Readonly<Record<string, { term: string; description: strin
   assistant: { term: 'assistant', description: 'Credentials of an assistant (a personal agent with DPoP) against a deployment.' },
 };
 
+/** The top-level help's examples: the first commands of each kind of user (docs/cli.md). */
+export const EXAMPLES = `
+Examples:
+  $ shop-conformance run                                          # the suite against the embedded reference
+  $ shop-conformance serve --port 8787                            # the reference server, until Ctrl-C
+  $ shop-conformance doctor --base-url "$SHOP_URL" --wait 60s     # is a deployment ready to be judged?
+  $ shop-conformance run --base-url "$SHOP_URL" --profile ./profile.json --reporter dot,junit
+  $ shop-conformance run --clause RES-PROBLEM-1 --reporter list   # one clause's checks
+  $ shop-conformance token customer --headers                     # credentials for a request of your own
+  $ shop-conformance help run                                     # one command's options and examples`;
+
 /** The command the arguments name (the first argument that is not an option), when it is one of ours. */
 export function namedCommand(args: readonly string[]): string | undefined {
   const first = args.find((a) => !a.startsWith('-'));
@@ -87,7 +98,8 @@ export async function createProgram(names: readonly string[] = Object.keys(COMMA
     })
     .exitOverride((err) => {
       process.exit(err.exitCode === 0 ? 0 : EXIT.usage);
-    });
+    })
+    .addHelpText('after', EXAMPLES);
   for (const add of await Promise.all(names.map((name) => COMMANDS[name]!()))) add(program);
   if (o.outline) {
     for (const [name, line] of Object.entries(OUTLINE)) if (!names.includes(name)) program.command(name).description(line.description);

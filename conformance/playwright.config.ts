@@ -68,5 +68,10 @@ export default defineConfig<object, { shopVariant: TargetVariant | undefined }>(
   timeout: 30_000,
   outputDir: join(output, 'test-results'),
   // keep-worker first: it restores the verdict of a failed check before any other reporter sees it.
-  reporter: [[join(here, 'engine', `keep-worker.${ext}`)], ...requested.map(playwrightReporter), [join(here, 'engine', `reporter.${ext}`)]],
+  reporter: [
+    [join(here, 'engine', `keep-worker.${ext}`)],
+    [join(here, 'engine', `error-context.${ext}`)],
+    ...requested.map(playwrightReporter),
+    [join(here, 'engine', `reporter.${ext}`)],
+  ],
 });

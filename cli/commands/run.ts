@@ -1,6 +1,6 @@
 // `shop-conformance run`: the suite against a base URL, or against the embedded reference when none is given.
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Command, Option } from 'commander';
@@ -18,13 +18,16 @@ import { listChecks } from '../../conformance/engine/list.js';
 import type { Profile } from '../../contract/profile.js';
 import { doctor, formatDoctorSteps } from '../../conformance/engine/doctor.js';
 import { ENV, readCaFile, readProfileFile } from '../../conformance/engine/params.js';
+import { parseDuration, waitForReady } from '../../conformance/engine/wait.js';
 import { FIXTURE_PROFILE } from '../../reference/src/paths.js';
 import { loadConfig } from '../../reference/src/config.js';
 import { startServer, type RunningServer } from '../../reference/src/server.js';
+import { createLogger, type Logger } from '../../reference/src/log.js';
 import { EXIT } from '../exit.js';
 import { startEmbeddedVariants, type RunningVariants } from '../embedded-variants.js';
 import { gateRun } from '../gate.js';
 import { selectChecks, SelectionError } from '../selection.js';
+import { isFixtureProfile, writeRotatedProfile } from '../rotation.js';
 
 import { PLAYWRIGHT_CLI, SUITE_CONFIG as CONFIG } from '../playwright.js';
 const REPORTERS = ['list', 'line', 'dot', 'json', 'junit', 'html', 'github'] as const;
@@ -72,6 +75,10 @@ const optionsSchema = z.object({
   repro: z
     .string()
     .regex(/^[\w.-]+$/, 'a check id, as reports and run --list show it')
+    .optional(),
+  wait: z
+    .string()
+    .refine((s) => parseDuration(s) !== undefined, 'a duration like 60s, 2m or 500ms')
     .optional(),
 });
 
@@ -122,36 +129,22 @@ export function reproArgs(o: RunOptions): string {
     .join(' ');
 }
 
-/** The guest-key rotation window the embedded reference starts with: the spec's 30 days (AUTH-GUEST-15) less one. */
-const EMBEDDED_ROTATION_DAYS = 29;
-
 /**
  * The embedded reference, started from the profile with its guest-key rotation begun now: a previous key the profile
- * declares verifies for the next 29 days, which the returned profile (the one the checks read) states too.
+ * declares verifies for the next 29 days, which the returned profile (the one the checks read) states too (cli/rotation.ts).
  */
 export async function startEmbedded(
   profilePath: string,
+  log?: Logger,
 ): Promise<{ server: RunningServer; dir: string; profilePath: string; profile: Profile }> {
   const dir = mkdtempSync(join(tmpdir(), 'shop-conformance-'));
-  const given = readProfileFile(profilePath, { toMint: true });
-  const profile: Profile =
-    given.secrets.guestSessionKeyPrevious === null
-      ? given
-      : {
-          ...given,
-          secrets: {
-            ...given.secrets,
-            guestSessionKeyPreviousUntil: new Date(Date.now() + EMBEDDED_ROTATION_DAYS * 86_400_000).toISOString(),
-          },
-        };
-  const embeddedProfile = join(dir, 'profile.json');
-  writeFileSync(embeddedProfile, JSON.stringify(profile, null, 2));
+  const { profilePath: embeddedProfile, profile } = writeRotatedProfile(readProfileFile(profilePath, { toMint: true }), dir);
   const config = loadConfig({
     env: {},
     profilePath: embeddedProfile,
     overrides: { port: 0, host: '127.0.0.1', databasePath: join(dir, 'reference.db'), logLevel: 'error' },
   });
-  return { server: await startServer(config), dir, profilePath: embeddedProfile, profile };
+  return { server: await startServer(config, { log }), dir, profilePath: embeddedProfile, profile };
 }
 
 export async function runSuite(
@@ -209,15 +202,43 @@ export async function runSuite(
 
   let embedded: Awaited<ReturnType<typeof startEmbedded>> | undefined;
   let variants: RunningVariants | undefined;
+  // A target judged with the fixture profile: its rotation begun now, as `serve` begins it (cli/rotation.ts).
+  let rotated: { dir: string; profilePath: string } | undefined;
+  if (!o.list && o.baseUrl && isFixtureProfile(profilePath)) {
+    const dir = mkdtempSync(join(tmpdir(), 'shop-conformance-'));
+    const written = writeRotatedProfile(profile, dir);
+    rotated = { dir, profilePath: written.profilePath };
+    profile = written.profile;
+  }
   try {
     let baseUrl = o.baseUrl;
     if (!o.list && !baseUrl) {
-      embedded = await startEmbedded(profilePath);
+      // The reference's own log (warnings and errors, JSON lines) goes to a file beside the reports, not into the run's console.
+      const referenceLog = join(output, 'reference.log');
+      rmSync(referenceLog, { force: true });
+      const log = createLogger('warn', (line) => {
+        mkdirSync(output, { recursive: true });
+        appendFileSync(referenceLog, line + '\n');
+      });
+      embedded = await startEmbedded(profilePath, log);
       profile = embedded.profile;
       baseUrl = embedded.server.url;
-      io.err(`embedded reference listening on ${baseUrl}\n`);
+      io.err(`embedded reference listening on ${baseUrl} (its log: ${referenceLog})\n`);
       // Deployments configured for the rows the fixture cannot show at once (cli/embedded-variants.ts).
-      variants = await startEmbeddedVariants(profile, embedded.dir);
+      variants = await startEmbeddedVariants(profile, embedded.dir, undefined, log);
+    }
+    // --wait: a deployment started a moment ago is given that long to answer before the doctor judges it.
+    if (!o.list && o.baseUrl && o.wait !== undefined) {
+      const tls = { ca, insecure: o.insecure };
+      const waited = await waitForReady(o.baseUrl, {
+        timeoutMs: parseDuration(o.wait)!,
+        tls,
+        label: `shop-conformance run: --wait ${o.wait}`,
+      });
+      if (!waited.ready) {
+        io.err(`${waited.line}\n`);
+        return EXIT.unreachable;
+      }
     }
     // Setup violations (a route that broke its clause while the doctor set up) fail the run; the checks still run.
     let setupViolations: { step: string; clauses: string[] }[] = [];
@@ -242,7 +263,7 @@ export async function runSuite(
     const env = {
       ...process.env,
       [ENV.baseUrl]: baseUrl ?? 'http://127.0.0.1:9',
-      [ENV.profile]: embedded?.profilePath ?? profilePath,
+      [ENV.profile]: embedded?.profilePath ?? rotated?.profilePath ?? profilePath,
       [ENV.level]: o.level,
       [ENV.strict]: o.strict ? '1' : '0',
       [ENV.seed]: String(o.seed),
@@ -306,6 +327,7 @@ export async function runSuite(
     return exit;
   } finally {
     if (o.list) rmSync(output, { recursive: true, force: true });
+    if (rotated) rmSync(rotated.dir, { recursive: true, force: true });
     await variants?.close();
     if (embedded) {
       await embedded.server.close();
@@ -340,6 +362,10 @@ export function addRunCommand(program: Command): void {
     .option('--output <dir>', 'where reports go (conformance-report.json, junit.xml, html/, results.json)', 'conformance-output')
     .option('--show-secrets', 'show tokens and secrets in transcripts instead of redacting them', false)
     .option('--last-failed', 'only the checks that failed in the previous run (same --output)', false)
+    .option(
+      '--wait <duration>',
+      'with --base-url: first wait (e.g. 60s, 2m) for /health and then the description documents to answer; time up: exit 3 naming what never answered',
+    )
     .option('--no-doctor', 'skip the reachability and trust checks before the run')
     .option('--ca <file>', "PEM bundle of the CA that issued the deployment's TLS certificate (a private CA)")
     .option('--insecure', 'accept any TLS certificate of the deployment (tests only)', false)

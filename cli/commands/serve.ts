@@ -1,9 +1,11 @@
 // `shop-conformance serve`: the reference on the fixture profile and seed, until SIGINT/SIGTERM.
 import { resolve } from 'node:path';
 import { setFlagsFromString } from 'node:v8';
+import type { AddressInfo } from 'node:net';
 import type { Command } from 'commander';
 import { ConfigError, loadConfig } from '../../reference/src/config.js';
 import { startServer } from '../../reference/src/server.js';
+import { rotationDeadline } from '../rotation.js';
 
 export function addServeCommand(program: Command): void {
   program
@@ -24,6 +26,13 @@ Examples:
   $ PORT=0 LOG_LEVEL=warn shop-conformance serve --profile ./my-profile.json`,
     )
     .action(async (opts: { port?: string; host?: string; db?: string; profile?: string; seed?: string | false }) => {
+      // On the fixture profile (no --profile, no PROFILE_PATH), its previous guest key's rotation begins now (cli/rotation.ts),
+      // unless the rotation is configured by the environment.
+      const fixture =
+        !opts.profile &&
+        process.env.PROFILE_PATH === undefined &&
+        process.env.GUEST_SESSION_KEY_PREVIOUS === undefined &&
+        process.env.GUEST_SESSION_KEY_PREVIOUS_UNTIL === undefined;
       let config;
       try {
         config = loadConfig({
@@ -33,6 +42,7 @@ Examples:
             host: opts.host,
             databasePath: opts.db ? (opts.db === ':memory:' ? opts.db : resolve(opts.db)) : undefined,
             seedPath: opts.seed === false ? null : opts.seed ? resolve(opts.seed) : undefined,
+            ...(fixture ? { guestSessionKeyPreviousUntil: rotationDeadline() } : {}),
           },
         });
       } catch (err) {
@@ -54,18 +64,33 @@ Examples:
         process.stderr.write(`shop-conformance serve: --port: cannot listen on ${config.host}:${config.port} (${code})\n`);
         process.exit(2);
       }
-      process.stdout.write(`shop-conformance reference listening on ${running.url}\n`);
+      // Where it listens (the address bound), and apart from it the URL clients are told to call (PUBLIC_BASE_URL).
+      const { port } = running.server.address() as AddressInfo;
+      const host = config.host.includes(':') ? `[${config.host}]` : config.host;
+      process.stdout.write(`shop-conformance reference listening on http://${host}:${port}\n`);
+      if (config.publicBaseUrl !== null) process.stdout.write(`public URL (PUBLIC_BASE_URL): ${config.publicBaseUrl}\n`);
       const warning = publicBaseUrlWarning(config.publicBaseUrl, config.host);
       if (warning) process.stderr.write(warning);
-      const stop = (signal: string) => {
-        process.stderr.write(`received ${signal}, shutting down\n`);
+      let stopping = false;
+      const stop = (why: string) => {
+        if (stopping) return;
+        stopping = true;
+        process.stderr.write(`${why}, shutting down\n`);
         running.close().then(
           () => process.exit(0),
           () => process.exit(1),
         );
       };
-      process.once('SIGINT', () => stop('SIGINT'));
-      process.once('SIGTERM', () => stop('SIGTERM'));
+      process.once('SIGINT', () => stop('received SIGINT'));
+      process.once('SIGTERM', () => stop('received SIGTERM'));
+      // Started by npm (npx, npm exec, npm run), this process runs under npm's shell: a SIGTERM to npm (`kill $!` after
+      // `npx shop-conformance serve &`) ends npm and that shell and never reaches it. Its parent gone, it stops as on SIGTERM.
+      if (process.env.npm_command !== undefined) {
+        const parent = process.ppid;
+        setInterval(() => {
+          if (process.ppid !== parent) stop(`its parent (npm ${process.env.npm_command}) exited`);
+        }, 200).unref();
+      }
     });
 }
 

@@ -284,6 +284,9 @@ Examples:
           }
         }
         if (o.json && o.headers) throw new UsageError('--json and --headers are exclusive');
+        // An empty Assistant-Subject header is no token at all: the forwarder would send nothing a server could check.
+        if (o.assistantSubject !== undefined && o.assistantSubject.trim() === '')
+          throw new UsageError("--assistant-subject: empty; pass the signed-out assistant's original token");
         const profile = loadProfile(o.profile);
         const credential = await mintCredential(profile, {
           kind,

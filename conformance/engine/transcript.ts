@@ -49,7 +49,9 @@ export function scrub(text: string, secrets: readonly string[] = []): string {
 
 /** Replaces credential headers, credentials wherever they appear, and any profile secret (header name null: any text). */
 export function redactor(profile: Profile, show: boolean): (name: string | null, value: string) => string {
-  const secrets = Object.values(profile.secrets).filter((s): s is string => typeof s === 'string' && s.length >= 8);
+  // Every secret but the previous guest key's deadline, a date the messages quote (AUTH-GUEST-15).
+  const { guestSessionKeyPreviousUntil: _deadline, ...keys } = profile.secrets;
+  const secrets = Object.values(keys).filter((s): s is string => typeof s === 'string' && s.length >= 8);
   // A deployment's own artifact header names and browser-session prefix (profile conventions) are credentials too.
   const headers = new Set([...CREDENTIAL_HEADERS, ...Object.values(profile.conventions?.headers ?? {}).map((h) => h.toLowerCase())]);
   const prefix = profile.conventions?.credentials?.browserSession?.prefix;

@@ -27,7 +27,7 @@ function serve(args: string[], env: NodeJS.ProcessEnv = {}) {
     child.once('exit', (code) => reject(new Error(`exited ${code}: ${err}`)));
   });
   const exit = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  return { child, url, exit, stderr: () => err };
+  return { child, url, exit, stderr: () => err, stdout: () => out };
 }
 
 for (const signal of ['SIGTERM', 'SIGINT'] as const) {
@@ -97,4 +97,14 @@ test('without PUBLIC_BASE_URL serve warns that htu trusts Host, louder beyond lo
     s.child.kill('SIGTERM');
     assert.equal(await s.exit, 0);
   }
+});
+
+test('with PUBLIC_BASE_URL serve prints where it listens (the bound address) and, apart from it, the public URL', async () => {
+  const s = serve(['--port', '0'], { PUBLIC_BASE_URL: 'https://shop.example' });
+  const url = await s.url;
+  assert.match(url, /^http:\/\/127\.0\.0\.1:\d+$/);
+  assert.equal((await fetch(url + '/health')).status, 200);
+  s.child.kill('SIGTERM');
+  assert.equal(await s.exit, 0);
+  assert.match(s.stdout(), /^public URL \(PUBLIC_BASE_URL\): https:\/\/shop\.example$/m);
 });

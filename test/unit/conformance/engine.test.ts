@@ -183,3 +183,10 @@ test('credentials are redacted wherever they appear: query strings, bodies, brow
   assert.match(text, /"x":"AAAA"/, 'public members stay');
   assert.ok(formatExchange(x, redactor(fixtureProfile, true)).includes(jwt), '--show-secrets shows them');
 });
+
+test("a profile's dates are not secrets: the previous guest key's deadline is shown, the keys are redacted", () => {
+  const redact = redactor(fixtureProfile, false);
+  const { guestSessionKeyPreviousUntil: until, guestSessionKeyPrevious: previous, guestSessionKey: key } = fixtureProfile.secrets;
+  const text = `deadline ${until}, keys ${previous} ${key}`;
+  assert.equal(redact(null, text), `deadline ${until}, keys <redacted secret> <redacted secret>`);
+});
