@@ -19,6 +19,7 @@ import { sendUpstream, startProxy, type Proxy } from '../../conformance/selftest
 import { KNOWN_SURVIVORS } from '../../conformance/selftest/known-survivors.js';
 import { reachOf, resetReach } from '../../conformance/selftest/scoped.js';
 import { listScoped, scopeSelection, scopedOptions, screenVariants, type ScopedOptions } from './self-test-scoped.js';
+import { deriveVariants } from '../../conformance/selftest/scoped.js';
 import { FIXTURE_PROFILE } from '../../reference/src/paths.js';
 import type { Profile } from '../../contract/profile.js';
 import type { RunningServer } from '../../reference/src/server.js';
@@ -56,6 +57,18 @@ type Io = { out: (s: string) => void; err: (s: string) => void };
 
 /** The defects the options select; a name that matches nothing is a usage error (thrown as one line). */
 export function selectDefects(o: Pick<SelfTestOptions, 'defect' | 'clause' | 'toothless'>, library: readonly Defect[] = DEFECTS): Defect[] {
+  // A narrowed variant by its id (`<defect>@<dimension>=<value>`, as the self-test names a survivor): that cell alone.
+  const variants: Defect[] = [];
+  for (const id of (o.defect ?? []).filter((x) => x.includes('@'))) {
+    const broad = library.find((d) => d.id === id.slice(0, id.indexOf('@')));
+    const variant = broad && deriveVariants(broad).find((v) => v.id === id);
+    if (!variant) throw new Error(`--defect: no narrowed variant ${id} (see --list --scoped all)`);
+    variants.push(variant);
+  }
+  if (variants.length > 0) {
+    const rest = (o.defect ?? []).filter((x) => !x.includes('@'));
+    return [...(rest.length || o.clause?.length ? selectDefects({ ...o, defect: rest }, library) : []), ...variants];
+  }
   for (const id of o.defect ?? []) if (!library.some((d) => d.id === id)) throw new Error(`--defect: no defect ${id} (see --list)`);
   for (const c of o.clause ?? []) if (!CLAUSES_BY_ID.has(c)) throw new Error(`--clause: no clause ${c} in the catalogue`);
   if (o.toothless !== undefined && !CLAUSES_BY_ID.has(o.toothless))
@@ -353,7 +366,7 @@ export function addSelfTestCommand(program: Command): void {
         'checks of this level judge the defects (default: reference for the embedded reference, spec with --base-url)',
       ).choices(['spec', 'reference']),
     )
-    .option('--defect <id...>', 'only these defects (see --list)')
+    .option('--defect <id...>', 'only these defects (see --list), or narrowed variants by their id (`<defect>@<dimension>=<value>`)')
     .option('--clause <id...>', 'only the defects that break these clauses')
     .option('--workers <n>', 'parallel workers (a number or a percentage of cores)')
     .option('--output <dir>', 'where self-test.json and self-test.html go', 'conformance-output')

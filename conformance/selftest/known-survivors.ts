@@ -5,10 +5,8 @@
 // and the entry goes. Reviewed like code: an entry is a known gap of the suite, not a waiver. Recorded from a full
 // `self-test --scoped all` at the reference level.
 export const KNOWN_SURVIVORS: Readonly<Record<string, string>> = {
-  'endpoints.create-answers-200@operation=adjustStock': 'no check of END-CONV-1 sends an exchange in operation=adjustStock',
   'endpoints.create-answers-200@operation=checkoutSavedCard':
     'purpose.checkout.idempotency.reference (failing on END-CONV-2), endpoints.checkout.saved-card.reference (failing on END-CONV-2) reach operation=checkoutSavedCard and miss the break',
-  'endpoints.create-answers-200@operation=refundOpsOrder': 'no check of END-CONV-1 sends an exchange in operation=refundOpsOrder',
   'endpoints.create-answers-200@operation=requestReturn': 'no check of END-CONV-1 sends an exchange in operation=requestReturn',
   'endpoints.identity-leaks-email@caller=assistant': 'no check of PUR-BANNER-2 sends an exchange in caller=assistant',
   'endpoints.identity-leaks-email@caller=invited-agent': 'no check of PUR-BANNER-2 sends an exchange in caller=invited-agent',
@@ -31,10 +29,8 @@ export const KNOWN_SURVIVORS: Readonly<Record<string, string>> = {
   'errors.request-id-dropped-on-success@status=503': 'no check of ERR-PROBLEM-7 sends an exchange in status=503',
   'limits.client-budget-unenforced@group=conversation': 'no check of LIM-RATE-3 sends an exchange in group=conversation',
   'limits.dpop-nonce-after-authentication-only@status=402': 'no check of AUTH-ORDER-4 sends an exchange in status=402',
-  'limits.dpop-nonce-after-authentication-only@status=431': 'no check of AUTH-ORDER-4 sends an exchange in status=431',
   'limits.dpop-nonce-after-authentication-only@status=503': 'no check of AUTH-ORDER-4 sends an exchange in status=503',
   'limits.dpop-nonce-only-on-failures@status=402': 'no check of AUTH-ORDER-4 sends an exchange in status=402',
-  'limits.dpop-nonce-only-on-failures@status=431': 'no check of AUTH-ORDER-4 sends an exchange in status=431',
   'limits.dpop-nonce-only-on-failures@status=503': 'no check of AUTH-ORDER-4 sends an exchange in status=503',
   'limits.rate-limited-without-retry-after@caller=assistant': 'no check of LIM-RATE-4 sends an exchange in caller=assistant',
   'limits.request-id-dropped-on-failures@status=503': 'no check of AUTH-ORDER-2 sends an exchange in status=503',
@@ -76,6 +72,4 @@ export const KNOWN_SURVIVORS: Readonly<Record<string, string>> = {
     'ERR-PROBLEM-1 broken for status=429 only: survived (no check reached the cell) (seeded sample, seed 1)',
   'errors.webhook-refusal-not-problem@status=503':
     'ERR-PROBLEM-1 broken for status=503 only: survived (no check reached the cell) (seeded sample, seed 1)',
-  'limits.dpop-nonce-missing-on-409@status=431':
-    'AUTH-ORDER-4 broken for status=431 only: survived (no check reached the cell) (seeded sample, seed 1)',
 };

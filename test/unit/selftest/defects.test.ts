@@ -36,6 +36,19 @@ describe('defect library', () => {
       ['selftest.toothless.END-PUBLIC-1'],
     );
   });
+
+  test('a narrowed variant by its id: that cell alone, beside the broad defects named', () => {
+    const picked = selectDefects({ defect: ['errors.cart-empty-as-409', 'errors.domain-error-challenge@error=cart_empty'] });
+    assert.deepEqual(
+      picked.map((d) => d.id),
+      ['errors.cart-empty-as-409', 'errors.domain-error-challenge@error=cart_empty'],
+    );
+    assert.deepEqual(picked[1]!.scope, { of: 'errors.domain-error-challenge', cell: 'error=cart_empty' });
+    assert.throws(
+      () => selectDefects({ defect: ['errors.domain-error-challenge@error=no_such_code'] }),
+      /--defect: no narrowed variant errors.domain-error-challenge@error=no_such_code/,
+    );
+  });
 });
 
 describe('kill matrix rules', () => {
