@@ -5,7 +5,7 @@
 // reference's resident memory under 100 connections. Several rounds; the medians of the per-round ratios are printed.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createHash, generateKeyPairSync, randomUUID, sign, type KeyObject } from 'node:crypto';
-import { closeSync, mkdtempSync, openSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, mkdtempSync, openSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -68,13 +68,17 @@ export async function startChild(which: 'reference' | 'trivial', o: ChildOptions
   const child = spawn(process.execPath, [...(o.nodeFlags ?? []), ...args], { stdio: ['ignore', 'pipe', stderr], env });
   if (typeof stderr === 'number') closeSync(stderr);
   const url = await new Promise<string>((resolve, reject) => {
+    const early = (code: number | null) => {
+      const tail = logFile && existsSync(logFile) ? `: ${readFileSync(logFile, 'utf8').slice(-400)}` : '';
+      reject(new Error(`${args.join(' ')} exited with ${code}${tail}`));
+    };
+    child.once('exit', early);
     createInterface({ input: child.stdout! }).on('line', (line) => {
       const found = /https?:\/\/\S+/.exec(line);
-      if (found) resolve(found[0]);
+      if (!found) return;
+      child.off('exit', early);
+      resolve(found[0]);
     });
-    child.once('exit', (code) =>
-      reject(new Error(`${args.join(' ')} exited with ${code}${logFile ? `: ${readFileSync(logFile, 'utf8').slice(-400)}` : ''}`)),
-    );
   });
   return {
     url,
