@@ -1,8 +1,9 @@
 // Throughput of the reference as users run it (default logging, on a file) beside a trivial Express 5 GET measured in the
 // same run (autocannon), as ratios: an authenticated cart read, a guest catalog read, a guest catalog page of 20 products
 // (also beside Express serving that same JSON body from memory), an assistant cart read with a fresh DPoP proof per
-// request. Then what default logging costs: each scenario against a second reference with logging off. Then the
-// reference's resident memory under 100 connections. Several rounds; the medians of the per-round ratios are printed.
+// request. Then what default logging costs: each scenario against a second reference with logging off. The last two are
+// measured in alternating one-second slices (paired), the others one after the other. Then the reference's resident
+// memory under 100 connections. Several rounds; medians are printed.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createHash, generateKeyPairSync, randomUUID, sign, type KeyObject } from 'node:crypto';
 import { closeSync, existsSync, mkdtempSync, openSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -143,9 +144,7 @@ export async function scenarios(referenceUrl: string): Promise<Record<string, Sc
       { method: 'GET', path: `/v1/catalog/products/${handle}`, headers: { authorization: `Bearer ${guest}` } },
     ],
     // A page of 20 products (11.7 KB with the fixture seed): also measured beside Express serving the same body.
-    [CATALOG_PAGE]: async () => [
-      { method: 'GET', path: '/v1/catalog/products?limit=20', headers: { authorization: `Bearer ${guest}` } },
-    ],
+    [CATALOG_PAGE]: async () => [{ method: 'GET', path: '/v1/catalog/products?limit=20', headers: { authorization: `Bearer ${guest}` } }],
     'assistant GET /v1/cart (DPoP)': async (url) => [
       {
         method: 'GET',
@@ -180,6 +179,31 @@ async function cannon(url: string, connections: number, seconds: number, request
 
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 
+type Load = () => Promise<{ reqPerSec: number; requests: number; failures: number }>;
+
+/**
+ * Two loads compared in alternating one-second slices (a, b, a, b, …; `slices` of each): on a shared machine the load of
+ * other processes changes from second to second, and both sides of a pair meet nearly the same. The per-pair ratios
+ * a/b are returned, with b's rates, a's requests and the failures of both.
+ */
+async function paired(a: Load, b: Load, slices: number) {
+  const ratios: number[] = [];
+  const bRates: number[] = [];
+  let requests = 0;
+  let failures = 0;
+  for (let i = 0; i < slices; i++) {
+    const first = i % 2 === 0;
+    const x = first ? await a() : await b();
+    const y = first ? await b() : await a();
+    const [ra, rb] = first ? [x, y] : [y, x];
+    ratios.push(ra.reqPerSec / rb.reqPerSec);
+    bRates.push(rb.reqPerSec);
+    requests += ra.requests;
+    failures += ra.failures + rb.failures;
+  }
+  return { ratios, bRates, requests, failures };
+}
+
 export const CATALOG_PAGE = 'guest GET /v1/catalog/products (page of 20)';
 
 export interface ThroughputResult {
@@ -187,10 +211,12 @@ export interface ThroughputResult {
   ratios: Record<string, number>;
   failures: Record<string, number>;
   trivialReqPerSec: number;
-  /** The catalog page beside Express serving the same JSON body from memory (the same bytes, the same length). */
-  page: { ratio: number; bytes: number; expressReqPerSec: number };
-  /** Per scenario: 1 − (req/s with default logging ÷ req/s with logging off), the median of the rounds. */
+  /** The catalog page beside Express serving the same JSON body from memory (the same bytes), paired slices. */
+  page: { ratio: number; bytes: number; expressReqPerSec: number; failures: number };
+  /** Per scenario: 1 − (req/s with default logging ÷ req/s with logging off), the median of the paired slices. */
   loggingCost: Record<string, number>;
+  /** Non-2xx answers and errors during the paired slices (a DPoP nonce that rotated between two slices, …). */
+  loggingFailures: Record<string, number>;
   /** Bytes of log the default configuration wrote per request, over the measured rounds. */
   logBytesPerRequest: number;
   rss100: { rssMb: number; peakMb: number };
@@ -202,7 +228,8 @@ async function fetchPage(url: string, dir: string): Promise<{ file: string; byte
   const res = await fetch(`${url}/v1/catalog/products?limit=20`, { headers: { authorization: `Bearer ${guest}` } });
   const text = await res.text();
   const items = (JSON.parse(text) as { items?: unknown[] }).items;
-  if (res.status !== 200 || items?.length !== 20) throw new Error(`the catalog page is not 20 products: ${res.status} ${text.slice(0, 200)}`);
+  if (res.status !== 200 || items?.length !== 20)
+    throw new Error(`the catalog page is not 20 products: ${res.status} ${text.slice(0, 200)}`);
   const file = join(dir, 'page.json');
   writeFileSync(file, text);
   return { file, bytes: Buffer.byteLength(text) };
@@ -216,6 +243,7 @@ export async function benchThroughput(o: ThroughputOptions): Promise<ThroughputR
   try {
     const page = await fetchPage(reference.url, dir);
     trivial = await startChild('trivial', { env: { BENCH_PAGE_FILE: page.file } });
+    const trivialUrl = trivial.url;
     const list = await scenarios(reference.url);
     const quietList = await scenarios(quiet.url);
     const ratios: Record<string, number[]> = {};
@@ -223,6 +251,8 @@ export async function benchThroughput(o: ThroughputOptions): Promise<ThroughputR
     const pageRatios: number[] = [];
     const pageRates: number[] = [];
     const failures: Record<string, number> = {};
+    const pairedFailures: Record<string, number> = {};
+    let pageFailures = 0;
     const trivialRates: number[] = [];
     // Warm all of them (JIT, caches) before the measured rounds.
     await cannon(`${trivial.url}/`, o.connections, 1);
@@ -232,19 +262,35 @@ export async function benchThroughput(o: ThroughputOptions): Promise<ThroughputR
     const logStart = reference.logBytes();
     let logged = 0;
     for (let round = 0; round < o.rounds; round++) {
+      // Beside the trivial GET, one scenario after the other (as before: these targets predate the paired measures).
       const base = await cannon(`${trivial.url}/`, o.connections, o.seconds);
       trivialRates.push(base.reqPerSec);
-      const express = await cannon(`${trivial.url}/page`, o.connections, o.seconds);
-      pageRates.push(express.reqPerSec);
       for (const [name, requests] of Object.entries(list)) {
         const r = await cannon(reference.url, o.connections, o.seconds, await requests(reference.url));
         logged += r.requests;
-        const off = await cannon(quiet.url, o.connections, o.seconds, await quietList[name]!(quiet.url));
         (ratios[name] ??= []).push(r.reqPerSec / base.reqPerSec);
-        (costs[name] ??= []).push(1 - r.reqPerSec / off.reqPerSec);
-        if (name === CATALOG_PAGE) pageRatios.push(r.reqPerSec / express.reqPerSec);
-        failures[name] = (failures[name] ?? 0) + r.failures + off.failures;
+        failures[name] = (failures[name] ?? 0) + r.failures;
       }
+      // Default logging against logging off, and the catalog page against Express sending it: paired slices.
+      for (const [name, requests] of Object.entries(list)) {
+        const p = await paired(
+          async () => cannon(reference.url, o.connections, 1, await requests(reference.url)),
+          async () => cannon(quiet.url, o.connections, 1, await quietList[name]!(quiet.url)),
+          o.seconds,
+        );
+        logged += p.requests;
+        (costs[name] ??= []).push(...p.ratios.map((x) => 1 - x));
+        pairedFailures[name] = (pairedFailures[name] ?? 0) + p.failures;
+      }
+      const p = await paired(
+        async () => cannon(reference.url, o.connections, 1, await list[CATALOG_PAGE]!(reference.url)),
+        async () => cannon(`${trivialUrl}/page`, o.connections, 1),
+        o.seconds,
+      );
+      logged += p.requests;
+      pageRatios.push(...p.ratios);
+      pageFailures += p.failures;
+      pageRates.push(...p.bRates);
     }
     // Queued lines reach the file shortly after the last answer.
     await new Promise((resolve) => setTimeout(resolve, 500));
@@ -256,8 +302,9 @@ export async function benchThroughput(o: ThroughputOptions): Promise<ThroughputR
       ratios: Object.fromEntries(Object.entries(ratios).map(([k, v]) => [k, median(v)])),
       failures,
       trivialReqPerSec: median(trivialRates),
-      page: { ratio: median(pageRatios), bytes: page.bytes, expressReqPerSec: median(pageRates) },
+      page: { ratio: median(pageRatios), bytes: page.bytes, expressReqPerSec: median(pageRates), failures: pageFailures },
       loggingCost: Object.fromEntries(Object.entries(costs).map(([k, v]) => [k, median(v)])),
+      loggingFailures: pairedFailures,
       logBytesPerRequest,
       rss100,
     };
