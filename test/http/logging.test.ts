@@ -42,7 +42,7 @@ test('a line is one JSON object: level by name, an ISO time, the event and its f
   log.error('api_error', { requestId: 'req-2', error: 'boom' });
   const lines = out.lines();
   assert.deepEqual(
-    lines.map(({ time, ...rest }) => rest),
+    lines.map(({ time: _time, ...rest }) => rest),
     [
       { level: 'info', requestId: 'req-1', method: 'GET', path: '/v1/cart', status: 200, ms: 1.5, event: 'request' },
       { level: 'warn', event: 'plain' },
