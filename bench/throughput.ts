@@ -2,8 +2,8 @@
 // same run (autocannon), as ratios: an authenticated cart read, a guest catalog read, a guest catalog page of 20 products
 // (also beside Express serving that same JSON body from memory), an assistant cart read with a fresh DPoP proof per
 // request. Then what default logging costs: each scenario against a second reference with logging off. The last two are
-// measured in alternating one-second slices (paired), the others one after the other. Then the reference's resident
-// memory under 100 connections. Several rounds; medians are printed.
+// measured in alternating one-second slices (paired), as throughput and as requests per CPU second; the others one
+// after the other. Then the reference's resident memory under 100 connections. Several rounds; medians are printed.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createHash, generateKeyPairSync, randomUUID, sign, type KeyObject } from 'node:crypto';
 import { closeSync, existsSync, mkdtempSync, openSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -181,27 +181,56 @@ const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floo
 
 type Load = () => Promise<{ reqPerSec: number; requests: number; failures: number }>;
 
+/** CPU seconds a process has used (user + system, every thread), from /proc (clock ticks of 1/100 s). */
+function cpuSecondsOf(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
+interface Side {
+  load: Load;
+  pid: number;
+}
+
 /**
- * Two loads compared in alternating one-second slices (a, b, a, b, …; `slices` of each): on a shared machine the load of
- * other processes changes from second to second, and both sides of a pair meet nearly the same. The per-pair ratios
- * a/b are returned, with b's rates, a's requests and the failures of both.
+ * Two servers compared in alternating one-second slices (a, b, b, a, …; `slices` of each). Two measures: the per-slice
+ * throughput ratios a/b, whose median is what a client sees but which the machine's other load moves from second to
+ * second; and the requests each server answered per CPU second it used (user + system, its pool threads included), the
+ * inverse of its work per request, which other processes on the machine hardly move.
  */
-async function paired(a: Load, b: Load, slices: number) {
+async function paired(a: Side, b: Side, slices: number) {
   const ratios: number[] = [];
   const bRates: number[] = [];
-  let requests = 0;
+  const cpu = { a: 0, b: 0 };
+  const answered = { a: 0, b: 0 };
   let failures = 0;
+  const run = async (side: Side, key: 'a' | 'b') => {
+    const before = cpuSecondsOf(side.pid);
+    const r = await side.load();
+    cpu[key] += cpuSecondsOf(side.pid) - before;
+    answered[key] += r.requests;
+    failures += r.failures;
+    return r;
+  };
   for (let i = 0; i < slices; i++) {
-    const first = i % 2 === 0;
-    const x = first ? await a() : await b();
-    const y = first ? await b() : await a();
-    const [ra, rb] = first ? [x, y] : [y, x];
+    let ra, rb;
+    if (i % 2 === 0) {
+      ra = await run(a, 'a');
+      rb = await run(b, 'b');
+    } else {
+      rb = await run(b, 'b');
+      ra = await run(a, 'a');
+    }
     ratios.push(ra.reqPerSec / rb.reqPerSec);
     bRates.push(rb.reqPerSec);
-    requests += ra.requests;
-    failures += ra.failures + rb.failures;
   }
-  return { ratios, bRates, requests, failures };
+  return {
+    throughputRatio: median(ratios),
+    cpuRatio: answered.a / cpu.a / (answered.b / cpu.b),
+    bRate: median(bRates),
+    requests: answered.a,
+    failures,
+  };
 }
 
 export const CATALOG_PAGE = 'guest GET /v1/catalog/products (page of 20)';
@@ -211,10 +240,15 @@ export interface ThroughputResult {
   ratios: Record<string, number>;
   failures: Record<string, number>;
   trivialReqPerSec: number;
-  /** The catalog page beside Express serving the same JSON body from memory (the same bytes), paired slices. */
-  page: { ratio: number; bytes: number; expressReqPerSec: number; failures: number };
-  /** Per scenario: 1 − (req/s with default logging ÷ req/s with logging off), the median of the paired slices. */
+  /**
+   * The catalog page beside Express serving the same JSON body from memory (the same bytes), in paired slices: the
+   * throughput ratio and the ratio of requests per CPU second (medians of the rounds).
+   */
+  page: { ratio: number; cpuRatio: number; bytes: number; expressReqPerSec: number; failures: number };
+  /** Per scenario, default logging against logging off in paired slices: 1 − the throughput ratio (median of the rounds). */
   loggingCost: Record<string, number>;
+  /** The same from the requests per CPU second: the share of each request's work that is its log line. */
+  loggingCpuCost: Record<string, number>;
   /** Non-2xx answers and errors during the paired slices (a DPoP nonce that rotated between two slices, …). */
   loggingFailures: Record<string, number>;
   /** Bytes of log the default configuration wrote per request, over the measured rounds. */
@@ -244,11 +278,14 @@ export async function benchThroughput(o: ThroughputOptions): Promise<ThroughputR
     const page = await fetchPage(reference.url, dir);
     trivial = await startChild('trivial', { env: { BENCH_PAGE_FILE: page.file } });
     const trivialUrl = trivial.url;
+    const trivialPid = trivial.process.pid!;
     const list = await scenarios(reference.url);
     const quietList = await scenarios(quiet.url);
     const ratios: Record<string, number[]> = {};
     const costs: Record<string, number[]> = {};
     const pageRatios: number[] = [];
+    const pageCpuRatios: number[] = [];
+    const cpuCosts: Record<string, number[]> = {};
     const pageRates: number[] = [];
     const failures: Record<string, number> = {};
     const pairedFailures: Record<string, number> = {};
@@ -274,23 +311,28 @@ export async function benchThroughput(o: ThroughputOptions): Promise<ThroughputR
       // Default logging against logging off, and the catalog page against Express sending it: paired slices.
       for (const [name, requests] of Object.entries(list)) {
         const p = await paired(
-          async () => cannon(reference.url, o.connections, 1, await requests(reference.url)),
-          async () => cannon(quiet.url, o.connections, 1, await quietList[name]!(quiet.url)),
+          { pid: reference.process.pid!, load: async () => cannon(reference.url, o.connections, 1, await requests(reference.url)) },
+          { pid: quiet.process.pid!, load: async () => cannon(quiet.url, o.connections, 1, await quietList[name]!(quiet.url)) },
           o.seconds,
         );
         logged += p.requests;
-        (costs[name] ??= []).push(...p.ratios.map((x) => 1 - x));
+        (costs[name] ??= []).push(1 - p.throughputRatio);
+        (cpuCosts[name] ??= []).push(1 - p.cpuRatio);
         pairedFailures[name] = (pairedFailures[name] ?? 0) + p.failures;
       }
       const p = await paired(
-        async () => cannon(reference.url, o.connections, 1, await list[CATALOG_PAGE]!(reference.url)),
-        async () => cannon(`${trivialUrl}/page`, o.connections, 1),
+        {
+          pid: reference.process.pid!,
+          load: async () => cannon(reference.url, o.connections, 1, await list[CATALOG_PAGE]!(reference.url)),
+        },
+        { pid: trivialPid, load: async () => cannon(`${trivialUrl}/page`, o.connections, 1) },
         o.seconds,
       );
       logged += p.requests;
-      pageRatios.push(...p.ratios);
+      pageRatios.push(p.throughputRatio);
+      pageCpuRatios.push(p.cpuRatio);
+      pageRates.push(p.bRate);
       pageFailures += p.failures;
-      pageRates.push(...p.bRates);
     }
     // Queued lines reach the file shortly after the last answer.
     await new Promise((resolve) => setTimeout(resolve, 500));
@@ -302,8 +344,15 @@ export async function benchThroughput(o: ThroughputOptions): Promise<ThroughputR
       ratios: Object.fromEntries(Object.entries(ratios).map(([k, v]) => [k, median(v)])),
       failures,
       trivialReqPerSec: median(trivialRates),
-      page: { ratio: median(pageRatios), bytes: page.bytes, expressReqPerSec: median(pageRates), failures: pageFailures },
+      page: {
+        ratio: median(pageRatios),
+        cpuRatio: median(pageCpuRatios),
+        bytes: page.bytes,
+        expressReqPerSec: median(pageRates),
+        failures: pageFailures,
+      },
       loggingCost: Object.fromEntries(Object.entries(costs).map(([k, v]) => [k, median(v)])),
+      loggingCpuCost: Object.fromEntries(Object.entries(cpuCosts).map(([k, v]) => [k, median(v)])),
       loggingFailures: pairedFailures,
       logBytesPerRequest,
       rss100,
