@@ -110,10 +110,10 @@ if (only.has('throughput')) {
 }
 
 if (only.has('suite')) {
-  line('\n== Full embedded run (shop-conformance run, default workers; target ≤ 1.2 × its floor)');
+  line('\n== Full embedded run (shop-conformance run, default workers; target ≤ 1.25 × its floor, the keep-alive check)');
   const r = benchSuite();
   line(
-    `   wall ${r.wallS.toFixed(1)} s, floor ${r.floorS.toFixed(1)} s (${r.floorCheck}): ${(r.wallS / r.floorS).toFixed(2)} × floor  ${verdict(r.wallS <= 1.2 * r.floorS)}`,
+    `   wall ${r.wallS.toFixed(1)} s, floor ${r.floorS.toFixed(1)} s (${r.floorCheck}): ${(r.wallS / r.floorS).toFixed(2)} × floor  ${verdict(r.wallS <= 1.25 * r.floorS)}`,
   );
   line(`   checks (Playwright) ${r.playwrightS.toFixed(1)} s; start, doctor and reporters ${r.outsideS.toFixed(1)} s`);
   line(`   ${r.passed} passed, ${r.failed} failed, ${r.skipped} skipped`);
