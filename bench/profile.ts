@@ -3,7 +3,10 @@
 import autocannon from 'autocannon';
 import { scenarios, startChild } from './throughput.js';
 const which = process.argv[2] ?? 'authenticated GET /v1/cart';
-const child = await startChild('reference', ['--cpu-prof', '--cpu-prof-interval', '200', '--cpu-prof-dir', '/tmp/prof']);
+const child = await startChild('reference', {
+  nodeFlags: ['--cpu-prof', '--cpu-prof-interval', '200', '--cpu-prof-dir', '/tmp/prof'],
+  logs: 'default',
+});
 const list = await scenarios(child.url);
 const r = await autocannon({ url: child.url, connections: 50, duration: 6, requests: await list[which]!(child.url) });
 console.log(which, r.requests.average);

@@ -74,7 +74,7 @@ if (only.has('startup')) {
 
 if (only.has('throughput')) {
   line(
-    `\n== Reference throughput beside a trivial Express 5 GET (autocannon, 50 connections, ${rounds} rounds of ${values.seconds} s; median ratios)`,
+    `\n== Reference throughput as users run it (default logging, LOG_LEVEL unset, on a file) beside a trivial Express 5 GET (autocannon, 50 connections, ${rounds} rounds of ${values.seconds} s; median ratios)`,
   );
   const r = await benchThroughput({ rounds, seconds: Number(values.seconds), connections: 50 });
   line(`   ${'trivial Express 5 GET'.padEnd(44)} ${r.trivialReqPerSec.toFixed(0)} req/s`);
@@ -89,16 +89,31 @@ if (only.has('throughput')) {
     const judged = target === undefined ? '(no target)' : `target ≥ ${target}×  ${verdict(ratio >= target && !r.failures[name])}`;
     line(`   ${name.padEnd(44)} ${ratio.toFixed(2)}×  ${judged}${failures}`);
   }
+  // Judged on requests per CPU second (the work per request), which the machine's other load hardly moves; the
+  // throughput of the same paired slices is printed beside it.
+  line(
+    `   ${'catalog page beside Express sending it'.padEnd(44)} ${r.page.cpuRatio.toFixed(2)}× per CPU second  target ≥ 0.7×  ${verdict(r.page.cpuRatio >= 0.7 && !r.page.failures)}  (throughput ${r.page.ratio.toFixed(2)}×; ${r.page.bytes} B, Express res.json of the same body from memory ${r.page.expressReqPerSec.toFixed(0)} req/s)${r.page.failures ? ` (${r.page.failures} non-2xx or errors!)` : ''}`,
+  );
+  line(
+    `   default logging's cost, 1 − (requests per CPU second with it ÷ with LOG_LEVEL=silent); ${r.logBytesPerRequest.toFixed(0)} B of log per request:`,
+  );
+  for (const [name, cost] of Object.entries(r.loggingCpuCost)) {
+    const failures = r.loggingFailures[name] ? `  (${r.loggingFailures[name]} non-2xx or errors)` : '';
+    const throughput = `(throughput ${(r.loggingCost[name]! * 100).toFixed(1)} %)`;
+    line(
+      `     ${name.padEnd(42)} ${(cost * 100).toFixed(1).padStart(5)} %  target ≤ 10 %  ${verdict(cost <= 0.1)}  ${throughput}${failures}`,
+    );
+  }
   line(
     `   ${'RSS after 100 connections'.padEnd(44)} ${r.rss100.rssMb.toFixed(0)} MB (peak ${r.rss100.peakMb.toFixed(0)} MB)  target ≤ 150 MB  ${verdict(r.rss100.peakMb <= 150)}`,
   );
 }
 
 if (only.has('suite')) {
-  line('\n== Full embedded run (shop-conformance run, default workers; target ≤ 1.2 × its floor)');
+  line('\n== Full embedded run (shop-conformance run, default workers; target ≤ 1.25 × its floor, the keep-alive check)');
   const r = benchSuite();
   line(
-    `   wall ${r.wallS.toFixed(1)} s, floor ${r.floorS.toFixed(1)} s (${r.floorCheck}): ${(r.wallS / r.floorS).toFixed(2)} × floor  ${verdict(r.wallS <= 1.2 * r.floorS)}`,
+    `   wall ${r.wallS.toFixed(1)} s, floor ${r.floorS.toFixed(1)} s (${r.floorCheck}): ${(r.wallS / r.floorS).toFixed(2)} × floor  ${verdict(r.wallS <= 1.25 * r.floorS)}`,
   );
   line(`   checks (Playwright) ${r.playwrightS.toFixed(1)} s; start, doctor and reporters ${r.outsideS.toFixed(1)} s`);
   line(`   ${r.passed} passed, ${r.failed} failed, ${r.skipped} skipped`);

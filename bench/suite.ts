@@ -1,6 +1,7 @@
 // Wall time of the full embedded run (`shop-conformance run`, default workers, as the README's first command runs it)
-// beside its floor: the longest single check, the event-stream check that must watch the stream for its 15 s keep-alive
-// (spec: Conversation event streams). Where the rest goes comes from Playwright's own JSON report.
+// beside its floor: the longest single check, the event-stream check that must see a keep-alive comment within 15 s of
+// the open and the next within 15 s of it (spec: Conversation event streams). The reference sends its first comment at
+// once, so the floor is one interval, about 15 s. Where the rest goes comes from Playwright's own JSON report.
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -45,7 +45,7 @@ export const CONFIG_FIELDS = {
     env: 'LOG_LEVEL',
     schema: z.enum(['debug', 'info', 'warn', 'error', 'silent']),
     default: 'info',
-    doc: 'Lowest log level written to stderr.',
+    doc: 'Lowest log level written to stderr (`silent`: none). `info` writes a line per request ([Logs](#logs)).',
   },
   heapGrowingPercent: {
     env: 'HEAP_GROWING_PERCENT',

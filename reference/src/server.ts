@@ -61,6 +61,8 @@ export async function startServer(config: Config, o: { clock?: Clock; log?: Logg
         server.close(() => {
           clearTimeout(cut);
           db.close();
+          // The last lines (the requests that were still open) are written before close() resolves.
+          log.flush?.();
           resolve();
         });
         server.closeIdleConnections();

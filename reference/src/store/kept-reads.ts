@@ -14,11 +14,24 @@ interface Kept {
   reads: Map<string, unknown>;
 }
 const KEPT = new WeakMap<Db, Map<Counter, Kept>>();
+/** The statement reading each counter, prepared once per connection (a read of a kept value is otherwise only this). */
+const VERSION_READS = new WeakMap<Db, Map<Counter, () => number>>();
+
+function versionOf(db: Db, counter: Counter): number {
+  let reads = VERSION_READS.get(db);
+  if (!reads) VERSION_READS.set(db, (reads = new Map()));
+  let read = reads.get(counter);
+  if (!read) {
+    const statement = db.prepare(`SELECT v FROM ${counter}_version`).pluck();
+    reads.set(counter, (read = () => statement.get() as number));
+  }
+  return read();
+}
 
 export function keptRead<T>(db: Db, counter: Counter, key: string, read: () => T): T {
   // Inside a transaction a read may see writes that are then rolled back: never kept.
   if (db.inTransaction) return read();
-  const version = db.prepare(`SELECT v FROM ${counter}_version`).pluck().get() as number;
+  const version = versionOf(db, counter);
   let byCounter = KEPT.get(db);
   if (!byCounter) KEPT.set(db, (byCounter = new Map()));
   let kept = byCounter.get(counter);
