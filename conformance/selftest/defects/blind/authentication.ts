@@ -216,4 +216,20 @@ export const BLIND_AUTHENTICATION_DEFECTS: readonly Defect[] = [
         ? problemAnswer(ctx, a, 400, 'guest_session_required', 'Bad Request')
         : a,
   ),
+  // "a DPoP request gets a fresh `DPoP-Nonce` on every response". Broken on 429 (the rate limiter answers on its own).
+  wire('blind.auth.nonce-missing-on-429', 'AUTH-ORDER-4', '429 answers to DPoP requests carry no DPoP-Nonce', (a, r) =>
+    a.status === 429 && isDpop(r) ? { ...a, headers: withoutHeader(a.headers, 'dpop-nonce') } : a,
+  ),
+  // Same sentence. Broken on the conversation routes' successes only.
+  wire(
+    'blind.auth.nonce-missing-on-conversation-success',
+    'AUTH-ORDER-4',
+    'successful answers on /assistant/conversations carry no DPoP-Nonce',
+    (a, r) =>
+      a.status < 400 && pathOf(r).startsWith('/assistant/conversations') ? { ...a, headers: withoutHeader(a.headers, 'dpop-nonce') } : a,
+  ),
+  // Same sentence. Broken on 304 (a conditional catalog read by an assistant): the not-modified answer has no nonce.
+  wire('blind.auth.nonce-missing-on-304', 'AUTH-ORDER-4', '304 answers to DPoP requests carry no DPoP-Nonce', (a, r) =>
+    a.status === 304 && isDpop(r) ? { ...a, headers: withoutHeader(a.headers, 'dpop-nonce') } : a,
+  ),
 ];
