@@ -266,4 +266,20 @@ export const BLIND_ENDPOINTS_DEFECTS: readonly Defect[] = [
   wire('blind.endpoints.no-content-no-cache-control', 'END-CONV-9', '204 answers carry no Cache-Control', (a) =>
     a.status === 204 ? { ...a, headers: withoutHeader(a.headers, 'cache-control') } : a,
   ),
+  // "creates answer 201". Broken on addAddress for delegated callers only (the agent-protocol branch): 200.
+  wireWith(
+    'blind.endpoints.delegated-add-address-200',
+    'END-CONV-1',
+    'addAddress by a delegated caller answers 200 instead of 201',
+    (ctx) => (a, r) =>
+      isOperation(r, 'addAddress') && a.status === 201 && kindOf(ctx.profile, r) === 'delegated' ? { ...a, status: 200 } : a,
+  ),
+  // "creates answer 201 with a `Location` header where a GET URL exists". Broken on requestReturn for assistants only.
+  wire(
+    'blind.endpoints.assistant-return-no-location',
+    'END-CONV-2',
+    'requestReturn by an assistant answers 201 without Location',
+    (a, r) =>
+      isOperation(r, 'requestReturn') && a.status === 201 && isDpop(r) ? { ...a, headers: withoutHeader(a.headers, 'location') } : a,
+  ),
 ];

@@ -204,4 +204,18 @@ export const BLIND_ERRORS_DEFECTS: readonly Defect[] = [
           })
         : a,
   ),
+  // "| wrong caller kind | 403 | `caller_not_allowed` | none |". Broken for guests only: a Bearer challenge.
+  wireWith(
+    'blind.errors.caller-not-allowed-challenge-guest',
+    'ERR-TABLE-8',
+    'caller_not_allowed to a guest carries a Bearer challenge',
+    (ctx) => (a, r) =>
+      isCode(a, 'caller_not_allowed') && kindOf(ctx.profile, r) === 'guest'
+        ? { ...a, headers: [...a.headers, ['WWW-Authenticate', 'Bearer error="insufficient_scope"']] }
+        : a,
+  ),
+  // "... and writes `X-Request-Id` on every response." Broken on 431 (answered before the request stage runs).
+  wire('blind.errors.request-id-missing-on-431', 'ERR-PROBLEM-7', '431 answers carry no X-Request-Id', (a) =>
+    a.status === 431 ? { ...a, headers: withoutHeader(a.headers, 'x-request-id') } : a,
+  ),
 ];
