@@ -174,6 +174,20 @@ const SHOWS: Record<string, (base: string) => Promise<void>> = {
     assert.match(doc.help, /\/api\/problems\/rate_limited$/);
     assert.match(doc.detail, /rate_limited/);
   },
+  'absolute-location': async (base) => {
+    // A delivered order of the seed, returned once: 201 with the order's GET URL, written whole.
+    const headers = { ...bearer(await mint.customer({ sub: 'cust_ada' })), 'content-type': 'application/json' };
+    const res = await get(`${base}/v1/me/orders/ord_1001/returns`, headers, { method: 'POST', body: '{"reason":"too small"}' });
+    assert.equal(res.status, 201);
+    assert.equal(res.headers.get('location'), `${base}/v1/me/orders/ord_1001`);
+  },
+  'retry-after-on-conflicts': async (base) => {
+    // A delivered order cannot be cancelled: 409, with the advice.
+    const headers = { ...bearer(await mint.customer({ sub: 'cust_ada' })), 'content-type': 'application/json' };
+    const res = await get(`${base}/v1/me/orders/ord_1001/cancellation`, headers, { method: 'POST', body: '{}' });
+    assert.equal(res.status, 409);
+    assert.equal(res.headers.get('retry-after'), '1');
+  },
   'unmatched-route-not-found': async (base) => {
     const res = await get(`${base}/openapi.json`, {}, { method: 'DELETE' });
     assert.equal(res.status, 404);

@@ -455,6 +455,42 @@ const rareStatusProblemExtras: BlindAlternate = {
   },
 };
 
+/**
+ * RFC 9110 §10.2.2: Location is a URI-reference, absolute or relative to the target URI; this deployment writes it
+ * absolute, on the scheme and authority the request came to (a create's GET URL stays the same resource).
+ */
+const absoluteLocation: BlindAlternate = {
+  name: 'absolute-location',
+  freedom: 'RFC 9110 §10.2.2: Location may be an absolute URI; creates answer Location: http://<host>/v1/... (the same URL, written whole)',
+  rules: {
+    response(a, r) {
+      const location = headerOf(a.headers, 'location');
+      const host = headerOf(r.headers, 'host');
+      if (location === undefined || !location.startsWith('/') || host === undefined) return a;
+      return { ...a, headers: withHeader(a.headers, 'Location', `http://${host}${location}`) };
+    },
+  },
+};
+
+/**
+ * Errors: "Domain errors may carry only the headers `Retry-After`, `RateLimit` and `RateLimit-Policy`": Retry-After is
+ * named as allowed on any of them, and RFC 9110 §10.2.3 lets a 503 say when to come back. Conflicts (409) advise one
+ * second, the webhook's 503 webhook_secret_missing (not the outage, whose Retry-After: 5 the spec fixes) advises 60.
+ */
+const retryAfterOnConflicts: BlindAlternate = {
+  name: 'retry-after-on-conflicts',
+  freedom:
+    'Errors: Retry-After is allowed on domain errors (RFC 9110 §10.2.3); every 409 carries Retry-After: 1 and the webhook 503 webhook_secret_missing Retry-After: 60',
+  rules: {
+    response(a) {
+      if (headerOf(a.headers, 'retry-after') !== undefined) return a;
+      if (a.status === 409) return { ...a, headers: [...a.headers, ['Retry-After', '1']] };
+      if (a.status === 503 && problemCode(a) === 'webhook_secret_missing') return { ...a, headers: [...a.headers, ['Retry-After', '60']] };
+      return a;
+    },
+  },
+};
+
 export const BLIND_ALTERNATES: readonly BlindAlternate[] = [
   docsExpires,
   insufficientScopeChallenge,
@@ -472,6 +508,8 @@ export const BLIND_ALTERNATES: readonly BlindAlternate[] = [
   noStoreSpelledLong,
   allowReordered,
   rareStatusProblemExtras,
+  absoluteLocation,
+  retryAfterOnConflicts,
 ];
 
 /** Alternates whose conventions the suite is being taught elsewhere: their failure on a branch without that is expected. */
