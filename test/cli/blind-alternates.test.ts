@@ -137,6 +137,57 @@ const SHOWS: Record<string, (base: string) => Promise<void>> = {
       'no-cache, private',
     );
   },
+  'security-headers-everywhere': async (base) => {
+    const res = await get(`${base}/v1/cart`);
+    assert.equal(res.status, 401);
+    assert.equal(res.headers.get('x-content-type-options'), 'nosniff');
+    assert.equal(res.headers.get('vary'), 'Authorization');
+  },
+  'ratelimit-headers-for-guests': async (base) => {
+    const limits = fixtureProfile.rateLimits!;
+    const headers = { ...bearer(await mint.guest()), 'guest-session': newGuestSession(fixtureProfile.secrets.guestSessionKey) };
+    const first = await get(`${base}/v1/catalog/products`, headers);
+    assert.equal(first.headers.get('ratelimit-policy'), `"guest";q=${limits.guestBudget};w=${limits.guestWindowSeconds}`);
+    for (let i = 1; i < limits.guestBudget; i++) await (await get(`${base}/v1/catalog/products`, headers)).arrayBuffer();
+    const res = await get(`${base}/v1/catalog/products`, headers);
+    assert.equal(res.status, 429);
+    assert.equal(res.headers.get('ratelimit'), `"guest";r=0;t=${res.headers.get('retry-after')}`);
+  },
+  'no-store-spelled-long': async (base) => {
+    const res = await get(`${base}/health`);
+    assert.equal(res.headers.get('cache-control'), 'private, no-store, no-cache, must-revalidate, max-age=0');
+    assert.equal(res.headers.get('pragma'), 'no-cache');
+  },
+  'allow-reordered-compact': async (base) => {
+    const res = await get(`${base}/v1/cart`, {}, { method: 'DELETE' });
+    assert.equal(res.status, 405);
+    assert.equal(res.headers.get('allow'), 'HEAD,GET');
+  },
+  'rare-status-problem-extras': async (base) => {
+    const headers = { ...bearer(await mint.guest()), 'guest-session': newGuestSession(fixtureProfile.secrets.guestSessionKey) };
+    const budget = fixtureProfile.rateLimits?.guestBudget ?? 0;
+    for (let i = 0; i < budget; i++) await (await get(`${base}/v1/catalog/collections`, headers)).arrayBuffer();
+    const res = await get(`${base}/v1/catalog/collections`, headers);
+    assert.equal(res.status, 429);
+    const doc = (await res.json()) as { retry_after: number; help: string; detail: string };
+    assert.equal(doc.retry_after, Number(res.headers.get('retry-after')));
+    assert.match(doc.help, /\/api\/problems\/rate_limited$/);
+    assert.match(doc.detail, /rate_limited/);
+  },
+  'absolute-location': async (base) => {
+    // A delivered order of the seed, returned once: 201 with the order's GET URL, written whole.
+    const headers = { ...bearer(await mint.customer({ sub: 'cust_ada' })), 'content-type': 'application/json' };
+    const res = await get(`${base}/v1/me/orders/ord_1001/returns`, headers, { method: 'POST', body: '{"reason":"too small"}' });
+    assert.equal(res.status, 201);
+    assert.equal(res.headers.get('location'), `${base}/v1/me/orders/ord_1001`);
+  },
+  'retry-after-on-conflicts': async (base) => {
+    // A delivered order cannot be cancelled: 409, with the advice.
+    const headers = { ...bearer(await mint.customer({ sub: 'cust_ada' })), 'content-type': 'application/json' };
+    const res = await get(`${base}/v1/me/orders/ord_1001/cancellation`, headers, { method: 'POST', body: '{}' });
+    assert.equal(res.status, 409);
+    assert.equal(res.headers.get('retry-after'), '1');
+  },
   'unmatched-route-not-found': async (base) => {
     const res = await get(`${base}/openapi.json`, {}, { method: 'DELETE' });
     assert.equal(res.status, 404);

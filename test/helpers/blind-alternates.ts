@@ -334,6 +334,163 @@ const unmatchedRouteNotFound: BlindAlternate = {
   },
 };
 
+// ---------------------------------------------------------------------------------- rare statuses and boundary headers
+
+/**
+ * A boundary-wide security middleware (helmet's defaults): every response carries the same four headers and
+ * `Vary: Authorization`. None is a challenge, a nonce or a caching directive: the spec's limit on what a domain error may
+ * carry is about the headers the domain sets (Retry-After, RateLimit, RateLimit-Policy versus challenges and nonces, which
+ * the error mapper alone sets), and RFC 9110 §5.1 / §12.5.5 let any response carry fields the client does not act on.
+ */
+const securityHeaders: BlindAlternate = {
+  name: 'security-headers-everywhere',
+  freedom:
+    'RFC 9110 §5.1: fields a client does not know are ignored; X-Content-Type-Options, X-Frame-Options, Referrer-Policy, Content-Security-Policy and Vary: Authorization on every response',
+  rules: {
+    response: (a) => ({
+      ...a,
+      headers: [
+        ...a.headers,
+        ['X-Content-Type-Options', 'nosniff'],
+        ['X-Frame-Options', 'DENY'],
+        ['Referrer-Policy', 'no-referrer'],
+        ['Content-Security-Policy', "default-src 'none'; frame-ancestors 'none'"],
+        ['Vary', 'Authorization'],
+      ],
+    }),
+  },
+};
+
+/** The caller kind a request presents (unverified), enough to tell a guest: the storefront client with a sub of its own. */
+const isGuestRequest = (r: ProxyRequest): boolean => {
+  const m = /^Bearer\s+[\w-]+\.([\w-]+)\.[\w-]*$/i.exec(headerOf(r.headers, 'authorization') ?? '');
+  const claims = m ? parseJson(Buffer.from(m[1]!, 'base64url').toString('utf8')) : undefined;
+  return isObject(claims) && claims.client_id === fixtureProfile.clients.storefront;
+};
+
+/**
+ * Errors: "Domain errors may carry only the headers `Retry-After`, `RateLimit` and `RateLimit-Policy`": both RateLimit
+ * fields are named as allowed. Here every answer to a guest (success or domain error) states its policy (the profile's
+ * guest budget and window, draft-ietf-httpapi-ratelimit-headers), and a 429 also says none remains until Retry-After.
+ */
+const rateLimitHeaders: BlindAlternate = {
+  name: 'ratelimit-headers-for-guests',
+  freedom:
+    'Errors: RateLimit and RateLimit-Policy are allowed on domain errors; every guest answer carries RateLimit-Policy ("guest";q=<budget>;w=<window>), and a 429 RateLimit ("guest";r=0;t=<Retry-After>)',
+  rules: {
+    response(a, r) {
+      const limits = fixtureProfile.rateLimits;
+      if (!limits || !isGuestRequest(r)) return a;
+      let headers: Fields = [...a.headers, ['RateLimit-Policy', `"guest";q=${limits.guestBudget};w=${limits.guestWindowSeconds}`]];
+      const retry = headerOf(a.headers, 'retry-after');
+      if (a.status === 429 && retry !== undefined && /^\d+$/.test(retry)) headers = [...headers, ['RateLimit', `"guest";r=0;t=${retry}`]];
+      return { ...a, headers };
+    },
+  },
+};
+
+/**
+ * RFC 9111 §5.2.2.5: no-store forbids storing whatever other directives come with it; the belt-and-braces spelling older
+ * caches are sent (plus HTTP/1.0's `Pragma: no-cache`, RFC 9111 §5.4) still means no-store. Catalog reads and the
+ * description documents keep their own values.
+ */
+const noStoreSpelledLong: BlindAlternate = {
+  name: 'no-store-spelled-long',
+  freedom:
+    'RFC 9111 §5.2.2.5: Cache-Control: no-store may come with other directives; every no-store answer says "private, no-store, no-cache, must-revalidate, max-age=0" and Pragma: no-cache',
+  rules: {
+    response: (a) =>
+      /^\s*no-store\s*$/i.test(headerOf(a.headers, 'cache-control') ?? '')
+        ? {
+            ...a,
+            headers: [
+              ...withHeader(a.headers, 'Cache-Control', 'private, no-store, no-cache, must-revalidate, max-age=0'),
+              ['Pragma', 'no-cache'],
+            ],
+          }
+        : a,
+  },
+};
+
+/** RFC 9110 §10.2.1 and §5.6.1: Allow is a list; its order means nothing and OWS around the commas is optional. */
+const allowReordered: BlindAlternate = {
+  name: 'allow-reordered-compact',
+  freedom: 'RFC 9110 §10.2.1, §5.6.1: a 405 Allow lists its methods in reverse order with no space after the commas',
+  rules: {
+    response: (a) => {
+      const allow = headerOf(a.headers, 'allow');
+      if (a.status !== 405 || allow === undefined) return a;
+      const methods = allow
+        .split(',')
+        .map((m) => m.trim())
+        .filter(Boolean)
+        .reverse();
+      return { ...a, headers: withHeader(a.headers, 'Allow', methods.join(',')) };
+    },
+  },
+};
+
+/**
+ * Resources: `detail` is optional human text (never on internal_error), and RFC 9457 §3.2 allows extension members. Refusals
+ * on the rare statuses (402, 409, 429, 431, 503) get a detail of their own and `retry_after` (the Retry-After seconds, when
+ * there is one) and `help` (a URL) members; the reserved members (`issues`, `scope`, `conversation_id`) are not touched.
+ */
+const rareStatusProblemExtras: BlindAlternate = {
+  name: 'rare-status-problem-extras',
+  freedom:
+    'RFC 9457 §3.2 and Resources (detail optional): 402, 409, 429, 431 and 503 problems carry a detail of their own and the extension members retry_after and help',
+  rules: {
+    buffer: (a) => /json/i.test(headerOf(a.headers, 'content-type') ?? ''),
+    response(a) {
+      if (![402, 409, 429, 431, 503].includes(a.status) || !/^application\/problem\+json/i.test(headerOf(a.headers, 'content-type') ?? ''))
+        return a;
+      const retry = headerOf(a.headers, 'retry-after');
+      return editBody(a, (doc) => {
+        if (doc.error === 'internal_error') return;
+        doc.detail = `This request was refused with ${String(doc.error)}; see the problem type for what to do next.`;
+        if (retry !== undefined && /^\d+$/.test(retry)) doc.retry_after = Number(retry);
+        doc.help = typeof doc.type === 'string' ? doc.type : fixtureProfile.docsUrl;
+      });
+    },
+  },
+};
+
+/**
+ * RFC 9110 §10.2.2: Location is a URI-reference, absolute or relative to the target URI; this deployment writes it
+ * absolute, on the scheme and authority the request came to (a create's GET URL stays the same resource).
+ */
+const absoluteLocation: BlindAlternate = {
+  name: 'absolute-location',
+  freedom: 'RFC 9110 §10.2.2: Location may be an absolute URI; creates answer Location: http://<host>/v1/... (the same URL, written whole)',
+  rules: {
+    response(a, r) {
+      const location = headerOf(a.headers, 'location');
+      const host = headerOf(r.headers, 'host');
+      if (location === undefined || !location.startsWith('/') || host === undefined) return a;
+      return { ...a, headers: withHeader(a.headers, 'Location', `http://${host}${location}`) };
+    },
+  },
+};
+
+/**
+ * Errors: "Domain errors may carry only the headers `Retry-After`, `RateLimit` and `RateLimit-Policy`": Retry-After is
+ * named as allowed on any of them, and RFC 9110 §10.2.3 lets a 503 say when to come back. Conflicts (409) advise one
+ * second, the webhook's 503 webhook_secret_missing (not the outage, whose Retry-After: 5 the spec fixes) advises 60.
+ */
+const retryAfterOnConflicts: BlindAlternate = {
+  name: 'retry-after-on-conflicts',
+  freedom:
+    'Errors: Retry-After is allowed on domain errors (RFC 9110 §10.2.3); every 409 carries Retry-After: 1 and the webhook 503 webhook_secret_missing Retry-After: 60',
+  rules: {
+    response(a) {
+      if (headerOf(a.headers, 'retry-after') !== undefined) return a;
+      if (a.status === 409) return { ...a, headers: [...a.headers, ['Retry-After', '1']] };
+      if (a.status === 503 && problemCode(a) === 'webhook_secret_missing') return { ...a, headers: [...a.headers, ['Retry-After', '60']] };
+      return a;
+    },
+  },
+};
+
 export const BLIND_ALTERNATES: readonly BlindAlternate[] = [
   docsExpires,
   insufficientScopeChallenge,
@@ -346,6 +503,13 @@ export const BLIND_ALTERNATES: readonly BlindAlternate[] = [
   problemsWithoutDetail,
   cacheDirectiveOrder,
   unmatchedRouteNotFound,
+  securityHeaders,
+  rateLimitHeaders,
+  noStoreSpelledLong,
+  allowReordered,
+  rareStatusProblemExtras,
+  absoluteLocation,
+  retryAfterOnConflicts,
 ];
 
 /** Alternates whose conventions the suite is being taught elsewhere: their failure on a branch without that is expected. */

@@ -3,7 +3,7 @@
 import { guestSessionSignature, newGuestSession, signGuestSession } from '../../../lib/guest-session.js';
 import { headerOf, mapHeader, pathOf, problemAnswer, tokenClaims, withHeader, withoutHeader } from '../helpers.js';
 import { lenient, wire, wireWith, type Defect } from '../types.js';
-import { isDpop, isOperation, kindOf, scopesOf, subOf } from './shared.js';
+import { isCode, isDpop, isOperation, kindOf, scopesOf, subOf } from './shared.js';
 
 const withBearer = (r: Parameters<NonNullable<ReturnType<Defect['rules']>['request']>>[0], token: string) => ({
   ...r,
@@ -215,5 +215,29 @@ export const BLIND_AUTHENTICATION_DEFECTS: readonly Defect[] = [
       a.status === 200
         ? problemAnswer(ctx, a, 400, 'guest_session_required', 'Bad Request')
         : a,
+  ),
+  // "a DPoP request gets a fresh `DPoP-Nonce` on every response". Broken on 429 (the rate limiter answers on its own).
+  wire('blind.auth.nonce-missing-on-429', 'AUTH-ORDER-4', '429 answers to DPoP requests carry no DPoP-Nonce', (a, r) =>
+    a.status === 429 && isDpop(r) ? { ...a, headers: withoutHeader(a.headers, 'dpop-nonce') } : a,
+  ),
+  // Same sentence. Broken on the conversation routes' successes only.
+  wire(
+    'blind.auth.nonce-missing-on-conversation-success',
+    'AUTH-ORDER-4',
+    'successful answers on /assistant/conversations carry no DPoP-Nonce',
+    (a, r) =>
+      a.status < 400 && pathOf(r).startsWith('/assistant/conversations') ? { ...a, headers: withoutHeader(a.headers, 'dpop-nonce') } : a,
+  ),
+  // Same sentence. Broken on 304 (a conditional catalog read by an assistant): the not-modified answer has no nonce.
+  wire('blind.auth.nonce-missing-on-304', 'AUTH-ORDER-4', '304 answers to DPoP requests carry no DPoP-Nonce', (a, r) =>
+    a.status === 304 && isDpop(r) ? { ...a, headers: withoutHeader(a.headers, 'dpop-nonce') } : a,
+  ),
+  // "a DPoP request gets a fresh `DPoP-Nonce` on every response". Broken on 401 invalid_token (the token is refused
+  // before the nonce is issued).
+  wire(
+    'blind.auth.nonce-missing-on-invalid-token',
+    'AUTH-ORDER-4',
+    '401 invalid_token answers to DPoP requests carry no DPoP-Nonce',
+    (a, r) => (isCode(a, 'invalid_token') && isDpop(r) ? { ...a, headers: withoutHeader(a.headers, 'dpop-nonce') } : a),
   ),
 ];

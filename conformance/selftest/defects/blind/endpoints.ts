@@ -222,4 +222,64 @@ export const BLIND_ENDPOINTS_DEFECTS: readonly Defect[] = [
           }
         : a,
   ),
+  // "creates answer 201". Broken on addCartItem for guests only (the guest cart's own branch): 200 with the cart.
+  wireWith(
+    'blind.endpoints.guest-add-item-200',
+    'END-CONV-1',
+    'addCartItem by a guest answers 200 instead of 201',
+    (ctx) => (a, r) =>
+      isOperation(r, 'addCartItem') && a.status === 201 && kindOf(ctx.profile, r) === 'guest' ? { ...a, status: 200 } : a,
+  ),
+  // "creates answer 201 with a `Location` header where a GET URL exists". Broken on the conversation opening (a
+  // conversation has its GET URL): the 201 has no Location.
+  wire('blind.endpoints.open-conversation-no-location', 'END-CONV-2', 'opening a conversation answers 201 without Location', (a, r) =>
+    r.method === 'POST' && pathOf(r).replace(/\/$/, '') === '/assistant/conversations' && a.status === 201
+      ? { ...a, headers: withoutHeader(a.headers, 'location') }
+      : a,
+  ),
+  // "deletes answer 204". Broken on removeCartItem: the framework's `sendStatus(200)`, a text/plain "OK".
+  wire('blind.endpoints.remove-item-200-ok', 'END-CONV-3', 'removeCartItem answers 200 text/plain "OK" instead of 204', (a, r) =>
+    isOperation(r, 'removeCartItem') && a.status === 204
+      ? {
+          ...a,
+          status: 200,
+          headers: [...withoutHeader(a.headers, 'content-type'), ['Content-Type', 'text/plain; charset=utf-8']],
+          body: 'OK',
+        }
+      : a,
+  ),
+  // "All other responses default to `Cache-Control: no-store`." Broken on GET /health: no-cache (revalidated, but stored).
+  wire('blind.endpoints.health-no-cache', 'END-CONV-9', 'GET /health carries Cache-Control: no-cache', (a, r) =>
+    pathOf(r) === '/health' && a.status < 400 ? { ...a, headers: withHeader(a.headers, 'Cache-Control', 'no-cache') } : a,
+  ),
+  // Same sentence. Broken on the webhook's 200 (mounted before the request stage): no Cache-Control.
+  wire('blind.endpoints.webhook-200-no-cache-control', 'END-CONV-9', "the webhook's 200 carries no Cache-Control", (a, r) =>
+    pathOf(r) === '/webhooks/stripe' && a.status === 200 ? { ...a, headers: withoutHeader(a.headers, 'cache-control') } : a,
+  ),
+  // Same sentence. Broken on the operator reads: Cache-Control: private, max-age=30.
+  wire('blind.endpoints.ops-reads-private', 'END-CONV-9', 'GET /v1/ops/* answers carry Cache-Control: private, max-age=30', (a, r) =>
+    r.method === 'GET' && pathOf(r).startsWith('/v1/ops/') && a.status < 400
+      ? { ...a, headers: withHeader(a.headers, 'Cache-Control', 'private, max-age=30') }
+      : a,
+  ),
+  // Same sentence. Broken on 204 answers (the framework drops the headers of an empty answer): no Cache-Control.
+  wire('blind.endpoints.no-content-no-cache-control', 'END-CONV-9', '204 answers carry no Cache-Control', (a) =>
+    a.status === 204 ? { ...a, headers: withoutHeader(a.headers, 'cache-control') } : a,
+  ),
+  // "creates answer 201". Broken on addAddress for delegated callers only (the agent-protocol branch): 200.
+  wireWith(
+    'blind.endpoints.delegated-add-address-200',
+    'END-CONV-1',
+    'addAddress by a delegated caller answers 200 instead of 201',
+    (ctx) => (a, r) =>
+      isOperation(r, 'addAddress') && a.status === 201 && kindOf(ctx.profile, r) === 'delegated' ? { ...a, status: 200 } : a,
+  ),
+  // "creates answer 201 with a `Location` header where a GET URL exists". Broken on requestReturn for assistants only.
+  wire(
+    'blind.endpoints.assistant-return-no-location',
+    'END-CONV-2',
+    'requestReturn by an assistant answers 201 without Location',
+    (a, r) =>
+      isOperation(r, 'requestReturn') && a.status === 201 && isDpop(r) ? { ...a, headers: withoutHeader(a.headers, 'location') } : a,
+  ),
 ];

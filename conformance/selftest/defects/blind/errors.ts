@@ -1,6 +1,7 @@
 // Blind defects of "Errors" (spec part 7): the boundary's headers, the problem format on every path, and the table of
 // failures, each broken for one status, one code or one caller kind.
-import { editJson, headerOf, mapHeader, pathOf, problemCode, withHeader, withoutHeader } from '../helpers.js';
+import { randomBytes } from 'node:crypto';
+import { editJson, headerOf, mapHeader, pathOf, problemCode, usesBearer, withHeader, withoutHeader } from '../helpers.js';
 import { wire, wireWith, type Defect } from '../types.js';
 import { isCode, isDpop, isKnownPath, kindOf, withCode, withStatus } from './shared.js';
 
@@ -125,5 +126,96 @@ export const BLIND_ERRORS_DEFECTS: readonly Defect[] = [
             headers: [...a.headers, ['WWW-Authenticate', 'Bearer error="invalid_token", DPoP error="invalid_token", algs="ES256"']],
           }
         : a,
+  ),
+  // "The boundary ... sets `Content-Type: application/problem+json` ... on every response with status 400 or above."
+  // Broken on 429 only: the rate limiter writes its own body as plain JSON.
+  wire('blind.errors.json-content-type-on-429', 'ERR-PROBLEM-4', '429 problems are sent as application/json', (a) =>
+    a.status === 429 ? { ...a, headers: withHeader(a.headers, 'Content-Type', 'application/json; charset=utf-8') } : a,
+  ),
+  // Same sentence. Broken on the conversation routes only: their failures are sent as application/json.
+  wire(
+    'blind.errors.conversation-problem-as-json',
+    'ERR-PROBLEM-4',
+    'failures on /assistant/conversations are sent as application/json',
+    (a, r) =>
+      a.status >= 400 && pathOf(r).startsWith('/assistant/conversations')
+        ? { ...a, headers: mapHeader(a.headers, 'content-type', () => 'application/json; charset=utf-8') }
+        : a,
+  ),
+  // "... and `Cache-Control: no-store` on every response with status 400 or above". Broken on 503: the outage answer is
+  // made cacheable for as long as its Retry-After.
+  wire('blind.errors.no-store-missing-on-503', 'ERR-PROBLEM-5', '503 problems carry Cache-Control: max-age=5', (a) =>
+    a.status === 503 ? { ...a, headers: withHeader(a.headers, 'Cache-Control', 'max-age=5') } : a,
+  ),
+  // Same sentence. Broken on 431 (answered before the application runs): no Cache-Control at all.
+  wire('blind.errors.no-store-missing-on-431', 'ERR-PROBLEM-5', '431 problems carry no Cache-Control', (a) =>
+    a.status === 431 ? { ...a, headers: withoutHeader(a.headers, 'cache-control') } : a,
+  ),
+  // Same sentence. Broken on 409 conflicts: Cache-Control: private.
+  wire('blind.errors.no-store-missing-on-409', 'ERR-PROBLEM-5', '409 problems carry Cache-Control: private', (a) =>
+    a.status === 409 ? { ...a, headers: withHeader(a.headers, 'Cache-Control', 'private') } : a,
+  ),
+  // "... and writes `X-Request-Id` on every response." Broken on the webhook (mounted before the request stage): none.
+  wire('blind.errors.request-id-missing-on-webhook', 'ERR-PROBLEM-7', 'answers of POST /webhooks/stripe carry no X-Request-Id', (a, r) =>
+    pathOf(r) === '/webhooks/stripe' ? { ...a, headers: withoutHeader(a.headers, 'x-request-id') } : a,
+  ),
+  // "Domain errors may carry only the headers `Retry-After`, `RateLimit` and `RateLimit-Policy`; challenges and nonces are
+  // set by the error mapper alone." Broken for Bearer requests: domain errors carry a DPoP-Nonce all the same.
+  wire('blind.errors.nonce-on-bearer-domain-error', 'ERR-PROBLEM-8', 'domain errors to Bearer requests carry a DPoP-Nonce', (a, r) =>
+    a.status >= 400 &&
+    a.status !== 401 &&
+    usesBearer(r) &&
+    headerOf(a.headers, 'www-authenticate') === undefined &&
+    headerOf(a.headers, 'dpop-nonce') === undefined &&
+    problemCode(a) !== undefined
+      ? { ...a, headers: [...a.headers, ['DPoP-Nonce', randomBytes(16).toString('base64url')]] }
+      : a,
+  ),
+  // "| rate limit | 429 | `rate_limited` | `Retry-After` |". Broken for guests only: no Retry-After.
+  wireWith(
+    'blind.errors.retry-after-missing-for-guest',
+    'ERR-TABLE-12',
+    '429 answers to guests carry no Retry-After',
+    (ctx) => (a, r) =>
+      a.status === 429 && kindOf(ctx.profile, r) === 'guest' ? { ...a, headers: withoutHeader(a.headers, 'retry-after') } : a,
+  ),
+  // "| DPoP proof or nonce failure | 401 | ... | `DPoP error="..."` and `DPoP-Nonce` |". Broken for use_dpop_nonce on the
+  // conversation routes only: the refusal asks for a nonce and gives none.
+  wire(
+    'blind.errors.use-dpop-nonce-without-nonce-on-conversations',
+    'ERR-TABLE-4',
+    'use_dpop_nonce refusals on /assistant/conversations carry no DPoP-Nonce',
+    (a, r) =>
+      isCode(a, 'use_dpop_nonce') && pathOf(r).startsWith('/assistant/conversations')
+        ? { ...a, headers: withoutHeader(a.headers, 'dpop-nonce') }
+        : a,
+  ),
+  // "| missing API or account scope | 403 | `insufficient_scope` (with `scope`) |". Broken for invited agents only: the
+  // member is named `required_scope`.
+  wireWith(
+    'blind.errors.insufficient-scope-renamed-for-invited-agent',
+    'ERR-TABLE-9',
+    'insufficient_scope to an invited agent names the scope in `required_scope`',
+    (ctx) => (a, r) =>
+      isCode(a, 'insufficient_scope') && kindOf(ctx.profile, r) === 'invited-agent'
+        ? editJson(a, (b) => {
+            b.required_scope = b.scope;
+            delete b.scope;
+          })
+        : a,
+  ),
+  // "| wrong caller kind | 403 | `caller_not_allowed` | none |". Broken for guests only: a Bearer challenge.
+  wireWith(
+    'blind.errors.caller-not-allowed-challenge-guest',
+    'ERR-TABLE-8',
+    'caller_not_allowed to a guest carries a Bearer challenge',
+    (ctx) => (a, r) =>
+      isCode(a, 'caller_not_allowed') && kindOf(ctx.profile, r) === 'guest'
+        ? { ...a, headers: [...a.headers, ['WWW-Authenticate', 'Bearer error="insufficient_scope"']] }
+        : a,
+  ),
+  // "... and writes `X-Request-Id` on every response." Broken on 431 (answered before the request stage runs).
+  wire('blind.errors.request-id-missing-on-431', 'ERR-PROBLEM-7', '431 answers carry no X-Request-Id', (a) =>
+    a.status === 431 ? { ...a, headers: withoutHeader(a.headers, 'x-request-id') } : a,
   ),
 ];

@@ -99,4 +99,46 @@ export const BLIND_RESOURCES_DEFECTS: readonly Defect[] = [
     'a delivery without signature gets invalid_signature',
     (ctx) => (a) => (isCode(a, 'missing_signature') ? withCode(ctx, a, 'invalid_signature') : a),
   ),
+  // "`title` | string | yes | HTTP reason phrase of the status". Broken for 402 only: the title names the failure.
+  wire('blind.resources.title-402', 'RES-PROBLEM-4', "402 problems are titled 'Payment Failed', not 'Payment Required'", (a) =>
+    a.status === 402 ? editJson(a, (b) => void (b.title = 'Payment Failed')) : a,
+  ),
+  // "`type` | string (URI) | yes | `{docs_url}/api/problems/<error>`". Broken for recovery_pending only: the code is
+  // spelled with a hyphen in the URI.
+  wireWith(
+    'blind.resources.type-recovery-pending-hyphen',
+    'RES-PROBLEM-3',
+    'recovery_pending problems have type {docs_url}/api/problems/recovery-pending',
+    (ctx) => (a) =>
+      isCode(a, 'recovery_pending')
+        ? editJson(a, (b) => void (b.type = `${ctx.profile.docsUrl.replace(/\/+$/, '')}/api/problems/recovery-pending`))
+        : a,
+  ),
+  // "`error` | string | yes | stable machine code". Broken on the webhook's refusals only: `error` is an object
+  // `{code, message}`, in the payment provider's own style.
+  wire('blind.resources.webhook-error-object', 'RES-PROBLEM-2', 'webhook refusals carry `error` as an object {code, message}', (a, r) =>
+    pathOf(r) === '/webhooks/stripe' && a.status >= 400
+      ? editJson(a, (b) => {
+          if (typeof b.error === 'string') b.error = { code: b.error, message: typeof b.detail === 'string' ? b.detail : b.error };
+        })
+      : a,
+  ),
+  // "`detail` | string | no | human text". Broken for guest_session_required only: `detail` is null.
+  wire(
+    'blind.resources.detail-null-on-guest-session-required',
+    'RES-PROBLEM-6',
+    'guest_session_required problems carry detail: null',
+    (a) => (isCode(a, 'guest_session_required') ? editJson(a, (b) => void (b.detail = null)) : a),
+  ),
+  // "`instance` | string | yes | the value of the `X-Request-Id` of the request". Broken on the internal routes' 401s.
+  wire(
+    'blind.resources.instance-missing-on-internal-401',
+    'RES-PROBLEM-8',
+    '401 problems of /internal/* routes have no `instance`',
+    (a, r) => (a.status === 401 && pathOf(r).startsWith('/internal/') ? editJson(a, (b) => void delete b.instance) : a),
+  ),
+  // "`status` | integer | yes | HTTP status". Broken on 431 (written by the header parser's handler): `status` is 400.
+  wire('blind.resources.status-400-on-431', 'RES-PROBLEM-5', '431 problems carry `status`: 400', (a) =>
+    a.status === 431 ? editJson(a, (b) => void (b.status = 400)) : a,
+  ),
 ];
