@@ -216,9 +216,11 @@ export async function runSuite(
       // The reference's own log (warnings and errors, JSON lines) goes to a file beside the reports, not into the run's console.
       const referenceLog = join(output, 'reference.log');
       rmSync(referenceLog, { force: true });
-      const log = createLogger('warn', (line) => {
-        mkdirSync(output, { recursive: true });
-        appendFileSync(referenceLog, line + '\n');
+      const log = createLogger('warn', {
+        write(line: string) {
+          mkdirSync(output, { recursive: true });
+          appendFileSync(referenceLog, line.endsWith('\n') ? line : `${line}\n`);
+        },
       });
       embedded = await startEmbedded(profilePath, log);
       profile = embedded.profile;
