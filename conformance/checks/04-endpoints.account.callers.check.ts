@@ -73,6 +73,7 @@ test(
   ...check(
     {
       id: 'endpoints.account.scopes',
+      everyResponse: true,
       title:
         'each account operation without its API scope (account:read, account:write, payment_methods:read, orders:read, orders:write) is 403 insufficient_scope naming it',
       clauses: [...ACCOUNT_OPS.map((op) => `END-OPS-${op.toUpperCase()}-1`), 'ERR-TABLE-9', 'AUTH-CUST-1', 'RES-PROBLEM-11'],

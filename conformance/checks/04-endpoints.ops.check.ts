@@ -92,6 +92,7 @@ test(
   ...check(
     {
       id: 'endpoints.ops.operator-served',
+      everyResponse: true,
       title:
         'the operator operations are described under /v1/ops/, and an operator (backoffice token plus Operator header) is served their reads',
       clauses: ['PUR-SERVE-5', 'AUTH-KIND-11', 'AUTH-CRED-4'],

@@ -207,6 +207,7 @@ test(
   ...check(
     {
       id: 'recovery.concurrent',
+      everyResponse: true,
       title: 'concurrent resumptions of one operation each answer its status (pending) or 409 recovery_pending, nothing else',
       clauses: ['END-RECOVERY-13'],
       requires: ['recovery'],

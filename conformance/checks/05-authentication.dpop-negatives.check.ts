@@ -296,6 +296,14 @@ const NEGATIVES: readonly Negative[] = [
     send: (agent) => onConversation(agent, { nonce: randomBytes(32).toString('base64url') }),
   },
   {
+    // A token refused in the DPoP scheme is still a DPoP request: its 401 invalid_token carries a fresh nonce too.
+    what: 'an expired token in the DPoP scheme, with a correct proof',
+    clause: 'ERR-TABLE-2',
+    spec: ['invalid_token'],
+    reference: 'invalid_token',
+    send: async (agent) => (await agent.get(CART, { token: await agent.mintToken({ expiresIn: -120 }), retryOnNonce: false })).res,
+  },
+  {
     what: 'the token sent as Bearer with a correct proof',
     clause: 'ERR-TABLE-3',
     spec: ['invalid_token'],
@@ -322,7 +330,7 @@ for (const level of ['spec', 'reference'] as const) {
           level === 'spec'
             ? 'each defective DPoP request is 401 with a single DPoP challenge naming the DPoP error and a DPoP-Nonce; a correct proof works before and after'
             : 'each defective DPoP request gets the reference\'s documented code (invalid_dpop_proof, use_dpop_nonce for an unknown nonce, invalid_token for Bearer) and DPoP challenge with algs="ES256"',
-        clauses: ['ERR-TABLE-4', 'AUTH-ORDER-4', 'AUTH-ASST-1', 'AUTH-ASST-2', 'ERR-TABLE-3'],
+        clauses: ['ERR-TABLE-4', 'AUTH-ORDER-4', 'AUTH-ASST-1', 'AUTH-ASST-2', 'ERR-TABLE-3', 'ERR-TABLE-2'],
         ...(level === 'reference' ? { level } : {}),
         requires: ['assistants'],
       },

@@ -18,6 +18,7 @@ test(
   ...check(
     {
       id: 'agents.invited.permissions',
+      everyResponse: true,
       title:
         "an invited agent's permissions map to API scopes: base, assistant:read, assistant:write, checkout each unlock exactly their operations",
       clauses: ['AUTH-SCOPE-4', 'AUTH-SCOPE-6', 'AUTH-SCOPE-7', 'AUTH-SCOPE-8', 'AUTH-SCOPE-9', 'ERR-TABLE-9'],

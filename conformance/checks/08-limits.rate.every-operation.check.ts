@@ -11,7 +11,7 @@ import { freshHex } from '../lib/fresh-id.js';
 import { freshShopperIp } from '../lib/shopper.js';
 import { AssistantAgent } from './_shared/assistant.js';
 import { cartLine, cartQuantity } from './_shared/expect-cart.js';
-import { PRODUCT_HANDLE, VARIANT } from './_shared/seed-data.js';
+import { ADJUSTABLE_VARIANT, PRODUCT_HANDLE, VARIANT } from './_shared/seed-data.js';
 
 /** Requests in flight at once while a budget is spent (the count is what matters, not the order). */
 const IN_FLIGHT = 8;
@@ -19,24 +19,31 @@ const IN_FLIGHT = 8;
 /** The operations a guest may call (the caller lists of the operations table). */
 const GUEST_OPERATIONS = OPERATIONS.filter((o) => CALLER_LISTS[o.callers].members.includes('guest')).map((o) => o.operationId);
 
-type Send = (shop: Shop, headers: Record<string, string>) => Promise<ShopResponse>;
+type Send = (shop: Shop, headers: Record<string, string>, i: number) => Promise<ShopResponse>;
 
-/** A request a guest sends to each of its operations; writes carry a guest session of their own each time. */
+/** Two values of a path parameter, in turn: one budget per operation, not per path (the `i`-th request's value). */
+const handle = (i: number) => [PRODUCT_HANDLE, ADJUSTABLE_VARIANT.handle][i % 2]!;
+const variant = (i: number) => [VARIANT, ADJUSTABLE_VARIANT.id][i % 2]!;
+
+/**
+ * A request a guest sends to each of its operations; writes carry a guest session of their own each time, and routes
+ * with a path parameter alternate two values.
+ */
 const GUEST_REQUESTS: Readonly<Record<string, Send>> = {
   searchProducts: (shop, headers) => shop.http.get(learned().path('searchProducts'), { headers }),
-  getProduct: (shop, headers) => shop.http.get(learned().path('getProduct', PRODUCT_HANDLE), { headers }),
+  getProduct: (shop, headers, i) => shop.http.get(learned().path('getProduct', handle(i)), { headers }),
   listCollections: (shop, headers) => shop.http.get(learned().path('listCollections'), { headers }),
   getCart: (shop, headers) => shop.http.get(learned().path('getCart'), { headers }),
   getMe: (shop, headers) => shop.http.get(learned().path('getMe'), { headers }),
   addCartItem: (shop, headers) =>
     shop.http.post(learned().path('addCartItem'), { headers: { ...headers, 'guest-session': shop.guestSession() }, json: cartLine() }),
-  updateCartItem: (shop, headers) =>
-    shop.http.patch(learned().path('updateCartItem', VARIANT), {
+  updateCartItem: (shop, headers, i) =>
+    shop.http.patch(learned().path('updateCartItem', variant(i)), {
       headers: { ...headers, 'guest-session': shop.guestSession() },
       json: cartQuantity(1),
     }),
-  removeCartItem: (shop, headers) =>
-    shop.http.delete(learned().path('removeCartItem', VARIANT), { headers: { ...headers, 'guest-session': shop.guestSession() } }),
+  removeCartItem: (shop, headers, i) =>
+    shop.http.delete(learned().path('removeCartItem', variant(i)), { headers: { ...headers, 'guest-session': shop.guestSession() } }),
 };
 
 /** `n` requests, at most IN_FLIGHT at once; the answers in the order they were sent. */
@@ -66,13 +73,13 @@ async function spendOperationBudget(shop: Shop, operation: string, budget: numbe
   let last: ShopResponse | undefined;
   for (let attempt = 1; attempt <= 2; attempt++) {
     const headers = { authorization: `Bearer ${token}`, 'shopper-ip': freshShopperIp() };
-    const spent = await sendAll(budget, () => send(shop, headers));
+    const spent = await sendAll(budget, (i) => send(shop, headers, i));
     const early = spent.findIndex((res) => res.status === 429 || res.status >= 500);
     if (early >= 0)
       fail(`${operation}: request ${early + 1} of ${budget} from a fresh Shopper-IP`, 'not limited, not a 5xx', brief(spent[early]!), {
         clause: 'LIM-RATE-1',
       });
-    last = await send(shop, headers);
+    last = await send(shop, headers, budget);
     if (last.status === 429) return last;
   }
   return fail(`${operation}: request ${budget + 1} from one Shopper-IP (twice, from two fresh addresses)`, 429, last && brief(last), {

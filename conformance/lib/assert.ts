@@ -48,6 +48,7 @@ export {
   expectProblemType,
   type MemberOption,
   type ProblemExpectation,
+  withRow,
 } from './expect/problem.js';
 export { expectChallenge, type ChallengeExpectation } from './expect/challenge.js';
 export { expectCacheControl, expectFreshFor, expectNoStore, expectWeakEtag, parseCacheControl } from './expect/cache.js';

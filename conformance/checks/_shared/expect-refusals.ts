@@ -3,7 +3,7 @@
 // claims match no caller kind, and invalid_guest_session.
 import type { Shop } from '../../engine/check.js';
 import type { ShopResponse } from '../../engine/http.js';
-import { brief, type ClauseRef, expectChallenge, expectProblem, expectStatus, fail, expect4xx } from '../../lib/assert.js';
+import { brief, type ClauseRef, expectChallenge, expectProblem, expectStatus, fail, expect4xx, withRow } from '../../lib/assert.js';
 import { findChallenge, parseChallenges, type Challenge } from '../../lib/www-authenticate.js';
 
 type Docs = Pick<Shop, 'docsUrl'>;
@@ -93,7 +93,8 @@ export function expectInsufficientScope(
     clause,
     ...(typeof scope === 'string' ? { scope } : {}),
   });
-  if (Array.isArray(scope) && !scope.includes(doc.scope as string)) fail('problem "scope"', scope.join(' or '), doc.scope, { clause });
+  if (Array.isArray(scope) && !scope.includes(doc.scope as string))
+    fail('problem "scope"', scope.join(' or '), doc.scope, { clause: withRow(clause, 'ERR-TABLE-9') });
 }
 
 /** 403 sign_in_required with `WWW-Authenticate: <scheme> error="sign_in_required"` (spec, Assistant authority; Errors). */

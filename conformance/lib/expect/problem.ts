@@ -137,6 +137,10 @@ export function expectIssues(doc: Doc, opts: MemberOption = {}): void {
   });
 }
 
+/** The caller's clause (or clauses) and a row of the error table, both blamed. */
+export const withRow = (clause: ClauseRef | undefined, row: string): ClauseRef =>
+  clause === undefined ? row : [...new Set([...(Array.isArray(clause) ? clause : [clause]), row])];
+
 /**
  * A problem document as the spec's Resources part defines it (RFC 9457 plus the service's members), with the boundary's
  * headers (Cache-Control: no-store, X-Request-Id). Status, `error` and `scope` are judged on the caller's clause; the
@@ -181,9 +185,11 @@ export function expectProblem(res: HttpResult, want: ProblemExpectation): Doc {
   expectOwnedMembers(doc, want.error, soft);
   expectIssues(doc, soft);
   if (want.error === 'insufficient_scope') {
+    // The error table's own row (ERR-TABLE-9: "with the `scope` member naming it") besides the caller's clause.
+    const scopeOn = { clause: withRow(want.clause, 'ERR-TABLE-9') };
     if (typeof doc.scope !== 'string' || doc.scope === '')
-      fail('problem "scope" on insufficient_scope', want.scope ?? 'a non-empty string', doc.scope, on);
-    if (want.scope !== undefined && doc.scope !== want.scope) fail('problem "scope"', want.scope, doc.scope, on);
+      fail('problem "scope" on insufficient_scope', want.scope ?? 'a non-empty string', doc.scope, scopeOn);
+    if (want.scope !== undefined && doc.scope !== want.scope) fail('problem "scope"', want.scope, doc.scope, scopeOn);
   }
   return doc;
 }

@@ -2,7 +2,7 @@
 // failures, each broken for one status, one code or one caller kind.
 import { randomBytes } from 'node:crypto';
 import { editJson, headerOf, mapHeader, pathOf, problemCode, usesBearer, withHeader, withoutHeader } from '../helpers.js';
-import { wire, wireWith, type Defect } from '../types.js';
+import { referenceOnly, wire, wireWith, type Defect } from '../types.js';
 import { isCode, isDpop, isKnownPath, kindOf, withCode, withStatus } from './shared.js';
 
 /** Account permission of each API scope (spec, Scope translation table): the right answer an assistant must be told. */
@@ -148,8 +148,11 @@ export const BLIND_ERRORS_DEFECTS: readonly Defect[] = [
     a.status === 503 ? { ...a, headers: withHeader(a.headers, 'Cache-Control', 'max-age=5') } : a,
   ),
   // Same sentence. Broken on 431 (answered before the application runs): no Cache-Control at all.
-  wire('blind.errors.no-store-missing-on-431', 'ERR-PROBLEM-5', '431 problems carry no Cache-Control', (a) =>
-    a.status === 431 ? { ...a, headers: withoutHeader(a.headers, 'cache-control') } : a,
+  referenceOnly(
+    wire('blind.errors.no-store-missing-on-431', 'ERR-PROBLEM-5', '431 problems carry no Cache-Control', (a) =>
+      a.status === 431 ? { ...a, headers: withoutHeader(a.headers, 'cache-control') } : a,
+    ),
+    "a 431 is the reference's answer to headers over Node's limit (the spec shows no header limit): only a reference-level check sends one",
   ),
   // Same sentence. Broken on 409 conflicts: Cache-Control: private.
   wire('blind.errors.no-store-missing-on-409', 'ERR-PROBLEM-5', '409 problems carry Cache-Control: private', (a) =>
@@ -215,7 +218,10 @@ export const BLIND_ERRORS_DEFECTS: readonly Defect[] = [
         : a,
   ),
   // "... and writes `X-Request-Id` on every response." Broken on 431 (answered before the request stage runs).
-  wire('blind.errors.request-id-missing-on-431', 'ERR-PROBLEM-7', '431 answers carry no X-Request-Id', (a) =>
-    a.status === 431 ? { ...a, headers: withoutHeader(a.headers, 'x-request-id') } : a,
+  referenceOnly(
+    wire('blind.errors.request-id-missing-on-431', 'ERR-PROBLEM-7', '431 answers carry no X-Request-Id', (a) =>
+      a.status === 431 ? { ...a, headers: withoutHeader(a.headers, 'x-request-id') } : a,
+    ),
+    "a 431 is the reference's answer to headers over Node's limit (the spec shows no header limit): only a reference-level check sends one",
   ),
 ];

@@ -2,7 +2,7 @@
 // request and the webhook body, each broken for one status, one code or one route.
 import { guestSessionSignature, signGuestSession } from '../../../lib/guest-session.js';
 import { editJson, headerOf, mapHeader, pathOf, problemCode } from '../helpers.js';
-import { lenient, wire, wireWith, type Defect } from '../types.js';
+import { lenient, referenceOnly, wire, wireWith, type Defect } from '../types.js';
 import { isCode, isOperation, withCode } from './shared.js';
 
 const RECOVERY_MEMBERS = new Set(['subject', 'operationId', 'purpose']);
@@ -100,8 +100,11 @@ export const BLIND_RESOURCES_DEFECTS: readonly Defect[] = [
     (ctx) => (a) => (isCode(a, 'missing_signature') ? withCode(ctx, a, 'invalid_signature') : a),
   ),
   // "`title` | string | yes | HTTP reason phrase of the status". Broken for 402 only: the title names the failure.
-  wire('blind.resources.title-402', 'RES-PROBLEM-4', "402 problems are titled 'Payment Failed', not 'Payment Required'", (a) =>
-    a.status === 402 ? editJson(a, (b) => void (b.title = 'Payment Failed')) : a,
+  referenceOnly(
+    wire('blind.resources.title-402', 'RES-PROBLEM-4', "402 problems are titled 'Payment Failed', not 'Payment Required'", (a) =>
+      a.status === 402 ? editJson(a, (b) => void (b.title = 'Payment Failed')) : a,
+    ),
+    "a 402 is the reference's answer to a declined card (the spec shows no payment failure): only reference-level checks provoke one",
   ),
   // "`type` | string (URI) | yes | `{docs_url}/api/problems/<error>`". Broken for recovery_pending only: the code is
   // spelled with a hyphen in the URI.
@@ -138,7 +141,10 @@ export const BLIND_RESOURCES_DEFECTS: readonly Defect[] = [
     (a, r) => (a.status === 401 && pathOf(r).startsWith('/internal/') ? editJson(a, (b) => void delete b.instance) : a),
   ),
   // "`status` | integer | yes | HTTP status". Broken on 431 (written by the header parser's handler): `status` is 400.
-  wire('blind.resources.status-400-on-431', 'RES-PROBLEM-5', '431 problems carry `status`: 400', (a) =>
-    a.status === 431 ? editJson(a, (b) => void (b.status = 400)) : a,
+  referenceOnly(
+    wire('blind.resources.status-400-on-431', 'RES-PROBLEM-5', '431 problems carry `status`: 400', (a) =>
+      a.status === 431 ? editJson(a, (b) => void (b.status = 400)) : a,
+    ),
+    "a 431 is the reference's answer to headers over Node's limit (the spec shows no header limit): only a reference-level check sends one",
   ),
 ];
