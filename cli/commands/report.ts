@@ -49,6 +49,7 @@ function runFacts(dirs: readonly string[]): Record<string, string> {
     strict?: boolean;
     targetKind?: string;
     partialSelection?: boolean;
+    selectedClauses?: string[];
   };
   return {
     ...(r.target ? { [ENV.baseUrl]: r.target } : {}),
@@ -58,6 +59,7 @@ function runFacts(dirs: readonly string[]): Record<string, string> {
     ...(r.targetKind ? { [ENV.target]: r.targetKind } : {}),
     // Shards of a --grep or --clause selection merge into that selection, not the whole suite.
     [ENV.partial]: r.partialSelection ? '1' : '0',
+    ...(r.selectedClauses?.length ? { [ENV.clauses]: r.selectedClauses.join(',') } : {}),
   };
 }
 

@@ -281,6 +281,7 @@ export async function runSuite(
       [ENV.shard]: o.shard ?? '',
       [ENV.repro]: o.repro !== undefined ? '1' : '',
       [ENV.reproArgs]: reproArgs(o),
+      [ENV.clauses]: o.clause?.join(',') ?? '',
       FORCE_COLOR: process.env.FORCE_COLOR ?? '0',
     };
     const code = await new Promise<number>((done) => {

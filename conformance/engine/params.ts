@@ -30,6 +30,8 @@ export const ENV = {
   repro: 'SHOP_CONFORMANCE_REPRO',
   /** The run's target options as typed (--base-url, --profile, ...): the failure report's `run --repro` commands repeat them. */
   reproArgs: 'SHOP_CONFORMANCE_REPRO_ARGS',
+  /** `run --clause`'s clauses, comma-separated: the unjudged clauses a run lists are among them. */
+  clauses: 'SHOP_CONFORMANCE_CLAUSES',
 } as const;
 
 const variantSchema = z.object({

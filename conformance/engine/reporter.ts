@@ -118,7 +118,11 @@ export default class ConformanceReporter implements Reporter {
     const summary = summarize(rows, outcomes);
     // A partial selection leaves clauses out on purpose: only what it skipped or did not reach is worth listing.
     const partial = process.env[ENV.partial] ?? '0';
-    const unjudged = unjudgedMust(rows).filter((u) => partial === '0' || u.verdict !== 'not-run');
+    // A --clause selection lists its own clauses only: a selected check's other clauses were not asked for.
+    const selected = (process.env[ENV.clauses] ?? '').split(',').filter(Boolean);
+    const unjudged = unjudgedMust(rows).filter(
+      (u) => (partial === '0' || u.verdict !== 'not-run') && (selected.length === 0 || selected.includes(u.id)),
+    );
     const report = {
       suite: { name: 'shop-conformance', version: SUITE_VERSION },
       target: process.env[ENV.baseUrl] ?? null,
@@ -128,6 +132,7 @@ export default class ConformanceReporter implements Reporter {
       seed: Number(process.env[ENV.seed] ?? 1),
       /** The selection left checks out on purpose (--grep, --clause, --last-failed, --max-failures), a shard aside. */
       partialSelection: partial === '1',
+      ...(selected.length ? { selectedClauses: selected } : {}),
       status: result.status,
       finishedAt: new Date().toISOString(),
       summary,
