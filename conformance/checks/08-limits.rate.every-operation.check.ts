@@ -123,23 +123,23 @@ test(
     {
       id: 'auth.order.guard-before-rate-limit.assistant',
       everyResponse: true,
-      title: "with an assistant session's budget spent, an operation the guard refuses to assistants is still 403, not 429",
-      clauses: ['AUTH-ORDER-8', 'ERR-TABLE-8'],
-      requires: ['assistants', 'operators'],
+      title: "with an assistant session's budget spent, an operation its permissions do not cover is still 403 insufficient_scope, not 429",
+      clauses: ['AUTH-ORDER-8', 'ERR-TABLE-9'],
+      requires: ['assistants'],
+      seed: true,
     },
     async (shop) => {
       const budget = shop.profile.rateLimits?.assistantSessionBudget;
       if (budget === undefined)
         return notApplicable('the profile declares no assistant session budget (rateLimits.assistantSessionBudget)');
       if (budget > 500) return notApplicable(`the assistant session budget ${budget} is too large to spend in a check`);
-      const agent = await AssistantAgent.create(shop, { clientId: `asst_client_${freshHex()}` });
+      // A session without assistant:read: the guard refuses getProfile whatever its budget (spec, Scope translation).
+      const agent = await AssistantAgent.create(shop, { clientId: `asst_client_${freshHex()}`, permissions: [] });
       let spent = false;
       for (let i = 0; i <= budget + 1 && !spent; i++) spent = (await agent.get('/v1/catalog/collections')).res.status === 429;
       if (!spent) fail('the session budget is spent', 'a 429 within budget + 2 requests', 'no 429', { clause: 'AUTH-ORDER-8' });
-      // An operator route: no assistant is on its caller list, whatever its budget.
-      const { method, path } = learned().operation('searchOpsOrders');
-      const refused = (await agent.request(method, path)).res;
-      expectProblem(refused, { status: 403, error: 'caller_not_allowed', docsUrl: shop.docsUrl, clause: 'AUTH-ORDER-8' });
+      const refused = (await agent.get(learned().path('getProfile'))).res;
+      expectProblem(refused, { status: 403, error: 'insufficient_scope', docsUrl: shop.docsUrl, clause: 'AUTH-ORDER-8' });
     },
   ),
 );
