@@ -28,6 +28,8 @@ export const ENV = {
   shard: 'SHOP_CONFORMANCE_SHARD',
   /** '1' under `run --repro`: a passing check prints its transcript too. */
   repro: 'SHOP_CONFORMANCE_REPRO',
+  /** Requests one worker may have in flight against the deployment: its share of `--max-in-flight` (conformance/engine/in-flight.ts). */
+  maxInFlight: 'SHOP_CONFORMANCE_MAX_IN_FLIGHT',
 } as const;
 
 const variantSchema = z.object({
@@ -60,6 +62,8 @@ const paramsSchema = z.object({
   target: z.enum(['embedded', 'external']),
   caPath: z.string().min(1).optional(),
   insecure: z.boolean(),
+  /** This worker's share of the run's cap on requests in flight; absent: no cap (a worker started outside the CLI). */
+  maxInFlight: z.coerce.number().int().min(1).optional(),
 });
 
 export type RunParams = z.infer<typeof paramsSchema> & { profile: Profile; tls: TlsOptions };
@@ -123,6 +127,7 @@ export function runParams(env: NodeJS.ProcessEnv = process.env, variant?: Pick<T
     target: env[ENV.target] ?? 'external',
     caPath: env[ENV.ca] || undefined,
     insecure: env[ENV.insecure] === '1',
+    maxInFlight: env[ENV.maxInFlight] || undefined,
   });
   const tls = Object.freeze({ ...(parsed.caPath ? { ca: readCaFile(parsed.caPath) } : {}), insecure: parsed.insecure });
   const params = Object.freeze({ ...parsed, profile: Object.freeze(readProfileFile(parsed.profilePath)), tls });
