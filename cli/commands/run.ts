@@ -216,6 +216,7 @@ export async function runSuite(
       [ENV.shard]: o.shard ?? '',
       [ENV.repro]: o.repro !== undefined ? '1' : '',
       [ENV.maxInFlight]: workers ? String(workers.perWorker) : '',
+      [ENV.roundTrip]: workers?.roundTripMs !== undefined ? workers.roundTripMs.toFixed(0) : '',
       FORCE_COLOR: process.env.FORCE_COLOR ?? '0',
     };
     const code = await new Promise<number>((done) => {

@@ -5,7 +5,7 @@
 import type { HttpResult } from '../lib/assert.js';
 import type { Exchange } from './transcript.js';
 import { SUITE_VERSION } from './version.js';
-import { gateFor, type InFlightGate } from './in-flight.js';
+import { processGate, type InFlightGate } from './in-flight.js';
 import { Agents, describeError, headersOf, sendWire, type Chunk, type HeaderField, type TlsOptions, type WireHead } from './wire.js';
 
 export type { Chunk, HeaderField, TlsOptions };
@@ -90,7 +90,7 @@ export class ShopHttp {
     o: ClientOptions = {},
   ) {
     this.agents = agentsFor(tls);
-    this.gate = o.maxInFlight === undefined ? undefined : gateFor(new URL(baseUrl).origin, o.maxInFlight);
+    this.gate = o.maxInFlight === undefined ? undefined : processGate(o.maxInFlight);
   }
 
   url(path: string): string {

@@ -7,7 +7,7 @@
 // (the cap divided by the workers, at least one), so that all the workers together never exceed the cap.
 
 /** The documented default of `--max-in-flight`: requests in flight against one deployment, all workers together. */
-export const DEFAULT_MAX_IN_FLIGHT = 32;
+export const DEFAULT_MAX_IN_FLIGHT = 64;
 
 /** A counting semaphore: at most `limit` holders; the others wait in order. */
 export class InFlightGate {
@@ -41,21 +41,25 @@ export function shareOf(total: number, workers: number): number {
   return Math.max(1, Math.floor(total / Math.max(1, workers)));
 }
 
-const gates = new Map<string, InFlightGate>();
+let gate: InFlightGate | undefined;
 
-/** The process's gate for a deployment (by origin): every client of this process that talks to it shares it. */
-export function gateFor(origin: string, limit: number): InFlightGate {
-  const key = `${origin} ${limit}`;
-  let gate = gates.get(key);
-  if (!gate) gates.set(key, (gate = new InFlightGate(limit)));
-  return gate;
+/**
+ * The process's gate: every client of the process shares it, whatever origin it talks to (a worker judges one deployment,
+ * reached directly or through the self-test's defect proxies). The first limit asked for stands.
+ */
+export function processGate(limit: number): InFlightGate {
+  return (gate ??= new InFlightGate(limit));
 }
 
 /**
  * Runs `task` over `items` with at most `concurrency` of them at once (the transport's gate caps what reaches the
  * deployment); results keep the items' order. For requests that do not depend on each other.
  */
-export async function mapConcurrent<T, R>(items: readonly T[], concurrency: number, task: (item: T, index: number) => Promise<R>): Promise<R[]> {
+export async function mapConcurrent<T, R>(
+  items: readonly T[],
+  concurrency: number,
+  task: (item: T, index: number) => Promise<R>,
+): Promise<R[]> {
   const results = new Array<R>(items.length);
   let next = 0;
   const lanes = Array.from({ length: Math.max(1, Math.min(concurrency, items.length)) }, async () => {

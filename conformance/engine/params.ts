@@ -30,6 +30,8 @@ export const ENV = {
   repro: 'SHOP_CONFORMANCE_REPRO',
   /** Requests one worker may have in flight against the deployment: its share of `--max-in-flight` (conformance/engine/in-flight.ts). */
   maxInFlight: 'SHOP_CONFORMANCE_MAX_IN_FLIGHT',
+  /** The deployment's round trip in ms as the CLI measured it (conformance/engine/workers.ts): checks get more time. */
+  roundTrip: 'SHOP_CONFORMANCE_ROUND_TRIP_MS',
 } as const;
 
 const variantSchema = z.object({

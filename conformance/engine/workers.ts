@@ -52,23 +52,28 @@ export function resolveWorkers(given: string, cores = availableParallelism()): n
 
 /**
  * The run's workers and each one's share of the in-flight cap. Given --workers wins (--repro: one); for the embedded
- * reference (no `remote`) the cores decide; for a deployment, its measured round trip, said in one line on `note`.
+ * reference (no `remote`) the cores decide; for a deployment, its measured round trip (also returned: checks get more
+ * time), said in one line on `note`.
  */
 export async function chooseWorkers(
   o: { workers?: string | undefined; repro?: string | undefined; maxInFlight: number },
   remote: string | undefined,
   tls: TlsOptions,
   note: (s: string) => void,
-): Promise<{ workers: number; perWorker: number }> {
-  let workers: number;
-  if (o.repro !== undefined) workers = 1;
-  else if (o.workers) workers = resolveWorkers(o.workers);
-  else if (remote === undefined) workers = Math.min(coreWorkers(), o.maxInFlight);
-  else {
-    const roundTrip = await measureRoundTrip(remote, tls);
-    workers = networkWorkers(roundTrip, o.maxInFlight);
-    const measured = roundTrip === undefined ? 'round trip not measured' : `round trip ${roundTrip.toFixed(0)} ms`;
-    note(`${measured}: ${workers} workers, at most ${o.maxInFlight} requests in flight (--workers, --max-in-flight)\n`);
+): Promise<{ workers: number; perWorker: number; roundTripMs?: number }> {
+  const roundTripMs = remote === undefined ? undefined : await measureRoundTrip(remote, tls);
+  const workers =
+    o.repro !== undefined
+      ? 1
+      : o.workers
+        ? resolveWorkers(o.workers)
+        : remote === undefined
+          ? Math.min(coreWorkers(), o.maxInFlight)
+          : networkWorkers(roundTripMs, o.maxInFlight);
+  const perWorker = shareOf(o.maxInFlight, workers);
+  if (remote !== undefined) {
+    const measured = roundTripMs === undefined ? 'round trip not measured' : `round trip ${roundTripMs.toFixed(0)} ms`;
+    note(`${measured}: ${workers} workers, each with at most ${perWorker} requests in flight (--workers, --max-in-flight)\n`);
   }
-  return { workers, perWorker: shareOf(o.maxInFlight, workers) };
+  return { workers, perWorker, ...(roundTripMs !== undefined ? { roundTripMs } : {}) };
 }
