@@ -11,7 +11,7 @@ import { AssistantAgent } from './_shared/assistant.js';
 import { cartLine } from './_shared/expect-cart.js';
 import { expectDpopNonce, expectProblemMembers, expectRequestId } from './_shared/expect-request-headers.js';
 import { ADJUSTABLE_VARIANT, PRODUCT_HANDLE } from './_shared/seed-data.js';
-import { SPEND_IN_FLIGHT, spendConcurrently, spendWithinWindow } from './_shared/spend-budget.js';
+import { SPEND_IN_FLIGHT, spendAsAssistant, spendConcurrently, spendWithinWindow } from './_shared/spend-budget.js';
 
 interface Spent {
   ip: string;
@@ -183,7 +183,7 @@ function assistantBudgets(shop: Shop): AssistantBudgets {
 }
 
 /** The request the budget checks spend: listCollections, which every assistant may call and which changes nothing. */
-const spendOne = async (agent: AssistantAgent): Promise<ShopResponse> => (await agent.get('/v1/catalog/collections')).res;
+const spendOne = spendAsAssistant;
 
 /** A refusal for a spent budget: 429 rate_limited, Retry-After, and the headers of every response of a DPoP request. */
 function expectBudgetRefusal(shop: Shop, res: ShopResponse, { what, clause }: { what: string; clause: string }): void {
@@ -198,9 +198,9 @@ function expectBudgetRefusal(shop: Shop, res: ShopResponse, { what, clause }: { 
 
 /**
  * Sends `count` requests round robin over `agents` (each served, else a failure of `clause`: the profile claims more
- * room), then one more from `last`. The sessions spend at once, each its own requests in turn (a session's requests
- * follow its DPoP nonces, which the spec lets a deployment rotate on every answer). Budgets are per window: when the run
- * straddles a window boundary the extra request may pass, so the caller tries once more with fresh sessions.
+ * room), then one more from `last`, several requests at once (spendAsAssistant: a session's nonce refusals spend
+ * nothing). Budgets are per window: when the run straddles a window boundary the extra request may pass, so the caller
+ * tries again with fresh sessions.
  */
 async function spendThenOneMore(
   agents: readonly AssistantAgent[],
@@ -208,12 +208,7 @@ async function spendThenOneMore(
   last: AssistantAgent,
   { what, clause }: { what: string; clause: string },
 ): Promise<ShopResponse> {
-  const answers: ShopResponse[] = [];
-  await Promise.all(
-    agents.map(async (agent, lane) => {
-      for (let i = lane; i < count; i += agents.length) answers[i] = await spendOne(agent);
-    }),
-  );
+  const answers = await spendConcurrently(count, (i) => spendOne(agents[i % agents.length]!));
   answers.forEach((res, i) => {
     if (res.status === 429) fail(`${what}: request ${i + 1} of ${count}`, 'not yet limited', brief(res), { clause });
     expectSuccess(res, { what: `${what}: request ${i + 1} of ${count}`, clause });
