@@ -31,7 +31,10 @@ const optionsSchema = z.object({
     .string()
     .regex(/^[1-9]\d*%?$/, 'a positive number of workers, or a percentage of cores like 50%')
     .optional(),
-  maxInFlight: z.coerce.number().int().min(1, 'a positive number of requests'),
+  maxInFlight: z.coerce
+    .number({ error: 'a positive number of requests' })
+    .int('a positive number of requests')
+    .min(1, 'a positive number of requests'),
   shard: z
     .string()
     .regex(/^\d+\/\d+$/, 'i/n, like 1/3')

@@ -37,3 +37,12 @@ test('a few window-dependent clauses pass through a 40 ms round trip', async () 
     await reference.close();
   }
 });
+
+test('--max-in-flight takes a positive number of requests: anything else is a one-line usage error', async () => {
+  for (const value of ['0', '-3', 'many', '2.5']) {
+    const r = await cli(['run', '--max-in-flight', value, '--list']);
+    assert.equal(r.code, 2, r.out);
+    assert.match(r.out, /--max-in-flight: a positive number of requests/);
+    assert.equal(r.out.trim().split('\n').length, 1, r.out);
+  }
+});
