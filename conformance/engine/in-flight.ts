@@ -71,3 +71,18 @@ export async function mapConcurrent<T, R>(
   await Promise.all(lanes);
   return results;
 }
+
+/**
+ * Runs independent judgements (each its own caller, session or subject) `concurrency` at once, then throws the first
+ * failure in their order: the verdict is the one the same judgements made one after another would give.
+ */
+export async function judgeConcurrently(judgements: readonly (() => Promise<void>)[], concurrency: number): Promise<void> {
+  const failures = await mapConcurrent(judgements, concurrency, (judge) =>
+    judge().then(
+      () => undefined,
+      (err: unknown) => ({ err }),
+    ),
+  );
+  const first = failures.find((f) => f !== undefined);
+  if (first) throw first.err;
+}
