@@ -16,7 +16,21 @@ const BIN = `${ROOT}dist/cli/main.js`;
 interface Suite {
   title: string;
   suites?: Suite[];
-  specs?: { title: string; tests: { results: { duration: number }[] }[] }[];
+  specs?: { title: string; tests: { results: { duration: number; status: string; error?: { message?: string } }[] }[] }[];
+}
+
+/** The checks that did not pass, each with the first line of its error: what a MISSED run must show. */
+function notPassed(suites: readonly Suite[]): string[] {
+  return suites.flatMap((s) => [
+    ...(s.specs ?? []).flatMap((spec) =>
+      spec.tests.flatMap((t) =>
+        t.results
+          .filter((r) => r.status !== 'passed' && r.status !== 'skipped')
+          .map((r) => `${spec.title.slice(0, 90)}: ${r.status} ${(r.error?.message ?? '').split('\n')[0]!.slice(0, 300)}`),
+      ),
+    ),
+    ...notPassed(s.suites ?? []),
+  ]);
 }
 
 /** The longest single check of a Playwright JSON report. */
@@ -68,6 +82,8 @@ export interface RemoteRun {
   passed: number;
   failed: number;
   exit: number | null;
+  /** The checks that failed or timed out. */
+  failures: string[];
   /** The CLI's own line: measured round trip, workers, in-flight share. */
   chose: string;
 }
@@ -101,6 +117,7 @@ export async function benchRemoteRun(roundTripMs: number): Promise<RemoteRun> {
       passed: report.stats.expected,
       failed: report.stats.unexpected,
       exit: r.code,
+      failures: notPassed(report.suites),
       chose: /round trip[^\n]*/.exec(r.stderr)?.[0] ?? '',
     };
   } finally {
@@ -163,6 +180,7 @@ export async function benchRemote(line: (s: string) => void, verdict: (ok: boole
         `   ${String(rtt).padStart(3)} ms: wall ${r.wallS.toFixed(1)} s, floor ${r.floorS.toFixed(1)} s (${r.floorCheck}), ${ratio.toFixed(2)} × floor${target}`,
       );
       line(`           ${r.passed} passed, ${r.failed} failed (exit ${r.exit}); ${r.chose}${r.exit === 0 ? '' : `  ${verdict(false)}`}`);
+      for (const f of r.failures) line(`           not passed: ${f}`);
     } catch (err) {
       line(`   ${rtt} ms: ${(err as Error).message}  ${verdict(false)}`);
     }
