@@ -3,6 +3,7 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
+import { createServer as createTcpServer, type Socket } from 'node:net';
 import { startLatencyProxy, type LatencyProxy } from '../helpers/latency-proxy.js';
 import { ShopHttp } from '../../conformance/engine/http.js';
 
@@ -47,7 +48,7 @@ const timed = async (f: () => Promise<unknown>) => {
   return performance.now() - started;
 };
 
-test('a new connection costs a round trip more than a kept one; clients of one process share connections', async () => {
+test('a new connection costs a round trip before its first byte; clients of one process share a kept connection', async () => {
   const a = new ShopHttp(proxy.url);
   const b = new ShopHttp(proxy.url);
   const opened = proxy.connections();
@@ -56,7 +57,8 @@ test('a new connection costs a round trip more than a kept one; clients of one p
   const second = await timed(() => b.get('/x'));
   b.close();
   assert.ok(first >= 2 * RTT, `first request ${first.toFixed(0)} ms`);
-  assert.ok(second >= RTT && second < 2 * RTT, `second request ${second.toFixed(0)} ms`);
+  // Delays are floors (a busy machine only adds to them): the kept connection is shown by the proxy's count.
+  assert.ok(second >= RTT, `second request ${second.toFixed(0)} ms`);
   assert.equal(proxy.connections() - opened, 1);
 });
 
@@ -87,4 +89,34 @@ test('the cap holds requests in flight across the clients of a process; without 
   free.close();
   capped.forEach((c) => c.close());
   assert.ok(connections > 0);
+});
+
+test('a request on kept connections the server has all closed is sent once more, on a new connection', async () => {
+  // Answers the first request of each connection and keeps it; resets it at the next, as a server whose keep-alive
+  // timeout fired while the request was on its way.
+  const sockets = new Set<Socket>();
+  const tcp = createTcpServer((socket) => {
+    sockets.add(socket);
+    let answered = false;
+    socket.on('data', (d) => {
+      if (!d.includes('\r\n\r\n')) return;
+      if (answered) return void socket.resetAndDestroy();
+      answered = true;
+      socket.write('HTTP/1.1 200 OK\r\ncontent-length: 2\r\nconnection: keep-alive\r\n\r\nok');
+    });
+    socket.on('error', () => undefined);
+  });
+  await new Promise<void>((r) => tcp.listen(0, '127.0.0.1', r));
+  const http = new ShopHttp(`http://127.0.0.1:${(tcp.address() as { port: number }).port}`);
+  try {
+    // Two connections kept, both stale for their next request.
+    await Promise.all([http.get('/a'), http.get('/b')]);
+    const again = await http.get('/c');
+    assert.equal(again.status, 200);
+    assert.equal(again.text, 'ok');
+  } finally {
+    http.close();
+    for (const s of sockets) s.destroy();
+    await new Promise((r) => tcp.close(r));
+  }
 });
