@@ -74,6 +74,12 @@ async function serve(): Promise<{ url: string; child: ChildProcess }> {
   return { url, child };
 }
 
+/** Stops the server: SIGTERM, and SIGKILL if it is still there after 5 s. */
+function stop(child: ChildProcess): void {
+  child.kill();
+  setTimeout(() => child.exitCode === null && child.signalCode === null && child.kill('SIGKILL'), 5000).unref();
+}
+
 export interface RemoteRun {
   roundTripMs: number;
   wallS: number;
@@ -121,9 +127,9 @@ export async function benchRemoteRun(roundTripMs: number): Promise<RemoteRun> {
       chose: /round trip[^\n]*/.exec(r.stderr)?.[0] ?? '',
     };
   } finally {
-    rmSync(output, { recursive: true, force: true });
+    rmSync(output, { recursive: true, force: true, maxRetries: 3 });
     await proxy.close();
-    child.kill();
+    stop(child);
   }
 }
 
@@ -147,9 +153,9 @@ export async function benchRemoteSelfTest(roundTripMs: number): Promise<RemoteSe
     };
     return { wallS: r.wallS, ...report.summary, exit: r.code };
   } finally {
-    rmSync(output, { recursive: true, force: true });
+    rmSync(output, { recursive: true, force: true, maxRetries: 3 });
     await proxy.close();
-    child.kill();
+    stop(child);
   }
 }
 
