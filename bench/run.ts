@@ -1,4 +1,4 @@
-// npm run bench [-- --only startup,throughput,suite,failing,self-test,scoped,latency,fuzz,memory,crash,alternates,tests] [--rounds N]
+// npm run bench [-- --only startup,throughput,suite,failing,self-test,scoped,latency,remote,fuzz,memory,crash,alternates,tests] [--rounds N]
 // [--seconds S] [--fuzz-requests N] [--crash-rounds N]: the project's targets,
 // measured on this machine as medians and as ratios taken in the same run (these machines are shared and noisy, so never
 // compare a figure with a constant from another run). Each section prints its figures and whether its target is met.
@@ -16,6 +16,7 @@ import { benchMemory, HEALTH_PROBE_TIMEOUT_MS, HEALTH_TARGET_MS, MEMORY_TARGET_M
 import { printSummary, runFuzz } from '../scripts/fuzz.js';
 import { runCrashTest } from '../scripts/crash-test.js';
 import { benchScoped } from './scoped.js';
+import { benchRemote } from './remote.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const SECTIONS = [
@@ -26,6 +27,7 @@ const SECTIONS = [
   'self-test',
   'scoped',
   'latency',
+  'remote',
   'fuzz',
   'memory',
   'crash',
@@ -57,7 +59,7 @@ const verdict = (ok: boolean) => {
 const line = (text: string) => process.stdout.write(`${text}\n`);
 
 // The sections that run the published bin need it built from the current sources.
-if (['startup', 'throughput', 'suite', 'failing', 'self-test', 'scoped', 'memory'].some((x) => only.has(x))) {
+if (['startup', 'throughput', 'suite', 'failing', 'self-test', 'scoped', 'remote', 'memory'].some((x) => only.has(x))) {
   const built = spawnSync('npm', ['run', 'build', '--silent'], { cwd: ROOT, stdio: 'inherit' });
   if (built.status !== 0) {
     process.stderr.write('bench: npm run build failed\n');
@@ -159,6 +161,8 @@ if (only.has('latency')) {
   line('\n== Latency of single scenarios (median and p95; bench/latency.ts)');
   spawnSync(process.execPath, ['--import', 'tsx', `${ROOT}bench/latency.ts`], { cwd: ROOT, stdio: 'inherit' });
 }
+
+if (only.has('remote')) await benchRemote(line, verdict);
 
 if (only.has('fuzz')) {
   const requests = Number(values['fuzz-requests']);

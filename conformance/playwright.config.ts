@@ -65,7 +65,8 @@ export default defineConfig<object, { shopVariant: TargetVariant | undefined }>(
   workers: Math.max(2, availableParallelism()),
   forbidOnly: true,
   retries: 0,
-  timeout: 30_000,
+  // A check against a deployment far away waits a round trip per request: it gets the time of 600 more round trips.
+  timeout: 30_000 + 600 * (Number(process.env[ENV.roundTrip]) || 0),
   outputDir: join(output, 'test-results'),
   // keep-worker first: it restores the verdict of a failed check before any other reporter sees it.
   reporter: [

@@ -24,6 +24,8 @@ import { loadConfig } from '../../reference/src/config.js';
 import { startServer, type RunningServer } from '../../reference/src/server.js';
 import { createLogger, type Logger } from '../../reference/src/log.js';
 import { EXIT } from '../exit.js';
+import { DEFAULT_MAX_IN_FLIGHT } from '../../conformance/engine/in-flight.js';
+import { chooseWorkers } from '../../conformance/engine/workers.js';
 import { startEmbeddedVariants, type RunningVariants } from '../embedded-variants.js';
 import { gateRun } from '../gate.js';
 import { selectChecks, SelectionError } from '../selection.js';
@@ -43,6 +45,10 @@ const optionsSchema = z.object({
     .string()
     .regex(/^[1-9]\d*%?$/, 'a positive number of workers, or a percentage of cores like 50%')
     .optional(),
+  maxInFlight: z.coerce
+    .number({ error: 'a positive number of requests' })
+    .int('a positive number of requests')
+    .min(1, 'a positive number of requests'),
   shard: z
     .string()
     .regex(/^\d+\/\d+$/, 'i/n, like 1/3')
@@ -245,7 +251,7 @@ export async function runSuite(
     // Setup violations (a route that broke its clause while the doctor set up) fail the run; the checks still run.
     let setupViolations: { step: string; clauses: string[] }[] = [];
     if (!o.list && o.doctor) {
-      const report = await doctor(baseUrl!, profile, { tls: { ca, insecure: o.insecure } });
+      const report = await doctor(baseUrl!, profile, { tls: { ca, insecure: o.insecure }, maxInFlight: o.maxInFlight });
       for (const line of formatDoctorSteps(report)) io.err(`doctor: ${line}\n`);
       for (const a of report.advice) io.err(`doctor: ${a}\n`);
       if (report.exitCode === EXIT.unreachable) return report.exitCode;
@@ -256,8 +262,10 @@ export async function runSuite(
     const grep = o.repro !== undefined ? `\\[${escape(o.repro)}\\]` : grepFor(o);
     if (grep) args.push('--grep', grep);
     if (o.level === 'spec') args.push('--grep-invert', '@reference(?![\\w-])');
+    // Workers follow what the run waits on (conformance/engine/workers.ts); each takes its share of --max-in-flight.
+    const workers = o.list ? undefined : await chooseWorkers(o, embedded ? undefined : baseUrl, { ca, insecure: o.insecure }, io.err);
     if (o.repro !== undefined) args.push('--workers', '1');
-    else if (o.workers) args.push('--workers', o.workers);
+    else if (workers) args.push('--workers', String(workers.workers));
     if (o.shard) args.push('--shard', o.shard);
     if (o.maxFailures !== undefined) args.push('--max-failures', String(o.maxFailures));
     if (o.list) args.push('--list');
@@ -282,6 +290,8 @@ export async function runSuite(
       [ENV.repro]: o.repro !== undefined ? '1' : '',
       [ENV.reproArgs]: reproArgs(o),
       [ENV.clauses]: o.clause?.join(',') ?? '',
+      [ENV.maxInFlight]: workers ? String(workers.perWorker) : '',
+      [ENV.roundTrip]: workers?.roundTripMs !== undefined ? workers.roundTripMs.toFixed(0) : '',
       FORCE_COLOR: process.env.FORCE_COLOR ?? '0',
     };
     const code = await new Promise<number>((done) => {
@@ -356,7 +366,15 @@ export function addRunCommand(program: Command): void {
     .option('--grep <regex>', 'only checks whose title or tags match')
     .option('--clause <id...>', 'only checks that cite these clause ids')
     .option('--strict', 'SHOULD-level failures fail the run instead of warning', false)
-    .option('--workers <n>', 'parallel workers (a number or a percentage of cores)')
+    .option(
+      '--workers <n>',
+      'parallel workers (a number or a percentage of cores); default: the cores, more for a deployment with a longer round trip',
+    )
+    .option(
+      '--max-in-flight <n>',
+      'requests in flight against the deployment at once, all workers together (each worker takes its share, at least one)',
+      String(DEFAULT_MAX_IN_FLIGHT),
+    )
     .option('--shard <i/n>', 'run shard i of n; also writes a Playwright blob report to <output>/blob for `report merge`')
     .option('--max-failures <n>', 'stop after n failed checks (the checks not run are listed as not run)')
     .option('--seed <n>', 'seed of every generated value', '1')

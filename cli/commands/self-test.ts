@@ -26,6 +26,8 @@ import type { RunningServer } from '../../reference/src/server.js';
 import { EMBEDDED_VARIANTS, startConfigured, startEmbeddedVariants, type RunningVariants } from '../embedded-variants.js';
 import { EXIT } from '../exit.js';
 import { startEmbedded } from './run.js';
+import { DEFAULT_MAX_IN_FLIGHT } from '../../conformance/engine/in-flight.js';
+import { chooseWorkers } from '../../conformance/engine/workers.js';
 
 const require = createRequire(import.meta.url);
 const here = fileURLToPath(new URL('.', import.meta.url));
@@ -308,7 +310,13 @@ export async function selfTest(
       `self-test: ${defects.length} defect(s) behind ${proxies.length} proxies in ${plan.projects.length + variantProjects.length} project(s) (${variantProjects.length} on variant deployments), ${checks.length} checks, level ${level}\n`,
     );
     const args = [require.resolve('@playwright/test/cli'), 'test', '--config', CONFIG];
-    if (o.workers) args.push('--workers', o.workers);
+    // Workers follow the deployment's round trip as in `run` (conformance/engine/workers.ts), within the default cap.
+    const workers = await chooseWorkers({ workers: o.workers, maxInFlight: DEFAULT_MAX_IN_FLIGHT }, o.baseUrl, tls, io.err);
+    args.push('--workers', String(workers.workers));
+    Object.assign(env, {
+      [ENV.maxInFlight]: String(workers.perWorker),
+      ...(workers.roundTripMs !== undefined ? { [ENV.roundTrip]: workers.roundTripMs.toFixed(0) } : {}),
+    });
     // Playwright's progress (dot) goes to stderr; stdout holds the matrix.
     const { code } = await playwright(args, env, 2);
     if (!existsSync(outcomesFile)) {

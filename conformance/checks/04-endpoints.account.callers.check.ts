@@ -16,6 +16,7 @@ import { expectRefusal } from './_shared/expect-refusals.js';
 import { customerToken, delegatedToken } from './_shared/mint-callers.js';
 import { ABSENT_IDS, ENDED_ACCOUNTS } from './_shared/seed-data.js';
 import { SPECIAL_PATHS } from '../../contract/routes.js';
+import { mapConcurrent } from '../engine/in-flight.js';
 
 // --- the operations --------------------------------------------------------------------------------------------------
 
@@ -172,19 +173,21 @@ test(
         what: 'control: an active account reads its profile',
         clause: 'AUTH-ACTIVE-1',
       });
+      const calls: { token: string; op: Op }[] = [];
       for (const sub of Object.values(ENDED_ACCOUNTS)) {
         const tokens = [await customerToken(shop, sub), ...(shop.profile.capabilities.delegated ? [await delegatedToken(shop, sub)] : [])];
-        for (const token of tokens) {
-          for (const op of [...ACCOUNT_OPS, ...CHECKOUT_READS]) {
-            const operation = OPERATIONS_BY_ID.get(op)!;
-            // The live actor (lifecycle) is resolved before the guard: a delegated caller of an ended account is told so even on
-            // the checkout reads, whose list does not admit it.
-            const { path, json } = requestFor(op);
-            const res = await shop.http.request(operation.method, path, { token, ...(json !== undefined ? { json } : {}) });
-            expectProblem(res, { status: 401, error: 'account_access_ended', docsUrl: shop.docsUrl, clause: 'AUTH-ACTIVE-1' });
-          }
-        }
+        for (const token of tokens) for (const op of [...ACCOUNT_OPS, ...CHECKOUT_READS]) calls.push({ token, op });
       }
+      // Every call is refused and changes nothing: they go several at once, and are judged in turn.
+      const answers = await mapConcurrent(calls, 8, ({ token, op }) => {
+        const operation = OPERATIONS_BY_ID.get(op)!;
+        // The live actor (lifecycle) is resolved before the guard: a delegated caller of an ended account is told so even on
+        // the checkout reads, whose list does not admit it.
+        const { path, json } = requestFor(op);
+        return shop.http.request(operation.method, path, { token, ...(json !== undefined ? { json } : {}) });
+      });
+      for (const res of answers)
+        expectProblem(res, { status: 401, error: 'account_access_ended', docsUrl: shop.docsUrl, clause: 'AUTH-ACTIVE-1' });
     },
   ),
 );

@@ -16,6 +16,7 @@ import { cartLine, expectNamesVariant, expectNotNamesVariant } from './_shared/e
 import { expectCredentialRefused, expectInvalidToken, expectSignInRequired } from './_shared/expect-refusals.js';
 import { expectPermissions, OP, probe, sendAssistant } from './_shared/probe-agents.js';
 import { VARIANT } from './_shared/seed-data.js';
+import { judgeConcurrently } from '../engine/in-flight.js';
 
 /**
  * An account action of a stale token (acting signed out): 403 sign_in_required with `DPoP error="sign_in_required"`. Served,
@@ -126,10 +127,14 @@ test(
           ['assistant:read'],
         ],
       ];
-      for (const [clause, live, scope, expected] of cases) {
-        const agent = await AssistantAgent.create(shop, { permissions: live, ...(scope !== undefined ? { scope } : {}) });
-        await expectPermissions(shop, sendAssistant(agent), expected, { clause, naming: 'permission' });
-      }
+      // Each case is a session of its own: they are judged at once, their verdict the one of the cases in turn.
+      await judgeConcurrently(
+        cases.map(([clause, live, scope, expected]) => async () => {
+          const agent = await AssistantAgent.create(shop, { permissions: live, ...(scope !== undefined ? { scope } : {}) });
+          await expectPermissions(shop, sendAssistant(agent), expected, { clause, naming: 'permission' });
+        }),
+        cases.length,
+      );
       // Live: the account narrows its grant after the token was minted; the same token then holds only the new scopes.
       const agent = await AssistantAgent.create(shop);
       await expectPermissions(shop, sendAssistant(agent), ALL_PERMISSIONS, { clause: 'AUTH-ASST-6', naming: 'permission' });

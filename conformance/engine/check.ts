@@ -115,7 +115,7 @@ const test = base.extend<{ shop: Shop; selftestTargets: Record<string, string> |
       target = undefined;
       targetFailure = undefined;
     }
-    const http = new ShopHttp(params.baseUrl, params.tls);
+    const http = new ShopHttp(params.baseUrl, params.tls, { maxInFlight: params.maxInFlight });
     await use({
       params,
       profile: params.profile,
@@ -167,7 +167,9 @@ function skipUnlessApplicable(spec: CheckSpec, shop: Shop): void {
 /** The description documents, once per worker, before the body: checks build bodies and routes from them. */
 async function ensureTarget(shop: Shop): Promise<void> {
   if (!target)
-    await loadTarget(new ShopHttp(shop.params.baseUrl, shop.params.tls), shop.profile).catch((err: unknown) => (targetFailure = err));
+    await loadTarget(new ShopHttp(shop.params.baseUrl, shop.params.tls, { maxInFlight: shop.params.maxInFlight }), shop.profile).catch(
+      (err: unknown) => (targetFailure = err),
+    );
 }
 
 /** Runs the body with a ledger open for its soft failures; returns what stopped it (if anything) and the ledger. */

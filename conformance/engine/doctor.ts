@@ -41,6 +41,8 @@ export interface DoctorOptions {
   /** Per request; 5 s by default. */
   timeoutMs?: number;
   tls?: TlsOptions;
+  /** Requests in flight against the deployment at once (the run's --max-in-flight); no cap when absent. */
+  maxInFlight?: number;
 }
 
 const seen = (res: ShopResponse) =>
@@ -61,7 +63,7 @@ function unreachable(base: string, err: unknown): string {
 
 export async function doctor(baseUrl: string, profile: Profile, o: DoctorOptions = {}): Promise<DoctorReport> {
   const base = baseUrl.replace(/\/+$/, '');
-  const http = new ShopHttp(base, o.tls);
+  const http = new ShopHttp(base, o.tls, { maxInFlight: o.maxInFlight });
   const timeoutMs = o.timeoutMs ?? 5000;
   const get = (path: string, headers: Record<string, string> = {}) => http.get(path, { headers, timeoutMs });
   const steps: DoctorStep[] = [];
@@ -83,9 +85,10 @@ export async function doctor(baseUrl: string, profile: Profile, o: DoctorOptions
     }
 
     // Is it this service? The description documents and a problem document for a request without a token.
-    const general = await get(DESCRIPTION.path).catch(() => undefined);
-    const assistant = await get(ASSISTANT_DESCRIPTION.path).catch(() => undefined);
-    const anon = await get('/v1/cart').catch(() => undefined);
+    // Independent reads: sent together, so that a remote deployment costs one round trip, not three.
+    const [general, assistant, anon] = await Promise.all(
+      [DESCRIPTION.path, ASSISTANT_DESCRIPTION.path, '/v1/cart'].map((path) => get(path).catch(() => undefined)),
+    );
     // When some of them hold, the target is this service, and each that does not is a failure of its clauses.
     const identity: [string, string, ShopResponse | undefined, boolean, string[]][] = [
       [
@@ -162,10 +165,9 @@ export async function doctor(baseUrl: string, profile: Profile, o: DoctorOptions
       opsPath: operatorReadPath(general?.body),
       artifactHeaders,
     };
-    const results: TrustResult[] = [];
-    for (const probe of PROBES.filter((p) => p.claimed(profile.capabilities))) {
-      const r = await runProbe(probe, env);
-      results.push(r);
+    // Each caller kind's probe reads on its own: all of them at once (the in-flight cap still holds), steps in their order.
+    const results = await Promise.all(PROBES.filter((p) => p.claimed(profile.capabilities)).map((probe) => runProbe(probe, env)));
+    for (const r of results) {
       const clauses = r.meaning?.kind === 'violation' ? { clauses: r.meaning.clauses } : {};
       steps.push({ name: `trusts ${r.kind}`, ok: r.ok, detail: r.detail, ...clauses });
     }

@@ -1,8 +1,11 @@
 // The suite's one HTTP client: every request a check or the doctor makes goes through ShopHttp, so that TLS options (a
 // private CA, --insecure) apply everywhere and every exchange is recorded for the transcript. Redirects are never followed.
+// Connections (and TLS sessions) are kept alive and shared by every client of the process, so that a check against a
+// remote deployment does not pay a new handshake; the process's in-flight gate (in-flight.ts) caps what it sends at once.
 import type { HttpResult } from '../lib/assert.js';
 import type { Exchange } from './transcript.js';
 import { SUITE_VERSION } from './version.js';
+import { processGate, type InFlightGate } from './in-flight.js';
 import { Agents, describeError, headersOf, sendWire, type Chunk, type HeaderField, type TlsOptions, type WireHead } from './wire.js';
 
 export type { Chunk, HeaderField, TlsOptions };
@@ -58,17 +61,36 @@ function parseJson(text: string): unknown {
   }
 }
 
+/** The process's keep-alive agents, one per TLS setting: every client of the process reuses their connections. */
+const sharedAgents = new Map<string, Agents>();
+function agentsFor(tls: TlsOptions): Agents {
+  const key = `${tls.insecure ? 'insecure' : 'verify'} ${tls.ca === undefined ? '' : String(tls.ca)}`;
+  let agents = sharedAgents.get(key);
+  if (!agents) sharedAgents.set(key, (agents = new Agents(tls)));
+  return agents;
+}
+
+export interface ClientOptions {
+  /** Requests of this process in flight against the deployment at once (its share of the run's --max-in-flight); none when absent. */
+  maxInFlight?: number | undefined;
+}
+
 const clip = (text: string) => (text.length > 4000 ? `${text.slice(0, 4000)}…` : text);
 
 export class ShopHttp {
   readonly exchanges: Exchange[] = [];
   private readonly agents: Agents;
+  private readonly gate: InFlightGate | undefined;
+  /** This client's requests not yet done with: close() tears them down (streams a check left open). */
+  private readonly open = new Set<WireHead['req']>();
 
   constructor(
     readonly baseUrl: string,
     tls: TlsOptions = {},
+    o: ClientOptions = {},
   ) {
-    this.agents = new Agents(tls);
+    this.agents = agentsFor(tls);
+    this.gate = o.maxInFlight === undefined ? undefined : processGate(o.maxInFlight);
   }
 
   url(path: string): string {
@@ -77,7 +99,7 @@ export class ShopHttp {
 
   async request(method: string, path: string, o: RequestOptions = {}): Promise<ShopResponse> {
     const timeoutMs = o.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-    const { head, x, started, timer } = await this.open(method, path, o, timeoutMs);
+    const { head, x, started, timer } = await this.send(method, path, o, timeoutMs);
     try {
       const text = await new Promise<string>((resolve, reject) => {
         const parts: Buffer[] = [];
@@ -97,13 +119,14 @@ export class ShopHttp {
       throw new Error(`${method} ${x.url}: ${x.error}`, { cause: err });
     } finally {
       timer.clear();
+      this.open.delete(head.req);
       // A request left open, or answered before its body was out, cannot carry another exchange.
       if (!head.finished()) head.req.destroy();
     }
   }
 
   async stream(method: string, path: string, o: RequestOptions = {}): Promise<ShopStream> {
-    const { head, x, started, timer } = await this.open(method, path, o, o.timeoutMs ?? DEFAULT_TIMEOUT_MS);
+    const { head, x, started, timer } = await this.send(method, path, o, o.timeoutMs ?? DEFAULT_TIMEOUT_MS);
     timer.clear();
     const headAt = Date.now();
     const status = head.res.statusCode ?? 0;
@@ -128,6 +151,7 @@ export class ShopHttp {
     head.res.once('close', end);
     head.res.on('error', () => undefined); // closed by the caller, or by the server: the text read so far stands
     const close = () => {
+      this.open.delete(head.req);
       head.res.destroy();
       head.req.destroy();
     };
@@ -172,13 +196,14 @@ export class ShopHttp {
   patch = (path: string, o?: RequestOptions) => this.request('PATCH', path, o);
   delete = (path: string, o?: RequestOptions) => this.request('DELETE', path, o);
 
-  /** Closes the kept-alive connections. */
+  /** Tears down what this client left open (streams, held requests); the shared kept-alive connections stay for the next. */
   close(): void {
-    this.agents.destroy();
+    for (const req of this.open) req.destroy();
+    this.open.clear();
   }
 
   /** Builds the header fields, records the exchange and sends; resolves at the response head. */
-  private async open(method: string, path: string, o: RequestOptions, timeoutMs: number) {
+  private async send(method: string, path: string, o: RequestOptions, timeoutMs: number) {
     const url = new URL(this.url(path));
     let body: string | Uint8Array | undefined = o.body;
     const headers: Record<string, string> = {};
@@ -220,6 +245,9 @@ export class ShopHttp {
     if (described !== undefined || o.hold) x.requestBody = `${described ?? ''}${o.hold ? ' (request left open)' : ''}`;
     this.exchanges.push(x);
 
+    // A request left open holds no place: only an answer that does not wait for it can come, and it must not starve the
+    // requests the check sends next. Waiting for a place is not part of the exchange's time, nor of its deadline.
+    const release = this.gate && !o.hold ? await this.gate.acquire() : () => undefined;
     const started = Date.now();
     const chunks =
       o.chunks === undefined
@@ -231,11 +259,14 @@ export class ShopHttp {
     try {
       head = await Promise.race([pending, timer.expired]);
     } catch (err) {
+      release();
       timer.clear();
       x.ms = Date.now() - started;
       x.error = describeError(err);
       throw Object.assign(new Error(`${method} ${url.href}: ${x.error}`, { cause: err }), { code: (err as NodeJS.ErrnoException).code });
     }
+    release();
+    this.open.add(head.req);
     x.ms = Date.now() - started;
     x.status = head.res.statusCode ?? 0;
     x.responseHeaders = Object.fromEntries(headersOf(head.res).entries());

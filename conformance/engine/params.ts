@@ -32,6 +32,10 @@ export const ENV = {
   reproArgs: 'SHOP_CONFORMANCE_REPRO_ARGS',
   /** `run --clause`'s clauses, comma-separated: the unjudged clauses a run lists are among them. */
   clauses: 'SHOP_CONFORMANCE_CLAUSES',
+  /** Requests one worker may have in flight against the deployment: its share of `--max-in-flight` (conformance/engine/in-flight.ts). */
+  maxInFlight: 'SHOP_CONFORMANCE_MAX_IN_FLIGHT',
+  /** The deployment's round trip in ms as the CLI measured it (conformance/engine/workers.ts): checks get more time. */
+  roundTrip: 'SHOP_CONFORMANCE_ROUND_TRIP_MS',
 } as const;
 
 const variantSchema = z.object({
@@ -64,6 +68,8 @@ const paramsSchema = z.object({
   target: z.enum(['embedded', 'external']),
   caPath: z.string().min(1).optional(),
   insecure: z.boolean(),
+  /** This worker's share of the run's cap on requests in flight; absent: no cap (a worker started outside the CLI). */
+  maxInFlight: z.coerce.number().int().min(1).optional(),
 });
 
 export type RunParams = z.infer<typeof paramsSchema> & { profile: Profile; tls: TlsOptions };
@@ -127,6 +133,7 @@ export function runParams(env: NodeJS.ProcessEnv = process.env, variant?: Pick<T
     target: env[ENV.target] ?? 'external',
     caPath: env[ENV.ca] || undefined,
     insecure: env[ENV.insecure] === '1',
+    maxInFlight: env[ENV.maxInFlight] || undefined,
   });
   const tls = Object.freeze({ ...(parsed.caPath ? { ca: readCaFile(parsed.caPath) } : {}), insecure: parsed.insecure });
   const params = Object.freeze({ ...parsed, profile: Object.freeze(readProfileFile(parsed.profilePath)), tls });

@@ -39,6 +39,8 @@ export interface WireHead {
 export class Agents {
   private http?: HttpAgent;
   private https?: HttpsAgent;
+  private freshHttp?: HttpAgent;
+  private freshHttps?: HttpsAgent;
   constructor(private readonly tls: TlsOptions = {}) {}
 
   for(url: URL): HttpAgent {
@@ -52,9 +54,26 @@ export class Agents {
     return (this.http ??= new HttpAgent({ keepAlive: true }));
   }
 
+  /**
+   * An agent that keeps nothing: each request on a connection of its own. For resending a request whose kept-alive
+   * connection the server had closed while it was idle: another kept one may have been closed with it.
+   */
+  fresh(url: URL): HttpAgent {
+    if (url.protocol === 'https:') {
+      return (this.freshHttps ??= new HttpsAgent({
+        keepAlive: false,
+        ...(this.tls.ca !== undefined ? { ca: this.tls.ca } : {}),
+        rejectUnauthorized: !this.tls.insecure,
+      }));
+    }
+    return (this.freshHttp ??= new HttpAgent({ keepAlive: false }));
+  }
+
   destroy(): void {
     this.http?.destroy();
     this.https?.destroy();
+    this.freshHttp?.destroy();
+    this.freshHttps?.destroy();
   }
 }
 
@@ -74,11 +93,13 @@ async function writeChunks(req: ClientRequest, chunks: Iterable<Chunk> | AsyncIt
  * after it (a server that answered early and closed while the body was still going out) are left to the response.
  */
 export function sendWire(agents: Agents, w: WireRequest): Promise<WireHead> {
-  const attempt = (retry: boolean): Promise<WireHead> =>
+  const attempt = (retry: boolean, fresh = false): Promise<WireHead> =>
     new Promise((resolve, reject) => {
       const send = w.url.protocol === 'https:' ? httpsRequest : httpRequest;
       const flat = w.fields.flatMap(([name, value]) => [name, value]);
-      const req = send(w.url, { method: w.method, headers: flat, agent: agents.for(w.url), ...(w.signal ? { signal: w.signal } : {}) });
+      // The resend goes on a new connection: the idle ones may all have been closed at once (a server's keep-alive timeout).
+      const agent = fresh ? agents.fresh(w.url) : agents.for(w.url);
+      const req = send(w.url, { method: w.method, headers: flat, agent, ...(w.signal ? { signal: w.signal } : {}) });
       let responded = false;
       let finished = false;
       req.once('response', (res) => {
@@ -88,7 +109,7 @@ export function sendWire(agents: Agents, w: WireRequest): Promise<WireHead> {
       req.on('error', (err: NodeJS.ErrnoException) => {
         if (responded) return;
         // A kept-alive connection the server closed while idle: the request never reached it, so it is sent again once.
-        if (retry && req.reusedSocket && (err.code === 'ECONNRESET' || err.code === 'EPIPE')) resolve(attempt(false));
+        if (retry && req.reusedSocket && (err.code === 'ECONNRESET' || err.code === 'EPIPE')) resolve(attempt(false, true));
         else reject(err);
       });
       const stop = () => req.destroyed || responded;

@@ -1,0 +1,88 @@
+// The cap on requests in flight against one deployment, so that a run (many workers, checks that spend budgets or walk
+// caller × operation matrices concurrently) never floods a staging server. A request holds its place from the moment it
+// is sent until its answer's head arrives (or it fails): an event stream being read, or a body being read to its end,
+// does not hold one, so a check that opens a stream and then sends more requests cannot wait on itself.
+//
+// Each process holds its own gate: the CLI's process (the doctor) the whole cap, each Playwright worker its share of it
+// (the cap divided by the workers, at least one), so that all the workers together never exceed the cap.
+
+/** The documented default of `--max-in-flight`: requests in flight against one deployment, all workers together. */
+export const DEFAULT_MAX_IN_FLIGHT = 64;
+
+/** A counting semaphore: at most `limit` holders; the others wait in order. */
+export class InFlightGate {
+  private held = 0;
+  private readonly waiting: (() => void)[] = [];
+  constructor(readonly limit: number) {
+    if (!Number.isInteger(limit) || limit < 1) throw new Error(`in-flight limit must be a positive integer, not ${limit}`);
+  }
+
+  get inFlight(): number {
+    return this.held;
+  }
+
+  /** Resolves when a place is free; the returned function gives it back (only the first call counts). */
+  async acquire(): Promise<() => void> {
+    if (this.held < this.limit) this.held++;
+    else await new Promise<void>((r) => this.waiting.push(r)); // the place is handed over by release()
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      const next = this.waiting.shift();
+      if (next) next();
+      else this.held--;
+    };
+  }
+}
+
+/** A worker's share of the cap: all `workers` together stay within `total`. */
+export function shareOf(total: number, workers: number): number {
+  return Math.max(1, Math.floor(total / Math.max(1, workers)));
+}
+
+let gate: InFlightGate | undefined;
+
+/**
+ * The process's gate: every client of the process shares it, whatever origin it talks to (a worker judges one deployment,
+ * reached directly or through the self-test's defect proxies). The first limit asked for stands.
+ */
+export function processGate(limit: number): InFlightGate {
+  return (gate ??= new InFlightGate(limit));
+}
+
+/**
+ * Runs `task` over `items` with at most `concurrency` of them at once (the transport's gate caps what reaches the
+ * deployment); results keep the items' order. For requests that do not depend on each other.
+ */
+export async function mapConcurrent<T, R>(
+  items: readonly T[],
+  concurrency: number,
+  task: (item: T, index: number) => Promise<R>,
+): Promise<R[]> {
+  const results = new Array<R>(items.length);
+  let next = 0;
+  const lanes = Array.from({ length: Math.max(1, Math.min(concurrency, items.length)) }, async () => {
+    while (next < items.length) {
+      const i = next++;
+      results[i] = await task(items[i]!, i);
+    }
+  });
+  await Promise.all(lanes);
+  return results;
+}
+
+/**
+ * Runs independent judgements (each its own caller, session or subject) `concurrency` at once, then throws the first
+ * failure in their order: the verdict is the one the same judgements made one after another would give.
+ */
+export async function judgeConcurrently(judgements: readonly (() => Promise<void>)[], concurrency: number): Promise<void> {
+  const failures = await mapConcurrent(judgements, concurrency, (judge) =>
+    judge().then(
+      () => undefined,
+      (err: unknown) => ({ err }),
+    ),
+  );
+  const first = failures.find((f) => f !== undefined);
+  if (first) throw first.err;
+}
