@@ -84,6 +84,8 @@ interface Deviation {
   actual: unknown;
   /** The clause the failure names: the format's own clause, or (absent) the caller's. */
   clause?: string;
+  /** Every clause the failure blames, as its message lists them, where more than one. */
+  blamed?: string;
 }
 
 const ok401 = problem('invalid_token', 401, 'Unauthorized');
@@ -196,6 +198,8 @@ const deviations: Deviation[] = [
     want: { status: 403, error: 'insufficient_scope' },
     expected: 'a non-empty string',
     actual: undefined,
+    // The error table's row is blamed beside the caller's clause.
+    blamed: 'ERR-PROBLEM, ERR-TABLE-9',
   },
   {
     description: 'insufficient_scope naming another scope',
@@ -203,6 +207,7 @@ const deviations: Deviation[] = [
     want: { status: 403, error: 'insufficient_scope', scope: 'orders:read' },
     expected: 'orders:read',
     actual: 'orders:write',
+    blamed: 'ERR-PROBLEM, ERR-TABLE-9',
   },
   {
     description: 'scope on another error',
@@ -220,7 +225,7 @@ for (const d of deviations) {
     assert.deepStrictEqual(err.expected, d.expected);
     assert.deepStrictEqual(err.actual, d.actual);
     assert.equal(err.clause, d.clause ?? 'ERR-PROBLEM');
-    assert.match(err.message, new RegExp(`^\\[${d.clause ?? 'ERR-PROBLEM'}\\] .+: expected .+, got `));
+    assert.match(err.message, new RegExp(`^\\[${d.blamed ?? d.clause ?? 'ERR-PROBLEM'}\\] .+: expected .+, got `));
   });
 }
 
