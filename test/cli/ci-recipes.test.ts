@@ -16,7 +16,7 @@ import { rotatingProfilePath } from '../helpers/reference.js';
 const CI_MD = new URL('../../docs/ci.md', import.meta.url).pathname;
 const CLI = new URL('../../cli/main.ts', import.meta.url).pathname;
 const TSX = import.meta.resolve('tsx');
-const RUN_ARGS = '--clause RES-PROBLEM-1';
+const RUN_ARGS = '--clause ERR-TABLE-1';
 
 /** The block of docs/ci.md marked `<!-- ci-recipe: name -->`. */
 export function ciRecipe(name: string): string {
@@ -153,7 +153,7 @@ test('docs/ci.md, the plain-shell recipe: a failing step still stops the deploym
   // A baseline whose entry passes is stale: the run fails after judging.
   writeFileSync(
     join(project, 'conformance', 'expected-failures.json'),
-    JSON.stringify({ expectedFailures: [{ clause: 'RES-PROBLEM-1', reason: 'stale on purpose', expires: '2999-01-01' }] }),
+    JSON.stringify({ expectedFailures: [{ clause: 'ERR-TABLE-1', reason: 'stale on purpose', expires: '2999-01-01' }] }),
   );
   const log = join(project, 'ci.log');
   const { code } = await bash(['ci.sh'], project, npmEnv({ SHOP_URL: shopUrl, RECIPE_RUN_ARGS: RUN_ARGS }), log);
