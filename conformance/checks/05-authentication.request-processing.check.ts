@@ -8,7 +8,7 @@
 // variant ids; cart records are "not shown", so spec-level checks observe a cart only through the variant ids its body
 // names (an empty cart names none) or by comparing two reads, and leave member names (`lines`) to reference-level checks.
 import { randomUUID } from 'node:crypto';
-import { check, notApplicable, test, type Shop } from '../engine/check.js';
+import { check, test, type Shop } from '../engine/check.js';
 import { OPERATOR_ATTRIBUTION } from '../engine/callers.js';
 import { expectProblem, expectStatus, expectSuccess, fail, failSoft } from '../lib/assert.js';
 import { createForeignKey, signWith } from '../lib/mint.js';
@@ -16,7 +16,7 @@ import { freshShopperIp } from '../lib/shopper.js';
 import { cartLine, expectNotNamesVariant } from './_shared/expect-cart.js';
 import { expectInvalidToken, expectRefusal } from './_shared/expect-refusals.js';
 import { guestHeaders } from './_shared/mint-callers.js';
-import { spendConcurrently, spendWithinWindow } from './_shared/spend-budget.js';
+import { spendConcurrently, spendWithinWindow, guestBudget } from './_shared/spend-budget.js';
 import { VARIANT } from './_shared/seed-data.js';
 import { SPECIAL_PATHS } from '../../contract/routes.js';
 
@@ -263,14 +263,6 @@ test(
     },
   ),
 );
-
-/** The guest budget the profile declares, or a skip: the spec shows no numbers. */
-function guestBudget(shop: Shop): number {
-  const budget = shop.profile.rateLimits?.guestBudget;
-  if (budget === undefined) return notApplicable('the profile declares no guest rate-limit budget (rateLimits.guestBudget)');
-  if (budget > 500) return notApplicable(`the guest budget ${budget} is too large to spend in a check`);
-  return budget;
-}
 
 test(
   ...check(

@@ -12,7 +12,7 @@ import { freshShopperIp } from '../lib/shopper.js';
 import { AssistantAgent } from './_shared/assistant.js';
 import { cartLine, cartQuantity } from './_shared/expect-cart.js';
 import { ADJUSTABLE_VARIANT, PRODUCT_HANDLE, VARIANT } from './_shared/seed-data.js';
-import { spendAsAssistant, spendConcurrently, spendWithinWindow } from './_shared/spend-budget.js';
+import { spendAsAssistant, spendConcurrently, spendWithinWindow, guestBudget } from './_shared/spend-budget.js';
 
 /** Requests in flight at once while a budget is spent (the count is what matters, not the order). */
 const IN_FLIGHT = 8;
@@ -84,13 +84,6 @@ async function spendOperationBudget(shop: Shop, operation: string, budget: numbe
   return fail(`${operation}: request ${budget + 1} from one Shopper-IP (twice, from two fresh addresses)`, 429, last && brief(last), {
     clause: ['LIM-RATE-1', 'LIM-RATE-4'],
   });
-}
-
-function guestBudget(shop: Shop): number {
-  const budget = shop.profile.rateLimits?.guestBudget;
-  if (budget === undefined) return notApplicable('the profile declares no guest rate-limit budget (rateLimits.guestBudget)');
-  if (budget > 500) return notApplicable(`the guest budget ${budget} is too large to spend in a check`);
-  return budget;
 }
 
 test(

@@ -6,6 +6,7 @@
 // no 429 is tried again afresh, and an attempt is evidence of a missing limit only when the check's own clock, around the
 // whole exchange, shows it fitted in one window.
 import { notApplicable } from '../../engine/check.js';
+import type { Shop } from '../../engine/check.js';
 import type { ShopResponse } from '../../engine/http.js';
 import { mapConcurrent } from '../../engine/in-flight.js';
 import type { AssistantAgent } from './assistant.js';
@@ -68,4 +69,12 @@ export async function spendWithinWindow<T>(
       `each spending of the budget took longer than its window (${(longestMs / 1000).toFixed(1)} s against ${windowSeconds} s): the round trip to the deployment is too long to judge it (raise --max-in-flight)`,
     );
   return last!;
+}
+
+/** The guest budget the profile declares, or a skip: the spec shows no numbers. */
+export function guestBudget(shop: Shop): number {
+  const budget = shop.profile.rateLimits?.guestBudget;
+  if (budget === undefined) return notApplicable('the profile declares no guest rate-limit budget (rateLimits.guestBudget)');
+  if (budget > 500) return notApplicable(`the guest budget ${budget} is too large to spend in a check`);
+  return budget;
 }
