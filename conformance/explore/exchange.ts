@@ -1,0 +1,46 @@
+// The records `shop-conformance explore` passes between its parts (docs/explore.md): one step of a generated sequence,
+// the answer a deployment gave it, and a finding. Data only; the runner, the oracles and the replay share them.
+
+/** Who a step is sent as: a caller kind the suite can mint, a forged or defective credential, or nobody. */
+export type StepCaller = string;
+
+/** One request of a sequence, before credentials are attached (they are minted afresh on every send and replay). */
+export interface Step {
+  /** The contract's operation id (contract/operations.ts), or `raw` for a request outside the contract. */
+  operationId: string;
+  method: string;
+  /** The path as sent, path parameters filled in. */
+  path: string;
+  caller: StepCaller;
+  /** Headers the step sets itself (credentials excluded), lower-case names; a repeated header as several values. */
+  headers: Record<string, string | string[]>;
+  /** The JSON body, or raw text when the step sends something that is not JSON. */
+  body?: { json: unknown } | { text: string; contentType?: string };
+  /** What the step mutated into the negative space, for the report (for example `quantity: wrong type`). */
+  mutation?: string;
+}
+
+/** A deployment's answer to a step, as the oracles read it. */
+export interface Answer {
+  status: number;
+  /** Lower-case names; a repeated header joined with ", " as fetch does. */
+  headers: Record<string, string>;
+  text: string;
+  /** The body parsed as JSON, or undefined. */
+  json?: unknown;
+}
+
+export type Oracle = 'model' | 'differential' | 'schema' | 'concurrency';
+
+/** A divergence from what the spec pins, found at step `index` of a sequence. */
+export interface Finding {
+  oracle: Oracle;
+  /** The clause IDs the differing projection belongs to (contract/clauses). */
+  clauses: string[];
+  /** One sentence a person can act on. */
+  message: string;
+  /** Index of the step in the sequence whose answer diverged. */
+  index: number;
+  expected?: unknown;
+  actual?: unknown;
+}
