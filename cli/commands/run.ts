@@ -139,6 +139,19 @@ export function reproArgs(o: RunOptions): string {
  * The embedded reference, started from the profile with its guest-key rotation begun now: a previous key the profile
  * declares verifies for the next 29 days, which the returned profile (the one the checks read) states too (cli/rotation.ts).
  */
+/** The embedded reference's log (warnings and errors, JSON lines) in `<output>/reference.log`, begun afresh. */
+export function referenceLogIn(output: string): { log: Logger; path: string } {
+  const path = join(output, 'reference.log');
+  rmSync(path, { force: true });
+  const log = createLogger('warn', {
+    write(line: string) {
+      mkdirSync(output, { recursive: true });
+      appendFileSync(path, line.endsWith('\n') ? line : `${line}\n`);
+    },
+  });
+  return { log, path };
+}
+
 export async function startEmbedded(
   profilePath: string,
   log?: Logger,
@@ -220,14 +233,7 @@ export async function runSuite(
     let baseUrl = o.baseUrl;
     if (!o.list && !baseUrl) {
       // The reference's own log (warnings and errors, JSON lines) goes to a file beside the reports, not into the run's console.
-      const referenceLog = join(output, 'reference.log');
-      rmSync(referenceLog, { force: true });
-      const log = createLogger('warn', {
-        write(line: string) {
-          mkdirSync(output, { recursive: true });
-          appendFileSync(referenceLog, line.endsWith('\n') ? line : `${line}\n`);
-        },
-      });
+      const { log, path: referenceLog } = referenceLogIn(output);
       embedded = await startEmbedded(profilePath, log);
       profile = embedded.profile;
       baseUrl = embedded.server.url;

@@ -25,7 +25,7 @@ import type { Profile } from '../../contract/profile.js';
 import type { RunningServer } from '../../reference/src/server.js';
 import { EMBEDDED_VARIANTS, startConfigured, startEmbeddedVariants, type RunningVariants } from '../embedded-variants.js';
 import { EXIT } from '../exit.js';
-import { startEmbedded } from './run.js';
+import { referenceLogIn, startEmbedded } from './run.js';
 import { DEFAULT_MAX_IN_FLIGHT } from '../../conformance/engine/in-flight.js';
 import { chooseWorkers } from '../../conformance/engine/workers.js';
 
@@ -49,6 +49,7 @@ const optionsSchema = z.object({
   baseline: z.boolean(),
   ca: z.string().min(1).optional(),
   insecure: z.boolean(),
+  beyondSpec: z.boolean().optional(),
   /** Tests only: adds a defect that changes nothing for this clause (it must survive). */
   toothless: z.string().optional(),
   ...scopedOptions,
@@ -151,18 +152,24 @@ export async function selfTest(
     io.err(`shop-conformance self-test: --ca: ${(err as Error).message}\n`);
     return EXIT.usage;
   }
-  const level = o.level ?? (o.baseUrl ? 'spec' : 'reference');
+  if (o.beyondSpec && o.level === 'spec') {
+    io.err('shop-conformance self-test: --beyond-spec: judges at the reference level; it cannot be given with --level spec\n');
+    return EXIT.usage;
+  }
+  const level = o.beyondSpec ? 'reference' : (o.level ?? (o.baseUrl ? 'spec' : 'reference'));
   const output = resolve(o.output);
   mkdirSync(output, { recursive: true });
   const outcomesFile = join(output, 'self-test-outcomes.json');
   rmSync(outcomesFile, { force: true });
   const started = Date.now();
+  // The deployments' own log lines go beside the reports, not into the matrix's console.
+  const { log } = referenceLogIn(output);
   const proxies: Proxy[] = [];
   const variantSets: RunningVariants[] = [];
   /** One variant deployment with its own identity provider, in its own directory. */
   const startVariants = async (p: typeof profile, dir: string, name: string): Promise<RunningVariants> => {
     mkdirSync(dir, { recursive: true });
-    const set = await startEmbeddedVariants(p, dir, [name]);
+    const set = await startEmbeddedVariants(p, dir, [name], log);
     variantSets.push(set);
     return set;
   };
@@ -173,7 +180,7 @@ export async function selfTest(
   try {
     let target = o.baseUrl;
     if (!target) {
-      embedded = await startEmbedded(profilePath);
+      embedded = await startEmbedded(profilePath, log);
       profile = embedded.profile;
       target = embedded.server.url;
       io.err(`embedded reference listening on ${target}\n`);
@@ -198,6 +205,22 @@ export async function selfTest(
       [ENV.selftest]: '1',
       FORCE_COLOR: process.env.FORCE_COLOR ?? '0',
     };
+    // --beyond-spec: only the defects the spec level sets aside (below), which only the reference's own checks judge; the
+    // others are killed at the reference level whenever the spec level kills them (its checks are a subset).
+    if (o.beyondSpec) {
+      writeFileSync(
+        planFile,
+        JSON.stringify({ target, level: 'spec', baseline: [], projects: [], listing: clauses } satisfies Plan) + '\n',
+      );
+      const listed = await playwright(
+        [require.resolve('@playwright/test/cli'), 'test', '--config', CONFIG, '--list', '--reporter', 'json'],
+        { ...env, [ENV.level]: 'spec' },
+        'pipe',
+      );
+      const atSpec = listedChecks(listed.stdout);
+      defects = defects.filter((d) => d.referenceOnly !== undefined || !atSpec.some((c) => c.clauses.includes(d.clause)));
+      io.err(`--beyond-spec: ${defects.length} defect(s) only the reference level judges\n`);
+    }
     // The checks of the selected clauses (their clause tags), to pack the defects into as few projects as possible.
     writeFileSync(planFile, JSON.stringify({ target, level, baseline: [], projects: [], listing: clauses } satisfies Plan) + '\n');
     const listed = await playwright(
@@ -255,7 +278,7 @@ export async function selfTest(
       let variant: TargetVariant;
       const checks = listing.filter((c) => c.clauses.includes(d.clause)).map((c) => c.id);
       if (embedded) {
-        const started = await startConfigured(d.configure(profile), dir, name);
+        const started = await startConfigured(d.configure(profile), dir, name, log);
         configured.push(started.server);
         variant = { name, baseUrl: started.server.url, profilePath: started.profilePath, checks };
       } else {
@@ -381,6 +404,7 @@ export function addSelfTestCommand(program: Command): void {
     .option('--list', 'list the selected defects (id, clause, kind, description) without running them', false)
     .option('--ca <file>', "PEM bundle of the CA that issued the deployment's TLS certificate (a private CA)")
     .option('--insecure', 'accept any TLS certificate of the deployment (tests only)', false)
+    .option('--beyond-spec', 'only the defects the spec level sets aside, judged at the reference level (with --level spec, the whole)')
     .option('--no-baseline', 'do not run the checks against the target without defect first (failing checks then count as kills)')
     .addOption(
       new Option('--scoped <mode>', "also run narrowed variants, each breaking one cell of its clause's domain").choices([

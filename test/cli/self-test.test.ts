@@ -96,4 +96,31 @@ describe('shop-conformance self-test', () => {
     assert.match(list.out, /^endpoints\.identity-leaks-email\tPUR-BANNER-2\twire\t2 variant\(s\): caller=invited-agent caller=assistant$/m);
     assert.match(list.out, /^auth\.expired-token-accepted\tAUTH-TOKEN-6\tleniency\tno variants: the clause has no declared domain$/m);
   });
+  test('--beyond-spec judges only the defects the spec level sets aside, at the reference level', async () => {
+    const out = outputDir();
+    const r = await cli(
+      [
+        'self-test',
+        '--beyond-spec',
+        '--defect',
+        'errors.malformed-path-as-404',
+        'errors.validation-challenge',
+        '--no-baseline',
+        '--output',
+        out,
+      ],
+      240_000,
+    );
+    assert.equal(r.code, 0, r.out);
+    assert.match(r.out, /--beyond-spec: 1 defect\(s\) only the reference level judges/);
+    assert.match(r.out, /KILLED\s+errors\.malformed-path-as-404\s+ERR-TABLE-11/);
+    assert.doesNotMatch(r.out, /errors\.validation-challenge/);
+    assert.match(r.out, /level reference/);
+  });
+
+  test('--beyond-spec with --level spec: one line, exit 2', async () => {
+    const r = await cli(['self-test', '--beyond-spec', '--level', 'spec', '--output', outputDir()]);
+    assert.equal(r.code, 2, r.out);
+    assert.match(r.out, /--beyond-spec: judges at the reference level/);
+  });
 });
