@@ -8,7 +8,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync, spawn } from 'node:child_process';
 import { chmodSync, closeSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, writeFileSync } from 'node:fs';
-import { createServer, type AddressInfo } from 'node:net';
+import { freePort } from '../helpers/free-port.js';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { rotatingProfilePath } from '../helpers/reference.js';
@@ -47,14 +47,6 @@ export function workflowSteps(yaml: string): { runs: string[]; uses: string[] } 
     runs.push(m[3] === '|' ? body.join('\n') : body.join(' '));
   }
   return { runs, uses };
-}
-
-async function freePort(): Promise<number> {
-  const s = createServer();
-  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
-  const { port } = s.address() as AddressInfo;
-  await new Promise((r) => s.close(r));
-  return port;
 }
 
 /**

@@ -3,20 +3,13 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer as createHttpServer, type Server } from 'node:http';
-import { createServer, type AddressInfo } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import { loadConfig } from '../../reference/src/config.js';
 import { startServer } from '../../reference/src/server.js';
 import { parseDuration } from '../../conformance/engine/wait.js';
 import { FIXTURE_PROFILE_PATH } from '../helpers/reference.js';
+import { freePort } from '../helpers/free-port.js';
 import { cli } from '../helpers/cli.js';
-
-async function freePort(): Promise<number> {
-  const s = createServer();
-  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
-  const { port } = s.address() as AddressInfo;
-  await new Promise((r) => s.close(r));
-  return port;
-}
 
 test('durations: 60s, 2m, 500ms, a bare number of seconds; anything else is none', () => {
   assert.equal(parseDuration('60s'), 60_000);
