@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startLatencyProxy } from '../test/helpers/latency-proxy.js';
+import { longest } from './suite.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const BIN = `${ROOT}dist/cli/main.js`;
@@ -31,20 +32,6 @@ function notPassed(suites: readonly Suite[]): string[] {
     ),
     ...notPassed(s.suites ?? []),
   ]);
-}
-
-/** The longest single check of a Playwright JSON report. */
-function longest(suites: readonly Suite[]): { title: string; ms: number } {
-  let best = { title: '', ms: 0 };
-  for (const s of suites) {
-    for (const spec of s.specs ?? []) {
-      const ms = Math.max(0, ...spec.tests.flatMap((t) => t.results.map((r) => r.duration)));
-      if (ms > best.ms) best = { title: spec.title, ms };
-    }
-    const inner = longest(s.suites ?? []);
-    if (inner.ms > best.ms) best = inner;
-  }
-  return best;
 }
 
 /** `shop-conformance serve` on a free port, as a user starts it; resolves with its URL once it listens. */

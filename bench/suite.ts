@@ -14,13 +14,14 @@ interface PlaywrightJson {
   stats: { startTime: string; duration: number; expected: number; unexpected: number; skipped: number };
   suites: Suite[];
 }
-interface Suite {
+export interface Suite {
   title: string;
   suites?: Suite[];
   specs?: { title: string; tests: { results: { duration: number }[] }[] }[];
 }
 
-function longest(suites: readonly Suite[]): { title: string; ms: number } {
+/** The longest single check of a Playwright JSON report. */
+export function longest(suites: readonly Suite[]): { title: string; ms: number } {
   let best = { title: '', ms: 0 };
   for (const s of suites) {
     for (const spec of s.specs ?? []) {
