@@ -78,3 +78,7 @@ export function guestBudget(shop: Shop): number {
   if (budget > 500) return notApplicable(`the guest budget ${budget} is too large to spend in a check`);
   return budget;
 }
+
+/** RFC 9110 §10.2.3: delay-seconds or an HTTP-date. */
+export const isRetryAfter = (v: string) =>
+  /^\d+$/.test(v) || (/[A-Za-z]{3}, \d{2} [A-Za-z]{3} \d{4} \d{2}:\d{2}:\d{2} GMT/.test(v) && !Number.isNaN(Date.parse(v)));
