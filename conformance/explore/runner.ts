@@ -1,0 +1,258 @@
+// The exploration: fast-check model-based runs (fc.commands, fc.asyncModelRun) whose commands are plan steps, each sent
+// to the target and, in lockstep, to a reference deployment. A run fails at the first step an oracle finds a divergence
+// at; the failing run is then replayed by its seed and path and shrunk (fast-check shrinks the command sequence) to the
+// shortest sequence that still shows a finding of the same oracle and clauses. Every run starts from emptied carts of
+// the two accounts and new guest carts, so that runs do not lean on each other.
+import fc from 'fast-check';
+import type { Profile } from '../../contract/profile.js';
+import type { TlsOptions } from '../engine/http.js';
+import { CheckFailure } from '../lib/assert.js';
+import type { Answer, Finding, Step } from './exchange.js';
+import { idOfLocation, judgeHeaders, judgeStep, newModel, type ModelState } from './model.js';
+import { callersFor, describePlan, planStepArbitrary, type PlanStep } from './plan.js';
+import { fixtureOf, newRunContext, World, type RunContext } from './world.js';
+
+/** The oracles other than the model, plugged in by the caller (conformance/explore/oracles.ts). */
+export interface Oracles {
+  /** Compares the spec-pinned projections of the target's and the reference's answers. */
+  differential?(step: Step, target: Answer, reference: Answer, index: number): Finding[];
+  /** Built from the target's own description documents once they are read. */
+  schema?(docs: { general: unknown; assistant?: unknown }): { check(step: Step, answer: Answer, index: number): Finding[] };
+}
+
+export interface ExploreOptions {
+  baseUrl: string;
+  tls?: TlsOptions;
+  /** A reference deployment run in lockstep (the differential oracle); none: the model and the schema oracles alone. */
+  referenceUrl?: string | undefined;
+  profile: Profile;
+  seed: number;
+  budgetMs: number;
+  /** Time allowed to shrink a failing sequence (default: the budget, at least 30 s). */
+  shrinkMs?: number;
+  maxCommands?: number;
+  oracles?: Oracles;
+  log?: (line: string) => void;
+}
+
+/** A sequence as run: its plan (what a replay resolves again), the requests sent to the target, what was found. */
+export interface Sequence {
+  seed: number;
+  plans: PlanStep[];
+  steps: Step[];
+  answers: Answer[];
+  findings: Finding[];
+}
+
+export interface ExploreResult {
+  runs: number;
+  steps: number;
+  ms: number;
+  /** The shrunk failing sequence, when an oracle found a divergence. */
+  failure?: Sequence & { original: number };
+}
+
+const keyOf = (f: Finding) => `${f.oracle} ${[...f.clauses].sort().join(',')}`;
+
+/** What one sequence runs against: the target, the lockstep reference, the oracles. */
+export class Lockstep {
+  readonly target: World;
+  readonly reference: World | undefined;
+  private schema: ReturnType<NonNullable<Oracles['schema']>> | undefined;
+  steps = 0;
+
+  constructor(private readonly o: Pick<ExploreOptions, 'baseUrl' | 'tls' | 'referenceUrl' | 'profile' | 'oracles'>) {
+    const fixture = fixtureOf(o.profile);
+    this.target = new World(o.baseUrl, o.profile, fixture, o.tls);
+    this.reference = o.referenceUrl ? new World(o.referenceUrl, o.profile, fixture) : undefined;
+  }
+
+  /** Reads the description documents of both deployments (a failure is the document's finding, as in `run`). */
+  async prepare(): Promise<Finding[]> {
+    try {
+      await this.target.described();
+      await this.reference?.described();
+    } catch (err) {
+      if (err instanceof CheckFailure) return [{ oracle: 'model', clauses: [...err.clauses], message: err.message, index: -1 }];
+      throw err;
+    }
+    const docs = this.target.documents();
+    if (docs && this.o.oracles?.schema) this.schema = this.o.oracles.schema(docs);
+    return [];
+  }
+
+  private worlds(): World[] {
+    return this.reference ? [this.target, this.reference] : [this.target];
+  }
+
+  /** Empties both accounts' carts on every deployment: the state a sequence starts from. */
+  private async setUp(ctx: RunContext): Promise<void> {
+    for (const w of this.worlds()) {
+      w.reset();
+      for (const caller of ['customer:a', 'customer:b'])
+        for (const v of w.fixture.variants)
+          await w.send({ operationId: 'removeCartItem', method: 'DELETE', path: `/v1/cart/items/${encodeURIComponent(v)}`, caller, headers: {} }, ctx);
+    }
+  }
+
+  /** A new sequence from emptied carts and new guest carts. */
+  async begin(seed: number): Promise<Session> {
+    const ctx = newRunContext(this.o.profile);
+    await this.setUp(ctx);
+    const model = newModel();
+    for (const owner of ['account:a', 'account:b', 'guest:a', 'guest:b']) model.carts.set(owner, new Set());
+    const seq: Sequence = { seed, plans: [], steps: [], answers: [], findings: [] };
+    return {
+      seq,
+      exec: async (p) => {
+        seq.plans.push(p);
+        for (let n = 0; n < (p.repeat ? 2 : 1); n++) {
+          const findings = await this.step(p, model, ctx, seq);
+          if (findings.length > 0) {
+            seq.findings = findings;
+            throw new Diverged(seq);
+          }
+        }
+      },
+    };
+  }
+
+  /** Runs a plan from emptied carts; stops at the first step with a finding. */
+  async run(plans: readonly PlanStep[], seed: number): Promise<Sequence> {
+    const session = await this.begin(seed);
+    try {
+      for (const p of plans) await session.exec(p);
+    } catch (err) {
+      if (!(err instanceof Diverged)) throw err;
+    }
+    return session.seq;
+  }
+
+  private async step(p: PlanStep, model: ModelState, ctx: RunContext, seq: Sequence): Promise<Finding[]> {
+    const index = seq.steps.length;
+    const sent = await Promise.all(
+      this.worlds().map(async (w) => {
+        const step = await w.resolve(p, ctx);
+        const answer = await w.send(step, ctx);
+        const location = answer.status >= 200 && answer.status < 300 ? answer.headers.location : undefined;
+        const follow = location ? await w.follow(location, p.caller, ctx) : undefined;
+        if (location && (p.op === 'checkoutSavedCard' || p.op === 'addAddress')) {
+          const account = p.caller.endsWith(':b') ? 'b' : 'a';
+          w.rows[p.op === 'addAddress' ? 'address' : 'order'][account].push(idOfLocation(location));
+        }
+        return { step, answer, follow };
+      }),
+    );
+    this.steps++;
+    const [target, reference] = sent as [(typeof sent)[0], (typeof sent)[0] | undefined];
+    seq.steps.push(target.step);
+    seq.answers.push(target.answer);
+    const findings = [
+      ...judgeHeaders(target.step, target.answer, index, this.o.profile.docsUrl),
+      ...judgeStep(model, p, target.step, target.answer, { index, variants: this.target.fixture.variants, follow: target.follow }),
+      ...(reference && this.o.oracles?.differential ? this.o.oracles.differential(target.step, target.answer, reference.answer, index) : []),
+      ...(this.schema?.check(target.step, target.answer, index) ?? []),
+    ];
+    return findings;
+  }
+
+  close(): void {
+    for (const w of this.worlds()) w.http.close();
+  }
+}
+
+/** Explores for `budgetMs`; on a finding, shrinks its sequence. */
+export async function explore(o: ExploreOptions): Promise<ExploreResult> {
+  const started = Date.now();
+  const log = o.log ?? (() => undefined);
+  const lockstep = new Lockstep(o);
+  try {
+    const setup = await lockstep.prepare();
+    if (setup.length > 0)
+      return { runs: 0, steps: 0, ms: Date.now() - started, failure: { seed: o.seed, plans: [], steps: [], answers: [], findings: setup, original: 0 } };
+    const arb = fc.commands([planStepArbitrary(callersFor(o.profile)).map((p) => new PlanCommand(p))], {
+      maxCommands: o.maxCommands ?? 12,
+    });
+    let runs = 0;
+    let wanted: string | undefined;
+    let last: Sequence | undefined;
+    let original = 0;
+    const property = fc.asyncProperty(arb, async (cmds) => {
+      runs++;
+      const session = await lockstep.begin(o.seed);
+      try {
+        await fc.asyncModelRun(() => ({ model: {}, real: session }), cmds);
+      } catch (err) {
+        if (!(err instanceof Diverged)) throw err;
+      }
+      const seq = session.seq;
+      const matching = seq.findings.filter((f) => wanted === undefined || keyOf(f) === wanted);
+      if (matching.length === 0) return;
+      if (wanted === undefined) {
+        wanted = keyOf(matching[0]!);
+        original = seq.steps.length;
+        log(`finding after ${runs} runs (${seq.steps.length} steps): ${matching[0]!.message}; shrinking`);
+      }
+      last = { ...seq, findings: matching };
+      throw new Error(matching[0]!.message);
+    });
+    const found = await fc.check(property, { seed: o.seed, numRuns: 100_000, interruptAfterTimeLimit: o.budgetMs, endOnFailure: true });
+    const explored = runs;
+    if (found.failed && found.counterexamplePath) {
+      // Replays the failing run by its path, then shrinks it (every candidate is a fresh run against the deployments).
+      await fc.check(property, {
+        seed: o.seed,
+        path: found.counterexamplePath,
+        numRuns: 100_000,
+        interruptAfterTimeLimit: o.shrinkMs ?? Math.max(30_000, o.budgetMs),
+      });
+    }
+    return {
+      runs: explored,
+      steps: lockstep.steps,
+      ms: Date.now() - started,
+      ...(last ? { failure: { ...(last as Sequence), original } } : {}),
+    };
+  } finally {
+    lockstep.close();
+  }
+}
+
+/** Reruns a recorded sequence once, from emptied carts: its findings, if it still diverges. */
+export async function replay(o: Omit<ExploreOptions, 'seed' | 'budgetMs'>, recorded: { seed: number; plans: PlanStep[] }): Promise<Sequence> {
+  const lockstep = new Lockstep(o);
+  try {
+    const setup = await lockstep.prepare();
+    if (setup.length > 0) return { seed: recorded.seed, plans: [], steps: [], answers: [], findings: setup };
+    return await lockstep.run(recorded.plans, recorded.seed);
+  } finally {
+    lockstep.close();
+  }
+}
+
+/** One sequence under way: the steps sent so far, and how to send the next. */
+export interface Session {
+  seq: Sequence;
+  exec(p: PlanStep): Promise<void>;
+}
+
+/** Thrown by a step an oracle found a divergence at: it ends the run. */
+class Diverged extends Error {
+  constructor(readonly seq: Sequence) {
+    super(seq.findings[0]?.message ?? 'diverged');
+  }
+}
+
+/** One plan step as a fast-check command; the model of the spec lives in the session (model.ts), judged as it runs. */
+class PlanCommand implements fc.AsyncCommand<object, Session> {
+  constructor(readonly plan: PlanStep) {}
+  check(): boolean {
+    return true;
+  }
+  async run(_model: object, real: Session): Promise<void> {
+    await real.exec(this.plan);
+  }
+  toString(): string {
+    return describePlan(this.plan);
+  }
+}
