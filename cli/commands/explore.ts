@@ -150,8 +150,12 @@ export function addExploreCommand(program: Command): void {
     .option('--base-url <url>', 'the deployment to explore; without it the embedded reference is started')
     .option('--profile <file>', 'profile the deployment shares with the suite', FIXTURE_PROFILE)
     .option('--budget <duration>', 'how long to generate sequences (30s, 2m); shrinking a finding takes up to as long again', '2m')
-    .option('--seed <n>', 'seed of the generated sequences (printed; default: random, or the replay file\'s)')
-    .option('--output <dir>', 'where reports go (explore-report.json, junit.xml, explore.html, finding-1.replay.json, finding-1.sh)', 'explore-output')
+    .option('--seed <n>', "seed of the generated sequences (printed; default: random, or the replay file's)")
+    .option(
+      '--output <dir>',
+      'where reports go (explore-report.json, junit.xml, explore.html, finding-1.replay.json, finding-1.sh)',
+      'explore-output',
+    )
     .option('--replay <file>', 'rerun a recorded finding (a finding-N.replay.json): exit 1 if it still diverges, 0 if not')
     .option('--no-reference', 'no lockstep embedded reference: the model and schema oracles alone')
     .option('--ca <file>', "PEM bundle of the CA that issued the deployment's TLS certificate (a private CA)")

@@ -9,12 +9,7 @@
 // until the next read.
 import { OPERATIONS } from '../../contract/operations.js';
 import { CheckFailure, softFailures } from '../lib/assert.js';
-import {
-  expectBoundaryRules,
-  expectDomainErrorHeaders,
-  expectProblemMembers,
-  expectRequestId,
-} from '../lib/expect/every-response.js';
+import { expectBoundaryRules, expectDomainErrorHeaders, expectProblemMembers, expectRequestId } from '../lib/expect/every-response.js';
 import type { Answer, Finding, Step } from './exchange.js';
 import { ownerOf, type PlanStep } from './plan.js';
 
@@ -35,12 +30,19 @@ export interface ModelState {
 export const newModel = (): ModelState => ({ carts: new Map(), orders: { a: [], b: [] }, locations: new Set() });
 
 const is2xx = (s: number) => s >= 200 && s < 300;
-const accountOf = (caller: string): Account | undefined => (/^(customer|delegated):([ab])$/.exec(caller)?.[2] as Account | undefined);
+const accountOf = (caller: string): Account | undefined => /^(customer|delegated):([ab])$/.exec(caller)?.[2] as Account | undefined;
 /** Refusals that stop a request before its handler: the state is what it was. */
 const BEFORE_HANDLER = new Set([400, 401, 403, 404, 405, 413, 415, 429]);
 
 function finding(index: number, clauses: string[], message: string, expected?: unknown, actual?: unknown): Finding {
-  return { oracle: 'model', clauses, message, index, ...(expected !== undefined ? { expected } : {}), ...(actual !== undefined ? { actual } : {}) };
+  return {
+    oracle: 'model',
+    clauses,
+    message,
+    index,
+    ...(expected !== undefined ? { expected } : {}),
+    ...(actual !== undefined ? { actual } : {}),
+  };
 }
 
 /** The rules of every response on one answer, as findings (the suite's own assertions, their clause IDs kept). */
@@ -91,14 +93,30 @@ export function judgeStep(
   const code = (answer.json as { error?: unknown } | undefined)?.error;
 
   if (ok && location && o.follow && !is2xx(o.follow.status))
-    out.push(finding(index, ['END-CONV-2'], `the Location of ${step.method} ${step.path} (${location}) does not answer a GET`, '2xx', o.follow.status));
+    out.push(
+      finding(
+        index,
+        ['END-CONV-2'],
+        `the Location of ${step.method} ${step.path} (${location}) does not answer a GET`,
+        '2xx',
+        o.follow.status,
+      ),
+    );
 
   switch (p.op) {
     case 'getCart': {
       if (!ok) break;
       const named = new Set(o.variants.flatMap((v, i) => (answer.text.includes(v) ? [i] : [])));
       if (p.caller === 'guest:no-session' && named.size > 0)
-        out.push(finding(index, ['AUTH-GUEST-3'], 'a guest cart read without a Guest-Session names lines', 'an empty cart', answer.text.slice(0, 300)));
+        out.push(
+          finding(
+            index,
+            ['AUTH-GUEST-3'],
+            'a guest cart read without a Guest-Session names lines',
+            'an empty cart',
+            answer.text.slice(0, 300),
+          ),
+        );
       if (owner === undefined || mutated) break;
       if (cart !== undefined && !sameSet(cart, named)) {
         const clauses = owner.startsWith('guest:') ? ['AUTH-KIND-9', 'AUTH-GUEST-17'] : ['AUTH-KIND-3', 'AUTH-KIND-6'];
@@ -141,14 +159,32 @@ export function judgeStep(
       const account = accountOf(p.caller);
       if (owner === undefined || account === undefined) break;
       if (ok && !mutated && cart !== undefined && cart.size === 0)
-        out.push(finding(index, ['PUR-IDEM-4', 'ERR-TABLE-14'], 'a checkout of an empty cart was accepted', '422 cart_empty', answer.status));
+        out.push(
+          finding(index, ['PUR-IDEM-4', 'ERR-TABLE-14'], 'a checkout of an empty cart was accepted', '422 cart_empty', answer.status),
+        );
       if (answer.status === 422 && code === 'cart_empty' && cart !== undefined && cart.size > 0)
-        out.push(finding(index, ['PUR-IDEM-3', 'AUTH-KIND-6'], 'a checkout of a cart with lines was refused as cart_empty', 'an order', 'cart_empty'));
+        out.push(
+          finding(
+            index,
+            ['PUR-IDEM-3', 'AUTH-KIND-6'],
+            'a checkout of a cart with lines was refused as cart_empty',
+            'an order',
+            'cart_empty',
+          ),
+        );
       if (ok) {
         if (location) {
           const id = idOfLocation(location);
           if (m.orders.a.includes(id) || m.orders.b.includes(id))
-            out.push(finding(index, ['PUR-IDEM-2', 'PUR-IDEM-3'], `a checkout answered with the order of an earlier checkout (${id})`, 'a new order', id));
+            out.push(
+              finding(
+                index,
+                ['PUR-IDEM-2', 'PUR-IDEM-3'],
+                `a checkout answered with the order of an earlier checkout (${id})`,
+                'a new order',
+                id,
+              ),
+            );
           m.orders[account].push(id);
         }
         m.carts.set(owner, mutated ? undefined : new Set());
@@ -161,9 +197,18 @@ export function judgeStep(
       const other: Account = account === 'a' ? 'b' : 'a';
       for (const id of m.orders[account])
         if (!answer.text.includes(id))
-          out.push(finding(index, ['END-OPS-LISTORDERS-1', 'PUR-IDEM-3'], `an order placed in this sequence (${id}) is missing from listOrders`, id, 'absent'));
+          out.push(
+            finding(
+              index,
+              ['END-OPS-LISTORDERS-1', 'PUR-IDEM-3'],
+              `an order placed in this sequence (${id}) is missing from listOrders`,
+              id,
+              'absent',
+            ),
+          );
       for (const id of m.orders[other])
-        if (answer.text.includes(id)) out.push(finding(index, ['END-ME-1'], `listOrders shows another account's order (${id})`, 'absent', id));
+        if (answer.text.includes(id))
+          out.push(finding(index, ['END-ME-1'], `listOrders shows another account's order (${id})`, 'absent', id));
       break;
     }
     case 'getOrder':
@@ -176,7 +221,15 @@ export function judgeStep(
     case 'addAddress': {
       if (ok && location) {
         if (m.locations.has(location))
-          out.push(finding(index, ['PUR-IDEM-2'], `addAddress answered with the Location of an earlier create (${location})`, 'a new address', location));
+          out.push(
+            finding(
+              index,
+              ['PUR-IDEM-2'],
+              `addAddress answered with the Location of an earlier create (${location})`,
+              'a new address',
+              location,
+            ),
+          );
       }
       break;
     }

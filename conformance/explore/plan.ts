@@ -117,9 +117,12 @@ export function planStepArbitrary(callers: readonly Caller[]): fc.Arbitrary<Plan
       caller: fc.oneof({ weight: 4, arbitrary: fc.constantFrom(...owned) }, { weight: 1, arbitrary: fc.constantFrom(...callers) }),
       variant: fc.constantFrom<0 | 1>(0, 1),
       quantity: fc.integer({ min: 1, max: 3 }),
-      mutation: fc.oneof({ weight: 4, arbitrary: fc.constant(undefined) }, { weight: 1, arbitrary: fc.constantFrom(...MUTATIONS, 'foreign-id', 'foreign-id', 'foreign-id') }),
-      idempotencyKey: fc.oneof({ weight: 3, arbitrary: fc.constant(undefined) }, { weight: 1, arbitrary: fc.constantFrom('k1', 'k2') }),
-      repeat: fc.oneof({ weight: 5, arbitrary: fc.constant(false) }, { weight: 1, arbitrary: fc.constant(true) }),
+      mutation: fc.oneof(
+        { weight: 4, arbitrary: fc.constant(undefined) },
+        { weight: 1, arbitrary: fc.constantFrom(...MUTATIONS, 'foreign-id', 'foreign-id', 'foreign-id') },
+      ),
+      idempotencyKey: fc.oneof({ weight: 2, arbitrary: fc.constant(undefined) }, { weight: 1, arbitrary: fc.constantFrom('k1', 'k2') }),
+      repeat: fc.oneof({ weight: 4, arbitrary: fc.constant(false) }, { weight: 1, arbitrary: fc.constant(true) }),
     },
     { requiredKeys: ['op', 'caller', 'variant', 'quantity'] },
   ) as fc.Arbitrary<PlanStep>;

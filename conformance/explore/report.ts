@@ -35,7 +35,14 @@ export const replaySchema = z.object({
 export type ReplayFile = z.infer<typeof replaySchema>;
 
 export function replayFileOf(seq: Sequence): ReplayFile & { steps: unknown[]; answers: unknown[]; findings: Finding[] } {
-  return { format: REPLAY_FORMAT, seed: seq.seed, plans: seq.plans as PlanStep[], steps: seq.steps, answers: seq.answers, findings: seq.findings };
+  return {
+    format: REPLAY_FORMAT,
+    seed: seq.seed,
+    plans: seq.plans as PlanStep[],
+    steps: seq.steps,
+    answers: seq.answers,
+    findings: seq.findings,
+  };
 }
 
 /** How a finding reads on the console and in the reports. */
@@ -47,7 +54,9 @@ export function formatFinding(seq: Sequence): string[] {
       if (text) lines.push(`  ${c}: ${text}`);
     }
   lines.push(`shortest sequence (${seq.steps.length} requests):`);
-  seq.steps.forEach((s, i) => lines.push(`  ${i + 1}. ${s.method} ${s.path} as ${s.caller}${s.mutation ? ` [${s.mutation}]` : ''} -> ${seq.answers[i]?.status}`));
+  seq.steps.forEach((s, i) =>
+    lines.push(`  ${i + 1}. ${s.method} ${s.path} as ${s.caller}${s.mutation ? ` [${s.mutation}]` : ''} -> ${seq.answers[i]?.status}`),
+  );
   lines.push(`plan: ${seq.plans.map(describePlan).join('; ')}`);
   return [...new Set(lines)];
 }
@@ -70,7 +79,9 @@ export function junitOf(r: ExploreResult, seconds: number): string {
 
 export function htmlOf(r: ExploreResult, o: { target: string; seed: number; replayFile?: string; scriptFile?: string }): string {
   const seq = r.failure;
-  const verdict = seq ? `<p class="fail">Finding: ${seq.findings.map((f) => esc(f.message)).join('; ')}</p>` : '<p class="pass">No finding.</p>';
+  const verdict = seq
+    ? `<p class="fail">Finding: ${seq.findings.map((f) => esc(f.message)).join('; ')}</p>`
+    : '<p class="pass">No finding.</p>';
   const clauses = seq
     ? `<h2>Clauses</h2><ul>${[...new Set(seq.findings.flatMap((f) => f.clauses))].map((c) => `<li><b>${esc(c)}</b> ${esc(CLAUSES_BY_ID.get(c)?.text ?? '')}</li>`).join('')}</ul>`
     : '';
@@ -82,7 +93,10 @@ export function htmlOf(r: ExploreResult, o: { target: string; seed: number; repl
         )
         .join('')}</table>`
     : '';
-  const files = [o.replayFile && `replay: <code>shop-conformance explore --replay ${esc(o.replayFile)}</code>`, o.scriptFile && `curl script: <code>${esc(o.scriptFile)}</code>`]
+  const files = [
+    o.replayFile && `replay: <code>shop-conformance explore --replay ${esc(o.replayFile)}</code>`,
+    o.scriptFile && `curl script: <code>${esc(o.scriptFile)}</code>`,
+  ]
     .filter(Boolean)
     .map((l) => `<p>${l}</p>`)
     .join('');
@@ -123,7 +137,9 @@ export function writeReports(
     ms: r.ms,
     verdict: r.failure ? 'finding' : 'no finding',
     findings: r.failure ? r.failure.findings.map((f) => ({ ...f, replay: files.replay, script: files.script })) : [],
-    sequence: r.failure ? { original: r.failure.original, plans: r.failure.plans, steps: r.failure.steps, statuses: r.failure.answers.map((a) => a.status) } : null,
+    sequence: r.failure
+      ? { original: r.failure.original, plans: r.failure.plans, steps: r.failure.steps, statuses: r.failure.answers.map((a) => a.status) }
+      : null,
   };
   writeFileSync(files.report, JSON.stringify(report, null, 2) + '\n');
   writeFileSync(files.junit, junitOf(r, r.ms / 1000));

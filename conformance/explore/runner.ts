@@ -91,7 +91,10 @@ export class Lockstep {
       w.reset();
       for (const caller of ['customer:a', 'customer:b'])
         for (const v of w.fixture.variants)
-          await w.send({ operationId: 'removeCartItem', method: 'DELETE', path: `/v1/cart/items/${encodeURIComponent(v)}`, caller, headers: {} }, ctx);
+          await w.send(
+            { operationId: 'removeCartItem', method: 'DELETE', path: `/v1/cart/items/${encodeURIComponent(v)}`, caller, headers: {} },
+            ctx,
+          );
     }
   }
 
@@ -150,7 +153,9 @@ export class Lockstep {
     const findings = [
       ...judgeHeaders(target.step, target.answer, index, this.o.profile.docsUrl),
       ...judgeStep(model, p, target.step, target.answer, { index, variants: this.target.fixture.variants, follow: target.follow }),
-      ...(reference && this.o.oracles?.differential ? this.o.oracles.differential(target.step, target.answer, reference.answer, index) : []),
+      ...(reference && this.o.oracles?.differential
+        ? this.o.oracles.differential(target.step, target.answer, reference.answer, index)
+        : []),
       ...(this.schema?.check(target.step, target.answer, index) ?? []),
     ];
     return findings;
@@ -169,7 +174,12 @@ export async function explore(o: ExploreOptions): Promise<ExploreResult> {
   try {
     const setup = await lockstep.prepare();
     if (setup.length > 0)
-      return { runs: 0, steps: 0, ms: Date.now() - started, failure: { seed: o.seed, plans: [], steps: [], answers: [], findings: setup, original: 0 } };
+      return {
+        runs: 0,
+        steps: 0,
+        ms: Date.now() - started,
+        failure: { seed: o.seed, plans: [], steps: [], answers: [], findings: setup, original: 0 },
+      };
     const arb = fc.commands([planStepArbitrary(callersFor(o.profile)).map((p) => new PlanCommand(p))], {
       maxCommands: o.maxCommands ?? 12,
     });
@@ -219,7 +229,10 @@ export async function explore(o: ExploreOptions): Promise<ExploreResult> {
 }
 
 /** Reruns a recorded sequence once, from emptied carts: its findings, if it still diverges. */
-export async function replay(o: Omit<ExploreOptions, 'seed' | 'budgetMs'>, recorded: { seed: number; plans: PlanStep[] }): Promise<Sequence> {
+export async function replay(
+  o: Omit<ExploreOptions, 'seed' | 'budgetMs'>,
+  recorded: { seed: number; plans: PlanStep[] },
+): Promise<Sequence> {
   const lockstep = new Lockstep(o);
   try {
     const setup = await lockstep.prepare();

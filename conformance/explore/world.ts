@@ -119,11 +119,20 @@ export class World {
       const json = target.body(p.op, roles);
       body = mutateBody(json, p, target.operation(p.op).requestBody?.roles ?? {});
     }
-    if (p.mutation === 'no-content-type' && body) body = { text: JSON.stringify('json' in body ? body.json : null), contentType: 'text/plain' };
+    if (p.mutation === 'no-content-type' && body)
+      body = { text: JSON.stringify('json' in body ? body.json : null), contentType: 'text/plain' };
     if (p.mutation === 'duplicate-header') headers['x-request-id'] = ['explore-1', 'explore-2'];
     if (p.mutation === 'absent-header') headers[p.caller.startsWith('guest:') ? 'guest-session' : 'content-type'] = [];
     const method = p.mutation === 'wrong-method' ? 'PUT' : op.method;
-    return { operationId: p.op, method, path, caller: p.caller, headers, ...(body ? { body } : {}), ...(p.mutation ? { mutation: p.mutation } : {}) };
+    return {
+      operationId: p.op,
+      method,
+      path,
+      caller: p.caller,
+      headers,
+      ...(body ? { body } : {}),
+      ...(p.mutation ? { mutation: p.mutation } : {}),
+    };
   }
 
   /** The caller's credentials, minted now (a replay never reuses a token, a session key or a nonce of the run it repeats). */
@@ -191,7 +200,9 @@ export class World {
 
 /** The body of a step after its mutation (members named by `x-shop-role` where the mutation needs one). */
 function mutateBody(json: unknown, p: PlanStep, roles: Record<string, string | undefined>): Step['body'] {
-  const first = Object.values(roles).find((x) => x !== undefined)?.split('/')[1];
+  const first = Object.values(roles)
+    .find((x) => x !== undefined)
+    ?.split('/')[1];
   const obj = typeof json === 'object' && json !== null && !Array.isArray(json) ? (json as Record<string, unknown>) : undefined;
   switch (p.mutation) {
     case 'wrong-type':
