@@ -23,11 +23,11 @@ export interface ModelState {
   carts: Map<string, Set<number> | undefined>;
   /** Orders each account placed in this sequence, ids as their Location named them. */
   orders: Record<Account, string[]>;
-  /** Every Location a create answered with in this sequence. */
-  locations: Set<string>;
+  /** Every row a create answered with in this sequence (its Location, else its id). */
+  created: Set<string>;
 }
 
-export const newModel = (): ModelState => ({ carts: new Map(), orders: { a: [], b: [] }, locations: new Set() });
+export const newModel = (): ModelState => ({ carts: new Map(), orders: { a: [], b: [] }, created: new Set() });
 
 const is2xx = (s: number) => s >= 200 && s < 300;
 const accountOf = (caller: string): Account | undefined => /^(customer|delegated):([ab])$/.exec(caller)?.[2] as Account | undefined;
@@ -67,6 +67,17 @@ export function judgeHeaders(step: Step, answer: Answer, index: number, docsUrl:
 
 /** The ids a location names last (an order's, an address's). */
 export const idOfLocation = (location: string) => new URL(location, 'http://base.invalid').pathname.split('/').filter(Boolean).pop() ?? '';
+
+/**
+ * The id of the row a create made: the last segment of its Location, else (no GET URL, so no Location: END-CONV-2) an
+ * `id` member of its body when it has one. Record shapes are not shown: a deployment that names it otherwise gives none.
+ */
+export function createdId(answer: Answer): string | undefined {
+  if (answer.status < 200 || answer.status > 299) return undefined;
+  if (answer.headers.location) return idOfLocation(answer.headers.location);
+  const id = (answer.json as { id?: unknown } | undefined)?.id;
+  return typeof id === 'string' && id !== '' ? id : undefined;
+}
 
 export interface Judged {
   findings: Finding[];
@@ -173,8 +184,8 @@ export function judgeStep(
           ),
         );
       if (ok) {
-        if (location) {
-          const id = idOfLocation(location);
+        const id = createdId(answer);
+        if (id !== undefined) {
           if (m.orders.a.includes(id) || m.orders.b.includes(id))
             out.push(
               finding(
@@ -219,24 +230,15 @@ export function judgeStep(
       break;
     }
     case 'addAddress': {
-      if (ok && location) {
-        if (m.locations.has(location))
-          out.push(
-            finding(
-              index,
-              ['PUR-IDEM-2'],
-              `addAddress answered with the Location of an earlier create (${location})`,
-              'a new address',
-              location,
-            ),
-          );
-      }
+      const id = createdId(answer);
+      if (id !== undefined && m.created.has(`address ${id}`))
+        out.push(finding(index, ['PUR-IDEM-2'], `addAddress answered with the address of an earlier create (${id})`, 'a new address', id));
+      if (id !== undefined) m.created.add(`address ${id}`);
       break;
     }
     default:
       break;
   }
-  if (ok && location) m.locations.add(location);
   return out;
 }
 

@@ -99,33 +99,74 @@ export const callersFor = (profile: Profile): Caller[] =>
     return cap === undefined || profile.capabilities[cap];
   });
 
+/** The mutations that mean something for an operation: path ids for row reads and writes, bodies for writes. */
+function mutationsOf(op: ExploredOperation): Mutation[] {
+  const spec = EXPLORED[op] as { body?: true; variantPath?: true; ref?: 'order' | 'address' };
+  const headers: Mutation[] = ['duplicate-header', 'absent-header', 'wrong-method', 'bad-path-escape'];
+  if (spec.ref) return ['foreign-id', 'foreign-id', 'foreign-id', 'unknown-id', ...headers];
+  if (spec.body)
+    return [
+      'wrong-type',
+      'missing-member',
+      'over-long',
+      'bad-escape',
+      'not-json',
+      'no-content-type',
+      ...(op === 'checkoutSavedCard' ? (['foreign-card', 'foreign-card'] as const) : []),
+      ...headers,
+    ];
+  return headers;
+}
+
+/** How often each operation comes: the state builders (cart writes, checkout, creates) and their observers most. */
+const OP_WEIGHTS: Record<ExploredOperation, number> = {
+  addCartItem: 5,
+  checkoutSavedCard: 4,
+  getCart: 3,
+  listOrders: 2,
+  getOrder: 2,
+  addAddress: 2,
+  deleteAddress: 2,
+  removeCartItem: 2,
+  cancelOrder: 1,
+  updateCartItem: 1,
+  listAddresses: 1,
+  getProfile: 1,
+  listPaymentMethods: 1,
+  searchProducts: 1,
+};
+
 /**
  * One plan step. Positive steps (owned callers, no mutation) dominate, so that sequences build state (carts filled,
- * orders placed) for the negative ones to probe.
+ * orders placed, addresses added) for the negative ones to probe; writes carry a repeated Idempotency-Key and are
+ * retried more often than reads.
  */
 export function planStepArbitrary(callers: readonly Caller[]): fc.Arbitrary<PlanStep> {
   const owned = callers.filter((c) => ownerOf(c) !== undefined);
-  const ops = Object.keys(EXPLORED) as ExploredOperation[];
-  const weightedOps = fc.oneof(
-    { weight: 4, arbitrary: fc.constantFrom<ExploredOperation>('addCartItem', 'getCart', 'checkoutSavedCard') },
-    { weight: 2, arbitrary: fc.constantFrom<ExploredOperation>('listOrders', 'getOrder', 'addAddress', 'removeCartItem') },
-    { weight: 2, arbitrary: fc.constantFrom(...ops) },
+  const op = fc.oneof(
+    ...(Object.entries(OP_WEIGHTS) as [ExploredOperation, number][]).map(([o, weight]) => ({ weight, arbitrary: fc.constant(o) })),
   );
-  return fc.record(
-    {
-      op: weightedOps,
-      caller: fc.oneof({ weight: 4, arbitrary: fc.constantFrom(...owned) }, { weight: 1, arbitrary: fc.constantFrom(...callers) }),
-      variant: fc.constantFrom<0 | 1>(0, 1),
-      quantity: fc.integer({ min: 1, max: 3 }),
-      mutation: fc.oneof(
-        { weight: 4, arbitrary: fc.constant(undefined) },
-        { weight: 1, arbitrary: fc.constantFrom(...MUTATIONS, 'foreign-id', 'foreign-id', 'foreign-id') },
-      ),
-      idempotencyKey: fc.oneof({ weight: 2, arbitrary: fc.constant(undefined) }, { weight: 1, arbitrary: fc.constantFrom('k1', 'k2') }),
-      repeat: fc.oneof({ weight: 4, arbitrary: fc.constant(false) }, { weight: 1, arbitrary: fc.constant(true) }),
-    },
-    { requiredKeys: ['op', 'caller', 'variant', 'quantity'] },
-  ) as fc.Arbitrary<PlanStep>;
+  return op.chain((o) => {
+    const write = EXPLORED[o] && ('body' in EXPLORED[o] || o === 'removeCartItem' || o === 'deleteAddress' || o === 'cancelOrder');
+    return fc.record(
+      {
+        op: fc.constant(o),
+        caller: fc.oneof({ weight: 4, arbitrary: fc.constantFrom(...owned) }, { weight: 1, arbitrary: fc.constantFrom(...callers) }),
+        variant: fc.constantFrom<0 | 1>(0, 1),
+        quantity: fc.integer({ min: 1, max: 3 }),
+        mutation: fc.oneof(
+          { weight: EXPLORED[o] && 'ref' in EXPLORED[o] ? 2 : 4, arbitrary: fc.constant(undefined) },
+          { weight: 1, arbitrary: fc.constantFrom(...mutationsOf(o)) },
+        ),
+        idempotencyKey: fc.oneof(
+          { weight: write ? 1 : 3, arbitrary: fc.constant(undefined) },
+          { weight: 1, arbitrary: fc.constantFrom('k1', 'k2') },
+        ),
+        repeat: fc.oneof({ weight: write ? 2 : 6, arbitrary: fc.constant(false) }, { weight: 1, arbitrary: fc.constant(true) }),
+      },
+      { requiredKeys: ['op', 'caller', 'variant', 'quantity'] },
+    ) as fc.Arbitrary<PlanStep>;
+  });
 }
 
 /** A plan step in one line, for the console and the report. */

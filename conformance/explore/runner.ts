@@ -8,7 +8,7 @@ import type { Profile } from '../../contract/profile.js';
 import type { TlsOptions } from '../engine/http.js';
 import { CheckFailure } from '../lib/assert.js';
 import type { Answer, Finding, Step } from './exchange.js';
-import { idOfLocation, judgeHeaders, judgeStep, newModel, type ModelState } from './model.js';
+import { createdId, judgeHeaders, judgeStep, newModel, type ModelState } from './model.js';
 import { callersFor, describePlan, planStepArbitrary, type PlanStep } from './plan.js';
 import { fixtureOf, newRunContext, World, type RunContext } from './world.js';
 
@@ -139,10 +139,8 @@ export class Lockstep {
         const answer = await w.send(step, ctx);
         const location = answer.status >= 200 && answer.status < 300 ? answer.headers.location : undefined;
         const follow = location ? await w.follow(location, p.caller, ctx) : undefined;
-        if (location && (p.op === 'checkoutSavedCard' || p.op === 'addAddress')) {
-          const account = p.caller.endsWith(':b') ? 'b' : 'a';
-          w.rows[p.op === 'addAddress' ? 'address' : 'order'][account].push(idOfLocation(location));
-        }
+        const created = p.op === 'checkoutSavedCard' || p.op === 'addAddress' ? createdId(answer) : undefined;
+        if (created !== undefined) w.rows[p.op === 'addAddress' ? 'address' : 'order'][p.caller.endsWith(':b') ? 'b' : 'a'].push(created);
         return { step, answer, follow };
       }),
     );
