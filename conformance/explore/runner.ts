@@ -85,10 +85,26 @@ export class Lockstep {
     return this.reference ? [this.target, this.reference] : [this.target];
   }
 
-  /** Empties both accounts' carts on every deployment: the state a sequence starts from. */
+  /**
+   * The state a sequence starts from, on every deployment: both accounts' carts emptied, and the addresses the previous
+   * sequence added deleted (an account may hold only so many).
+   */
   private async setUp(ctx: RunContext): Promise<void> {
     for (const w of this.worlds()) {
+      const added = w.rows.address;
       w.reset();
+      for (const account of ['a', 'b'] as const)
+        for (const id of added[account])
+          await w.send(
+            {
+              operationId: 'deleteAddress',
+              method: 'DELETE',
+              path: `/v1/me/addresses/${encodeURIComponent(id)}`,
+              caller: `customer:${account}`,
+              headers: {},
+            },
+            ctx,
+          );
       for (const caller of ['customer:a', 'customer:b'])
         for (const v of w.fixture.variants)
           await w.send(

@@ -55,6 +55,8 @@ export class World {
   readonly mint: Minter;
   private target: Target | undefined;
   rows: Rows = { order: { a: [], b: [] }, address: { a: [], b: [] } };
+  /** Credentials minted in this sequence, per caller: a client keeps its token for its requests (and retries). */
+  private readonly minted = new Map<string, Promise<Record<string, string>>>();
 
   constructor(
     readonly baseUrl: string,
@@ -84,6 +86,7 @@ export class World {
 
   /** A new sequence: rows of the previous one are forgotten (their ids stay valid, but no step names them). */
   reset(): void {
+    this.minted.clear();
     this.rows = { order: { a: [], b: [] }, address: { a: [], b: [] } };
     this.http.exchanges.length = 0;
   }
@@ -135,8 +138,14 @@ export class World {
     };
   }
 
-  /** The caller's credentials, minted now (a replay never reuses a token, a session key or a nonce of the run it repeats). */
-  async credentials(caller: string, ctx: RunContext): Promise<Record<string, string>> {
+  /** The caller's credentials in this sequence: minted at its first request (a replay never reuses a run's tokens). */
+  credentials(caller: string, ctx: RunContext): Promise<Record<string, string>> {
+    let c = this.minted.get(caller);
+    if (!c) this.minted.set(caller, (c = this.mintFor(caller, ctx)));
+    return c;
+  }
+
+  private async mintFor(caller: string, ctx: RunContext): Promise<Record<string, string>> {
     const { accounts } = this.fixture;
     const sub = caller.endsWith(':b') ? accounts.b.sub : accounts.a.sub;
     const bearer = (t: string) => ({ authorization: `Bearer ${t}` });

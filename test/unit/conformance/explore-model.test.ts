@@ -147,3 +147,22 @@ test('every answer is judged on the headers its status requires, with the clause
   };
   assert.ok(judgeHeaders(step(p), problem, 0, 'https://docs.shop.test').some((f) => f.clauses.includes('ERR-PROBLEM-4')));
 });
+
+test('cart_empty is 422, and an empty cart checked out by an agent-checkout caller is refused as cart_empty', () => {
+  const m = started();
+  const conflict = judge(m, plan('checkoutSavedCard', 'delegated:a'), answer(409, { error: 'cart_empty' }));
+  assert.deepEqual(
+    conflict.map((x) => x.clauses),
+    [['ERR-TABLE-14']],
+  );
+  // A refusal the handler may have half done leaves the cart unknown: the next judgement starts afresh.
+  assert.equal(m.carts.get('account:a'), undefined);
+  const other = judge(started(), plan('checkoutSavedCard', 'delegated:a'), answer(409, { error: 'conflict' }));
+  assert.deepEqual(
+    other.map((x) => x.clauses),
+    [['ERR-TABLE-14']],
+  );
+  // A customer is not an agent-checkout caller: its refusal is judged by the differential, not here.
+  assert.deepEqual(judge(started(), plan('checkoutSavedCard', 'customer:a'), answer(403, { error: 'caller_not_allowed' })), []);
+  assert.deepEqual(judge(started(), plan('checkoutSavedCard', 'delegated:a'), answer(422, { error: 'cart_empty' })), []);
+});
