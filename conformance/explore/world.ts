@@ -125,7 +125,7 @@ export class World {
     if (p.mutation === 'no-content-type' && body)
       body = { text: JSON.stringify('json' in body ? body.json : null), contentType: 'text/plain' };
     if (p.mutation === 'duplicate-header') headers['x-request-id'] = ['explore-1', 'explore-2'];
-    if (p.mutation === 'absent-header') headers[p.caller.startsWith('guest:') ? 'guest-session' : 'content-type'] = [];
+    if (p.mutation === 'absent-header') headers[p.caller.startsWith('guest:') ? 'guest-session' : 'authorization'] = [];
     const method = p.mutation === 'wrong-method' ? 'PUT' : op.method;
     return {
       operationId: p.op,
