@@ -1,0 +1,182 @@
+// A finding as a shell script a person can run later (docs/explore.md): one curl command per step, with credentials minted
+// afresh on replay by the CLI's fixture commands (`token`, `dpop`, `guest-session`), since tokens expire and a DPoP proof is
+// accepted once. Each caller label keeps its identity across the script: one cart id per guest, one DPoP key and session per
+// assistant, the last DPoP-Nonce an assistant was given. Pure: renders text, sends nothing.
+import { shellQuote } from '../engine/transcript.js';
+import type { Step } from './exchange.js';
+
+/** Kinds the `token` command mints (cli/commands/token.ts). */
+export const TOKEN_KINDS = ['customer', 'delegated', 'guest', 'operator', 'invited-agent', 'assistant', 'mcp-agent-forwarder'] as const;
+
+/** How a step's caller label is sent: a kind the CLI mints (or none), its `token` options, and a defect applied after. */
+export interface CallerPlan {
+  /** null: no credential at all. */
+  kind: (typeof TOKEN_KINDS)[number] | null;
+  /** Extra `token` options (`--sub cust_ben`, `--expires-in -60`, ...). */
+  args: string[];
+  /** A defect the CLI cannot mint: the token's signature broken, a forged guest session, the previous proof sent again. */
+  tamper?: 'signature' | 'guest-session' | 'replay-proof';
+  /** Who the caller is across steps (one cart, one DPoP key): the label without its defect. */
+  identity: string;
+  /** Set when the label names nothing the CLI can produce; the step is then sent without credentials, with a comment. */
+  unknown?: string;
+}
+
+/** `token` options for the defects the CLI mints itself. */
+const DEFECT_ARGS: Readonly<Record<string, readonly string[]>> = {
+  expired: ['--expires-in', '-60'],
+  'no-scope': ['--scope', ''],
+  'unknown-client': ['--claim', 'client_id=unknown-client'],
+  'no-session': ['--no-session'],
+  'wrong-audience': ['--claim', 'aud=https://elsewhere.invalid'],
+  'wrong-issuer': ['--claim', 'iss=https://elsewhere.invalid'],
+};
+const TAMPERS: Readonly<Record<string, NonNullable<CallerPlan['tamper']>>> = {
+  'bad-signature': 'signature',
+  'forged-session': 'guest-session',
+  replay: 'replay-proof',
+};
+
+/**
+ * The default reading of a caller label: `<kind>[@<sub>][#<n>][:<defect>]`, e.g. `customer`, `customer@cust_ben`,
+ * `guest#2` (a second guest, its own cart), `assistant:replay`, `customer:expired`; `none` or '' for no credential.
+ */
+export function planCaller(caller: string): CallerPlan {
+  const [identity = '', defect] = caller.split(':', 2) as [string, string | undefined];
+  const m = /^([a-z-]+)(?:@([^#\s]+))?(?:#\w+)?$/.exec(identity);
+  if (identity === '' || identity === 'none' || identity === 'anonymous') return { kind: null, args: [], identity: 'none' };
+  const kind = TOKEN_KINDS.find((k) => k === m?.[1]);
+  if (!m || !kind) return { kind: null, args: [], identity, unknown: caller };
+  const args = m[2] ? ['--sub', m[2]] : [];
+  if (defect === undefined) return { kind, args, identity };
+  if (DEFECT_ARGS[defect]) return { kind, args: [...args, ...DEFECT_ARGS[defect]!], identity };
+  if (TAMPERS[defect]) return { kind, args, identity, tamper: TAMPERS[defect] };
+  return { kind, args, identity, unknown: caller };
+}
+
+const PRINTABLE = /^[\x20-\x7e\t\n\u00a0-\uffff]*$/;
+/** A word bash reads back as exactly `s`: single quotes for printable text, ANSI-C `$'\xHH'` for control characters. */
+export function shellWord(s: string): string {
+  if (PRINTABLE.test(s) && !s.includes('\r')) return shellQuote(s);
+  const bytes = [...Buffer.from(s, 'utf8')].map((b) =>
+    b >= 0x20 && b < 0x7f && b !== 0x27 && b !== 0x5c ? String.fromCharCode(b) : `\\x${b.toString(16).padStart(2, '0')}`,
+  );
+  return `$'${bytes.join('')}'`;
+}
+
+const variable = (identity: string) => identity.replace(/[^A-Za-z0-9]/g, '_').toUpperCase();
+
+/** The body as curl options: printable text inline (`--data-raw` never reads a file), anything else through base64. */
+function bodyLines(step: Step, n: number): { setup: string[]; options: string[] } {
+  if (!step.body) return { setup: [], options: [] };
+  const text = 'json' in step.body ? JSON.stringify(step.body.json) : step.body.text;
+  const type = 'json' in step.body ? 'application/json' : step.body.contentType;
+  const hasType = Object.keys(step.headers).some((h) => h.toLowerCase() === 'content-type');
+  // curl adds a form content type to --data unless told otherwise: the step's own, the body's, or none at all.
+  const typeOption = hasType ? [] : ['-H', shellQuote(type ? `Content-Type: ${type}` : 'Content-Type:')];
+  if (PRINTABLE.test(text) && !text.includes('\0')) return { setup: [], options: [...typeOption, '--data-raw', shellWord(text)] };
+  const file = `"$T/body${n}"`;
+  return {
+    setup: [`printf '%s' ${shellQuote(Buffer.from(text, 'utf8').toString('base64'))} | base64 -d > ${file}`],
+    options: [...typeOption, '--data-binary', `@${file}`],
+  };
+}
+
+function headerOptions(step: Step): string[] {
+  const out: string[] = [];
+  for (const [name, values] of Object.entries(step.headers)) {
+    for (const value of Array.isArray(values) ? values : [values]) {
+      // `Name:` would remove the header; `Name;` sends it empty.
+      out.push('-H', value === '' ? shellWord(`${name};`) : shellWord(`${name}: ${value}`));
+    }
+  }
+  return out;
+}
+
+export interface CurlScriptOptions {
+  baseUrl: string;
+  profilePath?: string;
+  /** How a caller label maps to the CLI (default: planCaller's `<kind>[@<sub>][#<n>][:<defect>]`). */
+  planCaller?: (caller: string) => CallerPlan;
+  /** The command that runs the CLI (default: `npx shop-conformance`; `$SHOP` in the environment overrides it at run time). */
+  cli?: string;
+  /** A comment printed at the top: the seed, the finding. */
+  title?: string;
+}
+
+/** A bash script replaying `steps` in order against `$BASE_URL` (default: `o.baseUrl`), minting credentials as it goes. */
+export function renderCurlScript(steps: Step[], o: CurlScriptOptions): string {
+  const plan = o.planCaller ?? planCaller;
+  const profile = o.profilePath ? ` --profile ${shellQuote(o.profilePath)}` : '';
+  const lines = [
+    '#!/usr/bin/env bash',
+    '# Replays a sequence of shop-conformance explore: one curl per step, credentials minted afresh (docs/explore.md).',
+    ...(o.title ? o.title.split('\n').map((l) => `# ${l}`) : []),
+    'set -euo pipefail',
+    `BASE="\${BASE_URL:-${o.baseUrl.replace(/\/+$/, '').replace(/["\\$`]/g, '\\$&')}}"`,
+    `SHOP="\${SHOP:-${o.cli ?? 'npx shop-conformance'}}"`,
+    'T="$(mktemp -d)"',
+    'trap \'rm -rf "$T"\' EXIT',
+    'new_uuid() { od -An -N16 -tx1 /dev/urandom | tr -d " \\n" | sed -E "s/^(.{8})(.{4}).(.{3})(.{4})(.{12})$/\\1-\\2-4\\3-\\4-\\5/"; }',
+    "# A defect the CLI does not mint: the first characters of the token's signature replaced (same length, no longer valid).",
+    'break_signature() { sed -E "s/^(Authorization: [A-Za-z]+ [^.]+\\.[^.]+\\.)[A-Za-z0-9_-]{8}/\\1AAAAAAAA/" -i "$1"; }',
+    'nonce_of() { grep -i "^dpop-nonce:" "$1" | tail -n 1 | cut -d" " -f2- | tr -d "\\r" || true; }',
+  ];
+  const seen = new Set<string>();
+  steps.forEach((step, i) => {
+    const n = i + 1;
+    const caller = plan(step.caller);
+    const v = variable(caller.identity);
+    const url = `"$BASE"${shellWord(step.path)}`;
+    lines.push(
+      '',
+      `echo ${shellQuote(`### step ${n}: ${step.method} ${step.path} as ${step.caller || 'none'}${step.mutation ? ` (${step.mutation})` : ''}`)}`,
+    );
+    const credentials: string[] = [];
+    if (caller.unknown) lines.push(`# caller ${shellQuote(caller.unknown)}: not mintable from the CLI; sent without credentials`);
+    else if (caller.kind) {
+      if (!seen.has(caller.identity)) {
+        seen.add(caller.identity);
+        if (caller.kind === 'guest') lines.push(`UUID_${v}="$(new_uuid)"`);
+        if (caller.kind === 'assistant')
+          lines.push(
+            `$SHOP dpop --new-key "$T/key_${v}.jwk" --method GET --url "$BASE/" > /dev/null`,
+            `SID_${v}="$(new_uuid)"`,
+            `NONCE_${v}=""`,
+          );
+      }
+      const file = `"$T/cred${n}"`;
+      const args = caller.args.map(shellWord);
+      if (caller.kind === 'guest' && !caller.args.includes('--no-session')) args.push('--uuid', `"$UUID_${v}"`);
+      if (caller.kind === 'assistant')
+        args.push(
+          '--dpop-key',
+          `"$T/key_${v}.jwk"`,
+          '--sid',
+          `"$SID_${v}"`,
+          '--url',
+          url,
+          '--method',
+          shellQuote(step.method),
+          '${NONCE_' + v + ':+--nonce "$NONCE_' + v + '"}',
+        );
+      const mint = `$SHOP token ${caller.kind}${profile} ${args.join(' ')} --headers > ${file}`.replace(/ +/g, ' ');
+      // The previous proof of this caller, sent again; a fresh one when there is none yet.
+      if (caller.tamper === 'replay-proof') lines.push(`if [ -f "$T/last_${v}" ]; then cp "$T/last_${v}" ${file}; else ${mint}; fi`);
+      else lines.push(mint);
+      if (caller.tamper === 'signature') lines.push(`break_signature ${file}`);
+      if (caller.tamper === 'guest-session')
+        lines.push(`sed -E 's/^(Guest-Session: gs1\\.[^.]+\\.).*/\\1AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA/' -i ${file}`);
+      if (caller.kind === 'assistant') lines.push(`cp ${file} "$T/last_${v}"`);
+      credentials.push('-H', `@${file}`);
+    }
+    const body = bodyLines(step, n);
+    lines.push(...body.setup);
+    const method = step.method.toUpperCase() === 'HEAD' ? ['--head'] : ['-X', shellWord(step.method)];
+    const curl = ['curl', '-sS', '--globoff', '--path-as-is', '-D', `"$T/head${n}"`, '-o', `"$T/out${n}"`, ...method];
+    lines.push([...curl, ...credentials, ...headerOptions(step), ...body.options, url].join(' '));
+    lines.push(`cat "$T/head${n}" "$T/out${n}"; echo`);
+    if (caller.kind === 'assistant') lines.push(`NONCE_${v}="$(nonce_of "$T/head${n}")"`);
+  });
+  return lines.join('\n') + '\n';
+}
