@@ -126,7 +126,13 @@ export async function runExplore(o: ExploreCliOptions, io: Io = stdio): Promise<
       target: baseUrl,
       seed,
       budgetMs,
-      script: (seq) => curlScriptOf(seq.steps, { baseUrl: o.baseUrl ?? 'http://127.0.0.1:8787', profilePath: o.profile }),
+      script: (seq) =>
+        curlScriptOf(seq.steps, {
+          baseUrl: o.baseUrl ?? 'http://127.0.0.1:8787',
+          profile: profile!,
+          ...(o.profile !== FIXTURE_PROFILE ? { profilePath: o.profile } : {}),
+          title: `shop-conformance explore, seed ${seed}: ${seq.findings.map((f) => `[${f.clauses.join(', ')}] ${f.message}`).join('; ')}`,
+        }),
     });
     io.out(`${result.runs} sequences, ${result.steps} requests in ${(result.ms / 1000).toFixed(1)} s (seed ${seed})\n`);
     if (result.failure) {
