@@ -68,6 +68,12 @@ describe('a deployment that accepts a second checkout of the same cart', () => {
     assert.equal(rep.sequence!.plans.length, 1, JSON.stringify(rep.sequence!.plans));
     const replayFile = join(dir, 'finding-1.replay.json');
     assert.ok(existsSync(replayFile));
+    // Beside it, the sequence as curl commands minting their credentials when the script runs.
+    const script = readFileSync(join(dir, 'finding-1.sh'), 'utf8');
+    assert.match(script, /^#!\/usr\/bin\/env bash/);
+    assert.match(script, /curl .*\/v1\/checkouts\/saved-card/);
+    assert.match(script, /token delegated/);
+    assert.match(readFileSync(join(dir, 'junit.xml'), 'utf8'), /<failure type="ConformanceFailure"/);
 
     const again = await cli(['explore', '--replay', replayFile, '--base-url', proxy.url, '--output', outputDir()], 120_000);
     assert.equal(again.code, 1, again.out.slice(-3000));
