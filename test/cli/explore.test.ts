@@ -94,3 +94,12 @@ test('a replay file without its plan is a usage error naming the file and the fi
   assert.equal(r.out.trim().split('\n').length, 1, r.out);
   assert.match(r.out, /broken\.replay\.json: plans\.0\.op/);
 });
+
+test('a bad budget is a usage error (2); a base URL where nothing answers is exit 3, as for run', async () => {
+  const budget = await cli(['explore', '--budget', 'soon']);
+  assert.equal(budget.code, 2, budget.out);
+  assert.match(budget.out, /^shop-conformance explore: --budget: /);
+  const nothing = await cli(['explore', '--base-url', 'http://127.0.0.1:9', '--budget', '5s', '--output', outputDir()]);
+  assert.equal(nothing.code, 3, nothing.out);
+  assert.match(nothing.out, /nothing answers/);
+});
