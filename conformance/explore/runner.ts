@@ -62,9 +62,9 @@ export class Lockstep {
   steps = 0;
 
   constructor(private readonly o: Pick<ExploreOptions, 'baseUrl' | 'tls' | 'referenceUrl' | 'profile' | 'oracles'>) {
-    const fixture = fixtureOf(o.profile);
-    this.target = new World(o.baseUrl, o.profile, fixture, o.tls);
-    this.reference = o.referenceUrl ? new World(o.referenceUrl, o.profile, fixture) : undefined;
+    this.target = new World(o.baseUrl, o.profile, fixtureOf(o.profile), o.tls);
+    // The embedded reference holds the fixture seed, whatever data the target's profile declares.
+    this.reference = o.referenceUrl ? new World(o.referenceUrl, o.profile, fixtureOf({ ...o.profile, data: undefined })) : undefined;
   }
 
   /** Reads the description documents of both deployments (a failure is the document's finding, as in `run`). */

@@ -1,6 +1,6 @@
 // One deployment as a sequence sees it: the plan steps resolved to concrete requests (that deployment's own ids, bodies
-// built from its own description documents), credentials minted afresh for every send, and the answers read back. The
-// target and the lockstep reference each get a World; both share the run's guest sessions and Idempotency-Keys.
+// built from its own description documents, its own data), credentials minted afresh for every sequence, and the answers
+// read back. The target and the lockstep reference each get a World; both share the run's guest sessions and keys.
 import { randomUUID } from 'node:crypto';
 import type { Profile } from '../../contract/profile.js';
 import { ShopHttp, type TlsOptions } from '../engine/http.js';
