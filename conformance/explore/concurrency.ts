@@ -33,6 +33,8 @@ export interface InterleavingOptions {
   /** The base URL the DPoP proof's htu names. */
   baseUrl?: string;
   /** A budget to spend from several connections: its limit and a fresh caller (fresh counters) per attempt. */
+  /** Called with each interleaved batch's answers (in the order of its steps), for the report and for tests. */
+  onBatch?: (scenario: 'adds' | 'checkouts' | 'proof' | 'budget', answers: readonly Answer[]) => void;
   budget?: {
     limit: number;
     /** The operation spent (default listCollections: every caller may call it and it changes nothing). */
@@ -127,6 +129,7 @@ async function concurrentAdds(o: InterleavingOptions, s: fc.Scheduler): Promise<
   const variants = o.variants.slice(0, Math.max(2, o.clients ?? 3));
   const adds = variants.map((v) => addStep(o, v));
   const { answers, order } = await interleave(o, s, adds);
+  o.onBatch?.('adds', answers);
   const read = stepOf(o, 'getCart', o.owner);
   const cart = await o.send(read);
   const steps = [...order, read];
@@ -169,6 +172,7 @@ async function concurrentCheckouts(o: InterleavingOptions, s: fc.Scheduler): Pro
   const body = o.target.body('checkoutSavedCard', { 'payment-method': o.paymentMethod } as Partial<Record<BodyRole, unknown>>);
   const checkout = () => stepOf(o, 'checkoutSavedCard', o.owner, { body: { json: body } });
   const { answers, order } = await interleave(o, s, Array.from({ length: Math.max(2, o.clients ?? 3) }, checkout));
+  o.onBatch?.('checkouts', answers);
   const again = checkout();
   const resubmitted = await o.send(again);
   const steps = [add, ...order, again];
@@ -223,6 +227,7 @@ async function proofTwice(o: InterleavingOptions, s: fc.Scheduler): Promise<Conc
     const headers = await o.assistant!({ method: probe.method, url, ...(nonce !== undefined ? { nonce } : {}) });
     const twice = [0, 1].map(() => ({ ...probe, headers, mutation: 'the same DPoP proof, twice at once' }));
     const { answers, order } = await interleave(o, s, twice);
+    o.onBatch?.('proof', answers);
     const retry = answers.find((a) => codeOf(a) === 'use_dpop_nonce' && a.headers['dpop-nonce']);
     if (!answers.some(ok) && retry) {
       nonce = retry.headers['dpop-nonce'];
@@ -271,6 +276,7 @@ async function spendBudget(o: InterleavingOptions, s: fc.Scheduler): Promise<Con
       stepOf(o, budget.operationId ?? 'listCollections', caller, { headers }),
     );
     const { answers, order } = await interleave(o, s, steps);
+    o.onBatch?.('budget', answers);
     const accepted = answers.filter(ok).length;
     if (accepted <= budget.limit) return [];
     last = finding(

@@ -68,7 +68,9 @@ describe('concurrency against the reference', () => {
     assert.equal(registered.status, 201, registered.text);
     const key = await createDpopKey();
     const token = await h.minter.assistant({ sub: `cust_${randomUUID()}`, sid, jkt: key.thumbprint });
+    const batches: Record<string, number[][]> = {};
     const findings = await runInterleavings({
+      onBatch: (scenario, answers) => (batches[scenario] ??= []).push(answers.map((a) => a.status)),
       send: async (step) => fetchAnswer(h.url, step, await credentials(step.caller)),
       seed: 42,
       runs: 3,
@@ -88,6 +90,20 @@ describe('concurrency against the reference', () => {
       },
     });
     assert.deepEqual(findings, []);
+    // Each scenario ran, three interleavings each, and its answers are the conforming ones.
+    assert.deepEqual(batches.adds, [
+      [201, 201, 201],
+      [201, 201, 201],
+      [201, 201, 201],
+    ]);
+    assert.equal(batches.checkouts!.length, 3);
+    for (const b of batches.checkouts!) assert.deepEqual([...b].sort(), [201, 422, 422]);
+    // The reference asks for its nonce first (both 401 use_dpop_nonce); then one of the two identical proofs is accepted.
+    const accepted = batches.proof!.filter((b) => b.includes(200));
+    assert.equal(accepted.length, 3);
+    for (const b of accepted) assert.deepEqual([...b].sort(), [200, 401]);
+    assert.equal(batches.budget!.length, 1);
+    assert.equal(batches.budget![0]!.filter((s) => s === 200).length, h.profile.rateLimits!.guestBudget);
   });
 });
 
