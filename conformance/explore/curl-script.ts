@@ -98,10 +98,48 @@ export interface CurlScriptOptions {
   profilePath?: string;
   /** How a caller label maps to the CLI (default: planCaller's `<kind>[@<sub>][#<n>][:<defect>]`). */
   planCaller?: (caller: string) => CallerPlan;
-  /** The command that runs the CLI (default: `npx shop-conformance`; `$SHOP` in the environment overrides it at run time). */
+  /** The command that runs the CLI (default: `npx shop-conformance`; `$SHOP_CLI` in the environment overrides it at run time). */
   cli?: string;
   /** A comment printed at the top: the seed, the finding. */
   title?: string;
+}
+
+/**
+ * The lines that write the caller's headers for step `n` to `$T/cred<n>`. An assistant is a session registered once per
+ * identity (`assistant session`, as the identity-provider proxy does) with a fresh proof per request carrying the last
+ * nonce it was given; a defect the `token` command mints is minted with it, unregistered (the defect is what is sent).
+ */
+function credentialLines(
+  caller: CallerPlan,
+  c: { v: string; n: number; method: string; url: string; profile: string; first: boolean },
+): string[] {
+  const { v, n, url, profile } = c;
+  const file = `"$T/cred${n}"`;
+  const out: string[] = [];
+  const session = caller.kind === 'assistant' && caller.args.every((a) => a !== '--expires-in' && a !== '--claim' && a !== '--scope');
+  if (c.first && caller.kind === 'guest') out.push(`UUID_${v}="$(new_uuid)"`);
+  if (c.first && session) {
+    const sub = caller.args[0] === '--sub' ? ` --sub ${shellWord(caller.args[1]!)}` : '';
+    out.push(
+      `eval "$($SHOP_CLI assistant session --base-url "$BASE"${profile}${sub} --key "$T/key_${v}.jwk")"`,
+      `TOKEN_${v}="$ASSISTANT_TOKEN"; NONCE_${v}="\${DPOP_NONCE:-}"`,
+    );
+  }
+  const args = caller.args.map(shellWord);
+  if (caller.kind === 'guest' && !caller.args.includes('--no-session')) args.push('--uuid', `"$UUID_${v}"`);
+  if (caller.kind === 'assistant' && !session) args.push('--url', url, '--method', shellQuote(c.method));
+  const nonce = `\${NONCE_${v}:+--nonce "$NONCE_${v}"}`;
+  const mint = session
+    ? `{ echo "Authorization: DPoP $TOKEN_${v}"; echo "DPoP: $($SHOP_CLI dpop --key "$T/key_${v}.jwk" --method ${shellQuote(c.method)} --url ${url} --token "$TOKEN_${v}" ${nonce})"; } > ${file}`
+    : `$SHOP_CLI token ${caller.kind}${profile} ${args.join(' ')} --headers > ${file}`.replace(/ +/g, ' ');
+  // The previous proof of this caller, sent again; a fresh one when there is none yet.
+  if (caller.tamper === 'replay-proof') out.push(`if [ -f "$T/last_${v}" ]; then cp "$T/last_${v}" ${file}; else ${mint}; fi`);
+  else out.push(mint);
+  if (caller.tamper === 'signature') out.push(`break_signature ${file}`);
+  if (caller.tamper === 'guest-session')
+    out.push(`sed -E 's/^(Guest-Session: gs1\\.[^.]+\\.).*/\\1AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA/' -i ${file}`);
+  if (caller.kind === 'assistant') out.push(`cp ${file} "$T/last_${v}"`);
+  return out;
 }
 
 /** A bash script replaying `steps` in order against `$BASE_URL` (default: `o.baseUrl`), minting credentials as it goes. */
@@ -114,7 +152,7 @@ export function renderCurlScript(steps: Step[], o: CurlScriptOptions): string {
     ...(o.title ? o.title.split('\n').map((l) => `# ${l}`) : []),
     'set -euo pipefail',
     `BASE="\${BASE_URL:-${o.baseUrl.replace(/\/+$/, '').replace(/["\\$`]/g, '\\$&')}}"`,
-    `SHOP="\${SHOP:-${o.cli ?? 'npx shop-conformance'}}"`,
+    `SHOP_CLI="\${SHOP_CLI:-${o.cli ?? 'npx shop-conformance'}}"`,
     'T="$(mktemp -d)"',
     'trap \'rm -rf "$T"\' EXIT',
     'new_uuid() { od -An -N16 -tx1 /dev/urandom | tr -d " \\n" | sed -E "s/^(.{8})(.{4}).(.{3})(.{4})(.{12})$/\\1-\\2-4\\3-\\4-\\5/"; }',
@@ -135,40 +173,10 @@ export function renderCurlScript(steps: Step[], o: CurlScriptOptions): string {
     const credentials: string[] = [];
     if (caller.unknown) lines.push(`# caller ${shellQuote(caller.unknown)}: not mintable from the CLI; sent without credentials`);
     else if (caller.kind) {
-      if (!seen.has(caller.identity)) {
-        seen.add(caller.identity);
-        if (caller.kind === 'guest') lines.push(`UUID_${v}="$(new_uuid)"`);
-        if (caller.kind === 'assistant')
-          lines.push(
-            `$SHOP dpop --new-key "$T/key_${v}.jwk" --method GET --url "$BASE/" > /dev/null`,
-            `SID_${v}="$(new_uuid)"`,
-            `NONCE_${v}=""`,
-          );
-      }
-      const file = `"$T/cred${n}"`;
-      const args = caller.args.map(shellWord);
-      if (caller.kind === 'guest' && !caller.args.includes('--no-session')) args.push('--uuid', `"$UUID_${v}"`);
-      if (caller.kind === 'assistant')
-        args.push(
-          '--dpop-key',
-          `"$T/key_${v}.jwk"`,
-          '--sid',
-          `"$SID_${v}"`,
-          '--url',
-          url,
-          '--method',
-          shellQuote(step.method),
-          '${NONCE_' + v + ':+--nonce "$NONCE_' + v + '"}',
-        );
-      const mint = `$SHOP token ${caller.kind}${profile} ${args.join(' ')} --headers > ${file}`.replace(/ +/g, ' ');
-      // The previous proof of this caller, sent again; a fresh one when there is none yet.
-      if (caller.tamper === 'replay-proof') lines.push(`if [ -f "$T/last_${v}" ]; then cp "$T/last_${v}" ${file}; else ${mint}; fi`);
-      else lines.push(mint);
-      if (caller.tamper === 'signature') lines.push(`break_signature ${file}`);
-      if (caller.tamper === 'guest-session')
-        lines.push(`sed -E 's/^(Guest-Session: gs1\\.[^.]+\\.).*/\\1AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA/' -i ${file}`);
-      if (caller.kind === 'assistant') lines.push(`cp ${file} "$T/last_${v}"`);
-      credentials.push('-H', `@${file}`);
+      const first = !seen.has(caller.identity);
+      seen.add(caller.identity);
+      lines.push(...credentialLines(caller, { v, n, method: step.method, url, profile, first }));
+      credentials.push('-H', `@"$T/cred${n}"`);
     }
     const body = bodyLines(step, n);
     lines.push(...body.setup);

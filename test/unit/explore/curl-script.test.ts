@@ -26,12 +26,12 @@ done
 
 const FAKE_SHOP = `#!/usr/bin/env bash
 printf '%s ' "$@" >> "$LOG/shop"; echo >> "$LOG/shop"
-if [ "$1" = dpop ]; then echo '{}' > "$3"; exit 0; fi
+if [ "$1 $2" = "assistant session" ]; then echo "export SHOP=elsewhere"; echo "export ASSISTANT_TOKEN=tok-$RANDOM"; echo "export DPOP_NONCE=n0"; exit 0; fi
+if [ "$1" = dpop ]; then echo "proof-$RANDOM"; exit 0; fi
 kind="$2"; uuid=none; prev=""
 for a in "$@"; do [ "$prev" = --uuid ] && uuid="$a"; prev="$a"; done
 echo "Authorization: Bearer eyJhbGciOiJFUzI1NiJ9.eyJzdWIiOiJ4In0.SIGNATURE0123456789$RANDOM"
 [ "$kind" = guest ] && echo "Guest-Session: gs1.$uuid.realsignature"
-[ "$kind" = assistant ] && echo "DPoP: proof-$RANDOM"
 exit 0
 `;
 
@@ -48,7 +48,7 @@ function replay(script: string): { calls: string[][]; shop: string[] } {
     chmodSync(join(bin, 'fake-shop'), 0o755);
     writeFileSync(join(dir, 'replay.sh'), script);
     execFileSync('bash', [join(dir, 'replay.sh')], {
-      env: { PATH: `${bin}:${process.env.PATH}`, LOG: log, SHOP: 'fake-shop' },
+      env: { PATH: `${bin}:${process.env.PATH}`, LOG: log, SHOP_CLI: 'fake-shop' },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     const files = readdirSync(log).filter((f) => f.startsWith('call'));
@@ -124,14 +124,22 @@ test('credentials are minted on replay: one cart per guest, fresh proofs with th
   assert.match(session(0)!, /^gs1\.[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[0-9a-f]{4}-[0-9a-f]{12}\.realsignature$/);
   const tokenCalls = shop.filter((l) => l.startsWith('token'));
   assert.ok(tokenCalls.every((l) => l.includes('--profile my profile.json')));
-  // The second assistant request carries the nonce the first answer gave (fake curl's call 3).
-  assert.doesNotMatch(tokenCalls[3]!, /--nonce/);
-  assert.match(tokenCalls[4]!, /--nonce nonce-3 /);
-  assert.match(tokenCalls[4]!, /--url http:\/\/h\/v1\/cart --method GET/);
-  // The replay sends the previous proof again, byte for byte; no token is minted for it.
+  // One session per assistant; each request a fresh proof with the nonce last given (the session's, then fake curl's call 3).
+  assert.equal(shop.filter((l) => l.startsWith('assistant session')).length, 1);
+  assert.match(
+    shop.find((l) => l.startsWith('assistant session'))!,
+    /--base-url http:\/\/h --profile my profile.json --key /,
+  );
+  const proofs = shop.filter((l) => l.startsWith('dpop'));
+  assert.equal(proofs.length, 2);
+  assert.match(proofs[0]!, /--method GET --url http:\/\/h\/v1\/cart --token tok-\d+ --nonce n0 /);
+  assert.match(proofs[1]!, /--nonce nonce-3 /);
+  assert.match(creds[3]!, /^Authorization: DPoP tok-\d+\nDPoP: proof-\d+\n$/);
+  assert.notEqual(creds[4], creds[3]);
+  // The replay sends the previous proof again, byte for byte; nothing is minted for it.
   assert.equal(creds[5], creds[4]);
-  assert.equal(tokenCalls.length, 6);
-  assert.match(tokenCalls[5]!, /^token customer --profile my profile.json --sub cust_ben --headers/);
+  assert.equal(tokenCalls.length, 4);
+  assert.match(tokenCalls[3]!, /^token customer --profile my profile.json --sub cust_ben --headers/);
   assert.match(creds[6]!, /Authorization: Bearer eyJhbGciOiJFUzI1NiJ9\.eyJzdWIiOiJ4In0\.AAAAAAAA/);
 });
 

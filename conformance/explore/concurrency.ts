@@ -1,0 +1,293 @@
+// Concurrency (docs/explore.md): the same commands from several clients against one owner, their starts interleaved by a
+// seeded fast-check scheduler, then judged by what the spec pins whatever the order: concurrent adds lose no line, one
+// cart becomes at most one order (checkout empties it: PUR-IDEM-4), one DPoP proof is accepted once (AUTH-ASST-11), and a
+// budget spent from several connections never lets more than the budget through. Requests leave through `send` only.
+import fc from 'fast-check';
+import type { BodyRole, Target } from '../engine/target.js';
+import type { Answer, Finding, Step } from './exchange.js';
+
+/** A concurrency finding: the steps in the order the scheduler released them, and that order as fast-check reports it. */
+export interface ConcurrencyFinding extends Finding {
+  oracle: 'concurrency';
+  steps: Step[];
+  interleaving: string;
+}
+
+export interface InterleavingOptions {
+  send: (step: Step) => Promise<Answer>;
+  seed: number;
+  /** Interleavings per scenario (default 3). */
+  runs?: number;
+  /** Clients sending at once (default 3). */
+  clients?: number;
+  /** Paths, methods and bodies as the target serves them (the runner's Target). */
+  target: Pick<Target, 'operation' | 'path' | 'body'>;
+  /** The caller label of one account that can check out (agent-checkout list) with `paymentMethod`: the cart's owner. */
+  owner: string;
+  /** Well-stocked variants, one per client at least for the adds (ids of the deployment's data). */
+  variants: readonly string[];
+  /** A saved payment method of `owner`; without it the checkout scenario is not run. */
+  paymentMethod?: string;
+  /** A fresh assistant credential for one request (Authorization and DPoP headers); without it the replay scenario is not run. */
+  assistant?: (request: { method: string; url: string; nonce?: string }) => Promise<Record<string, string>>;
+  /** The base URL the DPoP proof's htu names. */
+  baseUrl?: string;
+  /** A budget to spend from several connections: its limit and a fresh caller (fresh counters) per attempt. */
+  /** Called with each interleaved batch's answers (in the order of its steps), for the report and for tests. */
+  onBatch?: (scenario: 'adds' | 'checkouts' | 'proof' | 'budget', answers: readonly Answer[]) => void;
+  budget?: {
+    limit: number;
+    /** The operation spent (default listCollections: every caller may call it and it changes nothing). */
+    operationId?: string;
+    caller: (attempt: number) => string;
+    headers?: (attempt: number) => Record<string, string>;
+    clauses?: string[];
+  };
+}
+
+type Json = Record<string, unknown>;
+const ok = (a: Answer) => a.status >= 200 && a.status < 300;
+const codeOf = (a: Answer) => (typeof a.json === 'object' && a.json !== null ? (a.json as Json).error : undefined);
+
+/** Runs every scenario the options allow, `runs` seeded interleavings each; returns what broke, once per scenario. */
+export async function runInterleavings(o: InterleavingOptions): Promise<ConcurrencyFinding[]> {
+  const runs = o.runs ?? 3;
+  // One seeded series of schedulers per scenario, so that adding a scenario leaves the others' interleavings unchanged.
+  const schedulers = (k: number) => fc.sample(fc.scheduler(), { seed: o.seed + k, numRuns: runs });
+  const findings: ConcurrencyFinding[] = [];
+  const scenarios: [string, (s: fc.Scheduler, run: number) => Promise<ConcurrencyFinding[]>][] = [['adds', (s) => concurrentAdds(o, s)]];
+  if (o.paymentMethod !== undefined) scenarios.push(['checkouts', (s) => concurrentCheckouts(o, s)]);
+  if (o.assistant) scenarios.push(['proof', (s) => proofTwice(o, s)]);
+  for (const [k, [, scenario]] of scenarios.entries()) {
+    const series = schedulers(k);
+    for (let run = 0; run < runs; run++) {
+      const found = await scenario(series[run]!, run);
+      if (found.length > 0) {
+        findings.push(...found);
+        break;
+      }
+    }
+  }
+  if (o.budget) findings.push(...(await spendBudget(o, schedulers(scenarios.length)[0]!)));
+  return findings;
+}
+
+function stepOf(o: InterleavingOptions, operationId: string, caller: string, extra: Partial<Step> = {}, ...params: string[]): Step {
+  const op = o.target.operation(operationId);
+  return { operationId, method: op.method, path: o.target.path(operationId, ...params), caller, headers: {}, ...extra };
+}
+
+/** The steps released in the scheduler's order, all in flight together; answers in the order of `steps`. */
+async function interleave(o: InterleavingOptions, s: fc.Scheduler, steps: Step[]): Promise<{ answers: Answer[]; order: Step[] }> {
+  const order: Step[] = [];
+  const all = Promise.all(
+    steps.map(async (step, i) => {
+      await s.schedule(Promise.resolve(i), `${i}: ${step.method} ${step.path}`);
+      order.push(step);
+      return o.send(step);
+    }),
+  );
+  const answers = await s.waitFor(all);
+  return { answers, order };
+}
+
+const finding = (
+  s: fc.Scheduler,
+  order: Step[],
+  clauses: string[],
+  message: string,
+  index: number,
+  expected: unknown,
+  actual: unknown,
+): ConcurrencyFinding => ({
+  oracle: 'concurrency',
+  clauses,
+  message,
+  index,
+  expected,
+  actual,
+  steps: order,
+  interleaving: s
+    .report()
+    .map((r) => r.label)
+    .join(' | '),
+});
+
+/** Empties the owner's cart of the variants the scenarios add (a line that is not there is refused; that is fine). */
+async function clearCart(o: InterleavingOptions): Promise<void> {
+  for (const v of o.variants) await o.send(stepOf(o, 'removeCartItem', o.owner, {}, v));
+}
+
+const addStep = (o: InterleavingOptions, variant: string) =>
+  stepOf(o, 'addCartItem', o.owner, {
+    body: { json: o.target.body('addCartItem', { variant, quantity: 1 } as Partial<Record<BodyRole, unknown>>) },
+  });
+
+/** Concurrent adds of distinct variants to one cart: every accepted add is a line of the cart read afterwards. */
+async function concurrentAdds(o: InterleavingOptions, s: fc.Scheduler): Promise<ConcurrencyFinding[]> {
+  await clearCart(o);
+  const variants = o.variants.slice(0, Math.max(2, o.clients ?? 3));
+  const adds = variants.map((v) => addStep(o, v));
+  const { answers, order } = await interleave(o, s, adds);
+  o.onBatch?.('adds', answers);
+  const read = stepOf(o, 'getCart', o.owner);
+  const cart = await o.send(read);
+  const steps = [...order, read];
+  const out: ConcurrencyFinding[] = [];
+  const server = answers.findIndex((a) => a.status >= 500);
+  if (server >= 0)
+    out.push(
+      finding(
+        s,
+        steps,
+        ['END-OPS-ADDCARTITEM-1'],
+        `concurrent addCartItem answered ${answers[server]!.status}`,
+        order.indexOf(adds[server]!),
+        'not a server error',
+        answers[server]!.status,
+      ),
+    );
+  const lost = variants.filter((v, i) => ok(answers[i]!) && !cart.text.includes(v));
+  if (ok(cart) && lost.length > 0)
+    out.push(
+      finding(
+        s,
+        steps,
+        ['PUR-SERVE-2', 'END-OPS-ADDCARTITEM-1'],
+        `${lost.length} of ${variants.length} concurrent adds accepted but missing from the cart read after them (lost lines: ${lost.join(', ')})`,
+        steps.length - 1,
+        variants.filter((_, i) => ok(answers[i]!)),
+        cart.text.slice(0, 300),
+      ),
+    );
+  await clearCart(o);
+  return out;
+}
+
+/** Concurrent checkouts of one non-empty cart: at most one order; the cart is then empty (422 cart_empty on a resubmission). */
+async function concurrentCheckouts(o: InterleavingOptions, s: fc.Scheduler): Promise<ConcurrencyFinding[]> {
+  await clearCart(o);
+  const add = addStep(o, o.variants[0]!);
+  if (!ok(await o.send(add))) return [];
+  const body = o.target.body('checkoutSavedCard', { 'payment-method': o.paymentMethod } as Partial<Record<BodyRole, unknown>>);
+  const checkout = () => stepOf(o, 'checkoutSavedCard', o.owner, { body: { json: body } });
+  const { answers, order } = await interleave(o, s, Array.from({ length: Math.max(2, o.clients ?? 3) }, checkout));
+  o.onBatch?.('checkouts', answers);
+  const again = checkout();
+  const resubmitted = await o.send(again);
+  const steps = [add, ...order, again];
+  const placed = answers.filter(ok).length;
+  const out: ConcurrencyFinding[] = [];
+  if (placed > 1)
+    out.push(
+      finding(
+        s,
+        steps,
+        ['PUR-IDEM-4', 'ERR-TABLE-14'],
+        `${placed} of ${answers.length} concurrent checkouts of one cart each placed an order`,
+        1 + answers.findIndex(ok),
+        'one order, the others refused',
+        answers.map((a) => a.status),
+      ),
+    );
+  if (placed === 0 && answers.every((a) => codeOf(a) === 'cart_empty'))
+    out.push(
+      finding(
+        s,
+        steps,
+        ['ERR-TABLE-14', 'END-OPS-CHECKOUTSAVEDCARD-1'],
+        'every concurrent checkout of a non-empty cart was refused as cart_empty: no order placed',
+        1,
+        'one order',
+        answers.map((a) => a.status),
+      ),
+    );
+  if (placed >= 1 && !(resubmitted.status === 422 && codeOf(resubmitted) === 'cart_empty'))
+    out.push(
+      finding(
+        s,
+        steps,
+        ['PUR-IDEM-4', 'ERR-TABLE-14'],
+        `a checkout after the order answered ${resubmitted.status} ${String(codeOf(resubmitted) ?? '')}: the cart was not emptied`,
+        steps.length - 1,
+        '422 cart_empty',
+        resubmitted.status,
+      ),
+    );
+  await clearCart(o);
+  return out;
+}
+
+/** One DPoP proof sent twice at once: accepted once, the replay refused (AUTH-ASST-11). */
+async function proofTwice(o: InterleavingOptions, s: fc.Scheduler): Promise<ConcurrencyFinding[]> {
+  const probe = stepOf(o, 'listCollections', 'none');
+  const url = `${(o.baseUrl ?? '').replace(/\/+$/, '')}${probe.path}`;
+  let nonce: string | undefined;
+  for (let attempt = 0; attempt < 3; attempt++) {
+    const headers = await o.assistant!({ method: probe.method, url, ...(nonce !== undefined ? { nonce } : {}) });
+    const twice = [0, 1].map(() => ({ ...probe, headers, mutation: 'the same DPoP proof, twice at once' }));
+    const { answers, order } = await interleave(o, s, twice);
+    o.onBatch?.('proof', answers);
+    const retry = answers.find((a) => codeOf(a) === 'use_dpop_nonce' && a.headers['dpop-nonce']);
+    if (!answers.some(ok) && retry) {
+      nonce = retry.headers['dpop-nonce'];
+      continue;
+    }
+    const accepted = answers.filter(ok).length;
+    if (accepted > 1)
+      return [
+        finding(
+          s,
+          order,
+          ['AUTH-ASST-11', 'AUTH-ASST-12'],
+          'one DPoP proof sent twice at once was accepted twice',
+          1,
+          'accepted once, the replay refused with 401',
+          answers.map((a) => a.status),
+        ),
+      ];
+    if (accepted === 0 && answers.every((a) => codeOf(a) === 'invalid_dpop_proof'))
+      return [
+        finding(
+          s,
+          order,
+          ['AUTH-ASST-11'],
+          'one valid DPoP proof sent twice at once was refused both times as a replay',
+          0,
+          'accepted once',
+          answers.map((a) => `${a.status} ${String(codeOf(a))}`),
+        ),
+      ];
+    return [];
+  }
+  return [];
+}
+
+/** A budget spent from several connections at once never lets more than its limit through (LIM-RATE-4). */
+async function spendBudget(o: InterleavingOptions, s: fc.Scheduler): Promise<ConcurrencyFinding[]> {
+  const budget = o.budget!;
+  const extra = Math.max(2, o.clients ?? 3) * 2;
+  let last: ConcurrencyFinding | undefined;
+  // A spending that straddles a window boundary may legitimately pass more: a finding only when two fresh attempts both do.
+  for (let attempt = 0; attempt < 2; attempt++) {
+    const caller = budget.caller(attempt);
+    const headers = budget.headers?.(attempt) ?? {};
+    const steps = Array.from({ length: budget.limit + extra }, () =>
+      stepOf(o, budget.operationId ?? 'listCollections', caller, { headers }),
+    );
+    const { answers, order } = await interleave(o, s, steps);
+    o.onBatch?.('budget', answers);
+    const accepted = answers.filter(ok).length;
+    if (accepted <= budget.limit) return [];
+    last = finding(
+      s,
+      order,
+      budget.clauses ?? ['LIM-RATE-4', 'ERR-TABLE-12'],
+      `${accepted} of ${steps.length} requests spent at once were accepted against a budget of ${budget.limit}`,
+      budget.limit,
+      `at most ${budget.limit} accepted`,
+      accepted,
+    );
+  }
+  return last ? [last] : [];
+}
