@@ -13,11 +13,13 @@ import type { ExploreResult, Sequence } from './runner.js';
 export const REPLAY_FORMAT = 'shop-conformance explore replay 1';
 
 /** A replay file: the seed and the plan a replay resolves again; the steps and findings as they were, for a reader. */
-export const replaySchema = z.object({
-  format: z.literal(REPLAY_FORMAT),
-  seed: z.number().int(),
-  plans: z
-    .array(
+export const replaySchema = z
+  .object({
+    format: z.literal(REPLAY_FORMAT),
+    seed: z.number().int(),
+    /** A finding of the concurrent interleavings: the replay runs them again from the seed (plans is then empty). */
+    interleavings: z.literal(true).optional(),
+    plans: z.array(
       z.object({
         op: z.enum(Object.keys(EXPLORED) as [keyof typeof EXPLORED, ...(keyof typeof EXPLORED)[]]),
         caller: z.enum(CALLERS),
@@ -27,17 +29,18 @@ export const replaySchema = z.object({
         idempotencyKey: z.string().optional(),
         repeat: z.boolean().optional(),
       }),
-    )
-    .min(1),
-  steps: z.array(z.unknown()).optional(),
-  findings: z.array(z.unknown()).optional(),
-});
+    ),
+    steps: z.array(z.unknown()).optional(),
+    findings: z.array(z.unknown()).optional(),
+  })
+  .refine((r) => r.interleavings === true || r.plans.length > 0, { message: 'at least one plan step', path: ['plans'] });
 export type ReplayFile = z.infer<typeof replaySchema>;
 
 export function replayFileOf(seq: Sequence): ReplayFile & { steps: unknown[]; answers: unknown[]; findings: Finding[] } {
   return {
     format: REPLAY_FORMAT,
     seed: seq.seed,
+    ...(seq.interleavings ? { interleavings: true as const } : {}),
     plans: seq.plans as PlanStep[],
     steps: seq.steps,
     answers: seq.answers,

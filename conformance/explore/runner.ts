@@ -8,6 +8,7 @@ import type { Profile } from '../../contract/profile.js';
 import type { TlsOptions } from '../engine/http.js';
 import { CheckFailure } from '../lib/assert.js';
 import type { Answer, Finding, Step } from './exchange.js';
+import { runInterleavings } from './concurrency.js';
 import { createdId, judgeHeaders, judgeStep, newModel, type ModelState } from './model.js';
 import { callersFor, describePlan, planStepArbitrary, type PlanStep } from './plan.js';
 import { fixtureOf, newRunContext, World, type RunContext } from './world.js';
@@ -38,6 +39,8 @@ export interface ExploreOptions {
 /** A sequence as run: its plan (what a replay resolves again), the requests sent to the target, what was found. */
 export interface Sequence {
   seed: number;
+  /** Set when the finding came from the concurrent interleavings (concurrency.ts): a replay runs them again. */
+  interleavings?: true;
   plans: PlanStep[];
   steps: Step[];
   answers: Answer[];
@@ -175,6 +178,32 @@ export class Lockstep {
     return findings;
   }
 
+  /**
+   * The scheduler-driven interleavings (concurrency.ts) against the target: one account's concurrent adds and checkouts.
+   * The steps of a finding are in the order the scheduler released them.
+   */
+  async interleave(seed: number): Promise<Sequence> {
+    const w = this.target;
+    const ctx = newRunContext(this.o.profile);
+    w.reset();
+    const seq: Sequence = { seed, interleavings: true, plans: [], steps: [], answers: [], findings: [] };
+    if (!this.o.profile.capabilities.delegated) return seq;
+    const found = await runInterleavings({
+      send: (step) => w.send(step, ctx),
+      seed,
+      target: await w.described(),
+      owner: 'delegated:a',
+      variants: w.fixture.variants,
+      paymentMethod: w.fixture.accounts.a.card,
+    });
+    const first = found[0];
+    if (first) {
+      seq.steps = first.steps;
+      seq.findings = found.map(({ steps: _s, interleaving, ...f }) => ({ ...f, message: `${f.message} (interleaving ${interleaving})` }));
+    }
+    return seq;
+  }
+
   close(): void {
     for (const w of this.worlds()) w.http.close();
   }
@@ -194,6 +223,17 @@ export async function explore(o: ExploreOptions): Promise<ExploreResult> {
         ms: Date.now() - started,
         failure: { seed: o.seed, plans: [], steps: [], answers: [], findings: setup, original: 0 },
       };
+    // First the interleavings of one owner's concurrent commands (a few seconds), then the sequences.
+    const concurrent = await lockstep.interleave(o.seed);
+    if (concurrent.findings.length > 0) {
+      log(`finding in the concurrent interleavings: ${concurrent.findings[0]!.message}`);
+      return {
+        runs: 0,
+        steps: concurrent.steps.length,
+        ms: Date.now() - started,
+        failure: { ...concurrent, original: concurrent.steps.length },
+      };
+    }
     const arb = fc.commands([planStepArbitrary(callersFor(o.profile)).map((p) => new PlanCommand(p))], {
       maxCommands: o.maxCommands ?? 12,
     });
@@ -245,12 +285,13 @@ export async function explore(o: ExploreOptions): Promise<ExploreResult> {
 /** Reruns a recorded sequence once, from emptied carts: its findings, if it still diverges. */
 export async function replay(
   o: Omit<ExploreOptions, 'seed' | 'budgetMs'>,
-  recorded: { seed: number; plans: PlanStep[] },
+  recorded: { seed: number; plans: PlanStep[]; interleavings?: boolean | undefined },
 ): Promise<Sequence> {
   const lockstep = new Lockstep(o);
   try {
     const setup = await lockstep.prepare();
     if (setup.length > 0) return { seed: recorded.seed, plans: [], steps: [], answers: [], findings: setup };
+    if (recorded.interleavings) return await lockstep.interleave(recorded.seed);
     return await lockstep.run(recorded.plans, recorded.seed);
   } finally {
     lockstep.close();
