@@ -223,17 +223,6 @@ export async function explore(o: ExploreOptions): Promise<ExploreResult> {
         ms: Date.now() - started,
         failure: { seed: o.seed, plans: [], steps: [], answers: [], findings: setup, original: 0 },
       };
-    // First the interleavings of one owner's concurrent commands (a few seconds), then the sequences.
-    const concurrent = await lockstep.interleave(o.seed);
-    if (concurrent.findings.length > 0) {
-      log(`finding in the concurrent interleavings: ${concurrent.findings[0]!.message}`);
-      return {
-        runs: 0,
-        steps: concurrent.steps.length,
-        ms: Date.now() - started,
-        failure: { ...concurrent, original: concurrent.steps.length },
-      };
-    }
     const arb = fc.commands([planStepArbitrary(callersFor(o.profile)).map((p) => new PlanCommand(p))], {
       maxCommands: o.maxCommands ?? 12,
     });
@@ -270,6 +259,15 @@ export async function explore(o: ExploreOptions): Promise<ExploreResult> {
         numRuns: 100_000,
         interruptAfterTimeLimit: o.shrinkMs ?? Math.max(30_000, o.budgetMs),
       });
+    }
+    // Then, when the sequences found nothing, the interleavings of one owner's concurrent commands (a few seconds).
+    if (!last) {
+      const concurrent = await lockstep.interleave(o.seed);
+      if (concurrent.findings.length > 0) {
+        log(`finding in the concurrent interleavings: ${concurrent.findings[0]!.message}`);
+        last = concurrent;
+        original = concurrent.steps.length;
+      }
     }
     return {
       runs: explored,
