@@ -10,6 +10,7 @@ import { DEFECTS } from '../conformance/selftest/defects/index.js';
 import { startProxy, type ProxyRules } from '../conformance/selftest/proxy.js';
 import { createMinter } from '../conformance/lib/mint.js';
 import { FIXTURE_PROFILE } from '../reference/src/paths.js';
+import { readProfileFile } from '../conformance/engine/params.js';
 import { ALTERNATES } from '../test/helpers/alternates.js';
 import { BLIND_ALTERNATES } from '../test/helpers/blind-alternates.js';
 import { DESCRIBED_ALTERNATES } from '../test/helpers/described-alternates.js';
@@ -41,9 +42,10 @@ export async function benchExplore(
   line(
     `\n== explore (seed ${SEED}, ${o.budgetS} s per target): ${defects.length} stateful defects, ${alternates.length} conforming alternates; target: no finding on an alternate`,
   );
-  const target = await startEmbedded(FIXTURE_PROFILE);
-  const reference = await startEmbedded(FIXTURE_PROFILE);
+  // A fresh target and lockstep reference for each: what one exploration leaves (orders, stock) never weighs on the next.
   const run = async (rules: ProxyRules, basePath = '') => {
+    const target = await startEmbedded(FIXTURE_PROFILE);
+    const reference = await startEmbedded(FIXTURE_PROFILE);
     const proxy = await startProxy(target.server.url, rules);
     try {
       return await explore({
@@ -57,12 +59,17 @@ export async function benchExplore(
       });
     } finally {
       await proxy.close();
+      for (const e of [target, reference]) {
+        await e.server.close();
+        rmSync(e.dir, { recursive: true, force: true });
+      }
     }
   };
-  try {
+  const profile = readProfileFile(FIXTURE_PROFILE, { toMint: true });
+  {
     let found = 0;
     for (const d of defects) {
-      const r = await run(d.rules({ profile: target.profile, mint: createMinter(target.profile) }));
+      const r = await run(d.rules({ profile, mint: createMinter(profile) }));
       const f = r.failure;
       if (f) found++;
       line(
@@ -76,11 +83,6 @@ export async function benchExplore(
       line(
         `   alternate ${a.name.padEnd(45)} ${f ? `FINDING [${f.findings.map((x) => `${x.clauses.join(' ')}: ${x.message}`).join('; ')}]` : `no finding (${r.runs} runs, ${r.steps} requests)`}  ${verdict(!f)}`,
       );
-    }
-  } finally {
-    for (const e of [target, reference]) {
-      await e.server.close();
-      rmSync(e.dir, { recursive: true, force: true });
     }
   }
 }

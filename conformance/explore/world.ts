@@ -13,7 +13,7 @@ import { OPERATOR_ATTRIBUTION } from '../engine/callers.js';
 import type { Answer, Step } from './exchange.js';
 import { EXPLORED, type PlanStep } from './plan.js';
 
-/** The data a sequence acts on: two accounts with a saved card each, two variants (profile `data`, else the seed's). */
+/** The data a sequence acts on: two accounts with a saved card each, two well-stocked variants (profile `data`, else the seed's). */
 export interface Fixture {
   accounts: { a: { sub: string; card: string }; b: { sub: string; card: string } };
   variants: [string, string];
@@ -27,7 +27,8 @@ export function fixtureOf(profile: Profile): Fixture {
   const b = ordinary?.[ordinary.length - 2] ?? { sub: 'cust_checkout_7', card: 'pm_chk7' };
   return {
     accounts: { a: { sub: a.sub, card: a.card }, b: { sub: b.sub, card: b.card } },
-    variants: [data.variant ?? 'var_0101', data.otherVariant ?? 'var_0201'],
+    // The checkout checks' variants: stocked for thousands of orders, so that a long exploration never runs one out.
+    variants: data.checkoutVariants ? [data.checkoutVariants.beanie, data.checkoutVariants.tote] : ['var_0701', 'var_2501'],
   };
 }
 
