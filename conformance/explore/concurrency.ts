@@ -9,7 +9,10 @@ import type { Answer, Finding, Step } from './exchange.js';
 /** A concurrency finding: the steps in the order the scheduler released them, and that order as fast-check reports it. */
 export interface ConcurrencyFinding extends Finding {
   oracle: 'concurrency';
+  /** The sequence to replay: setup steps, the interleaved ones in their release order, the reads after. */
   steps: Step[];
+  /** Indices of `steps` sent at once (renderCurlScript's `parallel`). */
+  parallel: number[][];
   interleaving: string;
 }
 
@@ -30,6 +33,8 @@ export interface InterleavingOptions {
   paymentMethod?: string;
   /** A fresh assistant credential for one request (Authorization and DPoP headers); without it the replay scenario is not run. */
   assistant?: (request: { method: string; url: string; nonce?: string }) => Promise<Record<string, string>>;
+  /** The caller label of that assistant in a replay script (default `assistant`; `<label>:replay` sends its last proof again). */
+  assistantCaller?: string;
   /** The base URL the DPoP proof's htu names. */
   baseUrl?: string;
   /** A budget to spend from several connections: its limit and a fresh caller (fresh counters) per attempt. */
@@ -91,9 +96,19 @@ async function interleave(o: InterleavingOptions, s: fc.Scheduler, steps: Step[]
   return { answers, order };
 }
 
+interface Sequence {
+  steps: Step[];
+  parallel: number[][];
+}
+/** `before`, then `concurrent` sent at once, then `after`. */
+const sequenceOf = (before: Step[], concurrent: Step[], after: Step[] = []): Sequence => ({
+  steps: [...before, ...concurrent, ...after],
+  parallel: [concurrent.map((_, i) => before.length + i)],
+});
+
 const finding = (
   s: fc.Scheduler,
-  order: Step[],
+  seq: Sequence,
   clauses: string[],
   message: string,
   index: number,
@@ -106,7 +121,8 @@ const finding = (
   index,
   expected,
   actual,
-  steps: order,
+  steps: seq.steps,
+  parallel: seq.parallel,
   interleaving: s
     .report()
     .map((r) => r.label)
@@ -132,14 +148,14 @@ async function concurrentAdds(o: InterleavingOptions, s: fc.Scheduler): Promise<
   o.onBatch?.('adds', answers);
   const read = stepOf(o, 'getCart', o.owner);
   const cart = await o.send(read);
-  const steps = [...order, read];
+  const seq = sequenceOf([], order, [read]);
   const out: ConcurrencyFinding[] = [];
   const server = answers.findIndex((a) => a.status >= 500);
   if (server >= 0)
     out.push(
       finding(
         s,
-        steps,
+        seq,
         ['END-OPS-ADDCARTITEM-1'],
         `concurrent addCartItem answered ${answers[server]!.status}`,
         order.indexOf(adds[server]!),
@@ -152,10 +168,10 @@ async function concurrentAdds(o: InterleavingOptions, s: fc.Scheduler): Promise<
     out.push(
       finding(
         s,
-        steps,
+        seq,
         ['PUR-SERVE-2', 'END-OPS-ADDCARTITEM-1'],
         `${lost.length} of ${variants.length} concurrent adds accepted but missing from the cart read after them (lost lines: ${lost.join(', ')})`,
-        steps.length - 1,
+        seq.steps.length - 1,
         variants.filter((_, i) => ok(answers[i]!)),
         cart.text.slice(0, 300),
       ),
@@ -171,21 +187,27 @@ async function concurrentCheckouts(o: InterleavingOptions, s: fc.Scheduler): Pro
   if (!ok(await o.send(add))) return [];
   const body = o.target.body('checkoutSavedCard', { 'payment-method': o.paymentMethod } as Partial<Record<BodyRole, unknown>>);
   const checkout = () => stepOf(o, 'checkoutSavedCard', o.owner, { body: { json: body } });
-  const { answers, order } = await interleave(o, s, Array.from({ length: Math.max(2, o.clients ?? 3) }, checkout));
+  const tries = Array.from({ length: Math.max(2, o.clients ?? 3) }, checkout);
+  const { answers, order } = await interleave(o, s, tries);
   o.onBatch?.('checkouts', answers);
   const again = checkout();
   const resubmitted = await o.send(again);
-  const steps = [add, ...order, again];
+  const seq = sequenceOf([add], order, [again]);
   const placed = answers.filter(ok).length;
+  // The second order placed is the divergence (in release order).
+  const second = answers
+    .map((a, i) => (ok(a) ? 1 + order.indexOf(tries[i]!) : -1))
+    .filter((i) => i > 0)
+    .sort((x, y) => x - y)[1];
   const out: ConcurrencyFinding[] = [];
   if (placed > 1)
     out.push(
       finding(
         s,
-        steps,
+        seq,
         ['PUR-IDEM-4', 'ERR-TABLE-14'],
         `${placed} of ${answers.length} concurrent checkouts of one cart each placed an order`,
-        1 + answers.findIndex(ok),
+        second ?? 1,
         'one order, the others refused',
         answers.map((a) => a.status),
       ),
@@ -194,7 +216,7 @@ async function concurrentCheckouts(o: InterleavingOptions, s: fc.Scheduler): Pro
     out.push(
       finding(
         s,
-        steps,
+        seq,
         ['ERR-TABLE-14', 'END-OPS-CHECKOUTSAVEDCARD-1'],
         'every concurrent checkout of a non-empty cart was refused as cart_empty: no order placed',
         1,
@@ -206,10 +228,10 @@ async function concurrentCheckouts(o: InterleavingOptions, s: fc.Scheduler): Pro
     out.push(
       finding(
         s,
-        steps,
+        seq,
         ['PUR-IDEM-4', 'ERR-TABLE-14'],
         `a checkout after the order answered ${resubmitted.status} ${String(codeOf(resubmitted) ?? '')}: the cart was not emptied`,
-        steps.length - 1,
+        seq.steps.length - 1,
         '422 cart_empty',
         resubmitted.status,
       ),
@@ -226,8 +248,18 @@ async function proofTwice(o: InterleavingOptions, s: fc.Scheduler): Promise<Conc
   for (let attempt = 0; attempt < 3; attempt++) {
     const headers = await o.assistant!({ method: probe.method, url, ...(nonce !== undefined ? { nonce } : {}) });
     const twice = [0, 1].map(() => ({ ...probe, headers, mutation: 'the same DPoP proof, twice at once' }));
-    const { answers, order } = await interleave(o, s, twice);
+    const { answers } = await interleave(o, s, twice);
     o.onBatch?.('proof', answers);
+    // On replay, the caller's fresh proof and then that same proof again (the script mints; the headers sent here expire).
+    const mutation = 'the same DPoP proof, twice at once';
+    const label = o.assistantCaller ?? 'assistant';
+    const seq = sequenceOf(
+      [],
+      [
+        { ...probe, caller: label, mutation },
+        { ...probe, caller: `${label}:replay`, mutation },
+      ],
+    );
     const retry = answers.find((a) => codeOf(a) === 'use_dpop_nonce' && a.headers['dpop-nonce']);
     if (!answers.some(ok) && retry) {
       nonce = retry.headers['dpop-nonce'];
@@ -238,7 +270,7 @@ async function proofTwice(o: InterleavingOptions, s: fc.Scheduler): Promise<Conc
       return [
         finding(
           s,
-          order,
+          seq,
           ['AUTH-ASST-11', 'AUTH-ASST-12'],
           'one DPoP proof sent twice at once was accepted twice',
           1,
@@ -250,7 +282,7 @@ async function proofTwice(o: InterleavingOptions, s: fc.Scheduler): Promise<Conc
       return [
         finding(
           s,
-          order,
+          seq,
           ['AUTH-ASST-11'],
           'one valid DPoP proof sent twice at once was refused both times as a replay',
           0,
@@ -281,7 +313,7 @@ async function spendBudget(o: InterleavingOptions, s: fc.Scheduler): Promise<Con
     if (accepted <= budget.limit) return [];
     last = finding(
       s,
-      order,
+      sequenceOf([], order),
       budget.clauses ?? ['LIM-RATE-4', 'ERR-TABLE-12'],
       `${accepted} of ${steps.length} requests spent at once were accepted against a budget of ${budget.limit}`,
       budget.limit,
