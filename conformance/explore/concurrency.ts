@@ -8,6 +8,34 @@ import { codeOf, finding, interleave, ok, sequenceOf, stepOf, type ConcurrencyFi
 
 export type { ConcurrencyFinding, InterleavingOptions } from './interleave.js';
 
+/** What each scenario sends at once and what it judges, with its clauses (the docs cite this table). */
+export const CONCURRENCY_SCENARIOS: readonly { scenario: string; sends: string; judges: string; clauses: readonly string[] }[] = [
+  {
+    scenario: 'adds',
+    sends: 'addCartItem of distinct variants by one owner, then getCart',
+    judges: 'every accepted add is a line of the cart (no lost line); no 5xx',
+    clauses: ['PUR-SERVE-2', 'END-OPS-ADDCARTITEM-1'],
+  },
+  {
+    scenario: 'checkouts',
+    sends: 'checkoutSavedCard of one non-empty cart from several clients, then one more',
+    judges: 'at most one order; not every one refused as cart_empty; the one after is 422 cart_empty',
+    clauses: ['PUR-IDEM-4', 'ERR-TABLE-14'],
+  },
+  {
+    scenario: 'proof',
+    sends: 'one assistant request with the same DPoP proof, twice at once',
+    judges: 'accepted once; the replay refused',
+    clauses: ['AUTH-ASST-11', 'AUTH-ASST-12'],
+  },
+  {
+    scenario: 'budget',
+    sends: 'the budget plus a few requests of one fresh caller at once (two fresh callers before a finding)',
+    judges: 'never more accepted than the budget',
+    clauses: ['LIM-RATE-4', 'ERR-TABLE-12'],
+  },
+];
+
 /** Runs every scenario the options allow, `runs` seeded interleavings each; returns what broke, once per scenario. */
 export async function runInterleavings(o: InterleavingOptions): Promise<ConcurrencyFinding[]> {
   const runs = o.runs ?? 3;
