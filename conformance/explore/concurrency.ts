@@ -3,51 +3,38 @@
 // cart becomes at most one order (checkout empties it: PUR-IDEM-4), one DPoP proof is accepted once (AUTH-ASST-11), and a
 // budget spent from several connections never lets more than the budget through. Requests leave through `send` only.
 import fc from 'fast-check';
-import type { BodyRole, Target } from '../engine/target.js';
-import type { Answer, Finding, Step } from './exchange.js';
+import type { BodyRole } from '../engine/target.js';
+import { codeOf, finding, interleave, ok, sequenceOf, stepOf, type ConcurrencyFinding, type InterleavingOptions } from './interleave.js';
 
-/** A concurrency finding: the steps in the order the scheduler released them, and that order as fast-check reports it. */
-export interface ConcurrencyFinding extends Finding {
-  oracle: 'concurrency';
-  steps: Step[];
-  interleaving: string;
-}
+export type { ConcurrencyFinding, InterleavingOptions } from './interleave.js';
 
-export interface InterleavingOptions {
-  send: (step: Step) => Promise<Answer>;
-  seed: number;
-  /** Interleavings per scenario (default 3). */
-  runs?: number;
-  /** Clients sending at once (default 3). */
-  clients?: number;
-  /** Paths, methods and bodies as the target serves them (the runner's Target). */
-  target: Pick<Target, 'operation' | 'path' | 'body'>;
-  /** The caller label of one account that can check out (agent-checkout list) with `paymentMethod`: the cart's owner. */
-  owner: string;
-  /** Well-stocked variants, one per client at least for the adds (ids of the deployment's data). */
-  variants: readonly string[];
-  /** A saved payment method of `owner`; without it the checkout scenario is not run. */
-  paymentMethod?: string;
-  /** A fresh assistant credential for one request (Authorization and DPoP headers); without it the replay scenario is not run. */
-  assistant?: (request: { method: string; url: string; nonce?: string }) => Promise<Record<string, string>>;
-  /** The base URL the DPoP proof's htu names. */
-  baseUrl?: string;
-  /** A budget to spend from several connections: its limit and a fresh caller (fresh counters) per attempt. */
-  /** Called with each interleaved batch's answers (in the order of its steps), for the report and for tests. */
-  onBatch?: (scenario: 'adds' | 'checkouts' | 'proof' | 'budget', answers: readonly Answer[]) => void;
-  budget?: {
-    limit: number;
-    /** The operation spent (default listCollections: every caller may call it and it changes nothing). */
-    operationId?: string;
-    caller: (attempt: number) => string;
-    headers?: (attempt: number) => Record<string, string>;
-    clauses?: string[];
-  };
-}
-
-type Json = Record<string, unknown>;
-const ok = (a: Answer) => a.status >= 200 && a.status < 300;
-const codeOf = (a: Answer) => (typeof a.json === 'object' && a.json !== null ? (a.json as Json).error : undefined);
+/** What each scenario sends at once and what it judges, with its clauses (the docs cite this table). */
+export const CONCURRENCY_SCENARIOS: readonly { scenario: string; sends: string; judges: string; clauses: readonly string[] }[] = [
+  {
+    scenario: 'adds',
+    sends: 'addCartItem of distinct variants by one owner, then getCart',
+    judges: 'every accepted add is a line of the cart (no lost line); no 5xx',
+    clauses: ['PUR-SERVE-2', 'END-OPS-ADDCARTITEM-1'],
+  },
+  {
+    scenario: 'checkouts',
+    sends: 'checkoutSavedCard of one non-empty cart from several clients, then one more',
+    judges: 'at most one order; not every one refused as cart_empty; the one after is 422 cart_empty',
+    clauses: ['PUR-IDEM-4', 'ERR-TABLE-14'],
+  },
+  {
+    scenario: 'proof',
+    sends: 'one assistant request with the same DPoP proof, twice at once',
+    judges: 'accepted once; the replay refused',
+    clauses: ['AUTH-ASST-11', 'AUTH-ASST-12'],
+  },
+  {
+    scenario: 'budget',
+    sends: 'the budget plus a few requests of one fresh caller at once (two fresh callers before a finding)',
+    judges: 'never more accepted than the budget',
+    clauses: ['LIM-RATE-4', 'ERR-TABLE-12'],
+  },
+];
 
 /** Runs every scenario the options allow, `runs` seeded interleavings each; returns what broke, once per scenario. */
 export async function runInterleavings(o: InterleavingOptions): Promise<ConcurrencyFinding[]> {
@@ -72,47 +59,6 @@ export async function runInterleavings(o: InterleavingOptions): Promise<Concurre
   return findings;
 }
 
-function stepOf(o: InterleavingOptions, operationId: string, caller: string, extra: Partial<Step> = {}, ...params: string[]): Step {
-  const op = o.target.operation(operationId);
-  return { operationId, method: op.method, path: o.target.path(operationId, ...params), caller, headers: {}, ...extra };
-}
-
-/** The steps released in the scheduler's order, all in flight together; answers in the order of `steps`. */
-async function interleave(o: InterleavingOptions, s: fc.Scheduler, steps: Step[]): Promise<{ answers: Answer[]; order: Step[] }> {
-  const order: Step[] = [];
-  const all = Promise.all(
-    steps.map(async (step, i) => {
-      await s.schedule(Promise.resolve(i), `${i}: ${step.method} ${step.path}`);
-      order.push(step);
-      return o.send(step);
-    }),
-  );
-  const answers = await s.waitFor(all);
-  return { answers, order };
-}
-
-const finding = (
-  s: fc.Scheduler,
-  order: Step[],
-  clauses: string[],
-  message: string,
-  index: number,
-  expected: unknown,
-  actual: unknown,
-): ConcurrencyFinding => ({
-  oracle: 'concurrency',
-  clauses,
-  message,
-  index,
-  expected,
-  actual,
-  steps: order,
-  interleaving: s
-    .report()
-    .map((r) => r.label)
-    .join(' | '),
-});
-
 /** Empties the owner's cart of the variants the scenarios add (a line that is not there is refused; that is fine). */
 async function clearCart(o: InterleavingOptions): Promise<void> {
   for (const v of o.variants) await o.send(stepOf(o, 'removeCartItem', o.owner, {}, v));
@@ -132,14 +78,14 @@ async function concurrentAdds(o: InterleavingOptions, s: fc.Scheduler): Promise<
   o.onBatch?.('adds', answers);
   const read = stepOf(o, 'getCart', o.owner);
   const cart = await o.send(read);
-  const steps = [...order, read];
+  const seq = sequenceOf([], order, [read]);
   const out: ConcurrencyFinding[] = [];
   const server = answers.findIndex((a) => a.status >= 500);
   if (server >= 0)
     out.push(
       finding(
         s,
-        steps,
+        seq,
         ['END-OPS-ADDCARTITEM-1'],
         `concurrent addCartItem answered ${answers[server]!.status}`,
         order.indexOf(adds[server]!),
@@ -152,10 +98,10 @@ async function concurrentAdds(o: InterleavingOptions, s: fc.Scheduler): Promise<
     out.push(
       finding(
         s,
-        steps,
+        seq,
         ['PUR-SERVE-2', 'END-OPS-ADDCARTITEM-1'],
         `${lost.length} of ${variants.length} concurrent adds accepted but missing from the cart read after them (lost lines: ${lost.join(', ')})`,
-        steps.length - 1,
+        seq.steps.length - 1,
         variants.filter((_, i) => ok(answers[i]!)),
         cart.text.slice(0, 300),
       ),
@@ -171,21 +117,27 @@ async function concurrentCheckouts(o: InterleavingOptions, s: fc.Scheduler): Pro
   if (!ok(await o.send(add))) return [];
   const body = o.target.body('checkoutSavedCard', { 'payment-method': o.paymentMethod } as Partial<Record<BodyRole, unknown>>);
   const checkout = () => stepOf(o, 'checkoutSavedCard', o.owner, { body: { json: body } });
-  const { answers, order } = await interleave(o, s, Array.from({ length: Math.max(2, o.clients ?? 3) }, checkout));
+  const tries = Array.from({ length: Math.max(2, o.clients ?? 3) }, checkout);
+  const { answers, order } = await interleave(o, s, tries);
   o.onBatch?.('checkouts', answers);
   const again = checkout();
   const resubmitted = await o.send(again);
-  const steps = [add, ...order, again];
+  const seq = sequenceOf([add], order, [again]);
   const placed = answers.filter(ok).length;
+  // The second order placed is the divergence (in release order).
+  const second = answers
+    .map((a, i) => (ok(a) ? 1 + order.indexOf(tries[i]!) : -1))
+    .filter((i) => i > 0)
+    .sort((x, y) => x - y)[1];
   const out: ConcurrencyFinding[] = [];
   if (placed > 1)
     out.push(
       finding(
         s,
-        steps,
+        seq,
         ['PUR-IDEM-4', 'ERR-TABLE-14'],
         `${placed} of ${answers.length} concurrent checkouts of one cart each placed an order`,
-        1 + answers.findIndex(ok),
+        second ?? 1,
         'one order, the others refused',
         answers.map((a) => a.status),
       ),
@@ -194,7 +146,7 @@ async function concurrentCheckouts(o: InterleavingOptions, s: fc.Scheduler): Pro
     out.push(
       finding(
         s,
-        steps,
+        seq,
         ['ERR-TABLE-14', 'END-OPS-CHECKOUTSAVEDCARD-1'],
         'every concurrent checkout of a non-empty cart was refused as cart_empty: no order placed',
         1,
@@ -206,10 +158,10 @@ async function concurrentCheckouts(o: InterleavingOptions, s: fc.Scheduler): Pro
     out.push(
       finding(
         s,
-        steps,
+        seq,
         ['PUR-IDEM-4', 'ERR-TABLE-14'],
         `a checkout after the order answered ${resubmitted.status} ${String(codeOf(resubmitted) ?? '')}: the cart was not emptied`,
-        steps.length - 1,
+        seq.steps.length - 1,
         '422 cart_empty',
         resubmitted.status,
       ),
@@ -226,8 +178,18 @@ async function proofTwice(o: InterleavingOptions, s: fc.Scheduler): Promise<Conc
   for (let attempt = 0; attempt < 3; attempt++) {
     const headers = await o.assistant!({ method: probe.method, url, ...(nonce !== undefined ? { nonce } : {}) });
     const twice = [0, 1].map(() => ({ ...probe, headers, mutation: 'the same DPoP proof, twice at once' }));
-    const { answers, order } = await interleave(o, s, twice);
+    const { answers } = await interleave(o, s, twice);
     o.onBatch?.('proof', answers);
+    // On replay, the caller's fresh proof and then that same proof again (the script mints; the headers sent here expire).
+    const mutation = 'the same DPoP proof, twice at once';
+    const label = o.assistantCaller ?? 'assistant';
+    const seq = sequenceOf(
+      [],
+      [
+        { ...probe, caller: label, mutation },
+        { ...probe, caller: `${label}:replay`, mutation },
+      ],
+    );
     const retry = answers.find((a) => codeOf(a) === 'use_dpop_nonce' && a.headers['dpop-nonce']);
     if (!answers.some(ok) && retry) {
       nonce = retry.headers['dpop-nonce'];
@@ -238,7 +200,7 @@ async function proofTwice(o: InterleavingOptions, s: fc.Scheduler): Promise<Conc
       return [
         finding(
           s,
-          order,
+          seq,
           ['AUTH-ASST-11', 'AUTH-ASST-12'],
           'one DPoP proof sent twice at once was accepted twice',
           1,
@@ -250,7 +212,7 @@ async function proofTwice(o: InterleavingOptions, s: fc.Scheduler): Promise<Conc
       return [
         finding(
           s,
-          order,
+          seq,
           ['AUTH-ASST-11'],
           'one valid DPoP proof sent twice at once was refused both times as a replay',
           0,
@@ -281,7 +243,7 @@ async function spendBudget(o: InterleavingOptions, s: fc.Scheduler): Promise<Con
     if (accepted <= budget.limit) return [];
     last = finding(
       s,
-      order,
+      sequenceOf([], order),
       budget.clauses ?? ['LIM-RATE-4', 'ERR-TABLE-12'],
       `${accepted} of ${steps.length} requests spent at once were accepted against a budget of ${budget.limit}`,
       budget.limit,

@@ -100,6 +100,8 @@ export interface CurlScriptOptions {
   planCaller?: (caller: string) => CallerPlan;
   /** The command that runs the CLI (default: `npx shop-conformance`; `$SHOP_CLI` in the environment overrides it at run time). */
   cli?: string;
+  /** Groups of step indices (from 0) sent at once, as a concurrency finding names them; each group in index order. */
+  parallel?: readonly (readonly number[])[];
   /** A comment printed at the top: the seed, the finding. */
   title?: string;
 }
@@ -161,30 +163,46 @@ export function renderCurlScript(steps: Step[], o: CurlScriptOptions): string {
     'nonce_of() { grep -i "^dpop-nonce:" "$1" | tail -n 1 | cut -d" " -f2- | tr -d "\\r" || true; }',
   ];
   const seen = new Set<string>();
-  steps.forEach((step, i) => {
+  const parts = steps.map((step, i) => {
     const n = i + 1;
     const caller = plan(step.caller);
     const v = variable(caller.identity);
     const url = `"$BASE"${shellWord(step.path)}`;
-    lines.push(
-      '',
-      `echo ${shellQuote(`### step ${n}: ${step.method} ${step.path} as ${step.caller || 'none'}${step.mutation ? ` (${step.mutation})` : ''}`)}`,
-    );
+    const pre: string[] = [];
     const credentials: string[] = [];
-    if (caller.unknown) lines.push(`# caller ${shellQuote(caller.unknown)}: not mintable from the CLI; sent without credentials`);
+    if (caller.unknown) pre.push(`# caller ${shellQuote(caller.unknown)}: not mintable from the CLI; sent without credentials`);
     else if (caller.kind) {
       const first = !seen.has(caller.identity);
       seen.add(caller.identity);
-      lines.push(...credentialLines(caller, { v, n, method: step.method, url, profile, first }));
+      pre.push(...credentialLines(caller, { v, n, method: step.method, url, profile, first }));
       credentials.push('-H', `@"$T/cred${n}"`);
     }
     const body = bodyLines(step, n);
-    lines.push(...body.setup);
+    pre.push(...body.setup);
     const method = step.method.toUpperCase() === 'HEAD' ? ['--head'] : ['-X', shellWord(step.method)];
     const curl = ['curl', '-sS', '--globoff', '--path-as-is', '-D', `"$T/head${n}"`, '-o', `"$T/out${n}"`, ...method];
-    lines.push([...curl, ...credentials, ...headerOptions(step), ...body.options, url].join(' '));
-    lines.push(`cat "$T/head${n}" "$T/out${n}"; echo`);
-    if (caller.kind === 'assistant') lines.push(`NONCE_${v}="$(nonce_of "$T/head${n}")"`);
+    const heading = `### step ${n}: ${step.method} ${step.path} as ${step.caller || 'none'}${step.mutation ? ` (${step.mutation})` : ''}`;
+    const post = [`echo ${shellQuote(heading)}`, `cat "$T/head${n}" "$T/out${n}"; echo`];
+    if (caller.kind === 'assistant') post.push(`NONCE_${v}="$(nonce_of "$T/head${n}")"`);
+    return { pre, send: [...curl, ...credentials, ...headerOptions(step), ...body.options, url].join(' '), post };
   });
+  // Steps sent at once (a concurrency finding): credentials first, then every request in the background, then the answers.
+  const groupOf = new Map<number, number[]>();
+  for (const group of o.parallel ?? [])
+    for (const i of group)
+      groupOf.set(
+        i,
+        [...group].sort((x, y) => x - y),
+      );
+  for (let i = 0; i < parts.length; i++) {
+    const group = groupOf.get(i);
+    if (group && group[0] === i && group.length > 1) {
+      lines.push('', `# steps ${group.map((g) => g + 1).join(', ')} at once`);
+      for (const g of group) lines.push(...parts[g]!.pre);
+      for (const g of group) lines.push(`${parts[g]!.send} &`);
+      lines.push('wait');
+      for (const g of group) lines.push(...parts[g]!.post);
+    } else if (!group || group.length <= 1) lines.push('', ...parts[i]!.pre, parts[i]!.send, ...parts[i]!.post);
+  }
   return lines.join('\n') + '\n';
 }

@@ -153,6 +153,9 @@ export function projectAnswer(_step: Step, answer: Answer): Projection {
 export const sendsDpop = (step: Step): boolean =>
   'dpop' in step.headers || /^assistant/.test(step.caller) || /^dpop/i.test(String(step.headers.authorization ?? ''));
 
+/** Whether the step is sent with no credential at all (caller label `none`, `anonymous` or empty). */
+const noCredential = (step: Step): boolean => /^(none|anonymous)?$/.test(step.caller) && !('authorization' in step.headers);
+
 /** The clauses an error code's row pins (its status, its headers). */
 const CODE_CLAUSES: Readonly<Record<string, readonly string[]>> = {
   invalid_token: ['ERR-TABLE-2', 'AUTH-SCHEME-6'],
@@ -247,7 +250,8 @@ export function compareProjections(step: Step, target: Answer, reference: Answer
     if (JSON.stringify(t.challenge) !== JSON.stringify(r.challenge)) {
       const own = clausesOfCodes(r.error);
       const clauses = ERRORS[r.error as ErrorCode]?.headers.includes('WWW-Authenticate') ? own : ['ERR-PROBLEM-8', ...own];
-      if (r.error === 'invalid_token') clauses.push('ERR-TABLE-1', 'ERR-TABLE-3');
+      // The row of the invalid_token challenge: no token at all (ERR-TABLE-1), an assistant's token (ERR-TABLE-3), any other.
+      if (r.error === 'invalid_token') clauses.unshift(...(noCredential(step) ? ['ERR-TABLE-1'] : sendsDpop(step) ? ['ERR-TABLE-3'] : []));
       differ('WWW-Authenticate challenge', clauses, r.challenge, t.challenge);
     }
   }

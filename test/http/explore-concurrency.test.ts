@@ -182,6 +182,15 @@ describe('concurrency against a racy server', () => {
         checkout.steps.map((s) => s.operationId),
         ['addCartItem', 'checkoutSavedCard', 'checkoutSavedCard', 'checkoutSavedCard', 'checkoutSavedCard'],
       );
+      assert.deepEqual(checkout.parallel, [[1, 2, 3]]);
+      assert.ok(checkout.index >= 2 && checkout.index <= 3, `the second order placed: ${checkout.index}`);
+      // The proof finding replays as the assistant's fresh proof and that same proof again, at once.
+      const proof = byClause('AUTH-ASST-11')[0]!;
+      assert.deepEqual(
+        proof.steps.map((s) => s.caller),
+        ['assistant', 'assistant:replay'],
+      );
+      assert.deepEqual(proof.parallel, [[0, 1]]);
     } finally {
       await racy.close();
     }

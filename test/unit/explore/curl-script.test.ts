@@ -11,7 +11,7 @@ import { planCaller, renderCurlScript, shellWord } from '../../../conformance/ex
 import type { Step } from '../../../conformance/explore/exchange.js';
 
 const FAKE_CURL = `#!/usr/bin/env bash
-args=("$@"); n=$(ls "$LOG" | grep -c '^call' || true); out="$LOG/call$n"; : > "$out"
+args=("$@"); n=$(ls "$LOG" | grep -c '^call' || true); out="$LOG/call$(date +%s%N)-$$"; : > "$out"
 for ((i=0; i<\${#args[@]}; i++)); do
   a="\${args[$i]}"
   case "$a" in
@@ -52,7 +52,8 @@ function replay(script: string): { calls: string[][]; shop: string[] } {
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     const files = readdirSync(log).filter((f) => f.startsWith('call'));
-    files.sort((a, b) => Number(a.slice(4)) - Number(b.slice(4)));
+    const time = (f: string) => BigInt(f.slice(4).split('-')[0]!);
+    files.sort((a, b) => (time(a) < time(b) ? -1 : 1));
     const calls = files.map((f) => readFileSync(join(log, f), 'utf8').split('\0').slice(0, -1));
     const shop = readdirSync(log).includes('shop') ? readFileSync(join(log, 'shop'), 'utf8').trim().split('\n') : [];
     return { calls, shop };
@@ -164,4 +165,30 @@ test('shellWord: bash reads every string back unchanged', () => {
     const out = execFileSync('bash', ['-c', `printf '%s' ${shellWord(s)}`]).toString('utf8');
     assert.equal(out, s);
   }
+});
+
+test('steps sent at once: credentials minted first, the requests in the background, then every answer in step order', () => {
+  const add = (caller: string): Step => ({
+    operationId: 'checkoutSavedCard',
+    method: 'POST',
+    path: '/v1/checkouts/saved-card',
+    caller,
+    headers: {},
+  });
+  const steps = [add('delegated@cust_x'), add('delegated@cust_x'), add('delegated@cust_x'), add('delegated@cust_x')];
+  const script = renderCurlScript(steps, { baseUrl: 'http://h', parallel: [[1, 2, 3]] });
+  const lines = script.split('\n');
+  const background = lines.flatMap((l, i) => (/^curl .* &$/.test(l) ? [i] : []));
+  assert.equal(background.length, 3);
+  const minted = lines.flatMap((l, i) => (/token delegated/.test(l) ? [i] : []));
+  assert.equal(minted.length, 4);
+  assert.ok(minted.slice(1).every((i) => i < background[0]!));
+  assert.equal(lines[background[2]! + 1], 'wait');
+  const headings = lines.filter((l) => l.startsWith("echo '### step"));
+  assert.deepEqual(
+    headings.map((h) => /step (\d)/.exec(h)![1]),
+    ['1', '2', '3', '4'],
+  );
+  const { calls } = replay(script);
+  assert.equal(calls.length, 4);
 });
