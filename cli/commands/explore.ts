@@ -130,6 +130,7 @@ export async function runExplore(o: ExploreCliOptions, io: Io = stdio): Promise<
         curlScriptOf(seq.steps, {
           baseUrl: o.baseUrl ?? 'http://127.0.0.1:8787',
           profile: profile!,
+          parallel: seq.parallel,
           ...(o.profile !== FIXTURE_PROFILE ? { profilePath: o.profile } : {}),
           title: `shop-conformance explore, seed ${seed}: ${seq.findings.map((f) => `[${f.clauses.join(', ')}] ${f.message}`).join('; ')}`,
         }),

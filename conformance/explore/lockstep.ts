@@ -38,6 +38,8 @@ export interface Sequence {
   seed: number;
   /** Set when the finding came from the concurrent interleavings (concurrency.ts): a replay runs them again. */
   interleavings?: true;
+  /** Of an interleavings finding: the indices of `steps` sent at once. */
+  parallel?: number[][];
   plans: PlanStep[];
   steps: Step[];
   answers: Answer[];
@@ -194,7 +196,11 @@ export class Lockstep {
     const first = found[0];
     if (first) {
       seq.steps = first.steps;
-      seq.findings = found.map(({ steps: _s, interleaving, ...f }) => ({ ...f, message: `${f.message} (interleaving ${interleaving})` }));
+      seq.parallel = first.parallel;
+      seq.findings = found.map(({ steps: _s, parallel: _p, interleaving, ...f }) => ({
+        ...f,
+        message: `${f.message} (interleaving ${interleaving})`,
+      }));
     }
     return seq;
   }

@@ -44,8 +44,12 @@ export function curlCaller(profile: Profile): (caller: string) => CallerPlan {
 }
 
 /** The finding's requests as a bash script of curl commands, credentials minted afresh when it runs. */
-export function curlScriptOf(steps: Step[], o: { baseUrl: string; profile: Profile; profilePath?: string; title?: string }): string {
+export function curlScriptOf(
+  steps: Step[],
+  o: { baseUrl: string; profile: Profile; profilePath?: string; title?: string; parallel?: number[][] | undefined },
+): string {
   return renderCurlScript(steps, {
+    ...(o.parallel ? { parallel: o.parallel } : {}),
     baseUrl: o.baseUrl,
     ...(o.profilePath ? { profilePath: o.profilePath } : {}),
     planCaller: curlCaller(o.profile),
