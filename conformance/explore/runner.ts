@@ -33,7 +33,21 @@ export async function explore(o: ExploreOptions): Promise<ExploreResult> {
     let wanted: string | undefined;
     let last: Sequence | undefined;
     let original = 0;
-    const property = fc.asyncProperty(arb, async (cmds) => {
+    // fast-check's time limit abandons the run under way without waiting for it: that run's requests must end before
+    // anything else is sent, and what it finds once abandoned is not taken (`accepting`).
+    let accepting = true;
+    let active: Promise<unknown> = Promise.resolve();
+    const settle = async () => {
+      accepting = false;
+      await active.catch(() => undefined);
+      accepting = true;
+    };
+    const property = fc.asyncProperty(arb, (cmds) => {
+      const run = sequence(cmds);
+      active = run;
+      return run;
+    });
+    const sequence = async (cmds: Iterable<fc.AsyncCommand<object, Session>>) => {
       runs++;
       const session = await lockstep.begin(o.seed);
       try {
@@ -43,7 +57,7 @@ export async function explore(o: ExploreOptions): Promise<ExploreResult> {
       }
       const seq = session.seq;
       const matching = seq.findings.filter((f) => wanted === undefined || keyOf(f) === wanted);
-      if (matching.length === 0) return;
+      if (matching.length === 0 || !accepting) return;
       if (wanted === undefined) {
         wanted = keyOf(matching[0]!);
         original = seq.steps.length;
@@ -51,8 +65,9 @@ export async function explore(o: ExploreOptions): Promise<ExploreResult> {
       }
       last = { ...seq, findings: matching };
       throw new Error(matching[0]!.message);
-    });
+    };
     const found = await fc.check(property, { seed: o.seed, numRuns: 100_000, interruptAfterTimeLimit: o.budgetMs, endOnFailure: true });
+    await settle();
     const explored = runs;
     if (found.failed && found.counterexamplePath) {
       // Replays the failing run by its path, then shrinks it (every candidate is a fresh run against the deployments).
@@ -62,6 +77,7 @@ export async function explore(o: ExploreOptions): Promise<ExploreResult> {
         numRuns: 100_000,
         interruptAfterTimeLimit: o.shrinkMs ?? Math.max(30_000, o.budgetMs),
       });
+      await settle();
     }
     // Then, when the sequences found nothing, the interleavings of one owner's concurrent commands (a few seconds).
     if (!last) {
