@@ -210,3 +210,14 @@ test('Retry-After: present on both rate limits, 5 on both outages', () => {
   );
   assert.deepEqual(outage[0]!.clauses, ['ERR-TABLE-13', 'LIM-RETRY-1']);
 });
+
+test('a 200 where the reference answers 304 to If-None-Match names END-CONV-8', () => {
+  const read = step('getProduct', 'GET', '/v1/catalog/products/mug', 'guest', { 'if-none-match': 'W/"1"' });
+  const f = compareProjections(
+    read,
+    ok(200, {}, { 'cache-control': 'private, no-cache' }),
+    { status: 304, headers: { 'x-request-id': 'r' }, text: '' },
+    0,
+  );
+  assert.deepEqual(f[0]!.clauses, ['END-CONV-8', 'END-OPS-GETPRODUCT-1']);
+});
