@@ -52,6 +52,7 @@ test('the projection reads status, code, challenge, nonce, request id, cache cla
     cache: 'no-store',
     media: 'problem+json',
     location: false,
+    retryAfter: false,
   });
   assert.equal(projectAnswer(getCart, ok(200, {}, { 'cache-control': 'private, no-cache' })).cache, 'private, no-cache');
   assert.equal(projectAnswer(getCart, ok(200, {}, { 'cache-control': 'public, max-age=300' })).cache, 'fresh 300');
@@ -187,4 +188,36 @@ test('a rate limit on one side only is not compared: numeric budgets are not sho
 test('what is compared and never compared is data the docs can cite', () => {
   assert.ok(COMPARED.some((c) => c.field === 'challenge'));
   assert.ok(NEVER_COMPARED.some((n) => /bodies/.test(n.what)));
+});
+
+test('Retry-After: present on both rate limits, 5 on both outages', () => {
+  assert.deepEqual(
+    compareProjections(
+      getCart,
+      problem(429, 'rate_limited', { 'retry-after': '30' }),
+      problem(429, 'rate_limited', { 'retry-after': '7' }),
+      0,
+    ),
+    [],
+  );
+  const missing = compareProjections(getCart, problem(429, 'rate_limited'), problem(429, 'rate_limited', { 'retry-after': '7' }), 0);
+  assert.deepEqual(missing[0]!.clauses, ['ERR-TABLE-12', 'LIM-RATE-4']);
+  const outage = compareProjections(
+    getCart,
+    problem(503, 'unavailable', { 'retry-after': '60' }),
+    problem(503, 'unavailable', { 'retry-after': '5' }),
+    0,
+  );
+  assert.deepEqual(outage[0]!.clauses, ['ERR-TABLE-13', 'LIM-RETRY-1']);
+});
+
+test('a 200 where the reference answers 304 to If-None-Match names END-CONV-8', () => {
+  const read = step('getProduct', 'GET', '/v1/catalog/products/mug', 'guest', { 'if-none-match': 'W/"1"' });
+  const f = compareProjections(
+    read,
+    ok(200, {}, { 'cache-control': 'private, no-cache' }),
+    { status: 304, headers: { 'x-request-id': 'r' }, text: '' },
+    0,
+  );
+  assert.deepEqual(f[0]!.clauses, ['END-CONV-8', 'END-OPS-GETPRODUCT-1']);
 });

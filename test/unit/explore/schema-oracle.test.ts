@@ -113,3 +113,44 @@ test('the assistant document is consulted for its own routes', () => {
   const f = oracle.check(step('x', method.toUpperCase(), concrete), json(200, 'not an object or list'), 0);
   assert.equal(f.length, (docs.assistant as any).paths[p][method].responses['200'] ? 1 : 0);
 });
+
+test('an OpenAPI 3.0 document: nullable and boolean exclusive bounds are read as 3.0 means them', () => {
+  const doc = {
+    openapi: '3.0.3',
+    paths: {
+      '/v1/cart': {
+        get: {
+          responses: {
+            '200': {
+              content: {
+                'application/json': {
+                  schema: {
+                    type: 'object',
+                    required: ['id', 'count'],
+                    properties: {
+                      id: { type: 'string', nullable: true },
+                      count: { type: 'integer', minimum: 0, exclusiveMinimum: true },
+                      note: { nullable: true, description: 'anything' },
+                    },
+                  },
+                },
+              },
+            },
+          },
+        },
+      },
+    },
+  };
+  const oracle = createSchemaOracle({ general: doc });
+  assert.deepEqual(oracle.check(getCart, json(200, { id: null, count: 1, note: null }), 0), []);
+  assert.equal(oracle.check(getCart, json(200, { id: 3, count: 1 }), 0).length, 1);
+  assert.match(oracle.check(getCart, json(200, { id: 'c', count: 0 }), 0)[0]!.message, /count must be > 0/);
+});
+
+test('a schema Ajv cannot compile (an external $ref) judges nothing', () => {
+  const doc = {
+    openapi: '3.1.0',
+    paths: { '/v1/cart': { get: { responses: { '200': { content: { 'application/json': { schema: { $ref: 'other.json#/Cart' } } } } } } } },
+  };
+  assert.deepEqual(createSchemaOracle({ general: doc }).check(getCart, json(200, { any: 1 }), 0), []);
+});
