@@ -1,5 +1,5 @@
-// npm run bench [-- --only startup,throughput,suite,failing,self-test,scoped,latency,remote,fuzz,memory,crash,alternates,tests] [--rounds N]
-// [--seconds S] [--fuzz-requests N] [--crash-rounds N]: the project's targets,
+// npm run bench [-- --only startup,throughput,suite,failing,self-test,scoped,latency,remote,fuzz,memory,crash,alternates,explore,tests]
+// [--rounds N] [--seconds S] [--fuzz-requests N] [--crash-rounds N] [--explore-budget S] [--explore-targets a,b]: the project's targets,
 // measured on this machine as medians and as ratios taken in the same run (these machines are shared and noisy, so never
 // compare a figure with a constant from another run). Each section prints its figures and whether its target is met.
 import { spawnSync } from 'node:child_process';
@@ -17,6 +17,7 @@ import { printSummary, runFuzz } from '../scripts/fuzz.js';
 import { runCrashTest } from '../scripts/crash-test.js';
 import { benchScoped } from './scoped.js';
 import { benchRemote } from './remote.js';
+import { benchExplore } from './explore.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const SECTIONS = [
@@ -32,6 +33,7 @@ const SECTIONS = [
   'memory',
   'crash',
   'alternates',
+  'explore',
   'tests',
 ] as const;
 
@@ -42,6 +44,8 @@ const { values } = parseArgs({
     seconds: { type: 'string', default: '5' },
     'fuzz-requests': { type: 'string', default: '100000' },
     'crash-rounds': { type: 'string', default: '20' },
+    'explore-budget': { type: 'string', default: '20' },
+    'explore-targets': { type: 'string' },
   },
 });
 const only = new Set(values.only!.split(',').map((s) => s.trim()));
@@ -241,6 +245,12 @@ if (only.has('alternates')) {
         .join('\n') + '\n',
     );
 }
+
+if (only.has('explore'))
+  await benchExplore(line, verdict, {
+    budgetS: Number(values['explore-budget']),
+    ...(values['explore-targets'] ? { targets: values['explore-targets'].split(',').map((x) => x.trim()) } : {}),
+  });
 
 if (only.has('tests')) {
   line('\n== npm test, script by script (wall time)');

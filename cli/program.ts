@@ -19,6 +19,7 @@ export const COMMANDS: Readonly<Record<string, () => Promise<AddCommand>>> = {
   'self-test': async () => (await import('./commands/self-test.js')).addSelfTestCommand,
   report: async () => (await import('./commands/report.js')).addReportCommand,
   assistant: async () => (await import('./commands/assistant.js')).addAssistantCommand,
+  explore: async () => (await import('./commands/explore.js')).addExploreCommand,
 };
 
 /**
@@ -64,6 +65,11 @@ export const OUTLINE: Readonly<Record<string, { term: string; description: strin
   },
   report: { term: 'report', description: 'Read and compare the reports of runs (conformance-report.json).' },
   assistant: { term: 'assistant', description: 'Credentials of an assistant (a personal agent with DPoP) against a deployment.' },
+  explore: {
+    term: 'explore [options]',
+    description:
+      'Generated request sequences against a deployment (the embedded reference without --base-url), judged by a model of the spec, a lockstep reference and its own description documents; a finding is shrunk to a replayable file.',
+  },
 };
 
 /** The top-level help's examples: the first commands of each kind of user (docs/cli.md). */

@@ -67,7 +67,7 @@ export function redactor(profile: Profile, show: boolean): (name: string | null,
   };
 }
 
-const shellQuote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
+export const shellQuote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
 
 export function toCurl(x: Exchange, redact: (name: string | null, value: string) => string): string {
   const parts = ['curl', '-i', '-X', x.method];

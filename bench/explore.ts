@@ -1,0 +1,88 @@
+// npm run bench -- --only explore [--explore-budget 20] [--explore-targets id,name,...]: `explore` (fixed seed, fixed
+// budget) against the self-test's stateful defects, each behind its proxy in front of an embedded reference, and against
+// the conforming alternates. What it finds on each is printed; a defect it misses is information (the checks kill it), a
+// finding on an alternate is a failure of the bench (explore must never blame a freedom the spec leaves).
+import { rmSync } from 'node:fs';
+import { startEmbedded } from '../cli/commands/run.js';
+import { exploreOracles } from '../conformance/explore/oracles.js';
+import { explore } from '../conformance/explore/runner.js';
+import { DEFECTS } from '../conformance/selftest/defects/index.js';
+import { startProxy, type ProxyRules } from '../conformance/selftest/proxy.js';
+import { createMinter } from '../conformance/lib/mint.js';
+import { FIXTURE_PROFILE } from '../reference/src/paths.js';
+import { readProfileFile } from '../conformance/engine/params.js';
+import { ALTERNATES } from '../test/helpers/alternates.js';
+import { BLIND_ALTERNATES } from '../test/helpers/blind-alternates.js';
+import { DESCRIBED_ALTERNATES } from '../test/helpers/described-alternates.js';
+
+/** Defects whose break shows only after a sequence of calls, or on one caller kind, route or input shape. */
+export const EXPLORE_DEFECTS = [
+  'purpose.empty-cart-checkout-accepted',
+  'purpose.order-replayed',
+  'purpose.idempotent-replay',
+  'account.others-rows-served',
+  'account.others-data-served',
+  'blind.purpose.idempotency-replay-add-address',
+  'blind.endpoints.delete-foreign-address-204',
+  'errors.cart-empty-as-409',
+  'blind.errors.cart-empty-409',
+] as const;
+
+export const SEED = 20_261_126;
+
+export async function benchExplore(
+  line: (s: string) => void,
+  verdict: (ok: boolean) => string,
+  o: { budgetS: number; targets?: readonly string[] },
+): Promise<void> {
+  const wanted = (name: string) => !o.targets || o.targets.includes(name);
+  const defects = EXPLORE_DEFECTS.filter(wanted).map((id) => DEFECTS.find((d) => d.id === id)!);
+  // Alternates that change the profile (another audience, a cookie) need a reference configured alike: left to `run`.
+  const alternates = [...ALTERNATES, ...DESCRIBED_ALTERNATES, ...BLIND_ALTERNATES.filter((a) => !a.profile)].filter((a) => wanted(a.name));
+  line(
+    `\n== explore (seed ${SEED}, ${o.budgetS} s per target): ${defects.length} stateful defects, ${alternates.length} conforming alternates; target: no finding on an alternate`,
+  );
+  // A fresh target and lockstep reference for each: what one exploration leaves (orders, stock) never weighs on the next.
+  const run = async (rules: ProxyRules, basePath = '') => {
+    const target = await startEmbedded(FIXTURE_PROFILE);
+    const reference = await startEmbedded(FIXTURE_PROFILE);
+    const proxy = await startProxy(target.server.url, rules);
+    try {
+      return await explore({
+        baseUrl: proxy.url + basePath,
+        referenceUrl: reference.server.url,
+        profile: target.profile,
+        seed: SEED,
+        budgetMs: o.budgetS * 1000,
+        shrinkMs: o.budgetS * 1000,
+        oracles: exploreOracles(),
+      });
+    } finally {
+      await proxy.close();
+      for (const e of [target, reference]) {
+        await e.server.close();
+        rmSync(e.dir, { recursive: true, force: true });
+      }
+    }
+  };
+  const profile = readProfileFile(FIXTURE_PROFILE, { toMint: true });
+  {
+    let found = 0;
+    for (const d of defects) {
+      const r = await run(d.rules({ profile, mint: createMinter(profile) }));
+      const f = r.failure;
+      if (f) found++;
+      line(
+        `   defect ${d.id.padEnd(48)} ${f ? `FOUND [${[...new Set(f.findings.flatMap((x) => x.clauses))].join(' ')}] in ${f.steps.length} requests (shrunk from ${f.original}), ${r.runs} runs, ${(r.ms / 1000).toFixed(0)} s` : `not found (${r.runs} runs, ${r.steps} requests)`}`,
+      );
+    }
+    if (defects.length) line(`   defects found: ${found} of ${defects.length}`);
+    for (const a of alternates) {
+      const r = await run(a.rules, 'basePath' in a ? ((a as { basePath?: string }).basePath ?? '') : '');
+      const f = r.failure;
+      line(
+        `   alternate ${a.name.padEnd(45)} ${f ? `FINDING [${f.findings.map((x) => `${x.clauses.join(' ')}: ${x.message}`).join('; ')}]` : `no finding (${r.runs} runs, ${r.steps} requests)`}  ${verdict(!f)}`,
+      );
+    }
+  }
+}

@@ -1,0 +1,105 @@
+// The machinery of the concurrency scenarios (concurrency.ts): a seeded scheduler releasing the starts of steps that are
+// then all in flight together, and findings that carry the sequence to replay with the steps sent at once.
+import type fc from 'fast-check';
+import type { Target } from '../engine/target.js';
+import type { Answer, Finding, Step } from './exchange.js';
+
+/** A concurrency finding: the steps in the order the scheduler released them, and that order as fast-check reports it. */
+export interface ConcurrencyFinding extends Finding {
+  oracle: 'concurrency';
+  /** The sequence to replay: setup steps, the interleaved ones in their release order, the reads after. */
+  steps: Step[];
+  /** Indices of `steps` sent at once (renderCurlScript's `parallel`). */
+  parallel: number[][];
+  interleaving: string;
+}
+
+export interface InterleavingOptions {
+  send: (step: Step) => Promise<Answer>;
+  seed: number;
+  /** Interleavings per scenario (default 3). */
+  runs?: number;
+  /** Clients sending at once (default 3). */
+  clients?: number;
+  /** Paths, methods and bodies as the target serves them (the runner's Target). */
+  target: Pick<Target, 'operation' | 'path' | 'body'>;
+  /** The caller label of one account that can check out (agent-checkout list) with `paymentMethod`: the cart's owner. */
+  owner: string;
+  /** Well-stocked variants, one per client at least for the adds (ids of the deployment's data). */
+  variants: readonly string[];
+  /** A saved payment method of `owner`; without it the checkout scenario is not run. */
+  paymentMethod?: string;
+  /** A fresh assistant credential for one request (Authorization and DPoP headers); without it the replay scenario is not run. */
+  assistant?: (request: { method: string; url: string; nonce?: string }) => Promise<Record<string, string>>;
+  /** The caller label of that assistant in a replay script (default `assistant`; `<label>:replay` sends its last proof again). */
+  assistantCaller?: string;
+  /** The base URL the DPoP proof's htu names. */
+  baseUrl?: string;
+  /** A budget to spend from several connections: its limit and a fresh caller (fresh counters) per attempt. */
+  /** Called with each interleaved batch's answers (in the order of its steps), for the report and for tests. */
+  onBatch?: (scenario: 'adds' | 'checkouts' | 'proof' | 'budget', answers: readonly Answer[]) => void;
+  budget?: {
+    limit: number;
+    /** The operation spent (default listCollections: every caller may call it and it changes nothing). */
+    operationId?: string;
+    caller: (attempt: number) => string;
+    headers?: (attempt: number) => Record<string, string>;
+    clauses?: string[];
+  };
+}
+
+type Json = Record<string, unknown>;
+export const ok = (a: Answer) => a.status >= 200 && a.status < 300;
+export const codeOf = (a: Answer) => (typeof a.json === 'object' && a.json !== null ? (a.json as Json).error : undefined);
+
+export function stepOf(o: InterleavingOptions, operationId: string, caller: string, extra: Partial<Step> = {}, ...params: string[]): Step {
+  const op = o.target.operation(operationId);
+  return { operationId, method: op.method, path: o.target.path(operationId, ...params), caller, headers: {}, ...extra };
+}
+
+/** The steps released in the scheduler's order, all in flight together; answers in the order of `steps`. */
+export async function interleave(o: InterleavingOptions, s: fc.Scheduler, steps: Step[]): Promise<{ answers: Answer[]; order: Step[] }> {
+  const order: Step[] = [];
+  const all = Promise.all(
+    steps.map(async (step, i) => {
+      await s.schedule(Promise.resolve(i), `${i}: ${step.method} ${step.path}`);
+      order.push(step);
+      return o.send(step);
+    }),
+  );
+  const answers = await s.waitFor(all);
+  return { answers, order };
+}
+
+export interface Sequence {
+  steps: Step[];
+  parallel: number[][];
+}
+/** `before`, then `concurrent` sent at once, then `after`. */
+export const sequenceOf = (before: Step[], concurrent: Step[], after: Step[] = []): Sequence => ({
+  steps: [...before, ...concurrent, ...after],
+  parallel: [concurrent.map((_, i) => before.length + i)],
+});
+
+export const finding = (
+  s: fc.Scheduler,
+  seq: Sequence,
+  clauses: string[],
+  message: string,
+  index: number,
+  expected: unknown,
+  actual: unknown,
+): ConcurrencyFinding => ({
+  oracle: 'concurrency',
+  clauses,
+  message,
+  index,
+  expected,
+  actual,
+  steps: seq.steps,
+  parallel: seq.parallel,
+  interleaving: s
+    .report()
+    .map((r) => r.label)
+    .join(' | '),
+});

@@ -1,0 +1,224 @@
+// One sequence against the target and, in lockstep, the reference (docs/explore.md): each plan step resolved and sent to
+// both, the target's answer judged by the model, the differential against the reference's answer, and the schema of the
+// target's own documents; the first step with a finding ends the sequence. Also the scheduler-driven interleavings.
+import type { Profile } from '../../contract/profile.js';
+import type { TlsOptions } from '../engine/http.js';
+import { CheckFailure } from '../lib/assert.js';
+import type { Answer, Finding, Step } from './exchange.js';
+import { runInterleavings } from './concurrency.js';
+import { createdId, judgeHeaders, judgeStep, newModel, type ModelState } from './model.js';
+import type { PlanStep } from './plan.js';
+import { fixtureOf, newRunContext, World, type RunContext } from './world.js';
+
+/** The oracles other than the model, plugged in by the caller (conformance/explore/oracles.ts). */
+export interface Oracles {
+  /** Compares the spec-pinned projections of the target's and the reference's answers. */
+  differential?(step: Step, target: Answer, reference: Answer, index: number): Finding[];
+  /** Built from the target's own description documents once they are read. */
+  schema?(docs: { general: unknown; assistant?: unknown }): { check(step: Step, answer: Answer, index: number): Finding[] };
+}
+
+export interface ExploreOptions {
+  baseUrl: string;
+  tls?: TlsOptions;
+  /** A reference deployment run in lockstep (the differential oracle); none: the model and the schema oracles alone. */
+  referenceUrl?: string | undefined;
+  profile: Profile;
+  seed: number;
+  budgetMs: number;
+  /** Time allowed to shrink a failing sequence (default: the budget, at least 30 s). */
+  shrinkMs?: number;
+  maxCommands?: number;
+  oracles?: Oracles;
+  log?: (line: string) => void;
+}
+
+/** A sequence as run: its plan (what a replay resolves again), the requests sent to the target, what was found. */
+export interface Sequence {
+  seed: number;
+  /** Set when the finding came from the concurrent interleavings (concurrency.ts): a replay runs them again. */
+  interleavings?: true;
+  /** Of an interleavings finding: the indices of `steps` sent at once. */
+  parallel?: number[][];
+  plans: PlanStep[];
+  steps: Step[];
+  answers: Answer[];
+  findings: Finding[];
+}
+
+export interface ExploreResult {
+  runs: number;
+  steps: number;
+  ms: number;
+  /** The shrunk failing sequence, when an oracle found a divergence. */
+  failure?: Sequence & { original: number };
+}
+
+/** What one sequence runs against: the target, the lockstep reference, the oracles. */
+export class Lockstep {
+  readonly target: World;
+  readonly reference: World | undefined;
+  private schema: ReturnType<NonNullable<Oracles['schema']>> | undefined;
+  steps = 0;
+
+  constructor(private readonly o: Pick<ExploreOptions, 'baseUrl' | 'tls' | 'referenceUrl' | 'profile' | 'oracles'>) {
+    this.target = new World(o.baseUrl, o.profile, fixtureOf(o.profile), o.tls);
+    // The embedded reference holds the fixture seed, whatever data the target's profile declares.
+    this.reference = o.referenceUrl ? new World(o.referenceUrl, o.profile, fixtureOf({ ...o.profile, data: undefined })) : undefined;
+  }
+
+  /** Reads the description documents of both deployments (a failure is the document's finding, as in `run`). */
+  async prepare(): Promise<Finding[]> {
+    try {
+      await this.target.described();
+      await this.reference?.described();
+    } catch (err) {
+      if (err instanceof CheckFailure) return [{ oracle: 'model', clauses: [...err.clauses], message: err.message, index: -1 }];
+      throw err;
+    }
+    const docs = this.target.documents();
+    if (docs && this.o.oracles?.schema) this.schema = this.o.oracles.schema(docs);
+    return [];
+  }
+
+  private worlds(): World[] {
+    return this.reference ? [this.target, this.reference] : [this.target];
+  }
+
+  /**
+   * The state a sequence starts from, on every deployment: both accounts' carts emptied, and the addresses the previous
+   * sequence added deleted (an account may hold only so many).
+   */
+  private async setUp(ctx: RunContext): Promise<void> {
+    for (const w of this.worlds()) {
+      const added = w.rows.address;
+      w.reset();
+      for (const account of ['a', 'b'] as const)
+        for (const id of added[account])
+          await w.send(
+            {
+              operationId: 'deleteAddress',
+              method: 'DELETE',
+              path: `/v1/me/addresses/${encodeURIComponent(id)}`,
+              caller: `customer:${account}`,
+              headers: {},
+            },
+            ctx,
+          );
+      for (const caller of ['customer:a', 'customer:b'])
+        for (const v of w.fixture.variants)
+          await w.send(
+            { operationId: 'removeCartItem', method: 'DELETE', path: `/v1/cart/items/${encodeURIComponent(v)}`, caller, headers: {} },
+            ctx,
+          );
+    }
+  }
+
+  /** A new sequence from emptied carts and new guest carts. */
+  async begin(seed: number): Promise<Session> {
+    const ctx = newRunContext(this.o.profile);
+    await this.setUp(ctx);
+    const model = newModel();
+    for (const owner of ['account:a', 'account:b', 'guest:a', 'guest:b']) model.carts.set(owner, new Set());
+    const seq: Sequence = { seed, plans: [], steps: [], answers: [], findings: [] };
+    return {
+      seq,
+      exec: async (p) => {
+        seq.plans.push(p);
+        for (let n = 0; n < (p.repeat ? 2 : 1); n++) {
+          const findings = await this.step(p, model, ctx, seq);
+          if (findings.length > 0) {
+            seq.findings = findings;
+            throw new Diverged(seq);
+          }
+        }
+      },
+    };
+  }
+
+  /** Runs a plan from emptied carts; stops at the first step with a finding. */
+  async run(plans: readonly PlanStep[], seed: number): Promise<Sequence> {
+    const session = await this.begin(seed);
+    try {
+      for (const p of plans) await session.exec(p);
+    } catch (err) {
+      if (!(err instanceof Diverged)) throw err;
+    }
+    return session.seq;
+  }
+
+  private async step(p: PlanStep, model: ModelState, ctx: RunContext, seq: Sequence): Promise<Finding[]> {
+    const index = seq.steps.length;
+    const sent = await Promise.all(
+      this.worlds().map(async (w) => {
+        const step = await w.resolve(p, ctx);
+        const answer = await w.send(step, ctx);
+        const location = answer.status >= 200 && answer.status < 300 ? answer.headers.location : undefined;
+        const follow = location ? await w.follow(location, p.caller, ctx) : undefined;
+        const created = p.op === 'checkoutSavedCard' || p.op === 'addAddress' ? createdId(answer) : undefined;
+        if (created !== undefined) w.rows[p.op === 'addAddress' ? 'address' : 'order'][p.caller.endsWith(':b') ? 'b' : 'a'].push(created);
+        return { step, answer, follow };
+      }),
+    );
+    this.steps++;
+    const [target, reference] = sent as [(typeof sent)[0], (typeof sent)[0] | undefined];
+    seq.steps.push(target.step);
+    seq.answers.push(target.answer);
+    const findings = [
+      ...judgeHeaders(target.step, target.answer, index, this.o.profile.docsUrl),
+      ...judgeStep(model, p, target.step, target.answer, { index, variants: this.target.fixture.variants, follow: target.follow }),
+      ...(reference && this.o.oracles?.differential
+        ? this.o.oracles.differential(target.step, target.answer, reference.answer, index)
+        : []),
+      ...(this.schema?.check(target.step, target.answer, index) ?? []),
+    ];
+    return findings;
+  }
+
+  /**
+   * The scheduler-driven interleavings (concurrency.ts) against the target: one account's concurrent adds and checkouts.
+   * The steps of a finding are in the order the scheduler released them.
+   */
+  async interleave(seed: number): Promise<Sequence> {
+    const w = this.target;
+    const ctx = newRunContext(this.o.profile);
+    w.reset();
+    const seq: Sequence = { seed, interleavings: true, plans: [], steps: [], answers: [], findings: [] };
+    if (!this.o.profile.capabilities.delegated) return seq;
+    const found = await runInterleavings({
+      send: (step) => w.send(step, ctx),
+      seed,
+      target: await w.described(),
+      owner: 'delegated:a',
+      variants: w.fixture.variants,
+      paymentMethod: w.fixture.accounts.a.card,
+    });
+    const first = found[0];
+    if (first) {
+      seq.steps = first.steps;
+      seq.parallel = first.parallel;
+      seq.findings = found.map(({ steps: _s, parallel: _p, interleaving, ...f }) => ({
+        ...f,
+        message: `${f.message} (interleaving ${interleaving})`,
+      }));
+    }
+    return seq;
+  }
+
+  close(): void {
+    for (const w of this.worlds()) w.http.close();
+  }
+}
+
+/** One sequence under way: the steps sent so far, and how to send the next. */
+export interface Session {
+  seq: Sequence;
+  exec(p: PlanStep): Promise<void>;
+}
+
+/** Thrown by a step an oracle found a divergence at: it ends the run. */
+export class Diverged extends Error {
+  constructor(readonly seq: Sequence) {
+    super(seq.findings[0]?.message ?? 'diverged');
+  }
+}

@@ -1,0 +1,267 @@
+// Oracle (a): a model of what the spec pins about a sequence. A cart is a set of lines per owner (a guest session or an
+// account, which its customer and delegated callers share: AUTH-KIND-3, AUTH-KIND-6); checkout turns a non-empty cart
+// into exactly one new order, visible in listOrders, and empties the cart, so that a resubmission is 422 cart_empty
+// (PUR-IDEM-3, PUR-IDEM-4, ERR-TABLE-14); Idempotency-Key changes nothing (PUR-IDEM-2: the model ignores it); every
+// Location answers a GET (END-CONV-2); rows under /v1/me/* never cross accounts (END-ME-1, END-ME-2); every answer
+// carries the headers the spec requires for its status (lib/expect/every-response.ts). Quantities, record shapes and ids
+// are not shown by the spec: a cart is observed through the variant ids its text names. Where a step's effect is not
+// pinned (a mutated write the target accepted, a checkout refused for its own reasons), the owner's cart becomes unknown
+// until the next read.
+import { OPERATIONS } from '../../contract/operations.js';
+import { CheckFailure, softFailures } from '../lib/assert.js';
+import { expectBoundaryRules, expectDomainErrorHeaders, expectProblemMembers, expectRequestId } from '../lib/expect/every-response.js';
+import type { Answer, Finding, Step } from './exchange.js';
+import { ownerOf, type PlanStep } from './plan.js';
+
+type Account = 'a' | 'b';
+
+/** Catalog GETs keep caching of their own (END-CONV-7): exempt from the no-store default. */
+const CATALOG = new Set(OPERATIONS.filter((op) => op.group === 'catalog').map((op) => op.operationId));
+
+export interface ModelState {
+  /** Per owner: the variants its cart holds, or undefined while unknown. */
+  carts: Map<string, Set<number> | undefined>;
+  /** Orders each account placed in this sequence, ids as their Location named them. */
+  orders: Record<Account, string[]>;
+  /** Every row a create answered with in this sequence (its Location, else its id). */
+  created: Set<string>;
+}
+
+export const newModel = (): ModelState => ({ carts: new Map(), orders: { a: [], b: [] }, created: new Set() });
+
+const is2xx = (s: number) => s >= 200 && s < 300;
+const accountOf = (caller: string): Account | undefined => /^(customer|delegated):([ab])$/.exec(caller)?.[2] as Account | undefined;
+/** Refusals that stop a request before its handler: the state is what it was. */
+const BEFORE_HANDLER = new Set([400, 401, 403, 404, 405, 413, 415, 429]);
+
+function finding(index: number, clauses: string[], message: string, expected?: unknown, actual?: unknown): Finding {
+  return {
+    oracle: 'model',
+    clauses,
+    message,
+    index,
+    ...(expected !== undefined ? { expected } : {}),
+    ...(actual !== undefined ? { actual } : {}),
+  };
+}
+
+/** The rules of every response on one answer, as findings (the suite's own assertions, their clause IDs kept). */
+export function judgeHeaders(step: Step, answer: Answer, index: number, docsUrl: string): Finding[] {
+  const ledger: CheckFailure[] = [];
+  softFailures.ledger = ledger;
+  const res = { status: answer.status, headers: new Headers(answer.headers), text: answer.text, body: answer.json as any };
+  const what = `${step.method} ${step.path}`;
+  try {
+    expectRequestId(res, what);
+    expectBoundaryRules(res, what, step.method === 'GET' && CATALOG.has(step.operationId));
+    expectProblemMembers(docsUrl, res, what);
+    expectDomainErrorHeaders(res, what, false);
+  } catch (err) {
+    if (err instanceof CheckFailure) ledger.push(err);
+    else throw err;
+  } finally {
+    softFailures.ledger = undefined;
+  }
+  return ledger.map((f) => finding(index, [...f.clauses], f.message, f.expected, f.actual));
+}
+
+/** The ids a location names last (an order's, an address's). */
+export const idOfLocation = (location: string) => new URL(location, 'http://base.invalid').pathname.split('/').filter(Boolean).pop() ?? '';
+
+/**
+ * The id of the row a create made: the last segment of its Location, else (no GET URL, so no Location: END-CONV-2) an
+ * `id` member of its body when it has one. Record shapes are not shown: a deployment that names it otherwise gives none.
+ */
+export function createdId(answer: Answer): string | undefined {
+  if (answer.status < 200 || answer.status > 299) return undefined;
+  if (answer.headers.location) return idOfLocation(answer.headers.location);
+  const id = (answer.json as { id?: unknown } | undefined)?.id;
+  return typeof id === 'string' && id !== '' ? id : undefined;
+}
+
+export interface Judged {
+  findings: Finding[];
+}
+
+/**
+ * Judges one answer against the model and moves the model on. `variants` are the two variant ids a cart step names;
+ * `follow` is the GET of the answer's Location, when it had one.
+ */
+export function judgeStep(
+  m: ModelState,
+  p: PlanStep,
+  step: Step,
+  answer: Answer,
+  o: { index: number; variants: readonly [string, string]; follow?: Answer | undefined },
+): Finding[] {
+  const out: Finding[] = [];
+  const { index } = o;
+  const owner = ownerOf(p.caller);
+  const cart = owner === undefined ? undefined : m.carts.get(owner);
+  const mutated = p.mutation !== undefined;
+  const ok = is2xx(answer.status);
+  const location = answer.headers.location;
+  const code = (answer.json as { error?: unknown } | undefined)?.error;
+
+  if (ok && location && o.follow && !is2xx(o.follow.status))
+    out.push(
+      finding(
+        index,
+        ['END-CONV-2'],
+        `the Location of ${step.method} ${step.path} (${location}) does not answer a GET`,
+        '2xx',
+        o.follow.status,
+      ),
+    );
+
+  switch (p.op) {
+    case 'getCart': {
+      if (!ok) break;
+      const named = new Set(o.variants.flatMap((v, i) => (answer.text.includes(v) ? [i] : [])));
+      if (p.caller === 'guest:no-session' && named.size > 0)
+        out.push(
+          finding(
+            index,
+            ['AUTH-GUEST-3'],
+            'a guest cart read without a Guest-Session names lines',
+            'an empty cart',
+            answer.text.slice(0, 300),
+          ),
+        );
+      if (owner === undefined || mutated) break;
+      if (cart !== undefined && !sameSet(cart, named)) {
+        const clauses = owner.startsWith('guest:') ? ['AUTH-KIND-9', 'AUTH-GUEST-17'] : ['AUTH-KIND-3', 'AUTH-KIND-6'];
+        out.push(
+          finding(
+            index,
+            clauses,
+            `the cart of ${owner} does not hold the lines this sequence left in it`,
+            [...cart].map((i) => o.variants[i]),
+            [...named].map((i) => o.variants[i]),
+          ),
+        );
+      }
+      m.carts.set(owner, named);
+      break;
+    }
+    case 'addCartItem':
+    case 'updateCartItem':
+    case 'removeCartItem': {
+      if (owner === undefined) break;
+      if (!ok) {
+        if (!BEFORE_HANDLER.has(answer.status)) m.carts.set(owner, undefined);
+        break;
+      }
+      if (mutated || cart === undefined) {
+        m.carts.set(owner, undefined);
+        break;
+      }
+      const next = new Set(cart);
+      if (p.op === 'addCartItem') next.add(p.variant);
+      else if (p.op === 'removeCartItem') next.delete(p.variant);
+      else if (!cart.has(p.variant)) {
+        m.carts.set(owner, undefined); // an update of a line the cart lacks: what a 2xx means is not pinned
+        break;
+      }
+      m.carts.set(owner, next);
+      break;
+    }
+    case 'checkoutSavedCard': {
+      const account = accountOf(p.caller);
+      if (owner === undefined || account === undefined) break;
+      if (code === 'cart_empty' && answer.status !== 422)
+        out.push(finding(index, ['ERR-TABLE-14'], `cart_empty answered ${answer.status}`, 422, answer.status));
+      // A checkout caller with the body its documents describe and an empty cart has nothing else to be refused for.
+      if (!ok && !mutated && p.caller.startsWith('delegated:') && cart !== undefined && cart.size === 0 && code !== 'cart_empty')
+        out.push(
+          finding(
+            index,
+            ['ERR-TABLE-14'],
+            'a checkout of an empty cart was not refused as cart_empty',
+            '422 cart_empty',
+            `${answer.status} ${String(code)}`,
+          ),
+        );
+      if (ok && !mutated && cart !== undefined && cart.size === 0)
+        out.push(
+          finding(index, ['PUR-IDEM-4', 'ERR-TABLE-14'], 'a checkout of an empty cart was accepted', '422 cart_empty', answer.status),
+        );
+      if (answer.status === 422 && code === 'cart_empty' && cart !== undefined && cart.size > 0)
+        out.push(
+          finding(
+            index,
+            ['PUR-IDEM-3', 'AUTH-KIND-6'],
+            'a checkout of a cart with lines was refused as cart_empty',
+            'an order',
+            'cart_empty',
+          ),
+        );
+      if (ok) {
+        const id = createdId(answer);
+        if (id !== undefined) {
+          if (m.orders.a.includes(id) || m.orders.b.includes(id))
+            out.push(
+              finding(
+                index,
+                ['PUR-IDEM-2', 'PUR-IDEM-3'],
+                `a checkout answered with the order of an earlier checkout (${id})`,
+                'a new order',
+                id,
+              ),
+            );
+          m.orders[account].push(id);
+        }
+        m.carts.set(owner, mutated ? undefined : new Set());
+      } else if (!BEFORE_HANDLER.has(answer.status) && !(answer.status === 422 && code === 'cart_empty')) m.carts.set(owner, undefined);
+      break;
+    }
+    case 'listOrders': {
+      const account = accountOf(p.caller);
+      if (!ok || account === undefined) break;
+      const other: Account = account === 'a' ? 'b' : 'a';
+      // Orders placed before may push this sequence's off a page (pagination is not shown): only a last page is judged.
+      for (const id of paged(answer.json) ? [] : m.orders[account])
+        if (!answer.text.includes(id))
+          out.push(
+            finding(
+              index,
+              ['END-OPS-LISTORDERS-1', 'PUR-IDEM-3'],
+              `an order placed in this sequence (${id}) is missing from listOrders`,
+              id,
+              'absent',
+            ),
+          );
+      for (const id of m.orders[other])
+        if (answer.text.includes(id))
+          out.push(finding(index, ['END-ME-1'], `listOrders shows another account's order (${id})`, 'absent', id));
+      break;
+    }
+    case 'getOrder':
+    case 'cancelOrder':
+    case 'deleteAddress': {
+      if (ok && p.mutation === 'foreign-id' && accountOf(p.caller) !== undefined && !/_none$/.test(step.path))
+        out.push(finding(index, ['END-ME-2'], `${p.op} of another account's row succeeded (${step.path})`, 'a refusal', answer.status));
+      break;
+    }
+    case 'addAddress': {
+      const id = createdId(answer);
+      if (id !== undefined && m.created.has(`address ${id}`))
+        out.push(finding(index, ['PUR-IDEM-2'], `addAddress answered with the address of an earlier create (${id})`, 'a new address', id));
+      if (id !== undefined) m.created.add(`address ${id}`);
+      break;
+    }
+    default:
+      break;
+  }
+  return out;
+}
+
+/** Whether a list answer says more rows follow (a member such as next_cursor, next or more with a value). */
+function paged(json: unknown): boolean {
+  if (typeof json !== 'object' || json === null) return false;
+  return Object.entries(json).some(([k, v]) => /next|cursor|more/i.test(k) && v !== null && v !== false && v !== undefined && v !== '');
+}
+
+function sameSet(a: ReadonlySet<number>, b: ReadonlySet<number>): boolean {
+  return a.size === b.size && [...a].every((x) => b.has(x));
+}

@@ -1,0 +1,58 @@
+// The oracles beside the model, wired for the runner and the reports: the differential comparison of spec-pinned
+// projections (projection.ts), the target's own description documents (schema-oracle.ts), and a finding's curl script
+// (curl-script.ts), whose callers are this runner's labels (plan.ts) read as the CLI's `token` options.
+import type { Profile } from '../../contract/profile.js';
+import { renderCurlScript, type CallerPlan } from './curl-script.js';
+import type { Step } from './exchange.js';
+import { compareProjections } from './projection.js';
+import type { Oracles } from './runner.js';
+import { createSchemaOracle } from './schema-oracle.js';
+import { fixtureOf } from './world.js';
+
+export function exploreOracles(): Oracles {
+  return { differential: compareProjections, schema: createSchemaOracle };
+}
+
+/** How each caller of plan.ts is minted by the CLI (`token <kind> --sub …`), and the defects applied after. */
+export function curlCaller(profile: Profile): (caller: string) => CallerPlan {
+  const { accounts } = fixtureOf(profile);
+  const sub = (caller: string) => ['--sub', caller.endsWith(':b') ? accounts.b.sub : accounts.a.sub];
+  return (caller) => {
+    switch (caller) {
+      case 'customer:a':
+      case 'customer:b':
+      case 'delegated:a':
+      case 'delegated:b':
+        return { kind: caller.startsWith('customer') ? 'customer' : 'delegated', args: sub(caller), identity: caller };
+      case 'guest:a':
+      case 'guest:b':
+        return { kind: 'guest', args: [], identity: caller };
+      case 'guest:no-session':
+        return { kind: 'guest', args: ['--no-session'], identity: caller };
+      case 'guest:forged-session':
+        return { kind: 'guest', args: [], identity: caller, tamper: 'guest-session' };
+      case 'customer:expired':
+        return { kind: 'customer', args: [...sub('customer:a'), '--expires-in', '-60'], identity: caller };
+      case 'operator':
+        return { kind: 'operator', args: [], identity: caller };
+      case 'anonymous':
+        return { kind: null, args: [], identity: 'none' };
+      default:
+        return { kind: null, args: [], identity: caller, unknown: caller };
+    }
+  };
+}
+
+/** The finding's requests as a bash script of curl commands, credentials minted afresh when it runs. */
+export function curlScriptOf(
+  steps: Step[],
+  o: { baseUrl: string; profile: Profile; profilePath?: string; title?: string; parallel?: number[][] | undefined },
+): string {
+  return renderCurlScript(steps, {
+    ...(o.parallel ? { parallel: o.parallel } : {}),
+    baseUrl: o.baseUrl,
+    ...(o.profilePath ? { profilePath: o.profilePath } : {}),
+    planCaller: curlCaller(o.profile),
+    ...(o.title ? { title: o.title } : {}),
+  });
+}

@@ -1,0 +1,86 @@
+// The differential oracle's table (projection.ts): what it compares, with the clauses that pin each field, what it never
+// compares and why, and the clauses each error code's row pins. Data only; docs/explore.md cites it.
+
+/** What the differential oracle compares, with the clauses that pin it and when it applies (the docs cite this table). */
+export const COMPARED: readonly { field: string; when: string; clauses: readonly string[] }[] = [
+  { field: 'status class', when: 'always: success, refusal (4xx) or server error', clauses: ['END-OPS-<operation>-1'] },
+  {
+    field: 'status',
+    when: 'when either side answers an error code the spec names with its status; 201 of a create, 204 of a delete, 304',
+    clauses: ['ERR-TABLE-*', 'END-CONV-1', 'END-CONV-3', 'END-CONV-8'],
+  },
+  { field: 'error', when: 'when either side answers an error code the spec names', clauses: ['RES-PROBLEM-2', 'ERR-TABLE-*'] },
+  {
+    field: 'challenge',
+    when: 'both sides answer the same code, other than insufficient_scope: schemes and their `error` parameter',
+    clauses: ['ERR-TABLE-1..6', 'ERR-TABLE-10', 'AUTH-SCHEME-*', 'ERR-PROBLEM-8'],
+  },
+  {
+    field: 'dpopNonce',
+    when: 'presence, on the answer to a DPoP request and on a domain error',
+    clauses: ['AUTH-ORDER-4', 'ERR-TABLE-4', 'ERR-PROBLEM-8'],
+  },
+  { field: 'requestId', when: 'presence, always', clauses: ['AUTH-ORDER-2', 'ERR-PROBLEM-7'] },
+  { field: 'instanceMatches', when: "on both sides' problem documents", clauses: ['RES-PROBLEM-8', 'ERR-PROBLEM-6'] },
+  {
+    field: 'cache',
+    when: 'class: no-store, private no-cache (catalog GETs), fresh N seconds (description documents), absent',
+    clauses: ['END-CONV-7', 'END-CONV-9', 'ERR-PROBLEM-5', 'LIM-DOCS-1'],
+  },
+  { field: 'media', when: "on failures (status 400 or above): the media type's essence", clauses: ['RES-PROBLEM-1', 'ERR-PROBLEM-4'] },
+  {
+    field: 'retryAfter',
+    when: 'presence on rate_limited; the value 5 on unavailable',
+    clauses: ['ERR-TABLE-12', 'ERR-TABLE-13', 'LIM-RETRY-1'],
+  },
+  { field: 'location', when: 'presence on a 201 of checkoutSavedCard (the order has a GET URL)', clauses: ['END-CONV-2'] },
+];
+
+/** What is never compared, and why (the spec leaves it to the deployment). */
+export const NEVER_COMPARED: readonly { what: string; why: string }[] = [
+  { what: 'bodies of successes', why: 'payload shapes of every operation are not shown (Endpoints)' },
+  { what: 'ids, Location values, ETag values, X-Request-Id values', why: "their form is the deployment's choice" },
+  { what: 'problem detail, title wording beyond the status, type URL base', why: "human text and the docs base are the deployment's" },
+  {
+    what: 'status and code of a refusal whose code the spec does not name (not_found, invalid_json, payload_too_large, ...)',
+    why: 'the spec leaves them open ("not shown"): a 404 and a 403 refusal are the same answer; only "a refusal" (4xx) is compared',
+  },
+  {
+    what: 'invalid_request against a refusal whose code the spec does not name',
+    why: 'payload shapes are not shown: which inputs a deployment refuses as invalid and which as unknown is its choice',
+  },
+  { what: 'status of direct_conversation_open', why: 'not shown (Errors table)' },
+  {
+    what: 'whether a request is rate limited',
+    why: 'numeric budgets and windows are not shown (Limits); the concurrency oracle checks budgets are never exceeded',
+  },
+  { what: 'the exact 2xx status of operations other than creates and deletes', why: 'only creates (201) and deletes (204) are pinned' },
+  { what: 'the challenge of insufficient_scope', why: 'left to the error mapper (Errors table)' },
+  { what: 'success media types, ops paths and methods, event streams', why: 'not shown' },
+];
+
+/** The clauses an error code's row pins (its status, its headers). */
+export const CODE_CLAUSES: Readonly<Record<string, readonly string[]>> = {
+  invalid_token: ['ERR-TABLE-2', 'AUTH-SCHEME-6'],
+  invalid_dpop_proof: ['ERR-TABLE-4', 'AUTH-ASST-11'],
+  use_dpop_nonce: ['ERR-TABLE-4'],
+  account_access_ended: ['ERR-TABLE-5'],
+  invalid_guest_session: ['ERR-TABLE-6', 'AUTH-GUEST-5'],
+  guest_session_required: ['ERR-TABLE-7', 'AUTH-GUEST-4'],
+  caller_not_allowed: ['ERR-TABLE-8'],
+  insufficient_scope: ['ERR-TABLE-9'],
+  sign_in_required: ['ERR-TABLE-10', 'AUTH-SIGNIN-1'],
+  invalid_request: ['ERR-TABLE-11'],
+  rate_limited: ['ERR-TABLE-12', 'LIM-RATE-4'],
+  unavailable: ['ERR-TABLE-13'],
+  cart_empty: ['ERR-TABLE-14', 'PUR-IDEM-4'],
+  direct_conversation_open: ['ERR-TABLE-15'],
+  internal_error: ['ERR-TABLE-16'],
+  not_configured: ['EVT-WEBHOOK-2'],
+  webhook_secret_missing: ['EVT-WEBHOOK-3'],
+  missing_signature: ['EVT-WEBHOOK-4'],
+  invalid_signature: ['EVT-WEBHOOK-5'],
+  processing_failed: ['EVT-WEBHOOK-6'],
+  recovery_not_found: ['END-RECOVERY-12'],
+  recovery_pending: ['END-RECOVERY-13'],
+};

@@ -1,0 +1,231 @@
+// One deployment as a sequence sees it: the plan steps resolved to concrete requests (that deployment's own ids, bodies
+// built from its own description documents, its own data), credentials minted afresh for every sequence, and the answers
+// read back. The target and the lockstep reference each get a World; both share the run's guest sessions and keys.
+import { randomUUID } from 'node:crypto';
+import type { Profile } from '../../contract/profile.js';
+import { ShopHttp, type TlsOptions } from '../engine/http.js';
+import { parseDocument, Target } from '../engine/target.js';
+import { DESCRIPTION, ASSISTANT_DESCRIPTION } from '../../contract/routes.js';
+import { audienceOf, createMinter, type Minter } from '../lib/mint.js';
+import { forgeGuestSession, newGuestSession } from '../lib/guest-session.js';
+import { freshShopperIp } from '../lib/shopper.js';
+import { OPERATOR_ATTRIBUTION } from '../engine/callers.js';
+import type { Answer, Step } from './exchange.js';
+import { EXPLORED, type PlanStep } from './plan.js';
+
+/** The data a sequence acts on: two accounts with a saved card each, two well-stocked variants (profile `data`, else the seed's). */
+export interface Fixture {
+  accounts: { a: { sub: string; card: string }; b: { sub: string; card: string } };
+  variants: [string, string];
+}
+
+export function fixtureOf(profile: Profile): Fixture {
+  const data = profile.data ?? {};
+  const ordinary = data.checkoutAccounts?.ordinary;
+  // The last two ordinary checkout accounts: the checks use the first ones.
+  const a = ordinary?.[ordinary.length - 1] ?? { sub: 'cust_checkout_8', card: 'pm_chk8' };
+  const b = ordinary?.[ordinary.length - 2] ?? { sub: 'cust_checkout_7', card: 'pm_chk7' };
+  return {
+    accounts: { a: { sub: a.sub, card: a.card }, b: { sub: b.sub, card: b.card } },
+    // The checkout checks' variants: stocked for thousands of orders, so that a long exploration never runs one out.
+    variants: data.checkoutVariants ? [data.checkoutVariants.beanie, data.checkoutVariants.tote] : ['var_0701', 'var_2501'],
+  };
+}
+
+/** What one run shares between the target and the reference: guest sessions, shopper addresses, the keys' prefix. */
+export interface RunContext {
+  guestSessions: { a: string; b: string };
+  shopperIps: { a: string; b: string };
+  run: string;
+}
+
+export const newRunContext = (profile: Profile): RunContext => ({
+  guestSessions: { a: newGuestSession(profile.secrets.guestSessionKey), b: newGuestSession(profile.secrets.guestSessionKey) },
+  shopperIps: { a: freshShopperIp(), b: freshShopperIp() },
+  run: randomUUID().slice(0, 8),
+});
+
+/** The rows a deployment created in this run, per account: path ids of later steps. */
+interface Rows {
+  order: Record<'a' | 'b', string[]>;
+  address: Record<'a' | 'b', string[]>;
+}
+
+export class World {
+  readonly http: ShopHttp;
+  readonly mint: Minter;
+  private target: Target | undefined;
+  rows: Rows = { order: { a: [], b: [] }, address: { a: [], b: [] } };
+  /** Credentials minted in this sequence, per caller: a client keeps its token for its requests (and retries). */
+  private readonly minted = new Map<string, Promise<Record<string, string>>>();
+
+  constructor(
+    readonly baseUrl: string,
+    readonly profile: Profile,
+    readonly fixture: Fixture,
+    tls: TlsOptions = {},
+  ) {
+    this.http = new ShopHttp(baseUrl.replace(/\/+$/, ''), tls);
+    this.mint = createMinter(profile);
+  }
+
+  /** The deployment's description documents, read once (a missing or unusable one throws the clause's CheckFailure). */
+  async described(): Promise<Target> {
+    if (this.target) return this.target;
+    const [general, assistant] = await Promise.all([this.http.get(DESCRIPTION.path), this.http.get(ASSISTANT_DESCRIPTION.path)]);
+    this.target = new Target(
+      { general: parseDocument(DESCRIPTION.path, general), assistant: parseDocument(ASSISTANT_DESCRIPTION.path, assistant) },
+      this.profile.conventions ?? {},
+    );
+    return this.target;
+  }
+
+  /** The general and assistant documents as served (for the schema oracle). */
+  documents(): { general: unknown; assistant: unknown } | undefined {
+    return this.target?.documents;
+  }
+
+  /** A new sequence: rows of the previous one are forgotten (their ids stay valid, but no step names them). */
+  reset(): void {
+    this.minted.clear();
+    this.rows = { order: { a: [], b: [] }, address: { a: [], b: [] } };
+    this.http.exchanges.length = 0;
+  }
+
+  /** The plan step as this deployment is sent it. */
+  async resolve(p: PlanStep, ctx: RunContext): Promise<Step> {
+    const target = await this.described();
+    const spec = EXPLORED[p.op] as { body?: true; variantPath?: true; ref?: 'order' | 'address' };
+    const variant = this.fixture.variants[p.variant];
+    const own = p.caller.endsWith(':b') ? 'b' : 'a';
+    const other = own === 'a' ? 'b' : 'a';
+    let path: string;
+    if (spec.variantPath) path = target.path(p.op, variant);
+    else if (spec.ref) {
+      const whose = p.mutation === 'foreign-id' ? other : own;
+      const id = p.mutation === 'unknown-id' ? `${spec.ref}_${ctx.run}` : (this.rows[spec.ref][whose].at(-1) ?? `${spec.ref}_none`);
+      path = target.path(p.op, id);
+    } else path = target.path(p.op);
+    if (p.mutation === 'bad-path-escape') path += path.includes('?') ? '&q=%zz' : '?q=%zz';
+    const op = target.operation(p.op);
+    const headers: Step['headers'] = {};
+    if (p.idempotencyKey) headers['idempotency-key'] = `${ctx.run}-${p.idempotencyKey}`;
+    let body: Step['body'];
+    if (spec.body) {
+      const roles: Record<string, unknown> =
+        p.op === 'addCartItem'
+          ? { variant, quantity: p.quantity }
+          : p.op === 'updateCartItem'
+            ? { quantity: p.quantity }
+            : p.op === 'checkoutSavedCard'
+              ? { 'payment-method': this.fixture.accounts[p.mutation === 'foreign-card' ? other : own].card }
+              : {};
+      const json = target.body(p.op, roles);
+      body = mutateBody(json, p, target.operation(p.op).requestBody?.roles ?? {});
+    }
+    if (p.mutation === 'no-content-type' && body)
+      body = { text: JSON.stringify('json' in body ? body.json : null), contentType: 'text/plain' };
+    if (p.mutation === 'duplicate-header') headers['x-request-id'] = ['explore-1', 'explore-2'];
+    if (p.mutation === 'absent-header') headers[p.caller.startsWith('guest:') ? 'guest-session' : 'authorization'] = [];
+    const method = p.mutation === 'wrong-method' ? 'PUT' : op.method;
+    return {
+      operationId: p.op,
+      method,
+      path,
+      caller: p.caller,
+      headers,
+      ...(body ? { body } : {}),
+      ...(p.mutation ? { mutation: p.mutation } : {}),
+    };
+  }
+
+  /** The caller's credentials in this sequence: minted at its first request (a replay never reuses a run's tokens). */
+  credentials(caller: string, ctx: RunContext): Promise<Record<string, string>> {
+    let c = this.minted.get(caller);
+    if (!c) this.minted.set(caller, (c = this.mintFor(caller, ctx)));
+    return c;
+  }
+
+  private async mintFor(caller: string, ctx: RunContext): Promise<Record<string, string>> {
+    const { accounts } = this.fixture;
+    const sub = caller.endsWith(':b') ? accounts.b.sub : accounts.a.sub;
+    const bearer = (t: string) => ({ authorization: `Bearer ${t}` });
+    switch (caller) {
+      case 'customer:a':
+      case 'customer:b':
+        return bearer(await this.mint.customer({ sub }));
+      case 'delegated:a':
+      case 'delegated:b':
+        return bearer(await this.mint.delegated({ sub, audience: audienceOf(this.profile, 'delegated', 'api') }));
+      case 'guest:a':
+      case 'guest:b': {
+        const k = caller === 'guest:a' ? 'a' : 'b';
+        return { ...bearer(await this.mint.guest()), 'guest-session': ctx.guestSessions[k], 'shopper-ip': ctx.shopperIps[k] };
+      }
+      case 'guest:no-session':
+        return { ...bearer(await this.mint.guest()), 'shopper-ip': ctx.shopperIps.a };
+      case 'guest:forged-session':
+        return {
+          ...bearer(await this.mint.guest()),
+          'guest-session': forgeGuestSession('bad-signature', this.profile.secrets.guestSessionKey),
+          'shopper-ip': ctx.shopperIps.a,
+        };
+      case 'customer:expired':
+        return bearer(await this.mint.customer({ sub: accounts.a.sub, expiresIn: -600 }));
+      case 'customer:guest-headers':
+        return { ...bearer(await this.mint.customer({ sub: accounts.a.sub })), 'guest-session': ctx.guestSessions.a };
+      case 'operator':
+        return { ...bearer(await this.mint.operator()), operator: OPERATOR_ATTRIBUTION };
+      default:
+        return {};
+    }
+  }
+
+  /** Sends one step through the suite's one transport; a step's own headers win over the credentials', `[]` removes one. */
+  async send(step: Step, ctx: RunContext): Promise<Answer> {
+    const fields: Record<string, string | undefined> = { ...(await this.credentials(step.caller, ctx)) };
+    const raw: [string, string][] = [];
+    for (const [name, value] of Object.entries(step.headers)) {
+      if (Array.isArray(value)) {
+        fields[name] = undefined;
+        for (const v of value) raw.push([name, v]);
+      } else fields[name] = value;
+    }
+    const b = step.body;
+    const res = await this.http.request(step.method, step.path, {
+      headers: { ...(b && 'text' in b ? { 'content-type': b.contentType ?? 'application/json' } : {}), ...fields },
+      rawHeaders: raw,
+      ...(b ? ('json' in b ? { json: b.json } : { body: b.text }) : {}),
+    });
+    return { status: res.status, headers: Object.fromEntries(res.headers.entries()), text: res.text, json: res.body };
+  }
+
+  /** A GET of a Location the deployment gave, as the same caller. */
+  async follow(location: string, caller: string, ctx: RunContext): Promise<Answer> {
+    const url = new URL(location, `${this.baseUrl}/`);
+    const path = url.origin === new URL(this.baseUrl).origin ? `${url.pathname}${url.search}` : url.href;
+    return this.send({ operationId: 'raw', method: 'GET', path, caller, headers: {} }, ctx);
+  }
+}
+
+/** The body of a step after its mutation (members named by `x-shop-role` where the mutation needs one). */
+function mutateBody(json: unknown, p: PlanStep, roles: Record<string, string | undefined>): Step['body'] {
+  const first = Object.values(roles)
+    .find((x) => x !== undefined)
+    ?.split('/')[1];
+  const obj = typeof json === 'object' && json !== null && !Array.isArray(json) ? (json as Record<string, unknown>) : undefined;
+  switch (p.mutation) {
+    case 'wrong-type':
+      return { json: obj && first ? { ...obj, [first]: typeof obj[first] === 'number' ? 'two' : 12345 } : [json] };
+    case 'missing-member':
+      return { json: {} };
+    case 'over-long':
+      return { json: obj && first ? { ...obj, [first]: 'x'.repeat(5000) } : 'x'.repeat(5000) };
+    case 'bad-escape':
+      return { text: JSON.stringify(json).replace(/^\{/, '{"\\q":1,') };
+    case 'not-json':
+      return { text: 'quantity=1&variant=1' };
+    default:
+      return { json };
+  }
+}

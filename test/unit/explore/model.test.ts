@@ -1,0 +1,168 @@
+// The model oracle of `explore` (conformance/explore/model.ts), step by step on answers written here: what it pins
+// (carts per owner, one new order per checkout, cart_empty after it, rows never crossing accounts, the headers of every
+// answer) and what it leaves open (a mutated write's effect, bodies and ids).
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import type { Answer, Step } from '../../../conformance/explore/exchange.js';
+import { createdId, judgeHeaders, judgeStep, newModel } from '../../../conformance/explore/model.js';
+import type { PlanStep } from '../../../conformance/explore/plan.js';
+
+const VARIANTS = ['var_0101', 'var_0201'] as const;
+const HEADERS = { 'x-request-id': 'r1', 'cache-control': 'no-store', 'content-type': 'application/json' };
+
+const plan = (op: PlanStep['op'], caller: PlanStep['caller'], extra: Partial<PlanStep> = {}): PlanStep => ({
+  op,
+  caller,
+  variant: 0,
+  quantity: 1,
+  ...extra,
+});
+const step = (p: PlanStep, path = '/v1/x'): Step => ({ operationId: p.op, method: 'POST', path, caller: p.caller, headers: {} });
+const answer = (status: number, json: unknown = {}, headers: Record<string, string> = {}): Answer => ({
+  status,
+  headers: { ...HEADERS, ...headers },
+  text: JSON.stringify(json),
+  json,
+});
+
+function started() {
+  const m = newModel();
+  for (const o of ['account:a', 'account:b', 'guest:a', 'guest:b']) m.carts.set(o, new Set());
+  return m;
+}
+
+function judge(m: ReturnType<typeof newModel>, p: PlanStep, a: Answer, path?: string) {
+  return judgeStep(m, p, step(p, path), a, { index: 0, variants: VARIANTS });
+}
+
+test('a checkout of an empty cart that is accepted is a finding of PUR-IDEM-4 and ERR-TABLE-14', () => {
+  const m = started();
+  const f = judge(m, plan('checkoutSavedCard', 'delegated:a'), answer(201, {}, { location: '/v1/me/orders/ord_1' }));
+  assert.deepEqual(
+    f.map((x) => x.clauses),
+    [['PUR-IDEM-4', 'ERR-TABLE-14']],
+  );
+});
+
+test('checkout empties the cart the customer and the delegated caller share; a resubmission must be cart_empty', () => {
+  const m = started();
+  assert.deepEqual(judge(m, plan('addCartItem', 'customer:a'), answer(201)), []);
+  assert.deepEqual(judge(m, plan('checkoutSavedCard', 'delegated:a'), answer(201, {}, { location: '/v1/me/orders/ord_1' })), []);
+  assert.deepEqual(m.orders.a, ['ord_1']);
+  assert.deepEqual(judge(m, plan('getCart', 'customer:a'), answer(200, { lines: [] })), []);
+  const again = judge(m, plan('checkoutSavedCard', 'delegated:a'), answer(201, {}, { location: '/v1/me/orders/ord_2' }));
+  assert.equal(again[0]?.clauses.includes('PUR-IDEM-4'), true);
+});
+
+test('a checkout answered with an earlier order (a replayed answer) is a finding; a cart with lines is never cart_empty', () => {
+  const m = started();
+  judge(m, plan('addCartItem', 'customer:a'), answer(201));
+  judge(m, plan('checkoutSavedCard', 'delegated:a'), answer(201, {}, { location: '/v1/me/orders/ord_1' }));
+  judge(m, plan('addCartItem', 'customer:a'), answer(201));
+  const replayed = judge(
+    m,
+    plan('checkoutSavedCard', 'delegated:a', { idempotencyKey: 'k1' }),
+    answer(201, {}, { location: '/v1/me/orders/ord_1' }),
+  );
+  assert.deepEqual(
+    replayed.map((x) => x.clauses),
+    [['PUR-IDEM-2', 'PUR-IDEM-3']],
+  );
+  judge(m, plan('addCartItem', 'customer:b'), answer(201));
+  const refused = judge(m, plan('checkoutSavedCard', 'delegated:b'), answer(422, { error: 'cart_empty' }));
+  assert.deepEqual(
+    refused.map((x) => x.clauses),
+    [['PUR-IDEM-3', 'AUTH-KIND-6']],
+  );
+});
+
+test('a cart read must name exactly the lines the sequence left; guests do not share carts', () => {
+  const m = started();
+  judge(m, plan('addCartItem', 'guest:a', { variant: 1 }), answer(201));
+  assert.deepEqual(judge(m, plan('getCart', 'guest:a'), answer(200, { lines: [{ variant_id: 'var_0201' }] })), []);
+  const leaked = judge(m, plan('getCart', 'guest:b'), answer(200, { lines: [{ variant_id: 'var_0201' }] }));
+  assert.deepEqual(
+    leaked.map((x) => x.clauses),
+    [['AUTH-KIND-9', 'AUTH-GUEST-17']],
+  );
+});
+
+test('a mutated write the target accepted leaves the cart unknown until the next read, which the model then takes', () => {
+  const m = started();
+  judge(m, plan('addCartItem', 'customer:a', { mutation: 'wrong-type' }), answer(201));
+  assert.equal(m.carts.get('account:a'), undefined);
+  assert.deepEqual(judge(m, plan('getCart', 'customer:a'), answer(200, { lines: [{ variant_id: 'var_0101' }] })), []);
+  assert.deepEqual([...m.carts.get('account:a')!], [0]);
+});
+
+test("listOrders must show the account's new orders and never another account's; foreign rows are never served", () => {
+  const m = started();
+  m.orders.a.push('ord_a1');
+  m.orders.b.push('ord_b1');
+  assert.deepEqual(judge(m, plan('listOrders', 'customer:a'), answer(200, { orders: [{ id: 'ord_a1' }] })), []);
+  const crossed = judge(m, plan('listOrders', 'customer:a'), answer(200, { orders: [{ id: 'ord_a1' }, { id: 'ord_b1' }] }));
+  assert.deepEqual(
+    crossed.map((x) => x.clauses),
+    [['END-ME-1']],
+  );
+  const missing = judge(m, plan('listOrders', 'customer:b'), answer(200, { orders: [] }));
+  assert.equal(missing[0]?.clauses.includes('END-OPS-LISTORDERS-1'), true);
+  const served = judge(
+    m,
+    plan('getOrder', 'customer:a', { mutation: 'foreign-id' }),
+    answer(200, { id: 'ord_b1' }),
+    '/v1/me/orders/ord_b1',
+  );
+  assert.deepEqual(
+    served.map((x) => x.clauses),
+    [['END-ME-2']],
+  );
+  assert.deepEqual(judge(m, plan('getOrder', 'customer:a', { mutation: 'foreign-id' }), answer(404), '/v1/me/orders/ord_b1'), []);
+});
+
+test('an address create answered with an earlier address is a finding of PUR-IDEM-2; ids come from Location or the body', () => {
+  const m = started();
+  assert.equal(createdId(answer(201, { id: 'addr_1' })), 'addr_1');
+  assert.equal(createdId(answer(201, {}, { location: '/v1/me/orders/ord_9' })), 'ord_9');
+  assert.equal(createdId(answer(400, { id: 'addr_1' })), undefined);
+  assert.deepEqual(judge(m, plan('addAddress', 'customer:a'), answer(201, { id: 'addr_1' })), []);
+  assert.deepEqual(
+    judge(m, plan('addAddress', 'customer:a', { idempotencyKey: 'k1' }), answer(201, { id: 'addr_1' })).map((x) => x.clauses),
+    [['PUR-IDEM-2']],
+  );
+});
+
+test('every answer is judged on the headers its status requires, with the clauses of the suite’s own rules', () => {
+  const p = plan('getCart', 'customer:a');
+  const ok = judgeHeaders(step(p), answer(200), 0, 'https://docs.shop.test');
+  assert.deepEqual(ok, []);
+  const bare: Answer = { status: 200, headers: {}, text: '{}', json: {} };
+  const clauses = judgeHeaders(step(p), bare, 3, 'https://docs.shop.test').flatMap((f) => f.clauses);
+  assert.ok(clauses.includes('AUTH-ORDER-2') && clauses.includes('END-CONV-9'), clauses.join(' '));
+  const problem: Answer = {
+    status: 422,
+    headers: { 'x-request-id': 'r', 'cache-control': 'no-store', 'content-type': 'application/json' },
+    text: '{}',
+    json: {},
+  };
+  assert.ok(judgeHeaders(step(p), problem, 0, 'https://docs.shop.test').some((f) => f.clauses.includes('ERR-PROBLEM-4')));
+});
+
+test('cart_empty is 422, and an empty cart checked out by an agent-checkout caller is refused as cart_empty', () => {
+  const m = started();
+  const conflict = judge(m, plan('checkoutSavedCard', 'delegated:a'), answer(409, { error: 'cart_empty' }));
+  assert.deepEqual(
+    conflict.map((x) => x.clauses),
+    [['ERR-TABLE-14']],
+  );
+  // A refusal the handler may have half done leaves the cart unknown: the next judgement starts afresh.
+  assert.equal(m.carts.get('account:a'), undefined);
+  const other = judge(started(), plan('checkoutSavedCard', 'delegated:a'), answer(409, { error: 'conflict' }));
+  assert.deepEqual(
+    other.map((x) => x.clauses),
+    [['ERR-TABLE-14']],
+  );
+  // A customer is not an agent-checkout caller: its refusal is judged by the differential, not here.
+  assert.deepEqual(judge(started(), plan('checkoutSavedCard', 'customer:a'), answer(403, { error: 'caller_not_allowed' })), []);
+  assert.deepEqual(judge(started(), plan('checkoutSavedCard', 'delegated:a'), answer(422, { error: 'cart_empty' })), []);
+});

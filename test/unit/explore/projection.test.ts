@@ -1,0 +1,223 @@
+// The differential oracle's comparison: equal projections raise nothing, a spec-pinned difference raises one finding that
+// names its clause, and what the spec leaves open (bodies, ids, the code of a "not shown" refusal) raises nothing.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { COMPARED, NEVER_COMPARED, compareProjections, projectAnswer } from '../../../conformance/explore/projection.js';
+import type { Answer, Step } from '../../../conformance/explore/exchange.js';
+
+const step = (operationId: string, method: string, path: string, caller = 'customer', headers: Step['headers'] = {}): Step => ({
+  operationId,
+  method,
+  path,
+  caller,
+  headers,
+});
+
+function problem(status: number, error: string, headers: Record<string, string> = {}, rid = 'r-1'): Answer {
+  const json = { type: `https://docs.test/api/problems/${error}`, title: 'x', status, error, instance: rid };
+  return {
+    status,
+    headers: { 'content-type': 'application/problem+json', 'cache-control': 'no-store', 'x-request-id': rid, ...headers },
+    text: JSON.stringify(json),
+    json,
+  };
+}
+
+function ok(status: number, json: unknown, headers: Record<string, string> = {}): Answer {
+  return {
+    status,
+    headers: { 'content-type': 'application/json', 'cache-control': 'no-store', 'x-request-id': 'r-2', ...headers },
+    text: JSON.stringify(json),
+    json,
+  };
+}
+
+const getCart = step('getCart', 'GET', '/v1/cart');
+const checkout = step('checkoutSavedCard', 'POST', '/v1/checkouts/saved-card');
+const getOrder = step('getOrder', 'GET', '/v1/me/orders/o-9');
+
+test('the projection reads status, code, challenge, nonce, request id, cache class, media type and Location', () => {
+  const p = projectAnswer(
+    getCart,
+    problem(401, 'invalid_token', { 'www-authenticate': 'Bearer error="invalid_token", DPoP error="invalid_token", algs="ES256"' }),
+  );
+  assert.deepEqual(p, {
+    status: 401,
+    error: 'invalid_token',
+    pinned: true,
+    challenge: ['bearer invalid_token', 'dpop invalid_token'],
+    dpopNonce: false,
+    requestId: true,
+    instanceMatches: true,
+    cache: 'no-store',
+    media: 'problem+json',
+    location: false,
+    retryAfter: false,
+  });
+  assert.equal(projectAnswer(getCart, ok(200, {}, { 'cache-control': 'private, no-cache' })).cache, 'private, no-cache');
+  assert.equal(projectAnswer(getCart, ok(200, {}, { 'cache-control': 'public, max-age=300' })).cache, 'fresh 300');
+  assert.equal(projectAnswer(getCart, { status: 204, headers: {}, text: '' }).cache, 'absent');
+  assert.equal(projectAnswer(getCart, { status: 400, headers: { 'www-authenticate': 'Bearer ,,= x' }, text: '' }).challenge, 'malformed');
+});
+
+test('identical spec-pinned projections raise nothing, whatever the bodies, ids and request ids', () => {
+  const a = ok(200, { lines: [{ id: 'a', qty: 1 }] }, { 'x-request-id': 'one' });
+  const b = ok(200, { items: [], cart: 'xyz' }, { 'x-request-id': 'two', etag: 'W/"1"' });
+  assert.deepEqual(compareProjections(getCart, a, b, 0), []);
+  assert.deepEqual(
+    compareProjections(
+      checkout,
+      ok(201, { id: 1 }, { location: '/v1/me/orders/1' }),
+      ok(201, { o: 'z' }, { location: 'https://x/o/z' }),
+      0,
+    ),
+    [],
+  );
+});
+
+test('a "not shown" refusal: 404 not_found and 403 with a code of its own are the same answer', () => {
+  assert.deepEqual(compareProjections(getOrder, problem(403, 'forbidden_order'), problem(404, 'not_found'), 2), []);
+  assert.deepEqual(compareProjections(getOrder, problem(404, 'no_such_order'), problem(404, 'not_found'), 2), []);
+  // An id a deployment validates as malformed is its choice too.
+  assert.deepEqual(compareProjections(getOrder, problem(400, 'invalid_request'), problem(404, 'not_found'), 2), []);
+});
+
+test('a refusal where the reference succeeds is one finding naming the operation row', () => {
+  const f = compareProjections(getOrder, problem(404, 'not_found'), ok(200, {}), 3);
+  assert.equal(f.length, 1);
+  assert.equal(f[0]!.oracle, 'differential');
+  assert.equal(f[0]!.index, 3);
+  assert.deepEqual(f[0]!.clauses, ['END-OPS-GETORDER-1']);
+  assert.equal(f[0]!.expected, 200);
+  assert.equal(f[0]!.actual, 404);
+});
+
+test('a second checkout that succeeds where the reference answers 422 cart_empty names ERR-TABLE-14', () => {
+  const f = compareProjections(checkout, ok(201, {}, { location: '/o/2' }), problem(422, 'cart_empty'), 4);
+  assert.equal(f.length, 1);
+  assert.ok(f[0]!.clauses.includes('ERR-TABLE-14'));
+  assert.ok(f[0]!.clauses.includes('PUR-IDEM-4'));
+});
+
+test('a pinned code answered as another code differs in `error`; the same code with another status differs in status', () => {
+  const wrongCode = compareProjections(getCart, problem(401, 'unauthorized'), problem(401, 'invalid_token'), 0);
+  assert.deepEqual(
+    wrongCode.map((x) => x.message.split(': ')[1]!.split(' differs')[0]),
+    ['problem error'],
+  );
+  assert.ok(wrongCode[0]!.clauses.includes('RES-PROBLEM-2'));
+  const wrongStatus = compareProjections(
+    step('addCartItem', 'POST', '/v1/cart/items', 'guest'),
+    problem(401, 'guest_session_required'),
+    problem(400, 'guest_session_required'),
+    0,
+  );
+  assert.equal(wrongStatus.length, 1);
+  assert.deepEqual(wrongStatus[0]!.clauses, ['ERR-TABLE-7', 'AUTH-GUEST-4']);
+});
+
+test('the challenge: a missing DPoP challenge on a 401 without token is a finding; on insufficient_scope it is left open', () => {
+  const both = { 'www-authenticate': 'Bearer error="invalid_token", DPoP error="invalid_token", algs="ES256"' };
+  const bearerOnly = { 'www-authenticate': 'Bearer error="invalid_token"' };
+  const f = compareProjections(getCart, problem(401, 'invalid_token', bearerOnly), problem(401, 'invalid_token', both), 0);
+  assert.equal(f.length, 1);
+  assert.ok(f[0]!.clauses.includes('ERR-TABLE-2'));
+  const none = step('getCart', 'GET', '/v1/cart', 'none');
+  const bare = compareProjections(none, problem(401, 'invalid_token', bearerOnly), problem(401, 'invalid_token', both), 0);
+  assert.equal(bare[0]!.clauses[0], 'ERR-TABLE-1');
+  assert.deepEqual(f[0]!.actual, ['bearer invalid_token']);
+  const scope = compareProjections(getCart, problem(403, 'insufficient_scope', bearerOnly), problem(403, 'insufficient_scope'), 0);
+  assert.deepEqual(scope, []);
+  // A challenge on a domain error: ERR-PROBLEM-8.
+  const domain = compareProjections(checkout, problem(422, 'cart_empty', bearerOnly), problem(422, 'cart_empty'), 0);
+  assert.deepEqual(domain[0]?.clauses.slice(0, 1), ['ERR-PROBLEM-8']);
+});
+
+test('DPoP-Nonce presence is compared on the answer to a DPoP request', () => {
+  const dpopStep = step('getCart', 'GET', '/v1/cart', 'assistant', { dpop: 'x' });
+  const f = compareProjections(dpopStep, ok(200, {}), ok(200, {}, { 'dpop-nonce': 'n' }), 0);
+  assert.deepEqual(
+    f.map((x) => x.clauses),
+    [['AUTH-ORDER-4']],
+  );
+  assert.deepEqual(compareProjections(getCart, ok(200, {}), ok(200, {}, { 'dpop-nonce': 'n' }), 0), []);
+});
+
+test('X-Request-Id, instance, cache class, media type and Location each raise their own finding', () => {
+  const { 'x-request-id': _gone, ...noRid } = ok(200, {}).headers;
+  assert.deepEqual(compareProjections(getCart, { ...ok(200, {}), headers: noRid }, ok(200, {}), 0)[0]!.clauses, [
+    'AUTH-ORDER-2',
+    'ERR-PROBLEM-7',
+  ]);
+  const badInstance = problem(404, 'not_found');
+  badInstance.json = { ...(badInstance.json as object), instance: 'other' };
+  assert.deepEqual(compareProjections(getOrder, badInstance, problem(404, 'not_found'), 0)[0]!.clauses, ['RES-PROBLEM-8', 'ERR-PROBLEM-6']);
+  const cached = compareProjections(getCart, ok(200, {}, { 'cache-control': 'max-age=60' }), ok(200, {}), 0);
+  assert.equal(cached[0]!.actual, 'fresh 60');
+  assert.ok(cached[0]!.clauses.includes('END-CONV-9'));
+  const media = compareProjections(
+    getOrder,
+    problem(404, 'not_found', { 'content-type': 'application/json' }),
+    problem(404, 'not_found'),
+    0,
+  );
+  assert.deepEqual(media[0]!.clauses, ['RES-PROBLEM-1', 'ERR-PROBLEM-4']);
+  const location = compareProjections(checkout, ok(201, {}), ok(201, {}, { location: '/v1/me/orders/1' }), 0);
+  assert.deepEqual(location[0]!.clauses, ['END-CONV-2']);
+  assert.deepEqual(
+    compareProjections(step('addAddress', 'POST', '/v1/me/addresses'), ok(201, {}), ok(201, {}, { location: '/a/1' }), 0),
+    [],
+  );
+});
+
+test('exact success statuses are compared for creates and deletes only', () => {
+  assert.deepEqual(compareProjections(step('addCartItem', 'POST', '/v1/cart/items'), ok(200, {}), ok(201, {}), 0), []);
+  const del = compareProjections(
+    step('removeCartItem', 'DELETE', '/v1/cart/items/v1'),
+    ok(200, {}),
+    { status: 204, headers: { 'x-request-id': 'r', 'cache-control': 'no-store' }, text: '' },
+    0,
+  );
+  assert.deepEqual(del[0]!.clauses, ['END-CONV-3']);
+});
+
+test('a rate limit on one side only is not compared: numeric budgets are not shown', () => {
+  assert.deepEqual(compareProjections(getCart, problem(429, 'rate_limited', { 'retry-after': '1' }), ok(200, {}), 0), []);
+});
+
+test('what is compared and never compared is data the docs can cite', () => {
+  assert.ok(COMPARED.some((c) => c.field === 'challenge'));
+  assert.ok(NEVER_COMPARED.some((n) => /bodies/.test(n.what)));
+});
+
+test('Retry-After: present on both rate limits, 5 on both outages', () => {
+  assert.deepEqual(
+    compareProjections(
+      getCart,
+      problem(429, 'rate_limited', { 'retry-after': '30' }),
+      problem(429, 'rate_limited', { 'retry-after': '7' }),
+      0,
+    ),
+    [],
+  );
+  const missing = compareProjections(getCart, problem(429, 'rate_limited'), problem(429, 'rate_limited', { 'retry-after': '7' }), 0);
+  assert.deepEqual(missing[0]!.clauses, ['ERR-TABLE-12', 'LIM-RATE-4']);
+  const outage = compareProjections(
+    getCart,
+    problem(503, 'unavailable', { 'retry-after': '60' }),
+    problem(503, 'unavailable', { 'retry-after': '5' }),
+    0,
+  );
+  assert.deepEqual(outage[0]!.clauses, ['ERR-TABLE-13', 'LIM-RETRY-1']);
+});
+
+test('a 200 where the reference answers 304 to If-None-Match names END-CONV-8', () => {
+  const read = step('getProduct', 'GET', '/v1/catalog/products/mug', 'guest', { 'if-none-match': 'W/"1"' });
+  const f = compareProjections(
+    read,
+    ok(200, {}, { 'cache-control': 'private, no-cache' }),
+    { status: 304, headers: { 'x-request-id': 'r' }, text: '' },
+    0,
+  );
+  assert.deepEqual(f[0]!.clauses, ['END-CONV-8', 'END-OPS-GETPRODUCT-1']);
+});
