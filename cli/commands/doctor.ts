@@ -5,7 +5,7 @@ import { doctor, formatDoctorSteps } from '../../conformance/engine/doctor.js';
 import { readCaFile, readProfileFile } from '../../conformance/engine/params.js';
 import { parseDuration, waitForReady } from '../../conformance/engine/wait.js';
 import { FIXTURE_PROFILE } from '../../reference/src/paths.js';
-import { EXIT } from '../exit.js';
+import { EXIT, exitAfterOutput } from '../exit.js';
 
 interface DoctorCliOptions {
   baseUrl: string;
@@ -88,6 +88,6 @@ Examples:
         for (const line of formatDoctorSteps(report)) process.stdout.write(`${line}\n`);
         for (const a of report.advice) process.stdout.write(`\n${a}\n`);
       }
-      process.exit(report.exitCode);
+      await exitAfterOutput(report.exitCode);
     });
 }

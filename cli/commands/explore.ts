@@ -12,7 +12,7 @@ import { explore, replay, type ExploreOptions, type ExploreResult } from '../../
 import { formatFinding, replaySchema, writeReports, type ReplayFile } from '../../conformance/explore/report.js';
 import { exploreOracles, curlScriptOf } from '../../conformance/explore/oracles.js';
 import { FIXTURE_PROFILE } from '../../reference/src/paths.js';
-import { EXIT } from '../exit.js';
+import { EXIT, exitAfterOutput } from '../exit.js';
 import { startEmbedded } from './run.js';
 
 const optionsSchema = z.object({
@@ -191,6 +191,6 @@ Examples:
         process.stderr.write(`shop-conformance explore: --replay: ${parsed.data.replay}: no such file\n`);
         process.exit(EXIT.usage);
       }
-      process.exit(await runExplore(parsed.data));
+      await exitAfterOutput(await runExplore(parsed.data));
     });
 }

@@ -23,7 +23,7 @@ import { FIXTURE_PROFILE } from '../../reference/src/paths.js';
 import { loadConfig } from '../../reference/src/config.js';
 import { startServer, type RunningServer } from '../../reference/src/server.js';
 import { createLogger, type Logger } from '../../reference/src/log.js';
-import { EXIT } from '../exit.js';
+import { EXIT, exitAfterOutput } from '../exit.js';
 import { DEFAULT_MAX_IN_FLIGHT } from '../../conformance/engine/in-flight.js';
 import { chooseWorkers } from '../../conformance/engine/workers.js';
 import { startEmbeddedVariants, type RunningVariants } from '../embedded-variants.js';
@@ -432,6 +432,6 @@ Examples:
         );
         process.exit(EXIT.usage);
       }
-      process.exit(await runSuite(parsed.data));
+      await exitAfterOutput(await runSuite(parsed.data));
     });
 }

@@ -24,7 +24,7 @@ import { FIXTURE_PROFILE } from '../../reference/src/paths.js';
 import type { Profile } from '../../contract/profile.js';
 import type { RunningServer } from '../../reference/src/server.js';
 import { EMBEDDED_VARIANTS, startConfigured, startEmbeddedVariants, type RunningVariants } from '../embedded-variants.js';
-import { EXIT } from '../exit.js';
+import { EXIT, exitAfterOutput } from '../exit.js';
 import { referenceLogIn, startEmbedded } from './run.js';
 import { DEFAULT_MAX_IN_FLIGHT } from '../../conformance/engine/in-flight.js';
 import { chooseWorkers } from '../../conformance/engine/workers.js';
@@ -440,6 +440,6 @@ Examples:
         );
         process.exit(EXIT.usage);
       }
-      process.exit(await selfTest(parsed.data));
+      await exitAfterOutput(await selfTest(parsed.data));
     });
 }

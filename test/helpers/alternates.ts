@@ -111,6 +111,28 @@ function objectBody(answer: ProxyAnswer, mediaType: RegExp, edit: (doc: Doc) => 
   return { ...answer, body: JSON.stringify(edit(doc as Doc)) };
 }
 
+/** Every schema of a document opened to members it does not list: `additionalProperties: false` and the like dropped. */
+function openSchemas(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(openSchemas);
+  if (typeof node !== 'object' || node === null) return node;
+  return Object.fromEntries(
+    Object.entries(node)
+      .filter(([k, v]) => !((k === 'additionalProperties' || k === 'unevaluatedProperties') && v === false))
+      .map(([k, v]) => [k, openSchemas(v)]),
+  );
+}
+
+/**
+ * A deployment documents what it serves: an alternate that adds members its documents' schemas close off serves its
+ * description documents with those schemas opened (its own word then matches its answers, as `explore` reads it).
+ */
+const documentingMoreMembers =
+  (rewrite: NonNullable<ProxyRules['response']>): NonNullable<ProxyRules['response']> =>
+  (a, req) =>
+    /^\/(assistant\/)?openapi\.json$/.test(req.path) && a.status === 200
+      ? objectBody(a, /json/i, (doc) => openSchemas(doc) as Doc)
+      : rewrite(a, req);
+
 function problemBody(answer: ProxyAnswer, edit: (doc: Doc, answer: ProxyAnswer) => Doc): ProxyAnswer {
   return objectBody(answer, /^application\/problem\+json/i, (doc) => edit(doc, answer));
 }
@@ -294,14 +316,15 @@ export const ALTERNATES: readonly Alternate[] = [
   {
     name: 'problem-extension-members',
     freedom:
-      'RFC 9457 §3.2: problem types may have extension members and clients ignore the ones they do not know; "trace" (a string) and "retry" (an object) on every problem, ahead of the standard members',
+      'RFC 9457 §3.2: problem types may have extension members and clients ignore the ones they do not know; "trace" (a string) and "retry" (an object) on every problem, ahead of the standard members (its documents leave objects open)',
     rules: {
-      response: (a) =>
+      response: documentingMoreMembers((a) =>
         problemBody(a, (doc) => ({
           trace: `00-${randomBytes(16).toString('hex')}-${randomBytes(8).toString('hex')}-01`,
           retry: { advised: doc.status === 429 || doc.status === 503 },
           ...doc,
         })),
+      ),
     },
   },
   {
@@ -335,8 +358,8 @@ export const ALTERNATES: readonly Alternate[] = [
   {
     name: 'volatile-record-members',
     freedom:
-      'spec, Resources: the fields of catalog, cart, checkout, account and order records are not shown; every JSON success object also carries served_at and trace, new on each response',
-    rules: { response: (a, req) => successObject(a, req.path, volatile) },
+      'spec, Resources: the fields of catalog, cart, checkout, account and order records are not shown; every JSON success object also carries served_at and trace, new on each response (its documents leave objects open)',
+    rules: { response: documentingMoreMembers((a, req) => successObject(a, req.path, volatile)) },
   },
   {
     name: 'unmatched-route-400',
