@@ -6,6 +6,7 @@ import type { TlsOptions } from '../engine/http.js';
 import { CheckFailure } from '../lib/assert.js';
 import type { Answer, Finding, Step } from './exchange.js';
 import { runInterleavings } from './concurrency.js';
+import { guestBudgetOf, provisionAssistant } from './interleave-callers.js';
 import { createdId, judgeHeaders, judgeStep, newModel, type ModelState } from './model.js';
 import type { PlanStep } from './plan.js';
 import { fixtureOf, newRunContext, World, type RunContext } from './world.js';
@@ -185,6 +186,8 @@ export class Lockstep {
     w.reset();
     const seq: Sequence = { seed, interleavings: true, plans: [], steps: [], answers: [], findings: [] };
     if (!this.o.profile.capabilities.delegated) return seq;
+    const assistant = await provisionAssistant(w);
+    const budget = guestBudgetOf(this.o.profile, ctx.run);
     const found = await runInterleavings({
       send: (step) => w.send(step, ctx),
       seed,
@@ -192,6 +195,9 @@ export class Lockstep {
       owner: 'delegated:a',
       variants: w.fixture.variants,
       paymentMethod: w.fixture.accounts.a.card,
+      baseUrl: w.baseUrl,
+      ...(assistant ? { assistant } : {}),
+      ...(budget ? { budget } : {}),
     });
     const first = found[0];
     if (first) {

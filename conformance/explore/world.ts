@@ -177,6 +177,13 @@ export class World {
       case 'operator':
         return { ...bearer(await this.mint.operator()), operator: OPERATOR_ATTRIBUTION };
       default:
+        // The interleavings' budget attempts (interleave-callers.ts): each a fresh guest with a Shopper-IP of its own.
+        if (caller.startsWith('guest#'))
+          return {
+            ...bearer(await this.mint.guest()),
+            'guest-session': newGuestSession(this.profile.secrets.guestSessionKey),
+            'shopper-ip': freshShopperIp(),
+          };
         return {};
     }
   }
