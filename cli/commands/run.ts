@@ -29,6 +29,7 @@ import { chooseWorkers } from '../../conformance/engine/workers.js';
 import { startEmbeddedVariants, type RunningVariants } from '../embedded-variants.js';
 import { gateRun } from '../gate.js';
 import { selectChecks, SelectionError } from '../selection.js';
+import { shardSchema, usageLine } from '../options.js';
 import { isFixtureProfile, writeRotatedProfile } from '../rotation.js';
 
 import { PLAYWRIGHT_CLI, SUITE_CONFIG as CONFIG } from '../playwright.js';
@@ -49,14 +50,7 @@ const optionsSchema = z.object({
     .number({ error: 'a positive number of requests' })
     .int('a positive number of requests')
     .min(1, 'a positive number of requests'),
-  shard: z
-    .string()
-    .regex(/^\d+\/\d+$/, 'i/n, like 1/3')
-    .refine((s) => {
-      const [i, n] = s.split('/').map(Number);
-      return i! >= 1 && i! <= n!;
-    }, 'i/n with 1 <= i <= n, like 1/3')
-    .optional(),
+  shard: shardSchema.optional(),
   maxFailures: z.coerce.number().int().min(1).optional(),
   seed: z.coerce
     .number()
@@ -426,10 +420,7 @@ Examples:
     .action(async (raw: Record<string, unknown>) => {
       const parsed = optionsSchema.safeParse(raw);
       if (!parsed.success) {
-        const i = parsed.error.issues[0]!;
-        process.stderr.write(
-          `shop-conformance run: --${String(i.path[0] ?? '').replace(/[A-Z]/g, (c) => '-' + c.toLowerCase())}: ${i.message}\n`,
-        );
+        process.stderr.write(usageLine('run', parsed.error));
         process.exit(EXIT.usage);
       }
       await exitAfterOutput(await runSuite(parsed.data));

@@ -28,6 +28,7 @@ import { EXIT, exitAfterOutput } from '../exit.js';
 import { referenceLogIn, startEmbedded } from './run.js';
 import { DEFAULT_MAX_IN_FLIGHT } from '../../conformance/engine/in-flight.js';
 import { chooseWorkers } from '../../conformance/engine/workers.js';
+import { shardOf, shardSchema, usageLine } from '../options.js';
 
 const require = createRequire(import.meta.url);
 const here = fileURLToPath(new URL('.', import.meta.url));
@@ -50,6 +51,7 @@ const optionsSchema = z.object({
   ca: z.string().min(1).optional(),
   insecure: z.boolean(),
   beyondSpec: z.boolean().optional(),
+  shard: shardSchema.optional(),
   /** Tests only: adds a defect that changes nothing for this clause (it must survive). */
   toothless: z.string().optional(),
   ...scopedOptions,
@@ -128,6 +130,7 @@ export async function selfTest(
   let defects: Defect[];
   try {
     defects = selectDefects(o);
+    if (o.shard) defects = shardOf(defects, o.shard);
   } catch (err) {
     io.err(`shop-conformance self-test: ${(err as Error).message}\n`);
     return EXIT.usage;
@@ -405,6 +408,7 @@ export function addSelfTestCommand(program: Command): void {
     .option('--ca <file>', "PEM bundle of the CA that issued the deployment's TLS certificate (a private CA)")
     .option('--insecure', 'accept any TLS certificate of the deployment (tests only)', false)
     .option('--beyond-spec', 'only the defects the spec level sets aside, judged at the reference level (with --level spec, the whole)')
+    .option('--shard <i/n>', 'only shard i of n of the selected defects (every n-th from the i-th; the shards cover the selection)')
     .option('--no-baseline', 'do not run the checks against the target without defect first (failing checks then count as kills)')
     .addOption(
       new Option('--scoped <mode>', "also run narrowed variants, each breaking one cell of its clause's domain").choices([
@@ -434,10 +438,7 @@ Examples:
     .action(async (raw: Record<string, unknown>) => {
       const parsed = optionsSchema.safeParse(raw);
       if (!parsed.success) {
-        const i = parsed.error.issues[0]!;
-        process.stderr.write(
-          `shop-conformance self-test: --${String(i.path[0] ?? '').replace(/[A-Z]/g, (c) => '-' + c.toLowerCase())}: ${i.message}\n`,
-        );
+        process.stderr.write(usageLine('self-test', parsed.error));
         process.exit(EXIT.usage);
       }
       await exitAfterOutput(await selfTest(parsed.data));

@@ -72,6 +72,18 @@ describe('shop-conformance self-test', () => {
     assert.match(bad.out, /shop-conformance self-test: --defect: no defect no\.such/);
   });
 
+  test('--shard i/n: disjoint shards that together list the selection; a bad shard is a usage error (exit 2, one line)', async () => {
+    const whole = (await cli(['self-test', '--list'])).out.trim().split('\n');
+    const shards = await Promise.all(['1/3', '2/3', '3/3'].map((s) => cli(['self-test', '--list', '--shard', s])));
+    const lists = shards.map((r) => (assert.equal(r.code, 0, r.out), r.out.trim().split('\n')));
+    for (const l of lists) assert.ok(l.length >= Math.floor(whole.length / 3) && l.length <= Math.ceil(whole.length / 3));
+    assert.deepEqual(lists.flat().sort(), [...whole].sort());
+    assert.equal(new Set(lists.flat()).size, whole.length);
+    const bad = await cli(['self-test', '--list', '--shard', '4/3']);
+    assert.equal(bad.code, 2);
+    assert.match(bad.out, /^shop-conformance self-test: --shard: i\/n with 1 <= i <= n, like 1\/3$/m);
+  });
+
   test('--scoped all: a defect and one narrowed variant per cell; a surviving variant names its clause and cell', async () => {
     const out = outputDir();
     const r = await cli(
