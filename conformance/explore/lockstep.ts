@@ -237,7 +237,7 @@ export class Lockstep {
         original: first.steps.length,
         findings: findings.map(({ steps: _s, parallel: _p, run: _r, interleaving, ...f }) => ({
           ...f,
-          message: `${f.message} (interleaving ${interleaving})`,
+          message: `${f.message} (interleaving ${shortened(interleaving)})`,
         })),
       });
     }
@@ -248,6 +248,12 @@ export class Lockstep {
     for (const w of this.worlds()) w.http.close();
   }
 }
+
+/** The first releases of a long interleaving (the whole order is the replay file's `concurrency.schedule`). */
+const shortened = (interleaving: string, keep = 6) => {
+  const parts = interleaving.split(' | ');
+  return parts.length <= keep ? interleaving : `${parts.slice(0, keep).join(' | ')} | … ${parts.length - keep} more`;
+};
 
 /** One sequence under way: the steps sent so far, and how to send the next. */
 export interface Session {

@@ -6,7 +6,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { CLAUSES_BY_ID } from '../../contract/clauses/index.js';
-import type { Finding } from './exchange.js';
+import type { Finding, Step } from './exchange.js';
 import { describePlan, EXPLORED, CALLERS, MUTATIONS, type PlanStep } from './plan.js';
 import type { ExploreResult, Sequence } from './runner.js';
 
@@ -66,19 +66,25 @@ export function formatFinding(seq: Sequence): string[] {
       const text = CLAUSES_BY_ID.get(c)?.text;
       if (text) lines.push(`  ${c}: ${text}`);
     }
-  const at = new Map((seq.parallel ?? []).flatMap((group) => group.map((i) => [i, group] as const)));
+  // Steps sent at once that are alike (a budget spent: one request many times) read as one line.
+  const groupOf = new Map((seq.parallel ?? []).flatMap((group) => group.map((i) => [i, group] as const)));
+  const line = (s: Step, i: number) => {
+    const status = seq.answers[i]?.status;
+    return `${s.method} ${s.path} as ${s.caller}${s.mutation ? ` [${s.mutation}]` : ''}${status ? ` -> ${status}` : ''}`;
+  };
   lines.push(`shortest sequence (${seq.steps.length} requests${seq.original !== undefined ? `, from ${seq.original}` : ''}):`);
   seq.steps.forEach((s, i) => {
-    const status = seq.answers[i]?.status;
-    const group = at.get(i);
-    const together = group && group[0] === i ? ` [${group.length} at once from here]` : '';
-    lines.push(
-      `  ${i + 1}. ${s.method} ${s.path} as ${s.caller}${s.mutation ? ` [${s.mutation}]` : ''}${status ? ` -> ${status}` : ''}${together}`,
-    );
+    const group = groupOf.get(i);
+    if (!group) return void lines.push(`  ${i + 1}. ${line(s, i)}`);
+    if (group[0] !== i) return;
+    lines.push(`  ${group[0]! + 1}-${group.at(-1)! + 1}: ${group.length} at once, in the order the scheduler released them:`);
+    const alike = new Map<string, number>();
+    for (const g of group) alike.set(line(seq.steps[g]!, g), (alike.get(line(seq.steps[g]!, g)) ?? 0) + 1);
+    for (const [text, count] of alike) lines.push(`     ${count > 1 ? `${count} × ` : ''}${text}`);
   });
   if (seq.concurrency)
     lines.push(
-      `scenario: ${seq.concurrency.scenario}${seq.concurrency.clients ? `, ${seq.concurrency.clients} clients` : ''}${seq.concurrency.extra ? `, ${seq.concurrency.extra} past the budget` : ''}; released in the order ${seq.concurrency.schedule.join(' ')}`,
+      `scenario: ${seq.concurrency.scenario}${seq.concurrency.clients ? `, ${seq.concurrency.clients} clients` : ''}${seq.concurrency.extra ? `, ${seq.concurrency.extra} past the budget` : ''}; released in the order ${seq.concurrency.schedule.slice(0, 12).join(' ')}${seq.concurrency.schedule.length > 12 ? ` … (${seq.concurrency.schedule.length} in all, in the replay file)` : ''}`,
     );
   else lines.push(`plan: ${seq.plans.map(describePlan).join('; ')}`);
   return [...new Set(lines)];

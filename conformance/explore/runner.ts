@@ -65,9 +65,15 @@ export async function explore(o: ExploreOptions): Promise<ExploreResult> {
         if (!(err instanceof Diverged)) throw err;
       }
       const seq = session.seq;
-      const matching = seq.findings.filter((f) => (wanted === undefined ? !reported.has(keyOf(f)) : keyOf(f) === wanted));
+      // A sequence fails when it shows a finding not reported yet (exploring), or the one being shrunk (shrinking); the
+      // other new findings of the same step go with it, as one finding of several oracles.
+      const fresh = seq.findings.filter((f) => !reported.has(keyOf(f)) || keyOf(f) === wanted);
+      const matching = wanted === undefined ? fresh : fresh.some((f) => keyOf(f) === wanted) ? fresh : [];
       if (matching.length === 0 || !accepting) return;
-      last = { ...seq, findings: matching };
+      last = {
+        ...seq,
+        findings: wanted === undefined ? matching : [...matching].sort((a, b) => Number(keyOf(b) === wanted) - Number(keyOf(a) === wanted)),
+      };
       throw new Error(matching[0]!.message);
     };
     let exploringMs = 0;
@@ -88,7 +94,6 @@ export async function explore(o: ExploreOptions): Promise<ExploreResult> {
       if (!found.failed || !found.counterexamplePath || !last) break;
       const first: Sequence = last;
       wanted = keyOf(first.findings[0]!);
-      reported.add(wanted);
       log(`finding after ${runs} runs (${first.steps.length} steps): ${first.findings[0]!.message}; shrinking`);
       if (shrinkingLeft > 0) {
         // Replays the failing run by its path, then shrinks it (every candidate is a fresh run against the deployments).
