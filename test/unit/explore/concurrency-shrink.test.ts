@@ -7,6 +7,9 @@ import { runInterleavings, type InterleavingOptions, type ScenarioRun } from '..
 import { shrinkConcurrency, smallerRuns } from '../../../conformance/explore/concurrency-shrink.js';
 import { scheduleFor } from '../../../conformance/explore/interleave.js';
 import type { Answer, Step } from '../../../conformance/explore/exchange.js';
+import { curlScriptOf } from '../../../conformance/explore/oracles.js';
+import { readProfileFile } from '../../../conformance/engine/params.js';
+import { FIXTURE_PROFILE } from '../../../reference/src/paths.js';
 
 const target: InterleavingOptions['target'] = {
   operation: (id: string) =>
@@ -111,4 +114,21 @@ test('a budget let through shrinks to one request past it; a budget held is not 
     rerunWith(base, () => ((calls = 0), held)),
   );
   assert.equal(kept, found);
+});
+
+test("a budget's requests replay as one guest, sent at once", () => {
+  const profile = readProfileFile(FIXTURE_PROFILE, { toMint: true });
+  const steps: Step[] = Array.from({ length: 3 }, () => ({
+    operationId: 'listCollections',
+    method: 'GET',
+    path: '/v1/catalog/collections',
+    caller: 'guest#budget-ab12-1',
+    headers: {},
+  }));
+  const script = curlScriptOf(steps, { baseUrl: 'http://shop.test', profile, parallel: [[0, 1, 2]] });
+  assert.doesNotMatch(script, /not mintable/);
+  assert.equal((script.match(/token guest .*--uuid "\$UUID_GUEST_BUDGET_AB12_1"/g) ?? []).length, 3);
+  assert.equal((script.match(/^UUID_GUEST_BUDGET_AB12_1=/gm) ?? []).length, 1, 'one guest session for every request');
+  assert.equal((script.match(/^curl .* &$/gm) ?? []).length, 3);
+  assert.match(script, /^wait$/m);
 });
