@@ -73,18 +73,18 @@ export async function benchExplore(
     let found = 0;
     for (const d of defects) {
       const r = await run(d.rules({ profile, mint: createMinter(profile) }));
-      const f = r.failure;
-      if (f) found++;
+      const fs = r.failures;
+      if (fs.length) found++;
       line(
-        `   defect ${d.id.padEnd(48)} ${f ? `FOUND [${[...new Set(f.findings.flatMap((x) => x.clauses))].join(' ')}] in ${f.steps.length} requests (shrunk from ${f.original}), ${r.runs} runs, ${(r.ms / 1000).toFixed(0)} s` : `not found (${r.runs} runs, ${r.steps} requests)`}  ${verdict(f !== undefined)}`,
+        `   defect ${d.id.padEnd(48)} ${fs.length ? `FOUND ${fs.map((f) => `[${[...new Set(f.findings.flatMap((x) => x.clauses))].join(' ')}] in ${f.steps.length} requests (shrunk from ${f.original})`).join(', ')}, ${r.runs} runs, ${(r.ms / 1000).toFixed(0)} s` : `not found (${r.runs} runs, ${r.steps} requests)`}  ${verdict(fs.length > 0)}`,
       );
     }
     if (defects.length) line(`   defects found: ${found} of ${defects.length}`);
     for (const a of alternates) {
       const r = await run(a.rules, 'basePath' in a ? ((a as { basePath?: string }).basePath ?? '') : '');
-      const f = r.failure;
+      const all = r.failures.flatMap((f) => f.findings);
       line(
-        `   alternate ${a.name.padEnd(45)} ${f ? `FINDING [${f.findings.map((x) => `${x.clauses.join(' ')}: ${x.message}`).join('; ')}]` : `no finding (${r.runs} runs, ${r.steps} requests)`}  ${verdict(!f)}`,
+        `   alternate ${a.name.padEnd(45)} ${all.length ? `FINDING [${all.map((x) => `${x.clauses.join(' ')}: ${x.message}`).join('; ')}]` : `no finding (${r.runs} runs, ${r.steps} requests)`}  ${verdict(all.length === 0)}`,
       );
     }
   }

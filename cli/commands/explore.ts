@@ -1,6 +1,7 @@
 // `shop-conformance explore`: generated request sequences against a deployment (the embedded reference without
 // --base-url), judged by the model of what the spec pins, a lockstep embedded reference and the deployment's own
-// description documents (docs/explore.md). A finding is shrunk and written as a replay file; --replay reruns one.
+// description documents (docs/explore.md). Every distinct finding is shrunk and written as a replay file; --replay
+// reruns one.
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { Command } from 'commander';
@@ -108,15 +109,15 @@ export async function runExplore(o: ExploreCliOptions, io: Io = stdio): Promise<
     };
     let result: ExploreResult;
     if (recorded) {
-      io.err(`replaying ${o.replay} (${recorded.plans.length} plan steps, seed ${recorded.seed}) against ${baseUrl}\n`);
+      const what = recorded.concurrency
+        ? `the concurrent scenario ${recorded.concurrency.scenario}`
+        : recorded.interleavings
+          ? 'the concurrent interleavings'
+          : `${recorded.plans.length} plan steps`;
+      io.err(`replaying ${o.replay} (${what}, seed ${recorded.seed}) against ${baseUrl}\n`);
       const t0 = Date.now();
       const seq = await replay(common, recorded);
-      result = {
-        runs: 1,
-        steps: seq.steps.length,
-        ms: Date.now() - t0,
-        ...(seq.findings.length ? { failure: { ...seq, original: recorded.plans.length } } : {}),
-      };
+      result = { runs: 1, steps: seq.steps.length, ms: Date.now() - t0, failures: seq.findings.length ? [seq] : [] };
     } else {
       io.err(`exploring ${baseUrl} for ${o.budget} (seed ${seed}${referenceUrl ? ', lockstep reference ' + referenceUrl : ''})\n`);
       result = await explore({ ...common, seed, budgetMs });
@@ -136,13 +137,15 @@ export async function runExplore(o: ExploreCliOptions, io: Io = stdio): Promise<
         }),
     });
     io.out(`${result.runs} sequences, ${result.steps} requests in ${(result.ms / 1000).toFixed(1)} s (seed ${seed})\n`);
-    if (result.failure) {
-      io.out(`FINDING\n${formatFinding(result.failure).join('\n')}\n`);
-      io.out(`replay: shop-conformance explore --replay ${files.replay}${o.baseUrl ? ` --base-url ${o.baseUrl}` : ''}\n`);
-      if (files.script) io.out(`curl script: ${files.script}\n`);
-    } else io.out(recorded ? 'the recorded sequence no longer diverges\n' : 'no finding\n');
+    result.failures.forEach((seq, i) => {
+      const f = files.findings[i]!;
+      io.out(`FINDING ${i + 1} of ${result.failures.length}\n${formatFinding(seq).join('\n')}\n`);
+      io.out(`replay: shop-conformance explore --replay ${f.replay}${o.baseUrl ? ` --base-url ${o.baseUrl}` : ''}\n`);
+      if (f.script) io.out(`curl script: ${f.script}\n`);
+    });
+    if (result.failures.length === 0) io.out(recorded ? 'the recorded sequence no longer diverges\n' : 'no finding\n');
     io.out(`reports: ${files.report} ${files.junit} ${files.html}\n`);
-    return result.failure ? EXIT.failed : EXIT.ok;
+    return result.failures.length ? EXIT.failed : EXIT.ok;
   } finally {
     for (const s of started.reverse()) await s.close();
   }
@@ -156,11 +159,15 @@ export function addExploreCommand(program: Command): void {
     )
     .option('--base-url <url>', 'the deployment to explore; without it the embedded reference is started')
     .option('--profile <file>', 'profile the deployment shares with the suite', FIXTURE_PROFILE)
-    .option('--budget <duration>', 'how long to generate sequences (30s, 2m); shrinking a finding takes up to as long again', '2m')
+    .option(
+      '--budget <duration>',
+      'how long to generate sequences (30s, 2m); shrinking the findings takes up to as long again in all, then the concurrent interleavings',
+      '2m',
+    )
     .option('--seed <n>', "seed of the generated sequences (printed; default: random, or the replay file's)")
     .option(
       '--output <dir>',
-      'where reports go (explore-report.json, junit.xml, explore.html, finding-1.replay.json, finding-1.sh)',
+      'where reports go (explore-report.json, junit.xml, explore.html, finding-N.replay.json and finding-N.sh per finding)',
       'explore-output',
     )
     .option('--replay <file>', 'rerun a recorded finding (a finding-N.replay.json): exit 1 if it still diverges, 0 if not')

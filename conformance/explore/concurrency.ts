@@ -4,9 +4,19 @@
 // budget spent from several connections never lets more than the budget through. Requests leave through `send` only.
 import fc from 'fast-check';
 import type { BodyRole } from '../engine/target.js';
-import { codeOf, finding, interleave, ok, sequenceOf, stepOf, type ConcurrencyFinding, type InterleavingOptions } from './interleave.js';
+import {
+  codeOf,
+  finding,
+  interleave,
+  ok,
+  sequenceOf,
+  stepOf,
+  type ConcurrencyFinding,
+  type InterleavingOptions,
+  type ScenarioName,
+} from './interleave.js';
 
-export type { ConcurrencyFinding, InterleavingOptions } from './interleave.js';
+export type { ConcurrencyFinding, InterleavingOptions, ScenarioName, ScenarioRun } from './interleave.js';
 
 /** What each scenario sends at once and what it judges, with its clauses (the docs cite this table). */
 export const CONCURRENCY_SCENARIOS: readonly { scenario: string; sends: string; judges: string; clauses: readonly string[] }[] = [
@@ -42,10 +52,14 @@ export async function runInterleavings(o: InterleavingOptions): Promise<Concurre
   // One seeded series of schedulers per scenario, so that adding a scenario leaves the others' interleavings unchanged.
   const schedulers = (k: number) => fc.sample(fc.scheduler(), { seed: o.seed + k, numRuns: runs });
   const findings: ConcurrencyFinding[] = [];
-  const scenarios: [string, (s: fc.Scheduler, run: number) => Promise<ConcurrencyFinding[]>][] = [['adds', (s) => concurrentAdds(o, s)]];
+  const scenarios: [ScenarioName, (s: fc.Scheduler, run: number) => Promise<ConcurrencyFinding[]>][] = [
+    ['adds', (s) => concurrentAdds(o, s)],
+  ];
   if (o.paymentMethod !== undefined) scenarios.push(['checkouts', (s) => concurrentCheckouts(o, s)]);
   if (o.assistant) scenarios.push(['proof', (s) => proofTwice(o, s)]);
-  for (const [k, [, scenario]] of scenarios.entries()) {
+  const wanted = (name: ScenarioName) => !o.scenarios || o.scenarios.includes(name);
+  for (const [k, [name, scenario]] of scenarios.entries()) {
+    if (!wanted(name)) continue;
     const series = schedulers(k);
     for (let run = 0; run < runs; run++) {
       const found = await scenario(series[run]!, run);
@@ -55,7 +69,7 @@ export async function runInterleavings(o: InterleavingOptions): Promise<Concurre
       }
     }
   }
-  if (o.budget) findings.push(...(await spendBudget(o, schedulers(scenarios.length)[0]!)));
+  if (o.budget && wanted('budget')) findings.push(...(await spendBudget(o, schedulers(scenarios.length)[0]!)));
   return findings;
 }
 
@@ -74,7 +88,8 @@ async function concurrentAdds(o: InterleavingOptions, s: fc.Scheduler): Promise<
   await clearCart(o);
   const variants = o.variants.slice(0, Math.max(2, o.clients ?? 3));
   const adds = variants.map((v) => addStep(o, v));
-  const { answers, order } = await interleave(o, s, adds);
+  const { answers, order, batch } = await interleave(o, s, adds);
+  const run = { scenario: 'adds' as const, clients: variants.length };
   o.onBatch?.('adds', answers);
   const read = stepOf(o, 'getCart', o.owner);
   const cart = await o.send(read);
@@ -84,7 +99,8 @@ async function concurrentAdds(o: InterleavingOptions, s: fc.Scheduler): Promise<
   if (server >= 0)
     out.push(
       finding(
-        s,
+        run,
+        batch,
         seq,
         ['END-OPS-ADDCARTITEM-1'],
         `concurrent addCartItem answered ${answers[server]!.status}`,
@@ -97,7 +113,8 @@ async function concurrentAdds(o: InterleavingOptions, s: fc.Scheduler): Promise<
   if (ok(cart) && lost.length > 0)
     out.push(
       finding(
-        s,
+        run,
+        batch,
         seq,
         ['PUR-SERVE-2', 'END-OPS-ADDCARTITEM-1'],
         `${lost.length} of ${variants.length} concurrent adds accepted but missing from the cart read after them (lost lines: ${lost.join(', ')})`,
@@ -118,7 +135,8 @@ async function concurrentCheckouts(o: InterleavingOptions, s: fc.Scheduler): Pro
   const body = o.target.body('checkoutSavedCard', { 'payment-method': o.paymentMethod } as Partial<Record<BodyRole, unknown>>);
   const checkout = () => stepOf(o, 'checkoutSavedCard', o.owner, { body: { json: body } });
   const tries = Array.from({ length: Math.max(2, o.clients ?? 3) }, checkout);
-  const { answers, order } = await interleave(o, s, tries);
+  const { answers, order, batch } = await interleave(o, s, tries);
+  const run = { scenario: 'checkouts' as const, clients: tries.length };
   o.onBatch?.('checkouts', answers);
   const again = checkout();
   const resubmitted = await o.send(again);
@@ -133,7 +151,8 @@ async function concurrentCheckouts(o: InterleavingOptions, s: fc.Scheduler): Pro
   if (placed > 1)
     out.push(
       finding(
-        s,
+        run,
+        batch,
         seq,
         ['PUR-IDEM-4', 'ERR-TABLE-14'],
         `${placed} of ${answers.length} concurrent checkouts of one cart each placed an order`,
@@ -145,7 +164,8 @@ async function concurrentCheckouts(o: InterleavingOptions, s: fc.Scheduler): Pro
   if (placed === 0 && answers.every((a) => codeOf(a) === 'cart_empty'))
     out.push(
       finding(
-        s,
+        run,
+        batch,
         seq,
         ['ERR-TABLE-14', 'END-OPS-CHECKOUTSAVEDCARD-1'],
         'every concurrent checkout of a non-empty cart was refused as cart_empty: no order placed',
@@ -157,7 +177,8 @@ async function concurrentCheckouts(o: InterleavingOptions, s: fc.Scheduler): Pro
   if (placed >= 1 && !(resubmitted.status === 422 && codeOf(resubmitted) === 'cart_empty'))
     out.push(
       finding(
-        s,
+        run,
+        batch,
         seq,
         ['PUR-IDEM-4', 'ERR-TABLE-14'],
         `a checkout after the order answered ${resubmitted.status} ${String(codeOf(resubmitted) ?? '')}: the cart was not emptied`,
@@ -178,7 +199,7 @@ async function proofTwice(o: InterleavingOptions, s: fc.Scheduler): Promise<Conc
   for (let attempt = 0; attempt < 3; attempt++) {
     const headers = await o.assistant!({ method: probe.method, url, ...(nonce !== undefined ? { nonce } : {}) });
     const twice = [0, 1].map(() => ({ ...probe, headers, mutation: 'the same DPoP proof, twice at once' }));
-    const { answers } = await interleave(o, s, twice);
+    const { answers, batch } = await interleave(o, s, twice);
     o.onBatch?.('proof', answers);
     // On replay, the caller's fresh proof and then that same proof again (the script mints; the headers sent here expire).
     const mutation = 'the same DPoP proof, twice at once';
@@ -199,7 +220,8 @@ async function proofTwice(o: InterleavingOptions, s: fc.Scheduler): Promise<Conc
     if (accepted > 1)
       return [
         finding(
-          s,
+          { scenario: 'proof' },
+          batch,
           seq,
           ['AUTH-ASST-11', 'AUTH-ASST-12'],
           'one DPoP proof sent twice at once was accepted twice',
@@ -211,7 +233,8 @@ async function proofTwice(o: InterleavingOptions, s: fc.Scheduler): Promise<Conc
     if (accepted === 0 && answers.every((a) => codeOf(a) === 'invalid_dpop_proof'))
       return [
         finding(
-          s,
+          { scenario: 'proof' },
+          batch,
           seq,
           ['AUTH-ASST-11'],
           'one valid DPoP proof sent twice at once was refused both times as a replay',
@@ -228,7 +251,7 @@ async function proofTwice(o: InterleavingOptions, s: fc.Scheduler): Promise<Conc
 /** A budget spent from several connections at once never lets more than its limit through (LIM-RATE-4). */
 async function spendBudget(o: InterleavingOptions, s: fc.Scheduler): Promise<ConcurrencyFinding[]> {
   const budget = o.budget!;
-  const extra = Math.max(2, o.clients ?? 3) * 2;
+  const extra = Math.max(1, o.extra ?? Math.max(2, o.clients ?? 3) * 2);
   let last: ConcurrencyFinding | undefined;
   // A spending that straddles a window boundary may legitimately pass more: a finding only when two fresh attempts both do.
   for (let attempt = 0; attempt < 2; attempt++) {
@@ -237,12 +260,13 @@ async function spendBudget(o: InterleavingOptions, s: fc.Scheduler): Promise<Con
     const steps = Array.from({ length: budget.limit + extra }, () =>
       stepOf(o, budget.operationId ?? 'listCollections', caller, { headers }),
     );
-    const { answers, order } = await interleave(o, s, steps);
+    const { answers, order, batch } = await interleave(o, s, steps);
     o.onBatch?.('budget', answers);
     const accepted = answers.filter(ok).length;
     if (accepted <= budget.limit) return [];
     last = finding(
-      s,
+      { scenario: 'budget', extra },
+      batch,
       sequenceOf([], order),
       budget.clauses ?? ['LIM-RATE-4', 'ERR-TABLE-12'],
       `${accepted} of ${steps.length} requests spent at once were accepted against a budget of ${budget.limit}`,

@@ -1,12 +1,27 @@
 // The machinery of the concurrency scenarios (concurrency.ts): a seeded scheduler releasing the starts of steps that are
 // then all in flight together, and findings that carry the sequence to replay with the steps sent at once.
-import type fc from 'fast-check';
+import fc from 'fast-check';
 import type { Target } from '../engine/target.js';
 import type { Answer, Finding, Step } from './exchange.js';
+
+export type ScenarioName = 'adds' | 'checkouts' | 'proof' | 'budget';
+
+/** What reruns one scenario as it was: its size and the release order of its concurrent steps (recorded in a replay file). */
+export interface ScenarioRun {
+  scenario: ScenarioName;
+  /** Clients sending at once (adds: one line each; checkouts: one checkout each). */
+  clients?: number;
+  /** Requests beyond the budget (budget). */
+  extra?: number;
+  /** The release order fast-check's scheduler reported, as indices of the batch's steps (fc.schedulerFor replays it). */
+  schedule: number[];
+}
 
 /** A concurrency finding: the steps in the order the scheduler released them, and that order as fast-check reports it. */
 export interface ConcurrencyFinding extends Finding {
   oracle: 'concurrency';
+  /** The scenario, its size and its schedule: what a shrink shortens and a replay reruns. */
+  run: ScenarioRun;
   /** The sequence to replay: setup steps, the interleaved ones in their release order, the reads after. */
   steps: Step[];
   /** Indices of `steps` sent at once (renderCurlScript's `parallel`). */
@@ -21,6 +36,15 @@ export interface InterleavingOptions {
   runs?: number;
   /** Clients sending at once (default 3). */
   clients?: number;
+  /** Requests of the budget scenario beyond the budget (default twice the clients). */
+  extra?: number;
+  /** Only these scenarios (default: every one the options allow). */
+  scenarios?: readonly ScenarioName[];
+  /**
+   * A recorded release order (indices of a batch's steps): each batch is released in that order (fc.schedulerFor), the
+   * indices beyond the batch left out and its steps the order does not name released after, in their order.
+   */
+  schedule?: readonly number[];
   /** Paths, methods and bodies as the target serves them (the runner's Target). */
   target: Pick<Target, 'operation' | 'path' | 'body'>;
   /** The caller label of one account that can check out (agent-checkout list) with `paymentMethod`: the cart's owner. */
@@ -57,18 +81,46 @@ export function stepOf(o: InterleavingOptions, operationId: string, caller: stri
   return { operationId, method: op.method, path: o.target.path(operationId, ...params), caller, headers: {}, ...extra };
 }
 
-/** The steps released in the scheduler's order, all in flight together; answers in the order of `steps`. */
-export async function interleave(o: InterleavingOptions, s: fc.Scheduler, steps: Step[]): Promise<{ answers: Answer[]; order: Step[] }> {
+/** One interleaved batch: how it was released (the scheduler's report and the release order of the steps' indices). */
+export interface Batch {
+  interleaving: string;
+  released: number[];
+}
+
+/** The release order `schedule` names for a batch of `n` steps, completed with the steps it does not name. */
+export const scheduleFor = (schedule: readonly number[], n: number): number[] => {
+  const named = [...new Set(schedule.filter((i) => Number.isInteger(i) && i >= 0 && i < n))];
+  return [...named, ...Array.from({ length: n }, (_, i) => i).filter((i) => !named.includes(i))];
+};
+
+/**
+ * The steps released in the scheduler's order (or the recorded `o.schedule`), all in flight together; answers in the
+ * order of `steps`.
+ */
+export async function interleave(
+  o: InterleavingOptions,
+  seeded: fc.Scheduler,
+  steps: Step[],
+): Promise<{ answers: Answer[]; order: Step[]; batch: Batch }> {
+  const s = o.schedule ? fc.schedulerFor(scheduleFor(o.schedule, steps.length).map((i) => i + 1)) : seeded;
   const order: Step[] = [];
+  const released: number[] = [];
+  const from = s.report().length;
   const all = Promise.all(
     steps.map(async (step, i) => {
       await s.schedule(Promise.resolve(i), `${i}: ${step.method} ${step.path}`);
       order.push(step);
+      released.push(i);
       return o.send(step);
     }),
   );
   const answers = await s.waitFor(all);
-  return { answers, order };
+  const interleaving = s
+    .report()
+    .slice(from)
+    .map((r) => r.label)
+    .join(' | ');
+  return { answers, order, batch: { interleaving, released } };
 }
 
 export interface Sequence {
@@ -82,7 +134,8 @@ export const sequenceOf = (before: Step[], concurrent: Step[], after: Step[] = [
 });
 
 export const finding = (
-  s: fc.Scheduler,
+  run: Omit<ScenarioRun, 'schedule'>,
+  batch: Batch,
   seq: Sequence,
   clauses: string[],
   message: string,
@@ -96,10 +149,8 @@ export const finding = (
   index,
   expected,
   actual,
+  run: { ...run, schedule: batch.released },
   steps: seq.steps,
   parallel: seq.parallel,
-  interleaving: s
-    .report()
-    .map((r) => r.label)
-    .join(' | '),
+  interleaving: batch.interleaving,
 });

@@ -5,7 +5,8 @@ import type { Profile } from '../../contract/profile.js';
 import type { TlsOptions } from '../engine/http.js';
 import { CheckFailure } from '../lib/assert.js';
 import type { Answer, Finding, Step } from './exchange.js';
-import { runInterleavings } from './concurrency.js';
+import { runInterleavings, type InterleavingOptions, type ScenarioRun } from './concurrency.js';
+import { shrinkConcurrency } from './concurrency-shrink.js';
 import { guestBudgetOf, provisionAssistant } from './interleave-callers.js';
 import { createdId, judgeHeaders, judgeStep, newModel, type ModelState } from './model.js';
 import type { PlanStep } from './plan.js';
@@ -27,7 +28,7 @@ export interface ExploreOptions {
   profile: Profile;
   seed: number;
   budgetMs: number;
-  /** Time allowed to shrink a failing sequence (default: the budget, at least 30 s). */
+  /** Time allowed to shrink the findings, all together (default: the budget, at least 30 s). */
   shrinkMs?: number;
   maxCommands?: number;
   oracles?: Oracles;
@@ -41,6 +42,10 @@ export interface Sequence {
   interleavings?: true;
   /** Of an interleavings finding: the indices of `steps` sent at once. */
   parallel?: number[][];
+  /** Of an interleavings finding: the scenario, its size and its release order, as shrunk (what a replay reruns). */
+  concurrency?: ScenarioRun;
+  /** Requests of the sequence as first found, before shrinking. */
+  original?: number;
   plans: PlanStep[];
   steps: Step[];
   answers: Answer[];
@@ -51,8 +56,8 @@ export interface ExploreResult {
   runs: number;
   steps: number;
   ms: number;
-  /** The shrunk failing sequence, when an oracle found a divergence. */
-  failure?: Sequence & { original: number };
+  /** Every distinct finding (by oracle and clauses), each as its shrunk sequence, in the order found; empty: none. */
+  failures: Sequence[];
 }
 
 /** What one sequence runs against: the target, the lockstep reference, the oracles. */
@@ -177,44 +182,78 @@ export class Lockstep {
   }
 
   /**
-   * The scheduler-driven interleavings (concurrency.ts) against the target: one account's concurrent adds and checkouts.
-   * The steps of a finding are in the order the scheduler released them.
+   * The scheduler-driven interleavings (concurrency.ts) against the target, one sequence per scenario that found
+   * something, each shrunk (concurrency-shrink.ts) unless `shrink` is false; with `only`, that one recorded scenario as
+   * it was recorded (a replay). The steps of a finding are in the order the scheduler released them.
    */
-  async interleave(seed: number): Promise<Sequence> {
+  async interleave(seed: number, o: { only?: ScenarioRun; shrink?: boolean; deadline?: number } = {}): Promise<Sequence[]> {
     const w = this.target;
-    const ctx = newRunContext(this.o.profile);
     w.reset();
-    const seq: Sequence = { seed, interleavings: true, plans: [], steps: [], answers: [], findings: [] };
-    if (!this.o.profile.capabilities.delegated) return seq;
+    if (!this.o.profile.capabilities.delegated) return [];
     const assistant = await provisionAssistant(w);
-    const budget = guestBudgetOf(this.o.profile, ctx.run);
-    const found = await runInterleavings({
-      send: (step) => w.send(step, ctx),
-      seed,
-      target: await w.described(),
-      owner: 'delegated:a',
-      variants: w.fixture.variants,
-      paymentMethod: w.fixture.accounts.a.card,
-      baseUrl: w.baseUrl,
-      ...(assistant ? { assistant } : {}),
-      ...(budget ? { budget } : {}),
-    });
-    const first = found[0];
-    if (first) {
-      seq.steps = first.steps;
-      seq.parallel = first.parallel;
-      seq.findings = found.map(({ steps: _s, parallel: _p, interleaving, ...f }) => ({
-        ...f,
-        message: `${f.message} (interleaving ${interleaving})`,
-      }));
+    const target = await w.described();
+    // Fresh callers for every rerun: a budget attempt's guest is minted once per label, so a rerun needs new labels.
+    const options = (extra: Partial<InterleavingOptions> = {}): InterleavingOptions => {
+      const ctx = newRunContext(this.o.profile);
+      const budget = guestBudgetOf(this.o.profile, ctx.run);
+      return {
+        send: (step) => w.send(step, ctx),
+        seed,
+        target,
+        owner: 'delegated:a',
+        variants: w.fixture.variants,
+        paymentMethod: w.fixture.accounts.a.card,
+        baseUrl: w.baseUrl,
+        ...(assistant ? { assistant } : {}),
+        ...(budget ? { budget } : {}),
+        ...extra,
+      };
+    };
+    const rerun = (run: ScenarioRun) =>
+      runInterleavings(
+        options({
+          scenarios: [run.scenario],
+          runs: 1,
+          schedule: run.schedule,
+          ...(run.clients !== undefined ? { clients: run.clients } : {}),
+          ...(run.extra !== undefined ? { extra: run.extra } : {}),
+        }),
+      );
+    const found = o.only ? await rerun(o.only) : await runInterleavings(options());
+    const out: Sequence[] = [];
+    for (const scenario of [...new Set(found.map((f) => f.run.scenario))]) {
+      const mine = found.filter((f) => f.run.scenario === scenario);
+      const first = mine[0]!;
+      const shrunk = o.only || o.shrink === false ? first : await shrinkConcurrency(first, rerun, { deadline: o.deadline });
+      const findings = shrunk === first ? mine : [shrunk];
+      out.push({
+        seed,
+        interleavings: true,
+        concurrency: shrunk.run,
+        parallel: shrunk.parallel,
+        plans: [],
+        steps: shrunk.steps,
+        answers: [],
+        original: first.steps.length,
+        findings: findings.map(({ steps: _s, parallel: _p, run: _r, interleaving, ...f }) => ({
+          ...f,
+          message: `${f.message} (interleaving ${shortened(interleaving)})`,
+        })),
+      });
     }
-    return seq;
+    return out;
   }
 
   close(): void {
     for (const w of this.worlds()) w.http.close();
   }
 }
+
+/** The first releases of a long interleaving (the whole order is the replay file's `concurrency.schedule`). */
+const shortened = (interleaving: string, keep = 6) => {
+  const parts = interleaving.split(' | ');
+  return parts.length <= keep ? interleaving : `${parts.slice(0, keep).join(' | ')} | … ${parts.length - keep} more`;
+};
 
 /** One sequence under way: the steps sent so far, and how to send the next. */
 export interface Session {

@@ -38,6 +38,8 @@ export function curlCaller(profile: Profile): (caller: string) => CallerPlan {
       case 'anonymous':
         return { kind: null, args: [], identity: 'none' };
       default:
+        // A budget attempt of the interleavings (interleave-callers.ts): one guest, its session kept across its requests.
+        if (caller.startsWith('guest#')) return { kind: 'guest', args: [], identity: caller };
         return { kind: null, args: [], identity: caller, unknown: caller };
     }
   };

@@ -1,9 +1,11 @@
 // The exploration: fast-check model-based runs (fc.commands, fc.asyncModelRun) whose commands are plan steps, each sent
 // to the target and, in lockstep, to a reference deployment. A run fails at the first step an oracle finds a divergence
-// at; the failing run is then replayed by its seed and path and shrunk (fast-check shrinks the command sequence) to the
-// shortest sequence that still shows a finding of the same oracle and clauses. Every run starts from emptied carts of
-// the two accounts and new guest carts, so that runs do not lean on each other.
+// not reported yet; the failing run is then replayed by its seed and path and shrunk (fast-check shrinks the command
+// sequence) to the shortest sequence that still shows a finding of the same oracle and clauses, and the exploring goes
+// on for findings of other kinds. Every run starts from emptied carts of the two accounts and new guest carts, so that
+// runs do not lean on each other.
 import fc from 'fast-check';
+import type { ScenarioRun } from './concurrency.js';
 import type { Finding } from './exchange.js';
 import { callersFor, describePlan, planStepArbitrary, type PlanStep } from './plan.js';
 import { Diverged, Lockstep, type ExploreOptions, type ExploreResult, type Sequence, type Session } from './lockstep.js';
@@ -12,7 +14,12 @@ export type { ExploreOptions, ExploreResult, Oracles, Sequence, Session } from '
 
 const keyOf = (f: Finding) => `${f.oracle} ${[...f.clauses].sort().join(',')}`;
 
-/** Explores for `budgetMs`; on a finding, shrinks its sequence. */
+/**
+ * Explores for `budgetMs` of generating; each new finding (by oracle and clauses) is shrunk, then the exploring goes on
+ * with the rest of the budget for findings of other kinds; then the concurrent interleavings, each finding shrunk too.
+ * Shrinking shares `shrinkMs` (default: the budget, at least 30 s) across the findings; a finding found when it is spent
+ * is reported as found. A run ends within about `budgetMs + shrinkMs` and the interleavings.
+ */
 export async function explore(o: ExploreOptions): Promise<ExploreResult> {
   const started = Date.now();
   const log = o.log ?? (() => undefined);
@@ -24,15 +31,17 @@ export async function explore(o: ExploreOptions): Promise<ExploreResult> {
         runs: 0,
         steps: 0,
         ms: Date.now() - started,
-        failure: { seed: o.seed, plans: [], steps: [], answers: [], findings: setup, original: 0 },
+        failures: [{ seed: o.seed, plans: [], steps: [], answers: [], findings: setup, original: 0 }],
       };
     const arb = fc.commands([planStepArbitrary(callersFor(o.profile)).map((p) => new PlanCommand(p))], {
       maxCommands: o.maxCommands ?? 12,
     });
+    const failures: Sequence[] = [];
+    const reported = new Set<string>();
     let runs = 0;
+    // Exploring: any finding not reported yet fails the run. Shrinking: only one of the key being shrunk does.
     let wanted: string | undefined;
     let last: Sequence | undefined;
-    let original = 0;
     // fast-check's time limit abandons the run under way without waiting for it: that run's requests must end before
     // anything else is sent, and what it finds once abandoned is not taken (`accepting`).
     let accepting = true;
@@ -56,44 +65,61 @@ export async function explore(o: ExploreOptions): Promise<ExploreResult> {
         if (!(err instanceof Diverged)) throw err;
       }
       const seq = session.seq;
-      const matching = seq.findings.filter((f) => wanted === undefined || keyOf(f) === wanted);
+      // A sequence fails when it shows a finding not reported yet (exploring), or the one being shrunk (shrinking); the
+      // other new findings of the same step go with it, as one finding of several oracles.
+      const fresh = seq.findings.filter((f) => !reported.has(keyOf(f)) || keyOf(f) === wanted);
+      const matching = wanted === undefined ? fresh : fresh.some((f) => keyOf(f) === wanted) ? fresh : [];
       if (matching.length === 0 || !accepting) return;
-      if (wanted === undefined) {
-        wanted = keyOf(matching[0]!);
-        original = seq.steps.length;
-        log(`finding after ${runs} runs (${seq.steps.length} steps): ${matching[0]!.message}; shrinking`);
-      }
-      last = { ...seq, findings: matching };
+      last = {
+        ...seq,
+        findings: wanted === undefined ? matching : [...matching].sort((a, b) => Number(keyOf(b) === wanted) - Number(keyOf(a) === wanted)),
+      };
       throw new Error(matching[0]!.message);
     };
-    const found = await fc.check(property, { seed: o.seed, numRuns: 100_000, interruptAfterTimeLimit: o.budgetMs, endOnFailure: true });
-    await settle();
-    const explored = runs;
-    if (found.failed && found.counterexamplePath) {
-      // Replays the failing run by its path, then shrinks it (every candidate is a fresh run against the deployments).
-      await fc.check(property, {
-        seed: o.seed,
-        path: found.counterexamplePath,
+    let exploringMs = 0;
+    let shrinkingLeft = o.shrinkMs ?? Math.max(30_000, o.budgetMs);
+    // Each round explores from its own seed (the seed, then seed+1, ...), so that a run is the same given its seed.
+    for (let round = 0; exploringMs < o.budgetMs; round++) {
+      const t0 = Date.now();
+      wanted = undefined;
+      last = undefined;
+      const found = await fc.check(property, {
+        seed: o.seed + round,
         numRuns: 100_000,
-        interruptAfterTimeLimit: o.shrinkMs ?? Math.max(30_000, o.budgetMs),
+        interruptAfterTimeLimit: o.budgetMs - exploringMs,
+        endOnFailure: true,
       });
       await settle();
-    }
-    // Then, when the sequences found nothing, the interleavings of one owner's concurrent commands (a few seconds).
-    if (!last) {
-      const concurrent = await lockstep.interleave(o.seed);
-      if (concurrent.findings.length > 0) {
-        log(`finding in the concurrent interleavings: ${concurrent.findings[0]!.message}`);
-        last = concurrent;
-        original = concurrent.steps.length;
+      exploringMs += Date.now() - t0;
+      if (!found.failed || !found.counterexamplePath || !last) break;
+      const first: Sequence = last;
+      wanted = keyOf(first.findings[0]!);
+      log(`finding after ${runs} runs (${first.steps.length} steps): ${first.findings[0]!.message}; shrinking`);
+      if (shrinkingLeft > 0) {
+        // Replays the failing run by its path, then shrinks it (every candidate is a fresh run against the deployments).
+        const t1 = Date.now();
+        await fc.check(property, {
+          seed: o.seed + round,
+          path: found.counterexamplePath,
+          numRuns: 100_000,
+          interruptAfterTimeLimit: shrinkingLeft,
+        });
+        await settle();
+        shrinkingLeft -= Date.now() - t1;
       }
+      const shrunk: Sequence = last ?? first;
+      failures.push({ ...shrunk, original: first.steps.length });
+      for (const f of shrunk.findings) reported.add(keyOf(f));
     }
-    return {
-      runs: explored,
-      steps: lockstep.steps,
-      ms: Date.now() - started,
-      ...(last ? { failure: { ...(last as Sequence), original } } : {}),
-    };
+    // The interleavings of one owner's concurrent commands, whatever the sequences found (a few seconds each).
+    for (const seq of await lockstep.interleave(o.seed, { deadline: Date.now() + Math.max(shrinkingLeft, 10_000) })) {
+      const fresh = seq.findings.filter((f) => !reported.has(keyOf(f)));
+      if (fresh.length === 0) continue;
+      for (const f of fresh) reported.add(keyOf(f));
+      log(`finding in the concurrent interleavings: ${fresh[0]!.message} (shrunk from ${seq.original} to ${seq.steps.length} requests)`);
+      failures.push({ ...seq, findings: fresh });
+    }
+    return { runs, steps: lockstep.steps, ms: Date.now() - started, failures };
   } finally {
     lockstep.close();
   }
@@ -102,13 +128,20 @@ export async function explore(o: ExploreOptions): Promise<ExploreResult> {
 /** Reruns a recorded sequence once, from emptied carts: its findings, if it still diverges. */
 export async function replay(
   o: Omit<ExploreOptions, 'seed' | 'budgetMs'>,
-  recorded: { seed: number; plans: PlanStep[]; interleavings?: boolean | undefined },
+  recorded: { seed: number; plans: PlanStep[]; interleavings?: boolean | undefined; concurrency?: ScenarioRun | undefined },
 ): Promise<Sequence> {
   const lockstep = new Lockstep(o);
   try {
     const setup = await lockstep.prepare();
     if (setup.length > 0) return { seed: recorded.seed, plans: [], steps: [], answers: [], findings: setup };
-    if (recorded.interleavings) return await lockstep.interleave(recorded.seed);
+    if (recorded.interleavings || recorded.concurrency) {
+      const found = await lockstep.interleave(recorded.seed, {
+        shrink: false,
+        ...(recorded.concurrency ? { only: recorded.concurrency } : {}),
+      });
+      const none: Sequence = { seed: recorded.seed, interleavings: true, plans: [], steps: [], answers: [], findings: [] };
+      return found.length === 0 ? none : { ...found[0]!, findings: found.flatMap((s) => s.findings) };
+    }
     return await lockstep.run(recorded.plans, recorded.seed);
   } finally {
     lockstep.close();
