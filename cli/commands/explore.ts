@@ -14,6 +14,7 @@ import { formatFinding, replaySchema, writeReports, type ReplayFile } from '../.
 import { exploreOracles, curlScriptOf } from '../../conformance/explore/oracles.js';
 import { FIXTURE_PROFILE } from '../../reference/src/paths.js';
 import { EXIT, exitAfterOutput } from '../exit.js';
+import { usageLine } from '../options.js';
 import { startEmbedded } from './run.js';
 
 const optionsSchema = z.object({
@@ -188,10 +189,7 @@ Examples:
     .action(async (raw: Record<string, unknown>) => {
       const parsed = optionsSchema.safeParse(raw);
       if (!parsed.success) {
-        const i = parsed.error.issues[0]!;
-        process.stderr.write(
-          `shop-conformance explore: --${String(i.path[0] ?? '').replace(/[A-Z]/g, (c) => '-' + c.toLowerCase())}: ${i.message}\n`,
-        );
+        process.stderr.write(usageLine('explore', parsed.error));
         process.exit(EXIT.usage);
       }
       if (parsed.data.replay !== undefined && !existsSync(resolve(parsed.data.replay))) {
