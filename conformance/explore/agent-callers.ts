@@ -36,7 +36,8 @@ export interface AgentRequest {
 }
 
 export const isAgentCaller = (caller: string): boolean => /^(invited|assistant|browser|forwarder):/.test(caller);
-export const isDpopCaller = (caller: string): boolean => caller.startsWith('assistant:') && caller !== 'assistant:bearer';
+/** A DPoP request: an assistant's, even its token sent as Bearer (the token marks the scheme: spec, Challenge scheme). */
+export const isDpopCaller = (caller: string): boolean => caller.startsWith('assistant:');
 
 /** The agent callers of one deployment in one sequence (World owns one; reset() forgets them). */
 export class AgentCallers {
