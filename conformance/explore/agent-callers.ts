@@ -69,7 +69,8 @@ export class AgentCallers {
     if (caller === 'browser:a') {
       const carrier = (await this.o.target()).browserCarrier();
       const value = browserSessionValue(this.o.profile.conventions, session.id, this.o.profile.secrets.webSessionContextKey);
-      const artifact: Record<string, string> = carrier.in === 'cookie' ? { cookie: `${carrier.name}=${value}` } : { [carrier.name.toLowerCase()]: value };
+      const artifact: Record<string, string> =
+        carrier.in === 'cookie' ? { cookie: `${carrier.name}=${value}` } : { [carrier.name.toLowerCase()]: value };
       return { headers: { authorization: `Bearer ${await mint.invitedAgentForwarder()}`, ...artifact }, retryOnNonce: false };
     }
     if (caller === 'assistant:bearer') return { headers: { authorization: `Bearer ${session.token}` }, retryOnNonce: false };
@@ -93,7 +94,8 @@ export class AgentCallers {
 
   /** Whether an answer asks the caller to retry with the nonce it carries (RFC 9449 §8). */
   static asksForNonce(answer: Answer): boolean {
-    const error = (answer.json as { error?: unknown } | undefined)?.error ?? /error="([^"]+)"/.exec(answer.headers['www-authenticate'] ?? '')?.[1];
+    const error =
+      (answer.json as { error?: unknown } | undefined)?.error ?? /error="([^"]+)"/.exec(answer.headers['www-authenticate'] ?? '')?.[1];
     return answer.status === 401 && error === 'use_dpop_nonce' && Boolean(answer.headers['dpop-nonce']);
   }
 
@@ -114,7 +116,13 @@ export class AgentCallers {
   }
 
   /** A new proof for the request, with the defect asked for; a replay is the last proof sent for it (else any last one). */
-  private async proof(s: Session, token: string, method: string, path: string, defect: ProofDefect | undefined): Promise<string | undefined> {
+  private async proof(
+    s: Session,
+    token: string,
+    method: string,
+    path: string,
+    defect: ProofDefect | undefined,
+  ): Promise<string | undefined> {
     if (defect === 'none') return undefined;
     const route = `${method} ${path}`;
     if (defect === 'replay') {

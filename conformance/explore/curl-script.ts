@@ -139,8 +139,7 @@ function credentialLines(
   const args = caller.args.map(shellWord);
   if (caller.kind === 'guest' && !caller.args.includes('--no-session')) args.push('--uuid', `"$UUID_${v}"`);
   if (caller.kind === 'assistant' && !session) args.push('--url', url, '--method', shellQuote(c.method));
-  const nonce =
-    caller.proof === 'bad-nonce' ? '--nonce "$(random_nonce)"' : `\${NONCE_${v}:+--nonce "$NONCE_${v}"}`;
+  const nonce = caller.proof === 'bad-nonce' ? '--nonce "$(random_nonce)"' : `\${NONCE_${v}:+--nonce "$NONCE_${v}"}`;
   const htm = caller.proof === 'wrong-htm' ? (c.method.toUpperCase() === 'POST' ? 'DELETE' : 'POST') : c.method;
   const htu = caller.proof === 'wrong-htu' ? '"$BASE"/v1/catalog/products' : url;
   const key = caller.proof === 'wrong-key' ? '' : `--key "$T/key_${v}.jwk" `;
@@ -180,7 +179,7 @@ export function renderCurlScript(steps: Step[], o: CurlScriptOptions): string {
     'new_uuid() { od -An -N16 -tx1 /dev/urandom | tr -d " \\n" | sed -E "s/^(.{8})(.{4}).(.{3})(.{4})(.{12})$/\\1-\\2-4\\3-\\4-\\5/"; }',
     "# A defect the CLI does not mint: the first characters of the token's signature replaced (same length, no longer valid).",
     'break_signature() { sed -E "s/^(Authorization: [A-Za-z]+ [^.]+\\.[^.]+\\.)[A-Za-z0-9_-]{8}/\\1AAAAAAAA/" -i "$1"; }',
-    "# The same for a forwarded artifact (every header line but Authorization that holds a compact JWS).",
+    '# The same for a forwarded artifact (every header line but Authorization that holds a compact JWS).',
     'break_artifact() { sed -E "/^Authorization:/! s/^([A-Za-z-]+: [^.]+\\.[^.]+\\.)[A-Za-z0-9_-]{8}/\\1AAAAAAAA/" -i "$1"; }',
     'random_nonce() { head -c 32 /dev/urandom | base64 | tr "+/" "-_" | tr -d "=\\n"; }',
     'nonce_of() { grep -i "^dpop-nonce:" "$1" | tail -n 1 | cut -d" " -f2- | tr -d "\\r" || true; }',

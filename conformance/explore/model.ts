@@ -272,7 +272,9 @@ export function judgeStep(
       if (!ok || session === undefined) break;
       for (const id of m.conversations[session === 'a' ? 'b' : 'a'])
         if (answer.text.includes(id))
-          out.push(finding(index, ['END-PUBLIC-19'], `listConversations shows another assistant session's conversation (${id})`, 'absent', id));
+          out.push(
+            finding(index, ['END-PUBLIC-19'], `listConversations shows another assistant session's conversation (${id})`, 'absent', id),
+          );
       break;
     }
     default:

@@ -15,7 +15,14 @@ export function exploreOracles(): Oracles {
 }
 
 /** An invited-agent context issued and expired long ago (its admission snapshot too). */
-const EXPIRED_CONTEXT = ['--context-claim', 'iat=1000000000', '--context-claim', 'exp=1000000300', '--context-claim', 'admitted_at=1000000000'];
+const EXPIRED_CONTEXT = [
+  '--context-claim',
+  'iat=1000000000',
+  '--context-claim',
+  'exp=1000000300',
+  '--context-claim',
+  'admitted_at=1000000000',
+];
 
 /** The proof defects the `dpop` command's options can make. */
 const CLI_PROOF_DEFECTS = ['none', 'wrong-htm', 'wrong-htu', 'no-ath', 'bad-ath', 'bad-nonce', 'wrong-key'] as const;

@@ -69,11 +69,11 @@ export const CALLER_CAPABILITY: Partial<Record<Caller, keyof Profile['capabiliti
 };
 
 /** The proof defect of an assistant caller label (`assistant:proof-<defect>`), if any. */
-export const proofDefectOf = (caller: string): ProofDefect | undefined =>
-  PROOF_DEFECTS.find((d) => caller === `assistant:proof-${d}`);
+export const proofDefectOf = (caller: string): ProofDefect | undefined => PROOF_DEFECTS.find((d) => caller === `assistant:proof-${d}`);
 
 /** Caller labels whose credential is defective: they act for account a, had the deployment accepted them. */
-const ACTS_FOR_A = /^(customer:expired|customer:guest-headers|invited:(expired-context|forged-context|wrong-audience)|assistant:(expired|bearer|proof-.+))$/;
+const ACTS_FOR_A =
+  /^(customer:expired|customer:guest-headers|invited:(expired-context|forged-context|wrong-audience)|assistant:(expired|bearer|proof-.+))$/;
 
 /**
  * The account a caller acts on (a or b), or the guest cart it owns; undefined for a caller that owns nothing. An agent

@@ -25,7 +25,13 @@ after(async () => {
   await target.close();
 });
 
-const plan = (op: PlanStep['op'], caller: Caller, extra: Partial<PlanStep> = {}): PlanStep => ({ op, caller, variant: 0, quantity: 1, ...extra });
+const plan = (op: PlanStep['op'], caller: Caller, extra: Partial<PlanStep> = {}): PlanStep => ({
+  op,
+  caller,
+  variant: 0,
+  quantity: 1,
+  ...extra,
+});
 
 test('the profile claims every agent kind: sequences are sent as each of them and their proof defects', () => {
   const callers = callersFor(target.profile);
@@ -110,7 +116,10 @@ describe('a deployment that accepts a replayed DPoP proof', () => {
     // What shows it: the replay answered as the first time (the differential), or the model led astray by it afterwards.
     const at = failure.plans.findIndex((p) => p.caller === 'assistant:proof-replay');
     assert.ok(at > 0, shown);
-    assert.ok(failure.plans.slice(0, at).some((p) => p.caller === 'assistant:a'), `the proof replayed is an earlier one of the session: ${shown}`);
+    assert.ok(
+      failure.plans.slice(0, at).some((p) => p.caller === 'assistant:a'),
+      `the proof replayed is an earlier one of the session: ${shown}`,
+    );
     assert.ok(failure.plans.length <= 4, `not shrunk: ${shown}`);
     const again = await replay(o, { seed: failure.seed, plans: failure.plans });
     const key = (f: { oracle: string; clauses: string[] }) => `${f.oracle} ${[...f.clauses].sort().join(',')}`;
