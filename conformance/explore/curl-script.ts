@@ -14,8 +14,17 @@ export interface CallerPlan {
   kind: (typeof TOKEN_KINDS)[number] | null;
   /** Extra `token` options (`--sub cust_ben`, `--expires-in -60`, ...). */
   args: string[];
-  /** A defect the CLI cannot mint: the token's signature broken, a forged guest session, the previous proof sent again. */
-  tamper?: 'signature' | 'guest-session' | 'replay-proof';
+  /**
+   * A defect the CLI cannot mint: the token's signature broken, a forged guest session, the previous proof sent again, the
+   * signature of the forwarded artifact (the invited-agent context) broken, the forwarded artifact left out.
+   */
+  tamper?: 'signature' | 'guest-session' | 'replay-proof' | 'artifact-signature' | 'drop-artifact';
+  /**
+   * A registered assistant's request with a defective proof (`dpop` options changed) or its token sent as Bearer without
+   * one: `none` no DPoP header, `wrong-htm`, `wrong-htu`, `no-ath`, `bad-ath`, `bad-nonce`, `wrong-key` (a throwaway key,
+   * which the token's cnf.jkt does not name), `bearer`.
+   */
+  proof?: 'none' | 'wrong-htm' | 'wrong-htu' | 'no-ath' | 'bad-ath' | 'bad-nonce' | 'wrong-key' | 'bearer';
   /** Who the caller is across steps (one cart, one DPoP key): the label without its defect. */
   identity: string;
   /** Set when the label names nothing the CLI can produce; the step is then sent without credentials, with a comment. */
@@ -130,17 +139,27 @@ function credentialLines(
   const args = caller.args.map(shellWord);
   if (caller.kind === 'guest' && !caller.args.includes('--no-session')) args.push('--uuid', `"$UUID_${v}"`);
   if (caller.kind === 'assistant' && !session) args.push('--url', url, '--method', shellQuote(c.method));
-  const nonce = `\${NONCE_${v}:+--nonce "$NONCE_${v}"}`;
+  const nonce = caller.proof === 'bad-nonce' ? '--nonce "$(random_nonce)"' : `\${NONCE_${v}:+--nonce "$NONCE_${v}"}`;
+  const htm = caller.proof === 'wrong-htm' ? (c.method.toUpperCase() === 'POST' ? 'DELETE' : 'POST') : c.method;
+  const htu = caller.proof === 'wrong-htu' ? '"$BASE"/v1/catalog/products' : url;
+  const key = caller.proof === 'wrong-key' ? '' : `--key "$T/key_${v}.jwk" `;
+  const ath = caller.proof === 'no-ath' ? '' : caller.proof === 'bad-ath' ? `--token "\${TOKEN_${v}}x" ` : `--token "$TOKEN_${v}" `;
+  const proofLine = `echo "DPoP: $($SHOP_CLI dpop ${key}--method ${shellQuote(htm)} --url ${htu} ${ath}${nonce})"; `;
+  const scheme = caller.proof === 'bearer' ? 'Bearer' : 'DPoP';
+  const withProof = caller.proof === 'none' || caller.proof === 'bearer' ? '' : proofLine;
   const mint = session
-    ? `{ echo "Authorization: DPoP $TOKEN_${v}"; echo "DPoP: $($SHOP_CLI dpop --key "$T/key_${v}.jwk" --method ${shellQuote(c.method)} --url ${url} --token "$TOKEN_${v}" ${nonce})"; } > ${file}`
+    ? `{ echo "Authorization: ${scheme} $TOKEN_${v}"; ${withProof}} > ${file}`
     : `$SHOP_CLI token ${caller.kind}${profile} ${args.join(' ')} --headers > ${file}`.replace(/ +/g, ' ');
   // The previous proof of this caller, sent again; a fresh one when there is none yet.
   if (caller.tamper === 'replay-proof') out.push(`if [ -f "$T/last_${v}" ]; then cp "$T/last_${v}" ${file}; else ${mint}; fi`);
   else out.push(mint);
   if (caller.tamper === 'signature') out.push(`break_signature ${file}`);
+  if (caller.tamper === 'artifact-signature') out.push(`break_artifact ${file}`);
+  if (caller.tamper === 'drop-artifact') out.push(`sed -i '/^Authorization:/!d' ${file}`);
   if (caller.tamper === 'guest-session')
     out.push(`sed -E 's/^(Guest-Session: gs1\\.[^.]+\\.).*/\\1AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA/' -i ${file}`);
-  if (caller.kind === 'assistant') out.push(`cp ${file} "$T/last_${v}"`);
+  // The proof a replay sends again is the last correct one.
+  if (caller.kind === 'assistant' && !caller.proof && !caller.tamper) out.push(`cp ${file} "$T/last_${v}"`);
   return out;
 }
 
@@ -160,6 +179,9 @@ export function renderCurlScript(steps: Step[], o: CurlScriptOptions): string {
     'new_uuid() { od -An -N16 -tx1 /dev/urandom | tr -d " \\n" | sed -E "s/^(.{8})(.{4}).(.{3})(.{4})(.{12})$/\\1-\\2-4\\3-\\4-\\5/"; }',
     "# A defect the CLI does not mint: the first characters of the token's signature replaced (same length, no longer valid).",
     'break_signature() { sed -E "s/^(Authorization: [A-Za-z]+ [^.]+\\.[^.]+\\.)[A-Za-z0-9_-]{8}/\\1AAAAAAAA/" -i "$1"; }',
+    '# The same for a forwarded artifact (every header line but Authorization that holds a compact JWS).',
+    'break_artifact() { sed -E "/^Authorization:/! s/^([A-Za-z-]+: [^.]+\\.[^.]+\\.)[A-Za-z0-9_-]{8}/\\1AAAAAAAA/" -i "$1"; }',
+    'random_nonce() { head -c 32 /dev/urandom | base64 | tr "+/" "-_" | tr -d "=\\n"; }',
     'nonce_of() { grep -i "^dpop-nonce:" "$1" | tail -n 1 | cut -d" " -f2- | tr -d "\\r" || true; }',
   ];
   const seen = new Set<string>();

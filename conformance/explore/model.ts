@@ -11,12 +11,14 @@ import { OPERATIONS } from '../../contract/operations.js';
 import { CheckFailure, softFailures } from '../lib/assert.js';
 import { expectBoundaryRules, expectDomainErrorHeaders, expectProblemMembers, expectRequestId } from '../lib/expect/every-response.js';
 import type { Answer, Finding, Step } from './exchange.js';
-import { ownerOf, type PlanStep } from './plan.js';
+import { ownerOf, sessionOf, type PlanStep } from './plan.js';
+import { isDpopCaller } from './agent-callers.js';
 
 type Account = 'a' | 'b';
 
 /** Catalog GETs keep caching of their own (END-CONV-7): exempt from the no-store default. */
 const CATALOG = new Set(OPERATIONS.filter((op) => op.group === 'catalog').map((op) => op.operationId));
+const CONVERSATION = new Set(OPERATIONS.filter((op) => op.group === 'conversation').map((op) => op.operationId));
 
 export interface ModelState {
   /** Per owner: the variants its cart holds, or undefined while unknown. */
@@ -25,12 +27,20 @@ export interface ModelState {
   orders: Record<Account, string[]>;
   /** Every row a create answered with in this sequence (its Location, else its id). */
   created: Set<string>;
+  /** Conversations each assistant session opened in this sequence: a session's own, never another's (END-PUBLIC-19). */
+  conversations: Record<Account, string[]>;
 }
 
-export const newModel = (): ModelState => ({ carts: new Map(), orders: { a: [], b: [] }, created: new Set() });
+export const newModel = (): ModelState => ({
+  carts: new Map(),
+  orders: { a: [], b: [] },
+  created: new Set(),
+  conversations: { a: [], b: [] },
+});
 
 const is2xx = (s: number) => s >= 200 && s < 300;
-const accountOf = (caller: string): Account | undefined => /^(customer|delegated):([ab])$/.exec(caller)?.[2] as Account | undefined;
+/** The account a caller acts for (customer, delegated, invited agent, assistant, or a defective credential of one). */
+const accountOf = (caller: string): Account | undefined => /^account:([ab])$/.exec(ownerOf(caller) ?? '')?.[1] as Account | undefined;
 /** Refusals that stop a request before its handler: the state is what it was. */
 const BEFORE_HANDLER = new Set([400, 401, 403, 404, 405, 413, 415, 429]);
 
@@ -55,7 +65,8 @@ export function judgeHeaders(step: Step, answer: Answer, index: number, docsUrl:
     expectRequestId(res, what);
     expectBoundaryRules(res, what, step.method === 'GET' && CATALOG.has(step.operationId));
     expectProblemMembers(docsUrl, res, what);
-    expectDomainErrorHeaders(res, what, false);
+    // A DPoP request (an assistant's, or any request on a conversation path, whose scheme is DPoP) gets a nonce on every answer.
+    expectDomainErrorHeaders(res, what, isDpopCaller(step.caller) || CONVERSATION.has(step.operationId));
   } catch (err) {
     if (err instanceof CheckFailure) ledger.push(err);
     else throw err;
@@ -248,6 +259,22 @@ export function judgeStep(
       if (id !== undefined && m.created.has(`address ${id}`))
         out.push(finding(index, ['PUR-IDEM-2'], `addAddress answered with the address of an earlier create (${id})`, 'a new address', id));
       if (id !== undefined) m.created.add(`address ${id}`);
+      break;
+    }
+    case 'openConversation': {
+      const session = sessionOf(p.caller);
+      const id = createdId(answer);
+      if (session !== undefined && id !== undefined && p.caller.startsWith('assistant:')) m.conversations[session].push(id);
+      break;
+    }
+    case 'listConversations': {
+      const session = sessionOf(p.caller);
+      if (!ok || session === undefined) break;
+      for (const id of m.conversations[session === 'a' ? 'b' : 'a'])
+        if (answer.text.includes(id))
+          out.push(
+            finding(index, ['END-PUBLIC-19'], `listConversations shows another assistant session's conversation (${id})`, 'absent', id),
+          );
       break;
     }
     default:

@@ -5,7 +5,28 @@
 import fc from 'fast-check';
 import type { Profile } from '../../contract/profile.js';
 
-/** Callers a step is sent as: two accounts (customer and delegated), two guest carts, and credential defects. */
+/** DPoP proof defects an assistant step can carry (the DPoP checks' negative matrix, dpop-negative-matrix.ts). */
+export const PROOF_DEFECTS = [
+  'none',
+  'wrong-htm',
+  'wrong-htu',
+  'stale-iat',
+  'future-iat',
+  'replay',
+  'wrong-key',
+  'no-ath',
+  'bad-ath',
+  'bad-nonce',
+] as const;
+export type ProofDefect = (typeof PROOF_DEFECTS)[number];
+
+/**
+ * Callers a step is sent as: every caller kind the suite can mint, for two accounts where the kind acts for one (customer,
+ * delegated, invited agent, assistant with DPoP), two guest carts, the operator, the assistant's browser session carried by
+ * the web-agent forwarder; and the credential defects the suite can forge: tokens (expired, wrong audience, guest headers
+ * on a customer token, a forged guest session or invited-agent context, a forwarder without an artifact) and DPoP proofs
+ * (`assistant:proof-<defect>`, account a's assistant session).
+ */
 export const CALLERS = [
   'customer:a',
   'customer:b',
@@ -19,6 +40,18 @@ export const CALLERS = [
   'customer:guest-headers',
   'anonymous',
   'operator',
+  'invited:a',
+  'invited:b',
+  'invited:expired-context',
+  'invited:forged-context',
+  'invited:wrong-audience',
+  'assistant:a',
+  'assistant:b',
+  'assistant:expired',
+  'assistant:bearer',
+  ...PROOF_DEFECTS.map((d) => `assistant:proof-${d}` as const),
+  'browser:a',
+  'forwarder:no-artifact',
 ] as const;
 export type Caller = (typeof CALLERS)[number];
 
@@ -31,15 +64,31 @@ export const CALLER_CAPABILITY: Partial<Record<Caller, keyof Profile['capabiliti
   'guest:no-session': 'guests',
   'guest:forged-session': 'guests',
   operator: 'operators',
+  ...Object.fromEntries(CALLERS.filter((c) => /^(invited|forwarder):/.test(c)).map((c) => [c, 'invitedAgents'])),
+  ...Object.fromEntries(CALLERS.filter((c) => /^(assistant|browser):/.test(c)).map((c) => [c, 'assistants'])),
 };
 
-/** The account a caller acts on (a or b), or the guest cart it owns; undefined for a caller that owns nothing. */
+/** The proof defect of an assistant caller label (`assistant:proof-<defect>`), if any. */
+export const proofDefectOf = (caller: string): ProofDefect | undefined => PROOF_DEFECTS.find((d) => caller === `assistant:proof-${d}`);
+
+/** Caller labels whose credential is defective: they act for account a, had the deployment accepted them. */
+const ACTS_FOR_A =
+  /^(customer:expired|customer:guest-headers|invited:(expired-context|forged-context|wrong-audience)|assistant:(expired|bearer|proof-.+))$/;
+
+/**
+ * The account a caller acts on (a or b), or the guest cart it owns; undefined for a caller that owns nothing. An agent
+ * (delegated, invited, assistant, the assistant's browser session) acts for its account: its cart is the account's cart.
+ */
 export function ownerOf(caller: string): string | undefined {
-  if (/^(customer|delegated):a$/.test(caller)) return 'account:a';
-  if (/^(customer|delegated):b$/.test(caller)) return 'account:b';
+  if (/^(customer|delegated|invited|assistant|browser):a$/.test(caller) || ACTS_FOR_A.test(caller)) return 'account:a';
+  if (/^(customer|delegated|invited|assistant|browser):b$/.test(caller)) return 'account:b';
   if (caller === 'guest:a' || caller === 'guest:b') return caller;
   return undefined;
 }
+
+/** The assistant session a caller speaks as (its conversations are that session's), if any. */
+export const sessionOf = (caller: string): 'a' | 'b' | undefined =>
+  /^(assistant|browser):/.test(caller) ? (caller.endsWith(':b') ? 'b' : 'a') : undefined;
 
 /** Mutations into the negative space; `idempotency-key` and `repeat` are positive (the spec says they change nothing). */
 export const MUTATIONS = [
@@ -75,6 +124,8 @@ export const EXPLORED = {
   getProfile: {},
   listPaymentMethods: {},
   searchProducts: {},
+  listConversations: {},
+  openConversation: { body: true },
 } as const satisfies Record<string, { body?: true; variantPath?: true; ref?: 'order' | 'address' }>;
 export type ExploredOperation = keyof typeof EXPLORED;
 
@@ -92,10 +143,14 @@ export interface PlanStep {
   repeat?: boolean;
 }
 
-/** Callers the profile's capabilities allow. */
+/**
+ * Callers the profile's capabilities allow. Assistant sessions are registered through the identity-provider proxy's
+ * routes: without the proxy secret the suite cannot make one, and no assistant caller is generated.
+ */
 export const callersFor = (profile: Profile): Caller[] =>
   CALLERS.filter((c) => {
     const cap = CALLER_CAPABILITY[c];
+    if (cap === 'assistants' && !profile.secrets.proxyIdpSecret) return false;
     return cap === undefined || profile.capabilities[cap];
   });
 
@@ -118,6 +173,9 @@ function mutationsOf(op: ExploredOperation): Mutation[] {
   return headers;
 }
 
+/** The assistant conversation operations (their routes are the target's own: its assistant description document). */
+export const CONVERSATION_OPS: ReadonlySet<ExploredOperation> = new Set(['listConversations', 'openConversation']);
+
 /** How often each operation comes: the state builders (cart writes, checkout, creates) and their observers most. */
 const OP_WEIGHTS: Record<ExploredOperation, number> = {
   addCartItem: 5,
@@ -134,6 +192,8 @@ const OP_WEIGHTS: Record<ExploredOperation, number> = {
   getProfile: 1,
   listPaymentMethods: 1,
   searchProducts: 1,
+  listConversations: 1,
+  openConversation: 1,
 };
 
 /**
@@ -142,16 +202,22 @@ const OP_WEIGHTS: Record<ExploredOperation, number> = {
  * retried more often than reads.
  */
 export function planStepArbitrary(callers: readonly Caller[]): fc.Arbitrary<PlanStep> {
-  const owned = callers.filter((c) => ownerOf(c) !== undefined);
-  const op = fc.oneof(
-    ...(Object.entries(OP_WEIGHTS) as [ExploredOperation, number][]).map(([o, weight]) => ({ weight, arbitrary: fc.constant(o) })),
+  // Positive steps are sent as a caller that owns a cart with a sound credential (a defective one acts for account a only
+  // had the deployment accepted it), so that sequences build state for the negative ones to probe.
+  const owned = callers.filter((c) => ownerOf(c) !== undefined && !ACTS_FOR_A.test(c));
+  // Conversations are the assistant's: without an assistant caller they are not generated; with one, mostly sent as it.
+  const sessions = callers.filter((c) => sessionOf(c) !== undefined && c.startsWith('assistant:'));
+  const weights = (Object.entries(OP_WEIGHTS) as [ExploredOperation, number][]).filter(
+    ([o]) => sessions.length > 0 || !CONVERSATION_OPS.has(o),
   );
+  const op = fc.oneof(...weights.map(([o, weight]) => ({ weight, arbitrary: fc.constant(o) })));
   return op.chain((o) => {
+    const usual = CONVERSATION_OPS.has(o) ? sessions : owned;
     const write = EXPLORED[o] && ('body' in EXPLORED[o] || o === 'removeCartItem' || o === 'deleteAddress' || o === 'cancelOrder');
     return fc.record(
       {
         op: fc.constant(o),
-        caller: fc.oneof({ weight: 4, arbitrary: fc.constantFrom(...owned) }, { weight: 1, arbitrary: fc.constantFrom(...callers) }),
+        caller: fc.oneof({ weight: 4, arbitrary: fc.constantFrom(...usual) }, { weight: 1, arbitrary: fc.constantFrom(...callers) }),
         variant: fc.constantFrom<0 | 1>(0, 1),
         quantity: fc.integer({ min: 1, max: 3 }),
         mutation: fc.oneof(

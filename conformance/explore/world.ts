@@ -12,6 +12,7 @@ import { freshShopperIp } from '../lib/shopper.js';
 import { OPERATOR_ATTRIBUTION } from '../engine/callers.js';
 import type { Answer, Step } from './exchange.js';
 import { EXPLORED, type PlanStep } from './plan.js';
+import { AgentCallers, isAgentCaller } from './agent-callers.js';
 
 /** The data a sequence acts on: two accounts with a saved card each, two well-stocked variants (profile `data`, else the seed's). */
 export interface Fixture {
@@ -58,6 +59,8 @@ export class World {
   rows: Rows = { order: { a: [], b: [] }, address: { a: [], b: [] } };
   /** Credentials minted in this sequence, per caller: a client keeps its token for its requests (and retries). */
   private readonly minted = new Map<string, Promise<Record<string, string>>>();
+  /** Invited agents, assistants (DPoP) and their forged credentials: headers made per request (agent-callers.ts). */
+  readonly agents: AgentCallers;
 
   constructor(
     readonly baseUrl: string,
@@ -67,6 +70,13 @@ export class World {
   ) {
     this.http = new ShopHttp(baseUrl.replace(/\/+$/, ''), tls);
     this.mint = createMinter(profile);
+    this.agents = new AgentCallers({
+      profile,
+      mint: this.mint,
+      http: this.http,
+      target: () => this.described(),
+      subOf: (account) => fixture.accounts[account].sub,
+    });
   }
 
   /** The deployment's description documents, read once (a missing or unusable one throws the clause's CheckFailure). */
@@ -88,6 +98,7 @@ export class World {
   /** A new sequence: rows of the previous one are forgotten (their ids stay valid, but no step names them). */
   reset(): void {
     this.minted.clear();
+    this.agents.reset();
     this.rows = { order: { a: [], b: [] }, address: { a: [], b: [] } };
     this.http.exchanges.length = 0;
   }
@@ -188,9 +199,24 @@ export class World {
     }
   }
 
-  /** Sends one step through the suite's one transport; a step's own headers win over the credentials', `[]` removes one. */
+  /**
+   * Sends one step through the suite's one transport; a step's own headers win over the credentials', `[]` removes one.
+   * An agent's credentials are made for this very request (a DPoP proof names its method and URL); a 401 use_dpop_nonce
+   * is answered as a client does, once, with a new proof carrying the nonce (unless the step's proof is pinned to one).
+   */
   async send(step: Step, ctx: RunContext): Promise<Answer> {
-    const fields: Record<string, string | undefined> = { ...(await this.credentials(step.caller, ctx)) };
+    if (!isAgentCaller(step.caller)) return this.sendWith(step, await this.credentials(step.caller, ctx));
+    const first = await this.agents.headers(step.caller, step.method, step.path);
+    const answer = await this.sendWith(step, first.headers);
+    await this.agents.answered(step.caller, answer);
+    if (!first.retryOnNonce || !AgentCallers.asksForNonce(answer)) return answer;
+    const retried = await this.sendWith(step, (await this.agents.headers(step.caller, step.method, step.path)).headers);
+    await this.agents.answered(step.caller, retried);
+    return retried;
+  }
+
+  private async sendWith(step: Step, credentials: Record<string, string>): Promise<Answer> {
+    const fields: Record<string, string | undefined> = { ...credentials };
     const raw: [string, string][] = [];
     for (const [name, value] of Object.entries(step.headers)) {
       if (Array.isArray(value)) {

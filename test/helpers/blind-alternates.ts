@@ -50,6 +50,14 @@ function editBody(a: ProxyAnswer, edit: (doc: Json) => void): ProxyAnswer {
   return { ...a, body: JSON.stringify(doc) };
 }
 
+/** Every schema of a document opened to members it does not list (`additionalProperties: false` and the like dropped). */
+function openSchemas(node: unknown): void {
+  if (Array.isArray(node)) for (const x of node) openSchemas(x);
+  if (!isObject(node)) return;
+  for (const k of ['additionalProperties', 'unevaluatedProperties']) if (node[k] === false) delete node[k];
+  for (const v of Object.values(node)) openSchemas(v);
+}
+
 /** A body the reference refuses (an unknown member): what an alternate answers for a shape that is not its own. */
 const refused = (body: Json) => JSON.stringify({ ...body, not_this_deployments_shape: true });
 
@@ -438,10 +446,12 @@ const allowReordered: BlindAlternate = {
 const rareStatusProblemExtras: BlindAlternate = {
   name: 'rare-status-problem-extras',
   freedom:
-    'RFC 9457 §3.2 and Resources (detail optional): 402, 409, 429, 431 and 503 problems carry a detail of their own and the extension members retry_after and help',
+    'RFC 9457 §3.2 and Resources (detail optional): 402, 409, 429, 431 and 503 problems carry a detail of their own and the extension members retry_after and help (its documents leave objects open)',
   rules: {
     buffer: (a) => /json/i.test(headerOf(a.headers, 'content-type') ?? ''),
-    response(a) {
+    response(a, r) {
+      // It documents what it serves: its description documents leave the problem schema open to those members.
+      if (/^\/(assistant\/)?openapi\.json$/.test(pathOf(r.path)) && a.status === 200) return editBody(a, openSchemas);
       if (![402, 409, 429, 431, 503].includes(a.status) || !/^application\/problem\+json/i.test(headerOf(a.headers, 'content-type') ?? ''))
         return a;
       const retry = headerOf(a.headers, 'retry-after');

@@ -166,3 +166,53 @@ test('cart_empty is 422, and an empty cart checked out by an agent-checkout call
   assert.deepEqual(judge(started(), plan('checkoutSavedCard', 'customer:a'), answer(403, { error: 'caller_not_allowed' })), []);
   assert.deepEqual(judge(started(), plan('checkoutSavedCard', 'delegated:a'), answer(422, { error: 'cart_empty' })), []);
 });
+
+test("agents act for their account: an invited agent's lines are the assistant's cart, its order is the account's", () => {
+  const m = started();
+  assert.deepEqual(judge(m, plan('addCartItem', 'invited:a'), answer(201)), []);
+  // A read of account a's cart by the assistant must name the line the invited agent added.
+  const missing = judge(m, plan('getCart', 'assistant:a'), answer(200, { lines: [] }));
+  assert.deepEqual(
+    missing.map((x) => x.clauses),
+    [['AUTH-KIND-3', 'AUTH-KIND-6']],
+  );
+  const m2 = started();
+  assert.deepEqual(judge(m2, plan('addCartItem', 'assistant:a'), answer(201)), []);
+  assert.deepEqual(judge(m2, plan('checkoutSavedCard', 'browser:a'), answer(201, {}, { location: '/v1/me/orders/ord_7' })), []);
+  const crossed = judge(m2, plan('listOrders', 'invited:b'), answer(200, { orders: [{ id: 'ord_7' }] }));
+  assert.deepEqual(
+    crossed.map((x) => x.clauses),
+    [['END-ME-1']],
+  );
+  // A refused proof defect changes nothing: the cart is still empty for the account.
+  assert.deepEqual(judge(m2, plan('addCartItem', 'assistant:proof-replay'), answer(401, { error: 'invalid_dpop_proof' })), []);
+  assert.deepEqual(judge(m2, plan('getCart', 'customer:a'), answer(200, { lines: [] })), []);
+});
+
+test("an assistant session lists its own conversations, never another session's", () => {
+  const m = started();
+  assert.deepEqual(judge(m, plan('openConversation', 'assistant:a'), answer(201, {}, { location: '/assistant/conversations/conv_1' })), []);
+  assert.deepEqual(judge(m, plan('listConversations', 'assistant:a'), answer(200, { conversations: [{ id: 'conv_1' }] })), []);
+  const f = judge(m, plan('listConversations', 'assistant:b'), answer(200, { conversations: [{ id: 'conv_1' }] }));
+  assert.deepEqual(
+    f.map((x) => x.clauses),
+    [['END-PUBLIC-19']],
+  );
+});
+
+test('an answer to a DPoP request, or on a conversation path, may carry a DPoP-Nonce on a domain error; any other may not', () => {
+  const nonce = { 'dpop-nonce': 'n0', 'content-type': 'application/problem+json' };
+  const problem = {
+    type: 'https://docs.shop.test/api/problems/not_found',
+    title: 'Not Found',
+    status: 404,
+    error: 'not_found',
+    instance: 'r1',
+  };
+  const as = (caller: string, operationId = 'getOrder'): Step => ({ operationId, method: 'GET', path: '/v1/x', caller, headers: {} });
+  const docs = 'https://docs.shop.test/api/problems';
+  const f = (s: Step) => judgeHeaders(s, answer(404, problem, nonce), 0, docs).filter((x) => x.clauses.includes('ERR-PROBLEM-8'));
+  assert.deepEqual(f(as('assistant:a')), []);
+  assert.deepEqual(f(as('customer:a', 'listConversations')), []);
+  assert.equal(f(as('customer:a')).length, 1);
+});
