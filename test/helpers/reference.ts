@@ -43,6 +43,9 @@ export function testClock(start = new Date()): TestClock {
   return { now: () => new Date(t), set: (d) => (t = d.getTime()), advance: (ms) => (t += ms) };
 }
 
+/** The wall clock, for a reference that takes credentials minted elsewhere (the CLI, a script) at the time they are sent. */
+export const realClock = (): TestClock => ({ now: () => new Date(), set: () => undefined, advance: () => undefined });
+
 export interface Harness {
   url: string;
   /** The reference's own database connection, for tests that look at rows the API does not show. */

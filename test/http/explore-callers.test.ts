@@ -5,7 +5,7 @@
 // and the replay reproduces it.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startReference, type Harness } from '../helpers/reference.js';
+import { realClock, startReference, type Harness } from '../helpers/reference.js';
 import { Lockstep } from '../../conformance/explore/lockstep.js';
 import { exploreOracles } from '../../conformance/explore/oracles.js';
 import { explore, replay } from '../../conformance/explore/runner.js';
@@ -15,7 +15,6 @@ import { headerOf, startProxy, type Proxy, type ProxyAnswer } from '../../confor
 let reference: Harness;
 let target: Harness;
 // Real clocks: the suite mints tokens, contexts and proofs with the time of day, and a deployment judges their iat by its own.
-const realClock = () => ({ now: () => new Date(), set: () => undefined, advance: () => undefined });
 before(async () => {
   reference = await startReference({ clock: realClock() });
   target = await startReference({ clock: realClock() });

@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { FIXTURE_PROFILE_PATH, startReference, type Harness } from '../helpers/reference.js';
+import { FIXTURE_PROFILE_PATH, realClock, startReference, type Harness } from '../helpers/reference.js';
 import { renderCurlScript } from '../../conformance/explore/curl-script.js';
 import type { Step } from '../../conformance/explore/exchange.js';
 import { curlScriptOf } from '../../conformance/explore/oracles.js';
@@ -19,7 +19,8 @@ const TSX = new URL('../../node_modules/tsx/dist/loader.mjs', import.meta.url).p
 
 let h: Harness;
 before(async () => {
-  h = await startReference();
+  // The script's CLI mints with the wall clock, seconds after the harness started: the reference reads the same clock.
+  h = await startReference({ clock: realClock() });
 });
 after(() => h.close());
 
