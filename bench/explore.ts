@@ -3,6 +3,7 @@
 // the conforming alternates. What it finds on each is printed; a stateful or concurrency defect it misses, and a finding
 // on an alternate, are failures of the bench (explore must never blame a freedom the spec leaves).
 import { rmSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
 import { startEmbedded } from '../cli/commands/run.js';
 import { exploreOracles } from '../conformance/explore/oracles.js';
 import { explore } from '../conformance/explore/runner.js';
@@ -14,6 +15,7 @@ import { readProfileFile } from '../conformance/engine/params.js';
 import { ALTERNATES } from '../test/helpers/alternates.js';
 import { BLIND_ALTERNATES } from '../test/helpers/blind-alternates.js';
 import { DESCRIBED_ALTERNATES } from '../test/helpers/described-alternates.js';
+import { freePort } from '../test/helpers/free-port.js';
 
 /** Defects whose break shows only after a sequence of calls, or on one caller kind, route or input shape. */
 export const EXPLORE_DEFECTS = [
@@ -47,9 +49,13 @@ export async function benchExplore(
   );
   // A fresh target and lockstep reference for each: what one exploration leaves (orders, stock) never weighs on the next.
   const run = async (rules: ProxyRules, basePath = '') => {
-    const target = await startEmbedded(FIXTURE_PROFILE);
+    // Under a path prefix the target knows its public URL (its proofs' `htu`, its Locations): the proxy's, on a port
+    // chosen before the target starts, as a deployment behind a gateway is configured.
+    const port = basePath ? await freePort() : 0;
+    const target = await startEmbedded(FIXTURE_PROFILE, undefined, basePath ? `http://127.0.0.1:${port}${basePath}` : undefined);
     const reference = await startEmbedded(FIXTURE_PROFILE);
-    const proxy = await startProxy(target.server.url, rules);
+    const listening = `http://127.0.0.1:${(target.server.server.address() as AddressInfo).port}`;
+    const proxy = await startProxy(listening, rules, port);
     try {
       return await explore({
         baseUrl: proxy.url + basePath,

@@ -149,13 +149,21 @@ export function referenceLogIn(output: string): { log: Logger; path: string } {
 export async function startEmbedded(
   profilePath: string,
   log?: Logger,
+  /** The public base URL, for a reference served behind a proxy under a path prefix (the proxy's URL and prefix). */
+  publicBaseUrl?: string,
 ): Promise<{ server: RunningServer; dir: string; profilePath: string; profile: Profile }> {
   const dir = mkdtempSync(join(tmpdir(), 'shop-conformance-'));
   const { profilePath: embeddedProfile, profile } = writeRotatedProfile(readProfileFile(profilePath, { toMint: true }), dir);
   const config = loadConfig({
     env: {},
     profilePath: embeddedProfile,
-    overrides: { port: 0, host: '127.0.0.1', databasePath: join(dir, 'reference.db'), logLevel: 'error' },
+    overrides: {
+      port: 0,
+      host: '127.0.0.1',
+      databasePath: join(dir, 'reference.db'),
+      logLevel: 'error',
+      ...(publicBaseUrl ? { publicBaseUrl } : {}),
+    },
   });
   return { server: await startServer(config, { log }), dir, profilePath: embeddedProfile, profile };
 }

@@ -235,8 +235,12 @@ export class World {
 
   /** A GET of a Location the deployment gave, as the same caller. */
   async follow(location: string, caller: string, ctx: RunContext): Promise<Answer> {
-    const url = new URL(location, `${this.baseUrl}/`);
-    const path = url.origin === new URL(this.baseUrl).origin ? `${url.pathname}${url.search}` : url.href;
+    const base = new URL(`${this.baseUrl}/`);
+    const url = new URL(location, base);
+    // A path under the base URL's own path (a deployment behind a prefix) is sent relative to the base URL.
+    const prefix = base.pathname.replace(/\/$/, '');
+    const path =
+      url.origin === base.origin && url.pathname.startsWith(`${prefix}/`) ? `${url.pathname.slice(prefix.length)}${url.search}` : url.href;
     return this.send({ operationId: 'raw', method: 'GET', path, caller, headers: {} }, ctx);
   }
 }

@@ -5,7 +5,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { freePort } from '../helpers/free-port.js';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startServer } from '../../reference/src/server.js';
@@ -22,17 +22,6 @@ import { shortRun } from '../helpers/short-run.js';
 const CONCURRENCY = 2;
 
 const selected = shortRun('blind alternates', BLIND_ALTERNATES, process.env.BLIND_ALTERNATES?.split(',').filter(Boolean));
-
-/** A port free now, for a proxy whose public URL the reference must know before the proxy listens. */
-const freePort = () =>
-  new Promise<number>((resolve, reject) => {
-    const s = createServer();
-    s.on('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => resolve(port));
-    });
-  });
 
 /** The reference (fresh database, rotating fixture profile) behind the alternate's proxy; the base URL to run against. */
 async function deploy<T>(alternate: BlindAlternate, body: (baseUrl: string) => Promise<T>): Promise<T> {
