@@ -102,7 +102,7 @@ const RUN_VARIANTS = variantsFromEnv();
 let cachedFor: string | undefined;
 
 const test = base.extend<{ shop: Shop; selftestTargets: Record<string, string> | undefined }, { shopVariant: TargetVariant | undefined }>({
-  // Set by the projects of the embedded run's variants (conformance/playwright.config.ts): another deployment to judge.
+  // Set by the self-test's variant projects (selftest/playwright.config.ts): another deployment to judge.
   shopVariant: [undefined, { option: true, scope: 'worker' }],
   // Self-test: one Playwright project judges several defects whose checks are disjoint; this maps each defect's clause
   // to its proxy (the check's clause tag picks it). A project of one defect sets `baseURL` instead.
