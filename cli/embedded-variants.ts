@@ -77,17 +77,27 @@ export async function startEmbeddedVariants(
   let idp: RunningIdp | undefined;
   try {
     idp = await startIdp({ profile });
-    const variants: TargetVariant[] = [];
-    for (const v of EMBEDDED_VARIANTS.filter((x) => !only || only.includes(x.name))) {
-      const { server, profilePath } = await startConfigured(v.profile(profile, { idpJwksUri: idp.jwksUri }), dir, v.name, log);
-      servers.push(server);
-      variants.push({ name: v.name, baseUrl: server.url, profilePath, checks: [...v.checks] });
-    }
-    const started = idp;
+    const jwksUri = idp.jwksUri;
+    // Started at once (each has its own database and profile file); every one started is closed if another fails.
+    const started = await Promise.allSettled(
+      EMBEDDED_VARIANTS.filter((x) => !only || only.includes(x.name)).map(async (v) => ({
+        v,
+        ...(await startConfigured(v.profile(profile, { idpJwksUri: jwksUri }), dir, v.name, log)),
+      })),
+    );
+    for (const r of started) if (r.status === 'fulfilled') servers.push(r.value.server);
+    const failed = started.find((r) => r.status === 'rejected');
+    if (failed) throw failed.reason;
+    const variants: TargetVariant[] = started.flatMap((r) =>
+      r.status === 'fulfilled'
+        ? [{ name: r.value.v.name, baseUrl: r.value.server.url, profilePath: r.value.profilePath, checks: [...r.value.v.checks] }]
+        : [],
+    );
+    const sharedIdp = idp;
     return {
       variants,
       async close() {
-        await Promise.all([...servers.map((s) => s.close()), started.close()]);
+        await Promise.all([...servers.map((s) => s.close()), sharedIdp.close()]);
       },
     };
   } catch (err) {

@@ -4,7 +4,7 @@ import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { defineConfig, type ReporterDescription } from '@playwright/test';
-import { ENV, variantsFromEnv, type TargetVariant } from './engine/params.js';
+import { ENV } from './engine/params.js';
 
 const here = fileURLToPath(new URL('.', import.meta.url));
 const ext = import.meta.url.endsWith('.ts') ? 'ts' : 'js';
@@ -40,24 +40,9 @@ const playwrightReporter = (name: string): ReporterDescription => {
   }
 };
 
-// The embedded run's variants (cli/embedded-variants.ts): each is a project that judges its few checks against its own
-// deployment; the main project judges everything against the run's target. Without variants there are no projects.
-const variants = variantsFromEnv();
-const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-const projects =
-  variants.length === 0
-    ? undefined
-    : [
-        { name: '' },
-        ...variants.map((v) => ({
-          name: `variant-${v.name}`,
-          grep: new RegExp(`\\[(${v.checks.map(escape).join('|')})\\]`),
-          use: { shopVariant: v },
-        })),
-      ];
-
-export default defineConfig<object, { shopVariant: TargetVariant | undefined }>({
-  ...(projects ? { projects } : {}),
+// The embedded run's variants (cli/embedded-variants.ts) are judged inside the one project: each variant check has a copy
+// that names its deployment (engine/check.ts), so no worker of its own starts after the main project's checks.
+export default defineConfig({
   testDir: join(here, 'checks'),
   testMatch: /.*\.check\.(ts|js)$/,
   fullyParallel: true,

@@ -223,6 +223,8 @@ export async function runSuite(
 
   let embedded: Awaited<ReturnType<typeof startEmbedded>> | undefined;
   let variants: RunningVariants | undefined;
+  // The variants start while the doctor judges the embedded reference (they are not its concern).
+  let variantsStarting: Promise<RunningVariants | undefined> | undefined;
   // A target judged with the fixture profile: its rotation begun now, as `serve` begins it (cli/rotation.ts).
   let rotated: { dir: string; profilePath: string } | undefined;
   if (!o.list && o.baseUrl && isFixtureProfile(profilePath)) {
@@ -241,7 +243,9 @@ export async function runSuite(
       baseUrl = embedded.server.url;
       io.err(`embedded reference listening on ${baseUrl} (its log: ${referenceLog})\n`);
       // Deployments configured for the rows the fixture cannot show at once (cli/embedded-variants.ts).
-      variants = await startEmbeddedVariants(profile, embedded.dir, undefined, log);
+      variantsStarting = startEmbeddedVariants(profile, embedded.dir, undefined, log);
+      // Held until awaited below or in `finally`: a failure to start is thrown where it is awaited.
+      variantsStarting.catch(() => undefined);
     }
     // --wait: a deployment started a moment ago is given that long to answer before the doctor judges it.
     if (!o.list && o.baseUrl && o.wait !== undefined) {
@@ -265,6 +269,7 @@ export async function runSuite(
       if (report.exitCode === EXIT.unreachable) return report.exitCode;
       setupViolations = report.violations;
     }
+    variants = await variantsStarting;
     const args = [PLAYWRIGHT_CLI, 'test', '--config', CONFIG];
     // --repro: that one check alone, one worker, every request made afresh (new tokens, proofs, nonces, signatures).
     const grep = o.repro !== undefined ? `\\[${escape(o.repro)}\\]` : grepFor(o);
@@ -349,7 +354,7 @@ export async function runSuite(
   } finally {
     if (o.list) rmSync(output, { recursive: true, force: true });
     if (rotated) rmSync(rotated.dir, { recursive: true, force: true });
-    await variants?.close();
+    await (variants ?? (await variantsStarting?.catch(() => undefined)))?.close();
     if (embedded) {
       await embedded.server.close();
       rmSync(embedded.dir, { recursive: true, force: true });

@@ -13,7 +13,7 @@ import { createMinter, type Minter } from '../lib/mint.js';
 import { newGuestSession } from '../lib/guest-session.js';
 import { ShopHttp, type ShopResponse } from './http.js';
 import { parseDocument, Target } from './target.js';
-import { ENV, runParams, type RunParams, type TargetVariant } from './params.js';
+import { ENV, runParams, variantsFromEnv, type RunParams, type TargetVariant } from './params.js';
 import { exchangePoints, formatExchange, formatTranscript, redactor } from './transcript.js';
 import { DESCRIPTION, ASSISTANT_DESCRIPTION } from '../../contract/routes.js';
 import { AMBIENT_CLAUSES, judgeEveryExchange } from './every-response.js';
@@ -92,16 +92,25 @@ async function loadTarget(http: ShopHttp, profile: Profile): Promise<Target> {
   return target;
 }
 
+/** The annotation that names the variant deployment a check's copy judges (reporter.ts reads it as `deployment`). */
+export const DEPLOYMENT = 'deployment';
+
+/** The embedded run's variants (cli/embedded-variants.ts), handed through the environment. */
+const RUN_VARIANTS = variantsFromEnv();
+
 /** The documents' cache belongs to one base URL: a self-test worker may judge several defects, each behind its proxy. */
 let cachedFor: string | undefined;
 
 const test = base.extend<{ shop: Shop; selftestTargets: Record<string, string> | undefined }, { shopVariant: TargetVariant | undefined }>({
-  // Set by the projects of the embedded run's variants (conformance/playwright.config.ts): another deployment to judge.
+  // Set by the self-test's variant projects (selftest/playwright.config.ts): another deployment to judge.
   shopVariant: [undefined, { option: true, scope: 'worker' }],
   // Self-test: one Playwright project judges several defects whose checks are disjoint; this maps each defect's clause
   // to its proxy (the check's clause tag picks it). A project of one defect sets `baseURL` instead.
   selftestTargets: [undefined, { option: true }],
-  shop: async ({ shopVariant, baseURL, selftestTargets }, use, info) => {
+  shop: async ({ shopVariant: projectVariant, baseURL, selftestTargets }, use, info) => {
+    // An embedded run's variant copy of a check names its deployment (see `check`); the self-test's projects set it.
+    const deployment = info.annotations.find((a) => a.type === DEPLOYMENT)?.description;
+    const shopVariant = projectVariant ?? (deployment ? RUN_VARIANTS.find((v) => `variant-${v.name}` === deployment) : undefined);
     const selected = selftestTargets ? info.tags.map((t) => selftestTargets[t.slice(1)]).find((u) => u !== undefined) : undefined;
     const override = selected ?? baseURL;
     const params = shopVariant
@@ -282,25 +291,39 @@ export function check(
 ): [TestArgs[0], NonNullable<TestArgs[1]> & object, (args: { shop: Shop }, info: TestInfo) => Promise<void>] {
   if (spec.everyResponse) spec = { ...spec, clauses: [...new Set([...spec.clauses, ...AMBIENT_CLAUSES])] };
   register(spec);
-  return [
-    `[${spec.id}] ${spec.title}`,
-    detailsOf(spec),
-    async ({ shop }, info) => {
-      skipUnlessApplicable(spec, shop);
-      await ensureTarget(shop);
-      const { hard, soft } = await runBody(spec, body, shop, info);
-      const redact = redactor(shop.profile, shop.params.showSecrets);
-      const exchanges = shop.http.exchanges.length;
-      const verdict = judge({
-        clauses: spec.clauses,
-        hard: hard === undefined ? undefined : recordOf(hard, redact, exchanges),
-        soft: soft.map((f) => recordOf(f, redact, exchanges)),
-        strict: shop.params.strict,
-      });
-      if (verdict.outcome === 'passed') return printPassingTranscript(spec, shop);
-      await reportFailure(verdict, shop, info);
-    },
-  ];
+  const title = `[${spec.id}] ${spec.title}`;
+  const run = judgeCheck(spec, body);
+  // The embedded run judges a variant's checks against its deployment too: a copy of the test, in the same project and
+  // workers as every other check (a project per variant would start workers of its own after the main project's).
+  for (const v of RUN_VARIANTS.filter((x) => x.checks.includes(spec.id))) {
+    const details = detailsOf(spec);
+    test.describe(`variant-${v.name}`, () =>
+      test(
+        title,
+        { ...details, annotation: [...[details.annotation ?? []].flat(), { type: DEPLOYMENT, description: `variant-${v.name}` }] },
+        run,
+      ));
+  }
+  return [title, detailsOf(spec), run];
+}
+
+/** The body of a check's test: applicability, the body, the verdict and its report. */
+function judgeCheck(spec: CheckSpec, body: (shop: Shop) => Promise<void>): (args: { shop: Shop }, info: TestInfo) => Promise<void> {
+  return async ({ shop }, info) => {
+    skipUnlessApplicable(spec, shop);
+    await ensureTarget(shop);
+    const { hard, soft } = await runBody(spec, body, shop, info);
+    const redact = redactor(shop.profile, shop.params.showSecrets);
+    const exchanges = shop.http.exchanges.length;
+    const verdict = judge({
+      clauses: spec.clauses,
+      hard: hard === undefined ? undefined : recordOf(hard, redact, exchanges),
+      soft: soft.map((f) => recordOf(f, redact, exchanges)),
+      strict: shop.params.strict,
+    });
+    if (verdict.outcome === 'passed') return printPassingTranscript(spec, shop);
+    await reportFailure(verdict, shop, info);
+  };
 }
 
 /** Ends a check that finds at run time that the target cannot show what it looks at: a skip with the reason. */

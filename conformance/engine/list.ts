@@ -60,7 +60,9 @@ export async function listChecks(): Promise<CheckListing[]> {
     (s.suites ?? []).forEach((x) => walk(x, here));
   };
   json.suites.forEach((s) => walk(s, []));
-  return specs.map((s) => {
+  // A variant's copy of a check (engine/check.ts) is the same check: listed once.
+  const own = specs.filter((s) => !(s.tests[0]?.annotations ?? []).some((a) => a.type === 'deployment'));
+  return own.map((s) => {
     const annotations = s.tests[0]?.annotations ?? [];
     return {
       id: annotations.find((a) => a.type === 'check')?.description ?? s.title,

@@ -15,8 +15,12 @@ import { formatFailureReport } from './failure-report.js';
 import { htmlMatrix } from './matrix-html.js';
 
 const clausesOf = (test: TestCase) => test.tags.map((t) => t.slice(1)).filter((t) => /^[A-Z]+-/.test(t));
-/** The variant deployment (Playwright project) a test ran against; undefined for the run's target. */
-const projectOf = (test: TestCase) => test.parent.project()?.name || undefined;
+/**
+ * The variant deployment a test ran against: the embedded run's variant copy names it (engine/check.ts), the self-test's
+ * projects by their name; undefined for the run's target.
+ */
+const projectOf = (test: TestCase) =>
+  test.annotations.find((a) => a.type === 'deployment')?.description ?? (test.parent.project()?.name || undefined);
 /** The check's record (check-record.ts), from the test case or its result. */
 const recordOf = (test: TestCase, result: TestResult | undefined) => decodeRecord([...(result?.annotations ?? []), ...test.annotations]);
 const checkIdOf = (test: TestCase) => test.annotations.find((a) => a.type === 'check')?.description ?? test.title;

@@ -279,6 +279,38 @@ describe('configuration-dependent checks judge deployments configured that way',
   }
 });
 
+describe("the embedded run's variant deployments", () => {
+  test('their checks run in the one project, each reported with its deployment (the verdict that judged the row)', async () => {
+    const dir = out();
+    const r = await cli([
+      'run',
+      '--grep',
+      'events\\.webhook\\.(secret-missing|not-configured)',
+      '--reporter',
+      'list,json',
+      '--output',
+      dir,
+    ]);
+    assert.equal(r.code, 0, r.out);
+    const report = JSON.parse(readFileSync(join(dir, 'conformance-report.json'), 'utf8'));
+    assert.deepEqual(
+      report.checks
+        .map((k: { id: string; status: string; deployment?: string }) => [k.id, k.status, k.deployment ?? ''])
+        .sort((a: string[], b: string[]) => a.join().localeCompare(b.join())),
+      [
+        ['events.webhook.not-configured', 'passed', 'variant-closed'],
+        ['events.webhook.secret-missing', 'passed', 'variant-webhook-secret-missing'],
+      ],
+    );
+    // No project per variant: a worker of its own would start for each after the main checks.
+    const results = JSON.parse(readFileSync(join(dir, 'results.json'), 'utf8'));
+    assert.deepEqual(
+      results.config.projects.map((p: { name: string }) => p.name),
+      [''],
+    );
+  });
+});
+
 describe('a profile that declares no named accounts', () => {
   test('the checks that read them are skipped, each naming data.accounts or data.orders; the run passes', async () => {
     const dir = out();
