@@ -12,7 +12,15 @@ import { Diverged, Lockstep, type ExploreOptions, type ExploreResult, type Seque
 
 export type { ExploreOptions, ExploreResult, Oracles, Sequence, Session } from './lockstep.js';
 
-const keyOf = (f: Finding) => `${f.oracle} ${[...f.clauses].sort().join(',')}`;
+/**
+ * What tells findings apart: the oracle and the clauses, but for the operations' own clauses (END-OPS-*), which name
+ * where a break shows, not which rule it breaks: one replayed proof accepted on fourteen operations is one finding.
+ */
+export const keyOf = (f: Pick<Finding, 'oracle' | 'clauses'>): string => {
+  const rules = f.clauses.filter((c) => !c.startsWith('END-OPS-'));
+  // A finding of an operation's clause alone keeps it: nothing else says what broke.
+  return `${f.oracle} ${[...(rules.length > 0 ? rules : f.clauses)].sort().join(',')}`;
+};
 
 /**
  * Explores for `budgetMs` of generating; each new finding (by oracle and clauses) is shrunk, then the exploring goes on
