@@ -4,6 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { runInterleavings, type InterleavingOptions, type ScenarioRun } from '../../../conformance/explore/concurrency.js';
+import { fakeTarget } from '../../helpers/explore-fakes.js';
 import { shrinkConcurrency, smallerRuns } from '../../../conformance/explore/concurrency-shrink.js';
 import { scheduleFor } from '../../../conformance/explore/interleave.js';
 import type { Answer, Step } from '../../../conformance/explore/exchange.js';
@@ -11,18 +12,7 @@ import { curlScriptOf } from '../../../conformance/explore/oracles.js';
 import { readProfileFile } from '../../../conformance/engine/params.js';
 import { FIXTURE_PROFILE } from '../../../reference/src/paths.js';
 
-const target: InterleavingOptions['target'] = {
-  operation: (id: string) =>
-    ({
-      operationId: id,
-      method: { addCartItem: 'POST', getCart: 'GET', removeCartItem: 'DELETE' }[id] ?? 'GET',
-      path: '',
-      pathParams: [],
-      document: '/openapi.json',
-    }) as ReturnType<InterleavingOptions['target']['operation']>,
-  path: (id: string, ...values: string[]) => `/${id}${values.map((v) => `/${v}`).join('')}`,
-  body: (_id: string, roles: Record<string, unknown> = {}) => ({ variant_id: roles.variant, quantity: roles.quantity }),
-};
+const target = fakeTarget;
 const variants = ['v1', 'v2', 'v3', 'v4', 'v5'];
 
 /** A cart that keeps only its first line (every later add is lost), and the variants in the order their adds arrived. */

@@ -2,21 +2,11 @@
 // orders; and the runner's `send` is the only way a step leaves. In memory: a fake send over a fake cart.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { runInterleavings, type InterleavingOptions } from '../../../conformance/explore/concurrency.js';
+import { runInterleavings } from '../../../conformance/explore/concurrency.js';
+import { fakeTarget } from '../../helpers/explore-fakes.js';
 import type { Answer, Step } from '../../../conformance/explore/exchange.js';
 
-const target: InterleavingOptions['target'] = {
-  operation: (id: string) =>
-    ({
-      operationId: id,
-      method: { addCartItem: 'POST', getCart: 'GET', removeCartItem: 'DELETE' }[id] ?? 'GET',
-      path: '',
-      pathParams: [],
-      document: '/openapi.json',
-    }) as ReturnType<InterleavingOptions['target']['operation']>,
-  path: (id: string, ...values: string[]) => `/${id}${values.map((v) => `/${v}`).join('')}`,
-  body: (_id: string, roles: Record<string, unknown> = {}) => ({ variant_id: roles.variant, quantity: roles.quantity }),
-};
+const target = fakeTarget;
 
 /** The order in which a run's addCartItem steps reached `send`, and the steps sent. */
 async function addOrder(seed: number): Promise<{ order: string[]; sent: Step[] }> {
