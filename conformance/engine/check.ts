@@ -13,7 +13,7 @@ import { createMinter, type Minter } from '../lib/mint.js';
 import { newGuestSession } from '../lib/guest-session.js';
 import { ShopHttp, type ShopResponse } from './http.js';
 import { parseDocument, Target } from './target.js';
-import { ENV, runParams, variantsFromEnv, type RunParams, type TargetVariant } from './params.js';
+import { DEPLOYMENT, ENV, runParams, variantsFromEnv, type RunParams, type TargetVariant } from './params.js';
 import { exchangePoints, formatExchange, formatTranscript, redactor } from './transcript.js';
 import { DESCRIPTION, ASSISTANT_DESCRIPTION } from '../../contract/routes.js';
 import { AMBIENT_CLAUSES, judgeEveryExchange } from './every-response.js';
@@ -91,9 +91,6 @@ async function loadTarget(http: ShopHttp, profile: Profile): Promise<Target> {
   );
   return target;
 }
-
-/** The annotation that names the variant deployment a check's copy judges (reporter.ts reads it as `deployment`). */
-export const DEPLOYMENT = 'deployment';
 
 /** The embedded run's variants (cli/embedded-variants.ts), handed through the environment. */
 const RUN_VARIANTS = variantsFromEnv();

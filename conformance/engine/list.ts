@@ -3,6 +3,7 @@ import { spawn } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
+import { DEPLOYMENT } from './params.js';
 
 export interface CheckListing {
   id: string;
@@ -61,7 +62,7 @@ export async function listChecks(): Promise<CheckListing[]> {
   };
   json.suites.forEach((s) => walk(s, []));
   // A variant's copy of a check (engine/check.ts) is the same check: listed once.
-  const own = specs.filter((s) => !(s.tests[0]?.annotations ?? []).some((a) => a.type === 'deployment'));
+  const own = specs.filter((s) => !(s.tests[0]?.annotations ?? []).some((a) => a.type === DEPLOYMENT));
   return own.map((s) => {
     const annotations = s.tests[0]?.annotations ?? [];
     return {

@@ -48,6 +48,9 @@ const variantSchema = z.object({
 /** A deployment that a Playwright project judges instead of the run's target (its own base URL and profile). */
 export type TargetVariant = z.infer<typeof variantSchema>;
 
+/** The annotation that names the variant deployment a check's copy judges (engine/check.ts; reporter.ts, list.ts read it). */
+export const DEPLOYMENT = 'deployment';
+
 export function variantsFromEnv(env: NodeJS.ProcessEnv = process.env): TargetVariant[] {
   const raw = env[ENV.variants];
   return raw ? z.array(variantSchema).parse(JSON.parse(raw)) : [];

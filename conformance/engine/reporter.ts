@@ -6,7 +6,7 @@ import { decodeRecord, firstLine } from './check-record.js';
 import { join } from 'node:path';
 import type { FullConfig, FullResult, Reporter, Suite, TestCase, TestError, TestResult } from '@playwright/test/reporter';
 import { CLAUSES } from '../../contract/clauses/index.js';
-import { ENV } from './params.js';
+import { DEPLOYMENT, ENV } from './params.js';
 import { clauseRows, formatMatrix, mergeOutcomes, summarize, unjudgedMust, type CheckOutcome, type CheckStatus } from './verdicts.js';
 import { SUITE_VERSION } from './version.js';
 import { domainCoverage, formatCoverage, htmlCoverage, untriedMust } from './coverage.js';
@@ -20,7 +20,7 @@ const clausesOf = (test: TestCase) => test.tags.map((t) => t.slice(1)).filter((t
  * projects by their name; undefined for the run's target.
  */
 const projectOf = (test: TestCase) =>
-  test.annotations.find((a) => a.type === 'deployment')?.description ?? (test.parent.project()?.name || undefined);
+  test.annotations.find((a) => a.type === DEPLOYMENT)?.description ?? (test.parent.project()?.name || undefined);
 /** The check's record (check-record.ts), from the test case or its result. */
 const recordOf = (test: TestCase, result: TestResult | undefined) => decodeRecord([...(result?.annotations ?? []), ...test.annotations]);
 const checkIdOf = (test: TestCase) => test.annotations.find((a) => a.type === 'check')?.description ?? test.title;
