@@ -1,5 +1,5 @@
 // `shop-conformance run`: the suite against a base URL, or against the embedded reference when none is given.
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -25,8 +25,9 @@ import { startServer, type RunningServer } from '../../reference/src/server.js';
 import { createLogger, type Logger } from '../../reference/src/log.js';
 import { EXIT, exitAfterOutput } from '../exit.js';
 import { DEFAULT_MAX_IN_FLIGHT } from '../../conformance/engine/in-flight.js';
-import { chooseWorkers } from '../../conformance/engine/workers.js';
-import { startEmbeddedVariants, type RunningVariants } from '../embedded-variants.js';
+import { chooseWorkers, measureRoundTrip } from '../../conformance/engine/workers.js';
+import { writeLateParams } from '../../conformance/engine/late-params.js';
+import { EMBEDDED_VARIANTS, startEmbeddedVariants, type RunningVariants } from '../embedded-variants.js';
 import { gateRun } from '../gate.js';
 import { selectChecks, SelectionError } from '../selection.js';
 import { shardSchema, usageLine } from '../options.js';
@@ -129,10 +130,6 @@ export function reproArgs(o: RunOptions): string {
     .join(' ');
 }
 
-/**
- * The embedded reference, started from the profile with its guest-key rotation begun now: a previous key the profile
- * declares verifies for the next 29 days, which the returned profile (the one the checks read) states too (cli/rotation.ts).
- */
 /** The embedded reference's log (warnings and errors, JSON lines) in `<output>/reference.log`, begun afresh. */
 export function referenceLogIn(output: string): { log: Logger; path: string } {
   const path = join(output, 'reference.log');
@@ -146,6 +143,10 @@ export function referenceLogIn(output: string): { log: Logger; path: string } {
   return { log, path };
 }
 
+/**
+ * The embedded reference, started from the profile with its guest-key rotation begun now: a previous key the profile
+ * declares verifies for the next 29 days, which the returned profile (the one the checks read) states too (cli/rotation.ts).
+ */
 export async function startEmbedded(
   profilePath: string,
   log?: Logger,
@@ -166,6 +167,66 @@ export async function startEmbedded(
     },
   });
   return { server: await startServer(config, { log }), dir, profilePath: embeddedProfile, profile };
+}
+
+/**
+ * Starts Playwright on the suite. `lateDir`: the target's URL, its profile and the variants' deployments come later, in
+ * a file there (conformance/engine/late-params.ts); the embedded run names its variants now, so that their checks' copies
+ * load with the rest.
+ */
+function startPlaywright(
+  o: RunOptions,
+  run: {
+    grep: string | undefined;
+    workers: Awaited<ReturnType<typeof chooseWorkers>> | undefined;
+    output: string;
+    profilePath: string;
+    embedded: boolean;
+    lateDir: string | undefined;
+  },
+): { child: ChildProcess; exited: Promise<number> } {
+  const { grep, workers, output } = run;
+  const args = [PLAYWRIGHT_CLI, 'test', '--config', CONFIG];
+  // --repro: that one check alone, one worker, every request made afresh (new tokens, proofs, nonces, signatures).
+  if (grep) args.push('--grep', grep);
+  if (o.level === 'spec') args.push('--grep-invert', '@reference(?![\\w-])');
+  // Workers follow what the run waits on (conformance/engine/workers.ts); each takes its share of --max-in-flight.
+  if (o.repro !== undefined) args.push('--workers', '1');
+  else if (workers) args.push('--workers', String(workers.workers));
+  if (o.shard) args.push('--shard', o.shard);
+  if (o.maxFailures !== undefined) args.push('--max-failures', String(o.maxFailures));
+  if (o.list) args.push('--list');
+  if (o.lastFailed) args.push('--last-failed');
+  const env = {
+    ...process.env,
+    [ENV.baseUrl]: o.baseUrl ?? 'http://127.0.0.1:9',
+    [ENV.profile]: run.profilePath,
+    [ENV.level]: o.level,
+    [ENV.strict]: o.strict ? '1' : '0',
+    [ENV.seed]: String(o.seed),
+    [ENV.showSecrets]: o.showSecrets ? '1' : '0',
+    [ENV.output]: output,
+    [ENV.reporters]: o.list ? 'list' : o.reporter.join(','),
+    [ENV.target]: run.embedded ? 'embedded' : 'external',
+    // 'shard': only the shard leaves checks out, so the merged shards (report merge) are the whole selection.
+    [ENV.partial]: grep || o.lastFailed || o.maxFailures !== undefined ? '1' : o.shard ? 'shard' : '0',
+    [ENV.ca]: o.ca === undefined ? '' : resolve(o.ca),
+    [ENV.insecure]: o.insecure ? '1' : '0',
+    [ENV.variants]: run.embedded ? JSON.stringify(EMBEDDED_VARIANTS.map((v) => ({ name: v.name, checks: [...v.checks] }))) : '',
+    [ENV.shard]: o.shard ?? '',
+    [ENV.repro]: o.repro !== undefined ? '1' : '',
+    [ENV.reproArgs]: reproArgs(o),
+    [ENV.clauses]: o.clause?.join(',') ?? '',
+    [ENV.maxInFlight]: workers ? String(workers.perWorker) : '',
+    [ENV.roundTrip]: workers?.roundTripMs !== undefined ? workers.roundTripMs.toFixed(0) : '',
+    [ENV.late]: run.lateDir ? join(run.lateDir, 'late.json') : '',
+    [ENV.lateFrom]: String(process.pid),
+    FORCE_COLOR: process.env.FORCE_COLOR ?? '0',
+  };
+  // --json: stdout carries the verdict alone, so Playwright's console goes to stderr.
+  const child = spawn(process.execPath, args, { env, stdio: o.json ? ['inherit', process.stderr, 'inherit'] : 'inherit' });
+  const exited = new Promise<number>((done) => child.once('exit', (c) => done(c ?? 1)));
+  return { child, exited };
 }
 
 export async function runSuite(
@@ -233,7 +294,33 @@ export async function runSuite(
     rotated = { dir, profilePath: written.profilePath };
     profile = written.profile;
   }
+  // Playwright, once started; what it learns after it started comes through `late` (conformance/engine/late-params.ts).
+  let playwright: { child: ChildProcess; exited: Promise<number> } | undefined;
+  const lateDir = o.list ? undefined : mkdtempSync(join(tmpdir(), 'shop-conformance-late-'));
   try {
+    const tls = { ca, insecure: o.insecure };
+    // --wait: a deployment started a moment ago is given that long to answer before the doctor judges it.
+    if (!o.list && o.baseUrl && o.wait !== undefined) {
+      const waited = await waitForReady(o.baseUrl, {
+        timeoutMs: parseDuration(o.wait)!,
+        tls,
+        label: `shop-conformance run: --wait ${o.wait}`,
+      });
+      if (!waited.ready) {
+        io.err(`${waited.line}\n`);
+        return EXIT.unreachable;
+      }
+    }
+    const grep = o.repro !== undefined ? `\\[${escape(o.repro)}\\]` : grepFor(o);
+    const launch = (workers: Awaited<ReturnType<typeof chooseWorkers>> | undefined) =>
+      startPlaywright(o, { grep, workers, output, profilePath: rotated?.profilePath ?? profilePath, embedded: !o.baseUrl, lateDir });
+    // Playwright takes seconds to load the checks and start its workers: it starts first, while the embedded reference
+    // starts and the doctor judges the target, and its checks wait for what those learn. A deployment that does not
+    // answer keeps the old order: the doctor says why and nothing else starts.
+    const measured = !o.list && o.baseUrl ? { roundTripMs: await measureRoundTrip(o.baseUrl, tls) } : undefined;
+    const early = !o.list && (!o.baseUrl || measured?.roundTripMs !== undefined);
+    if (early) playwright = launch(await chooseWorkers(o, o.baseUrl, tls, io.err, measured));
+
     let baseUrl = o.baseUrl;
     if (!o.list && !baseUrl) {
       // The reference's own log (warnings and errors, JSON lines) goes to a file beside the reports, not into the run's console.
@@ -247,74 +334,26 @@ export async function runSuite(
       // Held until awaited below or in `finally`: a failure to start is thrown where it is awaited.
       variantsStarting.catch(() => undefined);
     }
-    // --wait: a deployment started a moment ago is given that long to answer before the doctor judges it.
-    if (!o.list && o.baseUrl && o.wait !== undefined) {
-      const tls = { ca, insecure: o.insecure };
-      const waited = await waitForReady(o.baseUrl, {
-        timeoutMs: parseDuration(o.wait)!,
-        tls,
-        label: `shop-conformance run: --wait ${o.wait}`,
-      });
-      if (!waited.ready) {
-        io.err(`${waited.line}\n`);
-        return EXIT.unreachable;
-      }
-    }
     // Setup violations (a route that broke its clause while the doctor set up) fail the run; the checks still run.
     let setupViolations: { step: string; clauses: string[] }[] = [];
     if (!o.list && o.doctor) {
-      const report = await doctor(baseUrl!, profile, { tls: { ca, insecure: o.insecure }, maxInFlight: o.maxInFlight });
+      const report = await doctor(baseUrl!, profile, { tls, maxInFlight: o.maxInFlight });
       for (const line of formatDoctorSteps(report)) io.err(`doctor: ${line}\n`);
       for (const a of report.advice) io.err(`doctor: ${a}\n`);
       if (report.exitCode === EXIT.unreachable) return report.exitCode;
       setupViolations = report.violations;
     }
     variants = await variantsStarting;
-    const args = [PLAYWRIGHT_CLI, 'test', '--config', CONFIG];
-    // --repro: that one check alone, one worker, every request made afresh (new tokens, proofs, nonces, signatures).
-    const grep = o.repro !== undefined ? `\\[${escape(o.repro)}\\]` : grepFor(o);
-    if (grep) args.push('--grep', grep);
-    if (o.level === 'spec') args.push('--grep-invert', '@reference(?![\\w-])');
-    // Workers follow what the run waits on (conformance/engine/workers.ts); each takes its share of --max-in-flight.
-    const workers = o.list ? undefined : await chooseWorkers(o, embedded ? undefined : baseUrl, { ca, insecure: o.insecure }, io.err);
-    if (o.repro !== undefined) args.push('--workers', '1');
-    else if (workers) args.push('--workers', String(workers.workers));
-    if (o.shard) args.push('--shard', o.shard);
-    if (o.maxFailures !== undefined) args.push('--max-failures', String(o.maxFailures));
-    if (o.list) args.push('--list');
-    if (o.lastFailed) args.push('--last-failed');
-    const env = {
-      ...process.env,
-      [ENV.baseUrl]: baseUrl ?? 'http://127.0.0.1:9',
-      [ENV.profile]: embedded?.profilePath ?? rotated?.profilePath ?? profilePath,
-      [ENV.level]: o.level,
-      [ENV.strict]: o.strict ? '1' : '0',
-      [ENV.seed]: String(o.seed),
-      [ENV.showSecrets]: o.showSecrets ? '1' : '0',
-      [ENV.output]: output,
-      [ENV.reporters]: o.list ? 'list' : o.reporter.join(','),
-      [ENV.target]: embedded ? 'embedded' : 'external',
-      // 'shard': only the shard leaves checks out, so the merged shards (report merge) are the whole selection.
-      [ENV.partial]: grep || o.lastFailed || o.maxFailures !== undefined ? '1' : o.shard ? 'shard' : '0',
-      [ENV.ca]: o.ca === undefined ? '' : resolve(o.ca),
-      [ENV.insecure]: o.insecure ? '1' : '0',
-      [ENV.variants]: variants ? JSON.stringify(variants.variants) : '',
-      [ENV.shard]: o.shard ?? '',
-      [ENV.repro]: o.repro !== undefined ? '1' : '',
-      [ENV.reproArgs]: reproArgs(o),
-      [ENV.clauses]: o.clause?.join(',') ?? '',
-      [ENV.maxInFlight]: workers ? String(workers.perWorker) : '',
-      [ENV.roundTrip]: workers?.roundTripMs !== undefined ? workers.roundTripMs.toFixed(0) : '',
-      FORCE_COLOR: process.env.FORCE_COLOR ?? '0',
-    };
-    const code = await new Promise<number>((done) => {
-      // --json: stdout carries the verdict alone, so Playwright's console goes to stderr.
-      const child = spawn(process.execPath, args, {
-        env,
-        stdio: o.json ? ['inherit', process.stderr, 'inherit'] : 'inherit',
+    playwright ??= launch(o.list ? undefined : await chooseWorkers(o, baseUrl, tls, io.err, measured));
+    // The checks begin now: they learn the target's URL, its profile and the variants' deployments.
+    if (lateDir)
+      writeLateParams(join(lateDir, 'late.json'), {
+        [ENV.baseUrl]: baseUrl!,
+        [ENV.profile]: embedded?.profilePath ?? rotated?.profilePath ?? profilePath,
+        [ENV.variants]: variants ? JSON.stringify(variants.variants) : '',
       });
-      child.once('exit', (c) => done(c ?? 1));
-    });
+    const code = await playwright.exited;
+    playwright = undefined;
     if (o.list) return code === 0 ? EXIT.ok : EXIT.usage;
     // With --json, everything but the verdict goes to stderr.
     const note = o.json ? io.err : io.out;
@@ -352,6 +391,12 @@ export async function runSuite(
     if (o.json) io.out(readFileSync(reportFile, 'utf8'));
     return exit;
   } finally {
+    // Started but not awaited (the doctor refused the target, or something threw): stopped before it reports anything.
+    if (playwright) {
+      playwright.child.kill('SIGKILL');
+      await playwright.exited;
+    }
+    if (lateDir) rmSync(lateDir, { recursive: true, force: true });
     if (o.list) rmSync(output, { recursive: true, force: true });
     if (rotated) rmSync(rotated.dir, { recursive: true, force: true });
     await (variants ?? (await variantsStarting?.catch(() => undefined)))?.close();

@@ -13,7 +13,8 @@ import { createMinter, type Minter } from '../lib/mint.js';
 import { newGuestSession } from '../lib/guest-session.js';
 import { ShopHttp, type ShopResponse } from './http.js';
 import { parseDocument, Target } from './target.js';
-import { DEPLOYMENT, ENV, runParams, variantsFromEnv, type RunParams, type TargetVariant } from './params.js';
+import { awaitLateParams } from './late-params.js';
+import { DEPLOYMENT, ENV, runParams, variantPlansFromEnv, variantsFromEnv, type RunParams, type TargetVariant } from './params.js';
 import { exchangePoints, formatExchange, formatTranscript, redactor } from './transcript.js';
 import { DESCRIPTION, ASSISTANT_DESCRIPTION } from '../../contract/routes.js';
 import { AMBIENT_CLAUSES, judgeEveryExchange } from './every-response.js';
@@ -92,8 +93,15 @@ async function loadTarget(http: ShopHttp, profile: Profile): Promise<Target> {
   return target;
 }
 
-/** The embedded run's variants (cli/embedded-variants.ts), handed through the environment. */
-const RUN_VARIANTS = variantsFromEnv();
+/** The embedded run's variants (cli/embedded-variants.ts), by name and checks: each such check has a copy per variant. */
+const RUN_VARIANTS = variantPlansFromEnv();
+
+/** The variant deployment a copy of a check judges (its URL known once the late parameters arrived). */
+function deploymentOf(deployment: string): TargetVariant {
+  const variant = variantsFromEnv().find((v) => `variant-${v.name}` === deployment);
+  if (!variant) throw new Error(`the run started no deployment ${deployment}`);
+  return variant;
+}
 
 /** The documents' cache belongs to one base URL: a self-test worker may judge several defects, each behind its proxy. */
 let cachedFor: string | undefined;
@@ -105,9 +113,11 @@ const test = base.extend<{ shop: Shop; selftestTargets: Record<string, string> |
   // to its proxy (the check's clause tag picks it). A project of one defect sets `baseURL` instead.
   selftestTargets: [undefined, { option: true }],
   shop: async ({ shopVariant: projectVariant, baseURL, selftestTargets }, use, info) => {
+    // The target's URL and the variants' deployments may come after the workers started, once the doctor passed it.
+    await awaitLateParams();
     // An embedded run's variant copy of a check names its deployment (see `check`); the self-test's projects set it.
     const deployment = info.annotations.find((a) => a.type === DEPLOYMENT)?.description;
-    const shopVariant = projectVariant ?? (deployment ? RUN_VARIANTS.find((v) => `variant-${v.name}` === deployment) : undefined);
+    const shopVariant = projectVariant ?? (deployment ? deploymentOf(deployment) : undefined);
     const selected = selftestTargets ? info.tags.map((t) => selftestTargets[t.slice(1)]).find((u) => u !== undefined) : undefined;
     const override = selected ?? baseURL;
     const params = shopVariant

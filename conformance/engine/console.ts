@@ -31,6 +31,7 @@ export default class ConsoleReporter implements Reporter {
   private stoppedAfter: number | undefined;
   private errors = 0;
   private suite: Suite | undefined;
+  private header: string | undefined;
   private readonly counts = { passed: 0, failed: 0, warnings: 0, skipped: 0, notRun: 0 };
   private readonly write = (s: string) => process.stdout.write(s);
 
@@ -47,15 +48,29 @@ export default class ConsoleReporter implements Reporter {
     this.total = suite.allTests().length;
     const workers = (config.metadata as { actualWorkers?: number }).actualWorkers ?? config.workers;
     const shard = config.shard ? `, shard ${config.shard.current} of ${config.shard.total}` : '';
-    this.write(`\nRunning ${this.total} test${this.total === 1 ? '' : 's'} using ${workers} worker${workers === 1 ? '' : 's'}${shard}\n\n`);
+    // Said when the first check begins: the CLI starts Playwright before its doctor has spoken, and its lines come first.
+    this.header = `\nRunning ${this.total} test${this.total === 1 ? '' : 's'} using ${workers} worker${workers === 1 ? '' : 's'}${shard}\n\n`;
+  }
+
+  /** The run's first line, once. */
+  private begin(): void {
+    if (this.header === undefined) return;
+    this.write(this.header);
+    this.header = undefined;
+  }
+
+  onTestBegin(): void {
+    this.begin();
   }
 
   onStdOut(chunk: string | Buffer): void {
+    this.begin();
     this.breakDots();
     this.write(chunk.toString());
   }
 
   onStdErr(chunk: string | Buffer): void {
+    this.begin();
     this.breakDots();
     process.stderr.write(chunk.toString());
   }
@@ -95,11 +110,13 @@ export default class ConsoleReporter implements Reporter {
       return;
     }
     this.errors += 1;
+    this.begin();
     this.breakDots();
     this.write(`\nerror outside the checks: ${error.message ?? error.value ?? ''}\n${error.stack ?? ''}\n`);
   }
 
   onEnd(result: FullResult): void {
+    this.begin();
     this.breakDots();
     const c = this.counts;
     const notRunCount = c.notRun + (this.suite?.allTests() ?? []).filter((t) => t.results.length === 0).length;

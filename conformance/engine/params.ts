@@ -36,6 +36,13 @@ export const ENV = {
   maxInFlight: 'SHOP_CONFORMANCE_MAX_IN_FLIGHT',
   /** The deployment's round trip in ms as the CLI measured it (conformance/engine/workers.ts): checks get more time. */
   roundTrip: 'SHOP_CONFORMANCE_ROUND_TRIP_MS',
+  /**
+   * Path of the JSON file of parameters the CLI learns after Playwright has started (the embedded reference's URL and
+   * profile, its variants' deployments): checks wait for it (conformance/engine/late-params.ts).
+   */
+  late: 'SHOP_CONFORMANCE_LATE',
+  /** The CLI's process id: a worker stops waiting for the late parameters if that process is gone. */
+  lateFrom: 'SHOP_CONFORMANCE_LATE_FROM',
 } as const;
 
 const variantSchema = z.object({
@@ -54,6 +61,15 @@ export const DEPLOYMENT = 'deployment';
 export function variantsFromEnv(env: NodeJS.ProcessEnv = process.env): TargetVariant[] {
   const raw = env[ENV.variants];
   return raw ? z.array(variantSchema).parse(JSON.parse(raw)) : [];
+}
+
+/** A variant as known before it listens: its name and checks (what the copies of the checks need when they load). */
+export type VariantPlan = Pick<TargetVariant, 'name' | 'checks'>;
+
+/** The variants' names and checks, from their whole description or from the plan the CLI hands over before they start. */
+export function variantPlansFromEnv(env: NodeJS.ProcessEnv = process.env): VariantPlan[] {
+  const raw = env[ENV.variants];
+  return raw ? z.array(variantSchema.pick({ name: true, checks: true })).parse(JSON.parse(raw)) : [];
 }
 
 const paramsSchema = z.object({
@@ -123,12 +139,15 @@ const cached = new Map<string, RunParams>();
 
 /** The run's parameters; a variant (a Playwright project of the embedded run) replaces the base URL and the profile. */
 export function runParams(env: NodeJS.ProcessEnv = process.env, variant?: Pick<TargetVariant, 'baseUrl' | 'profilePath'>): RunParams {
-  const key = variant ? `${variant.baseUrl} ${variant.profilePath}` : '';
+  const baseUrl = variant?.baseUrl ?? env[ENV.baseUrl];
+  const profilePath = variant?.profilePath ?? env[ENV.profile];
+  // Keyed by target and profile: a read before the late parameters arrived (late-params.ts) is not the run's.
+  const key = `${baseUrl} ${profilePath}`;
   const known = cached.get(key);
   if (known) return known;
   const parsed = paramsSchema.parse({
-    baseUrl: variant?.baseUrl ?? env[ENV.baseUrl],
-    profilePath: variant?.profilePath ?? env[ENV.profile],
+    baseUrl,
+    profilePath,
     level: env[ENV.level] ?? 'spec',
     strict: env[ENV.strict] === '1',
     seed: env[ENV.seed] ?? '1',

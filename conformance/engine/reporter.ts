@@ -6,6 +6,7 @@ import { decodeRecord, firstLine } from './check-record.js';
 import { join } from 'node:path';
 import type { FullConfig, FullResult, Reporter, Suite, TestCase, TestError, TestResult } from '@playwright/test/reporter';
 import { CLAUSES } from '../../contract/clauses/index.js';
+import { applyLateParams } from './late-params.js';
 import { DEPLOYMENT, ENV } from './params.js';
 import { clauseRows, formatMatrix, mergeOutcomes, summarize, unjudgedMust, type CheckOutcome, type CheckStatus } from './verdicts.js';
 import { SUITE_VERSION } from './version.js';
@@ -58,6 +59,8 @@ export default class ConformanceReporter implements Reporter {
   }
 
   onEnd(result: FullResult): void {
+    // The target's URL may have come after Playwright started (late-params.ts).
+    applyLateParams();
     const notRunReason =
       this.stoppedAfter !== undefined
         ? `not run: the run stopped after --max-failures ${this.stoppedAfter}`

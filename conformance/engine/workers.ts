@@ -60,8 +60,10 @@ export async function chooseWorkers(
   remote: string | undefined,
   tls: TlsOptions,
   note: (s: string) => void,
+  /** The round trip, when the caller has measured it already. */
+  measured?: { roundTripMs: number | undefined },
 ): Promise<{ workers: number; perWorker: number; roundTripMs?: number }> {
-  const roundTripMs = remote === undefined ? undefined : await measureRoundTrip(remote, tls);
+  const roundTripMs = remote === undefined ? undefined : measured ? measured.roundTripMs : await measureRoundTrip(remote, tls);
   const workers =
     o.repro !== undefined
       ? 1
