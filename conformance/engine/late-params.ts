@@ -22,7 +22,8 @@ function alive(pid: number): boolean {
   }
 }
 
-let merged: Promise<void> | undefined;
+/** Per file: a worker reads it once, whatever number of checks asks. */
+const merged = new Map<string, Promise<void>>();
 
 /** Written by the CLI, whole or not at all (a worker never reads half a file): environment values the checks read. */
 export function writeLateParams(file: string, values: Readonly<Record<string, string>>): void {
@@ -39,14 +40,20 @@ export function awaitLateParams(env: NodeJS.ProcessEnv = process.env): Promise<v
   const file = env[ENV.late];
   if (!file) return Promise.resolve();
   const from = Number(env[ENV.lateFrom]);
-  return (merged ??= (async () => {
-    for (let i = 1; !existsSync(file); i++) {
-      if (i % ALIVE_EVERY === 0 && from > 0 && !alive(from))
-        throw new Error('the shop-conformance run that started this check has ended before it named its target');
-      await sleep(POLL_MS);
-    }
-    merge(file);
-  })());
+  let waiting = merged.get(file);
+  if (!waiting)
+    merged.set(
+      file,
+      (waiting = (async () => {
+        for (let i = 1; !existsSync(file); i++) {
+          if (i % ALIVE_EVERY === 0 && from > 0 && !alive(from))
+            throw new Error('the shop-conformance run that started this check has ended before it named its target');
+          await sleep(POLL_MS);
+        }
+        merge(file);
+      })()),
+    );
+  return waiting;
 }
 
 /** The reporter's read at the end of the run: the file is there if any check ran. */

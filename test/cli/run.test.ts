@@ -121,6 +121,28 @@ describe('a deployment that does not trust the suite', () => {
     assert.equal(r.code, 3, r.out);
     assert.match(r.out, /trust the suite's issuer: ISSUER=/);
   });
+
+  test('Playwright, started while the doctor judged the deployment, is stopped before any check or report', async () => {
+    const dir = out();
+    writeFileSync(join(dir, 'junit.xml'), '<testsuites/>');
+    const r = await cli([
+      'run',
+      '--base-url',
+      server.url,
+      '--profile',
+      FIXTURE_PROFILE_PATH,
+      '--reporter',
+      'list,junit,json',
+      '--output',
+      dir,
+    ]);
+    assert.equal(r.code, 3, r.out);
+    // It answered: its round trip was timed, so Playwright started before the doctor spoke.
+    assert.match(r.out, /round trip \d+ ms: \d+ workers/);
+    assert.doesNotMatch(r.out, /Running \d+ tests?/);
+    assert.deepEqual(readdirSync(dir), ['junit.xml'], 'no results.json, test-results/ or report of this run');
+    assert.equal(readFileSync(join(dir, 'junit.xml'), 'utf8'), '<testsuites/>');
+  });
 });
 
 describe('self-test: breaking one clause fails the run and names it', () => {
