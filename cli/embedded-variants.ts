@@ -8,8 +8,8 @@ import { join } from 'node:path';
 import type { Profile } from '../contract/profile.js';
 import { startIdp, type RunningIdp } from '../conformance/engine/idp.js';
 import type { TargetVariant } from '../conformance/engine/params.js';
-import { loadConfig } from '../reference/src/config.js';
-import { startServer, type RunningServer } from '../reference/src/server.js';
+// The reference is imported when a variant starts: the run names the variants (EMBEDDED_VARIANTS) before it loads it.
+import type { RunningServer } from '../reference/src/server.js';
 import type { Logger } from '../reference/src/log.js';
 
 export interface EmbeddedVariant {
@@ -113,6 +113,7 @@ export async function startConfigured(
   name: string,
   log?: Logger,
 ): Promise<{ server: RunningServer; profilePath: string }> {
+  const [{ loadConfig }, { startServer }] = await Promise.all([import('../reference/src/config.js'), import('../reference/src/server.js')]);
   const profilePath = join(dir, `profile.${name}.json`);
   writeFileSync(profilePath, JSON.stringify(profile, null, 2));
   const config = loadConfig({

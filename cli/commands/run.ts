@@ -20,9 +20,10 @@ import { doctor, formatDoctorSteps } from '../../conformance/engine/doctor.js';
 import { ENV, readCaFile, readProfileFile } from '../../conformance/engine/params.js';
 import { parseDuration, waitForReady } from '../../conformance/engine/wait.js';
 import { FIXTURE_PROFILE } from '../../reference/src/paths.js';
-import { loadConfig } from '../../reference/src/config.js';
-import { startServer, type RunningServer } from '../../reference/src/server.js';
-import { createLogger, type Logger } from '../../reference/src/log.js';
+// The reference is imported when the run starts it (half a second of loading a run against a deployment never needs, and
+// that Playwright's start need not wait for).
+import type { RunningServer } from '../../reference/src/server.js';
+import type { Logger } from '../../reference/src/log.js';
 import { EXIT, exitAfterOutput } from '../exit.js';
 import { DEFAULT_MAX_IN_FLIGHT } from '../../conformance/engine/in-flight.js';
 import { chooseWorkers, measureRoundTrip } from '../../conformance/engine/workers.js';
@@ -131,7 +132,8 @@ export function reproArgs(o: RunOptions): string {
 }
 
 /** The embedded reference's log (warnings and errors, JSON lines) in `<output>/reference.log`, begun afresh. */
-export function referenceLogIn(output: string): { log: Logger; path: string } {
+export async function referenceLogIn(output: string): Promise<{ log: Logger; path: string }> {
+  const { createLogger } = await import('../../reference/src/log.js');
   const path = join(output, 'reference.log');
   rmSync(path, { force: true });
   const log = createLogger('warn', {
@@ -153,6 +155,7 @@ export async function startEmbedded(
   /** The public base URL, for a reference served behind a proxy under a path prefix (the proxy's URL and prefix). */
   publicBaseUrl?: string,
 ): Promise<{ server: RunningServer; dir: string; profilePath: string; profile: Profile }> {
+  const [{ loadConfig }, { startServer }] = await Promise.all([import('../../reference/src/config.js'), import('../../reference/src/server.js')]);
   const dir = mkdtempSync(join(tmpdir(), 'shop-conformance-'));
   const { profilePath: embeddedProfile, profile } = writeRotatedProfile(readProfileFile(profilePath, { toMint: true }), dir);
   const config = loadConfig({
@@ -324,7 +327,7 @@ export async function runSuite(
     let baseUrl = o.baseUrl;
     if (!o.list && !baseUrl) {
       // The reference's own log (warnings and errors, JSON lines) goes to a file beside the reports, not into the run's console.
-      const { log, path: referenceLog } = referenceLogIn(output);
+      const { log, path: referenceLog } = await referenceLogIn(output);
       embedded = await startEmbedded(profilePath, log);
       profile = embedded.profile;
       baseUrl = embedded.server.url;

@@ -166,7 +166,7 @@ export async function selfTest(
   rmSync(outcomesFile, { force: true });
   const started = Date.now();
   // The deployments' own log lines go beside the reports, not into the matrix's console.
-  const { log } = referenceLogIn(output);
+  const { log } = await referenceLogIn(output);
   const proxies: Proxy[] = [];
   const variantSets: RunningVariants[] = [];
   /** One variant deployment with its own identity provider, in its own directory. */
