@@ -155,7 +155,10 @@ export async function startEmbedded(
   /** The public base URL, for a reference served behind a proxy under a path prefix (the proxy's URL and prefix). */
   publicBaseUrl?: string,
 ): Promise<{ server: RunningServer; dir: string; profilePath: string; profile: Profile }> {
-  const [{ loadConfig }, { startServer }] = await Promise.all([import('../../reference/src/config.js'), import('../../reference/src/server.js')]);
+  const [{ loadConfig }, { startServer }] = await Promise.all([
+    import('../../reference/src/config.js'),
+    import('../../reference/src/server.js'),
+  ]);
   const dir = mkdtempSync(join(tmpdir(), 'shop-conformance-'));
   const { profilePath: embeddedProfile, profile } = writeRotatedProfile(readProfileFile(profilePath, { toMint: true }), dir);
   const config = loadConfig({
@@ -223,7 +226,7 @@ function startPlaywright(
     [ENV.maxInFlight]: workers ? String(workers.perWorker) : '',
     [ENV.roundTrip]: workers?.roundTripMs !== undefined ? workers.roundTripMs.toFixed(0) : '',
     [ENV.late]: run.lateDir ? join(run.lateDir, 'late.json') : '',
-    [ENV.lateFrom]: String(process.pid),
+    [ENV.lateFrom]: run.lateDir ? String(process.pid) : '',
     FORCE_COLOR: process.env.FORCE_COLOR ?? '0',
   };
   // --json: stdout carries the verdict alone, so Playwright's console goes to stderr.
@@ -318,8 +321,8 @@ export async function runSuite(
     const launch = (workers: Awaited<ReturnType<typeof chooseWorkers>> | undefined) =>
       startPlaywright(o, { grep, workers, output, profilePath: rotated?.profilePath ?? profilePath, embedded: !o.baseUrl, lateDir });
     // Playwright takes seconds to load the checks and start its workers: it starts first, while the embedded reference
-    // starts and the doctor judges the target, and its checks wait for what those learn. A deployment that does not
-    // answer keeps the old order: the doctor says why and nothing else starts.
+    // starts and the doctor judges the target, and its checks wait for what those learn. For a deployment that does not
+    // answer at all, the doctor speaks first and alone: it says why, and Playwright never starts.
     const measured = !o.list && o.baseUrl ? { roundTripMs: await measureRoundTrip(o.baseUrl, tls) } : undefined;
     const early = !o.list && (!o.baseUrl || measured?.roundTripMs !== undefined);
     if (early) playwright = launch(await chooseWorkers(o, o.baseUrl, tls, io.err, measured));
