@@ -7,7 +7,8 @@
 // openConversation, streamConversationEvents), and judge only what the spec says.
 //
 // File name. Playwright hands out checks in file order; this file holds the run's longest wait, so its `00-long-wait.`
-// prefix starts it first and every other check runs during the wait. The wait is a comment within 15 s of the open, then
+// prefix starts it first (ahead of the other `00-long-wait.` files, the checks longest at a long round trip) and every
+// other check runs during the wait. The wait is a comment within 15 s of the open, then
 // the next within 15 s of that one: about 15 s against a deployment that opens its streams with a comment (the
 // reference does), up to 30 s against one whose first comment comes a beat after the open. Both conform; a first
 // comment later than 15 s, or a gap over 15 s between the two, fails.

@@ -3,6 +3,7 @@
 // under /v1/ops/* are operator-only. "Answers" means 2xx or 3xx: the suite follows no redirect.
 import { check, test } from '../engine/check.js';
 import { credentialsOfClaimedKinds } from '../engine/callers.js';
+import { CASES_AT_ONCE, judgeConcurrently, mapConcurrent } from '../engine/in-flight.js';
 import { fail, is2xx, expectNoAnswer } from '../lib/assert.js';
 import { OPERATIONS_BY_ID } from '../../contract/operations.js';
 import { cartLine } from './_shared/expect-cart.js';
@@ -69,14 +70,16 @@ test(
         '/v1/storefront/catalog/products',
         '/website/v1/catalog/collections',
       ];
-      for (const [, caller] of await credentialsOfClaimedKinds(shop, ['delegated', 'operator'])) {
-        for (const path of paths) {
-          const res = await shop.http.get(path, caller);
-          expectNoAnswer(res, { what: `GET ${path}`, clause: 'PUR-RULE-6' });
-        }
-        const add = await shop.http.post('/storefront/v1/cart/items', { ...caller, json: cartLine() });
-        expectNoAnswer(add, { what: 'POST /storefront/v1/cart/items', clause: 'PUR-RULE-6' });
-      }
+      // URLs no route serves: every request goes at once, judged in the callers' and the paths' order.
+      await judgeConcurrently(
+        (await credentialsOfClaimedKinds(shop, ['delegated', 'operator'])).map(([, caller]) => async () => {
+          const answers = await mapConcurrent(paths, CASES_AT_ONCE, (path) => shop.http.get(path, caller));
+          paths.forEach((path, i) => expectNoAnswer(answers[i]!, { what: `GET ${path}`, clause: 'PUR-RULE-6' }));
+          const add = await shop.http.post('/storefront/v1/cart/items', { ...caller, json: cartLine() });
+          expectNoAnswer(add, { what: 'POST /storefront/v1/cart/items', clause: 'PUR-RULE-6' });
+        }),
+        CASES_AT_ONCE,
+      );
     },
   ),
 );
@@ -89,12 +92,17 @@ test(
       clauses: ['PUR-RULE-3'],
     },
     async (shop) => {
-      for (const [kind, caller] of await credentialsOfClaimedKinds(shop, ['operator'])) {
-        for (const path of ['/v1/ops', '/v1/ops/orders', '/v1/ops/accounts', '/v1/ops/customers', '/v1/ops/recovery', '/v1/ops/carts']) {
-          const res = await shop.http.get(path, caller);
-          if (is2xx(res)) fail(`GET ${path} as ${kind}`, 'not 2xx (operator-only)', res.status, { clause: 'PUR-RULE-3' });
-        }
-      }
+      // Reads only: every request goes at once, judged in the callers' and the paths' order.
+      const paths = ['/v1/ops', '/v1/ops/orders', '/v1/ops/accounts', '/v1/ops/customers', '/v1/ops/recovery', '/v1/ops/carts'];
+      await judgeConcurrently(
+        (await credentialsOfClaimedKinds(shop, ['operator'])).map(([kind, caller]) => async () => {
+          const answers = await Promise.all(paths.map((path) => shop.http.get(path, caller)));
+          paths.forEach((path, i) => {
+            if (is2xx(answers[i]!)) fail(`GET ${path} as ${kind}`, 'not 2xx (operator-only)', answers[i]!.status, { clause: 'PUR-RULE-3' });
+          });
+        }),
+        CASES_AT_ONCE,
+      );
     },
   ),
 );

@@ -6,6 +6,7 @@
 //
 // Data. Seed orders are never moved to another state: every cancellation and return sent is one the spec refuses.
 import { check, test } from '../engine/check.js';
+import { CASES_AT_ONCE, judgeConcurrently } from '../engine/in-flight.js';
 import { expectSuccess, fail, inCase } from '../lib/assert.js';
 import { expectUnchanged, readBaseline } from '../lib/compare.js';
 import { expectOwnershipRefusal } from './_shared/expect-refusals.js';
@@ -26,49 +27,50 @@ test(
       const ada = await customerToken(shop, ADA.sub);
       const ben = await customerToken(shop, BEN.sub);
       const { benPaid: paid, adaDelivered: delivered } = ORDERS;
-      const before = {
-        paid: await readBaseline(() => shop.http.get(`/v1/me/orders/${paid.id}`, { token: ben })),
-        delivered: await readBaseline(() => shop.http.get(`/v1/me/orders/${delivered.id}`, { token: ada })),
-        addresses: await readBaseline(() => shop.http.get('/v1/me/addresses', { token: ada })),
-      };
+      // The baselines, the callers and the reads afterwards each go at once; each caller's own requests go in turn.
+      const [paidBefore, deliveredBefore, addressesBefore] = await Promise.all([
+        readBaseline(() => shop.http.get(`/v1/me/orders/${paid.id}`, { token: ben })),
+        readBaseline(() => shop.http.get(`/v1/me/orders/${delivered.id}`, { token: ada })),
+        readBaseline(() => shop.http.get('/v1/me/addresses', { token: ada })),
+      ]);
+      const before = { paid: paidBefore, delivered: deliveredBefore, addresses: addressesBefore };
       expectSuccess(before.paid.first, { what: `control: ${BEN.sub} reads ${paid.id}`, clause: 'END-ME-2' });
       const needles = [ADA.name, ADA.line1, ...ADA.orderIds, ...ADA.addressIds, ...NOT_ADAS];
-      for (const [who, send] of await callers(shop, 'agents')) {
-        for (const id of ADA.orderIds) {
-          const res = await send('GET', `/v1/me/orders/${id}`);
-          inCase(who, () => expectOwnershipRefusal(shop, res, { what: `reads ${ADA.sub}'s ${id}`, clause: ['END-ME-2', 'END-ME-1'] }));
-        }
-        const writes: [string, string, string, unknown][] = [
-          [`cancels ${BEN.sub}'s ${paid.id}`, 'POST', `/v1/me/orders/${paid.id}/cancellation`, {}],
-          [`returns ${ADA.sub}'s ${delivered.id}`, 'POST', `/v1/me/orders/${delivered.id}/returns`, { reason: 'not mine' }],
-          [`deletes ${ADA.sub}'s ${ADA.addressIds[1]}`, 'DELETE', `/v1/me/addresses/${ADA.addressIds[1]}`, undefined],
-        ];
-        for (const [what, method, path, json] of writes) {
-          const res = await send(method, path, json);
-          inCase(who, () => expectOwnershipRefusal(shop, res, { what, clause: 'END-ME-2' }));
-        }
-        for (const path of ['/v1/me/profile', '/v1/me/addresses', '/v1/me/payment-methods', '/v1/me/orders']) {
-          const res = await send('GET', path);
-          expectSuccess(res, { what: `GET ${path} as ${who} of a fresh account`, clause: 'END-ME-1' });
-          const seen = needles.filter((n) => res.text.includes(n));
-          if (seen.length > 0)
-            fail(`GET ${path} as ${who} of a fresh account`, `nothing of ${seen.join(', ')}`, res.text.slice(0, 300), {
-              clause: 'END-ME-1',
-            });
-        }
-      }
-      expectUnchanged(before.paid, await shop.http.get(`/v1/me/orders/${paid.id}`, { token: ben }), {
-        what: `${paid.id} after agents' cancellations`,
-        clause: 'END-ME-2',
-      });
-      expectUnchanged(before.delivered, await shop.http.get(`/v1/me/orders/${delivered.id}`, { token: ada }), {
-        what: `${delivered.id} after agents' returns`,
-        clause: 'END-ME-2',
-      });
-      expectUnchanged(before.addresses, await shop.http.get('/v1/me/addresses', { token: ada }), {
-        what: `${ADA.sub}'s addresses after agents' deletes`,
-        clause: 'END-ME-2',
-      });
+      await judgeConcurrently(
+        (await callers(shop, 'agents')).map(([who, send]) => async () => {
+          for (const id of ADA.orderIds) {
+            const res = await send('GET', `/v1/me/orders/${id}`);
+            inCase(who, () => expectOwnershipRefusal(shop, res, { what: `reads ${ADA.sub}'s ${id}`, clause: ['END-ME-2', 'END-ME-1'] }));
+          }
+          const writes: [string, string, string, unknown][] = [
+            [`cancels ${BEN.sub}'s ${paid.id}`, 'POST', `/v1/me/orders/${paid.id}/cancellation`, {}],
+            [`returns ${ADA.sub}'s ${delivered.id}`, 'POST', `/v1/me/orders/${delivered.id}/returns`, { reason: 'not mine' }],
+            [`deletes ${ADA.sub}'s ${ADA.addressIds[1]}`, 'DELETE', `/v1/me/addresses/${ADA.addressIds[1]}`, undefined],
+          ];
+          for (const [what, method, path, json] of writes) {
+            const res = await send(method, path, json);
+            inCase(who, () => expectOwnershipRefusal(shop, res, { what, clause: 'END-ME-2' }));
+          }
+          for (const path of ['/v1/me/profile', '/v1/me/addresses', '/v1/me/payment-methods', '/v1/me/orders']) {
+            const res = await send('GET', path);
+            expectSuccess(res, { what: `GET ${path} as ${who} of a fresh account`, clause: 'END-ME-1' });
+            const seen = needles.filter((n) => res.text.includes(n));
+            if (seen.length > 0)
+              fail(`GET ${path} as ${who} of a fresh account`, `nothing of ${seen.join(', ')}`, res.text.slice(0, 300), {
+                clause: 'END-ME-1',
+              });
+          }
+        }),
+        CASES_AT_ONCE,
+      );
+      const [paidAfter, deliveredAfter, addressesAfter] = await Promise.all([
+        shop.http.get(`/v1/me/orders/${paid.id}`, { token: ben }),
+        shop.http.get(`/v1/me/orders/${delivered.id}`, { token: ada }),
+        shop.http.get('/v1/me/addresses', { token: ada }),
+      ]);
+      expectUnchanged(before.paid, paidAfter, { what: `${paid.id} after agents' cancellations`, clause: 'END-ME-2' });
+      expectUnchanged(before.delivered, deliveredAfter, { what: `${delivered.id} after agents' returns`, clause: 'END-ME-2' });
+      expectUnchanged(before.addresses, addressesAfter, { what: `${ADA.sub}'s addresses after agents' deletes`, clause: 'END-ME-2' });
     },
   ),
 );

@@ -9,6 +9,7 @@
 import { CALLER_LISTS } from '../../contract/callers.js';
 import { OPERATIONS, type Operation } from '../../contract/operations.js';
 import { check, test, type Shop } from '../engine/check.js';
+import { CASES_AT_ONCE, mapConcurrent } from '../engine/in-flight.js';
 import { AssistantAgent } from './_shared/assistant.js';
 import { expectNoHeader, expectProblem, inCase } from '../lib/assert.js';
 import { expectCredentialRefused } from './_shared/expect-refusals.js';
@@ -26,8 +27,11 @@ async function senderFor(shop: Shop, kind: AgentKind): Promise<Send> {
 
 async function expectMatrix(shop: Shop, kind: AgentKind, ops: readonly Operation[], level: 'spec' | 'reference'): Promise<void> {
   const send = await senderFor(shop, kind);
-  for (const op of ops) {
-    const res = await send(probe(op));
+  // A probe changes nothing: an invited agent's go at once. An assistant's go in turn: each proof carries the nonce of the
+  // answer before it, and a deployment may honour only its newest.
+  const answers = await mapConcurrent(ops, kind === 'assistant' ? 1 : CASES_AT_ONCE, (op) => send(probe(op)));
+  for (const [i, op] of ops.entries()) {
+    const res = answers[i]!;
     const allowed = CALLER_LISTS[op.callers].members.includes(kind);
     const clause = op.group === 'operator' ? 'PUR-RULE-3' : 'PUR-RULE-2';
     inCase(`${kind} on ${op.operationId} (${op.method} ${op.path})`, () => {

@@ -16,7 +16,7 @@ import { cartLine, expectNamesVariant, expectNotNamesVariant } from './_shared/e
 import { expectCredentialRefused, expectInvalidToken, expectSignInRequired } from './_shared/expect-refusals.js';
 import { expectPermissions, OP, probe, sendAssistant } from './_shared/probe-agents.js';
 import { VARIANT } from './_shared/seed-data.js';
-import { judgeConcurrently } from '../engine/in-flight.js';
+import { CASES_AT_ONCE, judgeConcurrently } from '../engine/in-flight.js';
 
 /**
  * An account action of a stale token (acting signed out): 403 sign_in_required with `DPoP error="sign_in_required"`. Served,
@@ -216,30 +216,34 @@ test(
           },
         ],
       ];
-      for (const [clauses, what, make] of stale) {
-        const clause = clauses[0]!;
-        const [agent, token] = await make();
-        const send = sendAssistant(agent, token);
-        for (const id of ['getProfile', 'listOrders', 'addAddress', 'checkoutSavedCard']) {
-          const res = await send(probe(OP(id)));
-          expectActsSignedOut(shop, res, { what: `${what}: ${id}`, clause: clauses });
-        }
-        expectSuccess(await send({ method: 'GET', path: '/v1/catalog/products' }), {
-          what: `${what}: searchProducts`,
-          clause: 'AUTH-ACTIVE-2',
-        });
-        expectSuccess(await send({ method: 'POST', path: '/v1/cart/items', json: cartLine() }), {
-          what: `${what}: addCartItem`,
-          clause: 'AUTH-ACTIVE-2',
-        });
-        expectNamesVariant(await send({ method: 'GET', path: '/v1/cart' }), VARIANT, { what: `${what}: getCart`, clause });
-        // Acting signed out, it never reached the cart of the account its session or its token names.
-        const account = agent.identity.sub ?? agent.sub;
-        expectNotNamesVariant(await shop.http.get('/v1/cart', { token: await shop.mint.customer({ sub: account }) }), VARIANT, {
-          what: `${what}: the account's cart`,
-          clause,
-        });
-      }
+      // Each case is a session of its own: they are judged at once, their verdict the one of the cases in turn.
+      await judgeConcurrently(
+        stale.map(([clauses, what, make]) => async () => {
+          const clause = clauses[0]!;
+          const [agent, token] = await make();
+          const send = sendAssistant(agent, token);
+          for (const id of ['getProfile', 'listOrders', 'addAddress', 'checkoutSavedCard']) {
+            const res = await send(probe(OP(id)));
+            expectActsSignedOut(shop, res, { what: `${what}: ${id}`, clause: clauses });
+          }
+          expectSuccess(await send({ method: 'GET', path: '/v1/catalog/products' }), {
+            what: `${what}: searchProducts`,
+            clause: 'AUTH-ACTIVE-2',
+          });
+          expectSuccess(await send({ method: 'POST', path: '/v1/cart/items', json: cartLine() }), {
+            what: `${what}: addCartItem`,
+            clause: 'AUTH-ACTIVE-2',
+          });
+          expectNamesVariant(await send({ method: 'GET', path: '/v1/cart' }), VARIANT, { what: `${what}: getCart`, clause });
+          // Acting signed out, it never reached the cart of the account its session or its token names.
+          const account = agent.identity.sub ?? agent.sub;
+          expectNotNamesVariant(await shop.http.get('/v1/cart', { token: await shop.mint.customer({ sub: account }) }), VARIANT, {
+            what: `${what}: the account's cart`,
+            clause,
+          });
+        }),
+        CASES_AT_ONCE,
+      );
     },
   ),
 );

@@ -3,6 +3,7 @@
 // no Bearer credential is enough, and the conversation variant of the actor stage refuses an assistant's browser session.
 // Every check provisions its own assistant session.
 import { check, learned, test } from '../engine/check.js';
+import { CASES_AT_ONCE, mapConcurrent } from '../engine/in-flight.js';
 import { AssistantAgent, browserSession, errorOf, signOutSession } from './_shared/assistant.js';
 import { expectChallenge, expectProblem, expectStatus, expectSuccess, inCase } from '../lib/assert.js';
 import { freshId } from '../lib/fresh-id.js';
@@ -52,17 +53,19 @@ test(
         const json = opId === 'openConversation' ? openBody() : opId === 'postConversationMessage' ? messageOf('probe') : undefined;
         return [method, path, json] as const;
       });
-      for (const [method, path, json] of routes) {
-        for (const [what, headers, unauthenticated] of credentials) {
-          const res = await shop.http.request(method, path, { headers, ...(json !== undefined ? { json } : {}) });
-          inCase(`${method} ${path} with ${what}`, () => {
-            expectStatus(res, [401, 403], { what: 'refused (a Bearer credential is never enough)', clause: 'END-PUBLIC-19' });
-            expectProblem(res, { status: res.status, error: errorOf(res) ?? '<missing>', docsUrl: shop.docsUrl, clause: 'END-PUBLIC-19' });
-            if (unauthenticated)
-              expectProblem(res, { status: 401, error: 'invalid_token', docsUrl: shop.docsUrl, clause: 'AUTH-SCHEME-1' });
-            expectDpopChallengesOnly(res, { clause: 'AUTH-SCHEME-1' });
-          });
-        }
+      // Every credential is refused and nothing is written: the requests go at once, judged in their order.
+      const pairs = routes.flatMap((route) => credentials.map((credential) => [route, credential] as const));
+      const answers = await mapConcurrent(pairs, CASES_AT_ONCE, ([[method, path, json], [, headers]]) =>
+        shop.http.request(method, path, { headers, ...(json !== undefined ? { json } : {}) }),
+      );
+      for (const [i, [[method, path], [what, , unauthenticated]]] of pairs.entries()) {
+        const res = answers[i]!;
+        inCase(`${method} ${path} with ${what}`, () => {
+          expectStatus(res, [401, 403], { what: 'refused (a Bearer credential is never enough)', clause: 'END-PUBLIC-19' });
+          expectProblem(res, { status: res.status, error: errorOf(res) ?? '<missing>', docsUrl: shop.docsUrl, clause: 'END-PUBLIC-19' });
+          if (unauthenticated) expectProblem(res, { status: 401, error: 'invalid_token', docsUrl: shop.docsUrl, clause: 'AUTH-SCHEME-1' });
+          expectDpopChallengesOnly(res, { clause: 'AUTH-SCHEME-1' });
+        });
       }
       // DPoP plus live session admission: the assistant's own signed-in session is let in; the same token once the proxy
       // signed the session out is not.

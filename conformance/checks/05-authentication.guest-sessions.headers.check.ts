@@ -8,6 +8,7 @@
 import { randomUUID } from 'node:crypto';
 import { check, test } from '../engine/check.js';
 import type { ShopResponse } from '../engine/http.js';
+import { CASES_AT_ONCE, judgeConcurrently } from '../engine/in-flight.js';
 import { type ClauseRef, expectProblem, expectStatus, expectSuccess, fail, inCase } from '../lib/assert.js';
 import { forgeGuestSession, GUEST_SESSION_FORGERIES, signGuestSession, type GuestSessionForgery } from '../lib/guest-session.js';
 import { shopperIpOfLength } from '../lib/shopper.js';
@@ -109,7 +110,9 @@ test(
     },
     async (shop) => {
       const key = shop.profile.secrets.guestSessionKey;
-      for (const forgery of GUEST_SESSION_FORGERIES) {
+      // Each forgery names a cart id of its own: the forgeries are judged at once, each in its own order (its writes, then
+      // the genuine cart of its id), and the verdict is the one of the forgeries in turn.
+      const forgeries = GUEST_SESSION_FORGERIES.map((forgery) => async () => {
         const clause = FORGERY_CLAUSE[forgery];
         const uuid = randomUUID();
         const forged = forgeGuestSession(forgery, key, uuid);
@@ -137,11 +140,12 @@ test(
           what: `the genuine cart of the id after the "${forgery}" write`,
           clause: firstOf(clause),
         });
-      }
-      for (const value of ['garbage', 'gs1..', `gs1.${randomUUID()}.`]) {
+      });
+      const malformed = ['garbage', 'gs1..', `gs1.${randomUUID()}.`].map((value) => async () => {
         const res = await shop.http.get('/v1/cart', { headers: await guestHeaders(shop, value) });
         inCase(`Guest-Session ${JSON.stringify(value)}`, () => expectInvalidGuestSession(shop, res, { clause: 'AUTH-GUEST-6' }));
-      }
+      });
+      await judgeConcurrently([...forgeries, ...malformed], CASES_AT_ONCE);
     },
   ),
 );

@@ -6,6 +6,7 @@
 // Every check makes its own agents: fresh account subjects, fresh invited-agent ids, fresh assistant sessions registered
 // through the identity-provider proxy's internal routes (conformance/checks/_shared/assistant.ts).
 import { check, test } from '../engine/check.js';
+import { CASES_AT_ONCE, judgeConcurrently } from '../engine/in-flight.js';
 import { reportAuthorization } from './_shared/assistant.js';
 import { expectProblem, expectSuccess, fail, inCase } from '../lib/assert.js';
 import { nowSeconds } from '../lib/jws.js';
@@ -33,12 +34,18 @@ test(
         ['AUTH-SCOPE-9', ['checkout']],
         ['AUTH-SCOPE-4', PERMISSIONS],
       ];
-      for (const [clause, permissions] of sets) {
-        await expectPermissions(shop, sendInvited(shop, await invitedAgent(shop, { permissions })), permissions, {
-          clause,
-          naming: 'either',
-        });
-      }
+      // Each set is an agent of its own: they are judged at once, their verdict the one of the sets in turn.
+      await judgeConcurrently(
+        sets.map(
+          ([clause, permissions]) =>
+            async () =>
+              expectPermissions(shop, sendInvited(shop, await invitedAgent(shop, { permissions })), permissions, {
+                clause,
+                naming: 'either',
+              }),
+        ),
+        CASES_AT_ONCE,
+      );
     },
   ),
 );

@@ -10,6 +10,7 @@ import { randomUUID } from 'node:crypto';
 import { LIMITS } from '../../contract/limits.js';
 import { check, learned, test } from '../engine/check.js';
 import type { ShopResponse } from '../engine/http.js';
+import { CASES_AT_ONCE, mapConcurrent } from '../engine/in-flight.js';
 import { AssistantAgent } from './_shared/assistant.js';
 import { bodyOf, present, route, ROUTES, wrong } from './_shared/call-internal-routes.js';
 import { cartLine } from './_shared/expect-cart.js';
@@ -46,67 +47,87 @@ test(
     },
     async (shop) => {
       const token = await customerToken(shop);
-      const answers: [string, ShopResponse][] = [];
-      const add = (what: string, res: ShopResponse) => answers.push([what, res]);
+      // Sequences of requests that do not depend on one another go at once; inside one (a cart changed, then read) they go
+      // in turn. The answers are judged in the order listed, whatever order they came in.
+      type Answer = [string, ShopResponse];
+      const one =
+        (what: string, send: () => Promise<ShopResponse>): (() => Promise<Answer[]>) =>
+        async () => [[what, await send()]];
+      const sequences: (() => Promise<Answer[]>)[] = [];
       for (const path of [SPECIAL_PATHS.getHealth, SPECIAL_PATHS.getDescription, SPECIAL_PATHS.getAssistantDescription])
-        add(`GET ${path}`, await shop.http.get(path));
+        sequences.push(one(`GET ${path}`, () => shop.http.get(path)));
       // A method the public routes do not take: a failure of the public group (405, or whatever the deployment answers).
-      for (const path of [SPECIAL_PATHS.getHealth, SPECIAL_PATHS.getDescription]) add(`DELETE ${path}`, await shop.http.delete(path));
-      for (const res of await conditional((headers) => shop.http.get(`/v1/catalog/products/${PRODUCT_HANDLE}`, { token, headers })))
-        add('getProduct (conditional)', res);
-      add('addCartItem', await shop.http.post('/v1/cart/items', { token, json: cartLine() }));
-      add('removeCartItem', await shop.http.delete(`/v1/cart/items/${VARIANT}`, { token }));
-      add(
-        'malformed JSON',
-        await shop.http.post('/v1/cart/items', { token, body: '{"x":', headers: { 'content-type': 'application/json' } }),
+      for (const path of [SPECIAL_PATHS.getHealth, SPECIAL_PATHS.getDescription])
+        sequences.push(one(`DELETE ${path}`, () => shop.http.delete(path)));
+      sequences.push(async () =>
+        (await conditional((headers) => shop.http.get(`/v1/catalog/products/${PRODUCT_HANDLE}`, { token, headers }))).map((res): Answer => [
+          'getProduct (conditional)',
+          res,
+        ]),
       );
-      add('a body as text/plain', await shop.http.post('/v1/cart/items', { token, body: '{}', headers: { 'content-type': 'text/plain' } }));
-      add(
-        'a body over the cap',
-        await shop.http.post('/v1/cart/items', { token, body: oversize(), headers: { 'content-type': 'application/json' } }),
+      // The customer's cart, in turn: added to, emptied, then an invalid update.
+      sequences.push(async () => [
+        ['addCartItem', await shop.http.post('/v1/cart/items', { token, json: cartLine() })],
+        ['removeCartItem', await shop.http.delete(`/v1/cart/items/${VARIANT}`, { token })],
+        [
+          'updateCartItem with an invalid body',
+          await shop.http.patch(`/v1/cart/items/${VARIANT}`, { token, json: { conformance_probe: true } }),
+        ],
+      ]);
+      sequences.push(
+        one('malformed JSON', () =>
+          shop.http.post('/v1/cart/items', { token, body: '{"x":', headers: { 'content-type': 'application/json' } }),
+        ),
+        one('a body as text/plain', () =>
+          shop.http.post('/v1/cart/items', { token, body: '{}', headers: { 'content-type': 'text/plain' } }),
+        ),
+        one('a body over the cap', () =>
+          shop.http.post('/v1/cart/items', { token, body: oversize(), headers: { 'content-type': 'application/json' } }),
+        ),
       );
-      add(
-        'updateCartItem with an invalid body',
-        await shop.http.patch(`/v1/cart/items/${VARIANT}`, { token, json: { conformance_probe: true } }),
+      sequences.push(
+        one('no token', () => shop.http.get('/v1/cart')),
+        one('an order nobody has', () => shop.http.get(`/v1/me/orders/${ABSENT_IDS.order}`, { token })),
+        one('an unmatched route', () => shop.http.get(`/v1/no-such-route-${randomUUID()}`, { token })),
+        one('a customer on checkoutSavedCard', () => shop.http.post(CHECKOUT, { token, json: checkoutBody(ABSENT_IDS.card) })),
       );
-      add('no token', await shop.http.get('/v1/cart'));
-      add('an order nobody has', await shop.http.get(`/v1/me/orders/${ABSENT_IDS.order}`, { token }));
-      add('an unmatched route', await shop.http.get(`/v1/no-such-route-${randomUUID()}`, { token }));
-      add('a customer on checkoutSavedCard', await shop.http.post(CHECKOUT, { token, json: checkoutBody(ABSENT_IDS.card) }));
-      if (shop.profile.capabilities.guests) {
-        add('a guest on getProfile', await shop.http.get('/v1/me/profile', { headers: await guestHeaders(shop) }));
-        add(
-          'a guest write without a session',
-          await shop.http.post('/v1/cart/items', { headers: await guestHeaders(shop), json: cartLine() }),
+      if (shop.profile.capabilities.guests)
+        sequences.push(
+          one('a guest on getProfile', async () => shop.http.get('/v1/me/profile', { headers: await guestHeaders(shop) })),
+          one('a guest write without a session', async () =>
+            shop.http.post('/v1/cart/items', { headers: await guestHeaders(shop), json: cartLine() }),
+          ),
         );
-      }
-      if (shop.profile.capabilities.delegated) {
+      if (shop.profile.capabilities.delegated)
         // A fresh account's cart is empty: the checkout is refused (422 cart_empty).
-        const delegated = await delegatedToken(shop);
-        add(
-          'checkoutSavedCard of an empty cart',
-          await shop.http.post(CHECKOUT, { token: delegated, json: checkoutBody(ABSENT_IDS.card) }),
+        sequences.push(
+          one('checkoutSavedCard of an empty cart', async () =>
+            shop.http.post(CHECKOUT, { token: await delegatedToken(shop), json: checkoutBody(ABSENT_IDS.card) }),
+          ),
         );
-      }
-      add(
-        'the webhook without a signature',
-        await shop.http.post(SPECIAL_PATHS.receivePaymentWebhook, { body: '{}', headers: { 'content-type': 'application/json' } }),
+      sequences.push(
+        one('the webhook without a signature', () =>
+          shop.http.post(SPECIAL_PATHS.receivePaymentWebhook, { body: '{}', headers: { 'content-type': 'application/json' } }),
+        ),
       );
       const proxySecret = shop.profile.secrets.proxyIdpSecret;
       if (proxySecret !== null) {
         const report = route(SPECIAL_PATHS.registerSignedOutAssistantSession);
-        add(
-          'a signed-out session report',
-          await shop.http.post(report.path, { headers: present(report, proxySecret), json: bodyOf(report, shop) }),
+        sequences.push(
+          one('a signed-out session report', () =>
+            shop.http.post(report.path, { headers: present(report, proxySecret), json: bodyOf(report, shop) }),
+          ),
         );
       }
       for (const r of ROUTES) {
         const secret = shop.profile.secrets[r.secret];
-        add(
-          `${r.path} with a wrong credential`,
-          await shop.http.post(r.path, { headers: present(r, wrong(secret)), json: bodyOf(r, shop) }),
+        sequences.push(
+          one(`${r.path} with a wrong credential`, () =>
+            shop.http.post(r.path, { headers: present(r, wrong(secret)), json: bodyOf(r, shop) }),
+          ),
         );
       }
+      const answers = (await mapConcurrent(sequences, CASES_AT_ONCE, (sequence) => sequence())).flat();
       expectEveryResponse(answers, { docsUrl: shop.docsUrl, dpop: false, cacheable: (what) => CACHEABLE.test(what) });
     },
   ),

@@ -5,6 +5,7 @@
 import { OPERATOR_ATTRIBUTION } from '../engine/callers.js';
 import { check, learned, test, type Shop } from '../engine/check.js';
 import type { ShopResponse } from '../engine/http.js';
+import { CASES_AT_ONCE, judgeConcurrently } from '../engine/in-flight.js';
 import { expectSuccess, inCase } from '../lib/assert.js';
 import { freshShopperIp } from '../lib/shopper.js';
 import { AssistantAgent } from './_shared/assistant.js';
@@ -58,20 +59,24 @@ test(
       clauses: ['AUTH-ORDER-6', 'AUTH-GUEST-8'],
     },
     async (shop) => {
-      for (const [who, send, misfits] of await kinds(shop)) {
-        expectSuccess(await send({}), { what: `control: ${who} without the headers of other kinds`, clause: 'AUTH-ORDER-6' });
-        const cases: [string, Record<string, string>, string][] = [];
-        if (misfits.includes('guest'))
-          cases.push(
-            ['Guest-Session', { 'guest-session': shop.guestSession() }, 'AUTH-ORDER-6'],
-            ['Shopper-IP', { 'shopper-ip': freshShopperIp() }, 'AUTH-GUEST-8'],
-          );
-        if (misfits.includes('operator')) cases.push(['Operator', { operator: OPERATOR_ATTRIBUTION }, 'AUTH-ORDER-6']);
-        for (const [name, headers, clause] of cases) {
-          const res = await send(headers);
-          inCase(`${who} with ${name}`, () => expectRefusal(shop, res, { clause }));
-        }
-      }
+      // Each kind is a caller of its own: the kinds are judged at once, each in turn (its control, then its misfits).
+      await judgeConcurrently(
+        (await kinds(shop)).map(([who, send, misfits]) => async () => {
+          expectSuccess(await send({}), { what: `control: ${who} without the headers of other kinds`, clause: 'AUTH-ORDER-6' });
+          const cases: [string, Record<string, string>, string][] = [];
+          if (misfits.includes('guest'))
+            cases.push(
+              ['Guest-Session', { 'guest-session': shop.guestSession() }, 'AUTH-ORDER-6'],
+              ['Shopper-IP', { 'shopper-ip': freshShopperIp() }, 'AUTH-GUEST-8'],
+            );
+          if (misfits.includes('operator')) cases.push(['Operator', { operator: OPERATOR_ATTRIBUTION }, 'AUTH-ORDER-6']);
+          for (const [name, headers, clause] of cases) {
+            const res = await send(headers);
+            inCase(`${who} with ${name}`, () => expectRefusal(shop, res, { clause }));
+          }
+        }),
+        CASES_AT_ONCE,
+      );
     },
   ),
 );

@@ -12,6 +12,7 @@ import { LIMITS } from '../../contract/limits.js';
 import { OPERATOR_ATTRIBUTION } from '../engine/callers.js';
 import { check, learned, test, type Shop } from '../engine/check.js';
 import type { ShopResponse } from '../engine/http.js';
+import { CASES_AT_ONCE, mapConcurrent } from '../engine/in-flight.js';
 import { SIGNATURE_HEADER } from '../lib/stripe-signature.js';
 import { AssistantAgent } from './_shared/assistant.js';
 import { opsBody, operator, route, send } from './_shared/call-ops.js';
@@ -69,51 +70,75 @@ test(
     },
     async (shop) => {
       const token = await customerToken(shop);
-      const answers: [string, ShopResponse][] = [];
-      const add: Add = (what, res) => answers.push([what, res]);
+      // Each request is refused and changes nothing, so they go at once; a sequence whose requests build on one another
+      // (a cart filled, then checked out) goes in turn. The answers are judged in the order listed.
+      type Answer = [string, ShopResponse];
+      const one =
+        (what: string, request: () => Promise<ShopResponse>): (() => Promise<Answer[]>) =>
+        async () => [[what, await request()]];
+      const collected =
+        (gather: (add: Add) => Promise<void>): (() => Promise<Answer[]>) =>
+        async () => {
+          const out: Answer[] = [];
+          await gather((what, res) => out.push([what, res]));
+          return out;
+        };
       const json = { 'content-type': 'application/json' };
-      add('malformed JSON', await shop.http.post('/v1/cart/items', { token, body: '{"x":', headers: json }));
-      add('a body as text/plain', await shop.http.post('/v1/cart/items', { token, body: '{}', headers: { 'content-type': 'text/plain' } }));
-      add('a body over the cap', await shop.http.post('/v1/cart/items', { token, body: oversize(), headers: json }));
-      add('an invalid cart line', await shop.http.post('/v1/cart/items', { token, json: { conformance_probe: true } }));
-      add('an unknown variant', await shop.http.post('/v1/cart/items', { token, json: cartLine(ABSENT_IDS.variant, 1) }));
-      add(
-        'a line above the stock',
-        await shop.http.post('/v1/cart/items', { token, json: cartLine(LOW_STOCK_VARIANT.id, LOW_STOCK_VARIANT.stock + 1) }),
-      );
-      add('an out-of-stock variant', await shop.http.post('/v1/cart/items', { token, json: cartLine(OUT_OF_STOCK_VARIANT, 1) }));
-      add(
-        'a quantity for a line not in the cart',
-        await shop.http.patch(`/v1/cart/items/${ABSENT_IDS.variant}`, { token, json: cartQuantity(1) }),
-      );
-      add('a method the cart lines do not take', await shop.http.request('PUT', '/v1/cart/items', { token, json: cartLine() }));
-      add('an order nobody has', await shop.http.get(`/v1/me/orders/${ABSENT_IDS.order}`, { token }));
-      add('an address nobody has', await shop.http.delete(learned().path('deleteAddress', ABSENT_IDS.address), { token }));
+      const sequences: (() => Promise<Answer[]>)[] = [
+        one('malformed JSON', () => shop.http.post('/v1/cart/items', { token, body: '{"x":', headers: json })),
+        one('a body as text/plain', () =>
+          shop.http.post('/v1/cart/items', { token, body: '{}', headers: { 'content-type': 'text/plain' } }),
+        ),
+        one('a body over the cap', () => shop.http.post('/v1/cart/items', { token, body: oversize(), headers: json })),
+        one('an invalid cart line', () => shop.http.post('/v1/cart/items', { token, json: { conformance_probe: true } })),
+        one('an unknown variant', () => shop.http.post('/v1/cart/items', { token, json: cartLine(ABSENT_IDS.variant, 1) })),
+        one('a line above the stock', () =>
+          shop.http.post('/v1/cart/items', { token, json: cartLine(LOW_STOCK_VARIANT.id, LOW_STOCK_VARIANT.stock + 1) }),
+        ),
+        one('an out-of-stock variant', () => shop.http.post('/v1/cart/items', { token, json: cartLine(OUT_OF_STOCK_VARIANT, 1) })),
+        one('a quantity for a line not in the cart', () =>
+          shop.http.patch(`/v1/cart/items/${ABSENT_IDS.variant}`, { token, json: cartQuantity(1) }),
+        ),
+        one('a method the cart lines do not take', () => shop.http.request('PUT', '/v1/cart/items', { token, json: cartLine() })),
+        one('an order nobody has', () => shop.http.get(`/v1/me/orders/${ABSENT_IDS.order}`, { token })),
+        one('an address nobody has', () => shop.http.delete(learned().path('deleteAddress', ABSENT_IDS.address), { token })),
+      ];
       if (shop.profile.capabilities.operators)
-        add(
-          'an operator on getCart',
-          await shop.http.get('/v1/cart', { token: await shop.mint.operator(), headers: { [HEADERS.operator]: OPERATOR_ATTRIBUTION } }),
+        sequences.push(
+          one('an operator on getCart', async () =>
+            shop.http.get('/v1/cart', { token: await shop.mint.operator(), headers: { [HEADERS.operator]: OPERATOR_ATTRIBUTION } }),
+          ),
         );
       if (shop.profile.capabilities.guests)
-        add(
-          'a guest write without a session',
-          await shop.http.post('/v1/cart/items', { headers: await guestHeaders(shop), json: cartLine() }),
+        sequences.push(
+          one('a guest write without a session', async () =>
+            shop.http.post('/v1/cart/items', { headers: await guestHeaders(shop), json: cartLine() }),
+          ),
         );
-      if (shop.profile.capabilities.delegated) {
-        // A fresh account with a line in its cart and no such card: refused (unknown_payment_method, address_required, …).
-        const delegated = await delegatedToken(shop);
-        add('checkoutSavedCard of an empty cart', await checkout(shop, delegated, checkoutBody(ABSENT_IDS.card)));
-        const line = await shop.http.post('/v1/cart/items', { token: delegated, json: cartLine() });
-        if (line.status === 201 || line.status === 200)
-          add('checkoutSavedCard with a card the account does not hold', await checkout(shop, delegated, checkoutBody(ABSENT_IDS.card)));
-      }
-      await orderRefusals(shop, add);
-      add('the webhook without a signature', await postWebhook(shop, '{}'));
-      add(
-        'the webhook with a signature that does not verify',
-        await postWebhook(shop, '{}', { [SIGNATURE_HEADER]: `t=${Math.floor(Date.now() / 1000)},v1=${'0'.repeat(64)}` }),
+      if (shop.profile.capabilities.delegated)
+        sequences.push(
+          collected(async (add) => {
+            // A fresh account with a line in its cart and no such card: refused (unknown_payment_method, address_required, …).
+            const delegated = await delegatedToken(shop);
+            add('checkoutSavedCard of an empty cart', await checkout(shop, delegated, checkoutBody(ABSENT_IDS.card)));
+            const line = await shop.http.post('/v1/cart/items', { token: delegated, json: cartLine() });
+            if (line.status === 201 || line.status === 200)
+              add(
+                'checkoutSavedCard with a card the account does not hold',
+                await checkout(shop, delegated, checkoutBody(ABSENT_IDS.card)),
+              );
+          }),
+        );
+      sequences.push(
+        collected((add) => orderRefusals(shop, add)),
+        one('the webhook without a signature', () => postWebhook(shop, '{}')),
+        one('the webhook with a signature that does not verify', () =>
+          postWebhook(shop, '{}', { [SIGNATURE_HEADER]: `t=${Math.floor(Date.now() / 1000)},v1=${'0'.repeat(64)}` }),
+        ),
       );
-      if (shop.profile.capabilities.assistants && learned().has('openConversation')) await conversationRefusal(shop, add);
+      if (shop.profile.capabilities.assistants && learned().has('openConversation'))
+        sequences.push(collected((add) => conversationRefusal(shop, add)));
+      const answers = (await mapConcurrent(sequences, CASES_AT_ONCE, (sequence) => sequence())).flat();
       for (const [what, res] of answers) expectDomainErrorHeaders(res, what, what.endsWith('(DPoP)'));
       expectEveryResponse(answers, { docsUrl: shop.docsUrl, dpop: false, cacheable: () => false });
     },

@@ -5,6 +5,7 @@
 // size, so a service without the cap would take it (and fail the check) instead of refusing it for an unknown member.
 import { check, learned, test, type Shop } from '../engine/check.js';
 import type { ShopResponse } from '../engine/http.js';
+import { CASES_AT_ONCE, judgeConcurrently } from '../engine/in-flight.js';
 import { expectFreshFor, expectProblem, expectStatus, expectSuccess, fail, failSetup, inCase, is2xx, is4xx } from '../lib/assert.js';
 import { freshShopperIp, shopperIpOfLength } from '../lib/shopper.js';
 import { LIMITS } from '../../contract/limits.js';
@@ -63,21 +64,24 @@ test(
     async (shop) => {
       // The cap belongs to decoding, which precedes authentication (Request processing order): without a token the small
       // body is refused as unauthenticated, the large one for its size. The same answer for both means the size went unseen.
-      for (const o of claimedWrites(shop)) {
-        const op = learned().operation(o.operationId);
-        const path = learned().path(o.operationId, ...op.pathParams.map(() => 'conformance-probe'));
-        const json = JSON.stringify(learned().body(o.operationId));
-        const send = (body: string) => shop.http.request(o.method, path, { body, headers: { 'content-type': 'application/json' } });
-        const control = await send(json);
-        const over = await send(json + ' '.repeat(LIMITS.requestBodyBytes + 1 - json.length));
-        inCase(`${o.operationId} (${o.method} ${path})`, () => {
-          expectRefusal(shop, over, { clause: 'LIM-BODY-1' });
-          if (answerOf(over) === answerOf(control))
-            fail('answer to the body padded over 256 KiB', `another than the unpadded body's (${answerOf(control)})`, answerOf(over), {
-              clause: 'LIM-BODY-1',
-            });
-        });
-      }
+      // Unauthenticated, each write changes nothing: the routes go at once, each route's two bodies together.
+      await judgeConcurrently(
+        claimedWrites(shop).map((o) => async () => {
+          const op = learned().operation(o.operationId);
+          const path = learned().path(o.operationId, ...op.pathParams.map(() => 'conformance-probe'));
+          const json = JSON.stringify(learned().body(o.operationId));
+          const send = (body: string) => shop.http.request(o.method, path, { body, headers: { 'content-type': 'application/json' } });
+          const [control, over] = await Promise.all([send(json), send(json + ' '.repeat(LIMITS.requestBodyBytes + 1 - json.length))]);
+          inCase(`${o.operationId} (${o.method} ${path})`, () => {
+            expectRefusal(shop, over, { clause: 'LIM-BODY-1' });
+            if (answerOf(over) === answerOf(control))
+              fail('answer to the body padded over 256 KiB', `another than the unpadded body's (${answerOf(control)})`, answerOf(over), {
+                clause: 'LIM-BODY-1',
+              });
+          });
+        }),
+        CASES_AT_ONCE,
+      );
     },
   ),
 );

@@ -2,6 +2,7 @@
 // or aliased paths. "Answers" means any 2xx or 3xx: the suite follows no redirect, so a redirect to a current route counts.
 import { check, test, type Shop } from '../engine/check.js';
 import type { ShopResponse } from '../engine/http.js';
+import { CASES_AT_ONCE, judgeConcurrently } from '../engine/in-flight.js';
 import { answers, expectProblem, expectStatus, fail, is2xx, is4xx, expectNoAnswer } from '../lib/assert.js';
 import { freshShopperIp } from '../lib/shopper.js';
 import { OPERATIONS_BY_ID } from '../../contract/operations.js';
@@ -252,21 +253,28 @@ test(
     },
     async (shop) => {
       const token = await customerToken(shop, ADA.sub);
-      for (const id of SHOWN) {
-        const op = OPERATIONS_BY_ID.get(id)!;
-        if (op.method !== 'GET') continue;
-        const canonical = fillForAda(op.path);
-        const own = await shop.http.get(canonical, { token });
-        if (!is2xx(own)) continue;
-        for (const path of droppedSegments(canonical)) {
-          if (SHOWN.some((other) => fillForAda(OPERATIONS_BY_ID.get(other)!.path) === path)) continue;
-          const res = await shop.http.get(path, { token });
-          // A redirect, or the operation's own answer: the operation reached at a second URL (another route of the
-          // deployment's own may answer there otherwise).
-          const alias = (res.status >= 300 && res.status < 400) || (is2xx(res) && res.text === own.text);
-          if (alias) fail(`GET ${path}: a second URL of ${id} (${op.path})`, 'not the operation', res.status, { clause: 'PUR-RULE-1' });
-        }
-      }
+      // Reads only: the operations go at once, and so do the shortened URLs of each; judged in the operations' order.
+      const reads = SHOWN.filter((id) => OPERATIONS_BY_ID.get(id)!.method === 'GET');
+      await judgeConcurrently(
+        reads.map((id) => async () => {
+          const op = OPERATIONS_BY_ID.get(id)!;
+          const canonical = fillForAda(op.path);
+          const own = await shop.http.get(canonical, { token });
+          if (!is2xx(own)) return;
+          const paths = droppedSegments(canonical).filter(
+            (path) => !SHOWN.some((other) => fillForAda(OPERATIONS_BY_ID.get(other)!.path) === path),
+          );
+          const answers = await Promise.all(paths.map((path) => shop.http.get(path, { token })));
+          paths.forEach((path, i) => {
+            const res = answers[i]!;
+            // A redirect, or the operation's own answer: the operation reached at a second URL (another route of the
+            // deployment's own may answer there otherwise).
+            const alias = (res.status >= 300 && res.status < 400) || (is2xx(res) && res.text === own.text);
+            if (alias) fail(`GET ${path}: a second URL of ${id} (${op.path})`, 'not the operation', res.status, { clause: 'PUR-RULE-1' });
+          });
+        }),
+        CASES_AT_ONCE,
+      );
     },
   ),
 );

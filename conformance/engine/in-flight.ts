@@ -9,6 +9,12 @@
 /** The documented default of `--max-in-flight`: requests in flight against one deployment, all workers together. */
 export const DEFAULT_MAX_IN_FLIGHT = 64;
 
+/**
+ * Independent cases of one check (each its own caller, session, forgery or subject) run at once: more than a worker's share
+ * of the cap at the usual round trips, so the share (the transport's gate) is what bounds them, not the check.
+ */
+export const CASES_AT_ONCE = 8;
+
 /** A counting semaphore: at most `limit` holders; the others wait in order. */
 export class InFlightGate {
   private held = 0;

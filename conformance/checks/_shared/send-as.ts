@@ -17,36 +17,52 @@ export type CallerSet = 'storefront' | 'account' | 'agents';
  */
 export async function callers(shop: Shop, set: CallerSet): Promise<[string, Send][]> {
   const caps = shop.profile.capabilities;
-  const out: [string, Send][] = [];
   const body = (json: unknown) => (json !== undefined ? { json } : {});
-  if (set !== 'agents') {
-    const token = await shop.mint.customer({ sub: shop.subject('cust') });
-    out.push(['customer', (method, path, json, extra = {}) => shop.http.request(method, path, { token, headers: extra, ...body(json) })]);
-  }
-  if (caps.delegated) {
-    const token = await delegatedToken(shop);
-    out.push(['delegated', (method, path, json, extra = {}) => shop.http.request(method, path, { token, headers: extra, ...body(json) })]);
-  }
-  if (set === 'storefront' && caps.guests) {
-    const headers = await guestHeaders(shop, shop.guestSession());
-    out.push([
-      'guest',
-      (method, path, json, extra = {}) => shop.http.request(method, path, { headers: { ...headers, ...extra }, ...body(json) }),
-    ]);
-  }
-  if (caps.invitedAgents) {
-    const inv = await invitedAgent(shop);
-    out.push([
-      'invited agent',
-      (method, path, json, extra = {}) => shop.http.request(method, path, { headers: { ...inv.headers, ...extra }, ...body(json) }),
-    ]);
-  }
-  if (caps.assistants) {
-    const agent = await AssistantAgent.create(shop);
-    out.push([
-      'assistant',
-      async (method, path, json, extra = {}) => (await agent.request(method, path, { headers: extra, ...body(json) })).res,
-    ]);
-  }
-  return out;
+  // The callers are provisioned at once (each on an account of its own); their order is the list's.
+  const kinds: Promise<[string, Send]>[] = [];
+  if (set !== 'agents')
+    kinds.push(
+      (async () => {
+        const token = await shop.mint.customer({ sub: shop.subject('cust') });
+        return ['customer', (method, path, json, extra = {}) => shop.http.request(method, path, { token, headers: extra, ...body(json) })];
+      })(),
+    );
+  if (caps.delegated)
+    kinds.push(
+      (async () => {
+        const token = await delegatedToken(shop);
+        return ['delegated', (method, path, json, extra = {}) => shop.http.request(method, path, { token, headers: extra, ...body(json) })];
+      })(),
+    );
+  if (set === 'storefront' && caps.guests)
+    kinds.push(
+      (async () => {
+        const headers = await guestHeaders(shop, shop.guestSession());
+        return [
+          'guest',
+          (method, path, json, extra = {}) => shop.http.request(method, path, { headers: { ...headers, ...extra }, ...body(json) }),
+        ];
+      })(),
+    );
+  if (caps.invitedAgents)
+    kinds.push(
+      (async () => {
+        const inv = await invitedAgent(shop);
+        return [
+          'invited agent',
+          (method, path, json, extra = {}) => shop.http.request(method, path, { headers: { ...inv.headers, ...extra }, ...body(json) }),
+        ];
+      })(),
+    );
+  if (caps.assistants)
+    kinds.push(
+      (async () => {
+        const agent = await AssistantAgent.create(shop);
+        return [
+          'assistant',
+          async (method, path, json, extra = {}) => (await agent.request(method, path, { headers: extra, ...body(json) })).res,
+        ];
+      })(),
+    );
+  return Promise.all(kinds);
 }
