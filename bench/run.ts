@@ -1,4 +1,4 @@
-// npm run bench [-- --only startup,throughput,suite,failing,self-test,scoped,latency,remote,fuzz,memory,crash,alternates,explore,tests]
+// npm run bench [-- --only startup,throughput,suite,failing,self-test,scoped,latency,remote,windows,fuzz,memory,crash,alternates,explore,tests]
 // [--rounds N] [--seconds S] [--fuzz-requests N] [--crash-rounds N] [--explore-budget S] [--explore-targets a,b]: the project's targets,
 // measured on this machine as medians and as ratios taken in the same run (these machines are shared and noisy, so never
 // compare a figure with a constant from another run). Each section prints its figures and whether its target is met.
@@ -17,6 +17,7 @@ import { printSummary, runFuzz } from '../scripts/fuzz.js';
 import { runCrashTest } from '../scripts/crash-test.js';
 import { benchScoped } from './scoped.js';
 import { benchRemote } from './remote.js';
+import { benchWindows } from './windows.js';
 import { benchExplore } from './explore.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -29,6 +30,7 @@ const SECTIONS = [
   'scoped',
   'latency',
   'remote',
+  'windows',
   'fuzz',
   'memory',
   'crash',
@@ -177,6 +179,8 @@ if (only.has('latency')) {
 }
 
 if (only.has('remote')) await benchRemote(line, verdict);
+
+if (only.has('windows')) await benchWindows(line, verdict);
 
 if (only.has('fuzz')) {
   const requests = Number(values['fuzz-requests']);
