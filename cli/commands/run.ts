@@ -26,7 +26,7 @@ import type { RunningServer } from '../../reference/src/server.js';
 import type { Logger } from '../../reference/src/log.js';
 import { EXIT, exitAfterOutput } from '../exit.js';
 import { DEFAULT_MAX_IN_FLIGHT } from '../../conformance/engine/in-flight.js';
-import { chooseWorkers, measureRoundTrip } from '../../conformance/engine/workers.js';
+import { chooseWorkers, measureRoundTrip, type ChosenWorkers } from '../../conformance/engine/workers.js';
 import { writeLateParams } from '../../conformance/engine/late-params.js';
 import { EMBEDDED_VARIANTS, startEmbeddedVariants, type RunningVariants } from '../embedded-variants.js';
 import { gateRun } from '../gate.js';
@@ -184,7 +184,7 @@ function startPlaywright(
   o: RunOptions,
   run: {
     grep: string | undefined;
-    workers: Awaited<ReturnType<typeof chooseWorkers>> | undefined;
+    workers: ChosenWorkers | undefined;
     output: string;
     profilePath: string;
     embedded: boolean;
@@ -318,7 +318,7 @@ export async function runSuite(
       }
     }
     const grep = o.repro !== undefined ? `\\[${escape(o.repro)}\\]` : grepFor(o);
-    const launch = (workers: Awaited<ReturnType<typeof chooseWorkers>> | undefined) =>
+    const launch = (workers: ChosenWorkers | undefined) =>
       startPlaywright(o, { grep, workers, output, profilePath: rotated?.profilePath ?? profilePath, embedded: !o.baseUrl, lateDir });
     // Playwright takes seconds to load the checks and start its workers: it starts first, while the embedded reference
     // starts and the doctor judges the target, and its checks wait for what those learn. For a deployment that does not

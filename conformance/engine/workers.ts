@@ -50,6 +50,13 @@ export function resolveWorkers(given: string, cores = availableParallelism()): n
   return given.endsWith('%') ? Math.max(1, Math.floor((cores * Number(given.slice(0, -1))) / 100)) : Number(given);
 }
 
+/** What `chooseWorkers` chose: the workers, each one's share of the cap, and the round trip it measured. */
+export interface ChosenWorkers {
+  workers: number;
+  perWorker: number;
+  roundTripMs?: number;
+}
+
 /**
  * The run's workers and each one's share of the in-flight cap. Given --workers wins (--repro: one); for the embedded
  * reference (no `remote`) the cores decide; for a deployment, its measured round trip (also returned: checks get more
@@ -62,7 +69,7 @@ export async function chooseWorkers(
   note: (s: string) => void,
   /** The round trip, when the caller has measured it already. */
   measured?: { roundTripMs: number | undefined },
-): Promise<{ workers: number; perWorker: number; roundTripMs?: number }> {
+): Promise<ChosenWorkers> {
   const roundTripMs = remote === undefined ? undefined : measured ? measured.roundTripMs : await measureRoundTrip(remote, tls);
   const workers =
     o.repro !== undefined
