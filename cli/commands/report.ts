@@ -19,6 +19,7 @@ import { ENV } from '../../conformance/engine/params.js';
 import { EXIT } from '../exit.js';
 import { gateRun } from '../gate.js';
 import { PLAYWRIGHT_CLI, SUITE_CONFIG } from '../playwright.js';
+import { playwrightEnv } from '../../conformance/engine/native-load.js';
 
 const usage = (message: string): never => {
   process.stderr.write(`shop-conformance report merge: ${message}\n`);
@@ -101,7 +102,7 @@ async function merge(dirs: string[], o: { output: string; reporter: string; expe
     // JUnit, HTML, JSON, as one run would have written them.
     const code = await new Promise<number>((done) => {
       const child = spawn(process.execPath, [PLAYWRIGHT_CLI, 'merge-reports', '--config', SUITE_CONFIG, staging], {
-        env,
+        env: playwrightEnv(SUITE_CONFIG, env),
         stdio: 'inherit',
       });
       child.once('exit', (c) => done(c ?? 1));

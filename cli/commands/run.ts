@@ -35,6 +35,7 @@ import { shardSchema, usageLine } from '../options.js';
 import { isFixtureProfile, writeRotatedProfile } from '../rotation.js';
 
 import { PLAYWRIGHT_CLI, SUITE_CONFIG as CONFIG } from '../playwright.js';
+import { playwrightEnv } from '../../conformance/engine/native-load.js';
 const REPORTERS = ['list', 'line', 'dot', 'json', 'junit', 'html', 'github'] as const;
 
 const optionsSchema = z.object({
@@ -230,7 +231,10 @@ function startPlaywright(
     FORCE_COLOR: process.env.FORCE_COLOR ?? '0',
   };
   // --json: stdout carries the verdict alone, so Playwright's console goes to stderr.
-  const child = spawn(process.execPath, args, { env, stdio: o.json ? ['inherit', process.stderr, 'inherit'] : 'inherit' });
+  const child = spawn(process.execPath, args, {
+    env: playwrightEnv(CONFIG, env),
+    stdio: o.json ? ['inherit', process.stderr, 'inherit'] : 'inherit',
+  });
   const exited = new Promise<number>((done) => child.once('exit', (c) => done(c ?? 1)));
   return { child, exited };
 }

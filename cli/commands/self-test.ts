@@ -29,6 +29,7 @@ import { referenceLogIn, startEmbedded } from './run.js';
 import { DEFAULT_MAX_IN_FLIGHT } from '../../conformance/engine/in-flight.js';
 import { chooseWorkers } from '../../conformance/engine/workers.js';
 import { shardOf, shardSchema, usageLine } from '../options.js';
+import { playwrightEnv } from '../../conformance/engine/native-load.js';
 
 const require = createRequire(import.meta.url);
 const here = fileURLToPath(new URL('.', import.meta.url));
@@ -86,7 +87,7 @@ export function selectDefects(o: Pick<SelfTestOptions, 'defect' | 'clause' | 'to
 /** Runs Playwright; stdout is captured ('pipe') or sent to a file descriptor. */
 function playwright(args: string[], env: NodeJS.ProcessEnv, stdout: 'pipe' | number): Promise<{ code: number; stdout: string }> {
   return new Promise((done) => {
-    const child = spawn(process.execPath, args, { env, stdio: ['ignore', stdout, 'inherit'] });
+    const child = spawn(process.execPath, args, { env: playwrightEnv(CONFIG, env), stdio: ['ignore', stdout, 'inherit'] });
     let text = '';
     child.stdout?.on('data', (d: Buffer) => (text += d.toString('utf8')));
     child.once('exit', (c) => done({ code: c ?? 1, stdout: text }));

@@ -4,6 +4,7 @@ import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
 import { DEPLOYMENT } from './params.js';
+import { playwrightEnv } from './native-load.js';
 
 export interface CheckListing {
   id: string;
@@ -42,7 +43,7 @@ export async function listChecks(): Promise<CheckListing[]> {
       [require.resolve('@playwright/test/cli'), 'test', '--config', PLAYWRIGHT_CONFIG, '--list', '--reporter=json'],
       {
         stdio: ['ignore', 'pipe', 'pipe'],
-        env: { ...process.env, FORCE_COLOR: '0' },
+        env: playwrightEnv(PLAYWRIGHT_CONFIG, { ...process.env, FORCE_COLOR: '0' }),
       },
     );
     let stdout = '';
