@@ -18,6 +18,7 @@ import { DEPLOYMENT, ENV, runParams, variantPlansFromEnv, variantsFromEnv, type 
 import { exchangePoints, formatExchange, formatTranscript, redactor } from './transcript.js';
 import { DESCRIPTION, ASSISTANT_DESCRIPTION } from '../../contract/routes.js';
 import { AMBIENT_CLAUSES, judgeEveryExchange } from './every-response.js';
+import { copiesOf, PLAN_ENV, readPlan, SELFTEST_PROJECT, SELFTEST_SOURCE_TAG, targetOf, type Plan } from '../selftest/plan.js';
 
 export type Capability = keyof Profile['capabilities'];
 export type Level = 'spec' | 'reference';
@@ -106,31 +107,51 @@ function deploymentOf(deployment: string): TargetVariant {
 /** The documents' cache belongs to one base URL: a self-test worker may judge several defects, each behind its proxy. */
 let cachedFor: string | undefined;
 
-const test = base.extend<{ shop: Shop; selftestTargets: Record<string, string> | undefined }, { shopVariant: TargetVariant | undefined }>({
-  // Set by the self-test's variant projects (selftest/playwright.config.ts): another deployment to judge.
-  shopVariant: [undefined, { option: true, scope: 'worker' }],
-  // Self-test: one Playwright project judges several defects whose checks are disjoint; this maps each defect's clause
-  // to its proxy (the check's clause tag picks it). A project of one defect sets `baseURL` instead.
-  selftestTargets: [undefined, { option: true }],
-  shop: async ({ shopVariant: projectVariant, baseURL, selftestTargets }, use, info) => {
+/** The caches of the other base URLs this worker judged lately (a self-test worker goes back and forth between them). */
+const otherCaches = new Map<string, { documents: typeof documents; target: typeof target; targetFailure: unknown }>();
+const OTHER_CACHES = 16;
+
+/** Makes the documents' cache that of `baseUrl`, keeping the one it was. */
+function cacheFor(baseUrl: string): void {
+  if (cachedFor === baseUrl) return;
+  if (cachedFor !== undefined) {
+    otherCaches.set(cachedFor, { documents, target, targetFailure });
+    if (otherCaches.size > OTHER_CACHES) otherCaches.delete(otherCaches.keys().next().value!);
+  }
+  const kept = otherCaches.get(baseUrl);
+  otherCaches.delete(baseUrl);
+  cachedFor = baseUrl;
+  ({ documents, target, targetFailure } = kept ?? { documents: undefined, target: undefined, targetFailure: undefined });
+}
+
+/** The self-test's plan (conformance/selftest/plan.ts), when this process runs its checks: each check's copies follow it. */
+const SELFTEST_PLAN: Plan | undefined = process.env[ENV.selftest] === '1' && process.env[PLAN_ENV] ? readPlan() : undefined;
+
+const test = base.extend<{ shop: Shop }>({
+  shop: async ({ baseURL }, use, info) => {
     // The target's URL and the variants' deployments may come after the workers started, once the doctor passed it.
     await awaitLateParams();
-    // An embedded run's variant copy of a check names its deployment (see `check`); the self-test's projects set it.
+    // An embedded run's variant copy of a check names its deployment (see `check`).
     const deployment = info.annotations.find((a) => a.type === DEPLOYMENT)?.description;
-    const shopVariant = projectVariant ?? (deployment ? deploymentOf(deployment) : undefined);
-    const selected = selftestTargets ? info.tags.map((t) => selftestTargets[t.slice(1)]).find((u) => u !== undefined) : undefined;
-    const override = selected ?? baseURL;
+    // A self-test copy names its plan project: the target, a defect's proxy or a variant deployment (selftest/plan.ts).
+    const copy = info.annotations.find((a) => a.type === SELFTEST_PROJECT)?.description;
+    const routed =
+      copy && SELFTEST_PLAN
+        ? targetOf(
+            SELFTEST_PLAN,
+            copy,
+            info.annotations.find((a) => a.type === 'check')?.description ?? '',
+            info.tags.map((t) => t.slice(1)),
+          )
+        : undefined;
+    const shopVariant = routed?.variant ?? (deployment ? deploymentOf(deployment) : undefined);
+    const override = routed?.baseUrl ?? baseURL;
     const params = shopVariant
       ? runParams(process.env, shopVariant)
       : override
         ? Object.freeze({ ...runParams(), baseUrl: override.replace(/\/+$/, '') })
         : runParams();
-    if (cachedFor !== params.baseUrl) {
-      cachedFor = params.baseUrl;
-      documents = undefined;
-      target = undefined;
-      targetFailure = undefined;
-    }
+    cacheFor(params.baseUrl);
     const http = new ShopHttp(params.baseUrl, params.tls, { maxInFlight: params.maxInFlight });
     await use({
       params,
@@ -302,6 +323,16 @@ export function check(
   const run = judgeCheck(spec, body);
   // The embedded run judges a variant's checks against its deployment too: a copy of the test, in the same project and
   // workers as every other check (a project per variant would start workers of its own after the main project's).
+  // The self-test judges each check once per plan project that needs it (selftest/plan.ts): copies in this one project,
+  // so that its workers never restart; the check's own test is tagged out.
+  if (SELFTEST_PLAN && !SELFTEST_PLAN.listing) {
+    const details = detailsOf(spec);
+    for (const name of copiesOf(SELFTEST_PLAN, spec.id, spec.clauses))
+      test.describe(name, () =>
+        test(title, { ...details, annotation: [...[details.annotation ?? []].flat(), { type: SELFTEST_PROJECT, description: name }] }, run),
+      );
+    return [title, { ...details, tag: [...[details.tag ?? []].flat(), SELFTEST_SOURCE_TAG] }, run];
+  }
   for (const v of RUN_VARIANTS.filter((x) => x.checks.includes(spec.id))) {
     const details = detailsOf(spec);
     test.describe(`variant-${v.name}`, () =>

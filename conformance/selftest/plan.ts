@@ -1,9 +1,12 @@
 // The plan of a self-test run, written by the CLI and read by the Playwright configuration: which defect listens where,
 // how defects are packed into projects, and which clauses the baseline judges.
 //
-// Playwright starts a worker per project, so a project per defect would spend most of the run starting workers. Defects
-// whose checks are disjoint share a project instead: the project greps the checks of all its defects, and each check
-// reaches the proxy of the one defect whose clause it cites (check.ts, `selftestTargets`).
+// A "project" of the plan is a set of defects judged together: defects whose checks are disjoint share one, and each
+// check reaches the proxy of the one defect whose clause it cites. Playwright runs them all as ONE project of its own:
+// a worker can only run the tests of one Playwright project, so a Playwright project per plan project would stop and
+// start workers all through the run (about a second of CPU each). Instead each check registers a copy of itself per
+// plan project that judges it (`copiesOf`, engine/check.ts), named by an annotation that the `shop` fixture resolves to
+// its target (`targetOf`) and the reporter to its plan project.
 import { readFileSync } from 'node:fs';
 import type { TargetVariant } from '../engine/params.js';
 
@@ -44,6 +47,40 @@ export function readPlan(env: NodeJS.ProcessEnv = process.env): Plan {
   const path = env[PLAN_ENV];
   if (!path) throw new Error(`${PLAN_ENV} is not set: the self-test configuration is run by \`shop-conformance self-test\``);
   return JSON.parse(readFileSync(path, 'utf8')) as Plan;
+}
+
+/** The annotation naming the plan project of a check's copy (baseline, defects-N, or a variant's). */
+export const SELFTEST_PROJECT = 'selftest-project';
+
+/** The tag of a check's own test under the self-test: its copies run, it does not (the configuration greps it out). */
+export const SELFTEST_SOURCE_TAG = '@selftest-source';
+
+/** Whether a defect is judged by the check `id` citing `clauses`: every check of its clause, or those it lists. */
+const judges = (d: PlannedDefect, id: string, clauses: readonly string[]) =>
+  d.checks ? d.checks.includes(id) : clauses.includes(d.clause);
+
+/** The plan projects that judge a check (its id and clauses): a copy of it runs in each, in this order. */
+export function copiesOf(plan: Plan, id: string, clauses: readonly string[]): string[] {
+  return [
+    ...(plan.baseline.some((c) => clauses.includes(c)) ? ['baseline'] : []),
+    ...plan.projects.filter((p) => p.defects.some((d) => judges(d, id, clauses))).map((p) => p.name),
+    ...(plan.variants ?? []).filter((p) => p.variant.checks.includes(id)).map((p) => p.name),
+  ];
+}
+
+/** Where a copy in plan project `name` sends its requests: the target, a defect's proxy (by the check's clauses), or a variant. */
+export function targetOf(
+  plan: Plan,
+  name: string,
+  id: string,
+  clauses: readonly string[],
+): { baseUrl: string; variant?: undefined } | { variant: TargetVariant; baseUrl?: undefined } {
+  if (name === 'baseline') return { baseUrl: plan.target };
+  const variant = plan.variants?.find((p) => p.name === name);
+  if (variant) return { variant: variant.variant };
+  const defect = plan.projects.find((p) => p.name === name)?.defects.find((d) => judges(d, id, clauses));
+  if (!defect) throw new Error(`the self-test's plan has no defect of project ${name} for clauses ${clauses.join(' ')}`);
+  return { baseUrl: defect.url };
 }
 
 const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');

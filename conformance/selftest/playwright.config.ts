@@ -1,19 +1,22 @@
-// The self-test's Playwright configuration: ONE run for the whole kill matrix, projects of defects packed so that each
-// check of a project reaches the proxy of the one defect whose clause it cites (plan.ts), plus a `baseline` project
-// against the target itself. The plan comes from the CLI through a file.
+// The self-test's Playwright configuration: ONE run for the whole kill matrix. The plan (from the CLI, through a file)
+// packs defects into projects so that each check of a project reaches the proxy of the one defect whose clause it
+// cites, plus a `baseline` against the target itself; each check runs a copy of itself per project that needs it.
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from '@playwright/test';
-import { ENV, type TargetVariant } from '../engine/params.js';
-import { checkGrep, clauseGrep, projectGrep, readPlan } from './plan.js';
+import { ENV } from '../engine/params.js';
+import { clauseGrep, readPlan, SELFTEST_SOURCE_TAG } from './plan.js';
 
 const here = fileURLToPath(new URL('.', import.meta.url));
 const ext = import.meta.url.endsWith('.ts') ? 'ts' : 'js';
 const plan = readPlan();
 const output = process.env[ENV.output] ?? join(process.cwd(), 'conformance-output');
 
-// `selftestTargets` and `shopVariant` are the suite's own fixture options (engine/check.ts).
-export default defineConfig<{ selftestTargets?: Record<string, string> }, { shopVariant: TargetVariant | undefined }>({
+const invert = [...(plan.listing ? [] : [SELFTEST_SOURCE_TAG]), ...(plan.level === 'spec' ? ['@reference'] : [])];
+
+// One Playwright project: the plan's projects are copies of each check inside it (plan.ts, engine/check.ts), so that
+// workers run every copy without restarting. The listing (the CLI's) is the checks of the selected clauses.
+export default defineConfig({
   testDir: join(here, '..', 'checks'),
   testMatch: /.*\.check\.(ts|js)$/,
   fullyParallel: true,
@@ -23,18 +26,7 @@ export default defineConfig<{ selftestTargets?: Record<string, string> }, { shop
   timeout: 30_000 + 600 * (Number(process.env[ENV.roundTrip]) || 0),
   outputDir: join(output, 'self-test-results'),
   reporter: [['dot'], [join(here, `reporter.${ext}`)]],
-  grepInvert: plan.level === 'spec' ? /@reference(?![\w-])/ : undefined,
-  projects: plan.listing
-    ? [{ name: 'listing', grep: clauseGrep(plan.listing) }]
-    : [
-        ...(plan.baseline.length ? [{ name: 'baseline', grep: clauseGrep(plan.baseline), use: { baseURL: plan.target } }] : []),
-        ...plan.projects.map((p) => ({
-          name: p.name,
-          grep: projectGrep(p.defects),
-          use: { selftestTargets: Object.fromEntries(p.defects.map((d) => [d.clause, d.url])) },
-        })),
-        // A variant deployment's checks, against the variant (baseline) or behind one defect's proxy in front of its own
-        // instance of the variant (plan.ts).
-        ...(plan.variants ?? []).map((p) => ({ name: p.name, grep: checkGrep(p.variant.checks), use: { shopVariant: p.variant } })),
-      ],
+  // A check's own test stands aside for its copies; the spec level leaves out the reference's own checks.
+  grepInvert: invert.length ? new RegExp(invert.map((t) => `${t}(?![\\w-])`).join('|')) : undefined,
+  projects: plan.listing ? [{ name: 'listing', grep: clauseGrep(plan.listing) }] : [{ name: 'self-test' }],
 });

@@ -6,14 +6,15 @@ import type { Reporter, TestCase, TestResult } from '@playwright/test/reporter';
 import { decodeRecord, firstLine } from '../engine/check-record.js';
 import { ENV } from '../engine/params.js';
 import type { Outcome } from './matrix.js';
-import { isBaseline } from './plan.js';
+import { isBaseline, SELFTEST_PROJECT } from './plan.js';
 
 export default class SelfTestReporter implements Reporter {
   private outcomes: Outcome[] = [];
 
   onTestEnd(test: TestCase, result: TestResult): void {
     const annotations = [...test.annotations, ...result.annotations];
-    const project = test.parent.project()?.name ?? '';
+    // A check's copy names its plan project (plan.ts); Playwright's own project is one for all.
+    const project = annotations.find((a) => a.type === SELFTEST_PROJECT)?.description ?? test.parent.project()?.name ?? '';
     // The check's verdict as data (engine/check-record.ts); a failure it did not judge has only Playwright's error.
     const record = decodeRecord(annotations);
     const failedClauses = record?.blamed ?? [];

@@ -1,0 +1,51 @@
+// The self-test's plan as one Playwright project: which copies a check gets, and where each copy sends its requests.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { copiesOf, targetOf, type Plan } from '../../../conformance/selftest/plan.js';
+
+const variant = { name: 'outage', baseUrl: 'http://127.0.0.1:7003', profilePath: '/tmp/outage.json', checks: ['errors.outage'] };
+const plan: Plan = {
+  target: 'http://127.0.0.1:7000',
+  level: 'spec',
+  baseline: ['AUTH-GUEST-5', 'ERR-TABLE-6'],
+  projects: [
+    {
+      name: 'defects-1',
+      defects: [
+        { id: 'a', clause: 'AUTH-GUEST-5', url: 'http://127.0.0.1:7101' },
+        { id: 'b', clause: 'CART-LINE-2', url: 'http://127.0.0.1:7102' },
+      ],
+    },
+    {
+      name: 'defects-2',
+      defects: [
+        { id: 'c', clause: 'AUTH-GUEST-5', url: 'http://127.0.0.1:7201' },
+        // A narrowed variant: only the checks that reach its cell.
+        { id: 'd@caller=guest', clause: 'ERR-TABLE-6', url: 'http://127.0.0.1:7202', checks: ['errors.table.guest'] },
+      ],
+    },
+  ],
+  variants: [{ name: 'variant-outage-1', variant, defects: [{ id: 'e', clause: 'ERR-OUTAGE-1', url: variant.baseUrl }] }],
+};
+
+test('a check is copied into the baseline and into each project with a defect it judges, in that order', () => {
+  assert.deepEqual(copiesOf(plan, 'auth.guest.five', ['AUTH-GUEST-5']), ['baseline', 'defects-1', 'defects-2']);
+  assert.deepEqual(copiesOf(plan, 'cart.line', ['CART-LINE-2']), ['defects-1']);
+  // A narrowed defect judges only the checks it lists, though others cite its clause.
+  assert.deepEqual(copiesOf(plan, 'errors.table.guest', ['ERR-TABLE-6']), ['baseline', 'defects-2']);
+  assert.deepEqual(copiesOf(plan, 'errors.table.customer', ['ERR-TABLE-6']), ['baseline']);
+  assert.deepEqual(copiesOf(plan, 'errors.outage', ['ERR-OUTAGE-1']), ['variant-outage-1']);
+  assert.deepEqual(copiesOf(plan, 'unrelated', ['PUR-SERVE-1']), []);
+  assert.deepEqual(copiesOf({ ...plan, listing: ['AUTH-GUEST-5'] }, 'unrelated', ['PUR-SERVE-1']), []);
+});
+
+test("each copy reaches the target, its defect's proxy (by the clause it judges) or its variant deployment", () => {
+  assert.deepEqual(targetOf(plan, 'baseline', 'auth.guest.five', ['AUTH-GUEST-5']), { baseUrl: plan.target });
+  assert.deepEqual(targetOf(plan, 'defects-1', 'auth.guest.five', ['AUTH-GUEST-5']), { baseUrl: 'http://127.0.0.1:7101' });
+  assert.deepEqual(targetOf(plan, 'defects-1', 'cart.line', ['CART-LINE-2', 'ERR-PROBLEM-1']), { baseUrl: 'http://127.0.0.1:7102' });
+  assert.deepEqual(targetOf(plan, 'defects-2', 'auth.guest.five', ['AUTH-GUEST-5']), { baseUrl: 'http://127.0.0.1:7201' });
+  assert.deepEqual(targetOf(plan, 'defects-2', 'errors.table.guest', ['ERR-TABLE-6']), { baseUrl: 'http://127.0.0.1:7202' });
+  assert.deepEqual(targetOf(plan, 'variant-outage-1', 'errors.outage', ['ERR-OUTAGE-1']), { variant });
+  assert.throws(() => targetOf(plan, 'defects-2', 'errors.table.customer', ['ERR-TABLE-6']), /no defect of project defects-2/);
+  assert.throws(() => targetOf(plan, 'defects-9', 'cart.line', ['CART-LINE-2']), /no defect of project defects-9/);
+});
