@@ -14,7 +14,8 @@ import { ENV, readCaFile, readProfileFile, type TargetVariant } from '../../conf
 import { createMinter } from '../../conformance/lib/mint.js';
 import { DEFECTS, toothless, type Defect } from '../../conformance/selftest/defects/index.js';
 import { buildMatrix, formatMatrix, htmlMatrix, matrixPasses, type Outcome } from '../../conformance/selftest/matrix.js';
-import { isBaseline, packDefects, PLAN_ENV, type Plan, type PlannedDefect } from '../../conformance/selftest/plan.js';
+import { isBaseline, makeupPlan, packDefects, PLAN_ENV, type Plan, type PlannedDefect } from '../../conformance/selftest/plan.js';
+import { ALREADY_KILLED } from '../../conformance/selftest/kill-ledger.js';
 import { sendUpstream, startProxy, type Proxy } from '../../conformance/selftest/proxy.js';
 import { KNOWN_SURVIVORS } from '../../conformance/selftest/known-survivors.js';
 import { reachOf, resetReach } from '../../conformance/selftest/scoped.js';
@@ -55,6 +56,7 @@ const optionsSchema = z.object({
   shard: shardSchema.optional(),
   /** Tests only: adds a defect that changes nothing for this clause (it must survive). */
   toothless: z.string().optional(),
+  everyCheck: z.boolean(),
   ...scopedOptions,
 });
 
@@ -324,6 +326,9 @@ export async function selfTest(
           variantProjects.push({ name: `baseline-variant-${name}`, variant: { ...instance!, checks: [...ids] }, defects: [] });
         }
     }
+    // First kill (conformance/selftest/kill-ledger.ts): a defect's checks stop at its first kill, unless --every-check.
+    const kills = o.everyCheck ? undefined : join(output, 'self-test-kills');
+    if (kills) rmSync(kills, { recursive: true, force: true });
     const plan: Plan = {
       target,
       level,
@@ -331,10 +336,11 @@ export async function selfTest(
       baseline: o.baseline ? clauses.filter((c) => !screened?.clauses.includes(c)) : [],
       projects: packs.map((defects, i) => ({ name: `defects-${i + 1}`, defects })),
       ...(variantProjects.length ? { variants: variantProjects } : {}),
+      ...(kills ? { kills } : {}),
     };
     writeFileSync(planFile, JSON.stringify(plan, null, 2) + '\n');
     io.err(
-      `self-test: ${defects.length} defect(s) behind ${proxies.length} proxies in ${plan.projects.length + variantProjects.length} project(s) (${variantProjects.length} on variant deployments), ${checks.length} checks, level ${level}\n`,
+      `self-test: ${defects.length} defect(s) behind ${proxies.length} proxies in ${plan.projects.length + variantProjects.length} project(s) (${variantProjects.length} on variant deployments), ${checks.length} checks, level ${level}${kills ? '; each defect until its first kill (--every-check: all)' : ''}\n`,
     );
     const args = [require.resolve('@playwright/test/cli'), 'test', '--config', CONFIG];
     // Workers follow the deployment's round trip as in `run` (conformance/engine/workers.ts), within the default cap.
@@ -344,29 +350,49 @@ export async function selfTest(
       [ENV.maxInFlight]: String(workers.perWorker),
       ...(workers.roundTripMs !== undefined ? { [ENV.roundTrip]: workers.roundTripMs.toFixed(0) } : {}),
     });
-    // Playwright's progress (dot) goes to stderr; stdout holds the matrix.
-    const { code } = await playwright(args, env, 2);
-    if (!existsSync(outcomesFile)) {
-      io.err(`shop-conformance self-test: Playwright exited ${code} without outcomes\n`);
-      return EXIT.usage;
-    }
     const byProject = new Map([...plan.projects, ...variantProjects].map((p) => [p.name, p.defects]));
-    // A packed project's outcome belongs to the one defect whose clause the check cites; a variant's baseline is baseline.
-    const outcomes = [...(screened?.baseline ?? []), ...(JSON.parse(readFileSync(outcomesFile, 'utf8')) as Outcome[])].map((x) =>
-      isBaseline(x.project)
-        ? { ...x, project: 'baseline' }
-        : { ...x, project: byProject.get(x.project)?.find((d) => x.tags?.includes(d.clause))?.id ?? x.project },
-    );
-    const matrix = buildMatrix({
-      target: o.baseUrl ?? 'embedded reference',
-      level,
-      defects,
-      outOfLevel,
-      library: DEFECTS,
-      outcomes,
-      reach: reachOf,
-      known: KNOWN_SURVIVORS,
-    });
+    /** One Playwright run of `run`'s plan; its outcomes, each copy's resolved to its defect (undefined: no outcomes). */
+    const judge = async (run: Plan): Promise<Outcome[] | undefined> => {
+      writeFileSync(planFile, JSON.stringify(run, null, 2) + '\n');
+      rmSync(outcomesFile, { force: true });
+      // Playwright's progress (dot) goes to stderr; stdout holds the matrix.
+      const { code } = await playwright(args, env, 2);
+      if (!existsSync(outcomesFile)) {
+        io.err(`shop-conformance self-test: Playwright exited ${code} without outcomes\n`);
+        return undefined;
+      }
+      // A packed project's outcome belongs to the one defect whose clause the check cites; a variant's baseline is baseline.
+      return (JSON.parse(readFileSync(outcomesFile, 'utf8')) as Outcome[]).map((x) =>
+        isBaseline(x.project)
+          ? { ...x, project: 'baseline' }
+          : { ...x, project: byProject.get(x.project)?.find((d) => x.tags?.includes(d.clause))?.id ?? x.project },
+      );
+    };
+    const first = await judge(plan);
+    if (!first) return EXIT.usage;
+    let outcomes = [...(screened?.baseline ?? []), ...first];
+    const matrixOf = (all: readonly Outcome[]) =>
+      buildMatrix({
+        target: o.baseUrl ?? 'embedded reference',
+        level,
+        defects,
+        outOfLevel,
+        library: DEFECTS,
+        outcomes: all,
+        reach: reachOf,
+        known: KNOWN_SURVIVORS,
+      });
+    let matrix = matrixOf(outcomes);
+    // A defect whose every kill failed on the baseline too, with checks the first kill left unrun: they run now.
+    const makeup = matrix.defects.filter((d) => d.verdict !== 'killed' && d.afterKill.length > 0);
+    if (makeup.length > 0) {
+      io.err(`self-test: ${makeup.length} defect(s) whose kills failed without the defect too: their other checks run now\n`);
+      const again = await judge(makeupPlan(plan, makeup));
+      if (!again) return EXIT.usage;
+      const redo = new Set(makeup.map((d) => d.id));
+      outcomes = [...outcomes.filter((x) => !(redo.has(x.project) && x.note?.startsWith(ALREADY_KILLED))), ...again];
+      matrix = matrixOf(outcomes);
+    }
     writeFileSync(
       join(output, 'self-test.json'),
       JSON.stringify({ ...matrix, seconds: Math.round((Date.now() - started) / 1000) }, null, 2) + '\n',
@@ -410,6 +436,7 @@ export function addSelfTestCommand(program: Command): void {
     .option('--insecure', 'accept any TLS certificate of the deployment (tests only)', false)
     .option('--beyond-spec', 'only the defects the spec level sets aside, judged at the reference level (with --level spec, the whole)')
     .option('--shard <i/n>', 'only shard i of n of the selected defects (every n-th from the i-th; the shards cover the selection)')
+    .option('--every-check', "run every check of every defect (the whole matrix), not only until the defect's first kill", false)
     .option('--no-baseline', 'do not run the checks against the target without defect first (failing checks then count as kills)')
     .addOption(
       new Option('--scoped <mode>', "also run narrowed variants, each breaking one cell of its clause's domain").choices([

@@ -18,7 +18,17 @@ import { DEPLOYMENT, ENV, runParams, variantPlansFromEnv, variantsFromEnv, type 
 import { exchangePoints, formatExchange, formatTranscript, redactor } from './transcript.js';
 import { DESCRIPTION, ASSISTANT_DESCRIPTION } from '../../contract/routes.js';
 import { AMBIENT_CLAUSES, judgeEveryExchange } from './every-response.js';
-import { copiesOf, PLAN_ENV, readPlan, SELFTEST_PROJECT, SELFTEST_SOURCE_TAG, targetOf, type Plan } from '../selftest/plan.js';
+import {
+  copiesOf,
+  PLAN_ENV,
+  readPlan,
+  SELFTEST_PROJECT,
+  SELFTEST_SOURCE_TAG,
+  targetOf,
+  type CopyTarget,
+  type Plan,
+} from '../selftest/plan.js';
+import { ALREADY_KILLED, killedBy, killingClauses, recordKill } from '../selftest/kill-ledger.js';
 
 export type Capability = keyof Profile['capabilities'];
 export type Level = 'spec' | 'reference';
@@ -124,6 +134,9 @@ function cacheFor(baseUrl: string): void {
   ({ documents, target, targetFailure } = kept ?? { documents: undefined, target: undefined, targetFailure: undefined });
 }
 
+/** The self-test's copy this worker runs now (one test at a time): its plan project, where it goes, the defect it judges. */
+let selftestCopy: { project: string; target: CopyTarget } | undefined;
+
 /** The self-test's plan (conformance/selftest/plan.ts), when this process runs its checks: each check's copies follow it. */
 const SELFTEST_PLAN: Plan | undefined = process.env[ENV.selftest] === '1' && process.env[PLAN_ENV] ? readPlan() : undefined;
 
@@ -144,6 +157,10 @@ const test = base.extend<{ shop: Shop }>({
             info.tags.map((t) => t.slice(1)),
           )
         : undefined;
+    selftestCopy = copy && routed ? { project: copy, target: routed } : undefined;
+    // First kill (selftest/kill-ledger.ts): a defect another check has killed needs no more checks.
+    const by = SELFTEST_PLAN?.kills && routed?.defect ? killedBy(SELFTEST_PLAN.kills, routed.defect.id) : undefined;
+    info.skip(by !== undefined, `${ALREADY_KILLED} ${by}`);
     const shopVariant = routed?.variant ?? (deployment ? deploymentOf(deployment) : undefined);
     const override = routed?.baseUrl ?? baseURL;
     const params = shopVariant
@@ -233,11 +250,13 @@ async function runBody(
       judgeEveryExchange(shop.http.exchanges, { baseUrl: shop.params.baseUrl, docsUrl: shop.docsUrl });
     softFailures.ledger = undefined;
     softFailures.exchanges = undefined;
-    // The cells of clause domains this check's exchanges fell in (domain coverage: engine/coverage.ts).
-    info.annotations.push({
-      type: 'cells',
-      description: JSON.stringify(exchangePoints(shop.http.exchanges, shop.profile, shop.params.baseUrl)),
-    });
+    // The cells of clause domains this check's exchanges fell in (domain coverage: engine/coverage.ts); in the self-test,
+    // only its baseline's are read (the screening of narrowed variants).
+    if (!selftestCopy?.target.defect)
+      info.annotations.push({
+        type: 'cells',
+        description: JSON.stringify(exchangePoints(shop.http.exchanges, shop.profile, shop.params.baseUrl)),
+      });
   }
   return { hard, soft };
 }
@@ -271,8 +290,6 @@ function printPassingTranscript(spec: CheckSpec, shop: Shop): void {
  * annotation; a failure throws, marked expected inside the worker (keep-worker.ts restores it for every reporter).
  */
 async function reportFailure(verdict: Verdict, shop: Shop, info: TestInfo): Promise<void> {
-  const redact = redactor(shop.profile, shop.params.showSecrets);
-  const transcript = formatTranscript(shop.http.exchanges, redact);
   info.annotations.push(
     encodeRecord({
       outcome: verdict.outcome,
@@ -283,10 +300,15 @@ async function reportFailure(verdict: Verdict, shop: Shop, info: TestInfo): Prom
     }),
   );
   if (process.env[ENV.selftest] === '1') {
-    // The self-test reads the verdict alone: the transcript stays in memory, with the result.
-    await info.attach('transcript.txt', { body: transcript, contentType: 'text/plain' });
+    // The self-test reads the verdict alone (no transcript). Its first kill goes on the ledger for the other workers.
+    const ledger = SELFTEST_PLAN?.kills;
+    const checkId = info.annotations.find((a) => a.type === 'check')?.description;
+    const judged = selftestCopy?.target.defect;
+    if (ledger && checkId && judged && verdict.blamed.some((c) => killingClauses(judged.clause).includes(c)))
+      recordKill(ledger, judged.id, checkId);
     return;
   }
+  const transcript = formatTranscript(shop.http.exchanges, redactor(shop.profile, shop.params.showSecrets));
   // Playwright copies an attached file into the test's attachments: the copy is the one file kept.
   const written = info.outputPath('transcript.txt');
   writeFileSync(written, transcript + '\n');

@@ -11,6 +11,7 @@
 import { CLAUSES, CLAUSES_BY_ID } from '../../contract/clauses/index.js';
 import type { Defect } from './defects/index.js';
 import { scopeRows, type ScopedRow } from './scoped-matrix.js';
+import { ALREADY_KILLED, killingClauses } from './kill-ledger.js';
 
 export interface Outcome {
   /** `baseline`, or the defect the check judged (the CLI resolves a packed project to the defect by the check's tags). */
@@ -41,6 +42,8 @@ export interface DefectRow {
   skipped: string[];
   /** Checks that failed on the baseline too: their failure proves nothing. */
   baselineFailing: string[];
+  /** Checks not run because another had killed the defect already (first kill: kill-ledger.ts; --every-check runs them). */
+  afterKill: string[];
 }
 
 /** A row of the matrix, with what a narrowed variant adds (scoped-matrix.ts). */
@@ -81,7 +84,7 @@ export function buildMatrix(o: {
   );
   const rows: DefectRow[] = o.defects.map((d) => {
     // A defect of a repetition (`repeats`) is killed by a failure of the clause it repeats: one requirement, two IDs.
-    const same = [d.clause, ...(CLAUSES.find((c) => c.id === d.clause)?.repeats ?? [])];
+    const same = killingClauses(d.clause);
     const mine = o.outcomes.filter((x) => x.project === d.id);
     const row: DefectRow = {
       id: d.id,
@@ -94,9 +97,11 @@ export function buildMatrix(o: {
       otherClauses: [],
       skipped: [],
       baselineFailing: [],
+      afterKill: [],
     };
     for (const x of mine) {
-      if (x.status === 'skipped' || x.status === 'interrupted') row.skipped.push(x.check);
+      if (x.status === 'skipped' && x.note?.startsWith(ALREADY_KILLED)) row.afterKill.push(x.check);
+      else if (x.status === 'skipped' || x.status === 'interrupted') row.skipped.push(x.check);
       else if (baselineFailed.has(x.check)) row.baselineFailing.push(x.check);
       else if (x.failedClauses.some((c) => same.includes(c))) row.kills.push({ check: x.check, ...(x.note ? { note: x.note } : {}) });
       else if (x.failedClauses.length > 0 || x.status === 'failed' || x.status === 'timedOut')

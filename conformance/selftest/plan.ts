@@ -35,6 +35,23 @@ export interface Plan {
   variants?: { name: string; variant: TargetVariant; defects: PlannedDefect[] }[];
   /** Set while the CLI lists the checks (one project of every clause, no proxy). */
   listing?: string[];
+  /** The kill ledger's directory (kill-ledger.ts): a defect's checks stop at its first kill. Unset: every check runs. */
+  kills?: string;
+}
+
+/**
+ * The plan that runs, for each of `rows` (defects whose every kill failed on the baseline too), the checks the first kill
+ * left unrun: the same plan projects and variants, narrowed to those checks, without baseline and without a ledger.
+ */
+export function makeupPlan(plan: Plan, rows: readonly { id: string; afterKill: readonly string[] }[]): Plan {
+  const left = new Map(rows.map((r) => [r.id, [...r.afterKill]]));
+  const projects = plan.projects
+    .map((p) => ({ name: p.name, defects: p.defects.filter((d) => left.has(d.id)).map((d) => ({ ...d, checks: left.get(d.id)! })) }))
+    .filter((p) => p.defects.length > 0);
+  const variants = (plan.variants ?? [])
+    .filter((p) => p.defects[0] && left.has(p.defects[0].id))
+    .map((p) => ({ ...p, variant: { ...p.variant, checks: left.get(p.defects[0]!.id)! } }));
+  return { target: plan.target, level: plan.level, baseline: [], projects, ...(variants.length ? { variants } : {}) };
 }
 
 /** A project of the baseline (the target itself, or a variant deployment without defect). */
@@ -69,19 +86,19 @@ export function copiesOf(plan: Plan, id: string, clauses: readonly string[]): st
 }
 
 /** Where a copy in plan project `name` sends its requests: the target, a defect's proxy (by the check's clauses), or a variant. */
-export function targetOf(
-  plan: Plan,
-  name: string,
-  id: string,
-  clauses: readonly string[],
-): { baseUrl: string; variant?: undefined } | { variant: TargetVariant; baseUrl?: undefined } {
+export function targetOf(plan: Plan, name: string, id: string, clauses: readonly string[]): CopyTarget {
   if (name === 'baseline') return { baseUrl: plan.target };
   const variant = plan.variants?.find((p) => p.name === name);
-  if (variant) return { variant: variant.variant };
+  if (variant) return { variant: variant.variant, ...(variant.defects[0] ? { defect: variant.defects[0] } : {}) };
   const defect = plan.projects.find((p) => p.name === name)?.defects.find((d) => judges(d, id, clauses));
   if (!defect) throw new Error(`the self-test's plan has no defect of project ${name} for clauses ${clauses.join(' ')}`);
-  return { baseUrl: defect.url };
+  return { baseUrl: defect.url, defect };
 }
+
+/** Where a copy goes, and the defect it judges (none: a baseline, of the target or of a variant deployment). */
+export type CopyTarget = ({ baseUrl: string; variant?: undefined } | { variant: TargetVariant; baseUrl?: undefined }) & {
+  defect?: PlannedDefect;
+};
 
 const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 

@@ -6,6 +6,26 @@ import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { cli, outputDir } from '../helpers/cli.js';
+import { loadConfig } from '../../reference/src/config.js';
+import { startServer } from '../../reference/src/server.js';
+import { DEFECTS } from '../../conformance/selftest/defects/index.js';
+import { sendUpstream, startProxy } from '../../conformance/selftest/proxy.js';
+import { createMinter } from '../../conformance/lib/mint.js';
+import { fixtureProfile, rotatingProfilePath } from '../helpers/reference.js';
+
+interface Row {
+  id: string;
+  verdict: string;
+  kills: { check: string }[];
+  missed: string[];
+  afterKill: string[];
+  baselineFailing: string[];
+}
+const rowOf = (out: string, id: string): Row | undefined =>
+  (JSON.parse(readFileSync(join(out, 'self-test.json'), 'utf8')) as { defects: Row[] }).defects.find((d) => d.id === id);
+
+/** Three checks kill this defect (the catalog validators of three operations), each on its own. */
+const CACHE_DEFECT = 'endpoints.catalog-cache-max-age';
 
 describe('shop-conformance self-test', () => {
   test('kills a wire-level and a leniency defect, a toothless defect survives: exit 1', async () => {
@@ -134,5 +154,61 @@ describe('shop-conformance self-test', () => {
     const r = await cli(['self-test', '--beyond-spec', '--level', 'spec', '--output', outputDir()]);
     assert.equal(r.code, 2, r.out);
     assert.match(r.out, /--beyond-spec: judges at the reference level/);
+  });
+
+  test('a defect stops at its first kill; --every-check runs every check of it', async () => {
+    const out = outputDir();
+    const r = await cli(['self-test', '--defect', CACHE_DEFECT, '--workers', '1', '--output', out], 240_000);
+    assert.equal(r.code, 0, r.out);
+    assert.match(r.out, /each defect until its first kill/);
+    const first = rowOf(out, CACHE_DEFECT)!;
+    assert.equal(first.verdict, 'killed');
+    assert.equal(first.kills.length, 1, JSON.stringify(first));
+    assert.ok(first.afterKill.length >= 2, JSON.stringify(first));
+    const every = outputDir();
+    const all = await cli(['self-test', '--defect', CACHE_DEFECT, '--every-check', '--workers', '1', '--output', every], 240_000);
+    assert.equal(all.code, 0, all.out);
+    const row = rowOf(every, CACHE_DEFECT)!;
+    assert.deepEqual(row.afterKill, []);
+    assert.deepEqual([...row.kills.map((k) => k.check), ...row.missed].sort(), [first.kills[0]!.check, ...first.afterKill].sort());
+    assert.ok(row.kills.length >= 3, JSON.stringify(row));
+  });
+
+  test('a first kill by a check that fails without the defect too: the checks it left unrun run after', async () => {
+    // A deployment that has the defect itself: every check of its clause fails on the baseline as on the defect.
+    const reference = await startServer(
+      loadConfig({ env: {}, profilePath: rotatingProfilePath(), overrides: { port: 0, databasePath: ':memory:', logLevel: 'silent' } }),
+    );
+    const defect = DEFECTS.find((d) => d.id === CACHE_DEFECT)!;
+    const ctx = { profile: fixtureProfile, mint: createMinter(fixtureProfile), send: sendUpstream(reference.url), target: reference.url };
+    const deployment = await startProxy(reference.url, defect.rules(ctx));
+    try {
+      const out = outputDir();
+      const r = await cli(
+        [
+          'self-test',
+          '--base-url',
+          deployment.url,
+          '--profile',
+          rotatingProfilePath(),
+          '--defect',
+          CACHE_DEFECT,
+          '--workers',
+          '1',
+          '--output',
+          out,
+        ],
+        240_000,
+      );
+      assert.equal(r.code, 1, r.out);
+      assert.match(r.out, /1 defect\(s\) whose kills failed without the defect too: their other checks run now/);
+      const row = rowOf(out, CACHE_DEFECT)!;
+      assert.equal(row.verdict, 'unjudged', JSON.stringify(row));
+      assert.deepEqual(row.afterKill, [], 'every check ran in the end');
+      assert.equal(row.baselineFailing.length, 3, JSON.stringify(row));
+    } finally {
+      await deployment.close();
+      await reference.close();
+    }
   });
 });

@@ -96,6 +96,27 @@ describe('kill matrix rules', () => {
     assert.match(formatMatrix(m), /UNJUDGED/);
   });
 
+  test('checks left unrun after the first kill are listed apart, not as skips', () => {
+    const m = matrix([
+      outcome({ project: d.id, check: 'a', failedClauses: ['END-CONV-2'] }),
+      outcome({ project: d.id, check: 'b', status: 'skipped', note: 'already killed by a' }),
+      outcome({ project: d.id, check: 'c', status: 'skipped', note: 'the profile does not claim the capability "x"' }),
+    ]);
+    assert.equal(m.defects[0]!.verdict, 'killed');
+    assert.deepEqual(m.defects[0]!.afterKill, ['b']);
+    assert.deepEqual(m.defects[0]!.skipped, ['c']);
+  });
+
+  test('a kill that fails on the baseline too, with checks left unrun: not killed, and those checks named for the makeup', () => {
+    const m = matrix([
+      outcome({ project: 'baseline', check: 'a', failedClauses: ['END-CONV-2'] }),
+      outcome({ project: d.id, check: 'a', failedClauses: ['END-CONV-2'] }),
+      outcome({ project: d.id, check: 'b', status: 'skipped', note: 'already killed by a' }),
+    ]);
+    assert.notEqual(m.defects[0]!.verdict, 'killed');
+    assert.deepEqual(m.defects[0]!.afterKill, ['b']);
+  });
+
   test('a defect out of level is neither kill nor survivor, and is named', () => {
     const other = toothless('PUR-SERVE-5');
     const m = buildMatrix({

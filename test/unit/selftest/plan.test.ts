@@ -1,7 +1,7 @@
 // The self-test's plan as one Playwright project: which copies a check gets, and where each copy sends its requests.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { copiesOf, targetOf, type Plan } from '../../../conformance/selftest/plan.js';
+import { copiesOf, makeupPlan, targetOf, type Plan } from '../../../conformance/selftest/plan.js';
 
 const variant = { name: 'outage', baseUrl: 'http://127.0.0.1:7003', profilePath: '/tmp/outage.json', checks: ['errors.outage'] };
 const plan: Plan = {
@@ -41,11 +41,50 @@ test('a check is copied into the baseline and into each project with a defect it
 
 test("each copy reaches the target, its defect's proxy (by the clause it judges) or its variant deployment", () => {
   assert.deepEqual(targetOf(plan, 'baseline', 'auth.guest.five', ['AUTH-GUEST-5']), { baseUrl: plan.target });
-  assert.deepEqual(targetOf(plan, 'defects-1', 'auth.guest.five', ['AUTH-GUEST-5']), { baseUrl: 'http://127.0.0.1:7101' });
-  assert.deepEqual(targetOf(plan, 'defects-1', 'cart.line', ['CART-LINE-2', 'ERR-PROBLEM-1']), { baseUrl: 'http://127.0.0.1:7102' });
-  assert.deepEqual(targetOf(plan, 'defects-2', 'auth.guest.five', ['AUTH-GUEST-5']), { baseUrl: 'http://127.0.0.1:7201' });
-  assert.deepEqual(targetOf(plan, 'defects-2', 'errors.table.guest', ['ERR-TABLE-6']), { baseUrl: 'http://127.0.0.1:7202' });
-  assert.deepEqual(targetOf(plan, 'variant-outage-1', 'errors.outage', ['ERR-OUTAGE-1']), { variant });
+  const [p1, p2] = plan.projects;
+  assert.deepEqual(targetOf(plan, 'defects-1', 'auth.guest.five', ['AUTH-GUEST-5']), {
+    baseUrl: 'http://127.0.0.1:7101',
+    defect: p1!.defects[0],
+  });
+  assert.deepEqual(targetOf(plan, 'defects-1', 'cart.line', ['CART-LINE-2', 'ERR-PROBLEM-1']), {
+    baseUrl: 'http://127.0.0.1:7102',
+    defect: p1!.defects[1],
+  });
+  assert.deepEqual(targetOf(plan, 'defects-2', 'auth.guest.five', ['AUTH-GUEST-5']), {
+    baseUrl: 'http://127.0.0.1:7201',
+    defect: p2!.defects[0],
+  });
+  assert.deepEqual(targetOf(plan, 'defects-2', 'errors.table.guest', ['ERR-TABLE-6']), {
+    baseUrl: 'http://127.0.0.1:7202',
+    defect: p2!.defects[1],
+  });
+  assert.deepEqual(targetOf(plan, 'variant-outage-1', 'errors.outage', ['ERR-OUTAGE-1']), {
+    variant,
+    defect: plan.variants![0]!.defects[0],
+  });
+  // A variant judged without defect is a baseline: no defect.
+  const bare = { ...plan, variants: [{ name: 'baseline-variant-outage', variant, defects: [] }] };
+  assert.deepEqual(targetOf(bare, 'baseline-variant-outage', 'errors.outage', ['ERR-OUTAGE-1']), { variant });
   assert.throws(() => targetOf(plan, 'defects-2', 'errors.table.customer', ['ERR-TABLE-6']), /no defect of project defects-2/);
   assert.throws(() => targetOf(plan, 'defects-9', 'cart.line', ['CART-LINE-2']), /no defect of project defects-9/);
+});
+
+test('the makeup plan runs only the checks the first kill left unrun, of the defects named, with no baseline and no ledger', () => {
+  const made = makeupPlan({ ...plan, kills: '/tmp/kills' }, [
+    { id: 'b', afterKill: ['cart.line.two'] },
+    { id: 'e', afterKill: ['errors.outage.late'] },
+  ]);
+  assert.deepEqual(made, {
+    target: plan.target,
+    level: 'spec',
+    baseline: [],
+    projects: [
+      { name: 'defects-1', defects: [{ id: 'b', clause: 'CART-LINE-2', url: 'http://127.0.0.1:7102', checks: ['cart.line.two'] }] },
+    ],
+    variants: [{ ...plan.variants![0]!, variant: { ...variant, checks: ['errors.outage.late'] } }],
+  });
+  // Its copies: the named check under its old plan project, nothing for the others.
+  assert.deepEqual(copiesOf(made, 'cart.line.two', ['CART-LINE-2']), ['defects-1']);
+  assert.deepEqual(copiesOf(made, 'cart.line', ['CART-LINE-2']), []);
+  assert.deepEqual(copiesOf(made, 'auth.guest.five', ['AUTH-GUEST-5']), []);
 });
