@@ -329,6 +329,8 @@ export async function selfTest(
     // First kill (conformance/selftest/kill-ledger.ts): a defect's checks stop at its first kill, unless --every-check.
     const kills = o.everyCheck ? undefined : join(output, 'self-test-kills');
     if (kills) rmSync(kills, { recursive: true, force: true });
+    const locks = join(output, 'self-test-locks');
+    rmSync(locks, { recursive: true, force: true });
     const plan: Plan = {
       target,
       level,
@@ -337,12 +339,14 @@ export async function selfTest(
       projects: packs.map((defects, i) => ({ name: `defects-${i + 1}`, defects })),
       ...(variantProjects.length ? { variants: variantProjects } : {}),
       ...(kills ? { kills } : {}),
+      locks,
     };
     writeFileSync(planFile, JSON.stringify(plan, null, 2) + '\n');
     io.err(
       `self-test: ${defects.length} defect(s) behind ${proxies.length} proxies in ${plan.projects.length + variantProjects.length} project(s) (${variantProjects.length} on variant deployments), ${checks.length} checks, level ${level}${kills ? '; each defect until its first kill (--every-check: all)' : ''}\n`,
     );
-    const args = [require.resolve('@playwright/test/cli'), 'test', '--config', CONFIG];
+    // A phase may hold no check of the selection.
+    const args = [require.resolve('@playwright/test/cli'), 'test', '--config', CONFIG, '--pass-with-no-tests'];
     // Workers follow the deployment's round trip as in `run` (conformance/engine/workers.ts), within the default cap.
     const workers = await chooseWorkers({ workers: o.workers, maxInFlight: DEFAULT_MAX_IN_FLIGHT }, o.baseUrl, tls, io.err);
     args.push('--workers', String(workers.workers));
@@ -368,9 +372,13 @@ export async function selfTest(
           : { ...x, project: byProject.get(x.project)?.find((d) => x.tags?.includes(d.clause))?.id ?? x.project },
       );
     };
-    const first = await judge(plan);
-    if (!first) return EXIT.usage;
-    let outcomes = [...(screened?.baseline ?? []), ...first];
+    // With the ledger, the quick checks first; then the long ones (plan.ts, `phase`), for the defects still alive.
+    let outcomes = [...(screened?.baseline ?? [])];
+    for (const phase of kills ? (['quick', 'long'] as const) : [undefined]) {
+      const judged = await judge({ ...plan, ...(phase ? { phase } : {}) });
+      if (!judged) return EXIT.usage;
+      outcomes.push(...judged);
+    }
     const matrixOf = (all: readonly Outcome[]) =>
       buildMatrix({
         target: o.baseUrl ?? 'embedded reference',

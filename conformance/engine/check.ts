@@ -20,6 +20,7 @@ import { DESCRIPTION, ASSISTANT_DESCRIPTION } from '../../contract/routes.js';
 import { AMBIENT_CLAUSES, judgeEveryExchange } from './every-response.js';
 import {
   copiesOf,
+  defectsJudgedBy,
   PLAN_ENV,
   readPlan,
   SELFTEST_PROJECT,
@@ -28,7 +29,8 @@ import {
   type CopyTarget,
   type Plan,
 } from '../selftest/plan.js';
-import { ALREADY_KILLED, killedBy, killingClauses, recordKill } from '../selftest/kill-ledger.js';
+import { lockCheck } from '../selftest/check-lock.js';
+import { ALREADY_KILLED, NOTHING_LEFT, killedBy, killingClauses, recordKill } from '../selftest/kill-ledger.js';
 
 export type Capability = keyof Profile['capabilities'];
 export type Level = 'spec' | 'reference';
@@ -134,8 +136,26 @@ function cacheFor(baseUrl: string): void {
   ({ documents, target, targetFailure } = kept ?? { documents: undefined, target: undefined, targetFailure: undefined });
 }
 
+const checkIdOf = (info: TestInfo) => info.annotations.find((a) => a.type === 'check')?.description ?? '';
+const clauseTagsOf = (info: TestInfo) => info.tags.map((t) => t.slice(1));
+
 /** The self-test's copy this worker runs now (one test at a time): its plan project, where it goes, the defect it judges. */
 let selftestCopy: { project: string; target: CopyTarget } | undefined;
+
+/** First kill (selftest/kill-ledger.ts): skips the self-test's copy of a check that has nothing left to judge. */
+function skipKilledCopy(info: TestInfo): void {
+  const ledger = SELFTEST_PLAN?.kills;
+  if (!ledger || !SELFTEST_PLAN || !selftestCopy) return;
+  const defect = selftestCopy.target.defect;
+  // A defect another check has killed needs no more checks.
+  const by = defect ? killedBy(ledger, defect.id) : undefined;
+  info.skip(by !== undefined, `${ALREADY_KILLED} ${by}`);
+  // A baseline copy judges the check's kills: once every defect it could kill is dead, it has nothing left to judge.
+  if (selftestCopy.project === 'baseline') {
+    const judged = defectsJudgedBy(SELFTEST_PLAN, checkIdOf(info), clauseTagsOf(info));
+    info.skip(judged.length > 0 && judged.every((d) => killedBy(ledger, d.id) !== undefined), NOTHING_LEFT);
+  }
+}
 
 /** The self-test's plan (conformance/selftest/plan.ts), when this process runs its checks: each check's copies follow it. */
 const SELFTEST_PLAN: Plan | undefined = process.env[ENV.selftest] === '1' && process.env[PLAN_ENV] ? readPlan() : undefined;
@@ -148,19 +168,10 @@ const test = base.extend<{ shop: Shop }>({
     const deployment = info.annotations.find((a) => a.type === DEPLOYMENT)?.description;
     // A self-test copy names its plan project: the target, a defect's proxy or a variant deployment (selftest/plan.ts).
     const copy = info.annotations.find((a) => a.type === SELFTEST_PROJECT)?.description;
-    const routed =
-      copy && SELFTEST_PLAN
-        ? targetOf(
-            SELFTEST_PLAN,
-            copy,
-            info.annotations.find((a) => a.type === 'check')?.description ?? '',
-            info.tags.map((t) => t.slice(1)),
-          )
-        : undefined;
+    const routed = copy && SELFTEST_PLAN ? targetOf(SELFTEST_PLAN, copy, checkIdOf(info), clauseTagsOf(info)) : undefined;
     selftestCopy = copy && routed ? { project: copy, target: routed } : undefined;
     // First kill (selftest/kill-ledger.ts): a defect another check has killed needs no more checks.
-    const by = SELFTEST_PLAN?.kills && routed?.defect ? killedBy(SELFTEST_PLAN.kills, routed.defect.id) : undefined;
-    info.skip(by !== undefined, `${ALREADY_KILLED} ${by}`);
+    skipKilledCopy(info);
     const shopVariant = routed?.variant ?? (deployment ? deploymentOf(deployment) : undefined);
     const override = routed?.baseUrl ?? baseURL;
     const params = shopVariant
@@ -371,19 +382,33 @@ export function check(
 function judgeCheck(spec: CheckSpec, body: (shop: Shop) => Promise<void>): (args: { shop: Shop }, info: TestInfo) => Promise<void> {
   return async ({ shop }, info) => {
     skipUnlessApplicable(spec, shop);
-    await ensureTarget(shop);
-    const { hard, soft } = await runBody(spec, body, shop, info);
-    const redact = redactor(shop.profile, shop.params.showSecrets);
-    const exchanges = shop.http.exchanges.length;
-    const verdict = judge({
-      clauses: spec.clauses,
-      hard: hard === undefined ? undefined : recordOf(hard, redact, exchanges),
-      soft: soft.map((f) => recordOf(f, redact, exchanges)),
-      strict: shop.params.strict,
-    });
-    if (verdict.outcome === 'passed') return printPassingTranscript(spec, shop);
-    await reportFailure(verdict, shop, info);
+    // The self-test's copies of a check on the seeded data take turns (selftest/check-lock.ts); one may have found the
+    // defect dead meanwhile.
+    const locks = spec.seed && selftestCopy ? SELFTEST_PLAN?.locks : undefined;
+    const release = locks ? await lockCheck(locks, spec.id) : undefined;
+    try {
+      if (release) skipKilledCopy(info);
+      await judgeBody(spec, body, shop, info);
+    } finally {
+      release?.();
+    }
   };
+}
+
+/** Runs the body and reports its verdict. */
+async function judgeBody(spec: CheckSpec, body: (shop: Shop) => Promise<void>, shop: Shop, info: TestInfo): Promise<void> {
+  await ensureTarget(shop);
+  const { hard, soft } = await runBody(spec, body, shop, info);
+  const redact = redactor(shop.profile, shop.params.showSecrets);
+  const exchanges = shop.http.exchanges.length;
+  const verdict = judge({
+    clauses: spec.clauses,
+    hard: hard === undefined ? undefined : recordOf(hard, redact, exchanges),
+    soft: soft.map((f) => recordOf(f, redact, exchanges)),
+    strict: shop.params.strict,
+  });
+  if (verdict.outcome === 'passed') return printPassingTranscript(spec, shop);
+  await reportFailure(verdict, shop, info);
 }
 
 /** Ends a check that finds at run time that the target cannot show what it looks at: a skip with the reason. */

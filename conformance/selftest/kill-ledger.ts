@@ -10,6 +10,9 @@ import { CLAUSES_BY_ID } from '../../contract/clauses/index.js';
 /** The start of the skip reason of a check not run because its defect was already killed (the matrix reads it). */
 export const ALREADY_KILLED = 'already killed by';
 
+/** The skip reason of a baseline copy whose check has no defect left alive to judge. */
+export const NOTHING_LEFT = 'every defect this check judges is already killed';
+
 /** The clauses whose failure kills a defect of `clause`: its own, and those it repeats (one requirement, two IDs). */
 export const killingClauses = (clause: string): string[] => [clause, ...(CLAUSES_BY_ID.get(clause)?.repeats ?? [])];
 

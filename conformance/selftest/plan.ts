@@ -35,8 +35,15 @@ export interface Plan {
   variants?: { name: string; variant: TargetVariant; defects: PlannedDefect[] }[];
   /** Set while the CLI lists the checks (one project of every clause, no proxy). */
   listing?: string[];
+  /** The directory of the locks by which a check's copies on the seeded data take turns (check-lock.ts). */
+  locks?: string;
   /** The kill ledger's directory (kill-ledger.ts): a defect's checks stop at its first kill. Unset: every check runs. */
   kills?: string;
+  /**
+   * With a ledger, the run goes in two phases: the `quick` checks first, then the `long` ones (the `00-long-wait.` files,
+   * long at any round trip) for the defects still alive. Unset: every check at once.
+   */
+  phase?: 'quick' | 'long';
 }
 
 /**
@@ -93,6 +100,16 @@ export function targetOf(plan: Plan, name: string, id: string, clauses: readonly
   const defect = plan.projects.find((p) => p.name === name)?.defects.find((d) => judges(d, id, clauses));
   if (!defect) throw new Error(`the self-test's plan has no defect of project ${name} for clauses ${clauses.join(' ')}`);
   return { baseUrl: defect.url, defect };
+}
+
+/** The check files of the `long` phase: those whose checks stay long at any round trip (they start a normal run). */
+export const LONG_CHECK_FILES = /(^|[\\/])00-long-wait\.[^\\/]*\.check\.(ts|js)$/;
+
+/** The defects a check (its id and clauses) judges in the plan: one per plan project it has a copy in, but the baseline. */
+export function defectsJudgedBy(plan: Plan, id: string, clauses: readonly string[]): PlannedDefect[] {
+  return copiesOf(plan, id, clauses)
+    .filter((name) => name !== 'baseline')
+    .flatMap((name) => targetOf(plan, name, id, clauses).defect ?? []);
 }
 
 /** Where a copy goes, and the defect it judges (none: a baseline, of the target or of a variant deployment). */

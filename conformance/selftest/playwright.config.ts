@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from '@playwright/test';
 import { ENV } from '../engine/params.js';
-import { clauseGrep, readPlan, SELFTEST_SOURCE_TAG } from './plan.js';
+import { clauseGrep, LONG_CHECK_FILES, readPlan, SELFTEST_SOURCE_TAG } from './plan.js';
 
 const here = fileURLToPath(new URL('.', import.meta.url));
 const ext = import.meta.url.endsWith('.ts') ? 'ts' : 'js';
@@ -18,7 +18,8 @@ const invert = [...(plan.listing ? [] : [SELFTEST_SOURCE_TAG]), ...(plan.level =
 // workers run every copy without restarting. The listing (the CLI's) is the checks of the selected clauses.
 export default defineConfig({
   testDir: join(here, '..', 'checks'),
-  testMatch: /.*\.check\.(ts|js)$/,
+  testMatch: plan.phase === 'long' ? LONG_CHECK_FILES : /.*\.check\.(ts|js)$/,
+  ...(plan.phase === 'quick' ? { testIgnore: LONG_CHECK_FILES } : {}),
   fullyParallel: true,
   forbidOnly: true,
   retries: 0,
