@@ -329,8 +329,6 @@ export async function selfTest(
     // First kill (conformance/selftest/kill-ledger.ts): a defect's checks stop at its first kill, unless --every-check.
     const kills = o.everyCheck ? undefined : join(output, 'self-test-kills');
     if (kills) rmSync(kills, { recursive: true, force: true });
-    const locks = join(output, 'self-test-locks');
-    rmSync(locks, { recursive: true, force: true });
     const plan: Plan = {
       target,
       level,
@@ -339,7 +337,6 @@ export async function selfTest(
       projects: packs.map((defects, i) => ({ name: `defects-${i + 1}`, defects })),
       ...(variantProjects.length ? { variants: variantProjects } : {}),
       ...(kills ? { kills } : {}),
-      locks,
     };
     writeFileSync(planFile, JSON.stringify(plan, null, 2) + '\n');
     io.err(

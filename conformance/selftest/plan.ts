@@ -35,8 +35,6 @@ export interface Plan {
   variants?: { name: string; variant: TargetVariant; defects: PlannedDefect[] }[];
   /** Set while the CLI lists the checks (one project of every clause, no proxy). */
   listing?: string[];
-  /** The directory of the locks by which a check's copies on the seeded data take turns (check-lock.ts). */
-  locks?: string;
   /** The kill ledger's directory (kill-ledger.ts): a defect's checks stop at its first kill. Unset: every check runs. */
   kills?: string;
   /**
