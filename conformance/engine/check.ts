@@ -18,18 +18,7 @@ import { DEPLOYMENT, ENV, runParams, variantPlansFromEnv, variantsFromEnv, type 
 import { exchangePoints, formatExchange, formatTranscript, redactor } from './transcript.js';
 import { DESCRIPTION, ASSISTANT_DESCRIPTION } from '../../contract/routes.js';
 import { AMBIENT_CLAUSES, judgeEveryExchange } from './every-response.js';
-import {
-  copiesOf,
-  defectsJudgedBy,
-  PLAN_ENV,
-  readPlan,
-  SELFTEST_PROJECT,
-  SELFTEST_SOURCE_TAG,
-  targetOf,
-  type CopyTarget,
-  type Plan,
-} from '../selftest/plan.js';
-import { ALREADY_KILLED, NOTHING_LEFT, killedBy, killingClauses, recordKill } from '../selftest/kill-ledger.js';
+import { copiesFor, judgesDefect, recordCopyFailure, routeCopy, SELFTEST_PROJECT, SELFTEST_SOURCE_TAG } from './selftest-copies.js';
 
 export type Capability = keyof Profile['capabilities'];
 export type Level = 'spec' | 'reference';
@@ -135,42 +124,15 @@ function cacheFor(baseUrl: string): void {
   ({ documents, target, targetFailure } = kept ?? { documents: undefined, target: undefined, targetFailure: undefined });
 }
 
-const checkIdOf = (info: TestInfo) => info.annotations.find((a) => a.type === 'check')?.description ?? '';
-const clauseTagsOf = (info: TestInfo) => info.tags.map((t) => t.slice(1));
-
-/** The self-test's copy this worker runs now (one test at a time): its plan project, where it goes, the defect it judges. */
-let selftestCopy: { project: string; target: CopyTarget } | undefined;
-
-/** First kill (selftest/kill-ledger.ts): skips the self-test's copy of a check that has nothing left to judge. */
-function skipKilledCopy(info: TestInfo): void {
-  const ledger = SELFTEST_PLAN?.kills;
-  if (!ledger || !SELFTEST_PLAN || !selftestCopy) return;
-  const defect = selftestCopy.target.defect;
-  // A defect another check has killed needs no more checks.
-  const by = defect ? killedBy(ledger, defect.id) : undefined;
-  info.skip(by !== undefined, `${ALREADY_KILLED} ${by}`);
-  // A baseline copy judges the check's kills: once every defect it could kill is dead, it has nothing left to judge.
-  if (selftestCopy.project === 'baseline') {
-    const judged = defectsJudgedBy(SELFTEST_PLAN, checkIdOf(info), clauseTagsOf(info));
-    info.skip(judged.length > 0 && judged.every((d) => killedBy(ledger, d.id) !== undefined), NOTHING_LEFT);
-  }
-}
-
-/** The self-test's plan (conformance/selftest/plan.ts), when this process runs its checks: each check's copies follow it. */
-const SELFTEST_PLAN: Plan | undefined = process.env[ENV.selftest] === '1' && process.env[PLAN_ENV] ? readPlan() : undefined;
-
 const test = base.extend<{ shop: Shop }>({
   shop: async ({ baseURL }, use, info) => {
     // The target's URL and the variants' deployments may come after the workers started, once the doctor passed it.
     await awaitLateParams();
     // An embedded run's variant copy of a check names its deployment (see `check`).
     const deployment = info.annotations.find((a) => a.type === DEPLOYMENT)?.description;
-    // A self-test copy names its plan project: the target, a defect's proxy or a variant deployment (selftest/plan.ts).
-    const copy = info.annotations.find((a) => a.type === SELFTEST_PROJECT)?.description;
-    const routed = copy && SELFTEST_PLAN ? targetOf(SELFTEST_PLAN, copy, checkIdOf(info), clauseTagsOf(info)) : undefined;
-    selftestCopy = copy && routed ? { project: copy, target: routed } : undefined;
-    // First kill (selftest/kill-ledger.ts): a defect another check has killed needs no more checks.
-    skipKilledCopy(info);
+    // A self-test copy names its plan project: the target, a defect's proxy or a variant deployment; one with nothing
+    // left to judge is skipped (engine/selftest-copies.ts).
+    const routed = routeCopy(info);
     const shopVariant = routed?.variant ?? (deployment ? deploymentOf(deployment) : undefined);
     const override = routed?.baseUrl ?? baseURL;
     const params = shopVariant
@@ -262,7 +224,7 @@ async function runBody(
     softFailures.exchanges = undefined;
     // The cells of clause domains this check's exchanges fell in (domain coverage: engine/coverage.ts); in the self-test,
     // only its baseline's are read (the screening of narrowed variants).
-    if (!selftestCopy?.target.defect)
+    if (!judgesDefect())
       info.annotations.push({
         type: 'cells',
         description: JSON.stringify(exchangePoints(shop.http.exchanges, shop.profile, shop.params.baseUrl)),
@@ -311,11 +273,7 @@ async function reportFailure(verdict: Verdict, shop: Shop, info: TestInfo): Prom
   );
   if (process.env[ENV.selftest] === '1') {
     // The self-test reads the verdict alone (no transcript). Its first kill goes on the ledger for the other workers.
-    const ledger = SELFTEST_PLAN?.kills;
-    const checkId = info.annotations.find((a) => a.type === 'check')?.description;
-    const judged = selftestCopy?.target.defect;
-    if (ledger && checkId && judged && verdict.blamed.some((c) => killingClauses(judged.clause).includes(c)))
-      recordKill(ledger, judged.id, checkId);
+    recordCopyFailure(info, verdict.blamed);
     return;
   }
   const transcript = formatTranscript(shop.http.exchanges, redactor(shop.profile, shop.params.showSecrets));
@@ -357,10 +315,11 @@ export function check(
   // workers as every other check (a project per variant would start workers of its own after the main project's).
   // The self-test judges each check once per plan project that needs it (selftest/plan.ts): copies in this one project,
   // so that its workers never restart; the check's own test is tagged out.
-  if (SELFTEST_PLAN && !SELFTEST_PLAN.listing) {
+  const copies = copiesFor(spec);
+  if (copies) {
     const details = detailsOf(spec);
-    const copies = () => {
-      for (const name of copiesOf(SELFTEST_PLAN, spec.id, spec.clauses))
+    const register = () => {
+      for (const name of copies)
         test.describe(name, () =>
           test(
             title,
@@ -374,9 +333,9 @@ export function check(
     if (spec.seed)
       test.describe(`copies of ${spec.id}`, () => {
         test.describe.configure({ mode: 'default' });
-        copies();
+        register();
       });
-    else copies();
+    else register();
     return [title, { ...details, tag: [...[details.tag ?? []].flat(), SELFTEST_SOURCE_TAG] }, run];
   }
   for (const v of RUN_VARIANTS.filter((x) => x.checks.includes(spec.id))) {
