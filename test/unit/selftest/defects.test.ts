@@ -6,6 +6,9 @@ import { CLAUSES_BY_ID } from '../../../contract/clauses/index.js';
 import { DEFECTS, toothless } from '../../../conformance/selftest/defects/index.js';
 import { buildMatrix, formatMatrix, type Outcome } from '../../../conformance/selftest/matrix.js';
 import { selectDefects } from '../../../cli/commands/self-test.js';
+import { fixtureSeedFile } from '../../../conformance/selftest/defects/blind/shared.js';
+import { existsSync, readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 
 describe('defect library', () => {
   test('every defect names a real, testable clause', () => {
@@ -145,4 +148,14 @@ describe('kill matrix rules', () => {
   test('every testable clause has a defect (a clause repeating another needs none)', () => {
     assert.deepEqual(matrix([]).uncovered, []);
   });
+});
+
+test("the blind defects find the fixture seed from the package's root, as from dist/ (not by a path relative to the source)", () => {
+  const file = fixtureSeedFile();
+  assert.equal(file, fileURLToPath(new URL('../../../fixtures/seed.json', import.meta.url)));
+  assert.ok(existsSync(file));
+  const sources = ['purpose.ts', 'endpoints.ts'].map((f) =>
+    readFileSync(fileURLToPath(new URL(`../../../conformance/selftest/defects/blind/${f}`, import.meta.url)), 'utf8'),
+  );
+  for (const source of sources) assert.doesNotMatch(source, /fixtures\/seed\.json/);
 });

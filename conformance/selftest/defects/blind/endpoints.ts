@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import { signPayload } from '../../../lib/stripe-signature.js';
 import { editJson, headerOf, mapHeader, pathOf, problemAnswer, withHeader, withoutHeader } from '../helpers.js';
 import { lenient, wire, wireWith, type Defect } from '../types.js';
-import { bearerOf, isCode, isDpop, isOperation, kindOf, scopesOf, subOf, withStatus } from './shared.js';
+import { bearerOf, fixtureSeedFile, isCode, isDpop, isOperation, kindOf, scopesOf, subOf, withStatus } from './shared.js';
 
 /** Purpose of each recovery operation the deployment holds: the profile's, plus the fixture seed's. */
 function recoveryPurposes(
@@ -12,7 +12,7 @@ function recoveryPurposes(
 ) {
   const out = new Map<string, string>();
   try {
-    const seed = JSON.parse(readFileSync(new URL('../../../../fixtures/seed.json', import.meta.url), 'utf8')) as {
+    const seed = JSON.parse(readFileSync(fixtureSeedFile(), 'utf8')) as {
       recoveryOperations?: { operationId: string; purpose: string }[];
     };
     for (const o of seed.recoveryOperations ?? []) out.set(o.operationId, o.purpose);

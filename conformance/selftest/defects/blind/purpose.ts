@@ -3,12 +3,12 @@ import { readFileSync } from 'node:fs';
 import type { ProxyAnswer, ProxyRequest } from '../../proxy.js';
 import { editJson, headerOf, jsonSegment, notAStream, pathOf, problemAnswer, withHeader } from '../helpers.js';
 import { wire, wireWith, type Defect } from '../types.js';
-import { isOperation, kindOf, statefulWire } from './shared.js';
+import { fixtureSeedFile, isOperation, kindOf, statefulWire } from './shared.js';
 
 /** The email of each account of the fixture seed: what a server that leaks it would put in the banner. */
 const seedEmails = (): Map<string, string> => {
   try {
-    const seed = JSON.parse(readFileSync(new URL('../../../../fixtures/seed.json', import.meta.url), 'utf8')) as {
+    const seed = JSON.parse(readFileSync(fixtureSeedFile(), 'utf8')) as {
       accounts?: { sub: string; email?: string | null }[];
     };
     return new Map((seed.accounts ?? []).flatMap((a) => (a.email ? [[a.sub, a.email] as [string, string]] : [])));

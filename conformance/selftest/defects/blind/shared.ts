@@ -1,6 +1,9 @@
 // What the blind defects share: which caller kind a request speaks as (read from its unverified token and headers, as a
 // server's own buggy branch would), route matching, and problem-body edits. Written from the spec and the contract alone;
 // token claims, header fields and bodies come from the library's one set of helpers (../helpers.ts).
+import { existsSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { OPERATIONS, SPECIAL_ROUTES } from '../../../../contract/operations.js';
 import { REASON_PHRASES } from '../../../../contract/errors.js';
 import type { Profile } from '../../../../contract/profile.js';
@@ -92,3 +95,10 @@ export const statefulWire = (id: string, clause: string, description: string, ru
   kind: 'wire',
   rules,
 });
+
+/** The fixture seed's file, found from source and from dist/ alike (the package's root holds fixtures/). */
+export function fixtureSeedFile(): string {
+  let dir = dirname(fileURLToPath(import.meta.url));
+  while (!existsSync(join(dir, 'package.json')) && dirname(dir) !== dir) dir = dirname(dir);
+  return join(dir, 'fixtures', 'seed.json');
+}
