@@ -46,9 +46,10 @@ export interface Plan {
 
 /**
  * The plan that runs, for each of `rows` (defects whose every kill failed on the baseline too), the checks the first kill
- * left unrun: the same plan projects and variants, narrowed to those checks, without baseline and without a ledger.
+ * left unrun: the same plan projects and variants, narrowed to those checks, without a ledger, and with the baseline of
+ * their clauses (a baseline copy is not run once its check's defects are all dead, so it may never have run).
  */
-export function makeupPlan(plan: Plan, rows: readonly { id: string; afterKill: readonly string[] }[]): Plan {
+export function makeupPlan(plan: Plan, rows: readonly { id: string; clause: string; afterKill: readonly string[] }[]): Plan {
   const left = new Map(rows.map((r) => [r.id, [...r.afterKill]]));
   const projects = plan.projects
     .map((p) => ({ name: p.name, defects: p.defects.filter((d) => left.has(d.id)).map((d) => ({ ...d, checks: left.get(d.id)! })) }))
@@ -56,7 +57,13 @@ export function makeupPlan(plan: Plan, rows: readonly { id: string; afterKill: r
   const variants = (plan.variants ?? [])
     .filter((p) => p.defects[0] && left.has(p.defects[0].id))
     .map((p) => ({ ...p, variant: { ...p.variant, checks: left.get(p.defects[0]!.id)! } }));
-  return { target: plan.target, level: plan.level, baseline: [], projects, ...(variants.length ? { variants } : {}) };
+  // A variant's baseline is its own deployment without defect.
+  for (const p of (plan.variants ?? []).filter((x) => isBaseline(x.name))) {
+    const checks = [...new Set(variants.filter((v) => v.variant.name === p.variant.name).flatMap((v) => v.variant.checks))];
+    if (checks.length) variants.push({ ...p, variant: { ...p.variant, checks } });
+  }
+  const baseline = [...new Set(rows.map((r) => r.clause))];
+  return { target: plan.target, level: plan.level, baseline, projects, ...(variants.length ? { variants } : {}) };
 }
 
 /** A project of the baseline (the target itself, or a variant deployment without defect). */

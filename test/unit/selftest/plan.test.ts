@@ -71,23 +71,27 @@ test("each copy reaches the target, its defect's proxy (by the clause it judges)
   assert.throws(() => targetOf(plan, 'defects-9', 'cart.line', ['CART-LINE-2']), /no defect of project defects-9/);
 });
 
-test('the makeup plan runs only the checks the first kill left unrun, of the defects named, with no baseline and no ledger', () => {
-  const made = makeupPlan({ ...plan, kills: '/tmp/kills' }, [
-    { id: 'b', afterKill: ['cart.line.two'] },
-    { id: 'e', afterKill: ['errors.outage.late'] },
+test('the makeup plan runs only the checks the first kill left unrun, of the defects named, with their baseline and no ledger', () => {
+  const bare = { name: 'baseline-variant-outage', variant: { ...variant, checks: ['errors.outage', 'errors.outage.late'] }, defects: [] };
+  const made = makeupPlan({ ...plan, variants: [...plan.variants!, bare], kills: '/tmp/kills' }, [
+    { id: 'b', clause: 'CART-LINE-2', afterKill: ['cart.line.two'] },
+    { id: 'e', clause: 'ERR-OUTAGE-1', afterKill: ['errors.outage.late'] },
   ]);
   assert.deepEqual(made, {
     target: plan.target,
     level: 'spec',
-    baseline: [],
+    baseline: ['CART-LINE-2', 'ERR-OUTAGE-1'],
     projects: [
       { name: 'defects-1', defects: [{ id: 'b', clause: 'CART-LINE-2', url: 'http://127.0.0.1:7102', checks: ['cart.line.two'] }] },
     ],
-    variants: [{ ...plan.variants![0]!, variant: { ...variant, checks: ['errors.outage.late'] } }],
+    variants: [
+      { ...plan.variants![0]!, variant: { ...variant, checks: ['errors.outage.late'] } },
+      { ...bare, variant: { ...variant, checks: ['errors.outage.late'] } },
+    ],
   });
   // Its copies: the named check under its old plan project, nothing for the others.
-  assert.deepEqual(copiesOf(made, 'cart.line.two', ['CART-LINE-2']), ['defects-1']);
-  assert.deepEqual(copiesOf(made, 'cart.line', ['CART-LINE-2']), []);
+  assert.deepEqual(copiesOf(made, 'cart.line.two', ['CART-LINE-2']), ['baseline', 'defects-1']);
+  assert.deepEqual(copiesOf(made, 'cart.line', ['CART-LINE-2']), ['baseline']);
   assert.deepEqual(copiesOf(made, 'auth.guest.five', ['AUTH-GUEST-5']), []);
 });
 
