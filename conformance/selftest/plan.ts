@@ -69,9 +69,6 @@ export function makeupPlan(plan: Plan, rows: readonly { id: string; clause: stri
 /** A project of the baseline (the target itself, or a variant deployment without defect). */
 export const isBaseline = (project: string): boolean => project === 'baseline' || project.startsWith('baseline-');
 
-/** Matches the tests whose check id is one of `ids` (titled `[<id>] …`). */
-export const checkGrep = (ids: readonly string[]): RegExp => new RegExp(`\\[(?:${ids.map(escape).join('|')})\\]`);
-
 export function readPlan(env: NodeJS.ProcessEnv = process.env): Plan {
   const path = env[PLAN_ENV];
   if (!path) throw new Error(`${PLAN_ENV} is not set: the self-test configuration is run by \`shop-conformance self-test\``);
@@ -126,15 +123,6 @@ const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 /** Matches the tests tagged with any of `clauses` (Playwright greps the title with its tags). */
 export const clauseGrep = (clauses: readonly string[]): RegExp => new RegExp(`@(?:${clauses.map(escape).join('|')})(?![\\w-])`);
-
-/** The tests of a project: the checks of its clauses, but only the listed checks of a defect that lists them. */
-export function projectGrep(defects: readonly PlannedDefect[]): RegExp {
-  const whole = defects.filter((d) => !d.checks);
-  const listed = [...new Set(defects.flatMap((d) => d.checks ?? []))];
-  if (listed.length === 0) return clauseGrep(whole.map((d) => d.clause));
-  if (whole.length === 0) return checkGrep(listed);
-  return new RegExp(`${clauseGrep(whole.map((d) => d.clause)).source}|${checkGrep(listed).source}`);
-}
 
 /**
  * Greedy packing: defects in order of how many checks they have, each into the first project where it conflicts with no

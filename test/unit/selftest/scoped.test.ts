@@ -11,7 +11,7 @@ import { wire } from '../../../conformance/selftest/defects/types.js';
 import { buildMatrix, formatMatrix, matrixPasses, type Outcome } from '../../../conformance/selftest/matrix.js';
 import type { ProxyAnswer, ProxyRequest } from '../../../conformance/selftest/proxy.js';
 import { deriveVariants, reachOf, reachingChecks, resetReach, sampleVariants } from '../../../conformance/selftest/scoped.js';
-import { projectGrep } from '../../../conformance/selftest/plan.js';
+import { copiesOf, type Plan } from '../../../conformance/selftest/plan.js';
 import { encodeFacts } from '../../../conformance/engine/cells.js';
 import { fixtureProfile } from '../../helpers/reference.js';
 
@@ -259,13 +259,23 @@ describe('screening', () => {
     assert.deepEqual(reaching.get(assistant!.id), []);
   });
 
-  test('a project greps the listed checks of a screened variant and every check of a whole defect', () => {
-    const grep = projectGrep([
-      { id: 'x', clause: 'END-CONV-9', url: 'u' },
-      { id: 'y', clause: 'PUR-BANNER-2', url: 'v', checks: ['endpoints.account.identity'] },
-    ]);
-    assert.ok(grep.test('[endpoints.account.identity] the identity read @PUR-BANNER-2'));
-    assert.ok(grep.test('[other] x @END-CONV-9'));
-    assert.ok(!grep.test('[endpoints.account.identity.reference] y @PUR-BANNER-2'));
+  test('a project runs the listed checks of a screened variant and every check of a whole defect', () => {
+    const plan: Plan = {
+      target: 't',
+      level: 'spec',
+      baseline: [],
+      projects: [
+        {
+          name: 'defects-1',
+          defects: [
+            { id: 'x', clause: 'END-CONV-9', url: 'u' },
+            { id: 'y', clause: 'PUR-BANNER-2', url: 'v', checks: ['endpoints.account.identity'] },
+          ],
+        },
+      ],
+    };
+    assert.deepEqual(copiesOf(plan, 'endpoints.account.identity', ['PUR-BANNER-2']), ['defects-1']);
+    assert.deepEqual(copiesOf(plan, 'other', ['END-CONV-9']), ['defects-1']);
+    assert.deepEqual(copiesOf(plan, 'endpoints.account.identity.reference', ['PUR-BANNER-2']), []);
   });
 });
