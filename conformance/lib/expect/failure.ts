@@ -95,22 +95,33 @@ export function inCase(what: string, assertion: () => unknown): void | Promise<v
 
 /**
  * Judges every item, then fails naming the clauses of every item that failed, one line each: a server that breaks one case
- * is blamed for that case, not for the first one judged. A single failure is thrown as it is.
+ * is blamed for that case, not for the first one judged. A single failure is thrown as it is. With `atOnce` above one,
+ * that many items are judged at once (items that share no state: each its own caller, session or subject); the failures
+ * are still reported in the items' order, so the verdict is the one the items judged one after another would give.
  */
 export async function judgeEach<T>(
   items: readonly T[],
   judge: (item: T) => Promise<void>,
   summary: (failed: number, of: number) => string,
+  atOnce = 1,
 ): Promise<void> {
-  const failures: CheckFailure[] = [];
-  for (const item of items) {
-    try {
-      await judge(item);
-    } catch (err) {
-      if (!(err instanceof CheckFailure)) throw err;
-      failures.push(err);
+  const outcomes = new Array<CheckFailure | undefined>(items.length);
+  let next = 0;
+  let thrown: { err: unknown } | undefined;
+  const lane = async () => {
+    while (next < items.length && !thrown) {
+      const i = next++;
+      try {
+        await judge(items[i]!);
+      } catch (err) {
+        if (err instanceof CheckFailure) outcomes[i] = err;
+        else thrown ??= { err };
+      }
     }
-  }
+  };
+  await Promise.all(Array.from({ length: Math.max(1, Math.min(atOnce, items.length)) }, lane));
+  if (thrown) throw thrown.err;
+  const failures = outcomes.filter((f): f is CheckFailure => f !== undefined);
   if (failures.length === 0) return;
   if (failures.length === 1) throw failures[0]!;
   const what = summary(failures.length, items.length);
