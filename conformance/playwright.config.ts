@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { defineConfig, type ReporterDescription } from '@playwright/test';
 import { ENV } from './engine/params.js';
+import { awaitLaunchParams } from './engine/late-params.js';
 
 const here = fileURLToPath(new URL('.', import.meta.url));
 const ext = import.meta.url.endsWith('.ts') ? 'ts' : 'js';
@@ -40,6 +41,10 @@ const playwrightReporter = (name: string): ReporterDescription => {
   }
 };
 
+// Against a deployment, Playwright starts while the CLI measures its round trip: the workers come from that (and the
+// round trip, the places in flight and their pool are in the environment once this returns).
+const launched = await awaitLaunchParams();
+
 // The embedded run's variants (cli/embedded-variants.ts) are judged inside the one project: each variant check has a copy
 // that names its deployment (engine/check.ts), so no worker of its own starts after the main project's checks.
 export default defineConfig({
@@ -47,7 +52,7 @@ export default defineConfig({
   testMatch: /.*\.check\.(ts|js)$/,
   fullyParallel: true,
   // Checks mostly wait on the target: at least two workers even on one core (`--workers` overrides).
-  workers: Math.max(2, availableParallelism()),
+  workers: launched ?? Math.max(2, availableParallelism()),
   forbidOnly: true,
   retries: 0,
   // A check against a deployment far away waits a round trip per request: it gets the time of 600 more round trips.

@@ -15,6 +15,7 @@ import {
   type RunReport,
 } from '../../conformance/engine/baseline.js';
 import { listChecks } from '../../conformance/engine/list.js';
+import { startInFlightPool, type InFlightPool } from '../../conformance/engine/in-flight-pool.js';
 import type { Profile } from '../../contract/profile.js';
 import { doctor, formatDoctorSteps } from '../../conformance/engine/doctor.js';
 import { ENV, readCaFile, readProfileFile } from '../../conformance/engine/params.js';
@@ -185,11 +186,14 @@ function startPlaywright(
   o: RunOptions,
   run: {
     grep: string | undefined;
-    workers: ChosenWorkers | undefined;
+    /** 'later': chosen once the deployment's round trip is measured, through the launch file (`writeLaunch`). */
+    workers: ChosenWorkers | 'later' | undefined;
     output: string;
     profilePath: string;
     embedded: boolean;
     lateDir: string | undefined;
+    /** The workers' common pool of places in flight (conformance/engine/in-flight-pool.ts). */
+    pool: string | undefined;
   },
 ): { child: ChildProcess; exited: Promise<number> } {
   const { grep, workers, output } = run;
@@ -197,9 +201,9 @@ function startPlaywright(
   // --repro: that one check alone, one worker, every request made afresh (new tokens, proofs, nonces, signatures).
   if (grep) args.push('--grep', grep);
   if (o.level === 'spec') args.push('--grep-invert', '@reference(?![\\w-])');
-  // Workers follow what the run waits on (conformance/engine/workers.ts); each takes its share of --max-in-flight.
+  // Workers follow what the run waits on (conformance/engine/workers.ts); they share --max-in-flight (engine/in-flight.ts).
   if (o.repro !== undefined) args.push('--workers', '1');
-  else if (workers) args.push('--workers', String(workers.workers));
+  else if (workers && workers !== 'later') args.push('--workers', String(workers.workers));
   if (o.shard) args.push('--shard', o.shard);
   if (o.maxFailures !== undefined) args.push('--max-failures', String(o.maxFailures));
   if (o.list) args.push('--list');
@@ -224,8 +228,7 @@ function startPlaywright(
     [ENV.repro]: o.repro !== undefined ? '1' : '',
     [ENV.reproArgs]: reproArgs(o),
     [ENV.clauses]: o.clause?.join(',') ?? '',
-    [ENV.maxInFlight]: workers ? String(workers.perWorker) : '',
-    [ENV.roundTrip]: workers?.roundTripMs !== undefined ? workers.roundTripMs.toFixed(0) : '',
+    ...(workers === 'later' ? { [ENV.launch]: join(run.lateDir!, 'launch.json') } : launchValues(workers, run.pool)),
     [ENV.late]: run.lateDir ? join(run.lateDir, 'late.json') : '',
     [ENV.lateFrom]: run.lateDir ? String(process.pid) : '',
     FORCE_COLOR: process.env.FORCE_COLOR ?? '0',
@@ -237,6 +240,15 @@ function startPlaywright(
   });
   const exited = new Promise<number>((done) => child.once('exit', (c) => done(c ?? 1)));
   return { child, exited };
+}
+
+/** What the workers read of the choice of workers: their places in flight, the pool's socket, the round trip. */
+function launchValues(workers: ChosenWorkers | undefined, pool: string | undefined): Record<string, string> {
+  return {
+    [ENV.maxInFlight]: workers ? String(workers.perWorker) : '',
+    [ENV.inFlightPool]: pool ?? '',
+    [ENV.roundTrip]: workers?.roundTripMs !== undefined ? workers.roundTripMs.toFixed(0) : '',
+  };
 }
 
 export async function runSuite(
@@ -306,6 +318,7 @@ export async function runSuite(
   }
   // Playwright, once started; what it learns after it started comes through `late` (conformance/engine/late-params.ts).
   let playwright: { child: ChildProcess; exited: Promise<number> } | undefined;
+  let pool: InFlightPool | undefined;
   const lateDir = o.list ? undefined : mkdtempSync(join(tmpdir(), 'shop-conformance-late-'));
   try {
     const tls = { ca, insecure: o.insecure };
@@ -322,14 +335,43 @@ export async function runSuite(
       }
     }
     const grep = o.repro !== undefined ? `\\[${escape(o.repro)}\\]` : grepFor(o);
-    const launch = (workers: ChosenWorkers | undefined) =>
-      startPlaywright(o, { grep, workers, output, profilePath: rotated?.profilePath ?? profilePath, embedded: !o.baseUrl, lateDir });
+    // Past its own places, a worker borrows from a pool the CLI holds: the places other workers leave idle.
+    const startPool = async (workers: ChosenWorkers | undefined) => {
+      if (workers && workers.pool > 0 && lateDir) pool = await startInFlightPool(workers.pool, lateDir);
+      return pool?.path;
+    };
+    const launch = (workers: ChosenWorkers | 'later' | undefined, poolPath: string | undefined) =>
+      startPlaywright(o, {
+        grep,
+        workers,
+        output,
+        profilePath: rotated?.profilePath ?? profilePath,
+        embedded: !o.baseUrl,
+        lateDir,
+        pool: poolPath,
+      });
+    /** A deployment's workers, chosen from its round trip, handed to the Playwright that waits for them. */
+    const chooseLater = async (measured: { roundTripMs: number | undefined }) => {
+      const workers = await chooseWorkers(o, o.baseUrl, tls, io.err, measured);
+      writeLateParams(join(lateDir!, 'launch.json'), {
+        [ENV.workers]: String(workers.workers),
+        ...launchValues(workers, await startPool(workers)),
+      });
+    };
     // Playwright takes seconds to load the checks and start its workers: it starts first, while the embedded reference
-    // starts and the doctor judges the target, and its checks wait for what those learn. For a deployment that does not
-    // answer at all, the doctor speaks first and alone: it says why, and Playwright never starts.
-    const measured = !o.list && o.baseUrl ? { roundTripMs: await measureRoundTrip(o.baseUrl, tls) } : undefined;
-    const early = !o.list && (!o.baseUrl || measured?.roundTripMs !== undefined);
-    if (early) playwright = launch(await chooseWorkers(o, o.baseUrl, tls, io.err, measured));
+    // starts and the doctor judges the target, and its checks wait for what those learn. Against a deployment it starts
+    // even before the round trip is measured: its configuration waits for the workers chosen from it. For a deployment
+    // that does not answer at all, the doctor speaks first and alone: it says why, and Playwright, still waiting, is
+    // stopped before it printed anything.
+    let measured: { roundTripMs: number | undefined } | undefined;
+    if (!o.list && o.baseUrl) {
+      playwright = launch('later', undefined);
+      measured = { roundTripMs: await measureRoundTrip(o.baseUrl, tls) };
+      if (measured.roundTripMs !== undefined) await chooseLater(measured);
+    } else if (!o.list) {
+      const workers = await chooseWorkers(o, o.baseUrl, tls, io.err);
+      playwright = launch(workers, await startPool(workers));
+    }
 
     let baseUrl = o.baseUrl;
     if (!o.list && !baseUrl) {
@@ -354,7 +396,9 @@ export async function runSuite(
       setupViolations = report.violations;
     }
     variants = await variantsStarting;
-    playwright ??= launch(o.list ? undefined : await chooseWorkers(o, baseUrl, tls, io.err, measured));
+    if (o.list) playwright = launch(undefined, undefined);
+    // A deployment whose round trip the doctor's first probe could not measure, though it answered the doctor.
+    else if (measured?.roundTripMs === undefined && o.baseUrl) await chooseLater({ roundTripMs: undefined });
     // The checks begin now: they learn the target's URL, its profile and the variants' deployments.
     if (lateDir)
       writeLateParams(join(lateDir, 'late.json'), {
@@ -362,7 +406,7 @@ export async function runSuite(
         [ENV.profile]: embedded?.profilePath ?? rotated?.profilePath ?? profilePath,
         [ENV.variants]: variants ? JSON.stringify(variants.variants) : '',
       });
-    const code = await playwright.exited;
+    const code = await playwright!.exited;
     playwright = undefined;
     if (o.list) return code === 0 ? EXIT.ok : EXIT.usage;
     // With --json, everything but the verdict goes to stderr.
@@ -406,6 +450,7 @@ export async function runSuite(
       playwright.child.kill('SIGKILL');
       await playwright.exited;
     }
+    await pool?.close();
     if (lateDir) rmSync(lateDir, { recursive: true, force: true });
     if (o.list) rmSync(output, { recursive: true, force: true });
     if (rotated) rmSync(rotated.dir, { recursive: true, force: true });
@@ -440,7 +485,7 @@ export function addRunCommand(program: Command): void {
     )
     .option(
       '--max-in-flight <n>',
-      'requests in flight against the deployment at once, all workers together (each worker takes its share, at least one)',
+      'requests in flight against the deployment at once, all workers together (each worker keeps a few places, the rest is a pool they borrow from)',
       String(DEFAULT_MAX_IN_FLIGHT),
     )
     .option('--shard <i/n>', 'run shard i of n; also writes a Playwright blob report to <output>/blob for `report merge`')

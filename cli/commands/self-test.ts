@@ -29,6 +29,7 @@ import { EXIT, exitAfterOutput } from '../exit.js';
 import { referenceLogIn, startEmbedded } from './run.js';
 import { DEFAULT_MAX_IN_FLIGHT } from '../../conformance/engine/in-flight.js';
 import { chooseWorkers } from '../../conformance/engine/workers.js';
+import { startInFlightPool, type InFlightPool } from '../../conformance/engine/in-flight-pool.js';
 import { shardOf, shardSchema, usageLine } from '../options.js';
 import { playwrightEnv } from '../../conformance/engine/native-load.js';
 
@@ -171,6 +172,7 @@ export async function selfTest(
   // The deployments' own log lines go beside the reports, not into the matrix's console.
   const { log } = await referenceLogIn(output);
   const proxies: Proxy[] = [];
+  let pool: InFlightPool | undefined;
   const variantSets: RunningVariants[] = [];
   /** One variant deployment with its own identity provider, in its own directory. */
   const startVariants = async (p: typeof profile, dir: string, name: string): Promise<RunningVariants> => {
@@ -347,8 +349,15 @@ export async function selfTest(
     // Workers follow the deployment's round trip as in `run` (conformance/engine/workers.ts), within the default cap.
     const workers = await chooseWorkers({ workers: o.workers, maxInFlight: DEFAULT_MAX_IN_FLIGHT }, o.baseUrl, tls, io.err);
     args.push('--workers', String(workers.workers));
+    // Past its own places, a worker borrows from a pool this process holds (conformance/engine/in-flight-pool.ts).
+    if (workers.pool > 0) {
+      const dir = mkdtempSync(join(tmpdir(), 'shop-conformance-pool-'));
+      scratch.push(dir);
+      pool = await startInFlightPool(workers.pool, dir);
+    }
     Object.assign(env, {
       [ENV.maxInFlight]: String(workers.perWorker),
+      [ENV.inFlightPool]: pool?.path ?? '',
       ...(workers.roundTripMs !== undefined ? { [ENV.roundTrip]: workers.roundTripMs.toFixed(0) } : {}),
     });
     const byProject = new Map([...plan.projects, ...variantProjects].map((p) => [p.name, p.defects]));
@@ -409,6 +418,7 @@ export async function selfTest(
     );
     return matrixPasses(matrix) ? EXIT.ok : EXIT.failed;
   } finally {
+    await pool?.close();
     await Promise.all(proxies.map((p) => p.close()));
     await Promise.all(variantSets.map((v) => v.close()));
     await Promise.all(configured.map((c) => c.close()));

@@ -6,6 +6,7 @@ import { CALLER_LISTS } from '../../contract/callers.js';
 import { OPERATIONS } from '../../contract/operations.js';
 import { check, learned, notApplicable, test, type Shop } from '../engine/check.js';
 import type { ShopResponse } from '../engine/http.js';
+import { judgeConcurrently } from '../engine/in-flight.js';
 import { brief, expectProblem, fail, inCase } from '../lib/assert.js';
 import { freshHex } from '../lib/fresh-id.js';
 import { freshShopperIp } from '../lib/shopper.js';
@@ -98,16 +99,21 @@ test(
     },
     async (shop) => {
       const budget = guestBudget(shop);
-      // One operation after another: each spending takes its requests' share of the in-flight cap, so it stays far
-      // shorter than the window (_shared/spend-budget.ts).
-      for (const operation of GUEST_OPERATIONS) {
-        await inCase(operation, async () => {
-          const limited = await spendOperationBudget(shop, operation, budget);
-          expectProblem(limited, { status: 429, error: 'rate_limited', docsUrl: shop.docsUrl, clause: 'ERR-TABLE-12' });
-          if (!limited.headers.get('retry-after'))
-            fail(`${operation}: Retry-After on 429`, 'present', null, { clause: ['LIM-RATE-4', 'ERR-TABLE-12'] });
-        });
-      }
+      // The operations' budgets at once: each is its own (a fresh Shopper-IP each, one operation id each), so spending
+      // one cannot touch another's. Their requests share the worker's places in flight and what it may borrow, so the
+      // whole stays far shorter than the window (_shared/spend-budget.ts); failures are reported in the operations' order.
+      await judgeConcurrently(
+        GUEST_OPERATIONS.map(
+          (operation) => () =>
+            inCase(operation, async () => {
+              const limited = await spendOperationBudget(shop, operation, budget);
+              expectProblem(limited, { status: 429, error: 'rate_limited', docsUrl: shop.docsUrl, clause: 'ERR-TABLE-12' });
+              if (!limited.headers.get('retry-after'))
+                fail(`${operation}: Retry-After on 429`, 'present', null, { clause: ['LIM-RATE-4', 'ERR-TABLE-12'] });
+            }),
+        ),
+        GUEST_OPERATIONS.length,
+      );
     },
   ),
 );

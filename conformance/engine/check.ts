@@ -141,7 +141,7 @@ const test = base.extend<{ shop: Shop }>({
         ? Object.freeze({ ...runParams(), baseUrl: override.replace(/\/+$/, '') })
         : runParams();
     cacheFor(params.baseUrl);
-    const http = new ShopHttp(params.baseUrl, params.tls, { maxInFlight: params.maxInFlight });
+    const http = new ShopHttp(params.baseUrl, params.tls, { maxInFlight: params.maxInFlight, inFlightPool: params.inFlightPool });
     await use({
       params,
       profile: params.profile,
@@ -193,9 +193,10 @@ function skipUnlessApplicable(spec: CheckSpec, shop: Shop): void {
 /** The description documents, once per worker, before the body: checks build bodies and routes from them. */
 async function ensureTarget(shop: Shop): Promise<void> {
   if (!target)
-    await loadTarget(new ShopHttp(shop.params.baseUrl, shop.params.tls, { maxInFlight: shop.params.maxInFlight }), shop.profile).catch(
-      (err: unknown) => (targetFailure = err),
-    );
+    await loadTarget(
+      new ShopHttp(shop.params.baseUrl, shop.params.tls, { maxInFlight: shop.params.maxInFlight, inFlightPool: shop.params.inFlightPool }),
+      shop.profile,
+    ).catch((err: unknown) => (targetFailure = err));
 }
 
 /** Runs the body with a ledger open for its soft failures; returns what stopped it (if anything) and the ledger. */

@@ -6,6 +6,7 @@ import type { HttpResult } from '../lib/assert.js';
 import type { Exchange } from './transcript.js';
 import { SUITE_VERSION } from './version.js';
 import { processGate, type InFlightGate } from './in-flight.js';
+import { poolBorrower } from './in-flight-pool.js';
 import { Agents, describeError, headersOf, sendWire, type Chunk, type HeaderField, type TlsOptions, type WireHead } from './wire.js';
 
 export type { Chunk, HeaderField, TlsOptions };
@@ -73,6 +74,8 @@ function agentsFor(tls: TlsOptions): Agents {
 export interface ClientOptions {
   /** Requests of this process in flight against the deployment at once (its share of the run's --max-in-flight); none when absent. */
   maxInFlight?: number | undefined;
+  /** Where the run's pool of further places is (in-flight-pool.ts): borrowed from when this process's own are taken. */
+  inFlightPool?: string | undefined;
 }
 
 const clip = (text: string) => (text.length > 4000 ? `${text.slice(0, 4000)}…` : text);
@@ -90,7 +93,8 @@ export class ShopHttp {
     o: ClientOptions = {},
   ) {
     this.agents = agentsFor(tls);
-    this.gate = o.maxInFlight === undefined ? undefined : processGate(o.maxInFlight);
+    this.gate =
+      o.maxInFlight === undefined ? undefined : processGate(o.maxInFlight, o.inFlightPool ? poolBorrower(o.inFlightPool) : undefined);
   }
 
   url(path: string): string {

@@ -3,8 +3,10 @@
 // is sent until its answer's head arrives (or it fails): an event stream being read, or a body being read to its end,
 // does not hold one, so a check that opens a stream and then sends more requests cannot wait on itself.
 //
-// Each process holds its own gate: the CLI's process (the doctor) the whole cap, each Playwright worker its share of it
-// (the cap divided by the workers, at least one), so that all the workers together never exceed the cap.
+// Each process holds its own gate: the CLI's process (the doctor) the whole cap, each Playwright worker a few places of its
+// own; the rest of the cap is a pool the workers borrow from when their own places are taken (in-flight-pool.ts), so
+// that all the workers together never exceed the cap.
+import type { PoolBorrower } from './in-flight-pool.js';
 
 /** The documented default of `--max-in-flight`: requests in flight against one deployment, all workers together. */
 export const DEFAULT_MAX_IN_FLIGHT = 64;
@@ -15,11 +17,17 @@ export const DEFAULT_MAX_IN_FLIGHT = 64;
  */
 export const CASES_AT_ONCE = 8;
 
-/** A counting semaphore: at most `limit` holders; the others wait in order. */
+/**
+ * A counting semaphore: at most `limit` holders of its own places; past them, a place borrowed from the pool when one is
+ * free, else a wait, in order, for one of its own.
+ */
 export class InFlightGate {
   private held = 0;
   private readonly waiting: (() => void)[] = [];
-  constructor(readonly limit: number) {
+  constructor(
+    readonly limit: number,
+    private readonly pool?: PoolBorrower,
+  ) {
     if (!Number.isInteger(limit) || limit < 1) throw new Error(`in-flight limit must be a positive integer, not ${limit}`);
   }
 
@@ -30,7 +38,14 @@ export class InFlightGate {
   /** Resolves when a place is free; the returned function gives it back (only the first call counts). */
   async acquire(): Promise<() => void> {
     if (this.held < this.limit) this.held++;
-    else await new Promise<void>((r) => this.waiting.push(r)); // the place is handed over by release()
+    else if (this.pool && (await this.pool.tryBorrow())) {
+      let returned = false;
+      return () => {
+        if (returned) return;
+        returned = true;
+        this.pool!.giveBack();
+      };
+    } else await new Promise<void>((r) => this.waiting.push(r)); // the place is handed over by release()
     let released = false;
     return () => {
       if (released) return;
@@ -47,14 +62,23 @@ export function shareOf(total: number, workers: number): number {
   return Math.max(1, Math.floor(total / Math.max(1, workers)));
 }
 
+/**
+ * How the cap is split: each worker's own places (half its share, at least one) and the pool they borrow from (the
+ * rest). Own places × workers + pool never exceeds the cap.
+ */
+export function splitCap(total: number, workers: number): { own: number; pool: number } {
+  const own = Math.max(1, Math.floor(shareOf(total, workers) / 2));
+  return { own, pool: Math.max(0, total - own * Math.max(1, workers)) };
+}
+
 let gate: InFlightGate | undefined;
 
 /**
  * The process's gate: every client of the process shares it, whatever origin it talks to (a worker judges one deployment,
  * reached directly or through the self-test's defect proxies). The first limit asked for stands.
  */
-export function processGate(limit: number): InFlightGate {
-  return (gate ??= new InFlightGate(limit));
+export function processGate(limit: number, pool?: PoolBorrower): InFlightGate {
+  return (gate ??= new InFlightGate(limit, pool));
 }
 
 /**

@@ -35,25 +35,44 @@ function merge(file: string): void {
   Object.assign(process.env, JSON.parse(readFileSync(file, 'utf8')) as Record<string, string>);
 }
 
+/** Resolves once `file` exists; throws if the CLI (`from`, its pid) that will write it has ended first. */
+async function waitForFile(file: string, from: number, what: string): Promise<void> {
+  for (let i = 1; !existsSync(file); i++) {
+    if (i % ALIVE_EVERY === 0 && from > 0 && !alive(from))
+      throw new Error(`the shop-conformance run that started this check has ended before it ${what}`);
+    await sleep(POLL_MS);
+  }
+}
+
 /** Resolves once the late parameters are in this process's environment (at once when the run has none). */
 export function awaitLateParams(env: NodeJS.ProcessEnv = process.env): Promise<void> {
   const file = env[ENV.late];
   if (!file) return Promise.resolve();
-  const from = Number(env[ENV.lateFrom]);
   let waiting = merged.get(file);
   if (!waiting)
     merged.set(
       file,
       (waiting = (async () => {
-        for (let i = 1; !existsSync(file); i++) {
-          if (i % ALIVE_EVERY === 0 && from > 0 && !alive(from))
-            throw new Error('the shop-conformance run that started this check has ended before it named its target');
-          await sleep(POLL_MS);
-        }
+        await waitForFile(file, Number(env[ENV.lateFrom]), 'named its target');
         merge(file);
       })()),
     );
   return waiting;
+}
+
+/**
+ * A run against a deployment starts Playwright before it has measured the deployment's round trip, which decides the
+ * workers (engine/workers.ts): the configuration waits for the CLI's choice (ENV.launch), merges what the workers read
+ * (their places in flight, the pool, the round trip) into the environment, and returns the number of workers. Undefined
+ * when the run chose them before it started Playwright.
+ */
+export async function awaitLaunchParams(env: NodeJS.ProcessEnv = process.env): Promise<number | undefined> {
+  const file = env[ENV.launch];
+  if (!file) return undefined;
+  await waitForFile(file, Number(env[ENV.lateFrom]), 'chose its workers');
+  const values = JSON.parse(readFileSync(file, 'utf8')) as Record<string, string>;
+  Object.assign(env, values);
+  return Number(values[ENV.workers]) || undefined;
 }
 
 /** The reporter's read at the end of the run: the file is there if any check ran. */

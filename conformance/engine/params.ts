@@ -34,6 +34,8 @@ export const ENV = {
   clauses: 'SHOP_CONFORMANCE_CLAUSES',
   /** Requests one worker may have in flight against the deployment: its share of `--max-in-flight` (conformance/engine/in-flight.ts). */
   maxInFlight: 'SHOP_CONFORMANCE_MAX_IN_FLIGHT',
+  /** Where the workers' common pool of places in flight is served (conformance/engine/in-flight-pool.ts); empty: none. */
+  inFlightPool: 'SHOP_CONFORMANCE_IN_FLIGHT_POOL',
   /** The deployment's round trip in ms as the CLI measured it (conformance/engine/workers.ts): checks get more time. */
   roundTrip: 'SHOP_CONFORMANCE_ROUND_TRIP_MS',
   /**
@@ -41,6 +43,13 @@ export const ENV = {
    * profile, its variants' deployments): checks wait for it (conformance/engine/late-params.ts).
    */
   late: 'SHOP_CONFORMANCE_LATE',
+  /**
+   * Path of the JSON file of the workers the CLI chose for a deployment, written once it measured its round trip, after
+   * Playwright started: the configuration waits for it (conformance/engine/late-params.ts, `awaitLaunchParams`).
+   */
+  launch: 'SHOP_CONFORMANCE_LAUNCH',
+  /** In the launch file: the number of workers. */
+  workers: 'SHOP_CONFORMANCE_WORKERS',
   /** The CLI's process id: a worker stops waiting for the late parameters if that process is gone. */
   lateFrom: 'SHOP_CONFORMANCE_LATE_FROM',
 } as const;
@@ -89,6 +98,8 @@ const paramsSchema = z.object({
   insecure: z.boolean(),
   /** This worker's share of the run's cap on requests in flight; absent: no cap (a worker started outside the CLI). */
   maxInFlight: z.coerce.number().int().min(1).optional(),
+  /** The run's pool of further places (in-flight-pool.ts), borrowed from when the worker's own are taken. */
+  inFlightPool: z.string().min(1).optional(),
 });
 
 export type RunParams = z.infer<typeof paramsSchema> & { profile: Profile; tls: TlsOptions };
@@ -156,6 +167,7 @@ export function runParams(env: NodeJS.ProcessEnv = process.env, variant?: Pick<T
     caPath: env[ENV.ca] || undefined,
     insecure: env[ENV.insecure] === '1',
     maxInFlight: env[ENV.maxInFlight] || undefined,
+    inFlightPool: env[ENV.inFlightPool] || undefined,
   });
   const tls = Object.freeze({ ...(parsed.caPath ? { ca: readCaFile(parsed.caPath) } : {}), insecure: parsed.insecure });
   const params = Object.freeze({ ...parsed, profile: Object.freeze(readProfileFile(parsed.profilePath)), tls });

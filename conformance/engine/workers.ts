@@ -4,7 +4,7 @@
 // round trip grows, within a ceiling and within the cap on requests in flight (every worker keeps at least one place).
 import { availableParallelism } from 'node:os';
 import { ShopHttp } from './http.js';
-import { shareOf } from './in-flight.js';
+import { splitCap } from './in-flight.js';
 import type { TlsOptions } from './wire.js';
 
 /** More workers than this only add start-up cost and memory on the runner. */
@@ -50,10 +50,13 @@ export function resolveWorkers(given: string, cores = availableParallelism()): n
   return given.endsWith('%') ? Math.max(1, Math.floor((cores * Number(given.slice(0, -1))) / 100)) : Number(given);
 }
 
-/** What `chooseWorkers` chose: the workers, each one's share of the cap, and the round trip it measured. */
+/** What `chooseWorkers` chose: the workers, each one's own places of the cap, the pool of the rest, and the round trip it measured. */
 export interface ChosenWorkers {
   workers: number;
+  /** Places in flight each worker uses without asking (ENV.maxInFlight). */
   perWorker: number;
+  /** Places the workers borrow from, one at a time, when their own are taken (conformance/engine/in-flight-pool.ts). */
+  pool: number;
   roundTripMs?: number;
 }
 
@@ -79,10 +82,12 @@ export async function chooseWorkers(
         : remote === undefined
           ? Math.min(coreWorkers(), o.maxInFlight)
           : networkWorkers(roundTripMs, o.maxInFlight);
-  const perWorker = shareOf(o.maxInFlight, workers);
+  const { own: perWorker, pool } = splitCap(o.maxInFlight, workers);
   if (remote !== undefined) {
     const measured = roundTripMs === undefined ? 'round trip not measured' : `round trip ${roundTripMs.toFixed(0)} ms`;
-    note(`${measured}: ${workers} workers, each with at most ${perWorker} requests in flight (--workers, --max-in-flight)\n`);
+    note(
+      `${measured}: ${workers} workers, at most ${o.maxInFlight} requests in flight (${perWorker} per worker, ${pool} shared) (--workers, --max-in-flight)\n`,
+    );
   }
-  return { workers, perWorker, ...(roundTripMs !== undefined ? { roundTripMs } : {}) };
+  return { workers, perWorker, pool, ...(roundTripMs !== undefined ? { roundTripMs } : {}) };
 }

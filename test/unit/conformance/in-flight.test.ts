@@ -2,7 +2,8 @@
 // (conformance/engine/workers.ts): pure, no network.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { InFlightGate, mapConcurrent, shareOf } from '../../../conformance/engine/in-flight.js';
+import { InFlightGate, mapConcurrent, shareOf, splitCap } from '../../../conformance/engine/in-flight.js';
+import type { PoolBorrower } from '../../../conformance/engine/in-flight-pool.js';
 import { coreWorkers, MAX_NETWORK_WORKERS, networkWorkers, resolveWorkers } from '../../../conformance/engine/workers.js';
 
 const tick = () => new Promise((r) => setImmediate(r));
@@ -65,6 +66,76 @@ test("each worker's share keeps all of them within the cap, and at least one eac
   assert.equal(shareOf(64, 1), 64);
   assert.equal(shareOf(4, 8), 1);
   for (const workers of [1, 2, 3, 7, 16]) assert.ok(shareOf(64, workers) * workers <= 64);
+});
+
+test("the cap's split: each worker's own places and the pool together never exceed it", () => {
+  assert.deepEqual(splitCap(64, 8), { own: 4, pool: 32 });
+  assert.deepEqual(splitCap(64, 2), { own: 16, pool: 32 });
+  assert.deepEqual(splitCap(64, 64), { own: 1, pool: 0 });
+  for (const workers of [1, 2, 3, 7, 8, 10, 16, 64])
+    for (const cap of [1, 4, 16, 64, 200]) {
+      const { own, pool } = splitCap(cap, workers);
+      assert.ok(own >= 1);
+      if (workers <= cap) assert.ok(own * workers + pool <= cap, `${cap} over ${workers} workers`);
+    }
+});
+
+/** A pool of `places` as a worker sees it, in this process. */
+function fakePool(places: number): PoolBorrower & { lent: number; asked: number } {
+  const pool = {
+    lent: 0,
+    asked: 0,
+    tryBorrow: async () => {
+      pool.asked++;
+      await tick();
+      if (pool.lent >= places) return false;
+      pool.lent++;
+      return true;
+    },
+    giveBack: () => void pool.lent--,
+  };
+  return pool;
+}
+
+test('past its own places the gate borrows from the pool, never past both; the pool is asked only then', async () => {
+  const pool = fakePool(3);
+  const gate = new InFlightGate(2, pool);
+  let inside = 0;
+  let most = 0;
+  await Promise.all(
+    Array.from({ length: 30 }, async () => {
+      const release = await gate.acquire();
+      inside++;
+      most = Math.max(most, inside);
+      assert.ok(pool.lent <= 3);
+      await tick();
+      await tick();
+      inside--;
+      release();
+      release();
+    }),
+  );
+  assert.equal(most, 5);
+  assert.equal(pool.lent, 0);
+  assert.equal(gate.inFlight, 0);
+
+  // One request at a time never asks the pool.
+  const quiet = fakePool(3);
+  const alone = new InFlightGate(2, quiet);
+  for (let i = 0; i < 5; i++) (await alone.acquire())();
+  assert.equal(quiet.asked, 0);
+});
+
+test('with the pool empty, the gate waits for one of its own places', async () => {
+  const gate = new InFlightGate(1, fakePool(0));
+  const first = await gate.acquire();
+  let second = false;
+  const waiting = gate.acquire().then((r) => ((second = true), r));
+  for (let i = 0; i < 5; i++) await tick();
+  assert.equal(second, false);
+  first();
+  (await waiting)();
+  assert.equal(second, true);
 });
 
 test('workers follow the round trip: the cores nearby, more far away, within the ceiling and the cap', () => {
