@@ -1,15 +1,16 @@
 // Spec part 5, Authentication > Assistant authority, with the DPoP rows of Errors: assistant session tokens are DPoP-bound
 // (RFC 9449) and presented with a proof; each defective request of the negative matrix is refused in the DPoP scheme, and
-// none spends anything: a correct proof still works after all of them. Every check provisions its own assistant session
+// none spends anything: a correct proof still works after all of them. Every check provisions its own assistant sessions
 // through the identity-provider proxy's internal routes (conformance/checks/_shared/assistant.ts), so checks stay isolated.
 //
 // Levels. The spec's error table allows `invalid_dpop_proof` or `use_dpop_nonce` for a proof or nonce failure; where RFC 9449
 // lets a server answer either (a stale `iat` may be answered with a nonce challenge, §11.1), the spec-level check accepts
 // both, and the reference-level check (`dpop.negatives.reference`) holds the reference to the code it documents.
 import { check, test } from '../engine/check.js';
+import { CASES_AT_ONCE, judgeConcurrently } from '../engine/in-flight.js';
 import { expectSuccess, fail, inCase } from '../lib/assert.js';
 import { findChallenge } from '../lib/www-authenticate.js';
-import { CART, expectDpopFailure, readyAgent } from './_shared/expect-dpop.js';
+import { CART, expectDpopFailure, judgeInLanes, readyAgents } from './_shared/expect-dpop.js';
 import { challengesOf } from './_shared/expect-refusals.js';
 import { NEGATIVES } from './_shared/dpop-negative-matrix.js';
 
@@ -27,8 +28,11 @@ for (const level of ['spec', 'reference'] as const) {
         requires: ['assistants'],
       },
       async (shop) => {
-        const agent = await readyAgent(shop, { clause: 'AUTH-ASST-1' });
-        for (const n of NEGATIVES) {
+        // Each defective request carries the newest nonce of its session (a stale one could be refused for that alone),
+        // so the requests of one session go in turn; the matrix is spread over CASES_AT_ONCE sessions, which share
+        // nothing, and judged in its order (judgeInLanes).
+        const agents = await readyAgents(shop, CASES_AT_ONCE, { clause: 'AUTH-ASST-1' });
+        await judgeInLanes(agents, NEGATIVES, async (agent, n) => {
           const res = await n.send(agent, shop);
           const fresh = res.headers.get('dpop-nonce');
           if (fresh) agent.nonce = fresh;
@@ -46,9 +50,14 @@ for (const level of ['spec', 'reference'] as const) {
               algs: level === 'reference',
             });
           });
-        }
-        // None of the refused requests spent anything: the correct proof still works.
-        expectSuccess((await agent.get(CART)).res, { what: 'a correct proof after all the negatives', clause: 'AUTH-ASST-1' });
+        });
+        // None of the refused requests spent anything: the correct proof still works, on every session.
+        await judgeConcurrently(
+          agents.map((agent) => async () => {
+            expectSuccess((await agent.get(CART)).res, { what: 'a correct proof after all the negatives', clause: 'AUTH-ASST-1' });
+          }),
+          agents.length,
+        );
       },
     ),
   );

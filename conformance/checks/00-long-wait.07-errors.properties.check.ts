@@ -1,10 +1,12 @@
 // Spec part 7, Errors, property-based: whatever a client sends, the answer to a failure is a problem document and never a
-// 5xx. The three properties are one request per generated value, judged in turn (a failing value is shrunk from the
-// answers that came before it), so at a long round trip they are among the longest checks: the `00-long-wait.` prefix
-// starts them first (docs/conformance.md, "How long a run takes against a remote deployment").
+// 5xx. The three properties are one request per generated value, judged in turn; the requests of the values a property
+// will see are sent ahead, several at once (AnswersAhead), so at a long round trip a property takes a few round trips, not
+// one per value. The `00-long-wait.` prefix starts them first (docs/conformance.md, "How long a run takes against a remote
+// deployment").
 import fc from 'fast-check';
 import { check, test, type Shop } from '../engine/check.js';
 import type { ShopResponse } from '../engine/http.js';
+import { CASES_AT_ONCE, mapConcurrent } from '../engine/in-flight.js';
 import { expectProblem, fail } from '../lib/assert.js';
 import { findChallenge, parseChallenges, type Challenge } from '../lib/www-authenticate.js';
 
@@ -20,6 +22,45 @@ function withSeed(shop: Shop) {
   return { seed: shop.params.seed, numRuns: PROPERTY_RUNS, endOnFailure: true };
 }
 
+/**
+ * The answers to a property's requests, sent ahead. `fc.sample` of the tuple of the property's arbitraries, with the run's
+ * seed and number of runs, yields the values `fc.assert` generates, in its order: both draw run `i` from the same seeded
+ * generator jumped `i` times with the same size bias (fast-check's toss; `fc.asyncProperty` generates that very tuple).
+ * Those requests do not depend on each other (each value is its own request, answered for what it carries: a refused
+ * body, session or credential changes nothing), so they are sent CASES_AT_ONCE at once, each kept under its request's
+ * input. The property's body takes the answer kept for its input, once, and sends the request itself when none is left
+ * (a value the sample did not foresee, or one that shrinking tries): every value `fc.assert` judges gets the answer to
+ * its own request, and `fc.assert` judges them in its order, so the verdict and the reported counterexample are those of
+ * the requests sent one after another.
+ */
+class AnswersAhead {
+  /** Per input, the outcomes of the requests sent ahead not yet used: an answer, or what sending it threw. */
+  private readonly kept = new Map<string, ({ res: ShopResponse } | { err: unknown })[]>();
+  constructor(private readonly send: (input: string) => Promise<ShopResponse>) {}
+
+  /** Sends the requests of `inputs` (a repeated input is sent once per time it comes), CASES_AT_ONCE at once. */
+  async fetch(inputs: readonly string[]): Promise<void> {
+    const outcomes = await mapConcurrent(inputs, CASES_AT_ONCE, (input) =>
+      this.send(input).then(
+        (res) => ({ res }),
+        (err: unknown) => ({ err }),
+      ),
+    );
+    inputs.forEach((input, i) => {
+      const queue = this.kept.get(input) ?? [];
+      queue.push(outcomes[i]!);
+      this.kept.set(input, queue);
+    });
+  }
+
+  /** The answer kept for `input`, each used once (a failed send throws in the property, as it would have), else one sent now. */
+  answer(input: string): Promise<ShopResponse> {
+    const outcome = this.kept.get(input)?.shift();
+    if (!outcome) return this.send(input);
+    return 'res' in outcome ? Promise.resolve(outcome.res) : Promise.reject(outcome.err as Error);
+  }
+}
+
 test(
   ...check(
     {
@@ -29,13 +70,14 @@ test(
     },
     async (shop) => {
       const token = await shop.mint.customer({ sub: shop.subject('cust') });
+      const bodies = fc.jsonValue({ maxDepth: 3 });
+      const ahead = new AnswersAhead((body) =>
+        shop.http.post('/v1/cart/items', { token, body, headers: { 'content-type': 'application/json' } }),
+      );
+      await ahead.fetch(fc.sample(fc.tuple(bodies), withSeed(shop)).map(([value]) => JSON.stringify(value)));
       await fc.assert(
-        fc.asyncProperty(fc.jsonValue({ maxDepth: 3 }), async (value) => {
-          const res = await shop.http.post('/v1/cart/items', {
-            token,
-            body: JSON.stringify(value),
-            headers: { 'content-type': 'application/json' },
-          });
+        fc.asyncProperty(bodies, async (value) => {
+          const res = await ahead.answer(JSON.stringify(value));
           await expectProblemOrSuccess(shop, res, { clause: 'ERR-PROBLEM-1' });
         }),
         withSeed(shop),
@@ -55,14 +97,14 @@ test(
     async (shop) => {
       const token = await shop.mint.guest();
       const printable = fc.string({ unit: fc.constantFrom(...'gs1.-_abcdef0123456789ABCDEF=+/ '.split('')), minLength: 1, maxLength: 90 });
+      const sessions = printable.filter((v) => v.trim() === v && v.length > 0);
+      const ahead = new AnswersAhead((value) => shop.http.get('/v1/cart', { token, headers: { 'guest-session': value } }));
+      await ahead.fetch(fc.sample(fc.tuple(sessions), withSeed(shop)).map(([value]) => value));
       await fc.assert(
-        fc.asyncProperty(
-          printable.filter((v) => v.trim() === v && v.length > 0),
-          async (value) => {
-            const res = await shop.http.get('/v1/cart', { token, headers: { 'guest-session': value } });
-            expectProblem(res, { status: 401, error: 'invalid_guest_session', docsUrl: shop.docsUrl, clause: 'ERR-TABLE-6' });
-          },
-        ),
+        fc.asyncProperty(sessions, async (value) => {
+          const res = await ahead.answer(value);
+          expectProblem(res, { status: 401, error: 'invalid_guest_session', docsUrl: shop.docsUrl, clause: 'ERR-TABLE-6' });
+        }),
         withSeed(shop),
       );
     },
@@ -102,9 +144,13 @@ test(
       const token68 = fc.string({ unit: fc.constantFrom(...'abcXYZ012-._~+/='.split('')), minLength: 1, maxLength: 200 });
       const segment = fc.base64String({ maxLength: 80 }).map((s) => s.replace(/=+$/, '').replace(/\+/g, '-').replace(/\//g, '_'));
       const jwtish = fc.tuple(segment, segment, segment).map((p) => p.join('.'));
+      const schemes = fc.constantFrom('Bearer', 'bearer', 'BEARER');
+      const credentials = fc.oneof(token68, jwtish);
+      const ahead = new AnswersAhead((authorization) => shop.http.get('/v1/catalog/collections', { headers: { authorization } }));
+      await ahead.fetch(fc.sample(fc.tuple(schemes, credentials), withSeed(shop)).map(([scheme, credential]) => `${scheme} ${credential}`));
       await fc.assert(
-        fc.asyncProperty(fc.constantFrom('Bearer', 'bearer', 'BEARER'), fc.oneof(token68, jwtish), async (scheme, credential) => {
-          const res = await shop.http.get('/v1/catalog/collections', { headers: { authorization: `${scheme} ${credential}` } });
+        fc.asyncProperty(schemes, credentials, async (scheme, credential) => {
+          const res = await ahead.answer(`${scheme} ${credential}`);
           expectProblem(res, { status: 401, error: 'invalid_token', docsUrl: shop.docsUrl, clause: 'ERR-TABLE-2' });
           expectInvalidTokenChallenge(res);
         }),

@@ -7,6 +7,7 @@
 // Data. Fresh subjects, a fresh guest cart, a fresh invited agent and a fresh assistant session: nothing is shared.
 import { check, test } from '../engine/check.js';
 import { credentialsOf } from '../engine/callers.js';
+import { CASES_AT_ONCE, judgeConcurrently } from '../engine/in-flight.js';
 import { brief, expectSuccess, fail, inCase } from '../lib/assert.js';
 import { AssistantAgent } from './_shared/assistant.js';
 import { route, send } from './_shared/call-ops.js';
@@ -22,46 +23,62 @@ test(
     },
     async (shop) => {
       const caps = shop.profile.capabilities;
-      await inCase('the storefront for a signed-in customer (GET /v1/cart)', async () =>
-        expectSuccess(await shop.http.get('/v1/cart', await credentialsOf(shop, 'customer')), {
-          what: 'GET /v1/cart',
-          clause: 'PUR-CALLERS-1',
-        }),
-      );
+      // Each caller is its own subject, guest session, invited agent or assistant session: the cases go at once, and the
+      // failure reported is the first in this order.
+      const cases: (() => Promise<void>)[] = [
+        () =>
+          inCase('the storefront for a signed-in customer (GET /v1/cart)', async () =>
+            expectSuccess(await shop.http.get('/v1/cart', await credentialsOf(shop, 'customer')), {
+              what: 'GET /v1/cart',
+              clause: 'PUR-CALLERS-1',
+            }),
+          ),
+      ];
       if (caps.guests)
-        await inCase('the storefront for a guest visitor (GET /v1/cart with a Guest-Session)', async () =>
-          expectSuccess(await shop.http.get('/v1/cart', await credentialsOf(shop, 'guest')), {
-            what: 'GET /v1/cart',
-            clause: 'PUR-CALLERS-1',
-          }),
+        cases.push(() =>
+          inCase('the storefront for a guest visitor (GET /v1/cart with a Guest-Session)', async () =>
+            expectSuccess(await shop.http.get('/v1/cart', await credentialsOf(shop, 'guest')), {
+              what: 'GET /v1/cart',
+              clause: 'PUR-CALLERS-1',
+            }),
+          ),
         );
       if (caps.delegated)
-        await inCase('the agent-protocol server acting for a user (GET /v1/cart)', async () =>
-          expectSuccess(await shop.http.get('/v1/cart', await credentialsOf(shop, 'delegated')), {
-            what: 'GET /v1/cart',
-            clause: 'PUR-CALLERS-1',
-          }),
+        cases.push(() =>
+          inCase('the agent-protocol server acting for a user (GET /v1/cart)', async () =>
+            expectSuccess(await shop.http.get('/v1/cart', await credentialsOf(shop, 'delegated')), {
+              what: 'GET /v1/cart',
+              clause: 'PUR-CALLERS-1',
+            }),
+          ),
         );
       if (caps.operators)
-        await inCase('the backoffice (searchOpsOrders)', async () => {
-          // Its route and query are the target's (not shown): a 400 for a query it wants is still an admitted caller.
-          const r = route('searchOpsOrders');
-          const res = await send(shop, r, await credentialsOf(shop, 'operator'));
-          if ([401, 403, 404, 405].includes(res.status) || res.status >= 500)
-            fail(`${r.method} ${r.path} as the backoffice`, 'admitted (not 401, 403, 404, 405 or 5xx)', brief(res), {
-              clause: 'PUR-CALLERS-1',
-            });
-        });
+        cases.push(() =>
+          inCase('the backoffice (searchOpsOrders)', async () => {
+            // Its route and query are the target's (not shown): a 400 for a query it wants is still an admitted caller.
+            const r = route('searchOpsOrders');
+            const res = await send(shop, r, await credentialsOf(shop, 'operator'));
+            if ([401, 403, 404, 405].includes(res.status) || res.status >= 500)
+              fail(`${r.method} ${r.path} as the backoffice`, 'admitted (not 401, 403, 404, 405 or 5xx)', brief(res), {
+                clause: 'PUR-CALLERS-1',
+              });
+          }),
+        );
       if (caps.invitedAgents)
-        await inCase('an invited agent in a website session (GET /v1/cart)', async () => {
-          const inv = await invitedAgent(shop);
-          expectSuccess(await shop.http.get('/v1/cart', { headers: inv.headers }), { what: 'GET /v1/cart', clause: 'PUR-CALLERS-1' });
-        });
+        cases.push(() =>
+          inCase('an invited agent in a website session (GET /v1/cart)', async () => {
+            const inv = await invitedAgent(shop);
+            expectSuccess(await shop.http.get('/v1/cart', { headers: inv.headers }), { what: 'GET /v1/cart', clause: 'PUR-CALLERS-1' });
+          }),
+        );
       if (caps.assistants)
-        await inCase('a personal assistant agent calling directly (GET /v1/cart)', async () => {
-          const agent = await AssistantAgent.create(shop);
-          expectSuccess((await agent.get('/v1/cart')).res, { what: 'GET /v1/cart', clause: 'PUR-CALLERS-1' });
-        });
+        cases.push(() =>
+          inCase('a personal assistant agent calling directly (GET /v1/cart)', async () => {
+            const agent = await AssistantAgent.create(shop);
+            expectSuccess((await agent.get('/v1/cart')).res, { what: 'GET /v1/cart', clause: 'PUR-CALLERS-1' });
+          }),
+        );
+      await judgeConcurrently(cases, CASES_AT_ONCE);
     },
   ),
 );

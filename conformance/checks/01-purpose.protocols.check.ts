@@ -1,6 +1,7 @@
 // Spec part 1, What the service does, rule 7: there is no RPC protocol, no request batching and no CORS support.
 import { check, test } from '../engine/check.js';
 import type { ShopResponse } from '../engine/http.js';
+import { CASES_AT_ONCE, mapConcurrent } from '../engine/in-flight.js';
 import { expectProblem, fail, is2xx } from '../lib/assert.js';
 import { cartLine, expectEmptyCart } from './_shared/expect-cart.js';
 import { expectRefusal } from './_shared/expect-refusals.js';
@@ -16,8 +17,13 @@ test(
     },
     async (shop) => {
       const token = await customerToken(shop);
-      for (const path of ['/', '/v1', '/rpc', '/jsonrpc', '/json-rpc', '/v1/rpc', '/v1/jsonrpc', '/api/rpc']) {
-        const res = await shop.http.post(path, { token, json: { jsonrpc: '2.0', id: 1, method: 'getCart', params: {} } });
+      const paths = ['/', '/v1', '/rpc', '/jsonrpc', '/json-rpc', '/v1/rpc', '/v1/jsonrpc', '/api/rpc'];
+      // The calls only read a cart (were one served), and only their statuses are judged: at once, judged in turn.
+      const answers = await mapConcurrent(paths, CASES_AT_ONCE, (path) =>
+        shop.http.post(path, { token, json: { jsonrpc: '2.0', id: 1, method: 'getCart', params: {} } }),
+      );
+      for (const [i, path] of paths.entries()) {
+        const res = answers[i]!;
         if (is2xx(res)) fail(`POST ${path} with a JSON-RPC call`, 'not 2xx', res.status, { clause: 'PUR-PROTO-1' });
       }
     },
@@ -39,8 +45,7 @@ test(
         { method: 'POST', path: '/v1/cart/items', headers: { 'content-type': 'application/json' }, body: cartLine() },
         { method: 'GET', path: '/v1/cart' },
       ];
-      expectRefusal(shop, await shop.http.post('/v1/cart/items', { token, json: requests }), { clause: 'PUR-PROTO-2' });
-      for (const path of [
+      const batches = [
         '/batch',
         '/v1/batch',
         '/v1/$batch',
@@ -48,11 +53,15 @@ test(
         '/v1/cart/items/batch',
         '/v1/cart/items:batch',
         '/v1/cart/batch',
-      ]) {
-        for (const json of [requests, { requests }]) {
-          const res = await shop.http.post(path, { token, json });
-          if (is2xx(res)) fail(`POST ${path} with a batch of requests`, 'not 2xx', res.status, { clause: 'PUR-PROTO-2' });
-        }
+      ].flatMap((path) => [requests, { requests }].map((json) => [path, json] as const));
+      // Only statuses are judged (no answer's body, no cart read), so the array and every batch go at once; judged in turn.
+      const [array, ...answers] = await mapConcurrent([['/v1/cart/items', requests] as const, ...batches], CASES_AT_ONCE, ([path, json]) =>
+        shop.http.post(path, { token, json }),
+      );
+      expectRefusal(shop, array!, { clause: 'PUR-PROTO-2' });
+      for (const [i, [path]] of batches.entries()) {
+        const res = answers[i]!;
+        if (is2xx(res)) fail(`POST ${path} with a batch of requests`, 'not 2xx', res.status, { clause: 'PUR-PROTO-2' });
       }
     },
   ),
@@ -106,25 +115,27 @@ test(
       clauses: ['PUR-PROTO-3'],
     },
     async (shop) => {
-      for (const [path, method] of [
-        ['/v1/cart/items', 'POST'],
-        ['/v1/cart', 'GET'],
-        ['/v1/catalog/products', 'GET'],
-        [SPECIAL_PATHS.getDescription, 'GET'],
-        [SPECIAL_PATHS.getHealth, 'GET'],
-      ] as const) {
-        for (const [shape, extra] of SHAPES) {
-          const res = await shop.http.request('OPTIONS', path, {
-            headers: {
-              origin: ORIGIN,
-              ...extra,
-              'access-control-request-method': method,
-              'access-control-request-headers': 'authorization, content-type',
-            },
-          });
-          expectNoCors(res, `OPTIONS ${path} (${shape})`);
-        }
-      }
+      const preflights = (
+        [
+          ['/v1/cart/items', 'POST'],
+          ['/v1/cart', 'GET'],
+          ['/v1/catalog/products', 'GET'],
+          [SPECIAL_PATHS.getDescription, 'GET'],
+          [SPECIAL_PATHS.getHealth, 'GET'],
+        ] as const
+      ).flatMap(([path, method]) => SHAPES.map(([shape, extra]) => ({ path, method, shape, extra })));
+      // Preflights change nothing: at once, judged in turn.
+      const answers = await mapConcurrent(preflights, CASES_AT_ONCE, ({ path, method, extra }) =>
+        shop.http.request('OPTIONS', path, {
+          headers: {
+            origin: ORIGIN,
+            ...extra,
+            'access-control-request-method': method,
+            'access-control-request-headers': 'authorization, content-type',
+          },
+        }),
+      );
+      for (const [i, { path, shape }] of preflights.entries()) expectNoCors(answers[i]!, `OPTIONS ${path} (${shape})`);
     },
   ),
 );
@@ -138,16 +149,21 @@ test(
     },
     async (shop) => {
       const token = await customerToken(shop);
-      for (const [shape, extra] of SHAPES) {
+      // Only the answers' headers are judged (not a cart's contents), so every request goes at once; judged in turn.
+      const requests = SHAPES.flatMap(([shape, extra]): [string, () => Promise<ShopResponse>][] => {
         const headers = { origin: ORIGIN, ...extra };
         const on = (what: string) => `${what} (${shape})`;
-        expectNoCors(await shop.http.get('/v1/catalog/products', { token, headers }), on('GET /v1/catalog/products'));
-        expectNoCors(await shop.http.get('/v1/cart', { token, headers }), on('GET /v1/cart'));
-        expectNoCors(await shop.http.get('/v1/cart', { headers }), on('GET /v1/cart without a token'));
-        expectNoCors(await shop.http.post('/v1/cart/items', { token, headers, json: cartLine() }), on('POST /v1/cart/items'));
-        expectNoCors(await shop.http.get(SPECIAL_PATHS.getHealth, { headers }), on(`GET ${SPECIAL_PATHS.getHealth}`));
-        expectNoCors(await shop.http.get(SPECIAL_PATHS.getDescription, { headers }), on(`GET ${SPECIAL_PATHS.getDescription}`));
-      }
+        return [
+          [on('GET /v1/catalog/products'), () => shop.http.get('/v1/catalog/products', { token, headers })],
+          [on('GET /v1/cart'), () => shop.http.get('/v1/cart', { token, headers })],
+          [on('GET /v1/cart without a token'), () => shop.http.get('/v1/cart', { headers })],
+          [on('POST /v1/cart/items'), () => shop.http.post('/v1/cart/items', { token, headers, json: cartLine() })],
+          [on(`GET ${SPECIAL_PATHS.getHealth}`), () => shop.http.get(SPECIAL_PATHS.getHealth, { headers })],
+          [on(`GET ${SPECIAL_PATHS.getDescription}`), () => shop.http.get(SPECIAL_PATHS.getDescription, { headers })],
+        ];
+      });
+      const answers = await mapConcurrent(requests, CASES_AT_ONCE, ([, send]) => send());
+      for (const [i, [what]] of requests.entries()) expectNoCors(answers[i]!, what);
     },
   ),
 );

@@ -3,6 +3,7 @@
 // human-only (requires account:security). "Answers" means 2xx or 3xx: the suite follows no redirect.
 import { randomUUID } from 'node:crypto';
 import { check, test } from '../engine/check.js';
+import { CASES_AT_ONCE, judgeConcurrently, mapConcurrent } from '../engine/in-flight.js';
 import { expectStatus, fail, expectNoAnswer } from '../lib/assert.js';
 import type { HttpMethod } from '../../contract/operations.js';
 import { addAddress, addressBody, createdAddressId } from './_shared/add-address.js';
@@ -223,23 +224,35 @@ for (const cap of STOREFRONT_ONLY) {
         // Reads as the seeded account that owns the probed ids; writes always as a fresh account, so that a service which does
         // serve them changes nothing anyone else relies on.
         const reader = cap.seed ? await customerToken(shop, ADA.sub) : undefined;
-        for (const probe of cap.probes) {
-          const token = probe.method === 'GET' && reader ? reader : await customerToken(shop);
-          // An address of the fresh account's own, added first with the target's body, and that body sent back.
-          const own = probe.id === OWN_ADDRESS ? await addAddress(shop, token, { clause: 'END-OPS-ADDADDRESS-1' }) : undefined;
-          const id = own ? createdAddressId(shop, own) : (probe.id ?? `conformance_${randomUUID().slice(0, 8)}`);
-          const path = probe.path.replace('{id}', encodeURIComponent(id));
-          const res = await shop.http.request(probe.method, path, {
-            token,
-            ...(probe.method === 'GET' || probe.method === 'DELETE' ? {} : { json: own ? addressBody() : {} }),
-          });
-          // Served is this capability's own clause and the rule of all of them (not service endpoints); for the
-          // account-security family, also the rule that human-only operations are not routes.
-          expectNoAnswer(res, { what: `${probe.method} ${path} (${cap.what})`, clause: clauses });
-        }
-        for (const { doc, described } of await describedOperations(shop)) {
+        // The probes do not depend on each other: each write is a fresh account's (its own address added first, in its
+        // probe), and the seeded account is only read. They go CASES_AT_ONCE at once, beside the two description documents
+        // (read-only), and are judged in the order listed: the first failure is the one probes sent in turn would show.
+        const documents = describedOperations(shop).then(
+          (docs) => ({ docs }),
+          (err: unknown) => ({ err }),
+        );
+        await judgeConcurrently(
+          cap.probes.map((probe) => async () => {
+            const token = probe.method === 'GET' && reader ? reader : await customerToken(shop);
+            // An address of the fresh account's own, added first with the target's body, and that body sent back.
+            const own = probe.id === OWN_ADDRESS ? await addAddress(shop, token, { clause: 'END-OPS-ADDADDRESS-1' }) : undefined;
+            const id = own ? createdAddressId(shop, own) : (probe.id ?? `conformance_${randomUUID().slice(0, 8)}`);
+            const path = probe.path.replace('{id}', encodeURIComponent(id));
+            const res = await shop.http.request(probe.method, path, {
+              token,
+              ...(probe.method === 'GET' || probe.method === 'DELETE' ? {} : { json: own ? addressBody() : {} }),
+            });
+            // Served is this capability's own clause and the rule of all of them (not service endpoints); for the
+            // account-security family, also the rule that human-only operations are not routes.
+            expectNoAnswer(res, { what: `${probe.method} ${path} (${cap.what})`, clause: clauses });
+          }),
+          CASES_AT_ONCE,
+        );
+        const described = await documents;
+        if ('err' in described) throw described.err;
+        for (const { doc, described: operations } of described.docs) {
           for (const probe of cap.probes) {
-            if (described.get(normalizePath(probe.path))?.has(probe.method))
+            if (operations.get(normalizePath(probe.path))?.has(probe.method))
               fail(`${doc} lists ${probe.method} ${probe.path} (${cap.what})`, 'not listed', 'listed', { clause: 'PUR-STOREFRONT-1' });
           }
         }
@@ -256,8 +269,11 @@ test(
       clauses: ['PUR-HUMAN-4'],
     },
     async (shop) => {
-      for (const doc of [SPECIAL_PATHS.getDescription, SPECIAL_PATHS.getAssistantDescription]) {
-        const res = await shop.http.get(doc);
+      // Two reads, fetched at once and judged in this order.
+      const docs = [SPECIAL_PATHS.getDescription, SPECIAL_PATHS.getAssistantDescription];
+      const answers = await mapConcurrent(docs, docs.length, (doc) => shop.http.get(doc));
+      docs.forEach((doc, i) => {
+        const res = answers[i]!;
         expectStatus(res, 200, { clause: 'PUR-HUMAN-4' });
         const paths = res.body?.paths;
         // Without OpenAPI paths, the whole document stands in for its operations.
@@ -271,7 +287,7 @@ test(
           if (JSON.stringify(op ?? null).includes('account:security'))
             fail(`${doc}: ${name} mentions account:security`, 'no human-only operation', name, { clause: 'PUR-HUMAN-4' });
         }
-      }
+      });
     },
   ),
 );

@@ -3,7 +3,7 @@
 // under /v1/ops/* are operator-only. "Answers" means 2xx or 3xx: the suite follows no redirect.
 import { check, test } from '../engine/check.js';
 import { credentialsOfClaimedKinds } from '../engine/callers.js';
-import { CASES_AT_ONCE, judgeConcurrently, mapConcurrent } from '../engine/in-flight.js';
+import { CASES_AT_ONCE, judgeConcurrently } from '../engine/in-flight.js';
 import { fail, is2xx, expectNoAnswer } from '../lib/assert.js';
 import { OPERATIONS_BY_ID } from '../../contract/operations.js';
 import { cartLine } from './_shared/expect-cart.js';
@@ -70,12 +70,15 @@ test(
         '/v1/storefront/catalog/products',
         '/website/v1/catalog/collections',
       ];
-      // URLs no route serves: every request goes at once, judged in the callers' and the paths' order.
+      // URLs no route serves (the write included: no cart is behind it): every request goes at once, judged in the callers'
+      // and the paths' order.
       await judgeConcurrently(
         (await credentialsOfClaimedKinds(shop, ['delegated', 'operator'])).map(([, caller]) => async () => {
-          const answers = await mapConcurrent(paths, CASES_AT_ONCE, (path) => shop.http.get(path, caller));
+          const [answers, add] = await Promise.all([
+            Promise.all(paths.map((path) => shop.http.get(path, caller))),
+            shop.http.post('/storefront/v1/cart/items', { ...caller, json: cartLine() }),
+          ]);
           paths.forEach((path, i) => expectNoAnswer(answers[i]!, { what: `GET ${path}`, clause: 'PUR-RULE-6' }));
-          const add = await shop.http.post('/storefront/v1/cart/items', { ...caller, json: cartLine() });
           expectNoAnswer(add, { what: 'POST /storefront/v1/cart/items', clause: 'PUR-RULE-6' });
         }),
         CASES_AT_ONCE,

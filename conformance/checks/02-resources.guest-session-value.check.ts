@@ -3,6 +3,7 @@
 import { randomUUID } from 'node:crypto';
 import { check, test, type Shop } from '../engine/check.js';
 import type { ShopResponse } from '../engine/http.js';
+import { CASES_AT_ONCE, judgeConcurrently } from '../engine/in-flight.js';
 import { brief, expectProblem, expectStatus, fail } from '../lib/assert.js';
 import {
   forgeGuestSession,
@@ -20,6 +21,10 @@ async function readCartAsGuest(shop: Shop, session: string): Promise<ShopRespons
   });
 }
 
+/**
+ * A cart read with the session refused. Each is a read by a guest of its own (a new token and shopper), so the variants of a
+ * check go at once; judgeConcurrently reports the first failure in their order.
+ */
 async function expectSessionRefused(shop: Shop, session: string, variant: string, { clause }: { clause: string }): Promise<void> {
   const res = await readCartAsGuest(shop, session);
   if (res.status !== 401) fail(`Guest-Session ${variant}`, '401 invalid_guest_session', brief(res), { clause });
@@ -67,7 +72,14 @@ test(
         ['that is only the id', uuid],
         ['garbage', 'not-a-guest-session'],
       ];
-      for (const [what, session] of variants) await expectSessionRefused(shop, session, what, { clause: 'RES-GUEST-1' });
+      await judgeConcurrently(
+        variants.map(
+          ([what, session]) =>
+            () =>
+              expectSessionRefused(shop, session, what, { clause: 'RES-GUEST-1' }),
+        ),
+        CASES_AT_ONCE,
+      );
     },
   ),
 );
@@ -89,7 +101,14 @@ test(
         ['with a braced UUID (signed over it)', signGuestSession(`{${uuid}}`, key(shop))],
         ['with a non-UUID id (signed over it)', signGuestSession('cart-of-the-conformance-suite', key(shop))],
       ];
-      for (const [what, session] of variants) await expectSessionRefused(shop, session, what, { clause: 'RES-GUEST-2' });
+      await judgeConcurrently(
+        variants.map(
+          ([what, session]) =>
+            () =>
+              expectSessionRefused(shop, session, what, { clause: 'RES-GUEST-2' }),
+        ),
+        CASES_AT_ONCE,
+      );
     },
   ),
 );
@@ -118,7 +137,14 @@ test(
         ['with the hex HMAC', `gs1.${uuid}.${hmacHex}`],
       ];
       if (/[-_]/.test(sig)) variants.push(['in standard base64 (+/)', `gs1.${uuid}.${sig.replace(/-/g, '+').replace(/_/g, '/')}`]);
-      for (const [what, session] of variants) await expectSessionRefused(shop, session, what, { clause: 'RES-GUEST-3' });
+      await judgeConcurrently(
+        variants.map(
+          ([what, session]) =>
+            () =>
+              expectSessionRefused(shop, session, what, { clause: 'RES-GUEST-3' }),
+        ),
+        CASES_AT_ONCE,
+      );
     },
   ),
 );

@@ -3,6 +3,7 @@
 // input validation. The seed holds one account in each state (docs/seed.md; ENDED_ACCOUNTS of _shared/seed-data.ts).
 import { check, test, type Shop } from '../engine/check.js';
 import type { ShopResponse } from '../engine/http.js';
+import { CASES_AT_ONCE, judgeConcurrently } from '../engine/in-flight.js';
 import { expectChallenge, expectProblem, expectSuccess, fail, inCase, judgeEach } from '../lib/assert.js';
 import { cartLine } from './_shared/expect-cart.js';
 import { ENDED_ACCOUNTS } from './_shared/seed-data.js';
@@ -21,7 +22,8 @@ type EndedAccount = ReturnType<typeof ended>[number];
  * that refuses one state wrongly must be blamed for that state, not for the first state judged.
  */
 async function judgeEachState(judge: (account: EndedAccount) => Promise<void>): Promise<void> {
-  await judgeEach(ended(), judge, (n, of) => `${n} of ${of} ended states not refused as the spec says`);
+  // Each state is its own seeded account: they are judged at once, the failures still reported in the states' order.
+  await judgeEach(ended(), judge, (n, of) => `${n} of ${of} ended states not refused as the spec says`, CASES_AT_ONCE);
 }
 
 /** Requests an account-bound caller makes: cart read and write (the body is the target's own), a catalog read. */
@@ -30,6 +32,18 @@ const REQUESTS: readonly [string, (shop: Shop, token: string) => Promise<ShopRes
   ['POST /v1/cart/items', (shop, token) => shop.http.post('/v1/cart/items', { token, json: cartLine() })],
   ['GET /v1/catalog/collections', (shop, token) => shop.http.get('/v1/catalog/collections', { token })],
 ];
+
+/**
+ * The answers to REQUESTS, in their order, for one token: the reads first, at once (the cart's read still before the write
+ * to that cart; the catalog read touches no cart), then the write.
+ */
+async function sendRequests(shop: Shop, token: string): Promise<ShopResponse[]> {
+  const answers: ShopResponse[] = new Array<ShopResponse>(REQUESTS.length);
+  const reads = REQUESTS.flatMap(([what, send], i) => (what.startsWith('GET ') ? [{ send, i }] : []));
+  await Promise.all(reads.map(async ({ send, i }) => (answers[i] = await send(shop, token))));
+  for (const [i, [what, send]] of REQUESTS.entries()) if (!what.startsWith('GET ')) answers[i] = await send(shop, token);
+  return answers;
+}
 
 /** 401 account_access_ended with an error="invalid_token" challenge; these tokens are plain Bearer, so the scheme is Bearer. */
 function expectAccessEnded(shop: Shop, res: ShopResponse, { clause, what }: { clause: string; what: string }): void {
@@ -49,17 +63,25 @@ test(
       seed: true,
     },
     async (shop) => {
-      // Control: the same requests succeed for an active account (a fresh subject, provisioned active).
+      // Control: the same requests succeed for an active account (a fresh subject, provisioned active). The control and
+      // the states are other accounts: they go at once, the control's failure first.
       const active = await shop.mint.customer({ sub: shop.subject('cust') });
-      expectSuccess(await shop.http.get('/v1/cart', { token: active }), {
-        what: 'control: an active account reads its cart',
-        clause: 'AUTH-ACTIVE-1',
-      });
-      await judgeEachState(async ({ sub, state, clause }) => {
-        const token = await shop.mint.customer({ sub });
-        for (const [what, send] of REQUESTS)
-          expectAccessEnded(shop, await send(shop, token), { clause, what: `${state} (${sub}), customer, ${what}` });
-      });
+      await judgeConcurrently(
+        [
+          async () =>
+            expectSuccess(await shop.http.get('/v1/cart', { token: active }), {
+              what: 'control: an active account reads its cart',
+              clause: 'AUTH-ACTIVE-1',
+            }),
+          () =>
+            judgeEachState(async ({ sub, state, clause }) => {
+              const answers = await sendRequests(shop, await shop.mint.customer({ sub }));
+              for (const [i, [what]] of REQUESTS.entries())
+                expectAccessEnded(shop, answers[i]!, { clause, what: `${state} (${sub}), customer, ${what}` });
+            }),
+        ],
+        CASES_AT_ONCE,
+      );
     },
   ),
 );
@@ -76,15 +98,22 @@ test(
     },
     async (shop) => {
       const active = await shop.mint.delegated({ sub: shop.subject('cust') });
-      expectSuccess(await shop.http.get('/v1/cart', { token: active }), {
-        what: 'control: a delegated caller of an active account reads its cart',
-        clause: 'AUTH-ACTIVE-1',
-      });
-      await judgeEachState(async ({ sub, state, clause }) => {
-        const token = await shop.mint.delegated({ sub });
-        for (const [what, send] of REQUESTS)
-          expectAccessEnded(shop, await send(shop, token), { clause, what: `${state} (${sub}), delegated, ${what}` });
-      });
+      await judgeConcurrently(
+        [
+          async () =>
+            expectSuccess(await shop.http.get('/v1/cart', { token: active }), {
+              what: 'control: a delegated caller of an active account reads its cart',
+              clause: 'AUTH-ACTIVE-1',
+            }),
+          () =>
+            judgeEachState(async ({ sub, state, clause }) => {
+              const answers = await sendRequests(shop, await shop.mint.delegated({ sub }));
+              for (const [i, [what]] of REQUESTS.entries())
+                expectAccessEnded(shop, answers[i]!, { clause, what: `${state} (${sub}), delegated, ${what}` });
+            }),
+        ],
+        CASES_AT_ONCE,
+      );
     },
   ),
 );
@@ -99,10 +128,12 @@ test(
     },
     async (shop) => {
       const invalid = { variant_id: 42, quantity: -1, unexpected: true };
-      const control = await shop.http.post('/v1/cart/items', {
-        token: await shop.mint.customer({ sub: shop.subject('cust') }),
-        json: invalid,
-      });
+      // An invalid body writes nothing, and each request is another account: the control and the states go at once,
+      // judged in turn.
+      const [control, ...refused] = await Promise.all([
+        shop.http.post('/v1/cart/items', { token: await shop.mint.customer({ sub: shop.subject('cust') }), json: invalid }),
+        ...ended().map(async ({ sub }) => shop.http.post('/v1/cart/items', { token: await shop.mint.customer({ sub }), json: invalid })),
+      ]);
       // Control: the body is refused for an active account (validation: 400 invalid_request in the spec's table; any 4xx but 401 will do).
       if (control.status < 400 || control.status > 499 || control.status === 401) {
         fail(
@@ -112,10 +143,8 @@ test(
           { clause: 'AUTH-TOKEN-13' },
         );
       }
-      for (const { sub, state } of ended()) {
-        const res = await shop.http.post('/v1/cart/items', { token: await shop.mint.customer({ sub }), json: invalid });
-        expectAccessEnded(shop, res, { clause: 'AUTH-TOKEN-13', what: `${state} (${sub}) with an invalid body` });
-      }
+      for (const [i, { sub, state }] of ended().entries())
+        expectAccessEnded(shop, refused[i]!, { clause: 'AUTH-TOKEN-13', what: `${state} (${sub}) with an invalid body` });
     },
   ),
 );

@@ -16,7 +16,7 @@ import { expectRefusal } from './_shared/expect-refusals.js';
 import { customerToken, delegatedToken } from './_shared/mint-callers.js';
 import { ABSENT_IDS, ENDED_ACCOUNTS } from './_shared/seed-data.js';
 import { SPECIAL_PATHS } from '../../contract/routes.js';
-import { mapConcurrent } from '../engine/in-flight.js';
+import { CASES_AT_ONCE, judgeConcurrently, mapConcurrent } from '../engine/in-flight.js';
 
 // --- the operations --------------------------------------------------------------------------------------------------
 
@@ -80,12 +80,21 @@ test(
       clauses: [...ACCOUNT_OPS.map((op) => `END-OPS-${op.toUpperCase()}-1`), 'ERR-TABLE-9', 'AUTH-CUST-1', 'RES-PROBLEM-11'],
     },
     async (shop) => {
-      for (const op of ACCOUNT_OPS) {
-        const operation = OPERATIONS_BY_ID.get(op)!;
+      // Each request is its own fresh account (a control's address lands on an account nothing else reads): they go
+      // several at once, and are judged in the order listed.
+      const calls = ACCOUNT_OPS.flatMap((op) => [
+        ...OPERATIONS_BY_ID.get(op)!.apiScopes.map((scope) => ({ op, scope })),
+        // Control: with every scope the same request passes the guard.
+        { op, scope: undefined },
+      ]);
+      const answers = await mapConcurrent(calls, CASES_AT_ONCE, async ({ op, scope }) => {
         const { path, json } = requestFor(op);
-        for (const scope of operation.apiScopes) {
-          const token = await customerToken(shop, shop.subject('cust'), without(scope));
-          const res = await shop.http.request(operation.method, path, { token, ...(json !== undefined ? { json } : {}) });
+        const token = scope === undefined ? await customerToken(shop) : await customerToken(shop, shop.subject('cust'), without(scope));
+        return shop.http.request(OPERATIONS_BY_ID.get(op)!.method, path, { token, ...(json !== undefined ? { json } : {}) });
+      });
+      calls.forEach(({ op, scope }, i) => {
+        const res = answers[i]!;
+        if (scope !== undefined)
           expectProblem(res, {
             status: 403,
             error: 'insufficient_scope',
@@ -93,14 +102,9 @@ test(
             docsUrl: shop.docsUrl,
             clause: `END-OPS-${op.toUpperCase()}-1`,
           });
-        }
-        // Control: with every scope the same request passes the guard.
-        const res = await shop.http.request(operation.method, path, {
-          token: await customerToken(shop),
-          ...(json !== undefined ? { json } : {}),
-        });
-        if (guardRefused(res)) fail(`control: ${op} with every customer scope`, 'past the guard', brief(res), { clause: 'AUTH-CUST-1' });
-      }
+        else if (guardRefused(res))
+          fail(`control: ${op} with every customer scope`, 'past the guard', brief(res), { clause: 'AUTH-CUST-1' });
+      });
     },
   ),
 );
@@ -115,18 +119,21 @@ test(
       requires: ['delegated'],
     },
     async (shop) => {
-      // Translation yields nothing unless every required scope is granted: each operation, without each of its scopes.
-      for (const op of ACCOUNT_OPS) {
-        const { method, apiScopes } = OPERATIONS_BY_ID.get(op)!;
-        const { path, json } = requestFor(op);
-        for (const scope of apiScopes) {
+      // Translation yields nothing unless every required scope is granted: each operation, without each of its scopes. Each
+      // case is a fresh account, refused: the cases are judged at once, their verdict the one of the cases in turn.
+      const cases = ACCOUNT_OPS.flatMap((op) => OPERATIONS_BY_ID.get(op)!.apiScopes.map((scope) => ({ op, scope })));
+      await judgeConcurrently(
+        cases.map(({ op, scope }) => async () => {
+          const { method } = OPERATIONS_BY_ID.get(op)!;
+          const { path, json } = requestFor(op);
           const token = await delegatedToken(shop, shop.subject('cust'), without(scope));
           const res = await shop.http.request(method, path, { token, ...(json !== undefined ? { json } : {}) });
           inCase(`${op} without ${scope}`, () =>
             expectProblem(res, { status: 403, error: 'insufficient_scope', scope, docsUrl: shop.docsUrl, clause: 'AUTH-SCOPE-2' }),
           );
-        }
-      }
+        }),
+        CASES_AT_ONCE,
+      );
     },
   ),
 );
@@ -140,20 +147,25 @@ test(
       level: 'reference',
     },
     async (shop) => {
-      for (const [path, scope, clause] of [
+      // Reads, each of its own fresh account: at once, judged in turn.
+      const reads = [
         ['/v1/me/identity', 'account:read', 'END-OPS-GETIDENTITY-1'],
         ['/v1/me/checkout-address', 'account:read', 'END-OPS-GETCHECKOUTADDRESS-1'],
         ['/v1/me/checkout-methods', 'payment_methods:read', 'END-OPS-GETCHECKOUTMETHODS-1'],
-      ] as const) {
-        const token = await customerToken(shop, shop.subject('cust'), without(scope));
-        expectProblem(await shop.http.get(path, { token }), {
-          status: 403,
-          error: 'insufficient_scope',
-          scope,
-          docsUrl: shop.docsUrl,
-          clause,
-        });
-      }
+      ] as const;
+      await judgeConcurrently(
+        reads.map(([path, scope, clause]) => async () => {
+          const token = await customerToken(shop, shop.subject('cust'), without(scope));
+          expectProblem(await shop.http.get(path, { token }), {
+            status: 403,
+            error: 'insufficient_scope',
+            scope,
+            docsUrl: shop.docsUrl,
+            clause,
+          });
+        }),
+        CASES_AT_ONCE,
+      );
     },
   ),
 );
@@ -169,24 +181,24 @@ test(
       seed: true,
     },
     async (shop) => {
-      expectSuccess(await shop.http.get('/v1/me/profile', { token: await customerToken(shop) }), {
-        what: 'control: an active account reads its profile',
-        clause: 'AUTH-ACTIVE-1',
-      });
+      // The control reads a fresh account of its own: it goes at once with the refused calls below, judged first.
+      const control = customerToken(shop).then((token) => shop.http.get('/v1/me/profile', { token }));
       const calls: { token: string; op: Op }[] = [];
       for (const sub of Object.values(ENDED_ACCOUNTS)) {
         const tokens = [await customerToken(shop, sub), ...(shop.profile.capabilities.delegated ? [await delegatedToken(shop, sub)] : [])];
         for (const token of tokens) for (const op of [...ACCOUNT_OPS, ...CHECKOUT_READS]) calls.push({ token, op });
       }
       // Every call is refused and changes nothing: they go several at once, and are judged in turn.
-      const answers = await mapConcurrent(calls, 8, ({ token, op }) => {
+      const answers = mapConcurrent(calls, CASES_AT_ONCE, ({ token, op }) => {
         const operation = OPERATIONS_BY_ID.get(op)!;
         // The live actor (lifecycle) is resolved before the guard: a delegated caller of an ended account is told so even on
         // the checkout reads, whose list does not admit it.
         const { path, json } = requestFor(op);
         return shop.http.request(operation.method, path, { token, ...(json !== undefined ? { json } : {}) });
       });
-      for (const res of answers)
+      const [controlAnswer, refusals] = await Promise.all([control, answers]);
+      expectSuccess(controlAnswer, { what: 'control: an active account reads its profile', clause: 'AUTH-ACTIVE-1' });
+      for (const res of refusals)
         expectProblem(res, { status: 401, error: 'account_access_ended', docsUrl: shop.docsUrl, clause: 'AUTH-ACTIVE-1' });
     },
   ),
@@ -212,12 +224,19 @@ test(
         return notApplicable(
           `${SPECIAL_PATHS.getDescription} names no x-callers on GET /v1/me: the spec does not show the diagnostic list`,
         );
-      for (const [kind, who] of await credentialsOfClaimedKinds(shop))
-        await inCase(`${kind} on GET /v1/me (x-callers ${JSON.stringify(declared)})`, async () => {
-          const res = await shop.http.get('/v1/me', who);
-          if (declared.includes(kind)) expectSuccess(res, { what: 'served', clause: 'END-LIST-6' });
-          else expectRefusal(shop, res, { clause: 'END-LIST-6' });
-        });
+      // A read, each kind its own caller: the kinds at once, their verdict the one of the kinds in turn.
+      await judgeConcurrently(
+        (await credentialsOfClaimedKinds(shop)).map(
+          ([kind, who]) =>
+            () =>
+              inCase(`${kind} on GET /v1/me (x-callers ${JSON.stringify(declared)})`, async () => {
+                const res = await shop.http.get('/v1/me', who);
+                if (declared.includes(kind)) expectSuccess(res, { what: 'served', clause: 'END-LIST-6' });
+                else expectRefusal(shop, res, { clause: 'END-LIST-6' });
+              }),
+        ),
+        CASES_AT_ONCE,
+      );
     },
   ),
 );
@@ -234,10 +253,16 @@ test(
       level: 'reference',
     },
     async (shop) => {
-      for (const [kind, who] of await credentialsOfClaimedKinds(shop))
-        await inCase(`${kind} on GET /v1/me`, async () =>
-          expectSuccess(await shop.http.get('/v1/me', who), { what: 'GET /v1/me', clause: 'END-LIST-6' }),
-        );
+      await judgeConcurrently(
+        (await credentialsOfClaimedKinds(shop)).map(
+          ([kind, who]) =>
+            () =>
+              inCase(`${kind} on GET /v1/me`, async () =>
+                expectSuccess(await shop.http.get('/v1/me', who), { what: 'GET /v1/me', clause: 'END-LIST-6' }),
+              ),
+        ),
+        CASES_AT_ONCE,
+      );
     },
   ),
 );

@@ -9,11 +9,12 @@
 // which leaves the order as it was, so reruns and parallel workers see the seed as docs/seed.md describes it.
 import { check, test, type Shop } from '../engine/check.js';
 import type { ShopResponse } from '../engine/http.js';
+import { CASES_AT_ONCE, judgeConcurrently } from '../engine/in-flight.js';
 import { expectProblem, expectSuccess, fail } from '../lib/assert.js';
 import { expectOwnershipRefusal } from './_shared/expect-refusals.js';
 import { customerToken } from './_shared/mint-callers.js';
 import { ABSENT_IDS, ADA, BEN, ORDERS } from './_shared/seed-data.js';
-import { expectUnchanged, readBaseline } from '../lib/compare.js';
+import { type Baseline, expectUnchanged, readBaseline } from '../lib/compare.js';
 
 /** An order as its owner reads it, for before/after comparisons. */
 async function ownOrder(shop: Shop, token: string, id: string, { clause }: { clause: string }): Promise<ShopResponse> {
@@ -39,13 +40,32 @@ test(
       // pending order: the webhook checks settle it, so its state is not stable within a run.)
       const { benPaid: paid, adaDelivered: delivered } = ORDERS;
       const twice = readBaseline;
-      const before = {
-        paid: await twice(() => ownOrder(shop, ben, paid.id, { clause: 'END-ME-2' })),
-        delivered: await twice(() => ownOrder(shop, ada, delivered.id, { clause: 'END-ME-2' })),
-      };
-      const addressesBefore = await twice(() => shop.http.get('/v1/me/addresses', { token: ada }));
-      for (const id of ADA.orderIds) {
-        const res = await shop.http.get(`/v1/me/orders/${id}`, { token: other });
+      // Reads only, before any write: the three baselines (each its own resource, read twice with nothing in between) and
+      // the fresh account's reads of Ada's orders go at once; judged in this order. The writes that follow go in turn (seed
+      // rows), and the reads afterwards at once again.
+      let paidBefore!: Baseline<ShopResponse>;
+      let deliveredBefore!: Baseline<ShopResponse>;
+      let addressesBefore!: Baseline<ShopResponse>;
+      const [, reads] = await Promise.all([
+        judgeConcurrently(
+          [
+            async () => {
+              paidBefore = await twice(() => ownOrder(shop, ben, paid.id, { clause: 'END-ME-2' }));
+            },
+            async () => {
+              deliveredBefore = await twice(() => ownOrder(shop, ada, delivered.id, { clause: 'END-ME-2' }));
+            },
+            async () => {
+              addressesBefore = await twice(() => shop.http.get('/v1/me/addresses', { token: ada }));
+            },
+          ],
+          CASES_AT_ONCE,
+        ),
+        Promise.all(ADA.orderIds.map((id) => shop.http.get(`/v1/me/orders/${id}`, { token: other }))),
+      ]);
+      const before = { paid: paidBefore, delivered: deliveredBefore };
+      for (const [i, id] of ADA.orderIds.entries()) {
+        const res = reads[i]!;
         // Served, it is a row not scoped by the token's sub and another account's data seen.
         expectOwnershipRefusal(shop, res, { what: `a fresh account reads ${id}`, clause: ['END-ME-2', 'END-ME-1'] });
         if (res.text.includes(ADA.name) || res.text.includes(ADA.line1))
@@ -68,15 +88,19 @@ test(
         what: `a fresh account deletes ${ADA.addressIds[1]}`,
         clause: 'END-ME-2',
       });
-      expectUnchanged(before.paid, await ownOrder(shop, ben, paid.id, { clause: 'END-ME-2' }), {
-        what: `${BEN.sub}'s ${paid.id} after others' cancellations`,
-        clause: 'END-ME-2',
-      });
-      expectUnchanged(before.delivered, await ownOrder(shop, ada, delivered.id, { clause: 'END-ME-2' }), {
+      const [paidAfter, deliveredAfter, addressesAfter] = await Promise.all([
+        shop.http.get(`/v1/me/orders/${paid.id}`, { token: ben }),
+        shop.http.get(`/v1/me/orders/${delivered.id}`, { token: ada }),
+        shop.http.get('/v1/me/addresses', { token: ada }),
+      ]);
+      expectSuccess(paidAfter, { what: `the owner reads ${paid.id}`, clause: 'END-ME-2' });
+      expectUnchanged(before.paid, paidAfter, { what: `${BEN.sub}'s ${paid.id} after others' cancellations`, clause: 'END-ME-2' });
+      expectSuccess(deliveredAfter, { what: `the owner reads ${delivered.id}`, clause: 'END-ME-2' });
+      expectUnchanged(before.delivered, deliveredAfter, {
         what: `${ADA.sub}'s ${delivered.id} after another account's return`,
         clause: 'END-ME-2',
       });
-      expectUnchanged(addressesBefore, await shop.http.get('/v1/me/addresses', { token: ada }), {
+      expectUnchanged(addressesBefore, addressesAfter, {
         what: `${ADA.sub}'s addresses after another account's delete`,
         clause: 'END-ME-2',
       });

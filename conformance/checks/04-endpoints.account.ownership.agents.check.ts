@@ -6,7 +6,7 @@
 //
 // Data. Seed orders are never moved to another state: every cancellation and return sent is one the spec refuses.
 import { check, test } from '../engine/check.js';
-import { CASES_AT_ONCE, judgeConcurrently } from '../engine/in-flight.js';
+import { CASES_AT_ONCE, judgeConcurrently, mapConcurrent } from '../engine/in-flight.js';
 import { expectSuccess, fail, inCase } from '../lib/assert.js';
 import { expectUnchanged, readBaseline } from '../lib/compare.js';
 import { expectOwnershipRefusal } from './_shared/expect-refusals.js';
@@ -27,19 +27,31 @@ test(
       const ada = await customerToken(shop, ADA.sub);
       const ben = await customerToken(shop, BEN.sub);
       const { benPaid: paid, adaDelivered: delivered } = ORDERS;
-      // The baselines, the callers and the reads afterwards each go at once; each caller's own requests go in turn.
-      const [paidBefore, deliveredBefore, addressesBefore] = await Promise.all([
-        readBaseline(() => shop.http.get(`/v1/me/orders/${paid.id}`, { token: ben })),
-        readBaseline(() => shop.http.get(`/v1/me/orders/${delivered.id}`, { token: ada })),
-        readBaseline(() => shop.http.get('/v1/me/addresses', { token: ada })),
+      // The baselines (with the callers' provisioning beside them: fresh accounts of their own), the callers and the reads
+      // afterwards each go at once. Each caller's reads go at once too, its writes (seed rows) in turn; the assistant's
+      // requests all go in turn, through its one agent and the agent's one server nonce.
+      const [[paidBefore, deliveredBefore, addressesBefore], agents] = await Promise.all([
+        Promise.all([
+          readBaseline(() => shop.http.get(`/v1/me/orders/${paid.id}`, { token: ben })),
+          readBaseline(() => shop.http.get(`/v1/me/orders/${delivered.id}`, { token: ada })),
+          readBaseline(() => shop.http.get('/v1/me/addresses', { token: ada })),
+        ]),
+        // A failed provisioning is reported after the control below, as when it came after it.
+        callers(shop, 'agents').then(
+          (list) => ({ list }),
+          (err: unknown) => ({ err }),
+        ),
       ]);
       const before = { paid: paidBefore, delivered: deliveredBefore, addresses: addressesBefore };
       expectSuccess(before.paid.first, { what: `control: ${BEN.sub} reads ${paid.id}`, clause: 'END-ME-2' });
+      if ('err' in agents) throw agents.err;
       const needles = [ADA.name, ADA.line1, ...ADA.orderIds, ...ADA.addressIds, ...NOT_ADAS];
       await judgeConcurrently(
-        (await callers(shop, 'agents')).map(([who, send]) => async () => {
-          for (const id of ADA.orderIds) {
-            const res = await send('GET', `/v1/me/orders/${id}`);
+        agents.list.map(([who, send]) => async () => {
+          const atOnce = who === 'assistant' ? 1 : CASES_AT_ONCE;
+          const reads = await mapConcurrent(ADA.orderIds, atOnce, (id) => send('GET', `/v1/me/orders/${id}`));
+          for (const [i, id] of ADA.orderIds.entries()) {
+            const res = reads[i]!;
             inCase(who, () => expectOwnershipRefusal(shop, res, { what: `reads ${ADA.sub}'s ${id}`, clause: ['END-ME-2', 'END-ME-1'] }));
           }
           const writes: [string, string, string, unknown][] = [
@@ -51,8 +63,10 @@ test(
             const res = await send(method, path, json);
             inCase(who, () => expectOwnershipRefusal(shop, res, { what, clause: 'END-ME-2' }));
           }
-          for (const path of ['/v1/me/profile', '/v1/me/addresses', '/v1/me/payment-methods', '/v1/me/orders']) {
-            const res = await send('GET', path);
+          const lists = ['/v1/me/profile', '/v1/me/addresses', '/v1/me/payment-methods', '/v1/me/orders'];
+          const own = await mapConcurrent(lists, atOnce, (path) => send('GET', path));
+          for (const [i, path] of lists.entries()) {
+            const res = own[i]!;
             expectSuccess(res, { what: `GET ${path} as ${who} of a fresh account`, clause: 'END-ME-1' });
             const seen = needles.filter((n) => res.text.includes(n));
             if (seen.length > 0)

@@ -33,8 +33,10 @@ test(
         ['/v1/me/orders', ORDERS.adaDelivered.id],
         [`/v1/me/orders/${ORDERS.adaDelivered.id}`, ORDERS.adaDelivered.id],
       ];
-      for (const [path, own] of reads) {
-        const res = await shop.http.get(path, { token });
+      // Reads only: they go at once, judged in their order.
+      const answers = await Promise.all(reads.map(([path]) => shop.http.get(path, { token })));
+      for (const [i, [path, own]] of reads.entries()) {
+        const res = answers[i]!;
         expectSuccess(res, { what: `GET ${path} as ${ADA.sub}`, clause: 'PUR-SERVE-4' });
         expectNoStore(res, { clause: 'END-CONV-9' });
         if (!res.text.includes(own))
@@ -62,15 +64,18 @@ test(
     async (shop) => {
       const token = await customerToken(shop);
       const needles = [ADA.sub, ADA.name, ADA.email, ADA.line1, ...ADA.addressIds, ADA.cardPrefix, ...ADA.orderIds, ...NOT_ADAS];
-      for (const path of [
+      const paths = [
         '/v1/me/profile',
         '/v1/me/addresses',
         '/v1/me/payment-methods',
         '/v1/me/orders',
         '/v1/me/checkout-address',
         '/v1/me/checkout-methods',
-      ]) {
-        const res = await shop.http.get(path, { token });
+      ];
+      // Reads only: they go at once, judged in their order.
+      const answers = await Promise.all(paths.map((path) => shop.http.get(path, { token })));
+      for (const [i, path] of paths.entries()) {
+        const res = answers[i]!;
         expectSuccess(res, { what: `GET ${path} as a fresh account`, clause: 'END-ME-1' });
         for (const n of needles)
           if (res.text.includes(n))
@@ -136,8 +141,9 @@ test(
     },
     async (shop) => {
       // Ada is eligible for the self-service feature, Chloé is not (docs/seed.md).
-      const ada = await shop.http.get('/v1/me/identity', { token: await customerToken(shop, ADA.sub) });
-      const chloe = await shop.http.get('/v1/me/identity', { token: await customerToken(shop, CHLOE.sub) });
+      // Two reads of two accounts: at once.
+      const identityOf = async (sub: string) => shop.http.get('/v1/me/identity', { token: await customerToken(shop, sub) });
+      const [ada, chloe] = await Promise.all([identityOf(ADA.sub), identityOf(CHLOE.sub)]);
       for (const [who, res] of [
         [ADA.sub, ada],
         [CHLOE.sub, chloe],
@@ -210,15 +216,20 @@ test(
       if (reads.length === 0) return notApplicable('the profile claims no agent caller kind');
       // The eligibility boolean, where the customer's reads show it (true for Ada, false for Chloé): an agent's read of Ada's
       // account carries it too (the identity read returns it, whoever reads).
-      const [ada, chloe] = await Promise.all(
-        [ADA.sub, CHLOE.sub].map(async (sub) => shop.http.get('/v1/me/identity', { token: await customerToken(shop, sub) })),
-      );
-      const chloeLeaves = new Map(leaves(chloe!.body));
-      const flips = leaves(ada!.body)
+      // Reads only, each by a caller of its own (one request through the assistant's agent): the customers' reads and the
+      // agents' go at once, the agents' answers judged in their order.
+      const identityOf = async (sub: string) => shop.http.get('/v1/me/identity', { token: await customerToken(shop, sub) });
+      const [ada, chloe, answers] = await Promise.all([
+        identityOf(ADA.sub),
+        identityOf(CHLOE.sub),
+        Promise.all(reads.map(([, read]) => read())),
+      ]);
+      const chloeLeaves = new Map(leaves(chloe.body));
+      const flips = leaves(ada.body)
         .filter(([path, v]) => v === true && chloeLeaves.get(path) === false)
         .map(([path]) => path);
-      for (const [who, read, listed] of reads) {
-        const res = await read();
+      for (const [i, [who, , listed]] of reads.entries()) {
+        const res = answers[i]!;
         if (!is2xx(res)) {
           if (listed) failSoft(`getIdentity as ${who} (in the checkout list)`, '2xx', brief(res), { clause: 'END-LIST-3' });
           continue;

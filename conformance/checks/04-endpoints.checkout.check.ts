@@ -21,7 +21,7 @@ import { customerToken, delegatedToken } from './_shared/mint-callers.js';
 import { CHECKOUT, checkout, checkoutBody, PREVIEW } from './_shared/place-order.js';
 import { ABSENT_IDS, CHECKOUT_ACCOUNTS } from './_shared/seed-data.js';
 import { describeUnmatched, looksUnmatched, probeUnmatched } from '../lib/routes.js';
-import { answersAsNoRoute, noRouteAnswers } from './_shared/probe-routes.js';
+import { answersAsNoRoute, noRouteAnswers, type Who } from './_shared/probe-routes.js';
 
 // --- callers and scope ------------------------------------------------------------------------------------------------
 
@@ -33,18 +33,20 @@ const AGENT_CHECKOUT: readonly Kind[] = ['delegated'];
  * the operation is not served: its row's clause is blamed with the list's.
  */
 async function callerMatrix(shop: Shop, path: string, json: unknown, opClause: string): Promise<void> {
-  const answers: [Kind, ShopResponse][] = [];
-  let unserved = true;
+  const tried: [Kind, Who][] = [];
   for (const { kind, capability } of KINDS) {
     if (capability && !shop.profile.capabilities[capability]) {
       shop.info.annotations.push({ type: 'note', description: `${kind} not tried: the profile does not claim "${capability}"` });
       continue;
     }
-    const who = await credentialsOf(shop, kind);
-    const res = await shop.http.post(path, { ...who, json });
-    answers.push([kind, res]);
-    unserved &&= await answersAsNoRoute(shop, res, { method: 'POST', path, who, json });
+    tried.push([kind, await credentialsOf(shop, kind)]);
   }
+  // Each kind is a fresh subject of its own, refused or answered for an empty cart: the requests go at once. Whether every
+  // kind got the answer of no route is then asked in the kinds' order, a probe only while it still may be so.
+  const sent = await Promise.all(tried.map(([, who]) => shop.http.post(path, { ...who, json })));
+  const answers: [Kind, ShopResponse][] = tried.map(([kind], i) => [kind, sent[i]!]);
+  let unserved = true;
+  for (const [i, [, who]] of tried.entries()) unserved &&= await answersAsNoRoute(shop, sent[i]!, { method: 'POST', path, who, json });
   for (const [kind, res] of answers) {
     if (AGENT_CHECKOUT.includes(kind)) {
       // Past the guard: anything but an authentication or authorization refusal (422 cart_empty for its empty cart).
@@ -109,9 +111,18 @@ test(
       requires: ['delegated'],
     },
     async (shop) => {
-      for (const token of [await delegatedToken(shop, shop.subject('cust')), await customerToken(shop)]) {
-        const res = await shop.http.post(PREVIEW, { token, json: {} });
-        const unmatched = await probeUnmatched((path) => shop.http.post(path, { token, json: {} }), PREVIEW, shop.subject());
+      // Two fresh subjects, each with an empty cart; the probe of a path no service has needs nothing of the answer: the four
+      // requests go at once, judged in the tokens' order.
+      const tokens = [await delegatedToken(shop, shop.subject('cust')), await customerToken(shop)];
+      const answers = await Promise.all(
+        tokens.map((token) =>
+          Promise.all([
+            shop.http.post(PREVIEW, { token, json: {} }),
+            probeUnmatched((path) => shop.http.post(path, { token, json: {} }), PREVIEW, shop.subject()),
+          ]),
+        ),
+      );
+      for (const [res, unmatched] of answers) {
         if (looksUnmatched(res, unmatched))
           fail(
             'POST /v1/checkout-previews is a route of the service',
@@ -208,13 +219,18 @@ test(
     },
     async (shop) => {
       const token = await delegatedToken(shop, shop.subject('cust'));
-      expectProblem(await shop.http.post(PREVIEW, { token, json: {} }), {
+      // Both refused for the empty cart, neither writes: they go at once, judged in turn.
+      const [preview, placed] = await Promise.all([
+        shop.http.post(PREVIEW, { token, json: {} }),
+        shop.http.post(CHECKOUT, { token, json: checkoutBody(ABSENT_IDS.card) }),
+      ]);
+      expectProblem(preview, {
         status: 422,
         error: 'cart_empty',
         docsUrl: shop.docsUrl,
         clause: 'ERR-TABLE-14',
       });
-      expectProblem(await shop.http.post(CHECKOUT, { token, json: checkoutBody(ABSENT_IDS.card) }), {
+      expectProblem(placed, {
         status: 422,
         error: 'cart_empty',
         docsUrl: shop.docsUrl,

@@ -9,6 +9,7 @@
 import { randomUUID } from 'node:crypto';
 import { check, test } from '../engine/check.js';
 import type { ShopResponse } from '../engine/http.js';
+import { CASES_AT_ONCE, judgeConcurrently } from '../engine/in-flight.js';
 import {
   expectCacheControl,
   expectNoHeader,
@@ -45,7 +46,13 @@ for (const read of CATALOG_READS) {
       },
       async (shop) => {
         const token = await customerToken(shop);
-        const res = await shop.http.get(read.path, { token });
+        // Only a matching tag makes the answer 304 (RFC 9110 13.1.2): a tag the server never issued gets the full answer. That
+        // read needs no tag of the first one, so the two go at once; the stranger's answer is judged last, as before.
+        const stranger = `W/"shop-conformance-${randomUUID()}"`;
+        const [res, other] = await Promise.all([
+          shop.http.get(read.path, { token }),
+          shop.http.get(read.path, { token, headers: { 'if-none-match': stranger } }),
+        ]);
         expectStatus(res, 200, { clause: 'PUR-SERVE-1' });
         const etag = expectWeakEtag(res, { clause: 'END-CONV-6' });
         expectCacheControl(res, ['private', 'no-cache'], { clause: 'END-CONV-7' });
@@ -70,9 +77,6 @@ for (const read of CATALOG_READS) {
           if (again.text !== '') fail('body of a 304', 'empty', again.text.slice(0, 200), { clause: 'END-CONV-8' });
           break;
         }
-        // Only a matching tag makes the answer 304 (RFC 9110 13.1.2): a tag the server never issued gets the full answer.
-        const stranger = `W/"shop-conformance-${randomUUID()}"`;
-        const other = await shop.http.get(read.path, { token, headers: { 'if-none-match': stranger } });
         expectStatus(other, 200, { what: `status of a GET with If-None-Match: ${stranger} (a tag never issued)`, clause: 'END-CONV-8' });
       },
     ),
@@ -90,23 +94,31 @@ test(
     },
     async (shop) => {
       const token = await customerToken(shop);
-      for (const read of CATALOG_READS) {
-        const res = await shop.http.get(read.path, { token });
-        expectStatus(res, 200);
-        expectCacheControl(res, ['private', 'no-cache'], { clause: 'END-CONV-7', exact: true });
-        const etag = expectWeakEtag(res, { clause: 'END-CONV-6' });
-        for (const inm of [etag, `W/"nope-1", ${etag}`, etag.replace(/^W\//, ''), '*']) {
-          const r = await shop.http.get(read.path, { token, headers: { 'if-none-match': inm } });
-          expectStatus(r, 304, { clause: 'END-CONV-8' });
-          if (r.text !== '') fail('body of a 304', 'empty', r.text.slice(0, 200), { clause: 'END-CONV-8' });
-          if (r.headers.get('etag') !== etag)
-            fail(`ETag of the 304 (If-None-Match: ${inm})`, etag, r.headers.get('etag'), { clause: 'END-CONV-8' });
-        }
-        const other = await shop.http.get(read.path, { token, headers: { 'if-none-match': 'W/"not-the-tag"' } });
-        expectStatus(other, 200, { clause: 'END-CONV-8' });
-        if (other.headers.get('etag') !== etag)
-          fail('ETag of an unchanged resource', etag, other.headers.get('etag'), { clause: 'END-CONV-6' });
-      }
+      // Reads only: the three resources go at once, and each one's conditional reads, which need its tag, at once after its
+      // first read; judged in the resources' and the reads' order.
+      await judgeConcurrently(
+        CATALOG_READS.map((read) => async () => {
+          const res = await shop.http.get(read.path, { token });
+          expectStatus(res, 200);
+          expectCacheControl(res, ['private', 'no-cache'], { clause: 'END-CONV-7', exact: true });
+          const etag = expectWeakEtag(res, { clause: 'END-CONV-6' });
+          const matching = [etag, `W/"nope-1", ${etag}`, etag.replace(/^W\//, ''), '*'];
+          const [other, ...answers] = await Promise.all(
+            ['W/"not-the-tag"', ...matching].map((inm) => shop.http.get(read.path, { token, headers: { 'if-none-match': inm } })),
+          );
+          for (const [i, inm] of matching.entries()) {
+            const r = answers[i]!;
+            expectStatus(r, 304, { clause: 'END-CONV-8' });
+            if (r.text !== '') fail('body of a 304', 'empty', r.text.slice(0, 200), { clause: 'END-CONV-8' });
+            if (r.headers.get('etag') !== etag)
+              fail(`ETag of the 304 (If-None-Match: ${inm})`, etag, r.headers.get('etag'), { clause: 'END-CONV-8' });
+          }
+          expectStatus(other!, 200, { clause: 'END-CONV-8' });
+          if (other!.headers.get('etag') !== etag)
+            fail('ETag of an unchanged resource', etag, other!.headers.get('etag'), { clause: 'END-CONV-6' });
+        }),
+        CASES_AT_ONCE,
+      );
     },
   ),
 );
@@ -124,17 +136,16 @@ test(
       const token = await customerToken(shop);
       const ada = await customerToken(shop, ADA.sub);
       // Whatever their status, these are not catalog GETs: the default applies. The diagnostic read exists in the spec
-      // ("GET /v1/me is a diagnostic read").
-      const answers: [string, ShopResponse][] = [
-        [`GET ${SPECIAL_PATHS.getHealth}`, await shop.http.get(SPECIAL_PATHS.getHealth)],
-        ['getCart', await shop.http.get('/v1/cart', { token })],
-        ['GET /v1/me', await shop.http.get('/v1/me', { token })],
-        ['addCartItem', await shop.http.post('/v1/cart/items', { token, json: cartLine() })],
-        ['updateCartItem', await shop.http.patch(`/v1/cart/items/${VARIANT}`, { token, json: cartQuantity(2) })],
-        ['removeCartItem', await shop.http.delete(`/v1/cart/items/${VARIANT}`, { token })],
+      // ("GET /v1/me is a diagnostic read"). The fresh customer's cart is read, added to, updated and emptied in that order;
+      // everything else is a read (Ada's account and checkout reads, as an account that has data: docs/seed.md) and goes at
+      // once beside it. The answers are judged in the order of this list.
+      const cartSequence = async (): Promise<ShopResponse[]> => [
+        await shop.http.get('/v1/cart', { token }),
+        await shop.http.post('/v1/cart/items', { token, json: cartLine() }),
+        await shop.http.patch(`/v1/cart/items/${VARIANT}`, { token, json: cartQuantity(2) }),
+        await shop.http.delete(`/v1/cart/items/${VARIANT}`, { token }),
       ];
-      // Each account and checkout read, as an account that has data (docs/seed.md).
-      for (const [op, path] of [
+      const adaReads = [
         ['getProfile', '/v1/me/profile'],
         ['listAddresses', '/v1/me/addresses'],
         ['listPaymentMethods', '/v1/me/payment-methods'],
@@ -143,8 +154,22 @@ test(
         ['getIdentity', '/v1/me/identity'],
         ['getCheckoutAddress', '/v1/me/checkout-address'],
         ['getCheckoutMethods', '/v1/me/checkout-methods'],
-      ] as const)
-        answers.push([op, await shop.http.get(path, { token: ada })]);
+      ] as const;
+      const [health, [getCart, add, update, remove], me, adaAnswers] = await Promise.all([
+        shop.http.get(SPECIAL_PATHS.getHealth),
+        cartSequence(),
+        shop.http.get('/v1/me', { token }),
+        Promise.all(adaReads.map(([, path]) => shop.http.get(path, { token: ada }))),
+      ]);
+      const answers: [string, ShopResponse][] = [
+        [`GET ${SPECIAL_PATHS.getHealth}`, health],
+        ['getCart', getCart!],
+        ['GET /v1/me', me],
+        ['addCartItem', add!],
+        ['updateCartItem', update!],
+        ['removeCartItem', remove!],
+        ...adaReads.map(([op], i): [string, ShopResponse] => [op, adaAnswers[i]!]),
+      ];
       for (const [what, res] of answers) inCase(what, () => expectNoStore(res, { clause: 'END-CONV-9' }));
     },
   ),
@@ -213,11 +238,12 @@ test(
     },
     async (shop) => {
       const token = await customerToken(shop);
-      for (const type of NON_JSON_TYPES) {
-        // A Uint8Array body makes fetch send no Content-Type of its own.
-        const res = await shop.http.post('/v1/cart/items', { token, body: jsonBytes(), headers: { 'content-type': type } });
-        expectRefusal(shop, res, { clause: 'END-CONV-5' });
-      }
+      // Each body is refused for its type, whatever the cart holds: the requests go at once, judged in the types' order.
+      // A Uint8Array body makes fetch send no Content-Type of its own.
+      const answers = await Promise.all(
+        NON_JSON_TYPES.map((type) => shop.http.post('/v1/cart/items', { token, body: jsonBytes(), headers: { 'content-type': type } })),
+      );
+      for (const res of answers) expectRefusal(shop, res, { clause: 'END-CONV-5' });
     },
   ),
 );
@@ -234,10 +260,12 @@ test(
     },
     async (shop) => {
       const token = await customerToken(shop);
-      for (const type of NON_JSON_TYPES) {
-        const res = await shop.http.post('/v1/cart/items', { token, body: jsonBytes(), headers: { 'content-type': type } });
+      // Refused for their type, the three go at once; the cart is read after all of them.
+      const answers = await Promise.all(
+        NON_JSON_TYPES.map((type) => shop.http.post('/v1/cart/items', { token, body: jsonBytes(), headers: { 'content-type': type } })),
+      );
+      for (const res of answers)
         expectProblem(res, { status: 415, error: 'unsupported_media_type', docsUrl: shop.docsUrl, clause: 'END-CONV-5' });
-      }
       const cart = await shop.http.get('/v1/cart', { token });
       expectEmptyCart(cart, { what: 'cart lines after refused writes', clause: 'END-CONV-5' });
       const ok = await shop.http.post('/v1/cart/items', {

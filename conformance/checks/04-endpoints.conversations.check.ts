@@ -50,9 +50,15 @@ test(
         ['GET', `${COLLECTION}/${freshId('conv')}`],
         ['POST', `${COLLECTION}/${freshId('conv')}/messages`],
       ];
+      // Without a token nothing is written: the probes go at once, judged in their order.
+      const answers = await Promise.all(
+        probes.map(([method, path]) =>
+          shop.http.request(method, path, method === 'POST' ? { json: { mode: 'direct', text: 'hello' } } : {}),
+        ),
+      );
       let seen = 0;
-      for (const [method, path] of probes) {
-        const res = await shop.http.request(method, path, method === 'POST' ? { json: { mode: 'direct', text: 'hello' } } : {});
+      for (const [i, [method, path]] of probes.entries()) {
+        const res = answers[i]!;
         if (res.status !== 401) continue;
         seen++;
         inCase(`${method} ${path} without a token`, () => {
@@ -79,16 +85,21 @@ test(
       requires: ['assistants'],
     },
     async (shop) => {
-      const agent = await AssistantAgent.create(shop);
       const open = conversationRoute('openConversation');
-      const asBearer = await shop.http.request(open.method, open.path, { token: agent.token, json: openBody() });
+      // The customer's refused open needs nothing of the assistant: it goes beside the assistant's provisioning and its token's
+      // refused use as Bearer; both are judged in turn. The assistant's own DPoP request comes after both, as before.
+      const [[agent, asBearer], asCustomer] = await Promise.all([
+        (async () => {
+          const created = await AssistantAgent.create(shop);
+          return [created, await shop.http.request(open.method, open.path, { token: created.token, json: openBody() })] as const;
+        })(),
+        (async () => shop.http.request(open.method, open.path, { token: await customerToken(shop), json: openBody() }))(),
+      ]);
       inCase('the assistant token as Bearer', () => {
         expectProblem(asBearer, { status: 401, error: 'invalid_token', docsUrl: shop.docsUrl, clause: 'ERR-TABLE-3' });
         expectChallenge(asBearer, { scheme: 'DPoP', error: 'invalid_token', clause: 'ERR-TABLE-3' });
         expectDpopChallengesOnly(asBearer, { clause: 'AUTH-SCHEME-1' });
       });
-      const customer = await customerToken(shop);
-      const asCustomer = await shop.http.request(open.method, open.path, { token: customer, json: openBody() });
       inCase('a customer Bearer token', () => {
         expectStatus(asCustomer, [401, 403], { clause: 'END-PUBLIC-19' });
         expectProblem(asCustomer, {
@@ -246,8 +257,14 @@ test(
         ['GET', `${COLLECTION}/${id}`, undefined],
         ['GET', `${COLLECTION}/${id}/events`, undefined],
       ];
-      for (const [method, path, json] of cases) {
-        const res = await shop.http.request(method, path, { token: forwarder, headers, ...(json !== undefined ? { json } : {}) });
+      // Every case is refused at the actor stage: at once, judged in turn.
+      const answers = await Promise.all(
+        cases.map(([method, path, json]) =>
+          shop.http.request(method, path, { token: forwarder, headers, ...(json !== undefined ? { json } : {}) }),
+        ),
+      );
+      for (const [i, [method, path]] of cases.entries()) {
+        const res = answers[i]!;
         inCase(`${method} ${path} from a browser session`, () =>
           expectProblem(res, { status: 403, error: 'caller_not_allowed', docsUrl: shop.docsUrl, clause: 'AUTH-ORDER-7' }),
         );

@@ -18,6 +18,7 @@ import { bearer, bodyOf, otherSecrets, present, route, ROUTES, wrong, type Inter
 import { expectRefusal } from './_shared/expect-refusals.js';
 import { postChunked } from './_shared/post-chunked.js';
 import { SPECIAL_PATHS } from '../../contract/routes.js';
+import { CASES_AT_ONCE, judgeConcurrently, mapConcurrent } from '../engine/in-flight.js';
 
 // ------------------------------------------------------------------------------------------------ credentials (spec)
 
@@ -53,9 +54,17 @@ for (const r of ROUTES.filter((x) => x.secret !== 'accountRecoverySecret')) {
         clauses: [r.clause],
       },
       async (shop) => {
+        const own = shop.profile.secrets[r.secret];
+        const cases = credentialCases(shop, r);
+        // Every request carries a body of fresh ids, and a refused one changes nothing: the wrong credentials and the route's
+        // own secret go at once, and are judged in the order listed.
+        const [answers, ownAnswer] = await Promise.all([
+          mapConcurrent(cases, CASES_AT_ONCE, ([, headers]) => shop.http.post(r.path, { headers, json: bodyOf(r, shop) })),
+          own === null ? undefined : shop.http.post(r.path, { headers: present(r, own, { spec: true }), json: bodyOf(r, shop) }),
+        ]);
         let refusal: ShopResponse | undefined;
-        for (const [what, headers] of credentialCases(shop, r)) {
-          const res = await shop.http.post(r.path, { headers, json: bodyOf(r, shop) });
+        for (const [i, [what]] of cases.entries()) {
+          const res = answers[i]!;
           inCase(what, () => {
             expectRefusal(shop, res, { clause: r.clause });
             // The refusal's status is open at this level, but a 401 always carries a challenge (RFC 9110 §15.5.2).
@@ -64,11 +73,10 @@ for (const r of ROUTES.filter((x) => x.secret !== 'accountRecoverySecret')) {
           });
           if (what === 'a wrong secret') refusal = res;
         }
-        const own = shop.profile.secrets[r.secret];
-        if (own === null) return; // closed: nothing opens it
+        if (ownAnswer === undefined) return; // closed: nothing opens it
         // A route that refuses everyone passes every case above. Its own secret may still be refused for the body (shapes
         // are not shown), but never as a credential: not 401 (RFC 9110 §15.5.2), not the 403 a wrong secret gets.
-        const res = await shop.http.post(r.path, { headers: present(r, own, { spec: true }), json: bodyOf(r, shop) });
+        const res = ownAnswer;
         inCase("the route's own secret", () => {
           const asWrong = res.status === 403 && refusal?.status === 403 && res.body?.error === refusal.body?.error;
           if (res.status === 401 || asWrong)
@@ -93,19 +101,23 @@ test(
         ['a guest storefront token', bearer(await shop.mint.guest())],
         ['an operator token', { ...bearer(await shop.mint.operator()), operator: OPERATOR_ATTRIBUTION }],
       ];
-      for (const r of ROUTES) {
-        for (const [what, headers] of tokens) {
-          const res = await shop.http.post(r.path, { headers, json: bodyOf(r, shop) });
-          inCase(`${r.path} with ${what}`, () => {
-            expectRefusal(shop, res, { clause: 'PUR-RULE-4' });
-            if (res.body?.error === 'caller_not_allowed' || res.body?.error === 'insufficient_scope') {
-              fail("refused by its own authentication, not by the operations' caller guard", 'a credential refusal', brief(res), {
-                clause: 'PUR-RULE-4',
-              });
-            }
-          });
-        }
-      }
+      // Refused requests with bodies of fresh ids: every route × token at once, judged in the order listed.
+      await judgeConcurrently(
+        ROUTES.flatMap((r) =>
+          tokens.map(([what, headers]) => async () => {
+            const res = await shop.http.post(r.path, { headers, json: bodyOf(r, shop) });
+            inCase(`${r.path} with ${what}`, () => {
+              expectRefusal(shop, res, { clause: 'PUR-RULE-4' });
+              if (res.body?.error === 'caller_not_allowed' || res.body?.error === 'insufficient_scope') {
+                fail("refused by its own authentication, not by the operations' caller guard", 'a credential refusal', brief(res), {
+                  clause: 'PUR-RULE-4',
+                });
+              }
+            });
+          }),
+        ),
+        CASES_AT_ONCE,
+      );
     },
   ),
 );
@@ -123,12 +135,18 @@ test(
       level: 'reference',
     },
     async (shop) => {
-      for (const r of ROUTES) {
-        if (shop.profile.secrets[r.secret] === null) continue; // closed: 404 not_configured, judged below
-        for (const [what, headers] of [
-          ['no credential', {}],
-          ['a wrong secret', present(r, wrong(shop.profile.secrets[r.secret]))],
-        ] as const) {
+      // Refused requests: every route × credential at once, judged in the order listed.
+      const cases = ROUTES.filter((r) => shop.profile.secrets[r.secret] !== null) // closed: 404 not_configured, judged below
+        .flatMap((r) =>
+          (
+            [
+              ['no credential', {}],
+              ['a wrong secret', present(r, wrong(shop.profile.secrets[r.secret]))],
+            ] as const
+          ).map(([what, headers]) => [r, what, headers] as const),
+        );
+      await judgeConcurrently(
+        cases.map(([r, what, headers]) => async () => {
           const res = await shop.http.post(r.path, { headers, json: bodyOf(r, shop) });
           inCase(`${r.path}, ${what}`, () => {
             expectProblem(res, { status: 401, error: 'invalid_credentials', docsUrl: shop.docsUrl, clause: r.clause });
@@ -141,8 +159,9 @@ test(
                 { clause: r.clause },
               );
           });
-        }
-      }
+        }),
+        CASES_AT_ONCE,
+      );
     },
   ),
 );
@@ -158,19 +177,28 @@ test(
       level: 'reference',
     },
     async (shop) => {
-      for (const r of ROUTES.filter((x) => x.secret !== 'accountRecoverySecret')) {
-        const own = shop.profile.secrets[r.secret];
-        const res = await shop.http.post(r.path, { headers: own === null ? {} : present(r, own), json: bodyOf(r, shop) });
-        inCase(r.path, () => {
-          if (own === null)
-            return void expectProblem(res, { status: 404, error: 'not_configured', docsUrl: shop.docsUrl, clause: r.clause });
-          if (r.accepted.error)
-            return void expectProblem(res, { status: r.accepted.status, error: r.accepted.error, docsUrl: shop.docsUrl, clause: r.clause });
-          if (res.status !== r.accepted.status)
-            fail("status with the route's own secret", r.accepted.status, brief(res), { clause: r.clause });
-          expectNoStore(res, { clause: r.clause });
-        });
-      }
+      // Each route its own record of fresh ids: the routes at once, judged in the order listed.
+      await judgeConcurrently(
+        ROUTES.filter((x) => x.secret !== 'accountRecoverySecret').map((r) => async () => {
+          const own = shop.profile.secrets[r.secret];
+          const res = await shop.http.post(r.path, { headers: own === null ? {} : present(r, own), json: bodyOf(r, shop) });
+          inCase(r.path, () => {
+            if (own === null)
+              return void expectProblem(res, { status: 404, error: 'not_configured', docsUrl: shop.docsUrl, clause: r.clause });
+            if (r.accepted.error)
+              return void expectProblem(res, {
+                status: r.accepted.status,
+                error: r.accepted.error,
+                docsUrl: shop.docsUrl,
+                clause: r.clause,
+              });
+            if (res.status !== r.accepted.status)
+              fail("status with the route's own secret", r.accepted.status, brief(res), { clause: r.clause });
+            expectNoStore(res, { clause: r.clause });
+          });
+        }),
+        CASES_AT_ONCE,
+      );
     },
   ),
 );
@@ -198,10 +226,13 @@ test(
       const r = route(SPECIAL_PATHS.recordSecurityIntent);
       // The control: the same intent under the cap. The spec names no status for the size refusal, but it must be about
       // size: not the validation failure of a body this server takes, nor the answer the small body gets anyway.
-      const under = await postChunked(shop, r.path, present(r, secret!, { spec: true }), paddedIntent(LIMITS.securityIntentBytes - 512));
+      // Each intent has a fresh id: the control and the two over the cap go at once, and are judged in turn.
+      const send = (size: number) => postChunked(shop, r.path, present(r, secret!, { spec: true }), paddedIntent(size));
+      const sizes = [LIMITS.securityIntentBytes + 1024, 64 * 1024];
+      const [under, over] = await Promise.all([send(LIMITS.securityIntentBytes - 512), Promise.all(sizes.map(send))]);
       const code = (res: ShopResponse) => `${res.status} ${typeof res.body?.error === 'string' ? res.body.error : ''}`;
-      for (const size of [LIMITS.securityIntentBytes + 1024, 64 * 1024]) {
-        const res = await postChunked(shop, r.path, present(r, secret!, { spec: true }), paddedIntent(size));
+      for (const [i, size] of sizes.entries()) {
+        const res = over[i]!;
         inCase(`a ${size}-byte valid intent, chunked`, () => {
           expectRefusal(shop, res, { clause: 'LIM-INTENT-1' });
           if (is2xx(under) && res.body?.error === 'invalid_request')

@@ -8,6 +8,7 @@ import { OPERATIONS_BY_ID } from '../../contract/operations.js';
 import { credentialsOfClaimedKinds } from '../engine/callers.js';
 import { check, notApplicable, test } from '../engine/check.js';
 import type { ShopResponse } from '../engine/http.js';
+import { CASES_AT_ONCE } from '../engine/in-flight.js';
 import { expectSuccess, fail, judgeEach } from '../lib/assert.js';
 import { answersAsNoRoute, noRouteAnswers } from './_shared/probe-routes.js';
 import { cartLine, cartQuantity } from './_shared/expect-cart.js';
@@ -36,15 +37,17 @@ test(
       const served = (res: ShopResponse, operationId: string, serves: 'PUR-SERVE-1' | 'PUR-SERVE-2', what: string) =>
         expectSuccess(res, { what: `${operationId} (${what}) for a customer`, clause: judged(operationId, serves) });
 
-      served(await shop.http.get('/v1/catalog/products', { token }), 'searchProducts', 'PUR-SERVE-1', 'GET /v1/catalog/products');
-      served(
-        await shop.http.get(`/v1/catalog/products/${encodeURIComponent(PRODUCT_HANDLE)}`, { token }),
-        'getProduct',
-        'PUR-SERVE-1',
-        `GET /v1/catalog/products/${PRODUCT_HANDLE}`,
-      );
-      served(await shop.http.get('/v1/catalog/collections', { token }), 'listCollections', 'PUR-SERVE-1', 'GET /v1/catalog/collections');
-      served(await shop.http.get('/v1/cart', { token }), 'getCart', 'PUR-SERVE-2', 'GET /v1/cart');
+      // The four reads go at once (the cart's still before the writes to that cart); the writes go in turn.
+      const [products, product, collections, cart] = await Promise.all([
+        shop.http.get('/v1/catalog/products', { token }),
+        shop.http.get(`/v1/catalog/products/${encodeURIComponent(PRODUCT_HANDLE)}`, { token }),
+        shop.http.get('/v1/catalog/collections', { token }),
+        shop.http.get('/v1/cart', { token }),
+      ]);
+      served(products, 'searchProducts', 'PUR-SERVE-1', 'GET /v1/catalog/products');
+      served(product, 'getProduct', 'PUR-SERVE-1', `GET /v1/catalog/products/${PRODUCT_HANDLE}`);
+      served(collections, 'listCollections', 'PUR-SERVE-1', 'GET /v1/catalog/collections');
+      served(cart, 'getCart', 'PUR-SERVE-2', 'GET /v1/cart');
       served(
         await shop.http.post('/v1/cart/items', { token, json: cartLine(VARIANT, 1) }),
         'addCartItem',
@@ -90,6 +93,8 @@ test(
       const members: readonly string[] = CALLER_LISTS.checkout.members;
       if (kinds.every(([kind]) => members.includes(kind)))
         notApplicable('the profile claims no caller kind outside the checkout list (delegated, guests, operators)');
+      // Each read is its own route: the three are judged at once, each asking the kinds in turn (and stopping at the first
+      // kind not answered as on no route); failures are still reported in the reads' order.
       await judgeEach(
         CHECKOUT_READS,
         async ([operationId, serves]) => {
@@ -108,6 +113,7 @@ test(
           );
         },
         (failed, of) => `${failed} of ${of} checkout reads answered every caller kind as on a path no service has`,
+        CASES_AT_ONCE,
       );
     },
   ),

@@ -12,6 +12,7 @@
 // Writes. Every request here that writes is one the domain refuses (a refund of a refunded order, a cancellation of a
 // delivered one, stock below zero), so nothing is written, even if a broken guard let it through.
 import { check, notApplicable, test, type Shop } from '../engine/check.js';
+import { CASES_AT_ONCE, mapConcurrent } from '../engine/in-flight.js';
 import { credentialsOfClaimedKinds } from '../engine/callers.js';
 import { expectNoHeader, expectProblem, expectSuccess, fail, inCase } from '../lib/assert.js';
 import { expectCredentialRefused } from './_shared/expect-refusals.js';
@@ -56,26 +57,31 @@ test(
       seed: true,
     },
     async (shop) => {
-      for (const [kind, who] of await nonOperators(shop)) {
-        for (const r of requests()) {
-          const res = await send(shop, r, who);
-          if (res.status >= 200 && res.status < 400)
-            fail(
-              `${r.method} ${r.path} as ${kind}`,
-              'a refusal (4xx), /v1/ops/* is operator-only',
-              `${res.status} ${res.text.slice(0, 200)}`,
-              { clause: 'PUR-RULE-3' },
-            );
-          if (res.status >= 400)
-            expectProblem(res, { status: res.status, error: String(res.body?.error ?? ''), docsUrl: shop.docsUrl, clause: 'PUR-RULE-3' });
-        }
+      // Every write here is one the domain refuses (nothing is written, whoever sends it): the callers' requests and the
+      // operator's control go at once, judged in turn (the callers first, as before).
+      const asCallers = (await nonOperators(shop)).flatMap(([kind, who]) => requests().map((r) => ({ kind, who, r })));
+      const control = shop.profile.capabilities.operators ? await operator(shop) : undefined;
+      const asOperator = control ? requests() : [];
+      const [answers, controls] = await Promise.all([
+        mapConcurrent(asCallers, CASES_AT_ONCE, ({ who, r }) => send(shop, r, who)),
+        mapConcurrent(asOperator, CASES_AT_ONCE, (r) => send(shop, r, control!)),
+      ]);
+      for (const [i, { kind, r }] of asCallers.entries()) {
+        const res = answers[i]!;
+        if (res.status >= 200 && res.status < 400)
+          fail(
+            `${r.method} ${r.path} as ${kind}`,
+            'a refusal (4xx), /v1/ops/* is operator-only',
+            `${res.status} ${res.text.slice(0, 200)}`,
+            { clause: 'PUR-RULE-3' },
+          );
+        if (res.status >= 400)
+          expectProblem(res, { status: res.status, error: String(res.body?.error ?? ''), docsUrl: shop.docsUrl, clause: 'PUR-RULE-3' });
       }
       // Control: the routes as the documents describe them exist and admit an operator, so that the refusals above are the
       // guard's and not a missing route's (a 404 to everyone would prove nothing).
-      if (!shop.profile.capabilities.operators) return;
-      const who = await operator(shop);
-      for (const r of requests()) {
-        const res = await send(shop, r, who);
+      for (const [i, r] of asOperator.entries()) {
+        const res = controls[i]!;
         if ([401, 403, 404, 405].includes(res.status))
           fail(
             `${r.method} ${r.path} as an operator (the route of ${r.operationId} in the description documents)`,
@@ -105,9 +111,12 @@ test(
           fail(`the described route of ${r.operationId}`, 'a path under /v1/ops/', `${r.method} ${r.path}`, { clause: 'PUR-SERVE-5' });
       // The reads (a search, and an order the seed holds) need nothing but an operator: 2xx, whatever their bodies.
       const who = await operator(shop);
-      for (const r of requests().filter((q) => q.method === 'GET'))
-        await inCase(`${r.method} ${r.path} (${r.operationId}) as an operator`, async () =>
-          expectSuccess(await send(shop, r, who), { what: 'served', clause: ['PUR-SERVE-5', 'AUTH-KIND-11', 'AUTH-CRED-4'] }),
+      const reads = requests().filter((q) => q.method === 'GET');
+      // Reads: at once, judged in turn.
+      const answers = await Promise.all(reads.map((r) => send(shop, r, who)));
+      for (const [i, r] of reads.entries())
+        inCase(`${r.method} ${r.path} (${r.operationId}) as an operator`, () =>
+          expectSuccess(answers[i]!, { what: 'served', clause: ['PUR-SERVE-5', 'AUTH-KIND-11', 'AUTH-CRED-4'] }),
         );
     },
   ),
@@ -127,15 +136,23 @@ test(
     },
     async (shop) => {
       const bare = await operator(shop, { header: false });
-      for (const r of requests())
-        await inCase(`${r.method} ${r.path} (${r.operationId}) without the Operator header`, async () =>
-          expectCredentialRefused(shop, await send(shop, r, bare), { clause: 'AUTH-CRED-4' }),
+      const who = await operator(shop);
+      const all = requests();
+      const reads = all.filter((q) => q.method === 'GET');
+      // Every write here is one the domain refuses (nothing is written): the refused requests and the control's reads go at
+      // once, judged in turn (the refusals first, as before).
+      const [refused, served] = await Promise.all([
+        mapConcurrent(all, CASES_AT_ONCE, (r) => send(shop, r, bare)),
+        Promise.all(reads.map((r) => send(shop, r, who))),
+      ]);
+      for (const [i, r] of all.entries())
+        inCase(`${r.method} ${r.path} (${r.operationId}) without the Operator header`, () =>
+          expectCredentialRefused(shop, refused[i]!, { clause: 'AUTH-CRED-4' }),
         );
       // Control: the same kind of token with the header is served the reads, so the refusals above are the header's.
-      const who = await operator(shop);
-      for (const r of requests().filter((q) => q.method === 'GET'))
-        await inCase(`${r.method} ${r.path} (${r.operationId}) with the Operator header`, async () =>
-          expectSuccess(await send(shop, r, who), { what: 'served', clause: 'AUTH-CRED-4' }),
+      for (const [i, r] of reads.entries())
+        inCase(`${r.method} ${r.path} (${r.operationId}) with the Operator header`, () =>
+          expectSuccess(served[i]!, { what: 'served', clause: 'AUTH-CRED-4' }),
         );
     },
   ),
@@ -155,19 +172,24 @@ test(
       seed: true,
     },
     async (shop) => {
-      for (const [kind, who] of await nonOperators(shop)) {
-        for (const r of requests()) {
-          const res = await send(shop, r, who);
-          expectOpsProblem(shop, res, 403, 'caller_not_allowed', { clause: 'PUR-RULE-3' });
-          expectNoHeader(res, 'www-authenticate', {
-            what: `WWW-Authenticate on caller_not_allowed (${kind}, ${r.operationId})`,
-            clause: 'ERR-TABLE-8',
-          });
-        }
+      // Every write here is one the domain refuses: all at once, judged in turn (the other kinds first, as before).
+      const asCallers = (await nonOperators(shop)).flatMap(([kind, who]) => requests().map((r) => ({ kind, who, r })));
+      const op = await operator(shop);
+      const asOperator = requests();
+      const [answers, controls] = await Promise.all([
+        mapConcurrent(asCallers, CASES_AT_ONCE, ({ who, r }) => send(shop, r, who)),
+        mapConcurrent(asOperator, CASES_AT_ONCE, (r) => send(shop, r, op)),
+      ]);
+      for (const [i, { kind, r }] of asCallers.entries()) {
+        const res = answers[i]!;
+        expectOpsProblem(shop, res, 403, 'caller_not_allowed', { clause: 'PUR-RULE-3' });
+        expectNoHeader(res, 'www-authenticate', {
+          what: `WWW-Authenticate on caller_not_allowed (${kind}, ${r.operationId})`,
+          clause: 'ERR-TABLE-8',
+        });
       }
-      const who = await operator(shop);
-      for (const r of requests()) {
-        const res = await send(shop, r, who);
+      for (const [i, r] of asOperator.entries()) {
+        const res = controls[i]!;
         if (res.status === 401 || res.status === 403)
           fail(`operator on ${r.operationId}`, 'past the guard (not 401/403)', `${res.status} ${String(res.body?.error)}`, {
             clause: 'PUR-SERVE-5',
@@ -191,7 +213,10 @@ test(
     },
     async (shop) => {
       const who = await operator(shop, { header: false });
-      for (const r of requests()) expectOpsProblem(shop, await send(shop, r, who), 403, 'caller_not_allowed', { clause: 'AUTH-CRED-4' });
+      // Refused requests (and writes the domain refuses): at once, judged in turn.
+      const all = requests();
+      const answers = await mapConcurrent(all, CASES_AT_ONCE, (r) => send(shop, r, who));
+      for (const res of answers) expectOpsProblem(shop, res, 403, 'caller_not_allowed', { clause: 'AUTH-CRED-4' });
     },
   ),
 );
@@ -208,9 +233,12 @@ test(
     async (shop) => {
       const readOnly = await operator(shop, { scope: 'ops:read' });
       const writeOnly = await operator(shop, { scope: 'ops:write' });
-      for (const r of requests()) {
+      // Refused requests (and writes the domain refuses): at once, judged in turn.
+      const all = requests();
+      const answers = await mapConcurrent(all, CASES_AT_ONCE, (r) => send(shop, r, r.method !== 'GET' ? readOnly : writeOnly));
+      for (const [i, r] of all.entries()) {
         const write = r.method !== 'GET';
-        expectOpsProblem(shop, await send(shop, r, write ? readOnly : writeOnly), 403, 'insufficient_scope', {
+        expectOpsProblem(shop, answers[i]!, 403, 'insufficient_scope', {
           clause: 'ERR-TABLE-9',
           extra: {
             scope: write ? 'ops:write' : 'ops:read',
@@ -315,7 +343,11 @@ test(
     },
     async (shop) => {
       const who = await operator(shop);
-      const o = expectOpsOk(await shop.http.get(`/v1/ops/orders/${DELIVERED}`, who), { clause: 'PUR-SERVE-5' });
+      // Three reads: at once, judged in turn.
+      const [delivered, refundedRead, absent] = await Promise.all(
+        [DELIVERED, REFUNDED, ABSENT_IDS.order].map((id) => shop.http.get(`/v1/ops/orders/${id}`, who)),
+      );
+      const o = expectOpsOk(delivered!, { clause: 'PUR-SERVE-5' });
       if (o?.id !== DELIVERED || o.account !== ADA.sub || o.status !== 'delivered')
         fail(`order ${DELIVERED}`, { id: DELIVERED, account: ADA.sub, status: 'delivered' }, o, { clause: 'PUR-SERVE-5' });
       if (!Array.isArray(o.lines) || o.lines.length === 0) fail('lines', 'a non-empty list', o.lines, { clause: 'PUR-SERVE-5' });
@@ -326,11 +358,11 @@ test(
       if (!payment) fail('payments', `the seed payment ${seedPaymentRef(DELIVERED)}`, o.payments, { clause: 'PUR-SERVE-5' });
       if (payment.amount_cents !== o.total_cents) fail('payment amount', o.total_cents, payment.amount_cents, { clause: 'PUR-SERVE-5' });
 
-      const refunded = expectOpsOk(await shop.http.get(`/v1/ops/orders/${REFUNDED}`, who), { clause: 'PUR-SERVE-5' });
+      const refunded = expectOpsOk(refundedRead!, { clause: 'PUR-SERVE-5' });
       if (refunded?.payments?.[0]?.status !== 'refunded' || refunded.payments[0].refundable_cents !== 0)
         fail(`payment of ${REFUNDED}`, { status: 'refunded', refundable_cents: 0 }, refunded?.payments?.[0], { clause: 'PUR-SERVE-5' });
 
-      expectOpsProblem(shop, await shop.http.get(`/v1/ops/orders/${ABSENT_IDS.order}`, who), 404, 'not_found', { clause: 'PUR-SERVE-5' });
+      expectOpsProblem(shop, absent!, 404, 'not_found', { clause: 'PUR-SERVE-5' });
     },
   ),
 );

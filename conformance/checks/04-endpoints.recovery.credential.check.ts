@@ -6,6 +6,7 @@
 import { check, notApplicable, test, type Shop } from '../engine/check.js';
 import { OPERATOR_ATTRIBUTION } from '../engine/callers.js';
 import type { ShopResponse } from '../engine/http.js';
+import { CASES_AT_ONCE, mapConcurrent } from '../engine/in-flight.js';
 import { brief, expectProblem, expectStatus, fail, inCase } from '../lib/assert.js';
 import { bearer, otherSecrets, wrong } from './_shared/call-internal-routes.js';
 import { expectRefusal } from './_shared/expect-refusals.js';
@@ -24,8 +25,7 @@ function expect401(shop: Shop, res: ShopResponse, { clause }: { clause: string }
 }
 
 /** The control: with its own credential a well-formed request reaches the lookup (404 recovery_not_found), so refusals are about credentials. */
-async function expectControl(shop: Shop, { clause }: { clause: string }): Promise<void> {
-  const res = await recover(shop, unknownOperation());
+function expectControl(shop: Shop, res: ShopResponse, { clause }: { clause: string }): void {
   inCase('control: own credential, unknown operation', () =>
     expectProblem(res, { status: 404, error: 'recovery_not_found', docsUrl: shop.docsUrl, clause }),
   );
@@ -41,7 +41,6 @@ test(
     },
     async (shop) => {
       const secret = recoverySecret(shop);
-      await expectControl(shop, { clause: 'END-PUBLIC-16' });
       const cases: [string, Record<string, string>][] = [
         ['no Authorization', {}],
         ['a wrong secret', bearer(wrong(secret))],
@@ -53,11 +52,18 @@ test(
       ];
       // The same request with its own credential: a wrong one answered alike was never looked at (END-PUBLIC-16), where an
       // answer of its own that is not 401 is a refusal in the wrong status (END-RECOVERY-11).
-      const own = await recover(shop, RECOVERY_OPERATIONS.cancelled);
-      for (const [what, headers] of cases) {
-        const res = await recover(shop, RECOVERY_OPERATIONS.cancelled, headers);
+      // The control, the request with its own credential and the refused ones go at once (the cancelled operation is never
+      // reopened, an unknown one is never found, a refused one is not looked at); judged in turn, the control first.
+      const [control, own, ...answers] = await mapConcurrent(
+        [unknownOperation(), RECOVERY_OPERATIONS.cancelled, ...cases.map(() => RECOVERY_OPERATIONS.cancelled)],
+        CASES_AT_ONCE,
+        (body, i) => (i < 2 ? recover(shop, body) : recover(shop, body, cases[i - 2]![1])),
+      );
+      expectControl(shop, control!, { clause: 'END-PUBLIC-16' });
+      for (const [i, [what]] of cases.entries()) {
+        const res = answers[i]!;
         inCase(what, () => {
-          if (res.status !== 401 && res.status === own.status && res.body?.error === own.body?.error)
+          if (res.status !== 401 && res.status === own!.status && res.body?.error === own!.body?.error)
             fail('answered as its own credential is', 'refused: 401', brief(res), { clause: ['END-PUBLIC-16', 'END-RECOVERY-11'] });
           expect401(shop, res, { clause: 'END-RECOVERY-11' });
         });
@@ -77,7 +83,6 @@ test(
     },
     async (shop) => {
       const secret = recoverySecret(shop);
-      await expectControl(shop, { clause: 'END-PUBLIC-18' });
       const cases: [string, Record<string, string>][] = [];
       for (const [name, value] of otherSecrets(shop.profile.secrets, 'accountRecoverySecret')) {
         cases.push([`the profile's ${name} as a bearer`, bearer(value)]);
@@ -93,10 +98,13 @@ test(
       cases.push(['an operator token', { ...bearer(await shop.mint.operator()), operator: OPERATOR_ATTRIBUTION }]);
       cases.push(['a guest storefront token', bearer(await shop.mint.guest())]);
       cases.push(['a backoffice machine token', bearer(await shop.mint.machine(shop.profile.clients.backoffice))]);
-      for (const [what, headers] of cases) {
-        const res = await recover(shop, RECOVERY_OPERATIONS.cancelled, headers);
-        inCase(what, () => expect401(shop, res, { clause: 'END-PUBLIC-18' }));
-      }
+      // The control and the refused requests go at once (an unknown operation is never found, a refused request is not
+      // looked at); judged in turn, the control first.
+      const [control, ...answers] = await mapConcurrent([undefined, ...cases], CASES_AT_ONCE, (c) =>
+        c === undefined ? recover(shop, unknownOperation()) : recover(shop, RECOVERY_OPERATIONS.cancelled, c[1]),
+      );
+      expectControl(shop, control!, { clause: 'END-PUBLIC-18' });
+      for (const [i, [what]] of cases.entries()) inCase(what, () => expect401(shop, answers[i]!, { clause: 'END-PUBLIC-18' }));
     },
   ),
 );
@@ -118,12 +126,13 @@ test(
       for (const [name, value] of otherSecrets(shop.profile.secrets, 'accountRecoverySecret'))
         attempts.push([`the profile's ${name}`, bearer(value)]);
       attempts.push(['a customer token', bearer(await shop.mint.customer({ sub: RECOVERY_OPERATIONS.cancelled.subject }))]);
-      for (const [what, headers] of attempts) {
-        for (const body of [RECOVERY_OPERATIONS.cancelled, RECOVERY_OPERATIONS.completeEmail, unknownOperation()]) {
-          const res = await shop.http.post(RECOVER, { headers, json: body });
-          inCase(`${what}, ${body.operationId}`, () => expectRefusal(shop, res, { clause: 'END-PUBLIC-17' }));
-        }
-      }
+      const requests = attempts.flatMap(([what, headers]) =>
+        [RECOVERY_OPERATIONS.cancelled, RECOVERY_OPERATIONS.completeEmail, unknownOperation()].map((body) => ({ what, headers, body })),
+      );
+      // A closed route changes nothing: the attempts go at once, judged in turn.
+      const answers = await mapConcurrent(requests, CASES_AT_ONCE, ({ headers, body }) => shop.http.post(RECOVER, { headers, json: body }));
+      for (const [i, { what, body }] of requests.entries())
+        inCase(`${what}, ${body.operationId}`, () => expectRefusal(shop, answers[i]!, { clause: 'END-PUBLIC-17' }));
     },
   ),
 );

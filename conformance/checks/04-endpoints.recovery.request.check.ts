@@ -4,6 +4,7 @@
 // Additional route facts). Invalid bodies are 400 invalid_request; valid ones naming an operation that exists nowhere
 // reach the lookup (404 recovery_not_found), so nothing is written.
 import { check, test } from '../engine/check.js';
+import { CASES_AT_ONCE, judgeConcurrently } from '../engine/in-flight.js';
 import { judgeEach, type ClauseRef } from '../lib/assert.js';
 import { freshId } from '../lib/fresh-id.js';
 import { expectInvalidRecovery, expectRecoveryNotFound, unknownOperation } from './_shared/recover-account.js';
@@ -39,6 +40,8 @@ test(
         // An operation that exists nowhere: a service that ignored the member would answer 404, and change nothing.
         ([clause, what, extra]) => expectInvalidRecovery(shop, { ...unknownOperation(), ...extra }, { what, clause }),
         (n, of) => `${n} of ${of} bodies with another member were not refused`,
+        // Every body names an operation that exists nowhere, so none changes anything: judged at once.
+        CASES_AT_ONCE,
       );
     },
   ),
@@ -56,24 +59,34 @@ test(
     async (shop) => {
       const base = unknownOperation();
       const { subject: _s, ...missing } = base;
-      await expectInvalidRecovery(shop, missing, { what: 'subject missing', clause: 'RES-RECOVERY-1' });
-      await expectInvalidRecovery(shop, { ...base, subject: 42 }, { what: 'subject a number', clause: 'RES-RECOVERY-1' });
-      await expectInvalidRecovery(shop, { ...base, subject: null }, { what: 'subject null', clause: 'RES-RECOVERY-1' });
-      await expectInvalidRecovery(shop, { ...base, subject: '' }, { what: 'subject of 0 characters', clause: 'LIM-RECOVERY-1' });
-      await expectInvalidRecovery(
-        shop,
-        { ...base, subject: 's'.repeat(257) },
-        { what: 'subject of 257 characters', clause: 'LIM-RECOVERY-1' },
-      );
-      await expectRecoveryNotFound(
-        shop,
-        { ...base, subject: 's' },
-        { what: 'subject of 1 character (valid; the operation does not exist)', clause: 'LIM-RECOVERY-1' },
-      );
-      await expectRecoveryNotFound(
-        shop,
-        { ...base, subject: 's'.repeat(256) },
-        { what: 'subject of 256 characters (valid; the operation does not exist)', clause: 'LIM-RECOVERY-1' },
+      // Every body names an operation that exists nowhere (the valid ones reach the lookup and find nothing), so none
+      // changes anything: at once, judged in turn.
+      await judgeConcurrently(
+        [
+          () => expectInvalidRecovery(shop, missing, { what: 'subject missing', clause: 'RES-RECOVERY-1' }),
+          () => expectInvalidRecovery(shop, { ...base, subject: 42 }, { what: 'subject a number', clause: 'RES-RECOVERY-1' }),
+          () => expectInvalidRecovery(shop, { ...base, subject: null }, { what: 'subject null', clause: 'RES-RECOVERY-1' }),
+          () => expectInvalidRecovery(shop, { ...base, subject: '' }, { what: 'subject of 0 characters', clause: 'LIM-RECOVERY-1' }),
+          () =>
+            expectInvalidRecovery(
+              shop,
+              { ...base, subject: 's'.repeat(257) },
+              { what: 'subject of 257 characters', clause: 'LIM-RECOVERY-1' },
+            ),
+          () =>
+            expectRecoveryNotFound(
+              shop,
+              { ...base, subject: 's' },
+              { what: 'subject of 1 character (valid; the operation does not exist)', clause: 'LIM-RECOVERY-1' },
+            ),
+          () =>
+            expectRecoveryNotFound(
+              shop,
+              { ...base, subject: 's'.repeat(256) },
+              { what: 'subject of 256 characters (valid; the operation does not exist)', clause: 'LIM-RECOVERY-1' },
+            ),
+        ],
+        CASES_AT_ONCE,
       );
     },
   ),
@@ -91,29 +104,41 @@ test(
     async (shop) => {
       const base = unknownOperation();
       const { operationId: _o, ...missing } = base;
-      await expectInvalidRecovery(shop, missing, { what: 'operationId missing', clause: 'RES-RECOVERY-2' });
-      await expectInvalidRecovery(shop, { ...base, operationId: 7 }, { what: 'operationId a number', clause: 'RES-RECOVERY-2' });
-      await expectInvalidRecovery(
-        shop,
-        { ...base, operationId: [RECOVERY_OPERATIONS.cancelled.operationId] },
-        { what: 'operationId an array', clause: 'RES-RECOVERY-2' },
-      );
-      await expectInvalidRecovery(shop, { ...base, operationId: '' }, { what: 'operationId of 0 characters', clause: 'LIM-RECOVERY-2' });
-      await expectInvalidRecovery(
-        shop,
-        { ...base, operationId: 'o'.repeat(129) },
-        { what: 'operationId of 129 characters', clause: 'LIM-RECOVERY-2' },
-      );
-      // One character could name a real operation of another deployment: "~" is an unlikely id.
-      await expectRecoveryNotFound(
-        shop,
-        { ...base, operationId: '~' },
-        { what: 'operationId of 1 character (valid; the operation does not exist)', clause: 'LIM-RECOVERY-2' },
-      );
-      await expectRecoveryNotFound(
-        shop,
-        { ...base, operationId: freshId('recop').padEnd(128, 'x') },
-        { what: 'operationId of 128 characters (valid; the operation does not exist)', clause: 'LIM-RECOVERY-2' },
+      // Every body names an operation that exists nowhere (the valid ones reach the lookup and find nothing), so none
+      // changes anything: at once, judged in turn.
+      await judgeConcurrently(
+        [
+          () => expectInvalidRecovery(shop, missing, { what: 'operationId missing', clause: 'RES-RECOVERY-2' }),
+          () => expectInvalidRecovery(shop, { ...base, operationId: 7 }, { what: 'operationId a number', clause: 'RES-RECOVERY-2' }),
+          () =>
+            expectInvalidRecovery(
+              shop,
+              { ...base, operationId: [RECOVERY_OPERATIONS.cancelled.operationId] },
+              { what: 'operationId an array', clause: 'RES-RECOVERY-2' },
+            ),
+          () =>
+            expectInvalidRecovery(shop, { ...base, operationId: '' }, { what: 'operationId of 0 characters', clause: 'LIM-RECOVERY-2' }),
+          () =>
+            expectInvalidRecovery(
+              shop,
+              { ...base, operationId: 'o'.repeat(129) },
+              { what: 'operationId of 129 characters', clause: 'LIM-RECOVERY-2' },
+            ),
+          // One character could name a real operation of another deployment: "~" is an unlikely id.
+          () =>
+            expectRecoveryNotFound(
+              shop,
+              { ...base, operationId: '~' },
+              { what: 'operationId of 1 character (valid; the operation does not exist)', clause: 'LIM-RECOVERY-2' },
+            ),
+          () =>
+            expectRecoveryNotFound(
+              shop,
+              { ...base, operationId: freshId('recop').padEnd(128, 'x') },
+              { what: 'operationId of 128 characters (valid; the operation does not exist)', clause: 'LIM-RECOVERY-2' },
+            ),
+        ],
+        CASES_AT_ONCE,
       );
     },
   ),
@@ -130,16 +155,26 @@ test(
     async (shop) => {
       const base = unknownOperation();
       const { purpose: _p, ...missing } = base;
-      await expectInvalidRecovery(shop, missing, { what: 'purpose missing', clause: 'RES-RECOVERY-3' });
-      for (const purpose of ['Email', 'DELETE', 'phone', 'deletion', '', 'email ', 1, null, ['email']]) {
-        await expectInvalidRecovery(shop, { ...base, purpose }, { what: `purpose ${JSON.stringify(purpose)}`, clause: 'RES-RECOVERY-3' });
-      }
-      for (const purpose of ['email', 'delete'] as const)
-        await expectRecoveryNotFound(
-          shop,
-          { ...base, purpose },
-          { what: `purpose "${purpose}" (valid; the operation does not exist)`, clause: 'RES-RECOVERY-3' },
-        );
+      // Every body names an operation that exists nowhere (the valid ones reach the lookup and find nothing), so none
+      // changes anything: at once, judged in turn.
+      await judgeConcurrently(
+        [
+          () => expectInvalidRecovery(shop, missing, { what: 'purpose missing', clause: 'RES-RECOVERY-3' }),
+          ...['Email', 'DELETE', 'phone', 'deletion', '', 'email ', 1, null, ['email']].map(
+            (purpose) => () =>
+              expectInvalidRecovery(shop, { ...base, purpose }, { what: `purpose ${JSON.stringify(purpose)}`, clause: 'RES-RECOVERY-3' }),
+          ),
+          ...(['email', 'delete'] as const).map(
+            (purpose) => () =>
+              expectRecoveryNotFound(
+                shop,
+                { ...base, purpose },
+                { what: `purpose "${purpose}" (valid; the operation does not exist)`, clause: 'RES-RECOVERY-3' },
+              ),
+          ),
+        ],
+        CASES_AT_ONCE,
+      );
     },
   ),
 );

@@ -9,27 +9,46 @@
 import { CALLER_LISTS } from '../../contract/callers.js';
 import { OPERATIONS, type Operation } from '../../contract/operations.js';
 import { check, test, type Shop } from '../engine/check.js';
+import type { ShopResponse } from '../engine/http.js';
 import { CASES_AT_ONCE, mapConcurrent } from '../engine/in-flight.js';
 import { AssistantAgent } from './_shared/assistant.js';
 import { expectNoHeader, expectProblem, inCase } from '../lib/assert.js';
 import { expectCredentialRefused } from './_shared/expect-refusals.js';
-import { expectPassesGuard, invitedAgent, probe, sendAssistant, sendInvited, type Send } from './_shared/probe-agents.js';
+import { expectPassesGuard, invitedAgent, probe, sendAssistant, sendInvited } from './_shared/probe-agents.js';
 
 type AgentKind = 'invited-agent' | 'assistant';
 
 /** The spec shows the callers of a row when the row's list is shown and the row does not leave its callers out. */
 const callersShown = (op: Operation) => !op.notShown?.includes('callers') && CALLER_LISTS[op.callers].shownInSpec;
 
-async function senderFor(shop: Shop, kind: AgentKind): Promise<Send> {
-  if (kind === 'invited-agent') return sendInvited(shop, await invitedAgent(shop));
-  return sendAssistant(await AssistantAgent.create(shop));
+/**
+ * Each operation's probe sent as `kind`, in the operations' order. A probe changes nothing: an invited agent's go at once.
+ * An assistant's calls go in turn (each proof carries the nonce of the answer before it, and a deployment may honour only
+ * its newest), so the probes are shared among assistants of their own (each its own session, key, client and account,
+ * with every permission), each sending its share in turn.
+ */
+async function probeAs(shop: Shop, kind: AgentKind, ops: readonly Operation[]): Promise<ShopResponse[]> {
+  if (kind === 'invited-agent') {
+    const send = sendInvited(shop, await invitedAgent(shop));
+    return mapConcurrent(ops, CASES_AT_ONCE, (op) => send(probe(op)));
+  }
+  const agents = await Promise.all(Array.from({ length: Math.min(CASES_AT_ONCE, ops.length) }, () => AssistantAgent.create(shop)));
+  const answers = new Array<ShopResponse>(ops.length);
+  let next = 0;
+  await Promise.all(
+    agents.map(async (agent) => {
+      const send = sendAssistant(agent);
+      while (next < ops.length) {
+        const i = next++;
+        answers[i] = await send(probe(ops[i]!));
+      }
+    }),
+  );
+  return answers;
 }
 
 async function expectMatrix(shop: Shop, kind: AgentKind, ops: readonly Operation[], level: 'spec' | 'reference'): Promise<void> {
-  const send = await senderFor(shop, kind);
-  // A probe changes nothing: an invited agent's go at once. An assistant's go in turn: each proof carries the nonce of the
-  // answer before it, and a deployment may honour only its newest.
-  const answers = await mapConcurrent(ops, kind === 'assistant' ? 1 : CASES_AT_ONCE, (op) => send(probe(op)));
+  const answers = await probeAs(shop, kind, ops);
   for (const [i, op] of ops.entries()) {
     const res = answers[i]!;
     const allowed = CALLER_LISTS[op.callers].members.includes(kind);

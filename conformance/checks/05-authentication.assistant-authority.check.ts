@@ -48,12 +48,18 @@ test(
         what: 'assistant adds a line',
         clause: 'AUTH-KIND-12',
       });
-      expectNamesVariant((await agent.get('/v1/cart')).res, VARIANT, { what: 'assistant reads the cart', clause: 'AUTH-KIND-12' });
-      expectNamesVariant(await shop.http.get('/v1/cart', { token: await shop.mint.customer({ sub: agent.identity.sub! }) }), VARIANT, {
+      // Once the line is added, the reads: the customer's goes at once with the agent's, which stay in turn (one session and
+      // its nonce); all are judged in the order listed.
+      const [[cart, profile], customerCart] = await Promise.all([
+        (async () => [(await agent.get('/v1/cart')).res, (await agent.get('/v1/me/profile')).res] as const)(),
+        shop.mint.customer({ sub: agent.identity.sub! }).then((token) => shop.http.get('/v1/cart', { token })),
+      ]);
+      expectNamesVariant(cart, VARIANT, { what: 'assistant reads the cart', clause: 'AUTH-KIND-12' });
+      expectNamesVariant(customerCart, VARIANT, {
         what: "the customer of the session's account reads the line",
         clause: 'AUTH-CRED-10',
       });
-      expectSuccess((await agent.get('/v1/me/profile')).res, { what: 'assistant reads the profile', clause: 'AUTH-CRED-10' });
+      expectSuccess(profile, { what: 'assistant reads the profile', clause: 'AUTH-CRED-10' });
     },
   ),
 );
@@ -68,22 +74,32 @@ test(
       requires: ['assistants'],
     },
     async (shop) => {
-      const agent = await AssistantAgent.create(shop);
-      const me = (await agent.get('/v1/me')).res;
-      expectSuccess(me, { what: 'GET /v1/me', clause: 'END-LIST-6' });
-      const got = [me.body?.caller_kind, me.body?.origin, me.body?.client_id, me.body?.account?.sub];
-      const want = ['assistant', 'assistant', shop.profile.clients.personalAgentProxy, agent.identity.sub];
-      expectSameJson(got, want, { what: 'GET /v1/me [caller_kind, origin, client_id, account.sub]', clause: 'AUTH-KIND-12' });
-      const out = await AssistantAgent.create(shop, { signedIn: false, signedOutToken: true });
-      const meOut = (await out.get('/v1/me')).res;
-      expectSuccess(meOut, { what: 'GET /v1/me signed out', clause: 'END-LIST-6' });
-      if (meOut.body?.caller_kind !== 'assistant' || meOut.body?.account !== null)
-        fail(
-          'GET /v1/me of a signed-out assistant [caller_kind, account]',
-          ['assistant', null],
-          [meOut.body?.caller_kind, meOut.body?.account],
-          { clause: 'AUTH-KIND-12' },
-        );
+      // Two sessions of their own, signed in and signed out: at once, judged in turn.
+      await judgeConcurrently(
+        [
+          async () => {
+            const agent = await AssistantAgent.create(shop);
+            const me = (await agent.get('/v1/me')).res;
+            expectSuccess(me, { what: 'GET /v1/me', clause: 'END-LIST-6' });
+            const got = [me.body?.caller_kind, me.body?.origin, me.body?.client_id, me.body?.account?.sub];
+            const want = ['assistant', 'assistant', shop.profile.clients.personalAgentProxy, agent.identity.sub];
+            expectSameJson(got, want, { what: 'GET /v1/me [caller_kind, origin, client_id, account.sub]', clause: 'AUTH-KIND-12' });
+          },
+          async () => {
+            const out = await AssistantAgent.create(shop, { signedIn: false, signedOutToken: true });
+            const meOut = (await out.get('/v1/me')).res;
+            expectSuccess(meOut, { what: 'GET /v1/me signed out', clause: 'END-LIST-6' });
+            if (meOut.body?.caller_kind !== 'assistant' || meOut.body?.account !== null)
+              fail(
+                'GET /v1/me of a signed-out assistant [caller_kind, account]',
+                ['assistant', null],
+                [meOut.body?.caller_kind, meOut.body?.account],
+                { clause: 'AUTH-KIND-12' },
+              );
+          },
+        ],
+        CASES_AT_ONCE,
+      );
     },
   ),
 );
@@ -127,19 +143,24 @@ test(
           ['assistant:read'],
         ],
       ];
-      // Each case is a session of its own: they are judged at once, their verdict the one of the cases in turn.
+      // Each case is a session of its own, and so is the live case last (the account narrows its grant after the token was
+      // minted; the same token then holds only the new scopes: its own steps in turn): they are judged at once, their
+      // verdict the one of the cases in turn.
       await judgeConcurrently(
-        cases.map(([clause, live, scope, expected]) => async () => {
-          const agent = await AssistantAgent.create(shop, { permissions: live, ...(scope !== undefined ? { scope } : {}) });
-          await expectPermissions(shop, sendAssistant(agent), expected, { clause, naming: 'permission' });
-        }),
-        cases.length,
+        [
+          ...cases.map(([clause, live, scope, expected]) => async () => {
+            const agent = await AssistantAgent.create(shop, { permissions: live, ...(scope !== undefined ? { scope } : {}) });
+            await expectPermissions(shop, sendAssistant(agent), expected, { clause, naming: 'permission' });
+          }),
+          async () => {
+            const agent = await AssistantAgent.create(shop);
+            await expectPermissions(shop, sendAssistant(agent), ALL_PERMISSIONS, { clause: 'AUTH-ASST-6', naming: 'permission' });
+            await reportAuthorization(shop, agent.identity, 'granted', ['assistant:read']);
+            await expectPermissions(shop, sendAssistant(agent), ['assistant:read'], { clause: 'AUTH-ASST-6', naming: 'permission' });
+          },
+        ],
+        cases.length + 1,
       );
-      // Live: the account narrows its grant after the token was minted; the same token then holds only the new scopes.
-      const agent = await AssistantAgent.create(shop);
-      await expectPermissions(shop, sendAssistant(agent), ALL_PERMISSIONS, { clause: 'AUTH-ASST-6', naming: 'permission' });
-      await reportAuthorization(shop, agent.identity, 'granted', ['assistant:read']);
-      await expectPermissions(shop, sendAssistant(agent), ['assistant:read'], { clause: 'AUTH-ASST-6', naming: 'permission' });
     },
   ),
 );
@@ -234,13 +255,15 @@ test(
             what: `${what}: addCartItem`,
             clause: 'AUTH-ACTIVE-2',
           });
-          expectNamesVariant(await send({ method: 'GET', path: '/v1/cart' }), VARIANT, { what: `${what}: getCart`, clause });
-          // Acting signed out, it never reached the cart of the account its session or its token names.
+          // Acting signed out, it never reached the cart of the account its session or its token names: that read goes at once
+          // with the agent's own, both after its line was added, judged in turn.
           const account = agent.identity.sub ?? agent.sub;
-          expectNotNamesVariant(await shop.http.get('/v1/cart', { token: await shop.mint.customer({ sub: account }) }), VARIANT, {
-            what: `${what}: the account's cart`,
-            clause,
-          });
+          const [cart, accountCart] = await Promise.all([
+            send({ method: 'GET', path: '/v1/cart' }),
+            shop.mint.customer({ sub: account }).then((token) => shop.http.get('/v1/cart', { token })),
+          ]);
+          expectNamesVariant(cart, VARIANT, { what: `${what}: getCart`, clause });
+          expectNotNamesVariant(accountCart, VARIANT, { what: `${what}: the account's cart`, clause });
         }),
         CASES_AT_ONCE,
       );
@@ -259,27 +282,32 @@ test(
       seed: true,
     },
     async (shop) => {
-      for (const [what, scope] of [
+      const scopes = [
         ['empty scope', ''],
         ['scope naming account scopes', 'catalog:read cart:read cart:write account:read orders:read checkout'],
-      ] as const) {
-        const agent = await AssistantAgent.create(shop, { signedIn: false, signedOutToken: true, scope, permissions: ALL_PERMISSIONS });
-        expectSuccess((await agent.get('/v1/catalog/products')).res, { what: `${what}: searchProducts`, clause: 'AUTH-ASST-16' });
-        expectSuccess((await agent.post('/v1/cart/items', { json: cartLine() })).res, {
-          what: `${what}: addCartItem`,
-          clause: 'AUTH-ASST-14',
-        });
-        expectNamesVariant((await agent.get('/v1/cart')).res, VARIANT, { what: `${what}: getCart`, clause: 'AUTH-ASST-14' });
-        for (const id of ['getProfile', 'listPaymentMethods', 'addAddress', 'checkoutSavedCard']) {
-          const call = probe(OP(id));
-          const res = (await agent.request(call.method, call.path, call.json !== undefined ? { json: call.json } : {})).res;
-          inCase(`${what}: ${id}`, () => {
-            // Signed out, the session keeps only the base capabilities (AUTH-ACTIVE-2), whatever its token's scope (AUTH-ASST-14).
-            expectStatus(res, 403, { clause: ['AUTH-ASST-14', 'AUTH-ACTIVE-2'] });
-            expectProblem(res, { status: 403, error: errorOf(res) ?? '<missing>', docsUrl: shop.docsUrl, clause: 'AUTH-ACTIVE-2' });
+      ] as const;
+      // Each scope is a session of its own (its requests in turn): the two at once, their verdict the one of the two in turn.
+      await judgeConcurrently(
+        scopes.map(([what, scope]) => async () => {
+          const agent = await AssistantAgent.create(shop, { signedIn: false, signedOutToken: true, scope, permissions: ALL_PERMISSIONS });
+          expectSuccess((await agent.get('/v1/catalog/products')).res, { what: `${what}: searchProducts`, clause: 'AUTH-ASST-16' });
+          expectSuccess((await agent.post('/v1/cart/items', { json: cartLine() })).res, {
+            what: `${what}: addCartItem`,
+            clause: 'AUTH-ASST-14',
           });
-        }
-      }
+          expectNamesVariant((await agent.get('/v1/cart')).res, VARIANT, { what: `${what}: getCart`, clause: 'AUTH-ASST-14' });
+          for (const id of ['getProfile', 'listPaymentMethods', 'addAddress', 'checkoutSavedCard']) {
+            const call = probe(OP(id));
+            const res = (await agent.request(call.method, call.path, call.json !== undefined ? { json: call.json } : {})).res;
+            inCase(`${what}: ${id}`, () => {
+              // Signed out, the session keeps only the base capabilities (AUTH-ACTIVE-2), whatever its token's scope (AUTH-ASST-14).
+              expectStatus(res, 403, { clause: ['AUTH-ASST-14', 'AUTH-ACTIVE-2'] });
+              expectProblem(res, { status: 403, error: errorOf(res) ?? '<missing>', docsUrl: shop.docsUrl, clause: 'AUTH-ACTIVE-2' });
+            });
+          }
+        }),
+        CASES_AT_ONCE,
+      );
     },
   ),
 );

@@ -6,6 +6,7 @@
 // Every check makes its own agents: fresh account subjects, fresh invited-agent ids, fresh assistant sessions registered
 // through the identity-provider proxy's internal routes (conformance/checks/_shared/assistant.ts).
 import { check, test } from '../engine/check.js';
+import { CASES_AT_ONCE, judgeConcurrently, mapConcurrent } from '../engine/in-flight.js';
 import { ALL_PERMISSIONS, AssistantAgent, browserSession, provisionAssistantSession, signedOutProxyToken } from './_shared/assistant.js';
 import { expectSuccess, fail, inCase } from '../lib/assert.js';
 import { createDpopKey } from '../lib/dpop.js';
@@ -80,15 +81,21 @@ test(
           { authorization: `Bearer ${web}`, ...browserArtifact(browser), 'assistant-subject': agent.token },
         ],
       ];
-      for (const [clause, what, headers] of cases) {
-        for (const [method, path, json] of [
-          ['GET', '/v1/cart', undefined],
-          ['POST', '/v1/cart/items', cartLine()],
-        ] as const) {
-          const res = await shop.http.request(method, path, { headers, ...(json ? { json } : {}) });
-          inCase(`${what}, ${method} ${path}`, () => expectCredentialRefused(shop, res, { clause }));
-        }
-      }
+      const requests = cases.flatMap(([clause, what, headers]) =>
+        (
+          [
+            ['GET', '/v1/cart', undefined],
+            ['POST', '/v1/cart/items', cartLine()],
+          ] as const
+        ).map(([method, path, json]) => ({ clause, what, headers, method, path, json })),
+      );
+      // Each refusal is judged on its own answer: the requests go at once, judged in turn; the account's cart is read after
+      // them all, as before.
+      const answers = await mapConcurrent(requests, CASES_AT_ONCE, ({ headers, method, path, json }) =>
+        shop.http.request(method, path, { headers, ...(json ? { json } : {}) }),
+      );
+      for (const [i, { clause, what, method, path }] of requests.entries())
+        inCase(`${what}, ${method} ${path}`, () => expectCredentialRefused(shop, answers[i]!, { clause }));
       expectNotNamesVariant(await shop.http.get('/v1/cart', { token: await shop.mint.customer({ sub: agent.identity.sub! }) }), VARIANT, {
         what: 'the account cart after the refused writes',
         clause: 'AUTH-ASST-18',
@@ -108,35 +115,45 @@ test(
       seed: true,
     },
     async (shop) => {
-      // MCP forwarder + the signed-out assistant's original token: the assistant's own session cart.
-      const out = await AssistantAgent.create(shop, { signedIn: false, signedOutToken: true });
-      const mcpHeaders = { authorization: `Bearer ${await shop.mint.mcpAgentForwarder()}`, 'assistant-subject': out.token };
-      expectSuccess(await shop.http.post('/v1/cart/items', { headers: mcpHeaders, json: cartLine() }), {
-        what: 'MCP forwarder adds a line for the signed-out assistant',
-        clause: 'AUTH-CRED-9',
-      });
-      expectNamesVariant((await out.get('/v1/cart')).res, VARIANT, {
-        what: 'the assistant reads its session cart directly',
-        clause: 'AUTH-ORDER-5',
-      });
-      // Web forwarder + the browser session of a signed-in assistant: the session's account.
-      const signedIn = await AssistantAgent.create(shop);
-      const webHeaders = {
-        authorization: `Bearer ${await shop.mint.invitedAgentForwarder()}`,
-        ...browserArtifact(browserSession(shop, signedIn.identity.sessionId)),
-      };
-      expectSuccess(await shop.http.post('/v1/cart/items', { headers: webHeaders, json: cartLine() }), {
-        what: 'web forwarder adds a line for the browser session',
-        clause: 'AUTH-CRED-8',
-      });
-      expectNamesVariant(await shop.http.get('/v1/cart', { token: await shop.mint.customer({ sub: signedIn.identity.sub! }) }), VARIANT, {
-        what: "the customer of the session's account reads the line",
-        clause: 'AUTH-CRED-8',
-      });
-      expectSuccess(await shop.http.get('/v1/me/profile', { headers: webHeaders }), {
-        what: 'web forwarder reads the profile for the session',
-        clause: 'AUTH-CRED-8',
-      });
+      // The two forwarders speak for two assistants of their own (sessions, accounts, carts): judged at once, the verdict
+      // the one of the two in turn. Each one's add comes before its reads.
+      await judgeConcurrently(
+        [
+          async () => {
+            // MCP forwarder + the signed-out assistant's original token: the assistant's own session cart.
+            const out = await AssistantAgent.create(shop, { signedIn: false, signedOutToken: true });
+            const mcpHeaders = { authorization: `Bearer ${await shop.mint.mcpAgentForwarder()}`, 'assistant-subject': out.token };
+            expectSuccess(await shop.http.post('/v1/cart/items', { headers: mcpHeaders, json: cartLine() }), {
+              what: 'MCP forwarder adds a line for the signed-out assistant',
+              clause: 'AUTH-CRED-9',
+            });
+            expectNamesVariant((await out.get('/v1/cart')).res, VARIANT, {
+              what: 'the assistant reads its session cart directly',
+              clause: 'AUTH-ORDER-5',
+            });
+          },
+          async () => {
+            // Web forwarder + the browser session of a signed-in assistant: the session's account.
+            const signedIn = await AssistantAgent.create(shop);
+            const webHeaders = {
+              authorization: `Bearer ${await shop.mint.invitedAgentForwarder()}`,
+              ...browserArtifact(browserSession(shop, signedIn.identity.sessionId)),
+            };
+            expectSuccess(await shop.http.post('/v1/cart/items', { headers: webHeaders, json: cartLine() }), {
+              what: 'web forwarder adds a line for the browser session',
+              clause: 'AUTH-CRED-8',
+            });
+            // Two reads after the add: at once, judged in turn.
+            const [cart, profile] = await Promise.all([
+              (async () => shop.http.get('/v1/cart', { token: await shop.mint.customer({ sub: signedIn.identity.sub! }) }))(),
+              shop.http.get('/v1/me/profile', { headers: webHeaders }),
+            ]);
+            expectNamesVariant(cart, VARIANT, { what: "the customer of the session's account reads the line", clause: 'AUTH-CRED-8' });
+            expectSuccess(profile, { what: 'web forwarder reads the profile for the session', clause: 'AUTH-CRED-8' });
+          },
+        ],
+        CASES_AT_ONCE,
+      );
     },
   ),
 );
@@ -159,10 +176,11 @@ test(
         clause: 'AUTH-ASST-1',
       });
       const headers = { authorization: `Bearer ${await shop.mint.mcpAgentForwarder()}`, 'assistant-subject': agent.token };
-      for (const path of ['/v1/me/profile', '/v1/me/orders', '/v1/me/addresses']) {
-        const res = await shop.http.get(path, { headers });
-        inCase(`GET ${path} through the forwarder`, () => expectCredentialRefused(shop, res, { clause: 'AUTH-ASST-1' }));
-      }
+      // After the control: three reads at once, judged in turn.
+      const paths = ['/v1/me/profile', '/v1/me/orders', '/v1/me/addresses'];
+      const answers = await Promise.all(paths.map((path) => shop.http.get(path, { headers })));
+      for (const [i, path] of paths.entries())
+        inCase(`GET ${path} through the forwarder`, () => expectCredentialRefused(shop, answers[i]!, { clause: 'AUTH-ASST-1' }));
     },
   ),
 );
@@ -177,14 +195,18 @@ test(
     },
     async (shop) => {
       const out = await AssistantAgent.create(shop, { signedIn: false, signedOutToken: true });
-      for (const scope of ['catalog:read cart:read cart:write', '']) {
-        const headers = { authorization: `Bearer ${await shop.mint.mcpAgentForwarder({ scope })}`, 'assistant-subject': out.token };
-        const res = await shop.http.get('/v1/cart', { headers });
-        inCase(`forwarder scope "${scope}"`, () => expectCredentialRefused(shop, res, { clause: 'AUTH-SCOPE-5' }));
-        // Assistants are told account scopes, never API or service scopes (killed by `scope: "agent:forward"`).
-        if (res.body?.error === 'insufficient_scope' && !(PERMISSIONS as readonly string[]).includes(String(res.body.scope)))
-          fail(`forwarder scope "${scope}": scope member`, 'an account scope (permission)', res.body.scope, { clause: 'ERR-SCOPE-1' });
-      }
+      // Two forwarder tokens, each refused on its own (a read changes nothing): judged at once, the verdict the scopes' in turn.
+      await judgeConcurrently(
+        ['catalog:read cart:read cart:write', ''].map((scope) => async () => {
+          const headers = { authorization: `Bearer ${await shop.mint.mcpAgentForwarder({ scope })}`, 'assistant-subject': out.token };
+          const res = await shop.http.get('/v1/cart', { headers });
+          inCase(`forwarder scope "${scope}"`, () => expectCredentialRefused(shop, res, { clause: 'AUTH-SCOPE-5' }));
+          // Assistants are told account scopes, never API or service scopes (killed by `scope: "agent:forward"`).
+          if (res.body?.error === 'insufficient_scope' && !(PERMISSIONS as readonly string[]).includes(String(res.body.scope)))
+            fail(`forwarder scope "${scope}": scope member`, 'an account scope (permission)', res.body.scope, { clause: 'ERR-SCOPE-1' });
+        }),
+        CASES_AT_ONCE,
+      );
     },
   ),
 );

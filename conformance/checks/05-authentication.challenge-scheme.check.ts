@@ -40,10 +40,12 @@ test(
         // Malformed, expired or rejected alike (Challenge scheme: chosen before verification).
         ['an expired token', await shop.mint.customer({ sub, expiresIn: -600 })],
       ];
-      for (const [what, credential] of credentials) {
-        const res = await shop.http.get('/v1/cart', { headers: { authorization: `DPoP ${credential}` } });
-        inCase(`DPoP with ${what}`, () => expectDpopChallengeOnly(shop, res, { clause: 'AUTH-SCHEME-2' }));
-      }
+      // Every credential is refused: the requests go at once, judged in their order.
+      const answers = await Promise.all(
+        credentials.map(([, credential]) => shop.http.get('/v1/cart', { headers: { authorization: `DPoP ${credential}` } })),
+      );
+      for (const [i, [what]] of credentials.entries())
+        inCase(`DPoP with ${what}`, () => expectDpopChallengeOnly(shop, answers[i]!, { clause: 'AUTH-SCHEME-2' }));
     },
   ),
 );
@@ -81,11 +83,16 @@ test(
       // The act claim alone marks the token: no cnf, and neither the header type nor the client says anything else.
       const assistant = shop.mint.draft.assistant({ sub, jkt: 'unused', sid: `sess_${randomUUID()}`, claims: { cnf: undefined } });
       const website = shop.mint.draft.customer({ sub, claims: { act: { sub: 'personal_agent' } } });
-      for (const [what, d] of [
+      const drafts = [
         ['proxy client', assistant],
         ['website client', website],
-      ] as const) {
-        const res = await shop.http.get('/v1/cart', { token: await signWith(d.payload, d.header, foreign) });
+      ] as const;
+      // Both tokens are refused: the requests go at once, judged in their order.
+      const answers = await Promise.all(
+        drafts.map(async ([, d]) => shop.http.get('/v1/cart', { token: await signWith(d.payload, d.header, foreign) })),
+      );
+      for (const [i, [what]] of drafts.entries()) {
+        const res = answers[i]!;
         inCase(`badly signed ${what} token with act personal_agent`, () => {
           expectProblem(res, { status: 401, error: 'invalid_token', docsUrl: shop.docsUrl, clause: 'AUTH-SCHEME-4' });
           // The token does not verify: its DPoP challenge comes from its unverified act (AUTH-SCHEME-4), chosen before
@@ -119,8 +126,12 @@ test(
         ['POST', '/v1/cart/items', cartLine()],
         ['GET', '/v1/me/profile', undefined],
       ];
-      for (const [method, path, json] of routes) {
-        const res = await shop.http.request(method, path, { token, ...(json !== undefined ? { json } : {}) });
+      // Refused before any handler runs, nothing is written: the requests go at once, judged in their order.
+      const answers = await Promise.all(
+        routes.map(([method, path, json]) => shop.http.request(method, path, { token, ...(json !== undefined ? { json } : {}) })),
+      );
+      for (const [i, [method, path]] of routes.entries()) {
+        const res = answers[i]!;
         inCase(`${method} ${path}`, () => {
           // Served, the assistant token was accepted as Bearer (AUTH-ASST-2) and the Errors table's row broken.
           expect4xx(res, { what: 'an assistant token sent as Bearer: refused', clause: ['AUTH-ASST-2', 'ERR-TABLE-3'] });
@@ -147,8 +158,10 @@ test(
         ['a garbage JWS', 'abc.def.ghi'],
         ['a non-JWT', 'not-a-jwt'],
       ];
-      for (const [what, token] of tokens) {
-        const res = await shop.http.get('/v1/cart', { token });
+      // Every token is refused: the requests go at once, judged in their order.
+      const answers = await Promise.all(tokens.map(([, token]) => shop.http.get('/v1/cart', { token })));
+      for (const [i, [what]] of tokens.entries()) {
+        const res = answers[i]!;
         inCase(what, () => {
           expectInvalidToken(shop, res, { clause: 'AUTH-SCHEME-5' });
           expectNoChallengeOf(res, 'DPoP', { clause: 'AUTH-SCHEME-5' });

@@ -34,14 +34,13 @@ test(
         what: 'first request of a fresh token alone: add',
         clause: ['AUTH-CUST-4', 'AUTH-KIND-2', 'AUTH-CRED-2'],
       });
-      expectNamesVariant(await shop.http.get('/v1/cart', { token: await shop.mint.customer({ sub }) }), VARIANT, {
-        what: 'another token of the same sub reads the line',
-        clause: 'AUTH-KIND-3',
-      });
-      expectNotNamesVariant(await shop.http.get('/v1/cart', { token: await shop.mint.customer({ sub: shop.subject('cust') }) }), VARIANT, {
-        what: "another sub's cart",
-        clause: 'AUTH-KIND-3',
-      });
+      // Two reads after the add: at once, judged in turn.
+      const [same, other] = await Promise.all([
+        (async () => shop.http.get('/v1/cart', { token: await shop.mint.customer({ sub }) }))(),
+        (async () => shop.http.get('/v1/cart', { token: await shop.mint.customer({ sub: shop.subject('cust') }) }))(),
+      ]);
+      expectNamesVariant(same, VARIANT, { what: 'another token of the same sub reads the line', clause: 'AUTH-KIND-3' });
+      expectNotNamesVariant(other, VARIANT, { what: "another sub's cart", clause: 'AUTH-KIND-3' });
     },
   ),
 );
@@ -123,14 +122,21 @@ test(
         what: 'add with a stale Shop-Session',
         clause: 'AUTH-CUST-2',
       });
-      const plain = await readBaseline(() => shop.http.get('/v1/cart', { token }));
-      const withHeader = await shop.http.get('/v1/cart', { token, headers: stale });
-      expectNamesVariant(withHeader, VARIANT, { what: 'read with a stale Shop-Session', clause: 'AUTH-CUST-2' });
-      expectUnchanged(plain, withHeader, { what: 'the cart read with Shop-Session', clause: 'AUTH-CUST-2' });
-      // Every customer route alike: the account reads and the checkout reads too.
-      for (const path of ['/v1/me/profile', '/v1/me/addresses', '/v1/me/orders', '/v1/me/identity', '/v1/me/checkout-address']) {
-        const before = await readBaseline(() => shop.http.get(path, { token }));
-        const after = await shop.http.get(path, { token, headers: stale });
+      // Every customer route alike: the account reads and the checkout reads too. After the add, only reads: each resource's
+      // baseline and its read with the header stay in turn (nothing else on that resource in between), the resources go at
+      // once; judged in turn, the cart first.
+      const paths = ['/v1/cart', '/v1/me/profile', '/v1/me/addresses', '/v1/me/orders', '/v1/me/identity', '/v1/me/checkout-address'];
+      const reads = await Promise.all(
+        paths.map(async (path) => {
+          const before = await readBaseline(() => shop.http.get(path, { token }));
+          return { before, after: await shop.http.get(path, { token, headers: stale }) };
+        }),
+      );
+      const [cart, ...others] = reads;
+      expectNamesVariant(cart!.after, VARIANT, { what: 'read with a stale Shop-Session', clause: 'AUTH-CUST-2' });
+      expectUnchanged(cart!.before, cart!.after, { what: 'the cart read with Shop-Session', clause: 'AUTH-CUST-2' });
+      for (const [i, { before, after }] of others.entries()) {
+        const path = paths[i + 1]!;
         expectSuccess(after, { what: `GET ${path} with a stale Shop-Session`, clause: 'AUTH-CUST-2' });
         expectUnchanged(before, after, { what: `GET ${path} with Shop-Session`, clause: 'AUTH-CUST-2' });
       }
@@ -175,7 +181,6 @@ test(
       const key = shop.profile.secrets.webSessionContextKey;
       const d = shop.mint.draft.customer({ sub });
       const forged = await signWith(d.payload, { ...d.header, alg: 'HS256' }, key);
-      expectInvalidToken(shop, await shop.http.get('/v1/cart', { token: forged }), { clause: 'AUTH-CUST-8' });
       // A genuine invited-agent context presented as the bearer token.
       const context = await shop.mint.invitedAgentContext({
         sub,
@@ -183,7 +188,10 @@ test(
         permissions: ['assistant:read'],
         forwarderToken: 'none',
       });
-      expectInvalidToken(shop, await shop.http.get('/v1/cart', { token: context }), { clause: 'AUTH-CUST-8' });
+      // Two refusals of two reads: at once, judged in turn.
+      const [byForged, byContext] = await Promise.all([forged, context].map((token) => shop.http.get('/v1/cart', { token })));
+      expectInvalidToken(shop, byForged!, { clause: 'AUTH-CUST-8' });
+      expectInvalidToken(shop, byContext!, { clause: 'AUTH-CUST-8' });
     },
   ),
 );

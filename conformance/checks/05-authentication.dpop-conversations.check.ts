@@ -99,13 +99,19 @@ test(
         authorization: `Bearer ${await shop.mint.invitedAgentForwarder()}`,
         ...browserArtifact(browserSession(shop, agent.identity.sessionId)),
       };
-      expectSuccess(await shop.http.get('/v1/cart', { headers }), {
-        what: 'control: the browser session on getCart',
-        clause: 'AUTH-CRED-8',
-      });
-      for (const opId of conversationOperations().filter((o) => o === 'listConversations' || o === 'openConversation')) {
-        const { method, path } = conversationRoute(opId);
-        const res = await shop.http.request(method, path, { headers, ...(opId === 'openConversation' ? { json: openBody() } : {}) });
+      // A read and refusals that write nothing: the control and the conversation requests go at once, judged in turn.
+      const routes = conversationOperations()
+        .filter((o) => o === 'listConversations' || o === 'openConversation')
+        .map((opId) => ({ opId, ...conversationRoute(opId) }));
+      const [control, ...answers] = await Promise.all([
+        shop.http.get('/v1/cart', { headers }),
+        ...routes.map(({ opId, method, path }) =>
+          shop.http.request(method, path, { headers, ...(opId === 'openConversation' ? { json: openBody() } : {}) }),
+        ),
+      ]);
+      expectSuccess(control!, { what: 'control: the browser session on getCart', clause: 'AUTH-CRED-8' });
+      for (const [i, { method, path }] of routes.entries()) {
+        const res = answers[i]!;
         inCase(`${method} ${path}`, () => {
           expectStatus(res, [401, 403], { what: 'refused', clause: 'AUTH-ORDER-7' });
           expectProblem(res, { status: res.status, error: errorOf(res) ?? '<missing>', docsUrl: shop.docsUrl, clause: 'AUTH-ORDER-7' });

@@ -7,6 +7,7 @@
 // both; the reference-level checks (ids ending in `.reference`) hold the reference to the code it documents.
 import { check, learned, test } from '../engine/check.js';
 import type { ShopResponse } from '../engine/http.js';
+import { CASES_AT_ONCE, judgeConcurrently } from '../engine/in-flight.js';
 import { AssistantAgent, htuOf } from './_shared/assistant.js';
 import { cartLine } from './_shared/expect-cart.js';
 import { expectChallenge, expectProblem, expectSuccess, fail, inCase } from '../lib/assert.js';
@@ -18,6 +19,7 @@ import {
   expectSingleDpopChallenge,
   PROOF_OR_NONCE,
   readyAgent,
+  readyAgents,
 } from './_shared/expect-dpop.js';
 
 // ---------------------------------------------------------------------------------------------------------- positives
@@ -33,17 +35,20 @@ test(
       seed: true,
     },
     async (shop) => {
-      const agent = await readyAgent(shop, { clause: 'AUTH-ASST-1' });
       const path = '/v1/catalog/products?limit=2';
-      expectSuccess((await agent.get(path)).res, { what: 'htu without the query', clause: 'AUTH-ASST-1' });
-      expectSuccess((await agent.get(path, { proof: { htu: `${htuOf(shop, path)}?limit=2` } })).res, {
-        what: 'htu with the query',
-        clause: 'AUTH-ASST-1',
-      });
-      expectSuccess((await agent.get(path, { proof: { htu: `${htuOf(shop, path)}?limit=2#top` } })).res, {
-        what: 'htu with query and fragment',
-        clause: 'AUTH-ASST-1',
-      });
+      const cases: [string, string | undefined][] = [
+        ['htu without the query', undefined],
+        ['htu with the query', `${htuOf(shop, path)}?limit=2`],
+        ['htu with query and fragment', `${htuOf(shop, path)}?limit=2#top`],
+      ];
+      // Each case on a session of its own (readyAgents: at once, each with its newest nonce), judged in this order.
+      const agents = await readyAgents(shop, cases.length, { clause: 'AUTH-ASST-1' });
+      await judgeConcurrently(
+        cases.map(([what, htu], i) => async () => {
+          expectSuccess((await agents[i]!.get(path, htu === undefined ? {} : { proof: { htu } })).res, { what, clause: 'AUTH-ASST-1' });
+        }),
+        cases.length,
+      );
     },
   ),
 );
@@ -57,17 +62,20 @@ test(
       requires: ['assistants'],
     },
     async (shop) => {
-      const agent = await readyAgent(shop, { clause: 'AUTH-ASST-1' });
-      for (const scheme of ['dpop', 'DPOP'])
-        expectSuccess((await agent.get(CART, { scheme })).res, { what: `Authorization scheme ${scheme}`, clause: 'AUTH-ASST-1' });
-      expectSuccess((await agent.get(CART, { proof: { claims: { extra: 'ignored', exp: nowSeconds() + 60 } } })).res, {
-        what: 'extra claims',
-        clause: 'AUTH-ASST-1',
-      });
-      expectSuccess((await agent.get(CART, { proof: { header: { kid: 'ignored' } } })).res, {
-        what: 'an extra header member (kid)',
-        clause: 'AUTH-ASST-1',
-      });
+      const cases: [string, Parameters<AssistantAgent['get']>[1]][] = [
+        ['Authorization scheme dpop', { scheme: 'dpop' }],
+        ['Authorization scheme DPOP', { scheme: 'DPOP' }],
+        ['extra claims', { proof: { claims: { extra: 'ignored', exp: nowSeconds() + 60 } } }],
+        ['an extra header member (kid)', { proof: { header: { kid: 'ignored' } } }],
+      ];
+      // Each case on a session of its own (readyAgents: at once, each with its newest nonce), judged in this order.
+      const agents = await readyAgents(shop, cases.length, { clause: 'AUTH-ASST-1' });
+      await judgeConcurrently(
+        cases.map(([what, options], i) => async () => {
+          expectSuccess((await agents[i]!.get(CART, options)).res, { what, clause: 'AUTH-ASST-1' });
+        }),
+        cases.length,
+      );
     },
   ),
 );
@@ -196,10 +204,12 @@ test(
         const list = learned().operation('listConversations');
         routes.push([list.method, list.path, undefined]);
       }
-      for (const [method, path, json] of routes) {
+      // The cases do not depend on each other: none goes through the agent (its nonce stays the one of the control, as
+      // when they were sent in turn) and each is refused for where its token travels. At once, judged in this order.
+      const cases = routes.flatMap(([method, path, json]): [string, string, () => Promise<ShopResponse>][] => {
         const proof = () => agent.proof(method, path);
         const body = json !== undefined ? { json } : {};
-        const cases: [string, string, () => Promise<ShopResponse>][] = [
+        return [
           [
             'AUTH-ASST-3',
             `${method} ${path}: query access_token with a proof`,
@@ -216,14 +226,17 @@ test(
               shop.http.request(method, path, { headers: { cookie: `access_token=${agent.token}`, dpop: await proof() }, ...body }),
           ],
         ];
-        for (const [clause, what, send] of cases) {
+      });
+      await judgeConcurrently(
+        cases.map(([clause, what, send]) => async () => {
           const res = await send();
           inCase(what, () => {
             expectProblem(res, { status: 401, error: 'invalid_token', docsUrl: shop.docsUrl, clause });
             expectChallenge(res, { scheme: 'DPoP', error: 'invalid_token', clause });
           });
-        }
-      }
+        }),
+        CASES_AT_ONCE,
+      );
     },
   ),
 );
@@ -237,28 +250,34 @@ test(
       requires: ['assistants'],
     },
     async (shop) => {
-      const agent = await readyAgent(shop, { clause: 'AUTH-ASST-5' });
-      const tokens: [string, string][] = [
-        ['expired an hour ago', await agent.mintToken({ claims: { iat: nowSeconds() - 7200, exp: nowSeconds() - 3600 } })],
+      // Each token is minted for the session that presents it; each case on a session of its own (readyAgents: at once,
+      // each with its newest nonce), judged in this order.
+      const tokens: [string, (agent: AssistantAgent) => Promise<string>][] = [
+        ['expired an hour ago', (agent) => agent.mintToken({ claims: { iat: nowSeconds() - 7200, exp: nowSeconds() - 3600 } })],
         [
           'signed by a foreign key',
-          await (async () => {
+          async (agent) => {
             const t = await agent.mintToken();
             const [h, p] = t.split('.');
             const other = (await shop.mint.customer({ sub: shop.subject('cust') })).split('.')[2];
             return `${h}.${p}.${other}`;
-          })(),
+          },
         ],
-        ['another audience', await agent.mintToken({ claims: { aud: 'https://other.example' } })],
-        ['malformed', 'abc.def.ghi'],
+        ['another audience', (agent) => agent.mintToken({ claims: { aud: 'https://other.example' } })],
+        ['malformed', async () => 'abc.def.ghi'],
       ];
-      for (const [what, token] of tokens) {
-        const res = (await agent.get(CART, { token, retryOnNonce: false })).res;
-        inCase(what, () => {
-          expectProblem(res, { status: 401, error: 'invalid_token', docsUrl: shop.docsUrl, clause: 'AUTH-ASST-5' });
-          expectSingleDpopChallenge(res, 'invalid_token', { clause: 'AUTH-ASST-5' });
-        });
-      }
+      const agents = await readyAgents(shop, tokens.length, { clause: 'AUTH-ASST-5' });
+      await judgeConcurrently(
+        tokens.map(([what, mint], i) => async () => {
+          const agent = agents[i]!;
+          const res = (await agent.get(CART, { token: await mint(agent), retryOnNonce: false })).res;
+          inCase(what, () => {
+            expectProblem(res, { status: 401, error: 'invalid_token', docsUrl: shop.docsUrl, clause: 'AUTH-ASST-5' });
+            expectSingleDpopChallenge(res, 'invalid_token', { clause: 'AUTH-ASST-5' });
+          });
+        }),
+        tokens.length,
+      );
     },
   ),
 );

@@ -71,8 +71,9 @@ test(
         ],
         ['removeCartItem', async () => shop.http.delete(`/v1/cart/items/${VARIANT}`, { headers: await guestHeaders(shop) })],
       ];
-      for (const [, send] of writes) {
-        const res = await send();
+      // Each write is a guest of its own without a session (no cart behind it): they go at once, judged in their order.
+      const answers = await Promise.all(writes.map(([, send]) => send()));
+      for (const res of answers) {
         // The spec states this fact twice (Guest sessions 3; the Errors table's row).
         expectProblem(res, {
           status: 400,
@@ -130,10 +131,12 @@ test(
           ],
           ['removeCartItem', async () => shop.http.delete(`/v1/cart/items/${VARIANT}`, { headers: await guestHeaders(shop, forged) })],
         ];
-        for (const [what, send] of requests) {
-          const res = await send();
-          inCase(`forgery "${forgery}", ${what}`, () => expectInvalidGuestSession(shop, res, { clause }));
-        }
+        // The two reads go at once, before the writes; the writes go in turn (one cart id), as a client would send them.
+        const [reads, writes] = [requests.slice(0, 2), requests.slice(2)];
+        const answers = await Promise.all(reads.map(([, send]) => send()));
+        for (const [, send] of writes) answers.push(await send());
+        for (const [i, [what]] of requests.entries())
+          inCase(`forgery "${forgery}", ${what}`, () => expectInvalidGuestSession(shop, answers[i]!, { clause }));
         // The refused write left the genuine cart of that id (if the forgery named one) empty.
         const genuine = await shop.http.get('/v1/cart', { headers: await guestHeaders(shop, signGuestSession(uuid, key)) });
         expectNotNamesVariant(genuine, VARIANT, {
@@ -141,11 +144,19 @@ test(
           clause: firstOf(clause),
         });
       });
-      const malformed = ['garbage', 'gs1..', `gs1.${randomUUID()}.`].map((value) => async () => {
-        const res = await shop.http.get('/v1/cart', { headers: await guestHeaders(shop, value) });
-        inCase(`Guest-Session ${JSON.stringify(value)}`, () => expectInvalidGuestSession(shop, res, { clause: 'AUTH-GUEST-6' }));
-      });
-      await judgeConcurrently([...forgeries, ...malformed], CASES_AT_ONCE);
+      // The malformed values are single reads: they are sent beside the forgeries (which fill the lanes) and judged after
+      // them, in their order.
+      const values = ['garbage', 'gs1..', `gs1.${randomUUID()}.`];
+      const [verdict, answers] = await Promise.all([
+        judgeConcurrently(forgeries, CASES_AT_ONCE).then(
+          () => undefined,
+          (err: unknown) => ({ err }),
+        ),
+        Promise.all(values.map(async (value) => shop.http.get('/v1/cart', { headers: await guestHeaders(shop, value) }))),
+      ]);
+      if (verdict) throw verdict.err;
+      for (const [i, value] of values.entries())
+        inCase(`Guest-Session ${JSON.stringify(value)}`, () => expectInvalidGuestSession(shop, answers[i]!, { clause: 'AUTH-GUEST-6' }));
     },
   ),
 );
@@ -160,10 +171,11 @@ test(
     },
     async (shop) => {
       const forged = forgeGuestSession('bad-signature', shop.profile.secrets.guestSessionKey);
-      for (const path of ['/v1/catalog/products', '/v1/catalog/collections']) {
-        const res = await shop.http.get(path, { headers: await guestHeaders(shop, forged) });
-        expectStatus(res, 200, { what: `${path} with a forged Guest-Session: status`, clause: 'AUTH-GUEST-2' });
-      }
+      const paths = ['/v1/catalog/products', '/v1/catalog/collections'];
+      // Catalog reads: at once, judged in turn.
+      const answers = await Promise.all(paths.map(async (path) => shop.http.get(path, { headers: await guestHeaders(shop, forged) })));
+      for (const [i, path] of paths.entries())
+        expectStatus(answers[i]!, 200, { what: `${path} with a forged Guest-Session: status`, clause: 'AUTH-GUEST-2' });
     },
   ),
 );
@@ -179,13 +191,19 @@ test(
     async (shop) => {
       const ok = shopperIpOfLength(64);
       const tooLong = shopperIpOfLength(65);
-      for (const path of ['/v1/cart', '/v1/catalog/collections']) {
-        const res = await shop.http.get(path, { headers: await guestHeaders(shop, undefined, { 'shopper-ip': ok }) });
-        expectStatus(res, 200, { what: `${path} with a 64-character Shopper-IP: status`, clause: 'LIM-SHOPPERIP-1' });
-        expectRefusal(shop, await shop.http.get(path, { headers: await guestHeaders(shop, undefined, { 'shopper-ip': tooLong }) }), {
-          clause: 'AUTH-GUEST-9',
-          what: `${path} with a 65-character Shopper-IP`,
-        });
+      const paths = ['/v1/cart', '/v1/catalog/collections'];
+      // Reads of guests of their own without a session: the four go at once, judged in the paths' order.
+      const answers = await Promise.all(
+        paths.map((path) =>
+          Promise.all(
+            [ok, tooLong].map(async (ip) => shop.http.get(path, { headers: await guestHeaders(shop, undefined, { 'shopper-ip': ip }) })),
+          ),
+        ),
+      );
+      for (const [i, path] of paths.entries()) {
+        const [taken, refused] = answers[i]!;
+        expectStatus(taken!, 200, { what: `${path} with a 64-character Shopper-IP: status`, clause: 'LIM-SHOPPERIP-1' });
+        expectRefusal(shop, refused!, { clause: 'AUTH-GUEST-9', what: `${path} with a 65-character Shopper-IP` });
       }
     },
   ),

@@ -32,18 +32,15 @@ test(
         what: 'invited agent adds a line',
         clause: 'AUTH-KIND-10',
       });
-      expectNamesVariant(await shop.http.get('/v1/cart', { headers: inv.headers }), VARIANT, {
-        what: 'invited agent reads the cart',
-        clause: 'AUTH-KIND-10',
-      });
-      expectNamesVariant(await shop.http.get('/v1/cart', { token: await shop.mint.customer({ sub: inv.sub }) }), VARIANT, {
-        what: 'the customer of the context sub reads the line',
-        clause: 'AUTH-ORDER-5',
-      });
-      expectSuccess(await shop.http.get('/v1/me/profile', { headers: inv.headers }), {
-        what: 'invited agent reads the profile (assistant:read)',
-        clause: 'AUTH-CRED-5',
-      });
+      // After the write, the three reads go at once, judged in turn.
+      const [agentCart, customerCart, profile] = await Promise.all([
+        shop.http.get('/v1/cart', { headers: inv.headers }),
+        shop.http.get('/v1/cart', { token: await shop.mint.customer({ sub: inv.sub }) }),
+        shop.http.get('/v1/me/profile', { headers: inv.headers }),
+      ]);
+      expectNamesVariant(agentCart, VARIANT, { what: 'invited agent reads the cart', clause: 'AUTH-KIND-10' });
+      expectNamesVariant(customerCart, VARIANT, { what: 'the customer of the context sub reads the line', clause: 'AUTH-ORDER-5' });
+      expectSuccess(profile, { what: 'invited agent reads the profile (assistant:read)', clause: 'AUTH-CRED-5' });
     },
   ),
 );
@@ -78,10 +75,6 @@ test(
     },
     async (shop) => {
       const inv = await invitedAgent(shop);
-      expectSuccess(await shop.http.get('/v1/cart', { headers: inv.headers }), {
-        what: 'control: the context with its own forwarder token',
-        clause: 'AUTH-CRED-6',
-      });
       const otherForwarder = await shop.mint.invitedAgentForwarder();
       const sub = shop.subject('inv');
       const base = { sub, agentId: `inv_agent_${freshHex()}`, permissions: ALL_PERMISSIONS };
@@ -102,10 +95,13 @@ test(
           },
         ],
       ];
-      for (const [what, headers] of cases) {
-        const res = await shop.http.get('/v1/cart', { headers });
-        inCase(what, () => expectCredentialRefused(shop, res, { clause: 'AUTH-CRED-6' }));
-      }
+      // Cart reads: the control and the refused contexts go at once, judged in turn (the control first).
+      const [control, ...answers] = await Promise.all([
+        shop.http.get('/v1/cart', { headers: inv.headers }),
+        ...cases.map(([, headers]) => shop.http.get('/v1/cart', { headers })),
+      ]);
+      expectSuccess(control!, { what: 'control: the context with its own forwarder token', clause: 'AUTH-CRED-6' });
+      for (const [i, [what]] of cases.entries()) inCase(what, () => expectCredentialRefused(shop, answers[i]!, { clause: 'AUTH-CRED-6' }));
     },
   ),
 );
@@ -138,12 +134,14 @@ test(
           shop.mint.invitedAgentContext({ ...base, claims: { iat: nowSeconds() - 600, exp: nowSeconds() - 300 } }),
         ],
       ];
-      for (const [clause, what, context] of cases) {
-        const res = await shop.http.get('/v1/cart', {
-          headers: { authorization: `Bearer ${forwarder}`, [contextHeader()]: await context },
-        });
-        inCase(what, () => expectInvalidToken(shop, res, { clause, scheme: 'Bearer', only: true }));
-      }
+      // Refused cart reads: at once, judged in turn.
+      const answers = await Promise.all(
+        cases.map(async ([, , context]) =>
+          shop.http.get('/v1/cart', { headers: { authorization: `Bearer ${forwarder}`, [contextHeader()]: await context } }),
+        ),
+      );
+      for (const [i, [clause, what]] of cases.entries())
+        inCase(what, () => expectInvalidToken(shop, answers[i]!, { clause, scheme: 'Bearer', only: true }));
     },
   ),
 );
@@ -158,15 +156,17 @@ test(
     },
     async (shop) => {
       const control = await invitedAgent(shop);
-      expectSuccess(await shop.http.get('/v1/cart', { headers: control.headers }), {
-        what: 'control: typ invited-agent+jwt',
-        clause: 'AUTH-CRED-7',
-      });
-      for (const typ of ['JWT', 'at+jwt', undefined]) {
-        const inv = await invitedAgent(shop, { context: { header: { typ } } });
-        const res = await shop.http.get('/v1/cart', { headers: inv.headers });
-        inCase(`typ ${typ ?? '(none)'}`, () => expectCredentialRefused(shop, res, { clause: 'AUTH-CRED-7' }));
-      }
+      // Cart reads, each an invited agent of its own: the control and the refused ones go at once, judged in turn.
+      const typs = ['JWT', 'at+jwt', undefined];
+      const [controlRead, ...answers] = await Promise.all([
+        shop.http.get('/v1/cart', { headers: control.headers }),
+        ...typs.map(async (typ) =>
+          shop.http.get('/v1/cart', { headers: (await invitedAgent(shop, { context: { header: { typ } } })).headers }),
+        ),
+      ]);
+      expectSuccess(controlRead!, { what: 'control: typ invited-agent+jwt', clause: 'AUTH-CRED-7' });
+      for (const [i, typ] of typs.entries())
+        inCase(`typ ${typ ?? '(none)'}`, () => expectCredentialRefused(shop, answers[i]!, { clause: 'AUTH-CRED-7' }));
     },
   ),
 );
@@ -192,16 +192,24 @@ test(
         ['a machine token of the website client', await shop.mint.machine(c.website), {}],
         ['the backoffice token', await shop.mint.operator(), { operator: OPERATOR_ATTRIBUTION }],
       ];
-      for (const [what, token, extra] of tokens) {
-        const context = await shop.mint.invitedAgentContext({
-          sub,
-          agentId: `inv_agent_${freshHex()}`,
-          permissions: ALL_PERMISSIONS,
-          forwarderToken: token,
-        });
-        const headers = { authorization: `Bearer ${token}`, [contextHeader()]: context, ...extra };
-        const write = await shop.http.post('/v1/cart/items', { headers, json: cartLine() });
-        const profile = await shop.http.get('/v1/me/profile', { headers });
+      // Each token is its own caller (a guest session, another account, a machine): the tokens go at once, each writing then
+      // reading in turn; judged in the tokens' order. The context's account is read after all of them.
+      const answers = await Promise.all(
+        tokens.map(async ([, token, extra]) => {
+          const context = await shop.mint.invitedAgentContext({
+            sub,
+            agentId: `inv_agent_${freshHex()}`,
+            permissions: ALL_PERMISSIONS,
+            forwarderToken: token,
+          });
+          const headers = { authorization: `Bearer ${token}`, [contextHeader()]: context, ...extra };
+          const write = await shop.http.post('/v1/cart/items', { headers, json: cartLine() });
+          const profile = await shop.http.get('/v1/me/profile', { headers });
+          return [write, profile] as const;
+        }),
+      );
+      for (const [i, [what]] of tokens.entries()) {
+        const [write, profile] = answers[i]!;
         inCase(what, () => {
           if (write.status >= 500 || profile.status >= 500)
             fail('status', 'not a server error', `${write.status} / ${profile.status}`, { clause: 'AUTH-CUST-9' });
@@ -232,11 +240,7 @@ test(
       const mcp = await shop.mint.mcpAgentForwarder();
       const ctx = (token: string) =>
         shop.mint.invitedAgentContext({ sub, agentId: `inv_agent_${freshHex()}`, permissions: ALL_PERMISSIONS, forwarderToken: token });
-      expectInvalidToken(
-        shop,
-        await shop.http.get('/v1/cart', { headers: { authorization: `Bearer ${mcp}`, [contextHeader()]: await ctx(mcp) } }),
-        { clause: 'AUTH-CUST-9', scheme: 'Bearer', only: true },
-      );
+      const mcpHeaders = { authorization: `Bearer ${mcp}`, [contextHeader()]: await ctx(mcp) };
       const customer = await shop.mint.customer({ sub: shop.subject('cust') });
       const guest = await shop.mint.guest();
       const cases: [string, Record<string, string>][] = [
@@ -246,10 +250,16 @@ test(
           { authorization: `Bearer ${guest}`, 'guest-session': shop.guestSession(), [contextHeader()]: await ctx(guest) },
         ],
       ];
-      for (const [what, headers] of cases) {
-        const res = await shop.http.get('/v1/cart', { headers });
-        inCase(what, () => expectProblem(res, { status: 400, error: 'invalid_request', docsUrl: shop.docsUrl, clause: 'AUTH-CUST-9' }));
-      }
+      // Refused reads: at once, judged in turn.
+      const [viaMcp, ...answers] = await Promise.all([
+        shop.http.get('/v1/cart', { headers: mcpHeaders }),
+        ...cases.map(([, headers]) => shop.http.get('/v1/cart', { headers })),
+      ]);
+      expectInvalidToken(shop, viaMcp!, { clause: 'AUTH-CUST-9', scheme: 'Bearer', only: true });
+      for (const [i, [what]] of cases.entries())
+        inCase(what, () =>
+          expectProblem(answers[i]!, { status: 400, error: 'invalid_request', docsUrl: shop.docsUrl, clause: 'AUTH-CUST-9' }),
+        );
     },
   ),
 );

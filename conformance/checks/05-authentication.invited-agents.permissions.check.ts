@@ -78,13 +78,17 @@ test(
       requires: ['invitedAgents'],
     },
     async (shop) => {
-      for (const permissions of [['assistant:read'], ['assistant:read', 'assistant:write']]) {
-        const inv = await invitedAgent(shop, { permissions });
-        const res = await shop.http.post('/v1/checkouts/saved-card', { headers: inv.headers, json: {} });
-        inCase(`permissions [${permissions.join(', ')}]`, () =>
-          expectInsufficientScope(shop, res, { clause: 'AUTH-SCOPE-11', scope: ['checkout'] }),
-        );
-      }
+      // Each set is an agent of its own (and an empty body changes nothing): judged at once, the verdict the sets' in turn.
+      await judgeConcurrently(
+        [['assistant:read'], ['assistant:read', 'assistant:write']].map((permissions) => async () => {
+          const inv = await invitedAgent(shop, { permissions });
+          const res = await shop.http.post('/v1/checkouts/saved-card', { headers: inv.headers, json: {} });
+          inCase(`permissions [${permissions.join(', ')}]`, () =>
+            expectInsufficientScope(shop, res, { clause: 'AUTH-SCOPE-11', scope: ['checkout'] }),
+          );
+        }),
+        CASES_AT_ONCE,
+      );
     },
   ),
 );
@@ -136,11 +140,15 @@ test(
       requires: ['invitedAgents'],
     },
     async (shop) => {
-      for (const scope of ['catalog:read cart:read cart:write', 'account:read checkout', '']) {
-        const inv = await invitedAgent(shop, { forwarderScope: scope });
-        const res = await shop.http.get('/v1/cart', { headers: inv.headers });
-        inCase(`forwarder scope "${scope}"`, () => expectCredentialRefused(shop, res, { clause: 'AUTH-SCOPE-5' }));
-      }
+      // Each forwarder token is an agent of its own: judged at once, the verdict the scopes' in turn.
+      await judgeConcurrently(
+        ['catalog:read cart:read cart:write', 'account:read checkout', ''].map((scope) => async () => {
+          const inv = await invitedAgent(shop, { forwarderScope: scope });
+          const res = await shop.http.get('/v1/cart', { headers: inv.headers });
+          inCase(`forwarder scope "${scope}"`, () => expectCredentialRefused(shop, res, { clause: 'AUTH-SCOPE-5' }));
+        }),
+        CASES_AT_ONCE,
+      );
     },
   ),
 );

@@ -19,6 +19,8 @@ import { guestHeaders } from './_shared/mint-callers.js';
 import { spendConcurrently, spendWithinWindow, guestBudget } from './_shared/spend-budget.js';
 import { VARIANT } from './_shared/seed-data.js';
 import { SPECIAL_PATHS } from '../../contract/routes.js';
+import type { ShopResponse } from '../engine/http.js';
+import { CASES_AT_ONCE, mapConcurrent } from '../engine/in-flight.js';
 
 // ------------------------------------------------------------------------------- Caller-specific headers on other kinds
 
@@ -37,25 +39,22 @@ test(
     },
     async (shop) => {
       const token = await shop.mint.customer({ sub: shop.subject('cust') });
-      expectSuccess(await shop.http.get('/v1/cart', { token }), {
-        what: 'control: the customer token without guest headers',
-        clause: 'AUTH-GUEST-11',
-      });
-      for (const [name, value] of GUEST_HEADERS(shop)) {
+      // The control read (judged on its status alone) and the requests to be refused go at once, and are judged in the order
+      // listed; the read that shows nothing was written waits for all of them.
+      const refused = GUEST_HEADERS(shop).flatMap(([name, value]): [string, () => Promise<ShopResponse>][] => {
         const headers = { [name]: value };
-        expectRefusal(shop, await shop.http.get('/v1/cart', { token, headers }), {
-          clause: 'AUTH-GUEST-11',
-          what: `cart read with ${name}`,
-        });
-        expectRefusal(shop, await shop.http.post('/v1/cart/items', { token, headers, json: cartLine() }), {
-          clause: 'AUTH-GUEST-11',
-          what: `cart write with ${name}`,
-        });
-        expectRefusal(shop, await shop.http.get('/v1/catalog/collections', { token, headers }), {
-          clause: 'AUTH-GUEST-11',
-          what: `catalog read with ${name}`,
-        });
-      }
+        return [
+          [`cart read with ${name}`, () => shop.http.get('/v1/cart', { token, headers })],
+          [`cart write with ${name}`, () => shop.http.post('/v1/cart/items', { token, headers, json: cartLine() })],
+          [`catalog read with ${name}`, () => shop.http.get('/v1/catalog/collections', { token, headers })],
+        ];
+      });
+      const [control, answers] = await Promise.all([
+        shop.http.get('/v1/cart', { token }),
+        mapConcurrent(refused, CASES_AT_ONCE, ([, send]) => send()),
+      ]);
+      expectSuccess(control, { what: 'control: the customer token without guest headers', clause: 'AUTH-GUEST-11' });
+      refused.forEach(([what], i) => expectRefusal(shop, answers[i]!, { clause: 'AUTH-GUEST-11', what }));
       expectNotNamesVariant(await shop.http.get('/v1/cart', { token }), VARIANT, {
         what: 'the customer cart after the refused writes',
         clause: 'AUTH-GUEST-11',
@@ -74,14 +73,12 @@ test(
     },
     async (shop) => {
       const token = await shop.mint.customer({ sub: shop.subject('cust') });
-      for (const [name, value] of GUEST_HEADERS(shop)) {
-        expectProblem(await shop.http.get('/v1/cart', { token, headers: { [name]: value } }), {
-          status: 400,
-          error: 'invalid_request',
-          docsUrl: shop.docsUrl,
-          clause: 'AUTH-GUEST-11',
-        });
-      }
+      // Refused reads: at once, judged in turn.
+      const answers = await mapConcurrent(GUEST_HEADERS(shop), CASES_AT_ONCE, ([name, value]) =>
+        shop.http.get('/v1/cart', { token, headers: { [name]: value } }),
+      );
+      for (const res of answers)
+        expectProblem(res, { status: 400, error: 'invalid_request', docsUrl: shop.docsUrl, clause: 'AUTH-GUEST-11' });
     },
   ),
 );
@@ -96,16 +93,19 @@ test(
     },
     async (shop) => {
       const token = await shop.mint.delegated({ sub: shop.subject('cust') });
-      expectSuccess(await shop.http.get('/v1/cart', { token }), {
-        what: 'control: the delegated token without guest headers',
-        clause: 'AUTH-ORDER-6',
-      });
-      for (const [name, value] of GUEST_HEADERS(shop)) {
-        expectRefusal(shop, await shop.http.get('/v1/cart', { token, headers: { [name]: value } }), {
+      // Reads, the control and those to be refused: at once, judged in turn.
+      const pairs = GUEST_HEADERS(shop);
+      const [control, answers] = await Promise.all([
+        shop.http.get('/v1/cart', { token }),
+        mapConcurrent(pairs, CASES_AT_ONCE, ([name, value]) => shop.http.get('/v1/cart', { token, headers: { [name]: value } })),
+      ]);
+      expectSuccess(control, { what: 'control: the delegated token without guest headers', clause: 'AUTH-ORDER-6' });
+      pairs.forEach(([name], i) =>
+        expectRefusal(shop, answers[i]!, {
           clause: name === 'shopper-ip' ? 'AUTH-GUEST-8' : 'AUTH-ORDER-6',
           what: `cart read with ${name}`,
-        });
-      }
+        }),
+      );
     },
   ),
 );
@@ -138,14 +138,12 @@ test(
     },
     async (shop) => {
       const token = await shop.mint.operator();
-      for (const [name, value] of GUEST_HEADERS(shop)) {
-        expectProblem(await shop.http.get('/v1/me', { token, headers: { operator: OPERATOR_ATTRIBUTION, [name]: value } }), {
-          status: 400,
-          error: 'invalid_request',
-          docsUrl: shop.docsUrl,
-          clause: 'AUTH-GUEST-8',
-        });
-      }
+      // Refused reads: at once, judged in turn.
+      const answers = await mapConcurrent(GUEST_HEADERS(shop), CASES_AT_ONCE, ([name, value]) =>
+        shop.http.get('/v1/me', { token, headers: { operator: OPERATOR_ATTRIBUTION, [name]: value } }),
+      );
+      for (const res of answers)
+        expectProblem(res, { status: 400, error: 'invalid_request', docsUrl: shop.docsUrl, clause: 'AUTH-GUEST-8' });
     },
   ),
 );
@@ -162,13 +160,12 @@ test(
     },
     async (shop) => {
       const token = await shop.mint.operator();
-      expectProblem(await shop.http.get('/v1/me', { token }), {
-        status: 403,
-        error: 'caller_not_allowed',
-        docsUrl: shop.docsUrl,
-        clause: 'AUTH-CRED-4',
-      });
-      const res = await shop.http.get('/v1/me', { token, headers: { operator: OPERATOR_ATTRIBUTION } });
+      // Two reads: at once, judged in turn.
+      const [without, res] = await Promise.all([
+        shop.http.get('/v1/me', { token }),
+        shop.http.get('/v1/me', { token, headers: { operator: OPERATOR_ATTRIBUTION } }),
+      ]);
+      expectProblem(without, { status: 403, error: 'caller_not_allowed', docsUrl: shop.docsUrl, clause: 'AUTH-CRED-4' });
       expectSuccess(res, { what: 'GET /v1/me with Operator', clause: 'AUTH-KIND-11' });
       if (res.body?.caller_kind !== 'operator')
         fail('GET /v1/me "caller_kind"', 'operator', res.body?.caller_kind, { clause: 'AUTH-KIND-11' });
@@ -196,11 +193,20 @@ test(
         ['POST', '/v1/cart/items'],
         ['DELETE', `/v1/cart/items/${VARIANT}`],
       ];
-      for (const [method, path] of requests) {
-        const res = await shop.http.request(method, path, {
-          headers: { traceparent: TRACEPARENT },
-          ...(method === 'POST' ? { json: cartLine() } : {}),
-        });
+      const bad = [
+        '00-00000000000000000000000000000000-00f067aa0ba902b7-01',
+        'ff-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01',
+        'not-a-traceparent',
+      ];
+      // No request carries a credential, so none changes anything: all at once, judged in the order listed.
+      const [answers, badAnswers] = await Promise.all([
+        mapConcurrent(requests, CASES_AT_ONCE, ([method, path]) =>
+          shop.http.request(method, path, { headers: { traceparent: TRACEPARENT }, ...(method === 'POST' ? { json: cartLine() } : {}) }),
+        ),
+        mapConcurrent(bad, CASES_AT_ONCE, (traceparent) => shop.http.get(SPECIAL_PATHS.getHealth, { headers: { traceparent } })),
+      ]);
+      for (const [i, [, path]] of requests.entries()) {
+        const res = answers[i]!;
         if (!res.headers.get('x-request-id')) {
           // The same requirement twice in the spec (request stage; every response, success or failure): both clauses fail.
           failSoft(`${path}: X-Request-Id`, 'present', null, { clause: 'ERR-PROBLEM-7' });
@@ -209,14 +215,9 @@ test(
         if (res.headers.get('traceparent') !== TRACEPARENT)
           fail(`${path}: traceparent echoed`, TRACEPARENT, res.headers.get('traceparent'), { clause: 'AUTH-ORDER-3' });
       }
-      for (const bad of [
-        '00-00000000000000000000000000000000-00f067aa0ba902b7-01',
-        'ff-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01',
-        'not-a-traceparent',
-      ]) {
-        const res = await shop.http.get(SPECIAL_PATHS.getHealth, { headers: { traceparent: bad } });
-        if (res.headers.get('traceparent') === bad) fail(`invalid traceparent ${bad}`, 'not echoed', bad, { clause: 'AUTH-ORDER-3' });
-      }
+      for (const [i, traceparent] of bad.entries())
+        if (badAnswers[i]!.headers.get('traceparent') === traceparent)
+          fail(`invalid traceparent ${traceparent}`, 'not echoed', traceparent, { clause: 'AUTH-ORDER-3' });
     },
   ),
 );
@@ -231,9 +232,11 @@ test(
     async (shop) => {
       const d = shop.mint.draft.customer({ sub: shop.subject('cust') });
       const badlySigned = await signWith(d.payload, d.header, (await createForeignKey()).privateKey);
-      for (const json of [{ variant_id: 42, quantity: 'many', extra: true }, [], 'text']) {
-        expectInvalidToken(shop, await shop.http.post('/v1/cart/items', { token: badlySigned, json }), { clause: 'AUTH-ORDER-10' });
-      }
+      // Refused writes: at once, judged in turn.
+      const answers = await mapConcurrent([{ variant_id: 42, quantity: 'many', extra: true }, [], 'text'], CASES_AT_ONCE, (json) =>
+        shop.http.post('/v1/cart/items', { token: badlySigned, json }),
+      );
+      for (const res of answers) expectInvalidToken(shop, res, { clause: 'AUTH-ORDER-10' });
     },
   ),
 );
@@ -251,12 +254,12 @@ test(
         ['a bad token', 'not.a.token'],
         ['a good token', await shop.mint.customer({ sub: shop.subject('cust') })],
       ];
-      for (const [what, token] of tokens) {
-        const res = await shop.http.post('/v1/cart/items', {
-          token,
-          body: '{"variant_id": "var_0101", ',
-          headers: { 'content-type': 'application/json' },
-        });
+      // Bodies no one can decode, so nothing is written: at once, judged in turn.
+      const answers = await mapConcurrent(tokens, CASES_AT_ONCE, ([, token]) =>
+        shop.http.post('/v1/cart/items', { token, body: '{"variant_id": "var_0101", ', headers: { 'content-type': 'application/json' } }),
+      );
+      for (const [i, [what]] of tokens.entries()) {
+        const res = answers[i]!;
         expectStatus(res, 400, { what: `malformed JSON with ${what}: status`, clause: 'AUTH-ORDER-11' });
         expectProblem(res, { status: 400, error: String(res.body?.error ?? '<missing>'), docsUrl: shop.docsUrl, clause: 'ERR-PROBLEM-2' });
       }

@@ -144,39 +144,80 @@ test(
       seed: true,
     },
     async (shop) => {
-      const agent = await AssistantAgent.create(shop);
-      const answers: [string, ShopResponse][] = [];
-      const add = (what: string, res: ShopResponse) => answers.push([what, res]);
-      add('getCart', (await agent.get('/v1/cart')).res);
-      for (const res of await conditional(async (headers) => (await agent.get(`/v1/catalog/products/${PRODUCT_HANDLE}`, { headers })).res))
-        add('getProduct (conditional)', res);
-      add('addCartItem', (await agent.post('/v1/cart/items', { json: cartLine() })).res);
-      add('removeCartItem', (await agent.delete(`/v1/cart/items/${VARIANT}`)).res);
-      add('malformed JSON', (await agent.post('/v1/cart/items', { body: '{"x":', headers: { 'content-type': 'application/json' } })).res);
-      add(
-        'a body over the cap',
-        (await agent.post('/v1/cart/items', { body: oversize(), headers: { 'content-type': 'application/json' } })).res,
-      );
-      add('a proof for another method', (await agent.get('/v1/cart', { proof: { htm: 'PUT' }, retryOnNonce: false })).res);
-      add('an order nobody has', (await agent.get(`/v1/me/orders/${ABSENT_IDS.order}`)).res);
-      add(
-        'updateCartItem with an invalid body',
-        (await agent.patch(`/v1/cart/items/${VARIANT}`, { json: { conformance_probe: true } })).res,
-      );
-      // The session's account cart is empty: the checkout is refused (422 cart_empty).
-      add('checkoutSavedCard of an empty cart', (await agent.post(CHECKOUT, { json: checkoutBody(ABSENT_IDS.card) })).res);
-      // A token of the base scopes only: account reads are refused (403 insufficient_scope).
-      const narrow = await agent.mintToken({ scope: 'catalog:read cart:read' });
-      add('getProfile with base scopes only', (await agent.get('/v1/me/profile', { token: narrow })).res);
-      add('an unmatched route', (await agent.get(`/v1/no-such-route-${randomUUID()}`)).res);
-      add('a body as text/plain', (await agent.post('/v1/cart/items', { body: '{}', headers: { 'content-type': 'text/plain' } })).res);
-      // A method the path does not take (405, or the deployment's own refusal): PUT, the one method no operation uses.
-      add('PUT on the cart lines', (await agent.request('PUT', '/v1/cart/items', { json: cartLine() })).res);
-      if (learned().has('openConversation')) {
-        // A second direct conversation while one is open is refused (direct_conversation_open).
-        const { method, path } = conversationRoute('openConversation');
-        for (const n of [1, 2]) add(`openConversation ${n}`, (await agent.request(method, path, { json: openBody() })).res);
-      }
+      // Four sessions of their own (each its own fresh account) go at once. What depends on what came before stays in turn
+      // on one session: the cart added to, emptied, then checked out empty; a proof for another method once the session
+      // has a nonce; a second conversation while the first is open. So do all of a session's requests (each carries the
+      // nonce of the answer before: a deployment may honour only its newest). The answers are judged in the order listed
+      // (the rank of each), whatever order they came in.
+      const [cart, catalog, reads, other] = await Promise.all([
+        AssistantAgent.create(shop),
+        AssistantAgent.create(shop),
+        AssistantAgent.create(shop),
+        AssistantAgent.create(shop),
+      ]);
+      type Ranked = [rank: number, what: string, res: ShopResponse];
+      const sessions: (() => Promise<Ranked[]>)[] = [
+        async () => [
+          [0, 'getCart', (await cart.get('/v1/cart')).res],
+          [2, 'addCartItem', (await cart.post('/v1/cart/items', { json: cartLine() })).res],
+          [3, 'removeCartItem', (await cart.delete(`/v1/cart/items/${VARIANT}`)).res],
+          // The session's account cart is empty: the checkout is refused (422 cart_empty).
+          [9, 'checkoutSavedCard of an empty cart', (await cart.post(CHECKOUT, { json: checkoutBody(ABSENT_IDS.card) })).res],
+        ],
+        async () => [
+          ...(await conditional(async (headers) => (await catalog.get(`/v1/catalog/products/${PRODUCT_HANDLE}`, { headers })).res)).map(
+            (res): Ranked => [1, 'getProduct (conditional)', res],
+          ),
+          [
+            4,
+            'malformed JSON',
+            (await catalog.post('/v1/cart/items', { body: '{"x":', headers: { 'content-type': 'application/json' } })).res,
+          ],
+          [
+            5,
+            'a body over the cap',
+            (await catalog.post('/v1/cart/items', { body: oversize(), headers: { 'content-type': 'application/json' } })).res,
+          ],
+          [6, 'a proof for another method', (await catalog.get('/v1/cart', { proof: { htm: 'PUT' }, retryOnNonce: false })).res],
+        ],
+        async () => {
+          const order: Ranked = [7, 'an order nobody has', (await reads.get(`/v1/me/orders/${ABSENT_IDS.order}`)).res];
+          // A token of the base scopes only: account reads are refused (403 insufficient_scope).
+          const narrow = await reads.mintToken({ scope: 'catalog:read cart:read' });
+          return [
+            order,
+            [10, 'getProfile with base scopes only', (await reads.get('/v1/me/profile', { token: narrow })).res],
+            [11, 'an unmatched route', (await reads.get(`/v1/no-such-route-${randomUUID()}`)).res],
+            [
+              8,
+              'updateCartItem with an invalid body',
+              (await reads.patch(`/v1/cart/items/${VARIANT}`, { json: { conformance_probe: true } })).res,
+            ],
+          ];
+        },
+        async () => {
+          const answers: Ranked[] = [
+            [
+              12,
+              'a body as text/plain',
+              (await other.post('/v1/cart/items', { body: '{}', headers: { 'content-type': 'text/plain' } })).res,
+            ],
+            // A method the path does not take (405, or the deployment's own refusal): PUT, the one method no operation uses.
+            [13, 'PUT on the cart lines', (await other.request('PUT', '/v1/cart/items', { json: cartLine() })).res],
+          ];
+          if (learned().has('openConversation')) {
+            // A second direct conversation while one is open is refused (direct_conversation_open).
+            const { method, path } = conversationRoute('openConversation');
+            for (const n of [1, 2])
+              answers.push([13 + n, `openConversation ${n}`, (await other.request(method, path, { json: openBody() })).res]);
+          }
+          return answers;
+        },
+      ];
+      const answers = (await Promise.all(sessions.map((session) => session())))
+        .flat()
+        .sort(([a], [b]) => a - b)
+        .map(([, what, res]): [string, ShopResponse] => [what, res]);
       expectEveryResponse(answers, { docsUrl: shop.docsUrl, dpop: true, cacheable: (what) => CACHEABLE.test(what) });
     },
   ),

@@ -31,8 +31,11 @@ test(
         ['updateCartItem', () => shop.http.patch(`/v1/cart/items/${VARIANT}`, { token: narrow, json: cartQuantity(2) })],
         ['removeCartItem', () => shop.http.delete(`/v1/cart/items/${VARIANT}`, { token: narrow })],
       ];
-      for (const [what, send] of writes) {
-        const res = await send();
+      // Each write is refused for the scope before the cart is looked at, whatever it holds: the three go at once, judged in
+      // their order; the cart is read after all of them.
+      const answers = await Promise.all(writes.map(([, send]) => send()));
+      for (const [i, [what]] of writes.entries()) {
+        const res = answers[i]!;
         // Refused for the missing scope: the customer's scopes are checked (AUTH-CUST-1) and the answer is the Errors table's
         // row (ERR-TABLE-9); the document's `scope` member is the table's alone.
         if (res.status !== 403 || res.body?.error !== 'insufficient_scope')
@@ -64,8 +67,12 @@ test(
     async (shop) => {
       const token = await shop.mint.guest({ scope: 'cart:read' });
       const headers = { authorization: `Bearer ${token}`, 'shopper-ip': freshShopperIp() };
-      for (const path of ['/v1/catalog/products', '/v1/catalog/collections']) {
-        expectProblem(await shop.http.get(path, { headers }), {
+      // Reads only: at once, judged in turn.
+      const [products, collections, cart] = await Promise.all(
+        ['/v1/catalog/products', '/v1/catalog/collections', '/v1/cart'].map((path) => shop.http.get(path, { headers })),
+      );
+      for (const res of [products!, collections!]) {
+        expectProblem(res, {
           status: 403,
           error: 'insufficient_scope',
           scope: 'catalog:read',
@@ -73,7 +80,7 @@ test(
           clause: 'ERR-TABLE-9',
         });
       }
-      expectSuccess(await shop.http.get('/v1/cart', { headers }), {
+      expectSuccess(cart!, {
         what: 'control: the same token on getCart (cart:read)',
         clause: 'ERR-TABLE-9',
       });
@@ -101,8 +108,10 @@ test(
         ['searchProducts', () => shop.http.get('/v1/catalog/products', { token, headers }), false],
         ['listCollections', () => shop.http.get('/v1/catalog/collections', { token, headers }), false],
       ];
-      for (const [what, send, customerAuthority] of calls) {
-        const res = await send();
+      // Every call is refused by the guard (an operator has no cart): they go at once, judged in their order.
+      const answers = await Promise.all(calls.map(([, send]) => send()));
+      for (const [i, [what, , customerAuthority]] of calls.entries()) {
+        const res = answers[i]!;
         if (customerAuthority && !is4xx(res))
           fail(`operator on ${what}: refused`, '403 caller_not_allowed', brief(res), { clause: ['END-LIST-1', 'AUTH-ACTIVE-3'] });
         expectProblem(res, { status: 403, error: 'caller_not_allowed', docsUrl: shop.docsUrl, clause: 'END-LIST-1' });
@@ -131,14 +140,13 @@ test(
         what: 'delegated add',
         clause: ['AUTH-KIND-5', 'AUTH-CRED-3'],
       });
-      expectNamesVariant(await shop.http.get('/v1/cart', { token: await shop.mint.customer({ sub }) }), VARIANT, {
-        what: 'the customer of the same sub reads the line',
-        clause: 'AUTH-KIND-6',
-      });
-      expectNamesVariant(await shop.http.get('/v1/cart', { token: delegated }), VARIANT, {
-        what: 'the delegated caller reads the line',
-        clause: 'AUTH-KIND-6',
-      });
+      // After the write, the two reads go at once, judged in turn.
+      const [asCustomer, asDelegated] = await Promise.all([
+        shop.http.get('/v1/cart', { token: await shop.mint.customer({ sub }) }),
+        shop.http.get('/v1/cart', { token: delegated }),
+      ]);
+      expectNamesVariant(asCustomer, VARIANT, { what: 'the customer of the same sub reads the line', clause: 'AUTH-KIND-6' });
+      expectNamesVariant(asDelegated, VARIANT, { what: 'the delegated caller reads the line', clause: 'AUTH-KIND-6' });
     },
   ),
 );
@@ -182,9 +190,17 @@ test(
     },
     async (shop) => {
       const sub = shop.subject('cust');
-      for (const channel of ['mcp', 'openapi'] as const) {
-        const token = await shop.mint.delegated({ sub, channel, actChain: ['agent_client_1'] });
-        const me = await shop.http.get('/v1/me', { token });
+      // Reads only, of one account: the two channels go at once, each reading the diagnostic read and the cart at once;
+      // judged in the channels' order.
+      const channels = ['mcp', 'openapi'] as const;
+      const answers = await Promise.all(
+        channels.map(async (channel) => {
+          const token = await shop.mint.delegated({ sub, channel, actChain: ['agent_client_1'] });
+          return Promise.all([shop.http.get('/v1/me', { token }), shop.http.get('/v1/cart', { token })]);
+        }),
+      );
+      for (const [i, channel] of channels.entries()) {
+        const [me, cart] = answers[i]!;
         expectSuccess(me, { what: `GET /v1/me (${channel})`, clause: 'END-LIST-6' });
         const got = [me.body?.caller_kind, me.body?.channel, me.body?.origin, me.body?.account?.sub];
         const want = ['delegated', channel, 'oauth', sub];
@@ -192,7 +208,7 @@ test(
         const chain = me.body?.actor_chain;
         if (!Array.isArray(chain) || chain[0] !== shop.profile.clients.agentProtocol)
           fail('GET /v1/me "actor_chain"[0]', shop.profile.clients.agentProtocol, chain, { clause: 'AUTH-KIND-5' });
-        expectSuccess(await shop.http.get('/v1/cart', { token }), { what: `getCart (${channel})`, clause: 'AUTH-KIND-5' });
+        expectSuccess(cart, { what: `getCart (${channel})`, clause: 'AUTH-KIND-5' });
       }
     },
   ),

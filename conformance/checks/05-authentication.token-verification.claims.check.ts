@@ -20,15 +20,16 @@ test(
     },
     async (shop) => {
       const token = await shop.mint.customer({ sub: shop.subject('cust') });
-      const control = await shop.http.get('/v1/cart', { token });
-      expectSuccess(control, { what: 'the same token in Authorization', clause: 'AUTH-TOKEN-1' });
       const cases: [string, () => Promise<ShopResponse>][] = [
         ['query access_token', () => shop.http.get(`/v1/cart?access_token=${encodeURIComponent(token)}`)],
         ['cookie access_token', () => shop.http.get('/v1/cart', { headers: { cookie: `access_token=${token}` } })],
         ['body access_token', () => shop.http.post('/v1/cart/items', { json: { access_token: token, variant_id: VARIANT, quantity: 1 } })],
       ];
-      for (const [what, send] of cases) {
-        const res = await send();
+      // The control reads, the others are refused as unauthenticated (the write too): all go at once, judged in turn.
+      const [control, ...answers] = await Promise.all([shop.http.get('/v1/cart', { token }), ...cases.map(([, send]) => send())]);
+      expectSuccess(control!, { what: 'the same token in Authorization', clause: 'AUTH-TOKEN-1' });
+      for (const [i, [what]] of cases.entries()) {
+        const res = answers[i]!;
         inCase(what, () => {
           expectInvalidToken(shop, res, { clause: 'AUTH-TOKEN-1' });
           expectChallenge(res, { scheme: 'DPoP', error: 'invalid_token', params: { algs: 'ES256' }, clause: 'ERR-TABLE-1' });
@@ -141,14 +142,13 @@ for (const [clause, { id, title, cases }] of Object.entries(DEFECTS)) {
   test(
     ...check({ id, title, clauses: [clause, 'ERR-TABLE-2'] }, async (shop) => {
       const sub = shop.subject('cust');
-      expectSuccess(await shop.http.get('/v1/cart', { token: await shop.mint.customer({ sub }) }), {
-        what: 'control: the same token without the defect',
-        clause,
-      });
-      for (const c of cases) {
-        const res = await shop.http.get('/v1/cart', { token: await c.mint(shop, sub) });
-        inCase(c.what, () => expectInvalidToken(shop, res, { clause }));
-      }
+      // Cart reads: the control and the refused tokens go at once, judged in turn (the control first).
+      const [control, ...answers] = await Promise.all([
+        (async () => shop.http.get('/v1/cart', { token: await shop.mint.customer({ sub }) }))(),
+        ...cases.map(async (c) => shop.http.get('/v1/cart', { token: await c.mint(shop, sub) })),
+      ]);
+      expectSuccess(control!, { what: 'control: the same token without the defect', clause });
+      for (const [i, c] of cases.entries()) inCase(c.what, () => expectInvalidToken(shop, answers[i]!, { clause }));
     }),
   );
 }
@@ -230,13 +230,17 @@ test(
     },
     async (shop) => {
       const later = nowSeconds() + 10 * 365 * 86400;
-      for (const [what, claims] of [
+      const cases = [
         ['no iat', { iat: undefined }],
         ['iat ten years ahead', { iat: later, exp: later + 300 }],
-      ] as const) {
-        const res = await shop.http.get('/v1/cart', { token: await shop.mint.customer({ sub: shop.subject('cust'), claims }) });
-        inCase(what, () => expectInvalidToken(shop, res, { clause: 'ERR-TABLE-2' }));
-      }
+      ] as const;
+      // Refused reads: at once, judged in turn.
+      const answers = await Promise.all(
+        cases.map(async ([, claims]) =>
+          shop.http.get('/v1/cart', { token: await shop.mint.customer({ sub: shop.subject('cust'), claims }) }),
+        ),
+      );
+      for (const [i, [what]] of cases.entries()) inCase(what, () => expectInvalidToken(shop, answers[i]!, { clause: 'ERR-TABLE-2' }));
     },
   ),
 );

@@ -3,6 +3,7 @@
 // client with no caller kind, a website user token carrying act) is refused with 401 or 403 even with a valid signature.
 import { randomUUID } from 'node:crypto';
 import { check, test, type Shop } from '../engine/check.js';
+import { CASES_AT_ONCE, judgeConcurrently, mapConcurrent } from '../engine/in-flight.js';
 import { expectNoHeader, expectProblem, expectSuccess, inCase } from '../lib/assert.js';
 import { expectInvalidToken, expectRefusedCombination } from './_shared/expect-refusals.js';
 
@@ -10,12 +11,26 @@ import { expectInvalidToken, expectRefusedCombination } from './_shared/expect-r
 
 const PATHS_EVERY_KIND_READS = ['/v1/cart', '/v1/catalog/products'] as const;
 
+/** Both reads at once, judged in turn. */
 async function expectCombinationRefused(shop: Shop, token: string, { what, clause }: { what: string; clause: string }): Promise<void> {
-  for (const path of PATHS_EVERY_KIND_READS) {
-    const res = await shop.http.get(path, { token });
-    inCase(`${what}, GET ${path}`, () => expectRefusedCombination(shop, res, { what: 'refusal', clause }));
-  }
+  const answers = await Promise.all(PATHS_EVERY_KIND_READS.map((path) => shop.http.get(path, { token })));
+  for (const [i, path] of PATHS_EVERY_KIND_READS.entries())
+    inCase(`${what}, GET ${path}`, () => expectRefusedCombination(shop, answers[i]!, { what: 'refusal', clause }));
 }
+
+/**
+ * Each token is refused on its own reads (nothing is written): the tokens are judged at once, the verdict the one of the
+ * tokens in turn.
+ */
+const expectEachRefused = (shop: Shop, cases: readonly [string, () => Promise<string>][], clause: string): Promise<void> =>
+  judgeConcurrently(
+    cases.map(
+      ([what, token]) =>
+        async () =>
+          expectCombinationRefused(shop, await token(), { what, clause }),
+    ),
+    CASES_AT_ONCE,
+  );
 
 test(
   ...check(
@@ -26,14 +41,14 @@ test(
     },
     async (shop) => {
       const stranger = `stranger-${randomUUID()}`;
-      await expectCombinationRefused(shop, await shop.mint.machine(stranger), {
-        what: 'machine token of an unknown client',
-        clause: 'AUTH-TOKEN-9',
-      });
-      await expectCombinationRefused(shop, await shop.mint.customer({ sub: shop.subject('cust'), claims: { client_id: stranger } }), {
-        what: 'user token of an unknown client',
-        clause: 'AUTH-TOKEN-9',
-      });
+      await expectEachRefused(
+        shop,
+        [
+          ['machine token of an unknown client', () => shop.mint.machine(stranger)],
+          ['user token of an unknown client', () => shop.mint.customer({ sub: shop.subject('cust'), claims: { client_id: stranger } })],
+        ],
+        'AUTH-TOKEN-9',
+      );
     },
   ),
 );
@@ -47,12 +62,14 @@ test(
     },
     async (shop) => {
       const agent = shop.profile.clients.agentProtocol;
-      for (const act of [{ sub: 'someone-else' }, { sub: 'someone-else', act: { sub: agent } }, { sub: shop.profile.clients.website }]) {
-        await expectCombinationRefused(shop, await shop.mint.delegated({ sub: shop.subject('cust'), claims: { act } }), {
-          what: `act ${JSON.stringify(act)}`,
-          clause: 'AUTH-TOKEN-10',
-        });
-      }
+      await expectEachRefused(
+        shop,
+        [{ sub: 'someone-else' }, { sub: 'someone-else', act: { sub: agent } }, { sub: shop.profile.clients.website }].map((act) => [
+          `act ${JSON.stringify(act)}`,
+          () => shop.mint.delegated({ sub: shop.subject('cust'), claims: { act } }),
+        ]),
+        'AUTH-TOKEN-10',
+      );
     },
   ),
 );
@@ -66,12 +83,11 @@ test(
     },
     async (shop) => {
       const c = shop.profile.clients;
-      for (const client of [c.website, c.agentProtocol, c.personalAgentProxy]) {
-        await expectCombinationRefused(shop, await shop.mint.machine(client), {
-          what: `machine token of ${client}`,
-          clause: 'AUTH-TOKEN-11',
-        });
-      }
+      await expectEachRefused(
+        shop,
+        [c.website, c.agentProtocol, c.personalAgentProxy].map((client) => [`machine token of ${client}`, () => shop.mint.machine(client)]),
+        'AUTH-TOKEN-11',
+      );
     },
   ),
 );
@@ -85,16 +101,25 @@ test(
     },
     async (shop) => {
       const sub = shop.subject('cust');
-      expectSuccess(await shop.http.get('/v1/cart', { token: await shop.mint.customer({ sub }) }), {
-        what: 'control: the same token without act',
-        clause: 'AUTH-TOKEN-12',
-      });
-      for (const act of [{ sub: shop.profile.clients.agentProtocol }, { sub: 'invited_agent_1' }, { sub: shop.profile.clients.website }]) {
-        await expectCombinationRefused(shop, await shop.mint.customer({ sub, claims: { act } }), {
-          what: `website token with act ${JSON.stringify(act)}`,
-          clause: 'AUTH-TOKEN-12',
-        });
-      }
+      // The control and the refused tokens only read: at once, judged in turn, the control first.
+      await judgeConcurrently(
+        [
+          async () =>
+            expectSuccess(await shop.http.get('/v1/cart', { token: await shop.mint.customer({ sub }) }), {
+              what: 'control: the same token without act',
+              clause: 'AUTH-TOKEN-12',
+            }),
+          () =>
+            expectEachRefused(
+              shop,
+              [{ sub: shop.profile.clients.agentProtocol }, { sub: 'invited_agent_1' }, { sub: shop.profile.clients.website }].map(
+                (act) => [`website token with act ${JSON.stringify(act)}`, () => shop.mint.customer({ sub, claims: { act } })],
+              ),
+              'AUTH-TOKEN-12',
+            ),
+        ],
+        CASES_AT_ONCE,
+      );
     },
   ),
 );
@@ -118,7 +143,11 @@ test(
           shop.mint.machine(c.storefront, { claims: { sub: `${c.backoffice}@clients` } }),
         ],
       ];
-      for (const [what, token] of cases) await expectCombinationRefused(shop, await token, { what, clause: 'AUTH-TOKEN-8' });
+      await expectEachRefused(
+        shop,
+        cases.map(([what, token]) => [what, () => token]),
+        'AUTH-TOKEN-8',
+      );
     },
   ),
 );
@@ -145,12 +174,13 @@ test(
         // The spec's guest row does not exclude act; the reference refuses it.
         ['AUTH-TOKEN-8', 'storefront machine token carrying act', shop.mint.guest({ claims: { act: { sub: c.agentProtocol } } })],
       ];
-      for (const [clause, what, token] of invalid) {
-        const res = await shop.http.get('/v1/cart', { token: await token });
-        inCase(what, () => expectInvalidToken(shop, res, { clause }));
-      }
-      for (const client of [c.website, c.agentProtocol, c.personalAgentProxy]) {
-        const res = await shop.http.get('/v1/cart', { token: await shop.mint.machine(client) });
+      const machines = [c.website, c.agentProtocol, c.personalAgentProxy].map((client) => shop.mint.machine(client));
+      // Refused reads only: every token at once, judged in turn.
+      const answers = await mapConcurrent([...invalid.map(([, , token]) => token), ...machines], CASES_AT_ONCE, async (token) =>
+        shop.http.get('/v1/cart', { token: await token }),
+      );
+      for (const [i, [clause, what]] of invalid.entries()) inCase(what, () => expectInvalidToken(shop, answers[i]!, { clause }));
+      for (const res of answers.slice(invalid.length)) {
         expectProblem(res, { status: 403, error: 'caller_not_allowed', docsUrl: shop.docsUrl, clause: 'AUTH-TOKEN-11' });
         expectNoHeader(res, 'www-authenticate', { what: 'WWW-Authenticate on caller_not_allowed', clause: 'AUTH-TOKEN-11' });
       }

@@ -12,6 +12,7 @@
 // can read as an event (events.webhook.unreadable-delivery).
 import { check, notApplicable, test } from '../engine/check.js';
 import { OPERATOR_ATTRIBUTION } from '../engine/callers.js';
+import { CASES_AT_ONCE, judgeConcurrently } from '../engine/in-flight.js';
 import { inCase } from '../lib/assert.js';
 import { nowSeconds } from '../lib/jws.js';
 import { alterOneByte, ignoredEvent, newEventId, signPayload, SIGNATURE_HEADER } from '../lib/stripe-signature.js';
@@ -46,11 +47,16 @@ test(
       requires: ['webhook'],
     },
     async (shop) => {
-      for (const o of [{ decoys: 1 }, { decoysAfter: 1 }, { decoys: 2, decoysAfter: 1 }]) {
-        await inCase(`${o.decoys ?? 0} wrong v1 before and ${o.decoysAfter ?? 0} after the right one`, async () => {
-          expectReceived(await deliver(shop, JSON.stringify(ignoredEvent()), o), { clause: 'END-PUBLIC-6' });
-        });
-      }
+      // Each delivery is an event of its own that changes nothing: they go at once, judged in turn.
+      await judgeConcurrently(
+        [{ decoys: 1 }, { decoysAfter: 1 }, { decoys: 2, decoysAfter: 1 }].map(
+          (o) => () =>
+            inCase(`${o.decoys ?? 0} wrong v1 before and ${o.decoysAfter ?? 0} after the right one`, async () => {
+              expectReceived(await deliver(shop, JSON.stringify(ignoredEvent()), o), { clause: 'END-PUBLIC-6' });
+            }),
+        ),
+        CASES_AT_ONCE,
+      );
     },
   ),
 );
@@ -69,21 +75,19 @@ test(
       const compact = JSON.stringify(event);
       const pretty = JSON.stringify(event, null, 2);
       const reordered = `\n{ "data" : ${JSON.stringify(event.data, null, '\t')},\r\n  "type":"${String(event.type)}", "id":"${newEventId()}", "object":"event" }  \n`;
-      for (const [what, body] of [
-        ['two-space indented', pretty],
-        ['keys reordered, tabs, CRLF and surrounding whitespace', reordered],
+      // The two accepted deliveries are two events: they go at once. The refused one carries the first one's event id, so
+      // it is sent after that one was answered, as before.
+      const [prettyAnswer, reorderedAnswer] = await Promise.all([deliver(shop, pretty), deliver(shop, reordered)]);
+      const refusedAnswer = await postWebhook(shop, pretty, { [SIGNATURE_HEADER]: signPayload(compact, webhookSecret(shop)) });
+      for (const [what, res] of [
+        ['two-space indented', prettyAnswer],
+        ['keys reordered, tabs, CRLF and surrounding whitespace', reorderedAnswer],
       ] as const) {
-        await inCase(what, async () => expectReceived(await deliver(shop, body), { clause: 'END-PUBLIC-8' }));
+        inCase(what, () => expectReceived(res, { clause: 'END-PUBLIC-8' }));
       }
       // A service that re-serialised the parsed JSON before verifying would accept this: the signature is of other bytes.
-      await inCase('pretty body sent with the signature of its compact form', async () => {
-        expectWebhookProblem(
-          shop,
-          await postWebhook(shop, pretty, { [SIGNATURE_HEADER]: signPayload(compact, webhookSecret(shop)) }),
-          400,
-          'invalid_signature',
-          { clause: 'END-PUBLIC-8' },
-        );
+      inCase('pretty body sent with the signature of its compact form', () => {
+        expectWebhookProblem(shop, refusedAnswer, 400, 'invalid_signature', { clause: 'END-PUBLIC-8' });
       });
     },
   ),
@@ -129,12 +133,10 @@ test(
         ['v0 scheme only', body, signPayload(body, secret).replace('v1=', 'v0=')],
         ['not a signature', body, 'garbage'],
       ];
-      for (const [what, sent, signature] of cases) {
-        await inCase(what, async () =>
-          expectWebhookProblem(shop, await postWebhook(shop, sent, { [SIGNATURE_HEADER]: signature }), 400, 'invalid_signature', {
-            clause: 'EVT-WEBHOOK-5',
-          }),
-        );
+      // Each delivery is refused at its signature, before anything is recorded: they go at once, judged in their order.
+      const answers = await Promise.all(cases.map(([, sent, signature]) => postWebhook(shop, sent, { [SIGNATURE_HEADER]: signature })));
+      for (const [i, [what]] of cases.entries()) {
+        inCase(what, () => expectWebhookProblem(shop, answers[i]!, 400, 'invalid_signature', { clause: 'EVT-WEBHOOK-5' }));
       }
     },
   ),
@@ -156,28 +158,26 @@ test(
       ];
       if (shop.profile.capabilities.operators) tokens.push(['operator', await shop.mint.operator(), { operator: OPERATOR_ATTRIBUTION }]);
       const body = JSON.stringify(ignoredEvent());
-      for (const [kind, token, extra] of tokens) {
-        await inCase(`${kind} bearer token, no signature`, async () => {
-          expectWebhookProblem(
-            shop,
-            await postWebhook(shop, body, { authorization: `Bearer ${token}`, ...extra }),
-            400,
-            'missing_signature',
-            { clause: 'END-PUBLIC-7' },
-          );
-        });
-        await inCase(`${kind} bearer token, wrong signature`, async () => {
-          expectWebhookProblem(
-            shop,
-            await postWebhook(shop, body, {
+      // Every delivery is refused at its signature: they go at once, judged in the tokens' order.
+      const answers = await Promise.all(
+        tokens.map(([, token, extra]) =>
+          Promise.all([
+            postWebhook(shop, body, { authorization: `Bearer ${token}`, ...extra }),
+            postWebhook(shop, body, {
               authorization: `Bearer ${token}`,
               [SIGNATURE_HEADER]: signPayload(body, `whsec_${'y'.repeat(32)}`),
               ...extra,
             }),
-            400,
-            'invalid_signature',
-            { clause: 'END-PUBLIC-7' },
-          );
+          ]),
+        ),
+      );
+      for (const [i, [kind]] of tokens.entries()) {
+        const [unsigned, missigned] = answers[i]!;
+        inCase(`${kind} bearer token, no signature`, () => {
+          expectWebhookProblem(shop, unsigned, 400, 'missing_signature', { clause: 'END-PUBLIC-7' });
+        });
+        inCase(`${kind} bearer token, wrong signature`, () => {
+          expectWebhookProblem(shop, missigned, 400, 'invalid_signature', { clause: 'END-PUBLIC-7' });
         });
       }
     },

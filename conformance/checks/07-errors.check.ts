@@ -40,8 +40,9 @@ test(
       clauses: ['ERR-TABLE-1', 'RES-PROBLEM-1', 'RES-PROBLEM-3', 'RES-PROBLEM-4', 'RES-PROBLEM-5', 'RES-PROBLEM-8'],
     },
     async (shop) => {
-      for (const path of ['/v1/cart', '/v1/catalog/products', '/v1/me']) {
-        const res = await shop.http.get(path);
+      // Refused reads: at once, judged in turn.
+      const answers = await Promise.all(['/v1/cart', '/v1/catalog/products', '/v1/me'].map((path) => shop.http.get(path)));
+      for (const res of answers) {
         expectProblem(res, { status: 401, error: 'invalid_token', docsUrl: shop.docsUrl, clause: 'ERR-TABLE-1' });
         expectChallenge(res, { scheme: 'Bearer', error: 'invalid_token', clause: 'ERR-TABLE-1' });
         expectChallenge(res, { scheme: 'DPoP', error: 'invalid_token', params: { algs: 'ES256' }, clause: 'ERR-TABLE-1' });
@@ -116,8 +117,10 @@ test(
           'ERR-TABLE-8',
           async () => shop.http.get('/v1/cart', { token: await shop.mint.operator(), headers: { operator: OPERATOR_ATTRIBUTION } }),
         ]);
-      for (const [what, row, send] of cases) {
-        const res = await send();
+      // Each request is refused and writes nothing (the customer's body fails validation): at once, judged in their order.
+      const answers = await Promise.all(cases.map(([, , send]) => send()));
+      for (const [i, [what, row]] of cases.entries()) {
+        const res = answers[i]!;
         inCase(what, () => {
           // Each request is a failure of the error table (its status and code are its row's; judged elsewhere).
           expect4xx(res, { what: 'a refusal', clause: row });
@@ -181,13 +184,16 @@ test(
     async (shop) => {
       // A fresh account: its cart is empty, and it has no orders nor saved card. The body is the deployment's own.
       const token = await delegatedToken(shop, shop.subject('empty'));
-      const empty = await checkout(shop, token, checkoutBody(ABSENT_IDS.card));
+      // Two fresh accounts, two refusals: the checkout and the read go at once, judged in turn.
+      const [empty, missing] = await Promise.all([
+        checkout(shop, token, checkoutBody(ABSENT_IDS.card)),
+        (async () => shop.http.get('/v1/me/orders/ord_doesnotexist0000', { token: await customerToken(shop) }))(),
+      ]);
       // Which of the empty cart and the unknown card a server refuses first is its choice (the reference looks at the cart
       // first, judged at its level): another 422 domain refusal is judged for its headers only.
       if (empty.status !== 422 || empty.body?.error === 'cart_empty')
         expectProblem(empty, { status: 422, error: 'cart_empty', docsUrl: shop.docsUrl, clause: 'ERR-TABLE-14' });
       expectNoHeader(empty, 'www-authenticate', { what: 'www-authenticate must be absent', clause: 'ERR-PROBLEM-8' });
-      const missing = await shop.http.get('/v1/me/orders/ord_doesnotexist0000', { token: await customerToken(shop) });
       if (missing.status === 404)
         expectNoHeader(missing, 'www-authenticate', { what: 'www-authenticate must be absent', clause: 'ERR-PROBLEM-8' });
     },

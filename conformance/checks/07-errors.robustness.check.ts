@@ -23,15 +23,16 @@ test(
       clauses: ['ERR-PROBLEM-1', 'ERR-PROBLEM-4', 'ERR-PROBLEM-7'],
     },
     async (shop) => {
-      for (const [method, path] of [
+      const requests = [
         ['GET', '/v1/catalog/products/%ff'],
         ['GET', '/v1/catalog/products/%E0%A4%A'],
         ['GET', '/v1/me/orders/%'],
         ['DELETE', '/v1/cart/items/%zz'],
-      ] as const) {
-        const res = await shop.http.request(method, path);
-        inCase(`${method} ${path}`, () => expectClientProblem(shop, res, { clause: 'ERR-PROBLEM-1' }));
-      }
+      ] as const;
+      // Unauthenticated and refused, nothing is written: at once, judged in turn.
+      const answers = await Promise.all(requests.map(([method, path]) => shop.http.request(method, path)));
+      for (const [i, [method, path]] of requests.entries())
+        inCase(`${method} ${path}`, () => expectClientProblem(shop, answers[i]!, { clause: 'ERR-PROBLEM-1' }));
     },
   ),
 );
@@ -62,13 +63,18 @@ test(
       clauses: ['ERR-PROBLEM-1', 'ERR-PROBLEM-2'],
     },
     async (shop) => {
-      for (const coding of ['gzip', 'deflate', 'br']) {
-        const res = await shop.http.post('/v1/cart/items', {
-          body: '{"variant_id":"x","quantity":1}',
-          headers: { 'content-type': 'application/json', 'content-encoding': coding },
-        });
-        inCase(`Content-Encoding: ${coding}`, () => expectClientProblem(shop, res, { clause: 'ERR-PROBLEM-2' }));
-      }
+      const codings = ['gzip', 'deflate', 'br'];
+      // Unauthenticated and refused, nothing is written: at once, judged in turn.
+      const answers = await Promise.all(
+        codings.map((coding) =>
+          shop.http.post('/v1/cart/items', {
+            body: '{"variant_id":"x","quantity":1}',
+            headers: { 'content-type': 'application/json', 'content-encoding': coding },
+          }),
+        ),
+      );
+      for (const [i, coding] of codings.entries())
+        inCase(`Content-Encoding: ${coding}`, () => expectClientProblem(shop, answers[i]!, { clause: 'ERR-PROBLEM-2' }));
     },
   ),
 );
@@ -83,21 +89,24 @@ test(
       level: 'reference',
     },
     async (shop) => {
-      for (const charset of ['utf-16', 'utf-32', 'latin1']) {
-        const res = await shop.http.post('/v1/cart/items', {
-          body: '{}',
-          headers: { 'content-type': `application/json; charset=${charset}` },
-        });
+      const charsets = ['utf-16', 'utf-32', 'latin1'];
+      // Unauthenticated and refused, nothing is written: at once, judged in turn.
+      const answers = await Promise.all(
+        charsets.map((charset) =>
+          shop.http.post('/v1/cart/items', { body: '{}', headers: { 'content-type': `application/json; charset=${charset}` } }),
+        ),
+      );
+      for (const [i, charset] of charsets.entries())
         inCase(`charset=${charset}`, () =>
-          expectProblem(res, { status: 415, error: 'unsupported_media_type', docsUrl: shop.docsUrl, clause: 'ERR-PROBLEM-2' }),
+          expectProblem(answers[i]!, { status: 415, error: 'unsupported_media_type', docsUrl: shop.docsUrl, clause: 'ERR-PROBLEM-2' }),
         );
-      }
     },
   ),
 );
 
 // Killed by a server that issues the nonce in its authenticate stage only (no DPoP-Nonce on a 400/404/405 before it), or
-// that hands out one nonce per time slot (the same value twice).
+// that hands out one nonce per time slot (the same value twice). The requests stay one after another: how far apart they
+// arrive is part of what a time-slot nonce shows.
 test(
   ...check(
     {

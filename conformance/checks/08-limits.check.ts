@@ -97,13 +97,16 @@ test(
     async (shop) => {
       // Control: the unpadded body, for another fresh account. Payload shapes are not shown by the spec, so a service that
       // refuses the reference's body has nothing to show here.
-      const control = await postJson(shop, await customerToken(shop), addJson());
+      // Two fresh accounts, one request each: at once, judged in turn.
+      const [control, padded] = await Promise.all([
+        (async () => postJson(shop, await customerToken(shop), addJson()))(),
+        (async () => postJson(shop, await customerToken(shop), paddedAdd(LIMITS.requestBodyBytes - 64)))(),
+      ]);
       if (is4xx(control))
         failSetup('addCartItem with the body the description document describes', '2xx', control.status, {
           clause: 'END-OPS-ADDCARTITEM-1',
         });
       expectSuccess(control, { what: 'addCartItem status with a valid body', clause: 'LIM-BODY-1' });
-      const padded = await postJson(shop, await customerToken(shop), paddedAdd(LIMITS.requestBodyBytes - 64));
       if (!is2xx(padded))
         fail('answer to the same body padded to 256 KiB - 64 bytes', `2xx like the unpadded body (${control.status})`, padded.status, {
           clause: 'LIM-BODY-1',
@@ -124,10 +127,10 @@ test(
     async (shop) => {
       const token = await customerToken(shop);
       expectStatus(await postJson(shop, token, paddedAdd(LIMITS.requestBodyBytes)), 201, { clause: 'LIM-BODY-1' });
-      for (const t of [token, undefined]) {
-        const res = await postJson(shop, t, paddedAdd(LIMITS.requestBodyBytes + 1));
+      // Both refused for their size before anything is read: at once, judged in turn.
+      const answers = await Promise.all([token, undefined].map((t) => postJson(shop, t, paddedAdd(LIMITS.requestBodyBytes + 1))));
+      for (const res of answers)
         expectProblem(res, { status: 413, error: 'payload_too_large', docsUrl: shop.docsUrl, clause: 'LIM-BODY-1' });
-      }
     },
   ),
 );
@@ -173,11 +176,14 @@ test(
     },
     async (shop) => {
       const token = await shop.mint.guest();
-      const ok = await shop.http.get('/v1/cart', { token, headers: { 'shopper-ip': freshShopperIp() } });
-      expectSuccess(ok, { what: 'guest cart read with an ordinary Shopper-IP', clause: 'LIM-SHOPPERIP-1' });
       // A 65-character value that is otherwise an IPv6 address (with a zone id), so only its length is wrong.
       const long = shopperIpOfLength(LIMITS.shopperIpChars + 1);
-      const res = await shop.http.get('/v1/cart', { token, headers: { 'shopper-ip': long } });
+      // Two reads without a session: at once, judged in turn.
+      const [ok, res] = await Promise.all([
+        shop.http.get('/v1/cart', { token, headers: { 'shopper-ip': freshShopperIp() } }),
+        shop.http.get('/v1/cart', { token, headers: { 'shopper-ip': long } }),
+      ]);
+      expectSuccess(ok, { what: 'guest cart read with an ordinary Shopper-IP', clause: 'LIM-SHOPPERIP-1' });
       expectRefusal(shop, res, { clause: 'LIM-SHOPPERIP-1' });
     },
   ),
@@ -194,11 +200,14 @@ test(
     },
     async (shop) => {
       const token = await shop.mint.guest();
-      expectStatus(await shop.http.get('/v1/cart', { token, headers: { 'shopper-ip': 'a'.repeat(LIMITS.shopperIpChars) } }), 200, {
-        clause: 'LIM-SHOPPERIP-1',
-      });
-      const res = await shop.http.get('/v1/cart', { token, headers: { 'shopper-ip': 'a'.repeat(LIMITS.shopperIpChars + 1) } });
-      const doc = expectProblem(res, { status: 400, error: 'invalid_request', docsUrl: shop.docsUrl, clause: 'LIM-SHOPPERIP-1' });
+      // Two reads without a session: at once, judged in turn.
+      const [taken, res] = await Promise.all(
+        [LIMITS.shopperIpChars, LIMITS.shopperIpChars + 1].map((n) =>
+          shop.http.get('/v1/cart', { token, headers: { 'shopper-ip': 'a'.repeat(n) } }),
+        ),
+      );
+      expectStatus(taken!, 200, { clause: 'LIM-SHOPPERIP-1' });
+      const doc = expectProblem(res!, { status: 400, error: 'invalid_request', docsUrl: shop.docsUrl, clause: 'LIM-SHOPPERIP-1' });
       const issues = Array.isArray(doc.issues) ? (doc.issues as { path?: unknown }[]) : [];
       if (
         !issues.some((i) =>
@@ -223,8 +232,11 @@ test(
       clauses: ['LIM-DOCS-1'],
     },
     async (shop) => {
-      for (const path of [SPECIAL_PATHS.getDescription, SPECIAL_PATHS.getAssistantDescription]) {
-        const res = await shop.http.get(path);
+      const paths = [SPECIAL_PATHS.getDescription, SPECIAL_PATHS.getAssistantDescription];
+      // Two reads: at once, judged in turn.
+      const answers = await Promise.all(paths.map((path) => shop.http.get(path)));
+      for (const [i, path] of paths.entries()) {
+        const res = answers[i]!;
         expectStatus(res, 200, { clause: 'LIM-DOCS-1' });
         expectFreshFor(res, LIMITS.descriptionCacheSeconds, { clause: 'LIM-DOCS-1', what: path });
       }

@@ -2,7 +2,7 @@
 // or aliased paths. "Answers" means any 2xx or 3xx: the suite follows no redirect, so a redirect to a current route counts.
 import { check, test, type Shop } from '../engine/check.js';
 import type { ShopResponse } from '../engine/http.js';
-import { CASES_AT_ONCE, judgeConcurrently } from '../engine/in-flight.js';
+import { CASES_AT_ONCE, judgeConcurrently, mapConcurrent } from '../engine/in-flight.js';
 import { answers, expectProblem, expectStatus, fail, is2xx, is4xx, expectNoAnswer } from '../lib/assert.js';
 import { freshShopperIp } from '../lib/shopper.js';
 import { OPERATIONS_BY_ID } from '../../contract/operations.js';
@@ -27,9 +27,24 @@ test(
       // would be indistinguishable from a missing route). Payload shapes are not shown by the spec: if the service refuses the
       // reference's body, those two operations are left out (noted) rather than judged.
       let haveLine = false;
+      const cases = CATALOG_AND_CART.map((operationId) => {
+        const op = OPERATIONS_BY_ID.get(operationId);
+        if (!op) throw new Error(`contract has no operation ${operationId}`);
+        const path = op.path.replace('{handle}', PRODUCT_HANDLE).replace('{variant_id}', VARIANT);
+        const json = op.method === 'POST' ? cartLine() : op.method === 'PATCH' ? cartQuantity(2) : undefined;
+        const send = (to: string) => shop.http.request(op.method, to, { token, ...(json !== undefined ? { json } : {}) });
+        return { operationId, op, path, send };
+      });
+      // At once: the two documents, the probes of a path no service has (one per operation: they reach no route, so they
+      // change nothing), and the reads, which all come before the first write (they see the cart as they would in turn).
+      // The writes follow one after another, each on the line the one before it left.
+      const [[general], unmatched, reads] = await Promise.all([
+        describedOperations(shop),
+        mapConcurrent(cases, CASES_AT_ONCE, ({ path, send }) => probeUnmatched(send, path, shop.subject())),
+        mapConcurrent(cases, CASES_AT_ONCE, async ({ op, path, send }) => (op.method === 'GET' ? send(path) : undefined)),
+      ]);
       // Every operation the spec shows is described under /v1 by the deployment's own document; the catalog and cart
       // operations are also reached (the others' routes are reached by their own checks, with the data they need).
-      const [general] = await describedOperations(shop);
       for (const operationId of SHOWN) {
         const op = OPERATIONS_BY_ID.get(operationId)!;
         if (!general?.described.get(normalizePath(op.path))?.has(op.method))
@@ -37,11 +52,8 @@ test(
             clause: 'VER-PREFIX-1',
           });
       }
-      for (const operationId of CATALOG_AND_CART) {
-        const op = OPERATIONS_BY_ID.get(operationId);
-        if (!op) throw new Error(`contract has no operation ${operationId}`);
+      for (const [i, { operationId, op, path, send }] of cases.entries()) {
         if (!op.path.startsWith('/v1/')) fail(`contract path of ${operationId}`, '/v1/...', op.path, { clause: 'VER-PREFIX-1' });
-        const path = op.path.replace('{handle}', PRODUCT_HANDLE).replace('{variant_id}', VARIANT);
         if ((operationId === 'updateCartItem' || operationId === 'removeCartItem') && !haveLine) {
           shop.info.annotations.push({
             type: 'note',
@@ -49,17 +61,11 @@ test(
           });
           continue;
         }
-        const json = op.method === 'POST' ? cartLine() : op.method === 'PATCH' ? cartQuantity(2) : undefined;
-        const res = await shop.http.request(op.method, path, { token, ...(json !== undefined ? { json } : {}) });
-        const unmatched = await probeUnmatched(
-          (probe) => shop.http.request(op.method, probe, { token, ...(json !== undefined ? { json } : {}) }),
-          path,
-          shop.subject(),
-        );
-        if (looksUnmatched(res, unmatched))
+        const res = reads[i] ?? (await send(path));
+        if (looksUnmatched(res, unmatched[i]!))
           fail(
             `${op.method} ${path} (${operationId}) by a customer`,
-            `a route (not an unmatched-route answer: ${describeUnmatched(unmatched)})`,
+            `a route (not an unmatched-route answer: ${describeUnmatched(unmatched[i]!)})`,
             res.status,
             { clause: 'VER-PREFIX-1' },
           );
@@ -96,13 +102,16 @@ test(
       // Not probed: other spellings of the same path (/V1/cart, /v1/CART, /v1/cart/). The reference answers them (case-insensitive,
       // slash-tolerant routing); whether that is "a second URL" in the sense of PUR-RULE-1 is an open question, reported, not judged.
 
-      for (const path of aliases) {
-        const res = await shop.http.get(path, { token });
+      // Only the status is judged, so the probes go at once (the add alias too: a cart it may fill is never read); judged in
+      // their order.
+      const [add, ...answers] = await mapConcurrent(['/cart/items', ...aliases], CASES_AT_ONCE, (path) =>
+        path === '/cart/items' ? shop.http.post(path, { token, json: cartLine() }) : shop.http.get(path, { token }),
+      );
+      for (const [i, path] of aliases.entries()) {
         // An answering alias is a second URL of the operation and an old path aliased to a current route.
-        expectNoAnswer(res, { what: `GET ${path} (an alias of a /v1 operation)`, clause: ALIASED });
+        expectNoAnswer(answers[i]!, { what: `GET ${path} (an alias of a /v1 operation)`, clause: ALIASED });
       }
-      const add = await shop.http.post('/cart/items', { token, json: cartLine() });
-      expectNoAnswer(add, { what: 'POST /cart/items (an alias of addCartItem)', clause: ALIASED });
+      expectNoAnswer(add!, { what: 'POST /cart/items (an alias of addCartItem)', clause: ALIASED });
     },
   ),
 );
@@ -115,10 +124,13 @@ test(
       clauses: ['VER-PREFIX-2'],
     },
     async (shop) => {
-      for (const path of [SPECIAL_PATHS.getDescription, SPECIAL_PATHS.getAssistantDescription])
-        expectStatus(await shop.http.get(path), 200, { clause: 'VER-PREFIX-2' });
-      for (const path of ['/v1/openapi.json', '/v1/assistant/openapi.json']) {
-        const res = await shop.http.get(path);
+      // Four reads, at once; judged in turn.
+      const outside = [SPECIAL_PATHS.getDescription, SPECIAL_PATHS.getAssistantDescription];
+      const under = ['/v1/openapi.json', '/v1/assistant/openapi.json'];
+      const got = await Promise.all([...outside, ...under].map((path) => shop.http.get(path)));
+      for (const i of outside.keys()) expectStatus(got[i]!, 200, { clause: 'VER-PREFIX-2' });
+      for (const [i, path] of under.entries()) {
+        const res = got[outside.length + i]!;
         if (answers(res))
           fail(`GET ${path}`, 'no answer (not 2xx/3xx): the documents live outside /v1', res.status, { clause: 'VER-PREFIX-2' });
       }
@@ -134,8 +146,10 @@ test(
       clauses: ['VER-DOCS-1'],
     },
     async (shop) => {
-      for (const path of [SPECIAL_PATHS.getDescription, SPECIAL_PATHS.getAssistantDescription]) {
-        const res = await shop.http.get(path);
+      const paths = [SPECIAL_PATHS.getDescription, SPECIAL_PATHS.getAssistantDescription];
+      const got = await Promise.all(paths.map((path) => shop.http.get(path)));
+      for (const [i, path] of paths.entries()) {
+        const res = got[i]!;
         expectStatus(res, 200, { clause: 'VER-DOCS-1' });
         if (typeof res.body !== 'object' || res.body === null || Array.isArray(res.body))
           fail(`${path} body`, 'a JSON object', res.text.slice(0, 200), { clause: 'VER-DOCS-1' });
@@ -166,9 +180,8 @@ const OLD_CHECKOUT_READ_PATHS = [
 async function probeOldPaths(shop: Shop): Promise<{ path: string; res: ShopResponse }[]> {
   // Read-only probes with a seeded account that has an address and cards, so that a surviving alias has data to answer with.
   const token = await customerToken(shop, ADA.sub);
-  const out: { path: string; res: ShopResponse }[] = [];
-  for (const path of OLD_CHECKOUT_READ_PATHS) out.push({ path, res: await shop.http.get(path, { token }) });
-  return out;
+  // Reads only: at once, in the list's order.
+  return mapConcurrent(OLD_CHECKOUT_READ_PATHS, CASES_AT_ONCE, async (path) => ({ path, res: await shop.http.get(path, { token }) }));
 }
 
 test(
@@ -215,11 +228,15 @@ test(
     async (shop) => {
       const token = await shop.mint.guest();
       const headers = { 'shopper-ip': freshShopperIp() };
-      const good = await shop.http.get('/v1/catalog/collections', { token, headers });
-      if (good.status !== 200) fail('the canonical URL answers', 200, good.status, { clause: 'PUR-RULE-1' });
       // Not '//' spellings: reverse proxies commonly merge slashes before the service sees the path.
-      for (const path of ['/v1/catalog/collections/', '/V1/catalog/collections', '/v1/Catalog/Collections']) {
-        const res = await shop.http.get(path, { token, headers });
+      const spellings = ['/v1/catalog/collections/', '/V1/catalog/collections', '/v1/Catalog/Collections'];
+      // Reads: the canonical URL and the spellings at once, judged in turn.
+      const [good, ...got] = await Promise.all(
+        ['/v1/catalog/collections', ...spellings].map((path) => shop.http.get(path, { token, headers })),
+      );
+      if (good!.status !== 200) fail('the canonical URL answers', 200, good!.status, { clause: 'PUR-RULE-1' });
+      for (const [i, path] of spellings.entries()) {
+        const res = got[i]!;
         if (res.status < 400)
           fail(`${path} must not answer as a second URL of listCollections`, '>= 400', res.status, { clause: 'PUR-RULE-1' });
       }

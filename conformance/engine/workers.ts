@@ -9,8 +9,8 @@ import type { TlsOptions } from './wire.js';
 
 /** More workers than this only add start-up cost and memory on the runner. */
 export const MAX_NETWORK_WORKERS = 16;
-/** Round trip (ms) per extra worker per core: at 25 ms, twice the cores; at 100 ms, five times. */
-const MS_PER_EXTRA_WORKER = 25;
+/** Round trip (ms) per extra worker per core: at 33 ms, twice the cores; at 100 ms, four times. */
+const MS_PER_EXTRA_WORKER = 33;
 
 /** The cores' number of workers (the embedded run's default): as many as cores, at least two. */
 export const coreWorkers = (cores = availableParallelism()) => Math.max(2, cores);

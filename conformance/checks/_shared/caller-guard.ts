@@ -6,6 +6,7 @@ import { OPERATIONS_BY_ID, type Operation } from '../../../contract/operations.j
 import { credentialsOf, KINDS } from '../../engine/callers.js';
 import { check } from '../../engine/check.js';
 import type { ShopResponse } from '../../engine/http.js';
+import { CASES_AT_ONCE, judgeConcurrently } from '../../engine/in-flight.js';
 import { expectNoHeader, expectProblem, fail } from '../../lib/assert.js';
 
 /** The list clause of each caller list (spec, Endpoints > Caller lists by name). */
@@ -42,37 +43,43 @@ export function callerGuardCheck(operationId: string, request: (op: Operation) =
     },
     async (shop) => {
       const { path, json } = request(op);
-      for (const { kind, capability } of KINDS) {
-        if (capability && !shop.profile.capabilities[capability]) {
-          shop.info.annotations.push({ type: 'note', description: `${kind} not tried: the profile does not claim "${capability}"` });
-          continue;
-        }
-        const res = await shop.http.request(op.method, path, {
-          ...(await credentialsOf(shop, kind)),
-          ...(json !== undefined ? { json } : {}),
-        });
-        if (members.includes(kind)) {
-          if (guardRefused(res))
-            fail(
-              `${kind} on ${operationId} (in the ${op.callers} list) must pass the guard`,
-              'not 401, not 403 caller_not_allowed/insufficient_scope',
-              `${res.status} ${res.text.slice(0, 300)}`,
-              { clause: opClause },
-            );
-        } else {
-          expectProblem(res, {
-            status: 403,
-            error: 'caller_not_allowed',
-            docsUrl: shop.docsUrl,
-            // The list's own clause, and the rule that the guard refuses kinds outside it at the one URL.
-            clause: [kind === 'operator' ? 'END-LIST-5' : listClause, 'PUR-RULE-2'],
+      const tried = KINDS.filter(({ kind, capability }) => {
+        if (!capability || shop.profile.capabilities[capability]) return true;
+        shop.info.annotations.push({ type: 'note', description: `${kind} not tried: the profile does not claim "${capability}"` });
+        return false;
+      });
+      // Each kind is its own caller on a fresh account (or a fresh guest cart), and the request changes nothing the others
+      // see: the kinds are tried at once, their verdict the one of the kinds in turn.
+      await judgeConcurrently(
+        tried.map(({ kind }) => async () => {
+          const res = await shop.http.request(op.method, path, {
+            ...(await credentialsOf(shop, kind)),
+            ...(json !== undefined ? { json } : {}),
           });
-          expectNoHeader(res, 'www-authenticate', {
-            what: `WWW-Authenticate on caller_not_allowed (${kind} on ${operationId})`,
-            clause: 'ERR-TABLE-8',
-          });
-        }
-      }
+          if (members.includes(kind)) {
+            if (guardRefused(res))
+              fail(
+                `${kind} on ${operationId} (in the ${op.callers} list) must pass the guard`,
+                'not 401, not 403 caller_not_allowed/insufficient_scope',
+                `${res.status} ${res.text.slice(0, 300)}`,
+                { clause: opClause },
+              );
+          } else {
+            expectProblem(res, {
+              status: 403,
+              error: 'caller_not_allowed',
+              docsUrl: shop.docsUrl,
+              // The list's own clause, and the rule that the guard refuses kinds outside it at the one URL.
+              clause: [kind === 'operator' ? 'END-LIST-5' : listClause, 'PUR-RULE-2'],
+            });
+            expectNoHeader(res, 'www-authenticate', {
+              what: `WWW-Authenticate on caller_not_allowed (${kind} on ${operationId})`,
+              clause: 'ERR-TABLE-8',
+            });
+          }
+        }),
+        CASES_AT_ONCE,
+      );
       shop.info.annotations.push({
         type: 'note',
         description: 'invited-agent and assistant callers are tried by the agent checks (05-authentication.agent-callers)',

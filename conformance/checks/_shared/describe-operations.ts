@@ -31,18 +31,19 @@ export const normalizePath = (p: string) => p.replace(/\{[^}]*\}/g, '{}');
 
 /** The OpenAPI `paths` of both description documents (an empty map where a document has none). */
 export async function describedOperations(shop: Shop): Promise<{ doc: string; described: Described; raw: unknown }[]> {
-  const out: { doc: string; described: Described; raw: unknown }[] = [];
-  for (const doc of [SPECIAL_PATHS.getDescription, SPECIAL_PATHS.getAssistantDescription]) {
-    const res = await shop.http.get(doc);
-    const described: Described = new Map();
-    const paths = res.body?.paths;
-    if (typeof paths === 'object' && paths !== null) {
-      for (const [path, item] of Object.entries(paths as Record<string, unknown>)) {
-        const methods = new Set(typeof item === 'object' && item !== null ? Object.keys(item).map((m) => m.toUpperCase()) : []);
-        described.set(normalizePath(path), methods);
+  // Two reads: fetched at once, listed in this order.
+  return Promise.all(
+    [SPECIAL_PATHS.getDescription, SPECIAL_PATHS.getAssistantDescription].map(async (doc) => {
+      const res = await shop.http.get(doc);
+      const described: Described = new Map();
+      const paths = res.body?.paths;
+      if (typeof paths === 'object' && paths !== null) {
+        for (const [path, item] of Object.entries(paths as Record<string, unknown>)) {
+          const methods = new Set(typeof item === 'object' && item !== null ? Object.keys(item).map((m) => m.toUpperCase()) : []);
+          described.set(normalizePath(path), methods);
+        }
       }
-    }
-    out.push({ doc, described, raw: res.body });
-  }
-  return out;
+      return { doc, described, raw: res.body };
+    }),
+  );
 }

@@ -2,6 +2,7 @@
 // checks of part 5 (Assistant authority) compose these.
 import type { Shop } from '../../engine/check.js';
 import type { ShopResponse } from '../../engine/http.js';
+import { judgeConcurrently } from '../../engine/in-flight.js';
 import { AssistantAgent, errorOf } from './assistant.js';
 import { expectChallenge, expectProblem, expectSuccess, fail } from '../../lib/assert.js';
 import { challengesOf } from './expect-refusals.js';
@@ -59,4 +60,47 @@ export async function readyAgent(shop: Shop, { clause }: { clause: string }): Pr
   const agent = await AssistantAgent.create(shop);
   expectSuccess((await agent.get(CART)).res, { what: 'control: a correct DPoP request', clause });
   return agent;
+}
+
+/**
+ * `count` agents made ready at once. Requests sent at once through one agent would each carry the nonce it saw last, which a
+ * deployment that honours only its newest nonce refuses with use_dpop_nonce; agents share nothing (each its own session,
+ * key, account and nonce), so cases that each need the newest nonce go at once on agents of their own. A control that
+ * fails is reported in the agents' order.
+ */
+export async function readyAgents(shop: Shop, count: number, { clause }: { clause: string }): Promise<AssistantAgent[]> {
+  const agents = new Array<AssistantAgent>(count);
+  await judgeConcurrently(
+    Array.from({ length: count }, (_, i) => async () => {
+      agents[i] = await readyAgent(shop, { clause });
+    }),
+    count,
+  );
+  return agents;
+}
+
+/**
+ * Judges `items` in lanes, one agent each: lane `j` judges items `j`, `j + n`, `j + 2n`… in turn on `agents[j]` (so each
+ * request carries its agent's newest nonce, as one agent sending them all in turn would), the lanes at once. Then throws
+ * the first failure in the items' order: the verdict of the items judged one after another.
+ */
+export async function judgeInLanes<T>(
+  agents: readonly AssistantAgent[],
+  items: readonly T[],
+  judge: (agent: AssistantAgent, item: T) => Promise<void>,
+): Promise<void> {
+  const tails = agents.map((): Promise<unknown> => Promise.resolve());
+  const outcomes = await Promise.all(
+    items.map((item, i) => {
+      const lane = i % agents.length;
+      const judged = tails[lane]!.then(() => judge(agents[lane]!, item));
+      tails[lane] = judged.catch(() => undefined);
+      return judged.then(
+        () => undefined,
+        (err: unknown) => ({ err }),
+      );
+    }),
+  );
+  const first = outcomes.find((o) => o !== undefined);
+  if (first) throw first.err;
 }

@@ -13,6 +13,7 @@ import { expectInsufficientScope } from './expect-refusals.js';
 import { PRODUCT_HANDLE, VARIANT } from './seed-data.js';
 import { contextHeader } from './artifact-headers.js';
 import { learned } from '../../engine/check.js';
+import { CASES_AT_ONCE, mapConcurrent } from '../../engine/in-flight.js';
 
 /** Errors with which the authentication stages and the guard refuse a caller (as opposed to the handler's answers). */
 const GUARD_ERRORS = new Set([
@@ -77,8 +78,11 @@ export const PERMISSION_PROBES: readonly [string, string | undefined][] = [
   ['checkoutSavedCard', 'checkout'],
 ];
 
-/** Sends one call as some caller. */
-export type Send = (call: Call) => Promise<ShopResponse>;
+/**
+ * Sends one call as some caller. `inTurn`: its calls go one after another (an assistant's: each proof carries the nonce of
+ * the answer before it, and a deployment may honour only its newest).
+ */
+export type Send = ((call: Call) => Promise<ShopResponse>) & { inTurn?: boolean };
 
 /** The row of the permission table (Scope translation) whose API scopes a permission unlocks. */
 const PERMISSION_ROW: Readonly<Record<string, string>> = {
@@ -87,11 +91,15 @@ const PERMISSION_ROW: Readonly<Record<string, string>> = {
   checkout: 'AUTH-SCOPE-9',
 };
 
-/** Each permission probe sent, with whether `permissions` hold what it needs (or it needs none). */
+/**
+ * Each permission probe sent, with whether `permissions` hold what it needs (or it needs none). A probe changes nothing, so
+ * they go at once (one after another when the sender's calls go in turn); they are yielded in the table's order.
+ */
 async function* probeEach(send: Send, permissions: readonly string[]) {
-  for (const [id, needs] of PERMISSION_PROBES) {
+  const sent = send.inTurn ? undefined : await mapConcurrent(PERMISSION_PROBES, CASES_AT_ONCE, async ([id]) => send(probe(OP(id))));
+  for (const [i, [id, needs]] of PERMISSION_PROBES.entries()) {
     const op = OP(id);
-    const res = await send(probe(op));
+    const res = sent?.[i] ?? (await send(probe(op)));
     yield {
       id,
       op,
@@ -195,9 +203,15 @@ export const sendInvited =
   (call) =>
     shop.http.request(call.method, call.path, { headers: inv.headers, ...(call.json !== undefined ? { json: call.json } : {}) });
 
-/** Sends a call as the assistant, with its own token or `token`. */
-export const sendAssistant =
-  (agent: AssistantAgent, token?: string): Send =>
-  async (call) =>
-    (await agent.request(call.method, call.path, { ...(call.json !== undefined ? { json: call.json } : {}), ...(token ? { token } : {}) }))
-      .res;
+/** Sends a call as the assistant, with its own token or `token`; its calls go in turn (the agent keeps the last nonce). */
+export const sendAssistant = (agent: AssistantAgent, token?: string): Send =>
+  Object.assign(
+    async (call: Call) =>
+      (
+        await agent.request(call.method, call.path, {
+          ...(call.json !== undefined ? { json: call.json } : {}),
+          ...(token ? { token } : {}),
+        })
+      ).res,
+    { inTurn: true },
+  );

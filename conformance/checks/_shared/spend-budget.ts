@@ -11,8 +11,11 @@ import type { ShopResponse } from '../../engine/http.js';
 import { mapConcurrent } from '../../engine/in-flight.js';
 import type { AssistantAgent } from './assistant.js';
 
-/** Requests of one spending in flight at once (the count is what a budget counts, not the order). */
-export const SPEND_IN_FLIGHT = 8;
+/**
+ * Requests of one spending in flight at once (the count is what a budget counts, not the order). More than a worker's
+ * own places: past them it borrows from the run's pool (engine/in-flight-pool.ts), which the cap bounds.
+ */
+export const SPEND_IN_FLIGHT = 16;
 
 /** The answers of `count` requests, in the order sent, at most SPEND_IN_FLIGHT at once. */
 export function spendConcurrently(count: number, send: (i: number) => Promise<ShopResponse>): Promise<ShopResponse[]> {
