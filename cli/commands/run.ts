@@ -15,7 +15,7 @@ import {
   type RunReport,
 } from '../../conformance/engine/baseline.js';
 import { listChecks } from '../../conformance/engine/list.js';
-import { startInFlightPool, type InFlightPool } from '../../conformance/engine/in-flight-pool.js';
+import { tryStartInFlightPool, type InFlightPool } from '../../conformance/engine/in-flight-pool.js';
 import type { Profile } from '../../contract/profile.js';
 import { doctor, formatDoctorSteps } from '../../conformance/engine/doctor.js';
 import { ENV, readCaFile, readProfileFile } from '../../conformance/engine/params.js';
@@ -337,7 +337,7 @@ export async function runSuite(
     const grep = o.repro !== undefined ? `\\[${escape(o.repro)}\\]` : grepFor(o);
     // Past its own places, a worker borrows from a pool the CLI holds: the places other workers leave idle.
     const startPool = async (workers: ChosenWorkers | undefined) => {
-      if (workers && workers.pool > 0 && lateDir) pool = await startInFlightPool(workers.pool, lateDir);
+      if (workers && workers.pool > 0 && lateDir) pool = await tryStartInFlightPool(workers.pool, lateDir);
       return pool?.path;
     };
     const launch = (workers: ChosenWorkers | 'later' | undefined, poolPath: string | undefined) =>

@@ -29,7 +29,7 @@ import { EXIT, exitAfterOutput } from '../exit.js';
 import { referenceLogIn, startEmbedded } from './run.js';
 import { DEFAULT_MAX_IN_FLIGHT } from '../../conformance/engine/in-flight.js';
 import { chooseWorkers } from '../../conformance/engine/workers.js';
-import { startInFlightPool, type InFlightPool } from '../../conformance/engine/in-flight-pool.js';
+import { tryStartInFlightPool, type InFlightPool } from '../../conformance/engine/in-flight-pool.js';
 import { shardOf, shardSchema, usageLine } from '../options.js';
 import { playwrightEnv } from '../../conformance/engine/native-load.js';
 
@@ -353,7 +353,7 @@ export async function selfTest(
     if (workers.pool > 0) {
       const dir = mkdtempSync(join(tmpdir(), 'shop-conformance-pool-'));
       scratch.push(dir);
-      pool = await startInFlightPool(workers.pool, dir);
+      pool = await tryStartInFlightPool(workers.pool, dir);
     }
     Object.assign(env, {
       [ENV.maxInFlight]: String(workers.perWorker),

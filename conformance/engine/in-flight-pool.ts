@@ -120,3 +120,15 @@ export function poolBorrower(path: string): PoolBorrower {
     },
   };
 }
+
+/**
+ * The pool, or none when its socket cannot be served here (a path too long for a Unix socket, a sandbox that forbids
+ * them): the workers then keep to their own places, a slower run but the same verdicts.
+ */
+export async function tryStartInFlightPool(places: number, dir: string): Promise<InFlightPool | undefined> {
+  try {
+    return await startInFlightPool(places, dir);
+  } catch {
+    return undefined;
+  }
+}

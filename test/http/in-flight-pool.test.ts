@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { poolBorrower, startInFlightPool } from '../../conformance/engine/in-flight-pool.js';
+import { poolBorrower, startInFlightPool, tryStartInFlightPool } from '../../conformance/engine/in-flight-pool.js';
 import { InFlightGate } from '../../conformance/engine/in-flight.js';
 
 const until = async (ok: () => boolean) => {
@@ -79,4 +79,8 @@ test('many gates over one pool never exceed their own places plus the pool', asy
   assert.ok(most <= 3 * 2 + 4, `at most 10 at once, saw ${most}`);
   assert.ok(most > 6, `the pool was borrowed from (saw ${most})`);
   await until(() => pool.lent() === 0);
+});
+
+test("a pool that cannot be served here is none: the run goes on with the workers' own places", async () => {
+  assert.equal(await tryStartInFlightPool(4, join(tmpdir(), 'no-such-dir-for-a-pool', 'deeper')), undefined);
 });
