@@ -37,6 +37,7 @@ import { isFixtureProfile, writeRotatedProfile } from '../rotation.js';
 
 import { PLAYWRIGHT_CLI, SUITE_CONFIG as CONFIG } from '../playwright.js';
 import { playwrightEnv } from '../../conformance/engine/native-load.js';
+import { passOnStop, stopExitCode, stopSignalReceived } from '../stop-signal.js';
 const REPORTERS = ['list', 'line', 'dot', 'json', 'junit', 'html', 'github'] as const;
 
 const optionsSchema = z.object({
@@ -239,6 +240,7 @@ function startPlaywright(
     stdio: o.json ? ['inherit', process.stderr, 'inherit'] : 'inherit',
   });
   const exited = new Promise<number>((done) => child.once('exit', (c) => done(c ?? 1)));
+  passOnStop(child);
   return { child, exited };
 }
 
@@ -408,6 +410,12 @@ export async function runSuite(
       });
     const code = await playwright!.exited;
     playwright = undefined;
+    // Stopped from outside (cli/stop-signal.ts): Playwright was stopped too; no verdict.
+    const stopped = stopSignalReceived();
+    if (stopped) {
+      io.err(`shop-conformance run: stopped by ${stopped}\n`);
+      return stopExitCode(stopped);
+    }
     if (o.list) return code === 0 ? EXIT.ok : EXIT.usage;
     // With --json, everything but the verdict goes to stderr.
     const note = o.json ? io.err : io.out;

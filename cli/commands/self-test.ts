@@ -32,6 +32,13 @@ import { chooseWorkers } from '../../conformance/engine/workers.js';
 import { tryStartInFlightPool, type InFlightPool } from '../../conformance/engine/in-flight-pool.js';
 import { shardOf, shardSchema, usageLine } from '../options.js';
 import { playwrightEnv } from '../../conformance/engine/native-load.js';
+import { passOnStop, stopExitCode, stopSignalReceived } from '../stop-signal.js';
+
+/** The exit code of a self-test stopped from outside, if it was. */
+const stoppedCode = () => {
+  const stopped = stopSignalReceived();
+  return stopped ? stopExitCode(stopped) : undefined;
+};
 
 const require = createRequire(import.meta.url);
 const here = fileURLToPath(new URL('.', import.meta.url));
@@ -91,6 +98,7 @@ export function selectDefects(o: Pick<SelfTestOptions, 'defect' | 'clause' | 'to
 function playwright(args: string[], env: NodeJS.ProcessEnv, stdout: 'pipe' | number): Promise<{ code: number; stdout: string }> {
   return new Promise((done) => {
     const child = spawn(process.execPath, args, { env: playwrightEnv(CONFIG, env), stdio: ['ignore', stdout, 'inherit'] });
+    passOnStop(child);
     let text = '';
     child.stdout?.on('data', (d: Buffer) => (text += d.toString('utf8')));
     child.once('exit', (c) => done({ code: c ?? 1, stdout: text }));
@@ -367,6 +375,12 @@ export async function selfTest(
       rmSync(outcomesFile, { force: true });
       // Playwright's progress (dot) goes to stderr; stdout holds the matrix.
       const { code } = await playwright(args, env, 2);
+      // Stopped from outside (cli/stop-signal.ts): Playwright was stopped too; no verdict.
+      const stopped = stopSignalReceived();
+      if (stopped) {
+        io.err(`shop-conformance self-test: stopped by ${stopped}\n`);
+        return undefined;
+      }
       if (!existsSync(outcomesFile)) {
         io.err(`shop-conformance self-test: Playwright exited ${code} without outcomes\n`);
         return undefined;
@@ -382,7 +396,7 @@ export async function selfTest(
     let outcomes = [...(screened?.baseline ?? [])];
     for (const phase of kills ? (['quick', 'long'] as const) : [undefined]) {
       const judged = await judge({ ...plan, ...(phase ? { phase } : {}) });
-      if (!judged) return EXIT.usage;
+      if (!judged) return stoppedCode() ?? EXIT.usage;
       outcomes.push(...judged);
     }
     const matrixOf = (all: readonly Outcome[]) =>
@@ -402,7 +416,7 @@ export async function selfTest(
     if (makeup.length > 0) {
       io.err(`self-test: ${makeup.length} defect(s) whose kills failed without the defect too: their other checks run now\n`);
       const again = await judge(makeupPlan(plan, makeup));
-      if (!again) return EXIT.usage;
+      if (!again) return stoppedCode() ?? EXIT.usage;
       const redo = new Set(makeup.map((d) => d.id));
       outcomes = [...outcomes.filter((x) => !(redo.has(x.project) && x.note?.startsWith(ALREADY_KILLED))), ...again];
       matrix = matrixOf(outcomes);
