@@ -39,7 +39,7 @@ class AnswersAhead {
   constructor(private readonly send: (input: string) => Promise<ShopResponse>) {}
 
   /** Sends the requests of `inputs` (a repeated input is sent once per time it comes), CASES_AT_ONCE at once. */
-  async fetch(inputs: readonly string[]): Promise<void> {
+  async sendAhead(inputs: readonly string[]): Promise<void> {
     const outcomes = await mapConcurrent(inputs, CASES_AT_ONCE, (input) =>
       this.send(input).then(
         (res) => ({ res }),
@@ -74,7 +74,7 @@ test(
       const ahead = new AnswersAhead((body) =>
         shop.http.post('/v1/cart/items', { token, body, headers: { 'content-type': 'application/json' } }),
       );
-      await ahead.fetch(fc.sample(fc.tuple(bodies), withSeed(shop)).map(([value]) => JSON.stringify(value)));
+      await ahead.sendAhead(fc.sample(fc.tuple(bodies), withSeed(shop)).map(([value]) => JSON.stringify(value)));
       await fc.assert(
         fc.asyncProperty(bodies, async (value) => {
           const res = await ahead.answer(JSON.stringify(value));
@@ -99,7 +99,7 @@ test(
       const printable = fc.string({ unit: fc.constantFrom(...'gs1.-_abcdef0123456789ABCDEF=+/ '.split('')), minLength: 1, maxLength: 90 });
       const sessions = printable.filter((v) => v.trim() === v && v.length > 0);
       const ahead = new AnswersAhead((value) => shop.http.get('/v1/cart', { token, headers: { 'guest-session': value } }));
-      await ahead.fetch(fc.sample(fc.tuple(sessions), withSeed(shop)).map(([value]) => value));
+      await ahead.sendAhead(fc.sample(fc.tuple(sessions), withSeed(shop)).map(([value]) => value));
       await fc.assert(
         fc.asyncProperty(sessions, async (value) => {
           const res = await ahead.answer(value);
@@ -147,7 +147,9 @@ test(
       const schemes = fc.constantFrom('Bearer', 'bearer', 'BEARER');
       const credentials = fc.oneof(token68, jwtish);
       const ahead = new AnswersAhead((authorization) => shop.http.get('/v1/catalog/collections', { headers: { authorization } }));
-      await ahead.fetch(fc.sample(fc.tuple(schemes, credentials), withSeed(shop)).map(([scheme, credential]) => `${scheme} ${credential}`));
+      await ahead.sendAhead(
+        fc.sample(fc.tuple(schemes, credentials), withSeed(shop)).map(([scheme, credential]) => `${scheme} ${credential}`),
+      );
       await fc.assert(
         fc.asyncProperty(schemes, credentials, async (scheme, credential) => {
           const res = await ahead.answer(`${scheme} ${credential}`);

@@ -159,6 +159,8 @@ test('one transport: nothing in conformance/ but engine/wire.ts opens HTTP conne
     'selftest/proxy.ts': /node:https?'/,
     // The browser check: a page server on another origin, and the page's own fetch inside Chromium (PUR-PROTO-3).
     'engine/browser.ts': /node:http'|fetch\(/,
+    // The workers' pool of places in flight: a local socket between the CLI and its workers, never the target.
+    'engine/in-flight-pool.ts': /node:net'/,
   };
   const offenders: string[] = [];
   for (const file of files) {
