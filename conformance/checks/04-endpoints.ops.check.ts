@@ -1,6 +1,6 @@
 // Spec part 4, Endpoints, for the operator operations under /v1/ops/* (spec, What the service does 1: "/v1/ops/* is
 // operator-only"; Credentials per consumer: the backoffice machine token plus an Operator attribution header): who may
-// call them, and the reference's reads. The writes are in 04-endpoints.ops.writes.
+// call them. The reference's reads are in 04-endpoints.ops.reads, the writes in 04-endpoints.ops.writes.
 //
 // Levels. The spec shows none of the operator rows ("the operations under /v1/ops/*: not shown"): their paths and bodies
 // are the target's own, learned from its description documents by the contract's operationIds; their scopes and codes
@@ -11,13 +11,13 @@
 //
 // Writes. Every request here that writes is one the domain refuses (a refund of a refunded order, a cancellation of a
 // delivered one, stock below zero), so nothing is written, even if a broken guard let it through.
-import { check, notApplicable, test, type Shop } from '../engine/check.js';
+import { check, test, type Shop } from '../engine/check.js';
 import { CASES_AT_ONCE, mapConcurrent } from '../engine/in-flight.js';
 import { credentialsOfClaimedKinds } from '../engine/callers.js';
 import { expectNoHeader, expectProblem, expectSuccess, fail, inCase } from '../lib/assert.js';
 import { expectCredentialRefused } from './_shared/expect-refusals.js';
-import { expectOpsOk, expectOpsProblem, operator, opsBody, route, send } from './_shared/call-ops.js';
-import { ABSENT_IDS, ADA, BEN, CHLOE, DEV, ORDERS, OUT_OF_STOCK_VARIANT, seedPaymentRef } from './_shared/seed-data.js';
+import { expectOpsProblem, operator, opsBody, route, send } from './_shared/call-ops.js';
+import { ORDERS, OUT_OF_STOCK_VARIANT } from './_shared/seed-data.js';
 
 // Seed data (docs/seed.md) whose verdicts never change: the domain refuses each of these writes, so nothing is written.
 const DELIVERED = ORDERS.adaDelivered.id;
@@ -245,124 +245,6 @@ test(
           },
         });
       }
-    },
-  ),
-);
-
-test(
-  ...check(
-    {
-      id: 'endpoints.ops.search.reference',
-      everyResponse: true,
-      title: 'searchOpsOrders finds orders of every account by status, account and order number, newest first, in pages',
-      clauses: ['PUR-SERVE-5', 'END-CONV-9'],
-      level: 'reference',
-      requires: ['operators'],
-      seed: true,
-    },
-    async (shop) => {
-      const who = await operator(shop);
-      const search = async (query: string) =>
-        expectOpsOk(await shop.http.get(`/v1/ops/orders?${query}`, who), { clause: 'PUR-SERVE-5' }) as {
-          items: Record<string, unknown>[];
-          next_cursor: string | null;
-        };
-
-      const delivered = await search('status=delivered&limit=100');
-      if (!delivered.items.every((o) => o.status === 'delivered'))
-        fail(
-          'statuses of status=delivered',
-          'all delivered',
-          delivered.items.map((o) => o.status),
-          { clause: 'PUR-SERVE-5' },
-        );
-      const accounts = new Set(delivered.items.map((o) => o.account));
-      for (const sub of [ADA.sub, BEN.sub, CHLOE.sub, DEV.sub])
-        if (!accounts.has(sub)) fail('accounts of delivered orders', `includes ${sub}`, [...accounts], { clause: 'PUR-SERVE-5' });
-      const placed = delivered.items.map((o) => String(o.placed_at));
-      if (placed.join() !== [...placed].sort().reverse().join())
-        fail('order of the results', 'newest first', placed, { clause: 'PUR-SERVE-5' });
-
-      const { number } = ORDERS.adaDelivered;
-      if (number === undefined)
-        return notApplicable('the profile declares no data.orders.readerDelivered.number: declare it to judge the search by order number');
-      const byNumber = await search(`q=${encodeURIComponent(number)}`);
-      const found = byNumber.items.find((o) => o.id === DELIVERED);
-      if (!found)
-        fail(
-          `q=${number}`,
-          `finds ${DELIVERED}`,
-          byNumber.items.map((o) => o.id),
-          { clause: 'PUR-SERVE-5' },
-        );
-      for (const key of ['id', 'number', 'account', 'status', 'payment_status', 'currency', 'total_cents', 'placed_at']) {
-        if (!(key in found!)) fail(`member "${key}" of an order summary`, 'present', Object.keys(found!), { clause: 'PUR-SERVE-5' });
-      }
-      if (found!.number !== number || found!.account !== ADA.sub)
-        fail(`summary of ${DELIVERED}`, { number, account: ADA.sub }, found, { clause: 'PUR-SERVE-5' });
-
-      const ada = await search(`account=${ADA.sub}&limit=100`);
-      if (ada.items.length === 0 || !ada.items.every((o) => o.account === ADA.sub))
-        fail(
-          `account=${ADA.sub}`,
-          `only ${ADA.sub}'s orders`,
-          ada.items.map((o) => o.account),
-          { clause: 'PUR-SERVE-5' },
-        );
-
-      const first = await search('limit=2');
-      if (first.items.length !== 2 || typeof first.next_cursor !== 'string')
-        fail('limit=2 on the seed', '2 items and a next_cursor', first, { clause: 'PUR-SERVE-5' });
-      const second = await search(`limit=2&cursor=${encodeURIComponent(first.next_cursor!)}`);
-      const overlap = second.items.filter((o) => first.items.some((p) => p.id === o.id));
-      if (second.items.length === 0 || overlap.length > 0)
-        fail(
-          'the page after next_cursor',
-          'further orders, none repeated',
-          second.items.map((o) => o.id),
-          { clause: 'PUR-SERVE-5' },
-        );
-
-      expectOpsProblem(shop, await shop.http.get('/v1/ops/orders?status=misplaced', who), 400, 'invalid_request', {
-        clause: 'PUR-SERVE-5',
-      });
-    },
-  ),
-);
-
-test(
-  ...check(
-    {
-      id: 'endpoints.ops.read.reference',
-      everyResponse: true,
-      title: "getOpsOrder reads any account's order with its lines, payments and returns; an unknown id is 404 not_found",
-      clauses: ['PUR-SERVE-5', 'END-CONV-9'],
-      level: 'reference',
-      requires: ['operators'],
-      seed: true,
-    },
-    async (shop) => {
-      const who = await operator(shop);
-      // Three reads: at once, judged in turn.
-      const [delivered, refundedRead, absent] = await Promise.all(
-        [DELIVERED, REFUNDED, ABSENT_IDS.order].map((id) => shop.http.get(`/v1/ops/orders/${id}`, who)),
-      );
-      const o = expectOpsOk(delivered!, { clause: 'PUR-SERVE-5' });
-      if (o?.id !== DELIVERED || o.account !== ADA.sub || o.status !== 'delivered')
-        fail(`order ${DELIVERED}`, { id: DELIVERED, account: ADA.sub, status: 'delivered' }, o, { clause: 'PUR-SERVE-5' });
-      if (!Array.isArray(o.lines) || o.lines.length === 0) fail('lines', 'a non-empty list', o.lines, { clause: 'PUR-SERVE-5' });
-      if (!Array.isArray(o.returns)) fail('returns', 'a list', o.returns, { clause: 'PUR-SERVE-5' });
-      const payment = Array.isArray(o.payments)
-        ? o.payments.find((p: { provider_ref?: unknown }) => p.provider_ref === seedPaymentRef(DELIVERED))
-        : undefined;
-      if (!payment) fail('payments', `the seed payment ${seedPaymentRef(DELIVERED)}`, o.payments, { clause: 'PUR-SERVE-5' });
-      if (payment.amount_cents !== o.total_cents) fail('payment amount', o.total_cents, payment.amount_cents, { clause: 'PUR-SERVE-5' });
-
-      const refunded = expectOpsOk(refundedRead!, { clause: 'PUR-SERVE-5' });
-      if (refunded?.payments?.[0]?.status !== 'refunded' || refunded.payments[0].refundable_cents !== 0)
-        fail(`payment of ${REFUNDED}`, { status: 'refunded', refundable_cents: 0 }, refunded?.payments?.[0], { clause: 'PUR-SERVE-5' });
-
-      expectOpsProblem(shop, absent!, 404, 'not_found', { clause: 'PUR-SERVE-5' });
     },
   ),
 );
