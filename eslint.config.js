@@ -124,4 +124,14 @@ export default tseslint.config(
       }),
     },
   },
+  {
+    files: ['implementations/**/*.ts'],
+    rules: {
+      'no-restricted-imports': restrict({
+        group: ['**/reference/**', '**/conformance/**', '**/cli/**', '**/contract/**', 'express', 'express/*', 'better-sqlite3'],
+        message:
+          'An independent implementation is written from the spec and the public docs alone, in another stack (docs/implementations.md).',
+      }),
+    },
+  },
 );

@@ -188,7 +188,7 @@ export const ERRORS = {
 export type ErrorCode = keyof typeof ERRORS;
 export const ERROR_CODES = Object.keys(ERRORS) as ErrorCode[];
 
-/** Reason phrases (RFC 9110) for the statuses the service answers; the problem `title`. */
+/** Reason phrases (RFC 9110) for the statuses the service answers: the reference's problem `title` (its choice of edition). */
 export const REASON_PHRASES: Readonly<Record<number, string>> = {
   400: 'Bad Request',
   401: 'Unauthorized',
@@ -204,4 +204,45 @@ export const REASON_PHRASES: Readonly<Record<number, string>> = {
   429: 'Too Many Requests',
   500: 'Internal Server Error',
   503: 'Service Unavailable',
+};
+
+/**
+ * Every reason phrase registered for a status (RFC 9110 and the RFCs it obsoletes or that registered the status first:
+ * RFC 2616, 7231, 7233, 4918, 6585). The spec's `title` is "HTTP reason phrase of the status" without naming an edition,
+ * and RFC 9112 section 4 makes the phrase informative, so any registered phrase of the status is one (docs/ambiguities.md).
+ */
+export const REGISTERED_REASON_PHRASES: Readonly<Record<number, readonly string[]>> = {
+  400: ['Bad Request'],
+  401: ['Unauthorized'],
+  402: ['Payment Required'],
+  403: ['Forbidden'],
+  404: ['Not Found'],
+  405: ['Method Not Allowed'],
+  406: ['Not Acceptable'],
+  407: ['Proxy Authentication Required'],
+  408: ['Request Timeout', 'Request Time-out'],
+  409: ['Conflict'],
+  410: ['Gone'],
+  411: ['Length Required'],
+  412: ['Precondition Failed'],
+  413: ['Content Too Large', 'Payload Too Large', 'Request Entity Too Large'],
+  414: ['URI Too Long', 'Request-URI Too Long', 'Request-URI Too Large'],
+  415: ['Unsupported Media Type'],
+  416: ['Range Not Satisfiable', 'Requested Range Not Satisfiable', 'Requested range not satisfiable'],
+  417: ['Expectation Failed'],
+  421: ['Misdirected Request'],
+  422: ['Unprocessable Content', 'Unprocessable Entity'],
+  423: ['Locked'],
+  424: ['Failed Dependency'],
+  426: ['Upgrade Required'],
+  428: ['Precondition Required'],
+  429: ['Too Many Requests'],
+  431: ['Request Header Fields Too Large'],
+  451: ['Unavailable For Legal Reasons'],
+  500: ['Internal Server Error'],
+  501: ['Not Implemented'],
+  502: ['Bad Gateway'],
+  503: ['Service Unavailable'],
+  504: ['Gateway Timeout', 'Gateway Time-out'],
+  505: ['HTTP Version Not Supported', 'HTTP Version not supported'],
 };

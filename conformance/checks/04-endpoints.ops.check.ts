@@ -2,21 +2,21 @@
 // operator-only"; Credentials per consumer: the backoffice machine token plus an Operator attribution header): who may
 // call them. The reference's reads are in 04-endpoints.ops.reads, the writes in 04-endpoints.ops.writes.
 //
-// Levels. The spec shows none of the operator rows ("the operations under /v1/ops/*: not shown"): their paths and bodies
-// are the target's own, learned from its description documents by the contract's operationIds; their scopes and codes
-// are the reference's. At spec level: no other caller kind gets a successful answer on these routes (PUR-RULE-3); the
-// described routes lie under /v1/ops/ and an operator (backoffice token plus Operator header) is served the reads
-// (PUR-SERVE-5, AUTH-KIND-11); the same token without the header matches no caller kind, so it is refused with 401 or 403
-// (AUTH-CRED-4, Token verification 3). Codes, scopes and bodies are reference level.
+// Levels. The spec shows none of the operator rows ("the operations under /v1/ops/*: not shown"). At spec level they are
+// every operation the target describes under /v1/ops/, found by path whatever their ids: no other caller kind gets a
+// successful answer there (PUR-RULE-3); an operator (backoffice token plus Operator header) is served the reads that name
+// no record (PUR-SERVE-5, AUTH-KIND-11); the same token without the header matches no caller kind, so it is refused with
+// 401 or 403 (AUTH-CRED-4, Token verification 3). The reference's five operations, by its ids, with their codes, scopes
+// and bodies, are reference level.
 //
-// Writes. Every request here that writes is one the domain refuses (a refund of a refunded order, a cancellation of a
+// Writes. At reference level every request here that writes is one the domain refuses (a refund of a refunded order, a cancellation of a
 // delivered one, stock below zero), so nothing is written, even if a broken guard let it through.
 import { check, test, type Shop } from '../engine/check.js';
 import { CASES_AT_ONCE, mapConcurrent } from '../engine/in-flight.js';
 import { credentialsOfClaimedKinds } from '../engine/callers.js';
-import { expectNoHeader, expectProblem, expectSuccess, fail, inCase } from '../lib/assert.js';
+import { expectNoHeader, expectProblem, expectSuccess, fail, inCase, notDeclared } from '../lib/assert.js';
 import { expectCredentialRefused } from './_shared/expect-refusals.js';
-import { expectOpsProblem, operator, opsBody, route, send } from './_shared/call-ops.js';
+import { expectOpsProblem, operator, opsBody, requireDescribedOps, route, send, type DescribedOpsRequest } from './_shared/call-ops.js';
 import { ORDERS, OUT_OF_STOCK_VARIANT } from './_shared/seed-data.js';
 
 // Seed data (docs/seed.md) whose verdicts never change: the domain refuses each of these writes, so nothing is written.
@@ -46,22 +46,27 @@ const requests = (): readonly OpsRequest[] => [
 const nonOperators = (shop: Shop) => credentialsOfClaimedKinds(shop, ['operator']);
 
 // ------------------------------------------------------------------------------------------------------- spec level
+//
+// The spec shows no operator operation: at this level they are every operation the target's documents describe under
+// /v1/ops/, whatever their ids (call-ops.ts, describedOpsRequests). Path parameters name no record; a write carries the
+// document's own example. Only reads that name no record serve as controls: an operator's write could change data.
+
+/** The described reads that name no record (a list, a search): what an operator is served with no data to know. */
+const controlReads = (all: readonly DescribedOpsRequest[]) => all.filter((r) => r.method === 'GET' && !r.names);
 
 test(
   ...check(
     {
       id: 'endpoints.ops.non-operators-refused',
-      title:
-        'customer, delegated and guest callers get no successful answer from any operator operation (reads and writes under /v1/ops/*)',
+      title: 'customer, delegated and guest callers get no successful answer from any operation the documents describe under /v1/ops/*',
       clauses: ['PUR-RULE-3'],
-      seed: true,
     },
     async (shop) => {
-      // Every write here is one the domain refuses (nothing is written, whoever sends it): the callers' requests and the
-      // operator's control go at once, judged in turn (the callers first, as before).
-      const asCallers = (await nonOperators(shop)).flatMap(([kind, who]) => requests().map((r) => ({ kind, who, r })));
+      const all = requireDescribedOps();
+      // The callers' requests and the operator's control go at once, judged in turn (the callers first).
+      const asCallers = (await nonOperators(shop)).flatMap(([kind, who]) => all.map((r) => ({ kind, who, r })));
       const control = shop.profile.capabilities.operators ? await operator(shop) : undefined;
-      const asOperator = control ? requests() : [];
+      const asOperator = control ? controlReads(all) : [];
       const [answers, controls] = await Promise.all([
         mapConcurrent(asCallers, CASES_AT_ONCE, ({ who, r }) => send(shop, r, who)),
         mapConcurrent(asOperator, CASES_AT_ONCE, (r) => send(shop, r, control!)),
@@ -70,7 +75,7 @@ test(
         const res = answers[i]!;
         if (res.status >= 200 && res.status < 400)
           fail(
-            `${r.method} ${r.path} as ${kind}`,
+            `${r.method} ${r.path} (${r.operationId}) as ${kind}`,
             'a refusal (4xx), /v1/ops/* is operator-only',
             `${res.status} ${res.text.slice(0, 200)}`,
             { clause: 'PUR-RULE-3' },
@@ -78,13 +83,13 @@ test(
         if (res.status >= 400)
           expectProblem(res, { status: res.status, error: String(res.body?.error ?? ''), docsUrl: shop.docsUrl, clause: 'PUR-RULE-3' });
       }
-      // Control: the routes as the documents describe them exist and admit an operator, so that the refusals above are the
-      // guard's and not a missing route's (a 404 to everyone would prove nothing).
+      // Control: the described reads exist and admit an operator, so that the refusals above are the guard's and not a
+      // missing route's (a 404 to everyone would prove nothing).
       for (const [i, r] of asOperator.entries()) {
         const res = controls[i]!;
         if ([401, 403, 404, 405].includes(res.status))
           fail(
-            `${r.method} ${r.path} as an operator (the route of ${r.operationId} in the description documents)`,
+            `${r.method} ${r.path} as an operator (${r.operationId} in the description documents)`,
             'admitted (not 401, 403, 404 or 405)',
             `${res.status} ${res.text.slice(0, 200)}`,
             { clause: 'PUR-RULE-3' },
@@ -99,20 +104,16 @@ test(
     {
       id: 'endpoints.ops.operator-served',
       everyResponse: true,
-      title:
-        'the operator operations are described under /v1/ops/, and an operator (backoffice token plus Operator header) is served their reads',
+      title: 'an operator (backoffice token plus Operator header) is served every described /v1/ops/* read that names no record',
       clauses: ['PUR-SERVE-5', 'AUTH-KIND-11', 'AUTH-CRED-4'],
       requires: ['operators'],
-      seed: true,
     },
     async (shop) => {
-      for (const r of requests())
-        if (!r.path.startsWith('/v1/ops/'))
-          fail(`the described route of ${r.operationId}`, 'a path under /v1/ops/', `${r.method} ${r.path}`, { clause: 'PUR-SERVE-5' });
-      // The reads (a search, and an order the seed holds) need nothing but an operator: 2xx, whatever their bodies.
+      const reads = controlReads(requireDescribedOps());
+      if (reads.length === 0)
+        notDeclared('an operator read under /v1/ops/ that names no record (a list or a search)', 'such a GET in /openapi.json');
       const who = await operator(shop);
-      const reads = requests().filter((q) => q.method === 'GET');
-      // Reads: at once, judged in turn.
+      // Reads: at once, judged in turn; 2xx whatever their bodies.
       const answers = await Promise.all(reads.map((r) => send(shop, r, who)));
       for (const [i, r] of reads.entries())
         inCase(`${r.method} ${r.path} (${r.operationId}) as an operator`, () =>
@@ -129,18 +130,16 @@ test(
       // Without the header the backoffice token matches no caller kind (Caller kinds: operator needs the Operator header),
       // so Token verification 3 applies: 401 or 403, even with a valid signature. Which of the two, and the code, are open.
       title:
-        'a backoffice token without the Operator attribution header is no operator: 401 or 403 on every operator operation, served with it',
+        'a backoffice token without the Operator attribution header is no operator: 401 or 403 on every described operator operation, served with it',
       clauses: ['AUTH-CRED-4', 'AUTH-TOKEN-8'],
       requires: ['operators'],
-      seed: true,
     },
     async (shop) => {
       const bare = await operator(shop, { header: false });
       const who = await operator(shop);
-      const all = requests();
-      const reads = all.filter((q) => q.method === 'GET');
-      // Every write here is one the domain refuses (nothing is written): the refused requests and the control's reads go at
-      // once, judged in turn (the refusals first, as before).
+      const all = requireDescribedOps();
+      const reads = controlReads(all);
+      // A conforming server refuses every one of these before its handler: they go at once with the control's reads.
       const [refused, served] = await Promise.all([
         mapConcurrent(all, CASES_AT_ONCE, (r) => send(shop, r, bare)),
         Promise.all(reads.map((r) => send(shop, r, who))),

@@ -10,6 +10,7 @@ import { expectFreshFor, expectProblem, expectStatus, expectSuccess, fail, failS
 import { freshShopperIp, shopperIpOfLength } from '../lib/shopper.js';
 import { LIMITS } from '../../contract/limits.js';
 import { OPERATIONS } from '../../contract/operations.js';
+import { describedOpsRequests } from './_shared/call-ops.js';
 import { cartLine } from './_shared/expect-cart.js';
 import { expectRefusal } from './_shared/expect-refusals.js';
 import { customerToken } from './_shared/mint-callers.js';
@@ -43,14 +44,22 @@ test(
   ),
 );
 
-/** The JSON write operations of the operations table the deployment claims (conversation writes have a cap of their own). */
-const claimedWrites = (shop: Shop) =>
-  OPERATIONS.filter(
-    (o) =>
-      ['POST', 'PATCH', 'PUT'].includes(o.method) &&
-      o.group !== 'conversation' &&
-      (o.group !== 'operator' || shop.profile.capabilities.operators),
-  );
+const WRITES = ['POST', 'PATCH', 'PUT'];
+
+/**
+ * The JSON writes the deployment claims, with a valid body each: the operations table's (conversation writes have a cap of
+ * their own), and the operator writes its documents describe under /v1/ops/ (the spec shows none; their ids are its own).
+ */
+const claimedWrites = (shop: Shop): { operationId: string; method: string; path: string; json: unknown }[] => [
+  ...OPERATIONS.filter((o) => WRITES.includes(o.method) && o.group !== 'conversation' && o.group !== 'operator').map((o) => {
+    const op = learned().operation(o.operationId);
+    const path = learned().path(o.operationId, ...op.pathParams.map(() => 'conformance-probe'));
+    return { operationId: o.operationId, method: op.method, path, json: learned().body(o.operationId) };
+  }),
+  ...(shop.profile.capabilities.operators ? describedOpsRequests() : [])
+    .filter((r) => WRITES.includes(r.method))
+    .map((r) => ({ operationId: r.operationId, method: r.method, path: r.path, json: r.json ?? {} })),
+];
 
 const answerOf = (res: ShopResponse) => `${res.status} ${typeof res.body?.error === 'string' ? res.body.error : ''}`.trim();
 
@@ -67,9 +76,8 @@ test(
       // Unauthenticated, each write changes nothing: the routes go at once, each route's two bodies together.
       await judgeConcurrently(
         claimedWrites(shop).map((o) => async () => {
-          const op = learned().operation(o.operationId);
-          const path = learned().path(o.operationId, ...op.pathParams.map(() => 'conformance-probe'));
-          const json = JSON.stringify(learned().body(o.operationId));
+          const path = o.path;
+          const json = JSON.stringify(o.json);
           const send = (body: string) => shop.http.request(o.method, path, { body, headers: { 'content-type': 'application/json' } });
           const [control, over] = await Promise.all([send(json), send(json + ' '.repeat(LIMITS.requestBodyBytes + 1 - json.length))]);
           inCase(`${o.operationId} (${o.method} ${path})`, () => {

@@ -233,11 +233,13 @@ async function dpopGet(http: ShopHttp, path: string, token: string, key: DpopKey
 /** The path of the operator read the deployment describes (by operationId), else the contract's. */
 export function operatorReadPath(description: unknown): string {
   const paths = (description as { paths?: Record<string, Record<string, { operationId?: unknown }>> } | undefined)?.paths;
-  for (const [path, item] of Object.entries(paths ?? {})) {
-    if (path.includes('{') || !item || typeof item !== 'object') continue;
-    if (Object.values(item).some((op) => op && typeof op === 'object' && op.operationId === OPS_READ)) return path;
-  }
-  return OPERATIONS_BY_ID.get(OPS_READ)!.path;
+  const reads = Object.entries(paths ?? {}).filter(
+    ([path, item]) => path.startsWith('/v1/ops/') && !path.includes('{') && item && typeof item === 'object' && 'get' in item,
+  );
+  // The spec shows no operator operation: any described read under /v1/ops/ that names no record, the reference's search
+  // first where it is described, and the reference's path where the document describes none.
+  const own = reads.find(([, item]) => item.get?.operationId === OPS_READ) ?? reads[0];
+  return own?.[0] ?? OPERATIONS_BY_ID.get(OPS_READ)!.path;
 }
 
 /**

@@ -116,7 +116,13 @@ export class ShopHttp {
       });
       x.ms = Date.now() - started;
       x.responseBody = text;
-      return { status: head.res.statusCode ?? 0, headers: headersOf(head.res), body: parseJson(text), text };
+      return {
+        status: head.res.statusCode ?? 0,
+        reason: head.res.statusMessage,
+        headers: headersOf(head.res),
+        body: parseJson(text),
+        text,
+      };
     } catch (err) {
       x.ms = Date.now() - started;
       x.error = describeError(timer.error ?? err);
@@ -190,7 +196,7 @@ export class ShopHttp {
           x.error = ended ? 'the connection closed before the end of the answer' : `the answer did not end within ${timeoutMs / 1000} s`;
           throw new Error(`${method} ${x.url}: ${x.error}`);
         }
-        return { status, headers, body: parseJson(buffer), text: buffer };
+        return { status, reason: head.res.statusMessage, headers, body: parseJson(buffer), text: buffer };
       },
     };
   }

@@ -5,7 +5,7 @@
 // says or cannot say (docs/conformance.md, "Interoperability conventions").
 import { OPERATIONS_BY_ID, type Operation } from '../../contract/operations.js';
 import type { Profile } from '../../contract/profile.js';
-import { failSetup } from '../lib/assert.js';
+import { failSetup, notDeclared } from '../lib/assert.js';
 import { exampleFromSchema, getPointer, rolesOf, setPointer, type JsonSchema, type Resolve } from '../lib/openapi-schema.js';
 import { DESCRIPTION, ASSISTANT_DESCRIPTION, type DescriptionPath } from '../../contract/routes.js';
 
@@ -68,6 +68,8 @@ export function clauseOfOperation(op: Operation): string {
 
 export class Target {
   private readonly operations = new Map<string, LearnedOperation>();
+  /** Every operation of both documents, in their order, those without an operationId named `METHOD path`. */
+  private readonly described: LearnedOperation[] = [];
   constructor(
     readonly documents: Documents,
     private readonly conventions: NonNullable<Profile['conventions']>,
@@ -82,15 +84,17 @@ export class Target {
           if (!/^(get|put|post|delete|patch)$/.test(method) || typeof raw !== 'object' || raw === null) continue;
           const operation = raw as Json;
           const id = operation.operationId;
-          if (typeof id !== 'string' || this.operations.has(id)) continue;
-          this.operations.set(id, {
-            operationId: id,
+          const learnedOp: LearnedOperation = {
+            operationId: typeof id === 'string' && id !== '' ? id : `${method.toUpperCase()} ${path}`,
             method: method.toUpperCase(),
             path,
             pathParams: [...path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]!),
             document,
             ...requestBodyOf(operation, resolve),
-          });
+          };
+          this.described.push(learnedOp);
+          if (typeof id !== 'string' || this.operations.has(id)) continue;
+          this.operations.set(id, learnedOp);
         }
       }
     }
@@ -111,14 +115,11 @@ export class Target {
     if (!contract) throw new TypeError(`contract has no operation ${operationId}`);
     const learned = this.operations.get(operationId);
     const open = contract.group === 'operator' || contract.group === 'conversation';
-    if (!learned && open) {
-      failSetup(
-        `operation ${operationId} in the deployment's description documents (the spec does not show its route)`,
-        `an operation with operationId "${operationId}"`,
-        'absent',
-        { clause: clauseOfOperation(contract) },
+    if (!learned && open)
+      notDeclared(
+        `the route of ${operationId} (the spec does not show it)`,
+        `an operation with operationId "${operationId}" in ${contract.group === 'conversation' ? ASSISTANT_DESCRIPTION.path : DESCRIPTION.path}`,
       );
-    }
     const base = learned ?? {
       operationId,
       method: contract.method,
@@ -156,24 +157,42 @@ export class Target {
    * A valid request body: the document's example (or one generated from the schema), with each role given set at the
    * member that carries it. A role the body does not declare fails the operation's clause as a setup failure.
    */
-  body(operationId: string, roles: Partial<Record<BodyRole, unknown>> = {}): unknown {
+  body(operationId: string, roles: Partial<Record<BodyRole, unknown>> = {}, ifDeclared: Partial<Record<BodyRole, unknown>> = {}): unknown {
     const op = this.operation(operationId);
-    const contract = OPERATIONS_BY_ID.get(operationId)!;
     const rb = op.requestBody;
     let body: unknown = structuredClone(rb?.example ?? {});
+    // The acting caller's own values (its address, its card) go wherever the body declares their role: the document's
+    // example may name another account's (docs/conformance.md, "Request bodies").
+    for (const [role, value] of Object.entries(ifDeclared)) {
+      const pointer = rb?.roles[role as BodyRole];
+      if (pointer !== undefined && value !== undefined && !(role in roles)) body = setPointer(body, pointer, value);
+    }
     for (const [role, value] of Object.entries(roles)) {
       const pointer = rb?.roles[role as BodyRole];
-      if (pointer === undefined) {
-        failSetup(
-          `the request body of ${operationId} names no member with x-shop-role "${role}" (nor does conventions.bodies.${operationId}.roles)`,
-          `a member for "${role}"`,
-          rb?.example ?? null,
-          { clause: clauseOfOperation(contract) },
+      if (pointer === undefined)
+        notDeclared(
+          `the member of ${operationId}'s request body with x-shop-role "${role}"`,
+          `x-shop-role "${role}" on that member, or conventions.bodies.${operationId}.roles.${role}`,
         );
-      }
       body = setPointer(body, pointer, value);
     }
     return body;
+  }
+
+  /**
+   * Every operation the documents describe under /v1/ops/, whatever its operationId (spec, What the service does, rule 1:
+   * "/v1/ops/* is operator-only"; the operations under it are "not shown"). Operations without an operationId are named
+   * by method and path.
+   */
+  operatorOperations(): readonly LearnedOperation[] {
+    return this.described.filter((op) => op.path === '/v1/ops' || op.path.startsWith('/v1/ops/'));
+  }
+
+  /** A described operator read that needs no path parameter (a list or search), when there is one. */
+  operatorRead(): LearnedOperation | undefined {
+    const reads = this.operatorOperations().filter((op) => op.method === 'GET' && op.pathParams.length === 0);
+    // The contract's own list first where the target describes it: the same request as before where both agree.
+    return reads.find((op) => OPERATIONS_BY_ID.get(op.operationId)?.group === 'operator') ?? reads[0];
   }
 
   /** The value a role has in a body built by `body()` (e.g. the quantity a cart line was added with). */

@@ -132,7 +132,9 @@ async function concurrentCheckouts(o: InterleavingOptions, s: fc.Scheduler): Pro
   await clearCart(o);
   const add = addStep(o, o.variants[0]!);
   if (!ok(await o.send(add))) return [];
-  const body = o.target.body('checkoutSavedCard', { 'payment-method': o.paymentMethod } as Partial<Record<BodyRole, unknown>>);
+  const body = o.target.body('checkoutSavedCard', { 'payment-method': o.paymentMethod } as Partial<Record<BodyRole, unknown>>, {
+    address: o.address,
+  });
   const checkout = () => stepOf(o, 'checkoutSavedCard', o.owner, { body: { json: body } });
   const tries = Array.from({ length: Math.max(2, o.clients ?? 3) }, checkout);
   const { answers, order, batch } = await interleave(o, s, tries);

@@ -53,6 +53,8 @@ export interface InterleavingOptions {
   variants: readonly string[];
   /** A saved payment method of `owner`; without it the checkout scenario is not run. */
   paymentMethod?: string;
+  /** An address of the same account, for a checkout body that declares an `address` role. */
+  address?: string;
   /** A fresh assistant credential for one request (Authorization and DPoP headers); without it the replay scenario is not run. */
   assistant?: (request: { method: string; url: string; nonce?: string }) => Promise<Record<string, string>>;
   /** The caller label of that assistant in a replay script (default `assistant`; `<label>:replay` sends its last proof again). */

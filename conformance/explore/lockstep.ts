@@ -69,8 +69,11 @@ export class Lockstep {
 
   constructor(private readonly o: Pick<ExploreOptions, 'baseUrl' | 'tls' | 'referenceUrl' | 'profile' | 'oracles'>) {
     this.target = new World(o.baseUrl, o.profile, fixtureOf(o.profile), o.tls);
-    // The embedded reference holds the fixture seed, whatever data the target's profile declares.
-    this.reference = o.referenceUrl ? new World(o.referenceUrl, o.profile, fixtureOf({ ...o.profile, data: undefined })) : undefined;
+    // The embedded reference holds the fixture seed, whatever data the target's profile declares, and reads the reference's
+    // own conventions (header names, credential formats, the browser session's carrier): each world resolves a plan step
+    // itself, so the reference is sent the step in its conventions, as `run` translates them for the target.
+    const own = { ...o.profile, data: undefined, conventions: undefined };
+    this.reference = o.referenceUrl ? new World(o.referenceUrl, own, fixtureOf(own)) : undefined;
   }
 
   /** Reads the description documents of both deployments (a failure is the document's finding, as in `run`). */
@@ -203,6 +206,7 @@ export class Lockstep {
         owner: 'delegated:a',
         variants: w.fixture.variants,
         paymentMethod: w.fixture.accounts.a.card,
+        address: w.fixture.accounts.a.address,
         baseUrl: w.baseUrl,
         ...(assistant ? { assistant } : {}),
         ...(budget ? { budget } : {}),

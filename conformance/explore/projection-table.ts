@@ -9,7 +9,11 @@ export const COMPARED: readonly { field: string; when: string; clauses: readonly
     when: 'when either side answers an error code the spec names with its status; 201 of a create, 204 of a delete, 304',
     clauses: ['ERR-TABLE-*', 'END-CONV-1', 'END-CONV-3', 'END-CONV-8'],
   },
-  { field: 'error', when: 'when either side answers an error code the spec names', clauses: ['RES-PROBLEM-2', 'ERR-TABLE-*'] },
+  {
+    field: 'error',
+    when: 'when either side answers an error code the spec names and the spec orders the two refusals (contract/stages.ts)',
+    clauses: ['RES-PROBLEM-2', 'ERR-TABLE-*'],
+  },
   {
     field: 'challenge',
     when: 'both sides answer the same code, other than insufficient_scope: schemes and their `error` parameter',

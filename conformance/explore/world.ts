@@ -16,7 +16,7 @@ import { AgentCallers, isAgentCaller } from './agent-callers.js';
 
 /** The data a sequence acts on: two accounts with a saved card each, two well-stocked variants (profile `data`, else the seed's). */
 export interface Fixture {
-  accounts: { a: { sub: string; card: string }; b: { sub: string; card: string } };
+  accounts: { a: { sub: string; card: string; address: string }; b: { sub: string; card: string; address: string } };
   variants: [string, string];
 }
 
@@ -24,10 +24,10 @@ export function fixtureOf(profile: Profile): Fixture {
   const data = profile.data ?? {};
   const ordinary = data.checkoutAccounts?.ordinary;
   // The last two ordinary checkout accounts: the checks use the first ones.
-  const a = ordinary?.[ordinary.length - 1] ?? { sub: 'cust_checkout_8', card: 'pm_chk8' };
-  const b = ordinary?.[ordinary.length - 2] ?? { sub: 'cust_checkout_7', card: 'pm_chk7' };
+  const a = ordinary?.[ordinary.length - 1] ?? { sub: 'cust_checkout_8', card: 'pm_chk8', address: 'addr_chk8' };
+  const b = ordinary?.[ordinary.length - 2] ?? { sub: 'cust_checkout_7', card: 'pm_chk7', address: 'addr_chk7' };
   return {
-    accounts: { a: { sub: a.sub, card: a.card }, b: { sub: b.sub, card: b.card } },
+    accounts: { a: { sub: a.sub, card: a.card, address: a.address }, b: { sub: b.sub, card: b.card, address: b.address } },
     // The checkout checks' variants: stocked for thousands of orders, so that a long exploration never runs one out.
     variants: data.checkoutVariants ? [data.checkoutVariants.beanie, data.checkoutVariants.tote] : ['var_0701', 'var_2501'],
   };
@@ -131,7 +131,8 @@ export class World {
             : p.op === 'checkoutSavedCard'
               ? { 'payment-method': this.fixture.accounts[p.mutation === 'foreign-card' ? other : own].card }
               : {};
-      const json = target.body(p.op, roles);
+      // The acting account's own address wherever the body declares one (a checkout's shipping address, say).
+      const json = target.body(p.op, roles, { address: this.fixture.accounts[own].address });
       body = mutateBody(json, p, target.operation(p.op).requestBody?.roles ?? {});
     }
     if (p.mutation === 'no-content-type' && body)

@@ -10,6 +10,8 @@ export {
   failSoft,
   inCase,
   judgeEach,
+  NotDeclared,
+  notDeclared,
   softFailures,
   type ClauseOption,
   type ClauseRef,

@@ -4,7 +4,8 @@
 import { learned, type Shop } from '../../engine/check.js';
 import { OPERATOR_ATTRIBUTION } from '../../engine/callers.js';
 import type { RequestOptions, ShopResponse } from '../../engine/http.js';
-import { expectNoStore, expectProblem, expectStatus } from '../../lib/assert.js';
+import { expectNoStore, expectProblem, expectStatus, notDeclared } from '../../lib/assert.js';
+import { freshHex } from '../../lib/fresh-id.js';
 
 type Who = Pick<RequestOptions, 'token' | 'headers'>;
 
@@ -12,6 +13,45 @@ type Who = Pick<RequestOptions, 'token' | 'headers'>;
 export function route(operationId: string, id?: string): { method: string; path: string } {
   const t = learned();
   return { method: t.operation(operationId).method, path: id === undefined ? t.path(operationId) : t.path(operationId, id) };
+}
+
+/** One request to an operator operation the target describes. */
+export interface DescribedOpsRequest {
+  operationId: string;
+  method: string;
+  path: string;
+  /** Whether the path names a record (a parameter filled with an id no record has). */
+  names: boolean;
+  json?: unknown;
+}
+
+/**
+ * One request per operation the target's documents describe under /v1/ops/, whatever its id (spec, rule 1: "/v1/ops/* is
+ * operator-only"; its operations are not shown): path parameters filled with ids no record has, a write with the
+ * document's own example body. None when the documents describe none: the caller decides what that leaves unjudged.
+ */
+export function describedOpsRequests(): DescribedOpsRequest[] {
+  return learned()
+    .operatorOperations()
+    .map((op) => {
+      const path = op.path.replace(/\{[^}]+\}/g, () => `none_${freshHex()}`);
+      const write = !['GET', 'HEAD', 'DELETE'].includes(op.method);
+      return {
+        operationId: op.operationId,
+        method: op.method,
+        path,
+        names: op.pathParams.length > 0,
+        ...(write ? { json: structuredClone(op.requestBody?.example ?? {}) } : {}),
+      };
+    });
+}
+
+/** Ends the check unjudged when the target describes no operation under /v1/ops/. */
+export function requireDescribedOps(): DescribedOpsRequest[] {
+  const requests = describedOpsRequests();
+  if (requests.length === 0)
+    notDeclared('any operation under /v1/ops/ in its description documents', 'the operator operations in /openapi.json');
+  return requests;
 }
 
 /** A valid body of an operator write, as the target describes it, with the given roles set. */

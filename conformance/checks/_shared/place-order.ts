@@ -3,15 +3,24 @@
 import { learned, type Shop } from '../../engine/check.js';
 import type { RequestOptions, ShopResponse } from '../../engine/http.js';
 import { expectSuccess, failSetup } from '../../lib/assert.js';
+import { checkoutAccountOfCard, type CheckoutAccount } from './seed-data.js';
 
 /** createCheckoutPreview. */
 export const PREVIEW = '/v1/checkout-previews';
 /** checkoutSavedCard. */
 export const CHECKOUT = '/v1/checkouts/saved-card';
 
-/** A checkoutSavedCard body, as the target describes it, paying with the saved card `card` (and, given, to `address`). */
-export const checkoutBody = (card: string, address?: string): unknown =>
-  learned().body('checkoutSavedCard', { 'payment-method': card, ...(address !== undefined ? { address } : {}) });
+/**
+ * A checkoutSavedCard body, as the target describes it, paying with the saved card `card` (and, given, to `address`). Where
+ * the body declares an `address` role and none is given, the address of the card's own checkout account goes there (else
+ * `owner`'s): never the document example's, which may be another account's.
+ */
+export const checkoutBody = (card: string, address?: string, owner?: CheckoutAccount): unknown =>
+  learned().body(
+    'checkoutSavedCard',
+    { 'payment-method': card, ...(address !== undefined ? { address } : {}) },
+    { address: checkoutAccountOfCard(card)?.address ?? owner?.address },
+  );
 
 /** A checkout request; a 400 is the service refusing the body its own document describes: checkoutSavedCard's clause fails. */
 export async function checkout(shop: Shop, token: string, body: unknown, headers: RequestOptions['headers'] = {}): Promise<ShopResponse> {

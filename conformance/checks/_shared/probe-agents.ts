@@ -8,7 +8,7 @@ import { ALL_PERMISSIONS, errorOf, type AssistantAgent } from './assistant.js';
 import { brief, fail, failSoft, inCase, expectNoServerError } from '../../lib/assert.js';
 import { freshHex } from '../../lib/fresh-id.js';
 import type { InvitedAgentContextOptions } from '../../lib/mint.js';
-import { OPERATIONS, type Operation } from '../../../contract/operations.js';
+import { OPERATIONS, type HttpMethod, type Operation } from '../../../contract/operations.js';
 import { expectInsufficientScope } from './expect-refusals.js';
 import { PRODUCT_HANDLE, VARIANT } from './seed-data.js';
 import { contextHeader } from './artifact-headers.js';
@@ -47,8 +47,10 @@ export interface Call {
  * validation (or name nothing). Reads are sent as they are.
  */
 export function probe(op: Operation): Call {
-  // Routes the spec leaves open (operator, conversation) are the target's, from its description documents.
-  const route = op.group === 'operator' || op.group === 'conversation' ? learned().operation(op.operationId) : op;
+  // Routes the spec leaves open (operator, conversation) are the target's, from its description documents: a contract row
+  // is looked up by its id, an operation found in the documents (describedOperatorOperations) is already the target's.
+  const open = op.group === 'operator' || op.group === 'conversation';
+  const route = open && OPERATIONS.includes(op) ? learned().operation(op.operationId) : op;
   const path = route.path
     .replace('{handle}', PRODUCT_HANDLE)
     .replace('{variant_id}', VARIANT)
@@ -57,6 +59,25 @@ export function probe(op: Operation): Call {
   if (method === 'POST' || method === 'PATCH' || method === 'PUT') return { method, path, json: { conformance_probe: true } };
   return { method, path };
 }
+
+/**
+ * Every operation the target's documents describe under /v1/ops/, as rows of the operator group, whatever their ids: the
+ * spec shows none of them, only that the prefix is operator-only (What the service does, rule 1).
+ */
+export const describedOperatorOperations = (): Operation[] =>
+  learned()
+    .operatorOperations()
+    .map((op) => ({
+      operationId: op.operationId,
+      method: op.method as HttpMethod,
+      path: op.path,
+      group: 'operator',
+      agentScopes: [],
+      apiScopes: [],
+      callers: 'operator',
+      tools: [],
+      notShown: ['agentScopes', 'apiScopes', 'callers', 'tools'],
+    }));
 
 /** The contract's operation of that id. */
 export const OP = (id: string): Operation => {

@@ -185,6 +185,17 @@ const checkoutAccount = (n: string): CheckoutAccount => ({ sub: `cust_checkout_$
  */
 export const CHECKOUT_ACCOUNTS = checkoutAccounts();
 
+/** The checkout account that holds this card, when the profile declares checkout accounts (a lookup that never skips). */
+export function checkoutAccountOfCard(card: string): CheckoutAccount | undefined {
+  if (declared.checkoutAccounts === null) return undefined;
+  const { ordinary, decline, async } = declared.checkoutAccounts ?? {
+    ordinary: ['1', '2', '3', '4', '5', '6', '7', '8'].map(checkoutAccount),
+    decline: checkoutAccount('decline'),
+    async: checkoutAccount('async'),
+  };
+  return [...ordinary, decline, async].find((a) => a.card === card);
+}
+
 function checkoutAccounts() {
   const seed = {
     ordinary: ['1', '2', '3', '4', '5', '6', '7', '8'].map(checkoutAccount),

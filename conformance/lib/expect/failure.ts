@@ -56,6 +56,24 @@ export function failSetup(what: string, expected: unknown, actual: unknown, opts
 }
 
 /**
+ * What a check needs that the deployment does not declare (a route, a body member's role, a datum the spec leaves open):
+ * the check is not judged, with the reason and the declaration that would enable it, and no clause fails.
+ */
+export class NotDeclared extends Error {
+  override readonly name = 'NotDeclared';
+  constructor(
+    readonly what: string,
+    readonly declaration: string,
+  ) {
+    super(`not judged: the deployment does not declare ${what} (declare ${declaration})`);
+  }
+}
+
+export function notDeclared(what: string, declaration: string): never {
+  throw new NotDeclared(what, declaration);
+}
+
+/**
  * The soft failures of the running check (OIDF's callAndContinueOnFailure): the check wrapper opens a ledger per check;
  * a soft failure is recorded there and the check goes on, so that it still judges its own clause. Without an open
  * ledger (a unit test calling an assertion directly) a soft failure throws like any other. `exchanges` counts the

@@ -7,6 +7,8 @@ export interface HttpResult {
   headers: Headers;
   /** The parsed JSON body (or whatever the caller decoded). */
   body: unknown;
+  /** The reason phrase of the status line, where the transport read one (HTTP/1.1). */
+  reason?: string;
 }
 
 /** What a failure names as looked at (default: the helper's own noun). */

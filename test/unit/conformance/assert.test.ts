@@ -432,6 +432,18 @@ test('problem members: each condition judges its own clause, hard by default, so
   const res401 = response(401, ok401);
   expectProblemTitle(res401, ok401);
   assert.equal(failure(() => expectProblemTitle(res401, { ...ok401, title: 'Nope' })).clause, 'RES-PROBLEM-4');
+  // Any phrase registered for the status, of any edition, or the response's own reason phrase (RES-PROBLEM-4).
+  for (const [status, title] of [
+    [413, 'Payload Too Large'],
+    [413, 'Content Too Large'],
+    [413, 'Request Entity Too Large'],
+    [422, 'Unprocessable Entity'],
+    [422, 'unprocessable content'],
+  ] as const)
+    expectProblemTitle(response(status, {}), { title });
+  expectProblemTitle({ ...response(400, {}), reason: 'Malformed' }, { title: 'Malformed' });
+  assert.equal(failure(() => expectProblemTitle(response(413, {}), { title: 'Bad Request' })).clause, 'RES-PROBLEM-4');
+  assert.equal(failure(() => expectProblemTitle(response(422, {}), { title: 'Unprocessable' })).clause, 'RES-PROBLEM-4');
   assert.equal(failure(() => expectOwnedMembers({ ...ok401, scope: 'x' }, 'invalid_token')).clause, 'RES-PROBLEM-11');
   expectOwnedMembers({ ...ok401, scope: 'cart:read' }, 'insufficient_scope');
   assert.equal(failure(() => expectIssues({ issues: [{ path: 'a' }] })).clause, 'RES-PROBLEM-10');

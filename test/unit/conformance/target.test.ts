@@ -4,7 +4,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { describeService } from '../../../reference/src/app.js';
 import { parseDocument, Target } from '../../../conformance/engine/target.js';
-import { CheckFailure } from '../../../conformance/lib/assert.js';
+import { CheckFailure, NotDeclared } from '../../../conformance/lib/assert.js';
 import { exampleFromSchema, getPointer, rolesOf, setPointer } from '../../../conformance/lib/openapi-schema.js';
 
 const DOCS = 'https://docs.shop.test';
@@ -65,18 +65,17 @@ test("an alternate's own choices: other ops paths, other body shapes, other head
   assert.deepEqual(overridden.body('addCartItem', { variant: 'a', quantity: 1 }), { line: { v: 'a', q: 1 } });
 });
 
-test('what cannot be learned fails the clause that needs it, as a setup failure', () => {
+test('what the documents do not declare leaves a check unjudged (no clause fails); a broken document fails its clause', () => {
   const docs = reference();
   delete (docs.general.paths as Record<string, unknown>)['/v1/ops/variants/{id}/stock-adjustments'];
   const t = new Target(docs, {});
-  const missing = assert.throws(
+  assert.throws(
     () => t.operation('adjustStock'),
-    (e: unknown) => e instanceof CheckFailure && e.setup && e.clause === 'PUR-RULE-3',
+    (e: unknown) => e instanceof NotDeclared && /adjustStock/.test(e.message) && /operationId "adjustStock"/.test(e.declaration),
   );
-  void missing;
   assert.throws(
     () => t.body('getCart', { variant: 'x' }),
-    (e: unknown) => e instanceof CheckFailure && e.clause === 'END-OPS-GETCART-1',
+    (e: unknown) => e instanceof NotDeclared && /x-shop-role "variant"/.test(e.message),
   );
   assert.throws(
     () => parseDocument('/openapi.json', { status: 200, text: 'hello' }),
@@ -87,6 +86,49 @@ test('what cannot be learned fails the clause that needs it, as a setup failure'
     (e: unknown) => e instanceof CheckFailure && e.clause === 'END-PUBLIC-4',
   );
   assert.throws(() => parseDocument('/openapi.json', { status: 404, text: '' }), CheckFailure);
+});
+
+test('operator operations are every described operation under /v1/ops/, whatever their ids', () => {
+  const docs = reference();
+  const own = new Target(docs, {});
+  assert.ok(own.operatorOperations().length >= 5);
+  assert.ok(own.operatorOperations().every((op) => op.path.startsWith('/v1/ops/')));
+  assert.equal(own.operatorRead()?.operationId, 'searchOpsOrders');
+  const alternate = new Target(
+    {
+      general: {
+        openapi: '3.1.0',
+        paths: {
+          '/v1/ops/orders': { get: { operationId: 'opsListOrders' } },
+          '/v1/ops/orders/{orderId}/cancel': { post: { operationId: 'opsCancelOrder' } },
+          '/v1/ops/stock': { put: {} },
+          '/v1/cart': { get: { operationId: 'getCart' } },
+        },
+      },
+      assistant: { openapi: '3.1.0', paths: {} },
+    },
+    {},
+  );
+  assert.deepEqual(
+    alternate.operatorOperations().map((op) => `${op.operationId} ${op.pathParams.length}`),
+    ['opsListOrders 0', 'opsCancelOrder 1', 'PUT /v1/ops/stock 0'],
+  );
+  assert.equal(alternate.operatorRead()?.path, '/v1/ops/orders');
+});
+
+test("a body declares the acting caller's own values where it has their role, and only there", () => {
+  const docs = reference();
+  const t = new Target(docs, {
+    bodies: {
+      checkoutSavedCard: {
+        example: { card: 'pm_other', ship_to: 'addr_other' },
+        roles: { 'payment-method': '/card', address: '/ship_to' },
+      },
+    },
+  });
+  assert.deepEqual(t.body('checkoutSavedCard', { 'payment-method': 'pm_1' }, { address: 'addr_1' }), { card: 'pm_1', ship_to: 'addr_1' });
+  // A body without an address role (a cart line) gets none.
+  assert.ok(!JSON.stringify(t.body('addCartItem', { variant: 'v', quantity: 1 }, { address: 'addr_1' })).includes('addr_1'));
 });
 
 test('JSON Pointers, generated examples and roles', () => {

@@ -99,6 +99,18 @@ test('a second checkout that succeeds where the reference answers 422 cart_empty
   assert.ok(f[0]!.clauses.includes('PUR-IDEM-4'));
 });
 
+test('two refusals the spec does not order are either accepted; two it orders are compared (contract/stages.ts)', () => {
+  const write = step('addCartItem', 'POST', '/v1/cart/items', 'guest');
+  // No Guest-Session and a malformed body: the spec places the session requirement at no stage.
+  assert.deepEqual(compareProjections(write, problem(400, 'guest_session_required'), problem(400, 'invalid_request'), 0), []);
+  assert.deepEqual(compareProjections(write, problem(400, 'invalid_request'), problem(400, 'guest_session_required'), 0), []);
+  // A bad token is answered before input validation: the order is pinned.
+  const swapped = compareProjections(getCart, problem(400, 'invalid_request'), problem(401, 'invalid_token'), 0);
+  assert.ok(swapped.some((f) => f.clauses.includes('ERR-TABLE-2')));
+  // The guard precedes the handler: caller_not_allowed against cart_empty is compared.
+  assert.equal(compareProjections(checkout, problem(422, 'cart_empty'), problem(403, 'caller_not_allowed'), 0).length, 1);
+});
+
 test('a pinned code answered as another code differs in `error`; the same code with another status differs in status', () => {
   const wrongCode = compareProjections(getCart, problem(401, 'unauthorized'), problem(401, 'invalid_token'), 0);
   assert.deepEqual(
