@@ -17,3 +17,6 @@ export const AGENT_FORWARD_SCOPE = 'agent:forward';
 
 /** Operator scopes: the spec does not show them; the reference's choice. */
 export const OPERATOR_SCOPES = ['ops:read', 'ops:write'] as const;
+
+/** Every API scope of the permission table (Scope translation), base scopes included. */
+export const API_SCOPES: readonly string[] = [...BASE_API_SCOPES, ...Object.values(PERMISSION_API_SCOPES).flat()];

@@ -17,7 +17,7 @@ import {
   tokenClaims,
   type Claims,
 } from './helpers.js';
-import { lenient, wire, wireWith, type Defect, type DefectContext } from './types.js';
+import { lenient, referenceOnly, wire, wireWith, type Defect, type DefectContext } from './types.js';
 import { accessEndedAs403 } from './03-states.js';
 import { admitsAny, othersRowServed } from './04-endpoints.js';
 
@@ -117,21 +117,25 @@ export const AUTHENTICATION_CALLER_KINDS_DEFECTS: readonly Defect[] = [
   ),
   signInServed('auth.signed-out-keeps-account', 'AUTH-ACTIVE-2', 'guests and signed-out sessions reach account data'),
   othersRowServed('kinds.customer-acts-on-other-accounts', 'AUTH-KIND-3'),
-  {
-    id: 'kinds.operator-header-missing-as-validation',
-    clause: 'AUTH-CRED-4',
-    kind: 'wire',
-    description: 'a backoffice token without the Operator header answered 400 invalid_request (a validation error), not as no caller kind',
-    rules: (ctx) => ({
-      buffer: () => true,
-      response: (a: ProxyAnswer, r: ProxyRequest) => {
-        const c = tokenClaims(r);
-        return c && c.client_id === ctx.profile.clients.backoffice && headerOf(r.headers, 'operator') === undefined && a.status === 403
-          ? refused(a, 400, 'invalid_request')
-          : a;
-      },
-    }),
-  },
+  referenceOnly(
+    {
+      id: 'kinds.operator-header-missing-as-validation',
+      clause: 'AUTH-CRED-4',
+      kind: 'wire',
+      description:
+        'a backoffice token without the Operator header answered 400 invalid_request (a validation error), not as no caller kind',
+      rules: (ctx) => ({
+        buffer: () => true,
+        response: (a: ProxyAnswer, r: ProxyRequest) => {
+          const c = tokenClaims(r);
+          return c && c.client_id === ctx.profile.clients.backoffice && headerOf(r.headers, 'operator') === undefined && a.status === 403
+            ? refused(a, 400, 'invalid_request')
+            : a;
+        },
+      }),
+    },
+    'a missing Operator header may be refused as a request that lacks a required header (400) or as no caller kind (401 or 403): the spec pins neither (docs/ambiguities.md)',
+  ),
   lenient(
     'kinds.delegated-cart-per-agent',
     'AUTH-KIND-6',

@@ -186,17 +186,21 @@ export const ERRORS_DEFECTS: readonly Defect[] = [
     ),
     'the spec leaves open how a path with a malformed escape is read: taken literally, it names nothing, and a conforming 404 for that is what the defect answers',
   ),
-  wire(
-    'errors.forwarder-told-service-scope',
-    'ERR-SCOPE-1',
-    'a forwarded assistant refused for the forwarder lacking agent:forward is told scope "agent:forward" (a service scope)',
-    (a, r) =>
-      ['insufficient_scope', 'caller_not_allowed'].includes(problemCode(a) ?? '') && headerOf(r.headers, 'assistant-subject') !== undefined
-        ? editJson(a, (b) => {
-            b.error = 'insufficient_scope';
-            b.scope = 'agent:forward';
-          })
-        : a,
+  referenceOnly(
+    wire(
+      'errors.forwarder-told-service-scope',
+      'ERR-SCOPE-1',
+      'a forwarded assistant refused for the forwarder lacking agent:forward is told scope "agent:forward" (a service scope)',
+      (a, r) =>
+        ['insufficient_scope', 'caller_not_allowed'].includes(problemCode(a) ?? '') &&
+        headerOf(r.headers, 'assistant-subject') !== undefined
+          ? editJson(a, (b) => {
+              b.error = 'insufficient_scope';
+              b.scope = 'agent:forward';
+            })
+          : a,
+    ),
+    'an assistant refused for its forwarder lacking agent:forward may be told that scope (neither an API scope nor an account scope) or none: the Errors row reads both ways (docs/ambiguities.md)',
   ),
   // Judged on a deployment whose key set the suite can take down (the embedded `verifier-outage` variant,
   // cli/embedded-variants.ts): a verifier that takes an unreachable key set for a key it does not know.
