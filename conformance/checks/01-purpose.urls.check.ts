@@ -7,6 +7,8 @@ import { CASES_AT_ONCE, judgeConcurrently } from '../engine/in-flight.js';
 import { fail, is2xx, expectNoAnswer } from '../lib/assert.js';
 import { OPERATIONS_BY_ID } from '../../contract/operations.js';
 import { cartLine } from './_shared/expect-cart.js';
+import { customerToken } from './_shared/mint-callers.js';
+import { PRODUCT_HANDLE } from './_shared/seed-data.js';
 import { describedOperations, normalizePath, SHOWN } from './_shared/describe-operations.js';
 import { SPECIAL_PATHS } from '../../contract/routes.js';
 
@@ -102,6 +104,49 @@ test(
           const answers = await Promise.all(paths.map((path) => shop.http.get(path, caller)));
           paths.forEach((path, i) => {
             if (is2xx(answers[i]!)) fail(`GET ${path} as ${kind}`, 'not 2xx (operator-only)', answers[i]!.status, { clause: 'PUR-RULE-3' });
+          });
+        }),
+        CASES_AT_ONCE,
+      );
+    },
+  ),
+);
+
+// Other spellings of an operation's URL that a server's URL handling may fold into the operation: a leading empty segment
+// (`//x/v1/cart`, read by WHATWG and legacy URL parsers as a host `x` and a path) and backslashes (`/v1\cart`, turned into
+// slashes by WHATWG parsing). Neither is the same URL under RFC 3986 (dot segments and percent-encoded unreserved
+// characters are, so they are not tried); "Every operation has exactly one URL". Judged on every read the spec shows, for
+// a customer (each spelling against its control: a read the control does not serve is not judged).
+const spellings = (path: string): [string, string][] => [
+  ['a leading //segment', `//x${path}`],
+  ['backslashes', `/${path.slice(1).replaceAll('/', '\\')}`],
+];
+
+test(
+  ...check(
+    {
+      id: 'purpose.one-url.path-spellings',
+      title: 'no read answers at another spelling of its URL (a leading //segment, backslashes for slashes)',
+      clauses: ['PUR-RULE-1'],
+      seed: true,
+    },
+    async (shop) => {
+      const token = await customerToken(shop);
+      const reads = SHOWN.map((id) => OPERATIONS_BY_ID.get(id)!)
+        .filter((op) => op.method === 'GET' && (op.path.match(/\{/g) ?? []).length <= 1)
+        .map((op) => ({ id: op.operationId, path: op.path.replace('{handle}', PRODUCT_HANDLE) }))
+        .filter((op) => !op.path.includes('{'));
+      // Reads: every request goes at once, judged in the operations' order.
+      await judgeConcurrently(
+        reads.map(({ id, path }) => async () => {
+          const [control, ...others] = await Promise.all([
+            shop.http.get(path, { token }),
+            ...spellings(path).map(([, spelled]) => shop.http.get(spelled, { token, asWritten: true })),
+          ]);
+          if (!is2xx(control!)) return;
+          spellings(path).forEach(([how, spelled], i) => {
+            if (is2xx(others[i]!))
+              fail(`GET ${spelled} (${id} with ${how})`, 'no answer (one URL per operation)', others[i]!.status, { clause: 'PUR-RULE-1' });
           });
         }),
         CASES_AT_ONCE,

@@ -12,7 +12,7 @@ import { expectSuccess, fail, inCase, expectSameJson } from '../lib/assert.js';
 import { freshHex } from '../lib/fresh-id.js';
 import { cartLine, expectNamesVariant } from './_shared/expect-cart.js';
 import { expectCredentialRefused } from './_shared/expect-refusals.js';
-import { expectPermissions, sendAssistant } from './_shared/probe-agents.js';
+import { expectPermissions, sendAssistant, UNKNOWN_PERMISSIONS } from './_shared/probe-agents.js';
 import { VARIANT } from './_shared/seed-data.js';
 import { CASES_AT_ONCE, judgeConcurrently } from '../engine/in-flight.js';
 test(
@@ -100,6 +100,7 @@ test(
         'AUTH-SCOPE-7',
         'AUTH-SCOPE-8',
         'AUTH-SCOPE-9',
+        'AUTH-SCOPE-10',
         'ERR-SCOPE-1',
       ],
       requires: ['assistants'],
@@ -114,6 +115,9 @@ test(
         ['AUTH-SCOPE-7', ['assistant:read'], undefined, ['assistant:read']],
         ['AUTH-SCOPE-8', ['assistant:write'], undefined, ['assistant:write']],
         ['AUTH-SCOPE-9', ['checkout'], undefined, ['checkout']],
+        // Unknown live scopes unlock nothing beyond the base scopes: made-up names, and names every object of a server's
+        // language holds (a lookup table that is a plain object finds `constructor` in it).
+        ['AUTH-SCOPE-10', UNKNOWN_PERMISSIONS, undefined, []],
         // The token narrows the session: only what both hold applies.
         ['AUTH-ASST-6', ALL_PERMISSIONS, `${base} account:read payment_methods:read orders:read`, ['assistant:read']],
         ['AUTH-ASST-6', ALL_PERMISSIONS, `${base} checkout`, ['checkout']],

@@ -13,7 +13,7 @@ import { nowSeconds } from '../lib/jws.js';
 import { CUSTOMER_SCOPES } from '../lib/mint.js';
 import { AGENT_FORWARD_SCOPE, PERMISSIONS } from '../../contract/scopes.js';
 import { expectCredentialRefused, expectInsufficientScope } from './_shared/expect-refusals.js';
-import { expectAuthority, expectPermissions, invitedAgent, sendInvited } from './_shared/probe-agents.js';
+import { expectAuthority, expectPermissions, invitedAgent, sendInvited, UNKNOWN_PERMISSIONS } from './_shared/probe-agents.js';
 
 test(
   ...check(
@@ -97,13 +97,14 @@ test(
   ...check(
     {
       id: 'agents.invited.unknown-permissions',
-      title: 'unknown permissions (API scope names, account:security, made-up ones) unlock nothing beyond the base scopes',
+      title:
+        'unknown permissions (API scope names, account:security, made-up ones, names every object holds such as constructor) unlock nothing beyond the base scopes',
       clauses: ['AUTH-SCOPE-10', 'AUTH-SCOPE-6'],
       requires: ['invitedAgents'],
       seed: true,
     },
     async (shop) => {
-      const unknown = ['account:read', 'orders:write', 'payment_methods:read', 'account:security', 'admin', 'assistant:*', 'checkout:all'];
+      const unknown = ['account:read', 'orders:write', 'payment_methods:read', 'account:security', ...UNKNOWN_PERMISSIONS];
       await expectAuthority(shop, sendInvited(shop, await invitedAgent(shop, { permissions: unknown })), unknown, {
         clause: 'AUTH-SCOPE-10',
         naming: 'either',

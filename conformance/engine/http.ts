@@ -33,6 +33,11 @@ export interface RequestOptions {
   token?: string;
   /** For the whole exchange (request()) or until the response head (stream()); 15 s by default. */
   timeoutMs?: number;
+  /**
+   * Send the path exactly as given (after the base URL's own path), not normalised by URL parsing: a backslash or an
+   * empty segment reaches the server as written.
+   */
+  asWritten?: boolean;
 }
 
 /** A response read incrementally (event streams): the head at once, the body as it comes. */
@@ -243,7 +248,8 @@ export class ShopHttp {
       const k = name.toLowerCase();
       recorded[k] = recorded[k] === undefined ? value : `${recorded[k]} ⏎ ${name}: ${value}`;
     }
-    const x: Exchange = { method, url: url.href, requestHeaders: recorded, ms: 0 };
+    const target = o.asWritten ? `${new URL(this.baseUrl).pathname.replace(/\/$/, '')}${path}` : undefined;
+    const x: Exchange = { method, url: target ? `${url.origin}${target}` : url.href, requestHeaders: recorded, ms: 0 };
     const described =
       o.chunks !== undefined
         ? '<chunked body, no Content-Length>'
@@ -264,7 +270,7 @@ export class ShopHttp {
         ? undefined
         : countChunks(o.chunks, (n) => (x.requestBody = `<${n} bytes, chunked, no Content-Length${o.hold ? ', request left open' : ''}>`));
     const timer = deadline(timeoutMs);
-    const pending = sendWire(this.agents, { method, url, fields, body, chunks, hold: o.hold, signal: timer.signal });
+    const pending = sendWire(this.agents, { method, url, fields, body, chunks, hold: o.hold, signal: timer.signal, target });
     let head: WireHead;
     try {
       head = await Promise.race([pending, timer.expired]);

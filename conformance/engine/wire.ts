@@ -26,6 +26,8 @@ export interface WireRequest {
   hold?: boolean | undefined;
   /** Aborts the request (and its response) wherever it is. */
   signal?: AbortSignal | undefined;
+  /** The request-target sent as is, instead of the URL's path and query (which URL parsing normalises: `\\` to `/`). */
+  target?: string | undefined;
 }
 
 export interface WireHead {
@@ -99,7 +101,14 @@ export function sendWire(agents: Agents, w: WireRequest): Promise<WireHead> {
       const flat = w.fields.flatMap(([name, value]) => [name, value]);
       // The resend goes on a new connection: the idle ones may all have been closed at once (a server's keep-alive timeout).
       const agent = fresh ? agents.fresh(w.url) : agents.for(w.url);
-      const req = send(w.url, { method: w.method, headers: flat, agent, ...(w.signal ? { signal: w.signal } : {}) });
+      const options = {
+        method: w.method,
+        headers: flat,
+        agent,
+        ...(w.signal ? { signal: w.signal } : {}),
+        ...(w.target ? { path: w.target } : {}),
+      };
+      const req = send(w.url, options);
       let responded = false;
       let finished = false;
       req.once('response', (res) => {

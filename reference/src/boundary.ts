@@ -138,6 +138,9 @@ export function boundary(docsUrl: string, log: Logger, issueNonce?: NonceIssuer)
  */
 export function installClientErrorHandler(server: Server, docsUrl: string, log?: Logger): void {
   (server as Server & { requireHostHeader: boolean }).requireHostHeader = false;
+  // [ERR-PROBLEM-1] [ERR-PROBLEM-7] An expectation other than 100-continue, which Node would refuse with a bare 417 of its
+  // own, is ignored (RFC 9110 10.1.1 lets a server answer 417 or not): the request runs the stages like any other.
+  server.on('checkExpectation', (req, res) => server.emit('request', req, res));
   server.on('clientError', (err: NodeJS.ErrnoException, socket: Socket) => {
     const inFlight = (socket as Socket & { _httpMessage?: ServerResponse | null })._httpMessage;
     // A request whose body cannot be parsed (a malformed chunk) is not complete: the error is its answer, written below.

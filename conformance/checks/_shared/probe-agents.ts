@@ -79,6 +79,21 @@ export const describedOperatorOperations = (): Operation[] =>
       notShown: ['agentScopes', 'apiScopes', 'callers', 'tools'],
     }));
 
+/**
+ * Permissions no table knows (AUTH-SCOPE-10: they unlock nothing beyond the base scopes): made-up names, and the names of
+ * members every object of a server's language holds, which a permission table kept as a plain object would find.
+ */
+export const UNKNOWN_PERMISSIONS: readonly string[] = [
+  'admin',
+  'assistant:*',
+  'checkout:all',
+  'constructor',
+  '__proto__',
+  'toString',
+  'hasOwnProperty',
+  'valueOf',
+];
+
 /** The contract's operation of that id. */
 export const OP = (id: string): Operation => {
   const op = OPERATIONS.find((o) => o.operationId === id);

@@ -1,0 +1,60 @@
+// Spec part 7, Errors: "All failures (including decoding failures, body-size refusals and thrown errors) use the problem
+// document", and the boundary "writes X-Request-Id on every response" and no-store on every status of 400 or above. Some
+// refusals are made before any code of the service runs, by its HTTP server's own parser: conflicting framing, header
+// sections over its limit, an expectation it cannot meet. Whether a server refuses these is HTTP's business (RFC 9112
+// 6.3 makes conflicting Content-Length an error; header limits and Expect are its choice), but when it does, the refusal
+// is a failure response of the service like any other. A server that answers them is not judged on them.
+import { check, test } from '../engine/check.js';
+import type { RequestOptions, ShopResponse } from '../engine/http.js';
+import { expectProblem, inCase } from '../lib/assert.js';
+
+/** Requests an HTTP server's parser may refuse before the service sees them, each on a route every deployment serves. */
+const REQUESTS: readonly [what: string, method: string, path: string, o: RequestOptions][] = [
+  [
+    'two Content-Length fields that disagree',
+    'POST',
+    '/v1/cart/items',
+    {
+      body: '{"a":1}',
+      rawHeaders: [
+        ['content-type', 'application/json'],
+        ['content-length', '7'],
+        ['content-length', '8'],
+      ],
+    },
+  ],
+  ['a header section of 64 KiB', 'GET', '/v1/catalog/collections', { headers: { 'x-conformance-padding': 'a'.repeat(64 * 1024) } }],
+  [
+    'an expectation no server meets (Expect: conformance-unknown)',
+    'GET',
+    '/v1/catalog/collections',
+    { headers: { expect: 'conformance-unknown' } },
+  ],
+  ['a header field of 40 KiB with no other', 'GET', '/health', { headers: { 'x-conformance-padding': 'b'.repeat(40 * 1024) } }],
+];
+
+test(
+  ...check(
+    {
+      id: 'err.http-parser-refusals',
+      everyResponse: true,
+      title:
+        "refusals of the HTTP server's own parser (conflicting Content-Length, oversized headers, an unknown expectation) are problem documents with X-Request-Id and no-store",
+      clauses: ['ERR-PROBLEM-1', 'ERR-PROBLEM-4', 'ERR-PROBLEM-5', 'ERR-PROBLEM-7'],
+    },
+    async (shop) => {
+      // Unauthenticated, each refused or answered without writing: at once, judged in turn. A connection the server
+      // closes without an answer is no failure response, and not judged.
+      const answers = await Promise.all(
+        REQUESTS.map(([, method, path, o]) => shop.http.request(method, path, o).catch((): ShopResponse | undefined => undefined)),
+      );
+      for (const [i, [what, method, path]] of REQUESTS.entries()) {
+        const res = answers[i];
+        if (!res || res.status < 400) continue;
+        inCase(`${method} ${path} with ${what}`, () =>
+          expectProblem(res, { status: res.status, error: String(res.body?.error ?? ''), docsUrl: shop.docsUrl, clause: 'ERR-PROBLEM-1' }),
+        );
+      }
+    },
+  ),
+);
