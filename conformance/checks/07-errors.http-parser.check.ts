@@ -1,7 +1,7 @@
 // Spec part 7, Errors: "All failures (including decoding failures, body-size refusals and thrown errors) use the problem
 // document", and the boundary "writes X-Request-Id on every response" and no-store on every status of 400 or above. Some
 // refusals are made before any code of the service runs, by its HTTP server's own parser: conflicting framing, header
-// sections over its limit, an expectation it cannot meet. Whether a server refuses these is HTTP's business (RFC 9112
+// sections over its limit, an expectation it cannot meet, a path parameter over a router's limit. Whether a server refuses these is HTTP's business (RFC 9112
 // 6.3 makes conflicting Content-Length an error; header limits and Expect are its choice), but when it does, the refusal
 // is a failure response of the service like any other. A server that answers them is not judged on them.
 import { check, test } from '../engine/check.js';
@@ -31,6 +31,9 @@ const REQUESTS: readonly [what: string, method: string, path: string, o: Request
     { headers: { expect: 'conformance-unknown' } },
   ],
   ['a header field of 40 KiB with no other', 'GET', '/health', { headers: { 'x-conformance-padding': 'b'.repeat(40 * 1024) } }],
+  // A router's own limit on a path parameter's length (an id the service's validation may well accept).
+  ['a path parameter of 1 KiB', 'GET', `/v1/catalog/products/${'p'.repeat(1024)}`, {}],
+  ['a path parameter of 300 characters', 'GET', `/v1/me/orders/${'o'.repeat(300)}`, {}],
 ];
 
 test(
@@ -39,7 +42,7 @@ test(
       id: 'err.http-parser-refusals',
       everyResponse: true,
       title:
-        "refusals of the HTTP server's own parser (conflicting Content-Length, oversized headers, an unknown expectation) are problem documents with X-Request-Id and no-store",
+        "refusals of the HTTP server's own parser and router (conflicting Content-Length, oversized headers, an unknown expectation, a long path parameter) are problem documents with X-Request-Id and no-store",
       clauses: ['ERR-PROBLEM-1', 'ERR-PROBLEM-4', 'ERR-PROBLEM-5', 'ERR-PROBLEM-7'],
     },
     async (shop) => {

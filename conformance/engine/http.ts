@@ -35,7 +35,7 @@ export interface RequestOptions {
   timeoutMs?: number;
   /**
    * Send the path exactly as given (after the base URL's own path), not normalised by URL parsing: a backslash or an
-   * empty segment reaches the server as written.
+   * empty segment reaches the server as written; a URL in absolute form is sent as the request-target (RFC 9112 3.2.2).
    */
   asWritten?: boolean;
 }
@@ -248,8 +248,14 @@ export class ShopHttp {
       const k = name.toLowerCase();
       recorded[k] = recorded[k] === undefined ? value : `${recorded[k]} ⏎ ${name}: ${value}`;
     }
-    const target = o.asWritten ? `${new URL(this.baseUrl).pathname.replace(/\/$/, '')}${path}` : undefined;
-    const x: Exchange = { method, url: target ? `${url.origin}${target}` : url.href, requestHeaders: recorded, ms: 0 };
+    // Written as given: after the base URL's own path, or whole when it is in absolute form (`http://host/path`).
+    const target = !o.asWritten ? undefined : /^https?:/.test(path) ? path : `${new URL(this.baseUrl).pathname.replace(/\/$/, '')}${path}`;
+    const x: Exchange = {
+      method,
+      url: target && !/^https?:/.test(target) ? `${url.origin}${target}` : url.href,
+      requestHeaders: recorded,
+      ms: 0,
+    };
     const described =
       o.chunks !== undefined
         ? '<chunked body, no Content-Length>'
