@@ -12,6 +12,7 @@ import { expectSuccess, fail, inCase } from '../lib/assert.js';
 import { createDpopKey } from '../lib/dpop.js';
 import { freshHex } from '../lib/fresh-id.js';
 import { cartLine, expectNamesVariant, expectNotNamesVariant } from './_shared/expect-cart.js';
+import { expectAuthority, sendInvited, UNKNOWN_PERMISSIONS } from './_shared/probe-agents.js';
 import { expectCredentialRefused, expectSignInRequired } from './_shared/expect-refusals.js';
 import { VARIANT } from './_shared/seed-data.js';
 import { API_SCOPES, PERMISSIONS } from '../../contract/scopes.js';
@@ -157,6 +158,29 @@ test(
         ],
         CASES_AT_ONCE,
       );
+    },
+  ),
+);
+
+// The browser session a web forwarder presents acts with the session's live scopes; unknown ones (made-up names, names
+// every object holds) unlock nothing beyond the base scopes there as well as for the assistant itself.
+test(
+  ...check(
+    {
+      id: 'agents.assistant.forwarded-unknown-permissions',
+      title:
+        'a browser session whose live scopes are unknown permissions (constructor, toString, made-up names) forwards only the base scopes',
+      clauses: ['AUTH-SCOPE-10', 'AUTH-CRED-8'],
+      requires: ['assistants'],
+      seed: true,
+    },
+    async (shop) => {
+      const agent = await AssistantAgent.create(shop, { permissions: UNKNOWN_PERMISSIONS });
+      const headers = {
+        authorization: `Bearer ${await shop.mint.invitedAgentForwarder()}`,
+        ...browserArtifact(browserSession(shop, agent.identity.sessionId)),
+      };
+      await expectAuthority(shop, sendInvited(shop, { headers }), [], { clause: 'AUTH-SCOPE-10', naming: 'either' });
     },
   ),
 );
