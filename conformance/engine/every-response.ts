@@ -57,7 +57,9 @@ export function judgeEveryExchange(exchanges: readonly Exchange[], o: { baseUrl:
     const res = { status: x.status, headers: new Headers(x.responseHeaders), text, body: parse(text) };
     const what = `exchange ${i + 1}: ${method} ${path}`;
     expectRequestId(res, what);
-    const dpop = x.requestHeaders.dpop !== undefined;
+    // A DPoP request (AUTH-ORDER-4): a proof presented with the DPoP scheme. A DPoP header beside a Bearer token, or with
+    // no Authorization at all, is a DPoP request in one reading of the spec and not in the other (docs/ambiguities.md).
+    const dpop = x.requestHeaders.dpop !== undefined && /^dpop\s/i.test(x.requestHeaders.authorization ?? '');
     if (dpop) expectDpopNonce(res, what);
     if (method === 'HEAD' || /^text\/event-stream/i.test(res.headers.get('content-type') ?? '')) {
       // No body to judge: the headers of the boundary alone (a failure's media type and no-store, a success's no-store).
