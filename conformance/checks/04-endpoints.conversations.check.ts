@@ -28,7 +28,7 @@ import {
 import { freshId } from '../lib/fresh-id.js';
 import { expectDpopChallengesOnly } from './_shared/expect-refusals.js';
 import { customerToken } from './_shared/mint-callers.js';
-import { COLLECTION, conversationRoute, openBody, openConversation, sendConversation } from './_shared/open-conversation.js';
+import { COLLECTION, conversationRoute, directOpenBody, openBody, openConversation, sendConversation } from './_shared/open-conversation.js';
 import { browserArtifact } from './_shared/artifact-headers.js';
 import { locationOf } from './_shared/location.js';
 
@@ -189,7 +189,7 @@ test(
     async (shop) => {
       const agent = await AssistantAgent.create(shop);
       const { id } = await openConversation(agent, 'direct');
-      const { res } = await sendConversation(agent, 'openConversation', undefined, openBody());
+      const { res } = await sendConversation(agent, 'openConversation', undefined, directOpenBody());
       // The spec names the code, not the status: any 4xx problem document with the code.
       expect4xx(res, { what: 'a second direct conversation', clause: 'ERR-TABLE-15' });
       expectProblem(res, { status: res.status, error: 'direct_conversation_open', docsUrl: shop.docsUrl, clause: 'ERR-TABLE-15' });

@@ -6,8 +6,8 @@
 import { OPERATIONS_BY_ID, type Operation } from '../../contract/operations.js';
 import type { Profile } from '../../contract/profile.js';
 import { failSetup, notDeclared } from '../lib/assert.js';
-import { exampleFromSchema, getPointer, rolesOf, setPointer, type JsonSchema, type Resolve } from '../lib/openapi-schema.js';
-import { DESCRIPTION, ASSISTANT_DESCRIPTION, type DescriptionPath } from '../../contract/routes.js';
+import { enumsOf, exampleFromSchema, getPointer, rolesOf, setPointer, type JsonSchema, type Resolve } from '../lib/openapi-schema.js';
+import { ASSISTANT_DESCRIPTION, CONVERSATIONS_PATH, DESCRIPTION, type DescriptionPath } from '../../contract/routes.js';
 
 type Json = Record<string, unknown>;
 
@@ -30,7 +30,16 @@ export interface LearnedOperation {
   pathParams: string[];
   /** Which document described it. */
   document: DescriptionPath;
-  requestBody?: { required: boolean; schema: JsonSchema | undefined; example: unknown; roles: Partial<Record<BodyRole, string>> };
+  /** Whether a success of it is an event stream (`text/event-stream` among its 2xx media types). */
+  streams?: boolean;
+  requestBody?: {
+    required: boolean;
+    schema: JsonSchema | undefined;
+    example: unknown;
+    roles: Partial<Record<BodyRole, string>>;
+    /** Where each string value an `enum` of the body allows sits (JSON Pointers). */
+    enums?: Record<string, string>;
+  };
 }
 
 export interface Documents {
@@ -90,6 +99,7 @@ export class Target {
             path,
             pathParams: [...path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]!),
             document,
+            ...(streamsOf(operation) ? { streams: true } : {}),
             ...requestBodyOf(operation, resolve),
           };
           this.described.push(learnedOp);
@@ -102,7 +112,37 @@ export class Target {
 
   /** Whether a document describes the operation (routes the spec leaves open may be absent from a deployment). */
   has(operationId: string): boolean {
-    return this.operations.has(operationId);
+    if (this.operations.has(operationId)) return true;
+    return OPERATIONS_BY_ID.get(operationId)?.group === 'conversation' && this.conversationByShape(operationId) !== undefined;
+  }
+
+  /**
+   * A conversation operation the documents describe under another id, recognised by its shape under the spec's
+   * `/assistant/conversations...` prefix (its methods are not shown): the collection's GET lists and its POST opens; an
+   * item's GET reads it; under an item, the write whose body declares `x-shop-role: message-text` posts a message, the
+   * GET whose success is `text/event-stream` streams the events, and the one other body-less POST closes it. Only a
+   * single match counts; none or several leave the operation undeclared.
+   */
+  private conversationByShape(operationId: string): LearnedOperation | undefined {
+    const base = CONVERSATIONS_PATH;
+    const ops = this.described.filter((op) => op.path === base || op.path.startsWith(`${base}/`));
+    const item = /^\/\{[^}]+\}$/;
+    const under = /^\/\{[^}]+\}\/[^/{}]+$/;
+    const rest = (op: LearnedOperation) => op.path.slice(base.length);
+    const writes = ['POST', 'PUT', 'PATCH'];
+    const candidates: Record<string, (op: LearnedOperation) => boolean> = {
+      listConversations: (op) => op.method === 'GET' && op.path === base,
+      openConversation: (op) => op.method === 'POST' && op.path === base,
+      getConversation: (op) => op.method === 'GET' && item.test(rest(op)),
+      postConversationMessage: (op) =>
+        writes.includes(op.method) && under.test(rest(op)) && op.requestBody?.roles['message-text'] !== undefined,
+      streamConversationEvents: (op) => op.method === 'GET' && under.test(rest(op)) && op.streams === true,
+      closeConversation: (op) => op.method === 'POST' && under.test(rest(op)) && op.requestBody?.roles['message-text'] === undefined,
+    };
+    const match = candidates[operationId];
+    // One route described in both documents is one operation.
+    const found = match ? [...new Map(ops.filter(match).map((op) => [`${op.method} ${op.path}`, op])).values()] : [];
+    return found.length === 1 ? found[0] : undefined;
   }
 
   /**
@@ -113,7 +153,8 @@ export class Target {
   operation(operationId: string): LearnedOperation {
     const contract = OPERATIONS_BY_ID.get(operationId);
     if (!contract) throw new TypeError(`contract has no operation ${operationId}`);
-    const learned = this.operations.get(operationId);
+    const learned =
+      this.operations.get(operationId) ?? (contract.group === 'conversation' ? this.conversationByShape(operationId) : undefined);
     const open = contract.group === 'operator' || contract.group === 'conversation';
     if (!learned && open)
       notDeclared(
@@ -247,6 +288,14 @@ function resolver(doc: Json): Resolve {
   };
 }
 
+/** Whether one of the operation's 2xx answers is an event stream. */
+function streamsOf(operation: Json): boolean {
+  const responses = (operation.responses ?? {}) as Record<string, Json>;
+  return Object.entries(responses).some(
+    ([status, r]) => /^2/.test(status) && Object.keys((r?.content ?? {}) as Json).some((t) => /^text\/event-stream/i.test(t)),
+  );
+}
+
 function requestBodyOf(operation: Json, resolve: Resolve): Pick<LearnedOperation, 'requestBody'> {
   let rb = operation.requestBody as Json | undefined;
   if (rb && typeof rb.$ref === 'string') rb = resolve(rb.$ref) as Json | undefined;
@@ -266,6 +315,7 @@ function requestBodyOf(operation: Json, resolve: Resolve): Pick<LearnedOperation
       schema,
       example,
       roles: schema ? (rolesOf(schema, resolve) as Partial<Record<BodyRole, string>>) : {},
+      enums: schema ? enumsOf(schema, resolve) : {},
     },
   };
 }

@@ -121,6 +121,24 @@ export function exampleFromSchema(input: JsonSchema, resolve: Resolve, depth = 0
 }
 
 /** The JSON Pointer of every member that carries `x-shop-role`, by role (first one wins), through objects and arrays. */
+/** Where each string value an `enum` (or `const`) of the schema allows sits, as JSON Pointers (the first place wins). */
+export function enumsOf(input: JsonSchema, resolve: Resolve, prefix = '', depth = 0): Record<string, string> {
+  const out: Record<string, string> = {};
+  if (depth > 12) return out;
+  const schema = deref(input, resolve);
+  const values = [...(Array.isArray(schema.enum) ? schema.enum : []), ...('const' in schema ? [schema.const] : [])];
+  if (prefix !== '') for (const v of values) if (typeof v === 'string') out[v] ??= prefix;
+  const merge = (more: Record<string, string>) => {
+    for (const [k, v] of Object.entries(more)) out[k] ??= v;
+  };
+  for (const [name, sub] of Object.entries((schema.properties ?? {}) as Record<string, JsonSchema>))
+    merge(enumsOf(sub, resolve, `${prefix}/${escape(name)}`, depth + 1));
+  for (const key of ['oneOf', 'anyOf', 'allOf'] as const) {
+    if (Array.isArray(schema[key])) for (const o of schema[key] as JsonSchema[]) merge(enumsOf(o, resolve, prefix, depth + 1));
+  }
+  return out;
+}
+
 export function rolesOf(input: JsonSchema, resolve: Resolve, prefix = '', depth = 0): Record<string, string> {
   const out: Record<string, string> = {};
   if (depth > 12) return out;

@@ -6,6 +6,7 @@ import type { ShopResponse } from '../../engine/http.js';
 import type { AssistantAgent } from './assistant.js';
 import { brief, fail, failSetup } from '../../lib/assert.js';
 import { lastSegment } from '../../lib/location.js';
+import { setPointer } from '../../lib/openapi-schema.js';
 import { locationOf } from './location.js';
 import { CONVERSATIONS_PATH } from '../../../contract/routes.js';
 
@@ -27,6 +28,16 @@ export function sendConversation(agent: AssistantAgent, operationId: string, id?
 /** The body that opens a direct conversation: the document's example (the reference's is `{ mode: "direct" }`). */
 export const openBody = (): unknown => learned().body('openConversation');
 
+/**
+ * A body that opens a *direct* conversation (the spec's word: "open direct conversation"): the document's example with
+ * `direct` set at the member whose `enum` allows it. Where no member allows `direct`, the example is taken as one.
+ */
+export function directOpenBody(): unknown {
+  const op = learned().operation('openConversation');
+  const pointer = op.requestBody?.enums?.direct;
+  return pointer === undefined ? openBody() : setPointer(structuredClone(openBody() ?? {}), pointer, 'direct');
+}
+
 /** A message body with `text`, as the target describes it. */
 export const messageOf = (text: string): unknown => learned().body('postConversationMessage', { 'message-text': text });
 
@@ -39,7 +50,7 @@ export async function openConversation(
   mode: 'direct' | 'handoff' = 'direct',
 ): Promise<{ id: string; res: ShopResponse }> {
   const { method, path } = conversationRoute('openConversation');
-  const json = mode === 'direct' ? openBody() : { mode };
+  const json = mode === 'direct' ? directOpenBody() : { mode };
   const { res } = await agent.request(method, path, { json });
   if (res.status < 200 || res.status > 299)
     failSetup(`${method} ${path} with the body of the description document, by a signed-in DPoP session`, '2xx', brief(res), {

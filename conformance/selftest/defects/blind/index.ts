@@ -7,6 +7,7 @@ import { BLIND_LIMITS_DEFECTS } from './limits.js';
 import { BLIND_PURPOSE_DEFECTS } from './purpose.js';
 import { BLIND_RESOURCES_DEFECTS } from './resources.js';
 import { BLIND_STATES_DEFECTS } from './states.js';
+import { SPELLINGS_DEFECTS } from './spellings.js';
 import { BLIND_VERSIONING_DEFECTS } from './versioning.js';
 import type { Defect } from '../types.js';
 
@@ -19,4 +20,5 @@ export const BLIND_DEFECTS: readonly Defect[] = [
   ...BLIND_ERRORS_DEFECTS,
   ...BLIND_LIMITS_DEFECTS,
   ...BLIND_VERSIONING_DEFECTS,
+  ...SPELLINGS_DEFECTS,
 ];
