@@ -1,9 +1,9 @@
 // Spec part 5, Authentication > Challenge scheme (chosen before verification): "DPoP when the path is a conversation
-// path ... Bearer otherwise", and Errors: no token on /v1 is answered with a Bearer and a DPoP challenge. The path is the
-// one the server routes: a spelling it serves the route at is that route's path for the challenge too. Spellings an HTTP
-// server reads as the same target: a percent-encoded unreserved character (RFC 3986 6.2.2.2) and the absolute form of
-// the request-target (RFC 9112 3.2.2: a server MUST accept it). A spelling the server does not route (404, 400) is not
-// judged; a 401 to one it does must carry the challenge its path earns.
+// path ... Bearer otherwise", and Errors: no token on /v1 is answered with a Bearer and a DPoP challenge. The path is
+// the one the server routes: a spelling it serves the route at is that route's path for the challenge too. Spellings an
+// HTTP server reads as the same target: a percent-encoded unreserved character (RFC 3986 6.2.2.2), dot segments
+// (6.2.2.3) and the absolute form of the request-target (RFC 9112 3.2.2: a server MUST accept it). A spelling the
+// server does not route (404, 400) is not judged; a 401 to one it does must carry the challenge its path earns.
 import { check, test } from '../engine/check.js';
 import { expectChallenge, inCase } from '../lib/assert.js';
 import { CONVERSATIONS_PATH } from '../../contract/routes.js';
@@ -17,7 +17,10 @@ function spellings(origin: string): { path: string; conversation: boolean; how: 
     { path: '/v1/%63art', conversation: false, how: 'a percent-encoded letter' },
     { path: '/%761/cart', conversation: false, how: 'a percent-encoded letter of the prefix' },
     { path: `${origin}/v1/cart`, conversation: false, how: 'the absolute form' },
+    { path: '/v1/x/../cart', conversation: false, how: 'a dot segment' },
     { path: encodeFirst(conversations, 'c'), conversation: true, how: 'a percent-encoded letter' },
+    { path: conversations.replace('/assistant/', '/assistant/./'), conversation: true, how: 'a dot segment' },
+    { path: conversations.replace('/assistant/', '/assistant/x/../'), conversation: true, how: 'a dot segment' },
     { path: `${origin}${conversations}`, conversation: true, how: 'the absolute form' },
   ];
 }

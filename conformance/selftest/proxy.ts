@@ -14,7 +14,9 @@ import {
   type Server,
   type ServerResponse,
 } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { connect as netConnect, type AddressInfo } from 'node:net';
+import type { Duplex } from 'node:stream';
+import { connect as tlsConnect } from 'node:tls';
 
 /** Header field lines in order, names as written, repeated names kept (one line each). */
 export type Fields = [name: string, value: string][];
@@ -310,8 +312,13 @@ export function proxyHandler(
 }
 
 export async function startProxy(target: string, rules: ProxyRules = {}, port = 0, tls: UpstreamTls = {}): Promise<Proxy> {
-  // Headers up to 64 KiB pass, so that the server behind decides about large ones (Node's 16 KiB limit is its choice).
-  const server: Server = createServer({ maxHeaderSize: 65_536 }, proxyHandler(target, rules, tls));
+  // Headers up to 1 MiB pass, so that the server behind decides about large ones (Node's 16 KiB limit is its choice).
+  const server: Server = createServer({ maxHeaderSize: 1 << 20 }, proxyHandler(target, rules, tls));
+  // Transparent for what the proxy's own HTTP parser would refuse or answer: an expectation other than 100-continue goes
+  // on like any request, and a request it cannot parse (conflicting Content-Length, a malformed field) is relayed as
+  // bytes, so that the server behind answers it as it would without the proxy.
+  server.on('checkExpectation', (req, res) => server.emit('request', req, res));
+  server.on('clientError', (err: Error & { rawPacket?: Buffer }, socket: Duplex) => relayUnparsed(target, tls, err.rawPacket, socket));
   await new Promise<void>((r) => server.listen(port, '127.0.0.1', r));
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
@@ -321,6 +328,24 @@ export async function startProxy(target: string, rules: ProxyRules = {}, port = 
         server.closeAllConnections();
       }),
   };
+}
+
+/** Sends bytes the proxy could not parse to the server behind, and its answer back, on a connection of their own. */
+function relayUnparsed(target: string, tls: UpstreamTls, raw: Buffer | undefined, socket: Duplex): void {
+  if (!raw || raw.length === 0 || !socket.writable) {
+    socket.destroy();
+    return;
+  }
+  const u = new URL(target);
+  const port = Number(u.port || (u.protocol === 'https:' ? 443 : 80));
+  const upstream =
+    u.protocol === 'https:'
+      ? tlsConnect({ host: u.hostname, port, servername: u.hostname, ...(tls.ca ? { ca: tls.ca } : {}), rejectUnauthorized: !tls.insecure })
+      : netConnect(port, u.hostname);
+  upstream.on('error', () => socket.destroy());
+  socket.on('error', () => upstream.destroy());
+  upstream.write(raw);
+  upstream.pipe(socket);
 }
 
 // ------------------------------------------------------------------------------ the self-test's one-mutation proxy
