@@ -113,13 +113,14 @@ test(
 );
 
 // Other spellings of an operation's URL that a server's URL handling may fold into the operation: a leading empty segment
-// (`//x/v1/cart`, read by WHATWG and legacy URL parsers as a host `x` and a path) and backslashes (`/v1\cart`, turned into
-// slashes by WHATWG parsing). Neither is the same URL under RFC 3986 (dot segments and percent-encoded unreserved
+// (`//x/v1/cart`, read by WHATWG and legacy URL parsers as a host `x` and a path), backslashes (`/v1\cart`, turned into
+// slashes by WHATWG parsing) and a `;parameter` in a segment (stripped by servlet-style routers). Neither is the same URL under RFC 3986 (dot segments and percent-encoded unreserved
 // characters are, so they are not tried); "Every operation has exactly one URL". Judged on every read the spec shows, for
 // a customer (each spelling against its control: a read the control does not serve is not judged).
 const spellings = (path: string): [string, string][] => [
   ['a leading //segment', `//x${path}`],
   ['backslashes', `/${path.slice(1).replaceAll('/', '\\')}`],
+  ['a ;parameter in the last segment (stripped by servlet-style routers)', `${path};jsessionid=1`],
 ];
 
 test(

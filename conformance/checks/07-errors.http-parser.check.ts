@@ -31,6 +31,18 @@ const REQUESTS: readonly [what: string, method: string, path: string, o: Request
     { headers: { expect: 'conformance-unknown' } },
   ],
   ['a header field of 40 KiB with no other', 'GET', '/health', { headers: { 'x-conformance-padding': 'b'.repeat(40 * 1024) } }],
+  // RFC 9112 3.2: a request with two Host field lines MUST be answered 400.
+  [
+    'two Host fields',
+    'GET',
+    '/v1/catalog/collections',
+    {
+      rawHeaders: [
+        ['host', 'shop.invalid'],
+        ['host', 'other.invalid'],
+      ],
+    },
+  ],
   // A router's own limit on a path parameter's length (an id the service's validation may well accept).
   ['a path parameter of 1 KiB', 'GET', `/v1/catalog/products/${'p'.repeat(1024)}`, {}],
   ['a path parameter of 300 characters', 'GET', `/v1/me/orders/${'o'.repeat(300)}`, {}],

@@ -8,6 +8,7 @@ import { BLIND_PURPOSE_DEFECTS } from './purpose.js';
 import { BLIND_RESOURCES_DEFECTS } from './resources.js';
 import { BLIND_STATES_DEFECTS } from './states.js';
 import { SPELLINGS_DEFECTS } from './spellings.js';
+import { BLIND_STACKS_DEFECTS } from './stacks.js';
 import { BLIND_VERSIONING_DEFECTS } from './versioning.js';
 import type { Defect } from '../types.js';
 
@@ -21,4 +22,5 @@ export const BLIND_DEFECTS: readonly Defect[] = [
   ...BLIND_LIMITS_DEFECTS,
   ...BLIND_VERSIONING_DEFECTS,
   ...SPELLINGS_DEFECTS,
+  ...BLIND_STACKS_DEFECTS,
 ];
