@@ -1,7 +1,6 @@
 // Spec part 2, Resources > Problem document: the problem document, member by member, on several kinds of failure.
 import { randomUUID } from 'node:crypto';
 import { check, test, type Shop } from '../engine/check.js';
-import { OPERATOR_ATTRIBUTION } from '../engine/callers.js';
 import type { ShopResponse } from '../engine/http.js';
 import {
   expectHeader,
@@ -20,6 +19,7 @@ import {
   expectProblemTitle,
   expectProblemType,
 } from '../lib/assert.js';
+import { credentialsFor } from './_shared/caller-guard.js';
 import { cartLine } from './_shared/expect-cart.js';
 import { VARIANT } from './_shared/seed-data.js';
 
@@ -91,7 +91,8 @@ test(
       requires: ['operators'],
     },
     async (shop) => {
-      const res = await shop.http.get('/v1/cart', { token: await shop.mint.operator(), headers: { operator: OPERATOR_ATTRIBUTION } });
+      // The operator's token carries getCart's API scope too: the guard's checks are not ordered, so only the caller refusal applies.
+      const res = await shop.http.get('/v1/cart', await credentialsFor(shop, 'operator', ['getCart']));
       expectProblemMembers(res, shop, 403, 'caller_not_allowed');
     },
   ),

@@ -5,9 +5,11 @@
 //
 // Levels. The spec shows no payload shapes: spec-level checks observe responses through the seed's data (docs/seed.md),
 // never through member names; the exact identity body is the reference's (docs/account.md).
-import { check, notApplicable, test } from '../engine/check.js';
+import { check, notApplicable, test, type Shop } from '../engine/check.js';
 import type { ShopResponse } from '../engine/http.js';
-import { brief, expectNoStore, expectStatus, expectSuccess, fail, failSoft, is2xx, expectSameJson } from '../lib/assert.js';
+import { brief, expectNoStore, expectStatus, expectSuccess, fail, failSoft, is2xx, expectSameJson, notDeclared } from '../lib/assert.js';
+import { scopeWith } from '../lib/mint.js';
+import { apiScopesOf, guardRefused, unknownScopeRefusal } from './_shared/caller-guard.js';
 import { browserArtifact } from './_shared/artifact-headers.js';
 import { AssistantAgent, browserSession } from './_shared/assistant.js';
 import { customerToken, delegatedToken } from './_shared/mint-callers.js';
@@ -26,12 +28,14 @@ test(
     },
     async (shop) => {
       const token = await customerToken(shop, ADA.sub);
-      const reads: [string, string][] = [
-        ['/v1/me/profile', ADA.name],
-        ['/v1/me/addresses', ADA.line1],
-        ['/v1/me/payment-methods', ADA.last4[0]!],
-        ['/v1/me/orders', ORDERS.adaDelivered.id],
-        [`/v1/me/orders/${ORDERS.adaDelivered.id}`, ORDERS.adaDelivered.id],
+      // The profile record is not shown: any datum of Ada's account shows it is hers (a display name split into given
+      // and family names still carries her sub or email); the reference's members are judged at its level.
+      const reads: [string, readonly string[]][] = [
+        ['/v1/me/profile', [ADA.name, ADA.email, ADA.sub]],
+        ['/v1/me/addresses', [ADA.line1]],
+        ['/v1/me/payment-methods', [ADA.last4[0]!]],
+        ['/v1/me/orders', [ORDERS.adaDelivered.id]],
+        [`/v1/me/orders/${ORDERS.adaDelivered.id}`, [ORDERS.adaDelivered.id]],
       ];
       // Reads only: they go at once, judged in their order.
       const answers = await Promise.all(reads.map(([path]) => shop.http.get(path, { token })));
@@ -39,8 +43,8 @@ test(
         const res = answers[i]!;
         expectSuccess(res, { what: `GET ${path} as ${ADA.sub}`, clause: 'PUR-SERVE-4' });
         expectNoStore(res, { clause: 'END-CONV-9' });
-        if (!res.text.includes(own))
-          fail(`GET ${path} as ${ADA.sub} shows Ada's seed data`, `a body mentioning ${own}`, res.text.slice(0, 300), {
+        if (!own.some((datum) => res.text.includes(datum)))
+          fail(`GET ${path} as ${ADA.sub} shows Ada's seed data`, `a body mentioning ${own.join(' or ')}`, res.text.slice(0, 300), {
             clause: 'PUR-SERVE-4',
           });
         for (const other of NOT_ADAS)
@@ -62,21 +66,33 @@ test(
       seed: true,
     },
     async (shop) => {
-      const token = await customerToken(shop);
+      // The token carries the checkout reads' API scopes as far as the spec or the documents name them.
+      const token = await customerToken(shop, shop.subject('cust'), scopeWith('customer', CHECKOUT_READ_SCOPES()));
       const needles = [ADA.sub, ADA.name, ADA.email, ADA.line1, ...ADA.addressIds, ADA.cardPrefix, ...ADA.orderIds, ...NOT_ADAS];
-      const paths = [
-        '/v1/me/profile',
-        '/v1/me/addresses',
-        '/v1/me/payment-methods',
-        '/v1/me/orders',
-        '/v1/me/checkout-address',
-        '/v1/me/checkout-methods',
+      // [path, its checkout read's operationId]: what a fresh account's checkout read answers when there is nothing to show
+      // (200 with nothing, 404, ...) is not shown; any answer but the guard's refusal will do, and it carries nothing foreign.
+      const paths: [string, string?][] = [
+        ['/v1/me/profile'],
+        ['/v1/me/addresses'],
+        ['/v1/me/payment-methods'],
+        ['/v1/me/orders'],
+        ['/v1/me/checkout-address', 'getCheckoutAddress'],
+        ['/v1/me/checkout-methods', 'getCheckoutMethods'],
       ];
       // Reads only: they go at once, judged in their order.
-      const answers = await Promise.all(paths.map((path) => shop.http.get(path, { token })));
-      for (const [i, path] of paths.entries()) {
+      const answers = await Promise.all(paths.map(([path]) => shop.http.get(path, { token })));
+      for (const [i, [path, checkoutRead]] of paths.entries()) {
         const res = answers[i]!;
-        expectSuccess(res, { what: `GET ${path} as a fresh account`, clause: 'END-ME-1' });
+        if (checkoutRead === undefined) expectSuccess(res, { what: `GET ${path} as a fresh account`, clause: 'END-ME-1' });
+        else if (guardRefused(res) && !unknownScopeRefusal(shop, res, checkoutRead, 'a fresh customer'))
+          fail(
+            `GET ${path} as a fresh account`,
+            'past the guard (any answer but 401, 403 caller_not_allowed/insufficient_scope)',
+            brief(res),
+            {
+              clause: 'END-ME-1',
+            },
+          );
         for (const n of needles)
           if (res.text.includes(n))
             fail(`GET ${path} as a fresh account`, `nothing of ${n}`, res.text.slice(0, 300), { clause: 'END-ME-1' });
@@ -131,6 +147,22 @@ function expectBanner(res: ShopResponse, who: string): void {
     );
 }
 
+/** The API scopes of the three checkout reads, as far as the spec or the target's documents name them. */
+const CHECKOUT_READ_SCOPES = () => ['getIdentity', 'getCheckoutAddress', 'getCheckoutMethods'].flatMap((id) => apiScopesOf(id).scopes);
+
+/** A customer's identity read, its token carrying getIdentity's API scopes as far as they are known. */
+const identityOf = async (shop: Shop, sub: string) =>
+  shop.http.get('/v1/me/identity', { token: await customerToken(shop, sub, scopeWith('customer', apiScopesOf('getIdentity').scopes)) });
+
+/** A 403 insufficient_scope to a customer's identity read where nothing names its scopes: the read is not judged. */
+function requireIdentityScopes(res: ShopResponse): void {
+  if (res.status === 403 && res.body?.error === 'insufficient_scope' && !apiScopesOf('getIdentity').known)
+    notDeclared(
+      "the API scope of getIdentity (a customer's token with every scope of the spec was answered 403 insufficient_scope)",
+      "the scopes in getIdentity's OpenAPI security requirement in /openapi.json",
+    );
+}
+
 test(
   ...check(
     {
@@ -142,12 +174,12 @@ test(
     async (shop) => {
       // Ada is eligible for the self-service feature, Chloé is not (docs/seed.md).
       // Two reads of two accounts: at once.
-      const identityOf = async (sub: string) => shop.http.get('/v1/me/identity', { token: await customerToken(shop, sub) });
-      const [ada, chloe] = await Promise.all([identityOf(ADA.sub), identityOf(CHLOE.sub)]);
+      const [ada, chloe] = await Promise.all([identityOf(shop, ADA.sub), identityOf(shop, CHLOE.sub)]);
       for (const [who, res] of [
         [ADA.sub, ada],
         [CHLOE.sub, chloe],
       ] as const) {
+        requireIdentityScopes(res);
         expectSuccess(res, { what: `getIdentity as ${who}`, clause: 'PUR-SERVE-4' });
         if (typeof res.body !== 'object' || res.body === null)
           fail(`getIdentity body (${who})`, 'a JSON object', res.text.slice(0, 300), { clause: 'PUR-SERVE-4' });
@@ -218,10 +250,9 @@ test(
       // account carries it too (the identity read returns it, whoever reads).
       // Reads only, each by a caller of its own (one request through the assistant's agent): the customers' reads and the
       // agents' go at once, the agents' answers judged in their order.
-      const identityOf = async (sub: string) => shop.http.get('/v1/me/identity', { token: await customerToken(shop, sub) });
       const [ada, chloe, answers] = await Promise.all([
-        identityOf(ADA.sub),
-        identityOf(CHLOE.sub),
+        identityOf(shop, ADA.sub),
+        identityOf(shop, CHLOE.sub),
         Promise.all(reads.map(([, read]) => read())),
       ]);
       const chloeLeaves = new Map(leaves(chloe.body));

@@ -28,7 +28,14 @@ import {
 import { freshId } from '../lib/fresh-id.js';
 import { expectDpopChallengesOnly } from './_shared/expect-refusals.js';
 import { customerToken } from './_shared/mint-callers.js';
-import { COLLECTION, conversationRoute, directOpenBody, openBody, openConversation, sendConversation } from './_shared/open-conversation.js';
+import {
+  COLLECTION,
+  conversationRoute,
+  directOpenBody,
+  openBody,
+  openConversation,
+  sendConversation,
+} from './_shared/open-conversation.js';
 import { browserArtifact } from './_shared/artifact-headers.js';
 import { locationOf } from './_shared/location.js';
 

@@ -178,3 +178,24 @@ test(
     },
   ),
 );
+
+// The reference's reading of an unconsumed proof (recovery.unconsumed-proof in 04-endpoints.recovery accepts 404 or 409):
+// no resumable authorization matches it.
+test(
+  ...check(
+    {
+      id: 'recovery.unconsumed-proof.reference',
+      title: 'an operation whose proof was never consumed (proof_pending) is 404 recovery_not_found',
+      clauses: ['END-RECOVERY-4'],
+      level: 'reference',
+      requires: ['recovery'],
+      seed: true,
+    },
+    async (shop) => {
+      await expectRecoveryNotFound(shop, RECOVERY_OPERATIONS.proofPending, {
+        what: `a request for ${RECOVERY_OPERATIONS.proofPending.operationId}`,
+        clause: 'END-RECOVERY-4',
+      });
+    },
+  ),
+);

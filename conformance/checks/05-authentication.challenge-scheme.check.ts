@@ -4,7 +4,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { check, test, type Shop } from '../engine/check.js';
 import type { ShopResponse } from '../engine/http.js';
-import { expectChallenge, expectProblem, fail, inCase, expect4xx } from '../lib/assert.js';
+import { expectChallenge, expectProblem, fail, inCase, expect4xx, notDeclared } from '../lib/assert.js';
 import { artifactFormat } from '../lib/credential-formats.js';
 import { createForeignKey, signWith } from '../lib/mint.js';
 import { expectInvalidToken, expectNoChallengeOf } from './_shared/expect-refusals.js';
@@ -171,23 +171,49 @@ test(
   ),
 );
 
-// The header type that marks an assistant session token is the signed-out proxy token's: the spec does not name it, the
-// profile does (conventions.credentials.signedOutProxyToken.typ; the reference's signed-out-proxy+jwt by default).
+// The header type that marks an assistant session token is the signed-out proxy token's. The spec does not name it: the
+// spec level judges it where the profile declares it (conventions.credentials.signedOutProxyToken.typ), the reference
+// level with the reference's own (signed-out-proxy+jwt, docs/tokens.md).
+async function expectHeaderTypeMarks(shop: Shop, typ: string): Promise<void> {
+  const d = shop.mint.draft.customer({ sub: shop.subject('cust'), header: { typ } });
+  const res = await shop.http.get('/v1/cart', { token: await signWith(d.payload, d.header, (await createForeignKey()).privateKey) });
+  expectProblem(res, { status: 401, error: 'invalid_token', docsUrl: shop.docsUrl, clause: 'AUTH-SCHEME-3' });
+  // The token does not verify: its DPoP challenge comes from its unverified header type, chosen before verification.
+  expectChallenge(res, { scheme: 'DPoP', error: 'invalid_token', clause: ['AUTH-SCHEME-3', 'AUTH-SCHEME-6'] });
+  expectNoChallengeOf(res, 'Bearer', { clause: 'AUTH-SCHEME-3' });
+}
+
 test(
   ...check(
     {
       id: 'auth.scheme.header-type',
-      title: "a badly signed Bearer token of the signed-out proxy token's header type gets a DPoP challenge only",
+      title: "a badly signed Bearer token of the declared signed-out proxy token's header type gets a DPoP challenge only",
       clauses: ['AUTH-SCHEME-3', 'AUTH-SCHEME-6', 'ERR-TABLE-2'],
+      requires: ['assistants'],
     },
     async (shop) => {
-      const { typ } = artifactFormat(shop.profile.conventions, 'signedOutProxyToken');
-      const d = shop.mint.draft.customer({ sub: shop.subject('cust'), header: { typ } });
-      const res = await shop.http.get('/v1/cart', { token: await signWith(d.payload, d.header, (await createForeignKey()).privateKey) });
-      expectProblem(res, { status: 401, error: 'invalid_token', docsUrl: shop.docsUrl, clause: 'AUTH-SCHEME-3' });
-      // The token does not verify: its DPoP challenge comes from its unverified header type, chosen before verification.
-      expectChallenge(res, { scheme: 'DPoP', error: 'invalid_token', clause: ['AUTH-SCHEME-3', 'AUTH-SCHEME-6'] });
-      expectNoChallengeOf(res, 'Bearer', { clause: 'AUTH-SCHEME-3' });
+      const typ = shop.profile.conventions?.credentials?.signedOutProxyToken?.typ;
+      if (typ === undefined)
+        notDeclared(
+          'the header type that marks an assistant session token',
+          'conventions.credentials.signedOutProxyToken.typ in the profile',
+        );
+      await expectHeaderTypeMarks(shop, typ);
+    },
+  ),
+);
+
+test(
+  ...check(
+    {
+      id: 'auth.scheme.header-type.reference',
+      title: "a badly signed Bearer token of header type signed-out-proxy+jwt (the profile's, by default) gets a DPoP challenge only",
+      clauses: ['AUTH-SCHEME-3', 'AUTH-SCHEME-6'],
+      level: 'reference',
+      requires: ['assistants'],
+    },
+    async (shop) => {
+      await expectHeaderTypeMarks(shop, artifactFormat(shop.profile.conventions, 'signedOutProxyToken').typ);
     },
   ),
 );

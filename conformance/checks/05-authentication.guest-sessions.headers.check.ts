@@ -11,7 +11,7 @@ import type { ShopResponse } from '../engine/http.js';
 import { CASES_AT_ONCE, judgeConcurrently } from '../engine/in-flight.js';
 import { type ClauseRef, expectProblem, expectStatus, expectSuccess, fail, inCase } from '../lib/assert.js';
 import { forgeGuestSession, GUEST_SESSION_FORGERIES, signGuestSession, type GuestSessionForgery } from '../lib/guest-session.js';
-import { shopperIpOfLength } from '../lib/shopper.js';
+import { freshShopperIp, shopperIpOfLength } from '../lib/shopper.js';
 import { cartLine, cartQuantity, expectNotNamesVariant, expectEmptyCart } from './_shared/expect-cart.js';
 import { expectInvalidGuestSession, expectRefusal } from './_shared/expect-refusals.js';
 import { guestHeaders } from './_shared/mint-callers.js';
@@ -189,21 +189,28 @@ test(
       requires: ['guests'],
     },
     async (shop) => {
-      const ok = shopperIpOfLength(64);
-      const tooLong = shopperIpOfLength(65);
       const paths = ['/v1/cart', '/v1/catalog/collections'];
-      // Reads of guests of their own without a session: the four go at once, judged in the paths' order.
-      const answers = await Promise.all(
-        paths.map((path) =>
-          Promise.all(
-            [ok, tooLong].map(async (ip) => shop.http.get(path, { headers: await guestHeaders(shop, undefined, { 'shopper-ip': ip }) })),
-          ),
-        ),
-      );
+      // Values of 64 and 65 characters are scoped IPv6 addresses (with a zone id), and 63 of the same form, beside an
+      // ordinary address: a service whose parser refuses zone ids refuses the 64-character value for its form, not its
+      // length. Reads of guests of their own without a session: all at once, judged in the paths' order.
+      const ips = [shopperIpOfLength(64), shopperIpOfLength(65), shopperIpOfLength(63), freshShopperIp()];
+      const read = async (path: string, ip: string) =>
+        shop.http.get(path, { headers: await guestHeaders(shop, undefined, { 'shopper-ip': ip }) });
+      const answers = await Promise.all(paths.map((path) => Promise.all(ips.map((ip) => read(path, ip)))));
       for (const [i, path] of paths.entries()) {
-        const [taken, refused] = answers[i]!;
-        expectStatus(taken!, 200, { what: `${path} with a 64-character Shopper-IP: status`, clause: 'LIM-SHOPPERIP-1' });
+        const [taken, refused, shorter, ordinary] = answers[i]!;
         expectRefusal(shop, refused!, { clause: 'AUTH-GUEST-9', what: `${path} with a 65-character Shopper-IP` });
+        if (taken!.status === 200) continue;
+        // Refused at 64 characters: a fault of the bound only where the same form is taken one character shorter.
+        if (ordinary!.status === 200 && shorter!.status === 200)
+          fail(`${path} with a 64-character Shopper-IP (63 characters of the same form: 200)`, 200, taken!.status, {
+            clause: 'LIM-SHOPPERIP-1',
+          });
+        expectStatus(ordinary!, 200, { what: `${path} with an ordinary Shopper-IP: status`, clause: 'LIM-SHOPPERIP-1' });
+        shop.info.annotations.push({
+          type: 'note',
+          description: `${path}: a scoped IPv6 Shopper-IP is refused at 63 characters too (${shorter!.status}): the 64-character bound is not judged`,
+        });
       }
     },
   ),

@@ -6,10 +6,10 @@
 // variant ids; cart records are "not shown", so spec-level checks observe a cart only through the variant ids its body
 // names (an empty cart names none) or by comparing two reads, and leave member names (`lines`) to reference-level checks.
 import { check, test } from '../engine/check.js';
-import { OPERATOR_ATTRIBUTION } from '../engine/callers.js';
 import type { ShopResponse } from '../engine/http.js';
 import { brief, expectNoHeader, expectProblem, expectSuccess, fail, is4xx, expectSameJson } from '../lib/assert.js';
 import { freshShopperIp } from '../lib/shopper.js';
+import { credentialsFor } from './_shared/caller-guard.js';
 import { cartLine, cartQuantity, expectNamesVariant, expectNotNamesVariant } from './_shared/expect-cart.js';
 import { VARIANT } from './_shared/seed-data.js';
 
@@ -98,8 +98,9 @@ test(
       seed: true,
     },
     async (shop) => {
-      const token = await shop.mint.operator();
-      const headers = { operator: OPERATOR_ATTRIBUTION };
+      // The token carries the API scopes of these operations too: the guard's checks are not ordered, so only the caller
+      // refusal applies.
+      const { token, headers } = await credentialsFor(shop, 'operator', ['getCart', 'addCartItem', 'searchProducts', 'listCollections']);
       // [operation, call, whether serving it would grant customer authority]: a cart is customer (or guest) authority, which
       // an operator token never grants (AUTH-ACTIVE-3); the catalog is the storefront list's alone.
       const calls: [string, () => Promise<ShopResponse>, boolean][] = [

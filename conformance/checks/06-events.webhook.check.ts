@@ -8,15 +8,18 @@
 // that need an effect (settlement, card setups, a failure of one processed type) send the reference's events (Stripe's
 // payment_intent.succeeded and setup_intent.succeeded) and are reference level, in 06-events.webhook-processing.
 // Spec-level deliveries use `balance.available`, a real provider event a shop has no use for, so they change nothing and
-// can be repeated. One processing failure needs no event type: a validly signed body that is not JSON, which no service
-// can read as an event (events.webhook.unreadable-delivery).
-import { check, notApplicable, test } from '../engine/check.js';
+// can be repeated. That a service acknowledges (200) an event type it does not process is an assumption, the provider's
+// usual practice (it retries any other answer), not a row of the spec. One processing failure needs no event type: a
+// validly signed body that is not JSON, which no service can read as an event (events.webhook.unreadable-delivery).
+import { check, notApplicable, test, type Shop } from '../engine/check.js';
+import type { ShopResponse } from '../engine/http.js';
 import { OPERATOR_ATTRIBUTION } from '../engine/callers.js';
 import { CASES_AT_ONCE, judgeConcurrently } from '../engine/in-flight.js';
-import { inCase } from '../lib/assert.js';
+import { brief, fail, inCase } from '../lib/assert.js';
 import { nowSeconds } from '../lib/jws.js';
 import { alterOneByte, ignoredEvent, newEventId, signPayload, SIGNATURE_HEADER } from '../lib/stripe-signature.js';
 import { deliver, expectReceived, expectWebhookProblem, postWebhook, webhookSecret } from './_shared/deliver-webhook.js';
+import { expectRefusal } from './_shared/expect-refusals.js';
 
 // ------------------------------------------------------------------------------------------- accepted deliveries (spec)
 
@@ -184,29 +187,48 @@ test(
   ),
 );
 
-// A processing failure any service has: the bytes verify but are not JSON. The spec lets a service decode a body before
-// authenticating it (Request processing order: a malformed JSON body yields 400, not 401); one that decodes the webhook's
-// body before verifying the signature never gets this far, and the check says so instead of judging. Killed by a webhook
-// that acknowledges what it failed to process (self-test defect events.processing-failure-acknowledged).
+// A processing failure any service has: the bytes verify but are not JSON. How a service answers a verified delivery it
+// cannot read is a reading: a processing failure (500 processing_failed), or a refusal of the body while decoding (a
+// 4xx: the spec lets a service decode a body before authenticating it). Either is accepted, but never a 200 nor a
+// signature refusal (the signature verifies), and a 5xx only as the table's row. Killed by a webhook that acknowledges
+// what it failed to process (self-test defect events.processing-failure-acknowledged).
+async function deliverUnreadable(shop: Shop): Promise<ShopResponse> {
+  const event = JSON.stringify(ignoredEvent());
+  const res = await deliver(shop, event.slice(0, Math.floor(event.length / 2)));
+  const error = (res.body as { error?: unknown } | null)?.error;
+  if (error === 'missing_signature' || error === 'invalid_signature')
+    fail('a validly signed delivery that is not JSON', 'not a signature refusal', brief(res), { clause: 'EVT-WEBHOOK-6' });
+  return res;
+}
+
 test(
   ...check(
     {
       id: 'events.webhook.unreadable-delivery',
       title:
-        'a validly signed delivery whose bytes are not JSON (a provider event cut short) fails processing: 500 processing_failed, not 200 and not a signature refusal',
+        'a validly signed delivery whose bytes are not JSON (a provider event cut short) is not acknowledged: a 4xx problem document, or 500 processing_failed; never a signature refusal',
       clauses: ['EVT-WEBHOOK-6', 'ERR-PROBLEM-5'],
       requires: ['webhook'],
     },
     async (shop) => {
-      const event = JSON.stringify(ignoredEvent());
-      const body = event.slice(0, Math.floor(event.length / 2));
-      const res = await deliver(shop, body);
-      const error = (res.body as { error?: unknown } | null)?.error;
-      if (res.status === 400 && error !== 'missing_signature' && error !== 'invalid_signature')
-        notApplicable(
-          `the deployment answers a body that is not JSON 400 ${String(error)} (decoded before the signature is verified, as the spec allows): no verified delivery reaches processing`,
-        );
+      const res = await deliverUnreadable(shop);
+      if (res.status >= 400 && res.status < 500) return void expectRefusal(shop, res, { clause: 'EVT-WEBHOOK-6' });
       expectWebhookProblem(shop, res, 500, 'processing_failed', { clause: 'EVT-WEBHOOK-6' });
+    },
+  ),
+);
+
+test(
+  ...check(
+    {
+      id: 'events.webhook.unreadable-delivery.reference',
+      title: 'a validly signed delivery whose bytes are not JSON fails processing: 500 processing_failed',
+      clauses: ['EVT-WEBHOOK-6'],
+      level: 'reference',
+      requires: ['webhook'],
+    },
+    async (shop) => {
+      expectWebhookProblem(shop, await deliverUnreadable(shop), 500, 'processing_failed', { clause: 'EVT-WEBHOOK-6' });
     },
   ),
 );

@@ -1,6 +1,7 @@
 // Spec part 7, Errors: every failure is the problem document; the error table's rows, headers included.
 import { check, test } from '../engine/check.js';
 import { OPERATOR_ATTRIBUTION } from '../engine/callers.js';
+import { credentialsFor } from './_shared/caller-guard.js';
 import { customerToken, delegatedToken } from './_shared/mint-callers.js';
 import { checkout, checkoutBody } from './_shared/place-order.js';
 import { ABSENT_IDS } from './_shared/seed-data.js';
@@ -146,7 +147,8 @@ test(
       requires: ['operators'],
     },
     async (shop) => {
-      const res = await shop.http.get('/v1/cart', { token: await shop.mint.operator(), headers: { operator: OPERATOR_ATTRIBUTION } });
+      // The token carries getCart's API scope too: the guard's checks are not ordered, so only the caller refusal applies.
+      const res = await shop.http.get('/v1/cart', await credentialsFor(shop, 'operator', ['getCart']));
       expectProblem(res, { status: 403, error: 'caller_not_allowed', docsUrl: shop.docsUrl, clause: 'ERR-TABLE-8' });
       expectNoHeader(res, 'www-authenticate', { what: 'www-authenticate must be absent', clause: 'ERR-TABLE-8' });
     },

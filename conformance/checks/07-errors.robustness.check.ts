@@ -3,9 +3,13 @@
 // Content-Encoding says, charsets other than UTF-8. And Request processing order: a DPoP request gets a fresh DPoP-Nonce on
 // every response, also when decoding or routing refuses it before authentication. (Missing or duplicate Host and
 // Authorization headers need a raw socket, outside the suite's one transport: test/reference/http-robustness.test.ts.)
-import { check, test } from '../engine/check.js';
+import { check, test, type Shop } from '../engine/check.js';
 import type { ShopResponse } from '../engine/http.js';
-import { brief, expectProblem, fail, inCase } from '../lib/assert.js';
+import { brief, expectOwnedMembers, expectProblem, fail, inCase } from '../lib/assert.js';
+import { LIMITS } from '../../contract/limits.js';
+import { cartLine } from './_shared/expect-cart.js';
+import { customerToken } from './_shared/mint-callers.js';
+import { ABSENT_IDS } from './_shared/seed-data.js';
 import { CONVERSATIONS_PATH } from '../../contract/routes.js';
 
 /** A failure the client caused: a 4xx problem document, never a 5xx. */
@@ -104,9 +108,28 @@ test(
   ),
 );
 
+/** Sends each case twice, one request after another: every answer must carry a DPoP-Nonce never seen before. */
+async function expectFreshNonces(
+  shop: Shop,
+  cases: readonly (readonly [string, string, Record<string, string>, string | undefined])[],
+  clause: string,
+): Promise<void> {
+  const seen = new Set<string>();
+  for (const [method, path, headers, body] of cases) {
+    for (let i = 0; i < 2; i++) {
+      const res = await shop.http.request(method, path, { headers, ...(body !== undefined ? { body } : {}) });
+      const nonce = res.headers.get('dpop-nonce');
+      if (!nonce) fail(`${method} ${path} (${res.status}): DPoP-Nonce`, 'present', null, { clause });
+      if (seen.has(nonce!)) fail(`${method} ${path}: DPoP-Nonce fresh on every response`, 'a value not sent before', nonce, { clause });
+      seen.add(nonce!);
+    }
+  }
+}
+
 // Killed by a server that issues the nonce in its authenticate stage only (no DPoP-Nonce on a 400/404/405 before it), or
 // that hands out one nonce per time slot (the same value twice). The requests stay one after another: how far apart they
-// arrive is part of what a time-slot nonce shows.
+// arrive is part of what a time-slot nonce shows. A DPoP request is one in the DPoP scheme: each carries `Authorization:
+// DPoP` and a proof.
 test(
   ...check(
     {
@@ -118,23 +141,32 @@ test(
     },
     async (shop) => {
       const dpop = { authorization: 'DPoP not.a.token', dpop: 'not.a.proof' };
-      const seen = new Set<string>();
-      const cases: [string, string, Record<string, string>, string | undefined][] = [
-        ['POST', '/v1/cart/items', { ...dpop, 'content-type': 'application/json' }, '{"variant_id":'],
-        ['GET', `/v1/no-such-route-${shop.subject()}`, dpop, undefined],
-        ['PUT', '/v1/cart', dpop, undefined],
-        ['POST', CONVERSATIONS_PATH, { 'content-type': 'application/json' }, '{"mode":'],
-      ];
-      for (const [method, path, headers, body] of cases) {
-        for (let i = 0; i < 2; i++) {
-          const res = await shop.http.request(method, path, { headers, ...(body !== undefined ? { body } : {}) });
-          const nonce = res.headers.get('dpop-nonce');
-          if (!nonce) fail(`${method} ${path} (${res.status}): DPoP-Nonce`, 'present', null, { clause: 'AUTH-ORDER-4' });
-          if (seen.has(nonce!))
-            fail(`${method} ${path}: DPoP-Nonce fresh on every response`, 'a value not sent before', nonce, { clause: 'AUTH-ORDER-4' });
-          seen.add(nonce!);
-        }
-      }
+      await expectFreshNonces(
+        shop,
+        [
+          ['POST', '/v1/cart/items', { ...dpop, 'content-type': 'application/json' }, '{"variant_id":'],
+          ['GET', `/v1/no-such-route-${shop.subject()}`, dpop, undefined],
+          ['PUT', '/v1/cart', dpop, undefined],
+        ],
+        'AUTH-ORDER-4',
+      );
+    },
+  ),
+);
+
+// A request to a conversation path with neither Authorization nor a proof: the spec's nonce rule is for DPoP requests, and
+// whether such a request is one (its challenge scheme is DPoP) is a reading; the reference's is that it is.
+test(
+  ...check(
+    {
+      id: 'auth.order.dpop-nonce-conversation-path.reference',
+      title: 'a request to a conversation path without Authorization or proof, refused for its malformed JSON, gets a fresh DPoP-Nonce',
+      clauses: ['AUTH-ORDER-4'],
+      level: 'reference',
+      requires: ['assistants'],
+    },
+    async (shop) => {
+      await expectFreshNonces(shop, [['POST', CONVERSATIONS_PATH, { 'content-type': 'application/json' }, '{"mode":']], 'AUTH-ORDER-4');
     },
   ),
 );
@@ -153,6 +185,45 @@ test(
     async (shop) => {
       const res = await shop.http.get('/v1/catalog/collections', { headers: { 'x-conformance-padding': 'a'.repeat(20 * 1024) } });
       expectProblem(res, { status: 431, error: 'header_too_large', docsUrl: shop.docsUrl, clause: 'ERR-PROBLEM-1' });
+    },
+  ),
+);
+
+// The reference's rule for `issues`: with 400 invalid_request alone. The spec level also accepts it on a 400 or 422 of a
+// code the spec does not name (lib/expect/problem.ts, issuesAllowed): the reference's own such codes are judged here.
+test(
+  ...check(
+    {
+      id: 'err.issues.invalid-request-only.reference',
+      title: "`issues` comes with 400 invalid_request alone, not with the reference's other refusals of an input (400, 413, 415, 422)",
+      clauses: ['RES-PROBLEM-9'],
+      level: 'reference',
+    },
+    async (shop) => {
+      const token = await customerToken(shop);
+      const json = { 'content-type': 'application/json' };
+      const line = JSON.stringify(cartLine());
+      const cases: [string, () => Promise<ShopResponse>][] = [
+        ['malformed JSON', () => shop.http.post('/v1/cart/items', { token, body: '{"x":', headers: json })],
+        ['a body as text/plain', () => shop.http.post('/v1/cart/items', { token, body: line, headers: { 'content-type': 'text/plain' } })],
+        [
+          'a body over the cap',
+          () => shop.http.post('/v1/cart/items', { token, body: line.padEnd(LIMITS.requestBodyBytes + 1), headers: json }),
+        ],
+        ['an unknown variant', () => shop.http.post('/v1/cart/items', { token, json: cartLine(ABSENT_IDS.variant, 1) })],
+        ['an invalid cart line', () => shop.http.post('/v1/cart/items', { token, json: { conformance_probe: true } })],
+      ];
+      // Refusals of one fresh account's cart: at once, judged in turn.
+      const answers = await Promise.all(cases.map(([, send]) => send()));
+      for (const [i, [what]] of cases.entries()) {
+        const res = answers[i]!;
+        inCase(what, () => {
+          if (res.status < 400 || res.status >= 500)
+            fail('a refusal of the input', 'a 4xx problem document', brief(res), { clause: 'RES-PROBLEM-9' });
+          const doc = (res.body ?? {}) as Record<string, unknown>;
+          expectOwnedMembers(doc, String(doc.error), { status: res.status, strict: true, clause: 'RES-PROBLEM-9' });
+        });
+      }
     },
   ),
 );

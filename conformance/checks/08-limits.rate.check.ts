@@ -25,8 +25,8 @@ interface Reads {
 const GET_CART: Reads = { operation: 'getCart', paths: ['/v1/cart'] };
 
 /**
- * Spends the profile's guest budget of one operation from one fresh Shopper-IP (its paths in turn, several requests at
- * once), then sends one more. Budgets are per window (the reference uses fixed windows): when the spending straddles a
+ * Spends the profile's guest budget of one operation from one fresh Shopper-IP and guest session (its paths in turn,
+ * several requests at once), then sends one more. Budgets are per window (the reference uses fixed windows): when the spending straddles a
  * window boundary the extra request may pass, so one more attempt is made from another fresh address before concluding,
  * and a spending longer than the window proves nothing (_shared/spend-budget.ts).
  */
@@ -40,9 +40,12 @@ async function spendGuestBudget(shop: Shop, reads: Reads = GET_CART): Promise<Sp
   const { operation, paths } = reads;
   const { limited, value } = await spendWithinWindow(limits.guestWindowSeconds, async () => {
     const ip = freshShopperIp();
-    const spent = await spendConcurrently(limits.guestBudget, (i) =>
-      shop.http.get(paths[(i + 1) % paths.length]!, { token, headers: { 'shopper-ip': ip } }),
-    );
+    // The spec does not say what a guest counter is keyed by besides the operation id (the Shopper-IP, the guest cart):
+    // one address and, on cart routes (where sessions are verified), one guest session for the whole spending.
+    const session = shop.guestSession();
+    const headersOf = (path: string) => ({ 'shopper-ip': ip, ...(path.startsWith('/v1/cart') ? { 'guest-session': session } : {}) });
+    const read = (path: string) => shop.http.get(path, { token, headers: headersOf(path) });
+    const spent = await spendConcurrently(limits.guestBudget, (i) => read(paths[(i + 1) % paths.length]!));
     spent.forEach((res, i) => {
       if (res.status === 429) {
         fail(
@@ -54,7 +57,7 @@ async function spendGuestBudget(shop: Shop, reads: Reads = GET_CART): Promise<Sp
       }
       expectSuccess(res, { what: `guest ${operation} request ${i + 1}`, clause: 'LIM-RATE-1' });
     });
-    const last = await shop.http.get(paths[(limits.guestBudget + 1) % paths.length]!, { token, headers: { 'shopper-ip': ip } });
+    const last = await read(paths[(limits.guestBudget + 1) % paths.length]!);
     return { limited: last.status === 429, value: { ip, token, limited: last } };
   });
   if (limited) return value;

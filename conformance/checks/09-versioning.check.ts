@@ -99,8 +99,9 @@ test(
         '/api/cart',
         '/v1.0/cart',
       ];
-      // Not probed: other spellings of the same path (/V1/cart, /v1/CART, /v1/cart/). The reference answers them (case-insensitive,
-      // slash-tolerant routing); whether that is "a second URL" in the sense of PUR-RULE-1 is an open question, reported, not judged.
+      // Not probed here: other spellings of the same path (/V1/cart, /v1/CART, /v1/cart/). Whether a case-insensitive or
+      // slash-tolerant router makes "a second URL" in the sense of PUR-RULE-1 is open (docs/ambiguities.md, 20): the
+      // reference's strict routing is judged at its level (versioning.one-url-per-operation.reference).
 
       // Only the status is judged, so the probes go at once (the add alias too: a cart it may fill is never read); judged in
       // their order.
@@ -217,12 +218,17 @@ test(
   ),
 );
 
+// The reference's strict, case-sensitive routing without a trailing slash (docs/reference-choices.md). The spec's "exactly
+// one URL" is about caller-specific prefixes and aliases (PUR-RULE-1): a router that matches another letter case or a
+// trailing slash (ASP.NET Core, Express, Spring 5) is a reading the spec leaves open, so these spellings are judged at the
+// reference level only; true aliases are judged at the spec level (versioning.no-unversioned-aliases, .every-read below).
 test(
   ...check(
     {
-      id: 'versioning.one-url-per-operation',
+      id: 'versioning.one-url-per-operation.reference',
       title: 'case-folded and trailing-slash spellings of an operation URL are not routes (no 2xx, no redirect)',
       clauses: ['PUR-RULE-1', 'VER-ROUTES-3'],
+      level: 'reference',
       requires: ['guests'],
     },
     async (shop) => {

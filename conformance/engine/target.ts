@@ -236,6 +236,29 @@ export class Target {
     return reads.find((op) => OPERATIONS_BY_ID.get(op.operationId)?.group === 'operator') ?? reads[0];
   }
 
+  /**
+   * The scopes the documents declare an operation needs: every scope its OpenAPI `security` requirements name (else the
+   * document's top-level ones), under whichever scheme. Found by operationId, else by method and path (an operation
+   * named `METHOD path`, or a route the spec shows). Undefined when none is named: an empty list declares none.
+   */
+  securityScopes(operationId: string): readonly string[] | undefined {
+    const contract = OPERATIONS_BY_ID.get(operationId);
+    const route = /^[A-Z]+ \//.test(operationId) ? operationId : contract && `${contract.method} ${contract.path}`;
+    const all = [this.documents.general, this.documents.assistant].flatMap((doc) =>
+      Object.entries((doc.paths ?? {}) as Record<string, Json>).flatMap(([path, item]) =>
+        Object.entries(item ?? {})
+          .filter(([m, raw]) => /^(get|put|post|delete|patch)$/.test(m) && typeof raw === 'object' && raw !== null)
+          .map(([m, raw]) => ({ doc, name: `${m.toUpperCase()} ${path}`, op: raw as Json })),
+      ),
+    );
+    const found = all.find((o) => o.op.operationId === operationId) ?? all.find((o) => o.name === route);
+    const requirements: unknown = found?.op.security ?? found?.doc.security;
+    const scopes = (Array.isArray(requirements) ? requirements : [])
+      .flatMap((r: unknown) => (typeof r === 'object' && r !== null ? Object.values(r).flat() : []))
+      .filter((s): s is string => typeof s === 'string' && s !== '');
+    return scopes.length > 0 ? [...new Set(scopes)] : undefined;
+  }
+
   /** The value a role has in a body built by `body()` (e.g. the quantity a cart line was added with). */
   roleValue(operationId: string, body: unknown, role: BodyRole): unknown {
     const pointer = this.operation(operationId).requestBody?.roles[role];

@@ -31,6 +31,11 @@ export interface ConcurrencyFinding extends Finding {
 
 export interface InterleavingOptions {
   send: (step: Step) => Promise<Answer>;
+  /**
+   * What is judged: `spec`, only what the spec pins (explore's runner: lockstep.ts); `reference` (the default, every
+   * judgement a scenario makes), also the reference's choices: simultaneous checkouts of one cart place at most one order.
+   */
+  level?: 'spec' | 'reference';
   seed: number;
   /** Interleavings per scenario (default 3). */
   runs?: number;

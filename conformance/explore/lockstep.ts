@@ -8,14 +8,15 @@ import type { Answer, Finding, Step } from './exchange.js';
 import { runInterleavings, type InterleavingOptions, type ScenarioRun } from './concurrency.js';
 import { shrinkConcurrency } from './concurrency-shrink.js';
 import { guestBudgetOf, provisionAssistant } from './interleave-callers.js';
-import { createdId, judgeHeaders, judgeStep, newModel, type ModelState } from './model.js';
+import { createdId, expectedOutcome, judgeHeaders, judgeStep, newModel, type ModelState } from './model.js';
+import type { DifferentialContext } from './projection.js';
 import type { PlanStep } from './plan.js';
 import { fixtureOf, newRunContext, World, type RunContext } from './world.js';
 
 /** The oracles other than the model, plugged in by the caller (conformance/explore/oracles.ts). */
 export interface Oracles {
   /** Compares the spec-pinned projections of the target's and the reference's answers. */
-  differential?(step: Step, target: Answer, reference: Answer, index: number): Finding[];
+  differential?(step: Step, target: Answer, reference: Answer, index: number, context?: DifferentialContext): Finding[];
   /** Built from the target's own description documents once they are read. */
   schema?(docs: { general: unknown; assistant?: unknown }): { check(step: Step, answer: Answer, index: number): Finding[] };
 }
@@ -173,11 +174,13 @@ export class Lockstep {
     const [target, reference] = sent as [(typeof sent)[0], (typeof sent)[0] | undefined];
     seq.steps.push(target.step);
     seq.answers.push(target.answer);
+    // What the model knew before the step moved it on: the differential compares an unshown refusal only against it.
+    const expected = expectedOutcome(model, p);
     const findings = [
       ...judgeHeaders(target.step, target.answer, index, this.o.profile.docsUrl),
       ...judgeStep(model, p, target.step, target.answer, { index, variants: this.target.fixture.variants, follow: target.follow }),
       ...(reference && this.o.oracles?.differential
-        ? this.o.oracles.differential(target.step, target.answer, reference.answer, index)
+        ? this.o.oracles.differential(target.step, target.answer, reference.answer, index, { expected })
         : []),
       ...(this.schema?.check(target.step, target.answer, index) ?? []),
     ];
@@ -201,6 +204,8 @@ export class Lockstep {
       const budget = guestBudgetOf(this.o.profile, ctx.run);
       return {
         send: (step) => w.send(step, ctx),
+        // explore judges what the spec pins: how many simultaneous checkouts of one cart succeed is the reference's choice.
+        level: 'spec',
         seed,
         target,
         owner: 'delegated:a',

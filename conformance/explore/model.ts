@@ -13,8 +13,11 @@ import { expectBoundaryRules, expectDomainErrorHeaders, expectProblemMembers, ex
 import type { Answer, Finding, Step } from './exchange.js';
 import { ownerOf, sessionOf, type PlanStep } from './plan.js';
 import { isDpopCaller } from './agent-callers.js';
+import { mayHaveMore } from './model-knows.js';
 
-type Account = 'a' | 'b';
+export { expectedOutcome, mayHaveMore } from './model-knows.js';
+
+export type Account = 'a' | 'b';
 
 /** Catalog GETs keep caching of their own (END-CONV-7): exempt from the no-store default. */
 const CATALOG = new Set(OPERATIONS.filter((op) => op.group === 'catalog').map((op) => op.operationId));
@@ -230,8 +233,9 @@ export function judgeStep(
       const account = accountOf(p.caller);
       if (!ok || account === undefined) break;
       const other: Account = account === 'a' ? 'b' : 'a';
-      // Orders placed before may push this sequence's off a page (pagination is not shown): only a last page is judged.
-      for (const id of paged(answer.json) ? [] : m.orders[account])
+      // Orders placed before may push this sequence's off a page (pagination and order are not shown): only an answer
+      // that shows the whole list is judged for presence.
+      for (const id of mayHaveMore(answer) ? [] : m.orders[account])
         if (!answer.text.includes(id))
           out.push(
             finding(
@@ -281,12 +285,6 @@ export function judgeStep(
       break;
   }
   return out;
-}
-
-/** Whether a list answer says more rows follow (a member such as next_cursor, next or more with a value). */
-function paged(json: unknown): boolean {
-  if (typeof json !== 'object' || json === null) return false;
-  return Object.entries(json).some(([k, v]) => /next|cursor|more/i.test(k) && v !== null && v !== false && v !== undefined && v !== '');
 }
 
 function sameSet(a: ReadonlySet<number>, b: ReadonlySet<number>): boolean {

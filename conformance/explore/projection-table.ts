@@ -3,10 +3,14 @@
 
 /** What the differential oracle compares, with the clauses that pin it and when it applies (the docs cite this table). */
 export const COMPARED: readonly { field: string; when: string; clauses: readonly string[] }[] = [
-  { field: 'status class', when: 'always: success, refusal (4xx) or server error', clauses: ['END-OPS-<operation>-1'] },
+  {
+    field: 'status class',
+    when: 'success, refusal (4xx) or server error; success against a refusal only when either side answers a code the spec names, or the model knows the step succeeds and the target refused',
+    clauses: ['END-OPS-<operation>-1'],
+  },
   {
     field: 'status',
-    when: 'when either side answers an error code the spec names with its status; 201 of a create, 204 of a delete, 304',
+    when: 'when either side answers an error code the spec names with its status; 201 of addAddress, 204 of a delete, 304',
     clauses: ['ERR-TABLE-*', 'END-CONV-1', 'END-CONV-3', 'END-CONV-8'],
   },
   {
@@ -21,8 +25,8 @@ export const COMPARED: readonly { field: string; when: string; clauses: readonly
   },
   {
     field: 'dpopNonce',
-    when: 'presence, on the answer to a DPoP request and on a domain error',
-    clauses: ['AUTH-ORDER-4', 'ERR-TABLE-4', 'ERR-PROBLEM-8'],
+    when: 'presence, on the answer to a DPoP request (a DPoP header or the DPoP scheme)',
+    clauses: ['AUTH-ORDER-4', 'ERR-TABLE-4'],
   },
   { field: 'requestId', when: 'presence, always', clauses: ['AUTH-ORDER-2', 'ERR-PROBLEM-7'] },
   { field: 'instanceMatches', when: "on both sides' problem documents", clauses: ['RES-PROBLEM-8', 'ERR-PROBLEM-6'] },
@@ -52,6 +56,26 @@ export const NEVER_COMPARED: readonly { what: string; why: string }[] = [
   {
     what: 'invalid_request against a refusal whose code the spec does not name',
     why: 'payload shapes are not shown: which inputs a deployment refuses as invalid and which as unknown is its choice',
+  },
+  {
+    what: 'a success against a refusal whose code the spec does not name (a repeated cancel, the removal of a line the cart lacks, the deletion of an unknown address), unless the model knows the step succeeds',
+    why: 'idempotent deletes and cancels are as conforming as 404 or 409: the spec does not show those refusals',
+  },
+  {
+    what: "the reference's invalid_request on a cart line write the plan did not mutate, against a success",
+    why: "the reference's line cap (99 units) is an input bound the spec does not show",
+  },
+  {
+    what: 'the outcome of a duplicated X-Request-Id, a bad percent-escape in the query, a body without members',
+    why: 'the spec does not pin how they are handled (a checkout may take the default card); the model and header rules still judge them',
+  },
+  {
+    what: 'the exact 2xx of checkoutSavedCard',
+    why: "whether a checkout is a create is the deployment's choice; the spec-level checks judge a declared create (its documents) answering 201",
+  },
+  {
+    what: 'DPoP-Nonce presence on an answer to a request with neither a DPoP header nor the DPoP scheme (an assistant token sent as Bearer)',
+    why: 'not pinned (the DPoP checks accept either); a nonce on a domain error to such a request is judged by the model',
   },
   { what: 'status of direct_conversation_open', why: 'not shown (Errors table)' },
   {

@@ -122,7 +122,11 @@ export class World {
     const headers: Step['headers'] = {};
     if (p.idempotencyKey) headers['idempotency-key'] = `${ctx.run}-${p.idempotencyKey}`;
     let body: Step['body'];
-    if (spec.body) {
+    if (!spec.body && op.requestBody && op.method !== 'GET' && op.method !== 'DELETE') {
+      // A write the plan sends without a body (cancelOrder) whose target documents one: the body its documents describe
+      // (a deployment may require a reason; the reference takes the bodiless request too).
+      body = { json: target.body(p.op) };
+    } else if (spec.body) {
       const roles: Record<string, unknown> =
         p.op === 'addCartItem'
           ? { variant, quantity: p.quantity }

@@ -25,6 +25,14 @@ export const DEFAULT_SCOPES = {
   machine: BASE_API_SCOPES.join(' '),
 } as const;
 
+/**
+ * A kind's default `scope` with more scopes added, space-delimited: the scopes a target declares an operation needs (its
+ * OpenAPI security requirements), which the spec does not show for every operation (the checkout reads, /v1/ops/*).
+ */
+export function scopeWith(kind: keyof typeof DEFAULT_SCOPES, extra: readonly string[] = []): string {
+  return [...new Set([...DEFAULT_SCOPES[kind].split(' '), ...extra])].join(' ');
+}
+
 /** The `act.sub` of assistant tokens (docs/tokens.md: single-level `personal_agent` token exchange). */
 export const PERSONAL_AGENT_ACTOR = 'personal_agent';
 

@@ -48,7 +48,8 @@ function start(name: string): Promise<{ url: string; child: ChildProcess; ms: nu
   });
 }
 
-const stop = (child: ChildProcess) => new Promise<void>((resolve) => (child.exitCode !== null ? resolve() : (child.once('exit', () => resolve()), child.kill())));
+const stop = (child: ChildProcess) =>
+  new Promise<void>((resolve) => (child.exitCode !== null ? resolve() : (child.once('exit', () => resolve()), child.kill())));
 
 describe('independent implementations', { concurrency: 1 }, () => {
   for (const name of names) {
@@ -63,7 +64,14 @@ describe('independent implementations', { concurrency: 1 }, () => {
         const args = ['run', '--level', 'spec', '--base-url', server.url, '--profile', profile, '--workers', '2', '--output', out];
         const { code, out: text } = await cli([...args, ...(existsSync(baseline) ? ['--expected-failures', baseline] : [])], 540_000);
         const report = tryReport(out) as (ReturnType<typeof tryReport> & { status?: string; baseline?: unknown }) | undefined;
-        assert.equal(code, 0, `${name}: exit ${code}\n${describeOutcome(report, text)}\n${text.split('\n').filter((l) => /baseline|stale|expired|new failure/i.test(l)).join('\n')}`);
+        assert.equal(
+          code,
+          0,
+          `${name}: exit ${code}\n${describeOutcome(report, text)}\n${text
+            .split('\n')
+            .filter((l) => /baseline|stale|expired|new failure/i.test(l))
+            .join('\n')}`,
+        );
       } finally {
         await stop(server.child);
       }

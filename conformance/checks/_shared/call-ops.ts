@@ -4,7 +4,8 @@
 import { learned, type Shop } from '../../engine/check.js';
 import { OPERATOR_ATTRIBUTION } from '../../engine/callers.js';
 import type { RequestOptions, ShopResponse } from '../../engine/http.js';
-import { expectNoStore, expectProblem, expectStatus, notDeclared } from '../../lib/assert.js';
+import { expectNoStore, expectProblem, expectStatus, expectSuccess, notDeclared, type ClauseRef } from '../../lib/assert.js';
+import { scopeWith } from '../../lib/mint.js';
 import { freshHex } from '../../lib/fresh-id.js';
 
 type Who = Pick<RequestOptions, 'token' | 'headers'>;
@@ -58,11 +59,70 @@ export function requireDescribedOps(): DescribedOpsRequest[] {
 export const opsBody = (operationId: string, roles: Parameters<ReturnType<typeof learned>['body']>[1] = {}): unknown =>
   learned().body(operationId, roles);
 
-/** Operator credentials: a backoffice token (default scopes or `scope`) and, unless `header` is false, the Operator header. */
+/**
+ * The scopes of an operator token: the suite's default (the reference's `ops:read ops:write`) plus every scope the
+ * target's documents declare in the security requirements of its operations under /v1/ops/ (the spec shows none).
+ */
+export const operatorScope = (): string =>
+  scopeWith(
+    'operator',
+    learned()
+      .operatorOperations()
+      .flatMap((op) => learned().securityScopes(op.operationId) ?? []),
+  );
+
+/**
+ * Operator credentials: a backoffice token (operatorScope, or `scope`) and, unless `header` is false, the Operator header.
+ */
 export const operator = async (shop: Shop, o: { scope?: string; header?: boolean } = {}): Promise<Who> => ({
-  token: await shop.mint.operator(o.scope !== undefined ? { scope: o.scope } : {}),
+  token: await shop.mint.operator({ scope: o.scope ?? operatorScope() }),
   headers: o.header === false ? {} : { operator: OPERATOR_ATTRIBUTION },
 });
+
+/**
+ * Whether an operator control's answer is a 403 insufficient_scope for an operation whose documents declare no scopes:
+ * the token carried the suite's default scopes, which need not be the target's, so the control says nothing.
+ */
+export const undeclaredScopeRefusal = (res: ShopResponse, operationId: string): boolean =>
+  res.status === 403 && res.body?.error === 'insufficient_scope' && learned().securityScopes(operationId) === undefined;
+
+/**
+ * The operator controls that judge something, with their answers: those refused for a scope the target does not declare
+ * are set aside with a note; none left ends the check unjudged.
+ */
+export function declaredControls<R extends { operationId: string; method: string; path: string }>(
+  shop: Shop,
+  reads: readonly R[],
+  answers: readonly ShopResponse[],
+): [R, ShopResponse][] {
+  const kept: [R, ShopResponse][] = [];
+  for (const [i, r] of reads.entries()) {
+    if (!undeclaredScopeRefusal(answers[i]!, r.operationId)) kept.push([r, answers[i]!]);
+    else
+      shop.info.annotations.push({
+        type: 'note',
+        description: `operator control ${r.method} ${r.path} (${r.operationId}) not judged: 403 insufficient_scope, and the documents declare no scopes for it`,
+      });
+  }
+  if (reads.length > 0 && kept.length === 0)
+    notDeclared(
+      "the API scopes an operator needs for the target's /v1/ops/ reads (each answered 403 insufficient_scope to the suite's default operator scopes)",
+      "the scopes in each operation's OpenAPI security requirement in /openapi.json",
+    );
+  return kept;
+}
+
+/**
+ * An operator read control admitted: a 2xx, or a 400 problem (a query parameter the target's search wants; the
+ * suite sends none). Other answers fail `clause`.
+ */
+export function expectOperatorAdmitted(shop: Shop, res: ShopResponse, { what, clause }: { what: string; clause: ClauseRef }): void {
+  if (res.status === 400) {
+    expectProblem(res, { status: 400, error: String(res.body?.error ?? ''), docsUrl: shop.docsUrl, clause });
+    return;
+  }
+  expectSuccess(res, { what, clause });
+}
 
 /** Sends `r` as `who`. */
 export const send = (shop: Shop, r: { method: string; path: string; json?: unknown }, who: Who) =>

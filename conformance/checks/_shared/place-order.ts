@@ -22,9 +22,17 @@ export const checkoutBody = (card: string, address?: string, owner?: CheckoutAcc
     { address: checkoutAccountOfCard(card)?.address ?? owner?.address },
   );
 
+/**
+ * A checkout request whose refusal is the point (an empty cart, a card the account does not hold): any answer is returned.
+ * Which of the cart and the card a server looks at first, and whether it refuses an unknown card's id as invalid (400),
+ * unknown (404, 422) or not the account's (403), are its choices.
+ */
+export const attemptCheckout = (shop: Shop, token: string, body: unknown, headers: RequestOptions['headers'] = {}): Promise<ShopResponse> =>
+  shop.http.post(CHECKOUT, { token, json: body, headers });
+
 /** A checkout request; a 400 is the service refusing the body its own document describes: checkoutSavedCard's clause fails. */
 export async function checkout(shop: Shop, token: string, body: unknown, headers: RequestOptions['headers'] = {}): Promise<ShopResponse> {
-  const res = await shop.http.post(CHECKOUT, { token, json: body, headers });
+  const res = await attemptCheckout(shop, token, body, headers);
   if (res.status === 400)
     failSetup('checkoutSavedCard with the body the description document describes', 'not 400', `${res.status} ${res.text.slice(0, 200)}`, {
       clause: 'END-OPS-CHECKOUTSAVEDCARD-1',

@@ -84,7 +84,7 @@ export function expectProblemMembers(docsUrl: string, res: ShopResponse, what: s
   const row = challengeless[String(d.error)];
   if (row && res.headers.get('www-authenticate') !== null)
     failSoft(`${opts.at}: WWW-Authenticate on ${String(d.error)}`, 'absent', res.headers.get('www-authenticate'), { clause: row });
-  expectOwnedMembers(d, String(d.error), opts);
+  expectOwnedMembers(d, String(d.error), { ...opts, status: res.status });
 }
 
 /** The clauses every answer of a gathering check is judged on (the order of the checks' citations). */

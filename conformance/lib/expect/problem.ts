@@ -123,12 +123,33 @@ export function expectProblemInstance(res: Pick<HttpResult, 'headers'>, doc: Doc
     report(opts, 'RES-PROBLEM-8', 'problem "instance" (the X-Request-Id)', requestId, doc.instance);
 }
 
-/** The members owned by one error code (`issues`, `scope`, `conversation_id`: contract ERRORS) appear with it alone. */
-export function expectOwnedMembers(doc: Doc, error: string, opts: MemberOption = {}): void {
+/**
+ * Whether `issues` may come with `error` at `status`. The spec gives it "only for validation errors" and names one
+ * validation failure (400 `invalid_request`), not every code a deployment may give one: `issues` may also come with a 400
+ * or 422 whose code the spec does not name (`invalid_json` with a parse position, `unknown_variant` with the member path),
+ * never with a code the spec names for another failure (`invalid_token`, `caller_not_allowed`, `cart_empty`, ...) nor with
+ * another status. `strict`: the reference's rule, `issues` with `invalid_request` alone.
+ */
+export function issuesAllowed(error: string, status: unknown, strict = false): boolean {
+  const entry = (ERRORS as Record<string, { members?: readonly string[]; shownInSpec?: boolean }>)[error];
+  if (entry?.members?.includes('issues')) return true;
+  // Named by the spec: a code of its tables, or one whose own member it names (direct_conversation_open's status is open).
+  const named = entry !== undefined && (entry.shownInSpec || (entry.members?.length ?? 0) > 0);
+  return !strict && !named && (status === 400 || status === 422);
+}
+
+/**
+ * The members owned by one error code (`issues`, `scope`, `conversation_id`: contract ERRORS) appear with it alone;
+ * `issues` also with the validation errors of a deployment's own codes (issuesAllowed; `status`: the response's, else the
+ * document's; `strict`: the reference's rule).
+ */
+export function expectOwnedMembers(doc: Doc, error: string, opts: MemberOption & { status?: number; strict?: boolean } = {}): void {
   const members: readonly string[] = (ERRORS as Record<string, { members?: readonly string[] }>)[error]?.members ?? [];
   const own: Record<string, string> = { issues: 'RES-PROBLEM-9', scope: 'RES-PROBLEM-11', conversation_id: 'RES-PROBLEM-12' };
+  const allowed = (member: string) =>
+    member === 'issues' ? issuesAllowed(error, opts.status ?? doc.status, opts.strict) : members.includes(member);
   for (const [member, clause] of Object.entries(own))
-    if (member in doc && !members.includes(member)) report(opts, clause, `problem "${member}" on ${error}`, 'absent', doc[member]);
+    if (member in doc && !allowed(member)) report(opts, clause, `problem "${member}" on ${error}`, 'absent', doc[member]);
 }
 
 /**
@@ -203,7 +224,7 @@ export function expectProblem(res: HttpResult, want: ProblemExpectation): Doc {
   }
 
   // Extension members appear only with the errors that own them (spec, Resources > Problem document).
-  expectOwnedMembers(doc, want.error, soft);
+  expectOwnedMembers(doc, want.error, { ...soft, status: res.status });
   expectIssues(doc, soft);
   if (want.error === 'insufficient_scope') {
     // The error table's own row (ERR-TABLE-9: "with the `scope` member naming it") besides the caller's clause.

@@ -17,7 +17,7 @@ import {
   usesDpop,
   withHeaderLast,
 } from './helpers.js';
-import { wire, wireWith, type Defect, type DefectContext } from './types.js';
+import { referenceOnly, wire, wireWith, type Defect, type DefectContext } from './types.js';
 import { admitsAny, unserved } from './04-endpoints.js';
 
 /** The request carries a signed invited-agent context (a JWS whose header says `typ: invited-agent+jwt`) in any field. */
@@ -175,17 +175,20 @@ export const PURPOSE_DEFECTS: readonly Defect[] = [
   ),
   // A server that mounted its internal routes behind the operations' pipeline: an access token reaches the caller guard,
   // which refuses it as a caller kind of no list, instead of the route's own authentication refusing the credential.
-  wireWith(
-    'internal.routes-behind-caller-guard',
-    'PUR-RULE-4',
-    "internal routes are guarded by the operations' caller guard: a valid access token is refused 403 caller_not_allowed",
-    (ctx) => (a, r) =>
-      pathOf(r).startsWith('/internal/') &&
-      tokenClaims(r) !== undefined &&
-      (a.status === 401 || a.status === 403) &&
-      problemCode(a) !== 'caller_not_allowed'
-        ? problemAnswer(ctx, a, 403, 'caller_not_allowed', 'Forbidden')
-        : a,
+  referenceOnly(
+    wireWith(
+      'internal.routes-behind-caller-guard',
+      'PUR-RULE-4',
+      "internal routes are guarded by the operations' caller guard: a valid access token is refused 403 caller_not_allowed",
+      (ctx) => (a, r) =>
+        pathOf(r).startsWith('/internal/') &&
+        tokenClaims(r) !== undefined &&
+        (a.status === 401 || a.status === 403) &&
+        problemCode(a) !== 'caller_not_allowed'
+          ? problemAnswer(ctx, a, 403, 'caller_not_allowed', 'Forbidden')
+          : a,
+    ),
+    'the spec names no code for an access token refused on an internal route: 403 caller_not_allowed (a wrong caller kind) is a reading of it, and the route stays unserved as PUR-RULE-4 asks',
   ),
   admitsAny('PUR-RULE-2', 'the guard of an operation admits any caller kind', () => true),
   admitsAny('PUR-RULE-3', 'an ops route admits other callers', (r) => pathOf(r).startsWith('/v1/ops/')),

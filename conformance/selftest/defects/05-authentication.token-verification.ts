@@ -3,7 +3,7 @@
 // would take it; or the challenge is written in the wrong scheme.
 import type { ProxyAnswer, ProxyRequest } from '../proxy.js';
 import { headerOf, mapHeader, problemCode, refused, repairBearer, type Claims } from './helpers.js';
-import { lenient, wire, type Defect } from './types.js';
+import { lenient, referenceOnly, wire, type Defect } from './types.js';
 
 const now = () => Math.floor(Date.now() / 1000);
 
@@ -143,11 +143,14 @@ export const AUTHENTICATION_TOKEN_VERIFICATION_DEFECTS: readonly Defect[] = [
       return { ...req, headers: [...req.headers, ['Authorization', `Bearer ${token}`]] };
     },
   })),
-  wire(
-    'auth.typ-marked-assistant-bearer-challenge',
-    'AUTH-SCHEME-3',
-    'a Bearer token typed as an assistant session is challenged with Bearer',
-    challengeAs('Bearer', (r, a) => bearerRequest(r) && /^DPoP/.test(headerOf(a.headers, 'www-authenticate') ?? '')),
+  referenceOnly(
+    wire(
+      'auth.typ-marked-assistant-bearer-challenge',
+      'AUTH-SCHEME-3',
+      'a Bearer token typed as an assistant session is challenged with Bearer',
+      challengeAs('Bearer', (r, a) => bearerRequest(r) && /^DPoP/.test(headerOf(a.headers, 'www-authenticate') ?? '')),
+    ),
+    'the spec names no header type that marks an assistant session token: without a profile that declares one (conventions.credentials.signedOutProxyToken.typ) the spec level does not judge it, and the fixture profile declares none',
   ),
   wire(
     'auth.act-marked-assistant-bearer-challenge',

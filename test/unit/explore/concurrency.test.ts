@@ -69,3 +69,63 @@ test('an add accepted and not in the cart read after it is a lost line', async (
   assert.deepEqual(findings[0]!.parallel, [[0, 1]]);
   assert.equal(findings[0]!.steps.at(-1)!.operationId, 'getCart');
 });
+
+/** A fake account for the checkout scenario: a cart of lines, and checkouts that place orders as `placeAll` says. */
+function checkoutShop(o: { placeAll: boolean; emptyAfter: boolean }) {
+  const lines = new Set<string>();
+  let orders = 0;
+  const problem = (status: number, error: string): Answer => ({ status, headers: {}, text: '', json: { error } });
+  const send = async (step: Step): Promise<Answer> => {
+    if (step.operationId === 'addCartItem') lines.add((step.body as { json: { variant_id: string } }).json.variant_id);
+    if (step.operationId === 'removeCartItem') lines.delete(step.path.split('/').pop()!);
+    if (step.operationId === 'checkoutSavedCard') {
+      if (lines.size === 0 && (o.emptyAfter || orders === 0)) return problem(422, 'cart_empty');
+      orders++;
+      if (!o.placeAll) lines.clear();
+      return { status: 201, headers: {}, text: '{}', json: {} };
+    }
+    return { status: 200, headers: {}, text: '{}', json: {} };
+  };
+  return { send, placeAfterBatch: () => (o.placeAll ? lines.clear() : undefined) };
+}
+
+test('concurrent checkouts of one cart: several orders are a finding at reference level only; a checkout after must be cart_empty', async () => {
+  const options = {
+    level: 'spec' as const,
+    seed: 2,
+    runs: 1,
+    clients: 3,
+    target,
+    owner: 'delegated:a',
+    variants: ['v1', 'v2'],
+    paymentMethod: 'pm_1',
+  };
+  // Every simultaneous checkout placed an order, and the cart is empty after them: no finding at the spec's level.
+  const racing = checkoutShop({ placeAll: true, emptyAfter: true });
+  const found = await runInterleavings({
+    ...options,
+    scenarios: ['checkouts'],
+    send: racing.send,
+    onBatch: () => racing.placeAfterBatch(),
+  });
+  assert.deepEqual(found, []);
+  // The reference's choice, judged at its level: one order per cart, whatever the interleaving.
+  const strict = checkoutShop({ placeAll: true, emptyAfter: true });
+  const [several] = await runInterleavings({
+    ...options,
+    level: 'reference',
+    scenarios: ['checkouts'],
+    send: strict.send,
+    onBatch: () => strict.placeAfterBatch(),
+  });
+  assert.deepEqual(several?.clauses, ['PUR-IDEM-4', 'ERR-TABLE-14']);
+  assert.match(several!.message, /3 of 3 concurrent checkouts of one cart each placed an order/);
+  // A cart never emptied: the submission after the orders is accepted again.
+  const leaky = checkoutShop({ placeAll: true, emptyAfter: false });
+  const leaked = await runInterleavings({ ...options, scenarios: ['checkouts'], send: leaky.send });
+  assert.deepEqual(
+    leaked.map((f) => f.clauses),
+    [['PUR-IDEM-4', 'ERR-TABLE-14']],
+  );
+  assert.match(leaked[0]!.message, /the cart was not emptied/);
+});

@@ -4,7 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Answer, Step } from '../../../conformance/explore/exchange.js';
-import { createdId, judgeHeaders, judgeStep, newModel } from '../../../conformance/explore/model.js';
+import { createdId, expectedOutcome, judgeHeaders, judgeStep, mayHaveMore, newModel } from '../../../conformance/explore/model.js';
 import type { PlanStep } from '../../../conformance/explore/plan.js';
 
 const VARIANTS = ['var_0101', 'var_0201'] as const;
@@ -118,6 +118,48 @@ test("listOrders must show the account's new orders and never another account's;
     [['END-ME-2']],
   );
   assert.deepEqual(judge(m, plan('getOrder', 'customer:a', { mutation: 'foreign-id' }), answer(404), '/v1/me/orders/ord_b1'), []);
+});
+
+test("an order missing from listOrders is judged only on an answer that shows the whole list (order and paging aren't shown)", () => {
+  const m = started();
+  m.orders.a.push('ord_a1');
+  const missing = (a: Answer) => judge(m, plan('listOrders', 'customer:a'), a).filter((f) => f.clauses.includes('END-OPS-LISTORDERS-1'));
+  // The whole list: no next page, a null cursor, has_more false, a total the page holds.
+  for (const json of [{ orders: [] }, { items: [], next_cursor: null }, { data: [], has_more: false, limit: 20 }, [] as unknown])
+    assert.equal(missing(answer(200, json)).length, 1, JSON.stringify(json));
+  assert.equal(missing(answer(200, { orders: [{ id: 'x' }], total: 1, page: 1 })).length, 1);
+  // One page of more: a Link rel=next, a cursor, a total above the page, page or offset members that say nothing else.
+  for (const a of [
+    answer(200, [], { link: '</v1/me/orders?page=2>; rel="next"' }),
+    answer(200, { items: [], next_cursor: 'c2' }),
+    answer(200, { orders: [{ id: 'x' }], total: 7 }),
+    answer(200, { orders: [], meta: { total_count: 3 } }),
+    answer(200, { orders: [], page: 1, per_page: 20 }),
+    answer(200, { orders: [], pagination: { offset: 0, limit: 20 } }),
+  ])
+    assert.deepEqual(missing(a), [], JSON.stringify(a.json));
+  assert.equal(mayHaveMore(answer(200, { orders: [], pages: 1, page: 1, has_more: false })), false);
+});
+
+test('the model knows a success only where the spec pins it: own reads, a line the cart holds, an order placed here', () => {
+  const m = started();
+  assert.equal(expectedOutcome(m, plan('getCart', 'customer:a')), 'success');
+  assert.equal(expectedOutcome(m, plan('listOrders', 'delegated:b')), 'success');
+  assert.equal(expectedOutcome(m, plan('getCart', 'guest:a')), 'success');
+  assert.equal(expectedOutcome(m, plan('listOrders', 'guest:a')), undefined);
+  assert.equal(expectedOutcome(m, plan('getCart', 'customer:expired')), undefined);
+  assert.equal(expectedOutcome(m, plan('getCart', 'customer:a', { mutation: 'duplicate-header' })), undefined);
+  // A line the cart lacks, then holds.
+  assert.equal(expectedOutcome(m, plan('removeCartItem', 'customer:a')), undefined);
+  m.carts.set('account:a', new Set([0]));
+  assert.equal(expectedOutcome(m, plan('removeCartItem', 'delegated:a')), 'success');
+  assert.equal(expectedOutcome(m, plan('updateCartItem', 'customer:a', { variant: 1 })), undefined);
+  // An order of this sequence; a cancel or an address delete is never known (a repeat may be refused).
+  assert.equal(expectedOutcome(m, plan('getOrder', 'customer:a')), undefined);
+  m.orders.a.push('ord_1');
+  assert.equal(expectedOutcome(m, plan('getOrder', 'customer:a')), 'success');
+  assert.equal(expectedOutcome(m, plan('cancelOrder', 'customer:a')), undefined);
+  assert.equal(expectedOutcome(m, plan('deleteAddress', 'customer:a')), undefined);
 });
 
 test('an address create answered with an earlier address is a finding of PUR-IDEM-2; ids come from Location or the body', () => {

@@ -82,14 +82,53 @@ test('a "not shown" refusal: 404 not_found and 403 with a code of its own are th
   assert.deepEqual(compareProjections(getOrder, problem(400, 'invalid_request'), problem(404, 'not_found'), 2), []);
 });
 
-test('a refusal where the reference succeeds is one finding naming the operation row', () => {
-  const f = compareProjections(getOrder, problem(404, 'not_found'), ok(200, {}), 3);
+test('a refusal the model knows is wrong, where the reference succeeds, is one finding naming the operation row', () => {
+  const f = compareProjections(getOrder, problem(404, 'not_found'), ok(200, {}), 3, { expected: 'success' });
   assert.equal(f.length, 1);
   assert.equal(f[0]!.oracle, 'differential');
   assert.equal(f[0]!.index, 3);
   assert.deepEqual(f[0]!.clauses, ['END-OPS-GETORDER-1']);
   assert.equal(f[0]!.expected, 200);
   assert.equal(f[0]!.actual, 404);
+});
+
+test('a success against a refusal whose code the spec does not show is compared only where the model knows the outcome', () => {
+  const remove = step('removeCartItem', 'DELETE', '/v1/cart/items/v1');
+  const gone = { status: 204, headers: { 'x-request-id': 'r', 'cache-control': 'no-store' }, text: '' };
+  const cancel = step('cancelOrder', 'POST', '/v1/me/orders/o-1/cancellation');
+  const unknownAddress = step('deleteAddress', 'DELETE', '/v1/me/addresses/address_none');
+  // An idempotent delete or cancel against the reference's 404 or 409: either is conforming.
+  assert.deepEqual(compareProjections(remove, gone, problem(404, 'not_found'), 0), []);
+  assert.deepEqual(compareProjections(cancel, ok(200, {}), problem(409, 'order_not_cancellable'), 0), []);
+  assert.deepEqual(compareProjections(unknownAddress, gone, problem(404, 'not_found'), 0), []);
+  assert.deepEqual(compareProjections(getOrder, problem(404, 'not_found'), ok(200, {}), 0), []);
+  // The model knows the line is there: the target's 404 is a finding; the reference's would not be the target's fault.
+  assert.deepEqual(
+    compareProjections(remove, problem(404, 'not_found'), gone, 0, { expected: 'success' }).map((f) => f.clauses),
+    [['END-OPS-REMOVECARTITEM-1']],
+  );
+  assert.deepEqual(compareProjections(remove, gone, problem(404, 'not_found'), 0, { expected: 'success' }), []);
+  // A refusal the spec names is compared whatever the model knows.
+  const guarded = compareProjections(checkout, ok(201, {}, { location: '/o/1' }), problem(403, 'caller_not_allowed'), 0);
+  assert.deepEqual(guarded[0]?.clauses, ['ERR-TABLE-8', 'END-OPS-CHECKOUTSAVEDCARD-1']);
+});
+
+test("the reference's invalid_request on an unmutated cart line write (its 99-unit cap) is not compared", () => {
+  const add = step('addCartItem', 'POST', '/v1/cart/items', 'customer:a');
+  assert.deepEqual(compareProjections(add, ok(201, {}), problem(400, 'invalid_request'), 0), []);
+  // The target's refusal, and a mutated body's acceptance, still are.
+  assert.equal(compareProjections(add, problem(400, 'invalid_request'), ok(201, {}), 0).length, 1);
+  const wrongType = { ...add, mutation: 'wrong-type' };
+  assert.equal(compareProjections(wrongType, ok(201, {}), problem(400, 'invalid_request'), 0).length, 1);
+});
+
+test('a duplicated X-Request-Id, a bad query escape and a body without members: their outcome is not compared; a 5xx is', () => {
+  for (const mutation of ['duplicate-header', 'bad-path-escape', 'missing-member']) {
+    const s = { ...checkout, mutation };
+    assert.deepEqual(compareProjections(s, ok(201, {}, { location: '/o/1' }), problem(400, 'invalid_request'), 0), [], mutation);
+    assert.deepEqual(compareProjections(s, problem(400, 'invalid_request'), problem(422, 'cart_empty'), 0), [], mutation);
+    assert.equal(compareProjections(s, problem(500, 'internal_error'), ok(201, {}, { location: '/o/1' }), 0).length, 1, mutation);
+  }
 });
 
 test('a second checkout that succeeds where the reference answers 422 cart_empty names ERR-TABLE-14', () => {
@@ -153,6 +192,30 @@ test('DPoP-Nonce presence is compared on the answer to a DPoP request', () => {
     [['AUTH-ORDER-4']],
   );
   assert.deepEqual(compareProjections(getCart, ok(200, {}), ok(200, {}, { 'dpop-nonce': 'n' }), 0), []);
+  // An assistant's caller sends the DPoP scheme; its token sent as Bearer without a proof does not: nonce not pinned.
+  const assistant = step('getCart', 'GET', '/v1/cart', 'assistant:a');
+  assert.equal(compareProjections(assistant, ok(200, {}), ok(200, {}, { 'dpop-nonce': 'n' }), 0).length, 1);
+  const bearer = step('getCart', 'GET', '/v1/cart', 'assistant:bearer');
+  const challenge = { 'www-authenticate': 'Bearer error="invalid_token", DPoP error="invalid_token", algs="ES256"' };
+  assert.deepEqual(
+    compareProjections(
+      bearer,
+      problem(401, 'invalid_token', challenge),
+      problem(401, 'invalid_token', { ...challenge, 'dpop-nonce': 'n' }),
+      0,
+    ),
+    [],
+  );
+  // Still the invalid_token row of an assistant's token (ERR-TABLE-3) when its challenge differs.
+  const bare = compareProjections(
+    bearer,
+    problem(401, 'invalid_token', { 'www-authenticate': 'Bearer' }),
+    problem(401, 'invalid_token', challenge),
+    0,
+  );
+  assert.equal(bare[0]?.clauses[0], 'ERR-TABLE-3');
+  // A nonce on a domain error to a request without DPoP is the model's to judge (expectDomainErrorHeaders), not compared.
+  assert.deepEqual(compareProjections(checkout, problem(422, 'cart_empty', { 'dpop-nonce': 'n' }), problem(422, 'cart_empty'), 0), []);
 });
 
 test('X-Request-Id, instance, cache class, media type and Location each raise their own finding', () => {
@@ -182,8 +245,11 @@ test('X-Request-Id, instance, cache class, media type and Location each raise th
   );
 });
 
-test('exact success statuses are compared for creates and deletes only', () => {
+test("exact success statuses are compared for addAddress and deletes only; a checkout's 2xx is the deployment's", () => {
   assert.deepEqual(compareProjections(step('addCartItem', 'POST', '/v1/cart/items'), ok(200, {}), ok(201, {}), 0), []);
+  assert.deepEqual(compareProjections(checkout, ok(200, {}), ok(201, {}, { location: '/v1/me/orders/1' }), 0), []);
+  const address = compareProjections(step('addAddress', 'POST', '/v1/me/addresses'), ok(200, {}), ok(201, {}), 0);
+  assert.deepEqual(address[0]?.clauses, ['END-CONV-1']);
   const del = compareProjections(
     step('removeCartItem', 'DELETE', '/v1/cart/items/v1'),
     ok(200, {}),
