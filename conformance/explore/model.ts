@@ -259,10 +259,13 @@ export function judgeStep(
       break;
     }
     case 'addAddress': {
+      // An earlier address answered for another body is a replay; for the same body it may be the address book keeping no
+      // duplicates, which the spec does not forbid (only orders are pinned: "retrying an order-placing call places another").
       const id = createdId(answer);
-      if (id !== undefined && m.created.has(`address ${id}`))
+      const body = `address ${id} ${JSON.stringify(step.body ?? null)}`;
+      if (id !== undefined && m.created.has(`address ${id}`) && !m.created.has(body))
         out.push(finding(index, ['PUR-IDEM-2'], `addAddress answered with the address of an earlier create (${id})`, 'a new address', id));
-      if (id !== undefined) m.created.add(`address ${id}`);
+      if (id !== undefined) m.created.add(`address ${id}`).add(body);
       break;
     }
     case 'openConversation': {
