@@ -99,6 +99,9 @@ export async function explore(o: ExploreOptions): Promise<ExploreResult> {
       });
       await settle();
       exploringMs += Date.now() - t0;
+      // A run that failed with no sequence of ours: an error of the explorer or of what the target declares, never "no
+      // finding" (it would end the exploration silently).
+      if (found.failed && !last && accepting && found.errorInstance) throw found.errorInstance;
       if (!found.failed || !found.counterexamplePath || !last) break;
       const first: Sequence = last;
       wanted = keyOf(first.findings[0]!);
