@@ -45,6 +45,9 @@ export class InFlightGate {
         returned = true;
         this.pool!.giveBack();
       };
+    } else if (this.held < this.limit) {
+      // One of its own places came free while the pool was asked: its release found no one waiting yet.
+      this.held++;
     } else await new Promise<void>((r) => this.waiting.push(r)); // the place is handed over by release()
     let released = false;
     return () => {

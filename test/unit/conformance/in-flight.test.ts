@@ -152,3 +152,16 @@ test('workers follow the round trip: the cores nearby, more far away, within the
   assert.equal(resolveWorkers('50%', 8), 4);
   assert.equal(resolveWorkers('10%', 2), 1);
 });
+
+test('a place of its own that comes free while the pool is asked is taken, not waited for forever', async () => {
+  let answer: (lent: boolean) => void = () => undefined;
+  const pool: PoolBorrower = { tryBorrow: () => new Promise<boolean>((r) => (answer = r)), giveBack: () => undefined };
+  const gate = new InFlightGate(1, pool);
+  const first = await gate.acquire();
+  const second = gate.acquire(); // asks the pool: none free yet
+  first(); // its own place comes free before the pool answers; no one waits for it yet
+  answer(false);
+  const release = await Promise.race([second, new Promise<'stuck'>((r) => setTimeout(() => r('stuck'), 200))]);
+  assert.notEqual(release, 'stuck');
+  assert.equal(gate.inFlight, 1);
+});
