@@ -39,6 +39,8 @@ export interface LearnedOperation {
     roles: Partial<Record<BodyRole, string>>;
     /** Where each string value an `enum` of the body allows sits (JSON Pointers). */
     enums?: Record<string, string>;
+    /** The example is the document's own (or the profile's), not one the suite generated from the schema. */
+    documented?: boolean;
   };
 }
 
@@ -178,7 +180,14 @@ export class Target {
       path,
       pathParams: [...path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]!),
       ...(base.requestBody || override
-        ? { requestBody: { ...body, example: override?.example ?? body.example, roles: { ...body.roles, ...(override?.roles ?? {}) } } }
+        ? {
+            requestBody: {
+              ...body,
+              example: override?.example ?? body.example,
+              documented: override?.example !== undefined || body.documented === true,
+              roles: { ...body.roles, ...(override?.roles ?? {}) },
+            },
+          }
         : {}),
     };
   }
@@ -259,6 +268,19 @@ export class Target {
     return scopes.length > 0 ? [...new Set(scopes)] : undefined;
   }
 
+  /**
+   * A refusal of a body built by `body()` for a setup step: a failure of the operation's clause when the body is the
+   * target's own example (it refused what it documents), else not judged (the suite generated it from the schema, which
+   * may not say everything the target checks).
+   */
+  refusedBody(operationId: string, what: string, actual: string, clause: string): never {
+    if (this.operation(operationId).requestBody?.documented) failSetup(what, '2xx', actual, { clause });
+    notDeclared(
+      `an example of ${operationId}'s request body (the body generated from its schema was refused: ${actual.slice(0, 120)})`,
+      `an example on the operation's request body, or conventions.bodies.${operationId}.example`,
+    );
+  }
+
   /** The value a role has in a body built by `body()` (e.g. the quantity a cart line was added with). */
   roleValue(operationId: string, body: unknown, role: BodyRole): unknown {
     const pointer = this.operation(operationId).requestBody?.roles[role];
@@ -328,10 +350,13 @@ function requestBodyOf(operation: Json, resolve: Resolve): Pick<LearnedOperation
   if (!media) return {};
   const schema = media.schema as JsonSchema | undefined;
   const examples = media.examples as Record<string, { value?: unknown }> | undefined;
-  const example =
+  // The document's own example: of the media type, else of its schema (`examples`, `example`, at the top).
+  const top = schema && typeof schema.$ref === 'string' ? resolve(schema.$ref) : schema;
+  const given =
     media.example ??
     Object.values(examples ?? {}).find((e) => e && 'value' in e)?.value ??
-    (schema ? exampleFromSchema(schema, resolve) : undefined);
+    (Array.isArray(top?.examples) && top.examples.length > 0 ? top.examples[0] : top?.example);
+  const example = given ?? (schema ? exampleFromSchema(schema, resolve) : undefined);
   return {
     requestBody: {
       required: rb.required === true,
@@ -339,6 +364,7 @@ function requestBodyOf(operation: Json, resolve: Resolve): Pick<LearnedOperation
       example,
       roles: schema ? (rolesOf(schema, resolve) as Partial<Record<BodyRole, string>>) : {},
       enums: schema ? enumsOf(schema, resolve) : {},
+      documented: given !== undefined,
     },
   };
 }

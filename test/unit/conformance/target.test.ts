@@ -209,3 +209,36 @@ test("the browser session's carrier: a header or a cookie, from the documents or
   assert.equal(conventionsSchema.safeParse({ cookies: { assistantBrowserSession: 'a b' } }).success, false);
   assert.equal(conventionsSchema.safeParse({ cookies: { assistantBrowserSession: 'shop_asb' } }).success, true);
 });
+
+test('a refused body fails the operation only when it is the target’s own example; a generated one is not judged', () => {
+  const docs = reference();
+  const own = new Target(docs, {});
+  assert.equal(own.operation('addCartItem').requestBody?.documented, true);
+  assert.throws(
+    () => own.refusedBody('addCartItem', 'addCartItem', '400', 'END-OPS-ADDCARTITEM-1'),
+    (e: unknown) => e instanceof CheckFailure && e.setup && e.clause === 'END-OPS-ADDCARTITEM-1',
+  );
+  const schemaOnly = new Target(
+    {
+      general: {
+        openapi: '3.1.0',
+        paths: {
+          '/v1/cart/items': {
+            post: {
+              operationId: 'addCartItem',
+              requestBody: {
+                content: {
+                  'application/json': { schema: { type: 'object', properties: { sku: { type: 'string', 'x-shop-role': 'variant' } } } },
+                },
+              },
+            },
+          },
+        },
+      },
+      assistant: { openapi: '3.1.0', paths: {} },
+    },
+    {},
+  );
+  assert.equal(schemaOnly.operation('addCartItem').requestBody?.documented, false);
+  assert.throws(() => schemaOnly.refusedBody('addCartItem', 'addCartItem', '400', 'END-OPS-ADDCARTITEM-1'), NotDeclared);
+});
