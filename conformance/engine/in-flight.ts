@@ -37,18 +37,18 @@ export class InFlightGate {
 
   /** Resolves when a place is free; the returned function gives it back (only the first call counts). */
   async acquire(): Promise<() => void> {
-    if (this.held < this.limit) this.held++;
-    else if (this.pool && (await this.pool.tryBorrow())) {
+    if (this.held >= this.limit && this.pool && (await this.pool.tryBorrow())) {
       let returned = false;
       return () => {
         if (returned) return;
         returned = true;
         this.pool!.giveBack();
       };
-    } else if (this.held < this.limit) {
-      // One of its own places came free while the pool was asked: its release found no one waiting yet.
-      this.held++;
-    } else await new Promise<void>((r) => this.waiting.push(r)); // the place is handed over by release()
+    }
+    // Looked at again after the pool was asked: one of its own places may have come free meanwhile, and its release then
+    // found no one waiting.
+    if (this.held < this.limit) this.held++;
+    else await new Promise<void>((r) => this.waiting.push(r)); // the place is handed over by release()
     let released = false;
     return () => {
       if (released) return;
