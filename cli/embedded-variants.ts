@@ -51,7 +51,7 @@ export const EMBEDDED_VARIANTS: readonly EmbeddedVariant[] = [
   {
     name: 'verifier-outage',
     what: "JWKS_URI at the suite's identity provider, which the check takes down",
-    checks: ['errors.verifier-outage'],
+    checks: ['errors.verifier-outage', 'errors.verifier-outage.reference'],
     profile: (p, ctx) => ({ ...p, jwksUri: ctx.idpJwksUri }),
   },
 ];

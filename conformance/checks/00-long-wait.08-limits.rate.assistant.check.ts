@@ -3,7 +3,8 @@
 // "Assistant callers have a per-session budget and a per-client budget" (Limits): two budgets, each judged on its own. The
 // session budget is spent by one session while its client's budget still has room, and another session of the same client
 // must still be served; the client budget is spent by several sessions of one client, each kept under its own budget, so
-// that only a budget of the client can refuse. The numbers are the profile's (rateLimits).
+// that only a budget of the client can refuse. The numbers are the profile's (rateLimits). Whether the conversation routes
+// share the budget of the operations is not shown: the reference's single budget is judged at its level.
 import { check, learned, test, type Shop, notApplicable } from '../engine/check.js';
 import type { ShopResponse } from '../engine/http.js';
 import { brief, expectProblem, expectStatus, expectSuccess, fail, failSoft } from '../lib/assert.js';
@@ -74,12 +75,14 @@ interface Attempt {
 
 /**
  * A budget spent (`clause`): tried twice, with fresh sessions (a window boundary may let the extra request pass); the
- * answer past it is the refusal of a spent budget; and the budget is one for every route, so a conversation route of the
- * spent caller is refused too. Returns the last try.
+ * answer past it is the refusal of a spent budget. With `conversations` (the reference: one budget for every route), a
+ * conversation route of the spent caller is refused too; the spec does not show whether the conversation group shares the
+ * budget of the operations. Returns the last try.
  */
 async function expectBudgetSpent(
   shop: Shop,
   budget: { clause: string; attempt: () => Promise<Attempt>; past: string; refusal: string; spentCaller: string },
+  { conversations }: { conversations: boolean },
 ): Promise<Attempt> {
   const { clause } = budget;
   // A spending longer than the window proves nothing (_shared/spend-budget.ts).
@@ -89,12 +92,58 @@ async function expectBudgetSpent(
   });
   expectStatus(last!.limited, 429, { what: budget.past, clause });
   expectBudgetRefusal(shop, last!.limited, { what: budget.refusal, clause });
-  if (learned().has('listConversations')) {
+  if (conversations && learned().has('listConversations')) {
     const list = learned().operation('listConversations');
     const res = (await last!.spent.request(list.method, list.path)).res;
     expectStatus(res, 429, { what: `${list.method} ${list.path} ${budget.spentCaller}`, clause });
   }
   return last!;
+}
+
+type Budget = Parameters<typeof expectBudgetSpent>[1];
+
+/** The session budget spent by one session, while another session of its client (`other`) has sent nothing. */
+const sessionBudget = (shop: Shop, budgets: AssistantBudgets): Budget => ({
+  clause: 'LIM-RATE-2',
+  attempt: async () => {
+    const clientId = `asst_client_${freshHex()}`;
+    const [spender, other] = await Promise.all([AssistantAgent.create(shop, { clientId }), AssistantAgent.create(shop, { clientId })]);
+    const limited = await spendThenOneMore([spender], budgets.session, spender, {
+      what: 'one session within its budget',
+      clause: 'LIM-RATE-2',
+    });
+    return { limited, spent: spender, other };
+  },
+  past: `request ${budgets.session + 1} of one session (twice, with fresh sessions; the profile claims a session budget of ${budgets.session})`,
+  refusal: 'the request past the session budget',
+  spentCaller: 'by the session whose budget is spent',
+});
+
+/** The client budget spent by sessions each under its own budget; `spent` is a fresh session of that client. */
+function clientBudget(shop: Shop, budgets: AssistantBudgets): Budget {
+  // Each session stays strictly under its own budget, even with the extra request.
+  const perSession = budgets.session - 1;
+  if (perSession < 1) return notApplicable('a session budget of 1 leaves no room to spend a client budget over sessions');
+  const needed = Math.ceil((budgets.client + 1) / perSession) + 1;
+  if (needed > 20) return notApplicable(`spending the client budget under the session budget would take ${needed} sessions`);
+  // More sessions than needed spend the same budget sooner: each is a lane of its own (spendThenOneMore).
+  const sessions = Math.min(20, Math.max(needed, SPEND_IN_FLIGHT + 1));
+  return {
+    clause: 'LIM-RATE-3',
+    attempt: async () => {
+      const clientId = `asst_client_${freshHex()}`;
+      const [fresh, ...agents] = await Promise.all(Array.from({ length: sessions + 1 }, () => AssistantAgent.create(shop, { clientId })));
+      // The last session has sent nothing yet: the extra request cannot be its session's budget.
+      const limited = await spendThenOneMore(agents.slice(0, -1), budgets.client, agents.at(-1)!, {
+        what: `${sessions - 1} sessions of one client`,
+        clause: 'LIM-RATE-3',
+      });
+      return { limited, spent: fresh! };
+    },
+    past: `request ${budgets.client + 1} of one client over ${sessions} sessions, each under its session budget of ${budgets.session} (twice)`,
+    refusal: 'the request past the client budget',
+    spentCaller: 'by a fresh session of the spent client',
+  };
 }
 
 test(
@@ -122,25 +171,7 @@ test(
     },
     async (shop) => {
       const budgets = assistantBudgets(shop);
-      const { other } = await expectBudgetSpent(shop, {
-        clause: 'LIM-RATE-2',
-        attempt: async () => {
-          const clientId = `asst_client_${freshHex()}`;
-          const [spender, other] = await Promise.all([
-            AssistantAgent.create(shop, { clientId }),
-            AssistantAgent.create(shop, { clientId }),
-          ]);
-          const limited = await spendThenOneMore([spender], budgets.session, spender, {
-            what: 'one session within its budget',
-            clause: 'LIM-RATE-2',
-          });
-          return { limited, spent: spender, other };
-        },
-        past: `request ${budgets.session + 1} of one session (twice, with fresh sessions; the profile claims a session budget of ${budgets.session})`,
-        refusal: 'the request past the session budget',
-        // One budget for the session's requests, whatever the route: its conversation routes are spent too.
-        spentCaller: 'by the session whose budget is spent',
-      });
+      const { other } = await expectBudgetSpent(shop, sessionBudget(shop, budgets), { conversations: false });
       // Per session, not per client: the client's budget still has room, so another of its sessions is served.
       if (budgets.client > budgets.session + 1) {
         expectSuccess(await spendOne(other!), {
@@ -176,33 +207,26 @@ test(
       requires: ['assistants'],
     },
     async (shop) => {
+      await expectBudgetSpent(shop, clientBudget(shop, assistantBudgets(shop)), { conversations: false });
+    },
+  ),
+);
+
+test(
+  ...check(
+    {
+      id: 'agents.assistant.budgets.conversations.reference',
+      title:
+        'one assistant budget for every route: a session or client that spent its budget on the operations is refused on the conversation routes too',
+      clauses: ['LIM-RATE-2', 'LIM-RATE-3'],
+      level: 'reference',
+      requires: ['assistants'],
+    },
+    async (shop) => {
       const budgets = assistantBudgets(shop);
-      // Each session stays strictly under its own budget, even with the extra request.
-      const perSession = budgets.session - 1;
-      if (perSession < 1) return notApplicable('a session budget of 1 leaves no room to spend a client budget over sessions');
-      const needed = Math.ceil((budgets.client + 1) / perSession) + 1;
-      if (needed > 20) return notApplicable(`spending the client budget under the session budget would take ${needed} sessions`);
-      // More sessions than needed spend the same budget sooner: each is a lane of its own (spendThenOneMore).
-      const sessions = Math.min(20, Math.max(needed, SPEND_IN_FLIGHT + 1));
-      await expectBudgetSpent(shop, {
-        clause: 'LIM-RATE-3',
-        attempt: async () => {
-          const clientId = `asst_client_${freshHex()}`;
-          const [fresh, ...agents] = await Promise.all(
-            Array.from({ length: sessions + 1 }, () => AssistantAgent.create(shop, { clientId })),
-          );
-          // The last session has sent nothing yet: the extra request cannot be its session's budget.
-          const limited = await spendThenOneMore(agents.slice(0, -1), budgets.client, agents.at(-1)!, {
-            what: `${sessions - 1} sessions of one client`,
-            clause: 'LIM-RATE-3',
-          });
-          return { limited, spent: fresh! };
-        },
-        past: `request ${budgets.client + 1} of one client over ${sessions} sessions, each under its session budget of ${budgets.session} (twice)`,
-        refusal: 'the request past the client budget',
-        // One budget for the client's requests, whatever the route: a conversation route of a fresh session is spent too.
-        spentCaller: 'by a fresh session of the spent client',
-      });
+      if (!learned().has('listConversations')) notApplicable('the assistant description documents no listConversations');
+      await expectBudgetSpent(shop, sessionBudget(shop, budgets), { conversations: true });
+      await expectBudgetSpent(shop, clientBudget(shop, budgets), { conversations: true });
     },
   ),
 );

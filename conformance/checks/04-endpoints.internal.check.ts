@@ -7,7 +7,8 @@
 // secret: spec-level checks send it both as `Authorization: Bearer` and as `X-Idp-Action-Secret` (the reference reads the
 // former). Request bodies of the internal routes other than recovery are not shown: spec-level checks send the reference's
 // bodies and judge only refusals. "Refused" is any 4xx problem document. Codes and challenges (`invalid_credentials`,
-// `Bearer error="invalid_token"`), success statuses and shapes are the reference's and are judged at the reference level.
+// `Bearer error="invalid_token"`), success statuses, shapes and the refusal of a secret in another carrier are the
+// reference's and are judged at the reference level.
 import { check, notApplicable, test, type Shop } from '../engine/check.js';
 import type { ShopResponse } from '../engine/http.js';
 import { OPERATOR_ATTRIBUTION } from '../engine/callers.js';
@@ -31,13 +32,6 @@ function credentialCases(shop: Shop, r: InternalRoute): [string, Record<string, 
   ];
   for (const [name, value] of otherSecrets(shop.profile.secrets, r.secret))
     cases.push([`the profile's ${name}`, present(r, value, { spec: true })]);
-  if (own !== null) {
-    if (r.carrier === 'x-proxy-idp-secret') cases.push(['the proxy secret as a bearer instead of X-Proxy-Idp-Secret', bearer(own)]);
-    else if (r.secret !== 'idpActionSecret')
-      cases.push(['the secret in X-Proxy-Idp-Secret instead of Authorization', { 'x-proxy-idp-secret': own }]);
-    if (r.carrier === 'bearer')
-      cases.push(['the secret under the Basic scheme', { authorization: `Basic ${Buffer.from(`x:${own}`).toString('base64')}` }]);
-  }
   return cases;
 }
 
@@ -50,7 +44,7 @@ for (const r of ROUTES.filter((x) => x.secret !== 'accountRecoverySecret')) {
     ...check(
       {
         id: `internal.secret-required.${name}`,
-        title: `POST ${r.path.replace(/conv_[0-9a-f]+/, '{id}')} refuses a missing or wrong secret, another secret of the profile, or the secret in another carrier, but not its own secret`,
+        title: `POST ${r.path.replace(/conv_[0-9a-f]+/, '{id}')} refuses a missing or wrong secret or another secret of the profile, but not its own secret`,
         clauses: [r.clause],
       },
       async (shop) => {
@@ -86,6 +80,40 @@ for (const r of ROUTES.filter((x) => x.secret !== 'accountRecoverySecret')) {
     ),
   );
 }
+
+// Only the recovery route says "only this credential is accepted" (04-endpoints.recovery*); the other rows name a carrier
+// without excluding others, so refusing the route's own secret in another carrier is the reference's choice.
+test(
+  ...check(
+    {
+      id: 'internal.secret-carrier.reference',
+      title: 'each internal route but recovery refuses its own secret in another carrier (bearer for X-Proxy-Idp-Secret and back, Basic)',
+      clauses: ['END-PUBLIC-9', 'END-PUBLIC-11', 'END-PUBLIC-12', 'END-PUBLIC-13', 'END-PUBLIC-14', 'END-PUBLIC-15'],
+      level: 'reference',
+    },
+    async (shop) => {
+      const cases = ROUTES.filter((r) => r.secret !== 'accountRecoverySecret' && shop.profile.secrets[r.secret] !== null).flatMap((r) => {
+        const own = shop.profile.secrets[r.secret]!;
+        const header = r.carrier === 'x-proxy-idp-secret';
+        return (
+          [
+            ['as a bearer', bearer(own), header],
+            ['in X-Proxy-Idp-Secret', { 'x-proxy-idp-secret': own }, !header && r.secret !== 'idpActionSecret'],
+            ['under the Basic scheme', { authorization: `Basic ${Buffer.from(`x:${own}`).toString('base64')}` }, !header],
+          ] as const
+        ).flatMap(([what, headers, tried]) => (tried ? [[r, what, headers] as const] : []));
+      });
+      // Refused requests with bodies of fresh ids: at once, judged in the order listed.
+      await judgeConcurrently(
+        cases.map(([r, what, headers]) => async () => {
+          const res = await shop.http.post(r.path, { headers, json: bodyOf(r, shop) });
+          inCase(`${r.path}, its own secret ${what}`, () => expectRefusal(shop, res, { clause: r.clause }));
+        }),
+        CASES_AT_ONCE,
+      );
+    },
+  ),
+);
 
 /** Each internal route sent each valid access token (customer, guest, operator), with a body of fresh ids. */
 async function accessTokensOnInternalRoutes(shop: Shop, judge: (res: ShopResponse) => void): Promise<void> {

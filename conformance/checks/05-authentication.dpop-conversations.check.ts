@@ -2,10 +2,11 @@
 // "DPoP plus live session admission" (Endpoints > Public and special routes): every challenge there is in the DPoP scheme,
 // no Bearer credential is enough, and the conversation variant of the actor stage refuses an assistant's browser session.
 // Every check provisions its own assistant session.
-import { check, learned, test } from '../engine/check.js';
+import { check, learned, test, type Shop } from '../engine/check.js';
+import type { ShopResponse } from '../engine/http.js';
 import { CASES_AT_ONCE, mapConcurrent } from '../engine/in-flight.js';
 import { AssistantAgent, browserSession, errorOf, signOutSession } from './_shared/assistant.js';
-import { expectChallenge, expectProblem, expectStatus, expectSuccess, inCase } from '../lib/assert.js';
+import { expectChallenge, expectProblem, expectStatus, expectSuccess, inCase, is2xx } from '../lib/assert.js';
 import { freshId } from '../lib/fresh-id.js';
 import { OPERATIONS } from '../../contract/operations.js';
 import { conversationRoute, messageOf, openBody, sendConversation } from './_shared/open-conversation.js';
@@ -14,7 +15,17 @@ import { customerToken } from './_shared/mint-callers.js';
 import { browserArtifact } from './_shared/artifact-headers.js';
 import { CONVERSATIONS_PATH } from '../../contract/routes.js';
 
-/** A body the reference would accept for openConversation (payloads are not shown by the spec), so only the credential is judged. */
+/** The assistant's own DPoP request on a conversation route: listConversations where described, else openConversation. */
+const admitConversation = (agent: AssistantAgent) =>
+  learned().has('listConversations')
+    ? sendConversation(agent, 'listConversations')
+    : sendConversation(agent, 'openConversation', undefined, openBody());
+
+/** A signed-out session refused on a conversation route: 403 sign_in_required with `DPoP error="sign_in_required"`. */
+function expectSignedOutRefusal(shop: Shop, res: ShopResponse): void {
+  expectProblem(res, { status: 403, error: 'sign_in_required', docsUrl: shop.docsUrl, clause: 'END-PUBLIC-19' });
+  expectChallenge(res, { scheme: 'DPoP', error: 'sign_in_required', clause: 'ERR-TABLE-10' });
+}
 
 /** The conversation operations of the contract that the target's documents describe. */
 const conversationOperations = (): string[] =>
@@ -67,19 +78,16 @@ test(
           expectDpopChallengesOnly(res, { clause: 'AUTH-SCHEME-1' });
         });
       }
-      // DPoP plus live session admission: the assistant's own signed-in session is let in; the same token once the proxy
-      // signed the session out is not.
-      const admitted = () =>
-        learned().has('listConversations')
-          ? sendConversation(agent, 'listConversations')
-          : sendConversation(agent, 'openConversation', undefined, openBody());
-      const listed = (await admitted()).res;
+      // DPoP plus live session admission: the assistant's own signed-in session is let in. Once the proxy signed the session
+      // out, the spec's account-action rule does not name conversations: a target may admit a signed-out session there, or
+      // refuse it as not signed in (403 sign_in_required, DPoP challenge); the reference's refusal is judged at its level.
+      const listed = (await admitConversation(agent)).res;
       expectSuccess(listed, { what: 'the assistant lists its conversations with DPoP', clause: 'END-PUBLIC-19' });
       await signOutSession(shop, agent.identity);
-      const stale = (await admitted()).res;
+      const stale = (await admitConversation(agent)).res;
       inCase('the same token after the session signed out', () => {
-        expectProblem(stale, { status: 403, error: 'sign_in_required', docsUrl: shop.docsUrl, clause: 'END-PUBLIC-19' });
-        expectChallenge(stale, { scheme: 'DPoP', error: 'sign_in_required', clause: 'ERR-TABLE-10' });
+        if (is2xx(stale)) return;
+        expectSignedOutRefusal(shop, stale);
       });
     },
   ),
@@ -142,6 +150,24 @@ test(
         docsUrl: shop.docsUrl,
         clause: 'AUTH-ORDER-7',
       });
+    },
+  ),
+);
+
+test(
+  ...check(
+    {
+      id: 'dpop.conversations.signed-out.reference',
+      title: 'an assistant token whose session the proxy signed out is 403 sign_in_required on /assistant/conversations',
+      clauses: ['END-PUBLIC-19', 'ERR-TABLE-10'],
+      level: 'reference',
+      requires: ['assistants'],
+    },
+    async (shop) => {
+      const agent = await AssistantAgent.create(shop);
+      expectSuccess((await admitConversation(agent)).res, { what: 'control: the signed-in session', clause: 'END-PUBLIC-19' });
+      await signOutSession(shop, agent.identity);
+      expectSignedOutRefusal(shop, (await admitConversation(agent)).res);
     },
   ),
 );

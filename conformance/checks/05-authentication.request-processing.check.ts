@@ -4,11 +4,11 @@
 // are refused on website tokens, Guest sessions 5; the Operator header belongs to the backoffice, Credentials per
 // consumer).
 //
-// Cart writes use the reference's request body ({ variant_id, quantity }: the spec does not show payloads) and the seed's
+// Cart writes use the body the target's documents describe (cartLine: the spec does not show payloads) and the seed's
 // variant ids; cart records are "not shown", so spec-level checks observe a cart only through the variant ids its body
 // names (an empty cart names none) or by comparing two reads, and leave member names (`lines`) to reference-level checks.
 import { randomUUID } from 'node:crypto';
-import { check, test, type Shop } from '../engine/check.js';
+import { check, learned, test, type Shop } from '../engine/check.js';
 import { OPERATOR_ATTRIBUTION } from '../engine/callers.js';
 import { expectProblem, expectStatus, expectSuccess, fail, failSoft } from '../lib/assert.js';
 import { createForeignKey, signWith } from '../lib/mint.js';
@@ -314,10 +314,13 @@ test(
     },
     async (shop) => {
       const budget = guestBudget(shop);
+      // An invalid body by the target's own schema: its addCartItem body with the quantity member of the wrong type.
+      const quantity = learned().roleValue('addCartItem', cartLine(), 'quantity');
+      const wrongTyped = learned().body('addCartItem', { variant: VARIANT, quantity: typeof quantity === 'number' ? 'two' : 12345 });
       // The budget spent several requests at once from a fresh shopper (_shared/spend-budget.ts).
       const { value: over } = await spendWithinWindow(shop.profile.rateLimits?.guestWindowSeconds, async () => {
         const headers = await guestHeaders(shop, shop.guestSession());
-        const invalid = { headers, json: { variant_id: 'not a variant', quantity: -1 } };
+        const invalid = { headers, json: wrongTyped };
         const answers = await spendConcurrently(budget, () => shop.http.post('/v1/cart/items', invalid));
         const first = answers[0];
         if (first && first.status !== 400)
