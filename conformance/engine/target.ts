@@ -205,7 +205,8 @@ export class Target {
 
   /**
    * A valid request body: the document's example (or one generated from the schema), with each role given set at the
-   * member that carries it. A role the body does not declare fails the operation's clause as a setup failure.
+   * member that carries it; `ifDeclared` roles (the acting caller's own values) only where the body declares them. A
+   * role the body does not declare leaves the check not judged (NotDeclared).
    */
   body(operationId: string, roles: Partial<Record<BodyRole, unknown>> = {}, ifDeclared: Partial<Record<BodyRole, unknown>> = {}): unknown {
     const op = this.operation(operationId);
