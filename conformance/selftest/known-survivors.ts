@@ -31,6 +31,8 @@ export const KNOWN_SURVIVORS: Readonly<Record<string, string>> = {
     "a 503 comes only from a verifier outage or a webhook without its secret, which only the embedded run's variant deployments stage; the self-test's proxies front the main deployment alone (the checks that provoke them judge every rule of every response there: errors.verifier-outage, events.webhook.secret-missing)",
   'limits.dpop-nonce-after-authentication-only@status=503':
     "a 503 comes only from a verifier outage or a webhook without its secret, which only the embedded run's variant deployments stage; the self-test's proxies front the main deployment alone (the checks that provoke them judge every rule of every response there: errors.verifier-outage, events.webhook.secret-missing)",
+  'limits.dpop-nonce-missing-on-429@status=503':
+    "a 503 comes only from a verifier outage or a webhook without its secret, which only the embedded run's variant deployments stage; the self-test's proxies front the main deployment alone (the checks that provoke them judge every rule of every response there: errors.verifier-outage, events.webhook.secret-missing)",
   'limits.dpop-nonce-only-on-failures@status=503':
     "a 503 comes only from a verifier outage or a webhook without its secret, which only the embedded run's variant deployments stage; the self-test's proxies front the main deployment alone (the checks that provoke them judge every rule of every response there: errors.verifier-outage, events.webhook.secret-missing)",
   'limits.request-id-dropped-on-failures@status=503':
