@@ -102,6 +102,15 @@ export const conventionsSchema = z
       .object({
         invitedAgentContext: signedArtifact('invited-agent+jwt', 'sub, agent_id, permissions, admitted_at, iat, exp, jti, ath'),
         signedOutProxyToken: signedArtifact('signed-out-proxy+jwt', 'iss, aud, sub, client_id, iat, exp, jti, sid, cnf, act, scope'),
+        assistantToken: z
+          .object({
+            claims: relocation("The assistant access token's claims", 'sid'),
+          })
+          .strict()
+          .optional()
+          .describe(
+            "An assistant's access token (the identity provider's token exchange): where its assistant session id (`sid`) sits, where it differs from the reference's (`act` and `cnf` are the spec's and RFC 9449's).",
+          ),
         browserSession: z
           .object({
             prefix: z
@@ -126,6 +135,59 @@ export const conventionsSchema = z
       .strict()
       .optional()
       .describe("Payloads of the identity-provider proxy's reports, where they differ from the reference's."),
+    proxyValues: z
+      .object({
+        decision: z
+          .object({
+            granted: z.string().min(1).optional().describe('The value for an account granting the agent (default granted).'),
+            revoked: z.string().min(1).optional().describe('The value for an account revoking the agent (default revoked).'),
+          })
+          .strict()
+          .optional()
+          .describe('Values of `decision` in POST /internal/agent-authorization.'),
+        lists: z
+          .enum(['array', 'space-delimited'])
+          .optional()
+          .describe('How the reports carry permissions and scopes: a JSON array of strings (default) or one space-delimited string.'),
+      })
+      .strict()
+      .optional()
+      .describe(
+        "Values in the identity-provider proxy's reports, where they differ from the reference's (the members stay where conventions.proxyPayloads puts them).",
+      ),
+    operatorAttribution: z
+      .string()
+      .regex(/^[\x21-\x7e]([\x20-\x7e]*[\x21-\x7e])?$/, 'visible ASCII characters')
+      .optional()
+      .describe('Value of the `Operator` attribution header the suite sends with every operator request (default conformance@shop.test).'),
+    actionSecret: z
+      .object({
+        header: z
+          .string()
+          .regex(/^[A-Za-z0-9!#$%&'*+.^_|~-]+$/, 'a header name (an RFC 9110 token)')
+          .describe('The header that carries it.'),
+        scheme: z
+          .string()
+          .min(1)
+          .optional()
+          .describe('An authentication scheme before the secret (e.g. Bearer), when the header is Authorization-like.'),
+      })
+      .strict()
+      .optional()
+      .describe(
+        "Where the identity provider's action script presents IDP_ACTION_SECRET to POST /internal/account/security-intents (the spec does not say; default: both `Authorization: Bearer <secret>` and `X-Idp-Action-Secret: <secret>`, and the checks that need an accepted intent are not judged when neither is taken).",
+      ),
+    securityIntent: z
+      .object({
+        example: z.record(z.string(), z.unknown()).describe('A valid security intent this deployment records.'),
+        intentId: pointer.optional().describe('Where the intent id sits, written fresh for every request (default /intent_id).'),
+        subject: pointer.optional().describe('Where the account subject sits, written fresh for every request (default /subject).'),
+      })
+      .strict()
+      .optional()
+      .describe(
+        "The body of POST /internal/account/security-intents, which the spec does not show (default: the reference's { intent_id, subject, kind: email_change }).",
+      ),
   })
   .strict()
   .superRefine((c, ctx) => {
@@ -348,6 +410,12 @@ export const profileSchema = z
         guestWindowSeconds: z.number().int().positive().describe('Length of a guest rate-limit window in seconds.'),
         assistantSessionBudget: z.number().int().positive().optional().describe('Assistant requests per assistant session in one window.'),
         assistantClientBudget: z.number().int().positive().optional().describe('Assistant requests per agent client in one window.'),
+        assistantClient: z
+          .enum(['reported', 'token'])
+          .optional()
+          .describe(
+            "Which client an assistant's client budget belongs to: the agent's client as the identity-provider proxy reports it (`client_id` of the connected-agent report; default), or the access token's `client_id` (one budget for every direct assistant).",
+          ),
         assistantWindowSeconds: z.number().int().positive().optional().describe('Length of an assistant rate-limit window in seconds.'),
       })
       .strict()

@@ -124,6 +124,12 @@ function clientBudget(shop: Shop, budgets: AssistantBudgets): Budget {
   // Each session stays strictly under its own budget, even with the extra request.
   const perSession = budgets.session - 1;
   if (perSession < 1) return notApplicable('a session budget of 1 leaves no room to spend a client budget over sessions');
+  // The budget's client is the reported agent client by default; keyed by the token's client, it is one budget for every
+  // direct assistant of the run, and spending it would refuse other checks' assistants (rateLimits.assistantClient).
+  if (shop.profile.rateLimits?.assistantClient === 'token')
+    return notApplicable(
+      "the client budget belongs to the token's client (rateLimits.assistantClient: token), shared by every assistant of the run: spending it would refuse the other checks' assistants",
+    );
   const needed = Math.ceil((budgets.client + 1) / perSession) + 1;
   if (needed > 20) return notApplicable(`spending the client budget under the session budget would take ${needed} sessions`);
   // More sessions than needed spend the same budget sooner: each is a lane of its own (spendThenOneMore).
@@ -173,7 +179,8 @@ test(
       const budgets = assistantBudgets(shop);
       const { other } = await expectBudgetSpent(shop, sessionBudget(shop, budgets), { conversations: false });
       // Per session, not per client: the client's budget still has room, so another of its sessions is served.
-      if (budgets.client > budgets.session + 1) {
+      // Keyed by the token's client, the client budget is shared with every other assistant of the run: not judged.
+      if (budgets.client > budgets.session + 1 && shop.profile.rateLimits?.assistantClient !== 'token') {
         expectSuccess(await spendOne(other!), {
           what: `another session of the same client, after the first spent its budget (client budget ${budgets.client})`,
           clause: 'LIM-RATE-2',

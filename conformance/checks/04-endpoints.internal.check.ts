@@ -11,11 +11,20 @@
 // reference's and are judged at the reference level.
 import { check, notApplicable, test, type Shop } from '../engine/check.js';
 import type { ShopResponse } from '../engine/http.js';
-import { OPERATOR_ATTRIBUTION } from '../engine/callers.js';
-import { brief, expectChallenge, expectNoStore, expectProblem, expectStatus, fail, inCase, is2xx } from '../lib/assert.js';
-import { freshId } from '../lib/fresh-id.js';
+import { operatorAttribution } from '../lib/credential-formats.js';
+import { brief, expectChallenge, expectNoStore, expectProblem, expectStatus, fail, inCase, is2xx, notDeclared } from '../lib/assert.js';
 import { LIMITS } from '../../contract/limits.js';
-import { bearer, bodyOf, otherSecrets, present, route, ROUTES, wrong, type InternalRoute } from './_shared/call-internal-routes.js';
+import {
+  bearer,
+  bodyOf,
+  declaresActionSecret,
+  otherSecrets,
+  present,
+  route,
+  ROUTES,
+  wrong,
+  type InternalRoute,
+} from './_shared/call-internal-routes.js';
 import { expectRefusal } from './_shared/expect-refusals.js';
 import { postChunked } from './_shared/post-chunked.js';
 import { SPECIAL_PATHS } from '../../contract/routes.js';
@@ -28,10 +37,10 @@ function credentialCases(shop: Shop, r: InternalRoute): [string, Record<string, 
   const own = shop.profile.secrets[r.secret];
   const cases: [string, Record<string, string>][] = [
     ['no credential', {}],
-    ['a wrong secret', present(r, wrong(own), { spec: true })],
+    ['a wrong secret', present(shop, r, wrong(own), { spec: true })],
   ];
   for (const [name, value] of otherSecrets(shop.profile.secrets, r.secret))
-    cases.push([`the profile's ${name}`, present(r, value, { spec: true })]);
+    cases.push([`the profile's ${name}`, present(shop, r, value, { spec: true })]);
   return cases;
 }
 
@@ -54,7 +63,7 @@ for (const r of ROUTES.filter((x) => x.secret !== 'accountRecoverySecret')) {
         // own secret go at once, and are judged in the order listed.
         const [answers, ownAnswer] = await Promise.all([
           mapConcurrent(cases, CASES_AT_ONCE, ([, headers]) => shop.http.post(r.path, { headers, json: bodyOf(r, shop) })),
-          own === null ? undefined : shop.http.post(r.path, { headers: present(r, own, { spec: true }), json: bodyOf(r, shop) }),
+          own === null ? undefined : shop.http.post(r.path, { headers: present(shop, r, own, { spec: true }), json: bodyOf(r, shop) }),
         ]);
         let refusal: ShopResponse | undefined;
         for (const [i, [what]] of cases.entries()) {
@@ -71,6 +80,11 @@ for (const r of ROUTES.filter((x) => x.secret !== 'accountRecoverySecret')) {
         // A route that refuses everyone passes every case above. Its own secret may still be refused for the body (shapes
         // are not shown), but never as a credential: not 401 (RFC 9110 §15.5.2), not the 403 a wrong secret gets.
         const res = ownAnswer;
+        if (res.status === 401 && r.secret === 'idpActionSecret' && !declaresActionSecret(shop))
+          notDeclared(
+            'where the action script presents its secret (its own secret was 401 in both carriers tried)',
+            'conventions.actionSecret',
+          );
         inCase("the route's own secret", () => {
           const asWrong = res.status === 403 && refusal?.status === 403 && res.body?.error === refusal.body?.error;
           if (res.status === 401 || asWrong)
@@ -120,7 +134,7 @@ async function accessTokensOnInternalRoutes(shop: Shop, judge: (res: ShopRespons
   const tokens: [string, Record<string, string>][] = [
     ['a customer token', bearer(await shop.mint.customer({ sub: shop.subject('cust') }))],
     ['a guest storefront token', bearer(await shop.mint.guest())],
-    ['an operator token', { ...bearer(await shop.mint.operator()), operator: OPERATOR_ATTRIBUTION }],
+    ['an operator token', { ...bearer(await shop.mint.operator()), operator: operatorAttribution(shop.profile) }],
   ];
   // Refused requests with bodies of fresh ids: every route × token at once, judged in the order listed.
   await judgeConcurrently(
@@ -186,7 +200,7 @@ test(
           (
             [
               ['no credential', {}],
-              ['a wrong secret', present(r, wrong(shop.profile.secrets[r.secret]))],
+              ['a wrong secret', present(shop, r, wrong(shop.profile.secrets[r.secret]))],
             ] as const
           ).map(([what, headers]) => [r, what, headers] as const),
         );
@@ -226,7 +240,7 @@ test(
       await judgeConcurrently(
         ROUTES.filter((x) => x.secret !== 'accountRecoverySecret').map((r) => async () => {
           const own = shop.profile.secrets[r.secret];
-          const res = await shop.http.post(r.path, { headers: own === null ? {} : present(r, own), json: bodyOf(r, shop) });
+          const res = await shop.http.post(r.path, { headers: own === null ? {} : present(shop, r, own), json: bodyOf(r, shop) });
           inCase(r.path, () => {
             if (own === null)
               return void expectProblem(res, { status: 404, error: 'not_configured', docsUrl: shop.docsUrl, clause: r.clause });
@@ -250,10 +264,10 @@ test(
 
 // --------------------------------------------------------------------------------------- security intents: the 8 KiB cap
 
-/** A valid intent (the reference's shape) padded with JSON whitespace to exactly `size` bytes. */
-function paddedIntent(size: number): Buffer {
-  const json = JSON.stringify({ intent_id: freshId('int'), subject: freshId('chk'), kind: 'email_change' });
-  return Buffer.from(json.slice(0, -1) + ' '.repeat(size - json.length) + '}');
+/** A valid intent (the deployment's declared shape, else the reference's) padded with JSON whitespace to exactly `size` bytes. */
+function paddedIntent(shop: Shop, size: number): Buffer {
+  const json = JSON.stringify(bodyOf(route(SPECIAL_PATHS.recordSecurityIntent), shop));
+  return Buffer.from(json.slice(0, -1) + ' '.repeat(Math.max(0, size - Buffer.byteLength(json))) + '}');
 }
 
 test(
@@ -272,9 +286,16 @@ test(
       // The control: the same intent under the cap. The spec names no status for the size refusal, but it must be about
       // size: not the validation failure of a body this server takes, nor the answer the small body gets anyway.
       // Each intent has a fresh id: the control and the two over the cap go at once, and are judged in turn.
-      const send = (size: number) => postChunked(shop, r.path, present(r, secret!, { spec: true }), paddedIntent(size));
+      const send = (size: number) => postChunked(shop, r.path, present(shop, r, secret!, { spec: true }), paddedIntent(shop, size));
       const sizes = [LIMITS.securityIntentBytes + 1024, 64 * 1024];
       const [under, over] = await Promise.all([send(LIMITS.securityIntentBytes - 512), Promise.all(sizes.map(send))]);
+      // The spec names no carrier for the action script's secret: an undeclared one that refuses both the suite tries
+      // leaves the cap unjudged, never failed.
+      if (under.status === 401 && !declaresActionSecret(shop))
+        notDeclared(
+          'where the action script presents its secret (the intent under 8 KiB was 401 in both carriers tried)',
+          'conventions.actionSecret',
+        );
       const code = (res: ShopResponse) => `${res.status} ${typeof res.body?.error === 'string' ? res.body.error : ''}`;
       for (const [i, size] of sizes.entries()) {
         const res = over[i]!;
@@ -306,9 +327,11 @@ test(
       const secret = shop.profile.secrets.idpActionSecret;
       if (secret === null) notApplicable('the profile has no idpActionSecret: the route is closed');
       const r = route(SPECIAL_PATHS.recordSecurityIntent);
-      const at = await postChunked(shop, r.path, present(r, secret!), paddedIntent(LIMITS.securityIntentBytes));
+      const at = await postChunked(shop, r.path, present(shop, r, secret!), paddedIntent(shop, LIMITS.securityIntentBytes));
       expectStatus(at, 202, { what: 'exactly 8 KiB (8192 bytes), chunked: status', clause: 'LIM-INTENT-1' });
-      const over = await postChunked(shop, r.path, present(r, secret!), paddedIntent(LIMITS.securityIntentBytes + 1), { hold: true });
+      const over = await postChunked(shop, r.path, present(shop, r, secret!), paddedIntent(shop, LIMITS.securityIntentBytes + 1), {
+        hold: true,
+      });
       inCase('8193 bytes, chunked, request left open', () =>
         expectProblem(over, { status: 413, error: 'payload_too_large', docsUrl: shop.docsUrl, clause: 'LIM-INTENT-1' }),
       );

@@ -4,7 +4,7 @@
 // Levels. A refused recovery credential is 401 exactly (Recovery endpoint results); its code and challenge are the
 // reference's and are judged in 04-endpoints.internal. A closed route is judged by "never succeeds": any 4xx problem.
 import { check, notApplicable, test, type Shop } from '../engine/check.js';
-import { OPERATOR_ATTRIBUTION } from '../engine/callers.js';
+import { operatorAttribution } from '../lib/credential-formats.js';
 import type { ShopResponse } from '../engine/http.js';
 import { CASES_AT_ONCE, mapConcurrent } from '../engine/in-flight.js';
 import { brief, expectProblem, expectStatus, fail, inCase } from '../lib/assert.js';
@@ -95,7 +95,7 @@ test(
         bearer(await shop.mint.customer({ sub: RECOVERY_OPERATIONS.cancelled.subject })),
       ]);
       cases.push(['a delegated access token', bearer(await shop.mint.delegated({ sub: RECOVERY_OPERATIONS.cancelled.subject }))]);
-      cases.push(['an operator token', { ...bearer(await shop.mint.operator()), operator: OPERATOR_ATTRIBUTION }]);
+      cases.push(['an operator token', { ...bearer(await shop.mint.operator()), operator: operatorAttribution(shop.profile) }]);
       cases.push(['a guest storefront token', bearer(await shop.mint.guest())]);
       cases.push(['a backoffice machine token', bearer(await shop.mint.machine(shop.profile.clients.backoffice))]);
       // The control and the refused requests go at once (an unknown operation is never found, a refused request is not

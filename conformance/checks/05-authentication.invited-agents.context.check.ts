@@ -6,7 +6,7 @@
 // Every check makes its own agents: fresh account subjects, fresh invited-agent ids, fresh assistant sessions registered
 // through the identity-provider proxy's internal routes (conformance/checks/_shared/assistant.ts).
 import { check, test } from '../engine/check.js';
-import { OPERATOR_ATTRIBUTION } from '../engine/callers.js';
+import { operatorAttribution } from '../lib/credential-formats.js';
 import { ALL_PERMISSIONS } from './_shared/assistant.js';
 import { expectProblem, expectSuccess, fail, inCase, expectSameJson } from '../lib/assert.js';
 import { freshHex } from '../lib/fresh-id.js';
@@ -190,7 +190,7 @@ test(
         ['a delegated token of another account', await shop.mint.delegated({ sub: shop.subject('cust') }), {}],
         ['the MCP agent forwarder token', await shop.mint.mcpAgentForwarder(), {}],
         ['a machine token of the website client', await shop.mint.machine(c.website), {}],
-        ['the backoffice token', await shop.mint.operator(), { operator: OPERATOR_ATTRIBUTION }],
+        ['the backoffice token', await shop.mint.operator(), { operator: operatorAttribution(shop.profile) }],
       ];
       // Each token is its own caller (a guest session, another account, a machine): the tokens go at once, each writing then
       // reading in turn; judged in the tokens' order. The context's account is read after all of them.

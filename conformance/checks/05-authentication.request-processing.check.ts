@@ -9,7 +9,7 @@
 // names (an empty cart names none) or by comparing two reads, and leave member names (`lines`) to reference-level checks.
 import { randomUUID } from 'node:crypto';
 import { check, learned, test, type Shop } from '../engine/check.js';
-import { OPERATOR_ATTRIBUTION } from '../engine/callers.js';
+import { operatorAttribution } from '../lib/credential-formats.js';
 import { expectProblem, expectStatus, expectSuccess, fail, failSoft } from '../lib/assert.js';
 import { createForeignKey, signWith } from '../lib/mint.js';
 import { freshShopperIp } from '../lib/shopper.js';
@@ -119,7 +119,7 @@ test(
     },
     async (shop) => {
       const token = await shop.mint.customer({ sub: shop.subject('cust') });
-      expectRefusal(shop, await shop.http.get('/v1/cart', { token, headers: { operator: OPERATOR_ATTRIBUTION } }), {
+      expectRefusal(shop, await shop.http.get('/v1/cart', { token, headers: { operator: operatorAttribution(shop.profile) } }), {
         clause: 'AUTH-ORDER-6',
         what: 'cart read with Operator',
       });
@@ -140,7 +140,7 @@ test(
       const token = await shop.mint.operator();
       // Refused reads: at once, judged in turn.
       const answers = await mapConcurrent(GUEST_HEADERS(shop), CASES_AT_ONCE, ([name, value]) =>
-        shop.http.get('/v1/me', { token, headers: { operator: OPERATOR_ATTRIBUTION, [name]: value } }),
+        shop.http.get('/v1/me', { token, headers: { operator: operatorAttribution(shop.profile), [name]: value } }),
       );
       for (const res of answers)
         expectProblem(res, { status: 400, error: 'invalid_request', docsUrl: shop.docsUrl, clause: 'AUTH-GUEST-8' });
@@ -163,7 +163,7 @@ test(
       // Two reads: at once, judged in turn.
       const [without, res] = await Promise.all([
         shop.http.get('/v1/me', { token }),
-        shop.http.get('/v1/me', { token, headers: { operator: OPERATOR_ATTRIBUTION } }),
+        shop.http.get('/v1/me', { token, headers: { operator: operatorAttribution(shop.profile) } }),
       ]);
       expectProblem(without, { status: 403, error: 'caller_not_allowed', docsUrl: shop.docsUrl, clause: 'AUTH-CRED-4' });
       expectSuccess(res, { what: 'GET /v1/me with Operator', clause: 'AUTH-KIND-11' });

@@ -115,7 +115,7 @@ test(
         const report = route(SPECIAL_PATHS.registerSignedOutAssistantSession);
         sequences.push(
           one('a signed-out session report', () =>
-            shop.http.post(report.path, { headers: present(report, proxySecret), json: bodyOf(report, shop) }),
+            shop.http.post(report.path, { headers: present(shop, report, proxySecret), json: bodyOf(report, shop) }),
           ),
         );
       }
@@ -123,7 +123,7 @@ test(
         const secret = shop.profile.secrets[r.secret];
         sequences.push(
           one(`${r.path} with a wrong credential`, () =>
-            shop.http.post(r.path, { headers: present(r, wrong(secret)), json: bodyOf(r, shop) }),
+            shop.http.post(r.path, { headers: present(shop, r, wrong(secret)), json: bodyOf(r, shop) }),
           ),
         );
       }

@@ -2,7 +2,7 @@
 // from guests, Operator only from operators; "others are refused". The clause is about every other caller kind: each kind
 // the profile claims is tried on a request it is otherwise served (the control), with each header that does not fit it.
 // The customer's refusal of the guest headers, with writes, is judged in 05-authentication.request-processing.
-import { OPERATOR_ATTRIBUTION } from '../engine/callers.js';
+import { operatorAttribution } from '../lib/credential-formats.js';
 import { check, learned, test, type Shop } from '../engine/check.js';
 import type { ShopResponse } from '../engine/http.js';
 import { CASES_AT_ONCE, judgeConcurrently } from '../engine/in-flight.js';
@@ -42,7 +42,7 @@ async function kinds(shop: Shop): Promise<Kind[]> {
     const { token } = await operator(shop);
     out.push([
       'operator',
-      (h) => shop.http.request(list.method, list.path, { token, headers: { operator: OPERATOR_ATTRIBUTION, ...h } }),
+      (h) => shop.http.request(list.method, list.path, { token, headers: { operator: operatorAttribution(shop.profile), ...h } }),
       ['guest'],
       list.operationId,
     ]);
@@ -88,7 +88,7 @@ test(
               ['Guest-Session', { 'guest-session': shop.guestSession() }, 'AUTH-ORDER-6'],
               ['Shopper-IP', { 'shopper-ip': freshShopperIp() }, 'AUTH-GUEST-8'],
             );
-          if (misfits.includes('operator')) cases.push(['Operator', { operator: OPERATOR_ATTRIBUTION }, 'AUTH-ORDER-6']);
+          if (misfits.includes('operator')) cases.push(['Operator', { operator: operatorAttribution(shop.profile) }, 'AUTH-ORDER-6']);
           for (const [name, headers, clause] of cases) {
             const res = await send(headers);
             inCase(`${who} with ${name}`, () => expectRefusal(shop, res, { clause }));

@@ -13,7 +13,7 @@
 // validly signed body that is not JSON, which no service can read as an event (events.webhook.unreadable-delivery).
 import { check, notApplicable, test, type Shop } from '../engine/check.js';
 import type { ShopResponse } from '../engine/http.js';
-import { OPERATOR_ATTRIBUTION } from '../engine/callers.js';
+import { operatorAttribution } from '../lib/credential-formats.js';
 import { CASES_AT_ONCE, judgeConcurrently } from '../engine/in-flight.js';
 import { brief, fail, inCase } from '../lib/assert.js';
 import { nowSeconds } from '../lib/jws.js';
@@ -159,7 +159,8 @@ test(
       const tokens: [string, string, Record<string, string>][] = [
         ['customer', await shop.mint.customer({ sub: shop.subject('cust') }), {}],
       ];
-      if (shop.profile.capabilities.operators) tokens.push(['operator', await shop.mint.operator(), { operator: OPERATOR_ATTRIBUTION }]);
+      if (shop.profile.capabilities.operators)
+        tokens.push(['operator', await shop.mint.operator(), { operator: operatorAttribution(shop.profile) }]);
       const body = JSON.stringify(ignoredEvent());
       // Every delivery is refused at its signature: they go at once, judged in the tokens' order.
       const answers = await Promise.all(

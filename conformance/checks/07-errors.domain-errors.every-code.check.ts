@@ -9,7 +9,7 @@
 // insufficient_scope is left out: the spec leaves its headers to the error mapper (an RFC 6750 §3.1 challenge may come).
 import { HEADERS } from '../../contract/headers.js';
 import { LIMITS } from '../../contract/limits.js';
-import { OPERATOR_ATTRIBUTION } from '../engine/callers.js';
+import { operatorAttribution } from '../lib/credential-formats.js';
 import { check, learned, test, type Shop } from '../engine/check.js';
 import type { ShopResponse } from '../engine/http.js';
 import { CASES_AT_ONCE, mapConcurrent } from '../engine/in-flight.js';
@@ -110,7 +110,10 @@ test(
       if (shop.profile.capabilities.operators)
         sequences.push(
           one('an operator on getCart', async () =>
-            shop.http.get('/v1/cart', { token: await shop.mint.operator(), headers: { [HEADERS.operator]: OPERATOR_ATTRIBUTION } }),
+            shop.http.get('/v1/cart', {
+              token: await shop.mint.operator(),
+              headers: { [HEADERS.operator]: operatorAttribution(shop.profile) },
+            }),
           ),
         );
       if (shop.profile.capabilities.guests)

@@ -3,11 +3,9 @@
 import type { CallerKind } from '../../contract/callers.js';
 import { audienceOf } from '../lib/mint.js';
 import { freshShopperIp } from '../lib/shopper.js';
+import { operatorAttribution } from '../lib/credential-formats.js';
 import type { Shop } from './check.js';
 import type { RequestOptions } from './http.js';
-
-/** The Operator attribution header's value of every operator request the suite sends. */
-export const OPERATOR_ATTRIBUTION = 'conformance@shop.test';
 
 export const KINDS = [
   { kind: 'customer', capability: undefined },
@@ -29,7 +27,7 @@ export async function credentialsOf(shop: Shop, kind: Kind): Promise<Pick<Reques
     case 'guest':
       return { token: await shop.mint.guest(), headers: { 'guest-session': shop.guestSession(), 'shopper-ip': freshShopperIp() } };
     case 'operator':
-      return { token: await shop.mint.operator(), headers: { operator: OPERATOR_ATTRIBUTION } };
+      return { token: await shop.mint.operator(), headers: { operator: operatorAttribution(shop.profile) } };
   }
 }
 

@@ -3,6 +3,7 @@
 // 403 caller_not_allowed comes after verification. Assistant credentials need a live session, registered through the
 // identity-provider proxy's route (docs/internal-routes.md); without one the probe can only show that the deployment does
 // not refuse the token the way it refuses a forged copy of it (same claims and kid, a foreign signature).
+import { operatorAttribution } from '../lib/credential-formats.js';
 import { randomUUID } from 'node:crypto';
 import type { CallerKind } from '../../contract/callers.js';
 import { HEADERS } from '../../contract/headers.js';
@@ -112,7 +113,7 @@ export const PROBES: readonly Probe[] = [
     send: async (e) => ({
       what: `GET ${e.opsPath}`,
       res: await e.http.get(e.opsPath, {
-        headers: { ...bearer(await e.sign(e.mint.draft.operator(aud(e)))), [HEADERS.operator]: 'shop-conformance-doctor' },
+        headers: { ...bearer(await e.sign(e.mint.draft.operator(aud(e)))), [HEADERS.operator]: operatorAttribution(e.mint.profile) },
       }),
     }),
   },

@@ -9,7 +9,7 @@ import { DESCRIPTION, ASSISTANT_DESCRIPTION } from '../../contract/routes.js';
 import { audienceOf, createMinter, type Minter } from '../lib/mint.js';
 import { forgeGuestSession, newGuestSession } from '../lib/guest-session.js';
 import { freshShopperIp } from '../lib/shopper.js';
-import { OPERATOR_ATTRIBUTION } from '../engine/callers.js';
+import { operatorAttribution } from '../lib/credential-formats.js';
 import type { Answer, Step } from './exchange.js';
 import { EXPLORED, type PlanStep } from './plan.js';
 import { AgentCallers, isAgentCaller } from './agent-callers.js';
@@ -191,7 +191,7 @@ export class World {
       case 'customer:guest-headers':
         return { ...bearer(await this.mint.customer({ sub: accounts.a.sub })), 'guest-session': ctx.guestSessions.a };
       case 'operator':
-        return { ...bearer(await this.mint.operator()), operator: OPERATOR_ATTRIBUTION };
+        return { ...bearer(await this.mint.operator()), operator: operatorAttribution(this.profile) };
       default:
         // The interleavings' budget attempts (interleave-callers.ts): each a fresh guest with a Shopper-IP of its own.
         if (caller.startsWith('guest#'))

@@ -14,6 +14,12 @@ export type ProxyReport = keyof NonNullable<Conventions['proxyPayloads']>;
 export const INVITED_AGENT_CONTEXT_TYP = 'invited-agent+jwt';
 export const SIGNED_OUT_PROXY_TYP = 'signed-out-proxy+jwt';
 export const BROWSER_SESSION_PREFIX = 'asb1';
+/** The `Operator` attribution header's value by default: the spec names the header, not its form (conventions.operatorAttribution). */
+export const OPERATOR_ATTRIBUTION = 'conformance@shop.test';
+
+/** The `Operator` attribution header's value the suite sends with every operator request. */
+export const operatorAttribution = (profile: Pick<Profile, 'conventions'>): string =>
+  profile.conventions?.operatorAttribution ?? OPERATOR_ATTRIBUTION;
 
 /**
  * Moves each member named in `map` to its JSON Pointer; members the map does not name, and named members that are absent
@@ -43,9 +49,24 @@ export function browserSessionValue(conventions: Conventions | undefined, sessio
   return `${signed}.${createHmac('sha256', key).update(signed, 'utf8').digest('base64url')}`;
 }
 
-/** A report of the identity-provider proxy, written with the reference's members, placed as the deployment takes it. */
-export const proxyPayload = (conventions: Conventions | undefined, report: ProxyReport, body: JsonObject): JsonObject =>
-  relocate(body, conventions?.proxyPayloads?.[report]);
+/** The members of the proxy's reports that carry lists of permissions or scopes. */
+const LIST_MEMBERS = ['permissions', 'scopes'];
+
+/**
+ * A report of the identity-provider proxy, written with the reference's members and values, as the deployment takes it:
+ * its values first (conventions.proxyValues: the decision's words, lists as arrays or space-delimited strings), then its
+ * members moved (conventions.proxyPayloads).
+ */
+export function proxyPayload(conventions: Conventions | undefined, report: ProxyReport, body: JsonObject): JsonObject {
+  const values = conventions?.proxyValues;
+  const out: JsonObject = { ...body };
+  if (values?.lists === 'space-delimited')
+    for (const m of LIST_MEMBERS) if (Array.isArray(out[m])) out[m] = (out[m] as unknown[]).join(' ');
+  const decision = out.decision;
+  if (report === 'agentAuthorization' && (decision === 'granted' || decision === 'revoked'))
+    out.decision = values?.decision?.[decision] ?? decision;
+  return relocate(out, conventions?.proxyPayloads?.[report]);
+}
 
 /** The report an internal proxy route takes. */
 export const PROXY_REPORTS: Readonly<Record<string, ProxyReport>> = {

@@ -1,6 +1,7 @@
 // The suite's identity provider: mints the access tokens of every caller kind exactly as docs/tokens.md fixes them, signed
 // with the profile's first signing key. Drafts (unsigned header + payload) are exposed too, so that negative checks can alter
 // a well-formed token and sign it with a key of their choice (signWith) or none at all (unsecured).
+import { relocate } from './credential-formats.js';
 import { randomUUID, createHash, createPublicKey, type JsonWebKey } from 'node:crypto';
 import { exportJWK, generateKeyPair, importJWK, type CryptoKey, type JSONWebKeySet, type JWK } from 'jose';
 import type { CallerKind } from '../../contract/callers.js';
@@ -195,12 +196,15 @@ export function createMinter(profile: Profile, opts: { now?: () => Date } = {}):
       accessDraft('invited-agent', clients.webAgentForwarder, machineSub(clients.webAgentForwarder), DEFAULT_SCOPES.forwarder, o),
     mcpAgentForwarder: (o = {}) =>
       accessDraft('assistant', clients.mcpAgentForwarder, machineSub(clients.mcpAgentForwarder), DEFAULT_SCOPES.forwarder, o),
-    assistant: (o) =>
-      accessDraft('assistant', clients.personalAgentProxy, o.sub, DEFAULT_SCOPES.assistant, o, {
+    // The session id's claim is a convention (docs/assistants.md): a deployment that names it otherwise declares where.
+    assistant: (o) => {
+      const d = accessDraft('assistant', clients.personalAgentProxy, o.sub, DEFAULT_SCOPES.assistant, o, {
         act: { sub: PERSONAL_AGENT_ACTOR },
         cnf: { jkt: o.jkt },
         sid: o.sid,
-      }),
+      });
+      return { ...d, payload: relocate(d.payload, profile.conventions?.credentials?.assistantToken?.claims) };
+    },
     machine: (clientId, o = {}) => accessDraft(null, clientId, machineSub(clientId), DEFAULT_SCOPES.machine, o),
     // docs/tokens.md, "Invited-agent context": no iss/aud; bound to the forwarder's bearer by `ath`.
     invitedAgentContext: (o) => {

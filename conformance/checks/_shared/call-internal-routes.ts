@@ -1,12 +1,14 @@
 // The internal routes of the spec (Endpoints > Public and special routes), each behind its shared secret: how each carries
 // its secret, the reference's body of each, and ways to get a credential wrong. The spec does not say where the identity
-// provider's action script puts its secret: spec-level requests send it both as `Authorization: Bearer` and as
-// `X-Idp-Action-Secret` (the reference reads the former).
+// provider's action script puts its secret, nor the security intent's body: a deployment declares both
+// (conventions.actionSecret, conventions.securityIntent); undeclared, spec-level requests send the secret both as
+// `Authorization: Bearer` and as `X-Idp-Action-Secret` (the reference reads the former) with the reference's body.
 import { randomUUID } from 'node:crypto';
 import type { Shop } from '../../engine/check.js';
 import { freshId } from '../../lib/fresh-id.js';
 import { PROXY_REPORTS, proxyPayload } from '../../lib/credential-formats.js';
 import type { JsonObject } from '../../lib/jws.js';
+import { setPointer } from '../../lib/openapi-schema.js';
 import { SPECIAL_PATHS, fillPath } from '../../../contract/routes.js';
 
 type Secrets = Shop['profile']['secrets'];
@@ -115,18 +117,40 @@ export const ROUTES: readonly InternalRoute[] = [
   },
 ];
 
-/** The route whose path starts or ends with `path`. */
-/** A valid body of the route, placed as the deployment takes it (an identity-provider proxy report: profile conventions). */
+/**
+ * A valid body of the route, as the deployment takes it: an identity-provider proxy report with the profile's conventions
+ * (members and values); a security intent of the deployment's declared shape (conventions.securityIntent) with a fresh
+ * intent id and subject, else the reference's.
+ */
 export function bodyOf(r: InternalRoute, shop: Shop): Record<string, unknown> {
   const report = PROXY_REPORTS[r.path];
-  return report ? proxyPayload(shop.profile.conventions, report, r.body() as JsonObject) : r.body();
+  if (report) return proxyPayload(shop.profile.conventions, report, r.body() as JsonObject);
+  const intent = shop.profile.conventions?.securityIntent;
+  if (r.secret === 'idpActionSecret' && intent) {
+    let body: unknown = structuredClone(intent.example);
+    body = setPointer(body, intent.intentId ?? '/intent_id', freshId('int'));
+    body = setPointer(body, intent.subject ?? '/subject', freshId('chk'));
+    return body as Record<string, unknown>;
+  }
+  return r.body();
 }
 
+/** The route whose path starts or ends with `path`. */
 export const route = (path: string) => ROUTES.find((r) => r.path.startsWith(path) || r.path.endsWith(path))!;
 
-/** The headers that present `value` in the route's carrier (both plausible carriers for the action script's secret). */
-export function present(r: InternalRoute, value: string, o: { spec?: boolean } = {}): Record<string, string> {
+/** Whether the deployment declares where the action script's secret goes (conventions.actionSecret). */
+export const declaresActionSecret = (shop: Shop): boolean => shop.profile.conventions?.actionSecret !== undefined;
+
+/**
+ * The headers that present `value` in the route's carrier. The action script's carrier is the deployment's declaration
+ * (conventions.actionSecret); undeclared, spec-level requests send both plausible carriers (`Authorization: Bearer` and
+ * `X-Idp-Action-Secret`), reference-level ones the reference's (Bearer).
+ */
+export function present(shop: Shop, r: InternalRoute, value: string, o: { spec?: boolean } = {}): Record<string, string> {
   if (r.carrier === 'x-proxy-idp-secret') return { 'x-proxy-idp-secret': value };
+  const declared = shop.profile.conventions?.actionSecret;
+  if (r.secret === 'idpActionSecret' && declared)
+    return { [declared.header.toLowerCase()]: declared.scheme ? `${declared.scheme} ${value}` : value };
   if (r.secret === 'idpActionSecret' && o.spec) return { ...bearer(value), 'x-idp-action-secret': value };
   return bearer(value);
 }

@@ -2,7 +2,7 @@
 // attribution header. The spec shows none of their routes: methods, paths and bodies are the target's own, learned from its
 // description documents by the contract's operationIds (conformance/engine/target.ts).
 import { learned, type Shop } from '../../engine/check.js';
-import { OPERATOR_ATTRIBUTION } from '../../engine/callers.js';
+import { operatorAttribution } from '../../lib/credential-formats.js';
 import type { RequestOptions, ShopResponse } from '../../engine/http.js';
 import { expectNoStore, expectProblem, expectStatus, expectSuccess, notDeclared, type ClauseRef } from '../../lib/assert.js';
 import { scopeWith } from '../../lib/mint.js';
@@ -76,7 +76,7 @@ export const operatorScope = (): string =>
  */
 export const operator = async (shop: Shop, o: { scope?: string; header?: boolean } = {}): Promise<Who> => ({
   token: await shop.mint.operator({ scope: o.scope ?? operatorScope() }),
-  headers: o.header === false ? {} : { operator: OPERATOR_ATTRIBUTION },
+  headers: o.header === false ? {} : { operator: operatorAttribution(shop.profile) },
 });
 
 /**

@@ -9,7 +9,8 @@
 // a 403 insufficient_scope is accepted, from members and others alike.
 import { CALLER_LISTS, type CallerListName } from '../../../contract/callers.js';
 import { OPERATIONS_BY_ID, type Operation } from '../../../contract/operations.js';
-import { OPERATOR_ATTRIBUTION, KINDS, type Kind } from '../../engine/callers.js';
+import { KINDS, type Kind } from '../../engine/callers.js';
+import { operatorAttribution } from '../../lib/credential-formats.js';
 import { check, learned, type Shop } from '../../engine/check.js';
 import type { RequestOptions, ShopResponse } from '../../engine/http.js';
 import { CASES_AT_ONCE, judgeConcurrently } from '../../engine/in-flight.js';
@@ -87,7 +88,7 @@ export async function credentialsFor(
         headers: { 'guest-session': shop.guestSession(), 'shopper-ip': freshShopperIp() },
       };
     case 'operator':
-      return { token: await shop.mint.operator({ scope: scope('operator') }), headers: { operator: OPERATOR_ATTRIBUTION } };
+      return { token: await shop.mint.operator({ scope: scope('operator') }), headers: { operator: operatorAttribution(shop.profile) } };
   }
 }
 

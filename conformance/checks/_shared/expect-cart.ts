@@ -5,7 +5,7 @@
 import { learned, type Shop } from '../../engine/check.js';
 import type { ShopResponse } from '../../engine/http.js';
 import { expectSuccess, fail, is4xx, type ClauseRef } from '../../lib/assert.js';
-import { SEED_VARIANT_ID, VARIANT } from './seed-data.js';
+import { knownVariantIds, namesVariant, VARIANT } from './seed-data.js';
 
 /** An addCartItem body, as the target describes it, for `quantity` units of `variant`. */
 export const cartLine = (variant: string = VARIANT, quantity = 1): unknown => learned().body('addCartItem', { variant, quantity });
@@ -41,11 +41,14 @@ export async function addLine(
   return res;
 }
 
-/** Removes every line of the cart: the variant ids are taken from its text; a line already gone is no failure. */
+/**
+ * Removes every line of the cart: each known variant (knownVariantIds: the only ones a check adds) its text names; a line
+ * already gone is no failure.
+ */
 export async function emptyCart(shop: Shop, token: string): Promise<void> {
   const cart = await shop.http.get('/v1/cart', { token });
-  for (const id of new Set(cart.text.match(new RegExp(SEED_VARIANT_ID.source, 'g')) ?? []))
-    await shop.http.delete(`/v1/cart/items/${id}`, { token });
+  for (const id of knownVariantIds().filter((v) => namesVariant(cart.text, v)))
+    await shop.http.delete(`/v1/cart/items/${encodeURIComponent(id)}`, { token });
 }
 
 /** A 2xx cart read whose body names the variant id (any member may carry it). */
@@ -55,15 +58,16 @@ export function expectNamesVariant(res: ShopResponse, variant: string, { what, c
     fail(`${what}: the cart names ${variant}`, `a body mentioning ${variant}`, res.text.slice(0, 300), { clause });
 }
 
-/** A 2xx cart read whose body names no such variant (a string, or a pattern such as SEED_VARIANT_ID). */
+/** A 2xx cart read whose body names none of the variants (one id, or several such as knownVariantIds()). */
 export function expectNotNamesVariant(
   res: ShopResponse,
-  variant: string | RegExp,
+  variant: string | readonly string[],
   { what, clause }: { what: string; clause: string },
 ): void {
   expectSuccess(res, { what, clause });
-  const found = typeof variant === 'string' ? res.text.includes(variant) : variant.test(res.text);
-  if (found) fail(`${what}: the cart names no ${String(variant)}`, 'no such variant in the body', res.text.slice(0, 300), { clause });
+  const found = (typeof variant === 'string' ? [variant] : variant).filter((v) => namesVariant(res.text, v));
+  if (found.length > 0)
+    fail(`${what}: the cart names no ${found.join(', ')}`, 'no such variant in the body', res.text.slice(0, 300), { clause });
 }
 
 /** A cart record (the reference's shape) with no line. */

@@ -64,11 +64,6 @@ export const VARIANT = value('variant', 'var_0101');
 export const OTHER_VARIANT = value('otherVariant', 'var_0201');
 /** The handle of a seeded product (`GET /v1/catalog/products/{handle}`). */
 export const PRODUCT_HANDLE = value('productHandle', 'waxed-canvas-field-jacket');
-/**
- * What the seed's variant ids look like. Cart records are not shown by the spec, so checks read a cart through the variant
- * ids its text names (an empty cart names none).
- */
-export const SEED_VARIANT_ID = /var_[a-z0-9]{4,32}/;
 /** A variant with little stock: a line above `stock` is refused. */
 export const LOW_STOCK_VARIANT = held('lowStockVariant', { id: 'var_0302', stock: 3 });
 /** A variant with no stock. */
@@ -77,6 +72,28 @@ export const OUT_OF_STOCK_VARIANT = value('outOfStockVariant', 'var_0104');
 export const CHECKOUT_VARIANTS = held('checkoutVariants', { beanie: 'var_0701', tote: 'var_2501' });
 /** A well-stocked variant that only the operator stock check names (it adjusts it by +1 then -1), and its product. */
 export const ADJUSTABLE_VARIANT = held('adjustableVariant', { id: 'var_1402', handle: 'ceramic-planter' });
+
+/**
+ * Every variant id a check may put in a cart: the declared ones, else the seed's (a member declared null holds none). The
+ * checks add no other variant, so a cart read is judged by these ids alone: the spec shows no cart record and pins no form of
+ * variant id (PUR-RULE-3: the deployment's ids are its own), so no pattern of ids is assumed.
+ */
+export function knownVariantIds(): string[] {
+  const ids = [VARIANT, OTHER_VARIANT, OUT_OF_STOCK_VARIANT];
+  const low = declared.lowStockVariant === null ? undefined : (declared.lowStockVariant ?? { id: 'var_0302' });
+  const ordered = declared.checkoutVariants === null ? undefined : (declared.checkoutVariants ?? { beanie: 'var_0701', tote: 'var_2501' });
+  const adjustable = declared.adjustableVariant === null ? undefined : (declared.adjustableVariant ?? { id: 'var_1402' });
+  if (low) ids.push(low.id);
+  if (ordered) ids.push(ordered.beanie, ordered.tote);
+  if (adjustable) ids.push(adjustable.id);
+  return [...new Set(ids)];
+}
+
+/** Whether a body's text names the variant id as a whole (not as a piece of a longer id), in any member or link. */
+export function namesVariant(text: string, id: string): boolean {
+  const escaped = id.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  return new RegExp(`(?<![A-Za-z0-9_-])${escaped}(?![A-Za-z0-9_-])`).test(text);
+}
 
 // -------------------------------------------------------------------------------------------------------------- accounts
 
