@@ -53,6 +53,7 @@ export async function generateProfile(options: { name: string; testOnly: boolean
       assistantSessionBudget: 100,
       assistantClientBudget: 200,
       assistantWindowSeconds: 60,
+      assistantClient: 'reported',
     },
   };
 }

@@ -6,7 +6,7 @@ import { createHmac } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { decodeJwt, decodeProtectedHeader } from 'jose';
 import { profileSchema, type Profile } from '../../../contract/profile.js';
-import { browserSessionValue, proxyPayload, relocate } from '../../../conformance/lib/credential-formats.js';
+import { browserSessionValue, operatorAttribution, proxyPayload, relocate } from '../../../conformance/lib/credential-formats.js';
 import { createMinter } from '../../../conformance/lib/mint.js';
 import { redactor } from '../../../conformance/engine/transcript.js';
 
@@ -83,4 +83,50 @@ test("a deployment's own artifact header and browser-session prefix are redacted
   assert.equal(redact('X-Browser', 'whatever-value'), '<redacted 14 chars>');
   const value = browserSessionValue(profile.conventions, 'sess_1', profile.secrets.webSessionContextKey);
   assert.equal(redact(null, `{"cookie":"${value}"}`), '{"cookie":"<redacted browser session>"}');
+});
+
+test("proxy reports carry the reference's values unless the conventions give the deployment's", () => {
+  const grant = { subject: 's', agent_id: 'a', permissions: ['assistant:read', 'checkout'], decision: 'granted' };
+  assert.deepEqual(proxyPayload(undefined, 'agentAuthorization', grant), grant);
+  const own = withConventions({
+    proxyValues: { decision: { granted: 'allow', revoked: 'deny' }, lists: 'space-delimited' },
+    proxyPayloads: { agentAuthorization: { decision: '/outcome' } },
+  }).conventions;
+  assert.deepEqual(proxyPayload(own, 'agentAuthorization', grant), {
+    subject: 's',
+    agent_id: 'a',
+    permissions: 'assistant:read checkout',
+    outcome: 'allow',
+  });
+  assert.equal(proxyPayload(own, 'agentAuthorization', { ...grant, decision: 'revoked' }).decision, undefined);
+  assert.equal((proxyPayload(own, 'agentAuthorization', { ...grant, decision: 'revoked' }) as { outcome?: string }).outcome, 'deny');
+  assert.deepEqual(proxyPayload(own, 'sessionSignedOut', { session_id: 'x', client_id: 'c', scopes: [] }), {
+    session_id: 'x',
+    client_id: 'c',
+    scopes: '',
+  });
+  // A value a negative check wrote on purpose is not translated.
+  assert.equal(proxyPayload(own, 'agentAuthorization', { ...grant, decision: 'maybe' }).outcome, 'maybe');
+});
+
+test('the Operator value and the assistant token session claim follow the conventions', async () => {
+  assert.equal(operatorAttribution(fixture), 'conformance@shop.test');
+  assert.equal(operatorAttribution(withConventions({ operatorAttribution: 'employee 42' })), 'employee 42');
+  assert.throws(() => withConventions({ operatorAttribution: ' padded' }));
+  const minter = createMinter(withConventions({ credentials: { assistantToken: { claims: { sid: '/session_id' } } } }));
+  const claims = decodeJwt(await minter.assistant({ sub: 'cust_1', jkt: 'thumb', sid: 'sess-9' }));
+  assert.equal(claims.sid, undefined);
+  assert.equal(claims.session_id, 'sess-9');
+  assert.deepEqual(claims.act, { sub: 'personal_agent' });
+  assert.equal(decodeJwt(await createMinter(fixture).assistant({ sub: 'cust_1', jkt: 'thumb', sid: 'sess-9' })).sid, 'sess-9');
+});
+
+test('a profile declares the action secret carrier and a security intent body only in their own shapes', () => {
+  assert.doesNotThrow(() => withConventions({ actionSecret: { header: 'X-Action-Secret' } }));
+  assert.doesNotThrow(() => withConventions({ actionSecret: { header: 'Authorization', scheme: 'Bearer' } }));
+  assert.throws(() => withConventions({ actionSecret: { header: 'bad header' } }));
+  assert.doesNotThrow(() =>
+    withConventions({ securityIntent: { example: { id: 'x', who: 'y', what: 'email' }, intentId: '/id', subject: '/who' } }),
+  );
+  assert.throws(() => withConventions({ securityIntent: { example: { id: 'x' }, intentId: 'id' } }));
 });
