@@ -83,6 +83,15 @@ Examples:
   $ shop-conformance token customer --headers                     # credentials for a request of your own
   $ shop-conformance help run                                     # one command's options and examples`;
 
+/**
+ * Every option a command requires (`.requiredOption`) says so in its description, in `--help` and in the option
+ * reference of docs/cli.md, which is generated from these definitions.
+ */
+export function markRequired(command: Command): void {
+  for (const o of command.options) if (o.mandatory && !o.description.endsWith('(required)')) o.description += ' (required)';
+  for (const sub of command.commands) markRequired(sub);
+}
+
 /** The command the arguments name (the first argument that is not an option), when it is one of ours. */
 export function namedCommand(args: readonly string[]): string | undefined {
   const first = args.find((a) => !a.startsWith('-'));
@@ -107,6 +116,7 @@ export async function createProgram(names: readonly string[] = Object.keys(COMMA
     })
     .addHelpText('after', EXAMPLES);
   for (const add of await Promise.all(names.map((name) => COMMANDS[name]!()))) add(program);
+  markRequired(program);
   if (o.outline) {
     for (const [name, line] of Object.entries(OUTLINE)) if (!names.includes(name)) program.command(name).description(line.description);
     const base = new Help();

@@ -1,6 +1,7 @@
 // Generates the tables of docs/configuration.md, docs/profile.md, docs/errors.md and docs/cli.md from their sources
 // (CONFIG_FIELDS, profileSchema, ERRORS, the commands' definitions), between `<!-- generated:start -->` and
-// `<!-- generated:end -->`; prose outside the markers is kept as written. Run: npx tsx scripts/gen-docs.ts [--check]. With --check nothing is written and the exit code is 1 when
+// `<!-- generated:end -->` (a file with several blocks names each: `<!-- generated:start options: run -->` … `<!-- generated:end
+// options: run -->`); prose outside the markers is kept as written. Run: npx tsx scripts/gen-docs.ts [--check]. With --check nothing is written and the exit code is 1 when
 // a generated block differs from its source.
 import { inputSchemaDocument } from '../reference/src/json-schema.js';
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -10,18 +11,23 @@ import { ERRORS, REASON_PHRASES, type ErrorEntry } from '../contract/errors.js';
 import { profileSchema, type Profile } from '../contract/profile.js';
 import { CONFIG_FIELDS } from '../reference/src/config.js';
 import { PACKAGE_ROOT } from '../reference/src/paths.js';
-import { cliReference } from './cli-reference.js';
+import { cliReference, cliSectionBlocks } from './cli-reference.js';
 import { stageNames, type Group } from '../reference/src/pipeline/groups.js';
 
 export const GENERATED_START = '<!-- generated:start -->';
 export const GENERATED_END = '<!-- generated:end -->';
 
-/** One generated block: the docs file it belongs to (relative to the package root) and its content. */
+/** One generated block: the docs file it belongs to (relative to the package root), its name in it if any, its content. */
 export interface GeneratedDoc {
   readonly file: string;
+  /** The block's name, for a file with several blocks: its markers are `<!-- generated:start NAME -->`. */
+  readonly name?: string;
   readonly source: string;
   readonly block: string;
 }
+
+const startMarker = (name?: string) => (name ? `<!-- generated:start ${name} -->` : GENERATED_START);
+const endMarker = (name?: string) => (name ? `<!-- generated:end ${name} -->` : GENERATED_END);
 
 // ---------------------------------------------------------------------------------------------------------------
 // Markdown helpers
@@ -263,6 +269,7 @@ export function stageTable(): string {
 
 export async function generatedDocs(): Promise<GeneratedDoc[]> {
   return [
+    ...(await cliSectionBlocks()).map((b) => ({ file: 'docs/cli.md', ...b })),
     { file: 'docs/pipeline.md', source: 'STAGE_TABLE in reference/src/pipeline/groups.ts', block: stageTable() },
     { file: 'docs/cli.md', source: "the commands' definitions in cli/commands/ (scripts/cli-reference.ts)", block: await cliReference() },
     { file: 'docs/configuration.md', source: 'CONFIG_FIELDS in reference/src/config.ts', block: configurationTable() },
@@ -272,18 +279,19 @@ export async function generatedDocs(): Promise<GeneratedDoc[]> {
 }
 
 function wrap(doc: GeneratedDoc): string {
-  return `${GENERATED_START}\n<!-- Generated from ${doc.source} by scripts/gen-docs.ts: edit the source, then run \`npx tsx scripts/gen-docs.ts\`. -->\n\n${doc.block}\n\n${GENERATED_END}`;
+  return `${startMarker(doc.name)}\n<!-- Generated from ${doc.source} by scripts/gen-docs.ts: edit the source, then run \`npx tsx scripts/gen-docs.ts\`. -->\n\n${doc.block}\n\n${endMarker(doc.name)}`;
 }
 
 /** The text with its generated block replaced; throws when the markers are missing, repeated or out of order. */
 export function replaceBlock(text: string, doc: GeneratedDoc): string {
-  const start = text.indexOf(GENERATED_START);
-  const end = text.indexOf(GENERATED_END);
-  if (start < 0 || end < 0 || end < start) throw new Error(`${doc.file}: no ${GENERATED_START} … ${GENERATED_END} block`);
-  if (text.indexOf(GENERATED_START, start + 1) >= 0 || text.indexOf(GENERATED_END, end + 1) >= 0) {
-    throw new Error(`${doc.file}: more than one generated block`);
+  const [open, close] = [startMarker(doc.name), endMarker(doc.name)];
+  const start = text.indexOf(open);
+  const end = text.indexOf(close);
+  if (start < 0 || end < 0 || end < start) throw new Error(`${doc.file}: no ${open} … ${close} block`);
+  if (text.indexOf(open, start + 1) >= 0 || text.indexOf(close, end + 1) >= 0) {
+    throw new Error(`${doc.file}: more than one generated block${doc.name ? ` "${doc.name}"` : ''}`);
   }
-  return text.slice(0, start) + wrap(doc) + text.slice(end + GENERATED_END.length);
+  return text.slice(0, start) + wrap(doc) + text.slice(end + close.length);
 }
 
 export interface StaleDoc {
@@ -303,7 +311,8 @@ export async function checkDocs(root: string = PACKAGE_ROOT): Promise<StaleDoc[]
       continue;
     }
     try {
-      if (replaceBlock(text, doc) !== text) stale.push({ file: doc.file, reason: `its generated block differs from ${doc.source}` });
+      if (replaceBlock(text, doc) !== text)
+        stale.push({ file: doc.file, reason: `its generated block${doc.name ? ` "${doc.name}"` : ''} differs from ${doc.source}` });
     } catch (err) {
       stale.push({ file: doc.file, reason: (err as Error).message });
     }

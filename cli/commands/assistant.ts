@@ -99,6 +99,7 @@ async function session(o: SessionOptions): Promise<void> {
       `export SHOP=${shellQuote(base)}`,
       `export ASSISTANT_TOKEN=${token}`,
       `export ASSISTANT_KEY=${shellQuote(keyFile)}`,
+      `export ASSISTANT_SESSION=${shellQuote(sessionId)}`,
       ...(nonce ? [`export DPOP_NONCE=${shellQuote(nonce)}`] : []),
       `# session ${sessionId} of ${o.sub} (${o.permission.join(' ')}), key thumbprint ${key.thumbprint}; a request:`,
       `# curl "$SHOP/v1/me" -H "Authorization: DPoP $ASSISTANT_TOKEN" -H "DPoP: $(${dpop})"`,
@@ -129,8 +130,8 @@ export function addAssistantCommand(program: Command): void {
     .addHelpText(
       'after',
       `
-Examples:
-  $ eval "$(shop-conformance assistant session --base-url http://127.0.0.1:8787)"
+Examples (SHOP is the deployment's URL, such as http://127.0.0.1:8787 of \`shop-conformance serve\`):
+  $ eval "$(shop-conformance assistant session --base-url "$SHOP")"   # sets SHOP, ASSISTANT_TOKEN, ASSISTANT_KEY, ASSISTANT_SESSION, DPOP_NONCE
   $ curl "$SHOP/v1/me" -H "Authorization: DPoP $ASSISTANT_TOKEN" \\
       -H "DPoP: $(shop-conformance dpop --key "$ASSISTANT_KEY" --method GET --url "$SHOP/v1/me" --token "$ASSISTANT_TOKEN" --nonce "$DPOP_NONCE")"`,
     )

@@ -121,12 +121,15 @@ export function addDpopCommand(program: Command): void {
 Without --key or --new-key the proof is signed with a throwaway key, which no token's cnf.jkt names.
 Each proof has a fresh jti and iat = now: make one per request.
 
-Examples:
-  $ shop-conformance dpop --new-key assistant.jwk --method GET --url http://127.0.0.1:8787/v1/me
-  $ TOKEN=$(shop-conformance token assistant --dpop-key assistant.jwk)
-  $ curl http://127.0.0.1:8787/v1/me -H "Authorization: DPoP $TOKEN" \\
-      -H "DPoP: $(shop-conformance dpop --key assistant.jwk --method GET --url http://127.0.0.1:8787/v1/me --token "$TOKEN")"
-  $ shop-conformance dpop --key assistant.jwk --method POST --url https://shop.example/v1/cart/items --nonce "$NONCE" --json`,
+A deployment accepts a proof only with a token of a session it knows and the DPoP-Nonce it last answered:
+\`assistant session\` registers a session, mints its token and fetches a nonce (ASSISTANT_TOKEN, DPOP_NONCE).
+
+Examples (SHOP is the deployment's URL, such as http://127.0.0.1:8787 of \`shop-conformance serve\`):
+  $ shop-conformance dpop --new-key assistant.jwk --method GET --url "$SHOP/v1/me"      # a key, and a proof signed with it
+  $ eval "$(shop-conformance assistant session --base-url "$SHOP" --key assistant.jwk)"  # a session bound to that key
+  $ curl "$SHOP/v1/me" -H "Authorization: DPoP $ASSISTANT_TOKEN" \\
+      -H "DPoP: $(shop-conformance dpop --key assistant.jwk --method GET --url "$SHOP/v1/me" --token "$ASSISTANT_TOKEN" --nonce "$DPOP_NONCE")"
+  $ shop-conformance dpop --key assistant.jwk --method POST --url "$SHOP/v1/cart/items" --token "$ASSISTANT_TOKEN" --nonce "$DPOP_NONCE" --json`,
     )
     .action(
       action('dpop', async (o: DpopOptions) => {

@@ -3,7 +3,7 @@
 // description documents (docs/explore.md). Every distinct finding is shrunk and written as a replay file; --replay
 // reruns one.
 import { existsSync, readFileSync, rmSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { basename, dirname, resolve } from 'node:path';
 import { Command } from 'commander';
 import { z } from 'zod';
 import { doctor, formatDoctorSteps } from '../../conformance/engine/doctor.js';
@@ -19,7 +19,8 @@ import { startEmbedded } from './run.js';
 
 const optionsSchema = z.object({
   baseUrl: z.url().optional(),
-  profile: z.string().min(1),
+  /** Absent when not given: the fixture profile, or with --replay the one the finding recorded. */
+  profile: z.string().min(1).optional(),
   budget: z.string().refine((s) => parseDuration(s) !== undefined, 'a duration like 30s, 2m or 500ms'),
   seed: z.coerce
     .number()
@@ -27,7 +28,8 @@ const optionsSchema = z.object({
     .min(0)
     .max(2 ** 31 - 1)
     .optional(),
-  output: z.string().min(1),
+  /** Absent when not given: explore-output, or with --replay a directory beside the finding's (replayOutput). */
+  output: z.string().min(1).optional(),
   replay: z.string().min(1).optional(),
   reference: z.boolean(),
   ca: z.string().min(1).optional(),
@@ -52,22 +54,16 @@ function readReplay(file: string): ReplayFile | string {
   return `${file}: ${issue.path.join('.') || '(root)'}: ${issue.message}`;
 }
 
+export const DEFAULT_OUTPUT = 'explore-output';
+
+/** Where a replay's reports go by default: beside the finding's directory, never in it (`<dir>-replay-finding-1`). */
+export function replayOutput(replayFile: string): string {
+  const file = resolve(replayFile);
+  return `${dirname(file)}-replay-${basename(file).replace(/\.replay\.json$|\.json$/, '')}`;
+}
+
 export async function runExplore(o: ExploreCliOptions, io: Io = stdio): Promise<number> {
   const name = 'shop-conformance explore';
-  let profile;
-  try {
-    profile = readProfileFile(resolve(o.profile), { toMint: true });
-  } catch (err) {
-    io.err(`${name}: --profile: ${(err as Error).message}\n`);
-    return EXIT.usage;
-  }
-  let ca: string | undefined;
-  try {
-    ca = o.ca === undefined ? undefined : readCaFile(resolve(o.ca));
-  } catch (err) {
-    io.err(`${name}: --ca: ${(err as Error).message}\n`);
-    return EXIT.usage;
-  }
   let recorded: ReplayFile | undefined;
   if (o.replay !== undefined) {
     const r = readReplay(resolve(o.replay));
@@ -77,13 +73,46 @@ export async function runExplore(o: ExploreCliOptions, io: Io = stdio): Promise<
     }
     recorded = r;
   }
+  // A replay never writes into the directory of the finding it replays: its reports would replace the finding's.
+  let output = resolve(o.output ?? DEFAULT_OUTPUT);
+  if (o.replay !== undefined) {
+    if (o.output === undefined) output = replayOutput(o.replay);
+    else if (output === dirname(resolve(o.replay))) {
+      io.err(`${name}: --output: ${o.output} holds the finding being replayed (${o.replay}); name another directory\n`);
+      return EXIT.usage;
+    }
+  }
+  // The finding's profile unless --profile says otherwise: a deployment with keys of its own refuses the fixture's.
+  const profilePath =
+    o.profile !== undefined
+      ? resolve(o.profile)
+      : recorded?.profile !== undefined
+        ? resolve(dirname(resolve(o.replay!)), recorded.profile)
+        : FIXTURE_PROFILE;
+  const fromFinding = o.profile === undefined && recorded?.profile !== undefined;
+  let profile;
+  try {
+    profile = readProfileFile(profilePath, { toMint: true });
+  } catch (err) {
+    const where = fromFinding ? `--replay: ${o.replay}: profile` : '--profile';
+    io.err(`${name}: ${where}: ${(err as Error).message}${fromFinding ? ' (pass --profile)' : ''}\n`);
+    return EXIT.usage;
+  }
+  if (fromFinding) io.err(`profile ${profilePath} (the finding's)\n`);
+  let ca: string | undefined;
+  try {
+    ca = o.ca === undefined ? undefined : readCaFile(resolve(o.ca));
+  } catch (err) {
+    io.err(`${name}: --ca: ${(err as Error).message}\n`);
+    return EXIT.usage;
+  }
   const seed = o.seed ?? recorded?.seed ?? Math.floor(Math.random() * 2 ** 31);
   const budgetMs = parseDuration(o.budget)!;
   const started: { close(): Promise<void> }[] = [];
   try {
     let baseUrl = o.baseUrl;
     if (!baseUrl) {
-      const embedded = await startEmbedded(resolve(o.profile));
+      const embedded = await startEmbedded(profilePath);
       started.push({ close: async () => (await embedded.server.close(), rmSync(embedded.dir, { recursive: true, force: true })) });
       profile = embedded.profile;
       baseUrl = embedded.server.url;
@@ -96,7 +125,7 @@ export async function runExplore(o: ExploreCliOptions, io: Io = stdio): Promise<
     }
     let referenceUrl: string | undefined;
     if (o.reference) {
-      const reference = await startEmbedded(resolve(o.profile));
+      const reference = await startEmbedded(profilePath);
       started.push({ close: async () => (await reference.server.close(), rmSync(reference.dir, { recursive: true, force: true })) });
       referenceUrl = reference.server.url;
     }
@@ -123,17 +152,17 @@ export async function runExplore(o: ExploreCliOptions, io: Io = stdio): Promise<
       io.err(`exploring ${baseUrl} for ${o.budget} (seed ${seed}${referenceUrl ? ', lockstep reference ' + referenceUrl : ''})\n`);
       result = await explore({ ...common, seed, budgetMs });
     }
-    const output = resolve(o.output);
     const files = writeReports(output, result, {
       target: baseUrl,
       seed,
       budgetMs,
+      ...(profilePath !== FIXTURE_PROFILE ? { profile: profilePath } : {}),
       script: (seq) =>
         curlScriptOf(seq.steps, {
           baseUrl: o.baseUrl ?? 'http://127.0.0.1:8787',
           profile: profile!,
           parallel: seq.parallel,
-          ...(o.profile !== FIXTURE_PROFILE ? { profilePath: o.profile } : {}),
+          ...(profilePath !== FIXTURE_PROFILE ? { profilePath } : {}),
           title: `shop-conformance explore, seed ${seed}: ${seq.findings.map((f) => `[${f.clauses.join(', ')}] ${f.message}`).join('; ')}`,
         }),
     });
@@ -159,7 +188,7 @@ export function addExploreCommand(program: Command): void {
       'Generated request sequences against a deployment (the embedded reference without --base-url), judged by a model of the spec, a lockstep reference and its own description documents; a finding is shrunk to a replayable file.',
     )
     .option('--base-url <url>', 'the deployment to explore; without it the embedded reference is started')
-    .option('--profile <file>', 'profile the deployment shares with the suite', FIXTURE_PROFILE)
+    .option('--profile <file>', "profile the deployment shares with the suite (with --replay: default the finding's)", FIXTURE_PROFILE)
     .option(
       '--budget <duration>',
       'how long to generate sequences (30s, 2m); shrinking the findings takes up to as long again in all, then the concurrent interleavings',
@@ -168,8 +197,8 @@ export function addExploreCommand(program: Command): void {
     .option('--seed <n>', "seed of the generated sequences (printed; default: random, or the replay file's)")
     .option(
       '--output <dir>',
-      'where reports go (explore-report.json, junit.xml, explore.html, finding-N.replay.json and finding-N.sh per finding)',
-      'explore-output',
+      "where reports go (explore-report.json, junit.xml, explore.html, finding-N.replay.json and finding-N.sh per finding); with --replay: default <finding's dir>-replay-finding-N, never the finding's own",
+      DEFAULT_OUTPUT,
     )
     .option('--replay <file>', 'rerun a recorded finding (a finding-N.replay.json): exit 1 if it still diverges, 0 if not')
     .option('--no-reference', 'no lockstep embedded reference: the model and schema oracles alone')
@@ -184,10 +213,16 @@ answers, TLS untrusted, not this service, or the deployment's refusal says the i
 Examples:
   $ shop-conformance explore --budget 30s --seed 7                 # the embedded reference
   $ shop-conformance explore --base-url https://shop.example --profile ./profile.json --budget 5m
-  $ shop-conformance explore --replay explore-output/finding-1.replay.json --base-url https://shop.example`,
+  $ shop-conformance explore --replay explore-output/finding-1.replay.json --base-url https://shop.example   # its profile too`,
     )
-    .action(async (raw: Record<string, unknown>) => {
-      const parsed = optionsSchema.safeParse(raw);
+    .action(async (raw: Record<string, unknown>, cmd: Command) => {
+      // Defaults stay unset here: with --replay they come from the finding (runExplore).
+      const given = (key: string) => cmd.getOptionValueSource(key) !== 'default';
+      const parsed = optionsSchema.safeParse({
+        ...raw,
+        profile: given('profile') ? raw.profile : undefined,
+        output: given('output') ? raw.output : undefined,
+      });
       if (!parsed.success) {
         process.stderr.write(usageLine('explore', parsed.error));
         process.exit(EXIT.usage);

@@ -66,9 +66,9 @@ export function addGuestSessionCommand(program: Command): void {
       `
 A guest request carries a storefront token too: \`shop-conformance token guest --json\` prints both headers.
 
-Examples:
+Examples (SHOP is the deployment's URL, such as http://127.0.0.1:8787 of \`shop-conformance serve\`):
   $ shop-conformance guest-session
-  $ GS=$(shop-conformance guest-session); curl http://127.0.0.1:8787/v1/cart \\
+  $ GS=$(shop-conformance guest-session); curl "$SHOP/v1/cart" \\
       -H "Authorization: Bearer $(shop-conformance token guest --no-session)" -H "Guest-Session: $GS"
   $ shop-conformance guest-session --uuid 0b7f3c2e-5d1a-4e8b-9c6f-2a4d8e1f3b5c --previous --json`,
     )

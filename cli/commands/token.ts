@@ -264,14 +264,19 @@ Kinds and what they send (docs/tokens.md):
   assistant            Authorization: DPoP <proxy token bound to a key>, DPoP: <proof> (see \`dpop\`)
   mcp-agent-forwarder  Authorization: Bearer <forwarder token>, Assistant-Subject: <original token>
 
-Examples:
-  $ curl http://127.0.0.1:8787/v1/me -H "Authorization: Bearer $(shop-conformance token customer)"
+An assistant token is accepted only for a session the deployment knows, with a proof carrying its last DPoP-Nonce:
+\`assistant session\` registers one and fetches a nonce (below), or does it all at once.
+
+Examples (SHOP is the deployment's URL, such as http://127.0.0.1:8787 of \`shop-conformance serve\`):
+  $ curl "$SHOP/v1/me" -H "Authorization: Bearer $(shop-conformance token customer)"
   $ shop-conformance token customer --sub cust_ben --scope catalog:read cart:read --expires-in 60
   $ shop-conformance token delegated --channel openapi --json
-  $ curl http://127.0.0.1:8787/v1/cart -H @<(shop-conformance token guest --headers)
-  $ shop-conformance token operator --operator alice@shop.test --headers
-  $ shop-conformance token invited-agent --agent-id agent_7 --permission assistant:read checkout --json
-  $ shop-conformance token assistant --dpop-key assistant.jwk --sid as_1 --url http://127.0.0.1:8787/v1/me --headers
+  $ curl "$SHOP/v1/cart" -H @<(shop-conformance token guest --headers)
+  $ curl "$SHOP/v1/ops/orders" -H @<(shop-conformance token operator --operator alice@shop.test --headers)
+  $ curl "$SHOP/v1/me" -H @<(shop-conformance token invited-agent --agent-id agent_7 --permission assistant:read checkout --headers)
+  $ eval "$(shop-conformance assistant session --base-url "$SHOP" --key assistant.jwk)"   # sets ASSISTANT_SESSION, DPOP_NONCE
+  $ curl "$SHOP/v1/me" -H @<(shop-conformance token assistant --dpop-key assistant.jwk --sid "$ASSISTANT_SESSION" \\
+      --url "$SHOP/v1/me" --nonce "$DPOP_NONCE" --headers)
   $ shop-conformance token customer --claim exp=1 --claim 'act={"sub":"someone"}'    # for negative tests`,
     )
     .action(

@@ -41,13 +41,16 @@ export const replaySchema = z
     ),
     steps: z.array(z.unknown()).optional(),
     findings: z.array(z.unknown()).optional(),
+    /** The profile the finding was found with (absolute path), when not the fixture profile: --replay uses it. */
+    profile: z.string().min(1).optional(),
   })
   .refine((r) => r.interleavings === true || r.plans.length > 0, { message: 'at least one plan step', path: ['plans'] });
 export type ReplayFile = z.infer<typeof replaySchema>;
 
-export function replayFileOf(seq: Sequence): ReplayFile & { steps: unknown[]; answers: unknown[]; findings: Finding[] } {
+export function replayFileOf(seq: Sequence, profile?: string): ReplayFile & { steps: unknown[]; answers: unknown[]; findings: Finding[] } {
   return {
     format: REPLAY_FORMAT,
+    ...(profile !== undefined ? { profile } : {}),
     seed: seq.seed,
     ...(seq.interleavings ? { interleavings: true as const } : {}),
     ...(seq.concurrency ? { concurrency: seq.concurrency } : {}),
@@ -146,12 +149,19 @@ ${verdict}${sections}</body></html>\n`;
 export function writeReports(
   output: string,
   r: ExploreResult,
-  o: { target: string; seed: number; budgetMs: number; script?: (seq: Sequence) => string | undefined },
+  o: {
+    target: string;
+    seed: number;
+    budgetMs: number;
+    script?: (seq: Sequence) => string | undefined;
+    /** The profile's path, recorded in each replay file (absent: the fixture profile). */
+    profile?: string;
+  },
 ): { report: string; junit: string; html: string; findings: FindingFiles[] } {
   mkdirSync(output, { recursive: true });
   const findings = r.failures.map((seq, i): FindingFiles => {
     const replay = join(output, `finding-${i + 1}.replay.json`);
-    writeFileSync(replay, JSON.stringify(replayFileOf(seq), null, 2) + '\n');
+    writeFileSync(replay, JSON.stringify(replayFileOf(seq, o.profile), null, 2) + '\n');
     const text = o.script?.(seq);
     if (text === undefined) return { replay };
     const script = join(output, `finding-${i + 1}.sh`);

@@ -1,29 +1,49 @@
 // The docs' recipes run as written: every ```sh block marked `<!-- recipe: name -->` in docs/ runs in bash against a
-// reference on an ephemeral port ($SHOP), with `npx shop-conformance` meaning this checkout's CLI (its sources).
+// reference on an ephemeral port ($SHOP), with `npx shop-conformance` meaning this checkout's CLI (its sources); blocks of
+// one file marked with the same name run as one script, in order. Every other shell block of docs/ is listed below with
+// the reason it is not run.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { startServer, type RunningServer } from '../../reference/src/server.js';
 import { loadConfig } from '../../reference/src/config.js';
 import { FIXTURE_PROFILE_PATH } from '../helpers/reference.js';
+import { recipes, runScript, shellBlocks } from '../helpers/recipes.js';
 
-const DOCS = new URL('../../docs/', import.meta.url).pathname;
-const CLI = new URL('../../cli/main.ts', import.meta.url).pathname;
-// tsx by its absolute URL: the recipe runs in a directory of its own, where `--import tsx` would not resolve.
-const TSX = import.meta.resolve('tsx');
+/** Files whose blocks other tests own. */
+const FILES_NOT_RUN: Readonly<Record<string, string>> = {
+  'ci.md': 'its CI recipes are marked `<!-- ci-recipe: name -->` and run by test/cli/ci-recipes.test.ts',
+  'conformance.md': 'its blocks run the whole suite (minutes); test/cli/run.test.ts covers `run` and its options',
+};
 
-/** Every marked recipe of the docs: its file, name and shell text. */
-export function recipes(): { file: string; name: string; script: string }[] {
-  const out: { file: string; name: string; script: string }[] = [];
-  for (const file of readdirSync(DOCS).filter((f) => f.endsWith('.md'))) {
-    const text = readFileSync(join(DOCS, file), 'utf8');
-    for (const m of text.matchAll(/<!-- recipe: ([\w-]+) -->\n```sh\n([\s\S]*?)```/g)) out.push({ file, name: m[1]!, script: m[2]! });
-  }
-  return out;
-}
+/** Unmarked shell blocks, by file and first line: why each is not run. */
+const BLOCKS_NOT_RUN: Readonly<Record<string, string>> = {
+  'agent-developers.md: npx shop-conformance serve': 'starts a server in the foreground; the test gives $SHOP instead',
+  'agent-developers.md: npx shop-conformance idp --profile ./conformance/profile.json --host 0.0.0.0 --port 8788':
+    'starts a server in the foreground on a fixed port; test/cli/fixtures.test.ts runs idp',
+  'agent-developers.md: (set -a; . deploy/shop.env; set +a; npx shop-conformance serve --port 8080)':
+    'starts a server in the foreground on a fixed port; test/unit/profile-init.test.ts checks the env file',
+  'agent-developers.md: curl https://shop.example/v1/me -H "Authorization: Bearer $(npx shop-conformance token customer --profile ./conformance/profile.json)"':
+    "a deployment of the reader's own (shop.example)",
+  'checkout.md: PAYMENT_PROVIDER=stripe STRIPE_SECRET_KEY=sk_test_... npx shop-conformance serve':
+    'needs a Stripe test key and starts a server in the foreground',
+  'cli.md: shop-conformance report compare ./reports-main ./reports-branch':
+    'needs two runs; test/cli/baseline.test.ts runs report compare',
+  'cli.md: shop-conformance self-test --defect endpoints.create-without-location auth.expired-token-accepted --workers 2':
+    'self-tests take minutes; test/cli/self-test.test.ts runs self-test',
+  'configuration.md: npx shop-conformance serve': 'starts a server in the foreground; test/cli/serve.test.ts runs serve',
+  'explore.md: npx shop-conformance explore --budget 30s --seed 7                     # the embedded reference':
+    'explores for minutes, and against a deployment ($SHOP_URL); test/cli/explore*.test.ts run explore and --replay',
+  'implementations.md: npx shop-conformance run --level spec --base-url "$URL" --profile implementations/<name>/profile.json \\':
+    'a template (<name>); test/cli/implementations.test.ts runs each implementation',
+  'self-test.md: shop-conformance self-test                                   # every defect, embedded reference':
+    'self-tests take minutes; test/cli/self-test.test.ts runs self-test',
+  "self-test.md: shop-conformance self-test --clause PUR-BANNER-2 --scoped all          # the clause's defects and all their variants":
+    'self-tests take minutes; test/cli/self-test.test.ts runs the scoped variants',
+  'self-test.md: shop-conformance clauses --coverage                         # from ./conformance-output/conformance-report.json':
+    'needs a run report; test/cli/clauses-show.test.ts and the coverage tests read one',
+};
+
+const firstLine = (text: string) => text.split('\n').find((l) => l.trim() && !l.trim().startsWith('#')) ?? '';
 
 let reference: RunningServer;
 before(async () => {
@@ -37,21 +57,18 @@ test('the docs mark their recipes (the assistant recipe of agent-developers.md a
   assert.ok(recipes().some((r) => r.file === 'agent-developers.md' && r.name === 'assistant'));
 });
 
+test('every shell block of docs/ is a recipe, or is listed with the reason it is not run', () => {
+  const unmarked = shellBlocks().filter((b) => !b.recipe && !(b.file in FILES_NOT_RUN));
+  const keys = unmarked.map((b) => `${b.file}: ${firstLine(b.text)}`);
+  const unexplained = unmarked.flatMap((b, i) => (keys[i]! in BLOCKS_NOT_RUN ? [] : [`docs/${b.file}:${b.line} ${keys[i]}`]));
+  assert.deepEqual(unexplained, [], 'mark these `<!-- recipe: name -->`, or say in BLOCKS_NOT_RUN why they are not run');
+  const stale = Object.keys(BLOCKS_NOT_RUN).filter((k) => !keys.includes(k));
+  assert.deepEqual(stale, [], 'BLOCKS_NOT_RUN names blocks the docs no longer have (or that are recipes now)');
+});
+
 for (const r of recipes()) {
   test(`docs/${r.file}, recipe "${r.name}", runs as written`, async () => {
-    const prelude = [
-      'set -euo pipefail',
-      `export SHOP=${reference.url}`,
-      `npx() { if [ "$1" = shop-conformance ]; then shift; node --import ${TSX} ${CLI} "$@"; else command npx "$@"; fi; }`,
-    ].join('\n');
-    // Not spawnSync: the reference answers from this process, so its event loop must keep running.
-    const child = spawn('bash', ['-c', `${prelude}\n${r.script}`], { cwd: mkdtempSync(join(tmpdir(), 'shop-recipe-')) });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
-    const status = await new Promise<number | null>((resolve) => child.once('exit', resolve));
-    const run = { status, stdout, stderr };
+    const run = await runScript(r.script, reference.url);
     assert.equal(run.status, 0, `exit ${run.status}\n${run.stdout}\n${run.stderr}`);
     if (r.name === 'assistant') assert.match(run.stdout, /"caller_kind":"assistant"/);
   });

@@ -99,3 +99,16 @@ test('replaceBlock keeps the prose around the markers and refuses a file without
   assert.throws(() => replaceBlock('# No markers\n', doc), /docs\/x\.md: no <!-- generated:start -->/);
   assert.throws(() => replaceBlock(text + text, doc), /more than one generated block/);
 });
+
+test('replaceBlock replaces a named block alone, leaving the unnamed one and the others as they are', () => {
+  const doc = { file: 'docs/x.md', name: 'options: run', source: 'a test', block: 'new' };
+  const named = (name: string, body: string) => `<!-- generated:start ${name} -->\n${body}\n<!-- generated:end ${name} -->`;
+  const text = `${named('options: run', 'old')}\n${named('options: serve', 'kept')}\n${GENERATED_START}\nkept too\n${GENERATED_END}\n`;
+  const next = replaceBlock(text, doc);
+  assert.match(
+    next,
+    /<!-- generated:start options: run -->\n<!-- Generated from a test[^\n]*-->\n\nnew\n\n<!-- generated:end options: run -->/,
+  );
+  assert.ok(next.includes(named('options: serve', 'kept')) && next.includes('kept too') && !next.includes('\nold\n'));
+  assert.throws(() => replaceBlock(text, { ...doc, name: 'options: idp' }), /no <!-- generated:start options: idp -->/);
+});
