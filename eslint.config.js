@@ -85,6 +85,19 @@ export default tseslint.config(
     },
   },
   {
+    files: ['reference/src/pipeline/context.ts'],
+    rules: {
+      'no-restricted-imports': restrict(
+        { group: ['**/conformance/**', '**/cli/**'], message: 'The reference knows nothing of the suite or the CLI.' },
+        { group: ['**/routes/**', './routes/*', '../routes/*'], message: 'The stages know no route (docs/pipeline.md).' },
+        {
+          group: ['**/admission/**'],
+          message: "The context is the stages' shared shape: admission reads it, it does not read admission (no import loop).",
+        },
+      ),
+    },
+  },
+  {
     files: ['conformance/engine/**/*.ts'],
     rules: {
       'no-restricted-imports': restrict(

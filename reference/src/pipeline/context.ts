@@ -4,11 +4,26 @@ import type { Operation } from '../../../contract/operations.js';
 import type { CallerKind } from '../../../contract/callers.js';
 import type { Scheme } from '../auth/challenge.js';
 import type { Classification } from '../auth/classify.js';
-import type { AgentAdmission } from '../admission/agents.js';
 import type { VerifiedToken } from '../auth/verify-token.js';
 import type { Domain } from '../domain.js';
 import type { RouteDef } from './route.js';
 import type { EventStream } from '../sse.js';
+
+/** What admission resolved for an agent caller; the actor stage turns it into the live actor. */
+export interface AgentAdmission {
+  kind: 'invited-agent' | 'assistant';
+  agentId: string;
+  /** The account acted for; null for a signed-out assistant. */
+  accountSub: string | null;
+  /** Account permissions in force (assistants: token permissions ∩ the session's live scopes). */
+  permissions: readonly string[];
+  signedIn: boolean;
+  sessionId: string | null;
+  /** Client counted by the per-client budget (assistants). */
+  clientId: string;
+  /** Set when a forwarder brought the agent: its service credential's scopes (needs agent:forward). */
+  forwarderScopes: ReadonlySet<string> | null;
+}
 
 export interface Actor {
   callerKind: CallerKind;
