@@ -7,3 +7,4 @@ export * from './headers.js';
 export * from './profile.js';
 export * from './seed.js';
 export * from './routes.js';
+export * from './requests.js';

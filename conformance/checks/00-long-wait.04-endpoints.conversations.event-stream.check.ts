@@ -16,7 +16,7 @@
 // Data. Every check provisions its own assistant session (conformance/checks/_shared/assistant.ts): nothing is shared between checks.
 import { check, learned, notApplicable, test } from '../engine/check.js';
 import { AssistantAgent } from './_shared/assistant.js';
-import { brief, expectNoStore, expectStatus, fail } from '../lib/assert.js';
+import { brief, expectDpopNonce, expectNoStore, expectStatus, fail } from '../lib/assert.js';
 import { freshId } from '../lib/fresh-id.js';
 import { LIMITS } from '../../contract/limits.js';
 import { COLLECTION, conversationRoute, openConversation } from './_shared/open-conversation.js';
@@ -106,7 +106,7 @@ test(
       const stream = await openEventStream(shop, agent, `${COLLECTION}/${id}/events`);
       if (!isStream(stream)) return fail('the event stream', '200 text/event-stream', brief(stream), { clause: 'EVT-STREAM-1' });
       try {
-        if (!stream.res.headers.get('dpop-nonce')) fail('DPoP-Nonce on the event stream', 'present', null, { clause: 'AUTH-ORDER-4' });
+        expectDpopNonce(stream.res, { at: 'the event stream' });
         if ((await stream.until((t) => eventsOf(t).length >= 1, 3000)) === null)
           fail('the replayed message', 'an event', stream.text(), { clause: 'EVT-STREAM-1' });
         const first = eventsOf(stream.text())[0]!;

@@ -17,6 +17,7 @@ import { AssistantAgent, browserSession } from './_shared/assistant.js';
 import {
   brief,
   expectChallenge,
+  expectDpopNonce,
   expectNoStore,
   expectProblem,
   expectStatus,
@@ -145,7 +146,7 @@ test(
       if (locationOf(shop, opened, COLLECTION)?.path !== `${COLLECTION}/${id}`)
         fail('Location of the new conversation', `${COLLECTION}/${id}`, opened.headers.get('location'), { clause: 'END-CONV-2' });
       expectNoStore(opened, { clause: 'END-CONV-9' });
-      if (!opened.headers.get('dpop-nonce')) fail('DPoP-Nonce on a success', 'present', null, { clause: 'AUTH-ORDER-4' });
+      expectDpopNonce(opened, { at: 'a success' });
       if (opened.body?.status !== 'open' || opened.body?.mode !== 'direct')
         fail('the new conversation', '{ mode: direct, status: open }', opened.body, { clause: 'END-PUBLIC-19' });
 

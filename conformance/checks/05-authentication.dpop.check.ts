@@ -10,7 +10,7 @@ import type { ShopResponse } from '../engine/http.js';
 import { CASES_AT_ONCE, judgeConcurrently } from '../engine/in-flight.js';
 import { AssistantAgent, htuOf } from './_shared/assistant.js';
 import { cartLine } from './_shared/expect-cart.js';
-import { expectChallenge, expectProblem, expectSuccess, fail, inCase } from '../lib/assert.js';
+import { expectChallenge, expectProblem, expectSuccess, fail, inCase, nonceOf } from '../lib/assert.js';
 import { nowSeconds } from '../lib/jws.js';
 import {
   CART,
@@ -95,7 +95,7 @@ test(
       expectNonceHeader(first, { clause: 'AUTH-ORDER-4' });
       if (first.status !== 200) {
         inCase('a proof without a nonce', () => expectDpopFailure(shop, first, ['use_dpop_nonce'], { clause: 'ERR-TABLE-4' }));
-        const second = (await agent.get(CART, { proof: { nonce: first.headers.get('dpop-nonce')! }, retryOnNonce: false })).res;
+        const second = (await agent.get(CART, { proof: { nonce: nonceOf(first.headers)! }, retryOnNonce: false })).res;
         expectSuccess(second, { what: 'the same request with the DPoP-Nonce of the challenge', clause: 'ERR-TABLE-4' });
         expectNonceHeader(second, { clause: 'AUTH-ORDER-4' });
       }

@@ -5,7 +5,7 @@
 // Authorization headers need a raw socket, outside the suite's one transport: test/reference/http-robustness.test.ts.)
 import { check, test, type Shop } from '../engine/check.js';
 import type { ShopResponse } from '../engine/http.js';
-import { brief, expectOwnedMembers, expectProblem, fail, inCase } from '../lib/assert.js';
+import { brief, expectDpopNonce, expectOwnedMembers, expectProblem, fail, inCase, nonceOf } from '../lib/assert.js';
 import { LIMITS } from '../../contract/limits.js';
 import { cartLine } from './_shared/expect-cart.js';
 import { customerToken } from './_shared/mint-callers.js';
@@ -118,10 +118,10 @@ async function expectFreshNonces(
   for (const [method, path, headers, body] of cases) {
     for (let i = 0; i < 2; i++) {
       const res = await shop.http.request(method, path, { headers, ...(body !== undefined ? { body } : {}) });
-      const nonce = res.headers.get('dpop-nonce');
-      if (!nonce) fail(`${method} ${path} (${res.status}): DPoP-Nonce`, 'present', null, { clause });
-      if (seen.has(nonce!)) fail(`${method} ${path}: DPoP-Nonce fresh on every response`, 'a value not sent before', nonce, { clause });
-      seen.add(nonce!);
+      expectDpopNonce(res, { at: `${method} ${path} (${res.status})`, clause });
+      const nonce = nonceOf(res.headers)!;
+      if (seen.has(nonce)) fail(`${method} ${path}: DPoP-Nonce fresh on every response`, 'a value not sent before', nonce, { clause });
+      seen.add(nonce);
     }
   }
 }

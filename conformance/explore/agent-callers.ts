@@ -8,12 +8,13 @@ import type { Shop } from '../engine/check.js';
 import type { ShopHttp } from '../engine/http.js';
 import type { Target } from '../engine/target.js';
 import type { Profile } from '../../contract/profile.js';
+import { credentialsOf, type Credentials } from '../../contract/requests.js';
 import { ALL_PERMISSIONS, provisionAssistantSession } from '../checks/_shared/assistant-session.js';
 import { createDpopKey, dpopProof, type DpopKey } from '../lib/dpop.js';
 import { browserSessionValue } from '../lib/credential-formats.js';
 import { nowSeconds } from '../lib/jws.js';
 import type { Minter } from '../lib/mint.js';
-import type { Answer } from './exchange.js';
+import type { Answer, Step } from './exchange.js';
 import { proofDefectOf, type ProofDefect } from './plan.js';
 
 /** One assistant session of a sequence: registered at its first request, its key and bound token. */
@@ -36,8 +37,32 @@ export interface AgentRequest {
 }
 
 export const isAgentCaller = (caller: string): boolean => /^(invited|assistant|browser|forwarder):/.test(caller);
-/** A DPoP request: an assistant's, even its token sent as Bearer (the token marks the scheme: spec, Challenge scheme). */
-export const isDpopCaller = (caller: string): boolean => caller.startsWith('assistant:');
+/** A caller with an assistant session, whose answers' nonces the session keeps for its next proof. */
+const hasAssistantSession = (caller: string): boolean => caller.startsWith('assistant:');
+
+/**
+ * What a caller label presents, as `headers()` (assistants) and the world's minted credentials (every other caller) send
+ * it: the Authorization scheme, whether a proof goes with it, whether the token is marked as an assistant's. The rules
+ * read a step's request from this (contract/requests.ts): whether it is a DPoP request, its challenge scheme.
+ */
+export function credentialsOfCaller(caller: string): Credentials {
+  if (caller === 'assistant:bearer') return { scheme: 'bearer', proof: false, assistantToken: true };
+  if (hasAssistantSession(caller)) return { scheme: 'dpop', proof: proofDefectOf(caller) !== 'none', assistantToken: true };
+  // The world mints a Bearer token for these (world.ts mintFor; agent headers above); any other label is sent bare.
+  if (/^(customer|delegated|guest|operator|invited|browser|forwarder)\b/.test(caller))
+    return { scheme: 'bearer', proof: false, assistantToken: false };
+  return { scheme: undefined, proof: false, assistantToken: false };
+}
+
+/** The credentials of a step as sent: its caller's, with the step's own Authorization or DPoP header (`[]`: removed) over them. */
+export function credentialsOfStep(step: Pick<Step, 'caller' | 'headers'>): Credentials {
+  const base = credentialsOfCaller(step.caller);
+  const own = credentialsOf(step.headers);
+  return {
+    ...('authorization' in step.headers ? { scheme: own.scheme, assistantToken: own.assistantToken } : base),
+    proof: 'dpop' in step.headers ? own.proof : base.proof,
+  };
+}
 
 /** The agent callers of one deployment in one sequence (World owns one; reset() forgets them). */
 export class AgentCallers {
@@ -87,7 +112,7 @@ export class AgentCallers {
 
   /** Keeps the DPoP-Nonce of an answer to a DPoP caller (every such answer carries a fresh one). */
   async answered(caller: string, answer: Answer): Promise<void> {
-    if (!isDpopCaller(caller)) return;
+    if (!hasAssistantSession(caller)) return;
     const nonce = answer.headers['dpop-nonce'];
     if (nonce) (await this.session(caller.endsWith(':b') ? 'b' : 'a')).nonce = nonce;
   }

@@ -12,7 +12,7 @@ import { CheckFailure, softFailures } from '../lib/assert.js';
 import { expectBoundaryRules, expectDomainErrorHeaders, expectProblemMembers, expectRequestId } from '../lib/expect/every-response.js';
 import type { Answer, Finding, Step } from './exchange.js';
 import { ownerOf, sessionOf, type PlanStep } from './plan.js';
-import { isDpopCaller } from './agent-callers.js';
+import { credentialsOfStep } from './agent-callers.js';
 import { mayHaveMore } from './model-knows.js';
 
 export { expectedOutcome, mayHaveMore } from './model-knows.js';
@@ -21,7 +21,6 @@ export type Account = 'a' | 'b';
 
 /** Catalog GETs keep caching of their own (END-CONV-7): exempt from the no-store default. */
 const CATALOG = new Set(OPERATIONS.filter((op) => op.group === 'catalog').map((op) => op.operationId));
-const CONVERSATION = new Set(OPERATIONS.filter((op) => op.group === 'conversation').map((op) => op.operationId));
 
 export interface ModelState {
   /** Per owner: the variants its cart holds, or undefined while unknown. */
@@ -68,8 +67,8 @@ export function judgeHeaders(step: Step, answer: Answer, index: number, docsUrl:
     expectRequestId(res, what);
     expectBoundaryRules(res, what, step.method === 'GET' && CATALOG.has(step.operationId));
     expectProblemMembers(docsUrl, res, what);
-    // A DPoP request (an assistant's, or any request on a conversation path, whose scheme is DPoP) gets a nonce on every answer.
-    expectDomainErrorHeaders(res, what, isDpopCaller(step.caller) || CONVERSATION.has(step.operationId));
+    // ERR-PROBLEM-8 (rules/07-errors.ts): the request as sent, its path and the credentials its caller presents.
+    expectDomainErrorHeaders(res, what, { path: step.path.split('?')[0]!, credentials: credentialsOfStep(step) });
   } catch (err) {
     if (err instanceof CheckFailure) ledger.push(err);
     else throw err;

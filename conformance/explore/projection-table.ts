@@ -1,48 +1,79 @@
 // The differential oracle's table (projection.ts): what it compares, with the clauses that pin each field, what it never
 // compares and why, and the clauses each error code's row pins. Data only; docs/explore.md cites it.
 
-/** What the differential oracle compares, with the clauses that pin it and when it applies (the docs cite this table). */
-export const COMPARED: readonly { field: string; when: string; clauses: readonly string[] }[] = [
+/**
+ * What the differential oracle compares, with the clauses that pin it and when it applies (the docs cite this table). The
+ * table is the wiring: compareProjections reports a difference only by a row's `field`, in the row's `label`.
+ */
+export const COMPARED = [
   {
     field: 'status class',
+    label: 'status',
     when: 'success, refusal (4xx) or server error; success against a refusal only when either side answers a code the spec names, or the model knows the step succeeds and the target refused',
     clauses: ['END-OPS-<operation>-1'],
   },
   {
     field: 'status',
+    label: 'status',
     when: 'when either side answers an error code the spec names with its status; 201 of addAddress, 204 of a delete, 304',
     clauses: ['ERR-TABLE-*', 'END-CONV-1', 'END-CONV-3', 'END-CONV-8'],
   },
   {
     field: 'error',
+    label: 'problem error',
     when: 'when either side answers an error code the spec names and the spec orders the two refusals (contract/stages.ts)',
     clauses: ['RES-PROBLEM-2', 'ERR-TABLE-*'],
   },
   {
     field: 'challenge',
+    label: 'WWW-Authenticate challenge',
     when: 'both sides answer the same code, other than insufficient_scope: schemes and their `error` parameter',
     clauses: ['ERR-TABLE-1..6', 'ERR-TABLE-10', 'AUTH-SCHEME-*', 'ERR-PROBLEM-8'],
   },
   {
     field: 'dpopNonce',
-    when: 'presence, on the answer to a DPoP request (a DPoP header or the DPoP scheme)',
+    label: 'DPoP-Nonce presence',
+    when: 'presence, on the answer to a DPoP request (a proof with the DPoP scheme: contract/requests.ts isDpopRequest)',
     clauses: ['AUTH-ORDER-4', 'ERR-TABLE-4'],
   },
-  { field: 'requestId', when: 'presence, always', clauses: ['AUTH-ORDER-2', 'ERR-PROBLEM-7'] },
-  { field: 'instanceMatches', when: "on both sides' problem documents", clauses: ['RES-PROBLEM-8', 'ERR-PROBLEM-6'] },
+  { field: 'requestId', label: 'X-Request-Id presence', when: 'presence, always', clauses: ['AUTH-ORDER-2', 'ERR-PROBLEM-7'] },
+  {
+    field: 'instanceMatches',
+    label: 'problem instance equal to X-Request-Id',
+    when: "on both sides' problem documents",
+    clauses: ['RES-PROBLEM-8', 'ERR-PROBLEM-6'],
+  },
   {
     field: 'cache',
+    label: 'Cache-Control class',
     when: 'class: no-store, private no-cache (catalog GETs), fresh N seconds (description documents), absent',
     clauses: ['END-CONV-7', 'END-CONV-9', 'ERR-PROBLEM-5', 'LIM-DOCS-1'],
   },
-  { field: 'media', when: "on failures (status 400 or above): the media type's essence", clauses: ['RES-PROBLEM-1', 'ERR-PROBLEM-4'] },
+  {
+    field: 'media',
+    label: 'media type',
+    when: "on failures (status 400 or above): the media type's essence",
+    clauses: ['RES-PROBLEM-1', 'ERR-PROBLEM-4'],
+  },
   {
     field: 'retryAfter',
+    label: 'Retry-After',
     when: 'presence on rate_limited; the value 5 on unavailable',
     clauses: ['ERR-TABLE-12', 'ERR-TABLE-13', 'LIM-RETRY-1'],
   },
-  { field: 'location', when: 'presence on a 201 of checkoutSavedCard (the order has a GET URL)', clauses: ['END-CONV-2'] },
-];
+  {
+    field: 'location',
+    label: 'Location presence',
+    when: 'presence on a 201 of checkoutSavedCard (the order has a GET URL)',
+    clauses: ['END-CONV-2'],
+  },
+] as const satisfies readonly { field: string; label: string; when: string; clauses: readonly string[] }[];
+
+/** A field the differential compares: a row of COMPARED. */
+export type ComparedField = (typeof COMPARED)[number]['field'];
+
+/** The label of a compared field in a finding's message. */
+export const labelOf = (field: ComparedField): string => COMPARED.find((c) => c.field === field)!.label;
 
 /** What is never compared, and why (the spec leaves it to the deployment). */
 export const NEVER_COMPARED: readonly { what: string; why: string }[] = [
@@ -74,8 +105,8 @@ export const NEVER_COMPARED: readonly { what: string; why: string }[] = [
     why: "whether a checkout is a create is the deployment's choice; the spec-level checks judge a declared create (its documents) answering 201",
   },
   {
-    what: 'DPoP-Nonce presence on an answer to a request with neither a DPoP header nor the DPoP scheme (an assistant token sent as Bearer)',
-    why: 'not pinned (the DPoP checks accept either); a nonce on a domain error to such a request is judged by the model',
+    what: 'DPoP-Nonce presence on an answer to a request that is not a DPoP request (an assistant token sent as Bearer, the DPoP scheme without a proof, a proof beside Bearer)',
+    why: 'not pinned (the DPoP checks accept either; docs/ambiguities.md, 4); a nonce on a domain error to such a request is judged by the model',
   },
   { what: 'status of direct_conversation_open', why: 'not shown (Errors table)' },
   {

@@ -4,12 +4,15 @@
 // compared, so a conforming alternate raises no finding. Pure: no network, no engine.
 import { ERRORS, type ErrorCode } from '../../contract/errors.js';
 import { OPERATIONS_BY_ID } from '../../contract/operations.js';
+import { mayBeDpopRequest } from '../../contract/requests.js';
 import { freshnessLifetime } from '../lib/freshness.js';
 import { CHALLENGE_LEFT_OPEN } from '../lib/expect/problem.js';
 import { parseCacheControl } from '../lib/expect/cache.js';
 import { parseChallenges } from '../lib/www-authenticate.js';
+import { NONCE_ON_EVERY_RESPONSE, nonceOf } from '../rules/05-authentication.js';
+import { credentialsOfStep } from './agent-callers.js';
 import type { Answer, Finding, Step } from './exchange.js';
-import { CODE_CLAUSES } from './projection-table.js';
+import { CODE_CLAUSES, labelOf, type ComparedField } from './projection-table.js';
 import { inputRefusals, outcomeComparable, outcomeOpen, unorderedRefusals, type DifferentialContext } from './comparable.js';
 
 export { COMPARED, NEVER_COMPARED } from './projection-table.js';
@@ -103,7 +106,7 @@ export function projectAnswer(_step: Step, answer: Answer): Projection {
     error,
     pinned: isPinned(error),
     challenge: challengeOf(answer),
-    dpopNonce: (header(answer, 'dpop-nonce') ?? '').trim() !== '',
+    dpopNonce: nonceOf(answer.headers) !== undefined,
     requestId: requestId !== undefined && requestId !== '',
     cache: cacheOf(answer),
     media: mediaOf(answer),
@@ -115,20 +118,20 @@ export function projectAnswer(_step: Step, answer: Answer): Projection {
 }
 
 /**
- * Whether the step is a DPoP request: a `DPoP` header or the DPoP scheme (the answer then carries a fresh DPoP-Nonce,
- * AUTH-ORDER-4). An assistant's caller sends the DPoP scheme, but for `assistant:bearer`: its token as Bearer without a
- * proof, a request whose nonce the spec does not pin (the DPoP checks' negative matrix: `nonce: false`).
+ * Whether the step is a DPoP request (contract/requests.ts isDpopRequest, on the credentials its caller presents): the
+ * nonce rule applies to its answer (rules/05-authentication.ts, AUTH-ORDER-4). An assistant's token as Bearer without a
+ * proof is not one: its nonce the spec does not pin (the DPoP checks' negative matrix: `nonce: false`).
  */
-export const sendsDpop = (step: Step): boolean =>
-  'dpop' in step.headers ||
-  (/^assistant/.test(step.caller) && step.caller !== 'assistant:bearer') ||
-  /^dpop/i.test(String(step.headers.authorization ?? ''));
+export const sendsDpop = (step: Step): boolean => NONCE_ON_EVERY_RESPONSE.applies(credentialsOfStep(step));
 
 /** Whether the step carries an assistant's token, whatever its scheme (the invalid_token row of ERR-TABLE-3). */
-const assistantToken = (step: Step): boolean => sendsDpop(step) || /^assistant/.test(step.caller);
+const assistantToken = (step: Step): boolean => {
+  const c = credentialsOfStep(step);
+  return c.assistantToken || mayBeDpopRequest(c);
+};
 
-/** Whether the step is sent with no credential at all (caller label `none`, `anonymous` or empty). */
-const noCredential = (step: Step): boolean => /^(none|anonymous)?$/.test(step.caller) && !('authorization' in step.headers);
+/** Whether the step is sent with no credential at all (no Authorization: its caller sends none, or the step removed it). */
+const noCredential = (step: Step): boolean => credentialsOfStep(step).scheme === undefined;
 
 /** The clause of the step's operation row, for a success/refusal difference no code explains. */
 export function operationClause(step: Step): string[] {
@@ -157,11 +160,11 @@ export function compareProjections(
   const r = projectAnswer(step, reference);
   const out: Finding[] = [];
   const at = `${step.method} ${step.path}`;
-  const differ = (field: string, clauses: readonly string[], expected: unknown, actual: unknown) =>
+  const differ = (field: ComparedField, clauses: readonly string[], expected: unknown, actual: unknown) =>
     out.push({
       oracle: 'differential',
       clauses: [...clauses],
-      message: `${at}: ${field} differs from the reference's (${JSON.stringify(expected)} expected, ${JSON.stringify(actual)} answered)`,
+      message: `${at}: ${labelOf(field)} differs from the reference's (${JSON.stringify(expected)} expected, ${JSON.stringify(actual)} answered)`,
       index,
       expected,
       actual,
@@ -177,11 +180,11 @@ export function compareProjections(
   if (outcomeOpen(step, t, r, classesDiffer) || (classesDiffer && !outcomeComparable(step, t, r, context))) outcomeAgrees = false;
   else if (classesDiffer) {
     const notModified = t.status === 304 || r.status === 304 ? ['END-CONV-8'] : [];
-    differ('status', [...notModified, ...clausesOfCodes(r.error, t.error), ...operationClause(step)], r.status, t.status);
+    differ('status class', [...notModified, ...clausesOfCodes(r.error, t.error), ...operationClause(step)], r.status, t.status);
     outcomeAgrees = false;
   } else if (t.status >= 400 && (t.pinned || r.pinned) && !inputRefusals(t, r) && !unorderedRefusals(t, r)) {
     if (t.error !== r.error) {
-      differ('problem error', ['RES-PROBLEM-2', ...clausesOfCodes(r.error, t.error)], r.error, t.error);
+      differ('error', ['RES-PROBLEM-2', ...clausesOfCodes(r.error, t.error)], r.error, t.error);
       outcomeAgrees = false;
     } else if (t.status !== r.status && r.error !== 'direct_conversation_open') {
       differ('status', clausesOfCodes(r.error), r.status, t.status);
@@ -211,30 +214,30 @@ export function compareProjections(
       // The row of the invalid_token challenge: no token at all (ERR-TABLE-1), an assistant's token (ERR-TABLE-3), any other.
       if (r.error === 'invalid_token')
         clauses.unshift(...(noCredential(step) ? ['ERR-TABLE-1'] : assistantToken(step) ? ['ERR-TABLE-3'] : []));
-      differ('WWW-Authenticate challenge', clauses, r.challenge, t.challenge);
+      differ('challenge', clauses, r.challenge, t.challenge);
     }
   }
 
   // DPoP-Nonce: every answer to a DPoP request carries one. Any other request's is not compared: a nonce on its domain
   // error is judged by the model with the suite's own rule (expectDomainErrorHeaders), and the rest is not pinned.
-  if (t.dpopNonce !== r.dpopNonce && sendsDpop(step)) differ('DPoP-Nonce presence', ['AUTH-ORDER-4'], r.dpopNonce, t.dpopNonce);
+  if (t.dpopNonce !== r.dpopNonce && sendsDpop(step)) differ('dpopNonce', ['AUTH-ORDER-4'], r.dpopNonce, t.dpopNonce);
 
-  if (t.requestId !== r.requestId) differ('X-Request-Id presence', ['AUTH-ORDER-2', 'ERR-PROBLEM-7'], r.requestId, t.requestId);
+  if (t.requestId !== r.requestId) differ('requestId', ['AUTH-ORDER-2', 'ERR-PROBLEM-7'], r.requestId, t.requestId);
   if (t.instanceMatches !== undefined && r.instanceMatches !== undefined && t.instanceMatches !== r.instanceMatches)
-    differ('problem instance equal to X-Request-Id', ['RES-PROBLEM-8', 'ERR-PROBLEM-6'], r.instanceMatches, t.instanceMatches);
+    differ('instanceMatches', ['RES-PROBLEM-8', 'ERR-PROBLEM-6'], r.instanceMatches, t.instanceMatches);
 
   if (outcomeAgrees && t.status !== 304 && r.status !== 304 && !sameCache(t.cache, r.cache))
-    differ('Cache-Control class', cacheClauses(t.status), r.cache, t.cache);
+    differ('cache', cacheClauses(t.status), r.cache, t.cache);
 
-  if (t.status >= 400 && r.status >= 400 && t.media !== r.media) differ('media type', ['RES-PROBLEM-1', 'ERR-PROBLEM-4'], r.media, t.media);
+  if (t.status >= 400 && r.status >= 400 && t.media !== r.media) differ('media', ['RES-PROBLEM-1', 'ERR-PROBLEM-4'], r.media, t.media);
 
   if (t.status === 201 && r.status === 201 && LOCATION_PINNED.has(step.operationId) && t.location !== r.location)
-    differ('Location presence', ['END-CONV-2'], r.location, t.location);
+    differ('location', ['END-CONV-2'], r.location, t.location);
 
   // Retry-After on the rows that carry it: rate_limited (present), unavailable (5).
   if (t.error === r.error && (t.error === 'rate_limited' || t.error === 'unavailable') && t.retryAfter !== r.retryAfter)
     differ(
-      'Retry-After',
+      'retryAfter',
       t.error === 'unavailable' ? ['ERR-TABLE-13', 'LIM-RETRY-1'] : ['ERR-TABLE-12', 'LIM-RATE-4'],
       r.retryAfter,
       t.retryAfter,

@@ -3,6 +3,7 @@
 // shape a deployment chose, documenting one and serving another is a finding. The spec shows no payload shapes, so the
 // document is the only yardstick; it does not require every status to be documented, so an undocumented status is skipped.
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
+import { templatePattern } from '../../contract/requests.js';
 import { getPointer } from '../lib/openapi-schema.js';
 import type { Answer, Finding, Step } from './exchange.js';
 import { operationClause } from './projection.js';
@@ -49,11 +50,7 @@ function serverPrefix(document: Json): string {
 function templatesOf(name: string, document: Json): Template[] {
   const paths = isObject(document.paths) ? document.paths : {};
   return Object.keys(paths).map((path) => {
-    const source = path
-      .split(/(\{[^}]+\})/)
-      .map((part) => (/^\{[^}]+\}$/.test(part) ? '[^/]+' : part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')))
-      .join('');
-    return { doc: name, document, path, regex: new RegExp(`^${source}/?$`), params: (path.match(/\{/g) ?? []).length };
+    return { doc: name, document, path, regex: templatePattern(path, { trailingSlash: true }), params: (path.match(/\{/g) ?? []).length };
   });
 }
 

@@ -53,4 +53,6 @@ export {
   withRow,
 } from './expect/problem.js';
 export { expectChallenge, type ChallengeExpectation } from './expect/challenge.js';
+// The rule book's conditions a check composes (conformance/rules/).
+export { expectDpopNonce, nonceOf } from '../rules/05-authentication.js';
 export { expectCacheControl, expectFreshFor, expectNoStore, expectWeakEtag, parseCacheControl } from './expect/cache.js';

@@ -4,7 +4,7 @@ import type { Shop } from '../../engine/check.js';
 import type { ShopResponse } from '../../engine/http.js';
 import { judgeConcurrently } from '../../engine/in-flight.js';
 import { AssistantAgent, errorOf } from './assistant.js';
-import { expectChallenge, expectProblem, expectSuccess, fail } from '../../lib/assert.js';
+import { expectChallenge, expectDpopNonce, expectProblem, expectSuccess, fail } from '../../lib/assert.js';
 import { challengesOf } from './expect-refusals.js';
 
 /** The path the DPoP checks request: getCart, which every assistant may call. */
@@ -28,12 +28,8 @@ export function expectSingleDpopChallenge(res: ShopResponse, error: string, { cl
  * blames both.
  */
 export function expectNonceHeader(res: ShopResponse, { clause }: { clause: string }): void {
-  const nonce = res.headers.get('dpop-nonce');
-  if (nonce !== null && nonce.trim() !== '') return;
   const dpopFailure = res.status === 401 && (PROOF_OR_NONCE as readonly string[]).includes(errorOf(res) ?? '');
-  fail('DPoP-Nonce header on the answer to a DPoP request', 'a nonce', nonce, {
-    clause: dpopFailure ? [...new Set([clause, 'ERR-TABLE-4'])] : clause,
-  });
+  expectDpopNonce(res, { clause: dpopFailure ? [...new Set([clause, 'ERR-TABLE-4'])] : clause });
 }
 
 /**

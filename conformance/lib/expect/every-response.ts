@@ -3,10 +3,9 @@
 // failure, and no challenge or nonce on a domain error. Judged softly, answer by answer, so that a check that gathers
 // answers of many statuses and routes shows each one that breaks a rule; check() applies them to every exchange of the
 // checks that declare `everyResponse` (engine/every-response.ts).
-import { ERRORS, type ErrorCode } from '../../../contract/errors.js';
+import { expectDpopNonce as nonceRule } from '../../rules/05-authentication.js';
 import { failSoft } from './failure.js';
 import {
-  CHALLENGE_LEFT_OPEN,
   expectIssues,
   expectOwnedMembers,
   expectProblemDetail,
@@ -29,11 +28,9 @@ export function expectRequestId(res: ShopResponse, what: string): void {
   failSoft(`${what} (${res.status}): X-Request-Id`, 'present', null, { clause: ['AUTH-ORDER-2', 'ERR-PROBLEM-7'] });
 }
 
-/** DPoP-Nonce on the answer to a DPoP request (AUTH-ORDER-4). */
+/** DPoP-Nonce on the answer to a DPoP request (AUTH-ORDER-4: the rule rules/05-authentication.ts), softly. */
 export function expectDpopNonce(res: ShopResponse, what: string): void {
-  const nonce = res.headers.get('dpop-nonce');
-  if (nonce !== null && nonce.trim() !== '') return;
-  failSoft(`${what} (${res.status}): DPoP-Nonce on the answer to a DPoP request`, 'a nonce', nonce, { clause: 'AUTH-ORDER-4' });
+  nonceRule(res, { at: `${what} (${res.status})`, soft: true });
 }
 
 /**
@@ -126,28 +123,5 @@ export function expectEveryResponse(
   }
 }
 
-/**
- * Whether `code` is a domain error of the table (ERR-PROBLEM-8): a row without a challenge of its own, not 500, and not a
- * row whose headers the spec leaves to the error mapper (insufficient_scope: judged at the reference level alone).
- */
-export const isDomainError = (code: unknown): code is ErrorCode =>
-  typeof code === 'string' &&
-  code in ERRORS &&
-  !ERRORS[code as ErrorCode].headers.includes('WWW-Authenticate') &&
-  ERRORS[code as ErrorCode].status !== 500 &&
-  !CHALLENGE_LEFT_OPEN.has(code);
-
-/**
- * ERR-PROBLEM-8 on one answer: a domain error has no challenge, nor a nonce unless the request carried a DPoP proof (a DPoP
- * request gets a fresh nonce on every response: AUTH-ORDER-4). Judged by the code the answer carries.
- */
-export function expectDomainErrorHeaders(res: ShopResponse, what: string, dpop = false): void {
-  const code = (res.body as { error?: unknown } | undefined)?.error;
-  if (res.status < 400 || !isDomainError(code)) return;
-  const at = `${what} (${res.status} ${code})`;
-  const challenge = res.headers.get('www-authenticate');
-  if (challenge !== null) failSoft(`${at}: WWW-Authenticate on a domain error`, 'absent', challenge, { clause: 'ERR-PROBLEM-8' });
-  const nonce = res.headers.get('dpop-nonce');
-  if (nonce !== null && !dpop)
-    failSoft(`${at}: DPoP-Nonce on a domain error to a request without a proof`, 'absent', nonce, { clause: 'ERR-PROBLEM-8' });
-}
+// ERR-PROBLEM-8, the headers of a domain error: the rules of rules/07-errors.ts (re-exported for the judges that import them here).
+export { expectDomainErrorHeaders, isDomainError } from '../../rules/07-errors.js';

@@ -1,11 +1,12 @@
 // The problem document of the spec's Resources part. Each member's rule is one condition, judged on the member's own
 // clause; expectProblem() composes them for any refusal a check expects (the caller's clause for status and `error`, the
 // members softly), and checks that judge the document itself compose the same conditions in their own order.
-import { ERRORS, REGISTERED_REASON_PHRASES } from '../../../contract/errors.js';
+import { ERRORS } from '../../../contract/errors.js';
 import { LIMITS } from '../../../contract/limits.js';
 import { fail, failSoft, type ClauseOption, type ClauseRef } from './failure.js';
 import { expectStatus, type HttpResult } from './response.js';
 import { parseCacheControl } from './cache.js';
+import { expectTitle } from '../../rules/02-resources.js';
 
 export interface ProblemExpectation extends ClauseOption {
   status: number;
@@ -78,32 +79,9 @@ export function expectProblemType(doc: Doc, opts: MemberOption & { docsUrl: stri
   if (doc.type !== type) report(opts, 'RES-PROBLEM-3', 'problem "type"', type, doc.type);
 }
 
-/**
- * `title` (RES-PROBLEM-4, "HTTP reason phrase of the status"): any phrase registered for the status in RFC 9110 or the RFCs
- * it obsoletes ("Payload Too Large" and "Content Too Large" alike), or the reason phrase of the response's own status line;
- * for a status with no registered phrase, any non-empty string. Case and surrounding spaces aside: the phrase is
- * informative (RFC 9112 section 4), the spec names no edition (docs/ambiguities.md).
- */
+/** `title` (RES-PROBLEM-4): the rule of rules/02-resources.ts, reported as the other members are. */
 export function expectProblemTitle(res: Pick<HttpResult, 'status' | 'reason'>, doc: Doc, opts: MemberOption = {}): void {
-  const norm = (t: string) => t.trim().replace(/\s+/g, ' ').toLowerCase();
-  const registered = REGISTERED_REASON_PHRASES[res.status] ?? [];
-  const own = res.reason?.trim() && !registered.some((p) => norm(p) === norm(res.reason!)) ? [res.reason.trim()] : [];
-  const accepted = [...registered, ...own];
-  const ok =
-    typeof doc.title === 'string' &&
-    (accepted.length === 0 ? doc.title.trim() !== '' : accepted.some((phrase) => norm(phrase) === norm(doc.title as string)));
-  if (!ok)
-    report(
-      opts,
-      'RES-PROBLEM-4',
-      'problem "title" (a reason phrase of the status)',
-      accepted.length === 0
-        ? 'a non-empty string'
-        : accepted.length === 1
-          ? accepted[0]
-          : `one of ${accepted.map((p) => JSON.stringify(p)).join(', ')}`,
-      doc.title,
-    );
+  expectTitle(res, doc, { at: opts.at, soft: opts.soft, ...('clause' in opts ? { clause: opts.clause } : {}) });
 }
 
 /** `status`: the response's status. */

@@ -257,10 +257,17 @@ test('an answer to a DPoP request, or on a conversation path, may carry a DPoP-N
     error: 'not_found',
     instance: 'r1',
   };
-  const as = (caller: string, operationId = 'getOrder'): Step => ({ operationId, method: 'GET', path: '/v1/x', caller, headers: {} });
+  const as = (caller: string, operationId = 'getOrder', path = '/v1/x'): Step => ({
+    operationId,
+    method: 'GET',
+    path,
+    caller,
+    headers: {},
+  });
   const docs = 'https://docs.shop.test/api/problems';
   const f = (s: Step) => judgeHeaders(s, answer(404, problem, nonce), 0, docs).filter((x) => x.clauses.includes('ERR-PROBLEM-8'));
   assert.deepEqual(f(as('assistant:a')), []);
-  assert.deepEqual(f(as('customer:a', 'listConversations')), []);
+  // The challenge scheme of a conversation path is DPoP (contract/requests.ts challengeSchemeOf): a nonce may answer it.
+  assert.deepEqual(f(as('customer:a', 'listConversations', '/assistant/conversations')), []);
   assert.equal(f(as('customer:a')).length, 1);
 });

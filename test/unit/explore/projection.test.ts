@@ -185,13 +185,17 @@ test('the challenge: a missing DPoP challenge on a 401 without token is a findin
 });
 
 test('DPoP-Nonce presence is compared on the answer to a DPoP request', () => {
-  const dpopStep = step('getCart', 'GET', '/v1/cart', 'assistant', { dpop: 'x' });
+  // A DPoP request is a proof with the DPoP scheme (contract/requests.ts isDpopRequest).
+  const dpopStep = step('getCart', 'GET', '/v1/cart', 'assistant', { dpop: 'x', authorization: 'DPoP t' });
   const f = compareProjections(dpopStep, ok(200, {}), ok(200, {}, { 'dpop-nonce': 'n' }), 0);
   assert.deepEqual(
     f.map((x) => x.clauses),
     [['AUTH-ORDER-4']],
   );
   assert.deepEqual(compareProjections(getCart, ok(200, {}), ok(200, {}, { 'dpop-nonce': 'n' }), 0), []);
+  // A proof beside a Bearer token is a DPoP request in one reading only (docs/ambiguities.md, 4): not compared.
+  const proofBesideBearer = step('getCart', 'GET', '/v1/cart', 'customer:a', { dpop: 'x' });
+  assert.deepEqual(compareProjections(proofBesideBearer, ok(200, {}), ok(200, {}, { 'dpop-nonce': 'n' }), 0), []);
   // An assistant's caller sends the DPoP scheme; its token sent as Bearer without a proof does not: nonce not pinned.
   const assistant = step('getCart', 'GET', '/v1/cart', 'assistant:a');
   assert.equal(compareProjections(assistant, ok(200, {}), ok(200, {}, { 'dpop-nonce': 'n' }), 0).length, 1);
@@ -298,4 +302,17 @@ test('a 200 where the reference answers 304 to If-None-Match names END-CONV-8', 
     0,
   );
   assert.deepEqual(f[0]!.clauses, ['END-CONV-8', 'END-OPS-GETPRODUCT-1']);
+});
+
+test('the credentials of a step: its caller label as the world sends it, the step’s own Authorization or DPoP over it', async () => {
+  const { credentialsOfStep } = await import('../../../conformance/explore/agent-callers.js');
+  const c = (caller: string, headers: Step['headers'] = {}) => credentialsOfStep({ caller, headers });
+  assert.deepEqual(c('assistant:a'), { scheme: 'dpop', proof: true, assistantToken: true });
+  assert.deepEqual(c('assistant:proof-none'), { scheme: 'dpop', proof: false, assistantToken: true });
+  assert.deepEqual(c('assistant:bearer'), { scheme: 'bearer', proof: false, assistantToken: true });
+  assert.deepEqual(c('customer:a'), { scheme: 'bearer', proof: false, assistantToken: false });
+  assert.deepEqual(c('guest#3'), { scheme: 'bearer', proof: false, assistantToken: false });
+  assert.deepEqual(c('anonymous'), { scheme: undefined, proof: false, assistantToken: false });
+  assert.deepEqual(c('assistant:a', { authorization: [] }), { scheme: undefined, proof: true, assistantToken: false });
+  assert.deepEqual(c('customer:a', { dpop: 'p' }), { scheme: 'bearer', proof: true, assistantToken: false });
 });
