@@ -4,7 +4,7 @@
 // agent forwarder: the assistant's browser session in Assistant-Browser-Session). Authority is the live session's.
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { Request } from 'express';
-import { errors, jwtVerify } from 'jose';
+import { jwtVerify } from 'jose';
 import { HEADERS } from '../../../contract/headers.js';
 import { LIMITS } from '../../../contract/limits.js';
 import { PERMISSION_API_SCOPES, PERMISSIONS } from '../../../contract/scopes.js';
@@ -21,6 +21,7 @@ import { checkDpopProof, singleDpopHeader, type ProofFailure } from '../auth/dpo
 import { createDpopNonces, type DpopNonces } from '../auth/dpop-nonce.js';
 import { checkIssuedAt, scopesOf, type VerifiedToken } from '../auth/verify-token.js';
 import { memoize } from '../bounded.js';
+import { describeJoseError } from '../auth/jose-errors.js';
 
 /** Header carrying an assistant's browser session when the web agent forwarder brings it (the reference's choice). */
 export const ASSISTANT_BROWSER_SESSION_HEADER = 'Assistant-Browser-Session';
@@ -94,7 +95,7 @@ export async function verifySignedOutProxyToken(credential: string, config: Conf
       clockTolerance: 0,
     });
   } catch (err) {
-    throw invalidToken(describeJoseError(err), err);
+    throw invalidToken(describeJoseError(err, 'The signed-out proxy token', { algorithms: 'HS256 only' }), err);
   }
   const { payload, protectedHeader } = verified;
   const iatProblem = checkIssuedAt(payload.iat, now);
@@ -355,13 +356,4 @@ export async function admitAssistant(args: AuthenticateArgs): Promise<AgentAdmis
   const sessionId = verifyBrowserSession(browser.trim(), domain.config.webSessionContextKey);
   if (sessionId === undefined) throw invalidToken(`The ${ASSISTANT_BROWSER_SESSION_HEADER} value is malformed or forged.`);
   return { ...admitSession(domain, sessionId, null), forwarderScopes };
-}
-
-function describeJoseError(err: unknown): string {
-  if (err instanceof errors.JWTExpired) return 'The signed-out proxy token has expired.';
-  if (err instanceof errors.JWTClaimValidationFailed)
-    return `The signed-out proxy token ${err.claim === 'typ' ? 'header typ' : `claim ${err.claim}`} is not acceptable.`;
-  if (err instanceof errors.JOSEAlgNotAllowed) return 'The signed-out proxy token algorithm is not accepted (HS256 only).';
-  if (err instanceof errors.JWSSignatureVerificationFailed) return 'The signed-out proxy token signature does not verify.';
-  return 'The signed-out proxy token is malformed or not acceptable.';
 }

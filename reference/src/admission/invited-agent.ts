@@ -3,13 +3,14 @@
 // context"; docs/invited-agents.md). The classification already made sure the context came with the web forwarder's
 // machine token; this hook verifies the context, binds it to that token and returns the admission snapshot it carries.
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { errors, jwtVerify, type JWTPayload } from 'jose';
+import { jwtVerify, type JWTPayload } from 'jose';
 import { HEADERS } from '../../../contract/headers.js';
 import { ProblemError } from '../problem.js';
 import { findAccount } from '../store/accounts.js';
 import { getAgentAuthorization } from '../store/internal.js';
 import type { AgentAdmission, AuthenticateArgs } from './agents.js';
 import { scopesOf } from '../auth/verify-token.js';
+import { describeJoseError } from '../auth/jose-errors.js';
 
 /** Header `typ` of invited-agent contexts (`application/invited-agent+jwt` is the same type, RFC 7515 §4.1.9). */
 export const INVITED_AGENT_CONTEXT_TYP = 'invited-agent+jwt';
@@ -88,7 +89,7 @@ export async function verifyInvitedAgentContext(
       requiredClaims: ['sub', 'agent_id', 'permissions', 'admitted_at', 'iat', 'exp', 'jti', 'ath'],
     }));
   } catch (err) {
-    throw refuse(describeJoseError(err), err);
+    throw refuse(describeJoseError(err, 'The invited-agent context', { algorithms: 'HS256 only' }), err);
   }
 
   // [AUTH-CRED-6] bound to the bearer it came with: a context lifted onto another forwarder token is refused.
@@ -166,14 +167,4 @@ export async function admitInvitedAgent(args: AuthenticateArgs): Promise<AgentAd
     clientId: caller.clientId,
     forwarderScopes: scopesOf(token.claims),
   };
-}
-
-function describeJoseError(err: unknown): string {
-  if (err instanceof errors.JWTExpired)
-    return err.claim === 'iat' ? 'The invited-agent context is too old.' : 'The invited-agent context has expired.';
-  if (err instanceof errors.JWTClaimValidationFailed)
-    return `The invited-agent context ${err.claim === 'typ' ? 'header typ' : `claim ${err.claim}`} is not acceptable.`;
-  if (err instanceof errors.JOSEAlgNotAllowed) return 'The invited-agent context algorithm is not accepted (HS256 only).';
-  if (err instanceof errors.JWSSignatureVerificationFailed) return 'The invited-agent context signature does not verify.';
-  return 'The invited-agent context is malformed or not acceptable.';
 }

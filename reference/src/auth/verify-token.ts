@@ -5,6 +5,7 @@ import { createLocalJWKSet, createRemoteJWKSet, errors, jwtVerify, type JWTPaylo
 import { LIMITS } from '../../../contract/limits.js';
 import type { Config } from '../config.js';
 import { ProblemError } from '../problem.js';
+import { describeJoseError } from './jose-errors.js';
 
 export const ACCEPTED_ALGS = ['ES256', 'ES384', 'ES512', 'RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'EdDSA'];
 const MAX_TOKEN_CHARS = 8192;
@@ -93,19 +94,10 @@ export function createTokenVerifier(config: Config, keySet: JWTVerifyGetKey = cr
             cause: err,
           });
         }
-        throw rejected(describeJoseError(err), err);
+        throw rejected(describeJoseError(err, 'The token'), err);
       }
     },
   };
-}
-
-function describeJoseError(err: unknown): string {
-  if (err instanceof errors.JWTExpired) return 'The token has expired.';
-  if (err instanceof errors.JWTClaimValidationFailed) return `The token claim ${err.claim} is not acceptable.`;
-  if (err instanceof errors.JOSEAlgNotAllowed) return 'The token algorithm is not accepted.';
-  if (err instanceof errors.JWKSNoMatchingKey) return 'No key of the issuer matches the token.';
-  if (err instanceof errors.JWSSignatureVerificationFailed) return 'The token signature does not verify.';
-  return 'The token is malformed or not acceptable.';
 }
 
 export const scopesOf = (claims: { scope?: unknown }): Set<string> =>
