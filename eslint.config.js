@@ -110,6 +110,15 @@ export default tseslint.config(
     },
   },
   {
+    files: ['conformance/explore/**/*.ts'],
+    rules: {
+      'no-restricted-imports': restrict(
+        { group: ['**/reference/**'], message: 'The suite is a black box.' },
+        { group: ['**/checks/**'], message: 'explore builds on conformance/lib/ and conformance/rules/, never on the checks.' },
+      ),
+    },
+  },
+  {
     files: ['conformance/checks/**/*.ts'],
     rules: {
       'no-restricted-imports': restrict(

@@ -4,12 +4,11 @@
 // the web-agent forwarder, and the token and proof defects the suite forges for them. Minting is the suite's own
 // (lib/mint.ts, lib/dpop.ts, checks/_shared/assistant-session.ts); this file only chooses what each label sends.
 import { randomBytes, randomUUID } from 'node:crypto';
-import type { Shop } from '../engine/check.js';
 import type { ShopHttp } from '../engine/http.js';
 import type { Target } from '../engine/target.js';
 import type { Profile } from '../../contract/profile.js';
 import { credentialsOf, type Credentials } from '../../contract/requests.js';
-import { ALL_PERMISSIONS, provisionAssistantSession } from '../checks/_shared/assistant-session.js';
+import { ALL_PERMISSIONS, provisionSession, refusedReport } from '../lib/assistant-session.js';
 import { createDpopKey, dpopProof, type DpopKey } from '../lib/dpop.js';
 import { browserSessionValue } from '../lib/credential-formats.js';
 import { nowSeconds } from '../lib/jws.js';
@@ -133,8 +132,18 @@ export class AgentCallers {
   /** A fresh session of the account through the proxy's routes (a refusal there is the route's finding, as in the checks). */
   private async register(account: 'a' | 'b'): Promise<Session> {
     const sub = this.o.subOf(account);
-    const shop = { profile: this.o.profile, http: this.o.http, subject: () => sub } as unknown as Shop;
-    const identity = await provisionAssistantSession(shop, { sub, permissions: ALL_PERMISSIONS });
+    const identity = await provisionSession(
+      (path, o) => this.o.http.post(path, o),
+      this.o.profile,
+      { sub, permissions: ALL_PERMISSIONS },
+      () => sub,
+      {
+        noSecret: () => {
+          throw new Error('the profile has no secrets.proxyIdpSecret: no assistant session can be registered');
+        },
+        refused: refusedReport,
+      },
+    );
     const key = await createDpopKey();
     const token = await this.o.mint.assistant({ sub, sid: identity.sessionId, jkt: key.thumbprint });
     return { id: identity.sessionId, key, token, sub, proofs: new Map() };

@@ -4,8 +4,7 @@
 // several connections, each attempt a fresh guest with its own Shopper-IP).
 import { randomUUID } from 'node:crypto';
 import type { Profile } from '../../contract/profile.js';
-import type { Shop } from '../engine/check.js';
-import { provisionAssistantSession } from '../checks/_shared/assistant-session.js';
+import { provisionSession, refusedReport } from '../lib/assistant-session.js';
 import { createDpopKey, dpopProof } from '../lib/dpop.js';
 import type { World } from './world.js';
 
@@ -19,10 +18,14 @@ export type AssistantHeaders = (r: { method: string; url: string; nonce?: string
 export async function provisionAssistant(world: World): Promise<AssistantHeaders | undefined> {
   const { profile } = world;
   if (!profile.capabilities.assistants || !profile.secrets.proxyIdpSecret) return undefined;
-  // The provisioning helper of the checks reads no more of a Shop than these.
-  const shop = { profile, http: world.http, subject: (prefix = 'xpl') => `${prefix}_${randomUUID().replace(/-/g, '')}` } as unknown as Shop;
+  const fresh = () => `xpl_${randomUUID().replace(/-/g, '')}`;
   try {
-    const identity = await provisionAssistantSession(shop);
+    const identity = await provisionSession((path, o) => world.http.post(path, o), profile, {}, fresh, {
+      noSecret: () => {
+        throw new Error('no proxy secret');
+      },
+      refused: refusedReport,
+    });
     const key = await createDpopKey();
     const token = await world.mint.assistant({ sub: identity.sub!, sid: identity.sessionId, jkt: key.thumbprint });
     return async ({ method, url, nonce }) => ({

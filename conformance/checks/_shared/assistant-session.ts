@@ -4,48 +4,21 @@
 // session id, agent id and, by default, a fresh account subject), so workers and reruns agree.
 import { randomUUID } from 'node:crypto';
 import { notApplicable, type Shop } from '../../engine/check.js';
-import type { ShopResponse } from '../../engine/http.js';
-import { PERMISSIONS } from '../../../contract/scopes.js';
 import { applyOverrides, epochSeconds, signDraft, type JsonObject } from '../../lib/jws.js';
 import { audienceOf, PERSONAL_AGENT_ACTOR, type Audience } from '../../lib/mint.js';
-import { failSetup } from '../../lib/assert.js';
-import { artifactFormat, browserSessionValue, PROXY_REPORTS, proxyPayload } from '../../lib/credential-formats.js';
+import { artifactFormat, browserSessionValue } from '../../lib/credential-formats.js';
+import {
+  provisionSession,
+  refusedReport,
+  reportToProxy,
+  type AssistantIdentity,
+  type Post,
+  type ProvisionOptions,
+  type ProxyOutcomes,
+} from '../../lib/assistant-session.js';
 import { SPECIAL_PATHS } from '../../../contract/routes.js';
 
-/** Every account permission an assistant session can hold (spec, Scope translation). */
-export const ALL_PERMISSIONS: readonly string[] = PERMISSIONS;
-
-export interface AssistantIdentity {
-  /** The account the session is signed in to; null for a signed-out session. */
-  sub: string | null;
-  sessionId: string;
-  agentId: string;
-  /** The agent's client at the identity-provider proxy (the session's `client_id`). */
-  clientId: string;
-  /** The session's live scopes (permissions) as registered. */
-  permissions: readonly string[];
-}
-
-export interface ProvisionOptions {
-  /** The account; defaults to a fresh subject (a new, empty, active account). Ignored when signedIn is false. */
-  sub?: string;
-  /** Live scopes of the session; defaults to every permission. */
-  permissions?: readonly string[];
-  /** true (default): the proxy reports the agent connected and the session signed in; false: a signed-out session. */
-  signedIn?: boolean;
-  sessionId?: string;
-  agentId?: string;
-  clientId?: string;
-}
-
-/** The clause of each identity-provider proxy route (spec, Public and special routes). */
-const PROXY_ROUTE_CLAUSE: Readonly<Record<string, string>> = {
-  [SPECIAL_PATHS.registerSignedOutAssistantSession]: 'END-PUBLIC-11',
-  [SPECIAL_PATHS.recordConnectedAgent]: 'END-PUBLIC-12',
-  [SPECIAL_PATHS.recordAgentAuthorization]: 'END-PUBLIC-13',
-};
-
-const idSuffix = () => randomUUID().replace(/-/g, '');
+export { ALL_PERMISSIONS, type AssistantIdentity, type ProvisionOptions } from '../../lib/assistant-session.js';
 
 /** The secret of the identity-provider proxy, or a skip: without it the suite cannot create assistant sessions. */
 function proxySecret(shop: Shop): string {
@@ -57,19 +30,19 @@ function proxySecret(shop: Shop): string {
   return secret;
 }
 
-async function proxyCall(shop: Shop, path: string, report: JsonObject): Promise<ShopResponse> {
-  const json = proxyPayload(shop.profile.conventions, PROXY_REPORTS[path]!, report);
-  const res = await shop.http.post(path, { headers: { 'x-proxy-idp-secret': proxySecret(shop) }, json });
-  // The profile claims assistants: a refused registration is a failure of the refusing route's clause, never a skip.
-  if (res.status < 200 || res.status > 299) {
-    failSetup(
-      `the identity-provider proxy route ${path} refused the suite's report, so no assistant session can be provisioned`,
-      '2xx',
-      `${res.status} ${res.text.slice(0, 200)}`,
-      { clause: PROXY_ROUTE_CLAUSE[path] ?? 'END-PUBLIC-12' },
-    );
-  }
-  return res;
+/** A check's outcomes of a proxy report: no secret skips (the suite cannot make sessions); a refusal fails the route's clause. */
+const outcomes = (shop: Shop): ProxyOutcomes => ({
+  noSecret: () => proxySecret(shop) as never,
+  refused: refusedReport,
+});
+
+const postOf =
+  (shop: Shop): Post =>
+  (path, o) =>
+    shop.http.post(path, o);
+
+async function proxyCall(shop: Shop, path: string, report: JsonObject): Promise<void> {
+  await reportToProxy(postOf(shop), shop.profile, path, report, outcomes(shop));
 }
 
 /**
@@ -77,32 +50,8 @@ async function proxyCall(shop: Shop, path: string, report: JsonObject): Promise<
  * report with `session_id` (`POST /internal/assistant/agents/connected`); signed out, `POST /internal/assistant/sessions/signed-out`.
  * A refusal of those routes fails the check on the route's clause (the profile claims assistants), with the transcript.
  */
-export async function provisionAssistantSession(shop: Shop, o: ProvisionOptions = {}): Promise<AssistantIdentity> {
-  const signedIn = o.signedIn ?? true;
-  const identity: AssistantIdentity = {
-    sub: signedIn ? (o.sub ?? shop.subject('asst')) : null,
-    sessionId: o.sessionId ?? `asst_sess_${idSuffix()}`,
-    agentId: o.agentId ?? `asst_agent_${idSuffix()}`,
-    clientId: o.clientId ?? `asst_client_${idSuffix()}`,
-    permissions: [...(o.permissions ?? ALL_PERMISSIONS)],
-  };
-  if (signedIn) {
-    await proxyCall(shop, SPECIAL_PATHS.recordConnectedAgent, {
-      subject: identity.sub,
-      agent_id: identity.agentId,
-      client_id: identity.clientId,
-      permissions: identity.permissions,
-      session_id: identity.sessionId,
-    });
-  } else {
-    await proxyCall(shop, SPECIAL_PATHS.registerSignedOutAssistantSession, {
-      session_id: identity.sessionId,
-      client_id: identity.clientId,
-      scopes: identity.permissions,
-    });
-  }
-  return identity;
-}
+export const provisionAssistantSession = (shop: Shop, o: ProvisionOptions = {}): Promise<AssistantIdentity> =>
+  provisionSession(postOf(shop), shop.profile, o, () => shop.subject('asst'), outcomes(shop));
 
 /** The proxy reports that the session signed out (it keeps its id; the account and the scopes go). */
 export async function signOutSession(shop: Shop, identity: AssistantIdentity, scopes: readonly string[] = []): Promise<void> {
