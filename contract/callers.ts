@@ -33,3 +33,15 @@ export const CALLER_LISTS: Readonly<Record<CallerListName, CallerList>> = {
     note: 'The spec gives /assistant/conversations… "DPoP plus live session admission" and names no caller list; the reference admits assistants only, and of them only direct (DPoP) sessions signed in to an account: forwarded assistants (browser sessions included) are refused (docs/conversations.md).',
   },
 };
+
+/** The profile capability a deployment claims to serve each caller kind (customers always). */
+export const CALLER_CAPABILITY: Readonly<
+  Record<CallerKind, 'guests' | 'operators' | 'delegated' | 'invitedAgents' | 'assistants' | undefined>
+> = {
+  customer: undefined,
+  delegated: 'delegated',
+  guest: 'guests',
+  'invited-agent': 'invitedAgents',
+  operator: 'operators',
+  assistant: 'assistants',
+};

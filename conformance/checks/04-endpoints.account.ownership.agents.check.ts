@@ -37,7 +37,7 @@ test(
           readBaseline(() => shop.http.get('/v1/me/addresses', { token: ada })),
         ]),
         // A failed provisioning is reported after the control below, as when it came after it.
-        callers(shop, 'agents').then(
+        callers(shop, 'agentCheckout').then(
           (list) => ({ list }),
           (err: unknown) => ({ err }),
         ),
