@@ -1,7 +1,9 @@
-// One-off: writes fixtures/profile.json (test-only keys) and fixtures/profile.schema.json.
+// One-off: writes fixtures/profile.json (test-only keys); with `schema`, only fixtures/profile.schema.json and
+// fixtures/expected-failures.schema.json (the baseline file's JSON Schema), which tests keep current.
 import { inputSchemaDocument } from '../reference/src/json-schema.js';
 import { writeFileSync } from 'node:fs';
 import { profileSchema } from '../contract/profile.js';
+import { baselineJsonSchema } from '../conformance/engine/baseline.js';
 import { generateProfile } from '../cli/profile-init.js';
 
 const which = process.argv[2] ?? 'both';
@@ -20,6 +22,9 @@ if (which !== 'schema') {
       mcpAgentForwarder: 'shop-mcp-agent-forwarder',
       personalAgentProxy: 'shop-personal-agent-proxy',
     },
+    // The reference reads the action script's secret as a bearer credential (docs/internal-routes.md): declared, so the
+    // embedded run judges the security-intent route (docs/profile.md, conventions.actionSecret).
+    conventions: { actionSecret: { header: 'Authorization', scheme: 'Bearer' } },
   };
   writeFileSync(
     new URL('../fixtures/profile.json', import.meta.url),
@@ -27,6 +32,7 @@ if (which !== 'schema') {
   );
 }
 const schema = inputSchemaDocument(profileSchema);
+writeFileSync(new URL('../fixtures/expected-failures.schema.json', import.meta.url), JSON.stringify(baselineJsonSchema(), null, 2) + '\n');
 writeFileSync(
   new URL('../fixtures/profile.schema.json', import.meta.url),
   JSON.stringify({ ...schema, title: 'shop-conformance profile' }, null, 2) + '\n',

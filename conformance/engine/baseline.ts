@@ -25,6 +25,16 @@ export const baselineSchema = z.strictObject({
   expectedFailures: z.array(entrySchema),
 });
 export type Baseline = z.infer<typeof baselineSchema>;
+
+/**
+ * The baseline file's JSON Schema, as fixtures/expected-failures.schema.json publishes it for editors and other tools: the
+ * zod schema above, plus the one rule JSON Schema cannot take from it (an entry names a check or a clause, not both).
+ */
+export function baselineJsonSchema(): Record<string, unknown> {
+  const schema = z.toJSONSchema(baselineSchema, { target: 'draft-2020-12', io: 'input' }) as Record<string, any>;
+  schema.properties.expectedFailures.items.oneOf = [{ required: ['check'] }, { required: ['clause'] }];
+  return { ...schema, title: 'shop-conformance expected failures (run --expected-failures)' };
+}
 export type BaselineEntry = z.infer<typeof entrySchema>;
 
 /** The parts of conformance-report.json the baseline and the comparison read. */

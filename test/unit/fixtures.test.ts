@@ -7,6 +7,7 @@ import { z } from 'zod';
 import { profileSchema } from '../../contract/profile.js';
 import { seedSchema } from '../../contract/seed.js';
 import { seed } from '../../scripts/gen-seed.js';
+import { baselineJsonSchema } from '../../conformance/engine/baseline.js';
 
 const read = (p: string) => JSON.parse(readFileSync(new URL(`../../fixtures/${p}`, import.meta.url), 'utf8'));
 
@@ -19,6 +20,10 @@ test('fixtures/profile.json is a valid, test-only profile', () => {
 test('fixtures/profile.schema.json is generated from contract/profile.ts (run scripts/gen-fixture-profile.ts schema)', () => {
   const generated = { ...z.toJSONSchema(profileSchema, { target: 'draft-2020-12', io: 'input' }), title: 'shop-conformance profile' };
   assert.deepEqual(read('profile.schema.json'), JSON.parse(JSON.stringify(generated)));
+});
+
+test('fixtures/expected-failures.schema.json is generated from the baseline schema (run scripts/gen-fixture-profile.ts schema)', () => {
+  assert.deepEqual(read('expected-failures.schema.json'), JSON.parse(JSON.stringify(baselineJsonSchema())));
 });
 
 test('fixtures/seed.json validates', () => {
