@@ -1,4 +1,4 @@
-// `shop-conformance report`: what two runs' reports say about each other (`compare`). Reads conformance-report.json files
+// `shop-conformance report`: what runs' reports say about each other (`compare`, `merge`, `grid`). Reads conformance-report.json files
 // (or the output directories holding them); never a server.
 import { spawn } from 'node:child_process';
 import { copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
@@ -20,6 +20,7 @@ import { EXIT } from '../exit.js';
 import { gateRun } from '../gate.js';
 import { PLAYWRIGHT_CLI, SUITE_CONFIG } from '../playwright.js';
 import { playwrightEnv } from '../../conformance/engine/native-load.js';
+import { addGridCommand } from './report-grid.js';
 
 const usage = (message: string): never => {
   process.stderr.write(`shop-conformance report merge: ${message}\n`);
@@ -185,4 +186,5 @@ Examples:
     .action(async (dirs: string[], o: { output: string; reporter: string; expectedFailures?: string }) => {
       process.exit(await merge(dirs, o));
     });
+  addGridCommand(report);
 }

@@ -15,7 +15,7 @@ export interface MatrixPageInput {
   title: string;
 }
 
-const esc = (s: string) => s.replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c]!);
+export const esc = (s: string) => s.replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c]!);
 
 function coverageCell(c: ClauseCoverage | undefined): string {
   if (!c) return '<td class="none">no declared domain</td>';
@@ -38,7 +38,7 @@ export function htmlMatrix(m: MatrixPageInput): string {
       const first = r.checks.find((c) => c.status === 'failed' || c.status === 'warning');
       const failure = first ? `${link(first.id)}: ${esc(m.reasons.get(first.id) ?? first.reason ?? '')}` : '';
       return (
-        `<tr class="v-${r.verdict}"><td><b>${esc(r.id)}</b><br><small>${esc(r.part)} ${esc(r.section)}: ${esc(r.text)}</small></td>` +
+        `<tr id="${esc(r.id)}" class="v-${r.verdict}"><td><b>${esc(r.id)}</b><br><small>${esc(r.part)} ${esc(r.section)}: ${esc(r.text)}</small></td>` +
         `<td class="verdict">${esc(r.verdict)}${r.notTestable ? `<br><small>${esc(r.notTestable)}</small>` : ''}</td><td>${esc(r.severity)}</td>` +
         `<td>${checks || '<small>none in this run</small>'}</td><td>${failure}</td>${coverageCell(coverage.get(r.id))}</tr>`
       );

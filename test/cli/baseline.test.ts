@@ -1,4 +1,4 @@
-// `run --expected-failures` and `report compare` as a CI uses them: a deployment with one known defect (a wrong problem
+// `run --expected-failures`, `report compare` and `report grid` as a CI uses them: a deployment with one known defect (a wrong problem
 // title on 401s) adopts the suite with a baseline; the baseline hides nothing else, and goes stale once the defect is fixed.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -87,6 +87,33 @@ describe('expected failures and run comparison', () => {
       const worse = await cli(['report', 'compare', fixed, before, '--json']);
       assert.equal(worse.code, 1, worse.out);
       assert.ok(JSON.parse(worse.out).newFailures.length > 0);
+
+      // The grid of the two runs: the clause whose verdict changed comes first, each cell linked to its run's matrix.
+      const gridDir = outputDir();
+      const grid = await cli(['report', 'grid', before, fixed, '--label', 'broken', 'fixed', '--output', gridDir]);
+      assert.equal(grid.code, 0, grid.out);
+      const g = JSON.parse(readFileSync(join(gridDir, 'grid.json'), 'utf8')) as {
+        runs: { label: string; matrix?: string }[];
+        rows: { id: string; differs: boolean; cells: { verdict: string; firstFailure?: { check: string } }[] }[];
+      };
+      assert.deepEqual(
+        g.runs.map((r) => r.label),
+        ['broken', 'fixed'],
+      );
+      const row = g.rows.find((r) => r.id === CLAUSE)!;
+      assert.equal(row.differs, true);
+      assert.ok(g.rows.indexOf(row) < g.rows.filter((r) => r.differs).length, 'the differing rows come first');
+      assert.deepEqual(
+        row.cells.map((c) => c.verdict),
+        ['failed', 'passed'],
+      );
+      assert.ok(row.cells[0]!.firstFailure?.check, 'the failed cell names its first failing check');
+      const html = readFileSync(join(gridDir, 'grid.html'), 'utf8');
+      assert.ok(html.includes(`${g.runs[0]!.matrix}#${CLAUSE}`), "a verdict links to the clause in its run's matrix");
+      assert.ok(readFileSync(join(before, 'clause-matrix.html'), 'utf8').includes(`id="${CLAUSE}"`));
+      const one = await cli(['report', 'grid', before]);
+      assert.equal(one.code, 2);
+      assert.match(one.out, /^shop-conformance report grid: give at least two runs/m);
     } finally {
       await broken.close();
     }

@@ -33,6 +33,8 @@ const BLOCKS_NOT_RUN: Readonly<Record<string, string>> = {
   'configuration.md: npx shop-conformance serve': 'starts a server in the foreground; test/cli/serve.test.ts runs serve',
   'explore.md: npx shop-conformance explore --budget 30s --seed 7                     # the embedded reference':
     'explores for minutes, and against a deployment ($SHOP_URL); test/cli/explore*.test.ts run explore and --replay',
+  'implementations.md: npx shop-conformance report grid reference-run plainhttp-run fastify-run --label reference plainhttp fastify --output grid':
+    'needs three runs of minutes each; test/cli/baseline.test.ts runs report grid',
   'implementations.md: npx shop-conformance run --level spec --base-url "$URL" --profile implementations/<name>/profile.json \\':
     'a template (<name>); test/cli/implementations.test.ts runs each implementation',
   'self-test.md: shop-conformance self-test                                   # every defect, embedded reference':

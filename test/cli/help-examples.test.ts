@@ -22,6 +22,7 @@ const NOT_RUN: Readonly<Record<string, string>> = {
   clauses: 'a run report in ./reports; test/cli/clauses-show.test.ts runs clauses',
   'report compare': 'needs two runs; test/cli/baseline.test.ts runs report compare',
   'report merge': 'sharded runs of a deployment at shop.example; test/cli/shards.test.ts runs report merge',
+  'report grid': 'needs two runs; test/cli/baseline.test.ts runs report grid',
 };
 
 /** The examples of a help text: each `  $ ` line with its continuation lines (a line ending in a backslash). */
