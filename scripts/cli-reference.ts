@@ -91,7 +91,10 @@ export const CLI_OPTION_SECTIONS = [
 
 export const SHOWN_CLAUSE = 'AUTH-ORDER-4';
 
-/** `clauses --show AUTH-ORDER-4` as it prints, each list cut to its first entries. */
+/**
+ * `clauses --show AUTH-ORDER-4` as it prints, each list cut to its first entries, and its `file:line` citations shown as
+ * `file:…`: the lines move with every edit of the files, the rest of the sample only when the clause's citations change.
+ */
 export async function clausesShowSample(): Promise<string> {
   const { followClause, formatTrail } = await import('../cli/commands/clauses.js');
   const trail = await followClause(SHOWN_CLAUSE);
@@ -108,7 +111,7 @@ export async function clausesShowSample(): Promise<string> {
       if (kept === 3) out.push('  ...');
       continue;
     }
-    out.push(line.trimEnd());
+    out.push(line.trimEnd().replace(/(\.(?:ts|js)):\d+/g, '$1:…'));
   }
   return ['```', ...out, '```'].join('\n');
 }
