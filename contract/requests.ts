@@ -75,7 +75,8 @@ export interface Credentials {
  */
 export const ASSISTANT_TOKEN_MARKERS = { typ: 'signed-out-proxy+jwt', actor: 'personal_agent' } as const;
 
-function segment(token: string, index: 0 | 1): Record<string, unknown> | undefined {
+/** Decodes one JWS segment as a JSON object without verifying anything; undefined on any failure. */
+export function peekSegment(token: string, index: 0 | 1): Record<string, unknown> | undefined {
   const part = token.split('.')[index];
   if (!part || !/^[A-Za-z0-9_-]+$/.test(part)) return undefined;
   try {
@@ -88,9 +89,9 @@ function segment(token: string, index: 0 | 1): Record<string, unknown> | undefin
 
 /** Whether a token's unverified `typ` or `act` marks an assistant session token. */
 export function marksAssistantToken(token: string): boolean {
-  const typ = segment(token, 0)?.typ;
+  const typ = peekSegment(token, 0)?.typ;
   if (typeof typ === 'string' && typ.toLowerCase() === ASSISTANT_TOKEN_MARKERS.typ) return true;
-  const act = segment(token, 1)?.act as { sub?: unknown } | undefined;
+  const act = peekSegment(token, 1)?.act as { sub?: unknown } | undefined;
   return Boolean(act && typeof act === 'object' && act.sub === ASSISTANT_TOKEN_MARKERS.actor);
 }
 

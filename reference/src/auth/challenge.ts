@@ -1,6 +1,7 @@
 // Challenge scheme [AUTH-SCHEME-6]: chosen from the request alone, before any verification, so
 // that a missing, malformed or rejected token is answered in one scheme. Pure; never imports Express.
 import { CONVERSATIONS_PATH } from '../../../contract/routes.js';
+import { peekSegment } from '../../../contract/requests.js';
 import { memoize } from '../bounded.js';
 
 export type Scheme = 'Bearer' | 'DPoP';
@@ -21,17 +22,8 @@ export function parseAuthorization(value: string | undefined): { scheme: string;
   return m ? { scheme: m[1]!, credential: m[2]! } : undefined;
 }
 
-/** Decodes one JWS segment as a JSON object without verifying anything; undefined on any failure. */
-export function peekSegment(token: string, index: 0 | 1): Record<string, unknown> | undefined {
-  const part = token.split('.')[index];
-  if (!part || !/^[A-Za-z0-9_-]+$/.test(part)) return undefined;
-  try {
-    const v: unknown = JSON.parse(Buffer.from(part, 'base64url').toString('utf8'));
-    return v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined;
-  } catch {
-    return undefined;
-  }
-}
+/** Decodes one JWS segment as a JSON object without verifying anything (contract/requests.ts, shared with the suite). */
+export { peekSegment };
 
 /**
  * True when the unverified header type or `act` claim marks an assistant session token. Only these two markers: a `cnf`
