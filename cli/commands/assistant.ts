@@ -130,7 +130,9 @@ export function addAssistantCommand(program: Command): void {
     .addHelpText(
       'after',
       `
-Examples (SHOP is the deployment's URL, such as http://127.0.0.1:8787 of \`shop-conformance serve\`):
+SHOP is the deployment's URL, such as http://127.0.0.1:8787 of \`shop-conformance serve\`.
+
+Examples:
   $ eval "$(shop-conformance assistant session --base-url "$SHOP")"   # sets SHOP, ASSISTANT_TOKEN, ASSISTANT_KEY, ASSISTANT_SESSION, DPOP_NONCE
   $ curl "$SHOP/v1/me" -H "Authorization: DPoP $ASSISTANT_TOKEN" \\
       -H "DPoP: $(shop-conformance dpop --key "$ASSISTANT_KEY" --method GET --url "$SHOP/v1/me" --token "$ASSISTANT_TOKEN" --nonce "$DPOP_NONCE")"`,

@@ -124,7 +124,9 @@ Each proof has a fresh jti and iat = now: make one per request.
 A deployment accepts a proof only with a token of a session it knows and the DPoP-Nonce it last answered:
 \`assistant session\` registers a session, mints its token and fetches a nonce (ASSISTANT_TOKEN, DPOP_NONCE).
 
-Examples (SHOP is the deployment's URL, such as http://127.0.0.1:8787 of \`shop-conformance serve\`):
+SHOP is the deployment's URL, such as http://127.0.0.1:8787 of \`shop-conformance serve\`.
+
+Examples:
   $ shop-conformance dpop --new-key assistant.jwk --method GET --url "$SHOP/v1/me"      # a key, and a proof signed with it
   $ eval "$(shop-conformance assistant session --base-url "$SHOP" --key assistant.jwk)"  # a session bound to that key
   $ curl "$SHOP/v1/me" -H "Authorization: DPoP $ASSISTANT_TOKEN" \\

@@ -66,7 +66,9 @@ export function addGuestSessionCommand(program: Command): void {
       `
 A guest request carries a storefront token too: \`shop-conformance token guest --json\` prints both headers.
 
-Examples (SHOP is the deployment's URL, such as http://127.0.0.1:8787 of \`shop-conformance serve\`):
+SHOP is the deployment's URL, such as http://127.0.0.1:8787 of \`shop-conformance serve\`.
+
+Examples:
   $ shop-conformance guest-session
   $ GS=$(shop-conformance guest-session); curl "$SHOP/v1/cart" \\
       -H "Authorization: Bearer $(shop-conformance token guest --no-session)" -H "Guest-Session: $GS"

@@ -267,7 +267,9 @@ Kinds and what they send (docs/tokens.md):
 An assistant token is accepted only for a session the deployment knows, with a proof carrying its last DPoP-Nonce:
 \`assistant session\` registers one and fetches a nonce (below), or does it all at once.
 
-Examples (SHOP is the deployment's URL, such as http://127.0.0.1:8787 of \`shop-conformance serve\`):
+SHOP is the deployment's URL, such as http://127.0.0.1:8787 of \`shop-conformance serve\`.
+
+Examples:
   $ curl "$SHOP/v1/me" -H "Authorization: Bearer $(shop-conformance token customer)"
   $ shop-conformance token customer --sub cust_ben --scope catalog:read cart:read --expires-in 60
   $ shop-conformance token delegated --channel openapi --json

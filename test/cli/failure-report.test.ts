@@ -62,7 +62,7 @@ describe('the failure report', () => {
         // The clause matrix page beside the HTML report, linking into it.
         assert.ok(existsSync(join(dir, 'html', 'index.html')));
         const page = readFileSync(join(dir, 'clause-matrix.html'), 'utf8');
-        assert.match(page, /<tr class="v-failed"><td><b>ERR-PROBLEM-7<\/b>/);
+        assert.match(page, /<tr (?:id="ERR-PROBLEM-7" )?class="v-failed"><td><b>ERR-PROBLEM-7<\/b>/);
         assert.match(page, /<a href="html\/index\.html#\?testId=[\w-]+">/);
         assert.match(page, /domain coverage/);
 
