@@ -106,6 +106,11 @@ export default tseslint.config(
           group: ['**/checks/**'],
           message: 'The runner does not depend on the checks it runs: check definitions live in conformance/checks/.',
         },
+        {
+          group: ['**/selftest/**'],
+          message:
+            'The self-test is a plug-in of the runner (conformance/selftest/copies.ts installs it, engine/runner/plugin.ts): the engine never imports it.',
+        },
       ),
     },
   },

@@ -11,7 +11,7 @@ import { DEFECTS } from '../conformance/selftest/defects/index.js';
 import { startProxy, type ProxyRules } from '../conformance/selftest/proxy.js';
 import { createMinter } from '../conformance/lib/mint.js';
 import { FIXTURE_PROFILE } from '../reference/src/paths.js';
-import { readProfileFile } from '../conformance/engine/params.js';
+import { readProfileFile } from '../conformance/engine/runner/params.js';
 import { ALTERNATES } from '../test/helpers/alternates.js';
 import { BLIND_ALTERNATES } from '../test/helpers/blind-alternates.js';
 import { DESCRIBED_ALTERNATES } from '../test/helpers/described-alternates.js';

@@ -6,7 +6,7 @@ import { loadConfig } from '../reference/src/config.js';
 import { startServer } from '../reference/src/server.js';
 import { createMinter } from '../conformance/lib/mint.js';
 import { createDpopKey, dpopProof } from '../conformance/lib/dpop.js';
-import { readProfileFile } from '../conformance/engine/params.js';
+import { readProfileFile } from '../conformance/engine/runner/params.js';
 import { FIXTURE_PROFILE } from '../reference/src/paths.js';
 import { randomUUID } from 'node:crypto';
 

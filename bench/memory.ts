@@ -11,7 +11,7 @@ import { readFileSync } from 'node:fs';
 import { createForeignKey, createMinter } from '../conformance/lib/mint.js';
 import { newGuestSession } from '../conformance/lib/guest-session.js';
 import { signWith } from '../conformance/lib/jws.js';
-import { readProfileFile } from '../conformance/engine/params.js';
+import { readProfileFile } from '../conformance/engine/runner/params.js';
 import { FIXTURE_PROFILE } from '../reference/src/paths.js';
 import { startChild } from './throughput.js';
 

@@ -14,7 +14,7 @@ import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { calculateJwkThumbprint, type JWK } from 'jose';
 import { createMinter } from '../conformance/lib/mint.js';
-import { readProfileFile } from '../conformance/engine/params.js';
+import { readProfileFile } from '../conformance/engine/runner/params.js';
 import { FIXTURE_PROFILE, FIXTURE_SEED } from '../reference/src/paths.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));

@@ -6,8 +6,8 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Profile } from '../contract/profile.js';
-import { startIdp, type RunningIdp } from '../conformance/engine/idp.js';
-import type { TargetVariant } from '../conformance/engine/params.js';
+import { startIdp, type RunningIdp } from '../conformance/engine/doctor/idp.js';
+import type { TargetVariant } from '../conformance/engine/runner/params.js';
 // The reference is imported when a variant starts: the run names the variants (EMBEDDED_VARIANTS) before it loads it.
 import type { RunningServer } from '../reference/src/server.js';
 import type { Logger } from '../reference/src/log.js';
@@ -57,7 +57,7 @@ export const EMBEDDED_VARIANTS: readonly EmbeddedVariant[] = [
 ];
 
 export interface RunningVariants {
-  /** What the Playwright projects need (handed to them through the environment). */
+  /** What the Playwright projects need (handed to them through the run's late target file: engine/runner/late.ts). */
   readonly variants: TargetVariant[];
   close(): Promise<void>;
 }

@@ -2,7 +2,7 @@
 // found, and the baseline of expected failures. The decision is written at the top of conformance-report.json
 // (`status`), so that the file and the exit code never disagree.
 import { readFileSync, writeFileSync } from 'node:fs';
-import { applyBaseline, formatBaselineVerdict, gatedStatus, type Baseline, type RunReport } from '../conformance/engine/baseline.js';
+import { applyBaseline, formatBaselineVerdict, gatedStatus, type Baseline, type RunReport } from '../conformance/engine/report/baseline.js';
 import { EXIT } from './exit.js';
 
 export type RunStatus = 'passed' | 'passed-with-expected-failures' | 'failed';

@@ -2,7 +2,7 @@
 // builds it with every command to generate the option reference of docs/cli.md.
 import { Command, Help } from 'commander';
 import { EXIT } from './exit.js';
-import { SUITE_VERSION } from '../conformance/engine/version.js';
+import { SUITE_VERSION } from '../conformance/engine/report/version.js';
 
 type AddCommand = (program: Command) => void;
 

@@ -2,7 +2,7 @@
 // matches no check, an unknown clause or check id, a --grep that is not a regular expression is a usage error naming
 // the option. The suite's check list (Playwright's --list) is read once, and only when the run selects or gates.
 import { CLAUSES_BY_ID } from '../contract/clauses/index.js';
-import type { CheckListing } from '../conformance/engine/list.js';
+import type { CheckListing } from '../conformance/engine/runner/list.js';
 
 export interface Selection {
   grep?: string | undefined;

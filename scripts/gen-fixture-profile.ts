@@ -3,7 +3,7 @@
 import { inputSchemaDocument } from '../reference/src/json-schema.js';
 import { writeFileSync } from 'node:fs';
 import { profileSchema } from '../contract/profile.js';
-import { baselineJsonSchema } from '../conformance/engine/baseline.js';
+import { baselineJsonSchema } from '../conformance/engine/report/baseline.js';
 import { generateProfile } from '../cli/profile-init.js';
 
 const which = process.argv[2] ?? 'both';

@@ -1,9 +1,9 @@
 // `shop-conformance doctor`: can the suite judge this deployment? (Also run first by `run`.)
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
-import { doctor, formatDoctorSteps } from '../../conformance/engine/doctor.js';
-import { readCaFile, readProfileFile } from '../../conformance/engine/params.js';
-import { parseDuration, waitForReady } from '../../conformance/engine/wait.js';
+import { doctor, formatDoctorSteps } from '../../conformance/engine/doctor/doctor.js';
+import { readCaFile, readProfileFile } from '../../conformance/engine/runner/params.js';
+import { parseDuration, waitForReady } from '../../conformance/engine/doctor/wait.js';
 import { FIXTURE_PROFILE } from '../../reference/src/paths.js';
 import { EXIT, exitAfterOutput } from '../exit.js';
 

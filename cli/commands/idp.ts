@@ -1,9 +1,9 @@
-// `shop-conformance idp`: publishes the profile's PUBLIC key set over HTTP (conformance/engine/idp.ts), so that a deployment
+// `shop-conformance idp`: publishes the profile's PUBLIC key set over HTTP (conformance/engine/doctor/idp.ts), so that a deployment
 // trusts the suite's issuer through JWKS_URI, until SIGINT/SIGTERM.
 import { writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
-import { DISCOVERY_PATH, startIdp } from '../../conformance/engine/idp.js';
+import { DISCOVERY_PATH, startIdp } from '../../conformance/engine/doctor/idp.js';
 import { publicJwks } from '../../conformance/lib/mint.js';
 import { EXIT } from '../exit.js';
 import { action, FIXTURE_PROFILE, loadProfile, print, PROFILE_OPTION_HELP, UsageError } from './profile.js';

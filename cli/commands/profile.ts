@@ -4,7 +4,7 @@
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import type { Profile } from '../../contract/profile.js';
-import { readProfileFile } from '../../conformance/engine/params.js';
+import { readProfileFile } from '../../conformance/engine/runner/params.js';
 import { FIXTURE_PROFILE } from '../../reference/src/paths.js';
 import { EXIT } from '../exit.js';
 import { initProfileFiles, ProfileInitError } from '../profile-init.js';

@@ -1,12 +1,12 @@
 // `shop-conformance report grid RUN...`: one page and one JSON file of clause verdicts across several runs (deployments,
-// releases, levels): clauses as rows, runs as columns, the differing rows first (conformance/engine/grid.ts). Reads
+// releases, levels): clauses as rows, runs as columns, the differing rows first (conformance/engine/report/grid.ts). Reads
 // conformance-report.json files or the output directories holding them; never a server.
 import { existsSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join, relative, resolve } from 'node:path';
 import type { Command } from 'commander';
-import { BaselineError, readRunReport, type RunReport } from '../../conformance/engine/baseline.js';
-import { buildGrid, type GridRun } from '../../conformance/engine/grid.js';
-import { htmlGrid } from '../../conformance/engine/grid-html.js';
+import { BaselineError, readRunReport, type RunReport } from '../../conformance/engine/report/baseline.js';
+import { buildGrid, type GridRun } from '../../conformance/engine/report/grid.js';
+import { htmlGrid } from '../../conformance/engine/report/grid-html.js';
 import { EXIT } from '../exit.js';
 
 const usage = (message: string): never => {

@@ -1,7 +1,7 @@
 // `shop-conformance report`: what runs' reports say about each other (`compare`, `merge`, `grid`). Reads conformance-report.json files
 // (or the output directories holding them); never a server.
 import { spawn } from 'node:child_process';
-import { copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join, resolve } from 'node:path';
 import type { Command } from 'commander';
@@ -13,13 +13,14 @@ import {
   readBaseline,
   readRunReport,
   type Baseline,
-} from '../../conformance/engine/baseline.js';
-import { listChecks } from '../../conformance/engine/list.js';
-import { ENV } from '../../conformance/engine/params.js';
+} from '../../conformance/engine/report/baseline.js';
+import { listChecks } from '../../conformance/engine/runner/list.js';
+import { planEnv, writePlan } from '../../conformance/engine/runner/plan.js';
+import { mergePlanOf } from '../merge-plan.js';
 import { EXIT } from '../exit.js';
 import { gateRun } from '../gate.js';
 import { PLAYWRIGHT_CLI, SUITE_CONFIG } from '../playwright.js';
-import { playwrightEnv } from '../../conformance/engine/native-load.js';
+import { playwrightEnv } from '../../conformance/engine/runner/native-load.js';
 import { addGridCommand } from './report-grid.js';
 
 const usage = (message: string): never => {
@@ -38,31 +39,6 @@ function blobsOf(dirs: readonly string[]): string[] {
     blobs.push(...found.map((f) => join(where, f)));
   }
   return blobs;
-}
-
-/** What the shards' own conformance reports say about the run (target, level, seed): the merged matrix says the same. */
-function runFacts(dirs: readonly string[]): Record<string, string> {
-  const file = dirs.map((d) => join(d, 'conformance-report.json')).find((f) => existsSync(f));
-  if (!file) return {};
-  const r = JSON.parse(readFileSync(file, 'utf8')) as {
-    target?: string;
-    level?: string;
-    seed?: number;
-    strict?: boolean;
-    targetKind?: string;
-    partialSelection?: boolean;
-    selectedClauses?: string[];
-  };
-  return {
-    ...(r.target ? { [ENV.baseUrl]: r.target } : {}),
-    ...(r.level ? { [ENV.level]: r.level } : {}),
-    ...(r.seed !== undefined ? { [ENV.seed]: String(r.seed) } : {}),
-    ...(r.strict !== undefined ? { [ENV.strict]: r.strict ? '1' : '0' } : {}),
-    ...(r.targetKind ? { [ENV.target]: r.targetKind } : {}),
-    // Shards of a --grep or --clause selection merge into that selection, not the whole suite.
-    [ENV.partial]: r.partialSelection ? '1' : '0',
-    ...(r.selectedClauses?.length ? { [ENV.clauses]: r.selectedClauses.join(',') } : {}),
-  };
 }
 
 const REPORTERS = ['list', 'line', 'dot', 'json', 'junit', 'html', 'github'];
@@ -87,18 +63,21 @@ async function merge(dirs: string[], o: { output: string; reporter: string; expe
   const baseline = o.expectedFailures === undefined ? undefined : await baselineOf(o.expectedFailures);
   const output = resolve(o.output);
   const staging = mkdtempSync(join(tmpdir(), 'shop-merge-'));
+  const planDir = mkdtempSync(join(tmpdir(), 'shop-merge-plan-'));
   try {
     for (const b of blobs) copyFileSync(b, join(staging, basename(b)));
     rmSync(join(output, 'conformance-report.json'), { force: true });
-    const env = {
-      ...process.env,
-      [ENV.partial]: '0',
-      ...runFacts(dirs.map((d) => resolve(d))),
-      [ENV.output]: output,
-      [ENV.reporters]: o.reporter,
-      [ENV.shard]: '',
-      FORCE_COLOR: process.env.FORCE_COLOR ?? '0',
-    };
+    // The run's facts, as the shards' reports state them, in the run plan the reporters read.
+    const reporters = o.reporter.split(',').map((r) => r.trim());
+    const env = planEnv(
+      writePlan(
+        planDir,
+        mergePlanOf(
+          dirs.map((d) => resolve(d)),
+          { output, reporters },
+        ),
+      ),
+    );
     // Playwright's merge-reports replays every shard's results through the suite's reporters (SUITE_CONFIG): the matrix,
     // JUnit, HTML, JSON, as one run would have written them.
     const code = await new Promise<number>((done) => {
@@ -124,6 +103,7 @@ async function merge(dirs: string[], o: { output: string; reporter: string; expe
     );
   } finally {
     rmSync(staging, { recursive: true, force: true });
+    rmSync(planDir, { recursive: true, force: true });
   }
 }
 

@@ -14,7 +14,7 @@
 // comment later than 15 s, or a gap over 15 s between the two, fails.
 //
 // Data. Every check provisions its own assistant session (conformance/checks/_shared/assistant.ts): nothing is shared between checks.
-import { check, learned, notApplicable, test } from '../engine/check.js';
+import { check, learned, notApplicable, test } from '../engine/runner/check.js';
 import { AssistantAgent } from './_shared/assistant.js';
 import { brief, expectDpopNonce, expectNoStore, expectStatus, fail } from '../lib/assert.js';
 import { freshId } from '../lib/fresh-id.js';

@@ -6,8 +6,8 @@
 // Levels. The spec's error table allows `invalid_dpop_proof` or `use_dpop_nonce` for a proof or nonce failure; where RFC 9449
 // lets a server answer either (a stale `iat` may be answered with a nonce challenge, §11.1), the spec-level check accepts
 // both, and the reference-level check (`dpop.negatives.reference`) holds the reference to the code it documents.
-import { check, test } from '../engine/check.js';
-import { CASES_AT_ONCE, judgeConcurrently } from '../engine/in-flight.js';
+import { check, test } from '../engine/runner/check.js';
+import { CASES_AT_ONCE, judgeConcurrently } from '../engine/transport/in-flight.js';
 import { expectSuccess, fail, inCase } from '../lib/assert.js';
 import { findChallenge } from '../lib/www-authenticate.js';
 import { CART, expectDpopFailure, judgeInLanes, readyAgents } from './_shared/expect-dpop.js';

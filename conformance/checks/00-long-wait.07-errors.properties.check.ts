@@ -4,9 +4,9 @@
 // one per value. The `00-long-wait.` prefix starts them first (docs/conformance.md, "How long a run takes against a remote
 // deployment").
 import fc from 'fast-check';
-import { check, test, type Shop } from '../engine/check.js';
-import type { ShopResponse } from '../engine/http.js';
-import { CASES_AT_ONCE, mapConcurrent } from '../engine/in-flight.js';
+import { check, test, type Shop } from '../engine/runner/check.js';
+import type { ShopResponse } from '../engine/transport/http.js';
+import { CASES_AT_ONCE, mapConcurrent } from '../engine/transport/in-flight.js';
 import { expectProblem, fail } from '../lib/assert.js';
 import { findChallenge, parseChallenges, type Challenge } from '../lib/www-authenticate.js';
 

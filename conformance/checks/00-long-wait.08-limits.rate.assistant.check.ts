@@ -5,8 +5,8 @@
 // must still be served; the client budget is spent by several sessions of one client, each kept under its own budget, so
 // that only a budget of the client can refuse. The numbers are the profile's (rateLimits). Whether the conversation routes
 // share the budget of the operations is not shown: the reference's single budget is judged at its level.
-import { check, learned, test, type Shop, notApplicable } from '../engine/check.js';
-import type { ShopResponse } from '../engine/http.js';
+import { check, learned, test, type Shop, notApplicable } from '../engine/runner/check.js';
+import type { ShopResponse } from '../engine/transport/http.js';
 import { brief, expectProblem, expectStatus, expectSuccess, fail, failSoft } from '../lib/assert.js';
 import { freshHex } from '../lib/fresh-id.js';
 import { AssistantAgent } from './_shared/assistant.js';

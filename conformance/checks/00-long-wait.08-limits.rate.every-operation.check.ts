@@ -4,9 +4,9 @@
 // not shown: the profile claims them (rateLimits), and without that claim the checks are not applicable.
 import { CALLER_LISTS } from '../../contract/callers.js';
 import { OPERATIONS } from '../../contract/operations.js';
-import { check, learned, notApplicable, test, type Shop } from '../engine/check.js';
-import type { ShopResponse } from '../engine/http.js';
-import { judgeConcurrently } from '../engine/in-flight.js';
+import { check, learned, notApplicable, test, type Shop } from '../engine/runner/check.js';
+import type { ShopResponse } from '../engine/transport/http.js';
+import { judgeConcurrently } from '../engine/transport/in-flight.js';
 import { brief, expectProblem, fail, inCase } from '../lib/assert.js';
 import { freshHex } from '../lib/fresh-id.js';
 import { freshShopperIp } from '../lib/shopper.js';

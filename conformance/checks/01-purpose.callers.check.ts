@@ -5,9 +5,9 @@
 // recognized is judged in part 5; this check judges only that none is turned away.
 //
 // Data. Fresh subjects, a fresh guest cart, a fresh invited agent and a fresh assistant session: nothing is shared.
-import { check, learned, test } from '../engine/check.js';
-import { credentialsOf } from '../engine/callers.js';
-import { CASES_AT_ONCE, judgeConcurrently } from '../engine/in-flight.js';
+import { check, learned, test } from '../engine/runner/check.js';
+import { credentialsOf } from '../engine/runner/callers.js';
+import { CASES_AT_ONCE, judgeConcurrently } from '../engine/transport/in-flight.js';
 import { brief, expectSuccess, fail, inCase } from '../lib/assert.js';
 import { AssistantAgent } from './_shared/assistant.js';
 import { operator, send, undeclaredScopeRefusal } from './_shared/call-ops.js';

@@ -8,9 +8,9 @@
 // Levels. The spec shows no payload shapes: the cart and checkout bodies are the target's own, learned from its
 // description documents; a refusal of such a body fails the operation's clause.
 import { randomUUID } from 'node:crypto';
-import { check, test, type Shop } from '../engine/check.js';
-import type { ShopResponse } from '../engine/http.js';
-import { CASES_AT_ONCE, judgeConcurrently } from '../engine/in-flight.js';
+import { check, test, type Shop } from '../engine/runner/check.js';
+import type { ShopResponse } from '../engine/transport/http.js';
+import { CASES_AT_ONCE, judgeConcurrently } from '../engine/transport/in-flight.js';
 import { brief, expectCreated, expectProblem, expectStatus, expectSuccess, fail, failSetup, is2xx, is4xx } from '../lib/assert.js';
 import { addLine, cartLine, emptyCart, expectNotNamesVariant, lineOf } from './_shared/expect-cart.js';
 import { customerToken, delegatedToken } from './_shared/mint-callers.js';

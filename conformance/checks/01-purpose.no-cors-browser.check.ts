@@ -1,8 +1,8 @@
 // Spec part 1, What the service does, rule 7: "no CORS support (no browser calls the service cross-origin)", judged the
 // way it matters: a real browser (Chromium) on a page of another origin calls the target with fetch, and must refuse
 // every answer to the page; no answer, preflight included, carries an Access-Control-* header.
-import { check, notApplicable, test } from '../engine/check.js';
-import { browserAvailable, callCrossOrigin, noBrowserReason, type CrossOriginCall } from '../engine/browser.js';
+import { check, notApplicable, test } from '../engine/runner/check.js';
+import { browserAvailable, callCrossOrigin, noBrowserReason, type CrossOriginCall } from '../engine/transport/browser.js';
 import { failSetup, failSoft } from '../lib/assert.js';
 import { customerToken } from './_shared/mint-callers.js';
 

@@ -1,7 +1,7 @@
 // Spec part 1, What the service does, rule 7: there is no RPC protocol, no request batching and no CORS support.
-import { check, test } from '../engine/check.js';
-import type { ShopResponse } from '../engine/http.js';
-import { CASES_AT_ONCE, mapConcurrent } from '../engine/in-flight.js';
+import { check, test } from '../engine/runner/check.js';
+import type { ShopResponse } from '../engine/transport/http.js';
+import { CASES_AT_ONCE, mapConcurrent } from '../engine/transport/in-flight.js';
 import { expectProblem, fail, is2xx } from '../lib/assert.js';
 import { cartLine, expectEmptyCart } from './_shared/expect-cart.js';
 import { expectRefusal } from './_shared/expect-refusals.js';

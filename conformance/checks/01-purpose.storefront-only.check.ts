@@ -2,8 +2,8 @@
 // endpoints (probed at plausible paths, and looked for in both description documents), and no described operation is
 // human-only (requires account:security). "Answers" means 2xx or 3xx: the suite follows no redirect.
 import { randomUUID } from 'node:crypto';
-import { check, test } from '../engine/check.js';
-import { CASES_AT_ONCE, judgeConcurrently, mapConcurrent } from '../engine/in-flight.js';
+import { check, test } from '../engine/runner/check.js';
+import { CASES_AT_ONCE, judgeConcurrently, mapConcurrent } from '../engine/transport/in-flight.js';
 import { expectStatus, fail, expectNoAnswer } from '../lib/assert.js';
 import type { HttpMethod } from '../../contract/operations.js';
 import { addAddress, addressBody, createdAddressId } from './_shared/add-address.js';

@@ -1,9 +1,9 @@
 // Spec part 1, What the service does, rules 1 to 3: every operation has exactly one URL and every URL is public (no
 // storefront-prefixed variant answers), every served operation is published in the description document, and paths
 // under /v1/ops/* are operator-only. "Answers" means 2xx or 3xx: the suite follows no redirect.
-import { check, test } from '../engine/check.js';
-import { credentialsOfClaimedKinds } from '../engine/callers.js';
-import { CASES_AT_ONCE, judgeConcurrently } from '../engine/in-flight.js';
+import { check, test } from '../engine/runner/check.js';
+import { credentialsOfClaimedKinds } from '../engine/runner/callers.js';
+import { CASES_AT_ONCE, judgeConcurrently } from '../engine/transport/in-flight.js';
 import { fail, is2xx, expectNoAnswer } from '../lib/assert.js';
 import { OPERATIONS_BY_ID } from '../../contract/operations.js';
 import { cartLine } from './_shared/expect-cart.js';

@@ -1,9 +1,9 @@
 // Spec part 2, Resources > Guest session value: `gs1.<uuid>.<signature>`, a lowercase UUID and a 43-character base64url
 // HMAC-SHA256 of the id with the shared guest key. A value in the format is taken, values outside it are refused.
 import { randomUUID } from 'node:crypto';
-import { check, test, type Shop } from '../engine/check.js';
-import type { ShopResponse } from '../engine/http.js';
-import { CASES_AT_ONCE, judgeConcurrently } from '../engine/in-flight.js';
+import { check, test, type Shop } from '../engine/runner/check.js';
+import type { ShopResponse } from '../engine/transport/http.js';
+import { CASES_AT_ONCE, judgeConcurrently } from '../engine/transport/in-flight.js';
 import { brief, expectProblem, expectStatus, fail } from '../lib/assert.js';
 import {
   forgeGuestSession,

@@ -1,7 +1,7 @@
 // Spec part 2, Resources > Problem document: the problem document, member by member, on several kinds of failure.
 import { randomUUID } from 'node:crypto';
-import { check, test, type Shop } from '../engine/check.js';
-import type { ShopResponse } from '../engine/http.js';
+import { check, test, type Shop } from '../engine/runner/check.js';
+import type { ShopResponse } from '../engine/transport/http.js';
 import {
   expectHeader,
   expectProblem,

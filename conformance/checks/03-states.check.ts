@@ -1,9 +1,9 @@
 // Spec part 3, States and transitions: an account in `deleting`, `deleted` or `contact_transition` is refused with 401
 // account_access_ended and an invalid_token challenge, whichever account-bound caller speaks for it, before guards and
 // input validation. The seed holds one account in each state (docs/seed.md; ENDED_ACCOUNTS of _shared/seed-data.ts).
-import { check, test, type Shop } from '../engine/check.js';
-import type { ShopResponse } from '../engine/http.js';
-import { CASES_AT_ONCE, judgeConcurrently } from '../engine/in-flight.js';
+import { check, test, type Shop } from '../engine/runner/check.js';
+import type { ShopResponse } from '../engine/transport/http.js';
+import { CASES_AT_ONCE, judgeConcurrently } from '../engine/transport/in-flight.js';
 import { expectChallenge, expectProblem, expectSuccess, fail, inCase, judgeEach } from '../lib/assert.js';
 import { cartLine } from './_shared/expect-cart.js';
 import { ENDED_ACCOUNTS } from './_shared/seed-data.js';

@@ -6,7 +6,7 @@
 // refuses it with a 4xx.
 // Ownership: the spec says every row is scoped by ownership; it does not say whether another account's id answers 403 or
 // 404, so spec-level checks accept either, and the reference's 404 (exactly as a nonexistent id) is checked at its level.
-import { check, test } from '../engine/check.js';
+import { check, test } from '../engine/runner/check.js';
 import {
   brief,
   expectCreated,

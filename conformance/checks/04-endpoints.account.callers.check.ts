@@ -6,8 +6,8 @@
 // (docs/account.md) and are checked at level reference. The members of the diagnostic list of GET /v1/me are judged at
 // spec level only as the target's /openapi.json names them. Probes address ids the seed does not hold, so nothing is
 // written.
-import { check, learned, notApplicable, test } from '../engine/check.js';
-import { credentialsOfClaimedKinds } from '../engine/callers.js';
+import { check, learned, notApplicable, test } from '../engine/runner/check.js';
+import { credentialsOfClaimedKinds } from '../engine/runner/callers.js';
 import { callerGuardCheck, guardRefused } from './_shared/caller-guard.js';
 import { brief, expectProblem, expectSuccess, fail, inCase } from '../lib/assert.js';
 import { OPERATIONS_BY_ID } from '../../contract/operations.js';
@@ -16,7 +16,7 @@ import { expectRefusal } from './_shared/expect-refusals.js';
 import { customerToken, delegatedToken } from './_shared/mint-callers.js';
 import { ABSENT_IDS, ENDED_ACCOUNTS } from './_shared/seed-data.js';
 import { SPECIAL_PATHS } from '../../contract/routes.js';
-import { CASES_AT_ONCE, judgeConcurrently, mapConcurrent } from '../engine/in-flight.js';
+import { CASES_AT_ONCE, judgeConcurrently, mapConcurrent } from '../engine/transport/in-flight.js';
 
 // --- the operations --------------------------------------------------------------------------------------------------
 

@@ -1,6 +1,6 @@
 // Spec part 4, Endpoints > Additional route facts, the identity read, at the reference level: the exact body the reference
 // answers (docs/account.md, Identity). The spec-level judgements of the identity read are in 04-endpoints.account.reads.
-import { check, test } from '../engine/check.js';
+import { check, test } from '../engine/runner/check.js';
 import { expectSameJson, expectStatus } from '../lib/assert.js';
 import { customerToken } from './_shared/mint-callers.js';
 import { ADA, CHLOE } from './_shared/seed-data.js';

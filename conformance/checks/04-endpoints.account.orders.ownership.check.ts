@@ -7,9 +7,9 @@
 //
 // Data. Seed orders are never moved to another state here: every cancellation and return sent is one the spec refuses,
 // which leaves the order as it was, so reruns and parallel workers see the seed as docs/seed.md describes it.
-import { check, learned, test, type Shop } from '../engine/check.js';
-import type { ShopResponse } from '../engine/http.js';
-import { CASES_AT_ONCE, judgeConcurrently } from '../engine/in-flight.js';
+import { check, learned, test, type Shop } from '../engine/runner/check.js';
+import type { ShopResponse } from '../engine/transport/http.js';
+import { CASES_AT_ONCE, judgeConcurrently } from '../engine/transport/in-flight.js';
 import { expectProblem, expectSuccess, fail } from '../lib/assert.js';
 import { expectOwnershipRefusal } from './_shared/expect-refusals.js';
 import { customerToken } from './_shared/mint-callers.js';

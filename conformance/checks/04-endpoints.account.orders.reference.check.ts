@@ -5,8 +5,8 @@
 //
 // Data. Seed orders are never moved to another state here: transition checks ask only for refusals on orders whose state the
 // refusal leaves as it was, so reruns and parallel workers see the seed as docs/seed.md describes it.
-import { check, test } from '../engine/check.js';
-import type { ShopResponse } from '../engine/http.js';
+import { check, test } from '../engine/runner/check.js';
+import type { ShopResponse } from '../engine/transport/http.js';
 import { expectProblem, expectStatus, fail, expectSameJson } from '../lib/assert.js';
 import { customerToken } from './_shared/mint-callers.js';
 import { ADA, BEN, EVE, ORDERS, SEED_PROVIDER_REF } from './_shared/seed-data.js';

@@ -5,8 +5,8 @@
 // its own account's lists: refused, nothing of the other account seen, nothing changed.
 //
 // Data. Seed orders are never moved to another state: every cancellation and return sent is one the spec refuses.
-import { check, learned, test } from '../engine/check.js';
-import { CASES_AT_ONCE, judgeConcurrently, mapConcurrent } from '../engine/in-flight.js';
+import { check, learned, test } from '../engine/runner/check.js';
+import { CASES_AT_ONCE, judgeConcurrently, mapConcurrent } from '../engine/transport/in-flight.js';
 import { expectProblem, expectSuccess, fail, inCase } from '../lib/assert.js';
 import { expectUnchanged, readBaseline } from '../lib/compare.js';
 import { expectOwnershipRefusal } from './_shared/expect-refusals.js';

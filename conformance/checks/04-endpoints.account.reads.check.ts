@@ -5,8 +5,8 @@
 //
 // Levels. The spec shows no payload shapes: spec-level checks observe responses through the seed's data (docs/seed.md),
 // never through member names; the exact identity body is the reference's (docs/account.md).
-import { check, notApplicable, test, type Shop } from '../engine/check.js';
-import type { ShopResponse } from '../engine/http.js';
+import { check, notApplicable, test, type Shop } from '../engine/runner/check.js';
+import type { ShopResponse } from '../engine/transport/http.js';
 import { brief, expectNoStore, expectSuccess, fail, failSoft, is2xx, notDeclared } from '../lib/assert.js';
 import { scopeWith } from '../lib/mint.js';
 import { apiScopesOf, guardRefused, unknownScopeRefusal } from './_shared/caller-guard.js';

@@ -5,7 +5,7 @@
 // `{ "variant_id", "quantity" }` and every response member are the reference's. A spec-level check that needs a cart line
 // therefore sends the reference's body and, when the service refuses that body with a 4xx, is skipped as not applicable
 // (the service may well name its members otherwise); it fails only on what the spec itself says.
-import { check, test } from '../engine/check.js';
+import { check, test } from '../engine/runner/check.js';
 import { callerGuardCheck } from './_shared/caller-guard.js';
 import { expectNoStore, expectProblem, expectStatus, fail } from '../lib/assert.js';
 import type { Operation } from '../../contract/operations.js';

@@ -12,9 +12,9 @@
 // documents, and a 400 to it fails checkoutSavedCard's clause; a check fails only on what the spec says. The
 // preview's callers and scopes are not shown either, so its caller matrix is reference-level. Delegated tokens use the API
 // audience (channel openapi); customers may not call these operations.
-import { check, test, type Shop } from '../engine/check.js';
-import type { ShopResponse } from '../engine/http.js';
-import { KINDS, type Kind } from '../engine/callers.js';
+import { check, test, type Shop } from '../engine/runner/check.js';
+import type { ShopResponse } from '../engine/transport/http.js';
+import { KINDS, type Kind } from '../engine/runner/callers.js';
 import { brief, expectNoHeader, expectProblem, fail, expectNoServerError } from '../lib/assert.js';
 import { credentialsFor, guardRefused, unknownScopeRefusal } from './_shared/caller-guard.js';
 import { emptyCart } from './_shared/expect-cart.js';

@@ -7,7 +7,7 @@
 // order it placed.
 //
 // Data. Its own checkout account of the seed (CHECKOUT_ACCOUNTS[7]): the cart is emptied first and left empty.
-import { check, test } from '../engine/check.js';
+import { check, test } from '../engine/runner/check.js';
 import { expectStatus, fail, expectSuccess } from '../lib/assert.js';
 import { cartLine, emptyCart } from './_shared/expect-cart.js';
 import { delegatedToken } from './_shared/mint-callers.js';

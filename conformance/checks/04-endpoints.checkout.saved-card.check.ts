@@ -5,7 +5,7 @@
 // Data. Each check uses its own checkout account of the seed (docs/seed.md, `CHECKOUT_ACCOUNTS` of _shared/seed-data.ts),
 // empties its cart first and leaves it empty. Each order placed takes one unit of a well-stocked variant; a long-lived
 // deployment re-run many times slowly uses it up.
-import { check, test } from '../engine/check.js';
+import { check, test } from '../engine/runner/check.js';
 import { expectCreated, expectNoHeader, expectNoStore, expectProblem, expectStatus, fail } from '../lib/assert.js';
 import { cartLine, emptyCart, expectNamesVariant, type Line, expectEmptyCart } from './_shared/expect-cart.js';
 import { delegatedToken } from './_shared/mint-callers.js';

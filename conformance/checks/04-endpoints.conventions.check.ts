@@ -7,9 +7,9 @@
 // therefore sends the reference's body and, when the service refuses that body with a 4xx, is skipped as not applicable
 // (the service may well name its members otherwise); it fails only on what the spec itself says.
 import { randomUUID } from 'node:crypto';
-import { check, test } from '../engine/check.js';
-import type { ShopResponse } from '../engine/http.js';
-import { CASES_AT_ONCE, judgeConcurrently } from '../engine/in-flight.js';
+import { check, test } from '../engine/runner/check.js';
+import type { ShopResponse } from '../engine/transport/http.js';
+import { CASES_AT_ONCE, judgeConcurrently } from '../engine/transport/in-flight.js';
 import {
   expectCacheControl,
   expectNoHeader,

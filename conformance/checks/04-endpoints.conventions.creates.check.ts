@@ -7,8 +7,8 @@
 //
 // Levels. Payloads are the target's own (its description documents); a body it refuses fails the operation's clause as
 // setup. Whether an operation is a create is the target's word (its documents), not the reference's.
-import { check, learned, test } from '../engine/check.js';
-import { CASES_AT_ONCE, judgeConcurrently } from '../engine/in-flight.js';
+import { check, learned, test } from '../engine/runner/check.js';
+import { CASES_AT_ONCE, judgeConcurrently } from '../engine/transport/in-flight.js';
 import { expectStatus, expectSuccess } from '../lib/assert.js';
 import { addressBody, createdAddressId } from './_shared/add-address.js';
 import { AssistantAgent } from './_shared/assistant.js';

@@ -12,7 +12,7 @@
 // artifact (web agent forwarder plus `Assistant-Browser-Session`) are the reference's, judged at the reference level.
 //
 // Data. Every check provisions its own assistant session (conformance/checks/_shared/assistant.ts): nothing is shared between checks.
-import { check, notApplicable, test } from '../engine/check.js';
+import { check, notApplicable, test } from '../engine/runner/check.js';
 import { AssistantAgent, browserSession } from './_shared/assistant.js';
 import {
   brief,

@@ -7,7 +7,7 @@
 // the reference's.
 //
 // Data. Every check provisions its own assistant session (conformance/checks/_shared/assistant.ts): nothing is shared between checks.
-import { check, test } from '../engine/check.js';
+import { check, test } from '../engine/runner/check.js';
 import { AssistantAgent } from './_shared/assistant.js';
 import { brief, expectProblem, expectStatus, fail, expect4xx } from '../lib/assert.js';
 import { LIMITS } from '../../contract/limits.js';

@@ -9,8 +9,8 @@
 // bodies and judge only refusals. "Refused" is any 4xx problem document. Codes and challenges (`invalid_credentials`,
 // `Bearer error="invalid_token"`), success statuses, shapes and the refusal of a secret in another carrier are the
 // reference's and are judged at the reference level.
-import { check, notApplicable, test, type Shop } from '../engine/check.js';
-import type { ShopResponse } from '../engine/http.js';
+import { check, notApplicable, test, type Shop } from '../engine/runner/check.js';
+import type { ShopResponse } from '../engine/transport/http.js';
 import { operatorAttribution } from '../lib/credential-formats.js';
 import { brief, expectChallenge, expectNoStore, expectProblem, expectStatus, fail, inCase, is2xx, notDeclared } from '../lib/assert.js';
 import { LIMITS } from '../../contract/limits.js';
@@ -28,7 +28,7 @@ import {
 import { expectRefusal } from './_shared/expect-refusals.js';
 import { postChunked } from './_shared/post-chunked.js';
 import { SPECIAL_PATHS } from '../../contract/routes.js';
-import { CASES_AT_ONCE, judgeConcurrently, mapConcurrent } from '../engine/in-flight.js';
+import { CASES_AT_ONCE, judgeConcurrently, mapConcurrent } from '../engine/transport/in-flight.js';
 
 // ------------------------------------------------------------------------------------------------ credentials (spec)
 

@@ -6,7 +6,7 @@
 // Levels. The hub's bodies are not shown: the reference's are sent, and only refusals are judged (any 4xx problem). A
 // handoff conversation is opened with the reference's body; a deployment that takes another leaves the handoff route to
 // internal.secret-required (noted).
-import { check, test } from '../engine/check.js';
+import { check, test } from '../engine/runner/check.js';
 import { fail, inCase } from '../lib/assert.js';
 import { AssistantAgent } from './_shared/assistant.js';
 import { bearer, wrong } from './_shared/call-internal-routes.js';

@@ -5,10 +5,10 @@
 // And for the checkout reads, which no caller is sure to be answered 2xx by (their scopes and shapes are not shown).
 import { CALLER_LISTS } from '../../contract/callers.js';
 import { OPERATIONS_BY_ID } from '../../contract/operations.js';
-import { credentialsOfClaimedKinds } from '../engine/callers.js';
-import { check, notApplicable, test } from '../engine/check.js';
-import type { ShopResponse } from '../engine/http.js';
-import { CASES_AT_ONCE } from '../engine/in-flight.js';
+import { credentialsOfClaimedKinds } from '../engine/runner/callers.js';
+import { check, notApplicable, test } from '../engine/runner/check.js';
+import type { ShopResponse } from '../engine/transport/http.js';
+import { CASES_AT_ONCE } from '../engine/transport/in-flight.js';
 import { expectSuccess, fail, judgeEach } from '../lib/assert.js';
 import { answersAsNoRoute, noRouteAnswers } from './_shared/probe-routes.js';
 import { cartLine, cartQuantity } from './_shared/expect-cart.js';

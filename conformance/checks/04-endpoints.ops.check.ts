@@ -11,9 +11,9 @@
 //
 // Writes. At reference level every request here that writes is one the domain refuses (a refund of a refunded order, a cancellation of a
 // delivered one, stock below zero), so nothing is written, even if a broken guard let it through.
-import { check, test, type Shop } from '../engine/check.js';
-import { CASES_AT_ONCE, mapConcurrent } from '../engine/in-flight.js';
-import { credentialsOfClaimedKinds } from '../engine/callers.js';
+import { check, test, type Shop } from '../engine/runner/check.js';
+import { CASES_AT_ONCE, mapConcurrent } from '../engine/transport/in-flight.js';
+import { credentialsOfClaimedKinds } from '../engine/runner/callers.js';
 import { expectNoHeader, expectProblem, fail, inCase, notDeclared } from '../lib/assert.js';
 import { expectCredentialRefused, expectRefusal } from './_shared/expect-refusals.js';
 import {

@@ -2,7 +2,7 @@
 // shows none of the operator rows, "the operations under /v1/ops/*: not shown"). An operator searches the orders (its
 // filters, its cursor) and reads one order. Who may call these routes is in 04-endpoints.ops; the writes are in
 // 04-endpoints.ops.writes.
-import { check, notApplicable, test } from '../engine/check.js';
+import { check, notApplicable, test } from '../engine/runner/check.js';
 import { fail } from '../lib/assert.js';
 import { expectOpsOk, expectOpsProblem, operator } from './_shared/call-ops.js';
 import { ABSENT_IDS, ADA, BEN, CHLOE, DEV, ORDERS, seedPaymentRef } from './_shared/seed-data.js';

@@ -5,7 +5,7 @@
 // refuses (a refund of a refunded order, a cancellation of a delivered one, stock below zero), or a +1/-1 stock pair that
 // leaves the stock as it was. The happy paths of cancellation and refunds change seed data for good and are left to
 // test/http/http-ops.test.ts. The audit log of operator writes is not observable from outside (no read route).
-import { check, test } from '../engine/check.js';
+import { check, test } from '../engine/runner/check.js';
 import { expectStatus, fail } from '../lib/assert.js';
 import { expectOpsOk, expectOpsProblem, operator, route, send } from './_shared/call-ops.js';
 import { customerToken } from './_shared/mint-callers.js';

@@ -1,8 +1,8 @@
 // Spec part 4, Endpoints > Public and special routes: the health route and the two description documents, answered
 // without authentication and cached 300 seconds. The internal routes, the recovery endpoint, the payment webhook and the
 // conversation routes have files of their own.
-import { check, test } from '../engine/check.js';
-import type { ShopResponse } from '../engine/http.js';
+import { check, test } from '../engine/runner/check.js';
+import type { ShopResponse } from '../engine/transport/http.js';
 import { expectCacheControl, expectFreshFor, expectStatus, expectSuccess, fail } from '../lib/assert.js';
 import { SPECIAL_PATHS } from '../../contract/routes.js';
 

@@ -5,8 +5,8 @@
 // Data. The seed's recovery operations that no request can change (RECOVERY_OPERATIONS of _shared/seed-data.ts): complete,
 // cancelled, proof_pending and provider_pending (which stays pending however often it is resumed). The approved operation
 // is never touched: resuming it completes it, and a rerun would see another phase.
-import { check, test } from '../engine/check.js';
-import { CASES_AT_ONCE, judgeConcurrently } from '../engine/in-flight.js';
+import { check, test } from '../engine/runner/check.js';
+import { CASES_AT_ONCE, judgeConcurrently } from '../engine/transport/in-flight.js';
 import { brief, expectNoStore, expectProblem, fail, inCase, expectSameJson } from '../lib/assert.js';
 import { freshId } from '../lib/fresh-id.js';
 import {

@@ -3,10 +3,10 @@
 //
 // Levels. A refused recovery credential is 401 exactly (Recovery endpoint results); its code and challenge are the
 // reference's and are judged in 04-endpoints.internal. A closed route is judged by "never succeeds": any 4xx problem.
-import { check, notApplicable, test, type Shop } from '../engine/check.js';
+import { check, notApplicable, test, type Shop } from '../engine/runner/check.js';
 import { operatorAttribution } from '../lib/credential-formats.js';
-import type { ShopResponse } from '../engine/http.js';
-import { CASES_AT_ONCE, mapConcurrent } from '../engine/in-flight.js';
+import type { ShopResponse } from '../engine/transport/http.js';
+import { CASES_AT_ONCE, mapConcurrent } from '../engine/transport/in-flight.js';
 import { brief, expectProblem, expectStatus, fail, inCase } from '../lib/assert.js';
 import { bearer, otherSecrets, wrong } from './_shared/call-internal-routes.js';
 import { expectRefusal } from './_shared/expect-refusals.js';

@@ -3,8 +3,8 @@
 // characters) and `purpose` (`email` or `delete`); a new email or a provider command cannot be passed (Endpoints,
 // Additional route facts). Invalid bodies are 400 invalid_request; valid ones naming an operation that exists nowhere
 // reach the lookup (404 recovery_not_found), so nothing is written.
-import { check, test } from '../engine/check.js';
-import { CASES_AT_ONCE, judgeConcurrently } from '../engine/in-flight.js';
+import { check, test } from '../engine/runner/check.js';
+import { CASES_AT_ONCE, judgeConcurrently } from '../engine/transport/in-flight.js';
 import { judgeEach, type ClauseRef } from '../lib/assert.js';
 import { freshId } from '../lib/fresh-id.js';
 import { expectInvalidRecovery, expectRecoveryNotFound, unknownOperation } from './_shared/recover-account.js';

@@ -2,16 +2,16 @@
 // operation (part 1, What the service does, rules 1 to 3; Endpoints > Caller lists by name): every operation of
 // contract/operations.ts is sent as each agent kind, with bodies that fail validation (so nothing is written). The
 // guard precedes input validation, so a 400 shows that the guard let the caller through. The other caller kinds are
-// tried operation by operation (engine/callers.ts).
+// tried operation by operation (engine/runner/callers.ts).
 //
 // Every check makes its own agents: fresh account subjects, fresh invited-agent ids, fresh assistant sessions registered
 // through the identity-provider proxy's internal routes (conformance/checks/_shared/assistant.ts).
 import { CALLER_LISTS } from '../../contract/callers.js';
 import { BASE_API_SCOPES, PERMISSION_API_SCOPES } from '../../contract/scopes.js';
 import { OPERATIONS, type Operation } from '../../contract/operations.js';
-import { check, learned, test, type Shop } from '../engine/check.js';
-import type { ShopResponse } from '../engine/http.js';
-import { CASES_AT_ONCE, mapConcurrent } from '../engine/in-flight.js';
+import { check, learned, test, type Shop } from '../engine/runner/check.js';
+import type { ShopResponse } from '../engine/transport/http.js';
+import { CASES_AT_ONCE, mapConcurrent } from '../engine/transport/in-flight.js';
 import { AssistantAgent } from './_shared/assistant.js';
 import { expectNoHeader, expectProblem, inCase } from '../lib/assert.js';
 import { expectCredentialRefused } from './_shared/expect-refusals.js';

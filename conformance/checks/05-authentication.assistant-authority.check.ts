@@ -6,7 +6,7 @@
 //
 // Every check makes its own agents: fresh account subjects, fresh invited-agent ids, fresh assistant sessions registered
 // through the identity-provider proxy's internal routes (conformance/checks/_shared/assistant.ts).
-import { check, test } from '../engine/check.js';
+import { check, test } from '../engine/runner/check.js';
 import { ALL_PERMISSIONS, AssistantAgent, reportAuthorization } from './_shared/assistant.js';
 import { expectSuccess, fail, inCase, expectSameJson } from '../lib/assert.js';
 import { freshHex } from '../lib/fresh-id.js';
@@ -14,7 +14,7 @@ import { cartLine, expectNamesVariant } from './_shared/expect-cart.js';
 import { expectCredentialRefused } from './_shared/expect-refusals.js';
 import { expectPermissions, sendAssistant, UNKNOWN_PERMISSIONS } from './_shared/probe-agents.js';
 import { VARIANT } from './_shared/seed-data.js';
-import { CASES_AT_ONCE, judgeConcurrently } from '../engine/in-flight.js';
+import { CASES_AT_ONCE, judgeConcurrently } from '../engine/transport/in-flight.js';
 test(
   ...check(
     {

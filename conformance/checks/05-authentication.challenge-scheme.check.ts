@@ -2,8 +2,8 @@
 // (checked in 04-endpoints.conversations), the Authorization scheme is DPoP, or a Bearer token's unverified header type or
 // act claim marks an assistant session token; `Bearer` otherwise. Every refusal is answered in that one scheme.
 import { randomBytes, randomUUID } from 'node:crypto';
-import { check, test, type Shop } from '../engine/check.js';
-import type { ShopResponse } from '../engine/http.js';
+import { check, test, type Shop } from '../engine/runner/check.js';
+import type { ShopResponse } from '../engine/transport/http.js';
 import { expectChallenge, expectProblem, fail, inCase, expect4xx, notDeclared } from '../lib/assert.js';
 import { artifactFormat } from '../lib/credential-formats.js';
 import { createForeignKey, signWith } from '../lib/mint.js';

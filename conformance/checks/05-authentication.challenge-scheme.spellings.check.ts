@@ -4,7 +4,7 @@
 // HTTP server reads as the same target: a percent-encoded unreserved character (RFC 3986 6.2.2.2), dot segments
 // (6.2.2.3) and the absolute form of the request-target (RFC 9112 3.2.2: a server MUST accept it). A spelling the
 // server does not route (404, 400) is not judged; a 401 to one it does must carry the challenge its path earns.
-import { check, test } from '../engine/check.js';
+import { check, test } from '../engine/runner/check.js';
 import { expectChallenge, inCase } from '../lib/assert.js';
 import { CONVERSATIONS_PATH } from '../../contract/routes.js';
 import { expectDpopChallengesOnly } from './_shared/expect-refusals.js';

@@ -6,7 +6,7 @@
 // variant ids; cart records are "not shown", so spec-level checks observe a cart only through the variant ids its body
 // names (an empty cart names none) or by comparing two reads, and leave member names (`lines`) to reference-level checks.
 import { randomUUID } from 'node:crypto';
-import { check, test } from '../engine/check.js';
+import { check, test } from '../engine/runner/check.js';
 import { brief, expectSuccess, fail, expectSameJson } from '../lib/assert.js';
 import { scopeWith, signWith } from '../lib/mint.js';
 import { apiScopesOf, guardRefused, unknownScopeRefusal } from './_shared/caller-guard.js';

@@ -2,9 +2,9 @@
 // "DPoP plus live session admission" (Endpoints > Public and special routes): every challenge there is in the DPoP scheme,
 // no Bearer credential is enough, and the conversation variant of the actor stage refuses an assistant's browser session.
 // Every check provisions its own assistant session.
-import { check, learned, test, type Shop } from '../engine/check.js';
-import type { ShopResponse } from '../engine/http.js';
-import { CASES_AT_ONCE, mapConcurrent } from '../engine/in-flight.js';
+import { check, learned, test, type Shop } from '../engine/runner/check.js';
+import type { ShopResponse } from '../engine/transport/http.js';
+import { CASES_AT_ONCE, mapConcurrent } from '../engine/transport/in-flight.js';
 import { AssistantAgent, browserSession, errorOf, signOutSession } from './_shared/assistant.js';
 import { expectChallenge, expectProblem, expectStatus, expectSuccess, inCase, is2xx } from '../lib/assert.js';
 import { freshId } from '../lib/fresh-id.js';

@@ -5,9 +5,9 @@
 //
 // Levels. Where RFC 9449 lets a server answer either `invalid_dpop_proof` or `use_dpop_nonce`, spec-level checks accept
 // both; the reference-level checks (ids ending in `.reference`) hold the reference to the code it documents.
-import { check, learned, test } from '../engine/check.js';
-import type { ShopResponse } from '../engine/http.js';
-import { CASES_AT_ONCE, judgeConcurrently } from '../engine/in-flight.js';
+import { check, learned, test } from '../engine/runner/check.js';
+import type { ShopResponse } from '../engine/transport/http.js';
+import { CASES_AT_ONCE, judgeConcurrently } from '../engine/transport/in-flight.js';
 import { AssistantAgent, htuOf } from './_shared/assistant.js';
 import { cartLine } from './_shared/expect-cart.js';
 import { expectChallenge, expectProblem, expectSuccess, fail, inCase, nonceOf } from '../lib/assert.js';

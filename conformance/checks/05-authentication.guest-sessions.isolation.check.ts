@@ -4,7 +4,7 @@
 // Cart writes use the reference's request body ({ variant_id, quantity }: the spec does not show payloads) and the seed's
 // variant ids; cart records are "not shown", so spec-level checks observe a cart only through the variant ids its body
 // names (an empty cart names none) or by comparing two reads, and leave member names (`lines`) to reference-level checks.
-import { check, test } from '../engine/check.js';
+import { check, test } from '../engine/runner/check.js';
 import { expectProblem, expectSuccess, fail } from '../lib/assert.js';
 import { freshShopperIp } from '../lib/shopper.js';
 import { cartLine, cartQuantity, expectNamesVariant, expectEmptyCart } from './_shared/expect-cart.js';

@@ -6,7 +6,7 @@
 // variant ids; cart records are "not shown", so spec-level checks observe a cart only through the variant ids its body
 // names (an empty cart names none) or by comparing two reads, and leave member names (`lines`) to reference-level checks.
 import { randomUUID } from 'node:crypto';
-import { check, test, type Shop } from '../engine/check.js';
+import { check, test, type Shop } from '../engine/runner/check.js';
 import { expectSuccess, fail } from '../lib/assert.js';
 import { signGuestSession } from '../lib/guest-session.js';
 import { cartLine, expectNamesVariant, expectNotNamesVariant } from './_shared/expect-cart.js';

@@ -5,7 +5,7 @@
 //
 // Every check makes its own agents: fresh account subjects, fresh invited-agent ids, fresh assistant sessions registered
 // through the identity-provider proxy's internal routes (conformance/checks/_shared/assistant.ts).
-import { check, test } from '../engine/check.js';
+import { check, test } from '../engine/runner/check.js';
 import { operatorAttribution } from '../lib/credential-formats.js';
 import { ALL_PERMISSIONS } from './_shared/assistant.js';
 import { expectProblem, expectSuccess, fail, inCase, expectSameJson } from '../lib/assert.js';

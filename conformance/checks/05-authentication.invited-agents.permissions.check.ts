@@ -5,8 +5,8 @@
 //
 // Every check makes its own agents: fresh account subjects, fresh invited-agent ids, fresh assistant sessions registered
 // through the identity-provider proxy's internal routes (conformance/checks/_shared/assistant.ts).
-import { check, test } from '../engine/check.js';
-import { CASES_AT_ONCE, judgeConcurrently } from '../engine/in-flight.js';
+import { check, test } from '../engine/runner/check.js';
+import { CASES_AT_ONCE, judgeConcurrently } from '../engine/transport/in-flight.js';
 import { reportAuthorization } from './_shared/assistant.js';
 import { expectProblem, expectSuccess, fail, inCase } from '../lib/assert.js';
 import { nowSeconds } from '../lib/jws.js';

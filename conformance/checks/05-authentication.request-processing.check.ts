@@ -8,7 +8,7 @@
 // variant ids; cart records are "not shown", so spec-level checks observe a cart only through the variant ids its body
 // names (an empty cart names none) or by comparing two reads, and leave member names (`lines`) to reference-level checks.
 import { randomUUID } from 'node:crypto';
-import { check, learned, test, type Shop } from '../engine/check.js';
+import { check, learned, test, type Shop } from '../engine/runner/check.js';
 import { operatorAttribution } from '../lib/credential-formats.js';
 import { expectProblem, expectStatus, expectSuccess, fail, failSoft } from '../lib/assert.js';
 import { createForeignKey, signWith } from '../lib/mint.js';
@@ -19,8 +19,8 @@ import { guestHeaders } from './_shared/mint-callers.js';
 import { spendConcurrently, spendWithinWindow, guestBudget } from './_shared/spend-budget.js';
 import { VARIANT } from './_shared/seed-data.js';
 import { SPECIAL_PATHS } from '../../contract/routes.js';
-import type { ShopResponse } from '../engine/http.js';
-import { CASES_AT_ONCE, mapConcurrent } from '../engine/in-flight.js';
+import type { ShopResponse } from '../engine/transport/http.js';
+import { CASES_AT_ONCE, mapConcurrent } from '../engine/transport/in-flight.js';
 
 // ------------------------------------------------------------------------------- Caller-specific headers on other kinds
 

@@ -8,9 +8,9 @@
 // document, member by member (Resources > Problem document).
 import { randomUUID } from 'node:crypto';
 import { LIMITS } from '../../contract/limits.js';
-import { check, learned, test } from '../engine/check.js';
-import type { ShopResponse } from '../engine/http.js';
-import { CASES_AT_ONCE, mapConcurrent } from '../engine/in-flight.js';
+import { check, learned, test } from '../engine/runner/check.js';
+import type { ShopResponse } from '../engine/transport/http.js';
+import { CASES_AT_ONCE, mapConcurrent } from '../engine/transport/in-flight.js';
 import { AssistantAgent } from './_shared/assistant.js';
 import { bodyOf, present, route, ROUTES, wrong } from './_shared/call-internal-routes.js';
 import { cartLine } from './_shared/expect-cart.js';

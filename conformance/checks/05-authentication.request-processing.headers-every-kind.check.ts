@@ -3,9 +3,9 @@
 // the profile claims is tried on a request it is otherwise served (the control), with each header that does not fit it.
 // The customer's refusal of the guest headers, with writes, is judged in 05-authentication.request-processing.
 import { operatorAttribution } from '../lib/credential-formats.js';
-import { check, learned, test, type Shop } from '../engine/check.js';
-import type { ShopResponse } from '../engine/http.js';
-import { CASES_AT_ONCE, judgeConcurrently } from '../engine/in-flight.js';
+import { check, learned, test, type Shop } from '../engine/runner/check.js';
+import type { ShopResponse } from '../engine/transport/http.js';
+import { CASES_AT_ONCE, judgeConcurrently } from '../engine/transport/in-flight.js';
 import { expectSuccess, inCase } from '../lib/assert.js';
 import { freshShopperIp } from '../lib/shopper.js';
 import { AssistantAgent } from './_shared/assistant.js';

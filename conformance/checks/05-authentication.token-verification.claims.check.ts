@@ -1,8 +1,8 @@
 // Spec part 5, Authentication > Token verification 1-2: the token is read from Authorization only; issuer, signature,
 // audience, type at+jwt and expiry are verified; client_id is required (a token without one is refused with 401 or 403).
 import { randomUUID } from 'node:crypto';
-import { check, test, type Shop } from '../engine/check.js';
-import type { ShopResponse } from '../engine/http.js';
+import { check, test, type Shop } from '../engine/runner/check.js';
+import type { ShopResponse } from '../engine/transport/http.js';
 import { expectChallenge, expectSuccess, inCase } from '../lib/assert.js';
 import { nowSeconds } from '../lib/jws.js';
 import { createForeignKey, publicKeyAsSecret, signWith, unsecured } from '../lib/mint.js';

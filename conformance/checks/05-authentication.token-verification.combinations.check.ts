@@ -2,8 +2,8 @@
 // combination (an unknown client_id, an act chain whose outermost actor is not the agent client, a machine token of a
 // client with no caller kind, a website user token carrying act) is refused with 401 or 403 even with a valid signature.
 import { randomUUID } from 'node:crypto';
-import { check, test, type Shop } from '../engine/check.js';
-import { CASES_AT_ONCE, judgeConcurrently, mapConcurrent } from '../engine/in-flight.js';
+import { check, test, type Shop } from '../engine/runner/check.js';
+import { CASES_AT_ONCE, judgeConcurrently, mapConcurrent } from '../engine/transport/in-flight.js';
 import { expectNoHeader, expectProblem, expectSuccess, inCase } from '../lib/assert.js';
 import { expectInvalidToken, expectRefusedCombination } from './_shared/expect-refusals.js';
 

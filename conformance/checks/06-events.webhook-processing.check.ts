@@ -15,7 +15,7 @@
 // Data. The settlement and card-setup checks use the fixture seed's pending order and admitted card setups, looked up in
 // the seed itself (fixtureSeed of _shared/seed-data.ts) by their state.
 import { randomInt } from 'node:crypto';
-import { check, notApplicable, test } from '../engine/check.js';
+import { check, notApplicable, test } from '../engine/runner/check.js';
 import { expectStatus, fail, inCase } from '../lib/assert.js';
 import { nowSeconds } from '../lib/jws.js';
 import { ignoredEvent, SIGNATURE_HEADER, SIGNATURE_TOLERANCE_SECONDS, stripeEvent } from '../lib/stripe-signature.js';

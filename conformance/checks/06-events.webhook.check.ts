@@ -11,10 +11,10 @@
 // can be repeated. That a service acknowledges (200) an event type it does not process is an assumption, the provider's
 // usual practice (it retries any other answer), not a row of the spec. One processing failure needs no event type: a
 // validly signed body that is not JSON, which no service can read as an event (events.webhook.unreadable-delivery).
-import { check, notApplicable, test, type Shop } from '../engine/check.js';
-import type { ShopResponse } from '../engine/http.js';
+import { check, notApplicable, test, type Shop } from '../engine/runner/check.js';
+import type { ShopResponse } from '../engine/transport/http.js';
 import { operatorAttribution } from '../lib/credential-formats.js';
-import { CASES_AT_ONCE, judgeConcurrently } from '../engine/in-flight.js';
+import { CASES_AT_ONCE, judgeConcurrently } from '../engine/transport/in-flight.js';
 import { brief, fail, inCase } from '../lib/assert.js';
 import { nowSeconds } from '../lib/jws.js';
 import { alterOneByte, ignoredEvent, newEventId, signPayload, SIGNATURE_HEADER } from '../lib/stripe-signature.js';

@@ -1,11 +1,11 @@
 // Spec part 7, Errors: every failure is the problem document; the error table's rows, headers included.
-import { check, test } from '../engine/check.js';
+import { check, test } from '../engine/runner/check.js';
 import { operatorAttribution } from '../lib/credential-formats.js';
 import { credentialsFor } from './_shared/caller-guard.js';
 import { customerToken, delegatedToken } from './_shared/mint-callers.js';
 import { attemptCheckout, checkoutBody } from './_shared/place-order.js';
 import { ABSENT_IDS } from './_shared/seed-data.js';
-import type { ShopResponse } from '../engine/http.js';
+import type { ShopResponse } from '../engine/transport/http.js';
 import { expectChallenge, expectNoHeader, expectNoStore, expectProblem, expectStatus, fail, inCase, expect4xx } from '../lib/assert.js';
 
 test(

@@ -10,9 +10,9 @@
 import { HEADERS } from '../../contract/headers.js';
 import { LIMITS } from '../../contract/limits.js';
 import { operatorAttribution } from '../lib/credential-formats.js';
-import { check, learned, test, type Shop } from '../engine/check.js';
-import type { ShopResponse } from '../engine/http.js';
-import { CASES_AT_ONCE, mapConcurrent } from '../engine/in-flight.js';
+import { check, learned, test, type Shop } from '../engine/runner/check.js';
+import type { ShopResponse } from '../engine/transport/http.js';
+import { CASES_AT_ONCE, mapConcurrent } from '../engine/transport/in-flight.js';
 import { SIGNATURE_HEADER } from '../lib/stripe-signature.js';
 import { AssistantAgent } from './_shared/assistant.js';
 import { operator, route, send } from './_shared/call-ops.js';

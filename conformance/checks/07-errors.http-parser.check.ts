@@ -4,8 +4,8 @@
 // sections over its limit, an expectation it cannot meet, a path parameter over a router's limit. Whether a server refuses these is HTTP's business (RFC 9112
 // 6.3 makes conflicting Content-Length an error; header limits and Expect are its choice), but when it does, the refusal
 // is a failure response of the service like any other. A server that answers them is not judged on them.
-import { check, test } from '../engine/check.js';
-import type { RequestOptions, ShopResponse } from '../engine/http.js';
+import { check, test } from '../engine/runner/check.js';
+import type { RequestOptions, ShopResponse } from '../engine/transport/http.js';
 import { expectProblem, fail, inCase } from '../lib/assert.js';
 
 /** Requests an HTTP server's parser may refuse before the service sees them, each on a route every deployment serves. */

@@ -3,8 +3,8 @@
 // Content-Encoding says, charsets other than UTF-8. And Request processing order: a DPoP request gets a fresh DPoP-Nonce on
 // every response, also when decoding or routing refuses it before authentication. (Missing or duplicate Host and
 // Authorization headers need a raw socket, outside the suite's one transport: test/reference/http-robustness.test.ts.)
-import { check, test, type Shop } from '../engine/check.js';
-import type { ShopResponse } from '../engine/http.js';
+import { check, test, type Shop } from '../engine/runner/check.js';
+import type { ShopResponse } from '../engine/transport/http.js';
 import { brief, expectDpopNonce, expectOwnedMembers, expectProblem, fail, inCase, nonceOf } from '../lib/assert.js';
 import { LIMITS } from '../../contract/limits.js';
 import { cartLine } from './_shared/expect-cart.js';

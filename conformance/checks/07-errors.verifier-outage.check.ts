@@ -12,8 +12,8 @@
 // Defects it kills: a server that answers 500 when its key set is unreachable, or leaves out Retry-After; at the
 // reference level, one that answers 401 invalid_token.
 import { randomUUID } from 'node:crypto';
-import { check, notApplicable, test, type Shop } from '../engine/check.js';
-import type { ShopResponse } from '../engine/http.js';
+import { check, notApplicable, test, type Shop } from '../engine/runner/check.js';
+import type { ShopResponse } from '../engine/transport/http.js';
 import { expectProblem, fail, inCase, is2xx } from '../lib/assert.js';
 import { AssistantAgent } from './_shared/assistant.js';
 import { idpControlToken, OUTAGE_PATH } from '../lib/mint.js';

@@ -3,11 +3,11 @@
 //
 // Bodies are padded with JSON whitespace, never with an extra member: an over-cap body is then a valid request but for its
 // size, so a service without the cap would take it (and fail the check) instead of refusing it for an unknown member.
-import { check, learned, test, type Shop } from '../engine/check.js';
-import type { RequestOptions, ShopResponse } from '../engine/http.js';
-import { credentialsOf, KINDS } from '../engine/callers.js';
+import { check, learned, test, type Shop } from '../engine/runner/check.js';
+import type { RequestOptions, ShopResponse } from '../engine/transport/http.js';
+import { credentialsOf, KINDS } from '../engine/runner/callers.js';
 import { CALLER_LISTS } from '../../contract/callers.js';
-import { CASES_AT_ONCE, judgeConcurrently } from '../engine/in-flight.js';
+import { CASES_AT_ONCE, judgeConcurrently } from '../engine/transport/in-flight.js';
 import { expectFreshFor, expectProblem, expectStatus, expectSuccess, fail, failSetup, inCase, is2xx, is4xx } from '../lib/assert.js';
 import { freshShopperIp, shopperIpOfLength } from '../lib/shopper.js';
 import { LIMITS } from '../../contract/limits.js';

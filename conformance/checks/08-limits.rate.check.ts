@@ -2,8 +2,8 @@
 // and exceeding a budget gives 429 rate_limited with Retry-After. Numeric budgets and windows are not shown: the profile
 // claims them (rateLimits), and without that claim the checks are not applicable. Assistant callers have a per-session
 // budget and a per-client budget, each judged on its own (below).
-import { check, test, type Shop, notApplicable } from '../engine/check.js';
-import type { ShopResponse } from '../engine/http.js';
+import { check, test, type Shop, notApplicable } from '../engine/runner/check.js';
+import type { ShopResponse } from '../engine/transport/http.js';
 import { expectProblem, expectSuccess, fail } from '../lib/assert.js';
 import { freshShopperIp } from '../lib/shopper.js';
 import { cartLine } from './_shared/expect-cart.js';

@@ -4,8 +4,8 @@
 // the web-agent forwarder, and the token and proof defects the suite forges for them. Minting is the suite's own
 // (lib/mint.ts, lib/dpop.ts, checks/_shared/assistant-session.ts); this file only chooses what each label sends.
 import { randomBytes, randomUUID } from 'node:crypto';
-import type { ShopHttp } from '../engine/http.js';
-import type { Target } from '../engine/target.js';
+import type { ShopHttp } from '../engine/transport/http.js';
+import type { Target } from '../engine/transport/target.js';
 import type { Profile } from '../../contract/profile.js';
 import { credentialsOf, type Credentials } from '../../contract/requests.js';
 import { ALL_PERMISSIONS, provisionSession, refusedReport } from '../lib/assistant-session.js';

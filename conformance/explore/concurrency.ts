@@ -3,7 +3,7 @@
 // checkout after an order finds the cart empty (PUR-IDEM-4), one DPoP proof is accepted once (AUTH-ASST-11), and a
 // budget spent from several connections never lets more than the budget through. Requests leave through `send` only.
 import fc from 'fast-check';
-import type { BodyRole } from '../engine/target.js';
+import type { BodyRole } from '../engine/transport/target.js';
 import {
   codeOf,
   finding,

@@ -2,7 +2,7 @@
 // afresh on replay by the CLI's fixture commands (`token`, `dpop`, `guest-session`), since tokens expire and a DPoP proof is
 // accepted once. Each caller label keeps its identity across the script: one cart id per guest, one DPoP key and session per
 // assistant, the last DPoP-Nonce an assistant was given. Pure: renders text, sends nothing.
-import { shellQuote } from '../engine/transcript.js';
+import { shellQuote } from '../engine/transport/transcript.js';
 import type { Step } from './exchange.js';
 
 /** Kinds the `token` command mints (cli/commands/token.ts). */

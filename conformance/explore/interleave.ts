@@ -1,7 +1,7 @@
 // The machinery of the concurrency scenarios (concurrency.ts): a seeded scheduler releasing the starts of steps that are
 // then all in flight together, and findings that carry the sequence to replay with the steps sent at once.
 import fc from 'fast-check';
-import type { Target } from '../engine/target.js';
+import type { Target } from '../engine/transport/target.js';
 import type { Answer, Finding, Step } from './exchange.js';
 
 export type ScenarioName = 'adds' | 'checkouts' | 'proof' | 'budget';

@@ -2,7 +2,7 @@
 // both, the target's answer judged by the model, the differential against the reference's answer, and the schema of the
 // target's own documents; the first step with a finding ends the sequence. Also the scheduler-driven interleavings.
 import type { Profile } from '../../contract/profile.js';
-import type { TlsOptions } from '../engine/http.js';
+import type { TlsOptions } from '../engine/transport/http.js';
 import { CheckFailure } from '../lib/assert.js';
 import type { Answer, Finding, Step } from './exchange.js';
 import { runInterleavings, type InterleavingOptions, type ScenarioRun } from './concurrency.js';

@@ -3,8 +3,8 @@
 // read back. The target and the lockstep reference each get a World; both share the run's guest sessions and keys.
 import { randomUUID } from 'node:crypto';
 import type { Profile } from '../../contract/profile.js';
-import { ShopHttp, type TlsOptions } from '../engine/http.js';
-import { parseDocument, Target } from '../engine/target.js';
+import { ShopHttp, type TlsOptions } from '../engine/transport/http.js';
+import { parseDocument, Target } from '../engine/transport/target.js';
 import { DESCRIPTION, ASSISTANT_DESCRIPTION } from '../../contract/routes.js';
 import { audienceOf, createMinter, type Minter } from '../lib/mint.js';
 import { forgeGuestSession, newGuestSession } from '../lib/guest-session.js';

@@ -22,7 +22,7 @@ export interface Outcome {
   failedClauses: string[];
   setupFailed: boolean;
   note?: string;
-  /** Baseline outcomes: the cells of clause domains the check's exchanges fell in (engine/cells.ts). */
+  /** Baseline outcomes: the cells of clause domains the check's exchanges fell in (engine/report/cells.ts). */
   cells?: string[];
 }
 
@@ -143,7 +143,7 @@ export function buildMatrix(o: {
   };
 }
 
-/** A browser check skipped on a machine without Chromium (its reason begins with engine/browser.ts's NO_BROWSER). */
+/** A browser check skipped on a machine without Chromium (its reason begins with engine/transport/browser.ts's NO_BROWSER). */
 const skippedForNoBrowser = (x: Outcome) => x.status === 'skipped' && /^no browser\b/.test(x.note ?? '');
 
 /**

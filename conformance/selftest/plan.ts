@@ -5,43 +5,62 @@
 // check reaches the proxy of the one defect whose clause it cites. Playwright runs them all as ONE project of its own:
 // a worker can only run the tests of one Playwright project, so a Playwright project per plan project would stop and
 // start workers all through the run (about a second of CPU each). Instead each check registers a copy of itself per
-// plan project that judges it (`copiesOf`, engine/check.ts), named by an annotation that the `shop` fixture resolves to
+// plan project that judges it (`copiesOf`, copies.ts), named by an annotation that the `shop` fixture resolves to
 // its target (`targetOf`) and the reporter to its plan project.
-import { readFileSync } from 'node:fs';
-import type { TargetVariant } from '../engine/params.js';
+import { z } from 'zod';
+import type { TargetVariant } from '../engine/runner/params.js';
+import { currentPlan, firstIssue, variantSchema, type RunPlan } from '../engine/runner/plan.js';
 
-export const PLAN_ENV = 'SHOP_CONFORMANCE_SELFTEST_PLAN';
-
-export interface PlannedDefect {
-  id: string;
-  clause: string;
-  url: string;
+const plannedDefectSchema = z.strictObject({
+  id: z.string().min(1),
+  clause: z.string().min(1),
+  url: z.url(),
   /** A narrowed variant: only these checks of its clause (those that reach its cell), not every check citing it. */
-  checks?: string[];
-}
+  checks: z.array(z.string().min(1)).optional(),
+});
 
-export interface Plan {
-  target: string;
-  level: 'spec' | 'reference';
+export type PlannedDefect = z.infer<typeof plannedDefectSchema>;
+
+/** The self-test's part of the run plan (engine/runner/plan.ts, `selfTest`), validated here, where it is owned. */
+export const selfTestPlanSchema = z.strictObject({
+  target: z.string().min(1),
+  level: z.enum(['spec', 'reference']),
   /** Clauses whose checks run against the target itself: a check failing there kills nothing. */
-  baseline: string[];
+  baseline: z.array(z.string().min(1)),
   /** Defects packed so that no check of a project cites the clauses of two of its defects. */
-  projects: { name: string; defects: PlannedDefect[] }[];
+  projects: z.array(z.strictObject({ name: z.string().min(1), defects: z.array(plannedDefectSchema) })),
   /**
    * Projects judged on a variant deployment of the embedded run (cli/embedded-variants.ts): the checks that only such a
    * deployment can judge (`variant.checks`), against the variant itself (`baseline-variant-<name>`, no defect) or behind a
    * defect's proxy in front of its own instance of the variant (`variant.baseUrl` is then the proxy's).
    */
-  variants?: { name: string; variant: TargetVariant; defects: PlannedDefect[] }[];
+  variants: z.array(z.strictObject({ name: z.string().min(1), variant: variantSchema, defects: z.array(plannedDefectSchema) })).optional(),
   /** Set while the CLI lists the checks (one project of every clause, no proxy). */
-  listing?: string[];
+  listing: z.array(z.string().min(1)).optional(),
   /** The kill ledger's directory (kill-ledger.ts): a defect's checks stop at its first kill. Unset: every check runs. */
-  kills?: string;
+  kills: z.string().min(1).optional(),
   /**
    * With a ledger, the run goes in two phases: the `quick` checks first, then the `long` ones (the `00-long-wait.` files,
    * long at any round trip) for the defects still alive. Unset: every check at once.
    */
-  phase?: 'quick' | 'long';
+  phase: z.enum(['quick', 'long']).optional(),
+});
+
+export type Plan = z.infer<typeof selfTestPlanSchema>;
+
+/** The self-test's plan in a run plan; throws one line naming the field when it is malformed, undefined when absent. */
+export function selfTestPlanOf(run: Pick<RunPlan, 'selfTest'> | undefined): Plan | undefined {
+  if (run?.selfTest === undefined) return undefined;
+  const parsed = selfTestPlanSchema.safeParse(run.selfTest);
+  if (!parsed.success) throw new Error(`run plan: selfTest.${firstIssue(parsed.error)}`);
+  return parsed.data;
+}
+
+/** This process's self-test plan (the run plan's `selfTest`); throws outside `shop-conformance self-test`. */
+export function readPlan(): Plan {
+  const plan = selfTestPlanOf(currentPlan());
+  if (!plan) throw new Error('the run plan has no selfTest: the self-test configuration is run by `shop-conformance self-test`');
+  return plan;
 }
 
 /**
@@ -68,12 +87,6 @@ export function makeupPlan(plan: Plan, rows: readonly { id: string; clause: stri
 
 /** A project of the baseline (the target itself, or a variant deployment without defect). */
 export const isBaseline = (project: string): boolean => project === 'baseline' || project.startsWith('baseline-');
-
-export function readPlan(env: NodeJS.ProcessEnv = process.env): Plan {
-  const path = env[PLAN_ENV];
-  if (!path) throw new Error(`${PLAN_ENV} is not set: the self-test configuration is run by \`shop-conformance self-test\``);
-  return JSON.parse(readFileSync(path, 'utf8')) as Plan;
-}
 
 /** The annotation naming the plan project of a check's copy (baseline, defects-N, or a variant's). */
 export const SELFTEST_PROJECT = 'selftest-project';

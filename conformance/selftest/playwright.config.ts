@@ -1,20 +1,25 @@
-// The self-test's Playwright configuration: ONE run for the whole kill matrix. The plan (from the CLI, through a file)
-// packs defects into projects so that each check of a project reaches the proxy of the one defect whose clause it
-// cites, plus a `baseline` against the target itself; each check runs a copy of itself per project that needs it.
+// The self-test's Playwright configuration: ONE run for the whole kill matrix. The self-test's plan (the run plan's
+// `selfTest`, written by the CLI) packs defects into projects so that each check of a project reaches the proxy of the one
+// defect whose clause it cites, plus a `baseline` against the target itself; each check runs a copy of itself per project
+// that needs it, registered by the self-test's plug-in (copies.ts), which this configuration installs in the runner and
+// in every worker before any check loads.
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from '@playwright/test';
-import { ENV } from '../engine/params.js';
+import { installCheckPlugin } from '../engine/runner/plugin.js';
+import { runPlan } from '../engine/runner/plan.js';
+import { selfTestCopies } from './copies.js';
 import { clauseGrep, LONG_CHECK_FILES, readPlan, SELFTEST_SOURCE_TAG } from './plan.js';
 
 const here = fileURLToPath(new URL('.', import.meta.url));
 const ext = import.meta.url.endsWith('.ts') ? 'ts' : 'js';
+const run = runPlan();
 const plan = readPlan();
-const output = process.env[ENV.output] ?? join(process.cwd(), 'conformance-output');
+installCheckPlugin(selfTestCopies(plan));
 
 const invert = [...(plan.listing ? [] : [SELFTEST_SOURCE_TAG]), ...(plan.level === 'spec' ? ['@reference'] : [])];
 
-// One Playwright project: the plan's projects are copies of each check inside it (plan.ts, engine/check.ts), so that
+// One Playwright project: the plan's projects are copies of each check inside it (plan.ts, copies.ts), so that
 // workers run every copy without restarting. The listing (the CLI's) is the checks of the selected clauses.
 export default defineConfig({
   testDir: join(here, '..', 'checks'),
@@ -24,8 +29,8 @@ export default defineConfig({
   forbidOnly: true,
   retries: 0,
   // As the suite's own configuration: a check against a deployment far away gets the time of 600 more round trips.
-  timeout: 30_000 + 600 * (Number(process.env[ENV.roundTrip]) || 0),
-  outputDir: join(output, 'self-test-results'),
+  timeout: 30_000 + 600 * (run.workers.roundTripMs ?? 0),
+  outputDir: join(run.output.dir, 'self-test-results'),
   reporter: [['dot'], [join(here, `reporter.${ext}`)]],
   // A check's own test stands aside for its copies; the spec level leaves out the reference's own checks.
   grepInvert: invert.length ? new RegExp(invert.map((t) => `${t}(?![\\w-])`).join('|')) : undefined,

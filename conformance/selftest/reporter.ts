@@ -3,8 +3,8 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Reporter, TestCase, TestResult } from '@playwright/test/reporter';
-import { decodeRecord, firstLine } from '../engine/check-record.js';
-import { ENV } from '../engine/params.js';
+import { decodeRecord, firstLine } from '../engine/report/check-record.js';
+import { runPlan } from '../engine/runner/plan.js';
 import type { Outcome } from './matrix.js';
 import { isBaseline, SELFTEST_PROJECT } from './plan.js';
 
@@ -15,7 +15,7 @@ export default class SelfTestReporter implements Reporter {
     const annotations = [...test.annotations, ...result.annotations];
     // A check's copy names its plan project (plan.ts); Playwright's own project is one for all.
     const project = annotations.find((a) => a.type === SELFTEST_PROJECT)?.description ?? test.parent.project()?.name ?? '';
-    // The check's verdict as data (engine/check-record.ts); a failure it did not judge has only Playwright's error.
+    // The check's verdict as data (engine/report/check-record.ts); a failure it did not judge has only Playwright's error.
     const record = decodeRecord(annotations);
     const failedClauses = record?.blamed ?? [];
     const note =
@@ -28,14 +28,13 @@ export default class SelfTestReporter implements Reporter {
       failedClauses,
       setupFailed: record?.setup === true,
       ...(note ? { note: note.slice(0, 300) } : {}),
-      // The baseline's cells of clause domains (engine/cells.ts): which checks reach which cell (scoped.ts, screening).
+      // The baseline's cells of clause domains (engine/report/cells.ts): which checks reach which cell (scoped.ts, screening).
       ...(isBaseline(project) ? { cells: JSON.parse(annotations.find((a) => a.type === 'cells')?.description ?? '[]') as string[] } : {}),
     });
   }
 
   onEnd(): void {
-    const dir = process.env[ENV.output];
-    if (!dir) return;
+    const dir = runPlan().output.dir;
     mkdirSync(dir, { recursive: true });
     writeFileSync(join(dir, 'self-test-outcomes.json'), JSON.stringify(this.outcomes) + '\n');
   }

@@ -1,13 +1,13 @@
 // Scoped defects: a defect of a clause with a declared domain (contract/clauses/domains.ts), narrowed to one cell of it
 // (one operation, caller kind, status, error code, method or route group): its proxy rules apply only to the exchanges
-// of that cell (engine/cells.ts) and the rest conforms. A check that kills the broad defect but not a narrowed one judges
+// of that cell (engine/report/cells.ts) and the rest conforms. A check that kills the broad defect but not a narrowed one judges
 // its clause on part of its domain only.
 //
 // Each narrowed proxy counts, per variant, the exchanges it saw in its cell (`reached`, within the axis's fixed
 // coordinates) and those its rule changed (`applied`): a variant never reached is a survivor (no check tried the cell);
 // one reached but never applied is set aside (the defect's rule does not bear on that cell: nothing was broken there).
 import { DOMAINS_BY_CLAUSE, cellName, parseCell, type Cell, type ClauseDomain, type DomainAxis } from '../../contract/clauses/domains.js';
-import { cellContext, classify, decodeFacts, inCell, within, type CellContext, type Facts } from '../engine/cells.js';
+import { cellContext, classify, decodeFacts, inCell, within, type CellContext, type Facts } from '../engine/report/cells.js';
 import type { ProxyAnswer, ProxyRequest, ProxyRules } from './proxy.js';
 import type { Defect, DefectContext } from './defects/types.js';
 

@@ -1,6 +1,6 @@
 // The domain of a clause: which dimensions of an exchange it ranges over (operations, caller kinds, statuses, error codes,
 // methods, route groups) and which cells of each. Data, derived from contract/: the self-test narrows a defect to one cell
-// (conformance/selftest/scoped.ts) and the run records which cells the checks of a clause exercised (engine/cells.ts).
+// (conformance/selftest/scoped.ts) and the run records which cells the checks of a clause exercised (engine/report/cells.ts).
 // A clause without a declared domain gets no narrowed variants and no domain coverage.
 import { CALLER_KINDS, CALLER_LISTS, type CallerKind } from '../callers.js';
 import { ERRORS, ERROR_CODES } from '../errors.js';
@@ -9,7 +9,7 @@ import { OPERATIONS, OPERATIONS_BY_ID, SPECIAL_ROUTES, type Operation } from '..
 export const DIMENSIONS = ['operation', 'caller', 'status', 'error', 'method', 'group'] as const;
 export type Dimension = (typeof DIMENSIONS)[number];
 
-/** Route groups, by path (engine/cells.ts `groupOf`). `unmatched`: no route of the contract. */
+/** Route groups, by path (engine/report/cells.ts `groupOf`). `unmatched`: no route of the contract. */
 export const ROUTE_GROUPS = ['operations', 'conversation', 'public', 'internal', 'webhook', 'unmatched'] as const;
 export type RouteGroup = (typeof ROUTE_GROUPS)[number];
 

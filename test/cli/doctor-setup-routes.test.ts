@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { exportJWK, generateKeyPair } from 'jose';
 import { loadConfig } from '../../reference/src/config.js';
 import { startServer, type RunningServer } from '../../reference/src/server.js';
-import { doctor } from '../../conformance/engine/doctor.js';
+import { doctor } from '../../conformance/engine/doctor/doctor.js';
 import type { Profile } from '../../contract/profile.js';
 import { fixtureProfile, rotatingProfilePath } from '../helpers/reference.js';
 import { startMutatingProxy, type Answer, type Mutation, type Proxy } from '../helpers/mutating-proxy.js';

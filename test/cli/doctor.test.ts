@@ -6,7 +6,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { loadConfig } from '../../reference/src/config.js';
 import { startServer, type RunningServer } from '../../reference/src/server.js';
-import { doctor } from '../../conformance/engine/doctor.js';
+import { doctor } from '../../conformance/engine/doctor/doctor.js';
 import { FIXTURE_PROFILE_PATH, fixtureProfile } from '../helpers/reference.js';
 import { startMutatingProxy } from '../helpers/mutating-proxy.js';
 import { cli } from '../helpers/cli.js';

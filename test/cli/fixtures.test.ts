@@ -20,7 +20,7 @@ import {
 } from 'jose';
 import { profileSchema, type Profile } from '../../contract/profile.js';
 import { CUSTOMER_SCOPES, createMinter, publicJwks } from '../../conformance/lib/mint.js';
-import { startIdp } from '../../conformance/engine/idp.js';
+import { startIdp } from '../../conformance/engine/doctor/idp.js';
 import { CONFIG_FIELDS, loadConfig } from '../../reference/src/config.js';
 import { startServer } from '../../reference/src/server.js';
 import { FIXTURE_PROFILE } from '../../reference/src/paths.js';

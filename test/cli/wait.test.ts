@@ -6,7 +6,7 @@ import { createServer as createHttpServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { loadConfig } from '../../reference/src/config.js';
 import { startServer } from '../../reference/src/server.js';
-import { parseDuration } from '../../conformance/engine/wait.js';
+import { parseDuration } from '../../conformance/engine/doctor/wait.js';
 import { FIXTURE_PROFILE_PATH } from '../helpers/reference.js';
 import { freePort } from '../helpers/free-port.js';
 import { cli } from '../helpers/cli.js';

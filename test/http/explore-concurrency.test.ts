@@ -9,7 +9,7 @@ import type { AddressInfo } from 'node:net';
 import { startReference, type Harness } from '../helpers/reference.js';
 import { runInterleavings, type InterleavingOptions } from '../../conformance/explore/concurrency.js';
 import type { Answer, Step } from '../../conformance/explore/exchange.js';
-import { Target } from '../../conformance/engine/target.js';
+import { Target } from '../../conformance/engine/transport/target.js';
 import { describeService } from '../../reference/src/app.js';
 import { newGuestSession } from '../../conformance/lib/guest-session.js';
 import { createDpopKey, dpopProof } from '../../conformance/lib/dpop.js';

@@ -2,8 +2,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { startIdp } from '../../conformance/engine/idp.js';
-import { readProfileFile } from '../../conformance/engine/params.js';
+import { startIdp } from '../../conformance/engine/doctor/idp.js';
+import { readProfileFile } from '../../conformance/engine/runner/params.js';
 import { idpControlToken } from '../../conformance/lib/mint.js';
 
 const profile = readProfileFile(new URL('../../fixtures/profile.json', import.meta.url).pathname);

@@ -1,4 +1,4 @@
-// The workers' common pool of places in flight (conformance/engine/in-flight-pool.ts), served and borrowed over its local
+// The workers' common pool of places in flight (conformance/engine/runner/in-flight-pool.ts), served and borrowed over its local
 // socket as the CLI and its workers do: it never lends more than it holds, takes places back, and takes back those of a
 // worker whose connection closed.
 import { test } from 'node:test';
@@ -6,8 +6,8 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { poolBorrower, startInFlightPool, tryStartInFlightPool } from '../../conformance/engine/in-flight-pool.js';
-import { InFlightGate } from '../../conformance/engine/in-flight.js';
+import { poolBorrower, startInFlightPool, tryStartInFlightPool } from '../../conformance/engine/runner/in-flight-pool.js';
+import { InFlightGate } from '../../conformance/engine/transport/in-flight.js';
 
 const until = async (ok: () => boolean) => {
   for (let i = 0; i < 200 && !ok(); i++) await new Promise((r) => setTimeout(r, 5));

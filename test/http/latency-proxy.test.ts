@@ -1,11 +1,11 @@
 // The latency proxy (test/helpers/latency-proxy.ts) delays as a link far away does, and the suite's transport
-// (conformance/engine/http.ts) keeps connections across its clients and holds requests in flight within the cap.
+// (conformance/engine/transport/http.ts) keeps connections across its clients and holds requests in flight within the cap.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import { createServer as createTcpServer, type Socket } from 'node:net';
 import { startLatencyProxy, type LatencyProxy } from '../helpers/latency-proxy.js';
-import { ShopHttp } from '../../conformance/engine/http.js';
+import { ShopHttp } from '../../conformance/engine/transport/http.js';
 
 const RTT = 100;
 let server: Server;

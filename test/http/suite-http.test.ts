@@ -1,4 +1,4 @@
-// The suite's one HTTP client (conformance/engine/http.ts) against small loopback servers: what goes on the wire (raw and
+// The suite's one HTTP client (conformance/engine/transport/http.ts) against small loopback servers: what goes on the wire (raw and
 // repeated header fields, chunked and held bodies, a declared length not sent), streamed answers, no redirects, timeouts,
 // and TLS with a private CA. And the rule that makes it the only one: no other transport in conformance/.
 import { after, before, describe, test } from 'node:test';
@@ -8,7 +8,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { join, relative } from 'node:path';
-import { ShopHttp } from '../../conformance/engine/http.js';
+import { ShopHttp } from '../../conformance/engine/transport/http.js';
 import { makeTestCertificates } from '../helpers/tls.js';
 
 interface Seen {
@@ -149,19 +149,19 @@ describe('ShopHttp over TLS with a private CA', () => {
   });
 });
 
-test('one transport: nothing in conformance/ but engine/wire.ts opens HTTP connections (engine/idp.ts serves; the self-test proxy forwards)', () => {
+test('one transport: nothing in conformance/ but engine/transport/wire.ts opens HTTP connections (engine/doctor/idp.ts serves; the self-test proxy forwards)', () => {
   const root = new URL('../../conformance', import.meta.url).pathname;
   const files = (readdirSync(root, { recursive: true }) as string[]).filter((f) => f.endsWith('.ts')).map((f) => join(root, f));
   // The self-test's proxy is a server in front of the target, not the suite's client: it forwards what the checks send.
   const allowed: Record<string, RegExp> = {
-    'engine/wire.ts': /node:https?/,
-    'engine/idp.ts': /node:http'/,
+    'engine/transport/wire.ts': /node:https?/,
+    'engine/doctor/idp.ts': /node:http'/,
     // It relays as bytes what its own HTTP parser refuses (node:net, node:tls), so that the target answers it.
     'selftest/proxy.ts': /node:(?:https?|net|tls)'/,
     // The browser check: a page server on another origin, and the page's own fetch inside Chromium (PUR-PROTO-3).
-    'engine/browser.ts': /node:http'|fetch\(/,
+    'engine/transport/browser.ts': /node:http'|fetch\(/,
     // The workers' pool of places in flight: a local socket between the CLI and its workers, never the target.
-    'engine/in-flight-pool.ts': /node:net'/,
+    'engine/runner/in-flight-pool.ts': /node:net'/,
   };
   const offenders: string[] = [];
   for (const file of files) {

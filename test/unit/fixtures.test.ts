@@ -7,7 +7,7 @@ import { z } from 'zod';
 import { profileSchema } from '../../contract/profile.js';
 import { seedSchema } from '../../contract/seed.js';
 import { seed } from '../../scripts/gen-seed.js';
-import { baselineJsonSchema } from '../../conformance/engine/baseline.js';
+import { baselineJsonSchema } from '../../conformance/engine/report/baseline.js';
 
 const read = (p: string) => JSON.parse(readFileSync(new URL(`../../fixtures/${p}`, import.meta.url), 'utf8'));
 

@@ -1,7 +1,7 @@
 // Addresses as the account checks add them. The spec shows no payloads: the addAddress body is the target's own example
 // (its description document), and a refusal of it fails addAddress's clause.
-import { learned, notApplicable, type Shop } from '../../engine/check.js';
-import type { ShopResponse } from '../../engine/http.js';
+import { learned, notApplicable, type Shop } from '../../engine/runner/check.js';
+import type { ShopResponse } from '../../engine/transport/http.js';
 import { expectSuccess, is4xx } from '../../lib/assert.js';
 import { lastSegment } from '../../lib/location.js';
 import { locationOf } from './location.js';

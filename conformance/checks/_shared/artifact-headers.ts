@@ -1,8 +1,8 @@
 // Carriers of forwarded agent artifacts. The spec names the credentials (a signed invited-agent context, an assistant's
 // browser session, "the agent's original browser cookie") but not their headers: the target's own, from the security
-// schemes of its description documents or the profile's conventions (conformance/engine/target.ts), lowercased as the
+// schemes of its description documents or the profile's conventions (conformance/engine/transport/target.ts), lowercased as the
 // suite sends headers.
-import { learned } from '../../engine/check.js';
+import { learned } from '../../engine/runner/check.js';
 
 /** The header of the signed invited-agent context. */
 export const contextHeader = (): string => learned().header('invitedAgentContext').toLowerCase();

@@ -3,7 +3,7 @@
 // fails the route's clause: the profile claims assistants. Checks never share a session: each provisions its own (fresh
 // session id, agent id and, by default, a fresh account subject), so workers and reruns agree.
 import { randomUUID } from 'node:crypto';
-import { notApplicable, type Shop } from '../../engine/check.js';
+import { notApplicable, type Shop } from '../../engine/runner/check.js';
 import { applyOverrides, epochSeconds, signDraft, type JsonObject } from '../../lib/jws.js';
 import { audienceOf, PERSONAL_AGENT_ACTOR, type Audience } from '../../lib/mint.js';
 import { artifactFormat, browserSessionValue } from '../../lib/credential-formats.js';

@@ -8,8 +8,8 @@
 // subject), so workers and reruns agree.
 //
 // Sessions and the credentials beside their tokens: ./assistant-session.ts (re-exported here, the one import of a check).
-import type { ShopResponse } from '../../engine/http.js';
-import type { Shop } from '../../engine/check.js';
+import type { ShopResponse } from '../../engine/transport/http.js';
+import type { Shop } from '../../engine/runner/check.js';
 import { createDpopKey, dpopProof, type DpopKey, type DpopProofOptions } from '../../lib/dpop.js';
 import type { Audience } from '../../lib/mint.js';
 import { findChallenge, parseChallenges } from '../../lib/www-authenticate.js';

@@ -4,7 +4,7 @@
 // (conventions.actionSecret, conventions.securityIntent); undeclared, spec-level requests send the secret both as
 // `Authorization: Bearer` and as `X-Idp-Action-Secret` (the reference reads the former) with the reference's body.
 import { randomUUID } from 'node:crypto';
-import type { Shop } from '../../engine/check.js';
+import type { Shop } from '../../engine/runner/check.js';
 import { freshId } from '../../lib/fresh-id.js';
 import { PROXY_REPORTS, proxyPayload } from '../../lib/credential-formats.js';
 import type { JsonObject } from '../../lib/jws.js';

@@ -1,9 +1,9 @@
 // Requests to the operator operations under /v1/ops/* as the backoffice sends them: its machine token plus an Operator
 // attribution header. The spec shows none of their routes: methods, paths and bodies are the target's own, learned from its
-// description documents by the contract's operationIds (conformance/engine/target.ts).
-import { learned, type Shop } from '../../engine/check.js';
+// description documents by the contract's operationIds (conformance/engine/transport/target.ts).
+import { learned, type Shop } from '../../engine/runner/check.js';
 import { operatorAttribution } from '../../lib/credential-formats.js';
-import type { RequestOptions, ShopResponse } from '../../engine/http.js';
+import type { RequestOptions, ShopResponse } from '../../engine/transport/http.js';
 import { expectNoStore, expectProblem, expectStatus, expectSuccess, notDeclared, type ClauseRef } from '../../lib/assert.js';
 import { scopeWith } from '../../lib/mint.js';
 import { freshHex } from '../../lib/fresh-id.js';

@@ -9,11 +9,11 @@
 // a 403 insufficient_scope is accepted, from members and others alike.
 import { CALLER_LISTS, type CallerListName } from '../../../contract/callers.js';
 import { OPERATIONS_BY_ID, type Operation } from '../../../contract/operations.js';
-import { KINDS, type Kind } from '../../engine/callers.js';
+import { KINDS, type Kind } from '../../engine/runner/callers.js';
 import { operatorAttribution } from '../../lib/credential-formats.js';
-import { check, learned, type Shop } from '../../engine/check.js';
-import type { RequestOptions, ShopResponse } from '../../engine/http.js';
-import { CASES_AT_ONCE, judgeConcurrently } from '../../engine/in-flight.js';
+import { check, learned, type Shop } from '../../engine/runner/check.js';
+import type { RequestOptions, ShopResponse } from '../../engine/transport/http.js';
+import { CASES_AT_ONCE, judgeConcurrently } from '../../engine/transport/in-flight.js';
 import { expectNoHeader, expectProblem, fail } from '../../lib/assert.js';
 import { audienceOf, scopeWith } from '../../lib/mint.js';
 import { freshShopperIp } from '../../lib/shopper.js';
@@ -57,7 +57,7 @@ export function unknownScopeRefusal(shop: Shop, res: ShopResponse, operationId: 
 }
 
 /**
- * The credentials of a caller kind (as engine/callers.ts presents them: fresh subjects, a fresh guest cart and shopper)
+ * The credentials of a caller kind (as engine/runner/callers.ts presents them: fresh subjects, a fresh guest cart and shopper)
  * whose token carries the kind's default scopes plus the API scopes of the operations named, so that a refusal is the
  * caller guard's and not the scope check's.
  */

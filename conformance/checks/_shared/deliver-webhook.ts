@@ -1,7 +1,7 @@
 // Deliveries to the payment-provider webhook (POST /webhooks/stripe), signed as the provider signs them (Stripe's scheme,
 // conformance/lib/stripe-signature.ts) with the profile's webhook secret, and the answers of the Events table.
-import { notApplicable, type Shop } from '../../engine/check.js';
-import type { ShopResponse } from '../../engine/http.js';
+import { notApplicable, type Shop } from '../../engine/runner/check.js';
+import type { ShopResponse } from '../../engine/transport/http.js';
 import { expectNoStore, expectProblem, expectStatus, fail } from '../../lib/assert.js';
 import { signPayload, SIGNATURE_HEADER } from '../../lib/stripe-signature.js';
 import { SPECIAL_PATHS } from '../../../contract/routes.js';

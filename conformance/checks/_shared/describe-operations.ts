@@ -1,7 +1,7 @@
 // The operations whose routes the spec shows, which every deployment serves, and the routes the two description documents
 // declare (their OpenAPI `paths`).
 import { OPERATIONS } from '../../../contract/operations.js';
-import type { Shop } from '../../engine/check.js';
+import type { Shop } from '../../engine/runner/check.js';
 import { SPECIAL_PATHS } from '../../../contract/routes.js';
 
 /**

@@ -1,9 +1,9 @@
 // The negative matrix of the DPoP checks (conformance/checks/00-long-wait.05-authentication.dpop-negatives.check.ts): each defective
 // assistant request, the errors the spec (with RFC 9449) allows for it and the one the reference documents.
 import { randomBytes } from 'node:crypto';
-import { learned, type Shop } from '../../engine/check.js';
+import { learned, type Shop } from '../../engine/runner/check.js';
 import { conversationRoute } from './open-conversation.js';
-import type { ShopResponse } from '../../engine/http.js';
+import type { ShopResponse } from '../../engine/transport/http.js';
 import { htuOf, rawRequest, type AssistantAgent, type ProofOverrides } from './assistant.js';
 import { createDpopKey, dpopProofDraft } from '../../lib/dpop.js';
 import { nowSeconds } from '../../lib/jws.js';

@@ -1,9 +1,9 @@
 // Cart lines as the checks of several parts make and observe them. The spec shows no payloads: the addCartItem and
 // updateCartItem bodies are the target's own, learned from its description documents (the members marked `x-shop-role`
-// variant and quantity; conformance/engine/target.ts). Cart records are not shown either: spec-level checks observe a cart only through the variant ids its text names (an
+// variant and quantity; conformance/engine/transport/target.ts). Cart records are not shown either: spec-level checks observe a cart only through the variant ids its text names (an
 // empty cart names none), and leave member names (`lines`) to reference-level checks.
-import { learned, type Shop } from '../../engine/check.js';
-import type { ShopResponse } from '../../engine/http.js';
+import { learned, type Shop } from '../../engine/runner/check.js';
+import type { ShopResponse } from '../../engine/transport/http.js';
 import { expectSuccess, fail, is4xx, type ClauseRef } from '../../lib/assert.js';
 import { knownVariantIds, namesVariant, VARIANT } from './seed-data.js';
 

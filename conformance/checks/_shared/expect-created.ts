@@ -1,8 +1,8 @@
 // The create and delete conventions (spec, Endpoints > Conventions; Versioning): creates answer 201 with a `Location` where
 // a GET URL exists, deletes 204, and neither is cached. Which operations are creates the spec shows only by example
 // (addAddress): the target's description documents say it, an operation whose only declared success is 201 being one.
-import { learned } from '../../engine/check.js';
-import type { ShopResponse } from '../../engine/http.js';
+import { learned } from '../../engine/runner/check.js';
+import type { ShopResponse } from '../../engine/transport/http.js';
 import { brief, failSoft, parseCacheControl } from '../../lib/assert.js';
 
 type Json = Record<string, unknown>;

@@ -1,8 +1,8 @@
 // DPoP failures as the spec's error table and RFC 9449 describe them, and an assistant ready to send proofs: the DPoP
 // checks of part 5 (Assistant authority) compose these.
-import type { Shop } from '../../engine/check.js';
-import type { ShopResponse } from '../../engine/http.js';
-import { judgeConcurrently } from '../../engine/in-flight.js';
+import type { Shop } from '../../engine/runner/check.js';
+import type { ShopResponse } from '../../engine/transport/http.js';
+import { judgeConcurrently } from '../../engine/transport/in-flight.js';
 import { AssistantAgent, errorOf } from './assistant.js';
 import { expectChallenge, expectDpopNonce, expectProblem, expectSuccess, fail } from '../../lib/assert.js';
 import { challengesOf } from './expect-refusals.js';

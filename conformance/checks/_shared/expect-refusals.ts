@@ -1,8 +1,8 @@
 // Refusals the checks of several parts expect: a problem document of some 4xx where the spec names no status, a refused
 // credential, invalid_token in a scheme, the challenges of an answer, insufficient_scope, sign_in_required, a token whose
 // claims match no caller kind, and invalid_guest_session.
-import type { Shop } from '../../engine/check.js';
-import type { ShopResponse } from '../../engine/http.js';
+import type { Shop } from '../../engine/runner/check.js';
+import type { ShopResponse } from '../../engine/transport/http.js';
 import { brief, type ClauseRef, expectChallenge, expectProblem, expectStatus, fail, expect4xx, withRow } from '../../lib/assert.js';
 import { findChallenge, parseChallenges, type Challenge } from '../../lib/www-authenticate.js';
 

@@ -1,6 +1,6 @@
 // Location of an answer, resolved once against the URL of the request that got it (conformance/lib/location.ts).
-import type { Shop } from '../../engine/check.js';
-import type { ShopResponse } from '../../engine/http.js';
+import type { Shop } from '../../engine/runner/check.js';
+import type { ShopResponse } from '../../engine/transport/http.js';
 import { pathBelowBase, resolveLocation } from '../../lib/location.js';
 
 export interface Located {

@@ -1,6 +1,6 @@
 // Credentials of one caller, as the checks of several parts present them: a customer token, a delegated token for the API
 // audience, the headers of a guest. Fresh subjects and shopper addresses unless a check names a seed account.
-import type { Shop } from '../../engine/check.js';
+import type { Shop } from '../../engine/runner/check.js';
 import { audienceOf } from '../../lib/mint.js';
 import { freshShopperIp } from '../../lib/shopper.js';
 

@@ -1,8 +1,8 @@
 // Conversations of an assistant. The spec fixes only their prefix, /assistant/conversations (Public and special routes),
 // and shows neither their methods nor their payloads: routes and bodies are the target's own, learned from its description
-// documents by the contract's operationIds (conformance/engine/target.ts). The reference's are in docs/conversations.md.
-import { learned } from '../../engine/check.js';
-import type { ShopResponse } from '../../engine/http.js';
+// documents by the contract's operationIds (conformance/engine/transport/target.ts). The reference's are in docs/conversations.md.
+import { learned } from '../../engine/runner/check.js';
+import type { ShopResponse } from '../../engine/transport/http.js';
 import type { AssistantAgent } from './assistant.js';
 import { brief, fail, failSetup } from '../../lib/assert.js';
 import { lastSegment } from '../../lib/location.js';

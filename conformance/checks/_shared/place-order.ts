@@ -1,7 +1,7 @@
 // Orders placed through the two checkout operations. The spec shows no payloads: the bodies are the target's own, learned
 // from its description documents (the members marked `x-shop-role` payment-method and address).
-import { learned, type Shop } from '../../engine/check.js';
-import type { RequestOptions, ShopResponse } from '../../engine/http.js';
+import { learned, type Shop } from '../../engine/runner/check.js';
+import type { RequestOptions, ShopResponse } from '../../engine/transport/http.js';
 import { expectSuccess } from '../../lib/assert.js';
 import { checkoutAccountOfCard, type CheckoutAccount } from './seed-data.js';
 

@@ -1,7 +1,7 @@
 // A POST whose body is sent with `Transfer-Encoding: chunked` and no Content-Length, through the suite's one transport
-// (engine/http.ts): how a bounded reader (rather than a Content-Length check) is seen from outside.
-import type { Shop } from '../../engine/check.js';
-import type { ShopResponse } from '../../engine/http.js';
+// (engine/transport/http.ts): how a bounded reader (rather than a Content-Length check) is seen from outside.
+import type { Shop } from '../../engine/runner/check.js';
+import type { ShopResponse } from '../../engine/transport/http.js';
 
 /**
  * POSTs `body` with `Transfer-Encoding: chunked` and no Content-Length, in 1 KiB chunks; with `hold` the request is left

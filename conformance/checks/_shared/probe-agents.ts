@@ -2,8 +2,8 @@
 // web-agent-forwarder machine token plus a bearer-bound `invited-agent+jwt` context (docs/tokens.md). Assistants: their
 // own DPoP-bound session token (conformance/checks/_shared/assistant.ts). A probe of an operation reaches the guard and, past it,
 // changes nothing: ids no record has, and bodies that fail validation.
-import type { Shop } from '../../engine/check.js';
-import type { ShopResponse } from '../../engine/http.js';
+import type { Shop } from '../../engine/runner/check.js';
+import type { ShopResponse } from '../../engine/transport/http.js';
 import { ALL_PERMISSIONS, errorOf, type AssistantAgent } from './assistant.js';
 import { brief, fail, failSoft, inCase, expectNoServerError } from '../../lib/assert.js';
 import { freshHex } from '../../lib/fresh-id.js';
@@ -12,8 +12,8 @@ import { OPERATIONS, type HttpMethod, type Operation } from '../../../contract/o
 import { expectInsufficientScope } from './expect-refusals.js';
 import { PRODUCT_HANDLE, VARIANT } from './seed-data.js';
 import { contextHeader } from './artifact-headers.js';
-import { learned } from '../../engine/check.js';
-import { CASES_AT_ONCE, mapConcurrent } from '../../engine/in-flight.js';
+import { learned } from '../../engine/runner/check.js';
+import { CASES_AT_ONCE, mapConcurrent } from '../../engine/transport/in-flight.js';
 
 /** Errors with which the authentication stages and the guard refuse a caller (as opposed to the handler's answers). */
 const GUARD_ERRORS = new Set([

@@ -2,11 +2,11 @@
 // answer of no route (conformance/lib/routes.ts) to the same method and credentials, at a path no service has. A served
 // route answers each caller either past the guard or with a refusal of the caller; the answer of no route to every kind,
 // members and others alike, means the operation is not served there, whatever the caller lists say.
-import type { Shop } from '../../engine/check.js';
-import type { RequestOptions, ShopResponse } from '../../engine/http.js';
+import type { Shop } from '../../engine/runner/check.js';
+import type { RequestOptions, ShopResponse } from '../../engine/transport/http.js';
 import { looksUnmatched, probeUnmatched } from '../../lib/routes.js';
 
-/** Credentials of one caller kind, as engine/callers.ts gives them. */
+/** Credentials of one caller kind, as engine/runner/callers.ts gives them. */
 export type Who = Pick<RequestOptions, 'token' | 'headers'>;
 
 /**

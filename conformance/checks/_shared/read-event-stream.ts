@@ -1,7 +1,7 @@
 // An event stream (text/event-stream) read incrementally, as the conversation checks read it, and the events and
 // comments in what was read (WHATWG HTML §9.2).
-import type { Shop } from '../../engine/check.js';
-import type { ShopResponse } from '../../engine/http.js';
+import type { Shop } from '../../engine/runner/check.js';
+import type { ShopResponse } from '../../engine/transport/http.js';
 import { errorOf, type AssistantAgent } from './assistant.js';
 
 export interface OpenStream {
@@ -18,7 +18,7 @@ export interface OpenStream {
 
 /**
  * GET of an event stream with a DPoP proof (retried once on `use_dpop_nonce`), read incrementally through the suite's
- * client (engine/http.ts), which records the exchange with what was read of the stream as its body.
+ * client (engine/transport/http.ts), which records the exchange with what was read of the stream as its body.
  */
 export async function openEventStream(
   shop: Shop,

@@ -1,7 +1,7 @@
 // Requests to the account recovery endpoint (POST /internal/account/recover) with its bearer credential, and what the
 // spec says of their answers (Resources > Account recovery request; Endpoints > Recovery endpoint results).
-import { notApplicable, type Shop } from '../../engine/check.js';
-import type { ShopResponse } from '../../engine/http.js';
+import { notApplicable, type Shop } from '../../engine/runner/check.js';
+import type { ShopResponse } from '../../engine/transport/http.js';
 import { type ClauseRef, expectProblem, expectStatus, fail, inCase } from '../../lib/assert.js';
 import { freshId } from '../../lib/fresh-id.js';
 import { bearer } from './call-internal-routes.js';

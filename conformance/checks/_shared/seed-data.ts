@@ -8,8 +8,8 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { seedSchema, type Seed } from '../../../contract/seed.js';
 import type { Profile } from '../../../contract/profile.js';
-import { notApplicable, test } from '../../engine/check.js';
-import { runParams } from '../../engine/params.js';
+import { notApplicable, test } from '../../engine/runner/check.js';
+import { runParams } from '../../engine/runner/params.js';
 
 type Data = NonNullable<Profile['data']>;
 /** What the profile declares (`data`); absent members are the fixture seed's below. */

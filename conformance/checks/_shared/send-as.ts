@@ -1,8 +1,8 @@
 // One request as each caller kind the profile claims, fresh accounts: for the checks whose clause is about every caller
 // kind that may call an operation: the members of a caller list of contract/callers.ts the profile claims.
 import { CALLER_CAPABILITY, CALLER_LISTS, type CallerKind, type CallerListName } from '../../../contract/callers.js';
-import type { Shop } from '../../engine/check.js';
-import type { ShopResponse } from '../../engine/http.js';
+import type { Shop } from '../../engine/runner/check.js';
+import type { ShopResponse } from '../../engine/transport/http.js';
 import { AssistantAgent } from './assistant.js';
 import { delegatedToken, guestHeaders } from './mint-callers.js';
 import { invitedAgent } from './probe-agents.js';

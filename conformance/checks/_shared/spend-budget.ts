@@ -5,15 +5,15 @@
 // through (with fixed windows, a spending of T seconds straddles one with a chance of T / window), so an attempt that sees
 // no 429 is tried again afresh, and an attempt is evidence of a missing limit only when the check's own clock, around the
 // whole exchange, shows it fitted in one window.
-import { notApplicable } from '../../engine/check.js';
-import type { Shop } from '../../engine/check.js';
-import type { ShopResponse } from '../../engine/http.js';
-import { mapConcurrent } from '../../engine/in-flight.js';
+import { notApplicable } from '../../engine/runner/check.js';
+import type { Shop } from '../../engine/runner/check.js';
+import type { ShopResponse } from '../../engine/transport/http.js';
+import { mapConcurrent } from '../../engine/transport/in-flight.js';
 import type { AssistantAgent } from './assistant.js';
 
 /**
  * Requests of one spending in flight at once (the count is what a budget counts, not the order). More than a worker's
- * own places: past them it borrows from the run's pool (engine/in-flight-pool.ts), which the cap bounds.
+ * own places: past them it borrows from the run's pool (engine/runner/in-flight-pool.ts), which the cap bounds.
  */
 export const SPEND_IN_FLIGHT = 16;
 

@@ -2,7 +2,7 @@
 // response, a fresh DPoP-Nonce on every response to a DPoP request, the boundary's headers, the problem document of every
 // failure, and no challenge or nonce on a domain error. Judged softly, answer by answer, so that a check that gathers
 // answers of many statuses and routes shows each one that breaks a rule; check() applies them to every exchange of the
-// checks that declare `everyResponse` (engine/every-response.ts).
+// checks that declare `everyResponse` (engine/transport/every-response.ts).
 import { expectDpopNonce as nonceRule } from '../../rules/05-authentication.js';
 import { failSoft } from './failure.js';
 import {

@@ -1,11 +1,11 @@
-// Expected failures and run comparison (conformance/engine/baseline.ts): pure, on hand-made reports.
+// Expected failures and run comparison (conformance/engine/report/baseline.ts): pure, on hand-made reports.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { applyBaseline, compareRuns, readBaseline, type Baseline, type RunReport } from '../../../conformance/engine/baseline.js';
-import type { CheckOutcome, ClauseRow } from '../../../conformance/engine/verdicts.js';
+import { applyBaseline, compareRuns, readBaseline, type Baseline, type RunReport } from '../../../conformance/engine/report/baseline.js';
+import type { CheckOutcome, ClauseRow } from '../../../conformance/engine/report/verdicts.js';
 
 const check = (id: string, status: CheckOutcome['status'], clauses: string[], failedClauses?: string[]): CheckOutcome =>
   ({ id, title: id, clauses, status, ...(failedClauses ? { failedClauses } : {}) }) as CheckOutcome;

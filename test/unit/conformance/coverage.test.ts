@@ -4,7 +4,7 @@ import { before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { CLAUSES, CLAUSES_BY_ID } from '../../../contract/clauses/index.js';
 import { PENDING } from '../../../contract/clauses/pending.js';
-import { listChecks, type CheckListing } from '../../../conformance/engine/list.js';
+import { listChecks, type CheckListing } from '../../../conformance/engine/runner/list.js';
 
 let checks: CheckListing[];
 before(async () => {

@@ -8,7 +8,7 @@ import { decodeJwt, decodeProtectedHeader } from 'jose';
 import { profileSchema, type Profile } from '../../../contract/profile.js';
 import { browserSessionValue, operatorAttribution, proxyPayload, relocate } from '../../../conformance/lib/credential-formats.js';
 import { createMinter } from '../../../conformance/lib/mint.js';
-import { redactor } from '../../../conformance/engine/transcript.js';
+import { redactor } from '../../../conformance/engine/transport/transcript.js';
 
 const fixture = profileSchema.parse(JSON.parse(readFileSync(new URL('../../../fixtures/profile.json', import.meta.url), 'utf8')));
 const withConventions = (conventions: Profile['conventions']): Profile => profileSchema.parse({ ...fixture, conventions });

@@ -2,8 +2,8 @@
 // token is untrusted (401 invalid_token) or unverifiable now (503) stops the run; every other one breaks a clause.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { meaningOfRefusal, quoteClause } from '../../../conformance/engine/doctor-refusals.js';
-import type { ShopResponse } from '../../../conformance/engine/http.js';
+import { meaningOfRefusal, quoteClause } from '../../../conformance/engine/doctor/doctor-refusals.js';
+import type { ShopResponse } from '../../../conformance/engine/transport/http.js';
 
 const ROUTE = 'END-OPS-LISTCOLLECTIONS-1';
 

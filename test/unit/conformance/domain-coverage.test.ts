@@ -3,8 +3,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { DOMAINS } from '../../../contract/clauses/domains.js';
-import { encodeFacts, type Facts } from '../../../conformance/engine/cells.js';
-import { domainCoverage, formatCoverage, untriedMust } from '../../../conformance/engine/coverage.js';
+import { encodeFacts, type Facts } from '../../../conformance/engine/report/cells.js';
+import { domainCoverage, formatCoverage, untriedMust } from '../../../conformance/engine/report/coverage.js';
 
 const point = (f: Partial<Facts>): string => encodeFacts({ caller: 'customer', group: 'operations', method: 'GET', dpop: false, ...f });
 const banner = DOMAINS.filter((d) => d.clause === 'PUR-BANNER-2' || d.clause === 'ERR-PROBLEM-5');

@@ -1,8 +1,8 @@
 // The engine's pure parts: transcripts (curl with redaction) and per-clause verdicts.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { formatExchange, redactor, toCurl, type Exchange } from '../../../conformance/engine/transcript.js';
-import { clauseRows, mergeOutcomes, summarize, unjudgedMust, type CheckOutcome } from '../../../conformance/engine/verdicts.js';
+import { formatExchange, redactor, toCurl, type Exchange } from '../../../conformance/engine/transport/transcript.js';
+import { clauseRows, mergeOutcomes, summarize, unjudgedMust, type CheckOutcome } from '../../../conformance/engine/report/verdicts.js';
 import type { Clause } from '../../../contract/clauses/index.js';
 import { fixtureProfile } from '../../helpers/reference.js';
 

@@ -1,9 +1,9 @@
-// The rules of every response judged on every exchange of a check (conformance/engine/every-response.ts): each rule on
+// The rules of every response judged on every exchange of a check (conformance/engine/transport/every-response.ts): each rule on
 // its clause, only exchanges with the deployment, a HEAD or event-stream answer by its headers alone.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { judgeEveryExchange } from '../../../conformance/engine/every-response.js';
-import type { Exchange } from '../../../conformance/engine/transcript.js';
+import { judgeEveryExchange } from '../../../conformance/engine/transport/every-response.js';
+import type { Exchange } from '../../../conformance/engine/transport/transcript.js';
 import { softFailures, type CheckFailure } from '../../../conformance/lib/assert.js';
 
 const BASE = 'http://127.0.0.1:8787';

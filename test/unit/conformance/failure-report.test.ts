@@ -1,12 +1,12 @@
-// The failure report (conformance/engine/failure-report.ts): failed checks grouped by the clause they broke, one example
+// The failure report (conformance/engine/report/failure-report.ts): failed checks grouped by the clause they broke, one example
 // each with the exchange it was judged on, the others counted, a rerun command; bounded however many checks failed.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { formatFailureReport, groupByClause, type FailedCheck } from '../../../conformance/engine/failure-report.js';
-import { exchangeOf } from '../../../conformance/engine/transcript.js';
+import { formatFailureReport, groupByClause, type FailedCheck } from '../../../conformance/engine/report/failure-report.js';
+import { exchangeOf } from '../../../conformance/engine/transport/transcript.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'failure-report-'));
 const transcript = join(dir, 'transcript.txt');

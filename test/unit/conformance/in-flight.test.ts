@@ -1,10 +1,10 @@
-// The cap on requests in flight (conformance/engine/in-flight.ts) and the choice of workers from the round trip
-// (conformance/engine/workers.ts): pure, no network.
+// The cap on requests in flight (conformance/engine/transport/in-flight.ts) and the choice of workers from the round trip
+// (conformance/engine/runner/workers.ts): pure, no network.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { InFlightGate, mapConcurrent, shareOf, splitCap } from '../../../conformance/engine/in-flight.js';
-import type { PoolBorrower } from '../../../conformance/engine/in-flight-pool.js';
-import { coreWorkers, MAX_NETWORK_WORKERS, networkWorkers, resolveWorkers } from '../../../conformance/engine/workers.js';
+import { InFlightGate, mapConcurrent, shareOf, splitCap } from '../../../conformance/engine/transport/in-flight.js';
+import type { PoolBorrower } from '../../../conformance/engine/runner/in-flight-pool.js';
+import { coreWorkers, MAX_NETWORK_WORKERS, networkWorkers, resolveWorkers } from '../../../conformance/engine/runner/workers.js';
 
 const tick = () => new Promise((r) => setImmediate(r));
 

@@ -1,9 +1,9 @@
-// The verdict of a check from its failure ledger (conformance/engine/judge.ts), and the record that carries it to the
-// reporters (conformance/engine/check-record.ts).
+// The verdict of a check from its failure ledger (conformance/engine/runner/judge.ts), and the record that carries it to the
+// reporters (conformance/engine/report/check-record.ts).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { judge, severityOf } from '../../../conformance/engine/judge.js';
-import { decodeRecord, encodeRecord, firstLine, recordOf, type FailureRecord } from '../../../conformance/engine/check-record.js';
+import { judge, severityOf } from '../../../conformance/engine/runner/judge.js';
+import { decodeRecord, encodeRecord, firstLine, recordOf, type FailureRecord } from '../../../conformance/engine/report/check-record.js';
 import { CheckFailure } from '../../../conformance/lib/assert.js';
 
 const MUST = 'ERR-TABLE-1';

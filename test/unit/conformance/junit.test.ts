@@ -1,7 +1,7 @@
-// JUnit reclassification (conformance/engine/junit.ts): clause failures become <failure>, other errors stay <error>.
+// JUnit reclassification (conformance/engine/report/junit.ts): clause failures become <failure>, other errors stay <error>.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { reclassifyJUnit, testcaseName } from '../../../conformance/engine/junit.js';
+import { reclassifyJUnit, testcaseName } from '../../../conformance/engine/report/junit.js';
 
 const xml = [
   '<testsuites id="" name="" tests="3" failures="0" skipped="0" errors="2" time="1">',

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { TestCase, TestResult } from '@playwright/test/reporter';
-import KeepWorkerReporter from '../../../conformance/engine/keep-worker.js';
-import { encodeRecord, type CheckRecord } from '../../../conformance/engine/check-record.js';
+import KeepWorkerReporter from '../../../conformance/engine/runner/keep-worker.js';
+import { encodeRecord, type CheckRecord } from '../../../conformance/engine/report/check-record.js';
 
 const record = (outcome: CheckRecord['outcome']) =>
   encodeRecord({ outcome, blamed: ['ERR-TABLE-1'], completed: true, setup: false, failures: [] });

@@ -1,10 +1,10 @@
-// The built package's checks load natively in Playwright (conformance/engine/native-load.ts); sources keep its ESM hook.
+// The built package's checks load natively in Playwright (conformance/engine/runner/native-load.ts); sources keep its ESM hook.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join, dirname } from 'node:path';
-import { playwrightEnv } from '../../../conformance/engine/native-load.js';
+import { playwrightEnv } from '../../../conformance/engine/runner/native-load.js';
 
 test('a built configuration (.js) turns off Playwright’s ESM hook; a TypeScript one keeps it', () => {
   const env = { FOO: 'bar' };

@@ -3,7 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { describeService } from '../../../reference/src/app.js';
-import { parseDocument, Target } from '../../../conformance/engine/target.js';
+import { parseDocument, Target } from '../../../conformance/engine/transport/target.js';
 import { CheckFailure, NotDeclared } from '../../../conformance/lib/assert.js';
 import { exampleFromSchema, getPointer, rolesOf, setPointer } from '../../../conformance/lib/openapi-schema.js';
 

@@ -9,7 +9,7 @@ import { shrinkConcurrency, smallerRuns } from '../../../conformance/explore/con
 import { scheduleFor } from '../../../conformance/explore/interleave.js';
 import type { Answer, Step } from '../../../conformance/explore/exchange.js';
 import { curlScriptOf } from '../../../conformance/explore/oracles.js';
-import { readProfileFile } from '../../../conformance/engine/params.js';
+import { readProfileFile } from '../../../conformance/engine/runner/params.js';
 import { FIXTURE_PROFILE } from '../../../reference/src/paths.js';
 
 const target = fakeTarget;

@@ -4,7 +4,7 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { CLAUSES_BY_ID } from '../../../contract/clauses/index.js';
 import { DIMENSION_VALUES, DOMAINS } from '../../../contract/clauses/domains.js';
-import { cellContext, classify } from '../../../conformance/engine/cells.js';
+import { cellContext, classify } from '../../../conformance/engine/report/cells.js';
 import { createMinter } from '../../../conformance/lib/mint.js';
 import { DEFECTS, type Defect } from '../../../conformance/selftest/defects/index.js';
 import { wire } from '../../../conformance/selftest/defects/types.js';
@@ -12,7 +12,7 @@ import { buildMatrix, formatMatrix, matrixPasses, type Outcome } from '../../../
 import type { ProxyAnswer, ProxyRequest } from '../../../conformance/selftest/proxy.js';
 import { deriveVariants, reachOf, reachingChecks, resetReach, sampleVariants } from '../../../conformance/selftest/scoped.js';
 import { copiesOf, type Plan } from '../../../conformance/selftest/plan.js';
-import { encodeFacts } from '../../../conformance/engine/cells.js';
+import { encodeFacts } from '../../../conformance/engine/report/cells.js';
 import { fixtureProfile } from '../../helpers/reference.js';
 
 const profile = fixtureProfile;
