@@ -1,4 +1,4 @@
-// `shop-conformance report`: what runs' reports say about each other (`compare`, `merge`, `grid`). Reads conformance-report.json files
+// `shop-conformance report`: what runs' reports say about each other (`compare`, `merge`, `grid`) and one run's `summary`. Reads conformance-report.json files
 // (or the output directories holding them); never a server.
 import { spawn } from 'node:child_process';
 import { copyFileSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
@@ -22,6 +22,7 @@ import { gateRun } from '../gate.js';
 import { PLAYWRIGHT_CLI, SUITE_CONFIG } from '../playwright.js';
 import { playwrightEnv } from '../../conformance/engine/runner/native-load.js';
 import { addGridCommand } from './report-grid.js';
+import { addSummaryCommand } from './report-summary.js';
 
 const usage = (message: string): never => {
   process.stderr.write(`shop-conformance report merge: ${message}\n`);
@@ -167,4 +168,5 @@ Examples:
       process.exit(await merge(dirs, o));
     });
   addGridCommand(report);
+  addSummaryCommand(report);
 }

@@ -23,6 +23,7 @@ const NOT_RUN: Readonly<Record<string, string>> = {
   'report compare': 'needs two runs; test/cli/baseline.test.ts runs report compare',
   'report merge': 'sharded runs of a deployment at shop.example; test/cli/shards.test.ts runs report merge',
   'report grid': 'needs two runs; test/cli/baseline.test.ts runs report grid',
+  'report summary': "needs a run's report; test/cli/action.test.ts runs report summary",
 };
 
 /** The examples of a help text: each `  $ ` line with its continuation lines (a line ending in a backslash). */

@@ -43,6 +43,10 @@ export interface RunReport {
   level: string;
   checks: CheckOutcome[];
   clauses: ClauseRow[];
+  /** The run's gated status (`passed`, `passed-with-expected-failures`, `failed`), where the report states it. */
+  status?: string;
+  /** The baseline's verdict on the run, where it ran with --expected-failures. */
+  baseline?: (BaselineVerdict & { file: string }) | null;
 }
 
 export class BaselineError extends Error {
@@ -116,7 +120,14 @@ export function readRunReport(path: string): RunReport {
   }
   const r = raw as Partial<RunReport>;
   if (!Array.isArray(r.checks) || !Array.isArray(r.clauses)) throw new BaselineError(`${file}: not a conformance report (checks, clauses)`);
-  return { target: r.target ?? null, level: r.level ?? 'spec', checks: r.checks, clauses: r.clauses };
+  return {
+    target: r.target ?? null,
+    level: r.level ?? 'spec',
+    checks: r.checks,
+    clauses: r.clauses,
+    ...(typeof r.status === 'string' ? { status: r.status } : {}),
+    ...(r.baseline ? { baseline: r.baseline } : {}),
+  };
 }
 
 const nameOf = (e: BaselineEntry) => (e.check !== undefined ? `check ${e.check}` : `clause ${e.clause}`);
