@@ -1,4 +1,4 @@
-// docs/ci.md's CI recipes run as written: the plain-shell script and the GitHub Actions workflow (marked
+// docs/ci.md's CI recipes run as written: the plain-shell script, the GitHub Actions workflow and its sharded form (marked
 // `<!-- ci-recipe: name -->`), each in a project of its own where `npm ci` installs shop-conformance (this checkout, as a
 // `file:` dependency whose bin runs the sources) and `scripts/start-deployment.sh` starts the reference through `npx`, as a
 // user's start script would start their service: two seconds late, so that only a readiness wait lets the doctor pass.
@@ -7,11 +7,23 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync, spawn } from 'node:child_process';
-import { chmodSync, closeSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  closeSync,
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  writeFileSync,
+} from 'node:fs';
 import { freePort } from '../helpers/free-port.js';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { rotatingProfilePath } from '../helpers/reference.js';
+import { parse } from 'yaml';
 
 const CI_MD = new URL('../../docs/ci.md', import.meta.url).pathname;
 const CLI = new URL('../../cli/main.ts', import.meta.url).pathname;
@@ -210,4 +222,94 @@ test('`npx shop-conformance serve &` then `kill $!` stops the server, not only n
       process.kill(-pid, 'SIGKILL');
     } catch {}
   }
+});
+
+test('docs/ci.md, the sharded GitHub Actions workflow, runs job by job: each shard starts and judges its deployment, the merge gates on the baseline', async () => {
+  const project = createProject();
+  const workflow = parse(ciRecipe('github-actions-shards')) as {
+    jobs: Record<
+      string,
+      {
+        needs?: string;
+        strategy?: { matrix: { shard: number[] } };
+        steps: { uses?: string; run?: string; with?: Record<string, string> }[];
+      }
+    >;
+  };
+  const { conformance, merge } = workflow.jobs as Required<typeof workflow.jobs>;
+  assert.ok(conformance && merge, 'a conformance job and a merge job');
+  assert.equal(merge.needs, 'conformance');
+  const shards = conformance.strategy!.matrix.shard;
+  assert.deepEqual(shards, [1, 2, 3]);
+  const artifacts = new Map<string, string>();
+  const log = join(project, 'ci.log');
+  const groups: number[] = [];
+  /** Runs one job's steps in the project as a runner does; `matrix` fills `${{ matrix.shard }}`. */
+  const runJob = async (steps: (typeof conformance)['steps'], matrix: Record<string, string>, port: number) => {
+    const fill = (s: string) => s.replace(/\$\{\{\s*matrix\.(\w+)\s*\}\}/g, (_, k: string) => matrix[k]!);
+    const githubEnv = join(project, `.github-env-${matrix.shard ?? 'merge'}`);
+    writeFileSync(githubEnv, '');
+    for (const [i, step] of steps.entries()) {
+      if (step.uses?.startsWith('actions/upload-artifact@')) {
+        const w = step.with!;
+        artifacts.set(fill(w.name!), join(project, fill(w.path!)));
+        continue;
+      }
+      if (step.uses?.startsWith('actions/download-artifact@')) {
+        // The shards' artifacts, each in a directory of its name under `path`.
+        const w = step.with!;
+        const pattern = new RegExp(`^${w.pattern!.replace('*', '.*')}$`);
+        for (const [name, dir] of artifacts)
+          if (pattern.test(name)) execFileSync('cp', ['-r', dir, join(project, w.path!, name)], { stdio: 'ignore' });
+        continue;
+      }
+      if (step.uses) continue; // checkout and setup-node: the project and this node are there
+      if (step.run === undefined) continue;
+      const script = join(project, `.step-${matrix.shard ?? 'merge'}-${i}.sh`);
+      // A `>` block folds its lines into one; `|` keeps them.
+      writeFileSync(script, fill(step.run).replaceAll('8787', String(port)) + '\n');
+      const fromSteps = Object.fromEntries(
+        readFileSync(githubEnv, 'utf8')
+          .split('\n')
+          .filter((l) => l.includes('='))
+          .map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)]),
+      );
+      const env = npmEnv({ ...fromSteps, GITHUB_ENV: githubEnv, RECIPE_RUN_ARGS: RUN_ARGS, SHOP_URL: fromSteps.SHOP_URL });
+      const { code, pid } = await bash(['--noprofile', '--norc', '-eo', 'pipefail', script], project, env, log);
+      groups.push(pid);
+      assert.equal(code, 0, `step ${i + 1} (${step.run.split('\n')[0]}) exited ${code}\n${readFileSync(log, 'utf8')}`);
+    }
+  };
+  try {
+    for (const shard of shards) {
+      const port = await freePort();
+      await runJob(conformance.steps, { shard: String(shard) }, port);
+      // The job ends: the runner stops what it started, before the next shard's job.
+      for (const pid of groups.splice(0)) {
+        try {
+          process.kill(-pid, 'SIGTERM');
+        } catch {}
+      }
+      assert.equal(await stillAnswers(`http://127.0.0.1:${port}`), false);
+      assert.ok(existsSync(join(project, `shard-${shard}`, 'blob')), `shard ${shard} wrote its blob report`);
+    }
+    mkdirSync(join(project, 'shards'), { recursive: true });
+    await runJob(merge.steps, {}, await freePort());
+    assertJudged(project);
+  } finally {
+    for (const pid of groups) {
+      try {
+        process.kill(-pid, 'SIGTERM');
+      } catch {}
+    }
+  }
+});
+
+test('every YAML block of docs/ parses as YAML (as the runner parses a workflow)', () => {
+  const docs = new URL('../../docs/', import.meta.url).pathname;
+  const blocks = readdirSync(docs)
+    .filter((f) => f.endsWith('.md'))
+    .flatMap((f) => [...readFileSync(join(docs, f), 'utf8').matchAll(/```ya?ml\n([\s\S]*?)```/g)].map((m) => ({ f, text: m[1]! })));
+  assert.ok(blocks.length >= 3);
+  for (const b of blocks) assert.doesNotThrow(() => parse(b.text, { strict: true }), `docs/${b.f}: ${b.text.split('\n')[0]}`);
 });

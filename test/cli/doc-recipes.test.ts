@@ -11,7 +11,6 @@ import { recipes, runScript, shellBlocks } from '../helpers/recipes.js';
 
 /** Files whose blocks other tests own. */
 const FILES_NOT_RUN: Readonly<Record<string, string>> = {
-  'ci.md': 'its CI recipes are marked `<!-- ci-recipe: name -->` and run by test/cli/ci-recipes.test.ts',
   'conformance.md': 'its blocks run the whole suite (minutes); test/cli/run.test.ts covers `run` and its options',
 };
 
@@ -24,6 +23,25 @@ const BLOCKS_NOT_RUN: Readonly<Record<string, string>> = {
     'starts a server in the foreground on a fixed port; test/unit/profile-init.test.ts checks the env file',
   'agent-developers.md: curl https://shop.example/v1/me -H "Authorization: Bearer $(npx shop-conformance token customer --profile ./conformance/profile.json)"':
     "a deployment of the reader's own (shop.example)",
+  'ci.md: npm install --save-dev shop-conformance':
+    'installs from the npm registry; test/cli/ci-recipes.test.ts installs the package into a project as a dev dependency',
+  'ci.md: npm install --save-dev ./shop-conformance-0.1.0.tgz          # `npm pack` in a checkout of shop-conformance makes it':
+    'needs a packed tarball and the network; npm run test:pack (test/cli/pack.test.ts) packs one and installs it',
+  'ci.md: npx shop-conformance run --base-url "$SHOP_URL" --profile ./conformance/profile.json \\':
+    'the whole suite (minutes); the CI recipes of test/cli/ci-recipes.test.ts run the same command narrowed to one clause',
+  'ci.md: npx shop-conformance run --base-url "$SHOP_URL" --update-expected-failures conformance/expected-failures.json':
+    'the whole suite (minutes); test/cli/baseline.test.ts runs --update-expected-failures',
+  'ci.md: npx shop-conformance report compare ./reports-main ./reports-branch':
+    'needs two runs; test/cli/baseline.test.ts runs report compare',
+  'ci.md: npx shop-conformance run --base-url "$SHOP_URL" --shard 1/2 --output shard-1':
+    'the whole suite in shards; the sharded workflow of test/cli/ci-recipes.test.ts runs --shard and report merge',
+  'ci.md: npx shop-conformance report merge shard-1 shard-2 --expected-failures conformance/expected-failures.json':
+    'needs shard runs; the sharded workflow of test/cli/ci-recipes.test.ts merges with the baseline',
+  'ci.md: npx shop-conformance explore --base-url "$SHOP_URL" --profile conformance/profile.json --seed 7 --budget 60s --output explore-output':
+    'explores for a minute; test/cli/explore*.test.ts run explore with a seed and a budget, and --replay',
+  'ci.md: set -euo pipefail': 'the plain-shell CI recipe (`<!-- ci-recipe: shell -->`): test/cli/ci-recipes.test.ts runs it',
+  'ci.md: exec npx shop-conformance serve --port 8787 --profile conformance/profile.json':
+    "the CI recipes' start script; test/cli/ci-recipes.test.ts starts the reference through npx the same way",
   'checkout.md: PAYMENT_PROVIDER=stripe STRIPE_SECRET_KEY=sk_test_... npx shop-conformance serve':
     'needs a Stripe test key and starts a server in the foreground',
   'cli.md: shop-conformance report compare ./reports-main ./reports-branch':
