@@ -13,7 +13,7 @@ import { KINDS, type Kind } from '../../engine/runner/callers.js';
 import { operatorAttribution } from '../../lib/credential-formats.js';
 import { check, learned, type Shop } from '../../engine/runner/check.js';
 import type { RequestOptions, ShopResponse } from '../../engine/transport/http.js';
-import { CASES_AT_ONCE, judgeConcurrently } from '../../engine/transport/in-flight.js';
+import { judgeCases } from '../../engine/runner/cases.js';
 import { expectNoHeader, expectProblem, fail } from '../../lib/assert.js';
 import { audienceOf, scopeWith } from '../../lib/mint.js';
 import { freshShopperIp } from '../../lib/shopper.js';
@@ -117,38 +117,35 @@ export function callerGuardCheck(operationId: string, request: (op: Operation) =
         return false;
       });
       // Each kind is its own caller on a fresh account (or a fresh guest cart), and the request changes nothing the others
-      // see: the kinds are tried at once, their verdict the one of the kinds in turn.
-      await judgeConcurrently(
-        tried.map(({ kind }) => async () => {
-          const res = await shop.http.request(op.method, path, {
-            ...(await credentialsFor(shop, kind, [operationId])),
-            ...(json !== undefined ? { json } : {}),
+      // see: the kinds are cases of their own (engine/runner/cases.ts).
+      await judgeCases(tried, async ({ kind }) => {
+        const res = await shop.http.request(op.method, path, {
+          ...(await credentialsFor(shop, kind, [operationId])),
+          ...(json !== undefined ? { json } : {}),
+        });
+        if (unknownScopeRefusal(shop, res, operationId, kind)) return;
+        if (members.includes(kind)) {
+          if (guardRefused(res))
+            fail(
+              `${kind} on ${operationId} (in the ${op.callers} list) must pass the guard`,
+              'not 401, not 403 caller_not_allowed/insufficient_scope',
+              `${res.status} ${res.text.slice(0, 300)}`,
+              { clause: opClause },
+            );
+        } else {
+          expectProblem(res, {
+            status: 403,
+            error: 'caller_not_allowed',
+            docsUrl: shop.docsUrl,
+            // The list's own clause, and the rule that the guard refuses kinds outside it at the one URL.
+            clause: [kind === 'operator' ? 'END-LIST-5' : listClause, 'PUR-RULE-2'],
           });
-          if (unknownScopeRefusal(shop, res, operationId, kind)) return;
-          if (members.includes(kind)) {
-            if (guardRefused(res))
-              fail(
-                `${kind} on ${operationId} (in the ${op.callers} list) must pass the guard`,
-                'not 401, not 403 caller_not_allowed/insufficient_scope',
-                `${res.status} ${res.text.slice(0, 300)}`,
-                { clause: opClause },
-              );
-          } else {
-            expectProblem(res, {
-              status: 403,
-              error: 'caller_not_allowed',
-              docsUrl: shop.docsUrl,
-              // The list's own clause, and the rule that the guard refuses kinds outside it at the one URL.
-              clause: [kind === 'operator' ? 'END-LIST-5' : listClause, 'PUR-RULE-2'],
-            });
-            expectNoHeader(res, 'www-authenticate', {
-              what: `WWW-Authenticate on caller_not_allowed (${kind} on ${operationId})`,
-              clause: 'ERR-TABLE-8',
-            });
-          }
-        }),
-        CASES_AT_ONCE,
-      );
+          expectNoHeader(res, 'www-authenticate', {
+            what: `WWW-Authenticate on caller_not_allowed (${kind} on ${operationId})`,
+            clause: 'ERR-TABLE-8',
+          });
+        }
+      });
       shop.info.annotations.push({
         type: 'note',
         description: 'invited-agent and assistant callers are tried by the agent checks (05-authentication.agent-callers)',

@@ -2,7 +2,7 @@
 // checks of part 5 (Assistant authority) compose these.
 import type { Shop } from '../../engine/runner/check.js';
 import type { ShopResponse } from '../../engine/transport/http.js';
-import { judgeConcurrently } from '../../engine/transport/in-flight.js';
+import { judgeCases, mapCases } from '../../engine/runner/cases.js';
 import { AssistantAgent, errorOf } from './assistant.js';
 import { expectChallenge, expectDpopNonce, expectProblem, expectSuccess, fail } from '../../lib/assert.js';
 import { challengesOf } from './expect-refusals.js';
@@ -64,39 +64,22 @@ export async function readyAgent(shop: Shop, { clause }: { clause: string }): Pr
  * key, account and nonce), so cases that each need the newest nonce go at once on agents of their own. A control that
  * fails is reported in the agents' order.
  */
-export async function readyAgents(shop: Shop, count: number, { clause }: { clause: string }): Promise<AssistantAgent[]> {
-  const agents = new Array<AssistantAgent>(count);
-  await judgeConcurrently(
-    Array.from({ length: count }, (_, i) => async () => {
-      agents[i] = await readyAgent(shop, { clause });
-    }),
-    count,
+export function readyAgents(shop: Shop, count: number, { clause }: { clause: string }): Promise<AssistantAgent[]> {
+  return mapCases(
+    Array.from({ length: count }, (_, i) => i),
+    () => readyAgent(shop, { clause }),
   );
-  return agents;
 }
 
 /**
  * Judges `items` in lanes, one agent each: lane `j` judges items `j`, `j + n`, `j + 2n`… in turn on `agents[j]` (so each
- * request carries its agent's newest nonce, as one agent sending them all in turn would), the lanes at once. Then throws
- * the first failure in the items' order: the verdict of the items judged one after another.
+ * request carries its agent's newest nonce, as one agent sending them all in turn would), the lanes at once; one failure
+ * per failed item, in the items' order (engine/runner/cases.ts).
  */
-export async function judgeInLanes<T>(
+export function judgeInLanes<T>(
   agents: readonly AssistantAgent[],
   items: readonly T[],
   judge: (agent: AssistantAgent, item: T) => Promise<void>,
 ): Promise<void> {
-  const tails = agents.map((): Promise<unknown> => Promise.resolve());
-  const outcomes = await Promise.all(
-    items.map((item, i) => {
-      const lane = i % agents.length;
-      const judged = tails[lane]!.then(() => judge(agents[lane]!, item));
-      tails[lane] = judged.catch(() => undefined);
-      return judged.then(
-        () => undefined,
-        (err: unknown) => ({ err }),
-      );
-    }),
-  );
-  const first = outcomes.find((o) => o !== undefined);
-  if (first) throw first.err;
+  return judgeCases(items, (item, i) => judge(agents[i % agents.length]!, item), { lane: (_, i) => String(i % agents.length) });
 }

@@ -13,7 +13,7 @@ import { expectInsufficientScope } from './expect-refusals.js';
 import { PRODUCT_HANDLE, VARIANT } from './seed-data.js';
 import { contextHeader } from './artifact-headers.js';
 import { learned } from '../../engine/runner/check.js';
-import { CASES_AT_ONCE, mapConcurrent } from '../../engine/transport/in-flight.js';
+import { mapCases } from '../../engine/runner/cases.js';
 
 /** Errors with which the authentication stages and the guard refuse a caller (as opposed to the handler's answers). */
 const GUARD_ERRORS = new Set([
@@ -132,7 +132,7 @@ const PERMISSION_ROW: Readonly<Record<string, string>> = {
  * they go at once (one after another when the sender's calls go in turn); they are yielded in the table's order.
  */
 async function* probeEach(send: Send, permissions: readonly string[]) {
-  const sent = send.inTurn ? undefined : await mapConcurrent(PERMISSION_PROBES, CASES_AT_ONCE, async ([id]) => send(probe(OP(id))));
+  const sent = send.inTurn ? undefined : await mapCases(PERMISSION_PROBES, async ([id]) => send(probe(OP(id))));
   for (const [i, [id, needs]] of PERMISSION_PROBES.entries()) {
     const op = OP(id);
     const res = sent?.[i] ?? (await send(probe(op)));

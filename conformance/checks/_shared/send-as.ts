@@ -1,5 +1,6 @@
 // One request as each caller kind the profile claims, fresh accounts: for the checks whose clause is about every caller
 // kind that may call an operation: the members of a caller list of contract/callers.ts the profile claims.
+import { mapCases } from '../../engine/runner/cases.js';
 import { CALLER_CAPABILITY, CALLER_LISTS, type CallerKind, type CallerListName } from '../../../contract/callers.js';
 import type { Shop } from '../../engine/runner/check.js';
 import type { ShopResponse } from '../../engine/transport/http.js';
@@ -51,6 +52,6 @@ export async function callers(shop: Shop, set: CallerSet): Promise<[string, Send
     const capability = CALLER_CAPABILITY[kind];
     return SENDERS[kind] !== undefined && (capability === undefined || shop.profile.capabilities[capability]);
   });
-  // The callers are provisioned at once (each on an account of its own).
-  return Promise.all(kinds.map(async (kind): Promise<[string, Send]> => [LABEL[kind] ?? kind, await SENDERS[kind]!(shop)]));
+  // The callers are provisioned as cases of their own (each on an account of its own), listed in the kinds' order.
+  return mapCases(kinds, async (kind): Promise<[string, Send]> => [LABEL[kind] ?? kind, await SENDERS[kind]!(shop)]);
 }
