@@ -6,6 +6,7 @@
 import { CLAUSES_BY_ID } from '../../../contract/clauses/index.js';
 import type { ShopResponse } from '../transport/http.js';
 import { findChallenge, parseChallenges } from '../../lib/www-authenticate.js';
+import { nonceOf } from '../../rules/05-authentication.js';
 
 /** A refusal that says the token is not trusted (or cannot be verified now): the suite cannot judge this target. */
 export interface Distrust {
@@ -58,7 +59,7 @@ export function meaningOfRefusal(res: ShopResponse, route: string, dpop = false)
   const error = errorCode(res);
   if (error === 'invalid_token') return { kind: 'distrust' };
   if (dpop && error === 'use_dpop_nonce')
-    return res.headers.get('dpop-nonce')
+    return nonceOf(res.headers)
       ? violation(['AUTH-ORDER-4', route], 'a proof carrying the nonce the deployment had just issued is refused again')
       : violation(['AUTH-ORDER-4', 'ERR-TABLE-4'], 'use_dpop_nonce without a DPoP-Nonce header: the client has no nonce to use');
   if (dpop && error === 'invalid_dpop_proof') return violation(['AUTH-ASST-1', route], 'a fresh, well-formed proof is refused');

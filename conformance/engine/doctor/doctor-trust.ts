@@ -14,6 +14,7 @@ import { browserSessionValue } from '../../lib/credential-formats.js';
 import { signDraft } from '../../lib/jws.js';
 import { audienceOf, createForeignKey, type Audience, type Minter, type TokenDraft } from '../../lib/mint.js';
 import { errorCode, meaningOfRefusal, type RefusalMeaning } from './doctor-refusals.js';
+import { nonceOf } from '../../rules/05-authentication.js';
 import type { AssistantSession } from './doctor-session.js';
 import type { ShopHttp, ShopResponse } from '../transport/http.js';
 import type { ArtifactCarrier } from '../transport/target.js';
@@ -227,7 +228,7 @@ async function dpopGet(http: ShopHttp, path: string, token: string, key: DpopKey
       },
     });
   const first = await send();
-  const nonce = first.headers.get('dpop-nonce');
+  const nonce = nonceOf(first.headers);
   return first.status === 401 && nonce && errorCode(first) === 'use_dpop_nonce' ? send(nonce) : first;
 }
 

@@ -3,10 +3,11 @@
 // from the token's claims, the profile's client ids and the caller headers), its route group, method, status and error
 // code. One classifier for the self-test's narrowed defects (selftest/scoped.ts) and the run's domain coverage.
 import type { CallerKind } from '../../../contract/callers.js';
-import { OPERATIONS, SPECIAL_ROUTES } from '../../../contract/operations.js';
+import { SPECIAL_ROUTES } from '../../../contract/operations.js';
+import { credentialsOf, isConversationPath, isOperationPath, mayBeDpopRequest, peekSegment, routeOf } from '../../../contract/requests.js';
 import type { Profile } from '../../../contract/profile.js';
 import { type Cell, type Dimension, type DomainAxis, type RouteGroup } from '../../../contract/clauses/domains.js';
-import { CONVERSATIONS_PATH, INTERNAL_PREFIX, WEBHOOK_PREFIX } from '../../../contract/routes.js';
+import { INTERNAL_PREFIX, WEBHOOK_PREFIX } from '../../../contract/routes.js';
 
 /** An exchange as the classifier reads it: header names in any case, the path relative to the target's base. */
 export interface Exchanged {
@@ -46,15 +47,6 @@ export interface Facts {
   dpop: boolean;
 }
 
-const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-const pattern = (template: string) =>
-  new RegExp(
-    `^${template
-      .split(/\{[^}]+\}/)
-      .map(escape)
-      .join('[^/]+')}$`,
-  );
-const ROUTES = OPERATIONS.map((o) => ({ id: o.operationId, method: o.method, group: o.group, re: pattern(o.path) }));
 const PUBLIC = SPECIAL_ROUTES.filter((r) => r.auth === 'none').map((r) => r.path);
 
 function header(h: Exchanged['headers'], name: string): string | undefined {
@@ -64,42 +56,31 @@ function header(h: Exchanged['headers'], name: string): string | undefined {
   return undefined;
 }
 
-function segment(s: string): Record<string, unknown> | undefined {
-  try {
-    const v = JSON.parse(Buffer.from(s, 'base64url').toString('utf8')) as unknown;
-    return v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-/** The operation of a method and path (HEAD as GET), by the operations table's templates. */
-export function operationOf(method: string, path: string): string | undefined {
-  const m = method.toUpperCase() === 'HEAD' ? 'GET' : method.toUpperCase();
-  return ROUTES.find((r) => r.method === m && r.re.test(path))?.id;
-}
+/** The operation of a method and path (HEAD as GET), by the operations table's templates (contract/requests.ts routeOf). */
+export const operationOf = (method: string, path: string): string | undefined => routeOf(method, path)?.operationId;
 
 export function groupOf(path: string): RouteGroup {
-  if (path === CONVERSATIONS_PATH || path.startsWith(`${CONVERSATIONS_PATH}/`)) return 'conversation';
+  if (isConversationPath(path)) return 'conversation';
   if (PUBLIC.includes(path)) return 'public';
   if (path.startsWith(INTERNAL_PREFIX)) return 'internal';
   if (path.startsWith(WEBHOOK_PREFIX)) return 'webhook';
-  if (ROUTES.some((r) => r.re.test(path))) return 'operations';
+  if (isOperationPath(path)) return 'operations';
   return 'unmatched';
 }
 
 /** The spec's "Caller kinds" recognition, from the credential a request carries. */
 export function callerOf(headers: Exchanged['headers'], ctx: CellContext): Facts['caller'] {
-  const m = /^(Bearer|DPoP)\s+([\w-]+)\.([\w-]+)\.[\w-]*$/i.exec(header(headers, 'authorization') ?? '');
-  if (!m) return header(headers, 'authorization') ? 'unknown' : 'anonymous';
-  const jose = segment(m[2]!);
-  const claims = segment(m[3]!);
+  const authorization = header(headers, 'authorization');
+  const m = /^(Bearer|DPoP)\s+([\w-]+\.[\w-]+\.[\w-]*)$/i.exec(authorization ?? '');
+  if (!m) return authorization ? 'unknown' : 'anonymous';
+  const jose = peekSegment(m[2]!, 0);
+  const claims = peekSegment(m[2]!, 1);
   if (!claims) return 'unknown';
   const c = ctx.clients;
   const client = claims.client_id;
   const act = claims.act as { sub?: unknown } | undefined;
   // A signed-out proxy token (HS256) or an identity-provider exchange token, presented directly with a proof.
-  if (m[1]!.toLowerCase() === 'dpop' && (jose?.alg === 'HS256' || client === c.personalAgentProxy)) return 'assistant';
+  if (mayBeDpopRequest(credentialsOf({ authorization })) && (jose?.alg === 'HS256' || client === c.personalAgentProxy)) return 'assistant';
   if (client === c.mcpAgentForwarder) return 'assistant';
   if (client === c.webAgentForwarder) {
     if (header(headers, ctx.browserSessionHeader) !== undefined) return 'assistant';

@@ -15,6 +15,7 @@ import {
   expectRequestId,
 } from '../../lib/expect/every-response.js';
 import { operationOf } from '../report/cells.js';
+import { credentialsOf, isDpopRequest } from '../../../contract/requests.js';
 import type { Exchange } from './transcript.js';
 
 /** The clauses a check that declares `everyResponse` judges besides its own (the tags the self-test picks it by). */
@@ -59,7 +60,7 @@ export function judgeEveryExchange(exchanges: readonly Exchange[], o: { baseUrl:
     expectRequestId(res, what);
     // A DPoP request (AUTH-ORDER-4): a proof presented with the DPoP scheme. A DPoP header beside a Bearer token, or with
     // no Authorization at all, is a DPoP request in one reading of the spec and not in the other (docs/ambiguities.md).
-    const dpop = x.requestHeaders.dpop !== undefined && /^dpop\s/i.test(x.requestHeaders.authorization ?? '');
+    const dpop = isDpopRequest(credentialsOf(x.requestHeaders));
     if (dpop) expectDpopNonce(res, what);
     if (method === 'HEAD' || /^text\/event-stream/i.test(res.headers.get('content-type') ?? '')) {
       // No body to judge: the headers of the boundary alone (a failure's media type and no-store, a success's no-store).

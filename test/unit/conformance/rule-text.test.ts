@@ -8,7 +8,7 @@ import { test } from 'node:test';
 import { RULE_TEXT } from '../../../conformance/rules/index.js';
 
 const ROOT = join(import.meta.dirname, '../../..');
-const SCANNED = ['conformance/checks', 'conformance/explore', 'conformance/lib', 'conformance/rules'];
+const SCANNED = ['conformance/checks', 'conformance/explore', 'conformance/lib', 'conformance/rules', 'conformance/engine'];
 /** The rule book itself, which names the text it lists. */
 const BOOK = 'conformance/rules/index.ts';
 
