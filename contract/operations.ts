@@ -1,6 +1,6 @@
 // Spec, Endpoints > Operations: one row per operation. Data only.
 import type { CallerListName } from './callers.js';
-import { CONVERSATIONS_PATH, SPECIAL_ROWS, type RouteAuth, type RouteRow } from './routes.js';
+import { SPECIAL_ROWS, type RouteRow } from './routes.js';
 
 export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
 export type Tool = 'mcp' | 'webmcp';
@@ -390,36 +390,3 @@ export const operationRow = (o: Operation): RouteRow => ({
 
 /** Every route the service answers, one row each: the operations, then the public, webhook and internal routes. */
 export const ROUTES: readonly RouteRow[] = [...OPERATIONS.map(operationRow), ...SPECIAL_ROWS];
-
-export type SpecialAuth =
-  | 'none'
-  | 'provider-signature'
-  | 'idp-action-secret'
-  | 'proxy-idp-secret'
-  | 'conversation-hub-secret'
-  | 'account-recovery-secret'
-  | 'dpop-session';
-
-export interface SpecialRoute {
-  readonly method: HttpMethod | '*';
-  readonly path: string;
-  readonly auth: SpecialAuth;
-  readonly note?: string;
-}
-
-const specialAuth = (auth: RouteAuth): SpecialAuth => {
-  switch (auth.kind) {
-    case 'shared-secret':
-      return auth.secret.toLowerCase().replace(/_/g, '-') as SpecialAuth;
-    case 'token':
-      throw new Error('an operation is not a special route');
-    default:
-      return auth.kind;
-  }
-};
-
-/** Spec, Endpoints > Public and special routes, as the spec's table lists them (derived from contract/routes.ts). */
-export const SPECIAL_ROUTES: readonly SpecialRoute[] = [
-  ...SPECIAL_ROWS.map((r) => ({ method: r.method, path: r.path, auth: specialAuth(r.auth), ...(r.note ? { note: r.note } : {}) })),
-  { method: '*', path: CONVERSATIONS_PATH, auth: 'dpop-session', note: 'and every path below it' },
-];

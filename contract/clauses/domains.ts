@@ -4,7 +4,7 @@
 // A clause without a declared domain gets no narrowed variants and no domain coverage.
 import { CALLER_KINDS, CALLER_LISTS, type CallerKind } from '../callers.js';
 import { ERRORS, ERROR_CODES } from '../errors.js';
-import { OPERATIONS, OPERATIONS_BY_ID, SPECIAL_ROUTES, type Operation } from '../operations.js';
+import { OPERATIONS, OPERATIONS_BY_ID, ROUTES, type Operation } from '../operations.js';
 
 export const DIMENSIONS = ['operation', 'caller', 'status', 'error', 'method', 'group'] as const;
 export type Dimension = (typeof DIMENSIONS)[number];
@@ -87,7 +87,7 @@ export const SUCCESS_STATUSES = ['200', '201', '204', '304'];
 /** Route groups that answer something of their own (every group but unmatched paths). */
 export const SERVED_GROUPS = ROUTE_GROUPS.filter((g) => g !== 'unmatched');
 /** Methods of the operations table and the special routes. */
-export const METHODS = [...new Set([...OPERATIONS.map((o) => o.method), ...SPECIAL_ROUTES.map((r) => r.method)])].filter((m) => m !== '*');
+export const METHODS = [...new Set(ROUTES.map((r) => r.method))];
 const DPOP_ERRORS = ERROR_CODES.filter((c) => /dpop/.test(c));
 /** Caller kinds with a rate budget (spec, Limits: guests, and assistants per session and per client). */
 const BUDGETED_KINDS: readonly CallerKind[] = ['guest', 'assistant'];

@@ -3,7 +3,7 @@
 // from the token's claims, the profile's client ids and the caller headers), its route group, method, status and error
 // code. One classifier for the self-test's narrowed defects (selftest/scoped.ts) and the run's domain coverage.
 import type { CallerKind } from '../../../contract/callers.js';
-import { SPECIAL_ROUTES } from '../../../contract/operations.js';
+import { ROUTES } from '../../../contract/operations.js';
 import { credentialsOf, isConversationPath, isOperationPath, mayBeDpopRequest, peekSegment, routeOf } from '../../../contract/requests.js';
 import type { Profile } from '../../../contract/profile.js';
 import { type Cell, type Dimension, type DomainAxis, type RouteGroup } from '../../../contract/clauses/domains.js';
@@ -47,7 +47,7 @@ export interface Facts {
   dpop: boolean;
 }
 
-const PUBLIC = SPECIAL_ROUTES.filter((r) => r.auth === 'none').map((r) => r.path);
+const PUBLIC = ROUTES.filter((r) => r.kind !== 'operation' && r.auth.kind === 'none').map((r) => r.path);
 
 function header(h: Exchanged['headers'], name: string): string | undefined {
   const lower = name.toLowerCase();

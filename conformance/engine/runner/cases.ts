@@ -37,7 +37,7 @@ type Outcome = { failure: CheckFailure } | { error: unknown } | undefined;
  */
 export async function judgeCases<T>(
   cases: readonly T[],
-  judge: (item: T, index: number) => Promise<void>,
+  judge: (item: T, index: number) => Promise<unknown>,
   options: CaseOptions<T> = {},
 ): Promise<void> {
   const outcomes = new Array<Outcome>(cases.length);

@@ -4,7 +4,8 @@
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { OPERATIONS, SPECIAL_ROUTES } from '../../../../contract/operations.js';
+import { OPERATIONS, ROUTES } from '../../../../contract/operations.js';
+import { isConversationPath, templatePattern } from '../../../../contract/requests.js';
 import { REASON_PHRASES } from '../../../../contract/errors.js';
 import type { Profile } from '../../../../contract/profile.js';
 import type { ProxyAnswer, ProxyRequest } from '../../proxy.js';
@@ -40,13 +41,11 @@ export function isOperation(r: ProxyRequest, operationId: string): boolean {
   return method === op.method && templateRegExp(op.path).test(pathOf(r));
 }
 
-const templateRegExp = (template: string) => new RegExp(`^${template.replace(/\{[^}]+\}/g, '[^/]+')}/?$`);
+const templateRegExp = (template: string) => templatePattern(template, { trailingSlash: true });
 
 /** Whether any route of the contract (operation or special route) has this path, whatever the method. */
 export function isKnownPath(path: string): boolean {
-  return [...OPERATIONS.map((o) => o.path), ...SPECIAL_ROUTES.map((s) => s.path)].some(
-    (t) => templateRegExp(t).test(path) || path.startsWith('/assistant/conversations'),
-  );
+  return isConversationPath(path) || ROUTES.some((r) => templateRegExp(r.path).test(path));
 }
 
 /** A problem answer with its status (and the body's `status` and `title`) changed. */
