@@ -2,8 +2,8 @@
 // HMAC-SHA256 of the id with the shared guest key. A value in the format is taken, values outside it are refused.
 import { randomUUID } from 'node:crypto';
 import { check, test, type Shop } from '../engine/runner/check.js';
+import { judgeCases } from '../engine/runner/cases.js';
 import type { ShopResponse } from '../engine/transport/http.js';
-import { CASES_AT_ONCE, judgeConcurrently } from '../engine/transport/in-flight.js';
 import { brief, expectProblem, expectStatus, fail } from '../lib/assert.js';
 import {
   forgeGuestSession,
@@ -23,7 +23,7 @@ async function readCartAsGuest(shop: Shop, session: string): Promise<ShopRespons
 
 /**
  * A cart read with the session refused. Each is a read by a guest of its own (a new token and shopper), so the variants of a
- * check go at once; judgeConcurrently reports the first failure in their order.
+ * check are cases of no shared state (judgeCases: each failed variant is one failure, in their order).
  */
 async function expectSessionRefused(shop: Shop, session: string, variant: string, { clause }: { clause: string }): Promise<void> {
   const res = await readCartAsGuest(shop, session);
@@ -72,14 +72,7 @@ test(
         ['that is only the id', uuid],
         ['garbage', 'not-a-guest-session'],
       ];
-      await judgeConcurrently(
-        variants.map(
-          ([what, session]) =>
-            () =>
-              expectSessionRefused(shop, session, what, { clause: 'RES-GUEST-1' }),
-        ),
-        CASES_AT_ONCE,
-      );
+      await judgeCases(variants, ([what, session]) => expectSessionRefused(shop, session, what, { clause: 'RES-GUEST-1' }));
     },
   ),
 );
@@ -101,14 +94,7 @@ test(
         ['with a braced UUID (signed over it)', signGuestSession(`{${uuid}}`, key(shop))],
         ['with a non-UUID id (signed over it)', signGuestSession('cart-of-the-conformance-suite', key(shop))],
       ];
-      await judgeConcurrently(
-        variants.map(
-          ([what, session]) =>
-            () =>
-              expectSessionRefused(shop, session, what, { clause: 'RES-GUEST-2' }),
-        ),
-        CASES_AT_ONCE,
-      );
+      await judgeCases(variants, ([what, session]) => expectSessionRefused(shop, session, what, { clause: 'RES-GUEST-2' }));
     },
   ),
 );
@@ -137,14 +123,7 @@ test(
         ['with the hex HMAC', `gs1.${uuid}.${hmacHex}`],
       ];
       if (/[-_]/.test(sig)) variants.push(['in standard base64 (+/)', `gs1.${uuid}.${sig.replace(/-/g, '+').replace(/_/g, '/')}`]);
-      await judgeConcurrently(
-        variants.map(
-          ([what, session]) =>
-            () =>
-              expectSessionRefused(shop, session, what, { clause: 'RES-GUEST-3' }),
-        ),
-        CASES_AT_ONCE,
-      );
+      await judgeCases(variants, ([what, session]) => expectSessionRefused(shop, session, what, { clause: 'RES-GUEST-3' }));
     },
   ),
 );

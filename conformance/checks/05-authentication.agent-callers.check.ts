@@ -10,12 +10,20 @@ import { CALLER_LISTS } from '../../contract/callers.js';
 import { BASE_API_SCOPES, PERMISSION_API_SCOPES } from '../../contract/scopes.js';
 import { OPERATIONS, type Operation } from '../../contract/operations.js';
 import { check, learned, test, type Shop } from '../engine/runner/check.js';
+import { mapCases } from '../engine/runner/cases.js';
 import type { ShopResponse } from '../engine/transport/http.js';
-import { CASES_AT_ONCE, mapConcurrent } from '../engine/transport/in-flight.js';
 import { AssistantAgent } from './_shared/assistant.js';
 import { expectNoHeader, expectProblem, inCase } from '../lib/assert.js';
 import { expectCredentialRefused } from './_shared/expect-refusals.js';
-import { describedOperatorOperations, expectPassesGuard, invitedAgent, probe, sendAssistant, sendInvited } from './_shared/probe-agents.js';
+import {
+  describedOperatorOperations,
+  expectPassesGuard,
+  invitedAgent,
+  probe,
+  sendAssistant,
+  sendInvited,
+  type Send,
+} from './_shared/probe-agents.js';
 
 type AgentKind = 'invited-agent' | 'assistant';
 
@@ -34,30 +42,26 @@ function scopesOpen(op: Operation): boolean {
 /** The spec shows the callers of a row when the row's list is shown and the row does not leave its callers out. */
 const callersShown = (op: Operation) => !op.notShown?.includes('callers') && CALLER_LISTS[op.callers].shownInSpec;
 
+/** How many assistants of their own share the probes of an assistant matrix. */
+const ASSISTANT_SESSIONS = 8;
+
 /**
- * Each operation's probe sent as `kind`, in the operations' order. A probe changes nothing: an invited agent's go at once.
- * An assistant's calls go in turn (each proof carries the nonce of the answer before it, and a deployment may honour only
- * its newest), so the probes are shared among assistants of their own (each its own session, key, client and account,
- * with every permission), each sending its share in turn.
+ * Each operation's probe sent as `kind`, in the operations' order: one case per operation. A probe changes nothing: an
+ * invited agent's are cases of no shared state. An assistant's calls go in turn (each proof carries the nonce of the answer
+ * before it, and a deployment may honour only its newest), so the probes are shared among assistants of their own (each
+ * its own session, key, client and account, with every permission), each assistant a lane that sends its share in turn.
  */
 async function probeAs(shop: Shop, kind: AgentKind, ops: readonly Operation[]): Promise<ShopResponse[]> {
   if (kind === 'invited-agent') {
     const send = sendInvited(shop, await invitedAgent(shop));
-    return mapConcurrent(ops, CASES_AT_ONCE, (op) => send(probe(op)));
+    return mapCases(ops, (op) => send(probe(op)));
   }
-  const agents = await Promise.all(Array.from({ length: Math.min(CASES_AT_ONCE, ops.length) }, () => AssistantAgent.create(shop)));
-  const answers = new Array<ShopResponse>(ops.length);
-  let next = 0;
-  await Promise.all(
-    agents.map(async (agent) => {
-      const send = sendAssistant(agent);
-      while (next < ops.length) {
-        const i = next++;
-        answers[i] = await send(probe(ops[i]!));
-      }
-    }),
-  );
-  return answers;
+  // Each lane's assistant is made by the lane's first case: a lane's cases run one after another.
+  const sessions: Promise<Send>[] = [];
+  const sendAs = (n: number) => (sessions[n] ??= AssistantAgent.create(shop).then((agent) => sendAssistant(agent)));
+  return mapCases(ops, async (op, i) => (await sendAs(i % ASSISTANT_SESSIONS))(probe(op)), {
+    lane: (_op, i) => `assistant ${i % ASSISTANT_SESSIONS}`,
+  });
 }
 
 async function expectMatrix(shop: Shop, kind: AgentKind, ops: readonly Operation[], level: 'spec' | 'reference'): Promise<void> {

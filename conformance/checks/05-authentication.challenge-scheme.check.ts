@@ -3,6 +3,7 @@
 // act claim marks an assistant session token; `Bearer` otherwise. Every refusal is answered in that one scheme.
 import { randomBytes, randomUUID } from 'node:crypto';
 import { check, test, type Shop } from '../engine/runner/check.js';
+import { judgeCases } from '../engine/runner/cases.js';
 import type { ShopResponse } from '../engine/transport/http.js';
 import { expectChallenge, expectProblem, fail, inCase, expect4xx, notDeclared } from '../lib/assert.js';
 import { artifactFormat } from '../lib/credential-formats.js';
@@ -40,12 +41,11 @@ test(
         // Malformed, expired or rejected alike (Challenge scheme: chosen before verification).
         ['an expired token', await shop.mint.customer({ sub, expiresIn: -600 })],
       ];
-      // Every credential is refused: the requests go at once, judged in their order.
-      const answers = await Promise.all(
-        credentials.map(([, credential]) => shop.http.get('/v1/cart', { headers: { authorization: `DPoP ${credential}` } })),
-      );
-      for (const [i, [what]] of credentials.entries())
-        inCase(`DPoP with ${what}`, () => expectDpopChallengeOnly(shop, answers[i]!, { clause: 'AUTH-SCHEME-2' }));
+      // Every credential is a case, refused.
+      await judgeCases(credentials, async ([what, credential]) => {
+        const res = await shop.http.get('/v1/cart', { headers: { authorization: `DPoP ${credential}` } });
+        inCase(`DPoP with ${what}`, () => expectDpopChallengeOnly(shop, res, { clause: 'AUTH-SCHEME-2' }));
+      });
     },
   ),
 );
@@ -87,12 +87,9 @@ test(
         ['proxy client', assistant],
         ['website client', website],
       ] as const;
-      // Both tokens are refused: the requests go at once, judged in their order.
-      const answers = await Promise.all(
-        drafts.map(async ([, d]) => shop.http.get('/v1/cart', { token: await signWith(d.payload, d.header, foreign) })),
-      );
-      for (const [i, [what]] of drafts.entries()) {
-        const res = answers[i]!;
+      // Both tokens are cases, refused.
+      await judgeCases(drafts, async ([what, d]) => {
+        const res = await shop.http.get('/v1/cart', { token: await signWith(d.payload, d.header, foreign) });
         inCase(`badly signed ${what} token with act personal_agent`, () => {
           expectProblem(res, { status: 401, error: 'invalid_token', docsUrl: shop.docsUrl, clause: 'AUTH-SCHEME-4' });
           // The token does not verify: its DPoP challenge comes from its unverified act (AUTH-SCHEME-4), chosen before
@@ -100,7 +97,7 @@ test(
           expectChallenge(res, { scheme: 'DPoP', error: 'invalid_token', clause: ['AUTH-SCHEME-4', 'AUTH-SCHEME-6'] });
           expectNoChallengeOf(res, 'Bearer', { clause: 'AUTH-SCHEME-6' });
         });
-      }
+      });
     },
   ),
 );
@@ -126,12 +123,9 @@ test(
         ['POST', '/v1/cart/items', cartLine()],
         ['GET', '/v1/me/profile', undefined],
       ];
-      // Refused before any handler runs, nothing is written: the requests go at once, judged in their order.
-      const answers = await Promise.all(
-        routes.map(([method, path, json]) => shop.http.request(method, path, { token, ...(json !== undefined ? { json } : {}) })),
-      );
-      for (const [i, [method, path]] of routes.entries()) {
-        const res = answers[i]!;
+      // Refused before any handler runs, nothing is written: every route is a case.
+      await judgeCases(routes, async ([method, path, json]) => {
+        const res = await shop.http.request(method, path, { token, ...(json !== undefined ? { json } : {}) });
         inCase(`${method} ${path}`, () => {
           // Served, the assistant token was accepted as Bearer (AUTH-ASST-2) and the Errors table's row broken.
           expect4xx(res, { what: 'an assistant token sent as Bearer: refused', clause: ['AUTH-ASST-2', 'ERR-TABLE-3'] });
@@ -139,7 +133,7 @@ test(
           expectChallenge(res, { scheme: 'DPoP', error: 'invalid_token', params: { algs: 'ES256' }, clause: 'ERR-TABLE-3' });
           expectNoChallengeOf(res, 'Bearer', { clause: 'ERR-TABLE-3' });
         });
-      }
+      });
     },
   ),
 );
@@ -158,15 +152,14 @@ test(
         ['a garbage JWS', 'abc.def.ghi'],
         ['a non-JWT', 'not-a-jwt'],
       ];
-      // Every token is refused: the requests go at once, judged in their order.
-      const answers = await Promise.all(tokens.map(([, token]) => shop.http.get('/v1/cart', { token })));
-      for (const [i, [what]] of tokens.entries()) {
-        const res = answers[i]!;
+      // Every token is a case, refused.
+      await judgeCases(tokens, async ([what, token]) => {
+        const res = await shop.http.get('/v1/cart', { token });
         inCase(what, () => {
           expectInvalidToken(shop, res, { clause: 'AUTH-SCHEME-5' });
           expectNoChallengeOf(res, 'DPoP', { clause: 'AUTH-SCHEME-5' });
         });
-      }
+      });
     },
   ),
 );

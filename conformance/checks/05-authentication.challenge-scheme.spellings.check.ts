@@ -5,6 +5,7 @@
 // (6.2.2.3) and the absolute form of the request-target (RFC 9112 3.2.2: a server MUST accept it). A spelling the
 // server does not route (404, 400) is not judged; a 401 to one it does must carry the challenge its path earns.
 import { check, test } from '../engine/runner/check.js';
+import { judgeCases } from '../engine/runner/cases.js';
 import { expectChallenge, inCase } from '../lib/assert.js';
 import { CONVERSATIONS_PATH } from '../../contract/routes.js';
 import { expectDpopChallengesOnly } from './_shared/expect-refusals.js';
@@ -35,18 +36,16 @@ test(
     },
     async (shop) => {
       const origin = new URL(shop.params.baseUrl).origin + new URL(shop.params.baseUrl).pathname.replace(/\/$/, '');
-      const cases = spellings(origin);
-      // Refused reads without a token: at once, judged in turn.
-      const answers = await Promise.all(cases.map((c) => shop.http.get(c.path, { asWritten: true })));
-      for (const [i, c] of cases.entries()) {
-        const res = answers[i]!;
-        if (res.status !== 401) continue;
+      // Refused reads without a token, one case per spelling.
+      await judgeCases(spellings(origin), async (c) => {
+        const res = await shop.http.get(c.path, { asWritten: true });
+        if (res.status !== 401) return;
         inCase(`GET ${c.path} (${c.how}) without a token`, () => {
           if (c.conversation) return expectDpopChallengesOnly(res, { clause: 'AUTH-SCHEME-1' });
           expectChallenge(res, { scheme: 'Bearer', error: 'invalid_token', clause: 'ERR-TABLE-1' });
           expectChallenge(res, { scheme: 'DPoP', error: 'invalid_token', clause: 'ERR-TABLE-1' });
         });
-      }
+      });
     },
   ),
 );

@@ -7,8 +7,8 @@
 // names (an empty cart names none) or by comparing two reads, and leave member names (`lines`) to reference-level checks.
 import { randomUUID } from 'node:crypto';
 import { check, test } from '../engine/runner/check.js';
+import { judgeCases } from '../engine/runner/cases.js';
 import type { ShopResponse } from '../engine/transport/http.js';
-import { CASES_AT_ONCE, judgeConcurrently } from '../engine/transport/in-flight.js';
 import { type ClauseRef, expectProblem, expectStatus, expectSuccess, fail, inCase } from '../lib/assert.js';
 import { forgeGuestSession, GUEST_SESSION_FORGERIES, signGuestSession, type GuestSessionForgery } from '../lib/guest-session.js';
 import { freshShopperIp, shopperIpOfLength } from '../lib/shopper.js';
@@ -71,17 +71,16 @@ test(
         ],
         ['removeCartItem', async () => shop.http.delete(`/v1/cart/items/${VARIANT}`, { headers: await guestHeaders(shop) })],
       ];
-      // Each write is a guest of its own without a session (no cart behind it): they go at once, judged in their order.
-      const answers = await Promise.all(writes.map(([, send]) => send()));
-      for (const res of answers) {
+      // Each write is a case, a guest of its own without a session (no cart behind it).
+      await judgeCases(writes, async ([, send]) => {
         // The spec states this fact twice (Guest sessions 3; the Errors table's row).
-        expectProblem(res, {
+        expectProblem(await send(), {
           status: 400,
           error: 'guest_session_required',
           docsUrl: shop.docsUrl,
           clause: ['AUTH-GUEST-4', 'ERR-TABLE-7'],
         });
-      }
+      });
     },
   ),
 );
@@ -111,9 +110,9 @@ test(
     },
     async (shop) => {
       const key = shop.profile.secrets.guestSessionKey;
-      // Each forgery names a cart id of its own: the forgeries are judged at once, each in its own order (its writes, then
-      // the genuine cart of its id), and the verdict is the one of the forgeries in turn.
-      const forgeries = GUEST_SESSION_FORGERIES.map((forgery) => async () => {
+      // Each forgery is a case that names a cart id of its own, its requests in their order (its writes, then the genuine
+      // cart of its id).
+      const judgeForgery = async (forgery: GuestSessionForgery) => {
         const clause = FORGERY_CLAUSE[forgery];
         const uuid = randomUUID();
         const forged = forgeGuestSession(forgery, key, uuid);
@@ -143,20 +142,18 @@ test(
           what: `the genuine cart of the id after the "${forgery}" write`,
           clause: firstOf(clause),
         });
-      });
-      // The malformed values are single reads: they are sent beside the forgeries (which fill the lanes) and judged after
-      // them, in their order.
+      };
+      // The malformed values are cases of a single read each, after the forgeries.
+      const judgeMalformed = async (value: string) => {
+        const res = await shop.http.get('/v1/cart', { headers: await guestHeaders(shop, value) });
+        inCase(`Guest-Session ${JSON.stringify(value)}`, () => expectInvalidGuestSession(shop, res, { clause: 'AUTH-GUEST-6' }));
+      };
       const values = ['garbage', 'gs1..', `gs1.${randomUUID()}.`];
-      const [verdict, answers] = await Promise.all([
-        judgeConcurrently(forgeries, CASES_AT_ONCE).then(
-          () => undefined,
-          (err: unknown) => ({ err }),
-        ),
-        Promise.all(values.map(async (value) => shop.http.get('/v1/cart', { headers: await guestHeaders(shop, value) }))),
-      ]);
-      if (verdict) throw verdict.err;
-      for (const [i, value] of values.entries())
-        inCase(`Guest-Session ${JSON.stringify(value)}`, () => expectInvalidGuestSession(shop, answers[i]!, { clause: 'AUTH-GUEST-6' }));
+      const cases: ({ forgery: GuestSessionForgery } | { value: string })[] = [
+        ...GUEST_SESSION_FORGERIES.map((forgery) => ({ forgery })),
+        ...values.map((value) => ({ value })),
+      ];
+      await judgeCases(cases, (c) => ('forgery' in c ? judgeForgery(c.forgery) : judgeMalformed(c.value)));
     },
   ),
 );
@@ -172,10 +169,13 @@ test(
     async (shop) => {
       const forged = forgeGuestSession('bad-signature', shop.profile.secrets.guestSessionKey);
       const paths = ['/v1/catalog/products', '/v1/catalog/collections'];
-      // Catalog reads: at once, judged in turn.
-      const answers = await Promise.all(paths.map(async (path) => shop.http.get(path, { headers: await guestHeaders(shop, forged) })));
-      for (const [i, path] of paths.entries())
-        expectStatus(answers[i]!, 200, { what: `${path} with a forged Guest-Session: status`, clause: 'AUTH-GUEST-2' });
+      // Catalog reads, one case per path.
+      await judgeCases(paths, async (path) =>
+        expectStatus(await shop.http.get(path, { headers: await guestHeaders(shop, forged) }), 200, {
+          what: `${path} with a forged Guest-Session: status`,
+          clause: 'AUTH-GUEST-2',
+        }),
+      );
     },
   ),
 );
@@ -192,15 +192,14 @@ test(
       const paths = ['/v1/cart', '/v1/catalog/collections'];
       // Values of 64 and 65 characters are scoped IPv6 addresses (with a zone id), and 63 of the same form, beside an
       // ordinary address: a service whose parser refuses zone ids refuses the 64-character value for its form, not its
-      // length. Reads of guests of their own without a session: all at once, judged in the paths' order.
+      // length. Reads of guests of their own without a session: one case per path, its four reads at once.
       const ips = [shopperIpOfLength(64), shopperIpOfLength(65), shopperIpOfLength(63), freshShopperIp()];
       const read = async (path: string, ip: string) =>
         shop.http.get(path, { headers: await guestHeaders(shop, undefined, { 'shopper-ip': ip }) });
-      const answers = await Promise.all(paths.map((path) => Promise.all(ips.map((ip) => read(path, ip)))));
-      for (const [i, path] of paths.entries()) {
-        const [taken, refused, shorter, ordinary] = answers[i]!;
+      await judgeCases(paths, async (path) => {
+        const [taken, refused, shorter, ordinary] = await Promise.all(ips.map((ip) => read(path, ip)));
         expectRefusal(shop, refused!, { clause: 'AUTH-GUEST-9', what: `${path} with a 65-character Shopper-IP` });
-        if (taken!.status === 200) continue;
+        if (taken!.status === 200) return;
         // Refused at 64 characters: a fault of the bound only where the same form is taken one character shorter.
         if (ordinary!.status === 200 && shorter!.status === 200)
           fail(`${path} with a 64-character Shopper-IP (63 characters of the same form: 200)`, 200, taken!.status, {
@@ -211,7 +210,7 @@ test(
           type: 'note',
           description: `${path}: a scoped IPv6 Shopper-IP is refused at 63 characters too (${shorter!.status}): the 64-character bound is not judged`,
         });
-      }
+      });
     },
   ),
 );

@@ -6,6 +6,7 @@
 // Every check makes its own agents: fresh account subjects, fresh invited-agent ids, fresh assistant sessions registered
 // through the identity-provider proxy's internal routes (conformance/checks/_shared/assistant.ts).
 import { check, test } from '../engine/runner/check.js';
+import { judgeCases, mapCases } from '../engine/runner/cases.js';
 import { operatorAttribution } from '../lib/credential-formats.js';
 import { ALL_PERMISSIONS } from './_shared/assistant.js';
 import { expectProblem, expectSuccess, fail, inCase, expectSameJson } from '../lib/assert.js';
@@ -96,11 +97,11 @@ test(
         ],
       ];
       // Cart reads: the control and the refused contexts go at once, judged in turn (the control first).
-      const [control, ...answers] = await Promise.all([
+      const [control, answers] = await Promise.all([
         shop.http.get('/v1/cart', { headers: inv.headers }),
-        ...cases.map(([, headers]) => shop.http.get('/v1/cart', { headers })),
+        mapCases(cases, ([, headers]) => shop.http.get('/v1/cart', { headers })),
       ]);
-      expectSuccess(control!, { what: 'control: the context with its own forwarder token', clause: 'AUTH-CRED-6' });
+      expectSuccess(control, { what: 'control: the context with its own forwarder token', clause: 'AUTH-CRED-6' });
       for (const [i, [what]] of cases.entries()) inCase(what, () => expectCredentialRefused(shop, answers[i]!, { clause: 'AUTH-CRED-6' }));
     },
   ),
@@ -134,14 +135,13 @@ test(
           shop.mint.invitedAgentContext({ ...base, claims: { iat: nowSeconds() - 600, exp: nowSeconds() - 300 } }),
         ],
       ];
-      // Refused cart reads: at once, judged in turn.
-      const answers = await Promise.all(
-        cases.map(async ([, , context]) =>
-          shop.http.get('/v1/cart', { headers: { authorization: `Bearer ${forwarder}`, [contextHeader()]: await context } }),
-        ),
-      );
-      for (const [i, [clause, what]] of cases.entries())
-        inCase(what, () => expectInvalidToken(shop, answers[i]!, { clause, scheme: 'Bearer', only: true }));
+      // Refused cart reads, one case per defect.
+      await judgeCases(cases, async ([clause, what, context]) => {
+        const res = await shop.http.get('/v1/cart', {
+          headers: { authorization: `Bearer ${forwarder}`, [contextHeader()]: await context },
+        });
+        inCase(what, () => expectInvalidToken(shop, res, { clause, scheme: 'Bearer', only: true }));
+      });
     },
   ),
 );
@@ -158,13 +158,13 @@ test(
       const control = await invitedAgent(shop);
       // Cart reads, each an invited agent of its own: the control and the refused ones go at once, judged in turn.
       const typs = ['JWT', 'at+jwt', undefined];
-      const [controlRead, ...answers] = await Promise.all([
+      const [controlRead, answers] = await Promise.all([
         shop.http.get('/v1/cart', { headers: control.headers }),
-        ...typs.map(async (typ) =>
+        mapCases(typs, async (typ) =>
           shop.http.get('/v1/cart', { headers: (await invitedAgent(shop, { context: { header: { typ } } })).headers }),
         ),
       ]);
-      expectSuccess(controlRead!, { what: 'control: typ invited-agent+jwt', clause: 'AUTH-CRED-7' });
+      expectSuccess(controlRead, { what: 'control: typ invited-agent+jwt', clause: 'AUTH-CRED-7' });
       for (const [i, typ] of typs.entries())
         inCase(`typ ${typ ?? '(none)'}`, () => expectCredentialRefused(shop, answers[i]!, { clause: 'AUTH-CRED-7' }));
     },
@@ -192,29 +192,23 @@ test(
         ['a machine token of the website client', await shop.mint.machine(c.website), {}],
         ['the backoffice token', await shop.mint.operator(), { operator: operatorAttribution(shop.profile) }],
       ];
-      // Each token is its own caller (a guest session, another account, a machine): the tokens go at once, each writing then
-      // reading in turn; judged in the tokens' order. The context's account is read after all of them.
-      const answers = await Promise.all(
-        tokens.map(async ([, token, extra]) => {
-          const context = await shop.mint.invitedAgentContext({
-            sub,
-            agentId: `inv_agent_${freshHex()}`,
-            permissions: ALL_PERMISSIONS,
-            forwarderToken: token,
-          });
-          const headers = { authorization: `Bearer ${token}`, [contextHeader()]: context, ...extra };
-          const write = await shop.http.post('/v1/cart/items', { headers, json: cartLine() });
-          const profile = await shop.http.get('/v1/me/profile', { headers });
-          return [write, profile] as const;
-        }),
-      );
-      for (const [i, [what]] of tokens.entries()) {
-        const [write, profile] = answers[i]!;
+      // Each token is a case, its own caller (a guest session, another account, a machine), writing then reading in turn.
+      // The context's account is read after all of them.
+      await judgeCases(tokens, async ([what, token, extra]) => {
+        const context = await shop.mint.invitedAgentContext({
+          sub,
+          agentId: `inv_agent_${freshHex()}`,
+          permissions: ALL_PERMISSIONS,
+          forwarderToken: token,
+        });
+        const headers = { authorization: `Bearer ${token}`, [contextHeader()]: context, ...extra };
+        const write = await shop.http.post('/v1/cart/items', { headers, json: cartLine() });
+        const profile = await shop.http.get('/v1/me/profile', { headers });
         inCase(what, () => {
           if (write.status >= 500 || profile.status >= 500)
             fail('status', 'not a server error', `${write.status} / ${profile.status}`, { clause: 'AUTH-CUST-9' });
         });
-      }
+      });
       // Whatever each request got, none reached the context's account.
       expectNotNamesVariant(await shop.http.get('/v1/cart', { token: await shop.mint.customer({ sub }) }), VARIANT, {
         what: "the cart of the context's account",
@@ -243,23 +237,21 @@ test(
       const mcpHeaders = { authorization: `Bearer ${mcp}`, [contextHeader()]: await ctx(mcp) };
       const customer = await shop.mint.customer({ sub: shop.subject('cust') });
       const guest = await shop.mint.guest();
-      const cases: [string, Record<string, string>][] = [
-        ['a customer token', { authorization: `Bearer ${customer}`, [contextHeader()]: await ctx(customer) }],
+      // Refused reads, one case each: the MCP forwarder's (invalid_token), then the context next to another caller's token.
+      const cases: [string, Record<string, string>, 'invalid_token' | 'invalid_request'][] = [
+        ['the MCP agent forwarder token', mcpHeaders, 'invalid_token'],
+        ['a customer token', { authorization: `Bearer ${customer}`, [contextHeader()]: await ctx(customer) }, 'invalid_request'],
         [
           'the storefront (guest) token',
           { authorization: `Bearer ${guest}`, 'guest-session': shop.guestSession(), [contextHeader()]: await ctx(guest) },
+          'invalid_request',
         ],
       ];
-      // Refused reads: at once, judged in turn.
-      const [viaMcp, ...answers] = await Promise.all([
-        shop.http.get('/v1/cart', { headers: mcpHeaders }),
-        ...cases.map(([, headers]) => shop.http.get('/v1/cart', { headers })),
-      ]);
-      expectInvalidToken(shop, viaMcp!, { clause: 'AUTH-CUST-9', scheme: 'Bearer', only: true });
-      for (const [i, [what]] of cases.entries())
-        inCase(what, () =>
-          expectProblem(answers[i]!, { status: 400, error: 'invalid_request', docsUrl: shop.docsUrl, clause: 'AUTH-CUST-9' }),
-        );
+      await judgeCases(cases, async ([what, headers, refusal]) => {
+        const res = await shop.http.get('/v1/cart', { headers });
+        if (refusal === 'invalid_token') return expectInvalidToken(shop, res, { clause: 'AUTH-CUST-9', scheme: 'Bearer', only: true });
+        inCase(what, () => expectProblem(res, { status: 400, error: 'invalid_request', docsUrl: shop.docsUrl, clause: 'AUTH-CUST-9' }));
+      });
     },
   ),
 );

@@ -6,7 +6,7 @@
 // Every check makes its own agents: fresh account subjects, fresh invited-agent ids, fresh assistant sessions registered
 // through the identity-provider proxy's internal routes (conformance/checks/_shared/assistant.ts).
 import { check, test } from '../engine/runner/check.js';
-import { CASES_AT_ONCE, judgeConcurrently } from '../engine/transport/in-flight.js';
+import { judgeCases } from '../engine/runner/cases.js';
 import { reportAuthorization } from './_shared/assistant.js';
 import { expectProblem, expectSuccess, fail, inCase } from '../lib/assert.js';
 import { nowSeconds } from '../lib/jws.js';
@@ -34,17 +34,9 @@ test(
         ['AUTH-SCOPE-9', ['checkout']],
         ['AUTH-SCOPE-4', PERMISSIONS],
       ];
-      // Each set is an agent of its own: they are judged at once, their verdict the one of the sets in turn.
-      await judgeConcurrently(
-        sets.map(
-          ([clause, permissions]) =>
-            async () =>
-              expectPermissions(shop, sendInvited(shop, await invitedAgent(shop, { permissions })), permissions, {
-                clause,
-                naming: 'either',
-              }),
-        ),
-        CASES_AT_ONCE,
+      // Each set is a case, an agent of its own.
+      await judgeCases(sets, async ([clause, permissions]) =>
+        expectPermissions(shop, sendInvited(shop, await invitedAgent(shop, { permissions })), permissions, { clause, naming: 'either' }),
       );
     },
   ),
@@ -78,17 +70,14 @@ test(
       requires: ['invitedAgents'],
     },
     async (shop) => {
-      // Each set is an agent of its own (and an empty body changes nothing): judged at once, the verdict the sets' in turn.
-      await judgeConcurrently(
-        [['assistant:read'], ['assistant:read', 'assistant:write']].map((permissions) => async () => {
-          const inv = await invitedAgent(shop, { permissions });
-          const res = await shop.http.post('/v1/checkouts/saved-card', { headers: inv.headers, json: {} });
-          inCase(`permissions [${permissions.join(', ')}]`, () =>
-            expectInsufficientScope(shop, res, { clause: 'AUTH-SCOPE-11', scope: ['checkout'] }),
-          );
-        }),
-        CASES_AT_ONCE,
-      );
+      // Each set is a case, an agent of its own (and an empty body changes nothing).
+      await judgeCases([['assistant:read'], ['assistant:read', 'assistant:write']], async (permissions) => {
+        const inv = await invitedAgent(shop, { permissions });
+        const res = await shop.http.post('/v1/checkouts/saved-card', { headers: inv.headers, json: {} });
+        inCase(`permissions [${permissions.join(', ')}]`, () =>
+          expectInsufficientScope(shop, res, { clause: 'AUTH-SCOPE-11', scope: ['checkout'] }),
+        );
+      });
     },
   ),
 );
@@ -141,15 +130,12 @@ test(
       requires: ['invitedAgents'],
     },
     async (shop) => {
-      // Each forwarder token is an agent of its own: judged at once, the verdict the scopes' in turn.
-      await judgeConcurrently(
-        ['catalog:read cart:read cart:write', 'account:read checkout', ''].map((scope) => async () => {
-          const inv = await invitedAgent(shop, { forwarderScope: scope });
-          const res = await shop.http.get('/v1/cart', { headers: inv.headers });
-          inCase(`forwarder scope "${scope}"`, () => expectCredentialRefused(shop, res, { clause: 'AUTH-SCOPE-5' }));
-        }),
-        CASES_AT_ONCE,
-      );
+      // Each forwarder token is a case, an agent of its own.
+      await judgeCases(['catalog:read cart:read cart:write', 'account:read checkout', ''], async (scope) => {
+        const inv = await invitedAgent(shop, { forwarderScope: scope });
+        const res = await shop.http.get('/v1/cart', { headers: inv.headers });
+        inCase(`forwarder scope "${scope}"`, () => expectCredentialRefused(shop, res, { clause: 'AUTH-SCOPE-5' }));
+      });
     },
   ),
 );

@@ -20,7 +20,7 @@ import { spendConcurrently, spendWithinWindow, guestBudget } from './_shared/spe
 import { VARIANT } from './_shared/seed-data.js';
 import { SPECIAL_PATHS } from '../../contract/routes.js';
 import type { ShopResponse } from '../engine/transport/http.js';
-import { CASES_AT_ONCE, mapConcurrent } from '../engine/transport/in-flight.js';
+import { judgeCases, mapCases } from '../engine/runner/cases.js';
 
 // ------------------------------------------------------------------------------- Caller-specific headers on other kinds
 
@@ -49,10 +49,7 @@ test(
           [`catalog read with ${name}`, () => shop.http.get('/v1/catalog/collections', { token, headers })],
         ];
       });
-      const [control, answers] = await Promise.all([
-        shop.http.get('/v1/cart', { token }),
-        mapConcurrent(refused, CASES_AT_ONCE, ([, send]) => send()),
-      ]);
+      const [control, answers] = await Promise.all([shop.http.get('/v1/cart', { token }), mapCases(refused, ([, send]) => send())]);
       expectSuccess(control, { what: 'control: the customer token without guest headers', clause: 'AUTH-GUEST-11' });
       refused.forEach(([what], i) => expectRefusal(shop, answers[i]!, { clause: 'AUTH-GUEST-11', what }));
       expectNotNamesVariant(await shop.http.get('/v1/cart', { token }), VARIANT, {
@@ -73,12 +70,11 @@ test(
     },
     async (shop) => {
       const token = await shop.mint.customer({ sub: shop.subject('cust') });
-      // Refused reads: at once, judged in turn.
-      const answers = await mapConcurrent(GUEST_HEADERS(shop), CASES_AT_ONCE, ([name, value]) =>
-        shop.http.get('/v1/cart', { token, headers: { [name]: value } }),
-      );
-      for (const res of answers)
+      // Refused reads, one case per header.
+      await judgeCases(GUEST_HEADERS(shop), async ([name, value]) => {
+        const res = await shop.http.get('/v1/cart', { token, headers: { [name]: value } });
         expectProblem(res, { status: 400, error: 'invalid_request', docsUrl: shop.docsUrl, clause: 'AUTH-GUEST-11' });
+      });
     },
   ),
 );
@@ -97,7 +93,7 @@ test(
       const pairs = GUEST_HEADERS(shop);
       const [control, answers] = await Promise.all([
         shop.http.get('/v1/cart', { token }),
-        mapConcurrent(pairs, CASES_AT_ONCE, ([name, value]) => shop.http.get('/v1/cart', { token, headers: { [name]: value } })),
+        mapCases(pairs, ([name, value]) => shop.http.get('/v1/cart', { token, headers: { [name]: value } })),
       ]);
       expectSuccess(control, { what: 'control: the delegated token without guest headers', clause: 'AUTH-ORDER-6' });
       pairs.forEach(([name], i) =>
@@ -138,12 +134,11 @@ test(
     },
     async (shop) => {
       const token = await shop.mint.operator();
-      // Refused reads: at once, judged in turn.
-      const answers = await mapConcurrent(GUEST_HEADERS(shop), CASES_AT_ONCE, ([name, value]) =>
-        shop.http.get('/v1/me', { token, headers: { operator: operatorAttribution(shop.profile), [name]: value } }),
-      );
-      for (const res of answers)
+      // Refused reads, one case per header.
+      await judgeCases(GUEST_HEADERS(shop), async ([name, value]) => {
+        const res = await shop.http.get('/v1/me', { token, headers: { operator: operatorAttribution(shop.profile), [name]: value } });
         expectProblem(res, { status: 400, error: 'invalid_request', docsUrl: shop.docsUrl, clause: 'AUTH-GUEST-8' });
+      });
     },
   ),
 );
@@ -198,15 +193,19 @@ test(
         'ff-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01',
         'not-a-traceparent',
       ];
-      // No request carries a credential, so none changes anything: all at once, judged in the order listed.
-      const [answers, badAnswers] = await Promise.all([
-        mapConcurrent(requests, CASES_AT_ONCE, ([method, path]) =>
-          shop.http.request(method, path, { headers: { traceparent: TRACEPARENT }, ...(method === 'POST' ? { json: cartLine() } : {}) }),
-        ),
-        mapConcurrent(bad, CASES_AT_ONCE, (traceparent) => shop.http.get(SPECIAL_PATHS.getHealth, { headers: { traceparent } })),
-      ]);
-      for (const [i, [, path]] of requests.entries()) {
-        const res = answers[i]!;
+      // The cases: each request with the valid traceparent, then a health read with each invalid one. No request carries a
+      // credential, so none changes anything.
+      const cases: { method: string; path: string; traceparent: string }[] = [
+        ...requests.map(([method, path]) => ({ method, path, traceparent: TRACEPARENT })),
+        ...bad.map((traceparent) => ({ method: 'GET', path: SPECIAL_PATHS.getHealth, traceparent })),
+      ];
+      await judgeCases(cases, async ({ method, path, traceparent }) => {
+        const res = await shop.http.request(method, path, { headers: { traceparent }, ...(method === 'POST' ? { json: cartLine() } : {}) });
+        if (traceparent !== TRACEPARENT) {
+          if (res.headers.get('traceparent') === traceparent)
+            fail(`invalid traceparent ${traceparent}`, 'not echoed', traceparent, { clause: 'AUTH-ORDER-3' });
+          return;
+        }
         if (!res.headers.get('x-request-id')) {
           // The same requirement twice in the spec (request stage; every response, success or failure): both clauses fail.
           failSoft(`${path}: X-Request-Id`, 'present', null, { clause: 'ERR-PROBLEM-7' });
@@ -214,10 +213,7 @@ test(
         }
         if (res.headers.get('traceparent') !== TRACEPARENT)
           fail(`${path}: traceparent echoed`, TRACEPARENT, res.headers.get('traceparent'), { clause: 'AUTH-ORDER-3' });
-      }
-      for (const [i, traceparent] of bad.entries())
-        if (badAnswers[i]!.headers.get('traceparent') === traceparent)
-          fail(`invalid traceparent ${traceparent}`, 'not echoed', traceparent, { clause: 'AUTH-ORDER-3' });
+      });
     },
   ),
 );
@@ -232,11 +228,10 @@ test(
     async (shop) => {
       const d = shop.mint.draft.customer({ sub: shop.subject('cust') });
       const badlySigned = await signWith(d.payload, d.header, (await createForeignKey()).privateKey);
-      // Refused writes: at once, judged in turn.
-      const answers = await mapConcurrent([{ variant_id: 42, quantity: 'many', extra: true }, [], 'text'], CASES_AT_ONCE, (json) =>
-        shop.http.post('/v1/cart/items', { token: badlySigned, json }),
+      // Refused writes, one case per invalid body.
+      await judgeCases([{ variant_id: 42, quantity: 'many', extra: true }, [], 'text'], async (json) =>
+        expectInvalidToken(shop, await shop.http.post('/v1/cart/items', { token: badlySigned, json }), { clause: 'AUTH-ORDER-10' }),
       );
-      for (const res of answers) expectInvalidToken(shop, res, { clause: 'AUTH-ORDER-10' });
     },
   ),
 );
@@ -254,15 +249,16 @@ test(
         ['a bad token', 'not.a.token'],
         ['a good token', await shop.mint.customer({ sub: shop.subject('cust') })],
       ];
-      // Bodies no one can decode, so nothing is written: at once, judged in turn.
-      const answers = await mapConcurrent(tokens, CASES_AT_ONCE, ([, token]) =>
-        shop.http.post('/v1/cart/items', { token, body: '{"variant_id": "var_0101", ', headers: { 'content-type': 'application/json' } }),
-      );
-      for (const [i, [what]] of tokens.entries()) {
-        const res = answers[i]!;
+      // Bodies no one can decode, so nothing is written: one case per token.
+      await judgeCases(tokens, async ([what, token]) => {
+        const res = await shop.http.post('/v1/cart/items', {
+          token,
+          body: '{"variant_id": "var_0101", ',
+          headers: { 'content-type': 'application/json' },
+        });
         expectStatus(res, 400, { what: `malformed JSON with ${what}: status`, clause: 'AUTH-ORDER-11' });
         expectProblem(res, { status: 400, error: String(res.body?.error ?? '<missing>'), docsUrl: shop.docsUrl, clause: 'ERR-PROBLEM-2' });
-      }
+      });
     },
   ),
 );

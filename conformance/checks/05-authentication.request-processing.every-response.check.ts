@@ -9,8 +9,8 @@
 import { randomUUID } from 'node:crypto';
 import { LIMITS } from '../../contract/limits.js';
 import { check, learned, test } from '../engine/runner/check.js';
+import { mapCases } from '../engine/runner/cases.js';
 import type { ShopResponse } from '../engine/transport/http.js';
-import { CASES_AT_ONCE, mapConcurrent } from '../engine/transport/in-flight.js';
 import { AssistantAgent } from './_shared/assistant.js';
 import { bodyOf, present, route, ROUTES, wrong } from './_shared/call-internal-routes.js';
 import { cartLine } from './_shared/expect-cart.js';
@@ -47,8 +47,8 @@ test(
     },
     async (shop) => {
       const token = await customerToken(shop);
-      // Sequences of requests that do not depend on one another go at once; inside one (a cart changed, then read) they go
-      // in turn. The answers are judged in the order listed, whatever order they came in.
+      // Each sequence of requests is a case, independent of the others; inside one (a cart changed, then read) they go in
+      // turn. The answers are judged in the order listed, whatever order they came in.
       type Answer = [string, ShopResponse];
       const one =
         (what: string, send: () => Promise<ShopResponse>): (() => Promise<Answer[]>) =>
@@ -127,7 +127,7 @@ test(
           ),
         );
       }
-      const answers = (await mapConcurrent(sequences, CASES_AT_ONCE, (sequence) => sequence())).flat();
+      const answers = (await mapCases(sequences, (sequence) => sequence())).flat();
       expectEveryResponse(answers, { docsUrl: shop.docsUrl, dpop: false, cacheable: (what) => CACHEABLE.test(what) });
     },
   ),
@@ -214,7 +214,7 @@ test(
           return answers;
         },
       ];
-      const answers = (await Promise.all(sessions.map((session) => session())))
+      const answers = (await mapCases(sessions, (session) => session()))
         .flat()
         .sort(([a], [b]) => a - b)
         .map(([, what, res]): [string, ShopResponse] => [what, res]);

@@ -4,8 +4,8 @@
 // The customer's refusal of the guest headers, with writes, is judged in 05-authentication.request-processing.
 import { operatorAttribution } from '../lib/credential-formats.js';
 import { check, learned, test, type Shop } from '../engine/runner/check.js';
+import { judgeCases } from '../engine/runner/cases.js';
 import type { ShopResponse } from '../engine/transport/http.js';
-import { CASES_AT_ONCE, judgeConcurrently } from '../engine/transport/in-flight.js';
 import { expectSuccess, inCase } from '../lib/assert.js';
 import { freshShopperIp } from '../lib/shopper.js';
 import { AssistantAgent } from './_shared/assistant.js';
@@ -67,35 +67,32 @@ test(
       clauses: ['AUTH-ORDER-6', 'AUTH-GUEST-8'],
     },
     async (shop) => {
-      // Each kind is a caller of its own: the kinds are judged at once, each in turn (its control, then its misfits).
-      await judgeConcurrently(
-        (await kinds(shop)).map(([who, send, misfits, opsRead]) => async () => {
-          const control = await send({});
-          // The operator's read is the target's own (not shown): a 400 for a query parameter it wants, or a 403
-          // insufficient_scope where the documents declare no scopes for it, leaves nothing the misfits' refusals could
-          // be told from: the kind is not judged (the others still are).
-          if (opsRead !== undefined && (control.status === 400 || undeclaredScopeRefusal(control, opsRead))) {
-            shop.info.annotations.push({
-              type: 'note',
-              description: `${who} not judged: its control read answered ${control.status} ${String(control.body?.error ?? '')}`,
-            });
-            return;
-          }
-          expectSuccess(control, { what: `control: ${who} without the headers of other kinds`, clause: 'AUTH-ORDER-6' });
-          const cases: [string, Record<string, string>, string][] = [];
-          if (misfits.includes('guest'))
-            cases.push(
-              ['Guest-Session', { 'guest-session': shop.guestSession() }, 'AUTH-ORDER-6'],
-              ['Shopper-IP', { 'shopper-ip': freshShopperIp() }, 'AUTH-GUEST-8'],
-            );
-          if (misfits.includes('operator')) cases.push(['Operator', { operator: operatorAttribution(shop.profile) }, 'AUTH-ORDER-6']);
-          for (const [name, headers, clause] of cases) {
-            const res = await send(headers);
-            inCase(`${who} with ${name}`, () => expectRefusal(shop, res, { clause }));
-          }
-        }),
-        CASES_AT_ONCE,
-      );
+      // Each kind is a case, a caller of its own; each kind's requests in turn (its control, then its misfits).
+      await judgeCases(await kinds(shop), async ([who, send, misfits, opsRead]) => {
+        const control = await send({});
+        // The operator's read is the target's own (not shown): a 400 for a query parameter it wants, or a 403
+        // insufficient_scope where the documents declare no scopes for it, leaves nothing the misfits' refusals could
+        // be told from: the kind is not judged (the others still are).
+        if (opsRead !== undefined && (control.status === 400 || undeclaredScopeRefusal(control, opsRead))) {
+          shop.info.annotations.push({
+            type: 'note',
+            description: `${who} not judged: its control read answered ${control.status} ${String(control.body?.error ?? '')}`,
+          });
+          return;
+        }
+        expectSuccess(control, { what: `control: ${who} without the headers of other kinds`, clause: 'AUTH-ORDER-6' });
+        const cases: [string, Record<string, string>, string][] = [];
+        if (misfits.includes('guest'))
+          cases.push(
+            ['Guest-Session', { 'guest-session': shop.guestSession() }, 'AUTH-ORDER-6'],
+            ['Shopper-IP', { 'shopper-ip': freshShopperIp() }, 'AUTH-GUEST-8'],
+          );
+        if (misfits.includes('operator')) cases.push(['Operator', { operator: operatorAttribution(shop.profile) }, 'AUTH-ORDER-6']);
+        for (const [name, headers, clause] of cases) {
+          const res = await send(headers);
+          inCase(`${who} with ${name}`, () => expectRefusal(shop, res, { clause }));
+        }
+      });
     },
   ),
 );

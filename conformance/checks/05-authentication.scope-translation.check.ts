@@ -6,6 +6,7 @@
 // variant ids; cart records are "not shown", so spec-level checks observe a cart only through the variant ids its body
 // names (an empty cart names none) or by comparing two reads, and leave member names (`lines`) to reference-level checks.
 import { check, test } from '../engine/runner/check.js';
+import { judgeCases } from '../engine/runner/cases.js';
 import type { ShopResponse } from '../engine/transport/http.js';
 import { brief, expectNoHeader, expectProblem, expectSuccess, fail, is4xx, expectSameJson } from '../lib/assert.js';
 import { freshShopperIp } from '../lib/shopper.js';
@@ -31,11 +32,10 @@ test(
         ['updateCartItem', () => shop.http.patch(`/v1/cart/items/${VARIANT}`, { token: narrow, json: cartQuantity(2) })],
         ['removeCartItem', () => shop.http.delete(`/v1/cart/items/${VARIANT}`, { token: narrow })],
       ];
-      // Each write is refused for the scope before the cart is looked at, whatever it holds: the three go at once, judged in
-      // their order; the cart is read after all of them.
-      const answers = await Promise.all(writes.map(([, send]) => send()));
-      for (const [i, [what]] of writes.entries()) {
-        const res = answers[i]!;
+      // Each write is refused for the scope before the cart is looked at, whatever it holds: the three are cases of no order
+      // between them; the cart is read after all of them.
+      await judgeCases(writes, async ([what, send]) => {
+        const res = await send();
         // Refused for the missing scope: the customer's scopes are checked (AUTH-CUST-1) and the answer is the Errors table's
         // row (ERR-TABLE-9); the document's `scope` member is the table's alone.
         if (res.status !== 403 || res.body?.error !== 'insufficient_scope')
@@ -47,7 +47,7 @@ test(
           docsUrl: shop.docsUrl,
           clause: 'ERR-TABLE-9',
         });
-      }
+      });
       expectNotNamesVariant(await shop.http.get('/v1/cart', { token: narrow }), VARIANT, {
         what: 'the cart after the refused writes (cart:read suffices)',
         clause: 'AUTH-CUST-1',
@@ -67,11 +67,16 @@ test(
     async (shop) => {
       const token = await shop.mint.guest({ scope: 'cart:read' });
       const headers = { authorization: `Bearer ${token}`, 'shopper-ip': freshShopperIp() };
-      // Reads only: at once, judged in turn.
-      const [products, collections, cart] = await Promise.all(
-        ['/v1/catalog/products', '/v1/catalog/collections', '/v1/cart'].map((path) => shop.http.get(path, { headers })),
-      );
-      for (const res of [products!, collections!]) {
+      // Reads only, one case each: the catalog reads refused, then the control.
+      const reads: [string, 'refused' | 'control'][] = [
+        ['/v1/catalog/products', 'refused'],
+        ['/v1/catalog/collections', 'refused'],
+        ['/v1/cart', 'control'],
+      ];
+      await judgeCases(reads, async ([path, expected]) => {
+        const res = await shop.http.get(path, { headers });
+        if (expected === 'control')
+          return expectSuccess(res, { what: 'control: the same token on getCart (cart:read)', clause: 'ERR-TABLE-9' });
         expectProblem(res, {
           status: 403,
           error: 'insufficient_scope',
@@ -79,10 +84,6 @@ test(
           docsUrl: shop.docsUrl,
           clause: 'ERR-TABLE-9',
         });
-      }
-      expectSuccess(cart!, {
-        what: 'control: the same token on getCart (cart:read)',
-        clause: 'ERR-TABLE-9',
       });
     },
   ),
@@ -109,15 +110,14 @@ test(
         ['searchProducts', () => shop.http.get('/v1/catalog/products', { token, headers }), false],
         ['listCollections', () => shop.http.get('/v1/catalog/collections', { token, headers }), false],
       ];
-      // Every call is refused by the guard (an operator has no cart): they go at once, judged in their order.
-      const answers = await Promise.all(calls.map(([, send]) => send()));
-      for (const [i, [what, , customerAuthority]] of calls.entries()) {
-        const res = answers[i]!;
+      // Every call is a case, refused by the guard (an operator has no cart).
+      await judgeCases(calls, async ([what, send, customerAuthority]) => {
+        const res = await send();
         if (customerAuthority && !is4xx(res))
           fail(`operator on ${what}: refused`, '403 caller_not_allowed', brief(res), { clause: ['END-LIST-1', 'AUTH-ACTIVE-3'] });
         expectProblem(res, { status: 403, error: 'caller_not_allowed', docsUrl: shop.docsUrl, clause: 'END-LIST-1' });
         expectNoHeader(res, 'www-authenticate', { what: 'WWW-Authenticate on caller_not_allowed', clause: 'ERR-TABLE-8' });
-      }
+      });
     },
   ),
 );
@@ -191,17 +191,11 @@ test(
     },
     async (shop) => {
       const sub = shop.subject('cust');
-      // Reads only, of one account: the two channels go at once, each reading the diagnostic read and the cart at once;
-      // judged in the channels' order.
+      // Reads only, of one account: each channel is a case, reading the diagnostic read and the cart at once.
       const channels = ['mcp', 'openapi'] as const;
-      const answers = await Promise.all(
-        channels.map(async (channel) => {
-          const token = await shop.mint.delegated({ sub, channel, actChain: ['agent_client_1'] });
-          return Promise.all([shop.http.get('/v1/me', { token }), shop.http.get('/v1/cart', { token })]);
-        }),
-      );
-      for (const [i, channel] of channels.entries()) {
-        const [me, cart] = answers[i]!;
+      await judgeCases(channels, async (channel) => {
+        const token = await shop.mint.delegated({ sub, channel, actChain: ['agent_client_1'] });
+        const [me, cart] = await Promise.all([shop.http.get('/v1/me', { token }), shop.http.get('/v1/cart', { token })]);
         expectSuccess(me, { what: `GET /v1/me (${channel})`, clause: 'END-LIST-6' });
         const got = [me.body?.caller_kind, me.body?.channel, me.body?.origin, me.body?.account?.sub];
         const want = ['delegated', channel, 'oauth', sub];
@@ -210,7 +204,7 @@ test(
         if (!Array.isArray(chain) || chain[0] !== shop.profile.clients.agentProtocol)
           fail('GET /v1/me "actor_chain"[0]', shop.profile.clients.agentProtocol, chain, { clause: 'AUTH-KIND-5' });
         expectSuccess(cart, { what: `getCart (${channel})`, clause: 'AUTH-KIND-5' });
-      }
+      });
     },
   ),
 );

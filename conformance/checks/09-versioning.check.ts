@@ -2,7 +2,7 @@
 // or aliased paths. "Answers" means any 2xx or 3xx: the suite follows no redirect, so a redirect to a current route counts.
 import { check, test, type Shop } from '../engine/runner/check.js';
 import type { ShopResponse } from '../engine/transport/http.js';
-import { CASES_AT_ONCE, judgeConcurrently, mapConcurrent } from '../engine/transport/in-flight.js';
+import { judgeCases, mapCases } from '../engine/runner/cases.js';
 import { answers, expectProblem, expectStatus, fail, is2xx, is4xx, expectNoAnswer } from '../lib/assert.js';
 import { freshShopperIp } from '../lib/shopper.js';
 import { OPERATIONS_BY_ID } from '../../contract/operations.js';
@@ -40,8 +40,8 @@ test(
       // The writes follow one after another, each on the line the one before it left.
       const [[general], unmatched, reads] = await Promise.all([
         describedOperations(shop),
-        mapConcurrent(cases, CASES_AT_ONCE, ({ path, send }) => probeUnmatched(send, path, shop.subject())),
-        mapConcurrent(cases, CASES_AT_ONCE, async ({ op, path, send }) => (op.method === 'GET' ? send(path) : undefined)),
+        mapCases(cases, ({ path, send }) => probeUnmatched(send, path, shop.subject())),
+        mapCases(cases, async ({ op, path, send }) => (op.method === 'GET' ? send(path) : undefined)),
       ]);
       // Every operation the spec shows is described under /v1 by the deployment's own document; the catalog and cart
       // operations are also reached (the others' routes are reached by their own checks, with the data they need).
@@ -103,16 +103,13 @@ test(
       // slash-tolerant router makes "a second URL" in the sense of PUR-RULE-1 is open (docs/ambiguities.md, 20): the
       // reference's strict routing is judged at its level (versioning.one-url-per-operation.reference).
 
-      // Only the status is judged, so the probes go at once (the add alias too: a cart it may fill is never read); judged in
-      // their order.
-      const [add, ...answers] = await mapConcurrent(['/cart/items', ...aliases], CASES_AT_ONCE, (path) =>
-        path === '/cart/items' ? shop.http.post(path, { token, json: cartLine() }) : shop.http.get(path, { token }),
-      );
-      for (const [i, path] of aliases.entries()) {
-        // An answering alias is a second URL of the operation and an old path aliased to a current route.
-        expectNoAnswer(answers[i]!, { what: `GET ${path} (an alias of a /v1 operation)`, clause: ALIASED });
-      }
-      expectNoAnswer(add!, { what: 'POST /cart/items (an alias of addCartItem)', clause: ALIASED });
+      // Only the status is judged, so the probes are cases of no shared state (the add alias too: a cart it may fill is never
+      // read). An answering alias is a second URL of the operation and an old path aliased to a current route.
+      const cases: { what: string; send: () => Promise<ShopResponse> }[] = [
+        ...aliases.map((path) => ({ what: `GET ${path} (an alias of a /v1 operation)`, send: () => shop.http.get(path, { token }) })),
+        { what: 'POST /cart/items (an alias of addCartItem)', send: () => shop.http.post('/cart/items', { token, json: cartLine() }) },
+      ];
+      await judgeCases(cases, async ({ what, send }) => expectNoAnswer(await send(), { what, clause: ALIASED }));
     },
   ),
 );
@@ -125,16 +122,16 @@ test(
       clauses: ['VER-PREFIX-2'],
     },
     async (shop) => {
-      // Four reads, at once; judged in turn.
+      // Four reads, the cases: the documents where they live, then where they do not.
       const outside = [SPECIAL_PATHS.getDescription, SPECIAL_PATHS.getAssistantDescription];
       const under = ['/v1/openapi.json', '/v1/assistant/openapi.json'];
-      const got = await Promise.all([...outside, ...under].map((path) => shop.http.get(path)));
-      for (const i of outside.keys()) expectStatus(got[i]!, 200, { clause: 'VER-PREFIX-2' });
-      for (const [i, path] of under.entries()) {
-        const res = got[outside.length + i]!;
+      const cases = [...outside.map((path) => ({ path, served: true })), ...under.map((path) => ({ path, served: false }))];
+      await judgeCases(cases, async ({ path, served }) => {
+        const res = await shop.http.get(path);
+        if (served) return expectStatus(res, 200, { clause: 'VER-PREFIX-2' });
         if (answers(res))
           fail(`GET ${path}`, 'no answer (not 2xx/3xx): the documents live outside /v1', res.status, { clause: 'VER-PREFIX-2' });
-      }
+      });
     },
   ),
 );
@@ -148,13 +145,12 @@ test(
     },
     async (shop) => {
       const paths = [SPECIAL_PATHS.getDescription, SPECIAL_PATHS.getAssistantDescription];
-      const got = await Promise.all(paths.map((path) => shop.http.get(path)));
-      for (const [i, path] of paths.entries()) {
-        const res = got[i]!;
+      await judgeCases(paths, async (path) => {
+        const res = await shop.http.get(path);
         expectStatus(res, 200, { clause: 'VER-DOCS-1' });
         if (typeof res.body !== 'object' || res.body === null || Array.isArray(res.body))
           fail(`${path} body`, 'a JSON object', res.text.slice(0, 200), { clause: 'VER-DOCS-1' });
-      }
+      });
     },
   ),
 );
@@ -178,11 +174,11 @@ const OLD_CHECKOUT_READ_PATHS = [
   '/v1/storefront/checkout-address',
 ] as const;
 
-async function probeOldPaths(shop: Shop): Promise<{ path: string; res: ShopResponse }[]> {
+async function judgeOldPaths(shop: Shop, judge: (path: string, res: ShopResponse) => void): Promise<void> {
   // Read-only probes with a seeded account that has an address and cards, so that a surviving alias has data to answer with.
   const token = await customerToken(shop, ADA.sub);
-  // Reads only: at once, in the list's order.
-  return mapConcurrent(OLD_CHECKOUT_READ_PATHS, CASES_AT_ONCE, async (path) => ({ path, res: await shop.http.get(path, { token }) }));
+  // Reads only: one case per path.
+  await judgeCases(OLD_CHECKOUT_READ_PATHS, async (path) => judge(path, await shop.http.get(path, { token })));
 }
 
 test(
@@ -194,10 +190,8 @@ test(
       seed: true,
     },
     async (shop) => {
-      for (const { path, res } of await probeOldPaths(shop)) {
-        // An earlier path that answers still exists, and aliases the current checkout read.
-        expectNoAnswer(res, { what: `GET ${path}`, clause: ['VER-ROUTES-2', 'VER-ROUTES-3'] });
-      }
+      // An earlier path that answers still exists, and aliases the current checkout read.
+      await judgeOldPaths(shop, (path, res) => expectNoAnswer(res, { what: `GET ${path}`, clause: ['VER-ROUTES-2', 'VER-ROUTES-3'] }));
     },
   ),
 );
@@ -212,8 +206,9 @@ test(
       seed: true,
     },
     async (shop) => {
-      for (const { res } of await probeOldPaths(shop))
-        expectProblem(res, { status: 404, error: 'not_found', docsUrl: shop.docsUrl, clause: 'VER-ROUTES-2' });
+      await judgeOldPaths(shop, (_path, res) =>
+        expectProblem(res, { status: 404, error: 'not_found', docsUrl: shop.docsUrl, clause: 'VER-ROUTES-2' }),
+      );
     },
   ),
 );
@@ -237,10 +232,11 @@ test(
       // Not '//' spellings: reverse proxies commonly merge slashes before the service sees the path.
       const spellings = ['/v1/catalog/collections/', '/V1/catalog/collections', '/v1/Catalog/Collections'];
       // Reads: the canonical URL and the spellings at once, judged in turn.
-      const [good, ...got] = await Promise.all(
-        ['/v1/catalog/collections', ...spellings].map((path) => shop.http.get(path, { token, headers })),
-      );
-      if (good!.status !== 200) fail('the canonical URL answers', 200, good!.status, { clause: 'PUR-RULE-1' });
+      const [good, got] = await Promise.all([
+        shop.http.get('/v1/catalog/collections', { token, headers }),
+        mapCases(spellings, (path) => shop.http.get(path, { token, headers })),
+      ]);
+      if (good.status !== 200) fail('the canonical URL answers', 200, good.status, { clause: 'PUR-RULE-1' });
       for (const [i, path] of spellings.entries()) {
         const res = got[i]!;
         if (res.status < 400)
@@ -276,28 +272,25 @@ test(
     },
     async (shop) => {
       const token = await customerToken(shop, ADA.sub);
-      // Reads only: the operations go at once, and so do the shortened URLs of each; judged in the operations' order.
+      // Reads only: one case per operation, and the shortened URLs of each go at once; judged in the operations' order.
       const reads = SHOWN.filter((id) => OPERATIONS_BY_ID.get(id)!.method === 'GET');
-      await judgeConcurrently(
-        reads.map((id) => async () => {
-          const op = OPERATIONS_BY_ID.get(id)!;
-          const canonical = fillForAda(op.path);
-          const own = await shop.http.get(canonical, { token });
-          if (!is2xx(own)) return;
-          const paths = droppedSegments(canonical).filter(
-            (path) => !SHOWN.some((other) => fillForAda(OPERATIONS_BY_ID.get(other)!.path) === path),
-          );
-          const answers = await Promise.all(paths.map((path) => shop.http.get(path, { token })));
-          paths.forEach((path, i) => {
-            const res = answers[i]!;
-            // A redirect, or the operation's own answer: the operation reached at a second URL (another route of the
-            // deployment's own may answer there otherwise).
-            const alias = (res.status >= 300 && res.status < 400) || (is2xx(res) && res.text === own.text);
-            if (alias) fail(`GET ${path}: a second URL of ${id} (${op.path})`, 'not the operation', res.status, { clause: 'PUR-RULE-1' });
-          });
-        }),
-        CASES_AT_ONCE,
-      );
+      await judgeCases(reads, async (id) => {
+        const op = OPERATIONS_BY_ID.get(id)!;
+        const canonical = fillForAda(op.path);
+        const own = await shop.http.get(canonical, { token });
+        if (!is2xx(own)) return;
+        const paths = droppedSegments(canonical).filter(
+          (path) => !SHOWN.some((other) => fillForAda(OPERATIONS_BY_ID.get(other)!.path) === path),
+        );
+        const answers = await Promise.all(paths.map((path) => shop.http.get(path, { token })));
+        paths.forEach((path, i) => {
+          const res = answers[i]!;
+          // A redirect, or the operation's own answer: the operation reached at a second URL (another route of the
+          // deployment's own may answer there otherwise).
+          const alias = (res.status >= 300 && res.status < 400) || (is2xx(res) && res.text === own.text);
+          if (alias) fail(`GET ${path}: a second URL of ${id} (${op.path})`, 'not the operation', res.status, { clause: 'PUR-RULE-1' });
+        });
+      });
     },
   ),
 );
