@@ -6,7 +6,7 @@ import { CALLER_LISTS } from '../../contract/callers.js';
 import { OPERATIONS } from '../../contract/operations.js';
 import { check, learned, notApplicable, test, type Shop } from '../engine/runner/check.js';
 import type { ShopResponse } from '../engine/transport/http.js';
-import { judgeConcurrently } from '../engine/transport/in-flight.js';
+import { judgeCases } from '../engine/runner/cases.js';
 import { brief, expectProblem, fail, inCase } from '../lib/assert.js';
 import { freshHex } from '../lib/fresh-id.js';
 import { freshShopperIp } from '../lib/shopper.js';
@@ -122,21 +122,16 @@ test(
     },
     async (shop) => {
       const budget = guestBudget(shop);
-      // The operations' budgets at once: each is its own (a fresh Shopper-IP and session each, one operation id each), so spending
-      // one cannot touch another's. Their requests share the worker's places in flight and what it may borrow, so the
-      // whole stays far shorter than the window (_shared/spend-budget.ts); failures are reported in the operations' order.
-      const operations = guestOperations();
-      await judgeConcurrently(
-        operations.map(
-          (operation) => () =>
-            inCase(operation, async () => {
-              const limited = await spendOperationBudget(shop, operation, budget);
-              expectProblem(limited, { status: 429, error: 'rate_limited', docsUrl: shop.docsUrl, clause: 'ERR-TABLE-12' });
-              if (!limited.headers.get('retry-after'))
-                fail(`${operation}: Retry-After on 429`, 'present', null, { clause: ['LIM-RATE-4', 'ERR-TABLE-12'] });
-            }),
-        ),
-        operations.length,
+      // Each operation's budget is a case of its own (a fresh Shopper-IP and session each, one operation id each), so spending
+      // one cannot touch another's: they go at once. Their requests share the worker's places in flight and what it may
+      // borrow, so the whole stays far shorter than the window (_shared/spend-budget.ts).
+      await judgeCases(guestOperations(), (operation) =>
+        inCase(operation, async () => {
+          const limited = await spendOperationBudget(shop, operation, budget);
+          expectProblem(limited, { status: 429, error: 'rate_limited', docsUrl: shop.docsUrl, clause: 'ERR-TABLE-12' });
+          if (!limited.headers.get('retry-after'))
+            fail(`${operation}: Retry-After on 429`, 'present', null, { clause: ['LIM-RATE-4', 'ERR-TABLE-12'] });
+        }),
       );
     },
   ),

@@ -3,8 +3,8 @@
 // input validation. The seed holds one account in each state (docs/seed.md; ENDED_ACCOUNTS of _shared/seed-data.ts).
 import { check, test, type Shop } from '../engine/runner/check.js';
 import type { ShopResponse } from '../engine/transport/http.js';
-import { CASES_AT_ONCE, judgeConcurrently } from '../engine/transport/in-flight.js';
-import { expectChallenge, expectProblem, expectSuccess, fail, inCase, judgeEach } from '../lib/assert.js';
+import { judgeCases } from '../engine/runner/cases.js';
+import { expectChallenge, expectProblem, expectSuccess, fail, inCase } from '../lib/assert.js';
 import { cartLine } from './_shared/expect-cart.js';
 import { ENDED_ACCOUNTS } from './_shared/seed-data.js';
 
@@ -18,12 +18,13 @@ const ended = () =>
 type EndedAccount = ReturnType<typeof ended>[number];
 
 /**
- * Judges every ended account, each on its own clause, then fails naming the clause of every state that failed: a server
- * that refuses one state wrongly must be blamed for that state, not for the first state judged.
+ * Judges the control (an active account), if any, and every ended account, each a case on its own clause: a server that
+ * refuses one state wrongly is blamed for that state, not for the first state judged. Each is its own account: they go at
+ * once, the control's failure first, then the states' in their order.
  */
-async function judgeEachState(judge: (account: EndedAccount) => Promise<void>): Promise<void> {
-  // Each state is its own seeded account: they are judged at once, the failures still reported in the states' order.
-  await judgeEach(ended(), judge, (n, of) => `${n} of ${of} ended states not refused as the spec says`, CASES_AT_ONCE);
+async function judgeStates(judge: (account: EndedAccount) => Promise<void>, control?: () => Promise<void>): Promise<void> {
+  const cases: readonly (EndedAccount | null)[] = control ? [null, ...ended()] : ended();
+  await judgeCases(cases, (account) => (account === null ? control!() : judge(account)));
 }
 
 /** Requests an account-bound caller makes: cart read and write (the body is the target's own), a catalog read. */
@@ -66,21 +67,17 @@ test(
       // Control: the same requests succeed for an active account (a fresh subject, provisioned active). The control and
       // the states are other accounts: they go at once, the control's failure first.
       const active = await shop.mint.customer({ sub: shop.subject('cust') });
-      await judgeConcurrently(
-        [
-          async () =>
-            expectSuccess(await shop.http.get('/v1/cart', { token: active }), {
-              what: 'control: an active account reads its cart',
-              clause: 'AUTH-ACTIVE-1',
-            }),
-          () =>
-            judgeEachState(async ({ sub, state, clause }) => {
-              const answers = await sendRequests(shop, await shop.mint.customer({ sub }));
-              for (const [i, [what]] of REQUESTS.entries())
-                expectAccessEnded(shop, answers[i]!, { clause, what: `${state} (${sub}), customer, ${what}` });
-            }),
-        ],
-        CASES_AT_ONCE,
+      await judgeStates(
+        async ({ sub, state, clause }) => {
+          const answers = await sendRequests(shop, await shop.mint.customer({ sub }));
+          for (const [i, [what]] of REQUESTS.entries())
+            expectAccessEnded(shop, answers[i]!, { clause, what: `${state} (${sub}), customer, ${what}` });
+        },
+        async () =>
+          expectSuccess(await shop.http.get('/v1/cart', { token: active }), {
+            what: 'control: an active account reads its cart',
+            clause: 'AUTH-ACTIVE-1',
+          }),
       );
     },
   ),
@@ -98,21 +95,17 @@ test(
     },
     async (shop) => {
       const active = await shop.mint.delegated({ sub: shop.subject('cust') });
-      await judgeConcurrently(
-        [
-          async () =>
-            expectSuccess(await shop.http.get('/v1/cart', { token: active }), {
-              what: 'control: a delegated caller of an active account reads its cart',
-              clause: 'AUTH-ACTIVE-1',
-            }),
-          () =>
-            judgeEachState(async ({ sub, state, clause }) => {
-              const answers = await sendRequests(shop, await shop.mint.delegated({ sub }));
-              for (const [i, [what]] of REQUESTS.entries())
-                expectAccessEnded(shop, answers[i]!, { clause, what: `${state} (${sub}), delegated, ${what}` });
-            }),
-        ],
-        CASES_AT_ONCE,
+      await judgeStates(
+        async ({ sub, state, clause }) => {
+          const answers = await sendRequests(shop, await shop.mint.delegated({ sub }));
+          for (const [i, [what]] of REQUESTS.entries())
+            expectAccessEnded(shop, answers[i]!, { clause, what: `${state} (${sub}), delegated, ${what}` });
+        },
+        async () =>
+          expectSuccess(await shop.http.get('/v1/cart', { token: active }), {
+            what: 'control: a delegated caller of an active account reads its cart',
+            clause: 'AUTH-ACTIVE-1',
+          }),
       );
     },
   ),
@@ -129,22 +122,24 @@ test(
     async (shop) => {
       const invalid = { variant_id: 42, quantity: -1, unexpected: true };
       // An invalid body writes nothing, and each request is another account: the control and the states go at once,
-      // judged in turn.
-      const [control, ...refused] = await Promise.all([
-        shop.http.post('/v1/cart/items', { token: await shop.mint.customer({ sub: shop.subject('cust') }), json: invalid }),
-        ...ended().map(async ({ sub }) => shop.http.post('/v1/cart/items', { token: await shop.mint.customer({ sub }), json: invalid })),
-      ]);
-      // Control: the body is refused for an active account (validation: 400 invalid_request in the spec's table; any 4xx but 401 will do).
-      if (control.status < 400 || control.status > 499 || control.status === 401) {
-        fail(
-          'control: the invalid body from an active account: status',
-          'a 4xx refusal other than 401',
-          `${control.status} ${control.text.slice(0, 300)}`,
-          { clause: 'AUTH-TOKEN-13' },
-        );
-      }
-      for (const [i, { sub, state }] of ended().entries())
-        expectAccessEnded(shop, refused[i]!, { clause: 'AUTH-TOKEN-13', what: `${state} (${sub}) with an invalid body` });
+      // the control's failure first.
+      const post = async (sub: string) => shop.http.post('/v1/cart/items', { token: await shop.mint.customer({ sub }), json: invalid });
+      await judgeStates(
+        async ({ sub, state }) =>
+          expectAccessEnded(shop, await post(sub), { clause: 'AUTH-TOKEN-13', what: `${state} (${sub}) with an invalid body` }),
+        async () => {
+          const control = await post(shop.subject('cust'));
+          // Control: the body is refused for an active account (validation: 400 invalid_request in the spec's table; any 4xx but 401 will do).
+          if (control.status < 400 || control.status > 499 || control.status === 401) {
+            fail(
+              'control: the invalid body from an active account: status',
+              'a 4xx refusal other than 401',
+              `${control.status} ${control.text.slice(0, 300)}`,
+              { clause: 'AUTH-TOKEN-13' },
+            );
+          }
+        },
+      );
     },
   ),
 );
@@ -159,7 +154,7 @@ test(
       seed: true,
     },
     async (shop) => {
-      await judgeEachState(async ({ sub, state, clause }) => {
+      await judgeStates(async ({ sub, state, clause }) => {
         const res = await shop.http.get('/v1/me', { token: await shop.mint.customer({ sub }) });
         inCase(`${state} (${sub}), customer, GET /v1/me`, () => {
           expectProblem(res, { status: 401, error: 'account_access_ended', docsUrl: shop.docsUrl, clause });

@@ -9,7 +9,7 @@
 import { randomUUID } from 'node:crypto';
 import { check, test } from '../engine/runner/check.js';
 import type { ShopResponse } from '../engine/transport/http.js';
-import { CASES_AT_ONCE, judgeConcurrently } from '../engine/transport/in-flight.js';
+import { judgeCases, mapCases } from '../engine/runner/cases.js';
 import {
   expectCacheControl,
   expectNoHeader,
@@ -94,31 +94,28 @@ test(
     },
     async (shop) => {
       const token = await customerToken(shop);
-      // Reads only: the three resources go at once, and each one's conditional reads, which need its tag, at once after its
-      // first read; judged in the resources' and the reads' order.
-      await judgeConcurrently(
-        CATALOG_READS.map((read) => async () => {
-          const res = await shop.http.get(read.path, { token });
-          expectStatus(res, 200);
-          expectCacheControl(res, ['private', 'no-cache'], { clause: 'END-CONV-7', exact: true });
-          const etag = expectWeakEtag(res, { clause: 'END-CONV-6' });
-          const matching = [etag, `W/"nope-1", ${etag}`, etag.replace(/^W\//, ''), '*'];
-          const [other, ...answers] = await Promise.all(
-            ['W/"not-the-tag"', ...matching].map((inm) => shop.http.get(read.path, { token, headers: { 'if-none-match': inm } })),
-          );
-          for (const [i, inm] of matching.entries()) {
-            const r = answers[i]!;
-            expectStatus(r, 304, { clause: 'END-CONV-8' });
-            if (r.text !== '') fail('body of a 304', 'empty', r.text.slice(0, 200), { clause: 'END-CONV-8' });
-            if (r.headers.get('etag') !== etag)
-              fail(`ETag of the 304 (If-None-Match: ${inm})`, etag, r.headers.get('etag'), { clause: 'END-CONV-8' });
-          }
-          expectStatus(other!, 200, { clause: 'END-CONV-8' });
-          if (other!.headers.get('etag') !== etag)
-            fail('ETag of an unchanged resource', etag, other!.headers.get('etag'), { clause: 'END-CONV-6' });
-        }),
-        CASES_AT_ONCE,
-      );
+      // Reads only: each resource is a case; its conditional reads, which need its tag, go at once after its first read and
+      // are judged in their order.
+      await judgeCases(CATALOG_READS, async (read) => {
+        const res = await shop.http.get(read.path, { token });
+        expectStatus(res, 200);
+        expectCacheControl(res, ['private', 'no-cache'], { clause: 'END-CONV-7', exact: true });
+        const etag = expectWeakEtag(res, { clause: 'END-CONV-6' });
+        const matching = [etag, `W/"nope-1", ${etag}`, etag.replace(/^W\//, ''), '*'];
+        const [other, ...answers] = await mapCases(['W/"not-the-tag"', ...matching], (inm) =>
+          shop.http.get(read.path, { token, headers: { 'if-none-match': inm } }),
+        );
+        for (const [i, inm] of matching.entries()) {
+          const r = answers[i]!;
+          expectStatus(r, 304, { clause: 'END-CONV-8' });
+          if (r.text !== '') fail('body of a 304', 'empty', r.text.slice(0, 200), { clause: 'END-CONV-8' });
+          if (r.headers.get('etag') !== etag)
+            fail(`ETag of the 304 (If-None-Match: ${inm})`, etag, r.headers.get('etag'), { clause: 'END-CONV-8' });
+        }
+        expectStatus(other!, 200, { clause: 'END-CONV-8' });
+        if (other!.headers.get('etag') !== etag)
+          fail('ETag of an unchanged resource', etag, other!.headers.get('etag'), { clause: 'END-CONV-6' });
+      });
     },
   ),
 );
@@ -136,15 +133,9 @@ test(
       const token = await customerToken(shop);
       const ada = await customerToken(shop, ADA.sub);
       // Whatever their status, these are not catalog GETs: the default applies. The diagnostic read exists in the spec
-      // ("GET /v1/me is a diagnostic read"). The fresh customer's cart is read, added to, updated and emptied in that order;
-      // everything else is a read (Ada's account and checkout reads, as an account that has data: docs/seed.md) and goes at
-      // once beside it. The answers are judged in the order of this list.
-      const cartSequence = async (): Promise<ShopResponse[]> => [
-        await shop.http.get('/v1/cart', { token }),
-        await shop.http.post('/v1/cart/items', { token, json: cartLine() }),
-        await shop.http.patch(`/v1/cart/items/${VARIANT}`, { token, json: cartQuantity(2) }),
-        await shop.http.delete(`/v1/cart/items/${VARIANT}`, { token }),
-      ];
+      // ("GET /v1/me is a diagnostic read"). The fresh customer's cart is read, added to, updated and emptied in that order
+      // (one lane); everything else is a read (Ada's account and checkout reads, as an account that has data: docs/seed.md)
+      // and goes at once beside it. Each request is a case, judged in the order of this list.
       const adaReads = [
         ['getProfile', '/v1/me/profile'],
         ['listAddresses', '/v1/me/addresses'],
@@ -155,22 +146,27 @@ test(
         ['getCheckoutAddress', '/v1/me/checkout-address'],
         ['getCheckoutMethods', '/v1/me/checkout-methods'],
       ] as const;
-      const [health, [getCart, add, update, remove], me, adaAnswers] = await Promise.all([
-        shop.http.get(SPECIAL_PATHS.getHealth),
-        cartSequence(),
-        shop.http.get('/v1/me', { token }),
-        Promise.all(adaReads.map(([, path]) => shop.http.get(path, { token: ada }))),
-      ]);
-      const answers: [string, ShopResponse][] = [
-        [`GET ${SPECIAL_PATHS.getHealth}`, health],
-        ['getCart', getCart!],
-        ['GET /v1/me', me],
-        ['addCartItem', add!],
-        ['updateCartItem', update!],
-        ['removeCartItem', remove!],
-        ...adaReads.map(([op], i): [string, ShopResponse] => [op, adaAnswers[i]!]),
+      const cases: { what: string; send: () => Promise<ShopResponse>; lane?: 'cart' }[] = [
+        { what: `GET ${SPECIAL_PATHS.getHealth}`, send: () => shop.http.get(SPECIAL_PATHS.getHealth) },
+        { what: 'getCart', send: () => shop.http.get('/v1/cart', { token }), lane: 'cart' },
+        { what: 'GET /v1/me', send: () => shop.http.get('/v1/me', { token }) },
+        { what: 'addCartItem', send: () => shop.http.post('/v1/cart/items', { token, json: cartLine() }), lane: 'cart' },
+        {
+          what: 'updateCartItem',
+          send: () => shop.http.patch(`/v1/cart/items/${VARIANT}`, { token, json: cartQuantity(2) }),
+          lane: 'cart',
+        },
+        { what: 'removeCartItem', send: () => shop.http.delete(`/v1/cart/items/${VARIANT}`, { token }), lane: 'cart' },
+        ...adaReads.map(([what, path]) => ({ what, send: () => shop.http.get(path, { token: ada }) })),
       ];
-      for (const [what, res] of answers) inCase(what, () => expectNoStore(res, { clause: 'END-CONV-9' }));
+      await judgeCases(
+        cases,
+        async ({ what, send }) => {
+          const res = await send();
+          inCase(what, () => expectNoStore(res, { clause: 'END-CONV-9' }));
+        },
+        { lane: (c, i) => c.lane ?? `read ${i}` },
+      );
     },
   ),
 );
@@ -238,12 +234,12 @@ test(
     },
     async (shop) => {
       const token = await customerToken(shop);
-      // Each body is refused for its type, whatever the cart holds: the requests go at once, judged in the types' order.
+      // Each body is refused for its type, whatever the cart holds: each type is a case.
       // A Uint8Array body makes fetch send no Content-Type of its own.
-      const answers = await Promise.all(
-        NON_JSON_TYPES.map((type) => shop.http.post('/v1/cart/items', { token, body: jsonBytes(), headers: { 'content-type': type } })),
-      );
-      for (const res of answers) expectRefusal(shop, res, { clause: 'END-CONV-5' });
+      await judgeCases(NON_JSON_TYPES, async (type) => {
+        const res = await shop.http.post('/v1/cart/items', { token, body: jsonBytes(), headers: { 'content-type': type } });
+        expectRefusal(shop, res, { clause: 'END-CONV-5' });
+      });
     },
   ),
 );
@@ -260,12 +256,11 @@ test(
     },
     async (shop) => {
       const token = await customerToken(shop);
-      // Refused for their type, the three go at once; the cart is read after all of them.
-      const answers = await Promise.all(
-        NON_JSON_TYPES.map((type) => shop.http.post('/v1/cart/items', { token, body: jsonBytes(), headers: { 'content-type': type } })),
-      );
-      for (const res of answers)
+      // Refused for their type, the three are cases; the cart is read after all of them.
+      await judgeCases(NON_JSON_TYPES, async (type) => {
+        const res = await shop.http.post('/v1/cart/items', { token, body: jsonBytes(), headers: { 'content-type': type } });
         expectProblem(res, { status: 415, error: 'unsupported_media_type', docsUrl: shop.docsUrl, clause: 'END-CONV-5' });
+      });
       const cart = await shop.http.get('/v1/cart', { token });
       expectEmptyCart(cart, { what: 'cart lines after refused writes', clause: 'END-CONV-5' });
       const ok = await shop.http.post('/v1/cart/items', {

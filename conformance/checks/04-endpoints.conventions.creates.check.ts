@@ -8,7 +8,7 @@
 // Levels. Payloads are the target's own (its description documents); a body it refuses fails the operation's clause as
 // setup. Whether an operation is a create is the target's word (its documents), not the reference's.
 import { check, learned, test } from '../engine/runner/check.js';
-import { CASES_AT_ONCE, judgeConcurrently } from '../engine/transport/in-flight.js';
+import { judgeCases } from '../engine/runner/cases.js';
 import { expectStatus, expectSuccess } from '../lib/assert.js';
 import { addressBody, createdAddressId } from './_shared/add-address.js';
 import { AssistantAgent } from './_shared/assistant.js';
@@ -28,17 +28,13 @@ test(
       seed: true,
     },
     async (shop) => {
-      // Each caller kind is a fresh account (or guest session) of its own: the kinds go at once, each adding then removing
-      // its line in turn, and the failure reported is the first in the kinds' order.
-      await judgeConcurrently(
-        (await callers(shop, 'storefront')).map(([who, send]) => async () => {
-          const added = await send('POST', '/v1/cart/items', cartLine());
-          expectSuccess(added, { what: `addCartItem as ${who}`, clause: 'END-OPS-ADDCARTITEM-1' });
-          expectCreateConventions(added, 'addCartItem', { what: `addCartItem as ${who}` });
-          expectDeleteConventions(await send('DELETE', `/v1/cart/items/${VARIANT}`), `removeCartItem as ${who}`);
-        }),
-        CASES_AT_ONCE,
-      );
+      // Each caller kind is a fresh account (or guest session) of its own, a case: each adds then removes its line in turn.
+      await judgeCases(await callers(shop, 'storefront'), async ([who, send]) => {
+        const added = await send('POST', '/v1/cart/items', cartLine());
+        expectSuccess(added, { what: `addCartItem as ${who}`, clause: 'END-OPS-ADDCARTITEM-1' });
+        expectCreateConventions(added, 'addCartItem', { what: `addCartItem as ${who}` });
+        expectDeleteConventions(await send('DELETE', `/v1/cart/items/${VARIANT}`), `removeCartItem as ${who}`);
+      });
     },
   ),
 );
@@ -51,20 +47,16 @@ test(
       clauses: ['END-CONV-1', 'END-CONV-3', 'END-CONV-9'],
     },
     async (shop) => {
-      // Each caller kind is a fresh account of its own: the kinds go at once, each creating then deleting its address in
-      // turn, and the failure reported is the first in the kinds' order.
-      await judgeConcurrently(
-        (await callers(shop, 'account')).map(([who, send]) => async () => {
-          const created = await send('POST', '/v1/me/addresses', addressBody());
-          expectSuccess(created, { what: `addAddress as ${who}`, clause: 'END-OPS-ADDADDRESS-1' });
-          // addAddress is the spec's own example of a create: 201 whatever the documents say.
-          expectStatus(created, 201, { what: `addAddress as ${who}: status of a create`, clause: 'END-CONV-1' });
-          expectCreateConventions(created, 'addAddress', { what: `addAddress as ${who}` });
-          const id = createdAddressId(shop, created);
-          expectDeleteConventions(await send('DELETE', `/v1/me/addresses/${encodeURIComponent(id)}`), `deleteAddress as ${who}`);
-        }),
-        CASES_AT_ONCE,
-      );
+      // Each caller kind is a fresh account of its own, a case: each creates then deletes its address in turn.
+      await judgeCases(await callers(shop, 'account'), async ([who, send]) => {
+        const created = await send('POST', '/v1/me/addresses', addressBody());
+        expectSuccess(created, { what: `addAddress as ${who}`, clause: 'END-OPS-ADDADDRESS-1' });
+        // addAddress is the spec's own example of a create: 201 whatever the documents say.
+        expectStatus(created, 201, { what: `addAddress as ${who}: status of a create`, clause: 'END-CONV-1' });
+        expectCreateConventions(created, 'addAddress', { what: `addAddress as ${who}` });
+        const id = createdAddressId(shop, created);
+        expectDeleteConventions(await send('DELETE', `/v1/me/addresses/${encodeURIComponent(id)}`), `deleteAddress as ${who}`);
+      });
     },
   ),
 );

@@ -28,7 +28,7 @@ import {
 import { expectRefusal } from './_shared/expect-refusals.js';
 import { postChunked } from './_shared/post-chunked.js';
 import { SPECIAL_PATHS } from '../../contract/routes.js';
-import { CASES_AT_ONCE, judgeConcurrently, mapConcurrent } from '../engine/transport/in-flight.js';
+import { judgeCases, mapCases } from '../engine/runner/cases.js';
 
 // ------------------------------------------------------------------------------------------------ credentials (spec)
 
@@ -62,7 +62,7 @@ for (const r of ROUTES.filter((x) => x.secret !== 'accountRecoverySecret')) {
         // Every request carries a body of fresh ids, and a refused one changes nothing: the wrong credentials and the route's
         // own secret go at once, and are judged in the order listed.
         const [answers, ownAnswer] = await Promise.all([
-          mapConcurrent(cases, CASES_AT_ONCE, ([, headers]) => shop.http.post(r.path, { headers, json: bodyOf(r, shop) })),
+          mapCases(cases, ([, headers]) => shop.http.post(r.path, { headers, json: bodyOf(r, shop) })),
           own === null ? undefined : shop.http.post(r.path, { headers: present(shop, r, own, { spec: true }), json: bodyOf(r, shop) }),
         ]);
         let refusal: ShopResponse | undefined;
@@ -117,14 +117,11 @@ test(
           ] as const
         ).flatMap(([what, headers, tried]) => (tried ? [[r, what, headers] as const] : []));
       });
-      // Refused requests with bodies of fresh ids: at once, judged in the order listed.
-      await judgeConcurrently(
-        cases.map(([r, what, headers]) => async () => {
-          const res = await shop.http.post(r.path, { headers, json: bodyOf(r, shop) });
-          inCase(`${r.path}, its own secret ${what}`, () => expectRefusal(shop, res, { clause: r.clause }));
-        }),
-        CASES_AT_ONCE,
-      );
+      // Refused requests with bodies of fresh ids: each its own case.
+      await judgeCases(cases, async ([r, what, headers]) => {
+        const res = await shop.http.post(r.path, { headers, json: bodyOf(r, shop) });
+        inCase(`${r.path}, its own secret ${what}`, () => expectRefusal(shop, res, { clause: r.clause }));
+      });
     },
   ),
 );
@@ -136,16 +133,12 @@ async function accessTokensOnInternalRoutes(shop: Shop, judge: (res: ShopRespons
     ['a guest storefront token', bearer(await shop.mint.guest())],
     ['an operator token', { ...bearer(await shop.mint.operator()), operator: operatorAttribution(shop.profile) }],
   ];
-  // Refused requests with bodies of fresh ids: every route × token at once, judged in the order listed.
-  await judgeConcurrently(
-    ROUTES.flatMap((r) =>
-      tokens.map(([what, headers]) => async () => {
-        const res = await shop.http.post(r.path, { headers, json: bodyOf(r, shop) });
-        inCase(`${r.path} with ${what}`, () => judge(res));
-      }),
-    ),
-    CASES_AT_ONCE,
-  );
+  // Refused requests with bodies of fresh ids: each route × token its own case.
+  const cases = ROUTES.flatMap((r) => tokens.map(([what, headers]) => [r, what, headers] as const));
+  await judgeCases(cases, async ([r, what, headers]) => {
+    const res = await shop.http.post(r.path, { headers, json: bodyOf(r, shop) });
+    inCase(`${r.path} with ${what}`, () => judge(res));
+  });
 }
 
 // "Not served" is what PUR-RULE-4 asks of an access token on an internal route: any 4xx problem document. The spec names
@@ -194,7 +187,7 @@ test(
       level: 'reference',
     },
     async (shop) => {
-      // Refused requests: every route × credential at once, judged in the order listed.
+      // Refused requests: each route × credential its own case.
       const cases = ROUTES.filter((r) => shop.profile.secrets[r.secret] !== null) // closed: 404 not_configured, judged below
         .flatMap((r) =>
           (
@@ -204,23 +197,17 @@ test(
             ] as const
           ).map(([what, headers]) => [r, what, headers] as const),
         );
-      await judgeConcurrently(
-        cases.map(([r, what, headers]) => async () => {
-          const res = await shop.http.post(r.path, { headers, json: bodyOf(r, shop) });
-          inCase(`${r.path}, ${what}`, () => {
-            expectProblem(res, { status: 401, error: 'invalid_credentials', docsUrl: shop.docsUrl, clause: r.clause });
-            if (r.carrier === 'bearer') expectChallenge(res, { scheme: 'Bearer', error: 'invalid_token', clause: r.clause });
-            else if (!/^X-Proxy-Idp-Secret\b/i.test(res.headers.get('www-authenticate') ?? ''))
-              fail(
-                'WWW-Authenticate on a header-secret route',
-                'X-Proxy-Idp-Secret realm="internal"',
-                res.headers.get('www-authenticate'),
-                { clause: r.clause },
-              );
-          });
-        }),
-        CASES_AT_ONCE,
-      );
+      await judgeCases(cases, async ([r, what, headers]) => {
+        const res = await shop.http.post(r.path, { headers, json: bodyOf(r, shop) });
+        inCase(`${r.path}, ${what}`, () => {
+          expectProblem(res, { status: 401, error: 'invalid_credentials', docsUrl: shop.docsUrl, clause: r.clause });
+          if (r.carrier === 'bearer') expectChallenge(res, { scheme: 'Bearer', error: 'invalid_token', clause: r.clause });
+          else if (!/^X-Proxy-Idp-Secret\b/i.test(res.headers.get('www-authenticate') ?? ''))
+            fail('WWW-Authenticate on a header-secret route', 'X-Proxy-Idp-Secret realm="internal"', res.headers.get('www-authenticate'), {
+              clause: r.clause,
+            });
+        });
+      });
     },
   ),
 );
@@ -236,9 +223,10 @@ test(
       level: 'reference',
     },
     async (shop) => {
-      // Each route its own record of fresh ids: the routes at once, judged in the order listed.
-      await judgeConcurrently(
-        ROUTES.filter((x) => x.secret !== 'accountRecoverySecret').map((r) => async () => {
+      // Each route its own record of fresh ids: each route its own case.
+      await judgeCases(
+        ROUTES.filter((x) => x.secret !== 'accountRecoverySecret'),
+        async (r) => {
           const own = shop.profile.secrets[r.secret];
           const res = await shop.http.post(r.path, { headers: own === null ? {} : present(shop, r, own), json: bodyOf(r, shop) });
           inCase(r.path, () => {
@@ -255,8 +243,7 @@ test(
               fail("status with the route's own secret", r.accepted.status, brief(res), { clause: r.clause });
             expectNoStore(res, { clause: r.clause });
           });
-        }),
-        CASES_AT_ONCE,
+        },
       );
     },
   ),
@@ -288,7 +275,7 @@ test(
       // Each intent has a fresh id: the control and the two over the cap go at once, and are judged in turn.
       const send = (size: number) => postChunked(shop, r.path, present(shop, r, secret!, { spec: true }), paddedIntent(shop, size));
       const sizes = [LIMITS.securityIntentBytes + 1024, 64 * 1024];
-      const [under, over] = await Promise.all([send(LIMITS.securityIntentBytes - 512), Promise.all(sizes.map(send))]);
+      const [under, over] = await Promise.all([send(LIMITS.securityIntentBytes - 512), mapCases(sizes, send)]);
       // The spec names no carrier for the action script's secret: an undeclared one that refuses both the suite tries
       // leaves the cap unjudged, never failed.
       if (under.status === 401 && !declaresActionSecret(shop))

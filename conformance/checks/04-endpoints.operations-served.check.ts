@@ -8,8 +8,8 @@ import { OPERATIONS_BY_ID } from '../../contract/operations.js';
 import { credentialsOfClaimedKinds } from '../engine/runner/callers.js';
 import { check, notApplicable, test } from '../engine/runner/check.js';
 import type { ShopResponse } from '../engine/transport/http.js';
-import { CASES_AT_ONCE } from '../engine/transport/in-flight.js';
-import { expectSuccess, fail, judgeEach } from '../lib/assert.js';
+import { judgeCases } from '../engine/runner/cases.js';
+import { expectSuccess, fail } from '../lib/assert.js';
 import { answersAsNoRoute, noRouteAnswers } from './_shared/probe-routes.js';
 import { cartLine, cartQuantity } from './_shared/expect-cart.js';
 import { customerToken } from './_shared/mint-callers.js';
@@ -34,37 +34,43 @@ test(
     },
     async (shop) => {
       const token = await customerToken(shop);
-      const served = (res: ShopResponse, operationId: string, serves: 'PUR-SERVE-1' | 'PUR-SERVE-2', what: string) =>
-        expectSuccess(res, { what: `${operationId} (${what}) for a customer`, clause: judged(operationId, serves) });
-
-      // The four reads go at once (the cart's still before the writes to that cart); the writes go in turn.
-      const [products, product, collections, cart] = await Promise.all([
-        shop.http.get('/v1/catalog/products', { token }),
-        shop.http.get(`/v1/catalog/products/${encodeURIComponent(PRODUCT_HANDLE)}`, { token }),
-        shop.http.get('/v1/catalog/collections', { token }),
-        shop.http.get('/v1/cart', { token }),
-      ]);
-      served(products, 'searchProducts', 'PUR-SERVE-1', 'GET /v1/catalog/products');
-      served(product, 'getProduct', 'PUR-SERVE-1', `GET /v1/catalog/products/${PRODUCT_HANDLE}`);
-      served(collections, 'listCollections', 'PUR-SERVE-1', 'GET /v1/catalog/collections');
-      served(cart, 'getCart', 'PUR-SERVE-2', 'GET /v1/cart');
-      served(
-        await shop.http.post('/v1/cart/items', { token, json: cartLine(VARIANT, 1) }),
-        'addCartItem',
-        'PUR-SERVE-2',
-        'POST /v1/cart/items with the documented body',
-      );
-      served(
-        await shop.http.patch(`/v1/cart/items/${encodeURIComponent(VARIANT)}`, { token, json: cartQuantity(2) }),
-        'updateCartItem',
-        'PUR-SERVE-2',
-        `PATCH /v1/cart/items/${VARIANT} on a line of the cart`,
-      );
-      served(
-        await shop.http.delete(`/v1/cart/items/${encodeURIComponent(VARIANT)}`, { token }),
-        'removeCartItem',
-        'PUR-SERVE-2',
-        `DELETE /v1/cart/items/${VARIANT} on a line of the cart`,
+      // Each operation is a case. The catalog reads go at once; the customer's cart is read, added to, updated and emptied
+      // in that order (one lane).
+      type Operation = [operationId: string, serves: 'PUR-SERVE-1' | 'PUR-SERVE-2', what: string, send: () => Promise<ShopResponse>];
+      const operations: Operation[] = [
+        ['searchProducts', 'PUR-SERVE-1', 'GET /v1/catalog/products', () => shop.http.get('/v1/catalog/products', { token })],
+        [
+          'getProduct',
+          'PUR-SERVE-1',
+          `GET /v1/catalog/products/${PRODUCT_HANDLE}`,
+          () => shop.http.get(`/v1/catalog/products/${encodeURIComponent(PRODUCT_HANDLE)}`, { token }),
+        ],
+        ['listCollections', 'PUR-SERVE-1', 'GET /v1/catalog/collections', () => shop.http.get('/v1/catalog/collections', { token })],
+        ['getCart', 'PUR-SERVE-2', 'GET /v1/cart', () => shop.http.get('/v1/cart', { token })],
+        [
+          'addCartItem',
+          'PUR-SERVE-2',
+          'POST /v1/cart/items with the documented body',
+          () => shop.http.post('/v1/cart/items', { token, json: cartLine(VARIANT, 1) }),
+        ],
+        [
+          'updateCartItem',
+          'PUR-SERVE-2',
+          `PATCH /v1/cart/items/${VARIANT} on a line of the cart`,
+          () => shop.http.patch(`/v1/cart/items/${encodeURIComponent(VARIANT)}`, { token, json: cartQuantity(2) }),
+        ],
+        [
+          'removeCartItem',
+          'PUR-SERVE-2',
+          `DELETE /v1/cart/items/${VARIANT} on a line of the cart`,
+          () => shop.http.delete(`/v1/cart/items/${encodeURIComponent(VARIANT)}`, { token }),
+        ],
+      ];
+      await judgeCases(
+        operations,
+        async ([operationId, serves, what, send]) =>
+          expectSuccess(await send(), { what: `${operationId} (${what}) for a customer`, clause: judged(operationId, serves) }),
+        { lane: ([operationId, serves]) => (serves === 'PUR-SERVE-2' ? 'cart' : operationId) },
       );
     },
   ),
@@ -93,28 +99,23 @@ test(
       const members: readonly string[] = CALLER_LISTS.checkout.members;
       if (kinds.every(([kind]) => members.includes(kind)))
         notApplicable('the profile claims no caller kind outside the checkout list (delegated, guests, operators)');
-      // Each read is its own route: the three are judged at once, each asking the kinds in turn (and stopping at the first
-      // kind not answered as on no route); failures are still reported in the reads' order.
-      await judgeEach(
-        CHECKOUT_READS,
-        async ([operationId, serves]) => {
-          const { method, path } = OPERATIONS_BY_ID.get(operationId)!;
-          const answers: [string, ShopResponse][] = [];
-          for (const [kind, who] of kinds) {
-            const res = await shop.http.request(method, path, who);
-            if (!(await answersAsNoRoute(shop, res, { method, path, who }))) return;
-            answers.push([kind, res]);
-          }
-          fail(
-            `${operationId} (${method} ${path}) is a route of the service`,
-            'a refusal of the kinds outside the checkout list (403 caller_not_allowed), not the answer of no route to every kind',
-            noRouteAnswers(answers),
-            { clause: [`END-OPS-${operationId.toUpperCase()}-1`, serves] },
-          );
-        },
-        (failed, of) => `${failed} of ${of} checkout reads answered every caller kind as on a path no service has`,
-        CASES_AT_ONCE,
-      );
+      // Each read is its own route, a case: each asks the kinds in turn (and stops at the first kind not answered as on no
+      // route).
+      await judgeCases(CHECKOUT_READS, async ([operationId, serves]) => {
+        const { method, path } = OPERATIONS_BY_ID.get(operationId)!;
+        const answers: [string, ShopResponse][] = [];
+        for (const [kind, who] of kinds) {
+          const res = await shop.http.request(method, path, who);
+          if (!(await answersAsNoRoute(shop, res, { method, path, who }))) return;
+          answers.push([kind, res]);
+        }
+        fail(
+          `${operationId} (${method} ${path}) is a route of the service`,
+          'a refusal of the kinds outside the checkout list (403 caller_not_allowed), not the answer of no route to every kind',
+          noRouteAnswers(answers),
+          { clause: [`END-OPS-${operationId.toUpperCase()}-1`, serves] },
+        );
+      });
     },
   ),
 );

@@ -12,7 +12,7 @@
 // Writes. At reference level every request here that writes is one the domain refuses (a refund of a refunded order, a cancellation of a
 // delivered one, stock below zero), so nothing is written, even if a broken guard let it through.
 import { check, test, type Shop } from '../engine/runner/check.js';
-import { CASES_AT_ONCE, mapConcurrent } from '../engine/transport/in-flight.js';
+import { mapCases } from '../engine/runner/cases.js';
 import { credentialsOfClaimedKinds } from '../engine/runner/callers.js';
 import { expectNoHeader, expectProblem, fail, inCase, notDeclared } from '../lib/assert.js';
 import { expectCredentialRefused, expectRefusal } from './_shared/expect-refusals.js';
@@ -78,8 +78,8 @@ test(
       const control = shop.profile.capabilities.operators ? await operator(shop) : undefined;
       const asOperator = control ? controlReads(all) : [];
       const [answers, controls] = await Promise.all([
-        mapConcurrent(asCallers, CASES_AT_ONCE, ({ who, r }) => send(shop, r, who)),
-        mapConcurrent(asOperator, CASES_AT_ONCE, (r) => send(shop, r, control!)),
+        mapCases(asCallers, ({ who, r }) => send(shop, r, who)),
+        mapCases(asOperator, (r) => send(shop, r, control!)),
       ]);
       for (const [i, { kind, r }] of asCallers.entries()) {
         const res = answers[i]!;
@@ -125,7 +125,7 @@ test(
       const who = await operator(shop);
       // Reads: at once, judged in turn; 2xx whatever their bodies, or a 400 for a query parameter the search wants (the
       // suite sends none; the spec shows no operator route). A refusal for a scope the target does not declare is no verdict.
-      const answers = await Promise.all(reads.map((r) => send(shop, r, who)));
+      const answers = await mapCases(reads, (r) => send(shop, r, who));
       for (const [r, res] of declaredControls(shop, reads, answers))
         inCase(`${r.method} ${r.path} (${r.operationId}) as an operator`, () =>
           expectOperatorAdmitted(shop, res, { what: 'served', clause: ['PUR-SERVE-5', 'AUTH-KIND-11', 'AUTH-CRED-4'] }),
@@ -152,10 +152,7 @@ test(
       const all = requireDescribedOps();
       const reads = controlReads(all);
       // A conforming server refuses every one of these before its handler: they go at once with the control's reads.
-      const [refused, served] = await Promise.all([
-        mapConcurrent(all, CASES_AT_ONCE, (r) => send(shop, r, bare)),
-        Promise.all(reads.map((r) => send(shop, r, who))),
-      ]);
+      const [refused, served] = await Promise.all([mapCases(all, (r) => send(shop, r, bare)), mapCases(reads, (r) => send(shop, r, who))]);
       // Refused as no caller kind (Token verification 3: 401 or 403) or as a request without a header it requires (400):
       // the spec pins neither reading (docs/ambiguities.md); a success or any other answer fails.
       for (const [i, r] of all.entries())
@@ -193,8 +190,8 @@ test(
       const op = await operator(shop);
       const asOperator = requests();
       const [answers, controls] = await Promise.all([
-        mapConcurrent(asCallers, CASES_AT_ONCE, ({ who, r }) => send(shop, r, who)),
-        mapConcurrent(asOperator, CASES_AT_ONCE, (r) => send(shop, r, op)),
+        mapCases(asCallers, ({ who, r }) => send(shop, r, who)),
+        mapCases(asOperator, (r) => send(shop, r, op)),
       ]);
       for (const [i, { kind, r }] of asCallers.entries()) {
         const res = answers[i]!;
@@ -231,7 +228,7 @@ test(
       const who = await operator(shop, { header: false });
       // Refused requests (and writes the domain refuses): at once, judged in turn.
       const all = requests();
-      const answers = await mapConcurrent(all, CASES_AT_ONCE, (r) => send(shop, r, who));
+      const answers = await mapCases(all, (r) => send(shop, r, who));
       for (const res of answers) expectOpsProblem(shop, res, 403, 'caller_not_allowed', { clause: 'AUTH-CRED-4' });
     },
   ),
@@ -251,7 +248,7 @@ test(
       const writeOnly = await operator(shop, { scope: 'ops:write' });
       // Refused requests (and writes the domain refuses): at once, judged in turn.
       const all = requests();
-      const answers = await mapConcurrent(all, CASES_AT_ONCE, (r) => send(shop, r, r.method !== 'GET' ? readOnly : writeOnly));
+      const answers = await mapCases(all, (r) => send(shop, r, r.method !== 'GET' ? readOnly : writeOnly));
       for (const [i, r] of all.entries()) {
         const write = r.method !== 'GET';
         expectOpsProblem(shop, answers[i]!, 403, 'insufficient_scope', {

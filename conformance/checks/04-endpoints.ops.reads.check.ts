@@ -3,6 +3,7 @@
 // filters, its cursor) and reads one order. Who may call these routes is in 04-endpoints.ops; the writes are in
 // 04-endpoints.ops.writes.
 import { check, notApplicable, test } from '../engine/runner/check.js';
+import { mapCases } from '../engine/runner/cases.js';
 import { fail } from '../lib/assert.js';
 import { expectOpsOk, expectOpsProblem, operator } from './_shared/call-ops.js';
 import { ABSENT_IDS, ADA, BEN, CHLOE, DEV, ORDERS, seedPaymentRef } from './_shared/seed-data.js';
@@ -105,9 +106,9 @@ test(
     },
     async (shop) => {
       const who = await operator(shop);
-      // Three reads: at once, judged in turn.
-      const [delivered, refundedRead, absent] = await Promise.all(
-        [DELIVERED, REFUNDED, ABSENT_IDS.order].map((id) => shop.http.get(`/v1/ops/orders/${id}`, who)),
+      // Three reads, each its own order: at once, judged in turn.
+      const [delivered, refundedRead, absent] = await mapCases([DELIVERED, REFUNDED, ABSENT_IDS.order], (id) =>
+        shop.http.get(`/v1/ops/orders/${id}`, who),
       );
       const o = expectOpsOk(delivered!, { clause: 'PUR-SERVE-5' });
       if (o?.id !== DELIVERED || o.account !== ADA.sub || o.status !== 'delivered')

@@ -14,7 +14,7 @@
 import { check, notApplicable, test, type Shop } from '../engine/runner/check.js';
 import type { ShopResponse } from '../engine/transport/http.js';
 import { operatorAttribution } from '../lib/credential-formats.js';
-import { CASES_AT_ONCE, judgeConcurrently } from '../engine/transport/in-flight.js';
+import { judgeCases } from '../engine/runner/cases.js';
 import { brief, fail, inCase } from '../lib/assert.js';
 import { nowSeconds } from '../lib/jws.js';
 import { alterOneByte, ignoredEvent, newEventId, signPayload, SIGNATURE_HEADER } from '../lib/stripe-signature.js';
@@ -50,15 +50,11 @@ test(
       requires: ['webhook'],
     },
     async (shop) => {
-      // Each delivery is an event of its own that changes nothing: they go at once, judged in turn.
-      await judgeConcurrently(
-        [{ decoys: 1 }, { decoysAfter: 1 }, { decoys: 2, decoysAfter: 1 }].map(
-          (o) => () =>
-            inCase(`${o.decoys ?? 0} wrong v1 before and ${o.decoysAfter ?? 0} after the right one`, async () => {
-              expectReceived(await deliver(shop, JSON.stringify(ignoredEvent()), o), { clause: 'END-PUBLIC-6' });
-            }),
-        ),
-        CASES_AT_ONCE,
+      // Each delivery is an event of its own that changes nothing: each is a case.
+      await judgeCases([{ decoys: 1 }, { decoysAfter: 1 }, { decoys: 2, decoysAfter: 1 }], (o) =>
+        inCase(`${o.decoys ?? 0} wrong v1 before and ${o.decoysAfter ?? 0} after the right one`, async () => {
+          expectReceived(await deliver(shop, JSON.stringify(ignoredEvent()), o), { clause: 'END-PUBLIC-6' });
+        }),
       );
     },
   ),
@@ -78,16 +74,19 @@ test(
       const compact = JSON.stringify(event);
       const pretty = JSON.stringify(event, null, 2);
       const reordered = `\n{ "data" : ${JSON.stringify(event.data, null, '\t')},\r\n  "type":"${String(event.type)}", "id":"${newEventId()}", "object":"event" }  \n`;
-      // The two accepted deliveries are two events: they go at once. The refused one carries the first one's event id, so
-      // it is sent after that one was answered, as before.
-      const [prettyAnswer, reorderedAnswer] = await Promise.all([deliver(shop, pretty), deliver(shop, reordered)]);
+      // The two accepted deliveries are two events, each a case. The refused one carries the first one's event id, so it is
+      // sent after that one was answered, as before.
+      await judgeCases(
+        [
+          ['two-space indented', pretty],
+          ['keys reordered, tabs, CRLF and surrounding whitespace', reordered],
+        ] as const,
+        async ([what, sent]) => {
+          const res = await deliver(shop, sent);
+          inCase(what, () => expectReceived(res, { clause: 'END-PUBLIC-8' }));
+        },
+      );
       const refusedAnswer = await postWebhook(shop, pretty, { [SIGNATURE_HEADER]: signPayload(compact, webhookSecret(shop)) });
-      for (const [what, res] of [
-        ['two-space indented', prettyAnswer],
-        ['keys reordered, tabs, CRLF and surrounding whitespace', reorderedAnswer],
-      ] as const) {
-        inCase(what, () => expectReceived(res, { clause: 'END-PUBLIC-8' }));
-      }
       // A service that re-serialised the parsed JSON before verifying would accept this: the signature is of other bytes.
       inCase('pretty body sent with the signature of its compact form', () => {
         expectWebhookProblem(shop, refusedAnswer, 400, 'invalid_signature', { clause: 'END-PUBLIC-8' });
@@ -136,11 +135,11 @@ test(
         ['v0 scheme only', body, signPayload(body, secret).replace('v1=', 'v0=')],
         ['not a signature', body, 'garbage'],
       ];
-      // Each delivery is refused at its signature, before anything is recorded: they go at once, judged in their order.
-      const answers = await Promise.all(cases.map(([, sent, signature]) => postWebhook(shop, sent, { [SIGNATURE_HEADER]: signature })));
-      for (const [i, [what]] of cases.entries()) {
-        inCase(what, () => expectWebhookProblem(shop, answers[i]!, 400, 'invalid_signature', { clause: 'EVT-WEBHOOK-5' }));
-      }
+      // Each delivery is refused at its signature, before anything is recorded: each is a case.
+      await judgeCases(cases, async ([what, sent, signature]) => {
+        const res = await postWebhook(shop, sent, { [SIGNATURE_HEADER]: signature });
+        inCase(what, () => expectWebhookProblem(shop, res, 400, 'invalid_signature', { clause: 'EVT-WEBHOOK-5' }));
+      });
     },
   ),
 );
@@ -162,28 +161,25 @@ test(
       if (shop.profile.capabilities.operators)
         tokens.push(['operator', await shop.mint.operator(), { operator: operatorAttribution(shop.profile) }]);
       const body = JSON.stringify(ignoredEvent());
-      // Every delivery is refused at its signature: they go at once, judged in the tokens' order.
-      const answers = await Promise.all(
-        tokens.map(([, token, extra]) =>
-          Promise.all([
-            postWebhook(shop, body, { authorization: `Bearer ${token}`, ...extra }),
-            postWebhook(shop, body, {
-              authorization: `Bearer ${token}`,
-              [SIGNATURE_HEADER]: signPayload(body, `whsec_${'y'.repeat(32)}`),
-              ...extra,
-            }),
-          ]),
-        ),
-      );
-      for (const [i, [kind]] of tokens.entries()) {
-        const [unsigned, missigned] = answers[i]!;
-        inCase(`${kind} bearer token, no signature`, () => {
-          expectWebhookProblem(shop, unsigned, 400, 'missing_signature', { clause: 'END-PUBLIC-7' });
+      // Every delivery is refused at its signature: each token × signature is a case, in the tokens' order.
+      const cases = tokens.flatMap(([kind, token, extra]) => [
+        {
+          what: `${kind} bearer token, no signature`,
+          headers: { authorization: `Bearer ${token}`, ...extra },
+          error: 'missing_signature',
+        },
+        {
+          what: `${kind} bearer token, wrong signature`,
+          headers: { authorization: `Bearer ${token}`, [SIGNATURE_HEADER]: signPayload(body, `whsec_${'y'.repeat(32)}`), ...extra },
+          error: 'invalid_signature',
+        },
+      ]);
+      await judgeCases(cases, async ({ what, headers, error }) => {
+        const res = await postWebhook(shop, body, headers);
+        inCase(what, () => {
+          expectWebhookProblem(shop, res, 400, error, { clause: 'END-PUBLIC-7' });
         });
-        inCase(`${kind} bearer token, wrong signature`, () => {
-          expectWebhookProblem(shop, missigned, 400, 'invalid_signature', { clause: 'END-PUBLIC-7' });
-        });
-      }
+      });
     },
   ),
 );

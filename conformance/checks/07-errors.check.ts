@@ -1,5 +1,6 @@
 // Spec part 7, Errors: every failure is the problem document; the error table's rows, headers included.
 import { check, test } from '../engine/runner/check.js';
+import { judgeCases } from '../engine/runner/cases.js';
 import { operatorAttribution } from '../lib/credential-formats.js';
 import { credentialsFor } from './_shared/caller-guard.js';
 import { customerToken, delegatedToken } from './_shared/mint-callers.js';
@@ -41,13 +42,13 @@ test(
       clauses: ['ERR-TABLE-1', 'RES-PROBLEM-1', 'RES-PROBLEM-3', 'RES-PROBLEM-4', 'RES-PROBLEM-5', 'RES-PROBLEM-8'],
     },
     async (shop) => {
-      // Refused reads: at once, judged in turn.
-      const answers = await Promise.all(['/v1/cart', '/v1/catalog/products', '/v1/me'].map((path) => shop.http.get(path)));
-      for (const res of answers) {
+      // Refused reads, each a case.
+      await judgeCases(['/v1/cart', '/v1/catalog/products', '/v1/me'], async (path) => {
+        const res = await shop.http.get(path);
         expectProblem(res, { status: 401, error: 'invalid_token', docsUrl: shop.docsUrl, clause: 'ERR-TABLE-1' });
         expectChallenge(res, { scheme: 'Bearer', error: 'invalid_token', clause: 'ERR-TABLE-1' });
         expectChallenge(res, { scheme: 'DPoP', error: 'invalid_token', params: { algs: 'ES256' }, clause: 'ERR-TABLE-1' });
-      }
+      });
     },
   ),
 );
@@ -119,10 +120,9 @@ test(
           async () =>
             shop.http.get('/v1/cart', { token: await shop.mint.operator(), headers: { operator: operatorAttribution(shop.profile) } }),
         ]);
-      // Each request is refused and writes nothing (the customer's body fails validation): at once, judged in their order.
-      const answers = await Promise.all(cases.map(([, , send]) => send()));
-      for (const [i, [what, row]] of cases.entries()) {
-        const res = answers[i]!;
+      // Each request is refused and writes nothing (the customer's body fails validation): each is a case.
+      await judgeCases(cases, async ([what, row, send]) => {
+        const res = await send();
         inCase(what, () => {
           // Each request is a failure of the error table (its status and code are its row's; judged elsewhere).
           expect4xx(res, { what: 'a refusal', clause: row });
@@ -134,7 +134,7 @@ test(
           if (typeof code !== 'string' || code === '') fail('problem "error"', 'a non-empty string', code, { clause: 'ERR-PROBLEM-1' });
           expectProblem(res, { status: res.status, error: code as string, docsUrl: shop.docsUrl, clause: 'ERR-PROBLEM-1' });
         });
-      }
+      });
     },
   ),
 );

@@ -12,7 +12,7 @@ import { LIMITS } from '../../contract/limits.js';
 import { operatorAttribution } from '../lib/credential-formats.js';
 import { check, learned, test, type Shop } from '../engine/runner/check.js';
 import type { ShopResponse } from '../engine/transport/http.js';
-import { CASES_AT_ONCE, mapConcurrent } from '../engine/transport/in-flight.js';
+import { mapCases } from '../engine/runner/cases.js';
 import { SIGNATURE_HEADER } from '../lib/stripe-signature.js';
 import { AssistantAgent } from './_shared/assistant.js';
 import { operator, route, send } from './_shared/call-ops.js';
@@ -146,7 +146,7 @@ test(
       );
       if (shop.profile.capabilities.assistants && learned().has('openConversation'))
         sequences.push(collected((add) => conversationRefusal(shop, add)));
-      const answers = (await mapConcurrent(sequences, CASES_AT_ONCE, (sequence) => sequence())).flat();
+      const answers = (await mapCases(sequences, (sequence) => sequence())).flat();
       for (const [what, res] of answers) expectDomainErrorHeaders(res, what, what.endsWith('(DPoP)'));
       expectEveryResponse(answers, { docsUrl: shop.docsUrl, dpop: false, cacheable: () => false });
     },

@@ -5,6 +5,7 @@
 // 6.3 makes conflicting Content-Length an error; header limits and Expect are its choice), but when it does, the refusal
 // is a failure response of the service like any other. A server that answers them is not judged on them.
 import { check, test } from '../engine/runner/check.js';
+import { judgeCases } from '../engine/runner/cases.js';
 import type { RequestOptions, ShopResponse } from '../engine/transport/http.js';
 import { expectProblem, fail, inCase } from '../lib/assert.js';
 
@@ -58,14 +59,11 @@ test(
       clauses: ['ERR-PROBLEM-1', 'ERR-PROBLEM-4', 'ERR-PROBLEM-5', 'ERR-PROBLEM-7'],
     },
     async (shop) => {
-      // Unauthenticated, each refused or answered without writing: at once, judged in turn. A connection the server
-      // closes without an answer is no failure response, and not judged.
-      const answers = await Promise.all(
-        REQUESTS.map(([, method, path, o]) => shop.http.request(method, path, o).catch((): ShopResponse | undefined => undefined)),
-      );
-      for (const [i, [what, method, path]] of REQUESTS.entries()) {
-        const res = answers[i];
-        if (!res || res.status < 400) continue;
+      // Unauthenticated, each refused or answered without writing: each request is a case. A connection the server closes
+      // without an answer is no failure response, and not judged.
+      await judgeCases(REQUESTS, async ([what, method, path, o]) => {
+        const res = await shop.http.request(method, path, o).catch((): ShopResponse | undefined => undefined);
+        if (!res || res.status < 400) return;
         inCase(`${method} ${path} with ${what}`, () => {
           // A body of the router's own (a JSON object without the problem members) is not the spec's document at all.
           const doc = res.body as Record<string, unknown> | undefined;
@@ -74,7 +72,7 @@ test(
             fail('the refusal', `a problem document (${members.join(', ')})`, res.text.slice(0, 200), { clause: 'ERR-PROBLEM-1' });
           expectProblem(res, { status: res.status, error: String(res.body?.error ?? ''), docsUrl: shop.docsUrl, clause: 'ERR-PROBLEM-1' });
         });
-      }
+      });
     },
   ),
 );

@@ -4,6 +4,7 @@
 // every response, also when decoding or routing refuses it before authentication. (Missing or duplicate Host and
 // Authorization headers need a raw socket, outside the suite's one transport: test/reference/http-robustness.test.ts.)
 import { check, test, type Shop } from '../engine/runner/check.js';
+import { judgeCases } from '../engine/runner/cases.js';
 import type { ShopResponse } from '../engine/transport/http.js';
 import { brief, expectDpopNonce, expectOwnedMembers, expectProblem, fail, inCase, nonceOf } from '../lib/assert.js';
 import { LIMITS } from '../../contract/limits.js';
@@ -33,10 +34,11 @@ test(
         ['GET', '/v1/me/orders/%'],
         ['DELETE', '/v1/cart/items/%zz'],
       ] as const;
-      // Unauthenticated and refused, nothing is written: at once, judged in turn.
-      const answers = await Promise.all(requests.map(([method, path]) => shop.http.request(method, path)));
-      for (const [i, [method, path]] of requests.entries())
-        inCase(`${method} ${path}`, () => expectClientProblem(shop, answers[i]!, { clause: 'ERR-PROBLEM-1' }));
+      // Unauthenticated and refused, nothing is written: each request is a case.
+      await judgeCases(requests, async ([method, path]) => {
+        const res = await shop.http.request(method, path);
+        inCase(`${method} ${path}`, () => expectClientProblem(shop, res, { clause: 'ERR-PROBLEM-1' }));
+      });
     },
   ),
 );
@@ -68,17 +70,14 @@ test(
     },
     async (shop) => {
       const codings = ['gzip', 'deflate', 'br'];
-      // Unauthenticated and refused, nothing is written: at once, judged in turn.
-      const answers = await Promise.all(
-        codings.map((coding) =>
-          shop.http.post('/v1/cart/items', {
-            body: '{"variant_id":"x","quantity":1}',
-            headers: { 'content-type': 'application/json', 'content-encoding': coding },
-          }),
-        ),
-      );
-      for (const [i, coding] of codings.entries())
-        inCase(`Content-Encoding: ${coding}`, () => expectClientProblem(shop, answers[i]!, { clause: 'ERR-PROBLEM-2' }));
+      // Unauthenticated and refused, nothing is written: each coding is a case.
+      await judgeCases(codings, async (coding) => {
+        const res = await shop.http.post('/v1/cart/items', {
+          body: '{"variant_id":"x","quantity":1}',
+          headers: { 'content-type': 'application/json', 'content-encoding': coding },
+        });
+        inCase(`Content-Encoding: ${coding}`, () => expectClientProblem(shop, res, { clause: 'ERR-PROBLEM-2' }));
+      });
     },
   ),
 );
@@ -94,16 +93,16 @@ test(
     },
     async (shop) => {
       const charsets = ['utf-16', 'utf-32', 'latin1'];
-      // Unauthenticated and refused, nothing is written: at once, judged in turn.
-      const answers = await Promise.all(
-        charsets.map((charset) =>
-          shop.http.post('/v1/cart/items', { body: '{}', headers: { 'content-type': `application/json; charset=${charset}` } }),
-        ),
-      );
-      for (const [i, charset] of charsets.entries())
+      // Unauthenticated and refused, nothing is written: each charset is a case.
+      await judgeCases(charsets, async (charset) => {
+        const res = await shop.http.post('/v1/cart/items', {
+          body: '{}',
+          headers: { 'content-type': `application/json; charset=${charset}` },
+        });
         inCase(`charset=${charset}`, () =>
-          expectProblem(answers[i]!, { status: 415, error: 'unsupported_media_type', docsUrl: shop.docsUrl, clause: 'ERR-PROBLEM-2' }),
+          expectProblem(res, { status: 415, error: 'unsupported_media_type', docsUrl: shop.docsUrl, clause: 'ERR-PROBLEM-2' }),
         );
+      });
     },
   ),
 );
@@ -213,17 +212,16 @@ test(
         ['an unknown variant', () => shop.http.post('/v1/cart/items', { token, json: cartLine(ABSENT_IDS.variant, 1) })],
         ['an invalid cart line', () => shop.http.post('/v1/cart/items', { token, json: { conformance_probe: true } })],
       ];
-      // Refusals of one fresh account's cart: at once, judged in turn.
-      const answers = await Promise.all(cases.map(([, send]) => send()));
-      for (const [i, [what]] of cases.entries()) {
-        const res = answers[i]!;
+      // Refusals of one fresh account's cart, each a case (nothing is written, so they go at once).
+      await judgeCases(cases, async ([what, send]) => {
+        const res = await send();
         inCase(what, () => {
           if (res.status < 400 || res.status >= 500)
             fail('a refusal of the input', 'a 4xx problem document', brief(res), { clause: 'RES-PROBLEM-9' });
           const doc = (res.body ?? {}) as Record<string, unknown>;
           expectOwnedMembers(doc, String(doc.error), { status: res.status, strict: true, clause: 'RES-PROBLEM-9' });
         });
-      }
+      });
     },
   ),
 );

@@ -7,7 +7,7 @@ import { check, learned, test, type Shop } from '../engine/runner/check.js';
 import type { RequestOptions, ShopResponse } from '../engine/transport/http.js';
 import { credentialsOf, KINDS } from '../engine/runner/callers.js';
 import { CALLER_LISTS } from '../../contract/callers.js';
-import { CASES_AT_ONCE, judgeConcurrently } from '../engine/transport/in-flight.js';
+import { judgeCases, mapCases } from '../engine/runner/cases.js';
 import { expectFreshFor, expectProblem, expectStatus, expectSuccess, fail, failSetup, inCase, is2xx, is4xx } from '../lib/assert.js';
 import { freshShopperIp, shopperIpOfLength } from '../lib/shopper.js';
 import { LIMITS } from '../../contract/limits.js';
@@ -77,36 +77,34 @@ async function admittedCaller(shop: Shop, operationId: string): Promise<Pick<Req
  * Every claimed write, sent its body and the same padded with JSON whitespace to one byte over the cap, by `caller` (none:
  * no token): the padded body must be refused, and otherwise than the unpadded one (the same answer for both means the size
  * went unseen), unless `authenticateFirst` and both are refused alike as a credential (401, 403): then the caller never
- * reached the cap. Each caller is a fresh account and the path parameters name nothing: the routes go at once.
+ * reached the cap. Each caller is a fresh account and the path parameters name nothing: each route is a case, its two
+ * bodies sent at once.
  */
 async function judgeOverCap(
   shop: Shop,
   caller: (operationId: string) => ReturnType<typeof admittedCaller>,
   authenticateFirst: boolean,
 ): Promise<void> {
-  await judgeConcurrently(
-    claimedWrites(shop).map((o) => async () => {
-      const who = await caller(o.operationId);
-      const json = JSON.stringify(o.json);
-      const headers = { ...who?.headers, 'content-type': 'application/json' };
-      const send = (body: string) => shop.http.request(o.method, o.path, { ...who, body, headers });
-      const [control, over] = await Promise.all([send(json), send(json + ' '.repeat(LIMITS.requestBodyBytes + 1 - json.length))]);
-      inCase(`${o.operationId} (${o.method} ${o.path})`, () => {
-        expectRefusal(shop, over, { clause: 'LIM-BODY-1' });
-        if (answerOf(over) !== answerOf(control)) return;
-        // A caller refused alike for both bodies before any body is read (none this suite holds is admitted): nothing shown.
-        if (authenticateFirst && (control.status === 401 || control.status === 403))
-          return void shop.info.annotations.push({
-            type: 'note',
-            description: `${o.operationId}: not judged, its caller was refused before the body was read (${answerOf(control)})`,
-          });
-        fail('answer to the body padded over 256 KiB', `another than the unpadded body's (${answerOf(control)})`, answerOf(over), {
-          clause: 'LIM-BODY-1',
+  await judgeCases(claimedWrites(shop), async (o) => {
+    const who = await caller(o.operationId);
+    const json = JSON.stringify(o.json);
+    const headers = { ...who?.headers, 'content-type': 'application/json' };
+    const send = (body: string) => shop.http.request(o.method, o.path, { ...who, body, headers });
+    const [control, over] = await Promise.all([send(json), send(json + ' '.repeat(LIMITS.requestBodyBytes + 1 - json.length))]);
+    inCase(`${o.operationId} (${o.method} ${o.path})`, () => {
+      expectRefusal(shop, over, { clause: 'LIM-BODY-1' });
+      if (answerOf(over) !== answerOf(control)) return;
+      // A caller refused alike for both bodies before any body is read (none this suite holds is admitted): nothing shown.
+      if (authenticateFirst && (control.status === 401 || control.status === 403))
+        return void shop.info.annotations.push({
+          type: 'note',
+          description: `${o.operationId}: not judged, its caller was refused before the body was read (${answerOf(control)})`,
         });
+      fail('answer to the body padded over 256 KiB', `another than the unpadded body's (${answerOf(control)})`, answerOf(over), {
+        clause: 'LIM-BODY-1',
       });
-    }),
-    CASES_AT_ONCE,
-  );
+    });
+  });
 }
 
 // The spec gives the cap no stage: a server may refuse the size while decoding, before authentication (the reference), or
@@ -176,10 +174,11 @@ test(
     async (shop) => {
       const token = await customerToken(shop);
       expectStatus(await postJson(shop, token, paddedAdd(LIMITS.requestBodyBytes)), 201, { clause: 'LIM-BODY-1' });
-      // Both refused for their size before anything is read: at once, judged in turn.
-      const answers = await Promise.all([token, undefined].map((t) => postJson(shop, t, paddedAdd(LIMITS.requestBodyBytes + 1))));
-      for (const res of answers)
+      // Both refused for their size before anything is read: with and without the token, each a case.
+      await judgeCases([token, undefined], async (t) => {
+        const res = await postJson(shop, t, paddedAdd(LIMITS.requestBodyBytes + 1));
         expectProblem(res, { status: 413, error: 'payload_too_large', docsUrl: shop.docsUrl, clause: 'LIM-BODY-1' });
+      });
     },
   ),
 );
@@ -250,10 +249,8 @@ test(
     async (shop) => {
       const token = await shop.mint.guest();
       // Two reads without a session: at once, judged in turn.
-      const [taken, res] = await Promise.all(
-        [LIMITS.shopperIpChars, LIMITS.shopperIpChars + 1].map((n) =>
-          shop.http.get('/v1/cart', { token, headers: { 'shopper-ip': 'a'.repeat(n) } }),
-        ),
+      const [taken, res] = await mapCases([LIMITS.shopperIpChars, LIMITS.shopperIpChars + 1], (n) =>
+        shop.http.get('/v1/cart', { token, headers: { 'shopper-ip': 'a'.repeat(n) } }),
       );
       expectStatus(taken!, 200, { clause: 'LIM-SHOPPERIP-1' });
       const doc = expectProblem(res!, { status: 400, error: 'invalid_request', docsUrl: shop.docsUrl, clause: 'LIM-SHOPPERIP-1' });
@@ -282,13 +279,12 @@ test(
     },
     async (shop) => {
       const paths = [SPECIAL_PATHS.getDescription, SPECIAL_PATHS.getAssistantDescription];
-      // Two reads: at once, judged in turn.
-      const answers = await Promise.all(paths.map((path) => shop.http.get(path)));
-      for (const [i, path] of paths.entries()) {
-        const res = answers[i]!;
+      // Two reads, each a case.
+      await judgeCases(paths, async (path) => {
+        const res = await shop.http.get(path);
         expectStatus(res, 200, { clause: 'LIM-DOCS-1' });
         expectFreshFor(res, LIMITS.descriptionCacheSeconds, { clause: 'LIM-DOCS-1', what: path });
-      }
+      });
     },
   ),
 );
