@@ -16,7 +16,7 @@ import { expectRefusal } from './_shared/expect-refusals.js';
 import { customerToken, delegatedToken } from './_shared/mint-callers.js';
 import { ABSENT_IDS, ENDED_ACCOUNTS } from './_shared/seed-data.js';
 import { SPECIAL_PATHS } from '../../contract/routes.js';
-import { CASES_AT_ONCE, judgeConcurrently, mapConcurrent } from '../engine/transport/in-flight.js';
+import { judgeCases, mapCases } from '../engine/runner/cases.js';
 
 // --- the operations --------------------------------------------------------------------------------------------------
 
@@ -80,20 +80,17 @@ test(
       clauses: [...ACCOUNT_OPS.map((op) => `END-OPS-${op.toUpperCase()}-1`), 'ERR-TABLE-9', 'AUTH-CUST-1', 'RES-PROBLEM-11'],
     },
     async (shop) => {
-      // Each request is its own fresh account (a control's address lands on an account nothing else reads): they go
-      // several at once, and are judged in the order listed.
+      // Each request is its own fresh account (a control's address lands on an account nothing else reads): cases of their
+      // own.
       const calls = ACCOUNT_OPS.flatMap((op) => [
         ...OPERATIONS_BY_ID.get(op)!.apiScopes.map((scope) => ({ op, scope })),
         // Control: with every scope the same request passes the guard.
         { op, scope: undefined },
       ]);
-      const answers = await mapConcurrent(calls, CASES_AT_ONCE, async ({ op, scope }) => {
+      await judgeCases(calls, async ({ op, scope }) => {
         const { path, json } = requestFor(op);
         const token = scope === undefined ? await customerToken(shop) : await customerToken(shop, shop.subject('cust'), without(scope));
-        return shop.http.request(OPERATIONS_BY_ID.get(op)!.method, path, { token, ...(json !== undefined ? { json } : {}) });
-      });
-      calls.forEach(({ op, scope }, i) => {
-        const res = answers[i]!;
+        const res = await shop.http.request(OPERATIONS_BY_ID.get(op)!.method, path, { token, ...(json !== undefined ? { json } : {}) });
         if (scope !== undefined)
           expectProblem(res, {
             status: 403,
@@ -120,20 +117,17 @@ test(
     },
     async (shop) => {
       // Translation yields nothing unless every required scope is granted: each operation, without each of its scopes. Each
-      // case is a fresh account, refused: the cases are judged at once, their verdict the one of the cases in turn.
+      // case is a fresh account, refused: cases of their own.
       const cases = ACCOUNT_OPS.flatMap((op) => OPERATIONS_BY_ID.get(op)!.apiScopes.map((scope) => ({ op, scope })));
-      await judgeConcurrently(
-        cases.map(({ op, scope }) => async () => {
-          const { method } = OPERATIONS_BY_ID.get(op)!;
-          const { path, json } = requestFor(op);
-          const token = await delegatedToken(shop, shop.subject('cust'), without(scope));
-          const res = await shop.http.request(method, path, { token, ...(json !== undefined ? { json } : {}) });
-          inCase(`${op} without ${scope}`, () =>
-            expectProblem(res, { status: 403, error: 'insufficient_scope', scope, docsUrl: shop.docsUrl, clause: 'AUTH-SCOPE-2' }),
-          );
-        }),
-        CASES_AT_ONCE,
-      );
+      await judgeCases(cases, async ({ op, scope }) => {
+        const { method } = OPERATIONS_BY_ID.get(op)!;
+        const { path, json } = requestFor(op);
+        const token = await delegatedToken(shop, shop.subject('cust'), without(scope));
+        const res = await shop.http.request(method, path, { token, ...(json !== undefined ? { json } : {}) });
+        inCase(`${op} without ${scope}`, () =>
+          expectProblem(res, { status: 403, error: 'insufficient_scope', scope, docsUrl: shop.docsUrl, clause: 'AUTH-SCOPE-2' }),
+        );
+      });
     },
   ),
 );
@@ -147,25 +141,22 @@ test(
       level: 'reference',
     },
     async (shop) => {
-      // Reads, each of its own fresh account: at once, judged in turn.
+      // Reads, each of its own fresh account: cases of their own.
       const reads = [
         ['/v1/me/identity', 'account:read', 'END-OPS-GETIDENTITY-1'],
         ['/v1/me/checkout-address', 'account:read', 'END-OPS-GETCHECKOUTADDRESS-1'],
         ['/v1/me/checkout-methods', 'payment_methods:read', 'END-OPS-GETCHECKOUTMETHODS-1'],
       ] as const;
-      await judgeConcurrently(
-        reads.map(([path, scope, clause]) => async () => {
-          const token = await customerToken(shop, shop.subject('cust'), without(scope));
-          expectProblem(await shop.http.get(path, { token }), {
-            status: 403,
-            error: 'insufficient_scope',
-            scope,
-            docsUrl: shop.docsUrl,
-            clause,
-          });
-        }),
-        CASES_AT_ONCE,
-      );
+      await judgeCases(reads, async ([path, scope, clause]) => {
+        const token = await customerToken(shop, shop.subject('cust'), without(scope));
+        expectProblem(await shop.http.get(path, { token }), {
+          status: 403,
+          error: 'insufficient_scope',
+          scope,
+          docsUrl: shop.docsUrl,
+          clause,
+        });
+      });
     },
   ),
 );
@@ -188,8 +179,8 @@ test(
         const tokens = [await customerToken(shop, sub), ...(shop.profile.capabilities.delegated ? [await delegatedToken(shop, sub)] : [])];
         for (const token of tokens) for (const op of [...ACCOUNT_OPS, ...CHECKOUT_READS]) calls.push({ token, op });
       }
-      // Every call is refused and changes nothing: they go several at once, and are judged in turn.
-      const answers = mapConcurrent(calls, CASES_AT_ONCE, ({ token, op }) => {
+      // Every call is refused and changes nothing: cases of their own, judged in turn once all are in.
+      const answers = mapCases(calls, ({ token, op }) => {
         const operation = OPERATIONS_BY_ID.get(op)!;
         // The live actor (lifecycle) is resolved before the guard: a delegated caller of an ended account is told so even on
         // the checkout reads, whose list does not admit it.
@@ -224,18 +215,13 @@ test(
         return notApplicable(
           `${SPECIAL_PATHS.getDescription} names no x-callers on GET /v1/me: the spec does not show the diagnostic list`,
         );
-      // A read, each kind its own caller: the kinds at once, their verdict the one of the kinds in turn.
-      await judgeConcurrently(
-        (await credentialsOfClaimedKinds(shop)).map(
-          ([kind, who]) =>
-            () =>
-              inCase(`${kind} on GET /v1/me (x-callers ${JSON.stringify(declared)})`, async () => {
-                const res = await shop.http.get('/v1/me', who);
-                if (declared.includes(kind)) expectSuccess(res, { what: 'served', clause: 'END-LIST-6' });
-                else expectRefusal(shop, res, { clause: 'END-LIST-6' });
-              }),
-        ),
-        CASES_AT_ONCE,
+      // A read, each kind its own caller: the kinds are cases of their own.
+      await judgeCases(await credentialsOfClaimedKinds(shop), ([kind, who]) =>
+        inCase(`${kind} on GET /v1/me (x-callers ${JSON.stringify(declared)})`, async () => {
+          const res = await shop.http.get('/v1/me', who);
+          if (declared.includes(kind)) expectSuccess(res, { what: 'served', clause: 'END-LIST-6' });
+          else expectRefusal(shop, res, { clause: 'END-LIST-6' });
+        }),
       );
     },
   ),
@@ -253,15 +239,10 @@ test(
       level: 'reference',
     },
     async (shop) => {
-      await judgeConcurrently(
-        (await credentialsOfClaimedKinds(shop)).map(
-          ([kind, who]) =>
-            () =>
-              inCase(`${kind} on GET /v1/me`, async () =>
-                expectSuccess(await shop.http.get('/v1/me', who), { what: 'GET /v1/me', clause: 'END-LIST-6' }),
-              ),
+      await judgeCases(await credentialsOfClaimedKinds(shop), ([kind, who]) =>
+        inCase(`${kind} on GET /v1/me`, async () =>
+          expectSuccess(await shop.http.get('/v1/me', who), { what: 'GET /v1/me', clause: 'END-LIST-6' }),
         ),
-        CASES_AT_ONCE,
       );
     },
   ),

@@ -7,9 +7,9 @@
 //
 // Data. Seed orders are never moved to another state here: every cancellation and return sent is one the spec refuses,
 // which leaves the order as it was, so reruns and parallel workers see the seed as docs/seed.md describes it.
+import { mapCases } from '../engine/runner/cases.js';
 import { check, learned, test, type Shop } from '../engine/runner/check.js';
 import type { ShopResponse } from '../engine/transport/http.js';
-import { CASES_AT_ONCE, judgeConcurrently } from '../engine/transport/in-flight.js';
 import { expectProblem, expectSuccess, fail } from '../lib/assert.js';
 import { expectOwnershipRefusal } from './_shared/expect-refusals.js';
 import { customerToken } from './_shared/mint-callers.js';
@@ -60,29 +60,18 @@ test(
       const { benPaid: paid, adaDelivered: delivered } = ORDERS;
       const twice = readBaseline;
       // Reads only, before any write: the three baselines (each its own resource, read twice with nothing in between) and
-      // the fresh account's reads of Ada's orders go at once; judged in this order. The writes that follow go in turn (seed
-      // rows), and the reads afterwards at once again.
-      let paidBefore!: Baseline<ShopResponse>;
-      let deliveredBefore!: Baseline<ShopResponse>;
-      let addressesBefore!: Baseline<ShopResponse>;
-      const [, reads] = await Promise.all([
-        judgeConcurrently(
-          [
-            async () => {
-              paidBefore = await twice(() => ownOrder(shop, ben, paid.id, { clause: 'END-ME-2' }));
-            },
-            async () => {
-              deliveredBefore = await twice(() => ownOrder(shop, ada, delivered.id, { clause: 'END-ME-2' }));
-            },
-            async () => {
-              addressesBefore = await twice(() => shop.http.get('/v1/me/addresses', { token: ada }));
-            },
-          ],
-          CASES_AT_ONCE,
-        ),
-        Promise.all(ADA.orderIds.map((id) => shop.http.get(`/v1/me/orders/${id}`, { token: other }))),
+      // the fresh account's reads of Ada's orders (a case each) go at once; judged in this order. The writes that follow go
+      // in turn (seed rows), and the reads afterwards at once again.
+      const baselines: (() => Promise<Baseline<ShopResponse>>)[] = [
+        () => twice(() => ownOrder(shop, ben, paid.id, { clause: 'END-ME-2' })),
+        () => twice(() => ownOrder(shop, ada, delivered.id, { clause: 'END-ME-2' })),
+        () => twice(() => shop.http.get('/v1/me/addresses', { token: ada })),
+      ];
+      const [[paidBefore, deliveredBefore, addressesBefore], reads] = await Promise.all([
+        mapCases(baselines, (read) => read()),
+        mapCases(ADA.orderIds, (id) => shop.http.get(`/v1/me/orders/${id}`, { token: other })),
       ]);
-      const before = { paid: paidBefore, delivered: deliveredBefore };
+      const before = { paid: paidBefore!, delivered: deliveredBefore!, addresses: addressesBefore! };
       for (const [i, id] of ADA.orderIds.entries()) {
         const res = reads[i]!;
         // Served, it is a row not scoped by the token's sub and another account's data seen.
@@ -120,7 +109,7 @@ test(
         what: `${ADA.sub}'s ${delivered.id} after another account's return`,
         clause: 'END-ME-2',
       });
-      expectUnchanged(addressesBefore, addressesAfter, {
+      expectUnchanged(before.addresses, addressesAfter, {
         what: `${ADA.sub}'s addresses after another account's delete`,
         clause: 'END-ME-2',
       });

@@ -5,8 +5,8 @@
 // its own account's lists: refused, nothing of the other account seen, nothing changed.
 //
 // Data. Seed orders are never moved to another state: every cancellation and return sent is one the spec refuses.
+import { judgeCases, mapCases } from '../engine/runner/cases.js';
 import { check, learned, test } from '../engine/runner/check.js';
-import { CASES_AT_ONCE, judgeConcurrently, mapConcurrent } from '../engine/transport/in-flight.js';
 import { expectProblem, expectSuccess, fail, inCase } from '../lib/assert.js';
 import { expectUnchanged, readBaseline } from '../lib/compare.js';
 import { expectOwnershipRefusal } from './_shared/expect-refusals.js';
@@ -27,9 +27,9 @@ test(
       const ada = await customerToken(shop, ADA.sub);
       const ben = await customerToken(shop, BEN.sub);
       const { benPaid: paid, adaDelivered: delivered } = ORDERS;
-      // The baselines (with the callers' provisioning beside them: fresh accounts of their own), the callers and the reads
-      // afterwards each go at once. Each caller's reads go at once too, its writes (seed rows) in turn; the assistant's
-      // requests all go in turn, through its one agent and the agent's one server nonce.
+      // The baselines (with the callers' provisioning beside them: fresh accounts of their own) and the reads afterwards each
+      // go at once; the callers are cases of their own. Each caller's reads are cases too, its writes (seed rows) go in turn;
+      // the assistant's requests all go in turn (one lane), through its one agent and the agent's one server nonce.
       const [[paidBefore, deliveredBefore, addressesBefore], agents] = await Promise.all([
         Promise.all([
           readBaseline(() => shop.http.get(`/v1/me/orders/${paid.id}`, { token: ben })),
@@ -46,43 +46,40 @@ test(
       expectSuccess(before.paid.first, { what: `control: ${BEN.sub} reads ${paid.id}`, clause: 'END-ME-2' });
       if ('err' in agents) throw agents.err;
       const needles = [ADA.name, ADA.line1, ...ADA.orderIds, ...ADA.addressIds, ...NOT_ADAS];
-      await judgeConcurrently(
-        agents.list.map(([who, send]) => async () => {
-          const atOnce = who === 'assistant' ? 1 : CASES_AT_ONCE;
-          const reads = await mapConcurrent(ADA.orderIds, atOnce, (id) => send('GET', `/v1/me/orders/${id}`));
-          for (const [i, id] of ADA.orderIds.entries()) {
-            const res = reads[i]!;
-            inCase(who, () => expectOwnershipRefusal(shop, res, { what: `reads ${ADA.sub}'s ${id}`, clause: ['END-ME-2', 'END-ME-1'] }));
-          }
-          // The bodies are the target's own (the spec shows none), with a reason wherever they declare one.
-          const body = (operationId: string) => learned().body(operationId, {}, { reason: 'not mine' });
-          const writes: [string, string, string, unknown][] = [
-            [`cancels ${BEN.sub}'s ${paid.id}`, 'POST', `/v1/me/orders/${paid.id}/cancellation`, body('cancelOrder')],
-            [`returns ${ADA.sub}'s ${delivered.id}`, 'POST', `/v1/me/orders/${delivered.id}/returns`, body('requestReturn')],
-            [`deletes ${ADA.sub}'s ${ADA.addressIds[1]}`, 'DELETE', `/v1/me/addresses/${ADA.addressIds[1]}`, undefined],
-          ];
-          for (const [what, method, path, json] of writes) {
-            const res = await send(method, path, json);
-            // A 400 invalid_request to a body built from the documents is input validation, before the handler: the
-            // owner's reads afterwards judge that nothing changed.
-            if (json !== undefined && res.status === 400)
-              inCase(who, () => expectProblem(res, { status: 400, error: 'invalid_request', docsUrl: shop.docsUrl, clause: 'END-ME-2' }));
-            else inCase(who, () => expectOwnershipRefusal(shop, res, { what, clause: 'END-ME-2' }));
-          }
-          const lists = ['/v1/me/profile', '/v1/me/addresses', '/v1/me/payment-methods', '/v1/me/orders'];
-          const own = await mapConcurrent(lists, atOnce, (path) => send('GET', path));
-          for (const [i, path] of lists.entries()) {
-            const res = own[i]!;
-            expectSuccess(res, { what: `GET ${path} as ${who} of a fresh account`, clause: 'END-ME-1' });
-            const seen = needles.filter((n) => res.text.includes(n));
-            if (seen.length > 0)
-              fail(`GET ${path} as ${who} of a fresh account`, `nothing of ${seen.join(', ')}`, res.text.slice(0, 300), {
-                clause: 'END-ME-1',
-              });
-          }
-        }),
-        CASES_AT_ONCE,
-      );
+      await judgeCases(agents.list, async ([who, send]) => {
+        const inTurn = who === 'assistant' ? { lane: () => 'assistant' } : {};
+        const reads = await mapCases(ADA.orderIds, (id) => send('GET', `/v1/me/orders/${id}`), inTurn);
+        for (const [i, id] of ADA.orderIds.entries()) {
+          const res = reads[i]!;
+          inCase(who, () => expectOwnershipRefusal(shop, res, { what: `reads ${ADA.sub}'s ${id}`, clause: ['END-ME-2', 'END-ME-1'] }));
+        }
+        // The bodies are the target's own (the spec shows none), with a reason wherever they declare one.
+        const body = (operationId: string) => learned().body(operationId, {}, { reason: 'not mine' });
+        const writes: [string, string, string, unknown][] = [
+          [`cancels ${BEN.sub}'s ${paid.id}`, 'POST', `/v1/me/orders/${paid.id}/cancellation`, body('cancelOrder')],
+          [`returns ${ADA.sub}'s ${delivered.id}`, 'POST', `/v1/me/orders/${delivered.id}/returns`, body('requestReturn')],
+          [`deletes ${ADA.sub}'s ${ADA.addressIds[1]}`, 'DELETE', `/v1/me/addresses/${ADA.addressIds[1]}`, undefined],
+        ];
+        for (const [what, method, path, json] of writes) {
+          const res = await send(method, path, json);
+          // A 400 invalid_request to a body built from the documents is input validation, before the handler: the
+          // owner's reads afterwards judge that nothing changed.
+          if (json !== undefined && res.status === 400)
+            inCase(who, () => expectProblem(res, { status: 400, error: 'invalid_request', docsUrl: shop.docsUrl, clause: 'END-ME-2' }));
+          else inCase(who, () => expectOwnershipRefusal(shop, res, { what, clause: 'END-ME-2' }));
+        }
+        const lists = ['/v1/me/profile', '/v1/me/addresses', '/v1/me/payment-methods', '/v1/me/orders'];
+        const own = await mapCases(lists, (path) => send('GET', path), inTurn);
+        for (const [i, path] of lists.entries()) {
+          const res = own[i]!;
+          expectSuccess(res, { what: `GET ${path} as ${who} of a fresh account`, clause: 'END-ME-1' });
+          const seen = needles.filter((n) => res.text.includes(n));
+          if (seen.length > 0)
+            fail(`GET ${path} as ${who} of a fresh account`, `nothing of ${seen.join(', ')}`, res.text.slice(0, 300), {
+              clause: 'END-ME-1',
+            });
+        }
+      });
       const [paidAfter, deliveredAfter, addressesAfter] = await Promise.all([
         shop.http.get(`/v1/me/orders/${paid.id}`, { token: ben }),
         shop.http.get(`/v1/me/orders/${delivered.id}`, { token: ada }),

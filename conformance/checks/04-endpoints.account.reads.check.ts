@@ -5,6 +5,7 @@
 //
 // Levels. The spec shows no payload shapes: spec-level checks observe responses through the seed's data (docs/seed.md),
 // never through member names; the exact identity body is the reference's (docs/account.md).
+import { judgeCases, mapCases } from '../engine/runner/cases.js';
 import { check, notApplicable, test, type Shop } from '../engine/runner/check.js';
 import type { ShopResponse } from '../engine/transport/http.js';
 import { brief, expectNoStore, expectSuccess, fail, failSoft, is2xx, notDeclared } from '../lib/assert.js';
@@ -37,10 +38,9 @@ test(
         ['/v1/me/orders', [ORDERS.adaDelivered.id]],
         [`/v1/me/orders/${ORDERS.adaDelivered.id}`, [ORDERS.adaDelivered.id]],
       ];
-      // Reads only: they go at once, judged in their order.
-      const answers = await Promise.all(reads.map(([path]) => shop.http.get(path, { token })));
-      for (const [i, [path, own]] of reads.entries()) {
-        const res = answers[i]!;
+      // Reads only: a case each.
+      await judgeCases(reads, async ([path, own]) => {
+        const res = await shop.http.get(path, { token });
         expectSuccess(res, { what: `GET ${path} as ${ADA.sub}`, clause: 'PUR-SERVE-4' });
         expectNoStore(res, { clause: 'END-CONV-9' });
         if (!own.some((datum) => res.text.includes(datum)))
@@ -52,7 +52,7 @@ test(
             fail(`GET ${path} as ${ADA.sub} shows another account's data`, `nothing of ${other}`, res.text.slice(0, 300), {
               clause: 'END-ME-1',
             });
-      }
+      });
     },
   ),
 );
@@ -79,10 +79,9 @@ test(
         ['/v1/me/checkout-address', 'getCheckoutAddress'],
         ['/v1/me/checkout-methods', 'getCheckoutMethods'],
       ];
-      // Reads only: they go at once, judged in their order.
-      const answers = await Promise.all(paths.map(([path]) => shop.http.get(path, { token })));
-      for (const [i, [path, checkoutRead]] of paths.entries()) {
-        const res = answers[i]!;
+      // Reads only: a case each.
+      await judgeCases(paths, async ([path, checkoutRead]) => {
+        const res = await shop.http.get(path, { token });
         if (checkoutRead === undefined) expectSuccess(res, { what: `GET ${path} as a fresh account`, clause: 'END-ME-1' });
         else if (guardRefused(res) && !unknownScopeRefusal(shop, res, checkoutRead, 'a fresh customer'))
           fail(
@@ -96,7 +95,7 @@ test(
         for (const n of needles)
           if (res.text.includes(n))
             fail(`GET ${path} as a fresh account`, `nothing of ${n}`, res.text.slice(0, 300), { clause: 'END-ME-1' });
-      }
+      });
     },
   ),
 );
@@ -263,11 +262,11 @@ test(
       // The eligibility boolean, where the customer's reads show it (true for Ada, false for Chloé): an agent's read of Ada's
       // account carries it too (the identity read returns it, whoever reads).
       // Reads only, each by a caller of its own (one request through the assistant's agent): the customers' reads and the
-      // agents' go at once, the agents' answers judged in their order.
+      // agents' (a case each) go at once, the agents' answers judged in their order.
       const [ada, chloe, answers] = await Promise.all([
         identityOf(shop, ADA.sub),
         identityOf(shop, CHLOE.sub),
-        Promise.all(reads.map(([, read]) => read())),
+        mapCases(reads, ([, read]) => read()),
       ]);
       const chloeLeaves = new Map(leaves(chloe.body));
       const flips = leaves(ada.body)

@@ -12,6 +12,7 @@
 // documents, and a 400 to it fails checkoutSavedCard's clause; a check fails only on what the spec says. The
 // preview's callers and scopes are not shown either, so its caller matrix is reference-level. Delegated tokens use the API
 // audience (channel openapi); customers may not call these operations.
+import { judgeCases, mapCases } from '../engine/runner/cases.js';
 import { check, test, type Shop } from '../engine/runner/check.js';
 import type { ShopResponse } from '../engine/transport/http.js';
 import { KINDS, type Kind } from '../engine/runner/callers.js';
@@ -50,9 +51,9 @@ async function callerMatrix(
     }
     tried.push([kind, await credentialsFor(shop, kind, [operationId])]);
   }
-  // Each kind is a fresh subject of its own, refused or answered for an empty cart: the requests go at once. Whether every
-  // kind got the answer of no route is then asked in the kinds' order, a probe only while it still may be so.
-  const sent = await Promise.all(tried.map(([, who]) => shop.http.post(path, { ...who, json })));
+  // Each kind is a fresh subject of its own, refused or answered for an empty cart: a case each. Whether every kind got the
+  // answer of no route is then asked in the kinds' order, a probe only while it still may be so.
+  const sent = await mapCases(tried, ([, who]) => shop.http.post(path, { ...who, json }));
   const answers: [Kind, ShopResponse][] = tried.map(([kind], i) => [kind, sent[i]!]);
   let unserved = true;
   for (const [i, [, who]] of tried.entries()) unserved &&= await answersAsNoRoute(shop, sent[i]!, { method: 'POST', path, who, json });
@@ -124,18 +125,14 @@ test(
       requires: ['delegated'],
     },
     async (shop) => {
-      // Two fresh subjects, each with an empty cart; the probe of a path no service has needs nothing of the answer: the four
-      // requests go at once, judged in the tokens' order.
+      // Two fresh subjects, each with an empty cart: a case each. The probe of a path no service has needs nothing of the
+      // answer: a case's request and probe go at once.
       const tokens = [await delegatedToken(shop, shop.subject('cust')), await customerToken(shop)];
-      const answers = await Promise.all(
-        tokens.map((token) =>
-          Promise.all([
-            shop.http.post(PREVIEW, { token, json: {} }),
-            probeUnmatched((path) => shop.http.post(path, { token, json: {} }), PREVIEW, shop.subject()),
-          ]),
-        ),
-      );
-      for (const [res, unmatched] of answers) {
+      await judgeCases(tokens, async (token) => {
+        const [res, unmatched] = await Promise.all([
+          shop.http.post(PREVIEW, { token, json: {} }),
+          probeUnmatched((path) => shop.http.post(path, { token, json: {} }), PREVIEW, shop.subject()),
+        ]);
         if (looksUnmatched(res, unmatched))
           fail(
             'POST /v1/checkout-previews is a route of the service',
@@ -145,7 +142,7 @@ test(
             { clause: ['END-OPS-CREATECHECKOUTPREVIEW-1', 'PUR-SERVE-3'] },
           );
         expectNoServerError(res, { what: 'POST /v1/checkout-previews', clause: 'PUR-SERVE-3' });
-      }
+      });
     },
   ),
 );

@@ -12,6 +12,7 @@
 // artifact (web agent forwarder plus `Assistant-Browser-Session`) are the reference's, judged at the reference level.
 //
 // Data. Every check provisions its own assistant session (conformance/checks/_shared/assistant.ts): nothing is shared between checks.
+import { judgeCases, mapCases } from '../engine/runner/cases.js';
 import { check, notApplicable, test } from '../engine/runner/check.js';
 import { AssistantAgent, browserSession } from './_shared/assistant.js';
 import {
@@ -58,11 +59,9 @@ test(
         ['GET', `${COLLECTION}/${freshId('conv')}`],
         ['POST', `${COLLECTION}/${freshId('conv')}/messages`],
       ];
-      // Without a token nothing is written: the probes go at once, judged in their order.
-      const answers = await Promise.all(
-        probes.map(([method, path]) =>
-          shop.http.request(method, path, method === 'POST' ? { json: { mode: 'direct', text: 'hello' } } : {}),
-        ),
+      // Without a token nothing is written: a case each, judged in their order once all are in.
+      const answers = await mapCases(probes, ([method, path]) =>
+        shop.http.request(method, path, method === 'POST' ? { json: { mode: 'direct', text: 'hello' } } : {}),
       );
       let seen = 0;
       for (const [i, [method, path]] of probes.entries()) {
@@ -265,18 +264,13 @@ test(
         ['GET', `${COLLECTION}/${id}`, undefined],
         ['GET', `${COLLECTION}/${id}/events`, undefined],
       ];
-      // Every case is refused at the actor stage: at once, judged in turn.
-      const answers = await Promise.all(
-        cases.map(([method, path, json]) =>
-          shop.http.request(method, path, { token: forwarder, headers, ...(json !== undefined ? { json } : {}) }),
-        ),
-      );
-      for (const [i, [method, path]] of cases.entries()) {
-        const res = answers[i]!;
+      // Every case is refused at the actor stage: cases of their own.
+      await judgeCases(cases, async ([method, path, json]) => {
+        const res = await shop.http.request(method, path, { token: forwarder, headers, ...(json !== undefined ? { json } : {}) });
         inCase(`${method} ${path} from a browser session`, () =>
           expectProblem(res, { status: 403, error: 'caller_not_allowed', docsUrl: shop.docsUrl, clause: 'AUTH-ORDER-7' }),
         );
-      }
+      });
     },
   ),
 );

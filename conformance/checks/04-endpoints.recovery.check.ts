@@ -6,7 +6,7 @@
 // cancelled, proof_pending and provider_pending (which stays pending however often it is resumed). The approved operation
 // is never touched: resuming it completes it, and a rerun would see another phase.
 import { check, test } from '../engine/runner/check.js';
-import { CASES_AT_ONCE, judgeConcurrently } from '../engine/transport/in-flight.js';
+import { judgeCases } from '../engine/runner/cases.js';
 import { brief, expectNoStore, expectProblem, fail, inCase, expectSameJson } from '../lib/assert.js';
 import { freshId } from '../lib/fresh-id.js';
 import {
@@ -33,25 +33,15 @@ test(
       requires: ['recovery'],
     },
     async (shop) => {
-      // Three lookups of operations that exist nowhere (nothing to change): at once, judged in turn.
-      await judgeConcurrently(
-        [
-          ...(['email', 'delete'] as const).map(
-            (purpose) => () =>
-              expectRecoveryNotFound(shop, unknownOperation(purpose), {
-                what: `unknown operation, purpose ${purpose}`,
-                clause: 'END-RECOVERY-12',
-              }),
-          ),
-          () =>
-            expectRecoveryNotFound(
-              shop,
-              { subject: ADA.sub, operationId: freshId('recop'), purpose: 'delete' },
-              { what: 'unknown operation of a seeded account', clause: 'END-RECOVERY-12' },
-            ),
-        ],
-        CASES_AT_ONCE,
-      );
+      // Three lookups of operations that exist nowhere (nothing to change): cases of their own.
+      const cases: [string, object][] = [
+        ...(['email', 'delete'] as const).map((purpose): [string, object] => [
+          `unknown operation, purpose ${purpose}`,
+          unknownOperation(purpose),
+        ]),
+        ['unknown operation of a seeded account', { subject: ADA.sub, operationId: freshId('recop'), purpose: 'delete' }],
+      ];
+      await judgeCases(cases, ([what, body]) => expectRecoveryNotFound(shop, body, { what, clause: 'END-RECOVERY-12' }));
     },
   ),
 );
@@ -89,20 +79,16 @@ test(
       seed: true,
     },
     async (shop) => {
-      // Two operations of two accounts: at once, the verdict the one of the two in turn. Each one's repeat follows its first
-      // request.
-      await judgeConcurrently(
-        [RECOVERY_OPERATIONS.completeDelete, RECOVERY_OPERATIONS.completeEmail].map((op) => async () => {
-          for (let i = 1; i <= 2; i++) {
-            const res = await recover(shop, op);
-            inCase(`request ${i} for ${op.operationId}`, () =>
-              // The first answer is one fact stated twice (States: `complete`; Endpoints: 200 status complete).
-              expectRecoveryStatus(res, 'complete', { clause: i === 1 ? ['STA-RECOVERY-1', 'END-RECOVERY-8'] : 'END-RECOVERY-7' }),
-            );
-          }
-        }),
-        CASES_AT_ONCE,
-      );
+      // Two operations of two accounts: a case each. Each one's repeat follows its first request.
+      await judgeCases([RECOVERY_OPERATIONS.completeDelete, RECOVERY_OPERATIONS.completeEmail], async (op) => {
+        for (let i = 1; i <= 2; i++) {
+          const res = await recover(shop, op);
+          inCase(`request ${i} for ${op.operationId}`, () =>
+            // The first answer is one fact stated twice (States: `complete`; Endpoints: 200 status complete).
+            expectRecoveryStatus(res, 'complete', { clause: i === 1 ? ['STA-RECOVERY-1', 'END-RECOVERY-8'] : 'END-RECOVERY-7' }),
+          );
+        }
+      });
       // The deleted account stays deleted: repeating its finished deletion granted it nothing.
       const after = await shop.http.get('/v1/cart', {
         token: await shop.mint.customer({ sub: RECOVERY_OPERATIONS.completeDelete.subject }),
@@ -164,15 +150,8 @@ test(
         ],
         ['the cancelled operation for a fresh subject', { ...RECOVERY_OPERATIONS.cancelled, subject: shop.subject('cust') }],
       ];
-      // Lookups that find nothing to resume (nothing changes): at once, judged in turn.
-      await judgeConcurrently(
-        cases.map(
-          ([what, body]) =>
-            () =>
-              expectRecoveryNotFound(shop, body, { what, clause: 'END-RECOVERY-1' }),
-        ),
-        CASES_AT_ONCE,
-      );
+      // Lookups that find nothing to resume (nothing changes): cases of their own.
+      await judgeCases(cases, ([what, body]) => expectRecoveryNotFound(shop, body, { what, clause: 'END-RECOVERY-1' }));
     },
   ),
 );
@@ -193,15 +172,8 @@ test(
         ['the provider-pending deletion as an email change', { ...RECOVERY_OPERATIONS.providerPending, purpose: 'email' }],
         ['the proof-pending email change as a deletion', { ...RECOVERY_OPERATIONS.proofPending, purpose: 'delete' }],
       ];
-      // Lookups that find nothing to resume (nothing changes): at once, judged in turn.
-      await judgeConcurrently(
-        cases.map(
-          ([what, body]) =>
-            () =>
-              expectRecoveryNotFound(shop, body, { what, clause: 'END-RECOVERY-2' }),
-        ),
-        CASES_AT_ONCE,
-      );
+      // Lookups that find nothing to resume (nothing changes): cases of their own.
+      await judgeCases(cases, ([what, body]) => expectRecoveryNotFound(shop, body, { what, clause: 'END-RECOVERY-2' }));
     },
   ),
 );
@@ -318,26 +290,22 @@ test(
       seed: true,
     },
     async (shop) => {
-      // Three operations whose phase no request changes: at once, judged in turn.
-      await judgeConcurrently(
-        (
-          [
-            [RECOVERY_OPERATIONS.cancelled, 'cancelled'],
-            [RECOVERY_OPERATIONS.completeEmail, 'complete'],
-            [RECOVERY_OPERATIONS.providerPending, 'pending'],
-          ] as const
-        ).map(([op, status]) => async () => {
-          const res = op === RECOVERY_OPERATIONS.providerPending ? await resumeProviderPending(shop) : await recover(shop, op);
-          inCase(op.operationId, () => {
-            expectRecoveryStatus(res, status, { clause: 'RES-RECOVERY-5' });
-            expectSameJson(res.body, { status, operationId: op.operationId }, { what: 'body', clause: 'RES-RECOVERY-5' });
-            if (!/^application\/json/.test(res.headers.get('content-type') ?? ''))
-              fail('Content-Type', 'application/json', res.headers.get('content-type'), { clause: 'RES-RECOVERY-5' });
-            expectNoStore(res, { clause: 'RES-RECOVERY-5' });
-          });
-        }),
-        CASES_AT_ONCE,
-      );
+      // Three operations whose phase no request changes: cases of their own.
+      const cases = [
+        [RECOVERY_OPERATIONS.cancelled, 'cancelled'],
+        [RECOVERY_OPERATIONS.completeEmail, 'complete'],
+        [RECOVERY_OPERATIONS.providerPending, 'pending'],
+      ] as const;
+      await judgeCases(cases, async ([op, status]) => {
+        const res = op === RECOVERY_OPERATIONS.providerPending ? await resumeProviderPending(shop) : await recover(shop, op);
+        inCase(op.operationId, () => {
+          expectRecoveryStatus(res, status, { clause: 'RES-RECOVERY-5' });
+          expectSameJson(res.body, { status, operationId: op.operationId }, { what: 'body', clause: 'RES-RECOVERY-5' });
+          if (!/^application\/json/.test(res.headers.get('content-type') ?? ''))
+            fail('Content-Type', 'application/json', res.headers.get('content-type'), { clause: 'RES-RECOVERY-5' });
+          expectNoStore(res, { clause: 'RES-RECOVERY-5' });
+        });
+      });
     },
   ),
 );

@@ -3,10 +3,10 @@
 //
 // Levels. A refused recovery credential is 401 exactly (Recovery endpoint results); its code and challenge are the
 // reference's and are judged in 04-endpoints.internal. A closed route is judged by "never succeeds": any 4xx problem.
+import { mapCases } from '../engine/runner/cases.js';
 import { check, notApplicable, test, type Shop } from '../engine/runner/check.js';
 import { operatorAttribution } from '../lib/credential-formats.js';
 import type { ShopResponse } from '../engine/transport/http.js';
-import { CASES_AT_ONCE, mapConcurrent } from '../engine/transport/in-flight.js';
 import { brief, expectProblem, expectStatus, fail, inCase } from '../lib/assert.js';
 import { bearer, otherSecrets, wrong } from './_shared/call-internal-routes.js';
 import { expectRefusal } from './_shared/expect-refusals.js';
@@ -52,11 +52,10 @@ test(
       ];
       // The same request with its own credential: a wrong one answered alike was never looked at (END-PUBLIC-16), where an
       // answer of its own that is not 401 is a refusal in the wrong status (END-RECOVERY-11).
-      // The control, the request with its own credential and the refused ones go at once (the cancelled operation is never
-      // reopened, an unknown one is never found, a refused one is not looked at); judged in turn, the control first.
-      const [control, own, ...answers] = await mapConcurrent(
+      // The control, the request with its own credential and the refused ones are cases of their own (the cancelled operation
+      // is never reopened, an unknown one is never found, a refused one is not looked at); judged in turn, the control first.
+      const [control, own, ...answers] = await mapCases(
         [unknownOperation(), RECOVERY_OPERATIONS.cancelled, ...cases.map(() => RECOVERY_OPERATIONS.cancelled)],
-        CASES_AT_ONCE,
         (body, i) => (i < 2 ? recover(shop, body) : recover(shop, body, cases[i - 2]![1])),
       );
       expectControl(shop, control!, { clause: 'END-PUBLIC-16' });
@@ -98,9 +97,9 @@ test(
       cases.push(['an operator token', { ...bearer(await shop.mint.operator()), operator: operatorAttribution(shop.profile) }]);
       cases.push(['a guest storefront token', bearer(await shop.mint.guest())]);
       cases.push(['a backoffice machine token', bearer(await shop.mint.machine(shop.profile.clients.backoffice))]);
-      // The control and the refused requests go at once (an unknown operation is never found, a refused request is not
-      // looked at); judged in turn, the control first.
-      const [control, ...answers] = await mapConcurrent([undefined, ...cases], CASES_AT_ONCE, (c) =>
+      // The control and the refused requests are cases of their own (an unknown operation is never found, a refused request
+      // is not looked at); judged in turn, the control first.
+      const [control, ...answers] = await mapCases([undefined, ...cases], (c) =>
         c === undefined ? recover(shop, unknownOperation()) : recover(shop, RECOVERY_OPERATIONS.cancelled, c[1]),
       );
       expectControl(shop, control!, { clause: 'END-PUBLIC-18' });
@@ -129,8 +128,8 @@ test(
       const requests = attempts.flatMap(([what, headers]) =>
         [RECOVERY_OPERATIONS.cancelled, RECOVERY_OPERATIONS.completeEmail, unknownOperation()].map((body) => ({ what, headers, body })),
       );
-      // A closed route changes nothing: the attempts go at once, judged in turn.
-      const answers = await mapConcurrent(requests, CASES_AT_ONCE, ({ headers, body }) => shop.http.post(RECOVER, { headers, json: body }));
+      // A closed route changes nothing: the attempts are cases of their own, judged in turn.
+      const answers = await mapCases(requests, ({ headers, body }) => shop.http.post(RECOVER, { headers, json: body }));
       for (const [i, { what, body }] of requests.entries())
         inCase(`${what}, ${body.operationId}`, () => expectRefusal(shop, answers[i]!, { clause: 'END-PUBLIC-17' }));
     },

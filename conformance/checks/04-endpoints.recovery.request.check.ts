@@ -3,12 +3,24 @@
 // characters) and `purpose` (`email` or `delete`); a new email or a provider command cannot be passed (Endpoints,
 // Additional route facts). Invalid bodies are 400 invalid_request; valid ones naming an operation that exists nowhere
 // reach the lookup (404 recovery_not_found), so nothing is written.
-import { check, test } from '../engine/runner/check.js';
-import { CASES_AT_ONCE, judgeConcurrently } from '../engine/transport/in-flight.js';
-import { judgeEach, type ClauseRef } from '../lib/assert.js';
+import { judgeCases } from '../engine/runner/cases.js';
+import { check, test, type Shop } from '../engine/runner/check.js';
+import type { ClauseRef } from '../lib/assert.js';
 import { freshId } from '../lib/fresh-id.js';
 import { expectInvalidRecovery, expectRecoveryNotFound, unknownOperation } from './_shared/recover-account.js';
 import { RECOVERY_OPERATIONS } from './_shared/seed-data.js';
+
+/** One body of a recovery request: invalid (400 invalid_request), or valid and naming an operation that exists nowhere. */
+interface BodyCase {
+  what: string;
+  body: unknown;
+  clause: string;
+  valid?: true;
+}
+
+/** An invalid body is 400 invalid_request; a valid one reaches the lookup and finds nothing (404 recovery_not_found). */
+const judgeBody = (shop: Shop, { what, body, clause, valid }: BodyCase): Promise<void> =>
+  valid ? expectRecoveryNotFound(shop, body, { what, clause }) : expectInvalidRecovery(shop, body, { what, clause });
 
 test(
   ...check(
@@ -33,15 +45,11 @@ test(
         [command, 'command', { command: 'delete_user' }],
         [command, 'a provider action', { provider: { action: 'force_complete' } }],
       ];
-      // Every case is judged, and the failure names the clauses of every case that failed: a server that takes a new email
-      // is blamed for it even when it also ignores other unknown members.
-      await judgeEach(
-        cases,
-        // An operation that exists nowhere: a service that ignored the member would answer 404, and change nothing.
-        ([clause, what, extra]) => expectInvalidRecovery(shop, { ...unknownOperation(), ...extra }, { what, clause }),
-        (n, of) => `${n} of ${of} bodies with another member were not refused`,
-        // Every body names an operation that exists nowhere, so none changes anything: judged at once.
-        CASES_AT_ONCE,
+      // Every case is judged, and each case that fails is a failure of its own: a server that takes a new email is blamed
+      // for it even when it also ignores other unknown members. Every body names an operation that exists nowhere (a
+      // service that ignored the member would answer 404, and change nothing): cases of their own.
+      await judgeCases(cases, ([clause, what, extra]) =>
+        expectInvalidRecovery(shop, { ...unknownOperation(), ...extra }, { what, clause }),
       );
     },
   ),
@@ -60,34 +68,27 @@ test(
       const base = unknownOperation();
       const { subject: _s, ...missing } = base;
       // Every body names an operation that exists nowhere (the valid ones reach the lookup and find nothing), so none
-      // changes anything: at once, judged in turn.
-      await judgeConcurrently(
-        [
-          () => expectInvalidRecovery(shop, missing, { what: 'subject missing', clause: 'RES-RECOVERY-1' }),
-          () => expectInvalidRecovery(shop, { ...base, subject: 42 }, { what: 'subject a number', clause: 'RES-RECOVERY-1' }),
-          () => expectInvalidRecovery(shop, { ...base, subject: null }, { what: 'subject null', clause: 'RES-RECOVERY-1' }),
-          () => expectInvalidRecovery(shop, { ...base, subject: '' }, { what: 'subject of 0 characters', clause: 'LIM-RECOVERY-1' }),
-          () =>
-            expectInvalidRecovery(
-              shop,
-              { ...base, subject: 's'.repeat(257) },
-              { what: 'subject of 257 characters', clause: 'LIM-RECOVERY-1' },
-            ),
-          () =>
-            expectRecoveryNotFound(
-              shop,
-              { ...base, subject: 's' },
-              { what: 'subject of 1 character (valid; the operation does not exist)', clause: 'LIM-RECOVERY-1' },
-            ),
-          () =>
-            expectRecoveryNotFound(
-              shop,
-              { ...base, subject: 's'.repeat(256) },
-              { what: 'subject of 256 characters (valid; the operation does not exist)', clause: 'LIM-RECOVERY-1' },
-            ),
-        ],
-        CASES_AT_ONCE,
-      );
+      // changes anything: cases of their own.
+      const cases: BodyCase[] = [
+        { what: 'subject missing', body: missing, clause: 'RES-RECOVERY-1' },
+        { what: 'subject a number', body: { ...base, subject: 42 }, clause: 'RES-RECOVERY-1' },
+        { what: 'subject null', body: { ...base, subject: null }, clause: 'RES-RECOVERY-1' },
+        { what: 'subject of 0 characters', body: { ...base, subject: '' }, clause: 'LIM-RECOVERY-1' },
+        { what: 'subject of 257 characters', body: { ...base, subject: 's'.repeat(257) }, clause: 'LIM-RECOVERY-1' },
+        {
+          what: 'subject of 1 character (valid; the operation does not exist)',
+          body: { ...base, subject: 's' },
+          clause: 'LIM-RECOVERY-1',
+          valid: true,
+        },
+        {
+          what: 'subject of 256 characters (valid; the operation does not exist)',
+          body: { ...base, subject: 's'.repeat(256) },
+          clause: 'LIM-RECOVERY-1',
+          valid: true,
+        },
+      ];
+      await judgeCases(cases, (c) => judgeBody(shop, c));
     },
   ),
 );
@@ -105,41 +106,32 @@ test(
       const base = unknownOperation();
       const { operationId: _o, ...missing } = base;
       // Every body names an operation that exists nowhere (the valid ones reach the lookup and find nothing), so none
-      // changes anything: at once, judged in turn.
-      await judgeConcurrently(
-        [
-          () => expectInvalidRecovery(shop, missing, { what: 'operationId missing', clause: 'RES-RECOVERY-2' }),
-          () => expectInvalidRecovery(shop, { ...base, operationId: 7 }, { what: 'operationId a number', clause: 'RES-RECOVERY-2' }),
-          () =>
-            expectInvalidRecovery(
-              shop,
-              { ...base, operationId: [RECOVERY_OPERATIONS.cancelled.operationId] },
-              { what: 'operationId an array', clause: 'RES-RECOVERY-2' },
-            ),
-          () =>
-            expectInvalidRecovery(shop, { ...base, operationId: '' }, { what: 'operationId of 0 characters', clause: 'LIM-RECOVERY-2' }),
-          () =>
-            expectInvalidRecovery(
-              shop,
-              { ...base, operationId: 'o'.repeat(129) },
-              { what: 'operationId of 129 characters', clause: 'LIM-RECOVERY-2' },
-            ),
-          // One character could name a real operation of another deployment: "~" is an unlikely id.
-          () =>
-            expectRecoveryNotFound(
-              shop,
-              { ...base, operationId: '~' },
-              { what: 'operationId of 1 character (valid; the operation does not exist)', clause: 'LIM-RECOVERY-2' },
-            ),
-          () =>
-            expectRecoveryNotFound(
-              shop,
-              { ...base, operationId: freshId('recop').padEnd(128, 'x') },
-              { what: 'operationId of 128 characters (valid; the operation does not exist)', clause: 'LIM-RECOVERY-2' },
-            ),
-        ],
-        CASES_AT_ONCE,
-      );
+      // changes anything: cases of their own.
+      const cases: BodyCase[] = [
+        { what: 'operationId missing', body: missing, clause: 'RES-RECOVERY-2' },
+        { what: 'operationId a number', body: { ...base, operationId: 7 }, clause: 'RES-RECOVERY-2' },
+        {
+          what: 'operationId an array',
+          body: { ...base, operationId: [RECOVERY_OPERATIONS.cancelled.operationId] },
+          clause: 'RES-RECOVERY-2',
+        },
+        { what: 'operationId of 0 characters', body: { ...base, operationId: '' }, clause: 'LIM-RECOVERY-2' },
+        { what: 'operationId of 129 characters', body: { ...base, operationId: 'o'.repeat(129) }, clause: 'LIM-RECOVERY-2' },
+        // One character could name a real operation of another deployment: "~" is an unlikely id.
+        {
+          what: 'operationId of 1 character (valid; the operation does not exist)',
+          body: { ...base, operationId: '~' },
+          clause: 'LIM-RECOVERY-2',
+          valid: true,
+        },
+        {
+          what: 'operationId of 128 characters (valid; the operation does not exist)',
+          body: { ...base, operationId: freshId('recop').padEnd(128, 'x') },
+          clause: 'LIM-RECOVERY-2',
+          valid: true,
+        },
+      ];
+      await judgeCases(cases, (c) => judgeBody(shop, c));
     },
   ),
 );
@@ -156,25 +148,22 @@ test(
       const base = unknownOperation();
       const { purpose: _p, ...missing } = base;
       // Every body names an operation that exists nowhere (the valid ones reach the lookup and find nothing), so none
-      // changes anything: at once, judged in turn.
-      await judgeConcurrently(
-        [
-          () => expectInvalidRecovery(shop, missing, { what: 'purpose missing', clause: 'RES-RECOVERY-3' }),
-          ...['Email', 'DELETE', 'phone', 'deletion', '', 'email ', 1, null, ['email']].map(
-            (purpose) => () =>
-              expectInvalidRecovery(shop, { ...base, purpose }, { what: `purpose ${JSON.stringify(purpose)}`, clause: 'RES-RECOVERY-3' }),
-          ),
-          ...(['email', 'delete'] as const).map(
-            (purpose) => () =>
-              expectRecoveryNotFound(
-                shop,
-                { ...base, purpose },
-                { what: `purpose "${purpose}" (valid; the operation does not exist)`, clause: 'RES-RECOVERY-3' },
-              ),
-          ),
-        ],
-        CASES_AT_ONCE,
-      );
+      // changes anything: cases of their own.
+      const cases: BodyCase[] = [
+        { what: 'purpose missing', body: missing, clause: 'RES-RECOVERY-3' },
+        ...['Email', 'DELETE', 'phone', 'deletion', '', 'email ', 1, null, ['email']].map((purpose): BodyCase => ({
+          what: `purpose ${JSON.stringify(purpose)}`,
+          body: { ...base, purpose },
+          clause: 'RES-RECOVERY-3',
+        })),
+        ...(['email', 'delete'] as const).map((purpose): BodyCase => ({
+          what: `purpose "${purpose}" (valid; the operation does not exist)`,
+          body: { ...base, purpose },
+          clause: 'RES-RECOVERY-3',
+          valid: true,
+        })),
+      ];
+      await judgeCases(cases, (c) => judgeBody(shop, c));
     },
   ),
 );
