@@ -10,7 +10,7 @@ import type { ShopResponse } from '../engine/transport/http.js';
 import { brief, expectProblem, expectStatus, expectSuccess, fail, failSoft } from '../lib/assert.js';
 import { freshHex } from '../lib/fresh-id.js';
 import { AssistantAgent } from './_shared/assistant.js';
-import { expectDpopNonce, expectProblemMembers, expectRequestId } from './_shared/expect-request-headers.js';
+import { expectDpopNonce, expectProblemMembers, expectRequestId } from '../lib/expect/every-response.js';
 import { isRetryAfter, SPEND_IN_FLIGHT, spendAsAssistant, spendConcurrently, spendWithinWindow } from './_shared/spend-budget.js';
 
 interface AssistantBudgets {

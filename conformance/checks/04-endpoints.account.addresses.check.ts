@@ -20,7 +20,7 @@ import {
 } from '../lib/assert.js';
 import { ADDRESS, addAddress, createdAddressId } from './_shared/add-address.js';
 import { locationOf } from './_shared/location.js';
-import { expectOwnershipRefusal } from './_shared/expect-refusals.js';
+import { expectOwnershipRefusal } from '../lib/expect/refusals.js';
 import { customerToken } from './_shared/mint-callers.js';
 
 // --- creates and deletes ---------------------------------------------------------------------------------------------------

@@ -12,7 +12,7 @@ import { callerGuardCheck, guardRefused } from './_shared/caller-guard.js';
 import { brief, expectProblem, expectSuccess, fail, inCase } from '../lib/assert.js';
 import { OPERATIONS_BY_ID } from '../../contract/operations.js';
 import { ADDRESS } from './_shared/add-address.js';
-import { expectRefusal } from './_shared/expect-refusals.js';
+import { expectRefusal } from '../lib/expect/refusals.js';
 import { customerToken, delegatedToken } from './_shared/mint-callers.js';
 import { ABSENT_IDS, ENDED_ACCOUNTS } from './_shared/seed-data.js';
 import { SPECIAL_PATHS } from '../../contract/routes.js';

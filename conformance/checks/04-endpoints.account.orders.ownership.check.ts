@@ -11,7 +11,7 @@ import { mapCases } from '../engine/runner/cases.js';
 import { check, learned, test, type Shop } from '../engine/runner/check.js';
 import type { ShopResponse } from '../engine/transport/http.js';
 import { expectProblem, expectSuccess, fail } from '../lib/assert.js';
-import { expectOwnershipRefusal } from './_shared/expect-refusals.js';
+import { expectOwnershipRefusal } from '../lib/expect/refusals.js';
 import { customerToken } from './_shared/mint-callers.js';
 import { ABSENT_IDS, ADA, BEN, ORDERS } from './_shared/seed-data.js';
 import { type Baseline, expectUnchanged, readBaseline } from '../lib/compare.js';

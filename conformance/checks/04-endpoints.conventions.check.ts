@@ -22,7 +22,7 @@ import {
   parseCacheControl,
 } from '../lib/assert.js';
 import { addLine, cartLine, cartQuantity, expectEmptyCart } from './_shared/expect-cart.js';
-import { expectRefusal } from './_shared/expect-refusals.js';
+import { expectRefusal } from '../lib/expect/refusals.js';
 import { customerToken } from './_shared/mint-callers.js';
 import { ADA, ORDERS, PRODUCT_HANDLE, VARIANT } from './_shared/seed-data.js';
 import { SPECIAL_PATHS } from '../../contract/routes.js';

@@ -14,7 +14,7 @@ import { addressBody, createdAddressId } from './_shared/add-address.js';
 import { AssistantAgent } from './_shared/assistant.js';
 import { cartLine } from './_shared/expect-cart.js';
 import { callers } from './_shared/send-as.js';
-import { expectCreateConventions, expectDeleteConventions } from './_shared/expect-created.js';
+import { expectCreateConventions, expectDeleteConventions } from '../lib/expect/created.js';
 import { conversationRoute, messageOf, openConversation } from './_shared/open-conversation.js';
 import { VARIANT } from './_shared/seed-data.js';
 
@@ -32,7 +32,7 @@ test(
       await judgeCases(await callers(shop, 'storefront'), async ([who, send]) => {
         const added = await send('POST', '/v1/cart/items', cartLine());
         expectSuccess(added, { what: `addCartItem as ${who}`, clause: 'END-OPS-ADDCARTITEM-1' });
-        expectCreateConventions(added, 'addCartItem', { what: `addCartItem as ${who}` });
+        expectCreateConventions(added, { what: `addCartItem as ${who}`, declared: learned().declaresCreate('addCartItem') });
         expectDeleteConventions(await send('DELETE', `/v1/cart/items/${VARIANT}`), `removeCartItem as ${who}`);
       });
     },
@@ -53,7 +53,7 @@ test(
         expectSuccess(created, { what: `addAddress as ${who}`, clause: 'END-OPS-ADDADDRESS-1' });
         // addAddress is the spec's own example of a create: 201 whatever the documents say.
         expectStatus(created, 201, { what: `addAddress as ${who}: status of a create`, clause: 'END-CONV-1' });
-        expectCreateConventions(created, 'addAddress', { what: `addAddress as ${who}` });
+        expectCreateConventions(created, { what: `addAddress as ${who}`, declared: learned().declaresCreate('addAddress') });
         const id = createdAddressId(shop, created);
         expectDeleteConventions(await send('DELETE', `/v1/me/addresses/${encodeURIComponent(id)}`), `deleteAddress as ${who}`);
       });
@@ -73,12 +73,16 @@ test(
     async (shop) => {
       const agent = await AssistantAgent.create(shop);
       const { id, res: opened } = await openConversation(agent);
-      expectCreateConventions(opened, 'openConversation', { getUrl: learned().has('getConversation') });
+      expectCreateConventions(opened, {
+        what: 'openConversation',
+        declared: learned().declaresCreate('openConversation'),
+        getUrl: learned().has('getConversation'),
+      });
       if (learned().has('postConversationMessage')) {
         const { method, path } = conversationRoute('postConversationMessage', id);
         const wrote = (await agent.request(method, path, { json: messageOf('Hello from the conformance suite.') })).res;
         expectSuccess(wrote, { what: `${method} ${path} (postConversationMessage)`, clause: 'END-PUBLIC-19' });
-        expectCreateConventions(wrote, 'postConversationMessage');
+        expectCreateConventions(wrote, { what: 'postConversationMessage', declared: learned().declaresCreate('postConversationMessage') });
       }
     },
   ),

@@ -28,7 +28,7 @@ import {
   expect4xx,
 } from '../lib/assert.js';
 import { freshId } from '../lib/fresh-id.js';
-import { expectDpopChallengesOnly } from './_shared/expect-refusals.js';
+import { expectDpopChallengesOnly } from '../lib/expect/refusals.js';
 import { customerToken } from './_shared/mint-callers.js';
 import {
   COLLECTION,

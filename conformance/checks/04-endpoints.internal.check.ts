@@ -25,7 +25,7 @@ import {
   wrong,
   type InternalRoute,
 } from './_shared/call-internal-routes.js';
-import { expectRefusal } from './_shared/expect-refusals.js';
+import { expectRefusal } from '../lib/expect/refusals.js';
 import { postChunked } from './_shared/post-chunked.js';
 import { SPECIAL_PATHS } from '../../contract/routes.js';
 import { judgeCases, mapCases } from '../engine/runner/cases.js';

@@ -10,7 +10,7 @@ import { check, test } from '../engine/runner/check.js';
 import { fail, inCase } from '../lib/assert.js';
 import { AssistantAgent } from './_shared/assistant.js';
 import { bearer, wrong } from './_shared/call-internal-routes.js';
-import { expectRefusal } from './_shared/expect-refusals.js';
+import { expectRefusal } from '../lib/expect/refusals.js';
 import { freshId } from '../lib/fresh-id.js';
 import { conversationRoute, openConversation } from './_shared/open-conversation.js';
 import { SPECIAL_PATHS, fillPath } from '../../contract/routes.js';

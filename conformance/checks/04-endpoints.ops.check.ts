@@ -15,7 +15,7 @@ import { check, test, type Shop } from '../engine/runner/check.js';
 import { mapCases } from '../engine/runner/cases.js';
 import { credentialsOfClaimedKinds } from '../engine/runner/callers.js';
 import { expectNoHeader, expectProblem, fail, inCase, notDeclared } from '../lib/assert.js';
-import { expectCredentialRefused, expectRefusal } from './_shared/expect-refusals.js';
+import { expectCredentialRefused, expectRefusal } from '../lib/expect/refusals.js';
 import {
   declaredControls,
   expectOperatorAdmitted,

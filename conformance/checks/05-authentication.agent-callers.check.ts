@@ -14,7 +14,7 @@ import { mapCases } from '../engine/runner/cases.js';
 import type { ShopResponse } from '../engine/transport/http.js';
 import { AssistantAgent } from './_shared/assistant.js';
 import { expectNoHeader, expectProblem, inCase } from '../lib/assert.js';
-import { expectCredentialRefused } from './_shared/expect-refusals.js';
+import { expectCredentialRefused } from '../lib/expect/refusals.js';
 import {
   describedOperatorOperations,
   expectPassesGuard,

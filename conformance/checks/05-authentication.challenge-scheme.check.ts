@@ -8,7 +8,7 @@ import type { ShopResponse } from '../engine/transport/http.js';
 import { expectChallenge, expectProblem, fail, inCase, expect4xx, notDeclared } from '../lib/assert.js';
 import { artifactFormat } from '../lib/credential-formats.js';
 import { createForeignKey, signWith } from '../lib/mint.js';
-import { expectInvalidToken, expectNoChallengeOf } from './_shared/expect-refusals.js';
+import { expectInvalidToken, expectNoChallengeOf } from '../lib/expect/refusals.js';
 import { cartLine } from './_shared/expect-cart.js';
 
 /**

@@ -8,7 +8,7 @@ import { check, test } from '../engine/runner/check.js';
 import { judgeCases } from '../engine/runner/cases.js';
 import { expectChallenge, inCase } from '../lib/assert.js';
 import { CONVERSATIONS_PATH } from '../../contract/routes.js';
-import { expectDpopChallengesOnly } from './_shared/expect-refusals.js';
+import { expectDpopChallengesOnly } from '../lib/expect/refusals.js';
 
 /** `/v1/cart`, the conversation collection, and spellings of each the server may route as them. */
 function spellings(origin: string): { path: string; conversation: boolean; how: string }[] {

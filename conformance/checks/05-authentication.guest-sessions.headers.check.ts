@@ -13,7 +13,7 @@ import { type ClauseRef, expectProblem, expectStatus, expectSuccess, fail, inCas
 import { forgeGuestSession, GUEST_SESSION_FORGERIES, signGuestSession, type GuestSessionForgery } from '../lib/guest-session.js';
 import { freshShopperIp, shopperIpOfLength } from '../lib/shopper.js';
 import { cartLine, cartQuantity, expectNotNamesVariant, expectEmptyCart } from './_shared/expect-cart.js';
-import { expectInvalidGuestSession, expectRefusal } from './_shared/expect-refusals.js';
+import { expectInvalidGuestSession, expectRefusal } from '../lib/expect/refusals.js';
 import { guestHeaders } from './_shared/mint-callers.js';
 import { knownVariantIds, VARIANT } from './_shared/seed-data.js';
 

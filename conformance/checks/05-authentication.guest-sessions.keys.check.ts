@@ -10,7 +10,7 @@ import { check, test, type Shop } from '../engine/runner/check.js';
 import { expectSuccess, fail } from '../lib/assert.js';
 import { signGuestSession } from '../lib/guest-session.js';
 import { cartLine, expectNamesVariant, expectNotNamesVariant } from './_shared/expect-cart.js';
-import { expectInvalidGuestSession } from './_shared/expect-refusals.js';
+import { expectInvalidGuestSession } from '../lib/expect/refusals.js';
 import { guestHeaders } from './_shared/mint-callers.js';
 import { knownVariantIds, VARIANT } from './_shared/seed-data.js';
 

@@ -13,7 +13,7 @@ import { expectProblem, expectSuccess, fail, inCase, expectSameJson } from '../l
 import { freshHex } from '../lib/fresh-id.js';
 import { nowSeconds } from '../lib/jws.js';
 import { cartLine, expectNamesVariant, expectNotNamesVariant } from './_shared/expect-cart.js';
-import { expectCredentialRefused, expectInvalidToken } from './_shared/expect-refusals.js';
+import { expectCredentialRefused, expectInvalidToken } from '../lib/expect/refusals.js';
 import { invitedAgent } from './_shared/probe-agents.js';
 import { VARIANT } from './_shared/seed-data.js';
 import { contextHeader } from './_shared/artifact-headers.js';

@@ -12,7 +12,7 @@ import { expectProblem, expectSuccess, fail, inCase } from '../lib/assert.js';
 import { nowSeconds } from '../lib/jws.js';
 import { CUSTOMER_SCOPES } from '../lib/mint.js';
 import { AGENT_FORWARD_SCOPE, PERMISSIONS } from '../../contract/scopes.js';
-import { expectCredentialRefused, expectInsufficientScope } from './_shared/expect-refusals.js';
+import { expectCredentialRefused, expectInsufficientScope } from '../lib/expect/refusals.js';
 import { expectAuthority, expectPermissions, invitedAgent, sendInvited, UNKNOWN_PERMISSIONS } from './_shared/probe-agents.js';
 
 test(

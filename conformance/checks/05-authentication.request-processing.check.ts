@@ -14,7 +14,7 @@ import { expectProblem, expectStatus, expectSuccess, fail, failSoft } from '../l
 import { createForeignKey, signWith } from '../lib/mint.js';
 import { freshShopperIp } from '../lib/shopper.js';
 import { cartLine, expectNotNamesVariant } from './_shared/expect-cart.js';
-import { expectInvalidToken, expectRefusal } from './_shared/expect-refusals.js';
+import { expectInvalidToken, expectRefusal } from '../lib/expect/refusals.js';
 import { guestHeaders } from './_shared/mint-callers.js';
 import { spendConcurrently, spendWithinWindow, guestBudget } from './_shared/spend-budget.js';
 import { VARIANT } from './_shared/seed-data.js';

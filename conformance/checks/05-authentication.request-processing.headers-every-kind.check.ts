@@ -9,7 +9,7 @@ import type { ShopResponse } from '../engine/transport/http.js';
 import { expectSuccess, inCase } from '../lib/assert.js';
 import { freshShopperIp } from '../lib/shopper.js';
 import { AssistantAgent } from './_shared/assistant.js';
-import { expectRefusal } from './_shared/expect-refusals.js';
+import { expectRefusal } from '../lib/expect/refusals.js';
 import { delegatedToken, guestHeaders } from './_shared/mint-callers.js';
 import { invitedAgent } from './_shared/probe-agents.js';
 import { operator, undeclaredScopeRefusal } from './_shared/call-ops.js';

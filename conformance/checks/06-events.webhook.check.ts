@@ -19,7 +19,7 @@ import { brief, fail, inCase } from '../lib/assert.js';
 import { nowSeconds } from '../lib/jws.js';
 import { alterOneByte, ignoredEvent, newEventId, signPayload, SIGNATURE_HEADER } from '../lib/stripe-signature.js';
 import { deliver, expectReceived, expectWebhookProblem, postWebhook, webhookSecret } from './_shared/deliver-webhook.js';
-import { expectRefusal } from './_shared/expect-refusals.js';
+import { expectRefusal } from '../lib/expect/refusals.js';
 
 // ------------------------------------------------------------------------------------------- accepted deliveries (spec)
 

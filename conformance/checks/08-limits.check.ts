@@ -14,7 +14,7 @@ import { LIMITS } from '../../contract/limits.js';
 import { OPERATIONS, OPERATIONS_BY_ID } from '../../contract/operations.js';
 import { describedOpsRequests } from './_shared/call-ops.js';
 import { cartLine } from './_shared/expect-cart.js';
-import { expectRefusal } from './_shared/expect-refusals.js';
+import { expectRefusal } from '../lib/expect/refusals.js';
 import { customerToken } from './_shared/mint-callers.js';
 import { SPECIAL_PATHS } from '../../contract/routes.js';
 

@@ -12,7 +12,8 @@ import type { ShopResponse } from '../../engine/transport/http.js';
 import type { Shop } from '../../engine/runner/check.js';
 import { createDpopKey, dpopProof, type DpopKey, type DpopProofOptions } from '../../lib/dpop.js';
 import type { Audience } from '../../lib/mint.js';
-import { findChallenge, parseChallenges } from '../../lib/www-authenticate.js';
+import { errorOf } from '../../lib/expect/dpop.js';
+export { errorOf }; // TEMPORARY until the DPoP check files import it from lib
 import { provisionAssistantSession, signedOutProxyToken, type AssistantIdentity, type ProvisionOptions } from './assistant-session.js';
 
 export * from './assistant-session.js';
@@ -64,18 +65,6 @@ export interface AssistantResult {
 export function htuOf(shop: Shop, path: string): string {
   const url = new URL(shop.http.url(path));
   return `${url.origin}${url.pathname}`;
-}
-
-/** The error code of a problem answer: the body's `error`, else the DPoP challenge's `error` parameter. */
-export function errorOf(res: ShopResponse): string | undefined {
-  if (typeof res.body?.error === 'string') return res.body.error;
-  const header = res.headers.get('www-authenticate');
-  if (header === null) return undefined;
-  try {
-    return findChallenge(parseChallenges(header), 'DPoP')?.params.error;
-  } catch {
-    return undefined;
-  }
 }
 
 export function asksForNonce(res: ShopResponse): boolean {

@@ -8,7 +8,8 @@ import { htuOf, rawRequest, type AssistantAgent, type ProofOverrides } from './a
 import { createDpopKey, dpopProofDraft } from '../../lib/dpop.js';
 import { nowSeconds } from '../../lib/jws.js';
 import { publicKeyAsSecret, unsecured } from '../../lib/mint.js';
-import { CART, PROOF, PROOF_OR_NONCE } from './expect-dpop.js';
+import { CART } from './dpop-agents.js';
+import { PROOF, PROOF_OR_NONCE } from '../../lib/expect/dpop.js';
 
 export interface Negative {
   what: string;

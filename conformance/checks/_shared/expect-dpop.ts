@@ -3,9 +3,10 @@
 import type { Shop } from '../../engine/runner/check.js';
 import type { ShopResponse } from '../../engine/transport/http.js';
 import { judgeCases, mapCases } from '../../engine/runner/cases.js';
-import { AssistantAgent, errorOf } from './assistant.js';
+import { AssistantAgent } from './assistant.js';
+import { errorOf } from '../../lib/expect/dpop.js';
 import { expectChallenge, expectDpopNonce, expectProblem, expectSuccess, fail } from '../../lib/assert.js';
-import { challengesOf } from './expect-refusals.js';
+import { challengesOf } from '../../lib/expect/refusals.js';
 
 /** The path the DPoP checks request: getCart, which every assistant may call. */
 export const CART = '/v1/cart';

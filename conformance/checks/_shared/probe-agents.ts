@@ -4,12 +4,13 @@
 // changes nothing: ids no record has, and bodies that fail validation.
 import type { Shop } from '../../engine/runner/check.js';
 import type { ShopResponse } from '../../engine/transport/http.js';
-import { ALL_PERMISSIONS, errorOf, type AssistantAgent } from './assistant.js';
+import { ALL_PERMISSIONS, type AssistantAgent } from './assistant.js';
+import { errorOf } from '../../lib/expect/dpop.js';
 import { brief, fail, failSoft, inCase, expectNoServerError } from '../../lib/assert.js';
 import { freshHex } from '../../lib/fresh-id.js';
 import type { InvitedAgentContextOptions } from '../../lib/mint.js';
 import { OPERATIONS, type HttpMethod, type Operation } from '../../../contract/operations.js';
-import { expectInsufficientScope } from './expect-refusals.js';
+import { expectInsufficientScope } from '../../lib/expect/refusals.js';
 import { PRODUCT_HANDLE, VARIANT } from './seed-data.js';
 import { contextHeader } from './artifact-headers.js';
 import { learned } from '../../engine/runner/check.js';

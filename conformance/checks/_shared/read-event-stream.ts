@@ -2,7 +2,8 @@
 // comments in what was read (WHATWG HTML §9.2).
 import type { Shop } from '../../engine/runner/check.js';
 import type { ShopResponse } from '../../engine/transport/http.js';
-import { errorOf, type AssistantAgent } from './assistant.js';
+import { errorOf } from '../../lib/expect/dpop.js';
+import { type AssistantAgent } from './assistant.js';
 
 export interface OpenStream {
   /** The response head. */

@@ -270,6 +270,21 @@ export class Target {
   }
 
   /**
+   * Whether the documents declare the operation a create (spec, Endpoints > Conventions, which shows creates only by
+   * example): its one declared success is 201. False where the documents do not describe it.
+   */
+  declaresCreate(operationId: string): boolean {
+    for (const doc of [this.documents.general, this.documents.assistant])
+      for (const item of Object.values((doc.paths ?? {}) as Record<string, Json>))
+        for (const op of Object.values(item ?? {})) {
+          if (typeof op !== 'object' || op === null || (op as Json).operationId !== operationId) continue;
+          const ok = Object.keys(((op as Json).responses ?? {}) as Json).filter((st) => /^2(\d\d|XX)$/i.test(st));
+          return ok.length === 1 && ok[0] === '201';
+        }
+    return false;
+  }
+
+  /**
    * A refusal of a body built by `body()` for a setup step: a failure of the operation's clause when the body is the
    * target's own example (it refused what it documents), else not judged (the suite generated it from the schema, which
    * may not say everything the target checks).

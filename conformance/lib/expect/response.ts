@@ -11,6 +11,12 @@ export interface HttpResult {
   reason?: string;
 }
 
+/** An answer as the suite's transport gives it: its body text, and the body parsed as JSON (undefined when it is not). */
+export interface Answer extends HttpResult {
+  text: string;
+  body: any;
+}
+
 /** What a failure names as looked at (default: the helper's own noun). */
 export interface WhatOption extends ClauseOption {
   what?: string;
