@@ -7,12 +7,15 @@
 // lets a server answer either (a stale `iat` may be answered with a nonce challenge, §11.1), the spec-level check accepts
 // both, and the reference-level check (`dpop.negatives.reference`) holds the reference to the code it documents.
 import { check, test } from '../engine/runner/check.js';
-import { CASES_AT_ONCE, judgeConcurrently } from '../engine/transport/in-flight.js';
+import { judgeCases } from '../engine/runner/cases.js';
 import { expectSuccess, fail, inCase } from '../lib/assert.js';
 import { findChallenge } from '../lib/www-authenticate.js';
 import { CART, expectDpopFailure, judgeInLanes, readyAgents } from './_shared/expect-dpop.js';
 import { challengesOf } from './_shared/expect-refusals.js';
 import { NEGATIVES } from './_shared/dpop-negative-matrix.js';
+
+/** The sessions the negative matrix is spread over (judgeInLanes: one lane each). */
+const SESSIONS = 8;
 
 for (const level of ['spec', 'reference'] as const) {
   test(
@@ -29,9 +32,9 @@ for (const level of ['spec', 'reference'] as const) {
       },
       async (shop) => {
         // Each defective request carries the newest nonce of its session (a stale one could be refused for that alone),
-        // so the requests of one session go in turn; the matrix is spread over CASES_AT_ONCE sessions, which share
-        // nothing, and judged in its order (judgeInLanes).
-        const agents = await readyAgents(shop, CASES_AT_ONCE, { clause: 'AUTH-ASST-1' });
+        // so the requests of one session go in turn; the matrix is spread over SESSIONS sessions, which share nothing, one
+        // lane each (judgeInLanes).
+        const agents = await readyAgents(shop, SESSIONS, { clause: 'AUTH-ASST-1' });
         await judgeInLanes(agents, NEGATIVES, async (agent, n) => {
           const res = await n.send(agent, shop);
           const fresh = res.headers.get('dpop-nonce');
@@ -52,12 +55,9 @@ for (const level of ['spec', 'reference'] as const) {
           });
         });
         // None of the refused requests spent anything: the correct proof still works, on every session.
-        await judgeConcurrently(
-          agents.map((agent) => async () => {
-            expectSuccess((await agent.get(CART)).res, { what: 'a correct proof after all the negatives', clause: 'AUTH-ASST-1' });
-          }),
-          agents.length,
-        );
+        await judgeCases(agents, async (agent) => {
+          expectSuccess((await agent.get(CART)).res, { what: 'a correct proof after all the negatives', clause: 'AUTH-ASST-1' });
+        });
       },
     ),
   );

@@ -6,7 +6,7 @@
 import fc from 'fast-check';
 import { check, test, type Shop } from '../engine/runner/check.js';
 import type { ShopResponse } from '../engine/transport/http.js';
-import { CASES_AT_ONCE, mapConcurrent } from '../engine/transport/in-flight.js';
+import { mapCases } from '../engine/runner/cases.js';
 import { expectProblem, fail } from '../lib/assert.js';
 import { findChallenge, parseChallenges, type Challenge } from '../lib/www-authenticate.js';
 
@@ -27,8 +27,8 @@ function withSeed(shop: Shop) {
  * seed and number of runs, yields the values `fc.assert` generates, in its order: both draw run `i` from the same seeded
  * generator jumped `i` times with the same size bias (fast-check's toss; `fc.asyncProperty` generates that very tuple).
  * Those requests do not depend on each other (each value is its own request, answered for what it carries: a refused
- * body, session or credential changes nothing), so they are sent CASES_AT_ONCE at once, each kept under its request's
- * input. The property's body takes the answer kept for its input, once, and sends the request itself when none is left
+ * body, session or credential changes nothing), so they are sent as cases of their own (mapCases), each kept under its
+ * request's input. The property's body takes the answer kept for its input, once, and sends the request itself when none is left
  * (a value the sample did not foresee, or one that shrinking tries): every value `fc.assert` judges gets the answer to
  * its own request, and `fc.assert` judges them in its order, so the verdict and the reported counterexample are those of
  * the requests sent one after another.
@@ -38,9 +38,9 @@ class AnswersAhead {
   private readonly kept = new Map<string, ({ res: ShopResponse } | { err: unknown })[]>();
   constructor(private readonly send: (input: string) => Promise<ShopResponse>) {}
 
-  /** Sends the requests of `inputs` (a repeated input is sent once per time it comes), CASES_AT_ONCE at once. */
+  /** Sends the requests of `inputs` (a repeated input is sent once per time it comes), each a case of its own. */
   async sendAhead(inputs: readonly string[]): Promise<void> {
-    const outcomes = await mapConcurrent(inputs, CASES_AT_ONCE, (input) =>
+    const outcomes = await mapCases(inputs, (input) =>
       this.send(input).then(
         (res) => ({ res }),
         (err: unknown) => ({ err }),

@@ -7,7 +7,7 @@
 // Data. Fresh subjects, a fresh guest cart, a fresh invited agent and a fresh assistant session: nothing is shared.
 import { check, learned, test } from '../engine/runner/check.js';
 import { credentialsOf } from '../engine/runner/callers.js';
-import { CASES_AT_ONCE, judgeConcurrently } from '../engine/transport/in-flight.js';
+import { judgeCases } from '../engine/runner/cases.js';
 import { brief, expectSuccess, fail, inCase } from '../lib/assert.js';
 import { AssistantAgent } from './_shared/assistant.js';
 import { operator, send, undeclaredScopeRefusal } from './_shared/call-ops.js';
@@ -23,8 +23,7 @@ test(
     },
     async (shop) => {
       const caps = shop.profile.capabilities;
-      // Each caller is its own subject, guest session, invited agent or assistant session: the cases go at once, and the
-      // failure reported is the first in this order.
+      // Each caller is its own subject, guest session, invited agent or assistant session: a case of its own.
       const cases: (() => Promise<void>)[] = [
         () =>
           inCase('the storefront for a signed-in customer (GET /v1/cart)', async () =>
@@ -89,7 +88,7 @@ test(
             expectSuccess((await agent.get('/v1/cart')).res, { what: 'GET /v1/cart', clause: 'PUR-CALLERS-1' });
           }),
         );
-      await judgeConcurrently(cases, CASES_AT_ONCE);
+      await judgeCases(cases, (judge) => judge());
     },
   ),
 );

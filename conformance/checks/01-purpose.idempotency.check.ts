@@ -10,7 +10,7 @@
 import { randomUUID } from 'node:crypto';
 import { check, test, type Shop } from '../engine/runner/check.js';
 import type { ShopResponse } from '../engine/transport/http.js';
-import { CASES_AT_ONCE, judgeConcurrently } from '../engine/transport/in-flight.js';
+import { judgeCases } from '../engine/runner/cases.js';
 import { brief, expectCreated, expectProblem, expectStatus, expectSuccess, fail, failSetup, is2xx, is4xx } from '../lib/assert.js';
 import { addLine, cartLine, emptyCart, expectNotNamesVariant, lineOf } from './_shared/expect-cart.js';
 import { customerToken, delegatedToken } from './_shared/mint-callers.js';
@@ -228,44 +228,41 @@ test(
     },
     async (shop) => {
       const headers = { 'idempotency-key': randomUUID() };
-      // Each caller kind is an account of its own: the kinds are judged at once, their verdict the one of the kinds in turn.
-      // A caller's own requests stay in turn (the second address write repeats the first one's key).
-      await judgeConcurrently(
-        (await callers(shop, 'storefront')).map(([who, send]) => async () => {
-          const requests: [string, string, string, unknown][] = [
-            ['getCart', 'GET', '/v1/cart', undefined],
-            ['addCartItem', 'POST', '/v1/cart/items', cartLine()],
-          ];
-          if (who !== 'guest')
-            requests.push(
-              ['addAddress', 'POST', '/v1/me/addresses', addressBody()],
-              ['addAddress again', 'POST', '/v1/me/addresses', addressBody()],
-            );
-          const created: string[] = [];
-          for (const [op, method, path, json] of requests) {
-            const res = await send(method, path, json, headers);
-            // The new address's identity: its id, else its Location (an answer naming neither cannot be told apart).
-            const ident = typeof res.body?.id === 'string' ? res.body.id : res.headers.get('location');
-            if (is2xx(res) && op.startsWith('addAddress') && ident) created.push(ident);
-            if (is2xx(res)) continue;
-            // Refused: the header is to blame only if the same request without it is served.
-            const control = await send(method, path, json);
-            if (is2xx(control))
-              fail(`${op} as ${who} with an Idempotency-Key`, `2xx (as without it: ${control.status})`, brief(res), {
-                clause: 'PUR-IDEM-1',
-              });
-          }
-          // Two adds with the same key are each processed: two addresses, not the first answer twice.
-          if (created.length === 2 && created[0] === created[1])
-            fail(
-              `the second addAddress as ${who} with the same Idempotency-Key`,
-              'a new address, not the first answer replayed',
-              created[1]!.slice(0, 200),
-              { clause: 'PUR-IDEM-2' },
-            );
-        }),
-        CASES_AT_ONCE,
-      );
+      // Each caller kind is an account of its own: a case of its own. A caller's own requests stay in turn (the second
+      // address write repeats the first one's key).
+      await judgeCases(await callers(shop, 'storefront'), async ([who, send]) => {
+        const requests: [string, string, string, unknown][] = [
+          ['getCart', 'GET', '/v1/cart', undefined],
+          ['addCartItem', 'POST', '/v1/cart/items', cartLine()],
+        ];
+        if (who !== 'guest')
+          requests.push(
+            ['addAddress', 'POST', '/v1/me/addresses', addressBody()],
+            ['addAddress again', 'POST', '/v1/me/addresses', addressBody()],
+          );
+        const created: string[] = [];
+        for (const [op, method, path, json] of requests) {
+          const res = await send(method, path, json, headers);
+          // The new address's identity: its id, else its Location (an answer naming neither cannot be told apart).
+          const ident = typeof res.body?.id === 'string' ? res.body.id : res.headers.get('location');
+          if (is2xx(res) && op.startsWith('addAddress') && ident) created.push(ident);
+          if (is2xx(res)) continue;
+          // Refused: the header is to blame only if the same request without it is served.
+          const control = await send(method, path, json);
+          if (is2xx(control))
+            fail(`${op} as ${who} with an Idempotency-Key`, `2xx (as without it: ${control.status})`, brief(res), {
+              clause: 'PUR-IDEM-1',
+            });
+        }
+        // Two adds with the same key are each processed: two addresses, not the first answer twice.
+        if (created.length === 2 && created[0] === created[1])
+          fail(
+            `the second addAddress as ${who} with the same Idempotency-Key`,
+            'a new address, not the first answer replayed',
+            created[1]!.slice(0, 200),
+            { clause: 'PUR-IDEM-2' },
+          );
+      });
     },
   ),
 );

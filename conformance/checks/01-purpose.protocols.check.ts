@@ -1,7 +1,7 @@
 // Spec part 1, What the service does, rule 7: there is no RPC protocol, no request batching and no CORS support.
 import { check, test } from '../engine/runner/check.js';
 import type { ShopResponse } from '../engine/transport/http.js';
-import { CASES_AT_ONCE, mapConcurrent } from '../engine/transport/in-flight.js';
+import { judgeCases, mapCases } from '../engine/runner/cases.js';
 import { expectProblem, fail, is2xx } from '../lib/assert.js';
 import { cartLine, expectEmptyCart } from './_shared/expect-cart.js';
 import { expectRefusal } from './_shared/expect-refusals.js';
@@ -18,14 +18,11 @@ test(
     async (shop) => {
       const token = await customerToken(shop);
       const paths = ['/', '/v1', '/rpc', '/jsonrpc', '/json-rpc', '/v1/rpc', '/v1/jsonrpc', '/api/rpc'];
-      // The calls only read a cart (were one served), and only their statuses are judged: at once, judged in turn.
-      const answers = await mapConcurrent(paths, CASES_AT_ONCE, (path) =>
-        shop.http.post(path, { token, json: { jsonrpc: '2.0', id: 1, method: 'getCart', params: {} } }),
-      );
-      for (const [i, path] of paths.entries()) {
-        const res = answers[i]!;
+      // The calls only read a cart (were one served), and only their statuses are judged: each path a case of its own.
+      await judgeCases(paths, async (path) => {
+        const res = await shop.http.post(path, { token, json: { jsonrpc: '2.0', id: 1, method: 'getCart', params: {} } });
         if (is2xx(res)) fail(`POST ${path} with a JSON-RPC call`, 'not 2xx', res.status, { clause: 'PUR-PROTO-1' });
-      }
+      });
     },
   ),
 );
@@ -54,8 +51,9 @@ test(
         '/v1/cart/items:batch',
         '/v1/cart/batch',
       ].flatMap((path) => [requests, { requests }].map((json) => [path, json] as const));
-      // Only statuses are judged (no answer's body, no cart read), so the array and every batch go at once; judged in turn.
-      const [array, ...answers] = await mapConcurrent([['/v1/cart/items', requests] as const, ...batches], CASES_AT_ONCE, ([path, json]) =>
+      // Only statuses are judged (no answer's body, no cart read), so the array and every batch are sent as cases of their
+      // own; their answers judged in turn.
+      const [array, ...answers] = await mapCases([['/v1/cart/items', requests] as const, ...batches], ([path, json]) =>
         shop.http.post(path, { token, json }),
       );
       expectRefusal(shop, array!, { clause: 'PUR-PROTO-2' });
@@ -124,18 +122,18 @@ test(
           [SPECIAL_PATHS.getHealth, 'GET'],
         ] as const
       ).flatMap(([path, method]) => SHAPES.map(([shape, extra]) => ({ path, method, shape, extra })));
-      // Preflights change nothing: at once, judged in turn.
-      const answers = await mapConcurrent(preflights, CASES_AT_ONCE, ({ path, method, extra }) =>
-        shop.http.request('OPTIONS', path, {
+      // Preflights change nothing: each a case of its own.
+      await judgeCases(preflights, async ({ path, method, shape, extra }) => {
+        const res = await shop.http.request('OPTIONS', path, {
           headers: {
             origin: ORIGIN,
             ...extra,
             'access-control-request-method': method,
             'access-control-request-headers': 'authorization, content-type',
           },
-        }),
-      );
-      for (const [i, { path, shape }] of preflights.entries()) expectNoCors(answers[i]!, `OPTIONS ${path} (${shape})`);
+        });
+        expectNoCors(res, `OPTIONS ${path} (${shape})`);
+      });
     },
   ),
 );
@@ -149,7 +147,7 @@ test(
     },
     async (shop) => {
       const token = await customerToken(shop);
-      // Only the answers' headers are judged (not a cart's contents), so every request goes at once; judged in turn.
+      // Only the answers' headers are judged (not a cart's contents), so every request is a case of its own.
       const requests = SHAPES.flatMap(([shape, extra]): [string, () => Promise<ShopResponse>][] => {
         const headers = { origin: ORIGIN, ...extra };
         const on = (what: string) => `${what} (${shape})`;
@@ -162,8 +160,7 @@ test(
           [on(`GET ${SPECIAL_PATHS.getDescription}`), () => shop.http.get(SPECIAL_PATHS.getDescription, { headers })],
         ];
       });
-      const answers = await mapConcurrent(requests, CASES_AT_ONCE, ([, send]) => send());
-      for (const [i, [what]] of requests.entries()) expectNoCors(answers[i]!, what);
+      await judgeCases(requests, async ([what, send]) => expectNoCors(await send(), what));
     },
   ),
 );

@@ -3,7 +3,7 @@
 // human-only (requires account:security). "Answers" means 2xx or 3xx: the suite follows no redirect.
 import { randomUUID } from 'node:crypto';
 import { check, test } from '../engine/runner/check.js';
-import { CASES_AT_ONCE, judgeConcurrently, mapConcurrent } from '../engine/transport/in-flight.js';
+import { judgeCases } from '../engine/runner/cases.js';
 import { expectStatus, fail, expectNoAnswer } from '../lib/assert.js';
 import type { HttpMethod } from '../../contract/operations.js';
 import { addAddress, addressBody, createdAddressId } from './_shared/add-address.js';
@@ -225,29 +225,26 @@ for (const cap of STOREFRONT_ONLY) {
         // serve them changes nothing anyone else relies on.
         const reader = cap.seed ? await customerToken(shop, ADA.sub) : undefined;
         // The probes do not depend on each other: each write is a fresh account's (its own address added first, in its
-        // probe), and the seeded account is only read. They go CASES_AT_ONCE at once, beside the two description documents
-        // (read-only), and are judged in the order listed: the first failure is the one probes sent in turn would show.
+        // probe), and the seeded account is only read. Each probe is a case of its own, judged beside the two description
+        // documents (read-only).
         const documents = describedOperations(shop).then(
           (docs) => ({ docs }),
           (err: unknown) => ({ err }),
         );
-        await judgeConcurrently(
-          cap.probes.map((probe) => async () => {
-            const token = probe.method === 'GET' && reader ? reader : await customerToken(shop);
-            // An address of the fresh account's own, added first with the target's body, and that body sent back.
-            const own = probe.id === OWN_ADDRESS ? await addAddress(shop, token, { clause: 'END-OPS-ADDADDRESS-1' }) : undefined;
-            const id = own ? createdAddressId(shop, own) : (probe.id ?? `conformance_${randomUUID().slice(0, 8)}`);
-            const path = probe.path.replace('{id}', encodeURIComponent(id));
-            const res = await shop.http.request(probe.method, path, {
-              token,
-              ...(probe.method === 'GET' || probe.method === 'DELETE' ? {} : { json: own ? addressBody() : {} }),
-            });
-            // Served is this capability's own clause and the rule of all of them (not service endpoints); for the
-            // account-security family, also the rule that human-only operations are not routes.
-            expectNoAnswer(res, { what: `${probe.method} ${path} (${cap.what})`, clause: clauses });
-          }),
-          CASES_AT_ONCE,
-        );
+        await judgeCases(cap.probes, async (probe) => {
+          const token = probe.method === 'GET' && reader ? reader : await customerToken(shop);
+          // An address of the fresh account's own, added first with the target's body, and that body sent back.
+          const own = probe.id === OWN_ADDRESS ? await addAddress(shop, token, { clause: 'END-OPS-ADDADDRESS-1' }) : undefined;
+          const id = own ? createdAddressId(shop, own) : (probe.id ?? `conformance_${randomUUID().slice(0, 8)}`);
+          const path = probe.path.replace('{id}', encodeURIComponent(id));
+          const res = await shop.http.request(probe.method, path, {
+            token,
+            ...(probe.method === 'GET' || probe.method === 'DELETE' ? {} : { json: own ? addressBody() : {} }),
+          });
+          // Served is this capability's own clause and the rule of all of them (not service endpoints); for the
+          // account-security family, also the rule that human-only operations are not routes.
+          expectNoAnswer(res, { what: `${probe.method} ${path} (${cap.what})`, clause: clauses });
+        });
         const described = await documents;
         if ('err' in described) throw described.err;
         for (const { doc, described: operations } of described.docs) {
@@ -269,11 +266,10 @@ test(
       clauses: ['PUR-HUMAN-4'],
     },
     async (shop) => {
-      // Two reads, fetched at once and judged in this order.
+      // Two reads, each document a case of its own.
       const docs = [SPECIAL_PATHS.getDescription, SPECIAL_PATHS.getAssistantDescription];
-      const answers = await mapConcurrent(docs, docs.length, (doc) => shop.http.get(doc));
-      docs.forEach((doc, i) => {
-        const res = answers[i]!;
+      await judgeCases(docs, async (doc) => {
+        const res = await shop.http.get(doc);
         expectStatus(res, 200, { clause: 'PUR-HUMAN-4' });
         const paths = res.body?.paths;
         // Without OpenAPI paths, the whole document stands in for its operations.

@@ -3,7 +3,7 @@
 // under /v1/ops/* are operator-only. "Answers" means 2xx or 3xx: the suite follows no redirect.
 import { check, test } from '../engine/runner/check.js';
 import { credentialsOfClaimedKinds } from '../engine/runner/callers.js';
-import { CASES_AT_ONCE, judgeConcurrently } from '../engine/transport/in-flight.js';
+import { judgeCases } from '../engine/runner/cases.js';
 import { fail, is2xx, expectNoAnswer } from '../lib/assert.js';
 import { OPERATIONS_BY_ID } from '../../contract/operations.js';
 import { cartLine } from './_shared/expect-cart.js';
@@ -72,19 +72,16 @@ test(
         '/v1/storefront/catalog/products',
         '/website/v1/catalog/collections',
       ];
-      // URLs no route serves (the write included: no cart is behind it): every request goes at once, judged in the callers'
+      // URLs no route serves (the write included: no cart is behind it): each request is a case of its own, in the callers'
       // and the paths' order.
-      await judgeConcurrently(
-        (await credentialsOfClaimedKinds(shop, ['delegated', 'operator'])).map(([, caller]) => async () => {
-          const [answers, add] = await Promise.all([
-            Promise.all(paths.map((path) => shop.http.get(path, caller))),
-            shop.http.post('/storefront/v1/cart/items', { ...caller, json: cartLine() }),
-          ]);
-          paths.forEach((path, i) => expectNoAnswer(answers[i]!, { what: `GET ${path}`, clause: 'PUR-RULE-6' }));
-          expectNoAnswer(add, { what: 'POST /storefront/v1/cart/items', clause: 'PUR-RULE-6' });
-        }),
-        CASES_AT_ONCE,
-      );
+      const requests = (await credentialsOfClaimedKinds(shop, ['delegated', 'operator'])).flatMap(([, caller]) => [
+        ...paths.map((path) => ({ what: `GET ${path}`, send: () => shop.http.get(path, caller) })),
+        {
+          what: 'POST /storefront/v1/cart/items',
+          send: () => shop.http.post('/storefront/v1/cart/items', { ...caller, json: cartLine() }),
+        },
+      ]);
+      await judgeCases(requests, async ({ what, send }) => expectNoAnswer(await send(), { what, clause: 'PUR-RULE-6' }));
     },
   ),
 );
@@ -97,17 +94,15 @@ test(
       clauses: ['PUR-RULE-3'],
     },
     async (shop) => {
-      // Reads only: every request goes at once, judged in the callers' and the paths' order.
+      // Reads only: each caller's read of each path is a case of its own, in the callers' and the paths' order.
       const paths = ['/v1/ops', '/v1/ops/orders', '/v1/ops/accounts', '/v1/ops/customers', '/v1/ops/recovery', '/v1/ops/carts'];
-      await judgeConcurrently(
-        (await credentialsOfClaimedKinds(shop, ['operator'])).map(([kind, caller]) => async () => {
-          const answers = await Promise.all(paths.map((path) => shop.http.get(path, caller)));
-          paths.forEach((path, i) => {
-            if (is2xx(answers[i]!)) fail(`GET ${path} as ${kind}`, 'not 2xx (operator-only)', answers[i]!.status, { clause: 'PUR-RULE-3' });
-          });
-        }),
-        CASES_AT_ONCE,
+      const reads = (await credentialsOfClaimedKinds(shop, ['operator'])).flatMap(([kind, caller]) =>
+        paths.map((path) => ({ kind, caller, path })),
       );
+      await judgeCases(reads, async ({ kind, caller, path }) => {
+        const res = await shop.http.get(path, caller);
+        if (is2xx(res)) fail(`GET ${path} as ${kind}`, 'not 2xx (operator-only)', res.status, { clause: 'PUR-RULE-3' });
+      });
     },
   ),
 );
@@ -137,21 +132,18 @@ test(
         .filter((op) => op.method === 'GET' && (op.path.match(/\{/g) ?? []).length <= 1)
         .map((op) => ({ id: op.operationId, path: op.path.replace('{handle}', PRODUCT_HANDLE) }))
         .filter((op) => !op.path.includes('{'));
-      // Reads: every request goes at once, judged in the operations' order.
-      await judgeConcurrently(
-        reads.map(({ id, path }) => async () => {
-          const [control, ...others] = await Promise.all([
-            shop.http.get(path, { token }),
-            ...spellings(path).map(([, spelled]) => shop.http.get(spelled, { token, asWritten: true })),
-          ]);
-          if (!is2xx(control!)) return;
-          spellings(path).forEach(([how, spelled], i) => {
-            if (is2xx(others[i]!))
-              fail(`GET ${spelled} (${id} with ${how})`, 'no answer (one URL per operation)', others[i]!.status, { clause: 'PUR-RULE-1' });
-          });
-        }),
-        CASES_AT_ONCE,
-      );
+      // Reads: each operation is a case of its own; its control and its spellings go at once, judged against the control.
+      await judgeCases(reads, async ({ id, path }) => {
+        const [control, ...others] = await Promise.all([
+          shop.http.get(path, { token }),
+          ...spellings(path).map(([, spelled]) => shop.http.get(spelled, { token, asWritten: true })),
+        ]);
+        if (!is2xx(control!)) return;
+        spellings(path).forEach(([how, spelled], i) => {
+          if (is2xx(others[i]!))
+            fail(`GET ${spelled} (${id} with ${how})`, 'no answer (one URL per operation)', others[i]!.status, { clause: 'PUR-RULE-1' });
+        });
+      });
     },
   ),
 );

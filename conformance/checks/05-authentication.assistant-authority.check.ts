@@ -14,7 +14,7 @@ import { cartLine, expectNamesVariant } from './_shared/expect-cart.js';
 import { expectCredentialRefused } from './_shared/expect-refusals.js';
 import { expectPermissions, sendAssistant, UNKNOWN_PERMISSIONS } from './_shared/probe-agents.js';
 import { VARIANT } from './_shared/seed-data.js';
-import { CASES_AT_ONCE, judgeConcurrently } from '../engine/transport/in-flight.js';
+import { judgeCases } from '../engine/runner/cases.js';
 test(
   ...check(
     {
@@ -56,8 +56,8 @@ test(
       requires: ['assistants'],
     },
     async (shop) => {
-      // Two sessions of their own, signed in and signed out: at once, judged in turn.
-      await judgeConcurrently(
+      // Two sessions of their own, signed in and signed out: cases of their own.
+      await judgeCases(
         [
           async () => {
             const agent = await AssistantAgent.create(shop);
@@ -80,7 +80,7 @@ test(
               );
           },
         ],
-        CASES_AT_ONCE,
+        (judge) => judge(),
       );
     },
   ),
@@ -108,8 +108,9 @@ test(
     },
     async (shop) => {
       const base = 'catalog:read cart:read cart:write';
-      const cases: [string, readonly string[], string | undefined, readonly string[]][] = [
-        // [clause, session live scopes, token scope (undefined: every customer scope), expected permissions]
+      const cases: [string, readonly string[], string | undefined, readonly string[], (readonly string[])?][] = [
+        // [clause, session live scopes, token scope (undefined: every customer scope), expected permissions, the live scopes
+        // the account then narrows its grant to (the same token then holds only those)]
         ['AUTH-SCOPE-4', ALL_PERMISSIONS, undefined, ALL_PERMISSIONS],
         ['AUTH-SCOPE-6', [], undefined, []],
         ['AUTH-SCOPE-7', ['assistant:read'], undefined, ['assistant:read']],
@@ -128,25 +129,17 @@ test(
           `${base} account:read payment_methods:read orders:read account:write orders:write`,
           ['assistant:read'],
         ],
+        // Live: the account narrows its grant after the token was minted.
+        ['AUTH-ASST-6', ALL_PERMISSIONS, undefined, ALL_PERMISSIONS, ['assistant:read']],
       ];
-      // Each case is a session of its own, and so is the live case last (the account narrows its grant after the token was
-      // minted; the same token then holds only the new scopes: its own steps in turn): they are judged at once, their
-      // verdict the one of the cases in turn.
-      await judgeConcurrently(
-        [
-          ...cases.map(([clause, live, scope, expected]) => async () => {
-            const agent = await AssistantAgent.create(shop, { permissions: live, ...(scope !== undefined ? { scope } : {}) });
-            await expectPermissions(shop, sendAssistant(agent), expected, { clause, naming: 'permission' });
-          }),
-          async () => {
-            const agent = await AssistantAgent.create(shop);
-            await expectPermissions(shop, sendAssistant(agent), ALL_PERMISSIONS, { clause: 'AUTH-ASST-6', naming: 'permission' });
-            await reportAuthorization(shop, agent.identity, 'granted', ['assistant:read']);
-            await expectPermissions(shop, sendAssistant(agent), ['assistant:read'], { clause: 'AUTH-ASST-6', naming: 'permission' });
-          },
-        ],
-        cases.length + 1,
-      );
+      // Each case is a session of its own (the live case's steps in turn): cases of their own.
+      await judgeCases(cases, async ([clause, live, scope, expected, narrowed]) => {
+        const agent = await AssistantAgent.create(shop, { permissions: live, ...(scope !== undefined ? { scope } : {}) });
+        await expectPermissions(shop, sendAssistant(agent), expected, { clause, naming: 'permission' });
+        if (narrowed === undefined) return;
+        await reportAuthorization(shop, agent.identity, 'granted', narrowed);
+        await expectPermissions(shop, sendAssistant(agent), narrowed, { clause, naming: 'permission' });
+      });
     },
   ),
 );

@@ -15,7 +15,7 @@ import { cartLine, expectNamesVariant, expectNotNamesVariant } from './_shared/e
 import { expectInvalidToken, expectSignInRequired } from './_shared/expect-refusals.js';
 import { OP, probe, sendAssistant } from './_shared/probe-agents.js';
 import { VARIANT } from './_shared/seed-data.js';
-import { CASES_AT_ONCE, judgeConcurrently } from '../engine/transport/in-flight.js';
+import { judgeCases } from '../engine/runner/cases.js';
 
 /**
  * An account action of a stale token (acting signed out): 403 sign_in_required with `DPoP error="sign_in_required"`. Served,
@@ -137,15 +137,8 @@ test(
           false,
         ],
       ];
-      // Each case is a session of its own: they are judged at once, their verdict the one of the cases in turn.
-      await judgeConcurrently(
-        stale.map(
-          ([c, mayEnd]) =>
-            () =>
-              judgeStale(shop, c, { mayEnd }),
-        ),
-        CASES_AT_ONCE,
-      );
+      // Each case is a session of its own: cases of their own (engine/runner/cases.ts).
+      await judgeCases(stale, ([c, mayEnd]) => judgeStale(shop, c, { mayEnd }));
     },
   ),
 );
@@ -162,10 +155,7 @@ test(
       seed: true,
     },
     async (shop) => {
-      await judgeConcurrently(
-        [signedOutByProxy(shop), revokedByProxy(shop)].map((c) => () => judgeStale(shop, c, { mayEnd: false })),
-        CASES_AT_ONCE,
-      );
+      await judgeCases([signedOutByProxy(shop), revokedByProxy(shop)], (c) => judgeStale(shop, c, { mayEnd: false }));
     },
   ),
 );
@@ -185,28 +175,25 @@ test(
         ['empty scope', ''],
         ['scope naming account scopes', 'catalog:read cart:read cart:write account:read orders:read checkout'],
       ] as const;
-      // Each scope is a session of its own (its requests in turn): the two at once, their verdict the one of the two in turn.
-      await judgeConcurrently(
-        scopes.map(([what, scope]) => async () => {
-          const agent = await AssistantAgent.create(shop, { signedIn: false, signedOutToken: true, scope, permissions: ALL_PERMISSIONS });
-          expectSuccess((await agent.get('/v1/catalog/products')).res, { what: `${what}: searchProducts`, clause: 'AUTH-ASST-16' });
-          expectSuccess((await agent.post('/v1/cart/items', { json: cartLine() })).res, {
-            what: `${what}: addCartItem`,
-            clause: 'AUTH-ASST-14',
+      // Each scope is a session of its own (its requests in turn): cases of their own.
+      await judgeCases(scopes, async ([what, scope]) => {
+        const agent = await AssistantAgent.create(shop, { signedIn: false, signedOutToken: true, scope, permissions: ALL_PERMISSIONS });
+        expectSuccess((await agent.get('/v1/catalog/products')).res, { what: `${what}: searchProducts`, clause: 'AUTH-ASST-16' });
+        expectSuccess((await agent.post('/v1/cart/items', { json: cartLine() })).res, {
+          what: `${what}: addCartItem`,
+          clause: 'AUTH-ASST-14',
+        });
+        expectNamesVariant((await agent.get('/v1/cart')).res, VARIANT, { what: `${what}: getCart`, clause: 'AUTH-ASST-14' });
+        for (const id of ['getProfile', 'listPaymentMethods', 'addAddress', 'checkoutSavedCard']) {
+          const call = probe(OP(id));
+          const res = (await agent.request(call.method, call.path, call.json !== undefined ? { json: call.json } : {})).res;
+          inCase(`${what}: ${id}`, () => {
+            // Signed out, the session keeps only the base capabilities (AUTH-ACTIVE-2), whatever its token's scope (AUTH-ASST-14).
+            expectStatus(res, 403, { clause: ['AUTH-ASST-14', 'AUTH-ACTIVE-2'] });
+            expectProblem(res, { status: 403, error: errorOf(res) ?? '<missing>', docsUrl: shop.docsUrl, clause: 'AUTH-ACTIVE-2' });
           });
-          expectNamesVariant((await agent.get('/v1/cart')).res, VARIANT, { what: `${what}: getCart`, clause: 'AUTH-ASST-14' });
-          for (const id of ['getProfile', 'listPaymentMethods', 'addAddress', 'checkoutSavedCard']) {
-            const call = probe(OP(id));
-            const res = (await agent.request(call.method, call.path, call.json !== undefined ? { json: call.json } : {})).res;
-            inCase(`${what}: ${id}`, () => {
-              // Signed out, the session keeps only the base capabilities (AUTH-ACTIVE-2), whatever its token's scope (AUTH-ASST-14).
-              expectStatus(res, 403, { clause: ['AUTH-ASST-14', 'AUTH-ACTIVE-2'] });
-              expectProblem(res, { status: 403, error: errorOf(res) ?? '<missing>', docsUrl: shop.docsUrl, clause: 'AUTH-ACTIVE-2' });
-            });
-          }
-        }),
-        CASES_AT_ONCE,
-      );
+        }
+      });
     },
   ),
 );

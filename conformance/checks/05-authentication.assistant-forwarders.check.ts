@@ -6,7 +6,7 @@
 // Every check makes its own agents: fresh account subjects, fresh invited-agent ids, fresh assistant sessions registered
 // through the identity-provider proxy's internal routes (conformance/checks/_shared/assistant.ts).
 import { check, test } from '../engine/runner/check.js';
-import { CASES_AT_ONCE, judgeConcurrently, mapConcurrent } from '../engine/transport/in-flight.js';
+import { judgeCases } from '../engine/runner/cases.js';
 import { ALL_PERMISSIONS, AssistantAgent, browserSession, provisionAssistantSession, signedOutProxyToken } from './_shared/assistant.js';
 import { expectSuccess, fail, inCase } from '../lib/assert.js';
 import { createDpopKey } from '../lib/dpop.js';
@@ -93,13 +93,11 @@ test(
           ] as const
         ).map(([method, path, json]) => ({ clause, what, headers, method, path, json })),
       );
-      // Each refusal is judged on its own answer: the requests go at once, judged in turn; the account's cart is read after
-      // them all, as before.
-      const answers = await mapConcurrent(requests, CASES_AT_ONCE, ({ headers, method, path, json }) =>
-        shop.http.request(method, path, { headers, ...(json ? { json } : {}) }),
-      );
-      for (const [i, { clause, what, method, path }] of requests.entries())
-        inCase(`${what}, ${method} ${path}`, () => expectCredentialRefused(shop, answers[i]!, { clause }));
+      // Each refusal is judged on its own answer, a case of its own; the account's cart is read after them all, as before.
+      await judgeCases(requests, async ({ clause, what, headers, method, path, json }) => {
+        const res = await shop.http.request(method, path, { headers, ...(json ? { json } : {}) });
+        inCase(`${what}, ${method} ${path}`, () => expectCredentialRefused(shop, res, { clause }));
+      });
       expectNotNamesVariant(await shop.http.get('/v1/cart', { token: await shop.mint.customer({ sub: agent.identity.sub! }) }), VARIANT, {
         what: 'the account cart after the refused writes',
         clause: 'AUTH-ASST-18',
@@ -119,9 +117,9 @@ test(
       seed: true,
     },
     async (shop) => {
-      // The two forwarders speak for two assistants of their own (sessions, accounts, carts): judged at once, the verdict
-      // the one of the two in turn. Each one's add comes before its reads.
-      await judgeConcurrently(
+      // The two forwarders speak for two assistants of their own (sessions, accounts, carts): cases of their own. Each one's
+      // add comes before its reads.
+      await judgeCases(
         [
           async () => {
             // MCP forwarder + the signed-out assistant's original token: the assistant's own session cart.
@@ -156,7 +154,7 @@ test(
             expectSuccess(profile, { what: 'web forwarder reads the profile for the session', clause: 'AUTH-CRED-8' });
           },
         ],
-        CASES_AT_ONCE,
+        (judge) => judge(),
       );
     },
   ),
@@ -203,11 +201,12 @@ test(
         clause: 'AUTH-ASST-1',
       });
       const headers = { authorization: `Bearer ${await shop.mint.mcpAgentForwarder()}`, 'assistant-subject': agent.token };
-      // After the control: three reads at once, judged in turn.
+      // After the control: three reads, each a case of its own.
       const paths = ['/v1/me/profile', '/v1/me/orders', '/v1/me/addresses'];
-      const answers = await Promise.all(paths.map((path) => shop.http.get(path, { headers })));
-      for (const [i, path] of paths.entries())
-        inCase(`GET ${path} through the forwarder`, () => expectCredentialRefused(shop, answers[i]!, { clause: 'AUTH-ASST-1' }));
+      await judgeCases(paths, async (path) => {
+        const res = await shop.http.get(path, { headers });
+        inCase(`GET ${path} through the forwarder`, () => expectCredentialRefused(shop, res, { clause: 'AUTH-ASST-1' }));
+      });
     },
   ),
 );
@@ -244,20 +243,17 @@ test(
     },
     async (shop) => {
       const out = await AssistantAgent.create(shop, { signedIn: false, signedOutToken: true });
-      // Two forwarder tokens, each refused on its own (a read changes nothing): judged at once, the verdict the scopes' in turn.
-      await judgeConcurrently(
-        ['catalog:read cart:read cart:write', ''].map((scope) => async () => {
-          const headers = { authorization: `Bearer ${await shop.mint.mcpAgentForwarder({ scope })}`, 'assistant-subject': out.token };
-          const res = await shop.http.get('/v1/cart', { headers });
-          inCase(`forwarder scope "${scope}"`, () => expectCredentialRefused(shop, res, { clause: 'AUTH-SCOPE-5' }));
-          // Assistants are told account scopes, never API scopes (Errors table). The forwarder's own `agent:forward` is
-          // neither: naming it is one reading of the row, naming no scope (caller_not_allowed) the other; both are accepted
-          // here (docs/ambiguities.md), and an API scope of the operations table is not.
-          if (res.body?.error === 'insufficient_scope' && API_ONLY_SCOPES.has(String(res.body.scope)))
-            fail(`forwarder scope "${scope}": scope member`, 'not an API scope', res.body.scope, { clause: 'ERR-SCOPE-1' });
-        }),
-        CASES_AT_ONCE,
-      );
+      // Two forwarder tokens, each refused on its own (a read changes nothing): cases of their own.
+      await judgeCases(['catalog:read cart:read cart:write', ''], async (scope) => {
+        const headers = { authorization: `Bearer ${await shop.mint.mcpAgentForwarder({ scope })}`, 'assistant-subject': out.token };
+        const res = await shop.http.get('/v1/cart', { headers });
+        inCase(`forwarder scope "${scope}"`, () => expectCredentialRefused(shop, res, { clause: 'AUTH-SCOPE-5' }));
+        // Assistants are told account scopes, never API scopes (Errors table). The forwarder's own `agent:forward` is
+        // neither: naming it is one reading of the row, naming no scope (caller_not_allowed) the other; both are accepted
+        // here (docs/ambiguities.md), and an API scope of the operations table is not.
+        if (res.body?.error === 'insufficient_scope' && API_ONLY_SCOPES.has(String(res.body.scope)))
+          fail(`forwarder scope "${scope}": scope member`, 'not an API scope', res.body.scope, { clause: 'ERR-SCOPE-1' });
+      });
     },
   ),
 );

@@ -7,6 +7,7 @@
 // names (an empty cart names none) or by comparing two reads, and leave member names (`lines`) to reference-level checks.
 import { randomUUID } from 'node:crypto';
 import { check, test } from '../engine/runner/check.js';
+import { judgeCases } from '../engine/runner/cases.js';
 import { brief, expectSuccess, fail, expectSameJson } from '../lib/assert.js';
 import { scopeWith, signWith } from '../lib/mint.js';
 import { apiScopesOf, guardRefused, unknownScopeRefusal } from './_shared/caller-guard.js';
@@ -128,9 +129,9 @@ test(
         what: 'add with a stale Shop-Session',
         clause: 'AUTH-CUST-2',
       });
-      // Every customer route alike: the account reads and the checkout reads too. After the add, only reads: each resource's
-      // baseline and its read with the header stay in turn (nothing else on that resource in between), the resources go at
-      // once; judged in turn, the cart first.
+      // Every customer route alike: the account reads and the checkout reads too. After the add, only reads: each resource
+      // is a case of its own, its baseline and its read with the header in turn (nothing else on that resource in between),
+      // the cart first.
       // [path, the checkout read's operationId]: what a checkout read answers a fresh account (200 with nothing, 404, ...) is
       // not shown, so any answer but the guard's refusal will do; it must not change with the header.
       const paths: [string, string?][] = [
@@ -141,17 +142,14 @@ test(
         ['/v1/me/identity', 'getIdentity'],
         ['/v1/me/checkout-address', 'getCheckoutAddress'],
       ];
-      const reads = await Promise.all(
-        paths.map(async ([path]) => {
-          const before = await readBaseline(() => shop.http.get(path, { token }));
-          return { before, after: await shop.http.get(path, { token, headers: stale }) };
-        }),
-      );
-      const [cart, ...others] = reads;
-      expectNamesVariant(cart!.after, VARIANT, { what: 'read with a stale Shop-Session', clause: 'AUTH-CUST-2' });
-      expectUnchanged(cart!.before, cart!.after, { what: 'the cart read with Shop-Session', clause: 'AUTH-CUST-2' });
-      for (const [i, { before, after }] of others.entries()) {
-        const [path, checkoutRead] = paths[i + 1]!;
+      await judgeCases(paths, async ([path, checkoutRead]) => {
+        const before = await readBaseline(() => shop.http.get(path, { token }));
+        const after = await shop.http.get(path, { token, headers: stale });
+        if (path === '/v1/cart') {
+          expectNamesVariant(after, VARIANT, { what: 'read with a stale Shop-Session', clause: 'AUTH-CUST-2' });
+          expectUnchanged(before, after, { what: 'the cart read with Shop-Session', clause: 'AUTH-CUST-2' });
+          return;
+        }
         if (checkoutRead === undefined) expectSuccess(after, { what: `GET ${path} with a stale Shop-Session`, clause: 'AUTH-CUST-2' });
         else if (guardRefused(after) && !unknownScopeRefusal(shop, after, checkoutRead, 'a customer'))
           fail(
@@ -163,7 +161,7 @@ test(
             },
           );
         expectUnchanged(before, after, { what: `GET ${path} with Shop-Session`, clause: 'AUTH-CUST-2' });
-      }
+      });
     },
   ),
 );
@@ -212,10 +210,10 @@ test(
         permissions: ['assistant:read'],
         forwarderToken: 'none',
       });
-      // Two refusals of two reads: at once, judged in turn.
-      const [byForged, byContext] = await Promise.all([forged, context].map((token) => shop.http.get('/v1/cart', { token })));
-      expectInvalidToken(shop, byForged!, { clause: 'AUTH-CUST-8' });
-      expectInvalidToken(shop, byContext!, { clause: 'AUTH-CUST-8' });
+      // Two refusals of two reads, each token a case of its own.
+      await judgeCases([forged, context], async (token) =>
+        expectInvalidToken(shop, await shop.http.get('/v1/cart', { token }), { clause: 'AUTH-CUST-8' }),
+      );
     },
   ),
 );

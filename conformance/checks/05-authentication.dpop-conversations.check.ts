@@ -4,7 +4,7 @@
 // Every check provisions its own assistant session.
 import { check, learned, test, type Shop } from '../engine/runner/check.js';
 import type { ShopResponse } from '../engine/transport/http.js';
-import { CASES_AT_ONCE, mapConcurrent } from '../engine/transport/in-flight.js';
+import { judgeCases } from '../engine/runner/cases.js';
 import { AssistantAgent, browserSession, errorOf, signOutSession } from './_shared/assistant.js';
 import { expectChallenge, expectProblem, expectStatus, expectSuccess, inCase, is2xx } from '../lib/assert.js';
 import { freshId } from '../lib/fresh-id.js';
@@ -64,20 +64,17 @@ test(
         const json = opId === 'openConversation' ? openBody() : opId === 'postConversationMessage' ? messageOf('probe') : undefined;
         return [method, path, json] as const;
       });
-      // Every credential is refused and nothing is written: the requests go at once, judged in their order.
+      // Every credential is refused and nothing is written: each route and credential is a case of its own.
       const pairs = routes.flatMap((route) => credentials.map((credential) => [route, credential] as const));
-      const answers = await mapConcurrent(pairs, CASES_AT_ONCE, ([[method, path, json], [, headers]]) =>
-        shop.http.request(method, path, { headers, ...(json !== undefined ? { json } : {}) }),
-      );
-      for (const [i, [[method, path], [what, , unauthenticated]]] of pairs.entries()) {
-        const res = answers[i]!;
+      await judgeCases(pairs, async ([[method, path, json], [what, headers, unauthenticated]]) => {
+        const res = await shop.http.request(method, path, { headers, ...(json !== undefined ? { json } : {}) });
         inCase(`${method} ${path} with ${what}`, () => {
           expectStatus(res, [401, 403], { what: 'refused (a Bearer credential is never enough)', clause: 'END-PUBLIC-19' });
           expectProblem(res, { status: res.status, error: errorOf(res) ?? '<missing>', docsUrl: shop.docsUrl, clause: 'END-PUBLIC-19' });
           if (unauthenticated) expectProblem(res, { status: 401, error: 'invalid_token', docsUrl: shop.docsUrl, clause: 'AUTH-SCHEME-1' });
           expectDpopChallengesOnly(res, { clause: 'AUTH-SCHEME-1' });
         });
-      }
+      });
       // DPoP plus live session admission: the assistant's own signed-in session is let in. Once the proxy signed the session
       // out, the spec's account-action rule does not name conversations: a target may admit a signed-out session there, or
       // refuse it as not signed in (403 sign_in_required, DPoP challenge); the reference's refusal is judged at its level.
@@ -107,24 +104,21 @@ test(
         authorization: `Bearer ${await shop.mint.invitedAgentForwarder()}`,
         ...browserArtifact(browserSession(shop, agent.identity.sessionId)),
       };
-      // A read and refusals that write nothing: the control and the conversation requests go at once, judged in turn.
+      // A read and refusals that write nothing: the control first, then each conversation request a case of its own.
       const routes = conversationOperations()
         .filter((o) => o === 'listConversations' || o === 'openConversation')
         .map((opId) => ({ opId, ...conversationRoute(opId) }));
-      const [control, ...answers] = await Promise.all([
-        shop.http.get('/v1/cart', { headers }),
-        ...routes.map(({ opId, method, path }) =>
-          shop.http.request(method, path, { headers, ...(opId === 'openConversation' ? { json: openBody() } : {}) }),
-        ),
-      ]);
-      expectSuccess(control!, { what: 'control: the browser session on getCart', clause: 'AUTH-CRED-8' });
-      for (const [i, { method, path }] of routes.entries()) {
-        const res = answers[i]!;
+      expectSuccess(await shop.http.get('/v1/cart', { headers }), {
+        what: 'control: the browser session on getCart',
+        clause: 'AUTH-CRED-8',
+      });
+      await judgeCases(routes, async ({ opId, method, path }) => {
+        const res = await shop.http.request(method, path, { headers, ...(opId === 'openConversation' ? { json: openBody() } : {}) });
         inCase(`${method} ${path}`, () => {
           expectStatus(res, [401, 403], { what: 'refused', clause: 'AUTH-ORDER-7' });
           expectProblem(res, { status: res.status, error: errorOf(res) ?? '<missing>', docsUrl: shop.docsUrl, clause: 'AUTH-ORDER-7' });
         });
-      }
+      });
     },
   ),
 );

@@ -7,7 +7,7 @@
 // both; the reference-level checks (ids ending in `.reference`) hold the reference to the code it documents.
 import { check, learned, test } from '../engine/runner/check.js';
 import type { ShopResponse } from '../engine/transport/http.js';
-import { CASES_AT_ONCE, judgeConcurrently } from '../engine/transport/in-flight.js';
+import { judgeCases } from '../engine/runner/cases.js';
 import { AssistantAgent, htuOf } from './_shared/assistant.js';
 import { cartLine } from './_shared/expect-cart.js';
 import { expectChallenge, expectProblem, expectSuccess, fail, inCase, nonceOf } from '../lib/assert.js';
@@ -41,14 +41,11 @@ test(
         ['htu with the query', `${htuOf(shop, path)}?limit=2`],
         ['htu with query and fragment', `${htuOf(shop, path)}?limit=2#top`],
       ];
-      // Each case on a session of its own (readyAgents: at once, each with its newest nonce), judged in this order.
+      // Each case on a session of its own (readyAgents: each with its newest nonce), a case of its own.
       const agents = await readyAgents(shop, cases.length, { clause: 'AUTH-ASST-1' });
-      await judgeConcurrently(
-        cases.map(([what, htu], i) => async () => {
-          expectSuccess((await agents[i]!.get(path, htu === undefined ? {} : { proof: { htu } })).res, { what, clause: 'AUTH-ASST-1' });
-        }),
-        cases.length,
-      );
+      await judgeCases(cases, async ([what, htu], i) => {
+        expectSuccess((await agents[i]!.get(path, htu === undefined ? {} : { proof: { htu } })).res, { what, clause: 'AUTH-ASST-1' });
+      });
     },
   ),
 );
@@ -68,14 +65,11 @@ test(
         ['extra claims', { proof: { claims: { extra: 'ignored', exp: nowSeconds() + 60 } } }],
         ['an extra header member (kid)', { proof: { header: { kid: 'ignored' } } }],
       ];
-      // Each case on a session of its own (readyAgents: at once, each with its newest nonce), judged in this order.
+      // Each case on a session of its own (readyAgents: each with its newest nonce), a case of its own.
       const agents = await readyAgents(shop, cases.length, { clause: 'AUTH-ASST-1' });
-      await judgeConcurrently(
-        cases.map(([what, options], i) => async () => {
-          expectSuccess((await agents[i]!.get(CART, options)).res, { what, clause: 'AUTH-ASST-1' });
-        }),
-        cases.length,
-      );
+      await judgeCases(cases, async ([what, options], i) => {
+        expectSuccess((await agents[i]!.get(CART, options)).res, { what, clause: 'AUTH-ASST-1' });
+      });
     },
   ),
 );
@@ -205,7 +199,7 @@ test(
         routes.push([list.method, list.path, undefined]);
       }
       // The cases do not depend on each other: none goes through the agent (its nonce stays the one of the control, as
-      // when they were sent in turn) and each is refused for where its token travels. At once, judged in this order.
+      // when they were sent in turn) and each is refused for where its token travels. Each a case of its own.
       const cases = routes.flatMap(([method, path, json]): [string, string, () => Promise<ShopResponse>][] => {
         const proof = () => agent.proof(method, path);
         const body = json !== undefined ? { json } : {};
@@ -227,16 +221,13 @@ test(
           ],
         ];
       });
-      await judgeConcurrently(
-        cases.map(([clause, what, send]) => async () => {
-          const res = await send();
-          inCase(what, () => {
-            expectProblem(res, { status: 401, error: 'invalid_token', docsUrl: shop.docsUrl, clause });
-            expectChallenge(res, { scheme: 'DPoP', error: 'invalid_token', clause });
-          });
-        }),
-        CASES_AT_ONCE,
-      );
+      await judgeCases(cases, async ([clause, what, send]) => {
+        const res = await send();
+        inCase(what, () => {
+          expectProblem(res, { status: 401, error: 'invalid_token', docsUrl: shop.docsUrl, clause });
+          expectChallenge(res, { scheme: 'DPoP', error: 'invalid_token', clause });
+        });
+      });
     },
   ),
 );
@@ -250,8 +241,8 @@ test(
       requires: ['assistants'],
     },
     async (shop) => {
-      // Each token is minted for the session that presents it; each case on a session of its own (readyAgents: at once,
-      // each with its newest nonce), judged in this order.
+      // Each token is minted for the session that presents it; each case on a session of its own (readyAgents: each with
+      // its newest nonce), a case of its own.
       const tokens: [string, (agent: AssistantAgent) => Promise<string>][] = [
         ['expired an hour ago', (agent) => agent.mintToken({ claims: { iat: nowSeconds() - 7200, exp: nowSeconds() - 3600 } })],
         [
@@ -267,17 +258,14 @@ test(
         ['malformed', async () => 'abc.def.ghi'],
       ];
       const agents = await readyAgents(shop, tokens.length, { clause: 'AUTH-ASST-5' });
-      await judgeConcurrently(
-        tokens.map(([what, mint], i) => async () => {
-          const agent = agents[i]!;
-          const res = (await agent.get(CART, { token: await mint(agent), retryOnNonce: false })).res;
-          inCase(what, () => {
-            expectProblem(res, { status: 401, error: 'invalid_token', docsUrl: shop.docsUrl, clause: 'AUTH-ASST-5' });
-            expectSingleDpopChallenge(res, 'invalid_token', { clause: 'AUTH-ASST-5' });
-          });
-        }),
-        tokens.length,
-      );
+      await judgeCases(tokens, async ([what, mint], i) => {
+        const agent = agents[i]!;
+        const res = (await agent.get(CART, { token: await mint(agent), retryOnNonce: false })).res;
+        inCase(what, () => {
+          expectProblem(res, { status: 401, error: 'invalid_token', docsUrl: shop.docsUrl, clause: 'AUTH-ASST-5' });
+          expectSingleDpopChallenge(res, 'invalid_token', { clause: 'AUTH-ASST-5' });
+        });
+      });
     },
   ),
 );

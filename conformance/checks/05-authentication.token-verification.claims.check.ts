@@ -3,6 +3,7 @@
 import { randomUUID } from 'node:crypto';
 import { check, test, type Shop } from '../engine/runner/check.js';
 import type { ShopResponse } from '../engine/transport/http.js';
+import { judgeCases } from '../engine/runner/cases.js';
 import { expectChallenge, expectSuccess, inCase } from '../lib/assert.js';
 import { nowSeconds } from '../lib/jws.js';
 import { createForeignKey, publicKeyAsSecret, signWith, unsecured } from '../lib/mint.js';
@@ -25,16 +26,15 @@ test(
         ['cookie access_token', () => shop.http.get('/v1/cart', { headers: { cookie: `access_token=${token}` } })],
         ['body access_token', () => shop.http.post('/v1/cart/items', { json: { access_token: token, variant_id: VARIANT, quantity: 1 } })],
       ];
-      // The control reads, the others are refused as unauthenticated (the write too): all go at once, judged in turn.
-      const [control, ...answers] = await Promise.all([shop.http.get('/v1/cart', { token }), ...cases.map(([, send]) => send())]);
-      expectSuccess(control!, { what: 'the same token in Authorization', clause: 'AUTH-TOKEN-1' });
-      for (const [i, [what]] of cases.entries()) {
-        const res = answers[i]!;
+      // The control reads first; the others, each a case of its own, are refused as unauthenticated (the write too).
+      expectSuccess(await shop.http.get('/v1/cart', { token }), { what: 'the same token in Authorization', clause: 'AUTH-TOKEN-1' });
+      await judgeCases(cases, async ([what, send]) => {
+        const res = await send();
         inCase(what, () => {
           expectInvalidToken(shop, res, { clause: 'AUTH-TOKEN-1' });
           expectChallenge(res, { scheme: 'DPoP', error: 'invalid_token', params: { algs: 'ES256' }, clause: 'ERR-TABLE-1' });
         });
-      }
+      });
     },
   ),
 );
@@ -142,13 +142,15 @@ for (const [clause, { id, title, cases }] of Object.entries(DEFECTS)) {
   test(
     ...check({ id, title, clauses: [clause, 'ERR-TABLE-2'] }, async (shop) => {
       const sub = shop.subject('cust');
-      // Cart reads: the control and the refused tokens go at once, judged in turn (the control first).
-      const [control, ...answers] = await Promise.all([
-        (async () => shop.http.get('/v1/cart', { token: await shop.mint.customer({ sub }) }))(),
-        ...cases.map(async (c) => shop.http.get('/v1/cart', { token: await c.mint(shop, sub) })),
-      ]);
-      expectSuccess(control!, { what: 'control: the same token without the defect', clause });
-      for (const [i, c] of cases.entries()) inCase(c.what, () => expectInvalidToken(shop, answers[i]!, { clause }));
+      // Cart reads: the control first, then the refused tokens, each a case of its own.
+      expectSuccess(await shop.http.get('/v1/cart', { token: await shop.mint.customer({ sub }) }), {
+        what: 'control: the same token without the defect',
+        clause,
+      });
+      await judgeCases(cases, async (c) => {
+        const res = await shop.http.get('/v1/cart', { token: await c.mint(shop, sub) });
+        inCase(c.what, () => expectInvalidToken(shop, res, { clause }));
+      });
     }),
   );
 }
@@ -234,13 +236,11 @@ test(
         ['no iat', { iat: undefined }],
         ['iat ten years ahead', { iat: later, exp: later + 300 }],
       ] as const;
-      // Refused reads: at once, judged in turn.
-      const answers = await Promise.all(
-        cases.map(async ([, claims]) =>
-          shop.http.get('/v1/cart', { token: await shop.mint.customer({ sub: shop.subject('cust'), claims }) }),
-        ),
-      );
-      for (const [i, [what]] of cases.entries()) inCase(what, () => expectInvalidToken(shop, answers[i]!, { clause: 'ERR-TABLE-2' }));
+      // Refused reads: each a case of its own.
+      await judgeCases(cases, async ([what, claims]) => {
+        const res = await shop.http.get('/v1/cart', { token: await shop.mint.customer({ sub: shop.subject('cust'), claims }) });
+        inCase(what, () => expectInvalidToken(shop, res, { clause: 'ERR-TABLE-2' }));
+      });
     },
   ),
 );

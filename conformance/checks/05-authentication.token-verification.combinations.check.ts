@@ -3,7 +3,7 @@
 // client with no caller kind, a website user token carrying act) is refused with 401 or 403 even with a valid signature.
 import { randomUUID } from 'node:crypto';
 import { check, test, type Shop } from '../engine/runner/check.js';
-import { CASES_AT_ONCE, judgeConcurrently, mapConcurrent } from '../engine/transport/in-flight.js';
+import { judgeCases, mapCases } from '../engine/runner/cases.js';
 import { expectNoHeader, expectProblem, expectSuccess, inCase } from '../lib/assert.js';
 import { expectInvalidToken, expectRefusedCombination } from './_shared/expect-refusals.js';
 
@@ -18,19 +18,9 @@ async function expectCombinationRefused(shop: Shop, token: string, { what, claus
     inCase(`${what}, GET ${path}`, () => expectRefusedCombination(shop, answers[i]!, { what: 'refusal', clause }));
 }
 
-/**
- * Each token is refused on its own reads (nothing is written): the tokens are judged at once, the verdict the one of the
- * tokens in turn.
- */
+/** Each token is refused on its own reads (nothing is written): each token is a case of its own. */
 const expectEachRefused = (shop: Shop, cases: readonly [string, () => Promise<string>][], clause: string): Promise<void> =>
-  judgeConcurrently(
-    cases.map(
-      ([what, token]) =>
-        async () =>
-          expectCombinationRefused(shop, await token(), { what, clause }),
-    ),
-    CASES_AT_ONCE,
-  );
+  judgeCases(cases, async ([what, token]) => expectCombinationRefused(shop, await token(), { what, clause }));
 
 test(
   ...check(
@@ -101,24 +91,18 @@ test(
     },
     async (shop) => {
       const sub = shop.subject('cust');
-      // The control and the refused tokens only read: at once, judged in turn, the control first.
-      await judgeConcurrently(
-        [
-          async () =>
-            expectSuccess(await shop.http.get('/v1/cart', { token: await shop.mint.customer({ sub }) }), {
-              what: 'control: the same token without act',
-              clause: 'AUTH-TOKEN-12',
-            }),
-          () =>
-            expectEachRefused(
-              shop,
-              [{ sub: shop.profile.clients.agentProtocol }, { sub: 'invited_agent_1' }, { sub: shop.profile.clients.website }].map(
-                (act) => [`website token with act ${JSON.stringify(act)}`, () => shop.mint.customer({ sub, claims: { act } })],
-              ),
-              'AUTH-TOKEN-12',
-            ),
-        ],
-        CASES_AT_ONCE,
+      // The control first, then the refused tokens (each a case of its own).
+      expectSuccess(await shop.http.get('/v1/cart', { token: await shop.mint.customer({ sub }) }), {
+        what: 'control: the same token without act',
+        clause: 'AUTH-TOKEN-12',
+      });
+      await expectEachRefused(
+        shop,
+        [{ sub: shop.profile.clients.agentProtocol }, { sub: 'invited_agent_1' }, { sub: shop.profile.clients.website }].map((act) => [
+          `website token with act ${JSON.stringify(act)}`,
+          () => shop.mint.customer({ sub, claims: { act } }),
+        ]),
+        'AUTH-TOKEN-12',
       );
     },
   ),
@@ -175,8 +159,8 @@ test(
         ['AUTH-TOKEN-8', 'storefront machine token carrying act', shop.mint.guest({ claims: { act: { sub: c.agentProtocol } } })],
       ];
       const machines = [c.website, c.agentProtocol, c.personalAgentProxy].map((client) => shop.mint.machine(client));
-      // Refused reads only: every token at once, judged in turn.
-      const answers = await mapConcurrent([...invalid.map(([, , token]) => token), ...machines], CASES_AT_ONCE, async (token) =>
+      // Refused reads only: every token a case of its own, their answers judged in turn.
+      const answers = await mapCases([...invalid.map(([, , token]) => token), ...machines], async (token) =>
         shop.http.get('/v1/cart', { token: await token }),
       );
       for (const [i, [clause, what]] of invalid.entries()) inCase(what, () => expectInvalidToken(shop, answers[i]!, { clause }));
