@@ -133,6 +133,20 @@ export default tseslint.config(
     },
   },
   {
+    files: ['conformance/checks/*.check.ts'],
+    rules: {
+      'no-restricted-imports': restrict(
+        { group: ['**/reference/**'], message: 'The suite is a black box.' },
+        { group: ['**/selftest/**'], message: 'Checks know nothing of the self-test that judges them (its defects are written apart).' },
+        {
+          group: ['**/engine/transport/in-flight*'],
+          importNames: ['CASES_AT_ONCE', 'mapConcurrent'],
+          message: 'A check declares its cases; judgeCases and mapCases (engine/runner/cases.ts) run them.',
+        },
+      ),
+    },
+  },
+  {
     files: ['reference/src/auth/**/*.ts'],
     rules: {
       'no-restricted-imports': restrict(

@@ -10,8 +10,9 @@ import { check, test } from '../engine/runner/check.js';
 import { judgeCases } from '../engine/runner/cases.js';
 import { expectSuccess, fail, inCase } from '../lib/assert.js';
 import { findChallenge } from '../lib/www-authenticate.js';
-import { CART, expectDpopFailure, judgeInLanes, readyAgents } from './_shared/expect-dpop.js';
-import { challengesOf } from './_shared/expect-refusals.js';
+import { CART, judgeInLanes, readyAgents } from './_shared/dpop-agents.js';
+import { expectDpopFailure } from '../lib/expect/dpop.js';
+import { challengesOf } from '../lib/expect/refusals.js';
 import { NEGATIVES } from './_shared/dpop-negative-matrix.js';
 
 /** The sessions the negative matrix is spread over (judgeInLanes: one lane each). */

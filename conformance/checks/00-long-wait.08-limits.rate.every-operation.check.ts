@@ -11,7 +11,7 @@ import { brief, expectProblem, fail, inCase } from '../lib/assert.js';
 import { freshHex } from '../lib/fresh-id.js';
 import { freshShopperIp } from '../lib/shopper.js';
 import { AssistantAgent } from './_shared/assistant.js';
-import { cartLine, cartQuantity } from './_shared/expect-cart.js';
+import { cartLine, cartQuantity } from './_shared/cart-lines.js';
 import { ADJUSTABLE_VARIANT, PRODUCT_HANDLE, VARIANT } from './_shared/seed-data.js';
 import { spendAsAssistant, spendConcurrently, spendWithinWindow, guestBudget } from './_shared/spend-budget.js';
 

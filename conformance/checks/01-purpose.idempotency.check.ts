@@ -8,15 +8,16 @@
 // Levels. The spec shows no payload shapes: the cart and checkout bodies are the target's own, learned from its
 // description documents; a refusal of such a body fails the operation's clause.
 import { randomUUID } from 'node:crypto';
-import { check, test, type Shop } from '../engine/runner/check.js';
+import { check, learned, test, type Shop } from '../engine/runner/check.js';
 import type { ShopResponse } from '../engine/transport/http.js';
 import { judgeCases } from '../engine/runner/cases.js';
 import { brief, expectCreated, expectProblem, expectStatus, expectSuccess, fail, failSetup, is2xx, is4xx } from '../lib/assert.js';
-import { addLine, cartLine, emptyCart, expectNotNamesVariant, lineOf } from './_shared/expect-cart.js';
+import { addLine, cartLine, emptyCart, lineOf } from './_shared/cart-lines.js';
+import { expectNotNamesVariant } from '../lib/expect/cart.js';
 import { customerToken, delegatedToken } from './_shared/mint-callers.js';
 import { locationOf, requestedAt } from './_shared/location.js';
 import { addressBody } from './_shared/add-address.js';
-import { expectCreateConventions } from './_shared/expect-created.js';
+import { expectCreateConventions } from '../lib/expect/created.js';
 import { callers } from './_shared/send-as.js';
 import { CHECKOUT, checkout, checkoutBody, expectPlaced, orderIdOf } from './_shared/place-order.js';
 import { CHECKOUT_ACCOUNTS, CHECKOUT_VARIANTS, VARIANT } from './_shared/seed-data.js';
@@ -116,7 +117,10 @@ test(
       const headers = { 'idempotency-key': randomUUID() };
       const first = await keyedCheckout(shop, token, checkoutBody(CHECKOUT_ACCOUNTS[1].card), headers);
       expectPlaced(first, { what: 'the first submission (with an Idempotency-Key)', clause: 'PUR-IDEM-1' });
-      expectCreateConventions(first, 'checkoutSavedCard', { what: 'checkoutSavedCard (a placed order)' });
+      expectCreateConventions(first, {
+        what: 'checkoutSavedCard (a placed order)',
+        declared: learned().declaresCreate('checkoutSavedCard'),
+      });
       const second = await shop.http.post(CHECKOUT, { token, json: checkoutBody(CHECKOUT_ACCOUNTS[1].card), headers });
       // A replay of the first answer would be a 2xx: the key must not be honoured, the cart is what decides.
       expectProblem(second, { status: 422, error: 'cart_empty', docsUrl: shop.docsUrl, clause: 'PUR-IDEM-4' });
@@ -155,7 +159,7 @@ test(
         [1, first],
         [2, second],
       ] as const)
-        expectCreateConventions(res, 'checkoutSavedCard', { what: `checkoutSavedCard (order ${n})` });
+        expectCreateConventions(res, { what: `checkoutSavedCard (order ${n})`, declared: learned().declaresCreate('checkoutSavedCard') });
       // Processed, not replayed: the refilled cart was ordered, and the answer is not the first one again.
       expectNotNamesVariant(await shop.http.get('/v1/cart', { token }), CHECKOUT_VARIANTS.beanie, {
         what: 'the cart after the retry (its line was ordered)',

@@ -3,8 +3,9 @@ import { check, test } from '../engine/runner/check.js';
 import type { ShopResponse } from '../engine/transport/http.js';
 import { judgeCases, mapCases } from '../engine/runner/cases.js';
 import { expectProblem, fail, is2xx } from '../lib/assert.js';
-import { cartLine, expectEmptyCart } from './_shared/expect-cart.js';
-import { expectRefusal } from './_shared/expect-refusals.js';
+import { cartLine } from './_shared/cart-lines.js';
+import { expectEmptyCart } from '../lib/expect/cart.js';
+import { expectRefusal } from '../lib/expect/refusals.js';
 import { customerToken } from './_shared/mint-callers.js';
 import { SPECIAL_PATHS } from '../../contract/routes.js';
 

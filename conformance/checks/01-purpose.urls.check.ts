@@ -6,7 +6,7 @@ import { credentialsOfClaimedKinds } from '../engine/runner/callers.js';
 import { judgeCases } from '../engine/runner/cases.js';
 import { fail, is2xx, expectNoAnswer } from '../lib/assert.js';
 import { OPERATIONS_BY_ID } from '../../contract/operations.js';
-import { cartLine } from './_shared/expect-cart.js';
+import { cartLine } from './_shared/cart-lines.js';
 import { customerToken } from './_shared/mint-callers.js';
 import { PRODUCT_HANDLE } from './_shared/seed-data.js';
 import { describedOperations, normalizePath, SHOWN } from './_shared/describe-operations.js';

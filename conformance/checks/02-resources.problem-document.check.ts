@@ -20,7 +20,7 @@ import {
   expectProblemType,
 } from '../lib/assert.js';
 import { credentialsFor } from './_shared/caller-guard.js';
-import { cartLine } from './_shared/expect-cart.js';
+import { cartLine } from './_shared/cart-lines.js';
 import { VARIANT } from './_shared/seed-data.js';
 
 /**

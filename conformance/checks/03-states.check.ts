@@ -5,7 +5,7 @@ import { check, test, type Shop } from '../engine/runner/check.js';
 import type { ShopResponse } from '../engine/transport/http.js';
 import { judgeCases } from '../engine/runner/cases.js';
 import { expectChallenge, expectProblem, expectSuccess, fail, inCase } from '../lib/assert.js';
-import { cartLine } from './_shared/expect-cart.js';
+import { cartLine } from './_shared/cart-lines.js';
 import { ENDED_ACCOUNTS } from './_shared/seed-data.js';
 
 /** The ended accounts, read inside a check (a profile that declares none skips it). */

@@ -18,7 +18,7 @@ import type { ShopResponse } from '../engine/transport/http.js';
 import { KINDS, type Kind } from '../engine/runner/callers.js';
 import { brief, expectNoHeader, expectProblem, fail, expectNoServerError } from '../lib/assert.js';
 import { credentialsFor, guardRefused, unknownScopeRefusal } from './_shared/caller-guard.js';
-import { emptyCart } from './_shared/expect-cart.js';
+import { emptyCart } from './_shared/cart-lines.js';
 import { customerToken, delegatedToken } from './_shared/mint-callers.js';
 import { CHECKOUT, checkout, checkoutBody, PREVIEW } from './_shared/place-order.js';
 import { ABSENT_IDS, CHECKOUT_ACCOUNTS } from './_shared/seed-data.js';

@@ -9,7 +9,7 @@
 // Data. Its own checkout account of the seed (CHECKOUT_ACCOUNTS[7]): the cart is emptied first and left empty.
 import { check, test } from '../engine/runner/check.js';
 import { expectStatus, fail, expectSuccess } from '../lib/assert.js';
-import { cartLine, emptyCart } from './_shared/expect-cart.js';
+import { cartLine, emptyCart } from './_shared/cart-lines.js';
 import { delegatedToken } from './_shared/mint-callers.js';
 import { locationOf } from './_shared/location.js';
 import { CHECKOUT, checkout, checkoutBody, expectPlaced } from './_shared/place-order.js';

@@ -7,7 +7,7 @@
 // deployment re-run many times slowly uses it up.
 import { check, test } from '../engine/runner/check.js';
 import { expectCreated, expectNoHeader, expectNoStore, expectProblem, expectStatus, fail } from '../lib/assert.js';
-import { cartLine, emptyCart, type Line } from './_shared/expect-cart.js';
+import { cartLine, emptyCart, type Line } from './_shared/cart-lines.js';
 import { expectNamesVariant, expectEmptyCart } from '../lib/expect/cart.js';
 import { delegatedToken } from './_shared/mint-callers.js';
 import { AssistantAgent } from './_shared/assistant.js';

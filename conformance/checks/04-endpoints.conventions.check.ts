@@ -21,7 +21,7 @@ import {
   inCase,
   parseCacheControl,
 } from '../lib/assert.js';
-import { addLine, cartLine, cartQuantity } from './_shared/expect-cart.js';
+import { addLine, cartLine, cartQuantity } from './_shared/cart-lines.js';
 import { expectEmptyCart } from '../lib/expect/cart.js';
 import { expectRefusal } from '../lib/expect/refusals.js';
 import { customerToken } from './_shared/mint-callers.js';

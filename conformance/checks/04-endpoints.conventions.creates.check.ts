@@ -12,7 +12,7 @@ import { judgeCases } from '../engine/runner/cases.js';
 import { expectStatus, expectSuccess } from '../lib/assert.js';
 import { addressBody, createdAddressId } from './_shared/add-address.js';
 import { AssistantAgent } from './_shared/assistant.js';
-import { cartLine } from './_shared/expect-cart.js';
+import { cartLine } from './_shared/cart-lines.js';
 import { callers } from './_shared/send-as.js';
 import { expectCreateConventions, expectDeleteConventions } from '../lib/expect/created.js';
 import { conversationRoute, messageOf, openConversation } from './_shared/open-conversation.js';

@@ -11,7 +11,7 @@ import type { ShopResponse } from '../engine/transport/http.js';
 import { judgeCases } from '../engine/runner/cases.js';
 import { expectSuccess, fail } from '../lib/assert.js';
 import { answersAsNoRoute, noRouteAnswers } from './_shared/probe-routes.js';
-import { cartLine, cartQuantity } from './_shared/expect-cart.js';
+import { cartLine, cartQuantity } from './_shared/cart-lines.js';
 import { customerToken } from './_shared/mint-callers.js';
 import { PRODUCT_HANDLE, VARIANT } from './_shared/seed-data.js';
 

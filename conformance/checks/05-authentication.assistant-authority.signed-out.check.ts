@@ -7,12 +7,14 @@
 // through the identity-provider proxy's internal routes (conformance/checks/_shared/assistant.ts).
 import { check, test, type Shop } from '../engine/runner/check.js';
 import type { ShopResponse } from '../engine/transport/http.js';
-import { ALL_PERMISSIONS, AssistantAgent, errorOf, reportAuthorization, signedOutProxyToken, signOutSession } from './_shared/assistant.js';
+import { ALL_PERMISSIONS, AssistantAgent, reportAuthorization, signedOutProxyToken, signOutSession } from './_shared/assistant.js';
+import { errorOf } from '../lib/expect/dpop.js';
 import { brief, expectProblem, expectStatus, expectSuccess, fail, failSoft, inCase, is2xx } from '../lib/assert.js';
 import { freshHex } from '../lib/fresh-id.js';
 import { nowSeconds } from '../lib/jws.js';
-import { cartLine, expectNamesVariant, expectNotNamesVariant } from './_shared/expect-cart.js';
-import { expectInvalidToken, expectSignInRequired } from './_shared/expect-refusals.js';
+import { cartLine } from './_shared/cart-lines.js';
+import { expectNamesVariant, expectNotNamesVariant } from '../lib/expect/cart.js';
+import { expectInvalidToken, expectSignInRequired } from '../lib/expect/refusals.js';
 import { OP, probe, sendAssistant } from './_shared/probe-agents.js';
 import { VARIANT } from './_shared/seed-data.js';
 import { judgeCases } from '../engine/runner/cases.js';

@@ -11,9 +11,10 @@ import { ALL_PERMISSIONS, AssistantAgent, browserSession, provisionAssistantSess
 import { expectSuccess, fail, inCase } from '../lib/assert.js';
 import { createDpopKey } from '../lib/dpop.js';
 import { freshHex } from '../lib/fresh-id.js';
-import { cartLine, expectNamesVariant, expectNotNamesVariant } from './_shared/expect-cart.js';
+import { cartLine } from './_shared/cart-lines.js';
+import { expectNamesVariant, expectNotNamesVariant } from '../lib/expect/cart.js';
 import { expectAuthority, sendInvited, UNKNOWN_PERMISSIONS } from './_shared/probe-agents.js';
-import { expectCredentialRefused, expectSignInRequired } from './_shared/expect-refusals.js';
+import { expectCredentialRefused, expectSignInRequired } from '../lib/expect/refusals.js';
 import { VARIANT } from './_shared/seed-data.js';
 import { API_SCOPES, PERMISSIONS } from '../../contract/scopes.js';
 

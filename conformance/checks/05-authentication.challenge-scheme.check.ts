@@ -9,7 +9,7 @@ import { expectChallenge, expectProblem, fail, inCase, expect4xx, notDeclared } 
 import { artifactFormat } from '../lib/credential-formats.js';
 import { createForeignKey, signWith } from '../lib/mint.js';
 import { expectInvalidToken, expectNoChallengeOf } from '../lib/expect/refusals.js';
-import { cartLine } from './_shared/expect-cart.js';
+import { cartLine } from './_shared/cart-lines.js';
 
 /**
  * 401 in the DPoP scheme only. The error is the token's (invalid_token) or the proof's (invalid_dpop_proof, use_dpop_nonce):

@@ -12,8 +12,9 @@ import { brief, expectSuccess, fail, expectSameJson } from '../lib/assert.js';
 import { scopeWith, signWith } from '../lib/mint.js';
 import { apiScopesOf, guardRefused, unknownScopeRefusal } from './_shared/caller-guard.js';
 import { addAddress, createdAddressId } from './_shared/add-address.js';
-import { cartLine, expectNamesVariant, expectNotNamesVariant } from './_shared/expect-cart.js';
-import { expectInvalidToken, expectOwnershipRefusal } from './_shared/expect-refusals.js';
+import { cartLine } from './_shared/cart-lines.js';
+import { expectNamesVariant, expectNotNamesVariant } from '../lib/expect/cart.js';
+import { expectInvalidToken, expectOwnershipRefusal } from '../lib/expect/refusals.js';
 import { VARIANT } from './_shared/seed-data.js';
 import { expectUnchanged, readBaseline } from '../lib/compare.js';
 

@@ -5,12 +5,13 @@
 import { check, learned, test, type Shop } from '../engine/runner/check.js';
 import type { ShopResponse } from '../engine/transport/http.js';
 import { judgeCases } from '../engine/runner/cases.js';
-import { AssistantAgent, browserSession, errorOf, signOutSession } from './_shared/assistant.js';
+import { AssistantAgent, browserSession, signOutSession } from './_shared/assistant.js';
+import { errorOf } from '../lib/expect/dpop.js';
 import { expectChallenge, expectProblem, expectStatus, expectSuccess, inCase, is2xx } from '../lib/assert.js';
 import { freshId } from '../lib/fresh-id.js';
 import { OPERATIONS } from '../../contract/operations.js';
 import { conversationRoute, messageOf, openBody, sendConversation } from './_shared/open-conversation.js';
-import { expectDpopChallengesOnly } from './_shared/expect-refusals.js';
+import { expectDpopChallengesOnly } from '../lib/expect/refusals.js';
 import { customerToken } from './_shared/mint-callers.js';
 import { browserArtifact } from './_shared/artifact-headers.js';
 import { CONVERSATIONS_PATH } from '../../contract/routes.js';

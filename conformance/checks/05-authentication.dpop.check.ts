@@ -9,18 +9,11 @@ import { check, learned, test } from '../engine/runner/check.js';
 import type { ShopResponse } from '../engine/transport/http.js';
 import { judgeCases } from '../engine/runner/cases.js';
 import { AssistantAgent, htuOf } from './_shared/assistant.js';
-import { cartLine } from './_shared/expect-cart.js';
+import { cartLine } from './_shared/cart-lines.js';
 import { expectChallenge, expectProblem, expectSuccess, fail, inCase, nonceOf } from '../lib/assert.js';
 import { nowSeconds } from '../lib/jws.js';
-import {
-  CART,
-  expectDpopFailure,
-  expectNonceHeader,
-  expectSingleDpopChallenge,
-  PROOF_OR_NONCE,
-  readyAgent,
-  readyAgents,
-} from './_shared/expect-dpop.js';
+import { CART, readyAgent, readyAgents } from './_shared/dpop-agents.js';
+import { expectDpopFailure, expectNonceHeader, expectSingleDpopChallenge, PROOF_OR_NONCE } from '../lib/expect/dpop.js';
 
 // ---------------------------------------------------------------------------------------------------------- positives
 

@@ -12,7 +12,7 @@ import type { ShopResponse } from '../engine/transport/http.js';
 import { type ClauseRef, expectProblem, expectStatus, expectSuccess, fail, inCase } from '../lib/assert.js';
 import { forgeGuestSession, GUEST_SESSION_FORGERIES, signGuestSession, type GuestSessionForgery } from '../lib/guest-session.js';
 import { freshShopperIp, shopperIpOfLength } from '../lib/shopper.js';
-import { cartLine, cartQuantity } from './_shared/expect-cart.js';
+import { cartLine, cartQuantity } from './_shared/cart-lines.js';
 import { expectNotNamesVariant, expectEmptyCart } from '../lib/expect/cart.js';
 import { expectInvalidGuestSession, expectRefusal } from '../lib/expect/refusals.js';
 import { guestHeaders } from './_shared/mint-callers.js';

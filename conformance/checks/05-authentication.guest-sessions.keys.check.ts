@@ -9,7 +9,7 @@ import { randomUUID } from 'node:crypto';
 import { check, test, type Shop } from '../engine/runner/check.js';
 import { expectSuccess, fail } from '../lib/assert.js';
 import { signGuestSession } from '../lib/guest-session.js';
-import { cartLine } from './_shared/expect-cart.js';
+import { cartLine } from './_shared/cart-lines.js';
 import { expectNamesVariant, expectNotNamesVariant } from '../lib/expect/cart.js';
 import { expectInvalidGuestSession } from '../lib/expect/refusals.js';
 import { guestHeaders } from './_shared/mint-callers.js';

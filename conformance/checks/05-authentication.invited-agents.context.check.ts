@@ -12,7 +12,7 @@ import { ALL_PERMISSIONS } from './_shared/assistant.js';
 import { expectProblem, expectSuccess, fail, inCase, expectSameJson } from '../lib/assert.js';
 import { freshHex } from '../lib/fresh-id.js';
 import { nowSeconds } from '../lib/jws.js';
-import { cartLine } from './_shared/expect-cart.js';
+import { cartLine } from './_shared/cart-lines.js';
 import { expectNamesVariant, expectNotNamesVariant } from '../lib/expect/cart.js';
 import { expectCredentialRefused, expectInvalidToken } from '../lib/expect/refusals.js';
 import { invitedAgent } from './_shared/probe-agents.js';

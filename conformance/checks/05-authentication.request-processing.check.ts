@@ -13,7 +13,7 @@ import { operatorAttribution } from '../lib/credential-formats.js';
 import { expectProblem, expectStatus, expectSuccess, fail, failSoft } from '../lib/assert.js';
 import { createForeignKey, signWith } from '../lib/mint.js';
 import { freshShopperIp } from '../lib/shopper.js';
-import { cartLine } from './_shared/expect-cart.js';
+import { cartLine } from './_shared/cart-lines.js';
 import { expectNotNamesVariant } from '../lib/expect/cart.js';
 import { expectInvalidToken, expectRefusal } from '../lib/expect/refusals.js';
 import { guestHeaders } from './_shared/mint-callers.js';

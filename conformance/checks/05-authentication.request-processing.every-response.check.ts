@@ -13,7 +13,7 @@ import { mapCases } from '../engine/runner/cases.js';
 import type { ShopResponse } from '../engine/transport/http.js';
 import { AssistantAgent } from './_shared/assistant.js';
 import { bodyOf, present, route, ROUTES, wrong } from './_shared/call-internal-routes.js';
-import { cartLine } from './_shared/expect-cart.js';
+import { cartLine } from './_shared/cart-lines.js';
 import { EVERY_RESPONSE_CLAUSES, expectEveryResponse } from '../lib/expect/every-response.js';
 import { customerToken, delegatedToken, guestHeaders } from './_shared/mint-callers.js';
 import { conversationRoute, openBody } from './_shared/open-conversation.js';

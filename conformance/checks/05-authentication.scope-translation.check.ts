@@ -11,7 +11,7 @@ import type { ShopResponse } from '../engine/transport/http.js';
 import { brief, expectNoHeader, expectProblem, expectSuccess, fail, is4xx, expectSameJson } from '../lib/assert.js';
 import { freshShopperIp } from '../lib/shopper.js';
 import { credentialsFor } from './_shared/caller-guard.js';
-import { cartLine, cartQuantity } from './_shared/expect-cart.js';
+import { cartLine, cartQuantity } from './_shared/cart-lines.js';
 import { expectNamesVariant, expectNotNamesVariant } from '../lib/expect/cart.js';
 import { VARIANT } from './_shared/seed-data.js';
 

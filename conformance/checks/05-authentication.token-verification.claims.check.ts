@@ -7,7 +7,7 @@ import { judgeCases } from '../engine/runner/cases.js';
 import { expectChallenge, expectSuccess, inCase } from '../lib/assert.js';
 import { nowSeconds } from '../lib/jws.js';
 import { createForeignKey, publicKeyAsSecret, signWith, unsecured } from '../lib/mint.js';
-import { expectInvalidToken, expectRefusedCombination } from './_shared/expect-refusals.js';
+import { expectInvalidToken, expectRefusedCombination } from '../lib/expect/refusals.js';
 import { VARIANT } from './_shared/seed-data.js';
 
 // ------------------------------------------------------------------------------------------- Token verification 1: source

@@ -5,7 +5,7 @@ import { randomUUID } from 'node:crypto';
 import { check, test, type Shop } from '../engine/runner/check.js';
 import { judgeCases, mapCases } from '../engine/runner/cases.js';
 import { expectNoHeader, expectProblem, expectSuccess, inCase } from '../lib/assert.js';
-import { expectInvalidToken, expectRefusedCombination } from './_shared/expect-refusals.js';
+import { expectInvalidToken, expectRefusedCombination } from '../lib/expect/refusals.js';
 
 // ------------------------------------------------------------------------ Token verification 3-4: caller-kind combinations
 

@@ -18,7 +18,7 @@ import { AssistantAgent } from './_shared/assistant.js';
 import { operator, route, send } from './_shared/call-ops.js';
 import { conversationRoute, openBody } from './_shared/open-conversation.js';
 import { postWebhook } from './_shared/deliver-webhook.js';
-import { cartLine, cartQuantity } from './_shared/expect-cart.js';
+import { cartLine, cartQuantity } from './_shared/cart-lines.js';
 import { EVERY_RESPONSE_CLAUSES, expectDomainErrorHeaders, expectEveryResponse } from '../lib/expect/every-response.js';
 import { customerToken, delegatedToken, guestHeaders } from './_shared/mint-callers.js';
 import { attemptCheckout, checkoutBody } from './_shared/place-order.js';

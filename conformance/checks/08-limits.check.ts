@@ -13,7 +13,7 @@ import { freshShopperIp, shopperIpOfLength } from '../lib/shopper.js';
 import { LIMITS } from '../../contract/limits.js';
 import { OPERATIONS, OPERATIONS_BY_ID } from '../../contract/operations.js';
 import { describedOpsRequests } from './_shared/call-ops.js';
-import { cartLine } from './_shared/expect-cart.js';
+import { cartLine } from './_shared/cart-lines.js';
 import { expectRefusal } from '../lib/expect/refusals.js';
 import { customerToken } from './_shared/mint-callers.js';
 import { SPECIAL_PATHS } from '../../contract/routes.js';

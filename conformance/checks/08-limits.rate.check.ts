@@ -6,7 +6,7 @@ import { check, test, type Shop, notApplicable } from '../engine/runner/check.js
 import type { ShopResponse } from '../engine/transport/http.js';
 import { expectProblem, expectSuccess, fail } from '../lib/assert.js';
 import { freshShopperIp } from '../lib/shopper.js';
-import { cartLine } from './_shared/expect-cart.js';
+import { cartLine } from './_shared/cart-lines.js';
 import { expectProblemMembers, expectRequestId } from '../lib/expect/every-response.js';
 import { ADJUSTABLE_VARIANT, PRODUCT_HANDLE } from './_shared/seed-data.js';
 import { isRetryAfter, spendConcurrently, spendWithinWindow } from './_shared/spend-budget.js';

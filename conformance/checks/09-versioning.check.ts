@@ -7,7 +7,7 @@ import { answers, expectProblem, expectStatus, fail, is2xx, is4xx, expectNoAnswe
 import { freshShopperIp } from '../lib/shopper.js';
 import { OPERATIONS_BY_ID } from '../../contract/operations.js';
 import { CATALOG_AND_CART, describedOperations, normalizePath, SHOWN } from './_shared/describe-operations.js';
-import { cartLine, cartQuantity } from './_shared/expect-cart.js';
+import { cartLine, cartQuantity } from './_shared/cart-lines.js';
 import { customerToken } from './_shared/mint-callers.js';
 import { ADA, ORDERS, PRODUCT_HANDLE, VARIANT } from './_shared/seed-data.js';
 import { describeUnmatched, looksUnmatched, probeUnmatched } from '../lib/routes.js';

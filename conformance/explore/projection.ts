@@ -44,7 +44,7 @@ export interface Projection {
 /**
  * Operations whose success is a create (201) or a delete (204) (Endpoints, Conventions). addAddress is the spec's own
  * example of a create; whether a checkout is one is the deployment's choice (a 200 checkout is not a create), judged by the
- * spec-level checks from the target's documents (checks/_shared/expect-created.ts), so its exact 2xx is not compared here.
+ * spec-level checks from the target's documents (lib/expect/created.ts, engine/transport/target.ts declaresCreate), so its exact 2xx is not compared here.
  */
 const CREATES = new Set(['addAddress']);
 const DELETES = new Set(['deleteAddress', 'removeCartItem']);

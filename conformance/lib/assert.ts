@@ -9,7 +9,6 @@ export {
   failSetup,
   failSoft,
   inCase,
-  judgeEach,
   NotDeclared,
   notDeclared,
   softFailures,

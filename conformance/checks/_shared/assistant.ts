@@ -13,7 +13,6 @@ import type { Shop } from '../../engine/runner/check.js';
 import { createDpopKey, dpopProof, type DpopKey, type DpopProofOptions } from '../../lib/dpop.js';
 import type { Audience } from '../../lib/mint.js';
 import { errorOf } from '../../lib/expect/dpop.js';
-export { errorOf }; // TEMPORARY until the DPoP check files import it from lib
 import { provisionAssistantSession, signedOutProxyToken, type AssistantIdentity, type ProvisionOptions } from './assistant-session.js';
 
 export * from './assistant-session.js';

@@ -256,6 +256,3 @@ export function fixtureSeed(): Seed {
   while (!existsSync(join(dir, 'package.json')) && dirname(dir) !== dir) dir = dirname(dir);
   return seedSchema.parse(JSON.parse(readFileSync(join(dir, 'fixtures', 'seed.json'), 'utf8')));
 }
-
-// TEMPORARY re-export
-export { namesVariant } from '../../lib/expect/cart.js';

@@ -14,7 +14,7 @@ export interface FailureRecord {
   what: string;
   expected: unknown;
   actual: unknown;
-  /** The failure as one line of text (several for a judgeEach summary), credentials redacted. */
+  /** The failure as one line of text (several where a failure lists several), credentials redacted. */
   message: string;
   /** The target refused the setup of a claimed capability. */
   setup?: true;

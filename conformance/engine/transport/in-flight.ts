@@ -12,8 +12,8 @@ import type { PoolBorrower } from '../runner/in-flight-pool.js';
 export const DEFAULT_MAX_IN_FLIGHT = 64;
 
 /**
- * Independent cases of one check (each its own caller, session, forgery or subject) run at once: more than a worker's share
- * of the cap at the usual round trips, so the share (the transport's gate) is what bounds them, not the check.
+ * Independent cases of one check (each its own caller, session, forgery or subject) run at once (engine/runner/cases.ts):
+ * more than a worker's share of the cap at the usual round trips, so the share (the transport's gate) bounds them.
  */
 export const CASES_AT_ONCE = 8;
 
@@ -103,19 +103,4 @@ export async function mapConcurrent<T, R>(
   });
   await Promise.all(lanes);
   return results;
-}
-
-/**
- * Runs independent judgements (each its own caller, session or subject) `concurrency` at once, then throws the first
- * failure in their order: the verdict is the one the same judgements made one after another would give.
- */
-export async function judgeConcurrently(judgements: readonly (() => Promise<void>)[], concurrency: number): Promise<void> {
-  const failures = await mapConcurrent(judgements, concurrency, (judge) =>
-    judge().then(
-      () => undefined,
-      (err: unknown) => ({ err }),
-    ),
-  );
-  const first = failures.find((f) => f !== undefined);
-  if (first) throw first.err;
 }

@@ -111,47 +111,6 @@ export function inCase(what: string, assertion: () => unknown): void | Promise<v
   if (result instanceof Promise) return result.then(() => undefined, name);
 }
 
-/**
- * Judges every item, then fails naming the clauses of every item that failed, one line each: a server that breaks one case
- * is blamed for that case, not for the first one judged. A single failure is thrown as it is. With `atOnce` above one,
- * that many items are judged at once (items that share no state: each its own caller, session or subject); the failures
- * are still reported in the items' order, so the verdict is the one the items judged one after another would give.
- */
-export async function judgeEach<T>(
-  items: readonly T[],
-  judge: (item: T) => Promise<void>,
-  summary: (failed: number, of: number) => string,
-  atOnce = 1,
-): Promise<void> {
-  const outcomes = new Array<CheckFailure | undefined>(items.length);
-  let next = 0;
-  let thrown: { err: unknown } | undefined;
-  const lane = async () => {
-    while (next < items.length && !thrown) {
-      const i = next++;
-      try {
-        await judge(items[i]!);
-      } catch (err) {
-        if (err instanceof CheckFailure) outcomes[i] = err;
-        else thrown ??= { err };
-      }
-    }
-  };
-  await Promise.all(Array.from({ length: Math.max(1, Math.min(atOnce, items.length)) }, lane));
-  if (thrown) throw thrown.err;
-  const failures = outcomes.filter((f): f is CheckFailure => f !== undefined);
-  if (failures.length === 0) return;
-  if (failures.length === 1) throw failures[0]!;
-  const what = summary(failures.length, items.length);
-  const failure = new CheckFailure(what, {
-    expected: failures.map((f) => f.expected),
-    actual: failures.map((f) => f.actual),
-    clause: [...new Set(failures.flatMap((f) => f.clauses))],
-  });
-  failure.message = [`[${failure.clauses.join(', ')}] ${what}:`, ...failures.map((f) => `  ${f.message}`)].join('\n');
-  throw failure;
-}
-
 export function show(value: unknown): string {
   if (typeof value === 'string') return JSON.stringify(value);
   try {

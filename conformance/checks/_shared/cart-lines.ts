@@ -1,7 +1,7 @@
-// Cart lines as the checks of several parts make and observe them. The spec shows no payloads: the addCartItem and
-// updateCartItem bodies are the target's own, learned from its description documents (the members marked `x-shop-role`
-// variant and quantity; conformance/engine/transport/target.ts). Cart records are not shown either: spec-level checks observe a cart only through the variant ids its text names (an
-// empty cart names none), and leave member names (`lines`) to reference-level checks.
+// Cart lines as the checks of several parts make them: the addCartItem and updateCartItem bodies are the target's own,
+// learned from its description documents (the members marked `x-shop-role` variant and quantity;
+// conformance/engine/transport/target.ts), since the spec shows no payloads. What a cart read shows of its lines is judged
+// by conformance/lib/expect/cart.ts.
 import { learned, type Shop } from '../../engine/runner/check.js';
 import type { ShopResponse } from '../../engine/transport/http.js';
 import { expectSuccess, is4xx } from '../../lib/assert.js';
@@ -51,6 +51,3 @@ export async function emptyCart(shop: Shop, token: string): Promise<void> {
   for (const id of knownVariantIds().filter((v) => namesVariant(cart.text, v)))
     await shop.http.delete(`/v1/cart/items/${encodeURIComponent(id)}`, { token });
 }
-
-// TEMPORARY re-export until the remaining check files import the cart assertions from lib
-export { expectEmptyCart, expectNamesVariant, expectNotNamesVariant } from '../../lib/expect/cart.js';
