@@ -29,7 +29,11 @@ export const EMBEDDED_VARIANTS: readonly EmbeddedVariant[] = [
   {
     name: 'closed',
     what: 'no ACCOUNT_RECOVERY_SECRET, the webhook off, the previous guest key past its deadline',
-    checks: ['recovery.closed-without-secret', 'events.webhook.not-configured', 'auth.guest.previous-key-after-deadline'],
+    checks: [
+      'endpoints.recovery.closed-without-secret',
+      'events.webhook.not-configured',
+      'authentication.guest.previous-key-after-deadline',
+    ],
     profile: (p) => ({
       ...p,
       capabilities: { ...p.capabilities, webhook: false, recovery: false },

@@ -37,7 +37,7 @@ const comments = (text: string): number =>
 test(
   ...check(
     {
-      id: 'conversations.event-stream.keep-alive',
+      id: 'endpoints.conversations.event-stream.keep-alive',
       title:
         'the conversation event stream (text/event-stream, Cache-Control: no-store) gets a keep-alive comment within 15 seconds, and the next within 15 seconds of it',
       clauses: ['EVT-STREAM-1', 'LIM-STREAM-1', 'END-CONV-9'],
@@ -89,7 +89,7 @@ test(
 test(
   ...check(
     {
-      id: 'conversations.event-stream.reference',
+      id: 'endpoints.conversations.event-stream.reference',
       title:
         "the event stream replays the conversation's events, carries a hub turn as it happens (`message`), and ends after the `status` event of a close",
       clauses: ['EVT-STREAM-1', 'END-PUBLIC-14', 'AUTH-ORDER-4'],

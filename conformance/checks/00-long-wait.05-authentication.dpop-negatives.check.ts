@@ -5,7 +5,7 @@
 //
 // Levels. The spec's error table allows `invalid_dpop_proof` or `use_dpop_nonce` for a proof or nonce failure; where RFC 9449
 // lets a server answer either (a stale `iat` may be answered with a nonce challenge, §11.1), the spec-level check accepts
-// both, and the reference-level check (`dpop.negatives.reference`) holds the reference to the code it documents.
+// both, and the reference-level check (`authentication.dpop.negatives.reference`) holds the reference to the code it documents.
 import { check, test } from '../engine/runner/check.js';
 import { judgeCases } from '../engine/runner/cases.js';
 import { expectSuccess, fail, inCase } from '../lib/assert.js';
@@ -22,7 +22,7 @@ for (const level of ['spec', 'reference'] as const) {
   test(
     ...check(
       {
-        id: level === 'spec' ? 'dpop.negatives' : 'dpop.negatives.reference',
+        id: level === 'spec' ? 'authentication.dpop.negatives' : 'authentication.dpop.negatives.reference',
         title:
           level === 'spec'
             ? 'each defective DPoP request is 401 with a single DPoP challenge naming the DPoP error and a DPoP-Nonce; a correct proof works before and after'

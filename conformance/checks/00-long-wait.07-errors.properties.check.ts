@@ -64,7 +64,7 @@ class AnswersAhead {
 test(
   ...check(
     {
-      id: 'err.property.bodies',
+      id: 'errors.property.bodies',
       title: 'arbitrary JSON bodies on a cart write get a problem document, never a 5xx',
       clauses: ['ERR-PROBLEM-1', 'ERR-PROBLEM-4', 'AUTH-ORDER-1'],
     },
@@ -89,7 +89,7 @@ test(
 test(
   ...check(
     {
-      id: 'err.property.guest-sessions',
+      id: 'errors.property.guest-sessions',
       title: 'arbitrary Guest-Session values are refused with invalid_guest_session, never a 5xx',
       clauses: ['ERR-TABLE-6', 'ERR-PROBLEM-1'],
       requires: ['guests'],
@@ -135,7 +135,7 @@ function expectInvalidTokenChallenge(res: ShopResponse): void {
 test(
   ...check(
     {
-      id: 'err.property.authorization',
+      id: 'errors.property.authorization',
       title: 'arbitrary Authorization values are refused with 401 invalid_token and an invalid_token challenge, never a 5xx',
       clauses: ['ERR-TABLE-2', 'ERR-PROBLEM-1'],
     },

@@ -155,7 +155,7 @@ function clientBudget(shop: Shop, budgets: AssistantBudgets): Budget {
 test(
   ...check(
     {
-      id: 'agents.assistant.session-budget',
+      id: 'limits.agents.assistant.session-budget',
       everyResponse: true,
       title:
         'an assistant session has a budget of its own: past it, 429 rate_limited with Retry-After, while another session of the same client is still served',
@@ -193,7 +193,7 @@ test(
 test(
   ...check(
     {
-      id: 'agents.assistant.client-budget',
+      id: 'limits.agents.assistant.client-budget',
       everyResponse: true,
       title:
         'an assistant client has a budget across its sessions: sessions each under their own budget are limited together past the client budget',
@@ -222,7 +222,7 @@ test(
 test(
   ...check(
     {
-      id: 'agents.assistant.budgets.conversations.reference',
+      id: 'limits.agents.assistant.budgets.conversations.reference',
       title:
         'one assistant budget for every route: a session or client that spent its budget on the operations is refused on the conversation routes too',
       clauses: ['LIM-RATE-2', 'LIM-RATE-3'],

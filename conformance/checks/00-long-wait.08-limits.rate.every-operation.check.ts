@@ -140,7 +140,7 @@ test(
 test(
   ...check(
     {
-      id: 'auth.order.guard-before-rate-limit.assistant',
+      id: 'limits.auth.order.guard-before-rate-limit.assistant',
       everyResponse: true,
       title: "with an assistant session's budget spent, an operation its permissions do not cover is still 403 insufficient_scope, not 429",
       clauses: ['AUTH-ORDER-8', 'ERR-TABLE-9'],

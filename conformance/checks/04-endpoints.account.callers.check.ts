@@ -228,7 +228,7 @@ test(
 );
 
 // The reference's own list, whatever the documents say: it admits every caller kind so that any credential can be
-// diagnosed (contract/callers.ts). Reference level; the agents' own diagnostic reads are judged in part 5 (agents.invited.me.reference, agents.assistant.me.reference).
+// diagnosed (contract/callers.ts). Reference level; the agents' own diagnostic reads are judged in part 5 (authentication.agents.invited.me.reference, authentication.agents.assistant.me.reference).
 test(
   ...check(
     {

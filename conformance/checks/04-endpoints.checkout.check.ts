@@ -200,7 +200,7 @@ test(
 test(
   ...check(
     {
-      id: 'errors.checkout.cart-empty',
+      id: 'endpoints.errors.checkout.cart-empty',
       title: 'a saved-card checkout of a cart with no lines is 422 cart_empty (an account with a saved card and an address)',
       clauses: ['ERR-TABLE-14', 'PUR-SERVE-3'],
       requires: ['delegated'],
@@ -220,7 +220,7 @@ test(
 test(
   ...check(
     {
-      id: 'errors.checkout.cart-empty.reference',
+      id: 'endpoints.errors.checkout.cart-empty.reference',
       title:
         'a fresh agent subject (empty cart, no card, no address) gets 422 cart_empty from both the preview and the checkout: the cart is checked first',
       clauses: ['ERR-TABLE-14', 'END-OPS-CREATECHECKOUTPREVIEW-1'],

@@ -46,7 +46,7 @@ import { locationOf } from './_shared/location.js';
 test(
   ...check(
     {
-      id: 'conversations.scheme.no-token',
+      id: 'endpoints.conversations.scheme.no-token',
       title: 'under /assistant/conversations a request without a token is 401 invalid_token with a DPoP challenge and no Bearer challenge',
       clauses: ['AUTH-SCHEME-1', 'END-PUBLIC-19'],
       requires: ['assistants'],
@@ -85,7 +85,7 @@ test(
 test(
   ...check(
     {
-      id: 'conversations.scheme.bearer',
+      id: 'endpoints.conversations.scheme.bearer',
       title:
         "under /assistant/conversations a Bearer token is never enough: the assistant's own token as Bearer is 401 invalid_token (DPoP challenge); a customer Bearer token is refused",
       clauses: ['END-PUBLIC-19', 'AUTH-SCHEME-1', 'ERR-TABLE-3'],
@@ -130,7 +130,7 @@ test(
 test(
   ...check(
     {
-      id: 'conversations.round-trip.reference',
+      id: 'endpoints.conversations.round-trip.reference',
       everyResponse: true,
       title:
         'a signed-in DPoP session opens (201, Location), writes (201), reads, lists and closes (200) a conversation; another session gets 404 not_found',
@@ -187,7 +187,7 @@ test(
 test(
   ...check(
     {
-      id: 'conversations.direct-open',
+      id: 'endpoints.conversations.direct-open',
       title:
         'a second open direct conversation of a session is refused with direct_conversation_open, whose conversation_id names the open one',
       clauses: ['ERR-TABLE-15', 'RES-PROBLEM-12'],
@@ -210,7 +210,7 @@ test(
 test(
   ...check(
     {
-      id: 'conversations.direct-open.reference',
+      id: 'endpoints.conversations.direct-open.reference',
       everyResponse: true,
       title:
         'direct_conversation_open is 409 with conversation_id and Cache-Control: no-store; handoff conversations are not limited; once closed, a new direct one opens',
@@ -242,7 +242,7 @@ test(
 test(
   ...check(
     {
-      id: 'conversations.browser-session.reference',
+      id: 'endpoints.conversations.browser-session.reference',
       title:
         'an assistant browser session (web agent forwarder + Assistant-Browser-Session) is refused on conversation routes with 403 caller_not_allowed, before the body is validated, while the cart admits it',
       clauses: ['AUTH-ORDER-7', 'AUTH-ORDER-1'],

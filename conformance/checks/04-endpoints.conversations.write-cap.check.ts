@@ -16,7 +16,7 @@ import { COLLECTION, conversationRoute, messageBody, openConversation } from './
 test(
   ...check(
     {
-      id: 'conversations.write-cap',
+      id: 'endpoints.conversations.write-cap',
       title:
         'a conversation write of 64 KiB + 1 byte (Content-Length 65537) is refused with a problem document; one of exactly 64 KiB is not refused for its size',
       clauses: ['LIM-CONV-1'],
@@ -45,7 +45,7 @@ test(
 test(
   ...check(
     {
-      id: 'conversations.write-cap.reference',
+      id: 'endpoints.conversations.write-cap.reference',
       title:
         'over 64 KiB by Content-Length is 413 payload_too_large, answered on the declared length before the body is read; 64 KiB exactly is written (201)',
       clauses: ['LIM-CONV-1'],

@@ -52,7 +52,7 @@ for (const r of ROUTES.filter((x) => x.secret !== 'accountRecoverySecret')) {
   test(
     ...check(
       {
-        id: `internal.secret-required.${name}`,
+        id: `endpoints.internal.secret-required.${name}`,
         title: `POST ${r.path.replace(/conv_[0-9a-f]+/, '{id}')} refuses a missing or wrong secret or another secret of the profile, but not its own secret`,
         clauses: [r.clause],
       },
@@ -100,7 +100,7 @@ for (const r of ROUTES.filter((x) => x.secret !== 'accountRecoverySecret')) {
 test(
   ...check(
     {
-      id: 'internal.secret-carrier.reference',
+      id: 'endpoints.internal.secret-carrier.reference',
       title: 'each internal route but recovery refuses its own secret in another carrier (bearer for X-Proxy-Idp-Secret and back, Basic)',
       clauses: ['END-PUBLIC-9', 'END-PUBLIC-11', 'END-PUBLIC-12', 'END-PUBLIC-13', 'END-PUBLIC-14', 'END-PUBLIC-15'],
       level: 'reference',
@@ -147,7 +147,7 @@ async function accessTokensOnInternalRoutes(shop: Shop, judge: (res: ShopRespons
 test(
   ...check(
     {
-      id: 'internal.not-operations',
+      id: 'endpoints.internal.not-operations',
       title: 'internal routes are their own group: a valid access token (customer, guest, operator) opens none of them',
       clauses: ['PUR-RULE-4'],
     },
@@ -158,7 +158,7 @@ test(
 test(
   ...check(
     {
-      id: 'internal.not-operations.reference',
+      id: 'endpoints.internal.not-operations.reference',
       title: "an access token on an internal route is refused by the route's own authentication, not by the operations' caller guard",
       clauses: ['PUR-RULE-4'],
       level: 'reference',
@@ -179,7 +179,7 @@ test(
 test(
   ...check(
     {
-      id: 'internal.invalid-credentials.reference',
+      id: 'endpoints.internal.invalid-credentials.reference',
       // Every 401 carries a challenge (RFC 9110 §15.5.2); killed by a header-secret 401 without WWW-Authenticate.
       title:
         'a missing or wrong secret is 401 invalid_credentials: bearer-secret routes carry Bearer error="invalid_token", X-Proxy-Idp-Secret routes an X-Proxy-Idp-Secret challenge',
@@ -215,7 +215,7 @@ test(
 test(
   ...check(
     {
-      id: 'internal.own-secret-accepted.reference',
+      id: 'endpoints.internal.own-secret-accepted.reference',
       everyResponse: true,
       title:
         "with its own secret each internal route accepts the reference's body (conversations: an unknown id is 404 not_found); an unset secret closes the route (404 not_configured)",
@@ -260,7 +260,7 @@ function paddedIntent(shop: Shop, size: number): Buffer {
 test(
   ...check(
     {
-      id: 'internal.security-intents.bounded',
+      id: 'endpoints.internal.security-intents.bounded',
       title:
         "POST /internal/account/security-intents refuses a body over 8 KiB sent chunked without Content-Length (with the action script's secret), for its size: not as invalid, not as it answers the same intent under 8 KiB",
       clauses: ['LIM-INTENT-1'],
@@ -305,7 +305,7 @@ test(
 test(
   ...check(
     {
-      id: 'internal.security-intents.bounded.reference',
+      id: 'endpoints.internal.security-intents.bounded.reference',
       title: 'the bounded reader: exactly 8 KiB chunked is accepted; 8 KiB + 1 is 413 payload_too_large, answered before the request ends',
       clauses: ['LIM-INTENT-1'],
       level: 'reference',

@@ -1,11 +1,11 @@
 // Spec part 4, Endpoints > Public and special routes: the conversation hub's routes refuse a missing or wrong
-// CONVERSATION_HUB_SECRET for a conversation that exists. internal.secret-required.* names a conversation nobody has, whose
+// CONVERSATION_HUB_SECRET for a conversation that exists. endpoints.internal.secret-required.* names a conversation nobody has, whose
 // answer is a refusal even to the right secret; here the wrong secret must be refused where the right one reaches a
 // conversation, so a route that never looks at the secret is seen.
 //
 // Levels. The hub's bodies are not shown: the reference's are sent, and only refusals are judged (any 4xx problem). A
 // handoff conversation is opened with the reference's body; a deployment that takes another leaves the handoff route to
-// internal.secret-required (noted).
+// endpoints.internal.secret-required (noted).
 import { check, test } from '../engine/runner/check.js';
 import { fail, inCase } from '../lib/assert.js';
 import { AssistantAgent } from './_shared/assistant.js';
@@ -18,7 +18,7 @@ import { SPECIAL_PATHS, fillPath } from '../../contract/routes.js';
 test(
   ...check(
     {
-      id: 'internal.conversation-hub.live-conversation',
+      id: 'endpoints.internal.conversation-hub.live-conversation',
       title:
         'POST /internal/conversations/{id}/turn and /handoff-timeout refuse a missing or wrong CONVERSATION_HUB_SECRET for a conversation that exists',
       clauses: ['END-PUBLIC-14', 'END-PUBLIC-15'],
@@ -34,7 +34,7 @@ test(
       if (handoffId === null)
         shop.info.annotations.push({
           type: 'note',
-          description: `a handoff conversation did not open with the reference's body (${handoff.status}): handoff-timeout is judged by internal.secret-required only`,
+          description: `a handoff conversation did not open with the reference's body (${handoff.status}): handoff-timeout is judged by endpoints.internal.secret-required only`,
         });
       const calls: [string, string, string, () => Record<string, unknown>][] = [
         [

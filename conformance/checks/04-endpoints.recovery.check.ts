@@ -26,7 +26,7 @@ function problemCodeOf(res: { status: number; body?: unknown }): unknown {
 test(
   ...check(
     {
-      id: 'recovery.unknown-operation',
+      id: 'endpoints.recovery.unknown-operation',
       everyResponse: true,
       title: 'a recovery request for an operation that does not exist is 404 recovery_not_found',
       clauses: ['END-RECOVERY-12'],
@@ -49,7 +49,7 @@ test(
 test(
   ...check(
     {
-      id: 'recovery.cancelled',
+      id: 'endpoints.recovery.cancelled',
       title:
         "the seed's cancelled operation answers 200 status cancelled, and keeps answering it: a retired authorization is never reopened",
       clauses: ['STA-RECOVERY-3', 'STA-RECOVERY-4', 'END-RECOVERY-10', 'RES-RECOVERY-5'],
@@ -72,7 +72,7 @@ test(
 test(
   ...check(
     {
-      id: 'recovery.complete',
+      id: 'endpoints.recovery.complete',
       title: "the seed's finished operations answer 200 status complete, and a repeat answers the same without reopening anything",
       clauses: ['STA-RECOVERY-1', 'END-RECOVERY-8', 'END-RECOVERY-7', 'RES-RECOVERY-5'],
       requires: ['recovery'],
@@ -106,7 +106,7 @@ test(
 test(
   ...check(
     {
-      id: 'recovery.unconsumed-proof',
+      id: 'endpoints.recovery.unconsumed-proof',
       title:
         'an operation whose proof was never consumed (proof_pending) is 404 recovery_not_found or 409 recovery_pending, every time, and its account stays restricted',
       clauses: ['END-RECOVERY-4', 'END-RECOVERY-3'],
@@ -132,7 +132,7 @@ test(
 test(
   ...check(
     {
-      id: 'recovery.ownership',
+      id: 'endpoints.recovery.ownership',
       title: 'a subject that does not own the operation gets 404 recovery_not_found (another account, another case)',
       clauses: ['END-RECOVERY-1'],
       requires: ['recovery'],
@@ -159,7 +159,7 @@ test(
 test(
   ...check(
     {
-      id: 'recovery.purpose-mismatch',
+      id: 'endpoints.recovery.purpose-mismatch',
       title: "a purpose other than the operation's gets 404 recovery_not_found",
       clauses: ['END-RECOVERY-2'],
       requires: ['recovery'],
@@ -181,7 +181,7 @@ test(
 test(
   ...check(
     {
-      id: 'recovery.provider-pending',
+      id: 'endpoints.recovery.provider-pending',
       title: "the seed's provider-pending deletion answers 200 status pending on every retry, and its account stays restricted meanwhile",
       clauses: ['STA-RECOVERY-2', 'END-RECOVERY-9', 'STA-PARTIAL-1', 'STA-PARTIAL-2', 'RES-RECOVERY-5'],
       requires: ['recovery'],
@@ -214,7 +214,7 @@ test(
 test(
   ...check(
     {
-      id: 'recovery.concurrent',
+      id: 'endpoints.recovery.concurrent',
       everyResponse: true,
       title: 'concurrent resumptions of one operation each answer its status (pending) or 409 recovery_pending, nothing else',
       clauses: ['END-RECOVERY-13'],
@@ -236,7 +236,7 @@ test(
 
 // Reference level: the spec answers 409 recovery_pending while "recovery is still incomplete", but it does not say that two
 // resumptions of one operation must ever overlap. A conforming server may serialize them, or finish its provider step before
-// it reads the next request, and answer each with its status (recovery.concurrent above allows exactly that). The reference
+// it reads the next request, and answer each with its status (endpoints.recovery.concurrent above allows exactly that). The reference
 // holds the operation (its `resuming` lock) for its provider step's round trip, so of a burst of resumptions one takes it
 // and the others find it held: at least one must be 409 recovery_pending. A burst is retried a bounded number of times,
 // in case a loaded machine serializes one; every answer must still be pending or 409 recovery_pending.
@@ -246,7 +246,7 @@ const OVERLAP_BURST = 6;
 test(
   ...check(
     {
-      id: 'recovery.concurrent.reference',
+      id: 'endpoints.recovery.concurrent.reference',
       everyResponse: true,
       title: 'overlapping resumptions of one operation: while one holds it, another is 409 recovery_pending',
       clauses: ['END-RECOVERY-13'],
@@ -282,7 +282,7 @@ test(
 test(
   ...check(
     {
-      id: 'recovery.response.reference',
+      id: 'endpoints.recovery.response.reference',
       title: "the reference's recovery answer is exactly { status, operationId }, JSON, Cache-Control: no-store",
       clauses: ['RES-RECOVERY-5'],
       level: 'reference',

@@ -34,7 +34,7 @@ function expectControl(shop: Shop, res: ShopResponse, { clause }: { clause: stri
 test(
   ...check(
     {
-      id: 'recovery.credential.missing-or-wrong',
+      id: 'endpoints.recovery.credential.missing-or-wrong',
       title: 'POST /internal/account/recover without its bearer credential, or with a wrong one, is 401',
       clauses: ['END-PUBLIC-16', 'END-RECOVERY-11'],
       requires: ['recovery'],
@@ -74,7 +74,7 @@ test(
 test(
   ...check(
     {
-      id: 'recovery.credential.only-its-own',
+      id: 'endpoints.recovery.credential.only-its-own',
       title:
         "POST /internal/account/recover accepts only ACCOUNT_RECOVERY_SECRET: the profile's other secrets, the secret in another header, and access tokens are 401",
       clauses: ['END-PUBLIC-18', 'END-RECOVERY-11'],
@@ -111,7 +111,7 @@ test(
 test(
   ...check(
     {
-      id: 'recovery.closed-without-secret',
+      id: 'endpoints.recovery.closed-without-secret',
       title: 'with no ACCOUNT_RECOVERY_SECRET configured, POST /internal/account/recover never succeeds, whatever credential is sent',
       clauses: ['END-PUBLIC-17'],
     },

@@ -25,7 +25,7 @@ const judgeBody = (shop: Shop, { what, body, clause, valid }: BodyCase): Promise
 test(
   ...check(
     {
-      id: 'recovery.body.no-other-members',
+      id: 'endpoints.recovery.body.no-other-members',
       title:
         'the recovery request accepts no member beyond subject, operationId and purpose: a new email or a provider command is 400 invalid_request',
       clauses: ['RES-RECOVERY-4', 'END-RECOVERY-5', 'END-RECOVERY-6'],
@@ -58,7 +58,7 @@ test(
 test(
   ...check(
     {
-      id: 'recovery.body.subject',
+      id: 'endpoints.recovery.body.subject',
       title:
         'the recovery `subject` is a required string of 1–256 characters: missing, non-string, empty or 257 is 400; 1 and 256 reach the lookup',
       clauses: ['RES-RECOVERY-1', 'LIM-RECOVERY-1'],
@@ -96,7 +96,7 @@ test(
 test(
   ...check(
     {
-      id: 'recovery.body.operation-id',
+      id: 'endpoints.recovery.body.operation-id',
       title:
         'the recovery `operationId` is a required string of 1–128 characters: missing, non-string, empty or 129 is 400; 1 and 128 reach the lookup',
       clauses: ['RES-RECOVERY-2', 'LIM-RECOVERY-2'],
@@ -139,7 +139,7 @@ test(
 test(
   ...check(
     {
-      id: 'recovery.body.purpose',
+      id: 'endpoints.recovery.body.purpose',
       title: 'the recovery `purpose` is exactly `email` or `delete`: missing, another value, another case or a non-string is 400',
       clauses: ['RES-RECOVERY-3'],
       requires: ['recovery'],
@@ -168,12 +168,12 @@ test(
   ),
 );
 
-// The reference's reading of an unconsumed proof (recovery.unconsumed-proof in 04-endpoints.recovery accepts 404 or 409):
+// The reference's reading of an unconsumed proof (endpoints.recovery.unconsumed-proof in 04-endpoints.recovery accepts 404 or 409):
 // no resumable authorization matches it.
 test(
   ...check(
     {
-      id: 'recovery.unconsumed-proof.reference',
+      id: 'endpoints.recovery.unconsumed-proof.reference',
       title: 'an operation whose proof was never consumed (proof_pending) is 404 recovery_not_found',
       clauses: ['END-RECOVERY-4'],
       level: 'reference',

@@ -92,7 +92,7 @@ for (const [kind, capability] of MATRIX) {
   test(
     ...check(
       {
-        id: `agents.matrix.${kind}`,
+        id: `authentication.agents.matrix.${kind}`,
         title: `${kind} × every operation whose callers the spec shows (and /v1/ops/*): listed operations pass the guard, the others are refused`,
         clauses: [
           'PUR-RULE-2',
@@ -116,7 +116,7 @@ for (const [kind, capability] of MATRIX) {
   test(
     ...check(
       {
-        id: `agents.matrix.${kind}.reference`,
+        id: `authentication.agents.matrix.${kind}.reference`,
         title: `${kind} × every operation of contract/operations.ts: the reference's caller lists, 403 caller_not_allowed (no challenge) outside them`,
         clauses: ['PUR-RULE-2', 'PUR-RULE-3', 'ERR-TABLE-8', 'END-LIST-6'],
         level: 'reference',

@@ -19,7 +19,7 @@ import { judgeCases } from '../engine/runner/cases.js';
 test(
   ...check(
     {
-      id: 'agents.assistant.direct',
+      id: 'authentication.agents.assistant.direct',
       title: "an assistant presenting its own DPoP-bound token acts on its session's account: the customer sees its cart line",
       clauses: ['AUTH-KIND-12', 'AUTH-CRED-10', 'AUTH-ASST-1', 'PUR-CALLERS-1'],
       requires: ['assistants'],
@@ -50,7 +50,7 @@ test(
 test(
   ...check(
     {
-      id: 'agents.assistant.me.reference',
+      id: 'authentication.agents.assistant.me.reference',
       title: "GET /v1/me of an assistant: caller_kind assistant, origin assistant, the session's account (none when signed out)",
       clauses: ['AUTH-KIND-12', 'END-LIST-6'],
       level: 'reference',
@@ -90,7 +90,7 @@ test(
 test(
   ...check(
     {
-      id: 'agents.assistant.effective-scopes',
+      id: 'authentication.agents.assistant.effective-scopes',
       title:
         "an assistant's authority is its token's permissions intersected with the session's live scopes; refusals name the missing permission",
       clauses: [
@@ -146,11 +146,11 @@ test(
 );
 
 // A signed-in assistant reaches the agent-protocol server with its own token of the agent audience (presented directly,
-// with DPoP); the forwarder's Assistant-Subject pair is for the signed-out assistant only (agents.assistant.forwarded-*).
+// with DPoP); the forwarder's Assistant-Subject pair is for the signed-out assistant only (authentication.agents.assistant.forwarded-*).
 test(
   ...check(
     {
-      id: 'agents.assistant.same-rule-everywhere',
+      id: 'authentication.agents.assistant.same-rule-everywhere',
       title: 'the effective-scope rule is the same for a token of the agent audience as for one of the API audience',
       clauses: ['AUTH-ASST-7', 'AUTH-ASST-6', 'ERR-SCOPE-1', 'AUTH-KIND-12'],
       requires: ['assistants'],
@@ -171,7 +171,7 @@ test(
 test(
   ...check(
     {
-      id: 'agents.assistant.direct-token-shape',
+      id: 'authentication.agents.assistant.direct-token-shape',
       title:
         'direct assistant tokens are single-level personal_agent exchanges of the proxy client: a deeper or other act chain, or another client, is refused',
       clauses: ['AUTH-ASST-15'],

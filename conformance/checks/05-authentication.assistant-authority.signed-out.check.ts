@@ -103,7 +103,7 @@ async function judgeStale(shop: Shop, [clauses, what, make]: StaleCase, { mayEnd
 test(
   ...check(
     {
-      id: 'agents.assistant.stale-tokens',
+      id: 'authentication.agents.assistant.stale-tokens',
       title:
         'a signed-in token on a signed-out session and a signed-out token on a signed-in session act signed out: catalog and cart only, account actions 403 sign_in_required with DPoP error="sign_in_required"',
       clauses: ['AUTH-ASST-8', 'AUTH-ASST-9', 'AUTH-ASST-10', 'AUTH-SIGNIN-1', 'AUTH-SIGNIN-2', 'ERR-TABLE-10', 'AUTH-ACTIVE-2'],
@@ -148,7 +148,7 @@ test(
 test(
   ...check(
     {
-      id: 'agents.assistant.stale-tokens.reference',
+      id: 'authentication.agents.assistant.stale-tokens.reference',
       title:
         'a session the proxy signed out, or an agent it reported revoked, keeps its session and acts signed out: account actions 403 sign_in_required',
       clauses: ['AUTH-ASST-9', 'AUTH-ASST-10', 'AUTH-SIGNIN-1', 'AUTH-ACTIVE-2'],
@@ -165,7 +165,7 @@ test(
 test(
   ...check(
     {
-      id: 'agents.assistant.signed-out-base',
+      id: 'authentication.agents.assistant.signed-out-base',
       title:
         'a signed-out proxy token (empty scope, or naming account scopes) on a signed-out session has exactly the base catalog and cart authority',
       clauses: ['AUTH-ASST-14', 'AUTH-ASST-16', 'AUTH-ACTIVE-2', 'AUTH-SCOPE-6'],
@@ -203,7 +203,7 @@ test(
 test(
   ...check(
     {
-      id: 'agents.assistant.signed-out-forgery',
+      id: 'authentication.agents.assistant.signed-out-forgery',
       title:
         'a signed-out proxy token is verified: another key, another typ, an account sub or expiry is 401 invalid_token in the DPoP scheme',
       clauses: ['AUTH-ASST-16', 'AUTH-ASST-5'],

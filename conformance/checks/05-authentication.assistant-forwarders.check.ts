@@ -25,7 +25,7 @@ import { contextHeader, browserArtifact } from './_shared/artifact-headers.js';
 test(
   ...check(
     {
-      id: 'agents.assistant.sign-in-required-scheme',
+      id: 'authentication.agents.assistant.sign-in-required-scheme',
       title: "sign_in_required is 403 in the scheme chosen from the request: Bearer for a forwarder's machine token",
       clauses: ['AUTH-SIGNIN-1', 'AUTH-SIGNIN-2', 'ERR-TABLE-10', 'AUTH-CRED-9'],
       requires: ['assistants'],
@@ -45,7 +45,7 @@ test(
 test(
   ...check(
     {
-      id: 'agents.assistant.forwarders-need-one-artifact',
+      id: 'authentication.agents.assistant.forwarders-need-one-artifact',
       title: 'the web and MCP agent forwarders only forward agents: with no original artifact, or with two, they are refused',
       clauses: ['AUTH-ASST-17', 'AUTH-ASST-18'],
       requires: ['assistants'],
@@ -110,7 +110,7 @@ test(
 test(
   ...check(
     {
-      id: 'agents.assistant.forwarded',
+      id: 'authentication.agents.assistant.forwarded',
       title:
         "a forwarder with one artifact speaks for that assistant: the MCP forwarder with Assistant-Subject, the web forwarder with the assistant's browser session",
       clauses: ['AUTH-CRED-8', 'AUTH-CRED-9', 'AUTH-ORDER-5'],
@@ -166,7 +166,7 @@ test(
 test(
   ...check(
     {
-      id: 'agents.assistant.forwarded-unknown-permissions',
+      id: 'authentication.agents.assistant.forwarded-unknown-permissions',
       title:
         'a browser session whose live scopes are unknown permissions (constructor, toString, made-up names) forwards only the base scopes',
       clauses: ['AUTH-SCOPE-10', 'AUTH-CRED-8'],
@@ -189,7 +189,7 @@ test(
 test(
   ...check(
     {
-      id: 'agents.assistant.forwarded-session-token-no-account',
+      id: 'authentication.agents.assistant.forwarded-session-token-no-account',
       title:
         "the MCP forwarder with a signed-in assistant's session token in Assistant-Subject reaches no account data (that pair serves the signed-out assistant; session tokens need DPoP and a proof)",
       clauses: ['AUTH-CRED-9', 'AUTH-ASST-1', 'AUTH-ASST-2'],
@@ -217,7 +217,7 @@ test(
 test(
   ...check(
     {
-      id: 'agents.assistant.forwarder-needs-agent-forward.reference',
+      id: 'authentication.agents.assistant.forwarder-needs-agent-forward.reference',
       title: 'an MCP forwarder token without agent:forward: refused, and never told a scope that is not an account permission',
       clauses: ['AUTH-SCOPE-5', 'ERR-SCOPE-1'],
       level: 'reference',
@@ -237,7 +237,7 @@ test(
 test(
   ...check(
     {
-      id: 'agents.assistant.forwarder-needs-agent-forward',
+      id: 'authentication.agents.assistant.forwarder-needs-agent-forward',
       title: 'an MCP forwarder token without agent:forward cannot forward an assistant (refused; never told an API or service scope)',
       clauses: ['AUTH-SCOPE-5', 'ERR-SCOPE-1'],
       requires: ['assistants'],

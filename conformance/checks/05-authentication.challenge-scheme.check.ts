@@ -27,7 +27,7 @@ function expectDpopChallengeOnly(shop: Shop, res: ShopResponse, { clause }: { cl
 test(
   ...check(
     {
-      id: 'auth.scheme.dpop-authorization',
+      id: 'authentication.scheme.dpop-authorization',
       title: 'an Authorization in the DPoP scheme is answered with a DPoP challenge only',
       clauses: ['AUTH-SCHEME-2', 'AUTH-SCHEME-6'],
     },
@@ -53,7 +53,7 @@ test(
 test(
   ...check(
     {
-      id: 'auth.scheme.dpop-authorization.reference',
+      id: 'authentication.scheme.dpop-authorization.reference',
       title: 'DPoP scheme without a proof: 401 invalid_token, WWW-Authenticate exactly DPoP error="invalid_token", algs="ES256"',
       clauses: ['AUTH-SCHEME-2', 'ERR-TABLE-2'],
       level: 'reference',
@@ -73,7 +73,7 @@ test(
 test(
   ...check(
     {
-      id: 'auth.scheme.assistant-act-before-verification',
+      id: 'authentication.scheme.assistant-act-before-verification',
       title: 'a badly signed Bearer token whose unverified act is personal_agent gets a DPoP challenge only',
       clauses: ['AUTH-SCHEME-4', 'AUTH-SCHEME-6', 'ERR-TABLE-2'],
     },
@@ -105,7 +105,7 @@ test(
 test(
   ...check(
     {
-      id: 'auth.scheme.assistant-token-as-bearer',
+      id: 'authentication.scheme.assistant-token-as-bearer',
       title:
         'a validly signed assistant token sent as Bearer (cart read and write, account read): 401 invalid_token with DPoP error="invalid_token", algs="ES256"',
       clauses: ['ERR-TABLE-3', 'AUTH-ASST-2', 'AUTH-SCHEME-4'],
@@ -141,7 +141,7 @@ test(
 test(
   ...check(
     {
-      id: 'auth.scheme.plain-bearer',
+      id: 'authentication.scheme.plain-bearer',
       title: 'a rejected Bearer token without an assistant marker gets a Bearer challenge only',
       clauses: ['AUTH-SCHEME-5', 'ERR-TABLE-2'],
     },
@@ -179,7 +179,7 @@ async function expectHeaderTypeMarks(shop: Shop, typ: string): Promise<void> {
 test(
   ...check(
     {
-      id: 'auth.scheme.header-type',
+      id: 'authentication.scheme.header-type',
       title: "a badly signed Bearer token of the declared signed-out proxy token's header type gets a DPoP challenge only",
       clauses: ['AUTH-SCHEME-3', 'AUTH-SCHEME-6', 'ERR-TABLE-2'],
       requires: ['assistants'],
@@ -199,7 +199,7 @@ test(
 test(
   ...check(
     {
-      id: 'auth.scheme.header-type.reference',
+      id: 'authentication.scheme.header-type.reference',
       title: "a badly signed Bearer token of header type signed-out-proxy+jwt (the profile's, by default) gets a DPoP challenge only",
       clauses: ['AUTH-SCHEME-3', 'AUTH-SCHEME-6'],
       level: 'reference',
@@ -215,7 +215,7 @@ test(
 test(
   ...check(
     {
-      id: 'auth.scheme.dpop-bound-bearer',
+      id: 'authentication.scheme.dpop-bound-bearer',
       title: 'a badly signed Bearer token bound by cnf.jkt alone (no assistant marker) gets a Bearer challenge',
       clauses: ['AUTH-SCHEME-5', 'AUTH-SCHEME-6'],
     },

@@ -29,7 +29,7 @@ function spellings(origin: string): { path: string; conversation: boolean; how: 
 test(
   ...check(
     {
-      id: 'auth.scheme.path-spellings',
+      id: 'authentication.scheme.path-spellings',
       title:
         'a request without a token at another spelling of /v1/cart or of the conversation path (percent-encoded letters, absolute form) gets the challenge of the path it is routed to',
       clauses: ['AUTH-SCHEME-1', 'ERR-TABLE-1'],

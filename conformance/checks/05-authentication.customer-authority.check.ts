@@ -23,7 +23,7 @@ import { expectUnchanged, readBaseline } from '../lib/compare.js';
 test(
   ...check(
     {
-      id: 'auth.customer.token-alone',
+      id: 'authentication.customer.token-alone',
       title: 'a customer token alone (no other header, no registration) acts on the cart of its sub',
       clauses: ['AUTH-KIND-2', 'AUTH-KIND-3', 'AUTH-CUST-1', 'AUTH-CUST-4', 'AUTH-CRED-2'],
       seed: true,
@@ -54,7 +54,7 @@ test(
 test(
   ...check(
     {
-      id: 'auth.customer.no-cutoff-before-expiry',
+      id: 'authentication.customer.no-cutoff-before-expiry',
       title: 'an unexpired customer token is served however long ago it was issued, and after a newer token of its sub was used',
       clauses: ['AUTH-CUST-5'],
     },
@@ -82,7 +82,7 @@ test(
 test(
   ...check(
     {
-      id: 'auth.customer.account-of-its-sub',
+      id: 'authentication.customer.account-of-its-sub',
       title: "a customer acts on the account of its sub: another sub's token neither lists nor deletes the address it added",
       clauses: ['AUTH-KIND-3'],
     },
@@ -113,7 +113,7 @@ test(
 test(
   ...check(
     {
-      id: 'auth.customer.shop-session-ignored',
+      id: 'authentication.customer.shop-session-ignored',
       title: "a Shop-Session header does not change a customer's answers (cart, account and checkout reads)",
       clauses: ['AUTH-CUST-2'],
       seed: true,
@@ -170,7 +170,7 @@ test(
 test(
   ...check(
     {
-      id: 'auth.customer.session-claims-ignored',
+      id: 'authentication.customer.session-claims-ignored',
       title: 'a customer token needs no sid, generation or epoch, and such claims change nothing',
       clauses: ['AUTH-CUST-3'],
       seed: true,
@@ -195,7 +195,7 @@ test(
 test(
   ...check(
     {
-      id: 'auth.customer.web-session-context-key',
+      id: 'authentication.customer.web-session-context-key',
       title: 'a token signed with WEB_SESSION_CONTEXT_KEY never creates customer authority',
       clauses: ['AUTH-CUST-8'],
     },
@@ -222,7 +222,7 @@ test(
 test(
   ...check(
     {
-      id: 'auth.me.customer.reference',
+      id: 'authentication.me.customer.reference',
       title: 'GET /v1/me of a customer token: caller_kind customer, channel web, account of its sub',
       clauses: ['AUTH-KIND-2', 'END-LIST-6'],
       level: 'reference',

@@ -35,7 +35,7 @@ const conversationOperations = (): string[] =>
 test(
   ...check(
     {
-      id: 'dpop.conversations.scheme',
+      id: 'authentication.dpop.conversations.scheme',
       title:
         "on /assistant/conversations every challenge is in the DPoP scheme and no Bearer credential is enough; the assistant's own DPoP session is admitted",
       clauses: ['AUTH-SCHEME-1', 'END-PUBLIC-19', 'ERR-TABLE-10'],
@@ -94,7 +94,7 @@ test(
 test(
   ...check(
     {
-      id: 'dpop.conversations.browser-session',
+      id: 'authentication.dpop.conversations.browser-session',
       title: 'an assistant browser session (web agent forwarder) admitted on /v1/cart is refused on /assistant/conversations',
       clauses: ['AUTH-ORDER-7', 'AUTH-CRED-8'],
       requires: ['assistants'],
@@ -127,7 +127,7 @@ test(
 test(
   ...check(
     {
-      id: 'dpop.conversations.browser-session.reference',
+      id: 'authentication.dpop.conversations.browser-session.reference',
       title: 'an assistant browser session on /assistant/conversations is 403 caller_not_allowed',
       clauses: ['AUTH-ORDER-7'],
       level: 'reference',
@@ -152,7 +152,7 @@ test(
 test(
   ...check(
     {
-      id: 'dpop.conversations.signed-out.reference',
+      id: 'authentication.dpop.conversations.signed-out.reference',
       title: 'an assistant token whose session the proxy signed out is 403 sign_in_required on /assistant/conversations',
       clauses: ['END-PUBLIC-19', 'ERR-TABLE-10'],
       level: 'reference',

@@ -20,7 +20,7 @@ import { expectDpopFailure, expectNonceHeader, expectSingleDpopChallenge, PROOF_
 test(
   ...check(
     {
-      id: 'dpop.htu-query',
+      id: 'authentication.dpop.htu-query',
       title:
         'a request with a query string is accepted with htu without the query, and with htu carrying query and fragment (RFC 9449 §4.3: ignored)',
       clauses: ['AUTH-ASST-1', 'AUTH-KIND-12'],
@@ -46,7 +46,7 @@ test(
 test(
   ...check(
     {
-      id: 'dpop.tolerant',
+      id: 'authentication.dpop.tolerant',
       title: 'the DPoP scheme name is case-insensitive, and extra proof claims and header members are ignored',
       clauses: ['AUTH-ASST-1'],
       requires: ['assistants'],
@@ -70,7 +70,7 @@ test(
 test(
   ...check(
     {
-      id: 'dpop.nonce',
+      id: 'authentication.dpop.nonce',
       title:
         'a proof without a nonce is accepted or answered 401 use_dpop_nonce with a DPoP-Nonce; with that nonce it is accepted; every answer carries DPoP-Nonce',
       clauses: ['ERR-TABLE-4', 'AUTH-ORDER-4', 'AUTH-ASST-1'],
@@ -96,7 +96,7 @@ test(
 test(
   ...check(
     {
-      id: 'dpop.nonce.reference',
+      id: 'authentication.dpop.nonce.reference',
       title:
         'the reference requires a nonce: a proof without one is 401 use_dpop_nonce with a single DPoP challenge and DPoP-Nonce, then accepted',
       clauses: ['ERR-TABLE-4', 'AUTH-ORDER-4'],
@@ -119,7 +119,7 @@ test(
 test(
   ...check(
     {
-      id: 'dpop.replay',
+      id: 'authentication.dpop.replay',
       title:
         'an accepted proof sent again is refused (401 with a DPoP challenge); of concurrent uses of one fresh proof at most one succeeds',
       clauses: ['AUTH-ASST-11', 'AUTH-ORDER-12', 'ERR-TABLE-4'],
@@ -152,7 +152,7 @@ test(
 test(
   ...check(
     {
-      id: 'dpop.replay.reference',
+      id: 'authentication.dpop.replay.reference',
       title: 'a replayed proof is 401 invalid_dpop_proof',
       clauses: ['AUTH-ASST-11', 'ERR-TABLE-4'],
       level: 'reference',
@@ -173,7 +173,7 @@ test(
 test(
   ...check(
     {
-      id: 'dpop.token-carriers',
+      id: 'authentication.dpop.token-carriers',
       title:
         'an assistant token in the query string or a cookie is not accepted on any route (cart read and write, account read, conversations): 401 invalid_token, as with no token',
       clauses: ['AUTH-ASST-3', 'AUTH-ASST-4', 'ERR-TABLE-1'],
@@ -228,7 +228,7 @@ test(
 test(
   ...check(
     {
-      id: 'dpop.token-defects',
+      id: 'authentication.dpop.token-defects',
       title: 'a malformed, expired or rejected assistant token with a correct proof is 401 invalid_token in the DPoP scheme only',
       clauses: ['AUTH-ASST-5', 'ERR-TABLE-2'],
       requires: ['assistants'],

@@ -24,7 +24,7 @@ const firstOf = (clause: ClauseRef): string => (typeof clause === 'string' ? cla
 test(
   ...check(
     {
-      id: 'auth.guest.read-without-session',
+      id: 'authentication.guest.read-without-session',
       title: 'a guest cart read without a session is 200 and names no variant',
       clauses: ['AUTH-GUEST-3'],
       requires: ['guests'],
@@ -39,7 +39,7 @@ test(
 test(
   ...check(
     {
-      id: 'auth.guest.read-without-session.reference',
+      id: 'authentication.guest.read-without-session.reference',
       title: 'a guest cart read without a session is the empty cart record (lines [], item_count 0)',
       clauses: ['AUTH-GUEST-3'],
       level: 'reference',
@@ -57,7 +57,7 @@ test(
 test(
   ...check(
     {
-      id: 'auth.guest.write-without-session',
+      id: 'authentication.guest.write-without-session',
       title: 'every guest cart write without a session is 400 guest_session_required',
       clauses: ['AUTH-GUEST-4', 'ERR-TABLE-7'],
       requires: ['guests'],
@@ -102,7 +102,7 @@ const FORGERY_CLAUSE: Record<GuestSessionForgery, ClauseRef> = {
 test(
   ...check(
     {
-      id: 'auth.guest.forged-session',
+      id: 'authentication.guest.forged-session',
       title:
         'every forged or malformed session is 401 invalid_guest_session with exactly Bearer error="invalid_token", on reads and writes, and writes nothing',
       clauses: ['AUTH-GUEST-5', 'AUTH-GUEST-6', 'RES-GUEST-1', 'RES-GUEST-2', 'RES-GUEST-3', 'ERR-TABLE-6'],
@@ -162,7 +162,7 @@ test(
 test(
   ...check(
     {
-      id: 'auth.guest.session-verified-on-cart-routes-only',
+      id: 'authentication.guest.session-verified-on-cart-routes-only',
       title: 'a forged session on a guest catalog read is not refused as invalid_guest_session',
       clauses: ['AUTH-GUEST-2'],
       requires: ['guests'],
@@ -184,7 +184,7 @@ test(
 test(
   ...check(
     {
-      id: 'auth.guest.shopper-ip-length',
+      id: 'authentication.guest.shopper-ip-length',
       title: 'Shopper-IP of 64 characters is accepted, of 65 refused',
       clauses: ['AUTH-GUEST-9', 'LIM-SHOPPERIP-1'],
       requires: ['guests'],
@@ -219,7 +219,7 @@ test(
 test(
   ...check(
     {
-      id: 'auth.guest.shopper-ip-length.reference',
+      id: 'authentication.guest.shopper-ip-length.reference',
       title: 'a Shopper-IP of 65 characters is 400 invalid_request',
       clauses: ['AUTH-GUEST-9'],
       level: 'reference',

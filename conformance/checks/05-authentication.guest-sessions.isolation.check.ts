@@ -16,7 +16,7 @@ import { expectUnchanged, readBaseline } from '../lib/compare.js';
 test(
   ...check(
     {
-      id: 'auth.guest.isolation',
+      id: 'authentication.guest.isolation',
       title: "two guests with one storefront token never see or change each other's carts",
       clauses: ['AUTH-GUEST-16', 'AUTH-GUEST-17'],
       requires: ['guests'],
@@ -64,7 +64,7 @@ test(
 test(
   ...check(
     {
-      id: 'auth.guest.isolation.reference',
+      id: 'authentication.guest.isolation.reference',
       title: "another guest's line is 404 not_found to update or remove",
       clauses: ['AUTH-GUEST-17'],
       level: 'reference',

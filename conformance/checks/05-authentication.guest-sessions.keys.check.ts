@@ -18,7 +18,7 @@ import { knownVariantIds, VARIANT } from './_shared/seed-data.js';
 test(
   ...check(
     {
-      id: 'auth.guest.valid-session',
+      id: 'authentication.guest.valid-session',
       title: 'a session signed with GUEST_SESSION_KEY is a guest cart: write, then read it back',
       clauses: ['AUTH-GUEST-12', 'AUTH-KIND-9', 'AUTH-CRED-1'],
       requires: ['guests'],
@@ -59,7 +59,7 @@ function previousKeyWindow(shop: Shop): { key: string; open: boolean } | string 
 test(
   ...check(
     {
-      id: 'auth.guest.previous-key-before-deadline',
+      id: 'authentication.guest.previous-key-before-deadline',
       title: 'before GUEST_SESSION_KEY_PREVIOUS_UNTIL a session signed with the previous key verifies',
       clauses: ['AUTH-GUEST-13'],
       requires: ['guests'],
@@ -85,7 +85,7 @@ test(
 test(
   ...check(
     {
-      id: 'auth.guest.previous-key-after-deadline',
+      id: 'authentication.guest.previous-key-after-deadline',
       title: 'at or after GUEST_SESSION_KEY_PREVIOUS_UNTIL a previous-key session is 401 invalid_guest_session',
       clauses: ['AUTH-GUEST-14', 'AUTH-GUEST-7', 'ERR-TABLE-6'],
       requires: ['guests'],
@@ -116,7 +116,7 @@ const ROTATION_WINDOW_MS = 30 * 24 * 3_600_000;
 test(
   ...check(
     {
-      id: 'auth.guest.rotation-window',
+      id: 'authentication.guest.rotation-window',
       title: 'a rotation under way ends within the 30-day window: GUEST_SESSION_KEY_PREVIOUS_UNTIL at most 30 days ahead',
       clauses: ['AUTH-GUEST-15', 'LIM-GUESTKEY-1'],
       requires: ['guests'],

@@ -22,7 +22,7 @@ import { contextHeader } from './_shared/artifact-headers.js';
 test(
   ...check(
     {
-      id: 'agents.invited.acts-for-account',
+      id: 'authentication.agents.invited.acts-for-account',
       title: 'an invited agent (web-agent forwarder + context) acts on the account of its context: the customer sees its cart line',
       clauses: ['AUTH-KIND-10', 'AUTH-CRED-5', 'AUTH-ORDER-5', 'PUR-CALLERS-1'],
       requires: ['invitedAgents'],
@@ -50,7 +50,7 @@ test(
 test(
   ...check(
     {
-      id: 'agents.invited.me.reference',
+      id: 'authentication.agents.invited.me.reference',
       title: "GET /v1/me of an invited agent: caller_kind invited-agent, the forwarder client, the context's account",
       clauses: ['AUTH-KIND-10', 'END-LIST-6'],
       level: 'reference',
@@ -70,7 +70,7 @@ test(
 test(
   ...check(
     {
-      id: 'agents.invited.context-bearer-bound',
+      id: 'authentication.agents.invited.context-bearer-bound',
       title: 'a context bound to another access token (ath), or to none, is refused; the same context with its own token works',
       clauses: ['AUTH-CRED-6'],
       requires: ['invitedAgents'],
@@ -111,7 +111,7 @@ test(
 test(
   ...check(
     {
-      id: 'agents.invited.context-defects.reference',
+      id: 'authentication.agents.invited.context-defects.reference',
       title: 'a context that is unbound, of another typ, forged or expired is 401 invalid_token with a Bearer challenge only',
       clauses: ['AUTH-CRED-6', 'AUTH-CRED-7', 'AUTH-KIND-10'],
       level: 'reference',
@@ -150,7 +150,7 @@ test(
 test(
   ...check(
     {
-      id: 'agents.invited.context-typ',
+      id: 'authentication.agents.invited.context-typ',
       title: 'an invited-agent context whose typ is not invited-agent+jwt is refused (JWT, at+jwt, none)',
       clauses: ['AUTH-CRED-7'],
       requires: ['invitedAgents'],
@@ -175,7 +175,7 @@ test(
 test(
   ...check(
     {
-      id: 'agents.invited.web-forwarder-only',
+      id: 'authentication.agents.invited.web-forwarder-only',
       title:
         "a context with a storefront, website, delegated, operator or MCP-forwarder token grants nothing: refused, or no authority over the context's account",
       clauses: ['AUTH-CUST-9'],
@@ -222,7 +222,7 @@ test(
 test(
   ...check(
     {
-      id: 'agents.invited.web-forwarder-only.reference',
+      id: 'authentication.agents.invited.web-forwarder-only.reference',
       title:
         'a context with the MCP-forwarder token is 401 invalid_token; next to a guest or customer token the header is refused with 400 invalid_request (contract/headers.ts)',
       clauses: ['AUTH-CUST-9', 'AUTH-ORDER-6'],

@@ -18,7 +18,7 @@ import { expectAuthority, expectPermissions, invitedAgent, sendInvited, UNKNOWN_
 test(
   ...check(
     {
-      id: 'agents.invited.permissions',
+      id: 'authentication.agents.invited.permissions',
       everyResponse: true,
       title:
         "an invited agent's permissions map to API scopes: base, assistant:read, assistant:write, checkout each unlock exactly their operations",
@@ -45,7 +45,7 @@ test(
 test(
   ...check(
     {
-      id: 'agents.invited.permissions.reference',
+      id: 'authentication.agents.invited.permissions.reference',
       title: 'an invited agent refused for a scope is told the permission it lacks (scope assistant:read, assistant:write, checkout)',
       clauses: ['AUTH-SCOPE-4', 'ERR-TABLE-9'],
       level: 'reference',
@@ -64,7 +64,7 @@ test(
 test(
   ...check(
     {
-      id: 'agents.invited.read-only-checkout',
+      id: 'authentication.agents.invited.read-only-checkout',
       title: 'a read-only invited agent (no checkout permission) cannot check out: 403 insufficient_scope',
       clauses: ['AUTH-SCOPE-11', 'ERR-TABLE-9'],
       requires: ['invitedAgents'],
@@ -85,7 +85,7 @@ test(
 test(
   ...check(
     {
-      id: 'agents.invited.unknown-permissions',
+      id: 'authentication.agents.invited.unknown-permissions',
       title:
         'unknown permissions (API scope names, account:security, made-up ones, names every object holds such as constructor) unlock nothing beyond the base scopes',
       clauses: ['AUTH-SCOPE-10', 'AUTH-SCOPE-6'],
@@ -105,7 +105,7 @@ test(
 test(
   ...check(
     {
-      id: 'agents.invited.forwarder-scopes-do-not-widen',
+      id: 'authentication.agents.invited.forwarder-scopes-do-not-widen',
       title: "API scopes on the forwarder token do not widen an invited agent: its context's permissions alone apply",
       clauses: ['AUTH-SCOPE-3'],
       requires: ['invitedAgents'],
@@ -124,7 +124,7 @@ test(
 test(
   ...check(
     {
-      id: 'agents.invited.forwarder-needs-agent-forward',
+      id: 'authentication.agents.invited.forwarder-needs-agent-forward',
       title: 'a web-agent-forwarder token without agent:forward cannot forward an invited agent (refused)',
       clauses: ['AUTH-SCOPE-5'],
       requires: ['invitedAgents'],
@@ -144,7 +144,7 @@ test(
 test(
   ...check(
     {
-      id: 'agents.invited.forwarder-needs-agent-forward.reference',
+      id: 'authentication.agents.invited.forwarder-needs-agent-forward.reference',
       title: 'a forwarder token without agent:forward: 403 caller_not_allowed, no scope named (agents are told account scopes only)',
       clauses: ['AUTH-SCOPE-5', 'ERR-SCOPE-1', 'ERR-TABLE-8'],
       level: 'reference',
@@ -162,7 +162,7 @@ test(
 test(
   ...check(
     {
-      id: 'agents.invited.admission-snapshot',
+      id: 'authentication.agents.invited.admission-snapshot',
       title: "an invited agent acts with its context's permissions (the admission snapshot), whatever the proxy later grants the agent",
       clauses: ['AUTH-KIND-10', 'AUTH-SCOPE-3'],
       requires: ['invitedAgents'],

@@ -33,7 +33,7 @@ const GUEST_HEADERS = (shop: Shop): [string, string][] => [
 test(
   ...check(
     {
-      id: 'auth.headers.guest-headers-on-website-tokens',
+      id: 'authentication.headers.guest-headers-on-website-tokens',
       title: 'Guest-Session and Shopper-IP are each refused with a customer (website) token, and nothing is written',
       clauses: ['AUTH-GUEST-11', 'AUTH-GUEST-8', 'AUTH-ORDER-6'],
       seed: true,
@@ -64,7 +64,7 @@ test(
 test(
   ...check(
     {
-      id: 'auth.headers.guest-headers-on-website-tokens.reference',
+      id: 'authentication.headers.guest-headers-on-website-tokens.reference',
       title: 'guest headers with a customer token are 400 invalid_request',
       clauses: ['AUTH-GUEST-11'],
       level: 'reference',
@@ -83,7 +83,7 @@ test(
 test(
   ...check(
     {
-      id: 'auth.headers.guest-headers-on-delegated',
+      id: 'authentication.headers.guest-headers-on-delegated',
       title: 'Guest-Session and Shopper-IP are refused with a delegated token',
       clauses: ['AUTH-GUEST-8', 'AUTH-ORDER-6'],
       requires: ['delegated'],
@@ -110,7 +110,7 @@ test(
 test(
   ...check(
     {
-      id: 'auth.headers.operator-header-on-customer',
+      id: 'authentication.headers.operator-header-on-customer',
       title: 'the Operator header is refused with a customer token',
       clauses: ['AUTH-ORDER-6'],
     },
@@ -127,7 +127,7 @@ test(
 test(
   ...check(
     {
-      id: 'auth.headers.guest-headers-on-operator.reference',
+      id: 'authentication.headers.guest-headers-on-operator.reference',
       title: 'guest headers with an operator token are 400 invalid_request (GET /v1/me)',
       clauses: ['AUTH-GUEST-8', 'AUTH-ORDER-6'],
       level: 'reference',
@@ -148,7 +148,7 @@ test(
 test(
   ...check(
     {
-      id: 'auth.operator.header-required.reference',
+      id: 'authentication.operator.header-required.reference',
       title: 'an operator token without the Operator header matches no caller kind (403 caller_not_allowed); with it, an operator',
       clauses: ['AUTH-CRED-4', 'AUTH-KIND-11', 'AUTH-TOKEN-8'],
       level: 'reference',
@@ -176,7 +176,7 @@ const TRACEPARENT = '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01';
 test(
   ...check(
     {
-      id: 'auth.order.request-stage',
+      id: 'authentication.order.request-stage',
       title: 'every response carries X-Request-Id; a valid traceparent is echoed, an invalid one is not',
       clauses: ['AUTH-ORDER-2', 'AUTH-ORDER-3', 'ERR-PROBLEM-7'],
     },
@@ -222,7 +222,7 @@ test(
 test(
   ...check(
     {
-      id: 'auth.order.token-before-validation',
+      id: 'authentication.order.token-before-validation',
       title: 'a bad token with an invalid body is answered 401, not 400 (authentication precedes input validation)',
       clauses: ['AUTH-ORDER-10', 'ERR-TABLE-2'],
     },
@@ -240,7 +240,7 @@ test(
 test(
   ...check(
     {
-      id: 'auth.order.decoding-before-authentication',
+      id: 'authentication.order.decoding-before-authentication',
       title: 'a malformed JSON body is 400 with no token, with a bad token and with a good one (decoding precedes authentication)',
       clauses: ['AUTH-ORDER-11', 'ERR-PROBLEM-2'],
     },
@@ -267,7 +267,7 @@ test(
 test(
   ...check(
     {
-      id: 'auth.order.guard-before-rate-limit',
+      id: 'authentication.order.guard-before-rate-limit',
       everyResponse: true,
       title: 'with the guest budget of an operation spent, a request the guard refuses is still 403, not 429',
       clauses: ['AUTH-ORDER-8', 'ERR-TABLE-9'],
@@ -304,7 +304,7 @@ test(
 test(
   ...check(
     {
-      id: 'auth.order.rate-limit-before-validation',
+      id: 'authentication.order.rate-limit-before-validation',
       title: 'over the guest budget, a request with an invalid body is 429, not 400 (the rate limit precedes input validation)',
       clauses: ['AUTH-ORDER-9', 'ERR-TABLE-12'],
       requires: ['guests'],

@@ -39,7 +39,7 @@ async function conditional(send: (headers: Record<string, string>) => Promise<Sh
 test(
   ...check(
     {
-      id: 'auth.order.request-id.every-response',
+      id: 'authentication.order.request-id.every-response',
       title:
         'X-Request-Id on every response: 200, 201, 204, 304, 400, 401, 403, 404, 413, 415, 422; public routes, description documents, webhook, internal routes',
       clauses: [...EVERY_RESPONSE_CLAUSES],
@@ -136,7 +136,7 @@ test(
 test(
   ...check(
     {
-      id: 'auth.order.dpop-nonce.every-response',
+      id: 'authentication.order.dpop-nonce.every-response',
       title:
         'a DPoP request gets DPoP-Nonce on every response: 200, 201, 204, 304, 400, 401, 403, 404, 405, 409, 413, 415, 422 (and X-Request-Id on each)',
       clauses: ['AUTH-ORDER-4', ...EVERY_RESPONSE_CLAUSES],

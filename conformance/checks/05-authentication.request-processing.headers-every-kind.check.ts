@@ -61,7 +61,7 @@ async function kinds(shop: Shop): Promise<Kind[]> {
 test(
   ...check(
     {
-      id: 'auth.headers.every-kind',
+      id: 'authentication.headers.every-kind',
       title:
         'Guest-Session and Shopper-IP are refused from every caller kind but guests, Operator from every caller kind but operators (each kind served without them)',
       clauses: ['AUTH-ORDER-6', 'AUTH-GUEST-8'],

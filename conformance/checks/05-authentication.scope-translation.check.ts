@@ -20,7 +20,7 @@ import { VARIANT } from './_shared/seed-data.js';
 test(
   ...check(
     {
-      id: 'auth.scope.customer-missing-cart-write',
+      id: 'authentication.scope.customer-missing-cart-write',
       title: 'a customer token without cart:write is 403 insufficient_scope (scope cart:write) on cart writes, and nothing is written',
       clauses: ['AUTH-CUST-1', 'ERR-TABLE-9', 'RES-PROBLEM-11'],
       seed: true,
@@ -60,7 +60,7 @@ test(
 test(
   ...check(
     {
-      id: 'auth.scope.guest-missing-catalog-read',
+      id: 'authentication.scope.guest-missing-catalog-read',
       title: 'a guest token with only cart:read is 403 insufficient_scope (scope catalog:read) on the catalog',
       clauses: ['ERR-TABLE-9', 'RES-PROBLEM-11'],
       requires: ['guests'],
@@ -93,7 +93,7 @@ test(
 test(
   ...check(
     {
-      id: 'auth.scope.operator-on-storefront',
+      id: 'authentication.scope.operator-on-storefront',
       title: 'an operator is 403 caller_not_allowed on storefront operations (catalog, cart read and write)',
       clauses: ['END-LIST-1', 'END-LIST-5', 'ERR-TABLE-8', 'AUTH-ACTIVE-3'],
       requires: ['operators'],
@@ -128,7 +128,7 @@ test(
 test(
   ...check(
     {
-      id: 'auth.delegated.account-cart',
+      id: 'authentication.delegated.account-cart',
       title: 'a delegated token acts on the account cart of its sub, the one the customer sees',
       clauses: ['AUTH-KIND-5', 'AUTH-KIND-6', 'AUTH-CRED-3'],
       requires: ['delegated'],
@@ -156,7 +156,7 @@ test(
 test(
   ...check(
     {
-      id: 'auth.delegated.missing-cart-write',
+      id: 'authentication.delegated.missing-cart-write',
       title: 'a delegated token without cart:write is 403 insufficient_scope (scope cart:write), and nothing is written',
       clauses: ['AUTH-SCOPE-2', 'ERR-TABLE-9'],
       requires: ['delegated'],
@@ -184,7 +184,7 @@ test(
 test(
   ...check(
     {
-      id: 'auth.delegated.channel.reference',
+      id: 'authentication.delegated.channel.reference',
       title: 'GET /v1/me: delegated for the agent audience is channel mcp, for the API audience openapi, both reach the cart',
       clauses: ['AUTH-KIND-5', 'END-LIST-6'],
       level: 'reference',

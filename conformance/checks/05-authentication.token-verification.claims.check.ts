@@ -15,7 +15,7 @@ import { VARIANT } from './_shared/seed-data.js';
 test(
   ...check(
     {
-      id: 'auth.token.authorization-only',
+      id: 'authentication.token.authorization-only',
       title: 'a token in the query string, a cookie or the body is ignored: 401 invalid_token as with no token',
       clauses: ['AUTH-TOKEN-1', 'ERR-TABLE-1'],
     },
@@ -51,7 +51,7 @@ const DEFECTS: Record<
   { id: string; title: string; cases: Defect[] }
 > = {
   'AUTH-TOKEN-2': {
-    id: 'auth.token.issuer',
+    id: 'authentication.token.issuer',
     title: 'a token from another issuer, or naming none, is 401 invalid_token',
     cases: [
       { what: 'iss of another issuer', mint: (shop, sub) => shop.mint.customer({ sub, claims: { iss: 'https://evil.example/' } }) },
@@ -60,7 +60,7 @@ const DEFECTS: Record<
     ],
   },
   'AUTH-TOKEN-3': {
-    id: 'auth.token.signature',
+    id: 'authentication.token.signature',
     title:
       'a token whose signature does not verify against the key set is 401 invalid_token (foreign key under our kid, alg none, HS256 keyed with the public key)',
     cases: [
@@ -103,7 +103,7 @@ const DEFECTS: Record<
     ],
   },
   'AUTH-TOKEN-4': {
-    id: 'auth.token.audience',
+    id: 'authentication.token.audience',
     title: "a token for another audience is 401 invalid_token, a customer's for the agent audience too",
     cases: [
       // The agent audience is the issuer's too, but a signed-in customer is served for the API audience only.
@@ -116,7 +116,7 @@ const DEFECTS: Record<
     ],
   },
   'AUTH-TOKEN-5': {
-    id: 'auth.token.type',
+    id: 'authentication.token.type',
     title: 'a token whose header type is not at+jwt is 401 invalid_token (JWT, missing, dpop+jwt)',
     cases: [
       { what: 'typ JWT', mint: (shop, sub) => shop.mint.customer({ sub, header: { typ: 'JWT' } }) },
@@ -125,7 +125,7 @@ const DEFECTS: Record<
     ],
   },
   'AUTH-TOKEN-6': {
-    id: 'auth.token.expired',
+    id: 'authentication.token.expired',
     title: 'an expired token is 401 invalid_token, and so is one without exp (verifying expiry requires it)',
     // An hour past expiry: no server clock skew or leeway makes this token current.
     cases: [
@@ -158,7 +158,7 @@ for (const [clause, { id, title, cases }] of Object.entries(DEFECTS)) {
 test(
   ...check(
     {
-      id: 'auth.token.client-id-required',
+      id: 'authentication.token.client-id-required',
       title: 'a validly signed token without client_id is refused (401 or 403)',
       clauses: ['AUTH-TOKEN-7'],
     },
@@ -173,7 +173,7 @@ test(
 test(
   ...check(
     {
-      id: 'auth.token.client-id-required.reference',
+      id: 'authentication.token.client-id-required.reference',
       title: 'a token without client_id is 401 invalid_token',
       clauses: ['AUTH-TOKEN-7', 'ERR-TABLE-2'],
       level: 'reference',
@@ -190,7 +190,7 @@ test(
 test(
   ...check(
     {
-      id: 'auth.token.unknown-kid.reference',
+      id: 'authentication.token.unknown-kid.reference',
       title: 'a token whose kid names no key of the set is 401 invalid_token, even when another key verifies it',
       clauses: ['AUTH-TOKEN-3', 'ERR-TABLE-2'],
       level: 'reference',
@@ -207,7 +207,7 @@ test(
 test(
   ...check(
     {
-      id: 'auth.token.at-jwt-media-type.reference',
+      id: 'authentication.token.at-jwt-media-type.reference',
       title: 'typ application/at+jwt is accepted as at+jwt',
       clauses: ['AUTH-TOKEN-5'],
       level: 'reference',
@@ -225,7 +225,7 @@ test(
 test(
   ...check(
     {
-      id: 'auth.token.iat.reference',
+      id: 'authentication.token.iat.reference',
       title: 'a token without iat, or issued ten years from now, is 401 invalid_token',
       clauses: ['ERR-TABLE-2'],
       level: 'reference',
@@ -248,7 +248,7 @@ test(
 test(
   ...check(
     {
-      id: 'auth.token.nbf-future.reference',
+      id: 'authentication.token.nbf-future.reference',
       title: 'a token not valid before an hour from now is 401 invalid_token (nbf is honoured)',
       clauses: ['ERR-TABLE-2'],
       level: 'reference',

@@ -25,7 +25,7 @@ const expectEachRefused = (shop: Shop, cases: readonly [string, () => Promise<st
 test(
   ...check(
     {
-      id: 'auth.kind.unknown-client',
+      id: 'authentication.kind.unknown-client',
       title: 'a validly signed token of an unknown client_id is refused (401 or 403)',
       clauses: ['AUTH-TOKEN-9', 'AUTH-TOKEN-8'],
     },
@@ -46,7 +46,7 @@ test(
 test(
   ...check(
     {
-      id: 'auth.kind.act-outermost-not-agent-client',
+      id: 'authentication.kind.act-outermost-not-agent-client',
       title: 'an act chain whose outermost actor is not the agent-protocol client is refused (401 or 403)',
       clauses: ['AUTH-TOKEN-10', 'AUTH-TOKEN-8'],
     },
@@ -67,7 +67,7 @@ test(
 test(
   ...check(
     {
-      id: 'auth.kind.machine-without-caller-kind',
+      id: 'authentication.kind.machine-without-caller-kind',
       title: 'a validly signed machine token of a client with no caller kind is refused (401 or 403)',
       clauses: ['AUTH-TOKEN-11', 'AUTH-TOKEN-8'],
     },
@@ -85,7 +85,7 @@ test(
 test(
   ...check(
     {
-      id: 'auth.kind.website-token-with-act',
+      id: 'authentication.kind.website-token-with-act',
       title: 'a website user token carrying act is never a customer: refused on cart and catalog',
       clauses: ['AUTH-TOKEN-12', 'AUTH-TOKEN-8'],
     },
@@ -111,7 +111,7 @@ test(
 test(
   ...check(
     {
-      id: 'auth.kind.other-combinations',
+      id: 'authentication.kind.other-combinations',
       title: 'other claim combinations matching no caller kind are refused (401 or 403)',
       clauses: ['AUTH-TOKEN-8'],
     },
@@ -139,7 +139,7 @@ test(
 test(
   ...check(
     {
-      id: 'auth.kind.combinations.reference',
+      id: 'authentication.kind.combinations.reference',
       title:
         'refused combinations: 401 invalid_token, except 403 caller_not_allowed (no challenge) for machine tokens of clients with no caller kind',
       clauses: ['AUTH-TOKEN-8', 'AUTH-TOKEN-9', 'AUTH-TOKEN-10', 'AUTH-TOKEN-11', 'AUTH-TOKEN-12'],

@@ -12,7 +12,7 @@ import { expectChallenge, expectNoHeader, expectNoStore, expectProblem, expectSt
 test(
   ...check(
     {
-      id: 'err.unmatched-route',
+      id: 'errors.unmatched-route',
       title: 'an unmatched route is answered with a problem document',
       clauses: ['ERR-PROBLEM-1', 'ERR-PROBLEM-10', 'ERR-PROBLEM-4', 'ERR-PROBLEM-5', 'ERR-PROBLEM-7', 'RES-PROBLEM-1', 'RES-PROBLEM-8'],
     },
@@ -27,7 +27,12 @@ test(
 
 test(
   ...check(
-    { id: 'err.unmatched-route.reference', title: 'an unmatched route is 404 not_found', clauses: ['ERR-PROBLEM-10'], level: 'reference' },
+    {
+      id: 'errors.unmatched-route.reference',
+      title: 'an unmatched route is 404 not_found',
+      clauses: ['ERR-PROBLEM-10'],
+      level: 'reference',
+    },
     async (shop) => {
       expectProblem(await shop.http.get('/v1/no-such-route'), { status: 404, error: 'not_found', docsUrl: shop.docsUrl });
     },
@@ -37,7 +42,7 @@ test(
 test(
   ...check(
     {
-      id: 'err.no-token',
+      id: 'errors.no-token',
       title: 'no token on /v1: 401 invalid_token with a Bearer and a DPoP challenge',
       clauses: ['ERR-TABLE-1', 'RES-PROBLEM-1', 'RES-PROBLEM-3', 'RES-PROBLEM-4', 'RES-PROBLEM-5', 'RES-PROBLEM-8'],
     },
@@ -56,7 +61,7 @@ test(
 test(
   ...check(
     {
-      id: 'err.malformed-json',
+      id: 'errors.malformed-json',
       title: 'a malformed JSON body is a 400 problem, before authentication',
       clauses: ['ERR-PROBLEM-2', 'ERR-PROBLEM-6', 'AUTH-ORDER-1', 'END-CONV-4'],
     },
@@ -88,7 +93,7 @@ test(
 test(
   ...check(
     {
-      id: 'err.failures.problem-document',
+      id: 'errors.failures.problem-document',
       title:
         'failures of every kind a client provokes are problem documents: 401 (no token, a bad token), 403 (a missing scope, a caller kind not allowed), 400 (a validation failure)',
       clauses: ['ERR-PROBLEM-1', 'ERR-TABLE-1', 'ERR-TABLE-2', 'ERR-TABLE-8', 'ERR-TABLE-9', 'ERR-TABLE-11'],
@@ -142,7 +147,7 @@ test(
 test(
   ...check(
     {
-      id: 'err.caller-not-allowed.no-challenge',
+      id: 'errors.caller-not-allowed.no-challenge',
       title: 'caller_not_allowed carries no challenge',
       clauses: ['ERR-TABLE-8', 'ERR-PROBLEM-8'],
       requires: ['operators'],
@@ -161,7 +166,7 @@ test(
 test(
   ...check(
     {
-      id: 'err.insufficient-scope.no-challenge.reference',
+      id: 'errors.insufficient-scope.no-challenge.reference',
       title: "insufficient_scope carries no WWW-Authenticate (the reference's choice)",
       clauses: ['ERR-TABLE-9'],
       level: 'reference',
@@ -179,7 +184,7 @@ test(
 test(
   ...check(
     {
-      id: 'err.domain-errors.no-challenge',
+      id: 'errors.domain-errors.no-challenge',
       title: 'domain errors carry no WWW-Authenticate: 422 cart_empty at checkout, 404 for an order that does not exist',
       clauses: ['ERR-PROBLEM-8', 'ERR-TABLE-14'],
       requires: ['delegated'],

@@ -66,7 +66,7 @@ async function orderRefusals(shop: Shop, add: Add): Promise<void> {
 test(
   ...check(
     {
-      id: 'err.domain-errors.every-code',
+      id: 'errors.domain-errors.every-code',
       title:
         'every domain error the suite can provoke carries no challenge and no nonce: 400, 404, 405, 409, 413, 415, 422, the webhook; and the every-response rules on each',
       clauses: ['ERR-PROBLEM-8', ...EVERY_RESPONSE_CLAUSES],

@@ -52,7 +52,7 @@ const REQUESTS: readonly [what: string, method: string, path: string, o: Request
 test(
   ...check(
     {
-      id: 'err.http-parser-refusals',
+      id: 'errors.http-parser-refusals',
       everyResponse: true,
       title:
         "refusals of the HTTP server's own parser and router (conflicting Content-Length, oversized headers, an unknown expectation, a long path parameter) are problem documents with X-Request-Id and no-store",

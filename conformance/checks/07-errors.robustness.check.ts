@@ -23,7 +23,7 @@ const expectClientProblem = (shop: { docsUrl: string }, res: ShopResponse, { cla
 test(
   ...check(
     {
-      id: 'err.malformed-percent-escape',
+      id: 'errors.malformed-percent-escape',
       title: 'a malformed percent-escape in a path parameter is a 4xx problem document, not a 500',
       clauses: ['ERR-PROBLEM-1', 'ERR-PROBLEM-4', 'ERR-PROBLEM-7'],
     },
@@ -46,7 +46,7 @@ test(
 test(
   ...check(
     {
-      id: 'err.malformed-percent-escape.reference',
+      id: 'errors.malformed-percent-escape.reference',
       title: 'a malformed percent-escape in a path parameter is 400 invalid_request with issues, before any credential check',
       clauses: ['ERR-PROBLEM-1', 'ERR-TABLE-11'],
       level: 'reference',
@@ -64,7 +64,7 @@ test(
 test(
   ...check(
     {
-      id: 'err.content-encoding-mismatch',
+      id: 'errors.content-encoding-mismatch',
       title: 'Content-Encoding gzip, deflate or br on a body not so encoded is a 4xx problem document, not a 500',
       clauses: ['ERR-PROBLEM-1', 'ERR-PROBLEM-2'],
     },
@@ -86,7 +86,7 @@ test(
 test(
   ...check(
     {
-      id: 'err.charset.reference',
+      id: 'errors.charset.reference',
       title: 'a JSON body in any charset but UTF-8 (utf-16, utf-32, latin1) is 415 unsupported_media_type',
       clauses: ['END-CONV-4', 'ERR-PROBLEM-2'],
       level: 'reference',
@@ -132,7 +132,7 @@ async function expectFreshNonces(
 test(
   ...check(
     {
-      id: 'auth.order.dpop-nonce-before-authentication',
+      id: 'errors.auth.order.dpop-nonce-before-authentication',
       title:
         'a DPoP request refused before authentication (malformed JSON, unmatched route, wrong method) gets a fresh DPoP-Nonce on each response',
       clauses: ['AUTH-ORDER-4'],
@@ -158,7 +158,7 @@ test(
 test(
   ...check(
     {
-      id: 'auth.order.dpop-nonce-conversation-path.reference',
+      id: 'errors.auth.order.dpop-nonce-conversation-path.reference',
       title: 'a request to a conversation path without Authorization or proof, refused for its malformed JSON, gets a fresh DPoP-Nonce',
       clauses: ['AUTH-ORDER-4'],
       level: 'reference',
@@ -175,7 +175,7 @@ test(
 test(
   ...check(
     {
-      id: 'err.header-too-large.reference',
+      id: 'errors.header-too-large.reference',
       everyResponse: true,
       title: 'request headers over 16 KiB are 431 header_too_large, a problem document with X-Request-Id and no-store',
       clauses: ['ERR-PROBLEM-1'],
@@ -193,7 +193,7 @@ test(
 test(
   ...check(
     {
-      id: 'err.issues.invalid-request-only.reference',
+      id: 'errors.issues.invalid-request-only.reference',
       title: "`issues` comes with 400 invalid_request alone, not with the reference's other refusals of an input (400, 413, 415, 422)",
       clauses: ['RES-PROBLEM-9'],
       level: 'reference',

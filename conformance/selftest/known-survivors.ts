@@ -14,7 +14,7 @@ export const KNOWN_SURVIVORS: Readonly<Record<string, string>> = {
   'errors.domain-error-challenge@error=cart_changed':
     'cart_changed answers a cart that changed while its payment was taken: a race no black-box request can provoke at will',
   'errors.domain-error-challenge@error=not_configured':
-    "not_configured comes from a route switched off by configuration (the webhook, an internal route without its secret), staged only by the embedded run's variant deployments, which the self-test's proxies do not front (events.webhook.not-configured and internal.own-secret-accepted.reference judge it there)",
+    "not_configured comes from a route switched off by configuration (the webhook, an internal route without its secret), staged only by the embedded run's variant deployments, which the self-test's proxies do not front (events.webhook.not-configured and endpoints.internal.own-secret-accepted.reference judge it there)",
   'errors.domain-error-challenge@error=unavailable':
     "a 503 comes only from a verifier outage or a webhook without its secret, which only the embedded run's variant deployments stage; the self-test's proxies front the main deployment alone (the checks that provoke them judge every rule of every response there: errors.verifier-outage, events.webhook.secret-missing)",
   'errors.domain-error-challenge@error=webhook_secret_missing':

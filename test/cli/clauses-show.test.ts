@@ -16,7 +16,7 @@ test('clauses --show prints the clause, its citations in the reference, its chec
     const text = readFileSync(new URL(`../../${file}`, import.meta.url), 'utf8').split('\n')[Number(line) - 1];
     assert.match(text ?? '', /\[AUTH-ORDER-4\]/, `${file}:${line}`);
   }
-  assert.match(out, /^ {2}auth\.order\.dpop-nonce\.every-response +spec +conformance\/checks\/\S+\.check\.ts:\d+$/m);
+  assert.match(out, /^ {2}authentication\.order\.dpop-nonce\.every-response +spec +conformance\/checks\/\S+\.check\.ts:\d+$/m);
   assert.match(out, /^ {2}limits\.dpop-nonce-only-on-failures {2}\(wire/m);
 });
 

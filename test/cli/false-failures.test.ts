@@ -143,7 +143,11 @@ const browserCookie = (honoured: boolean): ProxyRules => ({
     return { ...req, headers };
   },
 });
-const COOKIE_CHECKS = ['agents.assistant.forwarders-need-one-artifact', 'agents.assistant.forwarded', 'dpop.conversations.browser-session'];
+const COOKIE_CHECKS = [
+  'authentication.agents.assistant.forwarders-need-one-artifact',
+  'authentication.agents.assistant.forwarded',
+  'authentication.dpop.conversations.browser-session',
+];
 
 // ------------------------------------------------------------------------------------------------------------ path prefix
 
@@ -200,7 +204,7 @@ const nestedCheckoutBody: ProxyRules = {
     });
   },
 };
-const CART_EMPTY_CHECKS = ['err.domain-errors.no-challenge', 'errors.checkout.cart-empty'];
+const CART_EMPTY_CHECKS = ['errors.domain-errors.no-challenge', 'endpoints.errors.checkout.cart-empty'];
 
 describe('conforming freedoms pass; the same freedom taken wrongly fails its own clause', { concurrency: 1 }, () => {
   test('freshness stated with Expires 300 s after Date passes END-PUBLIC-3/5 and LIM-DOCS-1', { timeout: 180_000 }, () =>
@@ -217,21 +221,21 @@ describe('conforming freedoms pass; the same freedom taken wrongly fails its own
   );
 
   test('an RFC 6750 challenge on insufficient_scope passes at the spec level', { timeout: 180_000 }, () =>
-    expectPass(challengeOn('insufficient_scope'), ['resources.problem.insufficient-scope', 'err.failures.problem-document']),
+    expectPass(challengeOn('insufficient_scope'), ['resources.problem.insufficient-scope', 'errors.failures.problem-document']),
   );
   test('... and fails the reference level, where the reference sends none', { timeout: 180_000 }, () =>
     expectFail(
       challengeOn('insufficient_scope'),
-      ['err.insufficient-scope.no-challenge.reference'],
+      ['errors.insufficient-scope.no-challenge.reference'],
       {
-        failed: [['err.insufficient-scope.no-challenge.reference', 'ERR-TABLE-9']],
+        failed: [['errors.insufficient-scope.no-challenge.reference', 'ERR-TABLE-9']],
       },
       { level: 'reference' },
     ),
   );
   test('a challenge on a domain error (cart_empty) still fails ERR-PROBLEM-8', { timeout: 180_000 }, () =>
-    expectFail(challengeOn('cart_empty'), ['err.domain-errors.no-challenge'], {
-      failed: [['err.domain-errors.no-challenge', 'ERR-PROBLEM-8']],
+    expectFail(challengeOn('cart_empty'), ['errors.domain-errors.no-challenge'], {
+      failed: [['errors.domain-errors.no-challenge', 'ERR-PROBLEM-8']],
       notFailed: ['ERR-TABLE-14'],
     }),
   );
@@ -240,7 +244,9 @@ describe('conforming freedoms pass; the same freedom taken wrongly fails its own
     expectPass(browserCookie(true), COOKIE_CHECKS),
   );
   test('a cookie declared but not honoured fails', { timeout: 180_000 }, () =>
-    expectFail(browserCookie(false), ['agents.assistant.forwarded'], { failed: [['agents.assistant.forwarded', 'AUTH-CRED-8']] }),
+    expectFail(browserCookie(false), ['authentication.agents.assistant.forwarded'], {
+      failed: [['authentication.agents.assistant.forwarded', 'AUTH-CRED-8']],
+    }),
   );
 
   test('behind a path prefix, a Location that carries the prefix passes END-CONV-2', { timeout: 180_000 }, () =>
@@ -276,7 +282,7 @@ describe('conforming freedoms pass; the same freedom taken wrongly fails its own
         },
       },
       CART_EMPTY_CHECKS,
-      { failed: [['errors.checkout.cart-empty', 'ERR-PROBLEM-5']], notFailed: ['ERR-TABLE-14'] },
+      { failed: [['endpoints.errors.checkout.cart-empty', 'ERR-PROBLEM-5']], notFailed: ['ERR-TABLE-14'] },
     ),
   );
 });

@@ -59,7 +59,7 @@ test('run --base-url against serve, fixture profile, --strict: the rotation chec
   assert.equal(r.code, 0, r.out);
   assert.doesNotMatch(r.out, /WARN/);
   const checks = readReport(output).checks.filter((c) =>
-    ['auth.guest.rotation-window', 'auth.guest.previous-key-before-deadline'].includes(c.id),
+    ['authentication.guest.rotation-window', 'authentication.guest.previous-key-before-deadline'].includes(c.id),
   );
   assert.deepEqual(
     checks.map((c) => c.status),
@@ -90,7 +90,7 @@ test('a deadline 90 days ahead is still a failure under --strict; its message sh
     output,
   ]);
   assert.equal(r.code, 1, r.out);
-  const failed = readReport(output).checks.find((c) => c.id === 'auth.guest.rotation-window');
+  const failed = readReport(output).checks.find((c) => c.id === 'authentication.guest.rotation-window');
   assert.equal(failed?.status, 'failed');
   assert.ok(r.out.includes(`secrets.guestSessionKeyPreviousUntil (${until})`), r.out);
   assert.doesNotMatch(r.out, /error-context/i);

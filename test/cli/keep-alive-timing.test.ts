@@ -10,7 +10,7 @@ import { cli, describeOutcome, outputDir, tryReport } from '../helpers/cli.js';
 import { dropComments } from '../../conformance/selftest/defects/06-events.js';
 import { headerOf, type ProxyRules } from '../helpers/mutating-proxy.js';
 
-const CHECK = 'conversations.event-stream.keep-alive';
+const CHECK = 'endpoints.conversations.event-stream.keep-alive';
 
 /** The reference's event streams without the comments of their first `ms` milliseconds. */
 const silentFor = (ms: number): ProxyRules => ({

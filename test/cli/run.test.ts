@@ -98,7 +98,7 @@ describe('exit codes', () => {
     writeFileSync(join(dir, 'conformance-report.json'), '{"the previous run": true}');
     const r = await cli(['run', '--list', '--reporter', 'list,junit,html', '--output', dir]);
     assert.equal(r.code, 0, r.out);
-    assert.match(r.out, /\[err\.no-token\]/);
+    assert.match(r.out, /\[errors\.no-token\]/);
     assert.deepEqual(readdirSync(dir), ['conformance-report.json'], 'no junit.xml, html/ or test-results/');
     assert.equal(readFileSync(join(dir, 'conformance-report.json'), 'utf8'), '{"the previous run": true}', 'the previous report is kept');
   });

@@ -48,7 +48,7 @@ describe('shop-conformance self-test', () => {
     );
     assert.equal(r.code, 1, r.out);
     assert.match(r.out, /KILLED\s+endpoints\.create-without-location\s+END-CONV-2/);
-    assert.match(r.out, /KILLED\s+auth\.expired-token-accepted\s+AUTH-TOKEN-6\s+auth\.token\.expired/);
+    assert.match(r.out, /KILLED\s+auth\.expired-token-accepted\s+AUTH-TOKEN-6\s+authentication\.token\.expired/);
     assert.match(r.out, /SURVIVED\s+selftest\.toothless\.END-PUBLIC-1\s+END-PUBLIC-1\s+passed: endpoints\.public\.health/);
     assert.match(r.out, /Kill rate: 3\/4 \(75\.0%\)/);
     assert.match(r.out, /uncovered \(\d+\):/);

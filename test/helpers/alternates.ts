@@ -376,7 +376,7 @@ export const BROKEN_TWINS: readonly BrokenTwin[] = [
     name: 'challenges on separate lines, one without the comma between its params',
     of: 'challenges-on-separate-lines',
     rules: challengeRules((v) => splitChallenges(v).map((c) => c.replace(/",\s*/g, '" '))),
-    check: 'err.no-token',
+    check: 'errors.no-token',
     clause: 'ERR-TABLE-1',
   },
   {
@@ -385,14 +385,14 @@ export const BROKEN_TWINS: readonly BrokenTwin[] = [
     rules: challengeRules((v) =>
       mapChallenges(v, { param: (_n, value) => (value.startsWith('"') ? value.slice(1, -1) : value).replace(/_/g, ' ') }).join(', '),
     ),
-    check: 'err.no-token',
+    check: 'errors.no-token',
     clause: 'ERR-TABLE-1',
   },
   {
     name: 'another scheme name, not another case (Bearer becomes Bearer2)',
     of: 'lowercase-auth-schemes',
     rules: challengeRules((v) => mapChallenges(v, { scheme: (s) => (s.toLowerCase() === 'bearer' ? 'Bearer2' : s) }).join(', ')),
-    check: 'err.no-token',
+    check: 'errors.no-token',
     clause: 'ERR-TABLE-1',
   },
   {
@@ -448,7 +448,7 @@ export const BROKEN_TWINS: readonly BrokenTwin[] = [
           ),
         ),
     },
-    check: 'auth.customer.shop-session-ignored',
+    check: 'authentication.customer.shop-session-ignored',
     clause: 'AUTH-CUST-2',
   },
   {
@@ -462,7 +462,7 @@ export const BROKEN_TWINS: readonly BrokenTwin[] = [
     name: 'unmatched route answered 400 unknown_route with the type of not_found',
     of: 'unmatched-route-400',
     rules: { response: (a) => unmatchedRoute(a, { ...UNKNOWN_ROUTE, type: (base) => `${base}/api/problems/not_found` }) },
-    check: 'err.unmatched-route',
+    check: 'errors.unmatched-route',
     // Blame is per assertion: a `type` that names another code is the problem document's own clause.
     clause: 'RES-PROBLEM-3',
   },

@@ -17,14 +17,14 @@ const PREFIX = '00-long-wait.';
  * negatives, each proof carrying the nonce of the previous answer; the property checks, one value after another).
  */
 const LONGEST_AT_A_DISTANCE = [
-  'conversations.event-stream.keep-alive',
+  'endpoints.conversations.event-stream.keep-alive',
   'limits.rate.guest.every-operation',
-  'agents.assistant.client-budget',
-  'agents.assistant.session-budget',
-  'dpop.negatives',
-  'err.property.bodies',
-  'err.property.guest-sessions',
-  'err.property.authorization',
+  'limits.agents.assistant.client-budget',
+  'limits.agents.assistant.session-budget',
+  'authentication.dpop.negatives',
+  'errors.property.bodies',
+  'errors.property.guest-sessions',
+  'errors.property.authorization',
 ];
 
 /** The check files in the order Playwright takes them. */
@@ -54,7 +54,7 @@ test('the checks longest at a round trip are in the files a run takes first', ()
 });
 
 test('the keep-alive wait is handed out first, so that a run of two workers starts it at once', () => {
-  assert.equal(idsOf(files()[0]!)[0], 'conversations.event-stream.keep-alive');
+  assert.equal(idsOf(files()[0]!)[0], 'endpoints.conversations.event-stream.keep-alive');
 });
 
 test('a 00-long-wait. file holds at least one of the longest checks (the prefix is not a way to jump the queue)', () => {

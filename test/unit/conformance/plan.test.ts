@@ -27,7 +27,7 @@ const plan: RunPlan = {
   selection: { partial: 'whole', clauses: [], repro: false, reproArgs: '--base-url http://127.0.0.1:8080' },
   workers: { count: 2, maxInFlight: 8 },
   output: { dir: '/tmp/out', reporters: ['list', 'junit'] },
-  variants: [{ name: 'closed', checks: ['recovery.closed-without-secret'] }],
+  variants: [{ name: 'closed', checks: ['endpoints.recovery.closed-without-secret'] }],
   late: { target: '/tmp/late/late-target.json', from: 1234 },
 };
 
