@@ -22,14 +22,14 @@ export const EXPLORE_DEFECTS = [
   'purpose.empty-cart-checkout-accepted',
   'purpose.order-replayed',
   'purpose.idempotent-replay',
-  'account.others-rows-served',
-  'account.others-data-served',
+  'endpoints.account.others-rows-served',
+  'endpoints.account.others-data-served',
   'blind.purpose.idempotency-replay-add-address',
   'blind.endpoints.delete-foreign-address-204',
   'errors.cart-empty-as-409',
   'blind.errors.cart-empty-409',
   // Shown only by requests at once: one proof sent twice, a budget spent from several connections.
-  'auth.dpop-replay-accepted',
+  'authentication.dpop-replay-accepted',
   'limits.guest-budget-unenforced',
 ] as const;
 

@@ -29,27 +29,27 @@ export const KNOWN_SURVIVORS: Readonly<Record<string, string>> = {
     "a 503 comes only from a verifier outage or a webhook without its secret, which only the embedded run's variant deployments stage; the self-test's proxies front the main deployment alone (the checks that provoke them judge every rule of every response there: errors.verifier-outage, events.webhook.secret-missing)",
   'errors.request-id-dropped-on-success@status=503':
     "a 503 comes only from a verifier outage or a webhook without its secret, which only the embedded run's variant deployments stage; the self-test's proxies front the main deployment alone (the checks that provoke them judge every rule of every response there: errors.verifier-outage, events.webhook.secret-missing)",
-  'limits.dpop-nonce-after-authentication-only@status=503':
+  'authentication.limits.dpop-nonce-after-authentication-only@status=503':
     "a 503 comes only from a verifier outage or a webhook without its secret, which only the embedded run's variant deployments stage; the self-test's proxies front the main deployment alone (the checks that provoke them judge every rule of every response there: errors.verifier-outage, events.webhook.secret-missing)",
-  'limits.dpop-nonce-missing-on-429@status=503':
+  'authentication.limits.dpop-nonce-missing-on-429@status=503':
     "a 503 comes only from a verifier outage or a webhook without its secret, which only the embedded run's variant deployments stage; the self-test's proxies front the main deployment alone (the checks that provoke them judge every rule of every response there: errors.verifier-outage, events.webhook.secret-missing)",
-  'limits.dpop-nonce-only-on-failures@status=503':
+  'authentication.limits.dpop-nonce-only-on-failures@status=503':
     "a 503 comes only from a verifier outage or a webhook without its secret, which only the embedded run's variant deployments stage; the self-test's proxies front the main deployment alone (the checks that provoke them judge every rule of every response there: errors.verifier-outage, events.webhook.secret-missing)",
-  'limits.request-id-dropped-on-failures@status=503':
+  'authentication.limits.request-id-dropped-on-failures@status=503':
     "a 503 comes only from a verifier outage or a webhook without its secret, which only the embedded run's variant deployments stage; the self-test's proxies front the main deployment alone (the checks that provoke them judge every rule of every response there: errors.verifier-outage, events.webhook.secret-missing)",
   'errors.no-store-dropped-on-400@status=503':
     "a 503 comes only from a verifier outage or a webhook without its secret, which only the embedded run's variant deployments stage; the self-test's proxies front the main deployment alone (the checks that provoke them judge every rule of every response there: errors.verifier-outage, events.webhook.secret-missing)",
   'errors.webhook-refusal-not-problem@status=503':
     "a 503 comes only from a verifier outage or a webhook without its secret, which only the embedded run's variant deployments stage; the self-test's proxies front the main deployment alone (the checks that provoke them judge every rule of every response there: errors.verifier-outage, events.webhook.secret-missing)",
-  'strength.guest-rate-per-path@operation=addCartItem':
+  'limits.strength.guest-rate-per-path@operation=addCartItem':
     'the operation has one path whatever the request, so counting per path counts per operation: the break changes the request upstream but nothing a client can see in this cell',
-  'strength.guest-rate-per-path@operation=getCart':
+  'limits.strength.guest-rate-per-path@operation=getCart':
     'the operation has one path whatever the request, so counting per path counts per operation: the break changes the request upstream but nothing a client can see in this cell',
-  'strength.guest-rate-per-path@operation=getMe':
+  'limits.strength.guest-rate-per-path@operation=getMe':
     'the operation has one path whatever the request, so counting per path counts per operation: the break changes the request upstream but nothing a client can see in this cell',
-  'strength.guest-rate-per-path@operation=listCollections':
+  'limits.strength.guest-rate-per-path@operation=listCollections':
     'the operation has one path whatever the request, so counting per path counts per operation: the break changes the request upstream but nothing a client can see in this cell',
-  'strength.guest-rate-per-path@operation=searchProducts':
+  'limits.strength.guest-rate-per-path@operation=searchProducts':
     'the operation has one path whatever the request, so counting per path counts per operation: the break changes the request upstream but nothing a client can see in this cell',
   'blind.resources.issues-21':
     'the reference never answers 20 issues, so no request of the suite provokes a validation problem the break applies to',

@@ -17,7 +17,7 @@ test('clauses --show prints the clause, its citations in the reference, its chec
     assert.match(text ?? '', /\[AUTH-ORDER-4\]/, `${file}:${line}`);
   }
   assert.match(out, /^ {2}authentication\.order\.dpop-nonce\.every-response +spec +conformance\/checks\/\S+\.check\.ts:\d+$/m);
-  assert.match(out, /^ {2}limits\.dpop-nonce-only-on-failures {2}\(wire/m);
+  assert.match(out, /^ {2}authentication\.limits\.dpop-nonce-only-on-failures {2}\(wire/m);
 });
 
 test('clauses --show with an ID the catalogue does not have: one line naming it, exit 2', async () => {

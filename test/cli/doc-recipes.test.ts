@@ -46,7 +46,7 @@ const BLOCKS_NOT_RUN: Readonly<Record<string, string>> = {
     'needs a Stripe test key and starts a server in the foreground',
   'cli.md: shop-conformance report compare ./reports-main ./reports-branch':
     'needs two runs; test/cli/baseline.test.ts runs report compare',
-  'cli.md: shop-conformance self-test --defect endpoints.create-without-location auth.expired-token-accepted --workers 2':
+  'cli.md: shop-conformance self-test --defect endpoints.create-without-location authentication.expired-token-accepted --workers 2':
     'self-tests take minutes; test/cli/self-test.test.ts runs self-test',
   'configuration.md: npx shop-conformance serve': 'starts a server in the foreground; test/cli/serve.test.ts runs serve',
   'explore.md: npx shop-conformance explore --budget 30s --seed 7                     # the embedded reference':

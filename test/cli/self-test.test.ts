@@ -35,8 +35,8 @@ describe('shop-conformance self-test', () => {
         'self-test',
         '--defect',
         'endpoints.create-without-location',
-        'auth.expired-token-accepted',
-        'auth.forged-guest-session-accepted',
+        'authentication.expired-token-accepted',
+        'authentication.forged-guest-session-accepted',
         '--toothless',
         'END-PUBLIC-1',
         '--workers',
@@ -48,7 +48,7 @@ describe('shop-conformance self-test', () => {
     );
     assert.equal(r.code, 1, r.out);
     assert.match(r.out, /KILLED\s+endpoints\.create-without-location\s+END-CONV-2/);
-    assert.match(r.out, /KILLED\s+auth\.expired-token-accepted\s+AUTH-TOKEN-6\s+authentication\.token\.expired/);
+    assert.match(r.out, /KILLED\s+authentication\.expired-token-accepted\s+AUTH-TOKEN-6\s+authentication\.token\.expired/);
     assert.match(r.out, /SURVIVED\s+selftest\.toothless\.END-PUBLIC-1\s+END-PUBLIC-1\s+passed: endpoints\.public\.health/);
     assert.match(r.out, /Kill rate: 3\/4 \(75\.0%\)/);
     assert.match(r.out, /uncovered \(\d+\):/);
@@ -86,7 +86,7 @@ describe('shop-conformance self-test', () => {
     const list = await cli(['self-test', '--list']);
     assert.equal(list.code, 0);
     assert.match(list.out, /^errors\.cart-empty-as-409\tERR-TABLE-14\twire\t/m);
-    assert.match(list.out, /^auth\.expired-token-accepted\tAUTH-TOKEN-6\tleniency\t/m);
+    assert.match(list.out, /^authentication\.expired-token-accepted\tAUTH-TOKEN-6\tleniency\t/m);
     const bad = await cli(['self-test', '--defect', 'no.such']);
     assert.equal(bad.code, 2);
     assert.match(bad.out, /shop-conformance self-test: --defect: no defect no\.such/);
@@ -107,14 +107,14 @@ describe('shop-conformance self-test', () => {
   test('--scoped all: a defect and one narrowed variant per cell; a surviving variant names its clause and cell', async () => {
     const out = outputDir();
     const r = await cli(
-      ['self-test', '--defect', 'endpoints.identity-leaks-email', '--scoped', 'all', '--workers', '1', '--output', out],
+      ['self-test', '--defect', 'purpose.endpoints.identity-leaks-email', '--scoped', 'all', '--workers', '1', '--output', out],
       240_000,
     );
-    assert.match(r.out, /KILLED\s+endpoints\.identity-leaks-email\s+PUR-BANNER-2/);
+    assert.match(r.out, /KILLED\s+purpose\.endpoints\.identity-leaks-email\s+PUR-BANNER-2/);
     const json = JSON.parse(readFileSync(join(out, 'self-test.json'), 'utf8')) as {
       defects: { id: string; verdict: string; scope?: { of: string; cell: string }; message?: string; known?: string }[];
     };
-    const variants = json.defects.filter((d) => d.scope?.of === 'endpoints.identity-leaks-email');
+    const variants = json.defects.filter((d) => d.scope?.of === 'purpose.endpoints.identity-leaks-email');
     assert.deepEqual(variants.map((v) => v.scope!.cell).sort(), ['caller=assistant', 'caller=invited-agent']);
     for (const v of variants.filter((x) => x.verdict !== 'killed'))
       assert.match(v.message ?? '', new RegExp(`^PUR-BANNER-2 broken for ${v.scope!.cell.slice('caller='.length)} only: survived`));
@@ -125,8 +125,14 @@ describe('shop-conformance self-test', () => {
   test('--list --scoped all names the cells of each defect and says which defects get no variants', async () => {
     const list = await cli(['self-test', '--list', '--scoped', 'all', '--clause', 'PUR-BANNER-2', 'AUTH-GUEST-15', 'AUTH-TOKEN-6']);
     assert.equal(list.code, 0, list.out);
-    assert.match(list.out, /^endpoints\.identity-leaks-email\tPUR-BANNER-2\twire\t2 variant\(s\): caller=invited-agent caller=assistant$/m);
-    assert.match(list.out, /^auth\.expired-token-accepted\tAUTH-TOKEN-6\tleniency\tno variants: the clause has no declared domain$/m);
+    assert.match(
+      list.out,
+      /^purpose\.endpoints\.identity-leaks-email\tPUR-BANNER-2\twire\t2 variant\(s\): caller=invited-agent caller=assistant$/m,
+    );
+    assert.match(
+      list.out,
+      /^authentication\.expired-token-accepted\tAUTH-TOKEN-6\tleniency\tno variants: the clause has no declared domain$/m,
+    );
   });
   test('--beyond-spec judges only the defects the spec level sets aside, at the reference level', async () => {
     const out = outputDir();

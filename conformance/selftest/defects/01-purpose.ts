@@ -148,24 +148,24 @@ export const PURPOSE_DEFECTS: readonly Defect[] = [
     servesUnknownRoutes(`purpose.storefront-capability-${i + 1}-served`, `PUR-STOREFRONT-${i + 1}`, 'a storefront-only capability'),
   ),
   servesUnknownRoutes('purpose.human-only-route-served', 'PUR-HUMAN-3', 'a human-only operation'),
-  wire('endpoints.identity-leaks-email', 'PUR-BANNER-2', 'the identity read carries the account email', (a, r) =>
+  wire('purpose.endpoints.identity-leaks-email', 'PUR-BANNER-2', 'the identity read carries the account email', (a, r) =>
     pathOf(r) === '/v1/me/identity' && a.status === 200
       ? editJson(a, (b) => {
           b.email = 'leak@example.test';
         })
       : a,
   ),
-  unserved('routes.catalog-unserved', 'PUR-SERVE-1', 'the catalog reads', (r) => pathOf(r).startsWith('/v1/catalog/')),
-  unserved('routes.cart-unserved', 'PUR-SERVE-2', 'the cart', (r) => pathOf(r).startsWith('/v1/cart')),
-  unserved('routes.checkout-unserved', 'PUR-SERVE-3', 'checkout', (r) =>
+  unserved('purpose.routes.catalog-unserved', 'PUR-SERVE-1', 'the catalog reads', (r) => pathOf(r).startsWith('/v1/catalog/')),
+  unserved('purpose.routes.cart-unserved', 'PUR-SERVE-2', 'the cart', (r) => pathOf(r).startsWith('/v1/cart')),
+  unserved('purpose.routes.checkout-unserved', 'PUR-SERVE-3', 'checkout', (r) =>
     /^\/v1\/(checkouts|checkout-previews|me\/checkout-)/.test(pathOf(r)),
   ),
-  unserved('routes.account-unserved', 'PUR-SERVE-4', 'the account data', (r) =>
+  unserved('purpose.routes.account-unserved', 'PUR-SERVE-4', 'the account data', (r) =>
     /^\/v1\/me\/(profile|addresses|orders|payment-methods)/.test(pathOf(r)),
   ),
-  unserved('routes.ops-unserved', 'PUR-SERVE-5', 'the operator routes', (r) => pathOf(r).startsWith('/v1/ops/')),
-  unserved('routes.health-unserved', 'PUR-SERVE-6', 'the health route', (r) => pathOf(r) === '/health'),
-  wire('routes.cart-undocumented', 'PUR-RULE-5', 'the general description document omits the cart item routes', (a, r) =>
+  unserved('purpose.routes.ops-unserved', 'PUR-SERVE-5', 'the operator routes', (r) => pathOf(r).startsWith('/v1/ops/')),
+  unserved('purpose.routes.health-unserved', 'PUR-SERVE-6', 'the health route', (r) => pathOf(r) === '/health'),
+  wire('purpose.routes.cart-undocumented', 'PUR-RULE-5', 'the general description document omits the cart item routes', (a, r) =>
     pathOf(r) === '/openapi.json'
       ? editJson(a, (b) => {
           const paths = b.paths as Record<string, unknown> | undefined;
@@ -177,7 +177,7 @@ export const PURPOSE_DEFECTS: readonly Defect[] = [
   // which refuses it as a caller kind of no list, instead of the route's own authentication refusing the credential.
   referenceOnly(
     wireWith(
-      'internal.routes-behind-caller-guard',
+      'purpose.internal.routes-behind-caller-guard',
       'PUR-RULE-4',
       "internal routes are guarded by the operations' caller guard: a valid access token is refused 403 caller_not_allowed",
       (ctx) => (a, r) =>
@@ -190,8 +190,8 @@ export const PURPOSE_DEFECTS: readonly Defect[] = [
     ),
     'the spec names no code for an access token refused on an internal route: 403 caller_not_allowed (a wrong caller kind) is a reading of it, and the route stays unserved as PUR-RULE-4 asks',
   ),
-  admitsAny('PUR-RULE-2', 'the guard of an operation admits any caller kind', () => true),
-  admitsAny('PUR-RULE-3', 'an ops route admits other callers', (r) => pathOf(r).startsWith('/v1/ops/')),
+  admitsAny('PUR-RULE-2', 'the guard of an operation admits any caller kind', () => true, 'purpose'),
+  admitsAny('PUR-RULE-3', 'an ops route admits other callers', (r) => pathOf(r).startsWith('/v1/ops/'), 'purpose'),
   replay('purpose.idempotent-replay', 'PUR-IDEM-2'),
   replay('purpose.order-replayed', 'PUR-IDEM-3'),
   wire('purpose.idempotency-key-refused', 'PUR-IDEM-1', 'a request with Idempotency-Key is refused 400', (a, r) =>
@@ -240,7 +240,7 @@ export const PURPOSE_DEFECTS: readonly Defect[] = [
         : a,
   ),
   // A description generated from the catalog and cart routers only: the account routes are served but not described.
-  wire('strength.account-routes-undescribed', 'PUR-RULE-5', '/openapi.json leaves out the account routes under /v1/me/', (a, r) =>
+  wire('purpose.strength.account-routes-undescribed', 'PUR-RULE-5', '/openapi.json leaves out the account routes under /v1/me/', (a, r) =>
     pathOf(r) === '/openapi.json'
       ? editJson(a, (doc) => {
           const paths = doc.paths as Record<string, unknown> | undefined;

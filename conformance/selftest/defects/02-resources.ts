@@ -146,19 +146,19 @@ export const RESOURCES_DEFECTS: readonly Defect[] = [
       : a,
   ),
   lenient(
-    'auth.uppercase-guest-id-accepted',
+    'resources.auth.uppercase-guest-id-accepted',
     'RES-GUEST-2',
     'a guest session over an uppercase id is accepted (re-signed over the lowercase id)',
     repairGuestSession((uuid) => uuid !== uuid.toLowerCase()),
   ),
   lenient(
-    'auth.lax-guest-signature-accepted',
+    'resources.auth.lax-guest-signature-accepted',
     'RES-GUEST-3',
     'a guest session with a padded or short signature is accepted (re-signed)',
     repairGuestSession((_uuid, sig) => !/^[\w-]{43}$/.test(sig)),
   ),
   lenient(
-    'auth.misshapen-guest-session-accepted',
+    'resources.auth.misshapen-guest-session-accepted',
     'RES-GUEST-1',
     'a guest session of another shape (gs2., missing signature) is accepted (re-signed)',
     (ctx) => ({

@@ -49,8 +49,8 @@ const cacheable = (a: ProxyAnswer): ProxyAnswer => ({ ...a, headers: withoutHead
 const CHECKOUT_CELL = route('POST', /^\/v1\/checkouts\/saved-card$/);
 
 /** A malformed JSON body read as {} (a webhook delivery is left as it came). */
-export const malformedJsonRepaired = (clause: string): Defect =>
-  lenient(`endpoints.malformed-json-repaired.${clause.toLowerCase()}`, clause, 'a malformed JSON body is read as {}', () => ({
+export const malformedJsonRepaired = (clause: string, section = 'endpoints'): Defect =>
+  lenient(`${section}.malformed-json-repaired.${clause.toLowerCase()}`, clause, 'a malformed JSON body is read as {}', () => ({
     requestBody(req: ProxyRequest, body: string): string {
       try {
         JSON.parse(body);
@@ -161,12 +161,16 @@ export const ENDPOINTS_CONVENTIONS_DEFECTS: readonly Defect[] = [
   })),
   malformedJsonRepaired('END-CONV-4'),
   // A validator cache that answers "not modified" as soon as the client holds any tag, never comparing it.
-  wire('strength.not-modified-any-tag', 'END-CONV-8', 'a GET with any If-None-Match is answered 304, a non-matching tag too', (a, r) =>
-    r.method === 'GET' &&
-    a.status === 200 &&
-    headerOf(a.headers, 'etag') !== undefined &&
-    headerOf(r.headers, 'if-none-match') !== undefined
-      ? { status: 304, headers: a.headers.filter(([k]) => !/^content-(type|length)$/i.test(k)), body: '' }
-      : a,
+  wire(
+    'endpoints.strength.not-modified-any-tag',
+    'END-CONV-8',
+    'a GET with any If-None-Match is answered 304, a non-matching tag too',
+    (a, r) =>
+      r.method === 'GET' &&
+      a.status === 200 &&
+      headerOf(a.headers, 'etag') !== undefined &&
+      headerOf(r.headers, 'if-none-match') !== undefined
+        ? { status: 304, headers: a.headers.filter(([k]) => !/^content-(type|length)$/i.test(k)), body: '' }
+        : a,
   ),
 ];

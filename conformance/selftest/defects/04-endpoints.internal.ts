@@ -50,14 +50,14 @@ const staleSecret = (match: (path: string) => boolean, secret: SecretName) => (c
 export const ENDPOINTS_INTERNAL_DEFECTS: readonly Defect[] = [
   ...SECRET_ROUTES.map(([clause, match, secret, carrier]) =>
     lenient(
-      `internal.${clause.toLowerCase()}.any-credential-accepted`,
+      `endpoints.internal.${clause.toLowerCase()}.any-credential-accepted`,
       clause,
       `${CLAUSES_BY_ID.get(clause)?.text.split(' ').slice(0, 3).join(' ') ?? clause}: any credential is accepted (the right secret is put in its place)`,
       fixSecret(match, secret, carrier),
     ),
   ),
   wire(
-    'internal.proxy-secret-401-without-challenge',
+    'endpoints.internal.proxy-secret-401-without-challenge',
     'END-PUBLIC-11',
     'a 401 on the X-Proxy-Idp-Secret routes carries no WWW-Authenticate (RFC 9110 requires one on every 401)',
     (a, r) =>
@@ -68,7 +68,7 @@ export const ENDPOINTS_INTERNAL_DEFECTS: readonly Defect[] = [
   ...SECRET_ROUTES.filter(([clause]) => /^END-PUBLIC-(9|1[1-6])$/.test(clause)).map(
     ([clause, match, secret]) =>
       ({
-        id: `strength.${clause.toLowerCase()}.own-secret-refused`,
+        id: `endpoints.strength.${clause.toLowerCase()}.own-secret-refused`,
         clause,
         description: 'the route refuses every credential, its own secret included (compared with a stale value)',
         kind: 'wire',

@@ -77,15 +77,20 @@ export const ENDPOINTS_PUBLIC_ROUTES_DEFECTS: readonly Defect[] = [
       },
     }),
   ),
-  wire('routes.openapi-needs-token', 'END-PUBLIC-2', '/openapi.json refused without a token', unauthenticatedRefused('/openapi.json')),
   wire(
-    'routes.assistant-openapi-needs-token',
+    'endpoints.routes.openapi-needs-token',
+    'END-PUBLIC-2',
+    '/openapi.json refused without a token',
+    unauthenticatedRefused('/openapi.json'),
+  ),
+  wire(
+    'endpoints.routes.assistant-openapi-needs-token',
     'END-PUBLIC-4',
     '/assistant/openapi.json refused without a token',
     unauthenticatedRefused('/assistant/openapi.json'),
   ),
   wire(
-    'auth.conversation-bearer-served',
+    'endpoints.auth.conversation-bearer-served',
     'END-PUBLIC-19',
     'a conversation route served with a Bearer token (401 answered 200 {})',
     (a, r) => (a.status === 401 && pathOf(r).startsWith('/assistant/conversations') && usesBearer(r) ? served(a) : a),

@@ -110,7 +110,7 @@ export const ENDPOINTS_RECOVERY_DEFECTS: readonly Defect[] = [
   // ------------------------------------------------------------------------------------- recovery: phases and repeats
   // A provider failure that discards the operation's checkpoints: the partly failed operation cannot be resumed.
   wireWith(
-    'internal.partial-failure-checkpoints-lost',
+    'endpoints.internal.partial-failure-checkpoints-lost',
     'STA-PARTIAL-1',
     'a partly failed operation loses its checkpoints: resuming it (provider work pending) is 404 recovery_not_found',
     (ctx) => (a, r) =>
@@ -119,19 +119,19 @@ export const ENDPOINTS_RECOVERY_DEFECTS: readonly Defect[] = [
         : a,
   ),
   liftsRestriction(
-    'internal.partial-failure-restriction-lifted',
+    'endpoints.internal.partial-failure-restriction-lifted',
     'STA-PARTIAL-2',
     "a resumption that is still pending lifts the account's restriction: its tokens work again before the operation finishes",
     (_ctx, a) => a.status === 200 && (a.body ?? '').includes('"status":"pending"'),
   ),
   liftsRestriction(
-    'internal.recovery-phase-unchecked',
+    'endpoints.internal.recovery-phase-unchecked',
     'END-RECOVERY-3',
     'the endpoint advances an operation before it checks its persisted phase: a proof_pending request is refused, but its account leaves contact_transition',
     (ctx, a, body) => problemCode(a) === 'recovery_not_found' && named(ctx, body)?.[0] === 'proofPending',
   ),
   {
-    id: 'internal.recovery-begins-unconsumed-proof',
+    id: 'endpoints.internal.recovery-begins-unconsumed-proof',
     clause: 'END-RECOVERY-4',
     description: 'an operation whose proof was never consumed is begun by the recovery endpoint: answered 200 pending',
     kind: 'wire',
@@ -152,7 +152,7 @@ export const ENDPOINTS_RECOVERY_DEFECTS: readonly Defect[] = [
   },
   // The lookup by subject and operationId only: the purpose of the request is taken from the operation found.
   lenient(
-    'internal.recovery-purpose-unchecked',
+    'endpoints.internal.recovery-purpose-unchecked',
     'END-RECOVERY-2',
     'the purpose is not checked: a request naming another purpose resumes the operation',
     (ctx) => {
@@ -165,7 +165,7 @@ export const ENDPOINTS_RECOVERY_DEFECTS: readonly Defect[] = [
   ),
   {
     // Not every complete answer (that is STA-RECOVERY-1's defect): the first answers `complete`, a repeat restarts it.
-    id: 'internal.recovery-repeat-restarts',
+    id: 'endpoints.internal.recovery-repeat-restarts',
     clause: 'END-RECOVERY-7',
     description: 'a repeated request for a finished operation restarts it: the first answers `complete`, every repeat `pending`',
     kind: 'wire',
@@ -187,7 +187,7 @@ export const ENDPOINTS_RECOVERY_DEFECTS: readonly Defect[] = [
   },
   {
     // Judged on a deployment without ACCOUNT_RECOVERY_SECRET (the embedded `closed` variant, cli/embedded-variants.ts).
-    id: 'internal.recovery-open-without-secret',
+    id: 'endpoints.internal.recovery-open-without-secret',
     clause: 'END-PUBLIC-17',
     description: 'with no ACCOUNT_RECOVERY_SECRET configured, an empty bearer matches the unset secret: the endpoint answers',
     kind: 'wire',
@@ -213,65 +213,65 @@ export const ENDPOINTS_RECOVERY_DEFECTS: readonly Defect[] = [
     },
   },
   lenient(
-    'internal.recovery-unknown-members-accepted',
+    'endpoints.internal.recovery-unknown-members-accepted',
     'RES-RECOVERY-4',
     'unknown members of a recovery body are ignored instead of refused',
     fixRecoveryBody(stripUnknown),
   ),
   lenient(
-    'internal.recovery-email-accepted',
+    'endpoints.internal.recovery-email-accepted',
     'END-RECOVERY-5',
     'a recovery body naming an email is accepted (the member is dropped)',
     fixRecoveryBody(stripUnknown),
   ),
   lenient(
-    'internal.recovery-command-accepted',
+    'endpoints.internal.recovery-command-accepted',
     'END-RECOVERY-6',
     'a recovery body naming a provider command is accepted (the member is dropped)',
     fixRecoveryBody(stripUnknown),
   ),
   lenient(
-    'internal.recovery-subject-unbounded',
+    'endpoints.internal.recovery-subject-unbounded',
     'RES-RECOVERY-1',
     'an empty or overlong subject is accepted (clipped to 1–256)',
     fixRecoveryBody(clip('subject', 256)),
   ),
   lenient(
-    'internal.recovery-subject-length',
+    'endpoints.internal.recovery-subject-length',
     'LIM-RECOVERY-1',
     'a 257-character subject is accepted (clipped to 256)',
     fixRecoveryBody(clip('subject', 256)),
   ),
   lenient(
-    'internal.recovery-operation-unbounded',
+    'endpoints.internal.recovery-operation-unbounded',
     'RES-RECOVERY-2',
     'an empty or overlong operationId is accepted (clipped to 1–128)',
     fixRecoveryBody(clip('operationId', 128)),
   ),
   lenient(
-    'internal.recovery-operation-length',
+    'endpoints.internal.recovery-operation-length',
     'LIM-RECOVERY-2',
     'a 129-character operationId is accepted (clipped to 128)',
     fixRecoveryBody(clip('operationId', 128)),
   ),
   lenient(
-    'internal.recovery-any-purpose',
+    'endpoints.internal.recovery-any-purpose',
     'RES-RECOVERY-3',
     'any purpose is accepted (read as email)',
     fixRecoveryBody((b) => {
       if (b.purpose !== 'email' && b.purpose !== 'delete') b.purpose = 'email';
     }),
   ),
-  recoveryStatus('internal.recovery-complete-as-pending', 'STA-RECOVERY-1', 'complete', 'pending'),
-  recoveryStatus('internal.recovery-finished-as-pending', 'END-RECOVERY-8', 'complete', 'pending'),
-  recoveryStatus('internal.recovery-pending-as-complete', 'STA-RECOVERY-2', 'pending', 'complete'),
-  recoveryStatus('internal.recovery-remaining-as-complete', 'END-RECOVERY-9', 'pending', 'complete'),
-  recoveryStatus('internal.recovery-cancelled-as-pending', 'STA-RECOVERY-3', 'cancelled', 'pending'),
-  recoveryStatus('internal.recovery-retired-as-pending', 'END-RECOVERY-10', 'cancelled', 'pending'),
+  recoveryStatus('endpoints.internal.recovery-complete-as-pending', 'STA-RECOVERY-1', 'complete', 'pending'),
+  recoveryStatus('endpoints.internal.recovery-finished-as-pending', 'END-RECOVERY-8', 'complete', 'pending'),
+  recoveryStatus('endpoints.internal.recovery-pending-as-complete', 'STA-RECOVERY-2', 'pending', 'complete'),
+  recoveryStatus('endpoints.internal.recovery-remaining-as-complete', 'END-RECOVERY-9', 'pending', 'complete'),
+  recoveryStatus('endpoints.internal.recovery-cancelled-as-pending', 'STA-RECOVERY-3', 'cancelled', 'pending'),
+  recoveryStatus('endpoints.internal.recovery-retired-as-pending', 'END-RECOVERY-10', 'cancelled', 'pending'),
   {
     // Not every cancelled answer (that is STA-RECOVERY-3's defect): the retired authorization answers `cancelled` once, and
     // a repeat of the same operation finds it reopened. The proxy remembers, per operation, that it answered once.
-    id: 'internal.recovery-cancelled-reopened',
+    id: 'endpoints.internal.recovery-cancelled-reopened',
     clause: 'STA-RECOVERY-4',
     description: 'a cancelled recovery authorization answers `cancelled` once, then is reopened: every repeat answers `pending`',
     kind: 'wire',
@@ -291,17 +291,20 @@ export const ENDPOINTS_RECOVERY_DEFECTS: readonly Defect[] = [
       };
     },
   },
-  wire('internal.recovery-not-found-as-400', 'END-RECOVERY-12', 'recovery_not_found answered 400', (a, r) =>
+  wire('endpoints.internal.recovery-not-found-as-400', 'END-RECOVERY-12', 'recovery_not_found answered 400', (a, r) =>
     isRecover(r) && problemCode(a) === 'recovery_not_found' ? { ...a, status: 400 } : a,
   ),
   wire(
-    'internal.recovery-ownership-unchecked',
+    'endpoints.internal.recovery-ownership-unchecked',
     'END-RECOVERY-1',
     'recovery_not_found answered 200 pending (ownership unchecked)',
     (a, r) => (isRecover(r) && problemCode(a) === 'recovery_not_found' ? jsonAnswer(a, 200, '{"status":"pending"}') : a),
   ),
-  wire('internal.recovery-credential-refusal-403', 'END-RECOVERY-11', 'a wrong recovery credential answered 403 instead of 401', (a, r) =>
-    isRecover(r) && a.status === 401 && headerOf(r.headers, 'authorization') ? { ...a, status: 403 } : a,
+  wire(
+    'endpoints.internal.recovery-credential-refusal-403',
+    'END-RECOVERY-11',
+    'a wrong recovery credential answered 403 instead of 401',
+    (a, r) => (isRecover(r) && a.status === 401 && headerOf(r.headers, 'authorization') ? { ...a, status: 403 } : a),
   ),
   referenceOnly(
     wire('endpoints.recovery-pending-as-200', 'END-RECOVERY-13', '409 recovery_pending answered 200 pending', (a) =>

@@ -36,7 +36,7 @@ const OPERATION_DEFECTS: Defect[] = CLAUSES.flatMap((c) => {
   if (!c.id.startsWith('END-OPS-') || !m) return [];
   const [, op, method, path] = m;
   const re = template(path!);
-  return [unserved(`routes.${op}-unserved`, c.id, `${method} ${path}`, (r) => r.method === method && re.test(pathOf(r)))];
+  return [unserved(`endpoints.routes.${op}-unserved`, c.id, `${method} ${path}`, (r) => r.method === method && re.test(pathOf(r)))];
 });
 
 export const servesRefused = (
@@ -47,9 +47,12 @@ export const servesRefused = (
   when: (r: ProxyRequest) => boolean = () => true,
 ): Defect => wire(id, clause, `${what}: ${code} answered 200 {}`, (a, r) => (problemCode(a) === code && when(r) ? servedWithTrace(a) : a));
 
-/** A caller list (or the guard of an operation) that admits any caller: caller_not_allowed answered 200 {}. */
-export const admitsAny = (clause: string, what: string, when: (r: ProxyRequest) => boolean): Defect =>
-  servesRefused(`callers.${clause.toLowerCase()}.admits-any`, clause, 'caller_not_allowed', what, when);
+/**
+ * A caller list (or the guard of an operation) that admits any caller: caller_not_allowed answered 200 {}. `section`: the
+ * spec part of the file that lists the defect (its id begins with it).
+ */
+export const admitsAny = (clause: string, what: string, when: (r: ProxyRequest) => boolean, section = 'endpoints'): Defect =>
+  servesRefused(`${section}.callers.${clause.toLowerCase()}.admits-any`, clause, 'caller_not_allowed', what, when);
 
 export const othersRowServed = (id: string, clause: string): Defect =>
   wire(id, clause, "another account's order or address by id is served (404 answered 200 {})", (a, r) =>
@@ -76,7 +79,7 @@ export const ENDPOINTS_DEFECTS: readonly Defect[] = [
   admitsAny('END-LIST-3', 'the checkout list admits any caller', (r) => /^\/v1\/me\/(identity|checkout-)/.test(pathOf(r))),
   admitsAny('END-LIST-4', 'the agent-checkout list admits any caller', (r) => pathOf(r).startsWith('/v1/checkouts')),
   admitsAny('END-LIST-5', 'the operator list admits any caller', (r) => pathOf(r).startsWith('/v1/ops/') || pathOf(r).startsWith('/v1/')),
-  othersRowServed('account.others-rows-served', 'END-ME-2'),
+  othersRowServed('endpoints.account.others-rows-served', 'END-ME-2'),
   ...(
     [
       ['assistants', (r: ProxyRequest) => usesDpop(r)],
@@ -84,7 +87,7 @@ export const ENDPOINTS_DEFECTS: readonly Defect[] = [
       ['invited-agents', (r: ProxyRequest, ctx: DefectContext) => tokenClaims(r)?.client_id === ctx.profile.clients.webAgentForwarder],
     ] as const
   ).map(([kind, is]): Defect => ({
-    id: `account.others-rows-served-to-${kind}`,
+    id: `endpoints.account.others-rows-served-to-${kind}`,
     clause: 'END-ME-2',
     kind: 'wire',
     description: `another account's order or address by id is served to ${kind} alone (404 answered 200 {})`,
@@ -94,8 +97,8 @@ export const ENDPOINTS_DEFECTS: readonly Defect[] = [
         a.status === 404 && /^\/v1\/me\/(orders|addresses)\/[^/]+/.test(pathOf(r)) && is(r, ctx) ? served(a, '{"id":"x"}') : a,
     }),
   })),
-  othersRowServed('account.others-data-served', 'END-ME-1'),
-  wire('account.identity-without-eligibility', 'END-IDENT-1', 'the identity read lacks its eligibility boolean', (a, r) =>
+  othersRowServed('endpoints.account.others-data-served', 'END-ME-1'),
+  wire('endpoints.account.identity-without-eligibility', 'END-IDENT-1', 'the identity read lacks its eligibility boolean', (a, r) =>
     pathOf(r) === '/v1/me/identity' && a.status === 200
       ? editJson(a, (b) => {
           for (const [k, v] of Object.entries(b)) if (typeof v === 'boolean') delete b[k];
@@ -103,7 +106,7 @@ export const ENDPOINTS_DEFECTS: readonly Defect[] = [
       : a,
   ),
   wire(
-    'account.identity-carries-idp-url',
+    'endpoints.account.identity-carries-idp-url',
     'END-IDENT-2',
     'the identity read carries a self-service URL of the identity provider',
     (a, r) =>

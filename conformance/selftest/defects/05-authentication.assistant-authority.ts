@@ -115,12 +115,12 @@ function recordedTwice(id: string, where: string, applies: (r: ProxyRequest) => 
 export const AUTHENTICATION_ASSISTANT_AUTHORITY_DEFECTS: readonly Defect[] = [
   scopeUnenforced('AUTH-ASST-6'),
   scopeUnenforced('AUTH-ASST-7'),
-  signInServed('auth.signed-out-token-acts-signed-in', 'AUTH-ASST-8', 'a signed-out token on a signed-in session'),
-  signInServed('auth.signed-out-session-acts-signed-in', 'AUTH-ASST-9', 'a signed-in token on a signed-out session'),
-  signInServed('auth.stale-token-served', 'AUTH-ASST-10', 'a stale assistant token'),
-  signInServed('auth.empty-scope-widened', 'AUTH-ASST-14', 'a signed-out assistant token with empty scope'),
+  signInServed('authentication.signed-out-token-acts-signed-in', 'AUTH-ASST-8', 'a signed-out token on a signed-in session'),
+  signInServed('authentication.signed-out-session-acts-signed-in', 'AUTH-ASST-9', 'a signed-in token on a signed-out session'),
+  signInServed('authentication.stale-token-served', 'AUTH-ASST-10', 'a stale assistant token'),
+  signInServed('authentication.empty-scope-widened', 'AUTH-ASST-14', 'a signed-out assistant token with empty scope'),
   wire(
-    'auth.assistant-token-as-bearer-served-on-account',
+    'authentication.assistant-token-as-bearer-served-on-account',
     'AUTH-ASST-2',
     'on account routes (/v1/me/*) alone, an assistant token sent as Bearer is served (401 answered 200 {})',
     (a, r) =>
@@ -129,7 +129,7 @@ export const AUTHENTICATION_ASSISTANT_AUTHORITY_DEFECTS: readonly Defect[] = [
         : a,
   ),
   wire(
-    'auth.assistant-token-as-bearer-served',
+    'authentication.assistant-token-as-bearer-served',
     'AUTH-ASST-2',
     'an assistant token sent as Bearer is served (401 answered 200 {})',
     (a, r) =>
@@ -141,7 +141,7 @@ export const AUTHENTICATION_ASSISTANT_AUTHORITY_DEFECTS: readonly Defect[] = [
         : a,
   ),
   wire(
-    'auth.assistant-refusal-without-error',
+    'authentication.assistant-refusal-without-error',
     'AUTH-ASST-5',
     'a refused assistant token is challenged without error="invalid_token"',
     (a, r) =>
@@ -149,12 +149,15 @@ export const AUTHENTICATION_ASSISTANT_AUTHORITY_DEFECTS: readonly Defect[] = [
         ? { ...a, headers: mapHeader(a.headers, 'www-authenticate', (v) => v.replace(/,?\s*error="invalid_token"/, '')) }
         : a,
   ),
-  wire('auth.dpop-replay-accepted', 'AUTH-ASST-11', 'a replayed DPoP proof is served (invalid_dpop_proof answered 200 {})', (a) =>
-    problemCode(a) === 'invalid_dpop_proof' ? served(a) : a,
+  wire(
+    'authentication.dpop-replay-accepted',
+    'AUTH-ASST-11',
+    'a replayed DPoP proof is served (invalid_dpop_proof answered 200 {})',
+    (a) => (problemCode(a) === 'invalid_dpop_proof' ? served(a) : a),
   ),
   // Recognition keyed on the audience: the token exchange is taken for the agent audience (the MCP side) only.
   refusesServed(
-    'assistant.api-audience-exchange-unrecognized',
+    'authentication.assistant.api-audience-exchange-unrecognized',
     'AUTH-KIND-12',
     'a token-exchange assistant token of the API audience is not recognized as an assistant (401 invalid_token); the agent audience is',
     (r, ctx) => {
@@ -165,7 +168,7 @@ export const AUTHENTICATION_ASSISTANT_AUTHORITY_DEFECTS: readonly Defect[] = [
   ),
   // The same, the other way round: only the API audience is taken (the agent-protocol side was never wired).
   refusesServed(
-    'assistant.agent-audience-exchange-unrecognized',
+    'authentication.assistant.agent-audience-exchange-unrecognized',
     'AUTH-KIND-12',
     'a token-exchange assistant token of the agent audience is not recognized as an assistant (401 invalid_token); the API audience is',
     (r, ctx) => {
@@ -176,7 +179,7 @@ export const AUTHENTICATION_ASSISTANT_AUTHORITY_DEFECTS: readonly Defect[] = [
   ),
   // The browser session is looked for in a Cookie only: in its header it is missed, the forwarder seems to carry nothing.
   refusesServed(
-    'assistant.browser-session-header-missed',
+    'authentication.assistant.browser-session-header-missed',
     'AUTH-CRED-8',
     'the web agent forwarder with an assistant browser session is refused 401 invalid_token (the session header is not read)',
     (r, ctx) => forwarder(r, ctx, 'web') && headerOf(r.headers, BROWSER) !== undefined,
@@ -184,7 +187,7 @@ export const AUTHENTICATION_ASSISTANT_AUTHORITY_DEFECTS: readonly Defect[] = [
   ),
   // Assistant-Subject verified as an identity-provider access token only: the signed-out proxy token (HS256) never is.
   refusesServed(
-    'assistant.forwarded-signed-out-token-refused',
+    'authentication.assistant.forwarded-signed-out-token-refused',
     'AUTH-CRED-9',
     "the MCP agent forwarder with a signed-out assistant's original token in Assistant-Subject is refused 401 invalid_token",
     (r, ctx) => forwarder(r, ctx, 'mcp') && jsonSegment((headerOf(r.headers, SUBJECT) ?? '').split('.')[0]!)?.alg === 'HS256',
@@ -192,7 +195,7 @@ export const AUTHENTICATION_ASSISTANT_AUTHORITY_DEFECTS: readonly Defect[] = [
   ),
   // Account data kept for the forwarders: an assistant's own credential reaches the catalog and the cart, not the account.
   wireWith(
-    'assistant.direct-credential-kept-from-account',
+    'authentication.assistant.direct-credential-kept-from-account',
     'AUTH-CRED-10',
     "an assistant's own credential presented directly is refused 403 caller_not_allowed on /v1/me/* (account data)",
     (ctx) => (a, r) =>
@@ -202,7 +205,7 @@ export const AUTHENTICATION_ASSISTANT_AUTHORITY_DEFECTS: readonly Defect[] = [
   ),
   // The conversation variant of the actor stage is skipped: a browser session reaches the conversations.
   wireWith(
-    'assistant.conversations-admit-browser-sessions',
+    'authentication.assistant.conversations-admit-browser-sessions',
     'AUTH-ORDER-7',
     'an assistant browser session on /assistant/conversations is served (403 caller_not_allowed answered 2xx {})',
     () => (a, r) =>
@@ -211,16 +214,16 @@ export const AUTHENTICATION_ASSISTANT_AUTHORITY_DEFECTS: readonly Defect[] = [
         : a,
   ),
   // The cart router mounts the DPoP stage a second time: the proof the first run recorded is a "replay" to the second.
-  recordedTwice('assistant.cart-proof-recorded-twice', 'on /v1/cart', (r) => pathOf(r).startsWith('/v1/cart')),
+  recordedTwice('authentication.assistant.cart-proof-recorded-twice', 'on /v1/cart', (r) => pathOf(r).startsWith('/v1/cart')),
   // Only the write routes run the stage twice (a read would show it at once).
   recordedTwice(
-    'assistant.write-proof-recorded-twice',
+    'authentication.assistant.write-proof-recorded-twice',
     'on writes (POST, PATCH, DELETE)',
     (r) => r.method !== 'GET' && r.method !== 'HEAD',
   ),
   // RFC 9110 auth schemes are case-insensitive; this server matches "DPoP" exactly and finds no credential otherwise.
   refusesServed(
-    'assistant.dpop-scheme-case-sensitive',
+    'authentication.assistant.dpop-scheme-case-sensitive',
     'AUTH-ASST-1',
     'an assistant token under the scheme "dpop" or "DPOP" (with a correct proof) is refused 401 invalid_token',
     (r) => usesDpop(r) && !authorization(r).startsWith('DPoP '),
@@ -228,7 +231,7 @@ export const AUTHENTICATION_ASSISTANT_AUTHORITY_DEFECTS: readonly Defect[] = [
   ),
   // htu compared as a whole string: a proof naming the query (RFC 9449 §4.3: ignored) does not match the URL without it.
   wireWith(
-    'assistant.proof-htu-query-refused',
+    'authentication.assistant.proof-htu-query-refused',
     'AUTH-ASST-1',
     'a proof whose htu carries the query or fragment is refused 401 invalid_dpop_proof',
     (ctx) => (a, r) =>
@@ -237,38 +240,38 @@ export const AUTHENTICATION_ASSISTANT_AUTHORITY_DEFECTS: readonly Defect[] = [
         : a,
   ),
   lenient(
-    'assistant.token-in-query-accepted',
+    'authentication.assistant.token-in-query-accepted',
     'AUTH-ASST-3',
     'an assistant token in the access_token query parameter, with a proof, is used as Authorization: DPoP',
     tokenMovedToHeader('query'),
   ),
   lenient(
-    'assistant.token-in-cookie-accepted',
+    'authentication.assistant.token-in-cookie-accepted',
     'AUTH-ASST-4',
     'an assistant token in the access_token cookie, with a proof, is used as Authorization: DPoP',
     tokenMovedToHeader('cookie'),
   ),
   lenient(
-    'assistant.token-in-cookie-accepted-on-account',
+    'authentication.assistant.token-in-cookie-accepted-on-account',
     'AUTH-ASST-4',
     'on account routes (/v1/me/*) alone, an assistant token in the access_token cookie, with a proof, is used as Authorization: DPoP',
     tokenMovedToHeader('cookie', (r) => pathOf(r).startsWith('/v1/me/')),
   ),
   lenient(
-    'assistant.token-in-cookie-accepted-on-conversations',
+    'authentication.assistant.token-in-cookie-accepted-on-conversations',
     'AUTH-ASST-4',
     'on conversation routes alone, an assistant token in the access_token cookie, with a proof, is used as Authorization: DPoP',
     tokenMovedToHeader('cookie', (r) => pathOf(r).startsWith('/assistant/conversations')),
   ),
   lenient(
-    'assistant.token-in-query-accepted-on-writes',
+    'authentication.assistant.token-in-query-accepted-on-writes',
     'AUTH-ASST-3',
     'on writes (POST) alone, an assistant token in the access_token query parameter, with a proof, is used as Authorization: DPoP',
     tokenMovedToHeader('query', (r) => r.method === 'POST'),
   ),
   // Only the outermost actor is read: personal_agent acting for another agent passes as a single-level exchange.
   wireWith(
-    'assistant.outer-actor-only',
+    'authentication.assistant.outer-actor-only',
     'AUTH-ASST-15',
     'a direct assistant token with a two-level act chain (outer actor personal_agent) is served (its refusal answered 200 {})',
     (ctx) => (a, r) => {
@@ -278,7 +281,7 @@ export const AUTHENTICATION_ASSISTANT_AUTHORITY_DEFECTS: readonly Defect[] = [
   ),
   // Every assistant token verified against the identity provider's keys: a signed-out proxy token (HS256) never verifies.
   refusesServed(
-    'assistant.signed-out-proxy-token-refused',
+    'authentication.assistant.signed-out-proxy-token-refused',
     'AUTH-ASST-16',
     'a genuine signed-out proxy token presented directly with a proof is refused 401 invalid_token',
     signedOutToken,
@@ -286,7 +289,7 @@ export const AUTHENTICATION_ASSISTANT_AUTHORITY_DEFECTS: readonly Defect[] = [
   ),
   // A forwarder with nothing to forward is taken as a machine client with the base catalog and cart authority.
   wireWith(
-    'assistant.lone-forwarder-served',
+    'authentication.assistant.lone-forwarder-served',
     'AUTH-ASST-17',
     'a web or MCP agent forwarder token with no forwarded artifact is served (its refusal answered 2xx {})',
     (ctx) => (a, r) =>
@@ -297,7 +300,7 @@ export const AUTHENTICATION_ASSISTANT_AUTHORITY_DEFECTS: readonly Defect[] = [
   // The forwarder's fitting artifact wins and the others are ignored: MCP keeps Assistant-Subject, web the browser session,
   // else the invited-agent context.
   lenient(
-    'assistant.second-artifact-ignored',
+    'authentication.assistant.second-artifact-ignored',
     'AUTH-ASST-18',
     'a forwarder with two original artifacts is served with the one that fits it',
     (ctx) => ({
@@ -312,10 +315,15 @@ export const AUTHENTICATION_ASSISTANT_AUTHORITY_DEFECTS: readonly Defect[] = [
     }),
   ),
   // Grants merged instead of replaced: a narrower grant reported after the token was minted leaves every permission live.
-  lenient('strength.live-grant-only-widens', 'AUTH-ASST-6', "a granted report never narrows a session's live scopes", () => ({
-    requestBody(req, body) {
-      if (req.method !== 'POST' || pathOf(req) !== '/internal/agent-authorization') return body;
-      return editJsonBody(body, (report) => report.decision === 'granted' && ((report.permissions = [...PERMISSIONS]), true));
-    },
-  })),
+  lenient(
+    'authentication.strength.live-grant-only-widens',
+    'AUTH-ASST-6',
+    "a granted report never narrows a session's live scopes",
+    () => ({
+      requestBody(req, body) {
+        if (req.method !== 'POST' || pathOf(req) !== '/internal/agent-authorization') return body;
+        return editJsonBody(body, (report) => report.decision === 'granted' && ((report.permissions = [...PERMISSIONS]), true));
+      },
+    }),
+  ),
 ];

@@ -55,7 +55,7 @@ export const signInServed = (id: string, clause: string, what: string): Defect =
 
 export const AUTHENTICATION_CALLER_KINDS_DEFECTS: readonly Defect[] = [
   lenient(
-    'auth.customer-scopes-unchecked',
+    'authentication.customer-scopes-unchecked',
     'AUTH-CUST-1',
     'a customer token missing an API scope is accepted (every scope added)',
     repairBearer((_h, c, ctx) =>
@@ -64,13 +64,13 @@ export const AUTHENTICATION_CALLER_KINDS_DEFECTS: readonly Defect[] = [
         : false,
     ),
   ),
-  accessEndedAs403('auth.inactive-account-as-403', 'AUTH-ACTIVE-1'),
-  wire('auth.shop-session-read', 'AUTH-CUST-2', 'a Shop-Session header makes the customer request 401', (a, r) =>
+  accessEndedAs403('authentication.inactive-account-as-403', 'AUTH-ACTIVE-1'),
+  wire('authentication.shop-session-read', 'AUTH-CUST-2', 'a Shop-Session header makes the customer request 401', (a, r) =>
     headerOf(r.headers, 'shop-session') && a.status < 400
       ? bareProblem(401, 'invalid_token', 'Unauthorized', { www: 'Bearer error="invalid_token"' })
       : a,
   ),
-  wire('auth.session-claims-read', 'AUTH-CUST-3', 'a customer token carrying sid is refused', (a, r) =>
+  wire('authentication.session-claims-read', 'AUTH-CUST-3', 'a customer token carrying sid is refused', (a, r) =>
     tokenClaims(r)?.sid !== undefined &&
     !r.path.startsWith('/assistant/') &&
     headerOf(r.headers, 'authorization')?.startsWith('Bearer') &&
@@ -78,9 +78,9 @@ export const AUTHENTICATION_CALLER_KINDS_DEFECTS: readonly Defect[] = [
       ? bareProblem(401, 'invalid_token', 'Unauthorized', { www: 'Bearer error="invalid_token"' })
       : a,
   ),
-  admitsAny('AUTH-ACTIVE-3', 'an operator is admitted to customer routes', (r) => !pathOf(r).startsWith('/v1/ops/')),
+  admitsAny('AUTH-ACTIVE-3', 'an operator is admitted to customer routes', (r) => !pathOf(r).startsWith('/v1/ops/'), 'authentication'),
   {
-    id: 'auth.first-request-refused',
+    id: 'authentication.first-request-refused',
     clause: 'AUTH-CUST-4',
     kind: 'wire',
     description: 'the first request of each customer token is refused (a server that needs a sign-in registration)',
@@ -97,15 +97,20 @@ export const AUTHENTICATION_CALLER_KINDS_DEFECTS: readonly Defect[] = [
       };
     },
   },
-  unrecognized('kinds.customer-unrecognized', 'AUTH-KIND-2', 'a customer token', customer),
-  unrecognized('kinds.customer-credential-refused', 'AUTH-CRED-2', 'a customer with its own token', customer),
-  unrecognized('kinds.delegated-unrecognized', 'AUTH-KIND-5', 'a delegated token', delegated),
-  unrecognized('kinds.agent-protocol-credential-refused', 'AUTH-CRED-3', 'the on-behalf-of token of the agent-protocol server', delegated),
-  unrecognized('kinds.guest-unrecognized', 'AUTH-KIND-9', 'a storefront token with Guest-Session', guest),
-  unrecognized('kinds.guest-credential-refused', 'AUTH-CRED-1', 'a guest (storefront token plus Guest-Session)', guest),
-  unrecognized('kinds.operator-unrecognized', 'AUTH-KIND-11', 'a backoffice token with Operator', operator),
+  unrecognized('authentication.kinds.customer-unrecognized', 'AUTH-KIND-2', 'a customer token', customer),
+  unrecognized('authentication.kinds.customer-credential-refused', 'AUTH-CRED-2', 'a customer with its own token', customer),
+  unrecognized('authentication.kinds.delegated-unrecognized', 'AUTH-KIND-5', 'a delegated token', delegated),
+  unrecognized(
+    'authentication.kinds.agent-protocol-credential-refused',
+    'AUTH-CRED-3',
+    'the on-behalf-of token of the agent-protocol server',
+    delegated,
+  ),
+  unrecognized('authentication.kinds.guest-unrecognized', 'AUTH-KIND-9', 'a storefront token with Guest-Session', guest),
+  unrecognized('authentication.kinds.guest-credential-refused', 'AUTH-CRED-1', 'a guest (storefront token plus Guest-Session)', guest),
+  unrecognized('authentication.kinds.operator-unrecognized', 'AUTH-KIND-11', 'a backoffice token with Operator', operator),
   lenient(
-    'kinds.operator-without-attribution',
+    'authentication.kinds.operator-without-attribution',
     'AUTH-CRED-4',
     'a backoffice token without Operator is served as an operator (header added)',
     (ctx) => ({
@@ -115,11 +120,11 @@ export const AUTHENTICATION_CALLER_KINDS_DEFECTS: readonly Defect[] = [
           : req,
     }),
   ),
-  signInServed('auth.signed-out-keeps-account', 'AUTH-ACTIVE-2', 'guests and signed-out sessions reach account data'),
-  othersRowServed('kinds.customer-acts-on-other-accounts', 'AUTH-KIND-3'),
+  signInServed('authentication.signed-out-keeps-account', 'AUTH-ACTIVE-2', 'guests and signed-out sessions reach account data'),
+  othersRowServed('authentication.kinds.customer-acts-on-other-accounts', 'AUTH-KIND-3'),
   referenceOnly(
     {
-      id: 'kinds.operator-header-missing-as-validation',
+      id: 'authentication.kinds.operator-header-missing-as-validation',
       clause: 'AUTH-CRED-4',
       kind: 'wire',
       description:
@@ -137,7 +142,7 @@ export const AUTHENTICATION_CALLER_KINDS_DEFECTS: readonly Defect[] = [
     'a missing Operator header may be refused as a request that lacks a required header (400) or as no caller kind (401 or 403): the spec pins neither (docs/ambiguities.md)',
   ),
   lenient(
-    'kinds.delegated-cart-per-agent',
+    'authentication.kinds.delegated-cart-per-agent',
     'AUTH-KIND-6',
     "a delegated caller's cart is its own (keyed by sub and agent), not the account cart the customer sees",
     (ctx) => {
@@ -151,7 +156,7 @@ export const AUTHENTICATION_CALLER_KINDS_DEFECTS: readonly Defect[] = [
   ),
   // An account-wide cutoff: customer tokens issued before the sub's latest token seen here are refused, expiry or not.
   wireWith(
-    'strength.customer-cutoff-at-newest-token',
+    'authentication.strength.customer-cutoff-at-newest-token',
     'AUTH-CUST-5',
     "a customer token older than its sub's newest one is refused 401",
     (ctx) => {

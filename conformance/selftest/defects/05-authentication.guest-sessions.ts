@@ -42,19 +42,19 @@ const isGuest = (r: ProxyRequest, ctx: DefectContext) => tokenClaims(r)?.client_
 
 export const AUTHENTICATION_GUEST_SESSIONS_DEFECTS: readonly Defect[] = [
   lenient(
-    'auth.forged-guest-session-accepted',
+    'authentication.forged-guest-session-accepted',
     'AUTH-GUEST-5',
     'a guest session with a bad signature is accepted (re-signed with the current key)',
     repairGuestSession((uuid, sig) => uuid === uuid.toLowerCase() && /^[\w-]{43}$/.test(sig)),
   ),
   lenient(
-    'auth.malformed-guest-session-accepted',
+    'authentication.malformed-guest-session-accepted',
     'AUTH-GUEST-6',
     'a malformed guest session is accepted (uppercase id, short or padded signature: re-signed)',
     repairGuestSession((uuid, sig) => uuid !== uuid.toLowerCase() || !/^[\w-]{43}$/.test(sig)),
   ),
   misconfigured(
-    'auth.guest-key-window-90-days',
+    'authentication.guest-key-window-90-days',
     'AUTH-GUEST-15',
     'a guest-key rotation configured with a 90-day window: GUEST_SESSION_KEY_PREVIOUS_UNTIL 90 days ahead',
     (p) => ({
@@ -67,38 +67,38 @@ export const AUTHENTICATION_GUEST_SESSIONS_DEFECTS: readonly Defect[] = [
     }),
   ),
   lenient(
-    'auth.shopper-ip-from-any-caller',
+    'authentication.shopper-ip-from-any-caller',
     'AUTH-GUEST-8',
     'Shopper-IP from a non-guest caller is ignored instead of refused',
     dropHeaders(['shopper-ip'], (c, ctx) => c !== undefined && c.client_id !== ctx.profile.clients.storefront),
   ),
   lenient(
-    'auth.shopper-ip-unbounded',
+    'authentication.shopper-ip-unbounded',
     'AUTH-GUEST-9',
     'a Shopper-IP longer than 64 characters is ignored instead of refused',
     dropHeaders(['shopper-ip'], (_c, _ctx, r) => (headerOf(r.headers, 'shopper-ip') ?? '').length > 64),
   ),
   lenient(
-    'auth.guest-headers-on-customer-tokens',
+    'authentication.guest-headers-on-customer-tokens',
     'AUTH-GUEST-11',
     'Guest-Session and Shopper-IP on website tokens are ignored instead of refused',
     dropHeaders(['guest-session', 'shopper-ip'], (c, ctx) => c?.client_id === ctx.profile.clients.website),
   ),
   // One caller kind alone whose misfitting header is ignored instead of refused.
   lenient(
-    'auth.shopper-ip-ignored-for-assistants',
+    'authentication.shopper-ip-ignored-for-assistants',
     'AUTH-GUEST-8',
     'Shopper-IP from an assistant (DPoP) is ignored instead of refused',
     dropHeaders(['shopper-ip'], (_c, _ctx, r) => usesDpop(r)),
   ),
   lenient(
-    'auth.shopper-ip-ignored-for-operators',
+    'authentication.shopper-ip-ignored-for-operators',
     'AUTH-GUEST-8',
     'Shopper-IP from an operator is ignored instead of refused',
     dropHeaders(['shopper-ip'], (c, ctx) => c?.client_id === ctx.profile.clients.backoffice),
   ),
   lenient(
-    'auth.guest-cart-write-without-session',
+    'authentication.guest-cart-write-without-session',
     'AUTH-GUEST-4',
     'a guest cart write without Guest-Session gets a fresh session',
     (ctx) => ({
@@ -115,24 +115,29 @@ export const AUTHENTICATION_GUEST_SESSIONS_DEFECTS: readonly Defect[] = [
       },
     }),
   ),
-  oneCart('auth.guests-share-one-cart', 'AUTH-GUEST-17'),
-  oneCart('auth.guest-session-not-the-cart', 'AUTH-GUEST-16'),
-  wire('auth.current-guest-key-refused', 'AUTH-GUEST-12', 'every guest session is refused as invalid', (a, r) =>
+  oneCart('authentication.guests-share-one-cart', 'AUTH-GUEST-17'),
+  oneCart('authentication.guest-session-not-the-cart', 'AUTH-GUEST-16'),
+  wire('authentication.current-guest-key-refused', 'AUTH-GUEST-12', 'every guest session is refused as invalid', (a, r) =>
     headerOf(r.headers, 'guest-session') && pathOf(r).startsWith('/v1/cart') && a.status < 400
       ? refusal(401, 'invalid_guest_session', 'Unauthorized', 'Bearer error="invalid_token"')
       : a,
   ),
-  lenient('auth.forged-guest-session-checked-on-catalog', 'AUTH-GUEST-2', 'a forged Guest-Session on a catalog read is refused', (ctx) => ({
-    buffer: notAStream,
-    response(a: ProxyAnswer, r: ProxyRequest): ProxyAnswer {
-      if (!pathOf(r).startsWith('/v1/catalog') || !headerOf(r.headers, 'guest-session')) return a;
-      return guestSessionSignedBy(r, ctx.profile.secrets.guestSessionKey)
-        ? a
-        : refusal(401, 'invalid_guest_session', 'Unauthorized', 'Bearer error="invalid_token"');
-    },
-  })),
   lenient(
-    'auth.sessionless-guests-share-a-cart',
+    'authentication.forged-guest-session-checked-on-catalog',
+    'AUTH-GUEST-2',
+    'a forged Guest-Session on a catalog read is refused',
+    (ctx) => ({
+      buffer: notAStream,
+      response(a: ProxyAnswer, r: ProxyRequest): ProxyAnswer {
+        if (!pathOf(r).startsWith('/v1/catalog') || !headerOf(r.headers, 'guest-session')) return a;
+        return guestSessionSignedBy(r, ctx.profile.secrets.guestSessionKey)
+          ? a
+          : refusal(401, 'invalid_guest_session', 'Unauthorized', 'Bearer error="invalid_token"');
+      },
+    }),
+  ),
+  lenient(
+    'authentication.sessionless-guests-share-a-cart',
     'AUTH-GUEST-3',
     'guests without a Guest-Session share one anonymous cart (which another shopper has filled) instead of an empty one',
     (ctx) => {
@@ -164,7 +169,7 @@ export const AUTHENTICATION_GUEST_SESSIONS_DEFECTS: readonly Defect[] = [
     },
   ),
   wireWith(
-    'auth.expired-guest-key-unchallenged-on-writes',
+    'authentication.expired-guest-key-unchallenged-on-writes',
     'AUTH-GUEST-7',
     'on cart writes, a session of the previous key past its deadline is refused without its Bearer error="invalid_token" challenge',
     (ctx) => (a, r) =>
@@ -175,7 +180,7 @@ export const AUTHENTICATION_GUEST_SESSIONS_DEFECTS: readonly Defect[] = [
   {
     // A server that verifies against the current key only: the session goes upstream with a signature no key verifies,
     // so the server itself refuses it (401 invalid_guest_session) and writes nothing.
-    id: 'auth.previous-guest-key-ignored',
+    id: 'authentication.previous-guest-key-ignored',
     clause: 'AUTH-GUEST-13',
     kind: 'wire',
     description: 'GUEST_SESSION_KEY_PREVIOUS is not honoured: its sessions are 401 invalid_guest_session before the deadline too',
@@ -188,7 +193,7 @@ export const AUTHENTICATION_GUEST_SESSIONS_DEFECTS: readonly Defect[] = [
     }),
   },
   lenient(
-    'auth.previous-guest-key-without-deadline',
+    'authentication.previous-guest-key-without-deadline',
     'AUTH-GUEST-14',
     'GUEST_SESSION_KEY_PREVIOUS_UNTIL is not enforced: previous-key sessions still verify after it (re-signed)',
     (ctx) => ({

@@ -66,7 +66,7 @@ export const AUTHENTICATION_INVITED_AGENTS_DEFECTS: readonly Defect[] = [
   {
     // The admission snapshot ignored: once the identity-provider proxy reports a decision for (sub, agent), the server
     // acts with that live grant instead of the permissions signed into the context.
-    id: 'agents.invited-live-grant-over-snapshot',
+    id: 'authentication.agents.invited-live-grant-over-snapshot',
     clause: 'AUTH-KIND-10',
     kind: 'leniency',
     description: "an invited agent acts with the account's latest reported grant, not its context's admission snapshot",
@@ -90,7 +90,7 @@ export const AUTHENTICATION_INVITED_AGENTS_DEFECTS: readonly Defect[] = [
     },
   },
   wireWith(
-    'agents.invited-refused-on-account-routes',
+    'authentication.agents.invited-refused-on-account-routes',
     'AUTH-CRED-5',
     'an invited agent (forwarder token plus context) is served on cart routes only: on /v1/me/* it is 401 invalid_token',
     (ctx) => (a, r) =>
@@ -99,7 +99,7 @@ export const AUTHENTICATION_INVITED_AGENTS_DEFECTS: readonly Defect[] = [
         : a,
   ),
   contextDefect(
-    'agents.invited-context-not-bearer-bound',
+    'authentication.agents.invited-context-not-bearer-bound',
     'AUTH-CRED-6',
     'a context bound to another forwarder token (or to none) is accepted: its ath is not compared (re-bound)',
     (c, r, ctx) => {
@@ -110,13 +110,13 @@ export const AUTHENTICATION_INVITED_AGENTS_DEFECTS: readonly Defect[] = [
     },
   ),
   contextDefect(
-    'agents.invited-context-any-typ',
+    'authentication.agents.invited-context-any-typ',
     'AUTH-CRED-7',
     'a context of another typ (JWT, at+jwt, none) is accepted when its signature verifies (re-signed as invited-agent+jwt)',
     (c, r) => (c.header.typ === TYP ? undefined : ((c.header.typ = TYP), r)),
   ),
   lenient(
-    'auth.context-key-verifies-access-tokens',
+    'authentication.context-key-verifies-access-tokens',
     'AUTH-CUST-8',
     'an HS256 access token that verifies with WEB_SESSION_CONTEXT_KEY is accepted as customer (re-signed ES256)',
     (ctx) => ({
@@ -129,7 +129,7 @@ export const AUTHENTICATION_INVITED_AGENTS_DEFECTS: readonly Defect[] = [
     }),
   ),
   contextDefect(
-    'agents.invited-context-beside-any-token',
+    'authentication.agents.invited-context-beside-any-token',
     'AUTH-CUST-9',
     'a context bound to any valid bearer (storefront, website, MCP forwarder, …) acts as an invited agent, not only beside the web-agent forwarder',
     async (c, r, ctx) => {
@@ -142,7 +142,7 @@ export const AUTHENTICATION_INVITED_AGENTS_DEFECTS: readonly Defect[] = [
     },
   ),
   contextDefect(
-    'agents.invited-resolved-to-agent',
+    'authentication.agents.invited-resolved-to-agent',
     'AUTH-ORDER-5',
     'an invited agent is resolved to itself (its agent_id as the account), not to the customer it speaks for',
     (c, r, ctx) =>

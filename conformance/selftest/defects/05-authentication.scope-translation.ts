@@ -7,11 +7,16 @@ import { servesRefused } from './04-endpoints.js';
 
 /** A scope that is not enforced: insufficient_scope answered 200 {}. */
 export const scopeUnenforced = (clause: string): Defect =>
-  servesRefused(`scopes.${clause.toLowerCase()}.unenforced`, clause, 'insufficient_scope', 'a missing scope is not enforced');
+  servesRefused(
+    `authentication.scopes.${clause.toLowerCase()}.unenforced`,
+    clause,
+    'insufficient_scope',
+    'a missing scope is not enforced',
+  );
 
 export const AUTHENTICATION_SCOPE_TRANSLATION_DEFECTS: readonly Defect[] = [
   lenient(
-    'auth.delegated-scopes-unchecked',
+    'authentication.delegated-scopes-unchecked',
     'AUTH-SCOPE-2',
     'a delegated token missing an API scope is accepted (every scope added)',
     repairBearer((_h, c, ctx) =>
@@ -21,7 +26,7 @@ export const AUTHENTICATION_SCOPE_TRANSLATION_DEFECTS: readonly Defect[] = [
     ),
   ),
   lenient(
-    'auth.forwarder-scope-unchecked',
+    'authentication.forwarder-scope-unchecked',
     'AUTH-SCOPE-5',
     'a forwarder token without agent:forward is accepted (scope added)',
     repairBearer((_h, c, ctx) =>

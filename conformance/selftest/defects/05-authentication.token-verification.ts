@@ -19,13 +19,13 @@ export const bearerRequest = (r: ProxyRequest) =>
 
 export const AUTHENTICATION_TOKEN_VERIFICATION_DEFECTS: readonly Defect[] = [
   lenient(
-    'auth.expired-token-accepted',
+    'authentication.expired-token-accepted',
     'AUTH-TOKEN-6',
     'an expired token is accepted (re-signed with a future exp)',
     repairBearer((_h, c) => (typeof c.exp === 'number' && c.exp <= now() ? ((c.exp = now() + 300), true) : false)),
   ),
   lenient(
-    'auth.foreign-issuer-accepted',
+    'authentication.foreign-issuer-accepted',
     'AUTH-TOKEN-2',
     'a token from another issuer is accepted (re-signed with the profile issuer)',
     repairBearer((_h, c, ctx) =>
@@ -33,7 +33,7 @@ export const AUTHENTICATION_TOKEN_VERIFICATION_DEFECTS: readonly Defect[] = [
     ),
   ),
   lenient(
-    'auth.foreign-audience-accepted',
+    'authentication.foreign-audience-accepted',
     'AUTH-TOKEN-4',
     'a token for another audience is accepted (re-signed with the API audience)',
     repairBearer((_h, c, ctx) => {
@@ -45,13 +45,13 @@ export const AUTHENTICATION_TOKEN_VERIFICATION_DEFECTS: readonly Defect[] = [
     }),
   ),
   lenient(
-    'auth.any-token-type-accepted',
+    'authentication.any-token-type-accepted',
     'AUTH-TOKEN-5',
     'a token whose header type is not at+jwt is accepted (re-signed as at+jwt)',
     repairBearer((h) => (h.typ !== 'at+jwt' && h.alg === 'ES256' ? ((h.typ = 'at+jwt'), true) : false)),
   ),
   lenient(
-    'auth.bad-signature-accepted',
+    'authentication.bad-signature-accepted',
     'AUTH-TOKEN-3',
     'a token that does not verify is accepted (re-signed with the published key)',
     repairBearer(
@@ -64,35 +64,43 @@ export const AUTHENTICATION_TOKEN_VERIFICATION_DEFECTS: readonly Defect[] = [
         !('act' in c && c.client_id === ctx.profile.clients.personalAgentProxy),
     ),
   ),
-  wire('auth.sign-in-required-as-401', 'AUTH-SIGNIN-1', 'sign_in_required answered 401 instead of 403', (a) =>
+  wire('authentication.sign-in-required-as-401', 'AUTH-SIGNIN-1', 'sign_in_required answered 401 instead of 403', (a) =>
     problemCode(a) === 'sign_in_required' ? { ...a, status: 401 } : a,
   ),
-  wire('auth.sign-in-required-challenge-dropped', 'AUTH-SIGNIN-2', 'sign_in_required without its WWW-Authenticate challenge', (a) =>
-    problemCode(a) === 'sign_in_required' ? { ...a, headers: a.headers.filter(([k]) => k.toLowerCase() !== 'www-authenticate') } : a,
+  wire(
+    'authentication.sign-in-required-challenge-dropped',
+    'AUTH-SIGNIN-2',
+    'sign_in_required without its WWW-Authenticate challenge',
+    (a) =>
+      problemCode(a) === 'sign_in_required' ? { ...a, headers: a.headers.filter(([k]) => k.toLowerCase() !== 'www-authenticate') } : a,
   ),
-  wire('auth.conversation-challenge-bearer', 'AUTH-SCHEME-1', 'on conversation paths the challenge is Bearer', (a, r) =>
+  wire('authentication.conversation-challenge-bearer', 'AUTH-SCHEME-1', 'on conversation paths the challenge is Bearer', (a, r) =>
     r.path.startsWith('/assistant/conversations') && a.status === 401
       ? { ...a, headers: mapHeader(a.headers, 'www-authenticate', (v) => v.replace(/^DPoP/, 'Bearer')) }
       : a,
   ),
-  wire('auth.dpop-scheme-challenge-bearer', 'AUTH-SCHEME-2', 'a request with the DPoP scheme is challenged with Bearer', (a, r) =>
-    /^DPoP\s/i.test(headerOf(r.headers, 'authorization') ?? '') && a.status === 401
-      ? { ...a, headers: mapHeader(a.headers, 'www-authenticate', (v) => v.replace(/^DPoP/, 'Bearer')) }
-      : a,
+  wire(
+    'authentication.dpop-scheme-challenge-bearer',
+    'AUTH-SCHEME-2',
+    'a request with the DPoP scheme is challenged with Bearer',
+    (a, r) =>
+      /^DPoP\s/i.test(headerOf(r.headers, 'authorization') ?? '') && a.status === 401
+        ? { ...a, headers: mapHeader(a.headers, 'www-authenticate', (v) => v.replace(/^DPoP/, 'Bearer')) }
+        : a,
   ),
-  wire('auth.bearer-challenge-dpop', 'AUTH-SCHEME-5', 'a plain Bearer request is challenged with DPoP', (a, r) =>
+  wire('authentication.bearer-challenge-dpop', 'AUTH-SCHEME-5', 'a plain Bearer request is challenged with DPoP', (a, r) =>
     /^Bearer\s/i.test(headerOf(r.headers, 'authorization') ?? '') && a.status === 401 && !r.path.startsWith('/assistant/')
       ? { ...a, headers: mapHeader(a.headers, 'www-authenticate', (v) => v.replace(/^Bearer/, 'DPoP')) }
       : a,
   ),
   lenient(
-    'auth.token-without-client-id-accepted',
+    'authentication.token-without-client-id-accepted',
     'AUTH-TOKEN-7',
     'a token without client_id is accepted (read as the website client)',
     repairBearer((_h, c, ctx) => (c.client_id === undefined ? ((c.client_id = ctx.profile.clients.website), true) : false)),
   ),
   lenient(
-    'auth.unknown-client-accepted',
+    'authentication.unknown-client-accepted',
     'AUTH-TOKEN-9',
     'a token of an unknown client is accepted (read as the website client)',
     repairBearer((_h, c, ctx) =>
@@ -105,7 +113,7 @@ export const AUTHENTICATION_TOKEN_VERIFICATION_DEFECTS: readonly Defect[] = [
     ),
   ),
   lenient(
-    'auth.machine-client-without-kind-accepted',
+    'authentication.machine-client-without-kind-accepted',
     'AUTH-TOKEN-11',
     'a machine token of a configured client with no machine caller kind (website, agent-protocol, assistant proxy) is accepted (read as the storefront)',
     // A client the profile configures but whose machine tokens no caller kind takes; an unknown client is AUTH-TOKEN-9's.
@@ -119,7 +127,7 @@ export const AUTHENTICATION_TOKEN_VERIFICATION_DEFECTS: readonly Defect[] = [
     ),
   ),
   lenient(
-    'auth.foreign-actor-accepted',
+    'authentication.foreign-actor-accepted',
     'AUTH-TOKEN-10',
     'an act chain whose outermost actor is not the agent client is accepted (actor replaced)',
     repairBearer((_h, c, ctx) => {
@@ -130,22 +138,27 @@ export const AUTHENTICATION_TOKEN_VERIFICATION_DEFECTS: readonly Defect[] = [
     }),
   ),
   lenient(
-    'auth.website-token-with-act-as-customer',
+    'authentication.website-token-with-act-as-customer',
     'AUTH-TOKEN-12',
     'a website token carrying act is accepted as a customer (act dropped)',
     repairBearer((_h, c, ctx) => (c.client_id === ctx.profile.clients.website && 'act' in c ? (delete c.act, true) : false)),
   ),
-  lenient('auth.token-in-query-accepted', 'AUTH-TOKEN-1', 'a token in the query string is used as the Authorization header', () => ({
-    request(req: ProxyRequest): ProxyRequest {
-      const url = new URL(req.path, 'http://x');
-      const token = url.searchParams.get('access_token');
-      if (!token || headerOf(req.headers, 'authorization')) return req;
-      return { ...req, headers: [...req.headers, ['Authorization', `Bearer ${token}`]] };
-    },
-  })),
+  lenient(
+    'authentication.token-in-query-accepted',
+    'AUTH-TOKEN-1',
+    'a token in the query string is used as the Authorization header',
+    () => ({
+      request(req: ProxyRequest): ProxyRequest {
+        const url = new URL(req.path, 'http://x');
+        const token = url.searchParams.get('access_token');
+        if (!token || headerOf(req.headers, 'authorization')) return req;
+        return { ...req, headers: [...req.headers, ['Authorization', `Bearer ${token}`]] };
+      },
+    }),
+  ),
   referenceOnly(
     wire(
-      'auth.typ-marked-assistant-bearer-challenge',
+      'authentication.typ-marked-assistant-bearer-challenge',
       'AUTH-SCHEME-3',
       'a Bearer token typed as an assistant session is challenged with Bearer',
       challengeAs('Bearer', (r, a) => bearerRequest(r) && /^DPoP/.test(headerOf(a.headers, 'www-authenticate') ?? '')),
@@ -153,22 +166,25 @@ export const AUTHENTICATION_TOKEN_VERIFICATION_DEFECTS: readonly Defect[] = [
     'the spec names no header type that marks an assistant session token: without a profile that declares one (conventions.credentials.signedOutProxyToken.typ) the spec level does not judge it, and the fixture profile declares none',
   ),
   wire(
-    'auth.act-marked-assistant-bearer-challenge',
+    'authentication.act-marked-assistant-bearer-challenge',
     'AUTH-SCHEME-4',
     'a Bearer token whose act marks an assistant session is challenged with Bearer',
     challengeAs('Bearer', (r, a) => bearerRequest(r) && /^DPoP/.test(headerOf(a.headers, 'www-authenticate') ?? '')),
   ),
   wire(
-    'auth.scheme-after-verification',
+    'authentication.scheme-after-verification',
     'AUTH-SCHEME-6',
     'an unverifiable token is challenged with Bearer whatever its unverified form',
     challengeAs('Bearer', (r, a) => bearerRequest(r) && /^DPoP/.test(headerOf(a.headers, 'www-authenticate') ?? '')),
   ),
-  wire('auth.ended-account-validated-first', 'AUTH-TOKEN-13', 'an ended account with a body is answered 400 invalid_request', (a, r) =>
-    problemCode(a) === 'account_access_ended' && r.method !== 'GET' ? refused(a, 400, 'invalid_request') : a,
+  wire(
+    'authentication.ended-account-validated-first',
+    'AUTH-TOKEN-13',
+    'an ended account with a body is answered 400 invalid_request',
+    (a, r) => (problemCode(a) === 'account_access_ended' && r.method !== 'GET' ? refused(a, 400, 'invalid_request') : a),
   ),
   lenient(
-    'kinds.storefront-client-always-guest',
+    'authentication.kinds.storefront-client-always-guest',
     'AUTH-TOKEN-8',
     'the caller kind is read from client_id alone for the storefront: a user sub or another machine sub on it is a guest',
     repairBearer((_h, c, ctx) => {
@@ -179,19 +195,19 @@ export const AUTHENTICATION_TOKEN_VERIFICATION_DEFECTS: readonly Defect[] = [
   // Verifiers that check a claim only when it is there (jose without requiredClaims), or accept every audience of the issuer
   // for every kind. The proxy adds what is missing and re-signs with the profile key.
   lenient(
-    'strength.token-without-exp-accepted',
+    'authentication.strength.token-without-exp-accepted',
     'AUTH-TOKEN-6',
     'a token without exp never expires: accepted (re-signed with an exp)',
     repairBearer((_h, c) => (c.exp === undefined ? ((c.exp = Math.floor(Date.now() / 1000) + 300), true) : false)),
   ),
   lenient(
-    'strength.token-without-iss-accepted',
+    'authentication.strength.token-without-iss-accepted',
     'AUTH-TOKEN-2',
     'a token without iss passes the issuer check: accepted (re-signed with the profile issuer)',
     repairBearer((_h, c, ctx) => (c.iss === undefined ? ((c.iss = ctx.profile.issuer), true) : false)),
   ),
   lenient(
-    'strength.customer-agent-audience-accepted',
+    'authentication.strength.customer-agent-audience-accepted',
     'AUTH-TOKEN-4',
     'a customer token for the agent audience is accepted as for the API (re-signed for the API audience)',
     repairBearer((_h, c, ctx) => {

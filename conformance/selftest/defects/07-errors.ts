@@ -7,17 +7,21 @@ import { bearerRequest, challengeAs } from './05-authentication.token-verificati
 
 export const ERRORS_DEFECTS: readonly Defect[] = [
   wire(
-    'auth.assistant-bearer-challenge',
+    'errors.auth.assistant-bearer-challenge',
     'ERR-TABLE-3',
     'an assistant token sent as Bearer is challenged with Bearer',
     challengeAs('Bearer', (r, a) => bearerRequest(r) && /^DPoP/.test(headerOf(a.headers, 'www-authenticate') ?? '')),
   ),
-  wire('auth.rejected-token-no-challenge', 'ERR-TABLE-2', 'a malformed, expired or rejected token answered without a challenge', (a, r) =>
-    problemCode(a) === 'invalid_token' && headerOf(r.headers, 'authorization')
-      ? { ...a, headers: withoutHeader(a.headers, 'www-authenticate') }
-      : a,
+  wire(
+    'errors.auth.rejected-token-no-challenge',
+    'ERR-TABLE-2',
+    'a malformed, expired or rejected token answered without a challenge',
+    (a, r) =>
+      problemCode(a) === 'invalid_token' && headerOf(r.headers, 'authorization')
+        ? { ...a, headers: withoutHeader(a.headers, 'www-authenticate') }
+        : a,
   ),
-  wire('auth.access-ended-no-challenge', 'ERR-TABLE-5', 'account_access_ended without its invalid_token challenge', (a) =>
+  wire('errors.auth.access-ended-no-challenge', 'ERR-TABLE-5', 'account_access_ended without its invalid_token challenge', (a) =>
     problemCode(a) === 'account_access_ended' ? { ...a, headers: withoutHeader(a.headers, 'www-authenticate') } : a,
   ),
   ...[400, 404, 413, 415, 422].map((status) =>

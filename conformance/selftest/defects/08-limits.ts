@@ -197,7 +197,7 @@ export const LIMITS_DEFECTS: readonly Defect[] = [
   budgetUnenforced('limits.client-budget-unenforced', 'LIM-RATE-3', 'assistant client budgets', () => true),
   // A reader that stops at the cap but reports the cut body as invalid: the refusal no longer says it is about size.
   wireWith(
-    'strength.intent-cap-as-validation',
+    'limits.strength.intent-cap-as-validation',
     'LIM-INTENT-1',
     'a security intent over 8 KiB is refused 400 invalid_request (as an invalid body) instead of as too large',
     (ctx) => (a, r) =>
@@ -206,7 +206,7 @@ export const LIMITS_DEFECTS: readonly Defect[] = [
         : a,
   ),
   {
-    id: 'strength.guest-rate-per-prefix',
+    id: 'limits.strength.guest-rate-per-prefix',
     clause: 'LIM-RATE-1',
     description: 'guests are counted per path prefix (every /v1/cart* operation shares one budget, every /v1/catalog* one)',
     kind: 'wire',
@@ -214,7 +214,7 @@ export const LIMITS_DEFECTS: readonly Defect[] = [
   },
   {
     // Upstream, the shopper is renamed per path, so the server's per-operation budget is spread over paths as well.
-    id: 'strength.guest-rate-per-path',
+    id: 'limits.strength.guest-rate-per-path',
     clause: 'LIM-RATE-1',
     description: 'guests are counted per request path, whatever the method: getProduct has a budget per handle',
     kind: 'wire',
@@ -222,7 +222,7 @@ export const LIMITS_DEFECTS: readonly Defect[] = [
   },
   {
     // The cap enforced by the cart's own body parser only: elsewhere an over-cap body is read whole, as if it were small.
-    id: 'strength.body-cap-one-route-only',
+    id: 'limits.strength.body-cap-one-route-only',
     clause: 'LIM-BODY-1',
     description: 'only POST /v1/cart/items refuses a body over 256 KiB; other write routes take it (its padding dropped)',
     kind: 'leniency',

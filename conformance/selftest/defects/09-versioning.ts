@@ -14,7 +14,7 @@ export const VERSIONING_DEFECTS: readonly Defect[] = [
   // A route table that kept one operation where an older version had it: listCollections at /catalog/collections, outside
   // /v1 (its /v1 path goes where no route is, and the server answers it as unmatched).
   lenient(
-    'routes.operation-outside-v1',
+    'versioning.routes.operation-outside-v1',
     'VER-PREFIX-1',
     'listCollections is served at /catalog/collections instead of /v1/catalog/collections (the /v1 path is unmatched)',
     () => ({

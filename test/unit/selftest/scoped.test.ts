@@ -129,12 +129,12 @@ describe('cell classifier', () => {
 });
 
 describe('narrowed variants', () => {
-  const leak = DEFECTS.find((d) => d.id === 'endpoints.identity-leaks-email')!;
+  const leak = DEFECTS.find((d) => d.id === 'purpose.endpoints.identity-leaks-email')!;
 
   test('a defect of a clause with a domain gets one variant per cell; a configuration defect or a clause without a domain none', () => {
     assert.deepEqual(
       deriveVariants(leak).map((v) => v.id),
-      ['endpoints.identity-leaks-email@caller=invited-agent', 'endpoints.identity-leaks-email@caller=assistant'],
+      ['purpose.endpoints.identity-leaks-email@caller=invited-agent', 'purpose.endpoints.identity-leaks-email@caller=assistant'],
     );
     for (const d of DEFECTS.filter((x) => x.configure)) assert.deepEqual(deriveVariants(d), []);
     assert.deepEqual(deriveVariants(wire('x.y', 'AUTH-ORDER-3', 'no domain', (a) => a)), []);
@@ -183,7 +183,7 @@ describe('narrowed variants', () => {
 });
 
 describe('kill matrix of narrowed variants', () => {
-  const leak = DEFECTS.find((d) => d.id === 'endpoints.identity-leaks-email')!;
+  const leak = DEFECTS.find((d) => d.id === 'purpose.endpoints.identity-leaks-email')!;
   const [invited, assistant] = deriveVariants(leak);
   const outcome = (project: string, failed: string[]): Outcome => ({
     project,
@@ -241,7 +241,7 @@ describe('kill matrix of narrowed variants', () => {
 });
 
 describe('screening', () => {
-  const leak = DEFECTS.find((d) => d.id === 'endpoints.identity-leaks-email')!;
+  const leak = DEFECTS.find((d) => d.id === 'purpose.endpoints.identity-leaks-email')!;
   const [invited, assistant] = deriveVariants(leak);
   const point = (caller: string, operation: string) =>
     encodeFacts({ operation, caller: caller as 'customer', group: 'operations', method: 'GET', status: '200', dpop: false });
