@@ -6,7 +6,7 @@
 //
 // Data. Fresh subjects, a fresh guest cart, a fresh invited agent and a fresh assistant session: nothing is shared.
 import { check, learned, test } from '../engine/runner/check.js';
-import { credentialsOf } from '../engine/runner/callers.js';
+import { credentialsOf } from '../lib/callers.js';
 import { judgeCases } from '../engine/runner/cases.js';
 import { brief, expectSuccess, fail, inCase } from '../lib/assert.js';
 import { AssistantAgent } from './_shared/assistant.js';

@@ -14,7 +14,7 @@ import { judgeCases } from '../engine/runner/cases.js';
 import { brief, expectCreated, expectProblem, expectStatus, expectSuccess, fail, failSetup, is2xx, is4xx } from '../lib/assert.js';
 import { addLine, cartLine, emptyCart, lineOf } from './_shared/cart-lines.js';
 import { expectNotNamesVariant } from '../lib/expect/cart.js';
-import { customerToken, delegatedToken } from './_shared/mint-callers.js';
+import { customerToken, delegatedToken } from '../lib/callers.js';
 import { locationOf, requestedAt } from './_shared/location.js';
 import { addressBody } from './_shared/add-address.js';
 import { expectCreateConventions } from '../lib/expect/created.js';

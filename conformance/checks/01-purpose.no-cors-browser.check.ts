@@ -4,7 +4,7 @@
 import { check, notApplicable, test } from '../engine/runner/check.js';
 import { browserAvailable, callCrossOrigin, noBrowserReason, type CrossOriginCall } from '../engine/transport/browser.js';
 import { failSetup, failSoft } from '../lib/assert.js';
-import { customerToken } from './_shared/mint-callers.js';
+import { customerToken } from '../lib/callers.js';
 
 // Killed by a server that answers with Access-Control-Allow-Origin (echoing the Origin, or *), Allow-Credentials, or a
 // preflight that allows the method and headers (self-test defect purpose.cors-allowed).

@@ -6,7 +6,7 @@ import { expectProblem, fail, is2xx } from '../lib/assert.js';
 import { cartLine } from './_shared/cart-lines.js';
 import { expectEmptyCart } from '../lib/expect/cart.js';
 import { expectRefusal } from '../lib/expect/refusals.js';
-import { customerToken } from './_shared/mint-callers.js';
+import { customerToken } from '../lib/callers.js';
 import { SPECIAL_PATHS } from '../../contract/routes.js';
 
 test(

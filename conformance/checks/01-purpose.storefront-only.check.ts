@@ -8,7 +8,7 @@ import { expectStatus, fail, expectNoAnswer } from '../lib/assert.js';
 import type { HttpMethod } from '../../contract/operations.js';
 import { addAddress, addressBody, createdAddressId } from './_shared/add-address.js';
 import { describedOperations, normalizePath } from './_shared/describe-operations.js';
-import { customerToken } from './_shared/mint-callers.js';
+import { customerToken } from '../lib/callers.js';
 import { ADA, ORDERS } from './_shared/seed-data.js';
 import { SPECIAL_PATHS } from '../../contract/routes.js';
 

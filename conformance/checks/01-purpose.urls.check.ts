@@ -2,12 +2,12 @@
 // storefront-prefixed variant answers), every served operation is published in the description document, and paths
 // under /v1/ops/* are operator-only. "Answers" means 2xx or 3xx: the suite follows no redirect.
 import { check, test } from '../engine/runner/check.js';
-import { credentialsOfClaimedKinds } from '../engine/runner/callers.js';
+import { credentialsOfClaimedKinds } from '../lib/callers.js';
 import { judgeCases } from '../engine/runner/cases.js';
 import { fail, is2xx, expectNoAnswer } from '../lib/assert.js';
 import { OPERATIONS_BY_ID } from '../../contract/operations.js';
 import { cartLine } from './_shared/cart-lines.js';
-import { customerToken } from './_shared/mint-callers.js';
+import { customerToken } from '../lib/callers.js';
 import { PRODUCT_HANDLE } from './_shared/seed-data.js';
 import { describedOperations, normalizePath, SHOWN } from './_shared/describe-operations.js';
 import { SPECIAL_PATHS } from '../../contract/routes.js';

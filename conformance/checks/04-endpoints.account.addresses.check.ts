@@ -21,7 +21,7 @@ import {
 import { ADDRESS, addAddress, createdAddressId } from './_shared/add-address.js';
 import { locationOf } from './_shared/location.js';
 import { expectOwnershipRefusal } from '../lib/expect/refusals.js';
-import { customerToken } from './_shared/mint-callers.js';
+import { customerToken } from '../lib/callers.js';
 
 // --- creates and deletes ---------------------------------------------------------------------------------------------------
 

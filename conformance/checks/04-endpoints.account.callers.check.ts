@@ -7,13 +7,13 @@
 // spec level only as the target's /openapi.json names them. Probes address ids the seed does not hold, so nothing is
 // written.
 import { check, learned, notApplicable, test } from '../engine/runner/check.js';
-import { credentialsOfClaimedKinds } from '../engine/runner/callers.js';
+import { credentialsOfClaimedKinds } from '../lib/callers.js';
 import { callerGuardCheck, guardRefused } from './_shared/caller-guard.js';
 import { brief, expectProblem, expectSuccess, fail, inCase } from '../lib/assert.js';
 import { OPERATIONS_BY_ID } from '../../contract/operations.js';
 import { ADDRESS } from './_shared/add-address.js';
 import { expectRefusal } from '../lib/expect/refusals.js';
-import { customerToken, delegatedToken } from './_shared/mint-callers.js';
+import { customerToken, delegatedToken } from '../lib/callers.js';
 import { ABSENT_IDS, ENDED_ACCOUNTS } from './_shared/seed-data.js';
 import { SPECIAL_PATHS } from '../../contract/routes.js';
 import { judgeCases, mapCases } from '../engine/runner/cases.js';

@@ -2,7 +2,7 @@
 // answers (docs/account.md, Identity). The spec-level judgements of the identity read are in 04-endpoints.account.reads.
 import { check, test } from '../engine/runner/check.js';
 import { expectSameJson, expectStatus } from '../lib/assert.js';
-import { customerToken } from './_shared/mint-callers.js';
+import { customerToken } from '../lib/callers.js';
 import { ADA, CHLOE } from './_shared/seed-data.js';
 
 test(

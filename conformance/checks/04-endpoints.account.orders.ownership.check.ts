@@ -12,7 +12,7 @@ import { check, learned, test, type Shop } from '../engine/runner/check.js';
 import type { ShopResponse } from '../engine/transport/http.js';
 import { expectProblem, expectSuccess, fail } from '../lib/assert.js';
 import { expectOwnershipRefusal } from '../lib/expect/refusals.js';
-import { customerToken } from './_shared/mint-callers.js';
+import { customerToken } from '../lib/callers.js';
 import { ABSENT_IDS, ADA, BEN, ORDERS } from './_shared/seed-data.js';
 import { type Baseline, expectUnchanged, readBaseline } from '../lib/compare.js';
 

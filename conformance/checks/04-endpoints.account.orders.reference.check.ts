@@ -8,7 +8,7 @@
 import { check, test } from '../engine/runner/check.js';
 import type { ShopResponse } from '../engine/transport/http.js';
 import { expectProblem, expectStatus, fail, expectSameJson } from '../lib/assert.js';
-import { customerToken } from './_shared/mint-callers.js';
+import { customerToken } from '../lib/callers.js';
 import { ADA, BEN, EVE, ORDERS, SEED_PROVIDER_REF } from './_shared/seed-data.js';
 
 // --- orders: reference shapes, paging, refused transitions ----------------------------------------------------------------

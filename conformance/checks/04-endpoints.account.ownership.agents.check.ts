@@ -10,7 +10,7 @@ import { check, learned, test } from '../engine/runner/check.js';
 import { expectProblem, expectSuccess, fail, inCase } from '../lib/assert.js';
 import { expectUnchanged, readBaseline } from '../lib/compare.js';
 import { expectOwnershipRefusal } from '../lib/expect/refusals.js';
-import { customerToken } from './_shared/mint-callers.js';
+import { customerToken } from '../lib/callers.js';
 import { ADA, BEN, NOT_ADAS, ORDERS } from './_shared/seed-data.js';
 import { callers } from './_shared/send-as.js';
 

@@ -13,7 +13,7 @@ import { scopeWith } from '../lib/mint.js';
 import { apiScopesOf, guardRefused, unknownScopeRefusal } from './_shared/caller-guard.js';
 import { browserArtifact } from './_shared/artifact-headers.js';
 import { AssistantAgent, browserSession } from './_shared/assistant.js';
-import { customerToken, delegatedToken } from './_shared/mint-callers.js';
+import { customerToken, delegatedToken } from '../lib/callers.js';
 import { invitedAgent } from './_shared/probe-agents.js';
 import { ADA, CHLOE, NOT_ADAS, ORDERS } from './_shared/seed-data.js';
 

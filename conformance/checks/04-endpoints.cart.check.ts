@@ -12,7 +12,7 @@ import type { Operation } from '../../contract/operations.js';
 import { CATALOG_AND_CART } from './_shared/describe-operations.js';
 import { cartLine, cartQuantity, lineOf } from './_shared/cart-lines.js';
 import { expectEmptyCart } from '../lib/expect/cart.js';
-import { customerToken } from './_shared/mint-callers.js';
+import { customerToken } from '../lib/callers.js';
 import { LOW_STOCK_VARIANT, OUT_OF_STOCK_VARIANT, PRODUCT_HANDLE, VARIANT } from './_shared/seed-data.js';
 
 // --- the caller-kind guard of each catalog and cart operation -------------------------------------------------------------

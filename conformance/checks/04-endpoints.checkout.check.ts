@@ -15,11 +15,11 @@
 import { judgeCases, mapCases } from '../engine/runner/cases.js';
 import { check, test, type Shop } from '../engine/runner/check.js';
 import type { ShopResponse } from '../engine/transport/http.js';
-import { KINDS, type Kind } from '../engine/runner/callers.js';
+import { KINDS, type Kind } from '../lib/callers.js';
 import { brief, expectNoHeader, expectProblem, fail, expectNoServerError } from '../lib/assert.js';
 import { credentialsFor, guardRefused, unknownScopeRefusal } from './_shared/caller-guard.js';
 import { emptyCart } from './_shared/cart-lines.js';
-import { customerToken, delegatedToken } from './_shared/mint-callers.js';
+import { customerToken, delegatedToken } from '../lib/callers.js';
 import { CHECKOUT, checkout, checkoutBody, PREVIEW } from './_shared/place-order.js';
 import { ABSENT_IDS, CHECKOUT_ACCOUNTS } from './_shared/seed-data.js';
 import { describeUnmatched, looksUnmatched, probeUnmatched } from '../lib/routes.js';

@@ -9,7 +9,7 @@ import { check, test } from '../engine/runner/check.js';
 import { expectCreated, expectNoHeader, expectNoStore, expectProblem, expectStatus, fail } from '../lib/assert.js';
 import { cartLine, emptyCart, type Line } from './_shared/cart-lines.js';
 import { expectNamesVariant, expectEmptyCart } from '../lib/expect/cart.js';
-import { delegatedToken } from './_shared/mint-callers.js';
+import { delegatedToken } from '../lib/callers.js';
 import { AssistantAgent } from './_shared/assistant.js';
 import { requestedAt } from './_shared/location.js';
 import { CHECKOUT, checkoutBody, orderIdOf, PREVIEW } from './_shared/place-order.js';

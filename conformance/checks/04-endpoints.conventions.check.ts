@@ -24,7 +24,7 @@ import {
 import { addLine, cartLine, cartQuantity } from './_shared/cart-lines.js';
 import { expectEmptyCart } from '../lib/expect/cart.js';
 import { expectRefusal } from '../lib/expect/refusals.js';
-import { customerToken } from './_shared/mint-callers.js';
+import { customerToken } from '../lib/callers.js';
 import { ADA, ORDERS, PRODUCT_HANDLE, VARIANT } from './_shared/seed-data.js';
 import { SPECIAL_PATHS } from '../../contract/routes.js';
 

@@ -29,7 +29,7 @@ import {
 } from '../lib/assert.js';
 import { freshId } from '../lib/fresh-id.js';
 import { expectDpopChallengesOnly } from '../lib/expect/refusals.js';
-import { customerToken } from './_shared/mint-callers.js';
+import { customerToken } from '../lib/callers.js';
 import {
   COLLECTION,
   conversationRoute,

@@ -5,14 +5,14 @@
 // And for the checkout reads, which no caller is sure to be answered 2xx by (their scopes and shapes are not shown).
 import { CALLER_LISTS } from '../../contract/callers.js';
 import { OPERATIONS_BY_ID } from '../../contract/operations.js';
-import { credentialsOfClaimedKinds } from '../engine/runner/callers.js';
+import { credentialsOfClaimedKinds } from '../lib/callers.js';
 import { check, notApplicable, test } from '../engine/runner/check.js';
 import type { ShopResponse } from '../engine/transport/http.js';
 import { judgeCases } from '../engine/runner/cases.js';
 import { expectSuccess, fail } from '../lib/assert.js';
 import { answersAsNoRoute, noRouteAnswers } from './_shared/probe-routes.js';
 import { cartLine, cartQuantity } from './_shared/cart-lines.js';
-import { customerToken } from './_shared/mint-callers.js';
+import { customerToken } from '../lib/callers.js';
 import { PRODUCT_HANDLE, VARIANT } from './_shared/seed-data.js';
 
 /** The clause of an operation's row (END-OPS-<ID>-1) and the part-1 clause that names it among what the service serves. */

@@ -13,7 +13,7 @@
 // delivered one, stock below zero), so nothing is written, even if a broken guard let it through.
 import { check, test, type Shop } from '../engine/runner/check.js';
 import { mapCases } from '../engine/runner/cases.js';
-import { credentialsOfClaimedKinds } from '../engine/runner/callers.js';
+import { credentialsOfClaimedKinds } from '../lib/callers.js';
 import { expectNoHeader, expectProblem, fail, inCase, notDeclared } from '../lib/assert.js';
 import { expectCredentialRefused, expectRefusal } from '../lib/expect/refusals.js';
 import {

@@ -8,7 +8,7 @@
 import { check, test } from '../engine/runner/check.js';
 import { expectStatus, fail } from '../lib/assert.js';
 import { expectOpsOk, expectOpsProblem, operator, route, send } from './_shared/call-ops.js';
-import { customerToken } from './_shared/mint-callers.js';
+import { customerToken } from '../lib/callers.js';
 import { ABSENT_IDS, ADJUSTABLE_VARIANT, ORDERS, OUT_OF_STOCK_VARIANT } from './_shared/seed-data.js';
 
 // Seed data (docs/seed.md) whose verdicts never change: the domain refuses each of these writes, so nothing is written.

@@ -2,7 +2,7 @@
 // operation (part 1, What the service does, rules 1 to 3; Endpoints > Caller lists by name): every operation of
 // contract/operations.ts is sent as each agent kind, with bodies that fail validation (so nothing is written). The
 // guard precedes input validation, so a 400 shows that the guard let the caller through. The other caller kinds are
-// tried operation by operation (engine/runner/callers.ts).
+// tried operation by operation (conformance/lib/callers.ts).
 //
 // Every check makes its own agents: fresh account subjects, fresh invited-agent ids, fresh assistant sessions registered
 // through the identity-provider proxy's internal routes (conformance/checks/_shared/assistant.ts).

@@ -12,7 +12,7 @@ import { freshId } from '../lib/fresh-id.js';
 import { OPERATIONS } from '../../contract/operations.js';
 import { conversationRoute, messageOf, openBody, sendConversation } from './_shared/open-conversation.js';
 import { expectDpopChallengesOnly } from '../lib/expect/refusals.js';
-import { customerToken } from './_shared/mint-callers.js';
+import { customerToken } from '../lib/callers.js';
 import { browserArtifact } from './_shared/artifact-headers.js';
 import { CONVERSATIONS_PATH } from '../../contract/routes.js';
 

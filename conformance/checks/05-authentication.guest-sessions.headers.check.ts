@@ -15,7 +15,7 @@ import { freshShopperIp, shopperIpOfLength } from '../lib/shopper.js';
 import { cartLine, cartQuantity } from './_shared/cart-lines.js';
 import { expectNotNamesVariant, expectEmptyCart } from '../lib/expect/cart.js';
 import { expectInvalidGuestSession, expectRefusal } from '../lib/expect/refusals.js';
-import { guestHeaders } from './_shared/mint-callers.js';
+import { guestHeaders } from '../lib/callers.js';
 import { knownVariantIds, VARIANT } from './_shared/seed-data.js';
 
 /** The first clause of a reference (for helpers that name one). */

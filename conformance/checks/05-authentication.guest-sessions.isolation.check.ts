@@ -9,7 +9,7 @@ import { expectProblem, expectSuccess, fail } from '../lib/assert.js';
 import { freshShopperIp } from '../lib/shopper.js';
 import { cartLine, cartQuantity } from './_shared/cart-lines.js';
 import { expectNamesVariant, expectEmptyCart } from '../lib/expect/cart.js';
-import { guestHeaders } from './_shared/mint-callers.js';
+import { guestHeaders } from '../lib/callers.js';
 import { OTHER_VARIANT, VARIANT } from './_shared/seed-data.js';
 import { expectUnchanged, readBaseline } from '../lib/compare.js';
 

@@ -12,7 +12,7 @@ import { signGuestSession } from '../lib/guest-session.js';
 import { cartLine } from './_shared/cart-lines.js';
 import { expectNamesVariant, expectNotNamesVariant } from '../lib/expect/cart.js';
 import { expectInvalidGuestSession } from '../lib/expect/refusals.js';
-import { guestHeaders } from './_shared/mint-callers.js';
+import { guestHeaders } from '../lib/callers.js';
 import { knownVariantIds, VARIANT } from './_shared/seed-data.js';
 
 test(

@@ -16,7 +16,7 @@ import { freshShopperIp } from '../lib/shopper.js';
 import { cartLine } from './_shared/cart-lines.js';
 import { expectNotNamesVariant } from '../lib/expect/cart.js';
 import { expectInvalidToken, expectRefusal } from '../lib/expect/refusals.js';
-import { guestHeaders } from './_shared/mint-callers.js';
+import { guestHeaders } from '../lib/callers.js';
 import { spendConcurrently, spendWithinWindow, guestBudget } from './_shared/spend-budget.js';
 import { VARIANT } from './_shared/seed-data.js';
 import { SPECIAL_PATHS } from '../../contract/routes.js';

@@ -15,7 +15,7 @@ import { AssistantAgent } from './_shared/assistant.js';
 import { bodyOf, present, route, ROUTES, wrong } from './_shared/call-internal-routes.js';
 import { cartLine } from './_shared/cart-lines.js';
 import { EVERY_RESPONSE_CLAUSES, expectEveryResponse } from '../lib/expect/every-response.js';
-import { customerToken, delegatedToken, guestHeaders } from './_shared/mint-callers.js';
+import { customerToken, delegatedToken, guestHeaders } from '../lib/callers.js';
 import { conversationRoute, openBody } from './_shared/open-conversation.js';
 import { CHECKOUT, checkoutBody } from './_shared/place-order.js';
 import { ABSENT_IDS, PRODUCT_HANDLE, VARIANT } from './_shared/seed-data.js';

@@ -10,7 +10,7 @@ import { expectSuccess, inCase } from '../lib/assert.js';
 import { freshShopperIp } from '../lib/shopper.js';
 import { AssistantAgent } from './_shared/assistant.js';
 import { expectRefusal } from '../lib/expect/refusals.js';
-import { delegatedToken, guestHeaders } from './_shared/mint-callers.js';
+import { delegatedToken, guestHeaders } from '../lib/callers.js';
 import { invitedAgent } from './_shared/probe-agents.js';
 import { operator, undeclaredScopeRefusal } from './_shared/call-ops.js';
 

@@ -3,7 +3,7 @@ import { check, test } from '../engine/runner/check.js';
 import { judgeCases } from '../engine/runner/cases.js';
 import { operatorAttribution } from '../lib/credential-formats.js';
 import { credentialsFor } from './_shared/caller-guard.js';
-import { customerToken, delegatedToken } from './_shared/mint-callers.js';
+import { customerToken, delegatedToken } from '../lib/callers.js';
 import { attemptCheckout, checkoutBody } from './_shared/place-order.js';
 import { ABSENT_IDS } from './_shared/seed-data.js';
 import type { ShopResponse } from '../engine/transport/http.js';

@@ -20,7 +20,7 @@ import { conversationRoute, openBody } from './_shared/open-conversation.js';
 import { postWebhook } from './_shared/deliver-webhook.js';
 import { cartLine, cartQuantity } from './_shared/cart-lines.js';
 import { EVERY_RESPONSE_CLAUSES, expectDomainErrorHeaders, expectEveryResponse } from '../lib/expect/every-response.js';
-import { customerToken, delegatedToken, guestHeaders } from './_shared/mint-callers.js';
+import { customerToken, delegatedToken, guestHeaders } from '../lib/callers.js';
 import { attemptCheckout, checkoutBody } from './_shared/place-order.js';
 import { ABSENT_IDS, ADA, LOW_STOCK_VARIANT, ORDERS, OUT_OF_STOCK_VARIANT } from './_shared/seed-data.js';
 

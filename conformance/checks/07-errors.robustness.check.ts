@@ -9,7 +9,7 @@ import type { ShopResponse } from '../engine/transport/http.js';
 import { brief, expectDpopNonce, expectOwnedMembers, expectProblem, fail, inCase, nonceOf } from '../lib/assert.js';
 import { LIMITS } from '../../contract/limits.js';
 import { cartLine } from './_shared/cart-lines.js';
-import { customerToken } from './_shared/mint-callers.js';
+import { customerToken } from '../lib/callers.js';
 import { ABSENT_IDS } from './_shared/seed-data.js';
 import { CONVERSATIONS_PATH } from '../../contract/routes.js';
 

@@ -5,7 +5,7 @@
 // size, so a service without the cap would take it (and fail the check) instead of refusing it for an unknown member.
 import { check, learned, test, type Shop } from '../engine/runner/check.js';
 import type { RequestOptions, ShopResponse } from '../engine/transport/http.js';
-import { credentialsOf, KINDS } from '../engine/runner/callers.js';
+import { credentialsOf, KINDS } from '../lib/callers.js';
 import { CALLER_LISTS } from '../../contract/callers.js';
 import { judgeCases, mapCases } from '../engine/runner/cases.js';
 import { expectFreshFor, expectProblem, expectStatus, expectSuccess, fail, failSetup, inCase, is2xx, is4xx } from '../lib/assert.js';
@@ -15,7 +15,7 @@ import { OPERATIONS, OPERATIONS_BY_ID } from '../../contract/operations.js';
 import { describedOpsRequests } from './_shared/call-ops.js';
 import { cartLine } from './_shared/cart-lines.js';
 import { expectRefusal } from '../lib/expect/refusals.js';
-import { customerToken } from './_shared/mint-callers.js';
+import { customerToken } from '../lib/callers.js';
 import { SPECIAL_PATHS } from '../../contract/routes.js';
 
 // --- helpers ----------------------------------------------------------------------------------------------------------

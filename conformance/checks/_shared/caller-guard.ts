@@ -9,14 +9,11 @@
 // a 403 insufficient_scope is accepted, from members and others alike.
 import { CALLER_LISTS, type CallerListName } from '../../../contract/callers.js';
 import { OPERATIONS_BY_ID, type Operation } from '../../../contract/operations.js';
-import { KINDS, type Kind } from '../../engine/runner/callers.js';
-import { operatorAttribution } from '../../lib/credential-formats.js';
+import { credentialsOf, KINDS, type CallerCredentials, type Kind } from '../../lib/callers.js';
 import { check, learned, type Shop } from '../../engine/runner/check.js';
-import type { RequestOptions, ShopResponse } from '../../engine/transport/http.js';
+import type { ShopResponse } from '../../engine/transport/http.js';
 import { judgeCases } from '../../engine/runner/cases.js';
 import { expectNoHeader, expectProblem, fail } from '../../lib/assert.js';
-import { audienceOf, scopeWith } from '../../lib/mint.js';
-import { freshShopperIp } from '../../lib/shopper.js';
 
 /** The list clause of each caller list (spec, Endpoints > Caller lists by name). */
 export const LIST_CLAUSE: Readonly<Record<CallerListName, string>> = {
@@ -57,39 +54,12 @@ export function unknownScopeRefusal(shop: Shop, res: ShopResponse, operationId: 
 }
 
 /**
- * The credentials of a caller kind (as engine/runner/callers.ts presents them: fresh subjects, a fresh guest cart and shopper)
+ * The credentials of a caller kind (as conformance/lib/callers.ts presents them: fresh subjects, a fresh guest cart and shopper)
  * whose token carries the kind's default scopes plus the API scopes of the operations named, so that a refusal is the
  * caller guard's and not the scope check's.
  */
-export async function credentialsFor(
-  shop: Shop,
-  kind: Kind,
-  operationIds: readonly string[],
-): Promise<Pick<RequestOptions, 'token' | 'headers'>> {
-  const scope = (k: Parameters<typeof scopeWith>[0]) =>
-    scopeWith(
-      k,
-      operationIds.flatMap((id) => apiScopesOf(id).scopes),
-    );
-  switch (kind) {
-    case 'customer':
-      return { token: await shop.mint.customer({ sub: shop.subject('cust'), scope: scope('customer') }) };
-    case 'delegated':
-      return {
-        token: await shop.mint.delegated({
-          sub: shop.subject('cust'),
-          audience: audienceOf(shop.profile, 'delegated', 'api'),
-          scope: scope('delegated'),
-        }),
-      };
-    case 'guest':
-      return {
-        token: await shop.mint.guest({ scope: scope('guest') }),
-        headers: { 'guest-session': shop.guestSession(), 'shopper-ip': freshShopperIp() },
-      };
-    case 'operator':
-      return { token: await shop.mint.operator({ scope: scope('operator') }), headers: { operator: operatorAttribution(shop.profile) } };
-  }
+export function credentialsFor(shop: Shop, kind: Kind, operationIds: readonly string[]): Promise<CallerCredentials> {
+  return credentialsOf(shop, kind, { scopes: operationIds.flatMap((id) => apiScopesOf(id).scopes) });
 }
 
 /**

@@ -6,7 +6,7 @@ import type { Shop } from '../../engine/runner/check.js';
 import type { RequestOptions, ShopResponse } from '../../engine/transport/http.js';
 import { looksUnmatched, probeUnmatched } from '../../lib/routes.js';
 
-/** Credentials of one caller kind, as engine/runner/callers.ts gives them. */
+/** Credentials of one caller kind, as conformance/lib/callers.ts gives them. */
 export type Who = Pick<RequestOptions, 'token' | 'headers'>;
 
 /**

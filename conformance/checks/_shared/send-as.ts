@@ -5,7 +5,7 @@ import { CALLER_CAPABILITY, CALLER_LISTS, type CallerKind, type CallerListName }
 import type { Shop } from '../../engine/runner/check.js';
 import type { ShopResponse } from '../../engine/transport/http.js';
 import { AssistantAgent } from './assistant.js';
-import { delegatedToken, guestHeaders } from './mint-callers.js';
+import { delegatedToken, guestHeaders } from '../../lib/callers.js';
 import { invitedAgent } from './probe-agents.js';
 
 /** Sends one request as one caller. */
