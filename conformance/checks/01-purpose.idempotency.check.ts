@@ -19,7 +19,8 @@ import { locationOf, requestedAt } from './_shared/location.js';
 import { addressBody } from './_shared/add-address.js';
 import { expectCreateConventions } from '../lib/expect/created.js';
 import { callers } from './_shared/send-as.js';
-import { CHECKOUT, checkout, checkoutBody, expectPlaced, orderIdOf } from './_shared/place-order.js';
+import { CHECKOUT, checkout, checkoutBody, orderIdOf } from './_shared/place-order.js';
+import { expectPlaced } from '../lib/expect/orders.js';
 import { CHECKOUT_ACCOUNTS, CHECKOUT_VARIANTS, VARIANT } from './_shared/seed-data.js';
 import { expectChanged, readBaseline } from '../lib/compare.js';
 

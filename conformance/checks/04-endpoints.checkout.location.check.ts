@@ -12,7 +12,8 @@ import { expectStatus, fail, expectSuccess } from '../lib/assert.js';
 import { cartLine, emptyCart } from './_shared/cart-lines.js';
 import { delegatedToken } from '../lib/callers.js';
 import { locationOf } from './_shared/location.js';
-import { CHECKOUT, checkout, checkoutBody, expectPlaced } from './_shared/place-order.js';
+import { CHECKOUT, checkout, checkoutBody } from './_shared/place-order.js';
+import { expectPlaced } from '../lib/expect/orders.js';
 import { CHECKOUT_ACCOUNTS, CHECKOUT_VARIANTS } from './_shared/seed-data.js';
 
 test(

@@ -16,17 +16,8 @@ import { mapCases } from '../engine/runner/cases.js';
 import { credentialsOfClaimedKinds } from '../lib/callers.js';
 import { expectNoHeader, expectProblem, fail, inCase, notDeclared } from '../lib/assert.js';
 import { expectCredentialRefused, expectRefusal } from '../lib/expect/refusals.js';
-import {
-  declaredControls,
-  expectOperatorAdmitted,
-  expectOpsProblem,
-  operator,
-  opsBody,
-  requireDescribedOps,
-  route,
-  send,
-  type DescribedOpsRequest,
-} from './_shared/call-ops.js';
+import { declaredControls, operator, opsBody, requireDescribedOps, route, send, type DescribedOpsRequest } from './_shared/call-ops.js';
+import { expectOperatorAdmitted, expectOpsProblem } from '../lib/expect/ops.js';
 import { ORDERS, OUT_OF_STOCK_VARIANT } from './_shared/seed-data.js';
 
 // Seed data (docs/seed.md) whose verdicts never change: the domain refuses each of these writes, so nothing is written.

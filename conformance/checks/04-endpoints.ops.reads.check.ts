@@ -5,7 +5,8 @@
 import { check, notApplicable, test } from '../engine/runner/check.js';
 import { mapCases } from '../engine/runner/cases.js';
 import { fail } from '../lib/assert.js';
-import { expectOpsOk, expectOpsProblem, operator } from './_shared/call-ops.js';
+import { expectOpsOk, expectOpsProblem } from '../lib/expect/ops.js';
+import { operator } from './_shared/call-ops.js';
 import { ABSENT_IDS, ADA, BEN, CHLOE, DEV, ORDERS, seedPaymentRef } from './_shared/seed-data.js';
 
 // Seed orders (docs/seed.md) the reads find: delivered and refunded, of cust_ada.

@@ -7,7 +7,8 @@
 // test/http/http-ops.test.ts. The audit log of operator writes is not observable from outside (no read route).
 import { check, test } from '../engine/runner/check.js';
 import { expectStatus, fail } from '../lib/assert.js';
-import { expectOpsOk, expectOpsProblem, operator, route, send } from './_shared/call-ops.js';
+import { expectOpsOk, expectOpsProblem } from '../lib/expect/ops.js';
+import { operator, route, send } from './_shared/call-ops.js';
 import { customerToken } from '../lib/callers.js';
 import { ABSENT_IDS, ADJUSTABLE_VARIANT, ORDERS, OUT_OF_STOCK_VARIANT } from './_shared/seed-data.js';
 

@@ -9,13 +9,8 @@ import { check, test } from '../engine/runner/check.js';
 import { judgeCases } from '../engine/runner/cases.js';
 import { brief, expectNoStore, expectProblem, fail, inCase, expectSameJson } from '../lib/assert.js';
 import { freshId } from '../lib/fresh-id.js';
-import {
-  expectRecoveryNotFound,
-  expectRecoveryStatus,
-  recover,
-  resumeProviderPending,
-  unknownOperation,
-} from './_shared/recover-account.js';
+import { expectRecoveryNotFound, recover, resumeProviderPending, unknownOperation } from './_shared/recover-account.js';
+import { expectRecoveryStatus } from '../lib/expect/recovery.js';
 import { ADA, BEN, DEV, RECOVERY_OPERATIONS } from './_shared/seed-data.js';
 
 /** The `error` member of a 4xx answer's body, if it has one. */

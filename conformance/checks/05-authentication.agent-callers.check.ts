@@ -15,15 +15,8 @@ import type { ShopResponse } from '../engine/transport/http.js';
 import { AssistantAgent } from './_shared/assistant.js';
 import { expectNoHeader, expectProblem, inCase } from '../lib/assert.js';
 import { expectCredentialRefused } from '../lib/expect/refusals.js';
-import {
-  describedOperatorOperations,
-  expectPassesGuard,
-  invitedAgent,
-  probe,
-  sendAssistant,
-  sendInvited,
-  type Send,
-} from './_shared/probe-agents.js';
+import { describedOperatorOperations, invitedAgent, probe, sendAssistant, sendInvited, type Send } from './_shared/probe-agents.js';
+import { expectPassesGuard } from '../lib/expect/agents.js';
 
 type AgentKind = 'invited-agent' | 'assistant';
 

@@ -19,7 +19,8 @@ import { check, notApplicable, test } from '../engine/runner/check.js';
 import { expectStatus, fail, inCase } from '../lib/assert.js';
 import { nowSeconds } from '../lib/jws.js';
 import { ignoredEvent, SIGNATURE_HEADER, SIGNATURE_TOLERANCE_SECONDS, stripeEvent } from '../lib/stripe-signature.js';
-import { deliver, expectReceived, expectWebhookProblem, postWebhook, webhookSecret } from './_shared/deliver-webhook.js';
+import { deliver, postWebhook, webhookSecret } from './_shared/deliver-webhook.js';
+import { expectReceived, expectWebhookProblem } from '../lib/expect/webhook.js';
 import { fixtureSeed, seedPaymentRef } from './_shared/seed-data.js';
 
 test(

@@ -18,7 +18,8 @@ import { judgeCases } from '../engine/runner/cases.js';
 import { brief, fail, inCase } from '../lib/assert.js';
 import { nowSeconds } from '../lib/jws.js';
 import { alterOneByte, ignoredEvent, newEventId, signPayload, SIGNATURE_HEADER } from '../lib/stripe-signature.js';
-import { deliver, expectReceived, expectWebhookProblem, postWebhook, webhookSecret } from './_shared/deliver-webhook.js';
+import { deliver, postWebhook, webhookSecret } from './_shared/deliver-webhook.js';
+import { expectReceived, expectWebhookProblem } from '../lib/expect/webhook.js';
 import { expectRefusal } from '../lib/expect/refusals.js';
 
 // ------------------------------------------------------------------------------------------- accepted deliveries (spec)

@@ -4,7 +4,7 @@
 import { learned, type Shop } from '../../engine/runner/check.js';
 import { operatorAttribution } from '../../lib/credential-formats.js';
 import type { RequestOptions, ShopResponse } from '../../engine/transport/http.js';
-import { expectNoStore, expectProblem, expectStatus, expectSuccess, notDeclared, type ClauseRef } from '../../lib/assert.js';
+import { notDeclared } from '../../lib/assert.js';
 import { scopeWith } from '../../lib/mint.js';
 import { freshHex } from '../../lib/fresh-id.js';
 
@@ -112,38 +112,6 @@ export function declaredControls<R extends { operationId: string; method: string
   return kept;
 }
 
-/**
- * An operator read control admitted: a 2xx, or a 400 problem (a query parameter the target's search wants; the
- * suite sends none). Other answers fail `clause`.
- */
-export function expectOperatorAdmitted(shop: Shop, res: ShopResponse, { what, clause }: { what: string; clause: ClauseRef }): void {
-  if (res.status === 400) {
-    expectProblem(res, { status: 400, error: String(res.body?.error ?? ''), docsUrl: shop.docsUrl, clause });
-    return;
-  }
-  expectSuccess(res, { what, clause });
-}
-
 /** Sends `r` as `who`. */
 export const send = (shop: Shop, r: { method: string; path: string; json?: unknown }, who: Who) =>
   shop.http.request(r.method, r.path, { ...who, ...(r.json !== undefined ? { json: r.json } : {}) });
-
-/** A problem document with Cache-Control: no-store. */
-export function expectOpsProblem(
-  shop: Shop,
-  res: ShopResponse,
-  status: number,
-  error: string,
-  { clause, extra = {} }: { clause: string; extra?: { scope?: string } },
-): Record<string, unknown> {
-  const doc = expectProblem(res, { status, error, docsUrl: shop.docsUrl, clause, ...extra });
-  expectNoStore(res, { clause: 'ERR-PROBLEM-5' });
-  return doc;
-}
-
-/** 200 with Cache-Control: no-store; the body. */
-export function expectOpsOk(res: ShopResponse, { clause }: { clause: string }): any {
-  expectStatus(res, 200, { clause });
-  expectNoStore(res, { clause: 'END-CONV-9' });
-  return res.body;
-}

@@ -2,7 +2,6 @@
 // from its description documents (the members marked `x-shop-role` payment-method and address).
 import { learned, type Shop } from '../../engine/runner/check.js';
 import type { RequestOptions, ShopResponse } from '../../engine/transport/http.js';
-import { expectSuccess } from '../../lib/assert.js';
 import { checkoutAccountOfCard, type CheckoutAccount } from './seed-data.js';
 
 /** createCheckoutPreview. */
@@ -41,11 +40,6 @@ export async function checkout(shop: Shop, token: string, body: unknown, headers
       'END-OPS-CHECKOUTSAVEDCARD-1',
     );
   return res;
-}
-
-/** An order-placing answer: 2xx (201 at the reference level). */
-export function expectPlaced(res: ShopResponse, { what, clause }: { what: string; clause: string }): void {
-  expectSuccess(res, { what: `${what}: an order is placed`, clause });
 }
 
 /** The order id at the end of an order's Location. */

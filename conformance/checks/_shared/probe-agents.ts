@@ -2,11 +2,12 @@
 // web-agent-forwarder machine token plus a bearer-bound `invited-agent+jwt` context (docs/tokens.md). Assistants: their
 // own DPoP-bound session token (conformance/checks/_shared/assistant.ts). A probe of an operation reaches the guard and, past it,
 // changes nothing: ids no record has, and bodies that fail validation.
+import { expectPassesGuard } from '../../lib/expect/agents.js';
 import type { Shop } from '../../engine/runner/check.js';
 import type { ShopResponse } from '../../engine/transport/http.js';
 import { ALL_PERMISSIONS, type AssistantAgent } from './assistant.js';
 import { errorOf } from '../../lib/expect/dpop.js';
-import { brief, fail, failSoft, inCase, expectNoServerError } from '../../lib/assert.js';
+import { brief, failSoft, inCase } from '../../lib/assert.js';
 import { freshHex } from '../../lib/fresh-id.js';
 import type { InvitedAgentContextOptions } from '../../lib/mint.js';
 import { OPERATIONS, type HttpMethod, type Operation } from '../../../contract/operations.js';
@@ -15,26 +16,6 @@ import { PRODUCT_HANDLE, VARIANT } from './seed-data.js';
 import { contextHeader } from './artifact-headers.js';
 import { learned } from '../../engine/runner/check.js';
 import { mapCases } from '../../engine/runner/cases.js';
-
-/** Errors with which the authentication stages and the guard refuse a caller (as opposed to the handler's answers). */
-const GUARD_ERRORS = new Set([
-  'invalid_token',
-  'invalid_dpop_proof',
-  'use_dpop_nonce',
-  'caller_not_allowed',
-  'insufficient_scope',
-  'sign_in_required',
-  'account_access_ended',
-]);
-
-/** Past the guard: whatever the handler or validation says next, it is not a refusal of the caller. */
-export function expectPassesGuard(res: ShopResponse, { what, clause }: { what: string; clause: string }): void {
-  const error = errorOf(res);
-  if (res.status === 401 || res.status === 429 || (error !== undefined && GUARD_ERRORS.has(error))) {
-    fail(`${what}: admitted past the guard`, 'a handler or validation answer (2xx, 400, 404, 409, 422)', brief(res), { clause });
-  }
-  expectNoServerError(res, { what: `${what}: status`, clause });
-}
 
 /** One request: method, path and JSON body. */
 export interface Call {

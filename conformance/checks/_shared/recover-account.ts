@@ -2,7 +2,7 @@
 // spec says of their answers (Resources > Account recovery request; Endpoints > Recovery endpoint results).
 import { notApplicable, type Shop } from '../../engine/runner/check.js';
 import type { ShopResponse } from '../../engine/transport/http.js';
-import { type ClauseRef, expectProblem, expectStatus, fail, inCase } from '../../lib/assert.js';
+import { type ClauseRef, expectProblem, inCase } from '../../lib/assert.js';
 import { freshId } from '../../lib/fresh-id.js';
 import { bearer } from './call-internal-routes.js';
 import { RECOVERY_OPERATIONS } from './seed-data.js';
@@ -42,21 +42,6 @@ export async function expectInvalidRecovery(
 export async function expectRecoveryNotFound(shop: Shop, body: unknown, { what, clause }: { what: string; clause: string }): Promise<void> {
   const res = await recover(shop, body);
   inCase(what, () => expectProblem(res, { status: 404, error: 'recovery_not_found', docsUrl: shop.docsUrl, clause }));
-}
-
-/** 200 with `status` equal to `want` (the member the spec names; others are not judged). */
-export function expectRecoveryStatus(
-  res: ShopResponse,
-  want: 'complete' | 'pending' | 'cancelled',
-  { clause }: { clause: ClauseRef },
-): void {
-  expectStatus(res, 200, { clause });
-  if (typeof res.body !== 'object' || res.body === null) fail('a JSON object body', '{ "status": … }', res.text.slice(0, 300), { clause });
-  if (!['complete', 'pending', 'cancelled'].includes(res.body.status))
-    fail('"status" is one of complete, pending, cancelled', ['complete', 'pending', 'cancelled'], res.body.status, {
-      clause: 'RES-RECOVERY-5',
-    });
-  if (res.body.status !== want) fail('"status"', want, res.body.status, { clause });
 }
 
 /** Resumes the provider-pending operation; a concurrent resumption by another check may hold it: retry on 409 recovery_pending. */
