@@ -82,3 +82,36 @@ export function scanReference(root: string): ReferenceCitations | undefined {
   }
   return undefined;
 }
+
+/** A clause ID quoted in code, as the suite's judges name the clause a judgement enforces (`clause: 'AUTH-ORDER-4'`). */
+const QUOTED_ID = /['"`]([A-Z]+(?:-[A-Z0-9]+)*-\d+)['"`]/g;
+
+/** Every quoted clause ID in the code of one source text (comments are not read), with the code line. */
+export function findJudgements(file: string, source: string): Citation[] {
+  const found: Citation[] = [];
+  source.split('\n').forEach((line, i) => {
+    if (commentOf(line) === line.trimStart()) return;
+    const code = line.includes(' // ') ? line.slice(0, line.indexOf(' // ')) : line;
+    for (const m of code.matchAll(QUOTED_ID)) found.push({ id: m[1]!, file, line: i + 1, text: code.trim() });
+  });
+  return found;
+}
+
+/**
+ * Where `explore` judges clauses itself (its model, its differential projection, its oracles): the clause IDs its code
+ * names, in `conformance/explore` (a checkout) or `dist/conformance/explore` (a built package). Undefined when neither exists.
+ */
+export function scanExplore(root: string): ReferenceCitations | undefined {
+  for (const [dir, ext, compiled] of [
+    ['conformance/explore', '.ts', false],
+    ['dist/conformance/explore', '.js', true],
+  ] as const) {
+    const abs = join(root, dir);
+    if (!existsSync(abs)) continue;
+    const citations = sourceFiles(abs, ext).flatMap((path) =>
+      findJudgements(relative(root, path).split(sep).join('/'), readFileSync(path, 'utf8')),
+    );
+    return { dir, compiled, citations };
+  }
+  return undefined;
+}

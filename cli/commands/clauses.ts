@@ -10,7 +10,8 @@ import { PENDING } from '../../contract/clauses/pending.js';
 import { formatCoverage, untriedMust, type ClauseCoverage } from '../../conformance/engine/report/coverage.js';
 import { listChecks, PLAYWRIGHT_CONFIG } from '../../conformance/engine/runner/list.js';
 import { PACKAGE_ROOT } from '../../reference/src/paths.js';
-import { scanReference, type Citation } from '../clause-citations.js';
+import { scanExplore, scanReference, type Citation } from '../clause-citations.js';
+import { EVERY_RESPONSE_CLAUSES } from '../../conformance/lib/expect/every-response.js';
 import { EXIT } from '../exit.js';
 
 /** The domain coverage of a run's report (a directory holding conformance-report.json, or the file); one-line errors. */
@@ -58,6 +59,11 @@ export interface ClauseTrail {
   /** The clauses that repeat this one (aliases whose verdict follows its checks). */
   repeatedBy: string[];
   reference: { dir: string; compiled: boolean; citations: Citation[] } | null;
+  /**
+   * What `explore` judges of the clause: the places of its own code that name it, and whether every answer it gets is
+   * judged on the clause (the every-response rules of lib/expect/every-response.ts, which its model applies).
+   */
+  explore: { dir: string; places: Citation[]; everyAnswer: boolean } | null;
   checks: { id: string; level: 'spec' | 'reference'; file: string; line: number }[];
   defects: { id: string; kind: string; description: string; referenceOnly?: string; scopedVariants: number }[];
 }
@@ -72,6 +78,7 @@ export async function followClause(id: string, root: string = PACKAGE_ROOT): Pro
     import('../../conformance/selftest/scoped.js'),
   ]);
   const scanned = scanReference(root);
+  const explored = scanExplore(root);
   const checksDir = join(dirname(PLAYWRIGHT_CONFIG), 'checks');
   const checks = (await listChecks())
     .filter((k) => k.clauses.includes(id))
@@ -80,6 +87,13 @@ export async function followClause(id: string, root: string = PACKAGE_ROOT): Pro
     clause,
     repeatedBy: CLAUSES.filter((c) => c.repeats?.includes(id)).map((c) => c.id),
     reference: scanned ? { ...scanned, citations: scanned.citations.filter((c) => c.id === id) } : null,
+    explore: explored
+      ? {
+          dir: explored.dir,
+          places: explored.citations.filter((c) => c.id === id),
+          everyAnswer: (EVERY_RESPONSE_CLAUSES as readonly string[]).includes(id),
+        }
+      : null,
     checks,
     defects: DEFECTS.filter((d) => d.clause === id).map((d) => ({
       id: d.id,
@@ -113,6 +127,17 @@ export function formatTrail(t: ClauseTrail): string[] {
     const where = t.reference.compiled ? `${t.reference.dir}, compiled: lines of the .js files` : t.reference.dir;
     out(`Reference (${cites.length} citation${cites.length === 1 ? '' : 's'} in ${where}):`);
     for (const r of cites) out(`  ${r.file}:${r.line}  ${r.text}`);
+  }
+  out();
+  if (!t.explore) out('Explore: no explore sources in this installation');
+  else {
+    const { places, everyAnswer } = t.explore;
+    const judged = places.length === 0 && !everyAnswer ? ': not judged by explore' : ':';
+    out(
+      `Explore (${places.length} place${places.length === 1 ? '' : 's'} in ${t.explore.dir}${everyAnswer ? '; and every answer' : ''})${judged}`,
+    );
+    if (everyAnswer) out('  every answer explore gets is judged on it (lib/expect/every-response.ts, through its model)');
+    for (const p of places) out(`  ${p.file}:${p.line}  ${p.text.length > 110 ? `${p.text.slice(0, 110)}…` : p.text}`);
   }
   out();
   out(`Checks (${t.checks.length}):`);
@@ -150,7 +175,10 @@ export function addClausesCommand(program: Command): void {
     .option('--uncovered', 'only clauses without a check', false)
     .option('--coverage', "the last run's domain coverage: per clause, the cells its checks tried and those never tried", false)
     .option('--report <path>', 'with --coverage: the run report (its --output directory or conformance-report.json)', 'conformance-output')
-    .option('--show <id>', 'one clause followed through the code: the reference lines that cite it, its checks and its defects')
+    .option(
+      '--show <id>',
+      'one clause followed through the code: the reference lines that cite it, what explore judges of it, its checks and its defects',
+    )
     .addHelpText(
       'after',
       `

@@ -18,6 +18,21 @@ test('clauses --show prints the clause, its citations in the reference, its chec
   }
   assert.match(out, /^ {2}authentication\.order\.dpop-nonce\.every-response +spec +conformance\/checks\/\S+\.check\.ts:\d+$/m);
   assert.match(out, /^ {2}authentication\.limits\.dpop-nonce-only-on-failures {2}\(wire/m);
+  // What explore judges of it: places of conformance/explore whose code names the clause.
+  const explored = [...out.matchAll(/^ {2}(conformance\/explore\/\S+\.ts):(\d+) {2}/gm)];
+  assert.ok(explored.length >= 1, out);
+  for (const [, file, line] of explored) {
+    const text = readFileSync(new URL(`../../${file}`, import.meta.url), 'utf8').split('\n')[Number(line) - 1];
+    assert.match(text ?? '', /'AUTH-ORDER-4'/, `${file}:${line}`);
+  }
+});
+
+test('clauses --show says when every answer explore gets is judged on the clause, and when explore does not judge it', async () => {
+  const every = await cli(['clauses', '--show', 'ERR-PROBLEM-5']);
+  assert.match(every.out, /^Explore \(\d+ places? in conformance\/explore; and every answer\):$/m);
+  const none = await cli(['clauses', '--show', 'LIM-GUESTKEY-1']);
+  assert.equal(none.code, 0, none.out);
+  assert.match(none.out, /^Explore \(0 places in conformance\/explore\): not judged by explore$/m);
 });
 
 test('clauses --show with an ID the catalogue does not have: one line naming it, exit 2', async () => {
