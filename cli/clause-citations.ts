@@ -69,16 +69,19 @@ export interface ReferenceCitations {
  * the compiled files of a built package (`dist/reference/src`, which keep their comments). Undefined when neither exists.
  */
 export function scanReference(root: string): ReferenceCitations | undefined {
-  for (const [dir, ext, compiled] of [
-    ['reference/src', '.ts', false],
-    ['dist/reference/src', '.js', true],
+  return scanSources(root, 'reference/src', findCitations);
+}
+
+/** The citations `find` reads in `dir` under `root` (TypeScript sources), else in its compiled `dist/` twin (JavaScript). */
+function scanSources(root: string, dir: string, find: (file: string, source: string) => Citation[]): ReferenceCitations | undefined {
+  for (const [where, ext, compiled] of [
+    [dir, '.ts', false],
+    [`dist/${dir}`, '.js', true],
   ] as const) {
-    const abs = join(root, dir);
+    const abs = join(root, where);
     if (!existsSync(abs)) continue;
-    const citations = sourceFiles(abs, ext).flatMap((path) =>
-      findCitations(relative(root, path).split(sep).join('/'), readFileSync(path, 'utf8')),
-    );
-    return { dir, compiled, citations };
+    const citations = sourceFiles(abs, ext).flatMap((path) => find(relative(root, path).split(sep).join('/'), readFileSync(path, 'utf8')));
+    return { dir: where, compiled, citations };
   }
   return undefined;
 }
@@ -102,16 +105,5 @@ export function findJudgements(file: string, source: string): Citation[] {
  * names, in `conformance/explore` (a checkout) or `dist/conformance/explore` (a built package). Undefined when neither exists.
  */
 export function scanExplore(root: string): ReferenceCitations | undefined {
-  for (const [dir, ext, compiled] of [
-    ['conformance/explore', '.ts', false],
-    ['dist/conformance/explore', '.js', true],
-  ] as const) {
-    const abs = join(root, dir);
-    if (!existsSync(abs)) continue;
-    const citations = sourceFiles(abs, ext).flatMap((path) =>
-      findJudgements(relative(root, path).split(sep).join('/'), readFileSync(path, 'utf8')),
-    );
-    return { dir, compiled, citations };
-  }
-  return undefined;
+  return scanSources(root, 'conformance/explore', findJudgements);
 }

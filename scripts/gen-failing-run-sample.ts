@@ -171,15 +171,15 @@ export function replaceSample(doc: string, block: string): string {
 // The run
 // ---------------------------------------------------------------------------------------------------------------
 
-/** Starts implementations/plainhttp on an ephemeral port; resolves with its URL once it prints it. */
-function startImplementation(): Promise<{ url: string; child: ChildProcess }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', join(PACKAGE_ROOT, 'implementations/plainhttp/main.ts'), '--port', '0'], {
+/** Starts implementations/<name> on an ephemeral port; resolves with its URL once it prints it. */
+export function startImplementation(name = 'plainhttp'): Promise<{ url: string; child: ChildProcess }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', join(PACKAGE_ROOT, 'implementations', name, 'main.ts'), '--port', '0'], {
     cwd: PACKAGE_ROOT,
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   return new Promise((resolve, reject) => {
     let out = '';
-    const timer = setTimeout(() => reject(new Error(`plainhttp printed no URL within 30 s:\n${out}`)), 30_000);
+    const timer = setTimeout(() => reject(new Error(`${name} printed no URL within 30 s:\n${out}`)), 30_000);
     const read = (d: Buffer) => {
       out += d;
       const m = /listening on (https?:\/\/\S+)/.exec(out);
@@ -190,12 +190,12 @@ function startImplementation(): Promise<{ url: string; child: ChildProcess }> {
     };
     child.stdout!.on('data', read);
     child.stderr!.on('data', read);
-    child.once('exit', (code) => reject(new Error(`plainhttp exited (${code}) before printing its URL:\n${out}`)));
+    child.once('exit', (code) => reject(new Error(`${name} exited (${code}) before printing its URL:\n${out}`)));
   });
 }
 
 /** Runs the CLI as a user would (`npx shop-conformance` in a checkout), stdout and stderr together, no colours. */
-function runCli(args: readonly string[]): Promise<{ code: number; out: string }> {
+export function runCli(args: readonly string[]): Promise<{ code: number; out: string }> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, ['--import', 'tsx', join(PACKAGE_ROOT, 'cli/main.ts'), ...args], {
       cwd: PACKAGE_ROOT,

@@ -5,13 +5,13 @@
 // `<!-- grid-sample:end -->` is rewritten; the prose around it is kept.
 //
 // Run: npm run docs:samples (it runs this script after scripts/gen-failing-run-sample.ts). Minutes: three whole runs.
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Grid } from '../conformance/engine/report/grid.js';
 import { PACKAGE_ROOT } from '../reference/src/paths.js';
+import { runCli, startImplementation } from './gen-failing-run-sample.js';
 
 export const GRID_FILE = 'docs/implementations.md';
 export const GRID_START = '<!-- grid-sample:start -->';
@@ -52,40 +52,6 @@ export function replaceGrid(doc: string, block: string): string {
   return doc.slice(0, a) + block + doc.slice(b + GRID_END.length);
 }
 
-function start(name: string): Promise<{ url: string; child: ChildProcess }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', join(PACKAGE_ROOT, 'implementations', name, 'main.ts'), '--port', '0'], {
-    cwd: PACKAGE_ROOT,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  return new Promise((resolve, reject) => {
-    let out = '';
-    const timer = setTimeout(() => reject(new Error(`${name} printed no URL within 30 s:\n${out}`)), 30_000);
-    const read = (d: Buffer) => {
-      out += d;
-      const m = /listening on (https?:\/\/\S+)/.exec(out);
-      if (m) resolve((clearTimeout(timer), { url: m[1]!.replace(/\/$/, ''), child }));
-    };
-    child.stdout!.on('data', read);
-    child.stderr!.on('data', read);
-    child.once('exit', (code) => reject(new Error(`${name} exited (${code}) before printing its URL:\n${out}`)));
-  });
-}
-
-function runCli(args: readonly string[]): Promise<{ code: number; out: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', join(PACKAGE_ROOT, 'cli/main.ts'), ...args], {
-      cwd: PACKAGE_ROOT,
-      env: { ...process.env, FORCE_COLOR: '0', NO_COLOR: '1' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let out = '';
-    child.stdout.on('data', (d) => (out += d));
-    child.stderr.on('data', (d) => (out += d));
-    child.once('error', reject);
-    child.once('exit', (code) => resolve({ code: code ?? -1, out }));
-  });
-}
-
 export async function produceGrid(): Promise<string> {
   const dir = mkdtempSync(join(tmpdir(), 'shop-grid-sample-'));
   try {
@@ -93,7 +59,7 @@ export async function produceGrid(): Promise<string> {
     const reference = await runCli(['run', '--level', 'spec', '--reporter', 'dot', '--output', runs[0]!]);
     if (reference.code !== 0) throw new Error(`the reference's run exited ${reference.code}:\n${reference.out.slice(-2000)}`);
     for (const name of IMPLEMENTATIONS) {
-      const server = await start(name);
+      const server = await startImplementation(name);
       try {
         const output = join(dir, `${name}-run`);
         const profile = join(PACKAGE_ROOT, 'implementations', name, 'profile.json');
