@@ -1,4 +1,4 @@
-// npm run bench [-- --only startup,throughput,suite,failing,self-test,scoped,latency,remote,windows,fuzz,memory,crash,alternates,explore,tests]
+// npm run bench [-- --only startup,throughput,suite,failing,self-test,scoped,latency,remote,windows,fuzz,memory,crash,alternates,explore,recipes,tests]
 // [--rounds N] [--seconds S] [--fuzz-requests N] [--crash-rounds N] [--explore-budget S] [--explore-targets a,b]: the project's targets,
 // measured on this machine as medians and as ratios taken in the same run (these machines are shared and noisy, so never
 // compare a figure with a constant from another run). Each section prints its figures and whether its target is met.
@@ -19,6 +19,7 @@ import { benchScoped } from './scoped.js';
 import { benchRemote } from './remote.js';
 import { benchWindows } from './windows.js';
 import { benchExplore } from './explore.js';
+import { benchRecipes } from './recipes.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const SECTIONS = [
@@ -36,6 +37,7 @@ const SECTIONS = [
   'crash',
   'alternates',
   'explore',
+  'recipes',
   'tests',
 ] as const;
 
@@ -265,6 +267,8 @@ if (only.has('explore'))
     budgetS: Number(values['explore-budget']),
     ...(values['explore-targets'] ? { targets: values['explore-targets'].split(',').map((x) => x.trim()) } : {}),
   });
+
+if (only.has('recipes')) await benchRecipes(line, verdict);
 
 if (only.has('tests')) {
   line('\n== npm test, script by script (wall time)');

@@ -8,10 +8,12 @@ import { startServer, type RunningServer } from '../../reference/src/server.js';
 import { loadConfig } from '../../reference/src/config.js';
 import { FIXTURE_PROFILE_PATH } from '../helpers/reference.js';
 import { recipes, runScript, shellBlocks } from '../helpers/recipes.js';
+import { longRecipes } from '../../bench/recipes.js';
 
 /** Files whose blocks other tests own. */
 const FILES_NOT_RUN: Readonly<Record<string, string>> = {
-  'conformance.md': 'its blocks run the whole suite (minutes); test/cli/run.test.ts covers `run` and its options',
+  'conformance.md':
+    "its blocks run the whole suite (minutes) or name a deployment of the reader's own; test/cli/run.test.ts covers `run`, and `npm run bench -- --only recipes` runs its --repro block as written",
 };
 
 /** Unmarked shell blocks, by file and first line: why each is not run. */
@@ -28,17 +30,17 @@ const BLOCKS_NOT_RUN: Readonly<Record<string, string>> = {
   'ci.md: npm install --save-dev ./shop-conformance-0.1.0.tgz          # `npm pack` in a checkout of shop-conformance makes it':
     'needs a packed tarball and the network; npm run test:pack (test/cli/pack.test.ts) packs one and installs it',
   'ci.md: npx shop-conformance run --base-url "$SHOP_URL" --profile ./conformance/profile.json \\':
-    'the whole suite (minutes); the CI recipes of test/cli/ci-recipes.test.ts run the same command narrowed to one clause',
+    'takes minutes: `npm run bench -- --only recipes` runs it as written against the reference (bench/recipes.ts)',
   'ci.md: npx shop-conformance run --base-url "$SHOP_URL" --update-expected-failures conformance/expected-failures.json':
-    'the whole suite (minutes); test/cli/baseline.test.ts runs --update-expected-failures',
+    'takes minutes: `npm run bench -- --only recipes` runs it as written against the reference (bench/recipes.ts)',
   'ci.md: npx shop-conformance report compare ./reports-main ./reports-branch':
     'needs two runs; test/cli/baseline.test.ts runs report compare',
   'ci.md: npx shop-conformance run --base-url "$SHOP_URL" --shard 1/2 --output shard-1':
-    'the whole suite in shards; the sharded workflow of test/cli/ci-recipes.test.ts runs --shard and report merge',
+    'takes minutes: `npm run bench -- --only recipes` runs it as written against the reference (bench/recipes.ts)',
   'ci.md: npx shop-conformance report merge shard-1 shard-2 --expected-failures conformance/expected-failures.json':
-    'needs shard runs; the sharded workflow of test/cli/ci-recipes.test.ts merges with the baseline',
+    'takes minutes: `npm run bench -- --only recipes` runs it as written against the reference (bench/recipes.ts)',
   'ci.md: npx shop-conformance explore --base-url "$SHOP_URL" --profile conformance/profile.json --seed 7 --budget 60s --output explore-output':
-    'explores for a minute; test/cli/explore*.test.ts run explore with a seed and a budget, and --replay',
+    'takes minutes: `npm run bench -- --only recipes` runs it as written against the reference (bench/recipes.ts)',
   'ci.md: set -euo pipefail': 'the plain-shell CI recipe (`<!-- ci-recipe: shell -->`): test/cli/ci-recipes.test.ts runs it',
   'ci.md: exec npx shop-conformance serve --port 8787 --profile conformance/profile.json':
     "the CI recipes' start script; test/cli/ci-recipes.test.ts starts the reference through npx the same way",
@@ -84,6 +86,10 @@ test('every shell block of docs/ is a recipe, or is listed with the reason it is
   assert.deepEqual(unexplained, [], 'mark these `<!-- recipe: name -->`, or say in BLOCKS_NOT_RUN why they are not run');
   const stale = Object.keys(BLOCKS_NOT_RUN).filter((k) => !keys.includes(k));
   assert.deepEqual(stale, [], 'BLOCKS_NOT_RUN names blocks the docs no longer have (or that are recipes now)');
+});
+
+test('the recipes that take minutes, which the bench runs as written, are still in the docs', () => {
+  assert.equal(longRecipes().length, 6);
 });
 
 for (const r of recipes()) {
