@@ -129,6 +129,25 @@ async function stillAnswers(url: string, ms = 8000): Promise<boolean> {
   return true;
 }
 
+/**
+ * One `run:` step as the runner runs it (`bash --noprofile --norc -eo pipefail`), with what earlier steps wrote to
+ * $GITHUB_ENV in its environment; its process group joins `groups` (stopped when the job ends). It must exit 0.
+ */
+async function runStep(project: string, run: string, name: string, o: { githubEnv: string; log: string; groups: number[] }): Promise<void> {
+  const script = join(project, `.step-${name}.sh`);
+  writeFileSync(script, run + '\n');
+  const fromSteps = Object.fromEntries(
+    readFileSync(o.githubEnv, 'utf8')
+      .split('\n')
+      .filter((l) => l.includes('='))
+      .map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)]),
+  );
+  const env = npmEnv({ ...fromSteps, GITHUB_ENV: o.githubEnv, RECIPE_RUN_ARGS: RUN_ARGS, SHOP_URL: fromSteps.SHOP_URL });
+  const { code, pid } = await bash(['--noprofile', '--norc', '-eo', 'pipefail', script], project, env, o.log);
+  o.groups.push(pid);
+  assert.equal(code, 0, `step ${name} (${run.split('\n')[0]}) exited ${code}\n${readFileSync(o.log, 'utf8')}`);
+}
+
 function assertJudged(project: string): void {
   const report = JSON.parse(readFileSync(join(project, 'conformance-output', 'conformance-report.json'), 'utf8')) as {
     checks: { id: string; status: string }[];
@@ -175,21 +194,8 @@ test('docs/ci.md, the GitHub Actions workflow, runs step by step as the runner r
   const groups: number[] = [];
   const log = join(project, 'ci.log');
   try {
-    for (const [i, run] of runs.entries()) {
-      const script = join(project, `.step-${i}.sh`);
-      writeFileSync(script, run.replaceAll('8787', String(port)) + '\n');
-      // What earlier steps wrote to $GITHUB_ENV is in this step's environment.
-      const fromSteps = Object.fromEntries(
-        readFileSync(githubEnv, 'utf8')
-          .split('\n')
-          .filter((l) => l.includes('='))
-          .map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)]),
-      );
-      const env = npmEnv({ ...fromSteps, GITHUB_ENV: githubEnv, RECIPE_RUN_ARGS: RUN_ARGS, SHOP_URL: fromSteps.SHOP_URL });
-      const { code, pid } = await bash(['--noprofile', '--norc', '-eo', 'pipefail', script], project, env, log);
-      groups.push(pid);
-      assert.equal(code, 0, `step ${i + 1} (${run.split('\n')[0]}) exited ${code}\n${readFileSync(log, 'utf8')}`);
-    }
+    for (const [i, run] of runs.entries())
+      await runStep(project, run.replaceAll('8787', String(port)), String(i + 1), { githubEnv, log, groups });
     assertJudged(project);
   } finally {
     // The runner's end of job: every process a step left behind is stopped.
@@ -265,19 +271,11 @@ test('docs/ci.md, the sharded GitHub Actions workflow, runs job by job: each sha
       }
       if (step.uses) continue; // checkout and setup-node: the project and this node are there
       if (step.run === undefined) continue;
-      const script = join(project, `.step-${matrix.shard ?? 'merge'}-${i}.sh`);
-      // A `>` block folds its lines into one; `|` keeps them.
-      writeFileSync(script, fill(step.run).replaceAll('8787', String(port)) + '\n');
-      const fromSteps = Object.fromEntries(
-        readFileSync(githubEnv, 'utf8')
-          .split('\n')
-          .filter((l) => l.includes('='))
-          .map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)]),
-      );
-      const env = npmEnv({ ...fromSteps, GITHUB_ENV: githubEnv, RECIPE_RUN_ARGS: RUN_ARGS, SHOP_URL: fromSteps.SHOP_URL });
-      const { code, pid } = await bash(['--noprofile', '--norc', '-eo', 'pipefail', script], project, env, log);
-      groups.push(pid);
-      assert.equal(code, 0, `step ${i + 1} (${step.run.split('\n')[0]}) exited ${code}\n${readFileSync(log, 'utf8')}`);
+      await runStep(project, fill(step.run).replaceAll('8787', String(port)), `${matrix.shard ?? 'merge'}-${i + 1}`, {
+        githubEnv,
+        log,
+        groups,
+      });
     }
   };
   try {
