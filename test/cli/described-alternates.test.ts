@@ -52,7 +52,7 @@ describe("self-described choices: learned from the deployment's documents", { co
 
   const twins = [
     // The reference's cart body is refused: the checks that add a line fail on their own clauses.
-    { of: cartBodies, clauses: ['AUTH-CUST-2', 'AUTH-CUST-3', 'AUTH-CUST-4'], grep: 'auth\\.customer' },
+    { of: cartBodies, clauses: ['AUTH-CUST-2', 'AUTH-CUST-3', 'AUTH-CUST-4'], grep: 'authentication\\.customer' },
     // The reference's operator paths are no routes here: the operator control of PUR-RULE-3 finds none.
     { of: opsRoutes, clauses: ['PUR-RULE-3'], grep: 'endpoints\\.ops' },
   ];
@@ -87,7 +87,8 @@ describe("self-described choices: learned from the deployment's documents", { co
   }
 
   // Credential formats no document can state: the profile's conventions say them; without them the same deployment fails.
-  const selection = 'agents\\.(invited|assistant)\\.|endpoints\\.internal|endpoints\\.conversations';
+  const selection =
+    '\\[authentication\\.agents\\.(invited|assistant)\\.|\\[limits\\.agents\\.assistant\\.|\\[endpoints\\.(internal|conversations)\\.';
   const profileWith = (conventions: unknown) => {
     const path = join(outputDir(), 'profile.json');
     writeFileSync(path, JSON.stringify({ ...fixtureProfile, conventions }));

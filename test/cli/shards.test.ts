@@ -15,7 +15,8 @@ const CLI = new URL('../../cli/main.ts', import.meta.url).pathname;
 const CLAUSES = ['ERR-PROBLEM-7', 'RES-PROBLEM-4', 'AUTH-GUEST-4', 'ERR-TABLE-1'];
 // Of these clauses' checks, those about problem documents, guest sessions, tokens and the error table: the every-response
 // clauses would add the rate budgets and status matrices, a minute that adds nothing to what shards do.
-const GREP = 'resources\\.problem|request-stage|auth\\.guest|auth\\.token|dpop\\.token|err\\.no-token|err\\.failures|err\\.unmatched';
+const GREP =
+  'resources\\.problem|request-stage|authentication\\.guest|authentication\\.token|dpop\\.token|errors\\.no-token|errors\\.failures|errors\\.unmatched';
 const reportOf = (dir: string) => JSON.parse(readFileSync(join(dir, 'conformance-report.json'), 'utf8'));
 
 describe('shards and their merge', () => {
