@@ -11,6 +11,7 @@ import { readCaFile, readProfileFile } from '../../conformance/engine/runner/par
 import { parseDuration } from '../../conformance/engine/doctor/wait.js';
 import { explore, replay, type ExploreOptions, type ExploreResult } from '../../conformance/explore/runner.js';
 import { formatFinding, replaySchema, writeReports, type ReplayFile } from '../../conformance/explore/report.js';
+import { formatCoverageMap } from '../../conformance/explore/coverage.js';
 import { exploreOracles, curlScriptOf } from '../../conformance/explore/oracles.js';
 import { FIXTURE_PROFILE } from '../../reference/src/paths.js';
 import { EXIT, exitAfterOutput } from '../exit.js';
@@ -173,6 +174,7 @@ export async function runExplore(o: ExploreCliOptions, io: Io = stdio): Promise<
       io.out(`replay: shop-conformance explore --replay ${f.replay}${o.baseUrl ? ` --base-url ${o.baseUrl}` : ''}\n`);
       if (f.script) io.out(`curl script: ${f.script}\n`);
     });
+    if (result.coverage) io.out(`${formatCoverageMap(result.coverage).join('\n')}\n`);
     if (result.failures.length === 0) io.out(recorded ? 'the recorded sequence no longer diverges\n' : 'no finding\n');
     io.out(`reports: ${files.report} ${files.junit} ${files.html}\n`);
     return result.failures.length ? EXIT.failed : EXIT.ok;

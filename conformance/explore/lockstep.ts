@@ -12,6 +12,18 @@ import { createdId, expectedOutcome, judgeHeaders, judgeStep, newModel, type Mod
 import type { DifferentialContext } from './projection.js';
 import type { PlanStep } from './plan.js';
 import { fixtureOf, newRunContext, World, type RunContext } from './world.js';
+import { judgeAdmission } from './admission.js';
+import { judgeAccountData } from './model-accounts.js';
+import { CoverageMap, type CoverageReport } from './coverage.js';
+import { NotDeclared } from '../lib/expect/failure.js';
+import type { Target } from '../engine/transport/target.js';
+
+/** The creates whose row later steps name by path id: an order, an address, a conversation. */
+const CREATES: Readonly<Record<string, 'order' | 'address' | 'conversation'>> = {
+  checkoutSavedCard: 'order',
+  addAddress: 'address',
+  openConversation: 'conversation',
+};
 
 /** The oracles other than the model, plugged in by the caller (conformance/explore/oracles.ts). */
 export interface Oracles {
@@ -59,6 +71,8 @@ export interface ExploreResult {
   ms: number;
   /** Every distinct finding (by oracle and clauses), each as its shrunk sequence, in the order found; empty: none. */
   failures: Sequence[];
+  /** What the target's requests reached (coverage.ts); absent for a replay. */
+  coverage?: CoverageReport;
 }
 
 /** What one sequence runs against: the target, the lockstep reference, the oracles. */
@@ -66,10 +80,14 @@ export class Lockstep {
   readonly target: World;
   readonly reference: World | undefined;
   private schema: ReturnType<NonNullable<Oracles['schema']>> | undefined;
+  private described: Target | undefined;
+  /** What the target's requests reached (coverage.ts). */
+  readonly coverage: CoverageMap;
   steps = 0;
 
   constructor(private readonly o: Pick<ExploreOptions, 'baseUrl' | 'tls' | 'referenceUrl' | 'profile' | 'oracles'>) {
     this.target = new World(o.baseUrl, o.profile, fixtureOf(o.profile), o.tls);
+    this.coverage = new CoverageMap(o.profile, o.baseUrl);
     // The embedded reference holds the fixture seed, whatever data the target's profile declares, and reads the reference's
     // own conventions (header names, credential formats, the browser session's carrier): each world resolves a plan step
     // itself, so the reference is sent the step in its conventions, as `run` translates them for the target.
@@ -86,9 +104,15 @@ export class Lockstep {
       if (err instanceof CheckFailure) return [{ oracle: 'model', clauses: [...err.clauses], message: err.message, index: -1 }];
       throw err;
     }
+    this.described = await this.target.described();
     const docs = this.target.documents();
     if (docs && this.o.oracles?.schema) this.schema = this.o.oracles.schema(docs);
     return [];
+  }
+
+  /** The scopes the target's documents declare an operation needs (undefined: none named, or not read yet). */
+  private declaredScopes(operationId: string): readonly string[] | undefined {
+    return this.described?.has(operationId) ? this.described.securityScopes(operationId) : undefined;
   }
 
   private worlds(): World[] {
@@ -159,26 +183,42 @@ export class Lockstep {
 
   private async step(p: PlanStep, model: ModelState, ctx: RunContext, seq: Sequence): Promise<Finding[]> {
     const index = seq.steps.length;
+    // A route the spec leaves open that a deployment does not describe is not sent (to either): nothing to judge.
+    let resolved: Step[];
+    try {
+      resolved = await Promise.all(this.worlds().map((w) => w.resolve(p, ctx)));
+    } catch (err) {
+      if (!(err instanceof NotDeclared)) throw err;
+      this.coverage.skipped(p);
+      return [];
+    }
     const sent = await Promise.all(
-      this.worlds().map(async (w) => {
-        const step = await w.resolve(p, ctx);
+      this.worlds().map(async (w, i) => {
+        const step = resolved[i]!;
         const answer = await w.send(step, ctx);
         const location = answer.status >= 200 && answer.status < 300 ? answer.headers.location : undefined;
         const follow = location ? await w.follow(location, p.caller, ctx) : undefined;
-        const created = p.op === 'checkoutSavedCard' || p.op === 'addAddress' ? createdId(answer) : undefined;
-        if (created !== undefined) w.rows[p.op === 'addAddress' ? 'address' : 'order'][p.caller.endsWith(':b') ? 'b' : 'a'].push(created);
-        return { step, answer, follow };
+        // An order an agent placed: its Location answers the account's customer too (model-accounts.ts).
+        const account = /^(delegated|invited|assistant|browser):([ab])$/.exec(p.caller)?.[2];
+        const owner = follow && p.op === 'checkoutSavedCard' && account ? await w.follow(location!, `customer:${account}`, ctx) : undefined;
+        const kind = CREATES[p.op];
+        const created = kind ? createdId(answer) : undefined;
+        if (kind && created !== undefined) w.rows[kind][p.caller.endsWith(':b') ? 'b' : 'a'].push(created);
+        return { step, answer, follow, owner, created };
       }),
     );
     this.steps++;
     const [target, reference] = sent as [(typeof sent)[0], (typeof sent)[0] | undefined];
     seq.steps.push(target.step);
     seq.answers.push(target.answer);
+    this.coverage.record(p, target.step, target.answer);
     // What the model knew before the step moved it on: the differential compares an unshown refusal only against it.
     const expected = expectedOutcome(model, p);
     const findings = [
       ...judgeHeaders(target.step, target.answer, index, this.o.profile.docsUrl),
       ...judgeStep(model, p, target.step, target.answer, { index, variants: this.target.fixture.variants, follow: target.follow }),
+      ...judgeAdmission(p, target.step, target.answer, index, this.declaredScopes(p.op)),
+      ...judgeAccountData(model, p, target.step, target.answer, { index, created: target.created, owner: target.owner }),
       ...(reference && this.o.oracles?.differential
         ? this.o.oracles.differential(target.step, target.answer, reference.answer, index, { expected })
         : []),

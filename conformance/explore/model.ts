@@ -7,9 +7,14 @@
 // are not shown by the spec: a cart is observed through the variant ids its text names. Where a step's effect is not
 // pinned (a mutated write the target accepted, a checkout refused for its own reasons), the owner's cart becomes unknown
 // until the next read.
-import { OPERATIONS } from '../../contract/operations.js';
 import { CheckFailure, softFailures } from '../lib/assert.js';
-import { expectBoundaryRules, expectDomainErrorHeaders, expectProblemMembers, expectRequestId } from '../lib/expect/every-response.js';
+import {
+  cacheable,
+  expectBoundaryRules,
+  expectDomainErrorHeaders,
+  expectProblemMembers,
+  expectRequestId,
+} from '../lib/expect/every-response.js';
 import type { Answer, Finding, Step } from './exchange.js';
 import { ownerOf, sessionOf, type PlanStep } from './plan.js';
 import { credentialsOfStep } from './agent-callers.js';
@@ -19,9 +24,6 @@ export { expectedOutcome, mayHaveMore } from './model-knows.js';
 
 export type Account = 'a' | 'b';
 
-/** Catalog GETs keep caching of their own (END-CONV-7): exempt from the no-store default. */
-const CATALOG = new Set(OPERATIONS.filter((op) => op.group === 'catalog').map((op) => op.operationId));
-
 export interface ModelState {
   /** Per owner: the variants its cart holds, or undefined while unknown. */
   carts: Map<string, Set<number> | undefined>;
@@ -29,6 +31,8 @@ export interface ModelState {
   orders: Record<Account, string[]>;
   /** Every row a create answered with in this sequence (its Location, else its id). */
   created: Set<string>;
+  /** Addresses each account added in this sequence and has not deleted (model-accounts.ts). */
+  addresses: Record<Account, string[]>;
   /** Conversations each assistant session opened in this sequence: a session's own, never another's (END-PUBLIC-19). */
   conversations: Record<Account, string[]>;
 }
@@ -37,6 +41,7 @@ export const newModel = (): ModelState => ({
   carts: new Map(),
   orders: { a: [], b: [] },
   created: new Set(),
+  addresses: { a: [], b: [] },
   conversations: { a: [], b: [] },
 });
 
@@ -65,7 +70,7 @@ export function judgeHeaders(step: Step, answer: Answer, index: number, docsUrl:
   const what = `${step.method} ${step.path}`;
   try {
     expectRequestId(res, what);
-    expectBoundaryRules(res, what, step.method === 'GET' && CATALOG.has(step.operationId));
+    expectBoundaryRules(res, what, cacheable(step.method, step.path.split('?')[0]!));
     expectProblemMembers(docsUrl, res, what);
     // ERR-PROBLEM-8 (rules/07-errors.ts): the request as sent, its path and the credentials its caller presents.
     expectDomainErrorHeaders(res, what, { path: step.path.split('?')[0]!, credentials: credentialsOfStep(step) });

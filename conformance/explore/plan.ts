@@ -3,7 +3,9 @@
 // "account a's last order", not the id itself), so that a replay on a fresh deployment resolves them to that
 // deployment's own ids; each is resolved to a concrete Step (exchange.ts) only when it is sent. Data and arbitraries only.
 import fc from 'fast-check';
+import type { CallerKind } from '../../contract/callers.js';
 import type { Profile } from '../../contract/profile.js';
+import { admittedKinds, COMMANDS, hasOwnCredential, isWrite, type Command } from './commands.js';
 
 /** DPoP proof defects an assistant step can carry (the DPoP checks' negative matrix, dpop-negative-matrix.ts). */
 export const PROOF_DEFECTS = [
@@ -52,6 +54,10 @@ export const CALLERS = [
   ...PROOF_DEFECTS.map((d) => `assistant:proof-${d}` as const),
   'browser:a',
   'forwarder:no-artifact',
+  // The internal routes' and the webhook's own credential (the route's shared secret in its carrier, or a provider
+  // signature made with the webhook secret), and a wrong one in the same place.
+  'secret:own',
+  'secret:wrong',
 ] as const;
 export type Caller = (typeof CALLERS)[number];
 
@@ -108,26 +114,8 @@ export const MUTATIONS = [
 ] as const;
 export type Mutation = (typeof MUTATIONS)[number];
 
-/** The operations explored, with what their plan needs. */
-export const EXPLORED = {
-  getCart: {},
-  addCartItem: { body: true },
-  updateCartItem: { body: true, variantPath: true },
-  removeCartItem: { variantPath: true },
-  checkoutSavedCard: { body: true },
-  listOrders: {},
-  getOrder: { ref: 'order' },
-  cancelOrder: { ref: 'order' },
-  listAddresses: {},
-  addAddress: { body: true },
-  deleteAddress: { ref: 'address' },
-  getProfile: {},
-  listPaymentMethods: {},
-  searchProducts: {},
-  listConversations: {},
-  openConversation: { body: true },
-} as const satisfies Record<string, { body?: true; variantPath?: true; ref?: 'order' | 'address' }>;
-export type ExploredOperation = keyof typeof EXPLORED;
+/** The commands explored: every route of the contract (commands.ts). */
+export type ExploredOperation = string;
 
 export interface PlanStep {
   op: ExploredOperation;
@@ -154,12 +142,11 @@ export const callersFor = (profile: Profile): Caller[] =>
     return cap === undefined || profile.capabilities[cap];
   });
 
-/** The mutations that mean something for an operation: path ids for row reads and writes, bodies for writes. */
-function mutationsOf(op: ExploredOperation): Mutation[] {
-  const spec = EXPLORED[op] as { body?: true; variantPath?: true; ref?: 'order' | 'address' };
+/** The mutations that mean something for a command: path ids for row reads and writes, bodies for writes. */
+function mutationsOf(c: Command): Mutation[] {
   const headers: Mutation[] = ['duplicate-header', 'absent-header', 'wrong-method', 'bad-path-escape'];
-  if (spec.ref) return ['foreign-id', 'foreign-id', 'foreign-id', 'unknown-id', ...headers];
-  if (spec.body)
+  if (c.ref === 'order' || c.ref === 'address') return ['foreign-id', 'foreign-id', 'foreign-id', 'unknown-id', ...headers];
+  if (isWrite(c) && c.method !== 'DELETE')
     return [
       'wrong-type',
       'missing-member',
@@ -167,34 +154,37 @@ function mutationsOf(op: ExploredOperation): Mutation[] {
       'bad-escape',
       'not-json',
       'no-content-type',
-      ...(op === 'checkoutSavedCard' ? (['foreign-card', 'foreign-card'] as const) : []),
+      ...(c.id === 'checkoutSavedCard' ? (['foreign-card', 'foreign-card'] as const) : []),
       ...headers,
     ];
   return headers;
 }
 
 /** The assistant conversation operations (their routes are the target's own: its assistant description document). */
-export const CONVERSATION_OPS: ReadonlySet<ExploredOperation> = new Set(['listConversations', 'openConversation']);
+export const CONVERSATION_OPS: ReadonlySet<ExploredOperation> = new Set(
+  COMMANDS.filter((c) => c.group === 'conversation').map((c) => c.id),
+);
 
-/** How often each operation comes: the state builders (cart writes, checkout, creates) and their observers most. */
-const OP_WEIGHTS: Record<ExploredOperation, number> = {
-  addCartItem: 5,
-  checkoutSavedCard: 4,
-  getCart: 3,
-  listOrders: 2,
-  getOrder: 2,
-  addAddress: 2,
-  deleteAddress: 2,
-  removeCartItem: 2,
-  cancelOrder: 1,
-  updateCartItem: 1,
-  listAddresses: 1,
-  getProfile: 1,
-  listPaymentMethods: 1,
-  searchProducts: 1,
-  listConversations: 1,
-  openConversation: 1,
-};
+/** The caller kind a label presents (a defective credential presents its kind's); undefined for no kind at all. */
+export function kindOfCaller(caller: string): CallerKind | 'anonymous' | 'secret' | undefined {
+  const prefix = caller.split(/[:#]/)[0]!;
+  const kinds: Record<string, CallerKind | 'anonymous' | 'secret'> = {
+    customer: 'customer',
+    delegated: 'delegated',
+    guest: 'guest',
+    invited: 'invited-agent',
+    assistant: 'assistant',
+    browser: 'assistant',
+    operator: 'operator',
+    anonymous: 'anonymous',
+    secret: 'secret',
+  };
+  return kinds[prefix];
+}
+
+/** A caller with a sound credential of its kind (not a forged or defective one). */
+export const isSound = (caller: string): boolean =>
+  /^(customer|delegated|invited|assistant|guest):[ab]$/.test(caller) || caller === 'browser:a' || caller === 'operator';
 
 /**
  * One plan step. Positive steps (owned callers, no mutation) dominate, so that sequences build state (carts filled,
@@ -205,24 +195,40 @@ export function planStepArbitrary(callers: readonly Caller[]): fc.Arbitrary<Plan
   // Positive steps are sent as a caller that owns a cart with a sound credential (a defective one acts for account a only
   // had the deployment accepted it), so that sequences build state for the negative ones to probe.
   const owned = callers.filter((c) => ownerOf(c) !== undefined && !ACTS_FOR_A.test(c));
-  // Conversations are the assistant's: without an assistant caller they are not generated; with one, mostly sent as it.
+  // Conversations are the assistant's: with an assistant caller, mostly sent as it.
   const sessions = callers.filter((c) => sessionOf(c) !== undefined && c.startsWith('assistant:'));
-  const weights = (Object.entries(OP_WEIGHTS) as [ExploredOperation, number][]).filter(
-    ([o]) => sessions.length > 0 || !CONVERSATION_OPS.has(o),
-  );
-  const op = fc.oneof(...weights.map(([o, weight]) => ({ weight, arbitrary: fc.constant(o) })));
-  return op.chain((o) => {
-    const usual = CONVERSATION_OPS.has(o) ? sessions : owned;
-    const write = EXPLORED[o] && ('body' in EXPLORED[o] || o === 'removeCartItem' || o === 'deleteAddress' || o === 'cancelOrder');
+  const sound = callers.filter(isSound);
+  const routeCallers = callers.filter((c) => !c.startsWith('secret:'));
+  const op = fc.oneof(...COMMANDS.map((c) => ({ weight: c.weight, arbitrary: fc.constant(c) })));
+  return op.chain((c) => {
+    // The usual caller: one the contract admits (an owner of a cart for the cart and account routes, a session for the
+    // conversations, the route's own credential for an internal route or the webhook); then any caller at all, so that
+    // every kind meets every route, refused or not (docs/explore.md, "Callers").
+    const admitted = admittedKinds(c);
+    const usual = hasOwnCredential(c.id)
+      ? (['secret:own'] as Caller[])
+      : CONVERSATION_OPS.has(c.id) && sessions.length > 0
+        ? sessions
+        : [...owned, ...sound].filter((x) => admitted.includes(kindOfCaller(x) as CallerKind));
+    // Any caller, its kind drawn first (each kind as often as another, however many labels it has), then its label.
+    const anyCallers = hasOwnCredential(c.id) ? [...routeCallers, 'secret:wrong' as Caller] : routeCallers;
+    const byKind = [...new Set(anyCallers.map((x) => kindOfCaller(x) ?? 'other'))].map((k) =>
+      anyCallers.filter((x) => (kindOfCaller(x) ?? 'other') === k),
+    );
+    const any = fc.oneof(...byKind.map((labels) => fc.constantFrom(...labels)));
+    const write = isWrite(c);
     return fc.record(
       {
-        op: fc.constant(o),
-        caller: fc.oneof({ weight: 4, arbitrary: fc.constantFrom(...usual) }, { weight: 1, arbitrary: fc.constantFrom(...callers) }),
+        op: fc.constant(c.id),
+        caller: fc.oneof(...(usual.length > 0 ? [{ weight: c.weight > 1 ? 4 : 2, arbitrary: fc.constantFrom(...usual) }] : []), {
+          weight: 1,
+          arbitrary: any,
+        }),
         variant: fc.constantFrom<0 | 1>(0, 1),
         quantity: fc.integer({ min: 1, max: 3 }),
         mutation: fc.oneof(
-          { weight: EXPLORED[o] && 'ref' in EXPLORED[o] ? 2 : 4, arbitrary: fc.constant(undefined) },
-          { weight: 1, arbitrary: fc.constantFrom(...mutationsOf(o)) },
+          { weight: c.ref === 'order' || c.ref === 'address' ? 2 : 4, arbitrary: fc.constant(undefined) },
+          { weight: 1, arbitrary: fc.constantFrom(...mutationsOf(c)) },
         ),
         idempotencyKey: fc.oneof(
           { weight: write ? 1 : 3, arbitrary: fc.constant(undefined) },

@@ -7,7 +7,9 @@ import { join } from 'node:path';
 import { z } from 'zod';
 import { CLAUSES_BY_ID } from '../../contract/clauses/index.js';
 import type { Finding, Step } from './exchange.js';
-import { describePlan, EXPLORED, CALLERS, MUTATIONS, type PlanStep } from './plan.js';
+import { describePlan, CALLERS, MUTATIONS, type PlanStep } from './plan.js';
+import { COMMAND_IDS } from './commands.js';
+import { coverageHtml } from './coverage-html.js';
 import type { ExploreResult, Sequence } from './runner.js';
 
 export const REPLAY_FORMAT = 'shop-conformance explore replay 1';
@@ -30,7 +32,7 @@ export const replaySchema = z
       .optional(),
     plans: z.array(
       z.object({
-        op: z.enum(Object.keys(EXPLORED) as [keyof typeof EXPLORED, ...(keyof typeof EXPLORED)[]]),
+        op: z.enum(COMMAND_IDS),
         caller: z.enum(CALLERS),
         variant: z.union([z.literal(0), z.literal(1)]),
         quantity: z.number().int(),
@@ -142,7 +144,7 @@ export function htmlOf(r: ExploreResult, o: { target: string; seed: number; file
 body{font:14px system-ui,sans-serif;margin:2em}table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:4px 8px;text-align:left;vertical-align:top}
 .fail{color:#a00}.pass{color:#070}tr.fail td{background:#fee}code{font-size:12px;white-space:pre-wrap}section{margin-bottom:2em}</style></head><body>
 <h1>shop-conformance explore</h1><p>target ${esc(o.target)}, seed ${o.seed}: ${r.runs} sequences, ${r.steps} requests in ${(r.ms / 1000).toFixed(1)} s</p>
-${verdict}${sections}</body></html>\n`;
+${verdict}${sections}${r.coverage ? coverageHtml(r.coverage) : ''}</body></html>\n`;
 }
 
 /** Writes every report, and per finding N its finding-N.replay.json and finding-N.sh; returns the files written. */
@@ -182,6 +184,7 @@ export function writeReports(
     requests: r.steps,
     ms: r.ms,
     verdict: r.failures.length ? 'finding' : 'no finding',
+    ...(r.coverage ? { coverage: r.coverage } : {}),
     findings: r.failures.flatMap((seq, i) => seq.findings.map((f) => ({ finding: i + 1, ...f, ...findings[i] }))),
     sequences: r.failures.map((seq, i) => ({
       finding: i + 1,

@@ -130,7 +130,7 @@ export async function explore(o: ExploreOptions): Promise<ExploreResult> {
       log(`finding in the concurrent interleavings: ${fresh[0]!.message} (shrunk from ${seq.original} to ${seq.steps.length} requests)`);
       failures.push({ ...seq, findings: fresh });
     }
-    return { runs, steps: lockstep.steps, ms: Date.now() - started, failures };
+    return { runs, steps: lockstep.steps, ms: Date.now() - started, failures, coverage: lockstep.coverage.report() };
   } finally {
     lockstep.close();
   }

@@ -11,7 +11,9 @@ import { forgeGuestSession, newGuestSession } from '../lib/guest-session.js';
 import { freshShopperIp } from '../lib/shopper.js';
 import { operatorAttribution } from '../lib/credential-formats.js';
 import type { Answer, Step } from './exchange.js';
-import { EXPLORED, type PlanStep } from './plan.js';
+import type { PlanStep } from './plan.js';
+import { COMMANDS_BY_ID } from './commands.js';
+import { resolveSpecial, routeCredential, specialRowOf } from './special-routes.js';
 import { AgentCallers, isAgentCaller } from './agent-callers.js';
 
 /** The data a sequence acts on: two accounts with a saved card each, two well-stocked variants (profile `data`, else the seed's). */
@@ -50,13 +52,18 @@ export const newRunContext = (profile: Profile): RunContext => ({
 interface Rows {
   order: Record<'a' | 'b', string[]>;
   address: Record<'a' | 'b', string[]>;
+  conversation: Record<'a' | 'b', string[]>;
 }
+
+/** The fixture seed's product handle (profile `data.productHandle` names the target's). */
+const DEFAULT_PRODUCT_HANDLE = 'waxed-canvas-field-jacket';
+const noRows = (): Rows => ({ order: { a: [], b: [] }, address: { a: [], b: [] }, conversation: { a: [], b: [] } });
 
 export class World {
   readonly http: ShopHttp;
   readonly mint: Minter;
   private target: Target | undefined;
-  rows: Rows = { order: { a: [], b: [] }, address: { a: [], b: [] } };
+  rows: Rows = noRows();
   /** Credentials minted in this sequence, per caller: a client keeps its token for its requests (and retries). */
   private readonly minted = new Map<string, Promise<Record<string, string>>>();
   /** Invited agents, assistants (DPoP) and their forged credentials: headers made per request (agent-callers.ts). */
@@ -99,24 +106,31 @@ export class World {
   reset(): void {
     this.minted.clear();
     this.agents.reset();
-    this.rows = { order: { a: [], b: [] }, address: { a: [], b: [] } };
+    this.rows = noRows();
     this.http.exchanges.length = 0;
   }
 
-  /** The plan step as this deployment is sent it. */
+  /** The plan step as this deployment is sent it (NotDeclared: a route the spec leaves open that its documents lack). */
   async resolve(p: PlanStep, ctx: RunContext): Promise<Step> {
     const target = await this.described();
-    const spec = EXPLORED[p.op] as { body?: true; variantPath?: true; ref?: 'order' | 'address' };
+    const command = COMMANDS_BY_ID.get(p.op);
+    if (!command) throw new TypeError(`no command ${p.op}`);
+    const special = specialRowOf(p.op);
+    if (special) return resolveSpecial(special, p, ctx.run);
+    const spec = { body: command.body, ref: command.ref };
     const variant = this.fixture.variants[p.variant];
     const own = p.caller.endsWith(':b') ? 'b' : 'a';
     const other = own === 'a' ? 'b' : 'a';
     let path: string;
-    if (spec.variantPath) path = target.path(p.op, variant);
-    else if (spec.ref) {
+    if (spec.ref === 'variant') path = target.path(p.op, variant);
+    else if (spec.ref === 'order' || spec.ref === 'address') {
       const whose = p.mutation === 'foreign-id' ? other : own;
       const id = p.mutation === 'unknown-id' ? `${spec.ref}_${ctx.run}` : (this.rows[spec.ref][whose].at(-1) ?? `${spec.ref}_none`);
       path = target.path(p.op, id);
-    } else path = target.path(p.op);
+    } else if (spec.ref === 'product') path = target.path(p.op, this.profile.data?.productHandle ?? DEFAULT_PRODUCT_HANDLE);
+    else if (spec.ref === 'conversation') path = target.path(p.op, this.rows.conversation[own].at(-1) ?? `conv_${ctx.run}`);
+    else if (spec.ref === 'unknown') path = target.path(p.op, ...target.operation(p.op).pathParams.map((n) => `${n}_${ctx.run}`));
+    else path = target.path(p.op);
     if (p.mutation === 'bad-path-escape') path += path.includes('?') ? '&q=%zz' : '?q=%zz';
     const op = target.operation(p.op);
     const headers: Step['headers'] = {};
@@ -210,6 +224,10 @@ export class World {
    * is answered as a client does, once, with a new proof carrying the nonce (unless the step's proof is pinned to one).
    */
   async send(step: Step, ctx: RunContext): Promise<Answer> {
+    if (step.caller.startsWith('secret:')) {
+      const row = specialRowOf(step.operationId);
+      return this.sendWith(step, row ? routeCredential(row, step, this.profile, step.caller === 'secret:own') : {});
+    }
     if (!isAgentCaller(step.caller)) return this.sendWith(step, await this.credentials(step.caller, ctx));
     const first = await this.agents.headers(step.caller, step.method, step.path);
     const answer = await this.sendWith(step, first.headers);

@@ -7,28 +7,20 @@
 // insufficient_scope. So every kind's token carries the operation's API scopes (apiScopesOf), and only the caller refusal
 // applies. Where neither the spec nor the target's documents say which scopes an operation needs (the checkout reads),
 // a 403 insufficient_scope is accepted, from members and others alike.
-import { CALLER_LISTS, type CallerListName } from '../../../contract/callers.js';
+import { CALLER_LISTS } from '../../../contract/callers.js';
 import { OPERATIONS_BY_ID, type Operation } from '../../../contract/operations.js';
 import { credentialsOf, KINDS, type CallerCredentials, type Kind } from '../../lib/callers.js';
 import { check, learned, type Shop } from '../../engine/runner/check.js';
 import type { ShopResponse } from '../../engine/transport/http.js';
 import { judgeCases } from '../../engine/runner/cases.js';
-import { expectNoHeader, expectProblem, fail } from '../../lib/assert.js';
+import { expectNoHeader, expectProblem } from '../../lib/assert.js';
+import { CALLER_GUARD, LIST_CLAUSE, guardRefused as refusedByGuard } from '../../rules/04-endpoints.js';
+import { enforce } from '../../rules/rule.js';
 
-/** The list clause of each caller list (spec, Endpoints > Caller lists by name). */
-export const LIST_CLAUSE: Readonly<Record<CallerListName, string>> = {
-  storefront: 'END-LIST-1',
-  account: 'END-LIST-2',
-  checkout: 'END-LIST-3',
-  agentCheckout: 'END-LIST-4',
-  operator: 'END-LIST-5',
-  diagnostic: 'END-LIST-6',
-  conversation: 'END-PUBLIC-19',
-};
+export { LIST_CLAUSE } from '../../rules/04-endpoints.js';
 
-/** Refused by the guard: 401, or 403 caller_not_allowed / insufficient_scope. A 403 of another code is a later stage's. */
-export const guardRefused = (res: ShopResponse): boolean =>
-  res.status === 401 || (res.status === 403 && (res.body?.error === 'caller_not_allowed' || res.body?.error === 'insufficient_scope'));
+/** Refused by the guard (rules/04-endpoints.ts guardRefused), on an answer of the suite's transport. */
+export const guardRefused = (res: ShopResponse): boolean => refusedByGuard({ status: res.status, error: res.body?.error });
 
 /**
  * The API scopes an operation needs, as far as the suite can know them: the spec's (its row's apiScopes, where the spec
@@ -94,15 +86,12 @@ export function callerGuardCheck(operationId: string, request: (op: Operation) =
           ...(json !== undefined ? { json } : {}),
         });
         if (unknownScopeRefusal(shop, res, operationId, kind)) return;
-        if (members.includes(kind)) {
-          if (guardRefused(res))
-            fail(
-              `${kind} on ${operationId} (in the ${op.callers} list) must pass the guard`,
-              'not 401, not 403 caller_not_allowed/insufficient_scope',
-              `${res.status} ${res.text.slice(0, 300)}`,
-              { clause: opClause },
-            );
-        } else {
+        // The guard's rule (rules/04-endpoints.ts): the token carries the operation's scopes, so only the caller refusal
+        // stands; the refusal is then judged as the problem document the error table gives it.
+        const guarded = { status: res.status, error: res.body?.error, request: { operationId, kind, scopesCovered: true } };
+        if (members.includes(kind)) enforce(CALLER_GUARD, guarded, { clause: opClause });
+        else {
+          enforce(CALLER_GUARD, guarded, { clause: [kind === 'operator' ? 'END-LIST-5' : listClause, 'PUR-RULE-2'] });
           expectProblem(res, {
             status: 403,
             error: 'caller_not_allowed',

@@ -4,24 +4,20 @@
 // request id, the nonce of a DPoP request, the boundary's headers, the problem document of a failure, and the headers of
 // a domain error. Exchanges with another host (the identity provider, a Location elsewhere) and those without a complete
 // answer are left out; a HEAD answer has no body to judge.
-import { DESCRIPTION, ASSISTANT_DESCRIPTION } from '../../../contract/routes.js';
-import { OPERATIONS_BY_ID } from '../../../contract/operations.js';
 import {
   EVERY_RESPONSE_CLAUSES,
+  cacheable,
   expectBoundaryRules,
   expectDomainErrorHeaders,
   expectDpopNonce,
   expectProblemMembers,
   expectRequestId,
 } from '../../lib/expect/every-response.js';
-import { operationOf } from '../report/cells.js';
 import { credentialsOf, isDpopRequest } from '../../../contract/requests.js';
 import type { Exchange } from './transcript.js';
 
 /** The clauses a check that declares `everyResponse` judges besides its own (the tags the self-test picks it by). */
 export const AMBIENT_CLAUSES: readonly string[] = [...EVERY_RESPONSE_CLAUSES, 'AUTH-ORDER-4', 'ERR-PROBLEM-8'];
-
-const DOCUMENTS = new Set<string>([DESCRIPTION.path, ASSISTANT_DESCRIPTION.path]);
 
 function parse(text: string): unknown {
   try {
@@ -37,14 +33,6 @@ function pathBelow(url: string, baseUrl: string): string | undefined {
   const rest = url.slice(baseUrl.length);
   if (rest !== '' && !rest.startsWith('/') && !rest.startsWith('?')) return undefined;
   return (rest.split('?')[0] || '/').replace(/\/+$/, '') || '/';
-}
-
-/** A catalog GET or a description document: the answers whose caching is their own (END-CONV-9 exempts them). */
-function cacheable(method: string, path: string): boolean {
-  if (DOCUMENTS.has(path)) return true;
-  if (method !== 'GET' && method !== 'HEAD') return false;
-  const op = operationOf(method, path);
-  return op !== undefined && OPERATIONS_BY_ID.get(op)?.group === 'catalog';
 }
 
 /** Judges every complete exchange with the deployment on the rules of every response (soft failures, each named). */

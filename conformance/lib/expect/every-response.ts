@@ -5,6 +5,9 @@
 // checks that declare `everyResponse` (engine/transport/every-response.ts).
 import { expectDpopNonce as nonceRule } from '../../rules/05-authentication.js';
 import { failSoft } from './failure.js';
+import { DESCRIPTION, ASSISTANT_DESCRIPTION } from '../../../contract/routes.js';
+import { OPERATIONS_BY_ID } from '../../../contract/operations.js';
+import { routeOf } from '../../../contract/requests.js';
 import {
   expectIssues,
   expectOwnedMembers,
@@ -38,6 +41,16 @@ export function expectDpopNonce(res: ShopResponse, what: string): void {
  * document (ERR-PROBLEM-1) labelled application/problem+json (ERR-PROBLEM-4) and never stored (ERR-PROBLEM-5); any other
  * answer but a catalog GET or a description document (`cacheable`) is no-store by default (END-CONV-9). Judged softly.
  */
+const DOCUMENTS = new Set<string>([DESCRIPTION.path, ASSISTANT_DESCRIPTION.path]);
+
+/** A catalog GET or a description document: the answers whose caching is their own (END-CONV-9 exempts them). */
+export function cacheable(method: string, path: string): boolean {
+  if (DOCUMENTS.has(path)) return true;
+  if (method !== 'GET' && method !== 'HEAD') return false;
+  const op = routeOf(method, path)?.operationId;
+  return op !== undefined && OPERATIONS_BY_ID.get(op)?.group === 'catalog';
+}
+
 export function expectBoundaryRules(res: ShopResponse, what: string, cacheable: boolean): void {
   const noStore = /(^|,)\s*no-store\s*(,|$)/i.test(res.headers.get('cache-control') ?? '');
   if (res.status >= 400) {

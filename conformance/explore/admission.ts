@@ -1,0 +1,68 @@
+// Who may use a route, judged on every unmutated step `explore` sends (docs/explore.md, "Callers"): the rule book's guard
+// rule (rules/04-endpoints.ts CALLER_GUARD) on the operations whose caller list the spec shows, for every sound caller
+// of every kind, admitted or not, so that a refusal that should have been an answer and an answer that should have been
+// a refusal are both findings; and OWN_CREDENTIAL_REQUIRED on the internal routes and the webhook, for every request
+// without the route's own credential. Pure.
+import { OPERATIONS_BY_ID } from '../../contract/operations.js';
+import { DEFAULT_SCOPES } from '../lib/mint.js';
+import { CALLER_GUARD, OWN_CREDENTIAL_REQUIRED } from '../rules/04-endpoints.js';
+import type { Rule } from '../rules/rule.js';
+import type { Answer, Finding, Step } from './exchange.js';
+import { hasOwnCredential } from './commands.js';
+import { isSound, kindOfCaller, type PlanStep } from './plan.js';
+
+/** The default scopes of the token a kind's caller presents (world.ts, agent-callers.ts mint with these). */
+const SCOPES_OF: Readonly<Record<string, string>> = {
+  customer: DEFAULT_SCOPES.customer,
+  delegated: DEFAULT_SCOPES.delegated,
+  guest: DEFAULT_SCOPES.guest,
+  operator: DEFAULT_SCOPES.operator,
+  // Invited agents carry every permission, assistants a session of every permission: the customer's API scopes.
+  'invited-agent': DEFAULT_SCOPES.customer,
+  assistant: DEFAULT_SCOPES.assistant,
+};
+
+/**
+ * Whether the caller's token carries every API scope the operation needs, as far as anyone knows them: the spec's row
+ * (where it shows them) and the scopes the target's documents declare. Unknown is not covered (insufficient_scope stands).
+ */
+function scopesCovered(operationId: string, kind: string, declared: readonly string[] | undefined): boolean {
+  const op = OPERATIONS_BY_ID.get(operationId);
+  if (!op || op.notShown?.includes('apiScopes')) return false;
+  const held = new Set((SCOPES_OF[kind] ?? '').split(' '));
+  return [...op.apiScopes, ...(declared ?? [])].every((s) => held.has(s));
+}
+
+const findingOf = (rule: Rule<any, any>, judged: unknown, index: number): Finding[] => {
+  const v = rule.judge(judged);
+  if (!v) return [];
+  const clauses = v.clause ?? rule.clause;
+  return [
+    {
+      oracle: 'model',
+      clauses: typeof clauses === 'string' ? [clauses] : [...clauses],
+      message: v.what,
+      index,
+      expected: v.expected,
+      actual: v.actual,
+    },
+  ];
+};
+
+/** The admission rules on one answer of the target; `declared` are the scopes its documents name for the operation. */
+export function judgeAdmission(p: PlanStep, step: Step, answer: Answer, index: number, declared?: readonly string[]): Finding[] {
+  const error = (answer.json as { error?: unknown } | undefined)?.error;
+  if (hasOwnCredential(p.op)) {
+    const request = { operationId: p.op, presented: p.caller === 'secret:own' };
+    return OWN_CREDENTIAL_REQUIRED.applies(request)
+      ? findingOf(OWN_CREDENTIAL_REQUIRED, { status: answer.status, error, request }, index)
+      : [];
+  }
+  // A mutated request may be refused for what was mutated before the guard (a body that is not JSON, a removed header).
+  if (p.mutation !== undefined || !isSound(p.caller) || step.method !== OPERATIONS_BY_ID.get(p.op)?.method) return [];
+  const kind = kindOfCaller(p.caller);
+  if (kind === undefined || kind === 'anonymous' || kind === 'secret') return [];
+  const request = { operationId: p.op, kind, scopesCovered: scopesCovered(p.op, kind, declared) };
+  if (!CALLER_GUARD.applies(request)) return [];
+  return findingOf(CALLER_GUARD, { status: answer.status, error, request }, index);
+}

@@ -1,0 +1,93 @@
+// The model's account data across callers (docs/explore.md, "What is compared"): an account's data is one, whoever of
+// its callers reads or writes it (PUR-SERVE-4: the customer, its delegated agent, an invited agent, its assistant). An
+// address one caller added is listed for every other caller of the account, until deleted; an order placed by one is
+// served by id to every other; the Location of an order an agent placed answers the account's customer too. Pure: it
+// reads the model's state (model.ts) and moves its address book on.
+import type { Answer, Finding, Step } from './exchange.js';
+import type { Account, ModelState } from './model.js';
+import { mayHaveMore } from './model-knows.js';
+import { isSound, ownerOf, type PlanStep } from './plan.js';
+
+const is2xx = (s: number) => s >= 200 && s < 300;
+const accountOf = (caller: string): Account | undefined => /^account:([ab])$/.exec(ownerOf(caller) ?? '')?.[1] as Account | undefined;
+const lastSegment = (path: string) => decodeURIComponent(path.split('?')[0]!.split('/').filter(Boolean).pop() ?? '');
+
+function finding(index: number, clauses: string[], message: string, expected: unknown, actual: unknown): Finding {
+  return { oracle: 'model', clauses, message, index, expected, actual };
+}
+
+/**
+ * Judges one answer on the account's shared data and moves the address book on. `owner` is the GET of an order's
+ * Location as the account's customer, when an agent placed it.
+ */
+export function judgeAccountData(
+  m: ModelState,
+  p: PlanStep,
+  step: Step,
+  answer: Answer,
+  o: { index: number; created?: string | undefined; owner?: Answer | undefined },
+): Finding[] {
+  // A delete that succeeded, whoever sent it and however (a mutated one the target took), leaves the address out.
+  if (p.op === 'deleteAddress' && is2xx(answer.status)) {
+    const id = lastSegment(step.path);
+    for (const a of ['a', 'b'] as const) m.addresses[a] = m.addresses[a].filter((x) => x !== id);
+  }
+  const account = accountOf(p.caller);
+  if (account === undefined || !isSound(p.caller) || p.mutation !== undefined) return [];
+  const other: Account = account === 'a' ? 'b' : 'a';
+  const out: Finding[] = [];
+  const { index } = o;
+  switch (p.op) {
+    case 'addAddress':
+      if (is2xx(answer.status) && o.created !== undefined) m.addresses[account].push(o.created);
+      break;
+    case 'listAddresses': {
+      if (!is2xx(answer.status)) break;
+      // Only an answer that shows the whole list is judged for presence (pagination and order are not shown).
+      for (const id of mayHaveMore(answer) ? [] : m.addresses[account])
+        if (!answer.text.includes(id))
+          out.push(
+            finding(
+              index,
+              ['PUR-SERVE-4', 'END-OPS-LISTADDRESSES-1'],
+              `an address this account added in this sequence (${id}) is missing from listAddresses as ${p.caller}`,
+              id,
+              'absent',
+            ),
+          );
+      for (const id of m.addresses[other])
+        if (answer.text.includes(id))
+          out.push(finding(index, ['END-ME-1'], `listAddresses shows another account's address (${id})`, 'absent', id));
+      break;
+    }
+    case 'getOrder': {
+      const id = lastSegment(step.path);
+      if (m.orders[account].includes(id) && !is2xx(answer.status))
+        out.push(
+          finding(
+            index,
+            ['PUR-SERVE-4', 'END-OPS-GETORDER-1'],
+            `an order this account placed in this sequence (${id}) is not served to ${p.caller}`,
+            '2xx',
+            answer.status,
+          ),
+        );
+      break;
+    }
+    case 'checkoutSavedCard':
+      if (o.owner && !is2xx(o.owner.status))
+        out.push(
+          finding(
+            index,
+            ['PUR-SERVE-4', 'END-CONV-2'],
+            `the Location of an order ${p.caller} placed does not answer the account's customer`,
+            '2xx',
+            o.owner.status,
+          ),
+        );
+      break;
+    default:
+      break;
+  }
+  return out;
+}
