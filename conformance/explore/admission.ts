@@ -5,7 +5,7 @@
 // without the route's own credential. Pure.
 import { OPERATIONS_BY_ID } from '../../contract/operations.js';
 import { DEFAULT_SCOPES } from '../lib/mint.js';
-import { CALLER_GUARD, OWN_CREDENTIAL_REQUIRED } from '../rules/04-endpoints.js';
+import { CALLER_GUARD, CONDITIONAL_GET, OWN_CREDENTIAL_REQUIRED } from '../rules/04-endpoints.js';
 import type { Rule } from '../rules/rule.js';
 import type { Answer, Finding, Step } from './exchange.js';
 import { hasOwnCredential } from './commands.js';
@@ -48,6 +48,35 @@ const findingOf = (rule: Rule<any, any>, judged: unknown, index: number): Findin
     },
   ];
 };
+
+/**
+ * A delivery signed with the profile's webhook secret over its exact bytes (compact or indented) is never refused for
+ * its signature (END-PUBLIC-8: the body is read as raw bytes): 400 invalid_signature or missing_signature is a finding.
+ */
+export function judgeSignedDelivery(p: PlanStep, answer: Answer, index: number, signed: boolean): Finding[] {
+  if (p.op !== 'receivePaymentWebhook' || p.caller !== 'secret:own' || p.mutation !== undefined || !signed) return [];
+  const error = (answer.json as { error?: unknown } | undefined)?.error;
+  return answer.status === 400 && (error === 'invalid_signature' || error === 'missing_signature')
+    ? [
+        {
+          oracle: 'model',
+          clauses: ['END-PUBLIC-8'],
+          message: `a delivery signed over its exact bytes was refused as ${String(error)}`,
+          index,
+          expected: '200 {received: true}',
+          actual: `${answer.status} ${String(error)}`,
+        },
+      ]
+    : [];
+}
+
+/** END-CONV-8 on a conditional GET (rules/04-endpoints.ts CONDITIONAL_GET): a matching tag answers 304, with no body. */
+export function judgeConditional(step: Step, answer: Answer, index: number): Finding[] {
+  const sent = step.headers['if-none-match'];
+  const request = { method: step.method, ifNoneMatch: typeof sent === 'string' ? sent : undefined };
+  if (!CONDITIONAL_GET.applies(request)) return [];
+  return findingOf(CONDITIONAL_GET, { status: answer.status, etag: answer.headers.etag, text: answer.text, request }, index);
+}
 
 /** The admission rules on one answer of the target; `declared` are the scopes its documents name for the operation. */
 export function judgeAdmission(p: PlanStep, step: Step, answer: Answer, index: number, declared?: readonly string[]): Finding[] {

@@ -29,6 +29,8 @@ const FAMILY: Readonly<Record<string, Family>> = {
   'foreign-id': 'path',
   'foreign-card': 'body',
   'bad-path-escape': 'path',
+  conditional: 'header',
+  'body-shape': 'body',
 };
 
 export function familyOf(p: Pick<PlanStep, 'mutation' | 'caller'>): Family {

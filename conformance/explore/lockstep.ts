@@ -12,8 +12,9 @@ import { createdId, expectedOutcome, judgeHeaders, judgeStep, newModel, type Mod
 import type { DifferentialContext } from './projection.js';
 import type { PlanStep } from './plan.js';
 import { fixtureOf, newRunContext, World, type RunContext } from './world.js';
-import { judgeAdmission } from './admission.js';
+import { judgeAdmission, judgeConditional, judgeSignedDelivery } from './admission.js';
 import { judgeAccountData } from './model-accounts.js';
+import { judgeBodyShape } from './bodies-judge.js';
 import { CoverageMap, type CoverageReport } from './coverage.js';
 import { NotDeclared } from '../lib/expect/failure.js';
 import type { Target } from '../engine/transport/target.js';
@@ -110,6 +111,12 @@ export class Lockstep {
     return [];
   }
 
+  /** The other account's fixture rows (its address, its saved card), which no read of this caller's account may show. */
+  private foreignIds(caller: string): string[] {
+    const other = this.target.fixture.accounts[caller.endsWith(':b') ? 'a' : 'b'];
+    return [other.address, other.card];
+  }
+
   /** The scopes the target's documents declare an operation needs (undefined: none named, or not read yet). */
   private declaredScopes(operationId: string): readonly string[] | undefined {
     return this.described?.has(operationId) ? this.described.securityScopes(operationId) : undefined;
@@ -196,6 +203,7 @@ export class Lockstep {
       this.worlds().map(async (w, i) => {
         const step = resolved[i]!;
         const answer = await w.send(step, ctx);
+        if (step.method === 'GET' && answer.headers.etag) w.etags.set(step.path, answer.headers.etag);
         const location = answer.status >= 200 && answer.status < 300 ? answer.headers.location : undefined;
         const follow = location ? await w.follow(location, p.caller, ctx) : undefined;
         // An order an agent placed: its Location answers the account's customer too (model-accounts.ts).
@@ -218,7 +226,17 @@ export class Lockstep {
       ...judgeHeaders(target.step, target.answer, index, this.o.profile.docsUrl),
       ...judgeStep(model, p, target.step, target.answer, { index, variants: this.target.fixture.variants, follow: target.follow }),
       ...judgeAdmission(p, target.step, target.answer, index, this.declaredScopes(p.op)),
-      ...judgeAccountData(model, p, target.step, target.answer, { index, created: target.created, owner: target.owner }),
+      ...judgeConditional(target.step, target.answer, index),
+      ...judgeBodyShape(p, target.step, target.answer, index, {
+        credentialPresented: p.caller === 'secret:own' && this.o.profile.secrets.accountRecoverySecret !== null,
+      }),
+      ...judgeSignedDelivery(p, target.answer, index, this.o.profile.secrets.stripeWebhookSecret !== null),
+      ...judgeAccountData(model, p, target.step, target.answer, {
+        index,
+        created: target.created,
+        owner: target.owner,
+        foreign: this.foreignIds(p.caller),
+      }),
       ...(reference && this.o.oracles?.differential
         ? this.o.oracles.differential(target.step, target.answer, reference.answer, index, { expected })
         : []),

@@ -3,6 +3,7 @@
 // address one caller added is listed for every other caller of the account, until deleted; an order placed by one is
 // served by id to every other; the Location of an order an agent placed answers the account's customer too. Pure: it
 // reads the model's state (model.ts) and moves its address book on.
+import { OPERATIONS_BY_ID } from '../../contract/operations.js';
 import type { Answer, Finding, Step } from './exchange.js';
 import type { Account, ModelState } from './model.js';
 import { mayHaveMore } from './model-knows.js';
@@ -25,7 +26,7 @@ export function judgeAccountData(
   p: PlanStep,
   step: Step,
   answer: Answer,
-  o: { index: number; created?: string | undefined; owner?: Answer | undefined },
+  o: { index: number; created?: string | undefined; owner?: Answer | undefined; foreign?: readonly string[] },
 ): Finding[] {
   // A delete that succeeded, whoever sent it and however (a mutated one the target took), leaves the address out.
   if (p.op === 'deleteAddress' && is2xx(answer.status)) {
@@ -37,6 +38,13 @@ export function judgeAccountData(
   const other: Account = account === 'a' ? 'b' : 'a';
   const out: Finding[] = [];
   const { index } = o;
+  // END-ME-1 on every account read: another account's rows (its fixture address and card, what it made in this
+  // sequence) never show, matched as whole ids (`addr_1` is not in `addr_10`).
+  if (is2xx(answer.status) && OPERATIONS_BY_ID.get(p.op)?.path.startsWith('/v1/me')) {
+    for (const id of new Set([...(o.foreign ?? []), ...m.orders[other], ...m.addresses[other]]))
+      if (new RegExp(`(?<![\\w-])${id.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(?![\\w-])`).test(answer.text))
+        out.push(finding(index, ['END-ME-1'], `${p.op} as ${p.caller} shows another account's row (${id})`, 'absent', id));
+  }
   switch (p.op) {
     case 'addAddress':
       if (is2xx(answer.status) && o.created !== undefined) m.addresses[account].push(o.created);
@@ -55,9 +63,6 @@ export function judgeAccountData(
               'absent',
             ),
           );
-      for (const id of m.addresses[other])
-        if (answer.text.includes(id))
-          out.push(finding(index, ['END-ME-1'], `listAddresses shows another account's address (${id})`, 'absent', id));
       break;
     }
     case 'getOrder': {

@@ -5,6 +5,7 @@
 import fc from 'fast-check';
 import type { CallerKind } from '../../contract/callers.js';
 import type { Profile } from '../../contract/profile.js';
+import { bodyShapeArbitrary, describeBody, type BodyShape } from './bodies.js';
 import { admittedKinds, COMMANDS, hasOwnCredential, isWrite, type Command } from './commands.js';
 
 /** DPoP proof defects an assistant step can carry (the DPoP checks' negative matrix, dpop-negative-matrix.ts). */
@@ -111,6 +112,8 @@ export const MUTATIONS = [
   'foreign-id',
   'foreign-card',
   'bad-path-escape',
+  'conditional',
+  'body-shape',
 ] as const;
 export type Mutation = (typeof MUTATIONS)[number];
 
@@ -129,6 +132,8 @@ export interface PlanStep {
   idempotencyKey?: string;
   /** Sent again right after, exactly (fresh credentials): a retry. */
   repeat?: boolean;
+  /** With the mutation `body-shape`: the body generated from the valid one (bodies.ts). */
+  bodyShape?: BodyShape;
 }
 
 /**
@@ -145,6 +150,8 @@ export const callersFor = (profile: Profile): Caller[] =>
 /** The mutations that mean something for a command: path ids for row reads and writes, bodies for writes. */
 function mutationsOf(c: Command): Mutation[] {
   const headers: Mutation[] = ['duplicate-header', 'absent-header', 'wrong-method', 'bad-path-escape'];
+  // A conditional GET (If-None-Match: the ETag this deployment last gave for the path) where the spec pins ETag and 304.
+  if (c.group === 'catalog') headers.push('conditional', 'conditional');
   if (c.ref === 'order' || c.ref === 'address') return ['foreign-id', 'foreign-id', 'foreign-id', 'unknown-id', ...headers];
   if (isWrite(c) && c.method !== 'DELETE')
     return [
@@ -155,6 +162,8 @@ function mutationsOf(c: Command): Mutation[] {
       'not-json',
       'no-content-type',
       ...(c.id === 'checkoutSavedCard' ? (['foreign-card', 'foreign-card'] as const) : []),
+      // A body generated from the valid one and beyond it (bodies.ts); not on the webhook, whose body is signed bytes.
+      ...(c.kind === 'webhook' ? [] : (['body-shape', 'body-shape', 'body-shape'] as const)),
       ...headers,
     ];
   return headers;
@@ -217,34 +226,38 @@ export function planStepArbitrary(callers: readonly Caller[]): fc.Arbitrary<Plan
     );
     const any = fc.oneof(...byKind.map((labels) => fc.constantFrom(...labels)));
     const write = isWrite(c);
-    return fc.record(
-      {
-        op: fc.constant(c.id),
-        caller: fc.oneof(...(usual.length > 0 ? [{ weight: c.weight > 1 ? 4 : 2, arbitrary: fc.constantFrom(...usual) }] : []), {
-          weight: 1,
-          arbitrary: any,
-        }),
-        variant: fc.constantFrom<0 | 1>(0, 1),
-        quantity: fc.integer({ min: 1, max: 3 }),
-        mutation: fc.oneof(
-          { weight: c.ref === 'order' || c.ref === 'address' ? 2 : 4, arbitrary: fc.constant(undefined) },
-          { weight: 1, arbitrary: fc.constantFrom(...mutationsOf(c)) },
-        ),
-        idempotencyKey: fc.oneof(
-          { weight: write ? 1 : 3, arbitrary: fc.constant(undefined) },
-          { weight: 1, arbitrary: fc.constantFrom('k1', 'k2') },
-        ),
-        repeat: fc.oneof({ weight: write ? 2 : 6, arbitrary: fc.constant(false) }, { weight: 1, arbitrary: fc.constant(true) }),
-      },
-      { requiredKeys: ['op', 'caller', 'variant', 'quantity'] },
-    ) as fc.Arbitrary<PlanStep>;
+    return fc
+      .record(
+        {
+          op: fc.constant(c.id),
+          caller: fc.oneof(...(usual.length > 0 ? [{ weight: c.weight > 1 ? 4 : 2, arbitrary: fc.constantFrom(...usual) }] : []), {
+            weight: 1,
+            arbitrary: any,
+          }),
+          variant: fc.constantFrom<0 | 1>(0, 1),
+          quantity: fc.integer({ min: 1, max: 3 }),
+          mutation: fc.oneof(
+            { weight: c.ref === 'order' || c.ref === 'address' ? 2 : 4, arbitrary: fc.constant(undefined) },
+            { weight: 1, arbitrary: fc.constantFrom(...mutationsOf(c)) },
+          ),
+          idempotencyKey: fc.oneof(
+            { weight: write ? 1 : 3, arbitrary: fc.constant(undefined) },
+            { weight: 1, arbitrary: fc.constantFrom('k1', 'k2') },
+          ),
+          repeat: fc.oneof({ weight: write ? 2 : 6, arbitrary: fc.constant(false) }, { weight: 1, arbitrary: fc.constant(true) }),
+        },
+        { requiredKeys: ['op', 'caller', 'variant', 'quantity'] },
+      )
+      .chain((p) =>
+        p.mutation === 'body-shape' ? bodyShapeArbitrary().map((bodyShape) => ({ ...p, bodyShape })) : fc.constant(p),
+      ) as fc.Arbitrary<PlanStep>;
   });
 }
 
 /** A plan step in one line, for the console and the report. */
 export function describePlan(p: PlanStep): string {
   const extras = [
-    p.mutation && `mutation ${p.mutation}`,
+    p.mutation && `mutation ${p.mutation}${p.bodyShape ? ` (${describeBody(p.bodyShape)})` : ''}`,
     p.idempotencyKey && `Idempotency-Key ${p.idempotencyKey}`,
     p.repeat && 'sent twice',
   ].filter(Boolean);

@@ -9,6 +9,7 @@ import { CLAUSES_BY_ID } from '../../contract/clauses/index.js';
 import type { Finding, Step } from './exchange.js';
 import { describePlan, CALLERS, MUTATIONS, type PlanStep } from './plan.js';
 import { COMMAND_IDS } from './commands.js';
+import type { BodyShape } from './bodies.js';
 import { coverageHtml } from './coverage-html.js';
 import type { ExploreResult, Sequence } from './runner.js';
 
@@ -39,6 +40,10 @@ export const replaySchema = z
         mutation: z.enum(MUTATIONS).optional(),
         idempotencyKey: z.string().optional(),
         repeat: z.boolean().optional(),
+        // A generated body (bodies.ts), as the arbitrary made it: read back as it was written.
+        bodyShape: z
+          .custom<BodyShape>((v) => typeof v === 'object' && v !== null && Array.isArray((v as { steps?: unknown }).steps))
+          .optional(),
       }),
     ),
     steps: z.array(z.unknown()).optional(),

@@ -8,6 +8,7 @@ import { fillPath, SPECIAL_ROWS, type RouteRow, type SharedSecret } from '../../
 import { SIGNATURE_HEADER, signPayload, stripeEvent, IGNORED_EVENT_TYPE } from '../lib/stripe-signature.js';
 import type { Step } from './exchange.js';
 import type { PlanStep } from './plan.js';
+import { applyBodyShape } from './bodies.js';
 
 /** The profile's secret of each shared secret the contract names. */
 const PROFILE_SECRET: Readonly<Record<SharedSecret, keyof Profile['secrets']>> = {
@@ -23,13 +24,18 @@ export const specialRowOf = (id: string): RouteRow | undefined => SPECIAL_ROWS.f
 export function resolveSpecial(row: RouteRow, p: PlanStep, run: string): Step {
   const path = fillPath(row.path, { id: `conv_explore_${run}` });
   let body: Step['body'];
-  if (row.kind === 'webhook')
-    // An event type the service does not process (it answers 200 all the same): a delivery changes nothing.
-    body = { text: JSON.stringify(stripeEvent(IGNORED_EVENT_TYPE, { object: 'balance', available: [] })), contentType: 'application/json' };
-  else if (row.operationId === 'recoverAccount')
+  if (row.kind === 'webhook') {
+    // An event type the service does not process (it answers 200 all the same): a delivery changes nothing. Its bytes
+    // compact, indented or tab-indented: the signature is over the raw bytes, whatever their formatting (END-PUBLIC-8).
+    const event = stripeEvent(IGNORED_EVENT_TYPE, { object: 'balance', available: [] });
+    body = { text: JSON.stringify(event, null, [undefined, 2, '\t'][p.quantity % 3]), contentType: 'application/json' };
+  } else if (row.operationId === 'recoverAccount')
     // The spec's request (Resources, Account recovery request) for an operation nobody has: 404 recovery_not_found.
     body = { json: { subject: `explore-${run}`, operationId: `explore-op-${run}`, purpose: 'email' } };
   else if (row.method === 'POST') body = { json: {} };
+  const generatedFrom =
+    p.mutation === 'body-shape' && p.bodyShape && row.kind !== 'webhook' ? (body && 'json' in body ? body.json : {}) : undefined;
+  if (p.bodyShape && generatedFrom !== undefined) body = applyBodyShape(generatedFrom, p.bodyShape);
   return {
     operationId: row.operationId,
     method: p.mutation === 'wrong-method' ? 'PUT' : row.method,
@@ -38,6 +44,7 @@ export function resolveSpecial(row: RouteRow, p: PlanStep, run: string): Step {
     headers: {},
     ...(body ? { body } : {}),
     ...(p.mutation ? { mutation: p.mutation } : {}),
+    ...(generatedFrom !== undefined ? { generatedFrom } : {}),
   };
 }
 

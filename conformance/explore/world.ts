@@ -12,6 +12,7 @@ import { freshShopperIp } from '../lib/shopper.js';
 import { operatorAttribution } from '../lib/credential-formats.js';
 import type { Answer, Step } from './exchange.js';
 import type { PlanStep } from './plan.js';
+import { applyBodyShape } from './bodies.js';
 import { COMMANDS_BY_ID } from './commands.js';
 import { resolveSpecial, routeCredential, specialRowOf } from './special-routes.js';
 import { AgentCallers, isAgentCaller } from './agent-callers.js';
@@ -64,6 +65,8 @@ export class World {
   readonly mint: Minter;
   private target: Target | undefined;
   rows: Rows = noRows();
+  /** The last ETag this deployment gave for each path a GET read: what a conditional GET sends back. */
+  readonly etags = new Map<string, string>();
   /** Credentials minted in this sequence, per caller: a client keeps its token for its requests (and retries). */
   private readonly minted = new Map<string, Promise<Record<string, string>>>();
   /** Invited agents, assistants (DPoP) and their forged credentials: headers made per request (agent-callers.ts). */
@@ -153,9 +156,12 @@ export class World {
       const json = target.body(p.op, roles, { address: this.fixture.accounts[own].address });
       body = mutateBody(json, p, target.operation(p.op).requestBody?.roles ?? {});
     }
+    const generatedFrom = p.mutation === 'body-shape' && p.bodyShape ? (body && 'json' in body ? body.json : {}) : undefined;
+    if (p.bodyShape && generatedFrom !== undefined) body = applyBodyShape(generatedFrom, p.bodyShape);
     if (p.mutation === 'no-content-type' && body)
       body = { text: JSON.stringify('json' in body ? body.json : null), contentType: 'text/plain' };
     if (p.mutation === 'duplicate-header') headers['x-request-id'] = ['explore-1', 'explore-2'];
+    if (p.mutation === 'conditional') headers['if-none-match'] = this.etags.get(path) ?? 'W/"explore-never-issued"';
     if (p.mutation === 'absent-header') headers[p.caller.startsWith('guest:') ? 'guest-session' : 'authorization'] = [];
     const method = p.mutation === 'wrong-method' ? 'PUT' : op.method;
     return {
@@ -166,6 +172,7 @@ export class World {
       headers,
       ...(body ? { body } : {}),
       ...(p.mutation ? { mutation: p.mutation } : {}),
+      ...(generatedFrom !== undefined ? { generatedFrom } : {}),
     };
   }
 

@@ -131,3 +131,34 @@ export const OWN_CREDENTIAL_REQUIRED: Rule<Guarded & { request: OwnCredentialReq
         }
       : undefined,
 };
+
+/** A GET as the conditional rule reads it: the entity tags its If-None-Match sent. */
+export interface ConditionalRequest {
+  method: string;
+  ifNoneMatch: string | undefined;
+}
+
+/** The opaque part of an entity tag, weak or strong (RFC 9110 8.8.3.2: If-None-Match compares weakly). */
+const opaqueTag = (tag: string) => tag.trim().replace(/^W\//, '');
+
+/**
+ * END-CONV-8: "a GET whose ETag matches If-None-Match answers 304" (with no body). Judged where the answer shows the
+ * match itself: a 200 whose ETag is one of the tags sent (weak comparison) should have been a 304; a 304 has no body.
+ */
+export const CONDITIONAL_GET: Rule<Guarded & { etag: string | undefined; text: string; request: ConditionalRequest }, ConditionalRequest> =
+  {
+    name: 'a GET whose ETag matches If-None-Match answers 304 with no body',
+    clause: 'END-CONV-8',
+    section: 'Endpoints > Conventions',
+    scope: { route: 'every GET', caller: 'every', status: '200, 304', request: 'a GET with If-None-Match' },
+    applies: (r) => r.method === 'GET' && r.ifNoneMatch !== undefined,
+    judge: (a) => {
+      if (a.status === 304)
+        return a.text === '' ? undefined : { what: 'the body of a 304', expected: 'empty', actual: a.text.slice(0, 200) };
+      const sent = (a.request.ifNoneMatch ?? '').split(',').map(opaqueTag);
+      const matched = a.etag !== undefined && (sent.includes('*') || sent.includes(opaqueTag(a.etag)));
+      return a.status === 200 && matched
+        ? { what: `a GET with If-None-Match: ${a.request.ifNoneMatch} answered with that very ETag`, expected: 304, actual: a.status }
+        : undefined;
+    },
+  };

@@ -3,7 +3,7 @@
 // header rather than judges it (test/unit/conformance/rule-text.test.ts scans for it, this file aside; docs/rules.md
 // describes the book).
 import { PROBLEM_TITLE } from './02-resources.js';
-import { CALLER_GUARD, OWN_CREDENTIAL_REQUIRED } from './04-endpoints.js';
+import { CALLER_GUARD, CONDITIONAL_GET, OWN_CREDENTIAL_REQUIRED } from './04-endpoints.js';
 import { NONCE_ON_EVERY_RESPONSE } from './05-authentication.js';
 import { NO_CHALLENGE_ON_DOMAIN_ERROR, NO_NONCE_ON_DOMAIN_ERROR } from './07-errors.js';
 import type { Rule } from './rule.js';
@@ -11,6 +11,7 @@ import type { Rule } from './rule.js';
 export { PROBLEM_TITLE, expectTitle, acceptedTitles } from './02-resources.js';
 export {
   CALLER_GUARD,
+  CONDITIONAL_GET,
   OWN_CREDENTIAL_REQUIRED,
   LIST_CLAUSE,
   OWN_CREDENTIAL_CLAUSE,
@@ -33,6 +34,7 @@ export const RULES: readonly { file: string; rule: Rule<any, any> }[] = [
   { file: 'conformance/rules/02-resources.ts', rule: PROBLEM_TITLE },
   { file: 'conformance/rules/04-endpoints.ts', rule: CALLER_GUARD },
   { file: 'conformance/rules/04-endpoints.ts', rule: OWN_CREDENTIAL_REQUIRED },
+  { file: 'conformance/rules/04-endpoints.ts', rule: CONDITIONAL_GET },
   { file: 'conformance/rules/05-authentication.ts', rule: NONCE_ON_EVERY_RESPONSE },
   { file: 'conformance/rules/07-errors.ts', rule: NO_CHALLENGE_ON_DOMAIN_ERROR },
   { file: 'conformance/rules/07-errors.ts', rule: NO_NONCE_ON_DOMAIN_ERROR },
