@@ -48,7 +48,7 @@ export function credentialsOfCaller(caller: string): Credentials {
   if (caller === 'assistant:bearer') return { scheme: 'bearer', proof: false, assistantToken: true };
   if (hasAssistantSession(caller)) return { scheme: 'dpop', proof: proofDefectOf(caller) !== 'none', assistantToken: true };
   // The world mints a Bearer token for these (world.ts mintFor; agent headers above); any other label is sent bare.
-  if (/^(customer|delegated|guest|operator|invited|browser|forwarder)\b/.test(caller))
+  if (/^(customer|delegated|guest|operator|invited|browser|forwarder|machine)\b/.test(caller))
     return { scheme: 'bearer', proof: false, assistantToken: false };
   return { scheme: undefined, proof: false, assistantToken: false };
 }

@@ -116,6 +116,8 @@ function structural(tree: Tree, s: BodyStep): Tree {
   const [name, original] = entries[i]!;
   if (s.op === 'member') entries[i] = [name, valueTree(s.value, original)];
   else if (s.op === 'drop') entries.splice(i, 1);
+  else if (s.op === 'recase')
+    entries[i] = [name === name.toLowerCase() ? name.charAt(0).toUpperCase() + name.slice(1) : name.toLowerCase(), original];
   else if (s.op === 'duplicate') entries.splice(i + 1, 0, [name, valueTree(s.value, original)]);
   return { t: 'obj', entries };
 }

@@ -84,6 +84,8 @@ export type BodyStep =
   | { readonly op: 'top'; readonly value: BodyValue }
   | { readonly op: 'member'; readonly index: number; readonly value: BodyValue }
   | { readonly op: 'drop'; readonly index: number }
+  /** The member's name in another case (`subject` → `Subject`): a name no schema of a case-sensitive JSON declares. */
+  | { readonly op: 'recase'; readonly index: number }
   | { readonly op: 'unknown'; readonly name: UnknownName; readonly value: BodyValue }
   /** The member written a second time, right after itself, with this value: `{"a":1,"a":2}`. */
   | { readonly op: 'duplicate'; readonly index: number; readonly value: BodyValue }

@@ -50,6 +50,7 @@ const stepArbitrary: fc.Arbitrary<BodyStep> = fc.oneof(
   { weight: 2, arbitrary: valueArbitrary.map((value) => ({ op: 'top', value }) as const) },
   { weight: 5, arbitrary: fc.record({ index, value: valueArbitrary }).map((s) => ({ op: 'member', ...s }) as const) },
   { weight: 1, arbitrary: index.map((i) => ({ op: 'drop', index: i }) as const) },
+  { weight: 1, arbitrary: index.map((i) => ({ op: 'recase', index: i }) as const) },
   {
     weight: 2,
     arbitrary: fc.record({ name: fc.constantFrom(...UNKNOWN_NAMES), value: valueArbitrary }).map((s) => ({ op: 'unknown', ...s }) as const),
@@ -114,7 +115,7 @@ export function variationsOf(shape: BodyShape): string[] {
 /** Every variation the arbitrary can reach. */
 export const BODY_VARIATIONS: readonly string[] = [
   'combination',
-  ...['top', 'member', 'drop', 'unknown', 'duplicate', 'size', 'space', 'broken'].map((op) => `op:${op}`),
+  ...['top', 'member', 'drop', 'recase', 'unknown', 'duplicate', 'size', 'space', 'broken'].map((op) => `op:${op}`),
   'value:null',
   'value:swap',
   'value:boolean:true',
@@ -164,6 +165,8 @@ const describeStep = (s: BodyStep): string => {
       return `member #${s.index} = ${describeValue(s.value)}`;
     case 'drop':
       return `member #${s.index} dropped`;
+    case 'recase':
+      return `member #${s.index} renamed in another case`;
     case 'unknown':
       return `added member ${JSON.stringify(s.name)} = ${describeValue(s.value)}`;
     case 'duplicate':

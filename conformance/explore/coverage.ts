@@ -38,8 +38,11 @@ export function familyOf(p: Pick<PlanStep, 'mutation' | 'caller'>): Family {
   return isSound(p.caller) || p.caller === 'anonymous' || p.caller === 'secret:own' ? 'none' : 'credential';
 }
 
-/** The kind dimension of the map: a caller kind, no credential, or the route's own credential (`secret`). */
-export type MapKind = CallerKind | 'anonymous' | 'secret';
+/**
+ * The kind dimension of the map: a caller kind, no credential, the route's own credential (`secret`), or a credential
+ * of no caller kind (`other`: a forwarder without an artifact, the proxy client's machine token).
+ */
+export type MapKind = CallerKind | 'anonymous' | 'secret' | 'other';
 
 export interface MapRow {
   command: string;
@@ -91,7 +94,7 @@ export class CoverageMap {
 
   /** One request of the target and its answer. */
   record(p: PlanStep, step: Step, answer: Answer): void {
-    const kind = (kindOfCaller(p.caller) ?? 'anonymous') as MapKind;
+    const kind: MapKind = kindOfCaller(p.caller) ?? 'other';
     const command = COMMANDS.find((c) => c.id === p.op);
     if (!command) return;
     const family = familyOf(p);

@@ -59,6 +59,9 @@ export const CALLERS = [
   // signature made with the webhook secret), and a wrong one in the same place.
   'secret:own',
   'secret:wrong',
+  // A machine token of the identity-provider proxy's client, a client with no caller kind (Token verification 3): what a
+  // proxy might send in place of its shared secret.
+  'machine:proxy',
 ] as const;
 export type Caller = (typeof CALLERS)[number];
 

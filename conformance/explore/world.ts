@@ -213,6 +213,8 @@ export class World {
         return { ...bearer(await this.mint.customer({ sub: accounts.a.sub })), 'guest-session': ctx.guestSessions.a };
       case 'operator':
         return { ...bearer(await this.mint.operator()), operator: operatorAttribution(this.profile) };
+      case 'machine:proxy':
+        return bearer(await this.mint.machine(this.profile.clients.personalAgentProxy));
       default:
         // The interleavings' budget attempts (interleave-callers.ts): each a fresh guest with a Shopper-IP of its own.
         if (caller.startsWith('guest#'))
