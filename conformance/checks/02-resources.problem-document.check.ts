@@ -5,19 +5,10 @@ import type { ShopResponse } from '../engine/transport/http.js';
 import {
   expectHeader,
   expectProblem,
+  expectProblemDocument,
   expectStatus,
   fail,
   expectFailureNoStore,
-  expectIssues,
-  expectOwnedMembers,
-  expectProblemDetail,
-  expectProblemError,
-  expectProblemInstance,
-  expectProblemMediaType,
-  expectProblemObject,
-  expectProblemStatus,
-  expectProblemTitle,
-  expectProblemType,
 } from '../lib/assert.js';
 import { credentialsFor } from './_shared/caller-guard.js';
 import { cartLine } from './_shared/cart-lines.js';
@@ -25,45 +16,39 @@ import { VARIANT } from './_shared/seed-data.js';
 
 /**
  * The Resources table, member by member, each failure naming the member's own clause and stopping the check (the shared
- * member conditions of lib/expect/problem.ts, composed here in the table's order). Returns the document.
+ * composition of lib/expect/problem.ts, expectProblemDocument), after the status. Returns the document.
  */
 function expectProblemMembers(res: ShopResponse, shop: Shop, status: number, error: string): Record<string, unknown> {
   expectStatus(res, status, { clause: 'RES-PROBLEM-5' });
-  expectProblemMediaType(res);
   // Errors part: a failure answer is never stored (judged softly, on its own clause).
   expectFailureNoStore(res, { soft: true });
-  const d = expectProblemObject(res)!;
-  expectProblemError(d, { error });
-  expectProblemType(d, { docsUrl: shop.docsUrl, error });
-  expectProblemTitle(res, d);
-  expectProblemStatus(res, d);
-  expectProblemDetail(d);
+  const d = expectProblemDocument(res, { docsUrl: shop.docsUrl, error })!;
   expectHeader(res, 'x-request-id', { clause: 'RES-PROBLEM-8' });
-  expectProblemInstance(res, d);
-  expectOwnedMembers(d, error);
-  expectIssues(d);
   return d;
 }
+
+/**
+ * The members a complete document of an error that owns none is judged on (expectProblemMembers above): `issues` belongs to
+ * validation errors only, so its presence fails RES-PROBLEM-9, and `scope` fails RES-PROBLEM-11 (expectOwnedMembers).
+ */
+const COMPLETE_DOCUMENT_CLAUSES = [
+  'RES-PROBLEM-1',
+  'RES-PROBLEM-2',
+  'RES-PROBLEM-3',
+  'RES-PROBLEM-4',
+  'RES-PROBLEM-5',
+  'RES-PROBLEM-6',
+  'RES-PROBLEM-8',
+  'RES-PROBLEM-9',
+  'RES-PROBLEM-11',
+];
 
 test(
   ...check(
     {
       id: 'resources.problem.unauthenticated',
       title: 'a 401 (no token) is a complete problem document: type, title, status, error, instance; detail a string if any',
-      clauses: [
-        'RES-PROBLEM-1',
-        'RES-PROBLEM-2',
-        'RES-PROBLEM-3',
-        'RES-PROBLEM-4',
-        'RES-PROBLEM-5',
-        'RES-PROBLEM-6',
-        'RES-PROBLEM-8',
-        // `issues` belongs to validation errors only: its presence here fails RES-PROBLEM-9 (assert.ts, expectProblem).
-        'RES-PROBLEM-9',
-        'RES-PROBLEM-11',
-        'RES-PROBLEM-12',
-        'ERR-PROBLEM-5',
-      ],
+      clauses: [...COMPLETE_DOCUMENT_CLAUSES, 'RES-PROBLEM-12', 'ERR-PROBLEM-5'],
     },
     async (shop) => {
       expectProblemMembers(await shop.http.get('/v1/cart'), shop, 401, 'invalid_token');
@@ -76,18 +61,7 @@ test(
     {
       id: 'resources.problem.caller-not-allowed',
       title: 'a 403 caller_not_allowed is a complete problem document without scope',
-      clauses: [
-        'RES-PROBLEM-1',
-        'RES-PROBLEM-2',
-        'RES-PROBLEM-3',
-        'RES-PROBLEM-4',
-        'RES-PROBLEM-5',
-        'RES-PROBLEM-6',
-        'RES-PROBLEM-8',
-        'RES-PROBLEM-9',
-        'RES-PROBLEM-11',
-        'ERR-PROBLEM-5',
-      ],
+      clauses: [...COMPLETE_DOCUMENT_CLAUSES, 'ERR-PROBLEM-5'],
       requires: ['operators'],
     },
     async (shop) => {

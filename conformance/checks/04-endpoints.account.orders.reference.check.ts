@@ -161,6 +161,27 @@ test(
 const NOT_CANCELLABLE = [ORDERS.adaFulfilled, ORDERS.adaDelivered, ORDERS.adaRefunded, ORDERS.benCancelled, ORDERS.benReturnRequested];
 const NOT_RETURNABLE = [ORDERS.benPaid, ORDERS.adaFulfilled, ORDERS.adaRefunded, ORDERS.benCancelled, ORDERS.benReturnRequested];
 
+/** Each refused transition: the orders it leaves as they are, its route's last segment, its refusal and its clause. */
+const REFUSED_TRANSITIONS: readonly {
+  orders: readonly { owner: string; id: string; status: string }[];
+  step: string;
+  error: string;
+  refused: string;
+  clause: string;
+  flag?: string;
+}[] = [
+  {
+    orders: NOT_CANCELLABLE,
+    step: 'cancellation',
+    error: 'order_not_cancellable',
+    refused: 'a refused cancellation',
+    clause: 'END-OPS-CANCELORDER-1',
+    // The order says so itself (the reference's order shape).
+    flag: 'cancellable',
+  },
+  { orders: NOT_RETURNABLE, step: 'returns', error: 'order_not_returnable', refused: 'a refused return', clause: 'END-OPS-REQUESTRETURN-1' },
+];
+
 test(
   ...check(
     {
@@ -182,30 +203,19 @@ test(
         expectStatus(res, 200, { clause: 'PUR-SERVE-4' });
         return res.body;
       };
-      for (const { owner: sub, id, status } of NOT_CANCELLABLE) {
-        const before = await read(sub, id);
-        if (before.status !== status) fail(`seed state of ${id}`, status, before.status, { clause: 'END-OPS-CANCELORDER-1' });
-        if (before.cancellable !== false) fail(`${id} "cancellable"`, false, before.cancellable, { clause: 'END-OPS-CANCELORDER-1' });
-        expectProblem(await shop.http.post(`/v1/me/orders/${id}/cancellation`, { token: tokens[sub], json: { reason: 'conformance' } }), {
-          status: 409,
-          error: 'order_not_cancellable',
-          docsUrl: shop.docsUrl,
-          clause: 'END-OPS-CANCELORDER-1',
-        });
-        const after = await read(sub, id);
-        expectSameJson(after, before, { what: `${id} after a refused cancellation`, clause: 'END-OPS-CANCELORDER-1' });
-      }
-      for (const { owner: sub, id, status } of NOT_RETURNABLE) {
-        const before = await read(sub, id);
-        if (before.status !== status) fail(`seed state of ${id}`, status, before.status, { clause: 'END-OPS-REQUESTRETURN-1' });
-        expectProblem(await shop.http.post(`/v1/me/orders/${id}/returns`, { token: tokens[sub], json: { reason: 'conformance' } }), {
-          status: 409,
-          error: 'order_not_returnable',
-          docsUrl: shop.docsUrl,
-          clause: 'END-OPS-REQUESTRETURN-1',
-        });
-        const after = await read(sub, id);
-        expectSameJson(after, before, { what: `${id} after a refused return`, clause: 'END-OPS-REQUESTRETURN-1' });
+      for (const { orders, step, error, refused, clause, flag } of REFUSED_TRANSITIONS) {
+        for (const { owner: sub, id, status } of orders) {
+          const before = await read(sub, id);
+          if (before.status !== status) fail(`seed state of ${id}`, status, before.status, { clause });
+          if (flag && before[flag] !== false) fail(`${id} "${flag}"`, false, before[flag], { clause });
+          expectProblem(await shop.http.post(`/v1/me/orders/${id}/${step}`, { token: tokens[sub], json: { reason: 'conformance' } }), {
+            status: 409,
+            error,
+            docsUrl: shop.docsUrl,
+            clause,
+          });
+          expectSameJson(await read(sub, id), before, { what: `${id} after ${refused}`, clause });
+        }
       }
     },
   ),

@@ -11,8 +11,8 @@ import type { ShopResponse } from '../engine/transport/http.js';
 import { brief, expectNoStore, expectSuccess, fail, failSoft, is2xx, notDeclared } from '../lib/assert.js';
 import { scopeWith } from '../lib/mint.js';
 import { apiScopesOf, guardRefused, unknownScopeRefusal } from './_shared/caller-guard.js';
-import { browserArtifact } from './_shared/artifact-headers.js';
-import { AssistantAgent, browserSession } from './_shared/assistant.js';
+import { forwardedBrowserHeaders } from './_shared/artifact-headers.js';
+import { AssistantAgent } from './_shared/assistant.js';
 import { customerToken, delegatedToken } from '../lib/callers.js';
 import { invitedAgent } from './_shared/probe-agents.js';
 import { ADA, CHLOE, NOT_ADAS, ORDERS } from './_shared/seed-data.js';
@@ -244,10 +244,7 @@ test(
       if (caps.assistants) {
         const agent = await AssistantAgent.create(shop, { sub: ADA.sub });
         reads.push(['assistant (DPoP)', async () => (await agent.get('/v1/me/identity')).res, true]);
-        const headers = {
-          authorization: `Bearer ${await shop.mint.invitedAgentForwarder()}`,
-          ...browserArtifact(browserSession(shop, agent.identity.sessionId)),
-        };
+        const headers = await forwardedBrowserHeaders(shop, agent.identity.sessionId);
         reads.push([
           "assistant (web agent forwarder with the agent's browser session)",
           () => shop.http.get('/v1/me/identity', { headers }),

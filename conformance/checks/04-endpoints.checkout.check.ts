@@ -147,6 +147,10 @@ test(
   ),
 );
 
+/** The refusal of a token without the API scope checkout: 403 insufficient_scope naming it (ERR-TABLE-9). */
+const expectCheckoutScopeMissing = (shop: Shop, res: ShopResponse) =>
+  expectProblem(res, { status: 403, error: 'insufficient_scope', scope: 'checkout', docsUrl: shop.docsUrl, clause: 'ERR-TABLE-9' });
+
 test(
   ...check(
     {
@@ -161,13 +165,7 @@ test(
         shop.subject('cust'),
         'catalog:read cart:read cart:write account:read payment_methods:read orders:read',
       );
-      expectProblem(await shop.http.post(CHECKOUT, { token, json: checkoutBody(CHECKOUT_ACCOUNTS[1].card) }), {
-        status: 403,
-        error: 'insufficient_scope',
-        scope: 'checkout',
-        docsUrl: shop.docsUrl,
-        clause: 'ERR-TABLE-9',
-      });
+      expectCheckoutScopeMissing(shop, await shop.http.post(CHECKOUT, { token, json: checkoutBody(CHECKOUT_ACCOUNTS[1].card) }));
     },
   ),
 );
@@ -184,13 +182,7 @@ test(
     },
     async (shop) => {
       const token = await delegatedToken(shop, shop.subject('cust'), 'catalog:read cart:read cart:write');
-      expectProblem(await shop.http.post(PREVIEW, { token, json: {} }), {
-        status: 403,
-        error: 'insufficient_scope',
-        scope: 'checkout',
-        docsUrl: shop.docsUrl,
-        clause: 'ERR-TABLE-9',
-      });
+      expectCheckoutScopeMissing(shop, await shop.http.post(PREVIEW, { token, json: {} }));
     },
   ),
 );

@@ -24,7 +24,7 @@ import {
   ROUTES,
   wrong,
   type InternalRoute,
-} from './_shared/call-internal-routes.js';
+} from '../lib/internal-routes.js';
 import { expectRefusal } from '../lib/expect/refusals.js';
 import { postChunked } from './_shared/post-chunked.js';
 import { SPECIAL_PATHS } from '../../contract/routes.js';

@@ -9,7 +9,7 @@
 import { check, test } from '../engine/runner/check.js';
 import { fail, inCase } from '../lib/assert.js';
 import { AssistantAgent } from './_shared/assistant.js';
-import { bearer, wrong } from './_shared/call-internal-routes.js';
+import { bearer, wrong } from '../lib/internal-routes.js';
 import { expectRefusal } from '../lib/expect/refusals.js';
 import { freshId } from '../lib/fresh-id.js';
 import { conversationRoute, openConversation } from './_shared/open-conversation.js';

@@ -2,11 +2,11 @@
 // shows none of the operator rows, "the operations under /v1/ops/*: not shown"). An operator searches the orders (its
 // filters, its cursor) and reads one order. Who may call these routes is in 04-endpoints.ops; the writes are in
 // 04-endpoints.ops.writes.
-import { check, notApplicable, test } from '../engine/runner/check.js';
+import { notApplicable, test } from '../engine/runner/check.js';
 import { mapCases } from '../engine/runner/cases.js';
 import { fail } from '../lib/assert.js';
 import { expectOpsOk, expectOpsProblem } from '../lib/expect/ops.js';
-import { operator } from './_shared/call-ops.js';
+import { operatorCheck } from './_shared/call-ops.js';
 import { ABSENT_IDS, ADA, BEN, CHLOE, DEV, ORDERS, seedPaymentRef } from './_shared/seed-data.js';
 
 // Seed orders (docs/seed.md) the reads find: delivered and refunded, of cust_ada.
@@ -14,18 +14,13 @@ const DELIVERED = ORDERS.adaDelivered.id;
 const REFUNDED = ORDERS.adaRefunded.id;
 
 test(
-  ...check(
+  ...operatorCheck(
     {
       id: 'endpoints.ops.search.reference',
-      everyResponse: true,
       title: 'searchOpsOrders finds orders of every account by status, account and order number, newest first, in pages',
       clauses: ['PUR-SERVE-5', 'END-CONV-9'],
-      level: 'reference',
-      requires: ['operators'],
-      seed: true,
     },
-    async (shop) => {
-      const who = await operator(shop);
+    async (shop, who) => {
       const search = async (query: string) =>
         expectOpsOk(await shop.http.get(`/v1/ops/orders?${query}`, who), { clause: 'PUR-SERVE-5' }) as {
           items: Record<string, unknown>[];
@@ -95,18 +90,13 @@ test(
 );
 
 test(
-  ...check(
+  ...operatorCheck(
     {
       id: 'endpoints.ops.read.reference',
-      everyResponse: true,
       title: "getOpsOrder reads any account's order with its lines, payments and returns; an unknown id is 404 not_found",
       clauses: ['PUR-SERVE-5', 'END-CONV-9'],
-      level: 'reference',
-      requires: ['operators'],
-      seed: true,
     },
-    async (shop) => {
-      const who = await operator(shop);
+    async (shop, who) => {
       // Three reads, each its own order: at once, judged in turn.
       const [delivered, refundedRead, absent] = await mapCases([DELIVERED, REFUNDED, ABSENT_IDS.order], (id) =>
         shop.http.get(`/v1/ops/orders/${id}`, who),

@@ -5,10 +5,10 @@
 // refuses (a refund of a refunded order, a cancellation of a delivered one, stock below zero), or a +1/-1 stock pair that
 // leaves the stock as it was. The happy paths of cancellation and refunds change seed data for good and are left to
 // test/http/http-ops.test.ts. The audit log of operator writes is not observable from outside (no read route).
-import { check, test } from '../engine/runner/check.js';
+import { test } from '../engine/runner/check.js';
 import { expectStatus, fail } from '../lib/assert.js';
 import { expectOpsOk, expectOpsProblem } from '../lib/expect/ops.js';
-import { operator, route, send } from './_shared/call-ops.js';
+import { operatorCheck, route, send } from './_shared/call-ops.js';
 import { customerToken } from '../lib/callers.js';
 import { ABSENT_IDS, ADJUSTABLE_VARIANT, ORDERS, OUT_OF_STOCK_VARIANT } from './_shared/seed-data.js';
 
@@ -19,19 +19,13 @@ const CANCELLED = ORDERS.devCancelled.id;
 /** A variant with plenty of stock that no other check names: the +1/-1 pair below adjusts it. */
 
 test(
-  ...check(
+  ...operatorCheck(
     {
       id: 'endpoints.ops.cancel-refused.reference',
-      everyResponse: true,
       title:
         'cancelOpsOrder of a delivered or cancelled order is 409 order_not_cancellable and changes nothing; an unknown order is 404; the body is strict',
-      clauses: ['PUR-SERVE-5'],
-      level: 'reference',
-      requires: ['operators'],
-      seed: true,
     },
-    async (shop) => {
-      const who = await operator(shop);
+    async (shop, who) => {
       for (const [id, status] of [
         [DELIVERED, 'delivered'],
         [CANCELLED, 'cancelled'],
@@ -64,19 +58,13 @@ test(
 );
 
 test(
-  ...check(
+  ...operatorCheck(
     {
       id: 'endpoints.ops.refund-refused.reference',
-      everyResponse: true,
       title:
         'refundOpsOrder with nothing left to refund is 409 order_not_refundable (refunded order, failed payment, more than captured); unknown 404',
-      clauses: ['PUR-SERVE-5'],
-      level: 'reference',
-      requires: ['operators'],
-      seed: true,
     },
-    async (shop) => {
-      const who = await operator(shop);
+    async (shop, who) => {
       const refund = (id: string, json: unknown) => send(shop, { ...route('refundOpsOrder', id), json }, who);
       expectOpsProblem(shop, await refund(REFUNDED, { reason: 'conformance check' }), 409, 'order_not_refundable', {
         clause: 'PUR-SERVE-5',
@@ -106,19 +94,13 @@ test(
 );
 
 test(
-  ...check(
+  ...operatorCheck(
     {
       id: 'endpoints.ops.stock.reference',
-      everyResponse: true,
       title:
         'adjustStock: below zero is 409 insufficient_stock; +1 then -1 answers the new stock each time and leaves it unchanged; delta 0 or unknown variant refused',
-      clauses: ['PUR-SERVE-5'],
-      level: 'reference',
-      requires: ['operators'],
-      seed: true,
     },
-    async (shop) => {
-      const who = await operator(shop);
+    async (shop, who) => {
       const adjust = (variant: string, json: unknown) => send(shop, { ...route('adjustStock', variant), json }, who);
       expectOpsProblem(shop, await adjust(OUT_OF_STOCK_VARIANT, { delta: -1, reason: 'conformance check' }), 409, 'insufficient_stock', {
         clause: 'PUR-SERVE-5',

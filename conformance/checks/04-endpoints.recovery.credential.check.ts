@@ -8,7 +8,7 @@ import { check, notApplicable, test, type Shop } from '../engine/runner/check.js
 import { operatorAttribution } from '../lib/credential-formats.js';
 import type { ShopResponse } from '../engine/transport/http.js';
 import { brief, expectProblem, expectStatus, fail, inCase } from '../lib/assert.js';
-import { bearer, otherSecrets, wrong } from './_shared/call-internal-routes.js';
+import { bearer, otherSecrets, wrong } from '../lib/internal-routes.js';
 import { expectRefusal } from '../lib/expect/refusals.js';
 import { recover, RECOVER, recoverySecret, unknownOperation } from './_shared/recover-account.js';
 import { RECOVERY_OPERATIONS } from './_shared/seed-data.js';

@@ -20,7 +20,7 @@ import { API_SCOPES, PERMISSIONS } from '../../contract/scopes.js';
 
 /** API scopes that are not also account permissions (`checkout` is both). */
 const API_ONLY_SCOPES = new Set(API_SCOPES.filter((s) => !(PERMISSIONS as readonly string[]).includes(s)));
-import { contextHeader, browserArtifact } from './_shared/artifact-headers.js';
+import { contextHeader, browserArtifact, forwardedBrowserHeaders } from './_shared/artifact-headers.js';
 
 test(
   ...check(
@@ -138,10 +138,7 @@ test(
           async () => {
             // Web forwarder + the browser session of a signed-in assistant: the session's account.
             const signedIn = await AssistantAgent.create(shop);
-            const webHeaders = {
-              authorization: `Bearer ${await shop.mint.invitedAgentForwarder()}`,
-              ...browserArtifact(browserSession(shop, signedIn.identity.sessionId)),
-            };
+            const webHeaders = await forwardedBrowserHeaders(shop, signedIn.identity.sessionId);
             expectSuccess(await shop.http.post('/v1/cart/items', { headers: webHeaders, json: cartLine() }), {
               what: 'web forwarder adds a line for the browser session',
               clause: 'AUTH-CRED-8',
@@ -175,10 +172,7 @@ test(
     },
     async (shop) => {
       const agent = await AssistantAgent.create(shop, { permissions: UNKNOWN_PERMISSIONS });
-      const headers = {
-        authorization: `Bearer ${await shop.mint.invitedAgentForwarder()}`,
-        ...browserArtifact(browserSession(shop, agent.identity.sessionId)),
-      };
+      const headers = await forwardedBrowserHeaders(shop, agent.identity.sessionId);
       await expectAuthority(shop, sendInvited(shop, { headers }), [], { clause: 'AUTH-SCOPE-10', naming: 'either' });
     },
   ),

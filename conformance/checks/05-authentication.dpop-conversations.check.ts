@@ -5,7 +5,7 @@
 import { check, learned, test, type Shop } from '../engine/runner/check.js';
 import type { ShopResponse } from '../engine/transport/http.js';
 import { judgeCases } from '../engine/runner/cases.js';
-import { AssistantAgent, browserSession, signOutSession } from './_shared/assistant.js';
+import { AssistantAgent, signOutSession } from './_shared/assistant.js';
 import { errorOf } from '../lib/expect/dpop.js';
 import { expectChallenge, expectProblem, expectStatus, expectSuccess, inCase, is2xx } from '../lib/assert.js';
 import { freshId } from '../lib/fresh-id.js';
@@ -13,7 +13,7 @@ import { OPERATIONS } from '../../contract/operations.js';
 import { conversationRoute, messageOf, openBody, sendConversation } from './_shared/open-conversation.js';
 import { expectDpopChallengesOnly } from '../lib/expect/refusals.js';
 import { customerToken } from '../lib/callers.js';
-import { browserArtifact } from './_shared/artifact-headers.js';
+import { forwardedBrowserHeaders } from './_shared/artifact-headers.js';
 import { CONVERSATIONS_PATH } from '../../contract/routes.js';
 
 /** The assistant's own DPoP request on a conversation route: listConversations where described, else openConversation. */
@@ -101,10 +101,7 @@ test(
     },
     async (shop) => {
       const agent = await AssistantAgent.create(shop);
-      const headers = {
-        authorization: `Bearer ${await shop.mint.invitedAgentForwarder()}`,
-        ...browserArtifact(browserSession(shop, agent.identity.sessionId)),
-      };
+      const headers = await forwardedBrowserHeaders(shop, agent.identity.sessionId);
       // A read and refusals that write nothing: the control first, then each conversation request a case of its own.
       const routes = conversationOperations()
         .filter((o) => o === 'listConversations' || o === 'openConversation')
@@ -135,10 +132,7 @@ test(
     },
     async (shop) => {
       const agent = await AssistantAgent.create(shop);
-      const headers = {
-        authorization: `Bearer ${await shop.mint.invitedAgentForwarder()}`,
-        ...browserArtifact(browserSession(shop, agent.identity.sessionId)),
-      };
+      const headers = await forwardedBrowserHeaders(shop, agent.identity.sessionId);
       expectProblem(await shop.http.get(CONVERSATIONS_PATH, { headers }), {
         status: 403,
         error: 'caller_not_allowed',

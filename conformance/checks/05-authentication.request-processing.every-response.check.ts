@@ -12,7 +12,7 @@ import { check, learned, test } from '../engine/runner/check.js';
 import { mapCases } from '../engine/runner/cases.js';
 import type { ShopResponse } from '../engine/transport/http.js';
 import { AssistantAgent } from './_shared/assistant.js';
-import { bodyOf, present, route, ROUTES, wrong } from './_shared/call-internal-routes.js';
+import { bodyOf, present, route, ROUTES, wrong } from '../lib/internal-routes.js';
 import { cartLine } from './_shared/cart-lines.js';
 import { EVERY_RESPONSE_CLAUSES, expectEveryResponse } from '../lib/expect/every-response.js';
 import { customerToken, delegatedToken, guestHeaders } from '../lib/callers.js';

@@ -67,7 +67,7 @@ function either(a: BodyExpectation, b: BodyExpectation): BodyExpectation {
 
 const isRecovery = (r: BodyRoute) => r.method.toUpperCase() === 'POST' && r.path === SPECIAL_PATHS.recoverAccount;
 /** The body cap of a route and the clause that sets it (spec, Limits; bounded internal routes: contract/routes.ts). */
-function capOf(route: BodyRoute): { bytes: number; clause: string } {
+export function capOf(route: BodyRoute): { bytes: number; clause: string } {
   // [LIM-CONV-1] conversation writes are capped at 64 KiB.
   if (isConversationPath(route.path)) return { bytes: LIMITS.conversationWriteBytes, clause: 'LIM-CONV-1' };
   const row = INTERNAL_ROWS.find((r) => r.method === route.method.toUpperCase() && matchesTemplate(r.path, route.path));

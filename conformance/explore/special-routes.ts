@@ -4,24 +4,21 @@
 // the spec shows one (the recovery request), else the smallest JSON object; `secret:own` presents the route's credential,
 // `secret:wrong` a wrong one in the same place, and any other caller its token, which these routes must not take.
 import type { Profile } from '../../contract/profile.js';
-import { fillPath, SPECIAL_ROWS, type RouteRow, type SharedSecret } from '../../contract/routes.js';
+import { fillPath, SPECIAL_ROWS, type RouteRow } from '../../contract/routes.js';
+import { matchesTemplate } from '../../contract/requests.js';
+import { bodyOf, present, ROUTES as INTERNAL_ROUTES, wrong, type InternalRoute } from '../lib/internal-routes.js';
 import { SIGNATURE_HEADER, signPayload, stripeEvent, IGNORED_EVENT_TYPE } from '../lib/stripe-signature.js';
 import type { Step } from './exchange.js';
 import type { PlanStep } from './plan.js';
 import { applyBodyShape } from './bodies.js';
 
-/** The profile's secret of each shared secret the contract names. */
-const PROFILE_SECRET: Readonly<Record<SharedSecret, keyof Profile['secrets']>> = {
-  IDP_ACTION_SECRET: 'idpActionSecret',
-  PROXY_IDP_SECRET: 'proxyIdpSecret',
-  CONVERSATION_HUB_SECRET: 'conversationHubSecret',
-  ACCOUNT_RECOVERY_SECRET: 'accountRecoverySecret',
-};
-
 export const specialRowOf = (id: string): RouteRow | undefined => SPECIAL_ROWS.find((r) => r.operationId === id);
 
+/** The suite's own table of an internal route (lib/internal-routes.ts): its secret, carrier and valid body. */
+const internalOf = (row: RouteRow): InternalRoute | undefined => INTERNAL_ROUTES.find((r) => matchesTemplate(row.path, r.path));
+
 /** A special route's step: its path (an id nobody has for a conversation), and a body for a POST. */
-export function resolveSpecial(row: RouteRow, p: PlanStep, run: string): Step {
+export function resolveSpecial(row: RouteRow, p: PlanStep, run: string, profile: Profile): Step {
   const path = fillPath(row.path, { id: `conv_explore_${run}` });
   let body: Step['body'];
   if (row.kind === 'webhook') {
@@ -29,9 +26,10 @@ export function resolveSpecial(row: RouteRow, p: PlanStep, run: string): Step {
     // compact, indented or tab-indented: the signature is over the raw bytes, whatever their formatting (END-PUBLIC-8).
     const event = stripeEvent(IGNORED_EVENT_TYPE, { object: 'balance', available: [] });
     body = { text: JSON.stringify(event, null, [undefined, 2, '\t'][p.quantity % 3]), contentType: 'application/json' };
-  } else if (row.operationId === 'recoverAccount')
-    // The spec's request (Resources, Account recovery request) for an operation nobody has: 404 recovery_not_found.
-    body = { json: { subject: `explore-${run}`, operationId: `explore-op-${run}`, purpose: 'email' } };
+  } else if (internalOf(row))
+    // A valid body as the deployment takes it (its conventions for the proxy's reports and the security intent; the
+    // spec's recovery request, for an operation nobody has): what the route's own secret is answered for.
+    body = { json: bodyOf(internalOf(row)!, { profile }) };
   else if (row.method === 'POST') body = { json: {} };
   const generatedFrom =
     p.mutation === 'body-shape' && p.bodyShape && row.kind !== 'webhook' ? (body && 'json' in body ? body.json : {}) : undefined;
@@ -50,20 +48,19 @@ export function resolveSpecial(row: RouteRow, p: PlanStep, run: string): Step {
 
 /**
  * The route's own credential (`own`) or a wrong one in its place, for a step to a special route: the shared secret in
- * its carrier, or a provider signature of the exact body made with the webhook secret (a wrong one: another secret).
- * Empty where the route has none, or the profile gives no secret (the route is then closed).
+ * its carrier (lib/internal-routes.ts `present`: the deployment's declared carrier of the action script's secret, else
+ * both plausible ones), or a provider signature of the exact body made with the webhook secret (a wrong one: another
+ * secret). Empty where the route has none, or the profile gives no secret (the route is then closed).
  */
 export function routeCredential(row: RouteRow, step: Step, profile: Profile, own: boolean): Record<string, string> {
-  const auth = row.auth;
-  if (auth.kind === 'provider-signature') {
+  if (row.auth.kind === 'provider-signature') {
     const secret = profile.secrets.stripeWebhookSecret;
     if (!secret) return {};
     const raw = step.body && 'text' in step.body ? step.body.text : JSON.stringify(step.body?.json ?? null);
     return { [SIGNATURE_HEADER]: signPayload(raw, own ? secret : `${secret}x`) };
   }
-  if (auth.kind !== 'shared-secret') return {};
-  const secret = profile.secrets[PROFILE_SECRET[auth.secret]];
-  if (typeof secret !== 'string') return {};
-  const value = own ? secret : `${secret}-wrong`;
-  return auth.carrier.kind === 'bearer' ? { authorization: `Bearer ${value}` } : { [auth.carrier.name.toLowerCase()]: value };
+  const internal = internalOf(row);
+  const secret = internal && profile.secrets[internal.secret];
+  if (!internal || typeof secret !== 'string') return {};
+  return present({ profile }, internal, own ? secret : wrong(secret), { spec: true });
 }

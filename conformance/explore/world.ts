@@ -119,7 +119,7 @@ export class World {
     const command = COMMANDS_BY_ID.get(p.op);
     if (!command) throw new TypeError(`no command ${p.op}`);
     const special = specialRowOf(p.op);
-    if (special) return resolveSpecial(special, p, ctx.run);
+    if (special) return resolveSpecial(special, p, ctx.run, this.profile);
     const spec = { body: command.body, ref: command.ref };
     const variant = this.fixture.variants[p.variant];
     const own = p.caller.endsWith(':b') ? 'b' : 'a';

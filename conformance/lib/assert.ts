@@ -40,6 +40,7 @@ export {
   expectOwnedMembers,
   expectProblem,
   expectProblemDetail,
+  expectProblemDocument,
   expectProblemError,
   expectProblemInstance,
   expectProblemMediaType,

@@ -1,7 +1,7 @@
 // Requests to the operator operations under /v1/ops/* as the backoffice sends them: its machine token plus an Operator
 // attribution header. The spec shows none of their routes: methods, paths and bodies are the target's own, learned from its
 // description documents by the contract's operationIds (conformance/engine/transport/target.ts).
-import { learned, type Shop } from '../../engine/runner/check.js';
+import { check, learned, type CheckSpec, type Shop } from '../../engine/runner/check.js';
 import { operatorAttribution } from '../../lib/credential-formats.js';
 import type { RequestOptions, ShopResponse } from '../../engine/transport/http.js';
 import { notDeclared } from '../../lib/assert.js';
@@ -78,6 +78,19 @@ export const operator = async (shop: Shop, o: { scope?: string; header?: boolean
   token: await shop.mint.operator({ scope: o.scope ?? operatorScope() }),
   headers: o.header === false ? {} : { operator: operatorAttribution(shop.profile) },
 });
+
+/**
+ * A check of the reference's operator operations (the spec shows none of their rows: reference level), PUR-SERVE-5 by
+ * default, on the seed's data, every response judged: its body runs with operator credentials (`who`).
+ */
+export const operatorCheck = (
+  spec: Pick<CheckSpec, 'id' | 'title'> & Partial<Pick<CheckSpec, 'clauses'>>,
+  body: (shop: Shop, who: Who) => Promise<void>,
+) =>
+  check(
+    { everyResponse: true, clauses: ['PUR-SERVE-5'], level: 'reference', requires: ['operators'], seed: true, ...spec },
+    async (shop) => body(shop, await operator(shop)),
+  );
 
 /**
  * Whether an operator control's answer is a 403 insufficient_scope for an operation whose documents declare no scopes:

@@ -130,48 +130,25 @@ async function* probeEach(send: Send, permissions: readonly string[]) {
 }
 
 /**
- * expectAuthority with each refusal judged on its own clauses: a probe whose permission is not held must be refused 403
- * insufficient_scope, else a failure of the case's clause, of the guard's rule (AUTH-SCOPE-4) and of the permission's row,
- * judged softly so that every probe and case is reached (probes change nothing); the `scope` the refusal names is judged as
- * expectAuthority judges it (the permission, on ERR-SCOPE-1; or either form, on the case's clause).
- */
-export async function expectPermissions(
-  shop: Shop,
-  send: Send,
-  permissions: readonly string[],
-  { clause, naming }: { clause: string; naming: 'permission' | 'either' },
-): Promise<void> {
-  for await (const { id, op, res, needs, held, what } of probeEach(send, permissions)) {
-    if (needs === undefined || held) {
-      inCase(what, () => expectPassesGuard(res, { what: id, clause }));
-      continue;
-    }
-    if (res.status !== 403 || errorOf(res) !== 'insufficient_scope') {
-      failSoft(`${what}: refused for want of ${needs}`, '403 insufficient_scope', brief(res), {
-        clause: [...new Set([clause, 'AUTH-SCOPE-4', PERMISSION_ROW[needs] ?? 'AUTH-SCOPE-4'])],
-      });
-      continue;
-    }
-    inCase(what, () =>
-      naming === 'permission'
-        ? expectInsufficientScope(shop, res, { clause: 'ERR-SCOPE-1', scope: needs })
-        : expectInsufficientScope(shop, res, { clause, scope: [needs, ...op.apiScopes] }),
-    );
-  }
-}
-
-/**
  * The agent's authority equals what `permissions` map to: each probe passes the guard when its permission is held (or it
  * needs none), and is 403 insufficient_scope otherwise, naming the permission (assistants, ERR-SCOPE-1) or either the
- * permission or the API scope (invited agents: the spec names no form).
+ * permission or the API scope (invited agents: the spec names no form). With `rows`, a probe that is not refused 403
+ * insufficient_scope is a failure of the case's clause, of the guard's rule (AUTH-SCOPE-4) and of the permission's row
+ * too, judged softly so that every probe and case is reached (probes change nothing).
  */
 export async function expectAuthority(
   shop: Shop,
   send: Send,
   permissions: readonly string[],
-  { clause, naming }: { clause: string; naming: 'permission' | 'either' },
+  { clause, naming, rows = false }: { clause: string; naming: 'permission' | 'either'; rows?: boolean },
 ): Promise<void> {
   for await (const { id, op, res, needs, held, what } of probeEach(send, permissions)) {
+    if (rows && !held && (res.status !== 403 || errorOf(res) !== 'insufficient_scope')) {
+      failSoft(`${what}: refused for want of ${needs}`, '403 insufficient_scope', brief(res), {
+        clause: [...new Set([clause, 'AUTH-SCOPE-4', PERMISSION_ROW[needs!] ?? 'AUTH-SCOPE-4'])],
+      });
+      continue;
+    }
     inCase(what, () => {
       if (held) return expectPassesGuard(res, { what: id, clause });
       expectInsufficientScope(shop, res, {
@@ -181,6 +158,14 @@ export async function expectAuthority(
     });
   }
 }
+
+/** expectAuthority with each refusal judged on its own clauses (`rows`). */
+export const expectPermissions = (
+  shop: Shop,
+  send: Send,
+  permissions: readonly string[],
+  o: { clause: string; naming: 'permission' | 'either' },
+): Promise<void> => expectAuthority(shop, send, permissions, { ...o, rows: true });
 
 export interface Invited {
   sub: string;

@@ -4,7 +4,7 @@ import { notApplicable, type Shop } from '../../engine/runner/check.js';
 import type { ShopResponse } from '../../engine/transport/http.js';
 import { type ClauseRef, expectProblem, inCase } from '../../lib/assert.js';
 import { freshId } from '../../lib/fresh-id.js';
-import { bearer } from './call-internal-routes.js';
+import { bearer } from '../../lib/internal-routes.js';
 import { RECOVERY_OPERATIONS } from './seed-data.js';
 import { SPECIAL_PATHS } from '../../../contract/routes.js';
 

@@ -85,3 +85,20 @@ export function guestBudget(shop: Shop): number {
 /** RFC 9110 §10.2.3: delay-seconds or an HTTP-date. */
 export const isRetryAfter = (v: string) =>
   /^\d+$/.test(v) || (/[A-Za-z]{3}, \d{2} [A-Za-z]{3} \d{4} \d{2}:\d{2}:\d{2} GMT/.test(v) && !Number.isNaN(Date.parse(v)));
+
+/**
+ * What a refusal past a budget is judged on, beyond the budget's own clause: 429 rate_limited with Retry-After (LIM-RATE-4,
+ * ERR-TABLE-12), and, as every response, X-Request-Id (AUTH-ORDER-2, ERR-PROBLEM-7) and the problem document's members.
+ */
+export const RATE_LIMITED_CLAUSES = [
+  'LIM-RATE-4',
+  'ERR-TABLE-12',
+  'AUTH-ORDER-2',
+  'ERR-PROBLEM-7',
+  'RES-PROBLEM-1',
+  'RES-PROBLEM-2',
+  'RES-PROBLEM-3',
+  'RES-PROBLEM-4',
+  'RES-PROBLEM-5',
+  'RES-PROBLEM-8',
+];

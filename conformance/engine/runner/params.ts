@@ -5,7 +5,7 @@ import { z } from 'zod';
 import { profileSchema, type Profile } from '../../../contract/profile.js';
 import type { TlsOptions } from '../transport/wire.js';
 import { lateTarget, workerSettings } from './late.js';
-import { runPlan, variantSchema, type RunPlan } from './plan.js';
+import { judgingSchema, runPlan, variantSchema, type RunPlan } from './plan.js';
 
 /** A deployment that a Playwright project judges instead of the run's target (its own base URL and profile). */
 export type TargetVariant = z.infer<typeof variantSchema>;
@@ -21,14 +21,7 @@ export function runVariants(plan: Readonly<RunPlan> = runPlan()): TargetVariant[
 const paramsSchema = z.object({
   baseUrl: z.url().transform((u) => u.replace(/\/+$/, '')),
   profilePath: z.string().min(1),
-  level: z.enum(['spec', 'reference']),
-  strict: z.boolean(),
-  seed: z
-    .number()
-    .int()
-    .min(0)
-    .max(2 ** 31 - 1),
-  showSecrets: z.boolean(),
+  ...judgingSchema.shape,
   /** 'embedded' when the CLI booted the reference for this run. */
   target: z.enum(['embedded', 'external']),
   caPath: z.string().min(1).optional(),

@@ -33,6 +33,18 @@ export const workersSchema = z.object({
   roundTripMs: z.number().min(0).optional(),
 });
 
+/** How the run judges, the same in the plan and in a worker's parameters (params.ts): level, --strict, --seed, --show-secrets. */
+export const judgingSchema = z.object({
+  level: z.enum(['spec', 'reference']),
+  strict: z.boolean(),
+  seed: z
+    .number()
+    .int()
+    .min(0)
+    .max(2 ** 31 - 1),
+  showSecrets: z.boolean(),
+});
+
 export const runPlanSchema = z.strictObject({
   target: z.strictObject({
     /**
@@ -48,14 +60,7 @@ export const runPlanSchema = z.strictObject({
     /** Accept any TLS certificate of the target. */
     insecure: z.boolean(),
   }),
-  level: z.enum(['spec', 'reference']),
-  strict: z.boolean(),
-  seed: z
-    .number()
-    .int()
-    .min(0)
-    .max(2 ** 31 - 1),
-  showSecrets: z.boolean(),
+  ...judgingSchema.shape,
   selection: z.strictObject({
     /** `part`: --grep, --clause, --last-failed or --max-failures left checks out; `shard`: only --shard did. */
     partial: z.enum(['whole', 'part', 'shard']),

@@ -8,18 +8,7 @@ import { failSoft } from './failure.js';
 import { DESCRIPTION, ASSISTANT_DESCRIPTION } from '../../../contract/routes.js';
 import { OPERATIONS_BY_ID } from '../../../contract/operations.js';
 import { routeOf } from '../../../contract/requests.js';
-import {
-  expectIssues,
-  expectOwnedMembers,
-  expectProblemDetail,
-  expectProblemError,
-  expectProblemInstance,
-  expectProblemMediaType,
-  expectProblemObject,
-  expectProblemStatus,
-  expectProblemTitle,
-  expectProblemType,
-} from './problem.js';
+import { expectProblemDocument } from './problem.js';
 import type { HttpResult } from './response.js';
 
 /** An answer as these rules read it: status, headers, the body as text and parsed. */
@@ -74,27 +63,18 @@ export function expectBoundaryRules(res: ShopResponse, what: string, cacheable: 
 
 /**
  * The problem document of one failure, member by member (Resources > Problem document), whatever route or status gave it:
- * the shared member conditions (lib/expect/problem.ts), softly, each answer named. The Errors table's rows without
+ * expectProblemDocument (lib/expect/problem.ts), softly, each answer named. The Errors table's rows without
  * headers add that neither a wrong caller kind nor a validation failure carries a challenge.
  */
 export function expectProblemMembers(docsUrl: string, res: ShopResponse, what: string): void {
   if (res.status < 400) return;
   const opts = { soft: true, at: `${what} (${res.status})` };
-  expectProblemMediaType(res, opts);
-  const d = expectProblemObject(res, opts);
+  const d = expectProblemDocument(res, { ...opts, docsUrl });
   if (!d) return;
-  expectProblemError(d, opts);
-  expectProblemType(d, { ...opts, docsUrl, error: String(d.error) });
-  expectProblemTitle(res, d, opts);
-  expectProblemStatus(res, d, opts);
-  expectProblemDetail(d, opts);
-  expectProblemInstance(res, d, opts);
-  expectIssues(d, opts);
   const challengeless: Record<string, string> = { caller_not_allowed: 'ERR-TABLE-8', invalid_request: 'ERR-TABLE-11' };
   const row = challengeless[String(d.error)];
   if (row && res.headers.get('www-authenticate') !== null)
     failSoft(`${opts.at}: WWW-Authenticate on ${String(d.error)}`, 'absent', res.headers.get('www-authenticate'), { clause: row });
-  expectOwnedMembers(d, String(d.error), { ...opts, status: res.status });
 }
 
 /** The clauses every answer of a gathering check is judged on (the order of the checks' citations). */

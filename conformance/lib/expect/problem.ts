@@ -157,6 +157,32 @@ export function expectIssues(doc: Doc, opts: MemberOption = {}): void {
   });
 }
 
+/**
+ * The Resources table, member by member, on one failure whatever its route or status: the media type, a JSON object,
+ * `error` (the expected code when given, else a non-empty string), `type`, `title`, `status`, `detail`, `instance`, the
+ * members other codes own, `issues`; each on the member's own clause, reported as `opts` says (hard, or softly and named).
+ * Returns the document (undefined after a soft failure of the object). It judges neither the response's status nor its
+ * headers beyond Content-Type: the check that needs them composes them (expectProblem, the every-response judge).
+ */
+export function expectProblemDocument(
+  res: HttpResult & { text?: string },
+  opts: MemberOption & { docsUrl: string; error?: string },
+): Doc | undefined {
+  expectProblemMediaType(res, opts);
+  const doc = expectProblemObject(res, opts);
+  if (!doc) return undefined;
+  const error = opts.error ?? String(doc.error);
+  expectProblemError(doc, opts);
+  expectProblemType(doc, { ...opts, error });
+  expectProblemTitle(res, doc, opts);
+  expectProblemStatus(res, doc, opts);
+  expectProblemDetail(doc, opts);
+  expectProblemInstance(res, doc, opts);
+  expectOwnedMembers(doc, error, { ...opts, status: res.status });
+  expectIssues(doc, opts);
+  return doc;
+}
+
 /** The caller's clause (or clauses) and a row of the error table, both blamed. */
 export const withRow = (clause: ClauseRef | undefined, row: string): ClauseRef =>
   clause === undefined ? row : [...new Set([...(Array.isArray(clause) ? clause : [clause]), row])];

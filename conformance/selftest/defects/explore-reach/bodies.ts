@@ -3,7 +3,7 @@
 // alone (blind).
 import { LIMITS } from '../../../../contract/limits.js';
 import { isJsonMediaType, type ProxyRequest } from '../../proxy.js';
-import { headerOf, notAStream, pathOf, problemAnswer } from '../helpers.js';
+import { editJsonBody, headerOf, notAStream, pathOf, problemAnswer } from '../helpers.js';
 import { lenient, type Defect } from '../types.js';
 import { isCode, isOperation, statefulWire } from '../blind/shared.js';
 
@@ -12,25 +12,22 @@ const RECOVERY_PATH = '/internal/account/recover';
 const RECOVERY_MEMBERS = ['subject', 'operationId', 'purpose'] as const;
 
 /** The recovery body with members named like a known member but for case renamed to it (a case-insensitive binder). */
-function foldMemberCase(body: string): string {
-  let v: unknown;
-  try {
-    v = JSON.parse(body);
-  } catch {
-    return body;
-  }
-  if (!v || typeof v !== 'object' || Array.isArray(v)) return body;
-  const out: Record<string, unknown> = {};
-  let renamed = false;
-  for (const [k, value] of Object.entries(v)) {
-    const known = RECOVERY_MEMBERS.find((m) => m !== k && m.toLowerCase() === k.toLowerCase());
-    if (known && !(known in v)) {
-      out[known] = value;
-      renamed = true;
-    } else out[k] = value;
-  }
-  return renamed ? JSON.stringify(out) : body;
-}
+const foldMemberCase = (body: string): string =>
+  editJsonBody(body, (v) => {
+    const out: Record<string, unknown> = {};
+    let renamed = false;
+    for (const [k, value] of Object.entries(v)) {
+      const known = RECOVERY_MEMBERS.find((m) => m !== k && m.toLowerCase() === k.toLowerCase());
+      if (known && !(known in v)) {
+        out[known] = value;
+        renamed = true;
+      } else out[k] = value;
+    }
+    if (!renamed) return false;
+    // The members in their order, renamed in place.
+    for (const k of Object.keys(v)) delete v[k];
+    Object.assign(v, out);
+  });
 
 export const REACH_BODIES_DEFECTS: readonly Defect[] = [
   // Errors: "| validation failure | 400 | `invalid_request` (with `issues`, max 20) |" and "Unexpected failures: 500

@@ -5,7 +5,7 @@
 import type { ProxyAnswer, ProxyRequest } from '../../proxy.js';
 import { editJson, headerOf, jsonSegment, keptBodies, notAStream } from '../helpers.js';
 import type { Defect, DefectContext } from '../types.js';
-import { isOperation, kindOf, statefulWire, subOf } from '../blind/shared.js';
+import { isOperation, kindOf, statefulWire, subOf, type Kind } from '../blind/shared.js';
 
 /** The account a request acts on (unverified): an invited agent's is in its context, every other kind's is the `sub`. */
 function accountOf(ctx: DefectContext, r: ProxyRequest): string | undefined {
@@ -51,33 +51,50 @@ const perAccount = () => {
 
 const ok = (a: ProxyAnswer) => a.status >= 200 && a.status < 300;
 
+/**
+ * A write kept per caller kind: the ids that `created` (one kind's write of an account) answered are kept per account,
+ * dropped again when `forgotten` names one, and left out of `read` (one operation by another kind) of the same account.
+ */
+const createdHiddenFrom = (
+  id: string,
+  clause: string,
+  description: string,
+  created: (r: ProxyRequest, kind: Kind, a: ProxyAnswer) => boolean,
+  read: { operation: string; kind: Kind },
+  forgotten: (r: ProxyRequest, a: ProxyAnswer) => string | undefined = () => undefined,
+): Defect =>
+  statefulWire(id, clause, description, (ctx) => {
+    const kept = perAccount();
+    return {
+      buffer: notAStream,
+      response(a, r) {
+        const account = accountOf(ctx, r);
+        if (!account) return a;
+        const kind = kindOf(ctx.profile, r);
+        if (created(r, kind, a)) {
+          const id = createdId(a);
+          if (id) kept.add(account, id);
+        }
+        const gone = forgotten(r, a);
+        if (gone !== undefined) kept.delete(account, gone);
+        const hidden = kept.of(account);
+        if (!isOperation(r, read.operation) || kind !== read.kind || a.status !== 200 || hidden.size === 0) return a;
+        return withoutRows(a, (row) => typeof row.id === 'string' && hidden.has(row.id));
+      },
+    };
+  });
+
 export const REACH_SHARED_DEFECTS: readonly Defect[] = [
   // What the service does: "account data shared by several callers: ... addresses (list, add, delete)". Broken: an
   // address a delegated agent adds is filed under the agent's grant, and the customer's own listAddresses of that account
   // leaves it out.
-  statefulWire(
+  createdHiddenFrom(
     'reach.shared.delegated-address-hidden-from-customer',
     'PUR-SERVE-4',
     "an address added by a delegated caller is missing from the customer's listAddresses of the same account",
-    (ctx) => {
-      const added = perAccount();
-      return {
-        buffer: notAStream,
-        response(a, r) {
-          const account = accountOf(ctx, r);
-          if (!account) return a;
-          const kind = kindOf(ctx.profile, r);
-          if (isOperation(r, 'addAddress') && kind === 'delegated' && a.status === 201) {
-            const id = createdId(a);
-            if (id) added.add(account, id);
-          }
-          if (isOperation(r, 'deleteAddress') && ok(a)) added.delete(account, decodeURIComponent(r.path.split('?')[0]!.split('/').pop()!));
-          const hidden = added.of(account);
-          if (!isOperation(r, 'listAddresses') || kind !== 'customer' || a.status !== 200 || hidden.size === 0) return a;
-          return withoutRows(a, (row) => typeof row.id === 'string' && hidden.has(row.id));
-        },
-      };
-    },
+    (r, kind, a) => isOperation(r, 'addAddress') && kind === 'delegated' && a.status === 201,
+    { operation: 'listAddresses', kind: 'customer' },
+    (r, a) => (isOperation(r, 'deleteAddress') && ok(a) ? decodeURIComponent(r.path.split('?')[0]!.split('/').pop()!) : undefined),
   ),
   // Caller kinds: a delegated caller is "signed in, account cart" (the cart the customer of that account uses). Broken:
   // the cart is keyed by account and caller kind, so a line the customer added is not in the delegated caller's getCart.
@@ -109,27 +126,11 @@ export const REACH_SHARED_DEFECTS: readonly Defect[] = [
   ),
   // What the service does: "account data shared by several callers: ... orders (list, read, ...)". Broken: an order an
   // invited agent places is indexed under the agent, and the customer's listOrders of that account leaves it out.
-  statefulWire(
+  createdHiddenFrom(
     'reach.shared.invited-order-missing-for-customer',
     'PUR-SERVE-4',
     "an order placed by an invited agent is missing from the customer's listOrders of the same account",
-    (ctx) => {
-      const placed = perAccount();
-      return {
-        buffer: notAStream,
-        response(a, r) {
-          const account = accountOf(ctx, r);
-          if (!account) return a;
-          const kind = kindOf(ctx.profile, r);
-          if (isOperation(r, 'checkoutSavedCard') && kind === 'invited-agent' && ok(a)) {
-            const id = createdId(a);
-            if (id) placed.add(account, id);
-          }
-          const hidden = placed.of(account);
-          if (!isOperation(r, 'listOrders') || kind !== 'customer' || a.status !== 200 || hidden.size === 0) return a;
-          return withoutRows(a, (row) => typeof row.id === 'string' && hidden.has(row.id));
-        },
-      };
-    },
+    (r, kind, a) => isOperation(r, 'checkoutSavedCard') && kind === 'invited-agent' && ok(a),
+    { operation: 'listOrders', kind: 'customer' },
   ),
 ];

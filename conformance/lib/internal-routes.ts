@@ -4,14 +4,17 @@
 // (conventions.actionSecret, conventions.securityIntent); undeclared, spec-level requests send the secret both as
 // `Authorization: Bearer` and as `X-Idp-Action-Secret` (the reference reads the former) with the reference's body.
 import { randomUUID } from 'node:crypto';
-import type { Shop } from '../../engine/runner/check.js';
-import { freshId } from '../../lib/fresh-id.js';
-import { PROXY_REPORTS, proxyPayload } from '../../lib/credential-formats.js';
-import type { JsonObject } from '../../lib/jws.js';
-import { setPointer } from '../../lib/openapi-schema.js';
-import { SPECIAL_PATHS, fillPath } from '../../../contract/routes.js';
+import type { Profile } from '../../contract/profile.js';
+import { freshId } from './fresh-id.js';
+import { PROXY_REPORTS, proxyPayload } from './credential-formats.js';
+import type { JsonObject } from './jws.js';
+import { setPointer } from './openapi-schema.js';
+import { SPECIAL_PATHS, fillPath } from '../../contract/routes.js';
 
-type Secrets = Shop['profile']['secrets'];
+/** What these helpers read of a run: its profile (a check's `shop`, or explore's world). */
+type WithProfile = { readonly profile: Profile };
+
+type Secrets = Profile['secrets'];
 export type SecretName = 'idpActionSecret' | 'proxyIdpSecret' | 'conversationHubSecret' | 'accountRecoverySecret';
 
 /** A value that is not the secret: the secret with its last character changed, or a random one when it is unset. */
@@ -122,7 +125,7 @@ export const ROUTES: readonly InternalRoute[] = [
  * (members and values); a security intent of the deployment's declared shape (conventions.securityIntent) with a fresh
  * intent id and subject, else the reference's.
  */
-export function bodyOf(r: InternalRoute, shop: Shop): Record<string, unknown> {
+export function bodyOf(r: InternalRoute, shop: WithProfile): Record<string, unknown> {
   const report = PROXY_REPORTS[r.path];
   if (report) return proxyPayload(shop.profile.conventions, report, r.body() as JsonObject);
   const intent = shop.profile.conventions?.securityIntent;
@@ -139,14 +142,14 @@ export function bodyOf(r: InternalRoute, shop: Shop): Record<string, unknown> {
 export const route = (path: string) => ROUTES.find((r) => r.path.startsWith(path) || r.path.endsWith(path))!;
 
 /** Whether the deployment declares where the action script's secret goes (conventions.actionSecret). */
-export const declaresActionSecret = (shop: Shop): boolean => shop.profile.conventions?.actionSecret !== undefined;
+export const declaresActionSecret = (shop: WithProfile): boolean => shop.profile.conventions?.actionSecret !== undefined;
 
 /**
  * The headers that present `value` in the route's carrier. The action script's carrier is the deployment's declaration
  * (conventions.actionSecret); undeclared, spec-level requests send both plausible carriers (`Authorization: Bearer` and
  * `X-Idp-Action-Secret`), reference-level ones the reference's (Bearer).
  */
-export function present(shop: Shop, r: InternalRoute, value: string, o: { spec?: boolean } = {}): Record<string, string> {
+export function present(shop: WithProfile, r: InternalRoute, value: string, o: { spec?: boolean } = {}): Record<string, string> {
   if (r.carrier === 'x-proxy-idp-secret') return { 'x-proxy-idp-secret': value };
   const declared = shop.profile.conventions?.actionSecret;
   if (r.secret === 'idpActionSecret' && declared)
