@@ -14,6 +14,7 @@ import type { PlanStep } from './plan.js';
 import { fixtureOf, newRunContext, World, type RunContext } from './world.js';
 import { judgeAdmission, judgeConditional, judgeSignedDelivery } from './admission.js';
 import { judgeAccountData } from './model-accounts.js';
+import { observerOf } from './observers.js';
 import { judgeBodyShape } from './bodies-judge.js';
 import { CoverageMap, type CoverageReport } from './coverage.js';
 import { NotDeclared } from '../lib/expect/failure.js';
@@ -168,6 +169,10 @@ export class Lockstep {
         seq.plans.push(p);
         for (let n = 0; n < (p.repeat ? 2 : 1); n++) {
           const findings = await this.step(p, model, ctx, seq);
+          // The list the write changed, read at once by another caller of the account (observers.ts).
+          const observer =
+            findings.length === 0 ? observerOf(p, seq.answers.at(-1)?.status ?? 0, this.o.profile, seq.steps.length) : undefined;
+          if (observer) findings.push(...(await this.step(observer, model, ctx, seq)));
           if (findings.length > 0) {
             seq.findings = findings;
             throw new Diverged(seq);
