@@ -9,6 +9,7 @@ import { CALLER_GUARD, CONDITIONAL_GET, OWN_CREDENTIAL_REQUIRED } from '../rules
 import type { Rule } from '../rules/rule.js';
 import type { Answer, Finding, Step } from './exchange.js';
 import { hasOwnCredential } from './commands.js';
+import { judgeTokenAnswer } from './tokens.js';
 import { isSound, kindOfCaller, type PlanStep } from './plan.js';
 
 /** The default scopes of the token a kind's caller presents (world.ts, agent-callers.ts mint with these). */
@@ -65,6 +66,25 @@ export function judgeSignedDelivery(p: PlanStep, answer: Answer, index: number, 
           index,
           expected: '200 {received: true}',
           actual: `${answer.status} ${String(error)}`,
+        },
+      ]
+    : [];
+}
+
+/** A shaped token's answer (tokens.ts): accepted, refused with the spec's statuses, or at least no 5xx. */
+export function judgeToken(p: PlanStep, answer: Answer, index: number): Finding[] {
+  if (p.mutation !== 'token-shape' || !p.token) return [];
+  const error = (answer.json as { error?: unknown } | undefined)?.error;
+  const v = judgeTokenAnswer(p.token, answer.status, error);
+  return v
+    ? [
+        {
+          oracle: 'model',
+          clauses: [...v.clauses],
+          message: `a token with ${p.token} as ${p.caller} on ${p.op}`,
+          index,
+          expected: v.expected,
+          actual: `${answer.status} ${String(error ?? '')}`.trim(),
         },
       ]
     : [];

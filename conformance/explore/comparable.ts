@@ -13,10 +13,11 @@ export interface DifferentialContext {
 /**
  * Mutations whose handling the spec does not pin: a duplicated X-Request-Id, a bad percent-escape in the query (a real
  * parameter of searchProducts), a body without members (a checkout may take the default card), a generated body (what
- * the spec pins of it is judged by bodies-judge.ts from the spec alone). Whether they are refused,
+ * the spec pins of it is judged by bodies-judge.ts from the spec alone), a shaped token (judged by tokens.ts). Whether
+ * they are refused,
  * and how, is not compared (a 5xx still is); the model and the header rules still judge their answers.
  */
-const OPEN_MUTATIONS = new Set(['duplicate-header', 'bad-path-escape', 'missing-member', 'body-shape']);
+const OPEN_MUTATIONS = new Set(['duplicate-header', 'bad-path-escape', 'missing-member', 'body-shape', 'token-shape']);
 
 export const outcomeOpen = (step: Step, t: Projection, r: Projection, classesDiffer: boolean): boolean =>
   OPEN_MUTATIONS.has(step.mutation ?? '') &&

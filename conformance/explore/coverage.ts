@@ -31,6 +31,7 @@ const FAMILY: Readonly<Record<string, Family>> = {
   'bad-path-escape': 'path',
   conditional: 'header',
   'body-shape': 'body',
+  'token-shape': 'credential',
 };
 
 export function familyOf(p: Pick<PlanStep, 'mutation' | 'caller'>): Family {

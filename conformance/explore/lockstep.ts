@@ -12,7 +12,7 @@ import { createdId, expectedOutcome, judgeHeaders, judgeStep, newModel, type Mod
 import type { DifferentialContext } from './projection.js';
 import type { PlanStep } from './plan.js';
 import { fixtureOf, newRunContext, World, type RunContext } from './world.js';
-import { judgeAdmission, judgeConditional, judgeSignedDelivery } from './admission.js';
+import { judgeAdmission, judgeConditional, judgeSignedDelivery, judgeToken } from './admission.js';
 import { judgeAccountData } from './model-accounts.js';
 import { observerOf } from './observers.js';
 import { judgeBodyShape } from './bodies-judge.js';
@@ -232,6 +232,7 @@ export class Lockstep {
       ...judgeStep(model, p, target.step, target.answer, { index, variants: this.target.fixture.variants, follow: target.follow }),
       ...judgeAdmission(p, target.step, target.answer, index, this.declaredScopes(p.op)),
       ...judgeConditional(target.step, target.answer, index),
+      ...judgeToken(p, target.answer, index),
       ...judgeBodyShape(p, target.step, target.answer, index, {
         credentialPresented: p.caller === 'secret:own' && this.o.profile.secrets.accountRecoverySecret !== null,
       }),

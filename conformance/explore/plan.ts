@@ -6,6 +6,7 @@ import fc from 'fast-check';
 import type { CallerKind } from '../../contract/callers.js';
 import type { Profile } from '../../contract/profile.js';
 import { bodyShapeArbitrary, describeBody, type BodyShape } from './bodies.js';
+import { shapesFor, type TokenKind, type TokenShape } from './tokens.js';
 import { admittedKinds, COMMANDS, hasOwnCredential, isWrite, type Command } from './commands.js';
 
 /** DPoP proof defects an assistant step can carry (the DPoP checks' negative matrix, dpop-negative-matrix.ts). */
@@ -117,6 +118,7 @@ export const MUTATIONS = [
   'bad-path-escape',
   'conditional',
   'body-shape',
+  'token-shape',
 ] as const;
 export type Mutation = (typeof MUTATIONS)[number];
 
@@ -137,6 +139,8 @@ export interface PlanStep {
   repeat?: boolean;
   /** With the mutation `body-shape`: the body generated from the valid one (bodies.ts). */
   bodyShape?: BodyShape;
+  /** With the mutation `token-shape`: how the caller's token is varied (tokens.ts). */
+  token?: TokenShape;
 }
 
 /**
@@ -153,6 +157,8 @@ export const callersFor = (profile: Profile): Caller[] =>
 /** The mutations that mean something for a command: path ids for row reads and writes, bodies for writes. */
 function mutationsOf(c: Command): Mutation[] {
   const headers: Mutation[] = ['duplicate-header', 'absent-header', 'wrong-method', 'bad-path-escape'];
+  // The caller's token with a claim or JOSE header varied (tokens.ts), on the routes of the access tokens.
+  if (c.kind === 'operation' && c.group !== 'conversation') headers.push('token-shape', 'token-shape', 'token-shape');
   // A conditional GET (If-None-Match: the ETag this deployment last gave for the path) where the spec pins ETag and 304.
   if (c.group === 'catalog') headers.push('conditional', 'conditional');
   if (c.ref === 'order' || c.ref === 'address') return ['foreign-id', 'foreign-id', 'foreign-id', 'unknown-id', ...headers];
@@ -165,8 +171,9 @@ function mutationsOf(c: Command): Mutation[] {
       'not-json',
       'no-content-type',
       ...(c.id === 'checkoutSavedCard' ? (['foreign-card', 'foreign-card'] as const) : []),
-      // A body generated from the valid one and beyond it (bodies.ts); not on the webhook, whose body is signed bytes.
-      ...(c.kind === 'webhook' ? [] : (['body-shape', 'body-shape', 'body-shape'] as const)),
+      // A body generated from the valid one and beyond it (bodies.ts), half of the body mutations; not on the webhook,
+      // whose body is signed bytes.
+      ...(c.kind === 'webhook' ? [] : (Array.from({ length: 6 }, () => 'body-shape') as Mutation[])),
       ...headers,
     ];
   return headers;
@@ -251,16 +258,21 @@ export function planStepArbitrary(callers: readonly Caller[]): fc.Arbitrary<Plan
         },
         { requiredKeys: ['op', 'caller', 'variant', 'quantity'] },
       )
-      .chain((p) =>
-        p.mutation === 'body-shape' ? bodyShapeArbitrary().map((bodyShape) => ({ ...p, bodyShape })) : fc.constant(p),
-      ) as fc.Arbitrary<PlanStep>;
+      .chain((p) => {
+        if (p.mutation === 'body-shape') return bodyShapeArbitrary().map((bodyShape) => ({ ...p, bodyShape }));
+        if (p.mutation !== 'token-shape') return fc.constant(p);
+        // A token shape for a sound Bearer caller (customer, delegated, guest, operator); any other caller goes unmutated.
+        const kind = /^(customer|delegated|guest):[ab]$|^operator$/.test(p.caller) ? (kindOfCaller(p.caller) as TokenKind) : undefined;
+        const { mutation: _m, ...rest } = p;
+        return kind ? fc.constantFrom(...shapesFor(kind)).map((token) => ({ ...p, token })) : fc.constant(rest as PlanStep);
+      }) as fc.Arbitrary<PlanStep>;
   });
 }
 
 /** A plan step in one line, for the console and the report. */
 export function describePlan(p: PlanStep): string {
   const extras = [
-    p.mutation && `mutation ${p.mutation}${p.bodyShape ? ` (${describeBody(p.bodyShape)})` : ''}`,
+    p.mutation && `mutation ${p.mutation}${p.bodyShape ? ` (${describeBody(p.bodyShape)})` : ''}${p.token ? ` (${p.token})` : ''}`,
     p.idempotencyKey && `Idempotency-Key ${p.idempotencyKey}`,
     p.repeat && 'sent twice',
   ].filter(Boolean);

@@ -13,6 +13,7 @@ import { operatorAttribution } from '../lib/credential-formats.js';
 import type { Answer, Step } from './exchange.js';
 import type { PlanStep } from './plan.js';
 import { applyBodyShape } from './bodies.js';
+import { shapedToken, type TokenKind, type TokenShape } from './tokens.js';
 import { COMMANDS_BY_ID } from './commands.js';
 import { resolveSpecial, routeCredential, specialRowOf } from './special-routes.js';
 import { AgentCallers, isAgentCaller } from './agent-callers.js';
@@ -173,6 +174,7 @@ export class World {
       ...(body ? { body } : {}),
       ...(p.mutation ? { mutation: p.mutation } : {}),
       ...(generatedFrom !== undefined ? { generatedFrom } : {}),
+      ...(p.token ? { token: p.token } : {}),
     };
   }
 
@@ -236,6 +238,13 @@ export class World {
     if (step.caller.startsWith('secret:')) {
       const row = specialRowOf(step.operationId);
       return this.sendWith(step, row ? routeCredential(row, step, this.profile, step.caller === 'secret:own') : {});
+    }
+    if (step.token) {
+      // The caller's credentials (its guest or operator headers) with its token shaped (tokens.ts), minted afresh.
+      const kind = step.caller.split(':')[0] as TokenKind;
+      const sub = this.fixture.accounts[step.caller.endsWith(':b') ? 'b' : 'a'].sub;
+      const token = await shapedToken(this.mint, kind, step.token as TokenShape, sub, audienceOf(this.profile, 'delegated', 'api'));
+      return this.sendWith(step, { ...(await this.credentials(step.caller, ctx)), authorization: `Bearer ${token}` });
     }
     if (!isAgentCaller(step.caller)) return this.sendWith(step, await this.credentials(step.caller, ctx));
     const first = await this.agents.headers(step.caller, step.method, step.path);
