@@ -5,17 +5,15 @@ import type { Profile } from '../../contract/profile.js';
 import type { TlsOptions } from '../engine/transport/http.js';
 import { CheckFailure } from '../lib/assert.js';
 import type { Answer, Finding, Step } from './exchange.js';
-import { runInterleavings, type InterleavingOptions, type ScenarioRun } from './concurrency.js';
-import { shrinkConcurrency } from './concurrency-shrink.js';
-import { guestBudgetOf, provisionAssistant } from './interleave-callers.js';
-import { createdId, expectedOutcome, judgeHeaders, judgeStep, newModel, type ModelState } from './model.js';
+import type { ScenarioRun } from './concurrency.js';
+import { createdId, expectedOutcome, newModel, type ModelState } from './model.js';
+import { judgeByModel } from './model-judges.js';
+import { COMMANDS_BY_ID } from './commands.js';
+import { interleaveOn } from './lockstep-interleave.js';
 import type { DifferentialContext } from './projection.js';
 import type { PlanStep } from './plan.js';
 import { fixtureOf, newRunContext, World, type RunContext } from './world.js';
-import { judgeAdmission, judgeConditional, judgeSignedDelivery, judgeToken } from './admission.js';
-import { judgeAccountData } from './model-accounts.js';
 import { observerOf } from './observers.js';
-import { judgeBodyShape } from './bodies-judge.js';
 import { CoverageMap, type CoverageReport } from './coverage.js';
 import { NotDeclared } from '../lib/expect/failure.js';
 import type { Target } from '../engine/transport/target.js';
@@ -110,6 +108,17 @@ export class Lockstep {
     const docs = this.target.documents();
     if (docs && this.o.oracles?.schema) this.schema = this.o.oracles.schema(docs);
     return [];
+  }
+
+  /**
+   * Whether the target and the reference serve a command at the same route. The operator and conversation routes are
+   * the deployment's (not shown): where the target's differ, what each answers is not compared (the model still judges).
+   */
+  private async sameRoute(op: string): Promise<boolean> {
+    const group = COMMANDS_BY_ID.get(op)?.group;
+    if (!this.reference || (group !== 'operator' && group !== 'conversation')) return true;
+    const [t, r] = [(await this.target.described()).operation(op), (await this.reference.described()).operation(op)];
+    return t.method === r.method && t.path === r.path;
   }
 
   /** The other account's fixture rows (its address, its saved card), which no read of this caller's account may show. */
@@ -228,22 +237,23 @@ export class Lockstep {
     // What the model knew before the step moved it on: the differential compares an unshown refusal only against it.
     const expected = expectedOutcome(model, p);
     const findings = [
-      ...judgeHeaders(target.step, target.answer, index, this.o.profile.docsUrl),
-      ...judgeStep(model, p, target.step, target.answer, { index, variants: this.target.fixture.variants, follow: target.follow }),
-      ...judgeAdmission(p, target.step, target.answer, index, this.declaredScopes(p.op)),
-      ...judgeConditional(target.step, target.answer, index),
-      ...judgeToken(p, target.answer, index),
-      ...judgeBodyShape(p, target.step, target.answer, index, {
-        credentialPresented: p.caller === 'secret:own' && this.o.profile.secrets.accountRecoverySecret !== null,
-      }),
-      ...judgeSignedDelivery(p, target.answer, index, this.o.profile.secrets.stripeWebhookSecret !== null),
-      ...judgeAccountData(model, p, target.step, target.answer, {
-        index,
-        created: target.created,
-        owner: target.owner,
-        foreign: this.foreignIds(p.caller),
-      }),
-      ...(reference && this.o.oracles?.differential
+      ...judgeByModel(
+        model,
+        {
+          p,
+          step: target.step,
+          answer: target.answer,
+          index,
+          follow: target.follow,
+          owner: target.owner,
+          created: target.created,
+          declaredScopes: this.declaredScopes(p.op),
+          foreign: this.foreignIds(p.caller),
+          variants: this.target.fixture.variants,
+        },
+        this.o.profile,
+      ),
+      ...(reference && this.o.oracles?.differential && (await this.sameRoute(p.op))
         ? this.o.oracles.differential(target.step, target.answer, reference.answer, index, { expected })
         : []),
       ...(this.schema?.check(target.step, target.answer, index) ?? []),
@@ -252,81 +262,17 @@ export class Lockstep {
   }
 
   /**
-   * The scheduler-driven interleavings (concurrency.ts) against the target, one sequence per scenario that found
-   * something, each shrunk (concurrency-shrink.ts) unless `shrink` is false; with `only`, that one recorded scenario as
-   * it was recorded (a replay). The steps of a finding are in the order the scheduler released them.
+   * The scheduler-driven interleavings against the target (lockstep-interleave.ts), one sequence per scenario that found
+   * something, each shrunk unless `shrink` is false; with `only`, that one recorded scenario as recorded (a replay).
    */
-  async interleave(seed: number, o: { only?: ScenarioRun; shrink?: boolean; deadline?: number } = {}): Promise<Sequence[]> {
-    const w = this.target;
-    w.reset();
-    if (!this.o.profile.capabilities.delegated) return [];
-    const assistant = await provisionAssistant(w);
-    const target = await w.described();
-    // Fresh callers for every rerun: a budget attempt's guest is minted once per label, so a rerun needs new labels.
-    const options = (extra: Partial<InterleavingOptions> = {}): InterleavingOptions => {
-      const ctx = newRunContext(this.o.profile);
-      const budget = guestBudgetOf(this.o.profile, ctx.run);
-      return {
-        send: (step) => w.send(step, ctx),
-        // explore judges what the spec pins: how many simultaneous checkouts of one cart succeed is the reference's choice.
-        level: 'spec',
-        seed,
-        target,
-        owner: 'delegated:a',
-        variants: w.fixture.variants,
-        paymentMethod: w.fixture.accounts.a.card,
-        address: w.fixture.accounts.a.address,
-        baseUrl: w.baseUrl,
-        ...(assistant ? { assistant } : {}),
-        ...(budget ? { budget } : {}),
-        ...extra,
-      };
-    };
-    const rerun = (run: ScenarioRun) =>
-      runInterleavings(
-        options({
-          scenarios: [run.scenario],
-          runs: 1,
-          schedule: run.schedule,
-          ...(run.clients !== undefined ? { clients: run.clients } : {}),
-          ...(run.extra !== undefined ? { extra: run.extra } : {}),
-        }),
-      );
-    const found = o.only ? await rerun(o.only) : await runInterleavings(options());
-    const out: Sequence[] = [];
-    for (const scenario of [...new Set(found.map((f) => f.run.scenario))]) {
-      const mine = found.filter((f) => f.run.scenario === scenario);
-      const first = mine[0]!;
-      const shrunk = o.only || o.shrink === false ? first : await shrinkConcurrency(first, rerun, { deadline: o.deadline });
-      const findings = shrunk === first ? mine : [shrunk];
-      out.push({
-        seed,
-        interleavings: true,
-        concurrency: shrunk.run,
-        parallel: shrunk.parallel,
-        plans: [],
-        steps: shrunk.steps,
-        answers: [],
-        original: first.steps.length,
-        findings: findings.map(({ steps: _s, parallel: _p, run: _r, interleaving, ...f }) => ({
-          ...f,
-          message: `${f.message} (interleaving ${shortened(interleaving)})`,
-        })),
-      });
-    }
-    return out;
+  interleave(seed: number, o: { only?: ScenarioRun; shrink?: boolean; deadline?: number } = {}): Promise<Sequence[]> {
+    return interleaveOn(this.target, this.o.profile, seed, o);
   }
 
   close(): void {
     for (const w of this.worlds()) w.http.close();
   }
 }
-
-/** The first releases of a long interleaving (the whole order is the replay file's `concurrency.schedule`). */
-const shortened = (interleaving: string, keep = 6) => {
-  const parts = interleaving.split(' | ');
-  return parts.length <= keep ? interleaving : `${parts.slice(0, keep).join(' | ')} | … ${parts.length - keep} more`;
-};
 
 /** One sequence under way: the steps sent so far, and how to send the next. */
 export interface Session {
