@@ -37,6 +37,8 @@ const WEIGHTS: Readonly<Record<string, number>> = {
   addAddress: 2,
   deleteAddress: 2,
   removeCartItem: 2,
+  // The one request body the spec shows member by member (Resources, Account recovery request): probed the most.
+  recoverAccount: 3,
 };
 
 function refOf(r: RouteRow): Ref | undefined {
