@@ -1,6 +1,7 @@
 // Option parsing shared by the commands: the shard option's schema, and the one usage line a failed parse prints
 // (the option's flag and zod's message, never a stack).
 import { z } from 'zod';
+import { EXIT } from './exit.js';
 
 /** `--shard i/n` (1 ≤ i ≤ n), as `run` and `self-test` take it. */
 export const shardSchema = z
@@ -21,4 +22,14 @@ export function shardOf<T>(list: readonly T[], shard: string): T[] {
 export function usageLine(command: string, error: z.ZodError): string {
   const i = error.issues[0]!;
   return `shop-conformance ${command}: --${String(i.path[0] ?? '').replace(/[A-Z]/g, (c) => '-' + c.toLowerCase())}: ${i.message}\n`;
+}
+
+/** The options as `schema` parses them; else the usage line of the first issue on stderr, and exit 2 (usage). */
+export function parseOptions<S extends z.ZodType>(command: string, schema: S, raw: unknown): z.output<S> {
+  const parsed = schema.safeParse(raw);
+  if (!parsed.success) {
+    process.stderr.write(usageLine(command, parsed.error));
+    process.exit(EXIT.usage);
+  }
+  return parsed.data;
 }

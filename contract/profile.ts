@@ -335,10 +335,12 @@ export const callerAudiencesSchema = z
   .strict()
   .describe('Per caller kind, the audiences its tokens use (api, agent), first preferred. Absent: the defaults below.');
 
+/** What any of the project's JSON files (a profile, the seed) may carry besides its data: the JSON Schema it names, a note. */
+export const FILE_MEMBERS = { $schema: z.string().optional(), _comment: z.string().optional() };
+
 export const profileSchema = z
   .object({
-    $schema: z.string().optional(),
-    _comment: z.string().optional(),
+    ...FILE_MEMBERS,
     name: z.string().min(1).describe('A name for the deployment this profile describes.'),
     testOnly: z.boolean().describe('true when the keys and secrets are for tests only and must never guard real data.'),
     docsUrl: z.url().describe('Base of problem-type documentation: problem `type` is `<docsUrl>/api/problems/<error>`.'),

@@ -1,5 +1,6 @@
 // Shape of fixtures/seed.json: the data the reference loads at start and the checks that need data rely on. Declarative.
 import { z } from 'zod';
+import { FILE_MEMBERS } from './profile.js';
 
 export const ACCOUNT_STATES = ['active', 'deleting', 'deleted', 'contact_transition'] as const;
 export const ORDER_STATUSES = ['pending_payment', 'paid', 'fulfilled', 'delivered', 'cancelled', 'return_requested', 'refunded'] as const;
@@ -20,12 +21,17 @@ export const seedVariantSchema = z
   })
   .strict();
 
+/** What every catalog entry (a product, a collection) has: an id of its kind, a URL handle, a title and a description. */
+const catalogEntry = (prefix: string) => ({
+  id: id(prefix),
+  handle: z.string().regex(/^[a-z0-9]+(?:-[a-z0-9]+)*$/),
+  title: z.string().min(1),
+  description: z.string(),
+});
+
 export const seedProductSchema = z
   .object({
-    id: id('prod'),
-    handle: z.string().regex(/^[a-z0-9]+(?:-[a-z0-9]+)*$/),
-    title: z.string().min(1),
-    description: z.string(),
+    ...catalogEntry('prod'),
     vendor: z.string().min(1),
     tags: z.array(z.string()),
     collections: z.array(z.string()),
@@ -33,14 +39,7 @@ export const seedProductSchema = z
   })
   .strict();
 
-export const seedCollectionSchema = z
-  .object({
-    id: id('col'),
-    handle: z.string().regex(/^[a-z0-9]+(?:-[a-z0-9]+)*$/),
-    title: z.string().min(1),
-    description: z.string(),
-  })
-  .strict();
+export const seedCollectionSchema = z.object(catalogEntry('col')).strict();
 
 export const seedAddressSchema = z
   .object({
@@ -122,8 +121,7 @@ export const seedCardSetupSchema = z
 
 export const seedSchema = z
   .object({
-    $schema: z.string().optional(),
-    _comment: z.string().optional(),
+    ...FILE_MEMBERS,
     collections: z.array(seedCollectionSchema).min(3),
     products: z.array(seedProductSchema).min(20),
     accounts: z.array(seedAccountSchema).min(5),

@@ -15,7 +15,7 @@ import { formatCoverageMap } from '../../conformance/explore/coverage.js';
 import { exploreOracles, curlScriptOf } from '../../conformance/explore/oracles.js';
 import { FIXTURE_PROFILE } from '../../reference/src/paths.js';
 import { EXIT, exitAfterOutput } from '../exit.js';
-import { usageLine } from '../options.js';
+import { parseOptions } from '../options.js';
 import { startEmbedded } from './run.js';
 
 const optionsSchema = z.object({
@@ -220,19 +220,15 @@ Examples:
     .action(async (raw: Record<string, unknown>, cmd: Command) => {
       // Defaults stay unset here: with --replay they come from the finding (runExplore).
       const given = (key: string) => cmd.getOptionValueSource(key) !== 'default';
-      const parsed = optionsSchema.safeParse({
+      const options = parseOptions('explore', optionsSchema, {
         ...raw,
         profile: given('profile') ? raw.profile : undefined,
         output: given('output') ? raw.output : undefined,
       });
-      if (!parsed.success) {
-        process.stderr.write(usageLine('explore', parsed.error));
+      if (options.replay !== undefined && !existsSync(resolve(options.replay))) {
+        process.stderr.write(`shop-conformance explore: --replay: ${options.replay}: no such file\n`);
         process.exit(EXIT.usage);
       }
-      if (parsed.data.replay !== undefined && !existsSync(resolve(parsed.data.replay))) {
-        process.stderr.write(`shop-conformance explore: --replay: ${parsed.data.replay}: no such file\n`);
-        process.exit(EXIT.usage);
-      }
-      await exitAfterOutput(await runExplore(parsed.data));
+      await exitAfterOutput(await runExplore(options));
     });
 }

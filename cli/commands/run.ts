@@ -33,7 +33,7 @@ import { chooseWorkers, measureRoundTrip, type ChosenWorkers } from '../../confo
 import { EMBEDDED_VARIANTS, startEmbeddedVariants, type RunningVariants } from '../embedded-variants.js';
 import { gateRun } from '../gate.js';
 import { selectChecks, SelectionError } from '../selection.js';
-import { shardSchema, usageLine } from '../options.js';
+import { parseOptions, shardSchema } from '../options.js';
 import { isFixtureProfile, writeRotatedProfile } from '../rotation.js';
 
 import { PLAYWRIGHT_CLI, SUITE_CONFIG as CONFIG } from '../playwright.js';
@@ -634,11 +634,6 @@ Examples:
   $ shop-conformance run --level reference --workers 4 --output ./reports --reporter list,junit,html,json`,
     )
     .action(async (raw: Record<string, unknown>) => {
-      const parsed = optionsSchema.safeParse(raw);
-      if (!parsed.success) {
-        process.stderr.write(usageLine('run', parsed.error));
-        process.exit(EXIT.usage);
-      }
-      await exitAfterOutput(await runSuite(parsed.data));
+      await exitAfterOutput(await runSuite(parseOptions('run', optionsSchema, raw)));
     });
 }

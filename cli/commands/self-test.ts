@@ -32,7 +32,7 @@ import { referenceLogIn, startEmbedded } from './run.js';
 import { DEFAULT_MAX_IN_FLIGHT } from '../../conformance/engine/transport/in-flight.js';
 import { chooseWorkers } from '../../conformance/engine/runner/workers.js';
 import { tryStartInFlightPool, type InFlightPool } from '../../conformance/engine/runner/in-flight-pool.js';
-import { shardOf, shardSchema, usageLine } from '../options.js';
+import { parseOptions, shardOf, shardSchema } from '../options.js';
 import { playwrightEnv } from '../../conformance/engine/runner/native-load.js';
 import { passOnStop, stopExitCode, stopSignalReceived } from '../stop-signal.js';
 
@@ -616,11 +616,6 @@ Examples:
   $ shop-conformance self-test --base-url https://shop.example --profile ./profile.json --output ./reports`,
     )
     .action(async (raw: Record<string, unknown>) => {
-      const parsed = optionsSchema.safeParse(raw);
-      if (!parsed.success) {
-        process.stderr.write(usageLine('self-test', parsed.error));
-        process.exit(EXIT.usage);
-      }
-      await exitAfterOutput(await selfTest(parsed.data));
+      await exitAfterOutput(await selfTest(parseOptions('self-test', optionsSchema, raw)));
     });
 }

@@ -11,7 +11,14 @@ import { brief, expectProblem, expectStatus, expectSuccess, fail, failSoft } fro
 import { freshHex } from '../lib/fresh-id.js';
 import { AssistantAgent } from './_shared/assistant.js';
 import { expectDpopNonce, expectProblemMembers, expectRequestId } from '../lib/expect/every-response.js';
-import { isRetryAfter, RATE_LIMITED_CLAUSES, SPEND_IN_FLIGHT, spendAsAssistant, spendConcurrently, spendWithinWindow } from './_shared/spend-budget.js';
+import {
+  isRetryAfter,
+  RATE_LIMITED_CLAUSES,
+  SPEND_IN_FLIGHT,
+  spendAsAssistant,
+  spendConcurrently,
+  spendWithinWindow,
+} from './_shared/spend-budget.js';
 
 interface AssistantBudgets {
   session: number;

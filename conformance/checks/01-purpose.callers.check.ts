@@ -23,34 +23,18 @@ test(
     },
     async (shop) => {
       const caps = shop.profile.capabilities;
+      // A caller of the storefront list reads its cart with its credentials (lib/callers.ts): a 2xx.
+      const readsCart = (label: string, kind: 'customer' | 'guest' | 'delegated') => () =>
+        inCase(label, async () =>
+          expectSuccess(await shop.http.get('/v1/cart', await credentialsOf(shop, kind)), {
+            what: 'GET /v1/cart',
+            clause: 'PUR-CALLERS-1',
+          }),
+        );
       // Each caller is its own subject, guest session, invited agent or assistant session: a case of its own.
-      const cases: (() => Promise<void>)[] = [
-        () =>
-          inCase('the storefront for a signed-in customer (GET /v1/cart)', async () =>
-            expectSuccess(await shop.http.get('/v1/cart', await credentialsOf(shop, 'customer')), {
-              what: 'GET /v1/cart',
-              clause: 'PUR-CALLERS-1',
-            }),
-          ),
-      ];
-      if (caps.guests)
-        cases.push(() =>
-          inCase('the storefront for a guest visitor (GET /v1/cart with a Guest-Session)', async () =>
-            expectSuccess(await shop.http.get('/v1/cart', await credentialsOf(shop, 'guest')), {
-              what: 'GET /v1/cart',
-              clause: 'PUR-CALLERS-1',
-            }),
-          ),
-        );
-      if (caps.delegated)
-        cases.push(() =>
-          inCase('the agent-protocol server acting for a user (GET /v1/cart)', async () =>
-            expectSuccess(await shop.http.get('/v1/cart', await credentialsOf(shop, 'delegated')), {
-              what: 'GET /v1/cart',
-              clause: 'PUR-CALLERS-1',
-            }),
-          ),
-        );
+      const cases: (() => Promise<void>)[] = [readsCart('the storefront for a signed-in customer (GET /v1/cart)', 'customer')];
+      if (caps.guests) cases.push(readsCart('the storefront for a guest visitor (GET /v1/cart with a Guest-Session)', 'guest'));
+      if (caps.delegated) cases.push(readsCart('the agent-protocol server acting for a user (GET /v1/cart)', 'delegated'));
       // The backoffice's route and query are the target's (not shown): any described read under /v1/ops/ that names no
       // record; a 400 for a query it wants is still an admitted caller. Documents that describe none leave this caller
       // unjudged (the others still are), and so does a 403 insufficient_scope where they declare no scopes for the read

@@ -9,6 +9,7 @@ import {
   expectStatus,
   fail,
   expectFailureNoStore,
+  PROBLEM_DOCUMENT_CLAUSES,
 } from '../lib/assert.js';
 import { credentialsFor } from './_shared/caller-guard.js';
 import { cartLine } from './_shared/cart-lines.js';
@@ -28,20 +29,10 @@ function expectProblemMembers(res: ShopResponse, shop: Shop, status: number, err
 }
 
 /**
- * The members a complete document of an error that owns none is judged on (expectProblemMembers above): `issues` belongs to
- * validation errors only, so its presence fails RES-PROBLEM-9, and `scope` fails RES-PROBLEM-11 (expectOwnedMembers).
+ * The members a complete document is judged on where the error owns none and carries no `issues`, so that `issues` fails
+ * RES-PROBLEM-9 and `scope` RES-PROBLEM-11 (expectOwnedMembers); `conversation_id` (RES-PROBLEM-12) is cited where judged.
  */
-const COMPLETE_DOCUMENT_CLAUSES = [
-  'RES-PROBLEM-1',
-  'RES-PROBLEM-2',
-  'RES-PROBLEM-3',
-  'RES-PROBLEM-4',
-  'RES-PROBLEM-5',
-  'RES-PROBLEM-6',
-  'RES-PROBLEM-8',
-  'RES-PROBLEM-9',
-  'RES-PROBLEM-11',
-];
+const COMPLETE_DOCUMENT_CLAUSES = PROBLEM_DOCUMENT_CLAUSES.filter((c) => c !== 'RES-PROBLEM-10' && c !== 'RES-PROBLEM-12');
 
 test(
   ...check(

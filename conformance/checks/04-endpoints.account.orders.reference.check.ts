@@ -179,7 +179,13 @@ const REFUSED_TRANSITIONS: readonly {
     // The order says so itself (the reference's order shape).
     flag: 'cancellable',
   },
-  { orders: NOT_RETURNABLE, step: 'returns', error: 'order_not_returnable', refused: 'a refused return', clause: 'END-OPS-REQUESTRETURN-1' },
+  {
+    orders: NOT_RETURNABLE,
+    step: 'returns',
+    error: 'order_not_returnable',
+    refused: 'a refused return',
+    clause: 'END-OPS-REQUESTRETURN-1',
+  },
 ];
 
 test(

@@ -18,7 +18,6 @@ test(
     {
       id: 'endpoints.ops.search.reference',
       title: 'searchOpsOrders finds orders of every account by status, account and order number, newest first, in pages',
-      clauses: ['PUR-SERVE-5', 'END-CONV-9'],
     },
     async (shop, who) => {
       const search = async (query: string) =>
@@ -94,7 +93,6 @@ test(
     {
       id: 'endpoints.ops.read.reference',
       title: "getOpsOrder reads any account's order with its lines, payments and returns; an unknown id is 404 not_found",
-      clauses: ['PUR-SERVE-5', 'END-CONV-9'],
     },
     async (shop, who) => {
       // Three reads, each its own order: at once, judged in turn.

@@ -14,7 +14,7 @@ import type { ShopResponse } from '../engine/transport/http.js';
 import { AssistantAgent } from './_shared/assistant.js';
 import { bodyOf, present, route, ROUTES, wrong } from '../lib/internal-routes.js';
 import { cartLine } from './_shared/cart-lines.js';
-import { EVERY_RESPONSE_CLAUSES, expectEveryResponse } from '../lib/expect/every-response.js';
+import { answerOf, EVERY_RESPONSE_CLAUSES, expectEveryResponse, type Answer } from '../lib/expect/every-response.js';
 import { customerToken, delegatedToken, guestHeaders } from '../lib/callers.js';
 import { conversationRoute, openBody } from './_shared/open-conversation.js';
 import { CHECKOUT, checkoutBody } from './_shared/place-order.js';
@@ -49,16 +49,12 @@ test(
       const token = await customerToken(shop);
       // Each sequence of requests is a case, independent of the others; inside one (a cart changed, then read) they go in
       // turn. The answers are judged in the order listed, whatever order they came in.
-      type Answer = [string, ShopResponse];
-      const one =
-        (what: string, send: () => Promise<ShopResponse>): (() => Promise<Answer[]>) =>
-        async () => [[what, await send()]];
       const sequences: (() => Promise<Answer[]>)[] = [];
       for (const path of [SPECIAL_PATHS.getHealth, SPECIAL_PATHS.getDescription, SPECIAL_PATHS.getAssistantDescription])
-        sequences.push(one(`GET ${path}`, () => shop.http.get(path)));
+        sequences.push(answerOf(`GET ${path}`, () => shop.http.get(path)));
       // A method the public routes do not take: a failure of the public group (405, or whatever the deployment answers).
       for (const path of [SPECIAL_PATHS.getHealth, SPECIAL_PATHS.getDescription])
-        sequences.push(one(`DELETE ${path}`, () => shop.http.delete(path)));
+        sequences.push(answerOf(`DELETE ${path}`, () => shop.http.delete(path)));
       sequences.push(async () =>
         (await conditional((headers) => shop.http.get(`/v1/catalog/products/${PRODUCT_HANDLE}`, { token, headers }))).map((res): Answer => [
           'getProduct (conditional)',
@@ -75,38 +71,38 @@ test(
         ],
       ]);
       sequences.push(
-        one('malformed JSON', () =>
+        answerOf('malformed JSON', () =>
           shop.http.post('/v1/cart/items', { token, body: '{"x":', headers: { 'content-type': 'application/json' } }),
         ),
-        one('a body as text/plain', () =>
+        answerOf('a body as text/plain', () =>
           shop.http.post('/v1/cart/items', { token, body: '{}', headers: { 'content-type': 'text/plain' } }),
         ),
-        one('a body over the cap', () =>
+        answerOf('a body over the cap', () =>
           shop.http.post('/v1/cart/items', { token, body: oversize(), headers: { 'content-type': 'application/json' } }),
         ),
       );
       sequences.push(
-        one('no token', () => shop.http.get('/v1/cart')),
-        one('an order nobody has', () => shop.http.get(`/v1/me/orders/${ABSENT_IDS.order}`, { token })),
-        one('an unmatched route', () => shop.http.get(`/v1/no-such-route-${randomUUID()}`, { token })),
-        one('a customer on checkoutSavedCard', () => shop.http.post(CHECKOUT, { token, json: checkoutBody(ABSENT_IDS.card) })),
+        answerOf('no token', () => shop.http.get('/v1/cart')),
+        answerOf('an order nobody has', () => shop.http.get(`/v1/me/orders/${ABSENT_IDS.order}`, { token })),
+        answerOf('an unmatched route', () => shop.http.get(`/v1/no-such-route-${randomUUID()}`, { token })),
+        answerOf('a customer on checkoutSavedCard', () => shop.http.post(CHECKOUT, { token, json: checkoutBody(ABSENT_IDS.card) })),
       );
       if (shop.profile.capabilities.guests)
         sequences.push(
-          one('a guest on getProfile', async () => shop.http.get('/v1/me/profile', { headers: await guestHeaders(shop) })),
-          one('a guest write without a session', async () =>
+          answerOf('a guest on getProfile', async () => shop.http.get('/v1/me/profile', { headers: await guestHeaders(shop) })),
+          answerOf('a guest write without a session', async () =>
             shop.http.post('/v1/cart/items', { headers: await guestHeaders(shop), json: cartLine() }),
           ),
         );
       if (shop.profile.capabilities.delegated)
         // A fresh account's cart is empty: the checkout is refused (422 cart_empty).
         sequences.push(
-          one('checkoutSavedCard of an empty cart', async () =>
+          answerOf('checkoutSavedCard of an empty cart', async () =>
             shop.http.post(CHECKOUT, { token: await delegatedToken(shop), json: checkoutBody(ABSENT_IDS.card) }),
           ),
         );
       sequences.push(
-        one('the webhook without a signature', () =>
+        answerOf('the webhook without a signature', () =>
           shop.http.post(SPECIAL_PATHS.receivePaymentWebhook, { body: '{}', headers: { 'content-type': 'application/json' } }),
         ),
       );
@@ -114,7 +110,7 @@ test(
       if (proxySecret !== null) {
         const report = route(SPECIAL_PATHS.registerSignedOutAssistantSession);
         sequences.push(
-          one('a signed-out session report', () =>
+          answerOf('a signed-out session report', () =>
             shop.http.post(report.path, { headers: present(shop, report, proxySecret), json: bodyOf(report, shop) }),
           ),
         );
@@ -122,7 +118,7 @@ test(
       for (const r of ROUTES) {
         const secret = shop.profile.secrets[r.secret];
         sequences.push(
-          one(`${r.path} with a wrong credential`, () =>
+          answerOf(`${r.path} with a wrong credential`, () =>
             shop.http.post(r.path, { headers: present(shop, r, wrong(secret)), json: bodyOf(r, shop) }),
           ),
         );

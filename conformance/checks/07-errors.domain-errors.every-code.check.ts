@@ -19,7 +19,13 @@ import { operator, route, send } from './_shared/call-ops.js';
 import { conversationRoute, openBody } from './_shared/open-conversation.js';
 import { postWebhook } from './_shared/deliver-webhook.js';
 import { cartLine, cartQuantity } from './_shared/cart-lines.js';
-import { EVERY_RESPONSE_CLAUSES, expectDomainErrorHeaders, expectEveryResponse } from '../lib/expect/every-response.js';
+import {
+  answerOf,
+  EVERY_RESPONSE_CLAUSES,
+  expectDomainErrorHeaders,
+  expectEveryResponse,
+  type Answer,
+} from '../lib/expect/every-response.js';
 import { customerToken, delegatedToken, guestHeaders } from '../lib/callers.js';
 import { attemptCheckout, checkoutBody } from './_shared/place-order.js';
 import { ABSENT_IDS, ADA, LOW_STOCK_VARIANT, ORDERS, OUT_OF_STOCK_VARIANT } from './_shared/seed-data.js';
@@ -76,10 +82,6 @@ test(
       const token = await customerToken(shop);
       // Each request is refused and changes nothing, so they go at once; a sequence whose requests build on one another
       // (a cart filled, then checked out) goes in turn. The answers are judged in the order listed.
-      type Answer = [string, ShopResponse];
-      const one =
-        (what: string, request: () => Promise<ShopResponse>): (() => Promise<Answer[]>) =>
-        async () => [[what, await request()]];
       const collected =
         (gather: (add: Add) => Promise<void>): (() => Promise<Answer[]>) =>
         async () => {
@@ -89,27 +91,27 @@ test(
         };
       const json = { 'content-type': 'application/json' };
       const sequences: (() => Promise<Answer[]>)[] = [
-        one('malformed JSON', () => shop.http.post('/v1/cart/items', { token, body: '{"x":', headers: json })),
-        one('a body as text/plain', () =>
+        answerOf('malformed JSON', () => shop.http.post('/v1/cart/items', { token, body: '{"x":', headers: json })),
+        answerOf('a body as text/plain', () =>
           shop.http.post('/v1/cart/items', { token, body: '{}', headers: { 'content-type': 'text/plain' } }),
         ),
-        one('a body over the cap', () => shop.http.post('/v1/cart/items', { token, body: oversize(), headers: json })),
-        one('an invalid cart line', () => shop.http.post('/v1/cart/items', { token, json: { conformance_probe: true } })),
-        one('an unknown variant', () => shop.http.post('/v1/cart/items', { token, json: cartLine(ABSENT_IDS.variant, 1) })),
-        one('a line above the stock', () =>
+        answerOf('a body over the cap', () => shop.http.post('/v1/cart/items', { token, body: oversize(), headers: json })),
+        answerOf('an invalid cart line', () => shop.http.post('/v1/cart/items', { token, json: { conformance_probe: true } })),
+        answerOf('an unknown variant', () => shop.http.post('/v1/cart/items', { token, json: cartLine(ABSENT_IDS.variant, 1) })),
+        answerOf('a line above the stock', () =>
           shop.http.post('/v1/cart/items', { token, json: cartLine(LOW_STOCK_VARIANT.id, LOW_STOCK_VARIANT.stock + 1) }),
         ),
-        one('an out-of-stock variant', () => shop.http.post('/v1/cart/items', { token, json: cartLine(OUT_OF_STOCK_VARIANT, 1) })),
-        one('a quantity for a line not in the cart', () =>
+        answerOf('an out-of-stock variant', () => shop.http.post('/v1/cart/items', { token, json: cartLine(OUT_OF_STOCK_VARIANT, 1) })),
+        answerOf('a quantity for a line not in the cart', () =>
           shop.http.patch(`/v1/cart/items/${ABSENT_IDS.variant}`, { token, json: cartQuantity(1) }),
         ),
-        one('a method the cart lines do not take', () => shop.http.request('PUT', '/v1/cart/items', { token, json: cartLine() })),
-        one('an order nobody has', () => shop.http.get(`/v1/me/orders/${ABSENT_IDS.order}`, { token })),
-        one('an address nobody has', () => shop.http.delete(learned().path('deleteAddress', ABSENT_IDS.address), { token })),
+        answerOf('a method the cart lines do not take', () => shop.http.request('PUT', '/v1/cart/items', { token, json: cartLine() })),
+        answerOf('an order nobody has', () => shop.http.get(`/v1/me/orders/${ABSENT_IDS.order}`, { token })),
+        answerOf('an address nobody has', () => shop.http.delete(learned().path('deleteAddress', ABSENT_IDS.address), { token })),
       ];
       if (shop.profile.capabilities.operators)
         sequences.push(
-          one('an operator on getCart', async () =>
+          answerOf('an operator on getCart', async () =>
             shop.http.get('/v1/cart', {
               token: await shop.mint.operator(),
               headers: { [HEADERS.operator]: operatorAttribution(shop.profile) },
@@ -118,7 +120,7 @@ test(
         );
       if (shop.profile.capabilities.guests)
         sequences.push(
-          one('a guest write without a session', async () =>
+          answerOf('a guest write without a session', async () =>
             shop.http.post('/v1/cart/items', { headers: await guestHeaders(shop), json: cartLine() }),
           ),
         );
@@ -139,8 +141,8 @@ test(
         );
       sequences.push(
         collected((add) => orderRefusals(shop, add)),
-        one('the webhook without a signature', () => postWebhook(shop, '{}')),
-        one('the webhook with a signature that does not verify', () =>
+        answerOf('the webhook without a signature', () => postWebhook(shop, '{}')),
+        answerOf('the webhook with a signature that does not verify', () =>
           postWebhook(shop, '{}', { [SIGNATURE_HEADER]: `t=${Math.floor(Date.now() / 1000)},v1=${'0'.repeat(64)}` }),
         ),
       );

@@ -14,9 +14,9 @@ import { LIMITS } from '../../contract/limits.js';
 import { OPERATIONS, OPERATIONS_BY_ID } from '../../contract/operations.js';
 import { describedOpsRequests } from './_shared/call-ops.js';
 import { cartLine } from './_shared/cart-lines.js';
+import { judgeEachDocument } from './_shared/describe-operations.js';
 import { expectRefusal } from '../lib/expect/refusals.js';
 import { customerToken } from '../lib/callers.js';
-import { SPECIAL_PATHS } from '../../contract/routes.js';
 
 // --- helpers ----------------------------------------------------------------------------------------------------------
 
@@ -278,13 +278,9 @@ test(
       clauses: ['LIM-DOCS-1'],
     },
     async (shop) => {
-      const paths = [SPECIAL_PATHS.getDescription, SPECIAL_PATHS.getAssistantDescription];
-      // Two reads, each a case.
-      await judgeCases(paths, async (path) => {
-        const res = await shop.http.get(path);
-        expectStatus(res, 200, { clause: 'LIM-DOCS-1' });
-        expectFreshFor(res, LIMITS.descriptionCacheSeconds, { clause: 'LIM-DOCS-1', what: path });
-      });
+      await judgeEachDocument(shop, 'LIM-DOCS-1', (path, res) =>
+        expectFreshFor(res, LIMITS.descriptionCacheSeconds, { clause: 'LIM-DOCS-1', what: path }),
+      );
     },
   ),
 );

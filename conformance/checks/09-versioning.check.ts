@@ -6,12 +6,18 @@ import { judgeCases, mapCases } from '../engine/runner/cases.js';
 import { answers, expectProblem, expectStatus, fail, is2xx, is4xx, expectNoAnswer } from '../lib/assert.js';
 import { freshShopperIp } from '../lib/shopper.js';
 import { OPERATIONS_BY_ID } from '../../contract/operations.js';
-import { CATALOG_AND_CART, describedOperations, normalizePath, SHOWN } from './_shared/describe-operations.js';
+import {
+  CATALOG_AND_CART,
+  DESCRIPTION_PATHS,
+  describedOperations,
+  judgeEachDocument,
+  normalizePath,
+  SHOWN,
+} from './_shared/describe-operations.js';
 import { cartLine, cartQuantity } from './_shared/cart-lines.js';
 import { customerToken } from '../lib/callers.js';
 import { ADA, ORDERS, PRODUCT_HANDLE, VARIANT } from './_shared/seed-data.js';
 import { describeUnmatched, looksUnmatched, probeUnmatched } from '../lib/routes.js';
-import { SPECIAL_PATHS } from '../../contract/routes.js';
 
 test(
   ...check(
@@ -123,7 +129,7 @@ test(
     },
     async (shop) => {
       // Four reads, the cases: the documents where they live, then where they do not.
-      const outside = [SPECIAL_PATHS.getDescription, SPECIAL_PATHS.getAssistantDescription];
+      const outside = DESCRIPTION_PATHS;
       const under = ['/v1/openapi.json', '/v1/assistant/openapi.json'];
       const cases = [...outside.map((path) => ({ path, served: true })), ...under.map((path) => ({ path, served: false }))];
       await judgeCases(cases, async ({ path, served }) => {
@@ -144,10 +150,7 @@ test(
       clauses: ['VER-DOCS-1'],
     },
     async (shop) => {
-      const paths = [SPECIAL_PATHS.getDescription, SPECIAL_PATHS.getAssistantDescription];
-      await judgeCases(paths, async (path) => {
-        const res = await shop.http.get(path);
-        expectStatus(res, 200, { clause: 'VER-DOCS-1' });
+      await judgeEachDocument(shop, 'VER-DOCS-1', (path, res) => {
         if (typeof res.body !== 'object' || res.body === null || Array.isArray(res.body))
           fail(`${path} body`, 'a JSON object', res.text.slice(0, 200), { clause: 'VER-DOCS-1' });
       });

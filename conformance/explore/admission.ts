@@ -9,7 +9,8 @@ import { CALLER_GUARD, CONDITIONAL_GET, OWN_CREDENTIAL_REQUIRED } from '../rules
 import type { Rule } from '../rules/rule.js';
 import type { Answer, Finding, Step } from './exchange.js';
 import { hasOwnCredential } from './commands.js';
-import { judgeTokenAnswer } from './tokens.js';
+import { describeToken, judgeShapedToken, type TokenKind } from './tokens.js';
+import type { Profile } from '../../contract/profile.js';
 import { isSound, kindOfCaller, type PlanStep } from './plan.js';
 
 /** The default scopes of the token a kind's caller presents (world.ts, agent-callers.ts mint with these). */
@@ -72,16 +73,17 @@ export function judgeSignedDelivery(p: PlanStep, answer: Answer, index: number, 
 }
 
 /** A shaped token's answer (tokens.ts): accepted, refused with the spec's statuses, or at least no 5xx. */
-export function judgeToken(p: PlanStep, answer: Answer, index: number): Finding[] {
+export function judgeToken(p: PlanStep, answer: Answer, index: number, profile: Profile): Finding[] {
   if (p.mutation !== 'token-shape' || !p.token) return [];
   const error = (answer.json as { error?: unknown } | undefined)?.error;
-  const v = judgeTokenAnswer(p.token, answer.status, error);
+  const kind = p.caller.split(':')[0] as TokenKind;
+  const v = judgeShapedToken(kind, p.token, profile, OPERATIONS_BY_ID.get(p.op), answer.status, error);
   return v
     ? [
         {
           oracle: 'model',
           clauses: [...v.clauses],
-          message: `a token with ${p.token} as ${p.caller} on ${p.op}`,
+          message: `a token with ${describeToken(p.token)} as ${p.caller} on ${p.op}`,
           index,
           expected: v.expected,
           actual: `${answer.status} ${String(error ?? '')}`.trim(),

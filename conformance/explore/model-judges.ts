@@ -35,7 +35,7 @@ export function judgeByModel(model: ModelState, s: JudgedStep, profile: Profile)
     ...judgeStep(model, p, step, answer, { index, variants: s.variants, follow: s.follow }),
     ...judgeAdmission(p, step, answer, index, s.declaredScopes),
     ...judgeConditional(step, answer, index),
-    ...judgeToken(p, answer, index),
+    ...judgeToken(p, answer, index, profile),
     ...judgeBodyShape(p, step, answer, index, {
       credentialPresented: p.caller === 'secret:own' && profile.secrets.accountRecoverySecret !== null,
     }),

@@ -6,7 +6,7 @@ import fc from 'fast-check';
 import type { CallerKind } from '../../contract/callers.js';
 import type { Profile } from '../../contract/profile.js';
 import { bodyShapeArbitrary, describeBody, type BodyShape } from './bodies.js';
-import { shapesFor, type TokenKind, type TokenShape } from './tokens.js';
+import { describeToken, tokenShapeArbitrary, type TokenKind, type TokenShape } from './tokens.js';
 import { admittedKinds, COMMANDS, hasOwnCredential, isWrite, type Command } from './commands.js';
 
 /** DPoP proof defects an assistant step can carry (the DPoP checks' negative matrix, dpop-negative-matrix.ts). */
@@ -264,7 +264,7 @@ export function planStepArbitrary(callers: readonly Caller[]): fc.Arbitrary<Plan
         // A token shape for a sound Bearer caller (customer, delegated, guest, operator); any other caller goes unmutated.
         const kind = /^(customer|delegated|guest):[ab]$|^operator$/.test(p.caller) ? (kindOfCaller(p.caller) as TokenKind) : undefined;
         const { mutation: _m, ...rest } = p;
-        return kind ? fc.constantFrom(...shapesFor(kind)).map((token) => ({ ...p, token })) : fc.constant(rest as PlanStep);
+        return kind ? tokenShapeArbitrary(kind).map((token) => ({ ...p, token })) : fc.constant(rest as PlanStep);
       }) as fc.Arbitrary<PlanStep>;
   });
 }
@@ -272,7 +272,8 @@ export function planStepArbitrary(callers: readonly Caller[]): fc.Arbitrary<Plan
 /** A plan step in one line, for the console and the report. */
 export function describePlan(p: PlanStep): string {
   const extras = [
-    p.mutation && `mutation ${p.mutation}${p.bodyShape ? ` (${describeBody(p.bodyShape)})` : ''}${p.token ? ` (${p.token})` : ''}`,
+    p.mutation &&
+      `mutation ${p.mutation}${p.bodyShape ? ` (${describeBody(p.bodyShape)})` : ''}${p.token ? ` (${describeToken(p.token)})` : ''}`,
     p.idempotencyKey && `Idempotency-Key ${p.idempotencyKey}`,
     p.repeat && 'sent twice',
   ].filter(Boolean);

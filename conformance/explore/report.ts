@@ -10,7 +10,7 @@ import type { Finding, Step } from './exchange.js';
 import { describePlan, CALLERS, MUTATIONS, type PlanStep } from './plan.js';
 import { COMMAND_IDS } from './commands.js';
 import type { BodyShape } from './bodies.js';
-import { TOKEN_SHAPES } from './tokens.js';
+import type { TokenShape } from './tokens.js';
 import { coverageHtml } from './coverage-html.js';
 import type { ExploreResult, Sequence } from './runner.js';
 
@@ -42,7 +42,8 @@ export const replaySchema = z
         idempotencyKey: z.string().optional(),
         repeat: z.boolean().optional(),
         // A generated body (bodies.ts), as the arbitrary made it: read back as it was written.
-        token: z.enum(TOKEN_SHAPES).optional(),
+        // A shaped token (tokens.ts): each varied claim, header member, signing or form by its variation's name.
+        token: z.custom<TokenShape>((v) => typeof v === 'object' && v !== null && !Array.isArray(v)).optional(),
         bodyShape: z
           .custom<BodyShape>((v) => typeof v === 'object' && v !== null && Array.isArray((v as { steps?: unknown }).steps))
           .optional(),

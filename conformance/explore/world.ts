@@ -13,7 +13,8 @@ import { operatorAttribution } from '../lib/credential-formats.js';
 import type { Answer, Step } from './exchange.js';
 import type { PlanStep } from './plan.js';
 import { applyBodyShape } from './bodies.js';
-import { shapedToken, type TokenKind, type TokenShape } from './tokens.js';
+import { credentialsOfToken, describeToken, type TokenKind } from './tokens.js';
+import { OPERATIONS_BY_ID } from '../../contract/operations.js';
 import { COMMANDS_BY_ID } from './commands.js';
 import { resolveSpecial, routeCredential, specialRowOf } from './special-routes.js';
 import { AgentCallers, isAgentCaller } from './agent-callers.js';
@@ -164,6 +165,20 @@ export class World {
     if (p.mutation === 'duplicate-header') headers['x-request-id'] = ['explore-1', 'explore-2'];
     if (p.mutation === 'conditional') headers['if-none-match'] = this.etags.get(path) ?? 'W/"explore-never-issued"';
     if (p.mutation === 'absent-header') headers[p.caller.startsWith('guest:') ? 'guest-session' : 'authorization'] = [];
+    if (p.token) {
+      // The caller's token shaped (tokens.ts), minted now so that the step records what is sent: its Authorization form,
+      // or none where the shape moves the token elsewhere (a query parameter, a cookie).
+      const kind = p.caller.split(':')[0] as TokenKind;
+      const creds = await credentialsOfToken(kind, p.token, {
+        profile: this.profile,
+        mint: this.mint,
+        sub: this.fixture.accounts[own].sub,
+        guestHeaders: kind === 'guest' ? guestHeadersOf(await this.credentials(p.caller, ctx)) : undefined,
+        operation: OPERATIONS_BY_ID.get(p.op),
+      });
+      Object.assign(headers, { authorization: [] }, creds.headers);
+      if (creds.query) path += `${path.includes('?') ? '&' : '?'}${creds.query}`;
+    }
     const method = p.mutation === 'wrong-method' ? 'PUT' : op.method;
     return {
       operationId: p.op,
@@ -174,7 +189,7 @@ export class World {
       ...(body ? { body } : {}),
       ...(p.mutation ? { mutation: p.mutation } : {}),
       ...(generatedFrom !== undefined ? { generatedFrom } : {}),
-      ...(p.token ? { token: p.token } : {}),
+      ...(p.token ? { token: describeToken(p.token) } : {}),
     };
   }
 
@@ -239,13 +254,6 @@ export class World {
       const row = specialRowOf(step.operationId);
       return this.sendWith(step, row ? routeCredential(row, step, this.profile, step.caller === 'secret:own') : {});
     }
-    if (step.token) {
-      // The caller's credentials (its guest or operator headers) with its token shaped (tokens.ts), minted afresh.
-      const kind = step.caller.split(':')[0] as TokenKind;
-      const sub = this.fixture.accounts[step.caller.endsWith(':b') ? 'b' : 'a'].sub;
-      const token = await shapedToken(this.mint, kind, step.token as TokenShape, sub, audienceOf(this.profile, 'delegated', 'api'));
-      return this.sendWith(step, { ...(await this.credentials(step.caller, ctx)), authorization: `Bearer ${token}` });
-    }
     if (!isAgentCaller(step.caller)) return this.sendWith(step, await this.credentials(step.caller, ctx));
     const first = await this.agents.headers(step.caller, step.method, step.path);
     const answer = await this.sendWith(step, first.headers);
@@ -285,6 +293,10 @@ export class World {
     return this.send({ operationId: 'raw', method: 'GET', path, caller, headers: {} }, ctx);
   }
 }
+
+/** A guest's own headers among its credentials: its Guest-Session and Shopper-IP. */
+const guestHeadersOf = (c: Record<string, string>): Record<string, string> =>
+  Object.fromEntries(Object.entries(c).filter(([k]) => k === 'guest-session' || k === 'shopper-ip'));
 
 /** The body of a step after its mutation (members named by `x-shop-role` where the mutation needs one). */
 function mutateBody(json: unknown, p: PlanStep, roles: Record<string, string | undefined>): Step['body'] {

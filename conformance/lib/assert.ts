@@ -41,6 +41,7 @@ export {
   expectProblem,
   expectProblemDetail,
   expectProblemDocument,
+  PROBLEM_DOCUMENT_CLAUSES,
   expectProblemError,
   expectProblemInstance,
   expectProblemMediaType,

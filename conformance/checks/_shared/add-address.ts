@@ -22,13 +22,7 @@ export const addressBody = (): unknown => learned().body('addAddress');
 /** Adds an address with the target's own body; a refusal of the body its document describes fails addAddress's clause. */
 export async function addAddress(shop: Shop, token: string, { clause }: { clause: string }): Promise<ShopResponse> {
   const res = await shop.http.post('/v1/me/addresses', { token, json: addressBody() });
-  if (is4xx(res))
-    learned().refusedBody(
-      'addAddress',
-      'addAddress with the body the description document describes',
-      `${res.status} ${res.text.slice(0, 200)}`,
-      'END-OPS-ADDADDRESS-1',
-    );
+  if (is4xx(res)) learned().refusedAnswer('addAddress', res, 'END-OPS-ADDADDRESS-1');
   expectSuccess(res, { what: 'addAddress with a valid body', clause });
   return res;
 }

@@ -81,15 +81,15 @@ export const operator = async (shop: Shop, o: { scope?: string; header?: boolean
 
 /**
  * A check of the reference's operator operations (the spec shows none of their rows: reference level), PUR-SERVE-5 by
- * default, on the seed's data, every response judged: its body runs with operator credentials (`who`).
+ * default, on the seed's data, every response judged (so the reads' Cache-Control, END-CONV-9, among them): its body runs
+ * with operator credentials (`who`).
  */
 export const operatorCheck = (
   spec: Pick<CheckSpec, 'id' | 'title'> & Partial<Pick<CheckSpec, 'clauses'>>,
   body: (shop: Shop, who: Who) => Promise<void>,
 ) =>
-  check(
-    { everyResponse: true, clauses: ['PUR-SERVE-5'], level: 'reference', requires: ['operators'], seed: true, ...spec },
-    async (shop) => body(shop, await operator(shop)),
+  check({ everyResponse: true, clauses: ['PUR-SERVE-5'], level: 'reference', requires: ['operators'], seed: true, ...spec }, async (shop) =>
+    body(shop, await operator(shop)),
   );
 
 /**

@@ -31,13 +31,7 @@ export async function addLine(
 ): Promise<ShopResponse> {
   const json = cartLine(variant, quantity);
   const res = await shop.http.post('/v1/cart/items', { token, json });
-  if (is4xx(res))
-    learned().refusedBody(
-      'addCartItem',
-      'addCartItem with the body the description document describes',
-      `${res.status} ${res.text.slice(0, 200)}`,
-      'END-OPS-ADDCARTITEM-1',
-    );
+  if (is4xx(res)) learned().refusedAnswer('addCartItem', res, 'END-OPS-ADDCARTITEM-1');
   expectSuccess(res, { what: 'addCartItem status with a valid body', clause });
   return res;
 }

@@ -2,6 +2,9 @@
 // declare (their OpenAPI `paths`).
 import { OPERATIONS } from '../../../contract/operations.js';
 import type { Shop } from '../../engine/runner/check.js';
+import { judgeCases } from '../../engine/runner/cases.js';
+import type { ShopResponse } from '../../engine/transport/http.js';
+import { expectStatus } from '../../lib/assert.js';
 import { SPECIAL_PATHS } from '../../../contract/routes.js';
 
 /**
@@ -23,6 +26,24 @@ export const CATALOG_AND_CART = [
   'removeCartItem',
 ] as const;
 
+/** The two description documents (Versioning: "the general one and the assistant one"), in this order. */
+export const DESCRIPTION_PATHS = [SPECIAL_PATHS.getDescription, SPECIAL_PATHS.getAssistantDescription] as const;
+
+/**
+ * Each description document read and judged as a case of its own (the two reads at once): served 200 (on `clause`), then
+ * `judge` with its path and answer.
+ */
+export const judgeEachDocument = (
+  shop: Shop,
+  clause: string,
+  judge: (doc: string, res: ShopResponse) => void | Promise<void>,
+): Promise<void> =>
+  judgeCases(DESCRIPTION_PATHS, async (doc) => {
+    const res = await shop.http.get(doc);
+    expectStatus(res, 200, { clause });
+    await judge(doc, res);
+  });
+
 /** Routes of a description document: path (every `{param}` written `{}`) → upper-case methods. */
 export type Described = Map<string, Set<string>>;
 
@@ -33,7 +54,7 @@ export const normalizePath = (p: string) => p.replace(/\{[^}]*\}/g, '{}');
 export async function describedOperations(shop: Shop): Promise<{ doc: string; described: Described; raw: unknown }[]> {
   // Two reads: fetched at once, listed in this order.
   return Promise.all(
-    [SPECIAL_PATHS.getDescription, SPECIAL_PATHS.getAssistantDescription].map(async (doc) => {
+    DESCRIPTION_PATHS.map(async (doc) => {
       const res = await shop.http.get(doc);
       const described: Described = new Map();
       const paths = res.body?.paths;

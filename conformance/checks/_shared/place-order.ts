@@ -32,13 +32,7 @@ export const attemptCheckout = (shop: Shop, token: string, body: unknown, header
 /** A checkout request; a 400 is the service refusing the body its own document describes: checkoutSavedCard's clause fails. */
 export async function checkout(shop: Shop, token: string, body: unknown, headers: RequestOptions['headers'] = {}): Promise<ShopResponse> {
   const res = await attemptCheckout(shop, token, body, headers);
-  if (res.status === 400)
-    learned().refusedBody(
-      'checkoutSavedCard',
-      'checkoutSavedCard with the body the description document describes',
-      `${res.status} ${res.text.slice(0, 200)}`,
-      'END-OPS-CHECKOUTSAVEDCARD-1',
-    );
+  if (res.status === 400) learned().refusedAnswer('checkoutSavedCard', res, 'END-OPS-CHECKOUTSAVEDCARD-1');
   return res;
 }
 

@@ -78,9 +78,33 @@ const ofClient = (env: string, value: string) => `${env}=${value}`;
 /** The audience option of a draft: the one being tried, else the kind's own. */
 const aud = (e: ProbeEnv) => (e.audience ? { audience: e.audience } : {});
 
+/** The read most probes make, with the credential's `headers`: the catalog, which every caller kind of the storefront list may read. */
+const readCatalog = async (e: ProbeEnv, headers: Record<string, string>) => ({
+  what: `GET ${CATALOG}`,
+  res: await e.http.get(CATALOG, { headers }),
+});
+
 /** A session token of the assistant session, signed by `sign`. */
 const assistantToken = (e: ProbeEnv, s: AssistantSession) =>
   e.sign(e.mint.draft.assistant({ sub: s.sub, jkt: s.key.thumbprint, sid: s.sessionId, ...aud(e) }));
+
+/**
+ * A probe of a forwarder of the live assistant session: its own machine token plus the session's original artifact
+ * (`headers`), on the catalog read.
+ */
+const assistantForwarder = (
+  kind: string,
+  settings: Probe['settings'],
+  headers: (e: ProbeEnv) => Promise<Record<string, string>>,
+): Probe => ({
+  kind,
+  caller: 'assistant',
+  route: CATALOG_CLAUSE,
+  claimed: (c) => c.assistants,
+  needsSession: true,
+  settings,
+  send: async (e) => readCatalog(e, await headers(e)),
+});
 
 export const PROBES: readonly Probe[] = [
   {
@@ -89,10 +113,7 @@ export const PROBES: readonly Probe[] = [
     route: CATALOG_CLAUSE,
     claimed: () => true,
     settings: (p) => [ofClient('WEBSITE_CLIENT_ID', p.clients.website)],
-    send: async (e) => ({
-      what: `GET ${CATALOG}`,
-      res: await e.http.get(CATALOG, { headers: bearer(await e.sign(e.mint.draft.customer({ sub: e.subject, ...aud(e) }))) }),
-    }),
+    send: async (e) => readCatalog(e, bearer(await e.sign(e.mint.draft.customer({ sub: e.subject, ...aud(e) })))),
   },
   {
     kind: 'guest',
@@ -100,10 +121,7 @@ export const PROBES: readonly Probe[] = [
     route: CATALOG_CLAUSE,
     claimed: (c) => c.guests,
     settings: (p) => [ofClient('STOREFRONT_CLIENT_ID', p.clients.storefront)],
-    send: async (e) => ({
-      what: `GET ${CATALOG}`,
-      res: await e.http.get(CATALOG, { headers: bearer(await e.sign(e.mint.draft.guest(aud(e)))) }),
-    }),
+    send: async (e) => readCatalog(e, bearer(await e.sign(e.mint.draft.guest(aud(e))))),
   },
   {
     kind: 'operator',
@@ -130,10 +148,7 @@ export const PROBES: readonly Probe[] = [
         ofClient(audience === 'agent' ? 'AGENT_AUDIENCE' : 'API_AUDIENCE', p.audiences[audience]),
       ];
     },
-    send: async (e) => ({
-      what: `GET ${CATALOG}`,
-      res: await e.http.get(CATALOG, { headers: bearer(await e.sign(e.mint.draft.delegated({ sub: e.subject, ...aud(e) }))) }),
-    }),
+    send: async (e) => readCatalog(e, bearer(await e.sign(e.mint.draft.delegated({ sub: e.subject, ...aud(e) })))),
   },
   {
     kind: 'invited-agent',
@@ -152,10 +167,7 @@ export const PROBES: readonly Probe[] = [
         permissions: [],
         forwarderToken: forwarder,
       });
-      return {
-        what: `GET ${CATALOG}`,
-        res: await e.http.get(CATALOG, { headers: { ...bearer(forwarder), [e.artifactHeaders.invitedAgentContext]: context } }),
-      };
+      return readCatalog(e, { ...bearer(forwarder), [e.artifactHeaders.invitedAgentContext]: context });
     },
   },
   {
@@ -171,39 +183,25 @@ export const PROBES: readonly Probe[] = [
       res: await dpopGet(e.http, CATALOG, await assistantToken(e, e.session!), e.session!.key),
     }),
   },
-  {
-    kind: 'assistant (MCP agent forwarder)',
-    caller: 'assistant',
-    route: CATALOG_CLAUSE,
-    claimed: (c) => c.assistants,
-    needsSession: true,
-    settings: (p) => [ofClient('MCP_AGENT_FORWARDER_CLIENT_ID', p.clients.mcpAgentForwarder)],
-    send: async (e) => {
-      const headers = {
-        ...bearer(await e.sign(e.mint.draft.mcpAgentForwarder())),
-        [HEADERS.assistantSubject]: await assistantToken(e, e.session!),
-      };
-      return { what: `GET ${CATALOG}`, res: await e.http.get(CATALOG, { headers }) };
-    },
-  },
-  {
-    kind: 'assistant browser (web agent forwarder)',
-    caller: 'assistant',
-    route: CATALOG_CLAUSE,
-    claimed: (c) => c.assistants,
-    needsSession: true,
-    settings: (p) => [ofClient('WEB_AGENT_FORWARDER_CLIENT_ID', p.clients.webAgentForwarder)],
-    send: async (e) => {
-      const headers = {
-        ...bearer(await e.sign(e.mint.draft.invitedAgentForwarder())),
-        ...carried(
-          e.artifactHeaders.assistantBrowserSession,
-          browserSessionValue(e.profile.conventions, e.session!.sessionId, e.profile.secrets.webSessionContextKey),
-        ),
-      };
-      return { what: `GET ${CATALOG}`, res: await e.http.get(CATALOG, { headers }) };
-    },
-  },
+  assistantForwarder(
+    'assistant (MCP agent forwarder)',
+    (p) => [ofClient('MCP_AGENT_FORWARDER_CLIENT_ID', p.clients.mcpAgentForwarder)],
+    async (e) => ({
+      ...bearer(await e.sign(e.mint.draft.mcpAgentForwarder())),
+      [HEADERS.assistantSubject]: await assistantToken(e, e.session!),
+    }),
+  ),
+  assistantForwarder(
+    'assistant browser (web agent forwarder)',
+    (p) => [ofClient('WEB_AGENT_FORWARDER_CLIENT_ID', p.clients.webAgentForwarder)],
+    async (e) => ({
+      ...bearer(await e.sign(e.mint.draft.invitedAgentForwarder())),
+      ...carried(
+        e.artifactHeaders.assistantBrowserSession,
+        browserSessionValue(e.profile.conventions, e.session!.sessionId, e.profile.secrets.webSessionContextKey),
+      ),
+    }),
+  ),
 ];
 
 /** An artifact as request headers: in its header, or as the cookie the deployment declares (`Cookie: <name>=<value>`). */

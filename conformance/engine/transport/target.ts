@@ -297,6 +297,16 @@ export class Target {
     );
   }
 
+  /** refusedBody for `res`, the answer to the body its description document describes for `operationId`. */
+  refusedAnswer(operationId: string, res: { status: number; text: string }, clause: string): never {
+    return this.refusedBody(
+      operationId,
+      `${operationId} with the body the description document describes`,
+      `${res.status} ${res.text.slice(0, 200)}`,
+      clause,
+    );
+  }
+
   /** The value a role has in a body built by `body()` (e.g. the quantity a cart line was added with). */
   roleValue(operationId: string, body: unknown, role: BodyRole): unknown {
     const pointer = this.operation(operationId).requestBody?.roles[role];

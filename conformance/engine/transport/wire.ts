@@ -37,23 +37,32 @@ export interface WireHead {
   finished(): boolean;
 }
 
-/** The keep-alive agents of one client: one for each scheme, TLS options on the https one. */
+/** The agents of one client: per scheme (TLS options on the https ones), one keeping connections alive and one not. */
 export class Agents {
-  private http?: HttpAgent;
-  private https?: HttpsAgent;
-  private freshHttp?: HttpAgent;
-  private freshHttps?: HttpsAgent;
+  /** By scheme and whether they keep connections, each made when first asked for. */
+  private readonly made = new Map<string, HttpAgent>();
   constructor(private readonly tls: TlsOptions = {}) {}
 
-  for(url: URL): HttpAgent {
-    if (url.protocol === 'https:') {
-      return (this.https ??= new HttpsAgent({
-        keepAlive: true,
-        ...(this.tls.ca !== undefined ? { ca: this.tls.ca } : {}),
-        rejectUnauthorized: !this.tls.insecure,
-      }));
+  private agent(url: URL, keepAlive: boolean): HttpAgent {
+    const https = url.protocol === 'https:';
+    const key = `${https ? 'https' : 'http'} ${keepAlive}`;
+    let agent = this.made.get(key);
+    if (!agent) {
+      agent = https
+        ? new HttpsAgent({
+            keepAlive,
+            ...(this.tls.ca !== undefined ? { ca: this.tls.ca } : {}),
+            rejectUnauthorized: !this.tls.insecure,
+          })
+        : new HttpAgent({ keepAlive });
+      this.made.set(key, agent);
     }
-    return (this.http ??= new HttpAgent({ keepAlive: true }));
+    return agent;
+  }
+
+  /** The keep-alive agent of the URL's scheme. */
+  for(url: URL): HttpAgent {
+    return this.agent(url, true);
   }
 
   /**
@@ -61,21 +70,11 @@ export class Agents {
    * connection the server had closed while it was idle: another kept one may have been closed with it.
    */
   fresh(url: URL): HttpAgent {
-    if (url.protocol === 'https:') {
-      return (this.freshHttps ??= new HttpsAgent({
-        keepAlive: false,
-        ...(this.tls.ca !== undefined ? { ca: this.tls.ca } : {}),
-        rejectUnauthorized: !this.tls.insecure,
-      }));
-    }
-    return (this.freshHttp ??= new HttpAgent({ keepAlive: false }));
+    return this.agent(url, false);
   }
 
   destroy(): void {
-    this.http?.destroy();
-    this.https?.destroy();
-    this.freshHttp?.destroy();
-    this.freshHttps?.destroy();
+    for (const agent of this.made.values()) agent.destroy();
   }
 }
 

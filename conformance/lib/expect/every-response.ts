@@ -8,7 +8,7 @@ import { failSoft } from './failure.js';
 import { DESCRIPTION, ASSISTANT_DESCRIPTION } from '../../../contract/routes.js';
 import { OPERATIONS_BY_ID } from '../../../contract/operations.js';
 import { routeOf } from '../../../contract/requests.js';
-import { expectProblemDocument } from './problem.js';
+import { expectProblemDocument, PROBLEM_DOCUMENT_CLAUSES } from './problem.js';
 import type { HttpResult } from './response.js';
 
 /** An answer as these rules read it: status, headers, the body as text and parsed. */
@@ -85,20 +85,18 @@ export const EVERY_RESPONSE_CLAUSES = [
   'ERR-PROBLEM-4',
   'ERR-PROBLEM-5',
   'END-CONV-9',
-  'RES-PROBLEM-1',
-  'RES-PROBLEM-2',
-  'RES-PROBLEM-3',
-  'RES-PROBLEM-4',
-  'RES-PROBLEM-5',
-  'RES-PROBLEM-6',
-  'RES-PROBLEM-8',
-  'RES-PROBLEM-9',
-  'RES-PROBLEM-10',
-  'RES-PROBLEM-11',
-  'RES-PROBLEM-12',
+  ...PROBLEM_DOCUMENT_CLAUSES,
   'ERR-TABLE-8',
   'ERR-TABLE-11',
 ] as const;
+
+/** One answer a gathering check hands expectEveryResponse: what was sent, and its response. */
+export type Answer = [what: string, res: ShopResponse];
+
+/** A case of a gathering check that sends one request (`send`): its answer, named `what`. */
+export const answerOf =
+  (what: string, send: () => Promise<ShopResponse>): (() => Promise<Answer[]>) =>
+  async () => [[what, await send()]];
 
 /**
  * Every answer gathered, judged on its own on the rules of every response: DPoP-Nonce (answers to DPoP requests),

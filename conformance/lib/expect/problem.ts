@@ -157,6 +157,21 @@ export function expectIssues(doc: Doc, opts: MemberOption = {}): void {
   });
 }
 
+/** The clauses expectProblemDocument judges: the Resources table's members, each on its own (RES-PROBLEM-7 is expectProblem's). */
+export const PROBLEM_DOCUMENT_CLAUSES = [
+  'RES-PROBLEM-1',
+  'RES-PROBLEM-2',
+  'RES-PROBLEM-3',
+  'RES-PROBLEM-4',
+  'RES-PROBLEM-5',
+  'RES-PROBLEM-6',
+  'RES-PROBLEM-8',
+  'RES-PROBLEM-9',
+  'RES-PROBLEM-10',
+  'RES-PROBLEM-11',
+  'RES-PROBLEM-12',
+] as const;
+
 /**
  * The Resources table, member by member, on one failure whatever its route or status: the media type, a JSON object,
  * `error` (the expected code when given, else a non-empty string), `type`, `title`, `status`, `detail`, `instance`, the

@@ -85,6 +85,19 @@ function assistantLedger(decide: (a: ProxyAnswer, v: BudgetView, ctx: DefectCont
 const limitedInstead = (ctx: DefectContext, a: ProxyAnswer): ProxyAnswer =>
   problemAnswer(ctx, a, 429, 'rate_limited', 'Too Many Requests', [['Retry-After', '30']]);
 
+/** One assistant budget missing: only the `other` limits, so a 429 within the other budget's room is served. */
+const onlyOtherBudget = (id: string, clause: string, description: string, other: 'session' | 'client'): Defect => ({
+  id,
+  clause,
+  description,
+  kind: 'wire',
+  rules: assistantLedger((a, v, ctx) => {
+    const budgets = ctx.profile.rateLimits;
+    const room = (other === 'client' ? budgets?.assistantClientBudget : budgets?.assistantSessionBudget) ?? Infinity;
+    return a.status === 429 && (other === 'client' ? v.clientCount : v.sessionCount) <= room ? served(a) : a;
+  }),
+});
+
 const budgetUnenforced = (id: string, clause: string, what: string, when: (r: ProxyRequest) => boolean): Defect =>
   wire(id, clause, `${what}: 429 answered 200 {}`, (a, r) => (a.status === 429 && when(r) ? served(a) : a));
 
@@ -153,24 +166,18 @@ export const LIMITS_DEFECTS: readonly Defect[] = [
       a.status !== 429 && v.clientCount > (ctx.profile.rateLimits?.assistantSessionBudget ?? Infinity) ? limitedInstead(ctx, a) : a,
     ),
   },
-  {
-    id: 'limits.session-budget-missing',
-    clause: 'LIM-RATE-2',
-    description: 'no session budget: only the client budget limits (a 429 within the client budget is served)',
-    kind: 'wire',
-    rules: assistantLedger((a, v, ctx) =>
-      a.status === 429 && v.clientCount <= (ctx.profile.rateLimits?.assistantClientBudget ?? Infinity) ? served(a) : a,
-    ),
-  },
-  {
-    id: 'limits.client-budget-missing',
-    clause: 'LIM-RATE-3',
-    description: "no client budget: only session budgets limit (a 429 within the session's budget is served)",
-    kind: 'wire',
-    rules: assistantLedger((a, v, ctx) =>
-      a.status === 429 && v.sessionCount <= (ctx.profile.rateLimits?.assistantSessionBudget ?? Infinity) ? served(a) : a,
-    ),
-  },
+  onlyOtherBudget(
+    'limits.session-budget-missing',
+    'LIM-RATE-2',
+    'no session budget: only the client budget limits (a 429 within the client budget is served)',
+    'client',
+  ),
+  onlyOtherBudget(
+    'limits.client-budget-missing',
+    'LIM-RATE-3',
+    "no client budget: only session budgets limit (a 429 within the session's budget is served)",
+    'session',
+  ),
   wire('limits.body-cap-absent', 'LIM-BODY-1', 'a body over 256 KiB is accepted (413 answered 200 {})', (a, r) =>
     a.status === 413 && !pathOf(r).startsWith('/assistant/') && !pathOf(r).startsWith('/internal/') ? servedWithTrace(a) : a,
   ),
