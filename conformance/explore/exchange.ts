@@ -18,6 +18,8 @@ export interface Step {
   body?: { json: unknown } | { text: string; contentType?: string };
   /** What the step mutated into the negative space, for the report (for example `quantity: wrong type`). */
   mutation?: string;
+  /** A read made after a write by another caller of the account (observers.ts): derived from the plan, not a step of it. */
+  observer?: true;
   /** Of a shaped token (tokens.ts): the variation of the caller's token the step presents. */
   token?: string;
   /** Of a generated body (bodies.ts): the valid body it was made from, which what the spec pins of it depends on. */

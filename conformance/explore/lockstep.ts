@@ -181,7 +181,12 @@ export class Lockstep {
           // The list the write changed, read at once by another caller of the account (observers.ts).
           const observer =
             findings.length === 0 ? observerOf(p, seq.answers.at(-1)?.status ?? 0, this.o.profile, seq.steps.length) : undefined;
-          if (observer) findings.push(...(await this.step(observer, model, ctx, seq)));
+          if (observer) {
+            const seen = await this.step(observer, model, ctx, seq);
+            const last = seq.steps.at(-1);
+            if (last) last.observer = true;
+            findings.push(...seen);
+          }
           if (findings.length > 0) {
             seq.findings = findings;
             throw new Diverged(seq);

@@ -66,10 +66,16 @@ test('on the reference, agents act for their accounts and every defect is refuse
       1,
     );
     assert.deepEqual(seq.findings, []);
-    const statuses = seq.answers.map((a) => `${a.status} ${(a.json as { error?: string } | undefined)?.error ?? ''}`.trim());
+    // The plan's own steps (a write's observer, a read by another caller of the account, is judged but not counted here).
+    const answers = seq.answers.filter((_, i) => !seq.steps[i]!.observer);
+    assert.ok(
+      seq.steps.some((s) => s.observer),
+      'the cart writes are observed by another caller of the account',
+    );
+    const statuses = answers.map((a) => `${a.status} ${(a.json as { error?: string } | undefined)?.error ?? ''}`.trim());
     assert.deepEqual(statuses.slice(0, 4), ['201', '201', '200', '200']);
     // The account's cart, read by the customer and by the assistant's browser session: both agents' lines are in it.
-    for (const i of [2, 3]) for (const v of ['var_0701', 'var_2501']) assert.ok(seq.answers[i]!.text.includes(v), `${i} ${v}`);
+    for (const i of [2, 3]) for (const v of ['var_0701', 'var_2501']) assert.ok(answers[i]!.text.includes(v), `${i} ${v}`);
     assert.equal(statuses[4], '401 invalid_dpop_proof', 'a proof sent again is refused');
     assert.equal(statuses[7], '401 invalid_dpop_proof');
     assert.equal(statuses[8], '401 invalid_dpop_proof');
