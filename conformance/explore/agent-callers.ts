@@ -77,6 +77,12 @@ export class AgentCallers {
     },
   ) {}
 
+  /** Whether account a's session has sent a correct proof a replay can send again (a replay needs one to be a replay). */
+  async canReplay(): Promise<boolean> {
+    const s = this.sessions.get('a');
+    return s !== undefined && (await s).last !== undefined;
+  }
+
   reset(): void {
     this.sessions.clear();
   }

@@ -76,6 +76,32 @@ export const COMMANDS: readonly Command[] = [
 export const COMMANDS_BY_ID: ReadonlyMap<string, Command> = new Map(COMMANDS.map((c) => [c.id, c]));
 export const COMMAND_IDS = COMMANDS.map((c) => c.id) as [string, ...string[]];
 
+/**
+ * The commands the differential compares against the lockstep reference: the cart, checkout, the account's reads and
+ * writes, search and the assistant's conversations of its own, whose answers the spec pins far enough for two
+ * deployments to agree. Every other route (the preview, the checkout reads, `GET /v1/me`, the operator and internal
+ * routes, the webhook, the public routes, a conversation's items), where the spec leaves callers, payloads or codes to
+ * the deployment, is judged by the rule book, the model and the target's own documents alone.
+ */
+export const DIFFERENTIAL_COMMANDS: ReadonlySet<string> = new Set([
+  'getCart',
+  'addCartItem',
+  'updateCartItem',
+  'removeCartItem',
+  'checkoutSavedCard',
+  'listOrders',
+  'getOrder',
+  'cancelOrder',
+  'listAddresses',
+  'addAddress',
+  'deleteAddress',
+  'getProfile',
+  'listPaymentMethods',
+  'searchProducts',
+  'listConversations',
+  'openConversation',
+]);
+
 /** The special routes with a credential of their own (a shared secret, the provider's signature). */
 export const hasOwnCredential = (id: string): boolean => {
   const auth = SPECIAL_ROWS.find((r) => r.operationId === id)?.auth.kind;

@@ -8,15 +8,29 @@ import type { Answer, Finding, Step } from './exchange.js';
 import type { ScenarioRun } from './concurrency.js';
 import { createdId, expectedOutcome, newModel, type ModelState } from './model.js';
 import { judgeByModel } from './model-judges.js';
-import { COMMANDS_BY_ID } from './commands.js';
+import { admittedKinds, COMMANDS_BY_ID, DIFFERENTIAL_COMMANDS } from './commands.js';
 import { interleaveOn } from './lockstep-interleave.js';
 import type { DifferentialContext } from './projection.js';
-import type { PlanStep } from './plan.js';
+import { kindOfCaller, proofDefectOf, type PlanStep } from './plan.js';
 import { fixtureOf, newRunContext, World, type RunContext } from './world.js';
 import { observerOf } from './observers.js';
 import { CoverageMap, type CoverageReport } from './coverage.js';
 import { NotDeclared } from '../lib/expect/failure.js';
 import type { Target } from '../engine/transport/target.js';
+
+/**
+ * Whether the differential compares a step: the contract admits its caller kind on its command (a refusal of any other
+ * kind is judged by the rule book, CALLER_GUARD, where the spec shows the list, its code being the deployment's where it
+ * does not), and it is no shaped token nor generated body.
+ */
+const compared = (p: PlanStep): boolean => {
+  // A shaped token or a generated body is judged from the spec by its own judge (tokens.ts, bodies-judge.ts): what two
+  // deployments answer it (status, code, challenge) is not compared.
+  if (p.mutation === 'token-shape' || p.mutation === 'body-shape') return false;
+  const command = COMMANDS_BY_ID.get(p.op);
+  const kind = kindOfCaller(p.caller);
+  return command !== undefined && (admittedKinds(command) as readonly string[]).includes(kind ?? '');
+};
 
 /** The creates whose row later steps name by path id: an order, an address, a conversation. */
 const CREATES: Readonly<Record<string, 'order' | 'address' | 'conversation'>> = {
@@ -111,12 +125,13 @@ export class Lockstep {
   }
 
   /**
-   * Whether the target and the reference serve a command at the same route. The operator and conversation routes are
-   * the deployment's (not shown): where the target's differ, what each answers is not compared (the model still judges).
+   * Whether the differential compares a command (commands.ts DIFFERENTIAL_COMMANDS), and the target and the reference
+   * serve it at the same route: the conversation routes are the deployment's (not shown), and where the target's differ,
+   * what each answers is not compared (the model still judges).
    */
   private async sameRoute(op: string): Promise<boolean> {
-    const group = COMMANDS_BY_ID.get(op)?.group;
-    if (!this.reference || (group !== 'operator' && group !== 'conversation')) return true;
+    if (!this.reference || !DIFFERENTIAL_COMMANDS.has(op)) return false;
+    if (COMMANDS_BY_ID.get(op)?.group !== 'conversation') return true;
     const [t, r] = [(await this.target.described()).operation(op), (await this.reference.described()).operation(op)];
     return t.method === r.method && t.path === r.path;
   }
@@ -209,6 +224,10 @@ export class Lockstep {
 
   private async step(p: PlanStep, model: ModelState, ctx: RunContext, seq: Sequence): Promise<Finding[]> {
     const index = seq.steps.length;
+    // A replayed proof needs a correct one of the session sent before (to every deployment alike): without one there is
+    // nothing to replay, and the step is not sent.
+    if (proofDefectOf(p.caller) === 'replay' && !(await Promise.all(this.worlds().map((w) => w.agents.canReplay()))).every(Boolean))
+      return [];
     // A route the spec leaves open that a deployment does not describe is not sent (to either): nothing to judge.
     let resolved: Step[];
     try {
@@ -229,7 +248,7 @@ export class Lockstep {
         const account = /^(delegated|invited|assistant|browser):([ab])$/.exec(p.caller)?.[2];
         const owner = follow && p.op === 'checkoutSavedCard' && account ? await w.follow(location!, `customer:${account}`, ctx) : undefined;
         const kind = CREATES[p.op];
-        const created = kind ? createdId(answer) : undefined;
+        const created = kind ? createdId(answer, step.path) : undefined;
         if (kind && created !== undefined) w.rows[kind][p.caller.endsWith(':b') ? 'b' : 'a'].push(created);
         return { step, answer, follow, owner, created };
       }),
@@ -258,7 +277,7 @@ export class Lockstep {
         },
         this.o.profile,
       ),
-      ...(reference && this.o.oracles?.differential && (await this.sameRoute(p.op))
+      ...(reference && this.o.oracles?.differential && compared(p) && (await this.sameRoute(p.op))
         ? this.o.oracles.differential(target.step, target.answer, reference.answer, index, { expected })
         : []),
       ...(this.schema?.check(target.step, target.answer, index) ?? []),

@@ -90,9 +90,11 @@ export const idOfLocation = (location: string) => new URL(location, 'http://base
  * The id of the row a create made: the last segment of its Location, else (no GET URL, so no Location: END-CONV-2) an
  * `id` member of its body when it has one. Record shapes are not shown: a deployment that names it otherwise gives none.
  */
-export function createdId(answer: Answer): string | undefined {
+export function createdId(answer: Answer, requestPath?: string): string | undefined {
   if (answer.status < 200 || answer.status > 299) return undefined;
-  if (answer.headers.location) return idOfLocation(answer.headers.location);
+  // A Location naming the collection the create was sent to names no row of its own: the body's id, if any.
+  const collection = requestPath?.split('?')[0]!.split('/').pop();
+  if (answer.headers.location && idOfLocation(answer.headers.location) !== collection) return idOfLocation(answer.headers.location);
   const id = (answer.json as { id?: unknown } | undefined)?.id;
   return typeof id === 'string' && id !== '' ? id : undefined;
 }
@@ -215,7 +217,7 @@ export function judgeStep(
           ),
         );
       if (ok) {
-        const id = createdId(answer);
+        const id = createdId(answer, step.path);
         if (id !== undefined) {
           if (m.orders.a.includes(id) || m.orders.b.includes(id))
             out.push(
@@ -265,7 +267,7 @@ export function judgeStep(
     case 'addAddress': {
       // An earlier address answered for another body is a replay; for the same body it may be the address book keeping no
       // duplicates, which the spec does not forbid (only orders are pinned: "retrying an order-placing call places another").
-      const id = createdId(answer);
+      const id = createdId(answer, step.path);
       const body = `address ${id} ${JSON.stringify(step.body ?? null)}`;
       if (id !== undefined && m.created.has(`address ${id}`) && !m.created.has(body))
         out.push(finding(index, ['PUR-IDEM-2'], `addAddress answered with the address of an earlier create (${id})`, 'a new address', id));
@@ -274,7 +276,7 @@ export function judgeStep(
     }
     case 'openConversation': {
       const session = sessionOf(p.caller);
-      const id = createdId(answer);
+      const id = createdId(answer, step.path);
       if (session !== undefined && id !== undefined && p.caller.startsWith('assistant:')) m.conversations[session].push(id);
       break;
     }
