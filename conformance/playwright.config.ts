@@ -59,8 +59,10 @@ export default defineConfig({
   // A check against a deployment far away waits a round trip per request: it gets the time of 600 more round trips.
   timeout: 30_000 + 600 * (workers.roundTripMs ?? 0),
   outputDir: join(output, 'test-results'),
-  // keep-worker first: it restores the verdict of a failed check before any other reporter sees it.
+  // long-first: its `preprocess` hands out the checks flagged long at the start of the run (it reports nothing). Then
+  // keep-worker: it restores the verdict of a failed check before any other reporter sees it.
   reporter: [
+    [join(here, 'engine', 'runner', `long-first.${ext}`)],
     [join(here, 'engine', 'runner', `keep-worker.${ext}`)],
     [join(here, 'engine', 'report', `error-context.${ext}`)],
     ...requested.map(playwrightReporter),

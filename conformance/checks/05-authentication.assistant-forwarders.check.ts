@@ -1,7 +1,7 @@
 // Spec part 5, Authentication > Assistant authority, for the forwarders and budgets of assistants: the web and MCP agent
 // forwarders only forward agents and need exactly one original artifact (Credentials per consumer: the assistant's browser
 // session, or its original token in Assistant-Subject) and the agent:forward scope; sign_in_required is answered in the
-// scheme chosen from the request. The budgets of assistant sessions and clients are judged in 00-long-wait.08-limits.rate.assistant.
+// scheme chosen from the request. The budgets of assistant sessions and clients are judged in 08-limits.rate.assistant.
 //
 // Every check makes its own agents: fresh account subjects, fresh invited-agent ids, fresh assistant sessions registered
 // through the identity-provider proxy's internal routes (conformance/checks/_shared/assistant.ts).

@@ -1,7 +1,7 @@
 // Spec part 5, Authentication > Assistant authority, with the DPoP rows of Errors: what a correct proof may vary (htu
 // query, scheme case, extra members), server nonces (every answer to a DPoP request carries DPoP-Nonce), proof replay
 // (refused on every instance), and where the token travels (Authorization only) and how a rejected one is answered (in the
-// DPoP scheme only). The negative matrix of proofs is in 00-long-wait.05-authentication.dpop-negatives.
+// DPoP scheme only). The negative matrix of proofs is in 05-authentication.dpop-negatives.
 //
 // Levels. Where RFC 9449 lets a server answer either `invalid_dpop_proof` or `use_dpop_nonce`, spec-level checks accept
 // both; the reference-level checks (ids ending in `.reference`) hold the reference to the code it documents.

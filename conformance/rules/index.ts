@@ -53,7 +53,7 @@ export const RULE_TEXT: readonly { text: RegExp; what: string; owner: string; se
       // Clients that keep the nonce of an answer for their next proof, and retry once on use_dpop_nonce.
       'conformance/checks/_shared/assistant.ts',
       'conformance/checks/_shared/read-event-stream.ts',
-      'conformance/checks/00-long-wait.05-authentication.dpop-negatives.check.ts',
+      'conformance/checks/05-authentication.dpop-negatives.check.ts',
       'conformance/explore/agent-callers.ts',
       'conformance/explore/concurrency.ts',
     ],

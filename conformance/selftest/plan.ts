@@ -40,8 +40,8 @@ export const selfTestPlanSchema = z.strictObject({
   /** The kill ledger's directory (kill-ledger.ts): a defect's checks stop at its first kill. Unset: every check runs. */
   kills: z.string().min(1).optional(),
   /**
-   * With a ledger, the run goes in two phases: the `quick` checks first, then the `long` ones (the `00-long-wait.` files,
-   * long at any round trip) for the defects still alive. Unset: every check at once.
+   * With a ledger, the run goes in two phases: the `quick` checks first, then the `long` ones (the checks flagged `long`,
+   * long at any round trip: engine/runner/long-first.ts) for the defects still alive. Unset: every check at once.
    */
   phase: z.enum(['quick', 'long']).optional(),
 });
@@ -116,9 +116,6 @@ export function targetOf(plan: Plan, name: string, id: string, clauses: readonly
   if (!defect) throw new Error(`the self-test's plan has no defect of project ${name} for clauses ${clauses.join(' ')}`);
   return { baseUrl: defect.url, defect };
 }
-
-/** The check files of the `long` phase: those whose checks stay long at any round trip (they start a normal run). */
-export const LONG_CHECK_FILES = /(^|[\\/])00-long-wait\.[^\\/]*\.check\.(ts|js)$/;
 
 /** The defects a check (its id and clauses) judges in the plan: one per plan project it has a copy in, but the baseline. */
 export function defectsJudgedBy(plan: Plan, id: string, clauses: readonly string[]): PlannedDefect[] {

@@ -1,4 +1,4 @@
-// The negative matrix of the DPoP checks (conformance/checks/00-long-wait.05-authentication.dpop-negatives.check.ts): each defective
+// The negative matrix of the DPoP checks (conformance/checks/05-authentication.dpop-negatives.check.ts): each defective
 // assistant request, the errors the spec (with RFC 9449) allows for it and the one the reference documents.
 import { randomBytes } from 'node:crypto';
 import { learned, type Shop } from '../../engine/runner/check.js';

@@ -17,6 +17,7 @@ import { awaitLateTarget } from './late.js';
 import { runPlan } from './plan.js';
 import { runParams, type RunParams } from './params.js';
 import { checkPlugins, routeOf } from './plugin.js';
+import { LONG_TAG } from './long-first.js';
 import { exchangePoints, formatExchange, formatTranscript, redactor } from '../transport/transcript.js';
 import { DESCRIPTION, ASSISTANT_DESCRIPTION } from '../../../contract/routes.js';
 import { AMBIENT_CLAUSES, judgeEveryExchange } from '../transport/every-response.js';
@@ -43,6 +44,11 @@ export interface CheckSpec {
    * the check cites those clauses besides its own, so that the statuses, routes and codes it provokes are judged on them.
    */
   everyResponse?: boolean;
+  /**
+   * The check holds a worker longest at any round trip (a wait on the clock, or requests that must go in turn): it is
+   * handed out at the start of a run (engine/runner/long-first.ts) and judged in the self-test's long phase.
+   */
+  long?: boolean;
 }
 
 export interface Shop {
@@ -158,7 +164,7 @@ function register(spec: CheckSpec): void {
 function detailsOf(spec: CheckSpec): NonNullable<TestArgs[1]> & object {
   const severity = severityOf(spec.clauses);
   return {
-    tag: [...spec.clauses.map((c) => `@${c}`), `@${spec.level ?? 'spec'}`, `@${severity}`],
+    tag: [...spec.clauses.map((c) => `@${c}`), `@${spec.level ?? 'spec'}`, `@${severity}`, ...(spec.long ? [LONG_TAG] : [])],
     annotation: [
       { type: 'check', description: spec.id },
       { type: 'severity', description: severity },

@@ -1,4 +1,5 @@
-// The checks of the suite, as Playwright lists them (no target needed): id, title, clause tags, level, severity, file.
+// The checks of the suite, as Playwright lists them (no target needed), in the order a run hands them out: id, title,
+// clause tags, level, severity, the `long` flag, file.
 import { spawn } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
@@ -6,6 +7,7 @@ import { join } from 'node:path';
 import { DEPLOYMENT } from './params.js';
 import { playwrightEnv } from './native-load.js';
 import { PLAN_ENV } from './plan.js';
+import { LONG_TAG } from './long-first.js';
 
 const withoutPlan = ({ [PLAN_ENV]: _plan, ...env }: NodeJS.ProcessEnv): NodeJS.ProcessEnv => env;
 
@@ -15,6 +17,8 @@ export interface CheckListing {
   clauses: string[];
   level: 'spec' | 'reference';
   severity: 'MUST' | 'SHOULD';
+  /** Flagged `long`: handed out at the start of a run (long-first.ts). */
+  long: boolean;
   file: string;
   line: number;
   /** What Playwright's --grep is matched against: the title path (file, describes, title) and the tags. */
@@ -25,6 +29,7 @@ const require = createRequire(import.meta.url);
 const here = fileURLToPath(new URL('.', import.meta.url));
 const ext = import.meta.url.endsWith('.ts') ? 'ts' : 'js';
 export const PLAYWRIGHT_CONFIG = join(here, '..', '..', `playwright.config.${ext}`);
+const LONG_FIRST = join(here, `long-first.${ext}`);
 
 interface JsonSuite {
   file?: string;
@@ -43,7 +48,8 @@ export async function listChecks(): Promise<CheckListing[]> {
   const out = await new Promise<string>((resolve, reject) => {
     const child = spawn(
       process.execPath,
-      [require.resolve('@playwright/test/cli'), 'test', '--config', PLAYWRIGHT_CONFIG, '--list', '--reporter=json'],
+      // --reporter replaces the configuration's: long-first again, so that the listing is in the order of a run.
+      [require.resolve('@playwright/test/cli'), 'test', '--config', PLAYWRIGHT_CONFIG, '--list', `--reporter=${LONG_FIRST},json`],
       {
         stdio: ['ignore', 'pipe', 'pipe'],
         // No run plan: the checks are listed without a target (the configuration's defaults).
@@ -76,6 +82,7 @@ export async function listChecks(): Promise<CheckListing[]> {
       clauses: s.tags.filter((t) => /^[A-Z]+-/.test(t)),
       level: s.tags.includes('reference') ? 'reference' : 'spec',
       severity: s.tags.includes('SHOULD') ? 'SHOULD' : 'MUST',
+      long: s.tags.includes(LONG_TAG.slice(1)),
       file: s.file,
       line: s.line,
       // The root and project suites have empty titles (no projects outside the embedded run's variants).

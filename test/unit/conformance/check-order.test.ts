@@ -1,14 +1,10 @@
-// The order in which a run hands out its checks: Playwright takes the check files in name order (localeCompare), so the
-// checks that hold a worker longest, by a wait on the clock or by a long chain of round trips to a deployment far away,
-// are in `00-long-wait.` files and start at the beginning of a run instead of leaving one worker busy after the others.
+// The order in which a run hands out its checks: the checks that hold a worker longest, by a wait on the clock or by a
+// long chain of round trips to a deployment far away, are flagged `long` (CheckSpec.long) and handed out at the start of
+// a run (engine/runner/long-first.ts) instead of leaving one worker busy after the others. The listing is Playwright's
+// own, through the run's configuration: the order it shows is the order the run's workers take the checks.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { PACKAGE_ROOT } from '../../../reference/src/paths.js';
-
-const CHECKS = join(PACKAGE_ROOT, 'conformance', 'checks');
-const PREFIX = '00-long-wait.';
+import { listChecks, type CheckListing } from '../../../conformance/engine/runner/list.js';
 
 /**
  * The checks longest at a 100 ms round trip once their independent requests go at once (docs/conformance.md): the
@@ -27,40 +23,44 @@ const LONGEST_AT_A_DISTANCE = [
   'errors.property.authorization',
 ];
 
-/** The check files in the order Playwright takes them. */
-const files = () =>
-  readdirSync(CHECKS)
-    .filter((f) => /\.check\.ts$/.test(f))
-    .sort((a, b) => a.localeCompare(b));
+/** The index of the last element that `p` holds of, or -1. */
+const lastIndex = <T>(xs: readonly T[], p: (x: T) => boolean): number => xs.reduce((at, x, i) => (p(x) ? i : at), -1);
 
-/** The ids a check file declares (`id: 'x'`, or `id: cond ? 'x' : 'y'`). */
-const idsOf = (file: string) =>
-  [...readFileSync(join(CHECKS, file), 'utf8').matchAll(/\bid: ([^\n]+)/g)].flatMap((m) =>
-    [...m[1]!.matchAll(/'([^']+)'/g)].map((q) => q[1]!),
-  );
+/** Flagged too: the same long body at the reference's level, or a budget spent before the request it judges. */
+const LONG_BY_THE_SAME_WORK = [
+  'authentication.dpop.negatives.reference',
+  'limits.agents.assistant.budgets.conversations.reference',
+  'limits.auth.order.guard-before-rate-limit.assistant',
+];
 
-test('the checks longest at a round trip are in the files a run takes first', () => {
-  const order = files();
-  const leading = order.slice(
-    0,
-    order.findIndex((f) => !f.startsWith(PREFIX)),
-  );
-  const early = new Set(leading.flatMap(idsOf));
+let listing: Promise<CheckListing[]> | undefined;
+const checks = () => (listing ??= listChecks());
+
+test('each of the longest checks is flagged long, and no other check is (the flag is not a way to jump the queue)', async () => {
+  const flagged = (await checks()).filter((c) => c.long).map((c) => c.id);
   assert.deepEqual(
-    LONGEST_AT_A_DISTANCE.filter((id) => !early.has(id)),
+    LONGEST_AT_A_DISTANCE.filter((id) => !flagged.includes(id)),
     [],
-    'each is declared in a 00-long-wait. file, ahead of every other check file',
+  );
+  assert.deepEqual(
+    flagged.filter((id) => !LONGEST_AT_A_DISTANCE.includes(id) && !LONG_BY_THE_SAME_WORK.includes(id)),
+    [],
   );
 });
 
-test('the keep-alive wait is handed out first, so that a run of two workers starts it at once', () => {
-  assert.equal(idsOf(files()[0]!)[0], 'endpoints.conversations.event-stream.keep-alive');
+test('a run hands out every long check before any check of a file that holds none', async () => {
+  const all = await checks();
+  const longFiles = new Set(all.filter((c) => c.long).map((c) => c.file));
+  const firstOther = all.findIndex((c) => !longFiles.has(c.file));
+  const lastLong = lastIndex(all, (c) => c.long);
+  assert.ok(firstOther > 0 && lastLong < firstOther, `the last long check at ${lastLong}, the first other file's at ${firstOther}`);
+  // Inside a file, its long checks first.
+  for (const file of longFiles) {
+    const inFile = all.filter((c) => c.file === file);
+    assert.ok(inFile.findIndex((c) => !c.long) === -1 || inFile.findIndex((c) => !c.long) > lastIndex(inFile, (c) => c.long), file);
+  }
 });
 
-test('a 00-long-wait. file holds at least one of the longest checks (the prefix is not a way to jump the queue)', () => {
-  const longest = new Set(LONGEST_AT_A_DISTANCE);
-  const idle = files()
-    .filter((f) => f.startsWith(PREFIX))
-    .filter((f) => !idsOf(f).some((id) => longest.has(id)));
-  assert.deepEqual(idle, []);
+test('the keep-alive wait is handed out first, so that a run of two workers starts it at once', async () => {
+  assert.equal((await checks())[0]!.id, 'endpoints.conversations.event-stream.keep-alive');
 });

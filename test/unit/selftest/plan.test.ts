@@ -1,9 +1,7 @@
 // The self-test's plan as one Playwright project: which copies a check gets, and where each copy sends its requests.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { copiesOf, defectsJudgedBy, LONG_CHECK_FILES, makeupPlan, targetOf, type Plan } from '../../../conformance/selftest/plan.js';
-import { readdirSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
+import { copiesOf, defectsJudgedBy, makeupPlan, targetOf, type Plan } from '../../../conformance/selftest/plan.js';
 
 const variant = { name: 'outage', baseUrl: 'http://127.0.0.1:7003', profilePath: '/tmp/outage.json', checks: ['errors.outage'] };
 const plan: Plan = {
@@ -100,14 +98,4 @@ test('the defects a check judges: one per plan project it is copied into, none f
   assert.deepEqual(defectsJudgedBy(plan, 'auth.guest.five', ['AUTH-GUEST-5']), [p1!.defects[0], p2!.defects[0]]);
   assert.deepEqual(defectsJudgedBy(plan, 'errors.table.customer', ['ERR-TABLE-6']), []);
   assert.deepEqual(defectsJudgedBy(plan, 'errors.outage', ['ERR-OUTAGE-1']), [plan.variants![0]!.defects[0]]);
-});
-
-test('the long phase is the 00-long-wait. check files, built or not; the quick phase the others', () => {
-  const checks = fileURLToPath(new URL('../../../conformance/checks/', import.meta.url));
-  const files = readdirSync(checks).filter((f) => /\.check\.ts$/.test(f));
-  const long = files.filter((f) => LONG_CHECK_FILES.test(`${checks}${f}`));
-  assert.ok(long.length > 0 && long.length < files.length / 4, long.join(' '));
-  assert.ok(long.every((f) => f.startsWith('00-long-wait.')));
-  assert.ok(LONG_CHECK_FILES.test('/x/dist/conformance/checks/00-long-wait.04-endpoints.conversations.event-stream.check.js'));
-  assert.ok(!LONG_CHECK_FILES.test('/x/conformance/checks/04-endpoints.00-long-wait.check.ts'));
 });

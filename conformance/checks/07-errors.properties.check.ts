@@ -1,7 +1,7 @@
 // Spec part 7, Errors, property-based: whatever a client sends, the answer to a failure is a problem document and never a
 // 5xx. The three properties are one request per generated value, judged in turn; the requests of the values a property
 // will see are sent ahead, several at once (AnswersAhead), so at a long round trip a property takes a few round trips, not
-// one per value. The `00-long-wait.` prefix starts them first (docs/conformance.md, "How long a run takes against a remote
+// one per value. Flagged `long`, they start first (docs/conformance.md, "How long a run takes against a remote
 // deployment").
 import fc from 'fast-check';
 import { check, test, type Shop } from '../engine/runner/check.js';
@@ -65,6 +65,7 @@ test(
   ...check(
     {
       id: 'errors.property.bodies',
+      long: true,
       title: 'arbitrary JSON bodies on a cart write get a problem document, never a 5xx',
       clauses: ['ERR-PROBLEM-1', 'ERR-PROBLEM-4', 'AUTH-ORDER-1'],
     },
@@ -90,6 +91,7 @@ test(
   ...check(
     {
       id: 'errors.property.guest-sessions',
+      long: true,
       title: 'arbitrary Guest-Session values are refused with invalid_guest_session, never a 5xx',
       clauses: ['ERR-TABLE-6', 'ERR-PROBLEM-1'],
       requires: ['guests'],
@@ -136,6 +138,7 @@ test(
   ...check(
     {
       id: 'errors.property.authorization',
+      long: true,
       title: 'arbitrary Authorization values are refused with 401 invalid_token and an invalid_token challenge, never a 5xx',
       clauses: ['ERR-TABLE-2', 'ERR-PROBLEM-1'],
     },

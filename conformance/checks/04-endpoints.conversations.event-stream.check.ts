@@ -6,9 +6,9 @@
 // spec-level checks drive the target's own routes and bodies, learned from its description documents (operationIds
 // openConversation, streamConversationEvents), and judge only what the spec says.
 //
-// File name. Playwright hands out checks in file order; this file holds the run's longest wait, so its `00-long-wait.`
-// prefix starts it first (ahead of the other `00-long-wait.` files, the checks longest at a long round trip) and every
-// other check runs during the wait. The wait is a comment within 15 s of the open, then
+// Order. The keep-alive check holds the run's longest wait: flagged `long`, it is handed out first (engine/runner/
+// long-first.ts; this file sorts first of the files with a long check, the checks longest at a long round trip), and
+// every other check runs during the wait. The wait is a comment within 15 s of the open, then
 // the next within 15 s of that one: about 15 s against a deployment that opens its streams with a comment (the
 // reference does), up to 30 s against one whose first comment comes a beat after the open. Both conform; a first
 // comment later than 15 s, or a gap over 15 s between the two, fails.
@@ -38,6 +38,7 @@ test(
   ...check(
     {
       id: 'endpoints.conversations.event-stream.keep-alive',
+      long: true,
       title:
         'the conversation event stream (text/event-stream, Cache-Control: no-store) gets a keep-alive comment within 15 seconds, and the next within 15 seconds of it',
       clauses: ['EVT-STREAM-1', 'LIM-STREAM-1', 'END-CONV-9'],

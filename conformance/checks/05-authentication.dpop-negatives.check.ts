@@ -23,6 +23,7 @@ for (const level of ['spec', 'reference'] as const) {
     ...check(
       {
         id: level === 'spec' ? 'authentication.dpop.negatives' : 'authentication.dpop.negatives.reference',
+        long: true,
         title:
           level === 'spec'
             ? 'each defective DPoP request is 401 with a single DPoP challenge naming the DPoP error and a DPoP-Nonce; a correct proof works before and after'

@@ -114,6 +114,7 @@ test(
   ...check(
     {
       id: 'limits.rate.guest.every-operation',
+      long: true,
       everyResponse: true,
       title: 'every operation a guest may call has a guest budget of its own: past it, 429 rate_limited with Retry-After',
       clauses: ['LIM-RATE-1', 'LIM-RATE-4', 'ERR-TABLE-12'],
@@ -141,6 +142,7 @@ test(
   ...check(
     {
       id: 'limits.auth.order.guard-before-rate-limit.assistant',
+      long: true,
       everyResponse: true,
       title: "with an assistant session's budget spent, an operation its permissions do not cover is still 403 insufficient_scope, not 429",
       clauses: ['AUTH-ORDER-8', 'ERR-TABLE-9'],

@@ -163,6 +163,7 @@ test(
   ...check(
     {
       id: 'limits.agents.assistant.session-budget',
+      long: true,
       everyResponse: true,
       title:
         'an assistant session has a budget of its own: past it, 429 rate_limited with Retry-After, while another session of the same client is still served',
@@ -188,6 +189,7 @@ test(
   ...check(
     {
       id: 'limits.agents.assistant.client-budget',
+      long: true,
       everyResponse: true,
       title:
         'an assistant client has a budget across its sessions: sessions each under their own budget are limited together past the client budget',
@@ -204,6 +206,7 @@ test(
   ...check(
     {
       id: 'limits.agents.assistant.budgets.conversations.reference',
+      long: true,
       title:
         'one assistant budget for every route: a session or client that spent its budget on the operations is refused on the conversation routes too',
       clauses: ['LIM-RATE-2', 'LIM-RATE-3'],
