@@ -7,6 +7,7 @@ import { CheckFailure } from '../lib/assert.js';
 import type { Answer, Finding, Step } from './exchange.js';
 import type { ScenarioRun } from './concurrency.js';
 import { createdId, expectedOutcome, newModel, type ModelState } from './model.js';
+import { readersOf, type ReaderAnswer } from './readers.js';
 import { judgeByModel } from './model-judges.js';
 import { admittedKinds, COMMANDS_BY_ID, DIFFERENTIAL_COMMANDS } from './commands.js';
 import { interleaveOn } from './lockstep-interleave.js';
@@ -191,11 +192,13 @@ export class Lockstep {
       seq,
       exec: async (p) => {
         seq.plans.push(p);
-        for (let n = 0; n < (p.repeat ? 2 : 1); n++) {
-          const findings = await this.step(p, model, ctx, seq);
+        // A retry sends the step twice; a rekey then once more under the same key with another body (rekey.ts).
+        const sends = [...(p.repeat ? [p, p] : [p]), ...(p.rekey ? [{ ...p, rekey: undefined, altered: true }] : [])];
+        for (const send of sends) {
+          const findings = await this.step(send, model, ctx, seq);
           // The list the write changed, read at once by another caller of the account (observers.ts).
           const observer =
-            findings.length === 0 ? observerOf(p, seq.answers.at(-1)?.status ?? 0, this.o.profile, seq.steps.length) : undefined;
+            findings.length === 0 ? observerOf(send, seq.answers.at(-1)?.status ?? 0, this.o.profile, seq.steps.length) : undefined;
           if (observer) {
             const seen = await this.step(observer, model, ctx, seq);
             const last = seq.steps.at(-1);
@@ -244,13 +247,15 @@ export class Lockstep {
         if (step.method === 'GET' && answer.headers.etag) w.etags.set(step.path, answer.headers.etag);
         const location = answer.status >= 200 && answer.status < 300 ? answer.headers.location : undefined;
         const follow = location ? await w.follow(location, p.caller, ctx) : undefined;
-        // An order an agent placed: its Location answers the account's customer too (model-accounts.ts).
-        const account = /^(delegated|invited|assistant|browser):([ab])$/.exec(p.caller)?.[2];
-        const owner = follow && p.op === 'checkoutSavedCard' && account ? await w.follow(location!, `customer:${account}`, ctx) : undefined;
+        // The row is read by every other caller that may read it, and by the other account (readers.ts), one after another
+        // (an assistant's proofs carry the nonce of the answer before).
+        const readers: ReaderAnswer[] = [];
+        for (const r of location ? readersOf(p, location, { profile: this.o.profile, baseUrl: w.baseUrl }) : [])
+          readers.push({ ...r, answer: await w.follow(location!, r.caller, ctx) });
         const kind = CREATES[p.op];
         const created = kind ? createdId(answer, step.path) : undefined;
         if (kind && created !== undefined) w.rows[kind][p.caller.endsWith(':b') ? 'b' : 'a'].push(created);
-        return { step, answer, follow, owner, created };
+        return { step, answer, follow, readers, created };
       }),
     );
     this.steps++;
@@ -269,7 +274,7 @@ export class Lockstep {
           answer: target.answer,
           index,
           follow: target.follow,
-          owner: target.owner,
+          readers: target.readers,
           created: target.created,
           declaredScopes: this.declaredScopes(p.op),
           foreign: this.foreignIds(p.caller),

@@ -1,7 +1,7 @@
 // The model's account data across callers (docs/explore.md, "What is compared"): an account's data is one, whoever of
 // its callers reads or writes it (PUR-SERVE-4: the customer, its delegated agent, an invited agent, its assistant). An
 // address one caller added is listed for every other caller of the account, until deleted; an order placed by one is
-// served by id to every other; the Location of an order an agent placed answers the account's customer too. Pure: it
+// served by id to every other (the Location of a row, to every caller that may read it: readers.ts). Pure: it
 // reads the model's state (model.ts) and moves its address book on.
 import { OPERATIONS_BY_ID } from '../../contract/operations.js';
 import type { Answer, Finding, Step } from './exchange.js';
@@ -17,16 +17,13 @@ function finding(index: number, clauses: string[], message: string, expected: un
   return { oracle: 'model', clauses, message, index, expected, actual };
 }
 
-/**
- * Judges one answer on the account's shared data and moves the address book on. `owner` is the GET of an order's
- * Location as the account's customer, when an agent placed it.
- */
+/** Judges one answer on the account's shared data and moves the address book on. */
 export function judgeAccountData(
   m: ModelState,
   p: PlanStep,
   step: Step,
   answer: Answer,
-  o: { index: number; created?: string | undefined; owner?: Answer | undefined; foreign?: readonly string[] },
+  o: { index: number; created?: string | undefined; foreign?: readonly string[] },
 ): Finding[] {
   // A delete that succeeded, whoever sent it and however (a mutated one the target took), leaves the address out.
   if (p.op === 'deleteAddress' && is2xx(answer.status)) {
@@ -79,18 +76,6 @@ export function judgeAccountData(
         );
       break;
     }
-    case 'checkoutSavedCard':
-      if (o.owner && !is2xx(o.owner.status))
-        out.push(
-          finding(
-            index,
-            ['PUR-SERVE-4', 'END-CONV-2'],
-            `the Location of an order ${p.caller} placed does not answer the account's customer`,
-            '2xx',
-            o.owner.status,
-          ),
-        );
-      break;
     default:
       break;
   }

@@ -1,6 +1,6 @@
 // Every judgement of the model on one answer of the target (docs/explore.md, "What is compared", 1): the rules of every
 // response, the sequence's state (model.ts), who may use the route (admission.ts), a conditional GET, a shaped token, a
-// generated body, a signed webhook delivery, and the account's data across its callers (model-accounts.ts). One call
+// generated body, a signed webhook delivery, and the account's data across its callers (model-accounts.ts, readers.ts). One call
 // per step, so that the lockstep runner only sends and collects. Pure.
 import type { Profile } from '../../contract/profile.js';
 import { judgeAdmission, judgeConditional, judgeSignedDelivery, judgeToken } from './admission.js';
@@ -9,6 +9,7 @@ import type { Answer, Finding, Step } from './exchange.js';
 import { judgeHeaders, judgeStep, type ModelState } from './model.js';
 import { judgeAccountData } from './model-accounts.js';
 import type { PlanStep } from './plan.js';
+import { judgeReaders, type ReaderAnswer } from './readers.js';
 
 /** One step of the target as the model judges it: the request, its answer, and what the runner learnt around it. */
 export interface JudgedStep {
@@ -16,9 +17,9 @@ export interface JudgedStep {
   step: Step;
   answer: Answer;
   index: number;
-  /** The GET of the answer's Location as the same caller; of an agent's order, as the account's customer. */
+  /** The GET of the answer's Location as the same caller, and as the other callers that may or may not read it. */
   follow?: Answer | undefined;
-  owner?: Answer | undefined;
+  readers?: readonly ReaderAnswer[];
   /** The id of the row a create made. */
   created?: string | undefined;
   /** The scopes the target's documents declare for the operation. */
@@ -40,6 +41,7 @@ export function judgeByModel(model: ModelState, s: JudgedStep, profile: Profile)
       credentialPresented: p.caller === 'secret:own' && profile.secrets.accountRecoverySecret !== null,
     }),
     ...judgeSignedDelivery(p, answer, index, profile.secrets.stripeWebhookSecret !== null),
-    ...judgeAccountData(model, p, step, answer, { index, created: s.created, owner: s.owner, foreign: s.foreign }),
+    ...judgeAccountData(model, p, step, answer, { index, created: s.created, foreign: s.foreign }),
+    ...judgeReaders(p, s.readers ?? [], index),
   ];
 }

@@ -137,6 +137,10 @@ export interface PlanStep {
   idempotencyKey?: string;
   /** Sent again right after, exactly (fresh credentials): a retry. */
   repeat?: boolean;
+  /** Then sent again at once under the same Idempotency-Key with another body (rekey.ts). */
+  rekey?: boolean;
+  /** Not generated: the second send of a rekey, its body altered (rekey.ts). */
+  altered?: boolean;
   /** With the mutation `body-shape`: the body generated from the valid one (bodies.ts). */
   bodyShape?: BodyShape;
   /** With the mutation `token-shape`: how the caller's token is varied (tokens.ts). */
@@ -255,9 +259,11 @@ export function planStepArbitrary(callers: readonly Caller[]): fc.Arbitrary<Plan
             { weight: 1, arbitrary: fc.constantFrom('k1', 'k2') },
           ),
           repeat: fc.oneof({ weight: write ? 2 : 6, arbitrary: fc.constant(false) }, { weight: 1, arbitrary: fc.constant(true) }),
+          rekey: write && c.body ? fc.boolean() : fc.constant(false),
         },
         { requiredKeys: ['op', 'caller', 'variant', 'quantity'] },
       )
+      .map(({ rekey, ...p }) => (rekey && p.idempotencyKey !== undefined && p.mutation === undefined ? { ...p, rekey } : p))
       .chain((p) => {
         if (p.mutation === 'body-shape') return bodyShapeArbitrary().map((bodyShape) => ({ ...p, bodyShape }));
         if (p.mutation !== 'token-shape') return fc.constant(p);
@@ -276,6 +282,7 @@ export function describePlan(p: PlanStep): string {
       `mutation ${p.mutation}${p.bodyShape ? ` (${describeBody(p.bodyShape)})` : ''}${p.token ? ` (${describeToken(p.token)})` : ''}`,
     p.idempotencyKey && `Idempotency-Key ${p.idempotencyKey}`,
     p.repeat && 'sent twice',
+    p.rekey && 'then under the same key with another body',
   ].filter(Boolean);
   return `${p.op} as ${p.caller}${extras.length ? ` (${extras.join(', ')})` : ''}`;
 }

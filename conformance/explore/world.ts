@@ -13,6 +13,7 @@ import { operatorAttribution } from '../lib/credential-formats.js';
 import type { Answer, Step } from './exchange.js';
 import type { PlanStep } from './plan.js';
 import { applyBodyShape } from './bodies.js';
+import { alterBody } from './rekey.js';
 import { credentialsOfToken, describeToken, type TokenKind } from './tokens.js';
 import { OPERATIONS_BY_ID } from '../../contract/operations.js';
 import { COMMANDS_BY_ID } from './commands.js';
@@ -157,6 +158,7 @@ export class World {
       // The acting account's own address wherever the body declares one (a checkout's shipping address, say).
       const json = target.body(p.op, roles, { address: this.fixture.accounts[own].address });
       body = mutateBody(json, p, target.operation(p.op).requestBody?.roles ?? {});
+      if (p.altered && body && 'json' in body) body = { json: alterBody(body.json) };
     }
     const generatedFrom = p.mutation === 'body-shape' && p.bodyShape ? (body && 'json' in body ? body.json : {}) : undefined;
     if (p.bodyShape && generatedFrom !== undefined) body = applyBodyShape(generatedFrom, p.bodyShape);
