@@ -31,15 +31,16 @@ function pathOf(location: string, baseUrl: string): string | undefined {
 }
 
 /**
- * The readers of the row a create made: none unless a sound caller of an account created it and its Location names an
- * operation of the contract (its caller list is then known).
+ * The readers of the row a create made: none unless a sound caller of an account created it and its Location names a
+ * row read of the contract (its caller list is then known).
  */
 export function readersOf(p: PlanStep, location: string, o: { profile: Profile; baseUrl: string }): Reader[] {
   const account = /^account:([ab])$/.exec(ownerOf(p.caller) ?? '')?.[1];
   if (account === undefined || !isSound(p.caller) || p.mutation !== undefined) return [];
   const path = pathOf(location, o.baseUrl);
   const read = path === undefined ? undefined : routeOf('GET', path);
-  if (read === undefined) return [];
+  // A Location naming a collection (a list read, no path id) names no row of its own: nobody reads "the row".
+  if (read === undefined || !read.path.includes('{')) return [];
   const admitted = CALLER_LISTS[read.callers].members as readonly string[];
   const available = new Set<string>(callersFor(o.profile));
   const other = account === 'a' ? 'b' : 'a';

@@ -1,5 +1,6 @@
-// A reused Idempotency-Key with a different body (docs/explore.md, "Sequences"): a write sent with a key is sent again
-// at once under the same key with another body, its longest free-text value changed. The spec says the key is accepted
+// A reused Idempotency-Key with a different body (docs/explore.md, "Sequences"): a create of a row from free text
+// (plan.ts REKEYED) sent with a key is sent again at once under the same key with another body, its longest text value
+// changed. The spec says the key is accepted
 // and ignored (PUR-IDEM-2): the second request is processed as itself, so a create must make a row of its own, never
 // answer with the first one (model.ts judges an address answered for another body; an order answered twice). A body
 // the deployment refuses once changed is no finding of this: only a 2xx is judged. Pure.

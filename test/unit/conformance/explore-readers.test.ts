@@ -34,6 +34,8 @@ test('an absolute Location under the base URL counts; another origin, an unknown
     [],
   );
   assert.deepEqual(readersOf(step('addAddress', 'customer:a'), '/base/v1/me/addresses/addr_1', { profile, baseUrl }), []);
+  // A Location naming the collection (a list read) names no row.
+  assert.deepEqual(readersOf(step('addAddress', 'customer:a'), '/base/v1/me/addresses', { profile, baseUrl }), []);
   assert.deepEqual(
     readersOf(step('checkoutSavedCard', 'delegated:a', { mutation: 'wrong-type' }), '/base/v1/me/orders/x', { profile, baseUrl }),
     [],
