@@ -6,11 +6,11 @@
 // and an unsure verdict at or before it may decide instead (its refusal joins the allowed answers). Pure.
 import type { Operation } from '../../contract/operations.js';
 import type { Profile } from '../../contract/profile.js';
+import { CREDENTIAL_REFUSALS, CREDENTIAL_REFUSED, describeRefusal, type ErrorsByStatus } from '../rules/05-authentication.js';
 import { classify, claimsOf } from './tokens-classify.js';
 import { defaultOperation, mintedAudience, type TokenKind, type TokenShape } from './tokens-shape.js';
 
-/** Per status, the `error` codes it may carry; `*` where the spec names none for the refusal. */
-export type ErrorsByStatus = Readonly<Record<number, readonly string[] | '*'>>;
+export { describeRefusal, type ErrorsByStatus };
 
 export type TokenExpectation =
   | { readonly accept: true }
@@ -43,12 +43,10 @@ interface Verdict {
   why?: string;
 }
 
-// ERR-TABLE-2: "malformed, expired or rejected token: 401 invalid_token".
-const INVALID: ErrorsByStatus = { 401: ['invalid_token'] };
-// AUTH-TOKEN-8: "rejected with 401 or 403"; a 401 is a rejected token (ERR-TABLE-2), a 403's code is not named.
-const COMBINATION: ErrorsByStatus = { 401: ['invalid_token'], 403: '*' };
-// ERR-TABLE-9.
-const SCOPE: ErrorsByStatus = { 403: ['insufficient_scope'] };
+// The spec's refusals by stage (rules/05-authentication.ts): ERR-TABLE-2, AUTH-TOKEN-8, ERR-TABLE-9.
+const INVALID: ErrorsByStatus = CREDENTIAL_REFUSALS.invalid;
+const COMBINATION: ErrorsByStatus = CREDENTIAL_REFUSALS.combination;
+const SCOPE: ErrorsByStatus = CREDENTIAL_REFUSALS.scope;
 // Ambiguities 6 and 14 (docs/ambiguities.md): a token of another kind with this kind's headers: any of 400, 401, 403.
 const ANY_REFUSAL: ErrorsByStatus = { 400: '*', 401: ['invalid_token'], 403: '*' };
 
@@ -220,13 +218,6 @@ export function judgeTokenAnswer(
   if (status >= 500) return { expected: 'no 5xx', clauses };
   if (e.accept === 'either') return undefined;
   if (e.accept === true) return status >= 200 && status < 300 ? undefined : { expected: 'accepted (2xx)', clauses };
-  const codes = e.errorsOf[status];
-  if (codes === '*' || (codes !== undefined && typeof error === 'string' && codes.includes(error))) return undefined;
-  return { expected: describeRefusal(e.errorsOf), clauses };
+  const v = CREDENTIAL_REFUSED.judge({ status, error, refusal: e.errorsOf });
+  return v ? { expected: String(v.expected), clauses } : undefined;
 }
-
-/** `401 invalid_token or 403 (any code)`. */
-export const describeRefusal = (errorsOf: ErrorsByStatus): string =>
-  Object.entries(errorsOf)
-    .map(([s, codes]) => `${s} ${codes === '*' ? '(any code)' : codes.join('/')}`)
-    .join(' or ');

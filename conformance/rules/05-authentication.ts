@@ -47,3 +47,49 @@ export const NONCE_ON_EVERY_RESPONSE: Rule<Answered, Credentials> = {
 export function expectDpopNonce(res: Answered, o: Enforcement = {}): void {
   enforce(NONCE_ON_EVERY_RESPONSE, res, o);
 }
+
+/** Per status, the `error` codes a refusal may carry; `*` where the spec names none for that status. */
+export type ErrorsByStatus = Readonly<Record<number, readonly string[] | '*'>>;
+
+/**
+ * The refusals of a credential the spec names, by the stage that refuses it: a token rejected at verification ("malformed,
+ * expired or rejected token": 401 invalid_token, ERR-TABLE-2); a combination of client, subject and actor the caller
+ * kinds do not derive ("rejected with 401 or 403", AUTH-TOKEN-8: a 401 is a rejected token, a 403's code is not named);
+ * a token without the route's scope (403 insufficient_scope, ERR-TABLE-9).
+ */
+export const CREDENTIAL_REFUSALS = {
+  invalid: { 401: ['invalid_token'] },
+  combination: { 401: ['invalid_token'], 403: '*' },
+  scope: { 403: ['insufficient_scope'] },
+} as const satisfies Record<string, ErrorsByStatus>;
+
+/** `401 invalid_token or 403 (any code)`. */
+export const describeRefusal = (errorsOf: ErrorsByStatus): string =>
+  Object.entries(errorsOf)
+    .map(([s, codes]) => `${s} ${codes === '*' ? '(any code)' : codes.join('/')}`)
+    .join(' or ');
+
+/** A refused credential's answer as the refusal rule reads it: its status, its problem's `error`, the refusal due. */
+export interface RefusalJudged {
+  status: number;
+  error: unknown;
+  refusal: ErrorsByStatus;
+}
+
+/**
+ * AUTH-TOKEN-8, ERR-TABLE-2, ERR-TABLE-9: a credential the spec refuses gets one of the statuses its refusal names, with
+ * one of that status's codes. The checks of token verification (lib/expect/refusals.ts) and `explore`'s shaped
+ * credentials (tokens-expect.ts) call it; which refusal is due is theirs to say (the stage that refuses first).
+ */
+export const CREDENTIAL_REFUSED: Rule<RefusalJudged> = {
+  name: 'a refused credential gets the refusal the spec names for its stage',
+  clause: ['AUTH-TOKEN-8', 'ERR-TABLE-2', 'ERR-TABLE-9'],
+  section: 'Authentication > Token verification; Errors',
+  scope: { route: 'every', caller: 'every', status: '401, 403', request: 'a request with a credential the spec refuses' },
+  applies: () => true,
+  judge: ({ status, error, refusal }) => {
+    const codes = refusal[status];
+    if (codes === '*' || (codes !== undefined && typeof error === 'string' && codes.includes(error))) return undefined;
+    return { what: 'the refusal of the credential', expected: describeRefusal(refusal), actual: `${status} ${String(error ?? '')}`.trim() };
+  },
+};

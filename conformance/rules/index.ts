@@ -4,7 +4,7 @@
 // describes the book).
 import { PROBLEM_TITLE } from './02-resources.js';
 import { CALLER_GUARD, CONDITIONAL_GET, OWN_CREDENTIAL_REQUIRED } from './04-endpoints.js';
-import { NONCE_ON_EVERY_RESPONSE } from './05-authentication.js';
+import { CREDENTIAL_REFUSED, NONCE_ON_EVERY_RESPONSE } from './05-authentication.js';
 import { NO_CHALLENGE_ON_DOMAIN_ERROR, NO_NONCE_ON_DOMAIN_ERROR } from './07-errors.js';
 import type { Rule } from './rule.js';
 
@@ -19,7 +19,16 @@ export {
   shownCallers,
   type GuardRequest,
 } from './04-endpoints.js';
-export { NONCE_ON_EVERY_RESPONSE, expectDpopNonce, nonceOf, DPOP_NONCE_HEADER } from './05-authentication.js';
+export {
+  CREDENTIAL_REFUSALS,
+  CREDENTIAL_REFUSED,
+  NONCE_ON_EVERY_RESPONSE,
+  describeRefusal,
+  expectDpopNonce,
+  nonceOf,
+  DPOP_NONCE_HEADER,
+  type ErrorsByStatus,
+} from './05-authentication.js';
 export {
   NO_CHALLENGE_ON_DOMAIN_ERROR,
   NO_NONCE_ON_DOMAIN_ERROR,
@@ -36,6 +45,7 @@ export const RULES: readonly { file: string; rule: Rule<any, any> }[] = [
   { file: 'conformance/rules/04-endpoints.ts', rule: OWN_CREDENTIAL_REQUIRED },
   { file: 'conformance/rules/04-endpoints.ts', rule: CONDITIONAL_GET },
   { file: 'conformance/rules/05-authentication.ts', rule: NONCE_ON_EVERY_RESPONSE },
+  { file: 'conformance/rules/05-authentication.ts', rule: CREDENTIAL_REFUSED },
   { file: 'conformance/rules/07-errors.ts', rule: NO_CHALLENGE_ON_DOMAIN_ERROR },
   { file: 'conformance/rules/07-errors.ts', rule: NO_NONCE_ON_DOMAIN_ERROR },
 ];

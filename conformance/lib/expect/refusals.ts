@@ -4,6 +4,8 @@
 import { findChallenge, parseChallenges, type Challenge } from '../www-authenticate.js';
 import { expectChallenge } from './challenge.js';
 import { fail, type ClauseRef } from './failure.js';
+import { CREDENTIAL_REFUSALS, CREDENTIAL_REFUSED } from '../../rules/05-authentication.js';
+import { enforce } from '../../rules/rule.js';
 import { expectProblem, withRow } from './problem.js';
 import { brief, expect4xx, expectStatus, type Answer } from './response.js';
 
@@ -116,6 +118,12 @@ export function expectOwnershipRefusal(shop: Docs, res: Answer, { what, clause }
  * a rejected token (invalid_token with a Bearer challenge: these tokens carry no assistant marker); a 403 is any problem.
  */
 export function expectRefusedCombination(shop: Docs, res: Answer, { what, clause }: { what: string; clause: string }): void {
+  // The refusal due (rules/05-authentication.ts, AUTH-TOKEN-8): 401 invalid_token, or a 403 whose code is not named.
+  enforce(
+    CREDENTIAL_REFUSED,
+    { status: res.status, error: res.body?.error, refusal: CREDENTIAL_REFUSALS.combination },
+    { at: what, clause },
+  );
   if (res.status === 401) return expectInvalidToken(shop, res, { clause });
   if (res.status === 403) {
     expectProblem(res, {
@@ -124,9 +132,7 @@ export function expectRefusedCombination(shop: Docs, res: Answer, { what, clause
       docsUrl: shop.docsUrl,
       clause,
     });
-    return;
   }
-  fail(`${what}: refused`, [401, 403], `${res.status} ${res.text.slice(0, 300)}`, { clause });
 }
 
 /** 401 invalid_guest_session with exactly one challenge, `Bearer error="invalid_token"` (Guest sessions 4; Errors table). */
