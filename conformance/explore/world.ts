@@ -6,10 +6,9 @@ import type { Profile } from '../../contract/profile.js';
 import { ShopHttp, type TlsOptions } from '../engine/transport/http.js';
 import { parseDocument, Target } from '../engine/transport/target.js';
 import { DESCRIPTION, ASSISTANT_DESCRIPTION } from '../../contract/routes.js';
-import { audienceOf, createMinter, type Minter } from '../lib/mint.js';
-import { forgeGuestSession, newGuestSession } from '../lib/guest-session.js';
+import { createMinter, type Minter } from '../lib/mint.js';
+import { newGuestSession } from '../lib/guest-session.js';
 import { freshShopperIp } from '../lib/shopper.js';
-import { operatorAttribution } from '../lib/credential-formats.js';
 import type { Answer, Step } from './exchange.js';
 import type { PlanStep } from './plan.js';
 import { applyBodyShape } from './bodies.js';
@@ -19,6 +18,7 @@ import { OPERATIONS_BY_ID } from '../../contract/operations.js';
 import { COMMANDS_BY_ID } from './commands.js';
 import { resolveSpecial, routeCredential, specialRowOf } from './special-routes.js';
 import { AgentCallers, isAgentCaller } from './agent-callers.js';
+import { guestHeadersOf, mintCredentials, mutateBody } from './world-credentials.js';
 
 /** The data a sequence acts on: two accounts with a saved card each, two well-stocked variants (profile `data`, else the seed's). */
 export interface Fixture {
@@ -198,52 +198,8 @@ export class World {
   /** The caller's credentials in this sequence: minted at its first request (a replay never reuses a run's tokens). */
   credentials(caller: string, ctx: RunContext): Promise<Record<string, string>> {
     let c = this.minted.get(caller);
-    if (!c) this.minted.set(caller, (c = this.mintFor(caller, ctx)));
+    if (!c) this.minted.set(caller, (c = mintCredentials(caller, ctx, this)));
     return c;
-  }
-
-  private async mintFor(caller: string, ctx: RunContext): Promise<Record<string, string>> {
-    const { accounts } = this.fixture;
-    const sub = caller.endsWith(':b') ? accounts.b.sub : accounts.a.sub;
-    const bearer = (t: string) => ({ authorization: `Bearer ${t}` });
-    switch (caller) {
-      case 'customer:a':
-      case 'customer:b':
-        return bearer(await this.mint.customer({ sub }));
-      case 'delegated:a':
-      case 'delegated:b':
-        return bearer(await this.mint.delegated({ sub, audience: audienceOf(this.profile, 'delegated', 'api') }));
-      case 'guest:a':
-      case 'guest:b': {
-        const k = caller === 'guest:a' ? 'a' : 'b';
-        return { ...bearer(await this.mint.guest()), 'guest-session': ctx.guestSessions[k], 'shopper-ip': ctx.shopperIps[k] };
-      }
-      case 'guest:no-session':
-        return { ...bearer(await this.mint.guest()), 'shopper-ip': ctx.shopperIps.a };
-      case 'guest:forged-session':
-        return {
-          ...bearer(await this.mint.guest()),
-          'guest-session': forgeGuestSession('bad-signature', this.profile.secrets.guestSessionKey),
-          'shopper-ip': ctx.shopperIps.a,
-        };
-      case 'customer:expired':
-        return bearer(await this.mint.customer({ sub: accounts.a.sub, expiresIn: -600 }));
-      case 'customer:guest-headers':
-        return { ...bearer(await this.mint.customer({ sub: accounts.a.sub })), 'guest-session': ctx.guestSessions.a };
-      case 'operator':
-        return { ...bearer(await this.mint.operator()), operator: operatorAttribution(this.profile) };
-      case 'machine:proxy':
-        return bearer(await this.mint.machine(this.profile.clients.personalAgentProxy));
-      default:
-        // The interleavings' budget attempts (interleave-callers.ts): each a fresh guest with a Shopper-IP of its own.
-        if (caller.startsWith('guest#'))
-          return {
-            ...bearer(await this.mint.guest()),
-            'guest-session': newGuestSession(this.profile.secrets.guestSessionKey),
-            'shopper-ip': freshShopperIp(),
-          };
-        return {};
-    }
   }
 
   /**
@@ -293,31 +249,5 @@ export class World {
     const path =
       url.origin === base.origin && url.pathname.startsWith(`${prefix}/`) ? `${url.pathname.slice(prefix.length)}${url.search}` : url.href;
     return this.send({ operationId: 'raw', method: 'GET', path, caller, headers: {} }, ctx);
-  }
-}
-
-/** A guest's own headers among its credentials: its Guest-Session and Shopper-IP. */
-const guestHeadersOf = (c: Record<string, string>): Record<string, string> =>
-  Object.fromEntries(Object.entries(c).filter(([k]) => k === 'guest-session' || k === 'shopper-ip'));
-
-/** The body of a step after its mutation (members named by `x-shop-role` where the mutation needs one). */
-function mutateBody(json: unknown, p: PlanStep, roles: Record<string, string | undefined>): Step['body'] {
-  const first = Object.values(roles)
-    .find((x) => x !== undefined)
-    ?.split('/')[1];
-  const obj = typeof json === 'object' && json !== null && !Array.isArray(json) ? (json as Record<string, unknown>) : undefined;
-  switch (p.mutation) {
-    case 'wrong-type':
-      return { json: obj && first ? { ...obj, [first]: typeof obj[first] === 'number' ? 'two' : 12345 } : [json] };
-    case 'missing-member':
-      return { json: {} };
-    case 'over-long':
-      return { json: obj && first ? { ...obj, [first]: 'x'.repeat(5000) } : 'x'.repeat(5000) };
-    case 'bad-escape':
-      return { text: JSON.stringify(json).replace(/^\{/, '{"\\q":1,') };
-    case 'not-json':
-      return { text: 'quantity=1&variant=1' };
-    default:
-      return { json };
   }
 }
