@@ -28,6 +28,7 @@ export interface Step {
 
 /** A deployment's answer to a step, as the oracles read it. */
 export interface Answer {
+  /** 0 when no answer came (its text says why: world.ts). */
   status: number;
   /** Lower-case names; a repeated header joined with ", " as fetch does. */
   headers: Record<string, string>;

@@ -282,10 +282,15 @@ export class Lockstep {
         },
         this.o.profile,
       ),
-      ...(reference && this.o.oracles?.differential && compared(p) && (await this.sameRoute(p.op))
+      ...(reference &&
+      target.answer.status !== 0 &&
+      reference.answer.status !== 0 &&
+      this.o.oracles?.differential &&
+      compared(p) &&
+      (await this.sameRoute(p.op))
         ? this.o.oracles.differential(target.step, target.answer, reference.answer, index, { expected })
         : []),
-      ...(this.schema?.check(target.step, target.answer, index) ?? []),
+      ...(target.answer.status === 0 ? [] : (this.schema?.check(target.step, target.answer, index) ?? [])),
     ];
     return findings;
   }

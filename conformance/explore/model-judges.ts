@@ -31,6 +31,19 @@ export interface JudgedStep {
 
 export function judgeByModel(model: ModelState, s: JudgedStep, profile: Profile): Finding[] {
   const { p, step, answer, index } = s;
+  // No answer at all: every failure is a problem document (ERR-PROBLEM-1), and every response carries X-Request-Id
+  // (ERR-PROBLEM-7); nothing else can be judged of it.
+  if (answer.status === 0)
+    return [
+      {
+        oracle: 'model',
+        clauses: ['ERR-PROBLEM-1', 'ERR-PROBLEM-7'],
+        message: `no answer to ${step.method} ${step.path} as ${p.caller}`,
+        index,
+        expected: 'an HTTP answer',
+        actual: answer.text,
+      },
+    ];
   return [
     ...judgeHeaders(step, answer, index, profile.docsUrl),
     ...judgeStep(model, p, step, answer, { index, variants: s.variants, follow: s.follow }),

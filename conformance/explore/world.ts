@@ -232,12 +232,18 @@ export class World {
       } else fields[name] = value;
     }
     const b = step.body;
-    const res = await this.http.request(step.method, step.path, {
-      headers: { ...(b && 'text' in b ? { 'content-type': b.contentType ?? 'application/json' } : {}), ...fields },
-      rawHeaders: raw,
-      ...(b ? ('json' in b ? { json: b.json } : { body: b.text }) : {}),
-    });
-    return { status: res.status, headers: Object.fromEntries(res.headers.entries()), text: res.text, json: res.body };
+    try {
+      const res = await this.http.request(step.method, step.path, {
+        headers: { ...(b && 'text' in b ? { 'content-type': b.contentType ?? 'application/json' } : {}), ...fields },
+        rawHeaders: raw,
+        ...(b ? ('json' in b ? { json: b.json } : { body: b.text }) : {}),
+      });
+      return { status: res.status, headers: Object.fromEntries(res.headers.entries()), text: res.text, json: res.body };
+    } catch (err) {
+      // No answer (the connection refused, closed before the end of the answer, or no answer in time): an answer of
+      // status 0 that the model reports (model-judges.ts), never a crash of the search.
+      return { status: 0, headers: {}, text: err instanceof Error ? err.message : String(err) };
+    }
   }
 
   /** A GET of a Location the deployment gave, as the same caller. */
