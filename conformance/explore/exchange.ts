@@ -18,7 +18,10 @@ export interface Step {
   body?: { json: unknown } | { text: string; contentType?: string };
   /** What the step mutated into the negative space, for the report (for example `quantity: wrong type`). */
   mutation?: string;
-  /** A read made after a write by another caller of the account (observers.ts): derived from the plan, not a step of it. */
+  /**
+   * Derived from the plan, not a step of it (observers.ts): a read after a write by another caller of the account, or
+   * the other account's row a step names, made first.
+   */
   observer?: true;
   /** Of a shaped token (tokens.ts): the variation of the caller's token the step presents. */
   token?: string;

@@ -14,7 +14,7 @@ import { interleaveOn } from './lockstep-interleave.js';
 import type { DifferentialContext } from './projection.js';
 import { kindOfCaller, proofDefectOf, type PlanStep } from './plan.js';
 import { fixtureOf, newRunContext, World, type RunContext } from './world.js';
-import { observerOf } from './observers.js';
+import { observerOf, preludeOf } from './observers.js';
 import { CoverageMap, type CoverageReport } from './coverage.js';
 import { NotDeclared } from '../lib/expect/failure.js';
 import type { Target } from '../engine/transport/target.js';
@@ -195,7 +195,11 @@ export class Lockstep {
         // A retry sends the step twice; a rekey then once more under the same key with another body (rekey.ts).
         const sends = [...(p.repeat ? [p, p] : [p]), ...(p.rekey ? [{ ...p, rekey: undefined, altered: true }] : [])];
         for (const send of sends) {
-          const findings = await this.step(send, model, ctx, seq);
+          // Another account's row the step names, made first when the sequence has none (observers.ts).
+          const prelude = preludeOf(send, (account) => this.worlds()[0]!.rows.address[account].length, this.o.profile);
+          const findings = prelude ? await this.step(prelude, model, ctx, seq) : [];
+          if (prelude && seq.steps.at(-1)) seq.steps.at(-1)!.observer = true;
+          if (findings.length === 0) findings.push(...(await this.step(send, model, ctx, seq)));
           // The list the write changed, read at once by another caller of the account (observers.ts).
           const observer =
             findings.length === 0 ? observerOf(send, seq.answers.at(-1)?.status ?? 0, this.o.profile, seq.steps.length) : undefined;
