@@ -230,9 +230,12 @@ const PROOFS: readonly Proof[] = [
   },
 ];
 
-test('15 defects, three per family, each citing one clause of the catalogue', () => {
-  assert.equal(EXPLORE_REACH_DEFECTS.length, 15);
-  assert.equal(new Set(EXPLORE_REACH_DEFECTS.map((d) => d.id)).size, 15, 'ids are unique');
+// The credential families (sessions, contexts, proofs) are proven in explore-reach-credentials.test.ts.
+const CREDENTIAL_FAMILY = /^reach\.(sessions|contexts|proofs)\./;
+
+test('24 defects, three per family, each citing one clause of the catalogue', () => {
+  assert.equal(EXPLORE_REACH_DEFECTS.length, 24);
+  assert.equal(new Set(EXPLORE_REACH_DEFECTS.map((d) => d.id)).size, 24, 'ids are unique');
   const families = new Map<string, number>();
   for (const d of EXPLORE_REACH_DEFECTS) {
     const m = /^reach\.(\w+)\.[\w-]+$/.exec(d.id);
@@ -241,11 +244,11 @@ test('15 defects, three per family, each citing one clause of the catalogue', ()
     assert.ok(CLAUSES_BY_ID.has(d.clause), `${d.id}: ${d.clause}`);
     assert.equal(CLAUSES_BY_ID.get(d.clause)!.notTestable, undefined, `${d.id}: ${d.clause} is testable`);
   }
-  assert.deepEqual([...families.values()], [3, 3, 3, 3, 3], JSON.stringify([...families]));
+  assert.deepEqual([...families.values()], [3, 3, 3, 3, 3, 3, 3, 3], JSON.stringify([...families]));
   assert.deepEqual(
     PROOFS.map((p) => p.id),
-    EXPLORE_REACH_DEFECTS.map((d) => d.id),
-    'every defect has its proof',
+    EXPLORE_REACH_DEFECTS.map((d) => d.id).filter((id) => !CREDENTIAL_FAMILY.test(id)),
+    'every defect of these families has its proof here',
   );
 });
 
