@@ -175,7 +175,8 @@ export class AgentCallers {
     const proof = await dpopProof({
       key: s.key,
       htm: defect === 'wrong-htm' ? (method === 'POST' ? 'DELETE' : 'POST') : method,
-      htu: defect === 'wrong-htu' ? `${url.origin}/v1/catalog/products` : htu,
+      // Another URI on the same origin, never the request's own (a fixed path is the request's when it is sent there).
+      htu: defect === 'wrong-htu' ? `${url.origin}/elsewhere${url.pathname}` : htu,
       ...(defect === 'no-ath' ? {} : { accessToken: defect === 'bad-ath' ? `${token}x` : token }),
       ...(defect === 'bad-nonce' ? { nonce: randomBytes(32).toString('base64url') } : s.nonce ? { nonce: s.nonce } : {}),
       ...(defect === 'stale-iat' ? { iat: now - 3600 } : defect === 'future-iat' ? { iat: now + 3600 } : {}),
