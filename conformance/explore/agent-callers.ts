@@ -15,6 +15,7 @@ import { nowSeconds } from '../lib/jws.js';
 import type { Minter } from '../lib/mint.js';
 import type { Answer, Step } from './exchange.js';
 import { proofDefectOf, type ProofDefect } from './plan.js';
+import { asSent, buildProof, type ProofShape } from './proofs.js';
 
 /** One assistant session of a sequence: registered at its first request, its key and bound token. */
 interface Session {
@@ -22,8 +23,9 @@ interface Session {
   key: DpopKey;
   token: string;
   sub: string;
-  /** The last DPoP-Nonce an answer carried. */
+  /** The last DPoP-Nonce an answer carried, and the one before it. */
   nonce?: string;
+  previousNonce?: string;
   /** The last proof sent, per "METHOD path" and overall: what a replay sends again. */
   proofs: Map<string, string>;
   last?: string;
@@ -115,11 +117,38 @@ export class AgentCallers {
     return { headers, retryOnNonce: defect !== 'replay' && defect !== 'bad-nonce' && defect !== 'none' };
   }
 
+  /**
+   * The headers of one request of an assistant session with its proof shaped (proofs.ts): the shape as it goes out, and
+   * whether the session holds a nonce the deployment gave it (what a correct proof carries). No retry on use_dpop_nonce:
+   * the answer to the shape is what is judged.
+   */
+  async shaped(
+    caller: string,
+    method: string,
+    path: string,
+    shape: ProofShape,
+  ): Promise<{ headers: Record<string, string | string[]>; sent: ProofShape; nonceAsked: boolean }> {
+    const s = await this.session(caller.endsWith(':b') ? 'b' : 'a');
+    const built = await buildProof(shape, {
+      key: s.key,
+      token: s.token,
+      method,
+      url: this.o.http.url(path),
+      ...(s.nonce !== undefined ? { nonce: s.nonce } : {}),
+      ...(s.previousNonce !== undefined ? { previousNonce: s.previousNonce } : {}),
+      ...(s.last !== undefined ? { lastProof: s.last } : {}),
+    });
+    return { headers: built.headers, sent: asSent(shape, built.replayed), nonceAsked: s.nonce !== undefined };
+  }
+
   /** Keeps the DPoP-Nonce of an answer to a DPoP caller (every such answer carries a fresh one). */
   async answered(caller: string, answer: Answer): Promise<void> {
     if (!hasAssistantSession(caller)) return;
     const nonce = answer.headers['dpop-nonce'];
-    if (nonce) (await this.session(caller.endsWith(':b') ? 'b' : 'a')).nonce = nonce;
+    if (!nonce) return;
+    const s = await this.session(caller.endsWith(':b') ? 'b' : 'a');
+    if (s.nonce !== nonce) s.previousNonce = s.nonce;
+    s.nonce = nonce;
   }
 
   /** Whether an answer asks the caller to retry with the nonce it carries (RFC 9449 §8). */

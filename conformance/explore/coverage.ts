@@ -32,6 +32,7 @@ const FAMILY: Readonly<Record<string, Family>> = {
   conditional: 'header',
   'body-shape': 'body',
   'token-shape': 'credential',
+  'proof-shape': 'credential',
 };
 
 export function familyOf(p: Pick<PlanStep, 'mutation' | 'caller'>): Family {

@@ -1,5 +1,6 @@
 // The records `shop-conformance explore` passes between its parts (docs/explore.md): one step of a generated sequence,
 // the answer a deployment gave it, and a finding. Data only; the runner, the oracles and the replay share them.
+import type { ProofShape } from './proofs-shape.js';
 
 /** Who a step is sent as: a caller kind the suite can mint, a forged or defective credential, or nobody. */
 export type StepCaller = string;
@@ -25,6 +26,11 @@ export interface Step {
   observer?: true;
   /** Of a shaped token (tokens.ts): the variation of the caller's token the step presents. */
   token?: string;
+  /**
+   * Of a shaped DPoP proof (proofs.ts): the shape planned and its description; once sent, the shape as it went out (a
+   * replay with nothing to resend is a fresh proof) and whether the session held a nonce the deployment gave it.
+   */
+  proof?: { shape: ProofShape; described: string; sent?: ProofShape; nonceAsked?: boolean };
   /** Of a generated body (bodies.ts): the valid body it was made from, which what the spec pins of it depends on. */
   generatedFrom?: unknown;
 }

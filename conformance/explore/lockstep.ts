@@ -27,7 +27,7 @@ import type { Target } from '../engine/transport/target.js';
 const compared = (p: PlanStep): boolean => {
   // A shaped token or a generated body is judged from the spec by its own judge (tokens.ts, bodies-judge.ts): what two
   // deployments answer it (status, code, challenge) is not compared.
-  if (p.mutation === 'token-shape' || p.mutation === 'body-shape') return false;
+  if (p.mutation === 'token-shape' || p.mutation === 'body-shape' || p.mutation === 'proof-shape') return false;
   const command = COMMANDS_BY_ID.get(p.op);
   const kind = kindOfCaller(p.caller);
   return command !== undefined && (admittedKinds(command) as readonly string[]).includes(kind ?? '');

@@ -10,6 +10,7 @@ import { judgeHeaders, judgeStep, type ModelState } from './model.js';
 import { judgeAccountData } from './model-accounts.js';
 import type { PlanStep } from './plan.js';
 import { judgeReaders, type ReaderAnswer } from './readers.js';
+import { judgeProof } from './shaped-credentials.js';
 
 /** One step of the target as the model judges it: the request, its answer, and what the runner learnt around it. */
 export interface JudgedStep {
@@ -50,6 +51,7 @@ export function judgeByModel(model: ModelState, s: JudgedStep, profile: Profile)
     ...judgeAdmission(p, step, answer, index, s.declaredScopes),
     ...judgeConditional(step, answer, index),
     ...judgeToken(p, answer, index, profile),
+    ...judgeProof(p, step, answer, index),
     ...judgeBodyShape(p, step, answer, index, {
       credentialPresented: p.caller === 'secret:own' && profile.secrets.accountRecoverySecret !== null,
     }),

@@ -7,6 +7,7 @@ import type { CallerKind } from '../../contract/callers.js';
 import type { Profile } from '../../contract/profile.js';
 import { bodyShapeArbitrary, describeBody, type BodyShape } from './bodies.js';
 import { describeToken, tokenShapeArbitrary, type TokenKind, type TokenShape } from './tokens.js';
+import { describeProof, proofShapeArbitrary, type ProofShape } from './proofs.js';
 import { admittedKinds, COMMANDS, hasOwnCredential, isWrite, type Command } from './commands.js';
 
 /** DPoP proof defects an assistant step can carry (the DPoP checks' negative matrix, dpop-negative-matrix.ts). */
@@ -119,6 +120,7 @@ export const MUTATIONS = [
   'conditional',
   'body-shape',
   'token-shape',
+  'proof-shape',
 ] as const;
 export type Mutation = (typeof MUTATIONS)[number];
 
@@ -145,6 +147,8 @@ export interface PlanStep {
   bodyShape?: BodyShape;
   /** With the mutation `token-shape`: how the caller's token is varied (tokens.ts). */
   token?: TokenShape;
+  /** With the mutation `proof-shape`: how an assistant's DPoP proof and its Authorization are varied (proofs.ts). */
+  proof?: ProofShape;
 }
 
 /**
@@ -273,6 +277,12 @@ export function planStepArbitrary(callers: readonly Caller[]): fc.Arbitrary<Plan
       .map(({ rekey, ...p }) => (rekey && p.idempotencyKey !== undefined && p.mutation === undefined ? { ...p, rekey } : p))
       .chain((p) => {
         if (p.mutation === 'body-shape') return bodyShapeArbitrary().map((bodyShape) => ({ ...p, bodyShape }));
+        // A sound assistant session's step, unmutated, has its DPoP proof shaped one time in four (proofs.ts).
+        if (p.mutation === undefined && /^assistant:[ab]$/.test(p.caller))
+          return fc.oneof(
+            { weight: 3, arbitrary: fc.constant(p) },
+            { weight: 1, arbitrary: proofShapeArbitrary().map((proof) => ({ ...p, mutation: 'proof-shape' as const, proof })) },
+          );
         if (p.mutation !== 'token-shape') return fc.constant(p);
         // A token shape for a sound Bearer caller (customer, delegated, guest, operator); any other caller goes unmutated.
         const kind = /^(customer|delegated|guest):[ab]$|^operator$/.test(p.caller) ? (kindOfCaller(p.caller) as TokenKind) : undefined;
@@ -286,7 +296,7 @@ export function planStepArbitrary(callers: readonly Caller[]): fc.Arbitrary<Plan
 export function describePlan(p: PlanStep): string {
   const extras = [
     p.mutation &&
-      `mutation ${p.mutation}${p.bodyShape ? ` (${describeBody(p.bodyShape)})` : ''}${p.token ? ` (${describeToken(p.token)})` : ''}`,
+      `mutation ${p.mutation}${p.bodyShape ? ` (${describeBody(p.bodyShape)})` : ''}${p.token ? ` (${describeToken(p.token)})` : ''}${p.proof ? ` (${describeProof(p.proof)})` : ''}`,
     p.idempotencyKey && `Idempotency-Key ${p.idempotencyKey}`,
     p.repeat && 'sent twice',
     p.rekey && 'then under the same key with another body',

@@ -11,6 +11,7 @@ import { describePlan, CALLERS, MUTATIONS, type PlanStep } from './plan.js';
 import { COMMAND_IDS } from './commands.js';
 import type { BodyShape } from './bodies.js';
 import type { TokenShape } from './tokens.js';
+import type { ProofShape } from './proofs.js';
 import { coverageHtml } from './coverage-html.js';
 import type { ExploreResult, Sequence } from './runner.js';
 
@@ -45,6 +46,8 @@ export const replaySchema = z
         // A generated body (bodies.ts), as the arbitrary made it: read back as it was written.
         // A shaped token (tokens.ts): each varied claim, header member, signing or form by its variation's name.
         token: z.custom<TokenShape>((v) => typeof v === 'object' && v !== null && !Array.isArray(v)).optional(),
+        // A shaped DPoP proof (proofs.ts), likewise.
+        proof: z.custom<ProofShape>((v) => typeof v === 'object' && v !== null && !Array.isArray(v)).optional(),
         bodyShape: z
           .custom<BodyShape>((v) => typeof v === 'object' && v !== null && Array.isArray((v as { steps?: unknown }).steps))
           .optional(),

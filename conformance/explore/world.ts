@@ -14,6 +14,7 @@ import type { PlanStep } from './plan.js';
 import { applyBodyShape } from './bodies.js';
 import { alterBody } from './rekey.js';
 import { credentialsOfToken, describeToken, type TokenKind } from './tokens.js';
+import { describeProof } from './proofs.js';
 import { OPERATIONS_BY_ID } from '../../contract/operations.js';
 import { COMMANDS_BY_ID } from './commands.js';
 import { resolveSpecial, routeCredential, specialRowOf } from './special-routes.js';
@@ -192,6 +193,7 @@ export class World {
       ...(p.mutation ? { mutation: p.mutation } : {}),
       ...(generatedFrom !== undefined ? { generatedFrom } : {}),
       ...(p.token ? { token: describeToken(p.token) } : {}),
+      ...(p.proof ? { proof: { shape: p.proof, described: describeProof(p.proof) } } : {}),
     };
   }
 
@@ -213,6 +215,15 @@ export class World {
       return this.sendWith(step, row ? routeCredential(row, step, this.profile, step.caller === 'secret:own') : {});
     }
     if (!isAgentCaller(step.caller)) return this.sendWith(step, await this.credentials(step.caller, ctx));
+    if (step.proof) {
+      // A shaped proof (proofs.ts): sent once as shaped, the shape as it went out kept on the step for its judge.
+      const shaped = await this.agents.shaped(step.caller, step.method, step.path, step.proof.shape);
+      step.proof.sent = shaped.sent;
+      step.proof.nonceAsked = shaped.nonceAsked;
+      const answer = await this.sendWith(step, shaped.headers);
+      await this.agents.answered(step.caller, answer);
+      return answer;
+    }
     const first = await this.agents.headers(step.caller, step.method, step.path);
     const answer = await this.sendWith(step, first.headers);
     await this.agents.answered(step.caller, answer);
@@ -222,10 +233,10 @@ export class World {
     return retried;
   }
 
-  private async sendWith(step: Step, credentials: Record<string, string>): Promise<Answer> {
-    const fields: Record<string, string | undefined> = { ...credentials };
+  private async sendWith(step: Step, credentials: Record<string, string | string[]>): Promise<Answer> {
+    const fields: Record<string, string | undefined> = {};
     const raw: [string, string][] = [];
-    for (const [name, value] of Object.entries(step.headers)) {
+    for (const [name, value] of Object.entries({ ...credentials, ...step.headers })) {
       if (Array.isArray(value)) {
         fields[name] = undefined;
         for (const v of value) raw.push([name, v]);
