@@ -139,6 +139,8 @@ export interface PlanStep {
   idempotencyKey?: string;
   /** Sent again right after, exactly (fresh credentials): a retry. */
   repeat?: boolean;
+  /** With the query parameters the target's document declares at their defaults (a query that changes nothing). */
+  query?: boolean;
   /** Then sent again at once under the same Idempotency-Key with another body (rekey.ts). */
   rekey?: boolean;
   /** Not generated: the second send of a rekey, its body altered (rekey.ts). */
@@ -271,10 +273,15 @@ export function planStepArbitrary(callers: readonly Caller[]): fc.Arbitrary<Plan
           ),
           repeat: fc.oneof({ weight: write ? 2 : 6, arbitrary: fc.constant(false) }, { weight: 1, arbitrary: fc.constant(true) }),
           rekey: REKEYED.has(c.id) ? fc.boolean() : fc.constant(false),
+          query: c.method === 'GET' ? fc.boolean() : fc.constant(false),
         },
         { requiredKeys: ['op', 'caller', 'variant', 'quantity'] },
       )
-      .map(({ rekey, ...p }) => (rekey && p.idempotencyKey !== undefined && p.mutation === undefined ? { ...p, rekey } : p))
+      .map(({ rekey, query, ...p }) => ({
+        ...p,
+        ...(rekey && p.idempotencyKey !== undefined && p.mutation === undefined ? { rekey } : {}),
+        ...(query ? { query } : {}),
+      }))
       .chain((p) => {
         if (p.mutation === 'body-shape') return bodyShapeArbitrary().map((bodyShape) => ({ ...p, bodyShape }));
         // A sound assistant session's step, unmutated, has its DPoP proof shaped one time in four (proofs.ts).
@@ -300,6 +307,7 @@ export function describePlan(p: PlanStep): string {
     p.idempotencyKey && `Idempotency-Key ${p.idempotencyKey}`,
     p.repeat && 'sent twice',
     p.rekey && 'then under the same key with another body',
+    p.query && 'with its default query',
   ].filter(Boolean);
   return `${p.op} as ${p.caller}${extras.length ? ` (${extras.join(', ')})` : ''}`;
 }

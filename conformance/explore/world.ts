@@ -138,6 +138,9 @@ export class World {
     else if (spec.ref === 'conversation') path = target.path(p.op, this.rows.conversation[own].at(-1) ?? `conv_${ctx.run}`);
     else if (spec.ref === 'unknown') path = target.path(p.op, ...target.operation(p.op).pathParams.map((n) => `${n}_${ctx.run}`));
     else path = target.path(p.op);
+    // The document's own query parameters at their defaults: an answer the query changes nothing of.
+    const query = p.query ? target.operation(p.op).defaultQuery : undefined;
+    if (query) path += `${path.includes('?') ? '&' : '?'}${new URLSearchParams(query).toString()}`;
     if (p.mutation === 'bad-path-escape') path += path.includes('?') ? '&q=%zz' : '?q=%zz';
     const op = target.operation(p.op);
     const headers: Step['headers'] = {};

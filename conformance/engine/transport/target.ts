@@ -32,6 +32,11 @@ export interface LearnedOperation {
   document: DescriptionPath;
   /** Whether a success of it is an event stream (`text/event-stream` among its 2xx media types). */
   streams?: boolean;
+  /**
+   * The optional query parameters the document declares with a default, each at its default: a query that changes
+   * nothing of the answer (the spec shows no query parameter; `explore` sends it so that a request carries a query).
+   */
+  defaultQuery?: Record<string, string>;
   requestBody?: {
     required: boolean;
     schema: JsonSchema | undefined;
@@ -102,6 +107,7 @@ export class Target {
             pathParams: [...path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]!),
             document,
             ...(streamsOf(operation) ? { streams: true } : {}),
+            ...defaultQueryOf(operation, resolve),
             ...requestBodyOf(operation, resolve),
           };
           this.described.push(learnedOp);
@@ -357,6 +363,20 @@ function resolver(doc: Json): Resolve {
     const value = getPointer(doc, ref.slice(1));
     return typeof value === 'object' && value !== null ? (value as JsonSchema) : undefined;
   };
+}
+
+/** The optional query parameters with a scalar default, at their default (LearnedOperation.defaultQuery). */
+function defaultQueryOf(operation: Json, resolve: Resolve): Pick<LearnedOperation, 'defaultQuery'> {
+  const out: Record<string, string> = {};
+  for (const raw of (Array.isArray(operation.parameters) ? operation.parameters : []) as Json[]) {
+    const p = (typeof raw?.$ref === 'string' ? resolve(raw.$ref) : raw) as Json | undefined;
+    if (!p || p.in !== 'query' || p.required === true || typeof p.name !== 'string') continue;
+    const schema = (typeof (p.schema as Json | undefined)?.$ref === 'string' ? resolve((p.schema as Json).$ref as string) : p.schema) as
+      Json | undefined;
+    const d = schema?.default;
+    if (typeof d === 'number' || typeof d === 'string' || typeof d === 'boolean') out[p.name] = String(d);
+  }
+  return Object.keys(out).length > 0 ? { defaultQuery: out } : {};
 }
 
 /** Whether one of the operation's 2xx answers is an event stream. */
