@@ -17,7 +17,16 @@ export interface DifferentialContext {
  * they are refused,
  * and how, is not compared (a 5xx still is); the model and the header rules still judge their answers.
  */
-const OPEN_MUTATIONS = new Set(['duplicate-header', 'bad-path-escape', 'missing-member', 'body-shape', 'token-shape', 'proof-shape']);
+const OPEN_MUTATIONS = new Set([
+  'duplicate-header',
+  'bad-path-escape',
+  'missing-member',
+  'body-shape',
+  'token-shape',
+  'proof-shape',
+  'session-shape',
+  'context-shape',
+]);
 
 export const outcomeOpen = (step: Step, t: Projection, r: Projection, classesDiffer: boolean): boolean =>
   OPEN_MUTATIONS.has(step.mutation ?? '') &&

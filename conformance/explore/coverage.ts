@@ -33,6 +33,8 @@ const FAMILY: Readonly<Record<string, Family>> = {
   'body-shape': 'body',
   'token-shape': 'credential',
   'proof-shape': 'credential',
+  'session-shape': 'credential',
+  'context-shape': 'credential',
 };
 
 export function familyOf(p: Pick<PlanStep, 'mutation' | 'caller'>): Family {

@@ -31,6 +31,9 @@ export interface Step {
    * replay with nothing to resend is a fresh proof) and whether the session held a nonce the deployment gave it.
    */
   proof?: { shape: ProofShape; described: string; sent?: ProofShape; nonceAsked?: boolean };
+  /** Of a shaped guest session (sessions.ts) or invited-agent context (contexts.ts): the variation the step presents. */
+  session?: string;
+  context?: string;
   /** Of a generated body (bodies.ts): the valid body it was made from, which what the spec pins of it depends on. */
   generatedFrom?: unknown;
 }

@@ -24,10 +24,11 @@ import type { Target } from '../engine/transport/target.js';
  * kind is judged by the rule book, CALLER_GUARD, where the spec shows the list, its code being the deployment's where it
  * does not), and it is no shaped token nor generated body.
  */
+const SHAPED: ReadonlySet<string> = new Set(['token-shape', 'body-shape', 'proof-shape', 'session-shape', 'context-shape']);
 const compared = (p: PlanStep): boolean => {
   // A shaped token or a generated body is judged from the spec by its own judge (tokens.ts, bodies-judge.ts): what two
   // deployments answer it (status, code, challenge) is not compared.
-  if (p.mutation === 'token-shape' || p.mutation === 'body-shape' || p.mutation === 'proof-shape') return false;
+  if (p.mutation !== undefined && SHAPED.has(p.mutation)) return false;
   const command = COMMANDS_BY_ID.get(p.op);
   const kind = kindOfCaller(p.caller);
   return command !== undefined && (admittedKinds(command) as readonly string[]).includes(kind ?? '');

@@ -10,7 +10,7 @@ import { judgeHeaders, judgeStep, type ModelState } from './model.js';
 import { judgeAccountData } from './model-accounts.js';
 import type { PlanStep } from './plan.js';
 import { judgeReaders, type ReaderAnswer } from './readers.js';
-import { judgeProof } from './shaped-credentials.js';
+import { judgeContext, judgeProof, judgeSession } from './shaped-credentials.js';
 
 /** One step of the target as the model judges it: the request, its answer, and what the runner learnt around it. */
 export interface JudgedStep {
@@ -45,6 +45,10 @@ export function judgeByModel(model: ModelState, s: JudgedStep, profile: Profile)
         actual: answer.text,
       },
     ];
+  // A shaped session or context may act on a cart other than the caller's own (another guest's, its account's customer's,
+  // another account's): after a write it took, no cart is known any more.
+  if ((p.mutation === 'session-shape' || p.mutation === 'context-shape') && step.method !== 'GET' && answer.status < 300)
+    for (const owner of model.carts.keys()) model.carts.set(owner, undefined);
   return [
     ...judgeHeaders(step, answer, index, profile.docsUrl),
     ...judgeStep(model, p, step, answer, { index, variants: s.variants, follow: s.follow }),
@@ -52,6 +56,8 @@ export function judgeByModel(model: ModelState, s: JudgedStep, profile: Profile)
     ...judgeConditional(step, answer, index),
     ...judgeToken(p, answer, index, profile),
     ...judgeProof(p, step, answer, index),
+    ...judgeSession(p, step, answer, index, profile),
+    ...judgeContext(p, step, answer, index, profile),
     ...judgeBodyShape(p, step, answer, index, {
       credentialPresented: p.caller === 'secret:own' && profile.secrets.accountRecoverySecret !== null,
     }),

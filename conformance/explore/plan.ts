@@ -8,6 +8,8 @@ import type { Profile } from '../../contract/profile.js';
 import { bodyShapeArbitrary, describeBody, type BodyShape } from './bodies.js';
 import { describeToken, tokenShapeArbitrary, type TokenKind, type TokenShape } from './tokens.js';
 import { describeProof, proofShapeArbitrary, type ProofShape } from './proofs.js';
+import { describeSession, sessionShapeArbitrary, type SessionShape } from './sessions.js';
+import { contextShapeArbitrary, describeContext, type ContextShape } from './contexts.js';
 import { admittedKinds, COMMANDS, hasOwnCredential, isWrite, type Command } from './commands.js';
 
 /** DPoP proof defects an assistant step can carry (the DPoP checks' negative matrix, dpop-negative-matrix.ts). */
@@ -121,6 +123,8 @@ export const MUTATIONS = [
   'body-shape',
   'token-shape',
   'proof-shape',
+  'session-shape',
+  'context-shape',
 ] as const;
 export type Mutation = (typeof MUTATIONS)[number];
 
@@ -151,6 +155,10 @@ export interface PlanStep {
   token?: TokenShape;
   /** With the mutation `proof-shape`: how an assistant's DPoP proof and its Authorization are varied (proofs.ts). */
   proof?: ProofShape;
+  /** With the mutation `session-shape`: how a guest's session value, its carrier and its token are varied (sessions.ts). */
+  session?: SessionShape;
+  /** With the mutation `context-shape`: how an invited agent's context and forwarder token are varied (contexts.ts). */
+  context?: ContextShape;
 }
 
 /**
@@ -284,11 +292,23 @@ export function planStepArbitrary(callers: readonly Caller[]): fc.Arbitrary<Plan
       }))
       .chain((p) => {
         if (p.mutation === 'body-shape') return bodyShapeArbitrary().map((bodyShape) => ({ ...p, bodyShape }));
-        // A sound assistant session's step, unmutated, has its DPoP proof shaped one time in four (proofs.ts).
-        if (p.mutation === undefined && /^assistant:[ab]$/.test(p.caller))
+        // A sound assistant session's, guest's or invited agent's step, unmutated, has its DPoP proof, guest session or
+        // context shaped one time in four (proofs.ts, sessions.ts, contexts.ts).
+        // Operations only: the public and special routes take no such credential.
+        if (p.mutation === undefined && c.kind === 'operation' && /^assistant:[ab]$/.test(p.caller))
           return fc.oneof(
             { weight: 3, arbitrary: fc.constant(p) },
             { weight: 1, arbitrary: proofShapeArbitrary().map((proof) => ({ ...p, mutation: 'proof-shape' as const, proof })) },
+          );
+        if (p.mutation === undefined && c.kind === 'operation' && c.group !== 'conversation' && /^guest:[ab]$/.test(p.caller))
+          return fc.oneof(
+            { weight: 3, arbitrary: fc.constant(p) },
+            { weight: 1, arbitrary: sessionShapeArbitrary().map((session) => ({ ...p, mutation: 'session-shape' as const, session })) },
+          );
+        if (p.mutation === undefined && c.kind === 'operation' && c.group !== 'conversation' && /^invited:[ab]$/.test(p.caller))
+          return fc.oneof(
+            { weight: 3, arbitrary: fc.constant(p) },
+            { weight: 1, arbitrary: contextShapeArbitrary().map((context) => ({ ...p, mutation: 'context-shape' as const, context })) },
           );
         if (p.mutation !== 'token-shape') return fc.constant(p);
         // A token shape for a sound Bearer caller (customer, delegated, guest, operator); any other caller goes unmutated.
@@ -303,7 +323,7 @@ export function planStepArbitrary(callers: readonly Caller[]): fc.Arbitrary<Plan
 export function describePlan(p: PlanStep): string {
   const extras = [
     p.mutation &&
-      `mutation ${p.mutation}${p.bodyShape ? ` (${describeBody(p.bodyShape)})` : ''}${p.token ? ` (${describeToken(p.token)})` : ''}${p.proof ? ` (${describeProof(p.proof)})` : ''}`,
+      `mutation ${p.mutation}${p.bodyShape ? ` (${describeBody(p.bodyShape)})` : ''}${p.token ? ` (${describeToken(p.token)})` : ''}${p.proof ? ` (${describeProof(p.proof)})` : ''}${p.session ? ` (${describeSession(p.session)})` : ''}${p.context ? ` (${describeContext(p.context)})` : ''}`,
     p.idempotencyKey && `Idempotency-Key ${p.idempotencyKey}`,
     p.repeat && 'sent twice',
     p.rekey && 'then under the same key with another body',

@@ -12,6 +12,8 @@ import { COMMAND_IDS } from './commands.js';
 import type { BodyShape } from './bodies.js';
 import type { TokenShape } from './tokens.js';
 import type { ProofShape } from './proofs.js';
+import type { SessionShape } from './sessions.js';
+import type { ContextShape } from './contexts.js';
 import { coverageHtml } from './coverage-html.js';
 import type { ExploreResult, Sequence } from './runner.js';
 
@@ -49,6 +51,9 @@ export const replaySchema = z
         token: z.custom<TokenShape>((v) => typeof v === 'object' && v !== null && !Array.isArray(v)).optional(),
         // A shaped DPoP proof (proofs.ts), likewise.
         proof: z.custom<ProofShape>((v) => typeof v === 'object' && v !== null && !Array.isArray(v)).optional(),
+        // A shaped guest session (sessions.ts) or invited-agent context (contexts.ts), likewise.
+        session: z.custom<SessionShape>((v) => typeof v === 'object' && v !== null && !Array.isArray(v)).optional(),
+        context: z.custom<ContextShape>((v) => typeof v === 'object' && v !== null && !Array.isArray(v)).optional(),
         bodyShape: z
           .custom<BodyShape>((v) => typeof v === 'object' && v !== null && Array.isArray((v as { steps?: unknown }).steps))
           .optional(),

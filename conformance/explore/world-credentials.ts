@@ -1,5 +1,6 @@
 // The credentials of a caller label in one sequence (world.ts mints them once per sequence and caller), a guest's own
-// headers among them, and a step's body after its mutation: what a World sends, apart from how it sends it.
+// headers among them, a guest session or invited-agent context shaped (sessions.ts, contexts.ts), and a step's body
+// after its mutation: what a World sends, apart from how it sends it.
 import type { Profile } from '../../contract/profile.js';
 import { audienceOf, type Minter } from '../lib/mint.js';
 import { forgeGuestSession, newGuestSession } from '../lib/guest-session.js';
@@ -8,6 +9,9 @@ import { operatorAttribution } from '../lib/credential-formats.js';
 import type { Step } from './exchange.js';
 import type { PlanStep } from './plan.js';
 import type { Fixture, RunContext } from './world.js';
+import { randomUUID } from 'node:crypto';
+import { buildSession, GUEST_SESSION_CARRIER, type SessionShape } from './sessions.js';
+import { buildContext, type ContextShape } from './contexts.js';
 
 /** The headers of a caller's credential, minted now (a replay never reuses a run's tokens). */
 export async function mintCredentials(
@@ -82,4 +86,55 @@ export function mutateBody(json: unknown, p: PlanStep, roles: Record<string, str
     default:
       return { json };
   }
+}
+
+/** What a World lends the shaped credentials: its profile, minter, data and a caller's minted credentials. */
+interface Lender {
+  readonly profile: Profile;
+  readonly mint: Minter;
+  readonly fixture: Fixture;
+  credentials(caller: string, ctx: RunContext): Promise<Record<string, string>>;
+}
+
+const tokenOf = (c: Record<string, string>): string => (c.authorization ?? '').replace(/^Bearer /, '');
+
+/**
+ * A guest's step headers with its session shaped (sessions.ts): the guest's own cart id, another cart's nobody tracks
+ * (so that a session of "another guest" never moves a cart the model knows), its storefront token or its account's
+ * customer token. The Shopper-IP goes with the storefront token only.
+ */
+export async function shapedSessionHeaders(
+  shape: SessionShape,
+  own: 'a' | 'b',
+  ctx: RunContext,
+  w: Lender,
+): Promise<Record<string, string | string[]>> {
+  const built = buildSession(shape, {
+    profile: w.profile,
+    key: w.profile.secrets.guestSessionKey,
+    uuid: ctx.guestSessions[own].split('.')[1]!,
+    otherUuid: randomUUID(),
+    carrier: GUEST_SESSION_CARRIER,
+    guestToken: tokenOf(await w.credentials(`guest:${own}`, ctx)),
+    customerToken: tokenOf(await w.credentials(`customer:${own}`, ctx)),
+  });
+  return { authorization: [], 'guest-session': [], ...(shape.token ? { 'shopper-ip': [] } : {}), ...built.headers };
+}
+
+/** An invited agent's step headers with its context (and forwarder token) shaped (contexts.ts). */
+export async function shapedContextHeaders(
+  shape: ContextShape,
+  own: 'a' | 'b',
+  w: Lender,
+  contextHeader: string,
+): Promise<Record<string, string | string[]>> {
+  const built = await buildContext(shape, {
+    profile: w.profile,
+    mint: w.mint,
+    sub: w.fixture.accounts[own].sub,
+    otherSub: w.fixture.accounts[own === 'a' ? 'b' : 'a'].sub,
+    agentId: `xpl_agent_${own}`,
+    contextHeader,
+  });
+  return { authorization: [], [contextHeader.toLowerCase()]: [], ...built.headers };
 }

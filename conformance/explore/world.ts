@@ -15,11 +15,13 @@ import { applyBodyShape } from './bodies.js';
 import { alterBody } from './rekey.js';
 import { credentialsOfToken, describeToken, type TokenKind } from './tokens.js';
 import { describeProof } from './proofs.js';
+import { describeSession } from './sessions.js';
+import { describeContext } from './contexts.js';
 import { OPERATIONS_BY_ID } from '../../contract/operations.js';
 import { COMMANDS_BY_ID } from './commands.js';
 import { resolveSpecial, routeCredential, specialRowOf } from './special-routes.js';
 import { AgentCallers, isAgentCaller } from './agent-callers.js';
-import { guestHeadersOf, mintCredentials, mutateBody } from './world-credentials.js';
+import { guestHeadersOf, mintCredentials, mutateBody, shapedContextHeaders, shapedSessionHeaders } from './world-credentials.js';
 
 /** The data a sequence acts on: two accounts with a saved card each, two well-stocked variants (profile `data`, else the seed's). */
 export interface Fixture {
@@ -185,6 +187,8 @@ export class World {
       Object.assign(headers, { authorization: [] }, creds.headers);
       if (creds.query) path += `${path.includes('?') ? '&' : '?'}${creds.query}`;
     }
+    if (p.session) Object.assign(headers, await shapedSessionHeaders(p.session, own, ctx, this));
+    if (p.context) Object.assign(headers, await shapedContextHeaders(p.context, own, this, target.header('invitedAgentContext')));
     const method = p.mutation === 'wrong-method' ? 'PUT' : op.method;
     return {
       operationId: p.op,
@@ -197,6 +201,8 @@ export class World {
       ...(generatedFrom !== undefined ? { generatedFrom } : {}),
       ...(p.token ? { token: describeToken(p.token) } : {}),
       ...(p.proof ? { proof: { shape: p.proof, described: describeProof(p.proof) } } : {}),
+      ...(p.session ? { session: describeSession(p.session) } : {}),
+      ...(p.context ? { context: describeContext(p.context) } : {}),
     };
   }
 
