@@ -6,7 +6,8 @@
 // symbolic and JSON-serialisable (it is stored in replay files): each member absent (as minted) or the name of one
 // variation. buildContext (contexts-build.ts) makes the headers; expectedOfContext (contexts-expect.ts) says from the
 // spec what must be answered; contexts.ts is the entry.
-import fc from 'fast-check';
+import type fc from 'fast-check';
+import { describeShape, namesOf, shapeArbitrary, variationNames } from './shapes.js';
 import { PERMISSION_API_SCOPES, PERMISSIONS } from '../../contract/scopes.js';
 
 /** Every variation, by what it varies, with the label a report shows. */
@@ -98,45 +99,22 @@ export function isMeaningfulContext(shape: ContextShape): boolean {
 }
 
 /** Every `field:variation` name (what the arbitrary must reach). */
-export const contextVariationNames = (): string[] =>
-  CONTEXT_FIELDS.flatMap((f) => Object.keys(CONTEXT_VARIATIONS[f]).map((v) => `${f}:${v}`));
+export const contextVariationNames = (): string[] => variationNames(CONTEXT_VARIATIONS);
 
 /** The `field:variation` names a shape holds. */
-export const contextVariationNamesOf = (shape: ContextShape): string[] =>
-  CONTEXT_FIELDS.filter((f) => shape[f] !== undefined).map((f) => `${f}:${String(shape[f])}`);
+export const contextVariationNamesOf = (shape: ContextShape): string[] => namesOf(CONTEXT_VARIATIONS, shape);
 
 /**
  * Context shapes: one variation most of the time, sometimes two or three of different members (so that combinations
  * are judged, the order of the spec's refusals among them), sometimes none (the context as minted).
  */
 export function contextShapeArbitrary(): fc.Arbitrary<ContextShape> {
-  const count = fc.oneof(
-    { weight: 1, arbitrary: fc.constant(0) },
-    { weight: 12, arbitrary: fc.constant(1) },
-    { weight: 4, arbitrary: fc.constant(2) },
-    { weight: 2, arbitrary: fc.constant(3) },
-  );
-  return count
-    .chain((n) =>
-      fc.shuffledSubarray(CONTEXT_FIELDS, { minLength: n, maxLength: n }).chain((chosen) =>
-        fc.tuple(...chosen.map((f) => fc.constantFrom(...Object.keys(CONTEXT_VARIATIONS[f])).map((v) => [f, v] as const))).map((pairs) => {
-          const picked = new Map<ContextField, string>(pairs);
-          // In the catalogue's order, so that a shape reads (and compares) the same whatever order it was drawn in.
-          return Object.fromEntries(CONTEXT_FIELDS.filter((f) => picked.has(f)).map((f) => [f, picked.get(f)])) as ContextShape;
-        }),
-      ),
-    )
-    .filter(isMeaningfulContext);
+  return shapeArbitrary<ContextShape>(CONTEXT_VARIATIONS, (shape) => (isMeaningfulContext(shape) ? shape : undefined));
 }
 
 /** One short line for reports: `permissions: assistant:read only, forwarder: expired an hour ago`; `as minted`. */
 export function describeContext(shape: ContextShape): string {
-  const parts = CONTEXT_FIELDS.filter((f) => shape[f] !== undefined).map((f) => {
-    const labels = CONTEXT_VARIATIONS[f] as Record<string, string>;
-    const v = String(shape[f]);
-    return `${f}: ${labels[v] ?? v}`;
-  });
-  return parts.length === 0 ? 'as minted' : parts.join(', ');
+  return describeShape(CONTEXT_VARIATIONS, shape, { none: 'as minted' });
 }
 
 /** A permission no table names (AUTH-SCOPE-10: it unlocks nothing beyond the base scopes). */

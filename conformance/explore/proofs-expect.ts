@@ -7,22 +7,13 @@
 // any of their refusals may be the answer; the guard comes after (AUTH-ORDER-1). Pure.
 import { OPERATIONS_BY_ID, type Operation } from '../../contract/operations.js';
 import { LIST_CLAUSE, shownCallers } from '../rules/04-endpoints.js';
-import { CREDENTIAL_REFUSED, describeRefusal, type ErrorsByStatus } from '../rules/05-authentication.js';
+import { describeRefusal, type ErrorsByStatus } from '../rules/05-authentication.js';
 import { asSent, type ProofShape } from './proofs-shape.js';
+import { decide, judgeExpectation, type ShapeExpectation } from './shapes-expect.js';
 
 export { describeRefusal, type ErrorsByStatus };
 
-export type ProofExpectation =
-  | { readonly accept: true }
-  | {
-      readonly accept: false;
-      readonly statuses: readonly number[];
-      /** Every code named for any of the statuses (`errorsOf` pairs them). */
-      readonly errors: readonly string[];
-      readonly clauses: readonly string[];
-      readonly errorsOf: ErrorsByStatus;
-    }
-  | { readonly accept: 'either'; readonly clauses: readonly string[]; readonly why: string };
+export type ProofExpectation = ShapeExpectation;
 
 export interface ProofJudgeOptions {
   /** The request's method (what `htm` names). */
@@ -178,18 +169,6 @@ function guardVerdicts(op: Operation): Verdict[] {
   return members.includes('assistant') ? [] : [refuse(GUARD, clauses, 'guard')];
 }
 
-const rank = (s: Stage) => STAGES.indexOf(s);
-const uniq = (xs: readonly string[]) => [...new Set(xs)];
-
-function union(a: ErrorsByStatus, b: ErrorsByStatus): ErrorsByStatus {
-  const out: Record<number, readonly string[] | '*'> = { ...a };
-  for (const [k, v] of Object.entries(b)) {
-    const had = out[Number(k)];
-    out[Number(k)] = had === '*' || v === '*' ? '*' : uniq([...(had ?? []), ...v]);
-  }
-  return out;
-}
-
 /**
  * What a deployment must answer to an assistant's request whose proof has this shape (as sent: asSent), on `operation`.
  * Accepted means a 2xx on a read. A replay is judged as one: pass `asSent(shape, built.replayed)` when buildProof had no
@@ -197,40 +176,11 @@ function union(a: ErrorsByStatus, b: ErrorsByStatus): ErrorsByStatus {
  */
 export function expectedOfProof(shape: ProofShape, o: ProofJudgeOptions): ProofExpectation {
   const verdicts = [...authenticateVerdicts(asSent(shape), o), ...guardVerdicts(o.operation ?? defaultOperation())];
-  const definite = verdicts.filter((v) => v.definite);
-  if (definite.length > 0) {
-    const first = Math.min(...definite.map((v) => rank(v.stage)));
-    // The definite refusals of the first stage, in any order among them; unsure ones before or at it may come first.
-    const deciding = verdicts.filter((v) => (v.definite ? rank(v.stage) === first : rank(v.stage) <= first));
-    const errorsOf = deciding.reduce<ErrorsByStatus>((r, v) => union(r, v.refusal), {});
-    return {
-      accept: false,
-      statuses: Object.keys(errorsOf)
-        .map(Number)
-        .sort((a, b) => a - b),
-      errors: uniq(Object.values(errorsOf).flatMap((v) => (v === '*' ? [] : v))),
-      clauses: uniq(deciding.flatMap((v) => v.clauses)),
-      errorsOf,
-    };
-  }
-  if (verdicts.length > 0)
-    return { accept: 'either', clauses: uniq(verdicts.flatMap((v) => v.clauses)), why: uniq(verdicts.map((v) => v.why ?? '')).join('; ') };
-  return { accept: true };
+  return decide(STAGES, verdicts);
 }
 
 /**
  * An answer judged on an expectation: undefined when it fits, else what was expected. Accepted: a 2xx. Refused: one of
  * the statuses, with one of that status's codes. Either way: never a 5xx.
  */
-export function judgeProofAnswer(
-  e: ProofExpectation,
-  status: number,
-  error: unknown,
-): { expected: string; clauses: readonly string[] } | undefined {
-  const clauses = e.accept === true ? C_PROOF : e.clauses;
-  if (status >= 500) return { expected: 'no 5xx', clauses };
-  if (e.accept === 'either') return undefined;
-  if (e.accept === true) return status >= 200 && status < 300 ? undefined : { expected: 'accepted (2xx)', clauses };
-  const v = CREDENTIAL_REFUSED.judge({ status, error, refusal: e.errorsOf });
-  return v ? { expected: String(v.expected), clauses } : undefined;
-}
+export const judgeProofAnswer = (e: ProofExpectation, status: number, error: unknown) => judgeExpectation(e, status, error, C_PROOF);

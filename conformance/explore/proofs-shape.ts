@@ -6,7 +6,8 @@
 // The catalogue of variations and their one-line labels, the arbitrary and the description are here; buildProof
 // (proofs-build.ts) turns a shape into the request's headers; expectedOfProof (proofs-expect.ts) says from the spec and
 // RFC 9449 alone what must be answered to it; proofs.ts is the entry.
-import fc from 'fast-check';
+import type fc from 'fast-check';
+import { describeShape, shapeArbitrary } from './shapes.js';
 
 /**
  * Every variation, by what it varies, with the label a report shows: the proof's JOSE header (RFC 9449 §4.2, §4.3 items
@@ -110,23 +111,7 @@ export function asSent(shape: ProofShape, replayed = true): ProofShape {
  * shape is what is sent.
  */
 export function proofShapeArbitrary(): fc.Arbitrary<ProofShape> {
-  const count = fc.oneof(
-    { weight: 1, arbitrary: fc.constant(0) },
-    { weight: 12, arbitrary: fc.constant(1) },
-    { weight: 4, arbitrary: fc.constant(2) },
-    { weight: 2, arbitrary: fc.constant(3) },
-  );
-  return count.chain((n) =>
-    fc.shuffledSubarray(PROOF_FIELDS, { minLength: n, maxLength: n }).chain((chosen) =>
-      fc
-        .tuple(...chosen.map((f) => fc.constantFrom(...(Object.keys(PROOF_VARIATIONS[f]) as string[])).map((v) => [f, v] as const)))
-        .map((pairs) => {
-          const picked = new Map<ProofField, string>(pairs);
-          // In the catalogue's order, so that a shape reads (and compares) the same whatever order it was drawn in.
-          return asSent(Object.fromEntries(PROOF_FIELDS.filter((f) => picked.has(f)).map((f) => [f, picked.get(f)])) as ProofShape);
-        }),
-    ),
-  );
+  return shapeArbitrary<ProofShape>(PROOF_VARIATIONS, (shape) => asSent(shape));
 }
 
 // --- descriptions ------------------------------------------------------------------------------------------------------------
@@ -135,10 +120,6 @@ const FIELD_LABELS: Partial<Record<ProofField, string>> = { signature: 'signed',
 
 /** One short line for reports: `proof typ: JWT, htu: with a query string`; `a correct proof` for none. */
 export function describeProof(shape: ProofShape): string {
-  const parts = PROOF_FIELDS.filter((f) => shape[f] !== undefined).map((f) => {
-    const labels = PROOF_VARIATIONS[f] as Record<string, string>;
-    const v = String(shape[f]);
-    return `${FIELD_LABELS[f] ?? f}: ${labels[v] ?? v}`;
-  });
-  return parts.length === 0 ? 'a correct proof' : `proof ${parts.join(', ')}`;
+  const described = describeShape(PROOF_VARIATIONS, shape, { none: '', labels: FIELD_LABELS });
+  return described === '' ? 'a correct proof' : `proof ${described}`;
 }

@@ -9,81 +9,29 @@ import type { CallerKind } from '../../contract/callers.js';
 import { OPERATIONS_BY_ID, type Operation } from '../../contract/operations.js';
 import type { Profile } from '../../contract/profile.js';
 import { BASE_API_SCOPES } from '../../contract/scopes.js';
-import { CREDENTIAL_REFUSALS, CREDENTIAL_REFUSED, describeRefusal, type ErrorsByStatus } from '../rules/05-authentication.js';
+import { CREDENTIAL_REFUSALS, type ErrorsByStatus } from '../rules/05-authentication.js';
 import { LIST_CLAUSE, shownCallers } from '../rules/04-endpoints.js';
 import { CUSTOMER_SCOPES } from '../lib/mint.js';
 import type { ArtifactCarrier } from '../engine/transport/target.js';
-import type { TokenExpectation } from './tokens-expect.js';
+import {
+  ANY_4XX,
+  decide,
+  describeErrors,
+  judgeExpectation,
+  refuse,
+  unsure,
+  type ShapeExpectation as TokenExpectation,
+  type Verdict,
+} from './shapes-expect.js';
 import { GUEST_SESSION_CARRIER, isSpecCarrier, type SessionShape } from './sessions-shape.js';
 
-export type { TokenExpectation };
+export { ANY_4XX, decide, describeErrors, refuse, unsure, type TokenExpectation, type Verdict };
 
-/** A verdict of one variation at a stage: a definite refusal, or one the spec reads two ways (the refusal if refused). */
-export interface Verdict<S extends string> {
-  stage: S;
-  definite: boolean;
-  refusal: ErrorsByStatus;
-  clauses: readonly string[];
-  why?: string;
-}
-
-export const refuse = <S extends string>(stage: S, refusal: ErrorsByStatus, clauses: readonly string[]): Verdict<S> => ({
-  stage,
-  definite: true,
-  refusal,
-  clauses,
-});
-export const unsure = <S extends string>(stage: S, refusal: ErrorsByStatus, clauses: readonly string[], why: string): Verdict<S> => ({
-  stage,
-  definite: false,
-  refusal,
-  clauses,
+export const either = (clauses: readonly string[], why: string): TokenExpectation => ({
+  accept: 'either',
+  clauses: [...new Set(clauses)],
   why,
 });
-
-/** Any 4xx, any code (ambiguities.md 14: "any 4xx problem document"). */
-export const ANY_4XX: ErrorsByStatus = Object.fromEntries(Array.from({ length: 100 }, (_, i) => [400 + i, '*' as const]));
-
-/** `401 invalid_token or 403 (any code)`; `any 4xx` for the whole class. */
-export const describeErrors = (errorsOf: ErrorsByStatus): string =>
-  Object.keys(errorsOf).length === 100 && Object.values(errorsOf).every((v) => v === '*') ? 'any 4xx' : describeRefusal(errorsOf);
-
-function union(a: ErrorsByStatus, b: ErrorsByStatus): ErrorsByStatus {
-  const out: Record<number, readonly string[] | '*'> = { ...a };
-  for (const [k, v] of Object.entries(b)) {
-    const had = out[Number(k)];
-    out[Number(k)] = had === '*' || v === '*' ? '*' : [...new Set([...(had ?? []), ...v])];
-  }
-  return out;
-}
-
-const uniq = (xs: readonly string[]) => [...new Set(xs)];
-
-/** The expectation of a set of verdicts over ordered stages: the first stage with a definite refusal decides. */
-export function decide<S extends string>(stages: readonly S[], verdicts: readonly Verdict<S>[]): TokenExpectation {
-  const rank = (s: S) => stages.indexOf(s);
-  const definite = verdicts.filter((v) => v.definite);
-  if (definite.length > 0) {
-    const first = Math.min(...definite.map((v) => rank(v.stage)));
-    // Definite refusals of the first stage, in any order among them; unsure ones before or at it may come first.
-    const deciding = verdicts.filter((v) => (v.definite ? rank(v.stage) === first : rank(v.stage) <= first));
-    const errorsOf = deciding.reduce<ErrorsByStatus>((r, v) => union(r, v.refusal), {});
-    return {
-      accept: false,
-      statuses: Object.keys(errorsOf)
-        .map(Number)
-        .sort((a, b) => a - b),
-      errors: uniq(Object.values(errorsOf).flatMap((v) => (v === '*' ? [] : v))),
-      clauses: uniq(deciding.flatMap((v) => v.clauses)),
-      errorsOf,
-    };
-  }
-  if (verdicts.length > 0)
-    return { accept: 'either', clauses: uniq(verdicts.flatMap((v) => v.clauses)), why: uniq(verdicts.map((v) => v.why ?? '')).join('; ') };
-  return { accept: true };
-}
-
-export const either = (clauses: readonly string[], why: string): TokenExpectation => ({ accept: 'either', clauses: uniq(clauses), why });
 
 /**
  * The guard's verdicts for a sound caller of `kind` holding `scopes` (undefined: its scopes are not the suite's to
@@ -231,14 +179,5 @@ export function expectedOfSession(shape: SessionShape, o: SessionExpectOptions):
  * An answer judged on an expectation: undefined when it fits, else what was expected. Accepted: a 2xx. Refused: one of
  * the statuses, with one of that status's codes (CREDENTIAL_REFUSED). Either way: never a 5xx.
  */
-export function judgeSessionAnswer(
-  e: TokenExpectation,
-  status: number,
-  error: unknown,
-): { expected: string; clauses: readonly string[] } | undefined {
-  const clauses = e.accept === true ? ['AUTH-KIND-9'] : e.clauses;
-  if (status >= 500) return { expected: 'no 5xx', clauses };
-  if (e.accept === 'either') return undefined;
-  if (e.accept === true) return status >= 200 && status < 300 ? undefined : { expected: 'accepted (2xx)', clauses };
-  return CREDENTIAL_REFUSED.judge({ status, error, refusal: e.errorsOf }) ? { expected: describeErrors(e.errorsOf), clauses } : undefined;
-}
+export const judgeSessionAnswer = (e: TokenExpectation, status: number, error: unknown) =>
+  judgeExpectation(e, status, error, ['AUTH-KIND-9']);

@@ -6,7 +6,8 @@
 // The catalogue, the arbitrary, the description and whose cart an accepted shape acts on are here; buildSession
 // (sessions-build.ts) makes the request's headers; expectedOfSession (sessions-expect.ts) says from the spec alone what
 // must be answered; sessions.ts is the entry.
-import fc from 'fast-check';
+import type fc from 'fast-check';
+import { describeShape, namesOf, shapeArbitrary, variationNames } from './shapes.js';
 import { HEADERS } from '../../contract/headers.js';
 import type { ArtifactCarrier } from '../engine/transport/target.js';
 
@@ -70,45 +71,22 @@ export function isMeaningfulSession(shape: SessionShape): boolean {
 }
 
 /** Every `field:variation` name (what the arbitrary must reach). */
-export const sessionVariationNames = (): string[] =>
-  SESSION_FIELDS.flatMap((f) => Object.keys(SESSION_VARIATIONS[f]).map((v) => `${f}:${v}`));
+export const sessionVariationNames = (): string[] => variationNames(SESSION_VARIATIONS);
 
 /** The `field:variation` names a shape holds. */
-export const sessionVariationNamesOf = (shape: SessionShape): string[] =>
-  SESSION_FIELDS.filter((f) => shape[f] !== undefined).map((f) => `${f}:${String(shape[f])}`);
+export const sessionVariationNamesOf = (shape: SessionShape): string[] => namesOf(SESSION_VARIATIONS, shape);
 
 /**
  * Session shapes: one variation most of the time, sometimes two or three of different members (so that combinations
  * are judged, the order of the spec's refusals among them), sometimes none (the guest's own session as minted).
  */
 export function sessionShapeArbitrary(): fc.Arbitrary<SessionShape> {
-  const count = fc.oneof(
-    { weight: 1, arbitrary: fc.constant(0) },
-    { weight: 12, arbitrary: fc.constant(1) },
-    { weight: 4, arbitrary: fc.constant(2) },
-    { weight: 2, arbitrary: fc.constant(3) },
-  );
-  return count
-    .chain((n) =>
-      fc.shuffledSubarray(SESSION_FIELDS, { minLength: n, maxLength: n }).chain((chosen) =>
-        fc.tuple(...chosen.map((f) => fc.constantFrom(...Object.keys(SESSION_VARIATIONS[f])).map((v) => [f, v] as const))).map((pairs) => {
-          const picked = new Map<SessionField, string>(pairs);
-          // In the catalogue's order, so that a shape reads (and compares) the same whatever order it was drawn in.
-          return Object.fromEntries(SESSION_FIELDS.filter((f) => picked.has(f)).map((f) => [f, picked.get(f)])) as SessionShape;
-        }),
-      ),
-    )
-    .filter(isMeaningfulSession);
+  return shapeArbitrary<SessionShape>(SESSION_VARIATIONS, (shape) => (isMeaningfulSession(shape) ? shape : undefined));
 }
 
 /** One short line for reports: `uuid: upper-case hex, signed as written, carrier: no session at all`; `as minted`. */
 export function describeSession(shape: SessionShape): string {
-  const parts = SESSION_FIELDS.filter((f) => shape[f] !== undefined).map((f) => {
-    const labels = SESSION_VARIATIONS[f] as Record<string, string>;
-    const v = String(shape[f]);
-    return `${f}: ${labels[v] ?? v}`;
-  });
-  return parts.length === 0 ? 'as minted' : parts.join(', ');
+  return describeShape(SESSION_VARIATIONS, shape, { none: 'as minted' });
 }
 
 /**

@@ -6,23 +6,14 @@
 // and an unsure verdict at or before it may decide instead (its refusal joins the allowed answers). Pure.
 import type { Operation } from '../../contract/operations.js';
 import type { Profile } from '../../contract/profile.js';
-import { CREDENTIAL_REFUSALS, CREDENTIAL_REFUSED, describeRefusal, type ErrorsByStatus } from '../rules/05-authentication.js';
+import { CREDENTIAL_REFUSALS, describeRefusal, type ErrorsByStatus } from '../rules/05-authentication.js';
+import { decide, judgeExpectation, type ShapeExpectation } from './shapes-expect.js';
 import { classify, claimsOf } from './tokens-classify.js';
 import { defaultOperation, mintedAudience, type TokenKind, type TokenShape } from './tokens-shape.js';
 
 export { describeRefusal, type ErrorsByStatus };
 
-export type TokenExpectation =
-  | { readonly accept: true }
-  | {
-      readonly accept: false;
-      readonly statuses: readonly number[];
-      /** Every code named for any of the statuses (`errorsOf` pairs them). */
-      readonly errors: readonly string[];
-      readonly clauses: readonly string[];
-      readonly errorsOf: ErrorsByStatus;
-    }
-  | { readonly accept: 'either'; readonly clauses: readonly string[]; readonly why: string };
+export type TokenExpectation = ShapeExpectation;
 
 /**
  * The stages of the spec's processing order a token is judged at, in order: the credential's presence (`form`),
@@ -159,18 +150,6 @@ function verdictsOf(kind: TokenKind, shape: TokenShape, profile: Profile, op: Op
   return out;
 }
 
-const rank = (s: Stage) => STAGES.indexOf(s);
-
-function union(a: ErrorsByStatus, b: ErrorsByStatus): ErrorsByStatus {
-  const out: Record<number, readonly string[] | '*'> = { ...a };
-  for (const [k, v] of Object.entries(b)) {
-    const s = Number(k);
-    const had = out[s];
-    out[s] = had === '*' || v === '*' ? '*' : [...new Set([...(had ?? []), ...v])];
-  }
-  return out;
-}
-
 const uniq = (xs: readonly string[]) => [...new Set(xs)];
 
 /**
@@ -180,25 +159,7 @@ const uniq = (xs: readonly string[]) => [...new Set(xs)];
  */
 export function expectedOfToken(kind: TokenKind, shape: TokenShape, profile: Profile, operation?: Operation): TokenExpectation {
   const verdicts = verdictsOf(kind, shape, profile, operation ?? defaultOperation(kind));
-  const definite = verdicts.filter((v) => v.definite);
-  let e: TokenExpectation;
-  if (definite.length > 0) {
-    const first = Math.min(...definite.map((v) => rank(v.stage)));
-    // Definite refusals of the first stage, in any order among them; unsure ones before or at it may come first.
-    const deciding = verdicts.filter((v) => (v.definite ? rank(v.stage) === first : rank(v.stage) <= first));
-    const errorsOf = deciding.reduce<ErrorsByStatus>((r, v) => union(r, v.refusal), {});
-    e = {
-      accept: false,
-      statuses: Object.keys(errorsOf)
-        .map(Number)
-        .sort((a, b) => a - b),
-      errors: uniq(Object.values(errorsOf).flatMap((v) => (v === '*' ? [] : v))),
-      clauses: uniq(deciding.flatMap((v) => v.clauses)),
-      errorsOf,
-    };
-  } else if (verdicts.length > 0) {
-    e = { accept: 'either', clauses: uniq(verdicts.flatMap((v) => v.clauses)), why: uniq(verdicts.map((v) => v.why ?? '')).join('; ') };
-  } else e = { accept: true };
+  const e = decide(STAGES, verdicts);
   // Two Authorization fields: whatever the shaped token alone must get, the spec pins no answer but a non-5xx.
   if (shape.form === 'duplicate-bad-first' || shape.form === 'duplicate-bad-last')
     return { accept: 'either', clauses: uniq(['AUTH-TOKEN-1', ...(e.accept === true ? [] : e.clauses)]), why: WHY.duplicate };
@@ -209,15 +170,5 @@ export function expectedOfToken(kind: TokenKind, shape: TokenShape, profile: Pro
  * An answer judged on an expectation: undefined when it fits, else what was expected. Accepted: a 2xx. Refused: one of
  * the statuses, with one of that status's codes. Either way: never a 5xx.
  */
-export function judgeTokenAnswer(
-  e: TokenExpectation,
-  status: number,
-  error: unknown,
-): { expected: string; clauses: readonly string[] } | undefined {
-  const clauses = e.accept === true ? ['ERR-TABLE-2'] : e.clauses;
-  if (status >= 500) return { expected: 'no 5xx', clauses };
-  if (e.accept === 'either') return undefined;
-  if (e.accept === true) return status >= 200 && status < 300 ? undefined : { expected: 'accepted (2xx)', clauses };
-  const v = CREDENTIAL_REFUSED.judge({ status, error, refusal: e.errorsOf });
-  return v ? { expected: String(v.expected), clauses } : undefined;
-}
+export const judgeTokenAnswer = (e: TokenExpectation, status: number, error: unknown) =>
+  judgeExpectation(e, status, error, ['ERR-TABLE-2']);
