@@ -81,6 +81,11 @@ function signatureOf(shape: SessionShape, id: string, o: SessionBuildOptions, fr
   switch (shape.signature) {
     case 'altered':
       return `${otherChar(sig[0] ?? 'A')}${sig.slice(1)}`;
+    // Character 36 of 43: every bit of it is the HMAC's (only the last character holds unused bits).
+    case 'altered-late':
+      return `${sig.slice(0, 36)}${otherChar(sig[36] ?? 'A')}${sig.slice(37)}`;
+    case 'case-flipped':
+      return sig.replace(/[A-Za-z]/g, (c) => (c === c.toUpperCase() ? c.toLowerCase() : c.toUpperCase()));
     case 'truncated':
       return sig.slice(0, 42);
     case 'padded':

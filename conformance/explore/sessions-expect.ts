@@ -112,7 +112,13 @@ function formatVerdicts(shape: SessionShape, profile: Profile, now: Date): Verdi
   if (shape.signature === 'truncated' || shape.signature === 'padded')
     out.push(refuse('session', INVALID_SESSION, ['RES-GUEST-3', 'AUTH-GUEST-6', 'ERR-TABLE-6']));
   // AUTH-GUEST-5: a well-formed value whose HMAC is not the id's under the guest key is forged.
-  if (shape.signature === 'altered' || shape.signature === 'other-key' || shape.signature === 'other-uuid')
+  if (
+    shape.signature === 'altered' ||
+    shape.signature === 'altered-late' ||
+    shape.signature === 'case-flipped' ||
+    shape.signature === 'other-key' ||
+    shape.signature === 'other-uuid'
+  )
     out.push(refuse('session', INVALID_SESSION, ['RES-GUEST-3', 'AUTH-GUEST-5', 'ERR-TABLE-6']));
   if (shape.signature === 'previous-key') {
     const { guestSessionKeyPrevious: previous, guestSessionKeyPreviousUntil: until } = profile.secrets;

@@ -33,6 +33,8 @@ export const SESSION_VARIATIONS = {
   },
   signature: {
     altered: 'a character changed',
+    'altered-late': 'a character of its second half changed',
+    'case-flipped': 'every letter in the other case',
     'other-key': 'made with another key',
     'previous-key': 'made with the previous guest key',
     'other-uuid': "another cart id's valid signature",
