@@ -136,7 +136,8 @@ export class AgentCallers {
       url: this.o.http.url(path),
       ...(s.nonce !== undefined ? { nonce: s.nonce } : {}),
       ...(s.previousNonce !== undefined ? { previousNonce: s.previousNonce } : {}),
-      ...(s.last !== undefined ? { lastProof: s.last } : {}),
+      // A replay resends the last correct proof of this very request where there is one (else any last one).
+      ...((s.proofs.get(`${method} ${path}`) ?? s.last) !== undefined ? { lastProof: (s.proofs.get(`${method} ${path}`) ?? s.last)! } : {}),
     });
     return { headers: built.headers, sent: asSent(shape, built.replayed), nonceAsked: s.nonce !== undefined };
   }
