@@ -24,7 +24,9 @@ import type { Target } from '../engine/transport/target.js';
  * kind is judged by the rule book, CALLER_GUARD, where the spec shows the list, its code being the deployment's where it
  * does not), and it is no shaped token nor generated body.
  */
-const SHAPED: ReadonlySet<string> = new Set(['token-shape', 'body-shape', 'proof-shape', 'session-shape', 'context-shape']);
+// A conditional GET is judged by CONDITIONAL_GET alone (rules/04-endpoints.ts): whether a tag still matches depends on
+// what each deployment's tag covers (the stock an operator changed, say), so 304 against 200 is no difference.
+const SHAPED: ReadonlySet<string> = new Set(['token-shape', 'body-shape', 'proof-shape', 'session-shape', 'context-shape', 'conditional']);
 const compared = (p: PlanStep): boolean => {
   // A shaped token or a generated body is judged from the spec by its own judge (tokens.ts, bodies-judge.ts): what two
   // deployments answer it (status, code, challenge) is not compared.
