@@ -7,9 +7,10 @@ import { createHash, createHmac, randomUUID } from 'node:crypto';
 import type { Profile } from '../../contract/profile.js';
 import { HEADERS } from '../../contract/headers.js';
 import { BASE_API_SCOPES, PERMISSIONS } from '../../contract/scopes.js';
-import { accessTokenHash, b64url, signWith, type JsonObject, type SigningMaterial } from '../lib/jws.js';
+import { accessTokenHash, b64url, signWith, type JsonObject } from '../lib/jws.js';
 import type { Minter } from '../lib/mint.js';
 import { actsAsOfContext, permissionsOf, type ContextActsAs, type ContextShape } from './contexts-shape.js';
+import { altered, profileKey } from './tokens-build.js';
 
 export interface ContextBuildOptions {
   profile: Profile;
@@ -103,20 +104,6 @@ function headerOf(shape: ContextShape, minted: JsonObject): JsonObject {
 }
 
 /** The profile's signing key (the identity provider's, with its private part). */
-function issuerKey(profile: Profile): SigningMaterial {
-  const key = profile.signingKeys[0];
-  if (!key?.d) throw new TypeError('the profile has no private signing key: the suite cannot mint with it');
-  return key as SigningMaterial;
-}
-
-/** A signature character changed in the middle of the segment, whose six bits are all signature bits. */
-function altered(token: string): string {
-  const dot = token.lastIndexOf('.');
-  const sig = token.slice(dot + 1);
-  const at = Math.floor(sig.length / 2);
-  return `${token.slice(0, dot + 1)}${sig.slice(0, at)}${sig[at] === 'A' ? 'B' : 'A'}${sig.slice(at + 1)}`;
-}
-
 /** The compact context: header, algorithm and signature as the shape names them. */
 async function signed(shape: ContextShape, header: JsonObject, payload: JsonObject, profile: Profile): Promise<string> {
   const contextKey = profile.secrets.webSessionContextKey;
@@ -131,7 +118,7 @@ async function signed(shape: ContextShape, header: JsonObject, payload: JsonObje
     case 'lower-case':
       return signWith(payload, { ...header, alg: 'hs256' }, contextKey);
     case 'es256':
-      return signWith(payload, { ...header, alg: 'ES256' }, issuerKey(profile));
+      return signWith(payload, { ...header, alg: 'ES256' }, profileKey(profile));
   }
   const key = shape.signing === 'other-key' ? FOREIGN_KEY : shape.signing === 'guest-key' ? profile.secrets.guestSessionKey : contextKey;
   const token = await signWith(payload, header, key);

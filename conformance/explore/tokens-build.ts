@@ -177,14 +177,14 @@ let foreign: Promise<SigningMaterial> | undefined;
 const foreignKey = () => (foreign ??= createForeignKey().then((k) => k.privateKey));
 
 /** The profile's signing key (the minter's, with its private part), for signing headers verbatim. */
-function profileKey(profile: Profile): SigningMaterial {
+export function profileKey(profile: Profile): SigningMaterial {
   const key = profile.signingKeys[0];
   if (!key?.d) throw new TypeError('the profile has no private signing key: the suite cannot mint with it');
   return key as SigningMaterial;
 }
 
 /** A signature byte changed: a character in the middle of the segment, whose six bits are all signature bits. */
-function altered(token: string): string {
+export function altered(token: string): string {
   const dot = token.lastIndexOf('.');
   const sig = token.slice(dot + 1);
   const at = Math.floor(sig.length / 2);
