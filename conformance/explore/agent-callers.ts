@@ -68,6 +68,8 @@ export function credentialsOfStep(step: Pick<Step, 'caller' | 'headers'>): Crede
 /** The agent callers of one deployment in one sequence (World owns one; reset() forgets them). */
 export class AgentCallers {
   private readonly sessions = new Map<'a' | 'b', Promise<Session>>();
+  /** The last context each account's sound invited agent sent (what a lifted context sends again: contexts-build.ts). */
+  private readonly contexts = new Map<'a' | 'b', string>();
 
   constructor(
     private readonly o: {
@@ -87,6 +89,12 @@ export class AgentCallers {
 
   reset(): void {
     this.sessions.clear();
+    this.contexts.clear();
+  }
+
+  /** The last context the account's invited agent sent with its own forwarder token, if it has sent one. */
+  lastContext(account: 'a' | 'b'): string | undefined {
+    return this.contexts.get(account);
   }
 
   /** The headers of one request as `caller` (a DPoP proof carries the last nonce the deployment gave the session). */
@@ -129,6 +137,8 @@ export class AgentCallers {
     shape: ProofShape,
   ): Promise<{ headers: Record<string, string | string[]>; sent: ProofShape; nonceAsked: boolean }> {
     const s = await this.session(caller.endsWith(':b') ? 'b' : 'a');
+    // A replay resends the last correct proof of this very request where there is one (else any last one).
+    const lastProof = s.proofs.get(`${method} ${path}`) ?? s.last;
     const built = await buildProof(shape, {
       key: s.key,
       token: s.token,
@@ -136,8 +146,7 @@ export class AgentCallers {
       url: this.o.http.url(path),
       ...(s.nonce !== undefined ? { nonce: s.nonce } : {}),
       ...(s.previousNonce !== undefined ? { previousNonce: s.previousNonce } : {}),
-      // A replay resends the last correct proof of this very request where there is one (else any last one).
-      ...((s.proofs.get(`${method} ${path}`) ?? s.last) !== undefined ? { lastProof: (s.proofs.get(`${method} ${path}`) ?? s.last)! } : {}),
+      ...(lastProof !== undefined ? { lastProof } : {}),
     });
     return { headers: built.headers, sent: asSent(shape, built.replayed), nonceAsked: s.nonce !== undefined };
   }
@@ -234,6 +243,7 @@ export class AgentCallers {
       ...(caller === 'invited:expired-context' ? { claims: { iat: nowSeconds() - 900, exp: nowSeconds() - 600 } } : {}),
       ...(caller === 'invited:forged-context' ? { key: `not-the-context-key-${randomUUID()}` } : {}),
     });
+    if (caller === 'invited:a' || caller === 'invited:b') this.contexts.set(caller.endsWith(':b') ? 'b' : 'a', context);
     return { authorization: `Bearer ${forwarder}`, [(await this.o.target()).header('invitedAgentContext').toLowerCase()]: context };
   }
 }

@@ -23,6 +23,11 @@ export interface ContextBuildOptions {
   agentId: string;
   /** The header the target takes the context in (Target.header('invitedAgentContext')). */
   contextHeader: string;
+  /**
+   * The last context the account's invited agent sent with its own forwarder token: what `ath: lifted` sends again with
+   * a new one. Without one, a lifted context is made afresh, bound to another forwarder token (the same expectation).
+   */
+  lastContext?: string;
 }
 
 export interface ContextRequest {
@@ -87,7 +92,7 @@ async function claimOverrides(shape: ContextShape, o: ContextBuildOptions, now: 
   if (shape.iat === 'future') set.iat = now + 3600;
   else if (shape.iat === 'past-far') Object.assign(set, { iat: now - 86400, admitted_at: now - 86400 });
   else if (shape.iat === 'absent') set.iat = undefined;
-  if (shape.ath === 'other-token') set.ath = accessTokenHash(await o.mint.invitedAgentForwarder());
+  if (shape.ath === 'other-token' || shape.ath === 'lifted') set.ath = accessTokenHash(await o.mint.invitedAgentForwarder());
   else if (shape.ath) set.ath = { absent: undefined, 'wrong-type': 42 }[shape.ath];
   if (shape.aud) set.aud = { other: OTHER_AUDIENCE, api: o.profile.audiences.api, 'wrong-type': 42 }[shape.aud];
   return set;
@@ -142,7 +147,9 @@ export async function shapedContext(shape: ContextShape, o: ContextBuildOptions,
 export async function buildContext(shape: ContextShape, o: ContextBuildOptions): Promise<ContextRequest> {
   const now = Number(o.mint.draft.invitedAgentForwarder().payload.iat);
   const forwarder = await forwarderOf(shape, o, now);
-  const context = await shapedContext(shape, o, forwarder, now);
+  // AUTH-CRED-6: a context once taken with its own forwarder token, presented with another (a cache of verified
+  // contexts must not skip the binding).
+  const context = shape.ath === 'lifted' && o.lastContext !== undefined ? o.lastContext : await shapedContext(shape, o, forwarder, now);
   const name = o.contextHeader.toLowerCase();
   const headers: Record<string, string | string[]> = { authorization: `Bearer ${forwarder}` };
   if (shape.carrier === undefined || shape.carrier === 'two-artifacts') headers[name] = context;

@@ -61,7 +61,12 @@ export const CONTEXT_VARIATIONS = {
     string: 'a string',
   },
   iat: { future: 'an hour ahead', 'past-far': 'a day ago', absent: 'absent' },
-  ath: { 'other-token': "another forwarder token's hash", absent: 'absent', 'wrong-type': 'a number' },
+  ath: {
+    'other-token': "another forwarder token's hash",
+    absent: 'absent',
+    'wrong-type': 'a number',
+    lifted: "the agent's last context, sent again verbatim with a new forwarder token",
+  },
   aud: { other: 'another audience', api: "the service's API audience", 'wrong-type': 'a number' },
   forwarder: {
     'other-audience': 'for another audience',
@@ -90,11 +95,14 @@ export type ContextShape = { -readonly [F in ContextField]?: ContextVariationOf<
 const CONTENT_FIELDS: readonly ContextField[] = ['typ', 'alg', 'signing', 'sub', 'agent_id', 'permissions', 'exp', 'iat', 'ath', 'aud'];
 
 /**
- * Whether every variation of a shape still means something: a context not sent has no content to vary; an algorithm
- * names its own key and signature (none, the identity provider's), so it and the signing do not combine.
+ * Whether every variation of a shape still means something: a context not sent has no content to vary, nor has one
+ * lifted from an earlier request; an algorithm names its own key and signature (none, the identity provider's), so it
+ * and the signing do not combine.
  */
 export function isMeaningfulContext(shape: ContextShape): boolean {
   if (shape.carrier === 'absent' && CONTENT_FIELDS.some((f) => shape[f] !== undefined)) return false;
+  // A lifted context is an earlier one sent verbatim: nothing of its content can be varied.
+  if (shape.ath === 'lifted' && CONTENT_FIELDS.some((f) => f !== 'ath' && shape[f] !== undefined)) return false;
   return !(shape.alg !== undefined && shape.signing !== undefined);
 }
 

@@ -8,6 +8,7 @@ import type { Answer, Finding, Step } from './exchange.js';
 import type { ScenarioRun } from './concurrency.js';
 import { createdId, expectedOutcome, newModel, type ModelState } from './model.js';
 import { readersOf, type ReaderAnswer } from './readers.js';
+import { reusedOf } from './reuse.js';
 import { judgeByModel } from './model-judges.js';
 import { admittedKinds, COMMANDS_BY_ID, DIFFERENTIAL_COMMANDS } from './commands.js';
 import { interleaveOn } from './lockstep-interleave.js';
@@ -195,8 +196,14 @@ export class Lockstep {
       seq,
       exec: async (p) => {
         seq.plans.push(p);
-        // A retry sends the step twice; a rekey then once more under the same key with another body (rekey.ts).
-        const sends = [...(p.repeat ? [p, p] : [p]), ...(p.rekey ? [{ ...p, rekey: undefined, altered: true }] : [])];
+        // A retry sends the step twice; a rekey then once more under the same key with another body (rekey.ts); a reuse
+        // once more with the first send's credential (reuse.ts).
+        const reused = reusedOf(p);
+        const sends = [
+          ...(p.repeat ? [p, p] : [p]),
+          ...(p.rekey ? [{ ...p, rekey: undefined, altered: true }] : []),
+          ...(reused ? [reused] : []),
+        ];
         for (const send of sends) {
           // Another account's row the step names, made first when the sequence has none (observers.ts).
           const prelude = preludeOf(send, (account) => this.worlds()[0]!.rows.address[account].length, this.o.profile);

@@ -149,6 +149,8 @@ export interface PlanStep {
   rekey?: boolean;
   /** Not generated: the second send of a rekey, its body altered (rekey.ts). */
   altered?: boolean;
+  /** Then sent again at once with the first send's credential reused: its DPoP proof, its context (reuse.ts). */
+  reuse?: boolean;
   /** With the mutation `body-shape`: the body generated from the valid one (bodies.ts). */
   bodyShape?: BodyShape;
   /** With the mutation `token-shape`: how the caller's token is varied (tokens.ts). */
@@ -295,9 +297,11 @@ export function planStepArbitrary(callers: readonly Caller[]): fc.Arbitrary<Plan
         // A sound assistant session's or invited agent's step, unmutated, has its DPoP proof or context shaped one time in
         // four, a guest's its session one time in two (guests call fewer routes) (proofs.ts, sessions.ts, contexts.ts).
         // Operations only: the public and special routes take no such credential.
+        // One unshaped step of theirs in four is then sent again with its credential reused (reuse.ts).
+        const reused = fc.oneof({ weight: 3, arbitrary: fc.constant(p) }, { weight: 1, arbitrary: fc.constant({ ...p, reuse: true }) });
         if (p.mutation === undefined && c.kind === 'operation' && /^assistant:[ab]$/.test(p.caller))
           return fc.oneof(
-            { weight: 3, arbitrary: fc.constant(p) },
+            { weight: 3, arbitrary: reused },
             { weight: 1, arbitrary: proofShapeArbitrary().map((proof) => ({ ...p, mutation: 'proof-shape' as const, proof })) },
           );
         if (p.mutation === undefined && c.kind === 'operation' && c.group !== 'conversation' && /^guest:[ab]$/.test(p.caller))
@@ -307,7 +311,7 @@ export function planStepArbitrary(callers: readonly Caller[]): fc.Arbitrary<Plan
           );
         if (p.mutation === undefined && c.kind === 'operation' && c.group !== 'conversation' && /^invited:[ab]$/.test(p.caller))
           return fc.oneof(
-            { weight: 3, arbitrary: fc.constant(p) },
+            { weight: 3, arbitrary: reused },
             { weight: 1, arbitrary: contextShapeArbitrary().map((context) => ({ ...p, mutation: 'context-shape' as const, context })) },
           );
         if (p.mutation !== 'token-shape') return fc.constant(p);
@@ -327,6 +331,7 @@ export function describePlan(p: PlanStep): string {
     p.idempotencyKey && `Idempotency-Key ${p.idempotencyKey}`,
     p.repeat && 'sent twice',
     p.rekey && 'then under the same key with another body',
+    p.reuse && 'then again with its credential reused',
     p.query && 'with its default query',
   ].filter(Boolean);
   return `${p.op} as ${p.caller}${extras.length ? ` (${extras.join(', ')})` : ''}`;

@@ -45,6 +45,7 @@ export const replaySchema = z
         idempotencyKey: z.string().optional(),
         repeat: z.boolean().optional(),
         rekey: z.boolean().optional(),
+        reuse: z.boolean().optional(),
         query: z.boolean().optional(),
         // A generated body (bodies.ts), as the arbitrary made it: read back as it was written.
         // A shaped token (tokens.ts): each varied claim, header member, signing or form by its variation's name.

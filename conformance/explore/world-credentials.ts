@@ -127,8 +127,10 @@ export async function shapedContextHeaders(
   own: 'a' | 'b',
   w: Lender,
   contextHeader: string,
+  lastContext: string | undefined,
 ): Promise<Record<string, string | string[]>> {
   const built = await buildContext(shape, {
+    ...(lastContext !== undefined ? { lastContext } : {}),
     profile: w.profile,
     mint: w.mint,
     sub: w.fixture.accounts[own].sub,

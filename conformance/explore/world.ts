@@ -188,7 +188,10 @@ export class World {
       if (creds.query) path += `${path.includes('?') ? '&' : '?'}${creds.query}`;
     }
     if (p.session) Object.assign(headers, await shapedSessionHeaders(p.session, own, ctx, this));
-    if (p.context) Object.assign(headers, await shapedContextHeaders(p.context, own, this, target.header('invitedAgentContext')));
+    if (p.context) {
+      const header = target.header('invitedAgentContext');
+      Object.assign(headers, await shapedContextHeaders(p.context, own, this, header, this.agents.lastContext(own)));
+    }
     const method = p.mutation === 'wrong-method' ? 'PUT' : op.method;
     return {
       operationId: p.op,
@@ -224,6 +227,8 @@ export class World {
       return this.sendWith(step, row ? routeCredential(row, step, this.profile, step.caller === 'secret:own') : {});
     }
     if (!isAgentCaller(step.caller)) return this.sendWith(step, await this.credentials(step.caller, ctx));
+    // A shaped context (contexts.ts) carries every credential header of its own: the agent's are not made for it.
+    if (step.context) return this.sendWith(step, {});
     if (step.proof) {
       // A shaped proof (proofs.ts): sent once as shaped, the shape as it went out kept on the step for its judge.
       const shaped = await this.agents.shaped(step.caller, step.method, step.path, step.proof.shape);
