@@ -1,5 +1,5 @@
-// npm run bench -- --only explore [--explore-budget 20] [--explore-targets id,name,...]: `explore` (fixed seed, fixed
-// budget) against the self-test's stateful defects, each behind its proxy in front of an embedded reference, and against
+// npm run bench -- --only explore [--explore-budget 20] [--explore-defect-budget 120] [--explore-targets id,name,...]:
+// `explore` (fixed seed, fixed budget) against the self-test's stateful defects, each behind its proxy in front of an embedded reference, and against
 // the conforming alternates. What it finds on each is printed; a stateful or concurrency defect it misses, and a finding
 // on an alternate, are failures of the bench (explore must never blame a freedom the spec leaves).
 import { rmSync } from 'node:fs';
@@ -41,7 +41,13 @@ const COVERAGE_BUDGET_S = 120;
 export async function benchExplore(
   line: (s: string) => void,
   verdict: (ok: boolean) => string,
-  o: { budgetS: number; targets?: readonly string[] },
+  o: {
+    /** Each alternate's exploration (the whole of it: no finding is the target). */
+    budgetS: number;
+    /** Each defect's, at most: `explore`'s default budget; its run ends at its first finding. */
+    defectBudgetS: number;
+    targets?: readonly string[];
+  },
 ): Promise<void> {
   const wanted = (name: string) => !o.targets || o.targets.includes(name);
   // The self-test's stateful defects, and the deviations written blind from the spec for explore's reach (one family each:
@@ -50,10 +56,10 @@ export async function benchExplore(
   // Alternates that change the profile (another audience, a cookie) need a reference configured alike: left to `run`.
   const alternates = [...ALTERNATES, ...DESCRIBED_ALTERNATES, ...BLIND_ALTERNATES.filter((a) => !a.profile)].filter((a) => wanted(a.name));
   line(
-    `\n== explore (seed ${SEED}, ${o.budgetS} s per target): ${defects.length} defects (stateful, and blind-written for reach), ${alternates.length} conforming alternates; targets: every defect found, no finding on an alternate`,
+    `\n== explore (seed ${SEED}, ${o.defectBudgetS} s at most per defect, ending at its first finding; ${o.budgetS} s per alternate): ${defects.length} defects (stateful, and blind-written for reach), ${alternates.length} conforming alternates; targets: every defect found, no finding on an alternate`,
   );
   // A fresh target and lockstep reference for each: what one exploration leaves (orders, stock) never weighs on the next.
-  const run = async (rules: ProxyRules, basePath = '', budgetS = o.budgetS) => {
+  const run = async (rules: ProxyRules, basePath = '', budgetS = o.budgetS, stopAtFirst = false) => {
     // Under a path prefix the target knows its public URL (its proofs' `htu`, its Locations): the proxy's, on a port
     // chosen before the target starts, as a deployment behind a gateway is configured.
     const port = basePath ? await freePort() : 0;
@@ -68,7 +74,9 @@ export async function benchExplore(
         profile: target.profile,
         seed: SEED,
         budgetMs: budgetS * 1000,
-        shrinkMs: budgetS * 1000,
+        // A defect is found or not: the first finding ends its run, shrunk for at most the alternates' budget.
+        shrinkMs: (stopAtFirst ? o.budgetS : budgetS) * 1000,
+        stopAtFirst,
         oracles: exploreOracles(),
       });
     } finally {
@@ -94,11 +102,11 @@ export async function benchExplore(
   {
     let found = 0;
     for (const d of defects) {
-      const r = await run(d.rules({ profile, mint: createMinter(profile) }));
+      const r = await run(d.rules({ profile, mint: createMinter(profile) }), '', o.defectBudgetS, true);
       const fs = r.failures;
       if (fs.length) found++;
       line(
-        `   defect ${d.id.padEnd(48)} ${fs.length ? `FOUND ${fs.map((f) => `[${[...new Set(f.findings.flatMap((x) => x.clauses))].join(' ')}] in ${f.steps.length} requests (shrunk from ${f.original})`).join(', ')}, ${r.runs} runs, ${(r.ms / 1000).toFixed(0)} s` : `not found (${r.runs} runs, ${r.steps} requests)`}  ${verdict(fs.length > 0)}`,
+        `   defect ${d.id.padEnd(48)} ${fs.length ? `FOUND ${fs.map((f) => `[${[...new Set(f.findings.flatMap((x) => x.clauses))].join(' ')}] in ${f.steps.length} requests (shrunk from ${f.original})`).join(', ')}, ${r.runs} runs, ${(r.ms / 1000).toFixed(0)} s with shrinking` : `not found (${r.runs} runs, ${r.steps} requests)`}  ${verdict(fs.length > 0)}`,
       );
     }
     if (defects.length) line(`   defects found: ${found} of ${defects.length}`);

@@ -1,5 +1,6 @@
 // npm run bench [-- --only startup,throughput,suite,failing,self-test,scoped,latency,remote,windows,fuzz,memory,crash,alternates,explore,recipes,tests]
-// [--rounds N] [--seconds S] [--fuzz-requests N] [--crash-rounds N] [--explore-budget S] [--explore-targets a,b]: the project's targets,
+// [--rounds N] [--seconds S] [--fuzz-requests N] [--crash-rounds N] [--explore-budget S] [--explore-defect-budget S]
+// [--explore-targets a,b]: the project's targets,
 // measured on this machine as medians and as ratios taken in the same run (these machines are shared and noisy, so never
 // compare a figure with a constant from another run). Each section prints its figures and whether its target is met.
 import { spawnSync } from 'node:child_process';
@@ -20,6 +21,8 @@ import { benchRemote } from './remote.js';
 import { benchWindows } from './windows.js';
 import { benchExplore } from './explore.js';
 import { benchRecipes } from './recipes.js';
+import { DEFAULT_BUDGET } from '../conformance/explore/runner.js';
+import { parseDuration } from '../conformance/engine/doctor/wait.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const SECTIONS = [
@@ -49,6 +52,7 @@ const { values } = parseArgs({
     'fuzz-requests': { type: 'string', default: '100000' },
     'crash-rounds': { type: 'string', default: '20' },
     'explore-budget': { type: 'string', default: '20' },
+    'explore-defect-budget': { type: 'string' },
     'explore-targets': { type: 'string' },
   },
 });
@@ -265,6 +269,7 @@ if (only.has('alternates')) {
 if (only.has('explore'))
   await benchExplore(line, verdict, {
     budgetS: Number(values['explore-budget']),
+    defectBudgetS: Number(values['explore-defect-budget'] ?? parseDuration(DEFAULT_BUDGET)! / 1000),
     ...(values['explore-targets'] ? { targets: values['explore-targets'].split(',').map((x) => x.trim()) } : {}),
   });
 

@@ -9,7 +9,7 @@ import { z } from 'zod';
 import { doctor, formatDoctorSteps } from '../../conformance/engine/doctor/doctor.js';
 import { readCaFile, readProfileFile } from '../../conformance/engine/runner/params.js';
 import { parseDuration } from '../../conformance/engine/doctor/wait.js';
-import { explore, replay, type ExploreOptions, type ExploreResult } from '../../conformance/explore/runner.js';
+import { DEFAULT_BUDGET, explore, replay, type ExploreOptions, type ExploreResult } from '../../conformance/explore/runner.js';
 import { formatFinding, replaySchema, writeReports, type ReplayFile } from '../../conformance/explore/report.js';
 import { formatCoverageMap } from '../../conformance/explore/coverage.js';
 import { exploreOracles, curlScriptOf } from '../../conformance/explore/oracles.js';
@@ -194,7 +194,7 @@ export function addExploreCommand(program: Command): void {
     .option(
       '--budget <duration>',
       'how long to generate sequences (30s, 2m); shrinking the findings takes up to as long again in all, then the concurrent interleavings',
-      '2m',
+      DEFAULT_BUDGET,
     )
     .option('--seed <n>', "seed of the generated sequences (printed; default: random, or the replay file's)")
     .option(

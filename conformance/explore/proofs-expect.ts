@@ -7,7 +7,7 @@
 // any of their refusals may be the answer; the guard comes after (AUTH-ORDER-1). Pure.
 import { OPERATIONS_BY_ID, type Operation } from '../../contract/operations.js';
 import { LIST_CLAUSE, shownCallers } from '../rules/04-endpoints.js';
-import { describeRefusal, type ErrorsByStatus } from '../rules/05-authentication.js';
+import { describeRefusal, IAT_TIMED_BY_NONCE, type ErrorsByStatus } from '../rules/05-authentication.js';
 import { asSent, type ProofShape } from './proofs-shape.js';
 import { decide, judgeExpectation, type ShapeExpectation } from './shapes-expect.js';
 
@@ -71,8 +71,7 @@ const WHY = {
   htuNormal:
     'htu equal to the request URI only after RFC 3986 §6.2.2 normalisation (case, percent-encoding, dot segments): RFC 9449 §4.3 says a server SHOULD normalise before comparing, so one that does not refuses',
   iatSkew: 'iat fifteen seconds off: RFC 9449 §11.1 leaves the window of acceptable creation times to the server (seconds or minutes)',
-  iatByNonce:
-    'iat far off, the proof carrying a nonce the deployment issued: RFC 9449 §4.3 item 11 judges the creation time "by either the iat claim or a server managed timestamp via the nonce claim"',
+  iatByNonce: IAT_TIMED_BY_NONCE,
   noncePrevious:
     'the nonce given before the latest: the spec gives a fresh DPoP-Nonce on every response (AUTH-ORDER-4) but never says an earlier one stops being accepted, and RFC 9449 §8 and §9 leave the lifetime of a nonce to the server',
   nonceNotAsked:

@@ -8,6 +8,7 @@ import fc from 'fast-check';
 import type { ScenarioRun } from './concurrency.js';
 import type { Finding } from './exchange.js';
 import { callersFor, describePlan, planStepArbitrary, type PlanStep } from './plan.js';
+import { sweepPlans } from './sweep.js';
 import { Diverged, Lockstep, type ExploreOptions, type ExploreResult, type Sequence, type Session } from './lockstep.js';
 
 export type { ExploreOptions, ExploreResult, Oracles, Sequence, Session } from './lockstep.js';
@@ -16,6 +17,9 @@ export type { ExploreOptions, ExploreResult, Oracles, Sequence, Session } from '
  * What tells findings apart: the oracle and the clauses, but for the operations' own clauses (END-OPS-*), which name
  * where a break shows, not which rule it breaks: one replayed proof accepted on fourteen operations is one finding.
  */
+/** `explore --budget` when none is given; the bench explores its defects for as long. */
+export const DEFAULT_BUDGET = '2m';
+
 export const keyOf = (f: Pick<Finding, 'oracle' | 'clauses'>): string => {
   const rules = f.clauses.filter((c) => !c.startsWith('END-OPS-'));
   // A finding of an operation's clause alone keeps it: nothing else says what broke.
@@ -86,8 +90,27 @@ export async function explore(o: ExploreOptions): Promise<ExploreResult> {
     };
     let exploringMs = 0;
     let shrinkingLeft = o.shrinkMs ?? Math.max(30_000, o.budgetMs);
+    // The sweep first (sweep.ts): every command × caller kind once. A sequence that diverges is shrunk to its diverging
+    // step alone where that still shows the finding.
+    const swept = Date.now();
+    for (const plans of sweepPlans(o.profile, o.seed)) {
+      if (Date.now() - swept >= o.budgetMs) break;
+      runs++;
+      const seq = await lockstep.run(plans, o.seed);
+      const fresh = seq.findings.filter((f) => !reported.has(keyOf(f)));
+      if (fresh.length === 0) continue;
+      const alone = await lockstep.run([seq.plans.at(-1)!], o.seed);
+      const shown = alone.findings.filter((f) => fresh.some((g) => keyOf(g) === keyOf(f)));
+      const shrunk = shown.length > 0 ? { ...alone, findings: shown } : { ...seq, findings: fresh };
+      log(`finding in the sweep: ${shrunk.findings[0]!.message} (${shrunk.steps.length} of ${seq.steps.length} requests)`);
+      failures.push({ ...shrunk, original: seq.steps.length });
+      for (const f of shrunk.findings) reported.add(keyOf(f));
+      if (o.stopAtFirst) break;
+    }
+    exploringMs += Date.now() - swept;
+    const done = () => o.stopAtFirst === true && failures.length > 0;
     // Each round explores from its own seed (the seed, then seed+1, ...), so that a run is the same given its seed.
-    for (let round = 0; exploringMs < o.budgetMs; round++) {
+    for (let round = 0; exploringMs < o.budgetMs && !done(); round++) {
       const t0 = Date.now();
       wanted = undefined;
       last = undefined;
@@ -123,7 +146,8 @@ export async function explore(o: ExploreOptions): Promise<ExploreResult> {
       for (const f of shrunk.findings) reported.add(keyOf(f));
     }
     // The interleavings of one owner's concurrent commands, whatever the sequences found (a few seconds each).
-    for (const seq of await lockstep.interleave(o.seed, { deadline: Date.now() + Math.max(shrinkingLeft, 10_000) })) {
+    const interleaved = done() ? [] : await lockstep.interleave(o.seed, { deadline: Date.now() + Math.max(shrinkingLeft, 10_000) });
+    for (const seq of interleaved) {
       const fresh = seq.findings.filter((f) => !reported.has(keyOf(f)));
       if (fresh.length === 0) continue;
       for (const f of fresh) reported.add(keyOf(f));

@@ -69,6 +69,16 @@ export const describeRefusal = (errorsOf: ErrorsByStatus): string =>
     .map(([s, codes]) => `${s} ${codes === '*' ? '(any code)' : codes.join('/')}`)
     .join(' or ');
 
+/**
+ * ERR-TABLE-4 read with RFC 9449 §4.3 item 11 (and §11.1): a proof's creation time is judged "by either the iat claim or
+ * a server managed timestamp via the nonce claim". A deployment that gives nonces (every one: AUTH-ORDER-4) may time a
+ * proof by its nonce, so a proof whose `iat` is far off but whose nonce is current may be accepted, or refused with a
+ * proof or nonce error. The DPoP negatives (checks/_shared/dpop-negative-matrix.ts) and `explore`'s proof shapes
+ * (proofs-expect.ts) read it alike.
+ */
+export const IAT_TIMED_BY_NONCE =
+  'iat far off, the proof carrying a nonce the deployment issued: RFC 9449 §4.3 item 11 judges the creation time "by either the iat claim or a server managed timestamp via the nonce claim"';
+
 /** A refused credential's answer as the refusal rule reads it: its status, its problem's `error`, the refusal due. */
 export interface RefusalJudged {
   status: number;
