@@ -13,6 +13,7 @@ import { PROOF_VARIATIONS, type ProofShape } from './proofs.js';
 import { isMeaningfulSession, SESSION_VARIATIONS, type SessionShape } from './sessions.js';
 import { TOKEN_FIELDS, TOKEN_KINDS, variationsFor, type TokenShape } from './tokens.js';
 import type { Caller, PlanStep } from './plan.js';
+import type { Variations } from './shapes.js';
 
 /** The JSON values a body is replaced by at the top, one of each kind. */
 const TOP_VALUES: readonly BodyValue[] = [
@@ -65,26 +66,33 @@ export function shapeSweep(callers: readonly Caller[], seed: number): PlanStep[]
       for (const v of variationsFor(kind, field))
         step(draw(ops), LABELS[kind]!, { mutation: 'token-shape', token: { [field]: v } as TokenShape });
   }
+  // Each lone variation of a catalogue that means something on its own.
+  const lone = <S extends object>(variations: Variations, keep: (shape: S) => boolean, send: (shape: S) => void) => {
+    for (const [field, vs] of Object.entries(variations))
+      for (const v of Object.keys(vs)) {
+        const shape = { [field]: v } as S;
+        if (keep(shape)) send(shape);
+      }
+  };
   if (has('assistant')) {
     const ops = operationsOf('assistant', true);
-    for (const [field, vs] of Object.entries(PROOF_VARIATIONS))
-      for (const v of Object.keys(vs)) step(draw(ops), 'assistant:a', { mutation: 'proof-shape', proof: { [field]: v } as ProofShape });
+    lone<ProofShape>(
+      PROOF_VARIATIONS,
+      () => true,
+      (proof) => step(draw(ops), 'assistant:a', { mutation: 'proof-shape', proof }),
+    );
   }
   if (has('guest')) {
     const ops = operationsOf('guest', false);
-    for (const [field, vs] of Object.entries(SESSION_VARIATIONS))
-      for (const v of Object.keys(vs)) {
-        const session = { [field]: v } as SessionShape;
-        if (isMeaningfulSession(session)) step(draw(ops), 'guest:a', { mutation: 'session-shape', session });
-      }
+    lone<SessionShape>(SESSION_VARIATIONS, isMeaningfulSession, (session) =>
+      step(draw(ops), 'guest:a', { mutation: 'session-shape', session }),
+    );
   }
   if (has('invited-agent')) {
     const ops = operationsOf('invited-agent', false);
-    for (const [field, vs] of Object.entries(CONTEXT_VARIATIONS))
-      for (const v of Object.keys(vs)) {
-        const context = { [field]: v } as ContextShape;
-        if (isMeaningfulContext(context)) step(draw(ops), 'invited:a', { mutation: 'context-shape', context });
-      }
+    lone<ContextShape>(CONTEXT_VARIATIONS, isMeaningfulContext, (context) =>
+      step(draw(ops), 'invited:a', { mutation: 'context-shape', context }),
+    );
   }
   // Every write but a DELETE and the webhook (whose body is signed bytes), as the search shapes bodies, as a caller the
   // route admits.
