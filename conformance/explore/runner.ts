@@ -13,13 +13,13 @@ import { Diverged, Lockstep, type ExploreOptions, type ExploreResult, type Seque
 
 export type { ExploreOptions, ExploreResult, Oracles, Sequence, Session } from './lockstep.js';
 
+/** `explore --budget` when none is given; the bench explores its defects for as long. */
+export const DEFAULT_BUDGET = '2m';
+
 /**
  * What tells findings apart: the oracle and the clauses, but for the operations' own clauses (END-OPS-*), which name
  * where a break shows, not which rule it breaks: one replayed proof accepted on fourteen operations is one finding.
  */
-/** `explore --budget` when none is given; the bench explores its defects for as long. */
-export const DEFAULT_BUDGET = '2m';
-
 export const keyOf = (f: Pick<Finding, 'oracle' | 'clauses'>): string => {
   const rules = f.clauses.filter((c) => !c.startsWith('END-OPS-'));
   // A finding of an operation's clause alone keeps it: nothing else says what broke.
@@ -90,8 +90,8 @@ export async function explore(o: ExploreOptions): Promise<ExploreResult> {
     };
     let exploringMs = 0;
     let shrinkingLeft = o.shrinkMs ?? Math.max(30_000, o.budgetMs);
-    // The sweep first (sweep.ts): every command × caller kind once. A sequence that diverges is shrunk to its diverging
-    // step alone where that still shows the finding.
+    // The sweep first (sweep.ts): every command × caller kind once, and every lone shape. A sequence that diverges is
+    // shrunk to its diverging step alone where that still shows the finding.
     const swept = Date.now();
     for (const plans of sweepPlans(o.profile, o.seed)) {
       if (Date.now() - swept >= o.budgetMs) break;
