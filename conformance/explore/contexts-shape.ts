@@ -7,7 +7,7 @@
 // variation. buildContext (contexts-build.ts) makes the headers; expectedOfContext (contexts-expect.ts) says from the
 // spec what must be answered; contexts.ts is the entry.
 import type fc from 'fast-check';
-import { describeShape, namesOf, shapeArbitrary, variationNames } from './shapes.js';
+import { describeShape, fieldsOf, namesOf, shapeArbitrary, variationNames, type ShapeOf } from './shapes.js';
 import { PERMISSION_API_SCOPES, PERMISSIONS } from '../../contract/scopes.js';
 
 /** Every variation, by what it varies, with the label a report shows. */
@@ -85,11 +85,11 @@ export const CONTEXT_VARIATIONS = {
 } as const;
 
 export type ContextField = keyof typeof CONTEXT_VARIATIONS;
-export const CONTEXT_FIELDS = Object.keys(CONTEXT_VARIATIONS) as ContextField[];
+export const CONTEXT_FIELDS = fieldsOf(CONTEXT_VARIATIONS);
 export type ContextVariationOf<F extends ContextField> = keyof (typeof CONTEXT_VARIATIONS)[F] & string;
 
 /** An invited-agent context as a shape: each member absent (as minted) or the name of its variation. */
-export type ContextShape = { -readonly [F in ContextField]?: ContextVariationOf<F> };
+export type ContextShape = ShapeOf<typeof CONTEXT_VARIATIONS>;
 
 /** The members of the context itself (what a request without the context has none of). */
 const CONTENT_FIELDS: readonly ContextField[] = ['typ', 'alg', 'signing', 'sub', 'agent_id', 'permissions', 'exp', 'iat', 'ath', 'aud'];

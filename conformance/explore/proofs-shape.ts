@@ -7,7 +7,7 @@
 // (proofs-build.ts) turns a shape into the request's headers; expectedOfProof (proofs-expect.ts) says from the spec and
 // RFC 9449 alone what must be answered to it; proofs.ts is the entry.
 import type fc from 'fast-check';
-import { describeShape, shapeArbitrary } from './shapes.js';
+import { describeShape, fieldsOf, shapeArbitrary, type ShapeOf } from './shapes.js';
 
 /**
  * Every variation, by what it varies, with the label a report shows: the proof's JOSE header (RFC 9449 §4.2, §4.3 items
@@ -67,7 +67,7 @@ export const PROOF_VARIATIONS = {
 } as const;
 
 export type ProofField = keyof typeof PROOF_VARIATIONS;
-export const PROOF_FIELDS = Object.keys(PROOF_VARIATIONS) as ProofField[];
+export const PROOF_FIELDS = fieldsOf(PROOF_VARIATIONS);
 export type ProofVariationOf<F extends ProofField> = keyof (typeof PROOF_VARIATIONS)[F] & string;
 
 /**
@@ -75,7 +75,7 @@ export type ProofVariationOf<F extends ProofField> = keyof (typeof PROOF_VARIATI
  * client sends is the current one (the last DPoP-Nonce the deployment gave): "the current nonce" is the shape without a
  * nonce variation.
  */
-export type ProofShape = { -readonly [F in ProofField]?: ProofVariationOf<F> };
+export type ProofShape = ShapeOf<typeof PROOF_VARIATIONS>;
 
 /** What the proof itself holds: every field but the form of the request. */
 export const PROOF_CONTENT_FIELDS: readonly ProofField[] = PROOF_FIELDS.filter((f) => f !== 'form');

@@ -7,7 +7,7 @@
 // (sessions-build.ts) makes the request's headers; expectedOfSession (sessions-expect.ts) says from the spec alone what
 // must be answered; sessions.ts is the entry.
 import type fc from 'fast-check';
-import { describeShape, namesOf, shapeArbitrary, variationNames } from './shapes.js';
+import { describeShape, fieldsOf, namesOf, shapeArbitrary, variationNames, type ShapeOf } from './shapes.js';
 import { HEADERS } from '../../contract/headers.js';
 import type { ArtifactCarrier } from '../engine/transport/target.js';
 
@@ -52,11 +52,11 @@ export const SESSION_VARIATIONS = {
 } as const;
 
 export type SessionField = keyof typeof SESSION_VARIATIONS;
-export const SESSION_FIELDS = Object.keys(SESSION_VARIATIONS) as SessionField[];
+export const SESSION_FIELDS = fieldsOf(SESSION_VARIATIONS);
 export type SessionVariationOf<F extends SessionField> = keyof (typeof SESSION_VARIATIONS)[F] & string;
 
 /** A guest session as a shape: each member absent (as minted) or the name of its variation. */
-export type SessionShape = { -readonly [F in SessionField]?: SessionVariationOf<F> };
+export type SessionShape = ShapeOf<typeof SESSION_VARIATIONS>;
 
 /** The members that make the value itself (what an empty value or no session at all leaves nothing of). */
 const FORMAT_FIELDS: readonly SessionField[] = ['prefix', 'uuid', 'signature'];

@@ -10,6 +10,9 @@ export type Variations = Readonly<Record<string, Readonly<Record<string, string>
 /** A shape of a catalogue: each member absent (as made) or the name of its variation. */
 export type ShapeOf<V extends Variations> = { -readonly [F in keyof V]?: keyof V[F] & string };
 
+/** The members of a catalogue, in its order. */
+export const fieldsOf = <V extends Variations>(v: V): (keyof V & string)[] => Object.keys(v) as (keyof V & string)[];
+
 /** Every `member:variation` name of a catalogue (what its arbitrary must reach). */
 export const variationNames = (v: Variations): string[] => Object.keys(v).flatMap((f) => Object.keys(v[f]!).map((x) => `${f}:${x}`));
 

@@ -12,7 +12,7 @@ import { CONTEXT_VARIATIONS, isMeaningfulContext, type ContextShape } from './co
 import { PROOF_VARIATIONS, type ProofShape } from './proofs.js';
 import { isMeaningfulSession, SESSION_VARIATIONS, type SessionShape } from './sessions.js';
 import { TOKEN_FIELDS, TOKEN_KINDS, variationsFor, type TokenShape } from './tokens.js';
-import type { Caller, PlanStep } from './plan.js';
+import { isSound, kindOfCaller, type Caller, type PlanStep } from './plan.js';
 import type { Variations } from './shapes.js';
 
 /** The JSON values a body is replaced by at the top, one of each kind. */
@@ -25,15 +25,15 @@ const TOP_VALUES: readonly BodyValue[] = [
   { kind: 'object', of: 'empty' },
 ];
 
-/** The sound label each kind's shapes are sent as. */
-const LABELS: Readonly<Record<string, Caller>> = {
-  customer: 'customer:a',
-  delegated: 'delegated:a',
-  guest: 'guest:a',
-  operator: 'operator',
-  assistant: 'assistant:a',
-  'invited-agent': 'invited:a',
-};
+/** The label a kind is swept as: its sound label of account a (or guest a), else any of its labels; sweep.ts's too. */
+export function soundLabel(kind: string, callers: readonly Caller[]): Caller | undefined {
+  if (kind === 'secret') return 'secret:own';
+  const mine = callers.filter((c) => (kindOfCaller(c) ?? 'other') === kind);
+  return mine.find((c) => isSound(c) && !c.endsWith(':b')) ?? mine[0];
+}
+
+/** The kinds a write's shaped bodies are sent as, the first the route admits. */
+const BODY_KINDS = ['customer', 'delegated', 'guest', 'operator', 'assistant', 'invited-agent'] as const;
 
 /** A deterministic draw from the seed (mulberry32). */
 function drawer(seed: number): <T>(items: readonly T[]) => T {
@@ -59,12 +59,16 @@ export function shapeSweep(callers: readonly Caller[], seed: number): PlanStep[]
   const out: PlanStep[] = [];
   const step = (op: Command, caller: Caller, extra: Partial<PlanStep>) =>
     out.push({ op: op.id, caller, variant: 0, quantity: 1, ...extra });
-  const has = (kind: string) => callers.includes(LABELS[kind]!);
-  for (const kind of TOKEN_KINDS.filter(has)) {
+  // A kind's sound label, if the profile lets `explore` send one.
+  const label = (kind: string): Caller | undefined => {
+    const l = soundLabel(kind, callers);
+    return l !== undefined && isSound(l) ? l : undefined;
+  };
+  for (const kind of TOKEN_KINDS.filter((k) => label(k))) {
     const ops = operationsOf(kind, false);
     for (const field of TOKEN_FIELDS)
       for (const v of variationsFor(kind, field))
-        step(draw(ops), LABELS[kind]!, { mutation: 'token-shape', token: { [field]: v } as TokenShape });
+        step(draw(ops), label(kind)!, { mutation: 'token-shape', token: { [field]: v } as TokenShape });
   }
   // Each lone variation of a catalogue that means something on its own.
   const lone = <S extends object>(variations: Variations, keep: (shape: S) => boolean, send: (shape: S) => void) => {
@@ -74,34 +78,40 @@ export function shapeSweep(callers: readonly Caller[], seed: number): PlanStep[]
         if (keep(shape)) send(shape);
       }
   };
-  if (has('assistant')) {
+  const assistant = label('assistant');
+  if (assistant) {
     const ops = operationsOf('assistant', true);
     lone<ProofShape>(
       PROOF_VARIATIONS,
       () => true,
-      (proof) => step(draw(ops), 'assistant:a', { mutation: 'proof-shape', proof }),
+      (proof) => step(draw(ops), assistant, { mutation: 'proof-shape', proof }),
     );
   }
-  if (has('guest')) {
+  const guest = label('guest');
+  if (guest) {
     const ops = operationsOf('guest', false);
     lone<SessionShape>(SESSION_VARIATIONS, isMeaningfulSession, (session) =>
-      step(draw(ops), 'guest:a', { mutation: 'session-shape', session }),
+      step(draw(ops), guest, { mutation: 'session-shape', session }),
     );
   }
-  if (has('invited-agent')) {
+  const invited = label('invited-agent');
+  if (invited) {
     const ops = operationsOf('invited-agent', false);
     lone<ContextShape>(CONTEXT_VARIATIONS, isMeaningfulContext, (context) =>
-      step(draw(ops), 'invited:a', { mutation: 'context-shape', context }),
+      step(draw(ops), invited, { mutation: 'context-shape', context }),
     );
   }
   // Every write but a DELETE and the webhook (whose body is signed bytes), as the search shapes bodies, as a caller the
   // route admits.
   for (const c of COMMANDS.filter((x) => isWrite(x) && x.method !== 'DELETE' && x.kind !== 'webhook')) {
     const admitted = admittedKinds(c) as string[];
-    const caller = hasOwnCredential(c.id) ? 'secret:own' : (Object.keys(LABELS).find((k) => admitted.includes(k) && has(k)) ?? undefined);
+    const caller = hasOwnCredential(c.id)
+      ? 'secret:own'
+      : BODY_KINDS.filter((k) => admitted.includes(k))
+          .map(label)
+          .find(Boolean);
     if (caller === undefined) continue;
-    const label = caller === 'secret:own' ? caller : LABELS[caller]!;
-    for (const value of TOP_VALUES) step(c, label, { mutation: 'body-shape', bodyShape: { steps: [{ op: 'top', value }] } });
+    for (const value of TOP_VALUES) step(c, caller, { mutation: 'body-shape', bodyShape: { steps: [{ op: 'top', value }] } });
   }
   return out;
 }

@@ -7,16 +7,9 @@
 import fc from 'fast-check';
 import type { Profile } from '../../contract/profile.js';
 import { COMMANDS, hasOwnCredential } from './commands.js';
-import { kindsOf, type MapKind } from './coverage.js';
-import { shapeSweep } from './sweep-shapes.js';
-import { callersFor, isSound, kindOfCaller, type Caller, type PlanStep } from './plan.js';
-
-/** The label a kind is swept as: its sound label of account a (or guest a), else any of its labels. */
-function labelOf(kind: MapKind, callers: readonly Caller[]): Caller | undefined {
-  if (kind === 'secret') return 'secret:own';
-  const mine = callers.filter((c) => (kindOfCaller(c) ?? 'other') === kind);
-  return mine.find((c) => isSound(c) && !c.endsWith(':b')) ?? mine[0];
-}
+import { kindsOf } from './coverage.js';
+import { shapeSweep, soundLabel } from './sweep-shapes.js';
+import { callersFor, type PlanStep } from './plan.js';
 
 /** The sweep's sequences: every command × kind once and every lone shape, shuffled by the seed, `length` steps each. */
 export function sweepPlans(profile: Profile, seed: number, length = 12): PlanStep[][] {
@@ -26,7 +19,7 @@ export function sweepPlans(profile: Profile, seed: number, length = 12): PlanSte
     kinds
       .filter((k) => k !== 'secret' || hasOwnCredential(c.id))
       .flatMap((k) => {
-        const caller = labelOf(k, callers);
+        const caller = soundLabel(k, callers);
         return caller ? [{ op: c.id, caller, variant: 0 as const, quantity: 1 }] : [];
       }),
   );

@@ -9,6 +9,7 @@ import fc from 'fast-check';
 import type { Profile } from '../../contract/profile.js';
 import { OPERATIONS_BY_ID, type Operation } from '../../contract/operations.js';
 import { audienceOf, type Audience } from '../lib/mint.js';
+import { fieldsOf, type ShapeOf } from './shapes.js';
 
 /** The Bearer caller kinds (assistants and invited agents present other credentials). */
 export type TokenKind = 'customer' | 'delegated' | 'guest' | 'operator';
@@ -106,11 +107,11 @@ export const TOKEN_VARIATIONS = {
 } as const;
 
 export type TokenField = keyof typeof TOKEN_VARIATIONS;
-export const TOKEN_FIELDS = Object.keys(TOKEN_VARIATIONS) as TokenField[];
+export const TOKEN_FIELDS = fieldsOf(TOKEN_VARIATIONS);
 export type VariationOf<F extends TokenField> = keyof (typeof TOKEN_VARIATIONS)[F] & string;
 
 /** A token as a shape: each member absent (as minted) or the name of its variation. */
-export type TokenShape = { -readonly [F in TokenField]?: VariationOf<F> };
+export type TokenShape = ShapeOf<typeof TOKEN_VARIATIONS>;
 
 const USERS: readonly TokenKind[] = ['customer', 'delegated'];
 const MACHINES: readonly TokenKind[] = ['guest', 'operator'];
